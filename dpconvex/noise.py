@@ -1,0 +1,188 @@
+"""Noise samplers for the private mechanisms.
+
+All samplers take ``random_state`` (None: a generator seeded from the OS; an
+int or :class:`numpy.random.Generator`: reproducible) and validate their scale
+parameters, because a wrong scale is a privacy bug.
+
+.. warning:: These samplers produce IEEE floating-point numbers. Mironov
+   (CCS 2012) showed that the low-order bits of floating-point Laplace noise can
+   leak the un-noised value. The guarantees computed by dpconvex are for the
+   idealized real-valued mechanism; see ``docs/privacy.md`` (§ Floating point).
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ._random import RandomStateLike, check_random_state
+from .errors import ParameterError
+
+__all__ = [
+    "exponential_mechanism",
+    "gaussian",
+    "laplace",
+    "norm_gamma",
+    "symmetric_dimension",
+]
+
+
+def _check_scale(name: str, value: float) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(
+            f"The '{name}' parameter must be a float in (0, inf). Got {value!r} instead."
+        ) from None
+    if not (math.isfinite(v) and v > 0):
+        raise ParameterError(
+            f"The '{name}' parameter must be a float in (0, inf). Got {value!r} instead."
+        )
+    return v
+
+
+def _check_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) == 0 or any(s <= 0 for s in shape):
+        raise ParameterError(
+            f"shape must be a non-empty tuple of positive ints. Got {shape!r} instead."
+        )
+    return shape
+
+
+def symmetric_dimension(shape: Sequence[int]) -> int:
+    """Dimension of the space of arrays of ``shape`` symmetric in the last two axes.
+
+    ``shape = (..., k, k)`` gives ``prod(...) * k (k + 1) / 2``.
+    """
+    shape = _check_shape(shape)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ParameterError(
+            "symmetric=True needs the last two axes of shape to be equal (square "
+            f"matrices). Got shape {shape!r}."
+        )
+    k = shape[-1]
+    return int(np.prod(shape[:-2], dtype=np.int64)) * k * (k + 1) // 2
+
+
+def _symmetric_from_coordinates(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Map coordinates in the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2} to matrices.
+
+    The map is an isometry: the Frobenius norm of the result equals the
+    Euclidean norm of ``coords``.
+    """
+    k = shape[-1]
+    lead = shape[:-2]
+    m = int(np.prod(lead, dtype=np.int64))
+    coords = coords.reshape(m, k * (k + 1) // 2)
+    out = np.zeros((m, k, k))
+    iu = np.triu_indices(k, 1)
+    out[:, np.arange(k), np.arange(k)] = coords[:, :k]
+    off = coords[:, k:] / math.sqrt(2.0)
+    out[:, iu[0], iu[1]] = off
+    out[:, iu[1], iu[0]] = off
+    return out.reshape(shape)
+
+
+def norm_gamma(
+    shape: int | Sequence[int],
+    beta: float,
+    random_state: RandomStateLike = None,
+    symmetric: bool = False,
+) -> np.ndarray:
+    """Draw b with density proportional to exp(-beta * ||b||).
+
+    ``||.||`` is the Euclidean (Frobenius) norm over the whole array. In a
+    p-dimensional space this density factors into a radius ``||b|| ~
+    Gamma(shape=p, scale=1/beta)`` and a direction uniform on the unit sphere
+    (a normalized standard Gaussian vector) [CMS]_, Alg. 1-2.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the returned array.
+    beta : float
+        Rate, > 0. For objective perturbation ``beta = epsilon' / sensitivity``.
+    random_state : None, int or numpy.random.Generator
+        None (default) seeds from the OS.
+    symmetric : bool
+        If True, the last two axes hold square symmetric matrices and the draw
+        lives in the symmetric subspace, of dimension
+        ``p = prod(shape[:-2]) * k (k + 1) / 2`` (orthonormal basis ``E_ii`` and
+        ``(E_ij + E_ji)/sqrt(2)``), so the density is ∝ exp(-beta ||b||_F) on
+        that space. Drawing in all k^2 coordinates and symmetrizing would not
+        have this density.
+
+    Returns
+    -------
+    numpy.ndarray of float64, of the given shape.
+    """
+    shape = _check_shape(shape)
+    beta = _check_scale("beta", beta)
+    rng = check_random_state(random_state)
+    p = symmetric_dimension(shape) if symmetric else int(np.prod(shape, dtype=np.int64))
+    g = rng.standard_normal(p)
+    nrm = float(np.linalg.norm(g))
+    while nrm == 0.0:  # probability zero; keeps the direction well defined
+        g = rng.standard_normal(p)
+        nrm = float(np.linalg.norm(g))
+    radius = rng.gamma(shape=p, scale=1.0 / beta)
+    coords = g * (radius / nrm)
+    if symmetric:
+        return _symmetric_from_coordinates(coords, shape)
+    return coords.reshape(shape)
+
+
+def gaussian(
+    shape: int | Sequence[int], sigma: float, random_state: RandomStateLike = None
+) -> np.ndarray:
+    """I.i.d. N(0, sigma^2) noise (the Gaussian mechanism)."""
+    shape = _check_shape(shape)
+    sigma = _check_scale("sigma", sigma)
+    return check_random_state(random_state).normal(0.0, sigma, size=shape)
+
+
+def laplace(
+    shape: int | Sequence[int], scale: float, random_state: RandomStateLike = None
+) -> np.ndarray:
+    """I.i.d. Laplace(0, scale) noise (the Laplace mechanism, scale = sensitivity / epsilon)."""
+    shape = _check_shape(shape)
+    scale = _check_scale("scale", scale)
+    return check_random_state(random_state).laplace(0.0, scale, size=shape)
+
+
+def exponential_mechanism(
+    utilities: Sequence[float],
+    epsilon: float,
+    sensitivity: float = 1.0,
+    random_state: RandomStateLike = None,
+) -> int:
+    """Pick an index with probability ∝ exp(epsilon * u_i / (2 * sensitivity)).
+
+    McSherry & Talwar (FOCS 2007). For CMS Alg. 4, ``u_i = -z_i`` with z_i the
+    number of validation mistakes of candidate i (sensitivity 1).
+
+    Returns
+    -------
+    int, the selected index.
+    """
+    u = np.asarray(utilities, dtype=float)
+    if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
+        raise ParameterError("utilities must be a non-empty 1-D array of finite floats.")
+    epsilon = _check_scale("epsilon", epsilon)
+    sensitivity = _check_scale("sensitivity", sensitivity)
+    logits = epsilon * u / (2.0 * sensitivity)
+    logits -= logits.max()
+    w = np.exp(logits)
+    w /= w.sum()
+    rng = check_random_state(random_state)
+    return int(rng.choice(u.size, p=w))
