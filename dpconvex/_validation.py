@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import DataValidationError, ParameterError
+from .errors import DataValidationError, NotFittedError, ParameterError
 
 
 def check_float(
@@ -147,3 +147,12 @@ def clip_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
     Xc = X.copy()
     Xc[over] *= (bound / norms[over])[:, None]
     return Xc, int(over.sum())
+
+
+def check_fitted(estimator: Any, attribute: str) -> None:
+    """Raise :class:`NotFittedError` if ``estimator`` has no ``attribute`` yet."""
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
+            "appropriate arguments before using this estimator."
+        )

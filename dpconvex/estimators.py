@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from ._random import check_random_state
 from ._validation import (
     check_array,
     check_bool,
+    check_fitted,
     check_float,
     check_labels,
     check_option,
@@ -105,13 +105,14 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed score wᵀx + b; positive means ``classes_[1]``."""
-        check_is_fitted(self, "coef_")
+        check_fitted(self, "coef_")
         Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
         return Xv @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels."""
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Logistic link of the decision function (meaningful for logistic loss)."""

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._random import RandomStateLike, check_random_state
+from ._validation import check_float
 from .errors import ParameterError
 
 __all__ = [
@@ -35,17 +36,7 @@ __all__ = [
 
 
 def _check_scale(name: str, value: float) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ParameterError(
-            f"The '{name}' parameter must be a float in (0, inf). Got {value!r} instead."
-        ) from None
-    if not (math.isfinite(v) and v > 0):
-        raise ParameterError(
-            f"The '{name}' parameter must be a float in (0, inf). Got {value!r} instead."
-        )
-    return v
+    return check_float(name, value, "dpconvex.noise")
 
 
 def _check_shape(shape: int | Sequence[int]) -> tuple[int, ...]:

@@ -24,7 +24,7 @@ References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011). Alg. 1 (output perturbation),
-   Alg. 2 (objective perturbation), Theorems 6 and 9.
+   Alg. 2 (objective perturbation) and their privacy proofs.
 .. [KST] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
    Minimization and High-dimensional Regression. COLT 2012.
 """
@@ -126,6 +126,14 @@ def jacobian_slack(n: int, mu: float, term_bound: float, rank: int) -> float:
     return 2.0 * rank * math.log1p(term_bound / (n * mu))
 
 
+def _remaining(epsilon: float, spent: float) -> float:
+    """Largest float x with spent + x <= epsilon in floating point (rounding must not add ε)."""
+    x = epsilon - spent
+    while x > 0 and spent + x > epsilon:
+        x = math.nextafter(x, 0.0)
+    return x
+
+
 def calibrate_objective_perturbation(
     epsilon: float, n: int, consts: PrivacyConstants
 ) -> Calibration:
@@ -149,14 +157,14 @@ def calibrate_objective_perturbation(
         )
     slack = jacobian_slack(n, mu, c_u, r)
     delta_reg = 0.0
-    eps_noise = epsilon - slack
+    eps_noise = _remaining(epsilon, slack)
     if eps_noise <= 0:
         # Raise the modulus to mu' with 2 r log(1 + c_u/(n mu')) = ε/2 (CMS Alg. 2, Δ branch);
         # the factor (1 + 1e-12) keeps the slack strictly below ε/2 in floating point.
         mu_needed = c_u / (n * math.expm1(epsilon / (4.0 * r))) * (1.0 + 1e-12)
         delta_reg = max(mu_needed - mu, 0.0)
         slack = jacobian_slack(n, mu + delta_reg, c_u, r)
-        eps_noise = epsilon / 2.0
+        eps_noise = _remaining(epsilon, max(slack, epsilon / 2.0))
     sensitivity = 2.0 * consts.grad_bound
     return Calibration(
         mechanism="objective",
@@ -173,7 +181,7 @@ def calibrate_objective_perturbation(
 def calibrate_output_perturbation(
     epsilon: float, n: int, consts: PrivacyConstants
 ) -> Calibration:
-    """Output perturbation ([CMS]_ Alg. 1, Cor. 8): argmin sensitivity 2G/(n μ), β = ε/S."""
+    """Output perturbation ([CMS]_ Alg. 1): argmin sensitivity 2G/(n μ), β = ε/S."""
     mu = consts.strong_convexity
     if not mu > 0:
         raise PrivacyError(

@@ -1,0 +1,80 @@
+"""Bad input gets a named error whose message says what to change, and produces no model."""
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(40, 3)) / 3
+y = (X[:, 0] > 0).astype(int)
+
+X_nan = X.copy()
+X_nan[3, 1] = np.nan
+X_inf = X.copy()
+X_inf[0, 0] = np.inf
+
+ESTIMATORS = [dp.PrivateLogisticRegression, dp.PrivateHuberSVM]
+
+# (id, constructor kwargs, X, y, exception, message fragment)
+CASES = [
+    ("nan", {}, X_nan, y, dp.DataValidationError, "NaN or infinite"),
+    ("inf", {}, X_inf, y, dp.DataValidationError, "NaN or infinite"),
+    ("X 1-D", {}, X[:, 0], y, dp.DataValidationError, "reshape"),
+    ("X 3-D", {}, X[None], y, dp.DataValidationError, "2-D"),
+    ("y 2-D", {}, X, np.c_[y, y], dp.DataValidationError, "1-D"),
+    ("length mismatch", {}, X, y[:-1], dp.DataValidationError, "must match"),
+    ("one class", {}, X, np.zeros(40), dp.DataValidationError, "two classes"),
+    ("three classes", {}, X, np.arange(40) % 3, dp.DataValidationError, "binary"),
+    ("n < 2", {}, X[:1], y[:1], dp.DataValidationError, "at least 2"),
+    ("empty", {}, np.empty((0, 3)), np.empty(0), dp.DataValidationError, "at least 2"),
+    ("strings in X", {}, np.array([["a", "b"]] * 4), [0, 1, 0, 1], dp.DataValidationError,
+     "Encode categorical"),
+    ("ragged", {}, [[1.0, 2.0], [3.0]], [0, 1], dp.DataValidationError, "2-D"),
+    ("eps 0", {"epsilon": 0}, X, y, dp.ParameterError, "'epsilon' parameter"),
+    ("eps < 0", {"epsilon": -1.0}, X, y, dp.ParameterError, r"\(0, inf\)"),
+    ("eps nan", {"epsilon": float("nan")}, X, y, dp.ParameterError, "'epsilon'"),
+    ("eps str", {"epsilon": "1"}, X, y, dp.ParameterError, "'epsilon'"),
+    ("eps inf", {"epsilon": float("inf")}, X, y, dp.ParameterError, "'epsilon'"),
+    ("lam 0", {"lam": 0.0}, X, y, dp.ParameterError, "'lam'"),
+    ("lam < 0", {"lam": -1e-3}, X, y, dp.ParameterError, "'lam'"),
+    ("data_norm 0", {"data_norm": 0}, X, y, dp.ParameterError, "'data_norm'"),
+    ("data_norm < 0", {"data_norm": -2.0}, X, y, dp.ParameterError, "'data_norm'"),
+    ("mechanism", {"mechanism": "laplace"}, X, y, dp.ParameterError, "'mechanism'"),
+    ("solver", {"solver": "ecos"}, X, y, dp.ParameterError, "'solver'"),
+    ("fit_intercept", {"fit_intercept": "yes"}, X, y, dp.ParameterError, "'fit_intercept'"),
+    ("random_state", {"random_state": "seed"}, X, y, dp.ParameterError, "random_state"),
+]
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: e.__name__)
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_fit_input(est, case):
+    _, kwargs, Xb, yb, exc, msg = case
+    model = est(**kwargs)
+    with pytest.raises(exc, match=msg):
+        model.fit(Xb, yb)
+    assert not hasattr(model, "coef_") and not hasattr(model, "certificate_")
+
+
+@pytest.mark.parametrize("kwargs,msg", [({"h": 0}, "'h'"), ({"loss": "hinge"}, "'loss'")])
+def test_bad_huber_params(kwargs, msg):
+    with pytest.raises(dp.ParameterError, match=msg):
+        dp.PrivateHuberSVM(**kwargs).fit(X, y)
+
+
+def test_predict_checks():
+    m = dp.PrivateLogisticRegression(random_state=0)
+    with pytest.raises(dp.NotFittedError):
+        m.predict(X)
+    m.fit(X, y)
+    with pytest.raises(dp.DataValidationError, match="3 features"):
+        m.predict(X[:, :2])
+    with pytest.raises(dp.DataValidationError, match="NaN"):
+        m.predict(X_nan)
+
+
+def test_errors_are_value_errors_for_sklearn():
+    assert issubclass(dp.ParameterError, ValueError)
+    assert issubclass(dp.DataValidationError, ValueError)
+    assert issubclass(dp.SolverError, RuntimeError)
