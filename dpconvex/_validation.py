@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 
-from .errors import DataValidationError, NotFittedError, ParameterError
+from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError
 
 
 def check_float(
@@ -81,17 +83,23 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
         raise DataValidationError(
             f"{owner} got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
+    raw = np.asarray(X) if not isinstance(X, list) else None
+    if raw is not None and raw.dtype.kind == "c":
+        raise DataValidationError(
+            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            "imaginary parts into columns)."
+        )
     try:
         A = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise DataValidationError(
+        raise DataTypeError(
             f"{owner}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
             f"not be converted to float ({exc}). Encode categorical columns first."
         ) from None
     if A.ndim != 2:
         raise DataValidationError(
             f"{owner}: {name} must be 2-D (n_samples, n_features); got an array with "
-            f"{A.ndim} dimension(s) and shape {A.shape}. Reshape a single feature with "
+            f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
             "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
         )
     if A.shape[0] < min_samples:
@@ -99,7 +107,9 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
             f"{owner}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
         )
     if A.shape[1] == 0:
-        raise DataValidationError(f"{owner}: {name} has 0 features; at least 1 is needed.")
+        raise DataValidationError(
+            f"{owner}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
+        )
     if not np.all(np.isfinite(A)):
         bad = int(np.sum(~np.isfinite(A)))
         raise DataValidationError(
@@ -108,16 +118,23 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
         )
     if n_features is not None and A.shape[1] != n_features:
         raise DataValidationError(
-            f"{owner}: {name} has {A.shape[1]} features, but the estimator was fitted with "
-            f"{n_features} features."
+            f"{name} has {A.shape[1]} features, but {owner} is expecting {n_features} features "
+            "as input (the number seen in fit)."
         )
     return A
 
 
 def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
     """Validate a 1-D label vector of length n_samples."""
+    if y is None:
+        raise DataValidationError(
+            f"{owner} requires y to be passed, but the target y is None. Pass the labels."
+        )
     yy = np.asarray(y)
     if yy.ndim == 2 and yy.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was flattened. "
+            f"Pass y.ravel() to {owner} to silence this.", DataConversionWarning, stacklevel=3)
         yy = yy.ravel()
     if yy.ndim != 1:
         raise DataValidationError(
@@ -131,6 +148,11 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
         raise DataValidationError(f"{owner}: y contains NaN or infinite labels; drop those rows.")
     if yy.dtype.kind == "O" and any(v is None for v in yy):
         raise DataValidationError(f"{owner}: y contains None labels; drop those rows.")
+    if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
+        raise DataValidationError(
+            f"{owner}: Unknown label type: continuous. y must hold class labels; got "
+            "non-integer floats (a regression target?). Encode the classes as ints or strings."
+        )
     return yy
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "BudgetError",
     "DPConvexError",
+    "DataTypeError",
     "DataValidationError",
     "DatasetError",
     "NotFittedError",
@@ -42,6 +43,10 @@ class DataValidationError(DPConvexError, ValueError):
     many classes, labels unseen during ``fit``, or rows above the public norm
     bound when clipping is disabled.
     """
+
+
+class DataTypeError(DataValidationError, TypeError):
+    """The data has values that are not numbers (strings, dicts, ...) where numbers are needed."""
 
 
 class PrivacyError(DPConvexError):

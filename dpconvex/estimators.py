@@ -44,7 +44,7 @@ def check_binary_labels(y: np.ndarray, owner: str) -> tuple[np.ndarray, np.ndarr
         )
     if classes.size > 2:
         raise DataValidationError(
-            f"{owner} is a binary classifier; y has {classes.size} classes "
+            f"Only binary classification is supported by {owner}; y has {classes.size} classes "
             f"({classes[:5].tolist()!r}...). Map the labels to two classes, or train one "
             "model per class and split epsilon between them (sequential composition)."
         )
@@ -56,6 +56,12 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def _make_loss(self) -> Loss:
         raise NotImplementedError
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
+        return tags
 
     def _validate_params(self) -> None:  # type: ignore[override]
         owner = type(self).__name__

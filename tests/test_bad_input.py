@@ -25,7 +25,7 @@ CASES = [
     ("y 2-D", {}, X, np.c_[y, y], dp.DataValidationError, "1-D"),
     ("length mismatch", {}, X, y[:-1], dp.DataValidationError, "must match"),
     ("one class", {}, X, np.zeros(40), dp.DataValidationError, "two classes"),
-    ("three classes", {}, X, np.arange(40) % 3, dp.DataValidationError, "binary"),
+    ("three classes", {}, X, np.arange(40) % 3, dp.DataValidationError, "Only binary"),
     ("n < 2", {}, X[:1], y[:1], dp.DataValidationError, "at least 2"),
     ("empty", {}, np.empty((0, 3)), np.empty(0), dp.DataValidationError, "at least 2"),
     ("strings in X", {}, np.array([["a", "b"]] * 4), [0, 1, 0, 1], dp.DataValidationError,
@@ -68,7 +68,7 @@ def test_predict_checks():
     with pytest.raises(dp.NotFittedError):
         m.predict(X)
     m.fit(X, y)
-    with pytest.raises(dp.DataValidationError, match="3 features"):
+    with pytest.raises(dp.DataValidationError, match="expecting 3 features"):
         m.predict(X[:, :2])
     with pytest.raises(dp.DataValidationError, match="NaN"):
         m.predict(X_nan)

@@ -1,0 +1,517 @@
+"""Tests of dpconvex.datasets: counts, norm bounds, and privacy-safe (public) scaling.
+
+Real files are read from ``$DPCONVEX_DATA`` or, failing that, from
+``<repo>/../shared/datasets`` (CI clones the repo with ``shared/`` beside it);
+tests needing them are skipped when that folder is missing. The network is
+never used: ``_download`` is replaced for every test.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import math
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpconvex import datasets
+from dpconvex.datasets import (
+    ADULT_CATEGORIES,
+    ADULT_FEATURE_NAMES,
+    ADULT_NUMERIC_RANGES,
+    BREAST_CANCER_NUMERIC_RANGES,
+    DATASET_SHA256,
+    KDDCUP99_CATEGORIES,
+    KDDCUP99_FEATURE_NAMES,
+    KDDCUP99_LOG_SCALED,
+    KDDCUP99_NUMERIC_RANGES,
+    get_data_home,
+    load_adult,
+    load_breast_cancer_wisconsin,
+    load_kddcup99,
+    norm_divisor,
+)
+from dpconvex.errors import DatasetError, ParameterError
+
+DATA_HOME = Path(
+    os.environ.get("DPCONVEX_DATA") or Path(__file__).resolve().parents[2] / "shared" / "datasets"
+)
+SKIP_REASON = (
+    f"dataset folder {DATA_HOME} not found (set DPCONVEX_DATA to the folder "
+    "holding the UCI files, or clone shared/ beside the repo)"
+)
+needs_data = pytest.mark.skipif(not DATA_HOME.is_dir(), reason=SKIP_REASON)
+
+ADULT_WIDTH = 104
+KDD_WIDTH = 122
+
+# Three records from adult.data (public UCI data), used to build small files.
+ADULT_LINES = [
+    "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
+    "White, Male, 2174, 0, 40, United-States, <=50K",
+    "50, Self-emp-not-inc, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, "
+    "Husband, White, Male, 0, 0, 13, United-States, <=50K",
+    "52, Self-emp-inc, 287927, HS-grad, 9, Married-civ-spouse, Exec-managerial, Wife, "
+    "White, Female, 15024, 0, 40, United-States, >50K",
+]
+# Two records from kddcup.data_10_percent (one normal, one attack).
+KDD_LINES = [
+    "0,tcp,http,SF,181,5450,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,8,8,0.00,0.00,0.00,0.00,"
+    "1.00,0.00,0.00,9,9,1.00,0.00,0.11,0.00,0.00,0.00,0.00,0.00,normal.",
+    "0,icmp,ecr_i,SF,1032,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,511,511,0.00,0.00,0.00,0.00,"
+    "1.00,0.00,0.00,255,255,1.00,0.00,1.00,0.00,0.00,0.00,0.00,0.00,smurf.",
+]
+BREAST_LINES = [
+    "1000025,5,1,1,1,2,1,3,1,1,2",
+    "1002945,5,4,4,5,7,10,3,2,1,2",
+    "1017023,4,1,1,3,2,?,3,1,1,2",
+    "1017122,8,10,10,8,7,10,9,7,1,4",
+]
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch):
+    """Fail loudly if any test tries to download."""
+
+    def refuse(url, timeout):
+        raise AssertionError(f"test tried to download {url}")
+
+    monkeypatch.setattr(datasets, "_download", refuse)
+
+
+def _write(folder: Path, name: str, lines: list[str]) -> Path:
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n", encoding="ascii")
+    return path
+
+
+def _write_kdd(folder: Path, lines: list[str]) -> Path:
+    path = folder / "kddcup.data_10_percent.gz"
+    with gzip.open(path, "wt", encoding="ascii") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return path
+
+
+def _check_rows(X: np.ndarray, width: int) -> None:
+    assert X.dtype == np.float64
+    assert X.ndim == 2 and X.shape[1] == width
+    assert np.all(np.isfinite(X))
+    assert X.min() >= 0.0
+    assert np.linalg.norm(X, axis=1).max() <= 1.0 + 1e-12
+
+
+# ---------------------------------------------------------------- data home
+
+
+def test_get_data_home_argument_wins(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPCONVEX_DATA", str(tmp_path / "env"))
+    assert get_data_home(tmp_path / "arg") == tmp_path / "arg"
+    assert get_data_home(str(tmp_path)) == tmp_path
+
+
+def test_get_data_home_env_then_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPCONVEX_DATA", str(tmp_path / "env"))
+    assert get_data_home() == tmp_path / "env"
+    monkeypatch.delenv("DPCONVEX_DATA")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    home = get_data_home()
+    assert home == tmp_path / ".cache" / "dpconvex"
+    assert home.is_dir()
+
+
+def test_get_data_home_bad_type():
+    with pytest.raises(ParameterError, match="data_home"):
+        get_data_home(3)
+
+
+# ------------------------------------------------------ public constants
+
+
+def test_ranges_are_public_constants():
+    for ranges in (ADULT_NUMERIC_RANGES, KDDCUP99_NUMERIC_RANGES, BREAST_CANCER_NUMERIC_RANGES):
+        assert isinstance(ranges, dict)
+        for lo, hi in ranges.values():
+            assert math.isfinite(lo) and math.isfinite(hi) and lo < hi
+    assert "fnlwgt" not in ADULT_NUMERIC_RANGES  # dropped, documented
+    assert ADULT_NUMERIC_RANGES["age"] == (0.0, 100.0)
+    assert ADULT_NUMERIC_RANGES["hours-per-week"] == (0.0, 99.0)
+    assert ADULT_NUMERIC_RANGES["capital-gain"] == (0.0, 99999.0)
+    assert KDDCUP99_NUMERIC_RANGES["count"] == (0.0, 511.0)
+    assert KDDCUP99_NUMERIC_RANGES["dst_host_count"] == (0.0, 255.0)
+    assert KDDCUP99_NUMERIC_RANGES["serror_rate"] == (0.0, 1.0)
+    assert {"src_bytes", "dst_bytes", "duration"} <= KDDCUP99_LOG_SCALED
+    assert KDDCUP99_LOG_SCALED <= set(KDDCUP99_NUMERIC_RANGES)
+    assert len(KDDCUP99_NUMERIC_RANGES) == 38
+    assert not set(KDDCUP99_NUMERIC_RANGES) & set(KDDCUP99_CATEGORIES)
+    assert [len(v) for v in KDDCUP99_CATEGORIES.values()] == [3, 70, 11]
+    assert sum(len(v) for v in ADULT_CATEGORIES.values()) == 99
+    assert len(ADULT_FEATURE_NAMES) == ADULT_WIDTH
+    assert len(KDDCUP99_FEATURE_NAMES) == KDD_WIDTH
+    assert norm_divisor(ADULT_NUMERIC_RANGES, ADULT_CATEGORIES) == math.sqrt(13)
+    assert norm_divisor(KDDCUP99_NUMERIC_RANGES, KDDCUP99_CATEGORIES) == math.sqrt(41)
+    assert norm_divisor(BREAST_CANCER_NUMERIC_RANGES) == 3.0
+    assert set(DATASET_SHA256) == set(datasets.DATASET_URLS)
+
+
+# ------------------------------------------------------------ breast cancer
+
+
+@needs_data
+def test_breast_cancer_counts_and_norms():
+    X, y = load_breast_cancer_wisconsin(data_home=DATA_HOME, download=False)
+    assert X.shape == (683, 9)
+    _check_rows(X, 9)
+    assert y.dtype.kind == "i"
+    assert np.bincount(y).tolist() == [444, 239]
+    # (x - 1) / 9 / 3 for integers 1..10: multiples of 1/27 in [0, 1/3].
+    assert np.allclose(X * 27, np.round(X * 27))
+    assert X.max() == pytest.approx(1 / 3)
+
+
+@needs_data
+def test_breast_cancer_scaling_not_data_derived(tmp_path):
+    """An extra record with a huge value changes no other record's features."""
+    X, y = load_breast_cancer_wisconsin(data_home=DATA_HOME, download=False)
+    original = (DATA_HOME / "breast-cancer-wisconsin.data").read_text(encoding="ascii")
+    extra = "9999999,1000000,1,1,1,2,1,3,1,1,4\n"
+    (tmp_path / "breast-cancer-wisconsin.data").write_text(original + extra, encoding="ascii")
+    X2, y2 = load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+    assert X2.shape == (684, 9)
+    np.testing.assert_array_equal(X2[:-1], X)
+    np.testing.assert_array_equal(y2[:-1], y)
+    assert X2[-1, 0] == pytest.approx(1 / 3)  # clipped to the public maximum 10
+    assert y2[-1] == 1
+
+
+def test_breast_cancer_small_file(tmp_path):
+    _write(tmp_path, "breast-cancer-wisconsin.data", BREAST_LINES)
+    X, y = load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+    assert X.shape == (3, 9)  # the '?' row is dropped, the id column too
+    assert y.tolist() == [0, 0, 1]
+    np.testing.assert_allclose(X[0], (np.array([5, 1, 1, 1, 2, 1, 3, 1, 1]) - 1) / 9 / 3)
+
+
+def test_breast_cancer_malformed(tmp_path):
+    _write(tmp_path, "breast-cancer-wisconsin.data", [*BREAST_LINES, "1,2,3"])
+    with pytest.raises(DatasetError, match="expected 11"):
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+    _write(tmp_path, "breast-cancer-wisconsin.data", [*BREAST_LINES, "1,x,1,1,1,1,1,1,1,1,2"])
+    with pytest.raises(DatasetError, match="non-numeric"):
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+    _write(tmp_path, "breast-cancer-wisconsin.data", [*BREAST_LINES, "1,1,1,1,1,1,1,1,1,nan,2"])
+    with pytest.raises(DatasetError, match="non-finite"):
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+    _write(tmp_path, "breast-cancer-wisconsin.data", [*BREAST_LINES, "1,1,1,1,1,1,1,1,1,1,3"])
+    with pytest.raises(DatasetError, match="unknown class"):
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+
+
+# ------------------------------------------------------------------ adult
+
+
+@pytest.fixture(scope="module")
+def adult_train():
+    if not DATA_HOME.is_dir():
+        pytest.skip(SKIP_REASON)
+    return load_adult("train", data_home=DATA_HOME, download=False)
+
+
+@pytest.fixture(scope="module")
+def adult_test():
+    if not DATA_HOME.is_dir():
+        pytest.skip(SKIP_REASON)
+    return load_adult("test", data_home=DATA_HOME, download=False)
+
+
+def test_adult_train(adult_train):
+    X, y = adult_train
+    assert X.shape == (30162, ADULT_WIDTH)
+    _check_rows(X, ADULT_WIDTH)
+    assert y.dtype.kind == "i"
+    assert np.bincount(y).tolist() == [22654, 7508]
+
+
+def test_adult_test(adult_test, adult_train):
+    X, y = adult_test
+    assert X.shape == (15060, ADULT_WIDTH)
+    _check_rows(X, ADULT_WIDTH)
+    assert set(np.unique(y)) == {0, 1}
+    assert X.shape[1] == adult_train[0].shape[1]
+
+
+@needs_data
+def test_adult_all(adult_train, adult_test):
+    X, y = load_adult("all", data_home=DATA_HOME, download=False)
+    assert X.shape == (45222, ADULT_WIDTH)
+    np.testing.assert_array_equal(X, np.vstack([adult_train[0], adult_test[0]]))
+    np.testing.assert_array_equal(y, np.concatenate([adult_train[1], adult_test[1]]))
+
+
+def test_adult_every_category_known(adult_train):
+    """Each one-hot block of the real data holds exactly one 1 (vocabulary is complete)."""
+    X, _ = adult_train
+    scaled = X * math.sqrt(13)
+    for col, voc in ADULT_CATEGORIES.items():
+        idx = [i for i, name in enumerate(ADULT_FEATURE_NAMES) if name.startswith(col + "=")]
+        assert len(idx) == len(voc)
+        np.testing.assert_allclose(scaled[:, idx].sum(axis=1), 1.0)
+
+
+def test_adult_small_files(tmp_path):
+    _write(tmp_path, "adult.data", [*ADULT_LINES, ADULT_LINES[0].replace("State-gov", "?")])
+    _write(
+        tmp_path,
+        "adult.test",
+        ["|1x3 Cross validator", *(ln + "." for ln in ADULT_LINES)],
+    )
+    X, y = load_adult("train", data_home=tmp_path, download=False)
+    assert X.shape == (3, ADULT_WIDTH)  # the '?' row is dropped
+    assert y.tolist() == [0, 0, 1]
+    Xt, yt = load_adult("test", data_home=tmp_path, download=False)
+    np.testing.assert_array_equal(Xt, X)
+    np.testing.assert_array_equal(yt, y)
+    # First record by hand: age 39 in [0, 100], education-num 13 in [1, 16], ...
+    names = list(ADULT_FEATURE_NAMES)
+    s = math.sqrt(13)
+    assert X[0, names.index("age")] * s == pytest.approx(0.39)
+    assert X[0, names.index("education-num")] * s == pytest.approx(12 / 15)
+    assert X[0, names.index("capital-gain")] * s == pytest.approx(math.log1p(2174) / math.log1p(99999))
+    assert X[0, names.index("hours-per-week")] * s == pytest.approx(40 / 99)
+    assert X[0, names.index("workclass=State-gov")] * s == pytest.approx(1.0)
+    assert np.count_nonzero(X[0]) == 5 + 8 - 1  # capital-loss is 0
+
+
+def test_adult_scaling_not_data_derived(tmp_path):
+    huge = "150" + ADULT_LINES[2].removeprefix("52").replace("15024", "123456789")
+    _write(tmp_path, "adult.data", ADULT_LINES)
+    X, _ = load_adult(data_home=tmp_path, download=False)
+    _write(tmp_path, "adult.data", [*ADULT_LINES, huge])
+    X2, _ = load_adult(data_home=tmp_path, download=False)
+    np.testing.assert_array_equal(X2[:-1], X)
+    names = list(ADULT_FEATURE_NAMES)
+    s = math.sqrt(13)
+    assert X2[-1, names.index("capital-gain")] * s == pytest.approx(1.0)  # clipped
+    assert X2[-1, names.index("age")] * s == pytest.approx(1.0)  # clipped
+    assert np.linalg.norm(X2, axis=1).max() <= 1.0 + 1e-12
+
+
+def test_adult_unknown_category_is_zero_block(tmp_path):
+    _write(tmp_path, "adult.data", [ADULT_LINES[0].replace("State-gov", "Martian-gov")])
+    X, _ = load_adult(data_home=tmp_path, download=False)
+    idx = [i for i, n in enumerate(ADULT_FEATURE_NAMES) if n.startswith("workclass=")]
+    assert not X[0, idx].any()
+    assert X.shape[1] == ADULT_WIDTH  # vocabulary not extended
+
+
+def test_adult_malformed(tmp_path):
+    _write(tmp_path, "adult.data", [*ADULT_LINES, "39, State-gov, 77516"])
+    with pytest.raises(DatasetError, match="expected 15"):
+        load_adult(data_home=tmp_path, download=False)
+    _write(tmp_path, "adult.data", [ADULT_LINES[0].replace("<=50K", "rich")])
+    with pytest.raises(DatasetError, match="unknown label"):
+        load_adult(data_home=tmp_path, download=False)
+
+
+@pytest.mark.parametrize("subset", ["validation", "TRAIN", None, 1])
+def test_adult_bad_subset(subset, tmp_path):
+    with pytest.raises(ParameterError, match="subset"):
+        load_adult(subset, data_home=tmp_path, download=False)
+
+
+def test_adult_bad_flags(tmp_path):
+    with pytest.raises(ParameterError, match="download"):
+        load_adult(data_home=tmp_path, download="no")
+    with pytest.raises(ParameterError, match="return_frame"):
+        load_adult(data_home=tmp_path, download=False, return_frame=1)
+
+
+def test_adult_return_frame(tmp_path):
+    _write(tmp_path, "adult.data", ADULT_LINES)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            load_adult(data_home=tmp_path, download=False, return_frame=True)
+        return
+    frame, target = load_adult(data_home=tmp_path, download=False, return_frame=True)
+    assert list(frame.columns) == list(ADULT_FEATURE_NAMES)
+    assert target.tolist() == [0, 0, 1]
+
+
+# --------------------------------------------------------------- kddcup99
+
+
+@pytest.fixture(scope="module")
+def kdd_full():
+    if not DATA_HOME.is_dir():
+        pytest.skip(SKIP_REASON)
+    return load_kddcup99(data_home=DATA_HOME, download=False)
+
+
+def test_kddcup99_full(kdd_full):
+    X, y = kdd_full
+    assert X.shape == (494021, KDD_WIDTH)
+    _check_rows(X, KDD_WIDTH)
+    assert y.dtype.kind == "i"
+    assert int((y == 0).sum()) == 97278
+    assert int((y == 1).sum()) == 494021 - 97278
+    # Every symbolic value of the file is in the public vocabulary.
+    onehot = [i for i, name in enumerate(KDDCUP99_FEATURE_NAMES) if "=" in name]
+    assert len(onehot) == 84
+    np.testing.assert_allclose(X[:, onehot].sum(axis=1) * math.sqrt(41), 3.0)
+
+
+@needs_data
+def test_kddcup99_sample_reproducible():
+    X1, y1 = load_kddcup99(70000, random_state=0, data_home=DATA_HOME, download=False)
+    assert X1.shape == (70000, KDD_WIDTH)
+    _check_rows(X1, KDD_WIDTH)
+    assert set(np.unique(y1)) == {0, 1}
+    X2, y2 = load_kddcup99(70000, random_state=0, data_home=DATA_HOME, download=False)
+    np.testing.assert_array_equal(X1, X2)
+    np.testing.assert_array_equal(y1, y2)
+    X3, _ = load_kddcup99(
+        70000, random_state=np.random.default_rng(1), data_home=DATA_HOME, download=False
+    )
+    assert not np.array_equal(X1, X3)
+
+
+def test_kddcup99_small_file(tmp_path):
+    _write_kdd(tmp_path, KDD_LINES)
+    X, y = load_kddcup99(data_home=tmp_path, download=False)
+    assert y.tolist() == [0, 1]
+    _check_rows(X, KDD_WIDTH)
+    names = list(KDDCUP99_FEATURE_NAMES)
+    s = math.sqrt(41)
+    big = math.log1p(2**32 - 1)
+    assert X[0, names.index("src_bytes")] * s == pytest.approx(math.log1p(181) / big)
+    assert X[0, names.index("count")] * s == pytest.approx(8 / 511)
+    assert X[1, names.index("count")] * s == pytest.approx(1.0)
+    assert X[1, names.index("dst_host_count")] * s == pytest.approx(1.0)
+    assert X[0, names.index("logged_in")] * s == pytest.approx(1.0)
+    assert X[1, names.index("protocol_type=icmp")] * s == pytest.approx(1.0)
+    assert X[1, names.index("service=ecr_i")] * s == pytest.approx(1.0)
+    assert X[0, names.index("flag=SF")] * s == pytest.approx(1.0)
+    # A sample of all rows is a permutation of them.
+    Xs, ys = load_kddcup99(2, random_state=3, data_home=tmp_path, download=False)
+    assert sorted(ys.tolist()) == [0, 1]
+    np.testing.assert_array_equal(Xs[np.argsort(ys)], X)
+
+
+def test_kddcup99_scaling_not_data_derived(tmp_path):
+    _write_kdd(tmp_path, KDD_LINES)
+    X, _ = load_kddcup99(data_home=tmp_path, download=False)
+    huge = KDD_LINES[0].replace("0,tcp,http,SF,181,", "99999999999,tcp,nosuch,SF,99999999999999,")
+    _write_kdd(tmp_path, [*KDD_LINES, huge])
+    X2, y2 = load_kddcup99(data_home=tmp_path, download=False)
+    np.testing.assert_array_equal(X2[:-1], X)
+    names = list(KDDCUP99_FEATURE_NAMES)
+    s = math.sqrt(41)
+    assert X2[-1, names.index("src_bytes")] * s == pytest.approx(1.0)  # clipped
+    assert X2[-1, names.index("duration")] * s == pytest.approx(1.0)  # clipped
+    service = [i for i, n in enumerate(names) if n.startswith("service=")]
+    assert not X2[-1, service].any()  # unknown service: all-zero block
+    assert X2.shape[1] == KDD_WIDTH
+
+
+@pytest.mark.parametrize("n_samples", [0, -5, 2.0, True, "10"])
+def test_kddcup99_bad_n_samples(n_samples, tmp_path):
+    with pytest.raises(ParameterError, match="n_samples"):
+        load_kddcup99(n_samples, data_home=tmp_path, download=False)
+
+
+def test_kddcup99_too_many_samples(tmp_path):
+    _write_kdd(tmp_path, KDD_LINES)
+    with pytest.raises(ParameterError, match="at most"):
+        load_kddcup99(3, random_state=0, data_home=tmp_path, download=False)
+    with pytest.raises(ParameterError, match="random_state"):
+        load_kddcup99(1, random_state="seed", data_home=tmp_path, download=False)
+
+
+def test_kddcup99_malformed(tmp_path):
+    _write_kdd(tmp_path, [*KDD_LINES, "0,tcp,http"])
+    with pytest.raises(DatasetError, match="expected 42"):
+        load_kddcup99(data_home=tmp_path, download=False)
+    _write_kdd(tmp_path, [KDD_LINES[0].replace(",181,", ",abc,")])
+    with pytest.raises(DatasetError, match="malformed"):
+        load_kddcup99(data_home=tmp_path, download=False)
+    (tmp_path / "kddcup.data_10_percent.gz").write_bytes(b"not gzip")
+    with pytest.raises(DatasetError, match="decompress"):
+        load_kddcup99(data_home=tmp_path, download=False)
+
+
+# ------------------------------------------------------- missing / download
+
+
+@pytest.mark.parametrize(
+    ("loader", "filename"),
+    [
+        (lambda h: load_adult("train", data_home=h, download=False), "adult.data"),
+        (lambda h: load_adult("test", data_home=h, download=False), "adult.test"),
+        (lambda h: load_kddcup99(data_home=h, download=False), "kddcup.data_10_percent.gz"),
+        (
+            lambda h: load_breast_cancer_wisconsin(data_home=h, download=False),
+            "breast-cancer-wisconsin.data",
+        ),
+    ],
+)
+def test_missing_file_raises(loader, filename, tmp_path):
+    with pytest.raises(DatasetError) as info:
+        loader(tmp_path)
+    msg = str(info.value)
+    assert filename in msg
+    assert str(tmp_path) in msg
+    assert "DPCONVEX_DATA" in msg and "data_home=" in msg
+
+
+def test_download_failure_raises(tmp_path, monkeypatch):
+    def fail(url, timeout):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(datasets, "_download", fail)
+    with pytest.raises(DatasetError, match="network unreachable") as info:
+        load_breast_cancer_wisconsin(data_home=tmp_path)
+    assert "DPCONVEX_DATA" in str(info.value)
+    assert not (tmp_path / "breast-cancer-wisconsin.data").exists()
+
+
+def test_download_hash_mismatch_not_saved(tmp_path, monkeypatch):
+    monkeypatch.setattr(datasets, "_download", lambda url, timeout: b"tampered\n")
+    with pytest.raises(DatasetError, match="SHA-256"):
+        load_breast_cancer_wisconsin(data_home=tmp_path / "home")
+    assert not (tmp_path / "home" / "breast-cancer-wisconsin.data").exists()
+
+
+@needs_data
+def test_download_verified_and_saved(tmp_path, monkeypatch):
+    content = (DATA_HOME / "breast-cancer-wisconsin.data").read_bytes()
+    assert hashlib.sha256(content).hexdigest() == DATASET_SHA256["breast-cancer-wisconsin.data"]
+    calls = []
+
+    def fake(url, timeout):
+        calls.append(url)
+        return content
+
+    monkeypatch.setattr(datasets, "_download", fake)
+    home = tmp_path / "new"
+    X, y = load_breast_cancer_wisconsin(data_home=home)
+    assert calls == [datasets.DATASET_URLS["breast-cancer-wisconsin.data"]]
+    assert (home / "breast-cancer-wisconsin.data").read_bytes() == content
+    assert X.shape == (683, 9)
+    load_breast_cancer_wisconsin(data_home=home)  # now found locally
+    assert len(calls) == 1
+
+
+@needs_data
+def test_local_copies_match_pinned_hashes(tmp_path, monkeypatch):
+    for name, digest in DATASET_SHA256.items():
+        assert hashlib.sha256((DATA_HOME / name).read_bytes()).hexdigest() == digest
+    # A copied folder works as a data home through the environment.
+    shutil.copy(DATA_HOME / "breast-cancer-wisconsin.data", tmp_path)
+    monkeypatch.setenv("DPCONVEX_DATA", str(tmp_path))
+    X, _ = load_breast_cancer_wisconsin(download=False)
+    assert X.shape == (683, 9)

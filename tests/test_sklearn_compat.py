@@ -1,0 +1,32 @@
+"""scikit-learn's estimator checks on the private linear classifiers.
+
+The non-private baseline (mechanism="none") must pass all of them. The private
+fits pass all but the accuracy check, which asks for > 83% training accuracy on
+tiny data sets where ε = 1 noise dominates (expected, not a bug).
+"""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import dpconvex as dp
+
+PRIVATE_XFAIL = {
+    "check_classifiers_train": "epsilon=1 noise on ~100 rows is too strong for sklearn's 83% bar",
+}
+
+
+def _expected_failures(est):
+    return PRIVATE_XFAIL if est.mechanism != "none" else {}
+
+
+@parametrize_with_checks(
+    [
+        dp.PrivateLogisticRegression(mechanism="none"),
+        dp.PrivateHuberSVM(mechanism="none"),
+        dp.PrivateHuberSVM(mechanism="none", loss="smooth_hinge"),
+        dp.PrivateLogisticRegression(epsilon=1.0, random_state=0),
+        dp.PrivateHuberSVM(epsilon=1.0, mechanism="output", random_state=0),
+    ],
+    expected_failed_checks=_expected_failures,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
