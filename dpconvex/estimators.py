@@ -21,6 +21,7 @@ from ._validation import (
     check_bool,
     check_fitted,
     check_float,
+    check_int,
     check_labels,
     check_option,
     clip_rows,
@@ -73,6 +74,10 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         check_solver_name(self.solver, owner)
         check_random_state(self.random_state if not isinstance(self.random_state,
                                                                 np.random.Generator) else None)
+        if self.optimality_tol is not None:
+            check_float("optimality_tol", self.optimality_tol, owner)
+        if self.max_iter is not None:
+            check_int("max_iter", self.max_iter, owner)
 
     def fit(self, X: Any, y: Any) -> _PrivateLinearClassifier:
         """Fit the private model.
@@ -99,7 +104,8 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         template = LinearERMTemplate(loss, self.lam, q, Xc, ys)
         solver = self.solver or "native"
         theta, cert, res = fit_template(template, epsilon=self.epsilon, mechanism=self.mechanism,
-                                        solver=solver, random_state=self.random_state)
+                                        solver=solver, random_state=self.random_state,
+                                        optimality_tol=self.optimality_tol, max_iter=self.max_iter)
         d = Xv.shape[1]
         self.classes_ = classes
         self.n_features_in_ = d
@@ -107,6 +113,7 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         self.intercept_ = np.array([theta[d] if self.fit_intercept else 0.0])
         self.certificate_ = cert
         self.solve_result_ = res
+        self.n_iter_ = max(int(res.iterations), 1)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -152,6 +159,14 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         None chooses "native" (L-BFGS + Newton).
     random_state : None, int or numpy.random.Generator, default=None
         None seeds the noise from the OS (required for a real release).
+    optimality_tol : float or None, default=None
+        None: release only the (numerically) exact minimizer, residual <= 1e-6,
+        else raise :class:`SolverError`. A float γ: approximate-minima
+        perturbation (Iyengar et al. 2019): 10% of ε pays for output noise that
+        covers a solve with gradient norm <= γ (docs/privacy.md §5).
+    max_iter : int or None, default=None
+        Cap on solver iterations; a capped solve is released only if its residual
+        meets the tolerance of the chosen mode.
 
     Attributes
     ----------
@@ -160,13 +175,18 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     classes_ : ndarray of shape (2,)
     certificate_ : Certificate
     solve_result_ : SolveResult
+    n_iter_ : int
+        Solver iterations of the released solve.
     """
 
     def __init__(self, *, epsilon: float = 1.0, lam: float = 1e-2, mechanism: str = "objective",
                  data_norm: float = 1.0, fit_intercept: bool = True, solver: str | None = None,
-                 random_state: Any = None):
+                 random_state: Any = None, optimality_tol: float | None = None,
+                 max_iter: int | None = None):
         self.epsilon = epsilon
         self.lam = lam
+        self.optimality_tol = optimality_tol
+        self.max_iter = max_iter
         self.mechanism = mechanism
         self.data_norm = data_norm
         self.fit_intercept = fit_intercept
@@ -182,7 +202,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
 
     Parameters
     ----------
-    epsilon, lam, mechanism, data_norm, fit_intercept, solver, random_state
+    epsilon, lam, mechanism, data_norm, fit_intercept, solver, random_state, optimality_tol, max_iter
         As in :class:`PrivateLogisticRegression`.
     h : float, default=0.5
         Huber (or smooth-hinge) width h > 0; the curvature bound is 1/(2h)
@@ -193,9 +213,12 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
 
     def __init__(self, *, epsilon: float = 1.0, lam: float = 1e-2, h: float = 0.5,
                  loss: str = "huber", mechanism: str = "objective", data_norm: float = 1.0,
-                 fit_intercept: bool = True, solver: str | None = None, random_state: Any = None):
+                 fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
+                 optimality_tol: float | None = None, max_iter: int | None = None):
         self.epsilon = epsilon
         self.lam = lam
+        self.optimality_tol = optimality_tol
+        self.max_iter = max_iter
         self.h = h
         self.loss = loss
         self.mechanism = mechanism

@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from ._random import RandomStateLike, check_random_state
+from ._validation import check_float
 from .certificate import Certificate, Condition
-from .errors import SolverError
+from .errors import PrivacyError, SolverError
 from .noise import norm_gamma
 from .solvers.base import SolveResult, SolveStatus
-from .verify import verify
+from .verify import _remaining, verify
 
 __all__ = ["fit_template", "require_accurate"]
 
@@ -53,6 +54,9 @@ def fit_template(
     solver: str,
     random_state: RandomStateLike = None,
     warm_start: np.ndarray | None = None,
+    optimality_tol: float | None = None,
+    amp_fraction: float = 0.1,
+    max_iter: int | None = None,
 ) -> tuple[np.ndarray, Certificate, SolveResult]:
     """Verify, calibrate, draw noise, solve and check: the whole private fit.
 
@@ -66,6 +70,21 @@ def fit_template(
         Backend name understood by ``template.solve``.
     random_state : None, int or Generator
         None seeds from the OS.
+    warm_start : ndarray, optional
+        Starting point for the solver (e.g. the previous fit in an ε sweep).
+    optimality_tol : float or None
+        None (default): *exact-minimizer mode*: release only when the optimality
+        residual is <= ``template.residual_tol``, else :class:`SolverError`.
+        A float γ > 0: *approximate-minima perturbation* (AMP, Iyengar et al.
+        2019): the budget is split, ε₁ = (1 - amp_fraction)·ε for the mechanism
+        and ε₂ = amp_fraction·ε for extra output noise covering the distance
+        (<= ``template.distance_bound(γ, μ)``) between the released point and the
+        exact minimizer; the solve must reach residual <= γ. docs/privacy.md §5.
+    amp_fraction : float
+        Share of ε spent on the AMP cover, in (0, 1).
+    max_iter : int or None
+        Cap on the solver's iterations (passed to ``template.solve``); the
+        residual check still decides whether anything is released.
 
     Returns
     -------
@@ -75,26 +94,106 @@ def fit_template(
     result : SolveResult
         The solve behind the release.
     """
+    if optimality_tol is not None and mechanism != "none":
+        return _fit_amp(template, epsilon=epsilon, mechanism=mechanism, solver=solver,
+                        random_state=random_state, warm_start=warm_start,
+                        gamma=optimality_tol, fraction=amp_fraction, max_iter=max_iter)
     cert, cal = verify(template, epsilon=epsilon, mechanism=mechanism)
     rng = check_random_state(random_state)
-    tol = template.residual_tol
-    if mechanism == "objective":
-        b = norm_gamma(template.noise_shape, cal.noise_rate, rng, symmetric=template.noise_symmetric)
-        res = require_accurate(
-            template.solve(b, cal.extra_strong_convexity, solver=solver, warm_start=warm_start), tol)
-        theta = res.x
-    elif mechanism == "output":
-        res = require_accurate(template.solve(None, 0.0, solver=solver, warm_start=warm_start), tol)
-        noise = norm_gamma(template.noise_shape, cal.noise_rate, rng,
-                           symmetric=template.noise_symmetric)
-        theta = res.x + noise.reshape(res.x.shape)
-    else:
-        res = require_accurate(template.solve(None, 0.0, solver=solver, warm_start=warm_start), tol)
-        theta = res.x
+    theta, res = _release(template, cal, mechanism, solver, rng, warm_start, template.residual_tol,
+                          max_iter)
     cert.solver = res.summary()
     if mechanism != "none":
         cert.conditions.append(Condition(
             "accurate solve", True, "residual computed by dpconvex",
-            f"status {res.status.value}, residual {res.residual:.3g} <= {tol:g}",
+            f"status {res.status.value}, residual {res.residual:.3g} <= {template.residual_tol:g} "
+            "(exact-minimizer mode)",
         ))
-    return np.array(theta, copy=True), cert, res
+    return theta, cert, res
+
+
+def _release(template: Any, cal: Any, mechanism: str, solver: str, rng: np.random.Generator,
+             warm_start: np.ndarray | None, tol: float,
+             max_iter: int | None = None) -> tuple[np.ndarray, SolveResult]:
+    """Draw the mechanism's noise, solve, check the residual, return the (noisy) solution."""
+    kw: dict[str, Any] = {"solver": solver, "warm_start": warm_start}
+    if max_iter is not None:
+        kw["max_iter"] = max_iter
+    if mechanism == "objective":
+        b = norm_gamma(template.noise_shape, cal.noise_rate, rng, symmetric=template.noise_symmetric)
+        res = require_accurate(
+            template.solve(b, cal.extra_strong_convexity, **kw), tol)
+        theta = res.x
+    else:
+        res = require_accurate(template.solve(None, 0.0, **kw), tol)
+        theta = res.x
+        if mechanism == "output":
+            theta = theta + norm_gamma(template.noise_shape, cal.noise_rate, rng,
+                                       symmetric=template.noise_symmetric).reshape(theta.shape)
+    return np.array(theta, copy=True), res
+
+
+def _fit_amp(template: Any, *, epsilon: float, mechanism: str, solver: str,
+             random_state: RandomStateLike, warm_start: np.ndarray | None, gamma: float,
+             fraction: float, max_iter: int | None) -> tuple[np.ndarray, Certificate, SolveResult]:
+    """Approximate-minima perturbation (Iyengar et al., IEEE S&P 2019); docs/privacy.md §5."""
+    gamma = check_float("optimality_tol", gamma, "fit_template")
+    fraction = check_float("amp_fraction", fraction, "fit_template", high=1.0)
+    epsilon = check_float("epsilon", epsilon, "fit_template")
+    distance_bound = getattr(template, "distance_bound", None)
+    if distance_bound is None:
+        raise PrivacyError(
+            f"approximate minima: template '{template.name}' declares no distance_bound(residual, "
+            "mu) relating its optimality residual to the distance from the exact minimizer, so "
+            "AMP cannot cover an inexact solve. Use optimality_tol=None (exact-minimizer mode)."
+        )
+    eps_main = (1.0 - fraction) * epsilon
+    eps_amp = _remaining(epsilon, eps_main)
+    main_cert, cal = verify(template, epsilon=eps_main, mechanism=mechanism)
+    rng = check_random_state(random_state)
+    theta, res = _release(template, cal, mechanism, solver, rng, warm_start, gamma, max_iter)
+    mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
+    radius = float(distance_bound(gamma, mu))
+    sensitivity = 2.0 * radius
+    rate = eps_amp / sensitivity
+    cover = norm_gamma(template.noise_shape, rate, rng, symmetric=template.noise_symmetric)
+    theta = theta + cover.reshape(theta.shape)
+    post = getattr(template, "postprocess", None)
+    if post is not None:
+        theta = post(theta)
+    main_cert.solver = res.summary()
+    amp_cert = Certificate(
+        mechanism="AMP output cover (Iyengar et al. 2019)",
+        epsilon_requested=eps_amp,
+        epsilon=eps_amp,
+        conditions=[Condition(
+            "approximate solve", True, "residual computed by dpconvex",
+            f"residual {res.residual:.3g} <= gamma = {gamma:g}; distance to the exact minimizer "
+            f"<= {radius:.3g} (modulus {mu:.3g})",
+        )],
+        quantities={"gamma": gamma, "strong convexity (with Delta)": mu,
+                    "distance bound": radius, "sensitivity 2*distance": sensitivity,
+                    "noise rate beta": rate, "expected noise norm": template_dim(template) / rate},
+    )
+    total = main_cert.epsilon + eps_amp
+    cert = Certificate(
+        mechanism=f"approximate-minima perturbation: {main_cert.mechanism} + output cover",
+        epsilon_requested=epsilon,
+        epsilon=total,
+        conditions=[Condition(
+            "epsilon accounting", total <= epsilon, "sequential composition",
+            f"{main_cert.epsilon:.6g} (mechanism) + {eps_amp:.6g} (AMP cover) = {total:.6g} "
+            f"<= {epsilon:g}",
+        )],
+        quantities={"amp_fraction": fraction},
+        assumptions=["the exact minimizer of the perturbed objective is private by the "
+                     "mechanism's proof; the released point differs from it by at most the "
+                     "distance bound, which the cover noise masks (Iyengar et al. 2019)"],
+        solver=res.summary(),
+        parts=[main_cert, amp_cert],
+    )
+    return theta, cert, res
+
+
+def template_dim(template: Any) -> int:
+    return int(template.privacy_constants().dimension)
