@@ -136,3 +136,17 @@ def test_clipping_uses_public_bound_only():
     # row 0 had norm <= 1 in X and is clipped back to norm 1 along the same direction in X2
     assert np.linalg.norm(t1.coef_ - t2.coef_) < 0.5
     assert t1.certificate_.quantities == t2.certificate_.quantities
+
+
+def test_new_noise_resolves_the_same_compiled_problem():
+    """The noise is a cvxpy.Parameter: a new draw changes the solution, not the problem object."""
+    X, y = _data(seed=9)
+    t = LinearERMTemplate(Logistic(), 1e-2, 1.0, X, y)
+    r1 = t.solve(np.ones(6), 0.0, solver="clarabel")
+    prob = t.cvxpy_problem()["problem"]
+    r2 = t.solve(-np.ones(6), 0.5, solver="clarabel")
+    assert t.cvxpy_problem()["problem"] is prob
+    assert prob.is_dpp()
+    assert np.linalg.norm(r1.x - r2.x) > 1e-3
+    for b, reg, r in ((np.ones(6), 1e-2, r1), (-np.ones(6), 0.51, r2)):
+        assert np.linalg.norm(t.objective(r.x, b, reg)[1]) < 1e-6
