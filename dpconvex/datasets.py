@@ -79,6 +79,10 @@ __all__ = [
     "ADULT_CATEGORIES",
     "ADULT_FEATURE_NAMES",
     "ADULT_LOG_SCALED",
+    "SKLEARN_BREAST_CANCER_RANGES",
+    "SKLEARN_WINE_RANGES",
+    "load_sklearn",
+    "scale_by_public_ranges",
     "ADULT_NUMERIC_RANGES",
     "BREAST_CANCER_FEATURE_NAMES",
     "BREAST_CANCER_NUMERIC_RANGES",
@@ -1008,3 +1012,73 @@ def load_breast_cancer_wisconsin(
     numeric_values = {c: _to_float(raw[c], c, path) for c in _BREAST_COLUMNS}
     X = _encode(_BREAST_COLUMNS, numeric_values, {}, BREAST_CANCER_NUMERIC_RANGES, {})
     return X, np.asarray(labels, dtype=np.int64)
+
+
+# --------------------------------------------------------------------------
+# Datasets bundled with scikit-learn, scaled by published ranges
+# --------------------------------------------------------------------------
+
+#: Published per-column (min, max) of scikit-learn's breast-cancer (WDBC) data,
+#: from its description (``load_breast_cancer().DESCR``, "Summary Statistics").
+SKLEARN_BREAST_CANCER_RANGES: tuple[tuple[float, float], ...] = (
+    (6.981, 28.11), (9.71, 39.28), (43.79, 188.5), (143.5, 2501.0), (0.053, 0.163),
+    (0.019, 0.345), (0.0, 0.427), (0.0, 0.201), (0.106, 0.304), (0.05, 0.097),
+    (0.112, 2.873), (0.36, 4.885), (0.757, 21.98), (6.802, 542.2), (0.002, 0.031),
+    (0.002, 0.135), (0.0, 0.396), (0.0, 0.053), (0.008, 0.079), (0.001, 0.03),
+    (7.93, 36.04), (12.02, 49.54), (50.41, 251.2), (185.2, 4254.0), (0.071, 0.223),
+    (0.027, 1.058), (0.0, 1.252), (0.0, 0.291), (0.156, 0.664), (0.055, 0.208),
+)
+
+#: Published per-column (min, max) of scikit-learn's wine data (``load_wine().DESCR``).
+SKLEARN_WINE_RANGES: tuple[tuple[float, float], ...] = (
+    (11.0, 14.8), (0.74, 5.80), (1.36, 3.23), (10.6, 30.0), (70.0, 162.0), (0.98, 3.88),
+    (0.34, 5.08), (0.13, 0.66), (0.41, 3.58), (1.3, 13.0), (0.48, 1.71), (1.27, 4.00),
+    (278.0, 1680.0),
+)
+
+
+def scale_by_public_ranges(X: np.ndarray, ranges: Sequence[tuple[float, float]]) -> np.ndarray:
+    """Map columns to [-1/2, 1/2] by fixed (min, max) ranges, clip, divide rows by sqrt(d)/2.
+
+    Every row then has norm <= 1 for *every* possible record: each coordinate is
+    in [-1/2, 1/2], so ||x||^2 <= d/4.
+    """
+    lo = np.array([r[0] for r in ranges], dtype=float)
+    hi = np.array([r[1] for r in ranges], dtype=float)
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != lo.size:
+        raise ParameterError(f"X must have {lo.size} columns to match the ranges; got {X.shape}.")
+    Z = np.clip((X - lo) / (hi - lo), 0.0, 1.0) - 0.5
+    return Z / (math.sqrt(lo.size) / 2.0)
+
+
+def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Load a dataset bundled with scikit-learn, scaled so that every row has norm <= 1.
+
+    Parameters
+    ----------
+    name : {"breast_cancer", "wine", "digits"}
+        ``breast_cancer`` and ``wine``: columns mapped by the (min, max) published
+        in the dataset's description, then rows divided by sqrt(d)/2.
+        ``digits``: pixels are in [0, 16] by the format, mapped to [0, 1], rows
+        divided by sqrt(64) = 8.
+
+    .. warning:: The published ranges of breast_cancer and wine were computed by
+       the data's publishers from the same records, so that preprocessing is not
+       covered by a privacy guarantee; it stands in for ranges a data owner knows
+       before seeing the data (as the digits format range is). Never take ranges
+       from your own private data.
+    """
+    from sklearn import datasets as skd
+
+    if name == "breast_cancer":
+        X, y = skd.load_breast_cancer(return_X_y=True)
+        return scale_by_public_ranges(X, SKLEARN_BREAST_CANCER_RANGES), y
+    if name == "wine":
+        X, y = skd.load_wine(return_X_y=True)
+        return scale_by_public_ranges(X, SKLEARN_WINE_RANGES), y
+    if name == "digits":
+        X, y = skd.load_digits(return_X_y=True)
+        return X / 16.0 / 8.0, y
+    raise ParameterError(f"Unknown scikit-learn dataset {name!r}; choose 'breast_cancer', 'wine' "
+                         "or 'digits'.")

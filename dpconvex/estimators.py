@@ -26,11 +26,13 @@ from ._validation import (
     check_option,
     clip_rows,
 )
+from .certificate import Certificate
 from .errors import DataValidationError
 from .losses import Loss, get_loss
 from .mechanisms import fit_template
 from .solvers.base import check_solver_name
 from .templates.linear_erm import LinearERMTemplate
+from .verify import verify
 
 __all__ = ["PrivateHuberSVM", "PrivateLogisticRegression"]
 
@@ -90,6 +92,22 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
+        template, classes, d = self._prepare(X, y)
+        solver = self.solver or "native"
+        theta, cert, res = fit_template(template, epsilon=self.epsilon, mechanism=self.mechanism,
+                                        solver=solver, random_state=self.random_state,
+                                        optimality_tol=self.optimality_tol, max_iter=self.max_iter)
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.coef_ = theta[:d].reshape(1, d)
+        self.intercept_ = np.array([theta[d] if self.fit_intercept else 0.0])
+        self.certificate_ = cert
+        self.solve_result_ = res
+        self.n_iter_ = max(int(res.iterations), 1)
+        return self
+
+    def _prepare(self, X: Any, y: Any) -> tuple[LinearERMTemplate, np.ndarray, int]:
+        """Validate, clip, add the intercept column, and build the template."""
         owner = type(self).__name__
         self._validate_params()
         loss = self._make_loss()
@@ -101,20 +119,17 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         if self.fit_intercept:
             Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
             q = math.sqrt(q * q + 1.0)
-        template = LinearERMTemplate(loss, self.lam, q, Xc, ys)
-        solver = self.solver or "native"
-        theta, cert, res = fit_template(template, epsilon=self.epsilon, mechanism=self.mechanism,
-                                        solver=solver, random_state=self.random_state,
-                                        optimality_tol=self.optimality_tol, max_iter=self.max_iter)
-        d = Xv.shape[1]
-        self.classes_ = classes
-        self.n_features_in_ = d
-        self.coef_ = theta[:d].reshape(1, d)
-        self.intercept_ = np.array([theta[d] if self.fit_intercept else 0.0])
-        self.certificate_ = cert
-        self.solve_result_ = res
-        self.n_iter_ = max(int(res.iterations), 1)
-        return self
+        return LinearERMTemplate(loss, self.lam, q, Xc, ys), classes, Xv.shape[1]
+
+    def certify(self, X: Any, y: Any) -> Certificate:
+        """The certificate a fit on (X, y) would carry, without training (no noise drawn).
+
+        Runs every check of :func:`dpconvex.verify.verify` and the calibration;
+        raises :class:`PrivacyError` exactly when ``fit`` would.
+        """
+        template, _, _ = self._prepare(X, y)
+        cert, _ = verify(template, epsilon=self.epsilon, mechanism=self.mechanism)
+        return cert
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed score wᵀx + b; positive means ``classes_[1]``."""

@@ -1,0 +1,501 @@
+"""Canonical experiments as declarative TOML files, with their expected bands.
+
+A problem file names a dataset and its split, the learners and their
+parameters, the ε grid, the number of randomized runs, and the band each result
+must fall in (the regression oracle). ``dpconvex run NAME`` runs it; the test
+suite runs every problem in its ``--quick`` form. The file format is documented
+in ``problems/README.md``; adding a problem means writing a file, not code.
+
+Experiments seed their noise (``[grid] seed``) so that results are
+reproducible; seeded noise is fine for measuring utility but a model trained
+with a known seed is not private: real releases use ``random_state=None``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import DPConvexError
+
+__all__ = [
+    "DATASETS",
+    "ESTIMATORS",
+    "Problem",
+    "ProblemError",
+    "ProblemResult",
+    "find_problem",
+    "list_problems",
+    "load_problem",
+    "plot_result",
+    "run_problem",
+]
+
+
+class ProblemError(DPConvexError, ValueError):
+    """A problem file is invalid: the message names the file, the key and the fix."""
+
+
+# ----------------------------------------------------------------------------- registries
+def _sk(name: str):
+    from .datasets import load_sklearn
+
+    return load_sklearn(name)
+
+
+def _load_adult(**kw: Any):
+    from .datasets import load_adult
+
+    return {"train": load_adult("train", **kw), "test": load_adult("test", **kw)}
+
+
+def _load_kddcup99(**kw: Any):
+    from .datasets import load_kddcup99
+
+    return load_kddcup99(**kw)
+
+
+def _load_bcw(**kw: Any):
+    from .datasets import load_breast_cancer_wisconsin
+
+    return load_breast_cancer_wisconsin(**kw)
+
+
+#: Datasets by name: a loader returning (X, y) or {"train": (X, y), "test": (X, y)}.
+DATASETS: dict[str, Callable[..., Any]] = {
+    "adult": _load_adult,
+    "kddcup99": _load_kddcup99,
+    "breast_cancer_wisconsin": _load_bcw,
+    "sklearn_breast_cancer": lambda **_: _sk("breast_cancer"),
+    "sklearn_wine": lambda **_: _sk("wine"),
+    "sklearn_digits": lambda **_: _sk("digits"),
+}
+
+#: Estimators a problem may name (public dpconvex classes).
+ESTIMATORS = (
+    "PrivateLogisticRegression",
+    "PrivateHuberSVM",
+    "PrivateLargeMarginGaussian",
+    "NoisyGradientDescent",
+)
+
+_TOP_KEYS = {"name", "title", "reference", "description", "data", "grid", "method", "expect",
+             "quick"}
+_DATA_KEYS = {"dataset", "split", "test_size", "train_size", "options"}
+_GRID_KEYS = {"epsilon", "runs", "seed"}
+_METHOD_KEYS = {"label", "estimator", "params", "tune", "tune_epsilon_share"}
+_EXPECT_KEYS = {"method", "epsilon", "max_error", "min_error"}
+_QUICK_KEYS = {"runs", "epsilon", "max_train", "expect"}
+
+
+@dataclass
+class Method:
+    label: str
+    estimator: str
+    params: dict[str, Any]
+    tune: dict[str, list[Any]] | None = None
+
+    @property
+    def private(self) -> bool:
+        return self.params.get("mechanism", "objective") != "none"
+
+
+@dataclass
+class Expect:
+    method: str
+    epsilon: float | None
+    max_error: float
+    min_error: float = 0.0
+
+
+@dataclass
+class Problem:
+    """A parsed, validated problem file."""
+
+    name: str
+    path: Path
+    title: str
+    reference: str
+    dataset: str
+    split: str
+    test_size: float | int | None
+    train_size: float | int | None
+    options: dict[str, Any]
+    epsilons: list[float]
+    runs: int
+    seed: int
+    methods: list[Method]
+    expect: list[Expect]
+    quick_runs: int
+    quick_epsilons: list[float]
+    quick_max_train: int | None
+    quick_expect: list[Expect]
+
+
+@dataclass
+class ProblemResult:
+    """Errors per method and ε (ε = inf for non-private methods), with the band checks."""
+
+    problem: Problem
+    quick: bool
+    runs: int
+    errors: dict[str, dict[float, list[float]]] = field(default_factory=dict)
+    seconds: float = 0.0
+    checks: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(c["ok"] for c in self.checks)
+
+    def summary(self) -> dict[str, dict[float, tuple[float, float]]]:
+        return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
+                for m, d in self.errors.items()}
+
+    def table(self) -> str:
+        eps_all = sorted({e for d in self.errors.values() for e in d if math.isfinite(e)})
+        lines = [f"{self.problem.name}: test error, mean ± std over {self.runs} runs"
+                 + (" (quick)" if self.quick else ""),
+                 "| method | " + " | ".join(f"ε={e:g}" for e in eps_all) + " | non-private |",
+                 "|---" * (len(eps_all) + 2) + "|"]
+        for m, d in self.errors.items():
+            cells = [f"{np.mean(d[e]):.4f} ± {np.std(d[e]):.4f}" if e in d else "" for e in eps_all]
+            np_cell = f"{np.mean(d[math.inf]):.4f} ± {np.std(d[math.inf]):.4f}" if math.inf in d else ""
+            lines.append(f"| {m} | " + " | ".join(cells) + f" | {np_cell} |")
+        for c in self.checks:
+            mark = "ok  " if c["ok"] else "FAIL"
+            lines.append(f"[{mark}] {c['method']} at ε={c['epsilon']}: error {c['observed']:.4f} "
+                         f"in [{c['min_error']:g}, {c['max_error']:g}]")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "problem": self.problem.name,
+            "file": str(self.problem.path),
+            "quick": self.quick,
+            "runs": self.runs,
+            "seconds": round(self.seconds, 2),
+            "results": {m: {("inf" if math.isinf(e) else repr(e)): {"mean": float(np.mean(v)),
+                                                                    "std": float(np.std(v)),
+                                                                    "errors": [float(x) for x in v]}
+                            for e, v in d.items()} for m, d in self.errors.items()},
+            "checks": self.checks,
+            "passed": self.passed,
+        }
+
+
+# ----------------------------------------------------------------------------- loading
+def problem_dirs() -> list[Path]:
+    """Where problem files are looked up: $DPCONVEX_PROBLEMS, then the repository's problems/."""
+    dirs = []
+    if os.environ.get("DPCONVEX_PROBLEMS"):
+        dirs.append(Path(os.environ["DPCONVEX_PROBLEMS"]))
+    dirs.append(Path(__file__).resolve().parents[1] / "problems")
+    return dirs
+
+
+def list_problems() -> list[Path]:
+    """All problem files, by name."""
+    seen: dict[str, Path] = {}
+    for d in problem_dirs():
+        if d.is_dir():
+            for p in sorted(d.glob("*.toml")):
+                seen.setdefault(p.stem, p)
+    return [seen[k] for k in sorted(seen)]
+
+
+def find_problem(name: str | os.PathLike) -> Path:
+    p = Path(name)
+    if p.suffix == ".toml" and p.is_file():
+        return p
+    for cand in list_problems():
+        if cand.stem == str(name):
+            return cand
+    known = ", ".join(c.stem for c in list_problems()) or "(none found)"
+    raise ProblemError(f"No problem named {str(name)!r}. Known problems: {known}. Pass a path to a "
+                       ".toml file or one of these names (dpconvex list).")
+
+
+def _err(path: Path, key: str, msg: str) -> ProblemError:
+    return ProblemError(f"{path}: key '{key}': {msg}")
+
+
+def _check_keys(path: Path, where: str, got: dict[str, Any], allowed: set[str]) -> None:
+    extra = set(got) - allowed
+    if extra:
+        k = sorted(extra)[0]
+        raise _err(path, f"{where}{k}", f"unknown key. Allowed keys here: {sorted(allowed)}. "
+                   "Fix the spelling or remove it (see problems/README.md).")
+
+
+def _floats(path: Path, key: str, v: Any, positive: bool = True) -> list[float]:
+    if not isinstance(v, list) or not v or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        raise _err(path, key, f"must be a non-empty list of numbers, got {v!r}.")
+    out = [float(x) for x in v]
+    if positive and any(not (x > 0 and math.isfinite(x)) for x in out):
+        raise _err(path, key, f"every epsilon must be a finite number > 0, got {v!r}.")
+    return out
+
+
+def _int(path: Path, key: str, v: Any, low: int = 1) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or v < low:
+        raise _err(path, key, f"must be an integer >= {low}, got {v!r}.")
+    return v
+
+
+def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expect]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise _err(path, where, "must be an array of tables ([[expect]]).")
+    out = []
+    for i, e in enumerate(items):
+        k = f"{where}[{i}]."
+        if not isinstance(e, dict):
+            raise _err(path, f"{where}[{i}]", "must be a table.")
+        _check_keys(path, k, e, _EXPECT_KEYS)
+        if e.get("method") not in labels:
+            raise _err(path, k + "method", f"{e.get('method')!r} is not the label of a [[method]]; "
+                       f"labels: {sorted(labels)}.")
+        if "max_error" not in e:
+            raise _err(path, k + "max_error", "is required (the upper end of the band).")
+        eps = e.get("epsilon")
+        if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
+            raise _err(path, k + "epsilon", f"must be a number > 0 or omitted, got {eps!r}.")
+        lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
+        if not 0 <= lo <= hi <= 1:
+            raise _err(path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1.")
+        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo))
+    return out
+
+
+def load_problem(name: str | os.PathLike) -> Problem:
+    """Read and validate a problem file (by name or path).
+
+    Raises
+    ------
+    ProblemError
+        Naming the file, the key and the fix, for unknown keys, bad values,
+        unknown datasets or estimators.
+    """
+    path = find_problem(name)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ProblemError(f"{path}: not valid TOML ({exc}). Fix the syntax.") from None
+    _check_keys(path, "", raw, _TOP_KEYS)
+    data = raw.get("data")
+    if not isinstance(data, dict):
+        raise _err(path, "data", "a [data] table with at least 'dataset' is required.")
+    _check_keys(path, "data.", data, _DATA_KEYS)
+    dataset = data.get("dataset")
+    if dataset not in DATASETS:
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
+                   f"{sorted(DATASETS)}.")
+    split = data.get("split", "random")
+    if split not in ("random", "given"):
+        raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")
+    grid = raw.get("grid", {})
+    _check_keys(path, "grid.", grid, _GRID_KEYS)
+    epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
+    runs = _int(path, "grid.runs", grid.get("runs", 10))
+    seed = _int(path, "grid.seed", grid.get("seed", 0), low=0)
+    methods = []
+    raw_methods = raw.get("method")
+    if not isinstance(raw_methods, list) or not raw_methods:
+        raise _err(path, "method", "at least one [[method]] table is required.")
+    for i, m in enumerate(raw_methods):
+        k = f"method[{i}]."
+        _check_keys(path, k, m, _METHOD_KEYS)
+        if m.get("estimator") not in ESTIMATORS:
+            raise _err(path, k + "estimator", f"unknown estimator {m.get('estimator')!r}; choose "
+                       f"one of {list(ESTIMATORS)}.")
+        params = m.get("params", {})
+        if not isinstance(params, dict):
+            raise _err(path, k + "params", "must be a table of constructor parameters.")
+        if "epsilon" in params or "random_state" in params:
+            raise _err(path, k + "params", "must not set 'epsilon' or 'random_state': the grid "
+                       "sets them.")
+        tune = m.get("tune")
+        if tune is not None and (not isinstance(tune, dict) or not all(
+                isinstance(v, list) and v for v in tune.values())):
+            raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
+        methods.append(Method(m.get("label") or m["estimator"], m["estimator"], dict(params), tune))
+    labels = {m.label for m in methods}
+    if len(labels) != len(methods):
+        raise _err(path, "method.label", "labels must be unique.")
+    expect = _expects(path, "expect", raw.get("expect"), labels)
+    quick = raw.get("quick", {})
+    _check_keys(path, "quick.", quick, _QUICK_KEYS)
+    q_eps = _floats(path, "quick.epsilon", quick["epsilon"]) if "epsilon" in quick else epsilons
+    q_expect = _expects(path, "quick.expect", quick.get("expect"), labels) if "expect" in quick \
+        else expect
+    return Problem(
+        name=raw.get("name", path.stem), path=path, title=raw.get("title", path.stem),
+        reference=raw.get("reference", ""), dataset=dataset, split=split,
+        test_size=data.get("test_size"), train_size=data.get("train_size"),
+        options=dict(data.get("options", {})), epsilons=epsilons, runs=runs, seed=seed,
+        methods=methods, expect=expect,
+        quick_runs=_int(path, "quick.runs", quick.get("runs", 2)), quick_epsilons=q_eps,
+        quick_max_train=quick.get("max_train"), quick_expect=q_expect,
+    )
+
+
+# ----------------------------------------------------------------------------- running
+def _make_estimator(method: Method, epsilon: float | None, rng: np.random.Generator):
+    import dpconvex
+
+    cls = getattr(dpconvex, method.estimator)
+    params = dict(method.params)
+    if method.private:
+        params["epsilon"] = epsilon
+    params["random_state"] = rng
+    est = cls(**params)
+    if method.tune and method.private:
+        return dpconvex.PrivateGridSearch(est, method.tune, epsilon=epsilon, random_state=rng)
+    return est
+
+
+def _split(problem: Problem, data: Any, rng: np.random.Generator):
+    if isinstance(data, dict):
+        return data["train"], data["test"]
+    X, y = data
+    n = len(y)
+    ts = problem.test_size if problem.test_size is not None else 0.3
+    n_test = int(ts if ts >= 1 else round(ts * n))
+    perm = rng.permutation(n)
+    test, train = perm[:n_test], perm[n_test:]
+    if problem.train_size is not None:
+        tr = problem.train_size
+        train = train[: int(tr if tr >= 1 else round(tr * n))]
+    return (X[train], y[train]), (X[test], y[test])
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool, label: str):
+        self.total, self.done, self.enabled, self.label = total, 0, enabled, label
+        self.t0 = time.perf_counter()
+
+    def step(self) -> None:
+        self.done += 1
+        if self.enabled:
+            w = 30
+            k = int(w * self.done / max(self.total, 1))
+            el = time.perf_counter() - self.t0
+            sys.stderr.write(f"\r{self.label} [{'#' * k}{'.' * (w - k)}] {self.done}/{self.total} "
+                             f"{el:.0f}s")
+            if self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool = False,
+                progress: bool = True) -> ProblemResult:
+    """Run a problem: every method at every ε for every run; check the bands.
+
+    Parameters
+    ----------
+    problem : Problem or str
+        A loaded problem, or a name/path for :func:`load_problem`.
+    runs : int, optional
+        Override the number of randomized runs.
+    quick : bool
+        The reduced form: ``[quick]`` runs, ε grid, training-set cap and bands.
+    progress : bool
+        Draw a progress bar on stderr.
+    """
+    if not isinstance(problem, Problem):
+        problem = load_problem(problem)
+    n_runs = runs or (problem.quick_runs if quick else problem.runs)
+    epsilons = problem.quick_epsilons if quick else problem.epsilons
+    expect = problem.quick_expect if quick else problem.expect
+    rng = np.random.default_rng(problem.seed)
+    opts = dict(problem.options)
+    if problem.dataset == "kddcup99":
+        opts.setdefault("random_state", problem.seed)
+    try:
+        data = DATASETS[problem.dataset](**opts)
+    except TypeError as exc:
+        raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.") from None
+    result = ProblemResult(problem, quick, n_runs)
+    total = n_runs * sum(len(epsilons) if m.private else 1 for m in problem.methods)
+    bar = _Progress(total, progress, problem.name)
+    t0 = time.perf_counter()
+    for _ in range(n_runs):
+        (Xtr, ytr), (Xte, yte) = _split(problem, data, rng)
+        if quick and problem.quick_max_train and len(ytr) > problem.quick_max_train:
+            idx = rng.choice(len(ytr), problem.quick_max_train, replace=False)
+            Xtr, ytr = Xtr[idx], ytr[idx]
+        for m in problem.methods:
+            for eps in (epsilons if m.private else [math.inf]):
+                est = _make_estimator(m, eps, rng).fit(Xtr, ytr)
+                err = 1.0 - float(est.score(Xte, yte))
+                result.errors.setdefault(m.label, {}).setdefault(eps, []).append(err)
+                bar.step()
+    result.seconds = time.perf_counter() - t0
+    for e in expect:
+        d = result.errors.get(e.method, {})
+        key = math.inf if e.epsilon is None else e.epsilon
+        if key not in d:
+            result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": math.nan,
+                                  "min_error": e.min_error, "max_error": e.max_error, "ok": False,
+                                  "why": "no result at this epsilon (not in the grid?)"})
+            continue
+        obs = float(np.mean(d[key]))
+        result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": obs,
+                              "min_error": e.min_error, "max_error": e.max_error,
+                              "ok": e.min_error <= obs <= e.max_error})
+    return result
+
+
+def plot_result(result: ProblemResult, path: str | os.PathLike) -> Path:
+    """Error vs ε (log-x), one line per method, non-private as dashed horizontal lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    eps_all = sorted({e for d in result.errors.values() for e in d if math.isfinite(e)})
+    for m, d in result.errors.items():
+        if math.inf in d:
+            ax.axhline(np.mean(d[math.inf]), ls="--", lw=1.2, color="gray" if len(result.errors) < 3
+                       else None, label=f"{m}")
+            continue
+        es = sorted(d)
+        mu = np.array([np.mean(d[e]) for e in es])
+        sd = np.array([np.std(d[e]) for e in es])
+        ax.errorbar(es, mu, yerr=sd, marker="o", capsize=3, label=m)
+    ax.set_xscale("log")
+    if eps_all:
+        ax.set_xlim(min(eps_all) / 1.5, max(eps_all) * 1.5)
+    ax.set_xlabel("privacy parameter ε")
+    ax.set_ylabel("test error")
+    ax.set_title(f"{result.problem.title}" + (" (quick)" if result.quick else ""), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def write_outputs(result: ProblemResult, out_dir: str | os.PathLike) -> tuple[Path, Path]:
+    """Write results.json and error_vs_epsilon.png into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    js = out / "results.json"
+    js.write_text(json.dumps(result.to_dict(), indent=2))
+    png = plot_result(result, out / "error_vs_epsilon.png")
+    return js, png
