@@ -7,12 +7,14 @@ proof and a certificate for each release.
 
 from __future__ import annotations
 
-from . import losses, noise, regularizers, verify
+from . import kernels, losses, noise, regularizers, verify
+from .accountant import BudgetAccountant
 from .certificate import Certificate, Condition
 from .errors import (
     BudgetError,
-    DataValidationError,
     DatasetError,
+    DataTypeError,
+    DataValidationError,
     DPConvexError,
     NotFittedError,
     ParameterError,
@@ -21,23 +23,30 @@ from .errors import (
     SolverError,
 )
 from .estimators import PrivateHuberSVM, PrivateLogisticRegression
+from .noisy_gd import NoisyGradientDescent
+from .tuning import PrivateGridSearch
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BudgetAccountant",
     "BudgetError",
     "Certificate",
     "Condition",
     "DPConvexError",
     "DataValidationError",
+    "DataTypeError",
     "DatasetError",
+    "NoisyGradientDescent",
     "NotFittedError",
     "ParameterError",
     "PrivacyError",
     "PrivacyWarning",
+    "PrivateGridSearch",
     "PrivateHuberSVM",
     "PrivateLogisticRegression",
     "SolverError",
+    "kernels",
     "losses",
     "noise",
     "regularizers",

@@ -26,6 +26,7 @@ from ._validation import (
     check_option,
     clip_rows,
 )
+from .accountant import charge, check_budget
 from .certificate import Certificate
 from .errors import DataValidationError
 from .losses import Loss, get_loss
@@ -93,10 +94,14 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
         template, classes, d = self._prepare(X, y)
+        owner = type(self).__name__
+        check_budget(self.accountant, self.epsilon if self.mechanism != "none" else math.inf,
+                     0.0, owner)
         solver = self.solver or "native"
         theta, cert, res = fit_template(template, epsilon=self.epsilon, mechanism=self.mechanism,
                                         solver=solver, random_state=self.random_state,
                                         optimality_tol=self.optimality_tol, max_iter=self.max_iter)
+        charge(self.accountant, cert, owner)
         self.classes_ = classes
         self.n_features_in_ = d
         self.coef_ = theta[:d].reshape(1, d)
@@ -182,6 +187,9 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     max_iter : int or None, default=None
         Cap on solver iterations; a capped solve is released only if its residual
         meets the tolerance of the chosen mode.
+    accountant : BudgetAccountant or None, default=None
+        A privacy-budget ledger: checked before the fit (:class:`BudgetError` if
+        it would overspend), charged the certificate's ε after it.
 
     Attributes
     ----------
@@ -197,7 +205,8 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     def __init__(self, *, epsilon: float = 1.0, lam: float = 1e-2, mechanism: str = "objective",
                  data_norm: float = 1.0, fit_intercept: bool = True, solver: str | None = None,
                  random_state: Any = None, optimality_tol: float | None = None,
-                 max_iter: int | None = None):
+                 max_iter: int | None = None, accountant: Any = None):
+        self.accountant = accountant
         self.epsilon = epsilon
         self.lam = lam
         self.optimality_tol = optimality_tol
@@ -217,7 +226,8 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
 
     Parameters
     ----------
-    epsilon, lam, mechanism, data_norm, fit_intercept, solver, random_state, optimality_tol, max_iter
+    epsilon, lam, mechanism, data_norm, fit_intercept, solver, random_state, optimality_tol, \
+max_iter, accountant
         As in :class:`PrivateLogisticRegression`.
     h : float, default=0.5
         Huber (or smooth-hinge) width h > 0; the curvature bound is 1/(2h)
@@ -229,7 +239,9 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     def __init__(self, *, epsilon: float = 1.0, lam: float = 1e-2, h: float = 0.5,
                  loss: str = "huber", mechanism: str = "objective", data_norm: float = 1.0,
                  fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
-                 optimality_tol: float | None = None, max_iter: int | None = None):
+                 optimality_tol: float | None = None, max_iter: int | None = None,
+                 accountant: Any = None):
+        self.accountant = accountant
         self.epsilon = epsilon
         self.lam = lam
         self.optimality_tol = optimality_tol

@@ -20,7 +20,7 @@ from ._random import RandomStateLike, check_random_state
 from ._validation import check_float
 from .certificate import Certificate, Condition
 from .errors import PrivacyError, SolverError
-from .noise import norm_gamma
+from .noise import norm_gamma, snap
 from .solvers.base import SolveResult, SolveStatus
 from .verify import _remaining, verify
 
@@ -128,8 +128,10 @@ def _release(template: Any, cal: Any, mechanism: str, solver: str, rng: np.rando
         res = require_accurate(template.solve(None, 0.0, **kw), tol)
         theta = res.x
         if mechanism == "output":
-            theta = theta + norm_gamma(template.noise_shape, cal.noise_rate, rng,
-                                       symmetric=template.noise_symmetric).reshape(theta.shape)
+            noise = norm_gamma(template.noise_shape, cal.noise_rate, rng,
+                               symmetric=template.noise_symmetric)
+            theta = snap(theta + noise.reshape(theta.shape),
+                         coordinate_scale(template.noise_shape, cal.noise_rate))
     return np.array(theta, copy=True), res
 
 
@@ -157,7 +159,7 @@ def _fit_amp(template: Any, *, epsilon: float, mechanism: str, solver: str,
     sensitivity = 2.0 * radius
     rate = eps_amp / sensitivity
     cover = norm_gamma(template.noise_shape, rate, rng, symmetric=template.noise_symmetric)
-    theta = theta + cover.reshape(theta.shape)
+    theta = snap(theta + cover.reshape(theta.shape), coordinate_scale(template.noise_shape, rate))
     post = getattr(template, "postprocess", None)
     if post is not None:
         theta = post(theta)
@@ -193,6 +195,12 @@ def _fit_amp(template: Any, *, epsilon: float, mechanism: str, solver: str,
         parts=[main_cert, amp_cert],
     )
     return theta, cert, res
+
+
+def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
+    """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p))."""
+    m = int(np.prod(shape))
+    return m / rate / np.sqrt(m)
 
 
 def template_dim(template: Any) -> int:

@@ -137,3 +137,33 @@ def test_exponential_mechanism_frequencies():
     w2 = np.exp(eps * u)
     w2 /= w2.sum()
     assert stats.chisquare(picks, n * w2).pvalue < ALPHA
+
+
+def test_snap_grid_is_public_power_of_two_and_fine():
+    rng = np.random.default_rng(0)
+    for s in (1e-6, 0.3, 1.0, 7.5, 1e4):
+        g = noise.snap_grid(s)
+        assert g == 2.0 ** np.floor(np.log2(g))  # a power of two
+        assert s * 2.0**-21 < g <= s * 2.0**-20
+        x = rng.normal(size=50) * s * 10
+        y = noise.snap(x, s)
+        assert np.all(np.abs(y - x) <= g / 2)
+        assert np.all(np.mod(y / g, 1.0) == 0)  # on the grid
+        assert np.array_equal(noise.snap(y, s), y)  # idempotent
+    with pytest.raises(ParameterError):
+        noise.snap(np.zeros(2), 0.0)
+
+
+def test_snap_erases_the_center_from_the_low_bits():
+    """Mironov's round-trip test separates fl(c + b) from fl(c' + b); after snapping it cannot."""
+    c1, c2 = np.array([0.1]), np.array([0.1 + 3e-17 * 7])  # centers a few ulps apart
+    rng = np.random.default_rng(1)
+    b = rng.laplace(0, 1.0, size=(4000, 1))
+
+    def fails(o, c):
+        return np.any((o - c) + c != o, axis=1).mean()
+
+    raw1, raw2 = c1 + b, c2 + b
+    assert fails(raw2, c2) == 0 and fails(raw1, c2) > 0.05
+    s1, s2 = noise.snap(raw1, 1.0), noise.snap(raw2, 1.0)
+    assert abs(fails(s1, c2) - fails(s2, c2)) < 0.05

@@ -1,0 +1,144 @@
+"""Kernels through random features: a data-independent feature map ([CMS]_ Alg. 3).
+
+CMS Alg. 3 makes any private *linear* learner a private *kernel* learner: draw
+D random parameters from the Fourier transform of a shift-invariant kernel
+(Rahimi & Recht, NIPS 2007), map each record through the resulting bounded
+features, and train the linear learner on the mapped data. Because the draw
+depends on nothing but the number of input features, the random parameters
+are public: releasing them with the model costs no privacy, and the privacy
+of the pipeline is that of the linear learner (the map is applied record by
+record, so replacing one record changes one mapped row).
+
+.. warning:: ``gamma`` must be chosen without looking at the private data
+   (scikit-learn's ``gamma="scale"`` uses the variance of X and is not
+   offered). Tune it privately with :class:`dpconvex.PrivateGridSearch`.
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), §6 and Alg. 3.
+.. [RR07] A. Rahimi, B. Recht. Random Features for Large-Scale Kernel
+   Machines. NIPS 2007.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._random import check_random_state
+from ._validation import check_array, check_float, check_int
+
+__all__ = ["RandomFourierFeatures"]
+
+
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Random Fourier features of the Gaussian (RBF) kernel, rows of norm <= 1 ([CMS]_ Alg. 3).
+
+    Approximates k(x, x') = exp(-gamma ||x - x'||^2). ``fit`` draws, from the
+    number of input features d alone,
+
+    * ω_1, ..., ω_D i.i.d. N(0, 2·gamma·I_d) (the Fourier transform of k), and
+    * b_1, ..., b_D i.i.d. uniform on [0, 2π),
+
+    and ``transform`` maps x to z(x) = (1/sqrt(D)) (cos(ω_jᵀx + b_j))_{j=1..D},
+    as in [CMS]_ Alg. 3 (features φ(x; θ) with |φ| <= 1, scaled by 1/sqrt(D)).
+
+    Norm bound: every coordinate is at most 1/sqrt(D) in absolute value, so
+    ``||z(x)|| <= 1`` for *every* input x, with no clipping and no statistic
+    of the data. Use ``data_norm=1.0`` (:attr:`data_norm`) in the private
+    linear learner that follows. Kernel approximation:
+    E[2 z(x)ᵀz(x')] = k(x, x') ([RR07]_), with deviation O(1/sqrt(D)).
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        Number D of random features (the dimension of the mapped data; the
+        private learner's noise lives in that dimension).
+    gamma : float, default=1.0
+        Kernel width, > 0. Public: never set it from the data.
+    random_state : None, int or numpy.random.Generator, default=None
+        None seeds from the OS. The draw is data-independent either way, so a
+        fixed seed does not weaken privacy here (the parameters are released).
+
+    Attributes
+    ----------
+    random_weights_ : ndarray of shape (n_features_in_, n_components)
+        The frequencies ω (columns). Part of the released model.
+    random_offset_ : ndarray of shape (n_components,)
+        The phases b. Part of the released model.
+    n_features_in_ : int
+    data_norm : float
+        Public bound on the norm of every transformed row: 1.0.
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.kernels import RandomFourierFeatures
+    >>> rff = RandomFourierFeatures(n_components=200, gamma=2.0)
+    >>> clf = make_pipeline(rff, PrivateLogisticRegression(epsilon=1.0,
+    ...                     data_norm=rff.data_norm))
+
+    References
+    ----------
+    [CMS]_ Alg. 3 and Theorem 22; [RR07]_.
+    """
+
+    #: Public bound on ||transform(x)|| for every x.
+    data_norm: float = 1.0
+
+    def __init__(self, n_components: int = 100, gamma: float = 1.0, random_state: Any = None):
+        self.n_components = n_components
+        self.gamma = gamma
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
+        """Draw the random parameters. Only the number of columns of X is used.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Read for its shape only (and validated).
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        D = check_int("n_components", self.n_components, owner)
+        gamma = check_float("gamma", self.gamma, owner)
+        rng = check_random_state(self.random_state)
+        d = check_array(X, owner).shape[1]
+        self.random_weights_ = rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
+        self.random_offset_ = rng.uniform(0.0, 2.0 * math.pi, size=D)
+        self.n_features_in_ = d
+        self._n_features_out = D
+        return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        """Map X to (1/sqrt(D)) cos(X ω + b); every row has norm <= 1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self, "random_weights_")
+        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        D = self.random_weights_.shape[1]
+        return np.cos(Xv @ self.random_weights_ + self.random_offset_) / math.sqrt(D)
+
+    def approximate_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
+        """The kernel matrix implied by the features: 2 z(X) z(Y)ᵀ ≈ exp(-gamma ||x - y||^2)."""
+        ZX = self.transform(X)
+        ZY = ZX if Y is None else self.transform(Y)
+        return 2.0 * ZX @ ZY.T
