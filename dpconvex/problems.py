@@ -92,10 +92,10 @@ ESTIMATORS = (
 _TOP_KEYS = {"name", "title", "reference", "description", "data", "grid", "method", "expect",
              "quick"}
 _DATA_KEYS = {"dataset", "split", "test_size", "train_size", "options"}
-_GRID_KEYS = {"epsilon", "runs", "seed"}
+_GRID_KEYS = {"epsilon", "runs", "seed", "train_sizes"}
 _METHOD_KEYS = {"label", "estimator", "params", "tune", "tune_epsilon_share"}
-_EXPECT_KEYS = {"method", "epsilon", "max_error", "min_error"}
-_QUICK_KEYS = {"runs", "epsilon", "max_train", "expect"}
+_EXPECT_KEYS = {"method", "epsilon", "train_size", "max_error", "min_error"}
+_QUICK_KEYS = {"runs", "epsilon", "max_train", "expect", "train_sizes"}
 
 
 @dataclass
@@ -116,6 +116,7 @@ class Expect:
     epsilon: float | None
     max_error: float
     min_error: float = 0.0
+    train_size: int | None = None
 
 
 @dataclass
@@ -140,6 +141,13 @@ class Problem:
     quick_epsilons: list[float]
     quick_max_train: int | None
     quick_expect: list[Expect]
+    train_sizes: list[int] | None = None
+    quick_train_sizes: list[int] | None = None
+
+    @property
+    def x_axis(self) -> str:
+        """"epsilon" (error vs ε) or "train_size" (a learning curve at the first ε)."""
+        return "train_size" if self.train_sizes else "epsilon"
 
 
 @dataclass
@@ -149,6 +157,7 @@ class ProblemResult:
     problem: Problem
     quick: bool
     runs: int
+    #: errors[method][x] with x = ε (inf for non-private) or the training-set size
     errors: dict[str, dict[float, list[float]]] = field(default_factory=dict)
     seconds: float = 0.0
     checks: list[dict[str, Any]] = field(default_factory=list)
@@ -162,20 +171,28 @@ class ProblemResult:
                 for m, d in self.errors.items()}
 
     def table(self) -> str:
-        eps_all = sorted({e for d in self.errors.values() for e in d if math.isfinite(e)})
-        lines = [f"{self.problem.name}: test error, mean ± std over {self.runs} runs"
-                 + (" (quick)" if self.quick else ""),
-                 "| method | " + " | ".join(f"ε={e:g}" for e in eps_all) + " | non-private |",
-                 "|---" * (len(eps_all) + 2) + "|"]
+        curve = self.problem.x_axis == "train_size"
+        xs = sorted({e for d in self.errors.values() for e in d if math.isfinite(e)})
+        head = [f"n={int(x)}" for x in xs] if curve else [f"ε={x:g}" for x in xs] + ["non-private"]
+        title = f"{self.problem.name}: test error, mean ± std over {self.runs} runs"
+        if curve:
+            title += f" (learning curve at ε = {self._curve_eps():g})"
+        lines = [title + (" (quick)" if self.quick else ""),
+                 "| method | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
         for m, d in self.errors.items():
-            cells = [f"{np.mean(d[e]):.4f} ± {np.std(d[e]):.4f}" if e in d else "" for e in eps_all]
-            np_cell = f"{np.mean(d[math.inf]):.4f} ± {np.std(d[math.inf]):.4f}" if math.inf in d else ""
-            lines.append(f"| {m} | " + " | ".join(cells) + f" | {np_cell} |")
+            keys = xs if curve else [*xs, math.inf]
+            cells = [f"{np.mean(d[x]):.4f} ± {np.std(d[x]):.4f}" if x in d else "" for x in keys]
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
         for c in self.checks:
             mark = "ok  " if c["ok"] else "FAIL"
-            lines.append(f"[{mark}] {c['method']} at ε={c['epsilon']}: error {c['observed']:.4f} "
+            at = f"n={c['train_size']}" if c.get("train_size") else f"ε={c['epsilon']}"
+            lines.append(f"[{mark}] {c['method']} at {at}: error {c['observed']:.4f} "
                          f"in [{c['min_error']:g}, {c['max_error']:g}]")
         return "\n".join(lines)
+
+    def _curve_eps(self) -> float:
+        eps = self.problem.quick_epsilons if self.quick else self.problem.epsilons
+        return eps[0]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -184,6 +201,7 @@ class ProblemResult:
             "quick": self.quick,
             "runs": self.runs,
             "seconds": round(self.seconds, 2),
+            "x_axis": self.problem.x_axis,
             "results": {m: {("inf" if math.isinf(e) else repr(e)): {"mean": float(np.mean(v)),
                                                                     "std": float(np.std(v)),
                                                                     "errors": [float(x) for x in v]}
@@ -275,7 +293,10 @@ def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expec
         lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
         if not 0 <= lo <= hi <= 1:
             raise _err(path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1.")
-        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo))
+        ts = e.get("train_size")
+        if ts is not None:
+            ts = _int(path, k + "train_size", ts)
+        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts))
     return out
 
 
@@ -340,7 +361,16 @@ def load_problem(name: str | os.PathLike) -> Problem:
     q_eps = _floats(path, "quick.epsilon", quick["epsilon"]) if "epsilon" in quick else epsilons
     q_expect = _expects(path, "quick.expect", quick.get("expect"), labels) if "expect" in quick \
         else expect
+    sizes = grid.get("train_sizes")
+    if sizes is not None:
+        sizes = [_int(path, "grid.train_sizes", v) for v in
+                 (sizes if isinstance(sizes, list) and sizes else [None])]
+    q_sizes = quick.get("train_sizes", sizes)
+    if q_sizes is not None:
+        q_sizes = [_int(path, "quick.train_sizes", v) for v in
+                   (q_sizes if isinstance(q_sizes, list) and q_sizes else [None])]
     return Problem(
+        train_sizes=sizes, quick_train_sizes=q_sizes,
         name=raw.get("name", path.stem), path=path, title=raw.get("title", path.stem),
         reference=raw.get("reference", ""), dataset=dataset, split=split,
         test_size=data.get("test_size"), train_size=data.get("train_size"),
@@ -428,33 +458,51 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     except TypeError as exc:
         raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.") from None
     result = ProblemResult(problem, quick, n_runs)
-    total = n_runs * sum(len(epsilons) if m.private else 1 for m in problem.methods)
-    bar = _Progress(total, progress, problem.name)
+    sizes = problem.quick_train_sizes if quick else problem.train_sizes
+    if sizes:  # learning curve: every method at every size, private ones at the first epsilon
+        cells = [(m, [(epsilons[0] if m.private else math.inf, s) for s in sizes])
+                 for m in problem.methods]
+    else:
+        cells = [(m, [(e, None) for e in (epsilons if m.private else [math.inf])])
+                 for m in problem.methods]
+    bar = _Progress(n_runs * sum(len(c) for _, c in cells), progress, problem.name)
     t0 = time.perf_counter()
     for _ in range(n_runs):
         (Xtr, ytr), (Xte, yte) = _split(problem, data, rng)
         if quick and problem.quick_max_train and len(ytr) > problem.quick_max_train:
             idx = rng.choice(len(ytr), problem.quick_max_train, replace=False)
             Xtr, ytr = Xtr[idx], ytr[idx]
-        for m in problem.methods:
-            for eps in (epsilons if m.private else [math.inf]):
-                est = _make_estimator(m, eps, rng).fit(Xtr, ytr)
+        for m, grid in cells:
+            for eps, size in grid:
+                Xs, ys = Xtr, ytr
+                if size is not None:
+                    if size > len(ytr):
+                        raise _err(problem.path, "grid.train_sizes",
+                                   f"size {size} exceeds the {len(ytr)} training rows.")
+                    idx = rng.choice(len(ytr), size, replace=False)
+                    Xs, ys = Xtr[idx], ytr[idx]
+                est = _make_estimator(m, eps, rng).fit(Xs, ys)
                 err = 1.0 - float(est.score(Xte, yte))
-                result.errors.setdefault(m.label, {}).setdefault(eps, []).append(err)
+                key = float(size) if size is not None else eps
+                result.errors.setdefault(m.label, {}).setdefault(key, []).append(err)
                 bar.step()
     result.seconds = time.perf_counter() - t0
     for e in expect:
         d = result.errors.get(e.method, {})
-        key = math.inf if e.epsilon is None else e.epsilon
+        if e.train_size is not None:
+            key = float(e.train_size)
+        else:
+            key = math.inf if e.epsilon is None else e.epsilon
         if key not in d:
             result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": math.nan,
-                                  "min_error": e.min_error, "max_error": e.max_error, "ok": False,
-                                  "why": "no result at this epsilon (not in the grid?)"})
+                                  "train_size": e.train_size, "min_error": e.min_error,
+                                  "max_error": e.max_error, "ok": False,
+                                  "why": "no result at this point (not in the grid?)"})
             continue
         obs = float(np.mean(d[key]))
         result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": obs,
-                              "min_error": e.min_error, "max_error": e.max_error,
-                              "ok": e.min_error <= obs <= e.max_error})
+                              "train_size": e.train_size, "min_error": e.min_error,
+                              "max_error": e.max_error, "ok": e.min_error <= obs <= e.max_error})
     return result
 
 
@@ -466,8 +514,15 @@ def plot_result(result: ProblemResult, path: str | os.PathLike) -> Path:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    curve = result.problem.x_axis == "train_size"
     eps_all = sorted({e for d in result.errors.values() for e in d if math.isfinite(e)})
+    nonprivate = {m.label for m in result.problem.methods if not m.private}
     for m, d in result.errors.items():
+        if curve:
+            es = sorted(d)
+            ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
+                        marker="o", capsize=3, ls="--" if m in nonprivate else "-", label=m)
+            continue
         if math.inf in d:
             ax.axhline(np.mean(d[math.inf]), ls="--", lw=1.2, color="gray" if len(result.errors) < 3
                        else None, label=f"{m}")
@@ -479,9 +534,10 @@ def plot_result(result: ProblemResult, path: str | os.PathLike) -> Path:
     ax.set_xscale("log")
     if eps_all:
         ax.set_xlim(min(eps_all) / 1.5, max(eps_all) * 1.5)
-    ax.set_xlabel("privacy parameter ε")
+    ax.set_xlabel("training-set size n" if curve else "privacy parameter ε")
     ax.set_ylabel("test error")
-    ax.set_title(f"{result.problem.title}" + (" (quick)" if result.quick else ""), fontsize=10)
+    title = result.problem.title + (f" (ε = {result._curve_eps():g})" if curve else "")
+    ax.set_title(title + (" (quick)" if result.quick else ""), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
