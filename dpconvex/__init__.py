@@ -22,7 +22,7 @@ from .errors import (
     PrivacyWarning,
     SolverError,
 )
-from .estimators import PrivateHuberSVM, PrivateLogisticRegression
+from .estimators import PrivateHuberSVM, PrivateLinearClassifier, PrivateLogisticRegression
 from .noisy_gd import NoisyGradientDescent
 from .tuning import PrivateGridSearch
 
@@ -44,6 +44,7 @@ __all__ = [
     "PrivacyWarning",
     "PrivateGridSearch",
     "PrivateHuberSVM",
+    "PrivateLinearClassifier",
     "PrivateLogisticRegression",
     "SolverError",
     "kernels",

@@ -28,14 +28,14 @@ from ._validation import (
 )
 from .accountant import charge, check_budget
 from .certificate import Certificate
-from .errors import DataValidationError
-from .losses import Loss, get_loss
+from .errors import DataValidationError, ParameterError
+from .losses import LOSSES, Loss, get_loss
 from .mechanisms import fit_template
 from .solvers.base import check_solver_name
 from .templates.linear_erm import LinearERMTemplate
 from .verify import verify
 
-__all__ = ["PrivateHuberSVM", "PrivateLogisticRegression"]
+__all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
 
 
 def check_binary_labels(y: np.ndarray, owner: str) -> tuple[np.ndarray, np.ndarray]:
@@ -262,3 +262,49 @@ max_iter, accountant
 
     def _make_loss(self) -> Loss:
         return get_loss(self.loss, h=self.h)
+
+
+class PrivateLinearClassifier(_PrivateLinearClassifier):
+    """ε-differentially private linear classifier with any margin loss ([CMS]_ Alg. 1-2).
+
+    The building block for your own perturbed objective: pass a registered loss
+    name or a :class:`~dpconvex.losses.Loss` instance that declares its constants
+    (|ℓ'| bound, curvature c, and a CVXPY expression if the CVXPY backends should
+    solve it). The verifier checks the declared constants numerically before any
+    noise is drawn and refuses (``PrivacyError``) a loss that violates them.
+
+    Parameters
+    ----------
+    loss : str or Loss, default="logistic"
+        A name in :data:`dpconvex.losses.LOSSES` (with default parameters) or an instance.
+    epsilon, lam, mechanism, data_norm, fit_intercept, solver, random_state, optimality_tol, \
+max_iter, accountant
+        As in :class:`PrivateLogisticRegression`.
+    """
+
+    def __init__(self, *, loss: Any = "logistic", epsilon: float = 1.0, lam: float = 1e-2,
+                 mechanism: str = "objective", data_norm: float = 1.0, fit_intercept: bool = True,
+                 solver: str | None = None, random_state: Any = None,
+                 optimality_tol: float | None = None, max_iter: int | None = None,
+                 accountant: Any = None):
+        self.loss = loss
+        self.accountant = accountant
+        self.epsilon = epsilon
+        self.lam = lam
+        self.optimality_tol = optimality_tol
+        self.max_iter = max_iter
+        self.mechanism = mechanism
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.random_state = random_state
+
+    def _make_loss(self) -> Loss:
+        if isinstance(self.loss, Loss):
+            return self.loss
+        if isinstance(self.loss, str):
+            return get_loss(self.loss)
+        raise ParameterError(
+            f"The 'loss' parameter of {type(self).__name__} must be a loss name "
+            f"({sorted(LOSSES)}) or a dpconvex.losses.Loss instance. Got {self.loss!r} instead."
+        )
