@@ -23,6 +23,7 @@ from .errors import (
     SolverError,
 )
 from .estimators import PrivateHuberSVM, PrivateLinearClassifier, PrivateLogisticRegression
+from .large_margin import PrivateLargeMarginGaussian
 from .noisy_gd import NoisyGradientDescent
 from .tuning import PrivateGridSearch
 
@@ -44,6 +45,7 @@ __all__ = [
     "PrivacyWarning",
     "PrivateGridSearch",
     "PrivateHuberSVM",
+    "PrivateLargeMarginGaussian",
     "PrivateLinearClassifier",
     "PrivateLogisticRegression",
     "SolverError",

@@ -9,9 +9,13 @@ noise term is a :class:`cvxpy.Parameter`.
 
 from __future__ import annotations
 
+from .large_margin import LargeMarginGaussianTemplate
 from .linear_erm import LinearERMTemplate
 
 #: Registry of templates by name.
-TEMPLATES: dict[str, type] = {LinearERMTemplate.name: LinearERMTemplate}
+TEMPLATES: dict[str, type] = {
+    LinearERMTemplate.name: LinearERMTemplate,
+    LargeMarginGaussianTemplate.name: LargeMarginGaussianTemplate,
+}
 
-__all__ = ["TEMPLATES", "LinearERMTemplate"]
+__all__ = ["TEMPLATES", "LargeMarginGaussianTemplate", "LinearERMTemplate"]

@@ -1,0 +1,391 @@
+"""ε-differentially private large-margin Gaussian (mixture) classifier (Pathak & Raj).
+
+scikit-learn-compatible estimator over
+:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`, with the
+calibration corrected as in ``docs/privacy.md`` §4.
+
+References
+----------
+.. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for Phonetic
+   Classification and Recognition. ICASSP 2006.
+.. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
+   with Differential Privacy. PSDM 2010.
+.. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
+   Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ._random import check_random_state
+from ._validation import check_array, check_float, check_int, check_labels, check_option, clip_rows
+from .accountant import charge, check_budget
+from .certificate import Certificate, Condition
+from .clustering import ASSIGNMENTS, assign_components
+from .errors import DataValidationError, NotFittedError, ParameterError, PrivacyError
+from .losses import HuberHinge, Loss
+from .mechanisms import fit_template
+from .solvers.base import check_solver_name
+from .templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm, augment_and_scale
+
+__all__ = ["PrivateLargeMarginGaussian"]
+
+
+class PrivateLargeMarginGaussian(ClassifierMixin, BaseEstimator):
+    """ε-DP large-margin Gaussian (mixture) classifier by objective perturbation.
+
+    Each class c (and component m) gets a PSD matrix Φ_{c,m} of size
+    (d + 1) × (d + 1); a row x is mapped to z = [x; 1]/sqrt(q² + 1) and
+    classified to argmin_c min_m zᵀ Φ_{c,m} z. Training minimizes the objective
+    of Pathak & Raj (TDSC 2012, eq. 11) — Huber hinge on the large-margin
+    constraints, γ Σ tr(Ψ) + λ Σ ||Φ||²_F — plus the noise term (1/n) Σ ⟨b, Φ⟩,
+    with b calibrated as in ``docs/privacy.md`` §4 (gradient sensitivity
+    2 sqrt(C(C − 1)), independent symmetric noise per block, Jacobian slack
+    2 (C − 1) K log(1 + c_u/(2nλ))).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Total privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
+        provided (k-means share included), never above it.
+    gamma : float, default=1e-2
+        γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
+    lam : float, default=1e-2
+        λ, weight of Σ ||Φ||²_F; λ > 0 is required for objective perturbation
+        (the objective is then 2λ-strongly convex).
+    h : float, default=0.5
+        Width of the Huber hinge (curvature bound 1/(2h)).
+    n_components : int, default=1
+        K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012).
+    mechanism : {"objective", "none"}, default="objective"
+        "none" is the explicit NON-private baseline.
+    data_norm : float, default=1.0
+        Public bound q on ||x||; rows above it are scaled down to it.
+
+        .. warning:: Never set it from the data (e.g. the max row norm): that
+           leaks. Use a bound known before seeing the data.
+    component_assignment : {None, "nearest_public_center", "dp_kmeans", \
+"gmm_nonprivate"}, default=None
+        How each training record gets its component m_i when K > 1 (None:
+        "nearest_public_center"); see :mod:`dpconvex.clustering`.
+
+        .. warning:: "gmm_nonprivate" reads the whole private data set: the
+           model is then NOT differentially private (the certificate says so).
+    centers : array of shape (C, K, n_features) or None, default=None
+        Public centers for "nearest_public_center" (or the public start of
+        "dp_kmeans"), in the order of ``np.unique(y)``. Must be fixed before
+        seeing the data. None: a data-independent public rule.
+    kmeans_epsilon_fraction : float, default=0.2
+        Share of ε spent on "dp_kmeans" (the rest goes to the objective
+        perturbation; sequential composition).
+    kmeans_iter : int, default=3
+        Noisy Lloyd iterations of "dp_kmeans".
+    loss : Loss or None, default=None
+        Margin loss (None: ``HuberHinge(h)``). Any
+        :class:`~dpconvex.losses.Loss` with declared ``deriv_bound`` and
+        ``curvature``; the verifier probes them.
+    extra_terms : sequence of MatrixTerm or None, default=None
+        Extra data-independent convex terms of the objective.
+    solver : {None, "clarabel", "scs", "native"}, default=None
+        None: CVXPY + Clarabel when n·C·K·(d+1)(d+2)/2 <= 100,000 (where
+        Clarabel takes under about 1 s), polished by the native solver if its
+        residual misses the tolerance; the native accelerated projected
+        gradient above it (CVXPY's canonicalization grows as n·C·K·d² and
+        Clarabel's accuracy and time degrade, see
+        :data:`~dpconvex.templates.large_margin.AUTO_CVXPY_MAX_SIZE`).
+    random_state : None, int or numpy.random.Generator, default=None
+        None seeds the noise from the OS (required for a real release).
+    optimality_tol : float or None, default=None
+        None: release only the exact minimizer (natural residual <= 1e-6, else
+        :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima
+        perturbation (Iyengar et al. 2019): solve to residual <= γ and cover the
+        distance (1 + L)/μ·γ to the exact minimizer with output noise (10 % of
+        ε); see ``docs/privacy.md`` §4.7 and §5.
+    max_iter : int or None, default=None
+        Cap on the solver's iterations (None: the backend's default).
+    accountant : BudgetAccountant or None, default=None
+        Ledger checked before the fit (``BudgetError`` if ε does not fit) and
+        charged with the certificate's ε after it.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (C,)
+    n_features_in_ : int
+    Phi_ : ndarray of shape (C, K, d + 1, d + 1)
+        Symmetric PSD matrices (projected onto the PSD cone).
+    centers_ : ndarray of shape (C, K, n_features) or None
+        Centers used by the component assignment (public or DP-released).
+    certificate_ : Certificate
+    solve_result_ : SolveResult
+    component_assignment_ : str
+    n_iter_ : int
+        Iterations of the released solve.
+
+    References
+    ----------
+    .. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for
+       Phonetic Classification and Recognition. ICASSP 2006.
+    .. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian
+       Classification with Differential Privacy. PSDM 2010.
+    .. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
+       Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        gamma: float = 1e-2,
+        lam: float = 1e-2,
+        h: float = 0.5,
+        n_components: int = 1,
+        mechanism: str = "objective",
+        data_norm: float = 1.0,
+        component_assignment: str | None = None,
+        centers: Any = None,
+        kmeans_epsilon_fraction: float = 0.2,
+        kmeans_iter: int = 3,
+        loss: Loss | None = None,
+        extra_terms: Sequence[MatrixTerm] | None = None,
+        solver: str | None = None,
+        random_state: Any = None,
+        optimality_tol: float | None = None,
+        max_iter: int | None = None,
+        accountant: Any = None,
+    ):
+        self.epsilon = epsilon
+        self.gamma = gamma
+        self.lam = lam
+        self.h = h
+        self.n_components = n_components
+        self.mechanism = mechanism
+        self.data_norm = data_norm
+        self.component_assignment = component_assignment
+        self.centers = centers
+        self.kmeans_epsilon_fraction = kmeans_epsilon_fraction
+        self.kmeans_iter = kmeans_iter
+        self.loss = loss
+        self.extra_terms = extra_terms
+        self.solver = solver
+        self.random_state = random_state
+        self.optimality_tol = optimality_tol
+        self.max_iter = max_iter
+        self.accountant = accountant
+
+    # -------------------------------------------------------------- validation
+    def _validate_params(self) -> None:  # type: ignore[override]
+        owner = type(self).__name__
+        check_option("mechanism", self.mechanism, ("objective", "none"), owner)
+        if self.mechanism == "objective":
+            check_float("epsilon", self.epsilon, owner)
+            lam = self.lam
+            if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or math.isnan(lam):
+                check_float("lam", lam, owner)  # raises ParameterError with the message
+            if not lam > 0:
+                raise PrivacyError(
+                    f"strong convexity: lam = {lam!r}, but objective perturbation needs a "
+                    "strongly convex objective. The Huber loss is not strongly convex and the "
+                    "trace term gamma * tr(Psi) is linear, so without lam * ||Phi||_F^2 (the "
+                    "objective of Pathak & Raj, PSDM 2010) the objective is NOT strongly convex "
+                    "and the privacy proof fails. Use lam > 0 (e.g. lam=1e-2), or "
+                    "mechanism='none' for a non-private fit."
+                )
+            check_float("lam", lam, owner)
+        else:
+            check_float("lam", self.lam, owner, low_inclusive=True)
+        check_float("gamma", self.gamma, owner, low_inclusive=True)
+        check_float("h", self.h, owner)
+        check_float("data_norm", self.data_norm, owner)
+        check_int("n_components", self.n_components, owner)
+        if self.component_assignment is not None:
+            check_option("component_assignment", self.component_assignment, ASSIGNMENTS, owner)
+        check_float("kmeans_epsilon_fraction", self.kmeans_epsilon_fraction, owner, high=1.0)
+        check_int("kmeans_iter", self.kmeans_iter, owner)
+        if self.loss is not None and not isinstance(self.loss, Loss):
+            raise ParameterError(
+                f"The 'loss' parameter of {owner} must be None or a dpconvex.losses.Loss "
+                f"instance. Got {self.loss!r} instead."
+            )
+        if self.extra_terms is not None:
+            terms = list(self.extra_terms)
+            if not all(isinstance(t, MatrixTerm) for t in terms):
+                raise ParameterError(
+                    f"The 'extra_terms' parameter of {owner} must be None or a sequence of "
+                    f"MatrixTerm. Got {self.extra_terms!r} instead."
+                )
+        check_solver_name(self.solver, owner)
+        if self.optimality_tol is not None:
+            check_float("optimality_tol", self.optimality_tol, owner)
+        if self.max_iter is not None:
+            check_int("max_iter", self.max_iter, owner)
+        if not isinstance(self.random_state, np.random.Generator):
+            check_random_state(self.random_state)
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
+        """Fit the private model.
+
+        Rows with norm above ``data_norm`` are scaled down to it (per-record
+        clipping by the public bound).
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError
+        """
+        owner = type(self).__name__
+        self._validate_params()
+        check_budget(self.accountant, float(self.epsilon) if self.mechanism == "objective"
+                     else math.inf, 0.0, owner)
+        Xv = check_array(X, owner, min_samples=2)
+        yv = check_labels(y, Xv.shape[0], owner)
+        try:
+            classes, y_idx = np.unique(yv, return_inverse=True)
+        except TypeError:
+            raise DataValidationError(
+                f"{owner}: the labels in y cannot be sorted (mixed types?); use labels of one "
+                "type (all str or all numbers)."
+            ) from None
+        y_idx = y_idx.ravel().astype(np.int64)
+        C = classes.size
+        if C < 2:
+            raise DataValidationError(
+                f"{owner} needs at least two classes in y; got only {classes.tolist()!r}. A "
+                "classifier cannot be trained on one class: check the labels or the split."
+            )
+        K = int(self.n_components)
+        smallest = int(np.bincount(y_idx, minlength=C).min())
+        if K > smallest:
+            raise DataValidationError(
+                f"{owner}: n_components = {K} exceeds the size of the smallest class "
+                f"({smallest} records of class {classes[np.argmin(np.bincount(y_idx))]!r}). "
+                f"Use n_components <= {smallest} or more data."
+            )
+        q = float(self.data_norm)
+        Xc, _ = clip_rows(Xv, q)
+        rng = check_random_state(self.random_state)
+        private = self.mechanism == "objective"
+        eps_total = float(self.epsilon) if private else math.inf
+
+        method = self.component_assignment
+        use_kmeans = K > 1 and method == "dp_kmeans"
+        eps_km = float(self.kmeans_epsilon_fraction) * eps_total if (use_kmeans and private) \
+            else None
+        assign = assign_components(
+            method, Xc, y_idx, C, K, data_norm=q, epsilon=eps_km, centers=self.centers,
+            n_iter=int(self.kmeans_iter), random_state=rng)
+        eps_obj = eps_total - (assign.epsilon if private else 0.0)
+        while private and assign.epsilon + eps_obj > eps_total:  # floating-point rounding
+            eps_obj = math.nextafter(eps_obj, 0.0)
+
+        loss = self.loss if self.loss is not None else HuberHinge(self.h)
+        template = LargeMarginGaussianTemplate(
+            augment_and_scale(Xc, q), y_idx, assign.components, n_classes=C, n_components=K,
+            lam=float(self.lam), gamma=float(self.gamma), loss=loss,
+            extra_terms=tuple(self.extra_terms or ()), assignment=assign.description)
+        solver = self.solver or "auto"
+        theta, cert, res = fit_template(template, epsilon=eps_obj if private else 1.0,
+                                        mechanism=self.mechanism, solver=solver,
+                                        random_state=rng, optimality_tol=self.optimality_tol,
+                                        max_iter=self.max_iter)
+        certificate = self._compose(cert, assign, eps_total)
+        charge(self.accountant, certificate, owner)
+        self.certificate_ = certificate
+        self.classes_ = classes
+        self.n_features_in_ = Xv.shape[1]
+        self.Phi_ = theta.reshape(C, K, Xv.shape[1] + 1, Xv.shape[1] + 1)
+        self.centers_ = assign.centers
+        self.component_assignment_ = assign.method
+        self.solve_result_ = res
+        self.n_iter_ = max(1, int(res.iterations))
+        return self
+
+    @staticmethod
+    def _compose(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
+        """Certificate of the whole fit: component assignment + objective perturbation."""
+        if not assign.private:
+            return Certificate(
+                mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
+                epsilon_requested=eps_total,
+                epsilon=math.inf,
+                private=False,
+                conditions=obj.conditions,
+                quantities=obj.quantities,
+                assumptions=[
+                    "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
+                    "Gaussian mixture fitted on the private data (component_assignment="
+                    "'gmm_nonprivate'); only the objective perturbation given those components "
+                    f"is {obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
+                    *obj.assumptions],
+                solver=obj.solver,
+                parts=[obj],
+            )
+        if assign.certificate is None or not assign.certificate.private:
+            if assign.certificate is not None:  # noiseless k-means, non-private fit
+                obj.parts.append(assign.certificate)
+            return obj
+        km = assign.certificate
+        total = km.epsilon + obj.epsilon
+        if total > eps_total * (1 + 1e-12):  # pragma: no cover - guarded by construction
+            raise PrivacyError(f"composition: {total} exceeds the requested epsilon {eps_total}.")
+        return Certificate(
+            mechanism="sequential composition: per-class DP k-means, then " + obj.mechanism,
+            epsilon_requested=eps_total,
+            epsilon=total,
+            private=True,
+            conditions=[Condition(
+                "epsilon accounting", True, "sequential composition",
+                f"k-means {km.epsilon:.6g} + objective perturbation {obj.epsilon:.6g} = "
+                f"{total:.6g} <= {eps_total:g}")],
+            quantities={"epsilon k-means": km.epsilon, "epsilon objective perturbation":
+                        obj.epsilon, "k-means share of epsilon": km.epsilon / eps_total},
+            assumptions=["the objective perturbation uses components assigned by the nearest "
+                         "DP-released center, a rule reading only the record and the released "
+                         "centers (adaptive sequential composition)"],
+            solver=obj.solver,
+            parts=[km, obj],
+        )
+
+    # ----------------------------------------------------------------- predict
+    def _z(self, X: Any) -> np.ndarray:
+        if not hasattr(self, "Phi_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        q = float(self.data_norm)
+        Xc, _ = clip_rows(Xv, q)
+        return augment_and_scale(Xc, q)
+
+    def class_scores(self, X: Any) -> np.ndarray:
+        """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.
+
+        Rows are clipped to ``data_norm`` and scaled as in training.
+        """
+        Z = self._z(X)
+        C, K, D, _ = self.Phi_.shape
+        P = self.Phi_.reshape(C * K, D, D)
+        A = np.stack([np.einsum("ij,ij->i", Z @ P[j], Z) for j in range(C * K)], axis=1)
+        return -A.reshape(-1, C, K).min(axis=2)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Per-class scores (:meth:`class_scores`), in scikit-learn's shape convention.
+
+        Shape (n_samples, n_classes) for three or more classes; for two classes
+        (n_samples,), the score of ``classes_[1]`` minus that of ``classes_[0]``
+        (positive means ``classes_[1]``), as scikit-learn expects.
+        """
+        s = self.class_scores(X)
+        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
+        scores = self.class_scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
