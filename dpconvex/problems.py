@@ -524,8 +524,9 @@ def plot_result(result: ProblemResult, path: str | os.PathLike) -> Path:
                         marker="o", capsize=3, ls="--" if m in nonprivate else "-", label=m)
             continue
         if math.inf in d:
-            ax.axhline(np.mean(d[math.inf]), ls="--", lw=1.2, color="gray" if len(result.errors) < 3
-                       else None, label=f"{m}")
+            shade = str(0.15 + 0.3 * (sum(1 for k in result.errors if k < m and math.inf in
+                                           result.errors[k]) % 3))
+            ax.axhline(np.mean(d[math.inf]), ls="--", lw=1.3, color=shade, label=f"{m}")
             continue
         es = sorted(d)
         mu = np.array([np.mean(d[e]) for e in es])

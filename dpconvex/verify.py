@@ -16,8 +16,8 @@ regularizer, the Jacobian ratio of the change of variables b -> θ is bounded by
     slack = 2 r log(1 + c_u / (n mu)),
 
 which for r = 1, c_u = c q^2, mu = Λ is CMS's log(1 + 2c q^2/(nΛ) + c^2 q^4/(n^2Λ^2)).
-The noise gets ε' = ε - slack; if ε' <= 0, the modulus is raised by Δ so that
-the slack is ε/2 and ε' = ε/2. The noise rate is β = ε'/S with S = 2G the
+The noise gets ε' = ε - slack; if the slack exceeds ε/2 (CMS: if ε' <= 0), the
+modulus is raised by Δ so that the slack is ε/2 and ε' = ε/2. The noise rate is β = ε'/S with S = 2G the
 replace-one sensitivity of the summed gradient (G = per-record gradient bound).
 
 References
@@ -140,7 +140,7 @@ def calibrate_objective_perturbation(
     """Objective perturbation calibration ([CMS]_ Alg. 2, generalized; docs/privacy.md §3).
 
     Returns the split of ε between the Jacobian slack and the noise, the
-    extra regularization Δ (0 unless the slack would exhaust ε), and the noise
+    extra regularization Δ (0 unless the slack exceeds ε/2), and the noise
     rate β = ε' / (2G).
     """
     mu, c_u, r = consts.strong_convexity, consts.hessian_term_bound, consts.hessian_rank
@@ -158,9 +158,12 @@ def calibrate_objective_perturbation(
     slack = jacobian_slack(n, mu, c_u, r)
     delta_reg = 0.0
     eps_noise = _remaining(epsilon, slack)
-    if eps_noise <= 0:
-        # Raise the modulus to mu' with 2 r log(1 + c_u/(n mu')) = ε/2 (CMS Alg. 2, Δ branch);
-        # the factor (1 + 1e-12) keeps the slack strictly below ε/2 in floating point.
+    if slack > epsilon / 2.0:
+        # Raise the modulus to mu' with 2 r log(1 + c_u/(n mu')) = ε/2 (CMS Alg. 2's Δ branch).
+        # CMS switch only when ε' <= 0; switching as soon as the slack exceeds ε/2 is equally
+        # private (Δ depends on public constants only) and keeps ε' >= ε/2 instead of letting
+        # it shrink towards 0 (docs/privacy.md §3.2). The factor (1 + 1e-12) keeps the slack
+        # strictly below ε/2 in floating point.
         mu_needed = c_u / (n * math.expm1(epsilon / (4.0 * r))) * (1.0 + 1e-12)
         delta_reg = max(mu_needed - mu, 0.0)
         slack = jacobian_slack(n, mu + delta_reg, c_u, r)

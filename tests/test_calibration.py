@@ -39,6 +39,20 @@ def test_objective_slack_matches_cms(c, q):
     assert cal.epsilon <= eps
 
 
+def test_delta_branch_when_slack_exceeds_half_epsilon():
+    """dpconvex enters the Δ branch as soon as slack > ε/2 (CMS: slack >= ε), so ε' >= ε/2."""
+    c, q, lam, eps = 0.25, 1.0, 1e-3, 2.0
+    n = 200  # slack(Λ) = 2 log(1 + 1.25) = 1.62: in (ε/2, ε), where CMS would leave ε' = 0.38
+    s = cms_slack(c, q, n, lam)
+    assert eps / 2 < s < eps
+    cal = calibrate_objective_perturbation(eps, n, _consts(c, q, lam))
+    assert cal.extra_strong_convexity > 0
+    assert cal.epsilon_noise == eps / 2 and cal.slack <= eps / 2
+    # just below the switch, no Δ
+    cal2 = calibrate_objective_perturbation(2 * s + 1e-9, n, _consts(c, q, lam))
+    assert cal2.extra_strong_convexity == 0 and cal2.epsilon_noise >= cal2.epsilon / 2
+
+
 def test_delta_branch_matches_cms():
     c, q, n, lam, eps = 0.25, 1.0, 100, 1e-3, 0.1
     assert eps - cms_slack(c, q, n, lam) <= 0
