@@ -55,7 +55,22 @@ def check_binary_labels(y: np.ndarray, owner: str) -> tuple[np.ndarray, np.ndarr
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
-class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
+class LinearDecisionMixin:
+    """Prediction for fitted binary linear models (``coef_``, ``intercept_``, ``classes_``)."""
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Signed score wᵀx + b; positive means ``classes_[1]``."""
+        check_fitted(self, "coef_")
+        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        return Xv @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class labels."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
+
+
+class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict for private linear classifiers over :class:`LinearERMTemplate`."""
 
     def _make_loss(self) -> Loss:
@@ -135,17 +150,6 @@ class _PrivateLinearClassifier(ClassifierMixin, BaseEstimator):
         template, _, _ = self._prepare(X, y)
         cert, _ = verify(template, epsilon=self.epsilon, mechanism=self.mechanism)
         return cert
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Signed score wᵀx + b; positive means ``classes_[1]``."""
-        check_fitted(self, "coef_")
-        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
-        return Xv @ self.coef_[0] + self.intercept_[0]
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predicted class labels."""
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Logistic link of the decision function (meaningful for logistic loss)."""

@@ -92,7 +92,21 @@ class Logistic(Loss):
         return cp.logistic(-m)
 
 
-class HuberHinge(Loss):
+class _SmoothedHinge(Loss):
+    """Shared parts of the hinge losses smoothed over |1 - m| <= h (width h > 0)."""
+
+    def __init__(self, h: float = 0.5):
+        self.h = check_float("h", h, type(self).__name__)
+
+    @property
+    def kinks(self):
+        return (1.0 - self.h, 1.0 + self.h)
+
+    def params(self):
+        return {"h": self.h}
+
+
+class HuberHinge(_SmoothedHinge):
     """Huber hinge ([CMS]_ eq. 35), with parameter h > 0.
 
     ℓ(m) = 0 for m > 1 + h; (1 + h - m)^2 / (4h) for |1 - m| <= h; 1 - m for
@@ -103,19 +117,9 @@ class HuberHinge(Loss):
     name = "huber"
     deriv_bound = 1.0
 
-    def __init__(self, h: float = 0.5):
-        self.h = check_float("h", h, "HuberHinge")
-
     @property
     def curvature(self) -> float:  # type: ignore[override]
         return 1.0 / (2.0 * self.h)
-
-    @property
-    def kinks(self):
-        return (1.0 - self.h, 1.0 + self.h)
-
-    def params(self):
-        return {"h": self.h}
 
     def value(self, m):
         s = 1.0 - np.asarray(m, dtype=float)
@@ -138,7 +142,7 @@ class HuberHinge(Loss):
         return cp.huber(cp.pos(1 + h - m), 2 * h) / (4 * h)
 
 
-class SmoothHinge(Loss):
+class SmoothHinge(_SmoothedHinge):
     """Smooth hinge ℓ_s ([CMS]_ eq. 23), with parameter h > 0.
 
     With s = 1 - m: ℓ = 0 for s < -h; 1 - m for s > h; and
@@ -153,19 +157,9 @@ class SmoothHinge(Loss):
     has_cvxpy = False
     deriv_bound = 1.0
 
-    def __init__(self, h: float = 0.5):
-        self.h = check_float("h", h, "SmoothHinge")
-
     @property
     def curvature(self) -> float:  # type: ignore[override]
         return 3.0 / (4.0 * self.h)
-
-    @property
-    def kinks(self):
-        return (1.0 - self.h, 1.0 + self.h)
-
-    def params(self):
-        return {"h": self.h}
 
     def value(self, m):
         s = 1.0 - np.asarray(m, dtype=float)

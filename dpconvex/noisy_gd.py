@@ -62,7 +62,6 @@ from ._random import check_random_state
 from ._validation import (
     check_array,
     check_bool,
-    check_fitted,
     check_float,
     check_int,
     check_labels,
@@ -72,7 +71,7 @@ from ._validation import (
 from .accountant import charge, check_budget
 from .certificate import Certificate, Condition
 from .errors import ParameterError, PrivacyError
-from .estimators import check_binary_labels
+from .estimators import LinearDecisionMixin, check_binary_labels
 from .losses import LOSSES, Loss, get_loss
 from .noise import snap
 
@@ -285,7 +284,7 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
     return radius / (math.sqrt(steps) * math.sqrt(clip * clip + p * noise_std * noise_std))
 
 
-class NoisyGradientDescent(ClassifierMixin, BaseEstimator):
+class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     """(ε, δ)-DP linear classifier by noisy projected gradient descent ([ACG+16]_, [BST14]_).
 
     Minimizes the empirical risk (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an
@@ -523,13 +522,3 @@ class NoisyGradientDescent(ClassifierMixin, BaseEstimator):
             ],
         )
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Signed score θᵀx + b; positive means ``classes_[1]``."""
-        check_fitted(self, "coef_")
-        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
-        return Xv @ self.coef_[0] + self.intercept_[0]
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predicted class labels."""
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
