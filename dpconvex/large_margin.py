@@ -34,6 +34,7 @@ from .losses import HuberHinge, Loss
 from .mechanisms import fit_template
 from .solvers.base import check_solver_name
 from .templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm, augment_and_scale
+from .verify import verify
 
 __all__ = ["PrivateLargeMarginGaussian"]
 
@@ -229,20 +230,9 @@ class PrivateLargeMarginGaussian(ClassifierMixin, BaseEstimator):
             check_random_state(self.random_state)
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
-        """Fit the private model.
-
-        Rows with norm above ``data_norm`` are scaled down to it (per-record
-        clipping by the public bound).
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, SolverError
-        """
+    def _check_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+        """Validate X, y against the parameters; return (X, class indices, classes, C, K)."""
         owner = type(self).__name__
-        self._validate_params()
-        check_budget(self.accountant, float(self.epsilon) if self.mechanism == "objective"
-                     else math.inf, 0.0, owner)
         Xv = check_array(X, owner, min_samples=2)
         yv = check_labels(y, Xv.shape[0], owner)
         try:
@@ -267,6 +257,46 @@ class PrivateLargeMarginGaussian(ClassifierMixin, BaseEstimator):
                 f"({smallest} records of class {classes[np.argmin(np.bincount(y_idx))]!r}). "
                 f"Use n_components <= {smallest} or more data."
             )
+        return Xv, y_idx, classes, C, K
+
+    def certify(self, X: Any, y: Any) -> Certificate:
+        """The certificate of the objective-perturbation part of a fit, without training.
+
+        Runs the verifier's checks and calibration on the template a fit would
+        build (components assigned by the public rule; with ``dp_kmeans`` its
+        share of ε is set aside, not spent). No noise is drawn.
+        """
+        self._validate_params()
+        Xv, y_idx, _, C, K = self._check_data(X, y)
+        q = float(self.data_norm)
+        Xc, _ = clip_rows(Xv, q)
+        eps = float(self.epsilon)
+        if K > 1 and self.component_assignment == "dp_kmeans":
+            eps *= 1.0 - float(self.kmeans_epsilon_fraction)
+        comps = np.zeros(len(y_idx), dtype=np.int64)
+        loss = self.loss if self.loss is not None else HuberHinge(self.h)
+        template = LargeMarginGaussianTemplate(
+            augment_and_scale(Xc, q), y_idx, comps, n_classes=C, n_components=K,
+            lam=float(self.lam), gamma=float(self.gamma), loss=loss,
+            extra_terms=tuple(self.extra_terms or ()), assignment="(certify: not assigned)")
+        cert, _ = verify(template, epsilon=eps, mechanism=self.mechanism)
+        return cert
+
+    def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
+        """Fit the private model.
+
+        Rows with norm above ``data_norm`` are scaled down to it (per-record
+        clipping by the public bound).
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError
+        """
+        owner = type(self).__name__
+        self._validate_params()
+        check_budget(self.accountant, float(self.epsilon) if self.mechanism == "objective"
+                     else math.inf, 0.0, owner)
+        Xv, y_idx, classes, C, K = self._check_data(X, y)
         q = float(self.data_norm)
         Xc, _ = clip_rows(Xv, q)
         rng = check_random_state(self.random_state)

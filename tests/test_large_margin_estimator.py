@@ -230,3 +230,21 @@ def test_accountant_is_checked_and_charged():
     with pytest.raises(dp.BudgetError):
         est.fit(X, y)
     assert not hasattr(est, "Phi_")
+
+
+def test_certify_matches_fit_without_training():
+    """certify() gives the fit's calibration (same ε split, slack, noise rate) and draws nothing."""
+    import numpy as np
+
+    import dpconvex as dp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2)) / 3
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.3)
+    est = dp.PrivateLargeMarginGaussian(epsilon=2.0, lam=0.05, random_state=0)
+    cert = est.certify(X, y)
+    assert not hasattr(est, "Phi_")
+    fitted = est.fit(X, y).certificate_
+    core = fitted.parts[-1] if fitted.parts else fitted
+    for key in ("jacobian slack", "noise rate beta", "sensitivity"):
+        assert cert.quantities[key] == core.quantities[key]
