@@ -178,3 +178,37 @@ def check_fitted(estimator: Any, attribute: str) -> None:
             f"This {type(estimator).__name__} instance is not fitted yet. Call 'fit' with "
             "appropriate arguments before using this estimator."
         )
+
+
+class ClassifierScoreMixin:
+    """``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
+
+    Labels never seen in ``fit`` raise :class:`DataValidationError` instead of being
+    counted as mistakes.
+    """
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy on (X, y)."""
+        owner = type(self).__name__
+        check_fitted(self, "classes_")
+        Xv = check_array(X, owner)
+        yv = check_labels(y, Xv.shape[0], owner)
+        known = np.array([any(v == c for c in self.classes_) for v in yv.tolist()]) \
+            if yv.dtype.kind == "O" or self.classes_.dtype.kind != yv.dtype.kind else \
+            np.isin(yv, self.classes_)
+        if not np.all(known):
+            bad = sorted({repr(v) for v in yv[~known].tolist()})[:5]
+            raise DataValidationError(
+                f"{owner}.score: y has labels unseen in fit ({', '.join(bad)}); the model "
+                f"knows {self.classes_.tolist()!r}. Map the labels to those classes."
+            )
+        pred = self.predict(Xv)
+        correct = (pred == yv).astype(float)
+        if sample_weight is None:
+            return float(correct.mean())
+        w = np.asarray(sample_weight, dtype=float)
+        if w.shape != correct.shape:
+            raise DataValidationError(
+                f"{owner}.score: sample_weight has shape {w.shape}; it must be ({len(yv)},)."
+            )
+        return float(np.average(correct, weights=w))

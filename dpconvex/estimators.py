@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._random import check_random_state
 from ._validation import (
+    ClassifierScoreMixin,
     check_array,
     check_bool,
     check_fitted,
@@ -55,7 +56,7 @@ def check_binary_labels(y: np.ndarray, owner: str) -> tuple[np.ndarray, np.ndarr
     return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
-class LinearDecisionMixin:
+class LinearDecisionMixin(ClassifierScoreMixin):
     """Prediction for fitted binary linear models (``coef_``, ``intercept_``, ``classes_``)."""
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -28,10 +28,9 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from ._random import check_random_state
-from ._validation import check_array, check_float, check_int
+from ._validation import check_array, check_fitted, check_float, check_int
 
 __all__ = ["RandomFourierFeatures"]
 
@@ -132,7 +131,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         ndarray of shape (n_samples, n_components)
         """
-        check_is_fitted(self, "random_weights_")
+        check_fitted(self, "random_weights_")
         Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
         D = self.random_weights_.shape[1]
         return np.cos(Xv @ self.random_weights_ + self.random_offset_) / math.sqrt(D)

@@ -25,7 +25,15 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ._random import check_random_state
-from ._validation import check_array, check_float, check_int, check_labels, check_option, clip_rows
+from ._validation import (
+    ClassifierScoreMixin,
+    check_array,
+    check_float,
+    check_int,
+    check_labels,
+    check_option,
+    clip_rows,
+)
 from .accountant import charge, check_budget
 from .certificate import Certificate, Condition
 from .clustering import ASSIGNMENTS, assign_components
@@ -39,7 +47,7 @@ from .verify import verify
 __all__ = ["PrivateLargeMarginGaussian"]
 
 
-class PrivateLargeMarginGaussian(ClassifierMixin, BaseEstimator):
+class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
     """ε-DP large-margin Gaussian (mixture) classifier by objective perturbation.
 
     Each class c (and component m) gets a PSD matrix Φ_{c,m} of size

@@ -93,7 +93,7 @@ _TOP_KEYS = {"name", "title", "reference", "description", "data", "grid", "metho
              "quick"}
 _DATA_KEYS = {"dataset", "split", "test_size", "train_size", "options"}
 _GRID_KEYS = {"epsilon", "runs", "seed", "train_sizes"}
-_METHOD_KEYS = {"label", "estimator", "params", "tune", "tune_epsilon_share"}
+_METHOD_KEYS = {"label", "estimator", "params", "tune"}
 _EXPECT_KEYS = {"method", "epsilon", "train_size", "max_error", "min_error"}
 _QUICK_KEYS = {"runs", "epsilon", "max_train", "expect", "train_sizes"}
 
@@ -247,7 +247,10 @@ def _err(path: Path, key: str, msg: str) -> ProblemError:
     return ProblemError(f"{path}: key '{key}': {msg}")
 
 
-def _check_keys(path: Path, where: str, got: dict[str, Any], allowed: set[str]) -> None:
+def _check_keys(path: Path, where: str, got: Any, allowed: set[str]) -> None:
+    if not isinstance(got, dict):
+        raise _err(path, where.rstrip(".") or "(top level)",
+                   f"must be a table (key = value pairs), got {got!r}. See problems/README.md.")
     extra = set(got) - allowed
     if extra:
         k = sorted(extra)[0]
@@ -287,6 +290,10 @@ def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expec
                        f"labels: {sorted(labels)}.")
         if "max_error" not in e:
             raise _err(path, k + "max_error", "is required (the upper end of the band).")
+        for key in ("max_error", "min_error"):
+            v = e.get(key, 0.0)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise _err(path, k + key, f"must be a number in [0, 1], got {v!r}.")
         eps = e.get("epsilon")
         if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
             raise _err(path, k + "epsilon", f"must be a number > 0 or omitted, got {eps!r}.")
@@ -298,6 +305,24 @@ def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expec
             ts = _int(path, k + "train_size", ts)
         out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts))
     return out
+
+
+def _check_params(path: Path, key: str, estimator: str, params: dict[str, Any]) -> None:
+    """Construct the estimator with ``params`` and validate them now, not mid-run."""
+    import dpconvex
+
+    cls = getattr(dpconvex, estimator)
+    try:
+        est = cls(**params)
+    except TypeError as exc:
+        raise _err(path, key, f"{exc}. Valid parameters of {estimator}: "
+                   f"{sorted(cls().get_params())}.") from None
+    validate = getattr(est, "_validate_params", None)
+    if validate is not None:
+        try:
+            validate()
+        except DPConvexError as exc:
+            raise _err(path, key, str(exc)) from None
 
 
 def load_problem(name: str | os.PathLike) -> Problem:
@@ -320,12 +345,26 @@ def load_problem(name: str | os.PathLike) -> Problem:
         raise _err(path, "data", "a [data] table with at least 'dataset' is required.")
     _check_keys(path, "data.", data, _DATA_KEYS)
     dataset = data.get("dataset")
+    if dataset is None:
+        raise _err(path, "data.dataset", f"is required; choose one of {sorted(DATASETS)}.")
     if dataset not in DATASETS:
         raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
                    f"{sorted(DATASETS)}.")
     split = data.get("split", "random")
     if split not in ("random", "given"):
         raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")
+    for key in ("test_size", "train_size"):
+        v = data.get(key)
+        if v is None:
+            continue
+        ok = (isinstance(v, int) and not isinstance(v, bool) and v >= 1) or \
+            (isinstance(v, float) and 0.0 < v < 1.0)
+        if not ok:
+            raise _err(path, f"data.{key}", f"must be a number of rows (int >= 1) or a fraction "
+                       f"in (0, 1), got {v!r}.")
+    if not isinstance(data.get("options", {}), dict):
+        raise _err(path, "data.options", f"must be a table of loader arguments, got "
+                   f"{data['options']!r}.")
     grid = raw.get("grid", {})
     _check_keys(path, "grid.", grid, _GRID_KEYS)
     epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
@@ -351,6 +390,7 @@ def load_problem(name: str | os.PathLike) -> Problem:
         if tune is not None and (not isinstance(tune, dict) or not all(
                 isinstance(v, list) and v for v in tune.values())):
             raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
+        _check_params(path, k + "params", m["estimator"], params)
         methods.append(Method(m.get("label") or m["estimator"], m["estimator"], dict(params), tune))
     labels = {m.label for m in methods}
     if len(labels) != len(methods):

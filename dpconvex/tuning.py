@@ -38,10 +38,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
-from sklearn.utils.validation import check_is_fitted
 
 from ._random import check_random_state
-from ._validation import check_array, check_float, check_labels
+from ._validation import check_array, check_fitted, check_float, check_labels
 from .accountant import charge, check_budget
 from .certificate import Certificate, Condition
 from .errors import DataValidationError, ParameterError, PrivacyError
@@ -364,15 +363,15 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     # -- delegation --------------------------------------------------------
     def predict(self, X: Any) -> np.ndarray:
         """Predictions of ``best_estimator_``."""
-        check_is_fitted(self, "best_estimator_")
+        check_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Decision function of ``best_estimator_``."""
-        check_is_fitted(self, "best_estimator_")
+        check_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy of ``best_estimator_``."""
-        check_is_fitted(self, "best_estimator_")
+        check_fitted(self, "best_estimator_")
         return float(self.best_estimator_.score(X, y))
