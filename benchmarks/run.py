@@ -1,0 +1,388 @@
+"""dpconvex benchmarks: native solvers vs diffprivlib and vs CVXPY's generic path.
+
+Usage (from the repository root)::
+
+    benchmarks/setup_env.sh                      # once: benchmarks/.venv with diffprivlib
+    python benchmarks/run.py [--quick] [--only adult|large_margin|digits]
+                             [--runs R] [--cvxpy-timeout 300]
+
+Every ratio printed is measured in this run, side by side on this machine.
+Prints markdown tables for
+
+1. ``adult``: DP logistic regression (objective perturbation, CMS Alg. 1-2) on
+   UCI Adult (train ``adult.data``, test ``adult.test``): dpconvex (native
+   solver) vs diffprivlib ``LogisticRegression`` vs dpconvex with CVXPY +
+   Clarabel, fit time and test accuracy at the same ε, Λ, data and norm bound.
+2. ``large_margin``: the large-margin Gaussian template, C = 2, d = 30, ε = 1
+   perturbed objective, n in {500, 2000, 10000, 100000}: native vs CVXPY + SCS
+   vs CVXPY + Clarabel, relative objective difference and time ratios. Each
+   CVXPY solve runs in a child process killed after ``--cvxpy-timeout`` s; a
+   CVXPY run whose time predicted from the smaller n (linear in n) exceeds the
+   timeout is skipped and the prediction printed.
+3. ``digits``: private large-margin Gaussian on scikit-learn digits (C = 10,
+   d = 64), ε = 1, fit time and test accuracy.
+
+and writes ``benchmarks/results/benchmarks.json`` and
+``benchmarks/results/scaling.png`` (time vs n, log-log, from part 2).
+
+``--quick``: n in {500, 2000} only, no SCS, fewer repetitions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import platform
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+VENV_PY = HERE / ".venv" / "bin" / "python"
+DATA_HOME = os.environ.get("DPCONVEX_DATA", "/work/shared/datasets")
+
+# Adult protocol (fixed before any run; not tuned on test data)
+ADULT_LAM = 1e-3          # Λ of J(w) = (1/n) Σ ℓ + (Λ/2)||w||² + bᵀw/n
+ADULT_EPSILONS = (0.1, 1.0)
+
+
+# ====================================================================== Adult
+def _adult_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    from dpconvex.datasets import load_adult
+
+    Xtr, ytr = load_adult("train", data_home=DATA_HOME, download=False)
+    Xte, yte = load_adult("test", data_home=DATA_HOME, download=False)
+    return Xtr, ytr, Xte, yte
+
+
+def _augment(X: np.ndarray) -> np.ndarray:
+    """[x, 1]: the intercept as a regularized constant feature; ||[x, 1]|| <= sqrt(2)."""
+    return np.hstack([X, np.ones((X.shape[0], 1))])
+
+
+def diffprivlib_worker(spec: dict) -> dict:
+    """Fit diffprivlib LogisticRegression; runs in the interpreter that has diffprivlib.
+
+    Same objective as dpconvex: diffprivlib 0.6.6 minimizes
+    (1/n) Σ log(1 + exp(-y wᵀx)) + (1/(2 C n)) ||w||² + bᵀw/n (sklearn's
+    LinearModelLoss with l2_reg_strength = 1/(C n), then the Vector mechanism),
+    so C = 1/(Λ n). ``fit_intercept=False`` on rows [x, 1] with
+    ``data_norm = sqrt(2)`` gives exactly dpconvex's regularized intercept
+    column and norm bound (diffprivlib's own intercept is unregularized).
+    """
+    import diffprivlib
+    import sklearn
+    from diffprivlib.models import LogisticRegression
+
+    warnings.simplefilter("ignore")
+    Xtr, ytr, Xte, yte = _adult_data()
+    A, Ate = _augment(Xtr), _augment(Xte)
+    n = A.shape[0]
+    C = 1.0 / (spec["lam"] * n)
+    out = {"version": diffprivlib.__version__, "sklearn": sklearn.__version__, "C": C, "rows": []}
+    for eps in spec["epsilons"]:
+        for tol, max_iter, label in ((1e-4, 100, "default tol=1e-4"),
+                                     (1e-9, 10_000, "tol=1e-9")):
+            times, accs = [], []
+            for seed in spec["seeds"]:
+                clf = LogisticRegression(epsilon=eps, data_norm=math.sqrt(2.0), C=C,
+                                         fit_intercept=False, tol=tol, max_iter=max_iter,
+                                         random_state=seed)
+                t0 = time.perf_counter()
+                clf.fit(A, ytr)
+                times.append(time.perf_counter() - t0)
+                accs.append(float(clf.score(Ate, yte)))
+            out["rows"].append({"epsilon": eps, "label": label, "times": times, "accs": accs})
+    return out
+
+
+def _run_diffprivlib(spec: dict) -> dict | str:
+    """In-process if diffprivlib imports here, else in benchmarks/.venv (a subprocess)."""
+    try:
+        import diffprivlib  # noqa: F401
+
+        return diffprivlib_worker(spec)
+    except Exception:  # ImportError, or diffprivlib incompatible with this scikit-learn
+        pass
+    if not VENV_PY.exists():
+        return "skipped: diffprivlib not importable here and benchmarks/.venv missing " \
+               "(run benchmarks/setup_env.sh)"
+    proc = subprocess.run([str(VENV_PY), str(Path(__file__).resolve()), "--diffprivlib-worker",
+                           json.dumps(spec)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        return f"skipped: diffprivlib worker failed: {proc.stderr.strip()[-400:]}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def part_adult(runs: int, clarabel_runs: int) -> tuple[str, dict]:
+    import dpconvex as dp
+
+    Xtr, ytr, Xte, yte = _adult_data()
+    n, d = Xtr.shape
+    seeds = list(range(100, 100 + runs))
+    rec: dict = {"n_train": n, "n_test": Xte.shape[0], "d": d, "lam": ADULT_LAM, "rows": []}
+
+    def dpconvex_rows(solver: str, nruns: int) -> None:
+        for eps in ADULT_EPSILONS:
+            times, accs, resid = [], [], []
+            for seed in seeds[:nruns]:
+                clf = dp.PrivateLogisticRegression(epsilon=eps, lam=ADULT_LAM, data_norm=1.0,
+                                                   fit_intercept=True, solver=solver,
+                                                   random_state=seed)
+                t0 = time.perf_counter()
+                clf.fit(Xtr, ytr)
+                times.append(time.perf_counter() - t0)
+                accs.append(float(clf.score(Xte, yte)))
+                resid.append(float(clf.solve_result_.residual))
+            rec["rows"].append({"epsilon": eps, "label": f"dpconvex {solver}", "times": times,
+                                "accs": accs, "max_residual": max(resid)})
+
+    dpconvex_rows("native", runs)
+    dpconvex_rows("clarabel", clarabel_runs)
+    dpl = _run_diffprivlib({"lam": ADULT_LAM, "epsilons": list(ADULT_EPSILONS), "seeds": seeds})
+    if isinstance(dpl, str):
+        rec["diffprivlib"] = dpl
+    else:
+        rec["diffprivlib"] = {k: v for k, v in dpl.items() if k != "rows"}
+        for r in dpl["rows"]:
+            rec["rows"].append({**r, "label": f"diffprivlib {r['label']}"})
+    # non-private reference (same objective, no noise)
+    ref = dp.PrivateLogisticRegression(lam=ADULT_LAM, mechanism="none", solver="native")
+    ref.fit(Xtr, ytr)
+    rec["non_private_acc"] = float(ref.score(Xte, yte))
+
+    lines = [f"### 1. DP logistic regression on Adult (n_train = {n}, n_test = "
+             f"{Xte.shape[0]}, d = {d} + intercept)", "",
+             f"Objective perturbation, Λ = {ADULT_LAM:g}, rows [x, 1] with norm bound sqrt(2) "
+             "for every library (dpconvex: data_norm = 1, fit_intercept = True; diffprivlib: "
+             "fit_intercept = False on [x, 1], data_norm = sqrt(2), C = 1/(Λ n) = "
+             f"{1.0 / (ADULT_LAM * n):.4g}). Fit time = wall clock of fit(). "
+             f"Non-private accuracy (same Λ): {rec['non_private_acc']:.4f}.", ""]
+    if isinstance(dpl, str):
+        lines.append(f"diffprivlib: {dpl}")
+    else:
+        lines.append(f"diffprivlib {dpl['version']} (scikit-learn {dpl['sklearn']}, "
+                     "benchmarks/.venv), dpconvex in this interpreter.")
+    lines += ["", "| ε | method | runs | fit time (s), median | test accuracy mean +- std | "
+              "time / dpconvex native |", "|---|---|---|---|---|---|"]
+    base = {r["epsilon"]: float(np.median(r["times"])) for r in rec["rows"]
+            if r["label"] == "dpconvex native"}
+    for eps in ADULT_EPSILONS:
+        for r in (r for r in rec["rows"] if r["epsilon"] == eps):
+            t = float(np.median(r["times"]))
+            lines.append(f"| {eps:g} | {r['label']} | {len(r['times'])} | {t:.3f} | "
+                         f"{np.mean(r['accs']):.4f} +- {np.std(r['accs']):.4f} | "
+                         f"{t / base[eps]:.2f} |")
+    lines.append("")
+    return "\n".join(lines), rec
+
+
+# ============================================================== large margin
+def lm_synthetic(n: int, d: int = 30, seed: int = 0):
+    """Two Gaussian classes in R^d (rows clipped to norm 1); ε = 1 perturbed objective.
+
+    Returns (template, noise b, extra regularization Δ).
+    """
+    from dpconvex.noise import norm_gamma
+    from dpconvex.templates.large_margin import LargeMarginGaussianTemplate, augment_and_scale
+    from dpconvex.verify import verify
+
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    scales = np.where(y[:, None] == 0, 0.15, 0.3) * np.ones((n, d))
+    X = rng.normal(size=(n, d)) * scales + np.where(y[:, None] == 0, 0.05, -0.05)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    t = LargeMarginGaussianTemplate(augment_and_scale(X, 1.0), y, n_classes=2, lam=1e-2,
+                                    gamma=1e-2)
+    _, cal = verify(t, epsilon=1.0, mechanism="objective")
+    b = norm_gamma(t.noise_shape, cal.noise_rate, np.random.default_rng(seed + 1),
+                   symmetric=True)
+    return t, b, cal.extra_strong_convexity
+
+
+def _cvxpy_child(n: int, solver: str, conn) -> None:
+    warnings.simplefilter("ignore")
+    t, b, delta = lm_synthetic(n)
+    t0 = time.perf_counter()
+    r = t.solve(b, delta, solver=solver)
+    conn.send((r.objective, r.residual, time.perf_counter() - t0, r.info.get("raw_status")))
+    conn.close()
+
+
+def _run_cvxpy(n: int, solver: str, timeout: float) -> dict:
+    # "spawn": a child forked after Clarabel's Rust thread pool ran deadlocks.
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_cvxpy_child, args=(n, solver, child))
+    proc.start()
+    child.close()
+    proc.join(timeout)
+    if proc.is_alive():
+        proc.terminate()  # only the child started here, by its handle
+        proc.join()
+        return {"status": "timeout", "seconds": None}
+    if parent.poll():
+        obj, res, tc, raw = parent.recv()
+        return {"status": "ok", "objective": obj, "residual": res, "seconds": tc, "raw": raw}
+    return {"status": f"failed (exit code {proc.exitcode})", "seconds": None}
+
+
+def part_large_margin(ns: tuple[int, ...], solvers: tuple[str, ...],
+                      timeout: float) -> tuple[str, dict]:
+    rec: dict = {"d": 30, "C": 2, "epsilon": 1.0, "timeout": timeout, "rows": []}
+    lines = ["### 2. Large-margin Gaussian, synthetic, d = 30, C = 2, K = 1, λ = γ = 1e-2, "
+             "ε = 1 perturbed objective", "",
+             "Times are wall clock of template.solve (CVXPY: compile + solve, in a child "
+             "process). rel. obj = |J_backend − J_native| / |J_native|; residual = natural "
+             "residual ||Φ − Π(Φ − ∇J)||_F computed in NumPy for every backend.", "",
+             "| n | native (s) | iters | native residual | backend | backend (s) | rel. obj | "
+             "backend residual | backend / native |", "|---|---|---|---|---|---|---|---|---|"]
+    seen: dict[str, list[tuple[int, float]]] = {s: [] for s in solvers}
+    for n in ns:
+        t, b, delta = lm_synthetic(n)
+        t0 = time.perf_counter()
+        nat = t.solve(b, delta, solver="native")
+        tn = time.perf_counter() - t0
+        row = {"n": n, "native_seconds": tn, "native_iterations": nat.iterations,
+               "native_residual": nat.residual, "native_objective": nat.objective,
+               "native_status": nat.status.name, "backends": {}}
+        head = f"| {n} | {tn:.2f} | {nat.iterations} | {nat.residual:.1e} |"
+        for s in solvers:
+            pts = seen[s]
+            pred = None
+            if pts:  # linear-in-n prediction from the largest n that ran
+                n0, t_0 = pts[-1]
+                pred = t_0 * n / n0
+            if pred is not None and pred > timeout:
+                r = {"status": "skipped (predicted)", "predicted_seconds": pred, "seconds": None}
+                cell = (f" {s} | skipped: predicted {pred:.0f} s > {timeout:g} s | - | - | "
+                        f"> {timeout / tn:.0f} (pred. {pred / tn:.0f}) |")
+            else:
+                r = _run_cvxpy(n, s, timeout)
+                if r["status"] == "ok":
+                    pts.append((n, r["seconds"]))
+                    rel = abs(r["objective"] - nat.objective) / abs(nat.objective)
+                    r["rel_objective_diff"] = rel
+                    cell = (f" {s} ({r['raw']}) | {r['seconds']:.1f} | {rel:.1e} | "
+                            f"{r['residual']:.1e} | {r['seconds'] / tn:.0f} |")
+                elif r["status"] == "timeout":
+                    cell = f" {s} | timeout (> {timeout:g} s) | - | - | > {timeout / tn:.0f} |"
+                else:
+                    cell = f" {s} | {r['status']} | - | - | - |"
+            row["backends"][s] = r
+            lines.append(head + cell)
+            print(lines[-1], file=sys.stderr, flush=True)
+        if not solvers:
+            lines.append(head + " - | - | - | - | - |")
+        rec["rows"].append(row)
+    lines.append("")
+    return "\n".join(lines), rec
+
+
+# ==================================================================== digits
+def part_digits(runs: int) -> tuple[str, dict]:
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    import dpconvex as dp
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0 / 8.0  # public pixel range [0, 16]: ||x/16|| <= 8, so rows have norm <= 1
+    times, accs, iters, solvers, resid = [], [], [], [], []
+    for run in range(runs):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, stratify=y, random_state=run)
+        est = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=77 + run)
+        t0 = time.perf_counter()
+        est.fit(Xtr, ytr)
+        times.append(time.perf_counter() - t0)
+        accs.append(float(est.score(Xte, yte)))
+        iters.append(int(est.solve_result_.iterations))
+        solvers.append(est.solve_result_.solver)
+        resid.append(float(est.solve_result_.residual))
+    rec = {"n_train": len(ytr), "d": 64, "C": 10, "epsilon": 1.0, "times": times, "accs": accs,
+           "iterations": iters, "solver": solvers[0], "max_residual": max(resid)}
+    lines = ["### 3. digits, private large-margin Gaussian (C = 10, d = 64, K = 1, ε = 1, "
+             "λ = γ = 1e-2 defaults)", "",
+             "| n_train | runs | solver | fit time (s) median [max] | iterations | max residual "
+             "| test accuracy mean +- std |", "|---|---|---|---|---|---|---|",
+             f"| {len(ytr)} | {runs} | {solvers[0]} | {np.median(times):.2f} [{max(times):.2f}] | "
+             f"{int(np.median(iters))} | {max(resid):.1e} | {np.mean(accs):.3f} +- "
+             f"{np.std(accs):.3f} |", ""]
+    return "\n".join(lines), rec
+
+
+# ====================================================================== plot
+def scaling_plot(lm: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    ns = [r["n"] for r in lm["rows"]]
+    ax.loglog(ns, [r["native_seconds"] for r in lm["rows"]], "o-", label="dpconvex native")
+    for s, mk in (("scs", "s--"), ("clarabel", "^--")):
+        pts = [(r["n"], r["backends"][s]["seconds"]) for r in lm["rows"]
+               if s in r["backends"] and r["backends"][s].get("seconds")]
+        if pts:
+            ax.loglog(*zip(*pts, strict=True), mk, label=f"CVXPY + {s}")
+    ax.set_xlabel("n (records)")
+    ax.set_ylabel("solve time (s)")
+    ax.set_title("Large-margin Gaussian, d = 30, C = 2, ε = 1")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# ====================================================================== main
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="n in {500, 2000}, no SCS, fewer repetitions")
+    ap.add_argument("--only", choices=["adult", "large_margin", "digits"], default=None)
+    ap.add_argument("--runs", type=int, default=None, help="repetitions for Adult and digits")
+    ap.add_argument("--cvxpy-timeout", type=float, default=300.0)
+    ap.add_argument("--diffprivlib-worker", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.diffprivlib_worker is not None:
+        print(json.dumps(diffprivlib_worker(json.loads(args.diffprivlib_worker))))
+        return
+    warnings.simplefilter("ignore", category=UserWarning)
+    import dpconvex as dp
+
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    runs = args.runs or (2 if args.quick else 5)
+    out: dict = {"dpconvex": dp.__version__, "python": platform.python_version(),
+                 "cpus": os.cpu_count(), "quick": args.quick, "started": time.ctime()}
+    print(f"dpconvex {dp.__version__}, Python {out['python']}, {out['cpus']} CPUs, "
+          f"{'quick' if args.quick else 'full'} run, {out['started']}\n", flush=True)
+    if args.only in (None, "adult"):
+        text, out["adult"] = part_adult(runs, 1 if args.quick else 2)
+        print(text, flush=True)
+    if args.only in (None, "large_margin"):
+        ns = (500, 2000) if args.quick else (500, 2000, 10_000, 100_000)
+        solvers = ("clarabel",) if args.quick else ("scs", "clarabel")
+        text, out["large_margin"] = part_large_margin(ns, solvers, args.cvxpy_timeout)
+        print(text, flush=True)
+        scaling_plot(out["large_margin"], RESULTS / "scaling.png")
+        print(f"wrote {RESULTS / 'scaling.png'}", flush=True)
+    if args.only in (None, "digits"):
+        text, out["digits"] = part_digits(1 if args.quick else 3)
+        print(text, flush=True)
+    name = "benchmarks" + ("-quick" if args.quick else "") + (f"-{args.only}" if args.only else "")
+    (RESULTS / f"{name}.json").write_text(json.dumps(out, indent=1, default=str))
+    print(f"wrote {RESULTS / (name + '.json')}")
+
+
+if __name__ == "__main__":
+    main()
