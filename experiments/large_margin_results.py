@@ -2,7 +2,8 @@
 
 Usage::
 
-    python experiments/large_margin_results.py [--part all|breast|wine_digits|solvers]
+    python experiments/large_margin_results.py [--part all|breast|wine_digits]
+    (the native-vs-CVXPY comparison is in benchmarks/run.py)
                                                [--runs 10] [--cvxpy-timeout 300]
 
 Prints markdown tables:
@@ -29,9 +30,7 @@ Prints markdown tables:
 from __future__ import annotations
 
 import argparse
-import multiprocessing as mp
 import os
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -39,9 +38,6 @@ from pathlib import Path
 import numpy as np
 
 import dpconvex as dp
-from dpconvex.noise import norm_gamma
-from dpconvex.templates.large_margin import LargeMarginGaussianTemplate, augment_and_scale
-from dpconvex.verify import verify
 
 EPSILONS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 SHARED = Path("/work/shared/datasets")
@@ -175,70 +171,6 @@ def part_wine_digits(runs: int = 5, lams: tuple[float, ...] = (1e-2, 1e-3)) -> s
     return "\n".join(out)
 
 
-# ------------------------------------------------------------- part 3
-def _synthetic(n: int, d: int = 30, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 2
-    scales = np.where(y[:, None] == 0, 0.15, 0.3) * np.ones((n, d))
-    X = rng.normal(size=(n, d)) * scales + np.where(y[:, None] == 0, 0.05, -0.05)
-    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
-    t = LargeMarginGaussianTemplate(augment_and_scale(X, 1.0), y, n_classes=2, lam=1e-2,
-                                    gamma=1e-2)
-    _, cal = verify(t, epsilon=1.0, mechanism="objective")
-    b = norm_gamma(t.noise_shape, cal.noise_rate, np.random.default_rng(seed + 1),
-                   symmetric=True)
-    return t, b, cal.extra_strong_convexity
-
-
-def _cvxpy_child(n: int, solver: str, conn) -> None:
-    warnings.simplefilter("ignore")
-    t, b, delta = _synthetic(n)
-    t0 = time.perf_counter()
-    r = t.solve(b, delta, solver=solver)
-    conn.send((r.objective, r.residual, time.perf_counter() - t0, r.info.get("raw_status")))
-    conn.close()
-
-
-def part_solvers(timeout: float) -> str:
-    out = ["### 3. Native solver vs CVXPY, synthetic, d = 30, C = 2, K = 1, eps = 1 "
-           "perturbed objective", "",
-           "| n | native time (s) | native iters | native residual | backend | "
-           "backend time (s) | rel. objective diff | backend residual | time ratio "
-           "backend/native |",
-           "|---|---|---|---|---|---|---|---|---|"]
-    # "spawn", not "fork": a child forked after Clarabel (Rust, multithreaded faer) has run
-    # in the parent deadlocks in its thread pool (measured: every forked Clarabel hung).
-    ctx = mp.get_context("spawn")
-    for n in (500, 2000, 10_000):
-        t, b, delta = _synthetic(n)
-        t0 = time.perf_counter()
-        nat = t.solve(b, delta, solver="native")
-        tn = time.perf_counter() - t0
-        for solver in ("scs", "clarabel"):
-            parent, child = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_cvxpy_child, args=(n, solver, child))
-            proc.start()
-            child.close()
-            proc.join(timeout)
-            if proc.is_alive():
-                proc.terminate()  # the child we started, by its handle
-                proc.join()
-                row = (f"| {n} | {tn:.2f} | {nat.iterations} | {nat.residual:.1e} | {solver} | "
-                       f"skipped (> {timeout:g} s) | - | - | > {timeout / tn:.0f} |")
-            elif parent.poll():
-                obj, res, tc, raw = parent.recv()
-                rel = abs(obj - nat.objective) / abs(nat.objective)
-                row = (f"| {n} | {tn:.2f} | {nat.iterations} | {nat.residual:.1e} | "
-                       f"{solver} ({raw}) | {tc:.1f} | {rel:.1e} | {res:.1e} | {tc / tn:.0f} |")
-            else:
-                row = (f"| {n} | {tn:.2f} | {nat.iterations} | {nat.residual:.1e} | {solver} | "
-                       f"failed (exit code {proc.exitcode}) | - | - | - |")
-            out.append(row)
-            print(row, file=sys.stderr, flush=True)
-    out.append("")
-    return "\n".join(out)
-
-
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", default="all", choices=["all", "breast", "wine_digits", "solvers"])
@@ -251,8 +183,9 @@ def main(argv: list[str] | None = None) -> None:
         print(part_breast(args.runs), flush=True)
     if args.part in ("all", "wine_digits"):
         print(part_wine_digits(), flush=True)
-    if args.part in ("all", "solvers"):
-        print(part_solvers(args.cvxpy_timeout), flush=True)
+    if args.part == "solvers":
+        print("The native-vs-CVXPY comparison moved to the benchmarks: "
+              "python benchmarks/run.py --only large_margin", flush=True)
 
 
 if __name__ == "__main__":
