@@ -2,9 +2,9 @@
 
 Usage::
 
-    python experiments/large_margin_results.py [--part all|breast|wine_digits]
-    (the native-vs-CVXPY comparison is in benchmarks/run.py)
-                                               [--runs 10] [--cvxpy-timeout 300]
+    python experiments/large_margin_results.py [--part all|breast|wine_digits] [--runs 10]
+
+(The native-vs-CVXPY comparison is in ``python benchmarks/run.py --only large_margin``.)
 
 Prints markdown tables:
 
@@ -20,11 +20,6 @@ Prints markdown tables:
    the per-record transform x -> log1p(x)/||log1p(x)|| (all features are
    positive), which reads only the record itself (q = 1). λ = γ = 1e-2 (default)
    and, as a labelled sensitivity row, 1e-3.
-3. Native solver vs CVXPY (SCS, Clarabel) at n in {500, 2000, 10000}, d = 30,
-   C = 2 on synthetic data, for the ε = 1 perturbed objective: objective
-   agreement and the time ratio (CVXPY compile + solve / native). Each CVXPY
-   solve runs in a child process killed after ``--cvxpy-timeout`` seconds
-   (reported as "skipped (> T s)").
 """
 
 from __future__ import annotations
