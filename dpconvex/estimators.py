@@ -91,8 +91,8 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         check_option("mechanism", self.mechanism, ("objective", "output", "none"), owner)
         check_bool("fit_intercept", self.fit_intercept, owner)
         check_solver_name(self.solver, owner)
-        check_random_state(self.random_state if not isinstance(self.random_state,
-                                                                np.random.Generator) else None)
+        if not isinstance(self.random_state, np.random.Generator):
+            check_random_state(self.random_state)  # validates; the draw happens in fit_template
         if self.optimality_tol is not None:
             check_float("optimality_tol", self.optimality_tol, owner)
         if self.max_iter is not None:
