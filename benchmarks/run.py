@@ -13,6 +13,9 @@ Prints markdown tables for
    UCI Adult (train ``adult.data``, test ``adult.test``): dpconvex (native
    solver) vs diffprivlib ``LogisticRegression`` vs dpconvex with CVXPY +
    Clarabel, fit time and test accuracy at the same ε, Λ, data and norm bound.
+   dpconvex and diffprivlib are fitted alternately in one process and the time
+   ratio is taken per pair; also an ε sweep (``dpconvex.epsilon_sweep``) against
+   the same fits done one by one.
 2. ``large_margin``: the large-margin Gaussian template, C = 2, d = 30, ε = 1
    perturbed objective, n in {500, 2000, 10000, 100000}: native vs CVXPY + SCS
    vs CVXPY + Clarabel, relative objective difference and time ratios. Each
@@ -41,6 +44,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -68,119 +72,210 @@ def _augment(X: np.ndarray) -> np.ndarray:
     return np.hstack([X, np.ones((X.shape[0], 1))])
 
 
-def diffprivlib_worker(spec: dict) -> dict:
-    """Fit diffprivlib LogisticRegression; runs in the interpreter that has diffprivlib.
+#: The two ways of giving both libraries the same objective and norm bound.
+#: "intercept": rows [x, 1] (dpconvex fit_intercept=True, data_norm=1; diffprivlib
+#: fit_intercept=False on [x, 1], data_norm=sqrt(2)). "no-intercept": rows x, norm
+#: bound 1 for both; there the two calibrations coincide (module docstring of part 1).
+ADULT_PROTOCOLS = ("intercept", "no-intercept")
 
-    Same objective as dpconvex: diffprivlib 0.6.6 minimizes
-    (1/n) Σ log(1 + exp(-y wᵀx)) + (1/(2 C n)) ||w||² + bᵀw/n (sklearn's
-    LinearModelLoss with l2_reg_strength = 1/(C n), then the Vector mechanism),
-    so C = 1/(Λ n). ``fit_intercept=False`` on rows [x, 1] with
-    ``data_norm = sqrt(2)`` gives exactly dpconvex's regularized intercept
-    column and norm bound (diffprivlib's own intercept is unregularized).
+
+def adult_worker(spec: dict) -> dict:
+    """Adult fits of dpconvex and diffprivlib, interleaved in one process.
+
+    For every protocol, ε and seed, one dpconvex fit and one fit of each
+    diffprivlib setting run back to back, in an order that alternates with the
+    seed, so that load on the machine hits both alike; the ratio is taken per
+    pair. Runs in the interpreter that has diffprivlib (benchmarks/.venv);
+    without it only the dpconvex rows are measured.
+
+    Same objective: diffprivlib 0.6.6 minimizes
+    (1/n) Σ log(1 + exp(-y wᵀx)) + (1/(2 C n)) ||w||² + bᵀw/n (scikit-learn's
+    LinearModelLoss with l2_reg_strength = 1/(C n), then its Vector mechanism),
+    so C = 1/(Λ n); its own intercept is unregularized, so the intercept is the
+    constant column of [x, 1] for both.
     """
-    import diffprivlib
-    import sklearn
-    from diffprivlib.models import LogisticRegression
+    import dpconvex as dp
 
+    try:
+        import diffprivlib
+        import sklearn
+        from diffprivlib.models import LogisticRegression
+    except Exception as exc:  # noqa: BLE001 - any import failure means "not here"
+        dpl_error = f"{type(exc).__name__}: {exc}"
+        LogisticRegression = None
     warnings.simplefilter("ignore")
     Xtr, ytr, Xte, yte = _adult_data()
-    A, Ate = _augment(Xtr), _augment(Xte)
-    n = A.shape[0]
+    n = Xtr.shape[0]
     C = 1.0 / (spec["lam"] * n)
-    out = {"version": diffprivlib.__version__, "sklearn": sklearn.__version__, "C": C, "rows": []}
-    for eps in spec["epsilons"]:
-        for tol, max_iter, label in ((1e-4, 100, "default tol=1e-4"),
-                                     (1e-9, 10_000, "tol=1e-9")):
-            times, accs = [], []
-            for seed in spec["seeds"]:
-                clf = LogisticRegression(epsilon=eps, data_norm=math.sqrt(2.0), C=C,
-                                         fit_intercept=False, tol=tol, max_iter=max_iter,
-                                         random_state=seed)
-                t0 = time.perf_counter()
-                clf.fit(A, ytr)
-                times.append(time.perf_counter() - t0)
-                accs.append(float(clf.score(Ate, yte)))
-            out["rows"].append({"epsilon": eps, "label": label, "times": times, "accs": accs})
+    out: dict = {"C": C, "rows": [], "pairs": []}
+    if LogisticRegression is None:
+        out["diffprivlib"] = f"skipped: diffprivlib not importable ({dpl_error})"
+    else:
+        out["diffprivlib"] = {"version": diffprivlib.__version__, "sklearn": sklearn.__version__}
+    dpl_settings = (("default tol=1e-4", 1e-4, 100), ("tol=1e-9", 1e-9, 10_000))
+    for protocol in spec["protocols"]:
+        icpt = protocol == "intercept"
+        A, Ate = (_augment(Xtr), _augment(Xte)) if icpt else (Xtr, Xte)
+        q_dpl = math.sqrt(2.0) if icpt else 1.0
+        for eps in spec["epsilons"]:
+            recs = {name: {"times": [], "accs": []} for name in
+                    ["dpconvex native"] + [f"diffprivlib {lab}" for lab, _, _ in dpl_settings]}
+            resid = []
+            for k, seed in enumerate(spec["seeds"]):
+                jobs: list[tuple[str, Any]] = [(
+                    "dpconvex native",
+                    dp.PrivateLogisticRegression(epsilon=eps, lam=spec["lam"], data_norm=1.0,
+                                                 fit_intercept=icpt, random_state=seed))]
+                if LogisticRegression is not None:
+                    jobs += [(f"diffprivlib {lab}",
+                              LogisticRegression(epsilon=eps, data_norm=q_dpl, C=C,
+                                                 fit_intercept=False, tol=tol, max_iter=it,
+                                                 random_state=seed))
+                             for lab, tol, it in dpl_settings]
+                if k % 2:
+                    jobs.reverse()
+                for name, clf in jobs:
+                    Xf, Xs = (Xtr, Xte) if name == "dpconvex native" else (A, Ate)
+                    t0 = time.perf_counter()
+                    clf.fit(Xf, ytr)
+                    recs[name]["times"].append(time.perf_counter() - t0)
+                    recs[name]["accs"].append(float(clf.score(Xs, yte)))
+                    if name == "dpconvex native":
+                        resid.append(float(clf.solve_result_.residual))
+            for name, r in recs.items():
+                if r["times"]:
+                    row = {"protocol": protocol, "epsilon": eps, "label": name, **r}
+                    if name == "dpconvex native":
+                        row["max_residual"] = max(resid)
+                    out["rows"].append(row)
+            if LogisticRegression is not None:
+                ours = np.array(recs["dpconvex native"]["times"])
+                for lab, _, _ in dpl_settings:
+                    theirs = np.array(recs[f"diffprivlib {lab}"]["times"])
+                    ratio = ours / theirs
+                    out["pairs"].append({
+                        "protocol": protocol, "epsilon": eps, "versus": f"diffprivlib {lab}",
+                        "median_ratio": float(np.median(ratio)),
+                        "q25": float(np.quantile(ratio, 0.25)),
+                        "q75": float(np.quantile(ratio, 0.75)),
+                        "pairs_at_most_half": int(np.sum(ratio <= 0.5)), "n_pairs": len(ratio)})
+    # ε sweep vs independent fits (dpconvex only): the template reuse of issue 6, item 3
+    sweep_eps = spec["epsilons"]
+    seeds = spec["seeds"][: spec["sweep_runs"]]
+    for mech in ("objective", "output"):
+        est = dp.PrivateLogisticRegression(lam=spec["lam"], data_norm=1.0, mechanism=mech)
+        rng = np.random.default_rng(0)
+        t0 = time.perf_counter()
+        for e in sweep_eps:
+            for _ in seeds:
+                est.set_params(epsilon=e, random_state=rng)
+                type(est)(**est.get_params()).fit(Xtr, ytr)
+        t_ind = time.perf_counter() - t0
+        sw = dp.epsilon_sweep(est, Xtr, ytr, sweep_eps, runs=len(seeds), random_state=0)
+        nfit = len(sweep_eps) * len(seeds)
+        out.setdefault("sweep", []).append({
+            "mechanism": mech, "fits": nfit, "independent_s": t_ind, "sweep_s": sw.seconds,
+            "ratio": sw.seconds / t_ind})
     return out
 
 
-def _run_diffprivlib(spec: dict) -> dict | str:
+def _run_adult_worker(spec: dict) -> dict:
     """In-process if diffprivlib imports here, else in benchmarks/.venv (a subprocess)."""
     try:
         import diffprivlib  # noqa: F401
 
-        return diffprivlib_worker(spec)
-    except Exception:  # ImportError, or diffprivlib incompatible with this scikit-learn
+        return adult_worker(spec)
+    except Exception:  # noqa: BLE001 - ImportError, or incompatible with this scikit-learn
         pass
     if not VENV_PY.exists():
-        return "skipped: diffprivlib not importable here and benchmarks/.venv missing " \
-               "(run benchmarks/setup_env.sh)"
-    proc = subprocess.run([str(VENV_PY), str(Path(__file__).resolve()), "--diffprivlib-worker",
-                           json.dumps(spec)], capture_output=True, text=True, check=False)
+        out = adult_worker(spec)
+        out["diffprivlib"] = ("skipped: diffprivlib not importable here and benchmarks/.venv "
+                              "missing (run benchmarks/setup_env.sh)")
+        return out
+    proc = subprocess.run([str(VENV_PY), str(Path(__file__).resolve()), "--adult-worker",
+                           json.dumps(spec)], capture_output=True, text=True, check=False,
+                          env={**os.environ, "DPCONVEX_DATA": DATA_HOME})
     if proc.returncode != 0:
-        return f"skipped: diffprivlib worker failed: {proc.stderr.strip()[-400:]}"
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+        out = adult_worker(spec)
+        out["diffprivlib"] = f"skipped: benchmarks/.venv worker failed: {proc.stderr.strip()[-400:]}"
+        return out
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    res["interpreter"] = str(VENV_PY)
+    return res
 
 
-def part_adult(runs: int, clarabel_runs: int) -> tuple[str, dict]:
+def part_adult(runs: int, clarabel_runs: int, sweep_runs: int) -> tuple[str, dict]:
     import dpconvex as dp
 
     Xtr, ytr, Xte, yte = _adult_data()
     n, d = Xtr.shape
     seeds = list(range(100, 100 + runs))
-    rec: dict = {"n_train": n, "n_test": Xte.shape[0], "d": d, "lam": ADULT_LAM, "rows": []}
-
-    def dpconvex_rows(solver: str, nruns: int) -> None:
+    spec = {"lam": ADULT_LAM, "epsilons": list(ADULT_EPSILONS), "seeds": seeds,
+            "protocols": list(ADULT_PROTOCOLS), "sweep_runs": sweep_runs}
+    rec: dict = {"n_train": n, "n_test": Xte.shape[0], "d": d, "lam": ADULT_LAM,
+                 **_run_adult_worker(spec)}
+    # CVXPY + Clarabel: 40-100x slower, so fewer runs, in this interpreter, not interleaved
+    for protocol in ADULT_PROTOCOLS:
         for eps in ADULT_EPSILONS:
-            times, accs, resid = [], [], []
-            for seed in seeds[:nruns]:
+            times, accs = [], []
+            for seed in seeds[:clarabel_runs]:
                 clf = dp.PrivateLogisticRegression(epsilon=eps, lam=ADULT_LAM, data_norm=1.0,
-                                                   fit_intercept=True, solver=solver,
-                                                   random_state=seed)
+                                                   fit_intercept=protocol == "intercept",
+                                                   solver="clarabel", random_state=seed)
                 t0 = time.perf_counter()
                 clf.fit(Xtr, ytr)
                 times.append(time.perf_counter() - t0)
                 accs.append(float(clf.score(Xte, yte)))
-                resid.append(float(clf.solve_result_.residual))
-            rec["rows"].append({"epsilon": eps, "label": f"dpconvex {solver}", "times": times,
-                                "accs": accs, "max_residual": max(resid)})
+            rec["rows"].append({"protocol": protocol, "epsilon": eps,
+                                "label": "dpconvex CVXPY+Clarabel", "times": times, "accs": accs})
+    nonpriv = {}
+    for protocol in ADULT_PROTOCOLS:
+        ref = dp.PrivateLogisticRegression(lam=ADULT_LAM, mechanism="none",
+                                           fit_intercept=protocol == "intercept")
+        nonpriv[protocol] = float(ref.fit(Xtr, ytr).score(Xte, yte))
+    rec["non_private_acc"] = nonpriv
 
-    dpconvex_rows("native", runs)
-    dpconvex_rows("clarabel", clarabel_runs)
-    dpl = _run_diffprivlib({"lam": ADULT_LAM, "epsilons": list(ADULT_EPSILONS), "seeds": seeds})
-    if isinstance(dpl, str):
-        rec["diffprivlib"] = dpl
-    else:
-        rec["diffprivlib"] = {k: v for k, v in dpl.items() if k != "rows"}
-        for r in dpl["rows"]:
-            rec["rows"].append({**r, "label": f"diffprivlib {r['label']}"})
-    # non-private reference (same objective, no noise)
-    ref = dp.PrivateLogisticRegression(lam=ADULT_LAM, mechanism="none", solver="native")
-    ref.fit(Xtr, ytr)
-    rec["non_private_acc"] = float(ref.score(Xte, yte))
-
+    dpl = rec["diffprivlib"]
     lines = [f"### 1. DP logistic regression on Adult (n_train = {n}, n_test = "
-             f"{Xte.shape[0]}, d = {d} + intercept)", "",
-             f"Objective perturbation, Λ = {ADULT_LAM:g}, rows [x, 1] with norm bound sqrt(2) "
-             "for every library (dpconvex: data_norm = 1, fit_intercept = True; diffprivlib: "
-             "fit_intercept = False on [x, 1], data_norm = sqrt(2), C = 1/(Λ n) = "
-             f"{1.0 / (ADULT_LAM * n):.4g}). Fit time = wall clock of fit(). "
-             f"Non-private accuracy (same Λ): {rec['non_private_acc']:.4f}.", ""]
+             f"{Xte.shape[0]}, d = {d})", "",
+             f"Objective perturbation, Λ = {ADULT_LAM:g}, diffprivlib C = 1/(Λ n) = "
+             f"{1.0 / (ADULT_LAM * n):.4g}. Fit time = wall clock of fit(). Protocol "
+             "'intercept': rows [x, 1], norm bound sqrt(2) for both libraries; 'no-intercept': "
+             "rows x, norm bound 1, where both calibrations are the same formula. "
+             f"Non-private accuracy (same Λ): {nonpriv}.", ""]
     if isinstance(dpl, str):
         lines.append(f"diffprivlib: {dpl}")
     else:
-        lines.append(f"diffprivlib {dpl['version']} (scikit-learn {dpl['sklearn']}, "
-                     "benchmarks/.venv), dpconvex in this interpreter.")
-    lines += ["", "| ε | method | runs | fit time (s), median | test accuracy mean +- std | "
-              "time / dpconvex native |", "|---|---|---|---|---|---|"]
-    base = {r["epsilon"]: float(np.median(r["times"])) for r in rec["rows"]
-            if r["label"] == "dpconvex native"}
-    for eps in ADULT_EPSILONS:
-        for r in (r for r in rec["rows"] if r["epsilon"] == eps):
-            t = float(np.median(r["times"]))
-            lines.append(f"| {eps:g} | {r['label']} | {len(r['times'])} | {t:.3f} | "
-                         f"{np.mean(r['accs']):.4f} +- {np.std(r['accs']):.4f} | "
-                         f"{t / base[eps]:.2f} |")
+        lines.append(f"diffprivlib {dpl['version']} (scikit-learn {dpl['sklearn']}) and dpconvex "
+                     f"fitted alternately in one process ({rec.get('interpreter', sys.executable)}"
+                     "); CVXPY+Clarabel rows in this interpreter, fewer runs.")
+    lines += ["", "| protocol | ε | method | runs | fit time (s), median | test accuracy "
+              "mean +- std | median time / dpconvex native |", "|---|---|---|---|---|---|---|"]
+    for protocol in ADULT_PROTOCOLS:
+        for eps in ADULT_EPSILONS:
+            rows = [r for r in rec["rows"] if r["protocol"] == protocol and r["epsilon"] == eps]
+            base = float(np.median(next(r["times"] for r in rows
+                                        if r["label"] == "dpconvex native")))
+            for r in rows:
+                t = float(np.median(r["times"]))
+                lines.append(f"| {protocol} | {eps:g} | {r['label']} | {len(r['times'])} | "
+                             f"{t:.3f} | {np.mean(r['accs']):.4f} +- {np.std(r['accs']):.4f} | "
+                             f"{t / base:.2f} |")
+    if rec["pairs"]:
+        lines += ["", "Paired ratios (dpconvex fit time / diffprivlib fit time, per seed, fitted "
+                  "back to back):", "", "| protocol | ε | versus | median ratio | IQR | "
+                  "pairs <= 0.5 |", "|---|---|---|---|---|---|"]
+        for p in rec["pairs"]:
+            lines.append(f"| {p['protocol']} | {p['epsilon']:g} | {p['versus']} | "
+                         f"{p['median_ratio']:.2f} | {p['q25']:.2f}-{p['q75']:.2f} | "
+                         f"{p['pairs_at_most_half']}/{p['n_pairs']} |")
+    lines += ["", f"ε sweep over {list(ADULT_EPSILONS)} x {sweep_runs} runs "
+              "(`dpconvex.epsilon_sweep`, one template, warm starts) vs the same fits done "
+              "independently:", "", "| mechanism | fits | independent (s) | sweep (s) | "
+              "sweep / independent |", "|---|---|---|---|---|"]
+    for sw in rec["sweep"]:
+        lines.append(f"| {sw['mechanism']} | {sw['fits']} | {sw['independent_s']:.2f} | "
+                     f"{sw['sweep_s']:.2f} | {sw['ratio']:.2f} |")
     lines.append("")
     return "\n".join(lines), rec
 
@@ -350,24 +445,25 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true",
                     help="n in {500, 2000}, no SCS, fewer repetitions")
     ap.add_argument("--only", choices=["adult", "large_margin", "digits"], default=None)
-    ap.add_argument("--runs", type=int, default=None, help="repetitions for Adult and digits")
+    ap.add_argument("--runs", type=int, default=None, help="seeds for Adult (default 20, quick 4)")
     ap.add_argument("--cvxpy-timeout", type=float, default=300.0)
-    ap.add_argument("--diffprivlib-worker", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--adult-worker", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.diffprivlib_worker is not None:
-        print(json.dumps(diffprivlib_worker(json.loads(args.diffprivlib_worker))))
+    if args.adult_worker is not None:
+        print(json.dumps(adult_worker(json.loads(args.adult_worker))))
         return
     warnings.simplefilter("ignore", category=UserWarning)
     import dpconvex as dp
 
     RESULTS.mkdir(parents=True, exist_ok=True)
-    runs = args.runs or (2 if args.quick else 5)
+    adult_runs = args.runs or (4 if args.quick else 20)
     out: dict = {"dpconvex": dp.__version__, "python": platform.python_version(),
                  "cpus": os.cpu_count(), "quick": args.quick, "started": time.ctime()}
     print(f"dpconvex {dp.__version__}, Python {out['python']}, {out['cpus']} CPUs, "
           f"{'quick' if args.quick else 'full'} run, {out['started']}\n", flush=True)
     if args.only in (None, "adult"):
-        text, out["adult"] = part_adult(runs, 1 if args.quick else 2)
+        text, out["adult"] = part_adult(adult_runs, 1 if args.quick else 2,
+                                        2 if args.quick else 5)
         print(text, flush=True)
     if args.only in (None, "large_margin"):
         ns = (500, 2000) if args.quick else (500, 2000, 10_000, 100_000)

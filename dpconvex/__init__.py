@@ -25,6 +25,7 @@ from .errors import (
 from .estimators import PrivateHuberSVM, PrivateLinearClassifier, PrivateLogisticRegression
 from .large_margin import PrivateLargeMarginGaussian
 from .noisy_gd import NoisyGradientDescent
+from .sweep import EpsilonSweep, epsilon_sweep
 from .tuning import PrivateGridSearch
 
 __version__ = "0.1.0"
@@ -38,6 +39,7 @@ __all__ = [
     "DataValidationError",
     "DataTypeError",
     "DatasetError",
+    "EpsilonSweep",
     "NoisyGradientDescent",
     "NotFittedError",
     "ParameterError",
@@ -49,6 +51,7 @@ __all__ = [
     "PrivateLinearClassifier",
     "PrivateLogisticRegression",
     "SolverError",
+    "epsilon_sweep",
     "kernels",
     "losses",
     "noise",

@@ -87,7 +87,6 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from scipy.stats import beta as beta_dist
-from threadpoolctl import threadpool_limits
 
 from ._random import RandomStateLike, check_random_state
 from ._validation import check_float, check_int, check_option, clip_rows
@@ -95,6 +94,7 @@ from .errors import ParameterError
 from .losses import HuberHinge, Loss, get_loss
 from .mechanisms import coordinate_scale, require_accurate
 from .noise import exponential_mechanism, norm_gamma, snap
+from .solvers._threads import single_threaded
 from .templates.large_margin import LargeMarginGaussianTemplate
 from .templates.linear_erm import LinearERMTemplate
 from .verify import Calibration, verify
@@ -467,7 +467,7 @@ class BatchMechanism(Protocol):
 def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs: int,
          rng: np.random.Generator) -> np.ndarray:
     sample = getattr(mechanism, "sample", None)
-    with threadpool_limits(limits=1):
+    with single_threaded():
         if callable(sample):
             out = np.asarray(sample(data, n_runs, rng), dtype=float)
         else:

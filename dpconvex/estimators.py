@@ -31,7 +31,7 @@ from .accountant import charge, check_budget
 from .certificate import Certificate
 from .errors import DataValidationError, ParameterError
 from .losses import LOSSES, Loss, get_loss
-from .mechanisms import fit_template
+from .mechanisms import Prepared, fit_template
 from .solvers.base import check_solver_name
 from .templates.linear_erm import LinearERMTemplate
 from .verify import verify
@@ -109,16 +109,28 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
+        return self._fit_prepared(self._build(X, y))
+
+    def _build(self, X: Any, y: Any) -> Prepared:
+        """Validated, clipped data and its template: everything of a fit that ε does not change."""
         template, classes, d = self._prepare(X, y)
+        return Prepared(template=template, meta={"classes": classes, "d": d})
+
+    def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None
+                      ) -> _PrivateLinearClassifier:
+        """The private part of ``fit`` on a prepared template (shared by :func:`epsilon_sweep`)."""
+        self._validate_params()
         owner = type(self).__name__
         check_budget(self.accountant, self.epsilon if self.mechanism != "none" else math.inf,
                      0.0, owner)
         solver = self.solver or "native"
-        theta, cert, res = fit_template(template, epsilon=self.epsilon, mechanism=self.mechanism,
-                                        solver=solver, random_state=self.random_state,
+        theta, cert, res = fit_template(prep.template, epsilon=self.epsilon,
+                                        mechanism=self.mechanism, solver=solver,
+                                        random_state=self.random_state, warm_start=warm_start,
                                         optimality_tol=self.optimality_tol, max_iter=self.max_iter)
         charge(self.accountant, cert, owner)
-        self.classes_ = classes
+        d = prep.meta["d"]
+        self.classes_ = prep.meta["classes"]
         self.n_features_in_ = d
         self.coef_ = theta[:d].reshape(1, d)
         self.intercept_ = np.array([theta[d] if self.fit_intercept else 0.0])

@@ -39,7 +39,7 @@ from .certificate import Certificate, Condition
 from .clustering import ASSIGNMENTS, assign_components
 from .errors import DataValidationError, NotFittedError, ParameterError, PrivacyError
 from .losses import HuberHinge, Loss
-from .mechanisms import fit_template
+from .mechanisms import Prepared, fit_template
 from .solvers.base import check_solver_name
 from .templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm, augment_and_scale
 from .verify import verify
@@ -300,17 +300,26 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError
         """
-        owner = type(self).__name__
         self._validate_params()
         check_budget(self.accountant, float(self.epsilon) if self.mechanism == "objective"
-                     else math.inf, 0.0, owner)
+                     else math.inf, 0.0, type(self).__name__)  # before any private work
+        return self._fit_prepared(self._build(X, y))
+
+    def _build(self, X: Any, y: Any) -> Prepared:
+        """Validate, clip, assign components and build the template.
+
+        Reusable across fits at other ε (``Prepared.reusable``) when the component
+        assignment neither spends budget nor draws randomness: one component per
+        class, or nearest public centers. DP k-means and the non-private GMM are
+        part of each fit.
+        """
+        self._validate_params()
         Xv, y_idx, classes, C, K = self._check_data(X, y)
         q = float(self.data_norm)
         Xc, _ = clip_rows(Xv, q)
         rng = check_random_state(self.random_state)
         private = self.mechanism == "objective"
         eps_total = float(self.epsilon) if private else math.inf
-
         method = self.component_assignment
         use_kmeans = K > 1 and method == "dp_kmeans"
         eps_km = float(self.kmeans_epsilon_fraction) * eps_total if (use_kmeans and private) \
@@ -318,26 +327,44 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         assign = assign_components(
             method, Xc, y_idx, C, K, data_norm=q, epsilon=eps_km, centers=self.centers,
             n_iter=int(self.kmeans_iter), random_state=rng)
-        eps_obj = eps_total - (assign.epsilon if private else 0.0)
-        while private and assign.epsilon + eps_obj > eps_total:  # floating-point rounding
-            eps_obj = math.nextafter(eps_obj, 0.0)
-
         loss = self.loss if self.loss is not None else HuberHinge(self.h)
         template = LargeMarginGaussianTemplate(
             augment_and_scale(Xc, q), y_idx, assign.components, n_classes=C, n_components=K,
             lam=float(self.lam), gamma=float(self.gamma), loss=loss,
             extra_terms=tuple(self.extra_terms or ()), assignment=assign.description)
+        reusable = K == 1 or assign.method == "nearest_public_center"
+        return Prepared(template=template, reusable=reusable,
+                        meta={"assign": assign, "classes": classes, "C": C, "K": K,
+                              "d": Xv.shape[1], "rng": rng})
+
+    def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None
+                      ) -> PrivateLargeMarginGaussian:
+        """The private part of ``fit`` on a prepared template (shared by :func:`epsilon_sweep`)."""
+        owner = type(self).__name__
+        self._validate_params()
+        check_budget(self.accountant, float(self.epsilon) if self.mechanism == "objective"
+                     else math.inf, 0.0, owner)
+        private = self.mechanism == "objective"
+        eps_total = float(self.epsilon) if private else math.inf
+        assign = prep.meta["assign"]
+        # the generator the assignment drew from when the build belongs to this fit
+        rng = prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state)
+        eps_obj = eps_total - (assign.epsilon if private else 0.0)
+        while private and assign.epsilon + eps_obj > eps_total:  # floating-point rounding
+            eps_obj = math.nextafter(eps_obj, 0.0)
         solver = self.solver or "auto"
-        theta, cert, res = fit_template(template, epsilon=eps_obj if private else 1.0,
+        theta, cert, res = fit_template(prep.template, epsilon=eps_obj if private else 1.0,
                                         mechanism=self.mechanism, solver=solver,
-                                        random_state=rng, optimality_tol=self.optimality_tol,
+                                        random_state=rng, warm_start=warm_start,
+                                        optimality_tol=self.optimality_tol,
                                         max_iter=self.max_iter)
         certificate = self._compose(cert, assign, eps_total)
         charge(self.accountant, certificate, owner)
+        C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
         self.certificate_ = certificate
-        self.classes_ = classes
-        self.n_features_in_ = Xv.shape[1]
-        self.Phi_ = theta.reshape(C, K, Xv.shape[1] + 1, Xv.shape[1] + 1)
+        self.classes_ = prep.meta["classes"]
+        self.n_features_in_ = d
+        self.Phi_ = theta.reshape(C, K, d + 1, d + 1)
         self.centers_ = assign.centers
         self.component_assignment_ = assign.method
         self.solve_result_ = res

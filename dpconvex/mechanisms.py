@@ -12,6 +12,7 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ from .noise import norm_gamma, snap
 from .solvers.base import SolveResult, SolveStatus
 from .verify import _remaining, verify
 
-__all__ = ["fit_template", "require_accurate"]
+__all__ = ["Prepared", "fit_template", "require_accurate"]
 
 
 def require_accurate(res: SolveResult, tol: float) -> SolveResult:
@@ -44,6 +45,21 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
             "or tighter tolerances."
         )
     return res
+
+
+@dataclass
+class Prepared:
+    """What a fit builds before it spends any budget: the template and its metadata.
+
+    ``template`` is the declarative problem on validated, clipped data; ``meta``
+    holds what the estimator needs to set its fitted attributes. ``reusable`` is
+    False when building it drew on the budget or on randomness that belongs to one
+    fit (e.g. DP k-means component assignment), so a sweep must rebuild it per fit.
+    """
+
+    template: Any
+    meta: dict[str, Any] = field(default_factory=dict)
+    reusable: bool = True
 
 
 def fit_template(

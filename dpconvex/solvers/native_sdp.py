@@ -49,8 +49,8 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from ._threads import single_threaded
 from .base import SolveResult, SolveStatus
 
 __all__ = [
@@ -224,7 +224,7 @@ def accelerated_projected_gradient(
     # Small eigendecompositions and n x D products gain nothing from BLAS threads, and
     # multithreaded OpenBLAS was measured 25x slower on 2 cores (threads spinning
     # between calls): run single-threaded.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded("blas"):
         return _apg(fun_grad, x0, mu=mu, L0=L0, tol=tol, max_iter=max_iter,
                     max_seconds=max_seconds)
 
