@@ -56,6 +56,13 @@ class Loss:
     def deriv2(self, m: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def value_and_deriv(self, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ℓ(m), ℓ'(m)) together, for solvers; override when the two share work.
+
+        The verifier's probe checks that it agrees with ``value`` and ``deriv``.
+        """
+        return self.value(m), self.deriv(m)
+
     def cvxpy_expr(self, m: cp.Expression) -> cp.Expression:
         raise NotImplementedError(f"loss '{self.name}' has no DCP form in CVXPY")
 
@@ -87,6 +94,19 @@ class Logistic(Loss):
     def deriv2(self, m):
         s = expit(np.asarray(m, dtype=float))
         return s * (1.0 - s)
+
+    def value_and_deriv(self, m):
+        # one exp for both: with e = exp(-|m|), ℓ = max(-m, 0) + log1p(e) and
+        # ℓ' = -1/(1 + e^m) = -e/(1 + e) for m >= 0, -1/(1 + e) for m < 0 (no overflow).
+        # About 20% of a native Adult solve (measured against value() + deriv()).
+        if type(self).value is not Logistic.value or type(self).deriv is not Logistic.deriv:
+            return super().value_and_deriv(m)  # a subclass changed the loss
+        m = np.asarray(m, dtype=float)
+        e = np.exp(-np.abs(m))
+        inv = 1.0 / (1.0 + e)
+        val = np.log1p(e)
+        val += np.maximum(-m, 0.0)
+        return val, -np.where(m >= 0, e * inv, inv)
 
     def cvxpy_expr(self, m):
         return cp.logistic(-m)

@@ -227,7 +227,8 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
 
     Probes, on a fine grid of margins (with points around declared kinks and far
     out): (i) convexity (finite-difference and declared ℓ'' >= 0); (ii) the
-    declared derivative matches finite differences of the value; (iii)
+    declared derivative matches finite differences of the value, and
+    ``value_and_deriv`` (what the native solver calls) matches both; (iii)
     |ℓ'| <= ``deriv_bound``; (iv) ℓ'' <= ``curvature`` (when needed). A probe
     cannot prove a bound, only refute it: the certificate says so.
 
@@ -253,6 +254,17 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
             f"derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
             f"{float(loss.deriv(mi[k])):.6g} but finite differences of value give {fd[k]:.6g}. "
             "Fix the loss's deriv() so the declared bounds are about the real derivative."
+        )
+    # (ii-b) the fused value_and_deriv the solvers use is the same function
+    vf, df = (np.asarray(a, dtype=float) for a in loss.value_and_deriv(m))
+    bad = ~(np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15))
+    if np.any(bad):
+        k = int(np.argmax(bad))
+        raise PrivacyError(
+            f"value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, {float(df[k]):.6g}) "
+            f"at m = {m[k]:.4g}, but value() and deriv() give ({float(v[k]):.6g}, "
+            f"{float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the solver minimizes the "
+            "loss whose bounds were checked."
         )
     # (i) convexity: derivative non-decreasing
     dd = np.diff(d1)

@@ -68,6 +68,16 @@ class LyingDeriv(Logistic):
         return 0.5 * super().deriv(m)
 
 
+class FusedMismatch(Logistic):
+    """value() and deriv() are the logistic loss, but the solver's fused call is not."""
+
+    name = "fused_mismatch"
+
+    def value_and_deriv(self, m):
+        v, d = super().value_and_deriv(m)
+        return v, 0.5 * d
+
+
 class UnderstatedCurvature(HuberHinge):
     name = "understated"
     curvature = 0.1  # true value 1/(2h) = 1
@@ -77,6 +87,21 @@ class UnderstatedCurvature(HuberHinge):
 def test_declared_constants_of_shipped_losses_survive_the_probe(loss):
     conds = probe_loss(loss, need_curvature=True)
     assert all(c.holds for c in conds)
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_fused_value_and_deriv_equals_value_and_deriv(name):
+    """The solver's one-pass (ℓ, ℓ') is the function the probe checked, to rounding."""
+    loss = LOSSES[name]()
+    m = np.concatenate([np.linspace(-50, 50, 20001), [-1e6, -745.2, -37.0, 0.0, 37.0, 745.2, 1e6]])
+    v, d = loss.value_and_deriv(m)
+    np.testing.assert_allclose(v, loss.value(m), rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(d, loss.deriv(m), rtol=1e-13, atol=1e-17)
+
+
+def test_subclass_of_logistic_changing_the_loss_is_not_fused():
+    v, d = SteepLogistic().value_and_deriv(np.array([-3.0, 0.0, 2.0]))
+    np.testing.assert_allclose(d, SteepLogistic().deriv(np.array([-3.0, 0.0, 2.0])))
 
 
 def test_registry_lists_every_shipped_loss():
@@ -91,6 +116,7 @@ def test_registry_lists_every_shipped_loss():
     (NonDCP(), "convexity"),
     (LyingDeriv(), "derivative"),
     (UnderstatedCurvature(1.0 / 2), "curvature bound"),
+    (FusedMismatch(), "value_and_deriv"),
 ])
 def test_verifier_refuses_bad_losses(loss, fragment):
     with pytest.raises(dp.PrivacyError, match=fragment):

@@ -91,10 +91,12 @@ def _minimize(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x0: np.
     iters = 0
     messages = []
     newton = 0
-    f, g = fun_grad(x)
-    gn = float(np.linalg.norm(g))
+    f, g, gn = np.nan, np.full_like(x, np.nan), np.inf
+    if np.any(x):  # a warm start may already be the minimizer (e.g. output perturbation)
+        f, g = fun_grad(x)
+        gn = float(np.linalg.norm(g))
     for gtol in phases:
-        if gn <= tol:  # e.g. warm-started at the minimizer
+        if gn <= tol:
             break
         res = minimize(fun_grad, x, jac=True, method="L-BFGS-B",
                        options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20})

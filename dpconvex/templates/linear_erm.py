@@ -148,8 +148,9 @@ class LinearERMTemplate:
     def objective(self, w: np.ndarray, b: np.ndarray, reg: float) -> tuple[float, np.ndarray]:
         """J(w) and ∇J(w) in NumPy (reg = Λ + Δ)."""
         m = self._A @ w
-        val = float(np.mean(self.loss.value(m))) + 0.5 * reg * float(w @ w) + float(b @ w) / self.n
-        grad = self._AT @ self.loss.deriv(m) / self.n + reg * w + b / self.n
+        lv, ld = self.loss.value_and_deriv(m)
+        val = float(np.mean(lv)) + 0.5 * reg * float(w @ w) + float(b @ w) / self.n
+        grad = self._AT @ ld / self.n + reg * w + b / self.n
         return val, grad
 
     def hessian(self, w: np.ndarray, reg: float) -> np.ndarray:
