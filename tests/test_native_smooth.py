@@ -127,3 +127,15 @@ def test_minimize_smooth_reports_inaccurate_when_capped():
     r = minimize_smooth(lambda x: (0.5 * x @ A @ x - x.sum(), A @ x - 1.0), None,
                         np.zeros(50), tol=1e-10, max_iter=2, newton_steps=0)
     assert r.status.value == "inaccurate" and r.residual > 1e-10
+
+
+@pytest.mark.parametrize("solver", ["clarabel", "scs"])
+def test_cvxpy_backends_accept_the_sparse_rows(solver):
+    """The CVXPY problem is built on the same (CSR) matrix as the native products."""
+    X, y = _sparse_data(n=2000, p=40, density=0.1)
+    t = LinearERMTemplate(HuberHinge(0.5), 1e-2, 1.0, X, y)
+    assert t.sparse
+    b = np.ones(40)
+    native, other = t.solve(b, 0.0), t.solve(b, 0.0, solver=solver)
+    assert other.residual <= 1e-6
+    assert np.max(np.abs(native.x - other.x)) <= 2 * max(native.residual, other.residual) / 1e-2
