@@ -170,8 +170,7 @@ def adult_worker(spec: dict) -> dict:
         t0 = time.perf_counter()
         for e in sweep_eps:
             for _ in seeds:
-                est.set_params(epsilon=e, random_state=rng)
-                type(est)(**est.get_params()).fit(Xtr, ytr)
+                type(est)(**{**est.get_params(), "epsilon": e, "random_state": rng}).fit(Xtr, ytr)
         t_ind = time.perf_counter() - t0
         sw = dp.epsilon_sweep(est, Xtr, ytr, sweep_eps, runs=len(seeds), random_state=0)
         nfit = len(sweep_eps) * len(seeds)
@@ -204,12 +203,12 @@ def _same_noise_check(spec: dict, Xtr, ytr, Xte, yte, C: float) -> list[dict]:
     d = Xtr.shape[1]
     n = Xtr.shape[0]
     for eps in spec["epsilons"]:
-        eps_p = eps - 2.0 * math.log1p(0.25 * 1.0 / (1.0 / C))  # diffprivlib, alpha = 1/C
+        eps_p = eps - 2.0 * math.log1p(0.25 * C)  # diffprivlib: c q / alpha, alpha = 1/C, q = 1
         coef_diff, acc_diff = [], []
         for seed in spec["seeds"]:
             rng = np.random.RandomState(seed)
             direction = rng.standard_normal((d, 4)).sum(axis=1) / 2
-            norm = rng.gamma(d / 4, 1.0 * 2 / eps_p, 4).sum()
+            norm = rng.gamma(d / 4, 2.0 / eps_p, 4).sum()
             b = direction / np.linalg.norm(direction) * norm
             res = prep.template.solve(b, 0.0)
             ref = LogisticRegression(epsilon=eps, data_norm=1.0, C=C, fit_intercept=False,

@@ -132,7 +132,6 @@ def epsilon_sweep(
             if not hasattr(est, "_fit_prepared"):
                 row.append(est.fit(X, y))
                 continue
-            est._validate_params()
             if prepared is None or not prepared.reusable:
                 prepared = est._build(X, y)
                 out.templates_built += 1

@@ -91,7 +91,7 @@ def _minimize(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x0: np.
     iters = 0
     messages = []
     newton = 0
-    f, g, gn = np.nan, np.full_like(x, np.nan), np.inf
+    f, gn = np.nan, np.inf
     if np.any(x):  # a warm start may already be the minimizer (e.g. output perturbation)
         f, g = fun_grad(x)
         gn = float(np.linalg.norm(g))
