@@ -1,60 +1,71 @@
 """dpconvex: differentially private convex learning on CVXPY.
 
 Private ERM (Chaudhuri, Monteleoni & Sarwate, JMLR 2011: output and objective
-perturbation), with a verifier that checks every condition of the privacy
-proof and a certificate for each release.
+perturbation), private large-margin Gaussian classifiers (Pathak & Raj) and
+noisy gradient descent, with a verifier that checks every condition of the
+privacy proof and a certificate for each release.
+
+Submodules and the names below are imported lazily on first access (PEP 562),
+so ``import dpconvex`` and ``dpconvex --help`` stay fast.
 """
 
 from __future__ import annotations
 
-from . import kernels, losses, noise, regularizers, verify
-from .accountant import BudgetAccountant
-from .certificate import Certificate, Condition
-from .errors import (
-    BudgetError,
-    DatasetError,
-    DataTypeError,
-    DataValidationError,
-    DPConvexError,
-    NotFittedError,
-    ParameterError,
-    PrivacyError,
-    PrivacyWarning,
-    SolverError,
-)
-from .estimators import PrivateHuberSVM, PrivateLinearClassifier, PrivateLogisticRegression
-from .large_margin import PrivateLargeMarginGaussian
-from .noisy_gd import NoisyGradientDescent
-from .sweep import EpsilonSweep, epsilon_sweep
-from .tuning import PrivateGridSearch
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BudgetAccountant",
-    "BudgetError",
-    "Certificate",
-    "Condition",
-    "DPConvexError",
-    "DataValidationError",
-    "DataTypeError",
-    "DatasetError",
-    "EpsilonSweep",
-    "NoisyGradientDescent",
-    "NotFittedError",
-    "ParameterError",
-    "PrivacyError",
-    "PrivacyWarning",
-    "PrivateGridSearch",
-    "PrivateHuberSVM",
-    "PrivateLargeMarginGaussian",
-    "PrivateLinearClassifier",
-    "PrivateLogisticRegression",
-    "SolverError",
-    "epsilon_sweep",
-    "kernels",
-    "losses",
-    "noise",
-    "regularizers",
-    "verify",
-]
+#: Public name -> submodule that defines it.
+_EXPORTS: dict[str, str] = {
+    "BudgetAccountant": "accountant",
+    "Budget": "privacy.budget",
+    "Certificate": "certificate",
+    "Condition": "certificate",
+    "BudgetError": "errors",
+    "DatasetError": "errors",
+    "DataTypeError": "errors",
+    "DataValidationError": "errors",
+    "DPConvexError": "errors",
+    "NotFittedError": "errors",
+    "ParameterError": "errors",
+    "PrivacyError": "errors",
+    "PrivacyWarning": "errors",
+    "SolverError": "errors",
+    "PrivateHuberSVM": "estimators",
+    "PrivateLinearClassifier": "estimators",
+    "PrivateLogisticRegression": "estimators",
+    "PrivateLargeMarginGaussian": "large_margin",
+    "NoisyGradientDescent": "noisy_gd",
+    "EpsilonSweep": "sweep",
+    "epsilon_sweep": "sweep",
+    "PrivateGridSearch": "tuning",
+    "RandomFourierFeatures": "kernels",
+    "release": "privacy.release",
+}
+
+#: Submodules reachable as attributes (``dpconvex.datasets`` without importing it first).
+_SUBMODULES = (
+    "accountant", "audit", "certificate", "clustering", "data", "datasets", "estimators",
+    "errors", "kernels", "large_margin", "losses", "mechanisms", "noise", "noisy_gd",
+    "objectives", "privacy", "problems", "regularizers", "runs", "solvers", "sweep",
+    "templates", "tuning", "verify",
+)
+
+__all__ = sorted([*_EXPORTS, "__version__", "kernels", "losses", "noise", "regularizers",
+                  "verify"])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'dpconvex' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBMODULES))

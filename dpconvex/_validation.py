@@ -13,6 +13,22 @@ from sklearn.exceptions import DataConversionWarning
 
 from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError
 
+#: Accepted magnitudes of a nonzero float parameter (documented in :func:`check_float`).
+#: dpconvex computes in float64; outside this range products such as n·λ, ε/Δ or
+#: the noise scale Δ/ε over- or underflow (e.g. ``lam=1e308`` made n·λ = inf and
+#: the sensitivity 0; ``epsilon=5e-324`` made ε/(4r) = 0 and divided by zero).
+MIN_MAGNITUDE = 1e-100
+MAX_MAGNITUDE = 1e100
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters (huge ints cannot even be printed)."""
+    try:
+        text = repr(value)
+    except ValueError:  # int above sys.get_int_max_str_digits()
+        return f"an int of about {int(value.bit_length() * 0.30103)} digits"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 def check_float(
     name: str,
@@ -24,16 +40,52 @@ def check_float(
     low_inclusive: bool = False,
     high_inclusive: bool = False,
     allow_inf: bool = False,
+    magnitude: bool = True,
 ) -> float:
-    """Return ``value`` as a float in the stated interval, or raise :class:`ParameterError`."""
+    """Return ``value`` as a float in the stated interval, or raise :class:`ParameterError`.
+
+    Parameters
+    ----------
+    name, owner : str
+        Parameter and owner named in the message.
+    value : int, float, numpy scalar or fractions.Fraction
+        bool and non-numbers are refused; a number too large for float64
+        (``10**400``, a huge ``Fraction``) is refused, not rounded to inf.
+    low, high, low_inclusive, high_inclusive : float, bool
+        The interval.
+    allow_inf : bool, default=False
+        Accept +inf (e.g. an unlimited budget).
+    magnitude : bool, default=True
+        Also require a nonzero finite value to have magnitude in
+        [:data:`MIN_MAGNITUDE`, :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so that
+        the calibrations (products and quotients of a few parameters and n) stay
+        finite and nonzero in float64. 0 passes when the interval allows it.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        With the accepted range in the message.
+    """
     lb = "[" if low_inclusive else "("
     hb = "]" if high_inclusive else ")"
     hs = "inf" if math.isinf(high) else f"{high:g}"
     rng = f"{lb}{low:g}, {hs}{hb}"
-    msg = f"The '{name}' parameter of {owner} must be a float in {rng}. Got {value!r} instead."
+    shown = _short_repr(value)
+    msg = f"The '{name}' parameter of {owner} must be a float in {rng}. Got {shown} instead."
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise ParameterError(msg)
-    v = float(value)
+    try:
+        v = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be a finite float in {rng}; {shown} does "
+            "not fit in a float64 (largest about 1.8e308). Pass a float of magnitude at most "
+            f"{MAX_MAGNITUDE:g}."
+        ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ParameterError(msg)
     ok_low = v >= low if low_inclusive else v > low
@@ -42,6 +94,14 @@ def check_float(
         ok_high = True
     if not (ok_low and ok_high):
         raise ParameterError(msg)
+    if magnitude and math.isfinite(v) and v != 0.0 and not (
+            MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be a float in {rng} of magnitude between "
+            f"{MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}: outside that range float64 products "
+            "such as n*lam or epsilon/sensitivity overflow or underflow (division by zero, "
+            f"infinite noise). Got {shown} instead."
+        )
     return v
 
 
@@ -77,12 +137,24 @@ def check_bool(name: str, value: Any, owner: str) -> bool:
 
 
 def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
-                min_samples: int = 1) -> np.ndarray:
-    """Validate a 2-D finite float matrix."""
+                min_samples: int = 1, accept_sparse: bool = False) -> Any:
+    """Validate a 2-D finite float matrix.
+
+    With ``accept_sparse=True`` a SciPy sparse matrix (CSR, CSC, ...) is checked
+    on its stored entries and returned as a float64 ``csr_array``, never
+    densified (:func:`dpconvex.data.operators.check_sparse`); otherwise it is
+    refused.
+    """
     if hasattr(X, "toarray"):
+        if accept_sparse:
+            from .data.operators import check_sparse
+
+            return check_sparse(X, owner, name=name, n_features=n_features,
+                                min_samples=min_samples)
         raise DataValidationError(
             f"{owner} got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
+    _reject_masked(X, owner, name)
     raw = np.asarray(X) if not isinstance(X, list) else None
     if raw is not None and raw.dtype.kind == "c":
         raise DataValidationError(
@@ -124,12 +196,75 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
     return A
 
 
+def _reject_masked(A: Any, owner: str, name: str) -> None:
+    """Refuse a :class:`numpy.ma.MaskedArray` with masked entries (np.asarray drops the mask)."""
+    if isinstance(A, np.ma.MaskedArray) and np.ma.is_masked(A):
+        raise DataValidationError(
+            f"{owner}: {name} is a masked array with masked entries; converting it would "
+            "silently use the hidden values. Drop those rows, or fill them with a public "
+            f"value ({name}.filled(value)) before fitting."
+        )
+
+
+def _label_kind(t: type) -> str:
+    if issubclass(t, (str, np.str_)):
+        return "str"
+    if issubclass(t, (numbers.Number, np.number, np.bool_)):
+        return "number"
+    return t.__name__
+
+
+def _check_label_values(values: np.ndarray, owner: str) -> None:
+    """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers).
+
+    Works on the set of the labels' types (one fast pass), looking at values only
+    when some are floats (which may be NaN).
+    """
+    types = set(map(type, values))
+    missing = None
+    if type(None) in types:
+        missing = "None"
+    elif any(t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
+             for t in types):
+        missing = "pandas NA"
+    elif any(issubclass(t, (float, np.floating)) for t in types):
+        floats = [v for v in values if isinstance(v, (float, np.floating))]
+        if np.any(np.isnan(np.asarray(floats, dtype=float))):
+            missing = "NaN"
+    if missing is not None:
+        raise DataValidationError(
+            f"{owner}: y contains {missing} labels; drop those rows or give them a real class "
+            "label (a missing label cannot be a class)."
+        )
+    kinds = {_label_kind(t) for t in types}
+    if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
+        raise DataValidationError(
+            f"{owner}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
+            "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
+        )
+    if kinds and kinds.pop() not in ("str", "number"):
+        try:
+            np.unique(values)
+        except TypeError as exc:
+            raise DataValidationError(
+                f"{owner}: the labels in y cannot be sorted ({exc}). Use labels of one type "
+                "(str or int)."
+            ) from None
+
+
 def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
-    """Validate a 1-D label vector of length n_samples."""
+    """Validate a 1-D label vector of length n_samples.
+
+    Raises :class:`DataValidationError` for missing labels (None, NaN, pandas
+    NA; the message "None labels; drop those rows" is kept), labels of mixed
+    types (e.g. str and int) that cannot be sorted into classes, a masked array
+    with masked entries, or a wrong shape.
+    """
     if y is None:
         raise DataValidationError(
             f"{owner} requires y to be passed, but the target y is None. Pass the labels."
         )
+    _reject_masked(y, owner, "y")
     yy = np.asarray(y)
     if yy.ndim == 2 and yy.shape[1] == 1:
         warnings.warn(
@@ -146,8 +281,11 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
         )
     if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
         raise DataValidationError(f"{owner}: y contains NaN or infinite labels; drop those rows.")
-    if yy.dtype.kind == "O" and any(v is None for v in yy):
-        raise DataValidationError(f"{owner}: y contains None labels; drop those rows.")
+    if yy.dtype.kind == "O":
+        _check_label_values(yy, owner)
+    elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
+        # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
+        _check_label_values(np.asarray(y, dtype=object).ravel(), owner)
     if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
         raise DataValidationError(
             f"{owner}: Unknown label type: continuous. y must hold class labels; got "
@@ -156,9 +294,39 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
     return yy
 
 
+#: Below this sum of squares the einsum path may have lost precision to underflow.
+_SQ_TINY = np.finfo(np.float64).tiny * 2.0**54
+
+
+def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (m, u) with m the max-abs of each row and u = ||row / m|| in [1, sqrt(d)].
+
+    ``m * u`` is the row norm computed without overflow or underflow (the
+    scaling of LAPACK's nrm2 and ``np.hypot``); zero rows give m = 0, u = 0.
+    """
+    m = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
+    safe = np.where(m > 0, m, 1.0)
+    Z = X / safe[:, None]
+    return m, np.sqrt(np.einsum("ij,ij->i", Z, Z))
+
+
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row (einsum: about 2x faster than ``np.linalg.norm(axis=1)``)."""
-    return np.sqrt(np.einsum("ij,ij->i", X, X))
+    """Euclidean norm of every row, without overflow for entries up to the float64 maximum.
+
+    Uses einsum (about 2x faster than ``np.linalg.norm(axis=1)``) and recomputes,
+    scaled by the row's max-abs entry, the rows whose sum of squares overflowed
+    (entries above ~1e154) or fell into the subnormal range (entries below
+    ~1e-154). A norm above the float64 maximum (~1.8e308) is returned as inf.
+    """
+    X = np.asarray(X, dtype=float)
+    sq = np.einsum("ij,ij->i", X, X)
+    norms = np.sqrt(sq)
+    redo = ~np.isfinite(sq) | (sq < _SQ_TINY)
+    if np.any(redo):
+        m, u = _scaled_norms(X[redo])
+        with np.errstate(over="ignore"):
+            norms[redo] = m * u
+    return norms
 
 
 def clip_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
@@ -166,13 +334,22 @@ def clip_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
 
     ``bound`` is a public constant given by the user; it is never estimated
     from the data. Returns the clipped copy and the number of rows clipped.
+    Rows with huge entries are clipped correctly: ``[1e200, 1e200]`` with bound
+    1 becomes ``[0.7071, 0.7071]`` (earlier versions overflowed the norm and
+    returned the zero vector), and a row whose norm exceeds the float64 maximum
+    is divided by its max-abs entry before scaling.
     """
     norms = row_norms(X)
     over = norms > bound
     if not np.any(over):
         return X, 0
-    Xc = X.copy()
-    Xc[over] *= (bound / norms[over])[:, None]
+    Xc = np.array(X, dtype=float, copy=True)
+    finite = over & np.isfinite(norms)
+    Xc[finite] *= (bound / norms[finite])[:, None]
+    huge = over & ~np.isfinite(norms)
+    if np.any(huge):
+        m, u = _scaled_norms(Xc[huge])
+        Xc[huge] = (Xc[huge] / m[:, None]) * (bound / u)[:, None]
     return Xc, int(over.sum())
 
 
@@ -196,7 +373,9 @@ class ClassifierScoreMixin:
         """Mean accuracy on (X, y)."""
         owner = type(self).__name__
         check_fitted(self, "classes_")
-        Xv = check_array(X, owner)
+        sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
+            if hasattr(self, "__sklearn_tags__") else False
+        Xv = check_array(X, owner, accept_sparse=sparse_ok)
         yv = check_labels(y, Xv.shape[0], owner)
         known = np.array([any(v == c for c in self.classes_) for v in yv.tolist()]) \
             if yv.dtype.kind == "O" or self.classes_.dtype.kind != yv.dtype.kind else \

@@ -1,4 +1,9 @@
-"""Command line: ``dpconvex demo | run | list | verify``."""
+"""Command line: ``dpconvex demo | run | list | verify``, ``dpconvex --version``.
+
+Only the standard library is imported here: ``dpconvex --help`` and
+``--version`` must not pay for NumPy, CVXPY and scikit-learn; each command
+imports what it needs when it runs.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import DPConvexError
+from . import __version__
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dpconvex", description="Differentially private convex learning.")
+    p.add_argument("--version", action="version", version=f"dpconvex {__version__}")
     sub = p.add_subparsers(dest="command")
     d = sub.add_parser("demo", help="private logistic regression on scikit-learn's breast-cancer data")
     d.add_argument("--runs", type=int, default=10, help="noise draws per epsilon (default 10)")
@@ -23,33 +29,47 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--runs", type=int, default=None, help="override the number of randomized runs")
     r.add_argument("--quick", action="store_true", help="the reduced form used by the test suite")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
-    sub.add_parser("list", help="list the problems")
+    sub.add_parser("list", help="list the problems (search order: $DPCONVEX_PROBLEMS, the source "
+                   "checkout's problems/, the installed copy)")
     v = sub.add_parser("verify", help="print the certificate of each private method, without training")
     v.add_argument("problem")
     return p
 
 
 def _cmd_list() -> int:
-    from .problems import list_problems, load_problem
+    from .errors import DPConvexError
+    from .runs.spec import list_problems, load_problem, problem_dirs
 
-    for path in list_problems():
+    paths = list_problems()
+    if not paths:
+        where = ", ".join(str(d) for d in problem_dirs()) or "(no folder found)"
+        print(f"dpconvex: no problem files found (searched: {where}). Set DPCONVEX_PROBLEMS to a "
+              "folder of .toml problem files.", file=sys.stderr)
+        return 1
+    for path in paths:
         try:
             pr = load_problem(path)
-            print(f"{pr.name:34s} {pr.dataset:24s} {pr.title}")
         except DPConvexError as exc:
             print(f"{path.stem:34s} INVALID: {exc}")
+        except Exception as exc:  # one broken file must not hide the others
+            print(f"{path.stem:34s} INVALID ({type(exc).__name__}, please report): {exc}")
+        else:
+            print(f"{pr.name:34s} {pr.dataset:24s} {pr.title}")
     return 0
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .problems import load_problem, run_problem, write_outputs
+    from .runs.report import check_output_dir, write_outputs
+    from .runs.runner import run_problem
+    from .runs.spec import load_problem
 
     pr = load_problem(args.problem)
     if args.runs is not None and args.runs < 1:
         print("dpconvex: error: --runs must be >= 1", file=sys.stderr)
         return 2
-    res = run_problem(pr, runs=args.runs, quick=args.quick, progress=not args.no_progress)
     out = Path(args.out or Path("results") / (pr.name + ("-quick" if args.quick else "")))
+    check_output_dir(out)  # fail now, not after the fits
+    res = run_problem(pr, runs=args.runs, quick=args.quick, progress=not args.no_progress)
     js, png = write_outputs(res, out)
     print(res.table())
     print(f"\n{res.seconds:.1f} s; wrote {js} and {png}")
@@ -62,7 +82,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .problems import DATASETS, _make_estimator, load_problem
+    from .runs.runner import _make_estimator
+    from .runs.spec import DATASETS, load_problem
 
     pr = load_problem(args.problem)
     data = DATASETS[pr.dataset](**pr.options)
@@ -83,27 +104,34 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command in (None, "demo"):
+        from .demo import run_demo
+
+        run_demo(runs=getattr(args, "runs", 10), lam=getattr(args, "lam", 1e-3),
+                 seed=getattr(args, "seed", None))
+        return 0
+    if args.command == "list":
+        return _cmd_list()
+    if args.command == "run":
+        return _cmd_run(args)
+    if args.command == "verify":
+        return _cmd_verify(args)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``dpconvex`` console script."""
     args = _parser().parse_args(argv)
     try:
-        if args.command in (None, "demo"):
-            from .demo import run_demo
+        return _dispatch(args)
+    except Exception as exc:
+        from .errors import DPConvexError
 
-            run_demo(runs=getattr(args, "runs", 10), lam=getattr(args, "lam", 1e-3),
-                     seed=getattr(args, "seed", None))
-            return 0
-        if args.command == "list":
-            return _cmd_list()
-        if args.command == "run":
-            return _cmd_run(args)
-        if args.command == "verify":
-            return _cmd_verify(args)
-    except DPConvexError as exc:
+        if not isinstance(exc, DPConvexError):
+            raise
         print(f"dpconvex: error: {exc}", file=sys.stderr)
         return 2
-    return 1
-
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -48,9 +48,12 @@ import numpy as np
 
 from ._random import RandomStateLike, check_random_state
 from ._validation import check_float, check_int
-from .certificate import Certificate, Condition
+from .certificate import Certificate
 from .errors import ParameterError, PrivacyWarning
-from .noise import laplace, norm_gamma
+from .privacy.budget import Budget
+from .privacy.mechanisms.kmeans import lloyd
+from .privacy.release import release
+from .templates.kmeans import KMeansTemplate
 
 __all__ = [
     "ASSIGNMENTS",
@@ -132,11 +135,6 @@ def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndar
     return np.argmin(np.einsum("ikd,ikd->ik", diff, diff), axis=1).astype(np.int64)
 
 
-def _project_ball(V: np.ndarray, radius: float) -> np.ndarray:
-    nrm = np.linalg.norm(V, axis=-1, keepdims=True)
-    return V * np.minimum(1.0, radius / np.maximum(nrm, 1e-300))
-
-
 def dp_kmeans(
     X: np.ndarray,
     y: np.ndarray,
@@ -197,63 +195,16 @@ def dp_kmeans(
     rng = check_random_state(random_state)
     centers = (public_centers(C, K, d, q) if init_centers is None
                else np.array(init_centers, dtype=float, copy=True))
-    private = epsilon is not None
-    if private:
-        epsilon = check_float("epsilon", epsilon, "dp_kmeans")
-        # floating point: make the accounted total n_iter * (eps_cnt + eps_sum) <= epsilon
-        eps_it = epsilon / n_iter
-        while n_iter * eps_it > epsilon:
-            eps_it = math.nextafter(eps_it, 0.0)
-        eps_cnt = eps_it / (1.0 + math.sqrt(d))
-        eps_sum = eps_it - eps_cnt
-        while eps_cnt + eps_sum > eps_it:
-            eps_sum = math.nextafter(eps_sum, 0.0)
-    J = C * K
-    for _ in range(n_iter):
-        m = assign_nearest(X, y, centers)
-        cell = y * K + m
-        counts = np.bincount(cell, minlength=J).astype(float)
-        sums = np.zeros((J, d))
-        np.add.at(sums, cell, X)
-        if private:
-            counts = counts + laplace(J, 2.0 / eps_cnt, rng)
-            beta = eps_sum / (2.0 * q)
-            sums = sums + np.stack([norm_gamma(d, beta, rng) for _ in range(J)])
-        new = centers.reshape(J, d).copy()
-        ok = counts >= 1.0
-        new[ok] = sums[ok] / counts[ok, None]
-        centers = _project_ball(new, q).reshape(C, K, d)
-    if not private:
+    template = KMeansTemplate(X, y, C, K, data_norm=q, n_iter=n_iter, init_centers=centers)
+    if epsilon is None:
         cert = Certificate(
             mechanism=f"k-means (Lloyd, {n_iter} iterations, no noise)",
             epsilon_requested=math.inf, epsilon=math.inf, private=False,
             assumptions=["noiseless k-means for the non-private baseline: NOT private"])
-        return centers, cert
-    cert = Certificate(
-        mechanism=f"DP k-means per class (noisy Lloyd, {n_iter} iterations)",
-        epsilon_requested=epsilon,
-        epsilon=n_iter * (eps_cnt + eps_sum),
-        conditions=[
-            Condition("count sensitivity", True, "derived (replace-one)",
-                      "one replacement changes at most two cell counts by 1: L1 = 2"),
-            Condition("sum sensitivity", True, "derived (replace-one, ||x|| <= q)",
-                      f"sum over cells of ||s_j - s'_j|| <= 2q = {2 * q:g}"),
-            Condition("composition", True, "sequential composition over iterations",
-                      f"{n_iter} x ({eps_cnt:.6g} + {eps_sum:.6g}) = {epsilon:.6g}"),
-        ],
-        quantities={"iterations": n_iter, "epsilon per iteration": eps_it,
-                    "epsilon counts (per iteration)": eps_cnt,
-                    "epsilon sums (per iteration)": eps_sum,
-                    "count noise": f"Laplace(scale {2.0 / eps_cnt:.6g})",
-                    "sum noise rate beta (per cell)": eps_sum / (2.0 * q),
-                    "cells": J},
-        assumptions=[
-            "adjacency: replace one record (label included)",
-            f"rows clipped to the public bound q = {q:g}",
-            "initial centers are public (data-independent rule or user-given)",
-        ],
-    )
-    return centers, cert
+        return lloyd(template), cert
+    epsilon = check_float("epsilon", epsilon, "dp_kmeans")
+    rel = release(template, "dp_kmeans", Budget(epsilon), None, rng)
+    return rel.theta, rel.certificate
 
 
 def assign_components(

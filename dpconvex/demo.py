@@ -37,13 +37,13 @@ def run_demo(epsilons=(0.1, 0.5, 1.0, 2.0, 5.0), runs: int = 10, lam: float = 1e
     last = None
     for eps in epsilons:
         row = []
-        for mech in ("objective", "output"):
+        for i, mech in enumerate(("objective", "output")):
             accs = []
             for _ in range(runs):
                 m = PrivateLogisticRegression(epsilon=eps, lam=lam, mechanism=mech,
                                               random_state=rng).fit(Xtr, ytr)
                 accs.append(m.score(Xte, yte))
-                if mech == "objective":
+                if i == 0:
                     last = m
             results[(mech, eps)] = float(np.mean(accs))
             row.append(f"{np.mean(accs):.3f} ± {np.std(accs):.3f}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 __all__ = [
     "BudgetError",
+    "BudgetPickleError",
     "DPConvexError",
     "DataTypeError",
     "DataValidationError",
@@ -67,6 +68,17 @@ class SolverError(DPConvexError, RuntimeError):
 
 class BudgetError(DPConvexError):
     """A fit would spend more privacy budget than an accountant has left."""
+
+
+class BudgetPickleError(BudgetError):
+    """A budget ledger was pickled, e.g. to be sent to a worker process.
+
+    The copy would record the worker's spends and the caller's ledger nothing.
+    The message says what to do: fit in one process, or record the workers'
+    guarantees in the caller's ledger with ``spend``. Deliberately not a
+    :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries
+    catch to fall back to another path.
+    """
 
 
 class DatasetError(DPConvexError, OSError):

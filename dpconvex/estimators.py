@@ -25,16 +25,19 @@ from ._validation import (
     check_int,
     check_labels,
     check_option,
-    clip_rows,
 )
-from .accountant import charge, check_budget
 from .certificate import Certificate
+from .data.preprocess import add_intercept
+from .data.preprocess import clip_rows as clip_design
 from .errors import DataValidationError, ParameterError
 from .losses import LOSSES, Loss, get_loss
-from .mechanisms import Prepared, fit_template
+from .mechanisms import Prepared
+from .privacy.accounting import Reservation, reserve_budget
+from .privacy.budget import Budget
+from .privacy.mechanisms import Mechanism, build_mechanism
+from .privacy.release import release
 from .solvers.base import check_solver_name
 from .templates.linear_erm import LinearERMTemplate
-from .verify import verify
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
 
@@ -62,8 +65,9 @@ class LinearDecisionMixin(ClassifierScoreMixin):
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed score wᵀx + b; positive means ``classes_[1]``."""
         check_fitted(self, "coef_")
-        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
-        return Xv @ self.coef_[0] + self.intercept_[0]
+        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_,
+                         accept_sparse=True)
+        return np.asarray(Xv @ self.coef_[0]) + self.intercept_[0]
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels."""
@@ -81,6 +85,7 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
+        tags.input_tags.sparse = True  # CSR/CSC rows through the design-operator seam
         return tags
 
     def _validate_params(self) -> None:  # type: ignore[override]
@@ -88,7 +93,7 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         check_float("epsilon", self.epsilon, owner)
         check_float("lam", self.lam, owner)
         check_float("data_norm", self.data_norm, owner)
-        check_option("mechanism", self.mechanism, ("objective", "output", "none"), owner)
+        self._mechanism()
         check_bool("fit_intercept", self.fit_intercept, owner)
         check_solver_name(self.solver, owner)
         if not isinstance(self.random_state, np.random.Generator):
@@ -98,37 +103,57 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         if self.max_iter is not None:
             check_int("max_iter", self.max_iter, owner)
 
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for (names from the registry)."""
+        return build_mechanism(self.mechanism, type(self).__name__, "linear_erm",
+                               optimality_tol=self.optimality_tol)
+
+    def _budget(self, mech: Mechanism) -> Budget:
+        return Budget(float(self.epsilon)) if mech.private else Budget.unlimited()
+
     def fit(self, X: Any, y: Any) -> _PrivateLinearClassifier:
         """Fit the private model.
 
         Rows with norm above ``data_norm`` are scaled down to it (per-record
         clipping by the public bound); with ``fit_intercept`` a constant 1 is
-        appended and the bound becomes sqrt(data_norm^2 + 1).
+        appended and the bound becomes sqrt(data_norm^2 + 1). ``X`` may be a
+        dense array or a SciPy sparse matrix (CSR/CSC): sparse rows are never
+        densified (:mod:`dpconvex.data.operators`).
 
         Raises
         ------
-        ParameterError, DataValidationError, PrivacyError, SolverError
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
-        return self._fit_prepared(self._build(X, y))
+        self._validate_params()
+        budget = self._budget(self._mechanism())
+        # the ledger is checked (and the budget held) before the data are read
+        with reserve_budget(self.accountant, budget.epsilon, budget.delta,
+                            type(self).__name__) as hold:
+            return self._fit_prepared(self._build(X, y, validated=True), hold=hold)
 
-    def _build(self, X: Any, y: Any) -> Prepared:
+    def _build(self, X: Any, y: Any, *, validated: bool = False) -> Prepared:
         """Validated, clipped data and its template: everything of a fit that ε does not change."""
-        template, classes, d = self._prepare(X, y)
+        template, classes, d = self._prepare(X, y, validated=validated)
         return Prepared(template=template, meta={"classes": classes, "d": d})
 
-    def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None
-                      ) -> _PrivateLinearClassifier:
-        """The private part of ``fit`` on a prepared template (shared by :func:`epsilon_sweep`)."""
-        self._validate_params()
+    def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None, *,
+                      hold: Reservation | None = None) -> _PrivateLinearClassifier:
+        """The private part of ``fit`` on a prepared template (shared by :func:`epsilon_sweep`).
+
+        ``hold`` is the ledger reservation made by ``fit``; without it (a sweep) the
+        budget is reserved here, still before any noise is drawn.
+        """
         owner = type(self).__name__
-        check_budget(self.accountant, self.epsilon if self.mechanism != "none" else math.inf,
-                     0.0, owner)
-        solver = self.solver or "native"
-        theta, cert, res = fit_template(prep.template, epsilon=self.epsilon,
-                                        mechanism=self.mechanism, solver=solver,
-                                        random_state=self.random_state, warm_start=warm_start,
-                                        optimality_tol=self.optimality_tol, max_iter=self.max_iter)
-        charge(self.accountant, cert, owner)
+        if hold is None:
+            self._validate_params()
+            budget = self._budget(self._mechanism())
+            with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as own:
+                return self._fit_prepared(prep, warm_start, hold=own)
+        mech = self._mechanism()
+        rel = release(prep.template, mech, self._budget(mech), self.solver, self.random_state,
+                      warm_start=warm_start, max_iter=self.max_iter)
+        theta, cert, res = rel.theta, rel.certificate, rel.diagnostics
+        hold.commit_certificate(cert)
         d = prep.meta["d"]
         self.classes_ = prep.meta["classes"]
         self.n_features_in_ = d
@@ -139,30 +164,33 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         self.n_iter_ = max(int(res.iterations), 1)
         return self
 
-    def _prepare(self, X: Any, y: Any) -> tuple[LinearERMTemplate, np.ndarray, int]:
+    def _prepare(self, X: Any, y: Any, *, validated: bool = False
+                 ) -> tuple[LinearERMTemplate, np.ndarray, int]:
         """Validate, clip, add the intercept column, and build the template."""
         owner = type(self).__name__
-        self._validate_params()
+        if not validated:
+            self._validate_params()
         loss = self._make_loss()
-        Xv = check_array(X, owner, min_samples=2)
+        Xv = check_array(X, owner, min_samples=2, accept_sparse=True)
         yv = check_labels(y, Xv.shape[0], owner)
         classes, ys = check_binary_labels(yv, owner)
         q = float(self.data_norm)
-        Xc, _ = clip_rows(Xv, q)
+        Xc, _ = clip_design(Xv, q)  # per-record public map; CSR stays CSR (data/preprocess)
         if self.fit_intercept:
-            Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
+            Xc = add_intercept(Xc)
             q = math.sqrt(q * q + 1.0)
         return LinearERMTemplate(loss, self.lam, q, Xc, ys), classes, Xv.shape[1]
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn).
 
-        Runs every check of :func:`dpconvex.verify.verify` and the calibration;
+        Runs :func:`dpconvex.privacy.release.release` with ``dry_run=True``: every check and
+        the calibration;
         raises :class:`PrivacyError` exactly when ``fit`` would.
         """
         template, _, _ = self._prepare(X, y)
-        cert, _ = verify(template, epsilon=self.epsilon, mechanism=self.mechanism)
-        return cert
+        mech = self._mechanism()
+        return release(template, mech, self._budget(mech), dry_run=True).certificate
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Logistic link of the decision function (meaningful for logistic loss)."""

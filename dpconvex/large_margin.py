@@ -34,15 +34,17 @@ from ._validation import (
     check_option,
     clip_rows,
 )
-from .accountant import charge, check_budget
-from .certificate import Certificate, Condition
+from .certificate import Certificate, compose_sequential
 from .clustering import ASSIGNMENTS, assign_components
 from .errors import DataValidationError, NotFittedError, ParameterError, PrivacyError
 from .losses import HuberHinge, Loss
-from .mechanisms import Prepared, fit_template
+from .mechanisms import Prepared
+from .privacy.accounting import Reservation, reserve_budget
+from .privacy.budget import Budget, remaining
+from .privacy.mechanisms import Mechanism, build_mechanism
+from .privacy.release import release
 from .solvers.base import check_solver_name
 from .templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm, augment_and_scale
-from .verify import verify
 
 __all__ = ["PrivateLargeMarginGaussian"]
 
@@ -54,10 +56,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     (d + 1) × (d + 1); a row x is mapped to z = [x; 1]/sqrt(q² + 1) and
     classified to argmin_c min_m zᵀ Φ_{c,m} z. Training minimizes the objective
     of Pathak & Raj (TDSC 2012, eq. 11) — Huber hinge on the large-margin
-    constraints, γ Σ tr(Ψ) + λ Σ ||Φ||²_F — plus the noise term (1/n) Σ ⟨b, Φ⟩,
+    constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F (the paper's λ = lam/2) — plus the noise term (1/n) Σ ⟨b, Φ⟩,
     with b calibrated as in ``docs/privacy.md`` §4 (gradient sensitivity
     2 sqrt(C(C − 1)), independent symmetric noise per block, Jacobian slack
-    2 (C − 1) K log(1 + c_u/(2nλ))).
+    2 (C − 1) K log(1 + c_u/(n·lam)))).
 
     Parameters
     ----------
@@ -66,9 +68,11 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         provided (k-means share included), never above it.
     gamma : float, default=1e-2
         γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
-    lam : float, default=1e-2
-        λ, weight of Σ ||Φ||²_F; λ > 0 is required for objective perturbation
-        (the objective is then 2λ-strongly convex).
+    lam : float, default=2e-2
+        Strong-convexity modulus μ of the regularizer (lam/2) Σ ||Φ||²_F, as
+        ``lam`` in every dpconvex estimator; lam > 0 is required for objective
+        perturbation. (Before dpconvex 0.2 ``lam`` weighted lam·Σ||Φ||²_F, half
+        the modulus; the default moved from 1e-2 to 2e-2, the same model.)
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int, default=1
@@ -152,7 +156,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         *,
         epsilon: float = 1.0,
         gamma: float = 1e-2,
-        lam: float = 1e-2,
+        lam: float = 2e-2,
         h: float = 0.5,
         n_components: int = 1,
         mechanism: str = "objective",
@@ -189,10 +193,14 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self.accountant = accountant
 
     # -------------------------------------------------------------- validation
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for (names from the registry)."""
+        return build_mechanism(self.mechanism, type(self).__name__, "large_margin",
+                               optimality_tol=self.optimality_tol)
+
     def _validate_params(self) -> None:  # type: ignore[override]
         owner = type(self).__name__
-        check_option("mechanism", self.mechanism, ("objective", "none"), owner)
-        if self.mechanism == "objective":
+        if self._mechanism().private:
             check_float("epsilon", self.epsilon, owner)
             lam = self.lam
             if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or math.isnan(lam):
@@ -201,9 +209,9 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
                 raise PrivacyError(
                     f"strong convexity: lam = {lam!r}, but objective perturbation needs a "
                     "strongly convex objective. The Huber loss is not strongly convex and the "
-                    "trace term gamma * tr(Psi) is linear, so without lam * ||Phi||_F^2 (the "
+                    "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 (the "
                     "objective of Pathak & Raj, PSDM 2010) the objective is NOT strongly convex "
-                    "and the privacy proof fails. Use lam > 0 (e.g. lam=1e-2), or "
+                    "and the privacy proof fails. Use lam > 0 (e.g. lam=2e-2), or "
                     "mechanism='none' for a non-private fit."
                 )
             check_float("lam", lam, owner)
@@ -287,8 +295,9 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
             augment_and_scale(Xc, q), y_idx, comps, n_classes=C, n_components=K,
             lam=float(self.lam), gamma=float(self.gamma), loss=loss,
             extra_terms=tuple(self.extra_terms or ()), assignment="(certify: not assigned)")
-        cert, _ = verify(template, epsilon=eps, mechanism=self.mechanism)
-        return cert
+        mech = self._mechanism()
+        budget = Budget(eps) if mech.private else Budget.unlimited()
+        return release(template, mech, budget, dry_run=True).certificate
 
     def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
         """Fit the private model.
@@ -298,14 +307,16 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
 
         Raises
         ------
-        ParameterError, DataValidationError, PrivacyError, SolverError
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         self._validate_params()
-        check_budget(self.accountant, float(self.epsilon) if self.mechanism == "objective"
-                     else math.inf, 0.0, type(self).__name__)  # before any private work
-        return self._fit_prepared(self._build(X, y))
+        eps = float(self.epsilon) if self._mechanism().private else math.inf
+        # the ledger is checked (and the budget held) before the data are read: the
+        # build may spend part of it (DP k-means)
+        with reserve_budget(self.accountant, eps, 0.0, type(self).__name__) as hold:
+            return self._fit_prepared(self._build(X, y, validated=True), hold=hold)
 
-    def _build(self, X: Any, y: Any) -> Prepared:
+    def _build(self, X: Any, y: Any, *, validated: bool = False) -> Prepared:
         """Validate, clip, assign components and build the template.
 
         Reusable across fits at other ε (``Prepared.reusable``) when the component
@@ -313,12 +324,13 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         class, or nearest public centers. DP k-means and the non-private GMM are
         part of each fit.
         """
-        self._validate_params()
+        if not validated:
+            self._validate_params()
         Xv, y_idx, classes, C, K = self._check_data(X, y)
         q = float(self.data_norm)
         Xc, _ = clip_rows(Xv, q)
         rng = check_random_state(self.random_state)
-        private = self.mechanism == "objective"
+        private = self._mechanism().private
         eps_total = float(self.epsilon) if private else math.inf
         method = self.component_assignment
         use_kmeans = K > 1 and method == "dp_kmeans"
@@ -337,29 +349,31 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
                         meta={"assign": assign, "classes": classes, "C": C, "K": K,
                               "d": Xv.shape[1], "rng": rng})
 
-    def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None
-                      ) -> PrivateLargeMarginGaussian:
-        """The private part of ``fit`` on a prepared template (shared by :func:`epsilon_sweep`)."""
+    def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None, *,
+                      hold: Reservation | None = None) -> PrivateLargeMarginGaussian:
+        """The private part of ``fit`` on a prepared template (shared by :func:`epsilon_sweep`).
+
+        ``hold`` is the ledger reservation made by ``fit``; without it (a sweep) the
+        budget is reserved here, before any noise is drawn.
+        """
         owner = type(self).__name__
-        self._validate_params()
-        check_budget(self.accountant, float(self.epsilon) if self.mechanism == "objective"
-                     else math.inf, 0.0, owner)
-        private = self.mechanism == "objective"
+        if hold is None:
+            self._validate_params()
+            eps = float(self.epsilon) if self._mechanism().private else math.inf
+            with reserve_budget(self.accountant, eps, 0.0, owner) as own:
+                return self._fit_prepared(prep, warm_start, hold=own)
+        mech = self._mechanism()
+        private = mech.private
         eps_total = float(self.epsilon) if private else math.inf
         assign = prep.meta["assign"]
         # the generator the assignment drew from when the build belongs to this fit
         rng = prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state)
-        eps_obj = eps_total - (assign.epsilon if private else 0.0)
-        while private and assign.epsilon + eps_obj > eps_total:  # floating-point rounding
-            eps_obj = math.nextafter(eps_obj, 0.0)
-        solver = self.solver or "auto"
-        theta, cert, res = fit_template(prep.template, epsilon=eps_obj if private else 1.0,
-                                        mechanism=self.mechanism, solver=solver,
-                                        random_state=rng, warm_start=warm_start,
-                                        optimality_tol=self.optimality_tol,
-                                        max_iter=self.max_iter)
+        budget = Budget(remaining(eps_total, assign.epsilon)) if private else Budget.unlimited()
+        rel = release(prep.template, mech, budget, self.solver, rng, warm_start=warm_start,
+                      max_iter=self.max_iter)
+        theta, cert, res = rel.theta, rel.certificate, rel.diagnostics
         certificate = self._compose(cert, assign, eps_total)
-        charge(self.accountant, certificate, owner)
+        hold.commit_certificate(certificate)
         C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
         self.certificate_ = certificate
         self.classes_ = prep.meta["classes"]
@@ -375,47 +389,31 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     def _compose(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
         """Certificate of the whole fit: component assignment + objective perturbation."""
         if not assign.private:
-            return Certificate(
-                mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
-                epsilon_requested=eps_total,
-                epsilon=math.inf,
-                private=False,
-                conditions=obj.conditions,
-                quantities=obj.quantities,
+            return compose_sequential(
+                [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
+                epsilon_requested=eps_total, quantities=obj.quantities,
                 assumptions=[
                     "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
                     "Gaussian mixture fitted on the private data (component_assignment="
                     "'gmm_nonprivate'); only the objective perturbation given those components "
                     f"is {obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
                     *obj.assumptions],
-                solver=obj.solver,
-                parts=[obj],
-            )
+                solver=obj.solver, private=False)
         if assign.certificate is None or not assign.certificate.private:
             if assign.certificate is not None:  # noiseless k-means, non-private fit
                 obj.parts.append(assign.certificate)
             return obj
         km = assign.certificate
-        total = km.epsilon + obj.epsilon
-        if total > eps_total * (1 + 1e-12):  # pragma: no cover - guarded by construction
-            raise PrivacyError(f"composition: {total} exceeds the requested epsilon {eps_total}.")
-        return Certificate(
+        return compose_sequential(
+            [km, obj],
             mechanism="sequential composition: per-class DP k-means, then " + obj.mechanism,
             epsilon_requested=eps_total,
-            epsilon=total,
-            private=True,
-            conditions=[Condition(
-                "epsilon accounting", True, "sequential composition",
-                f"k-means {km.epsilon:.6g} + objective perturbation {obj.epsilon:.6g} = "
-                f"{total:.6g} <= {eps_total:g}")],
             quantities={"epsilon k-means": km.epsilon, "epsilon objective perturbation":
                         obj.epsilon, "k-means share of epsilon": km.epsilon / eps_total},
             assumptions=["the objective perturbation uses components assigned by the nearest "
                          "DP-released center, a rule reading only the record and the released "
                          "centers (adaptive sequential composition)"],
-            solver=obj.solver,
-            parts=[km, obj],
-        )
+            solver=obj.solver, labels=["k-means", "objective perturbation"])
 
     # ----------------------------------------------------------------- predict
     def _z(self, X: Any) -> np.ndarray:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._random import RandomStateLike, check_random_state
 from ._validation import check_float
-from .errors import ParameterError
+from .errors import ParameterError, PrivacyError
 
 __all__ = [
     "SNAP_BITS",
@@ -41,10 +41,17 @@ __all__ = [
 SNAP_BITS = 20
 #: Released coordinates are clamped to ±2^SNAP_CLAMP_BITS grid steps.
 SNAP_CLAMP_BITS = 48
+#: Noise scales :func:`snap` accepts: the grid 2^(⌊log2 s⌋ - SNAP_BITS) stays a normal
+#: float (>= 2^-1020) and the clamp 2^SNAP_CLAMP_BITS grid steps stays finite (<= 2^1023,
+#: one binade of margin because ``math.log2`` can round up just below a power of two).
+SNAP_SCALE_MIN = 2.0 ** (-1020 + SNAP_BITS)
+SNAP_SCALE_MAX = 2.0 ** (1023 - SNAP_CLAMP_BITS + SNAP_BITS)
 
 
 def _check_scale(name: str, value: float) -> float:
-    return check_float(name, value, "dpconvex.noise")
+    # internal scales are products of parameters: only positivity and finiteness are checked
+    # here (the parameters' magnitudes are checked by the estimators, snap checks its range)
+    return check_float(name, value, "dpconvex.noise", magnitude=False)
 
 
 def _check_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -220,13 +227,38 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     Returns
     -------
     ndarray, same shape, every entry an integer multiple of ``snap_grid(noise_scale)``.
+    Infinite entries are clamped like large ones.
+
+    Raises
+    ------
+    ParameterError
+        If ``noise_scale`` is not in [``SNAP_SCALE_MIN``, ``SNAP_SCALE_MAX``) =
+        [~9.3e-302, ~3.3e299): the grid would not be a normal float or the
+        clamp would overflow (it used to raise a raw ``OverflowError``).
+    PrivacyError
+        If ``x`` contains NaN.
 
     References
     ----------
     I. Mironov. On Significance of the Least Significant Bits for Differential
     Privacy. CCS 2012, §5 (the snapping mechanism).
     """
-    g = snap_grid(noise_scale)
+    s = check_float("noise_scale", noise_scale, "dpconvex.noise.snap", magnitude=False)
+    if not SNAP_SCALE_MIN <= s < SNAP_SCALE_MAX:
+        raise ParameterError(
+            f"The noise scale {s:.3g} is too {'large' if s > 1 else 'small'} to represent: "
+            f"snapping needs a noise scale in [{SNAP_SCALE_MIN:.3g}, {SNAP_SCALE_MAX:.3g}) "
+            f"(above, the clamp of 2^{SNAP_CLAMP_BITS} grid steps overflows float64; below, "
+            "the grid is not a normal float). Nothing is released. Raise epsilon or lam, or "
+            "lower data_norm (or the reverse for a scale that is too small)."
+        )
+    g = snap_grid(s)
     bound = math.ldexp(g, SNAP_CLAMP_BITS)
-    x = np.clip(np.asarray(x, dtype=float), -bound, bound)
+    x = np.asarray(x, dtype=float)
+    if np.any(np.isnan(x)):
+        raise PrivacyError(
+            "snap: the noisy release contains NaN (an overflow upstream, e.g. inf - inf); "
+            "nothing is released. Check the scale of the data and of the parameters."
+        )
+    x = np.clip(x, -bound, bound)
     return np.round(x / g) * g

@@ -41,10 +41,12 @@ from sklearn.utils import get_tags
 
 from ._random import check_random_state
 from ._validation import check_array, check_fitted, check_float, check_labels
-from .accountant import charge, check_budget
-from .certificate import Certificate, Condition
+from .certificate import Certificate, Condition, compose_parallel
 from .errors import DataValidationError, ParameterError, PrivacyError
-from .noise import exponential_mechanism
+from .privacy.accounting import reserve_budget
+from .privacy.budget import Budget
+from .privacy.release import release
+from .templates.selection import SelectionTemplate
 
 __all__ = ["PrivateGridSearch"]
 
@@ -228,72 +230,63 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         delta_keys = self._keys("delta")
         delta_req = max((float(c.get(k, base[k]) or 0.0) for c in candidates for k in delta_keys),
                         default=0.0)
-        check_budget(self.accountant, epsilon, delta_req, owner)
+        # the ledger is checked (and the budget held) before the data are read
+        with reserve_budget(self.accountant, epsilon, delta_req, owner) as hold:
 
-        Xv = check_array(X, owner)
-        yv = check_labels(y, Xv.shape[0], owner)
-        if public:
-            Xp, yp = self._public_set(owner, Xv.shape[1])
-        n = Xv.shape[0]
-        k = m if public else m + 1
-        if n < 2 * k:
-            raise DataValidationError(
-                f"{owner}: n_samples = {n} rows cannot be split into {k} parts of at least 2 rows "
-                f"({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
-                "candidates or more data."
-            )
-        parts = np.array_split(rng.permutation(n), k)
-        children = rng.spawn(m)
-
-        overrides_base: dict[str, Any] = {eps_keys[0]: epsilon}
-        overrides_base.update({key: None for key in self._keys("accountant")})
-        models, certs = [], []
-        for i, params in enumerate(candidates):
-            est = clone(self.estimator)
-            overrides = dict(overrides_base)
-            overrides.update({key: children[i] for key in self._keys("random_state")})
-            est.set_params(**params, **overrides)
-            est.fit(Xv[parts[i]], yv[parts[i]])
-            cert = _find_certificate(est)
-            if not cert.private:
-                raise PrivacyError(
-                    f"{owner}: candidate {params!r} produced a non-private model ({cert.mechanism})."
-                    " Private tuning needs private candidates; for a non-private baseline use "
-                    "sklearn.model_selection.GridSearchCV."
+            Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
+            yv = check_labels(y, Xv.shape[0], owner)
+            if public:
+                Xp, yp = self._public_set(owner, Xv.shape[1])
+            n = Xv.shape[0]
+            k = m if public else m + 1
+            if n < 2 * k:
+                raise DataValidationError(
+                    f"{owner}: n_samples = {n} rows cannot be split into {k} parts of at least 2 rows "
+                    f"({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
+                    "candidates or more data."
                 )
-            models.append(est)
-            certs.append(cert)
+            parts = np.array_split(rng.permutation(n), k)
+            children = rng.spawn(m)
 
-        if public:
-            z = np.array([int(np.sum(np.asarray(mod.predict(Xp)) != yp)) for mod in models])
-            best = int(np.argmin(z))
-            sel_cert = Certificate(
-                mechanism="selection on a public validation set (argmin of mistakes)",
-                epsilon_requested=0.0, epsilon=0.0, private=True,
-                conditions=[Condition("public validation set", True, "assumption",
-                                      "the user declares (X_val, y_val) public")],
-                quantities={"validation size": int(yp.shape[0])},
-            )
-        else:
-            Xval, yval = Xv[parts[-1]], yv[parts[-1]]
-            z = np.array([int(np.sum(np.asarray(mod.predict(Xval)) != yval)) for mod in models])
-            best = exponential_mechanism(-z.astype(float), epsilon, sensitivity=1.0,
-                                         random_state=rng)
-            sel_cert = Certificate(
-                mechanism="exponential mechanism (McSherry & Talwar 2007) on the held-out part",
-                epsilon_requested=epsilon, epsilon=epsilon, private=True,
-                conditions=[Condition(
-                    "utility sensitivity", True, "computed from public parameters",
-                    "u_i = -(mistakes of candidate i on the held-out part); replacing one "
-                    "held-out record changes each u_i by at most 1")],
-                quantities={"utility sensitivity": 1.0,
-                            "selection probability": "proportional to exp(-epsilon * z_i / 2)",
-                            "validation size": int(parts[-1].size)},
-            )
+            overrides_base: dict[str, Any] = {eps_keys[0]: epsilon}
+            overrides_base.update({key: None for key in self._keys("accountant")})
+            models, certs = [], []
+            for i, params in enumerate(candidates):
+                est = clone(self.estimator)
+                overrides = dict(overrides_base)
+                overrides.update({key: children[i] for key in self._keys("random_state")})
+                est.set_params(**params, **overrides)
+                est.fit(Xv[parts[i]], yv[parts[i]])
+                cert = _find_certificate(est)
+                if not cert.private:
+                    raise PrivacyError(
+                        f"{owner}: candidate {params!r} produced a non-private model ({cert.mechanism})."
+                        " Private tuning needs private candidates; for a non-private baseline use "
+                        "sklearn.model_selection.GridSearchCV."
+                    )
+                models.append(est)
+                certs.append(cert)
 
-        cert = self._certificate(epsilon, certs, sel_cert, m, [int(p.size) for p in parts],
-                                 public)
-        charge(self.accountant, cert, owner)
+            if public:
+                z = np.array([int(np.sum(np.asarray(mod.predict(Xp)) != yp)) for mod in models])
+                best = int(np.argmin(z))
+                sel_cert = Certificate(
+                    mechanism="selection on a public validation set (argmin of mistakes)",
+                    epsilon_requested=0.0, epsilon=0.0, private=True,
+                    conditions=[Condition("public validation set", True, "assumption",
+                                          "the user declares (X_val, y_val) public")],
+                    quantities={"validation size": int(yp.shape[0])},
+                )
+            else:
+                Xval, yval = Xv[parts[-1]], yv[parts[-1]]
+                z = np.array([int(np.sum(np.asarray(mod.predict(Xval)) != yval)) for mod in models])
+                sel = release(SelectionTemplate(-z.astype(float), 1.0, int(parts[-1].size)),
+                              "exponential", Budget(epsilon), None, rng)
+                best, sel_cert = int(sel.theta[0]), sel.certificate
+
+            cert = self._certificate(epsilon, certs, sel_cert, m, [int(p.size) for p in parts],
+                                     public)
+            hold.commit_certificate(cert)
 
         self.candidates_ = candidates
         self.best_index_ = best
@@ -309,6 +302,40 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = Xv.shape[1]
         return self
 
+    def certify(self, X: Any, y: Any) -> Certificate:
+        """The certificate a fit on (X, y) would carry, without training (no noise drawn).
+
+        Each candidate is certified (``certify``, a dry run of the release) on a
+        part of the size it would get; the selection by a dry run of the
+        exponential mechanism. Raises what ``fit`` would raise for the candidates.
+        """
+        owner = type(self).__name__
+        epsilon = check_float("epsilon", self.epsilon, owner)
+        valid = list(self.estimator.get_params(deep=True))
+        candidates = _check_param_grid(self.param_grid, valid, owner)
+        eps_keys = self._keys("epsilon")
+        if len(eps_keys) != 1 or not hasattr(self.estimator, "certify"):
+            raise ParameterError(
+                f"{owner}.certify needs a dpconvex estimator with one 'epsilon' parameter and a "
+                f"certify() method; got {type(self.estimator).__name__}. Call fit instead."
+            )
+        Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
+        yv = check_labels(y, Xv.shape[0], owner)
+        public = self.public_validation is not None
+        m = len(candidates)
+        parts = np.array_split(np.arange(Xv.shape[0]), m if public else m + 1)
+        certs = []
+        for i, params in enumerate(candidates):
+            est = clone(self.estimator).set_params(**params, **{eps_keys[0]: epsilon})
+            certs.append(est.certify(Xv[parts[i]], yv[parts[i]]))
+        if public:
+            sel = Certificate(mechanism="selection on a public validation set (argmin of mistakes)",
+                              epsilon_requested=0.0, epsilon=0.0, private=True)
+        else:
+            sel = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
+                          "exponential", Budget(epsilon), dry_run=True).certificate
+        return self._certificate(epsilon, certs, sel, m, [int(p.size) for p in parts], public)
+
     def _public_set(self, owner: str, d: int) -> tuple[np.ndarray, np.ndarray]:
         pv = self.public_validation
         if not isinstance(pv, (tuple, list)) or len(pv) != 2:
@@ -323,42 +350,31 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     @staticmethod
     def _certificate(epsilon: float, certs: list[Certificate], sel: Certificate, m: int,
                      sizes: list[int], public: bool) -> Certificate:
-        eps_train = max(c.epsilon for c in certs)
-        delta = max(c.delta for c in certs)
-        eps = max(eps_train, sel.epsilon)
         how = "public validation set" if public else "exponential mechanism on part m + 1"
         conds = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"{m} candidates from param_grid (a constructor parameter)"),
             Condition("disjoint parts", True, "enforced by dpconvex",
                       f"random permutation (independent of the data) split into {len(sizes)} "
-                      f"parts of sizes {sizes}; candidate i reads part i only"),
-            Condition("parallel composition", True, "computed from the parts' certificates",
-                      f"max over candidates of epsilon_i = {eps_train:.6g}, of delta_i = "
-                      f"{delta:.3g}; selection ({how}) epsilon = {sel.epsilon:.6g}; "
-                      f"total max = {eps:.6g} <= {epsilon:g}"),
+                      f"parts of sizes {sizes}; candidate i reads part i only; selection by "
+                      f"{how}"),
         ]
-        if eps > epsilon * (1 + 1e-12):
-            raise PrivacyError(
-                f"PrivateGridSearch: a candidate's certificate reports epsilon = {eps_train:.6g}"
-                f" > the search's epsilon {epsilon:g}; nothing is released."
-            )
-        return Certificate(
-            mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint parts "
-                       + ("+ selection on public data" if public
-                          else "+ exponential mechanism on the held-out part")),
-            epsilon_requested=epsilon,
-            epsilon=eps,
-            delta=delta,
-            private=True,
-            conditions=conds,
-            quantities={"candidates m": m, "part sizes": sizes,
-                        "epsilon (training, max)": eps_train, "epsilon (selection)": sel.epsilon},
-            assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
-                         "the released model is the selected candidate only (trained on its "
-                         "part); releasing all candidates too would also be covered"],
-            parts=[*certs, sel],
-        )
+        try:
+            return compose_parallel(
+                [*certs, sel],
+                mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint "
+                           "parts " + ("+ selection on public data" if public
+                                       else "+ exponential mechanism on the held-out part")),
+                epsilon_requested=epsilon, conditions=conds,
+                quantities={"candidates m": m, "part sizes": sizes,
+                            "epsilon (training, max)": max(c.epsilon for c in certs),
+                            "epsilon (selection)": sel.epsilon},
+                assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
+                             "the released model is the selected candidate only (trained on "
+                             "its part); releasing all candidates too would also be covered"],
+                labels=[*(f"candidate {i}" for i in range(m)), "selection"])
+        except PrivacyError as exc:
+            raise PrivacyError(f"PrivateGridSearch: {exc}") from None
 
     # -- delegation --------------------------------------------------------
     def predict(self, X: Any) -> np.ndarray:

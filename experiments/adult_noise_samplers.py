@@ -29,6 +29,7 @@ import numpy as np
 import dpconvex as dp
 from dpconvex.datasets import load_adult
 from dpconvex.noise import norm_gamma
+from dpconvex.solvers import solve
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
             direction = rs.standard_normal((p, 4)).sum(axis=1) / 2
             b_dpl = direction / np.linalg.norm(direction) * rs.gamma(p / 4, 2.0 / eps_dpl, 4).sum()
             for name, b in (("dpconvex", b_ours), ("diffprivlib", b_dpl)):
-                res = prep.template.solve(b, cal.extra_strong_convexity)
+                res = solve(prep.template, b, cal.extra_strong_convexity)
                 assert res.residual <= 1e-6
                 acc[name].append(float(np.mean(classes[(Xte @ res.x > 0).astype(int)] == yte)))
         a, b = np.array(acc["dpconvex"]), np.array(acc["diffprivlib"])

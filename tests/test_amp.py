@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
+from _helpers import patch_noise
 
 import dpconvex as dp
-from dpconvex import mechanisms
+from dpconvex import noise
 
 
 def _data(seed=0, n=400, d=4):
@@ -30,13 +31,13 @@ def test_forced_early_stop_never_released_without_cover(solver, mechanism):
 def test_amp_releases_inexact_solve_with_split_budget(monkeypatch):
     X, y = _data(1)
     draws = []
-    real = mechanisms.norm_gamma
+    real = noise.norm_gamma
 
     def spy(shape, beta, rng, symmetric=False):
         draws.append(beta)
         return real(shape, beta, rng, symmetric=symmetric)
 
-    monkeypatch.setattr(mechanisms, "norm_gamma", spy)
+    patch_noise(monkeypatch, spy)
     gamma, eps, lam = 0.1, 1.0, 0.05
     m = dp.PrivateLogisticRegression(epsilon=eps, lam=lam, optimality_tol=gamma, max_iter=2,
                                      solver="native", random_state=0).fit(X, y)

@@ -4,11 +4,12 @@ import math
 
 import numpy as np
 import pytest
+from _helpers import patch_noise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpconvex as dp
-from dpconvex import mechanisms
+from dpconvex import noise
 from dpconvex.verify import (
     PrivacyConstants,
     calibrate_objective_perturbation,
@@ -114,13 +115,13 @@ def test_intercept_enters_norm_bound():
 def test_mechanism_draws_with_calibrated_rate(monkeypatch):
     """fit_template passes the verifier's rate and shape to the sampler."""
     seen = {}
-    real = mechanisms.norm_gamma
+    real = noise.norm_gamma
 
     def spy(shape, beta, rng, symmetric=False):
         seen["shape"], seen["beta"] = shape, beta
         return real(shape, beta, rng, symmetric=symmetric)
 
-    monkeypatch.setattr(mechanisms, "norm_gamma", spy)
+    patch_noise(monkeypatch, spy)
     rng = np.random.default_rng(1)
     X = rng.normal(size=(500, 4)) / 3
     y = rng.integers(0, 2, 500)

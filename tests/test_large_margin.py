@@ -13,11 +13,13 @@ import math
 import cvxpy as cp
 import numpy as np
 import pytest
+from _helpers import patch_noise
 from scipy import stats
 
 from dpconvex import mechanisms
 from dpconvex.errors import DataValidationError, PrivacyError, SolverError
 from dpconvex.losses import HuberHinge, Logistic, Loss
+from dpconvex.solvers import ProjectedGradient, registry, solve
 from dpconvex.solvers.base import SolveResult, SolveStatus
 from dpconvex.templates import TEMPLATES
 from dpconvex.templates.large_margin import (
@@ -39,7 +41,7 @@ def _data(n=150, d=3, C=2, seed=0):
     return X, y
 
 
-def _template(n=150, d=3, C=2, K=1, seed=0, lam=1e-2, gamma=1e-2, **kw):
+def _template(n=150, d=3, C=2, K=1, seed=0, lam=2e-2, gamma=1e-2, **kw):
     X, y = _data(n, d, C, seed)
     comp = np.random.default_rng(seed + 1).integers(0, K, n)
     return LargeMarginGaussianTemplate(augment_and_scale(X, 1.0), y, comp, n_classes=C,
@@ -83,10 +85,10 @@ def _block_basis(C, K, D):
 def test_native_clarabel_scs_objectives_agree(C, K):
     t = _template(n=120 + 30 * C, d=3, C=C, K=K, seed=C + 10 * K)
     b = _sym_noise(t.noise_shape, 2.0, seed=7)
-    nat = t.solve(b, 0.0, solver="native")
+    nat = solve(t, b, 0.0, solver="native")
     assert nat.status == SolveStatus.OPTIMAL and nat.residual <= RESIDUAL_TOL
     for s in ("clarabel", "scs"):
-        r = t.solve(b, 0.0, solver=s)
+        r = solve(t, b, 0.0, solver=s)
         assert r.x is not None, s
         # the CVXPY formulation (half-vectorized margins, cp.huber, log_sum_exp) and the
         # NumPy objective are independent codes: they must agree at the CVXPY point
@@ -94,30 +96,28 @@ def test_native_clarabel_scs_objectives_agree(C, K):
         assert r.objective == pytest.approx(nat.objective, rel=1e-6), s
         # strong convexity: ||Phi - Phi*||^2 <= 2 (J(Phi) - J*) / mu
         gap = max(r.objective - nat.objective, 0.0)
-        assert np.linalg.norm(r.x - nat.x) <= math.sqrt(2 * gap / (2 * t.lam)) + 1e-3, s
+        assert np.linalg.norm(r.x - nat.x) <= math.sqrt(2 * gap / t.lam) + 1e-3, s
     # the native solution is the minimizer: no feasible solver found a lower objective
-    assert nat.objective <= t.solve(b, 0.0, solver="clarabel").objective + 1e-9
+    assert nat.objective <= solve(t, b, 0.0, solver="clarabel").objective + 1e-9
 
 
 def test_auto_polishes_clarabel_and_switches_to_native_above_threshold(monkeypatch):
     t = _template(n=200, d=3, C=3, K=2, seed=3)
     b = _sym_noise(t.noise_shape, 2.0, seed=1)
-    r = t.solve(b, 0.0, solver="auto")
+    r = solve(t, b, 0.0, solver="auto")
     assert r.solver in ("clarabel", "clarabel+native")
     assert r.residual <= RESIDUAL_TOL
-    import dpconvex.templates.large_margin as lm
-
-    monkeypatch.setattr(lm, "AUTO_CVXPY_MAX_SIZE", t.cvxpy_size() - 1)
-    r2 = t.solve(b, 0.0, solver="auto")
+    monkeypatch.setattr(registry, "AUTO_CVXPY_MAX_SIZE", t.cvxpy_size() - 1)
+    r2 = solve(t, b, 0.0, solver="auto")
     assert r2.solver == "native" and r2.residual <= RESIDUAL_TOL
     assert r2.objective == pytest.approx(r.objective, rel=1e-8)
 
 
 def test_zero_noise_equals_nonprivate_minimizer():
     t = _template(n=160, d=3, C=3, K=1, seed=4)
-    none = t.solve(None, 0.0, solver="native")
-    zero = t.solve(np.zeros(t.noise_shape), 0.0, solver="native")
-    clar = t.solve(None, 0.0, solver="clarabel")
+    none = solve(t, None, 0.0, solver="native")
+    zero = solve(t, np.zeros(t.noise_shape), 0.0, solver="native")
+    clar = solve(t, None, 0.0, solver="clarabel")
     assert np.max(np.abs(none.x - zero.x)) < 1e-10
     assert zero.objective == pytest.approx(clar.objective, rel=1e-7)
     # the residual is the stationarity of the non-private problem at the released point
@@ -130,12 +130,12 @@ def test_extra_term_and_user_loss_agree_across_backends():
     conds = t.conditions("objective")
     assert any("psi_frobenius" in c.name for c in conds)
     b = _sym_noise(t.noise_shape, 1.0, seed=2)
-    nat = t.solve(b, 0.3, solver="native")
-    clar = t.solve(b, 0.3, solver="clarabel")
+    nat = solve(t, b, 0.3, solver="native")
+    clar = solve(t, b, 0.3, solver="clarabel")
     assert clar.objective == pytest.approx(nat.objective, rel=1e-6)
     # the term changes the solution (it is really in both objectives)
-    plain = _template(n=150, d=3, C=2, K=2, seed=5, loss=Logistic()).solve(b, 0.3,
-                                                                        solver="native")
+    plain = solve(_template(n=150, d=3, C=2, K=2, seed=5, loss=Logistic()), b, 0.3,
+                  solver="native")
     assert np.linalg.norm(plain.x - nat.x) > 1e-3
 
 
@@ -230,7 +230,7 @@ def test_declared_constants():
     assert k.grad_bound == pytest.approx(math.sqrt(6))
     assert k.hessian_rank == 4
     assert k.hessian_term_bound == pytest.approx(max(2 * 2.0, 0.5))
-    assert k.strong_convexity == pytest.approx(2 * t.lam)
+    assert k.strong_convexity == pytest.approx(t.lam)
     assert k.dimension == 3 * 2 * 5 * 6 // 2
     assert t.noise_shape == (3, 2, 5, 5) and t.noise_symmetric
     assert TEMPLATES[t.name] is LargeMarginGaussianTemplate
@@ -242,11 +242,11 @@ def test_noise_is_symmetric_per_block_with_gamma_norm(monkeypatch):
     t = _template(n=100, d=2, C=3, K=2, seed=2)
     seen = []
 
-    def fake_solve(b, extra_reg, *, solver, warm_start=None):
+    def fake_solve(self, template, b, extra_reg, *, warm_start=None, max_iter=None):
         seen.append(np.array(b))
         return SolveResult(np.zeros(t.noise_shape), SolveStatus.OPTIMAL, 0.0, 0.0, "fake")
 
-    monkeypatch.setattr(t, "solve", fake_solve)
+    monkeypatch.setattr(ProjectedGradient, "_solve", fake_solve)
     beta = None
     for seed in range(150):
         _, cert, _ = mechanisms.fit_template(t, epsilon=2.0, mechanism="objective",
@@ -387,7 +387,7 @@ def test_verifier_rejects_records_outside_unit_ball():
 
 def test_no_release_from_inaccurate_solve(monkeypatch):
     t = _template()
-    monkeypatch.setattr(t, "solve", lambda b, extra, *, solver, warm_start=None: SolveResult(
+    monkeypatch.setattr(ProjectedGradient, "_solve", lambda self, tt, b, extra, **kw: SolveResult(
         np.zeros(t.noise_shape), SolveStatus.INACCURATE, 0.0, 10 * RESIDUAL_TOL, "fake"))
     with pytest.raises(SolverError, match="residual"):
         mechanisms.fit_template(t, epsilon=1.0, mechanism="objective", solver="native",
@@ -412,12 +412,12 @@ def test_distance_bound_holds_at_inexact_points(C, K):
     """||Φ − Φ*|| <= (1 + L)/μ · res(Φ) with L from public constants only (§4.7)."""
     t = _template(n=120, d=2, C=C, K=K, seed=11)
     b = _sym_noise(t.noise_shape, 2.0, seed=4)
-    star = t.solve(b, 0.1, solver="native").x
-    mu = 2 * t.lam + 0.1
+    star = solve(t, b, 0.1, solver="native").x
+    mu = t.lam + 0.1
     rng = np.random.default_rng(0)
     ratios = []
     for it in (1, 3, 10, 30):
-        x = t.solve(b, 0.1, solver="native", max_iter=it).x
+        x = solve(t, b, 0.1, solver="native", max_iter=it).x
         for _ in range(3):
             W = rng.normal(size=t.noise_shape) * 10 ** rng.uniform(-4, -1)
             y = x + W @ np.swapaxes(W, -1, -2)
@@ -438,13 +438,13 @@ def test_amp_covers_an_inexact_native_solve(monkeypatch):
         est.fit(X, y)
     assert not hasattr(est, "Phi_")
     draws = []
-    real = mechanisms.norm_gamma
+    from dpconvex.noise import norm_gamma as real
 
     def spy(shape, beta, rng, symmetric=False):
         draws.append((beta, symmetric))
         return real(shape, beta, rng, symmetric=symmetric)
 
-    monkeypatch.setattr(mechanisms, "norm_gamma", spy)
+    patch_noise(monkeypatch, spy)
     gamma = 5e-2
     est.set_params(optimality_tol=gamma, max_iter=60)
     est.fit(X, y)

@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
+from _helpers import patch_noise
 from sklearn.linear_model import LogisticRegression
 
 import dpconvex as dp
-from dpconvex import mechanisms
 from dpconvex.losses import HuberHinge, Logistic, SmoothHinge
+from dpconvex.solvers import LbfgsNewton, solve
 from dpconvex.solvers.base import SolveResult, SolveStatus
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
@@ -25,7 +26,7 @@ def test_backends_agree_to_1e5(loss):
     X, y = _data()
     t = LinearERMTemplate(loss, 1e-2, 1.0, X, y)
     b = np.random.default_rng(3).normal(size=X.shape[1])
-    sols = {s: t.solve(b, 0.0, solver=s) for s in ("native", "clarabel", "scs")}
+    sols = {s: solve(t, b, 0.0, solver=s) for s in ("native", "clarabel", "scs")}
     ref = sols["native"].x
     for s, r in sols.items():
         assert r.residual < 1e-6, s
@@ -42,8 +43,8 @@ def test_zero_noise_equals_nonprivate_minimizer_and_sklearn():
     X, y = _data(n=400, d=5, seed=1)
     n, lam = X.shape[0], 1e-2
     t = LinearERMTemplate(Logistic(), lam, 1.0, X, y)
-    w_native = t.solve(np.zeros(5), 0.0, solver="native").x
-    w_clar = t.solve(None, 0.0, solver="clarabel").x
+    w_native = solve(t, np.zeros(5), 0.0, solver="native").x
+    w_clar = solve(t, None, 0.0, solver="clarabel").x
     sk = LogisticRegression(C=1 / (n * lam), fit_intercept=False, tol=1e-12, max_iter=10000)
     w_sk = sk.fit(X, y).coef_[0]
     assert np.max(np.abs(w_native - w_sk)) < 1e-5
@@ -53,8 +54,7 @@ def test_zero_noise_equals_nonprivate_minimizer_and_sklearn():
 def test_estimator_none_equals_objective_with_zero_noise(monkeypatch):
     X, y = _data(seed=2)
     ref = dp.PrivateLogisticRegression(mechanism="none", lam=1e-2).fit(X, y)
-    monkeypatch.setattr(mechanisms, "norm_gamma",
-                        lambda shape, beta, rng, symmetric=False: np.zeros(shape))
+    patch_noise(monkeypatch, lambda shape, beta, rng, symmetric=False: np.zeros(shape))
     m = dp.PrivateLogisticRegression(mechanism="objective", epsilon=50.0, lam=1e-2,
                                      random_state=0).fit(X, y)
     assert m.certificate_.quantities["extra regularization Delta"] == 0
@@ -65,9 +65,9 @@ def test_estimator_none_equals_objective_with_zero_noise(monkeypatch):
 def test_smooth_hinge_native_matches_direct_minimization():
     X, y = _data(seed=4)
     t = LinearERMTemplate(SmoothHinge(0.5), 1e-2, 1.0, X, y)
-    r = t.solve(None, 0.0, solver="native")
+    r = solve(t, None, 0.0, solver="native")
     from scipy.optimize import minimize
-    ref = minimize(lambda w: t.objective(w, np.zeros(6), 1e-2)[0], np.zeros(6), method="Nelder-Mead",
+    ref = minimize(lambda w: t.objective(w, np.zeros(6), 0.0)[0], np.zeros(6), method="Nelder-Mead",
                    options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 40000, "maxfev": 40000})
     assert r.objective <= ref.fun + 1e-10
     with pytest.raises(dp.ParameterError, match="native"):
@@ -80,10 +80,10 @@ def test_smooth_hinge_native_matches_direct_minimization():
 def test_no_release_from_failed_or_inaccurate_solve(monkeypatch, status, residual):
     X, y = _data()
 
-    def bad_solve(self, b, extra_reg=0.0, *, solver="native", warm_start=None):
-        return SolveResult(np.zeros(self.p), status, 0.0, residual, solver)
+    def bad_solve(self, template, b, extra_reg, *, warm_start=None, max_iter=None):
+        return SolveResult(np.zeros(template.p), status, 0.0, residual, "native")
 
-    monkeypatch.setattr(LinearERMTemplate, "solve", bad_solve)
+    monkeypatch.setattr(LbfgsNewton, "_solve", bad_solve)
     for mech in ("objective", "output", "none"):
         est = dp.PrivateLogisticRegression(mechanism=mech, random_state=0)
         with pytest.raises(dp.SolverError, match="no model is released"):
@@ -147,11 +147,11 @@ def test_new_noise_resolves_the_same_compiled_problem():
     """The noise is a cvxpy.Parameter: a new draw changes the solution, not the problem object."""
     X, y = _data(seed=9)
     t = LinearERMTemplate(Logistic(), 1e-2, 1.0, X, y)
-    r1 = t.solve(np.ones(6), 0.0, solver="clarabel")
+    r1 = solve(t, np.ones(6), 0.0, solver="clarabel")
     prob = t.cvxpy_problem()["problem"]
-    r2 = t.solve(-np.ones(6), 0.5, solver="clarabel")
+    r2 = solve(t, -np.ones(6), 0.5, solver="clarabel")
     assert t.cvxpy_problem()["problem"] is prob
     assert prob.is_dpp()
     assert np.linalg.norm(r1.x - r2.x) > 1e-3
-    for b, reg, r in ((np.ones(6), 1e-2, r1), (-np.ones(6), 0.51, r2)):
-        assert np.linalg.norm(t.objective(r.x, b, reg)[1]) < 1e-6
+    for b, extra, r in ((np.ones(6), 0.0, r1), (-np.ones(6), 0.5, r2)):
+        assert np.linalg.norm(t.objective(r.x, b, extra)[1]) < 1e-6

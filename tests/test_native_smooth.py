@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from dpconvex.losses import HuberHinge, Logistic, SmoothHinge
+from dpconvex.solvers import lbfgs_newton, solve
 from dpconvex.solvers.native_smooth import minimize_smooth
-from dpconvex.templates import linear_erm
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 LOSSES = [Logistic(), HuberHinge(0.5), SmoothHinge(0.5)]
@@ -43,11 +43,11 @@ def test_sparse_products_match_dense_formulas(loss):
     rng = np.random.default_rng(1)
     w, b, v = rng.normal(size=(3, X.shape[1]))
     J, g, H = _dense_reference(loss, X, y, w, b, 2e-3)
-    Jt, gt = t.objective(w, b, 2e-3)
+    Jt, gt = t.objective(w, b, 1e-3)  # extra_reg Δ = 1e-3: Λ + Δ = 2e-3
     assert Jt == pytest.approx(J, rel=1e-12)
     np.testing.assert_allclose(gt, g, rtol=1e-10, atol=1e-14)
-    np.testing.assert_allclose(t.hessian(w, 2e-3), H, rtol=1e-10, atol=1e-14)
-    np.testing.assert_allclose(t.hessp(w, 2e-3)(v), H @ v, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(t.hessian(w, 1e-3), H, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(t.hessp(w, 1e-3)(v), H @ v, rtol=1e-10, atol=1e-14)
 
 
 def test_dense_data_stays_dense():
@@ -66,29 +66,29 @@ def test_hessp_is_the_derivative_of_the_gradient(loss):
     rng = np.random.default_rng(2)
     w, b, v = rng.normal(size=(3, X.shape[1]))
     h = 1e-5
-    fd = (t.objective(w + h * v, b, 1e-2)[1] - t.objective(w - h * v, b, 1e-2)[1]) / (2 * h)
-    np.testing.assert_allclose(t.hessp(w, 1e-2)(v), fd, rtol=1e-6, atol=1e-9)
+    fd = (t.objective(w + h * v, b, 0.0)[1] - t.objective(w - h * v, b, 0.0)[1]) / (2 * h)
+    np.testing.assert_allclose(t.hessp(w, 0.0)(v), fd, rtol=1e-6, atol=1e-9)
 
 
 @pytest.mark.parametrize("loss", LOSSES, ids=lambda lo: lo.name)
 def test_newton_cg_path_reaches_the_cvxpy_minimizer(monkeypatch, loss):
     """Above the dense-Hessian size the polish is Newton-CG on Hessian-vector products."""
-    monkeypatch.setattr(linear_erm, "_DENSE_HESSIAN_MAX_P", 10)
+    monkeypatch.setattr(lbfgs_newton, "_DENSE_HESSIAN_MAX_P", 10)
     X, y = _sparse_data(n=1500, p=40, density=0.2)
     t = LinearERMTemplate(loss, 1e-4, 1.0, X, y)
     b = np.random.default_rng(3).normal(size=X.shape[1])
-    r = t.solve(b, 0.0)
+    r = solve(t, b, 0.0)
     assert r.info["method"].endswith("Newton-CG polish")
     assert r.info["newton_steps"] >= 1
     assert r.residual <= 1e-8
     if loss.has_cvxpy:
-        ref = t.solve(b, 0.0, solver="clarabel")
+        ref = solve(t, b, 0.0, solver="clarabel")
         # both within residual/μ of the exact minimizer; Clarabel's residual is ~1e-8
         assert np.max(np.abs(r.x - ref.x)) <= 2 * max(ref.residual, r.residual) / 1e-4 + 1e-9
 
 
 def test_newton_cg_never_needs_the_dense_hessian(monkeypatch):
-    monkeypatch.setattr(linear_erm, "_DENSE_HESSIAN_MAX_P", 10)
+    monkeypatch.setattr(lbfgs_newton, "_DENSE_HESSIAN_MAX_P", 10)
     X, y = _sparse_data(n=800, p=30, density=0.3)
     t = LinearERMTemplate(Logistic(), 1e-4, 1.0, X, y)
 
@@ -96,16 +96,16 @@ def test_newton_cg_never_needs_the_dense_hessian(monkeypatch):
         raise AssertionError("dense Hessian formed above _DENSE_HESSIAN_MAX_P")
 
     monkeypatch.setattr(t, "hessian", boom)
-    assert t.solve(np.ones(30), 0.0).residual <= 1e-8
+    assert solve(t, np.ones(30), 0.0).residual <= 1e-8
 
 
 def test_warm_start_at_the_minimizer_takes_no_iteration_and_does_not_alias():
     X, y = _sparse_data(n=800, p=30)
     t = LinearERMTemplate(Logistic(), 1e-2, 1.0, X, y)
     b = np.ones(30)
-    r = t.solve(b, 0.0)
+    r = solve(t, b, 0.0)
     x0 = r.x.copy()
-    again = t.solve(b, 0.0, warm_start=x0)
+    again = solve(t, b, 0.0, warm_start=x0)
     assert again.iterations == 0 and again.residual == pytest.approx(r.residual)
     again.x[0] += 1.0
     assert x0[0] == r.x[0], "the solver returned the caller's warm-start array"
@@ -115,8 +115,8 @@ def test_warm_start_elsewhere_reaches_the_same_minimizer():
     X, y = _sparse_data(n=800, p=30)
     t = LinearERMTemplate(HuberHinge(0.5), 1e-2, 1.0, X, y)
     b = np.ones(30)
-    cold = t.solve(b, 0.0)
-    warm = t.solve(b, 0.0, warm_start=np.full(30, 5.0))
+    cold = solve(t, b, 0.0)
+    warm = solve(t, b, 0.0, warm_start=np.full(30, 5.0))
     assert warm.residual <= 1e-8
     assert np.max(np.abs(warm.x - cold.x)) <= 2e-8 / 1e-2
 
@@ -136,6 +136,6 @@ def test_cvxpy_backends_accept_the_sparse_rows(solver):
     t = LinearERMTemplate(HuberHinge(0.5), 1e-2, 1.0, X, y)
     assert t.sparse
     b = np.ones(40)
-    native, other = t.solve(b, 0.0), t.solve(b, 0.0, solver=solver)
+    native, other = solve(t, b, 0.0), solve(t, b, 0.0, solver=solver)
     assert other.residual <= 1e-6
     assert np.max(np.abs(native.x - other.x)) <= 2 * max(native.residual, other.residual) / 1e-2

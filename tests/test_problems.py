@@ -31,14 +31,13 @@ def test_problems_exist_and_parse():
 
 
 @pytest.mark.parametrize("path", PROBLEMS, ids=[p.stem for p in PROBLEMS])
-def test_problem_quick_form_within_band(path, tmp_path):
+def test_problem_quick_form_within_band(path, tmp_path, request):
     pr = load_problem(path)
-    import os
-
-    if pr.dataset in NEEDS_FILES and not Path(os.environ.get("DPCONVEX_DATA", "/nonexistent")).is_dir():
-        pytest.skip("dataset files not available (set DPCONVEX_DATA)")
+    if pr.dataset in NEEDS_FILES:
+        request.getfixturevalue("data_home")  # conftest: skips locally, fails in CI if missing
     res = run_problem(pr, quick=True, progress=False)
     assert res.checks, "a problem must check at least one band in its quick form"
+    assert len(res.baselines["majority class"]) == res.runs  # the trivial baseline, every run
     assert res.passed, res.table()
 
 

@@ -85,7 +85,7 @@ def test_cvxpy_sweep_reuses_one_compiled_problem():
 def test_large_margin_sweep_reuses_template_for_k1_and_rebuilds_for_dp_kmeans():
     X, y = load_wine(return_X_y=True)
     X = X / np.linalg.norm(X, axis=1).max()  # a fixed public scale for the test
-    est = dp.PrivateLargeMarginGaussian(data_norm=1.0, lam=1e-2)
+    est = dp.PrivateLargeMarginGaussian(data_norm=1.0, lam=2e-2)
     sw = epsilon_sweep(est, X, y, [1.0, 10.0], runs=2, random_state=5)
     ref = _independent(est, X, y, [1.0, 10.0], 2, 5)
     assert sw.templates_built == 1

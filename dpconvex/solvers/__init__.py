@@ -1,13 +1,52 @@
-"""Solver backends mapped onto one status set.
+"""Solver backends, one registry, and one status set.
 
 Every backend returns a :class:`SolveResult` whose ``status`` is a
 :class:`SolveStatus` and whose ``residual`` is an optimality residual computed
-by dpconvex itself (not trusted from the solver). Release code accepts only
-``SolveStatus.OPTIMAL`` with ``residual <= tol``.
+by dpconvex itself (the template's ``residual``, not trusted from the solver).
+Release code accepts only a residual <= the template's ``residual_tol``.
+
+Backends (:class:`Backend` subclasses) declare the template capabilities they
+require; :func:`get_backend` picks one by name (``"auto"``: the one policy of
+:func:`auto_backend`), and :func:`solve` is ``get_backend(...).solve(...)``.
 """
 
 from __future__ import annotations
 
-from .base import SOLVERS, SolveResult, SolveStatus, check_solver_name
+from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
+from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
+from .lbfgs_newton import LbfgsNewton
+from .projected_gradient import ProjectedGradient
+from .registry import (
+    AUTO_CVXPY_MAX_SIZE,
+    BACKENDS,
+    SOLVERS,
+    PolishedBackend,
+    auto_backend,
+    backend_names,
+    check_solver_name,
+    get_backend,
+    solve,
+    suitable_backends,
+)
 
-__all__ = ["SOLVERS", "SolveResult", "SolveStatus", "check_solver_name"]
+__all__ = [
+    "AUTO_CVXPY_MAX_SIZE",
+    "BACKENDS",
+    "CVXPY_STATUS_MAP",
+    "SOLVERS",
+    "Backend",
+    "CVXPYBackend",
+    "ClarabelBackend",
+    "LbfgsNewton",
+    "PolishedBackend",
+    "ProjectedGradient",
+    "SCSBackend",
+    "SolveResult",
+    "SolveStatus",
+    "auto_backend",
+    "backend_names",
+    "check_solver_name",
+    "get_backend",
+    "solve",
+    "suitable_backends",
+]

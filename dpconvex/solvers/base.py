@@ -1,10 +1,19 @@
-"""Status enum, result record and the registry of solver names."""
+"""Status enum, result record, and the :class:`Backend` base class of every solver backend.
+
+A backend declares the template capabilities it requires (``requires``), maps
+its solver's statuses onto :class:`SolveStatus` (``status_map``), and returns a
+:class:`SolveResult` whose ``residual`` is computed by dpconvex (the template's
+``residual``), not trusted from the solver. Backends are chosen in one registry
+(:mod:`dpconvex.solvers.registry`).
+"""
 
 from __future__ import annotations
 
+import abc
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -76,14 +85,90 @@ class SolveResult:
         }
 
 
-#: Solver names the estimators accept (None = automatic).
-SOLVERS = ("clarabel", "scs", "native")
+class Backend(abc.ABC):
+    """A solver backend: what it needs from a template, and how it solves.
+
+    Class attributes
+    ----------------
+    name : str
+        The ``solver=`` name (several classes may share one, e.g. the native
+        solvers: the registry picks the one whose requirements the template meets).
+    requires : frozenset of str
+        Template capabilities the backend needs (keys of
+        :data:`dpconvex.templates.base.CAPABILITY_MEMBERS`).
+    in_memory : bool
+        Whether it needs the rows in memory.
+    status_map : mapping
+        The solver's raw statuses onto :class:`SolveStatus` (empty when the
+        backend reports :class:`SolveStatus` directly).
+    """
+
+    name: ClassVar[str] = ""
+    requires: ClassVar[frozenset[str]] = frozenset()
+    in_memory: ClassVar[bool] = True
+    status_map: ClassVar[Mapping[str, SolveStatus]] = {}
+
+    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0, *,
+              warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        """Minimize the template's objective with noise ``b`` and extra strong convexity Δ.
+
+        Parameters
+        ----------
+        template : Template
+            With every capability in ``requires`` (checked first).
+        b : ndarray or None
+            Noise of shape ``template.space.shape`` (projected onto the noise
+            subspace here); None means zero.
+        extra_reg : float
+            Δ >= 0 (objective perturbation's extra regularization).
+        warm_start : ndarray or None
+            Starting point (backends that cannot warm-start ignore it).
+        max_iter : int or None
+            Cap on the iterations (None: the backend's default); a capped solve
+            is still checked by its residual before anything is released.
+
+        Returns
+        -------
+        SolveResult
+        """
+        self.check(template)
+        if b is not None:
+            b = template.space.project_noise(b)
+        return self._solve(template, b, float(extra_reg), warm_start=warm_start,
+                           max_iter=max_iter)
+
+    @abc.abstractmethod
+    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
+        """Solve with ``b`` already in the noise subspace and ``extra_reg`` a float."""
+
+    def supports(self, template: Any) -> bool:
+        """Whether the template has every capability this backend requires."""
+        return self.requires <= frozenset(getattr(template, "capabilities", ()))
+
+    def check(self, template: Any) -> None:
+        """Raise :class:`ParameterError` naming the missing capabilities and a backend that fits."""
+        have = frozenset(getattr(template, "capabilities", ()))
+        missing = self.requires - have
+        if not missing:
+            return
+        from .registry import suitable_backends
+
+        fits = suitable_backends(template)
+        hint = (f"Use solver={fits[0]!r}" + (f" (or one of {fits[1:]!r})" if fits[1:] else "")
+                + "." if fits else "No registered backend can solve it.")
+        raise ParameterError(
+            f"solver {self.name!r} cannot solve the template '{getattr(template, 'name', template)}':"
+            f" missing capabilit{'y' if len(missing) == 1 else 'ies'} {sorted(missing)!r} (it has "
+            f"{sorted(have)!r}). {hint}"
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
 def check_solver_name(solver: Any, owner: str) -> str | None:
-    if solver is not None and solver not in SOLVERS:
-        raise ParameterError(
-            f"The 'solver' parameter of {owner} must be one of {[None, *SOLVERS]!r}. "
-            f"Got {solver!r} instead."
-        )
-    return solver
+    """None, "auto" or a registered backend name (see :func:`dpconvex.solvers.registry.check_solver_name`)."""
+    from .registry import check_solver_name as _check
+
+    return _check(solver, owner)

@@ -1,15 +1,26 @@
-"""Solve a compiled CVXPY problem with Clarabel or SCS and map the status."""
+"""Clarabel and SCS through CVXPY: generic over every template with a CVXPY form.
+
+The template builds its problem once (``cvxpy_problem()``), with the noise and
+the extra strong convexity as :class:`cvxpy.Parameter`; a backend sets them
+(``cvxpy_set(b, extra_reg)``), solves, reads the point back
+(``cvxpy_solution()``, e.g. projected onto the PSD cone) and computes the
+objective and the residual with the template's NumPy code.
+"""
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import cvxpy as cp
+import numpy as np
 
 from ..errors import SolverError
-from .base import CVXPY_STATUS_MAP, SolveStatus
+from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
+
+__all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend", "solve_problem"]
 
 #: Solver options used by default: tight tolerances, because objective
 #: perturbation is private only at the exact minimizer.
@@ -42,3 +53,55 @@ def solve_problem(problem: cp.Problem, solver: str, **options: Any) -> tuple[Sol
     seconds = time.perf_counter() - t0
     raw = str(problem.status)
     return CVXPY_STATUS_MAP.get(raw, SolveStatus.FAILED), seconds, raw
+
+
+class CVXPYBackend(Backend):
+    """A conic solver through CVXPY, for templates with the ``"cvxpy"`` capability.
+
+    Warm starts are ignored (SCS warm starts made re-solves slower, see CVXPY_NOTES).
+    """
+
+    requires = frozenset({"cvxpy"})
+    status_map = CVXPY_STATUS_MAP
+    #: The solver's option capping its iterations.
+    max_iter_option: ClassVar[str] = "max_iter"
+
+    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
+        cv = template.cvxpy_problem()
+        template.cvxpy_set(b, extra_reg)
+        with warnings.catch_warnings():
+            # "Solution may be inaccurate": dpconvex computes and checks the residual itself
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate",
+                                    category=UserWarning)
+            opts: dict[str, Any] = dict(template.cvxpy_options)
+            if max_iter is not None:
+                opts[self.max_iter_option] = int(max_iter)
+            status, seconds, raw = solve_problem(cv["problem"], self.name, **opts)
+        x, info = template.cvxpy_solution()
+        if x is None:
+            return SolveResult(None, SolveStatus.FAILED if status == SolveStatus.OPTIMAL
+                               else status, math.nan, math.inf, self.name, seconds=seconds,
+                               info={"raw_status": raw})
+        f, _ = template.objective(x, b, extra_reg)
+        stats = cv["problem"].solver_stats
+        value = cv["problem"].value
+        return SolveResult(x, status, f, template.residual(x, b, extra_reg), self.name,
+                           iterations=int(stats.num_iters or 0) if stats else 0,
+                           seconds=seconds,
+                           info={"raw_status": raw, **info,
+                                 "cvxpy_objective": math.nan if value is None else float(value)})
+
+
+class ClarabelBackend(CVXPYBackend):
+    """Clarabel (interior point) through CVXPY, options :data:`DEFAULT_OPTIONS` ``["clarabel"]``."""
+
+    name = "clarabel"
+    max_iter_option = "max_iter"
+
+
+class SCSBackend(CVXPYBackend):
+    """SCS (operator splitting) through CVXPY, options :data:`DEFAULT_OPTIONS` ``["scs"]``."""
+
+    name = "scs"
+    max_iter_option = "max_iters"

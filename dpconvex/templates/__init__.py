@@ -1,16 +1,19 @@
-"""Private learner templates: declarative problems the verifier can read.
+"""Private learner templates: problem statements the mechanisms and solvers read.
 
 A template declares its privacy constants (``privacy_constants()``), the
-conditions of its proof (``conditions(mechanism)``), its assumptions, the shape
-of its noise (``noise_shape``, ``noise_symmetric``), and solves its perturbed
-objective (``solve(b, extra_reg, solver=...)``), with a CVXPY problem whose
-noise term is a :class:`cvxpy.Parameter`.
+conditions of its proof (``conditions(needs)``), its assumptions, its parameter
+space (``space``: shape, projection, noise subspace) and its objective; the
+optional capabilities (``capabilities``) add Hessians, a projection or a CVXPY
+form whose noise term is a :class:`cvxpy.Parameter`. The written contract is
+:mod:`dpconvex.templates.base`; solving is :func:`dpconvex.solvers.solve`.
 """
 
 from __future__ import annotations
 
+from .base import EuclideanSpace, ParamSpace, PrivacyConstants, Template
 from .large_margin import LargeMarginGaussianTemplate
 from .linear_erm import LinearERMTemplate
+from .parameterizations import FullPSD
 
 #: Registry of templates by name.
 TEMPLATES: dict[str, type] = {
@@ -18,4 +21,5 @@ TEMPLATES: dict[str, type] = {
     LargeMarginGaussianTemplate.name: LargeMarginGaussianTemplate,
 }
 
-__all__ = ["TEMPLATES", "LargeMarginGaussianTemplate", "LinearERMTemplate"]
+__all__ = ["TEMPLATES", "EuclideanSpace", "FullPSD", "LargeMarginGaussianTemplate",
+           "LinearERMTemplate", "ParamSpace", "PrivacyConstants", "Template"]

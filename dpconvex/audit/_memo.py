@@ -1,0 +1,141 @@
+"""Memoized plumbing of the audit adapters: nothing here changes what ``release`` computes.
+
+* :class:`Audited` wraps a library mechanism and computes its public steps
+  (conditions, calibration, certificate) once per (template, budget); with
+  ``noise_scale`` != 1 it multiplies the noise (a deliberate mis-calibration
+  for power checks).
+* :class:`OnceUnperturbed` wraps a solver backend and solves each template's
+  unperturbed problem once (a deterministic function of the data: the center
+  of output perturbation, computed once per sweep by ``epsilon_sweep`` too,
+  docs/privacy.md §5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_float
+from ..privacy.budget import Budget
+from ..privacy.mechanisms import Calibration, Mechanism
+from ..solvers.base import SolveResult
+
+__all__ = ["Audited", "OnceUnperturbed", "backend_for", "check_noise_scale", "data_key"]
+
+
+def data_key(*arrays: np.ndarray) -> str:
+    """A hash of the arrays' dtypes, shapes and bytes (the adapters' cache key)."""
+    h = hashlib.sha1()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def check_noise_scale(noise_scale: float, owner: str) -> float:
+    """``noise_scale`` > 0."""
+    return check_float("noise_scale", noise_scale, owner)
+
+
+class Audited(Mechanism):
+    """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
+
+    ``check_budget``, ``run`` and ``solve_condition`` are the inner
+    mechanism's. ``conditions``, ``calibrate`` and ``certificate`` are the
+    inner mechanism's too, computed once per (template, budget): they draw no
+    randomness and give the same result on every run. With ``noise_scale`` s != 1 the calibration's noise
+    is multiplied by s (norm-Gamma rate β/s; Gaussian std s·σ) while ε stays
+    the claimed one.
+    """
+
+    def __init__(self, inner: Mechanism, noise_scale: float = 1.0):
+        self.inner = inner
+        self.noise_scale = float(noise_scale)
+        # the registry's class attributes, per instance (they are the inner mechanism's)
+        self.name = inner.name  # type: ignore[misc]
+        self.needs = inner.needs  # type: ignore[misc]
+        self.private = inner.private  # type: ignore[misc]
+        self.solves = inner.solves  # type: ignore[misc]
+        self.pure = inner.pure  # type: ignore[misc]
+        self._memo: dict[tuple[str, int, Budget], tuple[Any, Any]] = {}
+
+    def _once(self, what: str, template: Any, budget: Budget, compute: Callable[[], Any]) -> Any:
+        key = (what, id(template), budget)
+        if key not in self._memo:  # the template is kept alive with its entry
+            self._memo[key] = (template, compute())
+        return self._memo[key][1]
+
+    def check_budget(self, budget: Budget) -> Budget:
+        return self.inner.check_budget(budget)
+
+    def conditions(self, template: Any, budget: Budget) -> list[Any]:
+        return list(self._once("conditions", template, budget,
+                               lambda: self.inner.conditions(template, budget)))
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration | None:
+        def compute() -> Calibration | None:
+            cal = self.inner.calibrate(template, budget)
+            if cal is None or self.noise_scale == 1.0:
+                return cal
+            s = self.noise_scale
+            extra = dict(cal.extra)
+            if "noise std" in extra:
+                extra["noise std"] = extra["noise std"] * s
+            return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra)
+
+        return self._once("calibrate", template, budget, compute)
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Any]) -> Any:
+        cert = self._once("certificate", template, budget,
+                          lambda: self.inner.certificate(template, budget, cal, conditions))
+        # release() appends the solve's condition: hand it a fresh list every run
+        return dataclasses.replace(cert, conditions=list(cert.conditions))
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        return self.inner.run(template, cal, backend, rng, warm_start=warm_start,
+                              max_iter=max_iter, tol=tol)
+
+    def solve_condition(self, template: Any, result: SolveResult | None) -> list[Any]:
+        return self.inner.solve_condition(template, result)
+
+
+class OnceUnperturbed:
+    """A solver backend that solves each template's unperturbed problem once.
+
+    The unperturbed solve (no noise, no extra regularization, no warm start)
+    is a deterministic function of the data; every other solve is delegated.
+    """
+
+    def __init__(self, backend: Any):
+        self.backend = backend
+        self._memo: dict[tuple[int, float, int | None], tuple[Any, SolveResult]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.backend, name)
+
+    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0, *,
+              warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        if b is not None or warm_start is not None:
+            return self.backend.solve(template, b, extra_reg, warm_start=warm_start,
+                                      max_iter=max_iter)
+        key = (id(template), float(extra_reg), max_iter)
+        if key not in self._memo:
+            self._memo[key] = (template, self.backend.solve(template, None, extra_reg,
+                                                            max_iter=max_iter))
+        return self._memo[key][1]
+
+
+def backend_for(solver: Any, template: Any) -> OnceUnperturbed:
+    """The registry's backend for ``solver`` (a name or a backend), solving the unperturbed problem once."""
+    from ..solvers.registry import get_backend
+
+    return OnceUnperturbed(solver if hasattr(solver, "solve") else get_backend(solver, template))

@@ -1,0 +1,455 @@
+"""Auditable mechanisms: thin adapters over the library's one release path.
+
+Every run of every adapter is one call of :func:`dpconvex.privacy.release.release`
+with the library's own template and :class:`~dpconvex.privacy.mechanisms.Mechanism`
+— the path the estimators take — so an audit checks the library, not a copy
+of it. An adapter only
+
+* builds the template once per data set (cached by a hash of the data), so the
+  template's caches (its CVXPY problem, its row products) serve every run;
+* memoizes the steps of ``release`` that draw no randomness and give the same
+  result on every run (conditions, calibration, certificate) and the
+  unperturbed solve (the center of output perturbation, a deterministic
+  function of the data, computed once per sweep by ``epsilon_sweep`` too,
+  docs/privacy.md §5) — see :mod:`dpconvex.audit._memo`;
+* optionally multiplies the noise by ``noise_scale`` < 1: a deliberately
+  MIS-CALIBRATED mechanism (its certificate still claims the library's ε), to
+  check that an audit has power.
+
+The output of ``adapter(data, np.random.default_rng(seed))`` equals, bit for
+bit, the parameters an estimator releases with ``random_state=seed`` on the
+same data (tests/test_audit.py).
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2.
+.. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
+   FOCS 2007.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_float, check_int, check_option, clip_rows
+from ..losses import HuberHinge, Loss, get_loss
+from ..privacy.budget import Budget
+from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism, mechanism_names
+from ..privacy.mechanisms.noisy_gd import NoisyGD
+from ..privacy.release import release
+from ..templates.large_margin import LargeMarginGaussianTemplate
+from ..templates.linear_erm import LinearERMTemplate
+from ..templates.risk import EmpiricalRiskTemplate
+from ..templates.selection import SelectionTemplate
+from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
+from .statistics import LLR_DECIMALS
+
+__all__ = [
+    "EstimatorMechanism",
+    "ExponentialMechanism",
+    "LargeMarginMechanism",
+    "LinearERMMechanism",
+    "NoisyGDMechanism",
+]
+
+Data = tuple[np.ndarray, np.ndarray]
+
+#: The private mechanisms a linear ERM adapter can audit (from the registry).
+_PRIVATE_LINEAR = tuple(n for n in mechanism_names(template_kind="linear_erm")
+                        if MECHANISMS[n].private)
+
+
+class _TemplateAdapter:
+    """Shared part of the adapters that solve a template: one template, backend and center per data set."""
+
+    owner = ""
+
+    def __init__(self, mechanism: str, epsilon: float, noise_scale: float, solver: Any):
+        self.mechanism = mechanism
+        self.epsilon = check_float("epsilon", epsilon, self.owner)
+        self.noise_scale = check_noise_scale(noise_scale, self.owner)
+        self.solver = solver
+        self._library = get_mechanism(mechanism)
+        self._mech = Audited(self._library, self.noise_scale)
+        self._cache: dict[str, tuple[Any, Calibration, np.ndarray]] = {}
+        self._backends: dict[str, OnceUnperturbed] = {}
+
+    def _template(self, data: Any) -> tuple[str, Callable[[], Any]]:
+        raise NotImplementedError
+
+    def _prepare(self, data: Any) -> tuple[str, tuple[Any, Calibration, np.ndarray]]:
+        key, build = self._template(data)
+        if key not in self._cache:
+            t = build()
+            backend = backend_for(self.solver, t)
+            budget = Budget(self.epsilon)
+            cal = release(t, self._library, budget, dry_run=True).calibration
+            assert cal is not None
+            x0 = release(t, "none", Budget.unlimited(), backend).theta
+            assert x0 is not None
+            self._backends[key] = backend
+            self._cache[key] = (t, cal, np.array(x0, copy=True))
+        return key, self._cache[key]
+
+    def prepare(self, data: Any) -> tuple[Any, Calibration, np.ndarray]:
+        """(template, the library's calibration, non-private minimizer) for ``data``, cached."""
+        return self._prepare(data)[1]
+
+    def calibration(self, data: Any) -> Calibration:
+        """The library's calibration on ``data`` (ε split, Δ, noise rate): what is claimed."""
+        return self.prepare(data)[1]
+
+    def minimizer(self, data: Any) -> np.ndarray:
+        """The non-private minimizer θ* on ``data`` (the center of output perturbation)."""
+        return self.prepare(data)[2].copy()
+
+    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_runs`` independent releases (one ``release`` call each), flattened: (n_runs, p)."""
+        key, (t, _, x0) = self._prepare(data)
+        backend, budget = self._backends[key], Budget(self.epsilon)
+        out = np.empty((n_runs, x0.size))
+        for r in range(n_runs):
+            theta = release(t, self._mech, budget, backend, rng).theta
+            assert theta is not None
+            out[r] = np.ravel(theta)
+        return out
+
+    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, 1, rng)[0]
+
+
+class LinearERMMechanism(_TemplateAdapter):
+    """Output or objective perturbation ([CMS]_ Alg. 1 / 2) on :class:`LinearERMTemplate`.
+
+    One call is one :func:`~dpconvex.privacy.release.release` of the library's
+    mechanism on the template built (once per data set) from ``data``: the
+    noise drawn with the library's calibration, the solve by the library's
+    backend, the accuracy check and the snapping of output perturbation. The
+    output equals ``coef_`` of a linear estimator with ``fit_intercept=False``
+    and the same parameters and seed.
+
+    Parameters
+    ----------
+    loss : str or Loss
+        "logistic", "huber", "smooth_hinge" or a Loss instance.
+    epsilon : float
+        Claimed ε.
+    mechanism : {"output", "objective"}
+    lam : float
+        Λ.
+    data_norm : float, default=1.0
+        q (rows are clipped to it, as the estimators do).
+    h : float, default=0.5
+        Width of the Huber/smooth hinge.
+    noise_scale : float, default=1.0
+        Multiplies every noise draw. 1 is the library's calibration; < 1 is a
+        deliberately MIS-CALIBRATED mechanism (e.g. 0.5: noise rate doubled,
+        true ε doubled), used to check that audits have power.
+    solver : str, default="native"
+        Backend name (the registry's) or a backend.
+
+    Notes
+    -----
+    ``data`` is a tuple (X, y) with labels in {−1, +1}; no intercept column is
+    added (append one to X yourself to audit an intercept).
+    """
+
+    owner = "LinearERMMechanism"
+
+    def __init__(self, loss: str | Loss, *, epsilon: float, mechanism: str, lam: float,
+                 data_norm: float = 1.0, h: float = 0.5, noise_scale: float = 1.0,
+                 solver: str = "native"):
+        owner = self.owner
+        self.loss = loss if isinstance(loss, Loss) else get_loss(
+            loss, **({} if loss == "logistic" else {"h": h}))
+        self.lam = check_float("lam", lam, owner)
+        self.data_norm = check_float("data_norm", data_norm, owner)
+        super().__init__(check_option("mechanism", mechanism, _PRIVATE_LINEAR, owner),
+                         epsilon, noise_scale, solver)
+
+    def _template(self, data: Data) -> tuple[str, Callable[[], LinearERMTemplate]]:
+        X = np.asarray(data[0], dtype=float)
+        y = np.asarray(data[1], dtype=float)
+        return data_key(X, y), lambda: LinearERMTemplate(
+            self.loss, self.lam, self.data_norm, clip_rows(X, self.data_norm)[0], y)
+
+    def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
+        """A statistic: the log density ratio ln f_D(θ)/f_D′(θ) of one release θ.
+
+        By Neyman–Pearson, thresholding it gives the most powerful events for
+        the pair, so audits with it come closest to the true ε (white-box; the
+        bound stays valid whatever statistic is used). It is rounded to
+        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals, so that it
+        audits the real-valued calibration and not the floating-point
+        representation of the output (computed in floats, its last bits
+        distinguish D from D′ by themselves; ``float_consistency_statistic``
+        audits that separately). Computed from the library's calibration
+        (rate β, Δ) and the two templates:
+
+        * output perturbation: β(||θ − θ*_D′|| − ||θ − θ*_D||);
+        * objective perturbation (change of variables b ↦ θ, [CMS]_ §3.2):
+          with b_X(θ) = −n ∇J_X(θ) the noise that makes θ optimal on X,
+          β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ).
+
+        Parameters
+        ----------
+        D, D_prime : tuple (X, y)
+
+        Returns
+        -------
+        callable
+            One release -> float.
+        """
+        tD, calD, xD = self.prepare(D)
+        tDp, calDp, xDp = self.prepare(D_prime)
+        beta = calD.noise_rate
+        if MECHANISMS[self.mechanism].adds_output_noise:
+            def llr_output(theta: np.ndarray) -> float:
+                th = np.asarray(theta, dtype=float).ravel()
+                return round(beta * float(np.linalg.norm(th - xDp) - np.linalg.norm(th - xD)),
+                             LLR_DECIMALS)
+            return llr_output
+        dD, dDp = calD.extra_strong_convexity, calDp.extra_strong_convexity
+
+        def llr_objective(theta: np.ndarray) -> float:
+            th = np.asarray(theta, dtype=float).ravel()
+            bD = -tD.n * tD.objective(th, None, dD)[1]
+            bDp = -tDp.n * tDp.objective(th, None, dDp)[1]
+            ldD = np.linalg.slogdet(tD.hessian(th, dD))[1]
+            ldDp = np.linalg.slogdet(tDp.hessian(th, dDp))[1]
+            return round(beta * float(np.linalg.norm(bDp) - np.linalg.norm(bD))
+                         + float(ldD - ldDp), LLR_DECIMALS)
+        return llr_objective
+
+
+class LargeMarginMechanism(_TemplateAdapter):
+    """Objective perturbation on :class:`LargeMarginGaussianTemplate`, through ``release``.
+
+    The template is built once per data set; each run is one
+    :func:`~dpconvex.privacy.release.release` (symmetric noise with the
+    library's rate, the backend's solve, the accuracy check, the projection);
+    the output is Φ flattened (C·K·D·D entries). ``data`` is (X, y) with
+    class indices y in {0, ..., C − 1}; rows are clipped to ``data_norm`` and
+    mapped to z = [x; 1]/sqrt(q² + 1), as in
+    :class:`~dpconvex.PrivateLargeMarginGaussian`.
+
+    Parameters
+    ----------
+    epsilon : float
+    lam : float
+        λ > 0.
+    gamma : float, default=0.0
+    h : float, default=0.5
+        Huber width.
+    data_norm : float, default=1.0
+    n_classes : int, default=2
+    n_components : int, default=1
+        K; with K > 1 the components are assigned by a public rule (record i
+        gets component i mod K), which reads no other record.
+    noise_scale : float, default=1.0
+        < 1 mis-calibrates deliberately (see :class:`LinearERMMechanism`).
+    solver : str, default="native"
+    """
+
+    owner = "LargeMarginMechanism"
+
+    def __init__(self, *, epsilon: float, lam: float, gamma: float = 0.0, h: float = 0.5,
+                 data_norm: float = 1.0, n_classes: int = 2, n_components: int = 1,
+                 noise_scale: float = 1.0, solver: str = "native"):
+        owner = self.owner
+        self.lam = check_float("lam", lam, owner)
+        self.gamma = check_float("gamma", gamma, owner, low_inclusive=True)
+        self.loss = HuberHinge(h)
+        self.data_norm = check_float("data_norm", data_norm, owner)
+        self.n_classes = check_int("n_classes", n_classes, owner, low=2)
+        self.n_components = check_int("n_components", n_components, owner)
+        super().__init__("objective", epsilon, noise_scale, solver)
+
+    def _template(self, data: Data) -> tuple[str, Callable[[], LargeMarginGaussianTemplate]]:
+        X = np.asarray(data[0], dtype=float)
+        y = np.asarray(data[1]).astype(np.int64)
+
+        def build() -> LargeMarginGaussianTemplate:
+            return LargeMarginGaussianTemplate.from_features(
+                X, y, np.arange(y.size) % self.n_components, data_norm=self.data_norm,
+                n_classes=self.n_classes, n_components=self.n_components, lam=self.lam,
+                gamma=self.gamma, loss=self.loss, assignment="public rule: component i mod K")
+        return data_key(X, y), build
+
+    def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
+        """A statistic approximating ln f_D(Φ)/f_D′(Φ) (white-box, see LinearERMMechanism).
+
+        β(||b_D′(Φ)||_F − ||b_D(Φ)||_F) with b_X(Φ) = −n ∇J_X(Φ) the noise that
+        makes Φ stationary on X; the Jacobian term and the PSD constraint's
+        normal cone are ignored (exact for interior solutions up to the
+        Jacobian). Any statistic gives a valid bound; this one gives power.
+
+        Parameters
+        ----------
+        D, D_prime : tuple (X, y)
+
+        Returns
+        -------
+        callable
+            One flattened Φ -> float.
+        """
+        tD, calD, _ = self.prepare(D)
+        tDp, calDp, _ = self.prepare(D_prime)
+        beta = calD.noise_rate
+
+        def llr_large_margin(phi: np.ndarray) -> float:
+            P = np.asarray(phi, dtype=float).reshape(tD.noise_shape)
+            bD = -tD.n * tD.objective(P, None, calD.extra_strong_convexity)[1]
+            bDp = -tDp.n * tDp.objective(P, None, calDp.extra_strong_convexity)[1]
+            return round(beta * float(np.linalg.norm(bDp) - np.linalg.norm(bD)), LLR_DECIMALS)
+        return llr_large_margin
+
+
+class NoisyGDMechanism:
+    """:class:`~dpconvex.NoisyGradientDescent`'s release, one ``release`` call per run.
+
+    Per data set the :class:`EmpiricalRiskTemplate` is built as the estimator
+    builds it (rows clipped to ``data_norm``, intercept column, ±1 labels) and
+    the :class:`~dpconvex.privacy.mechanisms.noisy_gd.NoisyGD` mechanism gets
+    the estimator's parameters; each run is one
+    :func:`~dpconvex.privacy.release.release`, so the output of
+    ``mechanism(data, np.random.default_rng(seed))`` is the estimator's
+    ``[coef_, intercept_]`` with ``random_state=seed``.
+
+    Parameters
+    ----------
+    estimator : NoisyGradientDescent
+        Unfitted, with the parameters to audit (its ``random_state`` is ignored).
+    noise_scale : float, default=1.0
+        < 1 mis-calibrates deliberately (the Gaussian std is multiplied by it).
+    """
+
+    def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
+        self.estimator = estimator
+        self.noise_scale = check_noise_scale(noise_scale, type(self).__name__)
+        p = estimator.get_params()
+        self._library = NoisyGD(steps=int(p["steps"]), radius=float(p["radius"]),
+                                clip=float(p["clip"]), learning_rate=p["learning_rate"],
+                                accounting=p["accounting"])
+        self._mech = Audited(self._library, self.noise_scale)
+        self.budget = Budget(float(p["epsilon"]), float(p["delta"]))
+        self._cache: dict[str, EmpiricalRiskTemplate] = {}
+
+    def prepare(self, data: Data) -> EmpiricalRiskTemplate:
+        """The template of ``data`` (clipped rows with intercept, ±1 labels), cached."""
+        from ..estimators import check_binary_labels
+
+        X = np.asarray(data[0], dtype=float)
+        key = data_key(X, np.asarray(data[1]))
+        if key not in self._cache:
+            p = self.estimator.get_params()
+            q = float(p["data_norm"])
+            loss = p["loss"] if isinstance(p["loss"], Loss) else get_loss(p["loss"])
+            Xc, _ = clip_rows(X, q)
+            _, ys = check_binary_labels(np.asarray(data[1]), type(self).__name__)
+            if p["fit_intercept"]:
+                Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
+                q = math.sqrt(q * q + 1.0)
+            self._cache[key] = EmpiricalRiskTemplate(loss, q, Xc, ys)
+        return self._cache[key]
+
+    def certificate(self, data: Data) -> Any:
+        """The library's certificate on ``data`` (claimed ε and δ), from a dry run."""
+        return release(self.prepare(data), self._library, self.budget, dry_run=True).certificate
+
+    def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_runs`` releases of the averaged iterate θ̄ (intercept last), shape (n_runs, p)."""
+        t = self.prepare(data)
+        out = np.empty((n_runs, t.p))
+        for r in range(n_runs):
+            out[r] = release(t, self._mech, self.budget, None, rng).theta
+        return out
+
+    def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, 1, rng)[0]
+
+
+class ExponentialMechanism:
+    """The library's exponential mechanism ([MT07]_) through ``release``, as in private tuning.
+
+    ``data`` is the utility vector; each run is one
+    :func:`~dpconvex.privacy.release.release` of the ``"exponential"``
+    mechanism on a :class:`SelectionTemplate`; the output is the selected
+    index (as a length-1 float array).
+
+    Parameters
+    ----------
+    epsilon : float
+    sensitivity : float, default=1.0
+        Δu declared in the template (a mis-calibrated mechanism declares half
+        the true sensitivity).
+    """
+
+    def __init__(self, *, epsilon: float, sensitivity: float = 1.0):
+        owner = type(self).__name__
+        self.epsilon = check_float("epsilon", epsilon, owner)
+        self.sensitivity = check_float("sensitivity", sensitivity, owner)
+        self._mech = Audited(get_mechanism("exponential"))
+        self._cache: dict[str, SelectionTemplate] = {}
+
+    def prepare(self, data: Any) -> SelectionTemplate:
+        """The selection template of the utilities ``data`` (n = 1: no records behind them)."""
+        u = np.asarray(data, dtype=float)
+        key = data_key(u)
+        if key not in self._cache:
+            self._cache[key] = SelectionTemplate(u, self.sensitivity, 1)
+        return self._cache[key]
+
+    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_runs`` selected indices, shape (n_runs, 1)."""
+        t, budget = self.prepare(data), Budget(self.epsilon)
+        out = np.empty((n_runs, 1))
+        for r in range(n_runs):
+            out[r] = release(t, self._mech, budget, None, rng).theta
+        return out
+
+    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, 1, rng)[0]
+
+
+def _default_estimator_output(est: Any) -> np.ndarray:
+    if hasattr(est, "Phi_"):
+        return np.asarray(est.Phi_, dtype=float).ravel()
+    parts = [np.asarray(est.coef_, dtype=float).ravel()]
+    if hasattr(est, "intercept_"):
+        parts.append(np.asarray(est.intercept_, dtype=float).ravel())
+    return np.concatenate(parts)
+
+
+class EstimatorMechanism:
+    """Any dpconvex estimator, end to end: one ``fit`` per run (slow, but every step of a fit).
+
+    Each run clones the estimator, sets ``random_state`` to the audit's
+    generator and fits on ``data = (X, y)``; the output is
+    ``[coef_, intercept_]`` (or ``Phi_`` for the large-margin classifier), or
+    ``output(fitted_estimator)``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Unfitted dpconvex estimator.
+    output : callable, optional
+        Fitted estimator -> array.
+    """
+
+    def __init__(self, estimator: Any, output: Callable[[Any], np.ndarray] | None = None):
+        self.estimator = estimator
+        self.output = output or _default_estimator_output
+
+    def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
+        from sklearn.base import clone
+
+        X, y = data
+        est = clone(self.estimator).set_params(random_state=rng)
+        est.fit(X, y)
+        return np.asarray(self.output(est), dtype=float).ravel()

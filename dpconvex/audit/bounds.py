@@ -1,0 +1,167 @@
+"""Clopper–Pearson bounds on a binomial proportion and the lower bound on ε they give.
+
+Derivation (``docs/privacy.md`` §7). Let k_D of the n_D evaluation runs on D
+and k_D′ of the n_D′ runs on D′ fall in an event E. The one-sided
+Clopper–Pearson bounds ([CP34]_)
+
+    p_lo = Beta⁻¹(α₁; k_D, n_D − k_D + 1)            (0 if k_D = 0),
+    q_hi = Beta⁻¹(1 − α₂; k_D′ + 1, n_D′ − k_D′)      (1 if k_D′ = n_D′)
+
+satisfy P[p < p_lo] <= α₁ and P[q > q_hi] <= α₂ for every p, q. By the union
+bound both hold with probability >= 1 − α₁ − α₂; on that event, (ε, δ)-DP
+gives p_lo − δ <= p − δ <= e^ε q <= e^ε q_hi, hence
+
+    ε >= ε_lb = max(0, ln((p_lo − δ) / q_hi)).
+
+So P[ε_lb > ε] <= α₁ + α₂ = α = 1 − confidence. Budget split: when E and its
+direction (which data set is the numerator) are fixed before the evaluation
+runs are seen, α₁ = α₂ = α/2. When all four directions ({s > t} or {s <= t},
+D over D′ or D′ over D) are tried on the *same* runs and the maximum is
+reported, each of P[s > t | D] and P[s > t | D′] gets a two-sided interval at
+level α/2 (α/4 per tail); the four bounds are functions of these two intervals
+(the complement's bounds are 1 minus the other tail), so all four hold
+simultaneously with probability >= 1 − α.
+
+References
+----------
+.. [CP34] C. J. Clopper, E. S. Pearson. The Use of Confidence or Fiducial
+   Limits Illustrated in the Case of the Binomial. Biometrika 26(4), 1934.
+.. [JUO20] M. Jagielski, J. Ullman, A. Oprea. Auditing Differentially Private
+   Machine Learning: How Private is Private SGD? NeurIPS 2020.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.stats import beta as beta_dist
+
+from .._validation import check_float, check_int
+from ..errors import ParameterError
+
+__all__ = [
+    "DIRECTIONS",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "epsilon_from_counts",
+]
+
+#: The four events/directions: event {s > t} ("above") or {s <= t} ("below"),
+#: and the data set whose probability is the numerator of the ratio.
+DIRECTIONS: tuple[str, ...] = ("above:D", "above:D'", "below:D", "below:D'")
+
+
+def clopper_pearson_lower(k: Any, n: Any, alpha: float) -> np.ndarray:
+    """One-sided Clopper–Pearson lower bound ([CP34]_) on a binomial proportion.
+
+    Returns p_lo with P[p < p_lo] <= ``alpha`` for every true p:
+    ``Beta⁻¹(alpha; k, n − k + 1)``, and 0 when k = 0. Vectorized over k and n.
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    safe_k = np.maximum(k, 1.0)
+    lo = beta_dist.ppf(alpha, safe_k, n - k + 1.0)
+    return np.where(k > 0, lo, 0.0)
+
+
+def clopper_pearson_upper(k: Any, n: Any, alpha: float) -> np.ndarray:
+    """One-sided Clopper–Pearson upper bound ([CP34]_) on a binomial proportion.
+
+    Returns p_hi with P[p > p_hi] <= ``alpha`` for every true p:
+    ``Beta⁻¹(1 − alpha; k + 1, n − k)``, and 1 when k = n. Vectorized.
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    safe_rest = np.maximum(n - k, 1.0)
+    hi = beta_dist.ppf(1.0 - alpha, k + 1.0, safe_rest)
+    return np.where(k < n, hi, 1.0)
+
+
+def ratio_bound(k_num: Any, n_num: Any, k_den: Any, n_den: Any, alpha_tail: float,
+                delta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """max(0, ln((p_lo − δ)/q_hi)) with one-sided CP bounds at ``alpha_tail`` each.
+
+    Returns the bound, p_lo and q_hi (vectorized over the counts).
+    """
+    p_lo = clopper_pearson_lower(k_num, n_num, alpha_tail)
+    q_hi = clopper_pearson_upper(k_den, n_den, alpha_tail)
+    num = p_lo - delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.where(num > 0, np.log(np.maximum(num, 1e-300) / q_hi), 0.0)
+    return np.maximum(eps, 0.0), p_lo, q_hi
+
+
+def direction_counts(above_D: Any, n_D: int, above_Dp: Any, n_Dp: int,
+                     direction: str) -> tuple[Any, int, Any, int]:
+    """(k_num, n_num, k_den, n_den) of one direction from the counts of {s > t}."""
+    ev, num = direction.split(":")
+    k_D = above_D if ev == "above" else n_D - above_D
+    k_Dp = above_Dp if ev == "above" else n_Dp - above_Dp
+    if num == "D":
+        return k_D, n_D, k_Dp, n_Dp
+    return k_Dp, n_Dp, k_D, n_D
+
+
+def bound_at(s_D: np.ndarray, s_Dp: np.ndarray, threshold: float, direction: str,
+             alpha_tail: float, delta: float) -> tuple[float, int, int, float, float]:
+    """The bound of one fixed event on the statistics: (ε_lb, k_D, k_D′, p_lo, q_hi)."""
+    aD = int(np.sum(s_D > threshold))
+    aDp = int(np.sum(s_Dp > threshold))
+    kn, nn, kd, nd = direction_counts(aD, s_D.size, aDp, s_Dp.size, direction)
+    eps, p_lo, q_hi = ratio_bound(kn, nn, kd, nd, alpha_tail, delta)
+    ev = direction.split(":")[0]
+    kD = aD if ev == "above" else s_D.size - aD
+    kDp = aDp if ev == "above" else s_Dp.size - aDp
+    return float(eps), kD, kDp, float(p_lo), float(q_hi)
+
+
+def check_confidence(confidence: float, owner: str) -> float:
+    """``confidence`` in (0, 1)."""
+    return check_float("confidence", confidence, owner, high=1.0)
+
+
+def check_delta(delta: float, owner: str) -> float:
+    """``delta`` in [0, 1)."""
+    return check_float("delta", delta, owner, low_inclusive=True, high=1.0)
+
+
+def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
+                        confidence: float = 0.95, delta: float = 0.0) -> float:
+    """Lower bound on ε from the counts of one event fixed in advance.
+
+    ``k_D`` of ``n_D`` runs on D and ``k_Dprime`` of ``n_Dprime`` runs on D′
+    fall in the event E, which (with its direction: D in the numerator) must
+    have been chosen without looking at these runs. Returns
+    max(0, ln((p_lo − δ)/q_hi)) with one-sided Clopper–Pearson bounds at
+    α/2 each, α = 1 − ``confidence`` (union bound, see the module docstring);
+    the result exceeds the true ε with probability at most α.
+
+    Parameters
+    ----------
+    k_D, n_D : int
+        Runs on D in the event, and runs on D.
+    k_Dprime, n_Dprime : int
+        The same on D′.
+    confidence : float, default=0.95
+    delta : float, default=0.0
+        δ of an (ε, δ)-DP claim.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    [JUO20]_ §3, [CP34]_.
+    """
+    owner = "epsilon_from_counts"
+    alpha = 1.0 - check_confidence(confidence, owner)
+    delta = check_delta(delta, owner)
+    for name, k, n in (("k_D", k_D, n_D), ("k_Dprime", k_Dprime, n_Dprime)):
+        check_int(name, k, owner, low=0)
+        check_int(name.replace("k_", "n_"), n, owner)
+        if k > n:
+            raise ParameterError(f"{owner}: {name} = {k} exceeds the number of runs {n}.")
+    eps, _, _ = ratio_bound(k_D, n_D, k_Dprime, n_Dprime, alpha / 2.0, delta)
+    return float(eps)

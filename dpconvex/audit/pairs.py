@@ -1,0 +1,164 @@
+"""Adversarial adjacent pairs: the data sets an audit runs a mechanism on.
+
+An audit's bound is only as strong as its pair: these put the differing record
+where it moves the output the most (at the norm bound, on an axis of its own),
+as in [NST+21]_.
+
+References
+----------
+.. [NST+21] M. Nasr, S. Song, A. Thakurta, N. Papernot, N. Carlini. Adversary
+   Instantiation: Lower Bounds for Differentially Private Machine Learning.
+   IEEE S&P 2021 (worst-case adjacent data sets for auditing).
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2.
+.. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
+   FOCS 2007.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._random import RandomStateLike, check_random_state
+from .._validation import check_float, check_int
+
+__all__ = ["exponential_mechanism_pair", "large_margin_pair", "linear_erm_pair"]
+
+
+def linear_erm_pair(
+    n: int, d: int, *, data_norm: float = 1.0, random_state: RandomStateLike = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Adversarial replace-one pair for linear ERM: (X, y, X′, y′).
+
+    Record 0 is the differing record: x_0 = q·e_0 (at the norm bound, on an
+    axis no other record uses) with label +1 in D and −1 in D′, so y_0 x_0
+    flips to its antipode. The other n − 1 records are identical in both,
+    with ||x|| <= q on the axes e_1, ..., e_{d−1} (zero rows when d = 1) and
+    alternating labels. The objective then separates: coordinate 0 of the
+    minimizer depends on the differing record alone, and for the Huber and
+    smooth hinges with q²/(nΛ) < 1 − h both records sit on the linear part of
+    the loss (|ℓ′| = 1), so the argmin moves by exactly the sensitivity
+    2q/(nΛ) of [CMS]_ Alg. 1 and the gradient by 2q. Use small n (with
+    objective perturbation the Δ branch of [CMS]_ Alg. 2 is then active).
+
+    Parameters
+    ----------
+    n : int
+        Records (>= 2).
+    d : int
+        Features (>= 1).
+    data_norm : float
+        Public bound q.
+    random_state : None, int or Generator
+        For the other records (public randomness of the test design).
+
+    Returns
+    -------
+    X, y, X_prime, y_prime : ndarray
+        Rows (n, d) and labels in {−1, +1} of D and D′.
+
+    References
+    ----------
+    [NST+21]_ (worst-case adjacent data sets for auditing).
+    """
+    owner = "linear_erm_pair"
+    n = check_int("n", n, owner, low=2)
+    d = check_int("d", d, owner)
+    q = check_float("data_norm", data_norm, owner)
+    rng = check_random_state(random_state)
+    X = np.zeros((n, d))
+    if d > 1:
+        G = rng.standard_normal((n - 1, d - 1))
+        G /= np.maximum(np.linalg.norm(G, axis=1, keepdims=True), 1e-12)
+        X[1:, 1:] = G * (q * rng.uniform(0.25, 1.0, size=(n - 1, 1)))
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    X[0, 0] = q
+    y[0] = 1.0
+    Xp, yp = X.copy(), y.copy()
+    yp[0] = -1.0
+    return X, y, Xp, yp
+
+
+def large_margin_pair(
+    n: int, d: int, *, n_classes: int = 2, data_norm: float = 1.0,
+    random_state: RandomStateLike = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Adversarial replace-one pair for the large-margin Gaussian templates: (X, y, X′, y′).
+
+    Record 0 is x_0 = q·e_0 (so z_0 = [x_0; 1]/sqrt(q² + 1) has norm 1, the
+    bound of ``docs/privacy.md`` §4), class 0 in D and class 1 in D′ (its
+    rank-one term z zᵀ moves from one class's matrices to another's). The other
+    records are shared, on the axes e_1, ..., e_{d−1} (zero rows when d = 1),
+    with classes assigned round-robin so every class is present. Labels are
+    class indices 0, ..., C − 1.
+
+    Parameters
+    ----------
+    n : int
+        Records (>= 2).
+    d : int
+        Features (>= 1).
+    n_classes : int, default=2
+        C (>= 2).
+    data_norm : float, default=1.0
+        Public bound q.
+    random_state : None, int or Generator
+        For the other records.
+
+    Returns
+    -------
+    X, y, X_prime, y_prime : ndarray
+        Rows (n, d) and class indices of D and D′.
+
+    References
+    ----------
+    [NST+21]_.
+    """
+    owner = "large_margin_pair"
+    n = check_int("n", n, owner, low=2)
+    d = check_int("d", d, owner)
+    C = check_int("n_classes", n_classes, owner, low=2)
+    q = check_float("data_norm", data_norm, owner)
+    rng = check_random_state(random_state)
+    X = np.zeros((n, d))
+    if d > 1:
+        G = rng.standard_normal((n - 1, d - 1))
+        G /= np.maximum(np.linalg.norm(G, axis=1, keepdims=True), 1e-12)
+        X[1:, 1:] = G * (q * rng.uniform(0.25, 1.0, size=(n - 1, 1)))
+    y = np.arange(n, dtype=np.int64) % C
+    X[0, 0] = q
+    y[0] = 0
+    Xp, yp = X.copy(), y.copy()
+    yp[0] = 1
+    return X, y, Xp, yp
+
+
+def exponential_mechanism_pair(
+    *, sensitivity: float = 1.0, gap: float = 2.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Worst-case utility vectors (u, u′) for the exponential mechanism ([MT07]_).
+
+    u = (0, g) and u′ = (−Δu, g + Δu): every utility moves by at most the
+    sensitivity Δu, in opposite directions. With a = εg/(2Δu),
+    P[0 | u] = 1/(1 + e^a) and P[0 | u′] = 1/(1 + e^{a+ε}), so the ratio
+    (1 + e^{a+ε})/(1 + e^a) increases with the gap g and tends to e^ε
+    (candidate 0 becomes rare, so more runs are needed). In CMS Alg. 4
+    (u_i = −mistakes, Δu = 1) this pair is realized by replacing a held-out
+    record that candidate 0 classifies correctly and candidate 1 wrongly with
+    one for which the opposite holds.
+
+    Parameters
+    ----------
+    sensitivity : float, default=1.0
+        Δu.
+    gap : float, default=2.0
+        g >= 0.
+
+    Returns
+    -------
+    u, u_prime : ndarray of shape (2,)
+    """
+    owner = "exponential_mechanism_pair"
+    s = check_float("sensitivity", sensitivity, owner)
+    g = check_float("gap", gap, owner, low_inclusive=True)
+    return np.array([0.0, g]), np.array([-s, g + s])

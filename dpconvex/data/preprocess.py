@@ -1,0 +1,112 @@
+"""Per-record public maps: clipping to a public norm bound, an intercept column, augmentation.
+
+Each map transforms a record from that record and public constants only, so
+it commutes with the replace-one adjacency of the privacy proofs
+(docs/privacy.md §2.3): preprocessing that reads other records (e.g. a norm
+bound estimated from the data) would not be covered. Every map here accepts
+dense arrays and SciPy sparse rows; sparse rows stay sparse.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import clip_rows as _clip_dense_rows
+from .operators import row_blocks
+
+__all__ = ["add_intercept", "augment_and_scale", "clip_rows"]
+
+
+def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
+    """Scale every row with norm above the public ``bound`` down to norm ``bound``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p) or scipy.sparse matrix
+        The rows. Sparse input is clipped on its stored entries (as a
+        ``csr_array``; the index arrays are shared with the input, the values
+        are a new array), never densified.
+    bound : float
+        A public constant, never estimated from the data.
+
+    Returns
+    -------
+    X_clipped : ndarray or scipy.sparse.csr_array
+        ``X`` itself when no row exceeds the bound.
+    n_clipped : int
+        Number of rows scaled down.
+
+    Notes
+    -----
+    Both paths use the overflow-safe dense :func:`dpconvex._validation.clip_rows`
+    (the sparse path on blocks holding the stored entries of rows with equal
+    numbers of non-zeros: a row's norm and its scaling only involve those).
+    """
+    if not sp.issparse(X):
+        return _clip_dense_rows(X, bound)
+    A = sp.csr_array(X)
+    if A.dtype != np.float64:
+        A = A.astype(np.float64)
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    data = None
+    clipped = 0
+    for _rows, idx in row_blocks(A.indptr):
+        block, k = _clip_dense_rows(A.data[idx], bound)
+        if k:
+            if data is None:
+                data = A.data.copy()
+            data[idx] = block
+            clipped += k
+    if data is None:
+        return A, 0
+    return sp.csr_array((data, A.indices, A.indptr), shape=A.shape), clipped
+
+
+def add_intercept(X: Any, value: float = 1.0) -> Any:
+    """Append a constant column ``value`` to every row (dense stays dense, sparse stays CSR).
+
+    The column is part of each record (regularized, inside the norm bound: the
+    caller raises the bound to sqrt(q² + value²), docs/privacy.md §2.3).
+    """
+    if not sp.issparse(X):
+        X = np.asarray(X, dtype=float)
+        col = np.ones((X.shape[0], 1)) if value == 1.0 else np.full((X.shape[0], 1), float(value))
+        return np.hstack([X, col])
+    A = sp.csr_array(X)
+    if A.dtype != np.float64:
+        A = A.astype(np.float64)
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    n, p = A.shape
+    idx_dtype = np.int32 if max(A.nnz + n, p + 1) < np.iinfo(np.int32).max else np.int64
+    indptr = A.indptr.astype(idx_dtype) + np.arange(n + 1, dtype=idx_dtype)
+    last = indptr[1:] - 1  # where each row's new entry goes (after its sorted columns)
+    keep = np.ones(indptr[-1], dtype=bool)
+    keep[last] = False
+    indices = np.empty(indptr[-1], dtype=idx_dtype)
+    data = np.empty(indptr[-1])
+    indices[keep] = A.indices
+    indices[last] = p
+    data[keep] = A.data
+    data[last] = float(value)
+    return sp.csr_array((data, indices, indptr), shape=(n, p + 1))
+
+
+def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
+    """z = [x; 1] / sqrt(q² + 1) for rows x already clipped to ||x|| <= q.
+
+    Scaling every z by the same public constant leaves the decision rule
+    argmin_c min_m zᵀΦ_{c,m}z unchanged and gives ||z|| <= 1 (the bound the
+    privacy constants use; the papers' Lemma 1 takes ||zzᵀ||_F = ||x|| <= 1,
+    which ignores the appended 1, see docs/privacy.md §4.1).
+    """
+    X = np.asarray(X, dtype=float)
+    s = 1.0 / math.sqrt(data_norm * data_norm + 1.0)
+    return np.hstack([X, np.ones((X.shape[0], 1))]) * s

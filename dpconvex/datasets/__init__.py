@@ -1,0 +1,143 @@
+"""Loaders for the UCI datasets of the CMS experiments, with privacy-safe preprocessing.
+
+Chaudhuri, Monteleoni & Sarwate (CMS, JMLR 2011, §7) run their experiments on
+UCI Adult and on KDD Cup 1999; this package also loads the small Wisconsin
+breast-cancer set for quick checks, and scikit-learn's bundled breast-cancer,
+wine and digits sets. CMS turn categorical attributes into binary indicators,
+scale every column so that its *largest value in the data* is 1, and then bring
+every row to norm at most 1. Scaling by data maxima is not private: the maximum
+of a column is a function of the data set, so a single record (say one very
+large capital gain) changes how every *other* record is encoded, and the
+privacy proofs (which bound the influence of one record through its own row
+only) no longer cover the pipeline. ``DESIGN.md`` §2 ("Per-record clipping")
+therefore asks for public ranges.
+
+Every loader here applies one fixed, per-record map, :func:`encode`
+(:mod:`dpconvex.datasets.encoding`), whose constants are written in
+:mod:`dpconvex.datasets.schemas` and never computed from the loaded data:
+
+1. **Numeric columns** are clipped to a public range ``[lo, hi]`` and mapped to
+   ``[0, 1]``, linearly, ``(x - lo) / (hi - lo)``, or, for heavy-tailed
+   columns (KDD'99 durations, byte and event counts; Adult capital-gain and
+   capital-loss), logarithmically, ``log1p(x - lo) / log1p(hi - lo)``. The
+   ranges are in :data:`ADULT_NUMERIC_RANGES` (with :data:`ADULT_LOG_SCALED`),
+   :data:`KDDCUP99_NUMERIC_RANGES` (with :data:`KDDCUP99_LOG_SCALED`),
+   :data:`BREAST_CANCER_NUMERIC_RANGES`, :data:`SKLEARN_BREAST_CANCER_RANGES`
+   and :data:`SKLEARN_WINE_RANGES`, each with the source of the bound. The
+   scikit-learn breast-cancer and wine features are then centered to
+   ``[-1/2, 1/2]`` (:func:`scale_by_public_ranges`).
+2. **Categorical columns** are one-hot encoded over the category list from the
+   dataset's documentation (:data:`ADULT_CATEGORIES`,
+   :data:`KDDCUP99_CATEGORIES`). A value not in the list maps to an all-zero
+   block; the vocabulary is never extended from the data.
+3. **Row norm.** After steps 1-2 each numeric feature has absolute value at
+   most ``b`` (1, or 1/2 when centered) and each one-hot block has at most one
+   1, so the squared norm of any row is at most
+   ``D = b**2 * (#numeric columns) + (#categorical columns)``. Every row is
+   divided by the public constant ``sqrt(D)`` (see :func:`norm_divisor`), so
+   ``||x|| <= 1`` holds by construction, for every possible record, with no
+   per-row or per-column statistic of the data.
+
+Because the map is applied to each record on its own, replacing one record
+changes one row of ``X`` and nothing else, which is what the per-record norm
+bound ``q = 1`` of the privacy analysis needs. (Dropping records with missing
+values, as CMS did, is also a per-record rule.)
+
+Files are looked up under their exact UCI names in the folders of
+:func:`get_data_home` (``data_home=``, else ``DPCONVEX_DATA``, a relative value
+being tried against the current directory and then the project root, else
+``<project root>/../shared/datasets`` and ``~/.cache/dpconvex``). A file found
+locally is checked against its pinned SHA-256 (:data:`DATASET_SHA256`) once
+per process; a mismatch raises :class:`~dpconvex.errors.DatasetError` unless
+the loader gets ``verify_checksum=False`` or the environment sets
+``DPCONVEX_SKIP_CHECKSUM=1`` (for your own copies). A missing file is
+downloaded from UCI (and checked) only when ``download=True``.
+
+Modules: ``_files`` (locations, checksums, downloads), ``encoding`` (the
+encoder), ``schemas`` (public columns and ranges), ``uci`` (Adult, KDD Cup
+1999, Breast Cancer Wisconsin), ``sklearn`` (scikit-learn's bundled sets).
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7 (data sets and
+   preprocessing).
+.. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository, 1996.
+   doi:10.24432/C5XW20.
+.. [KDD99] S. Stolfo, W. Fan, W. Lee, A. Prodromidis, P. Chan. KDD Cup 1999
+   Data. UCI Machine Learning Repository, 1999. doi:10.24432/C51C7N.
+.. [BCW] W. H. Wolberg. Breast Cancer Wisconsin (Original). UCI Machine
+   Learning Repository, 1992. doi:10.24432/C5HP4Z.
+"""
+
+from __future__ import annotations
+
+from ._files import (
+    CHECKSUM_ENV_VAR,
+    DATA_ENV_VAR,
+    DATASET_SHA256,
+    DATASET_URLS,
+    get_data_home,
+)
+from .encoding import (
+    PublicSchema,
+    encode,
+    encode_matrix,
+    norm_divisor,
+    scale_by_public_ranges,
+)
+from .schemas import (
+    ADULT_CATEGORIES,
+    ADULT_FEATURE_NAMES,
+    ADULT_LOG_SCALED,
+    ADULT_NUMERIC_RANGES,
+    ADULT_SCHEMA,
+    BREAST_CANCER_FEATURE_NAMES,
+    BREAST_CANCER_NUMERIC_RANGES,
+    BREAST_CANCER_SCHEMA,
+    DIGITS_PIXEL_RANGE,
+    KDDCUP99_CATEGORIES,
+    KDDCUP99_FEATURE_NAMES,
+    KDDCUP99_LOG_SCALED,
+    KDDCUP99_NUMERIC_RANGES,
+    KDDCUP99_SCHEMA,
+    SKLEARN_BREAST_CANCER_RANGES,
+    SKLEARN_SCHEMAS,
+    SKLEARN_WINE_RANGES,
+)
+from .sklearn import load_sklearn
+from .uci import load_adult, load_breast_cancer_wisconsin, load_kddcup99
+
+__all__ = [
+    "ADULT_CATEGORIES",
+    "ADULT_FEATURE_NAMES",
+    "ADULT_LOG_SCALED",
+    "ADULT_NUMERIC_RANGES",
+    "ADULT_SCHEMA",
+    "BREAST_CANCER_FEATURE_NAMES",
+    "BREAST_CANCER_NUMERIC_RANGES",
+    "BREAST_CANCER_SCHEMA",
+    "CHECKSUM_ENV_VAR",
+    "DATASET_SHA256",
+    "DATASET_URLS",
+    "DATA_ENV_VAR",
+    "DIGITS_PIXEL_RANGE",
+    "KDDCUP99_CATEGORIES",
+    "KDDCUP99_FEATURE_NAMES",
+    "KDDCUP99_LOG_SCALED",
+    "KDDCUP99_NUMERIC_RANGES",
+    "KDDCUP99_SCHEMA",
+    "PublicSchema",
+    "SKLEARN_BREAST_CANCER_RANGES",
+    "SKLEARN_SCHEMAS",
+    "SKLEARN_WINE_RANGES",
+    "encode",
+    "encode_matrix",
+    "get_data_home",
+    "load_adult",
+    "load_breast_cancer_wisconsin",
+    "load_kddcup99",
+    "load_sklearn",
+    "norm_divisor",
+    "scale_by_public_ranges",
+]

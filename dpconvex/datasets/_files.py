@@ -1,0 +1,375 @@
+"""Dataset files: where they are looked up, their pinned SHA-256, and downloads.
+
+A file is looked up in the folders of :func:`data_search_path` (the
+``data_home`` argument, else ``DPCONVEX_DATA``, else the defaults), checked
+against :data:`DATASET_SHA256` (once per process for each path, size and
+modification time), and downloaded from UCI only when it is found nowhere
+and ``download=True``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import tempfile
+import threading
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import DatasetError, ParameterError
+
+__all__ = [
+    "CHECKSUM_ENV_VAR",
+    "DATASET_SHA256",
+    "DATASET_URLS",
+    "DATA_ENV_VAR",
+    "data_search_path",
+    "fetch_file",
+    "get_data_home",
+    "project_root",
+]
+
+_UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
+
+#: Where each file is fetched from when it is missing and ``download=True``.
+DATASET_URLS: dict[str, str] = {
+    "adult.data": f"{_UCI}/adult/adult.data",
+    "adult.test": f"{_UCI}/adult/adult.test",
+    "breast-cancer-wisconsin.data": (
+        f"{_UCI}/breast-cancer-wisconsin/breast-cancer-wisconsin.data"
+    ),
+    # Plain http: this is how the UCI KDD archive serves it. The SHA-256
+    # check is what guards the content.
+    "kddcup.data_10_percent.gz": (
+        "http://kdd.ics.uci.edu/databases/kddcup99/kddcup.data_10_percent.gz"
+    ),
+}
+
+#: SHA-256 of the canonical UCI files (shared/datasets/README.md). A download
+#: that does not match is refused; a local file that does not match raises
+#: :class:`~dpconvex.errors.DatasetError` unless the check is turned off
+#: (``verify_checksum=False`` or ``DPCONVEX_SKIP_CHECKSUM=1``).
+DATASET_SHA256: dict[str, str] = {
+    "adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+    "adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+    "breast-cancer-wisconsin.data": (
+        "402c585309c399237740f635ef9919dc512cca12cbeb20de5e563a4593f22b64"
+    ),
+    "kddcup.data_10_percent.gz": (
+        "8045aca0d84e70e622d1148d7df782496f6333bf6eb979a1b0837c42a9fd9561"
+    ),
+}
+
+#: Environment variable naming the data folder (absolute, or relative: see
+#: :func:`data_search_path`).
+DATA_ENV_VAR = "DPCONVEX_DATA"
+#: Environment variable that, set to ``1`` (or ``true``/``yes``/``on``), turns
+#: the SHA-256 check of local files off when a loader gets ``verify_checksum=None``.
+CHECKSUM_ENV_VAR = "DPCONVEX_SKIP_CHECKSUM"
+
+_DOWNLOAD_TIMEOUT = 20.0  # seconds, per network operation
+_DEFAULT_HOME = "~/.cache/dpconvex"
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+
+def check_bool(name: str, value: Any, owner: str, *, allow_none: bool = False) -> bool | None:
+    """Return ``value`` as a bool, or raise a ParameterError naming the parameter."""
+    if allow_none and value is None:
+        return None
+    if not isinstance(value, bool | np.bool_):
+        kind = "a bool or None" if allow_none else "a bool"
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be {kind}. Got {value!r} instead."
+        )
+    return bool(value)
+
+
+# --------------------------------------------------------------------------
+# Where files are looked up
+# --------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=1)
+def project_root() -> Path | None:
+    """Return the source checkout dpconvex is imported from, or None if installed.
+
+    The project root is the folder holding ``pyproject.toml`` (of the project
+    named ``dpconvex``) directly above the ``dpconvex`` package: it exists for
+    a source checkout and an editable install, not for a wheel.
+    """
+    root = Path(__file__).resolve().parents[2]
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not re.search(r'^name\s*=\s*"dpconvex"', text, flags=re.MULTILINE):
+        return None
+    return root
+
+
+def _check_data_home(data_home: Any) -> None:
+    if data_home is not None and not isinstance(data_home, str | os.PathLike):
+        raise ParameterError(
+            "The 'data_home' parameter must be None, a str or a path-like object. "
+            f"Got {data_home!r} instead."
+        )
+
+
+def data_search_path(data_home: str | os.PathLike[str] | None = None) -> tuple[list[Path], Path]:
+    """Return the folders a dataset file is looked up in, and where a download is saved.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None
+        An explicit folder; see :func:`get_data_home` for the order used
+        when it is None.
+
+    Returns
+    -------
+    folders : list of pathlib.Path
+        The folders to look in, in order (absolute, ``~`` expanded).
+    save_to : pathlib.Path
+        The folder a downloaded file is saved in.
+    """
+    _check_data_home(data_home)
+    if data_home is not None:
+        home = Path(data_home).expanduser()
+        return [home], home
+    root = project_root()
+    env = os.environ.get(DATA_ENV_VAR)
+    if env:
+        path = Path(env).expanduser()
+        if path.is_absolute():
+            return [path], path
+        folders = [(Path.cwd() / path).resolve()]
+        if root is not None and (root / path).resolve() != folders[0]:
+            folders.append((root / path).resolve())
+        save_to = next((f for f in folders if f.is_dir()), folders[0])
+        return folders, save_to
+    folders = []
+    if root is not None:
+        folders.append((root.parent / "shared" / "datasets").resolve())
+    cache = Path(_DEFAULT_HOME).expanduser()
+    folders.append(cache)
+    return folders, cache
+
+
+def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
+    """Return the folder where dataset files are looked up and saved.
+
+    The search order:
+
+    1. ``data_home``, if given (used as given, ``~`` expanded; a relative path
+       is relative to the current directory).
+    2. The environment variable ``DPCONVEX_DATA``, if set and non-empty. An
+       absolute path is used as is. A relative path (e.g. the README's
+       ``DPCONVEX_DATA=../shared/datasets``) is looked up first against the
+       current directory and, if no such folder exists there, against the
+       project root (the folder holding dpconvex's ``pyproject.toml`` above
+       the package, in a source checkout), so that it works from the project
+       root and from any folder below it, e.g. a notebook run in
+       ``notebooks/``.
+    3. Otherwise ``<project root>/../shared/datasets`` if that folder exists
+       (source checkouts only), then ``~/.cache/dpconvex``, which is created
+       if missing and is where downloads are saved.
+
+    Parameters
+    ----------
+    data_home : str, path-like or None
+        The folder to use, or None for the search above.
+
+    Returns
+    -------
+    pathlib.Path
+        The first existing folder of that order, else the folder where
+        downloads would be saved. A folder given explicitly or through the
+        environment is not created here.
+
+    Raises
+    ------
+    ParameterError
+        If ``data_home`` is not None, a string or a path-like object.
+    DatasetError
+        If the default folder does not exist and cannot be created.
+    """
+    folders, save_to = data_search_path(data_home)
+    found = next((f for f in folders if f.is_dir()), None)
+    if found is not None:
+        return found
+    if data_home is None and not os.environ.get(DATA_ENV_VAR):
+        try:
+            save_to.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatasetError(
+                f"Cannot create the default data folder {save_to} ({exc}). Set {DATA_ENV_VAR} "
+                "to a writable folder, or pass data_home=."
+            ) from exc
+    return save_to
+
+
+# --------------------------------------------------------------------------
+# Checksums
+# --------------------------------------------------------------------------
+
+#: SHA-256 of each local file read in this process, by (path, size, mtime in ns).
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+_DIGESTS_LOCK = threading.Lock()
+
+
+def _digest_key(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return (str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, computed once per process for each (path, size, mtime)."""
+    key = _digest_key(path)
+    with _DIGESTS_LOCK:
+        digest = _DIGESTS.get(key)
+    if digest is None:
+        h = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        digest = h.hexdigest()
+        with _DIGESTS_LOCK:
+            _DIGESTS[key] = digest
+    return digest
+
+
+def checksum_wanted(verify_checksum: bool | None) -> bool:
+    """Whether to check local files: the argument if given, else not ``DPCONVEX_SKIP_CHECKSUM``."""
+    if verify_checksum is not None:
+        return verify_checksum
+    return os.environ.get(CHECKSUM_ENV_VAR, "").strip().lower() not in _TRUTHY
+
+
+def verify_file(path: Path, filename: str, verify_checksum: bool | None = None) -> None:
+    """Raise DatasetError if ``path`` is not the canonical ``filename`` (SHA-256)."""
+    expected = DATASET_SHA256.get(filename)
+    if expected is None or not checksum_wanted(verify_checksum):
+        return
+    try:
+        digest = file_sha256(path)
+        size = path.stat().st_size
+    except OSError as exc:
+        raise DatasetError(f"Cannot read dataset file {path}: {exc}") from exc
+    if digest != expected:
+        raise DatasetError(
+            f"Dataset file {path} ({size:,} bytes) has SHA-256 {digest}, not the pinned "
+            f"{expected} of the UCI file {filename!r}: it is damaged, truncated or a "
+            f"different version. Replace it with the UCI file ({DATASET_URLS[filename]}), "
+            "or delete it to download it again; if it is your own copy on purpose, pass "
+            f"verify_checksum=False (or set {CHECKSUM_ENV_VAR}=1) to load it unchecked."
+        )
+
+
+# --------------------------------------------------------------------------
+# Finding and downloading
+# --------------------------------------------------------------------------
+
+
+def _download(url: str, timeout: float) -> bytes:
+    """Fetch ``url`` and return its bytes (the only function that uses the network)."""
+    request = urllib.request.Request(url, headers={"User-Agent": "dpconvex"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+        return response.read()
+
+
+def _where(folders: list[Path]) -> str:
+    if len(folders) == 1:
+        return str(folders[0])
+    return "any of " + ", ".join(map(str, folders))
+
+
+def fetch_file(
+    filename: str,
+    data_home: str | os.PathLike[str] | None,
+    download: bool,
+    verify_checksum: bool | None = None,
+) -> Path:
+    """Return the path of ``filename``, checked against its SHA-256, downloading it if allowed.
+
+    Parameters
+    ----------
+    filename : str
+        A key of :data:`DATASET_URLS`.
+    data_home : str, path-like or None
+        See :func:`get_data_home`.
+    download : bool
+        Download the file from :data:`DATASET_URLS` if it is found nowhere.
+    verify_checksum : bool or None, default=None
+        Check a local file against :data:`DATASET_SHA256`; None checks unless
+        ``DPCONVEX_SKIP_CHECKSUM=1``. Downloads are always checked.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    DatasetError
+        If the file is missing and cannot be downloaded, or its SHA-256 is wrong.
+    """
+    folders, home = data_search_path(data_home)
+    for folder in folders:
+        path = folder / filename
+        if path.is_file():
+            verify_file(path, filename, verify_checksum)
+            return path
+    path = home / filename
+    url = DATASET_URLS[filename]
+    fix = (
+        f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is "
+        f"at {url})"
+    )
+    if not download:
+        raise DatasetError(
+            f"Dataset file {filename!r} was not found in {_where(folders)} and download=False. "
+            f"{fix}, or pass download=True."
+        )
+    try:
+        content = _download(url, _DOWNLOAD_TIMEOUT)
+    except Exception as exc:  # URLError, HTTPError, TimeoutError, OSError, ...
+        raise DatasetError(
+            f"Dataset file {filename!r} was not found in {_where(folders)}, and downloading it "
+            f"from {url} failed ({type(exc).__name__}: {exc}). {fix}."
+        ) from exc
+    digest = hashlib.sha256(content).hexdigest()
+    if digest != DATASET_SHA256[filename]:
+        raise DatasetError(
+            f"Dataset file {filename!r} was not found in {_where(folders)}, and the copy "
+            f"downloaded from {url} has SHA-256 {digest}, not the expected "
+            f"{DATASET_SHA256[filename]}; it was not saved. {fix}."
+        )
+    tmp_name = None
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=home, prefix=f".{filename}.", delete=False) as tmp:
+            tmp_name = tmp.name
+            tmp.write(content)
+        os.replace(tmp_name, path)
+        key = _digest_key(path)
+    except OSError as exc:
+        if tmp_name is not None and os.path.exists(tmp_name):
+            os.unlink(tmp_name)
+        raise DatasetError(
+            f"Dataset file {filename!r} was downloaded but could not be saved in {home} "
+            f"({exc}). {fix}."
+        ) from exc
+    with _DIGESTS_LOCK:
+        _DIGESTS[key] = digest
+    return path
+
+
+def read_text(path: Path) -> str:
+    """The ASCII text of a dataset file, or a DatasetError saying why it cannot be read."""
+    try:
+        return path.read_text(encoding="ascii", errors="strict")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"Cannot read dataset file {path}: {exc}") from exc

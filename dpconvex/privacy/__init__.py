@@ -1,0 +1,1 @@
+"""Privacy: budgets, certificates, mechanisms, release, accounting."""

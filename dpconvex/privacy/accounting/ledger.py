@@ -1,0 +1,467 @@
+"""A privacy-budget ledger: sequential and parallel composition of (ε, δ) spends.
+
+A :class:`BudgetAccountant` holds a total budget (ε, δ) for one data set and
+records every private release made from it. Releases compose
+
+* **sequentially** by default: the ε's add and the δ's add (basic composition,
+  Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Thm. 3.16);
+* **in parallel** inside a :meth:`BudgetAccountant.parallel` block, for
+  releases computed on *disjoint* subsets of the records: the block costs the
+  maximum ε and the maximum δ of its spends (McSherry 2009, Thm. 4), because
+  one record influences at most one of them.
+
+Estimators take ``accountant=None`` or a ledger. The race-free way is a
+reservation, held from before the fit until the certificate is known::
+
+    from dpconvex.privacy.accounting import reserve_budget
+
+    def fit(self, X, y):
+        ...validate parameters...
+        with reserve_budget(self.accountant, self.epsilon, delta, label=name) as hold:
+            ...fit, build the certificate...
+            hold.commit_certificate(certificate)   # before storing fitted attributes
+        ...store fitted attributes...
+
+The reservation refuses (with :class:`~dpconvex.errors.BudgetError`) before any
+computation when the requested (ε, δ) does not fit in what remains *including
+the reservations of fits still running in other threads*; the commit records
+what the certificate guarantees; an exception inside the block gives the held
+budget back. The older pair ``check_budget`` (before) / ``charge`` (after) still
+works, but two threads can both pass the check before either is charged.
+
+Concurrency (one process)
+    Every read and write of the ledger holds a :class:`threading.RLock`, so
+    ``check``, ``spend``, ``reserve`` and ``commit`` are atomic. A
+    ``parallel()`` block is scoped to the :mod:`contextvars` context that
+    opened it (its thread, or its asyncio task): spends made meanwhile from
+    other threads are sequential, i.e. counted in full (conservative).
+Processes
+    A ledger cannot be pickled (:class:`~dpconvex.errors.BudgetPickleError`):
+    a copy sent to a worker process (joblib/loky, multiprocessing,
+    ``cross_val_score(..., n_jobs=2)``) would record its spends in the copy
+    and the caller's ledger would record nothing. Fit in one process, or give
+    each worker no accountant (or its own) and record the workers' guarantees
+    in the caller's ledger with :meth:`BudgetAccountant.spend`.
+
+.. warning:: The ledger trusts its caller on two points: that every release
+   from the data set is charged to it, and that releases grouped in a
+   ``parallel()`` block really read disjoint records. Basic composition is
+   conservative; a tighter (advanced or RDP) composition of many small spends
+   is not attempted.
+
+References
+----------
+.. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential
+   Privacy. Found. Trends Theor. Comput. Sci. 9 (2014), Thm. 3.16 (basic
+   composition).
+.. [McS09] F. McSherry. Privacy Integrated Queries. SIGMOD 2009, Thm. 4
+   (parallel composition over disjoint subsets).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from ..._validation import check_float
+from ...errors import BudgetError, BudgetPickleError, ParameterError
+from .reservation import Reservation
+
+__all__ = [
+    "BUDGET_RTOL",
+    "BudgetAccountant",
+    "Reservation",
+    "Spend",
+    "charge",
+    "check_budget",
+    "reserve_budget",
+]
+
+#: Relative slack of the budget comparison, absorbing floating-point rounding
+#: of the sums (e.g. ten spends of 0.1 against a budget of 1.0).
+BUDGET_RTOL = 1e-9
+
+#: Open ``parallel()`` blocks of the current context: pairs (ledger id, group).
+_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int], ...]] = contextvars.ContextVar(
+    "dpconvex_parallel_blocks", default=())
+_LEDGER_IDS = itertools.count()
+
+_PICKLE_ADVICE = (
+    "A BudgetAccountant cannot be pickled: a copy in another process (joblib/loky workers, "
+    "multiprocessing, cross_val_score(..., n_jobs=2)) would record its spends in the copy and "
+    "this ledger would record nothing. Fit in one process (n_jobs=None or 1, or a thread "
+    "backend such as joblib.parallel_backend('threading')), or pass accountant=None to the "
+    "workers and record their guarantees here with accountant.spend(epsilon, delta, label)."
+)
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One recorded release.
+
+    Attributes
+    ----------
+    label : str
+        What was released (e.g. the estimator's name).
+    epsilon, delta : float
+        Its (ε, δ) guarantee.
+    group : int or None
+        Index of the ``parallel()`` block the spend belongs to; None for a
+        sequential spend.
+    """
+
+    label: str
+    epsilon: float
+    delta: float
+    group: int | None = None
+
+
+class BudgetAccountant:
+    """Ledger of the privacy budget of one data set ([DR14]_, [McS09]_), thread-safe.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε budget, > 0 (``math.inf`` to record without a limit). There is
+        no default: an unlimited budget must be asked for explicitly.
+    delta : float, default=0.0
+        Total δ budget, in [0, 1).
+
+    Attributes
+    ----------
+    spends : list of Spend
+        Every recorded (committed) spend, in order.
+    spent : tuple of float
+        (ε, δ) spent so far: sequential spends add; each ``parallel()`` block
+        counts once, with the maximum ε and maximum δ of its spends.
+    reserved : list of Spend
+        Budget held by open reservations (fits in progress).
+    remaining : tuple of float
+        (ε, δ) left once the spends and the open reservations are counted.
+
+    Examples
+    --------
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> acc.spend(0.25, label="histogram")
+    >>> with acc.parallel():
+    ...     acc.spend(0.5, label="model on part A")
+    ...     acc.spend(0.5, label="model on part B")
+    >>> acc.spent
+    (0.75, 0.0)
+    >>> with acc.reserve(0.2, label="model") as hold:
+    ...     _ = hold.commit(0.2)
+    >>> round(acc.spent[0], 12)
+    0.95
+
+    Notes
+    -----
+    *Threads.* Each method holds an :class:`threading.RLock`; :meth:`reserve`
+    makes check-and-hold atomic, so N threads racing for more than what is left
+    cannot all be admitted. A ``parallel()`` block belongs to the context
+    (thread or asyncio task) that opened it; to put worker threads' spends in
+    the block, run them in a copy of that context
+    (``contextvars.copy_context().run``).
+
+    *Processes.* Pickling raises :class:`~dpconvex.errors.BudgetPickleError`
+    (chosen over a shared cross-process store, which would need a server
+    process and could not stop a worker that outlives it): see the module
+    docstring for what to do.
+
+    *Copies.* ``copy.copy``, ``copy.deepcopy``, and therefore
+    ``sklearn.base.clone`` of an estimator holding the ledger, return the same
+    ledger: two copies could otherwise each spend the whole budget.
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0):
+        owner = type(self).__name__
+        self._epsilon = check_float("epsilon", epsilon, owner, allow_inf=True, magnitude=False)
+        self._delta = check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
+                                  magnitude=False)
+        self._lock = threading.RLock()
+        self._spends: list[Spend] = []
+        self._holds: dict[int, Spend] = {}
+        self._n_groups = 0
+        self._n_holds = 0
+        self._id = next(_LEDGER_IDS)
+
+    # -- budget -----------------------------------------------------------
+    @property
+    def epsilon(self) -> float:
+        """Total ε budget (read-only)."""
+        return self._epsilon
+
+    @property
+    def delta(self) -> float:
+        """Total δ budget (read-only)."""
+        return self._delta
+
+    @property
+    def spends(self) -> list[Spend]:
+        """A copy of the list of recorded spends."""
+        with self._lock:
+            return list(self._spends)
+
+    @property
+    def reserved(self) -> list[Spend]:
+        """A copy of the budget held by open reservations."""
+        with self._lock:
+            return list(self._holds.values())
+
+    @staticmethod
+    def _total(spends: list[Spend]) -> tuple[float, float]:
+        eps: list[float] = []
+        dels: list[float] = []
+        groups: dict[int, tuple[float, float]] = {}
+        for s in spends:
+            if s.group is None:
+                eps.append(s.epsilon)
+                dels.append(s.delta)
+            else:
+                e0, d0 = groups.get(s.group, (0.0, 0.0))
+                groups[s.group] = (max(e0, s.epsilon), max(d0, s.delta))
+        for e, d in groups.values():
+            eps.append(e)
+            dels.append(d)
+        return math.fsum(eps), math.fsum(dels)
+
+    @property
+    def spent(self) -> tuple[float, float]:
+        """(ε, δ) spent: sequential sum, with each parallel block counted by its max."""
+        with self._lock:
+            return self._total(self._spends)
+
+    @property
+    def remaining(self) -> tuple[float, float]:
+        """(ε, δ) left, open reservations counted as spent (never negative)."""
+        with self._lock:
+            e, d = self._total([*self._spends, *self._holds.values()])
+        return max(self._epsilon - e, 0.0), max(self._delta - d, 0.0)
+
+    # -- spending ---------------------------------------------------------
+    def _validate(self, epsilon: Any, delta: Any) -> tuple[float, float]:
+        owner = type(self).__name__
+        e = check_float("epsilon", epsilon, owner, low=0.0, low_inclusive=True, allow_inf=True,
+                        magnitude=False)
+        d = check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
+                        high_inclusive=True, magnitude=False)
+        return e, d
+
+    def _current_group(self) -> int | None:
+        for ledger, group in _OPEN_BLOCKS.get():
+            if ledger == self._id:
+                return group
+        return None
+
+    @staticmethod
+    def _exceeds(total: float, budget: float) -> bool:
+        if math.isinf(budget):
+            return False
+        return total > budget * (1.0 + BUDGET_RTOL) + 1e-15
+
+    def _check_locked(self, probe: Spend) -> None:
+        """Raise BudgetError if ``probe`` does not fit; the caller holds the lock."""
+        holds = list(self._holds.values())
+        te, td = self._total([*self._spends, *holds, probe])
+        if self._exceeds(te, self._epsilon) or self._exceeds(td, self._delta):
+            ue, ud = self._total([*self._spends, *holds])
+            re, rd = max(self._epsilon - ue, 0.0), max(self._delta - ud, 0.0)
+            where = " (inside a parallel block)" if probe.group is not None else ""
+            held = f" after {len(holds)} reservation(s) of fits in progress" if holds else ""
+            raise BudgetError(
+                f"Spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} would "
+                f"bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
+                f"(epsilon={self._epsilon:.6g}, delta={self._delta:.3g}). Remaining: "
+                f"(epsilon={re:.6g}, delta={rd:.3g}){held}. Lower the estimator's epsilon (or "
+                "delta), or use a fresh data set."
+            )
+
+    def check(self, epsilon: float, delta: float = 0.0) -> None:
+        """Raise :class:`BudgetError` if spending (ε, δ) now would exceed the budget.
+
+        Open reservations count as spent. Inside a ``parallel()`` block of this
+        context the spend is composed by max with the other spends of the block.
+        The answer can be stale as soon as it is returned if other threads
+        spend: use :meth:`reserve` to check and hold atomically.
+        """
+        e, d = self._validate(epsilon, delta)
+        with self._lock:
+            self._check_locked(Spend("(check)", e, d, self._current_group()))
+
+    def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> None:
+        """Record a release of guarantee (ε, δ); raise :class:`BudgetError` if it overspends.
+
+        Check and record are atomic; nothing is recorded when it would overspend.
+        """
+        e, d = self._validate(epsilon, delta)
+        spend = Spend(str(label), e, d, self._current_group())
+        with self._lock:
+            self._check_locked(spend)
+            self._spends.append(spend)
+
+    def reserve(self, epsilon: float, delta: float = 0.0, label: str = "") -> Reservation:
+        """Hold (ε, δ) for a release in progress; raise :class:`BudgetError` if it does not fit.
+
+        The check and the hold are atomic: until the reservation is committed or
+        released, every other check, spend and reservation counts it as spent.
+        A reservation made inside a ``parallel()`` block belongs to that block.
+
+        Returns
+        -------
+        Reservation
+            Call :meth:`Reservation.commit` (or
+            :meth:`Reservation.commit_certificate`) with the final guarantee,
+            or :meth:`Reservation.release` on failure. Used as a context
+            manager, an exception gives the budget back and a normal exit
+            without commit commits the reserved (ε, δ).
+        """
+        e, d = self._validate(epsilon, delta)
+        hold = Spend(str(label), e, d, self._current_group())
+        with self._lock:
+            self._check_locked(hold)
+            key = self._n_holds
+            self._n_holds += 1
+            self._holds[key] = hold
+        return Reservation(self, key, hold)
+
+    def _commit(self, key: int, epsilon: Any, delta: Any) -> Spend:
+        with self._lock:
+            hold = self._holds.pop(key, None)  # released whatever happens below
+            if hold is None:
+                raise ParameterError("This reservation was already committed or released.")
+            e, d = self._validate(hold.epsilon if epsilon is None else epsilon,
+                                  hold.delta if delta is None else delta)
+            spend = Spend(hold.label, e, d, hold.group)
+            self._check_locked(spend)
+            self._spends.append(spend)
+            return spend
+
+    def _release(self, key: int) -> None:
+        with self._lock:
+            self._holds.pop(key, None)
+
+    @contextmanager
+    def parallel(self) -> Iterator[BudgetAccountant]:
+        """Block whose spends are on disjoint records: it costs their max ε and max δ.
+
+        The block is scoped to the current context (thread or asyncio task):
+        spends made meanwhile by other threads stay sequential. Blocks do not
+        nest. Spends recorded before an exception inside the block stay
+        recorded.
+
+        .. warning:: Use it only when every spend in the block reads a
+           different, disjoint subset of the records (e.g. models trained on
+           the parts of a random partition); otherwise the ledger undercounts.
+        """
+        if self._current_group() is not None:
+            raise ParameterError(
+                "BudgetAccountant.parallel() blocks cannot be nested: one record would be "
+                "counted in several branches. Close the outer block first."
+            )
+        with self._lock:
+            group = self._n_groups
+            self._n_groups += 1
+        token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group)))
+        try:
+            yield self
+        finally:
+            _OPEN_BLOCKS.reset(token)
+
+    # -- identity ---------------------------------------------------------
+    def __copy__(self) -> BudgetAccountant:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BudgetAccountant:
+        return self
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        raise BudgetPickleError(_PICKLE_ADVICE)
+
+    def __reduce__(self) -> NoReturn:
+        raise BudgetPickleError(_PICKLE_ADVICE)
+
+    def __getstate__(self) -> NoReturn:
+        raise BudgetPickleError(_PICKLE_ADVICE)
+
+    def __repr__(self) -> str:
+        e, d = self.spent
+        return (f"BudgetAccountant(epsilon={self._epsilon:g}, delta={self._delta:g}; spent "
+                f"epsilon={e:.6g}, delta={d:.3g} in {len(self._spends)} spend(s))")
+
+
+def _check_accountant(accountant: Any, owner: str) -> BudgetAccountant | None:
+    if accountant is None or isinstance(accountant, BudgetAccountant):
+        return accountant
+    raise ParameterError(
+        f"The 'accountant' parameter of {owner} must be a BudgetAccountant or None. "
+        f"Got {accountant!r} instead."
+    )
+
+
+def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float = 0.0,
+                   label: str = "estimator") -> Reservation:
+    """Before a fit: hold (ε, δ) on ``accountant`` atomically (a no-op hold when it is None).
+
+    Raises
+    ------
+    ParameterError
+        If ``accountant`` is neither None nor a :class:`BudgetAccountant`.
+    BudgetError
+        If (ε, δ) does not fit in what remains, open reservations included.
+    """
+    acc = _check_accountant(accountant, label)
+    if acc is None:
+        return Reservation(None, -1, Spend(str(label), epsilon, delta))
+    return acc.reserve(epsilon, delta, label=label)
+
+
+def check_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float = 0.0,
+                 owner: str = "estimator") -> None:
+    """Before a fit: raise :class:`BudgetError` if (ε, δ) does not fit in the ledger.
+
+    No-op when ``accountant`` is None. Not atomic with the later
+    :func:`charge`: prefer :func:`reserve_budget` when fits may run
+    concurrently.
+
+    Raises
+    ------
+    ParameterError
+        If ``accountant`` is neither None nor a :class:`BudgetAccountant`.
+    BudgetError
+        If the spend would exceed the remaining budget.
+    """
+    acc = _check_accountant(accountant, owner)
+    if acc is not None:
+        acc.check(epsilon, delta)
+
+
+def charge(accountant: BudgetAccountant | None, certificate: Any, label: str) -> None:
+    """After a fit: record the guarantee of ``certificate`` in the ledger.
+
+    No-op when ``accountant`` is None. A non-private certificate
+    (``certificate.private`` False) is charged ε = inf, which only an
+    unlimited ledger accepts. Call it before storing the fitted attributes,
+    so a refused charge leaves no fitted model behind.
+
+    Parameters
+    ----------
+    accountant : BudgetAccountant or None
+    certificate : Certificate
+        Its ``epsilon`` and ``delta`` are recorded.
+    label : str
+        Name of the release in the ledger.
+
+    Raises
+    ------
+    ParameterError, BudgetError
+    """
+    acc = _check_accountant(accountant, label)
+    if acc is None:
+        return
+    eps = float(certificate.epsilon) if certificate.private else math.inf
+    acc.spend(eps, float(certificate.delta), label=label)

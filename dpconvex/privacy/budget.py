@@ -1,0 +1,112 @@
+"""Privacy budgets: ``Budget(epsilon, delta)`` and the one float-safe split.
+
+Every budget split in dpconvex goes through :func:`split_budget` (shares of one
+budget), :func:`split_even` (k equal parts) or :func:`remaining` (what is left
+after a spend), so that rounding never makes the parts add up to more than the
+whole: with floating point, ``a + (total - a)`` can exceed ``total`` by one ulp,
+and a certificate would then claim more than was requested.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .._validation import check_float
+from ..errors import ParameterError
+
+__all__ = ["Budget", "remaining", "split_budget", "split_even"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A privacy budget (ε, δ): the guarantee of an (ε, δ)-differentially private release.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε > 0; ``math.inf`` only for the explicit non-private baseline.
+    delta : float, default=0.0
+        δ in [0, 1); 0 is pure ε-DP.
+    """
+
+    epsilon: float
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        eps = check_float("epsilon", self.epsilon, "Budget", allow_inf=True)
+        delta = check_float("delta", self.delta, "Budget", low_inclusive=True, high=1.0)
+        object.__setattr__(self, "epsilon", eps)
+        object.__setattr__(self, "delta", delta)
+
+    @property
+    def private(self) -> bool:
+        """False for the infinite (non-private) budget."""
+        return math.isfinite(self.epsilon)
+
+    @classmethod
+    def unlimited(cls) -> Budget:
+        """The budget of a non-private fit (ε = ∞, δ = 0)."""
+        return cls(math.inf, 0.0)
+
+
+def remaining(total: float, spent: float) -> float:
+    """Largest float x >= 0 with ``spent + x <= total`` in floating point.
+
+    Parameters
+    ----------
+    total, spent : float
+
+    Returns
+    -------
+    float
+        ``total - spent``, rounded down by ulps until the sum is not above ``total``.
+    """
+    x = total - spent
+    while x > 0 and spent + x > total:
+        x = math.nextafter(x, 0.0)
+    return x
+
+
+def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ...]:
+    """Split a budget into shares whose sequential composition is at most the whole.
+
+    Share i gets ``fractions[i] * ε`` for every share but the last, which gets
+    :func:`remaining` of ε after the others (so the parts add up to at most ε in
+    floating point); δ is split the same way.
+
+    Parameters
+    ----------
+    budget : Budget
+    fractions : sequence of float
+        Positive shares summing to 1 (within 1e-9).
+
+    Returns
+    -------
+    tuple of Budget
+    """
+    fr = [float(f) for f in fractions]
+    if not fr or any(not (f > 0) for f in fr) or abs(sum(fr) - 1.0) > 1e-9:
+        raise ParameterError(
+            f"split_budget needs positive fractions summing to 1. Got {list(fractions)!r} instead."
+        )
+    parts: list[Budget] = []
+    eps_spent = 0.0
+    delta_spent = 0.0
+    for f in fr[:-1]:
+        e, d = f * budget.epsilon, f * budget.delta
+        parts.append(Budget(e, d))
+        eps_spent += e
+        delta_spent += d
+    parts.append(Budget(remaining(budget.epsilon, eps_spent),
+                        remaining(budget.delta, delta_spent) if budget.delta else 0.0))
+    return tuple(parts)
+
+
+def split_even(total: float, k: int) -> float:
+    """The largest per-part ε with ``k * part <= total`` in floating point (k equal parts)."""
+    part = total / k
+    while k * part > total:
+        part = math.nextafter(part, 0.0)
+    return part

@@ -1,0 +1,131 @@
+"""Approximate-minima perturbation (Iyengar et al., IEEE S&P 2019; docs/privacy.md §5).
+
+The budget is split: ε₁ = (1 - fraction)·ε for the inner mechanism (objective
+or output perturbation) and ε₂ = fraction·ε for extra output noise covering the
+distance (<= ``template.distance_bound(γ, μ)``) between the released point and
+the exact minimizer; the solve must reach residual <= γ.
+
+References
+----------
+.. [INS+19] R. Iyengar, J. P. Near, D. Song, O. Thakkar, A. Thakurta, L. Wang.
+   Towards Practical Differentially Private Convex Optimization. IEEE S&P 2019.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._validation import check_float
+from ...errors import PrivacyError
+from ...noise import norm_gamma, snap
+from ...solvers.base import SolveResult
+from ..budget import Budget, split_budget
+from ..certificate import Certificate, Condition, compose_sequential
+from .base import Calibration, Mechanism, get_mechanism, register
+from .perturbation import coordinate_scale
+
+__all__ = ["ApproximateMinima"]
+
+
+@register
+class ApproximateMinima(Mechanism):
+    """Approximate-minima perturbation around an inner perturbation mechanism.
+
+    Parameters
+    ----------
+    inner : str
+        The inner mechanism's registry name ("objective" or "output").
+    gamma : float
+        Optimality residual the solve must reach (``optimality_tol``).
+    fraction : float
+        Share of ε spent on the cover noise, in (0, 1).
+    """
+
+    name = "amp"
+    template_kinds = frozenset()  # chosen through an estimator's optimality_tol, not by name
+
+    def __init__(self, inner: str = "objective", gamma: float = 1e-4, fraction: float = 0.1):
+        self.gamma = check_float("optimality_tol", gamma, "fit_template")
+        self.fraction = check_float("amp_fraction", fraction, "fit_template", high=1.0)
+        self.inner = get_mechanism(inner, "ApproximateMinima", allowed=("objective", "output"))
+        self.needs = self.inner.needs | {"distance_bound"}
+
+    def _split(self, budget: Budget) -> tuple[Budget, Budget]:
+        main, cover = split_budget(budget, (1.0 - self.fraction, self.fraction))
+        return main, cover
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        if getattr(template, "distance_bound", None) is None:
+            raise PrivacyError(
+                f"approximate minima: template '{template.name}' declares no distance_bound("
+                "residual, mu) relating its optimality residual to the distance from the exact "
+                "minimizer, so AMP cannot cover an inexact solve. Use optimality_tol=None "
+                "(exact-minimizer mode)."
+            )
+        return self.inner.conditions(template, self._split(budget)[0])
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        main, cover = self._split(budget)
+        cal = self.inner.calibrate(template, main)
+        assert cal is not None
+        mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
+        radius = float(template.distance_bound(self.gamma, mu))
+        sensitivity = 2.0 * radius
+        rate = cover.epsilon / sensitivity
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon,
+            epsilon=cal.epsilon + cover.epsilon, epsilon_noise=cal.epsilon_noise,
+            slack=cal.slack, extra_strong_convexity=cal.extra_strong_convexity,
+            sensitivity=sensitivity, noise_rate=rate,
+            extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius},
+        )
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        inner_cal: Calibration = cal.extra["inner"]
+        main_cert = self.inner.certificate(template, cal.extra["main"], inner_cal, conditions)
+        eps_amp = cal.extra["cover"].epsilon
+        amp_cert = Certificate(
+            mechanism="AMP output cover (Iyengar et al. 2019)",
+            epsilon_requested=eps_amp,
+            epsilon=eps_amp,
+            conditions=[Condition(
+                "approximate solve", True, "declared tolerance; checked after the solve",
+                f"residual <= gamma = {self.gamma:g}; distance to the exact minimizer "
+                f"<= {cal.extra['radius']:.3g} (modulus {cal.extra['mu']:.3g})",
+            )],
+            quantities={"gamma": self.gamma, "strong convexity (with Delta)": cal.extra["mu"],
+                        "distance bound": cal.extra["radius"],
+                        "sensitivity 2*distance": cal.sensitivity,
+                        "noise rate beta": cal.noise_rate,
+                        "expected noise norm": template.privacy_constants().dimension
+                        / cal.noise_rate},
+        )
+        return compose_sequential(
+            [main_cert, amp_cert],
+            mechanism=f"approximate-minima perturbation: {main_cert.mechanism} + output cover",
+            epsilon_requested=budget.epsilon,
+            quantities={"amp_fraction": self.fraction},
+            assumptions=["the exact minimizer of the perturbed objective is private by the "
+                         "mechanism's proof; the released point differs from it by at most the "
+                         "distance bound, which the cover noise masks (Iyengar et al. 2019)"],
+            labels=["mechanism", "AMP cover"],
+        )
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        theta, res, _ = self.inner.run(template, cal.extra["inner"], backend, rng,
+                                       warm_start=warm_start, max_iter=max_iter, tol=self.gamma)
+        rate = cal.noise_rate
+        cover = norm_gamma(template.noise_shape, rate, rng, symmetric=template.noise_symmetric)
+        theta = snap(theta + cover.reshape(theta.shape), coordinate_scale(template.noise_shape, rate))
+        return theta, res, True
+
+    def solve_condition(self, template: Any, result: SolveResult | None) -> list[Condition]:
+        return []

@@ -1,0 +1,245 @@
+"""The ``Mechanism`` interface, its calibration record and the one registry of mechanisms.
+
+A mechanism owns everything of a privacy proof that is not the learning
+problem: its budget checks, the conditions it needs from a template, its
+calibration (from public constants only), its noise draw and its part of the
+certificate. :func:`dpconvex.privacy.release.release` runs any mechanism the
+same way; estimators read the allowed names from :data:`MECHANISMS` and never
+compare mechanism names themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ...errors import ParameterError, PrivacyError, SolverError
+from ...solvers.base import SolveResult, SolveStatus
+from ..budget import Budget
+from ..certificate import Certificate, Condition
+
+__all__ = [
+    "MECHANISMS",
+    "Calibration",
+    "Mechanism",
+    "build_mechanism",
+    "check_private_budget",
+    "get_mechanism",
+    "mechanism_names",
+    "register",
+    "require_accurate",
+]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Noise calibration computed from public constants.
+
+    ``noise_rate`` β: for norm-Gamma noise the density is ∝ exp(-β ||b||).
+    ``extra_strong_convexity`` Δ: add (Δ/2)||θ||^2 to the objective (objective
+    perturbation only). ``epsilon`` = ``slack + epsilon_noise`` <= requested;
+    ``delta`` the δ of an (ε, δ) guarantee (0 for the pure mechanisms).
+    ``extra`` holds mechanism-specific public quantities.
+    """
+
+    mechanism: str
+    epsilon_requested: float
+    epsilon: float
+    epsilon_noise: float
+    slack: float
+    extra_strong_convexity: float
+    sensitivity: float
+    noise_rate: float
+    delta: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Mechanism(ABC):
+    """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
+
+    Class attributes
+    ----------------
+    name : str
+        Registry name (the estimators' ``mechanism=`` value).
+    needs : frozenset of str
+        What the mechanism's proof needs from a template: ``"strong_convexity"``,
+        ``"curvature"`` (bounded loss curvature: objective perturbation),
+        ``"distance_bound"`` (approximate minima).
+    private : bool
+        False only for the explicit non-private baseline.
+    solves : bool
+        Whether :meth:`run` calls a solver backend.
+    pure : bool
+        True for ε-DP mechanisms (δ must be 0).
+    """
+
+    name: ClassVar[str] = ""
+    needs: ClassVar[frozenset[str]] = frozenset()
+    private: ClassVar[bool] = True
+    solves: ClassVar[bool] = True
+    pure: ClassVar[bool] = True
+    #: True when the noise is added to a solver's output (its density is centred on the
+    #: minimizer: white-box audits use it).
+    adds_output_noise: ClassVar[bool] = False
+    #: Estimator kinds that offer this mechanism by name (``mechanism=``).
+    template_kinds: ClassVar[frozenset[str]] = frozenset()
+
+    # ----------------------------------------------------------- the interface
+    def check_budget(self, budget: Budget) -> Budget:
+        """Validate the budget for this mechanism (pure mechanisms need δ = 0)."""
+        return check_private_budget(budget, self.name, pure=self.pure)
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
+        conds = list(template.conditions(self.needs))
+        failed = [c for c in conds if not c.holds]
+        if failed:
+            c = failed[0]
+            raise PrivacyError(f"{c.name}: {c.detail}")
+        return conds
+
+    @abstractmethod
+    def calibrate(self, template: Any, budget: Budget) -> Calibration | None:
+        """Noise calibration from the template's declared public constants."""
+
+    @abstractmethod
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        """This mechanism's certificate (before the solve)."""
+
+    @abstractmethod
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        """Draw the noise and solve (accepting a residual <= ``tol``, default the template's).
+
+        Returns
+        -------
+        theta : ndarray
+            The parameters before post-processing.
+        result : SolveResult or None
+            The solve behind them (a diagnostic: never stored on a release).
+        noised_after_solve : bool
+            True when noise was added to a solver's output (post-processing onto the
+            parameter space is then needed).
+        """
+
+    def solve_condition(self, template: Any, result: SolveResult | None) -> list[Condition]:
+        """Conditions established by the solve (appended to the certificate after it)."""
+        if result is None or not self.private:
+            return []
+        return [Condition(
+            "accurate solve", True, "residual computed by dpconvex",
+            f"status {result.status.value}, residual {result.residual:.3g} <= "
+            f"{template.residual_tol:g} (exact-minimizer mode)",
+        )]
+
+
+#: The registry: mechanism name -> class. Estimators read allowed names from it.
+MECHANISMS: dict[str, type[Mechanism]] = {}
+
+
+def register(cls: type[Mechanism]) -> type[Mechanism]:
+    """Class decorator adding a mechanism to :data:`MECHANISMS` under ``cls.name``."""
+    if not cls.name or cls.name in MECHANISMS:
+        raise ValueError(f"mechanism name {cls.name!r} is empty or already registered")
+    MECHANISMS[cls.name] = cls
+    return cls
+
+
+def mechanism_names(*, solves: bool | None = None, template_kind: str | None = None
+                    ) -> tuple[str, ...]:
+    """Registered names, optionally only those that solve a template (the estimators' choices)."""
+    out = []
+    for name, cls in MECHANISMS.items():
+        if solves is not None and cls.solves != solves:
+            continue
+        if template_kind is not None and template_kind not in cls.template_kinds:
+            continue
+        out.append(name)
+    return tuple(out)
+
+
+def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...] | None = None,
+                  **options: Any) -> Mechanism:
+    """Instantiate a registered mechanism by name (``options`` go to its constructor).
+
+    Raises
+    ------
+    ParameterError
+        When ``name`` is not registered (or not in ``allowed``), listing the choices.
+    """
+    choices = allowed if allowed is not None else tuple(MECHANISMS)
+    if not isinstance(name, str) or name not in choices:
+        raise ParameterError(
+            f"The 'mechanism' parameter of {owner} must be one of {list(choices)!r}. "
+            f"Got {name!r} instead."
+        )
+    return MECHANISMS[name](**options)
+
+
+def check_private_budget(budget: Budget, name: str, *, pure: bool) -> Budget:
+    """A private mechanism needs a finite ε > 0; a pure one needs δ = 0."""
+    if not isinstance(budget, Budget):
+        raise ParameterError(f"mechanism '{name}' needs a Budget. Got {budget!r} instead.")
+    if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
+        raise ParameterError(
+            f"mechanism '{name}' needs a finite epsilon > 0. Got {budget.epsilon!r} instead."
+        )
+    if pure and budget.delta != 0.0:
+        raise ParameterError(
+            f"mechanism '{name}' is pure epsilon-DP: use delta = 0 (got {budget.delta!r}), or an "
+            "(epsilon, delta) mechanism."
+        )
+    return budget
+
+
+def require_accurate(res: SolveResult, tol: float) -> SolveResult:
+    """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol)."""
+    if (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
+                                        SolveStatus.UNBOUNDED)
+            or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x))):
+        raise SolverError(
+            f"solver '{res.solver}' failed (status {res.status.value}, {res.info}); no model "
+            "is released. Try solver='native' or another backend."
+        )
+    if res.residual > tol:
+        raise SolverError(
+            f"solver '{res.solver}' stopped with status {res.status.value} and optimality "
+            f"residual {res.residual:.3g} > {tol:g}: the privacy proof holds for the exact "
+            "minimizer only, so no model is released. Try solver='native', more iterations "
+            "or tighter tolerances."
+        )
+    return res
+
+
+def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: float | None = None,
+                    amp_fraction: float = 0.1) -> Mechanism:
+    """The mechanism an estimator's parameters ask for (the estimators' one entry point).
+
+    Parameters
+    ----------
+    name : str
+        ``mechanism=`` of the estimator; must be offered for ``kind``
+        (:func:`mechanism_names`).
+    owner : str
+        Estimator name for error messages.
+    kind : str or None
+        The estimator's template kind ("linear_erm", "large_margin"); None (the
+        template-level API) offers every mechanism that solves a template.
+    optimality_tol : float or None
+        A float wraps a private mechanism in approximate-minima perturbation.
+    amp_fraction : float
+        Share of ε spent on the AMP cover.
+    """
+    allowed = (mechanism_names(template_kind=kind) if kind is not None else
+               tuple(n for n in mechanism_names(solves=True) if MECHANISMS[n].template_kinds))
+    mech = get_mechanism(name, owner, allowed=allowed)
+    if optimality_tol is not None and mech.private:
+        return MECHANISMS["amp"](inner=name, gamma=optimality_tol, fraction=amp_fraction)
+    return mech

@@ -1,0 +1,62 @@
+"""The exponential mechanism (McSherry & Talwar, FOCS 2007) for private selection (CMS Alg. 4).
+
+Index i is chosen with probability ∝ exp(ε u_i / (2 Δu)); with utilities of
+sensitivity Δu this is ε-DP.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...noise import exponential_mechanism
+from ...solvers.base import SolveResult
+from ..budget import Budget
+from ..certificate import Certificate, Condition
+from .base import Calibration, Mechanism, register
+
+__all__ = ["Exponential"]
+
+
+@register
+class Exponential(Mechanism):
+    """Private selection of one candidate by its utility (a :class:`SelectionTemplate`)."""
+
+    name = "exponential"
+    needs = frozenset({"utilities"})
+    solves = False
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        return [Condition(
+            "utility sensitivity", True, "computed from public parameters",
+            "u_i = -(mistakes of candidate i on the held-out part); replacing one "
+            "held-out record changes each u_i by at most "
+            f"{template.sensitivity:g}")]
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
+            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=template.sensitivity,
+            noise_rate=budget.epsilon / (2.0 * template.sensitivity))
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        return Certificate(
+            mechanism="exponential mechanism (McSherry & Talwar 2007) on the held-out part",
+            epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
+            conditions=list(conditions),
+            quantities={"utility sensitivity": template.sensitivity,
+                        "selection probability": "proportional to exp(-epsilon * z_i / 2)",
+                        "validation size": template.n},
+        )
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        idx = exponential_mechanism(template.utilities, cal.epsilon,
+                                    sensitivity=template.sensitivity, random_state=rng)
+        return np.array([idx]), None, False

@@ -1,0 +1,122 @@
+"""Per-class differentially private k-means (noisy Lloyd iterations; docs/privacy.md §4.5).
+
+Each of the T iterations assigns every record of class c to the nearest current
+center of class c, then releases, for every (class, component) cell j, a noisy
+count and a noisy sum:
+
+* counts: n_j + Laplace(2/ε_cnt). Replacing one record (x, y) by (x', y')
+  changes at most two counts by 1 each: L1 sensitivity 2.
+* sums: s_j + v_j with independent v_j of density ∝ exp(−β ||v_j||),
+  β = ε_sum / (2q). The replacement changes Σ_j ||s_j − s'_j|| by at most
+  ||x|| + ||x'|| <= 2q, so the density ratio is at most exp(β·2q) = exp(ε_sum).
+
+New centers are noisy sum / noisy count (kept from the previous iteration when
+the noisy count is below 1), projected onto the ball of radius q
+(post-processing). The per-iteration budget ε/T is split as ε_cnt = ε/(1 + √d),
+ε_sum = ε√d/(1 + √d). Sequential composition over T iterations gives ε-DP.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...noise import laplace, norm_gamma
+from ...solvers.base import SolveResult
+from ..budget import Budget, remaining, split_even
+from ..certificate import Certificate, Condition
+from .base import Calibration, Mechanism, register
+
+__all__ = ["DPKMeans", "lloyd"]
+
+
+def lloyd(template: Any, noise: Any = None) -> np.ndarray:
+    """T Lloyd iterations from the template's public centers; ``noise(counts, sums)`` privatizes.
+
+    Returns the centers, shape (C, K, d), each in the ball of radius q.
+    """
+    from ...clustering import assign_nearest
+
+    C, K, d, J = template.C, template.K, template.d, template.C * template.K
+    X, y = template.X, template.y
+    centers = np.array(template.init_centers, dtype=float, copy=True)
+    for _ in range(template.n_iter):
+        m = assign_nearest(X, y, centers)
+        cell = y * K + m
+        counts = np.bincount(cell, minlength=J).astype(float)
+        sums = np.zeros((J, d))
+        np.add.at(sums, cell, X)
+        if noise is not None:
+            counts, sums = noise(counts, sums)
+        new = centers.reshape(J, d).copy()
+        ok = counts >= 1.0
+        new[ok] = sums[ok] / counts[ok, None]
+        centers = template.space.project(new).reshape(C, K, d)
+    return centers
+
+
+@register
+class DPKMeans(Mechanism):
+    """Per-class DP k-means: Laplace counts and norm-Gamma sums per cell and iteration."""
+
+    name = "dp_kmeans"
+    needs = frozenset({"cell_sums"})
+    solves = False
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        eps_it = split_even(budget.epsilon, template.n_iter)
+        eps_cnt = eps_it / (1.0 + math.sqrt(template.d))
+        eps_sum = remaining(eps_it, eps_cnt)
+        q = template.data_norm
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon,
+            epsilon=template.n_iter * (eps_cnt + eps_sum), epsilon_noise=eps_it, slack=0.0,
+            extra_strong_convexity=0.0, sensitivity=2.0 * q, noise_rate=eps_sum / (2.0 * q),
+            extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum})
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        q, T, J = template.data_norm, template.n_iter, template.C * template.K
+        eps_it, eps_cnt, eps_sum = (cal.extra[k] for k in ("eps_it", "eps_cnt", "eps_sum"))
+        return Certificate(
+            mechanism=f"DP k-means per class (noisy Lloyd, {T} iterations)",
+            epsilon_requested=budget.epsilon,
+            epsilon=cal.epsilon,
+            conditions=[
+                Condition("count sensitivity", True, "derived (replace-one)",
+                          "one replacement changes at most two cell counts by 1: L1 = 2"),
+                Condition("sum sensitivity", True, "derived (replace-one, ||x|| <= q)",
+                          f"sum over cells of ||s_j - s'_j|| <= 2q = {2 * q:g}"),
+                Condition("composition", True, "sequential composition over iterations",
+                          f"{T} x ({eps_cnt:.6g} + {eps_sum:.6g}) = {budget.epsilon:.6g}"),
+            ],
+            quantities={"iterations": T, "epsilon per iteration": eps_it,
+                        "epsilon counts (per iteration)": eps_cnt,
+                        "epsilon sums (per iteration)": eps_sum,
+                        "count noise": f"Laplace(scale {2.0 / eps_cnt:.6g})",
+                        "sum noise rate beta (per cell)": cal.noise_rate,
+                        "cells": J},
+            assumptions=[
+                "adjacency: replace one record (label included)",
+                f"rows clipped to the public bound q = {q:g}",
+                "initial centers are public (data-independent rule or user-given)",
+            ],
+        )
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        J, d = template.C * template.K, template.d
+        eps_cnt, beta = cal.extra["eps_cnt"], cal.noise_rate
+
+        def noise(counts: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            counts = counts + laplace(J, 2.0 / eps_cnt, rng)
+            sums = sums + np.stack([norm_gamma(d, beta, rng) for _ in range(J)])
+            return counts, sums
+
+        return lloyd(template, noise), None, False

@@ -1,0 +1,116 @@
+"""The one release pipeline every estimator (and the auditor) goes through.
+
+``release`` runs, for any registered mechanism and template:
+
+    budget check → conditions → calibration → certificate → (dry run: stop)
+    → noise and solve → accuracy check → post-processing onto the parameter
+    space → finiteness check → Release(theta, certificate)
+
+The solve's diagnostics (residual, iterations, objective value, timings) are
+returned separately in ``Release.diagnostics``: they depend on the data and are
+NOT part of the release (docs/privacy.md §8); callers must not store them on a
+fitted model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._random import RandomStateLike, check_random_state
+from ..errors import SolverError
+from ..solvers.base import SolveResult
+from .budget import Budget
+from .certificate import Certificate
+from .mechanisms.base import Calibration, Mechanism, get_mechanism
+
+__all__ = ["Release", "release"]
+
+
+@dataclass
+class Release:
+    """What a private fit releases, plus a not-private diagnostic channel.
+
+    Attributes
+    ----------
+    theta : ndarray or None
+        The released parameters (None for a dry run).
+    certificate : Certificate
+    calibration : Calibration or None
+        Public calibration constants.
+    diagnostics : SolveResult or None
+        The solve behind the release. NOT PRIVATE: for the data holder while
+        developing; never store it on a released model.
+    """
+
+    theta: np.ndarray | None
+    certificate: Certificate
+    calibration: Calibration | None = None
+    diagnostics: SolveResult | None = None
+
+
+def release(template: Any, mechanism: Mechanism | str, budget: Budget,
+            backend: Any = None, rng: RandomStateLike = None, *,
+            warm_start: np.ndarray | None = None, max_iter: int | None = None,
+            dry_run: bool = False) -> Release:
+    """Run a mechanism on a template and return the released parameters with their certificate.
+
+    Parameters
+    ----------
+    template : Template
+        The problem statement (see :mod:`dpconvex.templates.base`).
+    mechanism : Mechanism or str
+        A mechanism object or a registered name (:data:`~dpconvex.privacy.mechanisms.MECHANISMS`).
+    budget : Budget
+        The requested (ε, δ); ignored by the non-private baseline.
+    backend : Backend, str or None
+        A solver backend or its registered name; None or "auto" applies the
+        registry's policy for the template.
+    rng : None, int or Generator
+        None seeds the noise from the OS.
+    warm_start : ndarray, optional
+        Solver start point (never a non-private model: docs/privacy.md §5).
+    max_iter : int, optional
+        Cap on the solver's iterations; the accuracy check still decides.
+    dry_run : bool
+        Stop after the certificate (no noise drawn, no solve): ``certify()``.
+
+    Returns
+    -------
+    Release
+
+    Raises
+    ------
+    PrivacyError
+        A condition of the proof fails.
+    SolverError
+        The solve failed or missed its tolerance, or produced non-finite values.
+    """
+    mech = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
+    budget = mech.check_budget(budget)
+    conds = mech.conditions(template, budget)
+    cal = mech.calibrate(template, budget)
+    cert = mech.certificate(template, budget, cal, conds)
+    if dry_run:
+        return Release(None, cert, cal, None)
+    if mech.solves:
+        from ..solvers.registry import get_backend
+
+        be = backend if hasattr(backend, "solve") else get_backend(backend, template)
+    else:
+        be = None
+    gen = check_random_state(rng)
+    theta, res, noised = mech.run(template, cal, be, gen, warm_start=warm_start, max_iter=max_iter)
+    if noised:  # post-processing onto the parameter space (solver outputs are in it already)
+        theta = template.space.postprocess(theta)
+    if not np.all(np.isfinite(theta)):
+        raise SolverError(
+            "the released parameters are not finite (overflow in the noise or the solve); "
+            "nothing is released. Check epsilon, lam and the data norm bound."
+        )
+    if res is not None:
+        cert.solver = res.summary()
+    cert.conditions.extend(mech.solve_condition(template, res))
+    return Release(np.asarray(theta), cert, cal, res)

@@ -1,0 +1,63 @@
+"""Canonical experiments as declarative TOML files, with their expected bands.
+
+A problem file names a dataset and its split, the learners and their
+parameters, the ε grid, the number of randomized runs, and the band each result
+must fall in (the regression oracle). ``dpconvex run NAME`` runs it; the test
+suite runs every problem in its ``--quick`` form. The file format is documented
+in ``problems/README.md``; adding a problem means writing a file, not code.
+
+- :mod:`dpconvex.runs.spec`: the schema, the registries, lookup and validation;
+- :mod:`dpconvex.runs.runner`: :func:`run_problem` and :class:`ProblemResult`;
+- :mod:`dpconvex.runs.report`: the table, ``results.json``, the plot, safe writing.
+
+Experiments seed their noise (``[grid] seed``) so that results are
+reproducible; seeded noise is fine for measuring utility but a model trained
+with a known seed is not private: real releases use ``random_state=None``.
+"""
+
+from __future__ import annotations
+
+from .report import (
+    OutputError,
+    check_output_dir,
+    format_table,
+    plot_result,
+    result_to_dict,
+    write_outputs,
+)
+from .runner import MAJORITY, ProblemResult, majority_error, run_problem
+from .spec import (
+    DATASETS,
+    ESTIMATORS,
+    Expect,
+    Method,
+    Problem,
+    ProblemError,
+    find_problem,
+    list_problems,
+    load_problem,
+    problem_dirs,
+)
+
+__all__ = [
+    "DATASETS",
+    "ESTIMATORS",
+    "MAJORITY",
+    "Expect",
+    "Method",
+    "OutputError",
+    "Problem",
+    "ProblemError",
+    "ProblemResult",
+    "check_output_dir",
+    "find_problem",
+    "format_table",
+    "list_problems",
+    "load_problem",
+    "majority_error",
+    "plot_result",
+    "problem_dirs",
+    "result_to_dict",
+    "run_problem",
+    "write_outputs",
+]

@@ -1,0 +1,287 @@
+"""Reporting a run: the table, results.json, the error plot, and safe writing of both files.
+
+``write_outputs`` never leaves a half-written file: each output is written to a
+temporary file in the output folder and renamed over the old one
+(``os.replace``, atomic on POSIX and Windows), so a full disk or a crash while
+writing keeps the earlier, valid ``results.json`` and plot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from ..errors import DPConvexError
+from .runner import MAJORITY, ProblemResult
+
+__all__ = [
+    "OutputError",
+    "check_output_dir",
+    "format_table",
+    "plot_result",
+    "result_to_dict",
+    "write_outputs",
+]
+
+RESULTS_JSON = "results.json"
+PLOT_PNG = "error_vs_epsilon.png"
+
+
+class OutputError(DPConvexError, OSError):
+    """The output folder cannot be created or written; the message says what to change."""
+
+
+# ----------------------------------------------------------------------------- table and JSON
+def _cell(values: list[float]) -> str:
+    return f"{np.mean(values):.4f} ± {np.std(values):.4f}"
+
+
+def format_table(result: ProblemResult) -> str:
+    """Markdown table of test errors (mean ± std over runs), then the band checks.
+
+    Columns: one per ε (or training-set size), ``non-private`` (error-vs-ε
+    problems) and ``majority class``, the trivial baseline: the error of
+    predicting the most frequent training label, on the same test rows.
+    """
+    curve = result.problem.x_axis == "train_size"
+    xs = sorted({e for d in result.errors.values() for e in d if math.isfinite(e)})
+    head = [f"n={int(x)}" for x in xs] if curve else [f"ε={x:g}" for x in xs] + ["non-private"]
+    majority = result.baselines.get(MAJORITY)
+    if majority:
+        head.append(MAJORITY)
+    title = f"{result.problem.name}: test error, mean ± std over {result.runs} runs"
+    if curve:
+        title += f" (learning curve at ε = {result._curve_eps():g})"
+    lines = [title + (" (quick)" if result.quick else ""),
+             "| method | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for m, d in result.errors.items():
+        keys = xs if curve else [*xs, math.inf]
+        cells = [_cell(d[x]) if x in d else "" for x in keys]
+        if majority:
+            cells.append(_cell(majority))
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    if majority:
+        lines.append(f"({MAJORITY}: predict the most frequent training label; a private model "
+                     "is useful only below it)")
+    for c in result.checks:
+        mark = "ok  " if c["ok"] else "FAIL"
+        at = f"n={c['train_size']}" if c.get("train_size") else f"ε={c['epsilon']}"
+        lines.append(f"[{mark}] {c['method']} at {at}: error {c['observed']:.4f} "
+                     f"in [{c['min_error']:g}, {c['max_error']:g}]")
+    return "\n".join(lines)
+
+
+def _stats(values: list[float]) -> dict[str, Any]:
+    return {"mean": float(np.mean(values)), "std": float(np.std(values)),
+            "errors": [float(x) for x in values]}
+
+
+def result_to_dict(result: ProblemResult) -> dict[str, Any]:
+    """The JSON form of a result (``results.json``).
+
+    The keys of the first format are kept unchanged; ``baselines`` (trivial
+    errors per run, ``{"majority class": {mean, std, errors}}``) was added.
+    """
+    return {
+        "problem": result.problem.name,
+        "file": str(result.problem.path),
+        "quick": result.quick,
+        "runs": result.runs,
+        "seconds": round(result.seconds, 2),
+        "x_axis": result.problem.x_axis,
+        "results": {m: {("inf" if math.isinf(e) else repr(e)): _stats(v) for e, v in d.items()}
+                    for m, d in result.errors.items()},
+        "baselines": {k: _stats(v) for k, v in result.baselines.items() if v},
+        "checks": result.checks,
+        "passed": result.passed,
+    }
+
+
+# ----------------------------------------------------------------------------- plot
+def _hline(ax: Any, values: list[float], label: str, **style: Any) -> None:
+    """A horizontal line at the mean with a shaded ± std band (the error bar of a constant)."""
+    mu, sd = float(np.mean(values)), float(np.std(values))
+    ax.axhline(mu, label=f"{label} (± std)", **style)
+    ax.axhspan(mu - sd, mu + sd, color=style.get("color"), alpha=0.12, lw=0)
+
+
+def _figure(result: ProblemResult) -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    curve = result.problem.x_axis == "train_size"
+    eps_all = sorted({e for d in result.errors.values() for e in d if math.isfinite(e)})
+    nonprivate = {m.label for m in result.problem.methods if not m.private}
+    for m, d in result.errors.items():
+        if curve:
+            es = sorted(d)
+            ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
+                        marker="o", capsize=3, ls="--" if m in nonprivate else "-", label=m)
+            continue
+        if math.inf in d:
+            shade = str(0.15 + 0.3 * (sum(1 for k in result.errors if k < m and math.inf in
+                                           result.errors[k]) % 3))
+            _hline(ax, d[math.inf], m, ls="--", lw=1.3, color=shade)
+            continue
+        es = sorted(d)
+        ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
+                    marker="o", capsize=3, label=m)
+    if result.baselines.get(MAJORITY):
+        _hline(ax, result.baselines[MAJORITY], f"{MAJORITY} (trivial)", ls=":", lw=1.6,
+               color="tab:red")
+    ax.set_xscale("log")
+    if eps_all:
+        ax.set_xlim(min(eps_all) / 1.5, max(eps_all) * 1.5)
+    ax.set_xlabel("training-set size n" if curve else "privacy parameter ε")
+    ax.set_ylabel("test error (mean ± std over runs)")
+    title = result.problem.title + (f" (ε = {result._curve_eps():g})" if curve else "")
+    ax.set_title(title + (" (quick)" if result.quick else ""), fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _save_png(result: ProblemResult, target: str | os.PathLike[str] | IO[bytes]) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = _figure(result)
+    try:
+        fig.savefig(target, dpi=110, format="png")
+    finally:
+        plt.close(fig)
+
+
+def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
+    """Plot test error vs ε (log-x), or vs n for a learning curve, and save it as PNG.
+
+    Private methods are drawn with error bars (std over runs); non-private
+    methods and the majority-class baseline as horizontal lines with a shaded
+    ± std band.
+
+    Parameters
+    ----------
+    result : ProblemResult
+    path : path-like
+        The PNG file to write (directly; :func:`write_outputs` writes atomically).
+
+    Returns
+    -------
+    Path
+    """
+    out = Path(path)
+    _save_png(result, out)
+    return out
+
+
+# ----------------------------------------------------------------------------- safe writing
+def _nearest_existing(path: Path) -> Path:
+    p = path.absolute()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """Check, without writing anything, that ``out_dir`` can be created and written.
+
+    Run it before a long run so that a bad ``--out`` fails in a second, not
+    after the fits. Nothing is left behind: a probe file (or, for a folder
+    still to be created, a probe folder in its nearest existing parent) is
+    created and removed at once.
+
+    Raises
+    ------
+    OutputError
+        The path is a file, a parent is a file, or the folder is not writable.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"output folder {out} exists and is not a folder. Pass a folder with "
+                          "--out.")
+    base = out if out.is_dir() else _nearest_existing(out)
+    if not base.is_dir():
+        raise OutputError(f"cannot create output folder {out}: {base} is a file, not a folder. "
+                          "Choose another path with --out.")
+    try:
+        if base == out:
+            with tempfile.NamedTemporaryFile(dir=out, prefix=".dpconvex-probe-"):
+                pass
+        else:
+            os.rmdir(tempfile.mkdtemp(dir=base, prefix=".dpconvex-probe-"))
+    except OSError as exc:
+        what = "write to output folder" if base == out else f"create output folder {out} in"
+        raise OutputError(f"cannot {what} {base}: {exc.strerror or exc}. Choose a writable "
+                          "folder with --out, or make this one writable.") from None
+    return out
+
+
+def _file_mode(target: Path) -> int:
+    """Mode for a new output file: the old file's, else 0o666 minus the umask."""
+    with contextlib.suppress(OSError):
+        return stat.S_IMODE(os.stat(target).st_mode)
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _write_temp(target: Path, mode: str, write: Callable[[Any], None], temps: list[str]) -> None:
+    """Write a temporary sibling of ``target`` (fsynced); its name is appended to ``temps``."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    temps.append(tmp)
+    with os.fdopen(fd, mode, **({"encoding": "utf-8"} if "b" not in mode else {})) as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, _file_mode(target))
+
+
+def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """Write ``results.json`` and ``error_vs_epsilon.png`` into ``out_dir``, atomically.
+
+    Both files are first written in full to temporary files in ``out_dir``,
+    then renamed over the old ones (the plot first, then the JSON). If
+    anything fails, the temporary files are removed and the earlier outputs
+    are left as they were.
+
+    Returns
+    -------
+    (Path, Path)
+        The JSON and PNG paths.
+
+    Raises
+    ------
+    OutputError
+        The folder cannot be created or a file cannot be written (e.g. a full disk).
+    """
+    out = Path(out_dir)
+    js, png = out / RESULTS_JSON, out / PLOT_PNG
+    payload = result_to_dict(result)
+    temps: list[str] = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _write_temp(js, "w", lambda f: json.dump(payload, f, indent=2), temps)
+        _write_temp(png, "wb", lambda f: _save_png(result, f), temps)
+        os.replace(temps[1], png)
+        os.replace(temps[0], js)
+        temps.clear()
+    except OSError as exc:
+        raise OutputError(f"could not write the results to {out}: {exc}. Free disk space or choose "
+                          "another folder with --out; earlier results there are unchanged.") from exc
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return js, png

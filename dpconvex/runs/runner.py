@@ -1,0 +1,221 @@
+"""Running a problem: every method at every ε (or training-set size) for every run.
+
+Experiments seed their noise (``[grid] seed``) so that results are
+reproducible; seeded noise is fine for measuring utility but a model trained
+with a known seed is not private: real releases use ``random_state=None``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..sweep import epsilon_sweep
+from .spec import DATASETS, Method, Problem, _err, load_problem
+
+__all__ = ["MAJORITY", "ProblemResult", "majority_error", "run_problem"]
+
+#: Name of the trivial baseline: predict the most frequent training label.
+MAJORITY = "majority class"
+
+
+@dataclass
+class ProblemResult:
+    """Errors per method and ε (ε = inf for non-private methods), with the band checks."""
+
+    problem: Problem
+    quick: bool
+    runs: int
+    #: errors[method][x] with x = ε (inf for non-private) or the training-set size
+    errors: dict[str, dict[float, list[float]]] = field(default_factory=dict)
+    seconds: float = 0.0
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    #: trivial baselines, one test error per run: {"majority class": [...]}
+    baselines: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when every band check holds."""
+        return all(c["ok"] for c in self.checks)
+
+    def summary(self) -> dict[str, dict[float, tuple[float, float]]]:
+        """(mean, std) of the test error per method and x."""
+        return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
+                for m, d in self.errors.items()}
+
+    def table(self) -> str:
+        """The result as a Markdown table, followed by the band checks."""
+        from .report import format_table
+
+        return format_table(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form written to ``results.json``."""
+        from .report import result_to_dict
+
+        return result_to_dict(self)
+
+    def _curve_eps(self) -> float:
+        eps = self.problem.quick_epsilons if self.quick else self.problem.epsilons
+        return eps[0]
+
+
+def majority_error(y_train: Any, y_test: Any) -> float:
+    """Test error of predicting the most frequent training label for every row.
+
+    Ties go to the smallest label, so the baseline is deterministic.
+    """
+    labels, counts = np.unique(np.asarray(y_train), return_counts=True)
+    majority = labels[int(np.argmax(counts))]
+    return float(np.mean(np.asarray(y_test) != majority))
+
+
+def _make_estimator(method: Method, epsilon: float | None, rng: np.random.Generator) -> Any:
+    import dpconvex
+
+    cls = getattr(dpconvex, method.estimator)
+    params = dict(method.params)
+    if method.private:
+        params["epsilon"] = epsilon
+    params["random_state"] = rng
+    est = cls(**params)
+    if method.tune and method.private:
+        return dpconvex.PrivateGridSearch(est, method.tune, epsilon=epsilon, random_state=rng)
+    return est
+
+
+def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, Any]:
+    if isinstance(data, dict):
+        return data["train"], data["test"]
+    X, y = data
+    n = len(y)
+    ts = problem.test_size if problem.test_size is not None else 0.3
+    n_test = int(ts if ts >= 1 else round(ts * n))
+    perm = rng.permutation(n)
+    test, train = perm[:n_test], perm[n_test:]
+    if problem.train_size is not None:
+        tr = problem.train_size
+        train = train[: int(tr if tr >= 1 else round(tr * n))]
+    return (X[train], y[train]), (X[test], y[test])
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool, label: str):
+        self.total, self.done, self.enabled, self.label = total, 0, enabled, label
+        self.t0 = time.perf_counter()
+
+    def step(self) -> None:
+        self.done += 1
+        if self.enabled:
+            w = 30
+            k = int(w * self.done / max(self.total, 1))
+            el = time.perf_counter() - self.t0
+            sys.stderr.write(f"\r{self.label} [{'#' * k}{'.' * (w - k)}] {self.done}/{self.total} "
+                             f"{el:.0f}s")
+            if self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _check_bands(result: ProblemResult, expect: list[Any]) -> None:
+    for e in expect:
+        d = result.errors.get(e.method, {})
+        if e.train_size is not None:
+            key = float(e.train_size)
+        else:
+            key = math.inf if e.epsilon is None else e.epsilon
+        if key not in d:
+            result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": math.nan,
+                                  "train_size": e.train_size, "min_error": e.min_error,
+                                  "max_error": e.max_error, "ok": False,
+                                  "why": "no result at this point (not in the grid?)"})
+            continue
+        obs = float(np.mean(d[key]))
+        result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": obs,
+                              "train_size": e.train_size, "min_error": e.min_error,
+                              "max_error": e.max_error, "ok": e.min_error <= obs <= e.max_error})
+
+
+def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool = False,
+                progress: bool = True) -> ProblemResult:
+    """Run a problem: every method at every ε for every run; check the bands.
+
+    Parameters
+    ----------
+    problem : Problem or str
+        A loaded problem, or a name/path for :func:`load_problem`.
+    runs : int, optional
+        Override the number of randomized runs.
+    quick : bool
+        The reduced form: ``[quick]`` runs, ε grid, training-set cap and bands.
+    progress : bool
+        Draw a progress bar on stderr.
+
+    Returns
+    -------
+    ProblemResult
+        Test errors per method and point, the majority-class baseline of every
+        run (most frequent label of the run's training rows, scored on its test
+        rows) and the band checks.
+    """
+    if not isinstance(problem, Problem):
+        problem = load_problem(problem)
+    n_runs = runs or (problem.quick_runs if quick else problem.runs)
+    epsilons = problem.quick_epsilons if quick else problem.epsilons
+    expect = problem.quick_expect if quick else problem.expect
+    rng = np.random.default_rng(problem.seed)
+    opts = dict(problem.options)
+    if problem.dataset == "kddcup99":
+        opts.setdefault("random_state", problem.seed)
+    try:
+        data = DATASETS[problem.dataset](**opts)
+    except TypeError as exc:
+        raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.") from None
+    result = ProblemResult(problem, quick, n_runs)
+    sizes = problem.quick_train_sizes if quick else problem.train_sizes
+    if sizes:  # learning curve: every method at every size, private ones at the first epsilon
+        cells = [(m, [(epsilons[0] if m.private else math.inf, s) for s in sizes])
+                 for m in problem.methods]
+    else:
+        cells = [(m, [(e, None) for e in (epsilons if m.private else [math.inf])])
+                 for m in problem.methods]
+    bar = _Progress(n_runs * sum(len(c) for _, c in cells), progress, problem.name)
+    t0 = time.perf_counter()
+    for _ in range(n_runs):
+        (Xtr, ytr), (Xte, yte) = _split(problem, data, rng)
+        if quick and problem.quick_max_train and len(ytr) > problem.quick_max_train:
+            idx = rng.choice(len(ytr), problem.quick_max_train, replace=False)
+            Xtr, ytr = Xtr[idx], ytr[idx]
+        # the trivial baseline draws no randomness: the seeded results are unchanged by it
+        result.baselines.setdefault(MAJORITY, []).append(majority_error(ytr, yte))
+        for m, grid in cells:
+            if not sizes and m.private and not m.tune:
+                # one template per (split, method), warm-started across the ε grid
+                sw = epsilon_sweep(_make_estimator(m, None, rng), Xtr, ytr,
+                                   [e for e, _ in grid], random_state=rng)
+                for (eps, _), (est,) in zip(grid, sw.estimators, strict=True):
+                    err = 1.0 - float(est.score(Xte, yte))
+                    result.errors.setdefault(m.label, {}).setdefault(eps, []).append(err)
+                    bar.step()
+                continue
+            for eps, size in grid:
+                Xs, ys = Xtr, ytr
+                if size is not None:
+                    if size > len(ytr):
+                        raise _err(problem.path, "grid.train_sizes",
+                                   f"size {size} exceeds the {len(ytr)} training rows.")
+                    idx = rng.choice(len(ytr), size, replace=False)
+                    Xs, ys = Xtr[idx], ytr[idx]
+                est = _make_estimator(m, eps, rng).fit(Xs, ys)
+                err = 1.0 - float(est.score(Xte, yte))
+                key = float(size) if size is not None else eps
+                result.errors.setdefault(m.label, {}).setdefault(key, []).append(err)
+                bar.step()
+    result.seconds = time.perf_counter() - t0
+    _check_bands(result, expect)
+    return result

@@ -1,0 +1,498 @@
+"""The problem-file schema: registries, lookup, parsing and validation.
+
+A problem file names a dataset and its split, the learners and their
+parameters, the ε grid, the number of randomized runs, and the band each result
+must fall in (the regression oracle). The format is documented in
+``problems/README.md``; adding a problem means writing a file, not code.
+
+Problem files are looked up, in order (:func:`problem_dirs`):
+
+1. an explicit path to a ``.toml`` file (``dpconvex run path/to/file.toml``);
+2. the folders in ``$DPCONVEX_PROBLEMS`` (``os.pathsep``-separated);
+3. the ``problems/`` folder of the source checkout the package runs from;
+4. the copy installed with the package (``<prefix>/share/dpconvex/problems``,
+   shipped as data files by ``pip install .`` and by the wheel).
+
+The first file of a given name wins.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import sysconfig
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DPConvexError
+
+__all__ = [
+    "DATASETS",
+    "ESTIMATORS",
+    "Expect",
+    "Method",
+    "Problem",
+    "ProblemError",
+    "find_problem",
+    "list_problems",
+    "load_problem",
+    "problem_dirs",
+]
+
+#: Environment variable naming extra folders of problem files.
+PROBLEMS_ENV = "DPCONVEX_PROBLEMS"
+#: Where the installed copy of ``problems/`` lives, relative to the install scheme's data path.
+INSTALLED_SUBDIR = ("share", "dpconvex", "problems")
+
+
+class ProblemError(DPConvexError, ValueError):
+    """A problem file is invalid: the message names the file, the key and the fix."""
+
+
+# ----------------------------------------------------------------------------- registries
+def _sk(name: str) -> Any:
+    from ..datasets import load_sklearn
+
+    return load_sklearn(name)
+
+
+def _load_adult(**kw: Any) -> dict[str, Any]:
+    from ..datasets import load_adult
+
+    return {"train": load_adult("train", **kw), "test": load_adult("test", **kw)}
+
+
+def _load_kddcup99(**kw: Any) -> Any:
+    from ..datasets import load_kddcup99
+
+    return load_kddcup99(**kw)
+
+
+def _load_bcw(**kw: Any) -> Any:
+    from ..datasets import load_breast_cancer_wisconsin
+
+    return load_breast_cancer_wisconsin(**kw)
+
+
+#: Datasets by name: a loader returning (X, y) or {"train": (X, y), "test": (X, y)}.
+DATASETS: dict[str, Callable[..., Any]] = {
+    "adult": _load_adult,
+    "kddcup99": _load_kddcup99,
+    "breast_cancer_wisconsin": _load_bcw,
+    "sklearn_breast_cancer": lambda **_: _sk("breast_cancer"),
+    "sklearn_wine": lambda **_: _sk("wine"),
+    "sklearn_digits": lambda **_: _sk("digits"),
+}
+
+#: Estimators a problem may name (public dpconvex classes).
+ESTIMATORS = (
+    "PrivateLogisticRegression",
+    "PrivateHuberSVM",
+    "PrivateLargeMarginGaussian",
+    "NoisyGradientDescent",
+)
+
+#: Constructor parameters set by the runner, never by a problem file.
+_GRID_PARAMS = ("epsilon", "random_state")
+
+_TOP_KEYS = {"name", "title", "reference", "description", "data", "grid", "method", "expect",
+             "quick"}
+_DATA_KEYS = {"dataset", "split", "test_size", "train_size", "options"}
+_GRID_KEYS = {"epsilon", "runs", "seed", "train_sizes"}
+_METHOD_KEYS = {"label", "estimator", "params", "tune"}
+_EXPECT_KEYS = {"method", "epsilon", "train_size", "max_error", "min_error"}
+_QUICK_KEYS = {"runs", "epsilon", "max_train", "expect", "train_sizes"}
+
+
+@dataclass
+class Method:
+    """One ``[[method]]`` table: a learner and its constructor parameters."""
+
+    label: str
+    estimator: str
+    params: dict[str, Any]
+    tune: dict[str, list[Any]] | None = None
+
+    @property
+    def private(self) -> bool:
+        """False for a non-private baseline (a mechanism the registry marks not private)."""
+        from ..privacy.mechanisms import MECHANISMS
+
+        mech = MECHANISMS.get(self.params.get("mechanism", ""))
+        return mech is None or mech.private
+
+
+@dataclass
+class Expect:
+    """One ``[[expect]]`` band: the mean test error of a method at one point."""
+
+    method: str
+    epsilon: float | None
+    max_error: float
+    min_error: float = 0.0
+    train_size: int | None = None
+
+
+@dataclass
+class Problem:
+    """A parsed, validated problem file."""
+
+    name: str
+    path: Path
+    title: str
+    reference: str
+    dataset: str
+    split: str
+    test_size: float | int | None
+    train_size: float | int | None
+    options: dict[str, Any]
+    epsilons: list[float]
+    runs: int
+    seed: int
+    methods: list[Method]
+    expect: list[Expect]
+    quick_runs: int
+    quick_epsilons: list[float]
+    quick_max_train: int | None
+    quick_expect: list[Expect]
+    train_sizes: list[int] | None = None
+    quick_train_sizes: list[int] | None = None
+
+    @property
+    def x_axis(self) -> str:
+        """"epsilon" (error vs ε) or "train_size" (a learning curve at the first ε)."""
+        return "train_size" if self.train_sizes else "epsilon"
+
+
+# ----------------------------------------------------------------------------- lookup
+def _checkout_dir() -> Path | None:
+    """``problems/`` of the source checkout this package is imported from, if any."""
+    root = Path(__file__).resolve().parents[2]
+    d = root / "problems"
+    return d if (root / "pyproject.toml").is_file() and d.is_dir() else None
+
+
+def _installed_dir() -> Path | None:
+    """The copy of ``problems/`` installed as data files with the package, if any."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution("dpconvex")
+        files = dist.files or []
+    except PackageNotFoundError:  # pragma: no cover - imported from a checkout, not installed
+        files = []
+    n = len(INSTALLED_SUBDIR)
+    for f in files:
+        if f.suffix == ".toml" and tuple(f.parts[-n - 1:-1]) == INSTALLED_SUBDIR:
+            d = Path(dist.locate_file(f)).resolve().parent
+            if d.is_dir():
+                return d
+    for scheme in (None, f"{os.name}_user"):
+        try:
+            base = sysconfig.get_path("data", scheme) if scheme else sysconfig.get_path("data")
+        except KeyError:  # pragma: no cover - scheme unknown on this platform
+            continue
+        d = Path(base).joinpath(*INSTALLED_SUBDIR)
+        if d.is_dir():
+            return d
+    return None
+
+
+def problem_dirs() -> list[Path]:
+    """Folders searched for problem files, in order (see the module docstring).
+
+    Returns
+    -------
+    list of Path
+        ``$DPCONVEX_PROBLEMS`` folders, the source checkout's ``problems/``,
+        then the installed copy; duplicates removed.
+    """
+    dirs: list[Path] = []
+    env = os.environ.get(PROBLEMS_ENV, "")
+    dirs.extend(Path(p).expanduser() for p in env.split(os.pathsep) if p)
+    for d in (_checkout_dir(), _installed_dir()):
+        if d is not None:
+            dirs.append(d)
+    out: list[Path] = []
+    for d in dirs:
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def list_problems() -> list[Path]:
+    """All problem files, sorted by name; the first folder holding a name wins."""
+    seen: dict[str, Path] = {}
+    for d in problem_dirs():
+        if d.is_dir():
+            for p in sorted(d.glob("*.toml")):
+                seen.setdefault(p.stem, p)
+    return [seen[k] for k in sorted(seen)]
+
+
+def find_problem(name: str | os.PathLike[str]) -> Path:
+    """The file of a problem given by name or by path.
+
+    Raises
+    ------
+    ProblemError
+        No such file and no problem of that name in :func:`problem_dirs`.
+    """
+    p = Path(name)
+    if p.suffix == ".toml" and p.is_file():
+        return p
+    known = list_problems()
+    for cand in known:
+        if cand.stem == str(name):
+            return cand
+    names = ", ".join(c.stem for c in known) or "(none found)"
+    where = ", ".join(str(d) for d in problem_dirs()) or "(no folder)"
+    raise ProblemError(f"No problem named {str(name)!r}. Known problems: {names}. Pass a path to a "
+                       f".toml file or one of these names (dpconvex list). Searched: {where}; set "
+                       f"{PROBLEMS_ENV} to a folder of problem files to add one.")
+
+
+# ----------------------------------------------------------------------------- validation
+def _err(path: Path, key: str, msg: str) -> ProblemError:
+    return ProblemError(f"{path}: key '{key}': {msg}")
+
+
+def _check_keys(path: Path, where: str, got: Any, allowed: set[str]) -> None:
+    if not isinstance(got, dict):
+        raise _err(path, where.rstrip(".") or "(top level)",
+                   f"must be a table (key = value pairs), got {got!r}. See problems/README.md.")
+    extra = set(got) - allowed
+    if extra:
+        k = sorted(extra)[0]
+        raise _err(path, f"{where}{k}", f"unknown key. Allowed keys here: {sorted(allowed)}. "
+                   "Fix the spelling or remove it (see problems/README.md).")
+
+
+def _floats(path: Path, key: str, v: Any, positive: bool = True) -> list[float]:
+    if not isinstance(v, list) or not v or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        raise _err(path, key, f"must be a non-empty list of numbers, got {v!r}.")
+    out = [float(x) for x in v]
+    if positive and any(not (x > 0 and math.isfinite(x)) for x in out):
+        raise _err(path, key, f"every epsilon must be a finite number > 0, got {v!r}.")
+    return out
+
+
+def _int(path: Path, key: str, v: Any, low: int = 1) -> int:
+    if not isinstance(v, int) or isinstance(v, bool) or v < low:
+        raise _err(path, key, f"must be an integer >= {low}, got {v!r}.")
+    return v
+
+
+def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expect]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise _err(path, where, "must be an array of tables ([[expect]]).")
+    out = []
+    for i, e in enumerate(items):
+        k = f"{where}[{i}]."
+        if not isinstance(e, dict):
+            raise _err(path, f"{where}[{i}]", "must be a table.")
+        _check_keys(path, k, e, _EXPECT_KEYS)
+        if e.get("method") not in labels:
+            raise _err(path, k + "method", f"{e.get('method')!r} is not the label of a [[method]]; "
+                       f"labels: {sorted(labels)}.")
+        if "max_error" not in e:
+            raise _err(path, k + "max_error", "is required (the upper end of the band).")
+        for key in ("max_error", "min_error"):
+            v = e.get(key, 0.0)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise _err(path, k + key, f"must be a number in [0, 1], got {v!r}.")
+        eps = e.get("epsilon")
+        if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
+            raise _err(path, k + "epsilon", f"must be a number > 0 or omitted, got {eps!r}.")
+        lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
+        if not 0 <= lo <= hi <= 1:
+            raise _err(path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1.")
+        ts = e.get("train_size")
+        if ts is not None:
+            ts = _int(path, k + "train_size", ts)
+        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts))
+    return out
+
+
+def _check_params(path: Path, key: str, method: Method, epsilon: float) -> None:
+    """Construct the estimator with the method's params and validate them now, not mid-run.
+
+    Private methods are built at ``epsilon`` (the first ε of the grid), as the
+    runner builds them, so that estimators whose ``epsilon`` is required (noisy
+    gradient descent) can be checked too.
+    """
+    import dpconvex
+
+    cls = getattr(dpconvex, method.estimator)
+    sig = inspect.signature(cls)
+    names = [n for n, p in sig.parameters.items()
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    valid = sorted(n for n in names if n not in _GRID_PARAMS)
+    unknown = sorted(set(method.params) - set(names))
+    if unknown:
+        raise _err(path, key, f"{method.estimator} has no parameter {unknown[0]!r}. Valid "
+                   f"parameters of {method.estimator}: {valid}.")
+    missing = [n for n in valid if sig.parameters[n].default is inspect.Parameter.empty
+               and n not in method.params]
+    if missing:
+        raise _err(path, key, f"{method.estimator} requires {missing}: add them to params "
+                   f"(e.g. params = {{ {missing[0]} = ... }}). Valid parameters: {valid}.")
+    kwargs = dict(method.params)
+    if method.private and "epsilon" in names:
+        kwargs["epsilon"] = epsilon
+    try:
+        est = cls(**kwargs)
+    except TypeError as exc:  # a constructor that refuses a combination of parameters
+        raise _err(path, key, f"{exc}. Valid parameters of {method.estimator}: {valid}.") from None
+    validate = _validator(est)
+    if validate is not None:
+        try:
+            validate()
+        except (DPConvexError, ValueError, TypeError) as exc:
+            raise _err(path, key, str(exc)) from None
+
+
+def _validator(est: Any) -> Callable[[], Any] | None:
+    """The estimator's own parameter check, if it has one.
+
+    scikit-learn's ``BaseEstimator._validate_params`` needs a
+    ``_parameter_constraints`` table; an estimator without one (noisy gradient
+    descent checks its parameters in ``fit``) has nothing to check here.
+    """
+    validate = getattr(est, "_validate_params", None)
+    if validate is None:
+        return None
+    try:
+        from sklearn.base import BaseEstimator
+    except ImportError:  # pragma: no cover - scikit-learn is a dependency
+        return validate
+    inherited = getattr(type(est), "_validate_params", None) is getattr(
+        BaseEstimator, "_validate_params", object())
+    if inherited and not hasattr(est, "_parameter_constraints"):
+        return None
+    return validate
+
+
+def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> list[Method]:
+    if not isinstance(raw_methods, list) or not raw_methods:
+        raise _err(path, "method", "at least one [[method]] table is required.")
+    methods = []
+    for i, m in enumerate(raw_methods):
+        k = f"method[{i}]."
+        _check_keys(path, k, m, _METHOD_KEYS)
+        if m.get("estimator") not in ESTIMATORS:
+            raise _err(path, k + "estimator", f"unknown estimator {m.get('estimator')!r}; choose "
+                       f"one of {list(ESTIMATORS)}.")
+        params = m.get("params", {})
+        if not isinstance(params, dict):
+            raise _err(path, k + "params", "must be a table of constructor parameters.")
+        if any(p in params for p in _GRID_PARAMS):
+            raise _err(path, k + "params", "must not set 'epsilon' or 'random_state': the grid "
+                       "sets them.")
+        tune = m.get("tune")
+        if tune is not None and (not isinstance(tune, dict) or not all(
+                isinstance(v, list) and v for v in tune.values())):
+            raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
+        method = Method(m.get("label") or m["estimator"], m["estimator"], dict(params), tune)
+        _check_params(path, k + "params", method, epsilon)
+        methods.append(method)
+    if len({m.label for m in methods}) != len(methods):
+        raise _err(path, "method.label", "labels must be unique.")
+    return methods
+
+
+def _check_data(path: Path, data: Any) -> tuple[str, str]:
+    if not isinstance(data, dict):
+        raise _err(path, "data", "a [data] table with at least 'dataset' is required.")
+    _check_keys(path, "data.", data, _DATA_KEYS)
+    dataset = data.get("dataset")
+    if dataset is None:
+        raise _err(path, "data.dataset", f"is required; choose one of {sorted(DATASETS)}.")
+    if dataset not in DATASETS:
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
+                   f"{sorted(DATASETS)}.")
+    split = data.get("split", "random")
+    if split not in ("random", "given"):
+        raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")
+    for key in ("test_size", "train_size"):
+        v = data.get(key)
+        if v is None:
+            continue
+        ok = (isinstance(v, int) and not isinstance(v, bool) and v >= 1) or \
+            (isinstance(v, float) and 0.0 < v < 1.0)
+        if not ok:
+            raise _err(path, f"data.{key}", f"must be a number of rows (int >= 1) or a fraction "
+                       f"in (0, 1), got {v!r}.")
+    if not isinstance(data.get("options", {}), dict):
+        raise _err(path, "data.options", f"must be a table of loader arguments, got "
+                   f"{data['options']!r}.")
+    return dataset, split
+
+
+def _sizes(path: Path, key: str, sizes: Any) -> list[int] | None:
+    if sizes is None:
+        return None
+    return [_int(path, key, v) for v in (sizes if isinstance(sizes, list) and sizes else [None])]
+
+
+def load_problem(name: str | os.PathLike[str]) -> Problem:
+    """Read and validate a problem file (by name or path).
+
+    Parameters
+    ----------
+    name : str or path-like
+        A problem name (see :func:`list_problems`) or the path of a ``.toml`` file.
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    ProblemError
+        Naming the file, the key and the fix, for unknown keys, bad values,
+        unknown datasets or estimators.
+    """
+    path = find_problem(name)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ProblemError(f"{path}: not valid TOML ({exc}). Fix the syntax.") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProblemError(f"{path}: cannot be read ({exc}). Check the file.") from None
+    _check_keys(path, "", raw, _TOP_KEYS)
+    data = raw.get("data")
+    dataset, split = _check_data(path, data)
+    grid = raw.get("grid", {})
+    _check_keys(path, "grid.", grid, _GRID_KEYS)
+    epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
+    runs = _int(path, "grid.runs", grid.get("runs", 10))
+    seed = _int(path, "grid.seed", grid.get("seed", 0), low=0)
+    methods = _parse_methods(path, raw.get("method"), epsilons[0])
+    labels = {m.label for m in methods}
+    expect = _expects(path, "expect", raw.get("expect"), labels)
+    quick = raw.get("quick", {})
+    _check_keys(path, "quick.", quick, _QUICK_KEYS)
+    q_eps = _floats(path, "quick.epsilon", quick["epsilon"]) if "epsilon" in quick else epsilons
+    q_expect = _expects(path, "quick.expect", quick.get("expect"), labels) if "expect" in quick \
+        else expect
+    sizes = _sizes(path, "grid.train_sizes", grid.get("train_sizes"))
+    q_sizes = _sizes(path, "quick.train_sizes", quick.get("train_sizes", sizes))
+    return Problem(
+        train_sizes=sizes, quick_train_sizes=q_sizes,
+        name=raw.get("name", path.stem), path=path, title=raw.get("title", path.stem),
+        reference=raw.get("reference", ""), dataset=dataset, split=split,
+        test_size=data.get("test_size"), train_size=data.get("train_size"),
+        options=dict(data.get("options", {})), epsilons=epsilons, runs=runs, seed=seed,
+        methods=methods, expect=expect,
+        quick_runs=_int(path, "quick.runs", quick.get("runs", 2)), quick_epsilons=q_eps,
+        quick_max_train=None if quick.get("max_train") is None else
+        _int(path, "quick.max_train", quick["max_train"]), quick_expect=q_expect,
+    )

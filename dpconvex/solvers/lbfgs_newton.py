@@ -1,0 +1,205 @@
+"""Native solver for smooth, strongly convex, unconstrained objectives (capability ``"smooth"``).
+
+L-BFGS (SciPy) to a moderate gradient tolerance, then Newton steps with
+backtracking to polish: with the exact dense Hessian when the dimension is
+small, else Newton-CG on exact Hessian-vector products (Nocedal & Wright,
+*Numerical Optimization*, 2nd ed., Alg. 7.1, forcing term
+η_k = min(0.5, sqrt(||∇J||))). The residual reported is the gradient norm
+||∇J(x)||_2 computed at the returned point; the stopping rule does not depend on
+which steps got there.
+
+:class:`LbfgsNewton` is the ``"native"`` backend for templates with the
+``"smooth"`` capability (e.g. linear ERM): it uses the dense Hessian
+(``"hessian"``) up to :data:`_DENSE_HESSIAN_MAX_P` coefficients and
+Hessian-vector products (``"hessp"``) above.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.sparse.linalg import LinearOperator, cg
+
+from ._threads import single_threaded
+from .base import Backend, SolveResult, SolveStatus
+
+__all__ = ["LbfgsNewton", "minimize_smooth"]
+
+FunGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
+Hess = Callable[[np.ndarray], np.ndarray]
+HessP = Callable[[np.ndarray], Callable[[np.ndarray], np.ndarray]]
+
+#: Up to this dimension, L-BFGS stops at ||∇J||_∞ <= _EARLY_NEWTON_GTOL · tol and
+#: Newton steps with the dense Hessian finish the solve (with ``hessp`` instead of
+#: ``hess``, Newton-CG finishes it at every dimension).
+_EARLY_NEWTON_MAX_P = 128
+_EARLY_NEWTON_GTOL = 1e3
+
+#: Up to this many coefficients the Newton polish forms the dense Hessian;
+#: above it, Newton-CG on Hessian-vector products (memory O(n·p), never O(p²)).
+_DENSE_HESSIAN_MAX_P = 1000
+
+#: The native solvers stop at ||∇J|| <= template.residual_tol * NATIVE_TOL_FACTOR
+#: (a margin of 100 below the acceptance level).
+NATIVE_TOL_FACTOR = 1e-2
+
+
+def minimize_smooth(
+    fun_grad: FunGrad,
+    hess: Hess | None,
+    x0: np.ndarray,
+    *,
+    hessp: HessP | None = None,
+    tol: float = 1e-9,
+    max_iter: int = 5000,
+    newton_steps: int = 30,
+) -> SolveResult:
+    """Minimize a smooth strongly convex function to ||∇J|| <= tol.
+
+    Parameters
+    ----------
+    fun_grad : callable
+        x -> (J(x), ∇J(x)).
+    hess : callable or None
+        x -> ∇²J(x) (dense); used for the Newton polish.
+    x0 : ndarray
+        Starting point (warm start).
+    hessp : callable or None
+        x -> (v -> ∇²J(x) v): exact Hessian-vector products, used for a
+        Newton-CG polish when ``hess`` is None (large dimensions).
+    tol : float
+        Target gradient norm.
+    max_iter : int
+        Cap on L-BFGS iterations per phase.
+    newton_steps : int
+        Cap on Newton steps per phase (0: L-BFGS only).
+    """
+    t0 = time.perf_counter()
+    # Small problems: multithreaded BLAS only adds overhead (measured ~50x slower on 2-D
+    # problems on a loaded 2-core machine), so run single-threaded.
+    limit = single_threaded() if np.size(x0) <= 256 else contextlib.nullcontext()
+    with limit:
+        return _minimize(fun_grad, hess, hessp, x0, tol=tol, max_iter=max_iter,
+                         newton_steps=newton_steps, t0=t0)
+
+
+def _minimize(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x0: np.ndarray, *,
+              tol: float, max_iter: int, newton_steps: int, t0: float) -> SolveResult:
+    # Small p: a dense Hessian costs a few gradient evaluations, and one or two Newton
+    # steps from ||∇J|| ~ 1e3·tol reach tol, saving the slow tail of L-BFGS (measured
+    # on Adult, p = 105: 17 + 1 Newton vs 38 L-BFGS iterations, 2.7x faster). If the
+    # polish does not reach tol, L-BFGS resumes with the tight tolerance: the stopping
+    # rule ||∇J|| <= tol is the same either way.
+    # Large p with Hessian-vector products: Newton-CG takes over at the same point
+    # (measured: n = 5000, p = 2000 dense, Λ = 1e-5: 0.37 s vs 0.64 s logistic, 0.90 s
+    # vs 1.35 s Huber; neutral on sparse rows). Dense Hessians above p = 128 cost more
+    # than the L-BFGS tail they save, so there they only finish a stalled L-BFGS.
+    second_order = hess is not None or hessp is not None
+    early = newton_steps > 0 and (
+        (hess is not None and np.size(x0) <= _EARLY_NEWTON_MAX_P) or (hess is None and hessp is not None))
+    phases = [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]
+    x = np.array(x0, dtype=float, copy=True)  # never alias the caller's warm start
+    iters = 0
+    messages = []
+    newton = 0
+    f, gn = np.nan, np.inf
+    if np.any(x):  # a warm start may already be the minimizer (e.g. output perturbation)
+        f, g = fun_grad(x)
+        gn = float(np.linalg.norm(g))
+    for gtol in phases:
+        if gn <= tol:
+            break
+        res = minimize(fun_grad, x, jac=True, method="L-BFGS-B",
+                       options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20})
+        messages.append(str(res.message))
+        x = np.asarray(res.x, dtype=float)
+        f, g = fun_grad(x)
+        iters += int(res.nit)
+        gn = float(np.linalg.norm(g))
+        if second_order and newton_steps > 0:
+            x, f, g, gn, k = _newton_polish(fun_grad, hess, hessp, x, f, g, gn, tol=tol,
+                                            steps=newton_steps)
+            iters += k
+            newton += k
+    status = SolveStatus.OPTIMAL if gn <= tol else SolveStatus.INACCURATE
+    if not np.all(np.isfinite(x)):
+        status = SolveStatus.FAILED
+    return SolveResult(
+        x=x, status=status, objective=float(f), residual=gn, solver="native",
+        iterations=iters, seconds=time.perf_counter() - t0,
+        info={"method": "L-BFGS-B + " + ("Newton" if hess is not None else "Newton-CG")
+              + " polish", "scipy_message": "; ".join(messages),
+              "lbfgs_phases": len(messages), "newton_steps": newton},
+    )
+
+
+def _newton_direction(hess: Hess | None, hessp: HessP | None, x: np.ndarray, g: np.ndarray,
+                      gn: float) -> np.ndarray | None:
+    """Solve ∇²J(x) s = ∇J(x): dense, or by CG to relative residual min(0.5, sqrt(||g||))."""
+    if hess is not None:
+        try:
+            return np.linalg.solve(hess(x), g)
+        except np.linalg.LinAlgError:
+            return None
+    assert hessp is not None
+    hv = hessp(x)
+    op = LinearOperator((g.size, g.size), matvec=hv, dtype=float)
+    step, info = cg(op, g, rtol=min(0.5, np.sqrt(gn)), atol=0.0, maxiter=max(50, 2 * g.size))
+    return step if np.all(np.isfinite(step)) and info >= 0 else None
+
+
+def _newton_polish(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x: np.ndarray,
+                   f: float, g: np.ndarray, gn: float, *, tol: float, steps: int
+                   ) -> tuple[np.ndarray, float, np.ndarray, float, int]:
+    """Newton (or Newton-CG) steps with backtracking until ||∇J|| <= tol."""
+    k = 0
+    for _ in range(steps):
+        if gn <= tol:
+            break
+        step = _newton_direction(hess, hessp, x, g, gn)
+        if step is None:
+            break
+        t = 1.0
+        while t > 1e-10:
+            xn = x - t * step
+            fn, gnew = fun_grad(xn)
+            if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
+                break
+            t *= 0.5
+        else:
+            break
+        x, f, g = xn, fn, gnew
+        gn = float(np.linalg.norm(g))
+        k += 1
+    return x, f, g, gn, k
+
+
+class LbfgsNewton(Backend):
+    """The native backend for unconstrained smooth templates: L-BFGS, then a Newton polish.
+
+    Solves to ||∇J|| <= ``template.residual_tol * NATIVE_TOL_FACTOR``; with
+    ``max_iter`` the Newton polish is off and L-BFGS is capped (the residual
+    check decides whether anything is released).
+    """
+
+    name = "native"
+    requires = frozenset({"smooth"})
+
+    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
+        x0 = np.zeros(template.space.shape) if warm_start is None else warm_start
+        kw = {} if max_iter is None else {"max_iter": max_iter, "newton_steps": 0}
+        caps = template.capabilities
+        dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
+        products = not dense and "hessp" in caps
+        return minimize_smooth(
+            lambda w: template.objective(w, b, extra_reg),
+            (lambda w: template.hessian(w, extra_reg)) if dense else None,
+            x0, hessp=(lambda w: template.hessp(w, extra_reg)) if products else None,
+            tol=template.residual_tol * NATIVE_TOL_FACTOR, **kw,
+        )

@@ -1,0 +1,292 @@
+"""The written template contract: what release, mechanisms and solver backends may use.
+
+A template is a problem statement: data (through a design operator), public
+constants, the objective and its parameter space. It never chooses or calls a
+solver (that is :mod:`dpconvex.solvers.registry`) and never calibrates noise
+(that is :mod:`dpconvex.privacy.mechanisms`).
+
+The contract has two layers:
+
+* :class:`Template`: the members every template has, whatever its kind;
+* capabilities: each name in ``template.capabilities`` promises the members
+  listed for it in :data:`CAPABILITY_MEMBERS` (e.g. ``"smooth"`` promises an
+  unconstrained smooth objective; ``"cvxpy"`` a CVXPY form). Backends declare
+  the capabilities they require (``Backend.requires``); mechanisms the needs
+  they check through ``template.conditions(needs)``.
+
+``tests/test_backends.py`` checks every registered template against this table
+and greps the release, mechanisms and solvers for ``template.<member>`` uses
+that the table does not declare.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "CAPABILITY_MEMBERS",
+    "PARAM_SPACE_MEMBERS",
+    "TEMPLATE_MEMBERS",
+    "EuclideanSpace",
+    "LegacySolve",
+    "ObjectiveTemplate",
+    "ParamSpace",
+    "PrivacyConstants",
+    "Template",
+    "missing_members",
+    "natural_residual",
+    "needs_of",
+]
+
+
+@dataclass(frozen=True)
+class PrivacyConstants:
+    """Public constants a template declares for its privacy proof.
+
+    Attributes
+    ----------
+    grad_bound : float
+        G: bound on the norm of one record's loss gradient in the parameters.
+    hessian_rank : int
+        r: one record's loss Hessian is a sum of at most r PSD terms ...
+    hessian_term_bound : float
+        c_u: ... each of spectral norm at most c_u (inf if not twice differentiable).
+    strong_convexity : float
+        μ: strong-convexity modulus of the data-independent part of the objective
+        (read from the template's regularizer, its one source).
+    dimension : int
+        p: dimension of the parameter (and noise) space.
+    """
+
+    grad_bound: float
+    hessian_rank: int
+    hessian_term_bound: float
+    strong_convexity: float
+    dimension: int
+
+
+# --------------------------------------------------------------------------- spaces
+@runtime_checkable
+class ParamSpace(Protocol):
+    """Where the parameters live.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        Shape of a parameter (and noise) array.
+    dimension : int
+        p, the dimension of the space (and of the noise: e.g. symmetric blocks
+        count D(D + 1)/2 coordinates each).
+    symmetric : bool
+        Whether the noise is drawn in the symmetric subspace of each block.
+    """
+
+    shape: tuple[int, ...]
+    dimension: int
+    symmetric: bool
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        """Euclidean projection onto the feasible set (identity when unconstrained)."""
+        ...
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        """What the release applies to noisy parameters (free post-processing)."""
+        ...
+
+
+#: Members every parameter space has; solver backends also use ``project_noise``.
+PARAM_SPACE_MEMBERS: tuple[str, ...] = ("shape", "dimension", "symmetric", "project",
+                                        "postprocess")
+
+
+class EuclideanSpace:
+    """R^shape, unconstrained: projection and post-processing are the identity.
+
+    ``project_noise`` casts noise to float with the space's shape.
+    """
+
+    symmetric = False
+
+    def __init__(self, shape: tuple[int, ...]):
+        self.shape = tuple(int(s) for s in shape)
+        self.dimension = int(np.prod(self.shape))
+
+    @staticmethod
+    def project(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+    @staticmethod
+    def postprocess(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        return np.asarray(b, dtype=float).reshape(self.shape)
+
+    def __repr__(self) -> str:
+        return f"EuclideanSpace({self.shape})"
+
+
+def natural_residual(theta: np.ndarray, grad: np.ndarray,
+                     project: Callable[[np.ndarray], np.ndarray]) -> float:
+    """||θ − Π(θ − ∇J(θ))||: the optimality residual over a closed convex set.
+
+    The gradient mapping with unit step: zero exactly at the constrained
+    minimizer, ||∇J|| where the constraint is inactive, and independent of any
+    solver's step size (docs/privacy.md §4.7).
+    """
+    return float(np.linalg.norm(theta - project(theta - grad)))
+
+
+# ------------------------------------------------------------------------ templates
+@runtime_checkable
+class Template(Protocol):
+    """Members every template has.
+
+    Attributes
+    ----------
+    name : str
+        Human-readable name (certificates, the ``TEMPLATES`` registry key).
+    kind : str
+        Which estimators and mechanisms it serves (e.g. ``"linear"``).
+    n : int
+        Number of records.
+    capabilities : frozenset of str
+        What it offers beyond this core (keys of :data:`CAPABILITY_MEMBERS`).
+    space : ParamSpace
+        Parameter space: shape, projection, post-processing, noise subspace.
+    noise_shape : tuple of int
+        Shape of a noise draw (``space.shape`` for the ERM templates).
+    noise_symmetric : bool
+        Noise drawn in the symmetric subspace of each block.
+    residual_tol : float
+        Largest optimality residual at which a solve counts as the exact minimizer.
+    """
+
+    name: str
+    kind: str
+    n: int
+    capabilities: frozenset[str]
+    space: Any
+    noise_shape: tuple[int, ...]
+    noise_symmetric: bool
+    residual_tol: float
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Any]:
+        """Establish the conditions of the proof for a mechanism's needs (raise on failure)."""
+        ...
+
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
+        """What the guarantee assumes, for the certificate."""
+        ...
+
+
+@runtime_checkable
+class ObjectiveTemplate(Template, Protocol):
+    """A regularized ERM objective with declared privacy constants (capability ``"objective"``).
+
+    ``b`` is the noise (None: zero), ``extra_reg`` the extra strong convexity Δ of
+    objective perturbation (the regularizer's term is raised so that its modulus
+    grows by Δ); both as the solver backends pass them.
+    """
+
+    regularizer: Any
+
+    def privacy_constants(self) -> PrivacyConstants: ...
+
+    def objective(self, theta: np.ndarray, b: np.ndarray | None,
+                  extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
+        """J(θ) and ∇J(θ) in NumPy."""
+        ...
+
+    def residual(self, theta: np.ndarray, b: np.ndarray | None, extra_reg: float = 0.0) -> float:
+        """The optimality residual at θ (the same definition for every backend)."""
+        ...
+
+    def distance_bound(self, residual: float, mu: float) -> float:
+        """Bound on ||θ − θ*|| from a residual, for a μ-strongly convex objective."""
+        ...
+
+
+#: Members of the core :class:`Template`.
+TEMPLATE_MEMBERS: tuple[str, ...] = ("name", "kind", "n", "capabilities", "space", "noise_shape",
+                                     "noise_symmetric", "residual_tol", "conditions",
+                                     "assumptions")
+
+#: Members promised by each capability. Solver backends declare the capabilities
+#: they require; ``"objective"`` is what the perturbation mechanisms use.
+CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
+    # regularized ERM with declared constants (objective / output perturbation, AMP)
+    "objective": ("regularizer", "privacy_constants", "objective", "residual", "distance_bound"),
+    # unconstrained smooth objective (space.project is the identity): L-BFGS / Newton
+    "smooth": ("objective", "residual"),
+    # dense Hessian hessian(theta, extra_reg) and Hessian-vector products hessp(theta, extra_reg)
+    "hessian": ("hessian",),
+    "hessp": ("hessp",),
+    # smooth objective over a closed convex set with a Euclidean projection (space.project)
+    # and an initial Lipschitz estimate of the gradient: projected gradient
+    "projection": ("objective", "residual", "regularizer", "lipschitz_bound"),
+    # a CVXPY form with the noise and Δ as parameters: Clarabel / SCS
+    "cvxpy": ("cvxpy_problem", "cvxpy_set", "cvxpy_solution", "cvxpy_size", "cvxpy_options"),
+    # noisy gradient descent on clipped per-example gradients
+    "per_example_gradients": ("loss", "data_norm", "X", "y", "p"),
+    # DP k-means: noisy per-cell sums and counts
+    "cell_sums": ("X", "y", "C", "K", "d", "data_norm", "n_iter", "init_centers"),
+    # exponential mechanism over candidate utilities
+    "utilities": ("utilities", "sensitivity"),
+}
+
+
+def missing_members(template: Any) -> list[str]:
+    """Members the template lacks: of the core, of its capabilities, and of its space."""
+    caps = getattr(template, "capabilities", frozenset())
+    want = list(TEMPLATE_MEMBERS)
+    for cap in sorted(caps):
+        want += [m for m in CAPABILITY_MEMBERS.get(cap, (f"<unknown capability {cap!r}>",))
+                 if m not in want]
+    missing = [m for m in want if not hasattr(template, m)]
+    space = getattr(template, "space", None)
+    if space is not None:
+        space_want = list(PARAM_SPACE_MEMBERS)
+        if caps & {"smooth", "projection", "cvxpy"}:
+            space_want.append("project_noise")
+        missing += [f"space.{m}" for m in space_want if not hasattr(space, m)]
+    return missing
+
+
+def needs_of(mechanism: Iterable[str] | str) -> frozenset[str]:
+    """A mechanism's needs: given directly (a set of str), or looked up by registered name.
+
+    ``template.conditions`` and ``template.assumptions`` take the needs (what the
+    mechanism's proof uses, e.g. ``{"strong_convexity", "curvature"}``); a name is
+    resolved through the mechanism registry so that no template compares
+    mechanism names.
+    """
+    if isinstance(mechanism, str):
+        from ..privacy.mechanisms import MECHANISMS
+
+        cls = MECHANISMS.get(mechanism)
+        return frozenset(cls.needs) if cls is not None else frozenset()
+    return frozenset(mechanism)
+
+
+class LegacySolve:
+    """``template.solve(...)``, kept for one release: use :func:`dpconvex.solvers.solve`.
+
+    Templates do not choose solvers; this delegates to the registry
+    (``solver="auto"`` applies its one policy).
+    """
+
+    def solve(self, b: np.ndarray | None, extra_reg: float = 0.0, *, solver: str | None = "auto",
+              warm_start: np.ndarray | None = None, max_iter: int | None = None) -> Any:
+        """Deprecated: ``dpconvex.solvers.solve(template, b, extra_reg, solver=...)``."""
+        warnings.warn(
+            "template.solve(...) is deprecated: use dpconvex.solvers.solve(template, b, extra_reg, "
+            "solver=...) (templates no longer choose solvers).", DeprecationWarning, stacklevel=2)
+        from ..solvers.registry import solve
+
+        return solve(self, b, extra_reg, solver=solver, warm_start=warm_start, max_iter=max_iter)

@@ -1,0 +1,73 @@
+"""Per-class k-means as a problem statement (the data and public settings DP k-means runs on)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["KMeansTemplate"]
+
+
+class _Centers:
+    """Centers in the ball of radius q (the release is projected onto it)."""
+
+    symmetric = False
+
+    def __init__(self, shape: tuple[int, int, int], radius: float):
+        self.shape = shape
+        self.dimension = int(np.prod(shape))
+        self.radius = radius
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        nrm = np.linalg.norm(theta, axis=-1, keepdims=True)
+        return theta * np.minimum(1.0, self.radius / np.maximum(nrm, 1e-300))
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        return theta
+
+
+class KMeansTemplate:
+    """Rows clipped to a public norm bound, class indices, and the public k-means settings.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        Rows with ||x|| <= data_norm (the caller clips).
+    y : ndarray (n,)
+        Class indices in {0, ..., C − 1}.
+    n_classes, n_components : int
+    data_norm : float
+        Public bound q.
+    n_iter : int
+        Lloyd iterations T.
+    init_centers : ndarray (C, K, d)
+        Public starting centers.
+    """
+
+    name = "per-class k-means"
+    kind = "kmeans"
+    capabilities = frozenset({"cell_sums"})
+    noise_symmetric = False
+    residual_tol = float("inf")
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, n_components: int, *,
+                 data_norm: float, n_iter: int, init_centers: np.ndarray):
+        self.X = X
+        self.y = y
+        self.C, self.K = int(n_classes), int(n_components)
+        self.n, self.d = X.shape
+        self.data_norm = float(data_norm)
+        self.n_iter = int(n_iter)
+        self.init_centers = init_centers
+        self.space = _Centers((self.C, self.K, self.d), self.data_norm)
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return (self.C * self.K, self.d)
+
+    def conditions(self, needs: Any) -> list:
+        return []
+
+    def assumptions(self, needs: Any) -> list[str]:
+        return []

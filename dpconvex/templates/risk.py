@@ -1,0 +1,75 @@
+"""The clipped empirical-risk problem that noisy gradient descent runs on.
+
+    minimize (1/n) Σ_i ℓ(y_i θᵀx_i)  over ||θ|| <= R
+
+with labels in {-1, +1} and rows clipped to a public norm bound (intercept
+column included). It declares no regularizer: noisy gradient descent's proof
+needs only per-example gradient clipping (docs/privacy.md §6.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..losses import Loss
+
+__all__ = ["EmpiricalRiskTemplate"]
+
+
+class _Euclidean:
+    """Parameter space R^p: no projection, no post-processing."""
+
+    symmetric = False
+
+    def __init__(self, p: int):
+        self.shape = (p,)
+        self.dimension = p
+
+    @staticmethod
+    def project(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+    @staticmethod
+    def postprocess(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+
+class EmpiricalRiskTemplate:
+    """Clipped rows, ±1 labels and a margin loss (the problem of noisy gradient descent).
+
+    Parameters
+    ----------
+    loss : Loss
+    data_norm : float
+        Public bound on the rows given (intercept column included).
+    X : ndarray (n, p)
+        Rows with norm <= data_norm (the caller clips).
+    y : ndarray (n,)
+        Labels in {-1, +1}.
+    """
+
+    name = "empirical risk (clipped gradients)"
+    kind = "noisy_gd"
+    capabilities = frozenset({"per_example_gradients"})
+    noise_symmetric = False
+    residual_tol = float("inf")
+
+    def __init__(self, loss: Loss, data_norm: float, X: np.ndarray, y: np.ndarray):
+        self.loss = loss
+        self.data_norm = float(data_norm)
+        self.X = np.asarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.n, self.p = self.X.shape
+        self.space = _Euclidean(self.p)
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return (self.p,)
+
+    def conditions(self, needs: Any) -> list:
+        return []
+
+    def assumptions(self, needs: Any) -> list[str]:
+        return []

@@ -1,0 +1,61 @@
+"""Selection among candidates by a utility with bounded sensitivity (the exponential mechanism's problem)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SelectionTemplate"]
+
+
+class _Indices:
+    """The released value is one index: no projection, no post-processing."""
+
+    symmetric = False
+    shape = (1,)
+    dimension = 1
+
+    @staticmethod
+    def project(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+    @staticmethod
+    def postprocess(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+
+class SelectionTemplate:
+    """Utilities u_i of candidates computed on the private data, with a public sensitivity.
+
+    Parameters
+    ----------
+    utilities : array-like of shape (m,)
+        u_i (higher is better), e.g. minus the validation mistakes of candidate i.
+    sensitivity : float
+        Public bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
+    n : int
+        Number of records the utilities read (public).
+    """
+
+    name = "selection by utility"
+    kind = "selection"
+    capabilities = frozenset({"utilities"})
+    noise_symmetric = False
+    residual_tol = float("inf")
+    space = _Indices()
+
+    def __init__(self, utilities: Any, sensitivity: float, n: int):
+        self.utilities = np.asarray(utilities, dtype=float)
+        self.sensitivity = float(sensitivity)
+        self.n = int(n)
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return (int(self.utilities.size),)
+
+    def conditions(self, needs: Any) -> list:
+        return []
+
+    def assumptions(self, needs: Any) -> list[str]:
+        return []

@@ -1,0 +1,53 @@
+"""Shared test helpers.
+
+Dataset files: tests that need the UCI files ask for the ``data_home`` fixture
+(or call :func:`missing_data`). Locally they are skipped when the files are not
+found; in CI (``CI=true``) they fail, so a missing data folder can never pass
+silently there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+#: The UCI files the data tests read.
+DATA_FILES = (
+    "adult.data",
+    "adult.test",
+    "breast-cancer-wisconsin.data",
+    "kddcup.data_10_percent.gz",
+)
+
+
+def find_data_home() -> Path | None:
+    """The folder holding every UCI file, searched as the loaders search, or None."""
+    from dpconvex.datasets._files import data_search_path
+
+    folders, _ = data_search_path()
+    for folder in folders:
+        if all((folder / name).is_file() for name in DATA_FILES):
+            return folder
+    return None
+
+
+def missing_data(reason: str) -> NoReturn:
+    """Skip the calling test, or fail it when running in CI (``CI=true``)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason}. CI=true: data tests fail instead of being skipped.", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def data_home() -> Path:
+    """The folder holding the UCI files; skips (locally) or fails (CI) when there is none."""
+    home = find_data_home()
+    if home is None:
+        missing_data(
+            "dataset files not found (set DPCONVEX_DATA to the folder holding "
+            f"{', '.join(DATA_FILES)}, or put shared/datasets beside the repository)"
+        )
+    return home

@@ -1,0 +1,220 @@
+"""Issue 12, "Also fix": float overflow in norms, snapping and parameters; unusable labels.
+
+Each case used to end in a wrong result (a row "clipped" to zero) or a raw
+``OverflowError``/``ZeroDivisionError``/``TypeError``; now it is right or a named
+dpconvex error that says what to change.
+"""
+
+from __future__ import annotations
+
+import fractions
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex import noise
+from dpconvex._validation import (
+    MAX_MAGNITUDE,
+    MIN_MAGNITUDE,
+    check_array,
+    check_float,
+    check_labels,
+    clip_rows,
+    row_norms,
+)
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) / 3
+    return X, (X[:, 0] > 0).astype(int)
+
+
+# ----------------------------------------------------------------------------- row norms, clipping
+def test_huge_row_is_clipped_to_the_bound_not_to_zero():
+    Xc, n_clipped = clip_rows(np.array([[1e200, 1e200], [3.0, 4.0]]), 1.0)
+    np.testing.assert_allclose(Xc, [[math.sqrt(0.5), math.sqrt(0.5)], [0.6, 0.8]], rtol=1e-15)
+    assert n_clipped == 2
+
+
+def test_row_norms_without_overflow_or_underflow():
+    X = np.array([[1e200, 1e200], [1.7e308, 1.7e308], [1e-170, 1e-170], [0.0, 0.0],
+                  [-1e300, 1.0], [3.0, 4.0]])
+    norms = row_norms(X)
+    np.testing.assert_allclose(norms[[0, 2]], [math.sqrt(2) * 1e200, math.sqrt(2) * 1e-170],
+                               rtol=1e-15)
+    assert np.isinf(norms[1])  # the true norm (2.4e308) is above the float64 maximum
+    assert norms[3] == 0.0 and norms[4] == 1e300 and norms[5] == 5.0
+    Xc, _ = clip_rows(X, 1.0)  # even the row whose norm is not representable
+    np.testing.assert_allclose(np.linalg.norm(Xc[[0, 1, 4, 5]], axis=1), 1.0, rtol=1e-15)
+    np.testing.assert_allclose(Xc[1], [math.sqrt(0.5)] * 2, rtol=1e-15)
+    np.testing.assert_array_equal(Xc[[2, 3]], X[[2, 3]])  # below the bound: untouched
+
+
+def test_row_norms_unchanged_for_ordinary_rows():
+    X = np.random.default_rng(1).normal(size=(500, 7))
+    np.testing.assert_array_equal(row_norms(X), np.sqrt(np.einsum("ij,ij->i", X, X)))
+
+
+def test_estimator_fits_rows_with_huge_entries(data):
+    X, y = data
+    Xh = X.copy()
+    Xh[:5] *= 1e200  # each is clipped to norm data_norm, keeping its direction
+    model = dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(Xh, y)
+    assert np.all(np.isfinite(model.coef_))
+
+
+# ----------------------------------------------------------------------------- snapping
+@pytest.mark.parametrize("scale, word", [(1e300, "large"), (1e308, "large"), (1e-303, "small"),
+                                         (1e-320, "small")])
+def test_snap_refuses_unrepresentable_noise_scales(scale, word):
+    """1e300 used to raise a raw OverflowError (the clamp 2^48 grid steps); 1e-320 gave NaN."""
+    with pytest.raises(ParameterError, match=f"too {word} to represent"):
+        noise.snap(np.array([1.0, -2.0]), scale)
+
+
+@pytest.mark.parametrize("s", [noise.SNAP_SCALE_MIN, np.nextafter(noise.SNAP_SCALE_MAX, 0.0),
+                               1e-150, 1e150])
+def test_snap_up_to_the_limits_is_on_grid_and_finite(s):
+    g = noise.snap_grid(s)
+    y = noise.snap(np.array([0.3, -7.0, np.inf, -np.inf]) * s, s)
+    assert np.all(np.isfinite(y)) and np.all(np.mod(y / g, 1.0) == 0)
+    assert abs(y[0] - 0.3 * s) <= g / 2
+    assert y[2] == math.ldexp(g, noise.SNAP_CLAMP_BITS) == -y[3]  # inf is clamped
+
+
+def test_estimator_with_unrepresentable_noise_scale_releases_nothing():
+    """All parameters in range, but Δ/ε = 2·1e100/(2·1e-100·1e-100) ~ 1e300: a named error."""
+    X, y = np.array([[0.1, 0.2], [0.3, -0.1]]), np.array([0, 1])
+    est = dp.PrivateLogisticRegression(epsilon=1e-100, lam=1e-100, data_norm=1e100,
+                                       mechanism="output", random_state=0)
+    with pytest.raises(ParameterError, match="noise scale .* too large to represent"):
+        est.fit(X, y)
+    assert not hasattr(est, "coef_")
+
+
+def test_snap_refuses_nan():
+    with pytest.raises(PrivacyError, match="NaN"):
+        noise.snap(np.array([0.0, np.nan]), 1.0)
+
+
+# ----------------------------------------------------------------------------- parameters
+@pytest.mark.parametrize("value", [10**400, -(10**400), fractions.Fraction(10**400, 3), 10**5000],
+                         ids=["1e400", "-1e400", "Fraction", "int-5000-digits"])
+def test_numbers_too_large_for_float64(value):
+    with pytest.raises(ParameterError, match="does not fit in a float64") as info:
+        check_float("epsilon", value, "Owner")
+    assert len(str(info.value)) < 400
+
+
+@pytest.mark.parametrize("value", [5e-324, 1e-320, 1e-101, 1e101, 1e308])
+def test_magnitudes_outside_the_documented_range(value):
+    with pytest.raises(ParameterError, match=r"magnitude between 1e-100 and 1e\+100"):
+        check_float("lam", value, "Owner")
+    assert check_float("lam", value, "Owner", magnitude=False) == value
+
+
+def test_documented_range_is_accepted():
+    for v in (MIN_MAGNITUDE, MAX_MAGNITUDE, 1, fractions.Fraction(1, 3), np.float32(0.5)):
+        assert check_float("x", v, "Owner") == float(v)
+    assert check_float("x", 0.0, "Owner", low_inclusive=True) == 0.0
+    assert check_float("x", math.inf, "Owner", allow_inf=True) == math.inf
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"epsilon": 5e-324},                                 # was ZeroDivisionError (expm1(eps/4) = 0)
+    {"epsilon": 5e-324, "mechanism": "output"},          # was ZeroDivisionError (p / beta)
+    {"epsilon": 1e-300, "mechanism": "output"},          # was OverflowError in snap
+    {"lam": 1e308, "mechanism": "output"},               # was ZeroDivisionError (n*lam = inf)
+    {"lam": 1e-320, "mechanism": "output"},              # was ZeroDivisionError (sensitivity inf)
+    {"epsilon": 10**400},                                # was OverflowError
+    {"epsilon": fractions.Fraction(10**400, 7)},         # was OverflowError
+    {"data_norm": 1e300},
+])
+def test_estimator_parameters_overflow_to_named_errors(data, kwargs):
+    X, y = data
+    with pytest.raises(ParameterError, match="float64|magnitude"):
+        dp.PrivateLogisticRegression(**kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateHuberSVM(lam=1e308, mechanism="output"),
+    lambda: dp.PrivateLargeMarginGaussian(epsilon=5e-324),
+    lambda: dp.NoisyGradientDescent(epsilon=1.0, delta=1e-6, steps=5, radius=1.0, clip=1e-320),
+    lambda: dp.NoisyGradientDescent(epsilon=10**400, delta=1e-6, steps=5, radius=1.0),
+])
+def test_other_estimators_refuse_out_of_range_parameters(data, make):
+    X, y = data
+    with pytest.raises(ParameterError):
+        make().fit(X, y)
+
+
+# ----------------------------------------------------------------------------- labels
+pd = pytest.importorskip("pandas")
+
+
+@pytest.mark.parametrize("y", [
+    np.array(["a", 1, "a", 1], dtype=object),
+    ["a", 1, "a", 1],                       # np.asarray would make them all strings
+    pd.Series(["a", 1, "a", 1]),
+])
+def test_mixed_label_types(y):
+    with pytest.raises(DataValidationError, match="mixes label types.*cannot be sorted.*astype"):
+        check_labels(y, 4, "Owner")
+
+
+@pytest.mark.parametrize("y", [
+    np.array(["a", np.nan, "a", "b"], dtype=object),
+    ["a", float("nan"), "a", "b"],          # np.asarray would give the string 'nan'
+    np.array(["a", None, "a", "b"], dtype=object),
+    pd.array(["a", pd.NA, "a", "b"]),
+    pd.Series(["a", None, "a", "b"]),
+    pd.Categorical(["a", None, "a", "b"]),
+])
+def test_missing_labels(y):
+    with pytest.raises(DataValidationError, match="labels; drop those rows"):
+        check_labels(y, 4, "Owner")
+
+
+def test_good_labels_pass_unchanged():
+    for y in (["a", "b", "a", "b"], np.array([0, 1, 1, 0]), pd.Series([True, False] * 2),
+              np.array([1, 2.0, 1, 2], dtype=object), pd.array(["x", "y", "x", "y"])):
+        assert check_labels(y, 4, "Owner").shape == (4,)
+
+
+def test_estimators_name_the_label_problem(data):
+    X, y = data
+    y_obj = y.astype(object)
+    y_obj[3] = np.nan
+    for est in (dp.PrivateLogisticRegression(), dp.PrivateLargeMarginGaussian()):
+        with pytest.raises(DataValidationError, match="labels; drop those rows"):
+            est.fit(X, y_obj)  # the large-margin classifier used to count 29 classes
+    y_mixed = y.astype(object)
+    y_mixed[y == 1] = "one"
+    with pytest.raises(DataValidationError, match="mixes label types"):
+        dp.PrivateLogisticRegression().fit(X, y_mixed)
+    with pytest.raises(DataValidationError, match="labels; drop those rows"):
+        dp.PrivateLogisticRegression().fit(X, pd.array(["a", "b"] * 29 + [pd.NA, "a"]))
+
+
+# ----------------------------------------------------------------------------- masked arrays
+def test_masked_arrays_with_masked_entries_are_refused(data):
+    X, y = data
+    Xm = np.ma.masked_array(X, mask=np.zeros_like(X, dtype=bool))
+    Xm[0, 1] = np.ma.masked
+    with pytest.raises(DataValidationError, match=r"masked.*filled"):
+        check_array(Xm, "Owner")
+    with pytest.raises(DataValidationError, match="masked"):
+        dp.PrivateLogisticRegression().fit(Xm, y)
+    ym = np.ma.masked_array(y, mask=np.arange(len(y)) == 2)
+    with pytest.raises(DataValidationError, match="masked"):
+        check_labels(ym, len(y), "Owner")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unmasked = np.ma.masked_array(X)  # nothing masked: the values are the data
+        np.testing.assert_array_equal(check_array(unmasked, "Owner"), X)
