@@ -36,12 +36,14 @@ _EXPORTS: dict[str, str] = {
     "PrivateLinearClassifier": "estimators",
     "PrivateLogisticRegression": "estimators",
     "PrivateLargeMarginGaussian": "large_margin",
+    "PrivateGaussianCentroid": "centroids",
     "NoisyGradientDescent": "noisy_gd",
     "EpsilonSweep": "sweep",
     "epsilon_sweep": "sweep",
     "PrivateGridSearch": "tuning",
     "RandomFourierFeatures": "kernels",
     "release": "privacy.release",
+    "collect_diagnostics": "privacy.release",
 }
 
 #: Submodules reachable as attributes (``dpconvex.datasets`` without importing it first).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -136,15 +137,34 @@ def check_bool(name: str, value: Any, owner: str) -> bool:
     return bool(value)
 
 
+def is_dask_collection(x: Any) -> bool:
+    """Whether ``x`` is a Dask collection (array, DataFrame, Series); never imports Dask."""
+    dask = sys.modules.get("dask")
+    return dask is not None and bool(dask.is_dask_collection(x))
+
+
 def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
-                min_samples: int = 1, accept_sparse: bool = False) -> Any:
+                min_samples: int = 1, accept_sparse: bool = False, accept_dask: bool = False) -> Any:
     """Validate a 2-D finite float matrix.
 
     With ``accept_sparse=True`` a SciPy sparse matrix (CSR, CSC, ...) is checked
     on its stored entries and returned as a float64 ``csr_array``, never
     densified (:func:`dpconvex.data.operators.check_sparse`); otherwise it is
-    refused.
+    refused. With ``accept_dask=True`` a ``dask.array.Array`` or a Dask DataFrame
+    of numeric columns is checked on the cluster and returned as a float64 Dask
+    array, never computed into memory (:func:`dpconvex.data.dask_rows.check_dask`);
+    otherwise it is refused.
     """
+    if is_dask_collection(X):
+        if accept_dask:
+            from .data.dask_rows import check_dask
+
+            return check_dask(X, owner, name=name, n_features=n_features, min_samples=min_samples)
+        raise DataValidationError(
+            f"{owner} does not take Dask input for {name} yet; pass {name}.compute() if it fits "
+            "in memory, or use an estimator with a Dask backend (PrivateLogisticRegression, "
+            "PrivateHuberSVM, PrivateLinearClassifier)."
+        )
     if hasattr(X, "toarray"):
         if accept_sparse:
             from .data.operators import check_sparse
@@ -375,8 +395,9 @@ class ClassifierScoreMixin:
         check_fitted(self, "classes_")
         sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
             if hasattr(self, "__sklearn_tags__") else False
-        Xv = check_array(X, owner, accept_sparse=sparse_ok)
-        yv = check_labels(y, Xv.shape[0], owner)
+        # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
+        Xv = check_array(X, owner, accept_sparse=sparse_ok, accept_dask=True)
+        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
         known = np.array([any(v == c for c in self.classes_) for v in yv.tolist()]) \
             if yv.dtype.kind == "O" or self.classes_.dtype.kind != yv.dtype.kind else \
             np.isin(yv, self.classes_)

@@ -203,7 +203,10 @@ def dp_kmeans(
             assumptions=["noiseless k-means for the non-private baseline: NOT private"])
         return lloyd(template), cert
     epsilon = check_float("epsilon", epsilon, "dp_kmeans")
-    rel = release(template, "dp_kmeans", Budget(epsilon), None, rng)
+    # a Generator handed down by an estimator: the estimator's certificate says whether
+    # the caller seeded it
+    seeded = random_state is not None and not isinstance(random_state, np.random.Generator)
+    rel = release(template, "dp_kmeans", Budget(epsilon), None, rng, seeded=seeded)
     return rel.theta, rel.certificate
 
 

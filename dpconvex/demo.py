@@ -14,7 +14,7 @@ from .datasets import load_sklearn
 
 
 def run_demo(epsilons=(0.1, 0.5, 1.0, 2.0, 5.0), runs: int = 10, lam: float = 1e-3,
-             seed: int | None = 0) -> dict:
+             seed: int | None = None) -> dict:
     """Train private logistic regression at several ε and print test accuracy and a certificate.
 
     Returns a dict of mean accuracies (for tests and scripts).

@@ -27,9 +27,10 @@ from ._validation import (
     check_option,
 )
 from .certificate import Certificate
-from .data.preprocess import add_intercept
+from .data.preprocess import add_intercept, warn_if_clipped
 from .data.preprocess import clip_rows as clip_design
 from .errors import DataValidationError, ParameterError
+from .labels import encode_labels, zero_rows
 from .losses import LOSSES, Loss, get_loss
 from .mechanisms import Prepared
 from .privacy.accounting import Reservation, reserve_budget
@@ -65,8 +66,14 @@ class LinearDecisionMixin(ClassifierScoreMixin):
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed score wᵀx + b; positive means ``classes_[1]``."""
         check_fitted(self, "coef_")
+        from ._validation import is_dask_collection
+
         Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_,
-                         accept_sparse=True)
+                         accept_sparse=True, accept_dask=True)
+        if is_dask_collection(Xv):  # scores summed per chunk on the workers; n numbers come back
+            from .data.dask_rows import DaskRows
+
+            return DaskRows(Xv).matvec(self.coef_[0]) + self.intercept_[0]
         return np.asarray(Xv @ self.coef_[0]) + self.intercept_[0]
 
     def predict(self, X: Any) -> np.ndarray:
@@ -134,7 +141,8 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
     def _build(self, X: Any, y: Any, *, validated: bool = False) -> Prepared:
         """Validated, clipped data and its template: everything of a fit that ε does not change."""
         template, classes, d = self._prepare(X, y, validated=validated)
-        return Prepared(template=template, meta={"classes": classes, "d": d})
+        return Prepared(template=template, meta={"classes": classes, "d": d,
+                                                 "label_note": self._label_note})
 
     def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None, *,
                       hold: Reservation | None = None) -> _PrivateLinearClassifier:
@@ -152,7 +160,8 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         mech = self._mechanism()
         rel = release(prep.template, mech, self._budget(mech), self.solver, self.random_state,
                       warm_start=warm_start, max_iter=self.max_iter)
-        theta, cert, res = rel.theta, rel.certificate, rel.diagnostics
+        theta, cert = rel.theta, rel.certificate
+        cert.assumptions.append(prep.meta["label_note"])
         hold.commit_certificate(cert)
         d = prep.meta["d"]
         self.classes_ = prep.meta["classes"]
@@ -160,8 +169,6 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         self.coef_ = theta[:d].reshape(1, d)
         self.intercept_ = np.array([theta[d] if self.fit_intercept else 0.0])
         self.certificate_ = cert
-        self.solve_result_ = res
-        self.n_iter_ = max(int(res.iterations), 1)
         return self
 
     def _prepare(self, X: Any, y: Any, *, validated: bool = False
@@ -171,13 +178,26 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         if not validated:
             self._validate_params()
         loss = self._make_loss()
-        Xv = check_array(X, owner, min_samples=2, accept_sparse=True)
-        yv = check_labels(y, Xv.shape[0], owner)
-        classes, ys = check_binary_labels(yv, owner)
+        from ._validation import is_dask_collection
+
+        Xv = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
+        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
+        labels = encode_labels(yv, self.classes, owner, binary=True)
+        classes, ys = labels.classes, labels.signs()
+        self._label_note = labels.assumption  # read by _fit_prepared (a public fact)
         q = float(self.data_norm)
-        Xc, _ = clip_design(Xv, q)  # per-record public map; CSR stays CSR (data/preprocess)
+        if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
+            from .data.dask_rows import DaskRows
+
+            Xc = DaskRows(Xv).clip(q)
+            Xc = Xc.add_intercept() if self.fit_intercept else Xc
+            Xc = Xc.scale_rows((~labels.outside).astype(float)) if labels.outside.any() else Xc
+        else:  # per-record public maps (data/preprocess); CSR stays CSR
+            Xc, n_clipped = clip_design(Xv, q)
+            warn_if_clipped(n_clipped, Xv.shape[0], q, owner)
+            Xc = add_intercept(Xc) if self.fit_intercept else Xc
+            Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no loss
         if self.fit_intercept:
-            Xc = add_intercept(Xc)
             q = math.sqrt(q * q + 1.0)
         return LinearERMTemplate(loss, self.lam, q, Xc, ys), classes, Xv.shape[1]
 
@@ -235,6 +255,11 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     accountant : BudgetAccountant or None, default=None
         A privacy-budget ledger: checked before the fit (:class:`BudgetError` if
         it would overspend), charged the certificate's ε after it.
+    classes : sequence of two labels or None, default=None
+        The public label set; ``classes[1]`` is the positive class. With it,
+        nothing about the labels is read from the data (records with other
+        labels contribute no loss, and a missing class still gives a model).
+        None reads it from y, and the certificate says so ("assumed public").
 
     Attributes
     ----------
@@ -242,16 +267,16 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     intercept_ : ndarray of shape (1,)
     classes_ : ndarray of shape (2,)
     certificate_ : Certificate
-    solve_result_ : SolveResult
-    n_iter_ : int
-        Solver iterations of the released solve.
+        Public facts only (DESIGN.md §4): the solve's residual, objective value and
+        iterations are never stored; see :func:`dpconvex.collect_diagnostics`.
     """
 
     def __init__(self, *, epsilon: float = 1.0, lam: float = 1e-2, mechanism: str = "objective",
                  data_norm: float = 1.0, fit_intercept: bool = True, solver: str | None = None,
                  random_state: Any = None, optimality_tol: float | None = None,
-                 max_iter: int | None = None, accountant: Any = None):
+                 max_iter: int | None = None, accountant: Any = None, classes: Any = None):
         self.accountant = accountant
+        self.classes = classes
         self.epsilon = epsilon
         self.lam = lam
         self.optimality_tol = optimality_tol
@@ -285,8 +310,9 @@ max_iter, accountant
                  loss: str = "huber", mechanism: str = "objective", data_norm: float = 1.0,
                  fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
-                 accountant: Any = None):
+                 accountant: Any = None, classes: Any = None):
         self.accountant = accountant
+        self.classes = classes
         self.epsilon = epsilon
         self.lam = lam
         self.optimality_tol = optimality_tol
@@ -331,9 +357,10 @@ max_iter, accountant
                  mechanism: str = "objective", data_norm: float = 1.0, fit_intercept: bool = True,
                  solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
-                 accountant: Any = None):
+                 accountant: Any = None, classes: Any = None):
         self.loss = loss
         self.accountant = accountant
+        self.classes = classes
         self.epsilon = epsilon
         self.lam = lam
         self.optimality_tol = optimality_tol

@@ -36,7 +36,9 @@ from ._validation import (
 )
 from .certificate import Certificate, compose_sequential
 from .clustering import ASSIGNMENTS, assign_components
-from .errors import DataValidationError, NotFittedError, ParameterError, PrivacyError
+from .data.preprocess import warn_if_clipped
+from .errors import NotFittedError, ParameterError, PrivacyError
+from .labels import LabelSet, encode_labels, zero_rows
 from .losses import HuberHinge, Loss
 from .mechanisms import Prepared
 from .privacy.accounting import Reservation, reserve_budget
@@ -126,6 +128,12 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     accountant : BudgetAccountant or None, default=None
         Ledger checked before the fit (``BudgetError`` if ε does not fit) and
         charged with the certificate's ε after it.
+    classes : sequence of labels or None, default=None
+        The public label set (C = len(classes) fixes the model's shape, the noise
+        dimension and the sensitivity). With it nothing about the labels is read
+        from the data: records with other labels contribute no loss (z = 0) and a
+        class with fewer than K records, or none, still gets a model. None reads
+        the set from y; the certificate then says "assumed public".
 
     Attributes
     ----------
@@ -136,10 +144,9 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     centers_ : ndarray of shape (C, K, n_features) or None
         Centers used by the component assignment (public or DP-released).
     certificate_ : Certificate
-    solve_result_ : SolveResult
+        Public facts only: the solve's diagnostics are never stored (see
+        :func:`dpconvex.collect_diagnostics`).
     component_assignment_ : str
-    n_iter_ : int
-        Iterations of the released solve.
 
     References
     ----------
@@ -172,6 +179,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         optimality_tol: float | None = None,
         max_iter: int | None = None,
         accountant: Any = None,
+        classes: Any = None,
     ):
         self.epsilon = epsilon
         self.gamma = gamma
@@ -191,6 +199,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self.optimality_tol = optimality_tol
         self.max_iter = max_iter
         self.accountant = accountant
+        self.classes = classes
 
     # -------------------------------------------------------------- validation
     def _mechanism(self) -> Mechanism:
@@ -246,34 +255,26 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
             check_random_state(self.random_state)
 
     # --------------------------------------------------------------------- fit
-    def _check_data(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
-        """Validate X, y against the parameters; return (X, class indices, classes, C, K)."""
+    def _check_data(self, X: Any, y: Any) -> tuple[np.ndarray, LabelSet, int, int]:
+        """Validate X, y against the parameters; return (X, label set, C, K).
+
+        C = len(classes) always; with ``classes=`` nothing about the label set is
+        read from y, and a class with fewer than K records (or none) still gets
+        a model (its blocks get noise and regularization only): no refusal
+        depends on one record (DESIGN.md §4).
+        """
         owner = type(self).__name__
         Xv = check_array(X, owner, min_samples=2)
         yv = check_labels(y, Xv.shape[0], owner)
-        try:
-            classes, y_idx = np.unique(yv, return_inverse=True)
-        except TypeError:
-            raise DataValidationError(
-                f"{owner}: the labels in y cannot be sorted (mixed types?); use labels of one "
-                "type (all str or all numbers)."
-            ) from None
-        y_idx = y_idx.ravel().astype(np.int64)
-        C = classes.size
-        if C < 2:
-            raise DataValidationError(
-                f"{owner} needs at least two classes in y; got only {classes.tolist()!r}. A "
-                "classifier cannot be trained on one class: check the labels or the split."
-            )
-        K = int(self.n_components)
-        smallest = int(np.bincount(y_idx, minlength=C).min())
-        if K > smallest:
-            raise DataValidationError(
-                f"{owner}: n_components = {K} exceeds the size of the smallest class "
-                f"({smallest} records of class {classes[np.argmin(np.bincount(y_idx))]!r}). "
-                f"Use n_components <= {smallest} or more data."
-            )
-        return Xv, y_idx, classes, C, K
+        labels = encode_labels(yv, self.classes, owner)
+        return Xv, labels, int(labels.classes.size), int(self.n_components)
+
+    def _train_z(self, Xc: np.ndarray, labels: LabelSet) -> np.ndarray:
+        """Scaled rows z; records outside the label set get z = 0 (constant loss, no gradient)."""
+        Z = augment_and_scale(Xc, float(self.data_norm))
+        if np.any(labels.outside):
+            Z[labels.outside] = 0.0
+        return Z
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate of the objective-perturbation part of a fit, without training.
@@ -283,7 +284,8 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         share of ε is set aside, not spent). No noise is drawn.
         """
         self._validate_params()
-        Xv, y_idx, _, C, K = self._check_data(X, y)
+        Xv, labels, C, K = self._check_data(X, y)
+        y_idx = labels.index
         q = float(self.data_norm)
         Xc, _ = clip_rows(Xv, q)
         eps = float(self.epsilon)
@@ -292,7 +294,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         comps = np.zeros(len(y_idx), dtype=np.int64)
         loss = self.loss if self.loss is not None else HuberHinge(self.h)
         template = LargeMarginGaussianTemplate(
-            augment_and_scale(Xc, q), y_idx, comps, n_classes=C, n_components=K,
+            self._train_z(Xc, labels), y_idx, comps, n_classes=C, n_components=K,
             lam=float(self.lam), gamma=float(self.gamma), loss=loss,
             extra_terms=tuple(self.extra_terms or ()), assignment="(certify: not assigned)")
         mech = self._mechanism()
@@ -326,9 +328,11 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         """
         if not validated:
             self._validate_params()
-        Xv, y_idx, classes, C, K = self._check_data(X, y)
+        Xv, labels, C, K = self._check_data(X, y)
+        y_idx, classes = labels.index, labels.classes
         q = float(self.data_norm)
-        Xc, _ = clip_rows(Xv, q)
+        Xc, n_clipped = clip_rows(zero_rows(Xv, labels.outside), q)
+        warn_if_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
         rng = check_random_state(self.random_state)
         private = self._mechanism().private
         eps_total = float(self.epsilon) if private else math.inf
@@ -341,13 +345,13 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
             n_iter=int(self.kmeans_iter), random_state=rng)
         loss = self.loss if self.loss is not None else HuberHinge(self.h)
         template = LargeMarginGaussianTemplate(
-            augment_and_scale(Xc, q), y_idx, assign.components, n_classes=C, n_components=K,
+            self._train_z(Xc, labels), y_idx, assign.components, n_classes=C, n_components=K,
             lam=float(self.lam), gamma=float(self.gamma), loss=loss,
             extra_terms=tuple(self.extra_terms or ()), assignment=assign.description)
         reusable = K == 1 or assign.method == "nearest_public_center"
         return Prepared(template=template, reusable=reusable,
                         meta={"assign": assign, "classes": classes, "C": C, "K": K,
-                              "d": Xv.shape[1], "rng": rng})
+                              "d": Xv.shape[1], "rng": rng, "label_note": labels.assumption})
 
     def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None, *,
                       hold: Reservation | None = None) -> PrivateLargeMarginGaussian:
@@ -370,9 +374,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         rng = prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state)
         budget = Budget(remaining(eps_total, assign.epsilon)) if private else Budget.unlimited()
         rel = release(prep.template, mech, budget, self.solver, rng, warm_start=warm_start,
-                      max_iter=self.max_iter)
-        theta, cert, res = rel.theta, rel.certificate, rel.diagnostics
+                      max_iter=self.max_iter, seeded=self.random_state is not None)
+        theta, cert = rel.theta, rel.certificate
         certificate = self._compose(cert, assign, eps_total)
+        certificate.assumptions.append(prep.meta["label_note"])
         hold.commit_certificate(certificate)
         C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
         self.certificate_ = certificate
@@ -381,8 +386,6 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self.Phi_ = theta.reshape(C, K, d + 1, d + 1)
         self.centers_ = assign.centers
         self.component_assignment_ = assign.method
-        self.solve_result_ = res
-        self.n_iter_ = max(1, int(res.iterations))
         return self
 
     @staticmethod
@@ -452,3 +455,23 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
         scores = self.class_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Softmax of the class scores: P(c | x) ∝ exp(−min_m zᵀΦ_{c,m}z).
+
+        A monotone post-processing of the released model (a function of
+        ``Phi_`` and the public row scaling only: no further privacy cost).
+        The ordering of the classes is that of :meth:`class_scores`, so
+        ``argmax`` agrees with :meth:`predict`; the values are not calibrated
+        probabilities (the scores' scale is set by the regularization and the
+        noise).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Column j is the probability of ``classes_[j]`` (two columns for
+            two classes, as in scikit-learn); rows sum to 1.
+        """
+        scores = self.class_scores(X)
+        e = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)

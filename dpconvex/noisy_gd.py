@@ -3,7 +3,15 @@
 Full-batch projected gradient descent on the empirical risk (1/n) Σ ℓ(y_i θᵀx_i)
 over the ball ||θ|| <= R, where each step releases the mean of the per-example
 gradients, clipped to norm C, plus Gaussian noise (the Gaussian mechanism;
-Dwork & Roth 2014, App. A), and the model is the average of the iterates.
+Dwork & Roth 2014, App. A), and the model is the average of the last half of
+the iterates (``average="all"``: of all of them).
+
+Only ``epsilon`` is required: δ defaults to 1/n² (n is public under
+replace-one adjacency) and the steps, radius, clip norm and step size to
+public rules of n, p, the norm bound q, the loss constants and (ε, δ)
+(:func:`dpconvex.privacy.mechanisms.noisy_gd.default_settings`); the
+certificate lists every rule used with its value. Explicit values override the
+rules.
 
 Calibration (derived in ``docs/privacy.md`` §6.3). Under replace-one adjacency
 with n public, replacing record i changes the mean of the clipped gradients
@@ -17,7 +25,9 @@ std to the L2 distance between neighbouring outputs). The T steps are an
 adaptive composition of T such mechanisms; ``dp_accounting`` composes them
 (RDP, Mironov 2017; or PLD, Koskela et al. 2020 / Doroshenko et al. 2022) and
 a bisection finds the smallest z whose composed ε at the target δ is at most
-ε. Projection and averaging are post-processing.
+ε (:func:`calibrate_noise_multiplier`, fast: most of the bisection's questions
+are answered by the exact Gaussian-DP curve). Projection and averaging are
+post-processing.
 
 .. note:: ``dp_accounting.GaussianDpEvent(z)`` is a Gaussian mechanism whose
    neighbouring outputs are at L2 distance <= 1 from each other *under the
@@ -64,8 +74,10 @@ from ._validation import (
     clip_rows,
 )
 from .certificate import Certificate
+from .data.preprocess import warn_if_clipped
 from .errors import ParameterError, PrivacyError
-from .estimators import LinearDecisionMixin, check_binary_labels
+from .estimators import LinearDecisionMixin
+from .labels import encode_labels, zero_rows
 from .losses import LOSSES, Loss, get_loss
 from .privacy.accounting import reserve_budget
 from .privacy.accounting.gaussian import (
@@ -76,7 +88,7 @@ from .privacy.accounting.gaussian import (
     gdp_epsilon,
 )
 from .privacy.budget import Budget
-from .privacy.mechanisms.noisy_gd import NoisyGD
+from .privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta
 from .privacy.release import release
 from .templates.risk import EmpiricalRiskTemplate
 
@@ -90,6 +102,18 @@ __all__ = [
 ]
 
 
+def _public_n(X: Any, owner: str) -> int:
+    """n from the shape of X (public under replace-one adjacency), before any value is read."""
+    shape = getattr(X, "shape", None)
+    try:
+        n = int(shape[0]) if shape is not None else len(X)
+    except (TypeError, IndexError):
+        n = 0
+    if n < 2:  # let the data check name the problem
+        n = check_array(X, owner, min_samples=2).shape[0]
+    return n
+
+
 class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     """(ε, δ)-DP linear classifier by noisy projected gradient descent ([ACG+16]_, [BST14]_).
 
@@ -99,11 +123,17 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))),   θ_0 = 0,
 
     where ĝ_t is the mean of the per-example gradients each clipped to norm
-    C, and returns the average θ̄ = (1/T) Σ_t θ_t. The noise standard deviation
-    is s = z · 2C/n, with the noise multiplier z found by ``dp_accounting``
-    (bisection) so that the T-fold composition is (ε, δ)-DP under replace-one
-    adjacency (see the module docstring and ``docs/privacy.md`` §6.3). Every
-    iterate is private, not only the released average.
+    C, and returns the average of the last half of the iterates (θ_t, t > T/2).
+    The noise standard deviation is s = z · 2C/n, with the noise multiplier z
+    found by ``dp_accounting`` (bisection) so that the T-fold composition is
+    (ε, δ)-DP under replace-one adjacency (see the module docstring and
+    ``docs/privacy.md`` §6.3). Every iterate is private, not only the released
+    average.
+
+    Only ``epsilon`` is required. Every other setting left at None is set by a
+    public rule (n, p, q, the loss constants, ε and δ only; listed with its
+    value in ``certificate_.assumptions``, defined in
+    :mod:`dpconvex.privacy.mechanisms.noisy_gd`).
 
     Parameters
     ----------
@@ -111,24 +141,28 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         Margin loss (convex, |ℓ'| <= 1); "huber" and "smooth_hinge" use h = 0.5.
     epsilon : float
         ε > 0 of the whole run.
-    delta : float
-        δ in (0, 1) of the whole run; choose δ << 1/n (e.g. 1/n²).
-    steps : int
-        Number T of gradient steps (public).
-    radius : float
+    delta : float or None, default=None
+        δ in (0, 1) of the whole run. None: δ = 1/n² (n public), and the
+        certificate says "delta chosen by the public rule 1/n^2 (n public)".
+    steps : int or None, default=None
+        Number T of gradient steps (public). None: T = ⌈D/(ηC)⌉ in
+        [20, 1000] with the travel D = 1.75 nμ/q̃ (μ the Gaussian-DP parameter
+        of (ε, δ), q̃ the row-norm bound with the intercept): long runs where
+        much signal survives the noise, early stopping where little does.
+    radius : float or None, default=None
         Radius R of the L2 ball the parameters (intercept included) are
-        projected onto (public).
+        projected onto (public). None: η (CT + 3 s sqrt(Tp)), the reach of the
+        clipped steps plus three standard deviations of the summed noise, so the
+        projection rarely acts (a binding ball hurt on validation data).
     learning_rate : float or None, default=None
-        Step η. None chooses it from public quantities only (see
-        :func:`default_learning_rate`): for a loss with a curvature bound c,
-        η = min(1/L, R / (s sqrt(T p))) with L = c (q² + 1) (q² without
-        intercept) the smoothness bound of the (clipped) empirical risk and
-        p the number of parameters, which balances the optimization term
-        R²/(2ηT) against the noise term η p s²/2 of averaged projected SGD;
-        without a curvature bound, R / (sqrt(T) sqrt(C² + p s²)).
-    clip : float, default=1.0
-        Per-example gradient norm bound C (public). If C is at least the
-        Lipschitz bound |ℓ'|_max · sqrt(data_norm² + fit_intercept), clipping
+        Step η. None: min(2/L, R/(s sqrt(Tp))) with L = c q̃² the smoothness
+        bound of the clipped risk (c the loss's curvature bound) and p the
+        number of parameters (:func:`default_learning_rate` with the cap 2/L,
+        the stability limit of gradient descent; the noise-balancing term
+        R/(s sqrt(Tp)) of averaged projected SGD acts only when R is small).
+    clip : float or None, default=None
+        Per-example gradient norm bound C (public). None: half the Lipschitz
+        bound, |ℓ'|_max q̃ / 2. If C is at least the Lipschitz bound, clipping
         never acts and the run minimizes the true empirical risk.
     data_norm : float, default=1.0
         Public bound q on ||x||: rows above it are scaled down to it.
@@ -136,13 +170,22 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         .. warning:: Never set it from the data (e.g. the max row norm).
     fit_intercept : bool, default=True
         Append a constant feature 1 (inside the ball like every coordinate).
-    accounting : {"rdp", "pld"}, default="rdp"
-        The ``dp_accounting`` accountant that calibrates z: Rényi DP
-        ([Mir17]_, as in [ACG+16]_) or privacy-loss distributions (tighter).
+    accounting : {"pld", "rdp"}, default="pld"
+        The ``dp_accounting`` accountant that calibrates z: privacy-loss
+        distributions (within about 10⁻⁶ of the exact curve) or Rényi DP
+        ([Mir17]_, as in [ACG+16]_; about 5–8 % more noise).
+    average : {"last_half", "all"}, default="last_half"
+        The released model averages the iterates t > T/2 (suffix averaging,
+        Shamir & Zhang 2013: early iterates, far from the optimum, no longer
+        pull the average back), or all T of them (the behaviour before
+        issue 13). Post-processing: the privacy guarantee is the same.
     random_state : None, int or numpy.random.Generator, default=None
         None seeds the noise from the OS (required for a real release).
     accountant : BudgetAccountant or None, default=None
         Ledger charged with the (ε, δ) of the fit (checked before it).
+    classes : sequence of two labels or None, default=None
+        The public label set (``classes[1]`` is +1); records with other labels
+        contribute no gradient. None reads it from y ("assumed public").
 
     Attributes
     ----------
@@ -150,6 +193,10 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,)
     classes_ : ndarray of shape (2,)
         The two labels (any two distinct values); ``classes_[1]`` is +1.
+    delta_ : float
+        δ used (1/n² under the default rule).
+    steps_, radius_, clip_ : int, float, float
+        T, R and C used.
     noise_multiplier_ : float
         z.
     noise_std_ : float
@@ -157,17 +204,19 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     learning_rate_ : float
         η used.
     certificate_ : Certificate
-        Names the accountant, z, s and the sensitivity.
+        Names the accountant, z, s, the sensitivity and the public rules used.
 
     References
     ----------
     [ACG+16]_, [Mir17]_, [BST14]_; CMS JMLR 2011 for the ERM setting.
     """
 
-    def __init__(self, *, loss: str | Loss = "logistic", epsilon: float, delta: float,
-                 steps: int, radius: float, learning_rate: float | None = None,
-                 clip: float = 1.0, data_norm: float = 1.0, fit_intercept: bool = True,
-                 accounting: str = "rdp", random_state: Any = None, accountant: Any = None):
+    def __init__(self, *, loss: str | Loss = "logistic", epsilon: float,
+                 delta: float | None = None, steps: int | None = None,
+                 radius: float | None = None, learning_rate: float | None = None,
+                 clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
+                 accounting: str = "pld", average: str = "last_half", random_state: Any = None,
+                 accountant: Any = None, classes: Any = None):
         self.loss = loss
         self.epsilon = epsilon
         self.delta = delta
@@ -178,8 +227,10 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         self.data_norm = data_norm
         self.fit_intercept = fit_intercept
         self.accounting = accounting
+        self.average = average
         self.random_state = random_state
         self.accountant = accountant
+        self.classes = classes
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -202,22 +253,29 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
             raise PrivacyError(f"loss '{loss.name}' declares no finite derivative bound.")
         return loss
 
-    def _mechanism(self) -> tuple[NoisyGD, Budget]:
-        """Validate the parameters; the mechanism object and the requested (ε, δ)."""
+    def _mechanism(self, X: Any) -> tuple[NoisyGD, Budget]:
+        """Validate the parameters; the mechanism object and the (ε, δ) of a fit on X.
+
+        Only the number of rows of X is read (for δ = 1/n² when ``delta`` is None).
+        """
         owner = type(self).__name__
         epsilon = check_float("epsilon", self.epsilon, owner)
-        delta = check_float("delta", self.delta, owner, high=1.0)
-        T = check_int("steps", self.steps, owner)
-        R = check_float("radius", self.radius, owner)
-        C = check_float("clip", self.clip, owner)
+        delta = None if self.delta is None else check_float("delta", self.delta, owner, high=1.0)
+        T = None if self.steps is None else check_int("steps", self.steps, owner)
+        R = None if self.radius is None else check_float("radius", self.radius, owner)
+        C = None if self.clip is None else check_float("clip", self.clip, owner)
         check_float("data_norm", self.data_norm, owner)
         lr = None if self.learning_rate is None else check_float(
             "learning_rate", self.learning_rate, owner)
         check_bool("fit_intercept", self.fit_intercept, owner)
         accounting = check_option("accounting", self.accounting, ACCOUNTING, owner)
+        average = check_option("average", self.average, AVERAGING, owner)
         self._make_loss()
         check_random_state(self.random_state)
-        mech = NoisyGD(steps=T, radius=R, clip=C, learning_rate=lr, accounting=accounting)
+        mech = NoisyGD(steps=T, radius=R, clip=C, learning_rate=lr, accounting=accounting,
+                       average=average, delta_rule=delta is None)
+        if delta is None:
+            delta = default_delta(_public_n(X, owner))
         return mech, Budget(epsilon, delta)
 
     def _prepare(self, X: Any, y: Any) -> tuple[EmpiricalRiskTemplate, np.ndarray, int]:
@@ -226,20 +284,25 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         q = float(self.data_norm)
         Xv = check_array(X, owner, min_samples=2)
         yv = check_labels(y, Xv.shape[0], owner)
-        classes, ys = check_binary_labels(yv, owner)
-        Xc, _ = clip_rows(Xv, q)
+        labels = encode_labels(yv, self.classes, owner, binary=True)
+        classes, ys = labels.classes, labels.signs()
+        self._label_note = labels.assumption
+        Xc, n_clipped = clip_rows(Xv, q)
+        warn_if_clipped(n_clipped, Xv.shape[0], q, owner)
         if self.fit_intercept:
             Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
+        Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
         q_aug = math.sqrt(q * q + 1.0) if self.fit_intercept else q
         return EmpiricalRiskTemplate(self._make_loss(), q_aug, Xc, ys), classes, Xv.shape[1]
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn).
 
-        :func:`dpconvex.privacy.release.release` with ``dry_run=True``: the noise
-        multiplier is calibrated by the accountant, nothing is run or charged.
+        :func:`dpconvex.privacy.release.release` with ``dry_run=True``: the
+        public rules are applied and the noise multiplier is calibrated by the
+        accountant; nothing is run or charged.
         """
-        mech, budget = self._mechanism()
+        mech, budget = self._mechanism(X)
         template, _, _ = self._prepare(X, y)
         return release(template, mech, budget, dry_run=True).certificate
 
@@ -251,20 +314,46 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
         ParameterError, DataValidationError, PrivacyError, BudgetError
         """
         owner = type(self).__name__
-        mech, budget = self._mechanism()
+        mech, budget = self._mechanism(X)
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as hold:
             template, classes, d = self._prepare(X, y)
-            rel = release(template, mech, budget, None, check_random_state(self.random_state))
+            rel = release(template, mech, budget, None, check_random_state(self.random_state),
+                          seeded=self.random_state is not None)
             theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration
+            cert.assumptions.append(self._label_note)
             hold.commit_certificate(cert)
 
+        extra = cal.extra
         self.classes_ = classes
         self.n_features_in_ = d
         self.coef_ = theta_bar[:d].reshape(1, d)
         self.intercept_ = np.array([theta_bar[d] if self.fit_intercept else 0.0])
-        self.noise_multiplier_ = cal.extra["noise multiplier"]
-        self.noise_std_ = cal.extra["noise std"]
-        self.learning_rate_ = cal.extra["learning rate"]
+        self.delta_ = budget.delta
+        self.steps_ = extra["steps"]
+        self.radius_ = extra["radius"]
+        self.clip_ = extra["clip"]
+        self.noise_multiplier_ = extra["noise multiplier"]
+        self.noise_std_ = extra["noise std"]
+        self.learning_rate_ = extra["learning rate"]
         self.certificate_ = cert
         return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities by the logistic link of the decision function.
+
+        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with
+        f = wᵀx + b and σ(f) = 1/(1 + e^(-f)), the model's own probability
+        under the logistic loss (a monotone map of the score for the other
+        losses). A function of the released parameters only: post-processing.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Rows sum to 1; ``argmax`` agrees with :meth:`predict`.
+        """
+        f = self.decision_function(X)
+        s = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
+        # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
+        s = np.where((f > 0) & (s <= 0.5), np.nextafter(0.5, 1.0), s)
+        return np.column_stack([1.0 - s, s])

@@ -27,6 +27,7 @@ import numpy as np
 from ._random import RandomStateLike, check_random_state
 from ._validation import check_bool, check_float, check_int
 from .errors import ParameterError
+from .privacy.release import collect_diagnostics
 
 __all__ = ["EpsilonSweep", "epsilon_sweep"]
 
@@ -135,8 +136,12 @@ def epsilon_sweep(
             if prepared is None or not prepared.reusable:
                 prepared = est._build(X, y)
                 out.templates_built += 1
-            est._fit_prepared(prepared, warm_start=previous if warm_start else None)
-            previous = np.asarray(est.solve_result_.x, dtype=float)
+            # the previous solve's point (a start point only: docs/privacy.md §5) comes from
+            # the not-private diagnostic channel; nothing of it is stored on the models
+            with collect_diagnostics() as diag:
+                est._fit_prepared(prepared, warm_start=previous if warm_start else None)
+            if diag and diag[-1].x is not None:
+                previous = np.asarray(diag[-1].x, dtype=float)
             row.append(est)
         out.estimators.append(row)
     out.seconds = time.perf_counter() - t0

@@ -43,6 +43,7 @@ from ._random import check_random_state
 from ._validation import check_array, check_fitted, check_float, check_labels
 from .certificate import Certificate, Condition, compose_parallel
 from .errors import DataValidationError, ParameterError, PrivacyError
+from .labels import encode_labels
 from .privacy.accounting import reserve_budget
 from .privacy.budget import Budget
 from .privacy.release import release
@@ -151,6 +152,10 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     accountant : BudgetAccountant or None, default=None
         Ledger charged once with the end-to-end (ε, δ) of the search. The
         candidates' own ``accountant`` parameters are set to None.
+    classes : sequence of labels or None, default=None
+        The public label set, given to every candidate (``classes=``), so that a
+        random part without one of the classes still trains (no refusal read
+        from one record). None reads it from the whole y ("assumed public").
 
     Attributes
     ----------
@@ -179,13 +184,14 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
                  random_state: Any = None, public_validation: Any = None,
-                 accountant: Any = None):
+                 accountant: Any = None, classes: Any = None):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
         self.random_state = random_state
         self.public_validation = public_validation
         self.accountant = accountant
+        self.classes = classes
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -250,6 +256,11 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
             overrides_base: dict[str, Any] = {eps_keys[0]: epsilon}
             overrides_base.update({key: None for key in self._keys("accountant")})
+            labels = None
+            if self._keys("classes"):  # the candidates take the public label set
+                labels = encode_labels(yv, self.classes, owner)
+                overrides_base.update({key: list(labels.classes)
+                                       for key in self._keys("classes")})
             models, certs = [], []
             for i, params in enumerate(candidates):
                 est = clone(self.estimator)
@@ -281,11 +292,14 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 Xval, yval = Xv[parts[-1]], yv[parts[-1]]
                 z = np.array([int(np.sum(np.asarray(mod.predict(Xval)) != yval)) for mod in models])
                 sel = release(SelectionTemplate(-z.astype(float), 1.0, int(parts[-1].size)),
-                              "exponential", Budget(epsilon), None, rng)
+                              "exponential", Budget(epsilon), None, rng,
+                          seeded=self.random_state is not None)
                 best, sel_cert = int(sel.theta[0]), sel.certificate
 
             cert = self._certificate(epsilon, certs, sel_cert, m, [int(p.size) for p in parts],
                                      public)
+            if labels is not None:
+                cert.assumptions.append(labels.assumption)
             hold.commit_certificate(cert)
 
         self.candidates_ = candidates

@@ -258,11 +258,14 @@ def _ngd_cases() -> dict[str, Callable[[], Arrays]]:
             return _linear(est.fit(X, y))
         return run
     return {
-        "ngd-rdp": case(300, accounting="rdp"),
-        "ngd-pld": case(301, accounting="pld"),
-        "ngd-rdp-nointercept": case(302, accounting="rdp", fit_intercept=False),
+        # clip=1.0 and average="all": the defaults before issue 13 (now public rules)
+        "ngd-rdp": case(300, accounting="rdp", clip=1.0, average="all"),
+        "ngd-pld": case(301, accounting="pld", clip=1.0, average="all"),
+        "ngd-rdp-nointercept": case(302, accounting="rdp", fit_intercept=False, clip=1.0,
+                                    average="all"),
         "ngd-pld-nointercept-huber-lr": case(303, accounting="pld", fit_intercept=False,
-                                             loss="huber", learning_rate=0.5, clip=0.5),
+                                             loss="huber", learning_rate=0.5, clip=0.5,
+                                             average="all"),
     }
 
 

@@ -16,6 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dpconvex as dp
 from dpconvex.losses import Logistic
+from dpconvex.privacy.release import collect_diagnostics
 from dpconvex.templates.large_margin import psi_frobenius
 
 
@@ -63,7 +64,7 @@ def test_output_is_symmetric_psd_and_certificate_within_budget(kw):
     cert = m.certificate_
     assert cert.private and cert.all_hold
     assert cert.epsilon <= kw["epsilon"] * (1 + 1e-12)
-    assert m.solve_result_.residual <= 1e-6
+    assert not hasattr(m, "solve_result_") and not hasattr(m, "n_iter_")
     text = str(cert)
     assert "Kifer, Smith & Thakurta" in text
     assert "sqrt(q^2 + 1)" in text
@@ -152,13 +153,15 @@ def test_sklearn_params_and_clone():
 
 def test_auto_solver_choice():
     X, y = _data(n=120, d=2, C=2)
-    small = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0).fit(X, y)
-    assert small.solve_result_.solver in ("clarabel", "clarabel+native")
+    with collect_diagnostics() as diag:
+        dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0).fit(X, y)
+    assert diag[-1].solver in ("clarabel", "clarabel+native")
     rng = np.random.default_rng(0)
     Xb = rng.normal(size=(3000, 12)) / 4
     yb = (Xb[:, 0] > 0).astype(int)
-    big = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0).fit(Xb, yb)
-    assert big.solve_result_.solver == "native"
+    with collect_diagnostics() as diag:
+        dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0).fit(Xb, yb)
+    assert diag[-1].solver == "native"
 
 
 X0, Y0 = _data(n=60, d=2, C=2, seed=9)
@@ -175,7 +178,6 @@ BAD = [
     ("gamma < 0", {"gamma": -1.0}, X0, Y0, dp.ParameterError, "'gamma'"),
     ("h 0", {"h": 0.0}, X0, Y0, dp.ParameterError, "'h'"),
     ("K 0", {"n_components": 0}, X0, Y0, dp.ParameterError, "'n_components'"),
-    ("K too big", {"n_components": 31}, X0, Y0, dp.DataValidationError, "smallest class"),
     ("bad assignment", {"component_assignment": "kmeans"}, X0, Y0, dp.ParameterError,
      "'component_assignment'"),
     ("bad fraction", {"kmeans_epsilon_fraction": 1.0}, X0, Y0, dp.ParameterError,
@@ -184,7 +186,7 @@ BAD = [
      dp.ParameterError, "'centers'"),
     ("bad solver", {"solver": "ecos"}, X0, Y0, dp.ParameterError, "'solver'"),
     ("bad loss", {"loss": "huber"}, X0, Y0, dp.ParameterError, "'loss'"),
-    ("one class", {}, X0, np.zeros(60), dp.DataValidationError, "two classes"),
+    ("one class", {}, X0, np.zeros(60), dp.DataValidationError, "classes="),
     ("nan", {}, X_nan, Y0, dp.DataValidationError, "NaN"),
     ("length", {}, X0, Y0[:-1], dp.DataValidationError, "must match"),
     ("1-D X", {}, X0[:, 0], Y0, dp.DataValidationError, "reshape"),
@@ -212,6 +214,9 @@ def test_predict_with_wrong_number_of_features():
 @parametrize_with_checks(
     [dp.PrivateLargeMarginGaussian(mechanism="none"),
      dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0)],
+    expected_failed_checks=lambda est: {
+        "check_non_transformer_estimators_n_iter":
+            "n_iter_ depends on the data and is not released (DESIGN.md §4)"},
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():

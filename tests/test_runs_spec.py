@@ -48,8 +48,14 @@ def test_noisy_gd_problem_loads_and_runs(tmp_path):
     assert res.passed and len(res.errors["NGD"][1.0]) == 2
 
 
+def test_noisy_gd_problem_with_only_epsilon_loads(tmp_path):
+    """Since issue 16 NoisyGradientDescent needs only epsilon (public rules for the rest)."""
+    pr = load_problem(_write(tmp_path, "ngd.toml",
+                             NGD.replace("{ delta = 1e-5, steps = 50, radius = 10.0 }", "{ }")))
+    assert pr.methods[0].params == {}
+
+
 @pytest.mark.parametrize("params,match", [
-    ("{ delta = 1e-5, steps = 50 }", r"NoisyGradientDescent requires \['radius'\]: add them"),
     ("{ delta = 1e-5, steps = 50, radius = 1.0, stepz = 3 }",
      r"has no parameter 'stepz'\. Valid parameters of NoisyGradientDescent: \[.*'steps'"),
 ])

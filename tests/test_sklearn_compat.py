@@ -15,8 +15,14 @@ PRIVATE_XFAIL = {
 }
 
 
+#: A released model holds its parameters and public facts only (DESIGN.md §4): the
+#: solver's iteration count depends on the data, so there is no ``n_iter_``.
+NO_N_ITER = {"check_non_transformer_estimators_n_iter":
+             "n_iter_ depends on the data and is not released (DESIGN.md §4)"}
+
+
 def _expected_failures(est):
-    return PRIVATE_XFAIL if est.mechanism == "output" else {}
+    return {**NO_N_ITER, **(PRIVATE_XFAIL if est.mechanism == "output" else {})}
 
 
 @parametrize_with_checks(

@@ -8,6 +8,7 @@ from sklearn.datasets import load_wine
 
 import dpconvex as dp
 from dpconvex import BudgetError, ParameterError
+from dpconvex.privacy.release import collect_diagnostics
 from dpconvex.sweep import epsilon_sweep
 
 
@@ -60,22 +61,24 @@ def test_output_sweep_solves_once():
     """Output perturbation perturbs one minimizer: after the first fit each warm-started
     solve starts at it and takes no iteration."""
     X, y = _data()
-    sw = epsilon_sweep(dp.PrivateHuberSVM(lam=0.05, mechanism="output"), X, y, [0.5, 1.0],
-                       runs=3, random_state=0)
-    iters = [e.solve_result_.iterations for row in sw.estimators for e in row]
-    assert iters[0] > 0 and iters[1:] == [0] * 5
-    assert all(e.solve_result_.residual <= 1e-6 for row in sw.estimators for e in row)
+    with collect_diagnostics() as diag:
+        epsilon_sweep(dp.PrivateHuberSVM(lam=0.05, mechanism="output"), X, y, [0.5, 1.0],
+                      runs=3, random_state=0)
+    iters = [r.iterations for r in diag]
+    assert len(iters) == 6 and iters[0] > 0 and iters[1:] == [0] * 5
+    assert all(r.residual <= 1e-6 for r in diag)
 
 
 def test_cvxpy_sweep_reuses_one_compiled_problem():
     X, y = _data(n=150)
     est = dp.PrivateLogisticRegression(lam=0.05, solver="clarabel")
     seen = []
-    sw = epsilon_sweep(est, X, y, [0.5, 2.0], runs=2, random_state=3)
+    with collect_diagnostics() as diag:
+        sw = epsilon_sweep(est, X, y, [0.5, 2.0], runs=2, random_state=3)
+    assert [r.solver for r in diag] == ["clarabel"] * 4
+    assert all(r.residual <= 1e-6 for r in diag)
     for row in sw.estimators:
-        for e in row:
-            assert e.solve_result_.solver == "clarabel" and e.solve_result_.residual <= 1e-6
-            seen.append(e)
+        seen.extend(row)
     assert sw.templates_built == 1
     native = _independent(dp.PrivateLogisticRegression(lam=0.05), X, y, [0.5, 2.0], 2, 3)
     for a, b in zip(seen, [e for row in native for e in row], strict=True):

@@ -62,6 +62,7 @@ class Audited(Mechanism):
         self.private = inner.private  # type: ignore[misc]
         self.solves = inner.solves  # type: ignore[misc]
         self.pure = inner.pure  # type: ignore[misc]
+        self.adds_output_noise = inner.adds_output_noise  # type: ignore[misc]
         self._memo: dict[tuple[str, int, Budget], tuple[Any, Any]] = {}
 
     def _once(self, what: str, template: Any, budget: Budget, compute: Callable[[], Any]) -> Any:
@@ -95,7 +96,8 @@ class Audited(Mechanism):
         cert = self._once("certificate", template, budget,
                           lambda: self.inner.certificate(template, budget, cal, conditions))
         # release() appends the solve's condition: hand it a fresh list every run
-        return dataclasses.replace(cert, conditions=list(cert.conditions))
+        return dataclasses.replace(cert, conditions=list(cert.conditions),
+                                   assumptions=list(cert.assumptions))
 
     def run(self, template: Any, cal: Calibration | None, backend: Any,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -104,8 +106,9 @@ class Audited(Mechanism):
         return self.inner.run(template, cal, backend, rng, warm_start=warm_start,
                               max_iter=max_iter, tol=tol)
 
-    def solve_condition(self, template: Any, result: SolveResult | None) -> list[Any]:
-        return self.inner.solve_condition(template, result)
+    def solve_condition(self, template: Any, result: SolveResult | None,
+                        cal: Any = None) -> list[Any]:
+        return self.inner.solve_condition(template, result, cal)
 
 
 class OnceUnperturbed:

@@ -40,7 +40,7 @@ from .._validation import check_float, check_int, check_option, clip_rows
 from ..losses import HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism, mechanism_names
-from ..privacy.mechanisms.noisy_gd import NoisyGD
+from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.release import release
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
@@ -333,12 +333,18 @@ class NoisyGDMechanism:
         self.estimator = estimator
         self.noise_scale = check_noise_scale(noise_scale, type(self).__name__)
         p = estimator.get_params()
-        self._library = NoisyGD(steps=int(p["steps"]), radius=float(p["radius"]),
-                                clip=float(p["clip"]), learning_rate=p["learning_rate"],
-                                accounting=p["accounting"])
+        # None leaves a setting to the mechanism's public rules, as the estimator does
+        self._library = NoisyGD(steps=p["steps"], radius=p["radius"], clip=p["clip"],
+                                learning_rate=p["learning_rate"], accounting=p["accounting"],
+                                average=p["average"], delta_rule=p["delta"] is None)
         self._mech = Audited(self._library, self.noise_scale)
-        self.budget = Budget(float(p["epsilon"]), float(p["delta"]))
+        self._epsilon, self._delta = float(p["epsilon"]), p["delta"]
         self._cache: dict[str, EmpiricalRiskTemplate] = {}
+
+    def budget(self, template: EmpiricalRiskTemplate) -> Budget:
+        """The (ε, δ) of a run on ``template`` (δ = 1/n² when the estimator's delta is None)."""
+        delta = default_delta(template.n) if self._delta is None else float(self._delta)
+        return Budget(self._epsilon, delta)
 
     def prepare(self, data: Data) -> EmpiricalRiskTemplate:
         """The template of ``data`` (clipped rows with intercept, ±1 labels), cached."""
@@ -360,14 +366,15 @@ class NoisyGDMechanism:
 
     def certificate(self, data: Data) -> Any:
         """The library's certificate on ``data`` (claimed ε and δ), from a dry run."""
-        return release(self.prepare(data), self._library, self.budget, dry_run=True).certificate
+        t = self.prepare(data)
+        return release(t, self._library, self.budget(t), dry_run=True).certificate
 
     def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
         """``n_runs`` releases of the averaged iterate θ̄ (intercept last), shape (n_runs, p)."""
         t = self.prepare(data)
         out = np.empty((n_runs, t.p))
         for r in range(n_runs):
-            out[r] = release(t, self._mech, self.budget, None, rng).theta
+            out[r] = release(t, self._mech, self.budget(t), None, rng).theta
         return out
 
     def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:

@@ -223,6 +223,9 @@ def as_design(X: Any) -> DesignOperator:
     """Wrap rows as a design operator: an operator as is, SciPy sparse as CSR, else dense."""
     if isinstance(X, DesignOperator):
         return X
+    if type(X).__module__.startswith("dask."):  # a dask.array: the rows stay on the workers
+        from .dask_rows import DaskRows
+        return DaskRows(X)
     if sp.issparse(X):
         return CSRRows(X)
     return DenseRows(X)

@@ -110,3 +110,26 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
     X = np.asarray(X, dtype=float)
     s = 1.0 / math.sqrt(data_norm * data_norm + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s
+
+
+#: Share of clipped rows above which the data holder is warned (issue 16).
+CLIP_WARN_SHARE = 0.2
+
+
+def warn_if_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
+    """Warn the data holder when clipping to the public norm bound touched many rows.
+
+    A warning to the data holder is not a release (DESIGN.md §4): it is shown, never
+    stored on the model or in its certificate.
+    """
+    if n and n_clipped > CLIP_WARN_SHARE * n:
+        import warnings
+
+        from ..errors import PrivacyWarning
+
+        warnings.warn(
+            f"{owner}: {100.0 * n_clipped / n:.0f}% of the rows had norm above "
+            f"data_norm={bound:g} and were scaled down to it, which can erase most of the "
+            "signal (e.g. raw features of very different scales). Scale the features by public "
+            "ranges first (dpconvex.datasets does), or pass a larger public data_norm.",
+            PrivacyWarning, stacklevel=4)

@@ -79,6 +79,7 @@ from ._files import (
     DATASET_URLS,
     get_data_home,
 )
+from .dask_loaders import load_kddcup99_dask as load_kddcup99_dask  # Dask imported on call
 from .encoding import (
     PublicSchema,
     encode,

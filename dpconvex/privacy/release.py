@@ -14,19 +14,61 @@ fitted model.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._random import RandomStateLike, check_random_state
-from ..errors import SolverError
+from ..errors import DPConvexError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 
-__all__ = ["Release", "release"]
+__all__ = ["Release", "collect_diagnostics", "release"]
+
+#: The not-private diagnostic channel: a list while :func:`collect_diagnostics` is open.
+_DIAGNOSTICS: ContextVar[tuple[list[SolveResult], ...]] = ContextVar("dpconvex_diagnostics",
+                                                                    default=())
+
+
+@contextmanager
+def collect_diagnostics() -> Iterator[list[SolveResult]]:
+    """NOT PRIVATE: collect the solver diagnostics of every release made in this context.
+
+    The diagnostics (optimality residual, objective value, iterations, time,
+    solver-specific details) depend on the data: they are for the data holder
+    while developing, are never stored on a fitted model or in a certificate,
+    and must not be published with a model.
+
+    Yields
+    ------
+    list of SolveResult
+        Filled as releases happen (one entry per solve; DP k-means and other
+        solver-free mechanisms add nothing).
+
+    Examples
+    --------
+    >>> with collect_diagnostics() as diag:             # doctest: +SKIP
+    ...     clf.fit(X, y)
+    >>> diag[-1].residual                                # doctest: +SKIP
+    """
+    found: list[SolveResult] = []
+    token = _DIAGNOSTICS.set((*_DIAGNOSTICS.get(), found))  # nested collectors all receive
+    try:
+        yield found
+    finally:
+        _DIAGNOSTICS.reset(token)
+
+
+#: The certificate line of a release whose noise the caller seeded.
+SEEDED = ("noise seeded by the caller (random_state given): reproducible by anyone who knows "
+          "the seed, so NOT private unless the seed is secret and used once; use "
+          "random_state=None (OS entropy) for a real release")
 
 
 @dataclass
@@ -42,7 +84,8 @@ class Release:
         Public calibration constants.
     diagnostics : SolveResult or None
         The solve behind the release. NOT PRIVATE: for the data holder while
-        developing; never store it on a released model.
+        developing; never store it on a released model (estimators reach it only
+        through :func:`collect_diagnostics`).
     """
 
     theta: np.ndarray | None
@@ -54,7 +97,7 @@ class Release:
 def release(template: Any, mechanism: Mechanism | str, budget: Budget,
             backend: Any = None, rng: RandomStateLike = None, *,
             warm_start: np.ndarray | None = None, max_iter: int | None = None,
-            dry_run: bool = False) -> Release:
+            dry_run: bool = False, seeded: bool | None = None) -> Release:
     """Run a mechanism on a template and return the released parameters with their certificate.
 
     Parameters
@@ -76,6 +119,10 @@ def release(template: Any, mechanism: Mechanism | str, budget: Budget,
         Cap on the solver's iterations; the accuracy check still decides.
     dry_run : bool
         Stop after the certificate (no noise drawn, no solve): ``certify()``.
+    seeded : bool or None
+        Whether the caller fixed the noise's seed (None: ``rng is not None``). A
+        seeded release is reproducible by whoever knows the seed: the certificate
+        then says so (DESIGN.md §4, issue 12).
 
     Returns
     -------
@@ -102,7 +149,17 @@ def release(template: Any, mechanism: Mechanism | str, budget: Budget,
     else:
         be = None
     gen = check_random_state(rng)
-    theta, res, noised = mech.run(template, cal, be, gen, warm_start=warm_start, max_iter=max_iter)
+    try:
+        theta, res, noised = mech.run(template, cal, be, gen, warm_start=warm_start,
+                                      max_iter=max_iter)
+    except DPConvexError:
+        raise
+    except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
+        # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw
+        raise SolverError(
+            f"the solve failed with {type(exc).__name__}: {exc}; nothing is released. Try "
+            "solver='native' or another backend, or check the data and parameters."
+        ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
     if not np.all(np.isfinite(theta)):
@@ -111,6 +168,13 @@ def release(template: Any, mechanism: Mechanism | str, budget: Budget,
             "nothing is released. Check epsilon, lam and the data norm bound."
         )
     if res is not None:
-        cert.solver = res.summary()
-    cert.conditions.extend(mech.solve_condition(template, res))
+        # public facts only: the backend asked for and the tolerance met (never the
+        # residual, objective value, iterations or time, which depend on the data)
+        cert.solver = {"backend": getattr(be, "name", str(backend)),
+                       "solved to residual <= tolerance": "yes"}
+        for sink in _DIAGNOSTICS.get():
+            sink.append(res)
+    cert.conditions.extend(mech.solve_condition(template, res, cal))
+    if mech.private and (rng is not None if seeded is None else seeded):
+        cert.assumptions.append(SEEDED)
     return Release(np.asarray(theta), cert, cal, res)

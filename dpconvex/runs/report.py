@@ -140,7 +140,7 @@ def _figure(result: ProblemResult) -> Any:
                     marker="o", capsize=3, label=m)
     if result.baselines.get(MAJORITY):
         _hline(ax, result.baselines[MAJORITY], f"{MAJORITY} (trivial)", ls=":", lw=1.6,
-               color="tab:red")
+               color="black")  # not in the default colour cycle
     ax.set_xscale("log")
     if eps_all:
         ax.set_xlim(min(eps_all) / 1.5, max(eps_all) * 1.5)

@@ -97,7 +97,9 @@ class Backend(abc.ABC):
         Template capabilities the backend needs (keys of
         :data:`dpconvex.templates.base.CAPABILITY_MEMBERS`).
     in_memory : bool
-        Whether it needs the rows in memory.
+        Whether it needs the rows in one process's memory (CVXPY canonicalizes the
+        whole design matrix). Such a backend refuses a template whose rows are
+        out of core (its ``rows`` operator has ``in_memory`` False: a Dask array).
     status_map : mapping
         The solver's raw statuses onto :class:`SolveStatus` (empty when the
         backend reports :class:`SolveStatus` directly).
@@ -143,11 +145,22 @@ class Backend(abc.ABC):
         """Solve with ``b`` already in the noise subspace and ``extra_reg`` a float."""
 
     def supports(self, template: Any) -> bool:
-        """Whether the template has every capability this backend requires."""
-        return self.requires <= frozenset(getattr(template, "capabilities", ()))
+        """Whether the template has every capability this backend requires (and its rows
+        are in memory, if the backend needs them there)."""
+        return (self.requires <= frozenset(getattr(template, "capabilities", ()))
+                and not (self.in_memory and not rows_in_memory(template)))
 
     def check(self, template: Any) -> None:
-        """Raise :class:`ParameterError` naming the missing capabilities and a backend that fits."""
+        """Raise :class:`ParameterError` naming what is missing and a backend that fits."""
+        if self.in_memory and not rows_in_memory(template):
+            rows = getattr(template, "rows", None)
+            raise ParameterError(
+                f"solver {self.name!r} needs the rows in one process's memory (it builds the "
+                f"whole design matrix into its problem), but the template "
+                f"'{getattr(template, 'name', template)}' reads them from {rows!r}, which stays "
+                "on the Dask workers. Use solver='native' or 'auto' (L-BFGS + Newton on "
+                "products summed on the workers), or pass X.compute() if the rows fit in memory."
+            )
         have = frozenset(getattr(template, "capabilities", ()))
         missing = self.requires - have
         if not missing:
@@ -165,6 +178,15 @@ class Backend(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def rows_in_memory(template: Any) -> bool:
+    """False when the template's rows are out of core (a design operator with ``in_memory`` False).
+
+    Reads the optional member ``rows`` (the templates over a design operator have it;
+    a template without it is taken to hold its data in memory).
+    """
+    return bool(getattr(getattr(template, "rows", None), "in_memory", True))
 
 
 def check_solver_name(solver: Any, owner: str) -> str | None:

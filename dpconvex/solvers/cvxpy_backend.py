@@ -24,10 +24,16 @@ __all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend", "
 
 #: Solver options used by default: tight tolerances, because objective
 #: perturbation is private only at the exact minimizer.
+#: Both are capped in time (issue 12: SCS ran ~160 s on separable data with a small Λ and
+#: could not be interrupted): a solve stopped by the cap misses the residual check and
+#: raises SolverError ("try solver='native'"); nothing is released.
+TIME_LIMIT_SECONDS = 60.0
+
 DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
     "clarabel": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
-                 "max_iter": 500},
-    "scs": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
+                 "max_iter": 500, "time_limit": TIME_LIMIT_SECONDS},
+    "scs": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000,
+            "time_limit_secs": TIME_LIMIT_SECONDS},
 }
 
 _CVXPY_NAMES = {"clarabel": cp.CLARABEL, "scs": cp.SCS}

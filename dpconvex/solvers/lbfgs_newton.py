@@ -189,6 +189,10 @@ class LbfgsNewton(Backend):
 
     name = "native"
     requires = frozenset({"smooth"})
+    #: Runs on any design operator, Dask rows included: it reads the data only through
+    #: the template's objective, Hessian (the operator's weighted Gram, p x p, summed on
+    #: the workers) and Hessian-vector products; the iterates stay on the driver.
+    in_memory = False
 
     def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:

@@ -15,6 +15,10 @@ The ``"auto"`` policy (:func:`auto_backend`), for every estimator and the audito
    native solver from Clarabel's point (same noise) when its residual misses
    ``template.residual_tol`` (:class:`PolishedBackend`);
 3. else the native solver for the template's capabilities.
+
+Backends that need the rows in memory (``Backend.in_memory``: the CVXPY ones)
+are never chosen for a template whose rows are out of core (a Dask array); a
+request by name raises :class:`ParameterError` saying so.
 """
 
 from __future__ import annotations
@@ -154,7 +158,8 @@ def auto_backend(template: Any) -> Backend:
     native = _native(template)
     if "smooth" in caps and native is not None:
         return native
-    if "cvxpy" in caps and template.cvxpy_size() <= AUTO_CVXPY_MAX_SIZE:
+    if ("cvxpy" in caps and ClarabelBackend().supports(template)  # never for Dask rows
+            and template.cvxpy_size() <= AUTO_CVXPY_MAX_SIZE):
         return ClarabelBackend() if native is None else PolishedBackend(ClarabelBackend(), native)
     if native is not None:
         return native

@@ -333,8 +333,10 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
                 "PSD constraints: the minimizer may lie on the boundary of the PSD cone, where the "
                 "change-of-variables proof of CMS (which assumes an unconstrained minimizer) does "
                 "not apply directly; the guarantee relies on the extension of objective "
-                "perturbation to convex constraint sets by Kifer, Smith & Thakurta (COLT 2012), "
-                "with the same slack and noise rate")
+                "perturbation to convex constraint sets by Kifer, Smith & Thakurta (COLT 2012, "
+                "Thm. 2), stated for rank-one per-record Hessians and extended to rank r by "
+                "dpconvex's trace (AM-GM) bound (docs/privacy.md §4.6), with the same slack and "
+                "noise rate")
             a.append(
                 f"loss '{self.loss.name}' is C^1 with a bounded, piecewise-continuous second "
                 "derivative; the change of variables is used as in CMS §3.4.2 (Huber)")

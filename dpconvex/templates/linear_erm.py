@@ -148,6 +148,8 @@ class LinearERMTemplate(LegacySolve):
             "labels in {-1, +1}; the proof is for the exact minimizer of the perturbed objective: "
             "see the solve condition for how the released point relates to it",
         ]
+        if getattr(self.rows, "certificate_note", None):  # an out-of-core backend says so
+            a.append(self.rows.certificate_note)
         if "curvature" in needs and self.loss.name == "huber":
             a.append("Huber hinge is C^1 with ℓ'' bounded and piecewise constant; "
                      "the change-of-variables argument is used as in CMS §3.4.2")

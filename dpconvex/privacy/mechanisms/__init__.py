@@ -1,5 +1,6 @@
 """Privacy mechanisms, one class each, in one registry (:data:`MECHANISMS`)."""
 
+from . import gaussian as _gaussian  # noqa: F401  (registers "gaussian", "norm_gamma_sum")
 from . import noisy_gd as _noisy_gd  # noqa: F401  (registers "noisy_gd")
 from .amp import ApproximateMinima
 from .base import (

@@ -120,12 +120,22 @@ class ApproximateMinima(Mechanism):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        theta, res, _ = self.inner.run(template, cal.extra["inner"], backend, rng,
-                                       warm_start=warm_start, max_iter=max_iter, tol=self.gamma)
-        rate = cal.noise_rate
-        cover = norm_gamma(template.noise_shape, rate, rng, symmetric=template.noise_symmetric)
-        theta = snap(theta + cover.reshape(theta.shape), coordinate_scale(template.noise_shape, rate))
+        inner = cal.extra["inner"]
+        shape, rate = template.noise_shape, cal.noise_rate
+        if self.inner.adds_output_noise:
+            # snap once, after the cover (issue 12): the cover then hides the exact
+            # real-valued output, and the grid is the coarser of the two noises' grids
+            theta, res = self.inner.noised(template, inner, backend, rng, warm_start=warm_start,
+                                           max_iter=max_iter, tol=self.gamma)
+            scale = max(coordinate_scale(shape, inner.noise_rate), coordinate_scale(shape, rate))
+        else:
+            theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
+                                           max_iter=max_iter, tol=self.gamma)
+            scale = coordinate_scale(shape, rate)
+        cover = norm_gamma(shape, rate, rng, symmetric=template.noise_symmetric)
+        theta = snap(theta + cover.reshape(theta.shape), scale)
         return theta, res, True
 
-    def solve_condition(self, template: Any, result: SolveResult | None) -> list[Condition]:
+    def solve_condition(self, template: Any, result: SolveResult | None,
+                        cal: Calibration | None = None) -> list[Condition]:
         return []

@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ...noise import laplace, norm_gamma
+from ...noise import laplace, norm_gamma, snap
 from ...solvers.base import SolveResult
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
 from .base import Calibration, Mechanism, register
+from .perturbation import coordinate_scale
 
 __all__ = ["DPKMeans", "lloyd"]
 
@@ -115,8 +116,10 @@ class DPKMeans(Mechanism):
         eps_cnt, beta = cal.extra["eps_cnt"], cal.noise_rate
 
         def noise(counts: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            counts = counts + laplace(J, 2.0 / eps_cnt, rng)
-            sums = sums + np.stack([norm_gamma(d, beta, rng) for _ in range(J)])
+            # released quantities, each snapped to its public grid (noise.snap, §5)
+            counts = snap(counts + laplace(J, 2.0 / eps_cnt, rng), 2.0 / eps_cnt)
+            sums = snap(sums + np.stack([norm_gamma(d, beta, rng) for _ in range(J)]),
+                        coordinate_scale((d,), beta))
             return counts, sums
 
         return lloyd(template, noise), None, False

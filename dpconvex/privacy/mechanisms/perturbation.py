@@ -213,15 +213,21 @@ class OutputPerturbation(_Perturbation):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
+        theta, res = self.noised(template, cal, backend, rng, warm_start=warm_start,
+                                 max_iter=max_iter, tol=tol)
+        theta = snap(theta, coordinate_scale(template.noise_shape, cal.noise_rate))
+        return np.array(theta, copy=True), res, True
+
+    def noised(self, template: Any, cal: Calibration, backend: Any, rng: np.random.Generator, *,
+               warm_start: np.ndarray | None = None, max_iter: int | None = None,
+               tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
+        """The minimizer plus the noise, NOT yet snapped (the caller snaps once, last)."""
         tol = template.residual_tol if tol is None else tol
         res = require_accurate(backend.solve(template, None, 0.0, warm_start=warm_start,
                                              max_iter=max_iter), tol)
-        theta = res.x
         noise = norm_gamma(template.noise_shape, cal.noise_rate, rng,
                            symmetric=template.noise_symmetric)
-        theta = snap(theta + noise.reshape(theta.shape),
-                     coordinate_scale(template.noise_shape, cal.noise_rate))
-        return np.array(theta, copy=True), res, True
+        return res.x + noise.reshape(res.x.shape), res
 
 
 @register

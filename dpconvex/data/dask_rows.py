@@ -1,0 +1,496 @@
+"""Rows held in a Dask array, split into row chunks: the out-of-core design operator.
+
+:class:`DaskRows` answers the products of the :class:`~dpconvex.data.operators.DesignOperator`
+Protocol with the rows left on the Dask workers: every product is a per-chunk
+computation (``X_c w``, ``X_cᵀ v_c``, ``X_cᵀ diag(d_c) X_c``) whose partial
+results are summed on the cluster (a tree reduction), so only vectors of length
+n or p and the p×p weighted Gram reach the driver, where the solver, the noise
+and the calibration run. Per-record maps (clipping to the public bound, the
+intercept column, the label scaling) are applied lazily per chunk: a chunk
+holds whole rows, and these maps read one row and public constants only, so
+they give exactly the rows of the in-memory maps (docs/privacy.md §2.3, §9).
+
+Every product equals the in-memory operator's (:class:`~dpconvex.data.operators.DenseRows`,
+:class:`~dpconvex.data.operators.CSRRows`) up to the order of the sums: each
+chunk runs the in-memory operator's own code on its block of rows.
+
+Memory: persist or recompute
+----------------------------
+A solve passes over the rows some tens of times. :meth:`DaskRows.compact`
+(called once by a template, before its products) decides once:
+
+* the preprocessed rows are persisted on the workers, stored as the in-memory
+  operator stores them (CSR for a chunk at most 25% non-zero, as
+  :meth:`DenseRows.compact <dpconvex.data.operators.DenseRows.compact>`; dense
+  otherwise), if they take at most :data:`PERSIST_FRACTION` (40%) of the
+  cluster's worker memory (the sum of the workers' ``memory_limit``; without a
+  distributed client, of this machine's available memory): the dense size, or,
+  when that is too large, the compacted size counted in one pass. Every pass
+  then reads them from worker memory;
+* otherwise nothing is persisted and every pass recomputes the chunks from
+  their source (e.g. the on-disk chunks of
+  :func:`dpconvex.datasets.load_kddcup99_dask`, or the user's Parquet files),
+  so no worker ever holds more than a few chunks.
+
+40% stays below Dask's spill thresholds (60% of ``memory_limit`` for stored
+data, 70% for the whole process) with room for the temporaries of a task (a
+chunk or two) and the worker's own memory; spilling persisted chunks to disk
+and reading them back on every pass costs more than recomputing them from an
+on-disk source. ``DaskRows(X, persist=True/False)`` overrides the rule (the
+estimators apply it). The rule counts the preprocessed rows only: an ``X`` you
+persisted yourself stays in memory beside them.
+
+The driver holds the parameters, the p×p Gram of a Newton step and vectors of
+length n (margins, loss derivatives, labels: 8n bytes each, 39 MB at 4.9
+million rows), never the n×p rows.
+
+A worker lost during a product is handled by Dask: its tasks are retried on the
+remaining workers and persisted chunks it held are recomputed from their
+lineage, giving the same numbers. When Dask gives up (e.g. ``KilledWorker``
+after ``distributed.scheduler.allowed-failures`` retries), the product raises
+:class:`~dpconvex.errors.SolverError`: nothing is released and no budget is
+charged.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import clip_rows as _clip_dense_rows
+from ..errors import DataTypeError, DataValidationError, DPConvexError, SolverError
+from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows
+from .preprocess import add_intercept as _add_intercept
+
+__all__ = ["PERSIST_FRACTION", "DaskRows", "check_dask"]
+
+#: The preprocessed rows are persisted on the workers when they take at most this
+#: fraction of the cluster's worker memory (module docstring).
+PERSIST_FRACTION = 0.4
+
+
+# --------------------------------------------------------- per-chunk kernels (run on workers)
+# A stored chunk B is an ndarray or, after ``compact``, a CSR matrix when mostly zero;
+# ``_op(B)`` applies the in-memory operator's arithmetic (DenseRows or CSRRows) to it.
+# ``s`` is the chunk's row scaling (a (c, 1) column, or None). With ``signs`` (every s_i in
+# {-1, 0, 1}, e.g. the labels) it is folded into the vectors: s_i (x_i·w), Σ_i x_i (s_i v_i)
+# and Σ_i (d_i s_i²) x_i x_iᵀ have exactly the terms of the products with the rows s_i x_i
+# (a sign flip or a 0/1 factor is exact), in the same order, without a scaled copy of the
+# chunk. Otherwise the rows are formed per task as ``scale_rows`` of the in-memory operator.
+def _op(B: Any, s: np.ndarray | None = None) -> Any:
+    op = CSRRows(B) if sp.issparse(B) else DenseRows(B)
+    return op if s is None else op.scale_rows(s[:, 0])
+
+
+def _matvec_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray) -> np.ndarray:
+    if s is not None and signs:
+        return _op(B).matvec(w) * s[:, 0]
+    return _op(B, s).matvec(w)
+
+
+def _rmatvec_block(B: Any, s: np.ndarray | None, signs: bool, v: np.ndarray) -> np.ndarray:
+    if s is not None and signs:
+        v = v * s
+    elif s is not None:
+        B = _op(B, s).matrix
+    return np.asarray(B.T @ v[:, 0])[None, :]  # CSR: the CSC transpose, no conversion
+
+
+def _gram_block(B: Any, s: np.ndarray | None, signs: bool, d: np.ndarray) -> np.ndarray:
+    if s is not None and signs:
+        return _op(B).weighted_gram(d[:, 0] * (s[:, 0] * s[:, 0]))[None, :, :]
+    return _op(B, s).weighted_gram(d[:, 0])[None, :, :]
+
+
+def _sum_parts(*parts: np.ndarray) -> np.ndarray:
+    out = np.array(parts[0], dtype=float, copy=True)
+    for part in parts[1:]:
+        out += part
+    return out
+
+
+def _norms_block(B: Any, s: np.ndarray | None, signs: bool) -> np.ndarray:
+    if s is not None and signs:
+        return _op(B).row_norms() * np.abs(s[:, 0])
+    return _op(B, s).row_norms()
+
+
+def _compact_block(B: np.ndarray) -> Any:
+    """The chunk as the in-memory operator would store it (CSR when mostly zero)."""
+    return DenseRows(B).compact().matrix
+
+
+def _stored_bytes(B: Any) -> int:
+    if sp.issparse(B):
+        return int(B.data.nbytes + B.indices.nbytes + B.indptr.nbytes)
+    return int(B.nbytes)
+
+
+def _compact_bytes(B: np.ndarray) -> int:
+    """Bytes of ``_compact_block(B)`` (int64 CSR indices), without building it."""
+    nnz = int(np.count_nonzero(B))
+    if B.size >= _SPARSE_MIN_ENTRIES and nnz <= _SPARSE_MAX_DENSITY * B.size:
+        return 16 * nnz + 8 * (B.shape[0] + 1)
+    return 8 * B.size
+
+
+def _clip_block(B: np.ndarray, bound: float) -> np.ndarray:
+    return _clip_dense_rows(B, bound)[0]
+
+
+def _map_block(B: np.ndarray, f: Callable[[np.ndarray], Any], width: int) -> np.ndarray:
+    out = np.asarray(f(B), dtype=float)
+    if out.shape != (B.shape[0], width):
+        raise ValueError(
+            f"a per-record map must return one row of {width} values per record: got shape "
+            f"{out.shape} for a chunk of {B.shape[0]} rows."
+        )
+    return out
+
+
+def _nonfinite_block(B: np.ndarray) -> np.ndarray:
+    return np.array([np.count_nonzero(~np.isfinite(B))])
+
+
+# ------------------------------------------------------------------------------ helpers
+#: Partial sums are added in groups of this many per task (a tree over the chunks).
+_FAN_IN = 8
+
+
+def _delayed(f: Callable[..., Any]) -> Any:
+    return dask.delayed(f, pure=False)
+
+
+def _tree_sum(parts: list[Any]) -> Any:
+    """One Delayed sum of the per-chunk partials, added in a fixed tree on the cluster."""
+    while len(parts) > 1:
+        parts = [_delayed(_sum_parts)(*parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
+    return parts[0]
+
+
+def _compute(*arrays: Any) -> tuple[Any, ...]:
+    """``dask.compute`` with a lost cluster turned into a named error (nothing is released)."""
+    try:
+        with warnings.catch_warnings():  # the n-vectors of a product travel with its graph
+            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+            return dask.compute(*arrays)
+    except DPConvexError:
+        raise
+    except Exception as exc:
+        if not _cluster_failure(exc):
+            raise
+        raise SolverError(
+            f"the Dask cluster failed during a distributed product ({type(exc).__name__}: {exc}). "
+            "Dask retries a task on another worker and recomputes lost chunks from their "
+            "source, and gave up here; no model is released and no privacy budget is charged. "
+            "Restart the workers (client.restart()) or give them more memory "
+            "(LocalCluster(memory_limit=...)), then fit again."
+        ) from exc
+
+
+def _cluster_failure(exc: BaseException) -> bool:
+    import asyncio
+    import concurrent.futures
+
+    names = {"KilledWorker", "FutureCancelledError", "FuturesCancelledError", "CommClosedError"}
+    return (isinstance(exc, (asyncio.CancelledError, concurrent.futures.CancelledError,
+                             ConnectionError, TimeoutError))
+            or any(c.__name__ in names for c in type(exc).__mro__))
+
+
+def _cluster_memory() -> float:
+    """Bytes of memory the rows may use: the workers' ``memory_limit`` summed, else this machine's."""
+    import psutil
+
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):
+        return float(psutil.virtual_memory().available)
+    workers = client.scheduler_info()["workers"].values()
+    limits = [float(w.get("memory_limit") or 0) for w in workers]
+    if not limits or min(limits) <= 0:  # no limit set: the machine's memory
+        return float(psutil.virtual_memory().total)
+    return float(sum(limits))
+
+
+class DaskRows:
+    """Rows held in a ``dask.array.Array`` with row chunks; products summed on the workers.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, p)
+        The rows (any numeric dtype, converted to float64 lazily). Columns are
+        rechunked to one chunk per row block; unknown chunk sizes are computed.
+        The row chunking is kept: it is the caller's choice (a public quantity
+        recorded in the certificate).
+    persist : bool or None, default=None
+        Whether :meth:`compact` persists the rows on the workers; None applies
+        the rule of the module docstring.
+
+    Attributes
+    ----------
+    n, p : int
+    n_chunks : int
+        Number of row chunks.
+    persisted : bool
+        Whether the rows are persisted (set by :meth:`compact`).
+    """
+
+    is_sparse = False
+    #: The rows stay on the Dask workers: backends that need them in one process's
+    #: memory (CVXPY) refuse this operator (:attr:`dpconvex.solvers.base.Backend.in_memory`).
+    in_memory = False
+
+    def __init__(self, X: Any, *, persist: bool | None = None):
+        self._scale: list[np.ndarray] | None = None  # per-chunk row scaling (scale_rows)
+        self._signs = False  # every scale factor in {-1, 0, 1}: folded into the vectors
+        self._scale_tasks: list[Any] | None = None  # the factors persisted on the workers
+        if not isinstance(X, da.Array):
+            raise TypeError(f"DaskRows needs a dask.array.Array; got {type(X).__name__}.")
+        if X.ndim != 2:
+            raise ValueError(f"DaskRows needs a 2-D array; got shape {X.shape}.")
+        if any(np.isnan(c) for c in X.chunks[0]):
+            X = X.compute_chunk_sizes()
+        if X.dtype != np.float64:
+            X = X.astype(np.float64)
+        if len(X.chunks[1]) > 1:
+            X = X.rechunk({1: -1})
+        self.X = X
+        self.n, self.p = (int(s) for s in X.shape)
+        self.persist = persist
+        self.persisted = False
+        self._memo: tuple[bytes, np.ndarray] | None = None
+        self._delayed_blocks: list[Any] | None = None
+
+    # --------------------------------------------------------------- description
+    @property
+    def matrix(self) -> da.Array:
+        """The (lazy) Dask array of the rows."""
+        if self._scale is None:
+            return self.X
+        return self.X * self._column(np.concatenate(self._scale)[:, 0])  # B * s per chunk
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.X.chunks[0])
+
+    @property
+    def nbytes(self) -> int:
+        return 8 * self.n * self.p
+
+    @property
+    def certificate_note(self) -> str:
+        """The backend line of a certificate (the chunk count is the caller's choice, so public)."""
+        return (f"data backend: dask ({self.n_chunks} chunks): products summed per row chunk on "
+                "the workers; noise, calibration and solver on the driver; the privacy analysis "
+                "does not depend on the backend")
+
+    # ------------------------------------------------------------------ products
+    def matvec(self, w: np.ndarray) -> np.ndarray:
+        """X w, shape (n,), on the driver (read-only; the last one is kept for a repeat call)."""
+        w = np.ascontiguousarray(w, dtype=float)
+        key = w.tobytes()
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
+        m = np.concatenate(_compute(*[_delayed(_matvec_block)(b, s, self._signs, w)
+                                      for b, s in self._pairs()]))
+        m.flags.writeable = False
+        self._memo = (key, m)
+        return m
+
+    def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        """Xᵀ v, shape (p,): per-chunk X_cᵀ v_c, summed on the cluster."""
+        parts = [_delayed(_rmatvec_block)(b, s, self._signs, vc)
+                 for (b, s), vc in zip(self._pairs(), self._split(v), strict=True)]
+        return np.array(_compute(_tree_sum(parts))[0][0])
+
+    def weighted_gram(self, d: np.ndarray) -> np.ndarray:
+        """Σ_i d_i x_i x_iᵀ, a dense (p, p) array: per-chunk Grams summed on the cluster."""
+        parts = [_delayed(_gram_block)(b, s, self._signs, dc)
+                 for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
+        return np.array(_compute(_tree_sum(parts))[0][0])
+
+    def row_norms(self) -> np.ndarray:
+        """||x_i||_2 for every row, shape (n,) (the overflow-safe dense kernel per chunk)."""
+        return np.concatenate(_compute(*[_delayed(_norms_block)(b, s, self._signs)
+                                         for b, s in self._pairs()]))
+
+    # ------------------------------------------------------------ per-record maps
+    def scale_rows(self, s: np.ndarray) -> DaskRows:
+        """Row i times s_i, lazily: each product task forms its chunk's scaled rows.
+
+        The new operator reads the same (persisted) chunks as this one; ``s`` is
+        split along the row chunks and travels with the tasks.
+        """
+        s = np.asarray(s, dtype=float)
+        signs = bool(np.all((s == 1.0) | (s == -1.0) | (s == 0.0)))
+        if self._scale is not None:
+            if not (signs and self._signs):  # scale the scaled rows (exactly as two maps would)
+                return DaskRows(self.matrix, persist=self.persist).scale_rows(s)
+            s = np.concatenate(self._scale)[:, 0] * s  # products of signs: exact
+        out = DaskRows(self.X, persist=self.persist)
+        out.persisted = self.persisted
+        out._delayed_blocks = self._delayed_blocks
+        out._scale, out._signs = self._split(s), signs
+        if self.persisted:  # the factors go to the workers once, not with every product
+            out._scale_tasks = list(dask.persist(*[dask.delayed(c) for c in out._scale]))
+        return out
+
+    def map_rows(self, f: Callable[[np.ndarray], Any]) -> DaskRows:
+        """Rows f(chunk of rows), lazily per chunk; f must treat each row on its own.
+
+        The output width is read from f applied to one zero row.
+        """
+        width = int(np.asarray(f(np.zeros((1, self.p)))).shape[1])
+        X = self.matrix
+        return DaskRows(X.map_blocks(_map_block, f=f, width=width, chunks=(X.chunks[0], (width,)),
+                                     dtype=float), persist=self.persist)
+
+    def clip(self, bound: float) -> DaskRows:
+        """Rows with norm above the public ``bound`` scaled down to it (per chunk, lazily)."""
+        return self.map_rows(partial(_clip_block, bound=float(bound)))
+
+    def add_intercept(self, value: float = 1.0) -> DaskRows:
+        """A constant column ``value`` appended to every row (per chunk, lazily)."""
+        return self.map_rows(partial(_add_intercept, value=float(value)))
+
+    def compact(self) -> DaskRows:
+        """Persist the rows on the workers once if they fit (module docstring); return self.
+
+        The chunks are persisted as the in-memory operator stores rows: CSR
+        when at most 25% of a chunk is non-zero (:meth:`DenseRows.compact`),
+        else dense. They fit when their size is at most :data:`PERSIST_FRACTION`
+        of the workers' memory: the dense size, or, when that is too large, the
+        compacted size counted in one pass. Persisting happens in place, so the
+        template's norm check and its products read the one persisted copy; the
+        choice changes where and how the chunks are stored, never the rows.
+        """
+        if self.persisted or self.persist is False:
+            return self
+        budget = np.inf if self.persist else PERSIST_FRACTION * _cluster_memory()
+        dense = list(self.X.to_delayed().ravel())
+        size = self.nbytes
+        if size > budget:  # count the non-zeros: the CSR chunks may fit
+            size = sum(_compute(*[_delayed(_compact_bytes)(b) for b in dense]))
+        if size <= budget:
+            self._delayed_blocks = list(dask.persist(*[_delayed(_compact_block)(b) for b in dense]))
+            self.persisted, self._memo = True, None
+        return self
+
+    @property
+    def stored_bytes(self) -> int:
+        """Bytes of the persisted chunks (0 when they are recomputed on every pass)."""
+        if not self.persisted:
+            return 0
+        return int(sum(_compute(*[_delayed(_stored_bytes)(b) for b in self._blocks()])))
+
+    # --------------------------------------------------------------------- helpers
+    def _column(self, v: np.ndarray) -> da.Array:
+        """A length-n vector as an (n, 1) Dask array chunked like the rows."""
+        v = np.asarray(v, dtype=float)
+        if v.shape != (self.n,):
+            raise ValueError(f"expected a vector of length n = {self.n}; got shape {v.shape}.")
+        return da.from_array(v[:, None], chunks=(self.X.chunks[0], (1,)), name=False)
+
+    def _split(self, v: np.ndarray) -> list[np.ndarray]:
+        """A length-n vector cut along the row chunks, as (c, 1) columns."""
+        v = np.asarray(v, dtype=float)
+        if v.shape != (self.n,):
+            raise ValueError(f"expected a vector of length n = {self.n}; got shape {v.shape}.")
+        return np.split(v[:, None], np.cumsum(self.X.chunks[0])[:-1])
+
+    def _blocks(self) -> list[Any]:
+        """The row chunks as Delayed objects (built once per array: the graph is reused)."""
+        if self._delayed_blocks is None:
+            self._delayed_blocks = list(self.X.to_delayed().ravel())
+        return self._delayed_blocks
+
+    def _pairs(self) -> list[tuple[Any, np.ndarray | None]]:
+        """(chunk, its row scaling or None) for every row chunk."""
+        scale = self._scale_tasks or self._scale or [None] * self.n_chunks
+        return list(zip(self._blocks(), scale, strict=True))
+
+    def __repr__(self) -> str:
+        return (f"DaskRows(n={self.n}, p={self.p}, chunks={self.n_chunks}"
+                f"{', persisted' if self.persisted else ''})")
+
+
+def check_dask(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
+               min_samples: int = 1) -> da.Array:
+    """Validate a Dask array or a Dask DataFrame of numeric columns; return a float64 Dask array.
+
+    The checks of :func:`dpconvex._validation.check_array` (2-D, numbers, enough
+    samples, at least one feature, finite, the expected number of features).
+    Shapes and dtypes are read from the collection's metadata; unknown chunk
+    sizes and the finiteness check each take one pass over the data (n is a
+    public parameter). Columns are rechunked to one chunk per row block.
+
+    Raises
+    ------
+    DataTypeError
+        Non-numeric columns (encode them first, e.g. with
+        :func:`dpconvex.datasets.dask_loaders.from_dataframe`).
+    DataValidationError
+        Wrong shape, complex values, NaN or infinite values, too few rows.
+    """
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        from pandas.api.types import is_complex_dtype, is_numeric_dtype
+
+        bad = [str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_complex_dtype(t)]
+        if bad:
+            raise DataTypeError(
+                f"{owner}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a public "
+                "schema first (dpconvex.datasets.from_dataframe applies a PublicSchema per partition)."
+            )
+        X = X.to_dask_array(lengths=True)
+    elif not isinstance(X, da.Array):
+        raise DataTypeError(
+            f"{owner}: {name} must be a dask.array.Array or a dask DataFrame of numeric columns; "
+            f"got {type(X).__name__}."
+        )
+    if X.ndim != 2:
+        raise DataValidationError(
+            f"{owner}: {name} must be 2-D (n_samples, n_features); got a Dask array with "
+            f"{X.ndim} dimension(s). Reshape it (X.reshape(-1, 1) for a single feature)."
+        )
+    if X.dtype.kind == "c":
+        raise DataValidationError(
+            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            "imaginary parts into columns)."
+        )
+    if X.dtype.kind not in "biuf":
+        raise DataTypeError(f"{owner}: {name} must hold numbers; got dtype {X.dtype}.")
+    rows = DaskRows(X)
+    if rows.n < min_samples:
+        raise DataValidationError(
+            f"{owner}: {name} has {rows.n} sample(s); at least {min_samples} are needed."
+        )
+    if rows.p == 0:
+        raise DataValidationError(
+            f"{owner}: {name} has 0 feature(s) (shape={(rows.n, 0)}) while a minimum of 1 is required."
+        )
+    if n_features is not None and rows.p != n_features:
+        raise DataValidationError(
+            f"{name} has {rows.p} features, but {owner} is expecting {n_features} features "
+            "as input (the number seen in fit)."
+        )
+    counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,),
+                               dtype=np.int64)
+    bad = int(_compute(counts.sum())[0])
+    if bad:
+        raise DataValidationError(
+            f"{owner}: {name} contains {bad} NaN or infinite value(s). Impute or drop them "
+            "before fitting (with a public rule: imputing from data statistics costs privacy)."
+        )
+    return rows.X

@@ -1,0 +1,299 @@
+"""Out-of-core loaders: KDD Cup 1999 streamed into a Dask array, and your own tables.
+
+:func:`load_kddcup99_dask` reads ``kddcup.data.gz`` (the full 4.9-million-record
+file; the 10% file ``kddcup.data_10_percent.gz`` when the full one is absent)
+``chunksize`` records at a time, encodes each chunk with the same public-range
+encoder as :func:`~dpconvex.datasets.load_kddcup99`
+(:func:`~dpconvex.datasets.encoding.encode` with
+:data:`~dpconvex.datasets.schemas.KDDCUP99_SCHEMA`: a per-record map, so a
+chunk's rows are exactly the rows the in-memory loader gives for those
+records), and writes it to an on-disk chunk store (one ``.npy`` file per
+chunk). The returned Dask array reads the chunks from there, so no step holds
+the whole matrix: the driver holds one chunk while streaming, and a worker a
+few chunks while computing. A gzip file cannot be read from the middle, which
+is why the chunks are written once rather than re-read from the ``.gz`` on every
+pass of a solver.
+
+Your own Parquet or CSV files: read them with Dask, describe the table by a
+:class:`~dpconvex.datasets.encoding.PublicSchema` (public ranges and
+vocabularies, never computed from the data), and encode it per partition with
+:func:`from_dataframe`::
+
+    import dask.dataframe as dd
+    from dpconvex.datasets import PublicSchema
+    from dpconvex.datasets.dask_loaders import from_dataframe
+
+    df = dd.read_parquet("claims/*.parquet")          # or dd.read_csv("claims-*.csv")
+    schema = PublicSchema(
+        columns=("age", "amount", "region"),
+        numeric={"age": (0.0, 120.0), "amount": (0.0, 1e6)},
+        categories={"region": ("north", "south", "east", "west")},
+        log_scaled=frozenset({"amount"}),
+    )
+    X, y = from_dataframe(df, schema, label="fraud")
+    PrivateLogisticRegression(epsilon=0.5, classes=[0, 1]).fit(X, y)
+
+Missing values must be dropped or filled with a public rule before encoding
+(``df.dropna()``, ``df.fillna({...})``); a NaN left in a numeric column makes
+the estimators refuse the data.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import DatasetError, ParameterError
+from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
+from .encoding import PublicSchema, category_codes, encode
+from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_SCHEMA
+from .uci import _KDD_NUMERIC_IDX, _kdd_numeric
+
+if TYPE_CHECKING:  # pragma: no cover
+    import dask.array as da
+
+__all__ = ["KDDCUP99_FULL_FILE", "from_dataframe", "kddcup99_chunk_store", "load_kddcup99_dask"]
+
+#: The full KDD Cup 1999 training file (4,898,431 records), looked up in the data folders.
+KDDCUP99_FULL_FILE = "kddcup.data.gz"
+_KDD_10_PERCENT = "kddcup.data_10_percent.gz"
+#: Bumped when the chunk-store layout or the encoding changes (old stores are not reused).
+_STORE_VERSION = 1
+_VOCABULARIES = {col: [v.encode("ascii") for v in voc] for col, voc in KDDCUP99_CATEGORIES.items()}
+
+
+def _encode_lines(lines: list[bytes], path: Path, first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Encode KDD'99 records exactly as :func:`~dpconvex.datasets.load_kddcup99` does."""
+    n_fields = len(_KDD_COLUMNS) + 1
+    protocol: list[bytes] = []
+    service: list[bytes] = []
+    flag: list[bytes] = []
+    labels: list[bytes] = []
+    for lineno, line in enumerate(lines, start=first):
+        if line.count(b",") != n_fields - 1:
+            raise DatasetError(
+                f"{path}, record {lineno}: expected {n_fields} comma-separated fields, "
+                f"found {line.count(b',') + 1}. Is this the UCI KDD Cup 1999 file?"
+            )
+        _, p, s, f, rest = line.split(b",", 4)
+        protocol.append(p)
+        service.append(s)
+        flag.append(f)
+        labels.append(rest.rpartition(b",")[2].strip())
+    numeric = _kdd_numeric(b"\n".join(lines), path)
+    values = {_KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)}
+    raw = {"protocol_type": protocol, "service": service, "flag": flag}
+    codes = {col: category_codes(raw[col], voc) for col, voc in _VOCABULARIES.items()}
+    X = encode(KDDCUP99_SCHEMA, values, codes)
+    y = np.fromiter((lab != b"normal." for lab in labels), dtype=np.int64, count=len(labels))
+    return X, y
+
+
+def _records(path: Path, chunksize: int) -> Iterator[list[bytes]]:
+    """Non-empty lines of a gzip file, ``chunksize`` at a time (one chunk in memory)."""
+    try:
+        with gzip.open(path, "rb") as fh:
+            lines = (ln for ln in fh if ln.strip())
+            while chunk := list(islice(lines, chunksize)):
+                yield [ln.rstrip(b"\r\n") for ln in chunk]
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DatasetError(f"Cannot decompress {path}: {exc}") from exc
+
+
+def _load_chunk(file: str) -> np.ndarray:
+    return np.load(file)
+
+
+def _find_source(path: Any, data_home: Any, download: bool, verify_checksum: bool | None) -> Path:
+    if path is not None:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise DatasetError(f"load_kddcup99_dask: no file at {p}.")
+        return p
+    folders, _ = data_search_path(data_home)
+    for folder in folders:
+        if (folder / KDDCUP99_FULL_FILE).is_file():
+            return folder / KDDCUP99_FULL_FILE
+    return fetch_file(_KDD_10_PERCENT, data_home, download, verify_checksum)
+
+
+def load_kddcup99_dask(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    chunksize: int = 100_000,
+    data_home: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    download: bool = False,
+    verify_checksum: bool | None = None,
+) -> tuple[da.Array, np.ndarray]:
+    """KDD Cup 1999 as a Dask array of encoded rows, streamed from the ``.gz`` file chunk by chunk.
+
+    Parameters
+    ----------
+    path : str, path-like or None
+        A KDD'99 file (gzip, UCI format). None: ``kddcup.data.gz`` in the data
+        folders (:func:`~dpconvex.datasets.get_data_home`), else the 10% file
+        ``kddcup.data_10_percent.gz`` (checked against its pinned SHA-256).
+    chunksize : int, default=100_000
+        Records per chunk (about 98 MB of float64 rows per chunk). The number
+        of chunks is your choice, so it is public (certificates record it).
+    data_home : str, path-like or None
+        See :func:`~dpconvex.datasets.get_data_home`.
+    cache_dir : str, path-like or None
+        Folder of the on-disk chunk store (``~/.cache/dpconvex/dask`` if None).
+        A store is keyed by the source file (path, size, modification time) and
+        ``chunksize``, written once and reused by later calls.
+    download : bool, default=False
+        Download the 10% file if no file is found.
+    verify_checksum : bool or None
+        As in :func:`~dpconvex.datasets.load_kddcup99` (for the 10% file; the
+        full file has no pinned checksum here).
+
+    Returns
+    -------
+    X : dask.array.Array of shape (n, 122), float64, chunks of ``chunksize`` rows
+        The rows of :func:`~dpconvex.datasets.load_kddcup99` for the same
+        records, in file order (every row has norm <= 1).
+    y : ndarray of shape (n,), dtype int64
+        1 = attack, 0 = normal (n numbers: small enough for the driver).
+
+    Raises
+    ------
+    ParameterError
+        A ``chunksize`` that is not an int >= 1.
+    DatasetError
+        No file, an unreadable or malformed file.
+    """
+    import dask
+    import dask.array as da
+
+    store = kddcup99_chunk_store(path, chunksize=chunksize, data_home=data_home,
+                                 cache_dir=cache_dir, download=download,
+                                 verify_checksum=verify_checksum)
+    meta = json.loads((store / "meta.json").read_text())
+    p = KDDCUP99_SCHEMA.n_features
+    load = dask.delayed(_load_chunk, pure=True)
+    blocks = [da.from_delayed(load(str(store / f"X-{i:05d}.npy")), shape=(rows, p), dtype=np.float64)
+              for i, rows in enumerate(meta["chunks"])]
+    return da.concatenate(blocks, axis=0), np.load(store / "y.npy")
+
+
+def kddcup99_chunk_store(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    chunksize: int = 100_000,
+    data_home: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    download: bool = False,
+    verify_checksum: bool | None = None,
+) -> Path:
+    """The folder of the on-disk chunk store behind :func:`load_kddcup99_dask` (written if needed).
+
+    It holds ``X-00000.npy``, ``X-00001.npy``, ... (the encoded rows of each
+    chunk), ``y.npy`` and ``meta.json`` (``"chunks"``: the rows per chunk),
+    written last. Parameters as in :func:`load_kddcup99_dask`.
+    """
+    owner = "load_kddcup99_dask"
+    if isinstance(chunksize, bool) or not isinstance(chunksize, int | np.integer) or chunksize < 1:
+        raise ParameterError(
+            f"The 'chunksize' parameter of {owner} must be an int >= 1. Got {chunksize!r} instead."
+        )
+    download = bool(check_bool("download", download, owner))
+    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
+    source = _find_source(path, data_home, download, verify_checksum).resolve()
+    stat = source.stat()
+    key = hashlib.sha256(
+        f"{source}|{stat.st_size}|{stat.st_mtime_ns}|{int(chunksize)}|{_STORE_VERSION}".encode()
+    ).hexdigest()[:16]
+    root = Path(_DEFAULT_HOME) / "dask" if cache_dir is None else Path(cache_dir)
+    store = root.expanduser() / f"{source.name.split('.')[0]}-{key}"
+    if not (store / "meta.json").is_file():
+        _write_store(source, store, int(chunksize))
+    return store
+
+
+def _write_store(source: Path, store: Path, chunksize: int) -> None:
+    """Stream, encode and write the chunks; ``meta.json`` last (a store without it is incomplete)."""
+    store.mkdir(parents=True, exist_ok=True)
+    sizes: list[int] = []
+    ys: list[np.ndarray] = []
+    first = 1
+    for lines in _records(source, chunksize):
+        X, y = _encode_lines(lines, source, first)
+        tmp = store / f"X-{len(sizes):05d}.tmp.npy"
+        np.save(tmp, X)
+        tmp.replace(store / f"X-{len(sizes):05d}.npy")
+        sizes.append(len(lines))
+        ys.append(y)
+        first += len(lines)
+    if not sizes:
+        raise DatasetError(f"{source} holds no records.")
+    np.save(store / "y.npy", np.concatenate(ys))
+    meta = {"source": str(source), "chunks": sizes, "n_features": KDDCUP99_SCHEMA.n_features,
+            "version": _STORE_VERSION}
+    tmp = store / "meta.tmp.json"
+    tmp.write_text(json.dumps(meta))
+    tmp.replace(store / "meta.json")
+
+
+def _encode_partition(part: Any, schema: PublicSchema) -> np.ndarray:
+    numeric = {c: part[c].to_numpy(dtype=float) for c in schema.numeric}
+    codes = {c: category_codes(part[c].astype(str).tolist(), [str(v) for v in voc])
+             for c, voc in schema.categories.items()}
+    return encode(schema, numeric, codes)
+
+
+def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None
+                   ) -> tuple[da.Array, da.Array | None]:
+    """Encode a Dask DataFrame with a public schema, partition by partition.
+
+    Parameters
+    ----------
+    df : dask.dataframe.DataFrame
+        E.g. from ``dd.read_parquet`` or ``dd.read_csv``; every column of
+        ``schema.numeric`` and ``schema.categories`` must be present (other
+        columns are ignored).
+    schema : PublicSchema
+        Public ranges and vocabularies (:mod:`dpconvex.datasets.encoding`):
+        each record is encoded from itself and these constants only, so every
+        row has norm <= 1 and the partitioning does not change any row.
+        Category values are compared as strings.
+    label : str or None
+        A column returned as ``y`` (unchanged); None returns ``y = None``.
+
+    Returns
+    -------
+    X : dask.array.Array of shape (n, schema.n_features), float64
+        One chunk per partition.
+    y : dask.array.Array of shape (n,) or None
+
+    Notes
+    -----
+    The partition lengths are computed once (a pass over the data): the
+    number of records n is a public parameter of the privacy analysis, and
+    the chunk sizes never enter a release.
+    """
+    import dask
+    import dask.array as da
+
+    missing = [c for c in (*schema.numeric, *schema.categories) if c not in df.columns]
+    if label is not None and label not in df.columns:
+        missing.append(label)
+    if missing:
+        raise ParameterError(f"from_dataframe: the DataFrame has no column(s) {missing!r}.")
+    lengths = tuple(int(v) for v in df.map_partitions(len).compute())
+    enc = dask.delayed(_encode_partition, pure=True)
+    blocks = [da.from_delayed(enc(part, schema), shape=(rows, schema.n_features), dtype=np.float64)
+              for part, rows in zip(df.to_delayed(), lengths, strict=True)]
+    X = da.concatenate(blocks, axis=0)
+    y = df[label].to_dask_array(lengths=lengths) if label is not None else None
+    return X, y

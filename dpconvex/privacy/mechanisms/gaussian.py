@@ -1,0 +1,225 @@
+"""Noisy class sums and counts in one vector: the DP class-centroid mechanisms (docs/privacy.md §4.9).
+
+The template (:class:`~dpconvex.centroids.ClassSumTemplate`) holds public
+feature vectors u_i with ‖u_i‖ <= 1 (``data_norm``) and class indices y_i. The
+released statistic is the joint vector V ∈ R^{C × (d + 1)} whose row c is
+
+    V_c = Σ_{i: y_i = c} (u_i, w) = (s_c, w n_c),
+
+the class sum of u and w times the class count, w the public count weight
+(default 1). Replacing one record (u, c) by (u′, c′) changes V by
+e_c ⊗ (u − u′, 0) if c = c′ (norm <= 2) and by e_c ⊗ (u, w) − e_c′ ⊗ (u′, w)
+otherwise (norm <= √(2(1 + w²))); a record outside the public label set adds
+nothing (a change of norm <= √(1 + w²)). So the L2 sensitivity is
+
+    Δ = max(2, √(2(1 + w²))) = 2 for w <= 1,
+
+and the counts ride along at no cost with w = 1. Two mechanisms:
+
+``"gaussian"`` ((ε, δ)-DP)
+    V + N(0, σ² I), σ the analytic Gaussian calibration for Δ
+    (:func:`~dpconvex.privacy.accounting.analytic_gaussian.analytic_gaussian_sigma`,
+    [BW18]_ Thm. 8).
+``"norm_gamma_sum"`` (pure ε-DP)
+    V + b, b with density ∝ exp(−β‖b‖_F) on R^{C(d+1)}, β = ε/Δ (the norm-based
+    mechanism of output perturbation, [CMS]_ Alg. 1): the density ratio is
+    exp(β(‖v − V′‖ − ‖v − V‖)) <= exp(β‖V − V′‖) <= e^ε.
+
+Both round the release to the public snapping grid of their per-coordinate
+noise scale (σ; E‖b‖/√p = √p/β) (:func:`dpconvex.noise.snap`, after [Mir12]_).
+
+References
+----------
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
+   Differential Privacy: Analytical Calibration and Optimal Denoising.
+   ICML 2018, Theorem 8 and Algorithm 1.
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
+.. [Mir12] I. Mironov. On Significance of the Least Significant Bits for
+   Differential Privacy. CCS 2012 (snapping).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._validation import check_float
+from ...errors import ParameterError
+from ...noise import norm_gamma, snap
+from ...solvers.base import SolveResult
+from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
+from ..budget import Budget
+from ..certificate import Certificate, Condition
+from .base import Calibration, Mechanism, register
+from .perturbation import coordinate_scale
+
+__all__ = ["ClassSumGaussian", "ClassSumNormGamma", "class_sum_sensitivity", "class_sums"]
+
+
+def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
+    """L2 sensitivity of the joint vector (s_1, w n_1, ..., s_C, w n_C) under replace-one.
+
+    max(2B, √(2(B² + w²))) for ‖u‖ <= B (docs/privacy.md §4.9): the same-class
+    change u − u′ (the count coordinate cancels) or the move of (u, w) and
+    (u′, w) between two classes. 2 for B = 1 and w <= 1.
+    """
+    b, w = float(feature_bound), float(count_weight)
+    return max(2.0 * b, math.sqrt(2.0 * (b * b + w * w)))
+
+
+def class_sums(template: Any, count_weight: float) -> np.ndarray:
+    """The joint vector V of shape (C, d + 1): class sums of u, then w times the class counts."""
+    C, d = template.C, template.d
+    X, y = template.X, template.y
+    V = np.zeros((C, d + 1))
+    for c in range(C):  # C is small; a per-class sum keeps the order of the rows
+        rows = y == c
+        V[c, :d] = X[rows].sum(axis=0)
+        V[c, d] = count_weight * float(np.count_nonzero(rows))
+    return V
+
+
+class _ClassSumNoise(Mechanism):
+    """Shared part of the two class-sum mechanisms: sensitivity, certificate, statistic."""
+
+    needs = frozenset({"cell_sums"})
+    solves = False
+    template_kinds = frozenset({"centroid"})
+    noise_label = ""
+
+    def __init__(self, count_weight: float = 1.0):
+        self.count_weight = check_float("count_weight", count_weight, type(self).__name__)
+
+    def sensitivity(self, template: Any) -> float:
+        """Δ for the template's public feature bound and this mechanism's count weight."""
+        return class_sum_sensitivity(template.data_norm, self.count_weight)
+
+    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
+        """Public per-coordinate scale of the noise (the snapping scale; the count floor's unit)."""
+        raise NotImplementedError
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        """The mechanism's calibration condition and quantities."""
+        raise NotImplementedError
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        B, w, C, d = template.data_norm, self.count_weight, template.C, template.d
+        noise_conds, noise_q = self.noise_description(cal)
+        conds = [
+            *conditions,
+            Condition("feature bound", True, "enforced by dpconvex (per-record clipping)",
+                      f"every feature vector u has ||u|| <= {B:g}"),
+            Condition("replace-one sensitivity", True, "derived (docs/privacy.md §4.9)",
+                      f"rows (s_c, w n_c), w = {w:g}: same class ||u - u'|| <= {2 * B:g}; "
+                      f"two classes sqrt(2 (B^2 + w^2)) = "
+                      f"{math.sqrt(2 * (B * B + w * w)):.6g}; L2 sensitivity "
+                      f"{cal.sensitivity:.6g}"),
+            *noise_conds,
+        ]
+        return Certificate(
+            mechanism=f"{self.noise_label} on the class sums and counts ({C} classes)",
+            epsilon_requested=budget.epsilon,
+            epsilon=cal.epsilon,
+            delta=cal.delta,
+            private=True,
+            conditions=conds,
+            quantities={"classes C": C, "features d": d, "released entries C (d + 1)":
+                        C * (d + 1), "count weight w": w, "L2 sensitivity": cal.sensitivity,
+                        **noise_q},
+            assumptions=[
+                "adjacency: replace one record (label included); records outside the public "
+                "label set contribute nothing",
+                f"feature vectors u are a per-record public map, clipped to ||u|| <= {B:g}",
+                "idealized real-valued noise, rounded to a public grid (docs/privacy.md §5)",
+                *template.assumptions(self.needs),
+            ],
+        )
+
+
+@register
+class ClassSumGaussian(_ClassSumNoise):
+    """Analytic Gaussian mechanism ([BW18]_) on the class sums and counts: (ε, δ)-DP."""
+
+    name = "gaussian"
+    pure = False
+    noise_label = "analytic Gaussian mechanism (Balle & Wang 2018)"
+
+    def check_budget(self, budget: Budget) -> Budget:
+        budget = super().check_budget(budget)
+        if not budget.delta > 0.0:
+            raise ParameterError(
+                f"mechanism '{self.name}' is (epsilon, delta)-DP and needs delta > 0 (got "
+                f"{budget.delta!r}); use mechanism='norm_gamma_sum' for pure epsilon-DP.")
+        return budget
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        sens = self.sensitivity(template)
+        sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, sens)
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
+            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=sens, noise_rate=math.nan, delta=budget.delta,
+            extra={"noise std": sigma, "count weight": self.count_weight,
+                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, sigma, sens)})
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        s, dlt = cal.extra["noise std"], cal.extra["delta at sigma"]
+        cond = Condition(
+            "noise calibration", dlt <= cal.delta, "analytic Gaussian (Balle & Wang 2018, Thm. 8)",
+            f"sigma = {s:.6g}: Phi(D/(2s) - e s/D) - e^e Phi(-D/(2s) - e s/D) = {dlt:.6g} <= "
+            f"delta = {cal.delta:g} at epsilon = {cal.epsilon:g}")
+        return [cond], {"noise std sigma": s, "count noise std sigma/w":
+                        s / self.count_weight, "delta at sigma": dlt}
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        V = class_sums(template, self.count_weight)
+        sigma = self.noise_scale(cal, V.shape)
+        return snap(V + rng.normal(0.0, sigma, size=V.shape), sigma), None, False
+
+    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
+        return float(cal.extra["noise std"])
+
+
+@register
+class ClassSumNormGamma(_ClassSumNoise):
+    """Norm-Gamma noise ∝ exp(−β‖b‖), β = ε/Δ, on the class sums and counts: pure ε-DP."""
+
+    name = "norm_gamma_sum"
+    pure = True
+    noise_label = "norm-Gamma noise (density exp(-beta ||b||), CMS Alg. 1)"
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        sens = self.sensitivity(template)
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
+            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=sens, noise_rate=budget.epsilon / sens,
+            extra={"count weight": self.count_weight})
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        cond = Condition(
+            "noise calibration", True, "computed from public parameters",
+            f"density ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
+            f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
+        return [cond], {"noise rate beta": cal.noise_rate}
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        V = class_sums(template, self.count_weight)
+        b = norm_gamma(V.shape, cal.noise_rate, rng)
+        return snap(V + b, self.noise_scale(cal, V.shape)), None, False
+
+    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
+        return float(coordinate_scale(shape, cal.noise_rate))

@@ -1,0 +1,53 @@
+"""What a new user meets first (issue 16): lazy imports, --version, a fast --help, clipping warnings."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+
+
+def test_submodules_and_names_resolve_lazily():
+    code = ("import sys, dpconvex; assert 'dpconvex.estimators' not in sys.modules; "
+            "dpconvex.datasets.load_sklearn; dpconvex.RandomFourierFeatures; "
+            "dpconvex.PrivateLogisticRegression; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        dp.nope  # noqa: B018
+
+
+def test_version_and_help_do_not_import_the_numerics():
+    out = subprocess.run([sys.executable, "-m", "dpconvex", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == f"dpconvex {dp.__version__}"
+    code = ("import sys; from dpconvex import cli; sys.argv = ['dpconvex', '--help']\n"
+            "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
+            "assert 'cvxpy' not in sys.modules and 'sklearn' not in sys.modules, 'heavy import'")
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+
+def test_heavy_clipping_warns_the_data_holder_with_the_share():
+    rng = np.random.default_rng(0)
+    X = 10.0 * rng.normal(size=(50, 3))  # raw features: every row above data_norm = 1
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.warns(dp.PrivacyWarning, match=r"100% of the rows had norm above data_norm=1"):
+        est = dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+    assert "100%" not in str(est.certificate_)  # a warning, never part of the release
+    with pytest.warns(dp.PrivacyWarning, match="scaled down"):
+        dp.PrivateLargeMarginGaussian(epsilon=1.0, solver="native", random_state=0).fit(X, y)
+
+
+def test_no_warning_when_rows_fit_the_bound():
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = 0.1 * rng.normal(size=(50, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dp.PrivacyWarning)
+        dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
