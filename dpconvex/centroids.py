@@ -43,6 +43,7 @@ from ._validation import (
     check_fitted,
     check_float,
     check_labels,
+    check_option,
     clip_rows,
 )
 from .data.preprocess import warn_if_clipped
@@ -67,6 +68,13 @@ DELTA_RULE = "delta chosen by the public rule min(1e-5, 1/n^2) (n, the number of
 #: The public map of a record to its feature vector, for the certificate.
 FEATURE_MAP = ("feature map u = clip(x, data_norm) / data_norm (per record, public), so "
                "||u|| <= 1; the count coordinate w = 1 plays the role of a constant feature")
+
+#: Per-record scaling choices (DESIGN.md §5: a map that reads only the record).
+ROW_NORMS = ("unit", "none")
+
+#: Certificate line of the per-record scaling.
+UNIT_ROWS = ("row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay zero), a map "
+             "that reads only the record itself, so typical rows use the whole norm bound")
 
 #: The post-processing of the release, for the certificate.
 POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy sums and counts "
@@ -168,6 +176,10 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
            leaks. Give a tight public bound: the noise on the means is fixed
            in u = x/q units, so a loose q wastes signal. Per-record maps such
            as x ↦ x/‖x‖ (which read only the record) use the whole bound.
+    row_norm : {"unit", "none"}, default="unit"
+        "unit" scales every row to the norm bound (u/‖u‖; zero rows stay zero), a
+        per-record public map (DESIGN.md §5) that lets typical rows use the whole
+        bound; "none" keeps u = clip(x, q)/q.
     temperature : float or None, default=None
         τ > 0 of :meth:`predict_proba`, P(c | x) ∝ exp(−‖u − μ_c‖²/(2τ)) (a
         Gaussian class model with covariance τI). None: τ = 1/d, the largest
@@ -219,8 +231,9 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
                  mechanism: str = "gaussian", data_norm: float = 1.0,
                  temperature: float | None = None, classes: Any = None,
-                 random_state: Any = None, accountant: Any = None):
+                 random_state: Any = None, accountant: Any = None, row_norm: str = "unit"):
         self.epsilon = epsilon
+        self.row_norm = row_norm
         self.delta = delta
         self.mechanism = mechanism
         self.data_norm = data_norm
@@ -238,6 +251,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         mech = self._mechanism()
         check_float("epsilon", self.epsilon, owner)
         check_float("data_norm", self.data_norm, owner)
+        check_option("row_norm", self.row_norm, ROW_NORMS, owner)
         if self.delta is not None:
             check_float("delta", self.delta, owner, low_inclusive=not mech.pure, high=1.0)
             if mech.pure and self.delta != 0:
@@ -281,9 +295,11 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         budget, rule = self._budget(mech, Xv.shape[0])
         notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  labels.assumption]
+        if self.row_norm == "unit":
+            notes.append(UNIT_ROWS)
         keep = ~labels.outside  # records outside the label set contribute nothing
-        template = ClassSumTemplate(Xc[keep] / q, labels.index[keep], int(labels.classes.size),
-                                    notes=notes)
+        template = ClassSumTemplate(self._u(Xc / q)[keep], labels.index[keep],
+                                    int(labels.classes.size), notes=notes)
         return mech, template, budget, labels.classes, Xv.shape[1]
 
     # --------------------------------------------------------------------- fit
@@ -323,6 +339,13 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         self.counts_ = counts
         return self
 
+    def _u(self, U: np.ndarray) -> np.ndarray:
+        """``row_norm="unit"``: u / ||u|| per record (zero rows stay zero); else u."""
+        if self.row_norm != "unit":
+            return U
+        nrm = np.linalg.norm(U, axis=1, keepdims=True)
+        return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+
     # ----------------------------------------------------------------- predict
     def _sq_distances(self, X: Any) -> np.ndarray:
         """‖u − μ_c‖² for u = clip(x, q)/q, shape (n_samples, C)."""
@@ -330,7 +353,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         owner = type(self).__name__
         Xv = check_array(X, owner, n_features=self.n_features_in_)
         q = float(self.data_norm)
-        U = clip_rows(Xv, q)[0] / q
+        U = self._u(clip_rows(Xv, q)[0] / q)
         M = self.means_ / q
         d2 = (np.einsum("ij,ij->i", U, U)[:, None] - 2.0 * (U @ M.T)
               + np.einsum("ij,ij->i", M, M)[None, :])

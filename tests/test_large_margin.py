@@ -459,3 +459,22 @@ def test_amp_covers_an_inexact_native_solve(monkeypatch):
     assert draws[-1][0] == pytest.approx(cover.epsilon / (2 * (1 + L) / mu * gamma))
     assert all(sym for _, sym in draws)
     assert np.linalg.eigvalsh(est.Phi_).min() >= -1e-8  # projected after the cover
+
+
+def test_parameterization_is_one_class_passed_to_the_template():
+    """A form of Φ is one class (issue 11): the template builds its space from it."""
+    from dpconvex.templates.parameterizations import FullPSD
+
+    built = []
+
+    class Recorded(FullPSD):
+        def __init__(self, C, K, D):
+            built.append((C, K, D))
+            super().__init__(C, K, D)
+
+    t = _template(parameterization=Recorded)
+    ref = _template()
+    assert built == [(t.C, t.K, t.D)] and isinstance(t.space, Recorded)
+    b = np.zeros(t.noise_shape)
+    np.testing.assert_array_equal(solve(t, b, 0.0, solver="native").x,
+                                  solve(ref, b, 0.0, solver="native").x)

@@ -94,6 +94,7 @@ ESTIMATORS = (
     "PrivateHuberSVM",
     "PrivateLargeMarginGaussian",
     "NoisyGradientDescent",
+    "PrivateGaussianCentroid",
 )
 
 #: Constructor parameters set by the runner, never by a problem file.

@@ -127,6 +127,11 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
         Additional data-independent convex terms.
     assignment : str
         Human-readable description of the component assignment (certificate).
+    parameterization : class or None
+        The form of Φ (default :class:`~dpconvex.templates.parameterizations.FullPSD`):
+        any class of ``templates/parameterizations.py`` built as ``cls(C, K, D)``
+        and providing the ParamSpace contract (projection, noise subspace,
+        quadratic forms, adjoint, CVXPY variables). A new form is one class.
 
     Attributes
     ----------
@@ -159,6 +164,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
         loss: Loss | None = None,
         extra_terms: Sequence[MatrixTerm] = (),
         assignment: str = "trivial (one component per class)",
+        parameterization: Any = None,
     ):
         owner = type(self).__name__
         self.Z = np.ascontiguousarray(Z, dtype=float)
@@ -203,7 +209,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
                     f"grad_fn). Got {t!r} instead."
                 )
         self.assignment = assignment
-        self.space = FullPSD(self.C, self.K, self.D)
+        # the form of Φ: a class of templates/parameterizations.py (one class per form)
+        self.space = (parameterization or FullPSD)(self.C, self.K, self.D)
         self.J = self.C * self.K
         self.capabilities = frozenset({"objective", "projection"}
                                       | ({"cvxpy"} if self.loss.has_cvxpy else set()))
