@@ -33,8 +33,10 @@ from .errors import DataValidationError, ParameterError
 from .labels import encode_labels, zero_rows
 from .losses import LOSSES, Loss, get_loss
 from .mechanisms import Prepared
+from .ovr import OneVsRestMixin
 from .privacy.accounting import Reservation, reserve_budget
 from .privacy.budget import Budget
+from .privacy.lam_rule import check_lam, resolve_lam
 from .privacy.mechanisms import Mechanism, build_mechanism
 from .privacy.release import release
 from .solvers.base import check_solver_name
@@ -70,6 +72,13 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 
         Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_,
                          accept_sparse=True, accept_dask=True)
+        if self.coef_.shape[0] > 1:  # one-vs-rest: one score per class, shape (n, C)
+            if is_dask_collection(Xv):
+                from .data.dask_rows import DaskRows
+
+                rows = DaskRows(Xv)
+                return np.column_stack([rows.matvec(w) for w in self.coef_]) + self.intercept_
+            return np.asarray(Xv @ self.coef_.T) + self.intercept_
         if is_dask_collection(Xv):  # scores summed per chunk on the workers; n numbers come back
             from .data.dask_rows import DaskRows
 
@@ -77,12 +86,14 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         return np.asarray(Xv @ self.coef_[0]) + self.intercept_[0]
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted class labels."""
+        """Predicted class labels (one-vs-rest: the class with the highest score)."""
         scores = self.decision_function(X)
+        if scores.ndim == 2:
+            return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores > 0).astype(int)]
 
 
-class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
+class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict for private linear classifiers over :class:`LinearERMTemplate`."""
 
     def _make_loss(self) -> Loss:
@@ -90,7 +101,7 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
         tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
         tags.input_tags.sparse = True  # CSR/CSC rows through the design-operator seam
         return tags
@@ -98,7 +109,7 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
     def _validate_params(self) -> None:  # type: ignore[override]
         owner = type(self).__name__
         check_float("epsilon", self.epsilon, owner)
-        check_float("lam", self.lam, owner)
+        check_lam(self.lam, owner)
         check_float("data_norm", self.data_norm, owner)
         self._mechanism()
         check_bool("fit_intercept", self.fit_intercept, owner)
@@ -127,11 +138,18 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         dense array or a SciPy sparse matrix (CSR/CSC): sparse rows are never
         densified (:mod:`dpconvex.data.operators`).
 
+        More than two classes (in ``classes=`` or, when it is None, in y): one
+        private binary model per class, each with ε/C, composed sequentially
+        (:mod:`dpconvex.ovr`); ``coef_`` then has one row per class.
+
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         self._validate_params()
+        multi = self._label_set(X, y)
+        if multi is not None:
+            return self._fit_ovr(X, y, multi)
         budget = self._budget(self._mechanism())
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, budget.epsilon, budget.delta,
@@ -142,7 +160,9 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         """Validated, clipped data and its template: everything of a fit that ε does not change."""
         template, classes, d = self._prepare(X, y, validated=validated)
         return Prepared(template=template, meta={"classes": classes, "d": d,
-                                                 "label_note": self._label_note})
+                                                 "label_note": self._label_note,
+                                                 "lam_note": self._lam_note},
+                        reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
 
     def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None, *,
                       hold: Reservation | None = None) -> _PrivateLinearClassifier:
@@ -162,6 +182,7 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
                       warm_start=warm_start, max_iter=self.max_iter)
         theta, cert = rel.theta, rel.certificate
         cert.assumptions.append(prep.meta["label_note"])
+        cert.assumptions.append(prep.meta["lam_note"])
         hold.commit_certificate(cert)
         d = prep.meta["d"]
         self.classes_ = prep.meta["classes"]
@@ -199,7 +220,9 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
             Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no loss
         if self.fit_intercept:
             q = math.sqrt(q * q + 1.0)
-        return LinearERMTemplate(loss, self.lam, q, Xc, ys), classes, Xv.shape[1]
+        lam, self._lam_note = resolve_lam(self.lam, self._mechanism(), Xv.shape[0], self.epsilon,
+                                          q, Xv.shape[1] + int(self.fit_intercept), loss)
+        return LinearERMTemplate(loss, lam, q, Xc, ys), classes, Xv.shape[1]
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn).
@@ -213,8 +236,15 @@ class _PrivateLinearClassifier(LinearDecisionMixin, ClassifierMixin, BaseEstimat
         return release(template, mech, self._budget(mech), dry_run=True).certificate
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Logistic link of the decision function (meaningful for logistic loss)."""
-        s = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        """Logistic link of the decision function (meaningful for logistic loss).
+
+        One-vs-rest: the C logistic scores normalized to sum to 1 (as scikit-learn's
+        one-vs-rest logistic regression).
+        """
+        scores = self.decision_function(X)
+        s = 0.5 * (1.0 + np.tanh(0.5 * scores))  # logistic, overflow-free
+        if s.ndim == 2:
+            return s / np.maximum(s.sum(axis=1, keepdims=True), 1e-300)
         return np.column_stack([1 - s, s])
 
 
@@ -229,8 +259,12 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     epsilon : float, default=1.0
         Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided, never above it.
-    lam : float, default=1e-2
-        Regularization Λ > 0.
+    lam : "auto" or float, default="auto"
+        Regularization Λ > 0. "auto": Λ from the public rule
+        :func:`dpconvex.privacy.lam_rule.auto_lam` (n, ε, ``data_norm``, p, the
+        loss constants and the mechanism; never the data values), which balances
+        the noise against the regularization bias (docs/privacy.md §3.4); the
+        certificate states the rule and the value used.
     mechanism : {"objective", "output", "none"}, default="objective"
         "none" is the explicit NON-private baseline.
     data_norm : float, default=1.0
@@ -271,7 +305,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         iterations are never stored; see :func:`dpconvex.collect_diagnostics`.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, lam: float = 1e-2, mechanism: str = "objective",
+    def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", mechanism: str = "objective",
                  data_norm: float = 1.0, fit_intercept: bool = True, solver: str | None = None,
                  random_state: Any = None, optimality_tol: float | None = None,
                  max_iter: int | None = None, accountant: Any = None, classes: Any = None):
@@ -306,7 +340,7 @@ max_iter, accountant
         "smooth_hinge" has no DCP form: only ``solver="native"`` accepts it.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, lam: float = 1e-2, h: float = 0.5,
+    def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", h: float = 0.5,
                  loss: str = "huber", mechanism: str = "objective", data_norm: float = 1.0,
                  fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
@@ -353,7 +387,7 @@ max_iter, accountant
         As in :class:`PrivateLogisticRegression`.
     """
 
-    def __init__(self, *, loss: Any = "logistic", epsilon: float = 1.0, lam: float = 1e-2,
+    def __init__(self, *, loss: Any = "logistic", epsilon: float = 1.0, lam: float | str = "auto",
                  mechanism: str = "objective", data_norm: float = 1.0, fit_intercept: bool = True,
                  solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,

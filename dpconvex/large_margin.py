@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from . import _progress as progress
 from ._random import check_random_state
 from ._validation import (
     ClassifierScoreMixin,
@@ -128,6 +129,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     accountant : BudgetAccountant or None, default=None
         Ledger checked before the fit (``BudgetError`` if ε does not fit) and
         charged with the certificate's ε after it.
+    verbose : int, default=0
+        Progress on stderr for long fits: 1 prints the steps (component
+        assignment, solve, release), 2 also the solver's iterations and
+        residuals every 100 iterations. Shown to the data holder, never stored.
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the model's shape, the noise
         dimension and the sensitivity). With it nothing about the labels is read
@@ -180,6 +185,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         max_iter: int | None = None,
         accountant: Any = None,
         classes: Any = None,
+        verbose: int = 0,
     ):
         self.epsilon = epsilon
         self.gamma = gamma
@@ -200,6 +206,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self.max_iter = max_iter
         self.accountant = accountant
         self.classes = classes
+        self.verbose = verbose
 
     # -------------------------------------------------------------- validation
     def _mechanism(self) -> Mechanism:
@@ -230,6 +237,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         check_float("h", self.h, owner)
         check_float("data_norm", self.data_norm, owner)
         check_int("n_components", self.n_components, owner)
+        if (isinstance(self.verbose, bool) or not isinstance(self.verbose, numbers.Integral)
+                or self.verbose < 0):
+            raise ParameterError(f"The 'verbose' parameter of {owner} must be an int >= 0 (0, 1 "
+                                 f"or 2). Got {self.verbose!r} instead.")
         if self.component_assignment is not None:
             check_option("component_assignment", self.component_assignment, ASSIGNMENTS, owner)
         check_float("kmeans_epsilon_fraction", self.kmeans_epsilon_fraction, owner, high=1.0)
@@ -315,8 +326,13 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         eps = float(self.epsilon) if self._mechanism().private else math.inf
         # the ledger is checked (and the budget held) before the data are read: the
         # build may spend part of it (DP k-means)
-        with reserve_budget(self.accountant, eps, 0.0, type(self).__name__) as hold:
-            return self._fit_prepared(self._build(X, y, validated=True), hold=hold)
+        with progress.verbosity(int(self.verbose)), \
+                reserve_budget(self.accountant, eps, 0.0, type(self).__name__) as hold:
+            progress.say(f"{type(self).__name__}: building the template")
+            prep = self._build(X, y, validated=True)
+            progress.say(f"template built: C = {prep.meta['C']}, K = {prep.meta['K']}, "
+                         f"d = {prep.meta['d']}")
+            return self._fit_prepared(prep, hold=hold)
 
     def _build(self, X: Any, y: Any, *, validated: bool = False) -> Prepared:
         """Validate, clip, assign components and build the template.

@@ -79,6 +79,7 @@ from .errors import ParameterError, PrivacyError
 from .estimators import LinearDecisionMixin
 from .labels import encode_labels, zero_rows
 from .losses import LOSSES, Loss, get_loss
+from .ovr import OneVsRestMixin
 from .privacy.accounting import reserve_budget
 from .privacy.accounting.gaussian import (
     ACCOUNTING,
@@ -114,7 +115,7 @@ def _public_n(X: Any, owner: str) -> int:
     return n
 
 
-class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
+class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     """(ε, δ)-DP linear classifier by noisy projected gradient descent ([ACG+16]_, [BST14]_).
 
     Minimizes the empirical risk (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an
@@ -234,7 +235,7 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
         tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
         return tags
 
@@ -309,12 +310,18 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any) -> NoisyGradientDescent:
         """Run noisy projected gradient descent.
 
+        More than two classes: one private binary model per class with ε/C and
+        δ/C, composed sequentially (:mod:`dpconvex.ovr`).
+
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, BudgetError
         """
         owner = type(self).__name__
         mech, budget = self._mechanism(X)
+        multi = self._label_set(X, y)
+        if multi is not None:
+            return self._fit_ovr(X, y, multi)
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as hold:
             template, classes, d = self._prepare(X, y)
@@ -353,6 +360,9 @@ class NoisyGradientDescent(LinearDecisionMixin, ClassifierMixin, BaseEstimator):
             Rows sum to 1; ``argmax`` agrees with :meth:`predict`.
         """
         f = self.decision_function(X)
+        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
+            p = np.exp(-np.logaddexp(0.0, -f))
+            return p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
         s = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
         # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
         s = np.where((f > 0) & (s <= 0.5), np.nextafter(0.5, 1.0), s)

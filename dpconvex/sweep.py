@@ -130,7 +130,8 @@ def epsilon_sweep(
         row = []
         for _ in range(runs):
             est = _fresh(estimator, epsilon=eps, random_state=rng)
-            if not hasattr(est, "_fit_prepared"):
+            multiclass = hasattr(est, "_label_set") and est._label_set(X, y) is not None
+            if not hasattr(est, "_fit_prepared") or multiclass:  # one-vs-rest: plain fits
                 row.append(est.fit(X, y))
                 continue
             if prepared is None or not prepared.reusable:

@@ -119,8 +119,9 @@ def _linear_cases() -> dict[str, Callable[[], Arrays]]:
             out[name] = _linear_case(
                 kind, _seed(name), epsilon=0.8, lam=0.05, mechanism=mech, solver=solver,
                 fit_intercept=False)
-    # solver=None (the default: native) and the other defaults
-    out["logreg-defaults"] = _linear_case("logreg", 40)
+    # solver=None (the default: native) and the other defaults; lam=1e-2 was the default
+    # before lam="auto" (issue 13), recorded with it
+    out["logreg-defaults"] = _linear_case("logreg", 40, lam=1e-2)
     # data_norm != 1 (clipping to another public bound)
     out["logreg-objective-native-datanorm2"] = _linear_case(
         "logreg", 41, epsilon=1.0, lam=0.05, data_norm=2.0, solver="native")

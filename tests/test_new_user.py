@@ -51,3 +51,16 @@ def test_no_warning_when_rows_fit_the_bound():
     with warnings.catch_warnings():
         warnings.simplefilter("error", dp.PrivacyWarning)
         dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+
+
+def test_verbose_progress_goes_to_stderr_and_is_not_stored(capsys):
+    rng = np.random.default_rng(0)
+    X = 0.3 * rng.normal(size=(80, 3))
+    y = np.arange(80) % 3
+    m = dp.PrivateLargeMarginGaussian(epsilon=1.0, solver="native", verbose=1,
+                                      random_state=0).fit(X, y)
+    err = capsys.readouterr().err
+    assert "building the template" in err and "released after the accuracy check" in err
+    assert "iteration" not in str(m.certificate_) and "not private" not in str(m.certificate_)
+    with pytest.raises(dp.ParameterError, match="'verbose'"):
+        dp.PrivateLargeMarginGaussian(verbose="loud").fit(X, y)

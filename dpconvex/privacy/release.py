@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _progress as progress
 from .._random import RandomStateLike, check_random_state
 from ..errors import DPConvexError, SolverError
 from ..solvers.base import SolveResult
@@ -149,6 +150,8 @@ def release(template: Any, mechanism: Mechanism | str, budget: Budget,
     else:
         be = None
     gen = check_random_state(rng)
+    progress.say(f"{mech.name}: noise drawn, solving {template.name} (n = {template.n}) with "
+                 f"backend {getattr(be, 'name', 'none')}")
     try:
         theta, res, noised = mech.run(template, cal, be, gen, warm_start=warm_start,
                                       max_iter=max_iter)
@@ -162,6 +165,7 @@ def release(template: Any, mechanism: Mechanism | str, budget: Budget,
         ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
+    progress.say(f"{mech.name}: released after the accuracy check")
     if not np.all(np.isfinite(theta)):
         raise SolverError(
             "the released parameters are not finite (overflow in the noise or the solve); "

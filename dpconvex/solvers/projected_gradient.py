@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _progress as progress
 from ..templates.base import natural_residual
 from ._threads import single_threaded
 from .base import Backend, SolveResult, SolveStatus
@@ -160,6 +161,7 @@ def _apg(fun_grad: FunGrad, x0: np.ndarray, *, project: Project, mu: float, L0: 
             fy, gy = fun_grad(y)
         x, fx, gx = xn, fn, gn
         res = natural_residual(x, gx, project)
+        progress.iteration("accelerated projected gradient", it, res)
     return SolveResult(
         x=x, status=status, objective=float(fx), residual=float(res), solver="native",
         iterations=it, seconds=time.perf_counter() - t0,

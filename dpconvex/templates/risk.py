@@ -14,26 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..losses import Loss
+from .base import EuclideanSpace
 
 __all__ = ["EmpiricalRiskTemplate"]
-
-
-class _Euclidean:
-    """Parameter space R^p: no projection, no post-processing."""
-
-    symmetric = False
-
-    def __init__(self, p: int):
-        self.shape = (p,)
-        self.dimension = p
-
-    @staticmethod
-    def project(theta: np.ndarray) -> np.ndarray:
-        return theta
-
-    @staticmethod
-    def postprocess(theta: np.ndarray) -> np.ndarray:
-        return theta
 
 
 class EmpiricalRiskTemplate:
@@ -62,7 +45,7 @@ class EmpiricalRiskTemplate:
         self.X = np.asarray(X, dtype=float)
         self.y = np.asarray(y, dtype=float)
         self.n, self.p = self.X.shape
-        self.space = _Euclidean(self.p)
+        self.space = EuclideanSpace((self.p,))
 
     @property
     def noise_shape(self) -> tuple[int, ...]:

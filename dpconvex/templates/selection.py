@@ -6,23 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from .base import EuclideanSpace
+
 __all__ = ["SelectionTemplate"]
-
-
-class _Indices:
-    """The released value is one index: no projection, no post-processing."""
-
-    symmetric = False
-    shape = (1,)
-    dimension = 1
-
-    @staticmethod
-    def project(theta: np.ndarray) -> np.ndarray:
-        return theta
-
-    @staticmethod
-    def postprocess(theta: np.ndarray) -> np.ndarray:
-        return theta
 
 
 class SelectionTemplate:
@@ -43,7 +29,7 @@ class SelectionTemplate:
     capabilities = frozenset({"utilities"})
     noise_symmetric = False
     residual_tol = float("inf")
-    space = _Indices()
+    space = EuclideanSpace((1,))  # the released value is one index
 
     def __init__(self, utilities: Any, sensitivity: float, n: int):
         self.utilities = np.asarray(utilities, dtype=float)

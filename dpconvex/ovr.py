@@ -1,0 +1,93 @@
+"""One-vs-rest for the binary private learners, with the budget split inside the estimator.
+
+Each of the C binary problems ("class c" vs "the rest") reads every record, so
+parallel composition does not apply: the C releases compose sequentially, and
+each gets ε/C (and δ/C) through :func:`dpconvex.privacy.budget.split_even`
+(Dwork & Roth 2014, Thm. 3.16). The certificate is the composition of the C
+binary certificates, for the whole model. The label set is public (``classes=``,
+or read from y and flagged "assumed public", :mod:`dpconvex.labels`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from ._random import check_random_state
+from ._validation import check_labels, is_dask_collection
+from .errors import DPConvexError
+from .labels import encode_labels
+from .privacy.accounting import reserve_budget
+from .privacy.budget import split_even
+from .privacy.certificate import compose_sequential
+
+__all__ = ["OneVsRestMixin"]
+
+
+class OneVsRestMixin:
+    """``fit`` on more than two classes: C private binary models, ε split evenly.
+
+    The host class is a binary dpconvex estimator with ``epsilon``, ``classes``,
+    ``random_state`` and ``accountant`` parameters (and optionally ``delta``).
+    """
+
+    def _label_set(self, X: Any, y: Any) -> np.ndarray | None:
+        """The public label set when it has more than two labels, else None (binary fit)."""
+        if self.classes is not None:
+            c = np.asarray(list(self.classes))
+            return c if c.ndim == 1 and c.size > 2 else None
+        owner = type(self).__name__
+        if is_dask_collection(y):
+            y = y.compute()  # n labels: small, and n is public
+        if y is None:
+            return None  # the binary fit raises the named error
+        try:
+            n = np.asarray(y).shape[0]  # array-likes too (lists, objects with __array__)
+            yv = check_labels(y, n, owner)
+        except (DPConvexError, IndexError, TypeError, ValueError):
+            return None  # the binary fit raises it with the full context (X, lengths)
+        try:
+            c = np.unique(yv)
+        except TypeError:
+            return None  # the binary path raises the named error
+        return c if c.size > 2 else None
+
+    def _fit_ovr(self, X: Any, y: Any, classes: np.ndarray) -> Any:
+        """Fit one binary model per class on ``(X, y == c)``, each with ε/C (and δ/C)."""
+        owner = type(self).__name__
+        C = int(classes.size)
+        eps = float(self.epsilon)
+        delta = getattr(self, "delta", None)
+        eps_c = split_even(eps, C)
+        delta_c = None if delta is None else split_even(float(delta), C)
+        y = y.compute() if is_dask_collection(y) else y
+        yv = check_labels(y, len(y), owner)
+        labels = encode_labels(yv, classes, owner)
+        rng = check_random_state(self.random_state)
+        models, certs = [], []
+        with reserve_budget(self.accountant, eps, float(delta or 0.0), owner) as hold:
+            for c in range(C):
+                est = clone(self).set_params(epsilon=eps_c, classes=[0, 1], accountant=None,
+                                             random_state=rng)
+                if delta_c is not None:
+                    est.set_params(delta=delta_c)
+                y_c = np.where(labels.outside, -1, (labels.index == c).astype(int))
+                models.append(est.fit(X, y_c))
+                certs.append(est.certificate_)
+            cert = compose_sequential(
+                certs, mechanism=f"one-vs-rest over {C} classes: {certs[0].mechanism}",
+                epsilon_requested=eps,
+                quantities={"classes C": C, "epsilon per class": eps_c},
+                assumptions=["one-vs-rest: each binary model reads every record, so the C "
+                             "releases compose sequentially (epsilon split evenly)",
+                             labels.assumption],
+                labels=[f"class {v!r}" for v in classes.tolist()])
+            hold.commit_certificate(cert)
+        self.classes_ = classes
+        self.n_features_in_ = models[0].n_features_in_
+        self.coef_ = np.vstack([m.coef_ for m in models])
+        self.intercept_ = np.concatenate([m.intercept_ for m in models])
+        self.certificate_ = cert
+        return self
