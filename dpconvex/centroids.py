@@ -45,6 +45,7 @@ from ._validation import (
     check_labels,
     check_option,
     clip_rows,
+    is_dask_collection,
 )
 from .data.preprocess import warn_if_clipped
 from .errors import ParameterError
@@ -80,6 +81,30 @@ UNIT_ROWS = ("row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay
 POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy sums and counts "
                   "(s the public per-coordinate noise scale), projected onto the unit ball; "
                   "prediction by the nearest mean: post-processing")
+
+
+def _unit(U: np.ndarray) -> np.ndarray:
+    """u / ||u|| per record (zero rows stay zero): the map of ``row_norm="unit"``."""
+    nrm = np.linalg.norm(U, axis=1, keepdims=True)
+    return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+
+
+def _class_sum_block(B: np.ndarray, scale: Any, signs: bool, q: float, unit: bool, C: int,
+                     w: float, bound: float) -> np.ndarray:
+    """One Dask chunk's (class sums of u, w x class counts), flattened to shape (1, C (d + 1)).
+
+    ``B`` holds the raw rows and, in its last column, the class index (-1: outside
+    the label set); u is built per row exactly as the in-memory path builds it.
+    """
+    U = clip_rows(B[:, :-1], q)[0] / q
+    U = clip_rows(_unit(U) if unit else U, bound)[0]
+    label, d = B[:, -1], U.shape[1]
+    V = np.zeros((C, d + 1))
+    for c in range(C):
+        rows = label == c
+        V[c, :d] = U[rows].sum(axis=0)
+        V[c, d] = w * float(np.count_nonzero(rows))
+    return V.reshape(1, -1)
 
 
 def default_delta(n: int) -> float:
@@ -123,13 +148,19 @@ class ClassSumTemplate:
     init_centers = None
 
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
-                 notes: Sequence[str] = ()):
+                 notes: Sequence[str] = (), rows: Any = None, row_map: tuple[float, bool] = (1.0, False)):
         self.data_norm = float(data_norm)
         self.notes = tuple(notes)
-        self.X = clip_rows(np.asarray(U, dtype=float), self.data_norm)[0]
         self.y = np.asarray(y, dtype=np.int64)
         self.C = int(n_classes)
-        self.n, self.d = self.X.shape
+        self.rows, self._row_map = rows, row_map
+        if rows is not None:
+            # Dask: raw rows + class column on the workers (class_sums_chunked)
+            self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
+            self.X, self.n, self.d = rows, int(self.y.size), rows.p - 1
+        else:
+            self.X = clip_rows(np.asarray(U, dtype=float), self.data_norm)[0]
+            self.n, self.d = self.X.shape
         if self.y.shape != (self.n,) or (self.n and (self.y.min() < 0 or self.y.max() >= self.C)):
             raise ParameterError("ClassSumTemplate: y must hold n class indices in [0, C).")
         self.space = EuclideanSpace((self.C, self.d + 1))
@@ -143,6 +174,17 @@ class ClassSumTemplate:
 
     def assumptions(self, needs: Any) -> list[str]:
         return list(self.notes)
+
+    def class_sums_chunked(self, count_weight: float) -> np.ndarray:
+        """The (C, d + 1) class sums and weighted counts in one pass over the Dask chunks.
+
+        Each chunk builds u per row as the in-memory path does and sums it per
+        class on its worker; the partial sums are added on the cluster.
+        """
+        q, unit = self._row_map
+        V = self.rows.chunk_sum(_class_sum_block, q, unit, self.C, float(count_weight),
+                                self.data_norm)
+        return np.asarray(V).reshape(self.C, self.d + 1)
 
 
 class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
@@ -286,10 +328,27 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         """
         owner = type(self).__name__
         mech = self._validate_params()
-        Xv = check_array(X, owner, min_samples=2)
-        yv = check_labels(y, Xv.shape[0], owner)
+        Xv = check_array(X, owner, min_samples=2, accept_dask=True)
+        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
         labels = encode_labels(yv, self.classes, owner)
         q = float(self.data_norm)
+        if is_dask_collection(Xv):  # u built and summed per chunk on the workers, one pass
+            import dask.array as da
+
+            from .data.dask_rows import DaskRows
+
+            budget, rule = self._budget(mech, Xv.shape[0])
+            keep = ~labels.outside
+            index = np.where(keep, labels.index, -1).astype(float)[:, None]
+            rows = DaskRows(da.concatenate([Xv, da.from_array(index, chunks=(Xv.chunks[0], 1))],
+                                           axis=1))
+            notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
+                     labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else []),
+                     rows.certificate_note]
+            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
+                                        notes=notes, rows=rows,
+                                        row_map=(q, self.row_norm == "unit"))
+            return mech, template, budget, labels.classes, Xv.shape[1]
         Xc, n_clipped = clip_rows(Xv, q)
         warn_if_clipped(n_clipped, Xv.shape[0], q, owner)
         budget, rule = self._budget(mech, Xv.shape[0])
@@ -341,10 +400,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
 
     def _u(self, U: np.ndarray) -> np.ndarray:
         """``row_norm="unit"``: u / ||u|| per record (zero rows stay zero); else u."""
-        if self.row_norm != "unit":
-            return U
-        nrm = np.linalg.norm(U, axis=1, keepdims=True)
-        return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+        return _unit(U) if self.row_norm == "unit" else U
 
     # ----------------------------------------------------------------- predict
     def _sq_distances(self, X: Any) -> np.ndarray:

@@ -72,6 +72,7 @@ from ._validation import (
     check_labels,
     check_option,
     clip_rows,
+    is_dask_collection,
 )
 from .certificate import Certificate
 from .data.preprocess import warn_if_clipped
@@ -283,17 +284,31 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         """Validate and clip the rows, append the intercept column, build the template."""
         owner = type(self).__name__
         q = float(self.data_norm)
-        Xv = check_array(X, owner, min_samples=2)
-        yv = check_labels(y, Xv.shape[0], owner)
+        Xv = check_array(X, owner, min_samples=2, accept_dask=True)
+        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
         labels = encode_labels(yv, self.classes, owner, binary=True)
         classes, ys = labels.classes, labels.signs()
         self._label_note = labels.assumption
+        q_aug = math.sqrt(q * q + 1.0) if self.fit_intercept else q
+        self._backend_notes: list[str] = []
+        if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
+            from .data.dask_rows import DaskRows
+
+            rows = DaskRows(Xv).clip(q)
+            rows = rows.add_intercept() if self.fit_intercept else rows
+            # labels folded into the rows (0: outside the label set), as yX of the dense loop
+            rows = rows.scale_rows(ys * (~labels.outside))
+            self._backend_notes.append(rows.certificate_note)
+            n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
+            template = EmpiricalRiskTemplate(self._make_loss(), q_aug,
+                                             np.broadcast_to(0.0, (n, p)), np.ones(n))
+            template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
+            return template, classes, Xv.shape[1]
         Xc, n_clipped = clip_rows(Xv, q)
         warn_if_clipped(n_clipped, Xv.shape[0], q, owner)
         if self.fit_intercept:
             Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
         Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
-        q_aug = math.sqrt(q * q + 1.0) if self.fit_intercept else q
         return EmpiricalRiskTemplate(self._make_loss(), q_aug, Xc, ys), classes, Xv.shape[1]
 
     def certify(self, X: Any, y: Any) -> Certificate:
@@ -329,6 +344,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
                           seeded=self.random_state is not None)
             theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration
             cert.assumptions.append(self._label_note)
+            cert.assumptions.extend(self._backend_notes)  # e.g. "data backend: dask (...)"
             hold.commit_certificate(cert)
 
         extra = cal.extra

@@ -268,3 +268,36 @@ def test_from_dataframe_applies_the_public_schema_per_partition(client):
     assert X.numblocks == (4, 1)
     np.testing.assert_array_equal(X.compute(), want)
     np.testing.assert_array_equal(y.compute(), pdf["fraud"].to_numpy())
+
+
+@pytest.mark.parametrize("kw", [{"steps": 20}, {"loss": "huber", "steps": 20, "clip": 10.0}])
+def test_noisy_gd_dask_fit_equals_in_memory_fit(client, kw):
+    """One distributed pass per step for the clipped gradient sum; same noise, same release."""
+    X, y = _data(n=2000)
+    y = np.where(np.arange(2000) % 97 == 0, 2, y)  # a few records outside the label set
+    make = lambda: dp.NoisyGradientDescent(epsilon=1.0, random_state=5, classes=[0, 1], **kw)  # noqa: E731
+    mem = make().fit(X, y)
+    dsk = make().fit(da.from_array(X, chunks=(600, 6)), da.from_array(y, chunks=600))
+    np.testing.assert_allclose(dsk.coef_, mem.coef_, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(dsk.intercept_, mem.intercept_, rtol=0, atol=1e-8)
+    assert (dsk.steps_, dsk.noise_std_, dsk.clip_) == (mem.steps_, mem.noise_std_, mem.clip_)
+    assert dsk.certificate_.epsilon == mem.certificate_.epsilon
+    assert any(a.startswith("data backend: dask (4 chunks)") for a in _notes(dsk.certificate_))
+    assert not any("dask" in a for a in _notes(mem.certificate_))
+
+
+@pytest.mark.parametrize("row_norm", ["unit", "none"])
+def test_centroids_dask_fit_equals_in_memory_fit(client, row_norm):
+    """Class sums and counts in one distributed pass; same noise, same released means."""
+    X, y = _data(n=2000)
+    y = y + (np.arange(2000) % 5 == 0)  # three classes
+    make = lambda: dp.PrivateGaussianCentroid(epsilon=1.0, random_state=5, row_norm=row_norm,  # noqa: E731
+                                              data_norm=0.8, classes=[0, 1])
+    mem = make().fit(X, y)
+    dsk = make().fit(da.from_array(X, chunks=(600, 6)), da.from_array(y, chunks=600))
+    np.testing.assert_allclose(dsk.means_, mem.means_, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(dsk.counts_, mem.counts_, rtol=0, atol=1e-8)
+    assert dsk.certificate_.epsilon == mem.certificate_.epsilon
+    assert any(a.startswith("data backend: dask (4 chunks)") for a in _notes(dsk.certificate_))
+    assert not any("dask" in a for a in _notes(mem.certificate_))
+    np.testing.assert_array_equal(dsk.predict(X), mem.predict(X))

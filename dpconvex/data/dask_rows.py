@@ -319,6 +319,10 @@ class DaskRows:
                  for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
         return np.array(_compute(_tree_sum(parts))[0][0])
 
+    def chunk_sum(self, k: Callable[..., Any], *a: Any) -> np.ndarray:
+        """Σ over the chunks of k(chunk, its row scaling, signs, *a)[0]: one pass, tree-summed."""
+        return _compute(_tree_sum([_delayed(k)(b, s, self._signs, *a) for b, s in self._pairs()]))[0][0]
+
     def row_norms(self) -> np.ndarray:
         """||x_i||_2 for every row, shape (n,) (the overflow-safe dense kernel per chunk)."""
         return np.concatenate(_compute(*[_delayed(_norms_block)(b, s, self._signs)

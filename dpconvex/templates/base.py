@@ -238,6 +238,8 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     "cell_sums": ("X", "y", "C", "K", "d", "data_norm", "n_iter", "init_centers"),
     # exponential mechanism over candidate utilities
     "utilities": ("utilities", "sensitivity"),
+    # per-class sums computed chunk by chunk where the rows live (Dask workers)
+    "chunked_class_sums": ("rows", "class_sums_chunked"),
 }
 
 

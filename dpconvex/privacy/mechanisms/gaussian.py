@@ -73,6 +73,8 @@ def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
 def class_sums(template: Any, count_weight: float) -> np.ndarray:
     """The joint vector V of shape (C, d + 1): class sums of u, then w times the class counts."""
     C, d = template.C, template.d
+    if "chunked_class_sums" in template.capabilities:  # rows on Dask workers: summed per chunk
+        return template.class_sums_chunked(count_weight)
     X, y = template.X, template.y
     V = np.zeros((C, d + 1))
     for c in range(C):  # C is small; a per-class sum keeps the order of the rows

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from ...errors import ParameterError, PrivacyError
 from ...losses import Loss
@@ -360,6 +361,8 @@ class NoisyGD(Mechanism):
         s, eta, C, R, T = (x["noise std"], x["learning rate"], x["clip"], x["radius"],
                            x["steps"])
         first = self._averaged(T)[0]
+        if not isinstance(Xc, np.ndarray):  # rows on Dask workers (DaskRows, labels folded in)
+            return self._run_chunked(Xc.compact(), loss, n, p, s, eta, C, R, T, first, rng), None, False
         row_norms = np.linalg.norm(Xc, axis=1)
         yX = Xc * ys[:, None]
         theta = np.zeros(p)
@@ -377,3 +380,44 @@ class NoisyGD(Mechanism):
             if t >= first:
                 total += theta
         return total / (T - first), None, False
+
+    @staticmethod
+    def _run_chunked(rows: Any, loss: Loss, n: int, p: int, s: float, eta: float, C: float,
+                     R: float, T: int, first: int, rng: np.random.Generator) -> np.ndarray:
+        """The loop of :meth:`run` with the clipped gradient sum taken per chunk on the workers.
+
+        One distributed pass per step (:meth:`~dpconvex.data.dask_rows.DaskRows.chunk_sum`
+        of :func:`_clipped_gradient_block`); the noise draws, the snapping, the
+        projection and the averaging are those of the in-memory loop, on the driver.
+        """
+        theta = np.zeros(p)
+        total = np.zeros(p)
+        for t in range(T):
+            grad = rows.chunk_sum(_clipped_gradient_block, theta, loss.deriv, C) / n
+            theta = theta - eta * snap(grad + rng.normal(0.0, s, size=p), s)
+            nrm = float(np.linalg.norm(theta))
+            if nrm > R:
+                theta *= R / nrm
+            if t >= first:
+                total += theta
+        return total / (T - first)
+
+
+def _clipped_gradient_block(B: Any, scale: np.ndarray | None, signs: bool, theta: np.ndarray,
+                            deriv: Any, clip: float) -> np.ndarray:
+    """Σ_i min(1, C/||g_i||) g_i, g_i = ℓ'(r_iᵀθ) r_i, over one chunk's rows r_i = s_i x_i.
+
+    Runs on a Dask worker; ``B`` is a dense or CSR chunk and ``scale`` its (c, 1)
+    row factors (the ±1 labels, 0 for records outside the label set) or None.
+    """
+    from ...data.operators import CSRRows, DenseRows
+
+    if scale is not None and not signs:  # general factors: form the scaled rows
+        B = (CSRRows(B) if sp.issparse(B) else DenseRows(B)).scale_rows(scale[:, 0]).matrix
+        scale = None
+    op = CSRRows(B) if sp.issparse(B) else DenseRows(B)
+    m, norms = op.matvec(theta), op.row_norms()
+    f = np.ones(B.shape[0]) if scale is None else scale[:, 0]  # in {-1, 0, 1}: exact
+    d1 = deriv(m * f)
+    v = d1 * np.minimum(1.0, clip / np.maximum(np.abs(d1) * (norms * np.abs(f)), 1e-300))
+    return np.asarray(B.T @ (v * f))[None, :]
