@@ -184,7 +184,7 @@ def _kill_one_worker(client):
 
 def test_worker_killed_mid_fit_is_recovered_identically(client, monkeypatch):
     """Dask recomputes the persisted chunks the dead worker held from their lineage:
-    the fit finishes with the same numbers, and the ledger is charged once."""
+    the fit finishes with the same model (to 1e-8), and the ledger is charged once."""
     X, y = _data()
     Xd = da.from_array(X, chunks=(400, 6))
     ref = dp.PrivateLogisticRegression(epsilon=1.0, random_state=5, classes=[0, 1]).fit(Xd, y)
@@ -202,7 +202,9 @@ def test_worker_killed_mid_fit_is_recovered_identically(client, monkeypatch):
     est = dp.PrivateLogisticRegression(epsilon=1.0, random_state=5, classes=[0, 1],
                                        accountant=acc).fit(Xd, y)
     assert len(calls) > 3
-    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    # the recomputed chunks may land on another worker, so partial sums can be added in
+    # another order: the same minimizer to the solver's tolerance, not always to the bit
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=0, atol=1e-8)
     assert acc.spent == (1.0, 0.0)
     client.wait_for_workers(2, timeout=30)
 
