@@ -194,6 +194,12 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
             f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
             "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
         )
+    return check_matrix_body(A, A, owner, name, min_samples, n_features)
+
+
+def check_matrix_body(A: Any, values: np.ndarray, owner: str, name: str, min_samples: int,
+                      n_features: int | None) -> Any:
+    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored ones)."""
     if A.shape[0] < min_samples:
         raise DataValidationError(
             f"{owner}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
@@ -202,8 +208,8 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
         raise DataValidationError(
             f"{owner}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
         )
-    if not np.all(np.isfinite(A)):
-        bad = int(np.sum(~np.isfinite(A)))
+    if not np.all(np.isfinite(values)):
+        bad = int(np.sum(~np.isfinite(values)))
         raise DataValidationError(
             f"{owner}: {name} contains {bad} NaN or infinite value(s). Impute or drop them "
             "before fitting (with a public rule: imputing from data statistics costs privacy)."

@@ -29,7 +29,7 @@ from ._validation import (
 from .certificate import Certificate
 from .data.preprocess import add_intercept, warn_if_clipped
 from .data.preprocess import clip_rows as clip_design
-from .errors import DataValidationError, ParameterError
+from .errors import ParameterError
 from .labels import encode_labels, zero_rows
 from .losses import LOSSES, Loss, get_loss
 from .mechanisms import Prepared
@@ -43,23 +43,6 @@ from .solvers.base import check_solver_name
 from .templates.linear_erm import LinearERMTemplate
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
-
-
-def check_binary_labels(y: np.ndarray, owner: str) -> tuple[np.ndarray, np.ndarray]:
-    """Return (classes, y in {-1, +1}); raise on one class or more than two."""
-    classes = np.unique(y)
-    if classes.size < 2:
-        raise DataValidationError(
-            f"{owner} needs two classes in y; got only {classes.tolist()!r}. A classifier "
-            "cannot be trained on one class: check the labels or the split."
-        )
-    if classes.size > 2:
-        raise DataValidationError(
-            f"Only binary classification is supported by {owner}; y has {classes.size} classes "
-            f"({classes[:5].tolist()!r}...). Map the labels to two classes, or train one "
-            "model per class and split epsilon between them (sequential composition)."
-        )
-    return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
 class LinearDecisionMixin(ClassifierScoreMixin):

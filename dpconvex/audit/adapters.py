@@ -348,7 +348,7 @@ class NoisyGDMechanism:
 
     def prepare(self, data: Data) -> EmpiricalRiskTemplate:
         """The template of ``data`` (clipped rows with intercept, ±1 labels), cached."""
-        from ..estimators import check_binary_labels
+        from ..labels import encode_labels
 
         X = np.asarray(data[0], dtype=float)
         key = data_key(X, np.asarray(data[1]))
@@ -357,7 +357,8 @@ class NoisyGDMechanism:
             q = float(p["data_norm"])
             loss = p["loss"] if isinstance(p["loss"], Loss) else get_loss(p["loss"])
             Xc, _ = clip_rows(X, q)
-            _, ys = check_binary_labels(np.asarray(data[1]), type(self).__name__)
+            ys = encode_labels(np.asarray(data[1]), None, type(self).__name__,
+                               binary=True).signs()
             if p["fit_intercept"]:
                 Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
                 q = math.sqrt(q * q + 1.0)

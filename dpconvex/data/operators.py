@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_matrix_body
 from .._validation import row_norms as _dense_row_norms
 from ..errors import DataTypeError, DataValidationError
 
@@ -257,26 +258,7 @@ def check_sparse(X: Any, owner: str, *, name: str = "X", n_features: int | None 
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()
-    if A.shape[0] < min_samples:
-        raise DataValidationError(
-            f"{owner}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
-        )
-    if A.shape[1] == 0:
-        raise DataValidationError(
-            f"{owner}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
-        )
-    if not np.all(np.isfinite(A.data)):
-        bad = int(np.sum(~np.isfinite(A.data)))
-        raise DataValidationError(
-            f"{owner}: {name} contains {bad} NaN or infinite value(s). Impute or drop them "
-            "before fitting (with a public rule: imputing from data statistics costs privacy)."
-        )
-    if n_features is not None and A.shape[1] != n_features:
-        raise DataValidationError(
-            f"{name} has {A.shape[1]} features, but {owner} is expecting {n_features} features "
-            "as input (the number seen in fit)."
-        )
-    return A
+    return check_matrix_body(A, A.data, owner, name, min_samples, n_features)
 
 
 def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
