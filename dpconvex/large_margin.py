@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import _progress as progress
+from . import large_margin_options as lmo
 from ._random import check_random_state
 from ._validation import (
     ClassifierScoreMixin,
@@ -34,20 +35,20 @@ from ._validation import (
     check_labels,
     check_option,
     clip_rows,
+    is_dask_collection,
 )
-from .certificate import Certificate, compose_sequential
+from .certificate import Certificate
 from .clustering import ASSIGNMENTS, assign_components
 from .data.preprocess import warn_if_clipped
 from .errors import NotFittedError, ParameterError, PrivacyError
 from .labels import LabelSet, encode_labels, zero_rows
-from .losses import HuberHinge, Loss
+from .losses import Loss
 from .mechanisms import Prepared
 from .privacy.accounting import Reservation, reserve_budget
-from .privacy.budget import Budget, remaining
 from .privacy.mechanisms import Mechanism, build_mechanism
 from .privacy.release import release
 from .solvers.base import check_solver_name
-from .templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm, augment_and_scale
+from .templates.large_margin import MatrixTerm, augment_and_scale
 
 __all__ = ["PrivateLargeMarginGaussian"]
 
@@ -69,6 +70,9 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     epsilon : float, default=1.0
         Total privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided (k-means share included), never above it.
+    delta : float or None, default=None
+        δ of ``mechanism="gaussian_objective"`` (None: min(1e-5, 1/n²)); None or 0
+        for the pure mechanisms.
     gamma : float, default=1e-2
         γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
     lam : float, default=2e-2
@@ -76,12 +80,15 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         ``lam`` in every dpconvex estimator; lam > 0 is required for objective
         perturbation. (Before dpconvex 0.2 ``lam`` weighted lam·Σ||Φ||²_F, half
         the modulus; the default moved from 1e-2 to 2e-2, the same model.)
+        "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public per-coordinate noise
+        scale (docs/privacy.md §11.5).
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int, default=1
         K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012).
-    mechanism : {"objective", "none"}, default="objective"
-        "none" is the explicit NON-private baseline.
+    mechanism : {"objective", "gaussian_objective", "none"}, default="objective"
+        "gaussian_objective": (ε, δ)-DP, Gaussian noise, ``loss="softmax"`` only
+        (docs/privacy.md §11.3). "none" is the explicit NON-private baseline.
     data_norm : float, default=1.0
         Public bound q on ||x||; rows above it are scaled down to it.
 
@@ -103,8 +110,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         perturbation; sequential composition).
     kmeans_iter : int, default=3
         Noisy Lloyd iterations of "dp_kmeans".
-    loss : Loss or None, default=None
-        Margin loss (None: ``HuberHinge(h)``). Any
+    loss : Loss, "softmax" or None, default=None
+        "softmax": the cross-entropy on the scores −zᵀΦ_c z, unconstrained, released
+        with a common PSD shift Φ_c + tI (same predictions; K = 1; §11). Else a margin
+        loss of the paper's PSD-constrained pairwise template (None: ``HuberHinge(h)``). Any
         :class:`~dpconvex.losses.Loss` with declared ``deriv_bound`` and
         ``curvature``; the verifier probes them.
     extra_terms : sequence of MatrixTerm or None, default=None
@@ -167,6 +176,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self,
         *,
         epsilon: float = 1.0,
+        delta: float | None = None,
         gamma: float = 1e-2,
         lam: float = 2e-2,
         h: float = 0.5,
@@ -188,6 +198,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         verbose: int = 0,
     ):
         self.epsilon = epsilon
+        self.delta = delta
         self.gamma = gamma
         self.lam = lam
         self.h = h
@@ -211,12 +222,17 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     # -------------------------------------------------------------- validation
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for (names from the registry)."""
-        return build_mechanism(self.mechanism, type(self).__name__, "large_margin",
+        return build_mechanism(lmo.mechanism_name(self.mechanism), type(self).__name__,
+                               "large_margin",
                                optimality_tol=self.optimality_tol)
 
     def _validate_params(self) -> None:  # type: ignore[override]
         owner = type(self).__name__
-        if self._mechanism().private:
+        lmo.check_lam(self.lam, owner)
+        if lmo.lam_is_auto(self.lam):
+            if self._mechanism().private:
+                check_float("epsilon", self.epsilon, owner)
+        elif self._mechanism().private:
             check_float("epsilon", self.epsilon, owner)
             lam = self.lam
             if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or math.isnan(lam):
@@ -245,11 +261,12 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
             check_option("component_assignment", self.component_assignment, ASSIGNMENTS, owner)
         check_float("kmeans_epsilon_fraction", self.kmeans_epsilon_fraction, owner, high=1.0)
         check_int("kmeans_iter", self.kmeans_iter, owner)
-        if self.loss is not None and not isinstance(self.loss, Loss):
+        if self.loss is not None and not isinstance(self.loss, (Loss, str)):
             raise ParameterError(
-                f"The 'loss' parameter of {owner} must be None or a dpconvex.losses.Loss "
-                f"instance. Got {self.loss!r} instead."
+                f"The 'loss' parameter of {owner} must be None, 'softmax' or a "
+                f"dpconvex.losses.Loss instance. Got {self.loss!r} instead."
             )
+        lmo.validate_options(self, self._mechanism())
         if self.extra_terms is not None:
             terms = list(self.extra_terms)
             if not all(isinstance(t, MatrixTerm) for t in terms):
@@ -295,6 +312,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         share of ε is set aside, not spent). No noise is drawn.
         """
         self._validate_params()
+        if is_dask_collection(X):  # rows on the Dask workers (large_margin_dask)
+            from .large_margin_dask import certify_dask
+
+            return certify_dask(self, X, y)
         Xv, labels, C, K = self._check_data(X, y)
         y_idx = labels.index
         q = float(self.data_norm)
@@ -303,13 +324,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         if K > 1 and self.component_assignment == "dp_kmeans":
             eps *= 1.0 - float(self.kmeans_epsilon_fraction)
         comps = np.zeros(len(y_idx), dtype=np.int64)
-        loss = self.loss if self.loss is not None else HuberHinge(self.h)
-        template = LargeMarginGaussianTemplate(
-            self._train_z(Xc, labels), y_idx, comps, n_classes=C, n_components=K,
-            lam=float(self.lam), gamma=float(self.gamma), loss=loss,
-            extra_terms=tuple(self.extra_terms or ()), assignment="(certify: not assigned)")
         mech = self._mechanism()
-        budget = Budget(eps) if mech.private else Budget.unlimited()
+        budget = lmo.fit_budget(self, mech, eps, len(y_idx))
+        template = lmo.build_template(self, self._train_z(Xc, labels), y_idx, comps, C, K,
+                                      "(certify: not assigned)", mech, budget)
         return release(template, mech, budget, dry_run=True).certificate
 
     def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
@@ -324,10 +342,11 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         """
         self._validate_params()
         eps = float(self.epsilon) if self._mechanism().private else math.inf
+        delta = lmo.reservation_delta(self, self._mechanism(), X)
         # the ledger is checked (and the budget held) before the data are read: the
         # build may spend part of it (DP k-means)
         with progress.verbosity(int(self.verbose)), \
-                reserve_budget(self.accountant, eps, 0.0, type(self).__name__) as hold:
+                reserve_budget(self.accountant, eps, delta, type(self).__name__) as hold:
             progress.say(f"{type(self).__name__}: building the template")
             prep = self._build(X, y, validated=True)
             progress.say(f"template built: C = {prep.meta['C']}, K = {prep.meta['K']}, "
@@ -344,6 +363,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         """
         if not validated:
             self._validate_params()
+        if is_dask_collection(X):  # the same template over rows on the Dask workers
+            from .large_margin_dask import build_dask
+
+            return build_dask(self, X, y)
         Xv, labels, C, K = self._check_data(X, y)
         y_idx, classes = labels.index, labels.classes
         q = float(self.data_norm)
@@ -359,11 +382,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         assign = assign_components(
             method, Xc, y_idx, C, K, data_norm=q, epsilon=eps_km, centers=self.centers,
             n_iter=int(self.kmeans_iter), random_state=rng)
-        loss = self.loss if self.loss is not None else HuberHinge(self.h)
-        template = LargeMarginGaussianTemplate(
-            self._train_z(Xc, labels), y_idx, assign.components, n_classes=C, n_components=K,
-            lam=float(self.lam), gamma=float(self.gamma), loss=loss,
-            extra_terms=tuple(self.extra_terms or ()), assignment=assign.description)
+        mech = self._mechanism()
+        template = lmo.build_template(
+            self, self._train_z(Xc, labels), y_idx, assign.components, C, K, assign.description,
+            mech, lmo.objective_budget(self, mech, assign.epsilon, len(y_idx)))
         reusable = K == 1 or assign.method == "nearest_public_center"
         return Prepared(template=template, reusable=reusable,
                         meta={"assign": assign, "classes": classes, "C": C, "K": K,
@@ -380,7 +402,8 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         if hold is None:
             self._validate_params()
             eps = float(self.epsilon) if self._mechanism().private else math.inf
-            with reserve_budget(self.accountant, eps, 0.0, owner) as own:
+            delta = lmo.fit_budget(self, self._mechanism(), eps, prep.template.n).delta
+            with reserve_budget(self.accountant, eps, delta, owner) as own:
                 return self._fit_prepared(prep, warm_start, hold=own)
         mech = self._mechanism()
         private = mech.private
@@ -388,18 +411,18 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         assign = prep.meta["assign"]
         # the generator the assignment drew from when the build belongs to this fit
         rng = prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state)
-        budget = Budget(remaining(eps_total, assign.epsilon)) if private else Budget.unlimited()
+        budget = lmo.prepare_fit(self, prep.template, mech, assign.epsilon)
         rel = release(prep.template, mech, budget, self.solver, rng, warm_start=warm_start,
                       max_iter=self.max_iter, seeded=self.random_state is not None)
         theta, cert = rel.theta, rel.certificate
         certificate = self._compose(cert, assign, eps_total)
-        certificate.assumptions.append(prep.meta["label_note"])
+        certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self)]
         hold.commit_certificate(certificate)
         C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
         self.certificate_ = certificate
         self.classes_ = prep.meta["classes"]
         self.n_features_in_ = d
-        self.Phi_ = theta.reshape(C, K, d + 1, d + 1)
+        self.Phi_ = lmo.released_matrices(prep.template, theta, C, K, d + 1)[0]
         self.centers_ = assign.centers
         self.component_assignment_ = assign.method
         return self
@@ -407,32 +430,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     @staticmethod
     def _compose(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
         """Certificate of the whole fit: component assignment + objective perturbation."""
-        if not assign.private:
-            return compose_sequential(
-                [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
-                epsilon_requested=eps_total, quantities=obj.quantities,
-                assumptions=[
-                    "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
-                    "Gaussian mixture fitted on the private data (component_assignment="
-                    "'gmm_nonprivate'); only the objective perturbation given those components "
-                    f"is {obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
-                    *obj.assumptions],
-                solver=obj.solver, private=False)
-        if assign.certificate is None or not assign.certificate.private:
-            if assign.certificate is not None:  # noiseless k-means, non-private fit
-                obj.parts.append(assign.certificate)
-            return obj
-        km = assign.certificate
-        return compose_sequential(
-            [km, obj],
-            mechanism="sequential composition: per-class DP k-means, then " + obj.mechanism,
-            epsilon_requested=eps_total,
-            quantities={"epsilon k-means": km.epsilon, "epsilon objective perturbation":
-                        obj.epsilon, "k-means share of epsilon": km.epsilon / eps_total},
-            assumptions=["the objective perturbation uses components assigned by the nearest "
-                         "DP-released center, a rule reading only the record and the released "
-                         "centers (adaptive sequential composition)"],
-            solver=obj.solver, labels=["k-means", "objective perturbation"])
+        return lmo.compose_with_assignment(obj, assign, eps_total)
 
     # ----------------------------------------------------------------- predict
     def _z(self, X: Any) -> np.ndarray:
@@ -451,6 +449,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
 
         Rows are clipped to ``data_norm`` and scaled as in training.
         """
+        if is_dask_collection(X) and hasattr(self, "Phi_"):  # this method per chunk
+            from .large_margin_dask import class_scores_dask
+
+            return class_scores_dask(self, X)
         Z = self._z(X)
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)

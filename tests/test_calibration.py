@@ -28,12 +28,21 @@ def cms_slack(c, q, n, lam):
     return math.log(1 + 2 * a + a * a)
 
 
+def one_sided_slack(c, q, n, lam):
+    """The one-sided slack of docs/privacy.md §3.3 (issue 13): log(1 + cq^2/(nΛ))."""
+    return math.log1p(c * q**2 / (n * lam))
+
+
 @pytest.mark.parametrize("c", [0.25, 1.0, 1.5])
 @pytest.mark.parametrize("q", [0.5, 1.0, 32.0])
 def test_objective_slack_matches_cms(c, q):
+    # default: the one-sided slack, half of CMS's; slack="two_sided" is CMS's constant
     n, lam, eps = 10**7, 1e-2, 2.0
+    two = calibrate_objective_perturbation(eps, n, _consts(c, q, lam), slack="two_sided")
+    assert two.slack == pytest.approx(cms_slack(c, q, n, lam), rel=1e-12)
     cal = calibrate_objective_perturbation(eps, n, _consts(c, q, lam))
-    assert cal.slack == pytest.approx(cms_slack(c, q, n, lam), rel=1e-12)
+    assert cal.slack == pytest.approx(one_sided_slack(c, q, n, lam), rel=1e-12)
+    assert cal.slack == pytest.approx(cms_slack(c, q, n, lam) / 2, rel=1e-12)
     assert cal.extra_strong_convexity == 0
     assert cal.epsilon_noise == pytest.approx(eps - cal.slack)
     assert cal.noise_rate == pytest.approx(cal.epsilon_noise / (2 * q))
@@ -43,8 +52,8 @@ def test_objective_slack_matches_cms(c, q):
 def test_delta_branch_when_slack_exceeds_half_epsilon():
     """dpconvex enters the Δ branch as soon as slack > ε/2 (CMS: slack >= ε), so ε' >= ε/2."""
     c, q, lam, eps = 0.25, 1.0, 1e-3, 2.0
-    n = 200  # slack(Λ) = 2 log(1 + 1.25) = 1.62: in (ε/2, ε), where CMS would leave ε' = 0.38
-    s = cms_slack(c, q, n, lam)
+    n = 60  # slack(Λ) = log(1 + 4.17) = 1.64: in (ε/2, ε), where CMS would leave ε' = 0.36
+    s = one_sided_slack(c, q, n, lam)
     assert eps / 2 < s < eps
     cal = calibrate_objective_perturbation(eps, n, _consts(c, q, lam))
     assert cal.extra_strong_convexity > 0
@@ -56,10 +65,15 @@ def test_delta_branch_when_slack_exceeds_half_epsilon():
 
 def test_delta_branch_matches_cms():
     c, q, n, lam, eps = 0.25, 1.0, 100, 1e-3, 0.1
-    assert eps - cms_slack(c, q, n, lam) <= 0
-    cal = calibrate_objective_perturbation(eps, n, _consts(c, q, lam))
+    assert eps - one_sided_slack(c, q, n, lam) <= 0
+    # two-sided: CMS's Δ = cq²/(n(e^{ε/4} − 1)) − Λ
+    two = calibrate_objective_perturbation(eps, n, _consts(c, q, lam), slack="two_sided")
     delta_cms = c * q**2 / (n * (math.exp(eps / 4) - 1)) - lam
-    assert cal.extra_strong_convexity == pytest.approx(delta_cms, rel=1e-9)
+    assert two.extra_strong_convexity == pytest.approx(delta_cms, rel=1e-9)
+    # one-sided (§3.3): log(1 + cq²/(nμ')) = ε/2, Δ = cq²/(n(e^{ε/2} − 1)) − Λ
+    cal = calibrate_objective_perturbation(eps, n, _consts(c, q, lam))
+    delta_one = c * q**2 / (n * (math.exp(eps / 2) - 1)) - lam
+    assert cal.extra_strong_convexity == pytest.approx(delta_one, rel=1e-9)
     assert cal.epsilon_noise == eps / 2
     assert cal.slack == pytest.approx(eps / 2, rel=1e-9)
     assert cal.slack <= eps / 2
@@ -99,8 +113,8 @@ def test_estimator_with_q32_uses_q_squared(monkeypatch):
     m = dp.PrivateLogisticRegression(epsilon=eps, lam=lam, data_norm=q, fit_intercept=False,
                                      random_state=0).fit(X, y)
     slack = m.certificate_.quantities["jacobian slack"]
-    assert slack == pytest.approx(cms_slack(0.25, q, n, lam), rel=1e-12)
-    assert slack != pytest.approx(cms_slack(0.25, math.sqrt(q), n, lam), rel=1e-3)  # "c q" variant
+    assert slack == pytest.approx(one_sided_slack(0.25, q, n, lam), rel=1e-12)
+    assert slack != pytest.approx(one_sided_slack(0.25, math.sqrt(q), n, lam), rel=1e-3)  # "c q"
     assert m.certificate_.quantities["noise rate beta"] == pytest.approx((eps - slack) / (2 * q))
     assert m.certificate_.epsilon <= eps
 
@@ -108,7 +122,8 @@ def test_estimator_with_q32_uses_q_squared(monkeypatch):
 def test_intercept_enters_norm_bound():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]] * 5)
     y = np.array([1, 1, 0, 0] * 5)
-    m = dp.PrivateLogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0).fit(X, y)
+    m = dp.PrivateLogisticRegression(epsilon=1.0, data_norm=1.0, random_state=0,
+                                     intercept_scaling=1.0).fit(X, y)  # s = 1: q̃ = sqrt(2)
     assert m.certificate_.quantities["per-record gradient bound G"] == pytest.approx(math.sqrt(2))
 
 
@@ -126,7 +141,8 @@ def test_mechanism_draws_with_calibrated_rate(monkeypatch):
     X = rng.normal(size=(500, 4)) / 3
     y = rng.integers(0, 2, 500)
     for mech in ("objective", "output"):
-        m = dp.PrivateHuberSVM(epsilon=0.7, lam=0.05, mechanism=mech, random_state=0).fit(X, y)
+        m = dp.PrivateHuberSVM(epsilon=0.7, lam=0.05, mechanism=mech, random_state=0,
+                               intercept_scaling=1.0).fit(X, y)
         assert seen["shape"] == (5,)
         assert seen["beta"] == m.certificate_.quantities["noise rate beta"]
     # output perturbation: beta = n Λ ε / (2 q), q = sqrt(2) with the intercept

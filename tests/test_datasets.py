@@ -157,7 +157,7 @@ def test_ranges_are_public_constants():
 
 
 def test_breast_cancer_counts_and_norms(data_home):
-    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False)
+    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm=None)
     assert X.shape == (683, 9)
     _check_rows(X, 9)
     assert y.dtype.kind == "i"
@@ -169,11 +169,13 @@ def test_breast_cancer_counts_and_norms(data_home):
 
 def test_breast_cancer_scaling_not_data_derived(data_home, tmp_path):
     """An extra record with a huge value changes no other record's features."""
-    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False)
+    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm=None)
     original = (data_home / "breast-cancer-wisconsin.data").read_text(encoding="ascii")
     extra = "9999999,1000000,1,1,1,2,1,3,1,1,4\n"
     (tmp_path / "breast-cancer-wisconsin.data").write_text(original + extra, encoding="ascii")
-    X2, y2 = load_breast_cancer_wisconsin(data_home=tmp_path, download=False, verify_checksum=False)
+    X2, y2 = load_breast_cancer_wisconsin(
+        data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+    )
     assert X2.shape == (684, 9)
     np.testing.assert_array_equal(X2[:-1], X)
     np.testing.assert_array_equal(y2[:-1], y)
@@ -183,7 +185,9 @@ def test_breast_cancer_scaling_not_data_derived(data_home, tmp_path):
 
 def test_breast_cancer_small_file(tmp_path):
     _write(tmp_path, "breast-cancer-wisconsin.data", BREAST_LINES)
-    X, y = load_breast_cancer_wisconsin(data_home=tmp_path, download=False, verify_checksum=False)
+    X, y = load_breast_cancer_wisconsin(
+        data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+    )
     assert X.shape == (3, 9)  # the '?' row is dropped, the id column too
     assert y.tolist() == [0, 0, 1]
     np.testing.assert_allclose(X[0], (np.array([5, 1, 1, 1, 2, 1, 3, 1, 1]) - 1) / 9 / 3)
@@ -241,13 +245,12 @@ def test_adult_all(data_home, adult_train, adult_test):
 
 
 def test_adult_every_category_known(adult_train):
-    """Each one-hot block of the real data holds exactly one 1 (vocabulary is complete)."""
-    X, _ = adult_train
-    scaled = X * math.sqrt(13)
+    """Each one-hot block of the real data holds exactly one non-zero (vocabulary is complete)."""
+    X, _ = adult_train  # row_norm="unit" (the default) scales rows, never zeroes an entry
     for col, voc in ADULT_CATEGORIES.items():
         idx = [i for i, name in enumerate(ADULT_FEATURE_NAMES) if name.startswith(col + "=")]
         assert len(idx) == len(voc)
-        np.testing.assert_allclose(scaled[:, idx].sum(axis=1), 1.0)
+        np.testing.assert_array_equal(np.count_nonzero(X[:, idx], axis=1), 1)
 
 
 def test_adult_small_files(tmp_path):
@@ -257,10 +260,10 @@ def test_adult_small_files(tmp_path):
         "adult.test",
         ["|1x3 Cross validator", *(ln + "." for ln in ADULT_LINES)],
     )
-    X, y = load_adult("train", data_home=tmp_path, download=False, verify_checksum=False)
+    X, y = load_adult("train", data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     assert X.shape == (3, ADULT_WIDTH)  # the '?' row is dropped
     assert y.tolist() == [0, 0, 1]
-    Xt, yt = load_adult("test", data_home=tmp_path, download=False, verify_checksum=False)
+    Xt, yt = load_adult("test", data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     np.testing.assert_array_equal(Xt, X)
     np.testing.assert_array_equal(yt, y)
     # First record by hand: age 39 in [0, 100], education-num 13 in [1, 16], ...
@@ -277,9 +280,9 @@ def test_adult_small_files(tmp_path):
 def test_adult_scaling_not_data_derived(tmp_path):
     huge = "150" + ADULT_LINES[2].removeprefix("52").replace("15024", "123456789")
     _write(tmp_path, "adult.data", ADULT_LINES)
-    X, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False)
+    X, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     _write(tmp_path, "adult.data", [*ADULT_LINES, huge])
-    X2, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False)
+    X2, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     np.testing.assert_array_equal(X2[:-1], X)
     names = list(ADULT_FEATURE_NAMES)
     s = math.sqrt(13)
@@ -349,7 +352,7 @@ def test_kddcup99_full(kdd_full):
     # Every symbolic value of the file is in the public vocabulary.
     onehot = [i for i, name in enumerate(KDDCUP99_FEATURE_NAMES) if "=" in name]
     assert len(onehot) == 84
-    np.testing.assert_allclose(X[:, onehot].sum(axis=1) * math.sqrt(41), 3.0)
+    np.testing.assert_array_equal(np.count_nonzero(X[:, onehot], axis=1), 3)
 
 
 def test_kddcup99_sample_reproducible(data_home):
@@ -368,7 +371,7 @@ def test_kddcup99_sample_reproducible(data_home):
 
 def test_kddcup99_small_file(tmp_path):
     _write_kdd(tmp_path, KDD_LINES)
-    X, y = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False)
+    X, y = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     assert y.tolist() == [0, 1]
     _check_rows(X, KDD_WIDTH)
     names = list(KDDCUP99_FEATURE_NAMES)
@@ -383,17 +386,19 @@ def test_kddcup99_small_file(tmp_path):
     assert X[1, names.index("service=ecr_i")] * s == pytest.approx(1.0)
     assert X[0, names.index("flag=SF")] * s == pytest.approx(1.0)
     # A sample of all rows is a permutation of them.
-    Xs, ys = load_kddcup99(2, random_state=3, data_home=tmp_path, download=False, verify_checksum=False)
+    Xs, ys = load_kddcup99(
+        2, random_state=3, data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+    )
     assert sorted(ys.tolist()) == [0, 1]
     np.testing.assert_array_equal(Xs[np.argsort(ys)], X)
 
 
 def test_kddcup99_scaling_not_data_derived(tmp_path):
     _write_kdd(tmp_path, KDD_LINES)
-    X, _ = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False)
+    X, _ = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     huge = KDD_LINES[0].replace("0,tcp,http,SF,181,", "99999999999,tcp,nosuch,SF,99999999999999,")
     _write_kdd(tmp_path, [*KDD_LINES, huge])
-    X2, y2 = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False)
+    X2, y2 = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     np.testing.assert_array_equal(X2[:-1], X)
     names = list(KDDCUP99_FEATURE_NAMES)
     s = math.sqrt(41)
@@ -516,23 +521,25 @@ def test_flipped_byte_raises_and_opt_out_loads(data_home, tmp_path, monkeypatch)
     content[i] = ord("6")
     path.write_bytes(bytes(content))
     with pytest.raises(DatasetError) as info:
-        load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm=None)
     msg = str(info.value)
     assert str(path) in msg and DATASET_SHA256["breast-cancer-wisconsin.data"] in msg
     assert "verify_checksum=False" in msg and "DPCONVEX_SKIP_CHECKSUM=1" in msg
     # Opt-out by argument, and by environment variable.
-    X, _ = load_breast_cancer_wisconsin(data_home=tmp_path, download=False, verify_checksum=False)
+    X, _ = load_breast_cancer_wisconsin(
+        data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+    )
     assert X.shape == (683, 9)
     assert X[0, 0] == pytest.approx((6 - 1) / 9 / 3)
     monkeypatch.setenv("DPCONVEX_SKIP_CHECKSUM", "1")
-    X2, _ = load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+    X2, _ = load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm=None)
     np.testing.assert_array_equal(X2, X)
     # An explicit verify_checksum=True wins over the environment.
     with pytest.raises(DatasetError, match="SHA-256"):
         load_breast_cancer_wisconsin(data_home=tmp_path, download=False, verify_checksum=True)
     monkeypatch.setenv("DPCONVEX_SKIP_CHECKSUM", "0")
     with pytest.raises(DatasetError, match="SHA-256"):
-        load_breast_cancer_wisconsin(data_home=tmp_path, download=False)
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm=None)
 
 
 def test_truncated_adult_raises(data_home, tmp_path):

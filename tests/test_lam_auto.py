@@ -47,7 +47,8 @@ def test_rule_reads_no_data(mech):
     b = dp.PrivateLogisticRegression(epsilon=0.3, mechanism=mech, random_state=0).fit(X2, y2)
     assert _cert_lam(a) == _cert_lam(b)
     n, d = X1.shape
-    assert _cert_lam(a) == auto_lam(mech, n, 0.3, math.sqrt(2.0), d + 1, "logistic")
+    # q̃ = sqrt(1 + 0.5²): data_norm 1 and the default intercept_scaling 0.5
+    assert _cert_lam(a) == auto_lam(mech, n, 0.3, math.sqrt(1.25), d + 1, "logistic")
 
 
 def test_rule_is_pure_and_monotone():
@@ -69,8 +70,9 @@ def test_objective_rule_is_at_least_the_delta_floor(loss, eps, n):
     lam = auto_lam("objective", n, eps, q, 20, loss)
     floor = delta_floor(n, eps, q, loss)
     curv = dp.losses.get_loss(loss).curvature
-    # the calibration's threshold is CMS's c q^2 / (n (e^{eps/4} - 1)) for the two-sided slack
-    assert floor <= curv * q * q / (n * math.expm1(eps / 4.0)) * (1 + 1e-9)
+    # the calibration's threshold for the one-sided slack log(1 + c q^2/(nΛ)) (issue 13,
+    # docs/privacy.md §3.3) is c q^2 / (n (e^{eps/2} - 1)); CMS's two-sided one had e^{eps/4}
+    assert floor == pytest.approx(curv * q * q / (n * math.expm1(eps / 2.0)), rel=1e-9)
     assert lam >= floor
 
 
@@ -98,7 +100,7 @@ def test_certify_and_none_work_with_auto():
     cert = dp.PrivateHuberSVM(epsilon=0.2).certify(X, y)
     assert cert.epsilon <= 0.2
     assert cert.quantities["strong convexity mu"] == auto_lam(
-        "objective", X.shape[0], 0.2, math.sqrt(2.0), X.shape[1] + 1, "huber")
+        "objective", X.shape[0], 0.2, math.sqrt(1.25), X.shape[1] + 1, "huber")  # s = 0.5
     base = dp.PrivateLogisticRegression(mechanism="none").fit(X, y)
     assert base.score(X, y) > 0.9
 
@@ -123,7 +125,7 @@ def test_sweep_rebuilds_per_epsilon_with_auto():
                           random_state=0)
     lams = [_cert_lam(row[0]) for row in sw.estimators]
     n, d = X.shape
-    assert lams == [auto_lam("objective", n, e, math.sqrt(2.0), d + 1, "logistic")
+    assert lams == [auto_lam("objective", n, e, math.sqrt(1.25), d + 1, "logistic")  # s = 0.5
                     for e in (0.1, 5.0)]
 
 

@@ -193,7 +193,7 @@ def test_per_record_gradient_norm_never_exceeds_G_and_approaches_it(C, K):
 
 @pytest.mark.parametrize("C,K", [(2, 1), (3, 1), (2, 2), (3, 2), (2, 3)])
 def test_per_record_hessian_rank_and_trace_within_declared_constants(C, K):
-    """The slack 2 r log(1 + c_u/(nμ)) needs rank(H_i) <= r and tr(H_i) <= r c_u (§4.4)."""
+    """The slack r log(1 + T/(r nμ)) needs H_i PSD, rank(H_i) <= r and tr(H_i) <= T (§3.3, §4.4)."""
     rng = np.random.default_rng(7 * C + K)
     D, h = 3, 0.5
     max_trace = 0.0
@@ -219,6 +219,7 @@ def test_per_record_hessian_rank_and_trace_within_declared_constants(C, K):
         assert w.sum() <= consts.hessian_rank * consts.hessian_term_bound + 1e-6
         # the sharper trace bound of §4.4: (C - 1)(2c + L (1 - 1/K)) with c = 1/(2h), L = 1
         assert w.sum() <= (C - 1) * (1 / h + (1 - 1 / K)) + 1e-6
+        assert w.sum() <= consts.hessian_trace_bound + 1e-6  # the declared T (issue 13)
         max_trace = max(max_trace, float(w.sum()))
     # the trials reach the curvature (the test could fail): a K = 1 term attains 2c = 1/h
     assert max_trace >= 0.75 / h
@@ -230,6 +231,7 @@ def test_declared_constants():
     assert k.grad_bound == pytest.approx(math.sqrt(6))
     assert k.hessian_rank == 4
     assert k.hessian_term_bound == pytest.approx(max(2 * 2.0, 0.5))
+    assert k.hessian_trace_bound == pytest.approx(2 * (2 * 2.0 + 1.0 * (1 - 1 / 2)))
     assert k.strong_convexity == pytest.approx(t.lam)
     assert k.dimension == 3 * 2 * 5 * 6 // 2
     assert t.noise_shape == (3, 2, 5, 5) and t.noise_symmetric

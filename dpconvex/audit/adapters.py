@@ -68,6 +68,8 @@ class _TemplateAdapter:
     """Shared part of the adapters that solve a template: one template, backend and center per data set."""
 
     owner = ""
+    #: δ of the claimed guarantee (the Gaussian mechanisms; 0 for the pure ones).
+    delta: float = 0.0
 
     def __init__(self, mechanism: str, epsilon: float, noise_scale: float, solver: Any):
         self.mechanism = mechanism
@@ -87,7 +89,7 @@ class _TemplateAdapter:
         if key not in self._cache:
             t = build()
             backend = backend_for(self.solver, t)
-            budget = Budget(self.epsilon)
+            budget = Budget(self.epsilon, self.delta)
             cal = release(t, self._library, budget, dry_run=True).calibration
             assert cal is not None
             x0 = release(t, "none", Budget.unlimited(), backend).theta
@@ -111,7 +113,7 @@ class _TemplateAdapter:
     def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
         """``n_runs`` independent releases (one ``release`` call each), flattened: (n_runs, p)."""
         key, (t, _, x0) = self._prepare(data)
-        backend, budget = self._backends[key], Budget(self.epsilon)
+        backend, budget = self._backends[key], Budget(self.epsilon, self.delta)
         out = np.empty((n_runs, x0.size))
         for r in range(n_runs):
             theta = release(t, self._mech, budget, backend, rng).theta
@@ -152,6 +154,9 @@ class LinearERMMechanism(_TemplateAdapter):
         true ε doubled), used to check that audits have power.
     solver : str, default="native"
         Backend name (the registry's) or a backend.
+    delta : float, default=0.0
+        Claimed δ: > 0 for the Gaussian mechanisms ("gaussian_objective",
+        "gaussian_output", docs/privacy.md §10), 0 for the pure ones.
 
     Notes
     -----
@@ -163,8 +168,9 @@ class LinearERMMechanism(_TemplateAdapter):
 
     def __init__(self, loss: str | Loss, *, epsilon: float, mechanism: str, lam: float,
                  data_norm: float = 1.0, h: float = 0.5, noise_scale: float = 1.0,
-                 solver: str = "native"):
+                 solver: str = "native", delta: float = 0.0):
         owner = self.owner
+        self.delta = check_float("delta", delta, owner, low_inclusive=True, high=1.0)
         self.loss = loss if isinstance(loss, Loss) else get_loss(
             loss, **({} if loss == "logistic" else {"h": h}))
         self.lam = check_float("lam", lam, owner)
@@ -208,6 +214,9 @@ class LinearERMMechanism(_TemplateAdapter):
         tD, calD, xD = self.prepare(D)
         tDp, calDp, xDp = self.prepare(D_prime)
         beta = calD.noise_rate
+        if not MECHANISMS[self.mechanism].pure:  # Gaussian: squared norms over 2σ² (§10)
+            return _gaussian_llr(MECHANISMS[self.mechanism].adds_output_noise, tD, calD, xD,
+                                 tDp, calDp, xDp)
         if MECHANISMS[self.mechanism].adds_output_noise:
             def llr_output(theta: np.ndarray) -> float:
                 th = np.asarray(theta, dtype=float).ravel()
@@ -225,6 +234,32 @@ class LinearERMMechanism(_TemplateAdapter):
             return round(beta * float(np.linalg.norm(bDp) - np.linalg.norm(bD))
                          + float(ldD - ldDp), LLR_DECIMALS)
         return llr_objective
+
+
+def _gaussian_llr(output: bool, tD: Any, calD: Calibration, xD: np.ndarray, tDp: Any,
+                  calDp: Calibration, xDp: np.ndarray) -> Callable[[np.ndarray], float]:
+    """ln f_D/f_D′ of the Gaussian linear mechanisms (docs/privacy.md §10.2-10.3).
+
+    Output: (‖θ − θ*_D′‖² − ‖θ − θ*_D‖²)/(2σ²). Objective: (‖b_D′(θ)‖² − ‖b_D(θ)‖²)/(2σ²)
+    + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ), b_X(θ) = −n ∇J_X(θ) (with Δ).
+    """
+    two_var = 2.0 * float(calD.extra["noise std"]) ** 2
+    if output:
+        def llr_gaussian_output(theta: np.ndarray) -> float:
+            th = np.asarray(theta, dtype=float).ravel()
+            return round(float(np.sum((th - xDp) ** 2) - np.sum((th - xD) ** 2)) / two_var,
+                         LLR_DECIMALS)
+        return llr_gaussian_output
+    dD, dDp = calD.extra_strong_convexity, calDp.extra_strong_convexity
+
+    def llr_gaussian_objective(theta: np.ndarray) -> float:
+        th = np.asarray(theta, dtype=float).ravel()
+        bD = -tD.n * tD.objective(th, None, dD)[1]
+        bDp = -tDp.n * tDp.objective(th, None, dDp)[1]
+        ldD = np.linalg.slogdet(tD.hessian(th, dD))[1]
+        ldDp = np.linalg.slogdet(tDp.hessian(th, dDp))[1]
+        return round(float(bDp @ bDp - bD @ bD) / two_var + float(ldD - ldDp), LLR_DECIMALS)
+    return llr_gaussian_objective
 
 
 class LargeMarginMechanism(_TemplateAdapter):

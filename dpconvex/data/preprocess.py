@@ -1,5 +1,8 @@
 """Per-record public maps: clipping to a public norm bound, an intercept column, augmentation.
 
+Scaling every row to the norm bound (``row_norm="unit"``, x ↦ x / ||x|| · q) is
+:func:`normalize_rows`, in :mod:`dpconvex.data.row_scaling`.
+
 Each map transforms a record from that record and public constants only, so
 it commutes with the replace-one adjacency of the privacy proofs
 (docs/privacy.md §2.3): preprocessing that reads other records (e.g. a norm
@@ -17,8 +20,9 @@ import scipy.sparse as sp
 
 from .._validation import clip_rows as _clip_dense_rows
 from .operators import row_blocks
+from .row_scaling import normalize_rows
 
-__all__ = ["add_intercept", "augment_and_scale", "clip_rows"]
+__all__ = ["add_intercept", "augment_and_scale", "clip_rows", "normalize_rows"]
 
 
 def clip_rows(X: Any, bound: float) -> tuple[Any, int]:

@@ -38,9 +38,20 @@ Every loader here applies one fixed, per-record map, :func:`encode`
    ``||x|| <= 1`` holds by construction, for every possible record, with no
    per-row or per-column statistic of the data.
 
+4. **Per-record scaling** (``row_norm="unit"``, the default of the Adult
+   and KDD Cup 1999 loaders, an option of the breast-cancer loader, where a
+   row's length carries the label): every non-zero row is then scaled to norm exactly 1,
+   ``x / ||x||`` (:func:`dpconvex.data.normalize_rows`). Step 3 guarantees
+   the bound for the worst-case record, so typical rows use only a part of
+   it (mean row norm 0.82 on Adult, 0.47 on KDD Cup 1999), while the noise is
+   calibrated to the bound. ``row_norm=None`` stops after step 3.
+   ``columns=`` / ``drop=`` (e.g. ``drop=("native-country",)``) select
+   attributes on the public schema before step 1 (the divisor counts the
+   kept ones).
+
 Because the map is applied to each record on its own, replacing one record
 changes one row of ``X`` and nothing else, which is what the per-record norm
-bound ``q = 1`` of the privacy analysis needs. (Dropping records with missing
+bound ``q = 1`` of the privacy analysis needs (docs/privacy.md §2.3, §12). (Dropping records with missing
 values, as CMS did, is also a per-record rule.)
 
 Files are looked up under their exact UCI names in the folders of
@@ -55,7 +66,8 @@ downloaded from UCI (and checked) only when ``download=True``.
 
 Modules: ``_files`` (locations, checksums, downloads), ``encoding`` (the
 encoder), ``schemas`` (public columns and ranges), ``uci`` (Adult, KDD Cup
-1999, Breast Cancer Wisconsin), ``sklearn`` (scikit-learn's bundled sets).
+1999), ``breast_cancer`` (Breast Cancer Wisconsin), ``_rows`` (the ``row_norm``,
+``columns`` and ``drop`` options), ``sklearn`` (scikit-learn's bundled sets).
 
 References
 ----------
@@ -79,6 +91,7 @@ from ._files import (
     DATASET_URLS,
     get_data_home,
 )
+from .breast_cancer import load_breast_cancer_wisconsin
 from .dask_loaders import load_kddcup99_dask as load_kddcup99_dask  # Dask imported on call
 from .encoding import (
     PublicSchema,
@@ -107,7 +120,7 @@ from .schemas import (
     SKLEARN_WINE_RANGES,
 )
 from .sklearn import load_sklearn
-from .uci import load_adult, load_breast_cancer_wisconsin, load_kddcup99
+from .uci import load_adult, load_kddcup99
 
 __all__ = [
     "ADULT_CATEGORIES",

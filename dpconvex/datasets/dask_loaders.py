@@ -12,7 +12,10 @@ chunk). The returned Dask array reads the chunks from there, so no step holds
 the whole matrix: the driver holds one chunk while streaming, and a worker a
 few chunks while computing. A gzip file cannot be read from the middle, which
 is why the chunks are written once rather than re-read from the ``.gz`` on every
-pass of a solver.
+pass of a solver. The store holds the public-range encoding; the column
+selection (``columns=`` / ``drop=``) and the per-record scaling
+(``row_norm="unit"``, the default, as in the in-memory loader) are applied
+lazily to each chunk when it is read.
 
 Your own Parquet or CSV files: read them with Dask, describe the table by a
 :class:`~dpconvex.datasets.encoding.PublicSchema` (public ranges and
@@ -45,13 +48,14 @@ import hashlib
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..errors import DatasetError, ParameterError
 from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
 from .encoding import PublicSchema, category_codes, encode
@@ -134,6 +138,9 @@ def load_kddcup99_dask(
     cache_dir: str | os.PathLike[str] | None = None,
     download: bool = False,
     verify_checksum: bool | None = None,
+    row_norm: str | None = "unit",
+    columns: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
 ) -> tuple[da.Array, np.ndarray]:
     """KDD Cup 1999 as a Dask array of encoded rows, streamed from the ``.gz`` file chunk by chunk.
 
@@ -157,25 +164,33 @@ def load_kddcup99_dask(
     verify_checksum : bool or None
         As in :func:`~dpconvex.datasets.load_kddcup99` (for the 10% file; the
         full file has no pinned checksum here).
+    row_norm : {"unit", None}, default="unit"
+    columns, drop : sequence of str
+        As in :func:`~dpconvex.datasets.load_kddcup99`, applied lazily per
+        chunk (the chunk store keeps all columns, divided by ``sqrt(41)``).
 
     Returns
     -------
     X : dask.array.Array of shape (n, 122), float64, chunks of ``chunksize`` rows
-        The rows of :func:`~dpconvex.datasets.load_kddcup99` for the same
-        records, in file order (every row has norm <= 1).
+        The rows of :func:`~dpconvex.datasets.load_kddcup99` with the same
+        options for the same records, in file order, up to rounding (every
+        row has norm <= 1); fewer columns with ``columns`` / ``drop``.
     y : ndarray of shape (n,), dtype int64
         1 = attack, 0 = normal (n numbers: small enough for the driver).
 
     Raises
     ------
     ParameterError
-        A ``chunksize`` that is not an int >= 1.
+        A ``chunksize`` that is not an int >= 1, or an invalid row option.
     DatasetError
         No file, an unreadable or malformed file.
     """
     import dask
     import dask.array as da
 
+    owner = "load_kddcup99_dask"
+    row_norm = check_row_norm(row_norm, owner)
+    schema = KDDCUP99_SCHEMA.select(columns, drop, owner=owner)
     store = kddcup99_chunk_store(path, chunksize=chunksize, data_home=data_home,
                                  cache_dir=cache_dir, download=download,
                                  verify_checksum=verify_checksum)
@@ -184,7 +199,15 @@ def load_kddcup99_dask(
     load = dask.delayed(_load_chunk, pure=True)
     blocks = [da.from_delayed(load(str(store / f"X-{i:05d}.npy")), shape=(rows, p), dtype=np.float64)
               for i, rows in enumerate(meta["chunks"])]
-    return da.concatenate(blocks, axis=0), np.load(store / "y.npy")
+    X = da.concatenate(blocks, axis=0)
+    if schema is not KDDCUP99_SCHEMA:  # keep the selected features, divided by their own divisor
+        names = KDDCUP99_SCHEMA.feature_names
+        keep = set(schema.feature_names)
+        X = X[:, np.array([i for i, f in enumerate(names) if f in keep])]
+        X = X * (KDDCUP99_SCHEMA.divisor / schema.divisor)
+    if row_norm == "unit":
+        X = normalize_rows_lazy(X, 1.0)
+    return X, np.load(store / "y.npy")
 
 
 def kddcup99_chunk_store(
@@ -252,8 +275,8 @@ def _encode_partition(part: Any, schema: PublicSchema) -> np.ndarray:
     return encode(schema, numeric, codes)
 
 
-def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None
-                   ) -> tuple[da.Array, da.Array | None]:
+def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
+                   row_norm: str | None = None) -> tuple[da.Array, da.Array | None]:
     """Encode a Dask DataFrame with a public schema, partition by partition.
 
     Parameters
@@ -269,6 +292,9 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None
         Category values are compared as strings.
     label : str or None
         A column returned as ``y`` (unchanged); None returns ``y = None``.
+    row_norm : {None, "unit"}, default=None
+        "unit": every non-zero row then scaled to norm 1, lazily per partition
+        (:func:`dpconvex.data.normalize_rows`, a per-record map).
 
     Returns
     -------
@@ -285,6 +311,7 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None
     import dask
     import dask.array as da
 
+    row_norm = check_row_norm(row_norm, "from_dataframe")
     missing = [c for c in (*schema.numeric, *schema.categories) if c not in df.columns]
     if label is not None and label not in df.columns:
         missing.append(label)
@@ -295,5 +322,6 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None
     blocks = [da.from_delayed(enc(part, schema), shape=(rows, schema.n_features), dtype=np.float64)
               for part, rows in zip(df.to_delayed(), lengths, strict=True)]
     X = da.concatenate(blocks, axis=0)
+    X = normalize_rows_lazy(X, 1.0) if row_norm == "unit" else X
     y = df[label].to_dask_array(lengths=lengths) if label is not None else None
     return X, y

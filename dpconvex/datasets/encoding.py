@@ -150,6 +150,58 @@ class PublicSchema:
         """The public constant each row is divided by; see :func:`norm_divisor`."""
         return norm_divisor(self.numeric, self.categories, centered=self.centered)
 
+    @property
+    def features(self) -> tuple[str, ...]:
+        """The columns that give features (numeric or categorical), in file order."""
+        return tuple(c for c in self.columns if c in self.numeric or c in self.categories)
+
+    def select(self, columns: Sequence[str] | None = None, drop: Sequence[str] = (),
+               *, owner: str = "PublicSchema.select") -> PublicSchema:
+        """The schema restricted to some columns: a public, schema-level column selection.
+
+        Parameters
+        ----------
+        columns : sequence of str or None
+            The feature columns to keep (file order is kept); None keeps all.
+        drop : sequence of str
+            Feature columns to remove (after ``columns``).
+        owner : str
+            Named in error messages.
+
+        Returns
+        -------
+        PublicSchema
+            ``self`` when nothing is removed. The divisor of the new schema
+            counts only the kept columns (:func:`norm_divisor`).
+
+        Raises
+        ------
+        ParameterError
+            A name that is not a feature column, a string instead of a sequence,
+            or a selection that keeps no column.
+        """
+        valid = self.features
+        for name, sel in (("columns", columns), ("drop", drop)):
+            if sel is None:
+                continue
+            if isinstance(sel, str | bytes) or not all(isinstance(c, str) for c in sel):
+                raise ParameterError(
+                    f"The '{name}' parameter of {owner} must be a sequence of column names, "
+                    f"e.g. ({sel!r},). Got {sel!r} instead.")
+            unknown = [c for c in sel if c not in valid]
+            if unknown:
+                raise ParameterError(
+                    f"The '{name}' parameter of {owner} names unknown column(s) {unknown!r}; "
+                    f"the feature columns are {list(valid)!r}.")
+        keep = [c for c in valid if (columns is None or c in columns) and c not in drop]
+        if not keep:
+            raise ParameterError(f"{owner}: the column selection keeps no feature column.")
+        if len(keep) == len(valid):
+            return self
+        return PublicSchema(tuple(keep), {c: self.numeric[c] for c in keep if c in self.numeric},
+                            {c: self.categories[c] for c in keep if c in self.categories},
+                            frozenset(c for c in self.log_scaled if c in keep), self.centered)
+
 
 def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray:
     """Clip ``x`` to ``[lo, hi]`` and map it onto ``[0, 1]`` (on a copy)."""

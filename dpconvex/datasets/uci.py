@@ -1,9 +1,14 @@
-"""UCI loaders: Adult, KDD Cup 1999 (10%) and Breast Cancer Wisconsin (original).
+"""UCI loaders: Adult and KDD Cup 1999 (10%) (Breast Cancer Wisconsin: ``breast_cancer``).
 
 Each loader parses the UCI file, keeps the records CMS §7 keep, and encodes them
 with the public, per-record map of :mod:`dpconvex.datasets.encoding` and the
-schemas of :mod:`dpconvex.datasets.schemas`. Files are found, checked and
-downloaded by :mod:`dpconvex.datasets._files`.
+schemas of :mod:`dpconvex.datasets.schemas`, then (``row_norm="unit"``, the
+default) scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these
+rows are dominated by one-hot blocks, so a row's length carries little of the
+label, and the map gives every row the whole norm budget.
+``columns=`` / ``drop=`` select feature columns on the public schema
+(:mod:`dpconvex.datasets._rows`). Files are found, checked and downloaded by
+:mod:`dpconvex.datasets._files`.
 """
 
 from __future__ import annotations
@@ -21,16 +26,14 @@ import numpy as np
 from .._random import RandomStateLike, check_random_state
 from ..errors import DatasetError, ParameterError
 from ._files import check_bool, fetch_file, read_text
+from ._rows import apply_row_norm, select_schema
 from .encoding import category_codes, encode
 from .schemas import (
     _ADULT_COLUMNS,
-    _BREAST_COLUMNS,
     _KDD_COLUMNS,
     ADULT_CATEGORIES,
-    ADULT_FEATURE_NAMES,
     ADULT_NUMERIC_RANGES,
     ADULT_SCHEMA,
-    BREAST_CANCER_SCHEMA,
     KDDCUP99_CATEGORIES,
     KDDCUP99_NUMERIC_RANGES,
     KDDCUP99_SCHEMA,
@@ -39,7 +42,7 @@ from .schemas import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["load_adult", "load_breast_cancer_wisconsin", "load_kddcup99"]
+__all__ = ["load_adult", "load_kddcup99"]
 
 # --------------------------------------------------------------------------
 # Adult
@@ -95,6 +98,9 @@ def load_adult(
     download: bool = True,
     return_frame: bool = False,
     verify_checksum: bool | None = None,
+    row_norm: str | None = "unit",
+    columns: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray] | tuple[pandas.DataFrame, pandas.Series]:
     """Load UCI Adult (census income) with public, per-record preprocessing.
 
@@ -118,6 +124,11 @@ def load_adult(
       gives an all-zero block.
     * Each row is divided by the public constant ``sqrt(5 + 8) = sqrt(13)``,
       so every row has Euclidean norm at most 1 by construction.
+    * ``row_norm="unit"`` (the default) then scales every row to norm exactly
+      1, x ↦ x / ||x||, a map of the record itself (docs/privacy.md §12): a
+      typical row (mean norm 0.82 after the divisor) then uses the whole norm
+      bound the noise is calibrated to. ``row_norm=None`` keeps the rows
+      divided by the public constant.
 
     No statistic of the loaded data (max, min, mean, std, vocabulary) enters
     the encoding, so replacing one record changes only its own row.
@@ -145,11 +156,28 @@ def load_adult(
         Return a ``pandas.DataFrame`` with named columns and a
         ``pandas.Series`` instead of arrays. Needs pandas, which is not a
         dependency of dpconvex.
+    row_norm : {"unit", None}, default="unit"
+        "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
+        None: the public-range encoding divided by the public constant.
+    columns : sequence of str or None, default=None
+        Attribute names (file column names, e.g. ``"age"``, ``"workclass"``)
+        to keep; None keeps all 13.
+    drop : sequence of str, default=()
+        Attributes to leave out, e.g. ``("native-country",)``: its one-hot
+        block has 41 columns and one value (United-States) in 91% of the
+        rows, so it carries little information per unit of the norm budget;
+        without it the divisor is ``sqrt(12)``, and under ``row_norm="unit"``
+        the other attributes get a larger share of the unit norm. Dropping an
+        attribute also drops its information; experiments/row_scaling.py
+        measures the trade-off. A choice of the schema, never of the data.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 104), dtype float64
-        Encoded features; every row has norm <= 1.
+        Encoded features (fewer columns with ``columns`` / ``drop``; names in
+        :data:`ADULT_FEATURE_NAMES`, or ``ADULT_SCHEMA.select(...).feature_names``);
+        every row has norm <= 1 (exactly 1 for non-zero rows with
+        ``row_norm="unit"``).
     y : ndarray of shape (n_samples,), dtype int64
         1 for income ``>50K``, 0 for ``<=50K``.
 
@@ -157,7 +185,8 @@ def load_adult(
     ------
     ParameterError
         If ``subset`` is not one of the three options, a flag is not a bool,
-        or ``verify_checksum`` is not a bool or None.
+        ``verify_checksum`` is not a bool or None, ``row_norm`` is not "unit"
+        or None, or ``columns`` / ``drop`` name an unknown attribute or keep none.
     DatasetError
         If a file is missing and cannot be downloaded, is malformed, or does
         not match its pinned SHA-256 (unless the check is turned off).
@@ -182,6 +211,7 @@ def load_adult(
     download = check_bool("download", download, owner)
     return_frame = check_bool("return_frame", return_frame, owner)
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
+    schema, row_norm = select_schema(ADULT_SCHEMA, row_norm, columns, drop, owner)
     if return_frame:
         try:
             import pandas as pd
@@ -207,11 +237,11 @@ def load_adult(
     where = ", ".join(map(str, paths))
     numeric_values = {c: _to_float(raw[c], c, where) for c in ADULT_NUMERIC_RANGES}
     codes = {c: category_codes(raw[c], voc) for c, voc in ADULT_CATEGORIES.items()}
-    X = encode(ADULT_SCHEMA, numeric_values, codes)
+    X = apply_row_norm(encode(schema, numeric_values, codes), row_norm)
     y = np.asarray(labels, dtype=np.int64)
     if return_frame:
         return (
-            pd.DataFrame(X, columns=list(ADULT_FEATURE_NAMES)),
+            pd.DataFrame(X, columns=list(schema.feature_names)),
             pd.Series(y, name="income>50K"),
         )
     return X, y
@@ -257,6 +287,9 @@ def load_kddcup99(
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
     verify_checksum: bool | None = None,
+    row_norm: str | None = "unit",
+    columns: Sequence[str] | None = None,
+    drop: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
     """Load the KDD Cup 1999 10% training set with public, per-record preprocessing.
 
@@ -280,6 +313,9 @@ def load_kddcup99(
       columns. A value not listed gives an all-zero block.
     * Each row is divided by the public constant ``sqrt(38 + 3) = sqrt(41)``,
       so every row has Euclidean norm at most 1 by construction.
+    * ``row_norm="unit"`` (the default) then scales every row to norm exactly
+      1, x ↦ x / ||x||, a map of the record itself (docs/privacy.md §12); a
+      typical row has norm about 0.47 (mean) after the divisor.
 
     Parameters
     ----------
@@ -303,20 +339,28 @@ def load_kddcup99(
         once per process per (path, size, mtime); a mismatch raises
         DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
         False loads your own copy unchecked. Downloads are always checked.
+    row_norm : {"unit", None}, default="unit"
+        "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
+        None: the public-range encoding divided by the public constant.
+    columns, drop : sequence of str
+        Attributes (file column names) to keep (None: all 41) or leave out;
+        the divisor counts the kept ones. See :func:`load_adult`.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 122), dtype float64
-        Encoded features; every row has norm <= 1. (All 494,021 rows take
-        about 480 MB.)
+        Encoded features (fewer columns with ``columns`` / ``drop``); every
+        row has norm <= 1 (exactly 1 for non-zero rows with
+        ``row_norm="unit"``). (All 494,021 rows take about 480 MB.)
     y : ndarray of shape (n_samples,), dtype int64
         1 = attack, 0 = normal.
 
     Raises
     ------
     ParameterError
-        If ``n_samples`` is not None or an int in ``[1, number of rows]``, or
-        ``random_state`` is invalid.
+        If ``n_samples`` is not None or an int in ``[1, number of rows]``,
+        ``random_state`` is invalid, or a row option is invalid (see
+        :func:`load_adult`).
     DatasetError
         If the file is missing and cannot be downloaded, is malformed, or does
         not match its pinned SHA-256 (unless the check is turned off).
@@ -343,6 +387,7 @@ def load_kddcup99(
     download = check_bool("download", download, owner)
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     rng = check_random_state(random_state) if n_samples is not None else None
+    schema, row_norm = select_schema(KDDCUP99_SCHEMA, row_norm, columns, drop, owner)
 
     path = fetch_file(_KDD_FILE, data_home, download, verify_checksum)
     try:
@@ -396,101 +441,6 @@ def load_kddcup99(
         col: category_codes(encoded[col], [v.encode("ascii") for v in voc])
         for col, voc in KDDCUP99_CATEGORIES.items()
     }
-    X = encode(KDDCUP99_SCHEMA, numeric_values, codes)
+    X = apply_row_norm(encode(schema, numeric_values, codes), row_norm)
     y = np.fromiter((lab != b"normal." for lab in labels), dtype=np.int64, count=len(labels))
     return X, y
-
-
-# --------------------------------------------------------------------------
-# Breast Cancer Wisconsin (Original)
-# --------------------------------------------------------------------------
-
-_BREAST_FILE = "breast-cancer-wisconsin.data"
-_BREAST_LABELS = {"4": 1, "2": 0}
-
-
-def load_breast_cancer_wisconsin(
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    download: bool = True,
-    verify_checksum: bool | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Load the original Wisconsin breast-cancer data with public preprocessing.
-
-    Reads ``breast-cancer-wisconsin.data`` (699 rows), drops the 16 rows with a
-    missing ``Bare Nuclei`` value (``?``) and the sample-id column, leaving 683
-    rows: 444 benign and 239 malignant.
-
-    Features (9 columns, :data:`BREAST_CANCER_FEATURE_NAMES`): each is
-    documented as an integer 1 - 10 (:data:`BREAST_CANCER_NUMERIC_RANGES`); it is
-    clipped to ``[1, 10]``, mapped to ``(x - 1) / 9``, and every row is divided
-    by the public constant ``sqrt(9) = 3``, so every row has norm at most 1.
-
-    Parameters
-    ----------
-    data_home : str, path-like or None
-        Folder holding the file. If None: ``$DPCONVEX_DATA`` (if relative,
-        tried against the current directory, then against the project root),
-        else ``<project root>/../shared/datasets``, else ``~/.cache/dpconvex``;
-        see :func:`get_data_home`.
-    download : bool, default=True
-        Download the file from the UCI archive if missing (checked against
-        :data:`DATASET_SHA256`).
-    verify_checksum : bool or None, default=None
-        Check a local file against its pinned SHA-256 (:data:`DATASET_SHA256`),
-        once per process per (path, size, mtime); a mismatch raises
-        DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
-        False loads your own copy unchecked. Downloads are always checked.
-
-    Returns
-    -------
-    X : ndarray of shape (683, 9), dtype float64
-        Encoded features; every row has norm <= 1.
-    y : ndarray of shape (683,), dtype int64
-        1 = malignant (class 4), 0 = benign (class 2).
-
-    Raises
-    ------
-    DatasetError
-        If the file is missing and cannot be downloaded, is malformed, or does
-        not match its pinned SHA-256 (unless the check is turned off).
-
-    References
-    ----------
-    .. [BCW] W. H. Wolberg. Breast Cancer Wisconsin (Original). UCI Machine
-       Learning Repository, 1992. doi:10.24432/C5HP4Z.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7 (preprocessing
-       to norm <= 1; here with public ranges instead of data maxima).
-    """
-    owner = "load_breast_cancer_wisconsin"
-    download = check_bool("download", download, owner)
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
-    path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum)
-    text = read_text(path)
-    n_fields = len(_BREAST_COLUMNS) + 2
-    raw: dict[str, list[str]] = {c: [] for c in _BREAST_COLUMNS}
-    labels: list[int] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = [f.strip() for f in line.split(",")]
-        if len(fields) != n_fields:
-            raise DatasetError(
-                f"{path}, line {lineno}: expected {n_fields} comma-separated fields, "
-                f"found {len(fields)}. Is this the original UCI breast-cancer file?"
-            )
-        if "?" in fields:
-            continue
-        if fields[-1] not in _BREAST_LABELS:
-            raise DatasetError(
-                f"{path}, line {lineno}: unknown class {fields[-1]!r} (expected 2 or 4)."
-            )
-        labels.append(_BREAST_LABELS[fields[-1]])
-        for col, value in zip(_BREAST_COLUMNS, fields[1:-1], strict=True):
-            raw[col].append(value)
-    if not labels:
-        raise DatasetError(f"No complete records found in {path}.")
-    numeric_values = {c: _to_float(raw[c], c, path) for c in _BREAST_COLUMNS}
-    X = encode(BREAST_CANCER_SCHEMA, numeric_values)
-    return X, np.asarray(labels, dtype=np.int64)

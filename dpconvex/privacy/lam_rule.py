@@ -25,7 +25,7 @@ regularization, read from the mechanism's own calibration):
 linear term bᵀθ/n; the output term is the second-order excess of θ̂ + b for a
 uniformly oriented b, whose squared projection on a row is ||x||²||b||²/p).
 For objective perturbation the result is never below the Δ-branch threshold
-c q² / (n (e^{ε/4} - 1)) (for the slack 2 log(1 + c q²/(nΛ)); in general, the
+c q² / (n (e^{ε/2} - 1)) (for the one-sided slack log(1 + c q²/(nΛ)); in general, the
 smallest Λ for which the calibration adds no Δ): below it the calibration would
 raise the modulus to the threshold anyway and spend only ε/2 on the noise.
 """
@@ -78,23 +78,26 @@ def check_lam(value: Any, owner: str) -> float | str:
 def _mechanism_parts(mechanism: Any, epsilon: float) -> tuple[str, float]:
     """(inner mechanism name, ε it calibrates with) for a name or a Mechanism object."""
     name = mechanism if isinstance(mechanism, str) else getattr(mechanism, "name", "")
-    if name == "amp":  # approximate minima: the inner mechanism gets (1 - fraction) ε
+    if name in ("amp", "gaussian_amp"):  # approximate minima: the inner one gets (1 - fraction) ε
         inner = getattr(mechanism, "inner", None)
         fraction = float(getattr(mechanism, "fraction", 0.1))
-        inner_name = inner.name if inner is not None else "objective"
+        default = "objective" if name == "amp" else "gaussian_objective"
+        inner_name = inner.name if inner is not None else default
         return inner_name, epsilon * (1.0 - fraction)
     return name, epsilon
 
 
 def _consts(mu: float, G: float, c_u: float, p: int) -> SimpleNamespace:
     return SimpleNamespace(strong_convexity=mu, grad_bound=G, hessian_term_bound=c_u,
-                           hessian_rank=1, dimension=p)
+                           hessian_rank=1, dimension=p, hessian_trace_bound=c_u)
 
 
 def delta_floor(n: int, epsilon: float, q: float, loss: Any) -> float:
     """Smallest Λ at which objective perturbation adds no Δ (the calibration's own threshold).
 
-    For the slack 2 log(1 + c q²/(nΛ)) this is c q² / (n (e^{ε/4} - 1)). Read from
+    For the one-sided slack log(1 + c q²/(nΛ)) (docs/privacy.md §3.3) this is
+    c q² / (n (e^{ε/2} - 1)) (it was c q² / (n (e^{ε/4} - 1)) for CMS's two-sided
+    slack 2 log(1 + c q²/(nΛ)) before issue 13). Read from
     :func:`calibrate_objective_perturbation`, so it follows any change of the slack.
     """
     from .mechanisms.perturbation import calibrate_objective_perturbation
@@ -117,7 +120,7 @@ def _as_loss(loss: Any) -> Any:
 
 
 def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any, *,
-             reference_norm: float = REFERENCE_NORM) -> float:
+             reference_norm: float = REFERENCE_NORM, delta: float = 0.0) -> float:
     """Λ from public quantities only: the minimizer of the bound of the module docstring.
 
     Parameters
@@ -138,6 +141,11 @@ def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any
         A loss with declared constants ``deriv_bound`` (|ℓ'|) and ``curvature`` (c).
     reference_norm : float, default=REFERENCE_NORM
         R in the bias term.
+    delta : float, default=0.0
+        δ of the fit: the Gaussian mechanisms ("gaussian_objective",
+        "gaussian_output", approximate minima around them with (1 - fraction) δ)
+        use the noise terms of :mod:`dpconvex.privacy.lam_gaussian`
+        (E‖b‖² = p σ², docs/privacy.md §10.5).
 
     Returns
     -------
@@ -152,13 +160,21 @@ def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any
     loss = _as_loss(loss)
     n, p, q, R = int(n), int(p), float(q), float(reference_norm)
     name, eps = _mechanism_parts(mechanism, float(epsilon))
+    from .lam_gaussian import GAUSSIAN_NAMES, gaussian_noise_terms
+
+    dlt = float(delta) * (eps / float(epsilon) if eps < float(epsilon) else 1.0)  # AMP: (1 - a) δ
     G = loss.deriv_bound * q
     c = float(loss.curvature)
     c_u = c * q * q
     lam = _GRID
     floor = 0.0
-    if name == "none" or not math.isfinite(eps) or (name != "output" and not math.isfinite(c_u)):
+    lipschitz_ok = name in ("output", "gaussian_output")
+    if name == "none" or not math.isfinite(eps) or (not lipschitz_ok and not math.isfinite(c_u)):
         mu_eff, noise = lam, np.zeros_like(lam)  # no noise (or a refusal follows in release)
+    elif name in GAUSSIAN_NAMES:
+        mu_eff, noise = gaussian_noise_terms(name, lam, eps, dlt, n, G, c_u, p)
+        if name == "gaussian_objective":
+            floor = delta_floor(n, eps, q, loss)
     elif name == "output":
         mu_eff = lam
         unit = calibrate_output_perturbation(eps, n, _consts(1.0, G, c_u, p))
@@ -180,17 +196,18 @@ def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any
 
 
 def resolve_lam(lam: Any, mechanism: Any, n: int, epsilon: float, q: float, p: int,
-                loss: Any) -> tuple[float, str]:
+                loss: Any, *, delta: float = 0.0) -> tuple[float, str]:
     """(Λ, certificate note): ``lam`` itself, or :func:`auto_lam` for ``lam="auto"``."""
     if isinstance(lam, str) and lam == AUTO:
         mech_name, eps = _mechanism_parts(mechanism, float(epsilon))
-        value = auto_lam(mechanism, n, epsilon, q, p, loss)
+        value = auto_lam(mechanism, n, epsilon, q, p, loss, delta=delta)
         loss = _as_loss(loss)
         return value, (
             f"lam = {value:.3g} chosen by the public rule lam='auto' "
             f"(dpconvex.privacy.lam_rule.auto_lam, docs/privacy.md §3.4): the minimizer of "
             f"a bias + stability + noise bound from public quantities only: mechanism "
-            f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, q = {q:.6g}, p = {int(p)}, "
+            f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
+            f"q = {q:.6g}, p = {int(p)}, "
             f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
             f"R = {REFERENCE_NORM:g}; no data value is read"
         )

@@ -183,6 +183,10 @@ class ProjectedGradient(Backend):
 
     name = "native"
     requires = frozenset({"projection"})
+    #: Reads the data only through the template's objective (for the large-margin
+    #: template on Dask records: loss and gradient summed per chunk on the workers, one
+    #: pass per evaluation) and ``lipschitz_bound``; the iterates stay on the driver.
+    in_memory = False
 
     def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:

@@ -53,7 +53,7 @@ class PrivacyConstants:
     grad_bound : float
         G: bound on the norm of one record's loss gradient in the parameters.
     hessian_rank : int
-        r: one record's loss Hessian is a sum of at most r PSD terms ...
+        r: one record's loss Hessian is a sum of at most r PSD rank-one terms ...
     hessian_term_bound : float
         c_u: ... each of spectral norm at most c_u (inf if not twice differentiable).
     strong_convexity : float
@@ -61,6 +61,10 @@ class PrivacyConstants:
         (read from the template's regularizer, its one source).
     dimension : int
         p: dimension of the parameter (and noise) space.
+    hessian_trace_bound : float or None, default=None
+        T: bound on the trace of one record's loss Hessian; None means r·c_u.
+        The one-sided Jacobian slack r·log(1 + T/(r n μ)) uses min(T, r·c_u)
+        (docs/privacy.md §3.3).
     """
 
     grad_bound: float
@@ -68,6 +72,7 @@ class PrivacyConstants:
     hessian_term_bound: float
     strong_convexity: float
     dimension: int
+    hessian_trace_bound: float | None = None
 
 
 # --------------------------------------------------------------------------- spaces

@@ -73,6 +73,9 @@ class LinearERMTemplate(LegacySolve):
     kind = "linear_erm"
     noise_symmetric = False
     residual_tol = RESIDUAL_TOL
+    #: k: one replaced record's gradient difference ℓ′ y x − ℓ′ y′ x′ lies in span{x, x′}
+    #: for every θ (Gaussian objective perturbation, docs/privacy.md §10.2).
+    gradient_difference_rank = 2
     cvxpy_options: dict[str, Any] = {}  # noqa: RUF012
 
     def __init__(self, loss: Loss, lam: float, data_norm: float, X: Any, y: np.ndarray):
@@ -108,7 +111,11 @@ class LinearERMTemplate(LegacySolve):
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> PrivacyConstants:
-        """G = |ℓ'|·q, r = 1, c_u = c·q^2, μ = Λ from the regularizer (docs/privacy.md §2-3)."""
+        """G = |ℓ'|·q, r = 1, c_u = T = c·q^2, μ = Λ from the regularizer (docs/privacy.md §2-3).
+
+        One record's Hessian ℓ''(y θᵀx) x xᵀ is rank one with trace ℓ''·||x||² <= c q²
+        (T, the trace bound of the one-sided slack, §3.3).
+        """
         q = self.data_norm
         return PrivacyConstants(
             grad_bound=self.loss.deriv_bound * q,
@@ -116,6 +123,7 @@ class LinearERMTemplate(LegacySolve):
             hessian_term_bound=self.loss.curvature * q**2,
             strong_convexity=self.regularizer.strong_convexity,
             dimension=self.p,
+            hessian_trace_bound=self.loss.curvature * q**2,
         )
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:

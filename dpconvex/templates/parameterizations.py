@@ -27,6 +27,7 @@ import numpy as np
 __all__ = [
     "FullPSD",
     "gram_operator_norm",
+    "max_row_norm",
     "project_psd",
     "quadratic_forms",
     "weighted_gram",
@@ -112,6 +113,16 @@ def weighted_gram(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
     return out
 
 
+def max_row_norm(Z: np.ndarray) -> float:
+    """max_i ||z_i|| (per chunk for a :class:`~dpconvex.data.dask_gram.DaskGram`).
+
+    For the template's record-norm *check* only; never a calibration input.
+    """
+    if not isinstance(Z, np.ndarray):
+        return float(Z.max_row_norm())
+    return float(np.max(np.linalg.norm(Z, axis=1))) if Z.shape[0] else 0.0
+
+
 def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
                        seed: int = 0) -> float:
     """Largest eigenvalue of M: V ↦ (1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ on symmetric matrices.
@@ -127,8 +138,11 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
     V /= np.linalg.norm(V)
     lam = 0.0
     for _ in range(n_iter):
-        a = np.einsum("ij,ij->i", Z @ V, Z)
-        MV = weighted_gram(Z, a[:, None] / n)[0]
+        if not isinstance(Z, np.ndarray):  # records on Dask workers: one pass (data/dask_gram)
+            MV = Z.normal_apply(V)
+        else:
+            a = np.einsum("ij,ij->i", Z @ V, Z)
+            MV = weighted_gram(Z, a[:, None] / n)[0]
         new = float(np.linalg.norm(MV))
         if new == 0.0:
             return 0.0
@@ -183,11 +197,19 @@ class FullPSD:
 
     # ------------------------------------------------------------ linear maps
     def forms(self, Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
-        """z_iᵀ Φ_j z_i for all rows, shape (n, J) with j = c·K + m."""
+        """z_iᵀ Φ_j z_i for all rows, shape (n, J) with j = c·K + m.
+
+        ``Z`` may be a :class:`~dpconvex.data.dask_gram.DaskGram` (records on Dask
+        workers): the same products per chunk.
+        """
+        if not isinstance(Z, np.ndarray):
+            return Z.forms(Phi.reshape(self.J, self.D, self.D))
         return quadratic_forms(Z, Phi.reshape(self.J, self.D, self.D))
 
     def adjoint(self, Z: np.ndarray, W: np.ndarray) -> np.ndarray:
         """Σ_i W[i, j] z_i z_iᵀ (the gradient of Σ_ij W_ij z_iᵀΦ_j z_i), shape (C, K, D, D)."""
+        if not isinstance(Z, np.ndarray):  # a DaskGram: per-chunk Grams, tree-summed
+            return Z.weighted_gram(W).reshape(self.shape)
         return weighted_gram(Z, W).reshape(self.shape)
 
     def gram_operator_norm(self, Z: np.ndarray) -> float:

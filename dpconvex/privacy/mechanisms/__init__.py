@@ -1,6 +1,9 @@
 """Privacy mechanisms, one class each, in one registry (:data:`MECHANISMS`)."""
 
 from . import gaussian as _gaussian  # noqa: F401  (registers "gaussian", "norm_gamma_sum")
+from . import gaussian_amp as _gaussian_amp  # noqa: F401  (registers "gaussian_amp")
+from . import gaussian_linear as _gaussian_linear  # noqa: F401  (gaussian_objective/_output)
+from . import gaussian_objective_lm as _gaussian_objective_lm  # noqa: F401  (large margin)
 from . import noisy_gd as _noisy_gd  # noqa: F401  (registers "noisy_gd")
 from .amp import ApproximateMinima
 from .base import (
@@ -22,7 +25,10 @@ from .perturbation import (
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
     coordinate_scale,
+    half_epsilon_modulus,
+    hessian_trace_bound,
     jacobian_slack,
+    jacobian_slack_two_sided,
 )
 
 __all__ = [
@@ -40,7 +46,10 @@ __all__ = [
     "calibrate_output_perturbation",
     "coordinate_scale",
     "get_mechanism",
+    "half_epsilon_modulus",
+    "hessian_trace_bound",
     "jacobian_slack",
+    "jacobian_slack_two_sided",
     "mechanism_names",
     "register",
     "require_accurate",

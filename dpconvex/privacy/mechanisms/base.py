@@ -247,7 +247,8 @@ def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: 
         The estimator's template kind ("linear_erm", "large_margin"); None (the
         template-level API) offers every mechanism that solves a template.
     optimality_tol : float or None
-        A float wraps a private mechanism in approximate-minima perturbation.
+        A float wraps a private mechanism in approximate-minima perturbation
+        ("amp" for a pure mechanism, "gaussian_amp" for a Gaussian one).
     amp_fraction : float
         Share of ε spent on the AMP cover.
     """
@@ -255,5 +256,6 @@ def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: 
                tuple(n for n in mechanism_names(solves=True) if MECHANISMS[n].template_kinds))
     mech = get_mechanism(name, owner, allowed=allowed)
     if optimality_tol is not None and mech.private:
-        return MECHANISMS["amp"](inner=name, gamma=optimality_tol, fraction=amp_fraction)
+        amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
+        return MECHANISMS[amp](inner=name, gamma=optimality_tol, fraction=amp_fraction)
     return mech

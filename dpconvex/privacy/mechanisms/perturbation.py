@@ -1,21 +1,29 @@
 """Output and objective perturbation ([CMS]_ Alg. 1 and 2) and the non-private baseline.
 
-Calibration (moved verbatim from ``verify.py``; derived in docs/privacy.md §3):
-with per-record Hessians that are sums of at most ``r`` PSD terms each of
-spectral norm <= ``c_u`` and a ``mu``-strongly convex regularizer, the Jacobian
-ratio of the change of variables b -> θ is bounded by
+Calibration (derived in docs/privacy.md §3.2-3.3). One record's loss Hessian H is
+PSD with rank <= ``r`` and trace <= ``T`` (declared by the template:
+``hessian_trace_bound``, or ``r * c_u`` when only the per-term bound c_u is
+declared), and the regularizer is ``mu``-strongly convex. The Jacobian of the
+change of variables b -> θ is A + H with A ⪰ nμI the part without the replaced
+record, so the Jacobian ratio is bounded one-sidedly (issue 13):
 
-    slack = 2 r log(1 + c_u / (n mu)),
+    det(A + H)/det(A + H') <= det(A + H)/det(A) <= (1 + T/(r n mu))^r,
+    slack = r log(1 + T/(r n mu)),
 
-which for r = 1, c_u = c q^2, mu = Λ is CMS's log(1 + 2c q^2/(nΛ) + c^2 q^4/(n^2Λ^2)).
-The noise gets ε' = ε - slack; if the slack exceeds ε/2 the modulus is raised by
-Δ so that the slack is ε/2 and ε' = ε/2. The noise rate is β = ε'/S with S = 2G.
+which for linear ERM (r = 1, T = c q^2, mu = Λ) is log(1 + c q^2/(nΛ)), half of
+CMS's 2 log(1 + c q^2/(nΛ)). The old two-sided form 2 r log(1 + c_u/(n mu)) is
+kept as :func:`jacobian_slack_two_sided` (``slack="two_sided"``; used nowhere by
+default). The noise gets ε' = ε - slack; if the slack exceeds ε/2 the modulus is
+raised to μ' = T/(r n (e^{ε/(2r)} - 1)) (slack = ε/2, ε' = ε/2). The noise rate is
+β = ε'/S with S = 2G.
 
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011). Alg. 1 (output perturbation),
    Alg. 2 (objective perturbation) and their privacy proofs.
+.. [KST] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012 (PMLR 23), Thm. 2.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import PrivacyError
+from ...errors import ParameterError, PrivacyError
 from ...noise import norm_gamma, snap
 from ...solvers.base import SolveResult
 from ..budget import Budget, remaining
@@ -39,55 +47,139 @@ __all__ = [
     "calibrate_objective_perturbation",
     "calibrate_output_perturbation",
     "coordinate_scale",
+    "SLACK_RULES",
+    "half_epsilon_modulus",
+    "hessian_trace_bound",
     "jacobian_slack",
+    "jacobian_slack_two_sided",
 ]
 
+#: Names of the Jacobian-slack rules :func:`calibrate_objective_perturbation` accepts.
+SLACK_RULES: tuple[str, ...] = ("one_sided", "two_sided")
 
-def jacobian_slack(n: int, mu: float, term_bound: float, rank: int) -> float:
-    """2 r log(1 + c_u / (n μ)): the log Jacobian-ratio bound (docs/privacy.md §3.3)."""
+
+def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
+    """One-sided, trace-based log Jacobian-ratio bound r·log(1 + T/(r n μ)) (docs/privacy.md §3.3).
+
+    Parameters
+    ----------
+    n : int
+        Number of records.
+    mu : float
+        Strong-convexity modulus μ > 0 of the data-independent part (Λ + Δ).
+    trace_bound : float
+        T >= tr(H) for one record's loss Hessian H.
+    rank : int
+        r >= rank(H).
+
+    Returns
+    -------
+    float
+        r log1p(T/(r n μ)) >= log det(I + H/(nμ)) (AM-GM over the <= r nonzero
+        eigenvalues); 0 when r = 0 or T = 0.
+    """
+    if rank == 0 or trace_bound == 0:
+        return 0.0
+    return rank * math.log1p(trace_bound / (rank * n * mu))
+
+
+def jacobian_slack_two_sided(n: int, mu: float, term_bound: float, rank: int) -> float:
+    """The OLD, conservative bound 2 r log(1 + c_u/(n μ)) ([CMS]_ Alg. 2's constant for r = 1).
+
+    Kept for comparison (tests, the release oracle recorded before issue 13); the
+    calibration uses it only with ``slack="two_sided"``. ``term_bound`` is c_u,
+    the spectral-norm bound of each of the r PSD terms (docs/privacy.md §3.3).
+    """
     if rank == 0 or term_bound == 0:
         return 0.0
     return 2.0 * rank * math.log1p(term_bound / (n * mu))
 
 
-def calibrate_objective_perturbation(epsilon: float, n: int, consts: Any) -> Calibration:
-    """Objective perturbation calibration ([CMS]_ Alg. 2, generalized; docs/privacy.md §3).
+def half_epsilon_modulus(epsilon: float, n: int, trace_bound: float, rank: int) -> float:
+    """μ' = T/(r n (e^{ε/(2r)} − 1)): the modulus at which the one-sided slack equals ε/2."""
+    return trace_bound / (rank * n * math.expm1(epsilon / (2.0 * rank)))
 
-    Returns the split of ε between the Jacobian slack and the noise, the extra
-    regularization Δ (0 unless the slack exceeds ε/2), and the noise rate
-    β = ε' / (2G).
+
+def hessian_trace_bound(consts: Any) -> float:
+    """T: the declared trace bound, never above r·c_u (which the per-term bounds imply).
+
+    ``consts.hessian_trace_bound`` may be absent or None (then T = r·c_u).
     """
+    r, c_u = consts.hessian_rank, consts.hessian_term_bound
+    per_term = r * c_u if r > 0 else 0.0
+    declared = getattr(consts, "hessian_trace_bound", None)
+    return per_term if declared is None else min(float(declared), per_term)
+
+
+def calibrate_objective_perturbation(epsilon: float, n: int, consts: Any, *,
+                                     slack: str = "one_sided") -> Calibration:
+    """Objective perturbation calibration ([CMS]_ Alg. 2, generalized; docs/privacy.md §3.2-3.3).
+
+    Parameters
+    ----------
+    epsilon : float
+        Requested ε.
+    n : int
+        Number of records (public under replace-one adjacency).
+    consts : PrivacyConstants
+        The template's declared constants (G, r, c_u, optional T, μ).
+    slack : {"one_sided", "two_sided"}, default="one_sided"
+        The Jacobian-slack rule: the one-sided trace bound r log(1 + T/(r n μ))
+        (§3.3), or the old two-sided 2 r log(1 + c_u/(n μ)) (kept for comparison).
+
+    Returns
+    -------
+    Calibration
+        The split of ε between the Jacobian slack and the noise, the extra
+        regularization Δ (0 unless the slack exceeds ε/2), and the noise rate
+        β = ε' / (2G).
+    """
+    if slack not in SLACK_RULES:
+        raise ParameterError(f"slack must be one of {SLACK_RULES}, got {slack!r}")
     mu, c_u, r = consts.strong_convexity, consts.hessian_term_bound, consts.hessian_rank
     if not mu > 0:
         raise PrivacyError(
             "strong convexity: objective perturbation needs a strongly convex objective "
             f"(modulus > 0), got {mu}. Use a regularization strength lam > 0."
         )
-    if not math.isfinite(c_u):
+    T = hessian_trace_bound(consts)
+    if not math.isfinite(T if slack == "one_sided" else c_u):
         raise PrivacyError(
             "curvature bound: objective perturbation needs a bounded second derivative "
             "of the loss (declared curvature is infinite). Use a smooth loss (logistic, "
             "huber, smooth_hinge) or output perturbation."
         )
-    slack = jacobian_slack(n, mu, c_u, r)
+    if slack == "one_sided":
+        def slack_at(m: float) -> float:
+            return jacobian_slack(n, m, T, r)
+
+        def modulus_for_half() -> float:
+            return half_epsilon_modulus(epsilon, n, T, r)
+    else:
+        def slack_at(m: float) -> float:
+            return jacobian_slack_two_sided(n, m, c_u, r)
+
+        def modulus_for_half() -> float:
+            return c_u / (n * math.expm1(epsilon / (4.0 * r)))
+    eps_slack = slack_at(mu)
     delta_reg = 0.0
-    eps_noise = remaining(epsilon, slack)
-    if slack > epsilon / 2.0:
-        # Raise the modulus to mu' with 2 r log(1 + c_u/(n mu')) = ε/2 (CMS Alg. 2's Δ branch).
-        # Switching as soon as the slack exceeds ε/2 is equally private (Δ depends on public
-        # constants only) and keeps ε' >= ε/2 (docs/privacy.md §3.2). The factor (1 + 1e-12)
-        # keeps the slack strictly below ε/2 in floating point.
-        mu_needed = c_u / (n * math.expm1(epsilon / (4.0 * r))) * (1.0 + 1e-12)
+    eps_noise = remaining(epsilon, eps_slack)
+    if eps_slack > epsilon / 2.0:
+        # Raise the modulus to mu' with slack(mu') = ε/2 (CMS Alg. 2's Δ branch, re-solved for
+        # the rule in use). Switching as soon as the slack exceeds ε/2 is equally private (Δ
+        # depends on public constants only) and keeps ε' >= ε/2 (docs/privacy.md §3.2). The
+        # factor (1 + 1e-12) keeps the slack strictly below ε/2 in floating point.
+        mu_needed = modulus_for_half() * (1.0 + 1e-12)
         delta_reg = max(mu_needed - mu, 0.0)
-        slack = jacobian_slack(n, mu + delta_reg, c_u, r)
-        eps_noise = remaining(epsilon, max(slack, epsilon / 2.0))
+        eps_slack = slack_at(mu + delta_reg)
+        eps_noise = remaining(epsilon, max(eps_slack, epsilon / 2.0))
     sensitivity = 2.0 * consts.grad_bound
     return Calibration(
         mechanism="objective",
         epsilon_requested=epsilon,
-        epsilon=slack + eps_noise,
+        epsilon=eps_slack + eps_noise,
         epsilon_noise=eps_noise,
-        slack=slack,
+        slack=eps_slack,
         extra_strong_convexity=delta_reg,
         sensitivity=sensitivity,
         noise_rate=eps_noise / sensitivity,
@@ -150,6 +242,7 @@ class _Perturbation(Mechanism):
             "per-record gradient bound G": consts.grad_bound,
             "hessian terms r": consts.hessian_rank,
             "hessian term bound c_u": consts.hessian_term_bound,
+            "hessian trace bound T": hessian_trace_bound(consts),
             "strong convexity mu": consts.strong_convexity,
             "sensitivity": cal.sensitivity,
             "jacobian slack": cal.slack,

@@ -1,0 +1,314 @@
+"""Scaled records z_i held in a Dask array: the out-of-core operator of the large-margin template.
+
+:class:`DaskGram` answers the products the large-margin template
+(:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) and its
+parameterization (:class:`~dpconvex.templates.parameterizations.FullPSD`) read
+from the records, with the records left on the Dask workers:
+
+* the quadratic forms z_iᵀ Φ_j z_i (``forms``: n × J numbers to the driver);
+* the weighted Gram Σ_i W_ij z_i z_iᵀ (``weighted_gram``: per-chunk Grams, tree-summed);
+* the normal operator V ↦ (1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ (``normal_apply``, one
+  pass per power iteration of :func:`~dpconvex.templates.parameterizations.gram_operator_norm`);
+* max_i ||z_i|| (``max_row_norm``: the record-norm *check* of the template's
+  conditions; never a calibration input);
+* the data loss and its gradient in **one pass** (``data_loss``): every chunk
+  runs the template's own :meth:`data_loss` on its rows (a *chunk view*: a
+  shallow copy of the template whose records are the chunk's), and the
+  chunk results, weighted n_c/n, are summed on the cluster. Only
+  1 + C·K·D² numbers per chunk travel back; no n-vector is sent per pass.
+
+The records are built per chunk by a per-record map (clip to the public bound,
+augment, scale: the estimator's own code, see :mod:`dpconvex.large_margin_dask`),
+so every chunk holds exactly the in-memory rows; the products equal the
+in-memory ones up to the order of the sums. The chunks and the chunk views are
+persisted on the workers when the records take at most
+:data:`~dpconvex.data.dask_rows.PERSIST_FRACTION` of the cluster's worker memory
+(as :class:`~dpconvex.data.dask_rows.DaskRows`); otherwise every pass recomputes
+them from their source. Persisted chunks are spread round-robin over the workers and
+each chunk's tasks prefer the worker holding it (a preference, not a pin: when that
+worker is lost, Dask recomputes the chunk elsewhere), so work stealing does not copy
+chunks between workers. The solver, the noise and the calibration stay on the
+driver (docs/privacy.md §9.1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+
+from ..templates.parameterizations import quadratic_forms, weighted_gram
+from . import dask_rows
+from .dask_rows import _compute, _tree_sum
+
+__all__ = ["DaskGram"]
+
+
+# --------------------------------------------------------- per-chunk kernels (run on workers)
+def _forms_block(Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
+    return quadratic_forms(Z, Phi)
+
+
+def _gram_block(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
+    return weighted_gram(Z, W)
+
+
+def _normal_block(Z: np.ndarray, V: np.ndarray, n: int) -> np.ndarray:
+    a = np.einsum("ij,ij->i", Z @ V, Z)  # the arithmetic of gram_operator_norm, per chunk
+    return weighted_gram(Z, a[:, None] / n)[0]
+
+
+def _row_norms_block(Z: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(Z, axis=1)
+
+
+def _max_norm_block(Z: np.ndarray) -> np.ndarray:
+    return np.array([float(np.max(np.linalg.norm(Z, axis=1))) if Z.shape[0] else 0.0])
+
+
+def _make_view(stub: Any, Z: np.ndarray, records: dict[str, np.ndarray]) -> Any:
+    """The template restricted to one chunk: its records are the chunk's."""
+    view = copy.copy(stub)
+    view.Z = Z
+    view.n = int(Z.shape[0])
+    for name, value in records.items():
+        setattr(view, name, value)
+    return view
+
+
+def _loss_block(view: Any, Phi: np.ndarray, n: int) -> np.ndarray:
+    """[(n_c/n)·loss_c, (n_c/n)·∇loss_c]: the chunk's share of the mean loss and gradient."""
+    val, grad = view.data_loss(Phi)
+    w = view.n / n
+    out = np.empty(1 + grad.size)
+    out[0] = w * val
+    out[1:] = w * np.asarray(grad, dtype=float).ravel()
+    return out
+
+
+def _reduce(parts: list[Any]) -> np.ndarray:
+    """Σ of the per-chunk partials: added on the driver when there are at most ``_FAN_IN``
+    of them (one round trip fewer), else in a tree on the cluster; the same order of sums."""
+    if len(parts) <= dask_rows._FAN_IN:
+        return dask_rows._sum_parts(*_compute(*parts))
+    return np.asarray(_compute(_tree_sum(parts))[0])
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _workers() -> list[str]:
+    """The workers of the default distributed client, sorted (empty without one)."""
+    try:
+        from distributed import default_client
+
+        return sorted(default_client().scheduler_info()["workers"])
+    except (ImportError, ValueError):
+        return []
+
+
+def _homes(blocks: list[Any]) -> list[str | None]:
+    """The worker holding each persisted chunk (None without a distributed client)."""
+    try:
+        from distributed import default_client, wait
+
+        client = default_client()
+    except (ImportError, ValueError):
+        return [None] * len(blocks)
+    wait(blocks)
+    who = client.who_has(blocks)
+    return [next(iter(who.get(b.key, ())), None) for b in blocks]
+
+
+def _near(worker: str | None) -> Any:
+    """Run the tasks built inside preferably on ``worker`` (where their chunk is stored).
+
+    A preference, not a pin (``allow_other_workers``): a task whose worker is gone runs
+    elsewhere. Without it, work stealing moves the chunk views between workers.
+    """
+    if worker is None:
+        return contextlib.nullcontext()
+    return dask.annotate(workers=[worker], allow_other_workers=True)
+
+
+def _delayed_value(x: Any) -> Any:
+    """One graph key holding ``x`` (every task reads it, it travels once)."""
+    return dask.delayed(x, pure=True)
+
+
+class DaskGram:
+    """Scaled records z_i (||z_i|| <= 1) in a ``dask.array.Array`` with row chunks.
+
+    Parameters
+    ----------
+    Z : dask.array.Array of shape (n, D)
+        The records, lazily mapped per chunk (columns are rechunked to one block).
+    persist : bool or None, default=None
+        Whether the chunks (and chunk views) are persisted on the workers; None:
+        when they take at most ``PERSIST_FRACTION`` of the workers' memory.
+
+    Attributes
+    ----------
+    n, D : int
+    shape : (n, D)
+    n_chunks : int
+    persisted : bool
+    in_memory : False
+        The records stay on the workers: the CVXPY backends refuse them
+        (:attr:`dpconvex.solvers.base.Backend.in_memory`).
+    """
+
+    in_memory = False
+    ndim = 2
+
+    def __init__(self, Z: da.Array, *, persist: bool | None = None):
+        if not isinstance(Z, da.Array) or Z.ndim != 2:
+            raise TypeError(f"DaskGram needs a 2-D dask.array.Array; got {Z!r}.")
+        if any(np.isnan(c) for c in Z.chunks[0]):
+            Z = Z.compute_chunk_sizes()
+        if len(Z.chunks[1]) > 1:
+            Z = Z.rechunk({1: -1})
+        self.Z = Z.astype(np.float64) if Z.dtype != np.float64 else Z
+        self.n, self.D = (int(s) for s in self.Z.shape)
+        self.shape = (self.n, self.D)
+        self.persist = persist
+        self.persisted = False
+        self._blocks: list[Any] | None = None
+        self._views: list[Any] | None = None
+        self._view_homes: list[str | None] = []
+        self._bound: Any = None
+        self._memo: tuple[bytes, float, np.ndarray] | None = None
+
+    @property
+    def n_chunks(self) -> int:
+        return len(self.Z.chunks[0])
+
+    @property
+    def certificate_note(self) -> str:
+        """The backend line of a certificate (the chunk count is the caller's choice, so public)."""
+        return (f"data backend: dask ({self.n_chunks} chunks): the loss, its gradient and the "
+                "Gram products summed per row chunk on the workers; noise, calibration and "
+                "solver on the driver; the privacy analysis does not depend on the backend")
+
+    # ---------------------------------------------------------------- storage
+    def _chunks(self) -> list[Any]:
+        """The row chunks as Delayed objects, persisted once if they fit (module docstring)."""
+        if self._blocks is None:
+            blocks = list(self.Z.to_delayed().ravel())
+            keep = self.persist
+            if keep is None:
+                keep = 8.0 * self.n * self.D <= dask_rows.PERSIST_FRACTION * dask_rows._cluster_memory()
+            if keep:  # spread round-robin over the workers (a preference, see _near)
+                workers = _workers()
+                spread = []
+                for i, b in enumerate(blocks):
+                    with _near(workers[i % len(workers)] if workers else None):
+                        spread.append(dask.delayed(_identity)(b))
+                blocks = list(dask.persist(*spread))
+            self._blocks, self.persisted = blocks, bool(keep)
+        return self._blocks
+
+    def _split(self, W: np.ndarray) -> list[np.ndarray]:
+        return np.split(np.asarray(W, dtype=float), np.cumsum(self.Z.chunks[0])[:-1])
+
+    # --------------------------------------------------------------- products
+    def forms(self, Phi: np.ndarray) -> np.ndarray:
+        """z_iᵀ Φ_j z_i for every row and block j, shape (n, J); Φ of shape (J, D, D)."""
+        P = _delayed_value(np.asarray(Phi, dtype=float))
+        parts = _compute(*[dask.delayed(_forms_block)(b, P) for b in self._chunks()])
+        return np.concatenate(parts)
+
+    def weighted_gram(self, W: np.ndarray) -> np.ndarray:
+        """Σ_i W[i, j] z_i z_iᵀ for every block j, shape (J, D, D): per-chunk Grams, tree-summed."""
+        W = np.asarray(W, dtype=float)
+        if W.shape[0] != self.n:
+            raise ValueError(f"expected weights of n = {self.n} rows; got shape {W.shape}.")
+        parts = [dask.delayed(_gram_block)(b, Wc)
+                 for b, Wc in zip(self._chunks(), self._split(W), strict=True)]
+        return _reduce(parts)
+
+    def normal_apply(self, V: np.ndarray) -> np.ndarray:
+        """(1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ for a symmetric (D, D) V, in one pass."""
+        Vd = _delayed_value(np.asarray(V, dtype=float))
+        parts = [dask.delayed(_normal_block)(b, Vd, self.n) for b in self._chunks()]
+        return _reduce(parts)
+
+    def row_norms(self) -> np.ndarray:
+        """||z_i|| for every record, shape (n,) (for a template's norm check)."""
+        parts = _compute(*[dask.delayed(_row_norms_block)(b) for b in self._chunks()])
+        return np.concatenate(parts)
+
+    def __mul__(self, scale: Any) -> DaskGram:
+        """Records z_i ∘ scale (a public per-column map, e.g. a feature map), lazily per chunk."""
+        s = np.asarray(scale, dtype=float)
+        if s.ndim > 1 or (s.ndim == 1 and s.shape != (self.D,)):
+            raise ValueError(f"expected a scalar or a vector of length D = {self.D}; got {s.shape}.")
+        return DaskGram(self.Z * s, persist=self.persist)
+
+    def max_row_norm(self) -> float:
+        """max_i ||z_i|| (a check of the per-record map, never a calibration input)."""
+        parts = _compute(*[dask.delayed(_max_norm_block)(b) for b in self._chunks()])
+        return float(max(p[0] for p in parts))
+
+    # ------------------------------------------------------- the one-pass loss
+    def bind(self, template: Any) -> DaskGram:
+        """Build (and persist with the chunks) one chunk view of ``template`` per row chunk.
+
+        A chunk view is a shallow copy of the template with ``Z`` the chunk's
+        rows, ``n`` its row count, and every per-record array attribute (an
+        ndarray of leading dimension n: labels, components, derived masks) cut
+        to the chunk's rows; everything else (loss, parameterization, C, K) is
+        shared. Empty chunks get no view.
+        """
+        n = self.n
+        per_record = {k: v for k, v in vars(template).items()
+                      if k != "Z" and isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == n}
+        stub = copy.copy(template)
+        for k, v in vars(template).items():
+            if k in per_record or v is self or k == "_cvx":
+                setattr(stub, k, None)
+        bounds = np.concatenate([[0], np.cumsum(self.Z.chunks[0])])
+        blocks = self._chunks()
+        homes = _homes(blocks) if self.persisted else [None] * len(blocks)
+        views, self._view_homes = [], []
+        for b, home, lo, hi in zip(blocks, homes, bounds[:-1], bounds[1:], strict=True):
+            if hi > lo:
+                recs = {k: v[lo:hi] for k, v in per_record.items()}
+                with _near(home):  # the stub travels with each task: its block decides where
+                    views.append(dask.delayed(_make_view)(stub, b, recs))
+                self._view_homes.append(home)
+        self._views = list(dask.persist(*views)) if self.persisted else views
+        self._bound, self._memo = template, None
+        return self
+
+    def data_loss(self, template: Any, Phi: np.ndarray) -> tuple[float, np.ndarray]:
+        """``template.data_loss(Phi)`` summed over the chunks in one distributed pass.
+
+        Each chunk view runs the template's own ``data_loss`` on its rows; the
+        results weighted n_c/n are tree-summed on the cluster. The last result
+        is kept for a repeated call at the same Φ (e.g. the residual check).
+        """
+        Phi = np.ascontiguousarray(Phi, dtype=float)
+        key = Phi.tobytes()
+        if self._bound is template and self._memo is not None and self._memo[0] == key:
+            return self._memo[1], self._memo[2].copy()
+        if self._bound is not template:
+            self.bind(template)
+        P = _delayed_value(Phi)
+        parts = []
+        for v, home in zip(self._views or [], self._view_homes, strict=True):
+            with _near(home):
+                parts.append(dask.delayed(_loss_block)(v, P, self.n))
+        out = _reduce(parts)
+        val, grad = float(out[0]), out[1:].reshape(Phi.shape)
+        self._memo = (key, val, grad.copy())
+        return val, grad
+
+    def __repr__(self) -> str:
+        return (f"DaskGram(n={self.n}, D={self.D}, chunks={self.n_chunks}"
+                f"{', persisted' if self.persisted else ''})")

@@ -1,0 +1,260 @@
+"""Options of :class:`~dpconvex.large_margin.PrivateLargeMarginGaussian` beyond the paper's template.
+
+``loss="softmax"`` (the unconstrained softmax template,
+:class:`~dpconvex.templates.large_margin_softmax.LargeMarginSoftmaxTemplate`),
+``mechanism="gaussian_objective"`` with ``delta`` ((ε, δ)-DP Gaussian objective
+perturbation), ``lam="auto"`` (a public rule for the modulus) and the
+certificate of a fit with a component assignment. Derivations:
+``docs/privacy.md`` §11.
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012, Theorem 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_float
+from .certificate import Certificate, compose_sequential
+from .errors import ParameterError
+from .losses import HuberHinge
+from .objectives.regularizers import Frobenius
+from .privacy.budget import Budget, remaining
+from .privacy.mechanisms import Mechanism
+from .privacy.mechanisms.gaussian_objective_lm import (
+    GAUSSIAN_OBJECTIVE_LM,
+    calibrate_softmax_gaussian,
+)
+from .privacy.mechanisms.perturbation import (
+    calibrate_objective_perturbation,
+    half_epsilon_modulus,
+    hessian_trace_bound,
+)
+from .templates.large_margin import LargeMarginGaussianTemplate
+from .templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+
+__all__ = [
+    "AUTO_LAM_FLOOR",
+    "AUTO_LAM_KAPPA",
+    "DEFAULT_DELTA",
+    "SOFTMAX",
+    "auto_lam",
+    "build_template",
+    "compose_with_assignment",
+    "fit_budget",
+    "mechanism_name",
+    "objective_budget",
+    "prepare_fit",
+    "released_matrices",
+    "reservation_delta",
+    "validate_options",
+]
+
+#: ``loss="softmax"``: the softmax (cross-entropy) loss on the scores −zᵀΦ_c z.
+SOFTMAX = "softmax"
+#: lam='auto': μ = max(AUTO_LAM_FLOOR, μ_half, κ·s(μ)/n) (docs/privacy.md §11.5).
+AUTO_LAM_KAPPA = 1.0
+AUTO_LAM_FLOOR = 1e-4
+#: δ of ``delta=None`` with an (ε, δ) mechanism: min(DEFAULT_DELTA, 1/n²).
+DEFAULT_DELTA = 1e-5
+
+
+def mechanism_name(mechanism: Any) -> Any:
+    """The registry name behind the estimator's ``mechanism=`` ("gaussian_objective" → its LM class)."""
+    return GAUSSIAN_OBJECTIVE_LM if mechanism == "gaussian_objective" else mechanism
+
+
+def validate_options(est: Any, mech: Mechanism) -> None:
+    """Check ``loss``, ``lam='auto'`` and ``delta`` against each other and the mechanism."""
+    owner = type(est).__name__
+    softmax = isinstance(est.loss, str)
+    if softmax and est.loss != SOFTMAX:
+        raise ParameterError(f"The 'loss' parameter of {owner} must be None, 'softmax' or a "
+                             f"dpconvex.losses.Loss instance. Got {est.loss!r} instead.")
+    if softmax and int(est.n_components) != 1:
+        raise ParameterError(f"{owner}: loss='softmax' is derived for n_components=1 only "
+                             "(docs/privacy.md §11.1); use loss=None (pairwise Huber) for mixtures.")
+    if softmax and est.extra_terms:
+        raise ParameterError(f"{owner}: extra_terms need the CVXPY form of the pairwise loss; "
+                             "they are not available with loss='softmax'.")
+    if not mech.pure and mech.private and not softmax:
+        raise ParameterError(
+            f"{owner}: mechanism={est.mechanism!r} needs an unconstrained minimizer: use "
+            "loss='softmax' (the pairwise template is PSD-constrained).")
+    if est.delta is not None:
+        check_float("delta", est.delta, owner, low_inclusive=mech.pure, high=1.0)
+        if mech.pure and est.delta != 0:
+            raise ParameterError(f"The 'delta' parameter of {owner} must be None or 0 with the "
+                                 f"pure epsilon-DP mechanism {est.mechanism!r}. Got {est.delta!r}.")
+
+
+def lam_is_auto(lam: Any) -> bool:
+    return isinstance(lam, str) and lam == "auto"
+
+
+def check_lam(lam: Any, owner: str) -> None:
+    """lam must be 'auto' or a real number (its sign is checked by the estimator)."""
+    if isinstance(lam, str) and not lam_is_auto(lam):
+        raise ParameterError(f"The 'lam' parameter of {owner} must be a float > 0 or 'auto'. "
+                             f"Got {lam!r} instead.")
+
+
+def objective_budget(est: Any, mech: Mechanism, assign_epsilon: float | None, n: int) -> Budget:
+    """The budget left for the perturbation after a private component assignment."""
+    eps = float(est.epsilon) if mech.private else math.inf
+    return fit_budget(est, mech, remaining(eps, assign_epsilon) if mech.private else eps, n)
+
+
+def prepare_fit(est: Any, template: Any, mech: Mechanism, assign_epsilon: float | None
+                ) -> Budget:
+    """The perturbation's budget; with lam='auto', the template's modulus for this ε (a sweep
+    reuses one template across ε, so the rule is re-applied at every fit)."""
+    budget = objective_budget(est, mech, assign_epsilon, template.n)
+    if lam_is_auto(est.lam):
+        template.regularizer = Frobenius(auto_lam(template, mech, budget))
+    return budget
+
+
+def fit_budget(est: Any, mech: Mechanism, epsilon: float, n: int) -> Budget:
+    """(ε, δ) of the fit: δ = 0 for pure mechanisms, else ``delta`` or min(1e-5, 1/n²)."""
+    if not mech.private:
+        return Budget.unlimited()
+    if mech.pure:
+        return Budget(epsilon)
+    delta = est.delta if est.delta is not None else min(DEFAULT_DELTA, 1.0 / (float(n) ** 2))
+    return Budget(epsilon, float(delta))
+
+
+def noise_scale(template: Any, mech: Mechanism, budget: Budget, mu: float) -> float:
+    """Public per-coordinate noise scale s at modulus μ: σ (Gaussian) or √p·2G/ε′ (norm-Gamma)."""
+    consts = dataclasses.replace(template.privacy_constants(), strong_convexity=mu)
+    if not mech.pure:
+        k = 2 * int(consts.gradient_span_dimension)
+        cal = calibrate_softmax_gaussian(budget.epsilon, budget.delta, template.n, consts, k)
+        return float(cal.extra["noise std"])
+    cal = calibrate_objective_perturbation(budget.epsilon, template.n, consts)
+    return math.sqrt(consts.dimension) / cal.noise_rate
+
+
+def auto_lam(template: Any, mech: Mechanism, budget: Budget,
+             kappa: float = AUTO_LAM_KAPPA) -> float:
+    """lam='auto': the root of μ = max(1e-4, μ_half, κ·s(μ)/n) (docs/privacy.md §11.5).
+
+    μ_half is the modulus at which the one-sided Jacobian slack is ε/2 (below it
+    the calibration's Δ branch raises the modulus anyway); s(μ) the public
+    per-coordinate noise scale, non-increasing in μ, so the root is unique and
+    found by bisection in log μ. Public constants only (n, ε, δ, C, D).
+    """
+    n = template.n
+    if not mech.private:
+        return AUTO_LAM_FLOOR
+    consts = template.privacy_constants()
+    T, r = hessian_trace_bound(consts), consts.hessian_rank
+    lo = max(AUTO_LAM_FLOOR, half_epsilon_modulus(budget.epsilon, n, T, r) * (1.0 + 1e-9))
+
+    def rule(mu: float) -> float:
+        return max(lo, kappa * noise_scale(template, mech, budget, mu) / n)
+
+    if rule(lo) <= lo:
+        return lo
+    hi = rule(lo)  # rule(hi) <= rule(lo) = hi: the root is in [lo, hi]
+    for _ in range(40):
+        if hi / lo < 1.0 + 1e-3:
+            break
+        mid = math.sqrt(lo * hi)
+        if rule(mid) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def build_template(est: Any, Z: Any, y_idx: np.ndarray, comps: np.ndarray, C: int, K: int,
+                   assignment: str, mech: Mechanism, budget: Budget) -> Any:
+    """The template of a fit: softmax (unconstrained) or the paper's pairwise PSD template."""
+    lam0 = 1.0 if lam_is_auto(est.lam) else float(est.lam)
+    if isinstance(est.loss, str):
+        template: Any = LargeMarginSoftmaxTemplate(Z, y_idx, n_classes=C, lam=lam0,
+                                                   assignment=assignment,
+                                                   data_norm=float(est.data_norm))
+    else:
+        loss = est.loss if est.loss is not None else HuberHinge(est.h)
+        template = LargeMarginGaussianTemplate(
+            Z, y_idx, comps, n_classes=C, n_components=K, lam=lam0, gamma=float(est.gamma),
+            loss=loss, extra_terms=tuple(est.extra_terms or ()), assignment=assignment)
+    if lam_is_auto(est.lam):
+        template.regularizer = Frobenius(auto_lam(template, mech, budget))
+    return template
+
+
+def released_matrices(template: Any, theta: np.ndarray, C: int, K: int, D: int
+                      ) -> tuple[np.ndarray, float]:
+    """(Φ of shape (C, K, D, D), the common PSD shift t) — post-processing of the release."""
+    if isinstance(template, LargeMarginSoftmaxTemplate):
+        Phi, t = template.release_shift(theta)
+        return Phi.reshape(C, K, D, D), t
+    return np.asarray(theta).reshape(C, K, D, D), 0.0
+
+
+def lam_note(template: Any, est: Any) -> list[str]:
+    """The certificate line of lam='auto' (empty for a numeric lam)."""
+    if not lam_is_auto(est.lam):
+        return []
+    return [f"lam = {template.lam:.6g} chosen by the public rule lam='auto': "
+            f"max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), s the public "
+            "per-coordinate noise scale (docs/privacy.md §11.5)"]
+
+
+def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
+    """Certificate of the whole fit: component assignment + objective perturbation."""
+    if not assign.private:
+        return compose_sequential(
+            [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
+            epsilon_requested=eps_total, quantities=obj.quantities,
+            assumptions=[
+                "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
+                "Gaussian mixture fitted on the private data (component_assignment="
+                "'gmm_nonprivate'); only the objective perturbation given those components "
+                f"is {obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
+                *obj.assumptions],
+            solver=obj.solver, private=False)
+    if assign.certificate is None or not assign.certificate.private:
+        if assign.certificate is not None:  # noiseless k-means, non-private fit
+            obj.parts.append(assign.certificate)
+        return obj
+    km = assign.certificate
+    return compose_sequential(
+        [km, obj],
+        mechanism="sequential composition: per-class DP k-means, then " + obj.mechanism,
+        epsilon_requested=eps_total,
+        quantities={"epsilon k-means": km.epsilon, "epsilon objective perturbation":
+                    obj.epsilon, "k-means share of epsilon": km.epsilon / eps_total},
+        assumptions=["the objective perturbation uses components assigned by the nearest "
+                     "DP-released center, a rule reading only the record and the released "
+                     "centers (adaptive sequential composition)"],
+        solver=obj.solver, labels=["k-means", "objective perturbation"])
+
+
+def number_of_rows(X: Any) -> int:
+    """n from the shape of X alone (public under replace-one), for the δ rule."""
+    shape = getattr(X, "shape", None)
+    if shape is None or not isinstance(shape[0], numbers.Integral):
+        shape = np.shape(np.asarray(X) if shape is None else X.compute_chunk_sizes())
+    return int(shape[0])
+
+
+def reservation_delta(est: Any, mech: Mechanism, X: Any) -> float:
+    """δ to hold in the ledger before the data are read (0 for pure and non-private fits)."""
+    if not mech.private or mech.pure:
+        return 0.0
+    return fit_budget(est, mech, float(est.epsilon), number_of_rows(X)).delta

@@ -1,0 +1,102 @@
+"""A second privacy-profile bound for Gaussian objective perturbation of the softmax loss.
+
+For the softmax large-margin template (docs/privacy.md §11.1, §11.3) the per-record
+gradient is (e_y − p) ⊗ U with U = zzᵀ, ||U||_F <= 1, p a probability vector. With
+b ~ N(0, σ² I) in orthonormal coordinates, β_c = ⟨b_c, U⟩/σ and β′_c = ⟨b_c, U′⟩/σ,
+the privacy loss of a replace-one pair at an output Φ satisfies (§11.3)
+
+    L <= ε_J + S²/(2σ²) + W/σ,   S = 2√2,
+    W = max(0, max_{c≠y}(β_y − β_c)) + max(0, max_{c≠y′}(β′_c − β′_{y′})),
+
+because ⟨b, v⟩/σ = Σ_{c≠y} p_c(β_y − β_c) + Σ_{c≠y′} p′_c(β′_c − β′_{y′}) with
+Σ_{c≠y} p_c <= 1. Under M(D), β_y − β_c ~ N(0, 2||U||²), so by the union bound
+
+    P[W > t] <= min(1, 2 (C − 1) Φ̄(t / (2√2)))           (no independence needed)
+
+and, g(w) = (1 − exp(ε − ε_J − S²/(2σ²) − w/σ))₊ being non-decreasing,
+
+    δ(ε) <= E[g(W)] = ∫ g′(t) P[W > t] dt <= ∫_{t0}^∞ (e^{c − t/σ}/σ) min(1, 2(C − 1) Φ̄(t/(2√2))) dt,
+
+c = ε − ε_J − S²/(2σ²) > 0, t0 = cσ. The tail is light (a union of C − 1 one-dimensional
+Gaussians per record) where the χ_{2(C−1)} of (★) grows with C; the mechanism uses the
+smaller σ of the two bounds (both are valid upper bounds on δ at every σ).
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import integrate
+from scipy.special import ndtr
+
+from ...errors import PrivacyError
+
+__all__ = ["softmax_objective_delta", "softmax_objective_sigma"]
+
+#: Relative width of the final bisection bracket on σ (the returned σ is feasible).
+SIGMA_RTOL = 1e-10
+_S2_HALF = 4.0  # S²/2 with S = 2√2
+
+
+def _tail(t: float, n_classes: int) -> float:
+    return min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
+
+
+def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
+                            slack: float = 0.0) -> float:
+    """The bound above on δ(ε) (docs/privacy.md §11.3), for S = 2√2 and ||z|| <= 1.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the guarantee (including ``slack``).
+    sigma : float
+        Standard deviation of each orthonormal noise coordinate.
+    n_classes : int
+        C >= 2.
+    slack : float
+        ε_J, the one-sided Jacobian slack.
+    """
+    if not (sigma > 0 and n_classes >= 2):
+        raise PrivacyError(f"softmax_objective_delta: need sigma > 0 and C >= 2; got {sigma}, "
+                           f"{n_classes}.")
+    c = epsilon - slack - _S2_HALF / (sigma * sigma)
+    if c <= 0.0:
+        return 1.0
+    t0 = c * sigma
+
+    def integrand(t: float) -> float:
+        return math.exp(c - t / sigma) / sigma * _tail(t, n_classes)
+
+    t_max = t0 + 60.0 * sigma + 60.0
+    val, _ = integrate.quad(integrand, t0, t_max, epsabs=0.0, epsrel=1e-12, limit=400)
+    # the truncated part: ∫_{t_max}^∞ g′(t) dt <= e^{c − t_max/σ}
+    return min(1.0, val + math.exp(c - t_max / sigma))
+
+
+def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
+                            slack: float = 0.0) -> float:
+    """Smallest σ (to :data:`SIGMA_RTOL`) with :func:`softmax_objective_delta` <= δ."""
+    if not 0.0 < delta < 1.0:
+        raise PrivacyError(f"Gaussian objective perturbation needs 0 < delta < 1; got {delta}.")
+    if not epsilon > slack:
+        raise PrivacyError(f"Gaussian objective perturbation: the Jacobian slack {slack:.6g} "
+                           f"uses all of epsilon = {epsilon:g}; raise lam or epsilon.")
+
+    def ok(s: float) -> bool:
+        return softmax_objective_delta(epsilon, s, n_classes, slack) <= delta
+
+    lo, hi = 1e-3, 1.0
+    while not ok(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e12:  # pragma: no cover
+            raise PrivacyError("softmax_objective_sigma: no feasible sigma found.")
+    while ok(lo) and lo > 1e-12:
+        lo *= 0.5
+    while hi - lo > SIGMA_RTOL * hi:
+        mid = 0.5 * (lo + hi)
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

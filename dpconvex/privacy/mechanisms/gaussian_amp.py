@@ -1,0 +1,157 @@
+"""Approximate-minima perturbation with Gaussian noise ([INS+19]_ Alg. 1; docs/privacy.md §10.4).
+
+The budget (ε, δ) is split: (ε₁, δ₁) = (1 − a)(ε, δ) for the inner Gaussian
+mechanism (objective or output perturbation, §10.2-10.3) and (ε₂, δ₂) = a(ε, δ)
+for Gaussian cover noise b₂ ~ N(0, σ₂² I). The solve must reach residual <= γ,
+so the released point θ̂ is within ρ = ``template.distance_bound(γ, μ)`` of the
+exact minimizer θ* (μ including Δ). σ₂ is the analytic Gaussian σ ([BW18]_) for
+the sensitivity 2ρ.
+
+Proof (adaptive composition, Dwork & Roth 2014 Thm. 3.16). Release first
+o₁ = θ*(D, b₁) — (ε₁, δ₁)-DP by the inner mechanism — and then, given o₁,
+o₂ = e + b₂ with e = θ̂ − θ*. Given o₁ and D the noise b₁ is determined
+(b₁ = −n∇(J_D + Δ/2‖·‖²)(o₁)), so e is a function of (D, o₁) with ‖e‖ <= ρ; for
+adjacent D, D′ and the same o₁ the two centres differ by at most 2ρ, and the
+Gaussian mechanism with σ₂ is (ε₂, δ₂)-DP for that sensitivity. The pair is
+(ε₁ + ε₂, δ₁ + δ₂)-DP, and θ̂ + b₂ = o₁ + o₂ is a post-processing of it. This
+is the Gaussian counterpart of the pure AMP argument of §5 with the same
+sensitivity 2ρ; [INS+19]_ state it with the classical Gaussian calibration.
+
+References
+----------
+.. [INS+19] R. Iyengar, J. P. Near, D. Song, O. Thakkar, A. Thakurta, L. Wang.
+   Towards Practical Differentially Private Convex Optimization. IEEE S&P 2019, Alg. 1.
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
+   Differential Privacy. ICML 2018, Theorem 8.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..._validation import check_float
+from ...errors import PrivacyError
+from ...noise import snap
+from ...solvers.base import SolveResult
+from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
+from ..budget import Budget, split_budget
+from ..certificate import Certificate, Condition, compose_sequential
+from .base import Calibration, Mechanism, get_mechanism, register
+from .gaussian_linear import check_gaussian_budget
+
+__all__ = ["GaussianApproximateMinima"]
+
+_INNER = {"gaussian_objective": "gaussian_objective", "gaussian_output": "gaussian_output"}
+
+
+@register
+class GaussianApproximateMinima(Mechanism):
+    """Approximate-minima perturbation around a Gaussian mechanism, with Gaussian cover noise.
+
+    Parameters
+    ----------
+    inner : {"gaussian_objective", "gaussian_output"}
+        The inner mechanism's registry name.
+    gamma : float
+        Optimality residual the solve must reach (``optimality_tol``).
+    fraction : float
+        Share a of ε and of δ spent on the cover noise, in (0, 1).
+    """
+
+    name = "gaussian_amp"
+    pure = False
+    template_kinds = frozenset()  # chosen through optimality_tol with a Gaussian mechanism
+
+    def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4,
+                 fraction: float = 0.1):
+        self.gamma = check_float("optimality_tol", gamma, "fit_template")
+        self.fraction = check_float("amp_fraction", fraction, "fit_template", high=1.0)
+        self.inner = get_mechanism(inner, "GaussianApproximateMinima", allowed=tuple(_INNER))
+        self.needs = self.inner.needs | {"distance_bound"}
+
+    def _split(self, budget: Budget) -> tuple[Budget, Budget]:
+        main, cover = split_budget(budget, (1.0 - self.fraction, self.fraction))
+        return main, cover
+
+    def check_budget(self, budget: Budget) -> Budget:
+        budget = super().check_budget(budget)
+        check_gaussian_budget(budget, f"{self.inner.name} with optimality_tol", "objective")
+        return budget
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        if getattr(template, "distance_bound", None) is None:
+            raise PrivacyError(
+                f"approximate minima: template '{template.name}' declares no distance_bound, "
+                "so an inexact solve cannot be covered. Use optimality_tol=None.")
+        return self.inner.conditions(template, self._split(budget)[0])
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        main, cover = self._split(budget)
+        cal = self.inner.calibrate(template, main)
+        assert cal is not None
+        mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
+        radius = float(template.distance_bound(self.gamma, mu))
+        sens = 2.0 * radius
+        sigma = analytic_gaussian_sigma(cover.epsilon, cover.delta, sens)
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon,
+            epsilon=cal.epsilon + cover.epsilon, epsilon_noise=cal.epsilon_noise,
+            slack=cal.slack, extra_strong_convexity=cal.extra_strong_convexity,
+            sensitivity=sens, noise_rate=math.nan, delta=cal.delta + cover.delta,
+            extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius,
+                   "noise std": sigma,
+                   "delta at sigma": analytic_gaussian_delta(cover.epsilon, sigma, sens)})
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        main, cover = cal.extra["main"], cal.extra["cover"]
+        main_cert = self.inner.certificate(template, main, cal.extra["inner"], conditions)
+        sigma, dlt = float(cal.extra["noise std"]), cal.extra["delta at sigma"]
+        cover_cert = Certificate(
+            mechanism="Gaussian AMP output cover (Iyengar et al. 2019, analytic Gaussian)",
+            epsilon_requested=cover.epsilon, epsilon=cover.epsilon, delta=cover.delta,
+            conditions=[
+                Condition("approximate solve", True, "declared tolerance; checked after the solve",
+                          f"residual <= gamma = {self.gamma:g}; distance to the exact minimizer "
+                          f"<= {cal.extra['radius']:.3g} (modulus {cal.extra['mu']:.3g})"),
+                Condition("cover calibration", dlt <= cover.delta,
+                          "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2 rho",
+                          f"sigma = {sigma:.6g}: delta({cover.epsilon:.6g}) = {dlt:.3g} <= "
+                          f"{cover.delta:.3g}")],
+            quantities={"gamma": self.gamma, "strong convexity (with Delta)": cal.extra["mu"],
+                        "distance bound rho": cal.extra["radius"],
+                        "sensitivity 2*rho": cal.sensitivity, "cover noise std": sigma})
+        return compose_sequential(
+            [main_cert, cover_cert],
+            mechanism=f"Gaussian approximate-minima perturbation: {main_cert.mechanism} + cover",
+            epsilon_requested=budget.epsilon, delta_requested=budget.delta,
+            quantities={"amp_fraction": self.fraction},
+            assumptions=["adaptive composition: the exact minimizer is (eps1, delta1)-DP; given "
+                         "it, the solver's error (norm <= rho) plus the cover noise is a Gaussian "
+                         "mechanism of sensitivity 2 rho (docs/privacy.md §10.4)"],
+            labels=["mechanism", "AMP cover"])
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        inner, sigma = cal.extra["inner"], float(cal.extra["noise std"])
+        if self.inner.adds_output_noise:  # snap once, after the cover (as amp.py)
+            theta, res = self.inner.noised(template, inner, backend, rng, warm_start=warm_start,
+                                           max_iter=max_iter, tol=self.gamma)
+            scale = max(float(inner.extra["noise std"]), sigma)
+        else:
+            theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
+                                           max_iter=max_iter, tol=self.gamma)
+            scale = sigma
+        cover = rng.normal(0.0, sigma, size=template.noise_shape)
+        return snap(theta + cover.reshape(theta.shape), scale), res, True
+
+    def solve_condition(self, template: Any, result: SolveResult | None,
+                        cal: Calibration | None = None) -> list[Condition]:
+        return []

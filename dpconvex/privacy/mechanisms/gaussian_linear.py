@@ -1,0 +1,231 @@
+"""(ε, δ) mechanisms for the linear learners: Gaussian objective and output perturbation.
+
+Both are for replace-one adjacency and the exact minimizer (docs/privacy.md §10).
+
+``"gaussian_objective"`` (§10.2)
+    Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p). The Jacobian
+    slack ε_J and Δ come from the pure calibration of §3.2
+    (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`,
+    which raises the modulus when ε_J > ε/2), so any change of the slack reaches
+    both mechanisms. σ is the smallest σ with the privacy-profile bound (★) of
+    :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, for the
+    sensitivity S = 2G and k = 2: for a linear model the per-record gradient is
+    ℓ′(y⟨x, θ⟩) y x, so the difference of one replaced record's gradients lies in
+    span{x, x′} for every θ ([KST12]_ Thm. 2 extended to replace-one, [RKW23]_).
+``"gaussian_output"`` (§10.3)
+    The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration
+    ([BW18]_ Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), rounded
+    to the public grid of σ (:func:`dpconvex.noise.snap`).
+
+References
+----------
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012, Theorem 2.
+.. [RKW23] R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
+   Practicality of Objective Perturbation for Differentially Private Linear
+   Learners. NeurIPS 2023.
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
+   Differential Privacy. ICML 2018, Theorem 8.
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1-2.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import ParameterError, PrivacyError
+from ...noise import snap
+from ...solvers.base import SolveResult
+from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
+from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
+from ..budget import Budget, remaining
+from ..certificate import Certificate, Condition
+from .base import Calibration, Mechanism, register, require_accurate
+from .perturbation import calibrate_objective_perturbation, calibrate_output_perturbation
+
+__all__ = [
+    "GaussianObjectivePerturbation",
+    "GaussianOutputPerturbation",
+    "calibrate_gaussian_objective",
+    "calibrate_gaussian_output",
+    "gradient_difference_rank",
+]
+
+
+def gradient_difference_rank(template: Any) -> int:
+    """k: dimension of a subspace holding ∇ℓ(θ; z) − ∇ℓ(θ; z′) for all θ (one pair).
+
+    Declared by the template (``gradient_difference_rank``; linear ERM: 2, the
+    span of x and x′), capped by the dimension p.
+    """
+    k = getattr(template, "gradient_difference_rank", None)
+    if k is None:
+        raise PrivacyError(
+            f"Gaussian objective perturbation: template '{template.name}' declares no "
+            "gradient_difference_rank (the dimension k of the span of one replaced record's "
+            "gradient differences), so the (epsilon, delta) bound cannot be computed.")
+    return max(1, min(int(k), int(template.privacy_constants().dimension)))
+
+
+def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: Any,
+                                 k: int) -> Calibration:
+    """σ, ε_J and Δ of Gaussian objective perturbation (docs/privacy.md §10.2).
+
+    ε_J and Δ are those of :func:`calibrate_objective_perturbation` (the slack of
+    §3.2/§3.3 and its Δ branch); σ solves (★) at (ε, δ) with S = 2G and ``k``.
+    """
+    pure = calibrate_objective_perturbation(epsilon, n, consts)
+    S = 2.0 * consts.grad_bound
+    sigma = objective_gaussian_sigma(epsilon, delta, S, k, pure.slack)
+    return Calibration(
+        mechanism="gaussian_objective", epsilon_requested=epsilon, epsilon=epsilon,
+        epsilon_noise=remaining(epsilon, pure.slack), slack=pure.slack,
+        extra_strong_convexity=pure.extra_strong_convexity, sensitivity=S,
+        noise_rate=math.nan, delta=delta,
+        extra={"noise std": sigma, "k": k,
+               "delta at sigma": objective_gaussian_delta(epsilon, sigma, S, k, pure.slack)})
+
+
+def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Any) -> Calibration:
+    """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ) (docs/privacy.md §10.3)."""
+    S = calibrate_output_perturbation(epsilon, n, consts).sensitivity  # 2G/(nμ), μ > 0 checked
+    sigma = analytic_gaussian_sigma(epsilon, delta, S)
+    return Calibration(
+        mechanism="gaussian_output", epsilon_requested=epsilon, epsilon=epsilon,
+        epsilon_noise=epsilon, slack=0.0, extra_strong_convexity=0.0, sensitivity=S,
+        noise_rate=math.nan, delta=delta,
+        extra={"noise std": sigma, "delta at sigma": analytic_gaussian_delta(epsilon, sigma, S)})
+
+
+def check_gaussian_budget(budget: Budget, name: str, pure_name: str) -> None:
+    """An (ε, δ) mechanism needs δ > 0; the message names the pure alternative."""
+    if not budget.delta > 0.0:
+        raise ParameterError(
+            f"mechanism '{name}' is (epsilon, delta)-DP and needs delta > 0 (got "
+            f"{budget.delta!r}): set delta (e.g. 1/n**2), or use mechanism='{pure_name}' "
+            "for pure epsilon-DP.")
+
+
+class _GaussianLinear(Mechanism):
+    """Shared budget check and certificate of the two Gaussian linear mechanisms."""
+
+    pure = False
+    template_kinds = frozenset({"linear_erm"})
+    label = ""
+    pure_name = ""
+    bound_text = ""
+
+    def check_budget(self, budget: Budget) -> Budget:
+        budget = super().check_budget(budget)
+        check_gaussian_budget(budget, self.name, self.pure_name)
+        return budget
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        if getattr(template, "noise_symmetric", False) or len(template.noise_shape) != 1:
+            raise PrivacyError(
+                f"mechanism '{self.name}' draws i.i.d. N(0, sigma^2) coordinates of a vector in "
+                f"R^p (docs/privacy.md §10); template '{template.name}' has matrix or symmetric "
+                "noise, which this derivation does not cover.")
+        conds = super().conditions(template, budget)
+        mu = template.privacy_constants().strong_convexity
+        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
+                               f"modulus mu = {mu:g}"))
+        return conds
+
+    def noise_std(self, cal: Calibration) -> float:
+        """σ of the calibration (the audit's mis-calibration scales this entry)."""
+        return float(cal.extra["noise std"])
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        consts = template.privacy_constants()
+        dlt, sigma = cal.extra["delta at sigma"], self.noise_std(cal)
+        conds = [*conditions, Condition(
+            "noise calibration", dlt <= budget.delta and cal.epsilon <= budget.epsilon,
+            self.bound_text,
+            f"sigma = {sigma:.6g}: delta(epsilon = {cal.epsilon:g}) <= {dlt:.3g} <= "
+            f"{budget.delta:g}")]
+        quantities: dict[str, Any] = {
+            "n": template.n, "dimension p": consts.dimension,
+            "per-record gradient bound G": consts.grad_bound,
+            "strong convexity mu": consts.strong_convexity,
+            "sensitivity": cal.sensitivity, "jacobian slack": cal.slack,
+            "extra regularization Delta": cal.extra_strong_convexity,
+            "noise std sigma": sigma, "delta at sigma": dlt,
+            "expected noise norm sqrt(p) sigma": math.sqrt(consts.dimension) * sigma,
+        }
+        if "k" in cal.extra:
+            quantities["gradient-difference span k"] = cal.extra["k"]
+        return Certificate(
+            mechanism=f"{self.label} on {template.name}", epsilon_requested=budget.epsilon,
+            epsilon=cal.epsilon, delta=budget.delta, private=True, conditions=conds,
+            quantities=quantities,
+            assumptions=[*template.assumptions(self.needs),
+                         "idealized real-valued Gaussian noise (docs/privacy.md §5, §10)"])
+
+
+@register
+class GaussianObjectivePerturbation(_GaussianLinear):
+    """Objective perturbation with b ~ N(0, σ² I): (ε, δ)-DP (docs/privacy.md §10.2)."""
+
+    name = "gaussian_objective"
+    pure_name = "objective"
+    label = "Gaussian objective perturbation (KST 2012 Thm. 2, replace-one profile)"
+    bound_text = "privacy-profile bound (*) of docs/privacy.md §10.1, k = 2 (span{x, x'})"
+    needs = frozenset({"strong_convexity", "curvature"})
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        return calibrate_gaussian_objective(budget.epsilon, budget.delta, template.n,
+                                            template.privacy_constants(),
+                                            gradient_difference_rank(template))
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        tol = template.residual_tol if tol is None else tol
+        b = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
+        res = require_accurate(backend.solve(template, b, cal.extra_strong_convexity,
+                                             warm_start=warm_start, max_iter=max_iter), tol)
+        return np.array(res.x, copy=True), res, False
+
+
+@register
+class GaussianOutputPerturbation(_GaussianLinear):
+    """The exact minimizer plus N(0, σ² I), analytic σ for 2G/(nμ) (docs/privacy.md §10.3)."""
+
+    name = "gaussian_output"
+    pure_name = "output"
+    adds_output_noise = True
+    label = "Gaussian output perturbation (analytic Gaussian, Balle & Wang 2018)"
+    bound_text = "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2G/(n mu)"
+    needs = frozenset({"strong_convexity"})
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        return calibrate_gaussian_output(budget.epsilon, budget.delta, template.n,
+                                         template.privacy_constants())
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        theta, res = self.noised(template, cal, backend, rng, warm_start=warm_start,
+                                 max_iter=max_iter, tol=tol)
+        return np.array(snap(theta, self.noise_std(cal)), copy=True), res, True
+
+    def noised(self, template: Any, cal: Calibration, backend: Any, rng: np.random.Generator, *,
+               warm_start: np.ndarray | None = None, max_iter: int | None = None,
+               tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
+        """The minimizer plus the Gaussian noise, NOT yet snapped (the caller snaps once, last)."""
+        tol = template.residual_tol if tol is None else tol
+        res = require_accurate(backend.solve(template, None, 0.0, warm_start=warm_start,
+                                             max_iter=max_iter), tol)
+        noise = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
+        return res.x + noise.reshape(res.x.shape), res

@@ -1,0 +1,124 @@
+"""Gaussian objective perturbation for the large-margin (softmax) template: (ε, δ)-DP.
+
+The mechanism of :mod:`dpconvex.privacy.mechanisms.gaussian_linear`
+(``"gaussian_objective"``) with the large-margin template's constants
+(docs/privacy.md §11.3): minimize
+
+    J(Φ; D) + (1/n) Σ_c ⟨b_c, Φ_c⟩ + (Δ/2) Σ_c ||Φ_c||²_F,
+
+b ~ N(0, σ²) in the orthonormal coordinates {E_ii, (E_ij + E_ji)/√2} of each
+symmetric block (entries: diagonal N(0, σ²), off-diagonal N(0, σ²/2)), which is
+what the solver backends' ``space.project_noise`` makes of i.i.d. N(0, σ²)
+entries: (B + Bᵀ)/2. σ solves the privacy-profile bound (★) of
+:mod:`dpconvex.privacy.accounting.objective_gaussian` with S = 2G = 2√2,
+k = 2(C − 1) (the template's declared ``gradient_difference_rank``) and the one-sided slack
+ε_J = (C − 1) log(1 + T/((C − 1) n μ)), T = 1 − 1/C (§11.1-11.3). It is
+registered under its own name so that the linear mechanism keeps its
+template kinds; :class:`~dpconvex.large_margin.PrivateLargeMarginGaussian` maps
+``mechanism="gaussian_objective"`` to it.
+
+References
+----------
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012, Theorem 2.
+.. [RKW23] R. Redberg, A. Koskela, Y.-X. Wang. Improving the Privacy and
+   Practicality of Objective Perturbation for Differentially Private Linear
+   Learners. NeurIPS 2023.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from ...solvers.base import SolveResult
+from ..accounting.objective_gaussian import objective_gaussian_delta
+from ..accounting.softmax_gaussian import softmax_objective_delta, softmax_objective_sigma
+from ..budget import Budget
+from ..certificate import Certificate, Condition
+from .base import Calibration, Mechanism, register, require_accurate
+from .gaussian_linear import (
+    GaussianObjectivePerturbation,
+    calibrate_gaussian_objective,
+    gradient_difference_rank,
+)
+
+__all__ = ["GAUSSIAN_OBJECTIVE_LM", "GaussianObjectiveLargeMargin", "calibrate_softmax_gaussian"]
+
+#: Registry name of the large-margin Gaussian objective perturbation.
+GAUSSIAN_OBJECTIVE_LM = "gaussian_objective_lm"
+
+
+def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: Any,
+                               k: int) -> Calibration:
+    """ε_J, Δ and σ: the smaller σ of the bound (★) (§10.1) and the softmax bound (§11.3).
+
+    The softmax bound applies only when the constants declare the softmax form
+    (``softmax_classes`` = C >= 2, G = √2); both bound δ at every σ, so the smaller σ
+    that meets δ under either is (ε, δ)-DP.
+    """
+    cal = calibrate_gaussian_objective(epsilon, delta, n, consts, k)
+    C = int(getattr(consts, "softmax_classes", 0) or 0)
+    s1 = float(cal.extra["noise std"])
+    if C < 2 or not math.isclose(consts.grad_bound, math.sqrt(2.0), rel_tol=1e-12):
+        return dataclasses.replace(cal, extra={**cal.extra, "bound": "(*)"})
+    s2 = softmax_objective_sigma(epsilon, delta, C, cal.slack)
+    if s2 >= s1:
+        return dataclasses.replace(cal, extra={**cal.extra, "bound": "(*)", "sigma softmax": s2})
+    d = min(softmax_objective_delta(epsilon, s2, C, cal.slack),
+            objective_gaussian_delta(epsilon, s2, cal.sensitivity, k, cal.slack))
+    return dataclasses.replace(cal, extra={
+        **cal.extra, "noise std": s2, "delta at sigma": d, "sigma (*)": s1,
+        "bound": "softmax max-difference bound (docs/privacy.md §11.3)"})
+
+
+@register
+class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
+    """Gaussian objective perturbation on the unconstrained softmax large-margin template (§11.3)."""
+
+    name = GAUSSIAN_OBJECTIVE_LM
+    template_kinds = frozenset({"large_margin"})
+    label = "Gaussian objective perturbation (privacy-profile bound, replace-one)"
+    bound_text = ("the smaller sigma of the privacy-profile bound (*) of docs/privacy.md §10.1 "
+                  "(S = 2G, k = 2(C - 1)) and the softmax max-difference bound of §11.3")
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        return calibrate_softmax_gaussian(budget.epsilon, budget.delta, template.n,
+                                          template.privacy_constants(),
+                                          gradient_difference_rank(template))
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        cert = super().certificate(template, budget, cal, conditions)
+        assert cal is not None
+        cert.quantities["bound used"] = cal.extra.get("bound", "(*)")
+        if "sigma (*)" in cal.extra:
+            cert.quantities["sigma of bound (*)"] = cal.extra["sigma (*)"]
+        return cert
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        """The template's conditions, strong convexity, and the law of the symmetric noise."""
+        conds = Mechanism.conditions(self, template, budget)
+        mu = template.privacy_constants().strong_convexity
+        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
+                               f"modulus mu = {mu:g}"))
+        conds.append(Condition(
+            "Gaussian noise on symmetric blocks", True, "derived (docs/privacy.md §11.3)",
+            "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on every "
+            "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}"))
+        return conds
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        """Draw B with i.i.d. N(0, σ²) entries (the backend symmetrizes it) and solve exactly."""
+        assert cal is not None
+        tol = template.residual_tol if tol is None else tol
+        b = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
+        res = require_accurate(backend.solve(template, b, cal.extra_strong_convexity,
+                                             warm_start=warm_start, max_iter=max_iter), tol)
+        return np.array(res.x, copy=True), res, False

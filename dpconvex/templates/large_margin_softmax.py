@@ -1,0 +1,479 @@
+"""Large-margin Gaussian classifier with the softmax (cross-entropy) loss: the template.
+
+Same model as :mod:`dpconvex.templates.large_margin` (one symmetric D × D matrix
+Φ_c per class, z = [x; 1]/sqrt(q² + 1) with ||z|| <= 1, class argmin_c zᵀΦ_c z),
+trained with the multinomial logistic loss on the scores −a_c, a_c = zᵀΦ_c z:
+
+    ℓ(Φ; z, y) = log Σ_c exp(−a_c) + a_y,
+
+    J(Φ) = (1/n) Σ_i ℓ(Φ; z_i, y_i) + ((lam + Δ)/2) Σ_c ||Φ_c||²_F + (1/n) Σ_c ⟨b_c, Φ_c⟩,
+
+either **unconstrained** (``constrained=False``, the default: smooth and
+lam-strongly convex, solved by L-BFGS / Newton-CG to ||∇J|| <= tolerance; the
+released matrices are the minimizer plus the common shift tI,
+t = max(0, −min_c λ_min(Φ_c)), which makes every block PSD and changes no
+prediction because zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for every c) or over the
+PSD cone (``constrained=True``, projected gradient; the convex-domain extension
+of Kifer, Smith & Thakurta is then assumed, as for the pairwise template).
+
+Privacy constants (derived in ``docs/privacy.md`` §11, ||z|| <= 1; K = 1 only):
+
+* per-record gradient (e_y − p) ⊗ zzᵀ, p = softmax(−a): G = √2;
+* per-record Hessian (diag p − ppᵀ) ⊗ vec(zzᵀ)vec(zzᵀ)ᵀ: rank <= C − 1, each
+  eigenvalue <= 1/2 (Gershgorin), trace (1 − Σp²)||z||⁴ <= T = 1 − 1/C;
+* every per-record gradient lies in the (C − 1)-dimensional subspace
+  {Σ_c α_c e_c ⊗ zzᵀ : Σ_c α_c = 0}, fixed by the record: the replace-one
+  gradient differences of one pair span at most k = 2(C − 1) dimensions;
+* μ = lam from :class:`~dpconvex.objectives.regularizers.Frobenius`.
+
+With ``data_norm=q`` the template first applies the public per-record map
+z′ = [x; w q]/(q √(1 + w²)) (``constant_weight`` w, §11.6; ||z′|| <= 1) and learns Φ′
+for z′; :meth:`LargeMarginSoftmaxTemplate.release_shift` returns Φ = SΦ′S for the
+original z (then the PSD shift).
+
+Every data access goes through the parameterization's ``space.forms(Z, Φ)`` and
+``space.adjoint(Z, W)`` (so a design operator that implements them, e.g. rows
+on Dask workers, serves this template unchanged).
+
+References
+----------
+.. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for Phonetic
+   Classification and Recognition. ICASSP 2006.
+.. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
+   with Differential Privacy. PSDM 2010.
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
+.. [KST] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012, Thm. 2.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+from scipy.special import logsumexp, softmax
+
+from .._validation import check_float
+from ..errors import DataValidationError, ParameterError, PrivacyError
+from ..objectives.regularizers import Frobenius
+from ..privacy.certificate import Condition
+from .base import PrivacyConstants, natural_residual, needs_of
+from .parameterizations import FullPSD, project_psd
+
+__all__ = [
+    "CONSTANT_WEIGHT",
+    "SOFTMAX_RESIDUAL_TOL",
+    "feature_scale",
+    "LargeMarginSoftmaxTemplate",
+    "SoftmaxPrivacyConstants",
+    "SymmetricShift",
+    "psd_shift",
+    "softmax_constants",
+]
+
+#: In-memory rows with at most this fraction of nonzeros are multiplied in CSR (the
+#: arithmetic only: the same forms and adjoint; e.g. one-hot encoded Adult, ~13 %).
+_SPARSE_FRACTION = 0.25
+
+#: Weight w of the constant coordinate relative to the largest ||x|| (§11.6): the template
+#: uses z' = [x; w q]/(q sqrt(1 + w²)); chosen on validation splits of training data.
+CONSTANT_WEIGHT = 0.25
+
+
+def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np.ndarray:
+    """Column scales S of z' = S z for z = [x; 1]/sqrt(q² + 1): z' = [x; w q]/(q sqrt(1 + w²)).
+
+    ||z'||² = (||x||² + w²q²)/(q²(1 + w²)) <= 1 for ||x|| <= q (public q, public w > 0).
+    ``data_norm=None``: the identity (Z used as given).
+    """
+    s = np.ones(D)
+    if data_norm is None:
+        return s
+    q, w = float(data_norm), float(constant_weight)
+    if not (q > 0 and w > 0 and math.isfinite(q) and math.isfinite(w)):
+        raise ParameterError(f"feature map: need data_norm > 0 and constant_weight > 0; got "
+                             f"{data_norm!r}, {constant_weight!r}.")
+    r = math.sqrt(q * q + 1.0)
+    s[:-1] = r / (q * math.sqrt(1.0 + w * w))
+    s[-1] = w * q * r / (q * math.sqrt(1.0 + w * w))
+    return s
+
+
+#: Largest optimality residual at which a solve counts as the exact minimizer
+#: (||∇J||_F unconstrained; the natural residual over the PSD cone otherwise).
+SOFTMAX_RESIDUAL_TOL = 1e-6
+
+
+@dataclass(frozen=True)
+class SoftmaxPrivacyConstants(PrivacyConstants):
+    """:class:`PrivacyConstants` plus the dimension of one record's gradient subspace.
+
+    Attributes
+    ----------
+    gradient_span_dimension : int
+        m: every per-record gradient ∇ℓ(θ; z, y), for every θ, lies in a subspace
+        of dimension <= m that depends only on the record (C − 1 for the softmax
+        loss). The replace-one differences of one pair then lie in a fixed
+        subspace of dimension <= 2m (docs/privacy.md §11.3).
+    softmax_classes : int
+        C when the per-record gradient is (e_y − p) ⊗ zzᵀ with ||z|| <= 1 (the softmax
+        form the bound of :mod:`~dpconvex.privacy.accounting.softmax_gaussian` uses); 0 else.
+    """
+
+    gradient_span_dimension: int = 0
+    softmax_classes: int = 0
+
+
+def softmax_constants(n_classes: int) -> dict[str, float]:
+    """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1 (docs/privacy.md §11.1)."""
+    C = int(n_classes)
+    return {"grad_bound": math.sqrt(2.0), "hessian_rank": C - 1, "hessian_term_bound": 0.5,
+            "hessian_trace_bound": 1.0 - 1.0 / C, "gradient_span_dimension": C - 1,
+            "softmax_classes": C}
+
+
+def psd_shift(theta: np.ndarray) -> tuple[np.ndarray, float]:
+    """(Φ_c + tI for every block, t) with t = max(0, −min over blocks of λ_min(Φ_c)).
+
+    Post-processing of released matrices: zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for
+    every class, so argmin_c (every prediction) is unchanged, and every block is
+    PSD (docs/privacy.md §11.4).
+    """
+    S = 0.5 * (theta + np.swapaxes(theta, -1, -2))
+    lam_min = float(np.min(np.linalg.eigvalsh(S)))
+    t = max(0.0, -lam_min)
+    if t > 0.0:
+        S = S + t * np.eye(S.shape[-1])
+    return S, t
+
+
+class SymmetricShift(FullPSD):
+    """Symmetric D × D blocks, unconstrained, stored flat; released with the common PSD shift.
+
+    The quadratic forms, their adjoint and the noise subspace are those of
+    :class:`FullPSD` (symmetric blocks, p = C·K·D(D + 1)/2). The parameters are
+    stored as one flat vector of length C·K·D² (``shape``), the form the
+    L-BFGS / Newton backend works in; ``blocks`` is the (C, K, D, D) view.
+    ``project`` and ``project_noise`` symmetrize each block (the noise is then
+    N(0, σ²) on the diagonal and N(0, σ²/2) off it for i.i.d. N(0, σ²) entries:
+    N(0, σ² I_p) in the orthonormal basis {E_ii, (E_ij + E_ji)/√2});
+    ``postprocess`` applies :func:`psd_shift`.
+    """
+
+    name = "symmetric, PSD by a common shift"
+
+    def __init__(self, n_classes: int, n_components: int, D: int):
+        super().__init__(n_classes, n_components, D)
+        self.blocks = self.shape
+        self.shape = (self.J * self.D * self.D,)
+
+    def _sym(self, theta: np.ndarray) -> np.ndarray:
+        B = np.asarray(theta, dtype=float).reshape(self.blocks)
+        return 0.5 * (B + np.swapaxes(B, -1, -2))
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        """The projection onto the symmetric blocks (the feasible set is all of it), flat."""
+        return self._sym(theta).reshape(np.shape(theta))
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        """(B + Bᵀ)/2 per block, returned flat (``shape``)."""
+        return self._sym(b).reshape(self.shape)
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        """The common shift Φ_c + tI (:func:`psd_shift`) as (C, K, D, D) blocks."""
+        return psd_shift(self._sym(theta))[0]
+
+    def _csr(self, Z: np.ndarray) -> Any:
+        """A CSR copy of mostly-zero in-memory rows (e.g. one-hot columns), cached per Z."""
+        cached = getattr(self, "_csr_cache", None)
+        if cached is not None and cached[0] is Z:
+            return cached[1]
+        csr = None
+        if Z.size and np.count_nonzero(Z) <= _SPARSE_FRACTION * Z.size:
+            csr = sparse.csr_matrix(Z)
+        self._csr_cache = (Z, csr)
+        return csr
+
+    def forms(self, Z: Any, Phi: np.ndarray) -> np.ndarray:
+        """z_iᵀΦ_j z_i, shape (n, J): one matrix product over all blocks for in-memory rows."""
+        P = np.asarray(Phi, dtype=float).reshape(self.J, self.D, self.D)
+        if not isinstance(Z, np.ndarray):  # a design operator: the parameterization's own path
+            return super().forms(Z, P)
+        Zs = self._csr(Z)
+        ZP = ((Z if Zs is None else Zs) @ P.transpose(1, 0, 2).reshape(self.D, self.J * self.D))
+        return np.einsum("ijk,ik->ij", np.asarray(ZP).reshape(Z.shape[0], self.J, self.D), Z)
+
+    def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
+        """Σ_i W[i, j] z_i z_iᵀ, flat (``shape``): one matrix product for in-memory rows."""
+        if not isinstance(Z, np.ndarray):
+            return super().adjoint(Z, W)
+        n = Z.shape[0]
+        Zs = self._csr(Z)
+        if Zs is None:
+            G = Z.T @ (W[:, :, None] * Z[:, None, :]).reshape(n, self.J * self.D)
+            G = G.reshape(self.D, self.J, self.D).transpose(1, 0, 2)
+        else:  # Zᵀ diag(W_j) Z on the stored entries only
+            G = np.stack([(Zs.T @ Zs.multiply(W[:, j:j + 1]).tocsr()).toarray()
+                          for j in range(self.J)])
+        return (0.5 * (G + np.swapaxes(G, -1, -2))).reshape(self.shape)
+
+    def __repr__(self) -> str:
+        return f"SymmetricShift(C={self.C}, K={self.K}, D={self.D})"
+
+
+class LargeMarginSoftmaxTemplate:
+    """Softmax-loss large-margin Gaussian classifier (K = 1), unconstrained or PSD-constrained.
+
+    Parameters
+    ----------
+    Z : array of shape (n, D)
+        Augmented, scaled records, ||z_i|| <= 1
+        (:func:`~dpconvex.data.preprocess.augment_and_scale`).
+    y : ndarray of shape (n,)
+        Class indices in {0, ..., C − 1}.
+    n_classes : int
+        C >= 2.
+    lam : float
+        μ >= 0, modulus of (lam/2) Σ||Φ_c||²_F (> 0 for any private mechanism).
+    n_components : int
+        Must be 1: the mixture (K > 1) softmax constants are not derived yet.
+    constrained : bool
+        False (default): unconstrained, smooth (capabilities ``smooth``, ``hessp``);
+        True: over the PSD cone (capability ``projection``).
+    assignment : str
+        Certificate text for the component assignment (trivial for K = 1).
+    parameterization : class or None
+        A class with the :class:`FullPSD` methods (default: :class:`SymmetricShift`
+        unconstrained, :class:`FullPSD` constrained).
+    """
+
+    name = "large-margin Gaussian classifier (softmax loss)"
+    kind = "large_margin"
+    residual_tol = SOFTMAX_RESIDUAL_TOL
+
+    def __init__(self, Z: Any, y: np.ndarray, components: np.ndarray | None = None, *,
+                 n_classes: int, lam: float, n_components: int = 1, constrained: bool = False,
+                 assignment: str = "trivial (one component per class)",
+                 parameterization: Any = None, data_norm: float | None = None,
+                 constant_weight: float = CONSTANT_WEIGHT):
+        owner = type(self).__name__
+        if int(n_components) != 1:
+            raise ParameterError(
+                f"{owner}: loss='softmax' is derived for n_components = 1 only (docs/privacy.md "
+                f"§11.1); got n_components = {n_components}. Use the pairwise Huber loss "
+                "(loss=None) for mixtures.")
+        self.Z = Z if not isinstance(Z, np.ndarray) else np.ascontiguousarray(Z, dtype=float)
+        if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
+            raise DataValidationError(
+                f"{owner}: Z must be 2-D (n, d + 1) with the appended constant; got shape "
+                f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
+        # the public feature map of §11.6: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1
+        self.scale = feature_scale(self.Z.shape[1], data_norm, constant_weight)
+        self.constant_weight = float(constant_weight) if data_norm is not None else None
+        if data_norm is not None:
+            self.Z = self.Z * self.scale
+        self.n, self.D = (int(s) for s in self.Z.shape)
+        self.d = self.D - 1
+        self.C, self.K = int(n_classes), 1
+        if self.C < 2:
+            raise ParameterError(f"{owner} needs n_classes >= 2; got {self.C}.")
+        self.y = np.asarray(y).astype(np.int64)
+        if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
+            raise DataValidationError(
+                f"{owner}: y must hold n = {self.n} class indices in [0, {self.C - 1}].")
+        self.regularizer = Frobenius(check_float("lam", lam, owner, low_inclusive=True))
+        self.constrained = bool(constrained)
+        self.assignment = assignment
+        default = FullPSD if self.constrained else SymmetricShift
+        self.space = (parameterization or default)(self.C, 1, self.D)
+        self.capabilities = frozenset({"objective", "projection"} if self.constrained
+                                      else {"objective", "smooth", "hessp"})
+        self._onehot = np.zeros((self.n, self.C))
+        self._onehot[np.arange(self.n), self.y] = 1.0
+        self._gram_norm: float | None = None
+
+    # ------------------------------------------------------------------ shapes
+    @property
+    def lam(self) -> float:
+        return self.regularizer.lam
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        """(C, 1, D, D): one symmetric noise block per class (the space may store Φ flat)."""
+        return getattr(self.space, "blocks", self.space.shape)
+
+    @property
+    def noise_symmetric(self) -> bool:
+        return self.space.symmetric
+
+    @property
+    def dimension(self) -> int:
+        return self.space.dimension
+
+    @property
+    def gradient_difference_rank(self) -> int:
+        """k = 2(C − 1): dimension of a subspace holding one pair's gradient differences (§11.3).
+
+        Only for the unconstrained template: the Gaussian bound (★) uses the
+        change of variables b = −n∇J(Φ) at an unconstrained minimizer.
+        """
+        if self.constrained:
+            raise PrivacyError(
+                "unconstrained minimizer: Gaussian objective perturbation (docs/privacy.md §11.3) "
+                "uses the change of variables b = -n grad J(Phi), valid for an unconstrained "
+                "minimizer; build the template with constrained=False.")
+        return 2 * (self.C - 1)
+
+    # ----------------------------------------------------------------- privacy
+    def privacy_constants(self) -> SoftmaxPrivacyConstants:
+        """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1, μ = lam (§11.1)."""
+        k = softmax_constants(self.C)
+        fields = {f.name for f in dataclasses.fields(SoftmaxPrivacyConstants)}
+        kw = {key: v for key, v in k.items() if key in fields}
+        return SoftmaxPrivacyConstants(strong_convexity=self.regularizer.strong_convexity,
+                                       dimension=self.dimension, **kw)
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
+        """Conditions of the proof; raises PrivacyError on the first failure."""
+        needs = needs_of(needs)
+        conds: list[Condition] = []
+        if "strong_convexity" in needs and not self.lam > 0:
+            raise PrivacyError(
+                f"strong convexity: lam = {self.lam:g}; the perturbation proofs need the "
+                "objective to be strongly convex (the softmax loss is not): use lam > 0 or "
+                "lam='auto'.")
+        if "unconstrained" in needs and self.constrained:
+            raise PrivacyError(
+                "unconstrained minimizer: Gaussian objective perturbation uses the change of "
+                "variables b = -n grad J(Phi), valid for an unconstrained minimizer; use "
+                "structure='unconstrained'.")
+        conds.append(Condition(
+            "softmax loss constants", True, "derived (docs/privacy.md §11.1)",
+            f"G = sqrt(2), Hessian rank <= {self.C - 1}, eigenvalues <= 1/2, trace <= "
+            f"1 - 1/C = {1 - 1 / self.C:.6g}, gradient subspace dimension {self.C - 1}"))
+        zmax = self._max_row_norm()
+        ok = zmax <= 1.0 + 1e-12
+        conds.append(Condition(
+            "record norm bound", ok, "checked on the scaled records",
+            "every z = [x; 1]/sqrt(q^2 + 1) has ||z|| <= 1" if ok
+            else f"a record has ||z|| = {zmax:.6g} > 1: clip x to ||x|| <= q and scale with "
+                 "augment_and_scale(X, q)"))
+        if not ok:
+            raise PrivacyError(f"record norm bound: {conds[-1].detail}")
+        return conds
+
+    def _max_row_norm(self) -> float:
+        norms = getattr(self.Z, "row_norms", None)
+        if callable(norms):  # a design operator computes its row norms where the rows live
+            return float(np.max(norms()))
+        return float(np.max(np.linalg.norm(np.asarray(self.Z), axis=1)))
+
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
+        """What the guarantee assumes, for the certificate."""
+        a = [
+            "adjacency: datasets differing in one record (replace-one)",
+            "rows clipped to the public norm bound q and mapped to z = [x; 1]/sqrt(q^2 + 1), "
+            "so ||z|| <= 1; preprocessing that reads the data is not covered",
+            f"component assignment: {self.assignment}",
+            "loss: softmax (cross-entropy) on the scores -z'Phi_c z (docs/privacy.md §11.1)",
+        ]
+        if self.constant_weight is not None:
+            a.append(f"public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = "
+                     f"{self.constant_weight:g}, ||z'|| <= 1; Phi released for z = [x; 1]/"
+                     "sqrt(q^2 + 1) as S Phi' S (docs/privacy.md §11.6)")
+        if self.constrained:
+            a.append(
+                "PSD constraints: the guarantee relies on the extension of objective perturbation "
+                "to convex sets by Kifer, Smith & Thakurta (COLT 2012, Thm. 2), stated for "
+                "rank-one Hessians and extended to rank C - 1 by dpconvex's trace bound "
+                "(docs/privacy.md §4.6)")
+        else:
+            a.append(
+                "unconstrained, smooth, strongly convex objective: b -> Phi is a bijection "
+                "(change of variables of CMS, no convex-domain extension); the released Phi is "
+                "the minimizer plus the common shift t*I, t = max(0, -min eigenvalue over the "
+                "classes), which makes every block PSD and changes no prediction "
+                "(docs/privacy.md §11.4)")
+        a.append("the released Phi is the minimizer of the perturbed objective, accepted only "
+                 f"when its optimality residual is <= {self.residual_tol:g}")
+        return a
+
+    # ---------------------------------------------------------------- numerics
+    def _probs(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores a = (z_iᵀΦ_c z_i) of shape (n, C) and p = softmax(−a) row-wise."""
+        A = self.space.forms(self.Z, theta.reshape(self.noise_shape))  # (n, C)
+        return A, softmax(-A, axis=1)
+
+    def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
+                  extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
+        """J and ∇J (returned in the shape of ``theta``; flat in, flat out)."""
+        shape = np.shape(theta)
+        Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
+        A, P = self._probs(Phi)
+        val = float(np.sum(logsumexp(-A, axis=1)) + np.sum(A * self._onehot)) / self.n
+        W = (self._onehot - P) / self.n  # dℓ/da_c = [c = y] − p_c
+        grad = self.space.adjoint(self.Z, W).reshape(self.noise_shape)
+        reg = self.regularizer.lam + float(extra_reg)
+        val += 0.5 * reg * float(np.sum(Phi * Phi))
+        grad = grad + reg * Phi
+        if b is not None:
+            bb = np.asarray(b, dtype=float).reshape(self.noise_shape)
+            val += float(np.vdot(bb, Phi)) / self.n
+            grad = grad + bb / self.n
+        return val, grad.reshape(shape)
+
+    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0
+              ) -> Callable[[np.ndarray], np.ndarray]:
+        """v -> ∇²J(θ) v: (1/n) Σ_i (diag p_i − p_i p_iᵀ) ⊗ z_iz_iᵀ applied, + (lam + Δ) v."""
+        Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
+        _, P = self._probs(Phi)
+        reg = self.regularizer.lam + float(extra_reg)
+
+        def hv(v: np.ndarray) -> np.ndarray:
+            V = np.asarray(v, dtype=float).reshape(self.noise_shape)
+            S = self.space.forms(self.Z, V)
+            W = P * (S - np.sum(P * S, axis=1, keepdims=True)) / self.n
+            return (self.space.adjoint(self.Z, W).reshape(V.shape) + reg * V).reshape(np.shape(v))
+
+        return hv
+
+    def residual(self, theta: np.ndarray, b: np.ndarray | None = None,
+                 extra_reg: float = 0.0) -> float:
+        """||∇J||_F (unconstrained) or the natural residual over the PSD cone."""
+        grad = self.objective(theta, b, extra_reg)[1]
+        if not self.constrained:
+            return float(np.linalg.norm(grad))
+        return natural_residual(theta, grad, self.space.project)
+
+    def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
+        """μ + Δ + (1/2)·λ_max(M): the data Hessian is <= (1/2)·M (§11.1, §4.7)."""
+        if self._gram_norm is None:
+            self._gram_norm = self.space.gram_operator_norm(np.asarray(self.Z))
+        return self.regularizer.strong_convexity + float(extra_reg) + 0.5 * self._gram_norm
+
+    def distance_bound(self, residual: float, mu: float) -> float:
+        """||Φ − Φ*||_F from a residual: res/μ unconstrained, (1 + L)/μ·res over the cone (L = μ + 1/2)."""
+        if not self.constrained:
+            return float(residual) / float(mu)
+        return (1.0 + float(mu) + 0.5) / float(mu) * float(residual)
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        """PSD shift (unconstrained) or PSD projection (constrained); free post-processing."""
+        return self.space.postprocess(np.asarray(theta).reshape(self.space.shape))
+
+    def release_shift(self, theta: np.ndarray) -> tuple[np.ndarray, float]:
+        """The released matrices for z = [x; 1]/sqrt(q² + 1), SΦ'S, and the common shift t.
+
+        t = 0 when constrained (then the PSD projection); S is the public feature map.
+        """
+        s = self.scale
+        Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape) * s[:, None] * s[None, :]
+        if self.constrained:
+            return project_psd(Phi), 0.0
+        return psd_shift(Phi)
