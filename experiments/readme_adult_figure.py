@@ -34,6 +34,8 @@ STYLE = {
     "LR output": dict(color="tab:cyan", marker="s"),
     "Huber objective": dict(color="tab:green", marker="o"),
     "Huber output": dict(color="tab:olive", marker="s"),
+    "Huber objective, lam auto": dict(color="tab:purple", marker="^"),
+    "Huber Gaussian objective, lam auto": dict(color="tab:red", marker="D"),
     "LR non-private": dict(color="tab:blue"),
     "Huber non-private": dict(color="tab:green"),
 }
