@@ -42,13 +42,14 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from scipy import integrate
 from scipy.special import chdtrc, gammaln
 
 from ...errors import PrivacyError
 
-__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma"]
+__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_feasible_sigma"]
 
 #: Relative width of the final bisection bracket on σ (the returned σ is feasible).
 SIGMA_RTOL = 1e-10
@@ -120,15 +121,23 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
     if sensitivity == 0:
         return 0.0
 
-    def ok(s: float) -> bool:
-        return objective_gaussian_delta(epsilon, s, sensitivity, k, slack) <= delta
+    return smallest_feasible_sigma(
+        lambda s: objective_gaussian_delta(epsilon, s, sensitivity, k, slack) <= delta,
+        sensitivity)
 
-    lo, hi = sensitivity * 1e-3, sensitivity
+
+def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
+    """Smallest σ (to :data:`SIGMA_RTOL`, the feasible end) with ``ok(σ)``, for ``ok`` monotone.
+
+    Brackets from [scale·1e-3, scale] outwards by doubling / halving, then bisects; the
+    returned σ always satisfies ``ok``.
+    """
+    lo, hi = scale * 1e-3, scale
     while not ok(hi):
         lo, hi = hi, 2.0 * hi
-        if hi > sensitivity * 1e12:  # pragma: no cover - δ in (0, 1) always has a solution
-            raise PrivacyError("objective_gaussian_sigma: no feasible sigma found.")
-    while ok(lo) and lo > sensitivity * 1e-12:
+        if hi > scale * 1e12:  # pragma: no cover - δ in (0, 1) always has a solution
+            raise PrivacyError("no feasible sigma found below 1e12 x the sensitivity.")
+    while ok(lo) and lo > scale * 1e-12:
         lo *= 0.5
     while hi - lo > SIGMA_RTOL * hi:
         mid = 0.5 * (lo + hi)

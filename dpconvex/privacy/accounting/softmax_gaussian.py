@@ -30,11 +30,10 @@ from scipy import integrate
 from scipy.special import ndtr
 
 from ...errors import PrivacyError
+from .objective_gaussian import smallest_feasible_sigma
 
 __all__ = ["softmax_objective_delta", "softmax_objective_sigma"]
 
-#: Relative width of the final bisection bracket on σ (the returned σ is feasible).
-SIGMA_RTOL = 1e-10
 _S2_HALF = 4.0  # S²/2 with S = 2√2
 
 
@@ -76,27 +75,12 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
 
 def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
                             slack: float = 0.0) -> float:
-    """Smallest σ (to :data:`SIGMA_RTOL`) with :func:`softmax_objective_delta` <= δ."""
+    """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ."""
     if not 0.0 < delta < 1.0:
         raise PrivacyError(f"Gaussian objective perturbation needs 0 < delta < 1; got {delta}.")
     if not epsilon > slack:
         raise PrivacyError(f"Gaussian objective perturbation: the Jacobian slack {slack:.6g} "
                            f"uses all of epsilon = {epsilon:g}; raise lam or epsilon.")
 
-    def ok(s: float) -> bool:
-        return softmax_objective_delta(epsilon, s, n_classes, slack) <= delta
-
-    lo, hi = 1e-3, 1.0
-    while not ok(hi):
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e12:  # pragma: no cover
-            raise PrivacyError("softmax_objective_sigma: no feasible sigma found.")
-    while ok(lo) and lo > 1e-12:
-        lo *= 0.5
-    while hi - lo > SIGMA_RTOL * hi:
-        mid = 0.5 * (lo + hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return smallest_feasible_sigma(
+        lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0)

@@ -32,6 +32,7 @@ __all__ = [
     "mechanism_names",
     "register",
     "require_accurate",
+    "solve_exact",
 ]
 
 
@@ -230,6 +231,20 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
             "or tighter tolerances."
         )
     return res
+
+
+def solve_exact(template: Any, backend: Any, b: np.ndarray | None, extra_reg: float, *,
+                warm_start: np.ndarray | None = None, max_iter: int | None = None,
+                tol: float | None = None) -> SolveResult:
+    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
+
+    The one solve of the exact-minimizer mechanisms (objective / output perturbation and
+    their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; anything
+    less accurate raises :class:`SolverError` (:func:`require_accurate`).
+    """
+    tol = template.residual_tol if tol is None else tol
+    return require_accurate(backend.solve(template, b, extra_reg, warm_start=warm_start,
+                                          max_iter=max_iter), tol)
 
 
 def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: float | None = None,

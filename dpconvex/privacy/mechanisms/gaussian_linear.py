@@ -44,7 +44,7 @@ from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gau
 from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register, require_accurate
+from .base import Calibration, Mechanism, register, solve_exact
 from .perturbation import calibrate_objective_perturbation, calibrate_output_perturbation
 
 __all__ = [
@@ -189,10 +189,9 @@ class GaussianObjectivePerturbation(_GaussianLinear):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        tol = template.residual_tol if tol is None else tol
         b = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
-        res = require_accurate(backend.solve(template, b, cal.extra_strong_convexity,
-                                             warm_start=warm_start, max_iter=max_iter), tol)
+        res = solve_exact(template, backend, b, cal.extra_strong_convexity,
+                          warm_start=warm_start, max_iter=max_iter, tol=tol)
         return np.array(res.x, copy=True), res, False
 
 
@@ -224,8 +223,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
                warm_start: np.ndarray | None = None, max_iter: int | None = None,
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the Gaussian noise, NOT yet snapped (the caller snaps once, last)."""
-        tol = template.residual_tol if tol is None else tol
-        res = require_accurate(backend.solve(template, None, 0.0, warm_start=warm_start,
-                                             max_iter=max_iter), tol)
+        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
+                          max_iter=max_iter, tol=tol)
         noise = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
         return res.x + noise.reshape(res.x.shape), res

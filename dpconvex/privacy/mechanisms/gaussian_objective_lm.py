@@ -32,14 +32,11 @@ import dataclasses
 import math
 from typing import Any
 
-import numpy as np
-
-from ...solvers.base import SolveResult
 from ..accounting.objective_gaussian import objective_gaussian_delta
 from ..accounting.softmax_gaussian import softmax_objective_delta, softmax_objective_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register, require_accurate
+from .base import Calibration, Mechanism, register
 from .gaussian_linear import (
     GaussianObjectivePerturbation,
     calibrate_gaussian_objective,
@@ -110,15 +107,3 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
             "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on every "
             "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}"))
         return conds
-
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        """Draw B with i.i.d. N(0, σ²) entries (the backend symmetrizes it) and solve exactly."""
-        assert cal is not None
-        tol = template.residual_tol if tol is None else tol
-        b = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
-        res = require_accurate(backend.solve(template, b, cal.extra_strong_convexity,
-                                             warm_start=warm_start, max_iter=max_iter), tol)
-        return np.array(res.x, copy=True), res, False

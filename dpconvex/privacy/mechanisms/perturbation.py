@@ -38,7 +38,7 @@ from ...noise import norm_gamma, snap
 from ...solvers.base import SolveResult
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register, require_accurate
+from .base import Calibration, Mechanism, register, solve_exact
 
 __all__ = [
     "NonPrivate",
@@ -280,10 +280,9 @@ class ObjectivePerturbation(_Perturbation):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        tol = template.residual_tol if tol is None else tol
         b = norm_gamma(template.noise_shape, cal.noise_rate, rng, symmetric=template.noise_symmetric)
-        res = require_accurate(backend.solve(template, b, cal.extra_strong_convexity,
-                                             warm_start=warm_start, max_iter=max_iter), tol)
+        res = solve_exact(template, backend, b, cal.extra_strong_convexity,
+                          warm_start=warm_start, max_iter=max_iter, tol=tol)
         return np.array(res.x, copy=True), res, False
 
 
@@ -315,9 +314,8 @@ class OutputPerturbation(_Perturbation):
                warm_start: np.ndarray | None = None, max_iter: int | None = None,
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the noise, NOT yet snapped (the caller snaps once, last)."""
-        tol = template.residual_tol if tol is None else tol
-        res = require_accurate(backend.solve(template, None, 0.0, warm_start=warm_start,
-                                             max_iter=max_iter), tol)
+        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
+                          max_iter=max_iter, tol=tol)
         noise = norm_gamma(template.noise_shape, cal.noise_rate, rng,
                            symmetric=template.noise_symmetric)
         return res.x + noise.reshape(res.x.shape), res
@@ -354,7 +352,6 @@ class NonPrivate(Mechanism):
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        tol = template.residual_tol if tol is None else tol
-        res = require_accurate(backend.solve(template, None, 0.0, warm_start=warm_start,
-                                             max_iter=max_iter), tol)
+        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
+                          max_iter=max_iter, tol=tol)
         return np.array(res.x, copy=True), res, False
