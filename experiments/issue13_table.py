@@ -13,7 +13,7 @@ on the test set.
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets OMP_NUM_THREADS=1 python
 experiments/issue13_table.py [--seeds 10] [--small-seeds 10] [--procs 2]
-[--out experiments/results/issue13_table.md]``. ``--small-seeds`` sets the seeds for
+[--out experiments/tables/issue13_table.md]``. ``--small-seeds`` sets the seeds for
 ε ∈ {0.01, 0.05}.
 """
 
@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--small-seeds", type=int, default=10)
     ap.add_argument("--procs", type=int, default=2)
-    ap.add_argument("--out", default=str(ROOT / "experiments/results/issue13_table.md"))
+    ap.add_argument("--out", default=str(ROOT / "experiments/tables/issue13_table.md"))
     args = ap.parse_args()
     t0 = time.time()
     load()
