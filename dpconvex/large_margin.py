@@ -412,6 +412,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         # the generator the assignment drew from when the build belongs to this fit
         rng = prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state)
         budget = lmo.prepare_fit(self, prep.template, mech, assign.epsilon)
+        lmo.warn_if_noise_dominates(prep.template, mech, budget, owner)
         rel = release(prep.template, mech, budget, self.solver, rng, warm_start=warm_start,
                       max_iter=self.max_iter, seeded=self.random_state is not None)
         theta, cert = rel.theta, rel.certificate
