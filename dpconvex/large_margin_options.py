@@ -282,7 +282,7 @@ def noise_dominance(template: Any, mech: Mechanism, budget: Budget) -> float | N
     consts = template.privacy_constants()
     try:
         s = noise_scale(template, mech, budget, consts.strong_convexity)
-    except (PrivacyError, AttributeError, KeyError, TypeError):
+    except PrivacyError:
         return None  # the release itself reports a calibration that cannot be made
     return math.sqrt(consts.dimension) * s / (template.n * consts.grad_bound)
 

@@ -28,7 +28,8 @@ from .._validation import check_matrix_body
 from .._validation import row_norms as _dense_row_norms
 from ..errors import DataTypeError, DataValidationError
 
-__all__ = ["CSRRows", "DenseRows", "DesignOperator", "as_design", "check_sparse", "row_blocks"]
+__all__ = ["CSRRows", "DenseRows", "DesignOperator", "as_design", "canonical_csr", "check_sparse",
+           "row_blocks"]
 
 #: ``DenseRows.compact`` uses a CSR copy of the rows when at most this fraction of
 #: the entries is non-zero and the matrix has at least ``_SPARSE_MIN_ENTRIES``
@@ -252,13 +253,19 @@ def check_sparse(X: Any, owner: str, *, name: str = "X", n_features: int | None 
         )
     if X.dtype.kind not in "biuf":
         raise DataTypeError(f"{owner}: {name} must hold numbers; got dtype {X.dtype}.")
+    A = canonical_csr(X)
+    return check_matrix_body(A, A.data, owner, name, min_samples, n_features)
+
+
+def canonical_csr(X: Any) -> sp.csr_array:
+    """``X`` as a float64 ``csr_array`` with sorted, summed entries (not copied if it is one)."""
     A = sp.csr_array(X)
     if A.dtype != np.float64:
         A = A.astype(np.float64)
     if not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()
-    return check_matrix_body(A, A.data, owner, name, min_samples, n_features)
+    return A
 
 
 def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import clip_rows as _clip_dense_rows
-from .operators import row_blocks
+from .operators import canonical_csr, row_blocks
 from .row_scaling import normalize_rows
 
 __all__ = ["add_intercept", "augment_and_scale", "clip_rows", "normalize_rows"]
@@ -52,12 +52,7 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     """
     if not sp.issparse(X):
         return _clip_dense_rows(X, bound)
-    A = sp.csr_array(X)
-    if A.dtype != np.float64:
-        A = A.astype(np.float64)
-    if not A.has_canonical_format:
-        A = A.copy()
-        A.sum_duplicates()
+    A = canonical_csr(X)
     data = None
     clipped = 0
     for _rows, idx in row_blocks(A.indptr):

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from .._validation import _scaled_norms, check_float, row_norms
 from ..errors import ParameterError
-from .operators import row_blocks
+from .operators import canonical_csr, row_blocks
 
 __all__ = ["ROW_NORMS", "check_row_norm", "normalize_rows", "normalize_rows_lazy"]
 
@@ -118,12 +118,7 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
         if X.ndim != 2:
             raise ParameterError(f"normalize_rows needs a 2-D array of rows; got shape {X.shape}.")
         return _unit_dense(X, q)
-    A = sp.csr_array(X)
-    if A.dtype != np.float64:
-        A = A.astype(np.float64)
-    if not A.has_canonical_format:
-        A = A.copy()
-        A.sum_duplicates()
+    A = canonical_csr(X)
     data = A.data.copy()
     for _rows, idx in row_blocks(A.indptr):
         data[idx] = _unit_dense(A.data[idx], q)

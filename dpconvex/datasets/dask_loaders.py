@@ -60,7 +60,7 @@ from ..errors import DatasetError, ParameterError
 from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
 from .encoding import PublicSchema, category_codes, encode
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_SCHEMA
-from .uci import _KDD_NUMERIC_IDX, _kdd_numeric
+from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
 
 if TYPE_CHECKING:  # pragma: no cover
     import dask.array as da
@@ -77,22 +77,7 @@ _VOCABULARIES = {col: [v.encode("ascii") for v in voc] for col, voc in KDDCUP99_
 
 def _encode_lines(lines: list[bytes], path: Path, first: int) -> tuple[np.ndarray, np.ndarray]:
     """Encode KDD'99 records exactly as :func:`~dpconvex.datasets.load_kddcup99` does."""
-    n_fields = len(_KDD_COLUMNS) + 1
-    protocol: list[bytes] = []
-    service: list[bytes] = []
-    flag: list[bytes] = []
-    labels: list[bytes] = []
-    for lineno, line in enumerate(lines, start=first):
-        if line.count(b",") != n_fields - 1:
-            raise DatasetError(
-                f"{path}, record {lineno}: expected {n_fields} comma-separated fields, "
-                f"found {line.count(b',') + 1}. Is this the UCI KDD Cup 1999 file?"
-            )
-        _, p, s, f, rest = line.split(b",", 4)
-        protocol.append(p)
-        service.append(s)
-        flag.append(f)
-        labels.append(rest.rpartition(b",")[2].strip())
+    protocol, service, flag, labels = _kdd_fields(lines, path, first)
     numeric = _kdd_numeric(b"\n".join(lines), path)
     values = {_KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)}
     raw = {"protocol_type": protocol, "service": service, "flag": flag}

@@ -19,7 +19,7 @@ import os
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -280,6 +280,32 @@ def _kdd_numeric(source: bytes, path: Path) -> np.ndarray:
     return values
 
 
+def _kdd_fields(lines: list[bytes], path: Any, first: int
+                ) -> tuple[list[bytes], list[bytes], list[bytes], list[bytes]]:
+    """The categorical fields (protocol, service, flag) and the label of each KDD'99 record.
+
+    ``first`` is the record number of ``lines[0]`` (for the error message); a record
+    without the 42 comma-separated fields raises :class:`DatasetError`.
+    """
+    n_fields = len(_KDD_COLUMNS) + 1
+    protocol: list[bytes] = []
+    service: list[bytes] = []
+    flag: list[bytes] = []
+    labels: list[bytes] = []
+    for lineno, line in enumerate(lines, start=first):
+        if line.count(b",") != n_fields - 1:
+            raise DatasetError(
+                f"{path}, record {lineno}: expected {n_fields} comma-separated fields, "
+                f"found {line.count(b',') + 1}. Is this the UCI KDD Cup 1999 file?"
+            )
+        _, p, s, f, rest = line.split(b",", 4)
+        protocol.append(p)
+        service.append(s)
+        flag.append(f)
+        labels.append(rest.rpartition(b",")[2].strip())
+    return protocol, service, flag, labels
+
+
 def load_kddcup99(
     n_samples: int | None = None,
     *,
@@ -401,22 +427,7 @@ def load_kddcup99(
     if n_total == 0:
         raise DatasetError(f"{path} holds no records.")
 
-    n_fields = len(_KDD_COLUMNS) + 1
-    protocol: list[bytes] = []
-    service: list[bytes] = []
-    flag: list[bytes] = []
-    labels: list[bytes] = []
-    for lineno, line in enumerate(lines, start=1):
-        if line.count(b",") != n_fields - 1:
-            raise DatasetError(
-                f"{path}, record {lineno}: expected {n_fields} comma-separated fields, "
-                f"found {line.count(b',') + 1}. Is this the UCI KDD Cup 1999 file?"
-            )
-        _, p, s, f, rest = line.split(b",", 4)
-        protocol.append(p)
-        service.append(s)
-        flag.append(f)
-        labels.append(rest.rpartition(b",")[2].strip())
+    protocol, service, flag, labels = _kdd_fields(lines, path, first=1)
 
     if n_samples is not None:
         if n_samples > n_total:

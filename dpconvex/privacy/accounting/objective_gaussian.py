@@ -41,6 +41,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -102,6 +103,7 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     return max(tail - val, 0.0)
 
 
+@functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
 def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k: int,
                              slack: float = 0.0) -> float:
     """Smallest σ (to :data:`SIGMA_RTOL`) with :func:`objective_gaussian_delta` <= δ.

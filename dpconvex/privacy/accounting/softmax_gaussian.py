@@ -24,6 +24,7 @@ smaller σ of the two bounds (both are valid upper bounds on δ at every σ).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from scipy import integrate
@@ -73,6 +74,7 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
     return min(1.0, val + math.exp(c - t_max / sigma))
 
 
+@functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
 def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
                             slack: float = 0.0) -> float:
     """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ."""

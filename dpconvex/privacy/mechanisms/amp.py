@@ -45,11 +45,13 @@ class ApproximateMinima(Mechanism):
 
     name = "amp"
     template_kinds = frozenset()  # chosen through an estimator's optimality_tol, not by name
+    #: Registry names of the inner mechanisms this cover can wrap.
+    inner_names: tuple[str, ...] = ("objective", "output")
 
     def __init__(self, inner: str = "objective", gamma: float = 1e-4, fraction: float = 0.1):
         self.gamma = check_float("optimality_tol", gamma, "fit_template")
         self.fraction = check_float("amp_fraction", fraction, "fit_template", high=1.0)
-        self.inner = get_mechanism(inner, "ApproximateMinima", allowed=("objective", "output"))
+        self.inner = get_mechanism(inner, type(self).__name__, allowed=self.inner_names)
         self.needs = self.inner.needs | {"distance_bound"}
 
     def _split(self, budget: Budget) -> tuple[Budget, Budget]:
@@ -70,8 +72,7 @@ class ApproximateMinima(Mechanism):
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
-        mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
-        radius = float(template.distance_bound(self.gamma, mu))
+        mu, radius = self._radius(template, cal)
         sensitivity = 2.0 * radius
         rate = cover.epsilon / sensitivity
         return Calibration(
@@ -81,6 +82,11 @@ class ApproximateMinima(Mechanism):
             sensitivity=sensitivity, noise_rate=rate,
             extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius},
         )
+
+    def _radius(self, template: Any, inner: Calibration) -> tuple[float, float]:
+        """(μ with Δ, ρ): the distance bound of a solve with residual <= γ (docs/privacy.md §5)."""
+        mu = template.privacy_constants().strong_convexity + inner.extra_strong_convexity
+        return mu, float(template.distance_bound(self.gamma, mu))
 
     def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -121,20 +127,31 @@ class ApproximateMinima(Mechanism):
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
         inner = cal.extra["inner"]
-        shape, rate = template.noise_shape, cal.noise_rate
         if self.inner.adds_output_noise:
             # snap once, after the cover (issue 12): the cover then hides the exact
             # real-valued output, and the grid is the coarser of the two noises' grids
             theta, res = self.inner.noised(template, inner, backend, rng, warm_start=warm_start,
                                            max_iter=max_iter, tol=self.gamma)
-            scale = max(coordinate_scale(shape, inner.noise_rate), coordinate_scale(shape, rate))
+            scale = max(self._inner_scale(template, inner), self._cover_scale(template, cal))
         else:
             theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
                                            max_iter=max_iter, tol=self.gamma)
-            scale = coordinate_scale(shape, rate)
-        cover = norm_gamma(shape, rate, rng, symmetric=template.noise_symmetric)
+            scale = self._cover_scale(template, cal)
+        cover = self._draw_cover(template, cal, rng)
         theta = snap(theta + cover.reshape(theta.shape), scale)
         return theta, res, True
+
+    # the noise-specific parts (norm-Gamma here; Gaussian in gaussian_amp.py)
+    def _inner_scale(self, template: Any, inner: Calibration) -> float:
+        return coordinate_scale(template.noise_shape, inner.noise_rate)
+
+    def _cover_scale(self, template: Any, cal: Calibration) -> float:
+        return coordinate_scale(template.noise_shape, cal.noise_rate)
+
+    def _draw_cover(self, template: Any, cal: Calibration, rng: np.random.Generator
+                    ) -> np.ndarray:
+        return norm_gamma(template.noise_shape, cal.noise_rate, rng,
+                          symmetric=template.noise_symmetric)
 
     def solve_condition(self, template: Any, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:

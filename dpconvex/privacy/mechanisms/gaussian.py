@@ -103,6 +103,20 @@ class _ClassSumNoise(Mechanism):
         """Public per-coordinate scale of the noise (the snapping scale; the count floor's unit)."""
         raise NotImplementedError
 
+    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
+             ) -> np.ndarray:
+        """The noise added to the class sums and counts (one draw of the mechanism's law)."""
+        raise NotImplementedError
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        V = class_sums(template, self.count_weight)
+        b = self.draw(cal, V.shape, rng)
+        return snap(V + b, self.noise_scale(cal, V.shape)), None, False
+
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         """The mechanism's calibration condition and quantities."""
         raise NotImplementedError
@@ -178,17 +192,12 @@ class ClassSumGaussian(_ClassSumNoise):
         return [cond], {"noise std sigma": s, "count noise std sigma/w":
                         s / self.count_weight, "delta at sigma": dlt}
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        V = class_sums(template, self.count_weight)
-        sigma = self.noise_scale(cal, V.shape)
-        return snap(V + rng.normal(0.0, sigma, size=V.shape), sigma), None, False
-
     def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
         return float(cal.extra["noise std"])
+
+    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
+             ) -> np.ndarray:
+        return rng.normal(0.0, self.noise_scale(cal, shape), size=shape)
 
 
 @register
@@ -214,14 +223,9 @@ class ClassSumNormGamma(_ClassSumNoise):
             f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
         return [cond], {"noise rate beta": cal.noise_rate}
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        V = class_sums(template, self.count_weight)
-        b = norm_gamma(V.shape, cal.noise_rate, rng)
-        return snap(V + b, self.noise_scale(cal, V.shape)), None, False
+    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
+             ) -> np.ndarray:
+        return norm_gamma(shape, cal.noise_rate, rng)
 
     def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
         return float(coordinate_scale(shape, cal.noise_rate))

@@ -32,23 +32,18 @@ from typing import Any
 
 import numpy as np
 
-from ..._validation import check_float
-from ...errors import PrivacyError
-from ...noise import snap
-from ...solvers.base import SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget, split_budget
+from ..budget import Budget
 from ..certificate import Certificate, Condition, compose_sequential
-from .base import Calibration, Mechanism, get_mechanism, register
+from .amp import ApproximateMinima
+from .base import Calibration, register
 from .gaussian_linear import check_gaussian_budget
 
 __all__ = ["GaussianApproximateMinima"]
 
-_INNER = {"gaussian_objective": "gaussian_objective", "gaussian_output": "gaussian_output"}
-
 
 @register
-class GaussianApproximateMinima(Mechanism):
+class GaussianApproximateMinima(ApproximateMinima):
     """Approximate-minima perturbation around a Gaussian mechanism, with Gaussian cover noise.
 
     Parameters
@@ -64,36 +59,22 @@ class GaussianApproximateMinima(Mechanism):
     name = "gaussian_amp"
     pure = False
     template_kinds = frozenset()  # chosen through optimality_tol with a Gaussian mechanism
+    inner_names = ("gaussian_objective", "gaussian_output")
 
     def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4,
                  fraction: float = 0.1):
-        self.gamma = check_float("optimality_tol", gamma, "fit_template")
-        self.fraction = check_float("amp_fraction", fraction, "fit_template", high=1.0)
-        self.inner = get_mechanism(inner, "GaussianApproximateMinima", allowed=tuple(_INNER))
-        self.needs = self.inner.needs | {"distance_bound"}
-
-    def _split(self, budget: Budget) -> tuple[Budget, Budget]:
-        main, cover = split_budget(budget, (1.0 - self.fraction, self.fraction))
-        return main, cover
+        super().__init__(inner, gamma, fraction)
 
     def check_budget(self, budget: Budget) -> Budget:
         budget = super().check_budget(budget)
         check_gaussian_budget(budget, f"{self.inner.name} with optimality_tol", "objective")
         return budget
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
-        if getattr(template, "distance_bound", None) is None:
-            raise PrivacyError(
-                f"approximate minima: template '{template.name}' declares no distance_bound, "
-                "so an inexact solve cannot be covered. Use optimality_tol=None.")
-        return self.inner.conditions(template, self._split(budget)[0])
-
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
-        mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
-        radius = float(template.distance_bound(self.gamma, mu))
+        mu, radius = self._radius(template, cal)
         sens = 2.0 * radius
         sigma = analytic_gaussian_sigma(cover.epsilon, cover.delta, sens)
         return Calibration(
@@ -135,23 +116,13 @@ class GaussianApproximateMinima(Mechanism):
                          "mechanism of sensitivity 2 rho (docs/privacy.md §10.4)"],
             labels=["mechanism", "AMP cover"])
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        inner, sigma = cal.extra["inner"], float(cal.extra["noise std"])
-        if self.inner.adds_output_noise:  # snap once, after the cover (as amp.py)
-            theta, res = self.inner.noised(template, inner, backend, rng, warm_start=warm_start,
-                                           max_iter=max_iter, tol=self.gamma)
-            scale = max(float(inner.extra["noise std"]), sigma)
-        else:
-            theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
-                                           max_iter=max_iter, tol=self.gamma)
-            scale = sigma
-        cover = rng.normal(0.0, sigma, size=template.noise_shape)
-        return snap(theta + cover.reshape(theta.shape), scale), res, True
+    # the noise-specific parts of ApproximateMinima.run: Gaussian cover, snapped to σ's grid
+    def _inner_scale(self, template: Any, inner: Calibration) -> float:
+        return float(inner.extra["noise std"])
 
-    def solve_condition(self, template: Any, result: SolveResult | None,
-                        cal: Calibration | None = None) -> list[Condition]:
-        return []
+    def _cover_scale(self, template: Any, cal: Calibration) -> float:
+        return float(cal.extra["noise std"])
+
+    def _draw_cover(self, template: Any, cal: Calibration, rng: np.random.Generator
+                    ) -> np.ndarray:
+        return rng.normal(0.0, float(cal.extra["noise std"]), size=template.noise_shape)
