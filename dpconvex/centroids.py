@@ -295,7 +295,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         check_float("data_norm", self.data_norm, owner)
         check_option("row_norm", self.row_norm, ROW_NORMS, owner)
         if self.delta is not None:
-            check_float("delta", self.delta, owner, low_inclusive=not mech.pure, high=1.0)
+            check_float("delta", self.delta, owner, low_inclusive=mech.pure, high=1.0)
             if mech.pure and self.delta != 0:
                 raise ParameterError(
                     f"The 'delta' parameter of {owner} must be None or 0 with the pure "

@@ -31,8 +31,49 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from ._random import check_random_state
 from ._validation import check_array, check_fitted, check_float, check_int
+from .errors import ParameterError
 
-__all__ = ["RandomFourierFeatures"]
+__all__ = ["COMPONENTS_CONSTANT", "COMPONENTS_RANGE", "RandomFourierFeatures", "auto_components"]
+
+#: C of :func:`auto_components`, D = C (n ε)^{2/3}. Chosen on validation splits of the
+#: TRAINING data only (Adult: adult.data 80/20; KDDCup99: 80/20 inside the 50,000 training
+#: rows of the 70,000-row sample), never on a test set: experiments/rff_components.py,
+#: docs/privacy.md §6.6.
+COMPONENTS_CONSTANT = 0.1
+#: Smallest and largest D the rule returns.
+COMPONENTS_RANGE = (10, 1000)
+
+
+def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONSTANT) -> int:
+    """Number D of random features from public quantities: round(C (n ε)^{2/3}), clipped.
+
+    The private linear learner on the D mapped features pays an excess risk that grows
+    linearly in D (objective perturbation: E‖b‖ = 2 p G/ε' with p = D + 1, excess
+    ∝ R p G/(n ε) at the balancing Λ), while the random-feature approximation of a kernel
+    predictor costs O(1/√D) (Rahimi & Recht 2008). Balancing a/√D against b D/(n ε) gives
+    D ∝ (n ε)^{2/3}; the constant C is fitted on validation data (:data:`COMPONENTS_CONSTANT`).
+    Reads n (public under replace-one adjacency) and ε only, never a data value
+    (docs/privacy.md §6.6).
+
+    Parameters
+    ----------
+    n : int
+        Number of training records.
+    epsilon : float
+        Privacy budget of the learner that follows (inf: the largest D).
+    constant : float, default=COMPONENTS_CONSTANT
+        C.
+
+    Returns
+    -------
+    int
+        D in [10, 1000].
+    """
+    lo, hi = COMPONENTS_RANGE
+    if not math.isfinite(float(epsilon)):
+        return hi
+    value = float(constant) * (float(n) * float(epsilon)) ** (2.0 / 3.0)
+    return int(min(max(round(value), lo), hi))
 
 
 class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -55,11 +96,19 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     Parameters
     ----------
-    n_components : int, default=100
+    n_components : int or "auto", default=100
         Number D of random features (the dimension of the mapped data; the
-        private learner's noise lives in that dimension).
+        private learner's noise lives in that dimension, so a larger D costs
+        accuracy at small ε). ``"auto"``: D = :func:`auto_components` (n, ``learner_epsilon``)
+        with n the number of rows passed to ``fit`` (public under replace-one
+        adjacency) — 21 at n ε = 3,000 and 97 at n ε = 30,000 (docs/privacy.md §6.6).
     gamma : float, default=1.0
         Kernel width, > 0. Public: never set it from the data.
+    learner_epsilon : float or None, default=None
+        The privacy budget ε of the private learner that follows, read only by
+        ``n_components="auto"`` (required there). The map itself spends no budget
+        (named so that :class:`~dpconvex.PrivateGridSearch` still finds exactly one
+        ``epsilon``, the learner's, in a Pipeline).
     random_state : None, int or numpy.random.Generator, default=None
         None seeds from the OS. The draw is data-independent either way, so a
         fixed seed does not weaken privacy here (the parameters are released).
@@ -71,6 +120,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     random_offset_ : ndarray of shape (n_components,)
         The phases b. Part of the released model.
     n_features_in_ : int
+    n_components_ : int
+        D actually used (the rule's value for ``n_components="auto"``).
     data_norm : float
         Public bound on the norm of every transformed row: 1.0.
 
@@ -91,18 +142,21 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     #: Public bound on ||transform(x)|| for every x.
     data_norm: float = 1.0
 
-    def __init__(self, n_components: int = 100, gamma: float = 1.0, random_state: Any = None):
+    def __init__(self, n_components: int | str = 100, gamma: float = 1.0, random_state: Any = None,
+                 learner_epsilon: float | None = None):
         self.n_components = n_components
         self.gamma = gamma
         self.random_state = random_state
+        self.learner_epsilon = learner_epsilon
 
     def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
-        """Draw the random parameters. Only the number of columns of X is used.
+        """Draw the random parameters. Only the shape of X is used.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Read for its shape only (and validated).
+            Read for its shape only (and validated): d always, n only for
+            ``n_components="auto"``.
         y : ignored
 
         Returns
@@ -110,13 +164,26 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self
         """
         owner = type(self).__name__
-        D = check_int("n_components", self.n_components, owner)
+        auto = isinstance(self.n_components, str) and self.n_components == "auto"
+        if isinstance(self.n_components, str) and not auto:
+            raise ParameterError(f"The 'n_components' parameter of {owner} must be an int >= 1 "
+                                 f"or 'auto'. Got {self.n_components!r} instead.")
+        D = 0 if auto else check_int("n_components", self.n_components, owner)
         gamma = check_float("gamma", self.gamma, owner)
+        if auto and self.learner_epsilon is None:
+            raise ParameterError(
+                f"{owner}: n_components='auto' needs learner_epsilon, the budget of the private "
+                "learner that follows (D grows with n·epsilon; docs/privacy.md §6.6).")
+        eps = None if self.learner_epsilon is None else check_float(
+            "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
         rng = check_random_state(self.random_state)
-        d = check_array(X, owner).shape[1]
+        n, d = check_array(X, owner).shape
+        if auto:
+            D = auto_components(n, eps)
         self.random_weights_ = rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
         self.random_offset_ = rng.uniform(0.0, 2.0 * math.pi, size=D)
         self.n_features_in_ = d
+        self.n_components_ = D
         self._n_features_out = D
         return self
 

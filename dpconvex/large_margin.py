@@ -54,16 +54,17 @@ __all__ = ["PrivateLargeMarginGaussian"]
 
 
 class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
-    """ε-DP large-margin Gaussian (mixture) classifier by objective perturbation.
+    """DP large-margin Gaussian (mixture) classifier by objective perturbation.
 
     Each class c (and component m) gets a PSD matrix Φ_{c,m} of size
     (d + 1) × (d + 1); a row x is mapped to z = [x; 1]/sqrt(q² + 1) and
-    classified to argmin_c min_m zᵀ Φ_{c,m} z. Training minimizes the objective
-    of Pathak & Raj (TDSC 2012, eq. 11) — Huber hinge on the large-margin
-    constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F (the paper's λ = lam/2) — plus the noise term (1/n) Σ ⟨b, Φ⟩,
-    with b calibrated as in ``docs/privacy.md`` §4 (gradient sensitivity
-    2 sqrt(C(C − 1)), independent symmetric noise per block, Jacobian slack
-    2 (C − 1) K log(1 + c_u/(n·lam)))).
+    classified to argmin_c min_m zᵀ Φ_{c,m} z. With ``loss="pairwise"`` training
+    minimizes the objective of Pathak & Raj (TDSC 2012, eq. 11) — Huber hinge on the
+    large-margin constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F — plus (1/n) Σ ⟨b, Φ⟩,
+    b calibrated as in ``docs/privacy.md`` §4. The defaults ("auto", §11.10): the
+    softmax loss on a public feature map linear in x (K = 1; pairwise for K > 1),
+    pure ε-DP noise (Gaussian when ``delta > 0``), lam from the public rule of §11.5;
+    :mod:`dpconvex.large_margin_defaults` resolves them from the parameters only.
 
     Parameters
     ----------
@@ -75,19 +76,19 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         for the pure mechanisms.
     gamma : float, default=1e-2
         γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
-    lam : float, default=2e-2
+    lam : float or "auto", default="auto"
         Strong-convexity modulus μ of the regularizer (lam/2) Σ ||Φ||²_F, as
         ``lam`` in every dpconvex estimator; lam > 0 is required for objective
-        perturbation. (Before dpconvex 0.2 ``lam`` weighted lam·Σ||Φ||²_F, half
-        the modulus; the default moved from 1e-2 to 2e-2, the same model.)
-        "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public per-coordinate noise
-        scale (docs/privacy.md §11.5).
+        perturbation. "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public
+        per-coordinate noise scale (docs/privacy.md §11.5). (The paper's estimator of
+        dpconvex 0.2: ``loss="pairwise", lam=2e-2``.)
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int, default=1
         K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012).
-    mechanism : {"objective", "gaussian_objective", "none"}, default="objective"
-        "gaussian_objective": (ε, δ)-DP, Gaussian noise, ``loss="softmax"`` only
+    mechanism : {"auto", "objective", "gaussian_objective", "none"}, default="auto"
+        "auto": "gaussian_objective" when ``delta > 0`` is given, else "objective" (pure
+        ε). "gaussian_objective": (ε, δ)-DP, Gaussian noise, softmax loss only
         (docs/privacy.md §11.3). "none" is the explicit NON-private baseline.
     data_norm : float, default=1.0
         Public bound q on ||x||; rows above it are scaled down to it.
@@ -110,10 +111,11 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         perturbation; sequential composition).
     kmeans_iter : int, default=3
         Noisy Lloyd iterations of "dp_kmeans".
-    loss : Loss, "softmax" or None, default=None
-        "softmax": the cross-entropy on the scores −zᵀΦ_c z, unconstrained, released
-        with a common PSD shift Φ_c + tI (same predictions; K = 1; §11). Else a margin
-        loss of the paper's PSD-constrained pairwise template (None: ``HuberHinge(h)``). Any
+    loss : "auto", "softmax", "pairwise", Loss or None, default="auto"
+        "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy
+        on the scores −zᵀΦ_c z, unconstrained, released with a common PSD shift Φ_c + tI
+        (same predictions; K = 1; §11). Else a margin loss of the paper's PSD-constrained
+        pairwise template ("pairwise" or None: ``HuberHinge(h)``). Any
         :class:`~dpconvex.losses.Loss` with declared ``deriv_bound`` and
         ``curvature``; the verifier probes them.
     extra_terms : sequence of MatrixTerm or None, default=None
@@ -148,6 +150,14 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         from the data: records with other labels contribute no loss (z = 0) and a
         class with fewer than K records, or none, still gets a model. None reads
         the set from y; the certificate then says "assumed public".
+    structure : {"auto", "full", "diagonal", "linear"}, default="auto"
+        "auto": "linear" with the softmax loss (§11.10), "full" with the pairwise one.
+        Softmax only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with
+        weights ``feature_weights`` = (wq, wl, wc) of the quadratic (full svec(x̂x̂ᵀ) or
+        diagonal x̂∘x̂), linear x̂ and constant parts, x̂ = x/q; noise dimension C·m
+        (docs/privacy.md §11.9). ``Phi_`` stays the matrices for z.
+    feature_weights : (wq, wl, wc) or None, default=None
+        None: "full" is the z′ map of §11.6, else ``feature_map.DEFAULT_WEIGHTS``.
 
     Attributes
     ----------
@@ -178,16 +188,16 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         epsilon: float = 1.0,
         delta: float | None = None,
         gamma: float = 1e-2,
-        lam: float = 2e-2,
+        lam: float | str = "auto",
         h: float = 0.5,
         n_components: int = 1,
-        mechanism: str = "objective",
+        mechanism: str = "auto",
         data_norm: float = 1.0,
         component_assignment: str | None = None,
         centers: Any = None,
         kmeans_epsilon_fraction: float = 0.2,
         kmeans_iter: int = 3,
-        loss: Loss | None = None,
+        loss: Loss | str | None = "auto",
         extra_terms: Sequence[MatrixTerm] | None = None,
         solver: str | None = None,
         random_state: Any = None,
@@ -196,6 +206,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         accountant: Any = None,
         classes: Any = None,
         verbose: int = 0,
+        structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -216,15 +227,14 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self.optimality_tol = optimality_tol
         self.max_iter = max_iter
         self.accountant = accountant
-        self.classes = classes
-        self.verbose = verbose
+        self.classes, self.verbose = classes, verbose
+        self.structure, self.feature_weights = structure, feature_weights
 
     # -------------------------------------------------------------- validation
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for (names from the registry)."""
-        return build_mechanism(lmo.mechanism_name(self.mechanism), type(self).__name__,
-                               "large_margin",
-                               optimality_tol=self.optimality_tol)
+        return build_mechanism(lmo.mechanism_name(lmo.resolved_mechanism(self)),
+                               type(self).__name__, "large_margin", optimality_tol=self.optimality_tol)
 
     def _validate_params(self) -> None:  # type: ignore[override]
         owner = type(self).__name__
@@ -239,13 +249,11 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
                 check_float("lam", lam, owner)  # raises ParameterError with the message
             if not lam > 0:
                 raise PrivacyError(
-                    f"strong convexity: lam = {lam!r}, but objective perturbation needs a "
-                    "strongly convex objective. The Huber loss is not strongly convex and the "
-                    "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 (the "
-                    "objective of Pathak & Raj, PSDM 2010) the objective is NOT strongly convex "
-                    "and the privacy proof fails. Use lam > 0 (e.g. lam=2e-2), or "
-                    "mechanism='none' for a non-private fit."
-                )
+                    f"strong convexity: lam = {lam!r}, but objective perturbation needs a strongly "
+                    "convex objective. The Huber and softmax losses are not strongly convex and the "
+                    "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
+                    "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
+                    "mechanism='none' for a non-private fit.")
             check_float("lam", lam, owner)
         else:
             check_float("lam", self.lam, owner, low_inclusive=True)
@@ -263,8 +271,8 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         check_int("kmeans_iter", self.kmeans_iter, owner)
         if self.loss is not None and not isinstance(self.loss, (Loss, str)):
             raise ParameterError(
-                f"The 'loss' parameter of {owner} must be None, 'softmax' or a "
-                f"dpconvex.losses.Loss instance. Got {self.loss!r} instead."
+                f"The 'loss' parameter of {owner} must be 'auto', 'softmax', 'pairwise', None "
+                f"or a dpconvex.losses.Loss instance. Got {self.loss!r} instead."
             )
         lmo.validate_options(self, self._mechanism())
         if self.extra_terms is not None:
@@ -416,7 +424,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         rel = release(prep.template, mech, budget, self.solver, rng, warm_start=warm_start,
                       max_iter=self.max_iter, seeded=self.random_state is not None)
         theta, cert = rel.theta, rel.certificate
-        certificate = self._compose(cert, assign, eps_total)
+        certificate = lmo.compose_with_assignment(cert, assign, eps_total)
         certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self)]
         hold.commit_certificate(certificate)
         C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
@@ -427,11 +435,6 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self.centers_ = assign.centers
         self.component_assignment_ = assign.method
         return self
-
-    @staticmethod
-    def _compose(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
-        """Certificate of the whole fit: component assignment + objective perturbation."""
-        return lmo.compose_with_assignment(obj, assign, eps_total)
 
     # ----------------------------------------------------------------- predict
     def _z(self, X: Any) -> np.ndarray:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._random import RandomStateLike
+from ._validation import check_float
 from .certificate import Certificate
 from .privacy.budget import Budget
 from .privacy.mechanisms import build_mechanism, coordinate_scale, require_accurate
@@ -49,6 +50,7 @@ def fit_template(
     optimality_tol: float | None = None,
     amp_fraction: float = 0.1,
     max_iter: int | None = None,
+    delta: float = 0.0,
 ) -> tuple[np.ndarray, Certificate, SolveResult | None]:
     """Verify, calibrate, draw noise, solve and check: :func:`~dpconvex.privacy.release.release`.
 
@@ -67,6 +69,9 @@ def fit_template(
         A float γ: approximate-minima perturbation (docs/privacy.md §5).
     amp_fraction : float
     max_iter : int or None
+    delta : float, default=0.0
+        δ of an (ε, δ) mechanism (``"gaussian_objective"``, ``"gaussian_output"``, ...);
+        0 for the pure ones (the mechanism's budget check names what to change).
 
     Returns
     -------
@@ -75,7 +80,9 @@ def fit_template(
     """
     mech = build_mechanism(mechanism, "fit_template", None, optimality_tol=optimality_tol,
                            amp_fraction=amp_fraction)
-    budget = Budget(float(epsilon)) if mech.private else Budget(math.inf)
+    if mech.private:
+        check_float("delta", delta, "fit_template", low_inclusive=True, high=1.0)
+    budget = Budget(float(epsilon), float(delta)) if mech.private else Budget(math.inf)
     rel = release(template, mech, budget, solver, random_state, warm_start=warm_start,
                   max_iter=max_iter)
     return rel.theta, rel.certificate, rel.diagnostics

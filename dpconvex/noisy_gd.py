@@ -91,6 +91,7 @@ from .privacy.accounting.gaussian import (
 )
 from .privacy.budget import Budget
 from .privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta
+from .privacy.noise_warning import warn_if_linear_noise_dominates
 from .privacy.release import release
 from .templates.risk import EmpiricalRiskTemplate
 
@@ -340,6 +341,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as hold:
             template, classes, d = self._prepare(X, y)
+            # public quantities only, before the solve (docs/privacy.md §6.7)
+            warn_if_linear_noise_dominates(template, mech, budget, owner, stacklevel=3)
             rel = release(template, mech, budget, None, check_random_state(self.random_state),
                           seeded=self.random_state is not None)
             theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration

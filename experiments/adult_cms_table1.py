@@ -3,10 +3,12 @@
 Run:  DPCONVEX_DATA=../shared/datasets python experiments/adult_cms_table1.py [--runs 10]
 
 Trains on adult.data and tests on adult.test (rows with '?' dropped), features scaled
-by public ranges (``dpconvex.datasets``), ||x|| <= 1, intercept as a regularized
-constant feature would make q = sqrt(2); it is left out (fit_intercept=False) because
-every one-hot block of the encoding sums to 1, so a constant is already in the span of
-the features and q stays 1.
+by public ranges (``dpconvex.datasets``), every row scaled to norm 1 (the loader's default
+``row_norm="unit"``). An intercept as a regularized constant feature s would make
+q = sqrt(1 + s^2) (sqrt(2) for s = 1); it is left out (fit_intercept=False) because each
+row's one-hot blocks all sum to the same value, 1/||raw row|| (0.302 to 0.352 on
+adult.data; 1/sqrt(13) for every row with row_norm=None), so a constant is nearly (with
+row_norm=None exactly) in the span of the features, and q stays 1.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ markdown tables; about 10 minutes on one core).
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 
@@ -33,7 +34,14 @@ MECHS = ("objective", "output")
 LOSSES = ("logistic", "huber")
 R_GRID = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 LAM_GRID = tuple(10.0 ** k for k in np.arange(-5.0, -0.99, 0.5))
-Q = float(np.sqrt(2.0))  # data_norm 1 plus the intercept column
+#: The template's row bound q~ for the estimators as used here (default data_norm,
+#: fit_intercept and intercept_scaling), computed as the estimators compute it
+#: (docs/privacy.md §12): sqrt(q^2 + s^2). It was sqrt(2) while the appended constant
+#: was 1 (before issue 13); with the issue-13 default s = 0.5 it is sqrt(1.25), so Λ
+#: from rule() is the Λ the estimators' lam="auto" uses.
+_DEFAULTS = dp.PrivateLogisticRegression().get_params()
+Q = (math.sqrt(float(_DEFAULTS["data_norm"]) ** 2 + float(_DEFAULTS["intercept_scaling"]) ** 2)
+     if _DEFAULTS["fit_intercept"] else float(_DEFAULTS["data_norm"]))
 
 
 def datasets() -> dict[str, tuple]:

@@ -4,13 +4,14 @@ Usage::
 
     DPCONVEX_DATA=/work/shared/datasets python experiments/large_margin_softmax.py \
         [--splits 5] [--seeds 5] [--datasets wine,digits,breast] [--timing]
+        [--structure full|diagonal|linear] [--weights wq,wl,wc] [--validate]
 
 Accuracy: mean test accuracy (± standard deviation over splits × noise seeds) at
 ε ∈ {1, 2}, δ = 1e-5, of
 
 * ``PrivateLargeMarginGaussian(loss="softmax", mechanism="gaussian_objective",
   lam="auto", delta=1e-5)`` (the new path, docs/privacy.md §11);
-* the same template without noise (``mechanism="none"``, lam = 1e-4);
+* the same template (same feature map) without noise (``mechanism="none"``, lam = 1e-4);
 * the majority class of the training split.
 
 Feature maps (fixed, per-record, public) are those of experiments/centroids_results.py:
@@ -23,7 +24,15 @@ splits of the training parts of wine and digits (never on these test splits).
 
 ``--timing``: fit time at the new path's settings and at today's defaults
 (``PrivateLargeMarginGaussian()``, pairwise Huber, pure ε) on digits and Adult
-(n = 30,162, d = 105), one fit each, ε = 1.
+(n = 30,162, d = 105), one fit each, ε = 1; with ``--structure`` the new path uses that
+structure (and ``--weights``) and today's default is skipped.
+
+``--structure`` / ``--weights``: the feature-map structure of docs/privacy.md §11.9
+(``structure=``, ``feature_weights=``; default: today's "full" z′ map).
+``--validate``: the weight grid of §11.9 per structure on validation splits of the
+TRAINING parts only (inner 70/30 stratified split, breast cancer 100 rows, of each of the
+first ``--splits`` outer training parts; ``--seeds`` noise seeds; ε ∈ {1, 2}); the test
+splits are never read.
 """
 
 from __future__ import annotations
@@ -73,7 +82,51 @@ def split(name: str, X: np.ndarray, y: np.ndarray, s: int):
     return train_test_split(X, y, test_size=0.3, random_state=s, stratify=y)
 
 
-def accuracy_table(names: list[str], splits: int, seeds: int) -> None:
+def private_model(eps: float, seed: int, fm: dict) -> PrivateLargeMarginGaussian:
+    return PrivateLargeMarginGaussian(loss="softmax", mechanism="gaussian_objective", lam="auto",
+                                      epsilon=eps, delta=DELTA, random_state=seed, **fm)
+
+
+#: The validation grid of (wq, wl, wc) per structure (only the direction matters: u is
+#: divided by N = ||(wq, wl, wc)||).
+GRID: dict[str, list] = {
+    "linear": [(0.0, 1.0, c) for c in (0.0, 0.05, 0.1, 0.25, 0.5, 1.0)],
+    "diagonal": [(a, 1.0, c) for a in (0.25, 0.5, 1.0) for c in (0.1, 0.25, 0.5)]
+    + [(0.1, 1.0, 0.05), (0.1, 1.0, 0.1), (0.25, 1.0, 0.05)],
+    "full": [(a, 1.0, c) for a in (0.25, 0.5, 1.0) for c in (0.1, 0.25, 0.5)]
+    + [(0.1, 1.0, 0.1), (0.1, 1.0, 0.25), (2.0, 1.0, 0.1), None]}  # None: today's z' map
+
+
+def validate(names: list[str], splits: int, seeds: int, structures: list[str]) -> None:
+    """Mean validation accuracy (ε = 1, 2 averaged) per weight; inner splits of training parts."""
+    for structure in structures:
+        table: dict[tuple[float, ...], list[float]] = {w: [] for w in GRID[structure]}
+        for name in names:
+            X, y = load(name)
+            for w in GRID[structure]:
+                accs = {e: [] for e in EPSILONS}
+                for s in range(splits):
+                    Xtr, _, ytr, _ = split(name, X, y, s)  # the test part is never used
+                    Xa, Xv, ya, yv = split(name, Xtr, ytr, 100 + s)
+                    for eps in EPSILONS:
+                        for seed in range(seeds):
+                            m = private_model(eps, 1000 * s + seed,
+                                              {"structure": structure, "feature_weights": w})
+                            with warnings.catch_warnings():
+                                warnings.simplefilter("ignore")
+                                accs[eps].append(m.fit(Xa, ya).score(Xv, yv))
+                mean = float(np.mean([np.mean(a) for a in accs.values()]))
+                table[w].append(mean)
+                print(f"validate {structure} {name} w = {w}: " + ", ".join(
+                    f"eps {e:g} {np.mean(a):.3f}" for e, a in accs.items()) + f"; mean {mean:.3f}",
+                      flush=True)
+        best = max(table, key=lambda w: np.mean(table[w]))
+        print(f"validate {structure}: best over {', '.join(names)} (mean of the datasets' "
+              f"means): {best} {np.mean(table[best]):.3f}", flush=True)
+
+
+def accuracy_table(names: list[str], splits: int, seeds: int, fm: dict | None = None) -> None:
+    fm = fm or {}
     print("| data | ε | softmax + gaussian_objective, lam='auto' | non-private softmax | "
           "majority | target | fit s |")
     print("|---|---|---|---|---|---|---|")
@@ -86,14 +139,14 @@ def accuracy_table(names: list[str], splits: int, seeds: int) -> None:
             Xtr, Xte, ytr, yte = split(name, X, y, s)
             vals, counts = np.unique(ytr, return_counts=True)
             major.append(float(np.mean(yte == vals[np.argmax(counts)])))
-            np_model = PrivateLargeMarginGaussian(loss="softmax", mechanism="none", lam=1e-4)
+            np_model = PrivateLargeMarginGaussian(loss="softmax", mechanism="none", lam=1e-4, **fm)
             nonpriv.append(np_model.fit(Xtr, ytr).score(Xte, yte))
             for eps in EPSILONS:
                 for seed in range(seeds):
                     t0 = time.perf_counter()
-                    m = PrivateLargeMarginGaussian(
-                        loss="softmax", mechanism="gaussian_objective", lam="auto",
-                        epsilon=eps, delta=DELTA, random_state=1000 * s + seed).fit(Xtr, ytr)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        m = private_model(eps, 1000 * s + seed, fm).fit(Xtr, ytr)
                     secs[eps].append(time.perf_counter() - t0)
                     res[eps].append(m.score(Xte, yte))
         for eps in EPSILONS:
@@ -104,7 +157,7 @@ def accuracy_table(names: list[str], splits: int, seeds: int) -> None:
                   flush=True)
 
 
-def timing() -> None:
+def timing(fm: dict | None = None) -> None:
     from dpconvex.datasets import load_adult
 
     X, y = load("digits")
@@ -118,13 +171,15 @@ def timing() -> None:
     for name, (Xd, yd) in data.items():
         for label, kw in (("new (softmax, gaussian_objective, lam='auto')",
                            dict(loss="softmax", mechanism="gaussian_objective", lam="auto",
-                                delta=DELTA)),
+                                delta=DELTA, **(fm or {}))),
                           ("today's default", {})):
+            if fm and not kw:
+                continue
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 m = PrivateLargeMarginGaussian(epsilon=1.0, random_state=0, **kw).fit(Xd, yd)
-            print(f"{name} n = {len(yd)}: {label}: {time.perf_counter() - t0:.1f} s, train "
+            print(f"{name} n = {len(yd)}: {label} {fm or ''}: {time.perf_counter() - t0:.1f} s, train "
                   f"accuracy {m.score(Xd, yd):.3f}", flush=True)
 
 
@@ -174,14 +229,27 @@ def main() -> None:
     ap.add_argument("--datasets", default="wine,digits,breast")
     ap.add_argument("--timing", action="store_true")
     ap.add_argument("--audit", action="store_true")
+    ap.add_argument("--structure", default=None, choices=["full", "diagonal", "linear"])
+    ap.add_argument("--weights", default=None, help="wq,wl,wc (feature_weights)")
+    ap.add_argument("--validate", action="store_true")
     args = ap.parse_args()
+    fm: dict = {}
+    if args.structure:
+        fm["structure"] = args.structure
+    if args.weights:
+        fm["feature_weights"] = tuple(float(v) for v in args.weights.split(","))
+    if args.validate:
+        validate(args.datasets.split(","), args.splits, args.seeds,
+                 [args.structure] if args.structure else list(GRID))
+        return
     if args.audit:
         audit_run()
         return
     if args.timing:
-        timing()
+        timing(fm)
         return
-    accuracy_table(args.datasets.split(","), args.splits, args.seeds)
+    print(f"feature map: {fm or 'today (full, z-prime map)'}")
+    accuracy_table(args.datasets.split(","), args.splits, args.seeds, fm)
 
 
 if __name__ == "__main__":

@@ -239,6 +239,9 @@ def test_parameters_and_budget():
     pure = dp.PrivateGaussianCentroid(mechanism="norm_gamma_sum", epsilon=5.0,
                                       random_state=0).fit(X, y)
     assert pure.certificate_.delta == 0.0 and pure.score(X, y) > 0.5
+    zero = dp.PrivateGaussianCentroid(mechanism="norm_gamma_sum", epsilon=5.0, delta=0.0,
+                                      random_state=0).fit(X, y)  # "None or 0" for pure
+    assert np.array_equal(zero.means_, pure.means_)
     acc = dp.BudgetAccountant(epsilon=1.5, delta=1e-4)
     dp.PrivateGaussianCentroid(epsilon=1.0, delta=1e-5, accountant=acc, random_state=0).fit(X, y)
     assert acc.spent == pytest.approx((1.0, 1e-5))

@@ -16,7 +16,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpconvex import PrivateLogisticRegression
 from dpconvex.errors import DataValidationError, ParameterError
-from dpconvex.kernels import RandomFourierFeatures
+from dpconvex.kernels import (
+    COMPONENTS_CONSTANT,
+    COMPONENTS_RANGE,
+    RandomFourierFeatures,
+    auto_components,
+)
 
 
 @settings(max_examples=50, deadline=None)
@@ -76,7 +81,11 @@ def test_frequency_distribution():
 
 
 @pytest.mark.parametrize("params", [{"gamma": 0.0}, {"gamma": -1.0}, {"gamma": "scale"},
-                                    {"n_components": 0}, {"n_components": 2.5}])
+                                    {"n_components": 0}, {"n_components": 2.5},
+                                    {"n_components": "auto"},  # needs learner_epsilon
+                                    {"n_components": "Auto", "learner_epsilon": 1.0},
+                                    {"n_components": "auto", "learner_epsilon": 0.0},
+                                    {"n_components": "auto", "learner_epsilon": -1.0}])
 def test_invalid_parameters(params):
     with pytest.raises(ParameterError):
         RandomFourierFeatures(**params).fit(np.zeros((2, 2)))
@@ -103,6 +112,35 @@ def test_pipeline_with_private_learner():
     assert pipe.predict(X).shape == (600,)
 
 
-@parametrize_with_checks([RandomFourierFeatures(n_components=20, random_state=0)])
+def test_auto_components_rule():
+    # D = round(C (n ε)^{2/3}) clipped to [10, 1000] (docs/privacy.md §6.6)
+    assert COMPONENTS_CONSTANT == 0.1 and COMPONENTS_RANGE == (10, 1000)
+    assert auto_components(30162, 0.1) == round(0.1 * 3016.2 ** (2 / 3)) == 21
+    assert auto_components(50000, 1.0) == 136
+    assert auto_components(398, 0.1) == 10  # floor
+    assert auto_components(10**6, 10.0) == 1000  # cap
+    assert auto_components(100, math.inf) == 1000
+    assert auto_components(1000, 1.0, constant=0.4) == 40
+    Ds = [auto_components(n, eps) for n in (500, 5000, 50000) for eps in (0.1, 1.0, 10.0)]
+    assert all(a <= b for a, b in zip(Ds[::3], Ds[1::3], strict=True))  # grows with ε
+
+
+def test_auto_reads_only_the_shape_and_epsilon():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(3000, 4))
+    B = rng.normal(size=(3000, 4)) * 100
+    ra = RandomFourierFeatures("auto", learner_epsilon=1.0, random_state=5).fit(A)
+    rb = RandomFourierFeatures("auto", learner_epsilon=1.0, random_state=5).fit(B)
+    assert ra.n_components_ == rb.n_components_ == auto_components(3000, 1.0) == 21
+    np.testing.assert_array_equal(ra.random_weights_, rb.random_weights_)
+    assert ra.transform(A).shape == (3000, 21)
+    assert RandomFourierFeatures("auto", learner_epsilon=10.0).fit(A).n_components_ == 97
+    # an explicit D ignores epsilon
+    assert RandomFourierFeatures(64, learner_epsilon=0.1).fit(A).n_components_ == 64
+
+
+@parametrize_with_checks([RandomFourierFeatures(n_components=20, random_state=0),
+                          RandomFourierFeatures(n_components="auto", learner_epsilon=1.0,
+                                                random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -47,8 +47,8 @@ def test_rule_reads_no_data(mech):
     b = dp.PrivateLogisticRegression(epsilon=0.3, mechanism=mech, random_state=0).fit(X2, y2)
     assert _cert_lam(a) == _cert_lam(b)
     n, d = X1.shape
-    # q̃ = sqrt(1 + 0.5²): data_norm 1 and the default intercept_scaling 0.5
-    assert _cert_lam(a) == auto_lam(mech, n, 0.3, math.sqrt(1.25), d + 1, "logistic")
+    # q̃ = sqrt(1 + 0.25²): data_norm 1 and the default intercept_scaling 0.25
+    assert _cert_lam(a) == auto_lam(mech, n, 0.3, math.sqrt(1.0625), d + 1, "logistic")
 
 
 def test_rule_is_pure_and_monotone():
@@ -100,7 +100,7 @@ def test_certify_and_none_work_with_auto():
     cert = dp.PrivateHuberSVM(epsilon=0.2).certify(X, y)
     assert cert.epsilon <= 0.2
     assert cert.quantities["strong convexity mu"] == auto_lam(
-        "objective", X.shape[0], 0.2, math.sqrt(1.25), X.shape[1] + 1, "huber")  # s = 0.5
+        "objective", X.shape[0], 0.2, math.sqrt(1.0625), X.shape[1] + 1, "huber")  # s = 0.25
     base = dp.PrivateLogisticRegression(mechanism="none").fit(X, y)
     assert base.score(X, y) > 0.9
 
@@ -125,7 +125,7 @@ def test_sweep_rebuilds_per_epsilon_with_auto():
                           random_state=0)
     lams = [_cert_lam(row[0]) for row in sw.estimators]
     n, d = X.shape
-    assert lams == [auto_lam("objective", n, e, math.sqrt(1.25), d + 1, "logistic")  # s = 0.5
+    assert lams == [auto_lam("objective", n, e, math.sqrt(1.0625), d + 1, "logistic")  # s = 0.25
                     for e in (0.1, 5.0)]
 
 

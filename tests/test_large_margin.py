@@ -435,8 +435,8 @@ def test_amp_covers_an_inexact_native_solve(monkeypatch):
     from dpconvex.privacy.release import collect_diagnostics
 
     X, y = _data(200, 3, 2, seed=12)
-    est = dp.PrivateLargeMarginGaussian(epsilon=2.0, solver="native", max_iter=3,
-                                        random_state=0)
+    est = dp.PrivateLargeMarginGaussian(epsilon=2.0, solver="native", max_iter=3, loss="pairwise",
+                                        lam=2e-2, random_state=0)
     with pytest.raises(SolverError, match="no model is released"):
         est.fit(X, y)
     assert not hasattr(est, "Phi_")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -19,6 +20,11 @@ from dpconvex.losses import Logistic
 from dpconvex.privacy.release import collect_diagnostics
 from dpconvex.templates.large_margin import psi_frobenius
 
+#: The paper's estimator (Pathak & Raj; the defaults of dpconvex 0.2): this module tests it.
+#: The "auto" defaults (softmax, linear structure, lam='auto') are tested in
+#: test_large_margin_defaults.py; the scikit-learn checks below run on the defaults.
+paper = functools.partial(dp.PrivateLargeMarginGaussian, loss="pairwise", lam=2e-2)
+
 
 def _data(n=240, d=3, C=3, seed=0):
     rng = np.random.default_rng(seed)
@@ -35,7 +41,7 @@ LABELS = np.array(["setosa", "versicolor", "virginica"])
 def test_fit_predict_with_string_labels_and_shapes():
     X, y = _data()
     ys = LABELS[y]
-    m = dp.PrivateLargeMarginGaussian(mechanism="none").fit(X, ys)
+    m = paper(mechanism="none").fit(X, ys)
     assert list(m.classes_) == list(LABELS)
     assert m.predict(X).shape == (X.shape[0],)
     assert set(m.predict(X)) <= set(LABELS)
@@ -56,7 +62,7 @@ def test_fit_predict_with_string_labels_and_shapes():
 ])
 def test_output_is_symmetric_psd_and_certificate_within_budget(kw):
     X, y = _data(seed=1)
-    m = dp.PrivateLargeMarginGaussian(random_state=0, **kw).fit(X, y)
+    m = paper(random_state=0, **kw).fit(X, y)
     P = m.Phi_
     assert P.shape == (3, kw.get("n_components", 1), 4, 4)
     assert np.array_equal(P, np.swapaxes(P, -1, -2))
@@ -72,7 +78,7 @@ def test_output_is_symmetric_psd_and_certificate_within_budget(kw):
 
 def test_dp_kmeans_budget_is_composed():
     X, y = _data(seed=2)
-    m = dp.PrivateLargeMarginGaussian(epsilon=3.0, n_components=2,
+    m = paper(epsilon=3.0, n_components=2,
                                       component_assignment="dp_kmeans",
                                       kmeans_epsilon_fraction=0.25, random_state=1).fit(X, y)
     cert = m.certificate_
@@ -88,7 +94,7 @@ def test_dp_kmeans_budget_is_composed():
 @given(eps=st.floats(0.05, 20.0), frac=st.floats(0.01, 0.9))
 def test_total_epsilon_never_exceeds_request_with_dp_kmeans(eps, frac):
     X, y = _data(n=60, d=2, C=2, seed=3)
-    m = dp.PrivateLargeMarginGaussian(epsilon=eps, n_components=2,
+    m = paper(epsilon=eps, n_components=2,
                                       component_assignment="dp_kmeans",
                                       kmeans_epsilon_fraction=frac, solver="native",
                                       random_state=0).fit(X, y)
@@ -99,7 +105,7 @@ def test_total_epsilon_never_exceeds_request_with_dp_kmeans(eps, frac):
 def test_gmm_nonprivate_is_flagged_not_private():
     X, y = _data(seed=4)
     with pytest.warns(dp.PrivacyWarning):
-        m = dp.PrivateLargeMarginGaussian(epsilon=1.0, n_components=2,
+        m = paper(epsilon=1.0, n_components=2,
                                           component_assignment="gmm_nonprivate",
                                           random_state=0).fit(X, y)
     cert = m.certificate_
@@ -110,26 +116,26 @@ def test_gmm_nonprivate_is_flagged_not_private():
 
 def test_same_seed_same_model_and_large_epsilon_approaches_nonprivate():
     X, y = _data(seed=5)
-    a = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=3).fit(X, y)
-    b = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=3).fit(X, y)
+    a = paper(epsilon=1.0, random_state=3).fit(X, y)
+    b = paper(epsilon=1.0, random_state=3).fit(X, y)
     assert np.array_equal(a.Phi_, b.Phi_)
-    ref = dp.PrivateLargeMarginGaussian(mechanism="none", solver="native").fit(X, y)
-    big = dp.PrivateLargeMarginGaussian(epsilon=1e7, solver="native", random_state=0).fit(X, y)
+    ref = paper(mechanism="none", solver="native").fit(X, y)
+    big = paper(epsilon=1e7, solver="native", random_state=0).fit(X, y)
     assert big.certificate_.quantities["extra regularization Delta"] == 0
     assert np.max(np.abs(big.Phi_ - ref.Phi_)) < 1e-3
 
 
 def test_objective_with_zero_noise_equals_none(monkeypatch):
     X, y = _data(seed=6)
-    ref = dp.PrivateLargeMarginGaussian(mechanism="none", solver="native").fit(X, y)
+    ref = paper(mechanism="none", solver="native").fit(X, y)
     patch_noise(monkeypatch, lambda shape, beta, rng, symmetric=False: np.zeros(shape))
-    m = dp.PrivateLargeMarginGaussian(epsilon=50.0, solver="native", random_state=0).fit(X, y)
+    m = paper(epsilon=50.0, solver="native", random_state=0).fit(X, y)
     assert np.max(np.abs(m.Phi_ - ref.Phi_)) < 1e-6
 
 
 def test_user_loss_and_extra_terms():
     X, y = _data(seed=7)
-    m = dp.PrivateLargeMarginGaussian(epsilon=2.0, loss=Logistic(), random_state=0,
+    m = paper(epsilon=2.0, loss=Logistic(), random_state=0,
                                       extra_terms=[psi_frobenius(0.01, 3)]).fit(X, y)
     names = [c.name for c in m.certificate_.conditions]
     assert "extra term 'psi_frobenius(0.01)'" in names
@@ -137,7 +143,7 @@ def test_user_loss_and_extra_terms():
 
 
 def test_sklearn_params_and_clone():
-    est = dp.PrivateLargeMarginGaussian(epsilon=2.0, n_components=2)
+    est = paper(epsilon=2.0, n_components=2)
     p = est.get_params()
     assert p["epsilon"] == 2.0 and p["n_components"] == 2 and p["solver"] is None
     est.set_params(lam=0.5, component_assignment="dp_kmeans")
@@ -148,19 +154,19 @@ def test_sklearn_params_and_clone():
     c.fit(X, y)
     assert est.get_params()["lam"] == 0.5  # fit does not write into parameters
     with pytest.raises(dp.NotFittedError):
-        dp.PrivateLargeMarginGaussian().predict(X)
+        paper().predict(X)
 
 
 def test_auto_solver_choice():
     X, y = _data(n=120, d=2, C=2)
     with collect_diagnostics() as diag:
-        dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0).fit(X, y)
+        paper(epsilon=1.0, random_state=0).fit(X, y)
     assert diag[-1].solver in ("clarabel", "clarabel+native")
     rng = np.random.default_rng(0)
     Xb = rng.normal(size=(3000, 12)) / 4
     yb = (Xb[:, 0] > 0).astype(int)
     with collect_diagnostics() as diag:
-        dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0).fit(Xb, yb)
+        paper(epsilon=1.0, random_state=0).fit(Xb, yb)
     assert diag[-1].solver == "native"
 
 
@@ -197,7 +203,7 @@ BAD = [
 @pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
 def test_bad_input_raises_named_error(case):
     _, kw, X, y, exc, msg = case
-    est = dp.PrivateLargeMarginGaussian(random_state=0, **kw)
+    est = paper(random_state=0, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(exc, match=msg):
@@ -206,7 +212,7 @@ def test_bad_input_raises_named_error(case):
 
 
 def test_predict_with_wrong_number_of_features():
-    m = dp.PrivateLargeMarginGaussian(mechanism="none").fit(X0, Y0)
+    m = paper(mechanism="none").fit(X0, Y0)
     with pytest.raises(dp.DataValidationError, match="features"):
         m.predict(np.zeros((3, 5)))
 
@@ -229,8 +235,8 @@ def test_accountant_is_checked_and_charged():
 
     X, y = _data(n=90, d=2, C=2, seed=10)
     acc = BudgetAccountant(epsilon=1.5)
-    dp.PrivateLargeMarginGaussian(epsilon=1.0, accountant=acc, random_state=0).fit(X, y)
-    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, accountant=acc, random_state=1)
+    paper(epsilon=1.0, accountant=acc, random_state=0).fit(X, y)
+    est = paper(epsilon=1.0, accountant=acc, random_state=1)
     with pytest.raises(dp.BudgetError):
         est.fit(X, y)
     assert not hasattr(est, "Phi_")
@@ -240,12 +246,11 @@ def test_certify_matches_fit_without_training():
     """certify() gives the fit's calibration (same ε split, slack, noise rate) and draws nothing."""
     import numpy as np
 
-    import dpconvex as dp
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 2)) / 3
     y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.3)
-    est = dp.PrivateLargeMarginGaussian(epsilon=2.0, lam=0.1, random_state=0)
+    est = paper(epsilon=2.0, lam=0.1, random_state=0)
     cert = est.certify(X, y)
     assert not hasattr(est, "Phi_")
     fitted = est.fit(X, y).certificate_

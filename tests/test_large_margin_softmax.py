@@ -398,7 +398,8 @@ def test_psd_shift_makes_every_block_psd_and_changes_no_prediction():
 def test_estimator_softmax_gaussian_release_is_psd_and_predicts_like_the_minimizer():
     X, y = small_data(n=120)
     est = PrivateLargeMarginGaussian(loss="softmax", mechanism="gaussian_objective", lam=0.05,
-                                     epsilon=2.0, delta=1e-5, random_state=0).fit(X, y)
+                                     structure="full", epsilon=2.0, delta=1e-5,
+                                     random_state=0).fit(X, y)
     Phi = est.Phi_
     assert Phi.shape == (3, 1, 4, 4)
     assert np.linalg.eigvalsh(Phi).min() >= -1e-10
@@ -417,9 +418,11 @@ def test_estimator_softmax_gaussian_release_is_psd_and_predicts_like_the_minimiz
 def test_estimator_option_errors():
     X, y = small_data()
     with pytest.raises(ParameterError, match="unconstrained"):
-        PrivateLargeMarginGaussian(mechanism="gaussian_objective").fit(X, y)
+        PrivateLargeMarginGaussian(loss="pairwise", mechanism="gaussian_objective").fit(X, y)
+    with pytest.raises(ParameterError, match="unconstrained"):  # "auto" + delta: Gaussian
+        PrivateLargeMarginGaussian(loss="pairwise", delta=1e-5).fit(X, y)
     with pytest.raises(ParameterError, match="delta"):
-        PrivateLargeMarginGaussian(loss="softmax", delta=1e-5).fit(X, y)
+        PrivateLargeMarginGaussian(loss="softmax", mechanism="objective", delta=1e-5).fit(X, y)
     with pytest.raises(ParameterError, match="n_components"):
         PrivateLargeMarginGaussian(loss="softmax", n_components=2).fit(X, y)
     with pytest.raises(ParameterError, match="loss"):

@@ -35,9 +35,14 @@ def _ratio(est, X, y):
     return lmo.noise_dominance(prep.template, mech, budget), prep, budget
 
 
-def test_ratio_is_the_closed_form_of_norm_gamma_noise(wine):
+#: The paper's pairwise template (threshold 1) and the default softmax one (threshold 0.5).
+PAIRWISE = {"loss": "pairwise", "lam": 2e-2}
+
+
+@pytest.mark.parametrize("kw", [PAIRWISE, {}])
+def test_ratio_is_the_closed_form_of_norm_gamma_noise(wine, kw):
     X, y = wine
-    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0)
+    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, random_state=0, **kw)
     ratio, prep, budget = _ratio(est, X, y)
     from dpconvex.privacy.mechanisms.perturbation import calibrate_objective_perturbation
 
@@ -47,12 +52,15 @@ def test_ratio_is_the_closed_form_of_norm_gamma_noise(wine):
     assert ratio == pytest.approx(expected / (prep.template.n * consts.grad_bound), rel=1e-12)
 
 
+@pytest.mark.parametrize("kw, threshold", [(PAIRWISE, lmo.NOISE_DOMINANCE_RATIO),
+                                           ({}, lmo.SOFTMAX_NOISE_DOMINANCE_RATIO)])
 @pytest.mark.parametrize("epsilon, warns", [(1.0, True), (10.0, False)])
-def test_warning_fires_on_the_right_side(wine, epsilon, warns):
+def test_warning_fires_on_the_right_side(wine, epsilon, warns, kw, threshold):
+    """Pairwise: ratio about 10 at ε = 1, 0.58 at ε = 10; softmax default: 0.70 and 0.07."""
     X, y = wine
-    est = dp.PrivateLargeMarginGaussian(epsilon=epsilon, random_state=0)
+    est = dp.PrivateLargeMarginGaussian(epsilon=epsilon, random_state=0, **kw)
     ratio, _, _ = _ratio(est, X, y)
-    assert (ratio > lmo.NOISE_DOMINANCE_RATIO) is warns
+    assert (ratio > threshold) is warns
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         est.fit(X, y)
@@ -60,7 +68,7 @@ def test_warning_fires_on_the_right_side(wine, epsilon, warns):
             and "noise is large" in str(w.message)]
     assert bool(msgs) is warns
     if warns:
-        assert "PrivateGaussianCentroid" in msgs[0] and "gaussian_objective" in msgs[0]
+        assert "PrivateGaussianCentroid" in msgs[0] and "delta > 0" in msgs[0]
 
 
 def test_no_warning_for_the_non_private_baseline(wine):

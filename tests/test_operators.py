@@ -220,3 +220,18 @@ def test_sparse_fit_peak_memory_stays_below_the_dense_array():
     print(f"sparse fit peak {peak / 1e6:.1f} MB vs dense array {dense_bytes / 1e6:.1f} MB "
           f"(nnz {X.nnz}, density {X.nnz / (X.shape[0] * X.shape[1]):.3f})")
     assert peak < dense_bytes
+
+
+def test_fit_template_takes_delta_for_the_gaussian_mechanisms():
+    """fit_template(delta=) reaches the (ε, δ) mechanisms; δ = 0 with them is refused by name."""
+    from dpconvex.errors import ParameterError
+
+    X, y = _adult_like(n=2000, seed=2)
+    Xc, _ = clip_rows(X, 1.0)
+    t = LinearERMTemplate(Logistic(), 1e-2, math.sqrt(2.0), add_intercept(Xc), y)
+    theta, cert, _ = mechanisms.fit_template(t, epsilon=1.0, delta=1e-6,
+                                             mechanism="gaussian_objective", solver="native",
+                                             random_state=3)
+    assert cert.delta == pytest.approx(1e-6) and np.all(np.isfinite(theta))
+    with pytest.raises(ParameterError, match="needs delta > 0"):
+        mechanisms.fit_template(t, epsilon=1.0, mechanism="gaussian_objective", solver="native")

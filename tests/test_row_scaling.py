@@ -307,13 +307,13 @@ def test_intercept_is_s_times_last_weight(cls, mechanism):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
-def test_default_intercept_scaling_is_one_half(cls):
-    """The default chosen from experiments/row_scaling.py (docstring): s = 0.5, q̃² = q² + 1/4."""
-    assert cls().get_params()["intercept_scaling"] == 0.5
+def test_default_intercept_scaling_is_one_quarter(cls):
+    """The default chosen on validation splits (docs/privacy.md §12): s = 0.25, q̃² = q² + 1/16."""
+    assert cls().get_params()["intercept_scaling"] == 0.25
     assert cls().get_params()["fit_intercept"] is True
     X, y = _data(n=50)
     G = cls(epsilon=1.0, lam=1e-2).certify(X, y).quantities["per-record gradient bound G"]
-    assert G == pytest.approx(math.sqrt(1.0 + 0.25), rel=1e-15)
+    assert G == pytest.approx(math.sqrt(1.0 + 0.0625), rel=1e-15)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)

@@ -145,3 +145,118 @@ def test_certificate_lists_how_each_condition_was_established():
     assert d["epsilon"] <= 1.0 and d["private"] is True
     text = str(cert)
     assert "jacobian slack" in text and "public parameters" in text
+
+
+# ------------------------------------------------ (ε, δ) mechanisms through verify(delta=)
+def _flat_quantities(cert):
+    """Every quantity of a certificate and its parts, keyed by (part path, name)."""
+    out = {((), k): v for k, v in cert.quantities.items()}
+    for i, part in enumerate(cert.parts):
+        out.update({((i, *path), k): v for (path, k), v in _flat_quantities(part).items()})
+    return out
+
+
+def _sigmas(cert):
+    """The Gaussian noise scales a certificate states (its own and its parts')."""
+    return {key: v for key, v in _flat_quantities(cert).items()
+            if "noise std" in key[1] or key[1] == "delta at sigma"}
+
+
+def _unit_ball_binary(seed=3, n=120, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]  # no clipping by data_norm=1
+    y = (X[:, 0] + 0.2 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("mechanism,optimality_tol", [
+    ("gaussian_objective", None), ("gaussian_output", None),
+    ("gaussian_objective", 1e-4), ("gaussian_output", 1e-4)])  # the last two: gaussian_amp
+def test_verify_gaussian_sigma_equals_the_estimators_fit(mechanism, optimality_tol):
+    X, y = _unit_ball_binary()
+    eps, delta, lam = 0.7, 1.0 / len(y) ** 2, 0.05
+    est = dp.PrivateLogisticRegression(
+        epsilon=eps, delta=delta, lam=lam, mechanism=mechanism, fit_intercept=False,
+        data_norm=1.0, optimality_tol=optimality_tol, random_state=0).fit(X, y)
+    t = LinearERMTemplate(Logistic(), lam, 1.0, X, np.where(y == 1, 1.0, -1.0))
+    cert, cal = verify(t, epsilon=eps, mechanism=mechanism, delta=delta,
+                       optimality_tol=optimality_tol)
+    expect = "gaussian_amp" if optimality_tol is not None else mechanism
+    assert cal.mechanism == expect
+    got, fit = _sigmas(cert), _sigmas(est.certificate_)
+    assert got and got == fit  # same sigma(s), bit for bit, and the delta they reach
+    assert cert.delta == est.certificate_.delta and 0.0 < cert.delta <= delta
+    assert f"{cert.delta:.3g})-differential privacy" in str(cert)
+
+
+def test_verify_gaussian_objective_lm_sigma_equals_the_estimators_fit():
+    from dpconvex.templates.large_margin import augment_and_scale
+    from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+
+    rng = np.random.default_rng(5)
+    y = np.arange(60) % 3
+    X = 0.5 * rng.normal(size=(3, 2))[y] + 0.3 * rng.normal(size=(60, 2))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    eps, delta, lam = 2.0, 1e-4, 0.1
+    est = dp.PrivateLargeMarginGaussian(
+        loss="softmax", mechanism="gaussian_objective", epsilon=eps, delta=delta, lam=lam,
+        data_norm=1.0, solver="native", random_state=0).fit(X, y)
+    t = LargeMarginSoftmaxTemplate(augment_and_scale(X, 1.0), y, n_classes=3, lam=lam,
+                                   data_norm=1.0)
+    cert, cal = verify(t, epsilon=eps, mechanism="gaussian_objective_lm", delta=delta)
+    sig = _sigmas(cert)
+    assert sig and sig == _sigmas(est.certificate_)
+    assert cal.extra["noise std"] == sig[((), "noise std sigma")]
+    assert cert.delta == est.certificate_.delta
+
+
+def test_verify_class_sum_gaussian_sigma_equals_the_estimators_fit():
+    from dpconvex.centroids import ClassSumTemplate
+
+    rng = np.random.default_rng(6)
+    y = np.arange(40) % 2
+    U = rng.normal(size=(40, 3))
+    U /= np.linalg.norm(U, axis=1)[:, None]  # what row_norm="unit" makes of X (data_norm=1)
+    X = 0.5 * U  # inside the bound: no clipping
+    est = dp.PrivateGaussianCentroid(epsilon=1.0, delta=1e-3, mechanism="gaussian",
+                                     random_state=0).fit(X, y)
+    t = ClassSumTemplate(U, y, 2)
+    cert, cal = verify(t, epsilon=1.0, mechanism="gaussian", delta=1e-3)
+    assert cal.extra["noise std"] == est.certificate_.quantities["noise std sigma"]
+    assert _sigmas(cert) == _sigmas(est.certificate_)
+    # the pure alternative on the same template needs delta = 0
+    verify(t, epsilon=1.0, mechanism="norm_gamma_sum")
+    with pytest.raises(dp.ParameterError, match="pure epsilon-DP"):
+        verify(t, epsilon=1.0, mechanism="norm_gamma_sum", delta=1e-3)
+
+
+@pytest.mark.parametrize("mechanism,tol", [("gaussian_objective", None),
+                                           ("gaussian_output", None),
+                                           ("gaussian_objective", 1e-4)])
+def test_verify_gaussian_with_delta_zero_is_a_named_error(mechanism, tol):
+    with pytest.raises(dp.ParameterError, match=r"needs delta > 0 \(got 0.0\)"):
+        verify(_template(Logistic()), epsilon=1.0, mechanism=mechanism, optimality_tol=tol)
+
+
+@pytest.mark.parametrize("mechanism,tol", [("objective", None), ("output", None),
+                                           ("objective", 1e-4)])
+def test_verify_pure_with_positive_delta_is_a_named_error(mechanism, tol):
+    with pytest.raises(dp.ParameterError, match="is pure epsilon-DP: use delta = 0"):
+        verify(_template(Logistic()), epsilon=1.0, mechanism=mechanism, delta=1e-5,
+               optimality_tol=tol)
+
+
+@pytest.mark.parametrize("delta", [-1e-5, 1.0, 2.0, float("nan"), True, "1e-5"])
+def test_verify_refuses_invalid_delta(delta):
+    with pytest.raises(dp.ParameterError, match="'delta' parameter of verify"):
+        verify(_template(Logistic()), epsilon=1.0, mechanism="gaussian_objective", delta=delta)
+
+
+def test_verify_pure_default_delta_unchanged_and_stated():
+    cert, cal = verify(_template(Logistic()), epsilon=1.0, mechanism="objective")
+    assert cert.delta == 0.0 and cal.delta == 0.0
+    assert "(1, 0)-differential privacy" in str(cert)
+    # the non-private baseline ignores epsilon and delta
+    cert, cal = verify(_template(Logistic()), epsilon=1.0, mechanism="none", delta=0.5)
+    assert cal is None and not cert.private

@@ -29,7 +29,9 @@ Privacy constants (derived in ``docs/privacy.md`` §11, ||z|| <= 1; K = 1 only):
 With ``data_norm=q`` the template first applies the public per-record map
 z′ = [x; w q]/(q √(1 + w²)) (``constant_weight`` w, §11.6; ||z′|| <= 1) and learns Φ′
 for z′; :meth:`LargeMarginSoftmaxTemplate.release_shift` returns Φ = SΦ′S for the
-original z (then the PSD shift).
+original z (then the PSD shift). With ``feature_map`` (a
+:class:`~dpconvex.templates.feature_map.FeatureMap`, §11.9) it learns Θ ∈ R^{C×m} on a
+public u(x), ||u|| <= 1, instead (same constants), released as Φ_c for z.
 
 Every data access goes through the parameterization's ``space.forms(Z, Φ)`` and
 ``space.adjoint(Z, W)`` (so a design operator that implements them, e.g. rows
@@ -64,6 +66,7 @@ from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.regularizers import Frobenius
 from ..privacy.certificate import Condition
 from .base import PrivacyConstants, natural_residual, needs_of
+from .feature_map import FeatureMap, FeatureMapSpace
 from .parameterizations import FullPSD, project_psd
 
 __all__ = [
@@ -261,7 +264,7 @@ class LargeMarginSoftmaxTemplate:
                  n_classes: int, lam: float, n_components: int = 1, constrained: bool = False,
                  assignment: str = "trivial (one component per class)",
                  parameterization: Any = None, data_norm: float | None = None,
-                 constant_weight: float = CONSTANT_WEIGHT):
+                 constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
         if int(n_components) != 1:
             raise ParameterError(
@@ -274,9 +277,14 @@ class LargeMarginSoftmaxTemplate:
                 f"{owner}: Z must be 2-D (n, d + 1) with the appended constant; got shape "
                 f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
         # the public feature map of §11.6: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1
+        self.feature_map = feature_map  # or u(x) of §11.9 on the unscaled z
+        if feature_map is not None and (constrained or feature_map.d + 1 != self.Z.shape[1]):
+            raise ParameterError(f"{owner}: a feature map needs constrained=False and D = d + 1 "
+                                 f"= {feature_map.d + 1} columns; got {self.Z.shape[1]}.")
         self.scale = feature_scale(self.Z.shape[1], data_norm, constant_weight)
-        self.constant_weight = float(constant_weight) if data_norm is not None else None
-        if data_norm is not None:
+        self.constant_weight = (float(constant_weight) if data_norm is not None
+                                and feature_map is None else None)
+        if data_norm is not None and feature_map is None:
             self.Z = self.Z * self.scale
         self.n, self.D = (int(s) for s in self.Z.shape)
         self.d = self.D - 1
@@ -292,6 +300,8 @@ class LargeMarginSoftmaxTemplate:
         self.assignment = assignment
         default = FullPSD if self.constrained else SymmetricShift
         self.space = (parameterization or default)(self.C, 1, self.D)
+        if feature_map is not None:
+            self.space = FeatureMapSpace(feature_map, self.C, self.space)
         self.capabilities = frozenset({"objective", "projection"} if self.constrained
                                       else {"objective", "smooth", "hessp"})
         self._onehot = np.zeros((self.n, self.C))
@@ -357,13 +367,14 @@ class LargeMarginSoftmaxTemplate:
             "softmax loss constants", True, "derived (docs/privacy.md §11.1)",
             f"G = sqrt(2), Hessian rank <= {self.C - 1}, eigenvalues <= 1/2, trace <= "
             f"1 - 1/C = {1 - 1 / self.C:.6g}, gradient subspace dimension {self.C - 1}"))
-        zmax = self._max_row_norm()
-        ok = zmax <= 1.0 + 1e-12
+        fm = self.feature_map
+        zmax = self._max_row_norm() if fm is None else float(np.max(fm.feature_norms(self.Z)))
+        ok, name = zmax <= 1.0 + 1e-12, ("z = [x; 1]/sqrt(q^2 + 1)" if fm is None else "u(x)")
         conds.append(Condition(
             "record norm bound", ok, "checked on the scaled records",
-            "every z = [x; 1]/sqrt(q^2 + 1) has ||z|| <= 1" if ok
-            else f"a record has ||z|| = {zmax:.6g} > 1: clip x to ||x|| <= q and scale with "
-                 "augment_and_scale(X, q)"))
+            f"every {name} has ||{name[0]}|| <= 1" if ok
+            else f"a record has ||{name[0]}|| = {zmax:.6g} > 1: clip x to ||x|| <= q and scale "
+                 "with augment_and_scale(X, q)"))
         if not ok:
             raise PrivacyError(f"record norm bound: {conds[-1].detail}")
         return conds
@@ -387,6 +398,9 @@ class LargeMarginSoftmaxTemplate:
             a.append(f"public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = "
                      f"{self.constant_weight:g}, ||z'|| <= 1; Phi released for z = [x; 1]/"
                      "sqrt(q^2 + 1) as S Phi' S (docs/privacy.md §11.6)")
+        if self.feature_map is not None:
+            a[3] = "loss: softmax (cross-entropy) on the scores -<Theta_c, u(x)> (§11.1, §11.9)"
+            a.append(self.feature_map.describe())
         if self.constrained:
             a.append(
                 "PSD constraints: the guarantee relies on the extension of objective perturbation "
@@ -473,6 +487,8 @@ class LargeMarginSoftmaxTemplate:
         t = 0 when constrained (then the PSD projection); S is the public feature map.
         """
         s = self.scale
+        if self.feature_map is not None:
+            return psd_shift(self.feature_map.to_blocks(theta)[:, None])
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape) * s[:, None] * s[None, :]
         if self.constrained:
             return project_psd(Phi), 0.0

@@ -102,8 +102,15 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
         mu = template.privacy_constants().strong_convexity
         conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
                                f"modulus mu = {mu:g}"))
-        conds.append(Condition(
-            "Gaussian noise on symmetric blocks", True, "derived (docs/privacy.md §11.3)",
-            "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on every "
-            "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}"))
+        if template.noise_symmetric:
+            conds.append(Condition(
+                "Gaussian noise on symmetric blocks", True, "derived (docs/privacy.md §11.3)",
+                "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on every "
+                "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}"))
+        else:
+            conds.append(Condition(
+                "Gaussian noise on the feature-map coordinates", True,
+                "derived (docs/privacy.md §11.9)",
+                "i.i.d. N(0, sigma^2) on the p = C m orthonormal coordinates of Theta (C "
+                "classes x m features of the public map u(x))"))
         return conds

@@ -96,8 +96,15 @@ def jacobian_slack_two_sided(n: int, mu: float, term_bound: float, rank: int) ->
 
 
 def half_epsilon_modulus(epsilon: float, n: int, trace_bound: float, rank: int) -> float:
-    """μ' = T/(r n (e^{ε/(2r)} − 1)): the modulus at which the one-sided slack equals ε/2."""
-    return trace_bound / (rank * n * math.expm1(epsilon / (2.0 * rank)))
+    """μ' = T/(r n (e^{ε/(2r)} − 1)): the modulus at which the one-sided slack equals ε/2.
+
+    For ε/(2r) > 700 (e^{ε/(2r)} beyond the float range) the same value is computed as
+    T e^{−ε/(2r)}/(r n (1 − e^{−ε/(2r)})), which underflows to 0 instead of overflowing.
+    """
+    x = epsilon / (2.0 * rank)
+    if x > 700.0:
+        return trace_bound * math.exp(-x) / (rank * n * -math.expm1(-x))
+    return trace_bound / (rank * n * math.expm1(x))
 
 
 def hessian_trace_bound(consts: Any) -> float:

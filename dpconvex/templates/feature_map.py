@@ -1,0 +1,310 @@
+"""Public feature maps and structured parameterizations for the softmax large-margin template.
+
+The model is linear in a public per-record feature vector u(x), ||u|| <= 1
+(docs/privacy.md §11.9). With x̂ = x/q (rows clipped to ||x|| <= q = ``data_norm``),
+public weights (wq, wl, wc) >= 0 and N the norm of the weights used:
+
+* ``"full"``:     u = [wq·svec(x̂x̂ᵀ), wl·x̂, wc]/N,  svec orthonormal (off-diagonals × √2);
+* ``"diagonal"``: u = [wq·(x̂∘x̂), wl·x̂, wc]/N;
+* ``"linear"``:   u = [wl·x̂, wc]/N (wq = 0: the "shared Ψ", linear in x).
+
+||svec(x̂x̂ᵀ)|| = ||x̂||² <= 1 and ||x̂∘x̂|| <= ||x̂||² <= 1, so ||u|| <= 1, and every
+constant of §11.1–11.3 holds for u in place of zzᵀ (G = √2, Hessian rank C − 1,
+trace T = 1 − 1/C, gradient span C − 1, k = 2(C − 1)). The parameter is
+Θ ∈ R^{C×m}, a_c = ⟨Θ_c, u⟩, in orthonormal coordinates (noise i.i.d. N(0, σ²),
+shape (C, m), not symmetric). The z′ map of §11.6 is ``"full"`` with
+(wq, wl, wc) = (1, √2·w, w²), N = 1 + w².
+
+Every u is a linear image of zzᵀ for the template's z = [x; 1]/r, r = sqrt(q² + 1)
+(x̂ = (r/q)·z_x and the constant t = r·z_1: x̂·t = (r²/q)·z_x z_1, t² = r² z_1²), so
+a_c = ⟨Θ_c, u⟩ = zᵀΦ_c z with the public linear map (:meth:`FeatureMap.to_blocks`)
+
+    Φ_c = (r²/N)·[[wq·A_c/q², wl·v_c/(2q)], [wl·v_cᵀ/(2q), wc·t_c]],
+
+A_c the symmetric d × d matrix of the quadratic coordinates (diagonal for
+``"diagonal"``, zero for ``"linear"``), v_c the linear and t_c the constant one.
+This one map gives the release (Φ_c for z, then the common PSD shift of §11.4),
+the quadratic forms on records held anywhere (Dask), and, through its adjoint
+:meth:`FeatureMap.from_blocks`, the gradient. In memory, ``"diagonal"`` and
+``"linear"`` build the n × m features once (m = 2d + 1 or d + 1).
+
+References
+----------
+.. [KST] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012, Thm. 2.
+.. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for Phonetic
+   Classification and Recognition. ICASSP 2006.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["DEFAULT_WEIGHTS", "STRUCTURES", "FeatureMap", "FeatureMapSpace", "check_feature_options",
+           "feature_map_of"]
+
+#: The structures of ``PrivateLargeMarginGaussian(loss="softmax", structure=...)``.
+STRUCTURES = ("full", "diagonal", "linear")
+
+#: (wq, wl, wc) of ``feature_weights=None`` for the structured maps ("full" with None is
+#: the z′ map of §11.6, today's path). Chosen on validation splits of the training parts
+#: (docs/privacy.md §11.9).
+DEFAULT_WEIGHTS = {"diagonal": (0.25, 1.0, 0.05), "linear": (0.0, 1.0, 0.1)}
+
+
+def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: bool,
+                          n_components: int) -> tuple[float, float, float] | None:
+    """Validate ``structure`` / ``feature_weights``; the weights to use (None: today's z′ path).
+
+    Raises
+    ------
+    ParameterError
+        Unknown structure; structure/weights without ``loss="softmax"`` or with
+        ``n_components != 1``; weights not three finite reals >= 0, all zero in the
+        parts the structure uses, or wq > 0 with ``"linear"``.
+    """
+    if not isinstance(structure, str) or structure not in STRUCTURES:
+        raise ParameterError(f"The 'structure' parameter of {owner} must be one of "
+                             f"{', '.join(map(repr, STRUCTURES))}. Got {structure!r} instead.")
+    if structure == "full" and weights is None:
+        return None
+    if not softmax:
+        raise ParameterError(
+            f"{owner}: structure={structure!r} / feature_weights need loss='softmax' (the "
+            "pairwise template learns full blocks on z); set loss='softmax', or leave "
+            "structure='full' and feature_weights=None.")
+    if int(n_components) != 1:
+        raise ParameterError(
+            f"{owner}: structure={structure!r} / feature_weights are derived for "
+            f"n_components=1 only (docs/privacy.md §11.9); got n_components={n_components}.")
+    if weights is None:
+        return DEFAULT_WEIGHTS[structure]
+    try:
+        w = tuple(weights)
+    except TypeError:
+        w = ()
+    if len(w) != 3 or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                              for v in w):
+        raise ParameterError(f"The 'feature_weights' parameter of {owner} must be None or "
+                             f"three numbers (wq, wl, wc). Got {weights!r} instead.")
+    wq, wl, wc = (float(v) for v in w)
+    if not all(math.isfinite(v) and v >= 0 for v in (wq, wl, wc)):
+        raise ParameterError(f"The 'feature_weights' parameter of {owner} must hold finite "
+                             f"weights >= 0. Got {weights!r} instead.")
+    if structure == "linear" and wq != 0:
+        raise ParameterError(
+            f"{owner}: structure='linear' has no quadratic part, so wq must be 0; got "
+            f"feature_weights={weights!r}. Pass (0, wl, wc), or structure='diagonal'/'full'.")
+    if wq == wl == wc == 0:
+        raise ParameterError(f"The 'feature_weights' parameter of {owner} must have a weight "
+                             f"> 0. Got {weights!r} instead.")
+    return wq, wl, wc
+
+
+@dataclass(frozen=True)
+class FeatureMap:
+    """The public map x ↦ u(x) of a structure, on z = [x; 1]/sqrt(q² + 1) (module docstring).
+
+    Attributes
+    ----------
+    structure : {"full", "diagonal", "linear"}
+    weights : (wq, wl, wc)
+    data_norm : float
+        q > 0.
+    d : int
+        Number of features.
+    """
+
+    structure: str
+    weights: tuple[float, float, float]
+    data_norm: float
+    d: int
+
+    @property
+    def norm(self) -> float:
+        """N = sqrt(wq² + wl² + wc²) (wq = 0 for ``"linear"``)."""
+        return math.sqrt(sum(w * w for w in self.weights))
+
+    @property
+    def n_quadratic(self) -> int:
+        d = self.d
+        return {"full": d * (d + 1) // 2, "diagonal": d, "linear": 0}[self.structure]
+
+    @property
+    def m(self) -> int:
+        """Length of u: the quadratic, d linear and 1 constant coordinates."""
+        return self.n_quadratic + self.d + 1
+
+    def _k(self) -> tuple[float, float, float]:
+        """Entry factors of Φ_c: (r² wq/(N q²), r² wl/(2 N q), r² wc/N)."""
+        q = float(self.data_norm)
+        r2, N = q * q + 1.0, self.norm
+        wq, wl, wc = self.weights
+        return r2 * wq / (N * q * q), r2 * wl / (2.0 * N * q), r2 * wc / N
+
+    def describe(self) -> str:
+        wq, wl, wc = self.weights
+        parts = {"full": "wq svec(xh xh^T), ", "diagonal": "wq (xh o xh), ", "linear": ""}
+        return (f"public feature map structure={self.structure!r}: u = [{parts[self.structure]}"
+                f"wl xh, wc]/N, xh = x/q, (wq, wl, wc) = ({wq:g}, {wl:g}, {wc:g}), N = "
+                f"{self.norm:.6g}, ||u|| <= 1; noise dimension m = {self.m} per class; Phi "
+                "released for z = [x; 1]/sqrt(q^2 + 1) by the public linear map of "
+                "docs/privacy.md §11.9")
+
+    # ------------------------------------------------------------ records
+    def _parts(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x̂, t): x̂ = (r/q) z_x and t = r z_1 (1 for a record, 0 for a zeroed row)."""
+        q = float(self.data_norm)
+        r = math.sqrt(q * q + 1.0)
+        Z = np.asarray(Z, dtype=float)
+        return Z[:, :-1] * (r / q), Z[:, -1] * r
+
+    def features(self, Z: np.ndarray) -> np.ndarray:
+        """u for every row of the in-memory z, shape (n, m)."""
+        xh, t = self._parts(Z)
+        wq, wl, wc = self.weights
+        cols = []
+        if self.structure == "full":
+            iu = np.triu_indices(self.d, 1)
+            cols += [xh * xh, math.sqrt(2.0) * xh[:, iu[0]] * xh[:, iu[1]]]
+        elif self.structure == "diagonal":
+            cols.append(xh * xh)
+        cols = [wq * c for c in cols]
+        cols += [wl * t[:, None] * xh, wc * (t * t)[:, None]]
+        return np.hstack(cols) / self.norm
+
+    def feature_norms(self, Z: Any) -> np.ndarray:
+        """||u_i|| for every record (exact in memory; an upper bound for ``"diagonal"`` on a
+        design operator, from ||x̂ ∘ x̂|| <= ||x̂||²)."""
+        wq, wl, wc = self.weights
+        if isinstance(Z, np.ndarray):
+            xh, t = self._parts(Z)
+            s2 = np.sum(xh * xh, axis=1)
+            s4 = np.sum(xh ** 4, axis=1) if self.structure == "diagonal" else s2 * s2
+        else:  # a design operator: ||z_x||² and z_1² by two quadratic forms per record
+            q = float(self.data_norm)
+            P = np.zeros((2, self.d + 1, self.d + 1))
+            P[0, :-1, :-1] = np.eye(self.d) * (q * q + 1.0) / (q * q)
+            P[1, -1, -1] = q * q + 1.0
+            F = np.asarray(Z.forms(P), dtype=float)
+            s2, t = F[:, 0], np.sqrt(np.maximum(F[:, 1], 0.0))
+            s4 = s2 * s2
+        return np.sqrt(wq * wq * s4 + wl * wl * t * t * s2 + wc * wc * t ** 4) / self.norm
+
+    # ----------------------------------------------------- the linear map Θ ↔ Φ
+    def to_blocks(self, theta: np.ndarray) -> np.ndarray:
+        """Φ_c (shape (C, D, D), symmetric) with zᵀΦ_c z = ⟨Θ_c, u(z)⟩ for every z."""
+        T = np.asarray(theta, dtype=float)
+        T = T.reshape(-1, self.m)
+        d, nq = self.d, self.n_quadratic
+        kq, kl, kc = self._k()
+        P = np.zeros((T.shape[0], d + 1, d + 1))
+        idx = np.arange(d)
+        if self.structure == "full":
+            iu = np.triu_indices(d, 1)
+            P[:, idx, idx] = kq * T[:, :d]
+            off = kq * T[:, d:nq] / math.sqrt(2.0)
+            P[:, iu[0], iu[1]] = off
+            P[:, iu[1], iu[0]] = off
+        elif self.structure == "diagonal":
+            P[:, idx, idx] = kq * T[:, :d]
+        P[:, :d, d] = kl * T[:, nq:nq + d]
+        P[:, d, :d] = kl * T[:, nq:nq + d]
+        P[:, d, d] = kc * T[:, -1]
+        return P
+
+    def from_blocks(self, G: np.ndarray) -> np.ndarray:
+        """The adjoint of :meth:`to_blocks`: ⟨to_blocks(Θ), G⟩ = ⟨Θ, from_blocks(G)⟩, (C, m)."""
+        G = np.asarray(G, dtype=float).reshape(-1, self.d + 1, self.d + 1)
+        d = self.d
+        kq, kl, kc = self._k()
+        idx = np.arange(d)
+        cols = []
+        if self.structure == "full":
+            iu = np.triu_indices(d, 1)
+            cols += [kq * G[:, idx, idx],
+                     kq * (G[:, iu[0], iu[1]] + G[:, iu[1], iu[0]]) / math.sqrt(2.0)]
+        elif self.structure == "diagonal":
+            cols.append(kq * G[:, idx, idx])
+        cols += [kl * (G[:, :d, d] + G[:, d, :d]), kc * G[:, d, d][:, None]]
+        return np.hstack(cols)
+
+
+class FeatureMapSpace:
+    """Θ ∈ R^{C×m} (orthonormal coordinates, unconstrained): forms ⟨Θ_c, u_i⟩ and their adjoint.
+
+    ``blocks`` = (C, m) is the noise's shape, ``shape`` = (C·m,) the solver's flat iterate.
+
+    ``"diagonal"`` / ``"linear"`` on in-memory rows: one product with the n × m features
+    (built once per Z). ``"full"``, or records held by a design operator (Dask): the
+    quadratic forms zᵀΦ_c z of ``quad`` (a :class:`SymmetricShift` over (C, 1, D, D)) with
+    Φ = :meth:`FeatureMap.to_blocks` (Θ), and the adjoint :meth:`FeatureMap.from_blocks`.
+    """
+
+    symmetric = False
+
+    def __init__(self, fmap: FeatureMap, n_classes: int, quad: Any):
+        self.fmap, self.C, self.quad = fmap, int(n_classes), quad
+        self.blocks = (self.C, fmap.m)  # the noise's shape; the solver's iterate is flat
+        self.shape = (self.C * fmap.m,)
+        self.dimension = self.C * fmap.m
+        self.name = f"feature map {fmap.structure!r}, unconstrained, p = C m = {self.dimension}"
+        self._cache: tuple[Any, np.ndarray] | None = None
+
+    @staticmethod
+    def project(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+    @staticmethod
+    def postprocess(theta: np.ndarray) -> np.ndarray:
+        return theta
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        """i.i.d. N(0, σ²) coordinates of Θ are already the law of §11.9: a reshape."""
+        return np.asarray(b, dtype=float).reshape(self.shape)
+
+    def _features(self, Z: Any) -> np.ndarray | None:
+        if not isinstance(Z, np.ndarray) or self.fmap.structure == "full":
+            return None
+        if self._cache is None or self._cache[0] is not Z:
+            self._cache = (Z, self.fmap.features(Z))
+        return self._cache[1]
+
+    def forms(self, Z: Any, theta: np.ndarray) -> np.ndarray:
+        """⟨Θ_c, u_i⟩ for every row and class, shape (n, C)."""
+        T = np.asarray(theta, dtype=float).reshape(self.blocks)
+        U = self._features(Z)
+        if U is not None:
+            return U @ T.T
+        return self.quad.forms(Z, self.fmap.to_blocks(T)[:, None])
+
+    def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
+        """Σ_i W[i, c] u_i, shape (C, m)."""
+        U = self._features(Z)
+        if U is not None:
+            return np.asarray(W, dtype=float).T @ U
+        G = np.asarray(self.quad.adjoint(Z, W), dtype=float)
+        return self.fmap.from_blocks(G.reshape(self.C, self.fmap.d + 1, self.fmap.d + 1))
+
+    @staticmethod
+    def gram_operator_norm(Z: Any) -> float:
+        """1: λ_max((1/n) Σ_i u_i u_iᵀ) <= max_i ||u_i||² <= 1 (a public bound, no data read)."""
+        return 1.0
+
+    def __repr__(self) -> str:
+        return f"FeatureMapSpace({self.fmap.structure!r}, C={self.C}, m={self.fmap.m})"
+
+
+def feature_map_of(weights: tuple[float, float, float] | None, structure: str,
+                   data_norm: float, d: int) -> FeatureMap | None:
+    """The :class:`FeatureMap` of checked options (None: today's z′ path)."""
+    if weights is None:
+        return None
+    return FeatureMap(structure, tuple(float(w) for w in weights), float(data_norm), int(d))
