@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
+from .base import EuclideanSpace
 
 __all__ = ["DEFAULT_WEIGHTS", "STRUCTURES", "FeatureMap", "FeatureMapSpace", "check_feature_options",
            "feature_map_of"]
@@ -237,10 +238,12 @@ class FeatureMap:
         return np.hstack(cols)
 
 
-class FeatureMapSpace:
+class FeatureMapSpace(EuclideanSpace):
     """Θ ∈ R^{C×m} (orthonormal coordinates, unconstrained): forms ⟨Θ_c, u_i⟩ and their adjoint.
 
     ``blocks`` = (C, m) is the noise's shape, ``shape`` = (C·m,) the solver's flat iterate.
+    Projection and post-processing are the identity and i.i.d. N(0, σ²) coordinates of Θ
+    are already the noise law of §11.9 (:class:`EuclideanSpace`: a reshape).
 
     ``"diagonal"`` / ``"linear"`` on in-memory rows: one product with the n × m features
     (built once per Z). ``"full"``, or records held by a design operator (Dask): the
@@ -248,27 +251,12 @@ class FeatureMapSpace:
     Φ = :meth:`FeatureMap.to_blocks` (Θ), and the adjoint :meth:`FeatureMap.from_blocks`.
     """
 
-    symmetric = False
-
     def __init__(self, fmap: FeatureMap, n_classes: int, quad: Any):
         self.fmap, self.C, self.quad = fmap, int(n_classes), quad
-        self.blocks = (self.C, fmap.m)  # the noise's shape; the solver's iterate is flat
-        self.shape = (self.C * fmap.m,)
-        self.dimension = self.C * fmap.m
+        super().__init__((self.C * fmap.m,))  # the solver's iterate is flat
+        self.blocks = (self.C, fmap.m)  # the noise's shape
         self.name = f"feature map {fmap.structure!r}, unconstrained, p = C m = {self.dimension}"
         self._cache: tuple[Any, np.ndarray] | None = None
-
-    @staticmethod
-    def project(theta: np.ndarray) -> np.ndarray:
-        return theta
-
-    @staticmethod
-    def postprocess(theta: np.ndarray) -> np.ndarray:
-        return theta
-
-    def project_noise(self, b: np.ndarray) -> np.ndarray:
-        """i.i.d. N(0, σ²) coordinates of Θ are already the law of §11.9: a reshape."""
-        return np.asarray(b, dtype=float).reshape(self.shape)
 
     def _features(self, Z: Any) -> np.ndarray | None:
         if not isinstance(Z, np.ndarray) or self.fmap.structure == "full":

@@ -29,6 +29,7 @@ import time
 import warnings
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,11 +55,12 @@ def _version(name: str) -> str:
         return "not installed"
 
 
-def record() -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Run every case; return the arrays keyed "<case>/<array>" and the seconds per case."""
+def record(case_fn: Any = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Run every case of ``case_fn()`` (default :func:`cases`); return the arrays keyed
+    "<case>/<array>" and the seconds per case."""
     arrays: dict[str, np.ndarray] = {}
     seconds: dict[str, float] = {}
-    for name, run in cases().items():
+    for name, run in (case_fn or cases)().items():
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -73,18 +75,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE, help="output directory")
     args = parser.parse_args()
-    import dpconvex
     arrays, seconds = record()
     np.savez(args.out / "release_oracle.npz", **arrays)
+    meta = {
+        "commit": _git("rev-parse", "HEAD"),
+        "dirty_files": _git("status", "--porcelain", "--", "dpconvex").splitlines(),
+        **environment(arrays, seconds),
+    }
+    (args.out / "release_oracle_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"{len(seconds)} cases, {len(arrays)} arrays, {sum(seconds.values()):.1f} s; "
+          f"commit {meta['commit'][:7]}{' (DIRTY)' if meta['dirty_files'] else ''}")
+
+
+def environment(arrays: dict[str, np.ndarray], seconds: dict[str, float]) -> dict[str, Any]:
+    """The meta file's record of where and how the arrays were made (library, versions, BLAS)."""
+    import dpconvex
     try:
         from threadpoolctl import threadpool_info
         blas = [{k: d.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
                 for d in threadpool_info()]
     except ImportError:  # pragma: no cover
         blas = []
-    meta = {
-        "commit": _git("rev-parse", "HEAD"),
-        "dirty_files": _git("status", "--porcelain", "--", "dpconvex").splitlines(),
+    return {
         "dpconvex_file": dpconvex.__file__,
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
@@ -99,9 +111,6 @@ def main() -> None:
         "seconds_total": round(sum(seconds.values()), 3),
         "seconds": {k: round(v, 4) for k, v in seconds.items()},
     }
-    (args.out / "release_oracle_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"{len(seconds)} cases, {len(arrays)} arrays, {sum(seconds.values()):.1f} s; "
-          f"commit {meta['commit'][:7]}{' (DIRTY)' if meta['dirty_files'] else ''}")
 
 
 if __name__ == "__main__":

@@ -23,13 +23,8 @@ change of released values and say why; otherwise list the case in
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import platform
 import sys
-import time
-import warnings
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numpy as np
@@ -37,14 +32,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+sys.path.insert(0, str(HERE))
+from make_release_oracle import environment, record  # noqa: E402
 from release_oracle_cases_issue13 import issue13_cases  # noqa: E402
-
-
-def _version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "not installed"
 
 
 def main() -> None:
@@ -59,40 +49,13 @@ def main() -> None:
     if (pkg.parent / ".git").exists():
         sys.exit(f"dpconvex imported from a git checkout ({pkg}): record from a clean "
                  "`git archive` export on PYTHONPATH (module docstring)")
-    arrays: dict[str, np.ndarray] = {}
-    seconds: dict[str, float] = {}
-    for name, run in issue13_cases().items():
-        t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out = run()
-        seconds[name] = time.perf_counter() - t0
-        for key, value in out.items():
-            arrays[f"{name}/{key}"] = np.asarray(value)
+    arrays, seconds = record(issue13_cases)
     np.savez(args.out / "release_oracle_issue13.npz", **arrays)
-    try:
-        from threadpoolctl import threadpool_info
-        blas = [{k: d.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
-                for d in threadpool_info()]
-    except ImportError:  # pragma: no cover
-        blas = []
     meta = {
         "commit": args.commit,
         "source": "git archive export (clean by construction)",
         "dirty_files": [],
-        "dpconvex_file": dpconvex.__file__,
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "versions": {name: _version(name) for name in (
-            "numpy", "scipy", "cvxpy", "clarabel", "scs", "scikit-learn", "dp-accounting",
-            "threadpoolctl")},
-        "blas": blas,
-        "n_cases": len(seconds),
-        "n_arrays": len(arrays),
-        "seconds_total": round(sum(seconds.values()), 3),
-        "seconds": {k: round(v, 4) for k, v in seconds.items()},
+        **environment(arrays, seconds),
     }
     (args.out / "release_oracle_issue13_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"{len(seconds)} cases, {len(arrays)} arrays, {sum(seconds.values()):.1f} s; "
