@@ -114,7 +114,8 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     loss : "auto", "softmax", "pairwise", Loss or None, default="auto"
         "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy
         on the scores −zᵀΦ_c z, unconstrained, released with a common PSD shift Φ_c + tI
-        (same predictions; K = 1; §11). Else a margin loss of the paper's PSD-constrained
+        (same predictions; K > 1: softmax over the record's active components,
+        §11.11). Else a margin loss of the paper's PSD-constrained
         pairwise template ("pairwise" or None: ``HuberHinge(h)``). Any
         :class:`~dpconvex.losses.Loss` with declared ``deriv_bound`` and
         ``curvature``; the verifier probes them.

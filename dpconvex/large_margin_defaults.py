@@ -5,7 +5,8 @@ measurements behind each choice are):
 
 * ``loss="auto"``: the softmax loss (unconstrained, L-BFGS/Newton, seconds on
   Adult and KDDCup99) when ``n_components == 1``; the paper's pairwise Huber
-  template (PSD-constrained) for mixtures, whose softmax constants are not derived;
+  template (PSD-constrained) for mixtures (the softmax mixture of §11.11 is
+  ``loss="softmax"``; it did not beat K = 1 where measured);
 * ``structure="auto"``: ``"linear"`` for the softmax loss (Φ_c linear in x: the
   shared-Ψ structure of §11.9, p = C(d + 1) coordinates of noise), ``"full"``
   (the only one there is) for the pairwise loss;

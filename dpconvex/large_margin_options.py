@@ -92,12 +92,8 @@ def validate_options(est: Any, mech: Mechanism) -> None:
                              f"{est.loss!r} instead.")
     loss = resolved_loss(est)
     softmax = isinstance(loss, str)
-    if softmax and int(est.n_components) != 1:
-        raise ParameterError(f"{owner}: loss='softmax' is derived for n_components=1 only "
-                             "(docs/privacy.md §11.1); use loss='pairwise' (or 'auto') for "
-                             "mixtures.")
     check_feature_options(resolved_structure(est), getattr(est, "feature_weights", None),
-                          owner, softmax=softmax, n_components=est.n_components)
+                          owner, softmax=softmax)
     if softmax and est.extra_terms:
         raise ParameterError(f"{owner}: extra_terms need the CVXPY form of the pairwise loss; "
                              "they are not available with the softmax loss (the default for "
@@ -203,9 +199,10 @@ def build_template(est: Any, Z: Any, y_idx: np.ndarray, comps: np.ndarray, C: in
     if isinstance(loss, str):
         structure = resolved_structure(est)
         weights = check_feature_options(structure, getattr(est, "feature_weights", None),
-                                        type(est).__name__, softmax=True, n_components=K)
+                                        type(est).__name__, softmax=True)
         fmap = feature_map_of(weights, structure, float(est.data_norm), int(Z.shape[1]) - 1)
-        template: Any = LargeMarginSoftmaxTemplate(Z, y_idx, n_classes=C, lam=lam0,
+        template: Any = LargeMarginSoftmaxTemplate(Z, y_idx, comps if K > 1 else None,
+                                                   n_classes=C, lam=lam0, n_components=K,
                                                    assignment=assignment,
                                                    data_norm=float(est.data_norm),
                                                    feature_map=fmap)

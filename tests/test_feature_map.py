@@ -281,10 +281,17 @@ def test_bad_feature_options_are_refused_by_name(kw, match):
         PrivateLargeMarginGaussian(**{**base, **kw}).fit(X, y)
 
 
-def test_structure_with_mixtures_is_refused_by_name():
-    X, y = _fit_data(n=30)
-    with pytest.raises(ParameterError, match="n_components"):
-        PrivateLargeMarginGaussian(loss="softmax", n_components=2, structure="linear").fit(X, y)
+def test_structure_with_mixtures_has_one_block_of_m_per_component():
+    """K = 2 (§11.11): the linear map's parameter is (C·K, m), released as (C, K, D, D)."""
+    X, y = _fit_data(n=60)
+    est = PrivateLargeMarginGaussian(loss="softmax", n_components=2, structure="linear",
+                                     epsilon=2.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        est.fit(X, y)
+    m = FeatureMap("linear", DEFAULT_WEIGHTS["linear"], 1.0, X.shape[1]).m
+    assert est.certificate_.quantities["dimension p"] == 3 * 2 * m
+    assert est.Phi_.shape == (3, 2, X.shape[1] + 1, X.shape[1] + 1)
 
 
 @pytest.mark.parametrize("structure,w", [("linear", None), ("diagonal", None), ("full", (1, 1, .3))])

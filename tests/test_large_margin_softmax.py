@@ -17,7 +17,7 @@ import pytest
 from scipy.special import logsumexp, softmax
 
 from dpconvex.data.preprocess import augment_and_scale, clip_rows
-from dpconvex.errors import ParameterError, PrivacyError, SolverError
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyError, SolverError
 from dpconvex.large_margin import PrivateLargeMarginGaussian
 from dpconvex.large_margin_options import AUTO_LAM_KAPPA, auto_lam
 from dpconvex.privacy.accounting.analytic_gaussian import (
@@ -368,7 +368,7 @@ def test_gaussian_objective_refuses_the_constrained_template_and_pure_budgets():
     t = LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.05)
     with pytest.raises(ParameterError, match="delta"):
         release(t, "gaussian_objective_lm", Budget(1.0), None, 0)
-    with pytest.raises(ParameterError, match="n_components"):
+    with pytest.raises(DataValidationError, match="component index"):  # K = 2 needs m_i
         LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.05, n_components=2)
 
 
@@ -423,8 +423,6 @@ def test_estimator_option_errors():
         PrivateLargeMarginGaussian(loss="pairwise", delta=1e-5).fit(X, y)
     with pytest.raises(ParameterError, match="delta"):
         PrivateLargeMarginGaussian(loss="softmax", mechanism="objective", delta=1e-5).fit(X, y)
-    with pytest.raises(ParameterError, match="n_components"):
-        PrivateLargeMarginGaussian(loss="softmax", n_components=2).fit(X, y)
     with pytest.raises(ParameterError, match="loss"):
         PrivateLargeMarginGaussian(loss="hinge").fit(X, y)
     with pytest.raises(ParameterError, match="lam"):

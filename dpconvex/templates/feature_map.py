@@ -60,15 +60,15 @@ STRUCTURES = ("full", "diagonal", "linear")
 DEFAULT_WEIGHTS = {"diagonal": (0.25, 1.0, 0.05), "linear": (0.0, 1.0, 0.1)}
 
 
-def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: bool,
-                          n_components: int) -> tuple[float, float, float] | None:
+def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: bool
+                          ) -> tuple[float, float, float] | None:
     """Validate ``structure`` / ``feature_weights``; the weights to use (None: today's z′ path).
 
     Raises
     ------
     ParameterError
-        Unknown structure; structure/weights without ``loss="softmax"`` or with
-        ``n_components != 1``; weights not three finite reals >= 0, all zero in the
+        Unknown structure; structure/weights without ``loss="softmax"`` (every K: the
+        mixture's parameter is (C·K, m), §11.11); weights not three finite reals >= 0, all zero in the
         parts the structure uses, or wq > 0 with ``"linear"``.
     """
     if not isinstance(structure, str) or structure not in STRUCTURES:
@@ -81,10 +81,6 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
             f"{owner}: structure={structure!r} / feature_weights need loss='softmax' (the "
             "pairwise template learns full blocks on z); set loss='softmax', or leave "
             "structure='full' and feature_weights=None.")
-    if int(n_components) != 1:
-        raise ParameterError(
-            f"{owner}: structure={structure!r} / feature_weights are derived for "
-            f"n_components=1 only (docs/privacy.md §11.9); got n_components={n_components}.")
     if weights is None:
         return DEFAULT_WEIGHTS[structure]
     try:

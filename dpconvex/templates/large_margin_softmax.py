@@ -16,7 +16,8 @@ prediction because zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for every c) or over
 PSD cone (``constrained=True``, projected gradient; the convex-domain extension
 of Kifer, Smith & Thakurta is then assumed, as for the pairwise template).
 
-Privacy constants (derived in ``docs/privacy.md`` §11, ||z|| <= 1; K = 1 only):
+Privacy constants (derived in ``docs/privacy.md`` §11, ||z|| <= 1; for K = 1 below, for
+K > 1 components per class see :mod:`~dpconvex.templates.softmax_mixture` and §11.11):
 
 * per-record gradient (e_y − p) ⊗ zzᵀ, p = softmax(−a): G = √2;
 * per-record Hessian (diag p − ppᵀ) ⊗ vec(zzᵀ)vec(zzᵀ)ᵀ: rank <= C − 1, each
@@ -68,6 +69,7 @@ from ..privacy.certificate import Condition
 from .base import PrivacyConstants, natural_residual, needs_of
 from .feature_map import FeatureMap, FeatureMapSpace
 from .parameterizations import FullPSD, project_psd
+from .softmax_mixture import active_scores, mixture_constants, softmax_constants
 
 __all__ = [
     "CONSTANT_WEIGHT",
@@ -131,14 +133,6 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
 
     gradient_span_dimension: int = 0
     softmax_classes: int = 0
-
-
-def softmax_constants(n_classes: int) -> dict[str, float]:
-    """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1 (docs/privacy.md §11.1)."""
-    C = int(n_classes)
-    return {"grad_bound": math.sqrt(2.0), "hessian_rank": C - 1, "hessian_term_bound": 0.5,
-            "hessian_trace_bound": 1.0 - 1.0 / C, "gradient_span_dimension": C - 1,
-            "softmax_classes": C}
 
 
 def psd_shift(theta: np.ndarray) -> tuple[np.ndarray, float]:
@@ -231,7 +225,7 @@ class SymmetricShift(FullPSD):
 
 
 class LargeMarginSoftmaxTemplate:
-    """Softmax-loss large-margin Gaussian classifier (K = 1), unconstrained or PSD-constrained.
+    """Softmax-loss large-margin Gaussian (mixture) classifier, unconstrained or PSD-constrained.
 
     Parameters
     ----------
@@ -245,7 +239,7 @@ class LargeMarginSoftmaxTemplate:
     lam : float
         μ >= 0, modulus of (lam/2) Σ||Φ_c||²_F (> 0 for any private mechanism).
     n_components : int
-        Must be 1: the mixture (K > 1) softmax constants are not derived yet.
+        K >= 1; K > 1 needs ``components`` (public assignment) and constrained=False (§11.11).
     constrained : bool
         False (default): unconstrained, smooth (capabilities ``smooth``, ``hessp``);
         True: over the PSD cone (capability ``projection``).
@@ -266,11 +260,6 @@ class LargeMarginSoftmaxTemplate:
                  parameterization: Any = None, data_norm: float | None = None,
                  constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
-        if int(n_components) != 1:
-            raise ParameterError(
-                f"{owner}: loss='softmax' is derived for n_components = 1 only (docs/privacy.md "
-                f"§11.1); got n_components = {n_components}. Use the pairwise Huber loss "
-                "(loss=None) for mixtures.")
         self.Z = Z if not isinstance(Z, np.ndarray) else np.ascontiguousarray(Z, dtype=float)
         if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
             raise DataValidationError(
@@ -288,7 +277,7 @@ class LargeMarginSoftmaxTemplate:
             self.Z = self.Z * self.scale
         self.n, self.D = (int(s) for s in self.Z.shape)
         self.d = self.D - 1
-        self.C, self.K = int(n_classes), 1
+        self.C, self.K = int(n_classes), int(n_components)
         if self.C < 2:
             raise ParameterError(f"{owner} needs n_classes >= 2; got {self.C}.")
         self.y = np.asarray(y).astype(np.int64)
@@ -299,13 +288,15 @@ class LargeMarginSoftmaxTemplate:
         self.constrained = bool(constrained)
         self.assignment = assignment
         default = FullPSD if self.constrained else SymmetricShift
-        self.space = (parameterization or default)(self.C, 1, self.D)
+        self.space = (parameterization or default)(self.C, self.K, self.D)
         if feature_map is not None:
-            self.space = FeatureMapSpace(feature_map, self.C, self.space)
+            self.space = FeatureMapSpace(feature_map, self.C * self.K, self.space)
         self.capabilities = frozenset({"objective", "projection"} if self.constrained
                                       else {"objective", "smooth", "hessp"})
-        self._onehot = np.zeros((self.n, self.C))
-        self._onehot[np.arange(self.n), self.y] = 1.0
+        target, self._logmask = active_scores(self.y, components, self.C, self.K, owner,
+                                              self.constrained)  # mask: None for K = 1
+        self._onehot = np.zeros((self.n, self.C * self.K))
+        self._onehot[np.arange(self.n), target] = 1.0
         self._gram_norm: float | None = None
 
     # ------------------------------------------------------------------ shapes
@@ -315,7 +306,7 @@ class LargeMarginSoftmaxTemplate:
 
     @property
     def noise_shape(self) -> tuple[int, ...]:
-        """(C, 1, D, D): one symmetric noise block per class (the space may store Φ flat)."""
+        """(C, K, D, D): one symmetric noise block per (class, component); may store Φ flat."""
         return getattr(self.space, "blocks", self.space.shape)
 
     @property
@@ -328,7 +319,7 @@ class LargeMarginSoftmaxTemplate:
 
     @property
     def gradient_difference_rank(self) -> int:
-        """k = 2(C − 1): dimension of a subspace holding one pair's gradient differences (§11.3).
+        """k = 2(C − 1)K: dimension of a subspace holding one pair's gradient differences.
 
         Only for the unconstrained template: the Gaussian bound (★) uses the
         change of variables b = −n∇J(Φ) at an unconstrained minimizer.
@@ -338,12 +329,12 @@ class LargeMarginSoftmaxTemplate:
                 "unconstrained minimizer: Gaussian objective perturbation (docs/privacy.md §11.3) "
                 "uses the change of variables b = -n grad J(Phi), valid for an unconstrained "
                 "minimizer; build the template with constrained=False.")
-        return 2 * (self.C - 1)
+        return 2 * (self.C - 1) * self.K  # §11.3 (K = 1), §11.11
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> SoftmaxPrivacyConstants:
-        """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1, μ = lam (§11.1)."""
-        k = softmax_constants(self.C)
+        """G = √2, r = S − 1, c_u = 1/2, T = 1 − 1/S, m = S − 1, S = 1 + (C − 1)K (§11.1, §11.11)."""
+        k = mixture_constants(self.C, self.K)
         fields = {f.name for f in dataclasses.fields(SoftmaxPrivacyConstants)}
         kw = {key: v for key, v in k.items() if key in fields}
         return SoftmaxPrivacyConstants(strong_convexity=self.regularizer.strong_convexity,
@@ -363,10 +354,12 @@ class LargeMarginSoftmaxTemplate:
                 "unconstrained minimizer: Gaussian objective perturbation uses the change of "
                 "variables b = -n grad J(Phi), valid for an unconstrained minimizer; use "
                 "structure='unconstrained'.")
+        r, where = (self.C - 1) * self.K, ("§11.1" if self.K == 1 else "§11.11, K > 1")
         conds.append(Condition(
-            "softmax loss constants", True, "derived (docs/privacy.md §11.1)",
-            f"G = sqrt(2), Hessian rank <= {self.C - 1}, eigenvalues <= 1/2, trace <= "
-            f"1 - 1/C = {1 - 1 / self.C:.6g}, gradient subspace dimension {self.C - 1}"))
+            "softmax loss constants", True, f"derived (docs/privacy.md {where})",
+            f"G = sqrt(2), Hessian rank <= {r}, eigenvalues <= 1/2, trace <= "
+            f"1 - 1/S = {1 - 1 / (r + 1):.6g} (S = {r + 1} active scores), gradient subspace "
+            f"dimension {r}"))
         fm = self.feature_map
         zmax = self._max_row_norm() if fm is None else float(np.max(fm.feature_norms(self.Z)))
         ok, name = zmax <= 1.0 + 1e-12, ("z = [x; 1]/sqrt(q^2 + 1)" if fm is None else "u(x)")
@@ -420,9 +413,9 @@ class LargeMarginSoftmaxTemplate:
 
     # ---------------------------------------------------------------- numerics
     def _probs(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Scores a = (z_iᵀΦ_c z_i) of shape (n, C) and p = softmax(−a) row-wise."""
-        A = self.space.forms(self.Z, theta.reshape(self.noise_shape))  # (n, C)
-        return A, softmax(-A, axis=1)
+        """Scores a = (z_iᵀΦ_j z_i), shape (n, C·K), and p = softmax(−a) over the active set."""
+        A = self.space.forms(self.Z, theta.reshape(self.noise_shape))  # (n, C·K)
+        return A, softmax(-A if self._logmask is None else self._logmask - A, axis=1)
 
     def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
@@ -430,7 +423,8 @@ class LargeMarginSoftmaxTemplate:
         shape = np.shape(theta)
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
         A, P = self._probs(Phi)
-        val = float(np.sum(logsumexp(-A, axis=1)) + np.sum(A * self._onehot)) / self.n
+        nA = -A if self._logmask is None else self._logmask - A  # inactive scores: −inf
+        val = float(np.sum(logsumexp(nA, axis=1)) + np.sum(A * self._onehot)) / self.n
         W = (self._onehot - P) / self.n  # dℓ/da_c = [c = y] − p_c
         grad = self.space.adjoint(self.Z, W).reshape(self.noise_shape)
         reg = self.regularizer.lam + float(extra_reg)

@@ -11,8 +11,9 @@ symmetric block (entries: diagonal N(0, σ²), off-diagonal N(0, σ²/2)), which
 what the solver backends' ``space.project_noise`` makes of i.i.d. N(0, σ²)
 entries: (B + Bᵀ)/2. σ solves the privacy-profile bound (★) of
 :mod:`dpconvex.privacy.accounting.objective_gaussian` with S = 2G = 2√2,
-k = 2(C − 1) (the template's declared ``gradient_difference_rank``) and the one-sided slack
-ε_J = (C − 1) log(1 + T/((C − 1) n μ)), T = 1 − 1/C (§11.1-11.3). It is
+k = 2(C − 1)K (the template's declared ``gradient_difference_rank``) and the one-sided slack
+ε_J = r log(1 + T/(r n μ)), r = (C − 1)K, T = 1 − 1/S, S = 1 + (C − 1)K (§11.1-11.3; K > 1:
+§11.11, where only (★) is used). It is
 registered under its own name so that the linear mechanism keeps its
 template kinds; :class:`~dpconvex.large_margin.PrivateLargeMarginGaussian` maps
 ``mechanism="gaussian_objective"`` to it.
@@ -80,7 +81,8 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
     template_kinds = frozenset({"large_margin"})
     label = "Gaussian objective perturbation (privacy-profile bound, replace-one)"
     bound_text = ("the smaller sigma of the privacy-profile bound (*) of docs/privacy.md §10.1 "
-                  "(S = 2G, k = 2(C - 1)) and the softmax max-difference bound of §11.3")
+                  "(S = 2G, k = 2(C - 1)K) and, for K = 1 only, the softmax max-difference bound "
+                  "of §11.3")
 
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         return calibrate_softmax_gaussian(budget.epsilon, budget.delta, template.n,

@@ -1,0 +1,108 @@
+"""The softmax loss for mixtures (K >= 1 components per class): active set and constants.
+
+For a record (u, y) with a PUBLIC component m_i (the nearest public or DP-released
+center: a function of the record and public quantities only), the loss of the
+large-margin softmax template is a softmax over the S = 1 + (C − 1)K *active* scores
+(docs/privacy.md §11.11)
+
+    ℓ(Φ; u, y, m_i) = log( e^{−a_{y,m_i}} + Σ_{c≠y, m} e^{−a_{c,m}} ) + a_{y,m_i},
+
+a_{c,m} = ⟨Φ_{c,m}, u⟩ (u = zzᵀ, or the public feature map u(x) of §11.9), the other
+components of the true class inactive. With p = softmax(−a) over the active set:
+
+* gradient (e_{(y,m_i)} − p) ⊗ u on the active set: G = √2;
+* Hessian (diag p − ppᵀ) ⊗ uuᵀ on the active set: rank <= S − 1 = (C − 1)K, every
+  eigenvalue <= 1/2, trace <= T = 1 − 1/S;
+* the gradient lies in {Σ α_j e_j ⊗ u : α supported on the active set, Σ α = 0}, of
+  dimension S − 1 fixed by (u, y, m_i): one replace-one pair's gradient differences span
+  <= k = 2(C − 1)K dimensions (the bound ★ of §10.1).
+
+K = 1 is the softmax loss of §11.1 (S = C, every score active; no mask, so the K = 1 path
+is the same arithmetic as before). The softmax max-difference bound ★★ of §11.3 is
+derived for K = 1 only: ``softmax_classes`` is 0 for K > 1, so only ★ is used.
+
+Score column j = c·K + m (the block order of :class:`~.large_margin_softmax.SymmetricShift`
+and of the (C, K, D, D) release).
+
+References
+----------
+.. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
+   Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11 (the mixture model and the
+   component assignment; the softmax loss and its constants are dpconvex's).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataValidationError, ParameterError
+
+__all__ = ["active_scores", "mixture_constants", "softmax_constants"]
+
+
+def softmax_constants(n_classes: int) -> dict[str, float]:
+    """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1 (docs/privacy.md §11.1)."""
+    C = int(n_classes)
+    return {"grad_bound": math.sqrt(2.0), "hessian_rank": C - 1, "hessian_term_bound": 0.5,
+            "hessian_trace_bound": 1.0 - 1.0 / C, "gradient_span_dimension": C - 1,
+            "softmax_classes": C}
+
+
+def mixture_constants(n_classes: int, n_components: int) -> dict[str, float]:
+    """The constants of §11.11 for K components per class (§11.1's for K = 1).
+
+    G = √2, r = (C − 1)K, c_u = 1/2, T = 1 − 1/S with S = 1 + (C − 1)K, gradient span
+    dimension (C − 1)K; ``softmax_classes`` = 0 for K > 1 (the bound ★★ of §11.3 is not
+    derived for mixtures).
+    """
+    C, K = int(n_classes), int(n_components)
+    if K == 1:
+        return softmax_constants(C)
+    S = 1 + (C - 1) * K
+    return {"grad_bound": math.sqrt(2.0), "hessian_rank": S - 1, "hessian_term_bound": 0.5,
+            "hessian_trace_bound": 1.0 - 1.0 / S, "gradient_span_dimension": S - 1,
+            "softmax_classes": 0}
+
+
+def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: int,
+                  owner: str, constrained: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """(target column y·K + m_i per record, additive log-mask of shape (n, C·K) or None).
+
+    The mask is 0 on the active scores and −inf on the K − 1 other components of the
+    true class; None for K = 1 (every score active).
+
+    Raises
+    ------
+    ParameterError
+        K < 1, or K > 1 with ``constrained=True`` (not derived: use constrained=False).
+    DataValidationError
+        Components missing, of the wrong shape, or outside [0, K − 1] (K > 1).
+    """
+    C, K = int(n_classes), int(n_components)
+    y = np.asarray(y, dtype=np.int64)
+    if K < 1:
+        raise ParameterError(f"{owner}: n_components must be >= 1; got {n_components}.")
+    if K == 1:
+        return y, None
+    if constrained:
+        raise ParameterError(
+            f"{owner}: the softmax mixture (n_components = {K}) is derived for the "
+            "unconstrained template only (docs/privacy.md §11.11); use constrained=False, or "
+            "n_components=1 for the PSD-constrained softmax template.")
+    comps = None if components is None else np.asarray(components)
+    if comps is None or comps.shape != y.shape or (comps.size and (
+            comps.min() < 0 or comps.max() >= K or not np.all(comps == np.round(comps)))):
+        raise DataValidationError(
+            f"{owner}: n_components = {K} needs one component index in [0, {K - 1}] per "
+            "record (components=, e.g. from dpconvex.clustering.assign_components).")
+    comps = comps.astype(np.int64)
+    target = y * K + comps
+    mask = np.zeros((y.shape[0], C * K))
+    rows = np.arange(y.shape[0])
+    for m in range(K):
+        mask[rows, y * K + m] = -np.inf
+    mask[rows, target] = 0.0
+    return target, mask
