@@ -28,7 +28,10 @@ from dpconvex.datasets import (
     load_sklearn,
 )
 from dpconvex.kernels import RandomFourierFeatures
-from dpconvex.privacy.noise_warning import LINEAR_NOISE_RATIO, linear_noise_dominance
+from dpconvex.privacy.noise_warning import (
+    LINEAR_NOISE_RATIO,
+    estimator_noise_dominance,
+)
 
 EPSILONS = (0.1, 1.0, 10.0)
 NAMES = ("PrivateLogisticRegression", "PrivateHuberSVM", "PrivateLinearClassifier",
@@ -48,14 +51,7 @@ def rho(name, eps, X, y, worst_case=False):
     if name.startswith("RFF"):
         X = est[0].fit(X).transform(X)
         est = est[-1]
-    if isinstance(est, dp.NoisyGradientDescent):
-        mech, budget = est._mechanism(X)
-        template = est._prepare(X, y)[0]
-    else:
-        template = est._build(X, y).template
-        mech = est._mechanism()
-        budget = est._budget(mech)
-    return linear_noise_dominance(template, mech, budget, worst_case=worst_case)
+    return estimator_noise_dominance(est, X, y, worst_case=worst_case)[0]
 
 
 def splits(small_only):

@@ -25,7 +25,10 @@ import dpconvex as dp
 from dpconvex import estimators as est_module
 from dpconvex.datasets import load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.privacy.noise_warning import LINEAR_NOISE_RATIO, linear_noise_dominance
+from dpconvex.privacy.noise_warning import (
+    LINEAR_NOISE_RATIO,
+    estimator_noise_dominance,
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,15 +39,7 @@ def cancer():
 
 
 def _rho(est, X, y, worst_case=False):
-    if isinstance(est, dp.NoisyGradientDescent):
-        mech, budget = est._mechanism(X)
-        template = est._prepare(X, y)[0]
-    else:
-        template = est._build(X, y).template
-        mech = est._mechanism()
-        budget = est._budget(mech)
-    return (linear_noise_dominance(template, mech, budget, worst_case=worst_case), template,
-            mech, budget)
+    return estimator_noise_dominance(est, X, y, worst_case=worst_case)
 
 
 def _noise_warnings(fit):

@@ -39,7 +39,8 @@ import numpy as np
 from ..errors import DPConvexError, PrivacyWarning
 from .budget import Budget
 
-__all__ = ["LINEAR_NOISE_RATIO", "linear_noise_dominance", "warn_if_linear_noise_dominates"]
+__all__ = ["LINEAR_NOISE_RATIO", "estimator_noise_dominance", "linear_noise_dominance",
+           "warn_if_linear_noise_dominates"]
 
 #: The threshold on ρ₀: above it the direction of the linearized release is within
 #: arcsin(1/ρ₀) of a uniformly random one (docs/privacy.md §6.7).
@@ -128,3 +129,24 @@ def warn_if_linear_noise_dominates(template: Any, mech: Any, budget: Budget, own
         "(docs/privacy.md §6.7).",
         PrivacyWarning, stacklevel=stacklevel)
     return rho
+
+
+def estimator_noise_dominance(est: Any, X: Any, y: Any, *, worst_case: bool = False
+                              ) -> tuple[float | None, Any, Any, Budget]:
+    """(ρ₀ or ρ, template, mechanism, budget) the fit of ``est`` on (X, y) would warn with.
+
+    For experiments and tests: builds the template a fit would build (no noise drawn,
+    no solve) and evaluates :func:`linear_noise_dominance` on it. Works for the
+    linear estimators and :class:`~dpconvex.noisy_gd.NoisyGradientDescent`.
+    """
+    from ..noisy_gd import NoisyGradientDescent  # the estimators import this module
+
+    if isinstance(est, NoisyGradientDescent):  # mechanism and budget from X
+        mech, budget = est._mechanism(X)
+        template = est._prepare(X, y)[0]
+    else:
+        template = est._build(X, y).template
+        mech = est._mechanism()
+        budget = est._budget(mech)
+    return (linear_noise_dominance(template, mech, budget, worst_case=worst_case), template,
+            mech, budget)
