@@ -1,0 +1,163 @@
+"""An estimator's release step as an auditable mechanism (one ``release`` call per run).
+
+:class:`EstimatorReleaseMechanism` audits exactly what an estimator releases
+with its *defaults*: the template is built by the estimator's own ``_build``
+(clipping, the public feature map, ``lam="auto"``), the budget by the
+estimator's own rule (:func:`dpconvex.large_margin_options.prepare_fit`), and
+each run is one :func:`dpconvex.privacy.release.release` with the estimator's
+mechanism — the path of ``fit``. Only the template and the public steps are
+cached (:class:`~dpconvex.audit._memo.Audited`), so a run costs one solve
+instead of one ``fit``. The output with ``np.random.default_rng(seed)`` is the
+parameter vector θ whose post-processing is the estimator's ``Phi_`` with
+``random_state=np.random.default_rng(seed)`` (tests/test_audit_large_margin_softmax.py).
+
+It also gives the white-box statistic of the change of variables of
+objective perturbation ([CMS]_ §3.2; docs/privacy.md §11.3, §11.12): with
+b_X(θ) = −n ∇J_X(θ) the noise that makes θ the minimizer on X,
+
+* pure (norm-Gamma noise, density ∝ exp(−β‖b‖)):
+  ln f_D(θ)/f_D′(θ) = β(‖b_D′(θ)‖ − ‖b_D(θ)‖) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ);
+* Gaussian (b ~ N(0, σ²I)):
+  (‖b_D′(θ)‖² − ‖b_D(θ)‖²)/(2σ²) + the same log-determinants,
+
+exact for the unconstrained softmax template (b ↦ θ is a bijection). By
+Neyman–Pearson, thresholding it gives the most powerful events for the pair;
+any statistic gives a valid bound.
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), §3.2 (change of variables).
+.. [JUO20] M. Jagielski, J. Ullman, A. Oprea. Auditing Differentially Private
+   Machine Learning: How Private is Private SGD? NeurIPS 2020.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..privacy.budget import Budget
+from ..privacy.mechanisms import Calibration
+from ..privacy.release import release
+from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
+from .statistics import LLR_DECIMALS
+
+__all__ = ["EstimatorReleaseMechanism"]
+
+Data = tuple[np.ndarray, np.ndarray]
+
+
+class EstimatorReleaseMechanism:
+    """The release of a :class:`~dpconvex.PrivateLargeMarginGaussian` with its parameters.
+
+    Per data set the template is built once by the estimator's ``_build`` and
+    the budget set by its ``lam="auto"`` rule; each run is one
+    :func:`~dpconvex.privacy.release.release` of the estimator's mechanism
+    (noise, solve, residual check), output θ flattened.
+
+    Parameters
+    ----------
+    estimator : PrivateLargeMarginGaussian
+        Unfitted, with the parameters to audit (``random_state`` is ignored; K = 1,
+        so the template does not depend on the randomness).
+    noise_scale : float, default=1.0
+        Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
+        while the claimed (ε, δ) stays the library's: s < 1 is a deliberately
+        MIS-CALIBRATED mechanism, to check that an audit has power.
+    """
+
+    def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
+        self.estimator = estimator
+        self.noise_scale = check_noise_scale(noise_scale, type(self).__name__)
+        self._library = estimator._mechanism()
+        self._mech = Audited(self._library, self.noise_scale)
+        self._cache: dict[str, tuple[Any, Budget, OnceUnperturbed]] = {}
+
+    @property
+    def pure(self) -> bool:
+        """True for pure ε-DP (norm-Gamma noise), False for the Gaussian mechanism."""
+        return bool(self._library.pure)
+
+    def prepare(self, data: Data) -> tuple[Any, Budget, OnceUnperturbed]:
+        """(template, budget, backend) of ``data`` as ``fit`` builds them, cached."""
+        from .. import large_margin_options as lmo
+
+        X, y = (np.asarray(a) for a in data)
+        key = data_key(np.asarray(X, dtype=float), y)
+        if key not in self._cache:
+            prep = self.estimator._build(X, y)
+            if not prep.reusable:
+                raise ValueError("EstimatorReleaseMechanism: the template's build draws "
+                                 "randomness or spends budget (K > 1); audit K = 1.")
+            t = prep.template
+            budget = lmo.prepare_fit(self.estimator, t, self._mech, prep.meta["assign"].epsilon)
+            self._cache[key] = (t, budget, backend_for(self.estimator.solver, t))
+        return self._cache[key]
+
+    def calibration(self, data: Data) -> Calibration:
+        """The calibration the runs use (the library's, times ``noise_scale``)."""
+        t, budget, _ = self.prepare(data)
+        cal = self._mech.calibrate(t, budget)
+        assert cal is not None
+        return cal
+
+    def budget(self, data: Data) -> Budget:
+        """The claimed (ε, δ) of one release on ``data``."""
+        return self.prepare(data)[1]
+
+    def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_runs`` independent releases θ (one ``release`` each), shape (n_runs, p)."""
+        t, budget, backend = self.prepare(data)
+        out = np.empty((n_runs, int(t.dimension)))
+        for r in range(n_runs):
+            theta = release(t, self._mech, budget, backend, rng).theta
+            assert theta is not None
+            out[r] = np.ravel(theta)
+        return out
+
+    def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, 1, rng)[0]
+
+    def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
+        """The statistic ln f_D(θ)/f_D′(θ) of one release (module docstring), rounded.
+
+        Computed from the runs' calibration (so for a mis-calibrated mechanism it is
+        the mutant's own log-likelihood ratio) and the two templates; rounded to
+        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals.
+
+        Parameters
+        ----------
+        D, D_prime : tuple (X, y)
+
+        Returns
+        -------
+        callable
+            One θ -> float.
+        """
+        tD, _, _ = self.prepare(D)
+        tDp, _, _ = self.prepare(D_prime)
+        cal = self.calibration(D)
+        delta_reg = float(cal.extra_strong_convexity)
+        pure = self.pure
+        rate = float(cal.noise_rate) if pure else 1.0 / (2.0 * float(cal.extra["noise std"]) ** 2)
+
+        def parts(t: Any, th: np.ndarray) -> tuple[np.ndarray, float]:
+            b = -t.n * np.ravel(t.objective(th, None, delta_reg)[1])
+            hv = t.hessp(th, delta_reg)
+            H = np.column_stack([np.ravel(hv(e)) for e in np.eye(th.size)])
+            return b, float(np.linalg.slogdet(0.5 * (H + H.T))[1])
+
+        def llr_release(theta: np.ndarray) -> float:
+            th = np.asarray(theta, dtype=float).ravel()
+            bD, ldD = parts(tD, th)
+            bDp, ldDp = parts(tDp, th)
+            if pure:
+                noise = rate * float(np.linalg.norm(bDp) - np.linalg.norm(bD))
+            else:
+                noise = rate * float(bDp @ bDp - bD @ bD)
+            return round(noise + ldD - ldDp, LLR_DECIMALS)
+
+        return llr_release
