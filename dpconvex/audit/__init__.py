@@ -53,6 +53,7 @@ from .adapters import (
     NoisyGDMechanism,
 )
 from .bounds import DIRECTIONS, clopper_pearson_lower, clopper_pearson_upper, epsilon_from_counts
+from .estimator_release import EstimatorReleaseMechanism
 from .pairs import exponential_mechanism_pair, large_margin_pair, linear_erm_pair
 from .runner import AuditResult, BatchMechanism, audit, epsilon_lower_bound
 from .statistics import float_consistency_statistic
@@ -62,6 +63,7 @@ __all__ = [
     "AuditResult",
     "BatchMechanism",
     "EstimatorMechanism",
+    "EstimatorReleaseMechanism",
     "ExponentialMechanism",
     "LargeMarginMechanism",
     "LinearERMMechanism",
