@@ -49,14 +49,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils import get_tags
 
 from ._random import check_random_state
-from ._validation import check_array, check_fitted, check_float, check_labels
+from ._validation import check_array, check_float, check_labels
 from .certificate import Certificate, Condition, compose_parallel
 from .errors import DataValidationError, ParameterError, PrivacyError
 from .labels import encode_labels
 from .privacy.accounting import reserve_budget
 from .privacy.budget import split_even
 from .privacy.release import SEEDED
-from .tuning import _check_param_grid, _find_certificate, _leaf, auto_lam_grid
+from .tuning import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -147,7 +147,7 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
     return int(rng.geometric(p)) - int(rng.geometric(p))
 
 
-class PrivateRandomSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-DP hyperparameter selection by random repetition ([LT19]_, [PS22]_ Cor. 3).
 
     Every run trains a uniformly random candidate on the same training split with
@@ -218,17 +218,6 @@ class PrivateRandomSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.accountant = accountant
         self.classes = classes
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        inner = get_tags(self.estimator)
-        tags.classifier_tags = inner.classifier_tags
-        tags.input_tags = inner.input_tags
-        tags.non_deterministic = True
-        return tags
-
-    def _keys(self, leaf: str) -> list[str]:
-        return [k for k in self.estimator.get_params(deep=True) if _leaf(k) == leaf]
 
     def _check_params(self, owner: str) -> tuple[float, float, Repetitions, float]:
         epsilon = check_float("epsilon", self.epsilon, owner)
@@ -418,19 +407,3 @@ class PrivateRandomSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         est = clone(self.estimator).set_params(**cands[0], **{self._keys("epsilon")[0]: eps1})
         run_cert = est.certify(Xv[idx], yv[idx])
         return self._certificate(epsilon, eps1, reps, run_cert, len(cands), [idx.size, n_val])
-
-    # -- delegation --------------------------------------------------------
-    def predict(self, X: Any) -> np.ndarray:
-        """Predictions of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Decision function of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return float(self.best_estimator_.score(X, y))

@@ -158,7 +158,40 @@ def _find_certificate(est: Any) -> Certificate:
     return certs[0]
 
 
-class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class SelectedEstimator:
+    """What a private selection shares: the inner estimator's tags, the parameter keys of
+    a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
+
+    estimator: Any
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        inner = get_tags(self.estimator)
+        tags.classifier_tags = inner.classifier_tags
+        tags.input_tags = inner.input_tags
+        tags.non_deterministic = True  # split, noise and selection are random
+        return tags
+
+    def _keys(self, leaf: str) -> list[str]:
+        return [k for k in self.estimator.get_params(deep=True) if _leaf(k) == leaf]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions of ``best_estimator_``."""
+        check_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)  # type: ignore[attr-defined]
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision function of ``best_estimator_``."""
+        check_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X)  # type: ignore[attr-defined]
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy of ``best_estimator_``."""
+        check_fitted(self, "best_estimator_")
+        return float(self.best_estimator_.score(X, y))  # type: ignore[attr-defined]
+
+
+class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-DP choice among fixed candidate hyperparameters ([CMS]_ Alg. 4).
 
     .. note:: Each candidate sees only 1/(m+1) of the rows. Measured on Adult and
@@ -246,17 +279,6 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.public_validation = public_validation
         self.accountant = accountant
         self.classes = classes
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        inner = get_tags(self.estimator)
-        tags.classifier_tags = inner.classifier_tags
-        tags.input_tags = inner.input_tags
-        tags.non_deterministic = True  # split, noise and selection are random
-        return tags
-
-    def _keys(self, leaf: str) -> list[str]:
-        return [k for k in self.estimator.get_params(deep=True) if _leaf(k) == leaf]
 
     def fit(self, X: Any, y: Any) -> PrivateGridSearch:
         """Split, train each candidate on its part, select privately.
@@ -456,19 +478,3 @@ class PrivateGridSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 labels=[*(f"candidate {i}" for i in range(m)), "selection"])
         except PrivacyError as exc:
             raise PrivacyError(f"PrivateGridSearch: {exc}") from None
-
-    # -- delegation --------------------------------------------------------
-    def predict(self, X: Any) -> np.ndarray:
-        """Predictions of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Decision function of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy of ``best_estimator_``."""
-        check_fitted(self, "best_estimator_")
-        return float(self.best_estimator_.score(X, y))

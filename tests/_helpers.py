@@ -4,6 +4,23 @@ from __future__ import annotations
 
 import sys
 
+# Three records from adult.data (public UCI data), used to build small files.
+ADULT_LINES = [
+    "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
+    "White, Male, 2174, 0, 40, United-States, <=50K",
+    "50, Self-emp-not-inc, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, "
+    "Husband, White, Male, 0, 0, 13, United-States, <=50K",
+    "52, Self-emp-inc, 287927, HS-grad, 9, Married-civ-spouse, Exec-managerial, Wife, "
+    "White, Female, 15024, 0, 40, United-States, >50K",
+]
+# Two records from kddcup.data_10_percent (one normal, one attack).
+KDD_LINES = [
+    "0,tcp,http,SF,181,5450,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,8,8,0.00,0.00,0.00,0.00,"
+    "1.00,0.00,0.00,9,9,1.00,0.00,0.11,0.00,0.00,0.00,0.00,0.00,normal.",
+    "0,icmp,ecr_i,SF,1032,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,511,511,0.00,0.00,0.00,0.00,"
+    "1.00,0.00,0.00,255,255,1.00,0.00,1.00,0.00,0.00,0.00,0.00,0.00,smurf.",
+]
+
 
 def patch_noise(monkeypatch, fn):
     """Replace ``norm_gamma`` in every dpconvex module that bound it by name; return the real one."""
@@ -14,3 +31,22 @@ def patch_noise(monkeypatch, fn):
         if name.startswith("dpconvex") and getattr(mod, "norm_gamma", None) is real:
             monkeypatch.setattr(mod, "norm_gamma", fn)
     return real
+
+
+def loopback_client(preload: str):
+    """A 2-process Dask LocalCluster on loopback and its Client (a generator for fixtures).
+
+    One retry per task (a task whose worker dies twice fails with KilledWorker quickly);
+    ``preload`` is imported once on every worker, up front.
+    """
+    import dask
+    import distributed
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", dashboard_address=None)
+    c = distributed.Client(cluster)
+    c.run(lambda: __import__(preload))
+    yield c
+    c.close()
+    cluster.close()

@@ -24,6 +24,7 @@ import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
+from _helpers import loopback_client  # noqa: E402
 
 import dpconvex as dp  # noqa: E402
 from dpconvex._validation import check_array, clip_rows  # noqa: E402
@@ -39,15 +40,7 @@ from dpconvex.templates.linear_erm import LinearERMTemplate  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    # one retry per task: a task whose worker dies twice fails (KilledWorker) quickly
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           host="127.0.0.1", dashboard_address=None)
-    c = distributed.Client(cluster)
-    c.run(lambda: __import__("dpconvex.data.dask_rows"))  # import once per worker, up front
-    yield c
-    c.close()
-    cluster.close()
+    yield from loopback_client("dpconvex.data.dask_rows")
 
 
 def _data(n=1500, p=6, seed=0):

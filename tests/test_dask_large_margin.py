@@ -20,8 +20,8 @@ import pytest
 pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
-import dask  # noqa: E402
 import dask.array as da  # noqa: E402
+from _helpers import loopback_client  # noqa: E402
 
 import dpconvex as dp  # noqa: E402
 from dpconvex.data import dask_rows  # noqa: E402
@@ -36,14 +36,7 @@ CLASSES = [0, 1, 2]
 
 @pytest.fixture(scope="module")
 def client():
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           host="127.0.0.1", dashboard_address=None)
-    c = distributed.Client(cluster)
-    c.run(lambda: __import__("dpconvex.large_margin_dask"))  # import once per worker, up front
-    yield c
-    c.close()
-    cluster.close()
+    yield from loopback_client("dpconvex.large_margin_dask")
 
 
 def _data(n=600, d=3, seed=0):

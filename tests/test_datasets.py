@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _helpers import ADULT_LINES, KDD_LINES
 
 from dpconvex import datasets
 from dpconvex.datasets import (
@@ -44,22 +45,6 @@ from dpconvex.errors import DatasetError, ParameterError
 ADULT_WIDTH = 104
 KDD_WIDTH = 122
 
-# Three records from adult.data (public UCI data), used to build small files.
-ADULT_LINES = [
-    "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
-    "White, Male, 2174, 0, 40, United-States, <=50K",
-    "50, Self-emp-not-inc, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, "
-    "Husband, White, Male, 0, 0, 13, United-States, <=50K",
-    "52, Self-emp-inc, 287927, HS-grad, 9, Married-civ-spouse, Exec-managerial, Wife, "
-    "White, Female, 15024, 0, 40, United-States, >50K",
-]
-# Two records from kddcup.data_10_percent (one normal, one attack).
-KDD_LINES = [
-    "0,tcp,http,SF,181,5450,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,8,8,0.00,0.00,0.00,0.00,"
-    "1.00,0.00,0.00,9,9,1.00,0.00,0.11,0.00,0.00,0.00,0.00,0.00,normal.",
-    "0,icmp,ecr_i,SF,1032,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,511,511,0.00,0.00,0.00,0.00,"
-    "1.00,0.00,0.00,255,255,1.00,0.00,1.00,0.00,0.00,0.00,0.00,0.00,smurf.",
-]
 BREAST_LINES = [
     "1000025,5,1,1,1,2,1,3,1,1,2",
     "1002945,5,4,4,5,7,10,3,2,1,2",

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _helpers import ADULT_LINES, KDD_LINES
 
 import dpconvex as dp
 from dpconvex._validation import row_norms
@@ -36,20 +37,6 @@ from dpconvex.errors import DatasetError, ParameterError, PrivacyWarning
 
 ESTIMATORS = (dp.PrivateLogisticRegression, dp.PrivateHuberSVM, dp.PrivateLinearClassifier)
 
-ADULT_LINES = [
-    "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
-    "White, Male, 2174, 0, 40, United-States, <=50K",
-    "50, Self-emp-not-inc, 83311, Bachelors, 13, Married-civ-spouse, Exec-managerial, "
-    "Husband, White, Male, 0, 0, 13, United-States, <=50K",
-    "52, Self-emp-inc, 287927, HS-grad, 9, Married-civ-spouse, Exec-managerial, Wife, "
-    "White, Female, 15024, 0, 40, United-States, >50K",
-]
-KDD_LINES = [
-    "0,tcp,http,SF,181,5450,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,8,8,0.00,0.00,0.00,0.00,"
-    "1.00,0.00,0.00,9,9,1.00,0.00,0.11,0.00,0.00,0.00,0.00,0.00,normal.",
-    "0,icmp,ecr_i,SF,1032,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,511,511,0.00,0.00,0.00,0.00,"
-    "1.00,0.00,0.00,255,255,1.00,0.00,1.00,0.00,0.00,0.00,0.00,0.00,smurf.",
-]
 
 
 def _rows(seed: int = 0, n: int = 300, p: int = 7) -> np.ndarray:

@@ -47,7 +47,7 @@ from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
 from ..templates.selection import SelectionTemplate
 from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
-from .statistics import LLR_DECIMALS
+from .statistics import LLR_DECIMALS, gaussian_noise_term, objective_llr, pure_noise_term
 
 __all__ = [
     "EstimatorMechanism",
@@ -223,17 +223,12 @@ class LinearERMMechanism(_TemplateAdapter):
                 return round(beta * float(np.linalg.norm(th - xDp) - np.linalg.norm(th - xD)),
                              LLR_DECIMALS)
             return llr_output
-        dD, dDp = calD.extra_strong_convexity, calDp.extra_strong_convexity
+        return objective_llr(tD, calD.extra_strong_convexity, tDp, calDp.extra_strong_convexity,
+                             pure_noise_term(beta), _hessian_logdet)
 
-        def llr_objective(theta: np.ndarray) -> float:
-            th = np.asarray(theta, dtype=float).ravel()
-            bD = -tD.n * tD.objective(th, None, dD)[1]
-            bDp = -tDp.n * tDp.objective(th, None, dDp)[1]
-            ldD = np.linalg.slogdet(tD.hessian(th, dD))[1]
-            ldDp = np.linalg.slogdet(tDp.hessian(th, dDp))[1]
-            return round(beta * float(np.linalg.norm(bDp) - np.linalg.norm(bD))
-                         + float(ldD - ldDp), LLR_DECIMALS)
-        return llr_objective
+
+def _hessian_logdet(t: Any, th: np.ndarray, extra: float) -> float:
+    return float(np.linalg.slogdet(t.hessian(th, extra))[1])
 
 
 def _gaussian_llr(output: bool, tD: Any, calD: Calibration, xD: np.ndarray, tDp: Any,
@@ -250,16 +245,8 @@ def _gaussian_llr(output: bool, tD: Any, calD: Calibration, xD: np.ndarray, tDp:
             return round(float(np.sum((th - xDp) ** 2) - np.sum((th - xD) ** 2)) / two_var,
                          LLR_DECIMALS)
         return llr_gaussian_output
-    dD, dDp = calD.extra_strong_convexity, calDp.extra_strong_convexity
-
-    def llr_gaussian_objective(theta: np.ndarray) -> float:
-        th = np.asarray(theta, dtype=float).ravel()
-        bD = -tD.n * tD.objective(th, None, dD)[1]
-        bDp = -tDp.n * tDp.objective(th, None, dDp)[1]
-        ldD = np.linalg.slogdet(tD.hessian(th, dD))[1]
-        ldDp = np.linalg.slogdet(tDp.hessian(th, dDp))[1]
-        return round(float(bDp @ bDp - bD @ bD) / two_var + float(ldD - ldDp), LLR_DECIMALS)
-    return llr_gaussian_objective
+    return objective_llr(tD, calD.extra_strong_convexity, tDp, calDp.extra_strong_convexity,
+                         gaussian_noise_term(calD.extra["noise std"]), _hessian_logdet)
 
 
 class LargeMarginMechanism(_TemplateAdapter):

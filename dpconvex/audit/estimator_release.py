@@ -43,7 +43,7 @@ from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration
 from ..privacy.release import release
 from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
-from .statistics import LLR_DECIMALS
+from .statistics import gaussian_noise_term, objective_llr, pure_noise_term
 
 __all__ = ["EstimatorReleaseMechanism"]
 
@@ -141,23 +141,12 @@ class EstimatorReleaseMechanism:
         tDp, _, _ = self.prepare(D_prime)
         cal = self.calibration(D)
         delta_reg = float(cal.extra_strong_convexity)
-        pure = self.pure
-        rate = float(cal.noise_rate) if pure else 1.0 / (2.0 * float(cal.extra["noise std"]) ** 2)
+        noise = (pure_noise_term(float(cal.noise_rate)) if self.pure
+                 else gaussian_noise_term(float(cal.extra["noise std"])))
 
-        def parts(t: Any, th: np.ndarray) -> tuple[np.ndarray, float]:
-            b = -t.n * np.ravel(t.objective(th, None, delta_reg)[1])
-            hv = t.hessp(th, delta_reg)
+        def logdet(t: Any, th: np.ndarray, extra: float) -> float:
+            hv = t.hessp(th, extra)
             H = np.column_stack([np.ravel(hv(e)) for e in np.eye(th.size)])
-            return b, float(np.linalg.slogdet(0.5 * (H + H.T))[1])
+            return float(np.linalg.slogdet(0.5 * (H + H.T))[1])
 
-        def llr_release(theta: np.ndarray) -> float:
-            th = np.asarray(theta, dtype=float).ravel()
-            bD, ldD = parts(tD, th)
-            bDp, ldDp = parts(tDp, th)
-            if pure:
-                noise = rate * float(np.linalg.norm(bDp) - np.linalg.norm(bD))
-            else:
-                noise = rate * float(bDp @ bDp - bD @ bD)
-            return round(noise + ldD - ldDp, LLR_DECIMALS)
-
-        return llr_release
+        return objective_llr(tD, delta_reg, tDp, delta_reg, noise, logdet)

@@ -158,3 +158,34 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
         return float(np.any((o - c) + c != o))
 
     return float_consistency
+
+
+def pure_noise_term(beta: float) -> Callable[[np.ndarray, np.ndarray], float]:
+    """β(‖b_D′‖ − ‖b_D‖): the noise part of ln f_D/f_D′ for norm-Gamma noise, rate β."""
+    return lambda bD, bDp: beta * float(np.linalg.norm(bDp) - np.linalg.norm(bD))
+
+
+def gaussian_noise_term(sigma: float) -> Callable[[np.ndarray, np.ndarray], float]:
+    """(‖b_D′‖² − ‖b_D‖²)/(2σ²): the noise part of ln f_D/f_D′ for N(0, σ² I) noise."""
+    two_var = 2.0 * float(sigma) ** 2
+    return lambda bD, bDp: float(bDp @ bDp - bD @ bD) / two_var
+
+
+def objective_llr(tD: Any, dD: float, tDp: Any, dDp: float,
+                  noise_term: Callable[[np.ndarray, np.ndarray], float],
+                  logdet: Callable[[Any, np.ndarray, float], float]
+                  ) -> Callable[[np.ndarray], float]:
+    """ln f_D(θ)/f_D′(θ) of objective perturbation by the change of variables ([CMS]_ §3.2).
+
+    b_X(θ) = −n ∇J_X(θ) (with the extra modulus Δ of X's calibration) is the noise
+    that makes θ optimal on X; the statistic is ``noise_term(b_D, b_D′)`` plus
+    ln det ∇²J_D(θ) − ln det ∇²J_D′(θ) (``logdet(template, θ, Δ)``), rounded to
+    :data:`LLR_DECIMALS` decimals.
+    """
+    def llr_objective(theta: np.ndarray) -> float:
+        th = np.asarray(theta, dtype=float).ravel()
+        bD = -tD.n * np.ravel(tD.objective(th, None, dD)[1])
+        bDp = -tDp.n * np.ravel(tDp.objective(th, None, dDp)[1])
+        return round(noise_term(bD, bDp) + float(logdet(tD, th, dD) - logdet(tDp, th, dDp)),
+                     LLR_DECIMALS)
+    return llr_objective

@@ -16,6 +16,7 @@ import re
 import tempfile
 import threading
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -373,3 +374,24 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="ascii", errors="strict")
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"Cannot read dataset file {path}: {exc}") from exc
+
+
+def complete_csv_rows(path: Path, n_fields: int, what: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, stripped fields) of every complete comma-separated record of ``path``.
+
+    Blank lines and banner lines (starting with '|', as in adult.test) are skipped, and
+    so are records with a missing value ('?'); a record with another number of fields
+    than ``n_fields`` raises a DatasetError naming the line and ``what`` the file should be.
+    """
+    for lineno, line in enumerate(read_text(path).splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("|"):
+            continue
+        fields = [f.strip() for f in stripped.split(",")]
+        if len(fields) != n_fields:
+            raise DatasetError(
+                f"{path}, line {lineno}: expected {n_fields} comma-separated fields, "
+                f"found {len(fields)}. Is this {what}?"
+            )
+        if "?" not in fields:
+            yield lineno, fields

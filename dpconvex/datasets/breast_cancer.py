@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import DatasetError
-from ._files import check_bool, fetch_file, read_text
+from ._files import check_bool, complete_csv_rows, fetch_file
 from ._rows import apply_row_norm, select_schema
 from .encoding import encode
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_SCHEMA
@@ -103,21 +103,10 @@ def load_breast_cancer_wisconsin(
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     schema, row_norm = select_schema(BREAST_CANCER_SCHEMA, row_norm, columns, drop, owner)
     path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum)
-    text = read_text(path)
-    n_fields = len(_BREAST_COLUMNS) + 2
     raw: dict[str, list[str]] = {c: [] for c in _BREAST_COLUMNS}
     labels: list[int] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        fields = [f.strip() for f in line.split(",")]
-        if len(fields) != n_fields:
-            raise DatasetError(
-                f"{path}, line {lineno}: expected {n_fields} comma-separated fields, "
-                f"found {len(fields)}. Is this the original UCI breast-cancer file?"
-            )
-        if "?" in fields:
-            continue
+    for lineno, fields in complete_csv_rows(path, len(_BREAST_COLUMNS) + 2,
+                                            "the original UCI breast-cancer file"):
         if fields[-1] not in _BREAST_LABELS:
             raise DatasetError(
                 f"{path}, line {lineno}: unknown class {fields[-1]!r} (expected 2 or 4)."

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._random import RandomStateLike, check_random_state
 from ..errors import DatasetError, ParameterError
-from ._files import check_bool, fetch_file, read_text
+from ._files import check_bool, complete_csv_rows, fetch_file
 from ._rows import apply_row_norm, select_schema
 from .encoding import category_codes, encode
 from .schemas import (
@@ -53,22 +53,9 @@ _ADULT_LABELS = {">50K": 1, "<=50K": 0}
 
 def _parse_adult(path: Path) -> tuple[dict[str, list[str]], list[int]]:
     """Read one Adult file: complete rows only (rows with '?' are dropped)."""
-    text = read_text(path)
     raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
     labels: list[int] = []
-    n_fields = len(_ADULT_COLUMNS) + 1
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("|"):  # blank line or adult.test banner
-            continue
-        fields = [f.strip() for f in stripped.split(",")]
-        if len(fields) != n_fields:
-            raise DatasetError(
-                f"{path}, line {lineno}: expected {n_fields} comma-separated fields, "
-                f"found {len(fields)}. Is this the UCI Adult file?"
-            )
-        if "?" in fields:
-            continue
+    for lineno, fields in complete_csv_rows(path, len(_ADULT_COLUMNS) + 1, "the UCI Adult file"):
         label = fields[-1].rstrip(".")  # adult.test labels end with '.'
         if label not in _ADULT_LABELS:
             raise DatasetError(
