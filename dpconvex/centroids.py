@@ -54,6 +54,7 @@ from .privacy.accounting import reserve_budget
 from .privacy.budget import Budget
 from .privacy.certificate import Certificate
 from .privacy.mechanisms import Mechanism, build_mechanism
+from .privacy.noise_warning_gd import warn_if_centroid_noise_dominates
 from .privacy.release import release
 from .templates.base import EuclideanSpace
 
@@ -378,6 +379,8 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         """
         owner = type(self).__name__
         mech, template, budget, classes, d = self._prepare(X, y)
+        # public quantities only (n, C, d, epsilon, delta), before the release (§6.8)
+        warn_if_centroid_noise_dominates(mech, template, budget, X, owner)
         with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as hold:
             rng = check_random_state(self.random_state)
             rel = release(template, mech, budget, None, rng,

@@ -17,7 +17,6 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,29 +24,27 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from . import _progress as progress
+from . import large_margin_centroid as lmc
 from . import large_margin_options as lmo
 from ._random import check_random_state
 from ._validation import (
     ClassifierScoreMixin,
     check_array,
-    check_float,
-    check_int,
     check_labels,
-    check_option,
     clip_rows,
     is_dask_collection,
 )
 from .certificate import Certificate
-from .clustering import ASSIGNMENTS, assign_components
+from .clustering import assign_components
 from .data.preprocess import warn_if_clipped
-from .errors import NotFittedError, ParameterError, PrivacyError
+from .errors import NotFittedError
 from .labels import LabelSet, encode_labels, zero_rows
+from .large_margin_defaults import CENTROID
 from .losses import Loss
 from .mechanisms import Prepared
 from .privacy.accounting import Reservation, reserve_budget
 from .privacy.mechanisms import Mechanism, build_mechanism
 from .privacy.release import release
-from .solvers.base import check_solver_name
 from .templates.large_margin import MatrixTerm, augment_and_scale
 
 __all__ = ["PrivateLargeMarginGaussian"]
@@ -63,8 +60,11 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
     large-margin constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F — plus (1/n) Σ ⟨b, Φ⟩,
     b calibrated as in ``docs/privacy.md`` §4. The defaults ("auto", §11.10): the
     softmax loss on a public feature map linear in x (K = 1; pairwise for K > 1),
-    pure ε-DP noise (Gaussian when ``delta > 0``), lam from the public rule of §11.5;
-    :mod:`dpconvex.large_margin_defaults` resolves them from the parameters only.
+    pure ε-DP noise (Gaussian when ``delta > 0``), lam from the public rule of §11.5,
+    rows scaled to the norm bound (``row_norm``), and with ``delta > 0`` DP class
+    centroids released as Φ when n·ε/C is small (§11.13);
+    :mod:`dpconvex.large_margin_defaults` resolves them from the parameters (and the
+    public n and C) only.
 
     Parameters
     ----------
@@ -86,10 +86,16 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int, default=1
         K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012).
-    mechanism : {"auto", "objective", "gaussian_objective", "none"}, default="auto"
+    mechanism : {"auto", "objective", "gaussian_objective", "centroid", "none"}, \
+default="auto"
         "auto": "gaussian_objective" when ``delta > 0`` is given, else "objective" (pure
-        ε). "gaussian_objective": (ε, δ)-DP, Gaussian noise, softmax loss only
-        (docs/privacy.md §11.3). "none" is the explicit NON-private baseline.
+        ε); with ``delta > 0``, K = 1 and the objective's parameters at their defaults,
+        "centroid" when n·ε/C < ``AUTO_CENTROID_BELOW`` (n rows, C classes: public;
+        docs/privacy.md §11.13). "gaussian_objective": (ε, δ)-DP, Gaussian noise, softmax
+        loss only (§11.3). "centroid": DP class centroids (§4.9; Gaussian with
+        ``delta > 0``, else pure ε norm-Gamma) released as Φ_c with
+        zᵀΦ_c z = ‖x/q − μ_c‖² (K = 1; lam, gamma, h, loss and structure unused).
+        "none" is the explicit NON-private baseline.
     data_norm : float, default=1.0
         Public bound q on ||x||; rows above it are scaled down to it.
 
@@ -159,6 +165,13 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         (docs/privacy.md §11.9). ``Phi_`` stays the matrices for z.
     feature_weights : (wq, wl, wc) or None, default=None
         None: "full" is the z′ map of §11.6, else ``feature_map.DEFAULT_WEIGHTS``.
+    row_norm : {"auto", "unit", "none"}, default="auto"
+        "unit": after clipping to q every row is scaled to the bound, x ↦ q·x/‖x‖ (zero
+        rows stay zero), in fit and predict: a public map reading only the record
+        (docs/privacy.md §12.1). "auto": "unit" with the softmax loss, "none" with the
+        pairwise template (the paper's estimator unchanged; §11.13). Pass "none"
+        when a row's length carries the label (e.g. non-negative severity scores: on the
+        UCI breast-cancer loader "unit" cost 7 points, §11.13).
 
     Attributes
     ----------
@@ -208,6 +221,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         classes: Any = None,
         verbose: int = 0,
         structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
+        row_norm: str = "auto",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -230,66 +244,22 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         self.accountant = accountant
         self.classes, self.verbose = classes, verbose
         self.structure, self.feature_weights = structure, feature_weights
+        self.row_norm = row_norm
 
     # -------------------------------------------------------------- validation
     def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for (names from the registry)."""
+        """The mechanism object the parameters ask for (names from the registry).
+
+        ``mechanism="centroid"``: the §4.9 mechanism it releases through (its (ε, δ)
+        shape); "auto" gives the objective path's, the centroid switch needing n and C.
+        """
+        if isinstance(self.mechanism, str) and self.mechanism == CENTROID:
+            return build_mechanism(lmc.centroid_mechanism(self), type(self).__name__, "centroid")
         return build_mechanism(lmo.mechanism_name(lmo.resolved_mechanism(self)),
                                type(self).__name__, "large_margin", optimality_tol=self.optimality_tol)
 
     def _validate_params(self) -> None:  # type: ignore[override]
-        owner = type(self).__name__
-        lmo.check_lam(self.lam, owner)
-        if lmo.lam_is_auto(self.lam):
-            if self._mechanism().private:
-                check_float("epsilon", self.epsilon, owner)
-        elif self._mechanism().private:
-            check_float("epsilon", self.epsilon, owner)
-            lam = self.lam
-            if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or math.isnan(lam):
-                check_float("lam", lam, owner)  # raises ParameterError with the message
-            if not lam > 0:
-                raise PrivacyError(
-                    f"strong convexity: lam = {lam!r}, but objective perturbation needs a strongly "
-                    "convex objective. The Huber and softmax losses are not strongly convex and the "
-                    "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
-                    "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
-                    "mechanism='none' for a non-private fit.")
-            check_float("lam", lam, owner)
-        else:
-            check_float("lam", self.lam, owner, low_inclusive=True)
-        check_float("gamma", self.gamma, owner, low_inclusive=True)
-        check_float("h", self.h, owner)
-        check_float("data_norm", self.data_norm, owner)
-        check_int("n_components", self.n_components, owner)
-        if (isinstance(self.verbose, bool) or not isinstance(self.verbose, numbers.Integral)
-                or self.verbose < 0):
-            raise ParameterError(f"The 'verbose' parameter of {owner} must be an int >= 0 (0, 1 "
-                                 f"or 2). Got {self.verbose!r} instead.")
-        if self.component_assignment is not None:
-            check_option("component_assignment", self.component_assignment, ASSIGNMENTS, owner)
-        check_float("kmeans_epsilon_fraction", self.kmeans_epsilon_fraction, owner, high=1.0)
-        check_int("kmeans_iter", self.kmeans_iter, owner)
-        if self.loss is not None and not isinstance(self.loss, (Loss, str)):
-            raise ParameterError(
-                f"The 'loss' parameter of {owner} must be 'auto', 'softmax', 'pairwise', None "
-                f"or a dpconvex.losses.Loss instance. Got {self.loss!r} instead."
-            )
-        lmo.validate_options(self, self._mechanism())
-        if self.extra_terms is not None:
-            terms = list(self.extra_terms)
-            if not all(isinstance(t, MatrixTerm) for t in terms):
-                raise ParameterError(
-                    f"The 'extra_terms' parameter of {owner} must be None or a sequence of "
-                    f"MatrixTerm. Got {self.extra_terms!r} instead."
-                )
-        check_solver_name(self.solver, owner)
-        if self.optimality_tol is not None:
-            check_float("optimality_tol", self.optimality_tol, owner)
-        if self.max_iter is not None:
-            check_int("max_iter", self.max_iter, owner)
-        if not isinstance(self.random_state, np.random.Generator):
-            check_random_state(self.random_state)
+        lmo.validate_estimator(self, self._mechanism())
 
     # --------------------------------------------------------------------- fit
     def _check_data(self, X: Any, y: Any) -> tuple[np.ndarray, LabelSet, int, int]:
@@ -326,9 +296,10 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
 
             return certify_dask(self, X, y)
         Xv, labels, C, K = self._check_data(X, y)
+        if lmc.uses_centroid(self, Xv.shape[0], C):
+            return lmc.certify_centroid(self, lmc.prepared_rows(self, Xv), y)
         y_idx = labels.index
-        q = float(self.data_norm)
-        Xc, _ = clip_rows(Xv, q)
+        Xc = lmc.prepared_rows(self, Xv)
         eps = float(self.epsilon)
         if K > 1 and self.component_assignment == "dp_kmeans":
             eps *= 1.0 - float(self.kmeans_epsilon_fraction)
@@ -337,7 +308,9 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         budget = lmo.fit_budget(self, mech, eps, len(y_idx))
         template = lmo.build_template(self, self._train_z(Xc, labels), y_idx, comps, C, K,
                                       "(certify: not assigned)", mech, budget)
-        return release(template, mech, budget, dry_run=True).certificate
+        cert = release(template, mech, budget, dry_run=True).certificate
+        cert.assumptions += lmc.row_notes(self)
+        return cert
 
     def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
         """Fit the private model.
@@ -381,7 +354,12 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         q = float(self.data_norm)
         Xc, n_clipped = clip_rows(zero_rows(Xv, labels.outside), q)
         warn_if_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
+        Xc = lmc.map_rows(self, Xc)
         rng = check_random_state(self.random_state)
+        meta = {"classes": classes, "C": C, "K": K, "d": Xv.shape[1], "rng": rng, "n": len(y_idx),
+                "label_note": labels.assumption, "rows": Xc, "y": y}
+        if lmc.uses_centroid(self, len(y_idx), C):  # no template; rebuilt at each fit of a sweep
+            return Prepared(template=None, reusable=False, meta=meta)
         private = self._mechanism().private
         eps_total = float(self.epsilon) if private else math.inf
         method = self.component_assignment
@@ -396,9 +374,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
             self, self._train_z(Xc, labels), y_idx, assign.components, C, K, assign.description,
             mech, lmo.objective_budget(self, mech, assign.epsilon, len(y_idx)))
         reusable = K == 1 or assign.method == "nearest_public_center"
-        return Prepared(template=template, reusable=reusable,
-                        meta={"assign": assign, "classes": classes, "C": C, "K": K,
-                              "d": Xv.shape[1], "rng": rng, "label_note": labels.assumption})
+        return Prepared(template=template, reusable=reusable, meta={**meta, "assign": assign})
 
     def _fit_prepared(self, prep: Prepared, warm_start: np.ndarray | None = None, *,
                       hold: Reservation | None = None) -> PrivateLargeMarginGaussian:
@@ -411,9 +387,13 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
         if hold is None:
             self._validate_params()
             eps = float(self.epsilon) if self._mechanism().private else math.inf
-            delta = lmo.fit_budget(self, self._mechanism(), eps, prep.template.n).delta
+            delta = lmo.fit_budget(self, self._mechanism(), eps, prep.meta["n"]).delta
             with reserve_budget(self.accountant, eps, delta, owner) as own:
                 return self._fit_prepared(prep, warm_start, hold=own)
+        if lmc.uses_centroid(self, prep.meta["n"], prep.meta["C"]):  # §11.13
+            rng = None if self.random_state is None else (
+                prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state))
+            return lmc.fit_centroid(self, prep.meta["rows"], prep.meta["y"], hold, rng)
         mech = self._mechanism()
         private = mech.private
         eps_total = float(self.epsilon) if private else math.inf
@@ -426,7 +406,8 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
                       max_iter=self.max_iter, seeded=self.random_state is not None)
         theta, cert = rel.theta, rel.certificate
         certificate = lmo.compose_with_assignment(cert, assign, eps_total)
-        certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self)]
+        certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self),
+                                    *lmc.row_notes(self)]
         hold.commit_certificate(certificate)
         C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
         self.certificate_ = certificate
@@ -445,9 +426,7 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, ClassifierMixin, BaseEsti
                 "appropriate arguments before using this estimator."
             )
         Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
-        q = float(self.data_norm)
-        Xc, _ = clip_rows(Xv, q)
-        return augment_and_scale(Xc, q)
+        return augment_and_scale(lmc.prepared_rows(self, Xv), float(self.data_norm))
 
     def class_scores(self, X: Any) -> np.ndarray:
         """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.

@@ -25,6 +25,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from . import large_margin_centroid as lmc
 from . import large_margin_options as lmo
 from ._random import check_random_state
 from ._validation import check_array, check_labels, clip_rows, is_dask_collection
@@ -48,20 +49,22 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
     return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=L[:, 1].astype(bool))
 
 
-def _clipped(B: np.ndarray, outside: np.ndarray, q: float) -> np.ndarray:
-    """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q."""
-    return clip_rows(zero_rows(B, outside), q)[0]
+def _clipped(B: np.ndarray, outside: np.ndarray, q: float, est: Any) -> np.ndarray:
+    """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q,
+    mapped by ``row_norm``."""
+    return lmc.map_rows(est, clip_rows(zero_rows(B, outside), q)[0])
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, outside).
 def _z_block(B: np.ndarray, est: Any, stub: LabelSet, q: float) -> np.ndarray:
     labels = _chunk_labels(stub, B[:, -2:])
-    return np.asarray(est._train_z(_clipped(B[:, :-2], labels.outside, q), labels), dtype=float)
+    return np.asarray(est._train_z(_clipped(B[:, :-2], labels.outside, q, est), labels),
+                      dtype=float)
 
 
-def _components_block(B: np.ndarray, centers: np.ndarray, q: float) -> np.ndarray:
+def _components_block(B: np.ndarray, centers: np.ndarray, q: float, est: Any) -> np.ndarray:
     labels = B[:, -2:]
-    Xc = _clipped(B[:, :-2], labels[:, 1].astype(bool), q)
+    Xc = _clipped(B[:, :-2], labels[:, 1].astype(bool), q, est)
     return assign_nearest(Xc, labels[:, 0].astype(np.int64), centers)
 
 
@@ -118,6 +121,11 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None) -> Prep
     labels = encode_labels(yv, est.classes, owner)
     C = int(labels.classes.size)
     q = float(est.data_norm)
+    meta = {"classes": labels.classes, "C": C, "K": K, "d": d, "n": n,
+            "rng": check_random_state(est.random_state), "label_note": labels.assumption,
+            "rows": lmc.prepared_rows(est, Xv), "y": yv}  # rows: lazy, per chunk
+    if lmc.uses_centroid(est, n, C):  # DP class centroids (§11.13): summed per chunk
+        return Prepared(template=None, reusable=False, meta=meta)
     XL = _with_records(Xv, labels)
     stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool))
     # the assignment's description and centers from the public rule; components per chunk
@@ -126,8 +134,8 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None) -> Prep
     if K == 1:
         comps = np.zeros(n, dtype=np.int64)
     else:
-        parts = XL.map_blocks(_components_block, centers=assign.centers, q=q, drop_axis=1,
-                              dtype=np.int64)
+        parts = XL.map_blocks(_components_block, centers=assign.centers, q=q,
+                              est=_shippable(est), drop_axis=1, dtype=np.int64)
         comps = np.asarray(_compute(parts)[0], dtype=np.int64)
     assign = dataclasses.replace(assign, components=comps)
     width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64)))
@@ -138,18 +146,19 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None) -> Prep
     template = lmo.build_template(est, DaskGram(Z, persist=persist), labels.index, comps, C, K,
                                   assign.description, mech,
                                   lmo.objective_budget(est, mech, assign.epsilon, n))
-    return Prepared(template=template, reusable=True,
-                    meta={"assign": assign, "classes": labels.classes, "C": C, "K": K, "d": d,
-                          "rng": check_random_state(est.random_state),
-                          "label_note": labels.assumption})
+    return Prepared(template=template, reusable=True, meta={**meta, "assign": assign})
 
 
 def certify_dask(est: Any, X: Any, y: Any) -> Certificate:
     """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
-    template = build_dask(est, X, y).template
+    prep = build_dask(est, X, y)
+    if prep.template is None:
+        return lmc.certify_centroid(est, prep.meta["rows"], prep.meta["y"])
     mech = est._mechanism()
-    budget = lmo.fit_budget(est, mech, float(est.epsilon), template.n)
-    return release(template, mech, budget, dry_run=True).certificate
+    budget = lmo.fit_budget(est, mech, float(est.epsilon), prep.template.n)
+    cert = release(prep.template, mech, budget, dry_run=True).certificate
+    cert.assumptions += lmc.row_notes(est)
+    return cert
 
 
 def class_scores_dask(est: Any, X: Any) -> np.ndarray:

@@ -13,7 +13,14 @@ measurements behind each choice are):
 * ``mechanism="auto"``: pure ε-DP objective perturbation (``"objective"``), or
   Gaussian objective perturbation (``"gaussian_objective"``) when ``delta > 0`` is
   given (softmax only);
-* ``lam="auto"``: the public rule of §11.5.
+* ``lam="auto"``: the public rule of §11.5;
+* ``row_norm="auto"``: ``"unit"`` (every row clipped to q, then scaled to q: a map
+  reading only the record) with the softmax loss, ``"none"`` with the pairwise one
+  (§11.13);
+* with ``delta > 0``, K = 1 and the objective parameters at their defaults,
+  ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids, §11.13) when
+  n·ε/C < :data:`AUTO_CENTROID_BELOW` (n rows and C classes: public shape facts, so
+  this is decided once the data's shape is known, never from their values).
 
 ``loss="pairwise"`` (or None) with ``lam=2e-2`` is the paper's estimator of
 dpconvex 0.2 (Pathak & Raj, PSDM 2010), kept as the specification and the
@@ -25,8 +32,9 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-__all__ = ["AUTO", "DEFAULT_STRUCTURE", "PAIRWISE", "resolved_loss", "resolved_mechanism",
-           "resolved_structure"]
+__all__ = ["AUTO", "AUTO_CENTROID_BELOW", "CENTROID", "DEFAULT_STRUCTURE", "PAIRWISE",
+           "ROW_NORMS", "resolved_loss", "resolved_mechanism", "resolved_row_norm",
+           "resolved_structure", "uses_centroid"]
 
 #: The value of every parameter resolved here.
 AUTO = "auto"
@@ -35,6 +43,13 @@ PAIRWISE = "pairwise"
 #: The structure of ``structure="auto"`` with the softmax loss (docs/privacy.md §11.10).
 DEFAULT_STRUCTURE = "linear"
 _SOFTMAX = "softmax"
+#: ``mechanism="centroid"``: DP class centroids released as Φ (docs/privacy.md §11.13).
+CENTROID = "centroid"
+#: Values of ``row_norm``: "auto", "unit" (x ↦ q·x/‖x‖ after clipping) or "none".
+ROW_NORMS = ("auto", "unit", "none")
+#: ``mechanism="auto"`` with ``delta > 0`` releases DP class centroids when n·ε/C is below
+#: this (docs/privacy.md §11.13, experiments/large_margin_auto.py).
+AUTO_CENTROID_BELOW = 300.0
 
 
 def _is(value: Any, name: str) -> bool:
@@ -62,11 +77,45 @@ def resolved_structure(est: Any) -> Any:
 
 
 def resolved_mechanism(est: Any) -> Any:
-    """``"gaussian_objective"`` under "auto" when ``delta > 0`` is given (softmax), else "objective"."""
+    """``"gaussian_objective"`` under "auto" when ``delta > 0`` is given (softmax), else "objective".
+
+    The objective path's mechanism; whether "auto" releases centroids instead needs n and
+    C (:func:`uses_centroid`)."""
     mechanism = est.mechanism
     if not _is(mechanism, AUTO):
         return mechanism
+    return "gaussian_objective" if _positive_delta(est) else "objective"
+
+
+def resolved_row_norm(est: Any) -> str:
+    """``"unit"`` under "auto" with the softmax loss, ``"none"`` with the pairwise template."""
+    row_norm = getattr(est, "row_norm", "none")
+    if _is(row_norm, AUTO):
+        return "unit" if _is(resolved_loss(est), _SOFTMAX) else "none"
+    return row_norm
+
+
+def _positive_delta(est: Any) -> bool:
     delta = est.delta
-    wants_delta = (isinstance(delta, numbers.Real) and not isinstance(delta, bool)
-                   and float(delta) > 0)
-    return "gaussian_objective" if wants_delta else "objective"
+    return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and float(delta) > 0
+
+
+def uses_centroid(est: Any, n: int, n_classes: int) -> bool:
+    """Whether a fit on n rows and C classes releases DP class centroids (§11.13).
+
+    ``mechanism="centroid"``, or ``mechanism="auto"`` with ``delta > 0``, K = 1, the
+    objective's parameters at their defaults (``loss``, ``structure``, ``lam`` "auto",
+    ``feature_weights``, ``extra_terms`` and ``optimality_tol`` None) and
+    n·ε/C < :data:`AUTO_CENTROID_BELOW`. n (the number of rows) and C (the public label
+    set) are public under replace-one adjacency; nothing else is read.
+    """
+    if _is(est.mechanism, CENTROID):
+        return True
+    if not _is(est.mechanism, AUTO) or not _positive_delta(est):
+        return False
+    k = est.n_components
+    defaults = (isinstance(k, numbers.Integral) and int(k) == 1 and _is(est.loss, AUTO)
+                and _is(getattr(est, "structure", AUTO), AUTO) and _is(est.lam, AUTO)
+                and getattr(est, "feature_weights", None) is None and not est.extra_terms
+                and est.optimality_tol is None)
+    return defaults and float(n) * float(est.epsilon) / float(n_classes) < AUTO_CENTROID_BELOW

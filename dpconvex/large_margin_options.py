@@ -25,17 +25,22 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_float
+from . import large_margin_centroid as lmc
+from ._random import check_random_state
+from ._validation import check_float, check_int, check_option
 from .certificate import Certificate, compose_sequential
+from .clustering import ASSIGNMENTS
 from .errors import ParameterError, PrivacyError, PrivacyWarning
 from .large_margin_defaults import (
     AUTO,
+    CENTROID,
     PAIRWISE,
+    ROW_NORMS,
     resolved_loss,
     resolved_mechanism,
     resolved_structure,
 )
-from .losses import HuberHinge
+from .losses import HuberHinge, Loss
 from .objectives.regularizers import Frobenius
 from .privacy.budget import Budget, remaining
 from .privacy.mechanisms import Mechanism
@@ -48,8 +53,9 @@ from .privacy.mechanisms.perturbation import (
     half_epsilon_modulus,
     hessian_trace_bound,
 )
+from .solvers.base import check_solver_name
 from .templates.feature_map import check_feature_options, feature_map_of
-from .templates.large_margin import LargeMarginGaussianTemplate
+from .templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from .templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 
 __all__ = [
@@ -66,6 +72,7 @@ __all__ = [
     "prepare_fit",
     "released_matrices",
     "reservation_delta",
+    "validate_estimator",
     "validate_options",
 ]
 
@@ -108,6 +115,72 @@ def validate_options(est: Any, mech: Mechanism) -> None:
         if mech.pure and est.delta != 0:
             raise ParameterError(f"The 'delta' parameter of {owner} must be None or 0 with the "
                                  f"pure epsilon-DP mechanism {est.mechanism!r}. Got {est.delta!r}.")
+
+
+def _check_lam_value(est: Any, mech: Mechanism, owner: str) -> None:
+    """lam: 'auto', or > 0 for a private objective (the privacy proof needs it)."""
+    check_lam(est.lam, owner)
+    if mech.private:
+        check_float("epsilon", est.epsilon, owner)
+    if lam_is_auto(est.lam) or _is_centroid(est):
+        return
+    lam = est.lam
+    if not mech.private:
+        check_float("lam", lam, owner, low_inclusive=True)
+        return
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or math.isnan(lam):
+        check_float("lam", lam, owner)  # raises ParameterError with the message
+    if not lam > 0:
+        raise PrivacyError(
+            f"strong convexity: lam = {lam!r}, but objective perturbation needs a strongly "
+            "convex objective. The Huber and softmax losses are not strongly convex and the "
+            "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
+            "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
+            "mechanism='none' for a non-private fit.")
+    check_float("lam", lam, owner)
+
+
+def _is_centroid(est: Any) -> bool:
+    return isinstance(est.mechanism, str) and est.mechanism == CENTROID
+
+
+def validate_estimator(est: Any, mech: Mechanism) -> None:
+    """Every parameter check of the estimator (its ``_validate_params``)."""
+    owner = type(est).__name__
+    _check_lam_value(est, mech, owner)
+    check_float("gamma", est.gamma, owner, low_inclusive=True)
+    check_float("h", est.h, owner)
+    check_float("data_norm", est.data_norm, owner)
+    check_int("n_components", est.n_components, owner)
+    check_option("row_norm", getattr(est, "row_norm", "none"), ROW_NORMS, owner)
+    if (isinstance(est.verbose, bool) or not isinstance(est.verbose, numbers.Integral)
+            or est.verbose < 0):
+        raise ParameterError(f"The 'verbose' parameter of {owner} must be an int >= 0 (0, 1 "
+                             f"or 2). Got {est.verbose!r} instead.")
+    if est.component_assignment is not None:
+        check_option("component_assignment", est.component_assignment, ASSIGNMENTS, owner)
+    check_float("kmeans_epsilon_fraction", est.kmeans_epsilon_fraction, owner, high=1.0)
+    check_int("kmeans_iter", est.kmeans_iter, owner)
+    if est.loss is not None and not isinstance(est.loss, (Loss, str)):
+        raise ParameterError(
+            f"The 'loss' parameter of {owner} must be 'auto', 'softmax', 'pairwise', None "
+            f"or a dpconvex.losses.Loss instance. Got {est.loss!r} instead.")
+    if est.extra_terms is not None:
+        if not all(isinstance(t, MatrixTerm) for t in list(est.extra_terms)):
+            raise ParameterError(
+                f"The 'extra_terms' parameter of {owner} must be None or a sequence of "
+                f"MatrixTerm. Got {est.extra_terms!r} instead.")
+    if _is_centroid(est):
+        lmc.check_centroid_params(est)
+    else:
+        validate_options(est, mech)
+    check_solver_name(est.solver, owner)
+    if est.optimality_tol is not None:
+        check_float("optimality_tol", est.optimality_tol, owner)
+    if est.max_iter is not None:
+        check_int("max_iter", est.max_iter, owner)
+    if not isinstance(est.random_state, np.random.Generator):
+        check_random_state(est.random_state)
 
 
 def lam_is_auto(lam: Any) -> bool:
@@ -322,6 +395,7 @@ def warn_if_noise_dominates(template: Any, mech: Mechanism, budget: Budget, owne
         f"problem: its expected norm over n is {ratio:.2g} x the largest possible data gradient "
         f"(p = {template.privacy_constants().dimension} noise coordinates, n = {template.n}); "
         "the released model is likely no better than the majority class. Use a larger epsilon "
-        "or fewer features, PrivateGaussianCentroid (DP class centroids), or delta > 0 "
-        "(Gaussian objective perturbation, loss='softmax'; docs/privacy.md §11).",
+        "or fewer features, DP class centroids (PrivateGaussianCentroid, or mechanism='centroid': "
+        "what the defaults release with delta > 0 at small n*epsilon/C), or delta > 0 "
+        "(Gaussian objective perturbation; docs/privacy.md §11, §11.13).",
         PrivacyWarning, stacklevel=3)

@@ -91,7 +91,7 @@ from .privacy.accounting.gaussian import (
 )
 from .privacy.budget import Budget
 from .privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta
-from .privacy.noise_warning import warn_if_linear_noise_dominates
+from .privacy.noise_warning_gd import warn_if_gd_noise_dominates, warn_if_ovr_gd_noise_dominates
 from .privacy.release import release
 from .templates.risk import EmpiricalRiskTemplate
 
@@ -336,13 +336,14 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         owner = type(self).__name__
         mech, budget = self._mechanism(X)
         multi = self._label_set(X, y)
-        if multi is not None:
-            return self._fit_ovr(X, y, multi)
+        if multi is not None:  # one warning for the C binary models (docs/privacy.md §6.8)
+            with warn_if_ovr_gd_noise_dominates(self, X, multi, owner):
+                return self._fit_ovr(X, y, multi)
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as hold:
             template, classes, d = self._prepare(X, y)
-            # public quantities only, before the solve (docs/privacy.md §6.7)
-            warn_if_linear_noise_dominates(template, mech, budget, owner, stacklevel=3)
+            # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
+            warn_if_gd_noise_dominates(template, mech, budget, owner, stacklevel=3)
             rel = release(template, mech, budget, None, check_random_state(self.random_state),
                           seeded=self.random_state is not None)
             theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration

@@ -83,25 +83,45 @@ def run(pair_kind: str, mech_kind: str, scale: float, n_runs: int, seed: int = 0
     """One audit: claimed (ε, δ), audited lower bound, counts, time."""
     D, Dp, C = pair(pair_kind)
     m = mechanism(mech_kind, C, scale)
+    return {"pair": pair_kind, "mechanism": mech_kind, "noise_scale": scale,
+            **audit_result(m, D, Dp, n_runs, seed), "lam": m.prepare(D)[0].lam}
+
+
+def audit_result(m, D, Dp, n_runs: int, seed: int) -> dict:
+    """Audit ``m`` on (D, D′) with its white-box log-likelihood ratio; the printed fields."""
     budget = m.budget(D)
     t0 = time.time()
     r = audit(m, D, Dp, n_runs=n_runs, statistic=m.log_likelihood_ratio(D, Dp),
               random_state=seed, delta=budget.delta, confidence=0.95)
-    return {"pair": pair_kind, "mechanism": mech_kind, "noise_scale": scale,
-            "claimed": (budget.epsilon, budget.delta), "lb": r.epsilon_lower_bound,
+    return {"claimed": (budget.epsilon, budget.delta), "lb": r.epsilon_lower_bound,
             "counts": r.counts, "n_eval": r.n_eval, "direction": r.direction,
-            "threshold": r.threshold, "seconds": time.time() - t0, "lam": m.prepare(D)[0].lam}
+            "threshold": r.threshold, "seconds": time.time() - t0}
 
+
+
+def audit_line(scale: float, r: dict, runs: int) -> str:
+    """One printed line of an audit result (shared with audit_softmax_mixture_gaussian.py)."""
+    return (f"noise x {scale:g}: claimed (eps, delta) = {r['claimed']}, audited lower bound "
+            f"{r['lb']:.3f} (confidence 0.95, {runs} runs per data set, evaluation "
+            f"{r['n_eval']}, counts {r['counts']}, event {r['direction']} "
+            f"t = {r['threshold']:.4g}; {r['seconds']:.0f} s)")
+
+
+
+def parse_audit_args(ap: argparse.ArgumentParser, scales: list[float]) -> argparse.Namespace:
+    """Add --scales/--runs/--seed, parse, and silence the noise warnings of the tiny pairs."""
+    ap.add_argument("--scales", type=float, nargs="*", default=scales)
+    ap.add_argument("--runs", type=int, default=20000, help="runs per data set")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    warnings.simplefilter("ignore", PrivacyWarning)
+    return args
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pair", choices=("flip", "neg"), default="flip")
     ap.add_argument("--mechanism", choices=("pure", "gaussian"), default="pure")
-    ap.add_argument("--scales", type=float, nargs="*", default=[1.0, 0.5, 0.25])
-    ap.add_argument("--runs", type=int, default=20000, help="runs per data set")
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
-    warnings.simplefilter("ignore", PrivacyWarning)
+    args = parse_audit_args(ap, [1.0, 0.5, 0.25])
     D, Dp, C = pair(args.pair)
     m = mechanism(args.mechanism, C, 1.0)
     dn = gradient_difference_norms(m, D, Dp, m.sample(D, 200, np.random.default_rng(99)))
@@ -114,10 +134,7 @@ def main() -> None:
           flush=True)
     for s in args.scales:
         r = run(args.pair, args.mechanism, s, args.runs, args.seed)
-        print(f"noise x {s:g}: claimed (eps, delta) = {r['claimed']}, audited lower bound "
-              f"{r['lb']:.3f} (confidence 0.95, {args.runs} runs per data set, evaluation "
-              f"{r['n_eval']}, counts {r['counts']}, event {r['direction']} "
-              f"t = {r['threshold']:.4g}; {r['seconds']:.0f} s)", flush=True)
+        print(audit_line(s, r, args.runs), flush=True)
 
 
 if __name__ == "__main__":

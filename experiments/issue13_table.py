@@ -113,8 +113,8 @@ def main() -> None:
 
     lines = ["# Issue 13: mechanism × dataset × ε (test error)", ""]
     lines.append(f"Measured {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC on git HEAD "
-                 f"`{head()}`; runtime {runtime:.0f} s with {args.procs} processes on the shared "
-                 "2-core machine (another CI job running).")
+                 f"`{head()}`; runtime {runtime:.0f} s with {args.procs} process(es) on a shared "
+                 "2-core machine.")
     lines += ["", "Command:", "", "```",
               "DPCONVEX_DATA=/work/shared/datasets OMP_NUM_THREADS=1 MPLBACKEND=Agg "
               ".venv/bin/python experiments/issue13_table.py " + " ".join(sys.argv[1:]), "```", ""]
@@ -126,7 +126,7 @@ def main() -> None:
         "Protocol: Adult adult.data (30,162) → adult.test (15,060); KDDCup99 "
         "`load_kddcup99(n_samples=70000, random_state=1999)`, rows [:50000] train, [50000:] test. "
         "Loaders at their defaults (`row_norm=\"unit\"`). Estimators with `lam=\"auto\"` and "
-        "defaults otherwise (`fit_intercept=True`, `intercept_scaling=0.5`), except the rows "
+        "defaults otherwise (`fit_intercept=True`, `intercept_scaling=0.25`), except the rows "
         "labelled `fit_intercept=False`. Gaussian mechanisms: δ = 1/n_train² "
         f"(Adult {1 / 30162 ** 2:.3g}, KDDCup99 {1 / 50000 ** 2:.3g}). Test error, mean ± std "
         f"(population std) over {seeds_note}. No tuning on the test set.", ""]

@@ -14,7 +14,8 @@ Protocol (docs/privacy.md §3.4):
    (tuned on test, as CMS's tables), (b) the old default Λ = 1e-2, (c) the majority class.
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets python experiments/lam_auto.py`` (prints
-markdown tables; about 10 minutes on one core).
+markdown tables; about 18 minutes on one core). ``--validate-only [SEEDS]``: only the
+validation tables, with SEEDS noise seeds (default 3; 10 seeds about 16 minutes).
 """
 
 from __future__ import annotations
@@ -76,21 +77,21 @@ def rule(mech, n, eps, p, loss, R):
     return auto_lam(mech, n, eps, Q, p + 1, loss, reference_norm=R)
 
 
-def validate(name, X, y):
+def validate(name, X, y, seeds=3):
     Xf, yf, Xv, yv = split(X, y)
     n, p = Xf.shape
     res = {}
     for eps in EPSILONS:
         for mech in MECHS:
             for loss in LOSSES:
-                grid = [err(loss, mech, eps, lam, Xf, yf, Xv, yv, 3)[0] for lam in LAM_GRID]
-                per_r = [err(loss, mech, eps, rule(mech, n, eps, p, loss, R), Xf, yf, Xv, yv, 3)[0]
-                         for R in R_GRID]
+                grid = [err(loss, mech, eps, lam, Xf, yf, Xv, yv, seeds)[0] for lam in LAM_GRID]
+                per_r = [err(loss, mech, eps, rule(mech, n, eps, p, loss, R), Xf, yf, Xv, yv,
+                             seeds)[0] for R in R_GRID]
                 res[(eps, mech, loss)] = (min(grid), per_r)
     excess = np.array([[(v[1][i] - v[0]) / v[0] for i in range(len(R_GRID))]
                        for v in res.values()])
     mean_excess = excess.mean(axis=0)
-    print(f"\n### Validation ({name}: fit on {n} rows, validated on {len(yv)})\n")
+    print(f"\n### Validation ({name}: fit on {n} rows, validated on {len(yv)}; {seeds} seeds)\n")
     print("| R | " + " | ".join(f"{r:g}" for r in R_GRID) + " |")
     print("|---|" + "---|" * len(R_GRID))
     print("| mean relative excess over best grid Λ | "
@@ -142,8 +143,9 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--test":  # --test NAME R_TRANSFER
         X, y, Xt, yt = datasets()[sys.argv[2]]
         test(sys.argv[2], X, y, Xt, yt, float(sys.argv[3]))
-    elif len(sys.argv) > 1 and sys.argv[1] == "--validate-only":
+    elif len(sys.argv) > 1 and sys.argv[1] == "--validate-only":  # [--validate-only SEEDS]
+        n_seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
         for name, (X, y, _, _) in datasets().items():
-            print(name, validate(name, X, y))
+            print(name, validate(name, X, y, n_seeds))
     else:
         main()

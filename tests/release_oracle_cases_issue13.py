@@ -67,7 +67,8 @@ def _softmax_case(seed: int, *, mechanism: str, lam: float | str, delta: float |
             mechanism=mechanism, data_norm=data_norm, component_assignment=None, centers=None,
             kmeans_epsilon_fraction=0.2, kmeans_iter=3, loss="softmax", extra_terms=None,
             solver=solver, random_state=seed + 100, optimality_tol=None, max_iter=None,
-            classes=None, structure="full", feature_weights=None)
+            classes=None, structure="full", feature_weights=None,
+            row_norm="none")  # recorded before row_norm (issue 14: "auto" = "unit" for softmax)
         return _lmg(est.fit(X, y))
     return run
 

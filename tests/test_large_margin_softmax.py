@@ -399,7 +399,7 @@ def test_estimator_softmax_gaussian_release_is_psd_and_predicts_like_the_minimiz
     X, y = small_data(n=120)
     est = PrivateLargeMarginGaussian(loss="softmax", mechanism="gaussian_objective", lam=0.05,
                                      structure="full", epsilon=2.0, delta=1e-5,
-                                     random_state=0).fit(X, y)
+                                     random_state=0, row_norm="none").fit(X, y)
     Phi = est.Phi_
     assert Phi.shape == (3, 1, 4, 4)
     assert np.linalg.eigvalsh(Phi).min() >= -1e-10

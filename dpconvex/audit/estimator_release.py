@@ -61,8 +61,10 @@ class EstimatorReleaseMechanism:
     Parameters
     ----------
     estimator : PrivateLargeMarginGaussian
-        Unfitted, with the parameters to audit (``random_state`` is ignored; K = 1,
-        so the template does not depend on the randomness).
+        Unfitted, with the parameters to audit (``random_state`` is ignored). The
+        build must be reusable (it draws no randomness and spends no budget): K = 1,
+        or K > 1 with public ``centers``, on the objective path (the centroid release
+        of docs/privacy.md §11.13 is audited through ``PrivateGaussianCentroid``).
     noise_scale : float, default=1.0
         Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
         while the claimed (ε, δ) stays the library's: s < 1 is a deliberately
@@ -90,8 +92,10 @@ class EstimatorReleaseMechanism:
         if key not in self._cache:
             prep = self.estimator._build(X, y)
             if not prep.reusable:
-                raise ValueError("EstimatorReleaseMechanism: the template's build draws "
-                                 "randomness or spends budget (K > 1); audit K = 1.")
+                raise ValueError("EstimatorReleaseMechanism: the build draws randomness or "
+                                 "spends budget (DP k-means), or releases class centroids (no "
+                                 "template); audit K = 1 or public centers on the objective "
+                                 "path, e.g. mechanism='gaussian_objective'.")
             t = prep.template
             budget = lmo.prepare_fit(self.estimator, t, self._mech, prep.meta["assign"].epsilon)
             self._cache[key] = (t, budget, backend_for(self.estimator.solver, t))

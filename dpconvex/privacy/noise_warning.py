@@ -19,6 +19,8 @@ vector lies within arcsin(1/ρ) of the noise's uniformly random direction, for s
 (= ρ L/|ℓ'(0)|: 2ρ for logistic) is the same statement for the linearization at θ = 0,
 which is where the strongly regularized models of small n ε live. The warning fires when
 ρ₀ > 1. Approximate-minima perturbation uses its inner mechanism's calibration.
+``NoisyGradientDescent`` warns through :mod:`.noise_warning_gd` instead: ρ₀ times
+max(1, C/2) (one-vs-rest) against a measured threshold (docs/privacy.md §6.8).
 
 References
 ----------
