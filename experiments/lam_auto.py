@@ -14,8 +14,9 @@ Protocol (docs/privacy.md §3.4):
    (tuned on test, as CMS's tables), (b) the old default Λ = 1e-2, (c) the majority class.
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets python experiments/lam_auto.py`` (prints
-markdown tables; about 18 minutes on one core). ``--validate-only [SEEDS]``: only the
-validation tables, with SEEDS noise seeds (default 3; 10 seeds about 16 minutes).
+markdown tables; about 18 minutes on one core). ``--validate-only [SEEDS [NAME]]``: only the
+validation tables (overall and per mechanism), with SEEDS noise seeds (default 3; 10 seeds
+about 16 minutes), for one data set NAME (Adult or KDDCup99) or both.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 
 import dpconvex as dp
 from dpconvex.datasets import load_adult, load_kddcup99
-from dpconvex.privacy.lam_rule import REFERENCE_NORM, auto_lam
+from dpconvex.privacy.lam_rule import auto_lam, reference_norm_for
 
 EPSILONS = (0.05, 0.1, 0.5, 1.0)
 MECHS = ("objective", "output")
@@ -96,6 +97,11 @@ def validate(name, X, y, seeds=3):
     print("|---|" + "---|" * len(R_GRID))
     print("| mean relative excess over best grid Λ | "
           + " | ".join(f"{e:.3f}" for e in mean_excess) + " |")
+    keys = list(res)
+    for mech in MECHS:  # the same mean, per mechanism
+        rows = [i for i, k in enumerate(keys) if k[1] == mech]
+        print(f"| {mech} only | " + " | ".join(f"{e:.3f}" for e in excess[rows].mean(axis=0))
+              + " |")
     sys.stdout.flush()
     return R_GRID[int(np.argmin(mean_excess))], mean_excess
 
@@ -106,7 +112,7 @@ def test(name, X, y, Xt, yt, R_transfer):
     print(f"\n### Test: {name} (n = {n}, test {len(yt)}; majority-class error "
           f"{1 - maj:.4f}; 10 seeds, mean ± std)\n")
     print(f"| ε | mechanism | loss | best Λ on test (tuned on test) | Λ = 1e-2 (old default) "
-          f"| lam='auto' (R = {REFERENCE_NORM:g}, shipped) | auto with R = {R_transfer:g} "
+          f"| lam='auto' (shipped R per mechanism) | auto with R = {R_transfer:g} "
           "(transferred) |")
     print("|---|---|---|---|---|---|---|")
     for eps in EPSILONS:
@@ -115,7 +121,7 @@ def test(name, X, y, Xt, yt, R_transfer):
                 grid = [(err(loss, mech, eps, lam, X, y, Xt, yt, 10), lam) for lam in LAM_GRID]
                 (bm, bs), blam = min(grid, key=lambda t: t[0][0])
                 old = err(loss, mech, eps, 1e-2, X, y, Xt, yt, 10)
-                lam_a = rule(mech, n, eps, p, loss, REFERENCE_NORM)
+                lam_a = rule(mech, n, eps, p, loss, reference_norm_for(mech))
                 auto = err(loss, mech, eps, "auto", X, y, Xt, yt, 10)
                 lam_t = rule(mech, n, eps, p, loss, R_transfer)
                 tr = err(loss, mech, eps, lam_t, X, y, Xt, yt, 10)
@@ -132,7 +138,8 @@ def main() -> None:
     chosen = {}
     for name, (X, y, _, _) in data.items():
         chosen[name], _ = validate(name, X, y)
-    print(f"\nR chosen on validation: {chosen}; shipped REFERENCE_NORM = {REFERENCE_NORM:g}")
+    print(f"\nR chosen on validation: {chosen}; shipped R: objective "
+          f"{reference_norm_for('objective'):g}, output {reference_norm_for('output'):g}")
     other = {"Adult": "KDDCup99", "KDDCup99": "Adult"}
     for name, (X, y, Xt, yt) in data.items():
         test(name, X, y, Xt, yt, chosen[other[name]])
@@ -145,7 +152,9 @@ if __name__ == "__main__":
         test(sys.argv[2], X, y, Xt, yt, float(sys.argv[3]))
     elif len(sys.argv) > 1 and sys.argv[1] == "--validate-only":  # [--validate-only SEEDS]
         n_seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+        only = sys.argv[3] if len(sys.argv) > 3 else None  # [--validate-only SEEDS NAME]
         for name, (X, y, _, _) in datasets().items():
-            print(name, validate(name, X, y, n_seeds))
+            if only is None or name == only:
+                print(name, validate(name, X, y, n_seeds))
     else:
         main()

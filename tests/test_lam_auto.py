@@ -10,7 +10,13 @@ from sklearn.base import clone
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
-from dpconvex.privacy.lam_rule import REFERENCE_NORM, auto_lam, delta_floor
+from dpconvex.privacy.lam_rule import (
+    REFERENCE_NORM,
+    REFERENCE_NORMS,
+    auto_lam,
+    delta_floor,
+    reference_norm_for,
+)
 from dpconvex.privacy.mechanisms import build_mechanism
 
 ESTIMATORS = (dp.PrivateLogisticRegression, dp.PrivateHuberSVM, dp.PrivateLinearClassifier)
@@ -89,7 +95,7 @@ def test_certificate_states_the_rule(cls):
     notes = [a for a in est.certificate_.assumptions if a.startswith("lam = ")]
     assert len(notes) == 1 and "public rule lam='auto'" in notes[0]
     assert f"{_cert_lam(est):.3g}" in notes[0]
-    assert f"R = {REFERENCE_NORM:g}" in notes[0]
+    assert f"R = {reference_norm_for(est.mechanism):g}" in notes[0]
     explicit = cls(epsilon=1.0, lam=0.05, random_state=0).fit(X, y)
     assert _cert_lam(explicit) == 0.05
     assert "lam = 0.05 given explicitly (a public parameter)" in explicit.certificate_.assumptions
@@ -142,3 +148,19 @@ def test_auto_beats_the_majority_class_at_eps_1(mech):
     accs = [dp.PrivateLogisticRegression(epsilon=1.0, mechanism=mech, random_state=s)
             .fit(Xtr, ytr).score(Xte, yte) for s in range(5)]
     assert np.mean(accs) > majority + 0.05
+
+
+def test_reference_norm_is_chosen_per_mechanism_family():
+    """R: objective family 16, output family 8 (validation, docs/privacy.md §3.4)."""
+    assert REFERENCE_NORM == REFERENCE_NORMS["objective"] == 16.0
+    for name in ("objective", "gaussian_objective", "amp", "gaussian_amp", "none"):
+        assert reference_norm_for(name) == 16.0
+    for name in ("output", "gaussian_output"):
+        assert reference_norm_for(name) == 8.0
+    # the default R is the family's, and an explicit R overrides it
+    for name in ("objective", "output"):
+        R = REFERENCE_NORMS["output" if name == "output" else "objective"]
+        assert auto_lam(name, 5000, 0.5, 1.0, 20, "huber") == auto_lam(
+            name, 5000, 0.5, 1.0, 20, "huber", reference_norm=R)
+    assert auto_lam("output", 5000, 0.5, 1.0, 20, "huber") != auto_lam(
+        "output", 5000, 0.5, 1.0, 20, "huber", reference_norm=16.0)
