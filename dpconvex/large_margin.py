@@ -39,7 +39,7 @@ from .clustering import assign_components
 from .data.preprocess import warn_if_clipped
 from .errors import NotFittedError
 from .labels import LabelSet, encode_labels, zero_rows
-from .large_margin_defaults import CENTROID
+from .large_margin_defaults import is_centroid
 from .losses import Loss
 from .mechanisms import Prepared
 from .privacy.accounting import Reservation, reserve_budget
@@ -253,7 +253,7 @@ default="auto"
         ``mechanism="centroid"``: the §4.9 mechanism it releases through (its (ε, δ)
         shape); "auto" gives the objective path's, the centroid switch needing n and C.
         """
-        if isinstance(self.mechanism, str) and self.mechanism == CENTROID:
+        if is_centroid(self):
             return build_mechanism(lmc.centroid_mechanism(self), type(self).__name__, "centroid")
         return build_mechanism(lmo.mechanism_name(lmo.resolved_mechanism(self)),
                                type(self).__name__, "large_margin", optimality_tol=self.optimality_tol)
@@ -390,9 +390,8 @@ default="auto"
             delta = lmo.fit_budget(self, self._mechanism(), eps, prep.meta["n"]).delta
             with reserve_budget(self.accountant, eps, delta, owner) as own:
                 return self._fit_prepared(prep, warm_start, hold=own)
-        if lmc.uses_centroid(self, prep.meta["n"], prep.meta["C"]):  # §11.13
-            rng = None if self.random_state is None else (
-                prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state))
+        if lmc.uses_centroid(self, prep.meta["n"], prep.meta["C"]):  # §11.13 (never reusable)
+            rng = None if self.random_state is None else prep.meta["rng"]
             return lmc.fit_centroid(self, prep.meta["rows"], prep.meta["y"], hold, rng)
         mech = self._mechanism()
         private = mech.private

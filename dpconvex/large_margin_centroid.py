@@ -37,7 +37,7 @@ from .centroids import PrivateGaussianCentroid
 from .certificate import Certificate
 from .data.row_scaling import normalize_rows
 from .errors import ParameterError
-from .large_margin_defaults import CENTROID, resolved_row_norm, uses_centroid
+from .large_margin_defaults import CENTROID, positive_delta, resolved_row_norm, uses_centroid
 
 __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "centroid_mechanism", "certify_centroid",
            "check_centroid_params", "fit_centroid", "map_rows", "phi_from_means",
@@ -83,10 +83,7 @@ def prepared_rows(est: Any, Xv: Any) -> Any:
 
 def centroid_mechanism(est: Any) -> str:
     """The inner mechanism: "gaussian" with ``delta > 0``, else "norm_gamma_sum" (pure ε)."""
-    delta = est.delta
-    positive = (isinstance(delta, numbers.Real) and not isinstance(delta, bool)
-                and float(delta) > 0)
-    return "gaussian" if positive else "norm_gamma_sum"
+    return "gaussian" if positive_delta(est) else "norm_gamma_sum"
 
 
 def _inner(est: Any, random_state: Any = None) -> PrivateGaussianCentroid:

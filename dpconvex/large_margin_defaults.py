@@ -33,8 +33,8 @@ import numbers
 from typing import Any
 
 __all__ = ["AUTO", "AUTO_CENTROID_BELOW", "CENTROID", "DEFAULT_STRUCTURE", "PAIRWISE",
-           "ROW_NORMS", "resolved_loss", "resolved_mechanism", "resolved_row_norm",
-           "resolved_structure", "uses_centroid"]
+           "ROW_NORMS", "is_centroid", "positive_delta", "resolved_loss", "resolved_mechanism",
+           "resolved_row_norm", "resolved_structure", "uses_centroid"]
 
 #: The value of every parameter resolved here.
 AUTO = "auto"
@@ -84,7 +84,7 @@ def resolved_mechanism(est: Any) -> Any:
     mechanism = est.mechanism
     if not _is(mechanism, AUTO):
         return mechanism
-    return "gaussian_objective" if _positive_delta(est) else "objective"
+    return "gaussian_objective" if positive_delta(est) else "objective"
 
 
 def resolved_row_norm(est: Any) -> str:
@@ -95,7 +95,13 @@ def resolved_row_norm(est: Any) -> str:
     return row_norm
 
 
-def _positive_delta(est: Any) -> bool:
+def is_centroid(est: Any) -> bool:
+    """Whether ``mechanism="centroid"`` was asked for explicitly."""
+    return _is(est.mechanism, CENTROID)
+
+
+def positive_delta(est: Any) -> bool:
+    """Whether ``delta`` is a real number > 0 (the Gaussian mechanisms' signal)."""
     delta = est.delta
     return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and float(delta) > 0
 
@@ -109,9 +115,9 @@ def uses_centroid(est: Any, n: int, n_classes: int) -> bool:
     n·ε/C < :data:`AUTO_CENTROID_BELOW`. n (the number of rows) and C (the public label
     set) are public under replace-one adjacency; nothing else is read.
     """
-    if _is(est.mechanism, CENTROID):
+    if is_centroid(est):
         return True
-    if not _is(est.mechanism, AUTO) or not _positive_delta(est):
+    if not _is(est.mechanism, AUTO) or not positive_delta(est):
         return False
     k = est.n_components
     defaults = (isinstance(k, numbers.Integral) and int(k) == 1 and _is(est.loss, AUTO)

@@ -33,9 +33,9 @@ from .clustering import ASSIGNMENTS
 from .errors import ParameterError, PrivacyError, PrivacyWarning
 from .large_margin_defaults import (
     AUTO,
-    CENTROID,
     PAIRWISE,
     ROW_NORMS,
+    is_centroid,
     resolved_loss,
     resolved_mechanism,
     resolved_structure,
@@ -122,7 +122,7 @@ def _check_lam_value(est: Any, mech: Mechanism, owner: str) -> None:
     check_lam(est.lam, owner)
     if mech.private:
         check_float("epsilon", est.epsilon, owner)
-    if lam_is_auto(est.lam) or _is_centroid(est):
+    if lam_is_auto(est.lam) or is_centroid(est):
         return
     lam = est.lam
     if not mech.private:
@@ -138,10 +138,6 @@ def _check_lam_value(est: Any, mech: Mechanism, owner: str) -> None:
             "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
             "mechanism='none' for a non-private fit.")
     check_float("lam", lam, owner)
-
-
-def _is_centroid(est: Any) -> bool:
-    return isinstance(est.mechanism, str) and est.mechanism == CENTROID
 
 
 def validate_estimator(est: Any, mech: Mechanism) -> None:
@@ -170,7 +166,7 @@ def validate_estimator(est: Any, mech: Mechanism) -> None:
             raise ParameterError(
                 f"The 'extra_terms' parameter of {owner} must be None or a sequence of "
                 f"MatrixTerm. Got {est.extra_terms!r} instead.")
-    if _is_centroid(est):
+    if is_centroid(est):
         lmc.check_centroid_params(est)
     else:
         validate_options(est, mech)

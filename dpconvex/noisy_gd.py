@@ -91,7 +91,11 @@ from .privacy.accounting.gaussian import (
 )
 from .privacy.budget import Budget
 from .privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta
-from .privacy.noise_warning_gd import warn_if_gd_noise_dominates, warn_if_ovr_gd_noise_dominates
+from .privacy.noise_warning_gd import (
+    public_rows,
+    warn_if_gd_noise_dominates,
+    warn_if_ovr_gd_noise_dominates,
+)
 from .privacy.release import release
 from .templates.risk import EmpiricalRiskTemplate
 
@@ -107,12 +111,8 @@ __all__ = [
 
 def _public_n(X: Any, owner: str) -> int:
     """n from the shape of X (public under replace-one adjacency), before any value is read."""
-    shape = getattr(X, "shape", None)
-    try:
-        n = int(shape[0]) if shape is not None else len(X)
-    except (TypeError, IndexError):
-        n = 0
-    if n < 2:  # let the data check name the problem
+    n = public_rows(X)
+    if n is None or n < 2:  # let the data check name the problem
         n = check_array(X, owner, min_samples=2).shape[0]
     return n
 
@@ -281,6 +281,16 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
             delta = default_delta(_public_n(X, owner))
         return mech, Budget(epsilon, delta)
 
+    def _augmented_norm(self) -> float:
+        """q̃ = √(q² + 1) with the intercept column (constant 1), else q: the template's bound."""
+        q = float(self.data_norm)
+        return math.sqrt(q * q + 1.0) if self.fit_intercept else q
+
+    def _shape_template(self, n: int, p: int) -> EmpiricalRiskTemplate:
+        """The template of n rows and p columns with every data value 0 (public shape only)."""
+        return EmpiricalRiskTemplate(self._make_loss(), self._augmented_norm(),
+                                     np.broadcast_to(0.0, (n, p)), np.ones(n))
+
     def _prepare(self, X: Any, y: Any) -> tuple[EmpiricalRiskTemplate, np.ndarray, int]:
         """Validate and clip the rows, append the intercept column, build the template."""
         owner = type(self).__name__
@@ -290,7 +300,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         labels = encode_labels(yv, self.classes, owner, binary=True)
         classes, ys = labels.classes, labels.signs()
         self._label_note = labels.assumption
-        q_aug = math.sqrt(q * q + 1.0) if self.fit_intercept else q
         self._backend_notes: list[str] = []
         if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
             from .data.dask_rows import DaskRows
@@ -301,8 +310,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
             rows = rows.scale_rows(ys * (~labels.outside))
             self._backend_notes.append(rows.certificate_note)
             n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
-            template = EmpiricalRiskTemplate(self._make_loss(), q_aug,
-                                             np.broadcast_to(0.0, (n, p)), np.ones(n))
+            template = self._shape_template(n, p)
             template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
             return template, classes, Xv.shape[1]
         Xc, n_clipped = clip_rows(Xv, q)
@@ -310,7 +318,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         if self.fit_intercept:
             Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
         Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
-        return EmpiricalRiskTemplate(self._make_loss(), q_aug, Xc, ys), classes, Xv.shape[1]
+        return (EmpiricalRiskTemplate(self._make_loss(), self._augmented_norm(), Xc, ys), classes,
+                Xv.shape[1])
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn).

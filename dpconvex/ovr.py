@@ -54,6 +54,15 @@ class OneVsRestMixin:
             return None  # the binary path raises the named error
         return c if c.size > 2 else None
 
+    def _binary_clone(self, n_classes: int, random_state: Any = None) -> Any:
+        """The unfitted binary model of one class: ε/C (and δ/C), labels {0, 1}, no ledger."""
+        est = clone(self).set_params(epsilon=split_even(float(self.epsilon), n_classes),
+                                     classes=[0, 1], accountant=None, random_state=random_state)
+        delta = getattr(self, "delta", None)
+        if delta is not None:
+            est.set_params(delta=split_even(float(delta), n_classes))
+        return est
+
     def _fit_ovr(self, X: Any, y: Any, classes: np.ndarray) -> Any:
         """Fit one binary model per class on ``(X, y == c)``, each with ε/C (and δ/C)."""
         owner = type(self).__name__
@@ -61,7 +70,6 @@ class OneVsRestMixin:
         eps = float(self.epsilon)
         delta = getattr(self, "delta", None)
         eps_c = split_even(eps, C)
-        delta_c = None if delta is None else split_even(float(delta), C)
         y = y.compute() if is_dask_collection(y) else y
         yv = check_labels(y, len(y), owner)
         labels = encode_labels(yv, classes, owner)
@@ -69,10 +77,7 @@ class OneVsRestMixin:
         models, certs = [], []
         with reserve_budget(self.accountant, eps, float(delta or 0.0), owner) as hold:
             for c in range(C):
-                est = clone(self).set_params(epsilon=eps_c, classes=[0, 1], accountant=None,
-                                             random_state=rng)
-                if delta_c is not None:
-                    est.set_params(delta=delta_c)
+                est = self._binary_clone(C, rng)
                 y_c = np.where(labels.outside, -1, (labels.index == c).astype(int))
                 models.append(est.fit(X, y_c))
                 certs.append(est.certificate_)

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DPConvexError, PrivacyWarning
-from .budget import Budget, split_even
+from .budget import Budget
 from .noise_warning import linear_noise_dominance
 
 __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "centroid_noise_ratio",
@@ -110,16 +110,10 @@ def gd_noise_ratio(template: Any, mech: Any, budget: Budget, n_classes: int = 2
 
 def _public_template(est: Any, X: Any) -> Any:
     """The noisy-GD template of a fit on X with every data value replaced by 0 (n, p public)."""
-    from ..templates.risk import EmpiricalRiskTemplate
-
     n, shape = public_rows(X), getattr(X, "shape", None)
     if n is None or shape is None or len(shape) != 2:
         return None
-    q = float(est.data_norm)
-    p = int(shape[1]) + (1 if est.fit_intercept else 0)
-    q_aug = math.sqrt(q * q + 1.0) if est.fit_intercept else q
-    return EmpiricalRiskTemplate(est._make_loss(), q_aug, np.broadcast_to(0.0, (n, p)),
-                                 np.ones(n))
+    return est._shape_template(n, int(shape[1]) + (1 if est.fit_intercept else 0))
 
 
 def estimator_gd_noise_ratio(est: Any, X: Any, n_classes: int = 2
@@ -130,14 +124,7 @@ def estimator_gd_noise_ratio(est: Any, X: Any, n_classes: int = 2
     under one-vs-rest (C > 2) one binary model gets ε/C (and δ/C when ``delta`` is set),
     as in :mod:`dpconvex.ovr`.
     """
-    from sklearn.base import clone
-
-    sub = est
-    if n_classes > 2:
-        sub = clone(est).set_params(epsilon=split_even(float(est.epsilon), n_classes),
-                                    classes=[0, 1], accountant=None)
-        if est.delta is not None:
-            sub.set_params(delta=split_even(float(est.delta), n_classes))
+    sub = est._binary_clone(n_classes, est.random_state) if n_classes > 2 else est
     try:
         mech, budget = sub._mechanism(X)
         template = _public_template(sub, X)
