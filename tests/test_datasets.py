@@ -178,6 +178,32 @@ def test_breast_cancer_small_file(tmp_path):
     np.testing.assert_allclose(X[0], (np.array([5, 1, 1, 1, 2, 1, 3, 1, 1]) - 1) / 9 / 3)
 
 
+def test_breast_cancer_log_centered_encoding(tmp_path):
+    """encoding="log-centered": log(x)/log(10) - 1/2 per score, rows divided by 1.5."""
+    lines = [*BREAST_LINES, "7,1,1,1,1,1,1,1,1,1,2", "8,10,10,10,10,10,10,10,10,10,4",
+             "9,50,0,1,1,1,1,1,1,1,4"]
+    _write(tmp_path, "breast-cancer-wisconsin.data", lines)
+    kw = dict(data_home=tmp_path, download=False, verify_checksum=False)
+    X, y = load_breast_cancer_wisconsin(**kw, encoding="log-centered")
+    raw = np.array([[5, 1, 1, 1, 2, 1, 3, 1, 1], [5, 4, 4, 5, 7, 10, 3, 2, 1],
+                    [8, 10, 10, 8, 7, 10, 9, 7, 1], [1] * 9, [10] * 9,
+                    [10, 1, 1, 1, 1, 1, 1, 1, 1]], dtype=float)  # 50 and 0 clipped to 10, 1
+    np.testing.assert_allclose(X, (np.log10(raw) - 0.5) / 1.5, rtol=0, atol=1e-15)
+    # the two extreme records are exactly +-(1/3, ..., 1/3): norm 1, opposite directions
+    np.testing.assert_allclose(X[3], -np.ones(9) / 3, atol=1e-15)
+    np.testing.assert_allclose(X[4], np.ones(9) / 3, atol=1e-15)
+    assert np.linalg.norm(X, axis=1).max() <= 1.0
+    linear, y2 = load_breast_cancer_wisconsin(**kw)
+    np.testing.assert_array_equal(y, y2)
+    assert not np.allclose(X, linear)
+    # with a column selection the divisor counts the kept columns: sqrt(8)/2
+    X8, _ = load_breast_cancer_wisconsin(**kw, encoding="log-centered", drop=("mitoses",))
+    np.testing.assert_allclose(X8, (np.log10(raw[:, :8]) - 0.5) / (np.sqrt(8) / 2), atol=1e-15)
+    for bad in ("log", None, 1):
+        with pytest.raises(ParameterError, match="'encoding' parameter.*log-centered"):
+            load_breast_cancer_wisconsin(**kw, encoding=bad)
+
+
 def test_breast_cancer_malformed(tmp_path):
     _write(tmp_path, "breast-cancer-wisconsin.data", [*BREAST_LINES, "1,2,3"])
     with pytest.raises(DatasetError, match="expected 11"):

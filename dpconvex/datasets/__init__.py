@@ -91,7 +91,7 @@ from ._files import (
     DATASET_URLS,
     get_data_home,
 )
-from .breast_cancer import load_breast_cancer_wisconsin
+from .breast_cancer import BREAST_CANCER_ENCODINGS, load_breast_cancer_wisconsin
 from .dask_loaders import load_kddcup99_dask as load_kddcup99_dask  # Dask imported on call
 from .encoding import (
     PublicSchema,
@@ -128,6 +128,7 @@ __all__ = [
     "ADULT_LOG_SCALED",
     "ADULT_NUMERIC_RANGES",
     "ADULT_SCHEMA",
+    "BREAST_CANCER_ENCODINGS",
     "BREAST_CANCER_FEATURE_NAMES",
     "BREAST_CANCER_NUMERIC_RANGES",
     "BREAST_CANCER_SCHEMA",
