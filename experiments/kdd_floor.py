@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import collections
 import gzip
-import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -32,14 +30,14 @@ from sklearn.linear_model import LogisticRegression
 import dpconvex.large_margin_options as lmo
 from dpconvex import PrivateLargeMarginGaussian
 from dpconvex._random import check_random_state
-from dpconvex.datasets import load_kddcup99
+from dpconvex.datasets import get_data_home, load_kddcup99
 
 N, SEED = 70000, 1999
 
 
 def labels_and_services() -> tuple[list[str], list[str]]:
     """The attack label and service of every sampled record (the loader's own sample)."""
-    path = Path(os.environ.get("DPCONVEX_DATA", "../shared/datasets")) / "kddcup.data_10_percent.gz"
+    path = get_data_home() / "kddcup.data_10_percent.gz"
     with gzip.open(path, "rb") as fh:
         lines = [ln for ln in fh.read().splitlines() if ln.strip()]
     idx = check_random_state(SEED).choice(len(lines), size=N, replace=False)
