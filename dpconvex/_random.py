@@ -1,18 +1,64 @@
-"""Random-number generators: seeded from the OS unless the user fixes a seed."""
+"""Random-number generators: the one place that hands out the noise of a fit.
+
+A fitted model must not hold a generator: whoever holds the model (or its
+pickle) could rebuild the generator's stream and replay the exact noise of the
+release. So
+
+* an estimator's ``random_state`` parameter is None (a fresh generator seeded
+  from the operating system at each fit) or a non-negative int (a reproducible
+  seed, for experiments): :func:`check_seed` refuses anything else, generators
+  included, with a :class:`~dpconvex.errors.ParameterError`;
+* every fit takes its generator from :func:`noise_source`, which builds it from
+  ``random_state`` unless the fit runs inside :func:`assign_noise`;
+* a meta-estimator (the searches, :func:`~dpconvex.epsilon_sweep`,
+  one-vs-rest, the large-margin centroid path, the audit adapters) hands the fit
+  of a sub-estimator its generator through :func:`assign_noise`, a
+  context-scoped channel keyed by the sub-estimator object, and never by
+  storing it on the sub-estimator. The channel also carries whether the caller
+  seeded the noise, which the certificate states
+  (:data:`dpconvex.privacy.release.SEEDED`).
+
+Function-level APIs that do not keep their argument (the samplers of
+:mod:`dpconvex.noise`, :func:`~dpconvex.privacy.release.release`,
+:func:`~dpconvex.epsilon_sweep`, the audit helpers) accept a generator through
+:func:`check_random_state`.
+"""
 
 from __future__ import annotations
 
 import numbers
+import random
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
 from .errors import ParameterError
 
+__all__ = ["GENERATOR_TYPES", "NoiseSource", "RandomStateLike", "SeedLike", "assign_noise",
+           "check_random_state", "check_seed", "noise_source", "own_noise"]
+
+#: What the function-level APIs accept as ``random_state``.
 RandomStateLike = None | int | np.random.Generator
+
+#: What an estimator accepts as ``random_state``.
+SeedLike = None | int
+
+#: Objects whose state replays a stream of random numbers: never stored on a model.
+GENERATOR_TYPES: tuple[type, ...] = (
+    np.random.Generator, np.random.BitGenerator, np.random.bit_generator.ISeedSequence,
+    np.random.RandomState, random.Random)
 
 
 def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
-    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+    """Turn a function-level ``random_state`` into a :class:`numpy.random.Generator`.
+
+    For APIs that use the generator and do not keep it. Estimators take their
+    generator from :func:`noise_source` instead.
 
     Parameters
     ----------
@@ -20,7 +66,7 @@ def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
         ``None`` gives a fresh generator seeded from the operating system's
         entropy source (the only choice fit for releasing a private model);
         an int or a Generator makes the draw reproducible (for tests and
-        experiments).
+        experiments). A Generator is used as is (its stream advances).
 
     .. warning:: A fixed seed makes the noise predictable to anyone who knows
        it; a model trained with a published seed is not private.
@@ -40,3 +86,145 @@ def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
         "random_state must be None (seed from the OS), a non-negative int or a "
         f"numpy.random.Generator. Got {random_state!r} instead."
     )
+
+
+def check_seed(random_state: Any, owner: str) -> int | None:
+    """Validate an estimator's ``random_state``: None or a non-negative int.
+
+    Parameters
+    ----------
+    random_state : object
+        The parameter's value.
+    owner : str
+        The estimator's name, for the message.
+
+    Returns
+    -------
+    int or None
+
+    Raises
+    ------
+    ParameterError
+        Anything else. A generator (numpy Generator, BitGenerator, SeedSequence,
+        RandomState, or :class:`random.Random`) is refused with the reason: a
+        generator stored on a model lets whoever holds the model or its pickle
+        replay its noise.
+    """
+    if random_state is None:
+        return None
+    if isinstance(random_state, GENERATOR_TYPES):
+        raise ParameterError(
+            f"The 'random_state' parameter of {owner} must be None (noise seeded from the OS, "
+            f"for a release) or a non-negative int (a reproducible seed, for experiments). Got "
+            f"a {type(random_state).__name__}: an estimator keeps its parameters, and a "
+            "generator kept on a model lets whoever holds the model or its pickle replay the "
+            "noise of the release. Pass None or an int; to draw several fits from one "
+            "generator, use dpconvex.epsilon_sweep(..., random_state=generator).")
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if int(random_state) >= 0:
+            return int(random_state)
+    raise ParameterError(
+        f"The 'random_state' parameter of {owner} must be None (noise seeded from the OS) or "
+        f"a non-negative int. Got {random_state!r} instead.")
+
+
+@dataclass(frozen=True)
+class NoiseSource:
+    """The generator one fit draws from, and whether the caller seeded it.
+
+    Attributes
+    ----------
+    rng : numpy.random.Generator
+        Used during the fit only; never stored.
+    seeded : bool
+        True when the caller fixed the seed (an int ``random_state``, or a
+        meta-estimator or function seeded by its caller): the certificate then
+        says that the noise is reproducible by whoever knows the seed.
+    """
+
+    rng: np.random.Generator
+    seeded: bool
+
+
+#: The channel: id(owner) -> (owner, its NoiseSource), for the fits running in this context.
+_ASSIGNED: ContextVar[Mapping[int, tuple[Any, NoiseSource]]] = ContextVar(
+    "dpconvex_noise", default=MappingProxyType({}))
+
+
+@contextmanager
+def assign_noise(assignments: Mapping[Any, np.random.Generator]
+                 | Iterable[tuple[Any, np.random.Generator]], *, seeded: bool) -> Iterator[None]:
+    """Hand the fits of the given objects their generators, for the duration of the block.
+
+    Keyed by object identity: a fit of that very object inside the block draws
+    from its generator (:func:`noise_source`); a clone of it, or a fit after the
+    block, does not. Nothing is stored on the objects. Blocks nest (an inner
+    assignment adds to, or overrides, the outer ones).
+
+    Parameters
+    ----------
+    assignments : mapping or iterable of (object, numpy.random.Generator)
+        The sub-estimators (the objects whose fit calls :func:`noise_source`)
+        and their generators. Several objects may share one generator (they then
+        draw from it in the order they are fitted).
+    seeded : bool
+        Whether the caller seeded these generators.
+
+    Raises
+    ------
+    ParameterError
+        A value is not a :class:`numpy.random.Generator`.
+    """
+    items = assignments.items() if isinstance(assignments, Mapping) else assignments
+    table = dict(_ASSIGNED.get())
+    for owner, rng in items:
+        if not isinstance(rng, np.random.Generator):
+            raise ParameterError(f"assign_noise: the generator of {type(owner).__name__} must "
+                                 f"be a numpy.random.Generator. Got {type(rng).__name__}.")
+        table[id(owner)] = (owner, NoiseSource(rng, bool(seeded)))
+    token = _ASSIGNED.set(MappingProxyType(table))
+    try:
+        yield
+    finally:
+        _ASSIGNED.reset(token)
+
+
+def noise_source(owner: Any) -> NoiseSource:
+    """The generator a fit of ``owner`` draws its noise from.
+
+    The generator :func:`assign_noise` handed to ``owner``, if the fit runs
+    inside such a block; otherwise a new one from ``owner.random_state`` (None:
+    seeded from the OS; an int: that seed). ``owner.random_state`` is validated
+    either way (:func:`check_seed`).
+
+    Parameters
+    ----------
+    owner : estimator
+        The object being fitted (with a ``random_state`` attribute).
+
+    Returns
+    -------
+    NoiseSource
+    """
+    seed = check_seed(getattr(owner, "random_state", None), type(owner).__name__)
+    assigned = _ASSIGNED.get().get(id(owner))
+    if assigned is not None and assigned[0] is owner:
+        return assigned[1]
+    return NoiseSource(np.random.default_rng(seed), seed is not None)
+
+
+@contextmanager
+def own_noise(owner: Any) -> Iterator[NoiseSource]:
+    """One generator for every step of a fit of ``owner`` (:func:`noise_source`, held).
+
+    For fits whose steps each ask :func:`noise_source` (e.g. a component
+    assignment and then the release): inside the block they all get the same
+    generator, so the draws continue one stream instead of restarting a seed.
+
+    Yields
+    ------
+    NoiseSource
+    """
+    src = noise_source(owner)
+    with assign_noise({owner: src.rng}, seeded=src.seeded):
+        yield src

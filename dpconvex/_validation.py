@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+import functools
 import math
 import numbers
 import sys
@@ -106,17 +108,62 @@ def check_float(
     return v
 
 
-def check_int(name: str, value: Any, owner: str, *, low: int = 1) -> int:
-    """Return ``value`` as an int >= low, or raise :class:`ParameterError`."""
+#: Cap of every integer parameter without a tighter one of its own: 2**53, the largest
+#: int float64 counts exactly (iteration counts and sizes enter float arithmetic, where
+#: an int such as 10**400 does not even convert).
+MAX_INT = 2**53
+#: Cap of solver iterations (``max_iter``): a solve that has not met its tolerance in a
+#: million iterations will not; the cap bounds the time of a fit.
+MAX_ITER = 10**6
+#: Cap of the float64 entries one parameter array may take (800 MB): a model or feature map
+#: above it would not fit in memory on ordinary machines (checked where its shape is known).
+MAX_ARRAY_ENTRIES = 10**8
+
+
+def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT,
+              why: str = "") -> int:
+    """Return ``value`` as an int in [low, high], or raise :class:`ParameterError`.
+
+    Parameters
+    ----------
+    name, owner : str
+        Parameter and owner named in the message.
+    value : int or numpy integer
+        bool, floats and non-numbers are refused.
+    low, high : int
+        The accepted range; ``high`` defaults to :data:`MAX_INT`.
+    why : str
+        The reason for ``high`` (memory, time), appended to the message of a value above it.
+    """
+    shown = _short_repr(value)
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {value!r} instead."
+            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {shown} instead."
         )
     if int(value) < low:
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {value!r} instead."
+            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {shown} instead."
+        )
+    if int(value) > high:
+        reason = why or "larger values are not representable in the float64 arithmetic that uses it"
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be an int in [{low}, {high:,}]: {reason}. "
+            f"Got {shown} instead."
         )
     return int(value)
+
+
+def check_array_entries(entries: int, what: str, owner: str, fix: str) -> None:
+    """Refuse a parameter array of more than :data:`MAX_ARRAY_ENTRIES` float64 entries.
+
+    ``entries`` is computed from public quantities (shapes and parameters), before the
+    array is allocated; ``fix`` says which parameter to lower.
+    """
+    if entries > MAX_ARRAY_ENTRIES:
+        raise ParameterError(
+            f"{owner}: {what} would hold {entries:,} float64 entries, above the cap of "
+            f"{MAX_ARRAY_ENTRIES:,} (800 MB) that keeps a fit in memory. {fix}"
+        )
 
 
 def check_option(name: str, value: Any, options: Iterable[Any], owner: str) -> Any:
@@ -141,6 +188,19 @@ def is_dask_collection(x: Any) -> bool:
     """Whether ``x`` is a Dask collection (array, DataFrame, Series); never imports Dask."""
     dask = sys.modules.get("dask")
     return dask is not None and bool(dask.is_dask_collection(x))
+
+
+def computed(x: Any) -> Any:
+    """``x``, or for a Dask collection its value, computed within the cluster timeouts.
+
+    :func:`dpconvex.data.dask_rows.compute`: a dead or stuck cluster raises
+    :class:`~dpconvex.errors.SolverError` instead of waiting forever.
+    """
+    if not is_dask_collection(x):
+        return x
+    from .data.dask_rows import compute
+
+    return compute(x)[0]
 
 
 def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
@@ -175,14 +235,21 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
             f"{owner} got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
     _reject_masked(X, owner, name)
-    raw = np.asarray(X) if not isinstance(X, list) else None
-    if raw is not None and raw.dtype.kind == "c":
-        raise DataValidationError(
-            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
     try:
-        A = np.asarray(X, dtype=np.float64)
+        raw = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise DataTypeError(
+            f"{owner}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
+            f"not be converted to float ({exc}). Encode categorical columns first."
+        ) from None
+    check_numeric_dtype(raw, owner, name)
+    try:
+        A = np.asarray(raw, dtype=np.float64)
+    except OverflowError:
+        raise DataValidationError(
+            f"{owner}: {name} holds a number too large for float64 (above about 1.8e308); "
+            "rescale that column with a public constant."
+        ) from None
     except (TypeError, ValueError) as exc:
         raise DataTypeError(
             f"{owner}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
@@ -197,6 +264,76 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
     return check_matrix_body(A, A, owner, name, min_samples, n_features)
 
 
+_TEXT_TYPES = (str, bytes, np.str_, np.bytes_)
+_TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64)
+
+
+def _is_missing_type(t: type) -> bool:
+    return t is type(None) or (t.__module__.startswith("pandas")
+                               and t.__name__ in ("NAType", "NaTType"))
+
+
+def check_numeric_dtype(raw: np.ndarray, owner: str, name: str = "X") -> None:
+    """Refuse what is not a real number, before any conversion to float64.
+
+    scikit-learn's ``check_array(dtype="numeric")`` refuses string and bytes arrays
+    but converts an object array of numeric strings ("1.5") and passes datetime64;
+    here every one of these is refused, and so are complex numbers and missing
+    values (None, pandas NA), each with a :class:`DataTypeError` (or
+    :class:`DataValidationError`) that says what to change. Numeric kinds (bool,
+    int, float) and object arrays of numbers pass.
+    """
+    kind = raw.dtype.kind
+    if kind in "biuf":
+        return
+    if kind == "c":
+        raise DataValidationError(
+            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            "imaginary parts into columns)."
+        )
+    if kind in "US":
+        raise DataTypeError(
+            f"{owner}: {name} must be an array of numbers; it holds "
+            f"{'strings' if kind == 'U' else 'bytes'} (dtype {raw.dtype}), and dpconvex does not "
+            "read numbers from text: convert numeric columns yourself (e.g. "
+            "X.astype(float) once they are checked). Encode categorical columns first."
+        )
+    if kind in "Mm":
+        raise DataTypeError(
+            f"{owner}: {name} holds {'dates' if kind == 'M' else 'time spans'} (dtype "
+            f"{raw.dtype}); convert them to numbers with a public map first (e.g. days since a "
+            "fixed date, divided by a public range)."
+        )
+    if kind != "O":
+        raise DataTypeError(
+            f"{owner}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
+            "to a plain numeric array first."
+        )
+    types = set(map(type, raw.ravel().tolist()))
+    if any(issubclass(t, _TEXT_TYPES) for t in types):
+        raise DataTypeError(
+            f"{owner}: {name} must be an array of numbers; it holds strings or bytes (in an "
+            "object array), and dpconvex does not read numbers from text: convert numeric "
+            "columns yourself (e.g. pandas.to_numeric). "
+            "Encode categorical columns first."
+        )
+    if any(_is_missing_type(t) for t in types):
+        raise DataValidationError(
+            f"{owner}: {name} contains missing values (None or pandas NA). Impute or drop them "
+            "before fitting (with a public rule: imputing from data statistics costs privacy)."
+        )
+    if any(issubclass(t, (complex, np.complexfloating)) for t in types):
+        raise DataValidationError(
+            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            "imaginary parts into columns)."
+        )
+    if any(issubclass(t, _TIME_TYPES) for t in types):
+        raise DataTypeError(
+            f"{owner}: {name} holds dates or times; convert them to numbers with a public map "
+            "first (e.g. days since a fixed date, divided by a public range)."
+        )
+
+
 def check_matrix_body(A: Any, values: np.ndarray, owner: str, name: str, min_samples: int,
                       n_features: int | None) -> Any:
     """Shape and finiteness checks shared by dense and sparse input (``values``: the stored ones)."""
@@ -208,11 +345,10 @@ def check_matrix_body(A: Any, values: np.ndarray, owner: str, name: str, min_sam
         raise DataValidationError(
             f"{owner}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
         )
-    if not np.all(np.isfinite(values)):
-        bad = int(np.sum(~np.isfinite(values)))
+    if not np.all(np.isfinite(values)):  # the message counts nothing (a data statistic)
         raise DataValidationError(
-            f"{owner}: {name} contains {bad} NaN or infinite value(s). Impute or drop them "
-            "before fitting (with a public rule: imputing from data statistics costs privacy)."
+            f"{owner}: {name} contains NaN or infinite values. Impute or drop them before "
+            "fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     if n_features is not None and A.shape[1] != n_features:
         raise DataValidationError(
@@ -262,7 +398,15 @@ def _check_label_values(values: np.ndarray, owner: str) -> None:
             f"{owner}: y contains {missing} labels; drop those rows or give them a real class "
             "label (a missing label cannot be a class)."
         )
+    if any(issubclass(t, (complex, np.complexfloating)) for t in types):
+        raise DataValidationError(_complex_labels(owner))
+    if any(issubclass(t, (bytes, np.bytes_)) for t in types):
+        raise DataTypeError(_bytes_labels(owner))
     kinds = {_label_kind(t) for t in types}
+    if kinds == {"number"} and any(issubclass(t, (float, np.floating)) for t in types):
+        floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
+        if np.any(floats != np.round(floats)):
+            raise DataValidationError(_continuous_labels(owner))
     if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
         raise DataValidationError(
             f"{owner}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
@@ -278,13 +422,32 @@ def _check_label_values(values: np.ndarray, owner: str) -> None:
             ) from None
 
 
+def _complex_labels(owner: str) -> str:
+    return (f"{owner}: Unknown label type: complex. y must hold class labels (ints or strings); "
+            "got complex numbers. Encode the classes as ints or strings.")
+
+
+def _bytes_labels(owner: str) -> str:
+    return (f"{owner}: labels represented as bytes are not supported (as in scikit-learn). "
+            "Decode them to strings first, e.g. y.astype(str).")
+
+
+def _continuous_labels(owner: str) -> str:
+    return (f"{owner}: Unknown label type: continuous. y must hold class labels; got "
+            "non-integer floats (a regression target?). Encode the classes as ints or strings.")
+
+
 def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
     """Validate a 1-D label vector of length n_samples.
 
     Raises :class:`DataValidationError` for missing labels (None, NaN, pandas
     NA; the message "None labels; drop those rows" is kept), labels of mixed
     types (e.g. str and int) that cannot be sorted into classes, a masked array
-    with masked entries, or a wrong shape.
+    with masked entries, a wrong shape, and the targets scikit-learn's
+    ``type_of_target`` calls continuous (non-integer floats, also in object
+    arrays) or refuses (complex numbers; bytes, a :class:`DataTypeError`).
+    Labels that declare their label set (a :class:`dpconvex.labels.LabelArray`,
+    a pandas categorical) come back as a ``LabelArray`` carrying it.
     """
     if y is None:
         raise DataValidationError(
@@ -305,6 +468,10 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
         raise DataValidationError(
             f"{owner}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
         )
+    if yy.dtype.kind == "c":
+        raise DataValidationError(_complex_labels(owner))
+    if yy.dtype.kind == "S":
+        raise DataTypeError(_bytes_labels(owner))
     if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
         raise DataValidationError(f"{owner}: y contains NaN or infinite labels; drop those rows.")
     if yy.dtype.kind == "O":
@@ -313,11 +480,11 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
         # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
         _check_label_values(np.asarray(y, dtype=object).ravel(), owner)
     if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
-        raise DataValidationError(
-            f"{owner}: Unknown label type: continuous. y must hold class labels; got "
-            "non-integer floats (a regression target?). Encode the classes as ints or strings."
-        )
-    return yy
+        raise DataValidationError(_continuous_labels(owner))
+    from .labels import LabelArray, declared_classes
+
+    declared = declared_classes(y)  # a label set declared with y travels with the labels
+    return yy if declared is None else LabelArray(yy, declared)
 
 
 #: Below this sum of squares the einsum path may have lost precision to underflow.
@@ -388,6 +555,130 @@ def check_fitted(estimator: Any, attribute: str) -> None:
         )
 
 
+def feature_names_of(X: Any, owner: str) -> np.ndarray | None:
+    """The column names of a data frame (pandas, Dask) when they are all strings, else None.
+
+    As scikit-learn: a frame whose names are all strings has feature names; one
+    with no string name (e.g. the default 0, 1, ...) has none; mixing string and
+    non-string names is refused with :class:`DataTypeError`.
+    """
+    if isinstance(X, np.ndarray) or not hasattr(X, "columns"):
+        return None
+    try:
+        names = list(X.columns)
+    except TypeError:
+        return None
+    strings = sum(isinstance(v, str) for v in names)
+    if strings == 0:
+        return None
+    if strings < len(names):
+        kinds = sorted({type(v).__name__ for v in names})
+        raise DataTypeError(
+            f"{owner}: feature names are only supported when every column name is a string; "
+            f"the columns of X have names of types {kinds}. Convert them, e.g. "
+            "X.columns = X.columns.astype(str)."
+        )
+    return np.asarray(names, dtype=object)
+
+
+def check_feature_names(estimator: Any, X: Any) -> None:
+    """Refuse a frame whose columns differ from ``feature_names_in_`` (reordered, renamed, missing).
+
+    A model fitted on a frame records ``feature_names_in_``; at predict time a
+    frame must have the same columns in the same order (a reordered frame would
+    silently feed each coefficient the wrong column). Arrays without names, and
+    frames passed to a model fitted without names, are taken as they are.
+    """
+    fitted = getattr(estimator, "feature_names_in_", None)
+    owner = type(estimator).__name__
+    names = feature_names_of(X, owner)
+    if fitted is None or names is None:
+        return
+    if len(names) == len(fitted) and all(a == b for a, b in zip(names, fitted, strict=True)):
+        return
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+
+    def listed(values: list[str]) -> str:
+        return "".join(f"- {v}\n" for v in values[:5]) + ("- ...\n" if len(values) > 5 else "")
+
+    message = f"{owner}: The feature names should match those that were passed during fit.\n"
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + listed(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + listed(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise DataValidationError(
+        message + "Select the fitted columns in the fitted order: X[model.feature_names_in_]."
+    )
+
+
+def with_feature_names(estimator: Any, names: np.ndarray | None) -> Any:
+    """Record ``feature_names_in_`` at the end of a successful fit; return the estimator.
+
+    ``names`` comes from :func:`feature_names_of` on the X of the fit, read (and
+    mixed name types refused) before any other step, so a refused fit leaves no
+    attribute behind; a fit on an array removes the names of an earlier fit on a
+    frame. Each ``fit`` calls it on its return path (a decorator would add a frame
+    between the caller and the fit's warnings).
+    """
+    if names is None:
+        estimator.__dict__.pop("feature_names_in_", None)
+    else:
+        estimator.feature_names_in_ = names
+    return estimator
+
+
+def checks_feature_names(method: Any) -> Any:
+    """Decorate ``method(self, X, ...)`` (predict, transform, score, ...) with :func:`check_feature_names`."""
+    @functools.wraps(method)
+    def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        check_feature_names(self, X)
+        return method(self, X, *args, **kwargs)
+    return wrapper
+
+
+def check_sample_weight(sample_weight: Any, n: int, owner: str) -> np.ndarray:
+    """Validate score weights: real, finite, >= 0, shape (n,), not all zero; scaled to max 1.
+
+    Returns the weights divided by their largest value (the weighted mean is
+    unchanged and its sum cannot overflow).
+    """
+    if isinstance(sample_weight, (numbers.Real, np.number)) and not isinstance(sample_weight, bool):
+        raise DataValidationError(
+            f"{owner}: sample_weight must be an array of shape ({n},), one weight per sample; "
+            f"got a scalar. Pass None for equal weights."
+        )
+    try:
+        raw = np.asarray(sample_weight)
+    except (TypeError, ValueError) as exc:
+        raise DataTypeError(f"{owner}: sample_weight must be an array of numbers ({exc}).") from None
+    check_numeric_dtype(raw, owner, "sample_weight")
+    try:
+        w = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise DataTypeError(
+            f"{owner}: sample_weight must be an array of float64 numbers ({exc})."
+        ) from None
+    if w.shape != (n,):
+        raise DataValidationError(
+            f"{owner}: sample_weight has shape {w.shape}; it must be ({n},), one weight per sample."
+        )
+    if not np.all(np.isfinite(w)):
+        raise DataValidationError(
+            f"{owner}: sample_weight contains NaN or infinite values; pass finite weights."
+        )
+    if np.any(w < 0):
+        raise DataValidationError(f"{owner}: sample_weight contains negative values; weights "
+                                  "must be >= 0.")
+    top = float(np.max(w))
+    if top == 0.0:
+        raise DataValidationError(f"{owner}: every sample_weight is zero; at least one weight "
+                                  "must be positive.")
+    return w / top
+
+
 class ClassifierScoreMixin:
     """``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
 
@@ -395,15 +686,16 @@ class ClassifierScoreMixin:
     counted as mistakes.
     """
 
+    @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy on (X, y)."""
+        """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0)."""
         owner = type(self).__name__
         check_fitted(self, "classes_")
         sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
             if hasattr(self, "__sklearn_tags__") else False
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
         Xv = check_array(X, owner, accept_sparse=sparse_ok, accept_dask=True)
-        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
+        yv = check_labels(computed(y), Xv.shape[0], owner)
         known = np.array([any(v == c for c in self.classes_) for v in yv.tolist()]) \
             if yv.dtype.kind == "O" or self.classes_.dtype.kind != yv.dtype.kind else \
             np.isin(yv, self.classes_)
@@ -413,13 +705,10 @@ class ClassifierScoreMixin:
                 f"{owner}.score: y has labels unseen in fit ({', '.join(bad)}); the model "
                 f"knows {self.classes_.tolist()!r}. Map the labels to those classes."
             )
+        w = None if sample_weight is None else check_sample_weight(sample_weight, len(yv),
+                                                                    f"{owner}.score")
         pred = self.predict(Xv)
         correct = (pred == yv).astype(float)
-        if sample_weight is None:
+        if w is None:
             return float(correct.mean())
-        w = np.asarray(sample_weight, dtype=float)
-        if w.shape != correct.shape:
-            raise DataValidationError(
-                f"{owner}.score: sample_weight has shape {w.shape}; it must be ({len(yv)},)."
-            )
         return float(np.average(correct, weights=w))

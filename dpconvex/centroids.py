@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._random import check_random_state
+from ._random import check_seed, noise_source
 from ._validation import (
     ClassifierScoreMixin,
     check_array,
@@ -44,10 +44,14 @@ from ._validation import (
     check_float,
     check_labels,
     check_option,
+    checks_feature_names,
     clip_rows,
+    computed,
+    feature_names_of,
     is_dask_collection,
+    with_feature_names,
 )
-from .data.preprocess import warn_if_clipped
+from .data.preprocess import note_clipped
 from .errors import ParameterError
 from .labels import encode_labels
 from .privacy.accounting import reserve_budget
@@ -231,10 +235,14 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the released shape). Records
         with other labels contribute nothing; a class without records still
-        gets a (noise-only) mean. None reads the set from y ("assumed public" in
-        the certificate).
-    random_state : None, int or numpy.random.Generator, default=None
-        None seeds the noise from the OS (required for a real release).
+        gets a (noise-only) mean. None takes the set declared with y (the
+        ``dpconvex.datasets`` loaders' labels, a pandas Categorical), else reads
+        it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
+        public" in the certificate; :mod:`dpconvex.labels`).
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real
+        release); an int fixes the seed (experiments only). A generator is
+        refused: it would be kept on the model.
     accountant : BudgetAccountant or None, default=None
         Ledger holding (ε, δ) during the fit and charged with the certificate's.
 
@@ -308,8 +316,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
                     "mechanism='norm_gamma_sum' for pure epsilon-DP.")
         if self.temperature is not None:
             check_float("temperature", self.temperature, owner)
-        if not isinstance(self.random_state, np.random.Generator):
-            check_random_state(self.random_state)
+        check_seed(self.random_state, owner)
         return mech
 
     def _budget(self, mech: Mechanism, n: int) -> tuple[Budget, bool]:
@@ -330,7 +337,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         owner = type(self).__name__
         mech = self._validate_params()
         Xv = check_array(X, owner, min_samples=2, accept_dask=True)
-        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
+        yv = check_labels(computed(y), Xv.shape[0], owner)
         labels = encode_labels(yv, self.classes, owner)
         q = float(self.data_norm)
         if is_dask_collection(Xv):  # u built and summed per chunk on the workers, one pass
@@ -351,7 +358,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
                                         row_map=(q, self.row_norm == "unit"))
             return mech, template, budget, labels.classes, Xv.shape[1]
         Xc, n_clipped = clip_rows(Xv, q)
-        warn_if_clipped(n_clipped, Xv.shape[0], q, owner)
+        note_clipped(n_clipped, Xv.shape[0], q, owner)
         budget, rule = self._budget(mech, Xv.shape[0])
         notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  labels.assumption]
@@ -378,13 +385,13 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         ParameterError, DataValidationError, BudgetError
         """
         owner = type(self).__name__
+        names = feature_names_of(X, owner)
         mech, template, budget, classes, d = self._prepare(X, y)
         # public quantities only (n, C, d, epsilon, delta), before the release (§6.8)
         warn_if_centroid_noise_dominates(mech, template, budget, X, owner)
         with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as hold:
-            rng = check_random_state(self.random_state)
-            rel = release(template, mech, budget, None, rng,
-                          seeded=self.random_state is not None)
+            noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
+            rel = release(template, mech, budget, None, noise.rng, seeded=noise.seeded)
             assert rel.theta is not None and rel.calibration is not None
             cert = rel.certificate
             hold.commit_certificate(cert)
@@ -399,7 +406,7 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
         self.n_features_in_ = d
         self.means_ = mu * float(self.data_norm)
         self.counts_ = counts
-        return self
+        return with_feature_names(self, names)
 
     def _u(self, U: np.ndarray) -> np.ndarray:
         """``row_norm="unit"``: u / ||u|| per record (zero rows stay zero); else u."""
@@ -418,22 +425,26 @@ class PrivateGaussianCentroid(ClassifierScoreMixin, ClassifierMixin, BaseEstimat
               + np.einsum("ij,ij->i", M, M)[None, :])
         return np.maximum(d2, 0.0)
 
+    @checks_feature_names
     def class_scores(self, X: Any) -> np.ndarray:
         """−‖u − μ_c‖²/(2τ), shape (n_samples, C); higher wins (τ: ``temperature``)."""
         d2 = self._sq_distances(X)
         tau = 1.0 / self.n_features_in_ if self.temperature is None else float(self.temperature)
         return -d2 / (2.0 * tau)
 
+    @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Class scores; for two classes the score of ``classes_[1]`` minus that of ``classes_[0]``."""
         s = self.class_scores(X)
         return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
 
+    @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The label of the nearest class mean (ties: the first class in ``classes_``)."""
         d2 = self._sq_distances(X)  # checks that the model is fitted
         return self.classes_[np.argmin(d2, axis=1)]
 
+    @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Softmax of −‖u − μ_c‖²/(2τ): a Gaussian class model with covariance τI, equal priors.
 

@@ -3,6 +3,10 @@
 Only the standard library is imported here: ``dpconvex --help`` and
 ``--version`` must not pay for NumPy, CVXPY and scikit-learn; each command
 imports what it needs when it runs.
+
+Bad input never ends in a traceback: a bad flag or number is a usage error and
+a bad problem file, folder or parameter a dpconvex error; both print one line,
+``dpconvex[ COMMAND]: error: ...``, on stderr and exit with status 2.
 """
 
 from __future__ import annotations
@@ -10,23 +14,57 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (no usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        line = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {line} (see '{self.prog} --help')\n")
+
+
+def _runs(text: str) -> int:
+    """``--runs``: an integer in [1, MAX_RUNS] (dpconvex.runs.spec, read only when given)."""
+    from .runs.spec import MAX_RUNS
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text[:40]!r}") from None
+    if not 1 <= value <= MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"must be in [1, {MAX_RUNS:,}], got {text[:40]}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """``--seed``: an integer >= 0 (NumPy's seeds are non-negative)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text[:40]!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text[:40]}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dpconvex", description="Differentially private convex learning.")
+    p = _Parser(prog="dpconvex", description="Differentially private convex learning.")
     p.add_argument("--version", action="version", version=f"dpconvex {__version__}")
-    sub = p.add_subparsers(dest="command")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
     d = sub.add_parser("demo", help="private logistic regression on scikit-learn's breast-cancer data")
-    d.add_argument("--runs", type=int, default=10, help="noise draws per epsilon (default 10)")
+    d.add_argument("--runs", type=_runs, default=10, help="noise draws per epsilon (default 10)")
     d.add_argument("--lam", type=float, default=1e-3, help="regularization Lambda (default 1e-3)")
-    d.add_argument("--seed", type=int, default=None,
-                   help="seed for reproducible noise (default: from the OS; a seeded model is not private)")
+    d.add_argument("--seed", type=_seed, default=None,
+                   help="seed >= 0 for reproducible noise (default: from the OS; a seeded model is "
+                        "not private)")
     r = sub.add_parser("run", help="run a problem (see 'dpconvex list'), print a table, write results")
     r.add_argument("problem", help="problem name or path to a .toml file")
     r.add_argument("--out", default=None, help="output folder (default results/PROBLEM[-quick])")
-    r.add_argument("--runs", type=int, default=None, help="override the number of randomized runs")
+    r.add_argument("--runs", type=_runs, default=None, help="override the number of randomized runs")
     r.add_argument("--quick", action="store_true", help="the reduced form used by the test suite")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     sub.add_parser("list", help="list the problems (search order: $DPCONVEX_PROBLEMS, the source "
@@ -64,9 +102,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .runs.spec import load_problem
 
     pr = load_problem(args.problem)
-    if args.runs is not None and args.runs < 1:
-        print("dpconvex: error: --runs must be >= 1", file=sys.stderr)
-        return 2
     out = Path(args.out or Path("results") / (pr.name + ("-quick" if args.quick else "")))
     check_output_dir(out)  # fail now, not after the fits
     res = run_problem(pr, runs=args.runs, quick=args.quick, progress=not args.no_progress)
@@ -80,20 +115,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from .runs.runner import _make_estimator
-    from .runs.spec import DATASETS, load_problem
+    from .runs.runner import _make_estimator, load_data
+    from .runs.spec import load_problem
 
     pr = load_problem(args.problem)
-    data = DATASETS[pr.dataset](**pr.options)
+    data = load_data(pr)
     X, y = data["train"] if isinstance(data, dict) else data
-    rng = np.random.default_rng(pr.seed)
     for m in pr.methods:
         if not m.private:
             continue
         eps = min(pr.epsilons)
-        est = _make_estimator(m, eps, rng)
+        est = _make_estimator(m, eps)
         est = getattr(est, "estimator", est)
         print(f"== {m.label} at epsilon = {eps:g} (n = {len(y)}) ==")
         if hasattr(est, "certify"):
@@ -130,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if not isinstance(exc, DPConvexError):
             raise
-        print(f"dpconvex: error: {exc}", file=sys.stderr)
+        print(f"dpconvex: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
 
 

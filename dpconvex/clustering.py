@@ -146,6 +146,7 @@ def dp_kmeans(
     n_iter: int = 3,
     init_centers: np.ndarray | None = None,
     random_state: RandomStateLike = None,
+    seeded: bool | None = None,
 ) -> tuple[np.ndarray, Certificate]:
     """Per-class differentially private k-means (noisy Lloyd iterations).
 
@@ -182,6 +183,9 @@ def dp_kmeans(
         Public starting centers (default :func:`public_centers`).
     random_state : None, int or Generator
         None seeds from the OS.
+    seeded : bool or None
+        Whether the caller seeded the noise (None: ``random_state is not None``);
+        an estimator passes what :func:`dpconvex._random.noise_source` says.
 
     Returns
     -------
@@ -203,9 +207,7 @@ def dp_kmeans(
             assumptions=["noiseless k-means for the non-private baseline: NOT private"])
         return lloyd(template), cert
     epsilon = check_float("epsilon", epsilon, "dp_kmeans")
-    # a Generator handed down by an estimator: the estimator's certificate says whether
-    # the caller seeded it
-    seeded = random_state is not None and not isinstance(random_state, np.random.Generator)
+    seeded = random_state is not None if seeded is None else bool(seeded)
     rel = release(template, "dp_kmeans", Budget(epsilon), None, rng, seeded=seeded)
     return rel.theta, rel.certificate
 
@@ -222,6 +224,7 @@ def assign_components(
     centers: np.ndarray | None = None,
     n_iter: int = 3,
     random_state: RandomStateLike = None,
+    seeded: bool | None = None,
 ) -> ComponentAssignment:
     """Assign each record a component of its class.
 
@@ -244,6 +247,8 @@ def assign_components(
     n_iter : int
         Lloyd iterations for ``"dp_kmeans"``.
     random_state : None, int or Generator
+    seeded : bool or None
+        Whether the caller seeded ``random_state`` (:func:`dp_kmeans`).
 
     Returns
     -------
@@ -259,7 +264,14 @@ def assign_components(
     n, d = X.shape
     C, K = int(n_classes), int(n_components)
     if centers is not None:
-        centers = np.asarray(centers, dtype=float)
+        try:
+            centers = np.asarray(centers, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(
+                f"The 'centers' parameter must be a finite array of floats of shape (n_classes, "
+                f"n_components, n_features) = {(C, K, d)}. Got {type(centers).__name__} values "
+                "that are not floats."
+            ) from None
         if centers.shape != (C, K, d) or not np.all(np.isfinite(centers)):
             raise ParameterError(
                 f"The 'centers' parameter must be a finite array of shape (n_classes, "
@@ -278,7 +290,7 @@ def assign_components(
                         "public data, no budget spent")
     if method == "dp_kmeans":
         ctr, cert = dp_kmeans(X, y, C, K, epsilon=epsilon, data_norm=data_norm, n_iter=n_iter,
-                              init_centers=centers, random_state=random_state)
+                              init_centers=centers, random_state=random_state, seeded=seeded)
         eps = 0.0 if epsilon is None else cert.epsilon
         return ComponentAssignment(
             assign_nearest(X, y, ctr), method, epsilon is not None, eps, centers=ctr,

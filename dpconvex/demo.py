@@ -10,18 +10,55 @@ import time
 
 import numpy as np
 
+from ._random import assign_noise
 from .datasets import load_sklearn
+from .errors import ParameterError
 
 
-def run_demo(epsilons=(0.1, 0.5, 1.0, 2.0, 5.0), runs: int = 10, lam: float = 1e-3,
-             seed: int | None = None) -> dict:
+def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int = 10,
+             lam: float = 1e-3, seed: int | None = None) -> dict:
     """Train private logistic regression at several ε and print test accuracy and a certificate.
 
-    Returns a dict of mean accuracies (for tests and scripts).
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The ε grid (each > 0).
+    runs : int
+        Noise draws per ε, in [1, :data:`~dpconvex.runs.spec.MAX_RUNS`].
+    lam : float
+        Regularization Λ > 0.
+    seed : int >= 0 or None
+        Seeds the noise (None: from the OS; a seeded model is not private).
+
+    Returns
+    -------
+    dict
+        Mean accuracies (for tests and scripts).
+
+    Raises
+    ------
+    ParameterError
+        A parameter outside its range, before any data are loaded.
     """
     from sklearn.model_selection import train_test_split
 
+    from ._validation import check_float, check_int
     from .estimators import PrivateLogisticRegression
+    from .runs.spec import MAX_RUNS
+
+    runs = check_int("runs", runs, "run_demo", high=MAX_RUNS,
+                     why="the standard error of a mean accuracy over that many runs is at most 0.005")
+    lam = check_float("lam", lam, "run_demo")
+    if seed is not None:
+        seed = check_int("seed", seed, "run_demo", low=0, high=2**128 - 1,
+                         why="NumPy's generators take at most 128 bits of seed entropy")
+    try:
+        epsilons = tuple(check_float("epsilons", e, "run_demo") for e in epsilons)
+    except TypeError:
+        epsilons = ()
+    if not epsilons:
+        raise ParameterError("The 'epsilons' parameter of run_demo must be a non-empty sequence of "
+                             "numbers > 0. Got an empty or non-iterable value instead.")
 
     X, y = load_sklearn("breast_cancer")
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
@@ -43,7 +80,9 @@ def run_demo(epsilons=(0.1, 0.5, 1.0, 2.0, 5.0), runs: int = 10, lam: float = 1e
             accs = []
             for _ in range(runs):
                 m = PrivateLogisticRegression(epsilon=eps, lam=lam, mechanism=mech,
-                                              random_state=rng).fit(Xtr, ytr)
+                                              random_state=seed)
+                with assign_noise({m: rng}, seeded=seed is not None):  # one stream, in order
+                    m.fit(Xtr, ytr)
                 accs.append(m.score(Xte, yte))
                 if i == 0:
                     last = m

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "BudgetError",
     "BudgetPickleError",
+    "BudgetProcessError",
     "DPConvexError",
     "DataTypeError",
     "DataValidationError",
@@ -18,6 +19,7 @@ __all__ = [
     "NotFittedError",
     "ParameterError",
     "PrivacyError",
+    "PrivacyLeakWarning",
     "PrivacyWarning",
     "SolverError",
 ]
@@ -71,13 +73,26 @@ class BudgetError(DPConvexError):
 
 
 class BudgetPickleError(BudgetError):
-    """A budget ledger was pickled, e.g. to be sent to a worker process.
+    """A budget ledger was used outside the process and the object that created it.
 
-    The copy would record the worker's spends and the caller's ledger nothing.
-    The message says what to do: fit in one process, or record the workers'
-    guarantees in the caller's ledger with ``spend``. Deliberately not a
-    :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries
+    A copy in a worker process would record the worker's spends and the
+    caller's ledger nothing; dpconvex raises the subclass
+    :class:`BudgetProcessError` when a copy is asked to spend. Deliberately not
+    a :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries
     catch to fall back to another path.
+    """
+
+
+class BudgetProcessError(BudgetPickleError):
+    """A copy of a budget ledger was asked to authorize or record a spend.
+
+    A copy is a ledger unpickled (e.g. in a joblib/loky or multiprocessing
+    worker) or inherited by a forked process (``os.fork``, a fork
+    ``multiprocessing.Pool`` or ``ProcessPoolExecutor``): its spends would
+    never reach the ledger that created it. The message says what to do: fit in
+    the process that created the ledger, or give the workers
+    ``accountant=None`` and record their guarantees in the ledger with
+    ``spend``.
     """
 
 
@@ -91,3 +106,16 @@ class NotFittedError(_SkNotFittedError, DPConvexError):
 
 class PrivacyWarning(UserWarning):
     """Something the user should know about the scope of a guarantee."""
+
+
+class PrivacyLeakWarning(PrivacyWarning):
+    """A fact treated as public was read from the private data.
+
+    Issued, in the style of diffprivlib's warning of the same name, when a fit
+    reads the label set from y because ``classes=`` was not given: the label set
+    fixes the model's shape (the class count and the meaning of each output),
+    so one record with a new label changes the released model deterministically.
+    The warning's text is the same whatever the data are; pass ``classes=[...]``
+    (or y carrying its public label set, as the bundled loaders return it) so
+    that nothing about the labels is read from the records.
+    """

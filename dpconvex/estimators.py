@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._random import check_random_state
+from ._random import check_seed, noise_source
 from ._validation import (
+    MAX_ITER,
     ClassifierScoreMixin,
     check_array,
     check_bool,
@@ -25,9 +26,12 @@ from ._validation import (
     check_int,
     check_labels,
     check_option,
+    checks_feature_names,
+    feature_names_of,
+    with_feature_names,
 )
 from .certificate import Certificate
-from .data.preprocess import add_intercept, warn_if_clipped
+from .data.preprocess import add_intercept, note_clipped
 from .data.preprocess import clip_rows as clip_design
 from .errors import ParameterError
 from .labels import encode_labels, zero_rows
@@ -49,6 +53,7 @@ __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegress
 class LinearDecisionMixin(ClassifierScoreMixin):
     """Prediction for fitted binary linear models (``coef_``, ``intercept_``, ``classes_``)."""
 
+    @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed score wᵀx + b; positive means ``classes_[1]``."""
         check_fitted(self, "coef_")
@@ -69,6 +74,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
             return DaskRows(Xv).matvec(self.coef_[0]) + self.intercept_[0]
         return np.asarray(Xv @ self.coef_[0]) + self.intercept_[0]
 
+    @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels (one-vs-rest: the class with the highest score)."""
         scores = self.decision_function(X)
@@ -102,12 +108,12 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, ClassifierMi
         check_bool("fit_intercept", self.fit_intercept, owner)
         check_float("intercept_scaling", self.intercept_scaling, owner)  # s > 0 (§12)
         check_solver_name(self.solver, owner)
-        if not isinstance(self.random_state, np.random.Generator):
-            check_random_state(self.random_state)  # validates; the draw happens in fit_template
+        check_seed(self.random_state, owner)  # the generator: noise_source, in _fit_prepared
         if self.optimality_tol is not None:
             check_float("optimality_tol", self.optimality_tol, owner)
         if self.max_iter is not None:
-            check_int("max_iter", self.max_iter, owner)
+            check_int("max_iter", self.max_iter, owner, high=MAX_ITER,
+                      why="a solve that has not met its tolerance in a million iterations will not")
 
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for (names from the registry)."""
@@ -138,14 +144,16 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, ClassifierMi
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         self._validate_params()
+        names = feature_names_of(X, type(self).__name__)
         multi = self._label_set(X, y)
         if multi is not None:
-            return self._fit_ovr(X, y, multi)
+            return with_feature_names(self._fit_ovr(X, y, multi), names)
         budget = self._budget(self._mechanism())
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, budget.epsilon, budget.delta,
                             type(self).__name__) as hold:
-            return self._fit_prepared(self._build(X, y, validated=True), hold=hold)
+            return with_feature_names(
+                self._fit_prepared(self._build(X, y, validated=True), hold=hold), names)
 
     def _build(self, X: Any, y: Any, *, validated: bool = False) -> Prepared:
         """Validated, clipped data and its template: everything of a fit that ε does not change."""
@@ -171,8 +179,9 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, ClassifierMi
         mech = self._mechanism()
         # public quantities only, before the solve (docs/privacy.md §6.7)
         warn_if_linear_noise_dominates(prep.template, mech, self._budget(mech), owner)
-        rel = release(prep.template, mech, self._budget(mech), self.solver, self.random_state,
-                      warm_start=warm_start, max_iter=self.max_iter)
+        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
+        rel = release(prep.template, mech, self._budget(mech), self.solver, noise.rng,
+                      warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
         theta, cert = rel.theta, rel.certificate
         cert.assumptions.append(prep.meta["label_note"])
         cert.assumptions.append(prep.meta["lam_note"])
@@ -193,10 +202,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, ClassifierMi
         if not validated:
             self._validate_params()
         loss = self._make_loss()
-        from ._validation import is_dask_collection
+        from ._validation import computed, is_dask_collection
 
         Xv = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
-        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
+        yv = check_labels(computed(y), Xv.shape[0], owner)
         labels = encode_labels(yv, self.classes, owner, binary=True)
         classes, ys = labels.classes, labels.signs()
         self._label_note = labels.assumption  # read by _fit_prepared (a public fact)
@@ -209,7 +218,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, ClassifierMi
             Xc = Xc.scale_rows((~labels.outside).astype(float)) if labels.outside.any() else Xc
         else:  # per-record public maps (data/preprocess); CSR stays CSR
             Xc, n_clipped = clip_design(Xv, q)
-            warn_if_clipped(n_clipped, Xv.shape[0], q, owner)
+            note_clipped(n_clipped, Xv.shape[0], q, owner)
             Xc = add_intercept(Xc, float(self.intercept_scaling)) if self.fit_intercept else Xc
             Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no loss
         if self.fit_intercept:  # q̃ = sqrt(q² + s²): the appended s is part of every row
@@ -230,6 +239,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, ClassifierMi
         mech = self._mechanism()
         return release(template, mech, self._budget(mech), dry_run=True).certificate
 
+    @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Logistic link of the decision function (meaningful for logistic loss).
 
@@ -301,8 +311,11 @@ default="objective"
         vs 0.04 with).
     solver : {None, "clarabel", "scs", "native"}, default=None
         None chooses "native" (L-BFGS + Newton).
-    random_state : None, int or numpy.random.Generator, default=None
-        None seeds the noise from the OS (required for a real release).
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real
+        release); an int fixes the seed (experiments only). A generator is
+        refused: it would be kept on the model, and its holder could replay the
+        noise (docs/privacy.md §5a).
     optimality_tol : float or None, default=None
         None: release only the (numerically) exact minimizer, residual <= 1e-6,
         else raise :class:`SolverError`. A float γ: approximate-minima
@@ -320,7 +333,10 @@ default="objective"
         The public label set; ``classes[1]`` is the positive class. With it,
         nothing about the labels is read from the data (records with other
         labels contribute no loss, and a missing class still gives a model).
-        None reads it from y, and the certificate says so ("assumed public").
+        None takes the set declared with y (the ``dpconvex.datasets`` loaders'
+        labels, a pandas Categorical), else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning`, and the certificate says
+        so ("assumed public"); :mod:`dpconvex.labels`.
 
     Attributes
     ----------

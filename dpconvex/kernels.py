@@ -29,11 +29,21 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._random import check_random_state
-from ._validation import check_array, check_fitted, check_float, check_int
+from ._random import noise_source
+from ._validation import (
+    check_array,
+    check_array_entries,
+    check_fitted,
+    check_float,
+    check_int,
+    checks_feature_names,
+    feature_names_of,
+    with_feature_names,
+)
 from .errors import ParameterError
 
-__all__ = ["COMPONENTS_CONSTANT", "COMPONENTS_RANGE", "RandomFourierFeatures", "auto_components"]
+__all__ = ["COMPONENTS_CONSTANT", "COMPONENTS_RANGE", "MAX_COMPONENTS", "RandomFourierFeatures",
+           "auto_components"]
 
 #: C of :func:`auto_components`, D = C (n ε)^{2/3}. Chosen on validation splits of the
 #: TRAINING data only (Adult: adult.data 80/20; KDDCup99: 80/20 inside the 50,000 training
@@ -42,6 +52,8 @@ __all__ = ["COMPONENTS_CONSTANT", "COMPONENTS_RANGE", "RandomFourierFeatures", "
 COMPONENTS_CONSTANT = 0.1
 #: Smallest and largest D the rule returns.
 COMPONENTS_RANGE = (10, 1000)
+#: Largest D accepted (1000 times the rule's largest): the mapped data hold n·D floats.
+MAX_COMPONENTS = 10**6
 
 
 def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONSTANT) -> int:
@@ -102,6 +114,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         accuracy at small ε). ``"auto"``: D = :func:`auto_components` (n, ``learner_epsilon``)
         with n the number of rows passed to ``fit`` (public under replace-one
         adjacency) — 21 at n ε = 3,000 and 97 at n ε = 30,000 (docs/privacy.md §6.6).
+        At most :data:`MAX_COMPONENTS` (10**6), and n_features x D at most 10**8
+        (the memory of ``random_weights_``); above, :class:`~dpconvex.errors.ParameterError`.
     gamma : float, default=1.0
         Kernel width, > 0. Public: never set it from the data.
     learner_epsilon : float or None, default=None
@@ -109,9 +123,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ``n_components="auto"`` (required there). The map itself spends no budget
         (named so that :class:`~dpconvex.PrivateGridSearch` still finds exactly one
         ``epsilon``, the learner's, in a Pipeline).
-    random_state : None, int or numpy.random.Generator, default=None
-        None seeds from the OS. The draw is data-independent either way, so a
-        fixed seed does not weaken privacy here (the parameters are released).
+    random_state : None or int, default=None
+        None seeds from the OS at each fit; an int fixes the seed. The draw is
+        data-independent either way, so a fixed seed does not weaken privacy
+        here (the parameters are released). A generator is refused (it would be
+        kept on the transformer); in a search each candidate's map draws from a
+        generator handed to its fit.
 
     Attributes
     ----------
@@ -164,11 +181,15 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self
         """
         owner = type(self).__name__
+        names = feature_names_of(X, owner)
         auto = isinstance(self.n_components, str) and self.n_components == "auto"
         if isinstance(self.n_components, str) and not auto:
             raise ParameterError(f"The 'n_components' parameter of {owner} must be an int >= 1 "
                                  f"or 'auto'. Got {self.n_components!r} instead.")
-        D = 0 if auto else check_int("n_components", self.n_components, owner)
+        D = 0 if auto else check_int(
+            "n_components", self.n_components, owner, high=MAX_COMPONENTS,
+            why="the private learner that follows adds noise in every one of the D dimensions "
+                "and holds n x D mapped rows")
         gamma = check_float("gamma", self.gamma, owner)
         if auto and self.learner_epsilon is None:
             raise ParameterError(
@@ -176,17 +197,20 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                 "learner that follows (D grows with n·epsilon; docs/privacy.md §6.6).")
         eps = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
-        rng = check_random_state(self.random_state)
+        rng = noise_source(self).rng  # validates random_state (None or int)
         n, d = check_array(X, owner).shape
         if auto:
             D = auto_components(n, eps)
+        check_array_entries(d * D, f"random_weights_ (n_features x n_components = {d} x {D})",
+                            owner, "Lower n_components.")
         self.random_weights_ = rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
         self.random_offset_ = rng.uniform(0.0, 2.0 * math.pi, size=D)
         self.n_features_in_ = d
         self.n_components_ = D
         self._n_features_out = D
-        return self
+        return with_feature_names(self, names)
 
+    @checks_feature_names
     def transform(self, X: Any) -> np.ndarray:
         """Map X to (1/sqrt(D)) cos(X ω + b); every row has norm <= 1.
 

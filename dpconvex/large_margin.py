@@ -26,17 +26,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from . import _progress as progress
 from . import large_margin_centroid as lmc
 from . import large_margin_options as lmo
-from ._random import check_random_state
+from ._random import noise_source, own_noise
 from ._validation import (
     ClassifierScoreMixin,
     check_array,
+    check_array_entries,
     check_labels,
+    checks_feature_names,
     clip_rows,
+    feature_names_of,
     is_dask_collection,
+    with_feature_names,
 )
 from .certificate import Certificate
 from .clustering import assign_components
-from .data.preprocess import warn_if_clipped
+from .data.preprocess import note_clipped
 from .errors import NotFittedError
 from .labels import LabelSet, encode_labels, zero_rows
 from .large_margin_defaults import is_centroid
@@ -110,7 +114,7 @@ default="auto"
            model is then NOT differentially private (the certificate says so).
     centers : array of shape (C, K, n_features) or None, default=None
         Public centers for "nearest_public_center" (or the public start of
-        "dp_kmeans"), in the order of ``np.unique(y)``. Must be fixed before
+        "dp_kmeans"), in the order of the label set (``classes_``). Must be fixed before
         seeing the data. None: a data-independent public rule.
     kmeans_epsilon_fraction : float, default=0.2
         Share of ε spent on "dp_kmeans" (the rest goes to the objective
@@ -134,8 +138,10 @@ default="auto"
         gradient above it (CVXPY's canonicalization grows as n·C·K·d² and
         Clarabel's accuracy and time degrade, see
         :data:`~dpconvex.templates.large_margin.AUTO_CVXPY_MAX_SIZE`).
-    random_state : None, int or numpy.random.Generator, default=None
-        None seeds the noise from the OS (required for a real release).
+    random_state : None or int, default=None
+        None seeds the noise (and DP k-means) from the OS at each fit (required
+        for a real release); an int fixes the seed (experiments only). A
+        generator is refused: it would be kept on the model.
     optimality_tol : float or None, default=None
         None: release only the exact minimizer (natural residual <= 1e-6, else
         :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima
@@ -155,8 +161,11 @@ default="auto"
         The public label set (C = len(classes) fixes the model's shape, the noise
         dimension and the sensitivity). With it nothing about the labels is read
         from the data: records with other labels contribute no loss (z = 0) and a
-        class with fewer than K records, or none, still gets a model. None reads
-        the set from y; the certificate then says "assumed public".
+        class with fewer than K records, or none, still gets a model. None takes
+        the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
+        pandas Categorical), else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning`; the certificate then says
+        "assumed public" (:mod:`dpconvex.labels`).
     structure : {"auto", "full", "diagonal", "linear"}, default="auto"
         "auto": "linear" with the softmax loss (§11.10), "full" with the pairwise one.
         Softmax only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with
@@ -275,7 +284,10 @@ default="auto"
         Xv = check_array(X, owner, min_samples=2)
         yv = check_labels(y, Xv.shape[0], owner)
         labels = encode_labels(yv, self.classes, owner)
-        return Xv, labels, int(labels.classes.size), int(self.n_components)
+        C, K, D = int(labels.classes.size), int(self.n_components), Xv.shape[1] + 1
+        check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
+                            owner, "Lower n_components, or use fewer features or classes.")
+        return Xv, labels, C, K
 
     def _train_z(self, Xc: np.ndarray, labels: LabelSet) -> np.ndarray:
         """Scaled rows z; records outside the label set get z = 0 (constant loss, no gradient)."""
@@ -324,17 +336,19 @@ default="auto"
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         self._validate_params()
+        names = feature_names_of(X, type(self).__name__)
         eps = float(self.epsilon) if self._mechanism().private else math.inf
         delta = lmo.reservation_delta(self, self._mechanism(), X)
         # the ledger is checked (and the budget held) before the data are read: the
         # build may spend part of it (DP k-means)
-        with progress.verbosity(int(self.verbose)), \
+        # own_noise: the component assignment and the release draw from one generator
+        with progress.verbosity(int(self.verbose)), own_noise(self), \
                 reserve_budget(self.accountant, eps, delta, type(self).__name__) as hold:
             progress.say(f"{type(self).__name__}: building the template")
             prep = self._build(X, y, validated=True)
             progress.say(f"template built: C = {prep.meta['C']}, K = {prep.meta['K']}, "
                          f"d = {prep.meta['d']}")
-            return self._fit_prepared(prep, hold=hold)
+            return with_feature_names(self._fit_prepared(prep, hold=hold), names)
 
     def _build(self, X: Any, y: Any, *, validated: bool = False) -> Prepared:
         """Validate, clip, assign components and build the template.
@@ -354,10 +368,9 @@ default="auto"
         y_idx, classes = labels.index, labels.classes
         q = float(self.data_norm)
         Xc, n_clipped = clip_rows(zero_rows(Xv, labels.outside), q)
-        warn_if_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
+        note_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
         Xc = lmc.map_rows(self, Xc)
-        rng = check_random_state(self.random_state)
-        meta = {"classes": classes, "C": C, "K": K, "d": Xv.shape[1], "rng": rng, "n": len(y_idx),
+        meta = {"classes": classes, "C": C, "K": K, "d": Xv.shape[1], "n": len(y_idx),
                 "label_note": labels.assumption, "rows": Xc, "y": y}
         if lmc.uses_centroid(self, len(y_idx), C):  # no template; rebuilt at each fit of a sweep
             return Prepared(template=None, reusable=False, meta=meta)
@@ -367,9 +380,10 @@ default="auto"
         use_kmeans = K > 1 and method == "dp_kmeans"
         eps_km = float(self.kmeans_epsilon_fraction) * eps_total if (use_kmeans and private) \
             else None
+        noise = noise_source(self)  # the fit's generator (fit holds one for both steps)
         assign = assign_components(
             method, Xc, y_idx, C, K, data_norm=q, epsilon=eps_km, centers=self.centers,
-            n_iter=int(self.kmeans_iter), random_state=rng)
+            n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
         mech = self._mechanism()
         template = lmo.build_template(
             self, self._train_z(Xc, labels), y_idx, assign.components, C, K, assign.description,
@@ -391,19 +405,19 @@ default="auto"
             delta = lmo.fit_budget(self, self._mechanism(), eps, prep.meta["n"]).delta
             with reserve_budget(self.accountant, eps, delta, owner) as own:
                 return self._fit_prepared(prep, warm_start, hold=own)
+        # the generator of this fit; when the build drew from it (DP k-means), the same one
+        # (fit holds it with own_noise, a sweep hands it for both steps)
+        noise = noise_source(self)
         if lmc.uses_centroid(self, prep.meta["n"], prep.meta["C"]):  # §11.13 (never reusable)
-            rng = None if self.random_state is None else prep.meta["rng"]
-            return lmc.fit_centroid(self, prep.meta["rows"], prep.meta["y"], hold, rng)
+            return lmc.fit_centroid(self, prep.meta["rows"], prep.meta["y"], hold, noise)
         mech = self._mechanism()
         private = mech.private
         eps_total = float(self.epsilon) if private else math.inf
         assign = prep.meta["assign"]
-        # the generator the assignment drew from when the build belongs to this fit
-        rng = prep.meta["rng"] if not prep.reusable else check_random_state(self.random_state)
         budget = lmo.prepare_fit(self, prep.template, mech, assign.epsilon)
         lmo.warn_if_noise_dominates(prep.template, mech, budget, owner)
-        rel = release(prep.template, mech, budget, self.solver, rng, warm_start=warm_start,
-                      max_iter=self.max_iter, seeded=self.random_state is not None)
+        rel = release(prep.template, mech, budget, self.solver, noise.rng, warm_start=warm_start,
+                      max_iter=self.max_iter, seeded=noise.seeded)
         theta, cert = rel.theta, rel.certificate
         certificate = lmo.compose_with_assignment(cert, assign, eps_total)
         certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self),
@@ -443,6 +457,7 @@ default="auto"
         A = np.stack([np.einsum("ij,ij->i", Z @ P[j], Z) for j in range(C * K)], axis=1)
         return -A.reshape(-1, C, K).min(axis=2)
 
+    @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Per-class scores (:meth:`class_scores`), in scikit-learn's shape convention.
 
@@ -453,11 +468,13 @@ default="auto"
         s = self.class_scores(X)
         return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
 
+    @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
         scores = self.class_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Softmax of the class scores: P(c | x) ∝ exp(−min_m zᵀΦ_{c,m}z).
 

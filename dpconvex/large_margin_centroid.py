@@ -32,11 +32,13 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import clip_rows, is_dask_collection
+from ._random import NoiseSource, assign_noise
+from ._validation import check_float, clip_rows, is_dask_collection
 from .centroids import PrivateGaussianCentroid
 from .certificate import Certificate
 from .data.row_scaling import normalize_rows
 from .errors import ParameterError
+from .labels import one_label_warning
 from .large_margin_defaults import CENTROID, positive_delta, resolved_row_norm, uses_centroid
 
 __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "centroid_mechanism", "certify_centroid",
@@ -114,6 +116,8 @@ def check_centroid_params(est: Any) -> None:
     if est.optimality_tol is not None:
         raise ParameterError(f"{owner}: mechanism={CENTROID!r} solves nothing; "
                              "optimality_tol must be None.")
+    if est.delta is not None:  # None or 0: pure epsilon; > 0: Gaussian (§4.9)
+        check_float("delta", est.delta, owner, low_inclusive=True, high=1.0)
     _inner(est)._validate_params()
 
 
@@ -137,18 +141,22 @@ def _finish(est: Any, cert: Certificate) -> Certificate:
 
 def certify_centroid(est: Any, rows: Any, y: Any) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
-    return _finish(est, _inner(est).certify(rows, y))
+    with one_label_warning(issued=True):  # the outer fit has read the label set (and warned)
+        return _finish(est, _inner(est).certify(rows, y))
 
 
-def fit_centroid(est: Any, rows: Any, y: Any, hold: Any, rng: Any) -> Any:
+def fit_centroid(est: Any, rows: Any, y: Any, hold: Any, noise: NoiseSource) -> Any:
     """Release the class means on the prepared rows and store them as ``Phi_`` (§11.13).
 
     ``hold`` is the large-margin fit's reservation (committed here with the centroid
-    certificate); ``rng`` the fit's generator (None: the OS seeds the noise).
+    certificate); ``noise`` the fit's generator (:func:`dpconvex._random.noise_source`),
+    handed to the inner fit through :func:`dpconvex._random.assign_noise`.
     Only ``Phi_``, ``classes_``, ``n_features_in_``, ``certificate_``, ``centers_`` (None)
     and ``component_assignment_`` are stored: no counts, no inner estimator.
     """
-    inner = _inner(est, rng).fit(rows, y)
+    inner = _inner(est, est.random_state)
+    with assign_noise({inner: noise.rng}, seeded=noise.seeded), one_label_warning(issued=True):
+        inner.fit(rows, y)  # the outer fit has read the label set (and warned)
     cert = _finish(est, inner.certificate_)
     hold.commit_certificate(cert)
     q = float(est.data_norm)

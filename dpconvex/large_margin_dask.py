@@ -27,12 +27,11 @@ import numpy as np
 
 from . import large_margin_centroid as lmc
 from . import large_margin_options as lmo
-from ._random import check_random_state
-from ._validation import check_array, check_labels, clip_rows, is_dask_collection
+from ._validation import check_array, check_labels, clip_rows, computed
 from .certificate import Certificate
 from .clustering import assign_components, assign_nearest
 from .data.dask_gram import DaskGram
-from .data.dask_rows import _compute
+from .data.dask_rows import compute
 from .errors import ParameterError
 from .labels import LabelSet, encode_labels, zero_rows
 from .mechanisms import Prepared
@@ -117,12 +116,12 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None) -> Prep
         )
     Xv = check_array(X, owner, min_samples=2, accept_dask=True)
     n, d = (int(s) for s in Xv.shape)
-    yv = check_labels(y.compute() if is_dask_collection(y) else y, n, owner)
+    yv = check_labels(computed(y), n, owner)
     labels = encode_labels(yv, est.classes, owner)
     C = int(labels.classes.size)
     q = float(est.data_norm)
     meta = {"classes": labels.classes, "C": C, "K": K, "d": d, "n": n,
-            "rng": check_random_state(est.random_state), "label_note": labels.assumption,
+            "label_note": labels.assumption,
             "rows": lmc.prepared_rows(est, Xv), "y": yv}  # rows: lazy, per chunk
     if lmc.uses_centroid(est, n, C):  # DP class centroids (§11.13): summed per chunk
         return Prepared(template=None, reusable=False, meta=meta)
@@ -136,7 +135,7 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None) -> Prep
     else:
         parts = XL.map_blocks(_components_block, centers=assign.centers, q=q,
                               est=_shippable(est), drop_axis=1, dtype=np.int64)
-        comps = np.asarray(_compute(parts)[0], dtype=np.int64)
+        comps = np.asarray(compute(parts)[0], dtype=np.int64)
     assign = dataclasses.replace(assign, components=comps)
     width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64)))
                 .shape[1])
@@ -166,4 +165,4 @@ def class_scores_dask(est: Any, X: Any) -> np.ndarray:
     Xv = check_array(X, type(est).__name__, accept_dask=True, n_features=est.n_features_in_)
     C = int(est.Phi_.shape[0])
     scores = Xv.map_blocks(_scores_block, est=_shippable(est), chunks=(Xv.chunks[0], (C,)), dtype=float)
-    return np.asarray(_compute(scores)[0], dtype=float)
+    return np.asarray(compute(scores)[0], dtype=float)

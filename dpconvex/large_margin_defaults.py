@@ -103,7 +103,7 @@ def is_centroid(est: Any) -> bool:
 def positive_delta(est: Any) -> bool:
     """Whether ``delta`` is a real number > 0 (the Gaussian mechanisms' signal)."""
     delta = est.delta
-    return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and float(delta) > 0
+    return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta > 0
 
 
 def uses_centroid(est: Any, n: int, n_classes: int) -> bool:

@@ -21,13 +21,14 @@ import dataclasses
 import math
 import numbers
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from . import large_margin_centroid as lmc
-from ._random import check_random_state
-from ._validation import check_float, check_int, check_option
+from ._random import check_seed
+from ._validation import MAX_ITER, check_float, check_int, check_option
 from .certificate import Certificate, compose_sequential
 from .clustering import ASSIGNMENTS
 from .errors import ParameterError, PrivacyError, PrivacyWarning
@@ -83,6 +84,40 @@ AUTO_LAM_KAPPA = 1.0
 AUTO_LAM_FLOOR = 1e-4
 #: δ of ``delta=None`` with an (ε, δ) mechanism: min(DEFAULT_DELTA, 1/n²).
 DEFAULT_DELTA = 1e-5
+#: Largest ``gamma``. The trace term's gradient γI outweighs the whole loss gradient (at
+#: most C − 1 in norm: |ℓ′| <= 1, ‖zzᵀ‖ <= 1) once γ > C − 1, so the Ψ blocks are already
+#: 0 well below this; above it the solver's conditioning fails (a capped, refused solve
+#: after minutes).
+MAX_GAMMA = 1e6
+#: Largest ``n_components`` (K per class).
+MAX_COMPONENTS = 10**4
+#: Largest ``kmeans_iter``.
+MAX_KMEANS_ITER = 10**4
+#: Largest ``verbose``.
+MAX_VERBOSE = 2
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_centers_values(centers: Any, owner: str) -> np.ndarray:
+    """``centers``: finite real numbers (the shape (C, K, d) is checked once C and d are known)."""
+    msg = (f"The 'centers' parameter of {owner} must be None or a finite array of floats of "
+           f"shape (n_classes, n_components, n_features). Got {_short(centers)} instead.")
+    if isinstance(centers, (str, bytes, dict)):
+        raise ParameterError(msg)
+    try:
+        raw = np.asarray(centers)
+        if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
+            raise ParameterError(msg)
+        c = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(msg) from None
+    if not np.all(np.isfinite(c)):
+        raise ParameterError(msg)
+    return c
 
 
 def mechanism_name(mechanism: Any) -> Any:
@@ -122,13 +157,16 @@ def _check_lam_value(est: Any, mech: Mechanism, owner: str) -> None:
     check_lam(est.lam, owner)
     if mech.private:
         check_float("epsilon", est.epsilon, owner)
-    if lam_is_auto(est.lam) or is_centroid(est):
+    if lam_is_auto(est.lam):
         return
     lam = est.lam
+    if is_centroid(est):  # unused by the centroids, but a bad value is still refused
+        check_float("lam", lam, owner)
+        return
     if not mech.private:
         check_float("lam", lam, owner, low_inclusive=True)
         return
-    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or math.isnan(lam):
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or lam != lam:
         check_float("lam", lam, owner)  # raises ParameterError with the message
     if not lam > 0:
         raise PrivacyError(
@@ -144,39 +182,55 @@ def validate_estimator(est: Any, mech: Mechanism) -> None:
     """Every parameter check of the estimator (its ``_validate_params``)."""
     owner = type(est).__name__
     _check_lam_value(est, mech, owner)
-    check_float("gamma", est.gamma, owner, low_inclusive=True)
+    check_float("gamma", est.gamma, owner, low_inclusive=True, high=MAX_GAMMA,
+                high_inclusive=True)
     check_float("h", est.h, owner)
     check_float("data_norm", est.data_norm, owner)
-    check_int("n_components", est.n_components, owner)
+    check_int("n_components", est.n_components, owner, high=MAX_COMPONENTS,
+              why="every component adds C (d+1)(d+2)/2 parameters and noise coordinates, "
+                  "and a component needs records")
     check_option("row_norm", getattr(est, "row_norm", "none"), ROW_NORMS, owner)
-    if (isinstance(est.verbose, bool) or not isinstance(est.verbose, numbers.Integral)
-            or est.verbose < 0):
-        raise ParameterError(f"The 'verbose' parameter of {owner} must be an int >= 0 (0, 1 "
-                             f"or 2). Got {est.verbose!r} instead.")
+    check_int("verbose", est.verbose, owner, low=0, high=MAX_VERBOSE,
+              why="0 is silent, 1 prints the steps, 2 also the solver's iterations")
     if est.component_assignment is not None:
         check_option("component_assignment", est.component_assignment, ASSIGNMENTS, owner)
     check_float("kmeans_epsilon_fraction", est.kmeans_epsilon_fraction, owner, high=1.0)
-    check_int("kmeans_iter", est.kmeans_iter, owner)
+    check_int("kmeans_iter", est.kmeans_iter, owner, high=MAX_KMEANS_ITER,
+              why="each noisy Lloyd iteration gets 1/kmeans_iter of the k-means budget, so "
+                  "beyond it the centers are noise, and each one reads every record")
     if est.loss is not None and not isinstance(est.loss, (Loss, str)):
         raise ParameterError(
             f"The 'loss' parameter of {owner} must be 'auto', 'softmax', 'pairwise', None "
             f"or a dpconvex.losses.Loss instance. Got {est.loss!r} instead.")
     if est.extra_terms is not None:
-        if not all(isinstance(t, MatrixTerm) for t in list(est.extra_terms)):
+        terms = est.extra_terms
+        if isinstance(terms, (str, bytes, dict)) or not isinstance(terms, Iterable) or not all(
+                isinstance(t, MatrixTerm) for t in list(terms)):
             raise ParameterError(
                 f"The 'extra_terms' parameter of {owner} must be None or a sequence of "
-                f"MatrixTerm. Got {est.extra_terms!r} instead.")
-    if is_centroid(est):
+                f"MatrixTerm. Got {_short(terms)} instead.")
+    if est.centers is not None:
+        check_centers_values(est.centers, owner)
+    if is_centroid(est):  # the objective's options are unused, but bad values are refused
         lmc.check_centroid_params(est)
+        check_feature_options(resolved_structure(est), getattr(est, "feature_weights", None),
+                              owner, softmax=True)
+        if isinstance(est.loss, str) and est.loss not in (SOFTMAX, AUTO, PAIRWISE):
+            raise ParameterError(f"The 'loss' parameter of {owner} must be 'auto', 'softmax', "
+                                 f"'pairwise', None or a dpconvex.losses.Loss instance. Got "
+                                 f"{_short(est.loss)} instead.")
+        if est.centers is not None and np.ndim(est.centers) != 3:
+            raise ParameterError(f"The 'centers' parameter of {owner} must be None or an array "
+                                 "of shape (n_classes, n_components, n_features).")
     else:
         validate_options(est, mech)
     check_solver_name(est.solver, owner)
     if est.optimality_tol is not None:
         check_float("optimality_tol", est.optimality_tol, owner)
     if est.max_iter is not None:
-        check_int("max_iter", est.max_iter, owner)
-    if not isinstance(est.random_state, np.random.Generator):
-        check_random_state(est.random_state)
+        check_int("max_iter", est.max_iter, owner, high=MAX_ITER,
+                  why="a solve that has not met its tolerance in a million iterations will not")
+    check_seed(est.random_state, owner)
 
 
 def lam_is_auto(lam: Any) -> bool:
@@ -337,7 +391,13 @@ def number_of_rows(X: Any) -> int:
     """n from the shape of X alone (public under replace-one), for the δ rule."""
     shape = getattr(X, "shape", None)
     if shape is None or not isinstance(shape[0], numbers.Integral):
-        shape = np.shape(np.asarray(X) if shape is None else X.compute_chunk_sizes())
+        if shape is None:
+            shape = np.shape(np.asarray(X))
+        else:  # a Dask collection of unknown chunk sizes: count them, within the timeouts
+            from .data.dask_rows import compute, known_chunks
+
+            shape = (compute(X.shape[0])[0] if not hasattr(X, "chunks") else
+                     known_chunks(X).shape[0],)
     return int(shape[0])
 
 

@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ._random import check_random_state
+from ._random import check_seed, noise_source
 from ._validation import (
     check_array,
     check_bool,
@@ -71,11 +71,15 @@ from ._validation import (
     check_int,
     check_labels,
     check_option,
+    checks_feature_names,
     clip_rows,
+    computed,
+    feature_names_of,
     is_dask_collection,
+    with_feature_names,
 )
 from .certificate import Certificate
-from .data.preprocess import warn_if_clipped
+from .data.preprocess import note_clipped
 from .errors import ParameterError, PrivacyError
 from .estimators import LinearDecisionMixin
 from .labels import encode_labels, zero_rows
@@ -90,7 +94,7 @@ from .privacy.accounting.gaussian import (
     gdp_epsilon,
 )
 from .privacy.budget import Budget
-from .privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta
+from .privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta, max_steps
 from .privacy.noise_warning_gd import (
     public_rows,
     warn_if_gd_noise_dominates,
@@ -115,6 +119,15 @@ def _public_n(X: Any, owner: str) -> int:
     if n is None or n < 2:  # let the data check name the problem
         n = check_array(X, owner, min_samples=2).shape[0]
     return n
+
+
+def _public_p(X: Any, owner: str) -> int:
+    """The number of columns of X from its shape (public), before any value is read."""
+    try:
+        return int(X.shape[1])
+    except (AttributeError, TypeError, IndexError, ValueError):
+        cols = getattr(X, "columns", None)
+        return len(cols) if cols is not None else check_array(X, owner, min_samples=2).shape[1]
 
 
 class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin, BaseEstimator):
@@ -152,6 +165,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         [20, 1000] with the travel D = 1.75 nμ/q̃ (μ the Gaussian-DP parameter
         of (ε, δ), q̃ the row-norm bound with the intercept): long runs where
         much signal survives the noise, early stopping where little does.
+        An explicit T is at most min(10⁶, max(1000, ⌊10¹¹/(n p)⌋)), p the
+        number of parameters (:func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps`:
+        a bound on running time, checked from the shape of X before the fit starts).
     radius : float or None, default=None
         Radius R of the L2 ball the parameters (intercept included) are
         projected onto (public). None: η (CT + 3 s sqrt(Tp)), the reach of the
@@ -182,13 +198,17 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         Shamir & Zhang 2013: early iterates, far from the optimum, no longer
         pull the average back), or all T of them (the behaviour before
         issue 13). Post-processing: the privacy guarantee is the same.
-    random_state : None, int or numpy.random.Generator, default=None
-        None seeds the noise from the OS (required for a real release).
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real
+        release); an int fixes the seed (experiments only). A generator is
+        refused: it would be kept on the model.
     accountant : BudgetAccountant or None, default=None
         Ledger charged with the (ε, δ) of the fit (checked before it).
     classes : sequence of two labels or None, default=None
         The public label set (``classes[1]`` is +1); records with other labels
-        contribute no gradient. None reads it from y ("assumed public").
+        contribute no gradient. None takes the set declared with y, else reads
+        it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
+        public"; :mod:`dpconvex.labels`).
 
     Attributes
     ----------
@@ -264,7 +284,12 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         owner = type(self).__name__
         epsilon = check_float("epsilon", self.epsilon, owner)
         delta = None if self.delta is None else check_float("delta", self.delta, owner, high=1.0)
-        T = None if self.steps is None else check_int("steps", self.steps, owner)
+        T = None
+        if self.steps is not None:  # a bound on running time, from the public shape (§6.3)
+            n, p = _public_n(X, owner), _public_p(X, owner) + int(bool(self.fit_intercept))
+            T = check_int("steps", self.steps, owner, high=max_steps(n, p), why=(
+                f"a run makes T passes over the {n:,} x {p} clipped rows; the cap bounds T and "
+                "T*n*p, hence the running time (docs/privacy.md §6.3)"))
         R = None if self.radius is None else check_float("radius", self.radius, owner)
         C = None if self.clip is None else check_float("clip", self.clip, owner)
         check_float("data_norm", self.data_norm, owner)
@@ -274,7 +299,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         accounting = check_option("accounting", self.accounting, ACCOUNTING, owner)
         average = check_option("average", self.average, AVERAGING, owner)
         self._make_loss()
-        check_random_state(self.random_state)
+        check_seed(self.random_state, owner)
         mech = NoisyGD(steps=T, radius=R, clip=C, learning_rate=lr, accounting=accounting,
                        average=average, delta_rule=delta is None)
         if delta is None:
@@ -296,7 +321,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         owner = type(self).__name__
         q = float(self.data_norm)
         Xv = check_array(X, owner, min_samples=2, accept_dask=True)
-        yv = check_labels(y.compute() if is_dask_collection(y) else y, Xv.shape[0], owner)
+        yv = check_labels(computed(y), Xv.shape[0], owner)
         labels = encode_labels(yv, self.classes, owner, binary=True)
         classes, ys = labels.classes, labels.signs()
         self._label_note = labels.assumption
@@ -314,7 +339,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
             template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
             return template, classes, Xv.shape[1]
         Xc, n_clipped = clip_rows(Xv, q)
-        warn_if_clipped(n_clipped, Xv.shape[0], q, owner)
+        note_clipped(n_clipped, Xv.shape[0], q, owner)
         if self.fit_intercept:
             Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
         Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
@@ -343,18 +368,19 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         ParameterError, DataValidationError, PrivacyError, BudgetError
         """
         owner = type(self).__name__
+        names = feature_names_of(X, owner)
         mech, budget = self._mechanism(X)
         multi = self._label_set(X, y)
         if multi is not None:  # one warning for the C binary models (docs/privacy.md §6.8)
             with warn_if_ovr_gd_noise_dominates(self, X, multi, owner):
-                return self._fit_ovr(X, y, multi)
+                return with_feature_names(self._fit_ovr(X, y, multi), names)
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, budget.epsilon, budget.delta, owner) as hold:
             template, classes, d = self._prepare(X, y)
             # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
             warn_if_gd_noise_dominates(template, mech, budget, owner, stacklevel=3)
-            rel = release(template, mech, budget, None, check_random_state(self.random_state),
-                          seeded=self.random_state is not None)
+            noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
+            rel = release(template, mech, budget, None, noise.rng, seeded=noise.seeded)
             theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration
             cert.assumptions.append(self._label_note)
             cert.assumptions.extend(self._backend_notes)  # e.g. "data backend: dask (...)"
@@ -373,8 +399,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, ClassifierMixin,
         self.noise_std_ = extra["noise std"]
         self.learning_rate_ = extra["learning rate"]
         self.certificate_ = cert
-        return self
+        return with_feature_names(self, names)
 
+    @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities by the logistic link of the decision function.
 

@@ -5,7 +5,8 @@ parallel composition does not apply: the C releases compose sequentially, and
 each gets ε/C (and δ/C) through :func:`dpconvex.privacy.budget.split_even`
 (Dwork & Roth 2014, Thm. 3.16). The certificate is the composition of the C
 binary certificates, for the whole model. The label set is public (``classes=``,
-or read from y and flagged "assumed public", :mod:`dpconvex.labels`).
+declared with y, or read from y with a warning and flagged "assumed public",
+:mod:`dpconvex.labels`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from ._random import check_random_state
-from ._validation import check_labels, is_dask_collection
+from ._random import assign_noise, noise_source
+from ._validation import check_labels, computed
 from .errors import DPConvexError
-from .labels import encode_labels
+from .labels import encode_labels, label_set_of
 from .privacy.accounting import reserve_budget
 from .privacy.budget import split_even
 from .privacy.certificate import compose_sequential
@@ -36,11 +37,13 @@ class OneVsRestMixin:
     def _label_set(self, X: Any, y: Any) -> np.ndarray | None:
         """The public label set when it has more than two labels, else None (binary fit)."""
         if self.classes is not None:
-            c = np.asarray(list(self.classes))
+            try:
+                c = np.asarray(list(self.classes))
+            except (TypeError, ValueError):
+                return None  # the binary fit raises the named error on 'classes'
             return c if c.ndim == 1 and c.size > 2 else None
         owner = type(self).__name__
-        if is_dask_collection(y):
-            y = y.compute()  # n labels: small, and n is public
+        y = computed(y)  # n labels: small, and n is public
         if y is None:
             return None  # the binary fit raises the named error
         try:
@@ -48,14 +51,15 @@ class OneVsRestMixin:
             yv = check_labels(y, n, owner)
         except (DPConvexError, IndexError, TypeError, ValueError):
             return None  # the binary fit raises it with the full context (X, lengths)
-        try:
-            c = np.unique(yv)
-        except TypeError:
-            return None  # the binary path raises the named error
-        return c if c.size > 2 else None
+        c = label_set_of(yv, None, owner)  # declared with y, or read from it (no warning here)
+        return c if c is not None and c.size > 2 else None  # None: the binary path raises
 
     def _binary_clone(self, n_classes: int, random_state: Any = None) -> Any:
-        """The unfitted binary model of one class: ε/C (and δ/C), labels {0, 1}, no ledger."""
+        """The unfitted binary model of one class: ε/C (and δ/C), labels {0, 1}, no ledger.
+
+        ``random_state`` is None or an int (never a generator: the binary fits get
+        theirs through :func:`dpconvex._random.assign_noise`).
+        """
         est = clone(self).set_params(epsilon=split_even(float(self.epsilon), n_classes),
                                      classes=[0, 1], accountant=None, random_state=random_state)
         delta = getattr(self, "delta", None)
@@ -70,16 +74,17 @@ class OneVsRestMixin:
         eps = float(self.epsilon)
         delta = getattr(self, "delta", None)
         eps_c = split_even(eps, C)
-        y = y.compute() if is_dask_collection(y) else y
+        y = computed(y)
         yv = check_labels(y, len(y), owner)
-        labels = encode_labels(yv, classes, owner)
-        rng = check_random_state(self.random_state)
+        labels = encode_labels(yv, self.classes, owner)  # the set of _label_set; warns if read
+        noise = noise_source(self)  # one generator for the C binary fits, in order
         models, certs = [], []
         with reserve_budget(self.accountant, eps, float(delta or 0.0), owner) as hold:
             for c in range(C):
-                est = self._binary_clone(C, rng)
+                est = self._binary_clone(C, self.random_state)
                 y_c = np.where(labels.outside, -1, (labels.index == c).astype(int))
-                models.append(est.fit(X, y_c))
+                with assign_noise({est: noise.rng}, seeded=noise.seeded):
+                    models.append(est.fit(X, y_c))
                 certs.append(est.certificate_)
             cert = compose_sequential(
                 certs, mechanism=f"one-vs-rest over {C} classes: {certs[0].mechanism}",

@@ -48,17 +48,27 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils import get_tags
 
-from ._random import check_random_state
-from ._validation import check_array, check_float, check_labels
+from ._random import assign_noise
+from ._validation import (
+    check_array,
+    check_float,
+    check_labels,
+    feature_names_of,
+    with_feature_names,
+)
 from .certificate import Certificate, Condition, compose_parallel
 from .errors import DataValidationError, ParameterError, PrivacyError
-from .labels import encode_labels
+from .labels import encode_labels, one_label_warning
 from .privacy.accounting import reserve_budget
 from .privacy.budget import split_even
 from .privacy.release import SEEDED
 from .tuning import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
+
+#: Largest ``mean_runs``: every run is one fit of a candidate, so the expected time of the
+#: search grows linearly with it (and the heavy-tailed number of runs much beyond it).
+MAX_MEAN_RUNS = 1e5
 
 #: η of the truncated negative binomial family ([PS22]_ Definition 1) for each name.
 _ETA = {"geometric": 1.0, "logarithmic": 0.0}
@@ -177,13 +187,19 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         P(K > t) <= e^{−γ t}); it is never capped, since a cap would change the law.
     validation_fraction : float, default=0.1
         Share of the rows in the validation split, in (0, 1).
-    random_state : None, int or numpy.random.Generator, default=None
-        Source of the split, K, the candidate draws, the candidates' noise and
-        the score noise. None seeds from the OS (required for a real release).
+    random_state : None or int, default=None
+        Seeds the split, K, the candidate draws, the candidates' noise and the
+        score noise. None seeds from the OS at each fit (required for a real
+        release). Each run's fit draws from its own child generator, handed to
+        the fit (:func:`dpconvex._random.assign_noise`) and never stored: the
+        runs' ``random_state`` parameters are set to this value. A generator is
+        refused (it would be kept on the search).
     accountant : BudgetAccountant or None, default=None
         Ledger charged once with the search's ε (the runs' own accountants are None).
     classes : sequence of labels or None, default=None
-        The public label set, given to every run (``classes=``).
+        The public label set, given to every run (``classes=``). None takes the
+        set declared with y, else reads it from y (one
+        :class:`~dpconvex.errors.PrivacyLeakWarning` per fit, "assumed public").
 
     Attributes
     ----------
@@ -225,7 +241,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             raise ParameterError(
                 f"The 'repetitions' parameter of {owner} must be one of {sorted(_ETA)}. "
                 f"Got {self.repetitions!r} instead.")
-        mean = check_float("mean_runs", self.mean_runs, owner, low=1.0)
+        mean = check_float("mean_runs", self.mean_runs, owner, low=1.0, high=MAX_MEAN_RUNS,
+                           high_inclusive=True)
         frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
@@ -255,6 +272,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         "epsilon-DP candidates only (delta = 0; docs/privacy.md §6.2).")
         return cands
 
+    @one_label_warning()  # the candidates' fits do not repeat the label-set warning
     def fit(self, X: Any, y: Any) -> PrivateRandomSearch:
         """Split, run K random candidates on the training split, release the best.
 
@@ -264,8 +282,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             And any error of a run's fit (nothing is released then).
         """
         owner = type(self).__name__
+        names = feature_names_of(X, owner)
         epsilon, eps1, reps, frac = self._check_params(owner)
-        rng = check_random_state(self.random_state)
+        noise = self._noise(owner)
+        rng = noise.rng
         with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
             Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
             yv = check_labels(y, Xv.shape[0], owner)
@@ -282,6 +302,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             m = len(candidates)
             overrides: dict[str, Any] = {self._keys("epsilon")[0]: eps1}
             overrides.update({key: None for key in self._keys("accountant")})
+            # the runs' random_state is the caller's; their noise comes through the channel
+            overrides.update({key: self.random_state for key in self._keys("random_state")})
             labels = None
             if self._keys("classes"):
                 labels = encode_labels(yv, self.classes, owner)
@@ -292,9 +314,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             for _ in range(k_runs):
                 i = int(rng.integers(m))
                 est = clone(self.estimator)
-                seeds = {key: rng.spawn(1)[0] for key in self._keys("random_state")}
-                est.set_params(**candidates[i], **overrides, **seeds)
-                est.fit(Xt, yt)
+                children = [rng.spawn(1)[0] for _ in self._keys("random_state")]
+                est.set_params(**candidates[i], **overrides)
+                with assign_noise(zip(self._noise_owners(est), children, strict=True),
+                                  seeded=noise.seeded):
+                    est.fit(Xt, yt)
                 cert = _find_certificate(est)
                 if not cert.private or cert.delta != 0.0 or cert.epsilon > eps1:
                     raise PrivacyError(
@@ -311,7 +335,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             cert = self._certificate(epsilon, eps1, reps, run_cert, m, [train.size, val.size])
             if labels is not None:
                 cert.assumptions.append(labels.assumption)
-            if self.random_state is not None:
+            if noise.seeded:
                 cert.assumptions.append(SEEDED)
             hold.commit_certificate(cert)
 
@@ -323,7 +347,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         self.certificate_ = cert
         self.classes_ = getattr(model, "classes_", None)
         self.n_features_in_ = Xv.shape[1]
-        return self
+        return with_feature_names(self, names)
 
     @staticmethod
     def _score_certificate(eps1: float, n_val: int) -> Certificate:

@@ -24,12 +24,16 @@ from typing import Any
 
 import numpy as np
 
-from ._random import RandomStateLike, check_random_state
-from ._validation import check_bool, check_float, check_int
+from ._random import RandomStateLike, assign_noise, check_random_state
+from ._validation import check_bool, check_float, check_int, feature_names_of
 from .errors import ParameterError
+from .labels import one_label_warning
 from .privacy.release import collect_diagnostics
 
-__all__ = ["EpsilonSweep", "epsilon_sweep"]
+__all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
+
+#: Largest number of fits of one sweep (len(epsilons) x runs): every fitted model is kept.
+MAX_FITS = 10**5
 
 
 @dataclass
@@ -70,6 +74,7 @@ def _fresh(estimator: Any, **params: Any) -> Any:
     return new.set_params(**params)
 
 
+@one_label_warning()  # one label-set warning per sweep, not per fit
 def epsilon_sweep(
     estimator: Any,
     X: Any,
@@ -92,9 +97,15 @@ def epsilon_sweep(
     epsilons : sequence of float
         ε values, each > 0.
     runs : int, default=1
-        Randomized runs (independent noise draws) per ε.
+        Randomized runs (independent noise draws) per ε; ``runs * len(epsilons)`` is
+        at most :data:`MAX_FITS` (every fitted model is kept).
     random_state : None, int or Generator
-        Seeds all draws of the sweep (one generator, used in order).
+        Seeds all draws of the sweep (one generator, used by the fits in order
+        and handed to each fit through :func:`dpconvex._random.assign_noise`,
+        never stored). Every fitted model's ``random_state`` is this value when
+        it is None or an int, and None when it is a Generator (a generator is
+        never kept on a model). With None the noise is seeded from the OS and
+        the certificates do not carry the "seeded" note.
     warm_start : bool, default=True
         Start each native solve from the previous solve of the sweep. The
         released models have the same distribution either way (module docstring).
@@ -114,14 +125,24 @@ def epsilon_sweep(
     The composition over the whole sweep is the sum of the fits' ε.
     """
     eps_grid = _check_epsilons(epsilons)
-    runs = check_int("runs", runs, "epsilon_sweep")
+    runs = check_int("runs", runs, "epsilon_sweep", high=MAX_FITS // len(eps_grid),
+                     why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
+                         f"(runs x {len(eps_grid)} epsilons)")
     warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
+    if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
+        raise ParameterError(
+            "The 'estimator' parameter of epsilon_sweep must be an unfitted dpconvex estimator. "
+            f"Got {type(estimator).__name__} instead."
+        )
     if "epsilon" not in estimator.get_params(deep=False):
         raise ParameterError(
             f"epsilon_sweep needs an estimator with an 'epsilon' parameter; "
             f"{type(estimator).__name__} has none."
         )
+    names = feature_names_of(X, "epsilon_sweep")  # recorded on every model, as fit does
     rng = check_random_state(random_state)
+    seeded = random_state is not None
+    stored = None if isinstance(random_state, np.random.Generator) else random_state
     out = EpsilonSweep(eps_grid)
     t0 = time.perf_counter()
     prepared = None
@@ -129,20 +150,23 @@ def epsilon_sweep(
     for eps in eps_grid:
         row = []
         for _ in range(runs):
-            est = _fresh(estimator, epsilon=eps, random_state=rng)
+            est = _fresh(estimator, epsilon=eps, random_state=stored)
             multiclass = hasattr(est, "_label_set") and est._label_set(X, y) is not None
-            if not hasattr(est, "_fit_prepared") or multiclass:  # one-vs-rest: plain fits
-                row.append(est.fit(X, y))
-                continue
-            if prepared is None or not prepared.reusable:
-                prepared = est._build(X, y)
-                out.templates_built += 1
-            # the previous solve's point (a start point only: docs/privacy.md §5) comes from
-            # the not-private diagnostic channel; nothing of it is stored on the models
-            with collect_diagnostics() as diag:
-                est._fit_prepared(prepared, warm_start=previous if warm_start else None)
+            with assign_noise({est: rng}, seeded=seeded):  # this fit draws from the sweep's rng
+                if not hasattr(est, "_fit_prepared") or multiclass:  # one-vs-rest: plain fits
+                    row.append(est.fit(X, y))
+                    continue
+                if prepared is None or not prepared.reusable:
+                    prepared = est._build(X, y)
+                    out.templates_built += 1
+                # the previous solve's point (a start point only: docs/privacy.md §5) comes
+                # from the not-private diagnostic channel; nothing of it is stored on the models
+                with collect_diagnostics() as diag:
+                    est._fit_prepared(prepared, warm_start=previous if warm_start else None)
             if diag and diag[-1].x is not None:
                 previous = np.asarray(diag[-1].x, dtype=float)
+            if names is not None:
+                est.feature_names_in_ = names
             row.append(est)
         out.estimators.append(row)
     out.seconds = time.perf_counter() - t0
@@ -151,7 +175,13 @@ def epsilon_sweep(
 
 def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:
     try:
+        if isinstance(epsilons, (str, bytes)):
+            raise TypeError
         grid = tuple(epsilons)
+        if len(grid) > MAX_FITS:
+            raise ParameterError(
+                f"The 'epsilons' parameter of epsilon_sweep has {len(grid):,} values; at most "
+                f"{MAX_FITS:,} (the sweep keeps every fitted model).")
     except TypeError:
         raise ParameterError(
             f"The 'epsilons' parameter of epsilon_sweep must be a sequence of floats in (0, inf). "

@@ -39,11 +39,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 
-from ._random import check_random_state
-from ._validation import check_array, check_fitted, check_float, check_labels
+from ._random import NoiseSource, assign_noise, check_seed, noise_source
+from ._validation import (
+    check_array,
+    check_fitted,
+    check_float,
+    check_labels,
+    checks_feature_names,
+    feature_names_of,
+    with_feature_names,
+)
 from .certificate import Certificate, Condition, compose_parallel
 from .errors import DataValidationError, ParameterError, PrivacyError
-from .labels import encode_labels
+from .labels import encode_labels, one_label_warning
 from .privacy.accounting import reserve_budget
 from .privacy.budget import Budget
 from .privacy.release import release
@@ -175,20 +183,39 @@ class SelectedEstimator:
     def _keys(self, leaf: str) -> list[str]:
         return [k for k in self.estimator.get_params(deep=True) if _leaf(k) == leaf]
 
+    def _noise_owners(self, est: Any) -> list[Any]:
+        """The objects of the candidate ``est`` that hold a ``random_state`` parameter, in
+        the order of ``_keys("random_state")`` (``est`` itself, or Pipeline steps): the fits
+        that :func:`dpconvex._random.assign_noise` hands a generator."""
+        params = est.get_params(deep=True)
+        return [params[key.rpartition("__")[0]] if "__" in key else est
+                for key in self._keys("random_state")]
+
+    def _noise(self, owner: str) -> NoiseSource:
+        """The search's generator (:func:`dpconvex._random.noise_source`), after checking
+        that no ``random_state`` of the kept unfitted ``estimator`` is a generator."""
+        params = self.estimator.get_params(deep=True)
+        for key in self._keys("random_state"):
+            check_seed(params[key], f"{owner} (its estimator's {key})")
+        return noise_source(self)
+
+    @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """Predictions of ``best_estimator_``."""
         check_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)  # type: ignore[attr-defined]
 
+    @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Decision function of ``best_estimator_``."""
         check_fitted(self, "best_estimator_")
         return self.best_estimator_.decision_function(X)  # type: ignore[attr-defined]
 
+    @checks_feature_names
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Accuracy of ``best_estimator_``."""
+        """Accuracy of ``best_estimator_`` (weighted by ``sample_weight``)."""
         check_fitted(self, "best_estimator_")
-        return float(self.best_estimator_.score(X, y))  # type: ignore[attr-defined]
+        return float(self.best_estimator_.score(X, y, sample_weight=sample_weight))  # type: ignore[attr-defined]
 
 
 class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -223,11 +250,13 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         every candidate** (overriding the estimator's own ``epsilon``) and uses
         it for the selection; the result is ε-DP end to end (plus the δ of
         (ε, δ) candidates such as NoisyGradientDescent).
-    random_state : None, int or numpy.random.Generator, default=None
-        Source of all the randomness: the split, each candidate's noise (the
-        search overrides every ``random_state`` parameter of the candidates
-        with an independent child generator) and the selection. None seeds
-        from the OS (required for a real release).
+    random_state : None or int, default=None
+        Seeds all the randomness: the split, each candidate's noise and the
+        selection. None seeds from the OS at each fit (required for a real
+        release). Each candidate draws from an independent child generator
+        handed to its fit (:func:`dpconvex._random.assign_noise`), never stored
+        on it: every ``random_state`` parameter of a candidate is set to this
+        value. A generator is refused (it would be kept on the search).
     public_validation : tuple (X_val, y_val) or None, default=None
         A *public* labelled set (not part of the private data). If given, the
         private data is split into m parts only, each candidate is trained on
@@ -242,7 +271,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     classes : sequence of labels or None, default=None
         The public label set, given to every candidate (``classes=``), so that a
         random part without one of the classes still trains (no refusal read
-        from one record). None reads it from the whole y ("assumed public").
+        from one record). None takes the set declared with y, else reads it
+        from the whole y (one :class:`~dpconvex.errors.PrivacyLeakWarning` per
+        fit, "assumed public").
 
     Attributes
     ----------
@@ -280,6 +311,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         self.accountant = accountant
         self.classes = classes
 
+    @one_label_warning()  # the candidates' fits do not repeat the label-set warning
     def fit(self, X: Any, y: Any) -> PrivateGridSearch:
         """Split, train each candidate on its part, select privately.
 
@@ -289,6 +321,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             And any error of a candidate's fit (nothing is released then).
         """
         owner = type(self).__name__
+        names = feature_names_of(X, owner)
         epsilon = check_float("epsilon", self.epsilon, owner)
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
@@ -308,7 +341,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                       else _check_param_grid(self.param_grid, valid, owner))
         m = len(candidates)
         public = self.public_validation is not None
-        rng = check_random_state(self.random_state)
+        noise = self._noise(owner)
+        rng = noise.rng
 
         # (ε, δ) requested: δ from (ε, δ) candidates, if any; known before the data.
         base = self.estimator.get_params(deep=True)
@@ -339,6 +373,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
 
             overrides_base: dict[str, Any] = {eps_keys[0]: epsilon}
             overrides_base.update({key: None for key in self._keys("accountant")})
+            # the candidates' random_state is the caller's; their noise comes through the channel
+            overrides_base.update({key: self.random_state for key in self._keys("random_state")})
             labels = None
             if self._keys("classes"):  # the candidates take the public label set
                 labels = encode_labels(yv, self.classes, owner)
@@ -347,10 +383,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             models, certs = [], []
             for i, params in enumerate(candidates):
                 est = clone(self.estimator)
-                overrides = dict(overrides_base)
-                overrides.update({key: children[i] for key in self._keys("random_state")})
-                est.set_params(**params, **overrides)
-                est.fit(Xv[parts[i]], yv[parts[i]])
+                est.set_params(**params, **overrides_base)
+                with assign_noise({owner_i: children[i] for owner_i in self._noise_owners(est)},
+                                  seeded=noise.seeded):
+                    est.fit(Xv[parts[i]], yv[parts[i]])
                 cert = _find_certificate(est)
                 if not cert.private:
                     raise PrivacyError(
@@ -375,8 +411,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 Xval, yval = Xv[parts[-1]], yv[parts[-1]]
                 z = np.array([int(np.sum(np.asarray(mod.predict(Xval)) != yval)) for mod in models])
                 sel = release(SelectionTemplate(-z.astype(float), 1.0, int(parts[-1].size)),
-                              "exponential", Budget(epsilon), None, rng,
-                          seeded=self.random_state is not None)
+                              "exponential", Budget(epsilon), None, rng, seeded=noise.seeded)
                 best, sel_cert = int(sel.theta[0]), sel.certificate
 
             cert = self._certificate(epsilon, certs, sel_cert, m, [int(p.size) for p in parts],
@@ -397,7 +432,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         self.certificate_ = cert
         self.classes_ = getattr(models[best], "classes_", None)
         self.n_features_in_ = Xv.shape[1]
-        return self
+        return with_feature_names(self, names)
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn).

@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 import dpconvex as dp
+from dpconvex._random import assign_noise
 from dpconvex.datasets import load_adult
 
 
@@ -52,7 +53,9 @@ def main() -> None:
             errs, secs, eps = [], [], []
             for _ in range(args.runs):
                 t0 = time.perf_counter()
-                m = make(mechanism=mech, epsilon=args.epsilon, random_state=rng).fit(X, y)
+                m = make(mechanism=mech, epsilon=args.epsilon)
+                with assign_noise({m: rng}, seeded=True):  # one seeded stream, not kept on m
+                    m.fit(X, y)
                 secs.append(time.perf_counter() - t0)
                 errs.append(1 - m.score(Xt, yt))
                 eps.append(m.certificate_.epsilon)

@@ -50,3 +50,12 @@ def loopback_client(preload: str):
     yield c
     c.close()
     cluster.close()
+
+
+def fit_drawing_from(est, rng, *args):
+    """``est.fit(*args)`` with its noise drawn from the generator ``rng`` (several fits share
+    one stream in order). The generator is handed to the fit, never stored on the model."""
+    from dpconvex._random import assign_noise
+
+    with assign_noise({est: rng}, seeded=True):
+        return est.fit(*args)

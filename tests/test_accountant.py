@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import json
 import math
+import multiprocessing
+import os
 import pickle
+import signal
 import sys
 import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import pytest
@@ -17,7 +23,8 @@ from sklearn.base import clone
 
 from dpconvex import BudgetAccountant, BudgetError, Certificate, NoisyGradientDescent
 from dpconvex.accountant import charge, check_budget, reserve_budget
-from dpconvex.errors import BudgetPickleError, ParameterError
+from dpconvex.errors import BudgetPickleError, BudgetProcessError, ParameterError
+from dpconvex.privacy.accounting import Spend
 
 
 def test_sequential_totals_and_exact_exhaustion():
@@ -195,7 +202,7 @@ def test_linear_estimators_spend_from_the_ledger():
         dp.PrivateLogisticRegression(mechanism="none", accountant=acc).fit(X, y)
 
 
-# ----------------------------------------------------------------------------- issue 12: threads
+# ----------------------------------------------------------------------------- threads
 def _race_once(n_threads: int, eps: float, budget: float) -> tuple[int, list[float]]:
     """``n_threads`` threads reserve + commit ``eps`` at once; returns (#admitted, spent samples)."""
     acc = BudgetAccountant(epsilon=budget)
@@ -226,8 +233,8 @@ def _race_once(n_threads: int, eps: float, budget: float) -> tuple[int, list[flo
 def test_racing_reservations_never_overspend():
     """8 threads race to reserve + commit 0.6 on a 1.0 budget: exactly one wins, 200 times.
 
-    A 1 µs switch interval makes threads interleave often (the pre-lock ledger, driven
-    the same way with check + spend, overspent in 53 of 200 trials).
+    A 1 µs switch interval makes threads interleave often (a ledger without the lock,
+    driven the same way with check + spend, overspent in 53 of 200 trials).
     """
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
@@ -327,7 +334,7 @@ def test_reserve_budget_helper():
 
 
 def test_parallel_block_does_not_capture_other_threads():
-    """Thread A's parallel() block must not absorb thread B's spend (issue 12: 1.4 on 1.0)."""
+    """Thread A's parallel() block must not absorb thread B's spend (1.4 spent on 1.0 if it did)."""
     acc = BudgetAccountant(epsilon=1.0)
     a_in_block = threading.Event()
     b_done = threading.Event()
@@ -394,17 +401,169 @@ def test_reservation_in_parallel_block_composes_by_max():
     assert acc.spends[0].group == acc.spends[1].group is not None
 
 
-# ----------------------------------------------------------------------------- issue 12: processes
-def test_pickling_the_ledger_raises_a_named_error():
-    acc = BudgetAccountant(epsilon=1.0)
+# ----------------------------------------------------------------------------- processes
+_REFUSED = "copy.*accountant.spend"
+_TIMEOUT = 60.0  # seconds a worker process may take before the test fails
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork")
+
+
+def _refusals(acc: BudgetAccountant) -> list[str]:
+    """Try every authorizing call on ``acc``; the name of what each raised (or "allowed")."""
+    out = []
+    for call in (lambda: acc.check(0.1), lambda: acc.spend(0.1, label="copy"),
+                 lambda: acc.reserve(0.1), lambda: acc.parallel().__enter__()):
+        try:
+            call()
+            out.append("allowed")
+        except BudgetProcessError as exc:
+            out.append("BudgetProcessError" if "accountant.spend" in str(exc) else "no advice")
+        except BaseException as exc:  # reported to the test, not swallowed
+            out.append(type(exc).__name__)
+    return out
+
+
+def test_pickled_ledger_is_a_readable_copy_that_refuses_to_spend():
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-6)
+    acc.spend(0.25, 1e-7, label="histogram")
+    hold = acc.reserve(0.5, label="fit in progress")
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
-        with pytest.raises(BudgetPickleError, match="cannot be pickled.*spend"):
-            pickle.dumps(acc, protocol=protocol)
-    with pytest.raises(BudgetPickleError):
-        pickle.dumps(NoisyGradientDescent(epsilon=0.5, delta=1e-6, steps=5, radius=1.0,
-                                              accountant=acc))
+        dup = pickle.loads(pickle.dumps(acc, protocol=protocol))
+        assert dup is not acc and isinstance(dup, BudgetAccountant)
+        assert (dup.epsilon, dup.delta) == (1.0, 1e-6)
+        assert dup.spends == acc.spends and dup.spent == acc.spent
+        assert dup.reserved == acc.reserved and dup.remaining == acc.remaining
+        assert _refusals(dup) == ["BudgetProcessError"] * 4
+        assert "a copy" in repr(dup) and "a copy" not in repr(acc)
+        again = pickle.loads(pickle.dumps(dup, protocol=protocol))  # a copy of a copy
+        assert _refusals(again) == ["BudgetProcessError"] * 4
+    moved = pickle.loads(pickle.dumps(hold))  # a reservation sent elsewhere cannot commit
+    with pytest.raises(BudgetProcessError, match=_REFUSED):
+        moved.commit()
+    moved.release()  # giving back a copy's hold changes nothing
+    assert acc.spends == [Spend("histogram", 0.25, 1e-7)]
+    assert [h.label for h in acc.reserved] == ["fit in progress"]
+    hold.commit(0.5)  # the original still spends
+    acc.spend(0.25)
+    assert acc.spent == pytest.approx((1.0, 1e-7))
+    assert issubclass(BudgetProcessError, BudgetPickleError)
     assert issubclass(BudgetPickleError, BudgetError)
-    assert copy.deepcopy(acc) is acc  # clone still shares the ledger
+    assert copy.deepcopy(acc) is acc  # in-process copies (clone) share the ledger
+
+
+def test_unpickled_estimator_is_refused_before_fitting():
+    X, y = _cross_val_data()
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    est = NoisyGradientDescent(epsilon=0.5, delta=1e-6, steps=5, radius=1.0, random_state=0,
+                               accountant=acc)
+    dup = pickle.loads(pickle.dumps(est))
+    with pytest.raises(BudgetProcessError, match=_REFUSED):
+        dup.fit(X, y)
+    assert not hasattr(dup, "coef_")
+    assert acc.spends == [] and acc.reserved == []
+
+
+@needs_fork
+def test_forked_child_spend_is_refused_and_parent_unchanged():
+    """os.fork: every spend of the child's inherited ledger is refused; the parent's is untouched.
+
+    The child reports through a pipe and leaves with ``os._exit``. A parent thread holds the
+    ledger's lock across the fork: the child can still read its ledger.
+    """
+    X, y = _cross_val_data()
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-6)
+    acc.spend(0.25, label="before the fork")
+    hold = acc.reserve(0.5, label="parent's fit")
+    est = NoisyGradientDescent(epsilon=0.2, delta=1e-7, steps=5, radius=1.0, random_state=0,
+                               accountant=acc)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_lock() -> None:
+        with acc._lock:
+            locked.set()
+            release.wait(_TIMEOUT)
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    assert locked.wait(_TIMEOUT)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child process
+        code = 1
+        try:
+            os.close(r)
+            report = {"calls": _refusals(acc), "spent": list(acc.spent)}
+            for name, call in (("commit", hold.commit), ("fit", lambda: est.fit(X, y))):
+                try:
+                    call()
+                    report[name] = "allowed"
+                except BaseException as exc:
+                    report[name] = type(exc).__name__
+            os.write(w, json.dumps(report).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    release.set()
+    holder.join()
+    os.close(w)
+    deadline = time.monotonic() + _TIMEOUT
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child did not answer (deadlocked on the ledger's lock?)")
+    with os.fdopen(r) as pipe:
+        report = json.loads(pipe.read())
+    assert os.waitstatus_to_exitcode(done[1]) == 0
+    assert report == {"calls": ["BudgetProcessError"] * 4, "spent": [0.25, 0.0],
+                      "commit": "BudgetProcessError", "fit": "BudgetProcessError"}
+    assert [s.label for s in acc.spends] == ["before the fork"]
+    assert [h.label for h in acc.reserved] == ["parent's fit"]
+    hold.commit()
+    est.fit(X, y)  # the parent's ledger still authorizes and records
+    assert acc.spent == pytest.approx((0.95, 1e-7))
+
+
+#: Filled before a fork pool starts: the workers inherit it (the module-level estimator of a script).
+_INHERITED: dict[str, object] = {}
+
+
+def _spend_inherited(i: int) -> str:
+    try:
+        _INHERITED["acc"].spend(0.6, label=f"worker {i}")  # type: ignore[attr-defined]
+        return "recorded"
+    except BudgetProcessError:
+        return "BudgetProcessError"
+
+
+def _fit_inherited(i: int) -> str:
+    try:
+        clone(_INHERITED["est"]).fit(*_cross_val_data())  # type: ignore[arg-type]
+        return "fitted"
+    except BudgetProcessError:
+        return "BudgetProcessError"
+
+
+@needs_fork
+def test_fork_pool_and_executor_workers_cannot_spend_an_inherited_ledger():
+    import dpconvex as dp
+
+    acc = BudgetAccountant(epsilon=1.0)
+    _INHERITED.update(acc=acc, est=dp.PrivateLogisticRegression(epsilon=0.6, accountant=acc))
+    ctx = multiprocessing.get_context("fork")
+    try:
+        with ctx.Pool(2) as pool:
+            spent = pool.map_async(_spend_inherited, range(3)).get(_TIMEOUT)
+            fitted = pool.map_async(_fit_inherited, range(2)).get(_TIMEOUT)
+        with ProcessPoolExecutor(2, mp_context=ctx) as ex:
+            futures = [ex.submit(f, i) for f in (_spend_inherited, _fit_inherited) for i in range(2)]
+            from_executor = [f.result(_TIMEOUT) for f in futures]
+    finally:
+        _INHERITED.clear()
+    assert spent == ["BudgetProcessError"] * 3
+    assert fitted == ["BudgetProcessError"] * 2
+    assert from_executor == ["BudgetProcessError"] * 4
+    assert acc.spends == [] and acc.reserved == []
 
 
 def _cross_val_data():
@@ -413,13 +572,15 @@ def _cross_val_data():
     return X, (X[:, 0] > 0).astype(int)
 
 
-def test_cross_val_score_with_worker_processes_refuses_the_ledger():
-    """n_jobs=2 (loky) pickles the estimator in the parent: the named error, nothing silent.
+def test_joblib_and_cross_val_score_workers_raise_the_named_error():
+    """loky pickles the estimator: the worker's fit raises BudgetProcessError, re-raised by type.
 
-    loky pickles tasks in a feeder thread and re-raises a failure as
-    ``pickle.PicklingError("Could not pickle the task...")`` whose cause is the text
-    of the original traceback: the BudgetPickleError and its advice are in it.
+    ``cross_val_score`` with its default ``error_score=np.nan`` reports failed fits in its own
+    ValueError ("All the 5 fits failed"), which names the error and its advice. (That call comes
+    first so that its loky workers, each importing dpconvex, serve the ``joblib.Parallel`` call
+    too: joblib restarts them after a task raised.)
     """
+    import joblib
     from sklearn.model_selection import cross_val_score
 
     import dpconvex as dp
@@ -427,15 +588,54 @@ def test_cross_val_score_with_worker_processes_refuses_the_ledger():
     X, y = _cross_val_data()
     acc = BudgetAccountant(epsilon=1.0)
     est = dp.PrivateLogisticRegression(epsilon=0.1, accountant=acc, random_state=0)
-    with pytest.raises((BudgetPickleError, pickle.PicklingError)) as info:
+    with pytest.raises(ValueError, match="BudgetProcessError.*copy"):
         cross_val_score(est, X, y, n_jobs=2)
-    chain, exc = [], info.value
-    while exc is not None:
-        chain.append(f"{type(exc).__name__}: {exc}")
-        exc = exc.__cause__ or exc.__context__
-    text = "\n".join(chain)
-    assert "BudgetPickleError" in text and "accountant.spend" in text
+    with pytest.raises(BudgetProcessError, match=_REFUSED):
+        joblib.Parallel(n_jobs=2, timeout=_TIMEOUT)(joblib.delayed(est.fit)(X, y) for _ in range(2))
     assert acc.spends == [] and acc.reserved == []
+
+
+def test_spawned_workers_raise_the_named_error():
+    X, y = _cross_val_data()
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    est = NoisyGradientDescent(epsilon=0.5, delta=1e-6, steps=5, radius=1.0, random_state=0,
+                               accountant=acc)
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=ctx) as ex:
+        future = ex.submit(est.fit, X, y)
+        with pytest.raises(BudgetProcessError, match=_REFUSED):
+            future.result(_TIMEOUT)
+    assert not hasattr(est, "coef_")
+    assert acc.spends == [] and acc.reserved == []
+
+
+# ----------------------------------------------------------------------------- pure ε
+@pytest.mark.parametrize("delta", [1e-15, 5e-324, 1e-6])
+def test_pure_epsilon_ledger_refuses_any_positive_delta(delta):
+    acc = BudgetAccountant(epsilon=1.0)
+    for call in (lambda: acc.check(0.1, delta), lambda: acc.spend(0.1, delta),
+                 lambda: acc.reserve(0.1, delta)):
+        with pytest.raises(BudgetError, match=r"pure epsilon-DP \(delta=0\).*delta=\.\.\."):
+            call()
+    hold = acc.reserve(0.1, label="pure fit")
+    with pytest.raises(BudgetError, match="pure epsilon-DP"):
+        hold.commit(0.1, delta)
+    assert hold.state == "released" and acc.spends == [] and acc.reserved == []
+    est = NoisyGradientDescent(epsilon=0.5, delta=1e-6, steps=5, radius=1.0, accountant=acc)
+    with pytest.raises(BudgetError, match="pure epsilon-DP"):
+        est.fit(*_cross_val_data())
+    assert not hasattr(est, "coef_")
+    acc.spend(0.1, 0.0)  # pure epsilon spends still fit
+    approx = BudgetAccountant(epsilon=1.0, delta=1e-6)
+    approx.spend(0.1, min(delta, 1e-6))
+    assert acc.spent == (0.1, 0.0) and approx.spent == (0.1, min(delta, 1e-6))
+
+
+def test_delta_budget_comparison_is_relative():
+    acc = BudgetAccountant(epsilon=1.0, delta=1e-12)
+    with pytest.raises(BudgetError, match="over the budget"):
+        acc.spend(0.1, 1.0001e-12)  # 0.01 % over a tiny delta budget
+    acc.spend(0.1, 1e-12 * (1 + 1e-12))  # rounding-size excess is absorbed
 
 
 def test_cross_val_score_with_threads_records_every_fit():

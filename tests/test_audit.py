@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 import pytest
+from _helpers import fit_drawing_from
 from scipy.stats import binomtest
 
 from dpconvex import NoisyGradientDescent, PrivateHuberSVM, PrivateLogisticRegression
@@ -207,7 +208,7 @@ def test_linear_erm_adapter_is_the_estimator(loss, mechanism):
                             fit_intercept=False, solver="native")
     for seed in (0, 1):
         rng = np.random.default_rng(seed)
-        ref = [est.set_params(random_state=rng).fit(*D).coef_.ravel() for _ in range(2)]
+        ref = [fit_drawing_from(est, rng, *D).coef_.ravel() for _ in range(2)]
         np.testing.assert_array_equal(mech.sample(D, 2, np.random.default_rng(seed)),
                                       np.stack(ref))
     assert mech.calibration(D).epsilon == est.certificate_.epsilon <= EPS
@@ -231,7 +232,7 @@ def test_noisy_gd_adapter_is_the_estimator(fit_intercept):
     rng = np.random.default_rng(4)
     ref = []
     for _ in range(2):
-        fitted = est.set_params(random_state=rng).fit(*D)
+        fitted = fit_drawing_from(est, rng, *D)
         ref.append(np.r_[fitted.coef_.ravel(), fitted.intercept_[:1] if fit_intercept else []])
     np.testing.assert_array_equal(mech.sample(D, 2, np.random.default_rng(4)), np.stack(ref))
     assert mech.certificate(D).epsilon == fitted.certificate_.epsilon

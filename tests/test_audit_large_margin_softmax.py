@@ -62,7 +62,7 @@ def test_adapter_releases_what_the_estimator_releases():
         warnings.simplefilter("ignore", PrivacyWarning)
         theta = m((X, Y), np.random.default_rng(7))
         fitted = dp.PrivateLargeMarginGaussian(
-            epsilon=1.0, classes=[0, 1], random_state=np.random.default_rng(7)).fit(X, Y)
+            epsilon=1.0, classes=[0, 1], random_state=7).fit(X, Y)
     t = m.prepare((X, Y))[0]
     Phi = lmo.released_matrices(t, theta, 2, 1, 2)[0]
     np.testing.assert_array_equal(Phi, fitted.Phi_)

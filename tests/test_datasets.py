@@ -175,6 +175,7 @@ def test_breast_cancer_small_file(tmp_path):
     )
     assert X.shape == (3, 9)  # the '?' row is dropped, the id column too
     assert y.tolist() == [0, 0, 1]
+    assert y.classes.tolist() == [0, 1]  # the public label set travels with y
     np.testing.assert_allclose(X[0], (np.array([5, 1, 1, 1, 2, 1, 3, 1, 1]) - 1) / 9 / 3)
 
 
@@ -274,6 +275,7 @@ def test_adult_small_files(tmp_path):
     X, y = load_adult("train", data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     assert X.shape == (3, ADULT_WIDTH)  # the '?' row is dropped
     assert y.tolist() == [0, 0, 1]
+    assert y.classes.tolist() == [0, 1] and y[:2].classes.tolist() == [0, 1]  # public set
     Xt, yt = load_adult("test", data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
     np.testing.assert_array_equal(Xt, X)
     np.testing.assert_array_equal(yt, y)
@@ -343,6 +345,7 @@ def test_adult_return_frame(tmp_path):
     frame, target = load_adult(data_home=tmp_path, download=False, return_frame=True, verify_checksum=False)
     assert list(frame.columns) == list(ADULT_FEATURE_NAMES)
     assert target.tolist() == [0, 0, 1]
+    assert str(target.dtype) == "category" and target.cat.categories.tolist() == [0, 1]
 
 
 # --------------------------------------------------------------- kddcup99
@@ -402,6 +405,9 @@ def test_kddcup99_small_file(tmp_path):
     )
     assert sorted(ys.tolist()) == [0, 1]
     np.testing.assert_array_equal(Xs[np.argsort(ys)], X)
+    _, y1 = load_kddcup99(1, random_state=0, data_home=tmp_path, download=False,
+                          verify_checksum=False)
+    assert y1.classes.tolist() == [0, 1]  # one record, one label: the public set all the same
 
 
 def test_kddcup99_scaling_not_data_derived(tmp_path):

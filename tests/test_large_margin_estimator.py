@@ -104,7 +104,7 @@ def test_total_epsilon_never_exceeds_request_with_dp_kmeans(eps, frac):
 
 def test_gmm_nonprivate_is_flagged_not_private():
     X, y = _data(seed=4)
-    with pytest.warns(dp.PrivacyWarning):
+    with pytest.warns(dp.PrivacyWarning, match="NOT covered"):
         m = paper(epsilon=1.0, n_components=2,
                                           component_assignment="gmm_nonprivate",
                                           random_state=0).fit(X, y)

@@ -1,4 +1,4 @@
-"""What a new user meets first (issue 16): lazy imports, --version, a fast --help, clipping warnings."""
+"""What a new user meets first: lazy imports, --version, a fast --help, clipping facts in diagnostics."""
 
 from __future__ import annotations
 
@@ -31,15 +31,23 @@ def test_version_and_help_do_not_import_the_numerics():
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
 
 
-def test_heavy_clipping_warns_the_data_holder_with_the_share():
+def test_heavy_clipping_is_told_through_diagnostics_never_a_warning():
+    """How many rows were clipped is a data statistic: the data holder reads it in diagnostics."""
+    import warnings
+
     rng = np.random.default_rng(0)
     X = 10.0 * rng.normal(size=(50, 3))  # raw features: every row above data_norm = 1
     y = (X[:, 0] > 0).astype(int)
-    with pytest.warns(dp.PrivacyWarning, match=r"100% of the rows had norm above data_norm=1"):
-        est = dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
-    assert "100%" not in str(est.certificate_)  # a warning, never part of the release
-    with pytest.warns(dp.PrivacyWarning, match="scaled down"):
-        dp.PrivateLargeMarginGaussian(epsilon=1.0, solver="native", random_state=0).fit(X, y)
+    for make in (lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0),
+                 lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1], solver="native",
+                                                       random_state=0)):
+        with warnings.catch_warnings(record=True) as caught, dp.collect_diagnostics() as diag:
+            warnings.simplefilter("always")
+            est = make().fit(X, y)
+        note = diag.note("scaled down")
+        assert (note.count, note.n) == (50, 50) and "data_norm=1" in note.what
+        assert not [w for w in caught if "scaled down" in str(w.message) or "%" in str(w.message)]
+        assert "scaled down to data_norm" not in str(est.certificate_)  # never part of the release
 
 
 def test_no_warning_when_rows_fit_the_bound():
@@ -50,7 +58,7 @@ def test_no_warning_when_rows_fit_the_bound():
     y = (X[:, 0] > 0).astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("error", dp.PrivacyWarning)
-        dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+        dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
 
 
 def test_verbose_progress_goes_to_stderr_and_is_not_stored(capsys):

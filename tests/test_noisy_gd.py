@@ -398,6 +398,48 @@ def test_gdp_mu_inverts_the_exact_curve():
         assert gdp_epsilon(1.0 / mu, 1, delta) == pytest.approx(epsilon, rel=1e-8)
 
 
+def test_steps_cap_from_the_public_shape():
+    """T_max = min(10^6, max(1000, 10^11 // (n p))): never below the steps rule's clamp."""
+    from dpconvex.privacy.mechanisms.noisy_gd import MAX_STEPS, max_steps
+
+    assert max_steps(600, 6) == 10**6
+    assert max_steps(70_000, 124) == 10**11 // (70_000 * 124) == 11_520
+    assert max_steps(4_898_431, 121) == MAX_STEPS == 1000
+    assert all(max_steps(n, p) >= MAX_STEPS for n in (2, 10**4, 10**9) for p in (1, 10**3, 10**6))
+
+
+@pytest.mark.parametrize("steps", [10**9, 10**6 + 1, 10**400])
+def test_steps_above_the_cap_refused_before_any_work(steps):
+    """No hang: the refusal comes from the shape, before the data or the ledger are used."""
+    import time
+
+    from dpconvex import BudgetAccountant
+
+    X = np.random.default_rng(0).normal(size=(600, 5)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-3)
+    est = NoisyGradientDescent(epsilon=1.0, steps=steps, accountant=acc)
+    t0 = time.monotonic()
+    with pytest.raises(ParameterError, match=r"'steps' parameter .* int in \[1, 1,000,000\]"):
+        est.fit(X, y)
+    assert time.monotonic() - t0 < 5
+    assert not hasattr(est, "coef_") and acc.spent == (0.0, 0.0) and acc.reserved == []
+    est = NoisyGradientDescent(epsilon=1.0, steps=10**6, fit_intercept=False, random_state=0)
+    with pytest.raises(ParameterError, match="11,520"):  # 70,000 x 124: the work bound
+        est.fit(np.zeros((70_000, 124)), np.arange(70_000) % 2)
+
+
+def test_mechanism_refuses_steps_above_the_cap():
+    from dpconvex.privacy.budget import Budget
+    from dpconvex.privacy.mechanisms.noisy_gd import NoisyGD
+
+    class Shape:  # what calibrate reads of a template before the cap
+        n, p = 70_000, 124
+
+    with pytest.raises(ParameterError, match="above the cap 11,520"):
+        NoisyGD(steps=11_521).calibrate(Shape(), Budget(1.0, 1e-6))
+
+
 @parametrize_with_checks([NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=50, radius=5.0,
                                                random_state=0)])
 def test_sklearn_compatible(estimator, check):

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _helpers import fit_drawing_from
 from scipy.stats import binomtest, chi2
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -218,8 +219,9 @@ def test_prefers_the_clearly_better_candidate():
     N = 300
     bad = 0
     for _ in range(N):
-        s = PrivateRandomSearch(Mistakes(), {"k": [0, 60]}, epsilon=1.0, mean_runs=10,
-                                repetitions="logarithmic", random_state=rng).fit(X, y)
+        s = fit_drawing_from(PrivateRandomSearch(Mistakes(), {"k": [0, 60]}, epsilon=1.0,
+                                                 mean_runs=10, repetitions="logarithmic"),
+                             rng, X, y)
         bad += s.best_index_ == 1
     p_bad = Repetitions.with_mean("logarithmic", 10).pgf(0.5)
     assert binomtest(bad, N, p_bad).pvalue > 1e-3, (bad, N * p_bad)

@@ -115,13 +115,15 @@ def test_row_norm_option_validated(bad):
 
 
 def test_unit_rows_are_not_clipped_by_the_estimators():
-    """Norms are fitted to <= q as row_norms computes them: no clipping warning, no clipped row."""
+    """Norms are fitted to <= q as row_norms computes them: no clipped row (diagnostics), no warning."""
     rng = np.random.default_rng(4)
     X = normalize_rows(rng.normal(size=(500, 5)))
     y = (X[:, 0] > 0).astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
-        m = dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
+        with dp.collect_diagnostics() as diag:
+            m = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert diag.note("scaled down").count == 0
     assert m.score(X, y) > 0.8
 
 

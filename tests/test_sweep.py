@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from _helpers import fit_drawing_from
 from sklearn.datasets import load_wine
 
 import dpconvex as dp
@@ -23,7 +24,8 @@ def _data(n=400, d=5, seed=0):
 def _independent(est, X, y, epsilons, runs, seed):
     """The loop a sweep replaces: a fresh estimator per fit, one generator in order."""
     rng = np.random.default_rng(seed)
-    return [[type(est)(**{**est.get_params(), "epsilon": e, "random_state": rng}).fit(X, y)
+    return [[fit_drawing_from(type(est)(**{**est.get_params(), "epsilon": e, "random_state": None}),
+                              rng, X, y)
              for _ in range(runs)] for e in epsilons]
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _helpers import fit_drawing_from
 from scipy.stats import chi2
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.pipeline import make_pipeline
@@ -62,8 +63,8 @@ def test_exponential_mechanism_frequencies():
     rng = np.random.default_rng(12345)
     counts = np.zeros(len(ks))
     for _ in range(n_runs):
-        gs = PrivateGridSearch(FixedMistakes(), {"k": ks}, epsilon=eps, random_state=rng)
-        counts[gs.fit(X, y).best_index_] += 1
+        gs = PrivateGridSearch(FixedMistakes(), {"k": ks}, epsilon=eps)
+        counts[fit_drawing_from(gs, rng, X, y).best_index_] += 1
     w = np.exp(-eps * np.array(ks) / 2)
     expected = n_runs * w / w.sum()
     stat = float(np.sum((counts - expected) ** 2 / expected))

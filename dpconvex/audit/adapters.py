@@ -36,12 +36,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float, check_int, check_option, clip_rows
+from .._random import assign_noise
+from .._validation import check_array, check_float, check_int, check_option, clip_rows
+from ..errors import ParameterError
 from ..losses import HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism, mechanism_names
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.release import release
+from ..solvers.base import check_solver_name
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
@@ -64,6 +67,28 @@ _PRIVATE_LINEAR = tuple(n for n in mechanism_names(template_kind="linear_erm")
                         if MECHANISMS[n].private)
 
 
+def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) of an audited data set: X a finite 2-D float array, y finite floats, one per row.
+
+    With ``labels=False`` y is only checked for its length (the caller encodes it).
+    """
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise ParameterError(f"{owner}: data must be a tuple (X, y). Got {type(data).__name__}.")
+    X = check_array(data[0], owner)
+    if not labels:
+        if np.shape(data[1]) != (X.shape[0],):
+            raise ParameterError(f"{owner}: y must hold one label per row of X ({X.shape[0]}).")
+        return X, np.empty(0)
+    try:
+        y = np.asarray(data[1], dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(f"{owner}: the labels y must be numbers.") from None
+    if y.shape != (X.shape[0],) or not np.all(np.isfinite(y)):
+        raise ParameterError(f"{owner}: y must hold one finite label per row of X "
+                             f"({X.shape[0]}); got shape {y.shape}.")
+    return X, y
+
+
 class _TemplateAdapter:
     """Shared part of the adapters that solve a template: one template, backend and center per data set."""
 
@@ -75,6 +100,8 @@ class _TemplateAdapter:
         self.mechanism = mechanism
         self.epsilon = check_float("epsilon", epsilon, self.owner)
         self.noise_scale = check_noise_scale(noise_scale, self.owner)
+        if not hasattr(solver, "solve"):  # a backend object, or a registered name
+            check_solver_name(solver, self.owner)
         self.solver = solver
         self._library = get_mechanism(mechanism)
         self._mech = Audited(self._library, self.noise_scale)
@@ -171,6 +198,10 @@ class LinearERMMechanism(_TemplateAdapter):
                  solver: str = "native", delta: float = 0.0):
         owner = self.owner
         self.delta = check_float("delta", delta, owner, low_inclusive=True, high=1.0)
+        h = check_float("h", h, owner)
+        if not isinstance(loss, (Loss, str)):
+            raise ParameterError(f"The 'loss' parameter of {owner} must be a loss name or a "
+                                 f"dpconvex.losses.Loss instance. Got {type(loss).__name__}.")
         self.loss = loss if isinstance(loss, Loss) else get_loss(
             loss, **({} if loss == "logistic" else {"h": h}))
         self.lam = check_float("lam", lam, owner)
@@ -179,8 +210,7 @@ class LinearERMMechanism(_TemplateAdapter):
                          epsilon, noise_scale, solver)
 
     def _template(self, data: Data) -> tuple[str, Callable[[], LinearERMTemplate]]:
-        X = np.asarray(data[0], dtype=float)
-        y = np.asarray(data[1], dtype=float)
+        X, y = _data(data, self.owner)
         return data_key(X, y), lambda: LinearERMTemplate(
             self.loss, self.lam, self.data_norm, clip_rows(X, self.data_norm)[0], y)
 
@@ -293,8 +323,11 @@ class LargeMarginMechanism(_TemplateAdapter):
         super().__init__("objective", epsilon, noise_scale, solver)
 
     def _template(self, data: Data) -> tuple[str, Callable[[], LargeMarginGaussianTemplate]]:
-        X = np.asarray(data[0], dtype=float)
-        y = np.asarray(data[1]).astype(np.int64)
+        X, yf = _data(data, self.owner)
+        if np.any(yf != np.round(yf)) or np.any(yf < 0) or np.any(yf >= self.n_classes):
+            raise ParameterError(f"{self.owner}: the labels of data must be class indices in "
+                                 f"0, ..., {self.n_classes - 1} (n_classes - 1).")
+        y = yf.astype(np.int64)
 
         def build() -> LargeMarginGaussianTemplate:
             return LargeMarginGaussianTemplate.from_features(
@@ -352,8 +385,14 @@ class NoisyGDMechanism:
     """
 
     def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
+        from ..noisy_gd import NoisyGradientDescent
+
+        owner = type(self).__name__
+        if not isinstance(estimator, NoisyGradientDescent):
+            raise ParameterError(f"The 'estimator' parameter of {owner} must be an unfitted "
+                                 f"NoisyGradientDescent. Got {type(estimator).__name__}.")
         self.estimator = estimator
-        self.noise_scale = check_noise_scale(noise_scale, type(self).__name__)
+        self.noise_scale = check_noise_scale(noise_scale, owner)
         p = estimator.get_params()
         # None leaves a setting to the mechanism's public rules, as the estimator does
         self._library = NoisyGD(steps=p["steps"], radius=p["radius"], clip=p["clip"],
@@ -370,20 +409,22 @@ class NoisyGDMechanism:
 
     def prepare(self, data: Data) -> EmpiricalRiskTemplate:
         """The template of ``data`` (clipped rows with intercept, ±1 labels), cached."""
-        from ..labels import encode_labels
+        from ..labels import encode_labels, zero_rows
 
-        X = np.asarray(data[0], dtype=float)
+        X, _ = _data(data, type(self).__name__, labels=False)
         key = data_key(X, np.asarray(data[1]))
         if key not in self._cache:
             p = self.estimator.get_params()
             q = float(p["data_norm"])
             loss = p["loss"] if isinstance(p["loss"], Loss) else get_loss(p["loss"])
             Xc, _ = clip_rows(X, q)
-            ys = encode_labels(np.asarray(data[1]), None, type(self).__name__,
-                               binary=True).signs()
+            labels = encode_labels(np.asarray(data[1]), p.get("classes"), type(self).__name__,
+                                   binary=True)  # as the estimator: classes=, else read (warned)
+            ys = labels.signs()
             if p["fit_intercept"]:
                 Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
                 q = math.sqrt(q * q + 1.0)
+            Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
             self._cache[key] = EmpiricalRiskTemplate(loss, q, Xc, ys)
         return self._cache[key]
 
@@ -429,7 +470,17 @@ class ExponentialMechanism:
 
     def prepare(self, data: Any) -> SelectionTemplate:
         """The selection template of the utilities ``data`` (n = 1: no records behind them)."""
-        u = np.asarray(data, dtype=float)
+        owner = type(self).__name__
+        msg = (f"{owner}: data must be the utility vector, a non-empty 1-D array of finite "
+               "floats (one utility per candidate).")
+        if isinstance(data, (str, bytes)):
+            raise ParameterError(msg)
+        try:
+            u = np.asarray(data, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(msg) from None
+        if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
+            raise ParameterError(msg)
         key = data_key(u)
         if key not in self._cache:
             self._cache[key] = SelectionTemplate(u, self.sensitivity, 1)
@@ -459,27 +510,51 @@ def _default_estimator_output(est: Any) -> np.ndarray:
 class EstimatorMechanism:
     """Any dpconvex estimator, end to end: one ``fit`` per run (slow, but every step of a fit).
 
-    Each run clones the estimator, sets ``random_state`` to the audit's
-    generator and fits on ``data = (X, y)``; the output is
-    ``[coef_, intercept_]`` (or ``Phi_`` for the large-margin classifier), or
+    Each run clones the estimator and fits the clone on ``data = (X, y)``,
+    its noise drawn from the audit's generator: the generator is handed to
+    that fit (:func:`dpconvex._random.assign_noise`, which a meta-estimator's
+    fit passes on to its sub-estimators), never set as a parameter, so the
+    fitted clone holds no generator. The output is ``[coef_, intercept_]``
+    (or ``Phi_`` for the large-margin classifier), or
     ``output(fitted_estimator)``.
 
     Parameters
     ----------
     estimator : estimator
-        Unfitted dpconvex estimator.
+        Unfitted dpconvex estimator (or meta-estimator, e.g.
+        :class:`~dpconvex.private_selection.PrivateRandomSearch`) with a
+        ``random_state`` parameter; its value (None or an int) is kept on the
+        clones and not used for the draws.
     output : callable, optional
         Fitted estimator -> array.
     """
 
     def __init__(self, estimator: Any, output: Callable[[Any], np.ndarray] | None = None):
+        owner = type(self).__name__
+        if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")) or (
+                "random_state" not in estimator.get_params()):
+            raise ParameterError(f"The 'estimator' parameter of {owner} must be an unfitted "
+                                 "dpconvex estimator (with a random_state parameter). Got "
+                                 f"{type(estimator).__name__}.")
+        if output is not None and not callable(output):
+            raise ParameterError(f"The 'output' parameter of {owner} must be None or a callable "
+                                 f"(fitted estimator -> array). Got {type(output).__name__}.")
         self.estimator = estimator
         self.output = output or _default_estimator_output
 
     def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
         from sklearn.base import clone
 
+        if not isinstance(data, (tuple, list)) or len(data) != 2:
+            raise ParameterError(f"{type(self).__name__}: data must be a tuple (X, y). Got "
+                                 f"{type(data).__name__}.")
         X, y = data
-        est = clone(self.estimator).set_params(random_state=rng)
-        est.fit(X, y)
-        return np.asarray(self.output(est), dtype=float).ravel()
+        est = clone(self.estimator)
+        with assign_noise({est: rng}, seeded=True):  # the audit's stream, not stored
+            est.fit(X, y)
+        out = self.output(est)
+        try:
+            return np.asarray(out, dtype=float).ravel()
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(f"{type(self).__name__}: output(estimator) returned "
+                                 f"{type(out).__name__}, not an array of floats.") from None

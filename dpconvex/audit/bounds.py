@@ -32,12 +32,13 @@ References
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from .._validation import check_float, check_int
+from .._validation import MAX_INT, check_float, check_int
 from ..errors import ParameterError
 
 __all__ = [
@@ -52,12 +53,42 @@ __all__ = [
 DIRECTIONS: tuple[str, ...] = ("above:D", "above:D'", "below:D", "below:D'")
 
 
-def clopper_pearson_lower(k: Any, n: Any, alpha: float) -> np.ndarray:
-    """One-sided Clopper–Pearson lower bound ([CP34]_) on a binomial proportion.
+def _counts(k: Any, n: Any, alpha: Any, owner: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """Validate counts k <= n (integers >= 0, arrays broadcast) and alpha in (0, 1)."""
+    alpha = check_float("alpha", alpha, owner, high=1.0)
+    out = []
+    for name, v in (("k", k), ("n", n)):
+        msg = (f"The '{name}' parameter of {owner} must be a count: an int (or array of ints) "
+               f"in [0, {MAX_INT:,}]. Got {_shown(v)} instead.")
+        try:
+            raw = np.asarray(v)
+            if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size and all(
+                    isinstance(t, numbers.Real) and not isinstance(t, bool)
+                    for t in raw.ravel().tolist())):
+                raise ParameterError(msg)
+            a = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(msg) from None
+        if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(a > MAX_INT) \
+                or np.any(a != np.round(a)):
+            raise ParameterError(msg)
+        out.append(a)
+    try:
+        kk, nn = np.broadcast_arrays(*out)
+    except ValueError:
+        raise ParameterError(f"{owner}: k and n have shapes {out[0].shape} and {out[1].shape} "
+                             "that do not broadcast together.") from None
+    if np.any(kk > nn):
+        raise ParameterError(f"{owner}: a count k exceeds its number of trials n; pass k <= n.")
+    return out[0], out[1], alpha
 
-    Returns p_lo with P[p < p_lo] <= ``alpha`` for every true p:
-    ``Beta⁻¹(alpha; k, n − k + 1)``, and 0 when k = 0. Vectorized over k and n.
-    """
+
+def _shown(v: Any) -> str:
+    text = repr(v) if not isinstance(v, int) or abs(v) < 10**50 else "a huge int"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _cp_lower(k: Any, n: Any, alpha: float) -> np.ndarray:
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     safe_k = np.maximum(k, 1.0)
@@ -65,17 +96,34 @@ def clopper_pearson_lower(k: Any, n: Any, alpha: float) -> np.ndarray:
     return np.where(k > 0, lo, 0.0)
 
 
-def clopper_pearson_upper(k: Any, n: Any, alpha: float) -> np.ndarray:
-    """One-sided Clopper–Pearson upper bound ([CP34]_) on a binomial proportion.
-
-    Returns p_hi with P[p > p_hi] <= ``alpha`` for every true p:
-    ``Beta⁻¹(1 − alpha; k + 1, n − k)``, and 1 when k = n. Vectorized.
-    """
+def _cp_upper(k: Any, n: Any, alpha: float) -> np.ndarray:
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     safe_rest = np.maximum(n - k, 1.0)
     hi = beta_dist.ppf(1.0 - alpha, k + 1.0, safe_rest)
     return np.where(k < n, hi, 1.0)
+
+
+def clopper_pearson_lower(k: Any, n: Any, alpha: float) -> np.ndarray:
+    """One-sided Clopper–Pearson lower bound ([CP34]_) on a binomial proportion.
+
+    Returns p_lo with P[p < p_lo] <= ``alpha`` for every true p:
+    ``Beta⁻¹(alpha; k, n − k + 1)``, and 0 when k = 0. Vectorized over k and n
+    (integer counts 0 <= k <= n; ``alpha`` in (0, 1); else :class:`ParameterError`).
+    """
+    k, n, alpha = _counts(k, n, alpha, "clopper_pearson_lower")
+    return _cp_lower(k, n, alpha)
+
+
+def clopper_pearson_upper(k: Any, n: Any, alpha: float) -> np.ndarray:
+    """One-sided Clopper–Pearson upper bound ([CP34]_) on a binomial proportion.
+
+    Returns p_hi with P[p > p_hi] <= ``alpha`` for every true p:
+    ``Beta⁻¹(1 − alpha; k + 1, n − k)``, and 1 when k = n. Vectorized (integer
+    counts 0 <= k <= n; ``alpha`` in (0, 1); else :class:`ParameterError`).
+    """
+    k, n, alpha = _counts(k, n, alpha, "clopper_pearson_upper")
+    return _cp_upper(k, n, alpha)
 
 
 def ratio_bound(k_num: Any, n_num: Any, k_den: Any, n_den: Any, alpha_tail: float,
@@ -84,8 +132,8 @@ def ratio_bound(k_num: Any, n_num: Any, k_den: Any, n_den: Any, alpha_tail: floa
 
     Returns the bound, p_lo and q_hi (vectorized over the counts).
     """
-    p_lo = clopper_pearson_lower(k_num, n_num, alpha_tail)
-    q_hi = clopper_pearson_upper(k_den, n_den, alpha_tail)
+    p_lo = _cp_lower(k_num, n_num, alpha_tail)
+    q_hi = _cp_upper(k_den, n_den, alpha_tail)
     num = p_lo - delta
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.where(num > 0, np.log(np.maximum(num, 1e-300) / q_hi), 0.0)

@@ -9,7 +9,7 @@ mechanism — the path of ``fit``. Only the template and the public steps are
 cached (:class:`~dpconvex.audit._memo.Audited`), so a run costs one solve
 instead of one ``fit``. The output with ``np.random.default_rng(seed)`` is the
 parameter vector θ whose post-processing is the estimator's ``Phi_`` with
-``random_state=np.random.default_rng(seed)`` (tests/test_audit_large_margin_softmax.py).
+``random_state=seed`` (tests/test_audit_large_margin_softmax.py).
 
 It also gives the white-box statistic of the change of variables of
 objective perturbation ([CMS]_ §3.2; docs/privacy.md §11.3, §11.12): with
@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration
 from ..privacy.release import release
@@ -72,8 +73,15 @@ class EstimatorReleaseMechanism:
     """
 
     def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
+        from ..large_margin import PrivateLargeMarginGaussian
+
+        owner = type(self).__name__
+        if not isinstance(estimator, PrivateLargeMarginGaussian):
+            raise ParameterError(f"The 'estimator' parameter of {owner} must be an unfitted "
+                                 f"PrivateLargeMarginGaussian. Got {type(estimator).__name__}.")
+        estimator._validate_params()
         self.estimator = estimator
-        self.noise_scale = check_noise_scale(noise_scale, type(self).__name__)
+        self.noise_scale = check_noise_scale(noise_scale, owner)
         self._library = estimator._mechanism()
         self._mech = Audited(self._library, self.noise_scale)
         self._cache: dict[str, tuple[Any, Budget, OnceUnperturbed]] = {}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._random import RandomStateLike, check_random_state
-from .._validation import check_float, check_int
+from .._validation import check_array_entries, check_float, check_int
 
 __all__ = ["exponential_mechanism_pair", "large_margin_pair", "linear_erm_pair"]
 
@@ -64,6 +64,7 @@ def linear_erm_pair(
     owner = "linear_erm_pair"
     n = check_int("n", n, owner, low=2)
     d = check_int("d", d, owner)
+    check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
     q = check_float("data_norm", data_norm, owner)
     rng = check_random_state(random_state)
     X = np.zeros((n, d))
@@ -117,6 +118,7 @@ def large_margin_pair(
     owner = "large_margin_pair"
     n = check_int("n", n, owner, low=2)
     d = check_int("d", d, owner)
+    check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
     C = check_int("n_classes", n_classes, owner, low=2)
     q = check_float("data_norm", data_norm, owner)
     rng = check_random_state(random_state)

@@ -35,7 +35,8 @@ from ..errors import ParameterError
 from ..solvers._threads import single_threaded
 from .bounds import DIRECTIONS, bound_at, check_confidence, check_delta
 from .statistics import (
-    DEFAULT_QUANTILES,
+    check_quantiles,
+    check_statistic,
     projection_direction,
     select_event,
     split,
@@ -43,7 +44,10 @@ from .statistics import (
     statistic_values,
 )
 
-__all__ = ["AuditResult", "BatchMechanism", "audit", "epsilon_lower_bound"]
+__all__ = ["MAX_RUNS", "AuditResult", "BatchMechanism", "audit", "epsilon_lower_bound"]
+
+#: Largest ``n_runs`` of :func:`audit` (per data set).
+MAX_RUNS = 10**7
 
 
 @dataclass(frozen=True)
@@ -170,8 +174,12 @@ def epsilon_lower_bound(
     owner = "epsilon_lower_bound"
     alpha = 1.0 - check_confidence(confidence, owner)
     delta = check_delta(delta, owner)
+    check_statistic(statistic, owner)
+    q = check_quantiles(quantiles, owner)
     if direction is not None:
         check_option("direction", direction, DIRECTIONS, owner)
+    if threshold is not None:
+        threshold = check_float("threshold", threshold, owner, low=-math.inf, magnitude=False)
     s_D = statistic_values(outputs_D, statistic, owner, "outputs_D")
     s_Dp = statistic_values(outputs_Dprime, statistic, owner, "outputs_Dprime")
     desc = statistic_name(statistic)
@@ -182,7 +190,6 @@ def epsilon_lower_bound(
                 f"{owner}: threshold=None needs at least 2 runs per data set (one to select "
                 "the event, one to evaluate it).")
         kD, kDp = split(s_D.size, fraction), split(s_Dp.size, fraction)
-        q = DEFAULT_QUANTILES if quantiles is None else np.asarray(quantiles, dtype=float)
         sel_D, ev_D = s_D[:kD], s_D[kD:]
         sel_Dp, ev_Dp = s_Dp[:kDp], s_Dp[kDp:]
         threshold, chosen, _ = select_event(sel_D, sel_Dp, ev_D.size, ev_Dp.size,
@@ -194,10 +201,6 @@ def epsilon_lower_bound(
         return AuditResult(eps, (cD, cDp), (ev_D.size, ev_Dp.size), float(threshold),
                            direction, 1.0 - alpha, p_lo, q_hi, delta, (kD, kDp), alpha_tail,
                            desc)
-    threshold = float(threshold)
-    if not math.isfinite(threshold):
-        raise ParameterError(f"{owner}: threshold must be a finite float or None. Got "
-                             f"{threshold!r}.")
     if direction is not None:
         alpha_tail = alpha / 2.0
         eps, cD, cDp, p_lo, q_hi = bound_at(s_D, s_Dp, threshold, direction, alpha_tail, delta)
@@ -228,12 +231,22 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
     sample = getattr(mechanism, "sample", None)
     with single_threaded():
         if callable(sample):
-            out = np.asarray(sample(data, n_runs, rng), dtype=float)
+            outputs = sample(data, n_runs, rng)
         else:
-            out = np.stack([np.asarray(mechanism(data, rng), dtype=float) for _ in range(n_runs)])
-    if out.shape[0] != n_runs:
+            outputs = [mechanism(data, rng) for _ in range(n_runs)]
+    try:
+        out = np.asarray(outputs, dtype=float)
+    except (TypeError, ValueError, OverflowError):
         raise ParameterError(
-            f"audit: the mechanism returned {out.shape[0]} outputs for {n_runs} runs.")
+            "audit: the mechanism's outputs must be arrays of float64 numbers of one shape; "
+            "they could not be converted.") from None
+    if out.ndim == 0 or out.shape[0] != n_runs:
+        raise ParameterError(
+            f"audit: the mechanism returned {len(out) if out.ndim else 0} outputs for {n_runs} "
+            "runs.")
+    if not np.all(np.isfinite(out)):
+        raise ParameterError("audit: the mechanism returned NaN or infinite outputs (or None); "
+                             "a release must be finite numbers.")
     return out.reshape(n_runs, -1)
 
 
@@ -309,10 +322,14 @@ def audit(
     (worst-case pairs, held-out threshold), [CP34]_.
     """
     owner = "audit"
-    n_runs = check_int("n_runs", n_runs, owner, low=2)
+    n_runs = check_int("n_runs", n_runs, owner, low=2, high=MAX_RUNS,
+                       why="the outputs of every run are held in memory, and the bound grows "
+                           "only like log(n_runs)")
     alpha = 1.0 - check_confidence(confidence, owner)
     delta = check_delta(delta, owner)
     fraction = check_float("selection_fraction", selection_fraction, owner, high=1.0)
+    check_statistic(statistic, owner)
+    q = check_quantiles(quantiles, owner)
     if not callable(mechanism):
         raise ParameterError(f"{owner}: mechanism must be callable as mechanism(data, rng). "
                              f"Got {mechanism!r} instead.")
@@ -336,7 +353,6 @@ def audit(
         s_D = statistic_values(ev_D, statistic, owner, "outputs on D")
         s_Dp = statistic_values(ev_Dp, statistic, owner, "outputs on D'")
         desc = statistic_name(statistic)
-    q = DEFAULT_QUANTILES if quantiles is None else np.asarray(quantiles, dtype=float)
     alpha_tail = alpha / 2.0
     threshold, direction, _ = select_event(s_sel_D, s_sel_Dp, s_D.size, s_Dp.size, alpha_tail,
                                            delta, q)

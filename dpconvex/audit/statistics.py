@@ -23,7 +23,7 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,8 @@ import numpy as np
 from ..errors import ParameterError
 from .bounds import DIRECTIONS, direction_counts, ratio_bound
 
-__all__ = ["DEFAULT_QUANTILES", "LLR_DECIMALS", "float_consistency_statistic"]
+__all__ = ["DEFAULT_QUANTILES", "LLR_DECIMALS", "check_quantiles", "check_statistic",
+           "float_consistency_statistic"]
 
 #: Decimals kept by the log-likelihood-ratio statistics (drops floating-point residue).
 LLR_DECIMALS = 9
@@ -44,7 +45,14 @@ def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | No
                      owner: str, name: str) -> np.ndarray:
     """The statistic of every output (None: the outputs are already scalars), checked finite."""
     if statistic is None:
-        s = np.asarray(outputs, dtype=float)
+        try:
+            s = np.asarray(outputs, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(
+                f"{owner}: with statistic=None, {name} must be an array of float64 numbers, one "
+                "scalar per run; it could not be converted. Pass statistic=callable mapping one "
+                "output to a float."
+            ) from None
         if s.ndim == 2 and s.shape[1] == 1:
             s = s[:, 0]
         if s.ndim != 1:
@@ -54,12 +62,48 @@ def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | No
                 "to a float."
             )
     else:
-        s = np.array([float(statistic(np.asarray(o))) for o in outputs], dtype=float)
+        check_statistic(statistic, owner)
+        if isinstance(outputs, (str, bytes)) or not isinstance(outputs, Iterable):
+            raise ParameterError(f"{owner}: {name} must be a sequence of outputs, one per run. "
+                                 f"Got {type(outputs).__name__} instead.")
+        s = np.array([_as_float(statistic(np.asarray(o)), owner) for o in outputs], dtype=float)
     if s.size == 0:
         raise ParameterError(f"{owner}: {name} is empty; run the mechanism at least once.")
     if not np.all(np.isfinite(s)):
         raise ParameterError(f"{owner}: the statistic of some output in {name} is not finite.")
     return s
+
+
+def check_statistic(statistic: Any, owner: str) -> None:
+    """``statistic``: None or a callable (one output -> float)."""
+    if statistic is not None and not callable(statistic):
+        raise ParameterError(f"The 'statistic' parameter of {owner} must be None or a callable "
+                             f"mapping one output to a float. Got {type(statistic).__name__}.")
+
+
+def _as_float(value: Any, owner: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(f"{owner}: the statistic returned {type(value).__name__}, not a "
+                             "float; it must map one output to one number.") from None
+
+
+def check_quantiles(quantiles: Any, owner: str) -> np.ndarray:
+    """Quantile levels tried as thresholds: None (the default grid) or floats in [0, 1]."""
+    if quantiles is None:
+        return DEFAULT_QUANTILES
+    msg = (f"The 'quantiles' parameter of {owner} must be None or a non-empty 1-D sequence of "
+           "floats in [0, 1].")
+    if isinstance(quantiles, (str, bytes)):
+        raise ParameterError(msg)
+    try:
+        q = np.asarray(quantiles, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(msg) from None
+    if q.ndim != 1 or q.size == 0 or not np.all((q >= 0.0) & (q <= 1.0)):
+        raise ParameterError(msg)
+    return q
 
 
 def statistic_name(statistic: Callable[[np.ndarray], float] | None) -> str:
@@ -151,7 +195,16 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
     ----------
     [Mir12]_ §3-4 (the attack), §5 (the snapping mechanism, a fix).
     """
-    c = np.asarray(center, dtype=float).ravel()
+    msg = ("The 'center' parameter of float_consistency_statistic must be an array of finite "
+           "floats (the center c the adversary tests against).")
+    if isinstance(center, (str, bytes)):
+        raise ParameterError(msg)
+    try:
+        c = np.asarray(center, dtype=float).ravel()
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(msg) from None
+    if c.size == 0 or not np.all(np.isfinite(c)):
+        raise ParameterError(msg)
 
     def float_consistency(o: np.ndarray) -> float:
         o = np.asarray(o, dtype=float).ravel()

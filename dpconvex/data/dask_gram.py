@@ -43,7 +43,7 @@ import numpy as np
 
 from ..templates.parameterizations import quadratic_forms, weighted_gram
 from . import dask_rows
-from .dask_rows import _compute, _tree_sum
+from .dask_rows import _tree_sum, compute
 
 __all__ = ["DaskGram"]
 
@@ -94,8 +94,8 @@ def _reduce(parts: list[Any]) -> np.ndarray:
     """Σ of the per-chunk partials: added on the driver when there are at most ``_FAN_IN``
     of them (one round trip fewer), else in a tree on the cluster; the same order of sums."""
     if len(parts) <= dask_rows._FAN_IN:
-        return dask_rows._sum_parts(*_compute(*parts))
-    return np.asarray(_compute(_tree_sum(parts))[0])
+        return dask_rows._sum_parts(*compute(*parts))
+    return np.asarray(compute(_tree_sum(parts))[0])
 
 
 def _identity(x: Any) -> Any:
@@ -115,12 +115,12 @@ def _workers() -> list[str]:
 def _homes(blocks: list[Any]) -> list[str | None]:
     """The worker holding each persisted chunk (None without a distributed client)."""
     try:
-        from distributed import default_client, wait
+        from distributed import default_client
 
         client = default_client()
     except (ImportError, ValueError):
         return [None] * len(blocks)
-    wait(blocks)
+    dask_rows.wait_persisted(blocks)
     who = client.who_has(blocks)
     return [next(iter(who.get(b.key, ())), None) for b in blocks]
 
@@ -169,8 +169,7 @@ class DaskGram:
     def __init__(self, Z: da.Array, *, persist: bool | None = None):
         if not isinstance(Z, da.Array) or Z.ndim != 2:
             raise TypeError(f"DaskGram needs a 2-D dask.array.Array; got {Z!r}.")
-        if any(np.isnan(c) for c in Z.chunks[0]):
-            Z = Z.compute_chunk_sizes()
+        Z = dask_rows.known_chunks(Z)
         if len(Z.chunks[1]) > 1:
             Z = Z.rechunk({1: -1})
         self.Z = Z.astype(np.float64) if Z.dtype != np.float64 else Z
@@ -220,7 +219,7 @@ class DaskGram:
     def forms(self, Phi: np.ndarray) -> np.ndarray:
         """z_iᵀ Φ_j z_i for every row and block j, shape (n, J); Φ of shape (J, D, D)."""
         P = _delayed_value(np.asarray(Phi, dtype=float))
-        parts = _compute(*[dask.delayed(_forms_block)(b, P) for b in self._chunks()])
+        parts = compute(*[dask.delayed(_forms_block)(b, P) for b in self._chunks()])
         return np.concatenate(parts)
 
     def weighted_gram(self, W: np.ndarray) -> np.ndarray:
@@ -240,7 +239,7 @@ class DaskGram:
 
     def row_norms(self) -> np.ndarray:
         """||z_i|| for every record, shape (n,) (for a template's norm check)."""
-        parts = _compute(*[dask.delayed(_row_norms_block)(b) for b in self._chunks()])
+        parts = compute(*[dask.delayed(_row_norms_block)(b) for b in self._chunks()])
         return np.concatenate(parts)
 
     def __mul__(self, scale: Any) -> DaskGram:
@@ -252,7 +251,7 @@ class DaskGram:
 
     def max_row_norm(self) -> float:
         """max_i ||z_i|| (a check of the per-record map, never a calibration input)."""
-        parts = _compute(*[dask.delayed(_max_norm_block)(b) for b in self._chunks()])
+        parts = compute(*[dask.delayed(_max_norm_block)(b) for b in self._chunks()])
         return float(max(p[0] for p in parts))
 
     # ------------------------------------------------------- the one-pass loss

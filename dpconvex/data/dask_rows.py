@@ -50,10 +50,33 @@ lineage, giving the same numbers. When Dask gives up (e.g. ``KilledWorker``
 after ``distributed.scheduler.allowed-failures`` retries), the product raises
 :class:`~dpconvex.errors.SolverError`: nothing is released and no budget is
 charged.
+
+Timeouts
+--------
+Every blocking computation on a distributed cluster (:func:`compute`: the
+products, the norm and finiteness checks, chunk sizes, labels, waits for
+persisted chunks) is bounded in time, so a fit on a dead or stuck cluster
+fails instead of hanging with its ledger reservation held:
+
+* ``dpconvex.dask.timeout`` (Dask config, seconds, default
+  :data:`COMPUTE_TIMEOUT`): the longest one computation may take;
+* ``dpconvex.dask.no-workers-timeout`` (default :data:`NO_WORKERS_TIMEOUT`):
+  the longest the scheduler may have no worker at all while a computation
+  waits (every worker died, or the cluster was scaled to zero).
+
+Either one raises :class:`~dpconvex.errors.SolverError` after cancelling the
+computation; set them per fit with ``dask.config.set({"dpconvex.dask.timeout":
+3600})``. They are Dask settings, not estimator parameters: they describe the
+cluster, not the learner, and stay out of ``get_params``, clones and pickles.
+The local schedulers (no ``distributed.Client``) run in this process, have no
+worker to lose and are not timed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import time
 import warnings
 from collections.abc import Callable
 from functools import partial
@@ -65,15 +88,24 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import clip_rows as _clip_dense_rows
-from ..errors import DataTypeError, DataValidationError, DPConvexError, SolverError
+from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
 from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows
 from .preprocess import add_intercept as _add_intercept
 
-__all__ = ["PERSIST_FRACTION", "DaskRows", "check_dask"]
+__all__ = ["COMPUTE_TIMEOUT", "NO_WORKERS_TIMEOUT", "PERSIST_FRACTION", "DaskRows", "check_dask", "compute",
+           "known_chunks", "wait_persisted"]
 
 #: The preprocessed rows are persisted on the workers when they take at most this
 #: fraction of the cluster's worker memory (module docstring).
 PERSIST_FRACTION = 0.4
+#: Seconds one blocking computation on a distributed cluster may take (Dask config
+#: ``dpconvex.dask.timeout`` overrides it; module docstring, "Timeouts").
+COMPUTE_TIMEOUT = 600.0
+#: Seconds a computation may wait while the scheduler has no worker (Dask config
+#: ``dpconvex.dask.no-workers-timeout``).
+NO_WORKERS_TIMEOUT = 30.0
+#: Seconds between two looks at the cluster while a computation runs.
+_POLL = 0.5
 
 
 # --------------------------------------------------------- per-chunk kernels (run on workers)
@@ -175,12 +207,105 @@ def _tree_sum(parts: list[Any]) -> Any:
     return parts[0]
 
 
-def _compute(*arrays: Any) -> tuple[Any, ...]:
-    """``dask.compute`` with a lost cluster turned into a named error (nothing is released)."""
+def _timeouts() -> tuple[float, float]:
+    """(timeout, no-workers timeout) in seconds, from the Dask config (module docstring)."""
+    out = []
+    for key, default in (("dpconvex.dask.timeout", COMPUTE_TIMEOUT),
+                         ("dpconvex.dask.no-workers-timeout", NO_WORKERS_TIMEOUT)):
+        v = dask.config.get(key, default=default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < v < math.inf):
+            raise ParameterError(f"The Dask config value {key!r} must be a finite number of "
+                                 f"seconds > 0. Got {v!r} instead; set it with "
+                                 f"dask.config.set({{{key!r}: 600}}).")
+        out.append(float(v))
+    return out[0], out[1]
+
+
+def _distributed_client(collections: tuple[Any, ...]) -> Any:
+    """The ``distributed.Client`` that ``dask.compute`` would use for ``collections``, or None."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - distributed is a dependency
+        return None
+    from dask.base import get_scheduler
+
+    sched = get_scheduler(collections=[c for c in collections if dask.is_dask_collection(c)])
+    client = getattr(sched, "__self__", sched)  # ``Client.get``, bound to its client
+    return client if isinstance(client, Client) else None
+
+
+def _no_workers(client: Any) -> bool:
+    try:
+        return not client.scheduler_info()["workers"]
+    except Exception:  # the scheduler itself is unreachable: no worker either
+        return True
+
+
+def _timed_out(what: str, seconds: float, key: str) -> SolverError:
+    return SolverError(
+        f"the Dask cluster {what} {seconds:g} s ({key}); the computation was cancelled, no "
+        "model is released and no privacy budget is charged. Check that the cluster has live "
+        f"workers (client.wait_for_workers(1)), or allow more time with dask.config.set("
+        f"{{{key!r}: seconds}}), then fit again."
+    )
+
+
+def _wait(client: Any, futures: list[Any], timeout: float, idle_limit: float) -> None:
+    """Wait for ``futures`` within the timeouts; cancel them and raise SolverError past one."""
+    from distributed import wait
+
+    t0 = time.monotonic()
+    idle_since: float | None = None
+    done = False
+    try:
+        while True:
+            now = time.monotonic()
+            if now - t0 >= timeout:
+                raise _timed_out("did not finish a computation within", timeout,
+                                 "dpconvex.dask.timeout")
+            try:
+                wait(futures, timeout=min(_POLL, timeout - (now - t0)))
+                done = True
+                return
+            except TimeoutError:
+                pass
+            if _no_workers(client):
+                idle_since = time.monotonic() if idle_since is None else idle_since
+                if time.monotonic() - idle_since >= idle_limit:
+                    raise _timed_out("has had no worker for", idle_limit,
+                                     "dpconvex.dask.no-workers-timeout")
+            else:
+                idle_since = None
+    finally:
+        if not done:
+            with contextlib.suppress(Exception):
+                client.cancel(futures)
+
+
+def compute(*arrays: Any) -> tuple[Any, ...]:
+    """``dask.compute`` within the timeouts, a lost cluster turned into a named error.
+
+    On a distributed cluster the collections are submitted as futures and
+    awaited within ``dpconvex.dask.timeout`` and
+    ``dpconvex.dask.no-workers-timeout`` (module docstring, "Timeouts"); the
+    results are those of ``dask.compute`` (the same tasks).
+
+    Raises
+    ------
+    SolverError
+        The cluster gave up (e.g. ``KilledWorker``), timed out, or has had no
+        worker: nothing is released; a fit's ledger reservation is returned.
+    """
     try:
         with warnings.catch_warnings():  # the n-vectors of a product travel with its graph
             warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
-            return dask.compute(*arrays)
+            client = _distributed_client(arrays)
+            if client is None:
+                return dask.compute(*arrays)
+            limits = _timeouts()
+            futures = client.compute(list(arrays))
+            _wait(client, futures, *limits)
+            return tuple(client.gather(futures))
     except DPConvexError:
         raise
     except Exception as exc:
@@ -193,6 +318,51 @@ def _compute(*arrays: Any) -> tuple[Any, ...]:
             "Restart the workers (client.restart()) or give them more memory "
             "(LocalCluster(memory_limit=...)), then fit again."
         ) from exc
+
+
+def wait_persisted(collections: list[Any]) -> None:
+    """Wait, within the timeouts of :func:`compute`, for persisted collections to be in memory."""
+    from distributed import futures_of
+
+    client = _distributed_client(tuple(collections))
+    futures = futures_of(collections)
+    if client is None or not futures:
+        return
+    limits = _timeouts()
+    try:
+        _wait(client, futures, *limits)
+    except DPConvexError:
+        raise
+    except Exception as exc:
+        if not _cluster_failure(exc):
+            raise
+        raise SolverError(f"the Dask cluster failed while storing the rows ({type(exc).__name__}: "
+                          f"{exc}); no model is released and no privacy budget is charged. "
+                          "Restart the workers, then fit again.") from exc
+
+
+def _chunk_shape(B: Any) -> np.ndarray:
+    return np.array(B.shape, dtype=np.int64)[(None,) * B.ndim]
+
+
+def known_chunks(X: da.Array) -> da.Array:
+    """``X`` with its chunk sizes known: ``X.compute_chunk_sizes()`` within the timeouts.
+
+    Like ``compute_chunk_sizes``, sets the sizes on ``X`` itself. The chunk
+    sizes are the caller's layout and n is public (module docstring).
+    """
+    if not any(math.isnan(c) for cs in X.chunks for c in cs):
+        return X
+    shapes = X.map_blocks(_chunk_shape, dtype=np.int64, new_axis=X.ndim,
+                          chunks=tuple(len(c) * (1,) for c in X.chunks) + ((X.ndim,),))
+    grid = compute(shapes)[0]
+    sizes = []
+    for i in range(X.ndim):
+        at: list[Any] = [0] * X.ndim + [i]
+        at[i] = slice(None)
+        sizes.append(tuple(int(v) for v in grid[tuple(at)]))
+    X._chunks = tuple(sizes)
+    return X
 
 
 def _cluster_failure(exc: BaseException) -> bool:
@@ -258,8 +428,7 @@ class DaskRows:
             raise TypeError(f"DaskRows needs a dask.array.Array; got {type(X).__name__}.")
         if X.ndim != 2:
             raise ValueError(f"DaskRows needs a 2-D array; got shape {X.shape}.")
-        if any(np.isnan(c) for c in X.chunks[0]):
-            X = X.compute_chunk_sizes()
+        X = known_chunks(X)
         if X.dtype != np.float64:
             X = X.astype(np.float64)
         if len(X.chunks[1]) > 1:
@@ -301,7 +470,7 @@ class DaskRows:
         key = w.tobytes()
         if self._memo is not None and self._memo[0] == key:
             return self._memo[1]
-        m = np.concatenate(_compute(*[_delayed(_matvec_block)(b, s, self._signs, w)
+        m = np.concatenate(compute(*[_delayed(_matvec_block)(b, s, self._signs, w)
                                       for b, s in self._pairs()]))
         m.flags.writeable = False
         self._memo = (key, m)
@@ -311,21 +480,21 @@ class DaskRows:
         """Xᵀ v, shape (p,): per-chunk X_cᵀ v_c, summed on the cluster."""
         parts = [_delayed(_rmatvec_block)(b, s, self._signs, vc)
                  for (b, s), vc in zip(self._pairs(), self._split(v), strict=True)]
-        return np.array(_compute(_tree_sum(parts))[0][0])
+        return np.array(compute(_tree_sum(parts))[0][0])
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Σ_i d_i x_i x_iᵀ, a dense (p, p) array: per-chunk Grams summed on the cluster."""
         parts = [_delayed(_gram_block)(b, s, self._signs, dc)
                  for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
-        return np.array(_compute(_tree_sum(parts))[0][0])
+        return np.array(compute(_tree_sum(parts))[0][0])
 
     def chunk_sum(self, k: Callable[..., Any], *a: Any) -> np.ndarray:
         """Σ over the chunks of k(chunk, its row scaling, signs, *a)[0]: one pass, tree-summed."""
-        return _compute(_tree_sum([_delayed(k)(b, s, self._signs, *a) for b, s in self._pairs()]))[0][0]
+        return compute(_tree_sum([_delayed(k)(b, s, self._signs, *a) for b, s in self._pairs()]))[0][0]
 
     def row_norms(self) -> np.ndarray:
         """||x_i||_2 for every row, shape (n,) (the overflow-safe dense kernel per chunk)."""
-        return np.concatenate(_compute(*[_delayed(_norms_block)(b, s, self._signs)
+        return np.concatenate(compute(*[_delayed(_norms_block)(b, s, self._signs)
                                          for b, s in self._pairs()]))
 
     # ------------------------------------------------------------ per-record maps
@@ -384,7 +553,7 @@ class DaskRows:
         dense = list(self.X.to_delayed().ravel())
         size = self.nbytes
         if size > budget:  # count the non-zeros: the CSR chunks may fit
-            size = sum(_compute(*[_delayed(_compact_bytes)(b) for b in dense]))
+            size = sum(compute(*[_delayed(_compact_bytes)(b) for b in dense]))
         if size <= budget:
             self._delayed_blocks = list(dask.persist(*[_delayed(_compact_block)(b) for b in dense]))
             self.persisted, self._memo = True, None
@@ -395,7 +564,7 @@ class DaskRows:
         """Bytes of the persisted chunks (0 when they are recomputed on every pass)."""
         if not self.persisted:
             return 0
-        return int(sum(_compute(*[_delayed(_stored_bytes)(b) for b in self._blocks()])))
+        return int(sum(compute(*[_delayed(_stored_bytes)(b) for b in self._blocks()])))
 
     # --------------------------------------------------------------------- helpers
     def _column(self, v: np.ndarray) -> da.Array:
@@ -457,7 +626,7 @@ def check_dask(X: Any, owner: str, *, name: str = "X", n_features: int | None = 
                 f"{owner}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a public "
                 "schema first (dpconvex.datasets.from_dataframe applies a PublicSchema per partition)."
             )
-        X = X.to_dask_array(lengths=True)
+        X = X.to_dask_array(lengths=tuple(int(v) for v in compute(X.map_partitions(len))[0]))
     elif not isinstance(X, da.Array):
         raise DataTypeError(
             f"{owner}: {name} must be a dask.array.Array or a dask DataFrame of numeric columns; "
@@ -491,10 +660,9 @@ def check_dask(X: Any, owner: str, *, name: str = "X", n_features: int | None = 
         )
     counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,),
                                dtype=np.int64)
-    bad = int(_compute(counts.sum())[0])
-    if bad:
+    if int(compute(counts.sum())[0]):  # the message counts nothing (a data statistic)
         raise DataValidationError(
-            f"{owner}: {name} contains {bad} NaN or infinite value(s). Impute or drop them "
-            "before fitting (with a public rule: imputing from data statistics costs privacy)."
+            f"{owner}: {name} contains NaN or infinite values. Impute or drop them before "
+            "fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     return rows.X

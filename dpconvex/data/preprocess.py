@@ -22,7 +22,7 @@ from .._validation import clip_rows as _clip_dense_rows
 from .operators import canonical_csr, row_blocks
 from .row_scaling import normalize_rows
 
-__all__ = ["add_intercept", "augment_and_scale", "clip_rows", "normalize_rows"]
+__all__ = ["add_intercept", "augment_and_scale", "clip_rows", "normalize_rows", "note_clipped"]
 
 
 def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
@@ -111,24 +111,17 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s
 
 
-#: Share of clipped rows above which the data holder is warned (issue 16).
-CLIP_WARN_SHARE = 0.2
+def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
+    """NOT PRIVATE: record how many rows clipping to the public norm bound scaled down.
 
-
-def warn_if_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
-    """Warn the data holder when clipping to the public norm bound touched many rows.
-
-    A warning to the data holder is not a release (DESIGN.md §4): it is shown, never
-    stored on the model or in its certificate.
+    How many rows a bound clips is a data statistic (one record changes it), so
+    no warning says it: the count goes to :func:`dpconvex.collect_diagnostics`
+    for the data holder (``diag.note("scaled down")``). Many clipped rows can
+    erase most of the signal (e.g. raw features of very different scales):
+    scale the features by public ranges first (dpconvex.datasets does), or pass
+    a larger public ``data_norm``.
     """
-    if n and n_clipped > CLIP_WARN_SHARE * n:
-        import warnings
+    from ..privacy.release import record_diagnostic
 
-        from ..errors import PrivacyWarning
-
-        warnings.warn(
-            f"{owner}: {100.0 * n_clipped / n:.0f}% of the rows had norm above "
-            f"data_norm={bound:g} and were scaled down to it, which can erase most of the "
-            "signal (e.g. raw features of very different scales). Scale the features by public "
-            "ranges first (dpconvex.datasets does), or pass a larger public data_norm.",
-            PrivacyWarning, stacklevel=4)
+    record_diagnostic(owner, f"rows scaled down to data_norm={bound:g} (norm above it)",
+                      n_clipped, n)

@@ -49,6 +49,14 @@ Every loader here applies one fixed, per-record map, :func:`encode`
    attributes on the public schema before step 1 (the divisor counts the
    kept ones).
 
+**Labels.** Every loader returns y as a :class:`dpconvex.labels.LabelArray`
+(a NumPy array) carrying its public label set, the classes of the dataset's
+encoding (:data:`ADULT_CLASSES`, :data:`KDDCUP99_CLASSES`,
+:data:`BREAST_CANCER_CLASSES`, :data:`SKLEARN_CLASSES`), never read from the
+loaded labels: a fit on it needs no ``classes=`` and reads nothing about the
+label set from the records (``load_adult(return_frame=True)`` returns a
+category-dtype ``pandas.Series`` with those categories instead).
+
 Because the map is applied to each record on its own, replacing one record
 changes one row of ``X`` and nothing else, which is what the per-record norm
 bound ``q = 1`` of the privacy analysis needs (docs/privacy.md §2.3, §12). (Dropping records with missing
@@ -102,20 +110,24 @@ from .encoding import (
 )
 from .schemas import (
     ADULT_CATEGORIES,
+    ADULT_CLASSES,
     ADULT_FEATURE_NAMES,
     ADULT_LOG_SCALED,
     ADULT_NUMERIC_RANGES,
     ADULT_SCHEMA,
+    BREAST_CANCER_CLASSES,
     BREAST_CANCER_FEATURE_NAMES,
     BREAST_CANCER_NUMERIC_RANGES,
     BREAST_CANCER_SCHEMA,
     DIGITS_PIXEL_RANGE,
     KDDCUP99_CATEGORIES,
+    KDDCUP99_CLASSES,
     KDDCUP99_FEATURE_NAMES,
     KDDCUP99_LOG_SCALED,
     KDDCUP99_NUMERIC_RANGES,
     KDDCUP99_SCHEMA,
     SKLEARN_BREAST_CANCER_RANGES,
+    SKLEARN_CLASSES,
     SKLEARN_SCHEMAS,
     SKLEARN_WINE_RANGES,
 )
@@ -124,11 +136,13 @@ from .uci import load_adult, load_kddcup99
 
 __all__ = [
     "ADULT_CATEGORIES",
+    "ADULT_CLASSES",
     "ADULT_FEATURE_NAMES",
     "ADULT_LOG_SCALED",
     "ADULT_NUMERIC_RANGES",
     "ADULT_SCHEMA",
     "BREAST_CANCER_ENCODINGS",
+    "BREAST_CANCER_CLASSES",
     "BREAST_CANCER_FEATURE_NAMES",
     "BREAST_CANCER_NUMERIC_RANGES",
     "BREAST_CANCER_SCHEMA",
@@ -138,12 +152,14 @@ __all__ = [
     "DATA_ENV_VAR",
     "DIGITS_PIXEL_RANGE",
     "KDDCUP99_CATEGORIES",
+    "KDDCUP99_CLASSES",
     "KDDCUP99_FEATURE_NAMES",
     "KDDCUP99_LOG_SCALED",
     "KDDCUP99_NUMERIC_RANGES",
     "KDDCUP99_SCHEMA",
     "PublicSchema",
     "SKLEARN_BREAST_CANCER_RANGES",
+    "SKLEARN_CLASSES",
     "SKLEARN_SCHEMAS",
     "SKLEARN_WINE_RANGES",
     "encode",

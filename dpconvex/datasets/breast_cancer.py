@@ -13,10 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import DatasetError, ParameterError
+from ..labels import LabelArray
 from ._files import check_bool, complete_csv_rows, fetch_file
 from ._rows import apply_row_norm, select_schema
 from .encoding import PublicSchema, encode
-from .schemas import _BREAST_COLUMNS, BREAST_CANCER_SCHEMA
+from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
 
 __all__ = ["BREAST_CANCER_ENCODINGS", "load_breast_cancer_wisconsin"]
@@ -112,8 +113,10 @@ def load_breast_cancer_wisconsin(
     X : ndarray of shape (683, 9), dtype float64
         Encoded features (fewer columns with ``columns`` / ``drop``); every
         row has norm <= 1 (exactly 1 for non-zero rows with ``row_norm="unit"``).
-    y : ndarray of shape (683,), dtype int64
-        1 = malignant (class 4), 0 = benign (class 2).
+    y : LabelArray of shape (683,), dtype int64
+        1 = malignant (class 4), 0 = benign (class 2): a NumPy array carrying the
+        public label set :data:`BREAST_CANCER_CLASSES` (``y.classes``;
+        :mod:`dpconvex.labels`).
 
     Raises
     ------
@@ -153,4 +156,4 @@ def load_breast_cancer_wisconsin(
         raise DatasetError(f"No complete records found in {path}.")
     numeric_values = {c: _to_float(raw[c], c, path) for c in _BREAST_COLUMNS}
     X = apply_row_norm(encode(schema, numeric_values), row_norm)
-    return X, np.asarray(labels, dtype=np.int64)
+    return X, LabelArray(np.asarray(labels, dtype=np.int64), BREAST_CANCER_CLASSES)

@@ -55,11 +55,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._validation import check_array_entries
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..errors import DatasetError, ParameterError
+from ..labels import LabelArray
 from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
 from .encoding import PublicSchema, category_codes, encode
-from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_SCHEMA
+from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
 from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -160,8 +162,10 @@ def load_kddcup99_dask(
         The rows of :func:`~dpconvex.datasets.load_kddcup99` with the same
         options for the same records, in file order, up to rounding (every
         row has norm <= 1); fewer columns with ``columns`` / ``drop``.
-    y : ndarray of shape (n,), dtype int64
-        1 = attack, 0 = normal (n numbers: small enough for the driver).
+    y : LabelArray of shape (n,), dtype int64
+        1 = attack, 0 = normal (n numbers: small enough for the driver), carrying
+        the public label set :data:`~dpconvex.datasets.KDDCUP99_CLASSES`
+        (``y.classes``; :mod:`dpconvex.labels`).
 
     Raises
     ------
@@ -192,7 +196,7 @@ def load_kddcup99_dask(
         X = X * (KDDCUP99_SCHEMA.divisor / schema.divisor)
     if row_norm == "unit":
         X = normalize_rows_lazy(X, 1.0)
-    return X, np.load(store / "y.npy")
+    return X, LabelArray(np.load(store / "y.npy"), KDDCUP99_CLASSES)
 
 
 def kddcup99_chunk_store(
@@ -215,6 +219,13 @@ def kddcup99_chunk_store(
         raise ParameterError(
             f"The 'chunksize' parameter of {owner} must be an int >= 1. Got {chunksize!r} instead."
         )
+    check_array_entries(int(chunksize) * KDDCUP99_SCHEMA.n_features,
+                        f"one chunk (chunksize x {KDDCUP99_SCHEMA.n_features} features)", owner,
+                        "Lower chunksize.")
+    for name, value in (("path", path), ("data_home", data_home), ("cache_dir", cache_dir)):
+        if value is not None and not isinstance(value, str | os.PathLike):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be None, a str or a "
+                                 f"path-like object. Got {type(value).__name__} instead.")
     download = bool(check_bool("download", download, owner))
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     source = _find_source(path, data_home, download, verify_checksum).resolve()
@@ -223,7 +234,8 @@ def kddcup99_chunk_store(
         f"{source}|{stat.st_size}|{stat.st_mtime_ns}|{int(chunksize)}|{_STORE_VERSION}".encode()
     ).hexdigest()[:16]
     root = Path(_DEFAULT_HOME) / "dask" if cache_dir is None else Path(cache_dir)
-    store = root.expanduser() / f"{source.name.split('.')[0]}-{key}"
+    # absolute: the lazy array reads the chunks later, from whatever the working folder is then
+    store = root.expanduser().resolve() / f"{source.name.split('.')[0]}-{key}"
     if not (store / "meta.json").is_file():
         _write_store(source, store, int(chunksize))
     return store
@@ -302,7 +314,9 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
         missing.append(label)
     if missing:
         raise ParameterError(f"from_dataframe: the DataFrame has no column(s) {missing!r}.")
-    lengths = tuple(int(v) for v in df.map_partitions(len).compute())
+    from ..data.dask_rows import compute
+
+    lengths = tuple(int(v) for v in compute(df.map_partitions(len))[0])
     enc = dask.delayed(_encode_partition, pure=True)
     blocks = [da.from_delayed(enc(part, schema), shape=(rows, schema.n_features), dtype=np.float64)
               for part, rows in zip(df.to_delayed(), lengths, strict=True)]

@@ -82,6 +82,16 @@ def norm_divisor(
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
        Empirical Risk Minimization. JMLR 12, 2011, §7 (rows scaled to norm <= 1).
     """
+    owner = "norm_divisor"
+    if isinstance(numeric, (str, bytes)) or not isinstance(numeric, (Mapping, Sequence)):
+        raise ParameterError(f"The 'numeric' parameter of {owner} must be a mapping of the numeric "
+                             f"columns' ranges (or a sequence of them). Got {_shown(numeric)}.")
+    if categories is not None and not isinstance(categories, Mapping):
+        raise ParameterError(f"The 'categories' parameter of {owner} must be None or a mapping of "
+                             f"the categorical columns' vocabularies. Got {_shown(categories)}.")
+    if not isinstance(centered, (bool, np.bool_)):
+        raise ParameterError(f"The 'centered' parameter of {owner} must be a bool. Got "
+                             f"{_shown(centered)}.")
     n_cat = len(categories) if categories is not None else 0
     if centered:
         # 0.25 * n is exact, and a correctly rounded sqrt commutes with the
@@ -116,12 +126,57 @@ class PublicSchema:
     log_scaled: frozenset[str] = frozenset()
     centered: bool = False
 
+    def __post_init__(self) -> None:
+        """Refuse a schema the encoder cannot apply (named :class:`ParameterError`)."""
+        owner = "PublicSchema"
+        cols = self.columns
+        if isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence) or not all(
+                isinstance(c, str) for c in cols):
+            raise ParameterError(f"The 'columns' parameter of {owner} must be a sequence of column "
+                                 f"names (str). Got {_shown(cols)} instead.")
+        if len(set(cols)) != len(cols):
+            dup = sorted({c for c in cols if list(cols).count(c) > 1})
+            raise ParameterError(f"{owner}: 'columns' repeats {dup!r}; each column appears once.")
+        for name, table in (("numeric", self.numeric), ("categories", self.categories)):
+            if not isinstance(table, Mapping):
+                raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
+                                     f"column name. Got {_shown(table)} instead.")
+            unknown = [c for c in table if c not in cols]
+            if unknown:
+                raise ParameterError(f"{owner}: '{name}' names column(s) {unknown!r} that are not "
+                                     "in 'columns'.")
+        both = [c for c in self.numeric if c in self.categories]
+        if both:
+            raise ParameterError(f"{owner}: column(s) {both!r} are both numeric and categorical.")
+        for c, rng in self.numeric.items():
+            _check_range(c, rng, owner)
+        for c, vocabulary in self.categories.items():
+            if isinstance(vocabulary, (str, bytes)) or not isinstance(vocabulary, Sequence) or \
+                    not all(isinstance(v, (str, bytes)) for v in vocabulary):
+                raise ParameterError(f"{owner}: the vocabulary of {c!r} must be a sequence of "
+                                     f"categories (str). Got {_shown(vocabulary)} instead.")
+            if len(set(vocabulary)) != len(vocabulary):
+                raise ParameterError(f"{owner}: the vocabulary of {c!r} repeats a category.")
+        if not isinstance(self.log_scaled, (set, frozenset)) or any(
+                c not in self.numeric for c in self.log_scaled):
+            raise ParameterError(f"The 'log_scaled' parameter of {owner} must be a set of numeric "
+                                 f"columns. Got {_shown(self.log_scaled)} instead.")
+        if not isinstance(self.centered, (bool, np.bool_)):
+            raise ParameterError(f"The 'centered' parameter of {owner} must be a bool. Got "
+                                 f"{_shown(self.centered)} instead.")
+
     @classmethod
     def from_ranges(
         cls, ranges: Sequence[tuple[float, float]], *, centered: bool = False, prefix: str = "x"
     ) -> PublicSchema:
         """An all-numeric, linearly scaled schema with columns ``x0, x1, ...``."""
+        if isinstance(ranges, (str, bytes)) or not isinstance(ranges, (Sequence, np.ndarray)) \
+                or len(ranges) == 0:
+            raise ParameterError("The 'ranges' parameter must be a non-empty sequence of (lo, hi) "
+                                 f"pairs, one per column. Got {_shown(ranges)} instead.")
         columns = tuple(f"{prefix}{i}" for i in range(len(ranges)))
+        for c, rng in zip(columns, ranges, strict=True):
+            _check_range(c, tuple(rng) if isinstance(rng, np.ndarray) else rng, "PublicSchema")
         numeric = {c: (float(lo), float(hi)) for c, (lo, hi) in zip(columns, ranges, strict=True)}
         return cls(columns, numeric, centered=centered)
 
@@ -182,12 +237,18 @@ class PublicSchema:
         """
         valid = self.features
         for name, sel in (("columns", columns), ("drop", drop)):
-            if sel is None:
+            if sel is None and name == "columns":
                 continue
-            if isinstance(sel, str | bytes) or not all(isinstance(c, str) for c in sel):
+            if isinstance(sel, str | bytes) or not isinstance(sel, Sequence) or not all(
+                    isinstance(c, str) for c in sel):
                 raise ParameterError(
                     f"The '{name}' parameter of {owner} must be a sequence of column names, "
-                    f"e.g. ({sel!r},). Got {sel!r} instead.")
+                    f"e.g. ('age',). Got {_shown(sel)} instead.")
+            repeated = sorted({c for c in sel if list(sel).count(c) > 1})
+            if repeated:
+                raise ParameterError(
+                    f"The '{name}' parameter of {owner} repeats column(s) {repeated!r}; name each "
+                    "column once (a repeated column would not be encoded twice).")
             unknown = [c for c in sel if c not in valid]
             if unknown:
                 raise ParameterError(
@@ -203,6 +264,29 @@ class PublicSchema:
                             frozenset(c for c in self.log_scaled if c in keep), self.centered)
 
 
+def _shown(value: object) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_range(column: str, rng: object, owner: str) -> None:
+    """A public range (lo, hi): two finite floats with lo < hi."""
+    msg = (f"{owner}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi. "
+           f"Got {_shown(rng)} instead.")
+    if isinstance(rng, (str, bytes)) or not isinstance(rng, Sequence) or len(rng) != 2:
+        raise ParameterError(msg)
+    lo, hi = rng
+    if any(isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))
+           for v in (lo, hi)):
+        raise ParameterError(msg)
+    try:
+        flo, fhi = float(lo), float(hi)
+    except OverflowError:
+        raise ParameterError(msg) from None
+    if not (math.isfinite(flo) and math.isfinite(fhi) and flo < fhi and math.isfinite(fhi - flo)):
+        raise ParameterError(msg)
+
+
 def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray:
     """Clip ``x`` to ``[lo, hi]`` and map it onto ``[0, 1]`` (on a copy)."""
     x = np.clip(x, lo, hi)
@@ -212,6 +296,34 @@ def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray
         x /= math.log1p(hi - lo)
     else:
         x /= hi - lo
+    return x
+
+
+def _real_array(values: object, owner: str, name: str) -> np.ndarray:
+    """``values`` as a new float64 array; text, dates, complex numbers and None are refused."""
+    from .._validation import check_numeric_dtype
+
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise ParameterError(f"{owner}: {name} must be an array of real numbers ({exc}).") from None
+    check_numeric_dtype(raw, owner, name)
+    try:
+        return np.array(raw, dtype=np.float64, copy=True)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ParameterError(f"{owner}: {name} must hold real numbers that fit in float64 "
+                             f"({exc}).") from None
+
+
+def _numeric_column(values: object, column: str, owner: str) -> np.ndarray:
+    """A column of raw numbers as float64 (a copy): real numbers only, no NaN."""
+    x = _real_array(values, owner, f"column {column!r}")
+    if x.ndim != 1:
+        raise ParameterError(f"{owner}: column {column!r} must be 1-D (one value per record); "
+                             f"got shape {x.shape}.")
+    if np.any(np.isnan(x)):
+        raise ParameterError(f"{owner}: column {column!r} has missing (NaN) values; drop those "
+                             "records first (a per-record rule) or impute a public value.")
     return x
 
 
@@ -256,8 +368,25 @@ def encode(
     ndarray of shape (n_records, schema.n_features), dtype float64
         Every row has Euclidean norm at most 1.
     """
+    owner = "encode"
+    if not isinstance(schema, PublicSchema):
+        raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema. Got "
+                             f"{_shown(schema)} instead.")
     codes = {} if codes is None else codes
-    n = len(next(iter(numeric_values.values())))
+    for name, table, needed in (("numeric_values", numeric_values, schema.numeric),
+                                ("codes", codes, schema.categories)):
+        if not isinstance(table, Mapping):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
+                                 f"column name. Got {_shown(table)} instead.")
+        missing = [c for c in schema.columns if c in needed and c not in table]
+        if missing:
+            raise ParameterError(f"{owner}: '{name}' has no values for column(s) {missing!r}.")
+    lengths = {len(np.atleast_1d(numeric_values[c])) for c in schema.columns if c in schema.numeric}
+    lengths |= {len(np.atleast_1d(codes[c])) for c in schema.columns if c in schema.categories}
+    if len(lengths) != 1:
+        raise ParameterError(f"{owner}: the columns have different numbers of records "
+                             f"({sorted(lengths)}), or the schema has no feature column.")
+    n = lengths.pop()
     X = np.zeros((n, schema.n_features), dtype=np.float64)
     rows = np.arange(n)
     j = 0
@@ -265,13 +394,17 @@ def encode(
         if col in schema.numeric:
             lo, hi = schema.numeric[col]
             X[:, j] = _scale_numeric(
-                np.asarray(numeric_values[col], dtype=np.float64), lo, hi, col in schema.log_scaled
+                _numeric_column(numeric_values[col], col, owner), lo, hi, col in schema.log_scaled
             )
             if schema.centered:
                 X[:, j] -= 0.5
             j += 1
         elif col in schema.categories:
             c = np.asarray(codes[col])
+            if c.dtype.kind not in "iu" or c.ndim != 1 or np.any(c >= len(schema.categories[col])):
+                raise ParameterError(
+                    f"{owner}: the codes of {col!r} must be a 1-D int array of indices into its "
+                    "vocabulary (-1 for a value outside it); see category_codes.")
             known = c >= 0
             X[rows[known], j + c[known]] = 1.0
             j += len(schema.categories[col])
@@ -299,7 +432,10 @@ def encode_matrix(X: np.ndarray, schema: PublicSchema) -> np.ndarray:
     ParameterError
         If ``X`` is not 2-D with one column per schema column.
     """
-    X = np.asarray(X, dtype=float)
+    if not isinstance(schema, PublicSchema):
+        raise ParameterError(f"The 'schema' parameter of encode_matrix must be a PublicSchema. Got "
+                             f"{_shown(schema)} instead.")
+    X = _real_array(X, "encode_matrix", "X")
     d = len(schema.columns)
     if X.ndim != 2 or X.shape[1] != d:
         raise ParameterError(f"X must have {d} columns to match the ranges; got {X.shape}.")

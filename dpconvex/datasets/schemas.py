@@ -15,20 +15,24 @@ from .encoding import PublicSchema
 
 __all__ = [
     "ADULT_CATEGORIES",
+    "ADULT_CLASSES",
     "ADULT_FEATURE_NAMES",
     "ADULT_LOG_SCALED",
     "ADULT_NUMERIC_RANGES",
     "ADULT_SCHEMA",
+    "BREAST_CANCER_CLASSES",
     "BREAST_CANCER_FEATURE_NAMES",
     "BREAST_CANCER_NUMERIC_RANGES",
     "BREAST_CANCER_SCHEMA",
     "DIGITS_PIXEL_RANGE",
     "KDDCUP99_CATEGORIES",
+    "KDDCUP99_CLASSES",
     "KDDCUP99_FEATURE_NAMES",
     "KDDCUP99_LOG_SCALED",
     "KDDCUP99_NUMERIC_RANGES",
     "KDDCUP99_SCHEMA",
     "SKLEARN_BREAST_CANCER_RANGES",
+    "SKLEARN_CLASSES",
     "SKLEARN_SCHEMAS",
     "SKLEARN_WINE_RANGES",
 ]
@@ -301,3 +305,20 @@ ADULT_FEATURE_NAMES: tuple[str, ...] = ADULT_SCHEMA.feature_names
 KDDCUP99_FEATURE_NAMES: tuple[str, ...] = KDDCUP99_SCHEMA.feature_names
 #: Names of the 9 breast-cancer features.
 BREAST_CANCER_FEATURE_NAMES: tuple[str, ...] = _BREAST_COLUMNS
+
+# --------------------------------------------------------------------------
+# Label sets: public, from the encodings the loaders apply (never np.unique(y))
+# --------------------------------------------------------------------------
+
+#: Adult: 0 for income ``<=50K``, 1 for ``>50K``.
+ADULT_CLASSES: tuple[int, ...] = (0, 1)
+#: KDD Cup 1999 (binary, as CMS §7): 0 for normal traffic, 1 for an attack.
+KDDCUP99_CLASSES: tuple[int, ...] = (0, 1)
+#: Breast Cancer Wisconsin (original): 0 benign (class 2), 1 malignant (class 4).
+BREAST_CANCER_CLASSES: tuple[int, ...] = (0, 1)
+#: scikit-learn's sets, as its loaders encode the targets (their documented classes).
+SKLEARN_CLASSES: dict[str, tuple[int, ...]] = {
+    "breast_cancer": (0, 1),
+    "wine": (0, 1, 2),
+    "digits": tuple(range(10)),
+}

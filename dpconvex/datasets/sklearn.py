@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
+from ..labels import LabelArray
 from .encoding import encode_matrix
-from .schemas import SKLEARN_SCHEMAS
+from .schemas import SKLEARN_CLASSES, SKLEARN_SCHEMAS
 
 __all__ = ["load_sklearn"]
 
@@ -32,8 +33,10 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     X : ndarray of shape (n_samples, n_features), dtype float64
         Encoded features; every row has norm <= 1. Breast cancer: (569, 30);
         wine: (178, 13); digits: (1797, 64).
-    y : ndarray of shape (n_samples,)
-        The labels as scikit-learn gives them.
+    y : LabelArray of shape (n_samples,)
+        The labels as scikit-learn gives them: a NumPy array carrying the
+        documented label set :data:`SKLEARN_CLASSES` ``[name]`` (``y.classes``;
+        :mod:`dpconvex.labels`), so a fit needs no ``classes=``.
 
     Raises
     ------
@@ -58,4 +61,4 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
             f"Unknown scikit-learn dataset {name!r}; choose 'breast_cancer', 'wine' or 'digits'."
         )
     X, y = loaders[name](return_X_y=True)
-    return encode_matrix(X, SKLEARN_SCHEMAS[name]), y
+    return encode_matrix(X, SKLEARN_SCHEMAS[name]), LabelArray(y, SKLEARN_CLASSES[name])

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._random import RandomStateLike, check_random_state
 from ..errors import DatasetError, ParameterError
+from ..labels import LabelArray
 from ._files import check_bool, complete_csv_rows, fetch_file
 from ._rows import apply_row_norm, select_schema
 from .encoding import category_codes, encode
@@ -32,9 +33,11 @@ from .schemas import (
     _ADULT_COLUMNS,
     _KDD_COLUMNS,
     ADULT_CATEGORIES,
+    ADULT_CLASSES,
     ADULT_NUMERIC_RANGES,
     ADULT_SCHEMA,
     KDDCUP99_CATEGORIES,
+    KDDCUP99_CLASSES,
     KDDCUP99_NUMERIC_RANGES,
     KDDCUP99_SCHEMA,
 )
@@ -165,8 +168,11 @@ def load_adult(
         :data:`ADULT_FEATURE_NAMES`, or ``ADULT_SCHEMA.select(...).feature_names``);
         every row has norm <= 1 (exactly 1 for non-zero rows with
         ``row_norm="unit"``).
-    y : ndarray of shape (n_samples,), dtype int64
-        1 for income ``>50K``, 0 for ``<=50K``.
+    y : LabelArray of shape (n_samples,), dtype int64
+        1 for income ``>50K``, 0 for ``<=50K``: a NumPy array carrying the public
+        label set :data:`ADULT_CLASSES` (``y.classes``), so a fit needs no
+        ``classes=`` (:mod:`dpconvex.labels`). With ``return_frame=True`` a
+        category-dtype ``pandas.Series`` with those categories.
 
     Raises
     ------
@@ -229,9 +235,9 @@ def load_adult(
     if return_frame:
         return (
             pd.DataFrame(X, columns=list(schema.feature_names)),
-            pd.Series(y, name="income>50K"),
+            pd.Series(pd.Categorical(y, categories=list(ADULT_CLASSES)), name="income>50K"),
         )
-    return X, y
+    return X, LabelArray(y, ADULT_CLASSES)
 
 
 # --------------------------------------------------------------------------
@@ -370,8 +376,9 @@ def load_kddcup99(
         Encoded features (fewer columns with ``columns`` / ``drop``); every
         row has norm <= 1 (exactly 1 for non-zero rows with
         ``row_norm="unit"``). (All 494,021 rows take about 480 MB.)
-    y : ndarray of shape (n_samples,), dtype int64
-        1 = attack, 0 = normal.
+    y : LabelArray of shape (n_samples,), dtype int64
+        1 = attack, 0 = normal: a NumPy array carrying the public label set
+        :data:`KDDCUP99_CLASSES` (``y.classes``; :mod:`dpconvex.labels`).
 
     Raises
     ------
@@ -446,4 +453,4 @@ def load_kddcup99(
     }
     X = apply_row_norm(encode(schema, numeric_values, codes), row_norm)
     y = np.fromiter((lab != b"normal." for lab in labels), dtype=np.int64, count=len(labels))
-    return X, y
+    return X, LabelArray(y, KDDCUP99_CLASSES)

@@ -25,10 +25,12 @@ from .report import (
     result_to_dict,
     write_outputs,
 )
-from .runner import MAJORITY, ProblemResult, majority_error, run_problem
+from .runner import MAJORITY, ProblemResult, load_data, majority_error, run_problem
 from .spec import (
     DATASETS,
     ESTIMATORS,
+    MAX_PROBLEM_FITS,
+    MAX_RUNS,
     Expect,
     Method,
     Problem,
@@ -43,6 +45,8 @@ __all__ = [
     "DATASETS",
     "ESTIMATORS",
     "MAJORITY",
+    "MAX_PROBLEM_FITS",
+    "MAX_RUNS",
     "Expect",
     "Method",
     "OutputError",
@@ -53,6 +57,7 @@ __all__ = [
     "find_problem",
     "format_table",
     "list_problems",
+    "load_data",
     "load_problem",
     "majority_error",
     "plot_result",

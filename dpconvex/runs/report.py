@@ -207,11 +207,18 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     OutputError
         The path is a file, a parent is a file, or the folder is not writable.
     """
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
+    try:
+        out = Path(out_dir)
+        if "\x00" in str(out):  # Path.exists() says False for it: refuse by name
+            raise ValueError("embedded null byte")
+        exists, is_dir = out.exists(), out.is_dir()
+        base = out if is_dir else _nearest_existing(out)
+    except (TypeError, ValueError, OSError) as exc:  # NUL bytes, names too long, not a path
+        raise OutputError(f"{out_dir!r} is not a usable output folder ({exc}). Choose another "
+                          "path with --out.") from None
+    if exists and not is_dir:
         raise OutputError(f"output folder {out} exists and is not a folder. Pass a folder with "
                           "--out.")
-    base = out if out.is_dir() else _nearest_existing(out)
     if not base.is_dir():
         raise OutputError(f"cannot create output folder {out}: {base} is a file, not a folder. "
                           "Choose another path with --out.")
@@ -253,8 +260,8 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
 
     Both files are first written in full to temporary files in ``out_dir``,
     then renamed over the old ones (the plot first, then the JSON). If
-    anything fails, the temporary files are removed and the earlier outputs
-    are left as they were.
+    anything fails, the temporary files and the folders this call created
+    are removed and the earlier outputs are left as they were.
 
     Returns
     -------
@@ -270,6 +277,7 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
     js, png = out / RESULTS_JSON, out / PLOT_PNG
     payload = result_to_dict(result)
     temps: list[str] = []
+    made = [d for d in (out, *out.parents) if not d.exists()]  # created here, removed on failure
     try:
         out.mkdir(parents=True, exist_ok=True)
         _write_temp(js, "w", lambda f: json.dump(payload, f, indent=2), temps)
@@ -277,11 +285,15 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
         os.replace(temps[1], png)
         os.replace(temps[0], js)
         temps.clear()
-    except OSError as exc:
+        made.clear()
+    except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot name (NUL)
         raise OutputError(f"could not write the results to {out}: {exc}. Free disk space or choose "
                           "another folder with --out; earlier results there are unchanged.") from exc
     finally:
         for tmp in temps:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        for d in made:  # on failure: the (empty) folders this call created, deepest first
+            with contextlib.suppress(OSError, ValueError):
+                d.rmdir()
     return js, png

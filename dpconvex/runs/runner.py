@@ -15,10 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from .._random import assign_noise
+from .._validation import check_bool, check_int
+from ..errors import DatasetError
 from ..sweep import epsilon_sweep
-from .spec import DATASETS, Method, Problem, _err, load_problem
+from .spec import DATASETS, MAX_RUNS, Method, Problem, _err, check_fits, count_fits, load_problem
 
-__all__ = ["MAJORITY", "ProblemResult", "majority_error", "run_problem"]
+__all__ = ["MAJORITY", "ProblemResult", "load_data", "majority_error", "run_problem"]
 
 #: Name of the trivial baseline: predict the most frequent training label.
 MAJORITY = "majority class"
@@ -75,18 +78,25 @@ def majority_error(y_train: Any, y_test: Any) -> float:
     return float(np.mean(np.asarray(y_test) != majority))
 
 
-def _make_estimator(method: Method, epsilon: float | None, rng: np.random.Generator) -> Any:
+def _make_estimator(method: Method, epsilon: float | None) -> Any:
+    """The method's unfitted estimator (``random_state=None``: :func:`_fit` hands it its noise)."""
     import dpconvex
 
     cls = getattr(dpconvex, method.estimator)
     params = dict(method.params)
     if method.private:
         params["epsilon"] = epsilon
-    params["random_state"] = rng
     est = cls(**params)
     if method.tune and method.private:
-        return dpconvex.PrivateGridSearch(est, method.tune, epsilon=epsilon, random_state=rng)
+        return dpconvex.PrivateGridSearch(est, method.tune, epsilon=epsilon)
     return est
+
+
+def _fit(est: Any, X: Any, y: Any, rng: np.random.Generator) -> Any:
+    """Fit ``est`` with its noise drawn from the problem's generator (handed to the fit, not
+    stored on the model: :func:`dpconvex._random.assign_noise`)."""
+    with assign_noise({est: rng}, seeded=True):
+        return est.fit(X, y)
 
 
 def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, Any]:
@@ -141,6 +151,27 @@ def _check_bands(result: ProblemResult, expect: list[Any]) -> None:
                               "max_error": e.max_error, "ok": e.min_error <= obs <= e.max_error})
 
 
+def load_data(problem: Problem) -> Any:
+    """The problem's data: ``(X, y)`` or ``{"train": (X, y), "test": (X, y)}``.
+
+    Raises
+    ------
+    ProblemError
+        The loader refuses ``[data] options`` (names the key).
+    DatasetError
+        A dataset file is missing or malformed.
+    """
+    opts = dict(problem.options)
+    if problem.dataset == "kddcup99":
+        opts.setdefault("random_state", problem.seed)
+    try:
+        return DATASETS[problem.dataset](**opts)
+    except DatasetError:
+        raise
+    except (TypeError, ValueError) as exc:  # ParameterError included: name the key
+        raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.") from None
+
+
 def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool = False,
                 progress: bool = True) -> ProblemResult:
     """Run a problem: every method at every ε for every run; check the bands.
@@ -150,7 +181,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     problem : Problem or str
         A loaded problem, or a name/path for :func:`load_problem`.
     runs : int, optional
-        Override the number of randomized runs.
+        Override the number of randomized runs, in [1, :data:`~dpconvex.runs.spec.MAX_RUNS`].
     quick : bool
         The reduced form: ``[quick]`` runs, ε grid, training-set cap and bands.
     progress : bool
@@ -162,22 +193,31 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         Test errors per method and point, the majority-class baseline of every
         run (most frequent label of the run's training rows, scored on its test
         rows) and the band checks.
+
+    Raises
+    ------
+    ProblemError
+        An invalid problem file, loader options the loader refuses, or more
+        fits than :data:`~dpconvex.runs.spec.MAX_PROBLEM_FITS`.
+    ParameterError
+        ``runs`` is not an integer in [1, :data:`~dpconvex.runs.spec.MAX_RUNS`].
     """
+    if runs is not None:
+        runs = check_int("runs", runs, "run_problem", high=MAX_RUNS,
+                         why="the standard error of a mean test error over that many runs is at "
+                             "most 0.005")
+    quick = check_bool("quick", quick, "run_problem")
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     n_runs = runs or (problem.quick_runs if quick else problem.runs)
     epsilons = problem.quick_epsilons if quick else problem.epsilons
     expect = problem.quick_expect if quick else problem.expect
-    rng = np.random.default_rng(problem.seed)
-    opts = dict(problem.options)
-    if problem.dataset == "kddcup99":
-        opts.setdefault("random_state", problem.seed)
-    try:
-        data = DATASETS[problem.dataset](**opts)
-    except TypeError as exc:
-        raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.") from None
-    result = ProblemResult(problem, quick, n_runs)
     sizes = problem.quick_train_sizes if quick else problem.train_sizes
+    check_fits(problem.path, n_runs, count_fits(problem.methods, epsilons, sizes),
+               "runs" if runs else ("quick.runs" if quick else "grid.runs"))
+    rng = np.random.default_rng(problem.seed)
+    data = load_data(problem)
+    result = ProblemResult(problem, quick, n_runs)
     if sizes:  # learning curve: every method at every size, private ones at the first epsilon
         cells = [(m, [(epsilons[0] if m.private else math.inf, s) for s in sizes])
                  for m in problem.methods]
@@ -196,7 +236,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         for m, grid in cells:
             if not sizes and m.private and not m.tune:
                 # one template per (split, method), warm-started across the ε grid
-                sw = epsilon_sweep(_make_estimator(m, None, rng), Xtr, ytr,
+                sw = epsilon_sweep(_make_estimator(m, None), Xtr, ytr,
                                    [e for e, _ in grid], random_state=rng)
                 for (eps, _), (est,) in zip(grid, sw.estimators, strict=True):
                     err = 1.0 - float(est.score(Xte, yte))
@@ -211,7 +251,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                                    f"size {size} exceeds the {len(ytr)} training rows.")
                     idx = rng.choice(len(ytr), size, replace=False)
                     Xs, ys = Xtr[idx], ytr[idx]
-                est = _make_estimator(m, eps, rng).fit(Xs, ys)
+                est = _fit(_make_estimator(m, eps), Xs, ys, rng)
                 err = 1.0 - float(est.score(Xte, yte))
                 key = float(size) if size is not None else eps
                 result.errors.setdefault(m.label, {}).setdefault(key, []).append(err)

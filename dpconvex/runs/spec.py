@@ -21,6 +21,7 @@ from __future__ import annotations
 import inspect
 import math
 import os
+import re
 import sysconfig
 import tomllib
 from collections.abc import Callable
@@ -33,10 +34,14 @@ from ..errors import DPConvexError
 __all__ = [
     "DATASETS",
     "ESTIMATORS",
+    "MAX_PROBLEM_FITS",
+    "MAX_RUNS",
     "Expect",
     "Method",
     "Problem",
     "ProblemError",
+    "check_fits",
+    "count_fits",
     "find_problem",
     "list_problems",
     "load_problem",
@@ -47,6 +52,15 @@ __all__ = [
 PROBLEMS_ENV = "DPCONVEX_PROBLEMS"
 #: Where the installed copy of ``problems/`` lives, relative to the install scheme's data path.
 INSTALLED_SUBDIR = ("share", "dpconvex", "problems")
+#: Most randomized runs of a problem (``[grid] runs``, ``[quick] runs``, ``--runs``): a
+#: test error lies in [0, 1], so the standard error of its mean over this many runs is
+#: at most 0.5/sqrt(10,000) = 0.005, finer than any band a problem can usefully state.
+MAX_RUNS = 10_000
+#: Most fits of a problem's run: runs x the fits of one run (every method at every
+#: point, baselines included); at the ~10 ms of the smallest fit, about three hours.
+MAX_PROBLEM_FITS = 10**6
+#: A problem's name becomes a folder name (``results/NAME``): one plain path component.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}")
 
 
 class ProblemError(DPConvexError, ValueError):
@@ -83,9 +97,9 @@ DATASETS: dict[str, Callable[..., Any]] = {
     "adult": _load_adult,
     "kddcup99": _load_kddcup99,
     "breast_cancer_wisconsin": _load_bcw,
-    "sklearn_breast_cancer": lambda **_: _sk("breast_cancer"),
-    "sklearn_wine": lambda **_: _sk("wine"),
-    "sklearn_digits": lambda **_: _sk("digits"),
+    "sklearn_breast_cancer": lambda: _sk("breast_cancer"),  # no options: any is an error
+    "sklearn_wine": lambda: _sk("wine"),
+    "sklearn_digits": lambda: _sk("digits"),
 }
 
 #: Estimators a problem may name (public dpconvex classes).
@@ -123,7 +137,8 @@ class Method:
         """False for a non-private baseline (a mechanism the registry marks not private)."""
         from ..privacy.mechanisms import MECHANISMS
 
-        mech = MECHANISMS.get(self.params.get("mechanism", ""))
+        name = self.params.get("mechanism", "")
+        mech = MECHANISMS.get(name) if isinstance(name, str) else None
         return mech is None or mech.private
 
 
@@ -243,13 +258,20 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
     ProblemError
         No such file and no problem of that name in :func:`problem_dirs`.
     """
-    p = Path(name)
-    if p.suffix == ".toml" and p.is_file():
-        return p
+    try:
+        p = Path(name)
+        if p.suffix == ".toml" and p.is_file():
+            return p
+    except (TypeError, ValueError, OSError) as exc:  # NUL bytes, names too long, not a path
+        raise ProblemError(f"{name!r} is not a usable problem name or path ({exc}). Pass a problem "
+                           "name (dpconvex list) or the path of a .toml file.") from None
     known = list_problems()
     for cand in known:
         if cand.stem == str(name):
             return cand
+    if p.suffix == ".toml" and any(sep in str(name) for sep in (os.sep, os.altsep) if sep):
+        raise ProblemError(f"No problem file {str(name)!r}: it does not exist or is not a file. "
+                           "Check the path, or pass a problem name (dpconvex list).")
     names = ", ".join(c.stem for c in known) or "(none found)"
     where = ", ".join(str(d) for d in problem_dirs()) or "(no folder)"
     raise ProblemError(f"No problem named {str(name)!r}. Known problems: {names}. Pass a path to a "
@@ -283,10 +305,42 @@ def _floats(path: Path, key: str, v: Any, positive: bool = True) -> list[float]:
     return out
 
 
-def _int(path: Path, key: str, v: Any, low: int = 1) -> int:
+def _int(path: Path, key: str, v: Any, low: int = 1, high: int | None = None, why: str = "") -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < low:
         raise _err(path, key, f"must be an integer >= {low}, got {v!r}.")
+    if high is not None and v > high:
+        raise _err(path, key, f"must be an integer in [{low}, {high:,}]{why}, got {v!r}.")
     return v
+
+
+def _runs(path: Path, key: str, v: Any) -> int:
+    return _int(path, key, v, high=MAX_RUNS, why=": the standard error of a mean test error over "
+                f"{MAX_RUNS:,} runs is at most 0.005")
+
+
+def _str(path: Path, key: str, v: Any) -> str:
+    if not isinstance(v, str):
+        raise _err(path, key, f"must be a string (in quotes), got {v!r}.")
+    return v
+
+
+def _name(path: Path, raw: dict[str, Any]) -> str:
+    """The problem's name: a plain folder name (it becomes ``results/NAME``)."""
+    name = _str(path, "name", raw["name"]) if "name" in raw else path.stem
+    if not NAME_PATTERN.fullmatch(name):
+        where = "" if "name" in raw else " (taken from the file name; set name = \"...\" to choose one)"
+        raise _err(path, "name", f"{name!r}{where} must be one folder name: letters, digits and "
+                   "'_' '.' '+' '-', starting with a letter, digit or '_', at most 128 characters "
+                   "(no '/', '\\', spaces, absolute paths or names like '..': the results go to "
+                   "results/NAME).")
+    return name
+
+
+def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs") -> None:
+    """Refuse a problem of more than :data:`MAX_PROBLEM_FITS` fits (runs x cells)."""
+    if runs * cells > MAX_PROBLEM_FITS:
+        raise _err(path, key, f"{runs:,} runs x {cells:,} fits per run is above the cap of "
+                   f"{MAX_PROBLEM_FITS:,} fits. Use fewer runs, epsilons, sizes or methods.")
 
 
 def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expect]:
@@ -300,7 +354,7 @@ def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expec
         if not isinstance(e, dict):
             raise _err(path, f"{where}[{i}]", "must be a table.")
         _check_keys(path, k, e, _EXPECT_KEYS)
-        if e.get("method") not in labels:
+        if not isinstance(e.get("method"), str) or e["method"] not in labels:
             raise _err(path, k + "method", f"{e.get('method')!r} is not the label of a [[method]]; "
                        f"labels: {sorted(labels)}.")
         if "max_error" not in e:
@@ -310,7 +364,8 @@ def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expec
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise _err(path, k + key, f"must be a number in [0, 1], got {v!r}.")
         eps = e.get("epsilon")
-        if eps is not None and not (isinstance(eps, (int, float)) and eps > 0):
+        if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))
+                                or not 0 < eps < math.inf):
             raise _err(path, k + "epsilon", f"must be a number > 0 or omitted, got {eps!r}.")
         lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
         if not 0 <= lo <= hi <= 1:
@@ -360,6 +415,18 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> None:
             raise _err(path, key, str(exc)) from None
 
 
+def _check_tune(path: Path, key: str, estimator: str, tune: dict[str, Any]) -> None:
+    """The tuned names must be constructor parameters the grid does not set."""
+    import dpconvex
+
+    sig = inspect.signature(getattr(dpconvex, estimator))
+    valid = sorted(n for n in sig.parameters if n not in _GRID_PARAMS)
+    unknown = sorted(set(tune) - set(valid))
+    if unknown:
+        raise _err(path, key, f"{estimator} has no tunable parameter {unknown[0]!r}. Valid "
+                   f"parameters: {valid}.")
+
+
 def _validator(est: Any) -> Callable[[], Any] | None:
     """The estimator's own parameter check, if it has one.
 
@@ -388,7 +455,9 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> list[Method]
     for i, m in enumerate(raw_methods):
         k = f"method[{i}]."
         _check_keys(path, k, m, _METHOD_KEYS)
-        if m.get("estimator") not in ESTIMATORS:
+        if "label" in m and (not isinstance(m["label"], str) or not m["label"]):
+            raise _err(path, k + "label", f"must be a non-empty string, got {m['label']!r}.")
+        if not isinstance(m.get("estimator"), str) or m["estimator"] not in ESTIMATORS:
             raise _err(path, k + "estimator", f"unknown estimator {m.get('estimator')!r}; choose "
                        f"one of {list(ESTIMATORS)}.")
         params = m.get("params", {})
@@ -401,6 +470,8 @@ def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> list[Method]
         if tune is not None and (not isinstance(tune, dict) or not all(
                 isinstance(v, list) and v for v in tune.values())):
             raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
+        if tune is not None:
+            _check_tune(path, k + "tune", m["estimator"], tune)
         method = Method(m.get("label") or m["estimator"], m["estimator"], dict(params), tune)
         _check_params(path, k + "params", method, epsilon)
         methods.append(method)
@@ -416,7 +487,7 @@ def _check_data(path: Path, data: Any) -> tuple[str, str]:
     dataset = data.get("dataset")
     if dataset is None:
         raise _err(path, "data.dataset", f"is required; choose one of {sorted(DATASETS)}.")
-    if dataset not in DATASETS:
+    if not isinstance(dataset, str) or dataset not in DATASETS:
         raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
                    f"{sorted(DATASETS)}.")
     split = data.get("split", "random")
@@ -440,7 +511,16 @@ def _check_data(path: Path, data: Any) -> tuple[str, str]:
 def _sizes(path: Path, key: str, sizes: Any) -> list[int] | None:
     if sizes is None:
         return None
-    return [_int(path, key, v) for v in (sizes if isinstance(sizes, list) and sizes else [None])]
+    if not isinstance(sizes, list) or not sizes:
+        raise _err(path, key, f"must be a non-empty list of training-set sizes, got {sizes!r}.")
+    return [_int(path, key, v) for v in sizes]
+
+
+def count_fits(methods: list[Method], epsilons: list[float], sizes: list[int] | None) -> int:
+    """Fits of one run: every method at every point (non-private methods once per run)."""
+    if sizes:
+        return len(methods) * len(sizes)
+    return sum(len(epsilons) if m.private else 1 for m in methods)
 
 
 def load_problem(name: str | os.PathLike[str]) -> Problem:
@@ -469,12 +549,16 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     except (OSError, UnicodeDecodeError) as exc:
         raise ProblemError(f"{path}: cannot be read ({exc}). Check the file.") from None
     _check_keys(path, "", raw, _TOP_KEYS)
+    name = _name(path, raw)
+    title = _str(path, "title", raw.get("title", path.stem))
+    reference = _str(path, "reference", raw.get("reference", ""))
+    _str(path, "description", raw.get("description", ""))
     data = raw.get("data")
     dataset, split = _check_data(path, data)
     grid = raw.get("grid", {})
     _check_keys(path, "grid.", grid, _GRID_KEYS)
     epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
-    runs = _int(path, "grid.runs", grid.get("runs", 10))
+    runs = _runs(path, "grid.runs", grid.get("runs", 10))
     seed = _int(path, "grid.seed", grid.get("seed", 0), low=0)
     methods = _parse_methods(path, raw.get("method"), epsilons[0])
     labels = {m.label for m in methods}
@@ -486,14 +570,17 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
         else expect
     sizes = _sizes(path, "grid.train_sizes", grid.get("train_sizes"))
     q_sizes = _sizes(path, "quick.train_sizes", quick.get("train_sizes", sizes))
+    q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
+    check_fits(path, runs, count_fits(methods, epsilons, sizes))
+    check_fits(path, q_runs, count_fits(methods, q_eps, q_sizes), "quick.runs")
     return Problem(
         train_sizes=sizes, quick_train_sizes=q_sizes,
-        name=raw.get("name", path.stem), path=path, title=raw.get("title", path.stem),
-        reference=raw.get("reference", ""), dataset=dataset, split=split,
+        name=name, path=path, title=title,
+        reference=reference, dataset=dataset, split=split,
         test_size=data.get("test_size"), train_size=data.get("train_size"),
         options=dict(data.get("options", {})), epsilons=epsilons, runs=runs, seed=seed,
         methods=methods, expect=expect,
-        quick_runs=_int(path, "quick.runs", quick.get("runs", 2)), quick_epsilons=q_eps,
+        quick_runs=q_runs, quick_epsilons=q_eps,
         quick_max_train=None if quick.get("max_train") is None else
         _int(path, "quick.max_train", quick["max_train"]), quick_expect=q_expect,
     )

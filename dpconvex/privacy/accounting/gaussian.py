@@ -49,6 +49,8 @@ __all__ = [
 
 #: Accountants of ``dp_accounting`` that may calibrate the noise.
 ACCOUNTING = ("rdp", "pld")
+#: Largest argument of math.exp below float64 overflow (exp(709) ~ 8.2e307).
+_LOG_MAX = 709.0
 
 #: Relative precision of the bisection on the noise multiplier (the returned
 #: multiplier is feasible; it is at most this much above the smallest one).
@@ -168,7 +170,8 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     def delta_of(eps: float) -> float:
         a = -eps / mu + mu / 2.0
         b = -eps / mu - mu / 2.0
-        return float(ndtr(a) - math.exp(eps + log_ndtr(b)))
+        # exp capped below float64 overflow: beyond it δ(ε) is negative either way
+        return float(ndtr(a) - math.exp(min(eps + log_ndtr(b), _LOG_MAX)))
 
     if delta_of(0.0) <= delta:
         return 0.0
@@ -194,7 +197,7 @@ def gdp_mu(epsilon: float, delta: float) -> float:
         mu = math.exp(log_mu)
         a = -epsilon / mu + mu / 2.0
         b = -epsilon / mu - mu / 2.0
-        d = float(ndtr(a) - math.exp(epsilon + log_ndtr(b)))
+        d = float(ndtr(a) - math.exp(min(epsilon + log_ndtr(b), _LOG_MAX)))
         return math.log(max(d, 1e-320)) - math.log(delta)
 
     lo, hi = -1.0, 1.0

@@ -26,7 +26,7 @@ The reservation refuses (with :class:`~dpconvex.errors.BudgetError`) before any
 computation when the requested (ε, δ) does not fit in what remains *including
 the reservations of fits still running in other threads*; the commit records
 what the certificate guarantees; an exception inside the block gives the held
-budget back. The older pair ``check_budget`` (before) / ``charge`` (after) still
+budget back. The pair ``check_budget`` (before) / ``charge`` (after) also
 works, but two threads can both pass the check before either is charged.
 
 Concurrency (one process)
@@ -36,12 +36,24 @@ Concurrency (one process)
     opened it (its thread, or its asyncio task): spends made meanwhile from
     other threads are sequential, i.e. counted in full (conservative).
 Processes
-    A ledger cannot be pickled (:class:`~dpconvex.errors.BudgetPickleError`):
-    a copy sent to a worker process (joblib/loky, multiprocessing,
-    ``cross_val_score(..., n_jobs=2)``) would record its spends in the copy
-    and the caller's ledger would record nothing. Fit in one process, or give
-    each worker no accountant (or its own) and record the workers' guarantees
-    in the caller's ledger with :meth:`BudgetAccountant.spend`.
+    Only the ledger object in the process that created it spends. A ledger
+    remembers that process's id; a copy of it -- unpickled (a joblib/loky or
+    multiprocessing worker, ``cross_val_score(..., n_jobs=2)``) or inherited
+    by a forked process (``os.fork``, a fork ``multiprocessing.Pool`` or
+    ``ProcessPoolExecutor``) -- refuses ``check``, ``spend``, ``reserve``,
+    a reservation's commit and ``parallel()`` with
+    :class:`~dpconvex.errors.BudgetProcessError` (a
+    :class:`~dpconvex.errors.BudgetPickleError`), since its spends would never
+    reach the original. Pickling therefore succeeds, so that a worker's fit
+    raises the named error and joblib re-raises it in the caller with its
+    type. Reading a copy (``spent``, ``remaining``, ``spends``, ``reserved``)
+    is allowed: it shows the ledger as it was when copied (public facts, the
+    (ε, δ) of past releases). Fit in one process, or give each worker
+    ``accountant=None`` and record the workers' guarantees in the caller's
+    ledger with :meth:`BudgetAccountant.spend`. A ledger that a worker
+    creates itself (including one built at import of a module the worker
+    re-imports, as spawned processes do) is a separate ledger, not a copy:
+    the caller's ledger knows nothing of it.
 
 .. warning:: The ledger trusts its caller on two points: that every release
    from the data set is charged to it, and that releases grouped in a
@@ -63,14 +75,16 @@ from __future__ import annotations
 import contextvars
 import itertools
 import math
+import os
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
 from ..._validation import check_float
-from ...errors import BudgetError, BudgetPickleError, ParameterError
+from ...errors import BudgetError, BudgetProcessError, ParameterError
 from .reservation import Reservation
 
 __all__ = [
@@ -92,13 +106,27 @@ _OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int], ...]] = contextvars.
     "dpconvex_parallel_blocks", default=())
 _LEDGER_IDS = itertools.count()
 
-_PICKLE_ADVICE = (
-    "A BudgetAccountant cannot be pickled: a copy in another process (joblib/loky workers, "
-    "multiprocessing, cross_val_score(..., n_jobs=2)) would record its spends in the copy and "
-    "this ledger would record nothing. Fit in one process (n_jobs=None or 1, or a thread "
-    "backend such as joblib.parallel_backend('threading')), or pass accountant=None to the "
-    "workers and record their guarantees here with accountant.spend(epsilon, delta, label)."
+_COPY_ADVICE = (
+    "This BudgetAccountant is a copy (unpickled, e.g. in a joblib/loky or multiprocessing "
+    "worker, or inherited by a forked process) and cannot {action}: the spend would stay in "
+    "the copy and the ledger that created it would record nothing. Fit in the process that "
+    "created the ledger (n_jobs=None or 1, or a thread backend such as "
+    "joblib.parallel_backend('threading')), or pass accountant=None to the workers and record "
+    "their guarantees in the original ledger with accountant.spend(epsilon, delta, label)."
 )
+
+#: Every ledger alive in this process, so that a forked child can give each a fresh lock.
+_LIVE_LEDGERS: weakref.WeakSet[BudgetAccountant] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """In a forked child: fresh locks (a parent thread may have held one at the fork)."""
+    for ledger in list(_LIVE_LEDGERS):
+        ledger._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @dataclass(frozen=True)
@@ -168,10 +196,13 @@ class BudgetAccountant:
     the block, run them in a copy of that context
     (``contextvars.copy_context().run``).
 
-    *Processes.* Pickling raises :class:`~dpconvex.errors.BudgetPickleError`
-    (chosen over a shared cross-process store, which would need a server
-    process and could not stop a worker that outlives it): see the module
-    docstring for what to do.
+    *Processes.* Only this object, in the process that created it, spends.
+    A copy -- unpickled, or inherited by a forked process -- can be read (it
+    shows the ledger as it was when copied) but refuses every check, spend,
+    reservation, commit and ``parallel()`` block with
+    :class:`~dpconvex.errors.BudgetProcessError`. A shared cross-process
+    store was not chosen: it would need a server process and could not stop a
+    worker that outlives it. See the module docstring for what to do.
 
     *Copies.* ``copy.copy``, ``copy.deepcopy``, and therefore
     ``sklearn.base.clone`` of an estimator holding the ledger, return the same
@@ -189,6 +220,9 @@ class BudgetAccountant:
         self._n_groups = 0
         self._n_holds = 0
         self._id = next(_LEDGER_IDS)
+        self._pid = os.getpid()
+        self._detached = False
+        _LIVE_LEDGERS.add(self)
 
     # -- budget -----------------------------------------------------------
     @property
@@ -252,6 +286,14 @@ class BudgetAccountant:
                         high_inclusive=True, magnitude=False)
         return e, d
 
+    def _is_copy(self) -> bool:
+        return self._detached or os.getpid() != self._pid
+
+    def _require_original(self, action: str) -> None:
+        """Raise BudgetProcessError if this is an unpickled or fork-inherited copy."""
+        if self._is_copy():
+            raise BudgetProcessError(_COPY_ADVICE.format(action=action))
+
     def _current_group(self) -> int | None:
         for ledger, group in _OPEN_BLOCKS.get():
             if ledger == self._id:
@@ -262,10 +304,17 @@ class BudgetAccountant:
     def _exceeds(total: float, budget: float) -> bool:
         if math.isinf(budget):
             return False
-        return total > budget * (1.0 + BUDGET_RTOL) + 1e-15
+        return total > budget * (1.0 + BUDGET_RTOL)
 
     def _check_locked(self, probe: Spend) -> None:
         """Raise BudgetError if ``probe`` does not fit; the caller holds the lock."""
+        if self._delta == 0.0 and probe.delta > 0.0:
+            raise BudgetError(
+                f"Spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}) would go over "
+                "the budget: this ledger is pure epsilon-DP (delta=0), and no delta > 0 fits in "
+                "it, however small. Use a pure epsilon-DP mechanism (delta=0), or create the "
+                "ledger with the data set's delta budget: BudgetAccountant(epsilon, delta=...)."
+            )
         holds = list(self._holds.values())
         te, td = self._total([*self._spends, *holds, probe])
         if self._exceeds(te, self._epsilon) or self._exceeds(td, self._delta):
@@ -289,6 +338,7 @@ class BudgetAccountant:
         The answer can be stale as soon as it is returned if other threads
         spend: use :meth:`reserve` to check and hold atomically.
         """
+        self._require_original("check a spend")
         e, d = self._validate(epsilon, delta)
         with self._lock:
             self._check_locked(Spend("(check)", e, d, self._current_group()))
@@ -298,6 +348,7 @@ class BudgetAccountant:
 
         Check and record are atomic; nothing is recorded when it would overspend.
         """
+        self._require_original("record a spend")
         e, d = self._validate(epsilon, delta)
         spend = Spend(str(label), e, d, self._current_group())
         with self._lock:
@@ -320,6 +371,7 @@ class BudgetAccountant:
             manager, an exception gives the budget back and a normal exit
             without commit commits the reserved (ε, δ).
         """
+        self._require_original("reserve budget")
         e, d = self._validate(epsilon, delta)
         hold = Spend(str(label), e, d, self._current_group())
         with self._lock:
@@ -330,6 +382,7 @@ class BudgetAccountant:
         return Reservation(self, key, hold)
 
     def _commit(self, key: int, epsilon: Any, delta: Any) -> Spend:
+        self._require_original("commit a reservation")
         with self._lock:
             hold = self._holds.pop(key, None)  # released whatever happens below
             if hold is None:
@@ -342,6 +395,8 @@ class BudgetAccountant:
             return spend
 
     def _release(self, key: int) -> None:
+        if self._is_copy():  # a copy's holds are a record of the original's, left as copied
+            return
         with self._lock:
             self._holds.pop(key, None)
 
@@ -358,6 +413,7 @@ class BudgetAccountant:
            different, disjoint subset of the records (e.g. models trained on
            the parts of a random partition); otherwise the ledger undercounts.
         """
+        self._require_original("open a parallel() block")
         if self._current_group() is not None:
             raise ParameterError(
                 "BudgetAccountant.parallel() blocks cannot be nested: one record would be "
@@ -379,19 +435,28 @@ class BudgetAccountant:
     def __deepcopy__(self, memo: dict[int, Any]) -> BudgetAccountant:
         return self
 
-    def __reduce_ex__(self, protocol: Any) -> NoReturn:
-        raise BudgetPickleError(_PICKLE_ADVICE)
-
-    def __reduce__(self) -> NoReturn:
-        raise BudgetPickleError(_PICKLE_ADVICE)
-
-    def __getstate__(self) -> NoReturn:
-        raise BudgetPickleError(_PICKLE_ADVICE)
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as a copy that can be read but refuses to spend (see the class Notes)."""
+        with self._lock:
+            state = (self._epsilon, self._delta, tuple(self._spends), tuple(self._holds.values()))
+        return _ledger_copy, state
 
     def __repr__(self) -> str:
         e, d = self.spent
+        copy = "; a copy, refuses spends" if self._is_copy() else ""
         return (f"BudgetAccountant(epsilon={self._epsilon:g}, delta={self._delta:g}; spent "
-                f"epsilon={e:.6g}, delta={d:.3g} in {len(self._spends)} spend(s))")
+                f"epsilon={e:.6g}, delta={d:.3g} in {len(self._spends)} spend(s){copy})")
+
+
+def _ledger_copy(epsilon: float, delta: float, spends: tuple[Spend, ...],
+                 holds: tuple[Spend, ...]) -> BudgetAccountant:
+    """Rebuild a pickled ledger as a copy: readable, refusing every spend."""
+    ledger = BudgetAccountant(epsilon, delta)
+    ledger._spends = list(spends)
+    ledger._holds = dict(enumerate(holds))
+    ledger._n_holds = len(holds)
+    ledger._detached = True
+    return ledger
 
 
 def _check_accountant(accountant: Any, owner: str) -> BudgetAccountant | None:

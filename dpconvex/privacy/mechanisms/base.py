@@ -215,20 +215,31 @@ def check_private_budget(budget: Budget, name: str, *, pure: bool) -> Budget:
 
 
 def require_accurate(res: SolveResult, tol: float) -> SolveResult:
-    """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol)."""
-    if (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
-                                        SolveStatus.UNBOUNDED)
-            or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x))):
+    """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol).
+
+    The message names the solver, its status and the tolerance, never the residual
+    or the solver's details (data statistics): a refused solve goes to
+    :func:`~dpconvex.privacy.release.collect_diagnostics` for the data holder.
+    """
+    failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
+                                              SolveStatus.UNBOUNDED)
+              or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
+    if failed or res.residual > tol:
+        from ..release import record_solve  # the release pipeline imports this module
+
+        record_solve(res)
+    if failed:
         raise SolverError(
-            f"solver '{res.solver}' failed (status {res.status.value}, {res.info}); no model "
-            "is released. Try solver='native' or another backend."
+            f"solver '{res.solver}' failed (status {res.status.value}); no model is released. "
+            "Try solver='native' or another backend (the solve's details: "
+            "dpconvex.collect_diagnostics)."
         )
     if res.residual > tol:
         raise SolverError(
-            f"solver '{res.solver}' stopped with status {res.status.value} and optimality "
-            f"residual {res.residual:.3g} > {tol:g}: the privacy proof holds for the exact "
-            "minimizer only, so no model is released. Try solver='native', more iterations "
-            "or tighter tolerances."
+            f"solver '{res.solver}' stopped with status {res.status.value} before its "
+            f"optimality residual met the tolerance {tol:g}: the privacy proof holds for the "
+            "exact minimizer only, so no model is released. Try solver='native', more "
+            "iterations or tighter tolerances (the residual reached: dpconvex.collect_diagnostics)."
         )
     return res
 

@@ -86,6 +86,7 @@ __all__ = [
     "NoisyGDSettings",
     "default_delta",
     "default_settings",
+    "max_steps",
 ]
 
 #: Iterate averaging (post-processing): the last half of the iterates, or all of them.
@@ -104,6 +105,25 @@ TRAVEL = 1.75
 MIN_STEPS, MAX_STEPS = 20, 1000
 #: The radius rule adds this many standard deviations of the accumulated noise to ηCT.
 RADIUS_NOISE_SDS = 3.0
+#: Cap of the gradient work T·n·p of an explicit ``steps`` (:func:`max_steps`).
+MAX_STEP_WORK = 10**11
+#: Cap of an explicit ``steps`` whatever n and p (:func:`max_steps`).
+MAX_EXPLICIT_STEPS = 10**6
+
+
+def max_steps(n: int, p: int) -> int:
+    """The largest ``steps`` accepted for n records and p parameters (public quantities).
+
+    T_max = min(:data:`MAX_EXPLICIT_STEPS`, max(:data:`MAX_STEPS`, ⌊:data:`MAX_STEP_WORK`
+    / (n p)⌋)). A run makes T full passes over the n × p clipped rows (about
+    3.5 ns per entry and 150 µs of fixed cost per step on one core), so T·n·p
+    <= 10¹¹ and T <= 10⁶ bound a fit to minutes, and the floor keeps every T
+    of the steps rule allowed. Privacy does not depend on T (the accountant
+    calibrates z for any T), so the cap is a bound on running time only
+    (docs/privacy.md §6.3).
+    """
+    work = max(int(n), 1) * max(int(p), 1)
+    return int(min(MAX_EXPLICIT_STEPS, max(MAX_STEPS, MAX_STEP_WORK // work)))
 
 
 def default_delta(n: int) -> float:
@@ -261,6 +281,10 @@ class NoisyGD(Mechanism):
 
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         n, p = template.n, template.p
+        if self.steps is not None and self.steps > max_steps(n, p):
+            raise ParameterError(f"noisy gradient descent: steps = {self.steps:,} is above the cap "
+                                 f"{max_steps(n, p):,} for n = {n:,} records and p = {p} parameters "
+                                 "(a bound on running time, docs/privacy.md §6.3). Lower steps.")
         if self.delta_rule and budget.delta != default_delta(n):
             raise PrivacyError(f"noisy gradient descent: delta = {budget.delta:g} is not the "
                                f"public rule 1/n^2 = {default_delta(n):g} for n = {n}.")
