@@ -1,28 +1,21 @@
 """Fixed release cases for the bitwise-equality oracle (``tests/test_release_oracle.py``).
 
 Each case builds small synthetic data with its own seeded :class:`numpy.random.Generator`,
-fits one dpconvex estimator (or calls one template-level function) with an integer
-``random_state``, and returns the released arrays. The oracle
-(``tests/data/release_oracle.npz``, written by ``tests/data/make_release_oracle.py``
-from commit d960a4d) records these arrays; a refactor must reproduce them bit for bit.
+fits one dpconvex estimator, meta-estimator or template-level release with an integer
+``random_state`` and returns the released arrays. ``tests/data/release_oracle.npz``
+(written by ``tests/data/make_release_oracle.py`` from a clean export of the commit named
+in ``tests/data/release_oracle_meta.json``) records them; code that does not mean to
+change what is released must reproduce them bit for bit.
 
-Only the stable public API is used (estimator constructors with keyword parameters,
-fitted ``coef_``, ``intercept_``, ``Phi_``, ``centers_``, ``best_estimator_``), except
-for the template-level cases, which import ``dpconvex.mechanisms.fit_template`` and the
-templates lazily inside the callable (those names may move in a refactor: update the
-imports there, not the recorded arrays).
-
-Every case has its own fixed seeds (explicit, or derived from the case name by
-:func:`_seed`), so adding a case never changes another; never edit an existing case
-without regenerating the oracle from d960a4d.
-
-:func:`issue13_cases` are the mechanisms added by issues 13-14 ((ε, δ) Gaussian objective,
-output and approximate-minima perturbation on the linear learners; ``loss="softmax"`` on
-the large-margin classifier with pure and Gaussian objective perturbation, numeric and
-``lam="auto"``; the DP class centroids). They did not exist at d960a4d, so they have their
-own oracle (``tests/data/release_oracle_issue13.npz``, recorded from a clean export of the
-commit named in its meta file by ``tests/data/make_release_oracle_issue13.py``). Every
-option that enters the release is pinned explicitly (defaults may change later).
+The cases cover every estimator path: the linear learners with every mechanism and
+backend (objective, output, approximate-minima, Gaussian, the Δ branch, sparse rows,
+p > 1000, no intercept, one-vs-rest), the large-margin classifier (pairwise and softmax
+templates, mixtures with public centers and DP k-means, the centroid path), the DP class
+centroids, noisy gradient descent, both private searches, a Pipeline with random
+features, ``epsilon_sweep`` and the template-level ``release``. Every option that enters
+the release is pinned explicitly, so a change of a default does not move a case. Each
+case has its own fixed seeds (explicit, or derived from the case name by :func:`_seed`),
+so adding a case never changes another.
 """
 
 from __future__ import annotations
@@ -36,6 +29,9 @@ import numpy as np
 Arrays = dict[str, np.ndarray]
 
 __all__ = ["cases"]
+
+#: δ of the (ε, δ) cases: a number, so that no default rule enters.
+DELTA = 1e-4
 
 
 # ------------------------------------------------------------------ data
@@ -83,16 +79,15 @@ def _lmg(est: Any) -> Arrays:
 
 
 # ------------------------------------------------------- linear classifiers
-#: Issue 13 changed the estimators' default appended constant (``intercept_scaling``) from 1
-#: to 0.5; the cases pin the value they were recorded with, so the oracle still applies.
-LEGACY = {"intercept_scaling": 1.0}
+#: The appended constant is pinned (its default is a public rule that may change).
+PINNED = {"intercept_scaling": 1.0}
 
 
 def _linear_estimator(kind: str, **kw: Any) -> Any:
     import dpconvex as dp
     from dpconvex.losses import HuberHinge, SmoothHinge
 
-    kw = {**LEGACY, **kw}
+    kw = {**PINNED, **kw}
 
     if kind == "logreg":
         return dp.PrivateLogisticRegression(**kw)
@@ -134,8 +129,7 @@ def _linear_cases() -> dict[str, Callable[[], Arrays]]:
             out[name] = _linear_case(
                 kind, _seed(name), epsilon=0.8, lam=0.05, mechanism=mech, solver=solver,
                 fit_intercept=False)
-    # solver=None (the default: native) and the other defaults; lam=1e-2 was the default
-    # before lam="auto" (issue 13), recorded with it
+    # solver=None (the default: native) and the other defaults, with a numeric lam
     out["logreg-defaults"] = _linear_case("logreg", 40, lam=1e-2)
     # data_norm != 1 (clipping to another public bound)
     out["logreg-objective-native-datanorm2"] = _linear_case(
@@ -172,7 +166,7 @@ def _linear_cases() -> dict[str, Callable[[], Arrays]]:
             X, y = _sparse_binary(seed, 400, 150, 0.1)
             return _linear(dp.PrivateLogisticRegression(
                 epsilon=1.0, lam=0.05, mechanism=mech, solver=solver,
-                random_state=seed, **LEGACY).fit(X, y))
+                random_state=seed, **PINNED).fit(X, y))
         return run
     out["logreg-objective-native-sparse"] = sparse("objective", "native", 45)
     out["logreg-output-native-sparse"] = sparse("output", "native", 46)
@@ -180,23 +174,13 @@ def _linear_cases() -> dict[str, Callable[[], Arrays]]:
 
 
 # --------------------------------------------------------- large margin
-#: Since the architecture step (issue 11) the large-margin ``lam`` is the strong-convexity
-#: modulus μ of (lam/2)Σ||Φ||²_F, as in the linear learners; the oracle was recorded with
-#: the old ``lam``, the weight of lam·Σ||Φ||²_F (μ = 2·lam). The same model is asked for
-#: with twice the recorded value (exact in floating point), so the comparison stays bitwise.
-LM_LAM = 2.0
-
-
 def _lmg_case(seed: int, *, n: int = 90, d: int = 3, C: int = 3, **kw: Any
               ) -> Callable[[], Arrays]:
     def run() -> Arrays:
         import dpconvex as dp
         X, y = _multiclass(seed, n, d, C)
         params = {"random_state": seed + 100, **kw}
-        if "lam" in params:  # lam is the modulus μ since issue 11: twice the recorded weight
-            params["lam"] = LM_LAM * params["lam"]
-        # recorded with the paper's template and its lam = 2e-2 before the "auto" defaults
-        # (issue 14: loss, lam, mechanism and structure "auto" resolve to the softmax path)
+        # the paper's pairwise template with a numeric lam unless the case says otherwise
         params.setdefault("lam", 2e-2)
         params.setdefault("loss", "pairwise")
         if isinstance(params.get("centers"), str):  # "given": fixed public centers
@@ -215,45 +199,45 @@ def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
             ("objective", "native"), ("objective", None), ("objective", "scs"),
             ("none", "native"), ("none", None)]):
         out[f"lmg-K1-{mech}-{solver or 'auto'}"] = _lmg_case(
-            200 + i, epsilon=1.0, lam=0.05, mechanism=mech, solver=solver)
-    # Clarabel alone meets the residual tolerance on these (n = 60, d = 3, C = 2; measured
-    # residuals 2.1e-7 and 7.2e-8 at d960a4d; other seeds land above 1e-6 and raise)
+            200 + i, epsilon=1.0, lam=0.1, mechanism=mech, solver=solver)
+    # Clarabel alone meets the residual tolerance on these (n = 60, d = 3, C = 2; residuals
+    # near 1e-7; other seeds land above 1e-6 and raise)
     for mech, solver, seed in (("objective", "clarabel", 206), ("none", "clarabel", 210),
                                ("objective", None, 206)):
         out[f"lmg-K1-{mech}-{solver or 'auto'}-small"] = _lmg_case(
-            seed, n=60, d=3, C=2, epsilon=1.0, lam=0.05, mechanism=mech, solver=solver)
+            seed, n=60, d=3, C=2, epsilon=1.0, lam=0.1, mechanism=mech, solver=solver)
     # "auto" above AUTO_CVXPY_MAX_SIZE (n·C·K·D(D+1)/2 = 3400·2·15): the native solver
     out["lmg-K1-objective-auto-large"] = _lmg_case(230, n=3400, d=4, C=2, epsilon=1.0,
-                                                   lam=0.05)
+                                                   lam=0.1)
     out["lmg-K1-defaults"] = _lmg_case(210)
     out["lmg-K1-objective-native-binary"] = _lmg_case(211, n=80, d=2, C=2, epsilon=1.0,
-                                                      lam=0.05, solver="native")
-    out["lmg-K1-objective-native-delta"] = _lmg_case(212, epsilon=1.0, lam=1e-3,
+                                                      lam=0.1, solver="native")
+    out["lmg-K1-objective-native-delta"] = _lmg_case(212, epsilon=1.0, lam=2e-3,
                                                      solver="native")
-    out["lmg-K1-objective-native-amp"] = _lmg_case(213, epsilon=1.0, lam=0.05, solver="native",
+    out["lmg-K1-objective-native-amp"] = _lmg_case(213, epsilon=1.0, lam=0.1, solver="native",
                                                    optimality_tol=1e-4)
-    out["lmg-K1-objective-auto-amp"] = _lmg_case(214, epsilon=1.0, lam=0.05, solver=None,
+    out["lmg-K1-objective-auto-amp"] = _lmg_case(214, epsilon=1.0, lam=0.1, solver=None,
                                                  optimality_tol=1e-4)
     out["lmg-K2-nearest-native"] = _lmg_case(
-        215, epsilon=2.0, lam=0.05, n_components=2, solver="native",
+        215, epsilon=2.0, lam=0.1, n_components=2, solver="native",
         component_assignment="nearest_public_center", centers="given")
     out["lmg-K2-nearest-auto"] = _lmg_case(
-        216, epsilon=2.0, lam=0.05, n_components=2, solver=None,
+        216, epsilon=2.0, lam=0.1, n_components=2, solver=None,
         component_assignment="nearest_public_center", centers="given")
     out["lmg-K2-nearest-default-centers"] = _lmg_case(
-        217, epsilon=2.0, lam=0.05, n_components=2, solver="native")
+        217, epsilon=2.0, lam=0.1, n_components=2, solver="native")
     out["lmg-K2-dpkmeans-native"] = _lmg_case(
-        218, epsilon=2.0, lam=0.05, n_components=2, solver="native",
+        218, epsilon=2.0, lam=0.1, n_components=2, solver="native",
         component_assignment="dp_kmeans")
     out["lmg-K2-dpkmeans-given-auto"] = _lmg_case(
-        219, epsilon=2.0, lam=0.05, n_components=2, solver=None,
+        219, epsilon=2.0, lam=0.1, n_components=2, solver=None,
         component_assignment="dp_kmeans", centers="given", kmeans_epsilon_fraction=0.3,
         kmeans_iter=2)
     out["lmg-K2-dpkmeans-none"] = _lmg_case(
-        220, lam=0.05, n_components=2, mechanism="none", solver="native",
+        220, lam=0.1, n_components=2, mechanism="none", solver="native",
         component_assignment="dp_kmeans")
     out["lmg-K2-nearest-native-amp"] = _lmg_case(
-        221, epsilon=2.0, lam=0.05, n_components=2, solver="native", optimality_tol=1e-4,
+        221, epsilon=2.0, lam=0.1, n_components=2, solver="native", optimality_tol=1e-4,
         component_assignment="nearest_public_center", centers="given")
 
     def logistic_loss() -> Arrays:
@@ -261,7 +245,7 @@ def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
         from dpconvex.losses import Logistic
         X, y = _multiclass(222)
         return _lmg(dp.PrivateLargeMarginGaussian(
-            epsilon=1.0, lam=LM_LAM * 0.05, loss=Logistic(), solver="native",
+            epsilon=1.0, lam=0.1, loss=Logistic(), solver="native",
             random_state=5).fit(X, y))
     out["lmg-K1-objective-native-logistic"] = logistic_loss
     return out
@@ -278,7 +262,7 @@ def _ngd_cases() -> dict[str, Callable[[], Arrays]]:
             return _linear(est.fit(X, y))
         return run
     return {
-        # clip=1.0 and average="all": the defaults before issue 13 (now public rules)
+        # clip and average pinned (their defaults are public rules)
         "ngd-rdp": case(300, accounting="rdp", clip=1.0, average="all"),
         "ngd-pld": case(301, accounting="pld", clip=1.0, average="all"),
         "ngd-rdp-nointercept": case(302, accounting="rdp", fit_intercept=False, clip=1.0,
@@ -297,7 +281,7 @@ def _grid(public: bool, seed: int) -> Callable[[], Arrays]:
         kw: dict[str, Any] = {}
         if public:
             kw["public_validation"] = _binary(seed + 1, n=60)
-        gs = dp.PrivateGridSearch(dp.PrivateLogisticRegression(**LEGACY),
+        gs = dp.PrivateGridSearch(dp.PrivateLogisticRegression(**PINNED),
                                   {"lam": [0.01, 0.1], "mechanism": ["objective", "output"]},
                                   epsilon=1.0, random_state=seed, **kw).fit(X, y)
         return {"best_coef_": np.asarray(gs.best_estimator_.coef_),
@@ -314,7 +298,7 @@ def _pipeline() -> Arrays:
     X, y = _binary(400)
     pipe = make_pipeline(RandomFourierFeatures(n_components=40, gamma=0.5, random_state=3),
                          dp.PrivateLogisticRegression(epsilon=1.0, lam=0.05, random_state=4,
-                                                      **LEGACY))
+                                                      **PINNED))
     pipe.fit(X, y)
     rff, lr = pipe[0], pipe[-1]
     return {"random_weights_": np.asarray(rff.random_weights_),
@@ -327,11 +311,11 @@ def _sweep(kind: str, seed: int, **kw: Any) -> Callable[[], Arrays]:
         import dpconvex as dp
         if kind == "lmg":
             X, y = _multiclass(seed)
-            est: Any = dp.PrivateLargeMarginGaussian(lam=LM_LAM * 0.05, solver="native",
+            est: Any = dp.PrivateLargeMarginGaussian(lam=0.1, solver="native",
                                                      loss="pairwise")
         else:
             X, y = _binary(seed)
-            est = dp.PrivateLogisticRegression(lam=0.05, mechanism=kind, **LEGACY)
+            est = dp.PrivateLogisticRegression(lam=0.05, mechanism=kind, **PINNED)
         res = dp.epsilon_sweep(est, X, y, [0.5, 2.0], runs=2, random_state=seed, **kw)
         out: Arrays = {}
         for i, row in enumerate(res.estimators):
@@ -347,7 +331,9 @@ def _template_case(which: str, mechanism: str, seed: int, solver: str = "native"
                    ) -> Callable[[], Arrays]:
     def run() -> Arrays:
         from dpconvex.losses import HuberHinge, Logistic
-        from dpconvex.mechanisms import fit_template
+        from dpconvex.privacy.budget import Budget
+        from dpconvex.privacy.mechanisms import build_mechanism
+        from dpconvex.privacy.release import release
         if which == "linear":
             from dpconvex.templates.linear_erm import LinearERMTemplate
             X, y = _binary(seed)
@@ -361,20 +347,199 @@ def _template_case(which: str, mechanism: str, seed: int, solver: str = "native"
             X, y = _multiclass(seed)
             X = X / np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
             t = LargeMarginGaussianTemplate(augment_and_scale(X, 1.0), y, n_classes=3,
-                                            lam=LM_LAM * 0.05, gamma=0.01,
+                                            lam=0.1, gamma=0.01,
                                             loss=HuberHinge(0.5))
-        theta, _, _ = fit_template(t, epsilon=1.0, mechanism=mechanism, solver=solver,
-                                   random_state=seed)
-        return {"theta": np.asarray(theta)}
+        mech = build_mechanism(mechanism, "oracle", None)
+        budget = Budget(1.0) if mech.private else Budget(float("inf"))
+        rel = release(t, mech, budget, solver, np.random.default_rng(seed))
+        return {"theta": np.asarray(rel.theta)}
     return run
+
+
+# ------------------------------------------------ (ε, δ) mechanisms
+def _gaussian_linear_cases() -> dict[str, Callable[[], Arrays]]:
+    """(ε, δ) mechanisms of the linear learners; intercept_scaling, data_norm, lam pinned."""
+    out: dict[str, Callable[[], Arrays]] = {}
+    pinned = {"epsilon": 1.0, "delta": DELTA, "data_norm": 1.0, "intercept_scaling": 1.0,
+              "fit_intercept": True, "optimality_tol": None, "max_iter": None}
+    for kind, solver in (("logreg", "native"), ("huber", "native"), ("logreg", "clarabel")):
+        for mech in ("gaussian_objective", "gaussian_output"):
+            name = f"{kind}-{mech}-{solver}"
+            out[name] = _linear_case(kind, _seed(name), **{**pinned, "lam": 0.05,
+                                                           "mechanism": mech, "solver": solver})
+    # approximate-minima perturbation with Gaussian noise (mechanism "gaussian_amp")
+    for kind, mech in (("logreg", "gaussian_objective"), ("logreg", "gaussian_output"),
+                       ("huber", "gaussian_objective")):
+        name = f"{kind}-{mech}-native-amp"
+        out[name] = _linear_case(kind, _seed(name), **{
+            **pinned, "lam": 0.05, "mechanism": mech, "solver": "native",
+            "optimality_tol": 1e-4})
+    # the Delta branch (slack above eps/2 at lam = 1e-3), no intercept, the constant 0.5,
+    # a data_norm != 1, and lam="auto" (the rule reads n, eps, delta, q, p)
+    out["logreg-gaussian_objective-native-delta"] = _linear_case(
+        "logreg", 1301, **{**pinned, "lam": 1e-3, "mechanism": "gaussian_objective",
+                           "solver": "native"})
+    out["logreg-gaussian_objective-native-nointercept"] = _linear_case(
+        "logreg", 1302, **{**pinned, "lam": 0.05, "mechanism": "gaussian_objective",
+                           "solver": "native", "fit_intercept": False})
+    out["logreg-gaussian_objective-native-scaling05"] = _linear_case(
+        "logreg", 1303, **{**pinned, "lam": 0.05, "mechanism": "gaussian_objective",
+                           "solver": "native", "intercept_scaling": 0.5})
+    out["huber-gaussian_output-native-datanorm2"] = _linear_case(
+        "huber", 1304, **{**pinned, "lam": 0.05, "mechanism": "gaussian_output",
+                          "solver": "native", "data_norm": 2.0})
+    for mech in ("gaussian_objective", "gaussian_output"):
+        name = f"logreg-{mech}-native-lamauto"
+        out[name] = _linear_case("logreg", _seed(name), **{
+            **pinned, "lam": "auto", "mechanism": mech, "solver": "native"})
+    return out
+
+
+def _softmax_case(seed: int, *, mechanism: str, lam: float | str, delta: float | None,
+                  solver: str = "native", n: int = 90, d: int = 3, C: int = 3,
+                  data_norm: float = 1.0) -> Callable[[], Arrays]:
+    """PrivateLargeMarginGaussian(loss="softmax"): every constructor option pinned."""
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _multiclass(seed, n, d, C)
+        est = dp.PrivateLargeMarginGaussian(
+            epsilon=1.0, delta=delta, gamma=1e-2, lam=lam, h=0.5, n_components=1,
+            mechanism=mechanism, data_norm=data_norm, component_assignment=None, centers=None,
+            kmeans_epsilon_fraction=0.2, kmeans_iter=3, loss="softmax", extra_terms=None,
+            solver=solver, random_state=seed + 100, optimality_tol=None, max_iter=None,
+            classes=None, structure="full", feature_weights=None,
+            row_norm="none")
+        return _lmg(est.fit(X, y))
+    return run
+
+
+def _softmax_cases() -> dict[str, Callable[[], Arrays]]:
+    """loss="softmax" with pure and Gaussian objective perturbation, numeric and "auto" lam."""
+    out: dict[str, Callable[[], Arrays]] = {}
+    for mech, delta in (("objective", 0.0), ("gaussian_objective", DELTA)):
+        for lam in (0.1, "auto"):
+            tag = "lamauto" if lam == "auto" else "lam01"
+            name = f"softmax-{mech}-native-{tag}"
+            out[name] = _softmax_case(_seed(name), mechanism=mech, lam=lam, delta=delta)
+    out["softmax-gaussian_objective-auto-lam01"] = _softmax_case(
+        1310, mechanism="gaussian_objective", lam=0.1, delta=DELTA, solver=None)
+    out["softmax-gaussian_objective-native-binary-datanorm2"] = _softmax_case(
+        1311, mechanism="gaussian_objective", lam=0.1, delta=DELTA, n=80, d=2, C=2,
+        data_norm=2.0)
+    return out
+
+
+def _centroid_case(seed: int, *, mechanism: str, delta: float | None, row_norm: str = "unit",
+                   data_norm: float = 1.0, C: int = 3) -> Callable[[], Arrays]:
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _multiclass(seed, C=C)
+        est = dp.PrivateGaussianCentroid(epsilon=1.0, delta=delta, mechanism=mechanism,
+                                         data_norm=data_norm, row_norm=row_norm,
+                                         temperature=None, classes=None,
+                                         random_state=seed + 100).fit(X, y)
+        return {"means_": np.asarray(est.means_), "counts_": np.asarray(est.counts_)}
+    return run
+
+
+def _centroid_cases() -> dict[str, Callable[[], Arrays]]:
+    return {
+        "centroid-gaussian-unit": _centroid_case(1320, mechanism="gaussian", delta=DELTA),
+        # delta=None: the public rule min(1e-5, 1/n^2)
+        "centroid-gaussian-unit-deltarule": _centroid_case(1321, mechanism="gaussian",
+                                                           delta=None),
+        "centroid-gaussian-none-datanorm2": _centroid_case(
+            1322, mechanism="gaussian", delta=DELTA, row_norm="none", data_norm=2.0, C=2),
+        # the pure mechanism with delta=None (no delta)
+        "centroid-norm_gamma_sum-unit": _centroid_case(1323, mechanism="norm_gamma_sum",
+                                                       delta=None),
+        "centroid-norm_gamma_sum-none": _centroid_case(1324, mechanism="norm_gamma_sum",
+                                                       delta=None, row_norm="none"),
+    }
+
+
+
+
+# ------------------------------------------- meta-estimators and multiclass paths
+def _random_search(seed: int) -> Callable[[], Arrays]:
+    def run() -> Arrays:
+        import dpconvex as dp
+        from dpconvex.private_selection import PrivateRandomSearch
+        X, y = _binary(seed, n=240)
+        rs = PrivateRandomSearch(
+            dp.PrivateLogisticRegression(**PINNED),
+            {"lam": [0.01, 0.1], "mechanism": ["objective", "output"]},
+            epsilon=1.0, repetitions="logarithmic", mean_runs=3.0, validation_fraction=0.25,
+            random_state=seed, classes=[0, 1]).fit(X, y)
+        return {"best_coef_": np.asarray(rs.best_estimator_.coef_),
+                "best_intercept_": np.asarray(rs.best_estimator_.intercept_)}
+    return run
+
+
+def _ovr_case(kind: str, seed: int, **kw: Any) -> Callable[[], Arrays]:
+    """One-vs-rest on three classes: each binary problem spends its share of ε."""
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _multiclass(seed, n=120)
+        params = {"random_state": seed + 100, "classes": [0, 1, 2], **kw}
+        if kind == "ngd":
+            est: Any = dp.NoisyGradientDescent(**params)
+        else:
+            est = _linear_estimator(kind, **params)
+        return _linear(est.fit(X, y))
+    return run
+
+
+def _lmg_auto_case(seed: int, *, n: int = 90, C: int = 3, **kw: Any) -> Callable[[], Arrays]:
+    """The large-margin classifier with its "auto" options: the learner the rules pick."""
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _multiclass(seed, n=n, C=C)
+        est = dp.PrivateLargeMarginGaussian(random_state=seed + 100,
+                                            classes=list(range(C)), **kw).fit(X, y)
+        out: Arrays = {}
+        for name in ("Phi_", "centers_", "means_", "counts_"):
+            value = getattr(est, name, None)
+            if value is not None:
+                out[name] = np.asarray(value)
+        return out
+    return run
+
+
+def _meta_cases() -> dict[str, Callable[[], Arrays]]:
+    return {
+        "randomsearch-private": _random_search(520),
+        "ovr-logreg-objective-native": _ovr_case(
+            "logreg", 530, epsilon=1.0, lam=0.05, mechanism="objective", solver="native"),
+        "ovr-logreg-gaussian_objective-native": _ovr_case(
+            "logreg", 531, epsilon=1.0, delta=DELTA, lam=0.05, mechanism="gaussian_objective",
+            solver="native"),
+        "ovr-huber-output-native": _ovr_case(
+            "huber", 532, epsilon=1.0, lam=0.05, mechanism="output", solver="native"),
+        "ovr-ngd-rdp": _ovr_case(
+            "ngd", 533, epsilon=1.0, delta=1e-5, steps=20, radius=2.0, accounting="rdp",
+            clip=1.0, average="all"),
+        # every "auto" option left to the rules: pure epsilon, (epsilon, delta) at small
+        # n epsilon / C (the centroid path), (epsilon, delta) at larger n epsilon / C
+        "lmg-auto-pure": _lmg_auto_case(540, epsilon=1.0),
+        "lmg-auto-delta-small": _lmg_auto_case(541, epsilon=1.0, delta=DELTA),
+        "lmg-auto-delta-large": _lmg_auto_case(542, n=900, epsilon=4.0, delta=DELTA),
+        "lmg-softmax-K2-nearest": _lmg_auto_case(
+            543, epsilon=2.0, lam=0.1, loss="softmax", n_components=2, solver="native",
+            component_assignment="nearest_public_center", row_norm="unit"),
+    }
 
 
 def cases() -> dict[str, Callable[[], Arrays]]:
     """All oracle cases: name -> callable returning the released arrays."""
     out: dict[str, Callable[[], Arrays]] = {}
     out.update(_linear_cases())
+    out.update(_gaussian_linear_cases())
     out.update(_lmg_cases())
+    out.update(_softmax_cases())
+    out.update(_centroid_cases())
     out.update(_ngd_cases())
+    out.update(_meta_cases())
     out["gridsearch-private"] = _grid(False, 500)
     out["gridsearch-public"] = _grid(True, 510)
     out["pipeline-rff-logreg"] = _pipeline

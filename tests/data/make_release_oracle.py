@@ -1,20 +1,21 @@
-"""Record the release oracle: ``python tests/data/make_release_oracle.py``.
+"""Record the release oracle from a clean export of a commit.
 
-Runs every case of ``tests/release_oracle_cases.py`` on the code importable as
-``dpconvex`` and writes
+Runs every case of ``tests/release_oracle_cases.py`` on the ``dpconvex`` importable from
+``PYTHONPATH`` and writes
 
 * ``tests/data/release_oracle.npz``: one array per ``"<case>/<array>"``;
 * ``tests/data/release_oracle_meta.json``: the commit, library versions, BLAS, date.
 
-The recorded oracle was generated from a clean worktree of commit d960a4d (before
-the architecture refactor of issue 11)::
+Record from a clean export (no worktree, no checkout), so that what is recorded is exactly
+the named commit::
 
-    git worktree add /work/oracle d960a4d
-    cd /work/oracle && PYTHONPATH=/work/oracle python tests/data/make_release_oracle.py
+    mkdir /tmp/oracle && git archive <commit> | tar -x -C /tmp/oracle
+    PYTHONPATH=/tmp/oracle .venv/bin/python tests/data/make_release_oracle.py \\
+        --commit $(git rev-parse <commit>)
 
-Regenerate it only to record a *deliberate* change of released values, and say why
-in the commit message; otherwise list the case in ``DOCUMENTED_CHANGES`` of
-``tests/test_release_oracle.py``.
+The cases are read from this checkout's ``tests/release_oracle_cases.py`` (test code; the
+meta file names the package folder that was recorded). Re-record only for a *deliberate*
+change of released values, and give the reason in CHANGELOG.md.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ import argparse
 import datetime
 import json
 import platform
-import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -34,18 +35,9 @@ from typing import Any
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE.parent))
 
 from release_oracle_cases import cases  # noqa: E402
-
-
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _version(name: str) -> str:
@@ -55,12 +47,12 @@ def _version(name: str) -> str:
         return "not installed"
 
 
-def record(case_fn: Any = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
-    """Run every case of ``case_fn()`` (default :func:`cases`); return the arrays keyed
-    "<case>/<array>" and the seconds per case."""
+def record(case_fn: Callable[[], dict[str, Any]] = cases
+           ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Run every case; return the arrays keyed "<case>/<array>" and the seconds per case."""
     arrays: dict[str, np.ndarray] = {}
     seconds: dict[str, float] = {}
-    for name, run in (case_fn or cases)().items():
+    for name, run in case_fn().items():
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -71,24 +63,8 @@ def record(case_fn: Any = None) -> tuple[dict[str, np.ndarray], dict[str, float]
     return arrays, seconds
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=HERE, help="output directory")
-    args = parser.parse_args()
-    arrays, seconds = record()
-    np.savez(args.out / "release_oracle.npz", **arrays)
-    meta = {
-        "commit": _git("rev-parse", "HEAD"),
-        "dirty_files": _git("status", "--porcelain", "--", "dpconvex").splitlines(),
-        **environment(arrays, seconds),
-    }
-    (args.out / "release_oracle_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"{len(seconds)} cases, {len(arrays)} arrays, {sum(seconds.values()):.1f} s; "
-          f"commit {meta['commit'][:7]}{' (DIRTY)' if meta['dirty_files'] else ''}")
-
-
 def environment(arrays: dict[str, np.ndarray], seconds: dict[str, float]) -> dict[str, Any]:
-    """The meta file's record of where and how the arrays were made (library, versions, BLAS)."""
+    """Where and how the arrays were made (package folder, versions, BLAS, timings)."""
     import dpconvex
     try:
         from threadpoolctl import threadpool_info
@@ -111,6 +87,27 @@ def environment(arrays: dict[str, np.ndarray], seconds: dict[str, float]) -> dic
         "seconds_total": round(sum(seconds.values()), 3),
         "seconds": {k: round(v, 4) for k, v in seconds.items()},
     }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE, help="output directory")
+    parser.add_argument("--commit", required=True,
+                        help="full hash of the commit exported to PYTHONPATH")
+    args = parser.parse_args()
+    import dpconvex
+
+    pkg = Path(dpconvex.__file__).resolve().parent
+    if (pkg.parent / ".git").exists():
+        sys.exit(f"dpconvex imported from a git checkout ({pkg}): record from a clean "
+                 "`git archive` export on PYTHONPATH (module docstring)")
+    arrays, seconds = record()
+    np.savez(args.out / "release_oracle.npz", **arrays)
+    meta = {"commit": args.commit, "source": "git archive export (clean by construction)",
+            "dirty_files": [], **environment(arrays, seconds)}
+    (args.out / "release_oracle_meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"{len(seconds)} cases, {len(arrays)} arrays, {sum(seconds.values()):.1f} s; "
+          f"commit {args.commit[:7]}")
 
 
 if __name__ == "__main__":
