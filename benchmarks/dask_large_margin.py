@@ -1,6 +1,7 @@
 """The large-margin classifier on Dask records: agreement with memory, and the cost of one pass.
 
-Not a test. On a two-worker ``LocalCluster`` (processes, loopback):
+Not a test. The template is Pathak & Raj's pairwise Huber objective (``loss="pairwise",
+lam=2e-2``). On a two-worker ``LocalCluster`` (processes, loopback):
 
 1. one objective evaluation (data loss + gradient: the solver's per-iteration work)
    on n × d synthetic rows, C classes: in memory (``template.data_loss``) against
@@ -16,16 +17,18 @@ Not a test. On a two-worker ``LocalCluster`` (processes, loopback):
 Usage::
 
     python benchmarks/dask_large_margin.py --n 200000 --d 20 --classes 3 --chunks 8 --fit-n 20000
+
+``--quick`` (a smoke run, not a measurement): n = 20,000, 2,000 rows for the fit, 2 repetitions.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
+import sys
 import time
 import warnings
 
+import harness  # benchmarks/ is the script's folder, first on sys.path
 import numpy as np
 
 
@@ -46,16 +49,17 @@ def _median_time(f, reps: int) -> float:
     return statistics.median(out)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    ap = harness.parser(__doc__)
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--d", type=int, default=20)
     ap.add_argument("--classes", type=int, default=3)
     ap.add_argument("--chunks", type=int, default=8)
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--fit-n", type=int, default=20_000)
-    ap.add_argument("--out", default=None, help="write the numbers as JSON here")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.n, args.fit_n, args.reps = min(args.n, 20_000), min(args.fit_n, 2_000), 2
 
     import dask.array as da
     import distributed
@@ -68,10 +72,12 @@ def main() -> None:
                                        host="127.0.0.1", dashboard_address=None)
     client = distributed.Client(cluster)
     res: dict = {"n": args.n, "d": args.d, "C": args.classes, "chunks": args.chunks}
+    run = harness.Run(__file__, args, argv)
     try:
         classes = list(range(args.classes))
         X, y = _data(args.n, args.d, args.classes)
-        est = dp.PrivateLargeMarginGaussian(classes=classes, solver="native", random_state=1)
+        est = dp.PrivateLargeMarginGaussian(classes=classes, loss="pairwise", lam=2e-2,
+                                            solver="native", random_state=1)
         mem = est._build(X, y).template
         Xd = da.from_array(X, chunks=(-(-args.n // args.chunks), args.d))
         dsk = est._build(Xd, y).template
@@ -93,15 +99,18 @@ def main() -> None:
 
         res["pass_dask_two_pass_s"] = _median_time(two_pass, args.reps)
         res["overhead_ratio"] = res["pass_dask_one_pass_s"] / res["pass_in_memory_s"]
-        print(f"one objective evaluation, n = {args.n}, d = {args.d}, C = {args.classes}, "
-              f"{args.chunks} chunks: in memory {res['pass_in_memory_s']:.3f} s, Dask one pass "
-              f"{res['pass_dask_one_pass_s']:.3f} s (x{res['overhead_ratio']:.2f}), Dask forms + "
-              f"adjoint (two passes) {res['pass_dask_two_pass_s']:.3f} s", flush=True)
+        table = harness.Table(f"One objective evaluation, n = {args.n}, d = {args.d}, C = {args.classes}, "
+                              f"{args.chunks} chunks (median of {args.reps})",
+                              ["path", "seconds", "time ratio to in memory"], kind="speed")
+        for label, key in (("in memory (one BLAS thread)", "pass_in_memory_s"),
+                           ("Dask, one pass", "pass_dask_one_pass_s"),
+                           ("Dask, forms + adjoint (two passes)", "pass_dask_two_pass_s")):
+            table.add(label, f"{res[key]:.3f}", f"{res[key] / res['pass_in_memory_s']:.2f}")
 
         Xf, yf = _data(args.fit_n, args.d, args.classes, seed=3)
         Xt, _ = _data(5000, args.d, args.classes, seed=4)
         make = lambda: dp.PrivateLargeMarginGaussian(  # noqa: E731
-            epsilon=1.0, classes=classes, solver="native", random_state=5)
+            epsilon=1.0, classes=classes, loss="pairwise", lam=2e-2, solver="native", random_state=5)
         t = time.perf_counter()
         m = make().fit(Xf, yf)
         res["fit_in_memory_s"] = time.perf_counter() - t
@@ -111,16 +120,20 @@ def main() -> None:
         res["fit_n"] = args.fit_n
         res["max_abs_phi_diff"] = float(np.max(np.abs(m.Phi_ - k.Phi_)))
         res["equal_predictions"] = float(np.mean(m.predict(Xt) == k.predict(Xt)))
-        print(f"private fit, n = {args.fit_n}: max |Phi_mem - Phi_dask| = "
-              f"{res['max_abs_phi_diff']:.3g}, equal test predictions {res['equal_predictions']:.4f}, "
-              f"in memory {res['fit_in_memory_s']:.1f} s, Dask {res['fit_dask_s']:.1f} s", flush=True)
+        fit = harness.Table(f"Private fit, n = {args.fit_n}", ["records", "seconds",
+                                                                "time ratio to in memory"], kind="speed")
+        fit.add("in memory", f"{res['fit_in_memory_s']:.1f}", "1")
+        fit.add("Dask", f"{res['fit_dask_s']:.1f}", f"{res['fit_dask_s'] / res['fit_in_memory_s']:.1f}")
+        fit.notes.append(f"max |Phi_mem - Phi_dask| = {res['max_abs_phi_diff']:.3g}, equal test "
+                         f"predictions {res['equal_predictions']:.4f}")
     finally:
         client.close()
         cluster.close()
-    if args.out:
-        with open(args.out, "w") as fh:
-            json.dump(res, fh, indent=1)
+    with run:
+        run.table(table)
+        run.table(fit)
+        run.data.update(res)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -14,14 +14,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Public name -> submodule that defines it.
 _EXPORTS: dict[str, str] = {
-    "BudgetAccountant": "accountant",
+    "BudgetAccountant": "privacy.accounting",
     "Budget": "privacy.budget",
-    "Certificate": "certificate",
-    "Condition": "certificate",
+    "Certificate": "privacy.certificate",
+    "Condition": "privacy.certificate",
     "BudgetError": "errors",
     "BudgetPickleError": "errors",
     "BudgetProcessError": "errors",
@@ -38,27 +38,30 @@ _EXPORTS: dict[str, str] = {
     "PrivateHuberSVM": "estimators",
     "PrivateLinearClassifier": "estimators",
     "PrivateLogisticRegression": "estimators",
-    "PrivateLargeMarginGaussian": "large_margin",
-    "PrivateGaussianCentroid": "centroids",
-    "NoisyGradientDescent": "noisy_gd",
-    "EpsilonSweep": "sweep",
-    "epsilon_sweep": "sweep",
-    "PrivateGridSearch": "tuning",
-    "RandomFourierFeatures": "kernels",
+    "PrivateLargeMarginGaussian": "estimators",
+    "PrivateGaussianCentroid": "estimators",
+    "NoisyGradientDescent": "estimators",
+    "EpsilonSweep": "estimators",
+    "epsilon_sweep": "estimators",
+    "PrivateGridSearch": "estimators",
+    "PrivateRandomSearch": "estimators",
+    "RandomFourierFeatures": "estimators",
     "release": "privacy.release",
-    "collect_diagnostics": "privacy.release",
+    "collect_diagnostics": "_diagnostics",
+    "PublicEncoder": "data.schema",
+    "PublicSchema": "data.schema",
+    "Numeric": "data.schema",
+    "Categorical": "data.schema",
+    "Binary": "data.schema",
 }
 
-#: Submodules reachable as attributes (``dpconvex.datasets`` without importing it first).
+#: Subpackages reachable as attributes (``dpconvex.datasets`` without importing it first).
 _SUBMODULES = (
-    "accountant", "audit", "certificate", "clustering", "data", "datasets", "estimators",
-    "errors", "kernels", "large_margin", "losses", "mechanisms", "noise", "noisy_gd",
-    "objectives", "privacy", "problems", "regularizers", "runs", "solvers", "sweep",
-    "templates", "tuning", "verify",
+    "audit", "data", "datasets", "errors", "estimators", "objectives", "privacy", "runs",
+    "solvers", "templates",
 )
 
-__all__ = sorted([*_EXPORTS, "__version__", "kernels", "losses", "noise", "regularizers",
-                  "verify"])
+__all__ = sorted([*_EXPORTS, "__version__"])
 
 
 def __getattr__(name: str) -> Any:

@@ -19,7 +19,7 @@ release. So
   (:data:`dpconvex.privacy.release.SEEDED`).
 
 Function-level APIs that do not keep their argument (the samplers of
-:mod:`dpconvex.noise`, :func:`~dpconvex.privacy.release.release`,
+:mod:`dpconvex.privacy.noise`, :func:`~dpconvex.privacy.release.release`,
 :func:`~dpconvex.epsilon_sweep`, the audit helpers) accept a generator through
 :func:`check_random_state`.
 """

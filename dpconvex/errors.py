@@ -2,7 +2,7 @@
 
 Every error names the offending part and says what to change. Errors about
 user input derive from :class:`ValueError` (so scikit-learn's conventions and
-``except ValueError`` keep working); solver failures derive from
+``except ValueError`` catch them); solver failures derive from
 :class:`RuntimeError`.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-# Three records from adult.data (public UCI data), used to build small files.
+# Three records from adult.data (public UCI data), for building small files.
 ADULT_LINES = [
     "39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, "
     "White, Male, 2174, 0, 40, United-States, <=50K",
@@ -24,7 +24,7 @@ KDD_LINES = [
 
 def patch_noise(monkeypatch, fn):
     """Replace ``norm_gamma`` in every dpconvex module that bound it by name; return the real one."""
-    from dpconvex import noise
+    from dpconvex.privacy import noise
 
     real = noise.norm_gamma
     for name, mod in list(sys.modules.items()):
@@ -59,3 +59,22 @@ def fit_drawing_from(est, rng, *args):
 
     with assign_noise({est: rng}, seeded=True):
         return est.fit(*args)
+
+
+def release_template(template, *, epsilon, mechanism, solver, random_state=None, delta=0.0):
+    """One template-level release (verify, calibrate, draw, solve, check) with keyword options.
+
+    Returns ``(theta, certificate, diagnostics)`` of :func:`dpconvex.privacy.release.release`.
+    """
+    import math
+
+    import numpy as np
+
+    from dpconvex.privacy.budget import Budget
+    from dpconvex.privacy.mechanisms import build_mechanism
+    from dpconvex.privacy.release import release
+
+    mech = build_mechanism(mechanism, "release_template", None)
+    budget = Budget(float(epsilon), float(delta)) if mech.private else Budget(math.inf)
+    rel = release(template, mech, budget, solver, np.random.default_rng(random_state))
+    return rel.theta, rel.certificate, rel.diagnostics

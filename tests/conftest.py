@@ -51,3 +51,10 @@ def data_home() -> Path:
             f"{', '.join(DATA_FILES)}, or put shared/datasets beside the repository)"
         )
     return home
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The notebooks run end to end (tens of seconds each): they are ``slow``."""
+    for item in items:
+        if item.nodeid.endswith(".ipynb") or ".ipynb::" in item.nodeid:
+            item.add_marker(pytest.mark.slow)

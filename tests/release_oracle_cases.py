@@ -2,9 +2,9 @@
 
 Each case builds small synthetic data with its own seeded :class:`numpy.random.Generator`,
 fits one dpconvex estimator, meta-estimator or template-level release with an integer
-``random_state`` and returns the released arrays. ``tests/data/release_oracle.npz``
-(written by ``tests/data/make_release_oracle.py`` from a clean export of the commit named
-in ``tests/data/release_oracle_meta.json``) records them; code that does not mean to
+``random_state`` and returns the released arrays. ``tests/fixtures/release_oracle.npz``
+(written by ``tests/fixtures/make_release_oracle.py`` from a clean export of the commit named
+in ``tests/fixtures/release_oracle_meta.json``) records them; code that does not mean to
 change what is released must reproduce them bit for bit.
 
 The cases cover every estimator path: the linear learners with every mechanism and
@@ -85,7 +85,7 @@ PINNED = {"intercept_scaling": 1.0}
 
 def _linear_estimator(kind: str, **kw: Any) -> Any:
     import dpconvex as dp
-    from dpconvex.losses import HuberHinge, SmoothHinge
+    from dpconvex.objectives.losses import HuberHinge, SmoothHinge
 
     kw = {**PINNED, **kw}
 
@@ -242,7 +242,7 @@ def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
 
     def logistic_loss() -> Arrays:
         import dpconvex as dp
-        from dpconvex.losses import Logistic
+        from dpconvex.objectives.losses import Logistic
         X, y = _multiclass(222)
         return _lmg(dp.PrivateLargeMarginGaussian(
             epsilon=1.0, lam=0.1, loss=Logistic(), solver="native",
@@ -294,7 +294,7 @@ def _pipeline() -> Arrays:
     from sklearn.pipeline import make_pipeline
 
     import dpconvex as dp
-    from dpconvex.kernels import RandomFourierFeatures
+    from dpconvex.estimators.kernels import RandomFourierFeatures
     X, y = _binary(400)
     pipe = make_pipeline(RandomFourierFeatures(n_components=40, gamma=0.5, random_state=3),
                          dp.PrivateLogisticRegression(epsilon=1.0, lam=0.05, random_state=4,
@@ -330,7 +330,7 @@ def _sweep(kind: str, seed: int, **kw: Any) -> Callable[[], Arrays]:
 def _template_case(which: str, mechanism: str, seed: int, solver: str = "native"
                    ) -> Callable[[], Arrays]:
     def run() -> Arrays:
-        from dpconvex.losses import HuberHinge, Logistic
+        from dpconvex.objectives.losses import HuberHinge, Logistic
         from dpconvex.privacy.budget import Budget
         from dpconvex.privacy.mechanisms import build_mechanism
         from dpconvex.privacy.release import release
@@ -464,7 +464,7 @@ def _centroid_cases() -> dict[str, Callable[[], Arrays]]:
 def _random_search(seed: int) -> Callable[[], Arrays]:
     def run() -> Arrays:
         import dpconvex as dp
-        from dpconvex.private_selection import PrivateRandomSearch
+        from dpconvex.estimators.selection.random import PrivateRandomSearch
         X, y = _binary(seed, n=240)
         rs = PrivateRandomSearch(
             dp.PrivateLogisticRegression(**PINNED),

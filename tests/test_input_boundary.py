@@ -1,4 +1,4 @@
-"""The input boundary of every estimator and of the CLI (issue 7, item 4).
+"""The input boundary of every estimator and of the CLI.
 
 Table-driven: each row is one bad input, the *exact* dpconvex exception it must
 raise (never a bare ValueError/TypeError/IndexError from numpy or scikit-learn),
@@ -23,8 +23,8 @@ import scipy.sparse as sp
 import dpconvex as dp
 from dpconvex import cli
 from dpconvex.errors import DPConvexError
-from dpconvex.kernels import RandomFourierFeatures
-from dpconvex.problems import ProblemError
+from dpconvex.estimators.kernels import RandomFourierFeatures
+from dpconvex.runs import ProblemError
 
 BARE = (ValueError, TypeError, IndexError, KeyError, AttributeError, RuntimeError, OSError)
 
@@ -177,7 +177,7 @@ FIT_CASES = [
                  r"bytes.*y\.astype\(str\)", id="y bytes | LargeMarginGaussian"),
     pytest.param(NGD, X, (X[:, 0] + 0.0).astype(object), dp.DataValidationError,
                  r"Unknown label type: continuous", id="y continuous object | NoisyGD"),
-    # three classes: one-vs-rest inside the estimator since issue 16 (tests/test_ovr.py)
+    # three classes: one-vs-rest inside the estimator (tests/estimators/test_ovr.py)
     # ---- epsilon --------------------------------------------------------------------
     pytest.param(lambda: LMG(epsilon=0), X, y, dp.ParameterError,
                  r"'epsilon' parameter of PrivateLargeMarginGaussian must be a float in \(0, inf\)",
@@ -230,7 +230,7 @@ FIT_CASES = [
     pytest.param(lambda: PLC(data_norm=float("nan")), X, y, dp.ParameterError,
                  r"'data_norm' parameter.*Got nan", id="data_norm=NaN | LinearClassifier"),
     # ---- PrivateLargeMarginGaussian specifics ---------------------------------------
-    # n_components above a class's size is no longer refused (a refusal read from one
+    # n_components above a class's size is not refused (a refusal read from one
     # record's label would be a release): tests/test_release_hygiene.py
     pytest.param(lambda: LMG(n_components=0), X, y, dp.ParameterError,
                  r"'n_components'.*int >= 1", id="n_components=0 | LargeMarginGaussian"),
@@ -248,7 +248,7 @@ FIT_CASES = [
                  r"'centers'.*shape \(n_classes, n_components, n_features\) = \(2, 2, 3\)",
                  id="centers wrong shape | LargeMarginGaussian"),
     pytest.param(lambda: LMG(loss="huber"), X, y, dp.ParameterError,
-                 r"'loss'.*'auto', 'softmax', 'pairwise', None or a dpconvex\.losses\.Loss instance",
+                 r"'loss'.*'auto', 'softmax', 'pairwise', None or a dpconvex\.objectives\.Loss instance",
                  id="loss str | LargeMarginGaussian"),
     pytest.param(lambda: LMG(loss="pairwise", extra_terms=[1]), X, y, dp.ParameterError,
                  r"'extra_terms'.*sequence of MatrixTerm", id="extra_terms garbage | LargeMarginGaussian"),
@@ -635,7 +635,7 @@ def test_problem_error_is_named():
         import tempfile
         from pathlib import Path
 
-        from dpconvex.problems import load_problem
+        from dpconvex.runs import load_problem
 
         with tempfile.TemporaryDirectory() as d:
             p = Path(d) / "p.toml"

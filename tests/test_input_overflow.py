@@ -1,8 +1,8 @@
-"""Issue 12, "Also fix": float overflow in norms, snapping and parameters; unusable labels.
+"""Float overflow in norms, snapping and parameters; unusable labels.
 
-Each case used to end in a wrong result (a row "clipped" to zero) or a raw
-``OverflowError``/``ZeroDivisionError``/``TypeError``; now it is right or a named
-dpconvex error that says what to change.
+Each case gives the right result or a named dpconvex error that says what to change,
+never a wrong result (a row "clipped" to zero) or a raw
+``OverflowError``/``ZeroDivisionError``/``TypeError``.
 """
 
 from __future__ import annotations
@@ -15,17 +15,13 @@ import numpy as np
 import pytest
 
 import dpconvex as dp
-from dpconvex import noise
-from dpconvex._validation import (
-    MAX_MAGNITUDE,
-    MIN_MAGNITUDE,
-    check_array,
-    check_float,
-    check_labels,
-    clip_rows,
-    row_norms,
-)
+from dpconvex._validation import MAX_MAGNITUDE, MIN_MAGNITUDE, check_float
+from dpconvex.data.labels import check_labels
+from dpconvex.data.operators import row_norms
+from dpconvex.data.preprocess import clip_rows
+from dpconvex.data.validation import check_array
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+from dpconvex.privacy import noise
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +69,7 @@ def test_estimator_fits_rows_with_huge_entries(data):
 @pytest.mark.parametrize("scale, word", [(1e300, "large"), (1e308, "large"), (1e-303, "small"),
                                          (1e-320, "small")])
 def test_snap_refuses_unrepresentable_noise_scales(scale, word):
-    """1e300 used to raise a raw OverflowError (the clamp 2^48 grid steps); 1e-320 gave NaN."""
+    """1e300 would overflow the clamp (2^48 grid steps) and 1e-320 would give NaN: both refused."""
     with pytest.raises(ParameterError, match=f"too {word} to represent"):
         noise.snap(np.array([1.0, -2.0]), scale)
 
@@ -193,7 +189,7 @@ def test_estimators_name_the_label_problem(data):
     y_obj[3] = np.nan
     for est in (dp.PrivateLogisticRegression(), dp.PrivateLargeMarginGaussian()):
         with pytest.raises(DataValidationError, match="labels; drop those rows"):
-            est.fit(X, y_obj)  # the large-margin classifier used to count 29 classes
+            est.fit(X, y_obj)  # a NaN label is refused, not counted as one more class
     y_mixed = y.astype(object)
     y_mixed[y == 1] = "one"
     with pytest.raises(DataValidationError, match="mixes label types"):

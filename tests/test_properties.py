@@ -1,7 +1,7 @@
 """Property-based tests (hypothesis) of the noise samplers and the calibration functions.
 
-Complements tests/test_noise.py (distribution tests at fixed shapes and rates)
-and tests/test_calibration.py (CMS formulas, total ε <= request): here the
+Complements tests/privacy/test_noise.py (distribution tests at fixed shapes and rates)
+and tests/privacy/test_calibration.py (CMS formulas, total ε <= request): here the
 invariants are checked on random shapes, rates, arrays and public constants.
 """
 
@@ -15,10 +15,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dpconvex import noise
 from dpconvex.errors import ParameterError
-from dpconvex.noisy_gd import calibrate_noise_multiplier, gaussian_composition_epsilon, gdp_epsilon
-from dpconvex.verify import (
+from dpconvex.estimators.noisy_gd import calibrate_noise_multiplier, gaussian_composition_epsilon, gdp_epsilon
+from dpconvex.privacy import noise
+from dpconvex.privacy.verify import (
     PrivacyConstants,
     _remaining,
     calibrate_objective_perturbation,
@@ -219,7 +219,7 @@ def test_objective_split_keeps_half_epsilon_for_noise(eps, n, lam, q, c, r):
     assert cal.epsilon_noise >= eps / 2 * (1 - 1e-9)
     assert cal.noise_rate == pytest.approx(cal.epsilon_noise / (2 * q), rel=1e-12)
     assert cal.extra_strong_convexity >= 0
-    slack0 = jacobian_slack(n, lam, r * (c * q * q), r)  # trace bound T = r c_u (issue 13)
+    slack0 = jacobian_slack(n, lam, r * (c * q * q), r)  # trace bound T = r c_u (§3.3)
     if slack0 <= eps / 2:  # no Δ needed: the slack is the one of the given modulus
         assert cal.extra_strong_convexity == 0 and cal.slack == slack0
     else:  # Δ raises the modulus until the slack fits in ε/2

@@ -23,10 +23,10 @@ import pytest
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
-from dpconvex.labels import LabelArray, declared_classes
-from dpconvex.losses import HuberHinge
-from dpconvex.privacy.release import collect_diagnostics, record_diagnostic
-from dpconvex.private_selection import PrivateRandomSearch
+from dpconvex._diagnostics import collect_diagnostics, record_diagnostic
+from dpconvex.data.labels import LabelArray, declared_classes
+from dpconvex.estimators.selection.random import PrivateRandomSearch
+from dpconvex.objectives.losses import HuberHinge
 
 #: Attributes that ARE the release (noised parameters, or a private selection).
 RELEASED = {"coef_", "intercept_", "Phi_", "centers_", "means_", "counts_", "best_index_",
@@ -288,6 +288,7 @@ def _observe(est, data):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["new-label", "outside", "huge-norm"])
 @pytest.mark.parametrize("name", list(NEIGHBOUR_ESTIMATORS))
 def test_neighbouring_data_sets_differ_only_in_the_noised_parameters(name, case):
@@ -381,7 +382,7 @@ def test_label_array_is_an_array_that_keeps_its_public_set():
     assert type(y.sum()) is np.int64 and int(y.sum()) == 2
     z = pickle.loads(pickle.dumps(y))
     assert type(z) is LabelArray and z.classes.tolist() == [0, 1]
-    assert y.astype(str).classes is None  # numbers -> strings: the set no longer describes y
+    assert y.astype(str).classes is None  # numbers -> strings: the set does not describe y
     assert declared_classes(np.asarray(y)) is None
 
 
@@ -428,7 +429,7 @@ def test_diagnostics_carry_the_clipped_count_and_the_outside_labels():
     clipped, outside = diag.note("scaled down"), diag.note("outside")
     assert (clipped.count, clipped.n) == (4, 60)
     assert (outside.count, outside.n, outside.values) == (3, 60, (7, 8))
-    assert len(diag) == 1 and diag[-1].residual <= 1e-6  # the solve, as before
+    assert len(diag) == 1 and diag[-1].residual <= 1e-6  # the one solve, with its residual
     for make in (lambda: dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1], random_state=0),
                  lambda: dp.NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=5,
                                                  classes=[0, 1], random_state=0),

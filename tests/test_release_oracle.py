@@ -1,8 +1,8 @@
 """Bitwise-equality oracle of the released parameters.
 
-``tests/data/release_oracle.npz`` holds the arrays released by every case of
-``tests/release_oracle_cases.py``, recorded by ``tests/data/make_release_oracle.py`` from a
-clean export of the commit named in ``tests/data/release_oracle_meta.json`` (with the
+``tests/fixtures/release_oracle.npz`` holds the arrays released by every case of
+``tests/release_oracle_cases.py``, recorded by ``tests/fixtures/make_release_oracle.py`` from a
+clean export of the commit named in ``tests/fixtures/release_oracle_meta.json`` (with the
 library versions, BLAS and date). Code that does not mean to change what is released must
 reproduce them bit for bit: same noise draws from the same generator in the same order,
 same arithmetic, same solver path.
@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from release_oracle_cases import cases
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "fixtures"
 ORACLE = DATA / "release_oracle.npz"
 META = DATA / "release_oracle_meta.json"
 CASES = cases()
@@ -87,4 +87,4 @@ def test_release_matches_oracle(case):
         assert a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b), (
             f"{case}/{k} is not bitwise equal to the oracle: {_max_diff(a, b)}; dtype "
             f"{b.dtype} vs recorded {a.dtype}. A deliberate change is recorded anew "
-            "(tests/data/make_release_oracle.py) with its reason in CHANGELOG.md.")
+            "(tests/fixtures/make_release_oracle.py) with its reason in CHANGELOG.md.")

@@ -18,7 +18,7 @@ of it. An adapter only
 
 The output of ``adapter(data, np.random.default_rng(seed))`` equals, bit for
 bit, the parameters an estimator releases with ``random_state=seed`` on the
-same data (tests/test_audit.py).
+same data (tests/audit/test_audit.py).
 
 References
 ----------
@@ -37,14 +37,16 @@ from typing import Any
 import numpy as np
 
 from .._random import assign_noise
-from .._validation import check_array, check_float, check_int, check_option, clip_rows
+from .._validation import check_float, check_int, check_option
+from ..data.preprocess import clip_rows
+from ..data.validation import check_array
 from ..errors import ParameterError
-from ..losses import HuberHinge, Loss, get_loss
+from ..objectives.losses import HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism, mechanism_names
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.release import release
-from ..solvers.base import check_solver_name
+from ..solvers.registry import check_solver_name
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
@@ -178,7 +180,7 @@ class LinearERMMechanism(_TemplateAdapter):
     noise_scale : float, default=1.0
         Multiplies every noise draw. 1 is the library's calibration; < 1 is a
         deliberately MIS-CALIBRATED mechanism (e.g. 0.5: noise rate doubled,
-        true ε doubled), used to check that audits have power.
+        true ε doubled), for checking that audits have power.
     solver : str, default="native"
         Backend name (the registry's) or a backend.
     delta : float, default=0.0
@@ -201,7 +203,7 @@ class LinearERMMechanism(_TemplateAdapter):
         h = check_float("h", h, owner)
         if not isinstance(loss, (Loss, str)):
             raise ParameterError(f"The 'loss' parameter of {owner} must be a loss name or a "
-                                 f"dpconvex.losses.Loss instance. Got {type(loss).__name__}.")
+                                 f"dpconvex.objectives.Loss instance. Got {type(loss).__name__}.")
         self.loss = loss if isinstance(loss, Loss) else get_loss(
             loss, **({} if loss == "logistic" else {"h": h}))
         self.lam = check_float("lam", lam, owner)
@@ -385,7 +387,7 @@ class NoisyGDMechanism:
     """
 
     def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
-        from ..noisy_gd import NoisyGradientDescent
+        from ..estimators.noisy_gd import NoisyGradientDescent
 
         owner = type(self).__name__
         if not isinstance(estimator, NoisyGradientDescent):
@@ -409,7 +411,7 @@ class NoisyGDMechanism:
 
     def prepare(self, data: Data) -> EmpiricalRiskTemplate:
         """The template of ``data`` (clipped rows with intercept, ±1 labels), cached."""
-        from ..labels import encode_labels, zero_rows
+        from ..data.labels import encode_labels, zero_rows
 
         X, _ = _data(data, type(self).__name__, labels=False)
         key = data_key(X, np.asarray(data[1]))
@@ -522,7 +524,7 @@ class EstimatorMechanism:
     ----------
     estimator : estimator
         Unfitted dpconvex estimator (or meta-estimator, e.g.
-        :class:`~dpconvex.private_selection.PrivateRandomSearch`) with a
+        :class:`~dpconvex.estimators.selection.random.PrivateRandomSearch`) with a
         ``random_state`` parameter; its value (None or an int) is kept on the
         clones and not used for the draws.
     output : callable, optional

@@ -1,15 +1,15 @@
 """An estimator's release step as an auditable mechanism (one ``release`` call per run).
 
 :class:`EstimatorReleaseMechanism` audits exactly what an estimator releases
-with its *defaults*: the template is built by the estimator's own ``_build``
-(clipping, the public feature map, ``lam="auto"``), the budget by the
-estimator's own rule (:func:`dpconvex.large_margin_options.prepare_fit`), and
+with its *defaults*: the template is built by the estimator's public ``plan`` and
+``prepare`` (clipping, the public feature map, Λ of ``lam="auto"``), the budget is the
+plan's objective-perturbation share, and
 each run is one :func:`dpconvex.privacy.release.release` with the estimator's
 mechanism — the path of ``fit``. Only the template and the public steps are
 cached (:class:`~dpconvex.audit._memo.Audited`), so a run costs one solve
 instead of one ``fit``. The output with ``np.random.default_rng(seed)`` is the
 parameter vector θ whose post-processing is the estimator's ``Phi_`` with
-``random_state=seed`` (tests/test_audit_large_margin_softmax.py).
+``random_state=seed`` (tests/audit/test_audit_large_margin_softmax.py).
 
 It also gives the white-box statistic of the change of variables of
 objective perturbation ([CMS]_ §3.2; docs/privacy.md §11.3, §11.12): with
@@ -54,8 +54,8 @@ Data = tuple[np.ndarray, np.ndarray]
 class EstimatorReleaseMechanism:
     """The release of a :class:`~dpconvex.PrivateLargeMarginGaussian` with its parameters.
 
-    Per data set the template is built once by the estimator's ``_build`` and
-    the budget set by its ``lam="auto"`` rule; each run is one
+    Per data set the template is built once by the estimator's ``plan_for`` and
+    ``prepare`` (Λ and the budget from the plan); each run is one
     :func:`~dpconvex.privacy.release.release` of the estimator's mechanism
     (noise, solve, residual check), output θ flattened.
 
@@ -73,7 +73,7 @@ class EstimatorReleaseMechanism:
     """
 
     def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
-        from ..large_margin import PrivateLargeMarginGaussian
+        from ..estimators.large_margin.estimator import PrivateLargeMarginGaussian
 
         owner = type(self).__name__
         if not isinstance(estimator, PrivateLargeMarginGaussian):
@@ -93,19 +93,20 @@ class EstimatorReleaseMechanism:
 
     def prepare(self, data: Data) -> tuple[Any, Budget, OnceUnperturbed]:
         """(template, budget, backend) of ``data`` as ``fit`` builds them, cached."""
-        from .. import large_margin_options as lmo
+        from ..estimators.large_margin.learners import CENTROID_LEARNER, objective_part
 
         X, y = (np.asarray(a) for a in data)
         key = data_key(np.asarray(X, dtype=float), y)
         if key not in self._cache:
-            prep = self.estimator._build(X, y)
-            if not prep.reusable:
+            plan = self.estimator.plan_for(X, y)  # the public plan of fit (Λ, budget)
+            prep = self.estimator.prepare(X, y, plan)
+            if not prep.reusable or plan.learner == CENTROID_LEARNER:
                 raise ValueError("EstimatorReleaseMechanism: the build draws randomness or "
                                  "spends budget (DP k-means), or releases class centroids (no "
                                  "template); audit K = 1 or public centers on the objective "
                                  "path, e.g. mechanism='gaussian_objective'.")
             t = prep.template
-            budget = lmo.prepare_fit(self.estimator, t, self._mech, prep.meta["assign"].epsilon)
+            budget = objective_part(plan)
             self._cache[key] = (t, budget, backend_for(self.estimator.solver, t))
         return self._cache[key]
 

@@ -78,7 +78,7 @@ class AuditResult:
     delta : float
         δ subtracted from p_lower ((ε, δ)-DP mechanisms), 0 for pure ε-DP.
     n_selection : tuple of int
-        Runs on D and D′ used to choose the statistic, threshold and direction
+        Runs on D and D′ that chose the statistic, threshold and direction
         (0 when the caller fixed them).
     alpha_per_bound : float
         The share of α spent on each one-sided Clopper–Pearson bound.

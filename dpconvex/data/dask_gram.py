@@ -18,7 +18,7 @@ from the records, with the records left on the Dask workers:
   1 + C·K·D² numbers per chunk travel back; no n-vector is sent per pass.
 
 The records are built per chunk by a per-record map (clip to the public bound,
-augment, scale: the estimator's own code, see :mod:`dpconvex.large_margin_dask`),
+augment, scale: the estimator's own code, see :mod:`dpconvex.estimators.large_margin.dask`),
 so every chunk holds exactly the in-memory rows; the products equal the
 in-memory ones up to the order of the sums. The chunks and the chunk views are
 persisted on the workers when the records take at most
@@ -41,9 +41,9 @@ import dask
 import dask.array as da
 import numpy as np
 
-from ..templates.parameterizations import quadratic_forms, weighted_gram
 from . import dask_rows
 from .dask_rows import _tree_sum, compute
+from .gram import quadratic_forms, weighted_gram
 
 __all__ = ["DaskGram"]
 

@@ -87,10 +87,10 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import clip_rows as _clip_dense_rows
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
 from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows
 from .preprocess import add_intercept as _add_intercept
+from .preprocess import clip_rows as _clip_dense_rows
 
 __all__ = ["COMPUTE_TIMEOUT", "NO_WORKERS_TIMEOUT", "PERSIST_FRACTION", "DaskRows", "check_dask", "compute",
            "known_chunks", "wait_persisted"]
@@ -601,7 +601,7 @@ def check_dask(X: Any, owner: str, *, name: str = "X", n_features: int | None = 
                min_samples: int = 1) -> da.Array:
     """Validate a Dask array or a Dask DataFrame of numeric columns; return a float64 Dask array.
 
-    The checks of :func:`dpconvex._validation.check_array` (2-D, numbers, enough
+    The checks of :func:`dpconvex.data.validation.check_array` (2-D, numbers, enough
     samples, at least one feature, finite, the expected number of features).
     Shapes and dtypes are read from the collection's metadata; unknown chunk
     sizes and the finiteness check each take one pass over the data (n is a

@@ -25,11 +25,46 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_matrix_body
-from .._validation import row_norms as _dense_row_norms
 from ..errors import DataTypeError, DataValidationError
 
-__all__ = ["CSRRows", "DenseRows", "DesignOperator", "as_design", "canonical_csr", "check_sparse",
-           "row_blocks"]
+__all__ = ["CSRRows", "DenseRows", "DesignOperator", "canonical_csr", "check_sparse",
+           "row_blocks", "row_norms"]
+
+
+#: Below this sum of squares the einsum path may have lost precision to underflow.
+_SQ_TINY = np.finfo(np.float64).tiny * 2.0**54
+
+
+def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (m, u) with m the max-abs of each row and u = ||row / m|| in [1, sqrt(d)].
+
+    ``m * u`` is the row norm computed without overflow or underflow (the
+    scaling of LAPACK's nrm2 and ``np.hypot``); zero rows give m = 0, u = 0.
+    """
+    m = np.max(np.abs(X), axis=1) if X.shape[1] else np.zeros(X.shape[0])
+    safe = np.where(m > 0, m, 1.0)
+    Z = X / safe[:, None]
+    return m, np.sqrt(np.einsum("ij,ij->i", Z, Z))
+
+
+def row_norms(X: np.ndarray) -> np.ndarray:
+    """Euclidean norm of every row, without overflow for entries up to the float64 maximum.
+
+    Uses einsum (about 2x faster than ``np.linalg.norm(axis=1)``) and recomputes,
+    scaled by the row's max-abs entry, the rows whose sum of squares overflowed
+    (entries above ~1e154) or fell into the subnormal range (entries below
+    ~1e-154). A norm above the float64 maximum (~1.8e308) is returned as inf.
+    """
+    X = np.asarray(X, dtype=float)
+    sq = np.einsum("ij,ij->i", X, X)
+    norms = np.sqrt(sq)
+    redo = ~np.isfinite(sq) | (sq < _SQ_TINY)
+    if np.any(redo):
+        m, u = _scaled_norms(X[redo])
+        with np.errstate(over="ignore"):
+            norms[redo] = m * u
+    return norms
+
 
 #: ``DenseRows.compact`` uses a CSR copy of the rows when at most this fraction of
 #: the entries is non-zero and the matrix has at least ``_SPARSE_MIN_ENTRIES``
@@ -116,7 +151,7 @@ class DenseRows:
         return self.X.T @ v
 
     def row_norms(self) -> np.ndarray:
-        return _dense_row_norms(self.X)
+        return row_norms(self.X)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         return (self.X.T * d) @ self.X
@@ -193,7 +228,7 @@ class CSRRows:
         norms = np.zeros(self.n)
         data = self.A.data
         for rows, idx in row_blocks(self.A.indptr):
-            norms[rows] = _dense_row_norms(data[idx])
+            norms[rows] = row_norms(data[idx])
         return norms
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
@@ -221,23 +256,11 @@ class CSRRows:
         return f"CSRRows(n={self.n}, p={self.p}, nnz={self.nnz})"
 
 
-def as_design(X: Any) -> DesignOperator:
-    """Wrap rows as a design operator: an operator as is, SciPy sparse as CSR, else dense."""
-    if isinstance(X, DesignOperator):
-        return X
-    if type(X).__module__.startswith("dask."):  # a dask.array: the rows stay on the workers
-        from .dask_rows import DaskRows
-        return DaskRows(X)
-    if sp.issparse(X):
-        return CSRRows(X)
-    return DenseRows(X)
-
-
 def check_sparse(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
                  min_samples: int = 1) -> sp.csr_array:
     """Validate SciPy sparse rows without densifying them; return a float64 ``csr_array``.
 
-    The checks of :func:`dpconvex._validation.check_array` (2-D, enough samples,
+    The checks of :func:`dpconvex.data.validation.check_array` (2-D, enough samples,
     at least one feature, finite, real, the expected number of features), run on
     the stored entries. CSR float64 input with sorted indices is not copied.
     """

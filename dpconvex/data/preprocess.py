@@ -18,11 +18,34 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import clip_rows as _clip_dense_rows
-from .operators import canonical_csr, row_blocks
+from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
 from .row_scaling import normalize_rows
 
-__all__ = ["add_intercept", "augment_and_scale", "clip_rows", "normalize_rows", "note_clipped"]
+__all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows", "normalize_rows",
+           "note_clipped"]
+
+
+def clip_dense_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
+    """Scale every row of ``X`` with norm above ``bound`` down to norm ``bound``.
+
+    ``bound`` is a public constant given by the user; it is never estimated
+    from the data. Returns the clipped copy and the number of rows clipped.
+    Rows with huge entries are clipped correctly: ``[1e200, 1e200]`` with bound
+    1 becomes ``[0.7071, 0.7071]``, and a row whose norm exceeds the float64
+    maximum is divided by its max-abs entry before scaling.
+    """
+    norms = row_norms(X)
+    over = norms > bound
+    if not np.any(over):
+        return X, 0
+    Xc = np.array(X, dtype=float, copy=True)
+    finite = over & np.isfinite(norms)
+    Xc[finite] *= (bound / norms[finite])[:, None]
+    huge = over & ~np.isfinite(norms)
+    if np.any(huge):
+        m, u = _scaled_norms(Xc[huge])
+        Xc[huge] = (Xc[huge] / m[:, None]) * (bound / u)[:, None]
+    return Xc, int(over.sum())
 
 
 def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
@@ -46,17 +69,17 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
 
     Notes
     -----
-    Both paths use the overflow-safe dense :func:`dpconvex._validation.clip_rows`
+    Both paths use the overflow-safe dense :func:`clip_dense_rows`
     (the sparse path on blocks holding the stored entries of rows with equal
     numbers of non-zeros: a row's norm and its scaling only involve those).
     """
     if not sp.issparse(X):
-        return _clip_dense_rows(X, bound)
+        return clip_dense_rows(X, bound)
     A = canonical_csr(X)
     data = None
     clipped = 0
     for _rows, idx in row_blocks(A.indptr):
-        block, k = _clip_dense_rows(A.data[idx], bound)
+        block, k = clip_dense_rows(A.data[idx], bound)
         if k:
             if data is None:
                 data = A.data.copy()
@@ -121,7 +144,7 @@ def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
     scale the features by public ranges first (dpconvex.datasets does), or pass
     a larger public ``data_norm``.
     """
-    from ..privacy.release import record_diagnostic
+    from .._diagnostics import record_diagnostic
 
     record_diagnostic(owner, f"rows scaled down to data_norm={bound:g} (norm above it)",
                       n_clipped, n)

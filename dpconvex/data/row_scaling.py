@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import _scaled_norms, check_float, row_norms
+from .._validation import check_float
 from ..errors import ParameterError
-from .operators import canonical_csr, row_blocks
+from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
 
 __all__ = ["ROW_NORMS", "check_row_norm", "normalize_rows", "normalize_rows_lazy"]
 
@@ -48,7 +48,7 @@ def _unit_dense(X: np.ndarray, bound: float) -> np.ndarray:
     """Rows of a dense block scaled to norm ``bound`` (zero rows stay zero), on a copy.
 
     The row norm is computed without overflow or underflow (the scaling of
-    :func:`dpconvex._validation.row_norms`), and each row is nudged down until
+    :func:`dpconvex.data.operators.row_norms`), and each row is nudged down until
     its norm *as computed by* ``row_norms`` is at most ``bound``: rounding can
     put ``x / ||x|| · q`` a unit in the last place above q, and the estimators'
     clipping (which uses ``row_norms``) must then find nothing to clip.
@@ -87,7 +87,7 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     -------
     ndarray, scipy.sparse.csr_array or dask.array.Array
         Every non-zero row has norm q up to rounding, never above q as computed
-        by :func:`dpconvex._validation.row_norms`; zero rows stay zero.
+        by :func:`dpconvex.data.operators.row_norms`; zero rows stay zero.
 
     Raises
     ------

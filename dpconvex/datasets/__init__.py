@@ -9,12 +9,13 @@ every row to norm at most 1. Scaling by data maxima is not private: the maximum
 of a column is a function of the data set, so a single record (say one very
 large capital gain) changes how every *other* record is encoded, and the
 privacy proofs (which bound the influence of one record through its own row
-only) no longer cover the pipeline. ``DESIGN.md`` §2 ("Per-record clipping")
+only) do not cover such a pipeline. ``DESIGN.md`` §2 ("Per-record clipping")
 therefore asks for public ranges.
 
-Every loader here applies one fixed, per-record map, :func:`encode`
-(:mod:`dpconvex.datasets.encoding`), whose constants are written in
-:mod:`dpconvex.datasets.schemas` and never computed from the loaded data:
+Every loader here applies one fixed, per-record map,
+:class:`dpconvex.PublicEncoder` (:mod:`dpconvex.data.schema`), driven by the
+public schemas of :mod:`dpconvex.datasets.schemas` (:class:`dpconvex.PublicSchema`),
+whose constants are never computed from the loaded data:
 
 1. **Numeric columns** are clipped to a public range ``[lo, hi]`` and mapped to
    ``[0, 1]``, linearly, ``(x - lo) / (hi - lo)``, or, for heavy-tailed
@@ -34,7 +35,8 @@ Every loader here applies one fixed, per-record map, :func:`encode`
    most ``b`` (1, or 1/2 when centered) and each one-hot block has at most one
    1, so the squared norm of any row is at most
    ``D = b**2 * (#numeric columns) + (#categorical columns)``. Every row is
-   divided by the public constant ``sqrt(D)`` (see :func:`norm_divisor`), so
+   divided by the public constant ``sqrt(D)`` (see
+   :func:`dpconvex.data.schema.norm_divisor`), so
    ``||x|| <= 1`` holds by construction, for every possible record, with no
    per-row or per-column statistic of the data.
 
@@ -49,7 +51,7 @@ Every loader here applies one fixed, per-record map, :func:`encode`
    attributes on the public schema before step 1 (the divisor counts the
    kept ones).
 
-**Labels.** Every loader returns y as a :class:`dpconvex.labels.LabelArray`
+**Labels.** Every loader returns y as a :class:`dpconvex.data.labels.LabelArray`
 (a NumPy array) carrying its public label set, the classes of the dataset's
 encoding (:data:`ADULT_CLASSES`, :data:`KDDCUP99_CLASSES`,
 :data:`BREAST_CANCER_CLASSES`, :data:`SKLEARN_CLASSES`), never read from the
@@ -72,8 +74,8 @@ the loader gets ``verify_checksum=False`` or the environment sets
 ``DPCONVEX_SKIP_CHECKSUM=1`` (for your own copies). A missing file is
 downloaded from UCI (and checked) only when ``download=True``.
 
-Modules: ``_files`` (locations, checksums, downloads), ``encoding`` (the
-encoder), ``schemas`` (public columns and ranges), ``uci`` (Adult, KDD Cup
+Modules: ``_files`` (locations, checksums, downloads), ``encoding`` (functional
+encoders over a schema), ``schemas`` (public columns and ranges), ``uci`` (Adult, KDD Cup
 1999), ``breast_cancer`` (Breast Cancer Wisconsin), ``_rows`` (the ``row_norm``,
 ``columns`` and ``drop`` options), ``sklearn`` (scikit-learn's bundled sets).
 
@@ -101,13 +103,7 @@ from ._files import (
 )
 from .breast_cancer import BREAST_CANCER_ENCODINGS, load_breast_cancer_wisconsin
 from .dask_loaders import load_kddcup99_dask as load_kddcup99_dask  # Dask imported on call
-from .encoding import (
-    PublicSchema,
-    encode,
-    encode_matrix,
-    norm_divisor,
-    scale_by_public_ranges,
-)
+from .encoding import encode, encode_matrix, scale_by_public_ranges
 from .schemas import (
     ADULT_CATEGORIES,
     ADULT_CLASSES,
@@ -157,7 +153,6 @@ __all__ = [
     "KDDCUP99_LOG_SCALED",
     "KDDCUP99_NUMERIC_RANGES",
     "KDDCUP99_SCHEMA",
-    "PublicSchema",
     "SKLEARN_BREAST_CANCER_RANGES",
     "SKLEARN_CLASSES",
     "SKLEARN_SCHEMAS",
@@ -169,6 +164,5 @@ __all__ = [
     "load_breast_cancer_wisconsin",
     "load_kddcup99",
     "load_sklearn",
-    "norm_divisor",
     "scale_by_public_ranges",
 ]

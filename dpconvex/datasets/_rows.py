@@ -1,5 +1,8 @@
 """The row options shared by the bundled loaders: ``row_norm``, ``columns`` and ``drop``.
 
+The loaders pass the selected schema and ``row_norm`` to
+:class:`dpconvex.PublicEncoder`.
+
 Both are public choices made before the data are read: the column selection
 acts on the public schema (which columns are encoded), and ``row_norm="unit"``
 is the per-record map :func:`dpconvex.data.row_scaling.normalize_rows`
@@ -13,12 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
+from ..data.row_scaling import check_row_norm
+from ..data.schema import PublicSchema
 
-from ..data.row_scaling import check_row_norm, normalize_rows
-from .encoding import PublicSchema
-
-__all__ = ["apply_row_norm", "select_schema"]
+__all__ = ["select_schema"]
 
 
 def select_schema(schema: PublicSchema, row_norm: Any, columns: Sequence[str] | None,
@@ -27,7 +28,3 @@ def select_schema(schema: PublicSchema, row_norm: Any, columns: Sequence[str] | 
     row_norm = check_row_norm(row_norm, owner)
     return schema.select(columns, drop, owner=owner), row_norm
 
-
-def apply_row_norm(X: np.ndarray, row_norm: str | None) -> np.ndarray:
-    """``X`` scaled per row to norm 1 when ``row_norm == "unit"`` (zero rows stay zero)."""
-    return normalize_rows(X, 1.0) if row_norm == "unit" else X

@@ -1,7 +1,8 @@
 """UCI Breast Cancer Wisconsin (original): the small set for quick checks.
 
-Parsed like the other UCI loaders (:mod:`dpconvex.datasets.uci`) and encoded
-with the public ranges of :data:`~dpconvex.datasets.schemas.BREAST_CANCER_SCHEMA`.
+Parsed like the other UCI loaders (:mod:`dpconvex.datasets.uci`) and encoded by
+:class:`dpconvex.PublicEncoder` with the public ranges of
+:data:`~dpconvex.datasets.schemas.BREAST_CANCER_SCHEMA`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..data.labels import LabelArray
+from ..data.schema import PublicEncoder, PublicSchema
 from ..errors import DatasetError, ParameterError
-from ..labels import LabelArray
 from ._files import check_bool, complete_csv_rows, fetch_file
-from ._rows import apply_row_norm, select_schema
-from .encoding import PublicSchema, encode
+from ._rows import select_schema
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
 
@@ -67,7 +68,7 @@ def load_breast_cancer_wisconsin(
     (x ↦ x / ||x||, a map of the record itself, docs/privacy.md §12); unlike
     on Adult and KDD Cup 1999 it is *not* the default here: all nine
     attributes grow with malignancy, so a row's length carries much of the
-    label, and the map discards it (measured, experiments/row_scaling.py:
+    label, and the map discards it (measured, benchmarks/row_scaling.py:
     non-private test error 0.083 with "unit" against 0.044 without, LR with
     an intercept).
 
@@ -101,7 +102,7 @@ def load_breast_cancer_wisconsin(
         1 - 10, so it is as public as "linear". It separates the classes by
         direction instead of length, which is what DP class centroids and the
         large-margin classifier's unit rows need: chosen on validation splits
-        of the training parts (experiments/breast_maps_validation.py), it
+        of the training parts (benchmarks/breast_cancer_maps.py), it
         lifts ``PrivateGaussianCentroid(row_norm="none")`` at epsilon = 1,
         delta = 1e-5 from 0.956 to 0.967 test accuracy (583/100, 5 splits x 5
         seeds; 0.962 to 0.972 over 50 splits) and
@@ -116,7 +117,7 @@ def load_breast_cancer_wisconsin(
     y : LabelArray of shape (683,), dtype int64
         1 = malignant (class 4), 0 = benign (class 2): a NumPy array carrying the
         public label set :data:`BREAST_CANCER_CLASSES` (``y.classes``;
-        :mod:`dpconvex.labels`).
+        :mod:`dpconvex.data.labels`).
 
     Raises
     ------
@@ -154,6 +155,6 @@ def load_breast_cancer_wisconsin(
             raw[col].append(value)
     if not labels:
         raise DatasetError(f"No complete records found in {path}.")
-    numeric_values = {c: _to_float(raw[c], c, path) for c in _BREAST_COLUMNS}
-    X = apply_row_norm(encode(schema, numeric_values), row_norm)
+    table = {c: _to_float(raw[c], c, path) for c in schema.columns}
+    X = PublicEncoder(schema, row_norm=row_norm).fit_transform(table)
     return X, LabelArray(np.asarray(labels, dtype=np.int64), BREAST_CANCER_CLASSES)

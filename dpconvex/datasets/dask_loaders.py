@@ -18,12 +18,12 @@ selection (``columns=`` / ``drop=``) and the per-record scaling
 lazily to each chunk when it is read.
 
 Your own Parquet or CSV files: read them with Dask, describe the table by a
-:class:`~dpconvex.datasets.encoding.PublicSchema` (public ranges and
+:class:`~dpconvex.PublicSchema` (public ranges and
 vocabularies, never computed from the data), and encode it per partition with
 :func:`from_dataframe`::
 
     import dask.dataframe as dd
-    from dpconvex.datasets import PublicSchema
+    from dpconvex import PublicSchema
     from dpconvex.datasets.dask_loaders import from_dataframe
 
     df = dd.read_parquet("claims/*.parquet")          # or dd.read_csv("claims-*.csv")
@@ -47,6 +47,7 @@ import gzip
 import hashlib
 import json
 import os
+import warnings
 import zlib
 from collections.abc import Iterator, Sequence
 from itertools import islice
@@ -56,11 +57,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_array_entries
+from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
-from ..errors import DatasetError, ParameterError
-from ..labels import LabelArray
+from ..data.schema import _SUGGESTED_TEXT, PublicEncoder, PublicSchema
+from ..errors import DatasetError, ParameterError, PrivacyLeakWarning
 from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
-from .encoding import PublicSchema, category_codes, encode
+from .encoding import category_codes, encode
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
 from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
 
@@ -165,7 +167,7 @@ def load_kddcup99_dask(
     y : LabelArray of shape (n,), dtype int64
         1 = attack, 0 = normal (n numbers: small enough for the driver), carrying
         the public label set :data:`~dpconvex.datasets.KDDCUP99_CLASSES`
-        (``y.classes``; :mod:`dpconvex.labels`).
+        (``y.classes``; :mod:`dpconvex.data.labels`).
 
     Raises
     ------
@@ -266,10 +268,8 @@ def _write_store(source: Path, store: Path, chunksize: int) -> None:
 
 
 def _encode_partition(part: Any, schema: PublicSchema) -> np.ndarray:
-    numeric = {c: part[c].to_numpy(dtype=float) for c in schema.numeric}
-    codes = {c: category_codes(part[c].astype(str).tolist(), [str(v) for v in voc])
-             for c, voc in schema.categories.items()}
-    return encode(schema, numeric, codes)
+    """A partition's feature columns through :class:`~dpconvex.PublicEncoder` (``schema``: features only)."""
+    return PublicEncoder(schema).fit_transform(part[list(schema.columns)])
 
 
 def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
@@ -283,10 +283,10 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
         ``schema.numeric`` and ``schema.categories`` must be present (other
         columns are ignored).
     schema : PublicSchema
-        Public ranges and vocabularies (:mod:`dpconvex.datasets.encoding`):
-        each record is encoded from itself and these constants only, so every
+        Public ranges and vocabularies (:mod:`dpconvex.data.schema`): each
+        partition's feature columns go through :class:`~dpconvex.PublicEncoder`,
+        so each record is encoded from itself and these constants only, every
         row has norm <= 1 and the partitioning does not change any row.
-        Category values are compared as strings.
     label : str or None
         A column returned as ``y`` (unchanged); None returns ``y = None``.
     row_norm : {None, "unit"}, default=None
@@ -309,7 +309,15 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
     import dask.array as da
 
     row_norm = check_row_norm(row_norm, "from_dataframe")
-    missing = [c for c in (*schema.numeric, *schema.categories) if c not in df.columns]
+    if not isinstance(schema, PublicSchema):
+        raise ParameterError("The 'schema' parameter of from_dataframe must be a PublicSchema. Got "
+                             f"{type(schema).__name__} instead.")
+    if schema.suggested:
+        warnings.warn(_SUGGESTED_TEXT, PrivacyLeakWarning, stacklevel=2)
+    # the feature columns only (other columns of df are ignored), declared as in ``schema``
+    schema = PublicSchema({c: d for c, d in schema.declarations.items() if d is not None},
+                          centered=schema.centered)
+    missing = [c for c in schema.columns if c not in df.columns]
     if label is not None and label not in df.columns:
         missing.append(label)
     if missing:

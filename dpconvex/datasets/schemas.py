@@ -4,14 +4,14 @@ Every constant here is written down from the dataset's documentation (or, for
 scikit-learn's wine and breast-cancer sets, from the published summary
 statistics; see the warning in :func:`dpconvex.datasets.load_sklearn`) and
 never computed from the loaded data. Each dataset's encoding is a
-:class:`~dpconvex.datasets.encoding.PublicSchema` built from them
+:class:`~dpconvex.data.schema.PublicSchema` built from them
 (:data:`ADULT_SCHEMA`, :data:`KDDCUP99_SCHEMA`, :data:`BREAST_CANCER_SCHEMA`,
 :data:`SKLEARN_SCHEMAS`).
 """
 
 from __future__ import annotations
 
-from .encoding import PublicSchema
+from ..data.schema import PublicSchema
 
 __all__ = [
     "ADULT_CATEGORIES",

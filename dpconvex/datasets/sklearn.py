@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data.labels import LabelArray
+from ..data.schema import PublicEncoder
 from ..errors import ParameterError
-from ..labels import LabelArray
-from .encoding import encode_matrix
 from .schemas import SKLEARN_CLASSES, SKLEARN_SCHEMAS
 
 __all__ = ["load_sklearn"]
@@ -15,8 +15,9 @@ __all__ = ["load_sklearn"]
 def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     """Load a dataset bundled with scikit-learn, scaled so that every row has norm <= 1.
 
-    The columns are encoded by :func:`~dpconvex.datasets.encoding.encode_matrix`
-    with the public schemas of :data:`~dpconvex.datasets.schemas.SKLEARN_SCHEMAS`.
+    The columns are encoded by :class:`dpconvex.PublicEncoder` (columns read by
+    position) with the public schemas of
+    :data:`~dpconvex.datasets.schemas.SKLEARN_SCHEMAS`.
 
     Parameters
     ----------
@@ -36,7 +37,7 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     y : LabelArray of shape (n_samples,)
         The labels as scikit-learn gives them: a NumPy array carrying the
         documented label set :data:`SKLEARN_CLASSES` ``[name]`` (``y.classes``;
-        :mod:`dpconvex.labels`), so a fit needs no ``classes=``.
+        :mod:`dpconvex.data.labels`), so a fit needs no ``classes=``.
 
     Raises
     ------
@@ -61,4 +62,4 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
             f"Unknown scikit-learn dataset {name!r}; choose 'breast_cancer', 'wine' or 'digits'."
         )
     X, y = loaders[name](return_X_y=True)
-    return encode_matrix(X, SKLEARN_SCHEMAS[name]), LabelArray(y, SKLEARN_CLASSES[name])
+    return PublicEncoder(SKLEARN_SCHEMAS[name]).fit_transform(X), LabelArray(y, SKLEARN_CLASSES[name])

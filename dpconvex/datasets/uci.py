@@ -1,9 +1,9 @@
 """UCI loaders: Adult and KDD Cup 1999 (10%) (Breast Cancer Wisconsin: ``breast_cancer``).
 
 Each loader parses the UCI file, keeps the records CMS §7 keep, and encodes them
-with the public, per-record map of :mod:`dpconvex.datasets.encoding` and the
-schemas of :mod:`dpconvex.datasets.schemas`, then (``row_norm="unit"``, the
-default) scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these
+with :class:`dpconvex.PublicEncoder` and the schemas of
+:mod:`dpconvex.datasets.schemas`, which (``row_norm="unit"``, the default) also
+scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these
 rows are dominated by one-hot blocks, so a row's length carries little of the
 label, and the map gives every row the whole norm budget.
 ``columns=`` / ``drop=`` select feature columns on the public schema
@@ -24,19 +24,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._random import RandomStateLike, check_random_state
+from ..data.labels import LabelArray
+from ..data.schema import PublicEncoder
 from ..errors import DatasetError, ParameterError
-from ..labels import LabelArray
 from ._files import check_bool, complete_csv_rows, fetch_file
-from ._rows import apply_row_norm, select_schema
-from .encoding import category_codes, encode
+from ._rows import select_schema
 from .schemas import (
     _ADULT_COLUMNS,
     _KDD_COLUMNS,
-    ADULT_CATEGORIES,
     ADULT_CLASSES,
     ADULT_NUMERIC_RANGES,
     ADULT_SCHEMA,
-    KDDCUP99_CATEGORIES,
     KDDCUP99_CLASSES,
     KDDCUP99_NUMERIC_RANGES,
     KDDCUP99_SCHEMA,
@@ -158,7 +156,7 @@ def load_adult(
         rows, so it carries little information per unit of the norm budget;
         without it the divisor is ``sqrt(12)``, and under ``row_norm="unit"``
         the other attributes get a larger share of the unit norm. Dropping an
-        attribute also drops its information; experiments/row_scaling.py
+        attribute also drops its information; benchmarks/row_scaling.py
         measures the trade-off. A choice of the schema, never of the data.
 
     Returns
@@ -171,7 +169,7 @@ def load_adult(
     y : LabelArray of shape (n_samples,), dtype int64
         1 for income ``>50K``, 0 for ``<=50K``: a NumPy array carrying the public
         label set :data:`ADULT_CLASSES` (``y.classes``), so a fit needs no
-        ``classes=`` (:mod:`dpconvex.labels`). With ``return_frame=True`` a
+        ``classes=`` (:mod:`dpconvex.data.labels`). With ``return_frame=True`` a
         category-dtype ``pandas.Series`` with those categories.
 
     Raises
@@ -228,9 +226,9 @@ def load_adult(
         raise DatasetError(f"No complete records found in {', '.join(map(str, paths))}.")
 
     where = ", ".join(map(str, paths))
-    numeric_values = {c: _to_float(raw[c], c, where) for c in ADULT_NUMERIC_RANGES}
-    codes = {c: category_codes(raw[c], voc) for c, voc in ADULT_CATEGORIES.items()}
-    X = apply_row_norm(encode(schema, numeric_values, codes), row_norm)
+    table = {c: _to_float(raw[c], c, where) if c in ADULT_NUMERIC_RANGES else raw[c]
+             for c in schema.columns}
+    X = PublicEncoder(schema, row_norm=row_norm).fit_transform(table)
     y = np.asarray(labels, dtype=np.int64)
     if return_frame:
         return (
@@ -364,7 +362,7 @@ def load_kddcup99(
     columns, drop : sequence of str
         Attributes (file column names) to keep (None: all 41) or leave out;
         the divisor counts the kept ones. See :func:`load_adult`. Trade-off
-        measured at ε = 0.1 (experiments/tables/kdd_public_knobs.md, choices on
+        measured at ε = 0.1 (benchmarks/recorded/kdd_public_knobs.md, choices on
         validation splits of the training rows): ``drop=("service", "flag")``
         (the 66- and 11-column one-hot blocks) lowers pure-ε LR error from 0.0217
         to 0.0163 but raises Gaussian-objective LR error from 0.0142 to 0.0166,
@@ -378,7 +376,7 @@ def load_kddcup99(
         ``row_norm="unit"``). (All 494,021 rows take about 480 MB.)
     y : LabelArray of shape (n_samples,), dtype int64
         1 = attack, 0 = normal: a NumPy array carrying the public label set
-        :data:`KDDCUP99_CLASSES` (``y.classes``; :mod:`dpconvex.labels`).
+        :data:`KDDCUP99_CLASSES` (``y.classes``; :mod:`dpconvex.data.labels`).
 
     Raises
     ------
@@ -445,12 +443,8 @@ def load_kddcup99(
 
     numeric = _kdd_numeric(b"\n".join(lines), path)
     del lines
-    numeric_values = {_KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)}
-    encoded = {"protocol_type": protocol, "service": service, "flag": flag}
-    codes = {
-        col: category_codes(encoded[col], [v.encode("ascii") for v in voc])
-        for col, voc in KDDCUP99_CATEGORIES.items()
-    }
-    X = apply_row_norm(encode(schema, numeric_values, codes), row_norm)
+    values: dict[str, Any] = {_KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)}
+    values.update(protocol_type=protocol, service=service, flag=flag)  # bytes match the vocabulary
+    X = PublicEncoder(schema, row_norm=row_norm).fit_transform({c: values[c] for c in schema.columns})
     y = np.fromiter((lab != b"normal." for lab in labels), dtype=np.int64, count=len(labels))
     return X, LabelArray(y, KDDCUP99_CLASSES)

@@ -1,12 +1,19 @@
-"""Objective pieces: regularizers (the one source of μ) and data-independent matrix terms.
+"""Objective pieces: margin losses, regularizers (the one source of μ) and data-free matrix terms.
 
-Margin losses stay in :mod:`dpconvex.losses`.
+- :mod:`~dpconvex.objectives.losses`: margin losses ℓ(m) with their declared privacy
+  constants (derivative bound, curvature), one registry :data:`LOSSES`;
+- :mod:`~dpconvex.objectives.regularizers`: the L2 / Frobenius regularizers;
+- :mod:`~dpconvex.objectives.terms`: extra data-independent matrix terms of the
+  large-margin objective.
+
+Objectives import only :mod:`dpconvex.errors` and :mod:`dpconvex._validation`.
 """
 
 from __future__ import annotations
 
+from .losses import LOSSES, HuberHinge, Logistic, Loss, SmoothHinge, get_loss
 from .regularizers import L2, REGULARIZERS, Frobenius, Regularizer
 from .terms import MatrixTerm, probe_term, psi_frobenius
 
-__all__ = ["L2", "REGULARIZERS", "Frobenius", "MatrixTerm", "Regularizer", "probe_term",
-           "psi_frobenius"]
+__all__ = ["L2", "LOSSES", "REGULARIZERS", "Frobenius", "HuberHinge", "Logistic", "Loss",
+           "MatrixTerm", "Regularizer", "SmoothHinge", "get_loss", "probe_term", "psi_frobenius"]

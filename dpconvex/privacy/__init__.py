@@ -1,1 +1,14 @@
-"""Privacy: budgets, certificates, mechanisms, release, accounting."""
+"""Privacy: what a release is and how it is certified.
+
+- :mod:`~dpconvex.privacy.budget`: :class:`Budget` (ε, δ) and its arithmetic;
+- :mod:`~dpconvex.privacy.noise`: the noise samplers (norm-Gamma, Gaussian, Laplace);
+- :mod:`~dpconvex.privacy.certificate`: certificates and their composition;
+- :mod:`~dpconvex.privacy.accounting`: the budget ledger and the Gaussian calibrations;
+- :mod:`~dpconvex.privacy.checks`: the conditions a template's proof needs;
+- :mod:`~dpconvex.privacy.mechanisms`: one class per mechanism, one registry;
+- :mod:`~dpconvex.privacy.release`: the one release pipeline;
+- :mod:`~dpconvex.privacy.rules`: the "auto" rules (public quantities only);
+- :mod:`~dpconvex.privacy.verify`: the user-facing verifier of a template.
+
+The privacy layer imports templates, solvers, objectives and data; never estimators.
+"""

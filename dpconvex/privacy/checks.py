@@ -12,7 +12,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..errors import PrivacyError
-from ..losses import Loss
+from ..objectives.losses import Loss
 from .certificate import Condition
 
 __all__ = ["PROBE_RTOL", "check_dcp_convex", "probe_loss"]

@@ -18,14 +18,16 @@ with a known seed is not private: real releases use ``random_state=None``.
 from __future__ import annotations
 
 from .report import (
+    MAJORITY,
     OutputError,
+    ProblemResult,
     check_output_dir,
     format_table,
     plot_result,
     result_to_dict,
     write_outputs,
 )
-from .runner import MAJORITY, ProblemResult, load_data, majority_error, run_problem
+from .runner import load_data, majority_error, run_problem
 from .spec import (
     DATASETS,
     ESTIMATORS,

@@ -1,7 +1,7 @@
 """Reporting a run: the table, results.json, the error plot, and safe writing of both files.
 
 ``write_outputs`` never leaves a half-written file: each output is written to a
-temporary file in the output folder and renamed over the old one
+temporary file in the output folder and renamed over the existing one
 (``os.replace``, atomic on POSIX and Windows), so a full disk or a crash while
 writing keeps the earlier, valid ``results.json`` and plot.
 """
@@ -15,22 +15,67 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
 from ..errors import DPConvexError
-from .runner import MAJORITY, ProblemResult
+from .spec import Problem
 
 __all__ = [
+    "MAJORITY",
     "OutputError",
+    "ProblemResult",
     "check_output_dir",
     "format_table",
     "plot_result",
     "result_to_dict",
     "write_outputs",
 ]
+
+
+#: Name of the trivial baseline: predict the most frequent training label.
+MAJORITY = "majority class"
+
+
+@dataclass
+class ProblemResult:
+    """Errors per method and ε (ε = inf for non-private methods), with the band checks."""
+
+    problem: Problem
+    quick: bool
+    runs: int
+    #: errors[method][x] with x = ε (inf for non-private) or the training-set size
+    errors: dict[str, dict[float, list[float]]] = field(default_factory=dict)
+    seconds: float = 0.0
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    #: trivial baselines, one test error per run: {"majority class": [...]}
+    baselines: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        """True when every band check holds."""
+        return all(c["ok"] for c in self.checks)
+
+    def summary(self) -> dict[str, dict[float, tuple[float, float]]]:
+        """(mean, std) of the test error per method and x."""
+        return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
+                for m, d in self.errors.items()}
+
+    def table(self) -> str:
+        """The result as a Markdown table, followed by the band checks."""
+        return format_table(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form written to ``results.json``."""
+        return result_to_dict(self)
+
+    def _curve_eps(self) -> float:
+        eps = self.problem.quick_epsilons if self.quick else self.problem.epsilons
+        return eps[0]
+
 
 RESULTS_JSON = "results.json"
 PLOT_PNG = "error_vs_epsilon.png"
@@ -236,7 +281,7 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
 
 
 def _file_mode(target: Path) -> int:
-    """Mode for a new output file: the old file's, else 0o666 minus the umask."""
+    """Mode for a new output file: the existing file's, else 0o666 minus the umask."""
     with contextlib.suppress(OSError):
         return stat.S_IMODE(os.stat(target).st_mode)
     mask = os.umask(0)
@@ -259,7 +304,7 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
     """Write ``results.json`` and ``error_vs_epsilon.png`` into ``out_dir``, atomically.
 
     Both files are first written in full to temporary files in ``out_dir``,
-    then renamed over the old ones (the plot first, then the JSON). If
+    then renamed over the existing ones (the plot first, then the JSON). If
     anything fails, the temporary files and the folders this call created
     are removed and the earlier outputs are left as they were.
 

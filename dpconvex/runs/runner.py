@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,55 +17,11 @@ import numpy as np
 from .._random import assign_noise
 from .._validation import check_bool, check_int
 from ..errors import DatasetError
-from ..sweep import epsilon_sweep
+from ..estimators.sweep import epsilon_sweep
+from .report import MAJORITY, ProblemResult
 from .spec import DATASETS, MAX_RUNS, Method, Problem, _err, check_fits, count_fits, load_problem
 
-__all__ = ["MAJORITY", "ProblemResult", "load_data", "majority_error", "run_problem"]
-
-#: Name of the trivial baseline: predict the most frequent training label.
-MAJORITY = "majority class"
-
-
-@dataclass
-class ProblemResult:
-    """Errors per method and ε (ε = inf for non-private methods), with the band checks."""
-
-    problem: Problem
-    quick: bool
-    runs: int
-    #: errors[method][x] with x = ε (inf for non-private) or the training-set size
-    errors: dict[str, dict[float, list[float]]] = field(default_factory=dict)
-    seconds: float = 0.0
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    #: trivial baselines, one test error per run: {"majority class": [...]}
-    baselines: dict[str, list[float]] = field(default_factory=dict)
-
-    @property
-    def passed(self) -> bool:
-        """True when every band check holds."""
-        return all(c["ok"] for c in self.checks)
-
-    def summary(self) -> dict[str, dict[float, tuple[float, float]]]:
-        """(mean, std) of the test error per method and x."""
-        return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
-                for m, d in self.errors.items()}
-
-    def table(self) -> str:
-        """The result as a Markdown table, followed by the band checks."""
-        from .report import format_table
-
-        return format_table(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form written to ``results.json``."""
-        from .report import result_to_dict
-
-        return result_to_dict(self)
-
-    def _curve_eps(self) -> float:
-        eps = self.problem.quick_epsilons if self.quick else self.problem.epsilons
-        return eps[0]
-
+__all__ = ["load_data", "majority_error", "run_problem"]
 
 def majority_error(y_train: Any, y_test: Any) -> float:
     """Test error of predicting the most frequent training label for every row.

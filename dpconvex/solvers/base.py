@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..errors import ParameterError
+
+#: Functions naming the registered backends that can solve a template; the registry
+#: (:mod:`dpconvex.solvers.registry`) adds its finder when imported, so that a
+#: backend's refusal can name one that fits.
+BACKEND_FINDERS: list[Callable[[Any], list[str]]] = []
 
 
 class SolveStatus(enum.Enum):
@@ -165,9 +170,7 @@ class Backend(abc.ABC):
         missing = self.requires - have
         if not missing:
             return
-        from .registry import suitable_backends
-
-        fits = suitable_backends(template)
+        fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
         hint = (f"Use solver={fits[0]!r}" + (f" (or one of {fits[1:]!r})" if fits[1:] else "")
                 + "." if fits else "No registered backend can solve it.")
         raise ParameterError(
@@ -187,10 +190,3 @@ def rows_in_memory(template: Any) -> bool:
     a template without it is taken to hold its data in memory).
     """
     return bool(getattr(getattr(template, "rows", None), "in_memory", True))
-
-
-def check_solver_name(solver: Any, owner: str) -> str | None:
-    """None, "auto" or a registered backend name (see :func:`dpconvex.solvers.registry.check_solver_name`)."""
-    from .registry import check_solver_name as _check
-
-    return _check(solver, owner)

@@ -24,7 +24,7 @@ __all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend", "
 
 #: Solver options used by default: tight tolerances, because objective
 #: perturbation is private only at the exact minimizer.
-#: Both are capped in time (issue 12: SCS ran ~160 s on separable data with a small Λ and
+#: Both are capped in time (uncapped, SCS ran ~160 s on separable data with a small Λ and
 #: could not be interrupted): a solve stopped by the cap misses the residual check and
 #: raises SolverError ("try solver='native'"); nothing is released.
 TIME_LIMIT_SECONDS = 60.0

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from .base import Backend, SolveResult
+from .base import BACKEND_FINDERS, Backend, SolveResult
 from .cvxpy_backend import ClarabelBackend, SCSBackend
 from .lbfgs_newton import LbfgsNewton
 from .projected_gradient import ProjectedGradient
@@ -125,6 +125,9 @@ def suitable_backends(template: Any) -> list[str]:
         if cls.name not in out and cls().supports(template):
             out.append(cls.name)
     return out
+
+
+BACKEND_FINDERS.append(suitable_backends)
 
 
 def _by_name(name: str, template: Any) -> Backend:

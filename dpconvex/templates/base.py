@@ -14,26 +14,26 @@ The contract has two layers:
   the capabilities they require (``Backend.requires``); mechanisms the needs
   they check through ``template.conditions(needs)``.
 
-``tests/test_backends.py`` checks every registered template against this table
+``tests/solvers/test_backends.py`` checks every registered template against this table
 and greps the release, mechanisms and solvers for ``template.<member>`` uses
 that the table does not declare.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import ParameterError
+
 __all__ = [
     "CAPABILITY_MEMBERS",
     "PARAM_SPACE_MEMBERS",
     "TEMPLATE_MEMBERS",
     "EuclideanSpace",
-    "LegacySolve",
     "ObjectiveTemplate",
     "ParamSpace",
     "PrivacyConstants",
@@ -265,35 +265,15 @@ def missing_members(template: Any) -> list[str]:
     return missing
 
 
-def needs_of(mechanism: Iterable[str] | str) -> frozenset[str]:
-    """A mechanism's needs: given directly (a set of str), or looked up by registered name.
+def needs_of(needs: Iterable[str]) -> frozenset[str]:
+    """A mechanism's needs (what its proof uses, e.g. ``{"strong_convexity", "curvature"}``).
 
-    ``template.conditions`` and ``template.assumptions`` take the needs (what the
-    mechanism's proof uses, e.g. ``{"strong_convexity", "curvature"}``); a name is
-    resolved through the mechanism registry so that no template compares
+    ``template.conditions`` and ``template.assumptions`` take the needs of the
+    mechanism (``mechanism.needs``), never its name, so that no template compares
     mechanism names.
     """
-    if isinstance(mechanism, str):
-        from ..privacy.mechanisms import MECHANISMS
-
-        cls = MECHANISMS.get(mechanism)
-        return frozenset(cls.needs) if cls is not None else frozenset()
-    return frozenset(mechanism)
-
-
-class LegacySolve:
-    """``template.solve(...)``, kept for one release: use :func:`dpconvex.solvers.solve`.
-
-    Templates do not choose solvers; this delegates to the registry
-    (``solver="auto"`` applies its one policy).
-    """
-
-    def solve(self, b: np.ndarray | None, extra_reg: float = 0.0, *, solver: str | None = "auto",
-              warm_start: np.ndarray | None = None, max_iter: int | None = None) -> Any:
-        """Deprecated: ``dpconvex.solvers.solve(template, b, extra_reg, solver=...)``."""
-        warnings.warn(
-            "template.solve(...) is deprecated: use dpconvex.solvers.solve(template, b, extra_reg, "
-            "solver=...) (templates no longer choose solvers).", DeprecationWarning, stacklevel=2)
-        from ..solvers.registry import solve
-
-        return solve(self, b, extra_reg, solver=solver, warm_start=warm_start, max_iter=max_iter)
+    if isinstance(needs, str):
+        raise ParameterError(
+            f"template conditions take a mechanism's needs (mechanism.needs), not a name; "
+            f"got {needs!r}.")
+    return frozenset(needs)

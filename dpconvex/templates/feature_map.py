@@ -55,14 +55,14 @@ __all__ = ["DEFAULT_WEIGHTS", "STRUCTURES", "FeatureMap", "FeatureMapSpace", "ch
 STRUCTURES = ("full", "diagonal", "linear")
 
 #: (wq, wl, wc) of ``feature_weights=None`` for the structured maps ("full" with None is
-#: the z′ map of §11.6, today's path). Chosen on validation splits of the training parts
+#: the z′ map of §11.6). Chosen on validation splits of the training parts
 #: (docs/privacy.md §11.9).
 DEFAULT_WEIGHTS = {"diagonal": (0.25, 1.0, 0.05), "linear": (0.0, 1.0, 0.1)}
 
 
 def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: bool
                           ) -> tuple[float, float, float] | None:
-    """Validate ``structure`` / ``feature_weights``; the weights to use (None: today's z′ path).
+    """Validate ``structure`` / ``feature_weights``; the weights to use (None: the z′ path).
 
     Raises
     ------
@@ -243,7 +243,8 @@ class FeatureMapSpace(EuclideanSpace):
 
     ``"diagonal"`` / ``"linear"`` on in-memory rows: one product with the n × m features
     (built once per Z). ``"full"``, or records held by a design operator (Dask): the
-    quadratic forms zᵀΦ_c z of ``quad`` (a :class:`SymmetricShift` over (C, 1, D, D)) with
+    quadratic forms zᵀΦ_c z of ``quad`` (a :class:`~.parameterizations.SymmetricShift` over
+    (C, 1, D, D)) with
     Φ = :meth:`FeatureMap.to_blocks` (Θ), and the adjoint :meth:`FeatureMap.from_blocks`.
     """
 
@@ -288,7 +289,7 @@ class FeatureMapSpace(EuclideanSpace):
 
 def feature_map_of(weights: tuple[float, float, float] | None, structure: str,
                    data_norm: float, d: int) -> FeatureMap | None:
-    """The :class:`FeatureMap` of checked options (None: today's z′ path)."""
+    """The :class:`FeatureMap` of checked options (None: the z′ path)."""
     if weights is None:
         return None
     return FeatureMap(structure, tuple(float(w) for w in weights), float(data_norm), int(d))

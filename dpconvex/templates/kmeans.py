@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["KMeansTemplate"]
+__all__ = ["KMeansTemplate", "assign_nearest"]
 
 
 class _Centers:
@@ -71,3 +71,9 @@ class KMeansTemplate:
 
     def assumptions(self, needs: Any) -> list[str]:
         return []
+
+
+def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """m_i = argmin_m ||x_i − centers[y_i, m]|| (reads only record i and the centers)."""
+    diff = X[:, None, :] - centers[y]  # (n, K, d); K and d are small
+    return np.argmin(np.einsum("ikd,ikd->ik", diff, diff), axis=1).astype(np.int64)

@@ -70,14 +70,14 @@ from scipy.special import logsumexp, softmax
 from .._validation import check_float
 from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..losses import HuberHinge, Loss
+from ..objectives.losses import HuberHinge, Loss
 from ..objectives.regularizers import Frobenius
 from ..objectives.terms import MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, probe_loss
-from .base import LegacySolve, PrivacyConstants, natural_residual, needs_of
+from .base import PrivacyConstants, natural_residual, needs_of
 from .large_margin_cvxpy import LargeMarginCVXPY
-from .parameterizations import FullPSD, max_row_norm
+from .parameterizations import BlockParameterization, FullPSD, max_row_norm
 
 __all__ = [
     "RESIDUAL_TOL",
@@ -95,7 +95,7 @@ __all__ = [
 RESIDUAL_TOL = 1e-6
 
 
-class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
+class LargeMarginGaussianTemplate(LargeMarginCVXPY):
     """Private large-margin Gaussian (mixture) classifier: the template.
 
     Parameters
@@ -108,7 +108,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
         Component index m_i in {0, ..., K − 1} of each record within its class
         (None: all 0, required when K = 1). The rule that produced it must read
         only the record and public or already-privatized data
-        (:mod:`dpconvex.clustering`); ``assignment`` describes it.
+        (:mod:`dpconvex.estimators.large_margin.components`); ``assignment`` describes it.
     n_classes : int
         C >= 2.
     n_components : int
@@ -128,10 +128,12 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
     assignment : str
         Human-readable description of the component assignment (certificate).
     parameterization : class or None
-        The form of Φ (default :class:`~dpconvex.templates.parameterizations.FullPSD`):
-        any class of ``templates/parameterizations.py`` built as ``cls(C, K, D)``
-        and providing the ParamSpace contract (projection, noise subspace,
-        quadratic forms, adjoint, CVXPY variables). A new form is one class.
+        The form of Φ (default :class:`~dpconvex.templates.parameterizations.FullPSD`),
+        built as ``cls(C, K, D)``: a
+        :class:`~dpconvex.templates.parameterizations.BlockParameterization` (projection,
+        noise subspace, quadratic forms, adjoint, trace of Ψ, CVXPY variables), e.g. any
+        form in :data:`~dpconvex.templates.parameterizations.PARAMETERIZATIONS`. A new
+        form is one class.
 
     Attributes
     ----------
@@ -164,10 +166,10 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
         loss: Loss | None = None,
         extra_terms: Sequence[MatrixTerm] = (),
         assignment: str = "trivial (one component per class)",
-        parameterization: Any = None,
+        parameterization: type[BlockParameterization] | None = None,
     ):
         owner = type(self).__name__
-        # records on Dask workers (a DaskGram, dpconvex/large_margin_dask) stay there; its
+        # records on Dask workers (a DaskGram, dpconvex/estimators/large_margin/dask) stay there; its
         # in_memory flag, read through ``rows``, keeps them from the CVXPY backends
         self.Z = Z if getattr(Z, "in_memory", True) is False else np.ascontiguousarray(Z, dtype=float)
         self.rows = None if isinstance(self.Z, np.ndarray) else self.Z
@@ -201,7 +203,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
         self.loss = HuberHinge(0.5) if loss is None else loss
         if not isinstance(self.loss, Loss):
             raise ParameterError(
-                f"The 'loss' parameter of {owner} must be a dpconvex.losses.Loss (with value, "
+                f"The 'loss' parameter of {owner} must be a dpconvex.objectives.losses.Loss (with value, "
                 f"deriv, deriv2, deriv_bound, curvature). Got {loss!r} instead."
             )
         self.extra_terms = tuple(extra_terms)
@@ -213,7 +215,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
                 )
         self.assignment = assignment
         # the form of Φ: a class of templates/parameterizations.py (one class per form)
-        self.space = (parameterization or FullPSD)(self.C, self.K, self.D)
+        self.space: BlockParameterization = (parameterization or FullPSD)(self.C, self.K, self.D)
         self.J = self.C * self.K
         self.capabilities = frozenset({"objective", "projection"}
                                       | ({"cvxpy"} if self.loss.has_cvxpy else set()))
@@ -238,8 +240,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
 
     @property
     def noise_shape(self) -> tuple[int, ...]:
-        """(C, K, D, D): one symmetric noise matrix per class and component."""
-        return self.space.shape
+        """(C, K, D, D): one symmetric noise matrix per class and component (``space.blocks``)."""
+        return self.space.blocks
 
     @property
     def noise_symmetric(self) -> bool:
@@ -418,8 +420,9 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY, LegacySolve):
             val += float(np.vdot(b, Phi)) / self.n
             grad = grad + b / self.n
         for t in self.extra_terms:
-            val += float(t.value_fn(Phi))
-            grad = grad + np.asarray(t.grad_fn(Phi), dtype=float)
+            P = np.reshape(Phi, self.noise_shape)  # terms read the (C, K, D, D) blocks
+            val += float(t.value_fn(P))
+            grad = grad + np.asarray(t.grad_fn(P), dtype=float).reshape(np.shape(Phi))
         return val, grad
 
     def residual(self, Phi: np.ndarray, b: np.ndarray | None = None,

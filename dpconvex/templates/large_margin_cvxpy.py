@@ -5,6 +5,13 @@ Margins zᵀΦz for all rows through an auxiliary variable Q (n × C·K) with
 that canonicalizes fastest at scale, see CVXPY_NOTES); the noise is one
 symmetric 2-D :class:`cvxpy.Parameter` per block and λ + Δ/2 a parameter, so a
 new draw re-solves without rebuilding.
+
+The variables, the noise parameters and the map between the solved blocks and the
+iterate come from the parameterization (a
+:class:`~dpconvex.templates.parameterizations.BlockParameterization`): the noise
+arrives in the iterate's shape ``space.shape`` and is read per block through the
+``space.blocks`` view, and the solution goes back in ``space.shape``, the shape
+the template's NumPy objective and every other backend use.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..errors import ParameterError
+from .parameterizations import BlockParameterization
 
 __all__ = ["LargeMarginCVXPY"]
 
@@ -24,10 +32,12 @@ class LargeMarginCVXPY:
 
     Uses the template's ``Z``, ``y``, ``components``, ``C``, ``K``, ``d``, ``D``,
     ``lam``, ``gamma``, ``loss``, ``extra_terms`` and ``space`` (a
+    :class:`~dpconvex.templates.parameterizations.BlockParameterization`, e.g.
     :class:`~dpconvex.templates.parameterizations.FullPSD`).
     """
 
     _cvx: dict[str, Any] | None
+    space: BlockParameterization
 
     def _build(self, Z: np.ndarray, y: np.ndarray, comp: np.ndarray) -> dict[str, Any]:
         """CVXPY problem for records Z (the template's, or a structural surrogate)."""
@@ -87,9 +97,9 @@ class LargeMarginCVXPY:
     def cvxpy_problem(self) -> dict[str, Any]:
         """Build (once) and return the CVXPY problem with its parameters.
 
-        Returns a dict with ``problem``, ``Phi`` (nested list of PSD variables,
-        ``Phi[c][m]``), ``B`` (nested list of symmetric 2-D noise parameters) and
-        ``reg`` (parameter λ + Δ/2).
+        Returns a dict with ``problem``, ``Phi`` (nested list of the parameterization's
+        variables, ``Phi[c][m]``), ``B`` (nested list of symmetric 2-D noise parameters)
+        and ``reg`` (parameter λ + Δ/2).
         """
         if not self.loss.has_cvxpy:
             raise ParameterError(
@@ -102,19 +112,28 @@ class LargeMarginCVXPY:
         return self._cvx
 
     def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
-        """Set the noise parameters (zero when ``b`` is None) and λ + Δ/2."""
+        """Set the noise parameters (zero when ``b`` is None) and λ + Δ/2.
+
+        ``b`` has the iterate's shape ``space.shape`` (what the solver backends pass);
+        block (c, m) is read through the ``space.blocks`` view.
+        """
         cv = self.cvxpy_problem()
+        B = None if b is None else np.reshape(b, self.space.blocks)
         for c in range(self.C):
             for m in range(self.K):
-                cv["B"][c][m].value = np.zeros((self.D, self.D)) if b is None else b[c, m]
+                cv["B"][c][m].value = np.zeros((self.D, self.D)) if B is None else B[c, m]
         cv["reg"].value = self.regularizer.weight + 0.5 * extra_reg
 
     def cvxpy_solution(self) -> tuple[np.ndarray | None, dict[str, Any]]:
-        """The solved Φ projected onto the PSD cone (CVXPY's PSD variables may carry
-        eigenvalues slightly below 0; the released point is the projection, and the
-        residual is computed there), and the minimum eigenvalue before projecting."""
+        """The solved Φ (shape ``space.shape``) projected onto the feasible set, and the
+        minimum eigenvalue over the blocks before projecting.
+
+        CVXPY's PSD variables may carry eigenvalues slightly below 0; the released point
+        is the projection, and the residual is computed there.
+        """
         Phi_raw = self.space.cvxpy_value(self.cvxpy_problem()["Phi"])
         if Phi_raw is None:
             return None, {}
-        min_eig = float(np.min(np.linalg.eigvalsh(0.5 * (Phi_raw + np.swapaxes(Phi_raw, -1, -2)))))
+        blocks = np.reshape(Phi_raw, self.space.blocks)
+        min_eig = float(np.min(np.linalg.eigvalsh(0.5 * (blocks + np.swapaxes(blocks, -1, -2)))))
         return self.space.project(Phi_raw), {"min_eig_before_projection": min_eig}

@@ -59,7 +59,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 from scipy.special import logsumexp, softmax
 
 from .._validation import check_float
@@ -68,7 +67,13 @@ from ..objectives.regularizers import Frobenius
 from ..privacy.certificate import Condition
 from .base import PrivacyConstants, natural_residual, needs_of
 from .feature_map import FeatureMap, FeatureMapSpace
-from .parameterizations import FullPSD, project_psd
+from .parameterizations import (
+    FullPSD,
+    QuadraticParameterization,
+    SymmetricShift,
+    project_psd,
+    psd_shift,
+)
 from .softmax_mixture import active_scores, mixture_constants, softmax_constants
 
 __all__ = [
@@ -77,14 +82,8 @@ __all__ = [
     "feature_scale",
     "LargeMarginSoftmaxTemplate",
     "SoftmaxPrivacyConstants",
-    "SymmetricShift",
-    "psd_shift",
     "softmax_constants",
 ]
-
-#: In-memory rows with at most this fraction of nonzeros are multiplied in CSR (the
-#: arithmetic only: the same forms and adjoint; e.g. one-hot encoded Adult, ~13 %).
-_SPARSE_FRACTION = 0.25
 
 #: Weight w of the constant coordinate relative to the largest ||x|| (§11.6): the template
 #: uses z' = [x; w q]/(q sqrt(1 + w²)); chosen on validation splits of training data.
@@ -135,95 +134,6 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
     softmax_classes: int = 0
 
 
-def psd_shift(theta: np.ndarray) -> tuple[np.ndarray, float]:
-    """(Φ_c + tI for every block, t) with t = max(0, −min over blocks of λ_min(Φ_c)).
-
-    Post-processing of released matrices: zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for
-    every class, so argmin_c (every prediction) is unchanged, and every block is
-    PSD (docs/privacy.md §11.4).
-    """
-    S = 0.5 * (theta + np.swapaxes(theta, -1, -2))
-    lam_min = float(np.min(np.linalg.eigvalsh(S)))
-    t = max(0.0, -lam_min)
-    if t > 0.0:
-        S = S + t * np.eye(S.shape[-1])
-    return S, t
-
-
-class SymmetricShift(FullPSD):
-    """Symmetric D × D blocks, unconstrained, stored flat; released with the common PSD shift.
-
-    The quadratic forms, their adjoint and the noise subspace are those of
-    :class:`FullPSD` (symmetric blocks, p = C·K·D(D + 1)/2). The parameters are
-    stored as one flat vector of length C·K·D² (``shape``), the form the
-    L-BFGS / Newton backend works in; ``blocks`` is the (C, K, D, D) view.
-    ``project`` and ``project_noise`` symmetrize each block (the noise is then
-    N(0, σ²) on the diagonal and N(0, σ²/2) off it for i.i.d. N(0, σ²) entries:
-    N(0, σ² I_p) in the orthonormal basis {E_ii, (E_ij + E_ji)/√2});
-    ``postprocess`` applies :func:`psd_shift`.
-    """
-
-    name = "symmetric, PSD by a common shift"
-
-    def __init__(self, n_classes: int, n_components: int, D: int):
-        super().__init__(n_classes, n_components, D)
-        self.blocks = self.shape
-        self.shape = (self.J * self.D * self.D,)
-
-    def _sym(self, theta: np.ndarray) -> np.ndarray:
-        B = np.asarray(theta, dtype=float).reshape(self.blocks)
-        return 0.5 * (B + np.swapaxes(B, -1, -2))
-
-    def project(self, theta: np.ndarray) -> np.ndarray:
-        """The projection onto the symmetric blocks (the feasible set is all of it), flat."""
-        return self._sym(theta).reshape(np.shape(theta))
-
-    def project_noise(self, b: np.ndarray) -> np.ndarray:
-        """(B + Bᵀ)/2 per block, returned flat (``shape``)."""
-        return self._sym(b).reshape(self.shape)
-
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        """The common shift Φ_c + tI (:func:`psd_shift`) as (C, K, D, D) blocks."""
-        return psd_shift(self._sym(theta))[0]
-
-    def _csr(self, Z: np.ndarray) -> Any:
-        """A CSR copy of mostly-zero in-memory rows (e.g. one-hot columns), cached per Z."""
-        cached = getattr(self, "_csr_cache", None)
-        if cached is not None and cached[0] is Z:
-            return cached[1]
-        csr = None
-        if Z.size and np.count_nonzero(Z) <= _SPARSE_FRACTION * Z.size:
-            csr = sparse.csr_matrix(Z)
-        self._csr_cache = (Z, csr)
-        return csr
-
-    def forms(self, Z: Any, Phi: np.ndarray) -> np.ndarray:
-        """z_iᵀΦ_j z_i, shape (n, J): one matrix product over all blocks for in-memory rows."""
-        P = np.asarray(Phi, dtype=float).reshape(self.J, self.D, self.D)
-        if not isinstance(Z, np.ndarray):  # a design operator: the parameterization's own path
-            return super().forms(Z, P)
-        Zs = self._csr(Z)
-        ZP = ((Z if Zs is None else Zs) @ P.transpose(1, 0, 2).reshape(self.D, self.J * self.D))
-        return np.einsum("ijk,ik->ij", np.asarray(ZP).reshape(Z.shape[0], self.J, self.D), Z)
-
-    def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
-        """Σ_i W[i, j] z_i z_iᵀ, flat (``shape``): one matrix product for in-memory rows."""
-        if not isinstance(Z, np.ndarray):
-            return super().adjoint(Z, W)
-        n = Z.shape[0]
-        Zs = self._csr(Z)
-        if Zs is None:
-            G = Z.T @ (W[:, :, None] * Z[:, None, :]).reshape(n, self.J * self.D)
-            G = G.reshape(self.D, self.J, self.D).transpose(1, 0, 2)
-        else:  # Zᵀ diag(W_j) Z on the stored entries only
-            G = np.stack([(Zs.T @ Zs.multiply(W[:, j:j + 1]).tocsr()).toarray()
-                          for j in range(self.J)])
-        return (0.5 * (G + np.swapaxes(G, -1, -2))).reshape(self.shape)
-
-    def __repr__(self) -> str:
-        return f"SymmetricShift(C={self.C}, K={self.K}, D={self.D})"
-
-
 class LargeMarginSoftmaxTemplate:
     """Softmax-loss large-margin Gaussian (mixture) classifier, unconstrained or PSD-constrained.
 
@@ -246,8 +156,11 @@ class LargeMarginSoftmaxTemplate:
     assignment : str
         Certificate text for the component assignment (trivial for K = 1).
     parameterization : class or None
-        A class with the :class:`FullPSD` methods (default: :class:`SymmetricShift`
-        unconstrained, :class:`FullPSD` constrained).
+        The form of Φ, built as ``cls(C, K, D)``: a
+        :class:`~dpconvex.templates.parameterizations.QuadraticParameterization` (default:
+        :class:`~dpconvex.templates.parameterizations.SymmetricShift` unconstrained,
+        :class:`~dpconvex.templates.parameterizations.FullPSD` constrained; every form in
+        :data:`~dpconvex.templates.parameterizations.PARAMETERIZATIONS` qualifies).
     """
 
     name = "large-margin Gaussian classifier (softmax loss)"
@@ -257,7 +170,8 @@ class LargeMarginSoftmaxTemplate:
     def __init__(self, Z: Any, y: np.ndarray, components: np.ndarray | None = None, *,
                  n_classes: int, lam: float, n_components: int = 1, constrained: bool = False,
                  assignment: str = "trivial (one component per class)",
-                 parameterization: Any = None, data_norm: float | None = None,
+                 parameterization: type[QuadraticParameterization] | None = None,
+                 data_norm: float | None = None,
                  constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
         self.Z = Z if not isinstance(Z, np.ndarray) else np.ascontiguousarray(Z, dtype=float)
@@ -288,7 +202,8 @@ class LargeMarginSoftmaxTemplate:
         self.constrained = bool(constrained)
         self.assignment = assignment
         default = FullPSD if self.constrained else SymmetricShift
-        self.space = (parameterization or default)(self.C, self.K, self.D)
+        self.space: QuadraticParameterization = (parameterization or default)(self.C, self.K,
+                                                                              self.D)
         if feature_map is not None:
             self.space = FeatureMapSpace(feature_map, self.C * self.K, self.space)
         self.capabilities = frozenset({"objective", "projection"} if self.constrained
@@ -307,7 +222,7 @@ class LargeMarginSoftmaxTemplate:
     @property
     def noise_shape(self) -> tuple[int, ...]:
         """(C, K, D, D): one symmetric noise block per (class, component); may store Φ flat."""
-        return getattr(self.space, "blocks", self.space.shape)
+        return self.space.blocks
 
     @property
     def noise_symmetric(self) -> bool:

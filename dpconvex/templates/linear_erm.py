@@ -29,13 +29,14 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ..data.operators import DesignOperator, as_design
+from ..data.design import as_design
+from ..data.operators import DesignOperator
 from ..errors import ParameterError
-from ..losses import Loss
+from ..objectives.losses import Loss
 from ..objectives.regularizers import L2
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, probe_loss
-from .base import EuclideanSpace, LegacySolve, PrivacyConstants, needs_of
+from .base import EuclideanSpace, PrivacyConstants, needs_of
 
 __all__ = ["LinearERMTemplate", "RESIDUAL_TOL"]
 
@@ -44,7 +45,7 @@ __all__ = ["LinearERMTemplate", "RESIDUAL_TOL"]
 RESIDUAL_TOL = 1e-6
 
 
-class LinearERMTemplate(LegacySolve):
+class LinearERMTemplate:
     """Linear ERM template: loss + L2 regularizer + linear noise term.
 
     Parameters

@@ -6,10 +6,19 @@ projection onto the feasible set, the noise subspace, the trace of the
 precision block, and the CVXPY variables. The template
 (:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) writes
 its objective through these, so that another form (e.g. a diagonal Φ) is one
-class with the same methods.
+class with the same methods. What a form must provide is written down as two
+protocols: :class:`QuadraticParameterization` (what every large-margin template,
+solver backend and mechanism reads) and :class:`BlockParameterization` (that, plus
+the trace of the precision block and the CVXPY form the pairwise template
+:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate` builds on).
 
-:class:`FullPSD`: one symmetric positive semidefinite D × D block per class c
-and component m, the form of Sha & Saul and Pathak & Raj.
+The forms, each built as ``cls(n_classes, n_components, D)`` and listed in
+:data:`PARAMETERIZATIONS`:
+
+* :class:`FullPSD`: one symmetric positive semidefinite D × D block per class c
+  and component m, the form of Sha & Saul and Pathak & Raj;
+* :class:`SymmetricShift`: symmetric blocks without a constraint, stored flat,
+  released with the common PSD shift (:func:`psd_shift`).
 
 The NumPy helpers keep memory at O(n·D + J·D²): the quadratic forms for all
 rows are computed block by block with one matrix product each
@@ -20,22 +29,31 @@ rows are computed block by block with one matrix product each
 from __future__ import annotations
 
 import math
+from typing import Any, Protocol, runtime_checkable
 
 import cvxpy as cp
 import numpy as np
+from scipy import sparse
+
+from ..data.gram import quadratic_forms, weighted_gram
 
 __all__ = [
+    "PARAMETERIZATIONS",
+    "BlockParameterization",
     "FullPSD",
+    "QuadraticParameterization",
+    "SymmetricShift",
     "gram_operator_norm",
     "max_row_norm",
     "project_psd",
-    "quadratic_forms",
-    "weighted_gram",
+    "psd_shift",
 ]
 
-#: weighted_gram gathers the rows with a nonzero weight first when they are fewer
-#: than this fraction of all rows.
-_GATHER_FRACTION = 0.3
+
+#: In-memory rows with at most this fraction of nonzeros are multiplied in CSR by
+#: :class:`SymmetricShift` (the arithmetic only: the same forms and adjoint; e.g. one-hot
+#: encoded Adult, ~13 %).
+_SPARSE_FRACTION = 0.25
 
 
 def project_psd(X: np.ndarray) -> np.ndarray:
@@ -62,55 +80,19 @@ def project_psd(X: np.ndarray) -> np.ndarray:
     return 0.5 * (P + np.swapaxes(P, -1, -2))
 
 
-def quadratic_forms(Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
-    """z_iᵀ Φ_j z_i for every row i and block j.
+def psd_shift(theta: np.ndarray) -> tuple[np.ndarray, float]:
+    """(Φ_c + tI for every block, t) with t = max(0, −min over blocks of λ_min(Φ_c)).
 
-    Parameters
-    ----------
-    Z : ndarray of shape (n, D)
-    Phi : ndarray of shape (J, D, D)
-
-    Returns
-    -------
-    ndarray of shape (n, J). Memory O(n·D) beyond the output (one block at a time).
+    Post-processing of released matrices: zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for
+    every class, so argmin_c (every prediction) is unchanged, and every block is
+    PSD (docs/privacy.md §11.4).
     """
-    out = np.empty((Z.shape[0], Phi.shape[0]))
-    for j in range(Phi.shape[0]):
-        out[:, j] = np.einsum("ij,ij->i", Z @ Phi[j], Z)
-    return out
-
-
-def weighted_gram(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Σ_i W[i, j] z_i z_iᵀ for every block j.
-
-    Parameters
-    ----------
-    Z : ndarray of shape (n, D)
-    W : ndarray of shape (n, J)
-
-    Returns
-    -------
-    ndarray of shape (J, D, D), symmetric blocks. Memory O(n·D) beyond the output.
-    """
-    J = W.shape[1]
-    D = Z.shape[1]
-    out = np.empty((J, D, D))
-    for j in range(J):
-        w = W[:, j]
-        nz = np.flatnonzero(w)
-        if nz.size == 0:
-            out[j] = 0.0
-            continue
-        if nz.size < _GATHER_FRACTION * w.size:
-            # few active rows (e.g. the Huber hinge's zero region): gather them first
-            Zj = Z[nz]
-            G = Zj.T @ (w[nz, None] * Zj)
-        else:
-            # mostly active: one pass without the gather copy (measured 2.7x faster at
-            # n = 10,000, D = 31 with 70 % active rows)
-            G = Z.T @ (w[:, None] * Z)
-        out[j] = 0.5 * (G + G.T)
-    return out
+    S = 0.5 * (theta + np.swapaxes(theta, -1, -2))
+    lam_min = float(np.min(np.linalg.eigvalsh(S)))
+    t = max(0.0, -lam_min)
+    if t > 0.0:
+        S = S + t * np.eye(S.shape[-1])
+    return S, t
 
 
 def max_row_norm(Z: np.ndarray) -> float:
@@ -154,6 +136,177 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
     return 1.01 * lam
 
 
+@runtime_checkable
+class QuadraticParameterization(Protocol):
+    """What a form of the large-margin matrices provides to templates, solvers and mechanisms.
+
+    The scores of record i are linear in the parameters: a_ij = z_iᵀ Φ_j z_i (or
+    ⟨Θ_j, u(z_i)⟩ for a public feature map u, ||u|| <= 1), so an objective reads the
+    records only through :meth:`forms` and their adjoint :meth:`adjoint`. The solver
+    backends work on arrays of shape ``shape``; the mechanisms draw noise of shape
+    ``blocks`` (``symmetric``: in the symmetric subspace of each block) and the solver
+    backends map it to ``shape`` with :meth:`project_noise`.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        Shape of the iterate the solver backends work in (``(C, K, D, D)``, or flat).
+    blocks : tuple of int
+        Shape of the noise and of the block view of an iterate (``(C, K, D, D)`` for
+        matrix blocks, ``(C, m)`` for a feature map); ``prod(blocks) == prod(shape)``.
+    dimension : int
+        p, the dimension of the parameter and noise space (a symmetric D × D block
+        counts D(D + 1)/2 coordinates).
+    symmetric : bool
+        Whether the noise is drawn in the symmetric subspace of every block (the last
+        two axes of ``blocks``).
+    name : str
+        The form, in words (certificate and report text).
+    """
+
+    shape: tuple[int, ...]
+    blocks: tuple[int, ...]
+    dimension: int
+    symmetric: bool
+    name: str
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        """Euclidean projection of an iterate onto the feasible set, same shape as ``theta``.
+
+        Parameters
+        ----------
+        theta : ndarray of shape ``shape``
+
+        Returns
+        -------
+        ndarray of the shape of ``theta``.
+        """
+        ...
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        """What a release applies to the solved or noised parameters (free post-processing).
+
+        Parameters
+        ----------
+        theta : ndarray of shape ``shape``
+
+        Returns
+        -------
+        ndarray
+            The released parameters (e.g. PSD blocks of shape ``(C, K, D, D)``).
+        """
+        ...
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        """Noise of shape ``blocks`` (or ``shape``) mapped into the noise subspace.
+
+        Parameters
+        ----------
+        b : ndarray with ``prod(shape)`` entries
+
+        Returns
+        -------
+        ndarray of shape ``shape``: the perturbation term of the objective is
+        ⟨b, θ⟩/n with this array.
+        """
+        ...
+
+    def forms(self, Z: Any, Phi: np.ndarray) -> np.ndarray:
+        """The scores of every record under every block.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n, D) or a design operator holding the records
+        Phi : ndarray with ``prod(shape)`` entries
+
+        Returns
+        -------
+        ndarray of shape (n, J), J the number of blocks (C·K).
+        """
+        ...
+
+    def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
+        """The adjoint of :meth:`forms`: the gradient of Σ_ij W_ij · forms(Z, Φ)_ij in Φ.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n, D) or a design operator holding the records
+        W : ndarray of shape (n, J)
+
+        Returns
+        -------
+        ndarray of shape ``shape`` (``blocks`` for :class:`FullPSD`, where the two agree).
+        """
+        ...
+
+    def gram_operator_norm(self, Z: Any) -> float:
+        """An estimate or bound of λ_max of the normal operator of :meth:`forms`, divided by n.
+
+        Initialises the solvers' Lipschitz estimate; never released.
+        """
+        ...
+
+
+@runtime_checkable
+class BlockParameterization(QuadraticParameterization, Protocol):
+    """A :class:`QuadraticParameterization` with C·K symmetric D × D blocks and a CVXPY form.
+
+    What the pairwise template
+    (:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) and its
+    CVXPY form (:class:`~dpconvex.templates.large_margin_cvxpy.LargeMarginCVXPY`) read
+    besides the quadratic forms: the trace of the precision block Ψ (top-left d × d) and
+    one CVXPY variable and one noise parameter per block. ``blocks`` is ``(C, K, D, D)``;
+    ``shape`` may differ (e.g. flat).
+
+    Attributes
+    ----------
+    C, K, D, J : int
+        Classes, components per class, block size and number of blocks C·K.
+    """
+
+    C: int
+    K: int
+    D: int
+    J: int
+
+    def psi_trace(self, Phi: np.ndarray, d: int) -> float:
+        """Σ_{c,m} tr(Ψ_{c,m}) for an iterate ``Phi`` of shape ``shape``."""
+        ...
+
+    def add_psi_trace_grad(self, grad: np.ndarray, d: int, weight: float) -> None:
+        """``grad += weight · ∇ Σ tr(Ψ)`` in place, ``grad`` of shape ``shape``."""
+        ...
+
+    def cvxpy_variables(self) -> list[list[cp.Variable]]:
+        """``Phi[c][m]``: one symmetric (D, D) CVXPY variable per block, constrained to the
+        feasible set (e.g. ``PSD=True``)."""
+        ...
+
+    def cvxpy_noise(self) -> list[list[cp.Parameter]]:
+        """``B[c][m]``: one symmetric (D, D) CVXPY parameter per block for the noise."""
+        ...
+
+    def cvxpy_form_rows(self, Z: np.ndarray) -> np.ndarray:
+        """Rows a_i with a_iᵀ ``cvxpy_hvec(P)`` = z_iᵀ P z_i, shape (n, D(D + 1)/2)."""
+        ...
+
+    def cvxpy_hvec(self, P: cp.Variable) -> cp.Expression:
+        """The coordinates of one block that :meth:`cvxpy_form_rows` act on."""
+        ...
+
+    def cvxpy_hvec_weighted(self, P: cp.Variable) -> cp.Expression:
+        """Coordinates of one block whose squared Euclidean norm is ||P||²_F."""
+        ...
+
+    def cvxpy_psi_trace(self, P: cp.Variable, d: int) -> cp.Expression:
+        """tr(Ψ) of one block as a CVXPY expression."""
+        ...
+
+    def cvxpy_value(self, Phi: list[list[cp.Variable]]) -> np.ndarray | None:
+        """The solved variables as an iterate of shape ``shape``; None if any is missing."""
+        ...
+
+
 class FullPSD:
     """One symmetric PSD D × D block Φ_{c,m} per class c and component m.
 
@@ -164,7 +317,8 @@ class FullPSD:
 
     Attributes
     ----------
-    shape : (C, K, D, D)
+    shape, blocks : (C, K, D, D)
+        The iterate is the blocks.
     dimension : int
         p = C·K·D(D + 1)/2 (the symmetric subspace: the noise is drawn there).
     symmetric : True
@@ -176,7 +330,8 @@ class FullPSD:
     def __init__(self, n_classes: int, n_components: int, D: int):
         self.C, self.K, self.D = int(n_classes), int(n_components), int(D)
         self.J = self.C * self.K
-        self.shape = (self.C, self.K, self.D, self.D)
+        self.shape: tuple[int, ...] = (self.C, self.K, self.D, self.D)
+        self.blocks: tuple[int, ...] = self.shape
         self.dimension = self.J * self.D * (self.D + 1) // 2
 
     # ---------------------------------------------------------------- the set
@@ -259,6 +414,7 @@ class FullPSD:
 
     @staticmethod
     def cvxpy_psi_trace(P: cp.Variable, d: int) -> cp.Expression:
+        """tr(Ψ): the sum of the first d diagonal entries."""
         return cp.sum(cp.diag(P)[:d])
 
     def cvxpy_value(self, Phi: list[list[cp.Variable]]) -> np.ndarray | None:
@@ -270,3 +426,106 @@ class FullPSD:
 
     def __repr__(self) -> str:
         return f"FullPSD(C={self.C}, K={self.K}, D={self.D})"
+
+
+class SymmetricShift(FullPSD):
+    """Symmetric D × D blocks, unconstrained, stored flat; released with the common PSD shift.
+
+    The quadratic forms, their adjoint and the noise subspace are those of
+    :class:`FullPSD` (symmetric blocks, p = C·K·D(D + 1)/2). The parameters are
+    stored as one flat vector of length C·K·D² (``shape``), the form the
+    L-BFGS / Newton backend works in; ``blocks`` is the (C, K, D, D) view.
+    ``project`` and ``project_noise`` symmetrize each block (the noise is then
+    N(0, σ²) on the diagonal and N(0, σ²/2) off it for i.i.d. N(0, σ²) entries:
+    N(0, σ² I_p) in the orthonormal basis {E_ii, (E_ij + E_ji)/√2});
+    ``postprocess`` applies :func:`psd_shift`. The CVXPY variables are symmetric
+    without a PSD constraint.
+    """
+
+    name = "symmetric, PSD by a common shift"
+
+    def __init__(self, n_classes: int, n_components: int, D: int):
+        super().__init__(n_classes, n_components, D)
+        self.blocks = self.shape
+        self.shape = (self.J * self.D * self.D,)
+
+    def _sym(self, theta: np.ndarray) -> np.ndarray:
+        B = np.asarray(theta, dtype=float).reshape(self.blocks)
+        return 0.5 * (B + np.swapaxes(B, -1, -2))
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        """The projection onto the symmetric blocks (the feasible set is all of it), flat."""
+        return self._sym(theta).reshape(np.shape(theta))
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        """(B + Bᵀ)/2 per block, returned flat (``shape``)."""
+        return self._sym(b).reshape(self.shape)
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        """The common shift Φ_c + tI (:func:`psd_shift`) as (C, K, D, D) blocks."""
+        return psd_shift(self._sym(theta))[0]
+
+    def _csr(self, Z: np.ndarray) -> Any:
+        """A CSR copy of mostly-zero in-memory rows (e.g. one-hot columns), cached per Z."""
+        cached = getattr(self, "_csr_cache", None)
+        if cached is not None and cached[0] is Z:
+            return cached[1]
+        csr = None
+        if Z.size and np.count_nonzero(Z) <= _SPARSE_FRACTION * Z.size:
+            csr = sparse.csr_matrix(Z)
+        self._csr_cache = (Z, csr)
+        return csr
+
+    def forms(self, Z: Any, Phi: np.ndarray) -> np.ndarray:
+        """z_iᵀΦ_j z_i, shape (n, J): one matrix product over all blocks for in-memory rows."""
+        P = np.asarray(Phi, dtype=float).reshape(self.J, self.D, self.D)
+        if not isinstance(Z, np.ndarray):  # a design operator: the parameterization's own path
+            return super().forms(Z, P)
+        Zs = self._csr(Z)
+        ZP = ((Z if Zs is None else Zs) @ P.transpose(1, 0, 2).reshape(self.D, self.J * self.D))
+        return np.einsum("ijk,ik->ij", np.asarray(ZP).reshape(Z.shape[0], self.J, self.D), Z)
+
+    def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
+        """Σ_i W[i, j] z_i z_iᵀ, flat (``shape``): one matrix product for in-memory rows."""
+        if not isinstance(Z, np.ndarray):
+            return super().adjoint(Z, W)
+        n = Z.shape[0]
+        Zs = self._csr(Z)
+        if Zs is None:
+            G = Z.T @ (W[:, :, None] * Z[:, None, :]).reshape(n, self.J * self.D)
+            G = G.reshape(self.D, self.J, self.D).transpose(1, 0, 2)
+        else:  # Zᵀ diag(W_j) Z on the stored entries only
+            G = np.stack([(Zs.T @ Zs.multiply(W[:, j:j + 1]).tocsr()).toarray()
+                          for j in range(self.J)])
+        return (0.5 * (G + np.swapaxes(G, -1, -2))).reshape(self.shape)
+
+    def psi_trace(self, Phi: np.ndarray, d: int) -> float:
+        """Σ_{c,m} tr(Ψ_{c,m}) of a flat iterate (read through the (C, K, D, D) view)."""
+        return FullPSD.psi_trace(np.reshape(Phi, self.blocks), d)
+
+    def add_psi_trace_grad(self, grad: np.ndarray, d: int, weight: float) -> None:
+        """grad += weight · ∇ Σ tr(Ψ) in place on a flat gradient (its Ψ diagonal entries)."""
+        diag = np.arange(d) * (self.D + 1)  # (i, i) of one D × D block, row-major
+        grad.flat[(np.arange(self.J)[:, None] * self.D * self.D + diag).ravel()] += weight
+
+    def cvxpy_variables(self) -> list[list[cp.Variable]]:
+        """Phi[c][m]: a symmetric (D, D) variable per block (no PSD constraint)."""
+        D = self.D
+        return [[cp.Variable((D, D), symmetric=True, name=f"Phi_{c}_{m}")
+                 for m in range(self.K)] for c in range(self.C)]
+
+    def cvxpy_value(self, Phi: list[list[cp.Variable]]) -> np.ndarray | None:
+        """The variables' values as a flat iterate (``shape``), None if any is missing."""
+        vals = super().cvxpy_value(Phi)
+        return None if vals is None else vals.reshape(self.shape)
+
+    def __repr__(self) -> str:
+        return f"SymmetricShift(C={self.C}, K={self.K}, D={self.D})"
+
+
+#: Every form of Φ, by name; each is built as ``cls(n_classes, n_components, D)`` and is a
+#: :class:`BlockParameterization` (the ``parameterization=`` of the large-margin templates).
+PARAMETERIZATIONS: dict[str, type[BlockParameterization]] = {
+    "full_psd": FullPSD,
+    "symmetric_shift": SymmetricShift,
+}

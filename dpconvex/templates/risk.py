@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..losses import Loss
+from ..objectives.losses import Loss
 from .base import EuclideanSpace
 
 __all__ = ["EmpiricalRiskTemplate"]

@@ -18,10 +18,10 @@ components of the true class inactive. With p = softmax(−a) over the active se
   <= k = 2(C − 1)K dimensions (the bound ★ of §10.1).
 
 K = 1 is the softmax loss of §11.1 (S = C, every score active; no mask, so the K = 1 path
-is the same arithmetic as before). The softmax max-difference bound ★★ of §11.3 is
+is the arithmetic of §11.1). The softmax max-difference bound ★★ of §11.3 is
 derived for K = 1 only: ``softmax_classes`` is 0 for K > 1, so only ★ is used.
 
-Score column j = c·K + m (the block order of :class:`~.large_margin_softmax.SymmetricShift`
+Score column j = c·K + m (the block order of :class:`~.parameterizations.SymmetricShift`
 and of the (C, K, D, D) release).
 
 References
@@ -97,7 +97,7 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
             comps.min() < 0 or comps.max() >= K or not np.all(comps == np.round(comps)))):
         raise DataValidationError(
             f"{owner}: n_components = {K} needs one component index in [0, {K - 1}] per "
-            "record (components=, e.g. from dpconvex.clustering.assign_components).")
+            "record (components=, e.g. from dpconvex.estimators.large_margin.components.assign_components).")
     comps = comps.astype(np.int64)
     target = y * K + comps
     mask = np.zeros((y.shape[0], C * K))

@@ -8,13 +8,19 @@ from . import noisy_gd as _noisy_gd  # noqa: F401  (registers "noisy_gd")
 from .amp import ApproximateMinima
 from .base import (
     MECHANISMS,
+    PLACEMENTS,
     Calibration,
     Mechanism,
+    NoiseReport,
+    PublicProblem,
     build_mechanism,
     get_mechanism,
     mechanism_names,
     register,
+    registered_name,
+    reports_noise,
     require_accurate,
+    require_noise_report,
 )
 from .exponential import Exponential
 from .kmeans import DPKMeans
@@ -33,11 +39,14 @@ from .perturbation import (
 
 __all__ = [
     "MECHANISMS",
+    "PLACEMENTS",
     "ApproximateMinima",
     "Calibration",
     "DPKMeans",
     "Exponential",
     "Mechanism",
+    "NoiseReport",
+    "PublicProblem",
     "build_mechanism",
     "NonPrivate",
     "ObjectivePerturbation",
@@ -52,5 +61,8 @@ __all__ = [
     "jacobian_slack_two_sided",
     "mechanism_names",
     "register",
+    "registered_name",
+    "reports_noise",
     "require_accurate",
+    "require_noise_report",
 ]

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from ..._validation import check_float
-from ...errors import PrivacyError
-from ...noise import norm_gamma, snap
+from ...errors import ParameterError, PrivacyError
 from ...solvers.base import SolveResult
 from ..budget import Budget, split_budget
 from ..certificate import Certificate, Condition, compose_sequential
-from .base import Calibration, Mechanism, get_mechanism, register
+from ..noise import norm_gamma, snap
+from .base import Calibration, Mechanism, NoiseReport, get_mechanism, register, reports_noise
 from .perturbation import coordinate_scale
 
 __all__ = ["ApproximateMinima"]
@@ -36,7 +36,11 @@ class ApproximateMinima(Mechanism):
     Parameters
     ----------
     inner : str
-        The inner mechanism's registry name ("objective" or "output").
+        The inner mechanism's registry name: any registered mechanism whose
+        :meth:`~Mechanism.noise_report` places its noise on the objective or the output
+        and that is pure (:class:`~.gaussian_amp.GaussianApproximateMinima`: (ε, δ)), e.g.
+        "objective" or "output". An output-placement inner provides ``noised`` (the
+        minimizer plus its noise, not yet snapped).
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
@@ -45,14 +49,28 @@ class ApproximateMinima(Mechanism):
 
     name = "amp"
     template_kinds = frozenset()  # chosen through an estimator's optimality_tol, not by name
-    #: Registry names of the inner mechanisms this cover can wrap.
-    inner_names: tuple[str, ...] = ("objective", "output")
+    wraps = True
 
     def __init__(self, inner: str = "objective", gamma: float = 1e-4, fraction: float = 0.1):
-        self.gamma = check_float("optimality_tol", gamma, "fit_template")
-        self.fraction = check_float("amp_fraction", fraction, "fit_template", high=1.0)
-        self.inner = get_mechanism(inner, type(self).__name__, allowed=self.inner_names)
+        self.gamma = check_float("optimality_tol", gamma, "the approximate-minima mechanism")
+        self.fraction = check_float("amp_fraction", fraction, "the approximate-minima mechanism", high=1.0)
+        self.inner = self._check_inner(get_mechanism(inner, type(self).__name__))
         self.needs = self.inner.needs | {"distance_bound"}
+        self.placement = self.inner.placement
+
+    def _check_inner(self, mech: Mechanism) -> Mechanism:
+        """The inner mechanism: reports objective or output noise, and is pure as this cover."""
+        kind = "pure epsilon-DP" if self.pure else "(epsilon, delta)-DP"
+        if (mech.wraps or not mech.private or mech.pure != self.pure or not reports_noise(mech)
+                or not mech.amp_derived or mech.placement not in ("objective", "output")
+                or (mech.adds_output_noise and not hasattr(mech, "noised"))):
+            raise ParameterError(
+                f"{type(self).__name__}: the inner mechanism {mech.name!r} cannot be covered: "
+                f"approximate minima wraps a {kind} mechanism whose noise_report places its "
+                "noise on the objective or the output (an output one also provides noised()) "
+                "and whose cover is derived (amp_derived). "
+                "Use optimality_tol=None with it.")
+        return mech
 
     def _split(self, budget: Budget) -> tuple[Budget, Budget]:
         main, cover = split_budget(budget, (1.0 - self.fraction, self.fraction))
@@ -82,6 +100,17 @@ class ApproximateMinima(Mechanism):
             sensitivity=sensitivity, noise_rate=rate,
             extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius},
         )
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """The inner mechanism's report at its share (1 − fraction) of the budget.
+
+        The cover (``fraction`` of the budget, on the output) masks the solver's error,
+        not the data: it is not part of the report.
+        """
+        main, _ = self._split(budget)
+        inner = calibration.extra["inner"] if calibration is not None else None
+        return self.inner.noise_report(problem, main, mu, calibration=inner)
 
     def _radius(self, template: Any, inner: Calibration) -> tuple[float, float]:
         """(μ with Δ, ρ): the distance bound of a solve with residual <= γ (docs/privacy.md §5)."""
@@ -128,7 +157,7 @@ class ApproximateMinima(Mechanism):
         assert cal is not None
         inner = cal.extra["inner"]
         if self.inner.adds_output_noise:
-            # snap once, after the cover (issue 12): the cover then hides the exact
+            # snap once, after the cover (docs/privacy.md §5): the cover then hides the exact
             # real-valued output, and the grid is the coarser of the two noises' grids
             theta, res = self.inner.noised(template, inner, backend, rng, warm_start=warm_start,
                                            max_iter=max_iter, tol=self.gamma)

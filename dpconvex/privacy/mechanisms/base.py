@@ -10,9 +10,11 @@ compare mechanism names themselves.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,14 +26,21 @@ from ..certificate import Certificate, Condition
 
 __all__ = [
     "MECHANISMS",
+    "PLACEMENTS",
     "Calibration",
     "Mechanism",
+    "NoiseReport",
+    "PublicProblem",
+    "at_modulus",
     "build_mechanism",
     "check_private_budget",
     "get_mechanism",
     "mechanism_names",
     "register",
+    "registered_name",
+    "reports_noise",
     "require_accurate",
+    "require_noise_report",
     "solve_exact",
 ]
 
@@ -57,6 +66,103 @@ class Calibration:
     noise_rate: float
     delta: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+#: Where a mechanism's noise enters (:attr:`NoiseReport.placement`): into the objective
+#: before the solve, onto the solver's output, onto each gradient step, onto released sums;
+#: "none" for the non-private baseline.
+PLACEMENTS: tuple[str, ...] = ("objective", "output", "gradient", "sum", "none")
+
+
+@dataclass(frozen=True)
+class NoiseReport:
+    """The noise a mechanism draws, from public constants only (:meth:`Mechanism.noise_report`).
+
+    The Λ rule (:mod:`dpconvex.privacy.rules.lam`), the noise warnings
+    (:mod:`dpconvex.privacy.rules.noise_dominance`, ``noise_dominance_gd``) and the
+    large-margin options read this instead of the mechanism's name (docs/privacy.md §3.4).
+    The numeric fields that depend on the modulus are ndarrays when the report is
+    evaluated on a grid of moduli, floats otherwise.
+
+    Attributes
+    ----------
+    mechanism : str
+        Name of the mechanism that draws the noise (approximate minima: its inner one).
+    placement : {"objective", "output", "gradient", "sum", "none"}
+        Where the noise enters (:data:`PLACEMENTS`).
+    dimension : int
+        p, the number of noise coordinates (per cell for DP k-means).
+    epsilon, delta : float
+        The budget the noise is calibrated with (approximate minima: the inner share).
+    modulus : float or ndarray
+        μ, the strong-convexity modulus asked about (NaN where none applies).
+    modulus_eff : float or ndarray
+        μ + Δ, the modulus of the objective that is solved (objective perturbation may
+        add Δ; equal to ``modulus`` elsewhere).
+    modulus_floor : float
+        The smallest modulus at which the calibration adds no Δ (0 when it never does).
+    sensitivity : float or ndarray
+        The sensitivity the noise is calibrated to.
+    expected_norm : float or ndarray
+        E‖b‖ (norm-Gamma noise: p/β; Gaussian: its bound √p σ). Gradient placement: the
+        same for the noise on the weighted average of the noisy steps behind the release.
+    expected_sq_norm : float or ndarray
+        E‖b‖² (norm-Gamma: p(p + 1)/β²; Gaussian: p σ²).
+    coordinate_scale : float or ndarray
+        The public per-coordinate scale of the noise (E‖b‖/√p, or σ, or the step's σ).
+    grad_bound : float
+        G, the bound on one record's loss gradient the noise is compared with (NaN where
+        none applies).
+    clip : float
+        Gradient placement: the per-example clip C (inf elsewhere).
+    calibration : Calibration or None
+        The calibration behind the report (None on a grid of moduli).
+    extra : dict
+        Mechanism-specific public quantities.
+    """
+
+    mechanism: str
+    placement: str
+    dimension: int
+    epsilon: float
+    delta: float
+    modulus: Any
+    modulus_eff: Any
+    sensitivity: Any
+    expected_norm: Any
+    expected_sq_norm: Any
+    coordinate_scale: Any
+    modulus_floor: float = 0.0
+    grad_bound: float = math.nan
+    clip: float = math.inf
+    calibration: Calibration | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PublicProblem:
+    """What :meth:`Mechanism.noise_report` reads of a problem whose template is not built yet.
+
+    ``n`` and the declared :class:`~dpconvex.templates.base.PrivacyConstants` (and, for the
+    Gaussian objective mechanisms, the declared gradient-difference span k): the Λ rule
+    evaluates a mechanism's noise on this before any data are read.
+    """
+
+    n: int
+    constants: Any
+    gradient_difference_rank: int | None = None
+    name: str = "a public problem shape"
+
+    def privacy_constants(self) -> Any:
+        """The declared constants (the template interface's accessor)."""
+        return self.constants
+
+
+def at_modulus(consts: Any, mu: float) -> Any:
+    """``consts`` with the strong-convexity modulus replaced by ``mu``."""
+    if dataclasses.is_dataclass(consts) and not isinstance(consts, type):
+        return dataclasses.replace(consts, strong_convexity=mu)
+    return SimpleNamespace(**{**vars(consts), "strong_convexity": mu})
 
 
 class Mechanism(ABC):
@@ -88,11 +194,41 @@ class Mechanism(ABC):
     adds_output_noise: ClassVar[bool] = False
     #: Estimator kinds that offer this mechanism by name (``mechanism=``).
     template_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: The ``mechanism=`` value the estimators of ``template_kinds`` offer it under (None:
+    #: ``name``); e.g. the large-margin Gaussian objective perturbation is offered as
+    #: "gaussian_objective" to the large-margin estimator (:func:`build_mechanism`).
+    offered_as: ClassVar[str | None] = None
+    #: True for a cover around an inner mechanism (approximate minima), chosen through an
+    #: estimator's ``optimality_tol`` rather than by name.
+    wraps: ClassVar[bool] = False
+    #: True when the approximate-minima cover is derived for this mechanism (docs/privacy.md
+    #: §5, §10.4): an inner mechanism without it is not covered.
+    amp_derived: ClassVar[bool] = True
+    #: Where the noise enters (:data:`PLACEMENTS`); None: the mechanism reports no noise.
+    placement: str | None = None
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
         """Validate the budget for this mechanism (pure mechanisms need δ = 0)."""
         return check_private_budget(budget, self.name, pure=self.pure)
+
+    def check_template(self, template: Any) -> None:
+        """Refuse, by name, a template that does not offer a capability this mechanism needs.
+
+        A need that is a template capability (per-example gradients, cell sums, utilities:
+        :data:`~dpconvex.templates.base.CAPABILITY_MEMBERS`) must be offered by the
+        template, so that a template of another kind is refused before anything is read.
+        """
+        from ...templates.base import CAPABILITY_MEMBERS
+
+        offered = frozenset(getattr(template, "capabilities", ()))
+        missing = sorted(n for n in self.needs if n in CAPABILITY_MEMBERS and n not in offered)
+        if missing:
+            raise PrivacyError(
+                f"mechanism '{self.name}' needs the template capabilit"
+                f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
+                f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
+                f"{sorted(offered)}); use a mechanism made for this kind of template.")
 
     def conditions(self, template: Any, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
@@ -129,6 +265,41 @@ class Mechanism(ABC):
             True when noise was added to a solver's output (post-processing onto the
             parameter space is then needed).
         """
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """The noise this mechanism draws, from public constants only (:class:`NoiseReport`).
+
+        Parameters
+        ----------
+        problem : Template or PublicProblem
+            ``n`` and ``privacy_constants()`` (and what the mechanism's calibration reads).
+        budget : Budget
+            The (ε, δ) the mechanism is run with.
+        mu : None, float or ndarray, default=None
+            The strong-convexity modulus; None: the problem's declared one. An ndarray
+            evaluates the report on a grid of moduli (the Λ rule).
+        calibration : Calibration or None, default=None
+            The calibration of ``problem`` at its declared modulus when it is already
+            computed (a fit's release): the report is read from it, not recomputed.
+
+        Raises
+        ------
+        ParameterError
+            The mechanism does not report its noise (this base implementation).
+        """
+        raise _no_noise_report(self)
+
+    def report_calibration(self, problem: Any, budget: Budget, mu: Any,
+                           calibration: Calibration | None, at: Any) -> Calibration:
+        """The calibration a report at one modulus reads.
+
+        At the declared modulus (``mu=None``): ``calibration`` when given, else this
+        mechanism's :meth:`calibrate`. At another modulus: ``at(constants at mu)``.
+        """
+        if mu is None:
+            return calibration if calibration is not None else self.calibrate(problem, budget)
+        return at(at_modulus(problem.privacy_constants(), mu))
 
     def solve_condition(self, template: Any, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:
@@ -167,12 +338,37 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
     return cls
 
 
-def mechanism_names(*, solves: bool | None = None, template_kind: str | None = None
-                    ) -> tuple[str, ...]:
-    """Registered names, optionally only those that solve a template (the estimators' choices)."""
+def _no_noise_report(mech: Mechanism) -> ParameterError:
+    return ParameterError(
+        f"mechanism {mech.name!r} does not report its noise: lam='auto' and the noise "
+        "warnings need Mechanism.noise_report (where the noise enters, E||b||^2, the "
+        f"sensitivity; docs/privacy.md §3.4). Implement noise_report on "
+        f"{type(mech).__name__}, or use a numeric lam with a mechanism that reports it.")
+
+
+def reports_noise(mech: Mechanism) -> bool:
+    """Whether ``mech`` implements :meth:`Mechanism.noise_report`."""
+    return type(mech).noise_report is not Mechanism.noise_report
+
+
+def require_noise_report(mech: Mechanism) -> Mechanism:
+    """``mech``, or the :class:`ParameterError` of :meth:`Mechanism.noise_report` naming it."""
+    if mech.private and not reports_noise(mech):
+        raise _no_noise_report(mech)
+    return mech
+
+
+def mechanism_names(*, solves: bool | None = None, template_kind: str | None = None,
+                    wraps: bool | None = None) -> tuple[str, ...]:
+    """Registered names, optionally only those that solve a template (the estimators' choices).
+
+    ``wraps=False`` leaves out the covers around an inner mechanism (approximate minima).
+    """
     out = []
     for name, cls in MECHANISMS.items():
         if solves is not None and cls.solves != solves:
+            continue
+        if wraps is not None and cls.wraps != wraps:
             continue
         if template_kind is not None and template_kind not in cls.template_kinds:
             continue
@@ -198,6 +394,19 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
     return MECHANISMS[name](**options)
 
 
+def registered_name(name: Any, kind: str | None) -> Any:
+    """The registry name of the mechanism offered as ``name`` to the estimators of ``kind``.
+
+    A mechanism declares :attr:`Mechanism.offered_as` when an estimator offers it under
+    another name (``name`` itself otherwise).
+    """
+    if kind is not None and isinstance(name, str):
+        for registered, cls in MECHANISMS.items():
+            if cls.offered_as == name and kind in cls.template_kinds:
+                return registered
+    return name
+
+
 def check_private_budget(budget: Budget, name: str, *, pure: bool) -> Budget:
     """A private mechanism needs a finite ε > 0; a pure one needs δ = 0."""
     if not isinstance(budget, Budget):
@@ -219,13 +428,13 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
 
     The message names the solver, its status and the tolerance, never the residual
     or the solver's details (data statistics): a refused solve goes to
-    :func:`~dpconvex.privacy.release.collect_diagnostics` for the data holder.
+    :func:`~dpconvex.collect_diagnostics` for the data holder.
     """
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
     if failed or res.residual > tol:
-        from ..release import record_solve  # the release pipeline imports this module
+        from ..._diagnostics import record_solve
 
         record_solve(res)
     if failed:
@@ -280,6 +489,7 @@ def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: 
     """
     allowed = (mechanism_names(template_kind=kind) if kind is not None else
                tuple(n for n in mechanism_names(solves=True) if MECHANISMS[n].template_kinds))
+    name = registered_name(name, kind)
     mech = get_mechanism(name, owner, allowed=allowed)
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ...noise import exponential_mechanism
 from ...solvers.base import SolveResult
 from ..budget import Budget
 from ..certificate import Certificate, Condition
+from ..noise import exponential_mechanism
 from .base import Calibration, Mechanism, register
 
 __all__ = ["Exponential"]

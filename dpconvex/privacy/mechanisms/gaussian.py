@@ -1,6 +1,6 @@
 """Noisy class sums and counts in one vector: the DP class-centroid mechanisms (docs/privacy.md §4.9).
 
-The template (:class:`~dpconvex.centroids.ClassSumTemplate`) holds public
+The template (:class:`~dpconvex.estimators.centroids.ClassSumTemplate`) holds public
 feature vectors u_i with ‖u_i‖ <= 1 (``data_norm``) and class indices y_i. The
 released statistic is the joint vector V ∈ R^{C × (d + 1)} whose row c is
 
@@ -26,7 +26,7 @@ and the counts ride along at no cost with w = 1. Two mechanisms:
     exp(β(‖v − V′‖ − ‖v − V‖)) <= exp(β‖V − V′‖) <= e^ε.
 
 Both round the release to the public snapping grid of their per-coordinate
-noise scale (σ; E‖b‖/√p = √p/β) (:func:`dpconvex.noise.snap`, after [Mir12]_).
+noise scale (σ; E‖b‖/√p = √p/β) (:func:`dpconvex.privacy.noise.snap`, after [Mir12]_).
 
 References
 ----------
@@ -48,12 +48,12 @@ import numpy as np
 
 from ..._validation import check_float
 from ...errors import ParameterError
-from ...noise import norm_gamma, snap
 from ...solvers.base import SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register
+from ..noise import norm_gamma, snap
+from .base import Calibration, Mechanism, NoiseReport, register
 from .perturbation import coordinate_scale
 
 __all__ = ["ClassSumGaussian", "ClassSumNormGamma", "class_sum_sensitivity", "class_sums"]
@@ -99,9 +99,29 @@ class _ClassSumNoise(Mechanism):
         """Δ for the template's public feature bound and this mechanism's count weight."""
         return class_sum_sensitivity(template.data_norm, self.count_weight)
 
+    placement = "sum"
+
     def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
         """Public per-coordinate scale of the noise (the snapping scale; the count floor's unit)."""
         raise NotImplementedError
+
+    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
+        """(E‖b‖ or its bound, E‖b‖²) of the noise on the p released entries."""
+        raise NotImplementedError
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """The noise on the C (d + 1) class sums and counts (no modulus: ``mu`` is unused)."""
+        cal = calibration if calibration is not None else self.calibrate(problem, budget)
+        shape = (int(problem.C), int(problem.d) + 1)
+        p = shape[0] * shape[1]
+        norm, sq = self.moments(cal, p)
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=cal.epsilon,
+            delta=cal.delta, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
+            expected_norm=norm, expected_sq_norm=sq,
+            coordinate_scale=float(self.noise_scale(cal, shape)), calibration=cal,
+            extra={"count weight": self.count_weight})
 
     def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
              ) -> np.ndarray:
@@ -195,6 +215,10 @@ class ClassSumGaussian(_ClassSumNoise):
     def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
         return float(cal.extra["noise std"])
 
+    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
+        sigma = float(cal.extra["noise std"])
+        return math.sqrt(p) * sigma, p * sigma**2
+
     def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
              ) -> np.ndarray:
         return rng.normal(0.0, self.noise_scale(cal, shape), size=shape)
@@ -229,3 +253,6 @@ class ClassSumNormGamma(_ClassSumNoise):
 
     def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
         return float(coordinate_scale(shape, cal.noise_rate))
+
+    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
+        return p / cal.noise_rate, p * (p + 1.0) / cal.noise_rate**2

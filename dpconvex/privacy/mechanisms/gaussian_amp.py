@@ -48,8 +48,10 @@ class GaussianApproximateMinima(ApproximateMinima):
 
     Parameters
     ----------
-    inner : {"gaussian_objective", "gaussian_output"}
-        The inner mechanism's registry name.
+    inner : str
+        The inner mechanism's registry name: an (ε, δ) mechanism whose noise report places
+        its noise on the objective or the output (e.g. "gaussian_objective",
+        "gaussian_output").
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
@@ -59,7 +61,6 @@ class GaussianApproximateMinima(ApproximateMinima):
     name = "gaussian_amp"
     pure = False
     template_kinds = frozenset()  # chosen through optimality_tol with a Gaussian mechanism
-    inner_names = ("gaussian_objective", "gaussian_output")
 
     def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4,
                  fraction: float = 0.1):

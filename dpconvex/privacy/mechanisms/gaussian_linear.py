@@ -15,7 +15,7 @@ Both are for replace-one adjacency and the exact minimizer (docs/privacy.md §10
 ``"gaussian_output"`` (§10.3)
     The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration
     ([BW18]_ Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), rounded
-    to the public grid of σ (:func:`dpconvex.noise.snap`).
+    to the public grid of σ (:func:`dpconvex.privacy.noise.snap`).
 
 References
 ----------
@@ -38,14 +38,18 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...noise import snap
 from ...solvers.base import SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register, solve_exact
-from .perturbation import calibrate_objective_perturbation, calibrate_output_perturbation
+from ..noise import snap
+from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
+from .perturbation import (
+    calibrate_objective_perturbation,
+    calibrate_output_perturbation,
+    objective_modulus_floor,
+)
 
 __all__ = [
     "GaussianObjectivePerturbation",
@@ -99,6 +103,27 @@ def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Any)
         epsilon_noise=epsilon, slack=0.0, extra_strong_convexity=0.0, sensitivity=S,
         noise_rate=math.nan, delta=delta,
         extra={"noise std": sigma, "delta at sigma": analytic_gaussian_delta(epsilon, sigma, S)})
+
+
+#: Slack values at which the unit σ of (★) is computed exactly before interpolation (a
+#: report on a grid of moduli, docs/privacy.md §10.5).
+_SLACK_POINTS = 24
+
+
+def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) -> np.ndarray:
+    """σ of (★) for sensitivity 1 at each slack: exact at :data:`_SLACK_POINTS` slacks, log σ
+    interpolated linearly in between (σ depends on the modulus only through the slack)."""
+    lo, hi = float(np.min(slacks)), float(np.max(slacks))
+    if hi - lo < 1e-12 * max(eps, 1.0):
+        return np.full(slacks.shape, objective_gaussian_sigma(eps, delta, 1.0, k, lo))
+    pts = np.linspace(lo, hi, _SLACK_POINTS)
+    logs = np.log([objective_gaussian_sigma(eps, delta, 1.0, k, float(s)) for s in pts])
+    return np.exp(np.interp(slacks, pts, logs))
+
+
+def _need_delta(name: str, delta: float) -> None:
+    if not delta > 0.0:
+        raise ParameterError(f"lam='auto' for mechanism '{name}' needs delta > 0; got {delta!r}.")
 
 
 def check_gaussian_budget(budget: Budget, name: str, pure_name: str) -> None:
@@ -179,10 +204,48 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     bound_text = "privacy-profile bound (*) of docs/privacy.md §10.1, k = 2 (span{x, x'})"
     needs = frozenset({"strong_convexity", "curvature"})
 
+    placement = "objective"
+
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         return calibrate_gaussian_objective(budget.epsilon, budget.delta, template.n,
                                             template.privacy_constants(),
                                             gradient_difference_rank(template))
+
+    def _calibrate_at(self, problem: Any, budget: Budget, consts: Any) -> Calibration:
+        """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
+        return calibrate_gaussian_objective(budget.epsilon, budget.delta, problem.n, consts,
+                                            gradient_difference_rank(problem))
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """b ~ N(0, σ² I_p) in the objective: E‖b‖ <= √p σ, E‖b‖² = p σ², μ_eff = μ + Δ.
+
+        On a grid of moduli σ(μ) is the unit σ of (★) times S = 2G, computed exactly at a
+        few slack values and interpolated in between (docs/privacy.md §10.5): a public
+        heuristic for the Λ rule; a release recomputes σ exactly.
+        """
+        consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
+        _need_delta(self.name, dlt)
+        p = int(consts.dimension)
+        modulus = consts.strong_convexity if mu is None else mu
+        S = 2.0 * consts.grad_bound
+        cal = None
+        if np.ndim(modulus) > 0:
+            cals = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)))
+                    for m in modulus]
+            mu_eff = modulus + np.array([c.extra_strong_convexity for c in cals])
+            slacks = np.array([c.slack for c in cals])
+            sigma = S * _unit_sigma_objective(eps, dlt, gradient_difference_rank(problem), slacks)
+        else:
+            cal = self.report_calibration(problem, budget, mu, calibration,
+                                          lambda c: self._calibrate_at(problem, budget, c))
+            mu_eff, sigma = modulus + cal.extra_strong_convexity, float(cal.extra["noise std"])
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=dlt,
+            modulus=modulus, modulus_eff=mu_eff, sensitivity=S,
+            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
+            coordinate_scale=sigma, modulus_floor=objective_modulus_floor(eps, n, consts),
+            grad_bound=float(consts.grad_bound), calibration=cal)
 
     def run(self, template: Any, cal: Calibration | None, backend: Any,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -206,9 +269,37 @@ class GaussianOutputPerturbation(_GaussianLinear):
     bound_text = "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2G/(n mu)"
     needs = frozenset({"strong_convexity"})
 
+    placement = "output"
+
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         return calibrate_gaussian_output(budget.epsilon, budget.delta, template.n,
                                          template.privacy_constants())
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """N(0, σ² I_p) on the minimizer, σ analytic for 2G/(nμ): E‖b‖² = p σ².
+
+        On a grid of moduli σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ is linear in the
+        sensitivity).
+        """
+        consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
+        _need_delta(self.name, dlt)
+        p = int(consts.dimension)
+        modulus = consts.strong_convexity if mu is None else mu
+        S = 2.0 * consts.grad_bound
+        cal = None
+        if np.ndim(modulus) > 0:
+            sigma = analytic_gaussian_sigma(eps, dlt, 1.0) * S / (n * modulus)
+            sens = S / (n * modulus)
+        else:
+            cal = self.report_calibration(problem, budget, mu, calibration,
+                                          lambda c: calibrate_gaussian_output(eps, dlt, n, c))
+            sigma, sens = float(cal.extra["noise std"]), cal.sensitivity
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=dlt,
+            modulus=modulus, modulus_eff=modulus, sensitivity=sens,
+            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
+            coordinate_scale=sigma, grad_bound=float(consts.grad_bound), calibration=cal)
 
     def run(self, template: Any, cal: Calibration | None, backend: Any,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,

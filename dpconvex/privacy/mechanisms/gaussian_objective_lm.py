@@ -15,7 +15,7 @@ k = 2(C − 1)K (the template's declared ``gradient_difference_rank``) and the o
 ε_J = r log(1 + T/(r n μ)), r = (C − 1)K, T = 1 − 1/S, S = 1 + (C − 1)K (§11.1-11.3; K > 1:
 §11.11, where only (★) is used). It is
 registered under its own name so that the linear mechanism keeps its
-template kinds; :class:`~dpconvex.large_margin.PrivateLargeMarginGaussian` maps
+template kinds; :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian` maps
 ``mechanism="gaussian_objective"`` to it.
 
 References
@@ -84,10 +84,19 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
                   "(S = 2G, k = 2(C - 1)K) and, for K = 1 only, the softmax max-difference bound "
                   "of §11.3")
 
+    offered_as = "gaussian_objective"
+    #: The approximate-minima cover is derived for the linear learners' Gaussian mechanisms
+    #: only; an inexact large-margin solve is not covered (optimality_tol=None).
+    amp_derived = False
+
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         return calibrate_softmax_gaussian(budget.epsilon, budget.delta, template.n,
                                           template.privacy_constants(),
                                           gradient_difference_rank(template))
+
+    def _calibrate_at(self, problem: Any, budget: Budget, consts: Any) -> Calibration:
+        return calibrate_softmax_gaussian(budget.epsilon, budget.delta, problem.n, consts,
+                                          gradient_difference_rank(problem))
 
     def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:

@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ...noise import laplace, norm_gamma, snap
 from ...solvers.base import SolveResult
+from ...templates.kmeans import assign_nearest
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register
+from ..noise import laplace, norm_gamma, snap
+from .base import Calibration, Mechanism, NoiseReport, register
 from .perturbation import coordinate_scale
 
 __all__ = ["DPKMeans", "lloyd"]
@@ -38,8 +39,6 @@ def lloyd(template: Any, noise: Any = None) -> np.ndarray:
 
     Returns the centers, shape (C, K, d), each in the ball of radius q.
     """
-    from ...clustering import assign_nearest
-
     C, K, d, J = template.C, template.K, template.d, template.C * template.K
     X, y = template.X, template.y
     centers = np.array(template.init_centers, dtype=float, copy=True)
@@ -65,6 +64,23 @@ class DPKMeans(Mechanism):
     name = "dp_kmeans"
     needs = frozenset({"cell_sums"})
     solves = False
+    placement = "sum"
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """The norm-Gamma noise on one cell's sum of one iteration (d coordinates).
+
+        The counts' Laplace scale 2/ε_cnt is in ``extra``; ``mu`` is unused.
+        """
+        cal = calibration if calibration is not None else self.calibrate(problem, budget)
+        d, beta = int(problem.d), cal.noise_rate
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=d, epsilon=cal.epsilon,
+            delta=0.0, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
+            expected_norm=d / beta, expected_sq_norm=d * (d + 1.0) / beta**2,
+            coordinate_scale=coordinate_scale((d,), beta), calibration=cal,
+            extra={"count noise scale": 2.0 / cal.extra["eps_cnt"],
+                   "iterations": int(problem.n_iter), "cells": int(problem.C * problem.K)})
 
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         eps_it = split_even(budget.epsilon, template.n_iter)

@@ -5,7 +5,7 @@ N(0, s² I), s = z · 2C/n; ``dp_accounting`` calibrates z for the T-fold
 composition (:mod:`dpconvex.privacy.accounting.gaussian`, docs/privacy.md §6.3).
 Projection onto the ball and averaging of the iterates are post-processing.
 
-Default rules (issue 13 item 5, issue 16 item 6). Any of ``steps``,
+Default rules (docs/privacy.md §6.3). Any of ``steps``,
 ``radius``, ``clip`` and ``learning_rate`` left at None is set by a rule that
 reads only public quantities: n (public under replace-one adjacency), the
 dimension p, the row-norm bound q̃ of the template (intercept included), the
@@ -43,7 +43,7 @@ majority class), hence the non-binding radius rule.
 Averaging. The released model is the average of the last half of the iterates
 (``average="last_half"``, t > T/2; Shamir & Zhang 2013 show suffix averaging
 attains the optimal rate where the full average does not); ``"all"`` averages
-every iterate (the behaviour before issue 13). Both are post-processing of
+every iterate. Both are post-processing of
 the T private steps.
 
 References
@@ -65,8 +65,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import ParameterError, PrivacyError
-from ...losses import Loss
-from ...noise import snap
+from ...objectives.losses import Loss
 from ...solvers.base import SolveResult
 from ..accounting.gaussian import (
     accountant_name,
@@ -77,7 +76,8 @@ from ..accounting.gaussian import (
 )
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register
+from ..noise import snap
+from .base import Calibration, Mechanism, NoiseReport, register
 
 __all__ = [
     "AVERAGING",
@@ -198,7 +198,7 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
                      f"D = {TRAVEL:g} n mu / q~ = {travel:.6g} (mu = {mu:.6g}: the Gaussian-DP "
                      "parameter of (epsilon, delta))")
     z, eps_achieved = calibrate_noise_multiplier(eps, delta, steps, accounting)
-    s = z * (2.0 * clip / n)  # the order of the product as before issue 13 (same bits)
+    s = z * (2.0 * clip / n)  # this order of the product fixes the released bits
     rule_radius = radius is None
     if rule_radius:
         radius = eta_plan * (clip * steps + RADIUS_NOISE_SDS * s * math.sqrt(steps * p))
@@ -299,6 +299,29 @@ class NoisyGD(Mechanism):
                    "learning rate": st.learning_rate, "steps": st.steps, "radius": st.radius,
                    "clip": st.clip, "rules": st.rules},
         )
+
+    placement = "gradient"
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """N(0, s² I_p) on each clipped mean gradient; ``mu`` is unused.
+
+        ``expected_norm`` is s √p ‖w‖₂/‖w‖₁: the noise on the weighted average of the noisy
+        steps behind the released average iterate (w_t the share of averaged iterates
+        after step t; docs/privacy.md §6.7); ``coordinate_scale`` is s, the per-step σ.
+        """
+        cal = calibration if calibration is not None else self.calibrate(problem, budget)
+        x, p = cal.extra, int(problem.p)
+        T, C, s = int(x["steps"]), float(x["clip"]), float(x["noise std"])
+        first = int(self._averaged(T)[0])
+        w = (T - np.maximum(np.arange(T), first)) / float(T - first)  # weight of step t
+        share = float(np.linalg.norm(w)) / float(np.sum(w))
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=cal.epsilon,
+            delta=cal.delta, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
+            expected_norm=s * math.sqrt(p) * share, expected_sq_norm=p * (s * share) ** 2,
+            coordinate_scale=s, grad_bound=float(problem.loss.deriv_bound * problem.data_norm),
+            clip=C, calibration=cal, extra={"steps": T})
 
     def _averaged(self, T: int) -> tuple[int, str]:
         """Index of the first averaged iterate and a description."""

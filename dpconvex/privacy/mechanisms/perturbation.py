@@ -5,14 +5,14 @@ PSD with rank <= ``r`` and trace <= ``T`` (declared by the template:
 ``hessian_trace_bound``, or ``r * c_u`` when only the per-term bound c_u is
 declared), and the regularizer is ``mu``-strongly convex. The Jacobian of the
 change of variables b -> θ is A + H with A ⪰ nμI the part without the replaced
-record, so the Jacobian ratio is bounded one-sidedly (issue 13):
+record, so the Jacobian ratio is bounded one-sidedly:
 
     det(A + H)/det(A + H') <= det(A + H)/det(A) <= (1 + T/(r n mu))^r,
     slack = r log(1 + T/(r n mu)),
 
 which for linear ERM (r = 1, T = c q^2, mu = Λ) is log(1 + c q^2/(nΛ)), half of
-CMS's 2 log(1 + c q^2/(nΛ)). The old two-sided form 2 r log(1 + c_u/(n mu)) is
-kept as :func:`jacobian_slack_two_sided` (``slack="two_sided"``; used nowhere by
+CMS's 2 log(1 + c q^2/(nΛ)). CMS's two-sided form 2 r log(1 + c_u/(n mu)) is
+:func:`jacobian_slack_two_sided` (``slack="two_sided"``; used nowhere by
 default). The noise gets ε' = ε - slack; if the slack exceeds ε/2 the modulus is
 raised to μ' = T/(r n (e^{ε/(2r)} - 1)) (slack = ε/2, ε' = ε/2). The noise rate is
 β = ε'/S with S = 2G.
@@ -34,11 +34,11 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...noise import norm_gamma, snap
 from ...solvers.base import SolveResult
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
-from .base import Calibration, Mechanism, register, solve_exact
+from ..noise import norm_gamma, snap
+from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
 
 __all__ = [
     "NonPrivate",
@@ -52,6 +52,7 @@ __all__ = [
     "hessian_trace_bound",
     "jacobian_slack",
     "jacobian_slack_two_sided",
+    "objective_modulus_floor",
 ]
 
 #: Names of the Jacobian-slack rules :func:`calibrate_objective_perturbation` accepts.
@@ -84,9 +85,9 @@ def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
 
 
 def jacobian_slack_two_sided(n: int, mu: float, term_bound: float, rank: int) -> float:
-    """The OLD, conservative bound 2 r log(1 + c_u/(n μ)) ([CMS]_ Alg. 2's constant for r = 1).
+    """The two-sided, conservative bound 2 r log(1 + c_u/(n μ)) ([CMS]_ Alg. 2's constant for r = 1).
 
-    Kept for comparison (tests, the release oracle recorded before issue 13); the
+    For comparison with the one-sided bound (:func:`jacobian_slack`); the
     calibration uses it only with ``slack="two_sided"``. ``term_bound`` is c_u,
     the spectral-norm bound of each of the r PSD terms (docs/privacy.md §3.3).
     """
@@ -132,7 +133,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: Any, *,
         The template's declared constants (G, r, c_u, optional T, μ).
     slack : {"one_sided", "two_sided"}, default="one_sided"
         The Jacobian-slack rule: the one-sided trace bound r log(1 + T/(r n μ))
-        (§3.3), or the old two-sided 2 r log(1 + c_u/(n μ)) (kept for comparison).
+        (§3.3), or CMS's two-sided 2 r log(1 + c_u/(n μ)) (for comparison).
 
     Returns
     -------
@@ -214,6 +215,23 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: Any) -> Calibr
     )
 
 
+def objective_modulus_floor(epsilon: float, n: int, consts: Any) -> float:
+    """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ.
+
+    For the one-sided slack log(1 + c q²/(nΛ)) of linear ERM this is
+    c q² / (n (e^{ε/2} − 1)) (docs/privacy.md §3.4): read from the calibration itself at
+    a vanishing modulus, so it follows any change of the slack.
+    """
+    tiny = 1e-300
+    cal = calibrate_objective_perturbation(epsilon, n, at_modulus(consts, tiny))
+    return tiny + cal.extra_strong_convexity
+
+
+def _modulus(consts: Any, mu: Any) -> Any:
+    """The modulus a report is asked about: the declared one (``mu=None``) or ``mu``."""
+    return consts.strong_convexity if mu is None else mu
+
+
 def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
     """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p))."""
     m = int(np.prod(shape))
@@ -278,9 +296,36 @@ class ObjectivePerturbation(_Perturbation):
     label = "objective perturbation (CMS Alg. 2)"
     needs = frozenset({"strong_convexity", "curvature"})
 
+    placement = "objective"
+
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         return calibrate_objective_perturbation(budget.epsilon, template.n,
                                                 template.privacy_constants())
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """Norm-Gamma b in the objective: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β², μ_eff = μ + Δ."""
+        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
+        p = int(consts.dimension)
+        modulus = _modulus(consts, mu)
+        cal = None
+        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one calibration each
+            cals = [calibrate_objective_perturbation(eps, n, at_modulus(consts, m))
+                    for m in modulus]
+            mu_eff = modulus + np.array([k.extra_strong_convexity for k in cals])
+            rate = np.array([k.noise_rate for k in cals])
+        else:
+            cal = self.report_calibration(
+                problem, budget, mu, calibration,
+                lambda c: calibrate_objective_perturbation(eps, n, c))
+            mu_eff, rate = modulus + cal.extra_strong_convexity, cal.noise_rate
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
+            modulus=modulus, modulus_eff=mu_eff, sensitivity=2.0 * consts.grad_bound,
+            expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
+            coordinate_scale=math.sqrt(p) / rate,
+            modulus_floor=objective_modulus_floor(eps, n, consts),
+            grad_bound=float(consts.grad_bound), calibration=cal)
 
     def run(self, template: Any, cal: Calibration | None, backend: Any,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -303,9 +348,34 @@ class OutputPerturbation(_Perturbation):
     label = "output perturbation (CMS Alg. 1)"
     needs = frozenset({"strong_convexity"})
 
+    placement = "output"
+
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
         return calibrate_output_perturbation(budget.epsilon, template.n,
                                              template.privacy_constants())
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """Norm-Gamma b on the minimizer: β = ε n μ/(2G), E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
+        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
+        p = int(consts.dimension)
+        modulus = _modulus(consts, mu)
+        cal = None
+        if np.ndim(modulus) > 0:  # a grid of moduli: β is linear in μ
+            unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
+            rate, sens = unit.noise_rate * modulus, unit.sensitivity / modulus
+        else:
+            cal = self.report_calibration(
+                problem, budget, mu, calibration,
+                lambda c: calibrate_output_perturbation(eps, n, c))
+            rate, sens = cal.noise_rate, cal.sensitivity
+        shape = getattr(problem, "noise_shape", None) or (p,)
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
+            modulus=modulus, modulus_eff=modulus, sensitivity=sens,
+            expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
+            coordinate_scale=coordinate_scale(shape, rate),
+            grad_bound=float(consts.grad_bound), calibration=cal)
 
     def run(self, template: Any, cal: Calibration | None, backend: Any,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -342,8 +412,22 @@ class NonPrivate(Mechanism):
     def conditions(self, template: Any, budget: Budget) -> list[Condition]:
         return []
 
+    placement = "none"
+
     def calibrate(self, template: Any, budget: Budget) -> None:
         return None
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """No noise: every moment is 0."""
+        consts = problem.privacy_constants()
+        modulus = _modulus(consts, mu)
+        zero = np.zeros_like(modulus, dtype=float) if np.ndim(modulus) > 0 else 0.0
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=int(consts.dimension),
+            epsilon=math.inf, delta=0.0, modulus=modulus, modulus_eff=modulus, sensitivity=zero,
+            expected_norm=zero, expected_sq_norm=zero, coordinate_scale=zero,
+            grad_bound=float(consts.grad_bound))
 
     def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:

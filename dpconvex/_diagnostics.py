@@ -1,0 +1,149 @@
+"""NOT PRIVATE: the data holder's diagnostic channel (what a warning must not say).
+
+Facts about the data (how many rows were scaled down to the norm bound, which labels
+were outside ``classes=``) and the solves behind releases go to every open
+:func:`collect_diagnostics` context and nowhere else: never onto a fitted model, into a
+certificate, a warning or an exception. Every layer records through this module; it
+imports nothing from dpconvex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["MAX_NOTE_VALUES", "DiagnosticNote", "Diagnostics", "collect_diagnostics",
+           "diagnostics_open", "record_diagnostic", "record_solve"]
+
+
+@dataclass(frozen=True)
+class DiagnosticNote:
+    """NOT PRIVATE: one fact about the data, for the data holder (never stored, never released).
+
+    Attributes
+    ----------
+    owner : str
+        The estimator or function that recorded it.
+    what : str
+        What was counted, e.g. "rows scaled down to data_norm".
+    count : int or None
+        How many records it concerns.
+    n : int or None
+        Out of how many records.
+    values : tuple
+        Examples of the values concerned (e.g. the labels outside ``classes=``), at most
+        :data:`MAX_NOTE_VALUES`.
+    """
+
+    owner: str
+    what: str
+    count: int | None = None
+    n: int | None = None
+    values: tuple[Any, ...] = ()
+
+    def __str__(self) -> str:
+        share = f"{self.count} of {self.n}" if self.n is not None else f"{self.count}"
+        shown = f" ({', '.join(map(repr, self.values))})" if self.values else ""
+        return f"{self.owner}: {share} {self.what}{shown}"
+
+
+#: The most values a :class:`DiagnosticNote` keeps.
+MAX_NOTE_VALUES = 20
+
+
+class Diagnostics(list):  # type: ignore[type-arg]
+    """NOT PRIVATE: what :func:`collect_diagnostics` yields.
+
+    The list holds the :class:`~dpconvex.solvers.base.SolveResult` of every
+    solve (``diag[-1].residual``); :attr:`notes` the
+    :class:`DiagnosticNote` facts about the data recorded by the fits (rows
+    scaled down to the norm bound, records with labels outside ``classes=``,
+    a solve refused as inaccurate).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.notes: list[DiagnosticNote] = []
+
+    def note(self, what: str) -> DiagnosticNote | None:
+        """The last note whose ``what`` contains ``what`` (None if there is none)."""
+        found = [m for m in self.notes if what in m.what]
+        return found[-1] if found else None
+
+
+#: The not-private diagnostic channel: the open collectors (innermost last).
+_DIAGNOSTICS: ContextVar[tuple[Diagnostics, ...]] = ContextVar("dpconvex_diagnostics", default=())
+
+
+@contextmanager
+def collect_diagnostics() -> Iterator[Diagnostics]:
+    """NOT PRIVATE: collect the diagnostics of every fit and release made in this context.
+
+    The diagnostics (optimality residual, objective value, iterations, time,
+    solver-specific details; how many rows were scaled down to the norm bound;
+    which labels were outside ``classes=``) depend on the data: they are for the
+    data holder while developing, are never stored on a fitted model or in a
+    certificate, never shown in a warning, and must not be published with a
+    model.
+
+    Yields
+    ------
+    Diagnostics
+        A list filled with the :class:`~dpconvex.solvers.base.SolveResult` of
+        each solve as releases happen (DP k-means and other solver-free
+        mechanisms add nothing), and ``.notes``, the :class:`DiagnosticNote`
+        facts about the data.
+
+    Examples
+    --------
+    >>> with collect_diagnostics() as diag:             # doctest: +SKIP
+    ...     clf.fit(X, y)
+    >>> diag[-1].residual                                # doctest: +SKIP
+    >>> diag.note("scaled down")                         # doctest: +SKIP
+    """
+    found = Diagnostics()
+    token = _DIAGNOSTICS.set((*_DIAGNOSTICS.get(), found))  # nested collectors all receive
+    try:
+        yield found
+    finally:
+        _DIAGNOSTICS.reset(token)
+
+
+def diagnostics_open() -> bool:
+    """Whether a :func:`collect_diagnostics` context is open (compute a fact only then)."""
+    return bool(_DIAGNOSTICS.get())
+
+
+def record_diagnostic(owner: str, what: str, count: int | None = None, n: int | None = None,
+                      values: Any = ()) -> None:
+    """NOT PRIVATE: record a fact about the data in every open collector (no-op when none is).
+
+    The data holder's channel for what a warning must not say (counts,
+    shares, values of records): see :func:`collect_diagnostics`.
+
+    Parameters
+    ----------
+    owner : str
+    what : str
+        What was counted.
+    count, n : int or None
+        How many records it concerns, out of how many.
+    values : iterable
+        Examples of the values concerned (the first :data:`MAX_NOTE_VALUES` are kept).
+    """
+    sinks = _DIAGNOSTICS.get()
+    if not sinks:
+        return
+    note = DiagnosticNote(owner, what, None if count is None else int(count),
+                          None if n is None else int(n), tuple(values)[:MAX_NOTE_VALUES])
+    for sink in sinks:
+        sink.notes.append(note)
+
+
+def record_solve(res: Any) -> None:
+    """NOT PRIVATE: add a solve's diagnostics to every open collector (no-op when none is)."""
+    for sink in _DIAGNOSTICS.get():
+        sink.append(res)

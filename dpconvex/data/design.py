@@ -1,0 +1,23 @@
+"""Rows in any supported form as a design operator (dense, CSR, Dask)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import scipy.sparse as sp
+
+from .operators import CSRRows, DenseRows, DesignOperator
+
+__all__ = ["as_design"]
+
+
+def as_design(X: Any) -> DesignOperator:
+    """Wrap rows as a design operator: an operator as is, SciPy sparse as CSR, else dense."""
+    if isinstance(X, DesignOperator):
+        return X
+    if type(X).__module__.startswith("dask."):  # a dask.array: the rows stay on the workers
+        from .dask_rows import DaskRows
+        return DaskRows(X)
+    if sp.issparse(X):
+        return CSRRows(X)
+    return DenseRows(X)

@@ -1,0 +1,555 @@
+"""The label set of a classifier: a public parameter, never read from one record (DESIGN.md §4).
+
+The label set fixes the class count C (the shape of the model, the noise
+dimension, the sensitivity), the label → index map and, for a binary model,
+which label is +1. A fit takes it from, in this order:
+
+1. ``classes=`` given: nothing about the label set is read from y;
+2. a label set declared with y: a :class:`LabelArray` (the labels the bundled
+   loaders of :mod:`dpconvex.datasets` return, with the public label set of
+   their schema) or a pandas ``Categorical`` / category-dtype ``Series``, whose
+   categories are the set (build it as ``pd.Categorical(y, categories=[...])``:
+   categories inferred by pandas are read from the data);
+3. neither: the set is read from y (``np.unique``), the fit issues a
+   :class:`~dpconvex.errors.PrivacyLeakWarning` (once per fit, with the same
+   text whatever the data are) and the certificate lists the assumption
+   :data:`INFERRED`.
+
+``classes=`` given together with a declared set must list the same labels
+(its order wins). With a public label set a record whose label is outside it
+contributes no loss: its row is replaced by the zero vector, so its loss term
+is a constant with zero gradient and Hessian (the minimizer and the privacy
+proof are those of the other records, with n unchanged). No warning says so
+(whether one record is outside the set is a data fact): the count and the
+labels go to :func:`dpconvex.collect_diagnostics`. A class with no records
+still gets parameters (noise and regularization only), so whether a model is
+released never depends on one record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import DataConversionWarning
+
+from .._validation import _reject_masked
+from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
+
+__all__ = ["INFERRED", "INFERRED_WARNING", "LabelArray", "LabelSet", "check_classes", "check_labels",
+           "declared_classes", "encode_labels", "label_set_of", "one_label_warning", "zero_rows"]
+
+#: The certificate assumption added when the label set is read from the data.
+INFERRED = ("label set read from the data (classes=None): assumed public; pass the public "
+            "label set as classes=[...] so that it is not read from the records")
+
+#: The text of the :class:`~dpconvex.errors.PrivacyLeakWarning` (after the owner's name).
+INFERRED_WARNING = (
+    "the label set was read from the data (classes=None) and is treated as public: it fixes "
+    "the model's classes, so one record with a new label changes the released model. Pass the "
+    "public label set, e.g. classes=[0, 1] (or y as the dpconvex.datasets loaders return it, "
+    "or a pandas Categorical with the public categories)."
+)
+
+
+class LabelArray(np.ndarray):
+    """Labels that carry their public label set (``classes``): a NumPy array in every other way.
+
+    The bundled loaders return y as a ``LabelArray``, so a fit on their labels
+    needs no ``classes=`` and reads nothing about the label set from the
+    records. Slices, fancy indexing, copies and pickles keep the set; the
+    results of ufuncs and reductions (``y == 1``, ``y.sum()``) are plain
+    arrays and scalars; a conversion to another kind of values (numbers ↔
+    strings) drops it, as does ``np.asarray(y)`` (a fit on such y reads the set
+    from the data and warns).
+
+    Parameters
+    ----------
+    values : array-like
+        The labels.
+    classes : sequence
+        The public label set, in the order that defines the class indices.
+
+    Examples
+    --------
+    >>> y = LabelArray([0, 1, 1], classes=[0, 1])
+    >>> y[:2].classes.tolist(), type(y == 1).__name__
+    ([0, 1], 'ndarray')
+    """
+
+    classes: np.ndarray | None
+
+    def __new__(cls, values: Any, classes: Any) -> LabelArray:
+        obj = np.asarray(values).view(cls)
+        c = np.array(list(classes))
+        c.flags.writeable = False
+        obj.classes = c
+        return obj
+
+    def __array_finalize__(self, obj: Any) -> None:
+        if obj is None:
+            return
+        c = getattr(obj, "classes", None)
+        same = (self.dtype.kind == obj.dtype.kind
+                or (self.dtype.kind in "biuf" and obj.dtype.kind in "biuf"))
+        self.classes = c if same else None
+
+    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        out = np.asarray(arr).view(np.ndarray)
+        return out[()] if return_scalar else out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        fn, args, state = super().__reduce__()  # type: ignore[misc]
+        return fn, args, (state, self.classes)
+
+    def __setstate__(self, state: Any) -> None:
+        base, classes = state
+        super().__setstate__(base)
+        self.classes = classes
+
+
+def declared_classes(y: Any) -> np.ndarray | None:
+    """The label set declared with ``y`` (a :class:`LabelArray`, a pandas categorical), or None."""
+    if isinstance(y, LabelArray):
+        return None if y.classes is None else np.asarray(y.classes)
+    dtype = getattr(y, "dtype", None)
+    if type(dtype).__name__ == "CategoricalDtype" and type(dtype).__module__.startswith("pandas"):
+        return np.asarray(dtype.categories)
+    return None
+
+
+def _value_kind(v: Any) -> str:
+    if isinstance(v, (str, np.str_)):
+        return "str"
+    if isinstance(v, (numbers.Number, np.number, np.bool_)):
+        return "number"
+    return type(v).__name__
+
+
+def _refuse(owner: str, source: str, shown: Any, why: str) -> ParameterError:
+    return ParameterError(f"The {source} of {owner} {why}. Got {shown!r} instead.")
+
+
+def check_classes(classes: Any, owner: str, binary: bool = False, *,
+                  source: str = "'classes' parameter") -> np.ndarray:
+    """Validate a public label set; return it as a 1-D array.
+
+    Parameters
+    ----------
+    classes : sequence
+        The labels, in the order that defines the class indices.
+    owner : str
+    binary : bool
+        Exactly two labels.
+    source : str
+        How the message names the set (the parameter, or the set declared with y).
+
+    Raises
+    ------
+    ParameterError
+        Not a sequence, fewer than two labels (not two when ``binary``), a
+        missing value (None, NaN, pandas NA), an infinite or non-integer float,
+        complex numbers or bytes, labels of mixed types (str and numbers), or a
+        repeated label.
+    """
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
+        raise _refuse(owner, source, classes, "must be None or a sequence of labels")
+    values = list(classes)
+    for v in values:
+        t = type(v)
+        if v is None or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")):
+            raise _refuse(owner, source, classes, "has a missing value (None or pandas NA): a "
+                          "missing label cannot be a class; list real labels")
+        if isinstance(v, (complex, np.complexfloating)) or isinstance(v, (bytes, np.bytes_)):
+            raise _refuse(owner, source, classes, f"has a label of type {t.__name__}; class "
+                          "labels are ints, floats with integer values, or strings")
+        if isinstance(v, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
+            raise _refuse(owner, source, classes, "has a NaN, infinite or non-integer float "
+                          "label; class labels are ints, floats with integer values, or strings")
+        try:
+            hash(v)
+        except TypeError:
+            raise _refuse(owner, source, classes, f"has an unhashable label of type {t.__name__}; "
+                          "list ints or strings") from None
+    kinds = {_value_kind(v) for v in values}
+    if len(kinds) > 1:
+        raise _refuse(owner, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
+                      "use labels of one type, as in y (e.g. all str or all numbers)")
+    c = np.asarray(values, dtype=object if kinds - {"str", "number"} else None)
+    if c.ndim != 1 or c.size < 2:
+        raise _refuse(owner, source, classes, "must list at least two labels")
+    if binary and c.size != 2:
+        raise ParameterError(
+            f"Only binary classification is supported by {owner}: the {source} must list "
+            f"exactly two labels. Got {len(c)}; for more classes train one model per class and "
+            "split epsilon between them (sequential composition)."
+        )
+    if len(set(c.tolist())) != c.size:
+        raise _refuse(owner, source, classes, "has repeated labels")
+    return c
+
+
+# ------------------------------------------------------- one warning per fit
+#: Inside :func:`one_label_warning`: whether the warning was issued (a one-item list).
+_WARNED: ContextVar[list[bool] | None] = ContextVar("dpconvex_label_warning", default=None)
+
+
+@contextlib.contextmanager
+def one_label_warning(*, issued: bool = False) -> Iterator[None]:
+    """Issue the :class:`~dpconvex.errors.PrivacyLeakWarning` at most once inside this context.
+
+    For fits made of fits (searches, sweeps, a fit that delegates to an inner
+    estimator): the first read of the label set from y warns, the others do
+    not. ``issued=True`` when the caller has warned already. Nested contexts
+    share the outermost one. Usable as a decorator.
+    """
+    state = _WARNED.get()
+    if state is not None:
+        if issued:
+            state[0] = True
+        yield
+        return
+    token = _WARNED.set([issued])
+    try:
+        yield
+    finally:
+        _WARNED.reset(token)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_SKIPPED = (_PACKAGE, os.path.dirname(os.path.abspath(contextlib.__file__)) + os.sep + "contextlib")
+
+
+def _outside_stacklevel() -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in this module's caller) of the user's frame."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_inferred(owner: str) -> None:
+    state = _WARNED.get()
+    if state is not None:
+        if state[0]:
+            return
+        state[0] = True
+    warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
+                  stacklevel=_outside_stacklevel())
+
+
+# ------------------------------------------------------------- label sets
+@dataclass(frozen=True)
+class LabelSet:
+    """The label set of a fit and the encoded labels.
+
+    Attributes
+    ----------
+    classes : ndarray
+        The label set, in the order that defines the class indices.
+    index : ndarray of int
+        Class index of each record (0 for records outside the set).
+    outside : ndarray of bool
+        Records whose label is not in ``classes`` (they contribute no loss).
+    source : {"parameter", "declared", "inferred"}
+        ``classes=``, the set declared with y, or read from y.
+    """
+
+    classes: np.ndarray
+    index: np.ndarray
+    outside: np.ndarray
+    source: str = "parameter"
+
+    @property
+    def inferred(self) -> bool:
+        """True when the set was read from y."""
+        return self.source == "inferred"
+
+    @property
+    def assumption(self) -> str:
+        """The certificate line stating where the label set came from."""
+        if self.inferred:
+            return INFERRED
+        where = ("given by the caller" if self.source == "parameter" else
+                 "declared with y (a dpconvex.datasets loader's schema, or the categories of a "
+                 "pandas Categorical)")
+        return (f"label set {where} (public): {self.classes.tolist()!r}; records with other "
+                "labels contribute no loss (their rows are zeroed)")
+
+    def signs(self) -> np.ndarray:
+        """Binary labels as ±1: ``classes[1]`` is +1 (records outside the set: +1, zero rows)."""
+        return np.where(self.index == 1, 1.0, -1.0)
+
+
+def _inferred_set(y: np.ndarray, owner: str, binary: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(np.unique(y), inverse) with the named errors; no warning."""
+    try:
+        c, idx = np.unique(np.asarray(y), return_inverse=True)
+    except TypeError:
+        raise DataValidationError(
+            f"{owner}: the labels in y cannot be sorted (mixed types?); use labels of one "
+            "type (all str or all numbers), or pass classes=[...]."
+        ) from None
+    if binary and c.size > 2:
+        raise DataValidationError(
+            f"Only binary classification is supported by {owner}; y has more than two "
+            "classes. Map the labels to two classes, or train one model per class and "
+            "split epsilon between them (sequential composition)."
+        )
+    if c.size < 2:
+        raise DataValidationError(
+            f"{owner} could not read the label set from y (it needs "
+            f"{'exactly two' if binary else 'at least two'} classes there). Pass the public "
+            "label set, e.g. classes=[0, 1]: then nothing about the labels is read from the "
+            "data and a class without records still gets a model."
+        )
+    return c, idx.ravel().astype(np.int64)
+
+
+def _public_set(y: Any, classes: Any, owner: str, binary: bool) -> tuple[np.ndarray, str] | None:
+    """The public label set and its source (None: the set must be read from y)."""
+    declared = declared_classes(y)
+    if declared is not None:
+        declared = check_classes(declared, owner, binary and classes is None,
+                                 source="label set declared with y")
+    if classes is None:
+        return None if declared is None else (declared, "declared")
+    c = check_classes(classes, owner, binary)
+    if declared is not None and set(c.tolist()) != set(declared.tolist()):
+        raise ParameterError(
+            f"The 'classes' parameter of {owner} lists {c.tolist()!r}, but y declares the label "
+            f"set {declared.tolist()!r} (a dpconvex.datasets loader's labels, or a pandas "
+            "Categorical's categories). Pass classes= with the same labels or leave it None; "
+            "for another label set pass the labels as a plain array, np.asarray(y)."
+        )
+    return c, "parameter"
+
+
+def label_set_of(y: Any, classes: Any, owner: str) -> np.ndarray | None:
+    """The label set a fit on validated labels ``y`` would use, without warning or encoding.
+
+    For choosing a path before the fit (one-vs-rest or binary); None when the
+    set cannot be made out (the fit then raises the named error).
+    """
+    try:
+        public = _public_set(y, classes, owner, False)
+        return public[0] if public is not None else _inferred_set(y, owner, False)[0]
+    except (DataValidationError, ParameterError):
+        return None
+
+
+def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = False) -> LabelSet:
+    """Encode validated labels against the public label set (or read it from y, with a warning).
+
+    Parameters
+    ----------
+    y : ndarray
+        Labels already checked by :func:`check_labels` (a
+        :class:`LabelArray` when y declared its label set).
+    classes : sequence or None
+        The public label set; None takes the set declared with y, else reads
+        it from y (a :class:`~dpconvex.errors.PrivacyLeakWarning`, assumed public).
+    owner : str
+    binary : bool
+        Two classes exactly.
+
+    Raises
+    ------
+    ParameterError
+        A malformed ``classes`` or declared set (see :func:`check_classes`), or
+        ``classes`` not matching the set declared with y.
+    DataValidationError
+        The set is read from y and y does not show it (e.g. one class): the
+        message asks for ``classes=``, it prints no data statistics.
+    """
+    public = _public_set(y, classes, owner, binary)
+    if public is None:
+        _warn_inferred(owner)  # before any refusal: it depends on classes=None only
+        c, idx = _inferred_set(y, owner, binary)
+        return LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred")
+    c, source = public
+    _check_kinds(y, c, owner, source)
+    lookup = {v: i for i, v in enumerate(c.tolist())}
+    values = np.asarray(y).tolist()
+    idx = np.fromiter((lookup.get(v, -1) for v in values), dtype=np.int64, count=len(values))
+    outside = idx < 0
+    _note_outside(owner, c, values, outside)
+    if np.any(outside):
+        idx = np.where(outside, 0, idx)
+    return LabelSet(c, idx, outside, source)
+
+
+def _labels_kind(y: np.ndarray) -> str:
+    """"number" or "str" (or a type name) of validated labels, from their dtype (one kind)."""
+    kind = np.asarray(y).dtype.kind
+    if kind in "biuf":
+        return "number"
+    if kind == "U":
+        return "str"
+    return _value_kind(np.asarray(y).flat[0]) if len(y) else "number"
+
+
+def _check_kinds(y: np.ndarray, c: np.ndarray, owner: str, source: str) -> None:
+    """Refuse labels of another kind than the label set (every record would be outside it)."""
+    want = {_value_kind(v) for v in c.tolist()}
+    got = _labels_kind(y)
+    if want != {got}:
+        where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
+        raise DataValidationError(
+            f"{owner}: the labels in y are of type {got} but {where} lists "
+            f"{', '.join(sorted(want))} labels, so no record could match a class. Pass classes= "
+            "with labels of the type of y (e.g. classes=['no', 'yes'] for str labels), or "
+            "convert y."
+        )
+
+
+def _note_outside(owner: str, c: np.ndarray, values: list[Any], outside: np.ndarray) -> None:
+    """NOT PRIVATE: the records outside the label set, for :func:`dpconvex.collect_diagnostics`."""
+    from .._diagnostics import diagnostics_open, record_diagnostic
+
+    if not diagnostics_open():
+        return
+    seen: dict[Any, None] = {}
+    for i in np.flatnonzero(outside):
+        seen.setdefault(values[i], None)
+    record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} (no loss: "
+                      "their rows are zeroed)", int(np.sum(outside)), len(values), list(seen))
+
+
+def zero_rows(X: Any, outside: np.ndarray) -> Any:
+    """Rows of records outside the label set replaced by zeros (dense or sparse)."""
+    if not np.any(outside):
+        return X
+    keep = (~outside).astype(float)
+    if hasattr(X, "multiply"):
+        import scipy.sparse as sp
+
+        return sp.csr_array(X.multiply(keep[:, None]))
+    return np.asarray(X) * keep[:, None]
+
+
+# ------------------------------------------------------------- the labels y
+def _label_kind(t: type) -> str:
+    if issubclass(t, (str, np.str_)):
+        return "str"
+    if issubclass(t, (numbers.Number, np.number, np.bool_)):
+        return "number"
+    return t.__name__
+
+
+def _check_label_values(values: np.ndarray, owner: str) -> None:
+    """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers).
+
+    Works on the set of the labels' types (one fast pass), looking at values only
+    when some are floats (which may be NaN).
+    """
+    types = set(map(type, values))
+    missing = None
+    if type(None) in types:
+        missing = "None"
+    elif any(t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
+             for t in types):
+        missing = "pandas NA"
+    elif any(issubclass(t, (float, np.floating)) for t in types):
+        floats = [v for v in values if isinstance(v, (float, np.floating))]
+        if np.any(np.isnan(np.asarray(floats, dtype=float))):
+            missing = "NaN"
+    if missing is not None:
+        raise DataValidationError(
+            f"{owner}: y contains {missing} labels; drop those rows or give them a real class "
+            "label (a missing label cannot be a class)."
+        )
+    if any(issubclass(t, (complex, np.complexfloating)) for t in types):
+        raise DataValidationError(_complex_labels(owner))
+    if any(issubclass(t, (bytes, np.bytes_)) for t in types):
+        raise DataTypeError(_bytes_labels(owner))
+    kinds = {_label_kind(t) for t in types}
+    if kinds == {"number"} and any(issubclass(t, (float, np.floating)) for t in types):
+        floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
+        if np.any(floats != np.round(floats)):
+            raise DataValidationError(_continuous_labels(owner))
+    if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
+        raise DataValidationError(
+            f"{owner}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
+            "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
+        )
+    if kinds and kinds.pop() not in ("str", "number"):
+        try:
+            np.unique(values)
+        except TypeError as exc:
+            raise DataValidationError(
+                f"{owner}: the labels in y cannot be sorted ({exc}). Use labels of one type "
+                "(str or int)."
+            ) from None
+
+
+def _complex_labels(owner: str) -> str:
+    return (f"{owner}: Unknown label type: complex. y must hold class labels (ints or strings); "
+            "got complex numbers. Encode the classes as ints or strings.")
+
+
+def _bytes_labels(owner: str) -> str:
+    return (f"{owner}: labels represented as bytes are not supported (as in scikit-learn). "
+            "Decode them to strings first, e.g. y.astype(str).")
+
+
+def _continuous_labels(owner: str) -> str:
+    return (f"{owner}: Unknown label type: continuous. y must hold class labels; got "
+            "non-integer floats (a regression target?). Encode the classes as ints or strings.")
+
+
+def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
+    """Validate a 1-D label vector of length n_samples.
+
+    Raises :class:`DataValidationError` for missing labels (None, NaN, pandas
+    NA; the message "None labels; drop those rows" is kept), labels of mixed
+    types (e.g. str and int) that cannot be sorted into classes, a masked array
+    with masked entries, a wrong shape, and the targets scikit-learn's
+    ``type_of_target`` calls continuous (non-integer floats, also in object
+    arrays) or refuses (complex numbers; bytes, a :class:`DataTypeError`).
+    Labels that declare their label set (a :class:`dpconvex.data.labels.LabelArray`,
+    a pandas categorical) come back as a ``LabelArray`` carrying it.
+    """
+    if y is None:
+        raise DataValidationError(
+            f"{owner} requires y to be passed, but the target y is None. Pass the labels."
+        )
+    _reject_masked(y, owner, "y")
+    yy = np.asarray(y)
+    if yy.ndim == 2 and yy.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was flattened. "
+            f"Pass y.ravel() to {owner} to silence this.", DataConversionWarning, stacklevel=3)
+        yy = yy.ravel()
+    if yy.ndim != 1:
+        raise DataValidationError(
+            f"{owner}: y must be 1-D (n_samples,); got shape {yy.shape}. Use y.ravel()."
+        )
+    if yy.shape[0] != n_samples:
+        raise DataValidationError(
+            f"{owner}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
+        )
+    if yy.dtype.kind == "c":
+        raise DataValidationError(_complex_labels(owner))
+    if yy.dtype.kind == "S":
+        raise DataTypeError(_bytes_labels(owner))
+    if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
+        raise DataValidationError(f"{owner}: y contains NaN or infinite labels; drop those rows.")
+    if yy.dtype.kind == "O":
+        _check_label_values(yy, owner)
+    elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
+        # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
+        _check_label_values(np.asarray(y, dtype=object).ravel(), owner)
+    if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
+        raise DataValidationError(_continuous_labels(owner))
+    declared = declared_classes(y)  # a label set declared with y travels with the labels
+    return yy if declared is None else LabelArray(yy, declared)

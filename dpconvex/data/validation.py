@@ -1,0 +1,93 @@
+"""Validation of the rows X: dense, SciPy sparse or Dask, checked without densifying.
+
+:func:`check_array` is the one entry for a design matrix; the dense checks are
+:func:`dpconvex._validation.check_numeric_dtype` and
+:func:`~dpconvex._validation.check_matrix_body`, the sparse ones
+:func:`~dpconvex.data.operators.check_sparse`, the Dask ones
+:func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import _reject_masked, check_matrix_body, check_numeric_dtype, is_dask_collection
+from ..errors import DataTypeError, DataValidationError
+
+__all__ = ["check_array", "computed"]
+
+
+def computed(x: Any) -> Any:
+    """``x``, or for a Dask collection its value, computed within the cluster timeouts.
+
+    :func:`dpconvex.data.dask_rows.compute`: a dead or stuck cluster raises
+    :class:`~dpconvex.errors.SolverError` instead of waiting forever.
+    """
+    if not is_dask_collection(x):
+        return x
+    from .dask_rows import compute
+
+    return compute(x)[0]
+
+
+def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
+                min_samples: int = 1, accept_sparse: bool = False, accept_dask: bool = False) -> Any:
+    """Validate a 2-D finite float matrix.
+
+    With ``accept_sparse=True`` a SciPy sparse matrix (CSR, CSC, ...) is checked
+    on its stored entries and returned as a float64 ``csr_array``, never
+    densified (:func:`dpconvex.data.operators.check_sparse`); otherwise it is
+    refused. With ``accept_dask=True`` a ``dask.array.Array`` or a Dask DataFrame
+    of numeric columns is checked on the cluster and returned as a float64 Dask
+    array, never computed into memory (:func:`dpconvex.data.dask_rows.check_dask`);
+    otherwise it is refused.
+    """
+    if is_dask_collection(X):
+        if accept_dask:
+            from .dask_rows import check_dask
+
+            return check_dask(X, owner, name=name, n_features=n_features, min_samples=min_samples)
+        raise DataValidationError(
+            f"{owner} does not take Dask input for {name} yet; pass {name}.compute() if it fits "
+            "in memory, or use an estimator with a Dask backend (PrivateLogisticRegression, "
+            "PrivateHuberSVM, PrivateLinearClassifier)."
+        )
+    if hasattr(X, "toarray"):
+        if accept_sparse:
+            from .operators import check_sparse
+
+            return check_sparse(X, owner, name=name, n_features=n_features,
+                                min_samples=min_samples)
+        raise DataValidationError(
+            f"{owner} got a sparse matrix for {name}; pass a dense array (X.toarray())."
+        )
+    _reject_masked(X, owner, name)
+    try:
+        raw = np.asarray(X)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise DataTypeError(
+            f"{owner}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
+            f"not be converted to float ({exc}). Encode categorical columns first."
+        ) from None
+    check_numeric_dtype(raw, owner, name)
+    try:
+        A = np.asarray(raw, dtype=np.float64)
+    except OverflowError:
+        raise DataValidationError(
+            f"{owner}: {name} holds a number too large for float64 (above about 1.8e308); "
+            "rescale that column with a public constant."
+        ) from None
+    except (TypeError, ValueError) as exc:
+        raise DataTypeError(
+            f"{owner}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
+            f"not be converted to float ({exc}). Encode categorical columns first."
+        ) from None
+    if A.ndim != 2:
+        raise DataValidationError(
+            f"{owner}: {name} must be 2-D (n_samples, n_features); got an array with "
+            f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
+            "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
+        )
+    return check_matrix_body(A, A, owner, name, min_samples, n_features)

@@ -1,0 +1,410 @@
+"""What every private estimator shares: the plan of a fit, the prepared problem a fit builds
+before it spends budget, and a ``score`` that validates its labels like ``fit``.
+
+A fit is three public steps (:class:`PrivateEstimator`):
+
+1. ``plan(n, n_classes, n_features)`` -> :class:`FitPlan`: every "auto" resolved from the
+   parameters and the public shape of the data (the template and its options, the mechanism
+   object, the budget and its parts, Λ and the rule that chose it, the backend, the
+   certificate notes the plan determines). It never sees the data.
+2. ``prepare(X, y, plan)`` -> :class:`Prepared`: validated, clipped data and the template.
+3. ``fit_prepared(prep, plan)``: hold the budget, draw the noise, release, store the model.
+
+``fit`` is the three in a row; ``certify`` is the dry run of the same plan (no noise, no
+charge). Sweeps, searches, the auditor and the noise warnings use only these methods.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._validation import check_fitted, check_sample_weight, checks_feature_names, is_dask_collection
+from ..data.labels import check_labels, label_set_of
+from ..data.validation import check_array, computed
+from ..errors import DataValidationError, DPConvexError, ParameterError
+from ..privacy.budget import Budget
+
+__all__ = ["ClassifierScoreMixin", "FitPlan", "Prepared", "PrivateEstimator", "public_rows"]
+
+
+@dataclass
+class Prepared:
+    """What a fit builds before it spends any budget: the template and its metadata.
+
+    ``template`` is the declarative problem on validated, clipped data; ``meta``
+    holds what the estimator needs to set its fitted attributes. ``reusable`` is
+    False when building it drew on the budget or on randomness that belongs to one
+    fit (e.g. DP k-means component assignment), so a sweep must rebuild it per fit.
+    """
+
+    template: Any
+    meta: dict[str, Any] = field(default_factory=dict)
+    reusable: bool = True
+
+
+class ClassifierScoreMixin:
+    """``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
+
+    Labels never seen in ``fit`` raise :class:`DataValidationError` instead of being
+    counted as mistakes.
+    """
+
+    @checks_feature_names
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0)."""
+        owner = type(self).__name__
+        check_fitted(self, "classes_")
+        sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
+            if hasattr(self, "__sklearn_tags__") else False
+        # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
+        Xv = check_array(X, owner, accept_sparse=sparse_ok, accept_dask=True)
+        yv = check_labels(computed(y), Xv.shape[0], owner)
+        known = np.array([any(v == c for c in self.classes_) for v in yv.tolist()]) \
+            if yv.dtype.kind == "O" or self.classes_.dtype.kind != yv.dtype.kind else \
+            np.isin(yv, self.classes_)
+        if not np.all(known):
+            bad = sorted({repr(v) for v in yv[~known].tolist()})[:5]
+            raise DataValidationError(
+                f"{owner}.score: y has labels unseen in fit ({', '.join(bad)}); the model "
+                f"knows {self.classes_.tolist()!r}. Map the labels to those classes."
+            )
+        w = None if sample_weight is None else check_sample_weight(sample_weight, len(yv),
+                                                                    f"{owner}.score")
+        pred = self.predict(Xv)
+        correct = (pred == yv).astype(float)
+        if w is None:
+            return float(correct.mean())
+        return float(np.average(correct, weights=w))
+
+
+def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(mapping or {}))
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+@dataclass(frozen=True, eq=False)
+class FitPlan:
+    """What a fit will do, from the parameters and the public shape of the data only.
+
+    A frozen record of public facts (never a data value, a statistic or a random
+    generator): made by :meth:`PrivateEstimator.plan` before any data are read, and
+    equal to what the fitted model's certificate reports.
+
+    Attributes
+    ----------
+    estimator : str
+        The estimator's class name.
+    n, n_classes, n_features : int
+        The public shape of the data: rows, size of the label set, columns of X.
+    template : str
+        The kind of template the fit builds ("linear ERM", "large-margin softmax", ...).
+    options : mapping
+        The template's options, every "auto" resolved (read-only).
+    mechanism : Mechanism
+        The resolved mechanism object (for one-vs-rest: the binary models' one).
+    budget : Budget
+        The (ε, δ) the fit holds on the ledger and its certificate states.
+    parts : mapping of str to Budget
+        Its shares (one-vs-rest: per class; DP k-means and the objective; read-only).
+    lam : float or None
+        Λ of the regularizer (None where the learner has none).
+    lam_rule : str
+        How Λ was chosen ("given", or the public rule and its reason).
+    backend : str
+        The solver (or closed form) the release uses, "auto" resolved.
+    learner : str
+        The learner: "linear ERM", "noisy gradient descent", "centroid", and for
+        :class:`~dpconvex.PrivateLargeMarginGaussian` "pairwise", "softmax" or "centroid".
+    notes : tuple of str
+        The certificate notes the plan determines (a subset of ``certificate_.assumptions``).
+    sub_plans : tuple of FitPlan
+        One-vs-rest: the plans of the C binary models.
+    """
+
+    estimator: str
+    n: int
+    n_classes: int
+    n_features: int
+    template: str
+    mechanism: Any
+    budget: Budget
+    learner: str
+    backend: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    parts: Mapping[str, Budget] = field(default_factory=dict)
+    lam: float | None = None
+    lam_rule: str = ""
+    notes: tuple[str, ...] = ()
+    sub_plans: tuple[FitPlan, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", _frozen(self.options))
+        object.__setattr__(self, "parts", _frozen(self.parts))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "sub_plans", tuple(self.sub_plans))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FitPlan):
+            return NotImplemented
+        return str(self) == str(other) and type(self.mechanism) is type(other.mechanism)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def mechanism_name(self) -> str:
+        """The registry name of :attr:`mechanism`."""
+        return str(getattr(self.mechanism, "name", self.mechanism))
+
+    def __str__(self) -> str:
+        b = self.budget
+        lines = [f"FitPlan of {self.estimator} (n = {self.n}, classes = {self.n_classes}, "
+                 f"features = {self.n_features})",
+                 f"  learner:   {self.learner}",
+                 f"  template:  {self.template}"]
+        lines += [f"    {k} = {_show(v)}" for k, v in self.options.items()]
+        lines.append(f"  mechanism: {self.mechanism_name}")
+        lines.append(f"  budget:    epsilon = {_show(b.epsilon)}, delta = {_show(b.delta)}")
+        lines += [f"    {k}: epsilon = {_show(v.epsilon)}, delta = {_show(v.delta)}"
+                  for k, v in self.parts.items()]
+        lam = "unused" if self.lam is None else _show(self.lam)
+        lines.append(f"  lam:       {lam}" + (f" ({self.lam_rule})" if self.lam_rule else ""))
+        lines.append(f"  backend:   {self.backend}")
+        if self.notes:
+            lines.append("  certificate notes:")
+            lines += [f"    - {note}" for note in self.notes]
+        for sub in self.sub_plans[:1]:
+            lines.append(f"  each of the {len(self.sub_plans)} binary models:")
+            lines += ["    " + line for line in str(sub).splitlines()[1:]]
+        return "\n".join(lines)
+
+
+def public_rows(X: Any) -> int | None:
+    """n from the shape of X alone (public under replace-one adjacency), or None if unknown.
+
+    A Dask array of unknown chunk sizes has them counted (within the cluster timeouts).
+    """
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        return None
+    try:
+        n = shape[0]
+        if not isinstance(n, numbers.Integral):
+            if is_dask_collection(X) and hasattr(X, "chunks") and math.isnan(float(n)):
+                from ..data.dask_rows import known_chunks
+
+                n = known_chunks(X).shape[0]
+            elif is_dask_collection(X):
+                from ..data.dask_rows import compute
+
+                n = compute(n)[0]
+        return int(n)
+    except (TypeError, IndexError, ValueError, DPConvexError):
+        return None
+
+
+def _public_columns(X: Any) -> int | None:
+    shape = getattr(X, "shape", None)
+    try:
+        return int(shape[1]) if shape is not None and len(shape) == 2 else None
+    except (TypeError, IndexError, ValueError):
+        return None
+
+
+class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
+    """The base of the private estimators: one validation, a public plan, prepare, release.
+
+    Subclasses declare ``_parameter_constraints`` (parameter name -> a check
+    ``check(name, value, owner)`` raising :class:`ParameterError` in scikit-learn's
+    message style, or ``"no_validation"``), and implement
+
+    * ``_check_consistency()``: the checks that involve several parameters;
+    * ``_plan(n, n_classes, n_features) -> FitPlan``: every "auto" resolved, once;
+    * ``prepare(X, y, plan) -> Prepared``;
+    * ``_release(prep, plan, hold, warm_start)``: the noise, the release, the fitted
+      attributes (``hold``: the ledger reservation of the plan's budget);
+    * ``prepare_shape(plan)``: the prepared problem of the plan with every data value 0,
+      for :meth:`certify` without data and the noise warnings.
+    """
+
+    _parameter_constraints: ClassVar[dict[str, Any]] = {}
+    #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them).
+    _accepts_sparse: ClassVar[bool] = False
+
+    # ------------------------------------------------------------------ validation
+    def _validate_params(self) -> None:  # type: ignore[override]
+        """Every parameter check, once: the table, then the checks across parameters."""
+        owner = type(self).__name__
+        for name, check in self._parameter_constraints.items():
+            if not (isinstance(check, str) and check == "no_validation"):
+                check(name, getattr(self, name), owner)
+        self._check_consistency()
+
+    def _check_consistency(self) -> None:
+        """Checks across parameters (the mechanism against δ, ...); none by default."""
+
+    # ------------------------------------------------------------------------ plan
+    def plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """What a fit on n rows, ``n_classes`` labels and ``n_features`` columns will do.
+
+        Validates the parameters and resolves every "auto" from them and the public
+        shape; reads no data, draws no noise, charges nothing.
+
+        Raises
+        ------
+        ParameterError, PrivacyError
+        """
+        owner = type(self).__name__
+        n = _check_shape_fact("n", n, owner, low=1)
+        n_classes = _check_shape_fact("n_classes", n_classes, owner, low=1)
+        n_features = _check_shape_fact("n_features", n_features, owner, low=1)
+        self._validate_params()
+        return self._plan(n, n_classes, n_features)
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        raise NotImplementedError
+
+    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
+        """(n, n_classes, n_features) of a fit on (X, y): the shape of X and the label set.
+
+        Reads the shape of X (public) and the label set (``classes``, the set declared
+        with y, or the labels of y, which a fit then reports as assumed public). Where
+        they cannot be made out, the data check raises its named error; a label set of
+        fewer than two labels is planned as two (``prepare`` refuses it by name).
+        """
+        owner = type(self).__name__
+        n, p = public_rows(X), _public_columns(X)
+        if n is None or p is None or n < 2 or p < 1:
+            Xv = check_array(X, owner, min_samples=2, accept_sparse=self._accepts_sparse,
+                             accept_dask=True)
+            n, p = int(Xv.shape[0]), int(Xv.shape[1])
+        return n, max(2, self._label_count(y, n)), p
+
+    def _label_count(self, y: Any, n: int) -> int:
+        classes = getattr(self, "classes", None)
+        if classes is not None:
+            try:
+                c = np.asarray(list(classes))
+            except (TypeError, ValueError):
+                return 2  # prepare raises the named error on 'classes'
+            return int(c.size) if c.ndim == 1 else 2
+        try:
+            yv = check_labels(computed(y), n, type(self).__name__)
+        except (DPConvexError, IndexError, TypeError, ValueError):
+            return 2  # prepare raises it with the full context (X, lengths)
+        c = label_set_of(yv, None, type(self).__name__)
+        return 2 if c is None else int(c.size)
+
+    def plan_for(self, X: Any, y: Any) -> FitPlan:
+        """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
+        return self.plan(*self.public_shape(X, y))
+
+    # ----------------------------------------------------------------- prepare/fit
+    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+        """Validated, clipped data and the template of ``plan`` (no budget spent)."""
+        raise NotImplementedError
+
+    def _reserve(self, plan: FitPlan) -> AbstractContextManager[Any]:
+        """The ledger hold of the plan's budget (checked before any data are read)."""
+        from ..privacy.accounting import reserve_budget
+
+        return reserve_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                              plan.budget.delta, type(self).__name__)
+
+    def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
+                     warm_start: np.ndarray | None = None) -> PrivateEstimator:
+        """The private part of a fit: hold the plan's budget, release, store the model.
+
+        ``warm_start`` is a start point for the solver only (docs/privacy.md §5.4).
+        """
+        with self._reserve(plan) as hold:
+            return self._release(prep, plan, hold, warm_start)
+
+    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+                 warm_start: np.ndarray | None) -> PrivateEstimator:
+        raise NotImplementedError
+
+    def fit(self, X: Any, y: Any) -> PrivateEstimator:
+        """Plan from the public shape, hold the budget, prepare, release.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+        """
+        from .._validation import feature_names_of, with_feature_names
+
+        self._validate_params()
+        names = feature_names_of(X, type(self).__name__)
+        plan = self._plan(*self.public_shape(X, y))
+        if plan.sub_plans:  # one-vs-rest: C binary fits with their plans (ovr.py)
+            return with_feature_names(self._fit_sub_plans(X, y, plan), names)
+        with self._reserve(plan) as hold:  # before the data are read
+            prep = self.prepare(X, y, plan)
+            return with_feature_names(self._release(prep, plan, hold, None), names)
+
+    # --------------------------------------------------------------------- certify
+    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
+                n_classes: int | None = None, n_features: int | None = None) -> Any:
+        """The certificate a fit would carry, without training: no noise drawn, nothing charged.
+
+        ``certify(X, y)`` on the template a fit on (X, y) builds; ``certify(n=...,
+        n_classes=..., n_features=...)`` from the plan alone, before any data exist.
+        Raises :class:`PrivacyError` exactly when ``fit`` would.
+        """
+        if X is None:
+            if n is None or n_classes is None or n_features is None:
+                raise ParameterError(
+                    f"{type(self).__name__}.certify needs (X, y), or n, n_classes and "
+                    "n_features (the public shape) for a certificate before the data.")
+            plan = self.plan(n, n_classes, n_features)
+            if plan.sub_plans:
+                return self._certify_sub_plans(plan)
+            return self._certify(self.prepare_shape(plan), plan)
+        plan = self.plan_for(X, y)
+        return self._certify(self.prepare(X, y, plan), plan)
+
+    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan) -> PrivateEstimator:
+        raise NotImplementedError
+
+    def _certify_sub_plans(self, plan: FitPlan) -> Any:
+        raise NotImplementedError
+
+    def prepare_shape(self, plan: FitPlan) -> Prepared:
+        """The prepared problem of ``plan`` with every data value 0 (public shape only).
+
+        For dry runs and the noise warnings, which read the template's public constants
+        (n, p, the loss, the norm bound) and never its rows.
+        """
+        raise NotImplementedError
+
+    def _certify(self, prep: Prepared, plan: FitPlan) -> Any:
+        from ..privacy.release import release
+
+        cert = release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
+        cert.assumptions.extend(n for n in (prep.meta.get("label_note"), *plan.notes)
+                                if n and n not in cert.assumptions)
+        return cert
+
+
+def _check_shape_fact(name: str, value: Any, owner: str, *, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
+        raise ParameterError(f"The '{name}' argument of {owner}.plan must be an int >= {low}. "
+                             f"Got {value!r} instead.")
+    return int(value)
+
+
+#: A parameter check of ``_parameter_constraints``: ``check(name, value, owner)``.
+ParameterCheck = Callable[[str, Any, str], Any]

@@ -1,0 +1,460 @@
+"""Differentially private class centroids: noisy class sums and counts, nearest class mean.
+
+:class:`PrivateGaussianCentroid` releases, in one noisy vector, the class sums
+s_c = Σ_{i: y_i = c} u_i of the public feature map u = clip(x, q)/q
+(‖u‖ <= 1) and the class counts n_c, then classifies by the nearest debiased
+class mean μ_c = s̃_c / max(ñ_c, floor). Replacing one record changes the
+joint vector by at most 2 in L2 norm (docs/privacy.md §4.9), so the analytic
+Gaussian mechanism of Balle & Wang (2018) with Δ = 2 makes the release
+(ε, δ)-DP; a pure ε-DP variant adds norm-Gamma noise instead. Everything
+after the noisy vector is post-processing.
+
+The rule is the Gaussian classifier with one shared, isotropic covariance
+(linear discriminant analysis with the identity: [HTF09]_ §4.3), the λ → ∞
+limit of the large-margin Gaussian classifier. It is the best private option
+measured when n·ε/C is below about 10³ (docs/privacy.md §11.13).
+
+References
+----------
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
+   Differential Privacy: Analytical Calibration and Optimal Denoising.
+   ICML 2018, Theorem 8 and Algorithm 1.
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
+.. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of Statistical
+   Learning, 2nd ed. Springer 2009, §4.3 (LDA; nearest centroid).
+.. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian
+   Classification with Differential Privacy. PSDM 2010.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._random import check_seed, noise_source
+from .._validation import check_fitted, check_float, check_option, checks_feature_names, is_dask_collection
+from ..data.labels import check_labels, encode_labels
+from ..data.preprocess import clip_rows, note_clipped
+from ..data.validation import check_array, computed
+from ..errors import ParameterError
+from ..privacy.budget import Budget
+from ..privacy.certificate import Certificate
+from ..privacy.mechanisms import Mechanism, build_mechanism
+from ..privacy.release import release
+from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
+from ..templates.base import EuclideanSpace
+from .base import FitPlan, Prepared, PrivateEstimator
+from .ovr import check_plan_shape
+
+__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "ClassSumTemplate", "PrivateGaussianCentroid",
+           "default_delta"]
+
+#: The largest δ the default rule uses (the δ of the measurements in docs/privacy.md §11.13).
+DEFAULT_DELTA = 1e-5
+
+#: The certificate line when δ was set by the public rule.
+DELTA_RULE = "delta chosen by the public rule min(1e-5, 1/n^2) (n, the number of rows, public)"
+
+#: The public map of a record to its feature vector, for the certificate.
+FEATURE_MAP = ("feature map u = clip(x, data_norm) / data_norm (per record, public), so "
+               "||u|| <= 1; the count coordinate w = 1 plays the role of a constant feature")
+
+#: Per-record scaling choices (DESIGN.md §5: a map that reads only the record).
+ROW_NORMS = ("unit", "none")
+
+#: Certificate line of the per-record scaling.
+UNIT_ROWS = ("row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay zero), a map "
+             "that reads only the record itself, so typical rows use the whole norm bound")
+
+#: The post-processing of the release, for the certificate.
+POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy sums and counts "
+                  "(s the public per-coordinate noise scale), projected onto the unit ball; "
+                  "prediction by the nearest mean: post-processing")
+
+
+def _unit(U: np.ndarray) -> np.ndarray:
+    """u / ||u|| per record (zero rows stay zero): the map of ``row_norm="unit"``."""
+    nrm = np.linalg.norm(U, axis=1, keepdims=True)
+    return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+
+
+def _class_sum_block(B: np.ndarray, scale: Any, signs: bool, q: float, unit: bool, C: int,
+                     w: float, bound: float) -> np.ndarray:
+    """One Dask chunk's (class sums of u, w x class counts), flattened to shape (1, C (d + 1)).
+
+    ``B`` holds the raw rows and, in its last column, the class index (-1: outside
+    the label set); u is built per row exactly as the in-memory path builds it.
+    """
+    U = clip_rows(B[:, :-1], q)[0] / q
+    U = clip_rows(_unit(U) if unit else U, bound)[0]
+    label, d = B[:, -1], U.shape[1]
+    V = np.zeros((C, d + 1))
+    for c in range(C):
+        rows = label == c
+        V[c, :d] = U[rows].sum(axis=0)
+        V[c, d] = w * float(np.count_nonzero(rows))
+    return V.reshape(1, -1)
+
+
+def default_delta(n: int) -> float:
+    """δ = min(1e-5, 1/n²): the public rule of ``delta=None`` (n is public under replace-one)."""
+    return min(DEFAULT_DELTA, 1.0 / (float(n) * float(n)))
+
+
+class ClassSumTemplate:
+    """Feature vectors u_i (‖u_i‖ <= ``data_norm``) and class indices: the class-sum problem.
+
+    The statistic is the joint vector V ∈ R^{C × (d + 1)} with rows
+    (Σ_{i: y_i = c} u_i, w·n_c); the mechanisms
+    (:mod:`dpconvex.privacy.mechanisms.gaussian`) compute and perturb it. It
+    offers the ``"cell_sums"`` capability with one cell per class (K = 1) and
+    no Lloyd iterations (``n_iter = 0``, ``init_centers = None``).
+
+    Parameters
+    ----------
+    U : ndarray of shape (n, d)
+        Feature vectors of the records inside the public label set; rows above
+        ``data_norm`` are clipped here (a per-record map), so the bound holds
+        by construction.
+    y : ndarray of shape (n,)
+        Class indices in {0, ..., C − 1}.
+    n_classes : int
+        C (public).
+    data_norm : float, default=1.0
+        The public bound B on ‖u‖.
+    notes : sequence of str, default=()
+        Public facts for the certificate (how u was built, where δ and the
+        label set came from): returned by :meth:`assumptions`.
+    """
+
+    name = "class sums"
+    kind = "centroid"
+    capabilities = frozenset({"cell_sums"})
+    noise_symmetric = False
+    residual_tol = math.inf
+    K = 1
+    n_iter = 0
+    init_centers = None
+
+    def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
+                 notes: Sequence[str] = (), rows: Any = None, row_map: tuple[float, bool] = (1.0, False)):
+        self.data_norm = float(data_norm)
+        self.notes = tuple(notes)
+        self.y = np.asarray(y, dtype=np.int64)
+        self.C = int(n_classes)
+        self.rows, self._row_map = rows, row_map
+        if rows is not None:
+            # Dask: raw rows + class column on the workers (class_sums_chunked)
+            self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
+            self.X, self.n, self.d = rows, int(self.y.size), rows.p - 1
+        else:
+            self.X = clip_rows(np.asarray(U, dtype=float), self.data_norm)[0]
+            self.n, self.d = self.X.shape
+        if self.y.shape != (self.n,) or (self.n and (self.y.min() < 0 or self.y.max() >= self.C)):
+            raise ParameterError("ClassSumTemplate: y must hold n class indices in [0, C).")
+        self.space = EuclideanSpace((self.C, self.d + 1))
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return self.space.shape
+
+    def conditions(self, needs: Any) -> list:
+        return []
+
+    def assumptions(self, needs: Any) -> list[str]:
+        return list(self.notes)
+
+    def class_sums_chunked(self, count_weight: float) -> np.ndarray:
+        """The (C, d + 1) class sums and weighted counts in one pass over the Dask chunks.
+
+        Each chunk builds u per row as the in-memory path does and sums it per
+        class on its worker; the partial sums are added on the cluster.
+        """
+        q, unit = self._row_map
+        V = self.rows.chunk_sum(_class_sum_block, q, unit, self.C, float(count_weight),
+                                self.data_norm)
+        return np.asarray(V).reshape(self.C, self.d + 1)
+
+
+class PrivateGaussianCentroid(PrivateEstimator):
+    """DP nearest-class-mean classifier from noisy class sums and counts.
+
+    Fit releases the joint vector (s_c, n_c)_{c} of class sums of
+    u = clip(x, q)/q and class counts with Gaussian noise calibrated by the
+    analytic Gaussian mechanism ([BW18]_) for the replace-one L2 sensitivity 2
+    (or norm-Gamma noise for pure ε-DP), and stores the post-processed class
+    means μ_c = s̃_c / max(ñ_c, f), projected onto the unit ball (which holds
+    every true class mean), with the public floor f = max(1, s) for s the
+    per-coordinate noise scale. A point is classified to argmin_c ‖u − μ_c‖.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        ε > 0.
+    delta : float or None, default=None
+        δ in (0, 1) for ``mechanism="gaussian"``; None: the public rule
+        δ = min(1e-5, 1/n²) with n the number of rows (certificate:
+        :data:`DELTA_RULE`). Must be None or 0 for ``"norm_gamma_sum"``.
+    mechanism : {"gaussian", "norm_gamma_sum"}, default="gaussian"
+        "gaussian": (ε, δ)-DP, σ from :func:`~dpconvex.privacy.accounting.
+        analytic_gaussian.analytic_gaussian_sigma`; "norm_gamma_sum": pure ε-DP,
+        density ∝ exp(−(ε/2)‖b‖) (per-coordinate scale √(C(d + 1))·2/ε: much
+        more noise when C·d is large).
+    data_norm : float, default=1.0
+        Public bound q on ‖x‖; rows above it are scaled down to it.
+
+        .. warning:: Never set it from the data (e.g. the max row norm): that
+           leaks. Give a tight public bound: the noise on the means is fixed
+           in u = x/q units, so a loose q wastes signal. Per-record maps such
+           as x ↦ x/‖x‖ (which read only the record) use the whole bound.
+    row_norm : {"unit", "none"}, default="unit"
+        "unit" scales every row to the norm bound (u/‖u‖; zero rows stay zero), a
+        per-record public map (DESIGN.md §5) that lets typical rows use the whole
+        bound; "none" keeps u = clip(x, q)/q.
+    temperature : float or None, default=None
+        τ > 0 of :meth:`predict_proba`, P(c | x) ∝ exp(−‖u − μ_c‖²/(2τ)) (a
+        Gaussian class model with covariance τI). None: τ = 1/d, the largest
+        isotropic variance with E‖u − μ_c‖² <= 1 (‖u‖ <= 1); a public rule, not
+        a calibrated one. Predictions do not depend on τ.
+    classes : sequence of labels or None, default=None
+        The public label set (C = len(classes) fixes the released shape). Records
+        with other labels contribute nothing; a class without records still
+        gets a (noise-only) mean. None takes the set declared with y (the
+        ``dpconvex.datasets`` loaders' labels, a pandas Categorical), else reads
+        it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
+        public" in the certificate; :mod:`dpconvex.data.labels`).
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real
+        release); an int fixes the seed (experiments only). A generator is
+        refused: it would be kept on the model.
+    accountant : BudgetAccountant or None, default=None
+        Ledger holding (ε, δ) during the fit and charged with the certificate's.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (C,)
+    means_ : ndarray of shape (C, n_features)
+        Class means in the input space (q·μ_c; every row has norm <= q).
+    counts_ : ndarray of shape (C,)
+        The noisy class counts ñ_c as released (may be negative or fractional).
+    certificate_ : Certificate
+    n_features_in_ : int
+
+    Notes
+    -----
+    Nothing else computed from the data is stored: no true counts, no
+    clipping statistics, no noise.
+
+    References
+    ----------
+    .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
+       Differential Privacy: Analytical Calibration and Optimal Denoising.
+       ICML 2018, Theorem 8.
+    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially
+       Private Empirical Risk Minimization. JMLR 12 (2011), Alg. 1.
+    .. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of
+       Statistical Learning, 2nd ed., §4.3.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> X, y = load_digits(return_X_y=True)
+    >>> X = X / np.linalg.norm(X, axis=1, keepdims=True)   # per-record map, ||x|| = 1
+    >>> clf = PrivateGaussianCentroid(epsilon=1.0, classes=range(10)).fit(X, y)  # doctest: +SKIP
+    """
+
+    def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
+                 mechanism: str = "gaussian", data_norm: float = 1.0,
+                 temperature: float | None = None, classes: Any = None,
+                 random_state: Any = None, accountant: Any = None, row_norm: str = "unit"):
+        self.epsilon = epsilon
+        self.row_norm = row_norm
+        self.delta = delta
+        self.mechanism = mechanism
+        self.data_norm = data_norm
+        self.temperature = temperature
+        self.classes = classes
+        self.random_state = random_state
+        self.accountant = accountant
+
+    # -------------------------------------------------------------- validation
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        "epsilon": check_float,
+        "data_norm": check_float,
+        "row_norm": lambda name, v, owner: check_option(name, v, ROW_NORMS, owner),
+        "delta": "no_validation",  # against the mechanism: _check_consistency
+        "mechanism": "no_validation",  # built (and named in errors) by _check_consistency
+        "temperature": lambda name, v, owner: None if v is None else check_float(name, v, owner),
+        "random_state": lambda name, v, owner: check_seed(v, owner),
+        "classes": "no_validation",  # checked with the labels in prepare
+        "accountant": "no_validation",
+    }
+
+    def _mechanism(self) -> Mechanism:
+        return build_mechanism(self.mechanism, type(self).__name__, "centroid")
+
+    def _check_consistency(self) -> None:
+        owner = type(self).__name__
+        mech = self._mechanism()
+        if self.delta is not None:
+            check_float("delta", self.delta, owner, low_inclusive=mech.pure, high=1.0)
+            if mech.pure and self.delta != 0:
+                raise ParameterError(
+                    f"The 'delta' parameter of {owner} must be None or 0 with the pure "
+                    f"epsilon-DP mechanism {self.mechanism!r}. Got {self.delta!r} instead.")
+            if not mech.pure and not self.delta > 0:
+                raise ParameterError(
+                    f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
+                    f"{self.mechanism!r} (or None for the public rule). Got {self.delta!r}; use "
+                    "mechanism='norm_gamma_sum' for pure epsilon-DP.")
+
+    def _budget(self, mech: Mechanism, n: int) -> tuple[Budget, bool]:
+        """(ε, δ) of the fit and whether δ came from the public rule."""
+        eps = float(self.epsilon)
+        if mech.pure:
+            return Budget(eps, 0.0), False
+        if self.delta is None:
+            return Budget(eps, default_delta(n)), True
+        return Budget(eps, float(self.delta)), False
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
+        mech = self._mechanism()
+        budget, rule = self._budget(mech, n)
+        notes = (FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
+                 *([UNIT_ROWS] if self.row_norm == "unit" else []))
+        return FitPlan(
+            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
+            template="class sums", learner="centroid", mechanism=mech, budget=budget,
+            backend="closed form (no solver)", lam_rule="no regularizer", notes=notes,
+            options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm})
+
+    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+        """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
+        owner = type(self).__name__
+        Xv = check_array(X, owner, min_samples=2, accept_dask=True)
+        check_plan_shape(plan, Xv.shape, owner)
+        yv = check_labels(computed(y), Xv.shape[0], owner)
+        labels = encode_labels(yv, self.classes, owner)
+        q = float(self.data_norm)
+        rule = DELTA_RULE in plan.notes
+        meta = {"classes": labels.classes, "d": Xv.shape[1]}
+        if is_dask_collection(Xv):  # u built and summed per chunk on the workers, one pass
+            import dask.array as da
+
+            from ..data.dask_rows import DaskRows
+
+            keep = ~labels.outside
+            index = np.where(keep, labels.index, -1).astype(float)[:, None]
+            rows = DaskRows(da.concatenate([Xv, da.from_array(index, chunks=(Xv.chunks[0], 1))],
+                                           axis=1))
+            notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
+                     labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else []),
+                     rows.certificate_note]
+            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
+                                        notes=notes, rows=rows,
+                                        row_map=(q, self.row_norm == "unit"))
+            return Prepared(template=template, meta=meta)
+        Xc, n_clipped = clip_rows(Xv, q)
+        note_clipped(n_clipped, Xv.shape[0], q, owner)
+        notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
+                 labels.assumption]
+        if self.row_norm == "unit":
+            notes.append(UNIT_ROWS)
+        keep = ~labels.outside  # records outside the label set contribute nothing
+        template = ClassSumTemplate(self._u(Xc / q)[keep], labels.index[keep],
+                                    int(labels.classes.size), notes=notes)
+        return Prepared(template=template, meta=meta)
+
+    def prepare_shape(self, plan: FitPlan) -> Prepared:
+        template = ClassSumTemplate(np.zeros((plan.n, plan.n_features)),
+                                    np.arange(plan.n) % plan.n_classes, plan.n_classes,
+                                    notes=plan.notes)
+        return Prepared(template=template, meta={"d": plan.n_features})
+
+    def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
+        return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
+
+    # --------------------------------------------------------------------- fit
+    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+                 warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
+        """Release the noisy class sums and counts and store the class means."""
+        owner = type(self).__name__
+        template, mech, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta["d"]
+        # public quantities only (n, C, d, epsilon, delta), before the release (§6.8); the
+        # rule reads the number of rows from a shape
+        warn_if_centroid_noise_dominates(mech, template, budget, np.broadcast_to(0.0, (plan.n, 0)),
+                                         owner, stacklevel=4)
+        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
+        rel = release(template, mech, budget, None, noise.rng, seeded=noise.seeded)
+        assert rel.theta is not None and rel.calibration is not None
+        cert = rel.certificate
+        hold.commit_certificate(cert)
+        V = rel.theta
+        w = float(getattr(mech, "count_weight", 1.0))
+        counts = V[:, d] / w
+        scale = float(mech.noise_scale(rel.calibration, V.shape))  # type: ignore[attr-defined]
+        mu = V[:, :d] / np.maximum(counts, max(1.0, scale / w))[:, None]
+        mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
+        self.certificate_ = cert
+        self.classes_ = prep.meta["classes"]
+        self.n_features_in_ = d
+        self.means_ = mu * float(self.data_norm)
+        self.counts_ = counts
+        return self
+
+    def _u(self, U: np.ndarray) -> np.ndarray:
+        """``row_norm="unit"``: u / ||u|| per record (zero rows stay zero); else u."""
+        return _unit(U) if self.row_norm == "unit" else U
+
+    # ----------------------------------------------------------------- predict
+    def _sq_distances(self, X: Any) -> np.ndarray:
+        """‖u − μ_c‖² for u = clip(x, q)/q, shape (n_samples, C)."""
+        check_fitted(self, "means_")
+        owner = type(self).__name__
+        Xv = check_array(X, owner, n_features=self.n_features_in_)
+        q = float(self.data_norm)
+        U = self._u(clip_rows(Xv, q)[0] / q)
+        M = self.means_ / q
+        d2 = (np.einsum("ij,ij->i", U, U)[:, None] - 2.0 * (U @ M.T)
+              + np.einsum("ij,ij->i", M, M)[None, :])
+        return np.maximum(d2, 0.0)
+
+    @checks_feature_names
+    def class_scores(self, X: Any) -> np.ndarray:
+        """−‖u − μ_c‖²/(2τ), shape (n_samples, C); higher wins (τ: ``temperature``)."""
+        d2 = self._sq_distances(X)
+        tau = 1.0 / self.n_features_in_ if self.temperature is None else float(self.temperature)
+        return -d2 / (2.0 * tau)
+
+    @checks_feature_names
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Class scores; for two classes the score of ``classes_[1]`` minus that of ``classes_[0]``."""
+        s = self.class_scores(X)
+        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The label of the nearest class mean (ties: the first class in ``classes_``)."""
+        d2 = self._sq_distances(X)  # checks that the model is fitted
+        return self.classes_[np.argmin(d2, axis=1)]
+
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Softmax of −‖u − μ_c‖²/(2τ): a Gaussian class model with covariance τI, equal priors.
+
+        Post-processing of the released means (no privacy cost). Not calibrated:
+        τ is a public choice (``temperature``; None: 1/d).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, C)
+            Column j is the probability of ``classes_[j]``; rows sum to 1.
+        """
+        s = self.class_scores(X)
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)

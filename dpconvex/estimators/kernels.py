@@ -1,0 +1,234 @@
+"""Kernels through random features: a data-independent feature map ([CMS]_ Alg. 3).
+
+CMS Alg. 3 makes any private *linear* learner a private *kernel* learner: draw
+D random parameters from the Fourier transform of a shift-invariant kernel
+(Rahimi & Recht, NIPS 2007), map each record through the resulting bounded
+features, and train the linear learner on the mapped data. Because the draw
+depends on nothing but the number of input features, the random parameters
+are public: releasing them with the model costs no privacy, and the privacy
+of the pipeline is that of the linear learner (the map is applied record by
+record, so replacing one record changes one mapped row).
+
+.. warning:: ``gamma`` must be chosen without looking at the private data
+   (scikit-learn's ``gamma="scale"`` uses the variance of X and is not
+   offered). Tune it privately with :class:`dpconvex.PrivateGridSearch`.
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), §6 and Alg. 3.
+.. [RR07] A. Rahimi, B. Recht. Random Features for Large-Scale Kernel
+   Machines. NIPS 2007.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+
+from .._random import noise_source
+from .._validation import (
+    check_array_entries,
+    check_fitted,
+    check_float,
+    check_int,
+    checks_feature_names,
+    feature_names_of,
+    with_feature_names,
+)
+from ..data.validation import check_array
+from ..errors import ParameterError
+
+__all__ = ["COMPONENTS_CONSTANT", "COMPONENTS_RANGE", "MAX_COMPONENTS", "RandomFourierFeatures",
+           "auto_components"]
+
+#: C of :func:`auto_components`, D = C (n ε)^{2/3}. Chosen on validation splits of the
+#: TRAINING data only (Adult: adult.data 80/20; KDDCup99: 80/20 inside the 50,000 training
+#: rows of the 70,000-row sample), never on a test set: benchmarks/rff_components_rule.py,
+#: docs/privacy.md §6.6.
+COMPONENTS_CONSTANT = 0.1
+#: Smallest and largest D the rule returns.
+COMPONENTS_RANGE = (10, 1000)
+#: Largest D accepted (1000 times the rule's largest): the mapped data hold n·D floats.
+MAX_COMPONENTS = 10**6
+
+
+def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONSTANT) -> int:
+    """Number D of random features from public quantities: round(C (n ε)^{2/3}), clipped.
+
+    The private linear learner on the D mapped features pays an excess risk that grows
+    linearly in D (objective perturbation: E‖b‖ = 2 p G/ε' with p = D + 1, excess
+    ∝ R p G/(n ε) at the balancing Λ), while the random-feature approximation of a kernel
+    predictor costs O(1/√D) (Rahimi & Recht 2008). Balancing a/√D against b D/(n ε) gives
+    D ∝ (n ε)^{2/3}; the constant C is fitted on validation data (:data:`COMPONENTS_CONSTANT`).
+    Reads n (public under replace-one adjacency) and ε only, never a data value
+    (docs/privacy.md §6.6).
+
+    Parameters
+    ----------
+    n : int
+        Number of training records.
+    epsilon : float
+        Privacy budget of the learner that follows (inf: the largest D).
+    constant : float, default=COMPONENTS_CONSTANT
+        C.
+
+    Returns
+    -------
+    int
+        D in [10, 1000].
+    """
+    lo, hi = COMPONENTS_RANGE
+    if not math.isfinite(float(epsilon)):
+        return hi
+    value = float(constant) * (float(n) * float(epsilon)) ** (2.0 / 3.0)
+    return int(min(max(round(value), lo), hi))
+
+
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Random Fourier features of the Gaussian (RBF) kernel, rows of norm <= 1 ([CMS]_ Alg. 3).
+
+    Approximates k(x, x') = exp(-gamma ||x - x'||^2). ``fit`` draws, from the
+    number of input features d alone,
+
+    * ω_1, ..., ω_D i.i.d. N(0, 2·gamma·I_d) (the Fourier transform of k), and
+    * b_1, ..., b_D i.i.d. uniform on [0, 2π),
+
+    and ``transform`` maps x to z(x) = (1/sqrt(D)) (cos(ω_jᵀx + b_j))_{j=1..D},
+    as in [CMS]_ Alg. 3 (features φ(x; θ) with |φ| <= 1, scaled by 1/sqrt(D)).
+
+    Norm bound: every coordinate is at most 1/sqrt(D) in absolute value, so
+    ``||z(x)|| <= 1`` for *every* input x, with no clipping and no statistic
+    of the data. Use ``data_norm=1.0`` (:attr:`data_norm`) in the private
+    linear learner that follows. Kernel approximation:
+    E[2 z(x)ᵀz(x')] = k(x, x') ([RR07]_), with deviation O(1/sqrt(D)).
+
+    Parameters
+    ----------
+    n_components : int or "auto", default=100
+        Number D of random features (the dimension of the mapped data; the
+        private learner's noise lives in that dimension, so a larger D costs
+        accuracy at small ε). ``"auto"``: D = :func:`auto_components` (n, ``learner_epsilon``)
+        with n the number of rows passed to ``fit`` (public under replace-one
+        adjacency) — 21 at n ε = 3,000 and 97 at n ε = 30,000 (docs/privacy.md §6.6).
+        At most :data:`MAX_COMPONENTS` (10**6), and n_features x D at most 10**8
+        (the memory of ``random_weights_``); above, :class:`~dpconvex.errors.ParameterError`.
+    gamma : float, default=1.0
+        Kernel width, > 0. Public: never set it from the data.
+    learner_epsilon : float or None, default=None
+        The privacy budget ε of the private learner that follows, read only by
+        ``n_components="auto"`` (required there). The map itself spends no budget
+        (named so that :class:`~dpconvex.PrivateGridSearch` still finds exactly one
+        ``epsilon``, the learner's, in a Pipeline).
+    random_state : None or int, default=None
+        None seeds from the OS at each fit; an int fixes the seed. The draw is
+        data-independent either way, so a fixed seed does not weaken privacy
+        here (the parameters are released). A generator is refused (it would be
+        kept on the transformer); in a search each candidate's map draws from a
+        generator handed to its fit.
+
+    Attributes
+    ----------
+    random_weights_ : ndarray of shape (n_features_in_, n_components)
+        The frequencies ω (columns). Part of the released model.
+    random_offset_ : ndarray of shape (n_components,)
+        The phases b. Part of the released model.
+    n_features_in_ : int
+    n_components_ : int
+        D actually used (the rule's value for ``n_components="auto"``).
+    data_norm : float
+        Public bound on the norm of every transformed row: 1.0.
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.estimators.kernels import RandomFourierFeatures
+    >>> rff = RandomFourierFeatures(n_components=200, gamma=2.0)
+    >>> clf = make_pipeline(rff, PrivateLogisticRegression(epsilon=1.0,
+    ...                     data_norm=rff.data_norm))
+
+    References
+    ----------
+    [CMS]_ Alg. 3 and Theorem 22; [RR07]_.
+    """
+
+    #: Public bound on ||transform(x)|| for every x.
+    data_norm: float = 1.0
+
+    def __init__(self, n_components: int | str = 100, gamma: float = 1.0, random_state: Any = None,
+                 learner_epsilon: float | None = None):
+        self.n_components = n_components
+        self.gamma = gamma
+        self.random_state = random_state
+        self.learner_epsilon = learner_epsilon
+
+    def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
+        """Draw the random parameters. Only the shape of X is used.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Read for its shape only (and validated): d always, n only for
+            ``n_components="auto"``.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        names = feature_names_of(X, owner)
+        auto = isinstance(self.n_components, str) and self.n_components == "auto"
+        if isinstance(self.n_components, str) and not auto:
+            raise ParameterError(f"The 'n_components' parameter of {owner} must be an int >= 1 "
+                                 f"or 'auto'. Got {self.n_components!r} instead.")
+        D = 0 if auto else check_int(
+            "n_components", self.n_components, owner, high=MAX_COMPONENTS,
+            why="the private learner that follows adds noise in every one of the D dimensions "
+                "and holds n x D mapped rows")
+        gamma = check_float("gamma", self.gamma, owner)
+        if auto and self.learner_epsilon is None:
+            raise ParameterError(
+                f"{owner}: n_components='auto' needs learner_epsilon, the budget of the private "
+                "learner that follows (D grows with n·epsilon; docs/privacy.md §6.6).")
+        eps = None if self.learner_epsilon is None else check_float(
+            "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
+        rng = noise_source(self).rng  # validates random_state (None or int)
+        n, d = check_array(X, owner).shape
+        if auto:
+            D = auto_components(n, eps)
+        check_array_entries(d * D, f"random_weights_ (n_features x n_components = {d} x {D})",
+                            owner, "Lower n_components.")
+        self.random_weights_ = rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
+        self.random_offset_ = rng.uniform(0.0, 2.0 * math.pi, size=D)
+        self.n_features_in_ = d
+        self.n_components_ = D
+        self._n_features_out = D
+        return with_feature_names(self, names)
+
+    @checks_feature_names
+    def transform(self, X: Any) -> np.ndarray:
+        """Map X to (1/sqrt(D)) cos(X ω + b); every row has norm <= 1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_fitted(self, "random_weights_")
+        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        D = self.random_weights_.shape[1]
+        return np.cos(Xv @ self.random_weights_ + self.random_offset_) / math.sqrt(D)
+
+    def approximate_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
+        """The kernel matrix implied by the features: 2 z(X) z(Y)ᵀ ≈ exp(-gamma ||x - y||^2)."""
+        ZX = self.transform(X)
+        ZY = ZX if Y is None else self.transform(Y)
+        return 2.0 * ZX @ ZY.T

@@ -1,0 +1,173 @@
+"""Dask input for :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian`.
+
+The estimator's ``fit``, ``certify`` and ``class_scores`` call these functions
+when X is a Dask collection. The records stay on the Dask workers: every chunk
+applies the estimator's own per-record maps (zero rows outside the public label
+set, clip to the public bound q, augment and scale: ``_train_z``) and, for
+K > 1, the nearest-public-center assignment, which reads only the record and
+public centers. The template is the in-memory one over a
+:class:`~dpconvex.data.dask_gram.DaskGram`: the loss and its gradient are
+summed per chunk on the workers in one pass per solver iteration; the solver,
+noise, calibration and residual check run on the driver from public parameters
+(n, the label set, q, ε, λ), exactly as in memory (docs/privacy.md §9.1).
+
+Supported: K = 1, and K > 1 with ``component_assignment`` None or
+``"nearest_public_center"``. DP k-means and the non-private GMM read the data
+set as a whole and are refused by name.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from ...data.dask_gram import DaskGram
+from ...data.dask_rows import compute
+from ...data.labels import LabelSet, check_labels, encode_labels, zero_rows
+from ...data.preprocess import clip_rows
+from ...data.validation import check_array, computed
+from ...errors import ParameterError
+from ...privacy.certificate import Certificate
+from ...privacy.release import release
+from ...templates.kmeans import assign_nearest
+from ..base import Prepared
+from . import centroid as lmc
+from . import options as lmo
+from .components import assign_components
+
+__all__ = ["DASK_ASSIGNMENTS", "build_dask", "certify_dask", "class_scores_dask"]
+
+#: Component assignments available on Dask input (per-record rules).
+DASK_ASSIGNMENTS = (None, "nearest_public_center")
+
+
+# --------------------------------------------------------- per-chunk kernels (run on workers)
+def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
+    return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=L[:, 1].astype(bool))
+
+
+def _clipped(B: np.ndarray, outside: np.ndarray, q: float, est: Any) -> np.ndarray:
+    """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q,
+    mapped by ``row_norm``."""
+    return lmc.map_rows(est, clip_rows(zero_rows(B, outside), q)[0])
+
+
+# A chunk of ``_with_records``: the d feature columns, then (class index, outside).
+def _z_block(B: np.ndarray, est: Any, stub: LabelSet, q: float) -> np.ndarray:
+    labels = _chunk_labels(stub, B[:, -2:])
+    return np.asarray(est._train_z(_clipped(B[:, :-2], labels.outside, q, est), labels),
+                      dtype=float)
+
+
+def _components_block(B: np.ndarray, centers: np.ndarray, q: float, est: Any) -> np.ndarray:
+    labels = B[:, -2:]
+    Xc = _clipped(B[:, :-2], labels[:, 1].astype(bool), q, est)
+    return assign_nearest(Xc, labels[:, 0].astype(np.int64), centers)
+
+
+def _scores_block(B: np.ndarray, est: Any) -> np.ndarray:
+    return est.class_scores(B)  # an ndarray chunk: the in-memory code
+
+
+# ------------------------------------------------------------------------------ build
+def _shippable(est: Any) -> Any:
+    """A shallow copy of the estimator to send to the workers: without its ledger (a
+    ledger refuses to be pickled, so that no copy records spends) and its noise source."""
+    out = copy.copy(est)
+    out.accountant, out.random_state = None, None
+    return out
+
+
+def _with_records(Xv: da.Array, labels: LabelSet) -> da.Array:
+    """The rows with two columns appended, (class index, outside), chunked like the rows.
+
+    Both are small integers, exact in float64; every chunk splits them off again.
+    """
+    L = np.column_stack([labels.index, labels.outside]).astype(float)
+    cols = da.from_array(L, chunks=(Xv.chunks[0], (2,)), name=False)
+    return da.concatenate([Xv, cols], axis=1).rechunk({1: -1})
+
+
+def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None,
+               lam: float | None = None) -> Prepared:
+    """The estimator's ``prepare`` for Dask X: the same template over a :class:`DaskGram`.
+
+    ``lam``: Λ of the fit's plan (None: the rule is applied here).
+
+    n and the label set are public parameters (``classes=``, else read from y
+    and flagged "assumed public" as in memory); y (n labels) is brought to the
+    driver, the rows never are.
+
+    Raises
+    ------
+    ParameterError
+        ``component_assignment`` other than None / "nearest_public_center" with K > 1.
+    DataValidationError, DataTypeError
+        As :func:`dpconvex.data.dask_rows.check_dask`.
+    """
+    owner = type(est).__name__
+    K = int(est.n_components)
+    method = est.component_assignment
+    if K > 1 and method not in DASK_ASSIGNMENTS:
+        raise ParameterError(
+            f"{owner} on Dask input supports n_components=1, or n_components > 1 with "
+            f"component_assignment='nearest_public_center' (a per-record rule); got "
+            f"component_assignment={method!r}, which reads the whole data set at once. Pass "
+            "X.compute() if the rows fit in memory, or use public centers (centers=...)."
+        )
+    Xv = check_array(X, owner, min_samples=2, accept_dask=True)
+    n, d = (int(s) for s in Xv.shape)
+    yv = check_labels(computed(y), n, owner)
+    labels = encode_labels(yv, est.classes, owner)
+    C = int(labels.classes.size)
+    q = float(est.data_norm)
+    meta = {"classes": labels.classes, "C": C, "K": K, "d": d, "n": n,
+            "label_note": labels.assumption,
+            "rows": lmc.prepared_rows(est, Xv), "y": yv}  # rows: lazy, per chunk
+    if lmc.uses_centroid(est, n, C):  # DP class centroids (§11.13): summed per chunk
+        return Prepared(template=None, reusable=False, meta=meta)
+    XL = _with_records(Xv, labels)
+    stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool))
+    # the assignment's description and centers from the public rule; components per chunk
+    assign = assign_components(method, np.zeros((1, d)), np.zeros(1, np.int64), C, K,
+                               data_norm=q, centers=est.centers)
+    if K == 1:
+        comps = np.zeros(n, dtype=np.int64)
+    else:
+        parts = XL.map_blocks(_components_block, centers=assign.centers, q=q,
+                              est=_shippable(est), drop_axis=1, dtype=np.int64)
+        comps = np.asarray(compute(parts)[0], dtype=np.int64)
+    assign = dataclasses.replace(assign, components=comps)
+    width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64)))
+                .shape[1])
+    Z = XL.map_blocks(_z_block, est=_shippable(est), stub=stub, q=q, chunks=(Xv.chunks[0], (width,)),
+                      dtype=float)
+    mech = est._mechanism()  # the in-memory build's template, over the Dask records
+    template = lmo.build_template(est, DaskGram(Z, persist=persist), labels.index, comps, C, K,
+                                  assign.description, mech,
+                                  lmo.objective_budget(est, mech, assign.epsilon, n), lam=lam)
+    return Prepared(template=template, reusable=True, meta={**meta, "assign": assign})
+
+
+def certify_dask(est: Any, X: Any, y: Any) -> Certificate:
+    """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
+    prep = build_dask(est, X, y)
+    if prep.template is None:
+        return lmc.certify_centroid(est, prep.meta["rows"], prep.meta["y"])
+    mech = est._mechanism()
+    budget = lmo.fit_budget(est, mech, float(est.epsilon), prep.template.n)
+    cert = release(prep.template, mech, budget, dry_run=True).certificate
+    cert.assumptions += lmc.row_notes(est)
+    return cert
+
+
+def class_scores_dask(est: Any, X: Any) -> np.ndarray:
+    """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver."""
+    Xv = check_array(X, type(est).__name__, accept_dask=True, n_features=est.n_features_in_)
+    C = int(est.Phi_.shape[0])
+    scores = Xv.map_blocks(_scores_block, est=_shippable(est), chunks=(Xv.chunks[0], (C,)), dtype=float)
+    return np.asarray(compute(scores)[0], dtype=float)

@@ -1,0 +1,500 @@
+"""ε-differentially private large-margin Gaussian (mixture) classifier (Pathak & Raj).
+
+scikit-learn-compatible estimator over
+:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`, with the
+calibration corrected as in ``docs/privacy.md`` §4.
+
+References
+----------
+.. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for Phonetic
+   Classification and Recognition. ICASSP 2006.
+.. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
+   with Differential Privacy. PSDM 2010.
+.. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
+   Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ... import _progress as progress
+from ..._random import noise_source, own_noise
+from ..._validation import (
+    check_array_entries,
+    checks_feature_names,
+    feature_names_of,
+    is_dask_collection,
+    with_feature_names,
+)
+from ...data.labels import LabelSet, check_labels, encode_labels, zero_rows
+from ...data.preprocess import clip_rows, note_clipped
+from ...data.validation import check_array
+from ...errors import NotFittedError
+from ...objectives.losses import Loss
+from ...objectives.regularizers import Frobenius
+from ...privacy.certificate import Certificate
+from ...privacy.mechanisms import Mechanism, build_mechanism
+from ...privacy.release import release
+from ...privacy.rules.large_margin import is_centroid
+from ...templates.large_margin import MatrixTerm, augment_and_scale
+from ..base import FitPlan, Prepared, PrivateEstimator
+from ..ovr import check_plan_shape
+from . import centroid as lmc
+from . import options as lmo
+from .components import assign_components
+from .learners import CENTROID_LEARNER, choose_learner, learner_of, objective_part
+
+__all__ = ["PrivateLargeMarginGaussian"]
+
+
+class PrivateLargeMarginGaussian(PrivateEstimator):
+    """DP large-margin Gaussian (mixture) classifier by objective perturbation.
+
+    Each class c (and component m) gets a PSD matrix Φ_{c,m} of size
+    (d + 1) × (d + 1); a row x is mapped to z = [x; 1]/sqrt(q² + 1) and
+    classified to argmin_c min_m zᵀ Φ_{c,m} z. With ``loss="pairwise"`` training
+    minimizes the objective of Pathak & Raj (TDSC 2012, eq. 11) — Huber hinge on the
+    large-margin constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F — plus (1/n) Σ ⟨b, Φ⟩,
+    b calibrated as in ``docs/privacy.md`` §4. The defaults ("auto", §11.10): the
+    softmax loss on a public feature map linear in x (K = 1; pairwise for K > 1),
+    pure ε-DP noise (Gaussian when ``delta > 0``), lam from the public rule of §11.5,
+    rows scaled to the norm bound (``row_norm``), and with ``delta > 0`` DP class
+    centroids released as Φ when n·ε/C is small (§11.13);
+    :mod:`dpconvex.privacy.rules.large_margin` resolves them from the parameters (and the
+    public n and C) only.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Total privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
+        provided (k-means share included), never above it.
+    delta : float or None, default=None
+        δ of ``mechanism="gaussian_objective"`` (None: min(1e-5, 1/n²)); None or 0
+        for the pure mechanisms.
+    gamma : float, default=1e-2
+        γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
+    lam : float or "auto", default="auto"
+        Strong-convexity modulus μ of the regularizer (lam/2) Σ ||Φ||²_F, as
+        ``lam`` in every dpconvex estimator; lam > 0 is required for objective
+        perturbation. "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public
+        per-coordinate noise scale (docs/privacy.md §11.5). (The paper's estimator:
+        ``loss="pairwise", lam=2e-2``.)
+    h : float, default=0.5
+        Width of the Huber hinge (curvature bound 1/(2h)).
+    n_components : int, default=1
+        K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012).
+    mechanism : {"auto", "objective", "gaussian_objective", "centroid", "none"}, \
+default="auto"
+        "auto": "gaussian_objective" when ``delta > 0`` is given, else "objective" (pure
+        ε); with ``delta > 0``, K = 1 and the objective's parameters at their defaults,
+        "centroid" when n·ε/C < ``AUTO_CENTROID_BELOW`` (n rows, C classes: public;
+        docs/privacy.md §11.13). "gaussian_objective": (ε, δ)-DP, Gaussian noise, softmax
+        loss only (§11.3). "centroid": DP class centroids (§4.9; Gaussian with
+        ``delta > 0``, else pure ε norm-Gamma) released as Φ_c with
+        zᵀΦ_c z = ‖x/q − μ_c‖² (K = 1; lam, gamma, h, loss and structure unused).
+        "none" is the explicit NON-private baseline.
+    data_norm : float, default=1.0
+        Public bound q on ||x||; rows above it are scaled down to it.
+
+        .. warning:: Never set it from the data (e.g. the max row norm): that
+           leaks. Use a bound known before seeing the data.
+    component_assignment : {None, "nearest_public_center", "dp_kmeans", \
+"gmm_nonprivate"}, default=None
+        How each training record gets its component m_i when K > 1 (None:
+        "nearest_public_center"); see :mod:`dpconvex.estimators.large_margin.components`.
+
+        .. warning:: "gmm_nonprivate" reads the whole private data set: the
+           model is then NOT differentially private (the certificate says so).
+    centers : array of shape (C, K, n_features) or None, default=None
+        Public centers for "nearest_public_center" (or the public start of
+        "dp_kmeans"), in the order of the label set (``classes_``). Must be fixed before
+        seeing the data. None: a data-independent public rule.
+    kmeans_epsilon_fraction : float, default=0.2
+        Share of ε spent on "dp_kmeans" (the rest goes to the objective
+        perturbation; sequential composition).
+    kmeans_iter : int, default=3
+        Noisy Lloyd iterations of "dp_kmeans".
+    loss : "auto", "softmax", "pairwise", Loss or None, default="auto"
+        "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy
+        on the scores −zᵀΦ_c z, unconstrained, released with a common PSD shift Φ_c + tI
+        (same predictions; K > 1: softmax over the record's active components,
+        §11.11). Else a margin loss of the paper's PSD-constrained
+        pairwise template ("pairwise" or None: ``HuberHinge(h)``). Any
+        :class:`~dpconvex.objectives.losses.Loss` with declared ``deriv_bound`` and
+        ``curvature``; the verifier probes them.
+    extra_terms : sequence of MatrixTerm or None, default=None
+        Extra data-independent convex terms of the objective.
+    solver : {None, "clarabel", "scs", "native"}, default=None
+        None: CVXPY + Clarabel when n·C·K·(d+1)(d+2)/2 <= 100,000 (where
+        Clarabel takes under about 1 s), polished by the native solver if its
+        residual misses the tolerance; the native accelerated projected
+        gradient above it (CVXPY's canonicalization grows as n·C·K·d² and
+        Clarabel's accuracy and time degrade, see
+        :data:`~dpconvex.templates.large_margin.AUTO_CVXPY_MAX_SIZE`).
+    random_state : None or int, default=None
+        None seeds the noise (and DP k-means) from the OS at each fit (required
+        for a real release); an int fixes the seed (experiments only). A
+        generator is refused: it would be kept on the model.
+    optimality_tol : float or None, default=None
+        None: release only the exact minimizer (natural residual <= 1e-6, else
+        :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima
+        perturbation (Iyengar et al. 2019): solve to residual <= γ and cover the
+        distance (1 + L)/μ·γ to the exact minimizer with output noise (10 % of
+        ε); see ``docs/privacy.md`` §4.7 and §5.
+    max_iter : int or None, default=None
+        Cap on the solver's iterations (None: the backend's default).
+    accountant : BudgetAccountant or None, default=None
+        Ledger checked before the fit (``BudgetError`` if ε does not fit) and
+        charged with the certificate's ε after it.
+    verbose : int, default=0
+        Progress on stderr for long fits: 1 prints the steps (component
+        assignment, solve, release), 2 also the solver's iterations and
+        residuals every 100 iterations. Shown to the data holder, never stored.
+    classes : sequence of labels or None, default=None
+        The public label set (C = len(classes) fixes the model's shape, the noise
+        dimension and the sensitivity). With it nothing about the labels is read
+        from the data: records with other labels contribute no loss (z = 0) and a
+        class with fewer than K records, or none, still gets a model. None takes
+        the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
+        pandas Categorical), else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning`; the certificate then says
+        "assumed public" (:mod:`dpconvex.data.labels`).
+    structure : {"auto", "full", "diagonal", "linear"}, default="auto"
+        "auto": "linear" with the softmax loss (§11.10), "full" with the pairwise one.
+        Softmax only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with
+        weights ``feature_weights`` = (wq, wl, wc) of the quadratic (full svec(x̂x̂ᵀ) or
+        diagonal x̂∘x̂), linear x̂ and constant parts, x̂ = x/q; noise dimension C·m
+        (docs/privacy.md §11.9). ``Phi_`` stays the matrices for z.
+    feature_weights : (wq, wl, wc) or None, default=None
+        None: "full" is the z′ map of §11.6, else ``feature_map.DEFAULT_WEIGHTS``.
+    row_norm : {"auto", "unit", "none"}, default="auto"
+        "unit": after clipping to q every row is scaled to the bound, x ↦ q·x/‖x‖ (zero
+        rows stay zero), in fit and predict: a public map reading only the record
+        (docs/privacy.md §12.1). "auto": "unit" with the softmax loss, "none" with the
+        pairwise template (the paper's estimator unchanged; §11.13). Pass "none"
+        when a row's length carries the label (e.g. non-negative severity scores: on the
+        UCI breast-cancer loader "unit" cost 7 points, §11.13), or center the encoding
+        (``load_breast_cancer_wisconsin(encoding="log-centered")``: 0.886 → 0.962).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (C,)
+    n_features_in_ : int
+    Phi_ : ndarray of shape (C, K, d + 1, d + 1)
+        Symmetric PSD matrices (projected onto the PSD cone).
+    centers_ : ndarray of shape (C, K, n_features) or None
+        Centers used by the component assignment (public or DP-released).
+    certificate_ : Certificate
+        Public facts only: the solve's diagnostics are never stored (see
+        :func:`dpconvex.collect_diagnostics`).
+    component_assignment_ : str
+
+    References
+    ----------
+    .. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for
+       Phonetic Classification and Recognition. ICASSP 2006.
+    .. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian
+       Classification with Differential Privacy. PSDM 2010.
+    .. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
+       Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float | None = None,
+        gamma: float = 1e-2,
+        lam: float | str = "auto",
+        h: float = 0.5,
+        n_components: int = 1,
+        mechanism: str = "auto",
+        data_norm: float = 1.0,
+        component_assignment: str | None = None,
+        centers: Any = None,
+        kmeans_epsilon_fraction: float = 0.2,
+        kmeans_iter: int = 3,
+        loss: Loss | str | None = "auto",
+        extra_terms: Sequence[MatrixTerm] | None = None,
+        solver: str | None = None,
+        random_state: Any = None,
+        optimality_tol: float | None = None,
+        max_iter: int | None = None,
+        accountant: Any = None,
+        classes: Any = None,
+        verbose: int = 0,
+        structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
+        row_norm: str = "auto",
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.gamma = gamma
+        self.lam = lam
+        self.h = h
+        self.n_components = n_components
+        self.mechanism = mechanism
+        self.data_norm = data_norm
+        self.component_assignment = component_assignment
+        self.centers = centers
+        self.kmeans_epsilon_fraction = kmeans_epsilon_fraction
+        self.kmeans_iter = kmeans_iter
+        self.loss = loss
+        self.extra_terms = extra_terms
+        self.solver = solver
+        self.random_state = random_state
+        self.optimality_tol = optimality_tol
+        self.max_iter = max_iter
+        self.accountant = accountant
+        self.classes, self.verbose = classes, verbose
+        self.structure, self.feature_weights = structure, feature_weights
+        self.row_norm = row_norm
+
+    # -------------------------------------------------------------- validation
+    #: Every check lives in :func:`~dpconvex.estimators.large_margin.options.validate_estimator`
+    #: (the options interact: loss, mechanism, delta, structure), run by _check_consistency.
+    _parameter_constraints: ClassVar[dict[str, Any]] = {}
+
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for (names from the registry).
+
+        ``mechanism="centroid"``: the §4.9 mechanism it releases through (its (ε, δ)
+        shape); "auto" gives the objective path's, the centroid switch needing n and C.
+        """
+        if is_centroid(self):
+            return build_mechanism(lmc.centroid_mechanism(self), type(self).__name__, "centroid")
+        return build_mechanism(lmo.mechanism_name(lmo.resolved_mechanism(self)),
+                               type(self).__name__, "large_margin", optimality_tol=self.optimality_tol)
+
+    def _check_consistency(self) -> None:
+        lmo.validate_estimator(self, self._mechanism())
+
+    # ------------------------------------------------------------------------ plan
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The learner (:data:`~.learners.LEARNERS`) and every "auto" resolved, once."""
+        learner = choose_learner(self, n, n_classes)
+        return learner.plan(self, n, n_classes, n_features)
+
+    # --------------------------------------------------------------------- fit
+    def _check_data(self, X: Any, y: Any) -> tuple[np.ndarray, LabelSet, int, int]:
+        """Validate X, y against the parameters; return (X, label set, C, K).
+
+        C = len(classes) always; with ``classes=`` nothing about the label set is
+        read from y, and a class with fewer than K records (or none) still gets
+        a model (its blocks get noise and regularization only): no refusal
+        depends on one record (DESIGN.md §4).
+        """
+        owner = type(self).__name__
+        Xv = check_array(X, owner, min_samples=2)
+        yv = check_labels(y, Xv.shape[0], owner)
+        labels = encode_labels(yv, self.classes, owner)
+        C, K, D = int(labels.classes.size), int(self.n_components), Xv.shape[1] + 1
+        check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
+                            owner, "Lower n_components, or use fewer features or classes.")
+        return Xv, labels, C, K
+
+    def _train_z(self, Xc: np.ndarray, labels: LabelSet) -> np.ndarray:
+        """Scaled rows z; records outside the label set get z = 0 (constant loss, no gradient)."""
+        Z = augment_and_scale(Xc, float(self.data_norm))
+        if np.any(labels.outside):
+            Z[labels.outside] = 0.0
+        return Z
+
+    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
+                n_classes: int | None = None, n_features: int | None = None) -> Certificate:
+        """The certificate of a fit, without training: no noise drawn, nothing charged.
+
+        ``certify(X, y)``: the verifier's checks and calibration on the template a fit
+        would build (components by the public rule; with ``dp_kmeans`` its share of ε
+        is set aside, not spent). ``certify(n=..., n_classes=..., n_features=...)``:
+        from the plan alone, before any data exist.
+        """
+        if X is None:
+            return super().certify(n=n, n_classes=n_classes, n_features=n_features)
+        self._validate_params()
+        if is_dask_collection(X):  # rows on the Dask workers (large_margin_dask)
+            from .dask import certify_dask
+
+            return certify_dask(self, X, y)
+        Xv, labels, C, K = self._check_data(X, y)
+        plan = self._plan(Xv.shape[0], max(2, C), Xv.shape[1])
+        if plan.learner == CENTROID_LEARNER:
+            return lmc.certify_centroid(self, lmc.prepared_rows(self, Xv), y)
+        Xc = lmc.prepared_rows(self, Xv)
+        comps = np.zeros(len(labels.index), dtype=np.int64)
+        template = lmo.build_template(self, self._train_z(Xc, labels), labels.index, comps, C, K,
+                                      "(certify: not assigned)", plan.mechanism,
+                                      objective_part(plan), lam=plan.lam)
+        cert = release(template, plan.mechanism, objective_part(plan), dry_run=True).certificate
+        cert.assumptions += lmc.row_notes(self)
+        return cert
+
+    def prepare_shape(self, plan: FitPlan) -> Prepared:
+        return learner_of(plan).prepare_shape(self, plan)
+
+    def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
+        return learner_of(plan).certify(self, prep, plan)
+
+    def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
+        """Fit the private model.
+
+        Rows with norm above ``data_norm`` are scaled down to it (per-record
+        clipping by the public bound).
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+        """
+        self._validate_params()
+        names = feature_names_of(X, type(self).__name__)
+        plan = self._plan(*self.public_shape(X, y))
+        # the ledger is checked (and the budget held) before the data are read: the
+        # build may spend part of it (DP k-means)
+        # own_noise: the component assignment and the release draw from one generator
+        with progress.verbosity(int(self.verbose)), own_noise(self), self._reserve(plan) as hold:
+            progress.say(f"{type(self).__name__}: building the template")
+            prep = self.prepare(X, y, plan)
+            progress.say(f"template built: C = {prep.meta['C']}, K = {prep.meta['K']}, "
+                         f"d = {prep.meta['d']}")
+            return with_feature_names(self._release(prep, plan, hold, None), names)
+
+    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+        """Validate, clip, map the rows; assign components and build the template of ``plan``.
+
+        Reusable across fits at other ε (``Prepared.reusable``) when the component
+        assignment neither spends budget nor draws randomness: one component per
+        class, or nearest public centers. DP k-means and the non-private GMM are
+        part of each fit; the centroid learner builds no template.
+        """
+        if is_dask_collection(X):  # the same template over rows on the Dask workers
+            from .dask import build_dask
+
+            return build_dask(self, X, y, lam=plan.lam)
+        Xv, labels, C, K = self._check_data(X, y)
+        check_plan_shape(plan, Xv.shape, type(self).__name__)
+        y_idx, classes = labels.index, labels.classes
+        q = float(self.data_norm)
+        Xc, n_clipped = clip_rows(zero_rows(Xv, labels.outside), q)
+        note_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
+        Xc = lmc.map_rows(self, Xc)
+        meta = {"classes": classes, "C": C, "K": K, "d": Xv.shape[1], "n": len(y_idx),
+                "label_note": labels.assumption, "rows": Xc, "y": y}
+        if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
+            return Prepared(template=None, reusable=False, meta=meta)
+        private = plan.mechanism.private
+        eps_total = float(self.epsilon) if private else math.inf
+        method = self.component_assignment
+        use_kmeans = K > 1 and method == "dp_kmeans"
+        eps_km = float(self.kmeans_epsilon_fraction) * eps_total if (use_kmeans and private) \
+            else None
+        noise = noise_source(self)  # the fit's generator (fit holds one for both steps)
+        assign = assign_components(
+            method, Xc, y_idx, C, K, data_norm=q, epsilon=eps_km, centers=self.centers,
+            n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
+        mech = plan.mechanism
+        template = lmo.build_template(
+            self, self._train_z(Xc, labels), y_idx, assign.components, C, K, assign.description,
+            mech, lmo.objective_budget(self, mech, assign.epsilon, len(y_idx)), lam=plan.lam)
+        reusable = K == 1 or assign.method == "nearest_public_center"
+        return Prepared(template=template, reusable=reusable, meta={**meta, "assign": assign})
+
+    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+                 warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
+        """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
+        owner = type(self).__name__
+        # the generator of this fit; when the build drew from it (DP k-means), the same one
+        # (fit holds it with own_noise, a sweep hands it for both steps)
+        noise = noise_source(self)
+        if plan.learner == CENTROID_LEARNER:  # §11.13 (never reusable)
+            return lmc.fit_centroid(self, prep.meta["rows"], prep.meta["y"], hold, noise)
+        mech = plan.mechanism
+        eps_total = float(self.epsilon) if mech.private else math.inf
+        assign = prep.meta["assign"]
+        # the perturbation's budget (after a private component assignment), and Λ of the plan
+        # (a sweep reuses one template across ε)
+        budget = lmo.objective_budget(self, mech, assign.epsilon, prep.template.n)
+        if lmo.lam_is_auto(self.lam):
+            prep.template.regularizer = Frobenius(plan.lam)
+        lmo.warn_if_noise_dominates(prep.template, mech, budget, owner)
+        rel = release(prep.template, mech, budget, self.solver, noise.rng, warm_start=warm_start,
+                      max_iter=self.max_iter, seeded=noise.seeded)
+        theta, cert = rel.theta, rel.certificate
+        certificate = lmo.compose_with_assignment(cert, assign, eps_total)
+        certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self),
+                                    *lmc.row_notes(self)]
+        hold.commit_certificate(certificate)
+        C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
+        self.certificate_ = certificate
+        self.classes_ = prep.meta["classes"]
+        self.n_features_in_ = d
+        self.Phi_ = lmo.released_matrices(prep.template, theta, C, K, d + 1)[0]
+        self.centers_ = assign.centers
+        self.component_assignment_ = assign.method
+        return self
+
+    # ----------------------------------------------------------------- predict
+    def _z(self, X: Any) -> np.ndarray:
+        if not hasattr(self, "Phi_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
+                "appropriate arguments before using this estimator."
+            )
+        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        return augment_and_scale(lmc.prepared_rows(self, Xv), float(self.data_norm))
+
+    def class_scores(self, X: Any) -> np.ndarray:
+        """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.
+
+        Rows are clipped to ``data_norm`` and scaled as in training.
+        """
+        if is_dask_collection(X) and hasattr(self, "Phi_"):  # this method per chunk
+            from .dask import class_scores_dask
+
+            return class_scores_dask(self, X)
+        Z = self._z(X)
+        C, K, D, _ = self.Phi_.shape
+        P = self.Phi_.reshape(C * K, D, D)
+        A = np.stack([np.einsum("ij,ij->i", Z @ P[j], Z) for j in range(C * K)], axis=1)
+        return -A.reshape(-1, C, K).min(axis=2)
+
+    @checks_feature_names
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Per-class scores (:meth:`class_scores`), in scikit-learn's shape convention.
+
+        Shape (n_samples, n_classes) for three or more classes; for two classes
+        (n_samples,), the score of ``classes_[1]`` minus that of ``classes_[0]``
+        (positive means ``classes_[1]``), as scikit-learn expects.
+        """
+        s = self.class_scores(X)
+        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class labels: argmin_c min_m zᵀΦ_{c,m}z."""
+        scores = self.class_scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Softmax of the class scores: P(c | x) ∝ exp(−min_m zᵀΦ_{c,m}z).
+
+        A monotone post-processing of the released model (a function of
+        ``Phi_`` and the public row scaling only: no further privacy cost).
+        The ordering of the classes is that of :meth:`class_scores`, so
+        ``argmax`` agrees with :meth:`predict`; the values are not calibrated
+        probabilities (the scores' scale is set by the regularization and the
+        noise).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Column j is the probability of ``classes_[j]`` (two columns for
+            two classes, as in scikit-learn); rows sum to 1.
+        """
+        scores = self.class_scores(X)
+        e = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)

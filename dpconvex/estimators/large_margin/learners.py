@@ -1,0 +1,202 @@
+"""The three learners behind :class:`~dpconvex.PrivateLargeMarginGaussian`, chosen in ``plan``.
+
+* ``"pairwise"``: the paper's PSD-constrained template (Huber hinge on the pairwise margins,
+  trace and Frobenius regularizers; Pathak & Raj 2010, 2012), pure ε objective perturbation;
+* ``"softmax"``: the unconstrained softmax template on a public feature map (docs/privacy.md
+  §11.9-11.10), pure ε or Gaussian objective perturbation;
+* ``"centroid"``: DP class centroids released as Φ (docs/privacy.md §11.13).
+
+:func:`choose_learner` reads the parameters and the public shape (n, C) only; each
+learner's ``plan`` resolves its "auto" options once (mechanism, budget and its parts, Λ
+by the rule of §11.5 on the template's public constants, the backend) into a
+:class:`~dpconvex.estimators.base.FitPlan`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...privacy.budget import Budget
+from ...privacy.release import release
+from ...privacy.rules.large_margin import (
+    resolved_loss,
+    resolved_row_norm,
+    resolved_structure,
+    uses_centroid,
+)
+from ...solvers.registry import auto_backend
+from ..base import FitPlan, Prepared
+from . import centroid as lmc
+from . import options as lmo
+
+__all__ = ["CENTROID_LEARNER", "LEARNERS", "PAIRWISE_LEARNER", "SOFTMAX_LEARNER",
+           "choose_learner", "learner_of", "objective_part"]
+
+PAIRWISE_LEARNER = "pairwise"
+SOFTMAX_LEARNER = "softmax"
+CENTROID_LEARNER = "centroid"
+
+#: The key of the objective perturbation's share in ``FitPlan.parts``.
+OBJECTIVE = "objective perturbation"
+#: The key of the DP k-means share in ``FitPlan.parts``.
+KMEANS = "k-means"
+
+#: The certificate line of lam='auto' (the value is the plan's).
+LAM_RULE = (f"lam='auto': max({lmo.AUTO_LAM_FLOOR:g}, mu_half, {lmo.AUTO_LAM_KAPPA:g} * s / n), "
+            "s the public per-coordinate noise scale (docs/privacy.md §11.5)")
+
+
+def objective_part(plan: FitPlan) -> Budget:
+    """The objective perturbation's budget in ``plan`` (all of it without DP k-means)."""
+    return plan.parts.get(OBJECTIVE, plan.budget)
+
+
+class _AtShape:
+    """A template's public constants at the fit's n (constants that do not depend on the rows).
+
+    ``auto_lam`` and the backend policy read ``n``, ``privacy_constants()``,
+    ``capabilities`` and ``cvxpy_size()`` only.
+    """
+
+    def __init__(self, template: Any, n: int):
+        self._template, self.n = template, int(n)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._template, name)
+
+    def cvxpy_size(self) -> int:
+        return self.n * int(self._template.dimension)
+
+
+def _backend_name(backend: Any) -> str:
+    """The backend's name; a polished one as "<first>+<polish>" (polished only if needed)."""
+    first, polish = getattr(backend, "first", None), getattr(backend, "polish", None)
+    if first is not None and polish is not None:
+        return f"{first.name}+{polish.name}"
+    return str(backend.name)
+
+
+def _stub_rows(C: int, K: int, d: int, n: int | None = None) -> tuple[np.ndarray, ...]:
+    """Rows of zeros (z = 0: constant loss) with every class and component present."""
+    m = max(2, C * K) if n is None else n
+    idx = np.arange(m)
+    return np.zeros((m, d + 1)), (idx % C).astype(np.int64), ((idx // C) % K).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class _ObjectiveLearner:
+    """Objective perturbation of a large-margin template (pairwise or softmax)."""
+
+    name: str
+    template: str
+
+    def _template(self, est: Any, plan_n: int | None, C: int, K: int, d: int, mech: Any,
+                  budget: Budget, lam: float | None) -> Any:
+        Z, y, comps = _stub_rows(C, K, d, plan_n)
+        return lmo.build_template(est, Z, y, comps, C, K, "(plan: not assigned)", mech, budget,
+                                  lam=1.0 if lam is None else lam)
+
+    def plan(self, est: Any, n: int, C: int, p: int) -> FitPlan:
+        mech = est._mechanism()
+        private = mech.private
+        eps_total = float(est.epsilon) if private else math.inf
+        K = int(est.n_components)
+        total = lmo.fit_budget(est, mech, eps_total, n)
+        kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
+        eps_km = float(est.kmeans_epsilon_fraction) * eps_total if kmeans else None
+        obj = lmo.objective_budget(est, mech, eps_km if kmeans else 0.0, n)
+        parts = {KMEANS: Budget(eps_km), OBJECTIVE: obj} if kmeans else {}
+        stub = _AtShape(self._template(est, None, C, K, p, mech, obj, None), n)
+        if lmo.lam_is_auto(est.lam):
+            lam, rule = float(lmo.auto_lam(stub, mech, obj)), LAM_RULE
+        else:
+            lam, rule = float(est.lam), "given"
+        backend = est.solver if est.solver is not None else _backend_name(auto_backend(stub))
+        loss = resolved_loss(est)
+        options: dict[str, Any] = {
+            "loss": loss if isinstance(loss, str) else
+            (getattr(loss, "name", type(loss).__name__) if loss is not None else
+             f"huber hinge (h = {float(est.h):g})"),
+            "n_components K": K, "data_norm q": float(est.data_norm),
+            "row_norm": resolved_row_norm(est),
+            "component_assignment": est.component_assignment or
+            ("trivial" if K == 1 else "nearest_public_center"),
+            "dimension p": int(stub.dimension)}
+        if self.name == SOFTMAX_LEARNER:
+            options["structure"] = resolved_structure(est)
+        else:
+            options["gamma"] = float(est.gamma)
+        notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
+            else []
+        notes += lmc.row_notes(est)
+        return FitPlan(
+            estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
+            learner=self.name, mechanism=mech, budget=total, parts=parts, lam=lam,
+            lam_rule=rule, backend=backend, options=options, notes=tuple(notes))
+
+    def prepare_shape(self, est: Any, plan: FitPlan) -> Prepared:
+        template = self._template(est, plan.n, plan.n_classes, int(est.n_components),
+                                  plan.n_features, plan.mechanism, objective_part(plan), plan.lam)
+        return Prepared(template=template, meta={"d": plan.n_features})
+
+    def certify(self, est: Any, prep: Prepared, plan: FitPlan) -> Any:
+        cert = release(prep.template, plan.mechanism, objective_part(plan),
+                       dry_run=True).certificate
+        cert.assumptions += list(plan.notes)
+        return cert
+
+
+@dataclass(frozen=True)
+class _CentroidLearner:
+    """DP class centroids (:class:`~dpconvex.PrivateGaussianCentroid`) released as Φ."""
+
+    name: str = CENTROID_LEARNER
+    template: str = "class sums (released as Phi)"
+
+    def _inner_plan(self, est: Any, plan: FitPlan) -> tuple[Any, FitPlan]:
+        inner = lmc._inner(est)
+        return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
+
+    def plan(self, est: Any, n: int, C: int, p: int) -> FitPlan:
+        inner = lmc._inner(est)
+        ip = inner.plan(n, C, p)
+        return FitPlan(
+            estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
+            learner=self.name, mechanism=ip.mechanism, budget=ip.budget, backend=ip.backend,
+            lam_rule="no objective",
+            options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
+            notes=(*ip.notes, *lmc.row_notes(est), lmc.PHI_NOTE))
+
+    def prepare_shape(self, est: Any, plan: FitPlan) -> Prepared:
+        inner, ip = self._inner_plan(est, plan)
+        return inner.prepare_shape(ip)
+
+    def certify(self, est: Any, prep: Prepared, plan: FitPlan) -> Any:
+        inner, ip = self._inner_plan(est, plan)
+        cert = inner._certify(prep, ip)
+        cert.assumptions += [*lmc.row_notes(est), lmc.PHI_NOTE]
+        return cert
+
+
+#: The learners by name (``FitPlan.learner``).
+LEARNERS: dict[str, Any] = {
+    PAIRWISE_LEARNER: _ObjectiveLearner(PAIRWISE_LEARNER, "large-margin pairwise (PSD)"),
+    SOFTMAX_LEARNER: _ObjectiveLearner(SOFTMAX_LEARNER, "large-margin softmax (feature map)"),
+    CENTROID_LEARNER: _CentroidLearner(),
+}
+
+
+def choose_learner(est: Any, n: int, n_classes: int) -> Any:
+    """The learner of a fit on n rows and C classes (public), from the parameters."""
+    if uses_centroid(est, n, n_classes):
+        return LEARNERS[CENTROID_LEARNER]
+    return LEARNERS[SOFTMAX_LEARNER if isinstance(resolved_loss(est), str) else PAIRWISE_LEARNER]
+
+
+def learner_of(plan: FitPlan) -> Any:
+    """The learner a plan was made by."""
+    return LEARNERS[plan.learner]

@@ -1,0 +1,424 @@
+"""Options of :class:`~dpconvex.PrivateLargeMarginGaussian` beyond the paper's template.
+
+``loss="softmax"`` (the unconstrained softmax template,
+:class:`~dpconvex.templates.large_margin_softmax.LargeMarginSoftmaxTemplate`),
+``mechanism="gaussian_objective"`` with ``delta`` ((ε, δ)-DP Gaussian objective
+perturbation), ``lam="auto"`` (a public rule for the modulus) and the
+certificate of a fit with a component assignment. Derivations:
+``docs/privacy.md`` §11.
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012, Theorem 2.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..._random import check_seed
+from ..._validation import MAX_ITER, check_float, check_int, check_option
+from ...errors import ParameterError, PrivacyError, PrivacyWarning
+from ...objectives.losses import HuberHinge, Loss
+from ...objectives.regularizers import Frobenius
+from ...privacy.budget import Budget, remaining
+from ...privacy.certificate import Certificate, compose_sequential
+from ...privacy.mechanisms import Mechanism, registered_name, require_noise_report
+from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
+from ...privacy.rules.large_margin import (
+    AUTO,
+    PAIRWISE,
+    ROW_NORMS,
+    is_centroid,
+    resolved_loss,
+    resolved_mechanism,
+    resolved_structure,
+)
+from ...solvers.registry import check_solver_name
+from ...templates.feature_map import check_feature_options, feature_map_of
+from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
+from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+from . import centroid as lmc
+from .components import ASSIGNMENTS
+
+__all__ = [
+    "AUTO_LAM_FLOOR",
+    "AUTO_LAM_KAPPA",
+    "DEFAULT_DELTA",
+    "SOFTMAX",
+    "auto_lam",
+    "build_template",
+    "compose_with_assignment",
+    "fit_budget",
+    "mechanism_name",
+    "objective_budget",
+    "released_matrices",
+    "validate_estimator",
+    "validate_options",
+]
+
+#: ``loss="softmax"``: the softmax (cross-entropy) loss on the scores −zᵀΦ_c z.
+SOFTMAX = "softmax"
+#: lam='auto': μ = max(AUTO_LAM_FLOOR, μ_half, κ·s(μ)/n) (docs/privacy.md §11.5).
+AUTO_LAM_KAPPA = 1.0
+AUTO_LAM_FLOOR = 1e-4
+#: δ of ``delta=None`` with an (ε, δ) mechanism: min(DEFAULT_DELTA, 1/n²).
+DEFAULT_DELTA = 1e-5
+#: Largest ``gamma``. The trace term's gradient γI outweighs the whole loss gradient (at
+#: most C − 1 in norm: |ℓ′| <= 1, ‖zzᵀ‖ <= 1) once γ > C − 1, so the Ψ blocks are already
+#: 0 well below this; above it the solver's conditioning fails (a capped, refused solve
+#: after minutes).
+MAX_GAMMA = 1e6
+#: Largest ``n_components`` (K per class).
+MAX_COMPONENTS = 10**4
+#: Largest ``kmeans_iter``.
+MAX_KMEANS_ITER = 10**4
+#: Largest ``verbose``.
+MAX_VERBOSE = 2
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_centers_values(centers: Any, owner: str) -> np.ndarray:
+    """``centers``: finite real numbers (the shape (C, K, d) is checked once C and d are known)."""
+    msg = (f"The 'centers' parameter of {owner} must be None or a finite array of floats of "
+           f"shape (n_classes, n_components, n_features). Got {_short(centers)} instead.")
+    if isinstance(centers, (str, bytes, dict)):
+        raise ParameterError(msg)
+    try:
+        raw = np.asarray(centers)
+        if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
+            raise ParameterError(msg)
+        c = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(msg) from None
+    if not np.all(np.isfinite(c)):
+        raise ParameterError(msg)
+    return c
+
+
+def mechanism_name(mechanism: Any) -> Any:
+    """The registry name behind the estimator's ``mechanism=`` (e.g. "gaussian_objective" → the
+    large-margin class offered under that name: :func:`~dpconvex.privacy.mechanisms.registered_name`)."""
+    return registered_name(mechanism, "large_margin")
+
+
+def validate_options(est: Any, mech: Mechanism) -> None:
+    """Check ``loss``, ``lam='auto'`` and ``delta`` against each other and the mechanism."""
+    owner = type(est).__name__
+    if isinstance(est.loss, str) and est.loss not in (SOFTMAX, AUTO, PAIRWISE):
+        raise ParameterError(f"The 'loss' parameter of {owner} must be 'auto', 'softmax', "
+                             "'pairwise', None or a dpconvex.objectives.Loss instance. Got "
+                             f"{est.loss!r} instead.")
+    loss = resolved_loss(est)
+    softmax = isinstance(loss, str)
+    check_feature_options(resolved_structure(est), getattr(est, "feature_weights", None),
+                          owner, softmax=softmax)
+    if softmax and est.extra_terms:
+        raise ParameterError(f"{owner}: extra_terms need the CVXPY form of the pairwise loss; "
+                             "they are not available with the softmax loss (the default for "
+                             "n_components=1): pass loss='pairwise'.")
+    if not mech.pure and mech.private and not softmax:
+        raise ParameterError(
+            f"{owner}: mechanism={resolved_mechanism(est)!r} (delta > 0) needs an unconstrained "
+            "minimizer: use loss='softmax' (the pairwise template is PSD-constrained and pure "
+            "epsilon-DP only; use delta=None there).")
+    if est.delta is not None:
+        check_float("delta", est.delta, owner, low_inclusive=mech.pure, high=1.0)
+        if mech.pure and est.delta != 0:
+            raise ParameterError(f"The 'delta' parameter of {owner} must be None or 0 with the "
+                                 f"pure epsilon-DP mechanism {est.mechanism!r}. Got {est.delta!r}.")
+
+
+def _check_lam_value(est: Any, mech: Mechanism, owner: str) -> None:
+    """lam: 'auto', or > 0 for a private objective (the privacy proof needs it)."""
+    check_lam(est.lam, owner)
+    if mech.private:
+        check_float("epsilon", est.epsilon, owner)
+    if lam_is_auto(est.lam):
+        return
+    lam = est.lam
+    if is_centroid(est):  # unused by the centroids, but a bad value is still refused
+        check_float("lam", lam, owner)
+        return
+    if not mech.private:
+        check_float("lam", lam, owner, low_inclusive=True)
+        return
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or lam != lam:
+        check_float("lam", lam, owner)  # raises ParameterError with the message
+    if not lam > 0:
+        raise PrivacyError(
+            f"strong convexity: lam = {lam!r}, but objective perturbation needs a strongly "
+            "convex objective. The Huber and softmax losses are not strongly convex and the "
+            "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
+            "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
+            "mechanism='none' for a non-private fit.")
+    check_float("lam", lam, owner)
+
+
+def validate_estimator(est: Any, mech: Mechanism) -> None:
+    """Every parameter check of the estimator (its ``_validate_params``)."""
+    owner = type(est).__name__
+    _check_lam_value(est, mech, owner)
+    check_float("gamma", est.gamma, owner, low_inclusive=True, high=MAX_GAMMA,
+                high_inclusive=True)
+    check_float("h", est.h, owner)
+    check_float("data_norm", est.data_norm, owner)
+    check_int("n_components", est.n_components, owner, high=MAX_COMPONENTS,
+              why="every component adds C (d+1)(d+2)/2 parameters and noise coordinates, "
+                  "and a component needs records")
+    check_option("row_norm", getattr(est, "row_norm", "none"), ROW_NORMS, owner)
+    check_int("verbose", est.verbose, owner, low=0, high=MAX_VERBOSE,
+              why="0 is silent, 1 prints the steps, 2 also the solver's iterations")
+    if est.component_assignment is not None:
+        check_option("component_assignment", est.component_assignment, ASSIGNMENTS, owner)
+    check_float("kmeans_epsilon_fraction", est.kmeans_epsilon_fraction, owner, high=1.0)
+    check_int("kmeans_iter", est.kmeans_iter, owner, high=MAX_KMEANS_ITER,
+              why="each noisy Lloyd iteration gets 1/kmeans_iter of the k-means budget, so "
+                  "beyond it the centers are noise, and each one reads every record")
+    if est.loss is not None and not isinstance(est.loss, (Loss, str)):
+        raise ParameterError(
+            f"The 'loss' parameter of {owner} must be 'auto', 'softmax', 'pairwise', None "
+            f"or a dpconvex.objectives.Loss instance. Got {est.loss!r} instead.")
+    if est.extra_terms is not None:
+        terms = est.extra_terms
+        if isinstance(terms, (str, bytes, dict)) or not isinstance(terms, Iterable) or not all(
+                isinstance(t, MatrixTerm) for t in list(terms)):
+            raise ParameterError(
+                f"The 'extra_terms' parameter of {owner} must be None or a sequence of "
+                f"MatrixTerm. Got {_short(terms)} instead.")
+    if est.centers is not None:
+        check_centers_values(est.centers, owner)
+    if is_centroid(est):  # the objective's options are unused, but bad values are refused
+        lmc.check_centroid_params(est)
+        check_feature_options(resolved_structure(est), getattr(est, "feature_weights", None),
+                              owner, softmax=True)
+        if isinstance(est.loss, str) and est.loss not in (SOFTMAX, AUTO, PAIRWISE):
+            raise ParameterError(f"The 'loss' parameter of {owner} must be 'auto', 'softmax', "
+                                 f"'pairwise', None or a dpconvex.objectives.Loss instance. Got "
+                                 f"{_short(est.loss)} instead.")
+        if est.centers is not None and np.ndim(est.centers) != 3:
+            raise ParameterError(f"The 'centers' parameter of {owner} must be None or an array "
+                                 "of shape (n_classes, n_components, n_features).")
+    else:
+        validate_options(est, mech)
+    check_solver_name(est.solver, owner)
+    if est.optimality_tol is not None:
+        check_float("optimality_tol", est.optimality_tol, owner)
+    if est.max_iter is not None:
+        check_int("max_iter", est.max_iter, owner, high=MAX_ITER,
+                  why="a solve that has not met its tolerance in a million iterations will not")
+    check_seed(est.random_state, owner)
+
+
+def lam_is_auto(lam: Any) -> bool:
+    return isinstance(lam, str) and lam == "auto"
+
+
+def check_lam(lam: Any, owner: str) -> None:
+    """lam must be 'auto' or a real number (its sign is checked by the estimator)."""
+    if isinstance(lam, str) and not lam_is_auto(lam):
+        raise ParameterError(f"The 'lam' parameter of {owner} must be a float > 0 or 'auto'. "
+                             f"Got {lam!r} instead.")
+
+
+def objective_budget(est: Any, mech: Mechanism, assign_epsilon: float | None, n: int) -> Budget:
+    """The budget left for the perturbation after a private component assignment."""
+    eps = float(est.epsilon) if mech.private else math.inf
+    return fit_budget(est, mech, remaining(eps, assign_epsilon) if mech.private else eps, n)
+
+
+def fit_budget(est: Any, mech: Mechanism, epsilon: float, n: int) -> Budget:
+    """(ε, δ) of the fit: δ = 0 for pure mechanisms, else ``delta`` or min(1e-5, 1/n²)."""
+    if not mech.private:
+        return Budget.unlimited()
+    if mech.pure:
+        return Budget(epsilon)
+    delta = est.delta if est.delta is not None else min(DEFAULT_DELTA, 1.0 / (float(n) ** 2))
+    return Budget(epsilon, float(delta))
+
+
+def _objective_noise(mech: Mechanism) -> Mechanism:
+    """The mechanism whose noise the objective carries: approximate minima's inner one
+    (evaluated at the whole budget by :func:`auto_lam` and :func:`noise_dominance`)."""
+    return require_noise_report(getattr(mech, "inner", mech))
+
+
+def noise_scale(template: Any, mech: Mechanism, budget: Budget, mu: float) -> float:
+    """Public per-coordinate noise scale s at modulus μ: σ (Gaussian) or √p·2G/ε′ (norm-Gamma).
+
+    The ``coordinate_scale`` of the mechanism's noise report at μ.
+    """
+    report = _objective_noise(mech).noise_report(template, budget, mu)
+    return float(report.coordinate_scale)
+
+
+def auto_lam(template: Any, mech: Mechanism, budget: Budget,
+             kappa: float = AUTO_LAM_KAPPA) -> float:
+    """lam='auto': the root of μ = max(1e-4, μ_half, κ·s(μ)/n) (docs/privacy.md §11.5).
+
+    μ_half is the modulus at which the one-sided Jacobian slack is ε/2 (below it
+    the calibration's Δ branch raises the modulus anyway); s(μ) the public
+    per-coordinate noise scale, non-increasing in μ, so the root is unique and
+    found by bisection in log μ. Public constants only (n, ε, δ, C, D).
+    """
+    n = template.n
+    if not mech.private:
+        return AUTO_LAM_FLOOR
+    consts = template.privacy_constants()
+    T, r = hessian_trace_bound(consts), consts.hessian_rank
+    lo = max(AUTO_LAM_FLOOR, half_epsilon_modulus(budget.epsilon, n, T, r) * (1.0 + 1e-9))
+
+    def rule(mu: float) -> float:
+        return max(lo, kappa * noise_scale(template, mech, budget, mu) / n)
+
+    if rule(lo) <= lo:
+        return lo
+    hi = rule(lo)  # rule(hi) <= rule(lo) = hi: the root is in [lo, hi]
+    for _ in range(40):
+        if hi / lo < 1.0 + 1e-3:
+            break
+        mid = math.sqrt(lo * hi)
+        if rule(mid) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def build_template(est: Any, Z: Any, y_idx: np.ndarray, comps: np.ndarray, C: int, K: int,
+                   assignment: str, mech: Mechanism, budget: Budget, *,
+                   lam: float | None = None) -> Any:
+    """The template of a fit: softmax (unconstrained) or the paper's pairwise PSD template.
+
+    ``lam``: with lam='auto', the value the fit's plan resolved (None: apply the rule here).
+    """
+    lam0 = 1.0 if lam_is_auto(est.lam) else float(est.lam)
+    loss = resolved_loss(est)
+    if isinstance(loss, str):
+        structure = resolved_structure(est)
+        weights = check_feature_options(structure, getattr(est, "feature_weights", None),
+                                        type(est).__name__, softmax=True)
+        fmap = feature_map_of(weights, structure, float(est.data_norm), int(Z.shape[1]) - 1)
+        template: Any = LargeMarginSoftmaxTemplate(Z, y_idx, comps if K > 1 else None,
+                                                   n_classes=C, lam=lam0, n_components=K,
+                                                   assignment=assignment,
+                                                   data_norm=float(est.data_norm),
+                                                   feature_map=fmap)
+    else:
+        loss = loss if loss is not None else HuberHinge(est.h)
+        template = LargeMarginGaussianTemplate(
+            Z, y_idx, comps, n_classes=C, n_components=K, lam=lam0, gamma=float(est.gamma),
+            loss=loss, extra_terms=tuple(est.extra_terms or ()), assignment=assignment)
+    if lam_is_auto(est.lam):
+        template.regularizer = Frobenius(auto_lam(template, mech, budget) if lam is None else lam)
+    return template
+
+
+def released_matrices(template: Any, theta: np.ndarray, C: int, K: int, D: int
+                      ) -> tuple[np.ndarray, float]:
+    """(Φ of shape (C, K, D, D), the common PSD shift t) — post-processing of the release."""
+    if isinstance(template, LargeMarginSoftmaxTemplate):
+        Phi, t = template.release_shift(theta)
+        return Phi.reshape(C, K, D, D), t
+    return np.asarray(theta).reshape(C, K, D, D), 0.0
+
+
+def lam_note(template: Any, est: Any) -> list[str]:
+    """The certificate line of lam='auto' (empty for a numeric lam)."""
+    if not lam_is_auto(est.lam):
+        return []
+    return [f"lam = {template.lam:.6g} chosen by the public rule lam='auto': "
+            f"max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), s the public "
+            "per-coordinate noise scale (docs/privacy.md §11.5)"]
+
+
+def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
+    """Certificate of the whole fit: component assignment + objective perturbation."""
+    if not assign.private:
+        return compose_sequential(
+            [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
+            epsilon_requested=eps_total, quantities=obj.quantities,
+            assumptions=[
+                "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
+                "Gaussian mixture fitted on the private data (component_assignment="
+                "'gmm_nonprivate'); only the objective perturbation given those components "
+                f"is {obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
+                *obj.assumptions],
+            solver=obj.solver, private=False)
+    if assign.certificate is None or not assign.certificate.private:
+        if assign.certificate is not None:  # noiseless k-means, non-private fit
+            obj.parts.append(assign.certificate)
+        return obj
+    km = assign.certificate
+    return compose_sequential(
+        [km, obj],
+        mechanism="sequential composition: per-class DP k-means, then " + obj.mechanism,
+        epsilon_requested=eps_total,
+        quantities={"epsilon k-means": km.epsilon, "epsilon objective perturbation":
+                    obj.epsilon, "k-means share of epsilon": km.epsilon / eps_total},
+        assumptions=["the objective perturbation uses components assigned by the nearest "
+                     "DP-released center, a rule reading only the record and the released "
+                     "centers (adaptive sequential composition)"],
+        solver=obj.solver, labels=["k-means", "objective perturbation"])
+
+
+#: The warning threshold of :func:`warn_if_noise_dominates`: the expected norm of the noise
+#: term ⟨b, Φ⟩/n's gradient, E‖b‖/n, against the largest possible data gradient G.
+NOISE_DOMINANCE_RATIO = 1.0
+#: The same threshold for the softmax template (docs/privacy.md §11.10): at the defaults
+#: (structure "linear", lam='auto') the fits with a ratio above 0.5 — wine 0.70 and
+#: digits 1.05 at ε = 1, every set at ε = 0.1 but Adult (0.14) and KDDCup99 (0.10) — were
+#: within 4 points of the majority class or below it; breast cancer at ε = 1 (0.32) was
+#: 20 points above it.
+SOFTMAX_NOISE_DOMINANCE_RATIO = 0.5
+
+
+def noise_dominance(template: Any, mech: Mechanism, budget: Budget) -> float | None:
+    """E‖b‖ / (n G) from public constants only (None when it does not apply).
+
+    E‖b‖ ≈ √p·s with s the per-coordinate scale of :func:`noise_scale` (exactly p/β for
+    norm-Gamma noise). Above 1 the noise term's gradient outweighs the largest possible
+    data gradient. Measured at the defaults (benchmarks/recorded/only_epsilon_defaults.md): every
+    fit with a ratio above 1 (scikit-learn breast cancer 6.4 and wine 10 at ε = 1, 100 at
+    ε = 0.1; digits 68 at ε = 1; Adult 7.6 at ε = 0.1) was no better than the majority
+    class; wine (0.58) and breast cancer (0.51) at ε = 10 were clearly better. Adult at
+    ε = 1 (0.74) also failed, so the warning is not a guarantee of the opposite.
+    """
+    if not mech.private or _objective_noise(mech).placement != "objective":
+        return None
+    consts = template.privacy_constants()
+    try:
+        s = noise_scale(template, mech, budget, consts.strong_convexity)
+    except PrivacyError:
+        return None  # the release itself reports a calibration that cannot be made
+    return math.sqrt(consts.dimension) * s / (template.n * consts.grad_bound)
+
+
+def warn_if_noise_dominates(template: Any, mech: Mechanism, budget: Budget, owner: str) -> None:
+    """Warn (before the solve) when the public noise scale makes a useful model unlikely."""
+    ratio = noise_dominance(template, mech, budget)
+    softmax = isinstance(template, LargeMarginSoftmaxTemplate)
+    if ratio is None or ratio <= (SOFTMAX_NOISE_DOMINANCE_RATIO if softmax else NOISE_DOMINANCE_RATIO):
+        return
+    warnings.warn(
+        f"{owner}: at epsilon = {budget.epsilon:g} the objective's noise is large for this "
+        f"problem: its expected norm over n is {ratio:.2g} x the largest possible data gradient "
+        f"(p = {template.privacy_constants().dimension} noise coordinates, n = {template.n}); "
+        "the released model is likely no better than the majority class. Use a larger epsilon "
+        "or fewer features, DP class centroids (PrivateGaussianCentroid, or mechanism='centroid': "
+        "what the defaults release with delta > 0 at small n*epsilon/C), or delta > 0 "
+        "(Gaussian objective perturbation; docs/privacy.md §11, §11.13).",
+        PrivacyWarning, stacklevel=3)

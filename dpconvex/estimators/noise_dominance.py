@@ -1,0 +1,31 @@
+"""The noise-dominance ratio a fit of an estimator would warn with, without fitting.
+
+For experiments and tests: builds the template a fit would build (no noise drawn, no
+solve) and evaluates :func:`~dpconvex.privacy.rules.noise_dominance.linear_noise_dominance`
+on it (docs/privacy.md §6.7).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..privacy.budget import Budget
+from ..privacy.rules.noise_dominance import linear_noise_dominance
+
+__all__ = ["estimator_noise_dominance"]
+
+
+def estimator_noise_dominance(est: Any, X: Any, y: Any, *, worst_case: bool = False
+                              ) -> tuple[float | None, Any, Any, Budget]:
+    """(ρ₀ or ρ, template, mechanism, budget) the fit of ``est`` on (X, y) would warn with.
+
+    For experiments and tests: builds the template a fit would build (no noise drawn,
+    no solve) and evaluates :func:`linear_noise_dominance` on it, through the public
+    ``plan_for`` and ``prepare`` of the linear estimators and
+    :class:`~dpconvex.estimators.noisy_gd.NoisyGradientDescent` (binary plans).
+    """
+    plan = est.plan_for(X, y)
+    template = est.prepare(X, y, plan).template
+    mech, budget = plan.mechanism, plan.budget
+    return (linear_noise_dominance(template, mech, budget, worst_case=worst_case), template,
+            mech, budget)

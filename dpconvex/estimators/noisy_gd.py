@@ -1,0 +1,436 @@
+"""Noisy projected gradient descent with per-example clipping and a maintained accountant.
+
+Full-batch projected gradient descent on the empirical risk (1/n) Σ ℓ(y_i θᵀx_i)
+over the ball ||θ|| <= R, where each step releases the mean of the per-example
+gradients, clipped to norm C, plus Gaussian noise (the Gaussian mechanism;
+Dwork & Roth 2014, App. A), and the model is the average of the last half of
+the iterates (``average="all"``: of all of them).
+
+Only ``epsilon`` is required: δ defaults to 1/n² (n is public under
+replace-one adjacency) and the steps, radius, clip norm and step size to
+public rules of n, p, the norm bound q, the loss constants and (ε, δ)
+(:func:`dpconvex.privacy.mechanisms.noisy_gd.default_settings`); the
+certificate lists every rule used with its value. Explicit values override the
+rules.
+
+Calibration (derived in ``docs/privacy.md`` §6.3). Under replace-one adjacency
+with n public, replacing record i changes the mean of the clipped gradients
+g̃_i = g_i · min(1, C/||g_i||) by at most
+
+    Δ = ||g̃_i - g̃'_i|| / n <= 2C / n
+
+in L2, whatever θ is. Each step adds N(0, s² I_p) with s = z · Δ, so one step
+is a Gaussian mechanism with noise multiplier z = s / Δ (ratio of the noise
+std to the L2 distance between neighbouring outputs). The T steps are an
+adaptive composition of T such mechanisms; ``dp_accounting`` composes them
+(RDP, Mironov 2017; or PLD, Koskela et al. 2020 / Doroshenko et al. 2022) and
+a bisection finds the smallest z whose composed ε at the target δ is at most
+ε (:func:`calibrate_noise_multiplier`, fast: most of the bisection's questions
+are answered by the exact Gaussian-DP curve). Projection and averaging are
+post-processing.
+
+.. note:: ``dp_accounting.GaussianDpEvent(z)`` is a Gaussian mechanism whose
+   neighbouring outputs are at L2 distance <= 1 from each other *under the
+   accountant's neighbouring relation*: with ``ADD_OR_REMOVE_ONE`` (used here)
+   this is exactly "std / distance = z", so passing z = s / (2C/n) is right
+   for replace-one. The PLD accountant with ``REPLACE_ONE`` would instead
+   read z as std / C (distance 2), and the RDP accountant ignores the relation
+   for Gaussian events; mixing these conventions silently halves or doubles
+   the sensitivity.
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011) (the ERM setting, §2).
+.. [ACG+16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
+   K. Talwar, L. Zhang. Deep Learning with Differential Privacy. CCS 2016
+   (per-example clipping, noise multiplier, moments accountant).
+.. [Mir17] I. Mironov. Rényi Differential Privacy. CSF 2017 (RDP of the
+   Gaussian mechanism, α/(2z²); composition; conversion to (ε, δ)).
+.. [BST14] R. Bassily, A. Smith, A. Thakurta. Private Empirical Risk
+   Minimization: Efficient Algorithms and Tight Error Bounds. FOCS 2014
+   (noisy projected gradient methods for convex ERM).
+.. [DRS22] J. Dong, A. Roth, W. Su. Gaussian Differential Privacy. JRSS B 84
+   (2022) (composition of Gaussian mechanisms is exactly Gaussian; used by
+   the tests as an independent check).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._random import check_seed, noise_source
+from .._validation import (
+    check_bool,
+    check_float,
+    check_int,
+    check_option,
+    checks_feature_names,
+    feature_names_of,
+    is_dask_collection,
+    with_feature_names,
+)
+from ..data.labels import check_labels, encode_labels, zero_rows
+from ..data.preprocess import clip_rows, note_clipped
+from ..data.validation import check_array, computed
+from ..errors import ParameterError, PrivacyError
+from ..objectives.losses import LOSSES, Loss, get_loss
+from ..privacy.accounting.gaussian import (
+    ACCOUNTING,
+    calibrate_noise_multiplier,
+    default_learning_rate,
+    gaussian_composition_epsilon,
+    gdp_epsilon,
+)
+from ..privacy.budget import Budget
+from ..privacy.certificate import Certificate
+from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta, max_steps
+from ..privacy.release import release
+from ..privacy.rules.noise_dominance_gd import (
+    warn_if_gd_noise_dominates,
+    warn_if_ovr_gd_noise_dominates,
+)
+from ..templates.risk import EmpiricalRiskTemplate
+from .base import FitPlan, Prepared, PrivateEstimator
+from .linear import LinearDecisionMixin
+from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
+
+__all__ = [
+    "ACCOUNTING",
+    "NoisyGradientDescent",
+    "calibrate_noise_multiplier",
+    "default_learning_rate",
+    "gaussian_composition_epsilon",
+    "gdp_epsilon",
+]
+
+
+class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator):
+    """(ε, δ)-DP linear classifier by noisy projected gradient descent ([ACG+16]_, [BST14]_).
+
+    Minimizes the empirical risk (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an
+    intercept, over the ball ||θ|| <= R by T steps of
+
+        θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))),   θ_0 = 0,
+
+    where ĝ_t is the mean of the per-example gradients each clipped to norm
+    C, and returns the average of the last half of the iterates (θ_t, t > T/2).
+    The noise standard deviation is s = z · 2C/n, with the noise multiplier z
+    found by ``dp_accounting`` (bisection) so that the T-fold composition is
+    (ε, δ)-DP under replace-one adjacency (see the module docstring and
+    ``docs/privacy.md`` §6.3). Every iterate is private, not only the released
+    average.
+
+    Only ``epsilon`` is required. Every other setting left at None is set by a
+    public rule (n, p, q, the loss constants, ε and δ only; listed with its
+    value in ``certificate_.assumptions``, defined in
+    :mod:`dpconvex.privacy.mechanisms.noisy_gd`).
+
+    Parameters
+    ----------
+    loss : {"logistic", "huber", "smooth_hinge"} or Loss, default="logistic"
+        Margin loss (convex, |ℓ'| <= 1); "huber" and "smooth_hinge" use h = 0.5.
+    epsilon : float
+        ε > 0 of the whole run.
+    delta : float or None, default=None
+        δ in (0, 1) of the whole run. None: δ = 1/n² (n public), and the
+        certificate says "delta chosen by the public rule 1/n^2 (n public)".
+    steps : int or None, default=None
+        Number T of gradient steps (public). None: T = ⌈D/(ηC)⌉ in
+        [20, 1000] with the travel D = 1.75 nμ/q̃ (μ the Gaussian-DP parameter
+        of (ε, δ), q̃ the row-norm bound with the intercept): long runs where
+        much signal survives the noise, early stopping where little does.
+        An explicit T is at most min(10⁶, max(1000, ⌊10¹¹/(n p)⌋)), p the
+        number of parameters (:func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps`:
+        a bound on running time, checked from the shape of X before the fit starts).
+    radius : float or None, default=None
+        Radius R of the L2 ball the parameters (intercept included) are
+        projected onto (public). None: η (CT + 3 s sqrt(Tp)), the reach of the
+        clipped steps plus three standard deviations of the summed noise, so the
+        projection rarely acts (a binding ball hurt on validation data).
+    learning_rate : float or None, default=None
+        Step η. None: min(2/L, R/(s sqrt(Tp))) with L = c q̃² the smoothness
+        bound of the clipped risk (c the loss's curvature bound) and p the
+        number of parameters (:func:`default_learning_rate` with the cap 2/L,
+        the stability limit of gradient descent; the noise-balancing term
+        R/(s sqrt(Tp)) of averaged projected SGD acts only when R is small).
+    clip : float or None, default=None
+        Per-example gradient norm bound C (public). None: half the Lipschitz
+        bound, |ℓ'|_max q̃ / 2. If C is at least the Lipschitz bound, clipping
+        never acts and the run minimizes the true empirical risk.
+    data_norm : float, default=1.0
+        Public bound q on ||x||: rows above it are scaled down to it.
+
+        .. warning:: Never set it from the data (e.g. the max row norm).
+    fit_intercept : bool, default=True
+        Append a constant feature 1 (inside the ball like every coordinate).
+    accounting : {"pld", "rdp"}, default="pld"
+        The ``dp_accounting`` accountant that calibrates z: privacy-loss
+        distributions (within about 10⁻⁶ of the exact curve) or Rényi DP
+        ([Mir17]_, as in [ACG+16]_; about 5–8 % more noise).
+    average : {"last_half", "all"}, default="last_half"
+        The released model averages the iterates t > T/2 (suffix averaging,
+        Shamir & Zhang 2013: early iterates, far from the optimum, do not
+        pull the average back), or all T of them. Post-processing: the
+        privacy guarantee is the same.
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real
+        release); an int fixes the seed (experiments only). A generator is
+        refused: it would be kept on the model.
+    accountant : BudgetAccountant or None, default=None
+        Ledger charged with the (ε, δ) of the fit (checked before it).
+    classes : sequence of two labels or None, default=None
+        The public label set (``classes[1]`` is +1); records with other labels
+        contribute no gradient. None takes the set declared with y, else reads
+        it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
+        public"; :mod:`dpconvex.data.labels`).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (2,)
+        The two labels (any two distinct values); ``classes_[1]`` is +1.
+    delta_ : float
+        δ used (1/n² under the default rule).
+    steps_, radius_, clip_ : int, float, float
+        T, R and C used.
+    noise_multiplier_ : float
+        z.
+    noise_std_ : float
+        s = z · 2C / n, per coordinate of the noisy mean gradient.
+    learning_rate_ : float
+        η used.
+    certificate_ : Certificate
+        Names the accountant, z, s, the sensitivity and the public rules used.
+
+    References
+    ----------
+    [ACG+16]_, [Mir17]_, [BST14]_; CMS JMLR 2011 for the ERM setting.
+    """
+
+    def __init__(self, *, loss: str | Loss = "logistic", epsilon: float,
+                 delta: float | None = None, steps: int | None = None,
+                 radius: float | None = None, learning_rate: float | None = None,
+                 clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
+                 accounting: str = "pld", average: str = "last_half", random_state: Any = None,
+                 accountant: Any = None, classes: Any = None):
+        self.loss = loss
+        self.epsilon = epsilon
+        self.delta = delta
+        self.steps = steps
+        self.radius = radius
+        self.learning_rate = learning_rate
+        self.clip = clip
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.accounting = accounting
+        self.average = average
+        self.random_state = random_state
+        self.accountant = accountant
+        self.classes = classes
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
+        tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
+        return tags
+
+    def _make_loss(self) -> Loss:
+        owner = type(self).__name__
+        if isinstance(self.loss, Loss):
+            loss = self.loss
+        elif isinstance(self.loss, str) and self.loss in LOSSES:
+            loss = get_loss(self.loss)
+        else:
+            raise ParameterError(
+                f"The 'loss' parameter of {owner} must be one of {sorted(LOSSES)} or a Loss "
+                f"instance. Got {self.loss!r} instead."
+            )
+        if not (math.isfinite(loss.deriv_bound) and loss.deriv_bound > 0):
+            raise PrivacyError(f"loss '{loss.name}' declares no finite derivative bound.")
+        return loss
+
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
+        "loss": "no_validation",  # checked by _make_loss in _check_consistency
+        "epsilon": check_float,
+        "delta": lambda name, v, owner: None if v is None else check_float(name, v, owner,
+                                                                           high=1.0),
+        "steps": "no_validation",  # bounded by the public shape: checked in plan
+        "radius": lambda name, v, owner: None if v is None else check_float(name, v, owner),
+        "clip": lambda name, v, owner: None if v is None else check_float(name, v, owner),
+        "data_norm": check_float,
+        "learning_rate": lambda name, v, owner: None if v is None else check_float(name, v,
+                                                                                   owner),
+        "fit_intercept": check_bool,
+        "accounting": lambda name, v, owner: check_option(name, v, ACCOUNTING, owner),
+        "average": lambda name, v, owner: check_option(name, v, AVERAGING, owner),
+        "random_state": lambda name, v, owner: check_seed(v, owner),
+        "accountant": "no_validation",
+        "classes": "no_validation",  # checked with the labels in prepare
+    }
+
+    def _check_consistency(self) -> None:
+        self._make_loss()
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The mechanism (the public rules left to the calibration) and (ε, δ) of a fit.
+
+        δ = 1/n² when ``delta`` is None; ``steps`` is bounded by the shape (n, p).
+        """
+        if n_classes > 2:
+            return self._plan_ovr(n, n_classes, n_features)
+        owner = type(self).__name__
+        T = None
+        if self.steps is not None:  # a bound on running time, from the public shape (§6.3)
+            p = n_features + int(bool(self.fit_intercept))
+            T = check_int("steps", self.steps, owner, high=max_steps(n, p), why=(
+                f"a run makes T passes over the {n:,} x {p} clipped rows; the cap bounds T and "
+                "T*n*p, hence the running time (docs/privacy.md §6.3)"))
+        def opt(v: Any) -> float | None:
+            return None if v is None else float(v)
+
+        mech = NoisyGD(steps=T, radius=opt(self.radius), clip=opt(self.clip),
+                       learning_rate=opt(self.learning_rate), accounting=self.accounting,
+                       average=self.average, delta_rule=self.delta is None)
+        delta = default_delta(n) if self.delta is None else float(self.delta)
+        budget = Budget(float(self.epsilon), delta)
+        loss = self._make_loss()
+        return FitPlan(
+            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
+            template="empirical risk", learner="noisy gradient descent", mechanism=mech,
+            budget=budget, backend="noisy projected gradient descent (no solver)",
+            lam_rule="no regularizer (projection onto the ball of radius R)",
+            options={"loss": loss.name, "norm bound q~": self._augmented_norm(),
+                     "fit_intercept": bool(self.fit_intercept), "steps": T or "rule",
+                     "radius": opt(self.radius) or "rule", "clip": opt(self.clip) or "rule",
+                     "learning_rate": opt(self.learning_rate) or "rule",
+                     "accounting": self.accounting, "average": self.average})
+
+    def _augmented_norm(self) -> float:
+        """q̃ = √(q² + 1) with the intercept column (constant 1), else q: the template's bound."""
+        q = float(self.data_norm)
+        return math.sqrt(q * q + 1.0) if self.fit_intercept else q
+
+    def _shape_template(self, n: int, p: int) -> EmpiricalRiskTemplate:
+        """The template of n rows and p columns with every data value 0 (public shape only)."""
+        return EmpiricalRiskTemplate(self._make_loss(), self._augmented_norm(),
+                                     np.broadcast_to(0.0, (n, p)), np.ones(n))
+
+    def prepare_shape(self, plan: FitPlan) -> Prepared:
+        p = plan.n_features + int(bool(self.fit_intercept))
+        return Prepared(template=self._shape_template(plan.n, p), meta={"d": plan.n_features})
+
+    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+        """Validate and clip the rows, append the intercept column, build the template."""
+        owner = type(self).__name__
+        check_binary_plan(plan, owner)
+        q = float(self.data_norm)
+        Xv = check_array(X, owner, min_samples=2, accept_dask=True)
+        check_plan_shape(plan, Xv.shape, owner)
+        yv = check_labels(computed(y), Xv.shape[0], owner)
+        labels = encode_labels(yv, self.classes, owner, binary=True)
+        classes, ys = labels.classes, labels.signs()
+        meta = {"classes": classes, "d": Xv.shape[1], "label_note": labels.assumption,
+                "backend_notes": []}
+        if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
+            from ..data.dask_rows import DaskRows
+
+            rows = DaskRows(Xv).clip(q)
+            rows = rows.add_intercept() if self.fit_intercept else rows
+            # labels folded into the rows (0: outside the label set), as yX of the dense loop
+            rows = rows.scale_rows(ys * (~labels.outside))
+            meta["backend_notes"] = [rows.certificate_note]
+            n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
+            template = self._shape_template(n, p)
+            template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
+            return Prepared(template=template, meta=meta)
+        Xc, n_clipped = clip_rows(Xv, q)
+        note_clipped(n_clipped, Xv.shape[0], q, owner)
+        if self.fit_intercept:
+            Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
+        Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
+        return Prepared(template=EmpiricalRiskTemplate(self._make_loss(), self._augmented_norm(),
+                                                       Xc, ys), meta=meta)
+
+    def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
+        """The dry run's certificate: the calibration's rules and values, nothing appended."""
+        return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
+
+    def fit(self, X: Any, y: Any) -> NoisyGradientDescent:
+        """Run noisy projected gradient descent.
+
+        More than two classes: one private binary model per class with ε/C and
+        δ/C, composed sequentially (:mod:`dpconvex.estimators.ovr`).
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, BudgetError
+        """
+        owner = type(self).__name__
+        self._validate_params()
+        names = feature_names_of(X, owner)
+        plan = self._plan(*self.public_shape(X, y))
+        if plan.sub_plans:  # one warning for the C binary models (docs/privacy.md §6.8)
+            with warn_if_ovr_gd_noise_dominates(self, X, np.arange(plan.n_classes), owner):
+                return with_feature_names(self._fit_sub_plans(X, y, plan), names)
+        # the ledger is checked (and the budget held) before the data are read
+        with self._reserve(plan) as hold:
+            prep = self.prepare(X, y, plan)
+            return with_feature_names(self._release(prep, plan, hold, None), names)
+
+    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+                 warm_start: np.ndarray | None) -> NoisyGradientDescent:
+        """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
+        owner = type(self).__name__
+        template, mech, budget = prep.template, plan.mechanism, plan.budget
+        # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
+        warn_if_gd_noise_dominates(template, mech, budget, owner, stacklevel=4)
+        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
+        rel = release(template, mech, budget, None, noise.rng, seeded=noise.seeded)
+        theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration
+        cert.assumptions.append(prep.meta["label_note"])
+        cert.assumptions.extend(prep.meta["backend_notes"])  # e.g. "data backend: dask (...)"
+        hold.commit_certificate(cert)
+
+        extra = cal.extra
+        d = prep.meta["d"]
+        self.classes_ = prep.meta["classes"]
+        self.n_features_in_ = d
+        self.coef_ = theta_bar[:d].reshape(1, d)
+        self.intercept_ = np.array([theta_bar[d] if self.fit_intercept else 0.0])
+        self.delta_ = budget.delta
+        self.steps_ = extra["steps"]
+        self.radius_ = extra["radius"]
+        self.clip_ = extra["clip"]
+        self.noise_multiplier_ = extra["noise multiplier"]
+        self.noise_std_ = extra["noise std"]
+        self.learning_rate_ = extra["learning rate"]
+        self.certificate_ = cert
+        return self
+
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities by the logistic link of the decision function.
+
+        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with
+        f = wᵀx + b and σ(f) = 1/(1 + e^(-f)), the model's own probability
+        under the logistic loss (a monotone map of the score for the other
+        losses). A function of the released parameters only: post-processing.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Rows sum to 1; ``argmax`` agrees with :meth:`predict`.
+        """
+        f = self.decision_function(X)
+        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
+            p = np.exp(-np.logaddexp(0.0, -f))
+            return p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
+        s = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
+        # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
+        s = np.where((f > 0) & (s <= 0.5), np.nextafter(0.5, 1.0), s)
+        return np.column_stack([1.0 - s, s])

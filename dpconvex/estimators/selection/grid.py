@@ -1,0 +1,513 @@
+"""End-to-end private hyperparameter tuning ([CMS]_ Alg. 4).
+
+Picking Λ (or any hyperparameter) by cross-validation on the private data
+leaks: the choice itself depends on every record. CMS Alg. 4 instead splits
+the data at random into m + 1 disjoint parts, trains candidate i on part i
+with the full ε, counts the mistakes z_i of each candidate on the last part,
+and picks a candidate with the exponential mechanism ([MT07]_), probability
+∝ exp(-ε z_i / 2). The whole procedure is ε-differentially private
+([CMS]_ Theorem 24; derivation in ``docs/privacy.md`` §6.2):
+
+* a record in training part j influences only candidate j, itself ε-DP, and
+  the rest of the procedure post-processes the candidates and a validation
+  part that does not contain the record (parallel composition);
+* a record in the validation part changes every z_i by at most 1, so the
+  selection is ε-DP by the exponential mechanism, and the models do not
+  depend on it.
+
+Either way one record costs max(ε_train, ε_select) = ε. With a *public*
+validation set, the data is split into m parts and the best candidate on the
+public set is taken; only the training costs privacy (ε, parallel).
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), §5.2, Alg. 4, Theorem 24.
+.. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
+   FOCS 2007 (the exponential mechanism).
+.. [McS09] F. McSherry. Privacy Integrated Queries. SIGMOD 2009 (parallel
+   composition).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.model_selection import ParameterGrid
+from sklearn.utils import get_tags
+
+from ..._random import NoiseSource, assign_noise, check_seed, noise_source
+from ..._validation import (
+    check_fitted,
+    check_float,
+    checks_feature_names,
+    feature_names_of,
+    with_feature_names,
+)
+from ...data.labels import check_labels, encode_labels, one_label_warning
+from ...data.validation import check_array
+from ...errors import DataValidationError, ParameterError, PrivacyError
+from ...privacy.accounting import reserve_budget
+from ...privacy.budget import Budget
+from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.release import release
+from ...templates.selection import SelectionTemplate
+
+__all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
+
+#: Parameters the search sets on every candidate itself (not allowed in the grid).
+_RESERVED = ("epsilon", "random_state", "accountant")
+
+#: ``param_grid="auto"``: Λ_auto times these factors (fixed before any data is read).
+AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
+
+
+def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
+                  factors: Sequence[float] = AUTO_LAM_FACTORS) -> dict[str, list[float]]:
+    """Candidates Λ_auto × ``factors`` centred on the public rule (docs/privacy.md §3.4, §6.2).
+
+    Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` with ``epsilon`` on
+    n rows of d features: the estimator's own preprocessing is run on an all-zero
+    n × d matrix (no data is read), so every public parameter it uses (data_norm,
+    intercept, mechanism, δ, ...) enters as in a real fit.
+
+    Parameters
+    ----------
+    estimator : a dpconvex linear estimator with a ``lam`` parameter
+    n, d : int
+        Rows and features of the part each candidate will be trained on (public).
+    epsilon : float
+        ε of each candidate's fit.
+    owner : str
+        Name for error messages.
+    factors : sequence of float
+
+    Returns
+    -------
+    dict
+        ``{"lam": [Λ_auto · f for f in factors]}``.
+    """
+    from ..linear import _PrivateLinearClassifier
+
+    keys = [k for k in estimator.get_params(deep=True) if _leaf(k) == "lam"]
+    if keys != ["lam"] or not isinstance(estimator, _PrivateLinearClassifier):
+        raise ParameterError(
+            f"param_grid='auto' of {owner} needs a dpconvex linear estimator with a 'lam' "
+            f"parameter (PrivateLogisticRegression, PrivateHuberSVM, PrivateLinearClassifier); "
+            f"got {type(estimator).__name__}. Pass an explicit grid instead.")
+    classes = estimator.get_params().get("classes")
+    if classes is not None and len(classes) > 2:
+        raise ParameterError(
+            f"param_grid='auto' of {owner} is for binary problems (one-vs-rest splits epsilon "
+            f"by class); got classes={classes!r}. Pass an explicit grid instead.")
+    est = clone(estimator).set_params(lam="auto", epsilon=float(epsilon), classes=None)
+    lam = float(est.plan(int(n), 2, int(d)).lam)  # the public plan: Λ reads n, d only
+    return {"lam": [float(f"{lam * f:.3g}") for f in factors]}
+
+
+def _leaf(key: str) -> str:
+    return key.rsplit("__", 1)[-1]
+
+
+def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list[dict[str, Any]]:
+    """Validate a grid (dict or list of dicts of non-empty lists) and expand it."""
+    msg = (f"The 'param_grid' parameter of {owner} must be a dict, or a non-empty list of "
+           "dicts, mapping parameter names to non-empty lists of values fixed before seeing "
+           "the data. Got {!r} instead.")
+    grids = [param_grid] if isinstance(param_grid, Mapping) else param_grid
+    if not isinstance(grids, (list, tuple)) or len(grids) == 0:
+        raise ParameterError(msg.format(param_grid))
+    for grid in grids:
+        if not isinstance(grid, Mapping) or len(grid) == 0:
+            raise ParameterError(msg.format(param_grid))
+        for key, values in grid.items():
+            if not isinstance(key, str) or key not in valid:
+                raise ParameterError(
+                    f"param_grid of {owner}: {key!r} is not a parameter of the estimator. "
+                    f"Valid parameters: {sorted(valid)}."
+                )
+            if _leaf(key) in _RESERVED:
+                raise ParameterError(
+                    f"param_grid of {owner}: {key!r} cannot be tuned: the search sets "
+                    f"{_RESERVED} on every candidate itself (epsilon is the search's epsilon)."
+                )
+            if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple,
+                                                                           np.ndarray)):
+                raise ParameterError(
+                    f"param_grid of {owner}: the values of {key!r} must be a list (or tuple, "
+                    f"or 1-D array) of candidates. Got {values!r} instead."
+                )
+            if len(values) == 0 or (isinstance(values, np.ndarray) and values.ndim != 1):
+                raise ParameterError(
+                    f"param_grid of {owner}: the values of {key!r} must be a non-empty 1-D "
+                    f"list. Got {values!r} instead."
+                )
+    return list(ParameterGrid(list(grids)))
+
+
+def _find_certificate(est: Any) -> Certificate:
+    """The certificate of a fitted estimator, or of the single private step of a Pipeline."""
+    cert = getattr(est, "certificate_", None)
+    if cert is not None:
+        return cert
+    steps = [s for _, s in getattr(est, "steps", [])]
+    certs = [s.certificate_ for s in steps if getattr(s, "certificate_", None) is not None]
+    if len(certs) != 1:
+        raise PrivacyError(
+            f"PrivateGridSearch: the fitted candidate {type(est).__name__} exposes "
+            f"{len(certs)} privacy certificates (certificate_); exactly one is needed to "
+            "account for it. Use a dpconvex private estimator (or a Pipeline ending in one)."
+        )
+    return certs[0]
+
+
+class SelectedEstimator:
+    """What a private selection shares: the inner estimator's tags, the parameter keys of
+    a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
+
+    estimator: Any
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        inner = get_tags(self.estimator)
+        tags.classifier_tags = inner.classifier_tags
+        tags.input_tags = inner.input_tags
+        tags.non_deterministic = True  # split, noise and selection are random
+        return tags
+
+    def _keys(self, leaf: str) -> list[str]:
+        return [k for k in self.estimator.get_params(deep=True) if _leaf(k) == leaf]
+
+    def _noise_owners(self, est: Any) -> list[Any]:
+        """The objects of the candidate ``est`` that hold a ``random_state`` parameter, in
+        the order of ``_keys("random_state")`` (``est`` itself, or Pipeline steps): the fits
+        that :func:`dpconvex._random.assign_noise` hands a generator."""
+        params = est.get_params(deep=True)
+        return [params[key.rpartition("__")[0]] if "__" in key else est
+                for key in self._keys("random_state")]
+
+    def _noise(self, owner: str) -> NoiseSource:
+        """The search's generator (:func:`dpconvex._random.noise_source`), after checking
+        that no ``random_state`` of the kept unfitted ``estimator`` is a generator."""
+        params = self.estimator.get_params(deep=True)
+        for key in self._keys("random_state"):
+            check_seed(params[key], f"{owner} (its estimator's {key})")
+        return noise_source(self)
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions of ``best_estimator_``."""
+        check_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)  # type: ignore[attr-defined]
+
+    @checks_feature_names
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Decision function of ``best_estimator_``."""
+        check_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X)  # type: ignore[attr-defined]
+
+    @checks_feature_names
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy of ``best_estimator_`` (weighted by ``sample_weight``)."""
+        check_fitted(self, "best_estimator_")
+        return float(self.best_estimator_.score(X, y, sample_weight=sample_weight))  # type: ignore[attr-defined]
+
+
+class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """ε-DP choice among fixed candidate hyperparameters ([CMS]_ Alg. 4).
+
+    .. note:: Each candidate sees only 1/(m+1) of the rows. Measured on Adult and
+       KDDCup99 (docs/privacy.md §6.2.3) this loses to the untuned public rule
+       ``lam="auto"`` and to :class:`dpconvex.estimators.selection.random.PrivateRandomSearch`;
+       for Λ, prefer ``lam="auto"`` without tuning.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A dpconvex private estimator (one with an ``epsilon`` parameter and a
+        ``certificate_`` after fit), or a Pipeline whose single private step
+        has them (e.g. RandomFourierFeatures then PrivateLogisticRegression).
+        It is cloned for each candidate.
+
+        .. warning:: Pipeline steps before the private one must be per-record
+           maps fitted without reading the data (like RandomFourierFeatures);
+           a StandardScaler, say, learns statistics of its part that no
+           certificate covers.
+    param_grid : dict, list of dict, or "auto"
+        Maps parameter names to lists of values, as in scikit-learn's
+        ``GridSearchCV``. The m candidates must be fixed before seeing the
+        data (never derived from it). ``epsilon``, ``random_state`` and
+        ``accountant`` cannot be tuned. ``"auto"``: Λ_auto × (1/4, 1, 4), Λ_auto
+        the public rule ``lam="auto"`` for a part's size and ε
+        (:func:`auto_lam_grid`; linear estimators only).
+    epsilon : float
+        ε > 0 of the whole search. **The search sets it as the epsilon of
+        every candidate** (overriding the estimator's own ``epsilon``) and uses
+        it for the selection; the result is ε-DP end to end (plus the δ of
+        (ε, δ) candidates such as NoisyGradientDescent).
+    random_state : None or int, default=None
+        Seeds all the randomness: the split, each candidate's noise and the
+        selection. None seeds from the OS at each fit (required for a real
+        release). Each candidate draws from an independent child generator
+        handed to its fit (:func:`dpconvex._random.assign_noise`), never stored
+        on it: every ``random_state`` parameter of a candidate is set to this
+        value. A generator is refused (it would be kept on the search).
+    public_validation : tuple (X_val, y_val) or None, default=None
+        A *public* labelled set (not part of the private data). If given, the
+        private data is split into m parts only, each candidate is trained on
+        its part, and the candidate with the fewest mistakes on the public
+        set is taken (ties: the first); only training costs privacy.
+
+        .. warning:: Passing a held-out split of the private data here is not
+           private: use it only for data whose release is allowed.
+    accountant : BudgetAccountant or None, default=None
+        Ledger charged once with the end-to-end (ε, δ) of the search. The
+        candidates' own ``accountant`` parameters are set to None.
+    classes : sequence of labels or None, default=None
+        The public label set, given to every candidate (``classes=``), so that a
+        random part without one of the classes still trains (no refusal read
+        from one record). None takes the set declared with y, else reads it
+        from the whole y (one :class:`~dpconvex.errors.PrivacyLeakWarning` per
+        fit, "assumed public").
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The selected candidate, trained on its part of the data only (it is
+        not refitted on all the data: that would cost another ε).
+    best_params_ : dict
+    best_index_ : int
+        Index of the selected candidate in ``candidates_``.
+    candidates_ : list of dict
+        The candidate parameter settings, in grid order.
+    part_sizes_ : list of int
+        Sizes of the training parts (then, without public validation, of the
+        validation part). They depend only on n.
+    validation_mistakes_ : ndarray of int
+        Only with ``public_validation``: the mistakes of each candidate on the
+        public set. Not stored for the private selection (they would leak).
+    certificate_ : Certificate
+        ε = max(max_i ε_i, ε_select), δ = max_i δ_i; the candidates'
+        certificates and the selection's are in ``certificate_.parts``.
+
+    References
+    ----------
+    [CMS]_ Alg. 4 and Theorem 24; [MT07]_; [McS09]_.
+    """
+
+    def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
+                 random_state: Any = None, public_validation: Any = None,
+                 accountant: Any = None, classes: Any = None):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.public_validation = public_validation
+        self.accountant = accountant
+        self.classes = classes
+
+    @one_label_warning()  # the candidates' fits do not repeat the label-set warning
+    def fit(self, X: Any, y: Any) -> PrivateGridSearch:
+        """Split, train each candidate on its part, select privately.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, BudgetError
+            And any error of a candidate's fit (nothing is released then).
+        """
+        owner = type(self).__name__
+        names = feature_names_of(X, owner)
+        epsilon = check_float("epsilon", self.epsilon, owner)
+        if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
+                f"Got {self.estimator!r} instead."
+            )
+        eps_keys = self._keys("epsilon")
+        if len(eps_keys) != 1:
+            raise ParameterError(
+                f"{owner} needs an estimator with exactly one 'epsilon' parameter (a dpconvex "
+                f"private estimator or a Pipeline with one private step); found {eps_keys!r}."
+            )
+        valid = list(self.estimator.get_params(deep=True))
+        auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
+        # "auto": m = len(AUTO_LAM_FACTORS) is known now; the values once n is read
+        candidates = ([{"lam": f} for f in AUTO_LAM_FACTORS] if auto
+                      else _check_param_grid(self.param_grid, valid, owner))
+        m = len(candidates)
+        public = self.public_validation is not None
+        noise = self._noise(owner)
+        rng = noise.rng
+
+        # (ε, δ) requested: δ from (ε, δ) candidates, if any; known before the data.
+        base = self.estimator.get_params(deep=True)
+        delta_keys = self._keys("delta")
+        delta_req = max((float(c.get(k, base[k]) or 0.0) for c in candidates for k in delta_keys),
+                        default=0.0)
+        # the ledger is checked (and the budget held) before the data are read
+        with reserve_budget(self.accountant, epsilon, delta_req, owner) as hold:
+
+            Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
+            yv = check_labels(y, Xv.shape[0], owner)
+            if public:
+                Xp, yp = self._public_set(owner, Xv.shape[1])
+            n = Xv.shape[0]
+            k = m if public else m + 1
+            if n < 2 * k:
+                raise DataValidationError(
+                    f"{owner}: n_samples = {n} rows cannot be split into {k} parts of at least 2 rows "
+                    f"({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
+                    "candidates or more data."
+                )
+            parts = np.array_split(rng.permutation(n), k)
+            if auto:  # Λ_auto for the smallest part (public: n, d, ε only)
+                candidates = _check_param_grid(
+                    auto_lam_grid(self.estimator, n // k, Xv.shape[1], epsilon, owner),
+                    valid, owner)
+            children = rng.spawn(m)
+
+            overrides_base: dict[str, Any] = {eps_keys[0]: epsilon}
+            overrides_base.update({key: None for key in self._keys("accountant")})
+            # the candidates' random_state is the caller's; their noise comes through the channel
+            overrides_base.update({key: self.random_state for key in self._keys("random_state")})
+            labels = None
+            if self._keys("classes"):  # the candidates take the public label set
+                labels = encode_labels(yv, self.classes, owner)
+                overrides_base.update({key: list(labels.classes)
+                                       for key in self._keys("classes")})
+            models, certs = [], []
+            for i, params in enumerate(candidates):
+                est = clone(self.estimator)
+                est.set_params(**params, **overrides_base)
+                with assign_noise({owner_i: children[i] for owner_i in self._noise_owners(est)},
+                                  seeded=noise.seeded):
+                    est.fit(Xv[parts[i]], yv[parts[i]])
+                cert = _find_certificate(est)
+                if not cert.private:
+                    raise PrivacyError(
+                        f"{owner}: candidate {params!r} produced a non-private model ({cert.mechanism})."
+                        " Private tuning needs private candidates; for a non-private baseline use "
+                        "sklearn.model_selection.GridSearchCV."
+                    )
+                models.append(est)
+                certs.append(cert)
+
+            if public:
+                z = np.array([int(np.sum(np.asarray(mod.predict(Xp)) != yp)) for mod in models])
+                best = int(np.argmin(z))
+                sel_cert = Certificate(
+                    mechanism="selection on a public validation set (argmin of mistakes)",
+                    epsilon_requested=0.0, epsilon=0.0, private=True,
+                    conditions=[Condition("public validation set", True, "assumption",
+                                          "the user declares (X_val, y_val) public")],
+                    quantities={"validation size": int(yp.shape[0])},
+                )
+            else:
+                Xval, yval = Xv[parts[-1]], yv[parts[-1]]
+                z = np.array([int(np.sum(np.asarray(mod.predict(Xval)) != yval)) for mod in models])
+                sel = release(SelectionTemplate(-z.astype(float), 1.0, int(parts[-1].size)),
+                              "exponential", Budget(epsilon), None, rng, seeded=noise.seeded)
+                best, sel_cert = int(sel.theta[0]), sel.certificate
+
+            cert = self._certificate(epsilon, certs, sel_cert, m, [int(p.size) for p in parts],
+                                     public)
+            if labels is not None:
+                cert.assumptions.append(labels.assumption)
+            hold.commit_certificate(cert)
+
+        self.candidates_ = candidates
+        self.best_index_ = best
+        self.best_params_ = candidates[best]
+        self.best_estimator_ = models[best]
+        self.part_sizes_ = [int(p.size) for p in parts]
+        if public:
+            self.validation_mistakes_ = z
+        elif hasattr(self, "validation_mistakes_"):
+            del self.validation_mistakes_
+        self.certificate_ = cert
+        self.classes_ = getattr(models[best], "classes_", None)
+        self.n_features_in_ = Xv.shape[1]
+        return with_feature_names(self, names)
+
+    def certify(self, X: Any, y: Any) -> Certificate:
+        """The certificate a fit on (X, y) would carry, without training (no noise drawn).
+
+        Each candidate is certified (``certify``, a dry run of the release) on a
+        part of the size it would get; the selection by a dry run of the
+        exponential mechanism. Raises what ``fit`` would raise for the candidates.
+        """
+        owner = type(self).__name__
+        epsilon = check_float("epsilon", self.epsilon, owner)
+        valid = list(self.estimator.get_params(deep=True))
+        auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
+        candidates = ([{"lam": f} for f in AUTO_LAM_FACTORS] if auto
+                      else _check_param_grid(self.param_grid, valid, owner))
+        eps_keys = self._keys("epsilon")
+        if len(eps_keys) != 1 or not hasattr(self.estimator, "certify"):
+            raise ParameterError(
+                f"{owner}.certify needs a dpconvex estimator with one 'epsilon' parameter and a "
+                f"certify() method; got {type(self.estimator).__name__}. Call fit instead."
+            )
+        Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
+        yv = check_labels(y, Xv.shape[0], owner)
+        public = self.public_validation is not None
+        m = len(candidates)
+        parts = np.array_split(np.arange(Xv.shape[0]), m if public else m + 1)
+        if auto:
+            candidates = _check_param_grid(auto_lam_grid(
+                self.estimator, Xv.shape[0] // len(parts), Xv.shape[1], epsilon, owner),
+                valid, owner)
+        certs = []
+        for i, params in enumerate(candidates):
+            est = clone(self.estimator).set_params(**params, **{eps_keys[0]: epsilon})
+            certs.append(est.certify(Xv[parts[i]], yv[parts[i]]))
+        if public:
+            sel = Certificate(mechanism="selection on a public validation set (argmin of mistakes)",
+                              epsilon_requested=0.0, epsilon=0.0, private=True)
+        else:
+            sel = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
+                          "exponential", Budget(epsilon), dry_run=True).certificate
+        return self._certificate(epsilon, certs, sel, m, [int(p.size) for p in parts], public)
+
+    def _public_set(self, owner: str, d: int) -> tuple[np.ndarray, np.ndarray]:
+        pv = self.public_validation
+        if not isinstance(pv, (tuple, list)) or len(pv) != 2:
+            raise ParameterError(
+                f"The 'public_validation' parameter of {owner} must be None or a tuple "
+                f"(X_val, y_val). Got {type(pv).__name__} instead."
+            )
+        Xp = check_array(pv[0], owner, name="X_val", n_features=d)
+        yp = check_labels(pv[1], Xp.shape[0], owner)
+        return Xp, yp
+
+    @staticmethod
+    def _certificate(epsilon: float, certs: list[Certificate], sel: Certificate, m: int,
+                     sizes: list[int], public: bool) -> Certificate:
+        how = "public validation set" if public else "exponential mechanism on part m + 1"
+        conds = [
+            Condition("candidates fixed before the data", True, "enforced by dpconvex",
+                      f"{m} candidates from param_grid (a constructor parameter)"),
+            Condition("disjoint parts", True, "enforced by dpconvex",
+                      f"random permutation (independent of the data) split into {len(sizes)} "
+                      f"parts of sizes {sizes}; candidate i reads part i only; selection by "
+                      f"{how}"),
+        ]
+        try:
+            return compose_parallel(
+                [*certs, sel],
+                mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint "
+                           "parts " + ("+ selection on public data" if public
+                                       else "+ exponential mechanism on the held-out part")),
+                epsilon_requested=epsilon, conditions=conds,
+                quantities={"candidates m": m, "part sizes": sizes,
+                            "epsilon (training, max)": max(c.epsilon for c in certs),
+                            "epsilon (selection)": sel.epsilon},
+                assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
+                             "the released model is the selected candidate only (trained on "
+                             "its part); releasing all candidates too would also be covered"],
+                labels=[*(f"candidate {i}" for i in range(m)), "selection"])
+        except PrivacyError as exc:
+            raise PrivacyError(f"PrivateGridSearch: {exc}") from None

@@ -1,0 +1,428 @@
+"""Private hyperparameter selection by random repetition ([LT19]_, [PS22]_).
+
+CMS Alg. 4 (:class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`) trains each of m
+candidates on 1/(m+1) of the rows. :class:`PrivateRandomSearch` instead trains
+every run on the same training split (a fixed share of all rows), and pays for
+the search with a constant multiple of one run's ε, whatever the number of runs:
+
+1. A uniform random permutation (independent of the data) splits the rows into a
+   training part T (``1 - validation_fraction`` of them) and a validation part V.
+2. One *run* Q: pick a candidate uniformly at random from the grid, train it on T
+   with ε₁ (the estimator's own private mechanism), count its mistakes z on V and
+   add two-sided geometric (discrete Laplace) noise, P(ξ = k) ∝ exp(−ε₁|k|): the
+   score is s = −(z + ξ) + u, u ~ Uniform(0, 1) a data-free tie-break. z has
+   sensitivity 1, so s is ε₁-DP given the model; T and V are disjoint, so one run
+   (model, score) is ε₁-DP (parallel composition).
+3. Draw K from a truncated negative binomial distribution D_{η,γ} ([PS22]_,
+   Definition 1): η = 1 is the geometric distribution P(K = k) = γ(1−γ)^{k−1}
+   ([LT19]_'s random stopping), η = 0 the logarithmic one
+   P(K = k) = (1−γ)^k / (k log(1/γ)). Run Q K times (independently) and release only
+   the model of the best score.
+
+By [PS22]_ Corollary 3 (the pure-DP case of their Theorem 2) the release is
+((2 + η) ε₁)-DP: 3ε₁ for the geometric K (recovering [LT19]_), 2ε₁ for the
+logarithmic K. The search sets ε₁ = ε / (2 + η) (rounded down), so the whole is
+ε-DP. K, the scores and the other runs' models are NOT released: the theorem
+covers the best run only, and knowing K would make it a K-fold composition. The
+run time reveals K, so it must not be published either. Derivation and
+conditions: ``docs/privacy.md`` §6.2.
+
+References
+----------
+.. [LT19] J. Liu, K. Talwar. Private Selection from Private Candidates. STOC 2019
+   (arXiv:1811.07971), random stopping with a geometric number of runs: 3ε.
+.. [PS22] N. Papernot, T. Steinke. Hyperparameter Tuning with Renyi Differential
+   Privacy. ICLR 2022 (arXiv:2110.03620v2), Definition 1 (truncated negative
+   binomial D_{η,γ}), Theorem 2, Corollary 3 (pure DP: (2 + η)ε).
+.. [McS09] F. McSherry. Privacy Integrated Queries. SIGMOD 2009 (parallel
+   composition).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils import get_tags
+
+from ..._random import assign_noise
+from ..._validation import check_float, feature_names_of, with_feature_names
+from ...data.labels import check_labels, encode_labels, one_label_warning
+from ...data.validation import check_array
+from ...errors import DataValidationError, ParameterError, PrivacyError
+from ...privacy.accounting import reserve_budget
+from ...privacy.budget import split_even
+from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.release import SEEDED
+from .grid import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
+
+__all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
+
+#: Largest ``mean_runs``: every run is one fit of a candidate, so the expected time of the
+#: search grows linearly with it (and the heavy-tailed number of runs much beyond it).
+MAX_MEAN_RUNS = 1e5
+
+#: η of the truncated negative binomial family ([PS22]_ Definition 1) for each name.
+_ETA = {"geometric": 1.0, "logarithmic": 0.0}
+
+
+@dataclass(frozen=True)
+class Repetitions:
+    """The law of the number of runs K: D_{η,γ} of [PS22]_ Definition 1 for η ∈ {0, 1}.
+
+    Parameters
+    ----------
+    kind : {"geometric", "logarithmic"}
+        η = 1: P(K = k) = γ (1 − γ)^{k−1}; η = 0: P(K = k) = (1 − γ)^k / (k log(1/γ)).
+    gamma : float
+        γ in (0, 1).
+    """
+
+    kind: str
+    gamma: float
+
+    @property
+    def eta(self) -> float:
+        return _ETA[self.kind]
+
+    @property
+    def multiplier(self) -> float:
+        """2 + η: the search is ((2 + η) ε₁)-DP when one run is ε₁-DP ([PS22]_ Cor. 3)."""
+        return 2.0 + self.eta
+
+    @classmethod
+    def with_mean(cls, kind: str, mean: float) -> Repetitions:
+        """The member of the family with E[K] = ``mean`` (> 1); γ by bisection (public)."""
+        if kind not in _ETA:
+            raise ParameterError(f"Repetitions: kind must be one of {sorted(_ETA)}; got {kind!r}.")
+        if not (math.isfinite(mean) and mean > 1.0):
+            raise ParameterError(f"Repetitions: the mean number of runs must be > 1; got {mean!r}.")
+        if kind == "geometric":
+            return cls(kind, 1.0 / mean)
+        lo, hi = 1e-300, 1.0 - 1e-16  # E[K] = (1 − γ)/(γ log(1/γ)) decreases in γ
+        for _ in range(200):
+            mid = math.sqrt(lo * hi) if hi / lo > 4 else 0.5 * (lo + hi)
+            if cls(kind, mid).mean > mean:
+                lo = mid
+            else:
+                hi = mid
+        return cls(kind, hi)
+
+    @property
+    def mean(self) -> float:
+        g = self.gamma
+        if self.kind == "geometric":
+            return 1.0 / g
+        return (1.0 - g) / (g * math.log(1.0 / g))
+
+    def pmf(self, k: int) -> float:
+        """P(K = k), k >= 1."""
+        g = self.gamma
+        if k < 1:
+            return 0.0
+        if self.kind == "geometric":
+            return g * (1.0 - g) ** (k - 1)
+        return (1.0 - g) ** k / (k * math.log(1.0 / g))
+
+    def pgf(self, x: float) -> float:
+        """E[x^K] for x in [0, 1]: P(best of K runs <= s) = pgf(P(one run <= s))."""
+        g = self.gamma
+        if self.kind == "geometric":
+            return g * x / (1.0 - (1.0 - g) * x)
+        return math.log1p(-(1.0 - g) * x) / math.log(g)
+
+    def sample(self, rng: np.random.Generator) -> int:
+        """One draw of K (>= 1) from public randomness."""
+        if self.kind == "geometric":
+            return int(rng.geometric(self.gamma))  # support {1, 2, ...}
+        return int(rng.logseries(1.0 - self.gamma))  # P(k) = -(1-γ)^k / (k log γ), k >= 1
+
+
+def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
+    """One draw of ξ with P(ξ = k) ∝ exp(−ε|k|), k ∈ ℤ (the geometric mechanism's noise).
+
+    The difference of two i.i.d. geometric variables with success probability
+    1 − e^{−ε} (Ghosh, Roughgarden & Sundararajan, STOC 2009). Added to an integer
+    count of sensitivity 1 it is ε-DP, with no floating-point output.
+    """
+    p = -math.expm1(-float(epsilon))
+    return int(rng.geometric(p)) - int(rng.geometric(p))
+
+
+class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """ε-DP hyperparameter selection by random repetition ([LT19]_, [PS22]_ Cor. 3).
+
+    Every run trains a uniformly random candidate on the same training split with
+    ε₁ = ε/(2 + η) and scores it on a disjoint validation split with ε₁ (noisy
+    mistake count); after a random number K of runs the best-scoring model is
+    released. Unlike :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch` (CMS Alg. 4) no
+    candidate is confined to 1/(m+1) of the rows; the price is ε₁ < ε per run.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A dpconvex private estimator with a pure ε-DP mechanism (an ``epsilon``
+        parameter, ``delta`` 0 if it has one, a ``certificate_`` after fit), or a
+        Pipeline whose single private step has them. Cloned for every run.
+    param_grid : dict, list of dict, or "auto"
+        Candidate settings as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`,
+        fixed before seeing the data. ``"auto"``: Λ_auto × (1/4, 1, 4), with
+        Λ_auto the public rule ``lam="auto"`` (docs/privacy.md §3.4) for the
+        training split's size and ε₁ (:func:`dpconvex.estimators.selection.grid.auto_lam_grid`).
+    epsilon : float
+        ε > 0 of the whole search (each run gets ε₁ = ε/(2 + η)).
+    repetitions : {"geometric", "logarithmic"}, default="logarithmic"
+        The law of K: geometric (η = 1, [LT19]_, cost 3ε₁) or logarithmic (η = 0,
+        cost 2ε₁).
+    mean_runs : float, default=10.0
+        E[K] > 1 (public). The number of fits is random and unbounded (tail
+        P(K > t) <= e^{−γ t}); it is never capped, since a cap would change the law.
+    validation_fraction : float, default=0.1
+        Share of the rows in the validation split, in (0, 1).
+    random_state : None or int, default=None
+        Seeds the split, K, the candidate draws, the candidates' noise and the
+        score noise. None seeds from the OS at each fit (required for a real
+        release). Each run's fit draws from its own child generator, handed to
+        the fit (:func:`dpconvex._random.assign_noise`) and never stored: the
+        runs' ``random_state`` parameters are set to this value. A generator is
+        refused (it would be kept on the search).
+    accountant : BudgetAccountant or None, default=None
+        Ledger charged once with the search's ε (the runs' own accountants are None).
+    classes : sequence of labels or None, default=None
+        The public label set, given to every run (``classes=``). None takes the
+        set declared with y, else reads it from y (one
+        :class:`~dpconvex.errors.PrivacyLeakWarning` per fit, "assumed public").
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The released model: the best run's fit (on the training split, with ε₁).
+    best_params_ : dict
+    best_index_ : int
+        Index of the released candidate in ``candidates_``.
+    candidates_ : list of dict
+    part_sizes_ : list of int
+        [training rows, validation rows] (they depend only on n).
+    certificate_ : Certificate
+        ε = (2 + η) ε₁ <= ε; ``parts`` holds the released run's certificate (its
+        model's and its score's, composed in parallel).
+
+    Notes
+    -----
+    Not released (the guarantee needs them hidden): K, the number of fits, the
+    scores, the other runs' models, and the fit's run time.
+    """
+
+    def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
+                 repetitions: str = "logarithmic", mean_runs: float = 10.0,
+                 validation_fraction: float = 0.1, random_state: Any = None,
+                 accountant: Any = None, classes: Any = None):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.epsilon = epsilon
+        self.repetitions = repetitions
+        self.mean_runs = mean_runs
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+        self.accountant = accountant
+        self.classes = classes
+
+    def _check_params(self, owner: str) -> tuple[float, float, Repetitions, float]:
+        epsilon = check_float("epsilon", self.epsilon, owner)
+        if not isinstance(self.repetitions, str) or self.repetitions not in _ETA:
+            raise ParameterError(
+                f"The 'repetitions' parameter of {owner} must be one of {sorted(_ETA)}. "
+                f"Got {self.repetitions!r} instead.")
+        mean = check_float("mean_runs", self.mean_runs, owner, low=1.0, high=MAX_MEAN_RUNS,
+                           high_inclusive=True)
+        frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
+        if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
+                f"Got {self.estimator!r} instead.")
+        if len(self._keys("epsilon")) != 1:
+            raise ParameterError(
+                f"{owner} needs an estimator with exactly one 'epsilon' parameter (a dpconvex "
+                f"private estimator or a Pipeline with one private step); found "
+                f"{self._keys('epsilon')!r}.")
+        reps = Repetitions.with_mean(self.repetitions, mean)
+        eps1 = split_even(epsilon, int(reps.multiplier))  # (2 + η) ε₁ <= ε in floating point
+        return epsilon, eps1, reps, frac
+
+    def _candidates(self, owner: str, n_train: int, d: int, eps1: float) -> list[dict[str, Any]]:
+        grid = self.param_grid
+        if isinstance(grid, str) and grid == "auto":
+            grid = auto_lam_grid(self.estimator, n_train, d, eps1, owner)
+        cands = _check_param_grid(grid, list(self.estimator.get_params(deep=True)), owner)
+        base = self.estimator.get_params(deep=True)
+        for c in cands:  # the theorem used here is the pure-ε one: δ must be 0
+            for key in self._keys("delta"):
+                if float(c.get(key, base[key]) or 0.0) != 0.0:
+                    raise ParameterError(
+                        f"{owner}: candidate {c!r} has {key} = {c.get(key, base[key])!r} > 0; "
+                        "private selection by random repetition is implemented for pure "
+                        "epsilon-DP candidates only (delta = 0; docs/privacy.md §6.2).")
+        return cands
+
+    @one_label_warning()  # the candidates' fits do not repeat the label-set warning
+    def fit(self, X: Any, y: Any) -> PrivateRandomSearch:
+        """Split, run K random candidates on the training split, release the best.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, BudgetError
+            And any error of a run's fit (nothing is released then).
+        """
+        owner = type(self).__name__
+        names = feature_names_of(X, owner)
+        epsilon, eps1, reps, frac = self._check_params(owner)
+        noise = self._noise(owner)
+        rng = noise.rng
+        with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
+            Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
+            yv = check_labels(y, Xv.shape[0], owner)
+            n = Xv.shape[0]
+            n_val = int(math.ceil(frac * n))
+            if n_val < 1 or n - n_val < 2:
+                raise DataValidationError(
+                    f"{owner}: n_samples = {n} rows cannot be split into a training part of at "
+                    f"least 2 rows and a validation part of validation_fraction = {frac:g}. "
+                    "Use more data.")
+            perm = rng.permutation(n)
+            train, val = perm[n_val:], perm[:n_val]
+            candidates = self._candidates(owner, train.size, Xv.shape[1], eps1)
+            m = len(candidates)
+            overrides: dict[str, Any] = {self._keys("epsilon")[0]: eps1}
+            overrides.update({key: None for key in self._keys("accountant")})
+            # the runs' random_state is the caller's; their noise comes through the channel
+            overrides.update({key: self.random_state for key in self._keys("random_state")})
+            labels = None
+            if self._keys("classes"):
+                labels = encode_labels(yv, self.classes, owner)
+                overrides.update({key: list(labels.classes) for key in self._keys("classes")})
+            Xt, yt, Xval, yval = Xv[train], yv[train], Xv[val], yv[val]
+            k_runs = reps.sample(rng)  # public randomness; never stored or released
+            best: tuple[float, int, Any, Certificate] | None = None
+            for _ in range(k_runs):
+                i = int(rng.integers(m))
+                est = clone(self.estimator)
+                children = [rng.spawn(1)[0] for _ in self._keys("random_state")]
+                est.set_params(**candidates[i], **overrides)
+                with assign_noise(zip(self._noise_owners(est), children, strict=True),
+                                  seeded=noise.seeded):
+                    est.fit(Xt, yt)
+                cert = _find_certificate(est)
+                if not cert.private or cert.delta != 0.0 or cert.epsilon > eps1:
+                    raise PrivacyError(
+                        f"{owner}: candidate {candidates[i]!r} released with "
+                        f"(epsilon, delta) = ({cert.epsilon:g}, {cert.delta:g}), not within the "
+                        f"per-run budget ({eps1:g}, 0) ({cert.mechanism}). Random-repetition "
+                        "selection needs pure epsilon-DP private candidates.")
+                z = int(np.sum(np.asarray(est.predict(Xval)) != yval))
+                score = -float(z + discrete_laplace(eps1, rng)) + float(rng.uniform())
+                if best is None or score > best[0]:
+                    best = (score, i, est, cert)
+            assert best is not None  # K >= 1
+            _, best_i, model, run_cert = best
+            cert = self._certificate(epsilon, eps1, reps, run_cert, m, [train.size, val.size])
+            if labels is not None:
+                cert.assumptions.append(labels.assumption)
+            if noise.seeded:
+                cert.assumptions.append(SEEDED)
+            hold.commit_certificate(cert)
+
+        self.candidates_ = candidates
+        self.best_index_ = best_i
+        self.best_params_ = candidates[best_i]
+        self.best_estimator_ = model
+        self.part_sizes_ = [int(train.size), int(val.size)]
+        self.certificate_ = cert
+        self.classes_ = getattr(model, "classes_", None)
+        self.n_features_in_ = Xv.shape[1]
+        return with_feature_names(self, names)
+
+    @staticmethod
+    def _score_certificate(eps1: float, n_val: int) -> Certificate:
+        return Certificate(
+            mechanism="noisy validation score (geometric mechanism, Ghosh et al. 2009)",
+            epsilon_requested=eps1, epsilon=eps1, private=True,
+            conditions=[Condition(
+                "score sensitivity", True, "computed from public parameters",
+                "z = mistakes on the validation part; replacing one validation record "
+                "changes z by at most 1; noise P(k) ∝ exp(-epsilon_1 |k|)")],
+            quantities={"validation size": n_val, "noise": "two-sided geometric, "
+                        f"P(k) ∝ exp(-{eps1:.6g} |k|)"})
+
+    def _certificate(self, epsilon: float, eps1: float, reps: Repetitions,
+                     run_cert: Certificate, m: int, sizes: list[int]) -> Certificate:
+        try:
+            run = compose_parallel(
+                [run_cert, self._score_certificate(eps1, sizes[1])],
+                mechanism="one run: a random candidate trained on the training part + its "
+                          "noisy score on the disjoint validation part",
+                epsilon_requested=eps1, delta_requested=0.0, labels=["model", "score"],
+                conditions=[Condition(
+                    "disjoint parts", True, "enforced by dpconvex",
+                    f"random permutation (independent of the data): training part of "
+                    f"{sizes[0]} rows, validation part of {sizes[1]} rows")])
+        except PrivacyError as exc:
+            raise PrivacyError(f"{type(self).__name__}: {exc}") from None
+        total = reps.multiplier * eps1  # <= epsilon: eps1 = split_even(epsilon, 2 + η)
+        ok = total <= epsilon
+        if not ok:
+            raise PrivacyError(f"{type(self).__name__}: (2 + eta) * epsilon_1 = {total:.6g} > "
+                               f"epsilon = {epsilon:g}; nothing is released.")
+        return Certificate(
+            mechanism=(f"private selection by random repetition, {reps.kind} number of runs "
+                       "(Liu & Talwar 2019; Papernot & Steinke 2022, Cor. 3)"),
+            epsilon_requested=epsilon, epsilon=total, delta=0.0, private=True,
+            conditions=[
+                Condition("epsilon accounting", ok, "random repetition (Papernot & Steinke "
+                          "2022, Corollary 3)",
+                          f"(2 + eta) * epsilon_1 = {reps.multiplier:g} * {eps1:.6g} = "
+                          f"{total:.6g} <= {epsilon:g}; each run is epsilon_1-DP (parallel "
+                          "composition of its model and its score)"),
+                Condition("candidates fixed before the data", True, "enforced by dpconvex",
+                          f"{m} candidates; each run draws one uniformly at random"),
+                Condition("number of runs random and hidden", True, "enforced by dpconvex",
+                          f"K ~ {reps.kind} (eta = {reps.eta:g}, gamma = {reps.gamma:.6g}, "
+                          f"E[K] = {reps.mean:.4g}), drawn from public randomness; K and the "
+                          "scores are not stored"),
+                Condition("uniform per-run bound", True, "enforced by dpconvex",
+                          f"every run's certificate has delta = 0 and epsilon <= "
+                          f"{eps1:.6g}, checked after each fit"),
+            ],
+            quantities={"candidates m": m, "part sizes": list(sizes),
+                        "epsilon per run": eps1, "multiplier (2 + eta)": reps.multiplier,
+                        "mean number of runs": reps.mean},
+            assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
+                         "only the best run's model is released: not K, not the scores, not "
+                         "the run time of the fit (which reveals K)",
+                         "the run certificate in `parts` is the released run's; every run had "
+                         "the same per-run bound"],
+            parts=[run])
+
+    def certify(self, X: Any, y: Any) -> Certificate:
+        """The certificate a fit would carry for the first candidate, without training.
+
+        The ε accounting does not depend on which candidate is released (every run
+        has the same bound ε₁), so this certifies candidate 0 on a training part of
+        the right size. Raises what ``fit`` would raise for that candidate.
+        """
+        owner = type(self).__name__
+        epsilon, eps1, reps, frac = self._check_params(owner)
+        if not hasattr(self.estimator, "certify"):
+            raise ParameterError(f"{owner}.certify needs a dpconvex estimator with a certify() "
+                                 f"method; got {type(self.estimator).__name__}. Call fit instead.")
+        Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
+        yv = check_labels(y, Xv.shape[0], owner)
+        n = Xv.shape[0]
+        n_val = int(math.ceil(frac * n))
+        idx = np.arange(n_val, n)
+        cands = self._candidates(owner, idx.size, Xv.shape[1], eps1)
+        est = clone(self.estimator).set_params(**cands[0], **{self._keys("epsilon")[0]: eps1})
+        run_cert = est.certify(Xv[idx], yv[idx])
+        return self._certificate(epsilon, eps1, reps, run_cert, len(cands), [idx.size, n_val])

@@ -1,0 +1,198 @@
+"""ε sweeps: one estimator fitted at several ε, several randomized runs each, on one data set.
+
+A sweep builds the template once (validation, clipping, the sparse copy of the
+rows, the compiled CVXPY problem with the noise as a :class:`cvxpy.Parameter`)
+and, on the native path, warm-starts every solve from the previous solve of the
+sweep. Each fit is a separate release with its own certificate, charged to the
+estimator's accountant like a call to ``fit``.
+
+Warm starts and privacy (docs/privacy.md §5.4): a solve is started from the
+solution of the previous solve in the same sweep. For objective perturbation
+that is a released model, for output perturbation it is the minimizer of the
+unperturbed objective that every run of the sweep perturbs anew. The start point
+only changes how the solver reaches the minimizer, which it must reach to the
+same residual tolerance (<= 1e-6) before anything is released; the noise and
+the calibration do not depend on it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._diagnostics import collect_diagnostics
+from .._random import RandomStateLike, assign_noise, check_random_state
+from .._validation import check_bool, check_float, check_int, feature_names_of
+from ..data.labels import one_label_warning
+from ..errors import ParameterError
+from .base import PrivateEstimator
+
+__all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
+
+#: Largest number of fits of one sweep (len(epsilons) x runs): every fitted model is kept.
+MAX_FITS = 10**5
+
+
+@dataclass
+class EpsilonSweep:
+    """Result of :func:`epsilon_sweep`.
+
+    Attributes
+    ----------
+    epsilons : tuple of float
+        The ε grid, in the order given.
+    estimators : list of list
+        ``estimators[i][r]`` is the estimator fitted at ``epsilons[i]`` in run ``r``.
+    seconds : float
+        Wall-clock time of the whole sweep.
+    templates_built : int
+        How many times a template was built (1 when it was reused throughout).
+    """
+
+    epsilons: tuple[float, ...]
+    estimators: list[list[Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    templates_built: int = 0
+
+    def score(self, X: Any, y: Any) -> np.ndarray:
+        """Score of every fit on (X, y): array of shape (len(epsilons), runs)."""
+        return np.array([[float(e.score(X, y)) for e in row] for row in self.estimators])
+
+    @property
+    def certificates(self) -> list[list[Any]]:
+        """``certificate_`` of every fit, shaped like ``estimators``."""
+        return [[e.certificate_ for e in row] for row in self.estimators]
+
+
+def _fresh(estimator: Any, **params: Any) -> Any:
+    """A new unfitted estimator with the same parameters (the accountant object is shared,
+    not copied as :func:`sklearn.base.clone` would) and ``params`` overridden."""
+    new = type(estimator)(**estimator.get_params(deep=False))
+    return new.set_params(**params)
+
+
+@one_label_warning()  # one label-set warning per sweep, not per fit
+def epsilon_sweep(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    epsilons: Sequence[float],
+    *,
+    runs: int = 1,
+    random_state: RandomStateLike = None,
+    warm_start: bool = True,
+) -> EpsilonSweep:
+    """Fit ``estimator`` at every ε of ``epsilons``, ``runs`` times each, on (X, y).
+
+    Parameters
+    ----------
+    estimator : estimator
+        An unfitted dpconvex estimator; it is not modified. Its parameters are
+        used for every fit except ``epsilon`` and ``random_state``.
+    X, y : array-like
+        Training data, as for ``fit``.
+    epsilons : sequence of float
+        ε values, each > 0.
+    runs : int, default=1
+        Randomized runs (independent noise draws) per ε; ``runs * len(epsilons)`` is
+        at most :data:`MAX_FITS` (every fitted model is kept).
+    random_state : None, int or Generator
+        Seeds all draws of the sweep (one generator, used by the fits in order
+        and handed to each fit through :func:`dpconvex._random.assign_noise`,
+        never stored). Every fitted model's ``random_state`` is this value when
+        it is None or an int, and None when it is a Generator (a generator is
+        never kept on a model). With None the noise is seeded from the OS and
+        the certificates do not carry the "seeded" note.
+    warm_start : bool, default=True
+        Start each native solve from the previous solve of the sweep. The
+        released models have the same distribution either way (module docstring).
+
+    Returns
+    -------
+    EpsilonSweep
+
+    Notes
+    -----
+    A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through its public
+    ``plan`` / ``prepare`` / ``fit_prepared``: one prepared template is shared across the
+    sweep when its preparation spends no budget and does not depend on ε
+    (``Prepared.reusable``); one-vs-rest plans and any other estimator (for example
+    :class:`~dpconvex.PrivateGridSearch`) are simply refitted at each point. Each fit
+    charges ``estimator.accountant``, if any; the sweep stops at
+    the first fit the budget does not allow (:class:`~dpconvex.BudgetError`).
+    The composition over the whole sweep is the sum of the fits' ε.
+    """
+    eps_grid = _check_epsilons(epsilons)
+    runs = check_int("runs", runs, "epsilon_sweep", high=MAX_FITS // len(eps_grid),
+                     why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
+                         f"(runs x {len(eps_grid)} epsilons)")
+    warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
+    if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
+        raise ParameterError(
+            "The 'estimator' parameter of epsilon_sweep must be an unfitted dpconvex estimator. "
+            f"Got {type(estimator).__name__} instead."
+        )
+    if "epsilon" not in estimator.get_params(deep=False):
+        raise ParameterError(
+            f"epsilon_sweep needs an estimator with an 'epsilon' parameter; "
+            f"{type(estimator).__name__} has none."
+        )
+    names = feature_names_of(X, "epsilon_sweep")  # recorded on every model, as fit does
+    rng = check_random_state(random_state)
+    seeded = random_state is not None
+    stored = None if isinstance(random_state, np.random.Generator) else random_state
+    out = EpsilonSweep(eps_grid)
+    t0 = time.perf_counter()
+    prepared = None
+    previous: np.ndarray | None = None
+    for eps in eps_grid:
+        row = []
+        for _ in range(runs):
+            est = _fresh(estimator, epsilon=eps, random_state=stored)
+            # the plan of this fit (public shape only); one-vs-rest and estimators without a
+            # plan (e.g. PrivateGridSearch) are plain fits
+            plan = est.plan_for(X, y) if isinstance(est, PrivateEstimator) else None
+            with assign_noise({est: rng}, seeded=seeded):  # this fit draws from the sweep's rng
+                if plan is None or plan.sub_plans:
+                    row.append(est.fit(X, y))
+                    continue
+                if prepared is None or not prepared.reusable:
+                    prepared = est.prepare(X, y, plan)
+                    out.templates_built += 1
+                # the previous solve's point (a start point only: docs/privacy.md §5) comes
+                # from the not-private diagnostic channel; nothing of it is stored on the models
+                with collect_diagnostics() as diag:
+                    est.fit_prepared(prepared, plan,
+                                     warm_start=previous if warm_start else None)
+            if diag and diag[-1].x is not None:
+                previous = np.asarray(diag[-1].x, dtype=float)
+            if names is not None:
+                est.feature_names_in_ = names
+            row.append(est)
+        out.estimators.append(row)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:
+    try:
+        if isinstance(epsilons, (str, bytes)):
+            raise TypeError
+        grid = tuple(epsilons)
+        if len(grid) > MAX_FITS:
+            raise ParameterError(
+                f"The 'epsilons' parameter of epsilon_sweep has {len(grid):,} values; at most "
+                f"{MAX_FITS:,} (the sweep keeps every fitted model).")
+    except TypeError:
+        raise ParameterError(
+            f"The 'epsilons' parameter of epsilon_sweep must be a sequence of floats in (0, inf). "
+            f"Got {epsilons!r} instead."
+        ) from None
+    if not grid:
+        raise ParameterError("The 'epsilons' parameter of epsilon_sweep is empty; give at least "
+                             "one epsilon > 0.")
+    return tuple(check_float("epsilons", e, "epsilon_sweep") for e in grid)

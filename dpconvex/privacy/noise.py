@@ -1,0 +1,264 @@
+"""Noise samplers for the private mechanisms.
+
+All samplers take ``random_state`` (None: a generator seeded from the OS; an
+int or :class:`numpy.random.Generator`: reproducible) and validate their scale
+parameters, because a wrong scale is a privacy bug.
+
+.. warning:: These samplers produce IEEE floating-point numbers. Mironov
+   (CCS 2012) showed that the low-order bits of floating-point Laplace noise can
+   leak the un-noised value. The guarantees computed by dpconvex are for the
+   idealized real-valued mechanism; see ``docs/privacy.md`` (§ Floating point).
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._random import RandomStateLike, check_random_state
+from .._validation import check_float
+from ..errors import ParameterError, PrivacyError
+
+__all__ = [
+    "SNAP_BITS",
+    "exponential_mechanism",
+    "gaussian",
+    "laplace",
+    "norm_gamma",
+    "snap",
+    "snap_grid",
+    "symmetric_dimension",
+]
+
+#: The snapping grid is 2^-SNAP_BITS of the noise scale (rounded down to a power of two).
+SNAP_BITS = 20
+#: Released coordinates are clamped to ±2^SNAP_CLAMP_BITS grid steps.
+SNAP_CLAMP_BITS = 48
+#: Noise scales :func:`snap` accepts: the grid 2^(⌊log2 s⌋ - SNAP_BITS) stays a normal
+#: float (>= 2^-1020) and the clamp 2^SNAP_CLAMP_BITS grid steps stays finite (<= 2^1023,
+#: one binade of margin because ``math.log2`` can round up just below a power of two).
+SNAP_SCALE_MIN = 2.0 ** (-1020 + SNAP_BITS)
+SNAP_SCALE_MAX = 2.0 ** (1023 - SNAP_CLAMP_BITS + SNAP_BITS)
+
+
+def _check_scale(name: str, value: float) -> float:
+    # internal scales are products of parameters: only positivity and finiteness are checked
+    # here (the parameters' magnitudes are checked by the estimators, snap checks its range)
+    return check_float(name, value, "dpconvex.privacy.noise", magnitude=False)
+
+
+def _check_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if len(shape) == 0 or any(s <= 0 for s in shape):
+        raise ParameterError(
+            f"shape must be a non-empty tuple of positive ints. Got {shape!r} instead."
+        )
+    return shape
+
+
+def symmetric_dimension(shape: Sequence[int]) -> int:
+    """Dimension of the space of arrays of ``shape`` symmetric in the last two axes.
+
+    ``shape = (..., k, k)`` gives ``prod(...) * k (k + 1) / 2``.
+    """
+    shape = _check_shape(shape)
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ParameterError(
+            "symmetric=True needs the last two axes of shape to be equal (square "
+            f"matrices). Got shape {shape!r}."
+        )
+    k = shape[-1]
+    return int(np.prod(shape[:-2], dtype=np.int64)) * k * (k + 1) // 2
+
+
+def _symmetric_from_coordinates(coords: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Map coordinates in the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2} to matrices.
+
+    The map is an isometry: the Frobenius norm of the result equals the
+    Euclidean norm of ``coords``.
+    """
+    k = shape[-1]
+    lead = shape[:-2]
+    m = int(np.prod(lead, dtype=np.int64))
+    coords = coords.reshape(m, k * (k + 1) // 2)
+    out = np.zeros((m, k, k))
+    iu = np.triu_indices(k, 1)
+    out[:, np.arange(k), np.arange(k)] = coords[:, :k]
+    off = coords[:, k:] / math.sqrt(2.0)
+    out[:, iu[0], iu[1]] = off
+    out[:, iu[1], iu[0]] = off
+    return out.reshape(shape)
+
+
+def norm_gamma(
+    shape: int | Sequence[int],
+    beta: float,
+    random_state: RandomStateLike = None,
+    symmetric: bool = False,
+) -> np.ndarray:
+    """Draw b with density proportional to exp(-beta * ||b||).
+
+    ``||.||`` is the Euclidean (Frobenius) norm over the whole array. In a
+    p-dimensional space this density factors into a radius ``||b|| ~
+    Gamma(shape=p, scale=1/beta)`` and a direction uniform on the unit sphere
+    (a normalized standard Gaussian vector) [CMS]_, Alg. 1-2.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the returned array.
+    beta : float
+        Rate, > 0. For objective perturbation ``beta = epsilon' / sensitivity``.
+    random_state : None, int or numpy.random.Generator
+        None (default) seeds from the OS.
+    symmetric : bool
+        If True, the last two axes hold square symmetric matrices and the draw
+        lives in the symmetric subspace, of dimension
+        ``p = prod(shape[:-2]) * k (k + 1) / 2`` (orthonormal basis ``E_ii`` and
+        ``(E_ij + E_ji)/sqrt(2)``), so the density is ∝ exp(-beta ||b||_F) on
+        that space. Drawing in all k^2 coordinates and symmetrizing would not
+        have this density.
+
+    Returns
+    -------
+    numpy.ndarray of float64, of the given shape.
+    """
+    shape = _check_shape(shape)
+    beta = _check_scale("beta", beta)
+    rng = check_random_state(random_state)
+    p = symmetric_dimension(shape) if symmetric else int(np.prod(shape, dtype=np.int64))
+    g = rng.standard_normal(p)
+    nrm = float(np.linalg.norm(g))
+    while nrm == 0.0:  # probability zero; keeps the direction well defined
+        g = rng.standard_normal(p)
+        nrm = float(np.linalg.norm(g))
+    radius = rng.gamma(shape=p, scale=1.0 / beta)
+    coords = g * (radius / nrm)
+    if symmetric:
+        return _symmetric_from_coordinates(coords, shape)
+    return coords.reshape(shape)
+
+
+def gaussian(
+    shape: int | Sequence[int], sigma: float, random_state: RandomStateLike = None
+) -> np.ndarray:
+    """I.i.d. N(0, sigma^2) noise (the Gaussian mechanism)."""
+    shape = _check_shape(shape)
+    sigma = _check_scale("sigma", sigma)
+    return check_random_state(random_state).normal(0.0, sigma, size=shape)
+
+
+def laplace(
+    shape: int | Sequence[int], scale: float, random_state: RandomStateLike = None
+) -> np.ndarray:
+    """I.i.d. Laplace(0, scale) noise (the Laplace mechanism, scale = sensitivity / epsilon)."""
+    shape = _check_shape(shape)
+    scale = _check_scale("scale", scale)
+    return check_random_state(random_state).laplace(0.0, scale, size=shape)
+
+
+def exponential_mechanism(
+    utilities: Sequence[float],
+    epsilon: float,
+    sensitivity: float = 1.0,
+    random_state: RandomStateLike = None,
+) -> int:
+    """Pick an index with probability ∝ exp(epsilon * u_i / (2 * sensitivity)).
+
+    McSherry & Talwar (FOCS 2007). For CMS Alg. 4, ``u_i = -z_i`` with z_i the
+    number of validation mistakes of candidate i (sensitivity 1).
+
+    Returns
+    -------
+    int, the selected index.
+    """
+    u = np.asarray(utilities, dtype=float)
+    if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
+        raise ParameterError("utilities must be a non-empty 1-D array of finite floats.")
+    epsilon = _check_scale("epsilon", epsilon)
+    sensitivity = _check_scale("sensitivity", sensitivity)
+    logits = epsilon * u / (2.0 * sensitivity)
+    logits -= logits.max()
+    w = np.exp(logits)
+    w /= w.sum()
+    rng = check_random_state(random_state)
+    return int(rng.choice(u.size, p=w))
+
+
+def snap_grid(noise_scale: float) -> float:
+    """The public grid step for :func:`snap`: the power of two <= noise_scale · 2^-SNAP_BITS."""
+    noise_scale = _check_scale("noise_scale", noise_scale)
+    return math.ldexp(1.0, math.floor(math.log2(noise_scale)) - SNAP_BITS)
+
+
+def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
+    """Round a noisy release to a public power-of-two grid (after Mironov's snapping).
+
+    A floating-point sum fl(c + b) keeps, in its low-order bits, a trace of the
+    center c: an adversary who knows the two candidate centers of adjacent
+    datasets can tell them apart by a round-trip test (Mironov, CCS 2012;
+    ``dpconvex.audit.float_consistency_statistic`` measured it on output
+    perturbation). Rounding every coordinate to the grid g = 2^⌊log2 s⌋ · 2^-20
+    (s = ``noise_scale``, a public per-coordinate noise scale) erases those bits:
+    g is a power of two, so x/g, the rounding and the product are exact, and the
+    grid is far finer than the noise (rounding moves a coordinate by <= g/2 =
+    s·2^-21). Coordinates are clamped to ±2^48·g so that float spacing stays below
+    g/16. The release is a post-processing of the ideal real-valued mechanism
+    except when fl(c + b) and c + b round to different grid points, which needs
+    c + b within a few ulps of a cell boundary (probability ~ 2^-30 per
+    coordinate): docs/privacy.md §5 states what this does and does not prove.
+
+    Parameters
+    ----------
+    x : ndarray
+        The noisy release.
+    noise_scale : float
+        Public per-coordinate scale of the noise that was added (> 0).
+
+    Returns
+    -------
+    ndarray, same shape, every entry an integer multiple of ``snap_grid(noise_scale)``.
+    Infinite entries are clamped like large ones.
+
+    Raises
+    ------
+    ParameterError
+        If ``noise_scale`` is not in [``SNAP_SCALE_MIN``, ``SNAP_SCALE_MAX``) =
+        [~9.3e-302, ~3.3e299): the grid would not be a normal float or the
+        clamp would overflow (a raw ``OverflowError``).
+    PrivacyError
+        If ``x`` contains NaN.
+
+    References
+    ----------
+    I. Mironov. On Significance of the Least Significant Bits for Differential
+    Privacy. CCS 2012, §5 (the snapping mechanism).
+    """
+    s = check_float("noise_scale", noise_scale, "dpconvex.privacy.noise.snap", magnitude=False)
+    if not SNAP_SCALE_MIN <= s < SNAP_SCALE_MAX:
+        raise ParameterError(
+            f"The noise scale {s:.3g} is too {'large' if s > 1 else 'small'} to represent: "
+            f"snapping needs a noise scale in [{SNAP_SCALE_MIN:.3g}, {SNAP_SCALE_MAX:.3g}) "
+            f"(above, the clamp of 2^{SNAP_CLAMP_BITS} grid steps overflows float64; below, "
+            "the grid is not a normal float). Nothing is released. Raise epsilon or lam, or "
+            "lower data_norm (or the reverse for a scale that is too small)."
+        )
+    g = snap_grid(s)
+    bound = math.ldexp(g, SNAP_CLAMP_BITS)
+    x = np.asarray(x, dtype=float)
+    if np.any(np.isnan(x)):
+        raise PrivacyError(
+            "snap: the noisy release contains NaN (an overflow upstream, e.g. inf - inf); "
+            "nothing is released. Check the scale of the data and of the parameters."
+        )
+    x = np.clip(x, -bound, bound)
+    return np.round(x / g) * g

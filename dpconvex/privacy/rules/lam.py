@@ -1,0 +1,271 @@
+"""A public rule for the regularization strength Λ of the linear learners (``lam="auto"``).
+
+Λ trades the regularization bias against the privacy noise: a larger Λ shrinks
+the model (bias ∝ Λ) but makes the minimizer less sensitive to any one record,
+so less noise is needed (objective perturbation: the noise's effect ∝ 1/Λ;
+output perturbation: the noise norm ∝ 1/Λ). :func:`auto_lam` picks Λ as the
+minimizer of a public bound on the excess regularized risk, built from
+quantities that are public before the data are read (n, ε, the norm bound q,
+the dimension p, the loss constants |ℓ'| <= L and ℓ'' <= c, the mechanism) and
+one constant per placement of the noise, the reference norm R of a good predictor,
+fixed once on validation splits of training data (docs/privacy.md §3.4). It never
+reads X or y.
+
+The mechanism reports its noise (:meth:`~dpconvex.privacy.mechanisms.Mechanism.noise_report`,
+evaluated once on the grid of candidate Λ): where it enters (objective or output),
+E‖b‖² and μ_eff = Λ + Δ(Λ) (Δ: the extra regularization an objective calibration adds).
+With G = L q:
+
+    bound(Λ) = μ_eff R²/2            (bias: the penalty at the reference predictor)
+             + G²/(n μ_eff)          (stability: generalization of Λ-regularized ERM)
+             + noise(Λ)
+
+    objective placement:  noise = E‖b‖² / (2 n² μ_eff)
+    output placement:     noise = (Λ + c q²/p) E‖b‖² / 2
+    no noise (baseline):  noise = 0
+
+(the objective term is the exact excess of a quadratic objective perturbed by the
+linear term bᵀθ/n; the output term is the second-order excess of θ̂ + b for a
+uniformly oriented b, whose squared projection on a row is ||x||²||b||²/p). E‖b‖² is
+p(p + 1)/β² for norm-Gamma noise (objective: β = ε'/(2G); output: β = ε n Λ/(2G)) and
+p σ² for Gaussian noise (docs/privacy.md §10.5). For objective placement the result is
+never below the report's ``modulus_floor``, the smallest Λ for which the calibration adds
+no Δ (c q² / (n (e^{ε/2} - 1)) for the one-sided slack log(1 + c q²/(nΛ))): below it the
+calibration would raise the modulus to the threshold anyway and spend only ε/2 on the
+noise. A mechanism that does not report its noise is refused by name.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...errors import ParameterError, PrivacyError
+from ..budget import Budget
+
+__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "auto_lam", "check_lam",
+           "delta_floor", "grid_report", "reference_norm_for", "resolve_lam"]
+
+#: The accepted string value of ``lam``.
+AUTO = "auto"
+
+#: R, the reference predictor norm of the bias term (the rule's one constant), per placement
+#: of the noise (:attr:`NoiseReport.placement`): on the objective (objective perturbation,
+#: pure or Gaussian, and approximate minima around it) or on the output (output
+#: perturbation, pure or Gaussian). The non-private baseline takes the objective value.
+#: Chosen on validation splits of the TRAINING data of Adult (adult.data 80/20) and
+#: KDDCup99 (inside the 50,000 training rows of the 70,000-row sample), never on a test
+#: set: benchmarks/lam_rule_validation.py, docs/privacy.md §3.4.
+REFERENCE_NORMS = {"objective": 16.0, "output": 8.0}
+# Validation, 10 noise seeds, intercept_scaling 0.25 (2026-11-23; `lam_auto.py --validate-only
+# 10`): mean relative excess of the error over the best grid Λ for R = 1, 2, 4, 8, 16, 32 —
+# objective: Adult 0.243 0.161 0.069 0.013 -0.008 0.029, KDDCup99 2.59 0.905 0.307 0.092
+# 0.018 0.063 (R = 16 on both); output: Adult 0.119 0.083 0.022 0.005 0.090 0.235, KDDCup99
+# 1.33 0.320 0.030 0.006 0.932 2.79 (R = 8 on both). The Gaussian mechanisms take their
+# placement's R (not validated separately).
+#: R of objective placement (the default mechanism), kept as the module's one-number summary.
+REFERENCE_NORM = REFERENCE_NORMS["objective"]
+
+
+def _as_mechanism(mechanism: Any) -> Any:
+    """A mechanism object for a registered name (or the object itself)."""
+    if isinstance(mechanism, str):
+        from ..mechanisms import get_mechanism
+
+        return get_mechanism(mechanism, "lam='auto'")
+    return mechanism
+
+
+def reference_norm_for(mechanism: Any) -> float:
+    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object)."""
+    placement = getattr(_as_mechanism(mechanism), "placement", None)
+    return REFERENCE_NORMS["output" if placement == "output" else "objective"]
+
+
+#: Log-spaced candidates searched for the minimum of the bound (public, fixed).
+LAM_GRID = np.logspace(-9, 3, 1201)
+LAM_GRID.flags.writeable = False
+
+
+def check_lam(value: Any, owner: str) -> float | str:
+    """Return ``"auto"`` or ``value`` as a float > 0; raise :class:`ParameterError` otherwise."""
+    from ..._validation import check_float
+
+    if isinstance(value, str):
+        if value == AUTO:
+            return AUTO
+        raise ParameterError(
+            f"The 'lam' parameter of {owner} must be 'auto' or a float in (0, inf). "
+            f"Got {value!r} instead."
+        )
+    try:
+        return check_float("lam", value, owner)
+    except ParameterError as err:
+        raise ParameterError(f"{err} Accepted values: 'auto' or a float in (0, inf).") from None
+
+
+def _constants(n: int, q: float, p: int, loss: Any) -> Any:
+    """The public problem of a linear fit before its template exists (Λ left at 1)."""
+    from ...templates.base import PrivacyConstants
+    from ..mechanisms import PublicProblem
+
+    c_u = float(loss.curvature) * q * q
+    consts = PrivacyConstants(grad_bound=loss.deriv_bound * q, hessian_rank=1,
+                              hessian_term_bound=c_u, strong_convexity=1.0, dimension=p,
+                              hessian_trace_bound=c_u)
+    return PublicProblem(n=n, constants=consts, gradient_difference_rank=2,
+                         name="linear ERM (public shape)")
+
+
+def grid_report(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any, *,
+                delta: float = 0.0) -> Any:
+    """The mechanism's :class:`~dpconvex.privacy.mechanisms.NoiseReport` on :data:`LAM_GRID`.
+
+    Computed once per rule application; None when there is no noise to weigh (the
+    non-private baseline, ε = ∞, or a calibration that cannot be made: the release
+    reports it).
+
+    Raises
+    ------
+    ParameterError
+        The mechanism does not report its noise (named), or the report needs a δ > 0.
+    """
+    from ..mechanisms import require_noise_report
+
+    mech = require_noise_report(_as_mechanism(mechanism))
+    if not getattr(mech, "private", False) or not math.isfinite(float(epsilon)):
+        return None
+    problem = _constants(int(n), float(q), int(p), _as_loss(loss))
+    try:
+        return mech.noise_report(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
+    except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
+        return None
+
+
+def delta_floor(n: int, epsilon: float, q: float, loss: Any) -> float:
+    """Smallest Λ at which objective perturbation adds no Δ (the calibration's own threshold).
+
+    For the one-sided slack log(1 + c q²/(nΛ)) (docs/privacy.md §3.3) this is
+    c q² / (n (e^{ε/2} - 1)) (it is c q² / (n (e^{ε/4} - 1)) for CMS's two-sided
+    slack 2 log(1 + c q²/(nΛ))). Read from
+    :func:`~dpconvex.privacy.mechanisms.perturbation.objective_modulus_floor`, so it
+    follows any change of the slack.
+    """
+    from ..mechanisms.perturbation import objective_modulus_floor
+
+    loss = _as_loss(loss)
+    if not math.isfinite(loss.curvature * q * q):
+        return 0.0
+    return objective_modulus_floor(epsilon, int(n), _constants(int(n), float(q), 1, loss).constants)
+
+
+def _as_loss(loss: Any) -> Any:
+    if isinstance(loss, str):
+        from ...objectives.losses import get_loss
+
+        return get_loss(loss)
+    return loss
+
+
+def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any, *,
+             reference_norm: float | None = None, delta: float = 0.0,
+             report: Any = None) -> float:
+    """Λ from public quantities only: the minimizer of the bound of the module docstring.
+
+    Parameters
+    ----------
+    mechanism : str or Mechanism
+        A registered name or a mechanism object that reports its noise
+        (:meth:`~dpconvex.privacy.mechanisms.Mechanism.noise_report`) on the objective or
+        the output (approximate minima: its inner mechanism at (1 - fraction) of the
+        budget), or the non-private baseline.
+    n : int
+        Number of records (public under replace-one adjacency).
+    epsilon : float
+        The privacy budget of the fit.
+    q : float
+        Public norm bound of a row as the template sees it (with the intercept column).
+    p : int
+        Number of parameters (features plus the intercept column).
+    loss : str or Loss
+        A loss with declared constants ``deriv_bound`` (|ℓ'|) and ``curvature`` (c).
+    reference_norm : float or None, default=None
+        R in the bias term; None: the placement's :data:`REFERENCE_NORMS` value
+        (:func:`reference_norm_for`).
+    delta : float, default=0.0
+        δ of the fit (the (ε, δ) mechanisms need δ > 0; docs/privacy.md §10.5).
+    report : NoiseReport or None, default=None
+        The mechanism's report on :data:`LAM_GRID` when the caller has it
+        (:func:`grid_report`); None computes it.
+
+    Returns
+    -------
+    float
+        Λ > 0, rounded to 3 significant digits (never below the report's modulus floor).
+
+    Raises
+    ------
+    ParameterError
+        The mechanism does not report its noise, or places it elsewhere (gradient steps,
+        released sums): the rule does not apply to it.
+    """
+    loss = _as_loss(loss)
+    mech = _as_mechanism(mechanism)
+    R = float(reference_norm_for(mech) if reference_norm is None else reference_norm)
+    n, p, q = int(n), int(p), float(q)
+    if report is None:
+        report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
+    G = loss.deriv_bound * q
+    c = float(loss.curvature)
+    c_u = c * q * q
+    lam = LAM_GRID
+    floor = 0.0
+    if report is None:
+        mu_eff, noise = lam, np.zeros_like(lam)  # no noise (or a refusal follows in release)
+    elif report.placement == "output":
+        mu_eff, sq_norm = lam, report.expected_sq_norm
+        curv = c_u / p if math.isfinite(c_u) else 0.0
+        noise = (lam + curv) * sq_norm / 2.0
+        if not math.isfinite(c_u):  # Lipschitz form for a loss without a curvature bound
+            noise = lam * sq_norm / 2.0 + G * report.expected_norm / math.sqrt(p)
+    elif report.placement == "objective":
+        mu_eff = report.modulus_eff
+        noise = report.expected_sq_norm / (2.0 * n * n * mu_eff)
+        floor = report.modulus_floor
+    else:
+        raise ParameterError(
+            f"lam='auto' weighs noise on the objective or the output; mechanism "
+            f"{getattr(mech, 'name', mech)!r} places its noise on the {report.placement} "
+            "(no Λ to choose): pass a numeric lam.")
+    bound = mu_eff * R * R / 2.0 + G * G / (n * mu_eff) + noise
+    best = float(lam[int(np.argmin(bound))])
+    return max(float(f"{best:.3g}"), floor)
+
+
+def resolve_lam(lam: Any, mechanism: Any, n: int, epsilon: float, q: float, p: int,
+                loss: Any, *, delta: float = 0.0) -> tuple[float, str]:
+    """(Λ, certificate note): ``lam`` itself, or :func:`auto_lam` for ``lam="auto"``.
+
+    The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and
+    the note.
+    """
+    if isinstance(lam, str) and lam == AUTO:
+        mech = _as_mechanism(mechanism)
+        report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
+        value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report)
+        loss = _as_loss(loss)
+        mech_name = report.mechanism if report is not None else mech.name
+        eps = report.epsilon if report is not None else float(epsilon)
+        return value, (
+            f"lam = {value:.3g} chosen by the public rule lam='auto' "
+            f"(dpconvex.privacy.rules.lam.auto_lam, docs/privacy.md §3.4): the minimizer of "
+            f"a bias + stability + noise bound from public quantities only: mechanism "
+            f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
+            f"q = {q:.6g}, p = {int(p)}, "
+            f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
+            f"R = {reference_norm_for(mech):g}; no data value is read"
+        )
+    value = float(lam)
+    return value, f"lam = {value:g} given explicitly (a public parameter)"

@@ -1,0 +1,153 @@
+"""A warning, before the solve, when the privacy noise outweighs the data's signal.
+
+The linear learners (``PrivateLogisticRegression``, ``PrivateHuberSVM``,
+``PrivateLinearClassifier``) and ``NoisyGradientDescent`` compute, from the mechanism's
+calibration and the loss's declared constants alone (n, ε, δ, p, the norm bound q, L =
+sup|ℓ'|, ℓ'(0), Λ, the steps and clip of noisy GD — never a value of X or y), the noise
+dominance ρ₀ = E‖noise‖ / g₀, with g₀ the largest norm the data part can have at the
+start θ = 0 (docs/privacy.md §6.7):
+
+    objective perturbation (pure or Gaussian):  ρ₀ = E‖b‖ / (n |ℓ'(0)| q)
+    output perturbation (pure or Gaussian):     ρ₀ = E‖b‖ Λ / (|ℓ'(0)| q)
+    noisy gradient descent:                     ρ₀ = s √p ‖w‖₂ / (min(C, |ℓ'(0)| q) ‖w‖₁)
+
+with E‖b‖ = p/β (norm-Gamma) or √p σ (Gaussian); for noisy GD the averaged iterate,
+without projection, is −η Σ_t w_t (g_t + N_t), N_t ~ N(0, s² I_p), w_t the share of
+averaged iterates after step t. Every quantity is read from the mechanism's
+:meth:`~dpconvex.privacy.mechanisms.Mechanism.noise_report` (the formula by where the noise
+enters: objective, output or gradient steps); a mechanism that does not report its noise
+is refused by name. ``worst_case=True`` gives ρ, the same ratio against the
+data part's bound at ANY θ (G = L q for ERM, C for noisy GD): if ρ > 1 the released
+vector lies within arcsin(1/ρ) of the noise's uniformly random direction, for sure. ρ₀
+(= ρ L/|ℓ'(0)|: 2ρ for logistic) is the same statement for the linearization at θ = 0,
+which is where the strongly regularized models of small n ε live. The warning fires when
+ρ₀ > 1. Approximate-minima perturbation reports its inner mechanism's noise.
+``NoisyGradientDescent`` warns through :mod:`.noise_warning_gd` instead: ρ₀ times
+max(1, C/2) (one-vs-rest) against a measured threshold (docs/privacy.md §6.8).
+
+References
+----------
+K. Chaudhuri, C. Monteleoni, A. D. Sarwate, JMLR 12 (2011): Alg. 1 (output perturbation,
+argmin sensitivity 2G/(nΛ)) and Alg. 2 (objective perturbation, b with density
+∝ exp(−ε′‖b‖/(2G))); D. Kifer, A. Smith, A. Thakurta, COLT 2012 (Gaussian objective
+perturbation); the cone lemma and the thresholds: docs/privacy.md §6.7.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ...errors import DPConvexError, PrivacyWarning
+from ..budget import Budget
+
+__all__ = ["LINEAR_NOISE_RATIO", "linear_noise_dominance", "noise_report_of",
+           "warn_if_linear_noise_dominates"]
+
+#: The threshold on ρ₀: above it the direction of the linearized release is within
+#: arcsin(1/ρ₀) of a uniformly random one (docs/privacy.md §6.7).
+LINEAR_NOISE_RATIO = 1.0
+
+
+def _start_fraction(loss: Any) -> float:
+    """|ℓ'(0)| / L from the loss's declared constants (1 when ℓ'(0) is 0 or not finite)."""
+    try:  # a user-defined loss without a vectorized deriv: the worst case
+        d0 = abs(float(np.asarray(loss.deriv(np.zeros(1)), dtype=float).ravel()[0]))
+        L = float(loss.deriv_bound)
+    except (AttributeError, TypeError, ValueError, IndexError):
+        return 1.0
+    return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
+
+
+def noise_report_of(template: Any, mech: Any, budget: Budget, *,
+                    calibration: Any = None) -> Any:
+    """The mechanism's noise report on ``template`` (None when it cannot be calibrated).
+
+    ``calibration``: the calibration of the release when it is already computed (read,
+    not recomputed). Raises the named :class:`~dpconvex.errors.ParameterError` of a
+    private mechanism that does not report its noise.
+    """
+    from ..mechanisms import require_noise_report
+
+    if not getattr(mech, "private", False):
+        return None
+    require_noise_report(mech)
+    try:
+        return mech.noise_report(template, budget, calibration=calibration)
+    except (DPConvexError, ValueError, ArithmeticError):
+        return None
+
+
+def linear_noise_dominance(template: Any, mech: Any, budget: Budget, *,
+                           worst_case: bool = False, calibration: Any = None,
+                           report: Any = None) -> float | None:
+    """ρ₀ (or ρ with ``worst_case``) of the module docstring, from public quantities only.
+
+    Parameters
+    ----------
+    template : LinearERMTemplate or EmpiricalRiskTemplate (noisy GD)
+        Only ``n``, ``p``, ``loss``, ``privacy_constants()`` / ``data_norm`` are read.
+    mech : Mechanism
+    budget : Budget
+    worst_case : bool, default=False
+        Compare with the data part's bound at any θ (G, or C) instead of at θ = 0.
+    calibration : Calibration or None, default=None
+        The release's calibration when it is already computed (a fit's one calibration).
+    report : NoiseReport or None, default=None
+        The mechanism's report when the caller has it (:func:`noise_report_of`).
+
+    Returns
+    -------
+    float or None
+        None for the non-private baseline, noise placed elsewhere (released sums), or a
+        calibration that cannot be made (the release itself then reports it).
+
+    Raises
+    ------
+    ParameterError
+        A private mechanism that does not report its noise (named).
+    """
+    if report is None:
+        report = noise_report_of(template, mech, budget, calibration=calibration)
+    if report is None:
+        return None
+    frac = 1.0 if worst_case else _start_fraction(template.loss)
+    if report.placement == "gradient":
+        g0 = report.clip if worst_case else min(report.clip, frac * report.grad_bound)
+        return float(report.expected_norm) / g0
+    g0 = frac * float(report.grad_bound)
+    if report.placement == "objective":
+        return float(report.expected_norm) / (template.n * g0)
+    if report.placement == "output":
+        return float(report.expected_norm) * float(report.modulus) / g0
+    return None
+
+
+def warn_if_linear_noise_dominates(template: Any, mech: Any, budget: Budget, owner: str, *,
+                                   stacklevel: int = 4, calibration: Any = None
+                                   ) -> float | None:
+    """Warn (a :class:`PrivacyWarning`, before the solve) when ρ₀ > :data:`LINEAR_NOISE_RATIO`.
+
+    Returns ρ₀ (or None). The message names the public quantities and the remedies.
+    ``calibration``: the release's calibration when it is already computed (a fit passes
+    it from :func:`~dpconvex.privacy.release.release`'s ``on_calibrated``, so the
+    mechanism is calibrated once per fit).
+    """
+    report = noise_report_of(template, mech, budget, calibration=calibration)
+    rho = linear_noise_dominance(template, mech, budget, report=report)
+    if rho is None or rho <= LINEAR_NOISE_RATIO:
+        return rho
+    p = report.dimension
+    angle = math.degrees(math.asin(1.0 / rho))
+    warnings.warn(
+        f"{owner}: at epsilon = {budget.epsilon:g} the noise is large for this problem: its "
+        f"expected norm is {rho:.2g} x the largest possible data gradient at the start (p = {p} "
+        f"noise coordinates, n = {template.n}; public quantities only), so the model's direction "
+        f"is within {angle:.0f} degrees of a random one (to first order): the model is likely "
+        "no better than the majority class. Use a larger epsilon, more rows, or fewer features "
+        "(docs/privacy.md §6.7).",
+        PrivacyWarning, stacklevel=stacklevel)
+    return rho

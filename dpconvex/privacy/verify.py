@@ -1,0 +1,124 @@
+"""The privacy verifier: a template's conditions and calibration, without training.
+
+This module is a thin layer over the one release
+pipeline: :func:`verify` is :func:`dpconvex.privacy.release.release` with
+``dry_run=True``, and each constant has its home elsewhere (docs/privacy.md §0):
+
+* calibrations: :mod:`dpconvex.privacy.mechanisms` (objective and output
+  perturbation: ``calibrate_objective_perturbation``,
+  ``calibrate_output_perturbation``, ``jacobian_slack``);
+* checks: :mod:`dpconvex.privacy.checks` (DCP convexity, numerical probes);
+* declared constants: :class:`dpconvex.templates.base.PrivacyConstants`;
+* float-safe budget arithmetic: :mod:`dpconvex.privacy.budget`.
+
+The names below are re-exported so that the verifier's calibrations and checks
+import from one module.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .._validation import check_float
+from ..templates.base import PrivacyConstants, Template
+from .budget import Budget
+from .budget import remaining as _remaining
+from .certificate import Certificate
+from .checks import PROBE_RTOL, check_dcp_convex, probe_loss
+from .mechanisms import (
+    Calibration,
+    Mechanism,
+    build_mechanism,
+    calibrate_objective_perturbation,
+    calibrate_output_perturbation,
+    jacobian_slack,
+    mechanism_names,
+)
+from .release import release
+
+__all__ = [
+    "MECHANISMS",
+    "PROBE_RTOL",
+    "Calibration",
+    "PrivacyConstants",
+    "Template",
+    "_remaining",
+    "calibrate_objective_perturbation",
+    "calibrate_output_perturbation",
+    "check_dcp_convex",
+    "jacobian_slack",
+    "probe_loss",
+    "verify",
+]
+
+#: Mechanisms that solve a template and may be named here (read from the registry); the
+#: covers around an inner mechanism (approximate minima) are chosen through ``optimality_tol``.
+MECHANISMS = mechanism_names(solves=True, wraps=False)
+
+
+def _mechanism(template: Any, name: Any, optimality_tol: float | None,
+               amp_fraction: float) -> Mechanism:
+    """The mechanism ``name`` for ``template``: a template-level name (:data:`MECHANISMS`), or
+    one the estimators offer for the template's kind (e.g. "gaussian" for class sums)."""
+    kind = getattr(template, "kind", None)
+    offered = mechanism_names(template_kind=kind) if isinstance(kind, str) else ()
+    return build_mechanism(name, "verify", kind if name in offered else None,
+                           optimality_tol=optimality_tol, amp_fraction=amp_fraction)
+
+
+def verify(template: Any, *, epsilon: float, mechanism: str, delta: float = 0.0,
+           optimality_tol: float | None = None, amp_fraction: float = 0.1
+           ) -> tuple[Certificate, Calibration | None]:
+    """Verify a template for a mechanism and compute its calibration (no noise, no solve).
+
+    The same dry run as an estimator's ``certify()`` (:func:`dpconvex.privacy.release.release`
+    with ``dry_run=True``): for the same template, mechanism and (ε, δ) the calibration
+    (e.g. the Gaussian σ, docs/privacy.md §10) is the one a fit would use.
+
+    Parameters
+    ----------
+    template : Template
+    epsilon : float
+        Requested ε > 0 (ignored for ``mechanism="none"``).
+    mechanism : str
+        A registered mechanism name (:data:`MECHANISMS`), or one the estimators offer
+        for the template's kind (``"gaussian"`` and ``"norm_gamma_sum"`` on the class-sum
+        template of :class:`~dpconvex.estimators.centroids.PrivateGaussianCentroid`).
+    delta : float, default=0.0
+        Requested δ: 0 for the pure ε-DP mechanisms ("objective", "output",
+        "norm_gamma_sum"), in (0, 1) for the (ε, δ) ones ("gaussian_objective",
+        "gaussian_output", "gaussian_objective_lm", "gaussian"; docs/privacy.md §10-§11,
+        §4.9). Ignored for ``mechanism="none"``.
+    optimality_tol : float or None, default=None
+        A float γ: approximate-minima perturbation around the mechanism, as the
+        estimators' ``optimality_tol`` ("amp" for a pure mechanism, "gaussian_amp" for
+        a Gaussian one; docs/privacy.md §5, §10.4).
+    amp_fraction : float, default=0.1
+        Share of (ε, δ) spent on the approximate-minima cover.
+
+    Returns
+    -------
+    certificate : Certificate
+        Every condition and the derived quantities; its ε never exceeds the request and
+        ``certificate.delta`` states δ.
+    calibration : Calibration or None
+        None for the non-private baseline.
+
+    Raises
+    ------
+    ParameterError
+        Unknown mechanism, invalid ε or δ, δ > 0 with a pure mechanism, or δ = 0 with
+        an (ε, δ) one (the mechanism's budget check names the alternative).
+    PrivacyError
+        When a condition of the proof fails (nothing may be released).
+    """
+    mech = _mechanism(template, mechanism, optimality_tol, amp_fraction)
+    if not mech.private:
+        budget = Budget(math.inf)
+    else:
+        eps = check_float("epsilon", epsilon, "verify")
+        dlt = check_float("delta", delta, "verify", low_inclusive=True, high=1.0)
+        budget = mech.check_budget(Budget(eps, dlt))  # δ = 0 pure, δ > 0 Gaussian (named)
+    rel = release(template, mech, budget, dry_run=True)
+    return rel.certificate, rel.calibration

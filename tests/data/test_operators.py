@@ -1,0 +1,239 @@
+"""Design operators and per-record maps: dense and CSR agree, sparse input is never densified.
+
+Oracles: the dense NumPy formulas (products, norms, Gram matrix, clipping) on
+the same rows; a CSR fit against the dense fit with the same seed; and a
+tracemalloc bound on the peak memory of a sparse fit (below the dense array's
+size).
+"""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _helpers import release_template
+
+from dpconvex.data import CSRRows, DenseRows, add_intercept, clip_rows, row_blocks
+from dpconvex.data.design import as_design
+from dpconvex.data.preprocess import clip_rows as dense_clip_rows
+from dpconvex.data.validation import check_array
+from dpconvex.errors import DataValidationError
+from dpconvex.objectives.losses import HuberHinge, Logistic
+from dpconvex.solvers import solve
+from dpconvex.templates.linear_erm import LinearERMTemplate
+
+OBJECTIVE_NEEDS = frozenset({"strong_convexity", "curvature"})
+
+
+def _sparse_rows(n=400, p=30, density=0.15, seed=0, scale=1.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)) * (rng.uniform(size=(n, p)) < density) * scale
+    X[::7] = 0.0  # some empty rows
+    return X
+
+
+def _adult_like(n=30_000, seed=0):
+    """One-hot rows like Adult: 8 categorical fields (99 columns) and 6 numeric columns,
+    a quarter of them zero; ~12.5 non-zeros per row of 105 (about 12 % dense). Built as CSR."""
+    rng = np.random.default_rng(seed)
+    cards = [9, 16, 7, 15, 6, 5, 2, 39]  # 99 one-hot columns
+    offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
+    cat = np.stack([offsets[j] + rng.integers(0, c, n) for j, c in enumerate(cards)], axis=1)
+    num = rng.uniform(0, 1, size=(n, 6)) * (rng.uniform(size=(n, 6)) < 0.75)
+    num_cols = 99 + np.arange(6)
+    rows = np.repeat(np.arange(n), 8 + 6)
+    cols = np.concatenate([cat, np.broadcast_to(num_cols, (n, 6))], axis=1).ravel()
+    vals = np.concatenate([np.full((n, 8), 0.3), num], axis=1).ravel()
+    keep = vals != 0
+    X = sp.csr_array((vals[keep], (rows[keep], cols[keep])), shape=(n, 105))
+    w = rng.normal(size=105)
+    y = np.where(X @ w + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+# ------------------------------------------------------------------ operators
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_csr_rows_match_dense_formulas(fmt):
+    X = _sparse_rows()
+    S = sp.csr_array(X).asformat(fmt)
+    dense, csr = DenseRows(X), CSRRows(S)
+    assert csr.is_sparse and not dense.is_sparse
+    assert isinstance(csr.matrix, sp.csr_array) and csr.matrix.has_canonical_format
+    rng = np.random.default_rng(1)
+    w, v, d, s = rng.normal(size=30), rng.normal(size=400), rng.uniform(size=400), rng.normal(size=400)
+    np.testing.assert_allclose(csr.matvec(w), X @ w, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(csr.rmatvec(v), X.T @ v, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(csr.row_norms(), np.linalg.norm(X, axis=1), rtol=1e-14, atol=0)
+    np.testing.assert_allclose(csr.weighted_gram(d), X.T @ (d[:, None] * X), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dense.weighted_gram(d), X.T @ (d[:, None] * X), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(csr.scale_rows(s).matrix.toarray(), X * s[:, None], rtol=0, atol=0)
+    np.testing.assert_array_equal(dense.scale_rows(s).matrix, X * s[:, None])
+    doubled = csr.map_rows(lambda A: 2.0 * A)
+    np.testing.assert_array_equal(doubled.matrix.toarray(), 2.0 * X)
+    with pytest.raises(ValueError, match="one row per record"):
+        dense.map_rows(lambda A: A[:-1])
+
+
+def test_duplicates_are_summed_and_the_input_is_not_modified():
+    rows, cols, vals = np.array([0, 0, 1, 1]), np.array([2, 2, 0, 1]), np.array([1.0, 2.0, 3.0, 4.0])
+    coo = sp.coo_array((vals, (rows, cols)), shape=(2, 3))
+    csr = CSRRows(coo)
+    np.testing.assert_array_equal(csr.matrix.toarray(), [[0, 0, 3.0], [3.0, 4.0, 0]])
+    np.testing.assert_array_equal(coo.data, vals)
+
+
+def test_row_blocks_cover_every_stored_entry_once():
+    A = sp.csr_array(_sparse_rows(n=1000, p=40, density=0.2))
+    seen = np.zeros(A.nnz, dtype=int)
+    rows_seen = []
+    for rows, idx in row_blocks(A.indptr, max_entries=64):
+        assert idx.shape[0] == rows.size and idx.size <= max(64, idx.shape[1])
+        seen[idx.ravel()] += 1
+        rows_seen.append(rows)
+    assert np.all(seen == 1)
+    nonempty = np.flatnonzero(np.diff(A.indptr))
+    np.testing.assert_array_equal(np.sort(np.concatenate(rows_seen)), nonempty)
+
+
+def test_as_design_wraps_arrays_sparse_and_operators():
+    X = _sparse_rows(n=20, p=5)
+    assert isinstance(as_design(X), DenseRows)
+    assert isinstance(as_design(sp.csc_matrix(X)), CSRRows)
+    op = CSRRows(sp.csr_array(X))
+    assert as_design(op) is op
+
+
+def test_dense_compact_switches_to_csr_only_for_mostly_zero_rows():
+    sparse = DenseRows(_sparse_rows(n=3000, p=40, density=0.1))
+    dense = DenseRows(np.random.default_rng(0).normal(size=(3000, 40)))
+    assert sparse.compact().is_sparse
+    assert dense.compact() is dense
+
+
+# ------------------------------------------------------------- preprocessing
+
+
+def test_sparse_clipping_equals_dense_clipping_without_densifying(monkeypatch):
+    X = _sparse_rows(scale=3.0)
+    X[3, :2] = [1e200, -1e200]  # overflowing norm: the shared overflow-safe clip
+    Xd, kd = dense_clip_rows(X, 1.0)
+    monkeypatch.setattr(sp.csr_array, "toarray", lambda *a, **k: pytest.fail("densified"))
+    Xs, ks = clip_rows(sp.csr_matrix(X), 1.0)
+    monkeypatch.undo()
+    assert ks == kd > 0
+    assert isinstance(Xs, sp.csr_array)
+    np.testing.assert_allclose(Xs.toarray(), Xd, rtol=1e-15, atol=0)
+    norms = CSRRows(Xs).row_norms()
+    assert np.all(norms <= 1.0 + 1e-12)
+    # nothing to clip: the same matrix back, nothing copied
+    A = sp.csr_array(Xd)
+    same, k = clip_rows(A, 10.0)
+    assert k == 0 and np.shares_memory(same.data, A.data)
+
+
+def test_sparse_intercept_equals_dense_intercept():
+    X = _sparse_rows(n=50, p=6)
+    Xs = add_intercept(sp.csr_array(X))
+    assert isinstance(Xs, sp.csr_array) and Xs.has_canonical_format
+    np.testing.assert_array_equal(Xs.toarray(), add_intercept(X))
+    np.testing.assert_array_equal(add_intercept(X), np.hstack([X, np.ones((50, 1))]))
+
+
+def test_check_array_accepts_sparse_only_when_asked():
+    X = sp.csc_matrix(_sparse_rows(n=30, p=4))
+    with pytest.raises(DataValidationError, match="sparse"):
+        check_array(X, "Owner")
+    A = check_array(X, "Owner", accept_sparse=True)
+    assert isinstance(A, sp.csr_array) and A.dtype == np.float64
+    bad = sp.csr_array(X)
+    bad.data[0] = np.nan
+    with pytest.raises(DataValidationError, match="NaN or infinite"):
+        check_array(bad, "Owner", accept_sparse=True)
+    with pytest.raises(DataValidationError, match="expecting 5 features"):
+        check_array(X, "Owner", accept_sparse=True, n_features=5)
+    with pytest.raises(DataValidationError, match="at least 40"):
+        check_array(X, "Owner", accept_sparse=True, min_samples=40)
+
+
+# ------------------------------------------------------------ sparse templates
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loss", [Logistic(), HuberHinge(0.5)], ids=lambda lo: lo.name)
+def test_csr_template_equals_dense_template(loss):
+    X = _sparse_rows(n=3000, p=40, density=0.1)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(np.random.default_rng(2).uniform(size=3000) < 0.5, 1.0, -1.0)
+    td = LinearERMTemplate(loss, 1e-3, 1.0, X, y)
+    ts = LinearERMTemplate(loss, 1e-3, 1.0, sp.csc_matrix(X), y)
+    assert ts.sparse and td.sparse and isinstance(ts.X, sp.csr_array)
+    rng = np.random.default_rng(3)
+    w, b = rng.normal(size=(2, 40))
+    fd, gd = td.objective(w, b, 0.5)
+    fs, gs = ts.objective(w, b, 0.5)
+    assert fs == pytest.approx(fd, rel=1e-14)
+    np.testing.assert_allclose(gs, gd, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(ts.hessian(w, 0.5), td.hessian(w, 0.5), rtol=1e-13, atol=1e-15)
+    assert ts.conditions(OBJECTIVE_NEEDS)[-1].holds
+    rn, rc = solve(ts, b, 0.0, solver="native"), solve(ts, b, 0.0, solver="clarabel")
+    assert rc.residual <= 1e-6 and rn.residual <= 1e-8
+    assert np.max(np.abs(rn.x - rc.x)) <= 2 * rc.residual / 1e-3 + 1e-9
+    np.testing.assert_allclose(rn.x, solve(td, b, 0.0).x, rtol=0, atol=1e-10)
+
+
+def test_csr_fit_equals_dense_fit_with_the_same_seed():
+    """Clip, intercept, template and an objective-perturbation release: CSR vs dense rows."""
+    X, y = _adult_like(n=4000, seed=1)
+    X = X * 2.0  # some rows above the bound q = 1: clipping matters
+    q = 1.0
+    fits = []
+    for rows in (X.toarray(), X):
+        Xc, k = clip_rows(rows, q)
+        t = LinearERMTemplate(Logistic(), 1e-3, math.sqrt(q * q + 1.0), add_intercept(Xc), y)
+        theta, cert, _ = release_template(t, epsilon=1.0, mechanism="objective",
+                                                 solver="native", random_state=7)
+        fits.append((theta, k, cert.epsilon))
+    (td, kd, ed), (ts, ks, es) = fits
+    assert kd == ks > 0 and ed == es
+    assert np.max(np.abs(ts - td)) <= 1e-10
+
+
+def test_sparse_fit_peak_memory_stays_below_the_dense_array():
+    """A 30,000 x 105 one-hot CSR fit (clip, intercept, template, conditions, native solve)
+    peaks below the dense array's 25.2 MB (tracemalloc counts NumPy's buffers)."""
+    X, y = _adult_like()
+    dense_bytes = X.shape[0] * X.shape[1] * 8
+    b = np.random.default_rng(0).normal(size=106)
+    tracemalloc.start()
+    try:
+        Xc, _ = clip_rows(X, 1.0)
+        t = LinearERMTemplate(Logistic(), 1e-4, math.sqrt(2.0), add_intercept(Xc), y)
+        t.conditions(OBJECTIVE_NEEDS)
+        res = solve(t, b, 0.0, solver="native")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert res.residual <= 1e-8 and t.sparse
+    print(f"sparse fit peak {peak / 1e6:.1f} MB vs dense array {dense_bytes / 1e6:.1f} MB "
+          f"(nnz {X.nnz}, density {X.nnz / (X.shape[0] * X.shape[1]):.3f})")
+    assert peak < dense_bytes
+
+
+def test_template_release_takes_delta_for_the_gaussian_mechanisms():
+    """A template-level release with delta reaches the (ε, δ) mechanisms; δ = 0 is refused by name."""
+    from dpconvex.errors import ParameterError
+
+    X, y = _adult_like(n=2000, seed=2)
+    Xc, _ = clip_rows(X, 1.0)
+    t = LinearERMTemplate(Logistic(), 1e-2, math.sqrt(2.0), add_intercept(Xc), y)
+    theta, cert, _ = release_template(t, epsilon=1.0, delta=1e-6,
+                                             mechanism="gaussian_objective", solver="native",
+                                             random_state=3)
+    assert cert.delta == pytest.approx(1e-6) and np.all(np.isfinite(theta))
+    with pytest.raises(ParameterError, match="needs delta > 0"):
+        release_template(t, epsilon=1.0, mechanism="gaussian_objective", solver="native")

@@ -1,0 +1,189 @@
+"""The public fit plan of every estimator: made before the data, equal to what the fit certifies.
+
+Each estimator's ``plan(n, n_classes, n_features)`` resolves every "auto" from the
+parameters and the public shape only; ``fit`` follows it (the certificate's mechanism,
+budget, Λ and backend are the plan's); ``certify`` without data is a dry run (nothing
+charged); the sweep and the searches go through the public methods only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex.estimators.base import FitPlan, PrivateEstimator
+from dpconvex.estimators.large_margin import learners
+from dpconvex.estimators.sweep import epsilon_sweep
+
+N, C, P = 178, 3, 13
+
+
+def _data(n: int = N, classes: int = C, p: int = P, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % classes
+    X = rng.normal(size=(n, p)) * 0.2 + np.eye(classes, p)[y]
+    return X / np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True)), y
+
+
+#: One estimator per family and learner; ``classes`` fixes the public label set.
+ESTIMATORS = {
+    "logistic": lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]),
+    "logistic-ovr": lambda: dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1, 2]),
+    "huber-gaussian": lambda: dp.PrivateHuberSVM(epsilon=1.0, delta=1e-5,
+                                                 mechanism="gaussian_objective", classes=[0, 1]),
+    "linear-output": lambda: dp.PrivateLinearClassifier(epsilon=1.0, mechanism="output",
+                                                        lam=0.1, classes=[0, 1]),
+    "noisy-gd": lambda: dp.NoisyGradientDescent(epsilon=1.0, steps=20, classes=[0, 1]),
+    "centroid": lambda: dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1, 2]),
+    "lm-softmax": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1, 2]),
+    "lm-pairwise": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, loss="pairwise",
+                                                         lam=2e-2, classes=[0, 1, 2]),
+    "lm-centroid": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-5,
+                                                         classes=[0, 1, 2]),
+}
+
+
+def _n_classes(est) -> int:
+    return len(est.classes)
+
+
+def _fields(plan: FitPlan):
+    out = [getattr(plan, f.name) for f in dataclasses.fields(plan)]
+    out += list(plan.options.values()) + list(plan.parts.values())
+    for sub in plan.sub_plans:
+        out += _fields(sub)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_plan_is_public_printable_and_frozen(name):
+    est = ESTIMATORS[name]()
+    plan = est.plan(N, _n_classes(est), P)
+    text = str(plan)
+    assert text.startswith(f"FitPlan of {type(est).__name__} (n = {N}")
+    assert "mechanism:" in text and "budget:" in text and "backend:" in text
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.n = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        plan.options["x"] = 1  # type: ignore[index]
+    for value in _fields(plan):  # public facts only: no array, no generator
+        assert not isinstance(value, (np.ndarray, np.random.Generator, np.random.RandomState))
+    assert not hasattr(est, "certificate_")  # nothing fitted, nothing read
+    assert plan == est.plan(N, _n_classes(est), P)  # a function of the parameters and shape
+
+
+def _cert_facts(cert):
+    return cert.epsilon_requested, cert.delta
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_fit_follows_the_plan(name):
+    X, y = _data(classes=_n_classes(ESTIMATORS[name]()))
+    est = ESTIMATORS[name]().set_params(random_state=0)
+    plan = est.plan(N, _n_classes(est), P)
+    assert est.plan_for(X, y) == plan
+    cert = est.fit(X, y).certificate_
+    assert cert.epsilon <= plan.budget.epsilon + 1e-12
+    assert cert.delta <= plan.budget.delta * (1 + 1e-12) + 1e-300
+    one = plan.sub_plans[0] if plan.sub_plans else plan
+    subs = cert.parts if plan.sub_plans else [cert]
+    for note in plan.notes:
+        assert note in cert.assumptions
+    for part in subs:
+        for note in one.notes:
+            assert note in part.assumptions
+    for part in subs:
+        if plan.learner in ("pairwise", "softmax", "linear ERM"):
+            # a polished backend ("clarabel+native" in the plan) is named "auto" by the solver
+            # registry in the certificate
+            assert part.solver.get("backend") in (one.backend, "auto" if "+" in one.backend
+                                                  else one.backend)
+    if one.lam is not None and one.lam_rule != "given":  # the rule's value, stated
+        stated = (f"lam = {one.lam:.3g} ", f"lam = {one.lam:.6g} ")  # linear, large-margin notes
+        assert all(any(t in " ".join(p.assumptions) for t in stated) for p in subs)
+
+
+def test_plan_resolves_auto_once(monkeypatch):
+    calls = {"lm": 0, "lin": 0}
+    auto_lam = learners.lmo.auto_lam
+
+    def spy_lm(*a, **k):
+        calls["lm"] += 1
+        return auto_lam(*a, **k)
+
+    monkeypatch.setattr(learners.lmo, "auto_lam", spy_lm)
+    from dpconvex.estimators import linear
+
+    resolve = linear.resolve_lam
+
+    def spy_lin(*a, **k):
+        calls["lin"] += 1
+        return resolve(*a, **k)
+
+    monkeypatch.setattr(linear, "resolve_lam", spy_lin)
+    X, y = _data()
+    dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    assert calls["lm"] == 1  # plan resolved Λ; prepare and the release reuse it
+    X2, y2 = _data(classes=2)
+    dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X2, y2)
+    assert calls["lin"] == 1
+    dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    assert calls["lin"] == 2  # one binary plan shared by the C one-vs-rest models
+
+
+def test_learner_is_chosen_in_the_plan_from_public_shape():
+    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-5)
+    assert est.plan(100, 3, 4).learner == "centroid"  # n eps / C = 33 < 300
+    assert est.plan(10_000, 3, 4).learner == "softmax"
+    assert dp.PrivateLargeMarginGaussian(epsilon=1.0, loss="pairwise").plan(
+        100, 3, 4).learner == "pairwise"
+    km = dp.PrivateLargeMarginGaussian(epsilon=1.0, n_components=2,
+                                       component_assignment="dp_kmeans").plan(500, 3, 4)
+    assert km.parts["k-means"].epsilon == pytest.approx(0.2)
+    assert km.parts["objective perturbation"].epsilon == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("name", ["logistic", "logistic-ovr", "noisy-gd", "centroid",
+                                  "lm-softmax", "lm-centroid"])
+def test_certify_without_data_spends_nothing(name):
+    acc = dp.BudgetAccountant(epsilon=10.0, delta=1e-3)
+    est = ESTIMATORS[name]().set_params(accountant=acc)
+    cert = est.certify(n=N, n_classes=_n_classes(est), n_features=P)
+    assert acc.spent == (0.0, 0.0) or tuple(acc.spent) == (0.0, 0.0)
+    plan = est.plan(N, _n_classes(est), P)
+    assert cert.epsilon <= plan.budget.epsilon + 1e-12
+    pickle.dumps(plan.budget)
+
+
+class _NoPrivateProtocol(dp.PrivateLogisticRegression):
+    """Private helpers of the former fit protocol raise: only public methods may be used."""
+
+    def _build(self, *a, **k):
+        raise AssertionError("private _build used")
+
+    def _prepare(self, *a, **k):
+        raise AssertionError("private _prepare used")
+
+    def _fit_prepared(self, *a, **k):
+        raise AssertionError("private _fit_prepared used")
+
+
+def test_sweep_and_searches_use_public_methods_only():
+    X, y = _data(classes=2)
+    est = _NoPrivateProtocol(epsilon=1.0, lam=0.05, classes=[0, 1])
+    sw = epsilon_sweep(est, X, y, [0.5, 1.0], runs=2, random_state=0)
+    assert sw.templates_built == 1 and sw.score(X, y).shape == (2, 2)
+    gs = dp.PrivateGridSearch(est, {"lam": [0.01, 0.1]}, epsilon=1.0, random_state=0)
+    assert gs.fit(X, y).best_params_["lam"] in (0.01, 0.1)
+    assert isinstance(est, PrivateEstimator)
+
+
+def test_prepare_refuses_data_of_another_shape():
+    X, y = _data(classes=2)
+    est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
+    with pytest.raises(dp.errors.ParameterError, match="the plan is for n = 10 rows"):
+        est.prepare(X, y, est.plan(10, 2, P))

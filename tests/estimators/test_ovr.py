@@ -1,0 +1,58 @@
+"""Multiclass for the binary learners: one-vs-rest with the budget split inside (docs/privacy.md §6.5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.pipeline import Pipeline, make_pipeline
+
+import dpconvex as dp
+from dpconvex.privacy.accounting import BudgetAccountant
+
+
+def _blobs(n=300, C=3, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = 0.5 * rng.normal(size=(C, 4))
+    y = np.arange(n) % C
+    return centers[y] + 0.15 * rng.normal(size=(n, 4)), y
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", [
+    lambda: dp.PrivateLogisticRegression(epsilon=6.0, lam=1e-2),
+    lambda: dp.PrivateHuberSVM(epsilon=6.0, lam=1e-2),
+    lambda: dp.NoisyGradientDescent(epsilon=6.0),
+    lambda: make_pipeline(dp.RandomFourierFeatures(n_components=50, gamma=0.5, random_state=0),
+                          dp.PrivateLogisticRegression(epsilon=6.0, lam=1e-2)),
+], ids=["LR", "Huber", "NoisyGD", "RFF+LR"])
+def test_three_classes_one_model_per_class_and_one_certificate(make):
+    X, y = _blobs()
+    est = make()
+    pipe = isinstance(est, Pipeline)
+    est.set_params(**{f"{est.steps[-1][0]}__random_state" if pipe else "random_state": 0})
+    est.fit(X, y)
+    clf = est.steps[-1][1] if pipe else est
+    assert clf.coef_.shape[0] == 3 and list(clf.classes_) == [0, 1, 2]
+    cert = clf.certificate_
+    assert len(cert.parts) == 3 and cert.epsilon <= 6.0 * (1 + 1e-12)
+    assert all(p.epsilon <= 2.0 * (1 + 1e-12) for p in cert.parts)  # eps / C each
+    assert "one-vs-rest" in str(cert)
+    assert est.score(X, y) > 0.5  # majority class is 1/3
+    proba = clf.predict_proba(est[:-1].transform(X[:5]) if pipe else X[:5])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_one_vs_rest_charges_the_whole_budget_once():
+    X, y = _blobs()
+    acc = BudgetAccountant(epsilon=3.0)
+    dp.PrivateLogisticRegression(epsilon=3.0, accountant=acc, random_state=0).fit(X, y)
+    assert acc.spent[0] == pytest.approx(3.0) and len(acc.spends) == 1
+    with pytest.raises(dp.BudgetError):
+        dp.PrivateLogisticRegression(epsilon=0.5, accountant=acc).fit(X, y)
+
+
+def test_public_label_set_with_more_than_two_labels_selects_one_vs_rest():
+    X, y = _blobs()
+    y2 = np.where(y == 2, 0, y)  # class 2 absent from the data, but public
+    est = dp.PrivateLogisticRegression(epsilon=3.0, classes=[0, 1, 2], random_state=0).fit(X, y2)
+    assert est.coef_.shape == (3, 4) and set(est.predict(X)) <= {0, 1, 2}

@@ -1,0 +1,334 @@
+"""PrivateRandomSearch (Liu & Talwar 2019; Papernot & Steinke 2022, Cor. 3) and param_grid="auto".
+
+Exact privacy loss of the repetition on tiny problems (with a mutant that must be
+caught), the law of K and of the score noise, the budget accounting, what is fitted
+and released, and the named parameter errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+from _helpers import fit_drawing_from
+from scipy.stats import binomtest, chi2
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from dpconvex import (
+    BudgetAccountant,
+    Certificate,
+    NoisyGradientDescent,
+    PrivateGridSearch,
+    PrivateLogisticRegression,
+)
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+from dpconvex.estimators.selection.grid import AUTO_LAM_FACTORS, auto_lam_grid
+from dpconvex.estimators.selection.random import PrivateRandomSearch, Repetitions, discrete_laplace
+from dpconvex.privacy.budget import split_even
+
+FITS: list[Any] = []
+
+
+class Mistakes(ClassifierMixin, BaseEstimator):
+    """Test double: makes exactly ``k`` mistakes on any >= k rows with all-ones labels
+    (predicts 0 on the first k rows); records every fit (X[:, 0] holds the row ids)."""
+
+    def __init__(self, k: int = 0, epsilon: float = 1.0, random_state: Any = None,
+                 accountant: Any = None, delta: float = 0.0):
+        self.k = k
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.accountant = accountant
+        self.delta = delta
+
+    def fit(self, X, y):
+        FITS.append((self, np.asarray(X)[:, 0].astype(int).copy(), self.epsilon,
+                     self.accountant))
+        self.classes_ = np.array([0, 1])
+        self.certificate_ = Certificate("test double", self.epsilon, self.epsilon,
+                                        delta=self.delta)
+        return self
+
+    def predict(self, X):
+        out = np.ones(len(X), dtype=int)
+        out[: self.k] = 0
+        return out
+
+
+def _data(n: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.arange(n, dtype=float).reshape(-1, 1), np.ones(n, dtype=int)
+
+
+# --- exact privacy loss of best-of-K on tiny problems -----------------------------------
+def _best_of_k_pmf(pmf: np.ndarray, pgf) -> np.ndarray:
+    """Law of the best of K i.i.d. scores with law ``pmf`` on an ordered finite set."""
+    cdf = np.concatenate([[0.0], np.cumsum(pmf)])
+    cdf[-1] = 1.0
+    return np.array([pgf(cdf[s + 1]) - pgf(cdf[s]) for s in range(pmf.size)])
+
+
+def _pair(p: np.ndarray, t: np.ndarray, eps1: float) -> np.ndarray:
+    """q = p · e^{ε₁ clip(t + c, -1, 1)} with c (bisection) making Σq = 1: |log p/q| <= ε₁."""
+    lo, hi = -2.0, 2.0
+    for _ in range(100):
+        c = 0.5 * (lo + hi)
+        if float(np.sum(p * np.exp(eps1 * np.clip(t + c, -1, 1)))) > 1:
+            hi = c
+        else:
+            lo = c
+    q = p * np.exp(eps1 * np.clip(t + lo, -1, 1))
+    return q / q.sum()
+
+
+def _max_loss(pgf, eps1: float, trials: int, rng: np.random.Generator) -> float:
+    """Largest |log P(best = s | D) / P(best = s | D')| over ε₁-DP laws of one run's score.
+
+    A run outputs one of L ordered scores with law p (on D) and q (on D'), every ratio
+    p_s/q_s within e^{±ε₁}: random pairs, and the extreme ones (t_s = ±1) on 2 and 3
+    points with a small mass on the top score.
+    """
+    laws = []
+    for L in (2, 3):
+        for signs in itertools.product([-1.0, 1.0], repeat=L):
+            for top in (0.5, 0.1, 1e-2, 1e-3):
+                base = np.r_[np.full(L - 1, (1 - top) / (L - 1)), top]
+                laws.append((base, np.array(signs)))
+    for _ in range(trials):
+        L = int(rng.integers(2, 6))
+        laws.append((rng.dirichlet(np.full(L, 0.5)), rng.uniform(-1.5, 1.5, L)))
+    worst = 0.0
+    for p, t in laws:
+        q = _pair(p, t, eps1)
+        assert np.all(np.abs(np.log(p / q)) <= eps1 + 1e-9)  # one run is ε₁-DP
+        a, b = _best_of_k_pmf(p, pgf), _best_of_k_pmf(q, pgf)
+        keep = (a > 1e-300) & (b > 1e-300)
+        worst = max(worst, float(np.max(np.abs(np.log(a[keep] / b[keep])))))
+    return worst
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["geometric", "logarithmic"])
+@pytest.mark.parametrize("mean", [2.0, 10.0, 100.0])
+def test_exact_loss_of_repetition_within_the_theorem(kind, mean):
+    # Papernot & Steinke 2022 Cor. 3: ((2 + η) ε₁)-DP. Exact loss via the library's own pgf.
+    reps = Repetitions.with_mean(kind, mean)
+    assert reps.mean == pytest.approx(mean, rel=1e-9)
+    eps1 = 0.7
+    rng = np.random.default_rng(3)
+    loss = _max_loss(reps.pgf, eps1, 300, rng)
+    assert loss <= reps.multiplier * eps1 + 1e-9
+    assert loss > 1.2 * eps1  # the selection is not free: a 1 × ε₁ claim would be wrong
+    if mean >= 10:  # nearly tight: a claim of (1 + η) ε₁ (one ε₁ too few) would be caught
+        assert loss > (reps.multiplier - 1) * eps1
+
+
+def test_fixed_number_of_runs_mutant_is_caught():
+    # A point mass K = 10 (naive best-of-10) must exceed the 3 ε₁ of the random K.
+    eps1 = 0.7
+    loss = _max_loss(lambda x: x**10, eps1, 50, np.random.default_rng(4))
+    assert loss > 3 * eps1
+
+
+@pytest.mark.parametrize("kind", ["geometric", "logarithmic"])
+def test_pmf_pgf_and_sampler_agree(kind):
+    reps = Repetitions.with_mean(kind, 5.0)
+    ks = np.arange(1, 4000)
+    pmf = np.array([reps.pmf(int(k)) for k in ks])
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    assert float(np.sum(ks * pmf)) == pytest.approx(5.0, rel=1e-9)
+    for x in (0.0, 0.3, 0.9, 1.0):
+        assert reps.pgf(x) == pytest.approx(float(np.sum(pmf * x**ks)), abs=1e-12)
+    # sampler: Pearson chi-square on bins {1..9, >= 10}, 9 dof, false-alarm rate 1e-3
+    rng = np.random.default_rng(11)
+    draws = np.array([reps.sample(rng) for _ in range(20000)])
+    assert draws.min() >= 1
+    obs = np.r_[[np.sum(draws == k) for k in range(1, 10)], np.sum(draws >= 10)]
+    exp = 20000 * np.r_[pmf[:9], 1 - pmf[:9].sum()]
+    assert float(np.sum((obs - exp) ** 2 / exp)) < chi2.ppf(1 - 1e-3, 9)
+
+
+def test_discrete_laplace_law():
+    # P(k) ∝ exp(-ε|k|): Pearson chi-square on bins {<=-3, -2..2, >=3}, 6 dof, rate 1e-3;
+    # the mutant law exp(-ε|k|/2) (scale twice too small a rate) must be rejected.
+    eps, N = 0.8, 20000
+    rng = np.random.default_rng(5)
+    xi = np.array([discrete_laplace(eps, rng) for _ in range(N)])
+
+    def probs(e: float) -> np.ndarray:
+        ks = np.arange(-200, 201)
+        w = np.exp(-e * np.abs(ks))
+        w /= w.sum()
+        mid = [w[ks == k][0] for k in range(-2, 3)]
+        return np.r_[w[ks <= -3].sum(), mid, w[ks >= 3].sum()]
+
+    obs = np.r_[np.sum(xi <= -3), [np.sum(xi == k) for k in range(-2, 3)], np.sum(xi >= 3)]
+    crit = chi2.ppf(1 - 1e-3, 6)
+    assert float(np.sum((obs - N * probs(eps)) ** 2 / (N * probs(eps)))) < crit
+    assert float(np.sum((obs - N * probs(eps / 2)) ** 2 / (N * probs(eps / 2)))) > crit
+
+
+# --- the selector ------------------------------------------------------------------------
+@pytest.mark.parametrize("kind,mult", [("geometric", 3), ("logarithmic", 2)])
+def test_budget_accounting_and_ledger_charged_once(kind, mult):
+    FITS.clear()
+    X, y = _data(200)
+    acc = BudgetAccountant(epsilon=1.0)
+    s = PrivateRandomSearch(Mistakes(), {"k": [0, 5, 9]}, epsilon=0.9, repetitions=kind,
+                            mean_runs=6, random_state=0, accountant=acc).fit(X, y)
+    eps1 = split_even(0.9, mult)
+    cert = s.certificate_
+    assert cert.private and cert.all_hold and cert.delta == 0.0
+    assert cert.epsilon == mult * eps1 and cert.epsilon <= 0.9
+    assert cert.quantities["epsilon per run"] == eps1
+    assert len(cert.parts) == 1 and cert.parts[0].epsilon == eps1  # the released run
+    assert [p.epsilon for p in cert.parts[0].parts] == [eps1, eps1]  # model ‖ score
+    assert len(acc.spends) == 1 and acc.spent[0] == pytest.approx(cert.epsilon)
+    assert all(e == eps1 and a is None for _, _, e, a in FITS)  # every run: ε₁, no ledger
+    assert "Corollary 3" in str(cert)
+
+
+def test_runs_read_the_training_part_and_release_one_of_them():
+    FITS.clear()
+    X, y = _data(300)
+    s = PrivateRandomSearch(Mistakes(), {"k": [0, 50]}, epsilon=1.0, mean_runs=8,
+                            validation_fraction=0.2, random_state=2).fit(X, y)
+    n_train, n_val = s.part_sizes_
+    assert (n_train, n_val) == (240, 60)
+    seen = [rows for _, rows, _, _ in FITS]
+    assert all(np.array_equal(np.sort(r), np.sort(seen[0])) for r in seen)  # one split
+    assert seen[0].size == n_train and len(set(seen[0])) == n_train
+    assert any(s.best_estimator_ is est for est, _, _, _ in FITS)  # a fitted run, as is
+    assert s.best_estimator_.certificate_.private
+    assert s.best_params_ == s.candidates_[s.best_index_]
+    fitted = [k for k in vars(s) if k.endswith("_")]
+    assert not any("run" in k or "score" in k for k in fitted)  # no K, no scores stored
+
+
+@pytest.mark.slow
+def test_prefers_the_clearly_better_candidate():
+    # k = 0 vs k = 60 mistakes on the 100 validation rows (gap 60; the score noise has
+    # P(k) ∝ e^{-|k|/2}, so a flip has probability < 1e-10 even over many runs). The bad
+    # model is released only when all K runs drew it: P = E[(1/2)^K] = pgf(1/2).
+    # Two-sided binomial test, false-alarm rate 1e-3; the mutant "K = mean fixed"
+    # (P = 2^-10) is rejected by the same test.
+    X, y = _data(1000)
+    rng = np.random.default_rng(7)
+    N = 300
+    bad = 0
+    for _ in range(N):
+        s = fit_drawing_from(PrivateRandomSearch(Mistakes(), {"k": [0, 60]}, epsilon=1.0,
+                                                 mean_runs=10, repetitions="logarithmic"),
+                             rng, X, y)
+        bad += s.best_index_ == 1
+    p_bad = Repetitions.with_mean("logarithmic", 10).pgf(0.5)
+    assert binomtest(bad, N, p_bad).pvalue > 1e-3, (bad, N * p_bad)
+    assert binomtest(bad, N, 2.0**-10).pvalue < 1e-3
+    assert bad < N / 2  # it prefers the better one
+
+
+def test_real_estimator_end_to_end_and_auto_grid():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3)) / 2
+    y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    s = PrivateRandomSearch(PrivateLogisticRegression(epsilon=50.0), "auto", epsilon=1.0,
+                            mean_runs=3, random_state=1).fit(X, y)
+    assert s.best_estimator_.epsilon == split_even(1.0, 2)
+    grid = auto_lam_grid(PrivateLogisticRegression(), s.part_sizes_[0], 3, split_even(1.0, 2),
+                         "t")["lam"]
+    assert [c["lam"] for c in s.candidates_] == grid
+    assert s.score(X, y) > 0.8
+    assert s.certificate_.epsilon <= 1.0
+
+
+def test_auto_grid_is_the_public_rule_and_reads_no_data():
+    rng = np.random.default_rng(1)
+    X1 = rng.normal(size=(500, 4))
+    y1 = (X1[:, 0] > 0).astype(int)
+    X2, y2 = 10 * rng.normal(size=(500, 4)), np.zeros(500, dtype=int)
+    y2[:3] = 1
+    g = auto_lam_grid(PrivateLogisticRegression(), 500, 4, 0.3, "t")["lam"]
+    assert len(g) == len(AUTO_LAM_FACTORS)
+    cert1 = PrivateLogisticRegression(epsilon=0.3, random_state=0).fit(X1, y1).certificate_
+    cert2 = PrivateLogisticRegression(epsilon=0.3, random_state=0).fit(X2, y2).certificate_
+    lams = [re.search(r"lam = ([0-9.e+-]+) chosen by the public rule", " ".join(c.assumptions))
+            for c in (cert1, cert2)]
+    assert lams[0] and lams[1] and float(lams[0].group(1)) == float(lams[1].group(1))
+    assert g[1] == pytest.approx(float(lams[0].group(1)), rel=5e-3)  # centre = Λ_auto
+    assert g[0] == pytest.approx(g[1] / 4, rel=5e-3) and g[2] == pytest.approx(4 * g[1],
+                                                                              rel=5e-3)
+    # the CMS search with "auto": Λ_auto for the part size n // (m + 1)
+    gs = PrivateGridSearch(PrivateLogisticRegression(), "auto", epsilon=0.3,
+                           random_state=0).fit(X1, y1)
+    assert [c["lam"] for c in gs.candidates_] == auto_lam_grid(
+        PrivateLogisticRegression(), 500 // 4, 4, 0.3, "t")["lam"]
+    with pytest.raises(ParameterError, match="param_grid='auto'"):
+        PrivateRandomSearch(Mistakes(), "auto", epsilon=1.0).fit(*_data(50))
+
+
+def test_certificate_does_not_depend_on_the_number_of_runs(monkeypatch):
+    X, y = _data(200)
+    dicts = []
+    for k in (1, 7):
+        monkeypatch.setattr(Repetitions, "sample", lambda self, rng, k=k: k)
+        s = PrivateRandomSearch(Mistakes(), {"k": [0]}, epsilon=1.0, random_state=0).fit(X, y)
+        dicts.append(s.certificate_.to_dict())
+    assert dicts[0] == dicts[1]
+
+
+def test_certify_matches_fit_accounting():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 2)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    s = PrivateRandomSearch(PrivateLogisticRegression(), {"lam": [0.01, 0.1]}, epsilon=0.6,
+                            repetitions="geometric")
+    c = s.certify(X, y)
+    assert c.epsilon == 3 * split_even(0.6, 3) and c.parts[0].epsilon == split_even(0.6, 3)
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"epsilon": 0}, "epsilon"),
+    ({"epsilon": -1.0}, "epsilon"),
+    ({"repetitions": "poisson"}, "repetitions"),
+    ({"mean_runs": 1.0}, "mean_runs"),
+    ({"mean_runs": float("inf")}, "mean_runs"),
+    ({"validation_fraction": 1.0}, "validation_fraction"),
+    ({"validation_fraction": 0}, "validation_fraction"),
+    ({"param_grid": {"k": []}}, "param_grid"),
+    ({"param_grid": {"epsilon": [1.0]}}, "epsilon"),
+    ({"param_grid": {"delta": [1e-6]}}, "delta"),
+    ({"estimator": "not an estimator"}, "estimator"),
+])
+def test_parameter_errors_are_named(kw, match):
+    args = {"estimator": Mistakes(), "param_grid": {"k": [0, 1]}, "epsilon": 1.0}
+    args.update(kw)
+    est, grid = args.pop("estimator"), args.pop("param_grid")
+    with pytest.raises(ParameterError, match=match):
+        PrivateRandomSearch(est, grid, **args).fit(*_data(50))
+
+
+def test_refusals_for_data_and_candidates():
+    X, y = _data(50)
+    with pytest.raises(DataValidationError, match="validation_fraction"):
+        PrivateRandomSearch(Mistakes(), {"k": [0]}, epsilon=1.0).fit(X[:2], y[:2])
+    rng = np.random.default_rng(0)
+    Xr = rng.normal(size=(200, 2))
+    yr = (Xr[:, 0] > 0).astype(int)
+    with pytest.raises(PrivacyError, match="pure epsilon-DP"):
+        PrivateRandomSearch(PrivateLogisticRegression(mechanism="none"), {"lam": [0.1]},
+                            epsilon=1.0, random_state=0).fit(Xr, yr)
+    with pytest.raises(ParameterError, match="delta"):
+        PrivateRandomSearch(NoisyGradientDescent(epsilon=1.0, delta=1e-6, steps=5),
+                            {"radius": [1.0]}, epsilon=1.0).fit(Xr, yr)
+    assert math.isfinite(Repetitions.with_mean("logarithmic", 1000).gamma)
+
+
+@pytest.mark.slow
+@parametrize_with_checks([PrivateRandomSearch(PrivateLogisticRegression(), {"lam": [0.01, 0.1]},
+                                              epsilon=1.0, mean_runs=2.0, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

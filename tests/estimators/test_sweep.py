@@ -1,0 +1,152 @@
+"""ε sweeps: one template per sweep, warm starts, the same releases as independent fits."""
+
+import math
+
+import numpy as np
+import pytest
+from _helpers import fit_drawing_from
+from sklearn.datasets import load_wine
+
+import dpconvex as dp
+from dpconvex import BudgetError, ParameterError
+from dpconvex._diagnostics import collect_diagnostics
+from dpconvex.estimators.sweep import epsilon_sweep
+
+
+def _data(n=400, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, "b", "a")
+    return X, y
+
+
+def _independent(est, X, y, epsilons, runs, seed):
+    """The loop a sweep replaces: a fresh estimator per fit, one generator in order."""
+    rng = np.random.default_rng(seed)
+    return [[fit_drawing_from(type(est)(**{**est.get_params(), "epsilon": e, "random_state": None}),
+                              rng, X, y)
+             for _ in range(runs)] for e in epsilons]
+
+
+def _theta(est):
+    if hasattr(est, "Phi_"):
+        return est.Phi_.ravel()
+    return np.r_[est.coef_.ravel(), est.intercept_]
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+@pytest.mark.parametrize("warm_start", [True, False])
+def test_sweep_releases_what_independent_fits_release(mechanism, warm_start):
+    """Same seed, same draws: every release agrees with the independent fit to within the
+    solver tolerance (each solve is within residual/μ <= 1e-6/Λ of the same minimizer;
+    output releases are snapped to the same public grid, so they may differ by one step)."""
+    X, y = _data()
+    est = dp.PrivateLogisticRegression(lam=0.05, mechanism=mechanism)
+    eps = [0.1, 1.0, 10.0]
+    sw = epsilon_sweep(est, X, y, eps, runs=3, random_state=11, warm_start=warm_start)
+    ref = _independent(est, X, y, eps, 3, 11)
+    assert sw.templates_built == 1
+    assert len(sw.estimators) == 3 and all(len(r) == 3 for r in sw.estimators)
+    for i, e in enumerate(eps):
+        for r in range(3):
+            a, b = sw.estimators[i][r], ref[i][r]
+            assert a.certificate_.epsilon == b.certificate_.epsilon <= e
+            grid = 1e-5 if mechanism == "output" else 0.0  # >> the 2^-20 snapping grid
+            assert np.max(np.abs(_theta(a) - _theta(b))) <= 2e-6 / 0.05 + grid
+    # independent draws within one ε: the runs differ
+    assert np.max(np.abs(_theta(sw.estimators[0][0]) - _theta(sw.estimators[0][1]))) > 1e-3
+    assert est.get_params()["epsilon"] == 1.0 and not hasattr(est, "coef_")  # untouched
+
+
+def test_output_sweep_solves_once():
+    """Output perturbation perturbs one minimizer: after the first fit each warm-started
+    solve starts at it and takes no iteration."""
+    X, y = _data()
+    with collect_diagnostics() as diag:
+        epsilon_sweep(dp.PrivateHuberSVM(lam=0.05, mechanism="output"), X, y, [0.5, 1.0],
+                      runs=3, random_state=0)
+    iters = [r.iterations for r in diag]
+    assert len(iters) == 6 and iters[0] > 0 and iters[1:] == [0] * 5
+    assert all(r.residual <= 1e-6 for r in diag)
+
+
+def test_cvxpy_sweep_reuses_one_compiled_problem():
+    X, y = _data(n=150)
+    est = dp.PrivateLogisticRegression(lam=0.05, solver="clarabel")
+    seen = []
+    with collect_diagnostics() as diag:
+        sw = epsilon_sweep(est, X, y, [0.5, 2.0], runs=2, random_state=3)
+    assert [r.solver for r in diag] == ["clarabel"] * 4
+    assert all(r.residual <= 1e-6 for r in diag)
+    for row in sw.estimators:
+        seen.extend(row)
+    assert sw.templates_built == 1
+    native = _independent(dp.PrivateLogisticRegression(lam=0.05), X, y, [0.5, 2.0], 2, 3)
+    for a, b in zip(seen, [e for row in native for e in row], strict=True):
+        assert np.max(np.abs(_theta(a) - _theta(b))) <= 2e-6 / 0.05
+
+
+def test_large_margin_sweep_reuses_template_for_k1_and_rebuilds_for_dp_kmeans():
+    X, y = load_wine(return_X_y=True)
+    X = X / np.linalg.norm(X, axis=1).max()  # a fixed public scale for the test
+    est = dp.PrivateLargeMarginGaussian(data_norm=1.0, lam=2e-2)
+    sw = epsilon_sweep(est, X, y, [1.0, 10.0], runs=2, random_state=5)
+    ref = _independent(est, X, y, [1.0, 10.0], 2, 5)
+    assert sw.templates_built == 1
+    for row_a, row_b in zip(sw.estimators, ref, strict=True):
+        for a, b in zip(row_a, row_b, strict=True):
+            assert a.certificate_.epsilon == b.certificate_.epsilon
+            assert np.max(np.abs(_theta(a) - _theta(b))) <= 2e-6 / (2 * 1e-2)
+    km = dp.PrivateLargeMarginGaussian(data_norm=1.0, n_components=2,
+                                       component_assignment="dp_kmeans")
+    sw2 = epsilon_sweep(km, X, y, [5.0, 10.0], runs=1, random_state=5)
+    assert sw2.templates_built == 2  # the DP k-means is part of each private fit
+    for row, e in zip(sw2.estimators, [5.0, 10.0], strict=True):
+        cert = row[0].certificate_
+        assert cert.epsilon <= e and len(cert.parts) == 2
+
+
+def test_sweep_charges_each_fit_and_stops_at_the_budget():
+    X, y = _data()
+    acc = dp.BudgetAccountant(epsilon=2.5)
+    est = dp.PrivateLogisticRegression(lam=0.05, accountant=acc)
+    sw = epsilon_sweep(est, X, y, [0.5, 1.0], runs=1, random_state=0)
+    spent = sum(e.certificate_.epsilon for row in sw.estimators for e in row)
+    assert acc.spent[0] == pytest.approx(spent) and spent <= 1.5
+    with pytest.raises(BudgetError):
+        epsilon_sweep(est, X, y, [0.5, 1.0], runs=1, random_state=0)
+    assert acc.spent[0] == pytest.approx(spent + 0.5, rel=1e-9)  # the 0.5 fit, not the 1.0
+
+
+def test_noisy_gd_shares_one_template_across_the_sweep():
+    X, y = _data()
+    est = dp.NoisyGradientDescent(epsilon=1.0, radius=10.0, steps=5, delta=1e-5)
+    sw = epsilon_sweep(est, X, y, [1.0, 2.0], runs=2, random_state=0)
+    assert sw.templates_built == 1  # the clipped rows do not depend on epsilon
+    assert sw.score(X, y).shape == (2, 2)
+    assert [[c.epsilon <= e + 1e-12 for c in row]
+            for row, e in zip(sw.certificates, [1.0, 2.0], strict=True)] == [[True] * 2] * 2
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"epsilons": []}, "empty"),
+    ({"epsilons": [1.0, 0.0]}, "epsilons"),
+    ({"epsilons": [1.0, -1.0]}, "epsilons"),
+    ({"epsilons": [math.nan]}, "epsilons"),
+    ({"epsilons": 1.0}, "sequence"),
+    ({"epsilons": [1.0], "runs": 0}, "runs"),
+    ({"epsilons": [1.0], "warm_start": "yes"}, "warm_start"),
+])
+def test_bad_sweep_arguments(kwargs, match):
+    X, y = _data()
+    with pytest.raises(ParameterError, match=match):
+        epsilon_sweep(dp.PrivateLogisticRegression(), X, y, **kwargs)
+
+
+def test_estimator_without_epsilon_is_refused():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _data()
+    with pytest.raises(ParameterError, match="'epsilon' parameter"):
+        epsilon_sweep(LogisticRegression(), X, y, [1.0])

@@ -1,0 +1,194 @@
+"""PrivateGridSearch (CMS Alg. 4): exponential-mechanism frequencies, splits, composition."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from _helpers import fit_drawing_from
+from scipy.stats import chi2
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from dpconvex import (
+    BudgetAccountant,
+    BudgetError,
+    Certificate,
+    NoisyGradientDescent,
+    PrivateGridSearch,
+    PrivateLogisticRegression,
+)
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+from dpconvex.estimators.kernels import RandomFourierFeatures
+
+SEEN: list[np.ndarray] = []
+
+
+class FixedMistakes(ClassifierMixin, BaseEstimator):
+    """Test double: ignores its training data and makes exactly ``k`` mistakes on any
+    set of all-ones labels (predicts 0 on the first k rows, 1 elsewhere)."""
+
+    def __init__(self, k: int = 0, epsilon: float = 1.0, random_state: Any = None,
+                 record: bool = False):
+        self.k = k
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.record = record
+
+    def fit(self, X, y):
+        if self.record:
+            SEEN.append(np.asarray(X)[:, 0].astype(int))
+        self.classes_ = np.array([0, 1])
+        self.certificate_ = Certificate("test double", self.epsilon, self.epsilon)
+        return self
+
+    def predict(self, X):
+        out = np.ones(len(X), dtype=int)
+        out[: self.k] = 0
+        return out
+
+
+@pytest.mark.slow
+def test_exponential_mechanism_frequencies():
+    # Selection probability must be ∝ exp(-ε z_i / 2) (CMS Alg. 4, McSherry-Talwar).
+    # N independent searches; Pearson chi-square with m - 1 = 4 degrees of freedom,
+    # rejected above its 1 - 1e-3 quantile: false-alarm rate 1e-3 (the seed is fixed,
+    # so the outcome is deterministic).
+    ks = [0, 1, 2, 4, 8]
+    eps = 0.5
+    n_runs = 2000
+    X = np.zeros((60, 1))
+    y = np.ones(60, dtype=int)
+    rng = np.random.default_rng(12345)
+    counts = np.zeros(len(ks))
+    for _ in range(n_runs):
+        gs = PrivateGridSearch(FixedMistakes(), {"k": ks}, epsilon=eps)
+        counts[fit_drawing_from(gs, rng, X, y).best_index_] += 1
+    w = np.exp(-eps * np.array(ks) / 2)
+    expected = n_runs * w / w.sum()
+    stat = float(np.sum((counts - expected) ** 2 / expected))
+    assert stat < chi2.ppf(1 - 1e-3, len(ks) - 1), (counts, expected)
+    # power check: the uniform or the exp(-ε z) (factor 2 forgotten) laws are rejected
+    for wrong in [np.ones(len(ks)), np.exp(-eps * np.array(ks))]:
+        e2 = n_runs * wrong / wrong.sum()
+        assert float(np.sum((counts - e2) ** 2 / e2)) > chi2.ppf(1 - 1e-3, len(ks) - 1)
+
+
+def test_parts_are_disjoint_random_and_cover_the_data():
+    SEEN.clear()
+    n, m = 103, 4
+    X = np.arange(n, dtype=float).reshape(-1, 1)
+    y = np.ones(n, dtype=int)
+    gs = PrivateGridSearch(FixedMistakes(record=True), {"k": list(range(m))}, epsilon=1.0,
+                           random_state=0).fit(X, y)
+    assert len(SEEN) == m
+    used = np.concatenate(SEEN)
+    assert len(set(used.tolist())) == used.size  # disjoint
+    sizes = gs.part_sizes_
+    assert len(sizes) == m + 1 and sum(sizes) == n and max(sizes) - min(sizes) <= 1
+    assert [s.size for s in SEEN] == sizes[:m]
+    assert not np.array_equal(SEEN[0], np.arange(sizes[0]))  # a random permutation
+    assert not hasattr(gs, "validation_mistakes_")  # private z_i are not stored
+
+
+def test_search_sets_epsilon_and_composes_certificates():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1200, 3)) / 2
+    y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    acc = BudgetAccountant(epsilon=1.0)
+    est = PrivateLogisticRegression(epsilon=5.0)  # overridden by the search
+    gs = PrivateGridSearch(est, {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=0.4, random_state=1,
+                           accountant=acc).fit(X, y)
+    assert gs.best_estimator_.epsilon == 0.4
+    cert = gs.certificate_
+    assert cert.private and cert.all_hold
+    assert cert.epsilon <= 0.4 and cert.epsilon == max(p.epsilon for p in cert.parts)
+    assert len(cert.parts) == 4  # 3 candidates + the selection
+    assert "exponential mechanism" in cert.parts[-1].mechanism
+    assert acc.spent[0] == pytest.approx(cert.epsilon)  # charged once, not 3 times
+    assert len(acc.spends) == 1
+    assert gs.best_params_ == gs.candidates_[gs.best_index_]
+    assert gs.score(X, y) > 0.7
+    again = PrivateGridSearch(est, {"lam": [1e-3, 1e-2, 1e-1]}, epsilon=0.4, random_state=1)
+    assert again.fit(X, y).best_index_ == gs.best_index_
+    np.testing.assert_array_equal(again.best_estimator_.coef_, gs.best_estimator_.coef_)
+
+
+def test_delta_of_candidates_is_carried():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 2)) / 2
+    y = (X[:, 0] > 0).astype(int)
+    gd = NoisyGradientDescent(epsilon=1.0, delta=1e-6, steps=20, radius=2.0)
+    gs = PrivateGridSearch(gd, {"radius": [0.5, 2.0], "delta": [1e-6, 1e-7]}, epsilon=0.5,
+                           random_state=0).fit(X, y)
+    assert gs.certificate_.delta == 1e-6
+    assert gs.certificate_.epsilon <= 0.5
+    acc = BudgetAccountant(epsilon=10.0, delta=1e-7)
+    with pytest.raises(BudgetError, match="delta"):
+        PrivateGridSearch(gd, {"radius": [0.5, 2.0]}, epsilon=0.5, accountant=acc).fit(X, y)
+
+
+def test_public_validation_selects_argmin_and_costs_training_only():
+    X = np.zeros((40, 1))
+    y = np.ones(40, dtype=int)
+    Xp, yp = np.zeros((10, 1)), np.ones(10, dtype=int)
+    gs = PrivateGridSearch(FixedMistakes(), {"k": [3, 1, 2, 1]}, epsilon=0.2, random_state=0,
+                           public_validation=(Xp, yp)).fit(X, y)
+    assert gs.best_index_ == 1  # argmin, ties to the first
+    np.testing.assert_array_equal(gs.validation_mistakes_, [3, 1, 2, 1])
+    assert len(gs.part_sizes_) == 4 and sum(gs.part_sizes_) == 40
+    assert gs.certificate_.epsilon == 0.2
+    assert gs.certificate_.parts[-1].epsilon == 0.0
+    with pytest.raises(ParameterError, match="public_validation"):
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=1.0,
+                          public_validation=Xp).fit(X, y)
+
+
+def test_pipeline_with_random_features():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(900, 2)) / np.sqrt(2)
+    y = (np.linalg.norm(X, axis=1) < 0.45).astype(int)
+    pipe = make_pipeline(RandomFourierFeatures(n_components=30),
+                         PrivateLogisticRegression(data_norm=RandomFourierFeatures.data_norm))
+    grid = {"randomfourierfeatures__gamma": [1.0, 4.0],
+            "privatelogisticregression__lam": [1e-2, 1e-1]}
+    gs = PrivateGridSearch(pipe, grid, epsilon=1.0, random_state=0).fit(X, y)
+    assert gs.certificate_.epsilon <= 1.0
+    assert gs.best_estimator_[-1].epsilon == 1.0
+    assert gs.predict(X).shape == (900,)
+
+
+@pytest.mark.parametrize("grid", [
+    {"k": "012"}, {"k": []}, {"k": 3}, {"unknown": [1]}, {"epsilon": [0.1, 1.0]},
+    {"random_state": [0, 1]}, [], {}, "k", [{"k": [1]}, 5], {"k": np.zeros((2, 2))},
+])
+def test_param_grid_validation(grid):
+    with pytest.raises(ParameterError):
+        PrivateGridSearch(FixedMistakes(), grid, epsilon=1.0).fit(np.zeros((20, 1)),
+                                                                  np.ones(20))
+
+
+def test_rejects_nonprivate_candidates_and_bad_inputs():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(PrivacyError, match="non-private"):
+        PrivateGridSearch(PrivateLogisticRegression(mechanism="none"), {"lam": [0.1, 1.0]},
+                          epsilon=1.0, random_state=0).fit(X, y)
+    with pytest.raises(DataValidationError, match="parts"):
+        PrivateGridSearch(FixedMistakes(), {"k": list(range(10))}, epsilon=1.0).fit(X[:15],
+                                                                                    y[:15])
+    with pytest.raises(ParameterError, match="epsilon"):
+        PrivateGridSearch(FixedMistakes(), {"k": [1]}, epsilon=0).fit(X, y)
+    with pytest.raises(ParameterError, match="epsilon"):
+        PrivateGridSearch(make_pipeline(RandomFourierFeatures()), {"randomfourierfeatures__gamma":
+                                                                   [1.0]}, epsilon=1).fit(X, y)
+
+
+@pytest.mark.slow
+@parametrize_with_checks([PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.01, 0.1]},
+                                            epsilon=1.0, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,166 @@
+"""lam="auto": the public rule for Λ (dpconvex/privacy/rules/lam.py, docs/privacy.md §3.4)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import dpconvex as dp
+from dpconvex.errors import ParameterError
+from dpconvex.privacy.mechanisms import build_mechanism
+from dpconvex.privacy.rules.lam import (
+    REFERENCE_NORM,
+    REFERENCE_NORMS,
+    auto_lam,
+    delta_floor,
+    reference_norm_for,
+)
+
+ESTIMATORS = (dp.PrivateLogisticRegression, dp.PrivateHuberSVM, dp.PrivateLinearClassifier)
+
+
+def _data(seed: int, n: int = 400, d: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    w = rng.normal(size=d)
+    y = (X @ w + 0.3 > 0).astype(int)
+    return X, y
+
+
+def _cert_lam(est) -> float:
+    return float(est.certificate_.quantities["strong convexity mu"])
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_default_is_auto_and_clone_keeps_it(cls):
+    est = cls(epsilon=0.5)
+    assert est.get_params()["lam"] == "auto"
+    assert clone(est).get_params()["lam"] == "auto"
+
+
+@pytest.mark.parametrize("mech", ["objective", "output"])
+def test_rule_reads_no_data(mech):
+    """Two data sets with the same n and p get the same Λ (a rule reading X would differ)."""
+    X1, y1 = _data(1)
+    X2, y2 = _data(2)
+    X2 = 0.1 * X2  # very different norms and labels, same public n, p, q
+    y2 = 1 - y2
+    a = dp.PrivateLogisticRegression(epsilon=0.3, mechanism=mech, random_state=0).fit(X1, y1)
+    b = dp.PrivateLogisticRegression(epsilon=0.3, mechanism=mech, random_state=0).fit(X2, y2)
+    assert _cert_lam(a) == _cert_lam(b)
+    n, d = X1.shape
+    # q̃ = sqrt(1 + 0.25²): data_norm 1 and the default intercept_scaling 0.25
+    assert _cert_lam(a) == auto_lam(mech, n, 0.3, math.sqrt(1.0625), d + 1, "logistic")
+
+
+def test_rule_is_pure_and_monotone():
+    for mech in ("objective", "output", "none"):
+        vals = [auto_lam(mech, 30000, e, math.sqrt(2.0), 105, "logistic") for e in (0.05, 0.5, 5)]
+        assert vals == [auto_lam(mech, 30000, e, math.sqrt(2.0), 105, "logistic")
+                        for e in (0.05, 0.5, 5)]
+        assert all(v > 0 for v in vals)
+        assert vals[0] >= vals[1] >= vals[2]  # more budget, less regularization
+    assert auto_lam("objective", 3000, 0.1, 1.0, 10, "huber") > auto_lam(
+        "objective", 300000, 0.1, 1.0, 10, "huber")
+
+
+@pytest.mark.parametrize("loss", ["logistic", "huber", "smooth_hinge"])
+@pytest.mark.parametrize("eps", [0.01, 0.05, 0.1, 1.0, 10.0])
+@pytest.mark.parametrize("n", [50, 1000, 100000])
+def test_objective_rule_is_at_least_the_delta_floor(loss, eps, n):
+    q = math.sqrt(2.0)
+    lam = auto_lam("objective", n, eps, q, 20, loss)
+    floor = delta_floor(n, eps, q, loss)
+    curv = dp.objectives.get_loss(loss).curvature
+    # the calibration's threshold for the one-sided slack log(1 + c q^2/(nΛ))
+    # (docs/privacy.md §3.3) is c q^2 / (n (e^{eps/2} - 1)); CMS's two-sided one has e^{eps/4}
+    assert floor == pytest.approx(curv * q * q / (n * math.expm1(eps / 2.0)), rel=1e-9)
+    assert lam >= floor
+
+
+def test_amp_uses_the_inner_mechanism():
+    mech = build_mechanism("objective", "t", "linear_erm", optimality_tol=1e-4)
+    assert auto_lam(mech, 1000, 1.0, 1.0, 5, "logistic") == auto_lam(
+        "objective", 1000, 0.9, 1.0, 5, "logistic")
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_certificate_states_the_rule(cls):
+    X, y = _data(3)
+    est = cls(epsilon=1.0, random_state=0).fit(X, y)
+    notes = [a for a in est.certificate_.assumptions if a.startswith("lam = ")]
+    assert len(notes) == 1 and "public rule lam='auto'" in notes[0]
+    assert f"{_cert_lam(est):.3g}" in notes[0]
+    assert f"R = {reference_norm_for(est.mechanism):g}" in notes[0]
+    explicit = cls(epsilon=1.0, lam=0.05, random_state=0).fit(X, y)
+    assert _cert_lam(explicit) == 0.05
+    assert "lam = 0.05 given explicitly (a public parameter)" in explicit.certificate_.assumptions
+
+
+def test_certify_and_none_work_with_auto():
+    X, y = _data(4)
+    cert = dp.PrivateHuberSVM(epsilon=0.2).certify(X, y)
+    assert cert.epsilon <= 0.2
+    assert cert.quantities["strong convexity mu"] == auto_lam(
+        "objective", X.shape[0], 0.2, math.sqrt(1.0625), X.shape[1] + 1, "huber")  # s = 0.25
+    base = dp.PrivateLogisticRegression(mechanism="none").fit(X, y)
+    assert base.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("bad", ["Auto", "cv", "", "1e-2"])
+def test_bad_lam_strings_raise(bad):
+    X, y = _data(5)
+    with pytest.raises(ParameterError, match="'auto'"):
+        dp.PrivateLogisticRegression(lam=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), None])
+def test_bad_lam_numbers_name_the_accepted_values(bad):
+    X, y = _data(5)
+    with pytest.raises(ParameterError, match="auto"):
+        dp.PrivateHuberSVM(lam=bad).fit(X, y)
+
+
+def test_sweep_rebuilds_per_epsilon_with_auto():
+    X, y = _data(6)
+    sw = dp.epsilon_sweep(dp.PrivateLogisticRegression(), X, y, epsilons=[0.1, 5.0], runs=1,
+                          random_state=0)
+    lams = [_cert_lam(row[0]) for row in sw.estimators]
+    n, d = X.shape
+    assert lams == [auto_lam("objective", n, e, math.sqrt(1.0625), d + 1, "logistic")  # s = 0.25
+                    for e in (0.1, 5.0)]
+
+
+@pytest.mark.parametrize("mech", ["objective", "output"])
+def test_auto_beats_the_majority_class_at_eps_1(mech):
+    rng = np.random.default_rng(7)
+    n, d = 20000, 10
+    X = rng.normal(size=(n, d)) / math.sqrt(d)
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1, keepdims=True))
+    w = rng.normal(size=d)
+    y = (X @ w + 0.1 * rng.normal(size=n) > 0.2).astype(int)
+    Xtr, ytr, Xte, yte = X[:15000], y[:15000], X[15000:], y[15000:]
+    majority = max(np.mean(yte), 1 - np.mean(yte))
+    accs = [dp.PrivateLogisticRegression(epsilon=1.0, mechanism=mech, random_state=s)
+            .fit(Xtr, ytr).score(Xte, yte) for s in range(5)]
+    assert np.mean(accs) > majority + 0.05
+
+
+def test_reference_norm_is_chosen_per_mechanism_family():
+    """R: objective family 16, output family 8 (validation, docs/privacy.md §3.4)."""
+    assert REFERENCE_NORM == REFERENCE_NORMS["objective"] == 16.0
+    for name in ("objective", "gaussian_objective", "amp", "gaussian_amp", "none"):
+        assert reference_norm_for(name) == 16.0
+    for name in ("output", "gaussian_output"):
+        assert reference_norm_for(name) == 8.0
+    # the default R is the family's, and an explicit R overrides it
+    for name in ("objective", "output"):
+        R = REFERENCE_NORMS["output" if name == "output" else "objective"]
+        assert auto_lam(name, 5000, 0.5, 1.0, 20, "huber") == auto_lam(
+            name, 5000, 0.5, 1.0, 20, "huber", reference_norm=R)
+    assert auto_lam("output", 5000, 0.5, 1.0, 20, "huber") != auto_lam(
+        "output", 5000, 0.5, 1.0, 20, "huber", reference_norm=16.0)

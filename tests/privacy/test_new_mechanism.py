@@ -1,0 +1,232 @@
+"""A mechanism added in one file gets its own Λ rule, noise warning and AMP cover.
+
+The Laplace output-perturbation mechanism below is registered for this module only
+(unregistered after it): the exact minimizer plus i.i.d. Laplace(b) noise per coordinate,
+b = √p · Δ/ε with Δ = 2G/(nΛ) the L2 argmin sensitivity ([CMS] Cor. 8), so √p Δ bounds the
+L1 sensitivity and the release is ε-DP. It reports its noise (placement "output",
+E‖b‖² = 2 p b²); nothing else in dpconvex names it. A second mechanism that does not
+report its noise is refused by name wherever its noise is needed.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dpconvex as dp
+from dpconvex.errors import ParameterError, PrivacyWarning
+from dpconvex.objectives.losses import get_loss
+from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.certificate import Certificate, Condition
+from dpconvex.privacy.mechanisms import (
+    MECHANISMS,
+    ApproximateMinima,
+    Calibration,
+    Mechanism,
+    NoiseReport,
+    register,
+)
+from dpconvex.privacy.mechanisms.base import solve_exact
+from dpconvex.privacy.mechanisms.gaussian_amp import GaussianApproximateMinima
+from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
+from dpconvex.privacy.noise import laplace, snap
+from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam
+from dpconvex.privacy.rules.noise_dominance import warn_if_linear_noise_dominates
+from dpconvex.templates.linear_erm import LinearERMTemplate
+
+LAPLACE = "laplace_output_test"
+SILENT = "silent_output_test"
+
+
+class LaplaceOutput(Mechanism):
+    """The exact minimizer plus i.i.d. Laplace(b) per coordinate, b = √p · 2G/(nΛ) / ε."""
+
+    name = LAPLACE
+    template_kinds = frozenset({"linear_erm"})
+    adds_output_noise = True
+    needs = frozenset({"strong_convexity"})
+    placement = "output"
+
+    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+        conds = super().conditions(template, budget)
+        mu = template.privacy_constants().strong_convexity
+        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
+                               f"modulus mu = {mu:g}"))
+        return conds
+
+    @staticmethod
+    def _scale(eps: float, n: int, consts: Any, mu: Any) -> Any:
+        return math.sqrt(consts.dimension) * (2.0 * consts.grad_bound / (n * mu)) / eps
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        consts, eps = template.privacy_constants(), budget.epsilon
+        b = self._scale(eps, template.n, consts, consts.strong_convexity)
+        return Calibration(
+            mechanism=self.name, epsilon_requested=eps, epsilon=eps, epsilon_noise=eps,
+            slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=2.0 * consts.grad_bound / (template.n * consts.strong_convexity),
+            noise_rate=math.sqrt(consts.dimension) / b,  # coordinate_scale(p, rate) = b
+            extra={"laplace scale": b})
+
+    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        consts = problem.privacy_constants()
+        p, modulus = int(consts.dimension), consts.strong_convexity if mu is None else mu
+        if np.ndim(modulus) > 0:
+            b = self._scale(budget.epsilon, problem.n, consts, modulus)
+            cal = None
+        else:  # the declared modulus: this calibration; another one: the scale at it
+            cal = self.report_calibration(problem, budget, mu, calibration, lambda c: None)
+            b = cal.extra["laplace scale"] if cal is not None else \
+                self._scale(budget.epsilon, problem.n, consts, modulus)
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=budget.epsilon,
+            delta=0.0, modulus=modulus, modulus_eff=modulus,
+            sensitivity=2.0 * consts.grad_bound / (problem.n * modulus),
+            expected_norm=math.sqrt(2.0 * p) * b, expected_sq_norm=2.0 * p * b**2,
+            coordinate_scale=b, grad_bound=float(consts.grad_bound), calibration=cal)
+
+    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        return Certificate(
+            mechanism=f"Laplace output perturbation (test) on {template.name}",
+            epsilon_requested=budget.epsilon, epsilon=cal.epsilon, private=True,
+            conditions=[*conditions, Condition(
+                "noise calibration", True, "L1 sensitivity <= sqrt(p) x L2 sensitivity 2G/(n mu)",
+                f"Laplace scale b = {cal.extra['laplace scale']:.6g}")],
+            quantities={"laplace scale": cal.extra["laplace scale"]},
+            assumptions=list(template.assumptions(self.needs)))
+
+    def noised(self, template: Any, cal: Calibration, backend: Any, rng: np.random.Generator,
+               *, warm_start: np.ndarray | None = None, max_iter: int | None = None,
+               tol: float | None = None) -> tuple[np.ndarray, Any]:
+        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
+                          max_iter=max_iter, tol=tol)
+        noise = laplace(template.noise_shape, cal.extra["laplace scale"], rng)
+        return res.x + noise.reshape(res.x.shape), res
+
+    def run(self, template: Any, cal: Calibration | None, backend: Any,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None) -> tuple[np.ndarray, Any, bool]:
+        assert cal is not None
+        theta, res = self.noised(template, cal, backend, rng, warm_start=warm_start,
+                                 max_iter=max_iter, tol=tol)
+        return np.array(snap(theta, cal.extra["laplace scale"]), copy=True), res, True
+
+
+class SilentOutput(LaplaceOutput):
+    """The same mechanism without a noise report (inherits the refusing base method)."""
+
+    name = SILENT
+    noise_report = Mechanism.noise_report  # type: ignore[assignment]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _registered():
+    for cls in (LaplaceOutput, SilentOutput):
+        register(cls)
+    yield
+    for cls in (LaplaceOutput, SilentOutput):
+        MECHANISMS.pop(cls.name, None)
+
+
+def _data(n: int = 200, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2)) / 2.0
+    y = (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+N, EPS, Q, P = 500, 1.0, math.sqrt(1.0 + 1.0), 3  # q̃ with the intercept column, p = 2 + 1
+
+
+def test_lam_auto_uses_the_output_rule_with_this_report():
+    R = 8.0  # the output placement's reference norm
+    G, c_u = 1.0 * Q, 0.25 * Q * Q  # logistic: |l'| <= 1, l'' <= 1/4
+    b = math.sqrt(P) * 2.0 * G / (N * LAM_GRID) / EPS
+    bound = LAM_GRID * R * R / 2.0 + G * G / (N * LAM_GRID) + \
+        (LAM_GRID + c_u / P) * (2.0 * P * b**2) / 2.0
+    expected = float(f"{float(LAM_GRID[int(np.argmin(bound))]):.3g}")
+    got = auto_lam(LAPLACE, N, EPS, Q, P, "logistic")
+    assert got == expected
+    assert got != auto_lam("objective", N, EPS, Q, P, "logistic")
+    assert got != auto_lam("output", N, EPS, Q, P, "logistic")  # its own noise, not CMS's
+
+
+def test_noise_warning_fires_at_a_tiny_epsilon_only():
+    X, y = _data()
+
+    def fit(eps: float) -> list[str]:
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            dp.PrivateLogisticRegression(epsilon=eps, lam=0.1, mechanism=LAPLACE,
+                                         classes=[0, 1], random_state=0).fit(X, y)
+        return [str(w.message) for w in rec if issubclass(w.category, PrivacyWarning)
+                and "noise is large" in str(w.message)]
+
+    # ρ₀ = E‖b‖ Λ / (|l'(0)| q̃) = √(2p) √p 2 / (n ε |l'(0)|) = 2√2 · 3 / (200 ε / 2)
+    # ≈ 0.085 / ε: 8.5 at ε = 0.01, 0.0085 at ε = 10 (threshold 1)
+    assert len(fit(0.01)) == 1
+    assert fit(10.0) == []
+
+
+def test_amp_accepts_it_and_releases():
+    amp = ApproximateMinima(inner=LAPLACE, gamma=1e-4)
+    assert amp.inner.name == LAPLACE and amp.placement == "output"
+    with pytest.raises(ParameterError, match=LAPLACE):  # pure: not the Gaussian cover
+        GaussianApproximateMinima(inner=LAPLACE)
+    X, y = _data()
+    est = dp.PrivateLogisticRegression(epsilon=1.0, lam=0.1, mechanism=LAPLACE,
+                                       optimality_tol=1e-6, classes=[0, 1], random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        est.fit(X, y)
+    assert np.all(np.isfinite(est.coef_))
+    assert "approximate-minima" in est.certificate_.mechanism
+    assert "Laplace output perturbation (test)" in est.certificate_.mechanism
+
+
+def test_a_fit_with_lam_auto_releases_with_a_certificate_naming_it():
+    X, y = _data()
+    est = dp.PrivateLogisticRegression(epsilon=1.0, mechanism=LAPLACE, classes=[0, 1],
+                                       random_state=2).fit(X, y)
+    assert np.all(np.isfinite(est.coef_)) and np.all(np.isfinite(est.intercept_))
+    cert = est.certificate_
+    assert cert.private and cert.epsilon <= 1.0
+    assert "Laplace output perturbation (test)" in cert.mechanism
+    note = next(a for a in cert.assumptions if "lam='auto'" in a)
+    assert f"mechanism {LAPLACE}" in note and "R = 8" in note
+
+
+def test_a_mechanism_without_noise_report_is_refused_by_name():
+    X, y = _data()
+    with pytest.raises(ParameterError, match=f"{SILENT}.*does not report its noise"):
+        auto_lam(SILENT, N, EPS, Q, P, "logistic")
+    with pytest.raises(ParameterError, match=f"{SILENT}.*does not report its noise"):
+        dp.PrivateLogisticRegression(epsilon=1.0, mechanism=SILENT, classes=[0, 1]).fit(X, y)
+    with pytest.raises(ParameterError, match=SILENT):
+        ApproximateMinima(inner=SILENT)
+    Xc = np.column_stack([X, np.ones(len(X))])  # the intercept column, q̃ = √2
+    template = LinearERMTemplate(get_loss("logistic"), 0.1, Q, Xc, 2.0 * y - 1.0)
+    with pytest.raises(ParameterError, match=f"{SILENT}.*does not report its noise"):
+        warn_if_linear_noise_dominates(template, SilentOutput(), Budget(1.0), "test")
+
+
+def test_a_linear_fit_with_lam_auto_calibrates_once(monkeypatch):
+    calls: list[str] = []
+    original = ObjectivePerturbation.calibrate
+
+    def spy(self: Any, template: Any, budget: Budget) -> Calibration:
+        calls.append("calibrate")
+        return original(self, template, budget)
+
+    monkeypatch.setattr(ObjectivePerturbation, "calibrate", spy)
+    X, y = _data()
+    dp.PrivateLogisticRegression(epsilon=1.0, lam="auto", classes=[0, 1],
+                                 random_state=3).fit(X, y)
+    assert calls == ["calibrate"]

@@ -1,0 +1,106 @@
+"""dpconvex run reports the trivial baseline: a majority-class column, JSON field and plot line."""
+
+import json
+
+import numpy as np
+import pytest
+
+from dpconvex import cli
+from dpconvex.runs import report
+from dpconvex.runs.report import MAJORITY
+from dpconvex.runs.runner import majority_error, run_problem
+
+PROBLEM = """
+[data]
+dataset = "sklearn_wine"
+test_size = 0.3
+[grid]
+epsilon = [3.0, 30.0]
+runs = 3
+seed = 7
+[[method]]
+label = "LM"
+estimator = "PrivateLargeMarginGaussian"
+params = { lam = 0.01, gamma = 0.001 }
+[[method]]
+label = "LM non-private"
+estimator = "PrivateLargeMarginGaussian"
+params = { lam = 0.01, gamma = 0.001, mechanism = "none" }
+"""
+
+# the keys of results.json before the baseline was added: kept unchanged
+V1_KEYS = {"problem", "file", "quick", "runs", "seconds", "x_axis", "results", "checks", "passed"}
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    p = tmp_path_factory.mktemp("prob") / "wine3.toml"
+    p.write_text(PROBLEM)
+    return run_problem(p, progress=False)
+
+
+def test_majority_error_uses_the_training_labels():
+    assert majority_error([0, 1, 1, 2], [1, 1, 0, 2]) == 0.5
+    assert majority_error([0, 0, 1, 1], [1, 1]) == 1.0  # a tie goes to the smallest label
+    assert majority_error(np.array(["a", "b", "b"]), np.array(["a", "b"])) == 0.5
+
+
+def test_baseline_is_recorded_per_run_and_in_the_table(result):
+    base = result.baselines[MAJORITY]
+    assert len(base) == 3 and all(0.4 < b < 0.8 for b in base)  # wine: largest class ~40%
+    table = result.table()
+    head = table.splitlines()[1]
+    assert head.split("|")[-3:-1] == [" non-private ", f" {MAJORITY} "]
+    cell = f"{np.mean(base):.4f} ± {np.std(base):.4f}"
+    rows = [ln for ln in table.splitlines() if ln.startswith("| LM")]
+    assert len(rows) == 2 and all(r.rstrip(" |").endswith(cell) for r in rows)
+
+
+def test_json_is_backward_compatible_with_added_baselines(result):
+    d = json.loads(json.dumps(result.to_dict()))
+    assert V1_KEYS <= set(d) and set(d) - V1_KEYS == {"baselines"}
+    assert set(d["results"]) == {"LM", "LM non-private"}
+    assert set(d["results"]["LM"]) == {"3.0", "30.0"} and set(d["results"]["LM non-private"]) == {"inf"}
+    b = d["baselines"][MAJORITY]
+    assert b["errors"] == result.baselines[MAJORITY] and b["mean"] == pytest.approx(np.mean(b["errors"]))
+
+
+def test_baseline_draws_no_randomness(tmp_path, result, monkeypatch):
+    """Adding the baseline leaves the seeded errors as they were (it draws nothing)."""
+    from dpconvex.runs import runner
+
+    monkeypatch.setattr(runner, "majority_error", lambda *a: 0.0)
+    p = tmp_path / "wine3.toml"
+    p.write_text(PROBLEM)
+    again = run_problem(p, progress=False)
+    assert again.errors == result.errors
+
+
+def test_plot_has_error_bars_nonprivate_and_majority_lines(result, monkeypatch, tmp_path):
+    seen = {}
+    real = report._figure
+
+    def spy(res):
+        fig = real(res)
+        ax = fig.axes[0]
+        seen["labels"] = ax.get_legend_handles_labels()[1]
+        seen["bars"] = len(ax.containers)          # errorbar containers
+        seen["bands"] = len(ax.patches)            # ± std bands of the horizontal lines
+        return fig
+
+    monkeypatch.setattr(report, "_figure", spy)
+    png = report.plot_result(result, tmp_path / "p.png")
+    assert png.stat().st_size > 1000
+    assert "LM" in seen["labels"] and seen["bars"] == 1
+    assert "LM non-private (± std)" in seen["labels"]
+    assert f"{MAJORITY} (trivial) (± std)" in seen["labels"] and seen["bands"] == 2
+
+
+def test_cli_run_prints_and_writes_the_baseline(tmp_path, capsys):
+    p = tmp_path / "wine3.toml"
+    p.write_text(PROBLEM.replace("runs = 3", "runs = 1"))
+    out = tmp_path / "out"
+    assert cli.main(["run", str(p), "--out", str(out), "--no-progress"]) == 0
+    assert f"| {MAJORITY} |" in capsys.readouterr().out
+    d = json.loads((out / "results.json").read_text())
+    assert len(d["baselines"][MAJORITY]["errors"]) == 1

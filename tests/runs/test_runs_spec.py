@@ -1,0 +1,148 @@
+"""Problem files: noisy gradient descent, a folder with one bad file, the search order, the CLI."""
+
+import ast
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from dpconvex import __version__, cli
+from dpconvex.runs import ProblemError, load_problem, run_problem, spec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+NGD = """
+title = "noisy GD"
+[data]
+dataset = "sklearn_breast_cancer"
+[grid]
+epsilon = [1.0]
+runs = 1
+seed = 3
+[[method]]
+label = "NGD"
+estimator = "NoisyGradientDescent"
+params = { delta = 1e-5, steps = 50, radius = 10.0 }
+[[expect]]
+method = "NGD"
+epsilon = 1.0
+max_error = 1.0
+"""
+
+
+def _write(folder, name, text):
+    folder.mkdir(parents=True, exist_ok=True)
+    p = folder / name
+    p.write_text(text)
+    return p
+
+
+def test_noisy_gd_problem_loads_and_runs(tmp_path):
+    """A NoisyGradientDescent problem loads and runs (no raw TypeError from load_problem)."""
+    pr = load_problem(_write(tmp_path, "ngd.toml", NGD))
+    assert [m.estimator for m in pr.methods] == ["NoisyGradientDescent"] and pr.methods[0].private
+    res = run_problem(pr, quick=True, progress=False)  # [quick] runs defaults to 2
+    assert res.passed and len(res.errors["NGD"][1.0]) == 2
+
+
+def test_noisy_gd_problem_with_only_epsilon_loads(tmp_path):
+    """NoisyGradientDescent needs only epsilon (public rules for the rest)."""
+    pr = load_problem(_write(tmp_path, "ngd.toml",
+                             NGD.replace("{ delta = 1e-5, steps = 50, radius = 10.0 }", "{ }")))
+    assert pr.methods[0].params == {}
+
+
+@pytest.mark.parametrize("params,match", [
+    ("{ delta = 1e-5, steps = 50, radius = 1.0, stepz = 3 }",
+     r"has no parameter 'stepz'\. Valid parameters of NoisyGradientDescent: \[.*'steps'"),
+])
+def test_noisy_gd_bad_params_name_key_and_fix(tmp_path, params, match):
+    p = _write(tmp_path, "ngd.toml", NGD.replace("{ delta = 1e-5, steps = 50, radius = 10.0 }", params))
+    with pytest.raises(ProblemError, match=match) as ei:
+        load_problem(p)
+    assert str(p) in str(ei.value) and "key 'method[0].params'" in str(ei.value)
+
+
+def test_list_shows_valid_problems_when_one_file_is_invalid(tmp_path, monkeypatch, capsys):
+    folder = tmp_path / "probs"
+    _write(folder, "a_ngd.toml", NGD)
+    _write(folder, "b_broken.toml", NGD.replace("[grid]", "[grid]\nepsilons = [1.0]"))
+    _write(folder, "c_not_toml.toml", "[data\n")
+    monkeypatch.setenv("DPCONVEX_PROBLEMS", str(folder))
+    assert cli.main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    by_name = {ln.split()[0]: ln for ln in lines}
+    assert "sklearn_breast_cancer" in by_name["a_ngd"] and "noisy GD" in by_name["a_ngd"]
+    assert "INVALID" in by_name["b_broken"] and "grid.epsilons" in by_name["b_broken"]
+    assert "INVALID" in by_name["c_not_toml"] and "not valid TOML" in by_name["c_not_toml"]
+    assert "wine_large_margin" in by_name and "INVALID" not in by_name["wine_large_margin"]
+
+
+def test_search_order_env_then_checkout(tmp_path, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second"
+    mine = _write(first, "wine_large_margin.toml", NGD)
+    _write(second, "wine_large_margin.toml", NGD)
+    only2 = _write(second, "only_in_second.toml", NGD)
+    monkeypatch.setenv("DPCONVEX_PROBLEMS", os.pathsep.join([str(first), str(second)]))
+    dirs = spec.problem_dirs()
+    assert dirs[:3] == [first, second, ROOT / "problems"]
+    assert spec.find_problem("wine_large_margin") == mine
+    assert spec.find_problem("only_in_second") == only2
+    assert spec.find_problem("adult_objective_vs_output") == ROOT / "problems" / \
+        "adult_objective_vs_output.toml"
+    assert spec.find_problem(str(only2)) == only2  # an explicit path always wins
+
+
+def test_installed_copy_is_found_without_a_checkout(tmp_path, monkeypatch):
+    """A non-editable install has no checkout: the data files under <prefix>/share are used."""
+    import importlib.metadata as md
+
+    installed = tmp_path.joinpath(*spec.INSTALLED_SUBDIR)
+    _write(installed, "wine_large_margin.toml", NGD)
+    monkeypatch.delenv("DPCONVEX_PROBLEMS", raising=False)
+    monkeypatch.setattr(spec, "_checkout_dir", lambda: None)
+
+    def not_installed(name):
+        raise md.PackageNotFoundError(name)
+
+    monkeypatch.setattr(md, "distribution", not_installed)
+    monkeypatch.setattr(spec.sysconfig, "get_path", lambda name, *a: str(tmp_path))
+    assert spec.problem_dirs() == [installed]
+    assert [p.stem for p in spec.list_problems()] == ["wine_large_margin"]
+    monkeypatch.setattr(spec.sysconfig, "get_path", lambda name, *a: str(tmp_path / "none"))
+    with pytest.raises(ProblemError, match=r"Known problems: \(none found\).*DPCONVEX_PROBLEMS"):
+        spec.find_problem("wine_large_margin")
+
+
+def test_pyproject_ships_every_problem_file_where_the_lookup_searches():
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
+    globs = cfg["/".join(spec.INSTALLED_SUBDIR)]
+    shipped = {p for g in globs for p in ROOT.glob(g)}
+    assert set((ROOT / "problems").glob("*.toml")) <= shipped
+    assert ROOT / "problems" / "README.md" in shipped
+
+
+def test_version_flag(capsys):
+    with pytest.raises(SystemExit) as ei:
+        cli.main(["--version"])
+    assert ei.value.code == 0
+    assert capsys.readouterr().out.strip() == f"dpconvex {__version__}"
+
+
+def test_cli_module_imports_only_the_standard_library():
+    """`dpconvex --help` must not import NumPy, CVXPY or scikit-learn through cli.py."""
+    tree = ast.parse((ROOT / "dpconvex" / "cli.py").read_text())
+    top = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            top += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            top.append("." * node.level + (node.module or "") + ":" +
+                       ",".join(a.name for a in node.names))
+    stdlib = set(sys.stdlib_module_names)
+    for name in top:
+        mod = name.split(":")[0]
+        assert mod in ("__future__", ".") or mod.split(".")[0] in stdlib, name
+    assert ".:__version__" in top

@@ -1,0 +1,157 @@
+"""Linear ERM: backends agree, the ε = ∞ limit, and no release from a bad solve."""
+
+import numpy as np
+import pytest
+from _helpers import patch_noise
+from sklearn.linear_model import LogisticRegression
+
+import dpconvex as dp
+from dpconvex.objectives.losses import HuberHinge, Logistic, SmoothHinge
+from dpconvex.solvers import LbfgsNewton, solve
+from dpconvex.solvers.base import SolveResult, SolveStatus
+from dpconvex.templates.linear_erm import LinearERMTemplate
+
+
+def _data(n=300, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("loss", [Logistic(), HuberHinge(0.5), HuberHinge(0.1)])
+def test_backends_agree_to_1e5(loss):
+    X, y = _data()
+    t = LinearERMTemplate(loss, 1e-2, 1.0, X, y)
+    b = np.random.default_rng(3).normal(size=X.shape[1])
+    sols = {s: solve(t, b, 0.0, solver=s) for s in ("native", "clarabel", "scs")}
+    ref = sols["native"].x
+    for s, r in sols.items():
+        assert r.residual < 1e-6, s
+        assert np.max(np.abs(r.x - ref)) < 1e-5, s
+        assert r.objective == pytest.approx(sols["native"].objective, rel=1e-7)
+
+
+def test_zero_noise_equals_nonprivate_minimizer_and_sklearn():
+    """ε = ∞ limit: with b = 0 objective perturbation solves the non-private problem.
+
+    Oracle: scikit-learn's LogisticRegression with C = 1/(nΛ) and the intercept as a
+    (penalized) column minimizes the same objective scaled by 1/Λ.
+    """
+    X, y = _data(n=400, d=5, seed=1)
+    n, lam = X.shape[0], 1e-2
+    t = LinearERMTemplate(Logistic(), lam, 1.0, X, y)
+    w_native = solve(t, np.zeros(5), 0.0, solver="native").x
+    w_clar = solve(t, None, 0.0, solver="clarabel").x
+    sk = LogisticRegression(C=1 / (n * lam), fit_intercept=False, tol=1e-12, max_iter=10000)
+    w_sk = sk.fit(X, y).coef_[0]
+    assert np.max(np.abs(w_native - w_sk)) < 1e-5
+    assert np.max(np.abs(w_clar - w_sk)) < 1e-5
+
+
+def test_estimator_none_equals_objective_with_zero_noise(monkeypatch):
+    X, y = _data(seed=2)
+    ref = dp.PrivateLogisticRegression(mechanism="none", lam=1e-2).fit(X, y)
+    patch_noise(monkeypatch, lambda shape, beta, rng, symmetric=False: np.zeros(shape))
+    m = dp.PrivateLogisticRegression(mechanism="objective", epsilon=50.0, lam=1e-2,
+                                     random_state=0).fit(X, y)
+    assert m.certificate_.quantities["extra regularization Delta"] == 0
+    assert np.allclose(m.coef_, ref.coef_, atol=1e-7)
+    assert not ref.certificate_.private and m.certificate_.private
+
+
+def test_smooth_hinge_native_matches_direct_minimization():
+    X, y = _data(seed=4)
+    t = LinearERMTemplate(SmoothHinge(0.5), 1e-2, 1.0, X, y)
+    r = solve(t, None, 0.0, solver="native")
+    from scipy.optimize import minimize
+    ref = minimize(lambda w: t.objective(w, np.zeros(6), 0.0)[0], np.zeros(6), method="Nelder-Mead",
+                   options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 40000, "maxfev": 40000})
+    assert r.objective <= ref.fun + 1e-10
+    with pytest.raises(dp.ParameterError, match="native"):
+        dp.PrivateHuberSVM(loss="smooth_hinge", solver="clarabel", random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("status,residual", [
+    (SolveStatus.FAILED, np.inf), (SolveStatus.INACCURATE, 1e-2), (SolveStatus.MAX_ITERATIONS, 1e-3),
+])
+def test_no_release_from_failed_or_inaccurate_solve(monkeypatch, status, residual):
+    X, y = _data()
+
+    def bad_solve(self, template, b, extra_reg, *, warm_start=None, max_iter=None):
+        return SolveResult(np.zeros(template.p), status, 0.0, residual, "native")
+
+    monkeypatch.setattr(LbfgsNewton, "_solve", bad_solve)
+    for mech in ("objective", "output", "none"):
+        est = dp.PrivateLogisticRegression(mechanism=mech, random_state=0)
+        with pytest.raises(dp.SolverError, match="no model is released"):
+            est.fit(X, y)
+        assert not hasattr(est, "coef_")
+
+
+def test_labels_of_any_type_and_api():
+    X, y = _data(seed=5)
+    ys = np.where(y > 0, "spam", "ham")
+    m = dp.PrivateHuberSVM(epsilon=2.0, random_state=0).fit(X, ys)
+    assert set(m.predict(X)) <= {"spam", "ham"}
+    assert list(m.classes_) == ["ham", "spam"]
+    assert m.coef_.shape == (1, 6) and m.intercept_.shape == (1,)
+    assert 0 <= m.score(X, ys) <= 1
+    assert m.get_params()["epsilon"] == 2.0
+    m.set_params(epsilon=0.5)
+    assert m.epsilon == 0.5
+    assert m.certificate_.epsilon <= 2.0
+    d = m.certificate_.to_dict()
+    assert d["epsilon"] <= 2.0 and d["conditions"]
+    assert "objective perturbation" in str(m.certificate_)
+
+
+def test_certificate_never_above_request_across_regimes():
+    X, y = _data(n=50, seed=6)
+    for eps in (0.01, 0.1, 1.0, 10.0):
+        for lam in (1e-4, 1e-2, 1.0):
+            for mech in ("objective", "output"):
+                m = dp.PrivateLogisticRegression(epsilon=eps, lam=lam, mechanism=mech,
+                                                 random_state=0).fit(X, y)
+                assert m.certificate_.epsilon <= eps
+                assert m.certificate_.all_hold
+
+
+def test_private_fit_is_random_unless_seeded():
+    X, y = _data(seed=7)
+    a = dp.PrivateLogisticRegression(random_state=3).fit(X, y).coef_
+    b = dp.PrivateLogisticRegression(random_state=3).fit(X, y).coef_
+    c = dp.PrivateLogisticRegression().fit(X, y).coef_
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+
+
+def test_clipping_uses_public_bound_only():
+    X, y = _data(seed=8)
+    X2 = X.copy()
+    X2[0] *= 1000  # one huge row: it is clipped, the others are untouched
+    t1 = dp.PrivateLogisticRegression(mechanism="none").fit(X, y)
+    t2 = dp.PrivateLogisticRegression(mechanism="none").fit(X2, y)
+    # row 0 had norm <= 1 in X and is clipped back to norm 1 along the same direction in X2
+    assert np.linalg.norm(t1.coef_ - t2.coef_) < 0.5
+    # the noise calibration reads only public constants: the huge row changes nothing in it
+    # (private fits: a non-private certificate has no quantities to compare)
+    t1 = dp.PrivateLogisticRegression(random_state=0).fit(X, y)
+    t2 = dp.PrivateLogisticRegression(random_state=0).fit(X2, y)
+    assert t1.certificate_.quantities and t2.certificate_.quantities
+    assert t1.certificate_.quantities == t2.certificate_.quantities
+
+
+def test_new_noise_resolves_the_same_compiled_problem():
+    """The noise is a cvxpy.Parameter: a new draw changes the solution, not the problem object."""
+    X, y = _data(seed=9)
+    t = LinearERMTemplate(Logistic(), 1e-2, 1.0, X, y)
+    r1 = solve(t, np.ones(6), 0.0, solver="clarabel")
+    prob = t.cvxpy_problem()["problem"]
+    r2 = solve(t, -np.ones(6), 0.5, solver="clarabel")
+    assert t.cvxpy_problem()["problem"] is prob
+    assert prob.is_dpp()
+    assert np.linalg.norm(r1.x - r2.x) > 1e-3
+    for b, extra, r in ((np.ones(6), 0.0, r1), (-np.ones(6), 0.5, r2)):
+        assert np.linalg.norm(t.objective(r.x, b, extra)[1]) < 1e-6

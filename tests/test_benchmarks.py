@@ -1,0 +1,164 @@
+"""Smoke tests of benchmarks/: the harness's rules, every script imports and is indexed, quick runs.
+
+The quick runs (a 1,500-row subsample or a shrunken grid) check that a script runs end to
+end and writes its results files with its tables; they measure nothing. They take 5-30 s
+each and are marked slow. Every script the README cites has one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import harness  # noqa: E402
+import numpy as np  # noqa: E402
+
+SCRIPTS = sorted(p.stem for p in BENCH.glob("*.py") if p.stem != "harness")
+
+
+def test_accuracy_table_needs_both_baselines():
+    t = harness.Table("t", ["model", "error"])
+    t.add("objective", [0.2, 0.3])
+    with pytest.raises(ValueError, match="non-private"):
+        t.markdown()
+    t.add(harness.NON_PRIVATE, 0.15)
+    with pytest.raises(ValueError, match="majority class"):
+        t.markdown()
+    t.add(harness.MAJORITY, 0.25)
+    assert "0.2500 ± 0.0500" in t.markdown()
+
+
+def test_speed_table_needs_a_ratio_column():
+    with pytest.raises(ValueError, match="ratio"):
+        harness.Table("s", ["n", "seconds"], kind="speed").markdown()
+    harness.Table("s", ["n", "seconds", "ratio to CVXPY"], kind="speed").markdown()
+
+
+def test_audit_table_needs_the_claimed_epsilon():
+    with pytest.raises(ValueError, match="claimed"):
+        harness.Table("a", ["mechanism", "audited lower bound"], kind="audit").markdown()
+    harness.Table("a", ["mechanism", "claimed ε", "audited lower bound"], kind="audit").markdown()
+
+
+def test_unknown_table_kind_is_refused():
+    with pytest.raises(ValueError, match="kind"):
+        harness.Table("x", ["a"], kind="plot").markdown()
+
+
+def test_run_writes_nothing_when_the_block_fails(tmp_path):
+    args = harness.parser(None).parse_args(["--out", str(tmp_path)])
+    with pytest.raises(RuntimeError), harness.Run("benchmarks/failing.py", args, []):
+        raise RuntimeError("stop")
+    assert not list(tmp_path.iterdir())
+
+
+def test_quick_subsample_is_small_and_seeded():
+    a = harness.subsample(np.arange(5000)[:, None], np.arange(5000), 100)
+    b = harness.subsample(np.arange(5000)[:, None], np.arange(5000), 100)
+    assert len(a[1]) == 100 and np.array_equal(a[1], b[1])
+
+
+def test_run_writes_json_and_markdown(tmp_path):
+    args = harness.parser(None, seeds=2).parse_args(["--quick", "--out", str(tmp_path)])
+    with harness.Run("benchmarks/example.py", args, ["--quick"]) as run:
+        t = harness.Table("t", ["model", "error"])
+        t.add(harness.NON_PRIVATE, 0.1)
+        t.add(harness.MAJORITY, 0.3)
+        run.table(t)
+        print("free text")
+    data = json.loads((tmp_path / "example-quick.json").read_text())
+    assert data["tables"][0]["rows"][1] == [harness.MAJORITY, 0.3]
+    assert "free text" in data["printed"]
+    assert "majority class" in (tmp_path / "example-quick.md").read_text()
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_kdd_split_keeps_the_positional_split(monkeypatch):
+    X, y = np.arange(70000)[:, None], np.arange(70000)
+    Xtr, ytr, Xte, yte = harness.kdd_split(X, y)
+    assert (len(ytr), len(yte)) == (50000, 20000)
+    monkeypatch.setattr(harness, "QUICK", True)
+    Xtr, ytr, Xte, yte = harness.kdd_split(X, y)
+    assert (len(ytr), len(yte)) == harness.QUICK_ROWS
+    assert ytr.max() < 50000 <= yte.min()
+
+
+def test_majority_error():
+    assert harness.majority_error([0, 0, 1], [1, 1, 0, 0]) == 0.5
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_script_imports(name):
+    module = importlib.import_module(name)
+    assert module.__doc__, f"benchmarks/{name}.py has no docstring"
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_script_runs_on_the_harness(name):
+    """Every script takes --quick and --out from the harness and writes its results through it."""
+    src = (BENCH / f"{name}.py").read_text(encoding="utf-8")
+    assert "harness.parser(" in src or "harness.run_script(" in src, name
+
+
+def test_every_script_is_in_the_index():
+    index = (BENCH / "README.md").read_text(encoding="utf-8")
+    missing = [n for n in SCRIPTS if f"`{n}.py`" not in index]
+    assert not missing, f"benchmarks/README.md does not list {missing}"
+
+
+def _cited(path: Path) -> set[str]:
+    return set(re.findall(r"benchmarks/([a-z][a-z0-9_]*)\.py", path.read_text(encoding="utf-8")))
+
+
+def test_every_cited_script_exists():
+    cited = _cited(ROOT / "README.md") | _cited(ROOT / "docs" / "privacy.md") | _cited(BENCH / "README.md")
+    missing = sorted(c for c in cited if not (BENCH / f"{c}.py").exists())
+    assert not missing, f"cited but not in benchmarks/: {missing}"
+
+
+#: the scripts whose numbers README.md cites
+README_CITED = sorted(_cited(ROOT / "README.md"))
+
+#: (script, arguments after --quick) run end to end on the subsample
+QUICK_RUNS = [
+    ("adult_objective_vs_output", ["--part", "table1"]),
+    ("adult_objective_vs_output", ["--part", "figure"]),
+    ("against_diffprivlib", []),
+    ("audited_epsilon", []),
+    ("large_margin_accuracy", []),
+    ("large_margin_softmax", []),
+    ("mechanisms_by_epsilon", []),
+    ("private_tuning", []),
+    ("solver_speed", []),
+    ("tuning_noisy_gd_kernels", []),
+    ("breast_cancer_maps", []),
+    ("centroids_accuracy", ["--splits", "1", "--seeds", "1"]),
+]
+
+
+def test_every_readme_cited_script_has_a_quick_run():
+    assert README_CITED, "README.md cites no benchmarks script"
+    assert set(README_CITED) <= {name for name, _ in QUICK_RUNS}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "extra"), QUICK_RUNS)
+def test_quick_run(name, extra, tmp_path):
+    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--quick", "--out", str(tmp_path),
+                           *extra], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((tmp_path / f"{name}-quick.json").read_text())
+    if name in README_CITED:
+        assert data["tables"], f"{name} wrote no harness.Table"
