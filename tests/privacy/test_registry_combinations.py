@@ -115,7 +115,8 @@ def _combinations() -> Iterator[Any]:
         for lname in LOSSES:
             for mname in MECHANISMS:
                 tols = (None, AMP_TOL) if (mname in offered and MECHANISMS[mname].private
-                                           and MECHANISMS[mname].solves) else (None,)
+                                           and MECHANISMS[mname].solves
+                                           and MECHANISMS[mname].amp_derived) else (None,)
                 # a mechanism that does not solve has no backend to vary
                 backends = tuple(BACKENDS) if MECHANISMS[mname].solves else (None,)
                 for tol in tols:
@@ -173,3 +174,14 @@ def test_combination(tname: str, lname: str, mname: str, tol: float | None,
             release(template, mech, budget, bname, np.random.default_rng(1))
         return
     _check_release(template, mech, budget, bname)
+
+
+@pytest.mark.parametrize("mname", sorted(n for n, m in MECHANISMS.items()
+                                         if m.private and m.solves and not m.wraps
+                                         and not m.amp_derived))
+def test_a_cover_that_is_not_derived_is_refused_by_name(mname: str) -> None:
+    """optimality_tol around a mechanism whose approximate-minima cover is not derived."""
+    kind = next(iter(MECHANISMS[mname].template_kinds))
+    name = MECHANISMS[mname].offered_as or mname
+    with pytest.raises(ParameterError, match="cannot be covered"):
+        build_mechanism(name, "test", kind, optimality_tol=AMP_TOL)
