@@ -67,9 +67,14 @@ def pair(kind: str) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np
 
 
 def mechanism(kind: str, C: int, noise_scale: float) -> EstimatorReleaseMechanism:
-    """The estimator's default release at ε = 1 (pure) or (1, 1e-5) (Gaussian), scaled noise."""
+    """The estimator's softmax release at ε = 1 (pure) or (1, 1e-5) (Gaussian), scaled noise.
+
+    The mechanism is named: at these tiny n "auto" would release class centroids (§11.13).
+    """
     delta = None if kind == "pure" else DELTA
-    est = dp.PrivateLargeMarginGaussian(epsilon=1.0, delta=delta, classes=list(range(C)))
+    est = dp.PrivateLargeMarginGaussian(
+        epsilon=1.0, delta=delta, classes=list(range(C)),
+        mechanism="objective" if delta is None else "gaussian_objective")
     return EstimatorReleaseMechanism(est, noise_scale=noise_scale)
 
 

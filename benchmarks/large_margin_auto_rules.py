@@ -14,7 +14,7 @@ seed 0). 5 noise seeds per cell; prints one markdown row per ε: mean ± sd test
 * LM softmax, linear (the defaults), pure ε, ``row_norm`` "none" / "unit";
 * the same with δ = min(1e-5, 1/n²) (Gaussian objective perturbation), "none" / "unit";
 * ``mechanism="centroid"`` (DP class centroids, unit rows) with that δ, and pure ε;
-* the defaults with δ (``mechanism="auto"``: centroids when n·ε/C < AUTO_CENTROID_BELOW);
+* the defaults with δ (``mechanism="auto"``: centroids when n·ε/(C(d + 1)) < CENTROID_BELOW);
 
 and the majority class of the training labels scored on the test part. The Adult and
 KDDCup99 loaders already scale rows to unit norm, so "unit" = "none" there (checked,
@@ -36,7 +36,7 @@ import harness  # benchmarks/ is the script's folder, first on sys.path
 from large_margin_defaults import data  # noqa: E402
 
 from dpconvex.estimators.large_margin.estimator import PrivateLargeMarginGaussian  # noqa: E402
-from dpconvex.privacy.rules.large_margin import AUTO_CENTROID_BELOW  # noqa: E402
+from dpconvex.privacy.rules.large_margin import CENTROID_BELOW  # noqa: E402
 
 SEEDS = range(5)
 DEFAULT_EPS = {"adult": "0.02,0.05,0.1,0.5", "kdd": "0.05,0.1,0.5"}
@@ -68,7 +68,8 @@ def main() -> None:
     unit_given = _unit_rows(Xtr) and _unit_rows(Xte)
     warnings.simplefilter("ignore")
     print(f"{name}: n = {n}, C = {C}, majority {majority:.3f}, delta = {delta:.3g}, "
-          f"AUTO_CENTROID_BELOW = {AUTO_CENTROID_BELOW:g}"
+          f"CENTROID_BELOW (r = n eps / (C (d + 1))) = {CENTROID_BELOW[True]:g} with delta, "
+          f"{CENTROID_BELOW[False]:g} pure"
           + (" (rows already unit norm: 'unit' = 'none')" if unit_given else ""))
     print("| eps | n eps/C | " + " | ".join(c[0] for c in COLUMNS) + " |")
     t0 = time.perf_counter()

@@ -5,8 +5,9 @@ Usage::
     DPCONVEX_DATA=/work/shared/datasets OMP_NUM_THREADS=1 \
         python benchmarks/large_margin_centroid_switch.py [NAMES]
 
-``AUTO_CENTROID_BELOW`` = 300 was read off test accuracies. This script asks the same
-question on validation splits of the TRAINING parts only: the training part of
+The switch (``CENTROID_BELOW`` of ``dpconvex.privacy.rules.large_margin``, a threshold on
+r = n·ε/(C(d + 1))) was read off test accuracies. This script asks the same question on
+validation splits of the TRAINING parts only: the training part of
 ``data(name)`` (benchmarks/large_margin_defaults.py) is permuted with seed 0 and split
 80/20 (fit / score). For ε on a grid that puts n_fit·ε/C between about 20 and 3,000 it
 prints, for 5 noise seeds, the mean accuracy of ``mechanism="centroid"`` and of

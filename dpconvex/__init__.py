@@ -40,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateLogisticRegression": "estimators",
     "PrivateLargeMarginGaussian": "estimators",
     "PrivateGaussianCentroid": "estimators",
+    "PrivateClassifier": "estimators",
     "NoisyGradientDescent": "estimators",
     "EpsilonSweep": "estimators",
     "epsilon_sweep": "estimators",

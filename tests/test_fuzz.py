@@ -343,6 +343,7 @@ MAKERS: dict[str, Callable[..., Any]] = {
     "PrivateLargeMarginGaussian": lambda **kw: dp.PrivateLargeMarginGaussian(
         **{"random_state": 0, "solver": "native", **kw}),
     "PrivateGaussianCentroid": lambda **kw: dp.PrivateGaussianCentroid(**{"random_state": 0, **kw}),
+    "PrivateClassifier": lambda **kw: dp.PrivateClassifier(**{"random_state": 0, **kw}),
     "NoisyGradientDescent": _ngd,
     "PrivateGridSearch": _grid,
     "PrivateRandomSearch": _random_search,

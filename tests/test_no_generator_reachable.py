@@ -168,6 +168,10 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
         epsilon=1.0, random_state=rs).fit(XM, YM),
     "RandomFourierFeatures": lambda rs: dp.RandomFourierFeatures(
         n_components=8, random_state=rs).fit(XB),
+    "PrivateClassifier binary": lambda rs: dp.PrivateClassifier(
+        epsilon=1.0, random_state=rs).fit(XB, YB),
+    "PrivateClassifier multiclass": lambda rs: dp.PrivateClassifier(
+        epsilon=1.0, delta=1e-5, random_state=rs).fit(XM, YM),
     "PrivateLargeMarginGaussian softmax": lambda rs: dp.PrivateLargeMarginGaussian(
         **LM, random_state=rs).fit(XM, YM),
     "PrivateLargeMarginGaussian pairwise": lambda rs: dp.PrivateLargeMarginGaussian(
@@ -215,6 +219,8 @@ def _subjects(obj: Any) -> set[type]:
         out |= {type(s) for _, s in obj.steps}
     if hasattr(obj, "best_estimator_"):
         out |= _subjects(obj.best_estimator_)
+    if hasattr(obj, "estimator_"):  # the front door's learner
+        out |= _subjects(obj.estimator_)
     return out
 
 

@@ -30,7 +30,8 @@ from dpconvex.objectives.losses import HuberHinge
 
 #: Attributes that ARE the release (noised parameters, or a private selection).
 RELEASED = {"coef_", "intercept_", "Phi_", "centers_", "means_", "counts_", "best_index_",
-            "best_params_", "best_estimator_", "certificate_"}
+            "best_params_", "best_estimator_", "certificate_",
+            "class_prior_", "within_class_var_"}  # the last two: functions of the class sums
 
 
 def _pair(n=120, d=4, C=2, seed=0, relabel=True):
@@ -49,6 +50,8 @@ def _pair(n=120, d=4, C=2, seed=0, relabel=True):
 def _state(est):
     """Everything a pickled fitted model holds, except the released parameters."""
     state = {k: v for k, v in vars(est).items() if k not in RELEASED}
+    if "estimator_" in state:  # the front door: its learner's state, likewise
+        state["estimator_"] = _state(state["estimator_"])
     return pickle.dumps(state), str(est.certificate_), est.certificate_.to_dict()
 
 
@@ -229,6 +232,8 @@ NEIGHBOUR_ESTIMATORS = {
     "logreg-gaussian-output": lambda: _lr(mechanism="gaussian_output", delta=1e-5),
     "centroid-pure": lambda: dp.PrivateGaussianCentroid(epsilon=1.0),
     "centroid-gaussian": lambda: dp.PrivateGaussianCentroid(epsilon=1.0, delta=1e-5),
+    "front-door-pure": lambda: dp.PrivateClassifier(epsilon=1.0),
+    "front-door-delta": lambda: dp.PrivateClassifier(epsilon=1.0, delta=1e-5),
     **{name: (lambda kw=kw: dp.PrivateLargeMarginGaussian(epsilon=2.0, **kw))
        for name, kw in LARGE_MARGIN},
     "lmg-pairwise": lambda: dp.PrivateLargeMarginGaussian(epsilon=2.0, loss="pairwise",

@@ -101,7 +101,7 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     replace-one neighbour of the rows, and the norm bound ``||x|| <= q`` of
     every privacy proof holds for every possible record (docs/privacy.md
     §12). Compare the public-range divisor of
-    :func:`dpconvex.datasets.encoding.norm_divisor`, which guarantees the
+    :func:`dpconvex.data.schema.norm_divisor`, which guarantees the
     bound for the worst-case record and leaves typical rows well inside it.
 
     References

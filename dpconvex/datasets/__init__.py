@@ -1,8 +1,8 @@
 """Loaders for the UCI datasets of the CMS experiments, with privacy-safe preprocessing.
 
-Chaudhuri, Monteleoni & Sarwate (CMS, JMLR 2011, §7) run their experiments on
-UCI Adult and on KDD Cup 1999; this package also loads the small Wisconsin
-breast-cancer set for quick checks, and scikit-learn's bundled breast-cancer,
+Chaudhuri, Monteleoni & Sarwate ([CMS]_, JMLR 2011, §7) run their experiments on
+UCI Adult [ADULT]_ and on KDD Cup 1999 [KDD99]_; this package also loads the small Wisconsin
+breast-cancer set [BCW]_ for quick checks, and scikit-learn's bundled breast-cancer,
 wine and digits sets. CMS turn categorical attributes into binary indicators,
 scale every column so that its *largest value in the data* is 1, and then bring
 every row to norm at most 1. Scaling by data maxima is not private: the maximum
@@ -128,7 +128,7 @@ from .schemas import (
     SKLEARN_WINE_RANGES,
 )
 from .sklearn import load_sklearn
-from .uci import load_adult, load_kddcup99
+from .uci import KDDCUP99_ORDER_SEED, KDDCUP99_TEST_FRACTION, load_adult, load_kddcup99
 
 __all__ = [
     "ADULT_CATEGORIES",
@@ -152,7 +152,9 @@ __all__ = [
     "KDDCUP99_FEATURE_NAMES",
     "KDDCUP99_LOG_SCALED",
     "KDDCUP99_NUMERIC_RANGES",
+    "KDDCUP99_ORDER_SEED",
     "KDDCUP99_SCHEMA",
+    "KDDCUP99_TEST_FRACTION",
     "SKLEARN_BREAST_CANCER_RANGES",
     "SKLEARN_CLASSES",
     "SKLEARN_SCHEMAS",

@@ -162,8 +162,9 @@ def load_kddcup99_dask(
     -------
     X : dask.array.Array of shape (n, 122), float64, chunks of ``chunksize`` rows
         The rows of :func:`~dpconvex.datasets.load_kddcup99` with the same
-        options for the same records, in file order, up to rounding (every
-        row has norm <= 1); fewer columns with ``columns`` / ``drop``.
+        options for the same records, in file order (that loader's
+        ``shuffle=False``), up to rounding (every row has norm <= 1); fewer
+        columns with ``columns`` / ``drop``.
     y : LabelArray of shape (n,), dtype int64
         1 = attack, 0 = normal (n numbers: small enough for the driver), carrying
         the public label set :data:`~dpconvex.datasets.KDDCUP99_CLASSES`

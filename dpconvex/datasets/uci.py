@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import os
 import zlib
 from collections.abc import Sequence
@@ -43,7 +44,7 @@ from .schemas import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
-__all__ = ["load_adult", "load_kddcup99"]
+__all__ = ["KDDCUP99_ORDER_SEED", "KDDCUP99_TEST_FRACTION", "load_adult", "load_kddcup99"]
 
 # --------------------------------------------------------------------------
 # Adult
@@ -243,6 +244,18 @@ def load_adult(
 # --------------------------------------------------------------------------
 
 _KDD_FILE = "kddcup.data_10_percent.gz"
+
+#: Seed of the public permutation that orders the rows of :func:`load_kddcup99` and
+#: splits them into ``subset="train"`` / ``"test"``:
+#: ``numpy.random.default_rng(KDDCUP99_ORDER_SEED).permutation(n_rows)``. It depends on
+#: the number of rows only, never on a value in the file.
+KDDCUP99_ORDER_SEED = 99
+
+#: Share of the rows in ``load_kddcup99(subset="test")``: the last
+#: ``ceil(KDDCUP99_TEST_FRACTION * n_rows)`` positions of the public permutation
+#: (98,805 of the 494,021 rows); ``subset="train"`` holds the others (395,216).
+KDDCUP99_TEST_FRACTION = 0.2
+
 _KDD_NUMERIC_IDX: tuple[int, ...] = tuple(
     i for i, c in enumerate(_KDD_COLUMNS) if c in KDDCUP99_NUMERIC_RANGES
 )
@@ -297,9 +310,55 @@ def _kdd_fields(lines: list[bytes], path: Any, first: int
     return protocol, service, flag, labels
 
 
+def _kdd_order(n_total: int) -> np.ndarray:
+    """The public permutation of ``range(n_total)``: a function of the row count only."""
+    return np.random.default_rng(KDDCUP99_ORDER_SEED).permutation(n_total)
+
+
+def _kdd_rows(n_total: int, subset: str, shuffle: bool, n_samples: int | None,
+              rng: np.random.Generator | None, owner: str, path: Path) -> np.ndarray | None:
+    """Record numbers (0-based, in output order) :func:`load_kddcup99` returns; None: all, file order.
+
+    The subsets and the default order come from :func:`_kdd_order`; a sample indexes the
+    subset's records in file order, so ``subset="all"`` draws
+    ``rng.choice(n_total, n_samples, replace=False)`` itself.
+    """
+    if subset == "all":
+        pool = None
+    else:
+        order = _kdd_order(n_total)
+        n_test = math.ceil(KDDCUP99_TEST_FRACTION * n_total)
+        part = order[n_total - n_test:] if subset == "test" else order[: n_total - n_test]
+        if part.size == 0:
+            raise DatasetError(
+                f"{path} holds {n_total} record(s), too few for subset={subset!r}: the test "
+                f"subset takes the last ceil({KDDCUP99_TEST_FRACTION} * n) positions of the "
+                "public permutation. Use subset='all'."
+            )
+        if n_samples is None:
+            return part if shuffle else np.sort(part)
+        pool = np.sort(part)
+    if n_samples is None:
+        return _kdd_order(n_total) if shuffle else None
+    n_pool = n_total if pool is None else pool.size
+    if n_samples > n_pool:
+        rows = "the number of rows" if pool is None else f"the number of rows of subset={subset!r}"
+        raise ParameterError(
+            f"The 'n_samples' parameter of {owner} must be at most {rows} "
+            f"({n_pool}). Got {n_samples!r} instead."
+        )
+    assert rng is not None
+    idx = rng.choice(n_pool, size=int(n_samples), replace=False)
+    if pool is not None:
+        idx = pool[idx]
+    return idx if shuffle else np.sort(idx)
+
+
 def load_kddcup99(
     n_samples: int | None = None,
     *,
+    subset: str = "all",
+    shuffle: bool = True,
     random_state: RandomStateLike = None,
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
@@ -334,15 +393,41 @@ def load_kddcup99(
       1, x ↦ x / ||x||, a map of the record itself (docs/privacy.md §12); a
       typical row has norm about 0.47 (mean) after the divisor.
 
+    Row order and split. The file holds its records in runs of one label
+    (534 runs) and the mix of attack types changes along it, so a prefix of
+    the file is not a sample of it: train on its first rows and test on the
+    rest, and the test rows come from another distribution. The rows are
+    therefore returned in the order of a fixed public permutation,
+    ``numpy.random.default_rng(KDDCUP99_ORDER_SEED).permutation(n_rows)``
+    (:data:`KDDCUP99_ORDER_SEED`), drawn from a public seed: it depends on
+    the number of rows only and reads no value of the data, so any prefix of
+    that order is a uniform sample of the rows. The same permutation defines
+    a fixed, disjoint split: ``subset="test"`` is its last
+    ``ceil(KDDCUP99_TEST_FRACTION * n_rows)`` positions (98,805 rows),
+    ``subset="train"`` the others (395,216 rows). Use these two subsets to
+    hold out test rows that every user of the loader shares; make
+    validation splits inside ``subset="train"``.
+
     Parameters
     ----------
     n_samples : int or None, default=None
-        If given, return a uniform random sample of this many distinct rows
-        (without replacement, in random order), as CMS used 70,000 rows. None
-        returns all rows in file order.
+        If given, return a uniform random sample of this many distinct rows of
+        ``subset`` (without replacement, in random order, drawn with
+        ``random_state``), as CMS used 70,000 rows. None returns every row of
+        ``subset``, in the order ``shuffle`` says.
+    subset : {"all", "train", "test"}, default="all"
+        ``"all"``: every row; ``"train"`` / ``"test"``: the two disjoint parts
+        of the fixed public split described above (together all rows).
+    shuffle : bool, default=True
+        True: the rows in the order of the public permutation (with
+        ``n_samples``, in the random order of the sample). False: in file
+        order (with ``n_samples``, the sampled rows sorted into file order).
+        The rows a subset holds do not depend on ``shuffle``.
     random_state : None, int or numpy.random.Generator
         Randomness of the sample; see :func:`dpconvex._random.check_random_state`.
-        Ignored when ``n_samples`` is None.
+        Ignored when ``n_samples`` is None: the public permutation is fixed.
+        For a random order of all rows of your own, pass ``n_samples`` equal to
+        the number of rows.
     data_home : str, path-like or None
         Folder holding the file. If None: ``$DPCONVEX_DATA`` (if relative,
         tried against the current directory, then against the project root),
@@ -381,12 +466,14 @@ def load_kddcup99(
     Raises
     ------
     ParameterError
-        If ``n_samples`` is not None or an int in ``[1, number of rows]``,
-        ``random_state`` is invalid, or a row option is invalid (see
-        :func:`load_adult`).
+        If ``n_samples`` is not None or an int in ``[1, number of rows of
+        subset]``, ``subset`` is not one of the three options, ``shuffle`` is
+        not a bool, ``random_state`` is invalid, or a row option is invalid
+        (see :func:`load_adult`).
     DatasetError
-        If the file is missing and cannot be downloaded, is malformed, or does
-        not match its pinned SHA-256 (unless the check is turned off).
+        If the file is missing and cannot be downloaded, is malformed, does
+        not match its pinned SHA-256 (unless the check is turned off), or
+        holds too few records for the requested subset.
 
     References
     ----------
@@ -396,8 +483,26 @@ def load_kddcup99(
        Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7. CMS scale
        columns by their maxima in the data; here public ranges are used
        instead (see :mod:`dpconvex.datasets`).
+
+    Examples
+    --------
+    With ``kddcup.data_10_percent.gz`` in the data folder:
+
+    >>> from dpconvex.datasets import load_kddcup99
+    >>> X_test, y_test = load_kddcup99(subset="test", download=False)
+    >>> X_test.shape, y_test.classes.tolist()
+    ((98805, 122), [0, 1])
+    >>> float(y_test.mean().round(2))  # attack share, as in the whole file
+    0.8
+
+    ``load_kddcup99(subset="train")`` gives the other 395,216 rows.
     """
     owner = "load_kddcup99"
+    options = ("all", "train", "test")
+    if not isinstance(subset, str) or subset not in options:
+        raise ParameterError(
+            f"The 'subset' parameter of {owner} must be one of {options}. Got {subset!r} instead."
+        )
     if n_samples is not None and (
         isinstance(n_samples, bool | np.bool_)
         or not isinstance(n_samples, int | np.integer)
@@ -408,6 +513,7 @@ def load_kddcup99(
             f"Got {n_samples!r} instead."
         )
     download = check_bool("download", download, owner)
+    shuffle = check_bool("shuffle", shuffle, owner)
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     rng = check_random_state(random_state) if n_samples is not None else None
     schema, row_norm = select_schema(KDDCUP99_SCHEMA, row_norm, columns, drop, owner)
@@ -426,14 +532,8 @@ def load_kddcup99(
 
     protocol, service, flag, labels = _kdd_fields(lines, path, first=1)
 
-    if n_samples is not None:
-        if n_samples > n_total:
-            raise ParameterError(
-                f"The 'n_samples' parameter of {owner} must be at most the number of rows "
-                f"({n_total}). Got {n_samples!r} instead."
-            )
-        assert rng is not None
-        idx = rng.choice(n_total, size=int(n_samples), replace=False)
+    idx = _kdd_rows(n_total, subset, shuffle, n_samples, rng, owner, path)
+    if idx is not None:
         lines = [lines[i] for i in idx]
         protocol = [protocol[i] for i in idx]
         service = [service[i] for i in idx]

@@ -9,9 +9,12 @@ Gaussian mechanism of Balle & Wang (2018) with Δ = 2 makes the release
 (ε, δ)-DP; a pure ε-DP variant adds norm-Gamma noise instead. Everything
 after the noisy vector is post-processing.
 
-The rule is the Gaussian classifier with one shared, isotropic covariance
-(linear discriminant analysis with the identity: [HTF09]_ §4.3), the λ → ∞
-limit of the large-margin Gaussian classifier. It is the best private option
+The rule is the Gaussian classifier with one shared, isotropic covariance σ²I
+(linear discriminant analysis with a multiple of the identity: [HTF09]_ §4.3),
+the λ → ∞ limit of the large-margin Gaussian classifier:
+argmin_c ‖u − μ_c‖² − 2σ̂² log π_c, with the class priors π_c taken from the
+released counts and σ̂² the within-class variance estimated from the released
+sums and counts (:func:`within_class_variance`, docs/privacy.md §4.9.1). It is the best private option
 measured when n·ε/C is below about 10³ (docs/privacy.md §11.13).
 
 References
@@ -45,13 +48,15 @@ from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms import Mechanism, build_mechanism
 from ..privacy.release import release
+from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import FitPlan, Prepared, PrivateEstimator
 from .ovr import check_plan_shape
 
-__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "ClassSumTemplate", "PrivateGaussianCentroid",
-           "default_delta"]
+__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "ClassSumTemplate",
+           "PrivateGaussianCentroid", "check_priors", "class_priors", "default_delta",
+           "prior_penalty", "within_class_variance"]
 
 #: The largest δ the default rule uses (the δ of the measurements in docs/privacy.md §11.13).
 DEFAULT_DELTA = 1e-5
@@ -73,7 +78,125 @@ UNIT_ROWS = ("row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay
 #: The post-processing of the release, for the certificate.
 POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy sums and counts "
                   "(s the public per-coordinate noise scale), projected onto the unit ball; "
-                  "prediction by the nearest mean: post-processing")
+                  "class priors and the within-class variance from the noisy sums and counts; "
+                  "prediction by argmin_c ||u - mu_c||^2 - 2 sigma^2 log pi_c: post-processing "
+                  "(docs/privacy.md §4.9.1)")
+
+#: Values of ``priors`` besides an array of public priors.
+PRIORS = ("empirical", "uniform")
+
+#: Public floor on the within-class second moment W (units of the bound ||u||^2 <= 1): keeps
+#: the estimated variance W/d, and so the temperature, positive (docs/privacy.md §4.9.1).
+WITHIN_FLOOR = 1e-3
+
+
+def check_priors(name: str, value: Any, owner: str) -> Any:
+    """``priors``: "empirical", "uniform", or a 1-D array-like of positive finite numbers.
+
+    The length is checked against the public label set in the fit (:func:`class_priors`).
+    """
+    if isinstance(value, str):
+        return check_option(name, value, PRIORS, owner)
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        a = None
+    if a is None or a.ndim != 1 or a.size < 1 or isinstance(value, (bool, np.bool_)):
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be 'empirical', 'uniform' or an array-like "
+            f"of shape (n_classes,) of public class priors. Got {value!r} instead.")
+    if not (np.all(np.isfinite(a)) and np.all(a > 0)):
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must hold positive finite numbers (they are "
+            f"normalized to sum to 1). Got {value!r} instead.")
+    return value
+
+
+def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> np.ndarray:
+    """The class priors π (summing to 1) of ``priors`` for the released counts ñ_c.
+
+    "empirical": π_c = max(ñ_c, f) / Σ_c′ max(ñ_c′, f) with f the public count floor of
+    the means (a post-processing of the release); "uniform": 1/C; an array: its entries
+    divided by their sum (public priors, validated by :func:`check_priors`).
+    """
+    C = int(np.shape(counts)[0])
+    if isinstance(priors, str) and priors == "empirical":
+        nf = np.maximum(np.asarray(counts, dtype=float), float(floor))
+        return nf / nf.sum()
+    if isinstance(priors, str) and priors == "uniform":
+        return np.full(C, 1.0 / C)
+    a = np.asarray(priors, dtype=float)
+    if a.shape != (C,):
+        raise ParameterError(
+            f"The 'priors' parameter of {owner} must have one entry per class of the public "
+            f"label set ({C} classes). Got {a.size} entries; give one prior per entry of "
+            "'classes', in its order.")
+    return a / a.sum()
+
+
+def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
+                          sum_noise_energy: np.ndarray) -> float:
+    """σ̂² = max(1 − Σ_c π̂_c m̂_c, W_floor)/d from the released (C, d + 1) vector V (u units).
+
+    The pooled within-class second moment of the records is
+    W = (1/n) Σ_i ‖u_i − μ_{y_i}‖² = (1/n) Σ_i ‖u_i‖² − Σ_c π_c ‖μ_c‖² with π_c = n_c/n,
+    and (1/n) Σ_i ‖u_i‖² <= 1 (= 1 for unit rows without zero rows). With the released
+    sums s̃_c, counts ñ_c = V[c, d]/w, the public count floor f and E_c = E‖b_c‖² the
+    expected noise energy on the d sum coordinates of class c (public, from the
+    mechanism's calibration), m̂_c = min(max(‖s̃_c‖² − E_c, 0)/max(ñ_c, f)², 1) estimates
+    ‖μ_c‖² (E‖s̃_c‖² = ‖s_c‖² + E_c; a class mean has norm <= 1) and
+    π̂_c = max(ñ_c, f)/Σ_c′ max(ñ_c′, f). The maximum likelihood variance of the model
+    u | c ~ N(μ_c, σ²I_d) is W/d. Every input is released or public: post-processing.
+
+    Parameters
+    ----------
+    V : ndarray of shape (C, d + 1)
+        The released class sums and w times the counts.
+    count_weight : float
+        w (public).
+    floor : float
+        The public count floor f.
+    sum_noise_energy : ndarray of shape (C,)
+        E_c (public).
+
+    Returns
+    -------
+    float
+        σ̂² > 0 in the units of u (‖u‖ <= 1).
+    """
+    V = np.asarray(V, dtype=float)
+    d = V.shape[1] - 1
+    nf = np.maximum(V[:, d] / float(count_weight), float(floor))
+    pi = nf / nf.sum()
+    energy = np.einsum("ij,ij->i", V[:, :d], V[:, :d])
+    m = np.clip((energy - np.asarray(sum_noise_energy, dtype=float)) / nf**2, 0.0, 1.0)
+    return float(max(1.0 - float(pi @ m), WITHIN_FLOOR) / d)
+
+
+def prior_penalty(priors: np.ndarray, variance: float) -> np.ndarray:
+    """2σ̂²(log π_max − log π_c) >= 0 per class: the prior term of the squared distances.
+
+    argmin_c ‖u − μ_c‖² + this is the Bayes rule of u | c ~ N(μ_c, σ̂²I) with priors π;
+    it is exactly 0 for equal priors, so the rule is then the nearest mean bit for bit.
+    """
+    logp = np.log(np.asarray(priors, dtype=float))
+    return 2.0 * float(variance) * (logp.max() - logp)
+
+
+def _sum_noise_energy(mech: Mechanism, cal: Any, shape: tuple[int, int]) -> np.ndarray:
+    """E‖b_c‖² on the d sum coordinates of each class: public, from the calibration.
+
+    A mechanism whose noise is not exchangeable across the C (d + 1) entries declares
+    ``entry_second_moments(cal, shape)`` (E b² per entry); for the others (the
+    Gaussian and norm-Gamma laws are rotation invariant) every entry has E‖b‖²/p.
+    """
+    C, d1 = shape
+    per_entry = getattr(mech, "entry_second_moments", None)
+    if per_entry is not None:
+        E = np.broadcast_to(np.asarray(per_entry(cal, shape), dtype=float), shape)
+        return E[:, : d1 - 1].sum(axis=1)
+    p = C * d1
+    return np.full(C, (d1 - 1) * float(mech.moments(cal, p)[1]) / p)  # type: ignore[attr-defined]
 
 
 def _unit(U: np.ndarray) -> np.ndarray:
@@ -181,29 +304,43 @@ class ClassSumTemplate:
 
 
 class PrivateGaussianCentroid(PrivateEstimator):
-    """DP nearest-class-mean classifier from noisy class sums and counts.
+    """DP Gaussian class-mean classifier from noisy class sums and counts.
 
     Fit releases the joint vector (s_c, n_c)_{c} of class sums of
-    u = clip(x, q)/q and class counts with Gaussian noise calibrated by the
-    analytic Gaussian mechanism ([BW18]_) for the replace-one L2 sensitivity 2
-    (or norm-Gamma noise for pure ε-DP), and stores the post-processed class
-    means μ_c = s̃_c / max(ñ_c, f), projected onto the unit ball (which holds
-    every true class mean), with the public floor f = max(1, s) for s the
-    per-coordinate noise scale. A point is classified to argmin_c ‖u − μ_c‖.
+    u = clip(x, q)/q and class counts with noise calibrated for the
+    replace-one L2 sensitivity 2 (pure ε-DP by default; the analytic Gaussian
+    mechanism of [BW18]_ when δ > 0 is given), and stores the post-processed
+    class means μ_c = s̃_c / max(ñ_c, f), projected onto the unit ball (which
+    holds every true class mean), with the public floor f = max(1, s) for s the
+    per-coordinate noise scale. A point is classified by the Gaussian model
+    u | c ~ N(μ_c, σ̂²I) with class priors π_c: argmin_c ‖u − μ_c‖² − 2σ̂² log π_c,
+    σ̂² the within-class variance estimated from the released sums and counts
+    (:func:`within_class_variance`). With equal priors it is the nearest mean.
 
     Parameters
     ----------
     epsilon : float, default=1.0
         ε > 0.
     delta : float or None, default=None
-        δ in (0, 1) for ``mechanism="gaussian"``; None: the public rule
-        δ = min(1e-5, 1/n²) with n the number of rows (certificate:
-        :data:`DELTA_RULE`). Must be None or 0 for ``"norm_gamma_sum"``.
-    mechanism : {"gaussian", "norm_gamma_sum"}, default="gaussian"
-        "gaussian": (ε, δ)-DP, σ from :func:`~dpconvex.privacy.accounting.
-        analytic_gaussian.analytic_gaussian_sigma`; "norm_gamma_sum": pure ε-DP,
-        density ∝ exp(−(ε/2)‖b‖) (per-coordinate scale √(C(d + 1))·2/ε: much
-        more noise when C·d is large).
+        None or 0: not given, pure ε-DP under ``mechanism="auto"``. δ in (0, 1):
+        the Gaussian mechanism's δ. With ``mechanism="gaussian"`` named
+        explicitly, None uses the public rule δ = min(1e-5, 1/n²), n the number
+        of rows (certificate: :data:`DELTA_RULE`). Must be None or 0 for a pure
+        mechanism.
+    mechanism : {"auto", "gaussian", "knorm_sum", "norm_gamma_sum"}, default="auto"
+        "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian"
+        when δ > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`; the
+        certificate states the choice and why). "gaussian": (ε, δ)-DP, σ from
+        :func:`~dpconvex.privacy.accounting.analytic_gaussian.analytic_gaussian_sigma`;
+        "knorm_sum": pure ε-DP K-norm noise on the class sums and counts;
+        "norm_gamma_sum": pure ε-DP, density ∝ exp(−(ε/2)‖b‖) (per-coordinate
+        scale √(C(d + 1))·2/ε: much more noise when C·d is large).
+    priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
+        Class priors π of the decision rule (as in scikit-learn's
+        :class:`~sklearn.neighbors.NearestCentroid`). "empirical": from the
+        released noisy counts, π_c ∝ max(ñ_c, f) (post-processing, no privacy
+        cost); "uniform": equal priors (the nearest class mean); an array: public
+        priors in the order of ``classes_``, positive, normalized to sum to 1.
     data_norm : float, default=1.0
         Public bound q on ‖x‖; rows above it are scaled down to it.
 
@@ -216,10 +353,10 @@ class PrivateGaussianCentroid(PrivateEstimator):
         per-record public map (DESIGN.md §5) that lets typical rows use the whole
         bound; "none" keeps u = clip(x, q)/q.
     temperature : float or None, default=None
-        τ > 0 of :meth:`predict_proba`, P(c | x) ∝ exp(−‖u − μ_c‖²/(2τ)) (a
-        Gaussian class model with covariance τI). None: τ = 1/d, the largest
-        isotropic variance with E‖u − μ_c‖² <= 1 (‖u‖ <= 1); a public rule, not
-        a calibrated one. Predictions do not depend on τ.
+        τ > 0 of :meth:`predict_proba`, P(c | x) ∝ exp(−(‖u − μ_c‖² − 2σ̂² log π_c)/(2τ)).
+        None: τ = σ̂² (``within_class_var_``), so the probabilities are the
+        posterior of the Gaussian model; another τ tempers them by σ̂²/τ.
+        Predictions do not depend on τ.
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the released shape). Records
         with other labels contribute nothing; a class without records still
@@ -234,6 +371,17 @@ class PrivateGaussianCentroid(PrivateEstimator):
     accountant : BudgetAccountant or None, default=None
         Ledger holding (ε, δ) during the fit and charged with the certificate's.
 
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the release, when the noise on a class mean at the
+        expected class count exceeds a measured threshold (docs/privacy.md §6.8).
+        The check reads public quantities only (n, p, ε, δ and the public
+        bounds), not the strength of the data's signal: a model can be no
+        better than the majority class without the warning too, so compare it
+        with the majority class on held-out rows
+        (``sklearn.dummy.DummyClassifier``).
+
     Attributes
     ----------
     classes_ : ndarray of shape (C,)
@@ -241,13 +389,20 @@ class PrivateGaussianCentroid(PrivateEstimator):
         Class means in the input space (q·μ_c; every row has norm <= q).
     counts_ : ndarray of shape (C,)
         The noisy class counts ñ_c as released (may be negative or fractional).
+    class_prior_ : ndarray of shape (C,)
+        The priors π of the decision rule (from ``priors``; "empirical": from
+        ``counts_``).
+    within_class_var_ : float
+        σ̂², the within-class variance per coordinate of u = x/q estimated from
+        the released sums and counts (docs/privacy.md §4.9.1).
     certificate_ : Certificate
     n_features_in_ : int
 
     Notes
     -----
-    Nothing else computed from the data is stored: no true counts, no
-    clipping statistics, no noise.
+    ``class_prior_`` and ``within_class_var_`` are functions of the released
+    vector and public constants. Nothing else computed from the data is
+    stored: no true counts, no clipping statistics, no noise.
 
     References
     ----------
@@ -261,20 +416,30 @@ class PrivateGaussianCentroid(PrivateEstimator):
 
     Examples
     --------
-    >>> from sklearn.datasets import load_digits
-    >>> X, y = load_digits(return_X_y=True)
-    >>> X = X / np.linalg.norm(X, axis=1, keepdims=True)   # per-record map, ||x|| = 1
-    >>> clf = PrivateGaussianCentroid(epsilon=1.0, classes=range(10)).fit(X, y)  # doctest: +SKIP
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from dpconvex import PrivateGaussianCentroid
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = PrivateGaussianCentroid(epsilon=1.0, delta=1e-6, classes=[0, 1],
+    ...                               random_state=0).fit(np.log1p(X), y)
+    >>> clf.certificate_.delta
+    1e-06
+    >>> clf.class_prior_.shape, bool(clf.within_class_var_ > 0)
+    ((2,), True)
+    >>> clf.predict_proba(np.log1p(X[:2])).sum(axis=1).round(6).tolist()
+    [1.0, 1.0]
     """
 
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
-                 mechanism: str = "gaussian", data_norm: float = 1.0,
+                 mechanism: str = "auto", data_norm: float = 1.0,
                  temperature: float | None = None, classes: Any = None,
-                 random_state: Any = None, accountant: Any = None, row_norm: str = "unit"):
+                 random_state: Any = None, accountant: Any = None, row_norm: str = "unit",
+                 priors: Any = "empirical"):
         self.epsilon = epsilon
         self.row_norm = row_norm
         self.delta = delta
         self.mechanism = mechanism
+        self.priors = priors
         self.data_norm = data_norm
         self.temperature = temperature
         self.classes = classes
@@ -289,13 +454,26 @@ class PrivateGaussianCentroid(PrivateEstimator):
         "delta": "no_validation",  # against the mechanism: _check_consistency
         "mechanism": "no_validation",  # built (and named in errors) by _check_consistency
         "temperature": lambda name, v, owner: None if v is None else check_float(name, v, owner),
+        "priors": check_priors,  # its length against the label set in the plan
         "random_state": lambda name, v, owner: check_seed(v, owner),
         "classes": "no_validation",  # checked with the labels in prepare
         "accountant": "no_validation",
     }
 
+    def _resolved(self) -> AutoMechanism:
+        """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
+        if self.delta is not None:
+            check_float("delta", self.delta, type(self).__name__, low_inclusive=True, high=1.0)
+        return resolve_mechanism(self.mechanism, self.delta, "centroid")
+
     def _mechanism(self) -> Mechanism:
-        return build_mechanism(self.mechanism, type(self).__name__, "centroid")
+        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
+        return build_mechanism(self._resolved().name, type(self).__name__, "centroid")
+
+    def _mechanism_notes(self) -> tuple[str, ...]:
+        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
+        reason = self._resolved().reason
+        return () if reason is None else (reason,)
 
     def _check_consistency(self) -> None:
         owner = type(self).__name__
@@ -305,12 +483,12 @@ class PrivateGaussianCentroid(PrivateEstimator):
             if mech.pure and self.delta != 0:
                 raise ParameterError(
                     f"The 'delta' parameter of {owner} must be None or 0 with the pure "
-                    f"epsilon-DP mechanism {self.mechanism!r}. Got {self.delta!r} instead.")
+                    f"epsilon-DP mechanism {mech.name!r}. Got {self.delta!r} instead.")
             if not mech.pure and not self.delta > 0:
                 raise ParameterError(
                     f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
-                    f"{self.mechanism!r} (or None for the public rule). Got {self.delta!r}; use "
-                    "mechanism='norm_gamma_sum' for pure epsilon-DP.")
+                    f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
+                    "mechanism='auto' with delta=None for pure epsilon-DP.")
 
     def _budget(self, mech: Mechanism, n: int) -> tuple[Budget, bool]:
         """(ε, δ) of the fit and whether δ came from the public rule."""
@@ -325,13 +503,16 @@ class PrivateGaussianCentroid(PrivateEstimator):
         """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
         mech = self._mechanism()
         budget, rule = self._budget(mech, n)
+        if not isinstance(self.priors, str):  # public priors: one per class of the label set
+            class_priors(self.priors, np.zeros(n_classes), 1.0, type(self).__name__)
         notes = (FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 *([UNIT_ROWS] if self.row_norm == "unit" else []))
+                 *([UNIT_ROWS] if self.row_norm == "unit" else []), *self._mechanism_notes())
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="class sums", learner="centroid", mechanism=mech, budget=budget,
             backend="closed form (no solver)", lam_rule="no regularizer", notes=notes,
-            options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm})
+            options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm,
+                     "priors": self.priors if isinstance(self.priors, str) else "given"})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
@@ -354,7 +535,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
                                            axis=1))
             notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                      labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else []),
-                     rows.certificate_note]
+                     rows.certificate_note, *self._mechanism_notes()]
             template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
                                         notes=notes, rows=rows,
                                         row_map=(q, self.row_norm == "unit"))
@@ -365,6 +546,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
                  labels.assumption]
         if self.row_norm == "unit":
             notes.append(UNIT_ROWS)
+        notes.extend(self._mechanism_notes())
         keep = ~labels.outside  # records outside the label set contribute nothing
         template = ClassSumTemplate(self._u(Xc / q)[keep], labels.index[keep],
                                     int(labels.classes.size), notes=notes)
@@ -398,13 +580,18 @@ class PrivateGaussianCentroid(PrivateEstimator):
         w = float(getattr(mech, "count_weight", 1.0))
         counts = V[:, d] / w
         scale = float(mech.noise_scale(rel.calibration, V.shape))  # type: ignore[attr-defined]
-        mu = V[:, :d] / np.maximum(counts, max(1.0, scale / w))[:, None]
+        floor = max(1.0, scale / w)
+        mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
+        # post-processing of V (§4.9.1): the within-class variance and the priors
+        energy = _sum_noise_energy(mech, rel.calibration, V.shape)
         self.certificate_ = cert
         self.classes_ = prep.meta["classes"]
         self.n_features_in_ = d
         self.means_ = mu * float(self.data_norm)
         self.counts_ = counts
+        self.within_class_var_ = within_class_variance(V, w, floor, energy)
+        self.class_prior_ = class_priors(self.priors, counts, floor, owner)
         return self
 
     def _u(self, U: np.ndarray) -> np.ndarray:
@@ -424,12 +611,21 @@ class PrivateGaussianCentroid(PrivateEstimator):
               + np.einsum("ij,ij->i", M, M)[None, :])
         return np.maximum(d2, 0.0)
 
+    def _penalized(self, X: Any) -> np.ndarray:
+        """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c), shape (n_samples, C); lower wins."""
+        d2 = self._sq_distances(X)  # checks that the model is fitted
+        return d2 + prior_penalty(self.class_prior_, self.within_class_var_)[None, :]
+
     @checks_feature_names
     def class_scores(self, X: Any) -> np.ndarray:
-        """−‖u − μ_c‖²/(2τ), shape (n_samples, C); higher wins (τ: ``temperature``)."""
-        d2 = self._sq_distances(X)
-        tau = 1.0 / self.n_features_in_ if self.temperature is None else float(self.temperature)
-        return -d2 / (2.0 * tau)
+        """−(‖u − μ_c‖² − 2σ̂² log π_c)/(2τ) up to a constant, shape (n_samples, C); higher wins.
+
+        τ: ``temperature`` (None: σ̂², so the scores are the Gaussian model's log
+        posterior up to a per-row constant).
+        """
+        pen = self._penalized(X)
+        tau = self.within_class_var_ if self.temperature is None else float(self.temperature)
+        return -pen / (2.0 * tau)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
@@ -439,16 +635,19 @@ class PrivateGaussianCentroid(PrivateEstimator):
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
-        """The label of the nearest class mean (ties: the first class in ``classes_``)."""
-        d2 = self._sq_distances(X)  # checks that the model is fitted
-        return self.classes_[np.argmin(d2, axis=1)]
+        """argmin_c ‖u − μ_c‖² − 2σ̂² log π_c (ties: the first class in ``classes_``).
+
+        With equal priors the label of the nearest class mean.
+        """
+        pen = self._penalized(X)  # checks that the model is fitted
+        return self.classes_[np.argmin(pen, axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Softmax of −‖u − μ_c‖²/(2τ): a Gaussian class model with covariance τI, equal priors.
+        """Softmax of :meth:`class_scores`: the posterior of u | c ~ N(μ_c, σ̂²I) with priors π.
 
-        Post-processing of the released means (no privacy cost). Not calibrated:
-        τ is a public choice (``temperature``; None: 1/d).
+        Post-processing of the release (no privacy cost). With ``temperature``
+        τ given, the posterior tempered by σ̂²/τ.
 
         Returns
         -------

@@ -132,7 +132,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     Attributes
     ----------
-    random_weights_ : ndarray of shape (n_features_in_, n_components)
+    random_weights_ : ndarray of shape (n_features, n_components)
         The frequencies ω (columns). Part of the released model.
     random_offset_ : ndarray of shape (n_components,)
         The phases b. Part of the released model.
@@ -216,7 +216,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like of shape (n_samples, n_features)
 
         Returns
         -------

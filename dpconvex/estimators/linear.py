@@ -34,6 +34,7 @@ from ..privacy.budget import Budget
 from ..privacy.mechanisms import Mechanism, build_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import check_lam, resolve_lam
+from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..solvers.registry import check_solver_name
 from ..templates.linear_erm import LinearERMTemplate
@@ -121,9 +122,15 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
             mech.check_budget(self._budget(mech))
 
     def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for (names from the registry)."""
-        return build_mechanism(self.mechanism, type(self).__name__, "linear_erm",
+        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
+        name = resolve_mechanism(self.mechanism, self.delta, "linear_erm").name
+        return build_mechanism(name, type(self).__name__, "linear_erm",
                                optimality_tol=self.optimality_tol)
+
+    def _mechanism_notes(self) -> tuple[str, ...]:
+        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
+        reason = resolve_mechanism(self.mechanism, self.delta, "linear_erm").reason
+        return () if reason is None else (reason,)
 
     def _budget(self, mech: Mechanism) -> Budget:
         if not mech.private:
@@ -151,7 +158,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner="linear ERM", mechanism=mech, budget=budget,
-            backend=self.solver or "native", lam=lam, lam_rule=rule, notes=(note,),
+            backend=self.solver or "native", lam=lam, lam_rule=rule,
+            notes=(note, *self._mechanism_notes()),
             options={"loss": loss.name, "norm bound q~": q,
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})
@@ -244,19 +252,24 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided, never above it.
     delta : float, default=0.0
-        δ in [0, 1) of an (ε, δ) guarantee (replace-one adjacency). 0 (pure
-        ε-DP) needs a pure mechanism ("objective", "output"); δ > 0 (e.g.
-        1/n²) needs a Gaussian one ("gaussian_objective", "gaussian_output"),
-        otherwise :class:`ParameterError` says which to change. The ledger is
-        charged (ε, δ) and ``certificate_.delta`` states δ.
+        δ in [0, 1) of an (ε, δ) guarantee (replace-one adjacency). With
+        ``mechanism="auto"``, 0 gives pure ε-DP objective perturbation and δ > 0
+        (e.g. 1/n²) Gaussian objective perturbation. A mechanism named explicitly
+        must match: a pure one ("objective", "output") needs 0, a Gaussian one
+        ("gaussian_objective", "gaussian_output") δ > 0, otherwise
+        :class:`ParameterError` says which to change. The ledger is charged
+        (ε, δ) and ``certificate_.delta`` states δ.
     lam : "auto" or float, default="auto"
         Regularization Λ > 0. "auto": Λ from the public rule
         :func:`dpconvex.privacy.rules.lam.auto_lam` (n, ε, ``data_norm``, p, the
         loss constants and the mechanism; never the data values), which balances
         the noise against the regularization bias (docs/privacy.md §3.4); the
         certificate states the rule and the value used.
-    mechanism : {"objective", "output", "gaussian_objective", "gaussian_output", "none"}, \
-default="objective"
+    mechanism : {"auto", "objective", "output", "gaussian_objective", "gaussian_output", \
+"none"}, default="auto"
+        "auto": "objective" when ``delta`` is 0, "gaussian_objective" when it is
+        > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`, the same for
+        every estimator; the certificate states the choice and why).
         "objective"/"output": CMS Alg. 2/1 with norm-Gamma noise (pure ε-DP,
         ``delta=0``). "gaussian_objective": objective perturbation with
         b ~ N(0, σ²I), σ from the privacy-profile bound of
@@ -316,6 +329,17 @@ default="objective"
         :class:`~dpconvex.errors.PrivacyLeakWarning`, and the certificate says
         so ("assumed public"); :mod:`dpconvex.data.labels`.
 
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the solve, when the expected noise outweighs the
+        largest possible data gradient at the start (docs/privacy.md §6.7).
+        The check reads public quantities only (n, p, ε, δ and the public
+        bounds), not the strength of the data's signal: a model can be no
+        better than the majority class without the warning too, so compare it
+        with the majority class on held-out rows
+        (``sklearn.dummy.DummyClassifier``).
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features)
@@ -326,7 +350,7 @@ default="objective"
         iterations are never stored; see :func:`dpconvex.collect_diagnostics`.
     """
 
-    def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", mechanism: str = "objective",
+    def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", mechanism: str = "auto",
                  data_norm: float = 1.0, fit_intercept: bool = True, solver: str | None = None,
                  random_state: Any = None, optimality_tol: float | None = None,
                  max_iter: int | None = None, accountant: Any = None, classes: Any = None,
@@ -364,10 +388,17 @@ random_state, optimality_tol, max_iter, accountant
         (huber) or 3/(4h) (smooth_hinge).
     loss : {"huber", "smooth_hinge"}, default="huber"
         "smooth_hinge" has no DCP form: only ``solver="native"`` accepts it.
+
+    Warns
+    -----
+    PrivacyWarning
+        As in :class:`PrivateLogisticRegression`: the noise check reads public
+        quantities only, not the data's signal, so compare the model with the
+        majority class on held-out rows even without the warning.
     """
 
     def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", h: float = 0.5,
-                 loss: str = "huber", mechanism: str = "objective", data_norm: float = 1.0,
+                 loss: str = "huber", mechanism: str = "auto", data_norm: float = 1.0,
                  fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
@@ -415,10 +446,17 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
 random_state, optimality_tol, max_iter, accountant
         As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
         mechanisms "gaussian_objective", "gaussian_output").
+
+    Warns
+    -----
+    PrivacyWarning
+        As in :class:`PrivateLogisticRegression`: the noise check reads public
+        quantities only, not the data's signal, so compare the model with the
+        majority class on held-out rows even without the warning.
     """
 
     def __init__(self, *, loss: Any = "logistic", epsilon: float = 1.0, lam: float | str = "auto",
-                 mechanism: str = "objective", data_norm: float = 1.0, fit_intercept: bool = True,
+                 mechanism: str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
                  solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,

@@ -188,6 +188,18 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
         public"; :mod:`dpconvex.data.labels`).
 
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the run, when the noise on the released average
+        outweighs the data gradient at the start by more than a measured
+        threshold (docs/privacy.md §6.8).
+        The check reads public quantities only (n, p, ε, δ and the public
+        bounds), not the strength of the data's signal: a model can be no
+        better than the majority class without the warning too, so compare it
+        with the majority class on held-out rows
+        (``sklearn.dummy.DummyClassifier``).
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features)

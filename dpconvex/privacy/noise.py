@@ -1,6 +1,7 @@
 """Noise samplers for the private mechanisms.
 
-All samplers take ``random_state`` (None: a generator seeded from the OS; an
+The norm-Gamma sampler draws the noise of [CMS]_ (Alg. 1 and 2). All samplers take
+``random_state`` (None: a generator seeded from the OS; an
 int or :class:`numpy.random.Generator`: reproducible) and validate their scale
 parameters, because a wrong scale is a privacy bug.
 

@@ -83,11 +83,11 @@ def verify(template: Any, *, epsilon: float, mechanism: str, delta: float = 0.0,
         Requested ε > 0 (ignored for ``mechanism="none"``).
     mechanism : str
         A registered mechanism name (:data:`MECHANISMS`), or one the estimators offer
-        for the template's kind (``"gaussian"`` and ``"norm_gamma_sum"`` on the class-sum
+        for the template's kind (``"gaussian"``, ``"knorm_sum"`` and ``"norm_gamma_sum"`` on the class-sum
         template of :class:`~dpconvex.estimators.centroids.PrivateGaussianCentroid`).
     delta : float, default=0.0
         Requested δ: 0 for the pure ε-DP mechanisms ("objective", "output",
-        "norm_gamma_sum"), in (0, 1) for the (ε, δ) ones ("gaussian_objective",
+        "norm_gamma_sum", "knorm_sum"), in (0, 1) for the (ε, δ) ones ("gaussian_objective",
         "gaussian_output", "gaussian_objective_lm", "gaussian"; docs/privacy.md §10-§11,
         §4.9). Ignored for ``mechanism="none"``.
     optimality_tol : float or None, default=None

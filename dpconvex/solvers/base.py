@@ -93,8 +93,8 @@ class SolveResult:
 class Backend(abc.ABC):
     """A solver backend: what it needs from a template, and how it solves.
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     name : str
         The ``solver=`` name (several classes may share one, e.g. the native
         solvers: the registry picks the one whose requirements the template meets).

@@ -242,7 +242,8 @@ def test_kddcup99_dask_loader_rows_equal_the_in_memory_loader(client, data_home,
     (tmp_path / "kdd").mkdir()
     small = tmp_path / "kdd" / "kddcup.data_10_percent.gz"
     small.write_bytes(gzip.compress(head))
-    Xm, ym = load_kddcup99(data_home=tmp_path / "kdd", download=False, verify_checksum=False)
+    Xm, ym = load_kddcup99(data_home=tmp_path / "kdd", download=False, verify_checksum=False,
+                           shuffle=False)
     X, y = load_kddcup99_dask(small, chunksize=1000, cache_dir=tmp_path / "cache")
     assert X.chunks[0] == (1000, 1000, 500) and X.shape == (2500, 122)
     np.testing.assert_array_equal(X.compute(), Xm)

@@ -387,7 +387,8 @@ def test_kddcup99_sample_reproducible(data_home):
 
 def test_kddcup99_small_file(tmp_path):
     _write_kdd(tmp_path, KDD_LINES)
-    X, y = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
+    X, y = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+                         shuffle=False)
     assert y.tolist() == [0, 1]
     _check_rows(X, KDD_WIDTH)
     names = list(KDDCUP99_FEATURE_NAMES)
@@ -414,10 +415,12 @@ def test_kddcup99_small_file(tmp_path):
 
 def test_kddcup99_scaling_not_data_derived(tmp_path):
     _write_kdd(tmp_path, KDD_LINES)
-    X, _ = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
+    X, _ = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+                         shuffle=False)
     huge = KDD_LINES[0].replace("0,tcp,http,SF,181,", "99999999999,tcp,nosuch,SF,99999999999999,")
     _write_kdd(tmp_path, [*KDD_LINES, huge])
-    X2, y2 = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
+    X2, y2 = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+                           shuffle=False)
     np.testing.assert_array_equal(X2[:-1], X)
     names = list(KDDCUP99_FEATURE_NAMES)
     s = math.sqrt(41)

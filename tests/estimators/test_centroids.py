@@ -175,8 +175,12 @@ def test_fit_predict_shapes_and_attributes():
     assert np.allclose(P.sum(axis=1), 1.0)
     assert np.array_equal(m.classes_[P.argmax(axis=1)], m.predict(X))
     fitted = {k for k in vars(m) if k.endswith("_") and not k.startswith("_")}
-    assert fitted == {"classes_", "means_", "counts_", "certificate_", "n_features_in_"}
-    assert m.certificate_.delta == default_delta(90) == 1e-5
+    assert fitted == {"classes_", "means_", "counts_", "certificate_", "n_features_in_",
+                      "class_prior_", "within_class_var_"}  # the last two: of the release
+    assert m.certificate_.delta == 0.0  # mechanism="auto" with delta=None: pure epsilon-DP
+    g = dp.PrivateGaussianCentroid(epsilon=50.0, mechanism="gaussian", classes=[0, 1, 2],
+                                   random_state=0).fit(X, y)
+    assert g.certificate_.delta == default_delta(90) == 1e-5
     b = dp.PrivateGaussianCentroid(epsilon=50.0, random_state=0).fit(X[y < 2], y[y < 2])
     assert b.decision_function(X).shape == (90,)
 
@@ -210,7 +214,8 @@ def test_same_seed_neighbours_differ_only_in_the_release():
     b = dp.PrivateGaussianCentroid(**kw).fit(Xp, yp)
     assert str(a.certificate_) == str(b.certificate_)
     assert not np.array_equal(a.means_, b.means_)
-    rest = [{k: v for k, v in vars(m).items() if k not in ("means_", "counts_")} for m in (a, b)]
+    released = ("means_", "counts_", "class_prior_", "within_class_var_")  # the last two: of V
+    rest = [{k: v for k, v in vars(m).items() if k not in released} for m in (a, b)]
     assert pickle.dumps(rest[0]) == pickle.dumps(rest[1])
 
 
@@ -232,7 +237,7 @@ def test_parameters_and_budget():
     with pytest.raises(ParameterError):
         dp.PrivateGaussianCentroid(mechanism="objective").fit(X, y)
     with pytest.raises(ParameterError):
-        dp.PrivateGaussianCentroid(delta=0.0).fit(X, y)
+        dp.PrivateGaussianCentroid(mechanism="gaussian", delta=0.0).fit(X, y)
     with pytest.raises(ParameterError):
         dp.PrivateGaussianCentroid(mechanism="norm_gamma_sum", delta=1e-5).fit(X, y)
     with pytest.raises(ParameterError):

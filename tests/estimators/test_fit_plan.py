@@ -126,7 +126,8 @@ def test_plan_resolves_auto_once(monkeypatch):
 
     monkeypatch.setattr(linear, "resolve_lam", spy_lin)
     X, y = _data()
-    dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1, 2], mechanism="objective",
+                                  random_state=0).fit(X, y)
     assert calls["lm"] == 1  # plan resolved Λ; prepare and the release reuse it
     X2, y2 = _data(classes=2)
     dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X2, y2)

@@ -42,7 +42,9 @@ def test_delta_mechanism_mismatch_names_the_fix(cls):
     with pytest.raises(ParameterError, match=r"needs delta > 0.*mechanism='output'"):
         cls(mechanism="gaussian_output").fit(X, y)
     with pytest.raises(ParameterError, match=r"pure epsilon-DP: use delta = 0"):
-        cls(delta=DELTA).fit(X, y)  # default mechanism "objective" is pure
+        cls(delta=DELTA, mechanism="objective").fit(X, y)
+    with pytest.raises(ParameterError, match=r"pure epsilon-DP: use delta = 0"):
+        cls(delta=DELTA, mechanism="output").fit(X, y)
     for bad in (-1e-3, 1.0, float("nan"), "1e-6"):
         with pytest.raises(ParameterError, match="delta"):
             cls(delta=bad, mechanism="gaussian_objective").fit(X, y)

@@ -9,11 +9,12 @@ from _helpers import fit_drawing_from, loopback_client
 
 import dpconvex as dp
 from dpconvex import BudgetAccountant, ParameterError
+from dpconvex.estimators.centroids import prior_penalty
 from dpconvex.estimators.large_margin.centroid import phi_from_means
 from dpconvex.estimators.sweep import epsilon_sweep
 from dpconvex.objectives.losses import HuberHinge
 from dpconvex.privacy.rules.large_margin import (
-    AUTO_CENTROID_BELOW,
+    CENTROID_BELOW,
     resolved_row_norm,
     uses_centroid,
 )
@@ -36,8 +37,8 @@ def _lm(**kw):
     return dp.PrivateLargeMarginGaussian(**{"classes": CLASSES, "random_state": 5, **kw})
 
 
-def _uses(est, n=90, C=3):
-    return uses_centroid(est, n, C)
+def _uses(est, n=90, C=3, d=3):
+    return uses_centroid(est, n, C, d)
 
 
 # ------------------------------------------------------------------ the release is Φ
@@ -49,15 +50,17 @@ def test_phi_is_the_centroid_release_and_predicts_the_nearest_mean(q):
     cent = dp.PrivateGaussianCentroid(epsilon=2.0, delta=DELTA, data_norm=q, row_norm="unit",
                                       classes=CLASSES, random_state=5).fit(X, y)
     mu = cent.means_ / q
-    np.testing.assert_allclose(lm.Phi_, phi_from_means(mu, q), rtol=0, atol=1e-12)
+    pen = prior_penalty(cent.class_prior_, cent.within_class_var_)  # >= 0, one per class
+    assert pen.min() == 0.0 and pen.max() > 0.0
+    np.testing.assert_allclose(lm.Phi_, phi_from_means(mu, q, pen), rtol=0, atol=1e-12)
     assert lm.Phi_.shape == (3, 1, 4, 4)
     eig = np.linalg.eigvalsh(lm.Phi_[:, 0])
-    assert eig.min() >= -1e-10 * eig.max()  # (q^2 + 1) N^T N: PSD
-    # z^T Phi_c z = ||u - mu_c||^2 for u the mapped row / q
+    assert eig.min() >= -1e-10 * eig.max()  # (q^2 + 1) (N^T N + a e e^T): PSD
+    # z^T Phi_c z = ||u - mu_c||^2 + a_c for u the mapped row / q
     Xt = np.vstack([X, 3 * q * np.ones((2, 3)), np.zeros((1, 3))])  # clipped and zero rows
     U = Xt / np.maximum(np.linalg.norm(Xt, axis=1, keepdims=True), 1e-300)  # unit rows
     d2 = ((U[:, None, :] - mu[None]) ** 2).sum(axis=2)
-    np.testing.assert_allclose(-lm.class_scores(Xt), d2, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(-lm.class_scores(Xt), d2 + pen, rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(lm.predict(Xt), cent.predict(Xt))
     assert lm.score(X, y) > 0.6
     P = lm.predict_proba(Xt)
@@ -72,7 +75,7 @@ def test_phi_is_the_centroid_release_and_predicts_the_nearest_mean(q):
     assert (cert.epsilon, cert.delta) == (2.0, DELTA) == (cent.certificate_.epsilon,
                                                           cent.certificate_.delta)
     assert cert.quantities == cent.certificate_.quantities
-    assert any("post-processing of the class means" in a for a in cert.assumptions)
+    assert any("post-processing of the release" in a for a in cert.assumptions)
     assert any(a.startswith("row_norm='unit'") for a in cert.assumptions)
 
 
@@ -81,10 +84,11 @@ def test_pure_centroid_and_binary_decision_function():
     keep = y < 2
     lm = dp.PrivateLargeMarginGaussian(mechanism="centroid", epsilon=5.0, random_state=1)
     lm.fit(X[keep], y[keep])
-    cent = dp.PrivateGaussianCentroid(epsilon=5.0, mechanism="norm_gamma_sum",
+    cent = dp.PrivateGaussianCentroid(epsilon=5.0, mechanism="knorm_sum",
                                       random_state=1).fit(X[keep], y[keep])
     assert lm.certificate_.delta == 0.0 == cent.certificate_.delta
-    np.testing.assert_allclose(lm.Phi_, phi_from_means(cent.means_, 1.0), atol=1e-12)
+    pen = prior_penalty(cent.class_prior_, cent.within_class_var_)
+    np.testing.assert_allclose(lm.Phi_, phi_from_means(cent.means_, 1.0, pen), atol=1e-12)
     assert lm.decision_function(X).shape == (90,)
     np.testing.assert_array_equal(lm.predict(X), cent.predict(X))
 
@@ -104,13 +108,15 @@ def test_certify_matches_the_fit_and_draws_nothing():
 
 # ------------------------------------------------------------------ the "auto" switch
 def test_auto_switches_to_centroids_below_the_threshold_only():
-    X, y = _data()  # n = 90, C = 3: n eps / C = 30 eps
-    below = AUTO_CENTROID_BELOW / 30 * 0.9
-    above = AUTO_CENTROID_BELOW / 30 * 1.1
+    X, y = _data()  # n = 90, C = 3, d = 3: n eps / (C (d + 1)) = 7.5 eps
+    below = CENTROID_BELOW[True] / 7.5 * 0.9
+    above = CENTROID_BELOW[True] / 7.5 * 1.1
     assert _uses(_lm(epsilon=below, delta=DELTA))
     assert not _uses(_lm(epsilon=above, delta=DELTA))
-    assert not _uses(_lm(epsilon=below))  # pure epsilon stays on the objective
-    assert not _uses(_lm(epsilon=below, delta=0.0))
+    pure_below = CENTROID_BELOW[False] / 7.5 * 0.9
+    assert _uses(_lm(epsilon=pure_below)) and _uses(_lm(epsilon=pure_below, delta=0.0))
+    assert not _uses(_lm(epsilon=CENTROID_BELOW[False] / 7.5 * 1.1))
+    assert not _uses(_lm(epsilon=below, delta=DELTA), C=2)  # two classes never switch
     for kw in ({"loss": "softmax"}, {"structure": "full"}, {"lam": 0.1},
                {"mechanism": "gaussian_objective"}, {"optimality_tol": 1e-4},
                {"feature_weights": (0.0, 1.0, 0.1)}):
@@ -122,8 +128,12 @@ def test_auto_switches_to_centroids_below_the_threshold_only():
         lo = _lm(epsilon=below, delta=DELTA).fit(X, y)
     assert not any("objective's noise" in str(m.message) for m in w)  # no objective warning
     hi = _lm(epsilon=above, delta=DELTA).fit(X, y)
-    pure = _lm(epsilon=below).fit(X, y)
+    pure = _lm(epsilon=CENTROID_BELOW[False] / 7.5 * 1.1).fit(X, y)
+    pure_lo = _lm(epsilon=pure_below).fit(X, y)
     assert "class sums" in lo.certificate_.mechanism
+    assert "K-norm" in pure_lo.certificate_.mechanism and pure_lo.certificate_.delta == 0.0
+    assert any("mechanism='auto' -> DP class centroids" in a
+               for a in pure_lo.certificate_.assumptions)
     assert "Gaussian objective perturbation" in hi.certificate_.mechanism
     assert pure.certificate_.mechanism.startswith("objective perturbation")
     assert pure.certificate_.delta == 0.0

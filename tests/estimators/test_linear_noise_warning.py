@@ -149,3 +149,35 @@ def test_no_warning_without_noise(cancer):
     est = dp.PrivateLogisticRegression(mechanism="none")
     assert _rho(est, X, y)[0] is None
     assert not _noise_warnings(lambda: est.fit(X, y))
+
+
+def test_message_says_what_the_check_cannot_see(cancer):
+    """Every 'noise is large' warning ends with the constant note on what a public check
+    cannot see (the data's signal) and the comparison with the majority class."""
+    from dpconvex.estimators.large_margin import options as lmo
+    from dpconvex.estimators.large_margin.learners import objective_part
+    from dpconvex.privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE
+    from dpconvex.privacy.rules.noise_dominance_gd import warn_if_gd_noise_dominates
+
+    for part in ("public quantities only", "not the strength of the signal in the data",
+                 "without this warning too", "majority class on held-out rows",
+                 "sklearn.dummy.DummyClassifier"):
+        assert part in PUBLIC_CHECK_NOTE
+    assert not any(ch.isdigit() for ch in PUBLIC_CHECK_NOTE)  # a constant: no statistic
+    X, y = cancer
+    msgs = {"linear": _noise_warnings(
+        lambda: dp.PrivateLogisticRegression(epsilon=0.1, random_state=0).fit(X, y))}
+    _, template, mech, budget = _rho(dp.NoisyGradientDescent(epsilon=0.1), X, y)  # ρ_GD 0.96
+    msgs["noisy GD"] = _noise_warnings(
+        lambda: warn_if_gd_noise_dominates(template, mech, budget, "NoisyGradientDescent"))
+    Xw, yw = load_sklearn("wine")
+    msgs["centroids"] = _noise_warnings(
+        lambda: dp.PrivateGaussianCentroid(epsilon=0.1, random_state=0).fit(Xw, yw))
+    lm = dp.PrivateLargeMarginGaussian(epsilon=1.0, loss="pairwise", lam=2e-2, random_state=0)
+    plan = lm.plan_for(Xw, yw)
+    prep = lm.prepare(Xw, yw, plan)
+    msgs["large margin"] = _noise_warnings(lambda: lmo.warn_if_noise_dominates(
+        prep.template, plan.mechanism, objective_part(plan), "PrivateLargeMarginGaussian"))
+    for kind, found in msgs.items():
+        assert len(found) == 1, kind
+        assert found[0].endswith(PUBLIC_CHECK_NOTE), kind

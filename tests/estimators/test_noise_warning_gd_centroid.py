@@ -90,7 +90,7 @@ def test_centroid_ratio_is_sigma_c_over_n(wine):
     X, y = wine
     n, C, d = X.shape[0], 3, X.shape[1]
     sigma = analytic_gaussian_sigma(0.5, min(1e-5, 1.0 / n**2), 2.0)
-    est = dp.PrivateGaussianCentroid(epsilon=0.5)
+    est = dp.PrivateGaussianCentroid(epsilon=0.5, mechanism="gaussian")  # delta: the public rule
     assert _centroid_ratio(est, X, y) == pytest.approx(sigma * C / n, rel=1e-9)
     assert _centroid_ratio(est, X, y, norm=True) == pytest.approx(sigma * C * math.sqrt(d) / n,
                                                                   rel=1e-9)
@@ -174,7 +174,7 @@ def test_gd_one_vs_rest_warns_once_on_the_right_side(no_release, name, epsilon, 
 @pytest.mark.parametrize("epsilon, warns", [(0.1, True), (1.0, False)])
 def test_centroid_fires_on_the_right_side(wine, no_release, epsilon, warns):
     X, y = wine
-    est = dp.PrivateGaussianCentroid(epsilon=epsilon, random_state=0)
+    est = dp.PrivateGaussianCentroid(epsilon=epsilon, mechanism="gaussian", random_state=0)
     assert (_centroid_ratio(est, X, y) > CENTROID_NOISE_RATIO) is warns
     msgs = _noise_warnings(est, X, y)
     assert len(msgs) == int(warns)

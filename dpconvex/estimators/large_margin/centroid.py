@@ -5,12 +5,17 @@ docs/privacy.md §4.9) released in the large-margin estimator's own form: with
 z = [x; 1]/√(q² + 1) (``augment_and_scale``) and μ_c the released class mean in
 u = x/q units,
 
-    Φ_c = (q² + 1)·N_cᵀ N_c,   N_c = [I/q, −μ_c]   (d × (d + 1)),
+    Φ_c = (q² + 1)·(N_cᵀ N_c + a_c e_{d+1} e_{d+1}ᵀ),   N_c = [I/q, −μ_c]   (d × (d + 1)),
 
-so zᵀΦ_c z = ‖x/q − μ_c‖² exactly: Φ_c is PSD and ``predict`` is the nearest-mean rule.
-Φ is a function of the released means only (post-processing), so the privacy of the
-fit is that of §4.9. It is the Gaussian classifier of Pathak & Raj with the identity
-covariance, the λ → ∞ limit of the large-margin objective.
+with a_c = 2σ̂²(log π_max − log π_c) >= 0 the prior term of the class
+(:func:`~dpconvex.estimators.centroids.prior_penalty`; π from the released counts,
+σ̂² the within-class variance estimated from the released sums and counts,
+docs/privacy.md §4.9.1). Since the last entry of z is 1/√(q² + 1),
+zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: Φ_c is PSD and ``predict`` is the Bayes rule of
+x/q | c ~ N(μ_c, σ̂²I) with priors π. Φ is a function of the release only
+(post-processing), so the privacy of the fit is that of §4.9. It is the Gaussian
+classifier of Pathak & Raj with a shared isotropic covariance, the λ → ∞ limit of the
+large-margin objective.
 Derivation and measurements: docs/privacy.md §11.13.
 
 The per-record map of ``row_norm="unit"`` (x ↦ q·x/‖x‖ after clipping to q, zero
@@ -39,8 +44,15 @@ from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
-from ...privacy.rules.large_margin import CENTROID, positive_delta, resolved_row_norm, uses_centroid
-from ..centroids import PrivateGaussianCentroid
+from ...privacy.rules.large_margin import (
+    CENTROID,
+    centroid_reason,
+    positive_delta,
+    resolved_row_norm,
+    uses_centroid,
+)
+from ...privacy.rules.mechanism import AUTO_MECHANISMS
+from ..centroids import PrivateGaussianCentroid, prior_penalty
 
 __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "centroid_mechanism", "certify_centroid",
            "check_centroid_params", "fit_centroid", "map_rows", "phi_from_means",
@@ -52,10 +64,13 @@ ROW_MAP_NOTE = ("row_norm='unit': every row clipped to data_norm q, then scaled 
                 "map reading only the record itself (docs/privacy.md §12.1, §11.13)")
 
 #: Certificate line of ``mechanism="centroid"``: Φ from the released class means.
-PHI_NOTE = ("Phi_c = (q^2 + 1) N_c^T N_c with N_c = [I/q, -mu_c], mu_c the released class "
-            "mean in x/q units, so z^T Phi_c z = ||x/q - mu_c||^2: a post-processing of the "
-            "class means (Pathak & Raj's Gaussian classifier with identity covariance, the "
-            "lam -> infinity limit of the large-margin objective; docs/privacy.md §11.13)")
+PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], mu_c the "
+            "released class mean in x/q units and a_c = 2 sigma^2 (log pi_max - log pi_c) >= 0 "
+            "(priors pi from the released counts, sigma^2 the within-class variance from the "
+            "released sums and counts), so z^T Phi_c z = ||x/q - mu_c||^2 + a_c: a "
+            "post-processing of the release (Pathak & Raj's Gaussian classifier with a shared "
+            "isotropic covariance, the lam -> infinity limit of the large-margin objective; "
+            "docs/privacy.md §4.9.1, §11.13)")
 
 
 def map_rows(est: Any, Xc: Any) -> Any:
@@ -85,8 +100,13 @@ def prepared_rows(est: Any, Xv: Any) -> Any:
 
 
 def centroid_mechanism(est: Any) -> str:
-    """The inner mechanism: "gaussian" with ``delta > 0``, else "norm_gamma_sum" (pure ε)."""
-    return "gaussian" if positive_delta(est) else "norm_gamma_sum"
+    """The inner mechanism: "gaussian" with ``delta > 0``, else "knorm_sum" (pure ε).
+
+    The rule of ``mechanism="auto"`` for the class sums
+    (:func:`dpconvex.privacy.rules.mechanism.resolve_mechanism`).
+    """
+    pure, approximate = AUTO_MECHANISMS["centroid"]
+    return approximate if positive_delta(est) else pure
 
 
 def _inner(est: Any, random_state: Any = None) -> PrivateGaussianCentroid:
@@ -122,8 +142,13 @@ def check_centroid_params(est: Any) -> None:
     _inner(est)._validate_params()
 
 
-def phi_from_means(mu: np.ndarray, q: float) -> np.ndarray:
-    """Φ of shape (C, 1, d + 1, d + 1) with zᵀΦ_c z = ‖x/q − μ_c‖² for z = [x; 1]/√(q² + 1)."""
+def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) -> np.ndarray:
+    """Φ of shape (C, 1, d + 1, d + 1) with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c for z = [x; 1]/√(q² + 1).
+
+    ``penalty`` holds a_c >= 0 per class (None: 0), the prior term of
+    :func:`~dpconvex.estimators.centroids.prior_penalty`; it enters Φ_c[d, d] as
+    (q² + 1)·a_c, so Φ_c stays PSD.
+    """
     mu = np.asarray(mu, dtype=float)
     C, d = mu.shape
     s = q * q + 1.0
@@ -132,22 +157,26 @@ def phi_from_means(mu: np.ndarray, q: float) -> np.ndarray:
     Phi[:, 0, :d, d] = -mu * (s / q)
     Phi[:, 0, d, :d] = -mu * (s / q)
     Phi[:, 0, d, d] = s * np.einsum("ij,ij->i", mu, mu)
+    if penalty is not None:
+        Phi[:, 0, d, d] += s * np.asarray(penalty, dtype=float)
     return Phi
 
 
-def _finish(est: Any, cert: Certificate) -> Certificate:
-    cert.assumptions += [*row_notes(est), PHI_NOTE]
+def _finish(est: Any, cert: Certificate, shape: tuple[int, int, int]) -> Certificate:
+    """The row map, Φ and (when "auto" chose the centroids) the switch's reason."""
+    cert.assumptions += [*row_notes(est), PHI_NOTE, *filter(None, [centroid_reason(est, *shape)])]
     return cert
 
 
 def certify_centroid(est: Any, rows: Any, y: Any) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
+    inner = _inner(est)
     with one_label_warning(issued=True):  # the outer fit has read the label set (and warned)
-        return _finish(est, _inner(est).certify(rows, y))
+        return _finish(est, inner.certify(rows, y), inner.public_shape(rows, y))
 
 
 def fit_centroid(est: Any, rows: Any, y: Any, hold: Any, noise: NoiseSource) -> Any:
-    """Release the class means on the prepared rows and store them as ``Phi_`` (§11.13).
+    """Release the class means on the prepared rows and store them, with the priors, as ``Phi_``.
 
     ``hold`` is the large-margin fit's reservation (committed here with the centroid
     certificate); ``noise`` the fit's generator (:func:`dpconvex._random.noise_source`),
@@ -157,14 +186,16 @@ def fit_centroid(est: Any, rows: Any, y: Any, hold: Any, noise: NoiseSource) -> 
     """
     inner = _inner(est, est.random_state)
     with assign_noise({inner: noise.rng}, seeded=noise.seeded), one_label_warning(issued=True):
+        shape = inner.public_shape(rows, y)
         inner.fit(rows, y)  # the outer fit has read the label set (and warned)
-    cert = _finish(est, inner.certificate_)
+    cert = _finish(est, inner.certificate_, shape)
     hold.commit_certificate(cert)
     q = float(est.data_norm)
     est.certificate_ = cert
     est.classes_ = inner.classes_
     est.n_features_in_ = int(inner.n_features_in_)
-    est.Phi_ = phi_from_means(inner.means_ / q, q)
+    est.Phi_ = phi_from_means(inner.means_ / q, q,
+                              prior_penalty(inner.class_prior_, inner.within_class_var_))
     est.centers_ = None
     est.component_assignment_ = "trivial"  # as the objective path with K = 1
     return est

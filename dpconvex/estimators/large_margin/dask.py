@@ -128,7 +128,7 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None,
     meta = {"classes": labels.classes, "C": C, "K": K, "d": d, "n": n,
             "label_note": labels.assumption,
             "rows": lmc.prepared_rows(est, Xv), "y": yv}  # rows: lazy, per chunk
-    if lmc.uses_centroid(est, n, C):  # DP class centroids (§11.13): summed per chunk
+    if lmc.uses_centroid(est, n, C, d):  # DP class centroids (§11.13): summed per chunk
         return Prepared(template=None, reusable=False, meta=meta)
     XL = _with_records(Xv, labels)
     stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool))

@@ -41,6 +41,7 @@ from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, build_mechanism
 from ...privacy.release import release
 from ...privacy.rules.large_margin import is_centroid
+from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import FitPlan, Prepared, PrivateEstimator
 from ..ovr import check_plan_shape
@@ -135,7 +136,7 @@ default="auto"
         residual misses the tolerance; the native accelerated projected
         gradient above it (CVXPY's canonicalization grows as n·C·K·d² and
         Clarabel's accuracy and time degrade, see
-        :data:`~dpconvex.templates.large_margin.AUTO_CVXPY_MAX_SIZE`).
+        :data:`~dpconvex.solvers.AUTO_CVXPY_MAX_SIZE`).
     random_state : None or int, default=None
         None seeds the noise (and DP k-means) from the OS at each fit (required
         for a real release); an int fixes the seed (experiments only). A
@@ -180,6 +181,18 @@ default="auto"
         when a row's length carries the label (e.g. non-negative severity scores: on the
         UCI breast-cancer loader "unit" cost 7 points, §11.13), or center the encoding
         (``load_breast_cancer_wisconsin(encoding="log-centered")``: 0.886 → 0.962).
+
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the solve, when the ratio of the objective's expected
+        noise to the largest possible data gradient exceeds a measured threshold
+        (docs/privacy.md §11).
+        The check reads public quantities only (n, p, ε, δ and the public
+        bounds), not the strength of the data's signal: a model can be no
+        better than the majority class without the warning too, so compare it
+        with the majority class on held-out rows
+        (``sklearn.dummy.DummyClassifier``).
 
     Attributes
     ----------
@@ -276,7 +289,7 @@ default="auto"
     # ------------------------------------------------------------------------ plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The learner (:data:`~.learners.LEARNERS`) and every "auto" resolved, once."""
-        learner = choose_learner(self, n, n_classes)
+        learner = choose_learner(self, n, n_classes, n_features)
         return learner.plan(self, n, n_classes, n_features)
 
     # --------------------------------------------------------------------- fit
@@ -424,8 +437,9 @@ default="auto"
                       max_iter=self.max_iter, seeded=noise.seeded)
         theta, cert = rel.theta, rel.certificate
         certificate = lmo.compose_with_assignment(cert, assign, eps_total)
+        why = resolve_mechanism(self.mechanism, self.delta, "large_margin").reason
         certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self),
-                                    *lmc.row_notes(self)]
+                                    *lmc.row_notes(self), *([why] if why is not None else [])]
         hold.commit_certificate(certificate)
         C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
         self.certificate_ = certificate

@@ -23,11 +23,13 @@ import numpy as np
 from ...privacy.budget import Budget
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
+    centroid_reason,
     resolved_loss,
     resolved_row_norm,
     resolved_structure,
     uses_centroid,
 )
+from ...privacy.rules.mechanism import resolve_mechanism
 from ...solvers.registry import auto_backend
 from ..base import FitPlan, Prepared
 from . import centroid as lmc
@@ -133,6 +135,8 @@ class _ObjectiveLearner:
         notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
             else []
         notes += lmc.row_notes(est)
+        why = resolve_mechanism(est.mechanism, est.delta, "large_margin").reason
+        notes += [why] if why is not None else []
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
             learner=self.name, mechanism=mech, budget=total, parts=parts, lam=lam,
@@ -169,7 +173,8 @@ class _CentroidLearner:
             learner=self.name, mechanism=ip.mechanism, budget=ip.budget, backend=ip.backend,
             lam_rule="no objective",
             options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
-            notes=(*ip.notes, *lmc.row_notes(est), lmc.PHI_NOTE))
+            notes=(*ip.notes, *lmc.row_notes(est), lmc.PHI_NOTE,
+                   *filter(None, [centroid_reason(est, n, C, p)])))
 
     def prepare_shape(self, est: Any, plan: FitPlan) -> Prepared:
         inner, ip = self._inner_plan(est, plan)
@@ -178,7 +183,9 @@ class _CentroidLearner:
     def certify(self, est: Any, prep: Prepared, plan: FitPlan) -> Any:
         inner, ip = self._inner_plan(est, plan)
         cert = inner._certify(prep, ip)
-        cert.assumptions += [*lmc.row_notes(est), lmc.PHI_NOTE]
+        cert.assumptions += [*lmc.row_notes(est), lmc.PHI_NOTE,
+                             *filter(None, [centroid_reason(est, plan.n, plan.n_classes,
+                                                            plan.n_features)])]
         return cert
 
 
@@ -190,9 +197,9 @@ LEARNERS: dict[str, Any] = {
 }
 
 
-def choose_learner(est: Any, n: int, n_classes: int) -> Any:
-    """The learner of a fit on n rows and C classes (public), from the parameters."""
-    if uses_centroid(est, n, n_classes):
+def choose_learner(est: Any, n: int, n_classes: int, n_features: int) -> Any:
+    """The learner of a fit on n rows, C classes and d features (public), from the parameters."""
+    if uses_centroid(est, n, n_classes, n_features):
         return LEARNERS[CENTROID_LEARNER]
     return LEARNERS[SOFTMAX_LEARNER if isinstance(resolved_loss(est), str) else PAIRWISE_LEARNER]
 

@@ -43,6 +43,7 @@ from ...privacy.rules.large_margin import (
     resolved_mechanism,
     resolved_structure,
 )
+from ...privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE
 from ...solvers.registry import check_solver_name
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
@@ -420,5 +421,5 @@ def warn_if_noise_dominates(template: Any, mech: Mechanism, budget: Budget, owne
         "the released model is likely no better than the majority class. Use a larger epsilon "
         "or fewer features, DP class centroids (PrivateGaussianCentroid, or mechanism='centroid': "
         "what the defaults release with delta > 0 at small n*epsilon/C), or delta > 0 "
-        "(Gaussian objective perturbation; docs/privacy.md §11, §11.13).",
+        f"(Gaussian objective perturbation; docs/privacy.md §11, §11.13). {PUBLIC_CHECK_NOTE}",
         PrivacyWarning, stacklevel=3)

@@ -168,8 +168,8 @@ def at_modulus(consts: Any, mu: float) -> Any:
 class Mechanism(ABC):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
-    Class attributes
-    ----------------
+    Attributes
+    ----------
     name : str
         Registry name (the estimators' ``mechanism=`` value).
     needs : frozenset of str

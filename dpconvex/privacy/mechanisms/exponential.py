@@ -21,7 +21,11 @@ __all__ = ["Exponential"]
 
 @register
 class Exponential(Mechanism):
-    """Private selection of one candidate by its utility (a :class:`SelectionTemplate`)."""
+    """Private selection of one candidate by its utility.
+
+    The candidates and utilities are those of a
+    :class:`~dpconvex.templates.selection.SelectionTemplate`.
+    """
 
     name = "exponential"
     needs = frozenset({"utilities"})

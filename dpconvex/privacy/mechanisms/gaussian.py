@@ -7,14 +7,14 @@ released statistic is the joint vector V ∈ R^{C × (d + 1)} whose row c is
     V_c = Σ_{i: y_i = c} (u_i, w) = (s_c, w n_c),
 
 the class sum of u and w times the class count, w the public count weight
-(default 1). Replacing one record (u, c) by (u′, c′) changes V by
+(1 for the two L2 mechanisms, 1/2 for ``"knorm_sum"``). Replacing one record (u, c) by (u′, c′) changes V by
 e_c ⊗ (u − u′, 0) if c = c′ (norm <= 2) and by e_c ⊗ (u, w) − e_c′ ⊗ (u′, w)
 otherwise (norm <= √(2(1 + w²))); a record outside the public label set adds
 nothing (a change of norm <= √(1 + w²)). So the L2 sensitivity is
 
     Δ = max(2, √(2(1 + w²))) = 2 for w <= 1,
 
-and the counts ride along at no cost with w = 1. Two mechanisms:
+and the counts ride along at no cost with w = 1. Three mechanisms:
 
 ``"gaussian"`` ((ε, δ)-DP)
     V + N(0, σ² I), σ the analytic Gaussian calibration for Δ
@@ -24,9 +24,17 @@ and the counts ride along at no cost with w = 1. Two mechanisms:
     V + b, b with density ∝ exp(−β‖b‖_F) on R^{C(d+1)}, β = ε/Δ (the norm-based
     mechanism of output perturbation, [CMS]_ Alg. 1): the density ratio is
     exp(β(‖v − V′‖ − ‖v − V‖)) <= exp(β‖V − V′‖) <= e^ε.
+``"knorm_sum"`` (pure ε-DP)
+    The K-norm mechanism ([HT10]_) for the block norm ‖V‖_{1,2} = Σ_c ‖V_c‖₂:
+    V + b, b with density ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂, Δ₁₂ = 2√(1 + w²) the
+    replace-one sensitivity in that norm, with the public count weight w = 1/2
+    (:data:`KNORM_COUNT_WEIGHT`). The density factorizes over the C rows: each row
+    is independent norm-Gamma noise on R^{d+1}, so the per-coordinate scale is
+    √(d + 1)/β instead of √(C(d + 1))/β.
 
-Both round the release to the public snapping grid of their per-coordinate
-noise scale (σ; E‖b‖/√p = √p/β) (:func:`dpconvex.privacy.noise.snap`, after [Mir12]_).
+All round the release to the public snapping grid of their per-coordinate
+noise scale (σ; E‖b‖/√p = √p/β; E‖b_c‖/√(d + 1) = √(d + 1)/β)
+(:func:`dpconvex.privacy.noise.snap`, after [Mir12]_).
 
 References
 ----------
@@ -35,6 +43,8 @@ References
    ICML 2018, Theorem 8 and Algorithm 1.
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
+.. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy.
+   STOC 2010, §2 (the K-norm mechanism).
 .. [Mir12] I. Mironov. On Significance of the Least Significant Bits for
    Differential Privacy. CCS 2012 (snapping).
 """
@@ -56,7 +66,12 @@ from ..noise import norm_gamma, snap
 from .base import Calibration, Mechanism, NoiseReport, register
 from .perturbation import coordinate_scale
 
-__all__ = ["ClassSumGaussian", "ClassSumNormGamma", "class_sum_sensitivity", "class_sums"]
+__all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumNormGamma",
+           "class_sum_block_sensitivity", "class_sum_sensitivity", "class_sums"]
+
+#: The public count weight w of ``"knorm_sum"`` (docs/privacy.md §4.9): it balances the
+#: error of a class mean from the sum noise against that from the count noise.
+KNORM_COUNT_WEIGHT = 0.5
 
 
 def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
@@ -68,6 +83,18 @@ def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
     """
     b, w = float(feature_bound), float(count_weight)
     return max(2.0 * b, math.sqrt(2.0 * (b * b + w * w)))
+
+
+def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> float:
+    """Replace-one sensitivity of V in the block norm ‖V‖_{1,2} = Σ_c ‖V_c‖₂.
+
+    2√(B² + w²) for ‖u‖ <= B (docs/privacy.md §4.9): the move of (u, w) and
+    (u′, w) between two classes changes two rows by ‖(u, w)‖ + ‖(u′, w)‖; a
+    same-class change (2B) and a record outside the label set (√(B² + w²))
+    change less.
+    """
+    b, w = float(feature_bound), float(count_weight)
+    return max(2.0 * b, 2.0 * math.sqrt(b * b + w * w))
 
 
 def class_sums(template: Any, count_weight: float) -> np.ndarray:
@@ -100,6 +127,16 @@ class _ClassSumNoise(Mechanism):
         return class_sum_sensitivity(template.data_norm, self.count_weight)
 
     placement = "sum"
+
+    def _pure_calibration(self, template: Any, budget: Budget,
+                          extra: dict[str, Any] | None = None) -> Calibration:
+        """A pure ε-DP calibration: rate β = ε/Δ, the whole ε on the noise (no slack)."""
+        sens = self.sensitivity(template)
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
+            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=sens, noise_rate=budget.epsilon / sens,
+            extra={"count weight": self.count_weight, **(extra or {})})
 
     def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
         """Public per-coordinate scale of the noise (the snapping scale; the count floor's unit)."""
@@ -141,6 +178,15 @@ class _ClassSumNoise(Mechanism):
         """The mechanism's calibration condition and quantities."""
         raise NotImplementedError
 
+    #: The certificate's name of the sensitivity (the norm it is measured in).
+    sensitivity_name = "L2 sensitivity"
+
+    def sensitivity_detail(self, B: float, w: float, cal: Calibration) -> str:
+        """The certificate's line on the replace-one sensitivity (public constants only)."""
+        return (f"rows (s_c, w n_c), w = {w:g}: same class ||u - u'|| <= {2 * B:g}; "
+                f"two classes sqrt(2 (B^2 + w^2)) = {math.sqrt(2 * (B * B + w * w)):.6g}; "
+                f"L2 sensitivity {cal.sensitivity:.6g}")
+
     def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
@@ -151,10 +197,7 @@ class _ClassSumNoise(Mechanism):
             Condition("feature bound", True, "enforced by dpconvex (per-record clipping)",
                       f"every feature vector u has ||u|| <= {B:g}"),
             Condition("replace-one sensitivity", True, "derived (docs/privacy.md §4.9)",
-                      f"rows (s_c, w n_c), w = {w:g}: same class ||u - u'|| <= {2 * B:g}; "
-                      f"two classes sqrt(2 (B^2 + w^2)) = "
-                      f"{math.sqrt(2 * (B * B + w * w)):.6g}; L2 sensitivity "
-                      f"{cal.sensitivity:.6g}"),
+                      self.sensitivity_detail(B, w, cal)),
             *noise_conds,
         ]
         return Certificate(
@@ -165,7 +208,7 @@ class _ClassSumNoise(Mechanism):
             private=True,
             conditions=conds,
             quantities={"classes C": C, "features d": d, "released entries C (d + 1)":
-                        C * (d + 1), "count weight w": w, "L2 sensitivity": cal.sensitivity,
+                        C * (d + 1), "count weight w": w, self.sensitivity_name: cal.sensitivity,
                         **noise_q},
             assumptions=[
                 "adjacency: replace one record (label included); records outside the public "
@@ -190,7 +233,7 @@ class ClassSumGaussian(_ClassSumNoise):
         if not budget.delta > 0.0:
             raise ParameterError(
                 f"mechanism '{self.name}' is (epsilon, delta)-DP and needs delta > 0 (got "
-                f"{budget.delta!r}); use mechanism='norm_gamma_sum' for pure epsilon-DP.")
+                f"{budget.delta!r}); use mechanism='knorm_sum' for pure epsilon-DP.")
         return budget
 
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
@@ -233,12 +276,7 @@ class ClassSumNormGamma(_ClassSumNoise):
     noise_label = "norm-Gamma noise (density exp(-beta ||b||), CMS Alg. 1)"
 
     def calibrate(self, template: Any, budget: Budget) -> Calibration:
-        sens = self.sensitivity(template)
-        return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
-            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=sens, noise_rate=budget.epsilon / sens,
-            extra={"count weight": self.count_weight})
+        return self._pure_calibration(template, budget)
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         cond = Condition(
@@ -256,3 +294,84 @@ class ClassSumNormGamma(_ClassSumNoise):
 
     def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
         return p / cal.noise_rate, p * (p + 1.0) / cal.noise_rate**2
+
+
+@register
+class ClassSumKNorm(_ClassSumNoise):
+    """K-norm mechanism ([HT10]_) for ‖V‖_{1,2} = Σ_c ‖V_c‖ on the class sums and counts: pure ε-DP.
+
+    The noise b has density ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂ with Δ₁₂ = 2√(B² + w²)
+    the replace-one sensitivity in that norm (:func:`class_sum_block_sensitivity`),
+    so the density ratio of neighbours is exp(β(‖v − V′‖_{1,2} − ‖v − V‖_{1,2}))
+    <= exp(β‖V − V′‖_{1,2}) <= e^ε. The density is a product over the C rows: each
+    row is independent norm-Gamma noise on R^{d+1} (radius Gamma(d + 1, 1/β),
+    direction uniform). The count weight defaults to :data:`KNORM_COUNT_WEIGHT`
+    (docs/privacy.md §4.9).
+
+    Parameters
+    ----------
+    count_weight : float, default=0.5
+        The public weight w of the count coordinate (> 0).
+    """
+
+    name = "knorm_sum"
+    pure = True
+    noise_label = "K-norm mechanism for sum_c ||b_c|| (Hardt & Talwar 2010)"
+    sensitivity_name = "sensitivity in sum_c ||V_c||"
+
+    def __init__(self, count_weight: float = KNORM_COUNT_WEIGHT):
+        super().__init__(count_weight)
+
+    def sensitivity(self, template: Any) -> float:
+        """Δ₁₂ = 2√(B² + w²), the replace-one sensitivity in the block norm Σ_c ‖V_c‖."""
+        return class_sum_block_sensitivity(template.data_norm, self.count_weight)
+
+    def sensitivity_detail(self, B: float, w: float, cal: Calibration) -> str:
+        return (f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||: same class "
+                f"||u - u'|| <= {2 * B:g}; two classes ||(u, w)|| + ||(u', w)|| <= "
+                f"2 sqrt(B^2 + w^2) = {2 * math.sqrt(B * B + w * w):.6g}; label outside the "
+                f"set ||(u, w)|| <= {math.sqrt(B * B + w * w):.6g}; sensitivity "
+                f"{cal.sensitivity:.6g}")
+
+    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+        return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        k = int(cal.extra["block dimension"])
+        cond = Condition(
+            "noise calibration", True, "K-norm mechanism (Hardt & Talwar 2010), computed from "
+            "public parameters",
+            f"density exp(-beta sum_c ||b_c||), each row's norm ~ Gamma({k}, 1/beta): density "
+            f"ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
+            f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
+        return [cond], {"noise rate beta": cal.noise_rate}
+
+    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
+             ) -> np.ndarray:
+        """One independent norm-Gamma row per class (:func:`~dpconvex.privacy.noise.norm_gamma`)."""
+        rows, k = int(shape[0]), int(np.prod(shape[1:], dtype=np.int64))
+        b = np.stack([norm_gamma((k,), cal.noise_rate, rng) for _ in range(rows)])
+        return b.reshape(shape)
+
+    def log_density(self, cal: Calibration, noise: np.ndarray) -> float:
+        """log of the noise density at ``noise`` of shape (C, d + 1): −β Σ_c ‖b_c‖ − C log Z.
+
+        Z = ∫_{R^k} exp(−β‖x‖) dx = 2 π^{k/2} Γ(k) / (Γ(k/2) β^k), k = d + 1 (the
+        radius has density ∝ r^{k−1} e^{−βr}, the Gamma(k, 1/β) law :meth:`draw` uses).
+        """
+        b = np.asarray(noise, dtype=float)
+        beta, k = float(cal.noise_rate), b.shape[-1]
+        log_z = (math.log(2.0) + 0.5 * k * math.log(math.pi) + math.lgamma(k)
+                 - math.lgamma(0.5 * k) - k * math.log(beta))
+        rows = b.reshape(-1, k)
+        return float(-beta * np.linalg.norm(rows, axis=1).sum() - rows.shape[0] * log_z)
+
+    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
+        """E‖b_c‖/√(d + 1) = √(d + 1)/β: the per-coordinate scale of one row's noise."""
+        return float(coordinate_scale((int(cal.extra["block dimension"]),), cal.noise_rate))
+
+    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
+        """(√(p (k + 1))/β, p (k + 1)/β²): E‖b‖² over the p/k rows and its Jensen bound on E‖b‖."""
+        k = int(cal.extra["block dimension"])
+        sq = p * (k + 1.0) / cal.noise_rate**2
+        return math.sqrt(sq), sq

@@ -52,7 +52,8 @@ __all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "auto_lam", 
 AUTO = "auto"
 
 #: R, the reference predictor norm of the bias term (the rule's one constant), per placement
-#: of the noise (:attr:`NoiseReport.placement`): on the objective (objective perturbation,
+#: of the noise (:attr:`~dpconvex.privacy.mechanisms.NoiseReport.placement`): on the
+#: objective (objective perturbation,
 #: pure or Gaussian, and approximate minima around it) or on the output (output
 #: perturbation, pure or Gaussian). The non-private baseline takes the objective value.
 #: Chosen on validation splits of the TRAINING data of Adult (adult.data 80/20) and

@@ -17,10 +17,13 @@ measurements behind each choice are):
 * ``row_norm="auto"``: ``"unit"`` (every row clipped to q, then scaled to q: a map
   reading only the record) with the softmax loss, ``"none"`` with the pairwise one
   (§11.13);
-* with ``delta > 0``, K = 1 and the objective parameters at their defaults,
-  ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids, §11.13) when
-  n·ε/C < :data:`AUTO_CENTROID_BELOW` (n rows and C classes: public shape facts, so
-  this is decided once the data's shape is known, never from their values).
+* with K = 1, C >= 3 classes and the objective parameters at their defaults,
+  ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids, §4.9, §11.13)
+  when r = n·ε/(C(d + 1)) is below :data:`CENTROID_BELOW` (20 with δ > 0, 50 for
+  pure ε): :func:`centroids_preferred`, the one rule that the front door
+  (:class:`~dpconvex.PrivateClassifier`) uses too. n rows, C classes and d features
+  are public shape facts, so this is decided once the data's shape is known, never
+  from their values.
 
 ``loss="pairwise"`` (or None) with ``lam=2e-2`` is the paper's estimator
 (Pathak & Raj, PSDM 2010), the specification and the
@@ -32,9 +35,12 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-__all__ = ["AUTO", "AUTO_CENTROID_BELOW", "CENTROID", "DEFAULT_STRUCTURE", "PAIRWISE",
-           "ROW_NORMS", "is_centroid", "positive_delta", "resolved_loss", "resolved_mechanism",
-           "resolved_row_norm", "resolved_structure", "uses_centroid"]
+from .mechanism import has_positive_delta, resolve_mechanism
+
+__all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
+           "ROW_NORMS", "centroid_reason", "centroids_preferred", "is_centroid", "positive_delta",
+           "records_per_coordinate", "resolved_loss", "resolved_mechanism", "resolved_row_norm",
+           "resolved_structure", "uses_centroid"]
 
 #: The value of every parameter resolved here.
 AUTO = "auto"
@@ -47,9 +53,36 @@ _SOFTMAX = "softmax"
 CENTROID = "centroid"
 #: Values of ``row_norm``: "auto", "unit" (x ↦ q·x/‖x‖ after clipping) or "none".
 ROW_NORMS = ("auto", "unit", "none")
-#: ``mechanism="auto"`` with ``delta > 0`` releases DP class centroids when n·ε/C is below
-#: this (docs/privacy.md §11.13, benchmarks/large_margin_auto_rules.py).
-AUTO_CENTROID_BELOW = 300.0
+#: DP class centroids are preferred to the softmax objective while
+#: r = n·ε/(C(d + 1)) is below this, by whether δ > 0 (docs/privacy.md §11.13, §14.2;
+#: measured with benchmarks/large_margin_auto_rules.py).
+CENTROID_BELOW: dict[bool, float] = {False: 50.0, True: 20.0}
+
+
+def records_per_coordinate(n: int, n_classes: int, n_features: int, epsilon: float) -> float:
+    """r = n·ε/(C(d + 1)): records per class, per unit of ε, per coordinate of a class block."""
+    return float(n) * float(epsilon) / (float(n_classes) * (float(n_features) + 1.0))
+
+
+def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
+                        delta: Any) -> bool:
+    """Whether DP class centroids beat the softmax objective for this public shape (§11.13).
+
+    C >= 3 and r = n·ε/(C(d + 1)) < ``CENTROID_BELOW[delta > 0]``. Two classes never
+    switch: the centroids' shared isotropic covariance loses to the majority class on
+    imbalanced binary tables where a linear model does not (docs/privacy.md §11.13).
+
+    Examples
+    --------
+    >>> centroids_preferred(1257, 10, 64, 1.0, 1e-6)   # digits at epsilon = 1: r = 1.9
+    True
+    >>> centroids_preferred(30162, 2, 104, 0.1, 0.0)   # two classes: never
+    False
+    """
+    if int(n_classes) < 3:
+        return False
+    r = records_per_coordinate(n, n_classes, n_features, epsilon)
+    return r < CENTROID_BELOW[has_positive_delta(delta)]
 
 
 def _is(value: Any, name: str) -> bool:
@@ -77,14 +110,11 @@ def resolved_structure(est: Any) -> Any:
 
 
 def resolved_mechanism(est: Any) -> Any:
-    """``"gaussian_objective"`` under "auto" when ``delta > 0`` is given (softmax), else "objective".
+    """The objective path's mechanism: "auto" by the one rule of :mod:`.mechanism`.
 
-    The objective path's mechanism; whether "auto" releases centroids instead needs n and
-    C (:func:`uses_centroid`)."""
-    mechanism = est.mechanism
-    if not _is(mechanism, AUTO):
-        return mechanism
-    return "gaussian_objective" if positive_delta(est) else "objective"
+    ``"gaussian_objective"`` when ``delta > 0`` is given, else ``"objective"``; whether
+    "auto" releases centroids instead needs n and C (:func:`uses_centroid`)."""
+    return resolve_mechanism(est.mechanism, est.delta, "large_margin").name
 
 
 def resolved_row_norm(est: Any) -> str:
@@ -106,22 +136,33 @@ def positive_delta(est: Any) -> bool:
     return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta > 0
 
 
-def uses_centroid(est: Any, n: int, n_classes: int) -> bool:
-    """Whether a fit on n rows and C classes releases DP class centroids (§11.13).
+def uses_centroid(est: Any, n: int, n_classes: int, n_features: int) -> bool:
+    """Whether a fit on n rows, C classes and d features releases DP class centroids (§11.13).
 
-    ``mechanism="centroid"``, or ``mechanism="auto"`` with ``delta > 0``, K = 1, the
-    objective's parameters at their defaults (``loss``, ``structure``, ``lam`` "auto",
+    ``mechanism="centroid"``, or ``mechanism="auto"`` with K = 1, the objective's
+    parameters at their defaults (``loss``, ``structure``, ``lam`` "auto",
     ``feature_weights``, ``extra_terms`` and ``optimality_tol`` None) and
-    n·ε/C < :data:`AUTO_CENTROID_BELOW`. n (the number of rows) and C (the public label
-    set) are public under replace-one adjacency; nothing else is read.
+    :func:`centroids_preferred`. n, C and d are public under replace-one adjacency;
+    nothing else is read.
     """
     if is_centroid(est):
         return True
-    if not _is(est.mechanism, AUTO) or not positive_delta(est):
+    if not _is(est.mechanism, AUTO):
         return False
     k = est.n_components
     defaults = (isinstance(k, numbers.Integral) and int(k) == 1 and _is(est.loss, AUTO)
                 and _is(getattr(est, "structure", AUTO), AUTO) and _is(est.lam, AUTO)
                 and getattr(est, "feature_weights", None) is None and not est.extra_terms
                 and est.optimality_tol is None)
-    return defaults and float(n) * float(est.epsilon) / float(n_classes) < AUTO_CENTROID_BELOW
+    return defaults and centroids_preferred(n, n_classes, n_features, est.epsilon, est.delta)
+
+
+def centroid_reason(est: Any, n: int, n_classes: int, n_features: int) -> str | None:
+    """The certificate's line when ``mechanism="auto"`` switched to the centroids, else None."""
+    if is_centroid(est) or not uses_centroid(est, n, n_classes, n_features):
+        return None
+    r = records_per_coordinate(n, n_classes, n_features, est.epsilon)
+    below = CENTROID_BELOW[has_positive_delta(est.delta)]
+    return (f"mechanism='auto' -> DP class centroids: C = {int(n_classes)} classes and "
+            f"n epsilon / (C (d + 1)) = {r:.4g} < {below:g} (public shape facts and the "
+            "parameters only; docs/privacy.md §11.13)")

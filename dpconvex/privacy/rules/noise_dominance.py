@@ -22,7 +22,7 @@ vector lies within arcsin(1/ρ) of the noise's uniformly random direction, for s
 (= ρ L/|ℓ'(0)|: 2ρ for logistic) is the same statement for the linearization at θ = 0,
 which is where the strongly regularized models of small n ε live. The warning fires when
 ρ₀ > 1. Approximate-minima perturbation reports its inner mechanism's noise.
-``NoisyGradientDescent`` warns through :mod:`.noise_warning_gd` instead: ρ₀ times
+``NoisyGradientDescent`` warns through :mod:`.noise_dominance_gd` instead: ρ₀ times
 max(1, C/2) (one-vs-rest) against a measured threshold (docs/privacy.md §6.8).
 
 References
@@ -44,12 +44,21 @@ import numpy as np
 from ...errors import DPConvexError, PrivacyWarning
 from ..budget import Budget
 
-__all__ = ["LINEAR_NOISE_RATIO", "linear_noise_dominance", "noise_report_of",
-           "warn_if_linear_noise_dominates"]
+__all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "linear_noise_dominance",
+           "noise_report_of", "warn_if_linear_noise_dominates"]
 
 #: The threshold on ρ₀: above it the direction of the linearized release is within
 #: arcsin(1/ρ₀) of a uniformly random one (docs/privacy.md §6.7).
 LINEAR_NOISE_RATIO = 1.0
+
+#: The last sentences of every "noise is large" warning: what a check on public
+#: quantities cannot see (docs/privacy.md §6.7). No data statistic enters it.
+PUBLIC_CHECK_NOTE = (
+    "This check reads public quantities only (n, p, epsilon, delta and the public bounds), "
+    "not the strength of the signal in the data: a model can be no better than the majority "
+    "class without this warning too. Compare any private model with the majority class on "
+    "held-out rows (e.g. sklearn.dummy.DummyClassifier)."
+)
 
 
 def _start_fraction(loss: Any) -> float:
@@ -148,6 +157,6 @@ def warn_if_linear_noise_dominates(template: Any, mech: Any, budget: Budget, own
         f"noise coordinates, n = {template.n}; public quantities only), so the model's direction "
         f"is within {angle:.0f} degrees of a random one (to first order): the model is likely "
         "no better than the majority class. Use a larger epsilon, more rows, or fewer features "
-        "(docs/privacy.md §6.7).",
+        f"(docs/privacy.md §6.7). {PUBLIC_CHECK_NOTE}",
         PrivacyWarning, stacklevel=stacklevel)
     return rho

@@ -59,7 +59,7 @@ import numpy as np
 
 from ...errors import DPConvexError, PrivacyWarning
 from ..budget import Budget
-from .noise_dominance import linear_noise_dominance, noise_report_of
+from .noise_dominance import PUBLIC_CHECK_NOTE, linear_noise_dominance, noise_report_of
 
 __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "centroid_noise_ratio",
            "estimator_gd_noise_ratio", "gd_noise_ratio", "public_rows",
@@ -146,7 +146,7 @@ def _warn_gd(rho: float | None, template: Any, budget: Budget, owner: str, n_cla
         f"n = {template.n} rows; public quantities only; threshold {GD_NOISE_RATIO:g}), so the "
         "model is likely no better than the majority class. Use a larger epsilon, a larger delta, more rows, "
         "fewer features or classes, or PrivateGaussianCentroid (one noisy release, no noise "
-        "per step) (docs/privacy.md §6.8).",
+        f"per step) (docs/privacy.md §6.8). {PUBLIC_CHECK_NOTE}",
         PrivacyWarning, stacklevel=stacklevel + 1)
 
 
@@ -233,6 +233,6 @@ def warn_if_centroid_noise_dominates(mech: Any, template: Any, budget: Budget, X
         f"{rho * n / template.C:.3g}, d = {template.d} features; public quantities only, "
         f"threshold {CENTROID_NOISE_RATIO:g}), while the class means lie in the unit ball, so "
         f"the model is likely no better than the majority class. Use {remedy}, or fewer "
-        "classes (docs/privacy.md §6.8).",
+        f"classes (docs/privacy.md §6.8). {PUBLIC_CHECK_NOTE}",
         PrivacyWarning, stacklevel=stacklevel)
     return rho

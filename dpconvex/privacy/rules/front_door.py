@@ -1,0 +1,97 @@
+"""The learner of :class:`~dpconvex.PrivateClassifier`, from public quantities only.
+
+The rule (docs/privacy.md §14.2), on n rows, C classes (the public label set), ε and δ:
+
+* C = 2: the private Huber SVM with an intercept (CMS §3.4.2), objective
+  perturbation (pure ε-DP; Gaussian objective perturbation when δ > 0): one noise
+  vector of d + 1 coordinates. Among the binary learners at their defaults it was the
+  most accurate on the canonical binary sets' selection seeds (docs/privacy.md §14.2);
+* C > 2 and r = n·ε/(C(d + 1)) below
+  :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (20 with δ > 0, 50 for
+  pure ε; :func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`, the rule
+  of the large-margin classifier's own "auto" switch): DP class centroids with priors
+  from the noisy counts (pure ε: K-norm noise; δ > 0: the analytic Gaussian
+  mechanism; §4.9), the better choice while each class has few records per unit of ε
+  and per coordinate;
+* C > 2 otherwise: the large-margin Gaussian classifier with the softmax loss
+  (§11.10), which learns a full linear map per class once the data outweigh the
+  noise.
+
+n is public under replace-one adjacency, C is the declared label set, d the number of
+columns, ε and δ are parameters. No data value is read. The thresholds were chosen on the
+canonical data sets (benchmarks/large_margin_auto_rules.py) and checked on held-out splits
+(benchmarks/front_door.py, benchmarks/recorded/front_door.md).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
+from .mechanism import has_positive_delta
+
+__all__ = ["CENTROID", "LARGE_MARGIN", "LINEAR", "FrontDoorChoice", "choose_front_door_learner"]
+
+#: Learner names of the rule.
+LINEAR = "Huber SVM"
+CENTROID = "class centroids"
+LARGE_MARGIN = "large-margin softmax"
+
+
+class FrontDoorChoice(NamedTuple):
+    """The learner :func:`choose_front_door_learner` picked and the certificate's line on why."""
+
+    learner: str
+    reason: str
+
+
+def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: float,
+                              delta: float | None) -> FrontDoorChoice:
+    """The learner for n rows, C classes, d features, ε and δ (the module's rule; public only).
+
+    Parameters
+    ----------
+    n : int
+        Number of rows (public under replace-one adjacency).
+    n_classes : int
+        C, the size of the public label set.
+    n_features : int
+        d, the number of columns.
+    epsilon : float
+        ε > 0.
+    delta : float or None
+        δ (0 or None: pure ε-DP).
+
+    Returns
+    -------
+    FrontDoorChoice
+
+    Examples
+    --------
+    >>> choose_front_door_learner(30000, 2, 104, 0.1, 0.0).learner
+    'Huber SVM'
+    >>> choose_front_door_learner(1257, 10, 64, 1.0, 1e-6).learner
+    'class centroids'
+    >>> choose_front_door_learner(50000, 5, 20, 1.0, 0.0).learner
+    'large-margin softmax'
+    """
+    approx = has_positive_delta(delta)
+    privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
+    if int(n_classes) <= 2:
+        return FrontDoorChoice(LINEAR, (
+            f"PrivateClassifier: C = {int(n_classes)} classes -> the Huber SVM with an "
+            f"intercept, objective perturbation ({privacy}): the front door's rule "
+            "(docs/privacy.md §14.2; n, C, epsilon and delta only)"))
+    r = records_per_coordinate(n, n_classes, n_features, epsilon)
+    below = CENTROID_BELOW[approx]
+    shape = (f"C = {int(n_classes)} classes and n epsilon / (C (d + 1)) = {r:.4g} "
+             f"{'<' if r < below else '>='} {below:g}")
+    if centroids_preferred(n, n_classes, n_features, epsilon, delta):
+        return FrontDoorChoice(CENTROID, (
+            f"PrivateClassifier: {shape} -> DP class centroids with priors from the noisy "
+            f"counts ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
+            "epsilon and delta only)"))
+    return FrontDoorChoice(LARGE_MARGIN, (
+        f"PrivateClassifier: {shape} -> the large-margin Gaussian classifier with the "
+        f"softmax loss ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
+        "epsilon and delta only)"))

@@ -1,0 +1,137 @@
+"""PrivateClassifier: the learner follows from (n, C, ε, δ) alone, and the certificate says why."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
+
+import dpconvex as dp
+from dpconvex.privacy.rules.front_door import (
+    CENTROID,
+    LARGE_MARGIN,
+    LINEAR,
+    choose_front_door_learner,
+)
+from dpconvex.privacy.rules.large_margin import CENTROID_BELOW
+
+
+def _data(n, C, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, C, size=n)
+    centers = rng.normal(size=(C, d))
+    X = centers[y] + 0.5 * rng.normal(size=(n, d))
+    return X / np.linalg.norm(X, axis=1, keepdims=True), y
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_the_rule(delta):
+    assert choose_front_door_learner(10, 2, 3, 0.01, delta).learner == LINEAR
+    assert choose_front_door_learner(10**7, 2, 3, 10.0, delta).learner == LINEAR
+    below = CENTROID_BELOW[delta > 0]
+    C, d = 5, 9
+    n_at = int(below * C * (d + 1))  # n epsilon / (C (d + 1)) == below at epsilon = 1
+    assert choose_front_door_learner(n_at - 1, C, d, 1.0, delta).learner == CENTROID
+    assert choose_front_door_learner(n_at, C, d, 1.0, delta).learner == LARGE_MARGIN
+    assert choose_front_door_learner(n_at, C, d, 1.0, delta).reason.startswith(
+        "PrivateClassifier: C = 5 classes")
+
+
+@pytest.mark.parametrize("n, C, learner, cls", [
+    (300, 2, LINEAR, dp.PrivateHuberSVM),
+    (150, 3, CENTROID, dp.PrivateGaussianCentroid),
+    (1500, 3, LARGE_MARGIN, dp.PrivateLargeMarginGaussian),
+])
+@pytest.mark.parametrize("delta", [0.0, 1e-5])
+def test_fit_follows_the_plan_and_states_the_choice(n, C, learner, cls, delta):
+    X, y = _data(n, C)
+    clf = dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=list(range(C)), random_state=0)
+    plan = clf.plan(n, C, X.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        clf.fit(X, y)
+    assert clf.learner_ == learner and isinstance(clf.estimator_, cls)
+    cert = clf.certificate_
+    assert cert.epsilon <= 1.0 + 1e-12 and cert.delta <= delta * (1 + 1e-12)
+    reason = [a for a in cert.assumptions if a.startswith("PrivateClassifier:")]
+    assert len(reason) == 1 and reason[0] in plan.notes
+    assert clf.predict(X).shape == (n,)
+    assert np.allclose(clf.predict_proba(X).sum(axis=1), 1.0)
+    assert set(np.unique(clf.predict(X))) <= set(range(C))
+    dry = clf.certify(n=n, n_classes=C, n_features=X.shape[1])
+    assert reason[0] in dry.assumptions
+
+
+def test_the_choice_reads_no_data():
+    """Two data sets of the same shape and label set get the same learner and plan text."""
+    X1, y1 = _data(500, 4, seed=1)
+    X2, y2 = _data(500, 4, seed=2)
+    y2 = np.zeros_like(y2)  # a data set with one label present: same declared label set
+    clf = dp.PrivateClassifier(epsilon=0.5, classes=[0, 1, 2, 3])
+    assert str(clf.plan_for(X1, y1)) == str(clf.plan_for(X2, y2))
+
+
+def test_accountant_is_charged_once_and_refuses_overspend():
+    X, y = _data(300, 2)
+    acc = dp.BudgetAccountant(epsilon=1.5)
+    dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], accountant=acc, random_state=0).fit(X, y)
+    assert acc.spent[0] == pytest.approx(1.0)
+    with pytest.raises(dp.BudgetError):
+        dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], accountant=acc).fit(X, y)
+
+
+def test_seeded_fits_repeat_and_the_pickle_holds_no_generator():
+    X, y = _data(300, 3)
+    a = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], random_state=3).fit(X, y)
+    b = clone(a).fit(X, y)
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+    blob = pickle.dumps(a)
+    assert b"Generator" not in blob and b"BitGenerator" not in blob
+
+
+@pytest.mark.parametrize("bad", [{"epsilon": 0.0}, {"epsilon": -1.0}, {"delta": 1.0},
+                                 {"delta": -0.1}, {"delta": "1e-6"}, {"data_norm": 0.0},
+                                 {"random_state": np.random.default_rng(0)}])
+def test_bad_parameters_are_refused_by_name(bad):
+    X, y = _data(100, 2)
+    with pytest.raises(dp.ParameterError, match=next(iter(bad))):
+        dp.PrivateClassifier(**{"classes": [0, 1], **bad}).fit(X, y)
+
+
+def test_a_dataframe_through_the_public_encoder():
+    rng = np.random.default_rng(5)
+    n = 400
+    df = pd.DataFrame({"age": rng.uniform(18, 90, n),
+                       "job": rng.choice(["a", "b", "c"], n),
+                       "smoker": rng.integers(0, 2, n)})
+    y = ((df["age"] > 50) ^ (df["job"] == "a")).astype(int).to_numpy()
+    schema = dp.PublicSchema({"age": dp.Numeric(18, 90), "job": dp.Categorical(["a", "b", "c"]),
+                              "smoker": dp.Binary()})
+    model = make_pipeline(dp.PublicEncoder(schema, row_norm="unit"),
+                          dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0))
+    model.fit(df, y)
+    assert model[-1].learner_ == LINEAR
+    assert 0.0 <= model.score(df, y) <= 1.0
+    with pytest.raises(dp.DataValidationError):
+        model.predict(df[["job", "age", "smoker"]])
+
+
+def test_one_warning_before_the_fit_when_every_candidate_is_predicted_weak():
+    """The candidates' public noise checks all fire at a tiny n·ε: one front-door warning."""
+    X, y = _data(60, 2, d=30)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dp.PrivateClassifier(epsilon=0.05, classes=[0, 1], random_state=0).fit(X, y)
+    mine = [str(w.message) for w in caught if "every learner it can choose" in str(w.message)]
+    assert len(mine) == 1
+    assert "Huber SVM" in mine[0] and "class centroids" in mine[0]
+    X, y = _data(3000, 2, d=5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert not any("every learner" in str(w.message) for w in caught)
