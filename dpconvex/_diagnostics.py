@@ -99,10 +99,17 @@ def collect_diagnostics() -> Iterator[Diagnostics]:
 
     Examples
     --------
-    >>> with collect_diagnostics() as diag:             # doctest: +SKIP
-    ...     clf.fit(X, y)
-    >>> diag[-1].residual                                # doctest: +SKIP
-    >>> diag.note("scaled down")                         # doctest: +SKIP
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression, collect_diagnostics
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> clf = PrivateLogisticRegression(classes=[0, 1], random_state=0)
+    >>> with collect_diagnostics() as diag:
+    ...     _ = clf.fit(X, y)
+    >>> len(diag), diag[-1].residual <= 1e-6  # one solve, to the release tolerance
+    (1, True)
+    >>> print(diag.note("scaled down"))  # a count of records: for the data holder only
+    PrivateLogisticRegression: 63 of 100 rows scaled down to data_norm=1 (norm above it)
     """
     found = Diagnostics()
     token = _DIAGNOSTICS.set((*_DIAGNOSTICS.get(), found))  # nested collectors all receive

@@ -28,7 +28,21 @@ from sklearn.exceptions import NotFittedError as _SkNotFittedError
 
 
 class DPConvexError(Exception):
-    """Base class of every exception raised by dpconvex."""
+    """Base class of every exception raised by dpconvex.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import DPConvexError
+    >>> X, y = np.eye(2), np.array([0, 1])
+    >>> try:
+    ...     PrivateLogisticRegression(epsilon=-1.0, classes=[0, 1]).fit(X, y)
+    ... except DPConvexError as exc:
+    ...     print(type(exc).__name__, "-", exc)
+    ParameterError - The 'epsilon' parameter of PrivateLogisticRegression must be a float in
+    (0, inf). Got -1.0 instead.
+    """
 
 
 class ParameterError(DPConvexError, ValueError):
@@ -36,6 +50,17 @@ class ParameterError(DPConvexError, ValueError):
 
     Raised in ``fit`` (scikit-learn convention), with a message of the form
     "The 'epsilon' parameter of X must be a float in (0, inf). Got -1 instead."
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import ParameterError
+    >>> try:
+    ...     PrivateLogisticRegression(epsilon="high", classes=[0, 1]).fit(np.eye(2), [0, 1])
+    ... except ParameterError as exc:
+    ...     print(exc)
+    The 'epsilon' parameter of PrivateLogisticRegression must be a float in (0, inf). Got 'high' instead.
     """
 
 
@@ -45,11 +70,34 @@ class DataValidationError(DPConvexError, ValueError):
     NaN or infinite values, wrong shapes, too few rows, a single class, too
     many classes, labels unseen during ``fit``, or rows above the public norm
     bound when clipping is disabled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import DataValidationError
+    >>> X = np.array([[0.5, np.nan], [0.1, 0.2]])
+    >>> try:
+    ...     PrivateLogisticRegression(classes=[0, 1]).fit(X, [0, 1])
+    ... except DataValidationError as exc:
+    ...     print(exc)
+    PrivateLogisticRegression: X contains NaN or infinite values. Impute or drop them before fitting (...).
     """
 
 
 class DataTypeError(DataValidationError, TypeError):
-    """The data has values that are not numbers (strings, dicts, ...) where numbers are needed."""
+    """The data has values that are not numbers (strings, dicts, ...) where numbers are needed.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import DataTypeError
+    >>> try:
+    ...     PrivateLogisticRegression(classes=[0, 1]).fit([["a", "b"], ["c", "d"]], [0, 1])
+    ... except DataTypeError as exc:
+    ...     print(exc)
+    PrivateLogisticRegression: X must be an array of numbers; it holds strings (dtype <U1), ...
+    """
 
 
 class PrivacyError(DPConvexError):
@@ -57,6 +105,21 @@ class PrivacyError(DPConvexError):
 
     The message names the condition (e.g. strong convexity, derivative bound)
     and the change that makes it hold.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLinearClassifier
+    >>> from dpconvex.errors import PrivacyError
+    >>> from dpconvex.objectives.losses import Logistic
+    >>> class Overclaimed(Logistic):  # declares a curvature bound the logistic loss does not have
+    ...     name = "overclaimed"
+    ...     curvature = 0.01
+    >>> try:
+    ...     PrivateLinearClassifier(loss=Overclaimed(), classes=[0, 1]).fit(np.eye(2), [0, 1])
+    ... except PrivacyError as exc:
+    ...     print(exc)
+    curvature bound: loss 'overclaimed' declares ℓ'' <= 0.01, but the numerical probe found 0.25. ...
     """
 
 
@@ -65,11 +128,42 @@ class SolverError(DPConvexError, RuntimeError):
 
     Objective perturbation is private only for the exact minimizer of the
     perturbed objective, so an inaccurate solve must not be released.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import SolverError
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> try:  # one iteration cannot reach the exact minimizer the proof needs
+    ...     PrivateLogisticRegression(classes=[0, 1], max_iter=1, random_state=0).fit(X, y)
+    ... except SolverError as exc:
+    ...     print(str(exc)[:58])
+    solver 'native' stopped with status inaccurate before ...
     """
 
 
 class BudgetError(DPConvexError):
-    """A fit would spend more privacy budget than an accountant has left."""
+    """A fit would spend more privacy budget than an accountant has left.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import BudgetAccountant, PrivateLogisticRegression
+    >>> from dpconvex.errors import BudgetError
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> ledger = BudgetAccountant(epsilon=1.0)
+    >>> clf = PrivateLogisticRegression(epsilon=2.0, classes=[0, 1], accountant=ledger)
+    >>> try:
+    ...     clf.fit(X, y)
+    ... except BudgetError as exc:
+    ...     print(str(exc)[:40])
+    Spending (epsilon=2, delta=0) would brin
+    >>> ledger.spent  # nothing was spent
+    (0.0, 0.0)
+    """
 
 
 class BudgetPickleError(BudgetError):
@@ -80,6 +174,18 @@ class BudgetPickleError(BudgetError):
     :class:`BudgetProcessError` when a copy is asked to spend. Deliberately not
     a :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries
     catch to fall back to another path.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.errors import BudgetPickleError
+    >>> copy = pickle.loads(pickle.dumps(BudgetAccountant(epsilon=1.0)))
+    >>> try:
+    ...     copy.spend(0.5)
+    ... except BudgetPickleError as exc:
+    ...     print(type(exc).__name__)
+    BudgetProcessError
     """
 
 
@@ -93,19 +199,76 @@ class BudgetProcessError(BudgetPickleError):
     the process that created the ledger, or give the workers
     ``accountant=None`` and record their guarantees in the ledger with
     ``spend``.
+
+    Examples
+    --------
+    A ledger copied into another process (here: pickled and loaded) refuses to spend:
+
+    >>> import pickle
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.errors import BudgetProcessError
+    >>> ledger = BudgetAccountant(epsilon=1.0)
+    >>> copy = pickle.loads(pickle.dumps(ledger))
+    >>> try:
+    ...     copy.spend(0.5)
+    ... except BudgetProcessError as exc:
+    ...     print(exc)
+    This BudgetAccountant is a copy (unpickled, ...) and cannot record a spend: ...
+    >>> ledger.spend(0.5)  # the ledger that was created here records it
+    >>> ledger.spent
+    (0.5, 0.0)
     """
 
 
 class DatasetError(DPConvexError, OSError):
-    """A dataset file is missing or malformed and cannot be fetched."""
+    """A dataset file is missing or malformed and cannot be fetched.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from dpconvex.datasets import load_adult
+    >>> from dpconvex.errors import DatasetError
+    >>> with tempfile.TemporaryDirectory() as empty:
+    ...     try:
+    ...         load_adult(data_home=empty, download=False)
+    ...     except DatasetError as exc:
+    ...         print(str(exc)[:46])
+    Dataset file 'adult.data' was not found in ...
+    """
 
 
 class NotFittedError(_SkNotFittedError, DPConvexError):
-    """The estimator is used before ``fit``."""
+    """The estimator is used before ``fit``.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import NotFittedError
+    >>> try:
+    ...     PrivateLogisticRegression().predict([[0.1, 0.2]])
+    ... except NotFittedError as exc:
+    ...     print(exc)
+    This PrivateLogisticRegression instance is not fitted yet. Call 'fit' with ...
+    """
 
 
 class PrivacyWarning(UserWarning):
-    """Something the user should know about the scope of a guarantee."""
+    """Something the user should know about the scope of a guarantee.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import PrivacyWarning
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(50, 20)); y = (X[:, 0] > 0).astype(int)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = PrivateLogisticRegression(epsilon=0.1, classes=[0, 1], random_state=0).fit(X, y)
+    >>> [w.category.__name__ for w in caught]  # the noise outweighs the data at epsilon = 0.1
+    ['PrivacyWarning']
+    """
 
 
 class PrivacyLeakWarning(PrivacyWarning):
@@ -118,4 +281,22 @@ class PrivacyLeakWarning(PrivacyWarning):
     The warning's text is the same whatever the data are; pass ``classes=[...]``
     (or y carrying its public label set, as the bundled loaders return it) so
     that nothing about the labels is read from the records.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.errors import PrivacyLeakWarning
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = PrivateLogisticRegression(random_state=0).fit(X, y)  # no classes=
+    >>> [w.category.__name__ for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    ['PrivacyLeakWarning']
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", PrivacyLeakWarning)
+    ...     PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(X, y).classes_.tolist()
+    [0, 1]
     """

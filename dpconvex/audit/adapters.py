@@ -191,6 +191,18 @@ class LinearERMMechanism(_TemplateAdapter):
     -----
     ``data`` is a tuple (X, y) with labels in {−1, +1}; no intercept column is
     added (append one to X yourself to audit an intercept).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.audit import LinearERMMechanism, audit, linear_erm_pair
+    >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
+    >>> mech = LinearERMMechanism("huber", epsilon=1.0, mechanism="output", lam=0.1)
+    >>> mech.sample((X, y), 4, np.random.default_rng(0)).shape
+    (4, 2)
+    >>> r = audit(mech, (X, y), (X_prime, y_prime), n_runs=200, random_state=0)
+    >>> r.epsilon_lower_bound <= 1.0
+    True
     """
 
     owner = "LinearERMMechanism"
@@ -308,6 +320,15 @@ class LargeMarginMechanism(_TemplateAdapter):
     noise_scale : float, default=1.0
         < 1 mis-calibrates deliberately (see :class:`LinearERMMechanism`).
     solver : str, default="native"
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.audit import LargeMarginMechanism, large_margin_pair
+    >>> X, y, X_prime, y_prime = large_margin_pair(8, 1, random_state=0)
+    >>> mech = LargeMarginMechanism(epsilon=1.0, lam=1.0)
+    >>> mech((X, y), np.random.default_rng(0)).shape  # C * K * (d + 1)**2 entries of Phi
+    (8,)
     """
 
     owner = "LargeMarginMechanism"
@@ -384,6 +405,17 @@ class NoisyGDMechanism:
         Unfitted, with the parameters to audit (its ``random_state`` is ignored).
     noise_scale : float, default=1.0
         < 1 mis-calibrates deliberately (the Gaussian std is multiplied by it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import NoisyGradientDescent
+    >>> from dpconvex.audit import NoisyGDMechanism, linear_erm_pair
+    >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
+    >>> mech = NoisyGDMechanism(NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=5, radius=2.0,
+    ...                                              accounting="rdp", classes=[-1, 1]))
+    >>> mech.sample((X, y), 3, np.random.default_rng(0)).shape  # [coef_, intercept_] per run
+    (3, 3)
     """
 
     def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
@@ -461,6 +493,14 @@ class ExponentialMechanism:
     sensitivity : float, default=1.0
         Δu declared in the template (a mis-calibrated mechanism declares half
         the true sensitivity).
+
+    Examples
+    --------
+    >>> from dpconvex.audit import ExponentialMechanism, audit, exponential_mechanism_pair
+    >>> u, u_prime = exponential_mechanism_pair(gap=2.0)
+    >>> r = audit(ExponentialMechanism(epsilon=1.0), u, u_prime, n_runs=400, random_state=0)
+    >>> r.epsilon_lower_bound <= 1.0
+    True
     """
 
     def __init__(self, *, epsilon: float, sensitivity: float = 1.0):
@@ -529,6 +569,16 @@ class EstimatorMechanism:
         clones and not used for the draws.
     output : callable, optional
         Fitted estimator -> array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex.audit import EstimatorMechanism, linear_erm_pair
+    >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
+    >>> mech = EstimatorMechanism(PrivateLogisticRegression(epsilon=1.0, lam=0.1, classes=[-1, 1]))
+    >>> mech((X, y), np.random.default_rng(0)).shape  # [coef_, intercept_] of one fit
+    (3,)
     """
 
     def __init__(self, estimator: Any, output: Callable[[Any], np.ndarray] | None = None):

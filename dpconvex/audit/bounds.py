@@ -110,6 +110,14 @@ def clopper_pearson_lower(k: Any, n: Any, alpha: float) -> np.ndarray:
     Returns p_lo with P[p < p_lo] <= ``alpha`` for every true p:
     ``Beta⁻¹(alpha; k, n − k + 1)``, and 0 when k = 0. Vectorized over k and n
     (integer counts 0 <= k <= n; ``alpha`` in (0, 1); else :class:`ParameterError`).
+
+    Examples
+    --------
+    >>> from dpconvex.audit import clopper_pearson_lower
+    >>> float(clopper_pearson_lower(5, 10, 0.025).round(3))  # 5 of 10 runs in the event
+    0.187
+    >>> clopper_pearson_lower([0, 10], 10, 0.05).round(3).tolist()
+    [0.0, 0.741]
     """
     k, n, alpha = _counts(k, n, alpha, "clopper_pearson_lower")
     return _cp_lower(k, n, alpha)
@@ -121,6 +129,14 @@ def clopper_pearson_upper(k: Any, n: Any, alpha: float) -> np.ndarray:
     Returns p_hi with P[p > p_hi] <= ``alpha`` for every true p:
     ``Beta⁻¹(1 − alpha; k + 1, n − k)``, and 1 when k = n. Vectorized (integer
     counts 0 <= k <= n; ``alpha`` in (0, 1); else :class:`ParameterError`).
+
+    Examples
+    --------
+    >>> from dpconvex.audit import clopper_pearson_upper
+    >>> float(clopper_pearson_upper(5, 10, 0.025).round(3))  # 5 of 10 runs in the event
+    0.813
+    >>> clopper_pearson_upper([0, 10], 10, 0.05).round(3).tolist()
+    [0.259, 1.0]
     """
     k, n, alpha = _counts(k, n, alpha, "clopper_pearson_upper")
     return _cp_upper(k, n, alpha)
@@ -202,6 +218,14 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
     References
     ----------
     [JUO20]_ §3, [CP34]_.
+
+    Examples
+    --------
+    >>> from dpconvex.audit import epsilon_from_counts
+    >>> round(epsilon_from_counts(900, 1000, 100, 1000), 2)
+    1.9
+    >>> epsilon_from_counts(500, 1000, 480, 1000)  # no evidence against epsilon = 0
+    0.0
     """
     owner = "epsilon_from_counts"
     alpha = 1.0 - check_confidence(confidence, owner)

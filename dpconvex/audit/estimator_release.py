@@ -70,6 +70,16 @@ class EstimatorReleaseMechanism:
         Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
         while the claimed (ε, δ) stays the library's: s < 1 is a deliberately
         MIS-CALIBRATED mechanism, to check that an audit has power.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.audit import EstimatorReleaseMechanism, large_margin_pair
+    >>> X, y, X_prime, y_prime = large_margin_pair(8, 2, random_state=0)
+    >>> mech = EstimatorReleaseMechanism(PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]))
+    >>> mech.sample((X, y), 3, np.random.default_rng(0)).shape  # theta of each run, flattened
+    (3, 6)
     """
 
     def __init__(self, estimator: Any, *, noise_scale: float = 1.0):

@@ -60,6 +60,15 @@ def linear_erm_pair(
     References
     ----------
     [NST+21]_ (worst-case adjacent data sets for auditing).
+
+    Examples
+    --------
+    >>> from dpconvex.audit import linear_erm_pair
+    >>> X, y, X_prime, y_prime = linear_erm_pair(5, 2, random_state=0)
+    >>> X[0].tolist(), int(y[0]), int(y_prime[0])  # record 0 at the norm bound, label flipped
+    ([1.0, 0.0], 1, -1)
+    >>> bool((X[1:] == X_prime[1:]).all() and (y[1:] == y_prime[1:]).all())
+    True
     """
     owner = "linear_erm_pair"
     n = check_int("n", n, owner, low=2)
@@ -114,6 +123,13 @@ def large_margin_pair(
     References
     ----------
     [NST+21]_.
+
+    Examples
+    --------
+    >>> from dpconvex.audit import large_margin_pair
+    >>> X, y, X_prime, y_prime = large_margin_pair(6, 3, n_classes=3, random_state=0)
+    >>> X.shape, bool((X == X_prime).all()), int((y != y_prime).sum())  # record 0 changes class
+    ((6, 3), True, 1)
     """
     owner = "large_margin_pair"
     n = check_int("n", n, owner, low=2)
@@ -159,6 +175,13 @@ def exponential_mechanism_pair(
     Returns
     -------
     u, u_prime : ndarray of shape (2,)
+
+    Examples
+    --------
+    >>> from dpconvex.audit import exponential_mechanism_pair
+    >>> u, u_prime = exponential_mechanism_pair(sensitivity=1.0, gap=2.0)
+    >>> u.tolist(), u_prime.tolist()  # each utility moves by the sensitivity
+    ([0.0, 2.0], [-1.0, 3.0])
     """
     owner = "exponential_mechanism_pair"
     s = check_float("sensitivity", sensitivity, owner)

@@ -84,6 +84,16 @@ class AuditResult:
         The share of α spent on each one-sided Clopper–Pearson bound.
     statistic : str
         Description of the statistic.
+
+    Examples
+    --------
+    >>> from dpconvex.audit import AuditResult, epsilon_lower_bound
+    >>> r = epsilon_lower_bound([0.0] * 50 + [1.0] * 50, [0.0] * 90 + [1.0] * 10,
+    ...                         statistic=None, threshold=0.5, direction="above:D")
+    >>> isinstance(r, AuditResult), r.counts, r.n_eval
+    (True, (50, 10), (100, 100))
+    >>> round(float(r), 2) == round(r.epsilon_lower_bound, 2) > 0
+    True
     """
 
     epsilon_lower_bound: float
@@ -170,6 +180,17 @@ def epsilon_lower_bound(
     References
     ----------
     [JUO20]_ §3 (Clopper–Pearson bounds on ε), [NST+21]_, [CP34]_.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.audit import epsilon_lower_bound
+    >>> rng = np.random.default_rng(0)
+    >>> out_D = 1.0 + rng.laplace(size=2000)   # a count with sensitivity 1, epsilon = 1
+    >>> out_Dp = rng.laplace(size=2000)
+    >>> r = epsilon_lower_bound(out_D, out_Dp, statistic=None)  # threshold chosen on held-out runs
+    >>> 0 <= r.epsilon_lower_bound <= 1.0, r.n_selection
+    (True, (1000, 1000))
     """
     owner = "epsilon_lower_bound"
     alpha = 1.0 - check_confidence(confidence, owner)
@@ -219,7 +240,18 @@ def epsilon_lower_bound(
 
 @runtime_checkable
 class BatchMechanism(Protocol):
-    """A mechanism that can also draw many runs at once (what the adapters provide)."""
+    """A mechanism that can also draw many runs at once (what the adapters provide).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.audit import BatchMechanism, ExponentialMechanism
+    >>> mech = ExponentialMechanism(epsilon=1.0)
+    >>> isinstance(mech, BatchMechanism)
+    True
+    >>> mech.sample(np.array([0.0, 2.0]), 5, np.random.default_rng(0)).shape
+    (5, 1)
+    """
 
     def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray: ...
 
@@ -320,6 +352,16 @@ def audit(
     ----------
     [JUO20]_ (Algorithm 2: run, threshold, Clopper–Pearson), [NST+21]_
     (worst-case pairs, held-out threshold), [CP34]_.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.audit import audit
+    >>> def laplace_count(data, rng):  # a sum with sensitivity 1 and Laplace noise of scale 1/epsilon
+    ...     return np.array([sum(data) + rng.laplace(scale=1.0)])
+    >>> r = audit(laplace_count, [0, 1, 1], [0, 1, 0], n_runs=1000, random_state=0)
+    >>> r.epsilon_lower_bound <= 1.0, r.confidence
+    (True, 0.95)
     """
     owner = "audit"
     n_runs = check_int("n_runs", n_runs, owner, low=2, high=MAX_RUNS,

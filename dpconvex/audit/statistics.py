@@ -194,6 +194,15 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
     References
     ----------
     [Mir12]_ §3-4 (the attack), §5 (the snapping mechanism, a fix).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.audit import float_consistency_statistic
+    >>> center = np.array([0.1, 0.2])
+    >>> s = float_consistency_statistic(center)
+    >>> s(center + np.array([0.3, 0.7]))  # fl(center + noise) passes the round trip
+    0.0
     """
     msg = ("The 'center' parameter of float_consistency_statistic must be an array of finite "
            "floats (the center c the adversary tests against).")

@@ -12,7 +12,16 @@ __all__ = ["as_design"]
 
 
 def as_design(X: Any) -> DesignOperator:
-    """Wrap rows as a design operator: an operator as is, SciPy sparse as CSR, else dense."""
+    """Wrap rows as a design operator: an operator as is, SciPy sparse as CSR, else dense.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from dpconvex.data import as_design
+    >>> type(as_design(np.ones((3, 2)))).__name__, type(as_design(sp.eye(3))).__name__
+    ('DenseRows', 'CSRRows')
+    """
     if isinstance(X, DesignOperator):
         return X
     if type(X).__module__.startswith("dask."):  # a dask.array: the rows stay on the workers

@@ -91,6 +91,13 @@ class DesignOperator(Protocol):
         Whether the products run on stored non-zeros only.
     matrix : ndarray or scipy.sparse.csr_array
         The stored rows, for a CVXPY form (CVXPY takes either).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data import DesignOperator, as_design
+    >>> isinstance(as_design(np.eye(2)), DesignOperator)
+    True
     """
 
     n: int
@@ -130,7 +137,20 @@ class DesignOperator(Protocol):
 
 
 class DenseRows:
-    """Rows held in a dense NumPy array (no copy if it is already float64)."""
+    """Rows held in a dense NumPy array (no copy if it is already float64).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data import DenseRows
+    >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
+    >>> ops.n, ops.p, ops.is_sparse
+    (2, 2, False)
+    >>> ops.row_norms().tolist()
+    [5.0, 1.0]
+    >>> ops.rmatvec(np.array([1.0, 1.0])).tolist()
+    [3.0, 5.0]
+    """
 
     is_sparse = False
 
@@ -188,6 +208,17 @@ class CSRRows:
     A : scipy.sparse matrix or array (any format)
         Converted to ``csr_array`` (CSC, COO, ... are converted without
         densifying; CSR float64 input with sorted indices is not copied).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from dpconvex.data import CSRRows
+    >>> ops = CSRRows(sp.random(4, 3, density=0.5, random_state=0))
+    >>> ops.n, ops.p, ops.is_sparse
+    (4, 3, True)
+    >>> ops.matvec(np.ones(3)).shape
+    (4,)
     """
 
     is_sparse = True
@@ -299,6 +330,14 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
     dense block holding exactly the stored entries of those rows (a row's norm,
     or its clipping, only needs them). Rows without entries are skipped. Memory
     per block is at most about ``max_entries`` entries (at least one row).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from dpconvex.data import row_blocks
+    >>> A = sp.csr_array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [4.0, 0.0, 5.0]])
+    >>> [(rows.tolist(), A.data[idx].tolist()) for rows, idx in row_blocks(A.indptr)]
+    [([1], [[3.0]]), ([0, 2], [[1.0, 2.0], [4.0, 5.0]])]
     """
     counts = np.diff(indptr)
     order = np.argsort(counts, kind="stable")

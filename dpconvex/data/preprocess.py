@@ -72,6 +72,14 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     Both paths use the overflow-safe dense :func:`clip_dense_rows`
     (the sparse path on blocks holding the stored entries of rows with equal
     numbers of non-zeros: a row's norm and its scaling only involve those).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data import clip_rows
+    >>> X_clipped, n_clipped = clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]]), bound=1.0)
+    >>> X_clipped.tolist(), n_clipped
+    ([[0.6, 0.8], [0.3, 0.4]], 1)
     """
     if not sp.issparse(X):
         return clip_dense_rows(X, bound)
@@ -95,6 +103,13 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
 
     The column is part of each record (regularized, inside the norm bound: the
     caller raises the bound to sqrt(q² + value²), docs/privacy.md §2.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data import add_intercept
+    >>> add_intercept(np.array([[0.6, 0.8]]), value=0.25).tolist()
+    [[0.6, 0.8, 0.25]]
     """
     if not sp.issparse(X):
         X = np.asarray(X, dtype=float)
@@ -128,6 +143,14 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
     argmin_c min_m zᵀΦ_{c,m}z unchanged and gives ||z|| <= 1 (the bound the
     privacy constants use; the papers' Lemma 1 takes ||zzᵀ||_F = ||x|| <= 1,
     which ignores the appended 1, see docs/privacy.md §4.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data import augment_and_scale
+    >>> z = augment_and_scale(np.array([[1.0, 0.0], [0.0, 0.5]]), data_norm=1.0)
+    >>> z.shape, np.linalg.norm(z, axis=1).round(3).tolist()
+    ((2, 3), [1.0, 0.79])
     """
     X = np.asarray(X, dtype=float)
     s = 1.0 / math.sqrt(data_norm * data_norm + 1.0)

@@ -109,6 +109,13 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
        Empirical Risk Minimization. JMLR 12, 2011, §3 (the bound ||x_i|| <= 1
        of Theorems 6 and 9) and §7 (rows scaled to norm <= 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data import normalize_rows
+    >>> normalize_rows(np.array([[3.0, 4.0], [0.0, 0.0]]), bound=2.0).tolist()
+    [[1.2, 1.6], [0.0, 0.0]]
     """
     q = check_float("bound", bound, "normalize_rows")
     if not isinstance(X, np.ndarray) and not sp.issparse(X) and hasattr(X, "map_blocks"):

@@ -113,6 +113,15 @@ class Numeric:
     log : bool, default=False
         Map by ``log1p(x - low) / log1p(high - low)`` instead of linearly (for
         heavy-tailed columns such as amounts and counts).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpconvex import Numeric, PublicEncoder, PublicSchema
+    >>> schema = PublicSchema({"age": Numeric(0, 100)})
+    >>> df = pd.DataFrame({"age": [25, 50, 150]})
+    >>> PublicEncoder(schema).fit(df).transform(df).ravel().tolist()  # 150 is clipped to 100
+    [0.25, 0.5, 1.0]
     """
 
     low: float
@@ -144,6 +153,17 @@ class Categorical:
         is not in the vocabulary, a missing value included; with False such a
         value gives an all-zero block. Values that are not strings are compared
         as ``str(value)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpconvex import Categorical, PublicEncoder, PublicSchema
+    >>> schema = PublicSchema({"plan": Categorical(("basic", "pro"))})
+    >>> schema.feature_names
+    ('plan=basic', 'plan=pro', 'plan=<other>')
+    >>> df = pd.DataFrame({"plan": ["pro", "gold"]})
+    >>> PublicEncoder(schema).fit(df).transform(df).tolist()  # "gold" is not in the vocabulary
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
 
     vocabulary: tuple[str, ...]
@@ -175,6 +195,15 @@ class Binary:
         The value that gives 1. With a str, values that are not strings are
         compared as ``str(value)``; with a number, the column must hold numbers.
         A missing value (NaN, None) is refused rather than read as 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpconvex import Binary, PublicEncoder, PublicSchema
+    >>> schema = PublicSchema({"smoker": Binary(positive="yes")})
+    >>> df = pd.DataFrame({"smoker": ["yes", "no", "yes"]})
+    >>> PublicEncoder(schema).fit(df).transform(df).ravel().tolist()
+    [1.0, 0.0, 1.0]
     """
 
     positive: Any = 1

@@ -197,6 +197,15 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
         If ``data_home`` is not None, a string or a path-like object.
     DatasetError
         If the default folder does not exist and cannot be created.
+
+    Examples
+    --------
+    >>> from dpconvex.datasets import get_data_home
+    >>> get_data_home("~/my_data").name
+    'my_data'
+    >>> from pathlib import Path
+    >>> isinstance(get_data_home(), Path)  # $DPCONVEX_DATA, else the defaults above
+    True
     """
     folders, save_to = data_search_path(data_home)
     found = next((f for f in folders if f.is_dir()), None)

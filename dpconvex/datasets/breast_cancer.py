@@ -135,6 +135,16 @@ def load_breast_cancer_wisconsin(
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
        Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7 (preprocessing
        to norm <= 1; here with public ranges instead of data maxima).
+
+    Examples
+    --------
+    Needs ``breast-cancer-wisconsin.data`` in the data folder
+    (:func:`get_data_home`), so the doctest run skips it:
+
+    >>> from dpconvex.datasets import load_breast_cancer_wisconsin  # doctest: +SKIP
+    >>> X, y = load_breast_cancer_wisconsin(download=False)  # doctest: +SKIP
+    >>> X.shape, y.classes.tolist(), int(y.sum())  # doctest: +SKIP
+    ((683, 9), [0, 1], 239)
     """
     owner = "load_breast_cancer_wisconsin"
     download = check_bool("download", download, owner)

@@ -100,6 +100,22 @@ def encode(
     -------
     ndarray of shape (n_records, schema.n_features), dtype float64
         Every row has Euclidean norm at most 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Categorical, Numeric, PublicSchema
+    >>> from dpconvex.datasets import encode
+    >>> from dpconvex.datasets.encoding import category_codes
+    >>> schema = PublicSchema({"age": Numeric(0, 100), "plan": Categorical(("basic", "pro"))})
+    >>> codes = category_codes(["pro", "gold"], ("basic", "pro"))
+    >>> codes.tolist()
+    [1, -1]
+    >>> X = encode(schema, {"age": np.array([30.0, 150.0])}, {"plan": codes})
+    >>> (X * schema.divisor).round(2).tolist()  # 150 clipped to 100; "gold" in the other slot
+    [[0.3, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0]]
+    >>> bool(np.linalg.norm(X, axis=1).max() <= 1.0)
+    True
     """
     owner = "encode"
     if not isinstance(schema, PublicSchema):
@@ -153,6 +169,15 @@ def encode_matrix(X: np.ndarray, schema: PublicSchema) -> np.ndarray:
     ------
     ParameterError
         If ``X`` is not 2-D with one column per schema column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PublicSchema
+    >>> from dpconvex.datasets import encode_matrix
+    >>> schema = PublicSchema.from_ranges([(0, 10), (0, 100)])
+    >>> encode_matrix(np.array([[5.0, 100.0], [20.0, 0.0]]), schema).round(4).tolist()
+    [[0.3536, 0.7071], [0.7071, 0.0]]
     """
     if not isinstance(schema, PublicSchema):
         raise ParameterError(f"The 'schema' parameter of encode_matrix must be a PublicSchema. Got "
@@ -186,5 +211,13 @@ def scale_by_public_ranges(X: np.ndarray, ranges: Sequence[tuple[float, float]])
     ------
     ParameterError
         If ``X`` does not have ``len(ranges)`` columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.datasets import scale_by_public_ranges
+    >>> Z = scale_by_public_ranges(np.array([[0.0, 50.0], [10.0, 200.0]]), [(0, 10), (0, 100)])
+    >>> Z.round(4).tolist()  # (x - lo)/(hi - lo) - 1/2, clipped, over sqrt(2)/2
+    [[-0.7071, 0.0], [0.7071, 0.7071]]
     """
     return encode_matrix(X, PublicSchema.from_ranges(ranges, centered=True))

@@ -49,6 +49,16 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
        covered by a privacy guarantee; it stands in for ranges a data owner knows
        before seeing the data (as the digits format range is). Never take ranges
        from your own private data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.datasets import load_sklearn
+    >>> X, y = load_sklearn("wine")
+    >>> X.shape, y.classes.tolist()
+    ((178, 13), [0, 1, 2])
+    >>> bool(np.linalg.norm(X, axis=1).max() <= 1.0)
+    True
     """
     from sklearn import datasets as skd
 

@@ -193,6 +193,19 @@ def load_adult(
        Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7. CMS scale
        columns by their maxima in the data; here public ranges are used
        instead (see :mod:`dpconvex.datasets`).
+
+    Examples
+    --------
+    Needs ``adult.data`` and ``adult.test`` in the data folder
+    (:func:`get_data_home`), so the doctest run skips it:
+
+    >>> from dpconvex.datasets import load_adult  # doctest: +SKIP
+    >>> X, y = load_adult(download=False)  # doctest: +SKIP
+    >>> X.shape, y.classes.tolist()  # doctest: +SKIP
+    ((30162, 104), [0, 1])
+    >>> X_test, y_test = load_adult("test", download=False, drop=("native-country",))  # doctest: +SKIP
+    >>> X_test.shape  # doctest: +SKIP
+    (15060, 63)
     """
     owner = "load_adult"
     options = ("train", "test", "all")
@@ -486,13 +499,14 @@ def load_kddcup99(
 
     Examples
     --------
-    With ``kddcup.data_10_percent.gz`` in the data folder:
+    Needs ``kddcup.data_10_percent.gz`` in the data folder (:func:`get_data_home`),
+    so the doctest run skips it:
 
-    >>> from dpconvex.datasets import load_kddcup99
-    >>> X_test, y_test = load_kddcup99(subset="test", download=False)
-    >>> X_test.shape, y_test.classes.tolist()
+    >>> from dpconvex.datasets import load_kddcup99  # doctest: +SKIP
+    >>> X_test, y_test = load_kddcup99(subset="test", download=False)  # doctest: +SKIP
+    >>> X_test.shape, y_test.classes.tolist()  # doctest: +SKIP
     ((98805, 122), [0, 1])
-    >>> float(y_test.mean().round(2))  # attack share, as in the whole file
+    >>> float(y_test.mean().round(2))  # attack share, as in the whole file  # doctest: +SKIP
     0.8
 
     ``load_kddcup99(subset="train")`` gives the other 395,216 rows.

@@ -151,6 +151,19 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     >>> clf = make_pipeline(rff, PrivateLogisticRegression(epsilon=1.0,
     ...                     data_norm=rff.data_norm))
 
+    Fitted on a circle-shaped problem (the map draws from the shape of X only):
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(1000, 2))
+    >>> y = (np.linalg.norm(X, axis=1) > 1.2).astype(int)
+    >>> rff = RandomFourierFeatures(n_components=20, gamma=0.5, random_state=0)
+    >>> clf = make_pipeline(rff, PrivateLogisticRegression(epsilon=1.0, classes=[0, 1],
+    ...                     data_norm=rff.data_norm, random_state=0)).fit(X, y)
+    >>> Z = rff.transform(X)
+    >>> Z.shape, bool(np.linalg.norm(Z, axis=1).max() <= 1.0)
+    ((1000, 20), True)
+
     References
     ----------
     [CMS]_ Alg. 3 and Theorem 22; [RR07]_.

@@ -348,6 +348,21 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     certificate_ : Certificate
         Public facts only (DESIGN.md §4): the solve's residual, objective value and
         iterations are never stored; see :func:`dpconvex.collect_diagnostics`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> clf = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    >>> clf.coef_.shape, clf.intercept_.shape
+    ((1, 3), (1,))
+    >>> clf.certificate_.epsilon <= 1.0
+    True
+    >>> clf.predict(X[:5]).shape
+    (5,)
     """
 
     def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", mechanism: str = "auto",
@@ -395,6 +410,19 @@ random_state, optimality_tol, max_iter, accountant
         As in :class:`PrivateLogisticRegression`: the noise check reads public
         quantities only, not the data's signal, so compare the model with the
         majority class on held-out rows even without the warning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateHuberSVM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, "spam", "ham")
+    >>> clf = PrivateHuberSVM(epsilon=1.0, h=0.5, classes=["ham", "spam"], random_state=0).fit(X, y)
+    >>> clf.classes_.tolist()
+    ['ham', 'spam']
+    >>> clf.certificate_.epsilon <= 1.0
+    True
     """
 
     def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", h: float = 0.5,
@@ -453,6 +481,20 @@ random_state, optimality_tol, max_iter, accountant
         As in :class:`PrivateLogisticRegression`: the noise check reads public
         quantities only, not the data's signal, so compare the model with the
         majority class on held-out rows even without the warning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> from dpconvex import PrivateLinearClassifier
+    >>> clf = PrivateLinearClassifier(loss="smooth_hinge", epsilon=1.0, classes=[0, 1],
+    ...                               random_state=0).fit(X, y)
+    >>> clf.coef_.shape
+    (1, 3)
+    >>> clf.certificate_.epsilon <= 1.0
+    True
     """
 
     def __init__(self, *, loss: Any = "logistic", epsilon: float = 1.0, lam: float | str = "auto",

@@ -222,6 +222,20 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     References
     ----------
     [ACG+16]_, [Mir17]_, [BST14]_; CMS JMLR 2011 for the ERM setting.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> from dpconvex import NoisyGradientDescent
+    >>> clf = NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=50, accounting="rdp",
+    ...                            classes=[0, 1], random_state=0).fit(X, y)
+    >>> clf.steps_, clf.certificate_.delta
+    (50, 1e-05)
+    >>> bool(clf.noise_multiplier_ > 0), clf.coef_.shape
+    (True, (1, 3))
     """
 
     def __init__(self, *, loss: str | Loss = "logistic", epsilon: float,

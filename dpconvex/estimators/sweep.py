@@ -51,6 +51,20 @@ class EpsilonSweep:
         Wall-clock time of the whole sweep.
     templates_built : int
         How many times a template was built (1 when it was reused throughout).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> from dpconvex import EpsilonSweep, PrivateLogisticRegression, epsilon_sweep
+    >>> sweep = epsilon_sweep(PrivateLogisticRegression(lam=0.1, classes=[0, 1]), X, y,
+    ...                       epsilons=[0.5, 1.0], random_state=0)
+    >>> isinstance(sweep, EpsilonSweep), sweep.templates_built  # a fixed lam: one template
+    (True, 1)
+    >>> [fits[0].coef_.shape for fits in sweep.estimators]
+    [(1, 3), (1, 3)]
     """
 
     epsilons: tuple[float, ...]
@@ -125,6 +139,20 @@ def epsilon_sweep(
     charges ``estimator.accountant``, if any; the sweep stops at
     the first fit the budget does not allow (:class:`~dpconvex.BudgetError`).
     The composition over the whole sweep is the sum of the fits' ε.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> from dpconvex import PrivateLogisticRegression, epsilon_sweep
+    >>> sweep = epsilon_sweep(PrivateLogisticRegression(classes=[0, 1]), X, y,
+    ...                       epsilons=[0.5, 1.0], runs=2, random_state=0)
+    >>> sweep.epsilons, len(sweep.estimators), len(sweep.estimators[0])
+    ((0.5, 1.0), 2, 2)
+    >>> [fits[0].certificate_.epsilon <= eps for eps, fits in zip(sweep.epsilons, sweep.estimators)]
+    [True, True]
     """
     eps_grid = _check_epsilons(epsilons)
     runs = check_int("runs", runs, "epsilon_sweep", high=MAX_FITS // len(eps_grid),

@@ -40,6 +40,16 @@ class Loss:
     Subclasses set ``name``, ``deriv_bound``, ``curvature`` and implement
     ``value``, ``deriv``, ``deriv2`` and (if it has one) ``cvxpy_expr``.
     ``kinks`` lists margins where ℓ'' jumps (the probe samples around them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Loss, get_loss
+    >>> loss = get_loss("logistic")
+    >>> isinstance(loss, Loss), loss.deriv_bound, loss.curvature
+    (True, 1.0, 0.25)
+    >>> loss.value(np.array([0.0])).round(4)
+    array([0.6931])
     """
 
     name: ClassVar[str] = "loss"
@@ -79,7 +89,18 @@ class Loss:
 
 
 class Logistic(Loss):
-    """ℓ(m) = log(1 + exp(-m)); |ℓ'| < 1, ℓ'' <= 1/4 ([CMS]_ §3.4.1)."""
+    """ℓ(m) = log(1 + exp(-m)); |ℓ'| < 1, ℓ'' <= 1/4 ([CMS]_ §3.4.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> loss = Logistic()
+    >>> loss.name, loss.deriv_bound, loss.curvature
+    ('logistic', 1.0, 0.25)
+    >>> loss.deriv(np.array([0.0]))
+    array([-0.5])
+    """
 
     name = "logistic"
     deriv_bound = 1.0
@@ -132,6 +153,16 @@ class HuberHinge(_SmoothedHinge):
     ℓ(m) = 0 for m > 1 + h; (1 + h - m)^2 / (4h) for |1 - m| <= h; 1 - m for
     m < 1 - h. |ℓ'| <= 1 and ℓ'' <= 1/(2h) (ℓ is C^1 with a piecewise-constant
     second derivative).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import HuberHinge
+    >>> loss = HuberHinge(h=0.5)
+    >>> loss.curvature, loss.kinks
+    (1.0, (0.5, 1.5))
+    >>> loss.value(np.array([-1.0, 1.0, 2.0]))
+    array([2.   , 0.125, 0.   ])
     """
 
     name = "huber"
@@ -171,6 +202,16 @@ class SmoothHinge(_SmoothedHinge):
 
     No exact DCP form is available (the quartic piece), so only the native
     solver accepts it (``has_cvxpy = False``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import SmoothHinge
+    >>> loss = SmoothHinge(h=0.5)
+    >>> loss.deriv_bound, loss.curvature
+    (1.0, 1.5)
+    >>> float(loss.value(np.array([2.0]))[0])
+    0.0
     """
 
     name = "smooth_hinge"
@@ -208,7 +249,17 @@ LOSSES: dict[str, type[Loss]] = {
 
 
 def get_loss(name: str | Loss, **params: Any) -> Loss:
-    """Instantiate a registered loss by name (or pass an instance through)."""
+    """Instantiate a registered loss by name (or pass an instance through).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import HuberHinge, get_loss
+    >>> get_loss("huber", h=0.1)
+    HuberHinge(h=0.1)
+    >>> loss = HuberHinge()
+    >>> get_loss(loss) is loss
+    True
+    """
     if isinstance(name, Loss):
         return name
     if name not in LOSSES:

@@ -33,7 +33,15 @@ __all__ = ["L2", "REGULARIZERS", "Frobenius", "Regularizer"]
 
 
 class Regularizer:
-    """Base class. ``strong_convexity`` is the modulus μ of the term (in ||.||_2 / ||.||_F)."""
+    """Base class. ``strong_convexity`` is the modulus μ of the term (in ||.||_2 / ||.||_F).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import L2, Regularizer
+    >>> reg = L2(0.1)
+    >>> isinstance(reg, Regularizer), reg.strong_convexity
+    (True, 0.1)
+    """
 
     name: ClassVar[str] = "regularizer"
     strong_convexity: float = 0.0
@@ -53,7 +61,16 @@ class Regularizer:
 
 
 class L2(Regularizer):
-    """(lam / 2) ||w||^2, lam-strongly convex (μ = lam)."""
+    """(lam / 2) ||w||^2, lam-strongly convex (μ = lam).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import L2
+    >>> reg = L2(0.5)
+    >>> reg.value(np.array([1.0, 1.0])), reg.grad(np.array([1.0, 1.0])), reg.strong_convexity
+    (0.5, array([0.5, 0.5]), 0.5)
+    """
 
     name = "l2"
 
@@ -85,6 +102,16 @@ class Frobenius(Regularizer):
 
     [PR12]_ eq. 11 writes λ Σ ||Φ||²_F; here λ = ``weight`` = lam / 2, so that
     ``lam`` means the strong-convexity modulus in every dpconvex estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Frobenius
+    >>> reg = Frobenius(0.5)
+    >>> reg.weight, reg.strong_convexity
+    (0.25, 0.5)
+    >>> reg.value(np.ones((2, 2, 2)))
+    2.0
     """
 
     name = "frobenius"

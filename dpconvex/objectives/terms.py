@@ -45,6 +45,18 @@ class MatrixTerm:
         ``value_fn`` by the verifier; the objective-perturbation proof needs R
         differentiable (a nonsmooth term such as a nuclear norm breaks the
         bijection between noise and minimizer).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from dpconvex.objectives import MatrixTerm
+    >>> term = MatrixTerm("sum of squares",
+    ...                   cvxpy_fn=lambda Phi: sum(cp.sum_squares(P) for row in Phi for P in row),
+    ...                   value_fn=lambda theta: float(np.sum(theta ** 2)),
+    ...                   grad_fn=lambda theta: 2.0 * theta)
+    >>> term.name, term.value_fn(np.ones((1, 1, 2, 2)))
+    ('sum of squares', 4.0)
     """
 
     name: str
@@ -57,6 +69,16 @@ def psi_frobenius(weight: float, d: int) -> MatrixTerm:
     """weight · Σ_{c,m} ||Ψ_{c,m}||²_F (extra shrinkage of the d × d precision block).
 
     An example :class:`MatrixTerm`: convex, smooth, data-independent.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import psi_frobenius
+    >>> term = psi_frobenius(0.1, d=2)
+    >>> term.name
+    'psi_frobenius(0.1)'
+    >>> round(term.value_fn(np.ones((2, 1, 3, 3))), 4)
+    0.8
     """
     weight = check_float("weight", weight, "psi_frobenius", low_inclusive=True)
 
@@ -80,6 +102,13 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
     Probe points are public and data-independent (PSD blocks of shape
     ``shape`` = (C, K, D, D), seeded); raises :class:`PrivacyError` when the
     gradient has the wrong shape or disagrees (relative error > 1e-4).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import probe_term, psi_frobenius
+    >>> cond = probe_term(psi_frobenius(0.1, d=2), shape=(2, 1, 3, 3))
+    >>> cond.holds, cond.how
+    (True, 'numerical probe')
     """
     rng = np.random.default_rng(12345)  # public, data-independent probe points
     D = shape[-1]

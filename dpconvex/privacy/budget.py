@@ -29,6 +29,15 @@ class Budget:
         ε > 0; ``math.inf`` only for the explicit non-private baseline.
     delta : float, default=0.0
         δ in [0, 1); 0 is pure ε-DP.
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> b = Budget(1.0, 1e-6)
+    >>> b.epsilon, b.delta, b.private
+    (1.0, 1e-06, True)
+    >>> Budget.unlimited().private
+    False
     """
 
     epsilon: float
@@ -62,6 +71,15 @@ def remaining(total: float, spent: float) -> float:
     -------
     float
         ``total - spent``, rounded down by ulps until the sum is not above ``total``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import remaining
+    >>> x = remaining(1.0, 0.7)
+    >>> 0.7 + x <= 1.0
+    True
+    >>> round(x, 12)
+    0.3
     """
     x = total - spent
     while x > 0 and spent + x > total:
@@ -85,6 +103,16 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     Returns
     -------
     tuple of Budget
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.privacy.budget import split_budget
+    >>> parts = split_budget(Budget(1.0, 1e-6), [0.25, 0.75])
+    >>> [round(p.epsilon, 12) for p in parts]
+    [0.25, 0.75]
+    >>> sum(p.epsilon for p in parts) <= 1.0
+    True
     """
     fr = [float(f) for f in fractions]
     if not fr or any(not (f > 0) for f in fr) or abs(sum(fr) - 1.0) > 1e-9:
@@ -105,7 +133,17 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
 
 
 def split_even(total: float, k: int) -> float:
-    """The largest per-part ε with ``k * part <= total`` in floating point (k equal parts)."""
+    """The largest per-part ε with ``k * part <= total`` in floating point (k equal parts).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import split_even
+    >>> part = split_even(1.0, 3)
+    >>> 3 * part <= 1.0
+    True
+    >>> round(part, 6)
+    0.333333
+    """
     part = total / k
     while k * part > total:
         part = math.nextafter(part, 0.0)

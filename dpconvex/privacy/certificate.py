@@ -29,6 +29,13 @@ class Condition:
         ``"assumption"``.
     detail : str
         The value or reasoning, readable.
+
+    Examples
+    --------
+    >>> from dpconvex import Condition
+    >>> c = Condition("strong convexity", True, "declared", "mu = 0.1")
+    >>> c.holds, c.how
+    (True, 'declared')
     """
 
     name: str
@@ -65,6 +72,21 @@ class Certificate:
         Solver name, status and optimality residual of the released solve.
     parts : list of Certificate
         Sub-mechanisms composed into this one (budget splits).
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate, Condition
+    >>> cert = Certificate("objective perturbation (CMS Alg. 2)", epsilon_requested=1.0, epsilon=1.0,
+    ...                    conditions=[Condition("strong convexity", True, "declared", "mu = 0.1")])
+    >>> cert.all_hold
+    True
+    >>> print(cert)
+    Privacy certificate: objective perturbation (CMS Alg. 2)
+      guarantee: (1, 0)-differential privacy (requested epsilon = 1)
+      conditions:
+        [ok  ] strong convexity (declared): mu = 0.1
+    >>> cert.to_dict()["epsilon"]
+    1.0
     """
 
     mechanism: str
@@ -216,6 +238,16 @@ def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_
     Returns
     -------
     Certificate
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.privacy.certificate import compose_sequential
+    >>> a = Certificate("histogram", epsilon_requested=0.25, epsilon=0.25)
+    >>> b = Certificate("model", epsilon_requested=0.75, epsilon=0.75, delta=1e-6)
+    >>> total = compose_sequential([a, b], mechanism="histogram, then model", epsilon_requested=1.0)
+    >>> total.epsilon, total.delta, len(total.parts)
+    (1.0, 1e-06, 2)
     """
     return _compose("sequential", parts, mechanism=mechanism,
                     epsilon_requested=epsilon_requested, delta_requested=delta_requested,
@@ -233,6 +265,15 @@ def compose_parallel(parts: Sequence[Certificate], *, mechanism: str, epsilon_re
 
     ε and δ are the maxima over the parts (McSherry 2009, Thm. 4; replace-one
     adjacency touches one part). Parameters as :func:`compose_sequential`.
+
+    Examples
+    --------
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.privacy.certificate import compose_parallel
+    >>> parts = [Certificate("model", epsilon_requested=1.0, epsilon=1.0) for _ in range(3)]
+    >>> total = compose_parallel(parts, mechanism="one model per disjoint part", epsilon_requested=1.0)
+    >>> total.epsilon, len(total.parts)
+    (1.0, 3)
     """
     return _compose("parallel", parts, mechanism=mechanism,
                     epsilon_requested=epsilon_requested, delta_requested=delta_requested,

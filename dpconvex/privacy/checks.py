@@ -22,7 +22,17 @@ PROBE_RTOL = 1e-6
 
 
 def check_dcp_convex(expr: cp.Expression, what: str) -> Condition:
-    """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError if not convex."""
+    """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError if not convex.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.privacy.checks import check_dcp_convex
+    >>> w = cp.Variable(3)
+    >>> c = check_dcp_convex(cp.sum_squares(w) + cp.norm1(w), "the objective")
+    >>> c.holds, c.how
+    (True, 'CVXPY DCP analysis')
+    """
     if not expr.is_convex():
         raise PrivacyError(
             f"convexity: {what} is not convex under CVXPY's DCP rules, so the "
@@ -53,6 +63,16 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
     ------
     PrivacyError
         Naming the violated bound, where, and how to fix it.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import HuberHinge
+    >>> from dpconvex.privacy.checks import probe_loss
+    >>> conds = probe_loss(HuberHinge(h=0.5), need_curvature=True)
+    >>> [c.name for c in conds]
+    ['loss convexity', "|ℓ'| bound", "ℓ'' bound (c)"]
+    >>> all(c.holds for c in conds)
+    True
     """
     conds: list[Condition] = []
     m = _probe_grid(loss.kinks)

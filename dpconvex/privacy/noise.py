@@ -70,6 +70,12 @@ def symmetric_dimension(shape: Sequence[int]) -> int:
     """Dimension of the space of arrays of ``shape`` symmetric in the last two axes.
 
     ``shape = (..., k, k)`` gives ``prod(...) * k (k + 1) / 2``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import symmetric_dimension
+    >>> symmetric_dimension((2, 3, 3))
+    12
     """
     shape = _check_shape(shape)
     if len(shape) < 2 or shape[-1] != shape[-2]:
@@ -132,6 +138,17 @@ def norm_gamma(
     Returns
     -------
     numpy.ndarray of float64, of the given shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import norm_gamma
+    >>> b = norm_gamma(5, beta=2.0, random_state=0)
+    >>> b.shape
+    (5,)
+    >>> s = norm_gamma((3, 3), beta=2.0, random_state=0, symmetric=True)
+    >>> bool(np.allclose(s, s.T))
+    True
     """
     shape = _check_shape(shape)
     beta = _check_scale("beta", beta)
@@ -152,7 +169,15 @@ def norm_gamma(
 def gaussian(
     shape: int | Sequence[int], sigma: float, random_state: RandomStateLike = None
 ) -> np.ndarray:
-    """I.i.d. N(0, sigma^2) noise (the Gaussian mechanism)."""
+    """I.i.d. N(0, sigma^2) noise (the Gaussian mechanism).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import gaussian
+    >>> b = gaussian((2, 3), sigma=0.5, random_state=0)
+    >>> b.shape
+    (2, 3)
+    """
     shape = _check_shape(shape)
     sigma = _check_scale("sigma", sigma)
     return check_random_state(random_state).normal(0.0, sigma, size=shape)
@@ -161,7 +186,14 @@ def gaussian(
 def laplace(
     shape: int | Sequence[int], scale: float, random_state: RandomStateLike = None
 ) -> np.ndarray:
-    """I.i.d. Laplace(0, scale) noise (the Laplace mechanism, scale = sensitivity / epsilon)."""
+    """I.i.d. Laplace(0, scale) noise (the Laplace mechanism, scale = sensitivity / epsilon).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import laplace
+    >>> laplace(4, scale=1.0, random_state=0).shape
+    (4,)
+    """
     shape = _check_shape(shape)
     scale = _check_scale("scale", scale)
     return check_random_state(random_state).laplace(0.0, scale, size=shape)
@@ -181,6 +213,12 @@ def exponential_mechanism(
     Returns
     -------
     int, the selected index.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import exponential_mechanism
+    >>> exponential_mechanism([0.0, 0.0, 100.0], epsilon=1.0, random_state=0)
+    2
     """
     u = np.asarray(utilities, dtype=float)
     if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
@@ -196,7 +234,15 @@ def exponential_mechanism(
 
 
 def snap_grid(noise_scale: float) -> float:
-    """The public grid step for :func:`snap`: the power of two <= noise_scale · 2^-SNAP_BITS."""
+    """The public grid step for :func:`snap`: the power of two <= noise_scale · 2^-SNAP_BITS.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import snap_grid
+    >>> g = snap_grid(0.5)
+    >>> g <= 0.5, float.hex(g)
+    (True, '0x1.0000000000000p-21')
+    """
     noise_scale = _check_scale("noise_scale", noise_scale)
     return math.ldexp(1.0, math.floor(math.log2(noise_scale)) - SNAP_BITS)
 
@@ -243,6 +289,14 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     ----------
     I. Mironov. On Significance of the Least Significant Bits for Differential
     Privacy. CCS 2012, §5 (the snapping mechanism).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import snap, snap_grid
+    >>> x = snap(np.array([0.123456789, -1.0]), noise_scale=0.5)
+    >>> bool(np.all(np.round(x / snap_grid(0.5)) == x / snap_grid(0.5)))
+    True
     """
     s = check_float("noise_scale", noise_scale, "dpconvex.privacy.noise.snap", magnitude=False)
     if not SNAP_SCALE_MIN <= s < SNAP_SCALE_MAX:

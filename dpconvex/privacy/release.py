@@ -53,6 +53,20 @@ class Release:
         The solve behind the release. NOT PRIVATE: for the data holder while
         developing; never store it on a released model (estimators reach it only
         through :func:`collect_diagnostics`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> rel = release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), "objective", Budget(1.0), rng=0)
+    >>> rel.theta.shape, rel.certificate.all_hold, rel.calibration.mechanism
+    ((3,), True, 'objective')
     """
 
     theta: np.ndarray | None
@@ -109,6 +123,26 @@ def release(template: Any, mechanism: Mechanism | str, budget: Budget,
         A condition of the proof fails.
     SolverError
         The solve failed or missed its tolerance, or produced non-finite values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> rel = release(template, "objective", Budget(1.0), rng=0)
+    >>> rel.theta.shape
+    (3,)
+    >>> rel.certificate.epsilon, rel.certificate.all_hold
+    (1.0, True)
+    >>> dry = release(template, "objective", Budget(1.0), dry_run=True)
+    >>> dry.theta is None
+    True
     """
     mech = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
     mech.check_template(template)

@@ -112,6 +112,22 @@ def verify(template: Any, *, epsilon: float, mechanism: str, delta: float = 0.0,
         an (ε, δ) one (the mechanism's budget check names the alternative).
     PrivacyError
         When a condition of the proof fails (nothing may be released).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.verify import verify
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> cert, cal = verify(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), epsilon=1.0, mechanism="objective")
+    >>> cert.all_hold, cert.epsilon
+    (True, 1.0)
+    >>> round(cal.noise_rate, 4)
+    0.4697
     """
     mech = _mechanism(template, mechanism, optimality_tol, amp_fraction)
     if not mech.private:

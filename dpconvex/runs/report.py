@@ -42,7 +42,18 @@ MAJORITY = "majority class"
 
 @dataclass
 class ProblemResult:
-    """Errors per method and ε (ε = inf for non-private methods), with the band checks."""
+    """Errors per method and ε (ε = inf for non-private methods), with the band checks.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemResult, load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> result = ProblemResult(problem, quick=True, runs=1, errors={"LM-Gaussian": {1.0: [0.2]}})
+    >>> result.problem.name, result.runs
+    ('wine_large_margin', 1)
+    >>> sorted(result.errors["LM-Gaussian"])
+    [1.0]
+    """
 
     problem: Problem
     quick: bool
@@ -82,7 +93,26 @@ PLOT_PNG = "error_vs_epsilon.png"
 
 
 class OutputError(DPConvexError, OSError):
-    """The output folder cannot be created or written; the message says what to change."""
+    """The output folder cannot be created or written; the message says what to change.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from dpconvex import DPConvexError
+    >>> from dpconvex.runs import OutputError, check_output_dir
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> blocker = pathlib.Path(tmp.name) / "a_file"
+    >>> _ = blocker.write_text("")
+    >>> try:
+    ...     check_output_dir(blocker / "results")
+    ... except OutputError:
+    ...     print("cannot write there")
+    ...
+    cannot write there
+    >>> issubclass(OutputError, DPConvexError)
+    True
+    >>> tmp.cleanup()
+    """
 
 
 # ----------------------------------------------------------------------------- table and JSON
@@ -96,6 +126,18 @@ def format_table(result: ProblemResult) -> str:
     Columns: one per ε (or training-set size), ``non-private`` (error-vs-ε
     problems) and ``majority class``, the trivial baseline: the error of
     predicting the most frequent training label, on the same test rows.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemResult, load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> result = ProblemResult(problem, quick=True, runs=1, errors={"LM-Gaussian": {1.0: [0.2]}})
+    >>> from dpconvex.runs import format_table
+    >>> print(format_table(result))
+    wine_large_margin: test error, mean ± std over 1 runs (quick)
+    | method | ε=1 | non-private |
+    |---|---|---|
+    | LM-Gaussian | 0.2000 ± 0.0000 |  |
     """
     curve = result.problem.x_axis == "train_size"
     xs = sorted({e for d in result.errors.values() for e in d if math.isfinite(e)})
@@ -135,6 +177,16 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
 
     The keys of the first format are kept unchanged; ``baselines`` (trivial
     errors per run, ``{"majority class": {mean, std, errors}}``) was added.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemResult, load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> result = ProblemResult(problem, quick=True, runs=1, errors={"LM-Gaussian": {1.0: [0.2]}})
+    >>> from dpconvex.runs import result_to_dict
+    >>> d = result_to_dict(result)
+    >>> d["problem"], d["quick"], d["runs"]
+    ('wine_large_margin', True, 1)
     """
     return {
         "problem": result.problem.name,
@@ -225,6 +277,19 @@ def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
     Returns
     -------
     Path
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemResult, load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> result = ProblemResult(problem, quick=True, runs=1, errors={"LM-Gaussian": {1.0: [0.2]}})
+    >>> import pathlib, tempfile
+    >>> from dpconvex.runs import plot_result
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> png = plot_result(result, pathlib.Path(tmp.name) / "errors.png")
+    >>> png.name, png.stat().st_size > 0
+    ('errors.png', True)
+    >>> tmp.cleanup()
     """
     out = Path(path)
     _save_png(result, out)
@@ -251,6 +316,18 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     ------
     OutputError
         The path is a file, a parent is a file, or the folder is not writable.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from dpconvex.runs import check_output_dir
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> out = pathlib.Path(tmp.name) / "results" / "wine"
+    >>> check_output_dir(out) == out
+    True
+    >>> out.parent.exists()   # nothing was written
+    False
+    >>> tmp.cleanup()
     """
     try:
         out = Path(out_dir)
@@ -317,6 +394,19 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
     ------
     OutputError
         The folder cannot be created or a file cannot be written (e.g. a full disk).
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemResult, load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> result = ProblemResult(problem, quick=True, runs=1, errors={"LM-Gaussian": {1.0: [0.2]}})
+    >>> import pathlib, tempfile
+    >>> from dpconvex.runs import write_outputs
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> json_path, png_path = write_outputs(result, pathlib.Path(tmp.name) / "wine")
+    >>> json_path.name, png_path.name
+    ('results.json', 'error_vs_epsilon.png')
+    >>> tmp.cleanup()
     """
     out = Path(out_dir)
     js, png = out / RESULTS_JSON, out / PLOT_PNG

@@ -27,6 +27,12 @@ def majority_error(y_train: Any, y_test: Any) -> float:
     """Test error of predicting the most frequent training label for every row.
 
     Ties go to the smallest label, so the baseline is deterministic.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import majority_error
+    >>> majority_error([0, 0, 1], [0, 1, 1, 1])
+    0.75
     """
     labels, counts = np.unique(np.asarray(y_train), return_counts=True)
     majority = labels[int(np.argmax(counts))]
@@ -115,6 +121,13 @@ def load_data(problem: Problem) -> Any:
         The loader refuses ``[data] options`` (names the key).
     DatasetError
         A dataset file is missing or malformed.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import load_data, load_problem
+    >>> X, y = load_data(load_problem("wine_large_margin"))
+    >>> X.shape, y.shape
+    ((178, 13), (178,))
     """
     opts = dict(problem.options)
     if problem.dataset == "kddcup99":
@@ -156,6 +169,36 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         fits than :data:`~dpconvex.runs.spec.MAX_PROBLEM_FITS`.
     ParameterError
         ``runs`` is not an integer in [1, :data:`~dpconvex.runs.spec.MAX_RUNS`].
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from dpconvex.runs import load_problem, run_problem
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(tmp.name) / "tiny.toml"
+    >>> _ = path.write_text('''
+    ... [data]
+    ... dataset = "sklearn_breast_cancer"
+    ... train_size = 100
+    ... [grid]
+    ... epsilon = [10.0]
+    ... runs = 1
+    ... seed = 0
+    ... [[method]]
+    ... label = "LR"
+    ... estimator = "PrivateLogisticRegression"
+    ... params = { lam = 0.01 }
+    ... [[expect]]
+    ... method = "LR"
+    ... epsilon = 10.0
+    ... max_error = 0.6
+    ... ''')
+    >>> result = run_problem(load_problem(path), progress=False)
+    >>> list(result.errors), list(result.errors["LR"])
+    (['LR'], [10.0])
+    >>> [c["ok"] for c in result.checks]
+    [True]
+    >>> tmp.cleanup()
     """
     if runs is not None:
         runs = check_int("runs", runs, "run_problem", high=MAX_RUNS,

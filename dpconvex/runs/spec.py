@@ -64,7 +64,29 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}")
 
 
 class ProblemError(DPConvexError, ValueError):
-    """A problem file is invalid: the message names the file, the key and the fix."""
+    """A problem file is invalid: the message names the file, the key and the fix.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from dpconvex import DPConvexError
+    >>> from dpconvex.runs import ProblemError, load_problem
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> bad = pathlib.Path(tmp.name) / "bad.toml"
+    >>> _ = bad.write_text('''
+    ... [data]
+    ... dataset = "no such data"
+    ... ''')
+    >>> try:
+    ...     load_problem(bad)
+    ... except ProblemError:
+    ...     print("invalid problem file")
+    ...
+    invalid problem file
+    >>> issubclass(ProblemError, DPConvexError)
+    True
+    >>> tmp.cleanup()
+    """
 
 
 # ----------------------------------------------------------------------------- registries
@@ -125,7 +147,15 @@ _QUICK_KEYS = {"runs", "epsilon", "max_train", "expect", "train_sizes"}
 
 @dataclass
 class Method:
-    """One ``[[method]]`` table: a learner and its constructor parameters."""
+    """One ``[[method]]`` table: a learner and its constructor parameters.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import load_problem
+    >>> method = load_problem("wine_large_margin").methods[0]
+    >>> method.label, method.estimator, method.params
+    ('LM-Gaussian', 'PrivateLargeMarginGaussian', {'loss': 'pairwise', 'lam': 0.02, 'gamma': 0.001})
+    """
 
     label: str
     estimator: str
@@ -144,7 +174,15 @@ class Method:
 
 @dataclass
 class Expect:
-    """One ``[[expect]]`` band: the mean test error of a method at one point."""
+    """One ``[[expect]]`` band: the mean test error of a method at one point.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import load_problem
+    >>> band = load_problem("wine_large_margin").expect[0]
+    >>> band.method, band.epsilon, band.max_error
+    ('LM-Gaussian', 100.0, 0.15)
+    """
 
     method: str
     epsilon: float | None
@@ -155,7 +193,17 @@ class Expect:
 
 @dataclass
 class Problem:
-    """A parsed, validated problem file."""
+    """A parsed, validated problem file.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import Problem, load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> isinstance(problem, Problem), problem.dataset, problem.quick_runs
+    (True, 'sklearn_wine', 2)
+    >>> [m.label for m in problem.methods][:2]
+    ['LM-Gaussian', 'LM-Gaussian defaults (softmax)']
+    """
 
     name: str
     path: Path
@@ -226,6 +274,12 @@ def problem_dirs() -> list[Path]:
     list of Path
         ``$DPCONVEX_PROBLEMS`` folders, the source checkout's ``problems/``,
         then the installed copy; duplicates removed.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import problem_dirs
+    >>> all(d.is_dir() for d in problem_dirs())
+    True
     """
     dirs: list[Path] = []
     env = os.environ.get(PROBLEMS_ENV, "")
@@ -241,7 +295,14 @@ def problem_dirs() -> list[Path]:
 
 
 def list_problems() -> list[Path]:
-    """All problem files, sorted by name; the first folder holding a name wins."""
+    """All problem files, sorted by name; the first folder holding a name wins.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import list_problems
+    >>> "wine_large_margin.toml" in [p.name for p in list_problems()]
+    True
+    """
     seen: dict[str, Path] = {}
     for d in problem_dirs():
         if d.is_dir():
@@ -257,6 +318,12 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
     ------
     ProblemError
         No such file and no problem of that name in :func:`problem_dirs`.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import find_problem
+    >>> find_problem("wine_large_margin").name
+    'wine_large_margin.toml'
     """
     try:
         p = Path(name)
@@ -337,7 +404,21 @@ def _name(path: Path, raw: dict[str, Any]) -> str:
 
 
 def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs") -> None:
-    """Refuse a problem of more than :data:`MAX_PROBLEM_FITS` fits (runs x cells)."""
+    """Refuse a problem of more than :data:`MAX_PROBLEM_FITS` fits (runs x cells).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from dpconvex.runs import MAX_PROBLEM_FITS, ProblemError
+    >>> from dpconvex.runs.spec import check_fits
+    >>> check_fits(Path("demo.toml"), runs=5, cells=21)
+    >>> try:
+    ...     check_fits(Path("demo.toml"), runs=MAX_PROBLEM_FITS, cells=2)
+    ... except ProblemError:
+    ...     print("too many fits")
+    ...
+    too many fits
+    """
     if runs * cells > MAX_PROBLEM_FITS:
         raise _err(path, key, f"{runs:,} runs x {cells:,} fits per run is above the cap of "
                    f"{MAX_PROBLEM_FITS:,} fits. Use fewer runs, epsilons, sizes or methods.")
@@ -517,7 +598,16 @@ def _sizes(path: Path, key: str, sizes: Any) -> list[int] | None:
 
 
 def count_fits(methods: list[Method], epsilons: list[float], sizes: list[int] | None) -> int:
-    """Fits of one run: every method at every point (non-private methods once per run)."""
+    """Fits of one run: every method at every point (non-private methods once per run).
+
+    Examples
+    --------
+    >>> from dpconvex.runs import load_problem
+    >>> from dpconvex.runs.spec import count_fits
+    >>> problem = load_problem("wine_large_margin")
+    >>> count_fits(problem.methods, problem.epsilons, None)   # 4 private methods x 5 epsilons + 1 baseline
+    21
+    """
     if sizes:
         return len(methods) * len(sizes)
     return sum(len(epsilons) if m.private else 1 for m in methods)
@@ -540,6 +630,13 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     ProblemError
         Naming the file, the key and the fix, for unknown keys, bad values,
         unknown datasets or estimators.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import load_problem
+    >>> problem = load_problem("wine_large_margin")
+    >>> problem.name, problem.split, problem.epsilons
+    ('wine_large_margin', 'random', [1.0, 3.0, 10.0, 30.0, 100.0])
     """
     path = find_problem(name)
     try:

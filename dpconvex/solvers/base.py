@@ -26,7 +26,16 @@ BACKEND_FINDERS: list[Callable[[Any], list[str]]] = []
 
 
 class SolveStatus(enum.Enum):
-    """One status set for every backend (as cvxpy's STATUS_MAP per solver)."""
+    """One status set for every backend (as cvxpy's STATUS_MAP per solver).
+
+    Examples
+    --------
+    >>> from dpconvex.solvers import CVXPY_STATUS_MAP, SolveStatus
+    >>> SolveStatus.OPTIMAL.value
+    'optimal'
+    >>> CVXPY_STATUS_MAP["optimal_inaccurate"]
+    <SolveStatus.INACCURATE: 'inaccurate'>
+    """
 
     OPTIMAL = "optimal"
     INACCURATE = "inaccurate"
@@ -68,6 +77,22 @@ class SolveResult:
     seconds : float
     info : dict
         Backend-specific details (raw status, ...).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import SolveResult, SolveStatus, solve
+    >>> res = solve(template)
+    >>> isinstance(res, SolveResult), res.status is SolveStatus.OPTIMAL, res.x.shape
+    (True, True, (3,))
+    >>> sorted(res.summary())
+    ['iterations', 'objective', 'residual', 'seconds', 'solver', 'status']
     """
 
     x: np.ndarray | None
@@ -108,6 +133,22 @@ class Backend(abc.ABC):
     status_map : mapping
         The solver's raw statuses onto :class:`SolveStatus` (empty when the
         backend reports :class:`SolveStatus` directly).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import Backend, get_backend
+    >>> backend = get_backend("native", template)
+    >>> isinstance(backend, Backend), backend.supports(template)
+    (True, True)
+    >>> backend.solve(template, None).status.name
+    'OPTIMAL'
     """
 
     name: ClassVar[str] = ""

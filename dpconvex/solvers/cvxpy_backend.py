@@ -44,6 +44,16 @@ def solve_problem(problem: cp.Problem, solver: str, **options: Any) -> tuple[Sol
 
     Solver exceptions become ``SolveStatus.FAILED`` (the caller raises
     :class:`SolverError` and releases nothing).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.solvers.cvxpy_backend import solve_problem
+    >>> x = cp.Variable()
+    >>> problem = cp.Problem(cp.Minimize(cp.square(x - 1.0)))
+    >>> status, seconds, raw = solve_problem(problem, "clarabel")
+    >>> status.name, raw, round(float(x.value), 4)
+    ('OPTIMAL', 'optimal', 1.0)
     """
     if solver not in _CVXPY_NAMES:
         raise SolverError(f"unknown CVXPY backend {solver!r}; use one of {sorted(_CVXPY_NAMES)}")
@@ -65,6 +75,23 @@ class CVXPYBackend(Backend):
     """A conic solver through CVXPY, for templates with the ``"cvxpy"`` capability.
 
     Warm starts are ignored (SCS warm starts made re-solves slower, see CVXPY_NOTES).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import ClarabelBackend, CVXPYBackend
+    >>> backend = ClarabelBackend()
+    >>> isinstance(backend, CVXPYBackend), sorted(backend.requires)
+    (True, ['cvxpy'])
+    >>> res = backend.solve(template, None)
+    >>> res.status.name, res.residual <= template.residual_tol
+    ('OPTIMAL', True)
     """
 
     requires = frozenset({"cvxpy"})
@@ -100,14 +127,44 @@ class CVXPYBackend(Backend):
 
 
 class ClarabelBackend(CVXPYBackend):
-    """Clarabel (interior point) through CVXPY, options :data:`DEFAULT_OPTIONS` ``["clarabel"]``."""
+    """Clarabel (interior point) through CVXPY, options :data:`DEFAULT_OPTIONS` ``["clarabel"]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import ClarabelBackend
+    >>> res = ClarabelBackend().solve(template, None)
+    >>> res.solver, res.status.name
+    ('clarabel', 'OPTIMAL')
+    """
 
     name = "clarabel"
     max_iter_option = "max_iter"
 
 
 class SCSBackend(CVXPYBackend):
-    """SCS (operator splitting) through CVXPY, options :data:`DEFAULT_OPTIONS` ``["scs"]``."""
+    """SCS (operator splitting) through CVXPY, options :data:`DEFAULT_OPTIONS` ``["scs"]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import SCSBackend
+    >>> res = SCSBackend().solve(template, None)
+    >>> res.solver, res.x.shape
+    ('scs', (3,))
+    """
 
     name = "scs"
     max_iter_option = "max_iters"

@@ -97,6 +97,19 @@ def accelerated_projected_gradient(
         ``x`` the last iterate (feasible), ``residual`` its natural residual,
         ``iterations`` the number of accelerated steps; status OPTIMAL when
         residual <= tol, MAX_ITERATIONS otherwise, FAILED on non-finite values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.solvers.projected_gradient import accelerated_projected_gradient
+    >>> target = np.array([2.0, -1.0])
+    >>> def fun_grad(x):
+    ...     return 0.5 * float(np.sum((x - target) ** 2)), x - target
+    ...
+    >>> res = accelerated_projected_gradient(fun_grad, np.zeros(2), project=lambda x: np.clip(x, 0.0, 1.0),
+    ...                                      mu=1.0, L0=1.0)
+    >>> res.status.name, res.x.round(6)
+    ('OPTIMAL', array([1., 0.]))
     """
     # Small eigendecompositions and n x D products gain nothing from BLAS threads, and
     # multithreaded OpenBLAS was measured 25x slower on 2 cores (threads spinning
@@ -179,6 +192,22 @@ class ProjectedGradient(Backend):
     μ = ``regularizer.strong_convexity`` + Δ and its initial Lipschitz estimate
     ``lipschitz_bound(Δ)``; solves to a natural residual <=
     ``template.residual_tol * NATIVE_TOL_FACTOR`` and returns the projected last iterate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> from dpconvex.solvers import ProjectedGradient
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 2)) / 2.0, data_norm=1.0)
+    >>> template = LargeMarginGaussianTemplate(Z, np.arange(30) % 2, n_classes=2, lam=0.5)
+    >>> backend = ProjectedGradient()
+    >>> backend.supports(template)
+    True
+    >>> res = backend.solve(template, None)
+    >>> res.status.name, res.x.shape
+    ('OPTIMAL', (2, 1, 3, 3))
     """
 
     name = "native"

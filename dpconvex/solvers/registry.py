@@ -72,6 +72,21 @@ class PolishedBackend(Backend):
     The polish starts from the first solution with the same noise; its result
     records the first solve (``info["polished_from"]``) and is named
     ``"<first>+<polish>"``; its time includes both.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend
+    >>> backend = PolishedBackend(ClarabelBackend(), LbfgsNewton())
+    >>> res = backend.solve(template, None)
+    >>> res.status.name, res.residual <= template.residual_tol
+    ('OPTIMAL', True)
     """
 
     name = "auto"
@@ -104,12 +119,34 @@ class PolishedBackend(Backend):
 
 
 def backend_names() -> tuple[str, ...]:
-    """The accepted ``solver=`` names: "auto" and every registered backend name."""
+    """The accepted ``solver=`` names: "auto" and every registered backend name.
+
+    Examples
+    --------
+    >>> from dpconvex.solvers import backend_names
+    >>> names = backend_names()
+    >>> names[0], "clarabel" in names
+    ('auto', True)
+    """
     return ("auto", *BACKENDS)
 
 
 def check_solver_name(solver: Any, owner: str) -> str | None:
-    """Return ``solver`` if it is None, "auto" or a registered name; else raise ParameterError."""
+    """Return ``solver`` if it is None, "auto" or a registered name; else raise ParameterError.
+
+    Examples
+    --------
+    >>> from dpconvex import ParameterError
+    >>> from dpconvex.solvers import check_solver_name
+    >>> check_solver_name("auto", "demo"), check_solver_name(None, "demo")
+    ('auto', None)
+    >>> try:
+    ...     check_solver_name("gurobi", "demo")
+    ... except ParameterError:
+    ...     print("unknown solver")
+    ...
+    unknown solver
+    """
     if solver is not None and (not isinstance(solver, str) or solver not in backend_names()):
         raise ParameterError(
             f"The 'solver' parameter of {owner} must be one of {[None, *backend_names()]!r}. "
@@ -119,7 +156,21 @@ def check_solver_name(solver: Any, owner: str) -> str | None:
 
 
 def suitable_backends(template: Any) -> list[str]:
-    """Names of the registered backends whose requirements the template meets."""
+    """Names of the registered backends whose requirements the template meets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import suitable_backends
+    >>> suitable_backends(template)
+    ['native', 'clarabel', 'scs']
+    """
     out: list[str] = []
     for cls in _CLASSES:
         if cls.name not in out and cls().supports(template):
@@ -156,7 +207,21 @@ def _native(template: Any) -> Backend | None:
 
 
 def auto_backend(template: Any) -> Backend:
-    """The ``"auto"`` policy (see the module docstring)."""
+    """The ``"auto"`` policy (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import auto_backend
+    >>> type(auto_backend(template)).__name__   # smooth and unconstrained: the native solver
+    'LbfgsNewton'
+    """
     caps = frozenset(getattr(template, "capabilities", ()))
     native = _native(template)
     if "smooth" in caps and native is not None:
@@ -184,6 +249,21 @@ def get_backend(name: str | None, template: Any) -> Backend:
     ParameterError
         Unknown name, or a backend whose required capabilities the template
         lacks (the message names them and a backend that fits).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import get_backend
+    >>> type(get_backend("auto", template)).__name__
+    'LbfgsNewton'
+    >>> type(get_backend("clarabel", template)).__name__
+    'ClarabelBackend'
     """
     check_solver_name(name, "get_backend")
     if name is None or name == "auto":
@@ -198,6 +278,23 @@ def solve(template: Any, b: np.ndarray | None = None, extra_reg: float = 0.0, *,
 
     ``get_backend(solver, template).solve(template, b, extra_reg, ...)``; see
     :meth:`dpconvex.solvers.base.Backend.solve`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers import solve
+    >>> res = solve(template)
+    >>> res.status.name, res.residual <= template.residual_tol
+    ('OPTIMAL', True)
+    >>> noisy = solve(template, b=np.ones(3), extra_reg=0.05, solver="clarabel")
+    >>> noisy.status.name
+    'OPTIMAL'
     """
     return get_backend(solver, template).solve(template, b, extra_reg, warm_start=warm_start,
                                                max_iter=max_iter)

@@ -65,6 +65,23 @@ class PrivacyConstants:
         T: bound on the trace of one record's loss Hessian; None means r·c_u.
         The one-sided Jacobian slack r·log(1 + T/(r n μ)) uses min(T, r·c_u)
         (docs/privacy.md §3.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> consts = template.privacy_constants()
+    >>> isinstance(consts, PrivacyConstants), consts.grad_bound, consts.strong_convexity
+    (True, 1.0, 0.1)
+    >>> PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25, strong_convexity=0.1,
+    ...                  dimension=3).hessian_trace_bound is None
+    True
     """
 
     grad_bound: float
@@ -89,6 +106,16 @@ class ParamSpace(Protocol):
         count D(D + 1)/2 coordinates each).
     symmetric : bool
         Whether the noise is drawn in the symmetric subspace of each block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates import EuclideanSpace, ParamSpace
+    >>> space = EuclideanSpace((2, 3))
+    >>> isinstance(space, ParamSpace), space.shape
+    (True, (2, 3))
+    >>> space.project(np.ones((2, 3))).shape
+    (2, 3)
     """
 
     shape: tuple[int, ...]
@@ -113,6 +140,16 @@ class EuclideanSpace:
     """R^shape, unconstrained: projection and post-processing are the identity.
 
     ``project_noise`` casts noise to float with the space's shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates import EuclideanSpace
+    >>> space = EuclideanSpace((3,))
+    >>> space
+    EuclideanSpace((3,))
+    >>> space.project(np.array([1.0, -2.0, 3.0]))
+    array([ 1., -2.,  3.])
     """
 
     symmetric = False
@@ -143,6 +180,16 @@ def natural_residual(theta: np.ndarray, grad: np.ndarray,
     The gradient mapping with unit step: zero exactly at the constrained
     minimizer, ||∇J|| where the constraint is inactive, and independent of any
     solver's step size (docs/privacy.md §4.7).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.base import natural_residual
+    >>> theta, grad = np.array([1.0, 0.0]), np.array([-0.5, 0.5])
+    >>> round(natural_residual(theta, grad, lambda v: v), 4)   # unconstrained: ||grad||
+    0.7071
+    >>> natural_residual(theta, grad, lambda v: np.clip(v, 0.0, 1.0))   # optimal on the box [0, 1]^2
+    0.0
     """
     return float(np.linalg.norm(theta - project(theta - grad)))
 
@@ -170,6 +217,22 @@ class Template(Protocol):
         Noise drawn in the symmetric subspace of each block.
     residual_tol : float
         Largest optimality residual at which a solve counts as the exact minimizer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates import Template
+    >>> from dpconvex.templates.base import missing_members
+    >>> isinstance(template, Template), missing_members(template)
+    (True, [])
+    >>> template.kind, sorted(template.capabilities)
+    ('linear_erm', ['cvxpy', 'hessian', 'hessp', 'objective', 'smooth'])
     """
 
     name: str
@@ -197,6 +260,22 @@ class ObjectiveTemplate(Template, Protocol):
     ``b`` is the noise (None: zero), ``extra_reg`` the extra strong convexity Δ of
     objective perturbation (the regularizer's term is raised so that its modulus
     grows by Δ); both as the solver backends pass them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates.base import ObjectiveTemplate
+    >>> isinstance(template, ObjectiveTemplate)
+    True
+    >>> value, grad = template.objective(np.zeros(3))
+    >>> round(value, 4), grad.shape
+    (0.6931, (3,))
     """
 
     regularizer: Any
@@ -249,7 +328,26 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
 
 
 def missing_members(template: Any) -> list[str]:
-    """Members the template lacks: of the core, of its capabilities, and of its space."""
+    """Members the template lacks: of the core, of its capabilities, and of its space.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates.base import missing_members
+    >>> missing_members(template)
+    []
+    >>> class Incomplete:
+    ...     name = "incomplete"
+    ...
+    >>> len(missing_members(Incomplete())) > 0
+    True
+    """
     caps = getattr(template, "capabilities", frozenset())
     want = list(TEMPLATE_MEMBERS)
     for cap in sorted(caps):
@@ -271,6 +369,12 @@ def needs_of(needs: Iterable[str]) -> frozenset[str]:
     ``template.conditions`` and ``template.assumptions`` take the needs of the
     mechanism (``mechanism.needs``), never its name, so that no template compares
     mechanism names.
+
+    Examples
+    --------
+    >>> from dpconvex.templates.base import needs_of
+    >>> sorted(needs_of(["strong_convexity", "curvature"]))
+    ['curvature', 'strong_convexity']
     """
     if isinstance(needs, str):
         raise ParameterError(

@@ -70,6 +70,14 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
         Unknown structure; structure/weights without ``loss="softmax"`` (every K: the
         mixture's parameter is (C·K, m), §11.11); weights not three finite reals >= 0, all zero in the
         parts the structure uses, or wq > 0 with ``"linear"``.
+
+    Examples
+    --------
+    >>> from dpconvex.templates.feature_map import check_feature_options
+    >>> check_feature_options("diagonal", None, "demo", softmax=True)
+    (0.25, 1.0, 0.05)
+    >>> check_feature_options("full", None, "demo", softmax=True) is None
+    True
     """
     if not isinstance(structure, str) or structure not in STRUCTURES:
         raise ParameterError(f"The 'structure' parameter of {owner} must be one of "
@@ -117,6 +125,18 @@ class FeatureMap:
         q > 0.
     d : int
         Number of features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> from dpconvex.templates.feature_map import FeatureMap
+    >>> fmap = FeatureMap("linear", (0.0, 1.0, 0.1), data_norm=1.0, d=3)
+    >>> U = fmap.features(augment_and_scale(np.eye(3) / 2, data_norm=1.0))
+    >>> U.shape, fmap.m
+    ((3, 4), 4)
+    >>> bool(np.all(fmap.feature_norms(augment_and_scale(np.eye(3) / 2, 1.0)) <= fmap.norm + 1e-12))
+    True
     """
 
     structure: str
@@ -246,6 +266,16 @@ class FeatureMapSpace(EuclideanSpace):
     quadratic forms zᵀΦ_c z of ``quad`` (a :class:`~.parameterizations.SymmetricShift` over
     (C, 1, D, D)) with
     Φ = :meth:`FeatureMap.to_blocks` (Θ), and the adjoint :meth:`FeatureMap.from_blocks`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates import FullPSD
+    >>> from dpconvex.templates.feature_map import FeatureMap, FeatureMapSpace
+    >>> fmap = FeatureMap("linear", (0.0, 1.0, 0.1), data_norm=1.0, d=3)
+    >>> space = FeatureMapSpace(fmap, n_classes=2, quad=FullPSD(2, 1, 4))
+    >>> space.shape
+    (8,)
     """
 
     def __init__(self, fmap: FeatureMap, n_classes: int, quad: Any):
@@ -289,7 +319,17 @@ class FeatureMapSpace(EuclideanSpace):
 
 def feature_map_of(weights: tuple[float, float, float] | None, structure: str,
                    data_norm: float, d: int) -> FeatureMap | None:
-    """The :class:`FeatureMap` of checked options (None: the z′ path)."""
+    """The :class:`FeatureMap` of checked options (None: the z′ path).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.feature_map import feature_map_of
+    >>> fmap = feature_map_of((0.25, 1.0, 0.05), "diagonal", data_norm=1.0, d=4)
+    >>> fmap.structure, fmap.m
+    ('diagonal', 9)
+    >>> feature_map_of(None, "full", 1.0, 4) is None
+    True
+    """
     if weights is None:
         return None
     return FeatureMap(structure, tuple(float(w) for w in weights), float(data_norm), int(d))

@@ -43,6 +43,18 @@ class KMeansTemplate:
         Lloyd iterations T.
     init_centers : ndarray (C, K, d)
         Public starting centers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> centers = rng.normal(size=(3, 2, 2)) / 4
+    >>> from dpconvex.templates.kmeans import KMeansTemplate
+    >>> template = KMeansTemplate(X, np.arange(30) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> template.kind, sorted(template.capabilities), template.K
+    ('kmeans', ['cell_sums'], 2)
     """
 
     name = "per-class k-means"
@@ -74,6 +86,15 @@ class KMeansTemplate:
 
 
 def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndarray:
-    """m_i = argmin_m ||x_i − centers[y_i, m]|| (reads only record i and the centers)."""
+    """m_i = argmin_m ||x_i − centers[y_i, m]|| (reads only record i and the centers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.kmeans import assign_nearest
+    >>> centers = np.array([[[0.0, 0.0], [1.0, 1.0]]])   # class 0, two components
+    >>> assign_nearest(np.array([[0.1, 0.0], [0.9, 1.2]]), np.array([0, 0]), centers)
+    array([0, 1])
+    """
     diff = X[:, None, :] - centers[y]  # (n, K, d); K and d are small
     return np.argmin(np.einsum("ikd,ikd->ik", diff, diff), axis=1).astype(np.int64)

@@ -147,6 +147,21 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
     ----------
     Sha & Saul (ICASSP 2006); Pathak & Raj (PSDM 2010; IEEE TDSC 2012, eq. 11);
     corrections in ``docs/privacy.md`` §4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> y = np.arange(30) % 3
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate
+    >>> template = LargeMarginGaussianTemplate(Z, y, n_classes=3, lam=0.5)
+    >>> template.space.shape
+    (3, 1, 4, 4)
+    >>> consts = template.privacy_constants()
+    >>> round(consts.grad_bound, 4), consts.hessian_rank, consts.strong_convexity
+    (2.4495, 2, 0.5)
     """
 
     name = "large-margin Gaussian classifier"

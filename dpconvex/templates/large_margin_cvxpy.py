@@ -34,6 +34,19 @@ class LargeMarginCVXPY:
     ``lam``, ``gamma``, ``loss``, ``extra_terms`` and ``space`` (a
     :class:`~dpconvex.templates.parameterizations.BlockParameterization`, e.g.
     :class:`~dpconvex.templates.parameterizations.FullPSD`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> y = np.arange(30) % 3
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate
+    >>> from dpconvex.templates.large_margin_cvxpy import LargeMarginCVXPY
+    >>> template = LargeMarginGaussianTemplate(Z, y, n_classes=3, lam=0.5)
+    >>> isinstance(template, LargeMarginCVXPY), "cvxpy" in template.capabilities
+    (True, True)
     """
 
     _cvx: dict[str, Any] | None

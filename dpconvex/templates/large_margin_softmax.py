@@ -95,6 +95,12 @@ def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np
 
     ||z'||² = (||x||² + w²q²)/(q²(1 + w²)) <= 1 for ||x|| <= q (public q, public w > 0).
     ``data_norm=None``: the identity (Z used as given).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.large_margin_softmax import feature_scale
+    >>> feature_scale(4, data_norm=1.0, constant_weight=0.25).round(4)
+    array([1.372, 1.372, 1.372, 0.343])
     """
     s = np.ones(D)
     if data_norm is None:
@@ -128,6 +134,19 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
     softmax_classes : int
         C when the per-record gradient is (e_y − p) ⊗ zzᵀ with ||z|| <= 1 (the softmax
         form the bound of :mod:`~dpconvex.privacy.accounting.softmax_gaussian` uses); 0 else.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> y = np.arange(30) % 3
+    >>> from dpconvex.templates.large_margin_softmax import (
+    ...     LargeMarginSoftmaxTemplate, SoftmaxPrivacyConstants)
+    >>> consts = LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.5).privacy_constants()
+    >>> isinstance(consts, SoftmaxPrivacyConstants), consts.gradient_span_dimension, consts.softmax_classes
+    (True, 2, 3)
     """
 
     gradient_span_dimension: int = 0
@@ -161,6 +180,21 @@ class LargeMarginSoftmaxTemplate:
         :class:`~dpconvex.templates.parameterizations.SymmetricShift` unconstrained,
         :class:`~dpconvex.templates.parameterizations.FullPSD` constrained; every form in
         :data:`~dpconvex.templates.parameterizations.PARAMETERIZATIONS` qualifies).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> y = np.arange(30) % 3
+    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+    >>> template = LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.5)
+    >>> template.space.shape
+    (48,)
+    >>> consts = template.privacy_constants()
+    >>> round(consts.grad_bound, 4), consts.hessian_rank, consts.softmax_classes
+    (1.4142, 2, 3)
     """
 
     name = "large-margin Gaussian classifier (softmax loss)"

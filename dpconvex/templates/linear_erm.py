@@ -68,6 +68,23 @@ class LinearERMTemplate:
         The rows as given.
     sparse : bool
         Whether the products run on a CSR matrix.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template.name, template.space.shape
+    ('linear ERM', (3,))
+    >>> consts = template.privacy_constants()
+    >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity
+    (1.0, 0.25, 0.1)
+    >>> [c.name for c in template.conditions({"strong_convexity"})]
+    ['convexity', 'loss convexity', "|ℓ'| bound", 'row norm bound']
     """
 
     name = "linear ERM"

@@ -70,6 +70,14 @@ def project_psd(X: np.ndarray) -> np.ndarray:
     ndarray of the same shape, every block symmetric with eigenvalues >= 0:
     V max(Λ, 0) Vᵀ with X = V Λ Vᵀ (``numpy.linalg.eigh``, one call over all
     blocks).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.parameterizations import project_psd
+    >>> project_psd(np.array([[[1.0, 0.0], [0.0, -2.0]]]))
+    array([[[1., 0.],
+            [0., 0.]]])
     """
     S = 0.5 * (X + np.swapaxes(X, -1, -2))
     w, V = np.linalg.eigh(S)
@@ -86,6 +94,17 @@ def psd_shift(theta: np.ndarray) -> tuple[np.ndarray, float]:
     Post-processing of released matrices: zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for
     every class, so argmin_c (every prediction) is unchanged, and every block is
     PSD (docs/privacy.md §11.4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.parameterizations import psd_shift
+    >>> shifted, t = psd_shift(np.array([[[1.0, 0.0], [0.0, -2.0]]]))
+    >>> t
+    2.0
+    >>> shifted[0]
+    array([[3., 0.],
+           [0., 0.]])
     """
     S = 0.5 * (theta + np.swapaxes(theta, -1, -2))
     lam_min = float(np.min(np.linalg.eigvalsh(S)))
@@ -99,6 +118,13 @@ def max_row_norm(Z: np.ndarray) -> float:
     """max_i ||z_i|| (per chunk for a :class:`~dpconvex.data.dask_gram.DaskGram`).
 
     For the template's record-norm *check* only; never a calibration input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.parameterizations import max_row_norm
+    >>> max_row_norm(np.array([[3.0, 4.0], [0.0, 1.0]]))
+    5.0
     """
     if not isinstance(Z, np.ndarray):
         return float(Z.max_row_norm())
@@ -113,6 +139,14 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
     inflated by 1 % because power iteration approaches λ_max from below. Used
     only to initialise the solver's Lipschitz estimate (backtracking corrects
     it); it is never released. λ_max(M) <= max_i ||z_i||⁴.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.parameterizations import gram_operator_norm
+    >>> Z = np.eye(3)
+    >>> round(gram_operator_norm(Z), 4)
+    0.3367
     """
     n, D = Z.shape
     V = np.random.default_rng(seed).standard_normal((D, D))
@@ -162,6 +196,15 @@ class QuadraticParameterization(Protocol):
         two axes of ``blocks``).
     name : str
         The form, in words (certificate and report text).
+
+    Examples
+    --------
+    >>> from dpconvex.templates import FullPSD
+    >>> from dpconvex.templates.parameterizations import QuadraticParameterization, SymmetricShift
+    >>> isinstance(FullPSD(2, 1, 3), QuadraticParameterization)
+    True
+    >>> isinstance(SymmetricShift(2, 1, 3), QuadraticParameterization)
+    True
     """
 
     shape: tuple[int, ...]
@@ -262,6 +305,14 @@ class BlockParameterization(QuadraticParameterization, Protocol):
     ----------
     C, K, D, J : int
         Classes, components per class, block size and number of blocks C·K.
+
+    Examples
+    --------
+    >>> from dpconvex.templates import FullPSD
+    >>> from dpconvex.templates.parameterizations import BlockParameterization
+    >>> par = FullPSD(2, 1, 3)
+    >>> isinstance(par, BlockParameterization), len(par.cvxpy_variables())
+    (True, 2)
     """
 
     C: int
@@ -322,6 +373,17 @@ class FullPSD:
     dimension : int
         p = C·K·D(D + 1)/2 (the symmetric subspace: the noise is drawn there).
     symmetric : True
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates import FullPSD
+    >>> par = FullPSD(n_classes=2, n_components=1, D=3)
+    >>> par.shape
+    (2, 1, 3, 3)
+    >>> theta = par.project(-np.ones(par.shape))
+    >>> bool(np.all(np.linalg.eigvalsh(theta[0, 0]) >= -1e-12))
+    True
     """
 
     symmetric = True
@@ -440,6 +502,16 @@ class SymmetricShift(FullPSD):
     N(0, σ² I_p) in the orthonormal basis {E_ii, (E_ij + E_ji)/√2});
     ``postprocess`` applies :func:`psd_shift`. The CVXPY variables are symmetric
     without a PSD constraint.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.parameterizations import SymmetricShift
+    >>> par = SymmetricShift(n_classes=2, n_components=1, D=3)
+    >>> theta = par.project(np.random.default_rng(0).normal(size=par.shape))
+    >>> released = par.postprocess(theta)
+    >>> released.shape, bool(np.linalg.eigvalsh(released.reshape(2, 1, 3, 3)[0, 0]).min() >= -1e-9)
+    ((2, 1, 3, 3), True)
     """
 
     name = "symmetric, PSD by a common shift"

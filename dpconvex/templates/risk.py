@@ -31,6 +31,18 @@ class EmpiricalRiskTemplate:
         Rows with norm <= data_norm (the caller clips).
     y : ndarray (n,)
         Labels in {-1, +1}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> template.n, template.p, sorted(template.capabilities)
+    (40, 3, ['per_example_gradients'])
     """
 
     name = "empirical risk (clipped gradients)"

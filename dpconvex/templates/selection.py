@@ -22,6 +22,16 @@ class SelectionTemplate:
         Public bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
     n : int
         Number of records the utilities read (public).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.templates.selection import SelectionTemplate
+    >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
+    >>> template.kind, sorted(template.capabilities)
+    ('selection', ['utilities'])
+    >>> release(template, "exponential", Budget(1.0), rng=0).theta.shape
+    (1,)
     """
 
     name = "selection by utility"

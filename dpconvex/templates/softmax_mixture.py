@@ -44,7 +44,15 @@ __all__ = ["active_scores", "mixture_constants", "softmax_constants"]
 
 
 def softmax_constants(n_classes: int) -> dict[str, float]:
-    """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1 (docs/privacy.md §11.1)."""
+    """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1 (docs/privacy.md §11.1).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.softmax_mixture import softmax_constants
+    >>> c = softmax_constants(3)
+    >>> round(c["grad_bound"], 4), c["hessian_rank"], round(c["hessian_trace_bound"], 4)
+    (1.4142, 2, 0.6667)
+    """
     C = int(n_classes)
     return {"grad_bound": math.sqrt(2.0), "hessian_rank": C - 1, "hessian_term_bound": 0.5,
             "hessian_trace_bound": 1.0 - 1.0 / C, "gradient_span_dimension": C - 1,
@@ -57,6 +65,14 @@ def mixture_constants(n_classes: int, n_components: int) -> dict[str, float]:
     G = √2, r = (C − 1)K, c_u = 1/2, T = 1 − 1/S with S = 1 + (C − 1)K, gradient span
     dimension (C − 1)K; ``softmax_classes`` = 0 for K > 1 (the bound ★★ of §11.3 is not
     derived for mixtures).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.softmax_mixture import mixture_constants, softmax_constants
+    >>> mixture_constants(3, 1) == softmax_constants(3)
+    True
+    >>> round(mixture_constants(3, 2)["grad_bound"], 4)
+    1.4142
     """
     C, K = int(n_classes), int(n_components)
     if K == 1:
@@ -80,6 +96,14 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
         K < 1, or K > 1 with ``constrained=True`` (not derived: use constrained=False).
     DataValidationError
         Components missing, of the wrong shape, or outside [0, K − 1] (K > 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.softmax_mixture import active_scores
+    >>> target, mask = active_scores(np.array([0, 2, 1]), None, 3, 1, "demo", False)
+    >>> target, mask is None
+    (array([0, 2, 1]), True)
     """
     C, K = int(n_classes), int(n_components)
     y = np.asarray(y, dtype=np.int64)

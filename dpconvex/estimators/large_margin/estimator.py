@@ -215,6 +215,21 @@ default="auto"
        Classification with Differential Privacy. PSDM 2010.
     .. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
        Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(150, 2)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.digitize(np.arctan2(X[:, 1], X[:, 0]), [-1.0, 1.0])  # three sectors
+    >>> clf = PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    >>> clf.Phi_.shape  # (C, K, d + 1, d + 1)
+    (3, 1, 3, 3)
+    >>> clf.certificate_.epsilon <= 1.0
+    True
+    >>> clf.predict(X[:4]).shape
+    (4,)
     """
 
     def __init__(

@@ -296,6 +296,20 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     References
     ----------
     [CMS]_ Alg. 4 and Theorem 24; [MT07]_; [McS09]_.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateGridSearch, PrivateLogisticRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> search = PrivateGridSearch(PrivateLogisticRegression(), {"lam": [0.01, 0.1]},
+    ...                            epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    >>> search.best_params_["lam"] in (0.01, 0.1), len(search.part_sizes_)  # 2 training parts + 1
+    (True, 3)
+    >>> search.certificate_.epsilon <= 1.0
+    True
     """
 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,

@@ -214,6 +214,21 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     -----
     Not released (the guarantee needs them hidden): K, the number of fits, the
     scores, the other runs' models, and the fit's run time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression, PrivateRandomSearch
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> search = PrivateRandomSearch(PrivateLogisticRegression(), {"lam": [0.01, 0.1]},
+    ...                              epsilon=1.0, mean_runs=3, classes=[0, 1],
+    ...                              random_state=0).fit(X, y)
+    >>> search.best_params_["lam"] in (0.01, 0.1)
+    True
+    >>> search.certificate_.epsilon <= 1.0
+    True
     """
 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,

@@ -73,6 +73,14 @@ def analytic_gaussian_delta(epsilon: float, sigma: float, sensitivity: float) ->
     float
         Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), clamped at 0 (rounding):
         the smallest δ for which the mechanism is (ε, δ)-DP.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.analytic_gaussian import (
+    ...     analytic_gaussian_delta, analytic_gaussian_sigma)
+    >>> sigma = analytic_gaussian_sigma(1.0, 1e-5, 1.0)
+    >>> analytic_gaussian_delta(1.0, sigma, 1.0) <= 1e-5
+    True
     """
     owner = "analytic_gaussian_delta"
     epsilon = check_float("epsilon", epsilon, owner, low_inclusive=True, magnitude=False)
@@ -154,6 +162,15 @@ def classical_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -
     """σ = Δ √(2 ln(1.25/δ)) / ε, the classical calibration ([DR14]_ Thm. A.1; valid for ε < 1).
 
     For comparison only: the analytic σ is smaller wherever this one is valid.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.analytic_gaussian import (
+    ...     analytic_gaussian_sigma, classical_gaussian_sigma)
+    >>> round(classical_gaussian_sigma(0.5, 1e-5, 1.0), 3)
+    9.69
+    >>> analytic_gaussian_sigma(0.5, 1e-5, 1.0) < classical_gaussian_sigma(0.5, 1e-5, 1.0)
+    True
     """
     owner = "classical_gaussian_sigma"
     epsilon = check_float("epsilon", epsilon, owner, magnitude=False)

@@ -96,6 +96,26 @@ def _make_accountant(accounting: str) -> dp_accounting.PrivacyAccountant:
 
 
 def accountant_name(accounting: str) -> str:
+    """The ``dp_accounting`` accountant behind ``accounting`` and its version (for certificates).
+
+    Parameters
+    ----------
+    accounting : {"rdp", "pld"}
+        Renyi DP or privacy-loss-distribution accounting (:data:`ACCOUNTING`).
+
+    Returns
+    -------
+    str
+        E.g. ``"dp_accounting.rdp.RdpAccountant (dp-accounting X.Y.Z)"``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.gaussian import accountant_name
+    >>> accountant_name("rdp").startswith("dp_accounting.rdp.RdpAccountant")
+    True
+    >>> accountant_name("pld").startswith("dp_accounting.pld.PLDAccountant")
+    True
+    """
     cls = "rdp.RdpAccountant" if accounting == "rdp" else "pld.PLDAccountant"
     return f"dp_accounting.{cls} (dp-accounting {_dp_accounting_version()})"
 
@@ -107,12 +127,31 @@ def pld_points(noise_multiplier: float, steps: int) -> float:
     with slope 1/z² in units of the noise std z; ``dp_accounting`` keeps the
     noise within about 10 standard deviations (mass truncation 10⁻²²), a loss
     range of 20/z, and the range of the composed loss grows as sqrt(T).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.gaussian import PLD_MAX_POINTS, pld_points
+    >>> pld_points(1.0, 100) < PLD_MAX_POINTS
+    True
     """
     return 20.0 * math.sqrt(max(int(steps), 1)) / (float(noise_multiplier) * PLD_DISCRETIZATION)
 
 
 def check_pld_size(noise_multiplier: float, steps: int) -> None:
-    """Refuse a PLD computation above :data:`PLD_MAX_POINTS` with a :class:`ParameterError`."""
+    """Refuse a PLD computation above :data:`PLD_MAX_POINTS` with a :class:`ParameterError`.
+
+    Examples
+    --------
+    >>> from dpconvex import ParameterError
+    >>> from dpconvex.privacy.accounting.gaussian import check_pld_size
+    >>> check_pld_size(1.0, 100)
+    >>> try:
+    ...     check_pld_size(1e-6, 100)
+    ... except ParameterError:
+    ...     print("refused: use accounting='rdp'")
+    ...
+    refused: use accounting='rdp'
+    """
     points = pld_points(noise_multiplier, steps)
     if not points <= PLD_MAX_POINTS:
         raise ParameterError(
@@ -146,6 +185,13 @@ def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: flo
     -------
     float
         The accountant's ε (an upper bound on the true one).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.gaussian import gaussian_composition_epsilon
+    >>> eps = gaussian_composition_epsilon(2.0, steps=10, delta=1e-5)
+    >>> round(eps, 2)
+    8.08
     """
     check_option("accounting", accounting, ACCOUNTING, "gaussian_composition_epsilon")
     if accounting == "pld":
@@ -164,6 +210,14 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) (the analytic Gaussian mechanism
     of Balle & Wang, ICML 2018, Thm. 8). Solved for ε by bracketing. Used to
     check the accountant: a sound accountant never reports less than this.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.gaussian import gaussian_composition_epsilon, gdp_epsilon
+    >>> round(gdp_epsilon(2.0, steps=10, delta=1e-5), 3)
+    7.511
+    >>> gdp_epsilon(2.0, 10, 1e-5) <= gaussian_composition_epsilon(2.0, 10, 1e-5, "rdp")
+    True
     """
     mu = math.sqrt(int(steps)) / float(noise_multiplier)
 
@@ -190,6 +244,12 @@ def gdp_mu(epsilon: float, delta: float) -> float:
     the smallest z any sound accountant can certify, and a public quantity
     (a function of ε and δ only) that the default rules of noisy gradient
     descent use.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.gaussian import gdp_mu
+    >>> round(gdp_mu(1.0, 1e-5), 4)
+    0.2681
     """
     epsilon, delta = float(epsilon), float(delta)
 
@@ -388,6 +448,13 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
     PrivacyError
         If no multiplier up to 2^60 reaches the target, or the accountant
         disagrees with the exact curve.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.gaussian import calibrate_noise_multiplier
+    >>> z, eps = calibrate_noise_multiplier(1.0, 1e-5, steps=10)
+    >>> round(z, 2), eps <= 1.0
+    (12.79, True)
     """
     owner = "calibrate_noise_multiplier"
     epsilon = check_float("epsilon", epsilon, owner)
@@ -421,6 +488,14 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
     rule uses k = 2, the stability limit, where the averaging absorbs the
     oscillation: :mod:`dpconvex.privacy.mechanisms.noisy_gd`). Without a
     finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)) (the non-smooth rate).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.accounting.gaussian import default_learning_rate
+    >>> eta = default_learning_rate(Logistic(), q=1.0, radius=10.0, steps=100, p=5, clip=1.0, noise_std=0.1)
+    >>> round(eta, 3)
+    4.0
     """
     c = float(loss.curvature)
     if math.isfinite(c) and c > 0:

@@ -141,6 +141,15 @@ class Spend:
     group : int or None
         Index of the ``parallel()`` block the spend belongs to; None for a
         sequential spend.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> acc.spend(0.5, label="model")
+    >>> s = acc.spends[0]
+    >>> s.label, s.epsilon, s.delta
+    ('model', 0.5, 0.0)
     """
 
     label: str
@@ -477,6 +486,19 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
         If ``accountant`` is neither None nor a :class:`BudgetAccountant`.
     BudgetError
         If (ε, δ) does not fit in what remains, open reservations included.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.privacy.accounting import reserve_budget
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> with reserve_budget(acc, 0.25, label="model") as hold:
+    ...     _ = hold.commit(0.25)
+    ...
+    >>> acc.spent
+    (0.25, 0.0)
+    >>> reserve_budget(None, 0.25).state   # no ledger: a no-op hold
+    'open'
     """
     acc = _check_accountant(accountant, label)
     if acc is None:
@@ -498,6 +520,19 @@ def check_budget(accountant: BudgetAccountant | None, epsilon: float, delta: flo
         If ``accountant`` is neither None nor a :class:`BudgetAccountant`.
     BudgetError
         If the spend would exceed the remaining budget.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant, BudgetError
+    >>> from dpconvex.privacy.accounting import check_budget
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> check_budget(acc, 0.5)
+    >>> try:
+    ...     check_budget(acc, 2.0)
+    ... except BudgetError:
+    ...     print("refused")
+    ...
+    refused
     """
     acc = _check_accountant(accountant, owner)
     if acc is not None:
@@ -523,6 +558,17 @@ def charge(accountant: BudgetAccountant | None, certificate: Any, label: str) ->
     Raises
     ------
     ParameterError, BudgetError
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant, Certificate
+    >>> from dpconvex.privacy.accounting import charge
+    >>> acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    >>> cert = Certificate("model", epsilon_requested=0.5, epsilon=0.5, delta=1e-6)
+    >>> charge(acc, cert, label="model")
+    >>> acc.spent
+    (0.5, 1e-06)
+    >>> charge(None, cert, label="model")   # no ledger: nothing to record
     """
     acc = _check_accountant(accountant, label)
     if acc is None:
@@ -547,6 +593,17 @@ class Reservation:
     epsilon, delta : float
         The reserved guarantee.
     state : {"open", "committed", "released"}
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> hold = acc.reserve(0.5, label="model")
+    >>> hold.state, acc.remaining
+    ('open', (0.5, 0.0))
+    >>> _ = hold.commit(0.4)
+    >>> hold.state, acc.spent
+    ('committed', (0.4, 0.0))
     """
 
     def __init__(self, accountant: BudgetAccountant | None, key: int, hold: Spend):

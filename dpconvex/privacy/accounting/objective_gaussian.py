@@ -81,6 +81,14 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     -------
     float
         An upper bound on the hockey-stick divergence at ε.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.objective_gaussian import (
+    ...     objective_gaussian_delta, objective_gaussian_sigma)
+    >>> sigma = objective_gaussian_sigma(1.0, 1e-5, sensitivity=2.0, k=1)
+    >>> objective_gaussian_delta(1.0, sigma, sensitivity=2.0, k=1) <= 1e-5
+    True
     """
     if not (sigma > 0 and sensitivity >= 0 and k >= 1):
         raise PrivacyError(f"objective_gaussian_delta: need sigma > 0, sensitivity >= 0, "
@@ -112,6 +120,12 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
     ------
     PrivacyError
         If ε <= slack (no budget left for the noise) or δ is not in (0, 1).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.objective_gaussian import objective_gaussian_sigma
+    >>> round(objective_gaussian_sigma(1.0, 1e-5, sensitivity=2.0, k=1), 3)
+    7.768
     """
     if not 0.0 < delta < 1.0:
         raise PrivacyError(f"Gaussian objective perturbation needs 0 < delta < 1; got {delta}.")
@@ -133,6 +147,12 @@ def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
 
     Brackets from [scale·1e-3, scale] outwards by doubling / halving, then bisects; the
     returned σ always satisfies ``ok``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.objective_gaussian import smallest_feasible_sigma
+    >>> round(smallest_feasible_sigma(lambda s: s >= 3.0, scale=1.0), 4)
+    3.0
     """
     lo, hi = scale * 1e-3, scale
     while not ok(hi):

@@ -56,6 +56,14 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
         C >= 2.
     slack : float
         ε_J, the one-sided Jacobian slack.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.softmax_gaussian import (
+    ...     softmax_objective_delta, softmax_objective_sigma)
+    >>> sigma = softmax_objective_sigma(1.0, 1e-5, n_classes=3)
+    >>> softmax_objective_delta(1.0, sigma, n_classes=3) <= 1e-5
+    True
     """
     if not (sigma > 0 and n_classes >= 2):
         raise PrivacyError(f"softmax_objective_delta: need sigma > 0 and C >= 2; got {sigma}, "
@@ -77,7 +85,14 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
 @functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
 def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
                             slack: float = 0.0) -> float:
-    """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ."""
+    """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.softmax_gaussian import softmax_objective_sigma
+    >>> round(softmax_objective_sigma(1.0, 1e-5, n_classes=3), 3)
+    11.408
+    """
     if not 0.0 < delta < 1.0:
         raise PrivacyError(f"Gaussian objective perturbation needs 0 < delta < 1; got {delta}.")
     if not epsilon > slack:

@@ -45,6 +45,25 @@ class ApproximateMinima(Mechanism):
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
         Share of ε spent on the cover noise, in (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> mech = get_mechanism("amp", inner="objective", fraction=0.1)
+    >>> mech.wraps, mech.pure
+    (True, True)
+    >>> rel = release(template, mech, Budget(1.0), rng=0)
+    >>> rel.theta.shape, rel.certificate.epsilon <= 1.0
+    ((3,), True)
     """
 
     name = "amp"

@@ -54,6 +54,24 @@ class Calibration:
     perturbation only). ``epsilon`` = ``slack + epsilon_noise`` <= requested;
     ``delta`` the δ of an (ε, δ) guarantee (0 for the pure mechanisms).
     ``extra`` holds mechanism-specific public quantities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
+    >>> cal.mechanism, cal.epsilon, cal.sensitivity
+    ('objective', 1.0, 2.0)
+    >>> cal.slack + cal.epsilon_noise <= cal.epsilon_requested
+    True
     """
 
     mechanism: str
@@ -119,6 +137,25 @@ class NoiseReport:
         The calibration behind the report (None on a grid of moduli).
     extra : dict
         Mechanism-specific public quantities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> rep = get_mechanism("objective").noise_report(template, Budget(1.0))
+    >>> rep.placement, rep.dimension, round(rep.coordinate_scale, 3)
+    ('objective', 3, 3.688)
+    >>> grid = get_mechanism("objective").noise_report(template, Budget(1.0), mu=np.array([0.1, 1.0]))
+    >>> grid.expected_norm.shape
+    (2,)
     """
 
     mechanism: str
@@ -146,6 +183,18 @@ class PublicProblem:
     ``n`` and the declared :class:`~dpconvex.templates.base.PrivacyConstants` (and, for the
     Gaussian objective mechanisms, the declared gradient-difference span k): the Λ rule
     evaluates a mechanism's noise on this before any data are read.
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.privacy.mechanisms import PublicProblem, get_mechanism
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
+    ...                           strong_convexity=0.01, dimension=10)
+    >>> problem = PublicProblem(n=1000, constants=consts)
+    >>> rep = get_mechanism("objective").noise_report(problem, Budget(1.0))
+    >>> rep.dimension, round(rep.coordinate_scale, 3)
+    (10, 6.485)
     """
 
     n: int
@@ -159,7 +208,16 @@ class PublicProblem:
 
 
 def at_modulus(consts: Any, mu: float) -> Any:
-    """``consts`` with the strong-convexity modulus replaced by ``mu``."""
+    """``consts`` with the strong-convexity modulus replaced by ``mu``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import at_modulus
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
+    >>> at_modulus(consts, 0.5).strong_convexity
+    0.5
+    """
     if dataclasses.is_dataclass(consts) and not isinstance(consts, type):
         return dataclasses.replace(consts, strong_convexity=mu)
     return SimpleNamespace(**{**vars(consts), "strong_convexity": mu})
@@ -182,6 +240,15 @@ class Mechanism(ABC):
         Whether :meth:`run` calls a solver backend.
     pure : bool
         True for ε-DP mechanisms (δ must be 0).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import Mechanism, get_mechanism
+    >>> mech = get_mechanism("output")
+    >>> isinstance(mech, Mechanism), mech.name, sorted(mech.needs)
+    (True, 'output', ['strong_convexity'])
+    >>> mech.private, mech.solves, mech.pure, mech.placement
+    (True, True, True, 'output')
     """
 
     name: ClassVar[str] = ""
@@ -331,7 +398,14 @@ MECHANISMS: dict[str, type[Mechanism]] = {}
 
 
 def register(cls: type[Mechanism]) -> type[Mechanism]:
-    """Class decorator adding a mechanism to :data:`MECHANISMS` under ``cls.name``."""
+    """Class decorator adding a mechanism to :data:`MECHANISMS` under ``cls.name``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import MECHANISMS, NonPrivate, register
+    >>> register.__name__, MECHANISMS["none"] is NonPrivate
+    ('register', True)
+    """
     if not cls.name or cls.name in MECHANISMS:
         raise ValueError(f"mechanism name {cls.name!r} is empty or already registered")
     MECHANISMS[cls.name] = cls
@@ -347,12 +421,33 @@ def _no_noise_report(mech: Mechanism) -> ParameterError:
 
 
 def reports_noise(mech: Mechanism) -> bool:
-    """Whether ``mech`` implements :meth:`Mechanism.noise_report`."""
+    """Whether ``mech`` implements :meth:`Mechanism.noise_report`.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import get_mechanism, reports_noise
+    >>> reports_noise(get_mechanism("objective")), reports_noise(get_mechanism("exponential"))
+    (True, False)
+    """
     return type(mech).noise_report is not Mechanism.noise_report
 
 
 def require_noise_report(mech: Mechanism) -> Mechanism:
-    """``mech``, or the :class:`ParameterError` of :meth:`Mechanism.noise_report` naming it."""
+    """``mech``, or the :class:`ParameterError` of :meth:`Mechanism.noise_report` naming it.
+
+    Examples
+    --------
+    >>> from dpconvex import ParameterError
+    >>> from dpconvex.privacy.mechanisms import get_mechanism, require_noise_report
+    >>> require_noise_report(get_mechanism("objective")).name
+    'objective'
+    >>> try:
+    ...     require_noise_report(get_mechanism("exponential"))
+    ... except ParameterError:
+    ...     print("exponential reports no noise")
+    ...
+    exponential reports no noise
+    """
     if mech.private and not reports_noise(mech):
         raise _no_noise_report(mech)
     return mech
@@ -363,6 +458,14 @@ def mechanism_names(*, solves: bool | None = None, template_kind: str | None = N
     """Registered names, optionally only those that solve a template (the estimators' choices).
 
     ``wraps=False`` leaves out the covers around an inner mechanism (approximate minima).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import mechanism_names
+    >>> mechanism_names(solves=True, template_kind="linear_erm")
+    ('objective', 'output', 'none', 'gaussian_objective', 'gaussian_output')
+    >>> "objective" in mechanism_names()
+    True
     """
     out = []
     for name, cls in MECHANISMS.items():
@@ -384,6 +487,14 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
     ------
     ParameterError
         When ``name`` is not registered (or not in ``allowed``), listing the choices.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> type(get_mechanism("objective")).__name__
+    'ObjectivePerturbation'
+    >>> get_mechanism("knorm_sum", count_weight=0.25).count_weight
+    0.25
     """
     choices = allowed if allowed is not None else tuple(MECHANISMS)
     if not isinstance(name, str) or name not in choices:
@@ -399,6 +510,14 @@ def registered_name(name: Any, kind: str | None) -> Any:
 
     A mechanism declares :attr:`Mechanism.offered_as` when an estimator offers it under
     another name (``name`` itself otherwise).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import registered_name
+    >>> registered_name("gaussian_objective", "large_margin")
+    'gaussian_objective_lm'
+    >>> registered_name("gaussian_objective", "linear_erm")
+    'gaussian_objective'
     """
     if kind is not None and isinstance(name, str):
         for registered, cls in MECHANISMS.items():
@@ -408,7 +527,21 @@ def registered_name(name: Any, kind: str | None) -> Any:
 
 
 def check_private_budget(budget: Budget, name: str, *, pure: bool) -> Budget:
-    """A private mechanism needs a finite ε > 0; a pure one needs δ = 0."""
+    """A private mechanism needs a finite ε > 0; a pure one needs δ = 0.
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, ParameterError
+    >>> from dpconvex.privacy.mechanisms.base import check_private_budget
+    >>> check_private_budget(Budget(1.0), "objective", pure=True)
+    Budget(epsilon=1.0, delta=0.0)
+    >>> try:
+    ...     check_private_budget(Budget(1.0, 1e-6), "objective", pure=True)
+    ... except ParameterError:
+    ...     print("a pure mechanism needs delta = 0")
+    ...
+    a pure mechanism needs delta = 0
+    """
     if not isinstance(budget, Budget):
         raise ParameterError(f"mechanism '{name}' needs a Budget. Got {budget!r} instead.")
     if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
@@ -429,6 +562,22 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
     The message names the solver, its status and the tolerance, never the residual
     or the solver's details (data statistics): a refused solve goes to
     :func:`~dpconvex.collect_diagnostics` for the data holder.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import SolverError
+    >>> from dpconvex.privacy.mechanisms import require_accurate
+    >>> from dpconvex.solvers import SolveResult, SolveStatus
+    >>> res = SolveResult(np.zeros(2), SolveStatus.OPTIMAL, objective=0.0, residual=1e-10, solver="demo")
+    >>> require_accurate(res, 1e-8) is res
+    True
+    >>> try:
+    ...     require_accurate(SolveResult(np.zeros(2), SolveStatus.OPTIMAL, 0.0, 1e-3, "demo"), 1e-8)
+    ... except SolverError:
+    ...     print("not accurate enough to release")
+    ...
+    not accurate enough to release
     """
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
@@ -461,6 +610,24 @@ def solve_exact(template: Any, backend: Any, b: np.ndarray | None, extra_reg: fl
     The one solve of the exact-minimizer mechanisms (objective / output perturbation and
     their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; anything
     less accurate raises :class:`SolverError` (:func:`require_accurate`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> from dpconvex.privacy.mechanisms.base import solve_exact
+    >>> from dpconvex.solvers import get_backend
+    >>> res = solve_exact(template, get_backend("auto", template), None, 0.0)
+    >>> res.status.name, res.residual <= template.residual_tol
+    ('OPTIMAL', True)
     """
     tol = template.residual_tol if tol is None else tol
     return require_accurate(backend.solve(template, b, extra_reg, warm_start=warm_start,
@@ -486,6 +653,15 @@ def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: 
         ("amp" for a pure mechanism, "gaussian_amp" for a Gaussian one).
     amp_fraction : float
         Share of ε spent on the AMP cover.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import build_mechanism
+    >>> type(build_mechanism("objective", "PrivateLogisticRegression", "linear_erm")).__name__
+    'ObjectivePerturbation'
+    >>> mech = build_mechanism("objective", "PrivateLogisticRegression", "linear_erm", optimality_tol=1e-4)
+    >>> mech.name, mech.inner.name
+    ('amp', 'objective')
     """
     allowed = (mechanism_names(template_kind=kind) if kind is not None else
                tuple(n for n in mechanism_names(solves=True) if MECHANISMS[n].template_kinds))

@@ -25,6 +25,18 @@ class Exponential(Mechanism):
 
     The candidates and utilities are those of a
     :class:`~dpconvex.templates.selection.SelectionTemplate`.
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.selection import SelectionTemplate
+    >>> template = SelectionTemplate([0.1, 0.5, 30.0], sensitivity=1.0, n=40)
+    >>> mech = get_mechanism("exponential")
+    >>> mech.pure, mech.solves
+    (True, False)
+    >>> release(template, mech, Budget(1.0), rng=0).theta
+    array([2])
     """
 
     name = "exponential"

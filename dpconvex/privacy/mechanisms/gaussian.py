@@ -80,6 +80,14 @@ def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
     max(2B, √(2(B² + w²))) for ‖u‖ <= B (docs/privacy.md §4.9): the same-class
     change u − u′ (the count coordinate cancels) or the move of (u, w) and
     (u′, w) between two classes. 2 for B = 1 and w <= 1.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.gaussian import class_sum_sensitivity
+    >>> class_sum_sensitivity(1.0, 1.0)
+    2.0
+    >>> round(class_sum_sensitivity(1.0, 2.0), 4)
+    3.1623
     """
     b, w = float(feature_bound), float(count_weight)
     return max(2.0 * b, math.sqrt(2.0 * (b * b + w * w)))
@@ -92,13 +100,30 @@ def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> fl
     (u′, w) between two classes changes two rows by ‖(u, w)‖ + ‖(u′, w)‖; a
     same-class change (2B) and a record outside the label set (√(B² + w²))
     change less.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.gaussian import class_sum_block_sensitivity
+    >>> round(class_sum_block_sensitivity(1.0, 0.5), 4)
+    2.2361
     """
     b, w = float(feature_bound), float(count_weight)
     return max(2.0 * b, 2.0 * math.sqrt(b * b + w * w))
 
 
 def class_sums(template: Any, count_weight: float) -> np.ndarray:
-    """The joint vector V of shape (C, d + 1): class sums of u, then w times the class counts."""
+    """The joint vector V of shape (C, d + 1): class sums of u, then w times the class counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms.gaussian import class_sums
+    >>> U = np.array([[0.6, 0.0], [0.0, 0.8], [0.5, 0.5]])
+    >>> class_sums(ClassSumTemplate(U, np.array([0, 1, 0]), n_classes=2), count_weight=1.0)
+    array([[1.1, 0.5, 2. ],
+           [0. , 0.8, 1. ]])
+    """
     C, d = template.C, template.d
     if "chunked_class_sums" in template.capabilities:  # rows on Dask workers: summed per chunk
         return template.class_sums_chunked(count_weight)
@@ -222,7 +247,26 @@ class _ClassSumNoise(Mechanism):
 
 @register
 class ClassSumGaussian(_ClassSumNoise):
-    """Analytic Gaussian mechanism ([BW18]_) on the class sums and counts: (ε, δ)-DP."""
+    """Analytic Gaussian mechanism ([BW18]_) on the class sums and counts: (ε, δ)-DP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> rng = np.random.default_rng(0)
+    >>> U = rng.normal(size=(30, 3))
+    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
+    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> mech = get_mechanism("gaussian")
+    >>> type(mech).__name__, mech.pure
+    ('ClassSumGaussian', False)
+    >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 3)
+    7.461
+    >>> release(template, mech, Budget(1.0, 1e-5), rng=0).theta.shape
+    (3, 4)
+    """
 
     name = "gaussian"
     pure = False
@@ -269,7 +313,25 @@ class ClassSumGaussian(_ClassSumNoise):
 
 @register
 class ClassSumNormGamma(_ClassSumNoise):
-    """Norm-Gamma noise ∝ exp(−β‖b‖), β = ε/Δ, on the class sums and counts: pure ε-DP."""
+    """Norm-Gamma noise ∝ exp(−β‖b‖), β = ε/Δ, on the class sums and counts: pure ε-DP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> rng = np.random.default_rng(0)
+    >>> U = rng.normal(size=(30, 3))
+    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
+    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> mech = get_mechanism("norm_gamma_sum")
+    >>> cal = mech.calibrate(template, Budget(1.0))
+    >>> cal.sensitivity, cal.noise_rate
+    (2.0, 0.5)
+    >>> release(template, mech, Budget(1.0), rng=0).theta.shape
+    (3, 4)
+    """
 
     name = "norm_gamma_sum"
     pure = True
@@ -312,6 +374,24 @@ class ClassSumKNorm(_ClassSumNoise):
     ----------
     count_weight : float, default=0.5
         The public weight w of the count coordinate (> 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> rng = np.random.default_rng(0)
+    >>> U = rng.normal(size=(30, 3))
+    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
+    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> mech = get_mechanism("knorm_sum")
+    >>> mech.count_weight, mech.pure
+    (0.5, True)
+    >>> round(mech.calibrate(template, Budget(1.0)).sensitivity, 4)
+    2.2361
+    >>> release(template, mech, Budget(1.0), rng=0).theta.shape
+    (3, 4)
     """
 
     name = "knorm_sum"

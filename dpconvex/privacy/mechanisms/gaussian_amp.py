@@ -56,6 +56,25 @@ class GaussianApproximateMinima(ApproximateMinima):
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
         Share a of ε and of δ spent on the cover noise, in (0, 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> mech = get_mechanism("gaussian_amp")
+    >>> mech.pure
+    False
+    >>> rel = release(template, mech, Budget(1.0, 1e-5), rng=0)
+    >>> rel.theta.shape, rel.certificate.delta <= 1e-5
+    ((3,), True)
     """
 
     name = "gaussian_amp"

@@ -65,6 +65,22 @@ def gradient_difference_rank(template: Any) -> int:
 
     Declared by the template (``gradient_difference_rank``; linear ERM: 2, the
     span of x and x′), capped by the dimension p.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> from dpconvex.privacy.mechanisms.gaussian_linear import gradient_difference_rank
+    >>> gradient_difference_rank(template)
+    2
     """
     k = getattr(template, "gradient_difference_rank", None)
     if k is None:
@@ -81,6 +97,23 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: A
 
     ε_J and Δ are those of :func:`calibrate_objective_perturbation` (the slack of
     §3.2/§3.3 and its Δ branch); σ solves (★) at (ε, δ) with S = 2G and ``k``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_objective
+    >>> cal = calibrate_gaussian_objective(1.0, 1e-5, 40, template.privacy_constants(), k=1)
+    >>> round(cal.extra["noise std"], 3), cal.delta
+    (8.227, 1e-05)
     """
     pure = calibrate_objective_perturbation(epsilon, n, consts)
     S = 2.0 * consts.grad_bound
@@ -95,7 +128,25 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: A
 
 
 def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Any) -> Calibration:
-    """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ) (docs/privacy.md §10.3)."""
+    """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ) (docs/privacy.md §10.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_output
+    >>> cal = calibrate_gaussian_output(1.0, 1e-5, 40, template.privacy_constants())
+    >>> cal.sensitivity, round(cal.extra["noise std"], 4)
+    (0.5, 1.8653)
+    """
     S = calibrate_output_perturbation(epsilon, n, consts).sensitivity  # 2G/(nμ), μ > 0 checked
     sigma = analytic_gaussian_sigma(epsilon, delta, S)
     return Calibration(
@@ -196,7 +247,29 @@ class _GaussianLinear(Mechanism):
 
 @register
 class GaussianObjectivePerturbation(_GaussianLinear):
-    """Objective perturbation with b ~ N(0, σ² I): (ε, δ)-DP (docs/privacy.md §10.2)."""
+    """Objective perturbation with b ~ N(0, σ² I): (ε, δ)-DP (docs/privacy.md §10.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> mech = get_mechanism("gaussian_objective")
+    >>> mech.pure
+    False
+    >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 3)
+    9.01
+    >>> rel = release(template, mech, Budget(1.0, 1e-5), rng=0)
+    >>> rel.certificate.epsilon, rel.certificate.delta
+    (1.0, 1e-05)
+    """
 
     name = "gaussian_objective"
     pure_name = "objective"
@@ -260,7 +333,27 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
 @register
 class GaussianOutputPerturbation(_GaussianLinear):
-    """The exact minimizer plus N(0, σ² I), analytic σ for 2G/(nμ) (docs/privacy.md §10.3)."""
+    """The exact minimizer plus N(0, σ² I), analytic σ for 2G/(nμ) (docs/privacy.md §10.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> mech = get_mechanism("gaussian_output")
+    >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
+    1.8653
+    >>> rel = release(template, mech, Budget(1.0, 1e-5), rng=0)
+    >>> rel.theta.shape
+    (3,)
+    """
 
     name = "gaussian_output"
     pure_name = "output"

@@ -57,6 +57,20 @@ def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: Any
     The softmax bound applies only when the constants declare the softmax form
     (``softmax_classes`` = C >= 2, G = √2); both bound δ at every σ, so the smaller σ
     that meets δ under either is (ε, δ)-DP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> from dpconvex.privacy.mechanisms.gaussian_objective_lm import calibrate_softmax_gaussian
+    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> template = LargeMarginSoftmaxTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+    >>> consts = template.privacy_constants()
+    >>> cal = calibrate_softmax_gaussian(1.0, 1e-5, 30, consts, k=consts.gradient_span_dimension)
+    >>> cal.epsilon <= 1.0, round(cal.extra["noise std"], 3)
+    (True, 11.891)
     """
     cal = calibrate_gaussian_objective(epsilon, delta, n, consts, k)
     C = int(getattr(consts, "softmax_classes", 0) or 0)
@@ -75,7 +89,24 @@ def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: Any
 
 @register
 class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
-    """Gaussian objective perturbation on the unconstrained softmax large-margin template (§11.3)."""
+    """Gaussian objective perturbation on the unconstrained softmax large-margin template (§11.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> template = LargeMarginSoftmaxTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+    >>> mech = get_mechanism("gaussian_objective_lm")
+    >>> mech.pure, mech.offered_as
+    (False, 'gaussian_objective')
+    >>> release(template, mech, Budget(1.0, 1e-5), rng=0).certificate.delta
+    1e-05
+    """
 
     name = GAUSSIAN_OBJECTIVE_LM
     template_kinds = frozenset({"large_margin"})

@@ -38,6 +38,19 @@ def lloyd(template: Any, noise: Any = None) -> np.ndarray:
     """T Lloyd iterations from the template's public centers; ``noise(counts, sums)`` privatizes.
 
     Returns the centers, shape (C, K, d), each in the ball of radius q.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.kmeans import KMeansTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> centers = rng.normal(size=(3, 2, 2)) / 4
+    >>> template = KMeansTemplate(X, np.arange(30) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> from dpconvex.privacy.mechanisms.kmeans import lloyd
+    >>> lloyd(template).shape
+    (3, 2, 2)
     """
     C, K, d, J = template.C, template.K, template.d, template.C * template.K
     X, y = template.X, template.y
@@ -59,7 +72,26 @@ def lloyd(template: Any, noise: Any = None) -> np.ndarray:
 
 @register
 class DPKMeans(Mechanism):
-    """Per-class DP k-means: Laplace counts and norm-Gamma sums per cell and iteration."""
+    """Per-class DP k-means: Laplace counts and norm-Gamma sums per cell and iteration.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.kmeans import KMeansTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> centers = rng.normal(size=(3, 2, 2)) / 4
+    >>> template = KMeansTemplate(X, np.arange(30) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> mech = get_mechanism("dp_kmeans")
+    >>> mech.pure
+    True
+    >>> rel = release(template, mech, Budget(1.0), rng=0)
+    >>> rel.theta.shape, rel.certificate.epsilon
+    ((3, 2, 2), 1.0)
+    """
 
     name = "dp_kmeans"
     needs = frozenset({"cell_sums"})

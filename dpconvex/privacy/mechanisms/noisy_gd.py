@@ -121,13 +121,26 @@ def max_steps(n: int, p: int) -> int:
     of the steps rule allowed. Privacy does not depend on T (the accountant
     calibrates z for any T), so the cap is a bound on running time only
     (docs/privacy.md §6.3).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.noisy_gd import max_steps
+    >>> max_steps(1000, 5)
+    1000000
     """
     work = max(int(n), 1) * max(int(p), 1)
     return int(min(MAX_EXPLICIT_STEPS, max(MAX_STEPS, MAX_STEP_WORK // work)))
 
 
 def default_delta(n: int) -> float:
-    """δ = 1/n² (:data:`DELTA_RULE`): n is public under replace-one adjacency."""
+    """δ = 1/n² (:data:`DELTA_RULE`): n is public under replace-one adjacency.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.noisy_gd import default_delta
+    >>> default_delta(1000)
+    1e-06
+    """
     return 1.0 / (float(n) * float(n))
 
 
@@ -136,6 +149,17 @@ class NoisyGDSettings:
     """The resolved public settings of a noisy gradient descent run.
 
     ``rules`` names every value set by a rule (certificate assumptions).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms.noisy_gd import default_settings
+    >>> s = default_settings(Logistic(), n=1000, p=5, q=1.0, budget=Budget(1.0, 1e-6), accounting="rdp")
+    >>> type(s).__name__, s.steps, s.clip
+    ('NoisyGDSettings', 104, 0.5)
+    >>> round(s.noise_multiplier, 3), s.epsilon <= 1.0
+    (46.206, True)
     """
 
     steps: int
@@ -175,6 +199,18 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
         :func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`
         with the cap 2/L: min(2/L, R/(s sqrt(Tp))); under the radius rule the
         cap is the value (R/(s sqrt(Tp)) >= 3 x 2/L there).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms.noisy_gd import default_settings
+    >>> s = default_settings(Logistic(), n=1000, p=5, q=1.0, budget=Budget(1.0, 1e-6), steps=50,
+    ...                      accounting="rdp")
+    >>> s.steps, s.clip, round(s.learning_rate, 3)
+    (50, 0.5, 8.0)
+    >>> len(s.rules)
+    3
     """
     eps, delta = budget.epsilon, budget.delta
     rules: list[str] = []
@@ -247,6 +283,24 @@ class NoisyGD(Mechanism):
     delta_rule : bool, default=False
         The budget's δ was set by :func:`default_delta`: the certificate says so
         (and the rule is checked against n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> mech = get_mechanism("noisy_gd", steps=20, accounting="rdp")
+    >>> cal = mech.calibrate(template, Budget(1.0, 1e-5))
+    >>> cal.extra["steps"], round(cal.extra["noise multiplier"], 2)
+    (20, 18.09)
+    >>> release(template, mech, Budget(1.0, 1e-5), rng=0).theta.shape
+    (3,)
     """
 
     name = "noisy_gd"

@@ -78,6 +78,14 @@ def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
     float
         r log1p(T/(r n μ)) >= log det(I + H/(nμ)) (AM-GM over the <= r nonzero
         eigenvalues); 0 when r = 0 or T = 0.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import jacobian_slack, jacobian_slack_two_sided
+    >>> round(jacobian_slack(40, 0.1, 0.25, 1), 4)
+    0.0606
+    >>> jacobian_slack(40, 0.1, 0.25, 1) <= jacobian_slack_two_sided(40, 0.1, 0.25, 1)
+    True
     """
     if rank == 0 or trace_bound == 0:
         return 0.0
@@ -90,6 +98,12 @@ def jacobian_slack_two_sided(n: int, mu: float, term_bound: float, rank: int) ->
     For comparison with the one-sided bound (:func:`jacobian_slack`); the
     calibration uses it only with ``slack="two_sided"``. ``term_bound`` is c_u,
     the spectral-norm bound of each of the r PSD terms (docs/privacy.md §3.3).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import jacobian_slack_two_sided
+    >>> round(jacobian_slack_two_sided(40, 0.1, 0.25, 1), 4)
+    0.1212
     """
     if rank == 0 or term_bound == 0:
         return 0.0
@@ -101,6 +115,13 @@ def half_epsilon_modulus(epsilon: float, n: int, trace_bound: float, rank: int) 
 
     For ε/(2r) > 700 (e^{ε/(2r)} beyond the float range) the same value is computed as
     T e^{−ε/(2r)}/(r n (1 − e^{−ε/(2r)})), which underflows to 0 instead of overflowing.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import half_epsilon_modulus, jacobian_slack
+    >>> mu = half_epsilon_modulus(1.0, n=40, trace_bound=0.25, rank=1)
+    >>> round(mu, 5), round(jacobian_slack(40, mu, 0.25, 1), 6)
+    (0.00963, 0.5)
     """
     x = epsilon / (2.0 * rank)
     if x > 700.0:
@@ -112,6 +133,15 @@ def hessian_trace_bound(consts: Any) -> float:
     """T: the declared trace bound, never above r·c_u (which the per-term bounds imply).
 
     ``consts.hessian_trace_bound`` may be absent or None (then T = r·c_u).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import hessian_trace_bound
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> hessian_trace_bound(PrivacyConstants(1.0, 2, 0.25, 0.1, 3))
+    0.5
+    >>> hessian_trace_bound(PrivacyConstants(1.0, 2, 0.25, 0.1, 3, hessian_trace_bound=0.3))
+    0.3
     """
     r, c_u = consts.hessian_rank, consts.hessian_term_bound
     per_term = r * c_u if r > 0 else 0.0
@@ -141,6 +171,16 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: Any, *,
         The split of ε between the Jacobian slack and the noise, the extra
         regularization Δ (0 unless the slack exceeds ε/2), and the noise rate
         β = ε' / (2G).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import calibrate_objective_perturbation
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
+    ...                           strong_convexity=0.1, dimension=3)
+    >>> cal = calibrate_objective_perturbation(1.0, 40, consts)
+    >>> round(cal.slack, 4), round(cal.noise_rate, 4), cal.extra_strong_convexity
+    (0.0606, 0.4697, 0.0)
     """
     if slack not in SLACK_RULES:
         raise ParameterError(f"slack must be one of {SLACK_RULES}, got {slack!r}")
@@ -195,7 +235,16 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: Any, *,
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: Any) -> Calibration:
-    """Output perturbation ([CMS]_ Alg. 1): argmin sensitivity 2G/(n μ), β = ε/S."""
+    """Output perturbation ([CMS]_ Alg. 1): argmin sensitivity 2G/(n μ), β = ε/S.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import calibrate_output_perturbation
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> cal = calibrate_output_perturbation(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3))
+    >>> cal.sensitivity, cal.noise_rate
+    (0.5, 2.0)
+    """
     mu = consts.strong_convexity
     if not mu > 0:
         raise PrivacyError(
@@ -221,6 +270,13 @@ def objective_modulus_floor(epsilon: float, n: int, consts: Any) -> float:
     For the one-sided slack log(1 + c q²/(nΛ)) of linear ERM this is
     c q² / (n (e^{ε/2} − 1)) (docs/privacy.md §3.4): read from the calibration itself at
     a vanishing modulus, so it follows any change of the slack.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.perturbation import objective_modulus_floor
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> round(objective_modulus_floor(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3)), 5)
+    0.00963
     """
     tiny = 1e-300
     cal = calibrate_objective_perturbation(epsilon, n, at_modulus(consts, tiny))
@@ -233,7 +289,14 @@ def _modulus(consts: Any, mu: Any) -> Any:
 
 
 def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
-    """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p))."""
+    """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p)).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import coordinate_scale
+    >>> float(coordinate_scale((4,), rate=2.0))
+    1.0
+    """
     m = int(np.prod(shape))
     return m / rate / np.sqrt(m)
 
@@ -289,7 +352,30 @@ class _Perturbation(Mechanism):
 
 @register
 class ObjectivePerturbation(_Perturbation):
-    """Objective perturbation ([CMS]_ Alg. 2): minimize J + (1/n)⟨b, θ⟩ + (Δ/2)||θ||², b norm-Gamma."""
+    """Objective perturbation ([CMS]_ Alg. 2): minimize J + (1/n)⟨b, θ⟩ + (Δ/2)||θ||², b norm-Gamma.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> mech = get_mechanism("objective")
+    >>> type(mech).__name__, mech.pure
+    ('ObjectivePerturbation', True)
+    >>> cal = mech.calibrate(template, Budget(1.0))
+    >>> round(cal.noise_rate, 4), round(cal.slack, 4)
+    (0.4697, 0.0606)
+    >>> rel = release(template, mech, Budget(1.0), rng=0)
+    >>> rel.theta.shape, rel.certificate.all_hold
+    ((3,), True)
+    """
 
     name = "objective"
     template_kinds = frozenset({"linear_erm", "large_margin"})
@@ -340,7 +426,27 @@ class ObjectivePerturbation(_Perturbation):
 
 @register
 class OutputPerturbation(_Perturbation):
-    """Output perturbation ([CMS]_ Alg. 1): the exact minimizer plus norm-Gamma noise, snapped."""
+    """Output perturbation ([CMS]_ Alg. 1): the exact minimizer plus norm-Gamma noise, snapped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> mech = get_mechanism("output")
+    >>> cal = mech.calibrate(template, Budget(1.0))
+    >>> cal.sensitivity, cal.noise_rate
+    (0.5, 2.0)
+    >>> round(float(mech.noise_report(template, Budget(1.0)).coordinate_scale), 4)
+    0.866
+    """
 
     name = "output"
     template_kinds = frozenset({"linear_erm"})
@@ -400,7 +506,27 @@ class OutputPerturbation(_Perturbation):
 
 @register
 class NonPrivate(Mechanism):
-    """The explicit NON-private baseline: the exact minimizer, no noise, no guarantee."""
+    """The explicit NON-private baseline: the exact minimizer, no noise, no guarantee.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> mech = get_mechanism("none")
+    >>> mech.private
+    False
+    >>> rel = release(template, mech, Budget.unlimited())
+    >>> rel.certificate.private, rel.certificate.epsilon
+    (False, inf)
+    """
 
     name = "none"
     template_kinds = frozenset({"linear_erm", "large_margin"})

@@ -39,7 +39,15 @@ LARGE_MARGIN = "large-margin softmax"
 
 
 class FrontDoorChoice(NamedTuple):
-    """The learner :func:`choose_front_door_learner` picked and the certificate's line on why."""
+    """The learner :func:`choose_front_door_learner` picked and the certificate's line on why.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import FrontDoorChoice, choose_front_door_learner
+    >>> choice = choose_front_door_learner(1257, 10, 64, 1.0, 1e-6)
+    >>> isinstance(choice, FrontDoorChoice), choice.learner
+    (True, 'class centroids')
+    """
 
     learner: str
     reason: str

@@ -80,7 +80,14 @@ def _as_mechanism(mechanism: Any) -> Any:
 
 
 def reference_norm_for(mechanism: Any) -> float:
-    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object)."""
+    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.lam import reference_norm_for
+    >>> reference_norm_for("objective"), reference_norm_for("output")
+    (16.0, 8.0)
+    """
     placement = getattr(_as_mechanism(mechanism), "placement", None)
     return REFERENCE_NORMS["output" if placement == "output" else "objective"]
 
@@ -91,7 +98,21 @@ LAM_GRID.flags.writeable = False
 
 
 def check_lam(value: Any, owner: str) -> float | str:
-    """Return ``"auto"`` or ``value`` as a float > 0; raise :class:`ParameterError` otherwise."""
+    """Return ``"auto"`` or ``value`` as a float > 0; raise :class:`ParameterError` otherwise.
+
+    Examples
+    --------
+    >>> from dpconvex import ParameterError
+    >>> from dpconvex.privacy.rules.lam import check_lam
+    >>> check_lam("auto", "PrivateLogisticRegression"), check_lam(0.1, "PrivateLogisticRegression")
+    ('auto', 0.1)
+    >>> try:
+    ...     check_lam(-1.0, "PrivateLogisticRegression")
+    ... except ParameterError:
+    ...     print("lam must be > 0 or 'auto'")
+    ...
+    lam must be > 0 or 'auto'
+    """
     from ..._validation import check_float
 
     if isinstance(value, str):
@@ -132,6 +153,13 @@ def grid_report(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: 
     ------
     ParameterError
         The mechanism does not report its noise (named), or the report needs a δ > 0.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.lam import LAM_GRID, grid_report
+    >>> rep = grid_report("objective", 1000, 1.0, 1.0, 5, "logistic")
+    >>> rep.placement, rep.expected_norm.shape == LAM_GRID.shape
+    ('objective', True)
     """
     from ..mechanisms import require_noise_report
 
@@ -153,6 +181,12 @@ def delta_floor(n: int, epsilon: float, q: float, loss: Any) -> float:
     slack 2 log(1 + c q²/(nΛ))). Read from
     :func:`~dpconvex.privacy.mechanisms.perturbation.objective_modulus_floor`, so it
     follows any change of the slack.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.lam import delta_floor
+    >>> round(delta_floor(1000, 1.0, 1.0, "logistic"), 6)
+    0.000385
     """
     from ..mechanisms.perturbation import objective_modulus_floor
 
@@ -211,6 +245,15 @@ def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any
     ParameterError
         The mechanism does not report its noise, or places it elsewhere (gradient steps,
         released sums): the rule does not apply to it.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.lam import auto_lam
+    >>> lam = auto_lam("objective", n=1000, epsilon=1.0, q=1.0, p=5, loss="logistic")
+    >>> lam > 0
+    True
+    >>> auto_lam("objective", 10000, 1.0, 1.0, 5, "logistic") <= lam   # more rows: less regularization
+    True
     """
     loss = _as_loss(loss)
     mech = _as_mechanism(mechanism)
@@ -251,6 +294,15 @@ def resolve_lam(lam: Any, mechanism: Any, n: int, epsilon: float, q: float, p: i
 
     The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and
     the note.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.lam import resolve_lam
+    >>> resolve_lam(0.1, "objective", 1000, 1.0, 1.0, 5, "logistic")[0]
+    0.1
+    >>> lam, note = resolve_lam("auto", "objective", 1000, 1.0, 1.0, 5, "logistic")
+    >>> lam > 0, note.startswith("lam")
+    (True, True)
     """
     if isinstance(lam, str) and lam == AUTO:
         mech = _as_mechanism(mechanism)

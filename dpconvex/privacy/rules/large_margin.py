@@ -60,7 +60,14 @@ CENTROID_BELOW: dict[bool, float] = {False: 50.0, True: 20.0}
 
 
 def records_per_coordinate(n: int, n_classes: int, n_features: int, epsilon: float) -> float:
-    """r = n·ε/(C(d + 1)): records per class, per unit of ε, per coordinate of a class block."""
+    """r = n·ε/(C(d + 1)): records per class, per unit of ε, per coordinate of a class block.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.large_margin import records_per_coordinate
+    >>> round(records_per_coordinate(1257, 10, 64, 1.0), 3)
+    1.934
+    """
     return float(n) * float(epsilon) / (float(n_classes) * (float(n_features) + 1.0))
 
 
@@ -90,7 +97,17 @@ def _is(value: Any, name: str) -> bool:
 
 
 def resolved_loss(est: Any) -> Any:
-    """``"softmax"``, a Loss instance, or None (the pairwise Huber loss HuberHinge(h))."""
+    """``"softmax"``, a Loss instance, or None (the pairwise Huber loss HuberHinge(h)).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import resolved_loss
+    >>> resolved_loss(PrivateLargeMarginGaussian())
+    'softmax'
+    >>> resolved_loss(PrivateLargeMarginGaussian(n_components=2)) is None
+    True
+    """
     loss = est.loss
     if _is(loss, AUTO):
         n_components = est.n_components
@@ -102,7 +119,17 @@ def resolved_loss(est: Any) -> Any:
 
 
 def resolved_structure(est: Any) -> Any:
-    """The feature structure: ``DEFAULT_STRUCTURE`` for softmax, "full" otherwise, under "auto"."""
+    """The feature structure: ``DEFAULT_STRUCTURE`` for softmax, "full" otherwise, under "auto".
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import DEFAULT_STRUCTURE, resolved_structure
+    >>> resolved_structure(PrivateLargeMarginGaussian()) == DEFAULT_STRUCTURE
+    True
+    >>> resolved_structure(PrivateLargeMarginGaussian(loss="pairwise"))
+    'full'
+    """
     structure = getattr(est, "structure", "full")
     if _is(structure, AUTO):
         return DEFAULT_STRUCTURE if _is(resolved_loss(est), _SOFTMAX) else "full"
@@ -113,12 +140,32 @@ def resolved_mechanism(est: Any) -> Any:
     """The objective path's mechanism: "auto" by the one rule of :mod:`.mechanism`.
 
     ``"gaussian_objective"`` when ``delta > 0`` is given, else ``"objective"``; whether
-    "auto" releases centroids instead needs n and C (:func:`uses_centroid`)."""
+    "auto" releases centroids instead needs n and C (:func:`uses_centroid`).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import resolved_mechanism
+    >>> resolved_mechanism(PrivateLargeMarginGaussian())
+    'objective'
+    >>> resolved_mechanism(PrivateLargeMarginGaussian(delta=1e-6))
+    'gaussian_objective'
+    """
     return resolve_mechanism(est.mechanism, est.delta, "large_margin").name
 
 
 def resolved_row_norm(est: Any) -> str:
-    """``"unit"`` under "auto" with the softmax loss, ``"none"`` with the pairwise template."""
+    """``"unit"`` under "auto" with the softmax loss, ``"none"`` with the pairwise template.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import resolved_row_norm
+    >>> resolved_row_norm(PrivateLargeMarginGaussian())
+    'unit'
+    >>> resolved_row_norm(PrivateLargeMarginGaussian(loss="pairwise"))
+    'none'
+    """
     row_norm = getattr(est, "row_norm", "none")
     if _is(row_norm, AUTO):
         return "unit" if _is(resolved_loss(est), _SOFTMAX) else "none"
@@ -126,12 +173,30 @@ def resolved_row_norm(est: Any) -> str:
 
 
 def is_centroid(est: Any) -> bool:
-    """Whether ``mechanism="centroid"`` was asked for explicitly."""
+    """Whether ``mechanism="centroid"`` was asked for explicitly.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import is_centroid
+    >>> is_centroid(PrivateLargeMarginGaussian(mechanism="centroid"))
+    True
+    >>> is_centroid(PrivateLargeMarginGaussian())
+    False
+    """
     return _is(est.mechanism, CENTROID)
 
 
 def positive_delta(est: Any) -> bool:
-    """Whether ``delta`` is a real number > 0 (the Gaussian mechanisms' signal)."""
+    """Whether ``delta`` is a real number > 0 (the Gaussian mechanisms' signal).
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import positive_delta
+    >>> positive_delta(PrivateLargeMarginGaussian(delta=1e-6)), positive_delta(PrivateLargeMarginGaussian())
+    (True, False)
+    """
     delta = est.delta
     return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta > 0
 
@@ -144,6 +209,16 @@ def uses_centroid(est: Any, n: int, n_classes: int, n_features: int) -> bool:
     ``feature_weights``, ``extra_terms`` and ``optimality_tol`` None) and
     :func:`centroids_preferred`. n, C and d are public under replace-one adjacency;
     nothing else is read.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import uses_centroid
+    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-6)
+    >>> uses_centroid(est, n=1257, n_classes=10, n_features=64)
+    True
+    >>> uses_centroid(est, n=1257, n_classes=2, n_features=64)
+    False
     """
     if is_centroid(est):
         return True
@@ -158,7 +233,18 @@ def uses_centroid(est: Any, n: int, n_classes: int, n_features: int) -> bool:
 
 
 def centroid_reason(est: Any, n: int, n_classes: int, n_features: int) -> str | None:
-    """The certificate's line when ``mechanism="auto"`` switched to the centroids, else None."""
+    """The certificate's line when ``mechanism="auto"`` switched to the centroids, else None.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex.privacy.rules.large_margin import centroid_reason
+    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-6)
+    >>> centroid_reason(est, n=1257, n_classes=10, n_features=64).startswith("mechanism='auto' -> DP class")
+    True
+    >>> centroid_reason(est, n=100000, n_classes=10, n_features=64) is None
+    True
+    """
     if is_centroid(est) or not uses_centroid(est, n, n_classes, n_features):
         return None
     r = records_per_coordinate(n, n_classes, n_features, est.epsilon)

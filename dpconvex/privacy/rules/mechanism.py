@@ -46,14 +46,29 @@ _WHY = {
 
 
 class AutoMechanism(NamedTuple):
-    """The mechanism ``mechanism=`` resolves to, and the certificate's line on why (None: given)."""
+    """The mechanism ``mechanism=`` resolves to, and the certificate's line on why (None: given).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.mechanism import resolve_mechanism
+    >>> auto = resolve_mechanism("auto", 0.0, "linear_erm")
+    >>> auto.name, auto.reason is not None
+    ('objective', True)
+    """
 
     name: str
     reason: str | None
 
 
 def has_positive_delta(delta: Any) -> bool:
-    """Whether ``delta`` is a real number > 0 (None and 0 mean pure ε-DP)."""
+    """Whether ``delta`` is a real number > 0 (None and 0 mean pure ε-DP).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.mechanism import has_positive_delta
+    >>> has_positive_delta(1e-6), has_positive_delta(0.0), has_positive_delta(None)
+    (True, False, False)
+    """
     return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and bool(delta > 0)
 
 

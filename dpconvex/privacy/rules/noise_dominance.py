@@ -78,6 +78,23 @@ def noise_report_of(template: Any, mech: Any, budget: Budget, *,
     ``calibration``: the calibration of the release when it is already computed (read,
     not recomputed). Raises the named :class:`~dpconvex.errors.ParameterError` of a
     private mechanism that does not report its noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.privacy.rules.noise_dominance import noise_report_of
+    >>> noise_report_of(template, get_mechanism("output"), Budget(1.0)).placement
+    'output'
+    >>> noise_report_of(template, get_mechanism("none"), Budget.unlimited()) is None
+    True
     """
     from ..mechanisms import require_noise_report
 
@@ -118,6 +135,24 @@ def linear_noise_dominance(template: Any, mech: Any, budget: Budget, *,
     ------
     ParameterError
         A private mechanism that does not report its noise (named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.privacy.rules.noise_dominance import linear_noise_dominance
+    >>> rho = linear_noise_dominance(template, get_mechanism("objective"), Budget(1.0))
+    >>> round(rho, 3)
+    0.319
+    >>> linear_noise_dominance(template, get_mechanism("none"), Budget.unlimited()) is None
+    True
     """
     if report is None:
         report = noise_report_of(template, mech, budget, calibration=calibration)
@@ -144,6 +179,28 @@ def warn_if_linear_noise_dominates(template: Any, mech: Any, budget: Budget, own
     ``calibration``: the release's calibration when it is already computed (a fit passes
     it from :func:`~dpconvex.privacy.release.release`'s ``on_calibrated``, so the
     mechanism is calibrated once per fit).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> import warnings
+    >>> from dpconvex import PrivacyWarning
+    >>> from dpconvex.privacy.rules.noise_dominance import warn_if_linear_noise_dominates
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     mech = get_mechanism("objective")
+    ...     rho = warn_if_linear_noise_dominates(template, mech, Budget(0.1), "demo")
+    ...
+    >>> rho > 1, [w.category is PrivacyWarning for w in caught]
+    (True, [True])
     """
     report = noise_report_of(template, mech, budget, calibration=calibration)
     rho = linear_noise_dominance(template, mech, budget, report=report)

@@ -77,7 +77,15 @@ _GD_PHRASE = "the noise on the averaged gradient steps"
 
 
 def public_rows(X: Any) -> int | None:
-    """n from the shape of X (public under replace-one adjacency), or None if unknown."""
+    """n from the shape of X (public under replace-one adjacency), or None if unknown.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import public_rows
+    >>> public_rows(np.zeros((40, 3))), public_rows([[1, 2], [3, 4]]), public_rows(None)
+    (40, 2, None)
+    """
     shape = getattr(X, "shape", None)
     try:
         n = float(shape[0]) if shape is not None else float(len(X))
@@ -104,6 +112,25 @@ def gd_noise_ratio(template: Any, mech: Any, budget: Budget, n_classes: int = 2
     -------
     float or None
         None when the mechanism cannot be calibrated (the release reports it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> mech = get_mechanism("noisy_gd", steps=20, accounting="rdp")
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import gd_noise_ratio
+    >>> rho = gd_noise_ratio(template, mech, Budget(1.0, 1e-5))
+    >>> round(rho, 3)
+    0.376
+    >>> gd_noise_ratio(template, mech, Budget(1.0, 1e-5), n_classes=4) == 2 * rho
+    True
     """
     rho = linear_noise_dominance(template, mech, budget)
     return None if rho is None else rho * max(1.0, n_classes / 2.0)
@@ -117,6 +144,16 @@ def estimator_gd_noise_ratio(est: Any, X: Any, n_classes: int = 2
     through the estimator's public plan: under one-vs-rest (C > 2) one binary model gets
     ε/C (and δ/C when ``delta`` is set), as in :mod:`dpconvex.estimators.ovr`; the
     template is the plan's with every data value 0 (``prepare_shape``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import NoisyGradientDescent
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import estimator_gd_noise_ratio
+    >>> est = NoisyGradientDescent(epsilon=1.0, steps=20, accounting="rdp")
+    >>> rho, template, budget = estimator_gd_noise_ratio(est, np.zeros((1000, 4)))
+    >>> round(rho, 3), template.p, budget.epsilon
+    (0.022, 5, 1.0)
     """
     n, shape = public_rows(X), getattr(X, "shape", None)
     if n is None or shape is None or len(shape) != 2:
@@ -156,6 +193,27 @@ def warn_if_gd_noise_dominates(template: Any, mech: Any, budget: Budget, owner: 
 
     For the binary fit. Returns ρ_GD (or None). The message names the public quantities
     and the remedies.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> mech = get_mechanism("noisy_gd", steps=20, accounting="rdp")
+    >>> import warnings
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import GD_NOISE_RATIO, warn_if_gd_noise_dominates
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rho = warn_if_gd_noise_dominates(template, mech, Budget(0.1, 1e-5), "demo")
+    ...
+    >>> rho > GD_NOISE_RATIO, len(caught)
+    (True, 1)
     """
     rho = gd_noise_ratio(template, mech, budget)
     _warn_gd(rho, template, budget, owner, 2, stacklevel)
@@ -176,6 +234,23 @@ def warn_if_ovr_gd_noise_dominates(est: Any, X: Any, classes: Any, owner: str, *
 
     Returns a context manager that silences the C binary fits' own noisy-GD warnings
     inside it (their ratio, without the factor C/2, is never above the one-vs-rest one).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from dpconvex import NoisyGradientDescent
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import warn_if_ovr_gd_noise_dominates
+    >>> est = NoisyGradientDescent(epsilon=0.1, steps=20, accounting="rdp")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     quiet = warn_if_ovr_gd_noise_dominates(est, np.zeros((100, 4)), [0, 1, 2], "demo")
+    ...
+    >>> len(caught)
+    1
+    >>> with quiet:
+    ...     pass   # the three binary fits run here, without their own warnings
+    ...
     """
     C = int(np.asarray(classes).size)
     rho, template, budget = estimator_gd_noise_ratio(est, X, C)
@@ -201,6 +276,23 @@ def centroid_noise_ratio(mech: Any, template: Any, budget: Budget, n: int | None
     Returns
     -------
     float or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> rng = np.random.default_rng(0)
+    >>> U = rng.normal(size=(30, 3))
+    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
+    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import centroid_noise_ratio
+    >>> rho = centroid_noise_ratio(get_mechanism("gaussian"), template, Budget(1.0, 1e-5), n=30)
+    >>> round(rho, 3)
+    0.746
+    >>> centroid_noise_ratio(get_mechanism("gaussian"), template, Budget(1.0, 1e-5), n=None) is None
+    True
     """
     if n is None or not getattr(mech, "private", True):
         return None
@@ -217,6 +309,26 @@ def warn_if_centroid_noise_dominates(mech: Any, template: Any, budget: Budget, X
     """Warn (:class:`PrivacyWarning`, before the release) when ρ_cent > :data:`CENTROID_NOISE_RATIO`.
 
     Reads only the number of rows of ``X`` (its shape). Returns ρ_cent (or None).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> rng = np.random.default_rng(0)
+    >>> U = rng.normal(size=(30, 3))
+    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
+    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> import warnings
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rho = warn_if_centroid_noise_dominates(get_mechanism("gaussian"), template, Budget(0.1, 1e-5),
+    ...                                            np.zeros((30, 3)), "demo")
+    ...
+    >>> rho > 1, len(caught)
+    (True, 1)
     """
     n = public_rows(X)
     rho = centroid_noise_ratio(mech, template, budget, n)

@@ -1,0 +1,34 @@
+"""The documentation site builds with no warning and no broken cross-reference.
+
+Runs the command of the README, ``python -m sphinx -W --keep-going -n -b html
+docs docs/_build/html``, with its output in a temporary folder. Needs the
+``docs`` extra (``pip install -e ".[docs]"``); skipped without it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+for _module in ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme", "sphinx_copybutton"):
+    pytest.importorskip(_module, reason=f"the docs extra is not installed ({_module} missing): "
+                                        "pip install -e '.[docs]'")
+
+
+@pytest.mark.slow
+def test_docs_build_without_warnings(tmp_path):
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-b", "html",
+           "-d", str(tmp_path / "doctrees"), str(ROOT / "docs"), str(tmp_path / "html")]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, f"sphinx failed ({proc.returncode}):\n{proc.stderr[-6000:]}"
+    assert not proc.stderr.strip(), f"sphinx printed warnings:\n{proc.stderr[-6000:]}"
+    html = tmp_path / "html"
+    for page in ("index.html", "privacy.html", "api/index.html", "api/cli.html",
+                 "api/generated/dpconvex.PrivateLogisticRegression.html",
+                 "notebooks/01_quickstart.html"):
+        assert (html / page).is_file(), page
