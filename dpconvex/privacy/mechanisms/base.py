@@ -58,7 +58,7 @@ class Calibration:
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import Budget, release
+    >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
@@ -141,7 +141,7 @@ class NoiseReport:
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import Budget, release
+    >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
@@ -614,9 +614,7 @@ def solve_exact(template: Any, backend: Any, b: np.ndarray | None, extra_reg: fl
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3))

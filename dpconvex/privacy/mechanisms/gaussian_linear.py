@@ -69,9 +69,7 @@ def gradient_difference_rank(template: Any) -> int:
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3))
@@ -101,9 +99,7 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: A
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3))
@@ -133,9 +129,7 @@ def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Any)
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3))

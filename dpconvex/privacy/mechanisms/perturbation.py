@@ -431,7 +431,7 @@ class OutputPerturbation(_Perturbation):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import Budget, release
+    >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
