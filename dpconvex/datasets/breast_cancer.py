@@ -141,6 +141,7 @@ def load_breast_cancer_wisconsin(
     Needs ``breast-cancer-wisconsin.data`` in the data folder
     (:func:`get_data_home`), so the doctest run skips it:
 
+    >>> from dpconvex.datasets import load_breast_cancer_wisconsin  # doctest: +SKIP
     >>> X, y = load_breast_cancer_wisconsin(download=False)  # doctest: +SKIP
     >>> X.shape, y.classes.tolist(), int(y.sum())  # doctest: +SKIP
     ((683, 9), [0, 1], 239)

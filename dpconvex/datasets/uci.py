@@ -199,6 +199,7 @@ def load_adult(
     Needs ``adult.data`` and ``adult.test`` in the data folder
     (:func:`get_data_home`), so the doctest run skips it:
 
+    >>> from dpconvex.datasets import load_adult  # doctest: +SKIP
     >>> X, y = load_adult(download=False)  # doctest: +SKIP
     >>> X.shape, y.classes.tolist()  # doctest: +SKIP
     ((30162, 104), [0, 1])
@@ -501,6 +502,7 @@ def load_kddcup99(
     Needs ``kddcup.data_10_percent.gz`` in the data folder (:func:`get_data_home`),
     so the doctest run skips it:
 
+    >>> from dpconvex.datasets import load_kddcup99  # doctest: +SKIP
     >>> X_test, y_test = load_kddcup99(subset="test", download=False)  # doctest: +SKIP
     >>> X_test.shape, y_test.classes.tolist()  # doctest: +SKIP
     ((98805, 122), [0, 1])
