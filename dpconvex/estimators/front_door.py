@@ -9,6 +9,7 @@ lines of the certificate.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any, ClassVar
 
@@ -151,35 +152,38 @@ class PrivateClassifier(PrivateEstimator):
         return tags
 
     # ------------------------------------------------------------------------ plan
+    def _make(self, learner: str, *, objective: bool = False) -> PrivateEstimator:
+        """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
+
+        ``objective=True`` names the large-margin objective's mechanism (no centroid
+        switch), for the noise checks of :meth:`_warn_if_every_candidate_is_weak`.
+        """
+        delta = float(self.delta) if has_positive_delta(self.delta) else 0.0
+        common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
+                  "random_state": self.random_state, "accountant": self.accountant}
+        if learner == LINEAR:
+            return PrivateHuberSVM(delta=delta, fit_intercept=True, **common)
+        if learner == CENTROID:
+            return PrivateGaussianCentroid(delta=delta, **common)
+        mechanism = ("gaussian_objective" if delta > 0 else "objective") if objective else "auto"
+        return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
+                                          **common)
+
     def _learner(self, n: int, n_classes: int, n_features: int
                  ) -> tuple[str, str, PrivateEstimator]:
         """(learner name, reason, the unfitted learner) for n rows, C classes, d features."""
         choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
                                            self.delta)
-        delta = float(self.delta) if has_positive_delta(self.delta) else 0.0
-        common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
-                  "random_state": self.random_state, "accountant": self.accountant}
-        if choice.learner == LINEAR:
-            est: PrivateEstimator = PrivateHuberSVM(delta=delta, fit_intercept=True, **common)
-        elif choice.learner == CENTROID:
-            est = PrivateGaussianCentroid(delta=delta, **common)
-        else:
-            est = PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, **common)
-        return choice.learner, choice.reason, est
+        return choice.learner, choice.reason, self._make(choice.learner)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         _, reason, est = self._learner(n, n_classes, n_features)
         sub = est.plan(n, n_classes, n_features)
-        return FitPlan(
-            estimator=type(self).__name__, n=sub.n, n_classes=sub.n_classes,
-            n_features=sub.n_features, template=sub.template, learner=sub.learner,
-            mechanism=sub.mechanism, budget=sub.budget, parts=sub.parts, lam=sub.lam,
-            lam_rule=sub.lam_rule, backend=sub.backend, options=dict(sub.options),
-            notes=(*sub.notes, reason), sub_plans=sub.sub_plans)
+        return dataclasses.replace(sub, estimator=type(self).__name__, notes=(*sub.notes, reason))
 
     # --------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any) -> PrivateClassifier:
-        """Choose the learner from (n, C, ε, δ) and fit it.
+        """Choose the learner from (n, C, d, ε, δ) and fit it.
 
         Raises
         ------
@@ -202,34 +206,22 @@ class PrivateClassifier(PrivateEstimator):
         self.certificate_ = est.certificate_
         return self
 
-    def _candidates(self, n_classes: int) -> dict[str, PrivateEstimator]:
-        """Every learner the rule can choose, at the parameters' (ε, δ) (for the noise checks)."""
-        delta = float(self.delta) if has_positive_delta(self.delta) else 0.0
-        common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm}
-        out: dict[str, PrivateEstimator] = {
-            CENTROID: PrivateGaussianCentroid(delta=delta, **common),
-            LARGE_MARGIN: PrivateLargeMarginGaussian(
-                delta=delta if delta > 0 else None,
-                mechanism="gaussian_objective" if delta > 0 else "objective", **common)}
-        if n_classes <= 2:
-            out[LINEAR] = PrivateHuberSVM(delta=delta, **common)
-        return out
-
     def _warn_if_every_candidate_is_weak(self, n: int, n_classes: int, n_features: int) -> None:
         """One warning when the public noise check of every candidate learner fires (§14.3).
 
         Each check reads (n, C, d, ε, δ) and the public bounds only (docs/privacy.md §6.7,
         §6.8, §11.7), on the shape-only problem of the candidate's plan; nothing is fitted.
         """
-        for est in self._candidates(n_classes).values():
+        candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []))
+        for name in candidates:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                _noise_check(est, n, n_classes, n_features)
+                _noise_check(self._make(name, objective=True), n, n_classes, n_features)
             if not any(issubclass(w.category, PrivacyWarning) for w in caught):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
             f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise "
-            f"checks predict every learner it can choose ({', '.join(self._candidates(n_classes))}) "
+            f"checks predict every learner it can choose ({', '.join(candidates)}) "
             "no better than the majority class for n = "
             f"{n} rows, C = {n_classes} classes and d = {n_features} features (public quantities "
             "only; docs/privacy.md §14.3). Use a larger epsilon, delta > 0, more rows or fewer "

@@ -197,8 +197,7 @@ def positive_delta(est: Any) -> bool:
     >>> positive_delta(PrivateLargeMarginGaussian(delta=1e-6)), positive_delta(PrivateLargeMarginGaussian())
     (True, False)
     """
-    delta = est.delta
-    return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and delta > 0
+    return has_positive_delta(est.delta)
 
 
 def uses_centroid(est: Any, n: int, n_classes: int, n_features: int) -> bool:
