@@ -332,12 +332,20 @@ def check_feature_names(estimator: Any, X: Any) -> None:
 
     A model fitted on a frame records ``feature_names_in_``; at predict time a
     frame must have the same columns in the same order (a reordered frame would
-    silently feed each coefficient the wrong column). Arrays without names, and
-    frames passed to a model fitted without names, are taken as they are.
+    silently feed each coefficient the wrong column). An array without names
+    passed to a model fitted with names is taken by position with scikit-learn's
+    warning ("X does not have valid feature names, but ... was fitted with
+    feature names"); frames passed to a model fitted without names are taken as
+    they are.
     """
     fitted = getattr(estimator, "feature_names_in_", None)
     owner = type(estimator).__name__
     names = feature_names_of(X, owner)
+    if fitted is not None and names is None:
+        from sklearn.utils.validation import _check_feature_names
+
+        _check_feature_names(estimator, X, reset=False)  # warns, as scikit-learn's estimators do
+        return
     if fitted is None or names is None:
         return
     if len(names) == len(fitted) and all(a == b for a, b in zip(names, fitted, strict=True)):

@@ -4,6 +4,10 @@ Only the standard library is imported here: ``dpconvex --help`` and
 ``--version`` must not pay for NumPy, CVXPY and scikit-learn; each command
 imports what it needs when it runs.
 
+``run`` and ``demo`` print each distinct warning of their fits once, after the
+table, on one line of stderr (with how many fits raised it); ``run`` keeps the
+full texts in ``results.json``.
+
 Bad input never ends in a traceback: a bad flag or number is a usage error and
 a bad problem file, folder or parameter a dpconvex error; both print one line,
 ``dpconvex[ COMMAND]: error: ...``, on stderr and exit with status 2.
@@ -55,9 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpconvex", description="Differentially private convex learning.")
     p.add_argument("--version", action="version", version=f"dpconvex {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    d = sub.add_parser("demo", help="private logistic regression on scikit-learn's breast-cancer data")
+    d = sub.add_parser("demo", help="the front door (PrivateClassifier) and private logistic regression "
+                       "on scikit-learn's breast-cancer data")
     d.add_argument("--runs", type=_runs, default=10, help="noise draws per epsilon (default 10)")
-    d.add_argument("--lam", type=float, default=1e-3, help="regularization Lambda (default 1e-3)")
+    d.add_argument("--lam", type=float, default=1e-3,
+                   help="regularization Lambda of the logistic-regression rows (default 1e-3)")
     d.add_argument("--seed", type=_seed, default=None,
                    help="seed >= 0 for reproducible noise (default: from the OS; a seeded model is "
                         "not private)")
@@ -97,6 +103,9 @@ def _cmd_list() -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    import warnings
+
+    from .runs.fits import warning_lines
     from .runs.report import check_output_dir, write_outputs
     from .runs.runner import run_problem
     from .runs.spec import load_problem
@@ -104,10 +113,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     pr = load_problem(args.problem)
     out = Path(args.out or Path("results") / (pr.name + ("-quick" if args.quick else "")))
     check_output_dir(out)  # fail now, not after the fits
-    res = run_problem(pr, runs=args.runs, quick=args.quick, progress=not args.no_progress)
+    with warnings.catch_warnings(record=True):  # run_problem's summary: printed below instead
+        warnings.simplefilter("always")
+        res = run_problem(pr, runs=args.runs, quick=args.quick, progress=not args.no_progress)
     js, png = write_outputs(res, out)
     print(res.table())
-    print(f"\n{res.seconds:.1f} s; wrote {js} and {png}")
+    print(f"\n{res.seconds:.1f} s; wrote {js} and {png}", flush=True)
+    # after the table: each distinct warning of the fits once, on one line of stderr
+    for line in warning_lines(res.warnings, res.fits, full_text=f"{js} (key 'warnings')"):
+        print(f"dpconvex: {line}", file=sys.stderr)
     if not res.passed:
         print("dpconvex: a result fell outside its expected band (see FAIL above)", file=sys.stderr)
         return 1

@@ -68,8 +68,9 @@ class DataValidationError(DPConvexError, ValueError):
     """The data passed to ``fit``/``predict`` is unusable as given.
 
     NaN or infinite values, wrong shapes, too few rows, a single class, too
-    many classes, labels unseen during ``fit``, or rows above the public norm
-    bound when clipping is disabled.
+    many classes, labels outside the declared ``classes`` (with the default
+    ``unknown_labels="raise"``), labels unseen during ``fit``, or rows above
+    the public norm bound when clipping is disabled.
 
     Examples
     --------

@@ -53,8 +53,22 @@ def data_home() -> Path:
     return home
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--bitwise", action="store_true", default=False,
+        help="also collect the tests marked bitwise (bit-for-bit oracles; they skip unless "
+             "the BLAS, library versions and NumPy CPU features match the recording's)")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The notebooks run end to end (tens of seconds each): they are ``slow``."""
+    """The notebooks run end to end (tens of seconds each): they are ``slow``. The
+    ``bitwise`` tests are deselected unless ``--bitwise`` asks for them."""
     for item in items:
         if item.nodeid.endswith(".ipynb") or ".ipynb::" in item.nodeid:
             item.add_marker(pytest.mark.slow)
+    if config.getoption("--bitwise", default=False):
+        return
+    bitwise = [item for item in items if item.get_closest_marker("bitwise") is not None]
+    if bitwise:
+        config.hook.pytest_deselected(items=bitwise)
+        items[:] = [item for item in items if item.get_closest_marker("bitwise") is None]

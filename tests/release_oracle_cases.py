@@ -16,22 +16,170 @@ features, ``epsilon_sweep`` and the template-level ``release``. Every option tha
 the release is pinned explicitly, so a change of a default does not move a case. Each
 case has its own fixed seeds (explicit, or derived from the case name by :func:`_seed`),
 so adding a case never changes another.
+
+Every case carries a :class:`Tolerance` (``cases()[name].tolerance``): the public facts of
+its release path (the optimality residual the release accepts, the strong-convexity modulus,
+the distance bound's constant, the post-processing and where the release is snapped) from
+which ``tests/test_release_oracle.py`` derives how far another CPU's arithmetic may move
+each released array (the derivation is in that module's docstring).
 """
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
 Arrays = dict[str, np.ndarray]
 
-__all__ = ["cases"]
+__all__ = ["AMP_TOL", "RESIDUAL_TOL", "ROUNDING_RTOL", "SNAP_BITS", "Tolerance", "cases",
+           "grid_step"]
 
 #: δ of the (ε, δ) cases: a number, so that no default rule enters.
 DELTA = 1e-4
+
+#: The optimality residual every exact-minimizer release (and the non-private baseline)
+#: must reach: ``residual_tol`` of the linear, pairwise and softmax templates (checked by
+#: ``test_release_oracle.py`` against the library's constants).
+RESIDUAL_TOL = 1e-6
+#: ``optimality_tol`` of the approximate-minima cases: the residual their solve must reach.
+AMP_TOL = 1e-4
+#: ``dpconvex.privacy.noise.SNAP_BITS``: the grid of a noise scale s is 2^⌊log2 s⌋ · 2^-20.
+SNAP_BITS = 20
+#: Rounding of the arithmetic around the solve (sums of n <= 3400 terms in other BLAS
+#: kernels and SIMD loops: relative error <= n · 2^-53 < 4e-13), amplified by the solve's
+#: conditioning 1/μ <= 1/Λ <= 1e3: below 4e-10 relative; 1e-9 leaves a factor 2.5.
+ROUNDING_RTOL = 1e-9
+
+
+def grid_step(recorded: np.ndarray) -> float:
+    """The largest power of two dividing every non-zero entry of ``recorded`` (0.0 if none).
+
+    A release snapped to the grid g = 2^k is an integer multiple of g in every entry, so
+    this is >= g: an upper bound on one grid step read off the recorded (public) array. For
+    an array that is not on a grid it is the spacing of its finest entry (~1e-16 · |x|).
+
+    Examples
+    --------
+    >>> grid_step(np.array([0.75, -1.5, 3.0]))
+    0.25
+    """
+    a = np.asarray(recorded, dtype=float).ravel()
+    a = a[np.isfinite(a) & (a != 0)]
+    if a.size == 0:
+        return 0.0
+    mant, exp = np.frexp(np.abs(a))  # |a| = mant · 2^exp, mant in [0.5, 1): 53-bit integer
+    ints = (mant * 2.0**53).astype(np.int64)
+    trailing = np.array([(int(i) & -int(i)).bit_length() - 1 for i in ints])
+    return float(np.min(np.ldexp(1.0, exp - 53 + trailing)))
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Public facts of a case's release path that bound a cross-CPU difference.
+
+    Parameters
+    ----------
+    residual : float
+        Optimality residual the release path accepts (``RESIDUAL_TOL``, or ``AMP_TOL`` for
+        approximate minima); 0.0 for releases without an iterative solve with a stopping test.
+    mu : float
+        Lower bound on the strong-convexity modulus of the solved objective (its ``lam``:
+        μ = Λ; the Δ of objective perturbation only adds to it).
+    lipschitz : float
+        L of the error bound ||θ − θ*|| <= (1 + L)/μ · residual (the variational inequality
+        of the PSD-constrained templates); 0.0 for the unconstrained bound residual/μ.
+    scale : float
+        Lipschitz constant (Frobenius / Euclidean) of the public map from the solution to the
+        released arrays (1 for θ itself and for a PSD projection; 1 + √D for the PSD shift).
+    snap : {"none", "last", "inner"}
+        Where the release is snapped to its public grid: "last" (the released array is on
+        the grid: one step is read off the record by :func:`grid_step`), "inner" (a
+        post-processing follows the snap: one step is bounded by 2^-SNAP_BITS of the
+        largest released coordinate, the noise scale being of the order of the released
+        noisy values), "none".
+    snaps : int
+        How many snaps in sequence can each move the release by a step (noisy gradient
+        descent snaps every step).
+    """
+
+    residual: float = 0.0
+    mu: float = 1.0
+    lipschitz: float = 0.0
+    scale: float = 1.0
+    snap: Literal["none", "last", "inner"] = "none"
+    snaps: int = 1
+
+    @property
+    def solve(self) -> float:
+        """2 · scale · (1 + L)/μ · residual: two solves within the distance bound of θ*."""
+        return 2.0 * self.scale * (1.0 + self.lipschitz) / self.mu * self.residual
+
+    def atol(self, recorded: np.ndarray) -> float:
+        """Largest allowed |released − recorded| over the entries of one float array."""
+        a = np.asarray(recorded, dtype=float)
+        top = float(np.max(np.abs(a))) if a.size else 0.0
+        step = 0.0
+        if self.snap == "last":
+            step = grid_step(a)
+        elif self.snap == "inner":
+            step = max(grid_step(a), math.ldexp(top, -SNAP_BITS))
+        return self.solve + self.snaps * step + ROUNDING_RTOL * max(top, 1.0)
+
+
+def _tol(run: Callable[[], Arrays], tolerance: Tolerance) -> Callable[[], Arrays]:
+    """Attach ``tolerance`` to a case (``run.tolerance``)."""
+    run.tolerance = tolerance  # type: ignore[attr-defined]
+    return run
+
+
+#: Strong-convexity modulus of the released solve where the public rule lam="auto" picks Λ
+#: (the certificate's "strong convexity mu", rounded down).
+AUTO_MU = {
+    "logreg-gaussian_objective-native-lamauto": 0.017,
+    "logreg-gaussian_output-native-lamauto": 0.0447,
+    "softmax-objective-native-lamauto": 0.116,
+    "softmax-gaussian_objective-native-lamauto": 0.117,
+    "lmg-auto-delta-large": 0.0034,
+}
+
+#: Snapped mechanisms of the linear learners (the release ends with the snap).
+_SNAP_LAST = ("output", "gaussian_output")
+
+
+def _linear_tol(mechanism: Any, lam: Any, optimality_tol: Any, name: str = "") -> Tolerance:
+    """The linear learners: θ ↦ (coef_, intercept_ = s·θ_d) with s <= 1; ||w − w*|| <= r/μ."""
+    mu = AUTO_MU[name] if lam == "auto" else float(lam)
+    amp = optimality_tol is not None and mechanism not in ("none",)
+    snap = "last" if (amp or mechanism in _SNAP_LAST or mechanism in (None, "auto")) else "none"
+    return Tolerance(residual=AMP_TOL if amp else RESIDUAL_TOL, mu=mu, snap=snap)
+
+
+def _pairwise_tol(lam: float, C: int, K: int = 1, *, curvature: float = 1.0,
+                  deriv_bound: float = 1.0, amp: bool = False, snap: str = "none") -> Tolerance:
+    """The pairwise template: (1 + L)/μ · r with L = μ + 2cC + [K > 1]·|ℓ'|/2 (its
+    ``public_lipschitz_bound``); Φ_ is θ (PSD-projected: 1-Lipschitz)."""
+    L = lam + 2.0 * curvature * C + (0.5 * deriv_bound if K > 1 else 0.0)
+    return Tolerance(residual=AMP_TOL if amp else RESIDUAL_TOL, mu=lam, lipschitz=L,
+                     snap="inner" if amp else snap)  # type: ignore[arg-type]
+
+
+def _softmax_tol(lam: float, d: int) -> Tolerance:
+    """The softmax template: (1 + L)/μ · r with L = μ + 1/2 (its constrained bound; the
+    unconstrained one, r/μ, is smaller); Φ_ = SθS plus a PSD shift t·I (λ_min is
+    1-Lipschitz: ||Δt·I||_F <= √D·||Δθ||, D = d + 1), features scaled by S <= 1."""
+    return Tolerance(residual=RESIDUAL_TOL, mu=lam, lipschitz=lam + 0.5,
+                     scale=1.0 + math.sqrt(d + 1))
+
+
+#: Releases without a solve: class sums and counts snapped, then divided (centroids).
+_CENTROID_TOL = Tolerance(snap="inner")
+#: Noisy gradient descent (20 steps, no stopping test): every step snaps its noisy gradient.
+_NGD_TOL = Tolerance(snap="inner", snaps=20)
 
 
 # ------------------------------------------------------------------ data
@@ -102,13 +250,14 @@ def _linear_estimator(kind: str, **kw: Any) -> Any:
     raise ValueError(kind)
 
 
-def _linear_case(kind: str, seed: int, *, n: int = 150, d: int = 4, **kw: Any
+def _linear_case(kind: str, seed: int, *, n: int = 150, d: int = 4, name: str = "", **kw: Any
                  ) -> Callable[[], Arrays]:
     def run() -> Arrays:
         X, y = _binary(seed, n, d)
         params = {"random_state": seed + 100, **kw}
         return _linear(_linear_estimator(kind, **params).fit(X, y))
-    return run
+    return _tol(run, _linear_tol(kw.get("mechanism"), kw.get("lam"), kw.get("optimality_tol"),
+                                 name))
 
 
 def _linear_cases() -> dict[str, Callable[[], Arrays]]:
@@ -167,7 +316,7 @@ def _linear_cases() -> dict[str, Callable[[], Arrays]]:
             return _linear(dp.PrivateLogisticRegression(
                 epsilon=1.0, lam=0.05, mechanism=mech, solver=solver,
                 random_state=seed, **PINNED).fit(X, y))
-        return run
+        return _tol(run, _linear_tol(mech, 0.05, None))
     out["logreg-objective-native-sparse"] = sparse("objective", "native", 45)
     out["logreg-output-native-sparse"] = sparse("output", "native", 46)
     return out
@@ -187,7 +336,12 @@ def _lmg_case(seed: int, *, n: int = 90, d: int = 3, C: int = 3, **kw: Any
             rng = np.random.default_rng(seed + 7)
             params["centers"] = 0.3 * rng.normal(size=(C, params["n_components"], d))
         return _lmg(dp.PrivateLargeMarginGaussian(**params).fit(X, y))
-    return run
+    # the pairwise template (HuberHinge(0.5): c = |l'| = 1); DP k-means snaps the centers,
+    # and "auto" mechanisms may snap: one step through the post-processing
+    inner = kw.get("component_assignment") == "dp_kmeans" or "mechanism" not in kw
+    return _tol(run, _pairwise_tol(kw.get("lam", 2e-2), C, kw.get("n_components", 1),
+                                   amp=kw.get("optimality_tol") is not None,
+                                   snap="inner" if inner else "none"))
 
 
 def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
@@ -247,7 +401,8 @@ def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
         return _lmg(dp.PrivateLargeMarginGaussian(
             epsilon=1.0, lam=0.1, loss=Logistic(), solver="native",
             random_state=5).fit(X, y))
-    out["lmg-K1-objective-native-logistic"] = logistic_loss
+    out["lmg-K1-objective-native-logistic"] = _tol(logistic_loss,
+                                                   _pairwise_tol(0.1, 3, curvature=0.25))
     return out
 
 
@@ -260,7 +415,7 @@ def _ngd_cases() -> dict[str, Callable[[], Arrays]]:
             est = dp.NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=20, radius=2.0,
                                           random_state=seed, **kw)
             return _linear(est.fit(X, y))
-        return run
+        return _tol(run, _NGD_TOL)
     return {
         # clip and average pinned (their defaults are public rules)
         "ngd-rdp": case(300, accounting="rdp", clip=1.0, average="all"),
@@ -287,7 +442,7 @@ def _grid(public: bool, seed: int) -> Callable[[], Arrays]:
         return {"best_coef_": np.asarray(gs.best_estimator_.coef_),
                 "best_intercept_": np.asarray(gs.best_estimator_.intercept_),
                 "best_index_": np.asarray(gs.best_index_)}
-    return run
+    return _tol(run, _linear_tol("output", 0.01, None))  # lam in {0.01, 0.1}
 
 
 def _pipeline() -> Arrays:
@@ -303,6 +458,9 @@ def _pipeline() -> Arrays:
     rff, lr = pipe[0], pipe[-1]
     return {"random_weights_": np.asarray(rff.random_weights_),
             "random_offset_": np.asarray(rff.random_offset_), **_linear(lr)}
+
+
+_tol(_pipeline, _linear_tol(None, 0.05, None))
 
 
 # -------------------------------------------------------------- sweeps
@@ -323,7 +481,7 @@ def _sweep(kind: str, seed: int, **kw: Any) -> Callable[[], Arrays]:
                 out.update({f"e{i}r{r}_{k}": v
                             for k, v in (_lmg(e) if kind == "lmg" else _linear(e)).items()})
         return out
-    return run
+    return _tol(run, _pairwise_tol(0.1, 3) if kind == "lmg" else _linear_tol(kind, 0.05, None))
 
 
 # ------------------------------------------------------ template level
@@ -353,7 +511,8 @@ def _template_case(which: str, mechanism: str, seed: int, solver: str = "native"
         budget = Budget(1.0) if mech.private else Budget(float("inf"))
         rel = release(t, mech, budget, solver, np.random.default_rng(seed))
         return {"theta": np.asarray(rel.theta)}
-    return run
+    return _tol(run, _linear_tol(mechanism, 0.05, None) if which == "linear" else
+                _pairwise_tol(0.1, 3, snap="inner" if mechanism == "output" else "none"))
 
 
 # ------------------------------------------------ (ε, δ) mechanisms
@@ -390,14 +549,14 @@ def _gaussian_linear_cases() -> dict[str, Callable[[], Arrays]]:
                           "solver": "native", "data_norm": 2.0})
     for mech in ("gaussian_objective", "gaussian_output"):
         name = f"logreg-{mech}-native-lamauto"
-        out[name] = _linear_case("logreg", _seed(name), **{
+        out[name] = _linear_case("logreg", _seed(name), name=name, **{
             **pinned, "lam": "auto", "mechanism": mech, "solver": "native"})
     return out
 
 
 def _softmax_case(seed: int, *, mechanism: str, lam: float | str, delta: float | None,
                   solver: str = "native", n: int = 90, d: int = 3, C: int = 3,
-                  data_norm: float = 1.0) -> Callable[[], Arrays]:
+                  data_norm: float = 1.0, name: str = "") -> Callable[[], Arrays]:
     """PrivateLargeMarginGaussian(loss="softmax"): every constructor option pinned."""
     def run() -> Arrays:
         import dpconvex as dp
@@ -410,7 +569,7 @@ def _softmax_case(seed: int, *, mechanism: str, lam: float | str, delta: float |
             classes=None, structure="full", feature_weights=None,
             row_norm="none")
         return _lmg(est.fit(X, y))
-    return run
+    return _tol(run, _softmax_tol(AUTO_MU[name] if lam == "auto" else float(lam), d))
 
 
 def _softmax_cases() -> dict[str, Callable[[], Arrays]]:
@@ -420,7 +579,8 @@ def _softmax_cases() -> dict[str, Callable[[], Arrays]]:
         for lam in (0.1, "auto"):
             tag = "lamauto" if lam == "auto" else "lam01"
             name = f"softmax-{mech}-native-{tag}"
-            out[name] = _softmax_case(_seed(name), mechanism=mech, lam=lam, delta=delta)
+            out[name] = _softmax_case(_seed(name), mechanism=mech, lam=lam, delta=delta,
+                                      name=name)
     out["softmax-gaussian_objective-auto-lam01"] = _softmax_case(
         1310, mechanism="gaussian_objective", lam=0.1, delta=DELTA, solver=None)
     out["softmax-gaussian_objective-native-binary-datanorm2"] = _softmax_case(
@@ -439,7 +599,7 @@ def _centroid_case(seed: int, *, mechanism: str, delta: float | None, row_norm: 
                                          temperature=None, classes=None,
                                          random_state=seed + 100).fit(X, y)
         return {"means_": np.asarray(est.means_), "counts_": np.asarray(est.counts_)}
-    return run
+    return _tol(run, _CENTROID_TOL)
 
 
 def _centroid_cases() -> dict[str, Callable[[], Arrays]]:
@@ -473,7 +633,7 @@ def _random_search(seed: int) -> Callable[[], Arrays]:
             random_state=seed, classes=[0, 1]).fit(X, y)
         return {"best_coef_": np.asarray(rs.best_estimator_.coef_),
                 "best_intercept_": np.asarray(rs.best_estimator_.intercept_)}
-    return run
+    return _tol(run, _linear_tol("output", 0.01, None))  # lam in {0.01, 0.1}
 
 
 def _ovr_case(kind: str, seed: int, **kw: Any) -> Callable[[], Arrays]:
@@ -487,10 +647,12 @@ def _ovr_case(kind: str, seed: int, **kw: Any) -> Callable[[], Arrays]:
         else:
             est = _linear_estimator(kind, **params)
         return _linear(est.fit(X, y))
-    return run
+    return _tol(run, _NGD_TOL if kind == "ngd" else
+                _linear_tol(kw.get("mechanism"), kw.get("lam"), None))
 
 
-def _lmg_auto_case(seed: int, *, n: int = 90, C: int = 3, **kw: Any) -> Callable[[], Arrays]:
+def _lmg_auto_case(seed: int, tolerance: Tolerance, *, n: int = 90, C: int = 3, **kw: Any
+                   ) -> Callable[[], Arrays]:
     """The large-margin classifier with its "auto" options: the learner the rules pick."""
     def run() -> Arrays:
         import dpconvex as dp
@@ -503,7 +665,7 @@ def _lmg_auto_case(seed: int, *, n: int = 90, C: int = 3, **kw: Any) -> Callable
             if value is not None:
                 out[name] = np.asarray(value)
         return out
-    return run
+    return _tol(run, tolerance)
 
 
 def _meta_cases() -> dict[str, Callable[[], Arrays]]:
@@ -521,11 +683,14 @@ def _meta_cases() -> dict[str, Callable[[], Arrays]]:
             clip=1.0, average="all"),
         # every "auto" option left to the rules: pure epsilon, (epsilon, delta) at small
         # n epsilon / C (the centroid path), (epsilon, delta) at larger n epsilon / C
-        "lmg-auto-pure": _lmg_auto_case(540, epsilon=1.0),
-        "lmg-auto-delta-small": _lmg_auto_case(541, epsilon=1.0, delta=DELTA),
-        "lmg-auto-delta-large": _lmg_auto_case(542, n=900, epsilon=4.0, delta=DELTA),
+        # the centroid path (class sums and counts, no solve); softmax with its rule's Λ
+        "lmg-auto-pure": _lmg_auto_case(540, _CENTROID_TOL, epsilon=1.0),
+        "lmg-auto-delta-small": _lmg_auto_case(541, _CENTROID_TOL, epsilon=1.0, delta=DELTA),
+        "lmg-auto-delta-large": _lmg_auto_case(
+            542, _softmax_tol(AUTO_MU["lmg-auto-delta-large"], 3), n=900, epsilon=4.0,
+            delta=DELTA),
         "lmg-softmax-K2-nearest": _lmg_auto_case(
-            543, epsilon=2.0, lam=0.1, loss="softmax", n_components=2, solver="native",
+            543, _softmax_tol(0.1, 3), epsilon=2.0, lam=0.1, loss="softmax", n_components=2, solver="native",
             component_assignment="nearest_public_center", row_norm="unit"),
     }
 

@@ -28,7 +28,8 @@ def test_docs_build_without_warnings(tmp_path):
     assert proc.returncode == 0, f"sphinx failed ({proc.returncode}):\n{proc.stderr[-6000:]}"
     assert not proc.stderr.strip(), f"sphinx printed warnings:\n{proc.stderr[-6000:]}"
     html = tmp_path / "html"
-    for page in ("index.html", "privacy.html", "api/index.html", "api/cli.html",
+    for page in ("index.html", "privacy.html", "privacy/perturbation.html",
+                 "privacy/front_door.html", "api/index.html", "api/cli.html",
                  "api/generated/dpconvex.PrivateLogisticRegression.html",
                  "notebooks/01_quickstart.html"):
         assert (html / page).is_file(), page

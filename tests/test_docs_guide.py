@@ -1,4 +1,4 @@
-"""Every Python code block of the user guide (``docs/guide/*.md``) runs.
+"""Every Python code block of the user guide (``docs/guide/*.md``) and of the landing page runs.
 
 The blocks of one page run in order, in one namespace, as a reader would paste
 them; any exception fails the page's test. A block is left out only when its
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide"
+ROOT = Path(__file__).resolve().parent.parent
+GUIDE = ROOT / "docs" / "guide"
+LANDING = ROOT / "docs" / "index.md"
 
 #: Pages whose blocks take more than about 5 s together (measured on 2 shared cores).
 SLOW_PAGES = frozenset({"auditing", "dask"})
@@ -92,3 +94,46 @@ def test_guide_page_code_runs(page: Path, monkeypatch: pytest.MonkeyPatch,
     for line, source in blocks:
         code = compile(source, f"{page.name}:{line}", "exec")
         exec(code, namespace)  # noqa: S102 - the guide's own code
+
+
+#: Data files a landing-page block reads (through ``DPCONVEX_DATA``), by the loader it calls.
+LANDING_DATA_FILES = {"load_adult": ("adult.data", "adult.test")}
+
+
+def test_landing_page_shows_the_readme_code() -> None:
+    """The landing page opens with the README's two examples, block for block."""
+    readme = python_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    landing = python_blocks(LANDING.read_text(encoding="utf-8"))
+    assert [src for _, src in landing] == [src for _, src in readme]
+    assert len(landing) >= 2
+    text = LANDING.read_text(encoding="utf-8")
+    assert text.index("```python") < text.index("## Where to read on") < text.index("{toctree}")
+
+
+def _landing_params() -> list:
+    """One parameter per landing-page block; blocks that load a data set are ``slow`` (~6 s)."""
+    params = []
+    for line, source in python_blocks(LANDING.read_text(encoding="utf-8")):
+        loads = any(loader in source for loader in LANDING_DATA_FILES)
+        params.append(pytest.param(source, id=f"line{line}",
+                                   marks=[pytest.mark.slow] if loads else []))
+    return params
+
+
+@pytest.mark.parametrize("source", _landing_params())
+def test_landing_page_code_runs(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each landing-page block is a complete example and runs on its own.
+
+    A block that loads a data set is skipped when its files are not in the data folder
+    (as the loaders' doctests are). The blocks write no files; they run in the current
+    folder, where a relative ``DPCONVEX_DATA`` (the README's) is resolved.
+    """
+    from dpconvex.datasets import get_data_home
+
+    for loader, files in LANDING_DATA_FILES.items():
+        if loader in source:
+            missing = [f for f in files if not (Path(get_data_home()) / f).is_file()]
+            if missing:
+                pytest.skip(f"{missing} not in the data folder (DPCONVEX_DATA)")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    exec(compile(source, "index.md", "exec"), {"__name__": "landing"})  # noqa: S102

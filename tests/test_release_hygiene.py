@@ -7,8 +7,9 @@ certificate's text, the repr, the warnings issued (category and text) and the
 exceptions. Whatever differs besides the parameters would be an un-noised
 function of the data (e.g. a solver's iteration count, a label set read from
 y, a warning that counts clipped rows). The replaced record has a label the
-other records lack (declared in ``classes=``), a label outside ``classes=``, or
-a huge norm. With ``classes=None`` the label set is read from the data: then
+other records lack (declared in ``classes=``), a label outside ``classes=``
+(with ``unknown_labels="ignore"``; the default refuses such a fit), or a huge
+norm. With ``classes=None`` the label set is read from the data: then
 the models may differ (that is the leak the warning names), but the warning
 itself is the same on both.
 """
@@ -160,9 +161,10 @@ def test_records_outside_the_label_set_contribute_no_loss():
     y_other = y.copy()
     y_other[:5] = 9  # ...and other outside labels
     for make in (lambda: dp.PrivateLogisticRegression(epsilon=1.0, lam=0.05, classes=[0, 1],
-                                                      random_state=3),
+                                                      random_state=3, unknown_labels="ignore"),
                  lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1],
-                                                       solver="native", random_state=3)):
+                                                       solver="native", random_state=3,
+                                                       unknown_labels="ignore")):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             a = make().fit(X, y)
@@ -299,8 +301,9 @@ def _observe(est, data):
 def test_neighbouring_data_sets_differ_only_in_the_noised_parameters(name, case):
     D, Dp, classes = _neighbours(case)
     obs = []
-    for data in (D, Dp):
-        est = _set(NEIGHBOUR_ESTIMATORS[name](), classes=classes, random_state=7)
+    for data in (D, Dp):  # a label outside classes=: its row zeroed, not the fit refused
+        est = _set(NEIGHBOUR_ESTIMATORS[name](), classes=classes, random_state=7,
+                   **({"unknown_labels": "ignore"} if case == "outside" else {}))
         obs.append(_observe(est, data))
     a, b = obs
     assert a["error"] is None, a["error"]
@@ -429,7 +432,7 @@ def test_diagnostics_carry_the_clipped_count_and_the_outside_labels():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with collect_diagnostics() as diag:
-            _lr(classes=[0, 1], random_state=0).fit(X, y)
+            _lr(classes=[0, 1], random_state=0, unknown_labels="ignore").fit(X, y)
     assert not [w for w in caught if "%" in str(w.message) or "outside" in str(w.message)]
     clipped, outside = diag.note("scaled down"), diag.note("outside")
     assert (clipped.count, clipped.n) == (4, 60)
@@ -441,7 +444,7 @@ def test_diagnostics_carry_the_clipped_count_and_the_outside_labels():
                  lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1],
                                                        solver="native", random_state=0)):
         with collect_diagnostics() as diag:
-            make().fit(X, y)
+            make().set_params(unknown_labels="ignore").fit(X, y)
         assert diag.note("scaled down").count == 4 and diag.note("outside").count == 3
     record_diagnostic("nobody", "nothing")  # no collector open: a no-op
 

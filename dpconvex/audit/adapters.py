@@ -452,8 +452,9 @@ class NoisyGDMechanism:
             q = float(p["data_norm"])
             loss = p["loss"] if isinstance(p["loss"], Loss) else get_loss(p["loss"])
             Xc, _ = clip_rows(X, q)
+            # as the estimator: classes=, else read (warned); its unknown_labels policy
             labels = encode_labels(np.asarray(data[1]), p.get("classes"), type(self).__name__,
-                                   binary=True)  # as the estimator: classes=, else read (warned)
+                                   binary=True, unknown_labels=p.get("unknown_labels", "raise"))
             ys = labels.signs()
             if p["fit_intercept"]:
                 Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])

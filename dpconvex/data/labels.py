@@ -16,14 +16,24 @@ which label is +1. A fit takes it from, in this order:
    :data:`INFERRED`.
 
 ``classes=`` given together with a declared set must list the same labels
-(its order wins). With a public label set a record whose label is outside it
-contributes no loss: its row is replaced by the zero vector, so its loss term
-is a constant with zero gradient and Hessian (the minimizer and the privacy
-proof are those of the other records, with n unchanged). No warning says so
-(whether one record is outside the set is a data fact): the count and the
-labels go to :func:`dpconvex.collect_diagnostics`. A class with no records
-still gets parameters (noise and regularization only), so whether a model is
-released never depends on one record.
+(its order wins). A record whose label is outside a public label set is
+handled by the estimator's ``unknown_labels`` parameter (:data:`UNKNOWN_LABELS`):
+
+* ``"raise"`` (the default): the fit is refused with a
+  :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
+  budget spent. The message names the declared (public) set and what to change;
+  it carries no count and no label of y. The refusal is seen by the data
+  holder only; nothing is released (docs/privacy.md, input errors that depend
+  on the data).
+* ``"ignore"``: the record contributes no loss. Its row is replaced by the
+  zero vector, so its loss term is a constant with zero gradient and Hessian
+  (the minimizer and the privacy proof are those of the other records, with n
+  unchanged). No warning says so (whether one record is outside the set is a
+  data fact).
+
+Either way the count and the labels go to :func:`dpconvex.collect_diagnostics`.
+A class with no records still gets parameters (noise and regularization only),
+so whether a model is released never depends on one record of a declared class.
 """
 
 from __future__ import annotations
@@ -42,11 +52,12 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from .._validation import _reject_masked
+from .._validation import _reject_masked, _short_repr
 from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
 
-__all__ = ["INFERRED", "INFERRED_WARNING", "LabelArray", "LabelSet", "check_classes", "check_labels",
-           "declared_classes", "encode_labels", "label_set_of", "one_label_warning", "zero_rows"]
+__all__ = ["INFERRED", "INFERRED_WARNING", "UNKNOWN_LABELS", "LabelArray", "LabelSet",
+           "check_classes", "check_labels", "check_unknown_labels", "declared_classes",
+           "encode_labels", "label_set_of", "one_label_warning", "zero_rows"]
 
 #: The certificate assumption added when the label set is read from the data.
 INFERRED = ("label set read from the data (classes=None): assumed public; pass the public "
@@ -59,6 +70,32 @@ INFERRED_WARNING = (
     "public label set, e.g. classes=[0, 1] (or y as the dpconvex.datasets loaders return it, "
     "or a pandas Categorical with the public categories)."
 )
+
+#: The values of the estimators' ``unknown_labels`` parameter: refuse a fit with a label
+#: outside the public label set, or fit with such records contributing no loss.
+UNKNOWN_LABELS = ("raise", "ignore")
+
+
+def check_unknown_labels(name: str, value: Any, owner: str) -> str:
+    """A ``_parameter_constraints`` check: ``value`` is one of :data:`UNKNOWN_LABELS`.
+
+    Raises
+    ------
+    ParameterError
+        Anything else (a wrong spelling, None, a bool).
+
+    Examples
+    --------
+    >>> check_unknown_labels("unknown_labels", "ignore", "Model")
+    'ignore'
+    """
+    if not (isinstance(value, str) and value in UNKNOWN_LABELS):
+        raise ParameterError(
+            f"The '{name}' parameter of {owner} must be one of {list(UNKNOWN_LABELS)!r}: "
+            "'raise' refuses a fit where a label of y is outside classes=, 'ignore' fits with "
+            f"those records contributing no loss. Got {_short_repr(value)} instead."
+        )
+    return value
 
 
 class LabelArray(np.ndarray):
@@ -259,15 +296,19 @@ class LabelSet:
     index : ndarray of int
         Class index of each record (0 for records outside the set).
     outside : ndarray of bool
-        Records whose label is not in ``classes`` (they contribute no loss).
+        Records whose label is not in ``classes`` (they contribute no loss; any
+        only with ``unknown_labels="ignore"``).
     source : {"parameter", "declared", "inferred"}
         ``classes=``, the set declared with y, or read from y.
+    unknown_labels : {"raise", "ignore"}
+        The policy for labels outside a public set (:data:`UNKNOWN_LABELS`).
     """
 
     classes: np.ndarray
     index: np.ndarray
     outside: np.ndarray
     source: str = "parameter"
+    unknown_labels: str = "raise"
 
     @property
     def inferred(self) -> bool:
@@ -282,11 +323,13 @@ class LabelSet:
         where = ("given by the caller" if self.source == "parameter" else
                  "declared with y (a dpconvex.datasets loader's schema, or the categories of a "
                  "pandas Categorical)")
-        return (f"label set {where} (public): {self.classes.tolist()!r}; records with other "
-                "labels contribute no loss (their rows are zeroed)")
+        other = ("records with other labels contribute no loss (their rows are zeroed; "
+                 "unknown_labels='ignore')" if self.unknown_labels == "ignore" else
+                 "a fit with records of other labels is refused (unknown_labels='raise')")
+        return f"label set {where} (public): {self.classes.tolist()!r}; {other}"
 
     def signs(self) -> np.ndarray:
-        """Binary labels as ±1: ``classes[1]`` is +1 (records outside the set: +1, zero rows)."""
+        """Binary labels as ±1: ``classes[1]`` is +1 (records outside the set: -1, zero rows)."""
         return np.where(self.index == 1, 1.0, -1.0)
 
 
@@ -347,7 +390,8 @@ def label_set_of(y: Any, classes: Any, owner: str) -> np.ndarray | None:
         return None
 
 
-def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = False) -> LabelSet:
+def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = False,
+                  unknown_labels: str = "raise") -> LabelSet:
     """Encode validated labels against the public label set (or read it from y, with a warning).
 
     Parameters
@@ -361,31 +405,66 @@ def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = Fal
     owner : str
     binary : bool
         Two classes exactly.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        A label outside a public set: refuse (``"raise"``), or mark the record
+        ``outside`` for the caller to zero its row (``"ignore"``).
 
     Raises
     ------
     ParameterError
-        A malformed ``classes`` or declared set (see :func:`check_classes`), or
-        ``classes`` not matching the set declared with y.
+        A malformed ``classes`` or declared set (see :func:`check_classes`),
+        ``classes`` not matching the set declared with y, or an
+        ``unknown_labels`` other than "raise" and "ignore".
     DataValidationError
         The set is read from y and y does not show it (e.g. one class): the
-        message asks for ``classes=``, it prints no data statistics.
+        message asks for ``classes=``. With ``unknown_labels="raise"``, a label
+        of y outside the public set: the message names the public set and what
+        to change. Neither prints data statistics (no count, no label of y);
+        :func:`dpconvex.collect_diagnostics` records the labels outside the set.
     """
+    unknown_labels = check_unknown_labels("unknown_labels", unknown_labels, owner)
     public = _public_set(y, classes, owner, binary)
     if public is None:
         _warn_inferred(owner)  # before any refusal: it depends on classes=None only
         c, idx = _inferred_set(y, owner, binary)
-        return LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred")
+        return LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels)
     c, source = public
     _check_kinds(y, c, owner, source)
     lookup = {v: i for i, v in enumerate(c.tolist())}
     values = np.asarray(y).tolist()
     idx = np.fromiter((lookup.get(v, -1) for v in values), dtype=np.int64, count=len(values))
     outside = idx < 0
-    _note_outside(owner, c, values, outside)
+    refuse = unknown_labels == "raise" and bool(np.any(outside))
+    _note_outside(owner, c, values, outside, refused=refuse)
+    if refuse:
+        raise DataValidationError(_unknown_labels_message(owner, c, source))
     if np.any(outside):
         idx = np.where(outside, 0, idx)
-    return LabelSet(c, idx, outside, source)
+    return LabelSet(c, idx, outside, source, unknown_labels)
+
+
+def _shown_classes(c: np.ndarray) -> str:
+    """The public label set as a message shows it (the first labels of a long one)."""
+    labels = c.tolist()
+    if len(labels) <= 12:
+        return repr(labels)
+    return repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]"
+
+
+def _unknown_labels_message(owner: str, c: np.ndarray, source: str) -> str:
+    """The refusal of a label outside the public set: public facts and the fixes only."""
+    where = ("classes=" if source == "parameter" else
+             "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
+             "Categorical's categories): ")
+    return (
+        f"{owner}: y has labels that are not in {where}{_shown_classes(c)}, and "
+        "unknown_labels='raise' refuses such a fit (nothing was fitted or released). List "
+        "every label exactly as it appears in y, with the same type and spelling (case "
+        "included), in classes=; or map the labels of y onto the declared classes before "
+        "fitting; or pass unknown_labels='ignore' to fit with the records of other labels "
+        "contributing no loss (for pipelines that must never branch on the data). "
+        "dpconvex.collect_diagnostics() shows the data holder which labels did not match."
+    )
 
 
 def _labels_kind(y: np.ndarray) -> str:
@@ -406,13 +485,14 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, owner: str, source: str) -> None:
         where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
         raise DataValidationError(
             f"{owner}: the labels in y are of type {got} but {where} lists "
-            f"{', '.join(sorted(want))} labels, so no record could match a class. Pass classes= "
-            "with labels of the type of y (e.g. classes=['no', 'yes'] for str labels), or "
-            "convert y."
+            f"{', '.join(sorted(want))} labels, so no record could match a class. List the "
+            "labels exactly as they appear in y, with the same type and spelling, in classes=; "
+            "or convert y to the type of the declared classes."
         )
 
 
-def _note_outside(owner: str, c: np.ndarray, values: list[Any], outside: np.ndarray) -> None:
+def _note_outside(owner: str, c: np.ndarray, values: list[Any], outside: np.ndarray, *,
+                  refused: bool = False) -> None:
     """NOT PRIVATE: the records outside the label set, for :func:`dpconvex.collect_diagnostics`."""
     from .._diagnostics import diagnostics_open, record_diagnostic
 
@@ -421,8 +501,10 @@ def _note_outside(owner: str, c: np.ndarray, values: list[Any], outside: np.ndar
     seen: dict[Any, None] = {}
     for i in np.flatnonzero(outside):
         seen.setdefault(values[i], None)
-    record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} (no loss: "
-                      "their rows are zeroed)", int(np.sum(outside)), len(values), list(seen))
+    what = ("the fit was refused: unknown_labels='raise'" if refused else
+            "no loss: their rows are zeroed, unknown_labels='ignore'")
+    record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} ({what})",
+                      int(np.sum(outside)), len(values), list(seen))
 
 
 def zero_rows(X: Any, outside: np.ndarray) -> Any:

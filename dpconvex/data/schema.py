@@ -39,7 +39,7 @@ import math
 import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -96,6 +96,21 @@ def _check_range(column: str, rng: object, owner: str) -> None:
         raise ParameterError(msg)
 
 
+def _check_drafted(decl: Any) -> None:
+    """Refuse a ``drafted`` mark that is not a bool."""
+    if not isinstance(decl.drafted, (bool, np.bool_)):
+        raise ParameterError(f"The 'drafted' parameter of {type(decl).__name__} must be a bool. Got "
+                             f"{_shown(decl.drafted)} instead.")
+    object.__setattr__(decl, "drafted", bool(decl.drafted))
+
+
+def _declaration_repr(decl: Any) -> str:
+    """``Numeric(low=0.0, high=1.0, log=False)``, with ``drafted=True`` only when it is set."""
+    shown = [f"{f.name}={getattr(decl, f.name)!r}" for f in fields(decl)
+             if f.name != "drafted" or decl.drafted]
+    return f"{type(decl).__name__}({', '.join(shown)})"
+
+
 # --------------------------------------------------------------------------
 # Column declarations
 # --------------------------------------------------------------------------
@@ -113,6 +128,11 @@ class Numeric:
     log : bool, default=False
         Map by ``log1p(x - low) / log1p(high - low)`` instead of linearly (for
         heavy-tailed columns such as amounts and counts).
+    drafted : bool, default=False
+        Set by :meth:`PublicSchema.suggest`: the range was read from data, so
+        the declaration is not public. A schema with a drafted declaration is a
+        draft (``suggested=True``); a declaration written in code carries no
+        mark and does not compare equal to a drafted one.
 
     Examples
     --------
@@ -127,10 +147,14 @@ class Numeric:
     low: float
     high: float
     log: bool = False
+    drafted: bool = field(default=False, kw_only=True)
+
+    __repr__ = _declaration_repr
 
     def __post_init__(self) -> None:
         """Refuse a range that is not finite with low < high, or a non-bool ``log``."""
         _check_range("Numeric", (self.low, self.high), "Numeric")
+        _check_drafted(self)
         if not isinstance(self.log, (bool, np.bool_)):
             raise ParameterError(f"The 'log' parameter of Numeric must be a bool. Got "
                                  f"{_shown(self.log)} instead.")
@@ -152,7 +176,14 @@ class Categorical:
         Add an "other" slot (feature ``"<column>=<other>"``) set by a value that
         is not in the vocabulary, a missing value included; with False such a
         value gives an all-zero block. Values that are not strings are compared
-        as ``str(value)``.
+        as ``str(value)``, so a column of numbers needs the numbers' text as
+        vocabulary (``("0", "1", "2")`` for integer codes); a vocabulary that no
+        value of the column's dtype can match is refused.
+    drafted : bool, default=False
+        Set by :meth:`PublicSchema.suggest`: the vocabulary was read from data, so
+        the declaration is not public. A schema with a drafted declaration is a
+        draft (``suggested=True``); a declaration written in code carries no
+        mark and does not compare equal to a drafted one.
 
     Examples
     --------
@@ -168,9 +199,13 @@ class Categorical:
 
     vocabulary: tuple[str, ...]
     other: bool = True
+    drafted: bool = field(default=False, kw_only=True)
+
+    __repr__ = _declaration_repr
 
     def __post_init__(self) -> None:
         """Refuse a vocabulary that is not a sequence of distinct strings."""
+        _check_drafted(self)
         voc = self.vocabulary
         if isinstance(voc, (str, bytes)) or not isinstance(voc, (Sequence, np.ndarray)) or \
                 not all(isinstance(v, (str, bytes)) for v in voc):
@@ -194,7 +229,13 @@ class Binary:
     positive : str, int, float or bool, default=1
         The value that gives 1. With a str, values that are not strings are
         compared as ``str(value)``; with a number, the column must hold numbers.
-        A missing value (NaN, None) is refused rather than read as 0.
+        A positive value that no value of the column's dtype can equal is
+        refused. A missing value (NaN, None) is refused rather than read as 0.
+    drafted : bool, default=False
+        Set by :meth:`PublicSchema.suggest`: the positive value was read from data, so
+        the declaration is not public. A schema with a drafted declaration is a
+        draft (``suggested=True``); a declaration written in code carries no
+        mark and does not compare equal to a drafted one.
 
     Examples
     --------
@@ -207,9 +248,13 @@ class Binary:
     """
 
     positive: Any = 1
+    drafted: bool = field(default=False, kw_only=True)
+
+    __repr__ = _declaration_repr
 
     def __post_init__(self) -> None:
         """Refuse a positive value that is not a str, a bool or a finite number."""
+        _check_drafted(self)
         p = self.positive
         if isinstance(p, np.generic):
             p = p.item()
@@ -310,7 +355,8 @@ class PublicSchema:
     by tables (``columns``, ``numeric``, ``categories``, ...). Every constant
     must be known without the data; :meth:`suggest` drafts one from a table for
     review, and :meth:`to_code` prints a schema as the Python source that
-    freezes it. Two schemas are equal when they encode every record the same way.
+    freezes it. Two schemas are equal when they encode every record the same way
+    and the same columns are drafted: a draft never equals a reviewed schema.
 
     Parameters
     ----------
@@ -333,8 +379,11 @@ class PublicSchema:
         Categorical columns with an "other" slot for values outside the
         vocabulary (else such a value gives an all-zero block).
     suggested : bool, default=False
-        Set by :meth:`suggest`: the schema was read from data and is not
-        public; :class:`PublicEncoder` warns when it is used.
+        The schema was read from data and is not public; :class:`PublicEncoder`
+        warns when it is used. Set by :meth:`suggest`, and set whenever a
+        declaration carries the ``drafted`` mark, so a schema rebuilt from a
+        draft's :attr:`declarations` is a draft too. With ``suggested=True``
+        every feature column is drafted.
 
     See Also
     --------
@@ -364,12 +413,14 @@ class PublicSchema:
     binary: Mapping[str, Any] = field(default_factory=dict)
     other: frozenset[str] = frozenset()
     suggested: bool = False
+    _drafted: frozenset[str] = field(default=frozenset(), init=False, repr=False)
 
     def __post_init__(self) -> None:
         """Refuse a schema the encoder cannot apply (named :class:`ParameterError`)."""
         owner = "PublicSchema"
+        drafted: frozenset[str] = frozenset()
         if isinstance(self.columns, Mapping):
-            self._from_declarations(owner)
+            drafted = self._from_declarations(owner)
         cols = self.columns
         if isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence) or not all(
                 isinstance(c, str) for c in cols):
@@ -419,17 +470,27 @@ class PublicSchema:
             dup = sorted({n for n in names if names.count(n) > 1})
             raise ParameterError(f"{owner}: the encoded feature names {dup!r} repeat; rename a "
                                  "column or a category.")
+        if self.suggested and not drafted:
+            drafted = frozenset(self.features)
+        object.__setattr__(self, "_drafted", drafted)
+        object.__setattr__(self, "suggested", bool(self.suggested or drafted))
 
-    def _from_declarations(self, owner: str) -> None:
-        """Unpack ``columns={name: Numeric | Categorical | Binary | None}`` into the tables."""
+    def _from_declarations(self, owner: str) -> frozenset[str]:
+        """Unpack ``columns={name: Numeric | Categorical | Binary | None}`` into the tables.
+
+        Returns the columns whose declaration carries the ``drafted`` mark.
+        """
         if self.numeric or self.categories or self.binary or self.log_scaled or self.other:
             raise ParameterError(f"{owner}: declare the columns either by a mapping of "
                                  "declarations or by the tables (numeric=, categories=, ...), "
                                  "not both.")
         numeric, categories, binary, log, other = {}, {}, {}, set(), set()
+        drafted = set()
         for name, decl in self.columns.items():
             if not isinstance(name, str):
                 raise ParameterError(f"{owner}: column names must be str. Got {_shown(name)}.")
+            if isinstance(decl, (Numeric, Categorical, Binary)) and decl.drafted:
+                drafted.add(name)
             if isinstance(decl, Numeric):
                 numeric[name] = (decl.low, decl.high)
                 if decl.log:
@@ -448,29 +509,46 @@ class PublicSchema:
                             ("categories", categories), ("binary", binary),
                             ("log_scaled", frozenset(log)), ("other", frozenset(other))):
             object.__setattr__(self, attr, value)
+        return frozenset(drafted)
 
     # ---------------------------------------------------------------- views
     @property
     def declarations(self) -> dict[str, Declaration]:
-        """Each column's declaration, in column order (``None``: present, not used)."""
+        """Each column's declaration, in column order (``None``: present, not used).
+
+        The declarations of a draft carry ``drafted=True``, so
+        ``PublicSchema(draft.declarations)`` is a draft too, and so is a schema
+        that keeps any of them; a declaration written in code replaces the mark.
+        """
         out: dict[str, Declaration] = {}
+        drafted = self._drafted_columns
         for c in self.columns:
+            mark = c in drafted
             if c in self.numeric:
                 lo, hi = self.numeric[c]
-                out[c] = Numeric(lo, hi, c in self.log_scaled)
+                out[c] = Numeric(lo, hi, c in self.log_scaled, drafted=mark)
             elif c in self.categories:
-                out[c] = Categorical(self.categories[c], c in self.other)
+                out[c] = Categorical(self.categories[c], c in self.other, drafted=mark)
             elif c in self.binary:
-                out[c] = Binary(self.binary[c])
+                out[c] = Binary(self.binary[c], drafted=mark)
             else:
                 out[c] = None
         return out
 
+    @property
+    def _drafted_columns(self) -> frozenset[str]:
+        """The feature columns read from data (every one for a schema unpickled without marks)."""
+        drafted = self.__dict__.get("_drafted")
+        if drafted is None:
+            return frozenset(self.features) if self.suggested else frozenset()
+        return drafted
+
     def _key(self) -> tuple[Any, ...]:
-        return (tuple(self.columns), tuple(self.declarations.items()), bool(self.centered))
+        return (tuple(self.columns), tuple(self.declarations.items()), bool(self.centered),
+                bool(self.suggested))
 
     def __eq__(self, other: object) -> bool:
-        """Equal when every record is encoded the same way (``suggested`` is not compared)."""
+        """Equal when every record is encoded the same way and the same columns are drafted."""
         if not isinstance(other, PublicSchema):
             return NotImplemented
         return self._key() == other._key()
@@ -587,11 +665,8 @@ class PublicSchema:
             raise ParameterError(f"{owner}: the column selection keeps no feature column.")
         if len(keep) == len(valid):
             return self
-        return PublicSchema(tuple(keep), {c: self.numeric[c] for c in keep if c in self.numeric},
-                            {c: self.categories[c] for c in keep if c in self.categories},
-                            frozenset(c for c in self.log_scaled if c in keep), self.centered,
-                            {c: self.binary[c] for c in keep if c in self.binary},
-                            frozenset(c for c in self.other if c in keep), self.suggested)
+        declarations = self.declarations  # drafted declarations keep their mark
+        return PublicSchema({c: declarations[c] for c in keep}, centered=self.centered)
 
     @classmethod
     def suggest(cls, X: Any) -> PublicSchema:
@@ -646,12 +721,12 @@ class PublicSchema:
         })
         """
         owner = "PublicSchema.suggest"
-        names, cols = _table_columns(X, owner)
+        names, cols, dtypes = _table_columns(X, owner)
         if names is None:
             names = [f"x{k}" for k in range(len(cols))]
         decls: dict[str, Declaration] = {}
-        for name, values in zip(names, cols, strict=True):
-            decls[name] = _suggest_column(name, values, owner)
+        for name, values, dtype in zip(names, cols, dtypes, strict=True):
+            decls[name] = _suggest_column(name, values, _dtype_kind(dtype), owner)
         warnings.warn(_LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
         return cls(decls, suggested=True)
 
@@ -659,7 +734,9 @@ class PublicSchema:
         """The Python source that builds this schema: paste it into your code to freeze it.
 
         Floats are written with :func:`repr`, so ``exec`` of the source gives a
-        schema equal to this one (without the ``suggested`` flag).
+        schema that encodes every record as this one does. The source carries
+        no ``drafted`` mark: the schema it builds from a draft is a reviewed
+        schema, which does not compare equal to the draft.
 
         Parameters
         ----------
@@ -707,11 +784,17 @@ def _decl_code(d: Declaration) -> str:
     return f"Categorical({voc}{'' if d.other else ', other=False'})"
 
 
-def _suggest_column(name: str, values: np.ndarray, owner: str) -> Declaration:
-    """The drafted declaration of one column (reads its values)."""
+def _suggest_column(name: str, values: np.ndarray, dtype_kind: str, owner: str) -> Declaration:
+    """The drafted declaration of one column (reads its values), marked ``drafted``."""
+    if dtype_kind == "time":
+        raise ParameterError(f"{owner}: column {name!r} holds dates or time spans; declare it by "
+                             "hand with a public map.")
     kind = values.dtype.kind
+    if kind == "O" and dtype_kind in ("int", "float"):  # nullable integers: NA as NaN
+        values = np.array([np.nan if _is_missing(v) else v for v in values.tolist()], dtype=float)
+        kind = "f"
     if kind == "b":
-        return Binary(positive=True)
+        return Binary(positive=True, drafted=True)
     if kind in "iuf":
         v = values.astype(np.float64)
         v = v[np.isfinite(v)]
@@ -720,12 +803,12 @@ def _suggest_column(name: str, values: np.ndarray, owner: str) -> Declaration:
                                  "from; declare it by hand.")
         seen = np.unique(v)
         if seen.size == 2 and seen[0] == 0.0 and seen[1] == 1.0:
-            return Binary(positive=1)
+            return Binary(positive=1, drafted=True)
         lo, hi = float(v.min()), float(v.max())
         if lo == hi:
             hi = lo + 1.0
         log = lo >= 0.0 and float(np.median(v)) - lo < (hi - lo) / 100.0
-        return Numeric(lo, hi, log=bool(log))
+        return Numeric(lo, hi, log=bool(log), drafted=True)
     if kind in "cMm":
         raise ParameterError(f"{owner}: column {name!r} holds dates, time spans or complex "
                              "numbers; declare it by hand with a public map.")
@@ -737,7 +820,7 @@ def _suggest_column(name: str, values: np.ndarray, owner: str) -> Declaration:
             raise ParameterError(f"{owner}: column {name!r} holds complex numbers; declare it by "
                                  "hand.")
         seen_values.add(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
-    return Categorical(tuple(sorted(seen_values)))
+    return Categorical(tuple(sorted(seen_values)), drafted=True)
 
 
 def _is_missing(v: Any) -> bool:
@@ -753,12 +836,30 @@ def _is_missing(v: Any) -> bool:
 # Reading a table
 # --------------------------------------------------------------------------
 
-def _table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray]]:
-    """The column names (None for positional input) and each column's values as a 1-D array.
+def _column_array(column: Any) -> np.ndarray:
+    """One column's values as a NumPy array; integers stay integers when values are missing.
+
+    A pandas integer or bool column with missing values (nullable ``Int64``,
+    ``boolean``, a ``category`` of integers) gives floats in ``to_numpy()``, whose
+    text (``'1.0'``) no longer matches a vocabulary of codes; it is read as an
+    object array of its values instead (missing values as NaN or ``pd.NA``).
+    """
+    dtype = getattr(column, "dtype", None)
+    values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+    if dtype is not None and not isinstance(dtype, np.dtype) and values.dtype.kind not in "biu" \
+            and _dtype_kind(dtype) in ("int", "bool") and hasattr(column, "astype"):
+        values = np.asarray(column.astype(object))
+    return values
+
+
+def _table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
+    """The column names (None for positional input), each column's values and its dtype.
 
     Takes a pandas DataFrame, a mapping of column name to 1-D values, or a 2-D
     array-like; refuses sparse matrices, Dask collections, masked arrays with
-    masked entries and tables without rows, with named errors.
+    masked entries and tables without rows, with named errors. The dtypes are
+    the table's own (a pandas ``category``, ``string`` or ``Int64`` column keeps
+    its dtype), for :func:`_check_dtype`.
     """
     if is_dask_collection(X):
         raise DataTypeError(f"{owner}: got a Dask collection; encode a Dask DataFrame partition "
@@ -772,25 +873,28 @@ def _table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarra
         if not all(isinstance(n, str) for n in names):
             raise DataTypeError(f"{owner}: the keys of a mapping of columns must be column names "
                                 "(str).")
-        cols = []
+        cols, dtypes = [], []
         for n in names:
             try:
-                v = np.asarray(X[n])
+                v = _column_array(X[n])
             except (TypeError, ValueError) as exc:
                 raise DataValidationError(f"{owner}: column {n!r} is not an array ({exc}).") from None
             if v.ndim != 1:
                 raise DataValidationError(f"{owner}: column {n!r} must be 1-D (one value per "
                                           f"record); got shape {v.shape}.")
             cols.append(v)
+            dtypes.append(getattr(X[n], "dtype", v.dtype))
         if len({len(v) for v in cols}) > 1:
             raise DataValidationError(f"{owner}: the columns have different numbers of records.")
     elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
         names = feature_names_of(X, owner)
         names = None if names is None else [str(n) for n in names]
         try:
-            cols = [np.asarray(X.iloc[:, k].to_numpy()) for k in range(X.shape[1])]
+            series = [X.iloc[:, k] for k in range(X.shape[1])]
+            cols = [_column_array(c) for c in series]
         except (TypeError, ValueError) as exc:
             raise DataValidationError(f"{owner}: cannot read the columns of X ({exc}).") from None
+        dtypes = [c.dtype for c in series]
     else:
         _reject_masked(X, owner, "X")
         try:
@@ -802,9 +906,146 @@ def _table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarra
                                       f"schema column); got shape {A.shape}. Reshape one record "
                                       "with X.reshape(1, -1).")
         names, cols = None, [A[:, k] for k in range(A.shape[1])]
+        dtypes = [A.dtype] * A.shape[1]
     if not cols or len(cols[0]) == 0:
         raise DataValidationError(f"{owner}: X has no records or no columns.")
-    return names, cols
+    return names, cols, dtypes
+
+
+# --------------------------------------------------------------------------
+# A column's dtype against its declaration
+# --------------------------------------------------------------------------
+
+#: What a column of each dtype kind holds, for messages.
+_KIND_TEXT = {"bool": "bools", "int": "integers", "float": "floats", "complex": "complex numbers",
+              "time": "dates or time spans", "text": "text"}
+
+
+def _dtype_kind(dtype: Any) -> str:
+    """What a column's values are, read from its dtype alone (never from the values).
+
+    One of ``"bool"``, ``"int"`` (NumPy and nullable pandas integers),
+    ``"float"``, ``"complex"``, ``"time"`` (datetime64 with or without a time
+    zone, timedelta64, pandas periods), ``"text"`` (NumPy str and bytes, pandas
+    ``str`` and ``string``) or ``"object"``. A pandas ``category`` column is what
+    its categories are. An object column can hold anything (text, numbers,
+    both), so its dtype proves nothing: it is ``"object"``, and so is any dtype
+    not listed here (intervals, ...).
+    """
+    categories = getattr(dtype, "categories", None)
+    if categories is not None and getattr(dtype, "name", None) == "category":
+        return _dtype_kind(categories.dtype)
+    name = str(getattr(dtype, "name", ""))
+    kind = getattr(dtype, "kind", "O")
+    if name in ("str", "string") or name.startswith("string"):
+        return "text"
+    if name.startswith("period"):
+        return "time"
+    return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex", "M": "time",
+            "m": "time", "U": "text", "S": "text"}.get(kind, "object")
+
+
+def _number_text(text: str | bytes, kind: str) -> bool:
+    """Whether ``str(value)`` of some value of a bool, int or float column equals ``text``."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if kind == "bool":
+        return text in ("True", "False")
+    convert = int if kind == "int" else float
+    try:
+        return str(convert(text)) == text
+    except (ValueError, OverflowError):
+        return False
+
+
+def _binary_text_message(owner: str, column: str, positive: Any, holds: str) -> str:
+    """The refusal of a numeric positive value for a column of text (one message for both checks)."""
+    return (f"{owner}: binary column {column!r} holds {holds}, but its positive value "
+            f"{_shown(positive)} is a number, which no text equals: every record would be 0. "
+            "Declare Binary(positive=...) with the text that means yes, e.g. "
+            "Binary(positive=\"yes\").")
+
+
+def _check_dtype(schema: PublicSchema, column: str, dtype: Any, owner: str) -> None:
+    """Refuse a declaration that no value of the column's dtype can match, from the dtype alone.
+
+    One rule for every column type, read from the dtype and the public
+    declaration only (no value and no statistic of the data):
+
+    * ``Numeric``: a column of text or of dates/time spans is refused.
+    * ``Categorical``: the values are compared with the vocabulary as text, so
+      over a bool, integer or float column every vocabulary entry must be the
+      ``str`` of such a value (``"3"`` for an integer, ``"3.0"`` for a float,
+      ``"True"`` for a bool); a column of dates is refused.
+    * ``Binary``: a numeric positive value over a column of text, a text
+      positive value that is not the ``str`` of a value of a bool, integer or
+      float column, a positive value no integer (or bool) equals over an
+      integer (bool) column, and a column of dates are refused.
+
+    An object column can hold anything, so its dtype proves nothing and it
+    passes here: the value checks that follow still refuse text in a numeric
+    column and, for a binary column with a numeric positive value, text among
+    the values; a categorical or text-positive binary column of objects is
+    compared as text, value by value, as documented.
+
+    Raises
+    ------
+    DataTypeError
+        The declaration and the dtype cannot match; the message names the
+        column, its dtype and the declaration to write instead.
+    """
+    kind = _dtype_kind(dtype)
+    holds = f"{_KIND_TEXT.get(kind, 'objects')} (dtype {dtype})"
+    if column in schema.numeric:
+        if kind == "text":
+            raise DataTypeError(
+                f"{owner}: column {column!r} is declared Numeric but holds {holds}, and dpconvex "
+                "does not read numbers from text. Declare it Categorical(...) with its public "
+                "vocabulary, or convert it to numbers yourself first (e.g. pandas.to_numeric).")
+        if kind == "time":
+            raise DataTypeError(
+                f"{owner}: column {column!r} is declared Numeric but holds {holds}; convert it to "
+                "numbers with a public map first (e.g. days since a fixed date).")
+        return
+    if kind == "time" and (column in schema.categories or column in schema.binary):
+        raise DataTypeError(
+            f"{owner}: column {column!r} holds {holds}, which are not compared as categories; "
+            "convert them to text with a public format first (e.g. df[col].dt.strftime('%Y-%m')) "
+            "or to numbers and declare Numeric(...).")
+    if column in schema.categories and kind in ("bool", "int", "float"):
+        vocabulary = schema.categories[column]
+        never = [v for v in vocabulary if not _number_text(v, kind)]
+        if never:
+            fix = {
+                "int": "Map the codes to the public vocabulary first (e.g. df[col].map({0: "
+                       "'basic', 1: 'plus', ...}) from the code list), or declare the codes' text "
+                       "as the vocabulary, Categorical((\"0\", \"1\", ...)).",
+                "float": "A column of integer codes is float when it has missing values: convert "
+                         "it with df[col].astype('Int64') and declare the codes' text as the "
+                         "vocabulary, or map the codes to the public vocabulary first.",
+                "bool": "Declare it Binary(positive=True), or Categorical((\"False\", \"True\")).",
+            }[kind]
+            raise DataTypeError(
+                f"{owner}: categorical column {column!r} holds {holds}, which are compared with "
+                f"the vocabulary as text, and the vocabulary entries {_shown(never)} are not the "
+                f"text of any such value: every record would go to the '{OTHER}' slot. {fix}")
+    if column in schema.binary:
+        positive = schema.binary[column]
+        if isinstance(positive, str):
+            if kind in ("bool", "int", "float") and not _number_text(positive, kind):
+                raise DataTypeError(
+                    f"{owner}: binary column {column!r} holds {holds}, which are compared with the "
+                    f"positive value {_shown(positive)} as text, and no such value has that text: "
+                    "every record would be 0. Declare the positive value as the number (or bool) "
+                    "that means yes, e.g. Binary(positive=1).")
+        elif kind == "text":
+            raise DataTypeError(_binary_text_message(owner, column, positive, holds))
+        elif (kind == "bool" and positive not in (0, 1)) or (
+                kind == "int" and isinstance(positive, float) and not positive.is_integer()):
+            raise DataTypeError(
+                f"{owner}: binary column {column!r} holds {holds}, and none of them equals the "
+                f"positive value {_shown(positive)}: every record would be 0. Declare the value "
+                "that means yes, e.g. Binary(positive=1) (or positive=True for bools).")
 
 
 def _numeric_values(values: np.ndarray, column: str, owner: str) -> np.ndarray:
@@ -858,9 +1099,7 @@ def _binary_values(values: np.ndarray, positive: Any, column: str, owner: str) -
                                                  if isinstance(v, bytes) else str(v))
             out[i] = text == positive
         elif isinstance(v, (str, bytes)):
-            raise DataTypeError(f"{owner}: binary column {column!r} holds text, but its positive "
-                                f"value {positive!r} is a number; declare Binary(positive=...) "
-                                "with the text that means yes.")
+            raise DataTypeError(_binary_text_message(owner, column, positive, "text"))
         else:
             out[i] = v == positive
     return out
@@ -984,8 +1223,12 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     exactly the schema's columns in the schema's order; a missing, extra,
     renamed or reordered column is refused with a
     :class:`~dpconvex.errors.DataValidationError` that names it. A NumPy array
-    (or a frame without string column names) is read by position: column ``k``
-    is ``schema.columns[k]``.
+    (or a frame without string column names) is read by position, column ``k``
+    as ``schema.columns[k]``, by an encoder fitted on one; an encoder fitted on
+    named columns refuses it. Each column's dtype must suit its declaration
+    (text is not Numeric, integer codes do not match a vocabulary of names):
+    a mismatch the dtype proves is refused with a
+    :class:`~dpconvex.errors.DataTypeError` before any value is read.
 
     Examples
     --------
@@ -1033,7 +1276,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     def _read(self, X: Any, schema: PublicSchema) -> tuple[np.ndarray | None, dict[str, Any]]:
         """Check the table against the schema; return its names and the encoder's inputs."""
         owner = type(self).__name__
-        names, cols = _table_columns(X, owner)
+        names, cols, dtypes = _table_columns(X, owner)
         expected = list(schema.columns)
         if names is not None and names != expected:
             missing = [c for c in expected if c not in names]
@@ -1053,6 +1296,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             raise DataValidationError(
                 f"{owner}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
                 f"(read by position, in this order: {_shown(expected)}).")
+        for col, dtype in zip(expected, dtypes, strict=True):
+            _check_dtype(schema, col, dtype, owner)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
         for col, values in zip(expected, cols, strict=True):
             if col in schema.numeric:
@@ -1104,7 +1349,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             Columns that differ from the schema's, no record, a numeric value
             that is NaN or infinite, a missing binary value.
         DataTypeError
-            Text in a numeric column, a sparse matrix, a Dask collection.
+            Text in a numeric column, a sparse matrix, a Dask collection, or a
+            column whose dtype no value of its declaration can match (text
+            declared Numeric, integer codes against a vocabulary of names, a
+            numeric positive value over a column of text).
         """
         schema, _, _ = self._start()
         names, _ = self._read(X, schema)
@@ -1131,16 +1379,35 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
-            As in :meth:`fit`.
+            As in :meth:`fit`. An encoder fitted on named columns (a DataFrame
+            or a mapping) takes named columns only: an array would be read by
+            position, and two swapped columns would go unnoticed.
 
         Returns
         -------
         ndarray of shape (n_records, schema.n_features), dtype float64
             Every row has Euclidean norm at most ``data_norm`` (exactly
             ``data_norm`` for non-zero rows with ``row_norm="unit"``).
+
+        Raises
+        ------
+        DataValidationError
+            As in :meth:`fit`; also X without column names (a NumPy array, a
+            frame with unnamed columns) when the encoder was fitted with names.
         """
         check_fitted(self, "n_features_in_")
-        check_feature_names(self, X)
+        owner = type(self).__name__
+        if getattr(self, "feature_names_in_", None) is not None and not isinstance(X, Mapping) \
+                and feature_names_of(X, owner) is None and not is_dask_collection(X) \
+                and not sp.issparse(X):
+            raise DataValidationError(
+                f"{owner} was fitted on a table with named columns, but X has no column names (a "
+                "NumPy array or a frame with unnamed columns); its columns would be read by "
+                "position, and swapped columns would go unnoticed. Pass a pandas DataFrame with the "
+                "schema's columns by name, in its order: X[list(schema.columns)] of the original "
+                "frame, or pd.DataFrame(X, columns=list(schema.columns)) once the order is checked.")
+        if not isinstance(X, Mapping):
+            check_feature_names(self, X)
         schema, row_norm, q = self._params()
         _, parts = self._read(X, schema)
         return self._encode(parts, schema, row_norm, q)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -317,12 +318,29 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         """Validated, clipped data and the template of ``plan`` (no budget spent)."""
         raise NotImplementedError
 
-    def _reserve(self, plan: FitPlan) -> AbstractContextManager[Any]:
-        """The ledger hold of the plan's budget (checked before any data are read)."""
-        from ..privacy.accounting import reserve_budget
+    @contextmanager
+    def _reserve(self, plan: FitPlan) -> Iterator[Any]:
+        """The ledger hold of the plan's budget (checked before any data are read).
 
-        return reserve_budget(getattr(self, "accountant", None), plan.budget.epsilon,
-                              plan.budget.delta, type(self).__name__)
+        Every fit holds its budget here, so this is also where the plan's δ is compared
+        with 1/n (both public; :func:`~dpconvex.privacy.rules.mechanism.warn_if_delta_not_small`):
+        δ >= 1/n warns before the data are read, and the certificate the fit commits to the
+        hold states it. A fit inside another fit's hold (the binary models of one-vs-rest)
+        leaves the check to the outer one, which holds the whole δ.
+        """
+        from ..privacy.accounting import reserve_budget
+        from ..privacy.rules.mechanism import warn_if_delta_not_small
+
+        outer = _HOLDING.get()
+        note = None if outer else warn_if_delta_not_small(plan.budget.delta, plan.n,
+                                                          type(self).__name__)
+        token = _HOLDING.set(True)
+        try:
+            with reserve_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                                plan.budget.delta, type(self).__name__) as hold:
+                yield hold if note is None else _StatingHold(hold, note)
+        finally:
+            _HOLDING.reset(token)
 
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
                      warm_start: np.ndarray | None = None) -> PrivateEstimator:
@@ -371,10 +389,10 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
                     "n_features (the public shape) for a certificate before the data.")
             plan = self.plan(n, n_classes, n_features)
             if plan.sub_plans:
-                return self._certify_sub_plans(plan)
-            return self._certify(self.prepare_shape(plan), plan)
+                return _stating_delta(self._certify_sub_plans(plan), plan)
+            return _stating_delta(self._certify(self.prepare_shape(plan), plan), plan)
         plan = self.plan_for(X, y)
-        return self._certify(self.prepare(X, y, plan), plan)
+        return _stating_delta(self._certify(self.prepare(X, y, plan), plan), plan)
 
     def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan) -> PrivateEstimator:
         raise NotImplementedError
@@ -397,6 +415,35 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         cert.assumptions.extend(n for n in (prep.meta.get("label_note"), *plan.notes)
                                 if n and n not in cert.assumptions)
         return cert
+
+
+#: Inside a fit's budget hold (:meth:`PrivateEstimator._reserve`): nested fits skip the δ check.
+_HOLDING: ContextVar[bool] = ContextVar("dpconvex_budget_hold", default=False)
+
+
+class _StatingHold:
+    """A budget hold that adds a public line to the certificate committed to it."""
+
+    def __init__(self, hold: Any, note: str):
+        self._hold, self._note = hold, note
+
+    def commit_certificate(self, certificate: Any) -> Any:
+        if self._note not in certificate.assumptions:
+            certificate.assumptions.append(self._note)
+        return self._hold.commit_certificate(certificate)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._hold, name)
+
+
+def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
+    """The dry run's certificate with the line a fit's would carry when δ >= 1/n (public)."""
+    from ..privacy.rules.mechanism import delta_rows_note
+
+    note = delta_rows_note(plan.budget.delta, plan.n)
+    if note is not None and note not in certificate.assumptions:
+        certificate.assumptions.append(note)
+    return certificate
 
 
 def _check_shape_fact(name: str, value: Any, owner: str, *, low: int) -> int:

@@ -37,10 +37,12 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._random import check_seed, noise_source
 from .._validation import check_fitted, check_float, check_option, checks_feature_names, is_dask_collection
-from ..data.labels import check_labels, encode_labels
+from ..data.labels import check_labels, check_unknown_labels, encode_labels
+from ..data.operators import canonical_csr
 from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
@@ -199,10 +201,26 @@ def _sum_noise_energy(mech: Mechanism, cal: Any, shape: tuple[int, int]) -> np.n
     return np.full(C, (d1 - 1) * float(mech.moments(cal, p)[1]) / p)  # type: ignore[attr-defined]
 
 
-def _unit(U: np.ndarray) -> np.ndarray:
-    """u / ||u|| per record (zero rows stay zero): the map of ``row_norm="unit"``."""
+def _unit(U: Any) -> Any:
+    """u / ||u|| per record (zero rows stay zero): the map of ``row_norm="unit"``.
+
+    Sparse rows are scaled on their stored entries (a ``csr_array``, never densified).
+    """
+    if sp.issparse(U):
+        A = canonical_csr(U)
+        nrm = np.sqrt(np.asarray(A.multiply(A).sum(axis=1), dtype=float).ravel())
+        per = np.repeat(nrm, np.diff(A.indptr))  # each stored entry's row norm
+        data = np.divide(A.data, per, out=np.zeros_like(A.data), where=per > 0)
+        return sp.csr_array((data, A.indices, A.indptr), shape=A.shape)
     nrm = np.linalg.norm(U, axis=1, keepdims=True)
     return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+
+
+def _sq_norms(U: Any) -> np.ndarray:
+    """‖u‖² per row of dense or sparse rows (sparse: on the stored entries)."""
+    if sp.issparse(U):
+        return np.asarray(U.multiply(U).sum(axis=1), dtype=float).ravel()
+    return np.einsum("ij,ij->i", U, U)
 
 
 def _class_sum_block(B: np.ndarray, scale: Any, signs: bool, q: float, unit: bool, C: int,
@@ -239,8 +257,9 @@ class ClassSumTemplate:
 
     Parameters
     ----------
-    U : ndarray of shape (n, d)
-        Feature vectors of the records inside the public label set; rows above
+    U : ndarray or scipy.sparse matrix of shape (n, d)
+        Feature vectors of the records inside the public label set (sparse rows
+        are kept as a ``csr_array``); rows above
         ``data_norm`` are clipped here (a per-record map), so the bound holds
         by construction.
     y : ndarray of shape (n,)
@@ -274,8 +293,9 @@ class ClassSumTemplate:
             # Dask: raw rows + class column on the workers (class_sums_chunked)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
             self.X, self.n, self.d = rows, int(self.y.size), rows.p - 1
-        else:
-            self.X = clip_rows(np.asarray(U, dtype=float), self.data_norm)[0]
+        else:  # sparse rows stay a csr_array (the class sums read their stored entries)
+            self.X = clip_rows(canonical_csr(U) if sp.issparse(U) else np.asarray(U, dtype=float),
+                               self.data_norm)[0]
             self.n, self.d = self.X.shape
         if self.y.shape != (self.n,) or (self.n and (self.y.min() < 0 or self.y.max() >= self.C)):
             raise ParameterError("ClassSumTemplate: y must hold n class indices in [0, C).")
@@ -358,12 +378,21 @@ class PrivateGaussianCentroid(PrivateEstimator):
         posterior of the Gaussian model; another τ tempers them by σ̂²/τ.
         Predictions do not depend on τ.
     classes : sequence of labels or None, default=None
-        The public label set (C = len(classes) fixes the released shape). Records
-        with other labels contribute nothing; a class without records still
+        The public label set (C = len(classes) fixes the released shape; labels
+        outside it: ``unknown_labels``); a class without records still
         gets a (noise-only) mean. None takes the set declared with y (the
         ``dpconvex.datasets`` loaders' labels, a pandas Categorical), else reads
         it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
         public" in the certificate; :mod:`dpconvex.data.labels`).
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does. "raise": the fit
+        is refused with a :class:`~dpconvex.errors.DataValidationError` before
+        any noise is drawn or budget spent (the message names the declared
+        classes and what to change, never a count or a label of y). "ignore":
+        the records with such labels contribute nothing to any class sum or
+        count (docs/privacy.md §4.9), for pipelines that must never branch on
+        the data. Either way
+        :func:`dpconvex.collect_diagnostics` records them for the data holder.
     random_state : None or int, default=None
         None seeds the noise from the OS at each fit (required for a real
         release); an int fixes the seed (experiments only). A generator is
@@ -434,9 +463,10 @@ class PrivateGaussianCentroid(PrivateEstimator):
                  mechanism: str = "auto", data_norm: float = 1.0,
                  temperature: float | None = None, classes: Any = None,
                  random_state: Any = None, accountant: Any = None, row_norm: str = "unit",
-                 priors: Any = "empirical"):
+                 priors: Any = "empirical", unknown_labels: str = "raise"):
         self.epsilon = epsilon
         self.row_norm = row_norm
+        self.unknown_labels = unknown_labels
         self.delta = delta
         self.mechanism = mechanism
         self.priors = priors
@@ -445,6 +475,14 @@ class PrivateGaussianCentroid(PrivateEstimator):
         self.classes = classes
         self.random_state = random_state
         self.accountant = accountant
+
+    #: CSR/CSC rows: clipped, scaled and summed per class on their stored entries.
+    _accepts_sparse: ClassVar[bool] = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict, never densified
+        return tags
 
     # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Any]] = {
@@ -457,6 +495,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
         "priors": check_priors,  # its length against the label set in the plan
         "random_state": lambda name, v, owner: check_seed(v, owner),
         "classes": "no_validation",  # checked with the labels in prepare
+        "unknown_labels": check_unknown_labels,
         "accountant": "no_validation",
     }
 
@@ -517,10 +556,10 @@ class PrivateGaussianCentroid(PrivateEstimator):
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
-        Xv = check_array(X, owner, min_samples=2, accept_dask=True)
+        Xv = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
         check_plan_shape(plan, Xv.shape, owner)
         yv = check_labels(computed(y), Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner)
+        labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
         meta = {"classes": labels.classes, "d": Xv.shape[1]}
@@ -603,11 +642,11 @@ class PrivateGaussianCentroid(PrivateEstimator):
         """‖u − μ_c‖² for u = clip(x, q)/q, shape (n_samples, C)."""
         check_fitted(self, "means_")
         owner = type(self).__name__
-        Xv = check_array(X, owner, n_features=self.n_features_in_)
+        Xv = check_array(X, owner, n_features=self.n_features_in_, accept_sparse=True)
         q = float(self.data_norm)
         U = self._u(clip_rows(Xv, q)[0] / q)
         M = self.means_ / q
-        d2 = (np.einsum("ij,ij->i", U, U)[:, None] - 2.0 * (U @ M.T)
+        d2 = (_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
               + np.einsum("ij,ij->i", M, M)[None, :])
         return np.maximum(d2, 0.0)
 

@@ -14,22 +14,40 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._random import assign_noise, check_seed, noise_source
 from .._validation import check_fitted, check_float, checks_feature_names
-from ..errors import ParameterError, PrivacyWarning
+from ..data.labels import check_unknown_labels, declared_classes, one_label_warning
+from ..errors import ParameterError, PrivacyLeakWarning, PrivacyWarning
 from ..privacy.rules.front_door import CENTROID, LARGE_MARGIN, LINEAR, choose_front_door_learner
 from ..privacy.rules.mechanism import has_positive_delta
-from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, warn_if_linear_noise_dominates
-from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
+from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, linear_noise_dominates
+from ..privacy.rules.noise_dominance_gd import centroid_noise_dominates
 from .base import FitPlan, PrivateEstimator
 from .centroids import PrivateGaussianCentroid
 from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, objective_part
-from .large_margin.options import warn_if_noise_dominates
+from .large_margin.options import noise_dominates
 from .linear import PrivateHuberSVM
 
-__all__ = ["PrivateClassifier"]
+__all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
+
+#: The :class:`~dpconvex.errors.PrivacyLeakWarning` of a fit whose label set is read from y
+#: (after the estimator's name): that set also chooses the learner.
+INFERRED_CHOICE_WARNING = (
+    "the label set was read from the data (classes=None) and is treated as public: it fixes "
+    "the model's classes and, through their number C, also chooses the learner (the front "
+    "door's rule reads n, C, d, epsilon and delta), so one record with a new label can change "
+    "which model is released, not only its classes. Pass the public label set, e.g. "
+    "classes=[0, 1, 2] (or y as the dpconvex.datasets loaders return it, or a pandas "
+    "Categorical with the public categories)."
+)
+
+#: The certificate line of a fit whose label set was read from y.
+INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
+                   "assumed public: one record with a new label can change the learner; pass "
+                   "classes=[...] so that neither is read from the records")
 
 
 def _check_delta(name: str, value: Any, owner: str) -> None:
@@ -37,17 +55,28 @@ def _check_delta(name: str, value: Any, owner: str) -> None:
         check_float(name, value, owner, low_inclusive=True, high=1.0)
 
 
-def _noise_check(est: PrivateEstimator, n: int, n_classes: int, n_features: int) -> None:
-    """Run ``est``'s public noise check on the shape-only problem of its plan (it may warn)."""
+def _noise_dominates(est: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
+    """Whether ``est``'s public noise check fires on the shape-only problem of its plan.
+
+    The verdict of the check's own ratio and threshold, without its warning: the same
+    comparison as the warning a fit of ``est`` would give (public quantities only).
+    """
     plan = est.plan(n, n_classes, n_features)
     template = est.prepare_shape(plan).template
     if isinstance(est, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
-        warn_if_centroid_noise_dominates(plan.mechanism, template, plan.budget,
-                                         np.broadcast_to(0.0, (n, 0)), type(est).__name__)
-    elif isinstance(est, PrivateLargeMarginGaussian):
-        warn_if_noise_dominates(template, plan.mechanism, objective_part(plan), type(est).__name__)
-    else:
-        warn_if_linear_noise_dominates(template, plan.mechanism, plan.budget, type(est).__name__)
+        return centroid_noise_dominates(plan.mechanism, template, plan.budget, n)
+    if isinstance(est, PrivateLargeMarginGaussian):
+        return noise_dominates(template, plan.mechanism, objective_part(plan))
+    return linear_noise_dominates(template, plan.mechanism, plan.budget)
+
+
+def _rows_for(learner: str, X: Any) -> Any:
+    """X as the learner takes it: scipy.sparse rows densified for the large-margin learner only.
+
+    The Huber SVM and the class centroids read sparse rows on their stored entries; the
+    large-margin template holds the n x (d + 1) design densely in any case.
+    """
+    return X.toarray() if learner == LARGE_MARGIN and sp.issparse(X) else X
 
 
 class PrivateClassifier(PrivateEstimator):
@@ -69,7 +98,10 @@ class PrivateClassifier(PrivateEstimator):
 
     The chosen learner is fitted with all its options at their defaults (every
     "auto" resolved by the library's public rules). The certificate states the
-    choice and why; :meth:`plan` shows it before any data are read.
+    choice and why; :meth:`plan` shows it before any data are read. SciPy sparse
+    rows are taken by every learner: the Huber SVM and the class centroids read
+    their stored entries; the large-margin learner, whose template holds the
+    rows densely, gets ``X.toarray()``.
 
     Parameters
     ----------
@@ -81,7 +113,16 @@ class PrivateClassifier(PrivateEstimator):
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes)). None takes the set declared with y
         (the ``dpconvex.datasets`` loaders, a pandas Categorical), else reads it from
-        y with a :class:`~dpconvex.errors.PrivacyLeakWarning`.
+        y with a :class:`~dpconvex.errors.PrivacyLeakWarning`: C then also chooses the
+        learner, so one record with a new label can change which model is released.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does, passed to the chosen
+        learner. "raise": the fit is refused with a
+        :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
+        budget spent (the message names the declared classes and what to change,
+        never a count or a label of y). "ignore": the records with such labels
+        contribute no loss (docs/privacy.md), for pipelines that must never branch
+        on the data. Either way :func:`dpconvex.collect_diagnostics` records them.
     data_norm : float, default=1.0
         Public bound q on ‖x‖; rows above it are scaled down to it. Never set it
         from the data. :class:`~dpconvex.PublicEncoder` builds rows within 1.
@@ -131,15 +172,18 @@ class PrivateClassifier(PrivateEstimator):
         "delta": _check_delta,
         "data_norm": check_float,
         "classes": "no_validation",  # checked with the labels by the learner
+        "unknown_labels": check_unknown_labels,
         "random_state": lambda name, v, owner: check_seed(v, owner),
         "accountant": "no_validation",
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
-                 data_norm: float = 1.0, random_state: Any = None, accountant: Any = None):
+                 data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
+                 unknown_labels: str = "raise"):
         self.epsilon = epsilon
         self.delta = delta
         self.classes = classes
+        self.unknown_labels = unknown_labels
         self.data_norm = data_norm
         self.random_state = random_state
         self.accountant = accountant
@@ -148,7 +192,7 @@ class PrivateClassifier(PrivateEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         tags.non_deterministic = True
-        tags.input_tags.sparse = True  # the binary learner takes CSR/CSC rows; others refuse them
+        tags.input_tags.sparse = True  # scipy.sparse rows for every learner (_rows_for)
         return tags
 
     # ------------------------------------------------------------------------ plan
@@ -160,7 +204,8 @@ class PrivateClassifier(PrivateEstimator):
         """
         delta = float(self.delta) if has_positive_delta(self.delta) else 0.0
         common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
-                  "random_state": self.random_state, "accountant": self.accountant}
+                  "unknown_labels": self.unknown_labels, "random_state": self.random_state,
+                  "accountant": self.accountant}
         if learner == LINEAR:
             return PrivateHuberSVM(delta=delta, fit_intercept=True, **common)
         if learner == CENTROID:
@@ -192,11 +237,18 @@ class PrivateClassifier(PrivateEstimator):
         self._validate_params()
         shape = self.public_shape(X, y)
         name, reason, est = self._learner(*shape)
+        inferred = self.classes is None and declared_classes(y) is None
+        if inferred:  # the learner's own warning would not say that the set chose it
+            warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
+                          stacklevel=2)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
-        with assign_noise({est: noise.rng}, seeded=noise.seeded):
-            est.fit(X, y)
+        with assign_noise({est: noise.rng}, seeded=noise.seeded), \
+                one_label_warning(issued=inferred):
+            est.fit(_rows_for(name, X), y)
         est.certificate_.assumptions.append(reason)
+        if inferred:
+            est.certificate_.assumptions.append(INFERRED_CHOICE)
         self.estimator_ = est
         self.learner_ = name
         self.classes_ = est.classes_
@@ -214,10 +266,7 @@ class PrivateClassifier(PrivateEstimator):
         """
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []))
         for name in candidates:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                _noise_check(self._make(name, objective=True), n, n_classes, n_features)
-            if not any(issubclass(w.category, PrivacyWarning) for w in caught):
+            if not _noise_dominates(self._make(name, objective=True), n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out
         warnings.warn(
             f"{type(self).__name__}: at epsilon = {float(self.epsilon):g} the public noise "
@@ -245,8 +294,9 @@ class PrivateClassifier(PrivateEstimator):
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)
-        _, reason, est = self._learner(*size)
-        cert = est.certify(X, y, n=n, n_classes=n_classes, n_features=n_features)
+        name, reason, est = self._learner(*size)
+        rows = None if X is None else _rows_for(name, X)
+        cert = est.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
         cert.assumptions.append(reason)
         return cert
 
@@ -255,16 +305,16 @@ class PrivateClassifier(PrivateEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """The learner's predictions."""
         check_fitted(self, "estimator_")
-        return self.estimator_.predict(X)
+        return self.estimator_.predict(_rows_for(self.learner_, X))
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """The learner's class probabilities (columns in the order of ``classes_``)."""
         check_fitted(self, "estimator_")
-        return self.estimator_.predict_proba(X)
+        return self.estimator_.predict_proba(_rows_for(self.learner_, X))
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """The learner's decision function."""
         check_fitted(self, "estimator_")
-        return self.estimator_.decision_function(X)
+        return self.estimator_.decision_function(_rows_for(self.learner_, X))

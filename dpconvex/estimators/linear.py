@@ -24,7 +24,7 @@ from .._validation import (
     check_option,
     checks_feature_names,
 )
-from ..data.labels import check_labels, encode_labels, zero_rows
+from ..data.labels import check_labels, check_unknown_labels, encode_labels, zero_rows
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
@@ -104,6 +104,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         "random_state": lambda name, v, owner: check_seed(v, owner),  # used in _release
         "optimality_tol": _check_optional_float,
         "max_iter": _check_max_iter,
+        "unknown_labels": check_unknown_labels,
     }
 
     def _make_loss(self) -> Loss:
@@ -175,7 +176,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         Xv = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
         check_plan_shape(plan, Xv.shape, owner)
         yv = check_labels(computed(y), Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner, binary=True)
+        labels = encode_labels(yv, self.classes, owner, binary=True,
+                               unknown_labels=self.unknown_labels)
         classes, ys = labels.classes, labels.signs()
         q = float(self.data_norm)
         if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
@@ -320,14 +322,29 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     accountant : BudgetAccountant or None, default=None
         A privacy-budget ledger: checked before the fit (:class:`BudgetError` if
         it would overspend), charged the certificate's (ε, δ) after it.
-    classes : sequence of two labels or None, default=None
-        The public label set; ``classes[1]`` is the positive class. With it,
-        nothing about the labels is read from the data (records with other
-        labels contribute no loss, and a missing class still gives a model).
-        None takes the set declared with y (the ``dpconvex.datasets`` loaders'
-        labels, a pandas Categorical), else reads it from y with a
+    classes : sequence of labels or None, default=None
+        The public label set. Two labels: one binary model, ``classes[1]`` the
+        positive class. C > 2 labels: one-vs-rest inside the estimator, C binary
+        models ("class c" vs the rest), each fitted with ε/C and δ/C (a float-safe
+        even split, :func:`~dpconvex.privacy.budget.split_even`); every model reads
+        every record, so the C releases compose sequentially to (ε, δ), and
+        ``certificate_`` is that composition (docs/privacy.md §6.5). With it,
+        nothing about the labels is read from the data (a missing class still
+        gives a model; labels outside it: ``unknown_labels``). None takes the
+        set declared with y (the ``dpconvex.datasets`` loaders' labels, a
+        pandas Categorical), else reads it from y with a
         :class:`~dpconvex.errors.PrivacyLeakWarning`, and the certificate says
         so ("assumed public"); :mod:`dpconvex.data.labels`.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does. "raise": the fit
+        is refused with a :class:`~dpconvex.errors.DataValidationError` before
+        any noise is drawn or budget spent (the message names the declared
+        classes and what to change, never a count or a label of y; the refusal
+        is seen by the data holder only, nothing is released). "ignore": the
+        records with such labels contribute no loss (their rows are zeroed, a
+        per-record map, so the guarantee holds; docs/privacy.md), for pipelines
+        that must never branch on the data. Either way
+        :func:`dpconvex.collect_diagnostics` records them for the data holder.
 
     Warns
     -----
@@ -342,9 +359,10 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        One row per binary model (one-vs-rest: row c scores class c).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
     certificate_ : Certificate
         Public facts only (DESIGN.md §4): the solve's residual, objective value and
         iterations are never stored; see :func:`dpconvex.collect_diagnostics`.
@@ -370,9 +388,10 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
                  random_state: Any = None, optimality_tol: float | None = None,
                  max_iter: int | None = None, accountant: Any = None, classes: Any = None,
                  delta: float = 0.0,
-                 intercept_scaling: float = 0.25):
+                 intercept_scaling: float = 0.25, unknown_labels: str = "raise"):
         self.accountant = accountant
         self.classes = classes
+        self.unknown_labels = unknown_labels
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -395,7 +414,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     Parameters
     ----------
     epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant
+random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
         As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
         mechanisms "gaussian_objective", "gaussian_output").
     h : float, default=0.5
@@ -430,9 +449,10 @@ random_state, optimality_tol, max_iter, accountant
                  fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
-                 intercept_scaling: float = 0.25):
+                 intercept_scaling: float = 0.25, unknown_labels: str = "raise"):
         self.accountant = accountant
         self.classes = classes
+        self.unknown_labels = unknown_labels
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -471,7 +491,7 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
     loss : str or Loss, default="logistic"
         A name in :data:`dpconvex.objectives.losses.LOSSES` (with default parameters) or an instance.
     epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant
+random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
         As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
         mechanisms "gaussian_objective", "gaussian_output").
 
@@ -502,10 +522,11 @@ random_state, optimality_tol, max_iter, accountant
                  solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
-                 intercept_scaling: float = 0.25):
+                 intercept_scaling: float = 0.25, unknown_labels: str = "raise"):
         self.loss = loss
         self.accountant = accountant
         self.classes = classes
+        self.unknown_labels = unknown_labels
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam

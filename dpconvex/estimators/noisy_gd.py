@@ -73,7 +73,7 @@ from .._validation import (
     is_dask_collection,
     with_feature_names,
 )
-from ..data.labels import check_labels, encode_labels, zero_rows
+from ..data.labels import check_labels, check_unknown_labels, encode_labels, zero_rows
 from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
 from ..errors import ParameterError, PrivacyError
@@ -87,7 +87,14 @@ from ..privacy.accounting.gaussian import (
 )
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
-from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, default_delta, max_steps
+from ..privacy.mechanisms.noisy_gd import (
+    AVERAGING,
+    NoisyGD,
+    clip_rule,
+    default_delta,
+    max_steps,
+    steps_rule,
+)
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance_gd import (
     warn_if_gd_noise_dominates,
@@ -182,11 +189,25 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         refused: it would be kept on the model.
     accountant : BudgetAccountant or None, default=None
         Ledger charged with the (ε, δ) of the fit (checked before it).
-    classes : sequence of two labels or None, default=None
-        The public label set (``classes[1]`` is +1); records with other labels
-        contribute no gradient. None takes the set declared with y, else reads
+    classes : sequence of labels or None, default=None
+        The public label set (labels outside it: ``unknown_labels``). Two
+        labels: one run, ``classes[1]`` is +1. C > 2 labels: one-vs-rest inside
+        the estimator, C binary runs ("class c" vs the rest) composed
+        sequentially (every run reads every record), each with ε/C
+        (:func:`~dpconvex.privacy.budget.split_even`) and δ/C of an explicit
+        ``delta``; with ``delta=None`` each run takes the rule δ = 1/n², so the
+        model's δ is C/n² (docs/privacy.md §6.5). None takes the set declared with y, else reads
         it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
         public"; :mod:`dpconvex.data.labels`).
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does. "raise": the fit
+        is refused with a :class:`~dpconvex.errors.DataValidationError` before
+        any noise is drawn or budget spent (the message names the declared
+        classes and what to change, never a count or a label of y). "ignore":
+        the records with such labels contribute no gradient (their rows are
+        zeroed, a per-record map; docs/privacy.md), for pipelines that must
+        never branch on the data. Either way :func:`dpconvex.collect_diagnostics`
+        records them for the data holder.
 
     Warns
     -----
@@ -202,12 +223,14 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-    classes_ : ndarray of shape (2,)
-        The two labels (any two distinct values); ``classes_[1]`` is +1.
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        One row per binary run (one-vs-rest: row c scores class c).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+        The labels (any distinct values); with two, ``classes_[1]`` is +1.
     delta_ : float
-        δ used (1/n² under the default rule).
+        δ used (1/n² under the default rule). Two classes only, as the five below:
+        one-vs-rest states each run's values in ``certificate_.parts``.
     steps_, radius_, clip_ : int, float, float
         T, R and C used.
     noise_multiplier_ : float
@@ -243,7 +266,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                  radius: float | None = None, learning_rate: float | None = None,
                  clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
                  accounting: str = "pld", average: str = "last_half", random_state: Any = None,
-                 accountant: Any = None, classes: Any = None):
+                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self.loss = loss
         self.epsilon = epsilon
         self.delta = delta
@@ -258,6 +281,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         self.random_state = random_state
         self.accountant = accountant
         self.classes = classes
+        self.unknown_labels = unknown_labels
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -297,15 +321,21 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         "random_state": lambda name, v, owner: check_seed(v, owner),
         "accountant": "no_validation",
         "classes": "no_validation",  # checked with the labels in prepare
+        "unknown_labels": check_unknown_labels,
     }
 
     def _check_consistency(self) -> None:
         self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """The mechanism (the public rules left to the calibration) and (ε, δ) of a fit.
+        """The mechanism, (ε, δ) and the settings that public quantities fix.
 
         δ = 1/n² when ``delta`` is None; ``steps`` is bounded by the shape (n, p).
+        The clip C and the steps T left at None are resolved here by their public
+        rules (:func:`~dpconvex.privacy.mechanisms.noisy_gd.clip_rule`,
+        :func:`~dpconvex.privacy.mechanisms.noisy_gd.steps_rule`; the plan's notes
+        are the certificate's lines); the radius and learning rate rules need the
+        noise multiplier z, which the accountant calibrates at fit time.
         """
         if n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
@@ -325,15 +355,28 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         delta = default_delta(n) if self.delta is None else float(self.delta)
         budget = Budget(float(self.epsilon), delta)
         loss = self._make_loss()
+        q = self._augmented_norm()
+        # C and T by their public rules (closed forms of n, q~, the loss, epsilon and delta),
+        # with the certificate's own lines; R and eta need the noise multiplier z, which the
+        # accountant calibrates at fit time
+        notes: list[str] = []
+        clip = opt(self.clip)
+        if clip is None:
+            clip, rule = clip_rule(loss, q)
+            notes.append(rule)
+        if T is None:
+            T, rule = steps_rule(loss, n, q, budget, clip, opt(self.learning_rate))
+            notes.append(rule)
+        at_fit = "set at fit by its public rule (needs z, calibrated by the accountant)"
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="empirical risk", learner="noisy gradient descent", mechanism=mech,
             budget=budget, backend="noisy projected gradient descent (no solver)",
-            lam_rule="no regularizer (projection onto the ball of radius R)",
-            options={"loss": loss.name, "norm bound q~": self._augmented_norm(),
-                     "fit_intercept": bool(self.fit_intercept), "steps": T or "rule",
-                     "radius": opt(self.radius) or "rule", "clip": opt(self.clip) or "rule",
-                     "learning_rate": opt(self.learning_rate) or "rule",
+            lam_rule="no regularizer (projection onto the ball of radius R)", notes=notes,
+            options={"loss": loss.name, "norm bound q~": q,
+                     "fit_intercept": bool(self.fit_intercept), "steps": T,
+                     "radius": opt(self.radius) or at_fit, "clip": clip,
+                     "learning_rate": opt(self.learning_rate) or at_fit,
                      "accounting": self.accounting, "average": self.average})
 
     def _augmented_norm(self) -> float:
@@ -358,7 +401,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         Xv = check_array(X, owner, min_samples=2, accept_dask=True)
         check_plan_shape(plan, Xv.shape, owner)
         yv = check_labels(computed(y), Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner, binary=True)
+        labels = encode_labels(yv, self.classes, owner, binary=True,
+                               unknown_labels=self.unknown_labels)
         classes, ys = labels.classes, labels.signs()
         meta = {"classes": classes, "d": Xv.shape[1], "label_note": labels.assumption,
                 "backend_notes": []}

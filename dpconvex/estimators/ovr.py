@@ -52,7 +52,10 @@ class OneVsRestMixin:
     """``fit`` on more than two classes: C private binary models, ε split evenly.
 
     The host class is a binary dpconvex estimator with ``epsilon``, ``classes``,
-    ``random_state`` and ``accountant`` parameters (and optionally ``delta``).
+    ``unknown_labels``, ``random_state`` and ``accountant`` parameters (and optionally
+    ``delta``). The binary clones keep ``unknown_labels``: with "raise" a label outside
+    the set is refused here, before any budget is held; with "ignore" its record is
+    labelled -1 in every binary problem, outside their set {0, 1}, so its row is zeroed.
     """
 
     def _binary_clone(self, n_classes: int, random_state: Any = None) -> Any:
@@ -95,7 +98,8 @@ class OneVsRestMixin:
         eps_c = split_even(eps, C)
         y = computed(y)
         yv = check_labels(y, len(y), owner)
-        labels = encode_labels(yv, self.classes, owner)  # the set of the plan; warns if read
+        # the set of the plan (warns if read from y); refuses unknown labels before the hold
+        labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
         classes = labels.classes
         noise = noise_source(self)  # one generator for the C binary fits, in order
         models, certs = [], []

@@ -8,7 +8,9 @@ in ``problems/README.md``; adding a problem means writing a file, not code.
 
 - :mod:`dpconvex.runs.spec`: the schema, the registries, lookup and validation;
 - :mod:`dpconvex.runs.runner`: :func:`run_problem` and :class:`ProblemResult`;
-- :mod:`dpconvex.runs.report`: the table, ``results.json``, the plot, safe writing.
+- :mod:`dpconvex.runs.report`: the table, ``results.json``, the plot, safe writing;
+- :mod:`dpconvex.runs.fits`: what each fit released (from its certificate) and the
+  warnings of the fits, each distinct text once with its count.
 
 Experiments seed their noise (``[grid] seed``) so that results are
 reproducible; seeded noise is fine for measuring utility but a model trained
@@ -17,6 +19,7 @@ with a known seed is not private: real releases use ``random_state=None``.
 
 from __future__ import annotations
 
+from .fits import WarningTally, first_sentence, release_name, warning_lines
 from .report import (
     MAJORITY,
     OutputError,
@@ -55,8 +58,10 @@ __all__ = [
     "Problem",
     "ProblemError",
     "ProblemResult",
+    "WarningTally",
     "check_output_dir",
     "find_problem",
+    "first_sentence",
     "format_table",
     "list_problems",
     "load_data",
@@ -64,7 +69,9 @@ __all__ = [
     "majority_error",
     "plot_result",
     "problem_dirs",
+    "release_name",
     "result_to_dict",
     "run_problem",
+    "warning_lines",
     "write_outputs",
 ]

@@ -1,4 +1,4 @@
-"""The embedded default job: private logistic regression on scikit-learn's breast-cancer data.
+"""The embedded default job: the front door and private logistic regression on breast-cancer data.
 
 Preprocessing: :func:`dpconvex.datasets.load_sklearn` (published column ranges, see
 its warning about what the guarantee covers).
@@ -6,18 +6,53 @@ its warning about what the guarantee covers).
 
 from __future__ import annotations
 
+import sys
 import time
+from typing import Any
 
 import numpy as np
 
 from .._random import assign_noise
 from ..datasets import load_sklearn
 from ..errors import ParameterError
+from .fits import WarningTally, release_name
+
+#: The row of the front door in the demo's table and result.
+FRONT_DOOR = "front door"
+
+
+def _rows(lam: float) -> list[tuple[str, str, Any]]:
+    """(key, model as constructed, factory of ε): the front door first, then the comparisons."""
+    from .. import PrivateClassifier, PrivateLogisticRegression
+
+    def logistic(mechanism: str) -> Any:
+        return lambda eps: PrivateLogisticRegression(epsilon=eps, lam=lam, mechanism=mechanism)
+
+    return [(FRONT_DOOR, "PrivateClassifier(epsilon=ε)", lambda eps: PrivateClassifier(epsilon=eps)),
+            *((mech, f"PrivateLogisticRegression(lam={lam:g}, mechanism='{mech}')", logistic(mech))
+              for mech in ("objective", "output"))]
+
+
+def _label(model: str, released: dict[str, list[float]]) -> str:
+    """``model → release`` from the certificates, with its ε when the release changes with ε."""
+    if len(released) == 1:
+        return f"{model} → {next(iter(released))}"
+    return f"{model} → " + "; ".join(f"{name} (ε = {', '.join(f'{e:g}' for e in eps)})"
+                                     for name, eps in released.items())
 
 
 def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int = 10,
              lam: float = 1e-3, seed: int | None = None) -> dict:
-    """Train private logistic regression at several ε and print test accuracy and a certificate.
+    """Print the test accuracy of the front door and of private logistic regression at several ε.
+
+    The first row is the front door, :class:`~dpconvex.PrivateClassifier` with
+    only ε set; the comparison rows are private logistic regression at a fixed
+    Λ with objective and with output perturbation. Every row names the learner
+    and mechanism its fits released, read from their certificates
+    (:func:`~dpconvex.runs.release_name`); the non-private model and the
+    majority class are the baselines. The warnings of the fits are summarized
+    after the table on stderr, each distinct text once on one line with how
+    many fits raised it. Last, the certificate of the front door at the largest ε.
 
     Parameters
     ----------
@@ -26,14 +61,18 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
     runs : int
         Noise draws per ε, in [1, :data:`~dpconvex.runs.spec.MAX_RUNS`].
     lam : float
-        Regularization Λ > 0.
+        Regularization Λ > 0 of the logistic-regression rows (the front door
+        chooses its own).
     seed : int >= 0 or None
         Seeds the noise (None: from the OS; a seeded model is not private).
 
     Returns
     -------
     dict
-        Mean accuracies (for tests and scripts).
+        Mean accuracies: ``"non-private"``, ``"majority class"`` and
+        ``(row, ε)`` with row ``"front door"``, ``"objective"`` or ``"output"``;
+        ``"rows"``, the printed row labels in order; ``"warnings"``, the
+        distinct warnings in full (``{category, message, fits, methods}``).
 
     Raises
     ------
@@ -60,39 +99,61 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
         raise ParameterError("The 'epsilons' parameter of run_demo must be a non-empty sequence of "
                              "numbers > 0. Got an empty or non-iterable value instead.")
 
-    X, y = load_sklearn("breast_cancer")
+    tally = WarningTally()
+    with tally.capture("data", fits=0):
+        X, y = load_sklearn("breast_cancer")
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
-    print("dpconvex demo: private logistic regression (CMS objective perturbation)")
-    print(f"data: scikit-learn breast cancer, {len(ytr)} train / {len(yte)} test rows, "
-          f"{X.shape[1]} features, ||x|| <= 1 by public ranges; lambda = {lam:g}, {runs} runs")
+    print("dpconvex demo: private classifiers on scikit-learn's breast-cancer data")
+    print(f"data: {len(ytr)} train / {len(yte)} test rows, {X.shape[1]} features, ||x|| <= 1 by "
+          f"public ranges; {runs} noise draws per epsilon")
     t0 = time.perf_counter()
-    base = PrivateLogisticRegression(mechanism="none", lam=lam).fit(Xtr, ytr)
-    majority = float(np.mean(yte == np.bincount(ytr).argmax()))
-    results = {"non-private": base.score(Xte, yte), "majority class": majority}
     rng = np.random.default_rng(seed)
-    print(f"\n{'epsilon':>10} {'objective':>18} {'output':>18}")
-    print(f"{'inf':>10} {results['non-private']:>18.3f} {'(non-private)':>18}")
-    print(f"{'trivial':>10} {majority:>18.3f} {'(majority class)':>18}")
+    rows = _rows(lam)
+    results: dict[Any, Any] = {}
+    cells: dict[str, list[str]] = {}
+    labels: dict[str, str] = {}
     last = None
-    for eps in epsilons:
-        row = []
-        for i, mech in enumerate(("objective", "output")):
+    for key, model, make in rows:
+        released: dict[str, list[float]] = {}
+        for eps in epsilons:
             accs = []
             for _ in range(runs):
-                m = PrivateLogisticRegression(epsilon=eps, lam=lam, mechanism=mech,
-                                              random_state=seed)
-                with assign_noise({m: rng}, seeded=seed is not None):  # one stream, in order
-                    m.fit(Xtr, ytr)
+                m = make(eps)
+                with tally.capture(model), assign_noise({m: rng}, seeded=seed is not None):
+                    m.fit(Xtr, ytr)  # one stream, in order
                 accs.append(m.score(Xte, yte))
-                if i == 0:
+                eps_list = released.setdefault(release_name(m), [])
+                if eps not in eps_list:
+                    eps_list.append(eps)
+                if key == FRONT_DOOR:
                     last = m
-            results[(mech, eps)] = float(np.mean(accs))
-            row.append(f"{np.mean(accs):.3f} ± {np.std(accs):.3f}")
-        print(f"{eps:>10g} {row[0]:>18} {row[1]:>18}")
-    print(f"\n(test accuracy, mean ± std over {runs} noise draws; {time.perf_counter() - t0:.1f} s)")
-    print(f"A private model is useful only above the majority class ({majority:.3f}); rows "
-          "at or below it are no better than guessing.")
+            results[(key, eps)] = float(np.mean(accs))
+            cells.setdefault(key, []).append(f"{np.mean(accs):.3f} ± {np.std(accs):.3f}")
+        labels[key] = _label(model, released)
+    with tally.capture("non-private"):
+        base = PrivateLogisticRegression(mechanism="none", lam=lam).fit(Xtr, ytr)
+    majority = float(np.mean(yte == np.bincount(ytr).argmax()))
+    results["non-private"], results["majority class"] = base.score(Xte, yte), majority
+
+    width = len(epsilons)
+    maj = f"{majority:.3f}"
+    print(f"\ntest accuracy, mean ± std over {runs} noise draws; each row names the model and, "
+          "after →, the learner and mechanism its fits released (from their certificates)")
+    print("| model → release | " + " | ".join(f"ε={e:g}" for e in epsilons)
+          + " | non-private | majority class |")
+    print("|---" * (width + 3) + "|")
+    for key, _, _ in rows:
+        print(f"| {labels[key]} | " + " | ".join(cells[key]) + f" |  | {maj} |")
+    nonprivate = f"PrivateLogisticRegression(lam={lam:g}, mechanism='none') → {release_name(base)}"
+    print(f"| {nonprivate} | " + " | ".join([""] * width + [f"{results['non-private']:.3f}", maj])
+          + " |")
+    print(f"\n({time.perf_counter() - t0:.1f} s; majority class: predict the most frequent "
+          "training label; a private model is useful only above it)", flush=True)
+    results["rows"] = [labels[key] for key, _, _ in rows] + [nonprivate]
+    results["warnings"] = tally.summary()
+    for line in tally.lines():  # after the table: each distinct warning once, one line each
+        print(f"dpconvex demo: {line}", file=sys.stderr)
     if last is not None:
-        print("\nCertificate of the last objective-perturbation model:")
+        print(f"\nCertificate of the front door at epsilon = {epsilons[-1]:g}:")
         print(last.certificate_)
     return results

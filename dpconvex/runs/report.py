@@ -64,6 +64,12 @@ class ProblemResult:
     checks: list[dict[str, Any]] = field(default_factory=list)
     #: trivial baselines, one test error per run: {"majority class": [...]}
     baselines: dict[str, list[float]] = field(default_factory=dict)
+    #: released[method][x] = {release name: fits}, read from each fit's certificate
+    released: dict[str, dict[float, dict[str, int]]] = field(default_factory=dict)
+    #: the distinct warnings of the fits: {"category", "message", "fits", "methods"}
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    #: how many fits the run made
+    fits: int = 0
 
     @property
     def passed(self) -> bool:
@@ -82,6 +88,24 @@ class ProblemResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form written to ``results.json``."""
         return result_to_dict(self)
+
+    def rows(self) -> list[tuple[str, str, dict[float, list[float]]]]:
+        """(row label, method, errors by x): one row per method and distinct release.
+
+        A method whose fits released different learners or mechanisms at
+        different points (a rule that switches on public quantities) gets one
+        row per release, labelled ``"method → release"`` from the certificates.
+        """
+        out = []
+        for method, d in self.errors.items():
+            released = self.released.get(method, {})
+            groups: dict[tuple[str, ...], dict[float, list[float]]] = {}
+            for x, values in d.items():
+                groups.setdefault(tuple(released.get(x, {})), {})[x] = values
+            for names, part in groups.items():
+                label = f"{method} → {' / '.join(names)}" if names else method
+                out.append((label, method, part))
+        return out
 
     def _curve_eps(self) -> float:
         eps = self.problem.quick_epsilons if self.quick else self.problem.epsilons
@@ -125,7 +149,10 @@ def format_table(result: ProblemResult) -> str:
 
     Columns: one per ε (or training-set size), ``non-private`` (error-vs-ε
     problems) and ``majority class``, the trivial baseline: the error of
-    predicting the most frequent training label, on the same test rows.
+    predicting the most frequent training label, on the same test rows. Rows:
+    one per method and distinct release, ``"method → release"`` with the
+    learner and mechanism read from the fits' certificates
+    (:meth:`ProblemResult.rows`).
 
     Examples
     --------
@@ -150,12 +177,12 @@ def format_table(result: ProblemResult) -> str:
         title += f" (learning curve at ε = {result._curve_eps():g})"
     lines = [title + (" (quick)" if result.quick else ""),
              "| method | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
-    for m, d in result.errors.items():
+    for label, _, d in result.rows():
         keys = xs if curve else [*xs, math.inf]
         cells = [_cell(d[x]) if x in d else "" for x in keys]
         if majority:
             cells.append(_cell(majority))
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if majority:
         lines.append(f"({MAJORITY}: predict the most frequent training label; a private model "
                      "is useful only below it)")
@@ -175,8 +202,11 @@ def _stats(values: list[float]) -> dict[str, Any]:
 def result_to_dict(result: ProblemResult) -> dict[str, Any]:
     """The JSON form of a result (``results.json``).
 
-    The keys of the first format are kept unchanged; ``baselines`` (trivial
-    errors per run, ``{"majority class": {mean, std, errors}}``) was added.
+    The keys of the first format are kept unchanged; added: ``baselines``
+    (trivial errors per run, ``{"majority class": {mean, std, errors}}``),
+    ``released`` (per method and point, ``{release name: fits}`` from the
+    certificates), ``fits`` and ``warnings`` (each distinct warning of the fits
+    once: ``{category, message, fits, methods}``).
 
     Examples
     --------
@@ -200,6 +230,10 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
         "baselines": {k: _stats(v) for k, v in result.baselines.items() if v},
         "checks": result.checks,
         "passed": result.passed,
+        "released": {m: {("inf" if math.isinf(e) else repr(e)): dict(names) for e, names in d.items()}
+                     for m, d in result.released.items()},
+        "fits": result.fits,
+        "warnings": result.warnings,
     }
 
 
@@ -217,24 +251,24 @@ def _figure(result: ProblemResult) -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, ax = plt.subplots(figsize=(7.2, 4.4))
     curve = result.problem.x_axis == "train_size"
     eps_all = sorted({e for d in result.errors.values() for e in d if math.isfinite(e)})
     nonprivate = {m.label for m in result.problem.methods if not m.private}
-    for m, d in result.errors.items():
+    lines = 0
+    for label, m, d in result.rows():
         if curve:
             es = sorted(d)
             ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
-                        marker="o", capsize=3, ls="--" if m in nonprivate else "-", label=m)
+                        marker="o", capsize=3, ls="--" if m in nonprivate else "-", label=label)
             continue
         if math.inf in d:
-            shade = str(0.15 + 0.3 * (sum(1 for k in result.errors if k < m and math.inf in
-                                           result.errors[k]) % 3))
-            _hline(ax, d[math.inf], m, ls="--", lw=1.3, color=shade)
+            _hline(ax, d[math.inf], label, ls="--", lw=1.3, color=str(0.15 + 0.3 * (lines % 3)))
+            lines += 1
             continue
         es = sorted(d)
         ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
-                    marker="o", capsize=3, label=m)
+                    marker="o", capsize=3, label=label)
     if result.baselines.get(MAJORITY):
         _hline(ax, result.baselines[MAJORITY], f"{MAJORITY} (trivial)", ls=":", lw=1.6,
                color="black")  # not in the default colour cycle
@@ -246,8 +280,8 @@ def _figure(result: ProblemResult) -> Any:
     title = result.problem.title + (f" (ε = {result._curve_eps():g})" if curve else "")
     ax.set_title(title + (" (quick)" if result.quick else ""), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    # below the axes: the labels name each release and are long
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
     return fig
 
 
@@ -256,7 +290,7 @@ def _save_png(result: ProblemResult, target: str | os.PathLike[str] | IO[bytes])
 
     fig = _figure(result)
     try:
-        fig.savefig(target, dpi=110, format="png")
+        fig.savefig(target, dpi=110, format="png", bbox_inches="tight")
     finally:
         plt.close(fig)
 
@@ -264,9 +298,10 @@ def _save_png(result: ProblemResult, target: str | os.PathLike[str] | IO[bytes])
 def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
     """Plot test error vs ε (log-x), or vs n for a learning curve, and save it as PNG.
 
-    Private methods are drawn with error bars (std over runs); non-private
-    methods and the majority-class baseline as horizontal lines with a shaded
-    ± std band.
+    Private methods are drawn with error bars (std over runs), one series per
+    method and distinct release (labelled as the table's rows, from the
+    certificates); non-private methods and the majority-class baseline as
+    horizontal lines with a shaded ± std band. The legend is below the axes.
 
     Parameters
     ----------

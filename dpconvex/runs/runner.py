@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from .._random import assign_noise
 from .._validation import check_bool, check_int
 from ..errors import DatasetError
 from ..estimators.sweep import epsilon_sweep
+from .fits import WarningTally, release_name
 from .report import MAJORITY, ProblemResult
 from .spec import DATASETS, MAX_RUNS, Method, Problem, _err, check_fits, count_fits, load_problem
 
@@ -58,6 +60,14 @@ def _fit(est: Any, X: Any, y: Any, rng: np.random.Generator) -> Any:
     stored on the model: :func:`dpconvex._random.assign_noise`)."""
     with assign_noise({est: rng}, seeded=True):
         return est.fit(X, y)
+
+
+def _record(result: ProblemResult, label: str, key: float, est: Any, error: float) -> None:
+    """Store one fit's test error and what it released (from its certificate)."""
+    result.errors.setdefault(label, {}).setdefault(key, []).append(error)
+    names = result.released.setdefault(label, {}).setdefault(key, {})
+    name = release_name(est)
+    names[name] = names.get(name, 0) + 1
 
 
 def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, Any]:
@@ -160,7 +170,17 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     ProblemResult
         Test errors per method and point, the majority-class baseline of every
         run (most frequent label of the run's training rows, scored on its test
-        rows) and the band checks.
+        rows), what each fit released (read from its certificate,
+        :func:`~dpconvex.runs.release_name`), the band checks, and the warnings
+        the fits raised: each distinct text once, with how many fits raised it.
+
+    Warns
+    -----
+    Warning
+        Each distinct warning the fits (and the data loader) raised, once, in its
+        own category, with how many fits raised it; the fits' own warnings are
+        captured (:class:`~dpconvex.runs.WarningTally`, process-global) and are in
+        ``ProblemResult.warnings``.
 
     Raises
     ------
@@ -198,6 +218,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     (['LR'], [10.0])
     >>> [c["ok"] for c in result.checks]
     [True]
+    >>> result.released["LR"][10.0]
+    {'objective perturbation on linear ERM': 1}
     >>> tmp.cleanup()
     """
     if runs is not None:
@@ -214,7 +236,9 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     check_fits(problem.path, n_runs, count_fits(problem.methods, epsilons, sizes),
                "runs" if runs else ("quick.runs" if quick else "grid.runs"))
     rng = np.random.default_rng(problem.seed)
-    data = load_data(problem)
+    tally = WarningTally()
+    with tally.capture("data", fits=0):
+        data = load_data(problem)
     result = ProblemResult(problem, quick, n_runs)
     if sizes:  # learning curve: every method at every size, private ones at the first epsilon
         cells = [(m, [(epsilons[0] if m.private else math.inf, s) for s in sizes])
@@ -234,11 +258,11 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
         for m, grid in cells:
             if not sizes and m.private and not m.tune:
                 # one template per (split, method), warm-started across the ε grid
-                sw = epsilon_sweep(_make_estimator(m, None), Xtr, ytr,
-                                   [e for e, _ in grid], random_state=rng)
+                with tally.capture(m.label, fits=len(grid)):
+                    sw = epsilon_sweep(_make_estimator(m, None), Xtr, ytr,
+                                       [e for e, _ in grid], random_state=rng)
                 for (eps, _), (est,) in zip(grid, sw.estimators, strict=True):
-                    err = 1.0 - float(est.score(Xte, yte))
-                    result.errors.setdefault(m.label, {}).setdefault(eps, []).append(err)
+                    _record(result, m.label, eps, est, 1.0 - float(est.score(Xte, yte)))
                     bar.step()
                 continue
             for eps, size in grid:
@@ -249,11 +273,16 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                                    f"size {size} exceeds the {len(ytr)} training rows.")
                     idx = rng.choice(len(ytr), size, replace=False)
                     Xs, ys = Xtr[idx], ytr[idx]
-                est = _fit(_make_estimator(m, eps), Xs, ys, rng)
-                err = 1.0 - float(est.score(Xte, yte))
+                with tally.capture(m.label):
+                    est = _fit(_make_estimator(m, eps), Xs, ys, rng)
                 key = float(size) if size is not None else eps
-                result.errors.setdefault(m.label, {}).setdefault(key, []).append(err)
+                _record(result, m.label, key, est, 1.0 - float(est.score(Xte, yte)))
                 bar.step()
     result.seconds = time.perf_counter() - t0
+    result.fits, result.warnings = tally.fits, tally.summary()
     _check_bands(result, expect)
+    for entry in result.warnings:  # each distinct warning once, with how many fits raised it
+        warnings.warn(f"{entry['message']} [raised by {entry['fits']} of {result.fits} fits of "
+                      f"{problem.name}: {', '.join(entry['methods'])}]",
+                      tally.categories[entry["category"]], stacklevel=2)
     return result

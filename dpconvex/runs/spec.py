@@ -202,7 +202,7 @@ class Problem:
     >>> isinstance(problem, Problem), problem.dataset, problem.quick_runs
     (True, 'sklearn_wine', 2)
     >>> [m.label for m in problem.methods][:2]
-    ['LM-Gaussian', 'LM-Gaussian defaults (softmax)']
+    ['LM-Gaussian', 'LM-Gaussian defaults']
     """
 
     name: str

@@ -281,7 +281,8 @@ def test_noisy_gd_dask_fit_equals_in_memory_fit(client, kw):
     """One distributed pass per step for the clipped gradient sum; same noise, same release."""
     X, y = _data(n=2000)
     y = np.where(np.arange(2000) % 97 == 0, 2, y)  # a few records outside the label set
-    make = lambda: dp.NoisyGradientDescent(epsilon=1.0, random_state=5, classes=[0, 1], **kw)  # noqa: E731
+    make = lambda: dp.NoisyGradientDescent(epsilon=1.0, random_state=5, classes=[0, 1],  # noqa: E731
+                                           unknown_labels="ignore", **kw)
     mem = make().fit(X, y)
     dsk = make().fit(da.from_array(X, chunks=(600, 6)), da.from_array(y, chunks=600))
     np.testing.assert_allclose(dsk.coef_, mem.coef_, rtol=0, atol=1e-8)
@@ -297,9 +298,9 @@ def test_noisy_gd_dask_fit_equals_in_memory_fit(client, kw):
 def test_centroids_dask_fit_equals_in_memory_fit(client, row_norm):
     """Class sums and counts in one distributed pass; same noise, same released means."""
     X, y = _data(n=2000)
-    y = y + (np.arange(2000) % 5 == 0)  # three classes
+    y = y + (np.arange(2000) % 5 == 0)  # three labels: the records labelled 2 are outside
     make = lambda: dp.PrivateGaussianCentroid(epsilon=1.0, random_state=5, row_norm=row_norm,  # noqa: E731
-                                              data_norm=0.8, classes=[0, 1])
+                                              data_norm=0.8, classes=[0, 1], unknown_labels="ignore")
     mem = make().fit(X, y)
     dsk = make().fit(da.from_array(X, chunks=(600, 6)), da.from_array(y, chunks=600))
     np.testing.assert_allclose(dsk.means_, mem.means_, rtol=0, atol=1e-8)

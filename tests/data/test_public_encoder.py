@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import pickle
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +134,157 @@ def test_numpy_is_read_by_position():
                                       mixed, columns=list(SCHEMA.columns))))
 
 
+# ------------------------------------------------------------------ dtype against declaration
+PLAN = Categorical(("basic", "plus", "pro"))
+CODES = [101, 202, 303, 101]  # values that must not appear in a message
+
+
+def _tz_dates():
+    return pd.Series(pd.to_datetime(["2020-01-01"] * 4)).dt.tz_localize("UTC")
+
+
+@pytest.mark.parametrize("decl,column,says", [
+    (PLAN, pd.Series(CODES), "holds integers .*not the text of any such value"),
+    (PLAN, pd.Series(CODES, dtype="category"), "holds integers"),
+    (PLAN, pd.Series([*CODES[:3], None], dtype="Int64"), "holds integers"),
+    (Categorical(("1", "2")), pd.Series([101.0, np.nan, 202.0, 303.0]), r"floats.*'Int64'"),
+    (Categorical(("yes", "no")), pd.Series([True, False, True, True]), "Binary"),
+    (PLAN, pd.Series(pd.to_datetime(["2020-01-01"] * 4)), "dates"),
+    (Numeric(0, 1), pd.Series(["101", "202", "303", "101"]), "declared Numeric but holds text"),
+    (Numeric(0, 1), pd.Series(["101"] * 4, dtype="string[python]"), "declared Numeric"),
+    (Numeric(0, 1), pd.Series(["basic"] * 4, dtype="category"), "declared Numeric"),
+    (Numeric(0, 1), _tz_dates(), "dates"),
+    (Binary(positive=1), pd.Series(["101"] * 4, dtype="category"), "no text equals"),
+    (Binary(positive="yes"), pd.Series(CODES), "Binary\\(positive=1\\)"),
+    (Binary(positive=2), pd.Series([True, False, True, True]), "none of them equals"),
+    (Binary(positive=0.5), pd.Series(CODES), "none of them equals"),
+    (Binary(positive=True), _tz_dates(), "dates"),
+])
+def test_a_declaration_the_dtype_cannot_match_is_refused(decl, column, says):
+    schema = PublicSchema({"c": decl})
+    X = pd.DataFrame({"c": column})
+    with pytest.raises(DataTypeError, match=f"column 'c' .*{says}") as caught:
+        PublicEncoder(schema).fit(X)
+    message = str(caught.value)
+    assert not any(str(v) in message for v in CODES)  # the dtype and the declaration only
+    with pytest.raises(DataTypeError):  # the same rule for a mapping of columns
+        PublicEncoder(schema).fit({"c": column})
+
+
+def test_the_dtype_rule_reads_no_value():
+    """The refusal is decided, and worded, by the dtype alone: the same for any data."""
+    schema = PublicSchema({"plan": PLAN})
+    messages = set()
+    for values in ([0, 1, 2], [7], [-5, 10**12]):
+        with pytest.raises(DataTypeError) as caught:
+            PublicEncoder(schema).fit(pd.DataFrame({"plan": values}))
+        messages.add(str(caught.value))
+    assert len(messages) == 1
+    with pytest.raises(DataTypeError, match="column 'x0'"):  # an array: its dtype for every column
+        PublicEncoder(PublicSchema({"x0": PLAN})).fit(np.array([[1], [2]]))
+
+
+def test_what_the_dtype_allows_is_encoded():
+    three = Categorical(("0", "1", "2"))
+    cases = [
+        (three, pd.Series([0, 2, 1])),
+        (three, pd.Series([0, 2, 1], dtype="category")),
+        (Categorical(("0.0", "1.5")), pd.Series([0.0, 1.5, 3.0])),
+        (Categorical(("False", "True")), pd.Series([False, True, True])),
+        (three, pd.Series(["0", "2", "1"])),  # text against a vocabulary of digits: not proven wrong
+        (PLAN, pd.Series(["basic", 1, None], dtype=object)),  # an object column proves nothing
+        (Binary(positive="1"), pd.Series([1, 0, 1])),
+        (Binary(positive=1), pd.Series([True, False, True])),
+        (Numeric(0, 10), pd.Series([1, 5, 9], dtype="category")),  # numeric categories
+    ]
+    for decl, column in cases:
+        PublicEncoder(PublicSchema({"c": decl})).fit_transform(pd.DataFrame({"c": column}))
+    # integer codes with a missing value are read as integers, not as floats ("1.0")
+    for column in (pd.Series([0, None, 2], dtype="Int64"), pd.Series([0, None, 2], dtype="category")):
+        Z = PublicEncoder(PublicSchema({"c": three})).fit_transform(pd.DataFrame({"c": column}))
+        np.testing.assert_array_equal(Z, [[1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]])
+
+
+def test_binary_text_rule_is_one_rule():
+    """A numeric positive value over text: the same refusal from the dtype and from an object column."""
+    schema = PublicSchema({"smoker": Binary(positive=1)})
+    by_dtype, by_value = (pd.DataFrame({"smoker": pd.Series(["yes", "no"], dtype=dt)})
+                          for dt in ("str", object))
+    messages = []
+    for X in (by_dtype, by_value):
+        with pytest.raises(DataTypeError, match="binary column 'smoker' holds") as caught:
+            PublicEncoder(schema).fit(X)
+        messages.append(str(caught.value))
+    assert messages[0].split(" holds ")[0] == messages[1].split(" holds ")[0]
+    assert messages[0].split(", but ")[1] == messages[1].split(", but ")[1]
+
+
+# ------------------------------------------------------------------ arrays after a named fit
+def test_an_encoder_fitted_on_names_refuses_an_array():
+    df = frame(6)
+    enc = PublicEncoder(SCHEMA).fit(df)
+    swapped = df[["income", "age", "region", "smoker", "id"]].to_numpy()
+    for unnamed in (swapped, df.to_numpy(), df.set_axis(range(5), axis=1)):
+        with pytest.raises(DataValidationError, match=r"no column names.*schema's columns by name"):
+            enc.transform(unnamed)
+    np.testing.assert_array_equal(enc.transform({c: df[c] for c in df}), enc.transform(df))
+    by_mapping = PublicEncoder(SCHEMA).fit({c: df[c] for c in df})
+    with pytest.raises(DataValidationError, match="no column names"):
+        by_mapping.transform(df.to_numpy())
+    np.testing.assert_array_equal(by_mapping.transform(df), enc.transform(df))
+
+
+@pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyWarning")
+def test_a_pipeline_and_an_estimator_fitted_on_a_frame_do_not_take_an_array_silently():
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60)})
+    y = (df["a"] > 0).astype(int).to_numpy()
+    schema = PublicSchema({"a": Numeric(-3, 3), "b": Numeric(-3, 3)})
+    model = make_pipeline(PublicEncoder(schema),
+                          dp.PrivateLogisticRegression(classes=[0, 1], random_state=0)).fit(df, y)
+    with pytest.raises(DataValidationError, match="no column names"):
+        model.predict(df[["b", "a"]].to_numpy())
+    est = dp.PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(df, y)
+    with pytest.warns(UserWarning, match="X does not have valid feature names, but "
+                                         "PrivateLogisticRegression was fitted with feature names"):
+        est.predict(df.to_numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.predict(df)
+
+
+# ------------------------------------------------------------------ the drafted mark
+def test_a_rebuilt_draft_keeps_its_mark():
+    df = frame(20).drop(columns="id")
+    with pytest.warns(PrivacyLeakWarning):
+        draft = PublicSchema.suggest(df)
+    rebuilt = PublicSchema(draft.declarations)
+    assert rebuilt.suggested and rebuilt == draft and hash(rebuilt) == hash(draft)
+    assert all(d.drafted for d in rebuilt.declarations.values())
+    assert "drafted=True" in repr(rebuilt.declarations["age"]) and "suggested=True" in repr(rebuilt)
+    with pytest.warns(PrivacyLeakWarning, match="drafted by PublicSchema.suggest"):
+        PublicEncoder(rebuilt).fit(df)
+    # a schema that keeps any drafted declaration is a draft; one written in code is not
+    reviewed_age = PublicSchema({**draft.declarations, "age": Numeric(0, 120)})
+    assert reviewed_age.suggested and not reviewed_age.declarations["age"].drafted
+    assert reviewed_age.declarations["income"].drafted
+    assert reviewed_age.select(["income"]).suggested and not reviewed_age.select(["age"]).suggested
+    reviewed = PublicSchema({c: replace(d, drafted=False) for c, d in draft.declarations.items()})
+    assert not reviewed.suggested and reviewed != draft and draft != reviewed
+    assert reviewed.feature_names == draft.feature_names
+    assert Numeric(0, 1, drafted=True) != Numeric(0, 1) and repr(Numeric(0, 1)).endswith("log=False)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        PublicEncoder(reviewed).fit(df)
+    # a schema declared suggested marks every feature column; the mark survives pickling
+    flagged = PublicSchema(("a", "b"), numeric={"a": (0.0, 1.0)}, suggested=True)
+    assert flagged.declarations["a"].drafted and pickle.loads(pickle.dumps(flagged)) == flagged
+    with pytest.raises(ParameterError, match="'drafted'"):
+        Categorical(("a",), drafted="yes")
+
+
 def test_bad_values_and_parameters_are_named():
     df = frame(5)
     with pytest.raises(DataValidationError, match="'age' contains NaN"):
@@ -161,15 +313,17 @@ def test_suggest_warns_and_round_trips_through_to_code():
         draft = PublicSchema.suggest(df)
     assert draft.suggested
     decl = draft.declarations
-    assert decl["age"] == Numeric(df["age"].min(), df["age"].max())
-    assert decl["region"] == Categorical(("east", "north", "south", "west"))
-    assert decl["flag"] == Binary(1) and decl["ok"] == Binary(True)
+    assert decl["age"] == Numeric(df["age"].min(), df["age"].max(), drafted=True)
+    assert decl["region"] == Categorical(("east", "north", "south", "west"), drafted=True)
+    assert decl["flag"] == Binary(1, drafted=True) and decl["ok"] == Binary(True, drafted=True)
     code = draft.to_code()
     assert code.startswith("# Drafted by PublicSchema.suggest")
     namespace: dict = {}
     exec(code, namespace)  # noqa: S102 - the printed source is meant to be pasted and run
     frozen = namespace["schema"]
-    assert frozen == draft and not frozen.suggested
+    assert not frozen.suggested and frozen != draft  # a reviewed schema is not the draft
+    assert frozen.declarations == {c: d if d is None else replace(d, drafted=False)
+                                   for c, d in decl.items()}
     assert PublicSchema(frozen.declarations).to_code() == frozen.to_code()
     # the draft warns again at every fit; the frozen schema does not
     with pytest.warns(PrivacyLeakWarning, match="drafted by PublicSchema.suggest"):

@@ -226,7 +226,7 @@ def test_records_outside_the_label_set_contribute_nothing():
     Xo = np.vstack([X, np.ones((5, 3)) * 0.3])
     yo = np.concatenate([y, [9] * 5])
     with dp.collect_diagnostics() as diag:  # a data fact: told in diagnostics, not in a warning
-        b = dp.PrivateGaussianCentroid(**kw).fit(Xo, yo)
+        b = dp.PrivateGaussianCentroid(**kw, unknown_labels="ignore").fit(Xo, yo)
     assert diag.note("outside").count == 5 and diag.note("outside").values == (9,)
     assert np.array_equal(a.means_, b.means_) and np.array_equal(a.counts_, b.counts_)
     assert a.means_.shape == (4, 3)
@@ -320,3 +320,27 @@ def test_better_than_majority_on_wine_at_epsilon_one():
                                            random_state=100 * split + seed).fit(Xtr, ytr)
             accs.append(m.score(Xte, yte))
     assert np.mean(accs) > np.mean(majority) + 0.2, (np.mean(accs), np.mean(majority))
+
+
+@pytest.mark.parametrize("kw", [{}, {"delta": 1e-5}, {"row_norm": "none", "data_norm": 0.5}])
+def test_sparse_rows_give_the_dense_release(kw):
+    """CSR/CSC rows: clipped, scaled and summed on their stored entries, never densified."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(90, 6))
+    X[X < 0.6] = 0.0
+    X[3] = 0.0  # a zero row stays zero under row_norm="unit"
+    y = np.arange(90) % 3
+    est = dp.PrivateGaussianCentroid(epsilon=5.0, classes=[0, 1, 2], random_state=2, **kw)
+    dense = est.fit(X, y)
+    means, counts, var = dense.means_.copy(), dense.counts_.copy(), dense.within_class_var_
+    proba = dense.predict_proba(X)
+    for fmt in (sp.csr_array, sp.csc_matrix):
+        plan = est.plan_for(fmt(X), y)
+        assert sp.issparse(est.prepare(fmt(X), y, plan).template.X)
+        est.fit(fmt(X), y)
+        assert np.allclose(est.means_, means, rtol=0, atol=1e-12)
+        assert np.allclose(est.counts_, counts, rtol=0, atol=1e-12)
+        assert est.within_class_var_ == pytest.approx(var, rel=1e-12)
+        assert np.allclose(est.predict_proba(fmt(X)), proba, rtol=0, atol=1e-12)

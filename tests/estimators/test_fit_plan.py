@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -38,6 +39,8 @@ ESTIMATORS = {
     "linear-output": lambda: dp.PrivateLinearClassifier(epsilon=1.0, mechanism="output",
                                                         lam=0.1, classes=[0, 1]),
     "noisy-gd": lambda: dp.NoisyGradientDescent(epsilon=1.0, steps=20, classes=[0, 1]),
+    "noisy-gd-rules": lambda: dp.NoisyGradientDescent(epsilon=1.0, accounting="rdp",
+                                                      classes=[0, 1]),
     "centroid": lambda: dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1, 2]),
     "lm-softmax": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1, 2]),
     "lm-pairwise": lambda: dp.PrivateLargeMarginGaussian(epsilon=1.0, loss="pairwise",
@@ -188,3 +191,47 @@ def test_prepare_refuses_data_of_another_shape():
     est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
     with pytest.raises(dp.errors.ParameterError, match="the plan is for n = 10 rows"):
         est.prepare(X, y, est.plan(10, 2, P))
+
+
+
+_DELTA_ESTIMATORS = [
+    (2, lambda d: dp.PrivateLogisticRegression(epsilon=1.0, delta=d, classes=[0, 1],
+                                               random_state=0)),
+    (3, lambda d: dp.PrivateLogisticRegression(epsilon=1.0, delta=d, classes=[0, 1, 2],
+                                               random_state=0)),
+    (3, lambda d: dp.PrivateGaussianCentroid(epsilon=1.0, delta=d, classes=[0, 1, 2],
+                                             random_state=0)),
+    (2, lambda d: dp.NoisyGradientDescent(epsilon=1.0, delta=d, steps=5, classes=[0, 1],
+                                          random_state=0)),
+    (3, lambda d: dp.PrivateLargeMarginGaussian(epsilon=1.0, delta=d, classes=[0, 1, 2],
+                                                random_state=0)),
+    (3, lambda d: dp.PrivateClassifier(epsilon=1.0, delta=d, classes=[0, 1, 2], random_state=0)),
+]
+
+
+def _delta_warnings(caught):
+    return [w for w in caught if issubclass(w.category, dp.PrivacyWarning)
+            and "is at least 1/n" in str(w.message)]
+
+
+@pytest.mark.parametrize("n_classes, make", _DELTA_ESTIMATORS)
+def test_delta_at_least_one_over_n_warns_once_and_the_certificate_says_so(n_classes, make):
+    """δ >= 1/n (n public) permits releasing a whole record: one warning, one certificate line."""
+    X, y = _data(30, n_classes, 4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = make(0.05).fit(X, y)  # 0.05 >= 1/30
+    mine = _delta_warnings(caught)
+    assert len(mine) == 1
+    assert "1/n^2" in str(mine[0].message) and mine[0].filename == __file__
+    lines = [a for a in est.certificate_.assumptions if "is at least 1/n" in a]
+    assert len(lines) == 1 and "n = 30 rows" in lines[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        dry = make(0.05).certify(n=30, n_classes=n_classes, n_features=4)
+    assert any("is at least 1/n" in a for a in dry.assumptions)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = make(1e-4).fit(X, y)  # well below 1/30
+    assert not _delta_warnings(caught)
+    assert not any("is at least 1/n" in a for a in est.certificate_.assumptions)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import pickle
+import sys
+import threading
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
+from sklearn.utils import estimator_checks
 
 import dpconvex as dp
 from dpconvex.privacy.rules.front_door import (
@@ -135,3 +139,77 @@ def test_one_warning_before_the_fit_when_every_candidate_is_predicted_weak():
         warnings.simplefilter("always")
         dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
     assert not any("every learner" in str(w.message) for w in caught)
+
+
+def test_a_label_set_read_from_y_warns_that_it_also_chooses_the_learner():
+    """classes=None: one warning (the front door's), naming the learner choice and classes=."""
+    X, y = _data(120, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = dp.PrivateClassifier(epsilon=1.0, random_state=0).fit(X, y)
+    leaks = [str(w.message) for w in caught if issubclass(w.category, dp.PrivacyLeakWarning)]
+    assert len(leaks) == 1 and leaks[0].startswith("PrivateClassifier:")
+    assert "chooses the learner" in leaks[0] and "classes=" in leaks[0]
+    assert any("chosen with the label set read from the data" in a
+               for a in clf.certificate_.assumptions)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
+    assert not any(issubclass(w.category, dp.PrivacyLeakWarning) for w in caught)
+    assert not any("read from the data" in a for a in clf.certificate_.assumptions)
+
+
+def test_the_noise_checks_leave_other_threads_warnings_alone():
+    """Front-door fits in one thread; every warning of a second thread is still shown."""
+    X, y = _data(60, 3)
+    shown = []
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        shown.append(str(message))
+
+    done, sent = [0], [0]
+
+    def fits():
+        clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], random_state=0)
+        while done[0] < 20:
+            clf.fit(X, y)
+            done[0] += 1
+
+    def warn():
+        while done[0] < 20:
+            warnings.warn("from the other thread", UserWarning, stacklevel=1)
+            sent[0] += 1
+
+    interval = sys.getswitchinterval()
+    with warnings.catch_warnings():  # set up before both threads start
+        warnings.simplefilter("always")
+        warnings.showwarning = show
+        sys.setswitchinterval(1e-6)  # many thread switches inside each fit
+        try:
+            threads = [threading.Thread(target=fits), threading.Thread(target=warn)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            sys.setswitchinterval(interval)
+    assert sent[0] > 0
+    assert shown.count("from the other thread") == sent[0]
+
+
+@pytest.mark.parametrize("epsilon, learner", [(1.0, CENTROID), (1e3, LARGE_MARGIN)])
+def test_sparse_rows_for_every_learner(epsilon, learner):
+    """The sparse tag holds whichever learner the rule picks (scikit-learn's sparse checks)."""
+    est = dp.PrivateClassifier(epsilon=epsilon, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        estimator_checks.check_estimator_sparse_tag("PrivateClassifier", est)
+        if learner == CENTROID:  # every sparse format (the large-margin fits take longer)
+            estimator_checks.check_estimator_sparse_array("PrivateClassifier", est)
+            estimator_checks.check_estimator_sparse_matrix("PrivateClassifier", est)
+        X, y = _data(150, 3)
+        clf = dp.PrivateClassifier(epsilon=epsilon, classes=[0, 1, 2], random_state=0)
+        dense = clone(clf).fit(X, y)
+        sparse = clone(clf).fit(sp.csr_array(X), y)
+    assert dense.learner_ == sparse.learner_ == learner
+    assert np.allclose(dense.predict_proba(X), sparse.predict_proba(sp.csc_matrix(X)), atol=1e-9)

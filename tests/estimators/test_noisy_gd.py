@@ -249,6 +249,44 @@ def test_certificate_states_the_public_rules():
     assert est.certificate_.quantities["averaging"] == "the average of all T iterates"
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"clip": 0.3, "learning_rate": 0.5}, {"delta": 1e-4}])
+def test_plan_states_the_resolved_steps_and_clip(kwargs):
+    """plan() resolves T and C by their public rules: the numbers and lines the fit certifies."""
+    X, y = _separable(300, 3)
+    est = NoisyGradientDescent(epsilon=1.0, accounting="rdp", classes=[0, 1], random_state=0,
+                               **kwargs)
+    plan = est.plan(300, 2, 5)  # no data: n, the classes and the features only
+    T, C = plan.options["steps"], plan.options["clip"]
+    assert isinstance(T, int) and isinstance(C, float)
+    assert f"steps = {T}" in str(plan)
+    est.fit(X, y)
+    assert (est.steps_, est.clip_) == (T, C)
+    assert all(note in est.certificate_.assumptions for note in plan.notes)
+    assert any(note.startswith(f"steps T = {T} by the public rule") for note in plan.notes)
+    # the radius and learning-rate rules need z: stated as rules, not as numbers
+    assert isinstance(plan.options["radius"], str)
+
+
+def test_plan_keeps_explicit_steps_and_states_no_rule():
+    plan = NoisyGradientDescent(epsilon=1.0, steps=30, clip=0.5, classes=[0, 1]).plan(300, 2, 5)
+    assert (plan.options["steps"], plan.options["clip"]) == (30, 0.5)
+    assert not any("by the public rule" in note for note in plan.notes)
+
+
+def test_one_vs_rest_plan_resolves_each_runs_steps():
+    """C runs with epsilon/C each: the steps of one run's rule, at that run's budget."""
+    from dpconvex.objectives import Logistic
+    from dpconvex.privacy.mechanisms.noisy_gd import clip_rule, steps_rule
+
+    plan = NoisyGradientDescent(epsilon=1.0, classes=[0, 1, 2]).plan(1000, 3, 4)
+    one = plan.sub_plans[0]
+    q = math.sqrt(2.0)
+    assert one.options["steps"] == steps_rule(Logistic(), 1000, q, one.budget,
+                                              clip_rule(Logistic(), q)[0])[0]
+    assert plan.options["steps"] == one.options["steps"]
+    assert one.budget.delta == pytest.approx(1e-6) and plan.budget.delta == pytest.approx(3e-6)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n,epsilon", [(50, 0.1), (500, 1.0), (30_000, 0.1), (50_000, 1.0),
                                        (2_000, 4.0)])

@@ -28,8 +28,9 @@ estimator = "PrivateLargeMarginGaussian"
 params = { lam = 0.01, gamma = 0.001, mechanism = "none" }
 """
 
-# the keys of results.json before the baseline was added: kept unchanged
+# the keys of results.json's first format: kept unchanged
 V1_KEYS = {"problem", "file", "quick", "runs", "seconds", "x_axis", "results", "checks", "passed"}
+ADDED_KEYS = {"baselines", "released", "fits", "warnings"}
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def test_baseline_is_recorded_per_run_and_in_the_table(result):
 
 def test_json_is_backward_compatible_with_added_baselines(result):
     d = json.loads(json.dumps(result.to_dict()))
-    assert V1_KEYS <= set(d) and set(d) - V1_KEYS == {"baselines"}
+    assert V1_KEYS <= set(d) and set(d) - V1_KEYS == ADDED_KEYS
     assert set(d["results"]) == {"LM", "LM non-private"}
     assert set(d["results"]["LM"]) == {"3.0", "30.0"} and set(d["results"]["LM non-private"]) == {"inf"}
     b = d["baselines"][MAJORITY]
@@ -91,8 +92,10 @@ def test_plot_has_error_bars_nonprivate_and_majority_lines(result, monkeypatch, 
     monkeypatch.setattr(report, "_figure", spy)
     png = report.plot_result(result, tmp_path / "p.png")
     assert png.stat().st_size > 1000
-    assert "LM" in seen["labels"] and seen["bars"] == 1
-    assert "LM non-private (± std)" in seen["labels"]
+    # one series per row of the table, labelled as the row (method → release, from the certificates)
+    rows = [label for label, _, _ in result.rows()]
+    assert rows[0].startswith("LM → ") and rows[0] in seen["labels"] and seen["bars"] == 1
+    assert rows[1].startswith("LM non-private → ") and f"{rows[1]} (± std)" in seen["labels"]
     assert f"{MAJORITY} (trivial) (± std)" in seen["labels"] and seen["bands"] == 2
 
 

@@ -119,6 +119,7 @@ def _inner(est: Any, random_state: Any = None) -> PrivateGaussianCentroid:
     delta = est.delta if positive_delta(est) else None  # the Gaussian mechanism's δ
     return PrivateGaussianCentroid(epsilon=est.epsilon, delta=delta, mechanism=mech,
                                    data_norm=est.data_norm, classes=est.classes,
+                                   unknown_labels=est.unknown_labels,
                                    random_state=random_state, accountant=None,
                                    row_norm="none")
 

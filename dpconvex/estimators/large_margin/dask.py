@@ -122,7 +122,7 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None,
     Xv = check_array(X, owner, min_samples=2, accept_dask=True)
     n, d = (int(s) for s in Xv.shape)
     yv = check_labels(computed(y), n, owner)
-    labels = encode_labels(yv, est.classes, owner)
+    labels = encode_labels(yv, est.classes, owner, unknown_labels=est.unknown_labels)
     C = int(labels.classes.size)
     q = float(est.data_norm)
     meta = {"classes": labels.classes, "C": C, "K": K, "d": d, "n": n,

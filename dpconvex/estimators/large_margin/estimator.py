@@ -31,7 +31,7 @@ from ..._validation import (
     is_dask_collection,
     with_feature_names,
 )
-from ...data.labels import LabelSet, check_labels, encode_labels, zero_rows
+from ...data.labels import LabelSet, check_labels, check_unknown_labels, encode_labels, zero_rows
 from ...data.preprocess import clip_rows, note_clipped
 from ...data.validation import check_array
 from ...errors import NotFittedError
@@ -64,10 +64,11 @@ class PrivateLargeMarginGaussian(PrivateEstimator):
     b calibrated as in ``docs/privacy.md`` §4. The defaults ("auto", §11.10): the
     softmax loss on a public feature map linear in x (K = 1; pairwise for K > 1),
     pure ε-DP noise (Gaussian when ``delta > 0``), lam from the public rule of §11.5,
-    rows scaled to the norm bound (``row_norm``), and with ``delta > 0`` DP class
-    centroids released as Φ when n·ε/C is small (§11.13);
+    rows scaled to the norm bound (``row_norm``), and, with C >= 3 classes, DP class
+    centroids released as Φ while r = n·ε/(C(d + 1)) is small, with δ = 0 as with
+    δ > 0 (§11.13; ``mechanism`` below);
     :mod:`dpconvex.privacy.rules.large_margin` resolves them from the parameters (and the
-    public n and C) only.
+    public n, C and d) only.
 
     Parameters
     ----------
@@ -92,12 +93,18 @@ class PrivateLargeMarginGaussian(PrivateEstimator):
     mechanism : {"auto", "objective", "gaussian_objective", "centroid", "none"}, \
 default="auto"
         "auto": "gaussian_objective" when ``delta > 0`` is given, else "objective" (pure
-        ε); with ``delta > 0``, K = 1 and the objective's parameters at their defaults,
-        "centroid" when n·ε/C < ``AUTO_CENTROID_BELOW`` (n rows, C classes: public;
-        docs/privacy.md §11.13). "gaussian_objective": (ε, δ)-DP, Gaussian noise, softmax
-        loss only (§11.3). "centroid": DP class centroids (§4.9; Gaussian with
-        ``delta > 0``, else pure ε norm-Gamma) released as Φ_c with
-        zᵀΦ_c z = ‖x/q − μ_c‖² (K = 1; lam, gamma, h, loss and structure unused).
+        ε); but "centroid" when C >= 3, K = 1, the objective's parameters are at their
+        defaults (``loss``, ``structure`` and ``lam`` "auto", ``feature_weights``,
+        ``extra_terms`` and ``optimality_tol`` None) and r = n·ε/(C(d + 1)) is below
+        :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 50 with δ = 0
+        (``delta`` None or 0), 20 with δ > 0 (n rows, C classes, d features: public;
+        :func:`~dpconvex.privacy.rules.large_margin.uses_centroid`, docs/privacy.md
+        §11.13); the certificate states r and the threshold. "gaussian_objective":
+        (ε, δ)-DP, Gaussian noise, softmax loss only (§11.3). "centroid": DP class
+        centroids (§4.9; the Gaussian mechanism on the class sums and counts with
+        ``delta > 0``, else the pure-ε K-norm mechanism "knorm_sum") released as Φ_c
+        with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c, a_c >= 0 the class's prior term (K = 1;
+        lam, gamma, h, loss and structure unused).
         "none" is the explicit NON-private baseline.
     data_norm : float, default=1.0
         Public bound q on ||x||; rows above it are scaled down to it.
@@ -159,12 +166,22 @@ default="auto"
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the model's shape, the noise
         dimension and the sensitivity). With it nothing about the labels is read
-        from the data: records with other labels contribute no loss (z = 0) and a
-        class with fewer than K records, or none, still gets a model. None takes
+        from the data (labels outside it: ``unknown_labels``), and a class with
+        fewer than K records, or none, still gets a model. None takes
         the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
         pandas Categorical), else reads it from y with a
         :class:`~dpconvex.errors.PrivacyLeakWarning`; the certificate then says
         "assumed public" (:mod:`dpconvex.data.labels`).
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does. "raise": the fit
+        is refused with a :class:`~dpconvex.errors.DataValidationError` before
+        any noise is drawn or budget spent (the message names the declared
+        classes and what to change, never a count or a label of y; Dask input:
+        one pass over the labels, which the fit brings to the driver anyway).
+        "ignore": the records with such labels contribute no loss (z = 0, a
+        per-record map; docs/privacy.md), for pipelines that must never branch
+        on the data. Either way :func:`dpconvex.collect_diagnostics` records
+        them for the data holder.
     structure : {"auto", "full", "diagonal", "linear"}, default="auto"
         "auto": "linear" with the softmax loss (§11.10), "full" with the pairwise one.
         Softmax only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with
@@ -258,6 +275,7 @@ default="auto"
         verbose: int = 0,
         structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
         row_norm: str = "auto",
+        unknown_labels: str = "raise",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -281,11 +299,13 @@ default="auto"
         self.classes, self.verbose = classes, verbose
         self.structure, self.feature_weights = structure, feature_weights
         self.row_norm = row_norm
+        self.unknown_labels = unknown_labels
 
     # -------------------------------------------------------------- validation
     #: Every check lives in :func:`~dpconvex.estimators.large_margin.options.validate_estimator`
-    #: (the options interact: loss, mechanism, delta, structure), run by _check_consistency.
-    _parameter_constraints: ClassVar[dict[str, Any]] = {}
+    #: (the options interact: loss, mechanism, delta, structure), run by _check_consistency;
+    #: ``unknown_labels`` interacts with none.
+    _parameter_constraints: ClassVar[dict[str, Any]] = {"unknown_labels": check_unknown_labels}
 
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for (names from the registry).
@@ -319,7 +339,7 @@ default="auto"
         owner = type(self).__name__
         Xv = check_array(X, owner, min_samples=2)
         yv = check_labels(y, Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner)
+        labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
         C, K, D = int(labels.classes.size), int(self.n_components), Xv.shape[1] + 1
         check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
                             owner, "Lower n_components, or use fewer features or classes.")

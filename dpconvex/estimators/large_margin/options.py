@@ -43,7 +43,7 @@ from ...privacy.rules.large_margin import (
     resolved_mechanism,
     resolved_structure,
 )
-from ...privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE
+from ...privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, exceeds
 from ...solvers.registry import check_solver_name
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
@@ -408,11 +408,20 @@ def noise_dominance(template: Any, mech: Mechanism, budget: Budget) -> float | N
     return math.sqrt(consts.dimension) * s / (template.n * consts.grad_bound)
 
 
+def _threshold(template: Any) -> float:
+    softmax = isinstance(template, LargeMarginSoftmaxTemplate)
+    return SOFTMAX_NOISE_DOMINANCE_RATIO if softmax else NOISE_DOMINANCE_RATIO
+
+
+def noise_dominates(template: Any, mech: Mechanism, budget: Budget) -> bool:
+    """Whether :func:`warn_if_noise_dominates` warns (the same public ratio and threshold)."""
+    return exceeds(noise_dominance(template, mech, budget), _threshold(template))
+
+
 def warn_if_noise_dominates(template: Any, mech: Mechanism, budget: Budget, owner: str) -> None:
     """Warn (before the solve) when the public noise scale makes a useful model unlikely."""
     ratio = noise_dominance(template, mech, budget)
-    softmax = isinstance(template, LargeMarginSoftmaxTemplate)
-    if ratio is None or ratio <= (SOFTMAX_NOISE_DOMINANCE_RATIO if softmax else NOISE_DOMINANCE_RATIO):
+    if ratio is None or not exceeds(ratio, _threshold(template)):
         return
     warnings.warn(
         f"{owner}: at epsilon = {budget.epsilon:g} the objective's noise is large for this "

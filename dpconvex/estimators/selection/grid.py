@@ -47,7 +47,7 @@ from ..._validation import (
     feature_names_of,
     with_feature_names,
 )
-from ...data.labels import check_labels, encode_labels, one_label_warning
+from ...data.labels import check_labels, check_unknown_labels, encode_labels, one_label_warning
 from ...data.validation import check_array
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
@@ -59,7 +59,7 @@ from ...templates.selection import SelectionTemplate
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
 
 #: Parameters the search sets on every candidate itself (not allowed in the grid).
-_RESERVED = ("epsilon", "random_state", "accountant")
+_RESERVED = ("epsilon", "random_state", "accountant", "unknown_labels")
 
 #: ``param_grid="auto"``: Λ_auto times these factors (fixed before any data is read).
 AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
@@ -272,6 +272,14 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         from one record). None takes the set declared with y, else reads it
         from the whole y (one :class:`~dpconvex.errors.PrivacyLeakWarning` per
         fit, "assumed public").
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does; given to every
+        candidate (``unknown_labels=``, so it cannot be tuned). "raise": the fit is
+        refused with a :class:`~dpconvex.errors.DataValidationError` before any
+        candidate is trained (the ledger's hold is given back; the message names
+        the declared classes and what to change, never a count or a label of y).
+        "ignore": the records with such labels contribute no loss to the candidates
+        (docs/privacy.md), for pipelines that must never branch on the data.
 
     Attributes
     ----------
@@ -314,7 +322,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
                  random_state: Any = None, public_validation: Any = None,
-                 accountant: Any = None, classes: Any = None):
+                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -322,6 +330,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         self.public_validation = public_validation
         self.accountant = accountant
         self.classes = classes
+        self.unknown_labels = unknown_labels
 
     @one_label_warning()  # the candidates' fits do not repeat the label-set warning
     def fit(self, X: Any, y: Any) -> PrivateGridSearch:
@@ -335,6 +344,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         owner = type(self).__name__
         names = feature_names_of(X, owner)
         epsilon = check_float("epsilon", self.epsilon, owner)
+        unknown = check_unknown_labels("unknown_labels", self.unknown_labels, owner)
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
@@ -387,9 +397,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             overrides_base.update({key: None for key in self._keys("accountant")})
             # the candidates' random_state is the caller's; their noise comes through the channel
             overrides_base.update({key: self.random_state for key in self._keys("random_state")})
+            overrides_base.update({key: unknown for key in self._keys("unknown_labels")})
             labels = None
             if self._keys("classes"):  # the candidates take the public label set
-                labels = encode_labels(yv, self.classes, owner)
+                # refuses a label outside it (unknown_labels="raise") before any candidate
+                labels = encode_labels(yv, self.classes, owner, unknown_labels=unknown)
                 overrides_base.update({key: list(labels.classes)
                                        for key in self._keys("classes")})
             models, certs = [], []
@@ -455,6 +467,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """
         owner = type(self).__name__
         epsilon = check_float("epsilon", self.epsilon, owner)
+        unknown = check_unknown_labels("unknown_labels", self.unknown_labels, owner)
         valid = list(self.estimator.get_params(deep=True))
         auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
         candidates = ([{"lam": f} for f in AUTO_LAM_FACTORS] if auto
@@ -476,7 +489,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 valid, owner)
         certs = []
         for i, params in enumerate(candidates):
-            est = clone(self.estimator).set_params(**params, **{eps_keys[0]: epsilon})
+            est = clone(self.estimator).set_params(
+                **params, **{eps_keys[0]: epsilon},
+                **{key: unknown for key in self._keys("unknown_labels")})
             certs.append(est.certify(Xv[parts[i]], yv[parts[i]]))
         if public:
             sel = Certificate(mechanism="selection on a public validation set (argmin of mistakes)",

@@ -50,7 +50,7 @@ from sklearn.utils import get_tags
 
 from ..._random import assign_noise
 from ..._validation import check_float, feature_names_of, with_feature_names
-from ...data.labels import check_labels, encode_labels, one_label_warning
+from ...data.labels import check_labels, check_unknown_labels, encode_labels, one_label_warning
 from ...data.validation import check_array
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
@@ -195,6 +195,14 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         The public label set, given to every run (``classes=``). None takes the
         set declared with y, else reads it from y (one
         :class:`~dpconvex.errors.PrivacyLeakWarning` per fit, "assumed public").
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does; given to every run
+        (``unknown_labels=``, so it cannot be tuned). "raise": the fit is refused
+        with a :class:`~dpconvex.errors.DataValidationError` before any run (the
+        ledger's hold is given back; the message names the declared classes and
+        what to change, never a count or a label of y). "ignore": the records with
+        such labels contribute no loss to the runs (docs/privacy.md), for
+        pipelines that must never branch on the data.
 
     Attributes
     ----------
@@ -234,7 +242,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
                  repetitions: str = "logarithmic", mean_runs: float = 10.0,
                  validation_fraction: float = 0.1, random_state: Any = None,
-                 accountant: Any = None, classes: Any = None):
+                 accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -244,6 +252,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         self.random_state = random_state
         self.accountant = accountant
         self.classes = classes
+        self.unknown_labels = unknown_labels
 
     def _check_params(self, owner: str) -> tuple[float, float, Repetitions, float]:
         epsilon = check_float("epsilon", self.epsilon, owner)
@@ -254,6 +263,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         mean = check_float("mean_runs", self.mean_runs, owner, low=1.0, high=MAX_MEAN_RUNS,
                            high_inclusive=True)
         frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
+        check_unknown_labels("unknown_labels", self.unknown_labels, owner)
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
@@ -314,9 +324,10 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             overrides.update({key: None for key in self._keys("accountant")})
             # the runs' random_state is the caller's; their noise comes through the channel
             overrides.update({key: self.random_state for key in self._keys("random_state")})
+            overrides.update({key: self.unknown_labels for key in self._keys("unknown_labels")})
             labels = None
-            if self._keys("classes"):
-                labels = encode_labels(yv, self.classes, owner)
+            if self._keys("classes"):  # refuses a label outside it ("raise") before any run
+                labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
                 overrides.update({key: list(labels.classes) for key in self._keys("classes")})
             Xt, yt, Xval, yval = Xv[train], yv[train], Xv[val], yv[val]
             k_runs = reps.sample(rng)  # public randomness; never stored or released
@@ -438,6 +449,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         n_val = int(math.ceil(frac * n))
         idx = np.arange(n_val, n)
         cands = self._candidates(owner, idx.size, Xv.shape[1], eps1)
-        est = clone(self.estimator).set_params(**cands[0], **{self._keys("epsilon")[0]: eps1})
+        est = clone(self.estimator).set_params(
+            **cands[0], **{self._keys("epsilon")[0]: eps1},
+            **{key: self.unknown_labels for key in self._keys("unknown_labels")})
         run_cert = est.certify(Xv[idx], yv[idx])
         return self._certificate(epsilon, eps1, reps, run_cert, len(cands), [idx.size, n_val])

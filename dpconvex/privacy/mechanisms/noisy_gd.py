@@ -84,9 +84,11 @@ __all__ = [
     "DELTA_RULE",
     "NoisyGD",
     "NoisyGDSettings",
+    "clip_rule",
     "default_delta",
     "default_settings",
     "max_steps",
+    "steps_rule",
 ]
 
 #: Iterate averaging (post-processing): the last half of the iterates, or all of them.
@@ -172,6 +174,87 @@ class NoisyGDSettings:
     rules: tuple[str, ...]
 
 
+def _step_cap(loss: Loss, q: float) -> float:
+    """2/L, L = c q̃² the smoothness bound (|l'|max q̃² for a loss without a curvature bound)."""
+    c = float(loss.curvature)
+    smooth = math.isfinite(c) and c > 0
+    return STEP_FACTOR / ((c if smooth else loss.deriv_bound) * q * q)
+
+
+def clip_rule(loss: Loss, q: float) -> tuple[float, str]:
+    """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ and its certificate line.
+
+    Parameters
+    ----------
+    loss : Loss
+        Margin loss (``deriv_bound`` is read).
+    q : float
+        Public bound q̃ on the row norm, intercept column included.
+
+    Returns
+    -------
+    (float, str)
+        C, and the line the certificate lists under its assumptions.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms.noisy_gd import clip_rule
+    >>> clip_rule(Logistic(), 1.0)[0]
+    0.5
+    """
+    clip = CLIP_FRACTION * (loss.deriv_bound * q)
+    return clip, (f"clip C = {clip:.6g} by the public rule C = {CLIP_FRACTION:g} x |l'|max x "
+                  f"q~ (q~ = {q:.6g}: the row-norm bound with the intercept)")
+
+
+def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
+               learning_rate: float | None = None) -> tuple[int, str]:
+    """The number of steps T = ⌈D/(ηC)⌉ in [:data:`MIN_STEPS`, :data:`MAX_STEPS`] and its line.
+
+    D = :data:`TRAVEL` · nμ/q̃ is the travel, μ the Gaussian-DP parameter of (ε, δ)
+    (:func:`~dpconvex.privacy.accounting.gaussian.gdp_mu`) and η the given learning
+    rate or 2/L (the step the rule assumes). Public quantities only: a fit's plan
+    states T before any data are read.
+
+    Parameters
+    ----------
+    loss : Loss
+        Margin loss (``deriv_bound`` and ``curvature`` are read).
+    n : int
+        Number of records (public).
+    q : float
+        Public bound q̃ on the row norm, intercept column included.
+    budget : Budget
+        (ε, δ) of the run.
+    clip : float
+        The clip C (given, or :func:`clip_rule`).
+    learning_rate : float or None, default=None
+        An explicit η; None: 2/L.
+
+    Returns
+    -------
+    (int, str)
+        T, and the line the certificate lists under its assumptions.
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms.noisy_gd import steps_rule
+    >>> steps_rule(Logistic(), 1000, 1.0, Budget(1.0, 1e-6), clip=0.5)[0]
+    104
+    """
+    eta = _step_cap(loss, q) if learning_rate is None else float(learning_rate)
+    mu = gdp_mu(budget.epsilon, budget.delta)
+    travel = TRAVEL * n * mu / q
+    steps = int(min(MAX_STEPS, max(MIN_STEPS, math.ceil(travel / (eta * clip)))))
+    return steps, (f"steps T = {steps} by the public rule T = ceil(D / (eta C)) clamped to "
+                   f"[{MIN_STEPS}, {MAX_STEPS}] with eta = {eta:.6g} and the travel "
+                   f"D = {TRAVEL:g} n mu / q~ = {travel:.6g} (mu = {mu:.6g}: the Gaussian-DP "
+                   "parameter of (epsilon, delta))")
+
+
 def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
                      steps: int | None = None, radius: float | None = None,
                      clip: float | None = None, learning_rate: float | None = None,
@@ -214,25 +297,18 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
     """
     eps, delta = budget.epsilon, budget.delta
     rules: list[str] = []
-    lipschitz = loss.deriv_bound * q
     c = float(loss.curvature)
     smooth = math.isfinite(c) and c > 0
     # the step the steps and radius rules assume: 2/L (a unit curvature without a bound)
-    eta_cap = STEP_FACTOR / ((c if smooth else loss.deriv_bound) * q * q)
+    eta_cap = _step_cap(loss, q)
     eta_plan = eta_cap if learning_rate is None else float(learning_rate)
     if clip is None:
-        clip = CLIP_FRACTION * lipschitz
-        rules.append(f"clip C = {clip:.6g} by the public rule C = {CLIP_FRACTION:g} x |l'|max x "
-                     f"q~ (q~ = {q:.6g}: the row-norm bound with the intercept)")
+        clip, rule = clip_rule(loss, q)
+        rules.append(rule)
     rule_steps = steps is None
     if rule_steps:
-        mu = gdp_mu(eps, delta)
-        travel = TRAVEL * n * mu / q
-        steps = int(min(MAX_STEPS, max(MIN_STEPS, math.ceil(travel / (eta_plan * clip)))))
-        rules.append(f"steps T = {steps} by the public rule T = ceil(D / (eta C)) clamped to "
-                     f"[{MIN_STEPS}, {MAX_STEPS}] with eta = {eta_plan:.6g} and the travel "
-                     f"D = {TRAVEL:g} n mu / q~ = {travel:.6g} (mu = {mu:.6g}: the Gaussian-DP "
-                     "parameter of (epsilon, delta))")
+        steps, rule = steps_rule(loss, n, q, budget, clip, learning_rate)
+        rules.append(rule)
     z, eps_achieved = calibrate_noise_multiplier(eps, delta, steps, accounting)
     s = z * (2.0 * clip / n)  # this order of the product fixes the released bits
     rule_radius = radius is None

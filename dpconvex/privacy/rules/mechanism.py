@@ -18,14 +18,32 @@ the linear learners at every ε tried; the Gaussian variants add noise of scale
 O(√log(1/δ)/ε) per coordinate instead of a norm of O(p/ε), the gain that δ buys.
 The choice reads only ``mechanism`` and ``delta`` (parameters, public), never the
 data, and its reason is a line of the certificate (:func:`resolve_mechanism`).
+
+δ against n. An (ε, δ) guarantee with δ >= 1/n protects no one: releasing one whole
+record, drawn uniformly at random, is (0, 1/n)-DP under replace-one adjacency (a
+neighbouring data set changes the release's law by at most 1/n in total variation).
+n, the number of rows, is public in this library, so every fit compares its δ with
+1/n before it reads the data (:func:`warn_if_delta_not_small`): a
+:class:`~dpconvex.errors.PrivacyWarning` names the rule and the fix (δ well below
+1/n, e.g. 1/n²; or δ = 0), and the certificate states the condition
+(:func:`delta_rows_note`). It warns instead of refusing: the guarantee is true as
+stated, tests and experiments run on tiny data with a fixed δ, and a scikit-learn
+estimator warns about a weak but valid setting.
 """
 
 from __future__ import annotations
 
+import contextlib
 import numbers
+import os
+import sys
+import warnings
 from typing import Any, NamedTuple
 
-__all__ = ["AUTO", "AUTO_MECHANISMS", "AutoMechanism", "has_positive_delta", "resolve_mechanism"]
+from ...errors import PrivacyWarning
+
+__all__ = ["AUTO", "AUTO_MECHANISMS", "AutoMechanism", "delta_rows_note", "has_positive_delta",
+           "resolve_mechanism", "warn_if_delta_not_small"]
 
 #: The value of ``mechanism=`` that this rule resolves.
 AUTO = "auto"
@@ -109,3 +127,74 @@ def resolve_mechanism(mechanism: Any, delta: Any, kind: str) -> AutoMechanism:
     return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
                                "the one rule of dpconvex.privacy.rules.mechanism "
                                "(docs/privacy.md §14.1)")
+
+
+def delta_rows_note(delta: Any, n: Any) -> str | None:
+    """The certificate's line when δ >= 1/n (n rows, public), else None.
+
+    Parameters
+    ----------
+    delta : float or None
+        The δ of the release (0 or None: pure ε-DP, no line).
+    n : int or None
+        The number of rows (public under replace-one adjacency); None: no line.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.mechanism import delta_rows_note
+    >>> delta_rows_note(1e-6, 100) is None, delta_rows_note(0.0, 10) is None
+    (True, True)
+    >>> delta_rows_note(0.5, 10)[:44]
+    'delta = 0.5 is at least 1/n = 0.1 for n = 10'
+    """
+    if not has_positive_delta(delta) or isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        return None
+    n = int(n)
+    if n < 1 or float(delta) * n < 1.0:
+        return None
+    return (f"delta = {float(delta):.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows (n "
+            "public): an (epsilon, delta) guarantee with delta >= 1/n is met by releasing one "
+            "whole record at random, so it protects no record; use delta well below 1/n, e.g. "
+            f"delta = 1/n^2 = {1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) "
+            "(dpconvex.privacy.rules.mechanism)")
+
+
+#: Frames a warning of this module skips to reach the user's: dpconvex and contextlib.
+_SKIPPED = (os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep,
+            os.path.join(os.path.dirname(os.path.abspath(contextlib.__file__)), "contextlib"))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside dpconvex (and contextlib), for the caller."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_if_delta_not_small(delta: Any, n: Any, owner: str) -> str | None:
+    """Warn (a :class:`~dpconvex.errors.PrivacyWarning`) when δ >= 1/n; return the certificate line.
+
+    Reads δ and n only (public). The warning points at the first caller outside dpconvex.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpconvex.privacy.rules.mechanism import warn_if_delta_not_small
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     note = warn_if_delta_not_small(0.5, 10, "demo")
+    ...
+    >>> len(caught), note is not None
+    (1, True)
+    >>> warn_if_delta_not_small(1e-4, 10, "demo") is None
+    True
+    """
+    note = delta_rows_note(delta, n)
+    if note is not None:
+        warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=_user_stacklevel())
+    return note

@@ -44,8 +44,8 @@ import numpy as np
 from ...errors import DPConvexError, PrivacyWarning
 from ..budget import Budget
 
-__all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "linear_noise_dominance",
-           "noise_report_of", "warn_if_linear_noise_dominates"]
+__all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "exceeds", "linear_noise_dominance",
+           "linear_noise_dominates", "noise_report_of", "warn_if_linear_noise_dominates"]
 
 #: The threshold on ρ₀: above it the direction of the linearized release is within
 #: arcsin(1/ρ₀) of a uniformly random one (docs/privacy.md §6.7).
@@ -59,6 +59,21 @@ PUBLIC_CHECK_NOTE = (
     "class without this warning too. Compare any private model with the majority class on "
     "held-out rows (e.g. sklearn.dummy.DummyClassifier)."
 )
+
+
+def exceeds(ratio: float | None, threshold: float) -> bool:
+    """Whether a noise ratio fires its warning: not None and above ``threshold``.
+
+    The one comparison of every noise warning and of the callers that need the verdict
+    without the warning (:class:`~dpconvex.PrivateClassifier`'s check of its candidates).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.noise_dominance import exceeds
+    >>> exceeds(1.5, 1.0), exceeds(1.0, 1.0), exceeds(None, 1.0)
+    (True, False, False)
+    """
+    return ratio is not None and ratio > threshold
 
 
 def _start_fraction(loss: Any) -> float:
@@ -170,6 +185,29 @@ def linear_noise_dominance(template: Any, mech: Any, budget: Budget, *,
     return None
 
 
+def linear_noise_dominates(template: Any, mech: Any, budget: Budget) -> bool:
+    """Whether :func:`warn_if_linear_noise_dominates` warns: ρ₀ > :data:`LINEAR_NOISE_RATIO`.
+
+    The verdict without the warning, from public quantities only (the same ratio).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, np.zeros((40, 3)), np.ones(40))
+    >>> from dpconvex.privacy.rules.noise_dominance import linear_noise_dominates
+    >>> mech = get_mechanism("objective")
+    >>> linear_noise_dominates(template, mech, Budget(0.1))
+    True
+    >>> linear_noise_dominates(template, mech, Budget(1.0))
+    False
+    """
+    return exceeds(linear_noise_dominance(template, mech, budget), LINEAR_NOISE_RATIO)
+
+
 def warn_if_linear_noise_dominates(template: Any, mech: Any, budget: Budget, owner: str, *,
                                    stacklevel: int = 4, calibration: Any = None
                                    ) -> float | None:
@@ -204,7 +242,7 @@ def warn_if_linear_noise_dominates(template: Any, mech: Any, budget: Budget, own
     """
     report = noise_report_of(template, mech, budget, calibration=calibration)
     rho = linear_noise_dominance(template, mech, budget, report=report)
-    if rho is None or rho <= LINEAR_NOISE_RATIO:
+    if not exceeds(rho, LINEAR_NOISE_RATIO):
         return rho
     p = report.dimension
     angle = math.degrees(math.asin(1.0 / rho))

@@ -59,9 +59,9 @@ import numpy as np
 
 from ...errors import DPConvexError, PrivacyWarning
 from ..budget import Budget
-from .noise_dominance import PUBLIC_CHECK_NOTE, linear_noise_dominance, noise_report_of
+from .noise_dominance import PUBLIC_CHECK_NOTE, exceeds, linear_noise_dominance, noise_report_of
 
-__all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "centroid_noise_ratio",
+__all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "centroid_noise_dominates", "centroid_noise_ratio",
            "estimator_gd_noise_ratio", "gd_noise_ratio", "public_rows",
            "warn_if_centroid_noise_dominates", "warn_if_gd_noise_dominates",
            "warn_if_ovr_gd_noise_dominates"]
@@ -169,7 +169,7 @@ def estimator_gd_noise_ratio(est: Any, X: Any, n_classes: int = 2
 
 def _warn_gd(rho: float | None, template: Any, budget: Budget, owner: str, n_classes: int,
              stacklevel: int, epsilon: float | None = None) -> None:
-    if rho is None or rho <= GD_NOISE_RATIO:
+    if not exceeds(rho, GD_NOISE_RATIO):
         return
     where = f"at epsilon = {budget.epsilon:g}, delta = {budget.delta:.3g}"
     if n_classes > 2:
@@ -304,6 +304,28 @@ def centroid_noise_ratio(mech: Any, template: Any, budget: Budget, n: int | None
     return rho * math.sqrt(template.d) if norm else rho
 
 
+def centroid_noise_dominates(mech: Any, template: Any, budget: Budget, n: int | None) -> bool:
+    """Whether :func:`warn_if_centroid_noise_dominates` warns: ρ_cent > :data:`CENTROID_NOISE_RATIO`.
+
+    The verdict without the warning, from public quantities only (the same ratio).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> template = ClassSumTemplate(np.zeros((30, 3)), np.arange(30) % 3, n_classes=3)
+    >>> from dpconvex.privacy.rules.noise_dominance_gd import centroid_noise_dominates
+    >>> mech = get_mechanism("gaussian")
+    >>> centroid_noise_dominates(mech, template, Budget(0.1, 1e-5), 30)
+    True
+    >>> centroid_noise_dominates(mech, template, Budget(1.0, 1e-5), 30)
+    False
+    """
+    return exceeds(centroid_noise_ratio(mech, template, budget, n), CENTROID_NOISE_RATIO)
+
+
 def warn_if_centroid_noise_dominates(mech: Any, template: Any, budget: Budget, X: Any,
                                      owner: str, *, stacklevel: int = 3) -> float | None:
     """Warn (:class:`PrivacyWarning`, before the release) when ρ_cent > :data:`CENTROID_NOISE_RATIO`.
@@ -332,7 +354,7 @@ def warn_if_centroid_noise_dominates(mech: Any, template: Any, budget: Budget, X
     """
     n = public_rows(X)
     rho = centroid_noise_ratio(mech, template, budget, n)
-    if rho is None or rho <= CENTROID_NOISE_RATIO:
+    if not exceeds(rho, CENTROID_NOISE_RATIO):
         return rho
     gaussian = not mech.pure
     remedy = ("a larger epsilon or more rows" if gaussian else

@@ -1,0 +1,196 @@
+"""What the fits of a run released and what they warned, for its table and summary.
+
+- :func:`release_name`: the learner and mechanism a fitted estimator released, read
+  from its certificate (``certificate_.mechanism``; the front door's ``learner_``;
+  the chosen model of a private tuning);
+- :class:`WarningTally`: the warnings raised by many fits, each distinct text once
+  with how many fits raised it, and its one-line form for a summary after a table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["WarningTally", "first_sentence", "release_name", "warning_lines"]
+
+#: Parenthetical groups dropped from a certificate's mechanism line for a table label:
+#: references and counts ("(CMS Alg. 2)", "(Hardt & Talwar 2010)", "(3 classes)").
+_REFERENCE = re.compile(r"\s*\([^()]*[\d&,][^()]*\)")
+
+#: The objects some mechanisms release, named by the learner they make.
+_RELEASED_AS = {"the class sums and counts": "class centroids"}
+
+
+def _short(mechanism: str) -> str:
+    """A certificate's mechanism line without references, counts and the noise's norm."""
+    text = " ".join(_REFERENCE.sub("", mechanism).split())
+    head, on, what = text.rpartition(" on ")
+    if not on:
+        return text
+    head = head.split(" for ", 1)[0]  # "K-norm mechanism for sum_c ||b_c||" -> "K-norm mechanism"
+    return f"{head} on {_RELEASED_AS.get(what, what)}"
+
+
+def release_name(estimator: Any) -> str:
+    """The learner and mechanism a fitted estimator released, from its certificate.
+
+    The certificate's mechanism line (``certificate_.mechanism``) without its
+    references and counts; prefixed by the learner a front door chose
+    (``learner_``) when the line does not name it already; for a private tuning
+    (``best_estimator_``), the tuning and the chosen model's release.
+
+    Parameters
+    ----------
+    estimator : fitted dpconvex estimator
+        Any estimator with a ``certificate_``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateClassifier, PrivateLogisticRegression
+    >>> from dpconvex.runs import release_name
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> lr = PrivateLogisticRegression(epsilon=1.0, mechanism="output", classes=[0, 1],
+    ...                                random_state=0).fit(X, y)
+    >>> lr.certificate_.mechanism
+    'output perturbation (CMS Alg. 1) on linear ERM'
+    >>> release_name(lr)
+    'output perturbation on linear ERM'
+    >>> release_name(PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y))
+    'Huber SVM: objective perturbation on linear ERM'
+    """
+    mechanism = str(estimator.certificate_.mechanism)
+    chosen = getattr(estimator, "best_estimator_", None)
+    if chosen is not None and hasattr(chosen, "certificate_"):
+        return f"{_short(mechanism.split(':', 1)[0])}, chosen: {release_name(chosen)}"
+    name = _short(mechanism)
+    learner = getattr(estimator, "learner_", None)
+    if isinstance(learner, str) and learner not in name:
+        name = f"{learner}: {name}"
+    return name
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a message, on one line.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import first_sentence
+    >>> first_sentence("Noise is large (CMS Alg. 2).  Use a larger\\nepsilon.")
+    'Noise is large (CMS Alg. 2).'
+    """
+    return _SENTENCE_END.split(" ".join(str(text).split()), maxsplit=1)[0]
+
+
+@dataclass
+class WarningTally:
+    """The warnings of many fits: each distinct (category, text) once, with its count.
+
+    :meth:`capture` records every warning raised inside it (all filters set to
+    "always" there, so none is lost to the once-per-location rule) and counts
+    each distinct text once per fit. A capture around a sweep of several fits
+    counts every occurrence: each fit of a sweep is a separate release.
+
+    Attributes
+    ----------
+    fits : int
+        The fits captured (a sweep counts as its number of fits).
+    entries : dict
+        ``(category name, text) -> {"category", "message", "fits", "methods"}``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpconvex.runs import WarningTally
+    >>> tally = WarningTally()
+    >>> for _ in range(3):
+    ...     with tally.capture("LR"):
+    ...         warnings.warn("Noise is large. Use a larger epsilon.", UserWarning)
+    >>> tally.fits, [e["fits"] for e in tally.summary()]
+    (3, [3])
+    >>> print(tally.lines())
+    ['UserWarning from 3 of 3 fits (LR): Noise is large. [...]']
+    """
+
+    fits: int = 0
+    entries: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    #: the warning classes by name, to re-emit an entry in its own category
+    categories: dict[str, type[Warning]] = field(default_factory=dict)
+
+    @contextlib.contextmanager
+    def capture(self, method: str, fits: int = 1) -> Iterator[None]:
+        """Record the warnings raised inside, as ``fits`` fits of ``method``.
+
+        ``fits=0`` records warnings raised outside any fit (data loading) under
+        ``method``, with no fit counted.
+
+        Process-global (:func:`warnings.catch_warnings`): for a command-line run,
+        not for threads that warn concurrently.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                self.fits += fits
+                texts = [(w.category.__name__, str(w.message)) for w in caught]
+                self.categories.update((w.category.__name__, w.category) for w in caught)
+                for key in (dict.fromkeys(texts) if fits == 1 else texts):
+                    entry = self.entries.setdefault(
+                        key, {"category": key[0], "message": key[1], "fits": 0, "methods": []})
+                    entry["fits"] += 1 if fits else 0  # fits=0: outside any fit (data loading)
+                    if method not in entry["methods"]:
+                        entry["methods"].append(method)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """The distinct warnings, most frequent first (JSON-ready)."""
+        return sorted((dict(e, methods=list(e["methods"])) for e in self.entries.values()),
+                      key=lambda e: -e["fits"])
+
+    def lines(self, full_text: str = "") -> list[str]:
+        """:func:`warning_lines` of :meth:`summary`."""
+        return warning_lines(self.summary(), self.fits, full_text)
+
+
+def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "") -> list[str]:
+    """One line per distinct warning: category, count, methods and its first sentence.
+
+    Parameters
+    ----------
+    entries : list of dict
+        :meth:`WarningTally.summary` (``ProblemResult.warnings``).
+    fits : int
+        How many fits the run made.
+    full_text : str
+        Where the whole texts are, named on each shortened line.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import warning_lines
+    >>> entry = {"category": "PrivacyWarning", "message": "Noise is large. Use more data.",
+    ...          "fits": 2, "methods": ["LR"]}
+    >>> warning_lines([entry], 10, "results.json")
+    ['PrivacyWarning from 2 of 10 fits (LR): Noise is large. [... full text in results.json]']
+    """
+    out = []
+    for e in entries:
+        head = first_sentence(e["message"])
+        more = " ".join(e["message"].split()) != head
+        tail = (f" [... full text in {full_text}]" if full_text else " [...]") if more else ""
+        count = f" from {e['fits']} of {fits} fits" if e["fits"] else ""
+        out.append(f"{e['category']}{count} ({', '.join(e['methods'])}): {head}{tail}")
+    return out
