@@ -145,6 +145,7 @@ QUICK_RUNS = [
     ("tuning_noisy_gd_kernels", []),
     ("breast_cancer_maps", []),
     ("centroids_accuracy", ["--splits", "1", "--seeds", "1"]),
+    ("speed", []),
 ]
 
 

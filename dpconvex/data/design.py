@@ -6,7 +6,7 @@ from typing import Any
 
 import scipy.sparse as sp
 
-from .operators import CSRRows, DenseRows, DesignOperator
+from .operators import CSRRows, DenseRows, DesignOperator, ScaledRows
 
 __all__ = ["as_design"]
 
@@ -22,6 +22,8 @@ def as_design(X: Any) -> DesignOperator:
     >>> type(as_design(np.ones((3, 2)))).__name__, type(as_design(sp.eye(3))).__name__
     ('DenseRows', 'CSRRows')
     """
+    if isinstance(X, (DenseRows, CSRRows, ScaledRows)):  # the protocol check would read .matrix
+        return X
     if isinstance(X, DesignOperator):
         return X
     if type(X).__module__.startswith("dask."):  # a dask.array: the rows stay on the workers

@@ -430,9 +430,8 @@ def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = Fal
         return LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels)
     c, source = public
     _check_kinds(y, c, owner, source)
-    lookup = {v: i for i, v in enumerate(c.tolist())}
-    values = np.asarray(y).tolist()
-    idx = np.fromiter((lookup.get(v, -1) for v in values), dtype=np.int64, count=len(values))
+    values = np.asarray(y)
+    idx = _lookup(values, c)
     outside = idx < 0
     refuse = unknown_labels == "raise" and bool(np.any(outside))
     _note_outside(owner, c, values, outside, refused=refuse)
@@ -441,6 +440,26 @@ def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = Fal
     if np.any(outside):
         idx = np.where(outside, 0, idx)
     return LabelSet(c, idx, outside, source, unknown_labels)
+
+
+def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup.
+
+    The distinct labels are looked up (``{label: index}.get``, so ``1``, ``1.0``
+    and ``True`` are one label, as in Python) and the result is spread back over
+    the records, with no Python-level work per record.
+    """
+    lookup = {v: i for i, v in enumerate(c.tolist())}
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    try:
+        distinct, inverse = np.unique(values, return_inverse=True)
+    except TypeError:  # labels that do not sort: one lookup per record
+        return np.fromiter((lookup.get(v, -1) for v in values.tolist()), dtype=np.int64,
+                           count=values.size)
+    table = np.fromiter((lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64,
+                        count=distinct.size)
+    return table[inverse.ravel()]
 
 
 def _shown_classes(c: np.ndarray) -> str:
@@ -491,7 +510,7 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, owner: str, source: str) -> None:
         )
 
 
-def _note_outside(owner: str, c: np.ndarray, values: list[Any], outside: np.ndarray, *,
+def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.ndarray, *,
                   refused: bool = False) -> None:
     """NOT PRIVATE: the records outside the label set, for :func:`dpconvex.collect_diagnostics`."""
     from .._diagnostics import diagnostics_open, record_diagnostic
@@ -499,8 +518,8 @@ def _note_outside(owner: str, c: np.ndarray, values: list[Any], outside: np.ndar
     if not diagnostics_open():
         return
     seen: dict[Any, None] = {}
-    for i in np.flatnonzero(outside):
-        seen.setdefault(values[i], None)
+    for v in values[outside].tolist():  # the labels outside, in order of first appearance
+        seen.setdefault(v, None)
     what = ("the fit was refused: unknown_labels='raise'" if refused else
             "no loss: their rows are zeroed, unknown_labels='ignore'")
     record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} ({what})",

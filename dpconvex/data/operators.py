@@ -7,7 +7,12 @@ implementations:
 
 * :class:`DenseRows`: a NumPy array;
 * :class:`CSRRows`: a SciPy CSR matrix, never densified (products, norms,
-  clipping and scaling work on the stored non-zeros only).
+  clipping and scaling work on the stored non-zeros only);
+
+and :class:`ScaledRows`, either of them with a per-row factor and an appended
+column applied inside the products (clipping, an intercept column, zeroed
+records and label signs without a copy of the rows). Dense rows fuse
+``Xᵀ f(X w)`` into one pass over the rows (``matvec_rmatvec``).
 
 A per-record map (:meth:`DesignOperator.map_rows`, :meth:`DesignOperator.scale_rows`)
 transforms each row from that row and public constants only; it is what
@@ -27,9 +32,12 @@ import scipy.sparse as sp
 from .._validation import check_matrix_body
 from ..errors import DataTypeError, DataValidationError
 
-__all__ = ["CSRRows", "DenseRows", "DesignOperator", "canonical_csr", "check_sparse",
-           "row_blocks", "row_norms"]
+__all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_csr",
+           "check_sparse", "clip_scale", "row_blocks", "row_norms"]
 
+
+#: ``f(m_block, rows) -> weights``: one weight per row of a block, from that row's product.
+RowWeights = Callable[[np.ndarray, slice], np.ndarray]
 
 #: Below this sum of squares the einsum path may have lost precision to underflow.
 _SQ_TINY = np.finfo(np.float64).tiny * 2.0**54
@@ -173,8 +181,27 @@ class DenseRows:
     def row_norms(self) -> np.ndarray:
         return row_norms(self.X)
 
+    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
+        """``(X w, Xᵀ f(X w))`` in one pass over the rows: each block of rows is read once.
+
+        ``f(m_block, rows)`` maps the block's products (rows the slice of the block) to one
+        weight per row, each from its own row's product only.
+        """
+        m = np.empty(self.n)
+        out = np.zeros(self.p)
+        step = _gram_rows(self.p)
+        for a in range(0, self.n, step):
+            rows = slice(a, a + step)
+            B = self.X[rows]
+            m[rows] = B @ w
+            out += f(m[rows], rows) @ B
+        return m, out
+
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        return (self.X.T * d) @ self.X
+        """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X)."""
+        if self.n <= _gram_rows(self.p):
+            return (self.X.T * d) @ self.X
+        return _blocked_gram(self.X, d, np.ones(self.n), None)
 
     def scale_rows(self, s: np.ndarray) -> DenseRows:
         return DenseRows(self.X * s[:, None])
@@ -190,10 +217,12 @@ class DenseRows:
         The choice changes only the arithmetic of the products, not their values
         beyond rounding.
         """
-        nonzero = self.X != 0
-        nnz = int(np.count_nonzero(nonzero))
-        if self.X.size >= _SPARSE_MIN_ENTRIES and nnz <= _SPARSE_MAX_DENSITY * self.X.size:
-            return CSRRows(_dense_to_csr(self.X, nonzero))
+        if self.X.size < _SPARSE_MIN_ENTRIES:
+            return self
+        step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # counted per block: no n x p mask
+        nnz = sum(int(np.count_nonzero(self.X[s:s + step])) for s in range(0, self.n, step))
+        if nnz <= _SPARSE_MAX_DENSITY * self.X.size:
+            return CSRRows(_dense_to_csr(self.X, self.X != 0))
         return self
 
     def __repr__(self) -> str:
@@ -254,6 +283,11 @@ class CSRRows:
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
         return self.AT @ v
 
+    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
+        """``(A w, Aᵀ f(A w))`` (``f(m, rows)`` as in :meth:`DenseRows.matvec_rmatvec`)."""
+        m = self.matvec(w)
+        return m, self.rmatvec(f(m, slice(0, self.n)))
+
     def row_norms(self) -> np.ndarray:
         """Norms from the stored entries, with the overflow-safe dense ``row_norms`` per block."""
         norms = np.zeros(self.n)
@@ -285,6 +319,179 @@ class CSRRows:
 
     def __repr__(self) -> str:
         return f"CSRRows(n={self.n}, p={self.p}, nnz={self.nnz})"
+
+
+class ScaledRows:
+    """Rows ``[s_i x_i, t_i]``: stored rows x_i times a per-row scale, with an appended column.
+
+    The scale and the column act inside the products, so the stored rows are
+    never copied: ``matvec``, ``rmatvec``, ``weighted_gram`` and ``row_norms``
+    run on the base operator with the scale folded into the vectors (a dense
+    float64 array is read in place, CSR rows keep their arrays). This is how a
+    per-record map such as clipping to a public norm bound (``s_i = min(1,
+    q / ||x_i||)``), an intercept column (``t_i`` a public constant), a zeroed
+    row (``s_i = t_i = 0``) or a label sign (``s_i, t_i`` times ``y_i``) is
+    applied: each factor reads record i and public constants only
+    (docs/privacy.md §2.3).
+
+    Parameters
+    ----------
+    base : DesignOperator
+        The stored rows x_i (e.g. :class:`DenseRows`, :class:`CSRRows`).
+    scale : ndarray of shape (n,)
+        s_i, the factor of row i.
+    column : ndarray of shape (n,) or None
+        t_i, the appended last column (None: no column).
+    base_norms : ndarray of shape (n,) or None
+        ||x_i|| of the stored rows when already computed (saves a pass in
+        :meth:`row_norms`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data import DenseRows
+    >>> from dpconvex.data.operators import ScaledRows
+    >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])), np.array([0.2, 1.0]),
+    ...                  np.array([0.5, 0.5]))
+    >>> ops.n, ops.p, ops.matrix.tolist()
+    (2, 3, [[0.6000000000000001, 0.8, 0.5], [0.0, 1.0, 0.5]])
+    >>> ops.matvec(np.ones(3)).round(12).tolist(), ops.row_norms().round(12).tolist()
+    ([1.9, 1.5], [1.118033988750, 1.118033988750])
+    """
+
+    def __init__(self, base: DesignOperator, scale: np.ndarray, column: np.ndarray | None = None,
+                 *, base_norms: np.ndarray | None = None):
+        self.base = base
+        self.scale = np.asarray(scale, dtype=float)
+        self.column = None if column is None else np.asarray(column, dtype=float)
+        self.base_norms = base_norms
+        self.n = base.n
+        self.p = base.p + (self.column is not None)
+        self.is_sparse = bool(base.is_sparse)
+        if self.scale.shape != (self.n,) or (self.column is not None
+                                             and self.column.shape != (self.n,)):
+            raise ValueError(f"ScaledRows needs a scale and a column of shape ({self.n},).")
+
+    @property
+    def matrix(self) -> Any:
+        """The rows ``[s_i x_i, t_i]`` built as an array (a copy; for a CVXPY form)."""
+        M = self.base.scale_rows(self.scale).matrix
+        if self.column is None:
+            return M
+        if sp.issparse(M):
+            return sp.csr_array(sp.hstack([M, sp.csr_array(self.column[:, None])], format="csr"))
+        return np.hstack([M, self.column[:, None]])
+
+    @property
+    def nnz(self) -> int:
+        """Entries the rows store (for sparse rows: those of rows with s_i != 0, and t_i != 0)."""
+        tail = 0 if self.column is None else int(np.count_nonzero(self.column))
+        if not self.is_sparse:
+            return int(np.count_nonzero(self.scale)) * self.base.p + tail
+        counts = np.diff(self.base.matrix.indptr)
+        return int(counts[self.scale != 0].sum()) + tail
+
+    def matvec(self, w: np.ndarray) -> np.ndarray:
+        w = np.asarray(w, dtype=float)
+        out = self.base.matvec(w[:self.base.p]) * self.scale
+        if self.column is not None:
+            out += self.column * w[self.base.p]
+        return out
+
+    def rmatvec(self, v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, dtype=float)
+        head = self.base.rmatvec(self.scale * v)
+        if self.column is None:
+            return head
+        return np.append(head, self.column @ v)
+
+    def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
+        """``(M w, Mᵀ f(M w))`` for the rows M = ``[s x, t]``; one pass over dense stored rows."""
+        w = np.asarray(w, dtype=float)
+        if not isinstance(self.base, DenseRows):
+            m = self.matvec(w)
+            return m, self.rmatvec(f(m, slice(0, self.n)))
+        X, s, t, q = self.base.X, self.scale, self.column, self.base.p
+        m = np.empty(self.n)
+        head = np.zeros(q)
+        tail = 0.0
+        step = _gram_rows(self.p)
+        for a in range(0, self.n, step):
+            rows = slice(a, a + step)
+            B = X[rows]
+            mb = m[rows]
+            np.multiply(B @ w[:q], s[rows], out=mb)
+            if t is not None:
+                mb += t[rows] * w[q]
+            v = f(mb, rows)
+            head += (v * s[rows]) @ B
+            if t is not None:
+                tail += float(v @ t[rows])
+        return m, (head if t is None else np.append(head, tail))
+
+    def row_norms(self) -> np.ndarray:
+        """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""
+        norms = self.base.row_norms() if self.base_norms is None else self.base_norms
+        out = np.abs(self.scale) * norms
+        return out if self.column is None else np.hypot(out, self.column)
+
+    def weighted_gram(self, d: np.ndarray) -> np.ndarray:
+        """The blocks Xᵀ diag(d s²) X, Xᵀ (d s t) and Σ d t² of the appended rows."""
+        d = np.asarray(d, dtype=float)
+        if self.column is None:
+            return self.base.weighted_gram(d * self.scale * self.scale)
+        if isinstance(self.base, DenseRows):  # one pass: blocks [s x, t] built as they are read
+            return _blocked_gram(self.base.X, d, self.scale, self.column)
+        G = self.base.weighted_gram(d * self.scale * self.scale)
+        H = np.empty((self.p, self.p))
+        q = self.base.p
+        H[:q, :q] = G
+        H[:q, q] = H[q, :q] = self.base.rmatvec(d * self.scale * self.column)
+        H[q, q] = float(d @ (self.column * self.column))
+        return H
+
+    def scale_rows(self, s: np.ndarray) -> ScaledRows:
+        """Row i times s_i: the factors change, the stored rows are shared."""
+        s = np.asarray(s, dtype=float)
+        return ScaledRows(self.base, self.scale * s, None if self.column is None else self.column * s,
+                          base_norms=self.base_norms)
+
+    def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
+        M = self.matrix
+        out = CSRRows(f(M)) if sp.issparse(M) else DenseRows(f(M))
+        _check_same_rows(self, out)
+        return out
+
+    def compact(self) -> ScaledRows:
+        """The same factors over the cheapest storage of the stored rows."""
+        base = self.base.compact()
+        if base is self.base:
+            return self
+        return ScaledRows(base, self.scale, self.column, base_norms=self.base_norms)
+
+    def __repr__(self) -> str:
+        return f"ScaledRows({self.base!r}, column={self.column is not None})"
+
+
+def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
+    """Factors ``min(1, bound / ||x_i||)`` that clip each row to the public ``bound``.
+
+    The per-record map of :func:`dpconvex.data.preprocess.clip_rows` as a row
+    scale (for :class:`ScaledRows`): row i's factor reads its norm and the
+    public bound only. Returns the factors and how many rows they scale down.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.operators import clip_scale
+    >>> s, k = clip_scale(np.array([5.0, 0.5, 0.0]), 1.0)
+    >>> s.tolist(), k
+    ([0.2, 1.0, 1.0], 1)
+    """
+    over = norms > bound
+    s = np.ones(norms.shape)
+    np.divide(bound, norms, out=s, where=over)
+    return s, int(np.count_nonzero(over))
 
 
 def check_sparse(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
@@ -352,6 +559,35 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
         for s in range(0, group.size, step):
             rows = group[s:s + step]
             yield rows, indptr[rows][:, None] + np.arange(k)
+
+
+def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | None) -> np.ndarray:
+    """Mᵀ diag(d) M for M = [s x, t] (t None: M = s x), one block of rows at a time.
+
+    With d >= 0 (a convex loss's ℓ'') each block is scaled once by sqrt(d) into a
+    reused buffer and multiplied by its own transpose; otherwise by d on one side.
+    """
+    n, q = X.shape
+    p = q + (t is not None)
+    H = np.zeros((p, p))
+    step = _gram_rows(p)
+    buf = np.empty((min(step, n), p))
+    half = bool(np.all(d >= 0))
+    r = s * np.sqrt(d) if half else s
+    tc = None if t is None else (t * np.sqrt(d) if half else t)
+    for a in range(0, n, step):
+        k = min(step, n - a)
+        B = buf[:k]
+        np.multiply(X[a:a + k], r[a:a + k, None], out=B[:, :q])
+        if tc is not None:
+            B[:, q] = tc[a:a + k]
+        H += B.T @ B if half else (B.T * d[a:a + k]) @ B
+    return H
+
+
+def _gram_rows(p: int) -> int:
+    """Rows per block of a blocked Gram matrix: about 2 MB of a block, at least one row."""
+    return max(1, 4 * _BLOCK_ENTRIES // max(p, 1))
 
 
 def _check_same_rows(before: DesignOperator, after: DesignOperator) -> None:

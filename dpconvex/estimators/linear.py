@@ -13,6 +13,7 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._random import check_seed, noise_source
 from .._validation import (
@@ -25,6 +26,7 @@ from .._validation import (
     checks_feature_names,
 )
 from ..data.labels import check_labels, check_unknown_labels, encode_labels, zero_rows
+from ..data.operators import DenseRows, ScaledRows, clip_scale
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
@@ -75,6 +77,40 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         if scores.ndim == 2:
             return self.classes_[np.argmax(scores, axis=1)]
         return self.classes_[(scores > 0).astype(int)]
+
+
+#: Dense rows with norms up to this are clipped inside the products (:func:`_implicit_rows`);
+#: beyond it the products of the stored rows could overflow, and the rows are clipped
+#: on a copy.
+_IMPLICIT_MAX_NORM = 1e100
+
+
+def _implicit_rows(Xv: Any, q: float, intercept: float | None, outside: np.ndarray,
+                   owner: str) -> ScaledRows | None:
+    """Dense rows clipped to q, with the intercept column and zeroed records, as factors.
+
+    Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]``: the same per-record maps as
+    :func:`~dpconvex.data.preprocess.clip_rows`, :func:`~dpconvex.data.preprocess.add_intercept`
+    and :func:`~dpconvex.data.labels.zero_rows` (each reads record i and public
+    constants only; docs/privacy.md §2.3, §12), held as a row scale and a column
+    by :class:`~dpconvex.data.operators.ScaledRows` so that the rows are not
+    copied. None for sparse rows, or norms whose products could overflow.
+    """
+    if sp.issparse(Xv) or not isinstance(Xv, np.ndarray):
+        return None
+    rows = DenseRows(Xv)
+    norms = rows.row_norms()
+    if not (np.all(norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
+        return None
+    scale, n_clipped = clip_scale(norms, q)
+    note_clipped(n_clipped, Xv.shape[0], q, owner)
+    keep = None if not outside.any() else (~outside).astype(float)
+    if keep is not None:
+        scale *= keep
+    column = None
+    if intercept is not None:
+        column = np.full(Xv.shape[0], intercept) if keep is None else intercept * keep
+    return ScaledRows(rows, scale, column, base_norms=norms)
 
 
 def _check_optional_float(name: str, value: Any, owner: str) -> None:
@@ -186,7 +222,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
             Xc = DaskRows(Xv).clip(q)
             Xc = Xc.add_intercept(float(self.intercept_scaling)) if self.fit_intercept else Xc
             Xc = Xc.scale_rows((~labels.outside).astype(float)) if labels.outside.any() else Xc
-        else:  # per-record public maps (data/preprocess); CSR stays CSR
+        else:  # per-record public maps (data/preprocess); dense rows are read in place
+            Xc = _implicit_rows(Xv, q, float(self.intercept_scaling) if self.fit_intercept
+                                else None, labels.outside, owner)
+        if Xc is None:  # CSR stays CSR
             Xc, n_clipped = clip_design(Xv, q)
             note_clipped(n_clipped, Xv.shape[0], q, owner)
             Xc = add_intercept(Xc, float(self.intercept_scaling)) if self.fit_intercept else Xc

@@ -25,8 +25,9 @@ A_c the symmetric d × d matrix of the quadratic coordinates (diagonal for
 ``"diagonal"``, zero for ``"linear"``), v_c the linear and t_c the constant one.
 This one map gives the release (Φ_c for z, then the common PSD shift of §11.4),
 the quadratic forms on records held anywhere (Dask), and, through its adjoint
-:meth:`FeatureMap.from_blocks`, the gradient. In memory, ``"diagonal"`` and
-``"linear"`` build the n × m features once (m = 2d + 1 or d + 1).
+:meth:`FeatureMap.from_blocks`, the gradient. In memory, ``"diagonal"`` builds the
+n × m features once (m = 2d + 1); ``"linear"`` (u a per-row and per-column scaling of z)
+works on the rows z directly.
 
 References
 ----------
@@ -201,10 +202,17 @@ class FeatureMap:
         """||u_i|| for every record (exact in memory; an upper bound for ``"diagonal"`` on a
         design operator, from ||x̂ ∘ x̂|| <= ||x̂||²)."""
         wq, wl, wc = self.weights
-        if isinstance(Z, np.ndarray):
-            xh, t = self._parts(Z)
-            s2 = np.sum(xh * xh, axis=1)
-            s4 = np.sum(xh ** 4, axis=1) if self.structure == "diagonal" else s2 * s2
+        if isinstance(Z, np.ndarray):  # on views of Z: no copy of the rows
+            Z = np.asarray(Z, dtype=float)
+            q = float(self.data_norm)
+            k2 = (q * q + 1.0) / (q * q)  # x̂ = (r/q) z_x
+            Zx, t = Z[:, :-1], Z[:, -1] * math.sqrt(q * q + 1.0)
+            s2 = np.einsum("ij,ij->i", Zx, Zx) * k2
+            if self.structure == "diagonal":
+                Z2 = Zx * Zx
+                s4 = np.einsum("ij,ij->i", Z2, Z2) * (k2 * k2)
+            else:
+                s4 = s2 * s2
         else:  # a design operator: ||z_x||² and z_1² by two quadratic forms per record
             q = float(self.data_norm)
             P = np.zeros((2, self.d + 1, self.d + 1))
@@ -261,8 +269,9 @@ class FeatureMapSpace(EuclideanSpace):
     Projection and post-processing are the identity and i.i.d. N(0, σ²) coordinates of Θ
     are already the noise law of §11.9 (:class:`EuclideanSpace`: a reshape).
 
-    ``"diagonal"`` / ``"linear"`` on in-memory rows: one product with the n × m features
-    (built once per Z). ``"full"``, or records held by a design operator (Dask): the
+    ``"diagonal"`` on in-memory rows: one product with the n × m features (built once per
+    Z); ``"linear"``: one product with the rows z, scaled per column and per row (u is z
+    scaled, so no feature matrix is built). ``"full"``, or records held by a design operator (Dask): the
     quadratic forms zᵀΦ_c z of ``quad`` (a :class:`~.parameterizations.SymmetricShift` over
     (C, 1, D, D)) with
     Φ = :meth:`FeatureMap.to_blocks` (Θ), and the adjoint :meth:`FeatureMap.from_blocks`.
@@ -283,18 +292,42 @@ class FeatureMapSpace(EuclideanSpace):
         super().__init__((self.C * fmap.m,))  # the solver's iterate is flat
         self.blocks = (self.C, fmap.m)  # the noise's shape
         self.name = f"feature map {fmap.structure!r}, unconstrained, p = C m = {self.dimension}"
-        self._cache: tuple[Any, np.ndarray] | None = None
+        self._cache: tuple[Any, Any] | None = None
 
     def _features(self, Z: Any) -> np.ndarray | None:
-        if not isinstance(Z, np.ndarray) or self.fmap.structure == "full":
+        if not isinstance(Z, np.ndarray) or self.fmap.structure != "diagonal":
             return None
         if self._cache is None or self._cache[0] is not Z:
             self._cache = (Z, self.fmap.features(Z))
         return self._cache[1]
 
+    def _linear_parts(self, Z: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """``"linear"`` on in-memory rows: (t, k) with u_i = t_i · k ∘ z_i, t = r·z_1.
+
+        u = [wl·t·x̂, wc·t²]/N with x̂ = (r/q) z_x and t² = t·r·z_1, so the forms are
+        t ∘ (Z (k ∘ Θ)ᵀ) and the adjoint k ∘ ((t ∘ W)ᵀ Z): products with the rows z
+        themselves, no n × m feature matrix.
+        """
+        if not isinstance(Z, np.ndarray) or self.fmap.structure != "linear":
+            return None
+        if self._cache is None or self._cache[0] is not Z:
+            q, d = float(self.fmap.data_norm), self.fmap.d
+            r, N = math.sqrt(q * q + 1.0), self.fmap.norm
+            _, wl, wc = self.fmap.weights
+            k = np.full(d + 1, wl * r / (q * N))
+            k[-1] = wc * r / N
+            self._cache = (Z, (Z[:, -1] * r, k))
+        return self._cache[1]
+
     def forms(self, Z: Any, theta: np.ndarray) -> np.ndarray:
         """⟨Θ_c, u_i⟩ for every row and class, shape (n, C)."""
         T = np.asarray(theta, dtype=float).reshape(self.blocks)
+        lin = self._linear_parts(Z)
+        if lin is not None:
+            t, k = lin
+            F = ((T * k) @ Z.T).T  # (n, C), column-major: BLAS's faster order for C << n
+            F *= t[:, None]
+            return F
         U = self._features(Z)
         if U is not None:
             return U @ T.T
@@ -302,6 +335,10 @@ class FeatureMapSpace(EuclideanSpace):
 
     def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
         """Σ_i W[i, c] u_i, shape (C, m)."""
+        lin = self._linear_parts(Z)
+        if lin is not None:
+            t, k = lin
+            return ((np.asarray(W, dtype=float) * t[:, None]).T @ Z) * k
         U = self._features(Z)
         if U is not None:
             return np.asarray(W, dtype=float).T @ U

@@ -65,7 +65,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp, softmax
 
 from .._validation import check_float
 from ..data.preprocess import augment_and_scale, clip_rows
@@ -78,6 +77,7 @@ from ..privacy.checks import check_dcp_convex, probe_loss
 from .base import PrivacyConstants, natural_residual, needs_of
 from .large_margin_cvxpy import LargeMarginCVXPY
 from .parameterizations import BlockParameterization, FullPSD, max_row_norm
+from .softmax_mixture import softmax_rows
 
 __all__ = [
     "RESIDUAL_TOL",
@@ -401,8 +401,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
             M = A[:, :, 0] - own[:, None]
             P = np.ones_like(A)
         else:
-            M = -own[:, None] - logsumexp(-A, axis=2)
-            P = softmax(-A, axis=2)
+            P = np.negative(A)  # softmax over the components, in place
+            M = -own[:, None] - softmax_rows(P)
         return M, P
 
     def data_loss(self, Phi: np.ndarray) -> tuple[float, np.ndarray]:

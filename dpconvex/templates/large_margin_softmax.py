@@ -59,7 +59,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp, softmax
 
 from .._validation import check_float
 from ..errors import DataValidationError, ParameterError, PrivacyError
@@ -74,7 +73,7 @@ from .parameterizations import (
     project_psd,
     psd_shift,
 )
-from .softmax_mixture import active_scores, mixture_constants, softmax_constants
+from .softmax_mixture import active_scores, mixture_constants, softmax_constants, softmax_rows
 
 __all__ = [
     "CONSTANT_WEIGHT",
@@ -244,8 +243,9 @@ class LargeMarginSoftmaxTemplate:
                                       else {"objective", "smooth", "hessp"})
         target, self._logmask = active_scores(self.y, components, self.C, self.K, owner,
                                               self.constrained)  # mask: None for K = 1
-        self._onehot = np.zeros((self.n, self.C * self.K))
-        self._onehot[np.arange(self.n), target] = 1.0
+        # flat index of each record's target score in a C-contiguous (n, C·K) array
+        self._target_flat = np.arange(self.n, dtype=np.int64) * (self.C * self.K) + target
+        self._buffers: dict[str, np.ndarray] = {}  # (n, C·K) and (n,) work arrays, reused
         self._gram_norm: float | None = None
 
     # ------------------------------------------------------------------ shapes
@@ -361,20 +361,49 @@ class LargeMarginSoftmaxTemplate:
         return a
 
     # ---------------------------------------------------------------- numerics
+    @property
+    def _onehot(self) -> np.ndarray:
+        """The (n, C·K) indicator of each record's target score (built on demand)."""
+        Y = np.zeros((self.n, self.C * self.K))
+        Y.ravel()[self._target_flat] = 1.0
+        return Y
+
+    def _buffer(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        buf = self._buffers.get(name)
+        if buf is None or buf.shape != shape:
+            buf = self._buffers[name] = np.empty(shape)
+        return buf
+
+    def _softmax(self, A: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """p = softmax(−a) over the active set, written to ``out``; returns log Σ exp(−a)."""
+        np.negative(A, out=out)
+        if self._logmask is not None:  # inactive scores: −inf
+            out += self._logmask
+        return softmax_rows(out, self._buffer("lse", (self.n,)))
+
     def _probs(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Scores a = (z_iᵀΦ_j z_i), shape (n, C·K), and p = softmax(−a) over the active set."""
         A = self.space.forms(self.Z, theta.reshape(self.noise_shape))  # (n, C·K)
-        return A, softmax(-A if self._logmask is None else self._logmask - A, axis=1)
+        P = np.empty(np.shape(A))
+        self._softmax(A, P)
+        return A, P
 
     def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
-        """J and ∇J (returned in the shape of ``theta``; flat in, flat out)."""
+        """J and ∇J (returned in the shape of ``theta``; flat in, flat out).
+
+        One fused, stable log-sum-exp / softmax on a work array reused across calls.
+        """
         shape = np.shape(theta)
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
-        A, P = self._probs(Phi)
-        nA = -A if self._logmask is None else self._logmask - A  # inactive scores: −inf
-        val = float(np.sum(logsumexp(nA, axis=1)) + np.sum(A * self._onehot)) / self.n
-        W = (self._onehot - P) / self.n  # dℓ/da_c = [c = y] − p_c
+        A = np.asarray(self.space.forms(self.Z, Phi), dtype=float)  # (n, C·K)
+        W = self._buffer("scores", A.shape)
+        lse = self._softmax(A, W)  # W holds p
+        val = float(np.sum(lse) + np.sum(A.ravel()[self._target_flat])) / self.n
+        # dℓ/da_c = [c = y] − p_c, over n
+        np.negative(W, out=W)
+        W.ravel()[self._target_flat] += 1.0
+        W /= self.n
         grad = self.space.adjoint(self.Z, W).reshape(self.noise_shape)
         reg = self.regularizer.lam + float(extra_reg)
         val += 0.5 * reg * float(np.sum(Phi * Phi))
@@ -389,14 +418,17 @@ class LargeMarginSoftmaxTemplate:
               ) -> Callable[[np.ndarray], np.ndarray]:
         """v -> ∇²J(θ) v: (1/n) Σ_i (diag p_i − p_i p_iᵀ) ⊗ z_iz_iᵀ applied, + (lam + Δ) v."""
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
-        _, P = self._probs(Phi)
+        _, P = self._probs(Phi)  # P is the closure's own (outlives later objective calls)
         reg = self.regularizer.lam + float(extra_reg)
 
         def hv(v: np.ndarray) -> np.ndarray:
             V = np.asarray(v, dtype=float).reshape(self.noise_shape)
-            S = self.space.forms(self.Z, V)
-            W = P * (S - np.sum(P * S, axis=1, keepdims=True)) / self.n
-            return (self.space.adjoint(self.Z, W).reshape(V.shape) + reg * V).reshape(np.shape(v))
+            S = np.array(self.space.forms(self.Z, V), dtype=float)  # own copy: updated in place
+            ps = np.einsum("ij,ij->i", P, S)
+            S -= ps[:, None]
+            S *= P
+            S /= self.n
+            return (self.space.adjoint(self.Z, S).reshape(V.shape) + reg * V).reshape(np.shape(v))
 
         return hv
 

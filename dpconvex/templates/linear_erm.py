@@ -108,6 +108,8 @@ class LinearERMTemplate:
                                       | ({"cvxpy"} if loss.has_cvxpy else set()))
         self._cvx: dict[str, Any] | None = None
         self._zero_noise = np.zeros(self.p)
+        self._last_margins: tuple[np.ndarray, np.ndarray] | None = None
+        self._last_objective: tuple[Any, ...] | None = None
         # Products with A = diag(y) X (and Aᵀ), in CSR when that pays; the choice changes
         # only the arithmetic, not the objective or its minimizer.
         self._ops = self.rows.compact().scale_rows(self.y)
@@ -197,11 +199,49 @@ class LinearERMTemplate:
         if b is None:
             b = self._zero_noise
         reg = self.regularizer.lam + float(extra_reg)
-        m = self._ops.matvec(w)
-        lv, ld = self.loss.value_and_deriv(m)
-        val = float(np.mean(lv)) + 0.5 * reg * float(w @ w) + float(b @ w) / self.n
-        grad = self._ops.rmatvec(ld) / self.n + reg * w + b / self.n
+        w = np.asarray(w, dtype=float)
+        last = self._last_objective  # a solver often asks again at the point it stopped at
+        if (last is not None and last[2] == reg and last[0].shape == w.shape
+                and np.array_equal(last[0], w) and np.array_equal(last[1], b)):
+            return last[3], last[4].copy()
+        total = [0.0]
+
+        def deriv(m: np.ndarray, rows: slice) -> np.ndarray:
+            lv, ld = self.loss.value_and_deriv(m)
+            total[0] += float(np.sum(lv))
+            return ld
+
+        r = self._margins_rmatvec(w, deriv)
+        val = total[0] / self.n + 0.5 * reg * float(w @ w) + float(b @ w) / self.n
+        grad = r / self.n + reg * w + b / self.n
+        self._last_objective = (w.copy(), np.array(b, dtype=float), reg, val, grad.copy())
         return val, grad
+
+    def _margins(self, w: np.ndarray) -> np.ndarray:
+        """The margins y_i wᵀx_i; those of the last point asked for are kept (one n-vector),
+        so the Hessian at the point a gradient was just computed at needs no pass."""
+        w = np.asarray(w, dtype=float)
+        last = self._last_margins
+        if last is not None and last[0].shape == w.shape and np.array_equal(last[0], w):
+            return last[1]
+        m = self._ops.matvec(w)
+        self._last_margins = (w.copy(), m)
+        return m
+
+    def _margins_rmatvec(self, w: np.ndarray, f: Callable[[np.ndarray, slice], np.ndarray]
+                         ) -> np.ndarray:
+        """Aᵀ f(A w) (``f(m_block, rows)`` per block of rows), in one pass over the rows
+        when the operator fuses the two products; the margins A w are kept."""
+        w = np.asarray(w, dtype=float)
+        fused = getattr(self._ops, "matvec_rmatvec", None)
+        last = self._last_margins
+        if fused is None or (last is not None and last[0].shape == w.shape
+                             and np.array_equal(last[0], w)):
+            m = self._margins(w)
+            return self._ops.rmatvec(f(m, slice(0, self.n)))
+        m, r = fused(w, f)
+        self._last_margins = (w.copy(), m)
+        return r
 
     def residual(self, w: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0) -> float:
         """||∇J(w)||_2 (the optimality residual of the unconstrained problem)."""
@@ -210,7 +250,7 @@ class LinearERMTemplate:
     def hessian(self, w: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
         """∇²J(w) = (1/n) Xᵀ diag(ℓ''(m)) X + (Λ + Δ) I (y_i² = 1, so A = diag(y) X serves)."""
         reg = self.regularizer.lam + float(extra_reg)
-        d2 = self.loss.deriv2(self._ops.matvec(w))
+        d2 = self.loss.deriv2(self._margins(w))
         H = self._ops.weighted_gram(d2) / self.n
         H[np.diag_indices_from(H)] += reg
         return H
@@ -218,14 +258,19 @@ class LinearERMTemplate:
     def hessp(self, w: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
         """v -> ∇²J(w) v without forming the Hessian: (1/n) Aᵀ(ℓ''(m) ⊙ (A v)) + (Λ + Δ) v."""
         reg = self.regularizer.lam + float(extra_reg)
-        d2 = self.loss.deriv2(self._ops.matvec(w)) / self.n
-        return lambda v: self._ops.rmatvec(d2 * self._ops.matvec(v)) + reg * v
+        d2 = self.loss.deriv2(self._margins(w)) / self.n
+        fused = getattr(self._ops, "matvec_rmatvec", None)
+        if fused is None:
+            return lambda v: self._ops.rmatvec(d2 * self._ops.matvec(v)) + reg * v
+        return lambda v: fused(v, lambda m, rows: d2[rows] * m)[1] + reg * v
 
     # ------------------------------------------------------------------ CVXPY
     def cvxpy_size(self) -> int:
         """Stored entries of the rows CVXPY canonicalizes (n·p for dense rows)."""
-        M = self._ops.matrix
-        return int(M.nnz) if self.sparse else int(M.size)
+        if not self.sparse:
+            return self.n * self.p
+        nnz = getattr(self._ops, "nnz", None)
+        return int(self._ops.matrix.nnz if nnz is None else nnz)
 
     def cvxpy_problem(self) -> dict[str, Any]:
         """Build (once) and return the CVXPY problem with its parameters.

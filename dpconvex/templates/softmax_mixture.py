@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import DataValidationError, ParameterError
 
-__all__ = ["active_scores", "mixture_constants", "softmax_constants"]
+__all__ = ["active_scores", "mixture_constants", "softmax_constants", "softmax_rows"]
 
 
 def softmax_constants(n_classes: int) -> dict[str, float]:
@@ -130,3 +130,64 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
         mask[rows, y * K + m] = -np.inf
     mask[rows, target] = 0.0
     return target, mask
+
+
+#: Up to this many scores per row, the row maxima and sums are taken column by column
+#: (NumPy's reductions along a short last axis cost several times more per entry).
+_COLUMNWISE_MAX_SCORES = 16
+
+
+def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
+    """Softmax over the last axis of ``N``, in place, and the log-sum-exp of every row.
+
+    One pass for the row maxima m, then ``N ← exp(N − m)`` and the row sums s in place,
+    then ``N ← N / s``: on return N holds p = softmax(N) and the result is
+    log Σ_j exp(N_j) = m + log s. Numerically stable (every exponent <= 0, each row's
+    largest term is 1); entries of −inf (inactive scores) give p = 0, as long as every
+    row has a finite entry.
+
+    Parameters
+    ----------
+    N : ndarray of float64, C-contiguous, shape (..., S)
+        The scores; overwritten with the softmax.
+    lse : ndarray of shape N.shape[:-1] or None
+        Where to write the log-sum-exp (None: a new array).
+
+    Returns
+    -------
+    ndarray of shape N.shape[:-1]
+        The log-sum-exp of every row (``lse`` when given).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.softmax_mixture import softmax_rows
+    >>> N = np.array([[0.0, np.log(3.0)], [1000.0, 1000.0]])
+    >>> softmax_rows(N).round(6).tolist(), N.round(6).tolist()
+    ([1.386294, 1000.693147], [[0.25, 0.75], [0.5, 0.5]])
+    """
+    if not (N.flags.c_contiguous and N.flags.writeable and N.dtype == np.float64):
+        raise ParameterError("softmax_rows works in place: N must be a writeable, C-contiguous "
+                             f"float64 array; got dtype {N.dtype}. Pass np.array(N, dtype=float).")
+    S = N.shape[-1]
+    R = N.reshape(-1, S)  # a view: N is C-contiguous
+    out = np.empty(R.shape[0]) if lse is None else lse.reshape(-1)
+    columnwise = S <= _COLUMNWISE_MAX_SCORES
+    if columnwise:
+        np.copyto(out, R[:, 0])
+        for j in range(1, S):
+            np.maximum(out, R[:, j], out=out)
+    else:
+        np.max(R, axis=1, out=out)
+    R -= out[:, None]
+    np.exp(R, out=R)
+    if columnwise:
+        s = R[:, 0].copy()
+        for j in range(1, S):
+            s += R[:, j]
+    else:
+        s = R.sum(axis=1)
+    R /= s[:, None]
+    np.log(s, out=s)
+    out += s
+    return lse if lse is not None else out.reshape(N.shape[:-1])

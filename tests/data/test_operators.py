@@ -237,3 +237,71 @@ def test_template_release_takes_delta_for_the_gaussian_mechanisms():
     assert cert.delta == pytest.approx(1e-6) and np.all(np.isfinite(theta))
     with pytest.raises(ParameterError, match="needs delta > 0"):
         release_template(t, epsilon=1.0, mechanism="gaussian_objective", solver="native")
+
+
+# ------------------------------------------------------ row factors, in place
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_scaled_rows_products_equal_the_materialized_rows(sparse, monkeypatch):
+    from dpconvex.data import operators
+    from dpconvex.data.operators import ScaledRows
+
+    monkeypatch.setattr(operators, "_BLOCK_ENTRIES", 64)  # blocks of 19 rows: many blocks
+    rng = np.random.default_rng(4)
+    X = _sparse_rows(n=300, p=12)
+    s, t, d = rng.uniform(-1, 1, 300), rng.uniform(size=300), rng.uniform(size=300)
+    s[::5] = 0.0
+    M = np.hstack([X * s[:, None], t[:, None]])
+    ops = ScaledRows(CSRRows(sp.csr_array(X)) if sparse else DenseRows(X), s, t)
+    w, v = rng.normal(size=13), rng.normal(size=300)
+    assert (ops.n, ops.p, ops.is_sparse) == (300, 13, sparse)
+    np.testing.assert_allclose(ops.matvec(w), M @ w, atol=1e-13)
+    np.testing.assert_allclose(ops.rmatvec(v), M.T @ v, atol=1e-12)
+    np.testing.assert_allclose(ops.weighted_gram(d), (M.T * d) @ M, atol=1e-12)
+    np.testing.assert_allclose(ops.row_norms(), np.linalg.norm(M, axis=1), atol=1e-14)
+    m, r = ops.matvec_rmatvec(w, lambda m, rows: v[rows] * m)
+    np.testing.assert_allclose(m, M @ w, atol=1e-13)
+    np.testing.assert_allclose(r, M.T @ (v * (M @ w)), atol=1e-12)
+    if not sparse:
+        m, r = ops.base.matvec_rmatvec(w[:12], lambda m, rows: v[rows] * m)
+        np.testing.assert_allclose(r, X.T @ (v * (X @ w[:12])), atol=1e-12)
+    got = ops.matrix.toarray() if sparse else ops.matrix
+    np.testing.assert_array_equal(got, M)
+    signed = ops.scale_rows(np.where(v > 0, 1.0, -1.0))
+    np.testing.assert_allclose(signed.matvec(w), np.where(v > 0, 1.0, -1.0) * (M @ w), atol=1e-13)
+    assert ops.nnz == np.count_nonzero(M) or not sparse
+
+
+def test_dense_gram_in_blocks_equals_the_one_product(monkeypatch):
+    from dpconvex.data import operators
+
+    monkeypatch.setattr(operators, "_BLOCK_ENTRIES", 1000)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2000, 7))
+    for d in (rng.uniform(size=2000), rng.uniform(-1, 1, size=2000)):  # d >= 0 takes sqrt(d)
+        np.testing.assert_allclose(DenseRows(X).weighted_gram(d), (X.T * d) @ X, rtol=1e-10,
+                                   atol=1e-11)
+
+
+def test_linear_fit_reads_dense_rows_in_place():
+    """Clipping, the intercept column and the label signs act inside the products: the
+    template's rows are the caller's float64 array, not a copy."""
+    from dpconvex import PrivateLogisticRegression
+    from dpconvex.estimators.linear import _implicit_rows
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(500, 4))  # norms ~2: most rows are clipped to data_norm=1
+    y = (X[:, 0] > 0).astype(int)
+    est = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0)
+    prep = est.prepare(X, y, est._plan(500, 2, 4))
+    ops = prep.template._ops
+    assert np.shares_memory(ops.base.matrix, X)
+    explicit = np.hstack([clip_rows(X, 1.0)[0], np.full((500, 1), 0.25)])
+    np.testing.assert_allclose(prep.template.rows.matrix, explicit, atol=1e-15)
+    assert prep.template.rows.row_norms().max() <= math.sqrt(1 + 0.25**2) * (1 + 1e-12)
+    outside = np.zeros(500, dtype=bool)
+    outside[:3] = True
+    rows = _implicit_rows(X, 1.0, 0.25, outside, "M")
+    assert not np.any(rows.matrix[:3]) and np.all(rows.matrix[3:, -1] == 0.25)
+    assert _implicit_rows(X * 1e120, 1.0, 0.25, outside, "M") is None  # products could overflow

@@ -139,3 +139,24 @@ def test_cvxpy_backends_accept_the_sparse_rows(solver):
     native, other = solve(t, b, 0.0), solve(t, b, 0.0, solver=solver)
     assert other.residual <= 1e-6
     assert np.max(np.abs(native.x - other.x)) <= 2 * max(native.residual, other.residual) / 1e-2
+
+
+def test_each_product_reads_the_rows_once(monkeypatch):
+    """The gradient is Xᵀℓ′(Xw) in one pass over the rows (the two products fused per block), the
+    Hessian at the point of the last gradient reuses its margins, and a Hessian-vector
+    product is one fused pass too."""
+    X, y = _sparse_data(n=5000, p=10, density=0.5)
+    t = LinearERMTemplate(Logistic(), 1e-2, 1.0, X, y)
+    calls = []
+    for name in ("matvec", "rmatvec", "matvec_rmatvec", "weighted_gram"):
+        inner = getattr(t._ops, name)
+        monkeypatch.setattr(t._ops, name, lambda *a, _f=inner, _n=name: calls.append(_n) or _f(*a))
+    w, v = np.full(10, 0.3), np.ones(10)
+    val, grad = t.objective(w)
+    H = t.hessian(w.copy())
+    Hv = t.hessp(w)(v)
+    assert calls == ["matvec_rmatvec", "weighted_gram", "matvec_rmatvec"]
+    ref_val, ref_grad, ref_H = _dense_reference(Logistic(), X, y, w, np.zeros(10), 1e-2)
+    np.testing.assert_allclose([val, *grad], [ref_val, *ref_grad], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(H, ref_H, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(Hv, ref_H @ v, rtol=1e-12, atol=1e-14)

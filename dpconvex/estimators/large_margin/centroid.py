@@ -40,6 +40,7 @@ import numpy as np
 from ..._random import NoiseSource, assign_noise
 from ..._validation import check_float, is_dask_collection
 from ...data.labels import one_label_warning
+from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
@@ -55,7 +56,7 @@ from ...privacy.rules.mechanism import AUTO_MECHANISMS
 from ..centroids import PrivateGaussianCentroid, prior_penalty
 
 __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "centroid_mechanism", "certify_centroid",
-           "check_centroid_params", "fit_centroid", "map_rows", "phi_from_means",
+           "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows", "phi_from_means",
            "prepared_rows", "row_notes", "uses_centroid"]
 
 #: Certificate line of ``row_norm="unit"`` (the public per-record map).
@@ -80,14 +81,29 @@ def map_rows(est: Any, Xc: Any) -> Any:
     return normalize_rows(Xc, float(est.data_norm))
 
 
+def clip_and_map(est: Any, X: Any) -> tuple[Any, int]:
+    """Rows clipped to q and mapped by ``row_norm``; and how many rows the clip scales down.
+
+    With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled
+    down to q and then to norm q is q·x/‖x‖, as the row scaled at once): the rows are
+    scaled in one copy, and the count (for :func:`~dpconvex.data.preprocess.note_clipped`)
+    is read off the row norms.
+    """
+    q = float(est.data_norm)
+    if resolved_row_norm(est) == "unit" and isinstance(X, np.ndarray):
+        return normalize_rows(X, q), int(np.count_nonzero(row_norms(X) > q))
+    Xc, n_clipped = clip_rows(X, q)
+    return map_rows(est, Xc), n_clipped
+
+
 def row_notes(est: Any) -> list[str]:
     """The certificate line of the row map (empty for ``"none"``)."""
     return [ROW_MAP_NOTE] if resolved_row_norm(est) == "unit" else []
 
 
 def _lazy_block(B: np.ndarray, q: float, unit: bool) -> np.ndarray:
-    Xc = clip_rows(np.asarray(B, dtype=float), q)[0]
-    return normalize_rows(Xc, q) if unit else Xc
+    B = np.asarray(B, dtype=float)
+    return normalize_rows(B, q) if unit else clip_rows(B, q)[0]
 
 
 def prepared_rows(est: Any, Xv: Any) -> Any:
@@ -96,7 +112,7 @@ def prepared_rows(est: Any, Xv: Any) -> Any:
     if is_dask_collection(Xv):
         return Xv.map_blocks(_lazy_block, q=q, unit=resolved_row_norm(est) == "unit",
                              dtype=float)
-    return map_rows(est, clip_rows(Xv, q)[0])
+    return clip_and_map(est, Xv)[0]
 
 
 def centroid_mechanism(est: Any) -> str:

@@ -28,7 +28,6 @@ import numpy as np
 from ...data.dask_gram import DaskGram
 from ...data.dask_rows import compute
 from ...data.labels import LabelSet, check_labels, encode_labels, zero_rows
-from ...data.preprocess import clip_rows
 from ...data.validation import check_array, computed
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
@@ -53,7 +52,7 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
 def _clipped(B: np.ndarray, outside: np.ndarray, q: float, est: Any) -> np.ndarray:
     """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q,
     mapped by ``row_norm``."""
-    return lmc.map_rows(est, clip_rows(zero_rows(B, outside), q)[0])
+    return lmc.clip_and_map(est, zero_rows(B, outside))[0]
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, outside).

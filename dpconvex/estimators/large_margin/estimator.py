@@ -32,7 +32,7 @@ from ..._validation import (
     with_feature_names,
 )
 from ...data.labels import LabelSet, check_labels, check_unknown_labels, encode_labels, zero_rows
-from ...data.preprocess import clip_rows, note_clipped
+from ...data.preprocess import note_clipped
 from ...data.validation import check_array
 from ...errors import NotFittedError
 from ...objectives.losses import Loss
@@ -426,13 +426,15 @@ default="auto"
         check_plan_shape(plan, Xv.shape, type(self).__name__)
         y_idx, classes = labels.index, labels.classes
         q = float(self.data_norm)
-        Xc, n_clipped = clip_rows(zero_rows(Xv, labels.outside), q)
+        Xc, n_clipped = lmc.clip_and_map(self, zero_rows(Xv, labels.outside))
         note_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
-        Xc = lmc.map_rows(self, Xc)
         meta = {"classes": classes, "C": C, "K": K, "d": Xv.shape[1], "n": len(y_idx),
-                "label_note": labels.assumption, "rows": Xc, "y": y}
+                "label_note": labels.assumption, "y": y}
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
-            return Prepared(template=None, reusable=False, meta=meta)
+            return Prepared(template=None, reusable=False, meta={**meta, "rows": Xc})
+        # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
+        # the validated X again (_centroid_rows) rather than keeping a second copy
+        meta.update(X=Xv, outside=labels.outside)
         private = plan.mechanism.private
         eps_total = float(self.epsilon) if private else math.inf
         method = self.component_assignment
@@ -450,6 +452,12 @@ default="auto"
         reusable = K == 1 or assign.method == "nearest_public_center"
         return Prepared(template=template, reusable=reusable, meta={**meta, "assign": assign})
 
+    def _centroid_rows(self, prep: Prepared) -> Any:
+        """The prepared rows: kept by a centroid ``prepare``, else mapped again from X."""
+        if "rows" in prep.meta:
+            return prep.meta["rows"]
+        return lmc.clip_and_map(self, zero_rows(prep.meta["X"], prep.meta["outside"]))[0]
+
     def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
                  warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
         """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
@@ -458,7 +466,7 @@ default="auto"
         # (fit holds it with own_noise, a sweep hands it for both steps)
         noise = noise_source(self)
         if plan.learner == CENTROID_LEARNER:  # §11.13 (never reusable)
-            return lmc.fit_centroid(self, prep.meta["rows"], prep.meta["y"], hold, noise)
+            return lmc.fit_centroid(self, self._centroid_rows(prep), prep.meta["y"], hold, noise)
         mech = plan.mechanism
         eps_total = float(self.epsilon) if mech.private else math.inf
         assign = prep.meta["assign"]
