@@ -66,11 +66,13 @@ def row_norms(X: np.ndarray) -> np.ndarray:
     X = np.asarray(X, dtype=float)
     sq = np.einsum("ij,ij->i", X, X)
     norms = np.sqrt(sq)
-    redo = ~np.isfinite(sq) | (sq < _SQ_TINY)
-    if np.any(redo):
-        m, u = _scaled_norms(X[redo])
+    redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
+    step = max(1, _BLOCK_ENTRIES // max(X.shape[1], 1))  # in blocks: no copy of many rows
+    for start in range(0, redo.size, step):
+        rows = redo[start:start + step]
+        m, u = _scaled_norms(X[rows])
         with np.errstate(over="ignore"):
-            norms[redo] = m * u
+            norms[rows] = m * u
     return norms
 
 
@@ -602,5 +604,5 @@ def _dense_to_csr(M: np.ndarray, nonzero: np.ndarray) -> sp.csr_array:
     than SciPy's conversion through COO)."""
     indptr = np.zeros(M.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.count_nonzero(nonzero, axis=1), out=indptr[1:])
-    flat = np.flatnonzero(nonzero)
-    return sp.csr_array((M.ravel()[flat], flat % M.shape[1], indptr), shape=M.shape)
+    flat = np.flatnonzero(nonzero)  # M[nonzero] gathers the same entries without a copy of M
+    return sp.csr_array((M[nonzero], flat % M.shape[1], indptr), shape=M.shape)

@@ -592,7 +592,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
         return Prepared(template=template, meta=meta)
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        template = ClassSumTemplate(np.zeros((plan.n, plan.n_features)),
+        template = ClassSumTemplate(np.broadcast_to(0.0, (plan.n, plan.n_features)),
                                     np.arange(plan.n) % plan.n_classes, plan.n_classes,
                                     notes=plan.notes)
         return Prepared(template=template, meta={"d": plan.n_features})

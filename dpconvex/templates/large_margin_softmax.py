@@ -152,6 +152,14 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
     softmax_classes: int = 0
 
 
+def _contiguous_rows(Z: np.ndarray) -> np.ndarray:
+    """Z as C-contiguous float64 rows; a broadcast constant (a plan's shape-only rows) as is."""
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim == 2 and Z.strides == (0, 0):  # one value for every entry: nothing to lay out
+        return Z
+    return np.ascontiguousarray(Z)
+
+
 class LargeMarginSoftmaxTemplate:
     """Softmax-loss large-margin Gaussian (mixture) classifier, unconstrained or PSD-constrained.
 
@@ -207,7 +215,7 @@ class LargeMarginSoftmaxTemplate:
                  data_norm: float | None = None,
                  constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
-        self.Z = Z if not isinstance(Z, np.ndarray) else np.ascontiguousarray(Z, dtype=float)
+        self.Z = Z if not isinstance(Z, np.ndarray) else _contiguous_rows(Z)
         if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
             raise DataValidationError(
                 f"{owner}: Z must be 2-D (n, d + 1) with the appended constant; got shape "

@@ -141,6 +141,30 @@ def test_one_warning_before_the_fit_when_every_candidate_is_predicted_weak():
     assert not any("every learner" in str(w.message) for w in caught)
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_the_noise_checks_hold_no_rows(n_classes):
+    """The candidates' checks read the shape only: no n x p array is built for them.
+
+    Each candidate's shape-only problem holds one broadcast zero for its rows, so the
+    checks' peak memory stays far below one n x p float64 array (8 MB here).
+    """
+    import tracemalloc
+
+    from dpconvex.estimators import front_door as fd
+
+    n, d = 20_000, 50
+    door = dp.PrivateClassifier(epsilon=1.0, classes=list(range(n_classes)))
+    tracemalloc.start()
+    try:
+        door._warn_if_every_candidate_is_weak(n, n_classes, d)
+        for name in (fd.CENTROID, fd.LARGE_MARGIN, *([fd.LINEAR] if n_classes == 2 else [])):
+            fd._noise_dominates(door._make(name, objective=True), n, n_classes, d)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.5 * n * (d + 1) * 8, f"peak {peak / 2**20:.1f} MB"
+
+
 def test_a_label_set_read_from_y_warns_that_it_also_chooses_the_learner():
     """classes=None: one warning (the front door's), naming the learner choice and classes=."""
     X, y = _data(120, 3)

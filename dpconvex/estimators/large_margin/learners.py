@@ -83,10 +83,14 @@ def _backend_name(backend: Any) -> str:
 
 
 def _stub_rows(C: int, K: int, d: int, n: int | None = None) -> tuple[np.ndarray, ...]:
-    """Rows of zeros (z = 0: constant loss) with every class and component present."""
+    """Rows of zeros (z = 0: constant loss) with every class and component present.
+
+    The rows are one read-only zero broadcast to the shape (no n x (d + 1) array).
+    """
     m = max(2, C * K) if n is None else n
     idx = np.arange(m)
-    return np.zeros((m, d + 1)), (idx % C).astype(np.int64), ((idx // C) % K).astype(np.int64)
+    return (np.broadcast_to(0.0, (m, d + 1)), (idx % C).astype(np.int64),
+            ((idx // C) % K).astype(np.int64))
 
 
 @dataclass(frozen=True)
