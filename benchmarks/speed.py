@@ -23,7 +23,9 @@ How each number is taken:
   NumPy's allocators (BLAS buffers, compiled solvers) is not seen;
 * passes, counted in the child by wrapping (not changing) the row kernels. A pass is one
   outermost call of a row kernel: ``matvec``, ``rmatvec`` or ``row_norms`` of the design
-  operators in ``dpconvex.data.operators``, or ``forms``, ``adjoint`` or ``features`` of a
+  operators in ``dpconvex.data.operators`` (their fused ``matvec_rmatvec``, both products
+  of a gradient, counts two, as a ``loss_gradient`` of scikit-learn does), or ``forms``,
+  ``adjoint`` or ``features`` of a
   large-margin space in ``dpconvex.templates`` (about n·p work each; a kernel calling
   another counts once). A Gram-type pass is an outermost call in which a Gram-type kernel
   ran: an operator's ``weighted_gram``, ``dpconvex.data.gram``'s ``weighted_gram`` /
@@ -170,7 +172,10 @@ def instrument_dpconvex(counter: Counter) -> None:
 
     for cls in vars(operators).values():
         if inspect.isclass(cls) and cls.__module__ == operators.__name__:
+            # the fused Xᵀ f(X w) makes both products of one gradient: two, as scikit-learn's
+            # loss_gradient is counted
             _patch_class(counter, cls, {"matvec": ("pass", 1), "rmatvec": ("pass", 1),
+                                        "matvec_rmatvec": ("pass", 2),
                                         "row_norms": ("pass", 1), "weighted_gram": ("gram", 1)})
     for info in pkgutil.iter_modules(templates.__path__):
         module = importlib.import_module(f"{templates.__name__}.{info.name}")
@@ -428,7 +433,8 @@ def main() -> None:
 
 PASS_RULE = (
     "Passes: one = one outermost call of a row kernel: matvec / rmatvec / row_norms of a dpconvex "
-    "design operator, or forms / adjoint / features of a large-margin feature-map space (~n·p "
+    "design operator (the fused matvec_rmatvec counts two), or forms / adjoint / features of a "
+    "large-margin feature-map space (~n·p "
     "work each); Gram-type = an outermost call in which a weighted Gram or quadratic-forms "
     "kernel ran (reads the rows once, ~n·p² work). Noisy GD's in-memory loop: 2 per step + 2, "
     "derived from its step count (marked *). scikit-learn / diffprivlib: 2 per "
