@@ -5,6 +5,7 @@ Usage (from the repository root)::
     benchmarks/setup_env.sh                      # once: benchmarks/.venv with diffprivlib
     python benchmarks/solver_speed.py [--quick] [--only adult|large_margin|digits]
                              [--runs R] [--cvxpy-timeout 300]
+                             [--n 2000] [--solvers scs] [--native-runs 5]
 
 Every ratio printed is measured in this run, side by side on this machine.
 Prints markdown tables for
@@ -59,6 +60,8 @@ ADULT_LAM = 1e-3          # Λ of J(w) = (1/n) Σ ℓ + (Λ/2)||w||² + bᵀw/n
 ADULT_EPSILONS = (0.1, 1.0)
 #: training rows of the digits part in --quick mode
 QUICK_DIGITS_ROWS = 300
+#: native large-margin solves per n (each on a template built anew); the median is reported
+NATIVE_RUNS = 5
 
 
 # ====================================================================== Adult
@@ -401,25 +404,36 @@ def _run_cvxpy(n: int, solver: str, timeout: float) -> dict:
     return {"status": f"failed (exit code {proc.exitcode})", "seconds": None}
 
 
-def part_large_margin(run: harness.Run, ns: tuple[int, ...], solvers: tuple[str, ...],
-                      timeout: float) -> dict:
+def _native_solves(n: int, runs: int) -> tuple[float, list[float], Any]:
+    """Median wall clock of ``runs`` native solves, each on a template built anew (no cached
+    state carries over), their times, and the last result."""
     from dpconvex.solvers import solve
 
+    times, nat = [], None
+    for _ in range(max(1, runs)):
+        t, b, delta = lm_synthetic(n)
+        t0 = time.perf_counter()
+        nat = solve(t, b, delta, solver="native")
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), times, nat
+
+
+def part_large_margin(run: harness.Run, ns: tuple[int, ...], solvers: tuple[str, ...],
+                      timeout: float, native_runs: int = NATIVE_RUNS) -> dict:
     rec: dict = {"d": 30, "C": 2, "epsilon": 1.0, "timeout": timeout, "rows": []}
     table = harness.Table("Large-margin Gaussian, synthetic, d = 30, C = 2, K = 1, λ = γ = 1e-2, "
                           "ε = 1 perturbed objective",
                           ["n", "native (s)", "iters", "native residual", "backend", "backend (s)",
                            "rel. obj", "backend residual", "time ratio backend / native"], kind="speed")
-    table.notes.append("Times are wall clock of dpconvex.solvers.solve (CVXPY: compile + solve, in a "
-                       "child process). rel. obj = |J_backend − J_native| / |J_native|; residual = "
-                       "natural residual ||Φ − Π(Φ − ∇J)||_F computed in NumPy for every backend.")
+    table.notes.append(f"Times are wall clock of dpconvex.solvers.solve (native: the median of "
+                       f"{native_runs} solves, each on a template built anew; CVXPY: compile + solve, "
+                       "once, in a child process). rel. obj = |J_backend − J_native| / |J_native|; "
+                       "residual = natural residual ||Φ − Π(Φ − ∇J)||_F computed in NumPy for every backend.")
     seen: dict[str, list[tuple[int, float]]] = {s: [] for s in solvers}
     for n in ns:
-        t, b, delta = lm_synthetic(n)
-        t0 = time.perf_counter()
-        nat = solve(t, b, delta, solver="native")
-        tn = time.perf_counter() - t0
-        row = {"n": n, "native_seconds": tn, "native_iterations": nat.iterations,
+        tn, native_times, nat = _native_solves(n, native_runs)
+        row = {"n": n, "native_seconds": tn, "native_times": native_times,
+               "native_iterations": nat.iterations,
                "native_residual": nat.residual, "native_objective": nat.objective,
                "native_status": nat.status.name, "backends": {}}
         head = [n, f"{tn:.2f}", nat.iterations, f"{nat.residual:.1e}"]
@@ -536,6 +550,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--only", choices=["adult", "large_margin", "digits"], default=None)
     ap.add_argument("--runs", type=int, default=None, help="seeds for Adult (default 20, quick 2)")
     ap.add_argument("--cvxpy-timeout", type=float, default=300.0)
+    ap.add_argument("--n", type=int, nargs="+", default=None,
+                    help="large_margin: the record counts (default 500 2000 10000 100000)")
+    ap.add_argument("--solvers", nargs="*", choices=["scs", "clarabel"], default=None,
+                    help="large_margin: the CVXPY solvers to compare (default scs clarabel; none: "
+                         "the native solver alone)")
+    ap.add_argument("--native-runs", type=int, default=NATIVE_RUNS,
+                    help=f"large_margin: native solves per n, median taken (default {NATIVE_RUNS})")
     ap.add_argument("--adult-worker", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.adult_worker is not None:
@@ -549,9 +570,11 @@ def main(argv: list[str] | None = None) -> None:
             run.data["adult"] = part_adult(run, adult_runs, 1 if args.quick else 2,
                                            2 if args.quick else 5, args.quick)
         if args.only in (None, "large_margin"):
-            ns = (500,) if args.quick else (500, 2000, 10_000, 100_000)
-            solvers = ("clarabel",) if args.quick else ("scs", "clarabel")
-            run.data["large_margin"] = lm = part_large_margin(run, ns, solvers, args.cvxpy_timeout)
+            ns = tuple(args.n) if args.n else (500,) if args.quick else (500, 2000, 10_000, 100_000)
+            solvers = (tuple(args.solvers) if args.solvers is not None
+                       else ("clarabel",) if args.quick else ("scs", "clarabel"))
+            run.data["large_margin"] = lm = part_large_margin(run, ns, solvers, args.cvxpy_timeout,
+                                                              args.native_runs)
             png = args.out / ("scaling-quick.png" if args.quick else "scaling.png")
             png.parent.mkdir(parents=True, exist_ok=True)
             scaling_plot(lm, png)

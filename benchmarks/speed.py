@@ -27,13 +27,12 @@ How each number is taken:
   of a gradient, counts two, as a ``loss_gradient`` of scikit-learn does), or ``forms``,
   ``adjoint`` or ``features`` of a
   large-margin space in ``dpconvex.templates`` (about n·p work each; a kernel calling
-  another counts once). A Gram-type pass is an outermost call in which a Gram-type kernel
-  ran: an operator's ``weighted_gram``, ``dpconvex.data.gram``'s ``weighted_gram`` /
+  another counts once; the records' fused ``forms_adjoint`` counts two). A Gram-type pass
+  is an outermost call in which a Gram-type kernel ran: an operator's or the large-margin
+  records' ``weighted_gram`` (or ``forms_gram``), ``dpconvex.data.gram``'s ``weighted_gram`` /
   ``quadratic_forms``, or the quadratic parameterizations' ``forms`` / ``adjoint`` /
   ``gram_operator_norm`` (each reads the rows once but costs about p times a product); they
-  have their own column. The in-memory noisy-gradient loop works on its own array, so its
-  passes are derived: 2 per step (X·θ and Xᵀg) plus 2 (the row norms and the labelled copy
-  of the rows), marked *. ``PrivateGaussianCentroid`` sums its classes outside the design
+  have their own column. ``PrivateGaussianCentroid`` sums its classes outside the design
   operators: its passes are not counted ("n/c"). scikit-learn's and diffprivlib's passes:
   2 per call of scikit-learn's ``LinearModelLoss.loss_gradient`` (X·w and Xᵀg; L-BFGS calls
   it once per function evaluation, line searches included), 1 per ``loss``, 2 per
@@ -127,10 +126,10 @@ class Counter:
     def __init__(self) -> None:
         self.depth = 0
         self.gram_inside = False
-        self.counts = {"pass": 0, "gram": 0, "derived": 0}
+        self.counts = {"pass": 0, "gram": 0}
 
     def reset(self) -> None:
-        self.counts = {"pass": 0, "gram": 0, "derived": 0}
+        self.counts = {"pass": 0, "gram": 0}
 
     def wrap(self, fn: Any, kind: str, weight: int = 1) -> Any:
         import functools
@@ -168,7 +167,6 @@ def instrument_dpconvex(counter: Counter) -> None:
     import dpconvex  # noqa: F401  (imports the estimators, templates and kernels)
     import dpconvex.templates as templates
     from dpconvex.data import gram, operators
-    from dpconvex.privacy.mechanisms import noisy_gd
 
     for cls in vars(operators).values():
         if inspect.isclass(cls) and cls.__module__ == operators.__name__:
@@ -184,8 +182,12 @@ def instrument_dpconvex(counter: Counter) -> None:
         kind = "gram" if info.name == "parameterizations" else "pass"
         for cls in vars(module).values():
             if inspect.isclass(cls) and cls.__module__ == module.__name__:
+                # forms_adjoint (the scores and their adjoint from one read of the rows)
+                # counts two, as matvec_rmatvec; forms_gram / weighted_gram are Gram-type
                 _patch_class(counter, cls, {"forms": (kind, 1), "adjoint": (kind, 1),
-                                            "gram_operator_norm": (kind, 1), "features": ("pass", 1)})
+                                            "gram_operator_norm": (kind, 1), "features": ("pass", 1),
+                                            "forms_adjoint": ("pass", 2), "forms_gram": ("gram", 1),
+                                            "weighted_gram": ("gram", 1)})
     originals = {id(getattr(gram, f)): counter.wrap(getattr(gram, f), "gram")
                  for f in ("weighted_gram", "quadratic_forms")}
     for name, mod in list(sys.modules.items()):
@@ -193,18 +195,6 @@ def instrument_dpconvex(counter: Counter) -> None:
             for attr, value in list(vars(mod).items()):
                 if id(value) in originals and callable(value):
                     setattr(mod, attr, originals[id(value)])
-
-    mech = getattr(noisy_gd, "NoisyGD", None)
-    run = getattr(mech, "run", None) if mech is not None else None
-    if run is not None:
-        def counted_run(self: Any, template: Any, cal: Any, *args: Any, **kwargs: Any) -> Any:
-            before = counter.counts["pass"]
-            out = run(self, template, cal, *args, **kwargs)
-            if isinstance(template.X, np.ndarray) and counter.counts["pass"] == before:
-                counter.counts["derived"] += 2 * int(cal.extra["steps"]) + 2
-            return out
-
-        mech.run = counted_run
 
 
 def instrument_sklearn(counter: Counter) -> None:
@@ -272,8 +262,7 @@ def measure(spec: dict[str, Any], counter: Counter) -> dict[str, Any]:
     finally:
         tracemalloc.stop()
     values, freq = np.unique(y, return_counts=True)
-    return {**spec, "seconds": seconds, "passes": counts["pass"] + counts["derived"],
-            "derived": counts["derived"] > 0, "gram": counts["gram"], "peak": peak,
+    return {**spec, "seconds": seconds, "passes": counts["pass"], "gram": counts["gram"], "peak": peak,
             "data_bytes": X.nbytes, "accuracy": accuracy,
             "majority": float(np.mean(yt == values[np.argmax(freq)])), **extra}
 
@@ -434,10 +423,9 @@ def main() -> None:
 PASS_RULE = (
     "Passes: one = one outermost call of a row kernel: matvec / rmatvec / row_norms of a dpconvex "
     "design operator (the fused matvec_rmatvec counts two), or forms / adjoint / features of a "
-    "large-margin feature-map space (~n·p "
-    "work each); Gram-type = an outermost call in which a weighted Gram or quadratic-forms "
-    "kernel ran (reads the rows once, ~n·p² work). Noisy GD's in-memory loop: 2 per step + 2, "
-    "derived from its step count (marked *). scikit-learn / diffprivlib: 2 per "
+    "large-margin feature-map space or of its records (~n·p work each; the fused forms_adjoint "
+    "counts two); Gram-type = an outermost call in which a weighted Gram or quadratic-forms "
+    "kernel ran (reads the rows once, ~n·p² work). scikit-learn / diffprivlib: 2 per "
     "LinearModelLoss.loss_gradient call (L-BFGS function evaluations, line searches included). "
     "n/c: not counted (the centroids' class sums do not go through the operators). Memory: "
     "tracemalloc peak of a second fit in the same process, started after the rows exist (so: "
@@ -461,7 +449,7 @@ def speed_table(n: int, d: int, order: list[str], results: dict) -> Any:
         base = results[("sklearn" if data == "binary" else "sklearn_multi", n)]
         base = base if isinstance(base, dict) else {}
         counted = lr != "centroid"
-        passes = f"{r['passes']}{'*' if r['derived'] else ''}" if counted else "n/c"
+        passes = f"{r['passes']}" if counted else "n/c"
         label = text + (f" → {r['chosen']}" if "chosen" in r else "")
         label += f" ({r['n_iter']} iterations)" if lr.startswith("sklearn") and "n_iter" in r else ""
         label += f" ({r['steps']} steps)" if "steps" in r else ""

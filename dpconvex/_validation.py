@@ -269,7 +269,7 @@ def check_matrix_body(A: Any, values: np.ndarray, owner: str, name: str, min_sam
         raise DataValidationError(
             f"{owner}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
         )
-    if not np.all(np.isfinite(values)):  # the message counts nothing (a data statistic)
+    if not _all_finite(values):  # the message counts nothing (a data statistic)
         raise DataValidationError(
             f"{owner}: {name} contains NaN or infinite values. Impute or drop them before "
             "fitting (with a public rule: imputing from data statistics costs privacy)."
@@ -280,6 +280,28 @@ def check_matrix_body(A: Any, values: np.ndarray, owner: str, name: str, min_sam
             "as input (the number seen in fit)."
         )
     return A
+
+
+#: Entries per block of :func:`_all_finite`'s fallback (a 512 KB boolean mask at most).
+_FINITE_BLOCK = 1 << 19
+
+
+def _all_finite(values: Any) -> bool:
+    """Whether every entry is finite, without an n x p boolean mask.
+
+    A finite sum has no NaN or infinity among its terms (either makes it NaN or
+    infinite), so one reduction answers for most arrays; a sum that is not finite
+    (a non-finite entry, or finite ones that overflow it) is decided block by block.
+    """
+    v = np.asarray(values)
+    if v.dtype.kind not in "fc":
+        return bool(np.all(np.isfinite(v)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if v.size == 0 or np.isfinite(np.sum(v)):
+            return True
+    flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
+    step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
+    return all(bool(np.isfinite(flat[a:a + step]).all()) for a in range(0, flat.shape[0], step))
 
 
 def _reject_masked(A: Any, owner: str, name: str) -> None:

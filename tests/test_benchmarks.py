@@ -164,3 +164,17 @@ def test_quick_run(name, extra, tmp_path):
     data = json.loads((tmp_path / f"{name}-quick.json").read_text())
     if name in README_CITED:
         assert data["tables"], f"{name} wrote no harness.Table"
+
+
+@pytest.mark.slow
+def test_solver_speed_runs_the_native_solver_alone_at_chosen_sizes(tmp_path):
+    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, str(BENCH / "solver_speed.py"), "--quick", "--out", str(tmp_path),
+                           "--only", "large_margin", "--n", "200", "300", "--solvers", "--native-runs", "2"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads((tmp_path / "solver_speed-large_margin-quick.json").read_text())["data"]
+    rows = data["large_margin"]["rows"]
+    assert [r["n"] for r in rows] == [200, 300]
+    assert all(len(r["native_times"]) == 2 and r["backends"] == {} for r in rows)
+    assert all(r["native_residual"] <= 1e-8 for r in rows)

@@ -42,7 +42,7 @@ import dask.array as da
 import numpy as np
 
 from . import dask_rows
-from .dask_rows import _tree_sum, compute
+from .dask_rows import compute
 from .gram import quadratic_forms, weighted_gram
 
 __all__ = ["DaskGram"]
@@ -90,12 +90,11 @@ def _loss_block(view: Any, Phi: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _reduce(parts: list[Any]) -> np.ndarray:
-    """Σ of the per-chunk partials: added on the driver when there are at most ``_FAN_IN``
-    of them (one round trip fewer), else in a tree on the cluster; the same order of sums."""
-    if len(parts) <= dask_rows._FAN_IN:
-        return dask_rows._sum_parts(*compute(*parts))
-    return np.asarray(compute(_tree_sum(parts))[0])
+def _reduce(parts: list[Any], nbytes: int) -> np.ndarray:
+    """Σ of the per-chunk partials (``nbytes`` each): added on the driver when small (one
+    round trip fewer), else in a tree on the cluster; the same order of sums
+    (:func:`dpconvex.data.dask_rows._reduce`)."""
+    return dask_rows._reduce(parts, nbytes)
 
 
 def _identity(x: Any) -> Any:
@@ -229,13 +228,13 @@ class DaskGram:
             raise ValueError(f"expected weights of n = {self.n} rows; got shape {W.shape}.")
         parts = [dask.delayed(_gram_block)(b, Wc)
                  for b, Wc in zip(self._chunks(), self._split(W), strict=True)]
-        return _reduce(parts)
+        return _reduce(parts, 8 * (W.size // max(self.n, 1)) * self.D * self.D)
 
     def normal_apply(self, V: np.ndarray) -> np.ndarray:
         """(1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ for a symmetric (D, D) V, in one pass."""
         Vd = _delayed_value(np.asarray(V, dtype=float))
         parts = [dask.delayed(_normal_block)(b, Vd, self.n) for b in self._chunks()]
-        return _reduce(parts)
+        return _reduce(parts, 8 * self.D * self.D)
 
     def row_norms(self) -> np.ndarray:
         """||z_i|| for every record, shape (n,) (for a template's norm check)."""
@@ -303,7 +302,7 @@ class DaskGram:
         for v, home in zip(self._views or [], self._view_homes, strict=True):
             with _near(home):
                 parts.append(dask.delayed(_loss_block)(v, P, self.n))
-        out = _reduce(parts)
+        out = _reduce(parts, 8 * (1 + Phi.size))
         val, grad = float(out[0]), out[1:].reshape(Phi.shape)
         self._memo = (key, val, grad.copy())
         return val, grad

@@ -30,7 +30,15 @@ A solve passes over the rows some tens of times. :meth:`DaskRows.compact`
 * otherwise nothing is persisted and every pass recomputes the chunks from
   their source (e.g. the on-disk chunks of
   :func:`dpconvex.datasets.load_kddcup99_dask`, or the user's Parquet files),
-  so no worker ever holds more than a few chunks.
+  so no worker ever holds more than a few chunks. The clipping to the public
+  bound and the intercept column then act inside each product as row factors
+  (:class:`~dpconvex.data.operators.ScaledRows` over the chunk, as the in-memory
+  linear learners hold their rows), so a pass makes no clipped copy of a chunk.
+
+A pass is one round trip to the cluster: the per-chunk partial sums (p or p²
+numbers each) come back with the products and are added on the driver in the
+fixed tree order of the cluster's sum; label signs (factors in {-1, 0, 1}) are
+held on the workers as int8, sent once.
 
 40% stays below Dask's spill thresholds (60% of ``memory_limit`` for stored
 data, 70% for the whole process) with room for the temporaries of a task (a
@@ -88,12 +96,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
-from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows
+from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows, ScaledRows, clip_scale
+from .operators import row_norms as _row_norms
 from .preprocess import add_intercept as _add_intercept
 from .preprocess import clip_rows as _clip_dense_rows
 
 __all__ = ["COMPUTE_TIMEOUT", "NO_WORKERS_TIMEOUT", "PERSIST_FRACTION", "DaskRows", "check_dask", "compute",
-           "known_chunks", "wait_persisted"]
+           "known_chunks", "split_rows", "wait_persisted"]
 
 #: The preprocessed rows are persisted on the workers when they take at most this
 #: fraction of the cluster's worker memory (module docstring).
@@ -111,14 +120,36 @@ _POLL = 0.5
 # --------------------------------------------------------- per-chunk kernels (run on workers)
 # A stored chunk B is an ndarray or, after ``compact``, a CSR matrix when mostly zero;
 # ``_op(B)`` applies the in-memory operator's arithmetic (DenseRows or CSRRows) to it.
-# ``s`` is the chunk's row scaling (a (c, 1) column, or None). With ``signs`` (every s_i in
-# {-1, 0, 1}, e.g. the labels) it is folded into the vectors: s_i (x_i·w), Σ_i x_i (s_i v_i)
-# and Σ_i (d_i s_i²) x_i x_iᵀ have exactly the terms of the products with the rows s_i x_i
-# (a sign flip or a 0/1 factor is exact), in the same order, without a scaled copy of the
-# chunk. Otherwise the rows are formed per task as ``scale_rows`` of the in-memory operator.
+# ``s`` is the chunk's row scaling (a (c, 1) column, int8 with ``signs``, or None). With
+# ``signs`` (every s_i in {-1, 0, 1}, e.g. the labels) it is folded into the vectors:
+# s_i (x_i·w), Σ_i x_i (s_i v_i) and Σ_i (d_i s_i²) x_i x_iᵀ have exactly the terms of the
+# products with the rows s_i x_i (a sign flip or a 0/1 factor is exact), in the same order,
+# without a scaled copy of the chunk. Otherwise the rows are formed per task as
+# ``scale_rows`` of the in-memory operator.
 def _op(B: Any, s: np.ndarray | None = None) -> Any:
-    op = CSRRows(B) if sp.issparse(B) else DenseRows(B)
+    op = B if isinstance(B, ScaledRows) else CSRRows(B) if sp.issparse(B) else DenseRows(B)
     return op if s is None else op.scale_rows(s[:, 0])
+
+
+#: Rows with norms up to this are clipped inside the products (:func:`_implicit_block`), as
+#: the in-memory linear learners do; beyond it a chunk is clipped on a copy.
+_IMPLICIT_MAX_NORM = 1e100
+
+
+def _implicit_block(B: np.ndarray, bound: float, value: float | None) -> Any:
+    """The chunk clipped to ``bound``, with the intercept column ``value``, without a copy.
+
+    :class:`~dpconvex.data.operators.ScaledRows` over the stored chunk with the factors
+    min(1, bound/||x_i||) and the column: the in-memory linear learners' rows
+    (``_implicit_rows``), so the products have their arithmetic. A chunk whose norms
+    could overflow in the products is clipped (and augmented) on a copy instead.
+    """
+    norms = _row_norms(B)
+    if not (np.all(norms <= _IMPLICIT_MAX_NORM) and bound >= 1.0 / _IMPLICIT_MAX_NORM):
+        out = _clip_block(B, bound)
+        return out if value is None else _add_intercept(out, value=value)
+    column = None if value is None else np.full(B.shape[0], value)
+    return ScaledRows(DenseRows(B), clip_scale(norms, bound)[0], column, base_norms=norms)
 
 
 def _matvec_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray) -> np.ndarray:
@@ -132,6 +163,8 @@ def _rmatvec_block(B: Any, s: np.ndarray | None, signs: bool, v: np.ndarray) -> 
         v = v * s
     elif s is not None:
         B = _op(B, s).matrix
+    if isinstance(B, ScaledRows):  # the factors applied to v, the chunk read in place
+        return np.asarray(B.rmatvec(v[:, 0]))[None, :]
     return np.asarray(B.T @ v[:, 0])[None, :]  # CSR: the CSC transpose, no conversion
 
 
@@ -152,6 +185,13 @@ def _norms_block(B: Any, s: np.ndarray | None, signs: bool) -> np.ndarray:
     if s is not None and signs:
         return _op(B).row_norms() * np.abs(s[:, 0])
     return _op(B, s).row_norms()
+
+
+def _every_block(B: Any, start: int, step: int) -> Any:
+    if isinstance(B, ScaledRows):
+        return ScaledRows(DenseRows(B.base.matrix[start::step]), B.scale[start::step],
+                          None if B.column is None else B.column[start::step])
+    return B[start::step]
 
 
 def _compact_block(B: np.ndarray) -> Any:
@@ -191,6 +231,10 @@ def _nonfinite_block(B: np.ndarray) -> np.ndarray:
     return np.array([np.count_nonzero(~np.isfinite(B))])
 
 
+def _part_block(B: Any, part: np.ndarray, i: int) -> Any:
+    return B[part == i]
+
+
 # ------------------------------------------------------------------------------ helpers
 #: Partial sums are added in groups of this many per task (a tree over the chunks).
 _FAN_IN = 8
@@ -205,6 +249,27 @@ def _tree_sum(parts: list[Any]) -> Any:
     while len(parts) > 1:
         parts = [_delayed(_sum_parts)(*parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
     return parts[0]
+
+
+#: The per-chunk partials of a product are brought to the driver and added there when they
+#: take at most this many bytes together (else they are added on the cluster).
+_DRIVER_SUM_BYTES = 64 << 20
+
+
+def _reduce(parts: list[Any], nbytes: int) -> np.ndarray:
+    """Σ of the per-chunk partials (``nbytes`` each), in the fixed tree of :func:`_tree_sum`.
+
+    When they are small (at most :data:`_DRIVER_SUM_BYTES` together) they come back in
+    the same round trip as the products and are added on the driver, in the same groups
+    and order as the tree on the cluster (so the same numbers), without the dependent
+    sum tasks; otherwise the tree runs on the cluster.
+    """
+    if len(parts) * nbytes > _DRIVER_SUM_BYTES:
+        return np.asarray(compute(_tree_sum(parts))[0])
+    values = list(compute(*parts))
+    while len(values) > 1:
+        values = [_sum_parts(*values[i:i + _FAN_IN]) for i in range(0, len(values), _FAN_IN)]
+    return np.asarray(values[0])
 
 
 def _timeouts() -> tuple[float, float]:
@@ -365,6 +430,54 @@ def known_chunks(X: da.Array) -> da.Array:
     return X
 
 
+def split_rows(X: da.Array, part: np.ndarray, k: int) -> list[da.Array]:
+    """The rows of ``X`` in each of the parts 0, ..., k - 1, lazily per chunk, in row order.
+
+    ``part[i]`` is the part of row i (a public assignment, e.g. from a random
+    permutation drawn independently of the data); a row with any other value is in
+    no part. Part j is the Dask array of the rows i with ``part[i] == j``, in their
+    order in ``X``: every chunk of ``X`` gives its rows of part j, selected on the
+    workers, and nothing is computed here. The assignment travels to the workers
+    once, cut along the row chunks (persisted on a distributed cluster); chunks with
+    no row of a part are left out of that part. The labels of part j are
+    ``y[part == j]``.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, p)
+    part : ndarray of shape (n,)
+        Non-negative integers at most k.
+    k : int
+        Number of parts.
+
+    Returns
+    -------
+    list of dask.array.Array
+        k arrays of shapes (count of part j, p), with known chunk sizes.
+    """
+    X = known_chunks(X)
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    part = np.asarray(part)
+    if part.shape != (X.shape[0],):
+        raise ValueError(f"expected one part per row ({X.shape[0]}); got shape {part.shape}.")
+    part = part.astype(np.min_scalar_type(k), copy=False)
+    bounds = np.cumsum((0, *X.chunks[0]))
+    pieces = [part[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+    counts = [np.bincount(pc, minlength=k) for pc in pieces]
+    held = dask.persist(*[dask.delayed(pc, pure=True) for pc in pieces])
+    blocks = X.to_delayed().ravel()
+    out = []
+    for j in range(k):
+        rows = [da.from_delayed(_delayed(_part_block)(b, lab, j), shape=(int(c[j]), X.shape[1]),
+                                dtype=X.dtype)
+                for b, lab, c in zip(blocks, held, counts, strict=True) if c[j]]
+        if not rows:
+            rows = [da.zeros((0, X.shape[1]), dtype=X.dtype)]
+        out.append(da.concatenate(rows, axis=0) if len(rows) > 1 else rows[0])
+    return out
+
+
 def _cluster_failure(exc: BaseException) -> bool:
     import asyncio
     import concurrent.futures
@@ -421,7 +534,7 @@ class DaskRows:
     in_memory = False
 
     def __init__(self, X: Any, *, persist: bool | None = None):
-        self._scale: list[np.ndarray] | None = None  # per-chunk row scaling (scale_rows)
+        self._scale: list[np.ndarray] | None = None  # per-chunk row scaling (int8 if signs)
         self._signs = False  # every scale factor in {-1, 0, 1}: folded into the vectors
         self._scale_tasks: list[Any] | None = None  # the factors persisted on the workers
         if not isinstance(X, da.Array):
@@ -439,6 +552,9 @@ class DaskRows:
         self.persisted = False
         self._memo: tuple[bytes, np.ndarray] | None = None
         self._delayed_blocks: list[Any] | None = None
+        # (unclipped rows, bound, intercept or None): rows that are recomputed per pass are
+        # clipped and augmented inside the products (_implicit_block), not on a copy
+        self._implicit: tuple[da.Array, float, float | None] | None = None
 
     # --------------------------------------------------------------- description
     @property
@@ -480,17 +596,18 @@ class DaskRows:
         """Xᵀ v, shape (p,): per-chunk X_cᵀ v_c, summed on the cluster."""
         parts = [_delayed(_rmatvec_block)(b, s, self._signs, vc)
                  for (b, s), vc in zip(self._pairs(), self._split(v), strict=True)]
-        return np.array(compute(_tree_sum(parts))[0][0])
+        return np.array(_reduce(parts, 8 * self.p)[0])
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Σ_i d_i x_i x_iᵀ, a dense (p, p) array: per-chunk Grams summed on the cluster."""
         parts = [_delayed(_gram_block)(b, s, self._signs, dc)
                  for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
-        return np.array(compute(_tree_sum(parts))[0][0])
+        return np.array(_reduce(parts, 8 * self.p * self.p)[0])
 
     def chunk_sum(self, k: Callable[..., Any], *a: Any) -> np.ndarray:
         """Σ over the chunks of k(chunk, its row scaling, signs, *a)[0]: one pass, tree-summed."""
-        return compute(_tree_sum([_delayed(k)(b, s, self._signs, *a) for b, s in self._pairs()]))[0][0]
+        return compute(_tree_sum([_delayed(k)(b, s, self._signs, *a)
+                                  for b, s in self._pairs(arrays=True)]))[0][0]
 
     def row_norms(self) -> np.ndarray:
         """||x_i||_2 for every row, shape (n,) (the overflow-safe dense kernel per chunk)."""
@@ -502,7 +619,9 @@ class DaskRows:
         """Row i times s_i, lazily: each product task forms its chunk's scaled rows.
 
         The new operator reads the same (persisted) chunks as this one; ``s`` is
-        split along the row chunks and travels with the tasks.
+        split along the row chunks. Factors in {-1, 0, 1} (labels, zeroed records) are
+        held as int8 (exact) and sent to the workers once, so no pass carries them;
+        other factors travel with the tasks unless the rows are persisted.
         """
         s = np.asarray(s, dtype=float)
         signs = bool(np.all((s == 1.0) | (s == -1.0) | (s == 0.0)))
@@ -511,10 +630,11 @@ class DaskRows:
                 return DaskRows(self.matrix, persist=self.persist).scale_rows(s)
             s = np.concatenate(self._scale)[:, 0] * s  # products of signs: exact
         out = DaskRows(self.X, persist=self.persist)
-        out.persisted = self.persisted
+        out.persisted, out._implicit = self.persisted, self._implicit
         out._delayed_blocks = self._delayed_blocks
-        out._scale, out._signs = self._split(s), signs
-        if self.persisted:  # the factors go to the workers once, not with every product
+        pieces = self._split(s)
+        out._scale, out._signs = [c.astype(np.int8) for c in pieces] if signs else pieces, signs
+        if self.persisted or signs:  # the factors go to the workers once, not with every product
             out._scale_tasks = list(dask.persist(*[dask.delayed(c) for c in out._scale]))
         return out
 
@@ -529,12 +649,52 @@ class DaskRows:
                                      dtype=float), persist=self.persist)
 
     def clip(self, bound: float) -> DaskRows:
-        """Rows with norm above the public ``bound`` scaled down to it (per chunk, lazily)."""
-        return self.map_rows(partial(_clip_block, bound=float(bound)))
+        """Rows with norm above the public ``bound`` scaled down to it (per chunk, lazily).
+
+        Rows that are not persisted are recomputed on every pass: their products clip
+        them with the in-memory learners' row factors (:func:`_implicit_block`), without
+        a clipped copy of each chunk; ``X`` is the clipped rows either way.
+        """
+        out = self.map_rows(partial(_clip_block, bound=float(bound)))
+        if self._scale is None and self._implicit is None and not self.persisted:
+            out._implicit = (self.X, float(bound), None)
+        return out
 
     def add_intercept(self, value: float = 1.0) -> DaskRows:
-        """A constant column ``value`` appended to every row (per chunk, lazily)."""
-        return self.map_rows(partial(_add_intercept, value=float(value)))
+        """A constant column ``value`` appended to every row (per chunk, lazily; after
+        :meth:`clip`, inside the products as the clipping)."""
+        out = self.map_rows(partial(_add_intercept, value=float(value)))
+        if self._implicit is not None and self._implicit[2] is None and self._scale is None:
+            out._implicit = (self._implicit[0], self._implicit[1], float(value))
+        return out
+
+    def every(self, step: int) -> DaskRows:
+        """Rows 0, step, 2·step, ... of all the rows (a sample for a sampled Hessian).
+
+        The rows of :meth:`DenseRows.every <dpconvex.data.operators.DenseRows.every>`:
+        each chunk gives its rows at global positions that are multiples of ``step``,
+        sliced on the workers from the (persisted) chunks, with their row factors.
+        """
+        step = int(step)
+        bounds = np.cumsum((0, *self.X.chunks[0]))
+        blocks, arrays, scale, sizes = [], [], [], []
+        for i, (b, a, lo, hi) in enumerate(zip(self._blocks(), self.X.to_delayed().ravel(),
+                                               bounds[:-1], bounds[1:], strict=True)):
+            start = int(-lo % step)
+            if start >= hi - lo:
+                continue  # no row of this chunk is sampled
+            blocks.append(_delayed(_every_block)(b, start, step))
+            arrays.append(_delayed(_every_block)(a, start, step))
+            sizes.append(len(range(start, int(hi - lo), step)))
+            if self._scale is not None:  # the factors of those rows (int8 signs: n/step bytes)
+                scale.append(self._scale[i][start::step])
+        X = da.concatenate([da.from_delayed(a, shape=(c, self.p), dtype=np.float64)
+                            for a, c in zip(arrays, sizes, strict=True)])
+        out = DaskRows(X, persist=False)
+        out.persisted, out._delayed_blocks = self.persisted, blocks
+        if self._scale is not None:
+            out._scale, out._signs = scale, self._signs
+        return out
 
     def compact(self) -> DaskRows:
         """Persist the rows on the workers once if they fit (module docstring); return self.
@@ -582,15 +742,26 @@ class DaskRows:
         return np.split(v[:, None], np.cumsum(self.X.chunks[0])[:-1])
 
     def _blocks(self) -> list[Any]:
-        """The row chunks as Delayed objects (built once per array: the graph is reused)."""
+        """The row chunks as Delayed objects (built once per array: the graph is reused):
+        persisted chunks, or chunks recomputed per pass (clipped inside the products when
+        :meth:`clip` allows it)."""
         if self._delayed_blocks is None:
-            self._delayed_blocks = list(self.X.to_delayed().ravel())
+            if self._implicit is not None:
+                source, bound, value = self._implicit
+                self._delayed_blocks = [_delayed(_implicit_block)(b, bound, value)
+                                        for b in source.to_delayed().ravel()]
+            else:
+                self._delayed_blocks = list(self.X.to_delayed().ravel())
         return self._delayed_blocks
 
-    def _pairs(self) -> list[tuple[Any, np.ndarray | None]]:
-        """(chunk, its row scaling or None) for every row chunk."""
+    def _pairs(self, arrays: bool = False) -> list[tuple[Any, np.ndarray | None]]:
+        """(chunk, its row scaling or None) for every row chunk; ``arrays``: every chunk an
+        array (for the kernels of :meth:`chunk_sum`), never a clipped-in-place one."""
         scale = self._scale_tasks or self._scale or [None] * self.n_chunks
-        return list(zip(self._blocks(), scale, strict=True))
+        blocks = self._blocks()
+        if arrays and self._implicit is not None and not self.persisted:
+            blocks = list(self.X.to_delayed().ravel())
+        return list(zip(blocks, scale, strict=True))
 
     def __repr__(self) -> str:
         return (f"DaskRows(n={self.n}, p={self.p}, chunks={self.n_chunks}"

@@ -213,14 +213,19 @@ class DenseRows:
         _check_same_rows(self, out)
         return out
 
+    def every(self, step: int) -> DenseRows:
+        """Rows 0, step, 2·step, ... (a strided view: no copy)."""
+        return DenseRows(self.X[::step])
+
     def compact(self) -> DesignOperator:
-        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self.
+        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
+        (also for one row broadcast to n rows).
 
         The choice changes only the arithmetic of the products, not their values
         beyond rounding.
         """
-        if self.X.size < _SPARSE_MIN_ENTRIES:
-            return self
+        if self.X.size < _SPARSE_MIN_ENTRIES or self.X.strides[0] == 0:
+            return self  # few entries, or one row broadcast (a plan's shape-only rows)
         step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # counted per block: no n x p mask
         nnz = sum(int(np.count_nonzero(self.X[s:s + step])) for s in range(0, self.n, step))
         if nnz <= _SPARSE_MAX_DENSITY * self.X.size:
@@ -315,6 +320,10 @@ class CSRRows:
         out = CSRRows(f(self.A))
         _check_same_rows(self, out)
         return out
+
+    def every(self, step: int) -> CSRRows:
+        """Rows 0, step, 2·step, ... (a CSR copy of those rows only)."""
+        return CSRRows(self.A[::step])
 
     def compact(self) -> CSRRows:
         return self
@@ -464,6 +473,12 @@ class ScaledRows:
         _check_same_rows(self, out)
         return out
 
+    def every(self, step: int) -> ScaledRows:
+        """Rows 0, step, 2·step, ... with their factors (dense stored rows: a view, no copy)."""
+        return ScaledRows(self.base.every(step), self.scale[::step],
+                          None if self.column is None else self.column[::step],
+                          base_norms=None if self.base_norms is None else self.base_norms[::step])
+
     def compact(self) -> ScaledRows:
         """The same factors over the cheapest storage of the stored rows."""
         base = self.base.compact()
@@ -567,7 +582,9 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
     """Mᵀ diag(d) M for M = [s x, t] (t None: M = s x), one block of rows at a time.
 
     With d >= 0 (a convex loss's ℓ'') each block is scaled once by sqrt(d) into a
-    reused buffer and multiplied by its own transpose; otherwise by d on one side.
+    reused buffer and multiplied by its own transpose; otherwise by d on one side. When
+    most d_i are 0 (e.g. the Huber hinge's ℓ'' outside its quadratic zone), only the rows
+    with d_i != 0 are read into the blocks (the others add exact zeros).
     """
     n, q = X.shape
     p = q + (t is not None)
@@ -577,14 +594,34 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
     half = bool(np.all(d >= 0))
     r = s * np.sqrt(d) if half else s
     tc = None if t is None else (t * np.sqrt(d) if half else t)
+    few = half and np.count_nonzero(d) <= _GRAM_SKIP_ZEROS * n
     for a in range(0, n, step):
         k = min(step, n - a)
+        rows = np.flatnonzero(d[a:a + k]) + a if few else None
+        if rows is not None and rows.size < k:
+            # the rows with d_i != 0, gathered into the buffer's memory as a contiguous
+            # (m, q) array (no copy beyond it); the appended column's blocks apart
+            B = buf.reshape(-1)[:rows.size * q].reshape(rows.size, q)
+            np.take(X, rows, axis=0, out=B, mode="clip")
+            B *= r[rows, None]
+            H[:q, :q] += B.T @ B
+            if tc is not None:
+                tr = tc[rows]
+                H[:q, q] += tr @ B
+                H[q, q] += tr @ tr
+            continue
         B = buf[:k]
         np.multiply(X[a:a + k], r[a:a + k, None], out=B[:, :q])
         if tc is not None:
             B[:, q] = tc[a:a + k]
         H += B.T @ B if half else (B.T * d[a:a + k]) @ B
+    if few and tc is not None:
+        H[q, :q] = H[:q, q]  # the gathered blocks added to the last column only
     return H
+
+
+#: :func:`_blocked_gram` reads only the rows with d_i != 0 when they are at most this share.
+_GRAM_SKIP_ZEROS = 0.6
 
 
 def _gram_rows(p: int) -> int:

@@ -18,17 +18,37 @@ them.
 
 from __future__ import annotations
 
-from .centroids import PrivateGaussianCentroid
-from .front_door import PrivateClassifier
-from .kernels import RandomFourierFeatures
-from .large_margin import PrivateLargeMarginGaussian
-from .linear import PrivateHuberSVM, PrivateLinearClassifier, PrivateLogisticRegression
-from .noisy_gd import NoisyGradientDescent
-from .selection import PrivateGridSearch, PrivateRandomSearch
-from .sweep import EpsilonSweep, epsilon_sweep
+import importlib
+from typing import Any
 
-__all__ = ["EpsilonSweep", "NoisyGradientDescent", "PrivateClassifier", "PrivateGaussianCentroid",
-           "PrivateGridSearch",
-           "PrivateHuberSVM", "PrivateLargeMarginGaussian", "PrivateLinearClassifier",
-           "PrivateLogisticRegression", "PrivateRandomSearch", "RandomFourierFeatures",
-           "epsilon_sweep"]
+#: Public name -> the module that defines it, imported on first access (PEP 562): a fit of
+#: one estimator does not import the others' dependencies (e.g. scikit-learn's
+#: model_selection for the searches).
+_EXPORTS: dict[str, str] = {
+    "EpsilonSweep": "sweep",
+    "NoisyGradientDescent": "noisy_gd",
+    "PrivateClassifier": "front_door",
+    "PrivateGaussianCentroid": "centroids",
+    "PrivateGridSearch": "selection",
+    "PrivateHuberSVM": "linear",
+    "PrivateLargeMarginGaussian": "large_margin",
+    "PrivateLinearClassifier": "linear",
+    "PrivateLogisticRegression": "linear",
+    "PrivateRandomSearch": "selection",
+    "RandomFourierFeatures": "kernels",
+    "epsilon_sweep": "sweep",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

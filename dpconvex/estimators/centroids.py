@@ -42,7 +42,7 @@ import scipy.sparse as sp
 from .._random import check_seed, noise_source
 from .._validation import check_fitted, check_float, check_option, checks_feature_names, is_dask_collection
 from ..data.labels import check_labels, check_unknown_labels, encode_labels
-from ..data.operators import canonical_csr
+from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
@@ -216,6 +216,11 @@ def _unit(U: Any) -> Any:
     return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
 
 
+def _one_row_broadcast(U: Any) -> bool:
+    """Whether ``U`` is one row broadcast to n rows (a read-only view with row stride 0)."""
+    return isinstance(U, np.ndarray) and U.ndim == 2 and U.shape[0] > 1 and U.strides[0] == 0
+
+
 def _sq_norms(U: Any) -> np.ndarray:
     """‖u‖² per row of dense or sparse rows (sparse: on the stored entries)."""
     if sp.issparse(U):
@@ -239,6 +244,39 @@ def _class_sum_block(B: np.ndarray, scale: Any, signs: bool, q: float, unit: boo
         V[c, :d] = U[rows].sum(axis=0)
         V[c, d] = w * float(np.count_nonzero(rows))
     return V.reshape(1, -1)
+
+
+#: Entries per block of :class:`_BlockRows` (2 MB of float64).
+_SUM_BLOCK_ENTRIES = 1 << 18
+
+
+class _BlockRows:
+    """Dense rows in memory and their class index (-1: outside the label set), read in
+    blocks of rows by :meth:`chunk_sum` as ``DaskRows`` reads its chunks: u is built
+    and summed per block, so the class sums hold no copy of the rows."""
+
+    def __init__(self, X: np.ndarray, label: np.ndarray):
+        self.X, self.label = X, np.asarray(label, dtype=float)
+        self.n, self.p = X.shape[0], X.shape[1] + 1
+
+    def chunk_sum(self, k: Any, *a: Any) -> np.ndarray:
+        """Σ over the blocks of k(block with the class column, None, False, *a)."""
+        step = max(1, _SUM_BLOCK_ENTRIES // self.p)
+        total = None
+        for start in range(0, self.n, step):
+            B = np.empty((min(step, self.n - start), self.p))
+            B[:, :-1] = self.X[start:start + step]
+            B[:, -1] = self.label[start:start + step]
+            part = k(B, None, False, *a)
+            total = part if total is None else total + part
+        return total
+
+
+def _over_bound(X: np.ndarray, q: float) -> np.ndarray:
+    """Rows with norm above q (the rows ``clip_rows`` scales down), block by block."""
+    step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1], 1))
+    return np.concatenate([row_norms(X[s:s + step]) > q for s in range(0, X.shape[0], step)]
+                          or [np.zeros(0, dtype=bool)])
 
 
 def default_delta(n: int) -> float:
@@ -290,9 +328,13 @@ class ClassSumTemplate:
         self.C = int(n_classes)
         self.rows, self._row_map = rows, row_map
         if rows is not None:
-            # Dask: raw rows + class column on the workers (class_sums_chunked)
+            # raw rows + class column, read per chunk (Dask) or per block (in memory)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
             self.X, self.n, self.d = rows, int(self.y.size), rows.p - 1
+        elif _one_row_broadcast(U):  # a plan's shape-only rows: the one row is clipped once
+            self.X = np.broadcast_to(clip_rows(np.asarray(U[:1], dtype=float), self.data_norm)[0],
+                                     U.shape)
+            self.n, self.d = self.X.shape
         else:  # sparse rows stay a csr_array (the class sums read their stored entries)
             self.X = clip_rows(canonical_csr(U) if sp.issparse(U) else np.asarray(U, dtype=float),
                                self.data_norm)[0]
@@ -312,10 +354,10 @@ class ClassSumTemplate:
         return list(self.notes)
 
     def class_sums_chunked(self, count_weight: float) -> np.ndarray:
-        """The (C, d + 1) class sums and weighted counts in one pass over the Dask chunks.
+        """The (C, d + 1) class sums and weighted counts in one pass over the rows' chunks.
 
-        Each chunk builds u per row as the in-memory path does and sums it per
-        class on its worker; the partial sums are added on the cluster.
+        Each chunk (of Dask rows, on its worker; or a block of rows in memory) builds u
+        per row and sums it per class; the partial sums are added.
         """
         q, unit = self._row_map
         V = self.rows.chunk_sum(_class_sum_block, q, unit, self.C, float(count_weight),
@@ -579,14 +621,21 @@ class PrivateGaussianCentroid(PrivateEstimator):
                                         notes=notes, rows=rows,
                                         row_map=(q, self.row_norm == "unit"))
             return Prepared(template=template, meta=meta)
-        Xc, n_clipped = clip_rows(Xv, q)
-        note_clipped(n_clipped, Xv.shape[0], q, owner)
         notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  labels.assumption]
         if self.row_norm == "unit":
             notes.append(UNIT_ROWS)
         notes.extend(self._mechanism_notes())
         keep = ~labels.outside  # records outside the label set contribute nothing
+        if isinstance(Xv, np.ndarray):  # u built and summed block by block: no copy of X
+            note_clipped(int(np.count_nonzero(_over_bound(Xv, q))), Xv.shape[0], q, owner)
+            rows = _BlockRows(Xv, np.where(keep, labels.index, -1))
+            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
+                                        notes=notes, rows=rows,
+                                        row_map=(q, self.row_norm == "unit"))
+            return Prepared(template=template, meta=meta)
+        Xc, n_clipped = clip_rows(Xv, q)
+        note_clipped(n_clipped, Xv.shape[0], q, owner)
         template = ClassSumTemplate(self._u(Xc / q)[keep], labels.index[keep],
                                     int(labels.classes.size), notes=notes)
         return Prepared(template=template, meta=meta)

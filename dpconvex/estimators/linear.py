@@ -237,8 +237,11 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
-        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(),
-                                     np.broadcast_to(0.0, (plan.n, p)), np.ones(plan.n))
+        # one zero row broadcast, with its factors held apart (the labels' signs scale those,
+        # never an n x p array)
+        rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
+        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), rows,
+                                     np.ones(plan.n))
         return Prepared(template=template, meta={"d": plan.n_features})
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: Any,

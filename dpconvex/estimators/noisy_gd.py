@@ -74,6 +74,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.labels import check_labels, check_unknown_labels, encode_labels, zero_rows
+from ..data.operators import DenseRows, ScaledRows
 from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
 from ..errors import ParameterError, PrivacyError
@@ -102,7 +103,7 @@ from ..privacy.rules.noise_dominance_gd import (
 )
 from ..templates.risk import EmpiricalRiskTemplate
 from .base import FitPlan, Prepared, PrivateEstimator
-from .linear import LinearDecisionMixin
+from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = [
@@ -147,9 +148,13 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         certificate says "delta chosen by the public rule 1/n^2 (n public)".
     steps : int or None, default=None
         Number T of gradient steps (public). None: T = ⌈D/(ηC)⌉ in
-        [20, 1000] with the travel D = 1.75 nμ/q̃ (μ the Gaussian-DP parameter
-        of (ε, δ), q̃ the row-norm bound with the intercept): long runs where
-        much signal survives the noise, early stopping where little does.
+        [20, 1000] with the travel D = 1.3 nμ/q̃ (μ the Gaussian-DP parameter
+        of (ε, δ), q̃ the row-norm bound with the intercept; 0.325 nμ steps for
+        the logistic loss with the default clip and step), resolved by
+        :meth:`plan`: long runs where much signal survives the noise, early
+        stopping where little does (the constant: the fewest steps within 0.1
+        points of the best held-out accuracy, averaged over the data sets of
+        ``benchmarks/noisy_gd_steps.py``; docs/privacy.md §6.3).
         An explicit T is at most min(10⁶, max(1000, ⌊10¹¹/(n p)⌋)), p the
         number of parameters (:func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps`:
         a bound on running time, checked from the shape of X before the fit starts).
@@ -394,7 +399,14 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return Prepared(template=self._shape_template(plan.n, p), meta={"d": plan.n_features})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
-        """Validate and clip the rows, append the intercept column, build the template."""
+        """Validate the rows and build the template over them, without copying dense float64 rows.
+
+        In memory the template's rows are a :class:`~dpconvex.data.operators.ScaledRows`
+        over X: the clip factor min(1, q/||x_i||), the intercept column, the zeroed
+        records outside the label set and the label signs are per-row vectors applied
+        inside the products (extra memory O(n + p)). Rows whose norms could overflow a
+        product are clipped on a copy; Dask rows stay on the workers.
+        """
         owner = type(self).__name__
         check_binary_plan(plan, owner)
         q = float(self.data_norm)
@@ -411,20 +423,26 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
             rows = DaskRows(Xv).clip(q)
             rows = rows.add_intercept() if self.fit_intercept else rows
-            # labels folded into the rows (0: outside the label set), as yX of the dense loop
+            # labels folded into the rows (0: outside the label set), as in memory below
             rows = rows.scale_rows(ys * (~labels.outside))
             meta["backend_notes"] = [rows.certificate_note]
             n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
             template = self._shape_template(n, p)
             template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
             return Prepared(template=template, meta=meta)
-        Xc, n_clipped = clip_rows(Xv, q)
-        note_clipped(n_clipped, Xv.shape[0], q, owner)
-        if self.fit_intercept:
-            Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
-        Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
-        return Prepared(template=EmpiricalRiskTemplate(self._make_loss(), self._augmented_norm(),
-                                                       Xc, ys), meta=meta)
+        # the rows read in place: clip factor, intercept column, zeroed records (outside the
+        # label set: no gradient) and label signs held as per-row factors (ScaledRows)
+        rows = _implicit_rows(Xv, q, 1.0 if self.fit_intercept else None, labels.outside, owner)
+        if rows is None:  # norms whose products could overflow: the rows clipped on a copy
+            Xc, n_clipped = clip_rows(Xv, q)
+            note_clipped(n_clipped, Xv.shape[0], q, owner)
+            if self.fit_intercept:
+                Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
+            rows = ScaledRows(DenseRows(zero_rows(Xc, labels.outside)), np.ones(Xc.shape[0]))
+        rows = rows.compact().scale_rows(ys)
+        template = self._shape_template(rows.n, rows.p)
+        template.X, template.y = rows, np.ones(rows.n)  # NoisyGD.run reads the operator
+        return Prepared(template=template, meta=meta)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         """The dry run's certificate: the calibration's rules and values, nothing appended."""

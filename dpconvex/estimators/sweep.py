@@ -26,8 +26,9 @@ import numpy as np
 
 from .._diagnostics import collect_diagnostics
 from .._random import RandomStateLike, assign_noise, check_random_state
-from .._validation import check_bool, check_float, check_int, feature_names_of
+from .._validation import check_bool, check_float, check_int, feature_names_of, is_dask_collection
 from ..data.labels import one_label_warning
+from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from .base import PrivateEstimator
 
@@ -73,7 +74,17 @@ class EpsilonSweep:
     templates_built: int = 0
 
     def score(self, X: Any, y: Any) -> np.ndarray:
-        """Score of every fit on (X, y): array of shape (len(epsilons), runs)."""
+        """Accuracy of every fit on (X, y): array of shape (len(epsilons), runs).
+
+        A Dask array or DataFrame is predicted per chunk on the workers by each fit
+        (one pass per fit); only the predicted labels come back.
+        """
+        if is_dask_collection(X):
+            from .selection.rows import mistakes
+
+            yv = np.asarray(computed(y))
+            n = yv.shape[0]
+            return np.array([[(n - mistakes(e, X, yv)) / n for e in row] for row in self.estimators])
         return np.array([[float(e.score(X, y)) for e in row] for row in self.estimators])
 
     @property
@@ -108,7 +119,9 @@ def epsilon_sweep(
         An unfitted dpconvex estimator; it is not modified. Its parameters are
         used for every fit except ``epsilon`` and ``random_state``.
     X, y : array-like
-        Training data, as for ``fit``.
+        Training data, as for ``fit``. A Dask array or DataFrame is checked once
+        for the whole sweep (its rows stay on the workers; y, a vector of length
+        n, is computed once) and then given to every fit.
     epsilons : sequence of float
         ε values, each > 0.
     runs : int, default=1
@@ -170,6 +183,9 @@ def epsilon_sweep(
             f"{type(estimator).__name__} has none."
         )
     names = feature_names_of(X, "epsilon_sweep")  # recorded on every model, as fit does
+    if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
+        X = check_array(X, type(estimator).__name__, min_samples=2, accept_dask=True)
+        y = computed(y)
     rng = check_random_state(random_state)
     seeded = random_state is not None
     stored = None if isinstance(random_state, np.random.Generator) else random_state
@@ -183,10 +199,10 @@ def epsilon_sweep(
             est = _fresh(estimator, epsilon=eps, random_state=stored)
             # the plan of this fit (public shape only); one-vs-rest and estimators without a
             # plan (e.g. PrivateGridSearch) are plain fits
-            plan = est.plan_for(X, y) if isinstance(est, PrivateEstimator) else None
+            plan = est.plan_for(X, y) if _prepares(est) else None
             with assign_noise({est: rng}, seeded=seeded):  # this fit draws from the sweep's rng
                 if plan is None or plan.sub_plans:
-                    row.append(est.fit(X, y))
+                    row.append(_named(est.fit(X, y), names))
                     continue
                 if prepared is None or not prepared.reusable:
                     prepared = est.prepare(X, y, plan)
@@ -198,12 +214,24 @@ def epsilon_sweep(
                                      warm_start=previous if warm_start else None)
             if diag and diag[-1].x is not None:
                 previous = np.asarray(diag[-1].x, dtype=float)
-            if names is not None:
-                est.feature_names_in_ = names
-            row.append(est)
+            row.append(_named(est, names))
         out.estimators.append(row)
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def _prepares(est: Any) -> bool:
+    """Whether ``est`` is fitted through ``prepare`` / ``fit_prepared`` (a PrivateEstimator
+    that implements them); any other estimator is fitted with ``fit``."""
+    return isinstance(est, PrivateEstimator) and type(est).prepare is not PrivateEstimator.prepare
+
+
+def _named(est: Any, names: np.ndarray | None) -> Any:
+    """``est`` with the feature names of the sweep's X (a Dask DataFrame is checked into
+    an array once, so its fits see no names)."""
+    if names is not None:
+        est.feature_names_in_ = names
+    return est
 
 
 def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:

@@ -311,6 +311,9 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     # dense Hessian hessian(theta, extra_reg) and Hessian-vector products hessp(theta, extra_reg)
     "hessian": ("hessian",),
     "hessp": ("hessp",),
+    # an estimate of the Hessian from a sample of the rows, sampled_hessian(theta, extra_reg,
+    # bound=...), for search directions only (the gradient stays exact)
+    "sampled_hessian": ("sampled_hessian",),
     # smooth objective over a closed convex set with a Euclidean projection (space.project)
     # and an initial Lipschitz estimate of the gradient: projected gradient
     "projection": ("objective", "residual", "regularizer", "lipschitz_bound"),

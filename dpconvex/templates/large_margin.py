@@ -481,11 +481,19 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         return self.space.postprocess(theta)
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
-        """Initial Lipschitz estimate of ∇J: μ_total + (2cC + [K>1]·L/2)·λ_max(M).
+        """Initial Lipschitz estimate of ∇J, the solver's first step size.
 
-        M is the operator V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ (docs/privacy.md §4.7); the
-        solver backtracks if this is too small (e.g. with extra terms).
+        The public bound :meth:`public_lipschitz_bound` (μ_total + 2cC + [K>1]·L/2,
+        no pass over the rows) when it is finite; else (extra terms, or a loss with
+        unbounded curvature) μ_total + (2cC + [K>1]·L/2)·λ_max(M), M the operator
+        V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ (docs/privacy.md §4.7), by power iteration. The
+        solver adapts its step to the local curvature from there and backtracks if
+        the estimate is too small.
         """
+        mu = self.regularizer.strong_convexity + float(extra_reg)
+        public = self.public_lipschitz_bound(mu)
+        if math.isfinite(public):
+            return public
         if self._gram_norm is None:
             self._gram_norm = self.space.gram_operator_norm(self.Z)
         c = float(self.loss.curvature) if math.isfinite(self.loss.curvature) else 1.0

@@ -36,7 +36,14 @@ public u(x), ||u|| <= 1, instead (same constants), released as Φ_c for z.
 
 Every data access goes through the parameterization's ``space.forms(Z, Φ)`` and
 ``space.adjoint(Z, W)`` (so a design operator that implements them, e.g. rows
-on Dask workers, serves this template unchanged).
+on Dask workers, serves this template unchanged), except on the public feature map
+linear in z with the rows in memory (``structure="linear"``, an array or
+:class:`~dpconvex.templates.large_margin_rows.AugmentedRows`): there the scores, the
+softmax and the adjoint of each block of rows are computed together, so an objective
+and its gradient read the rows once (two classes: through the difference of the two
+scores, one matrix-vector product each way), and the dense Hessian (p <= 128) is one
+weighted Gram pass, or a pass over every k-th record for the sampled Hessian that the
+native solver's Newton steps use on many rows.
 
 References
 ----------
@@ -66,6 +73,7 @@ from ..objectives.regularizers import Frobenius
 from ..privacy.certificate import Condition
 from .base import PrivacyConstants, natural_residual, needs_of
 from .feature_map import FeatureMap, FeatureMapSpace
+from .large_margin_rows import AugmentedRows
 from .parameterizations import (
     FullPSD,
     QuadraticParameterization,
@@ -112,6 +120,21 @@ def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np
     s[:-1] = r / (q * math.sqrt(1.0 + w * w))
     s[-1] = w * q * r / (q * math.sqrt(1.0 + w * w))
     return s
+
+
+#: Up to this dimension the template on a public feature map linear in z offers the dense
+#: Hessian (capability ``"hessian"``, one weighted-Gram pass over the rows): the native
+#: backend then finishes L-BFGS with Newton steps on it instead of Newton-CG, whose every
+#: conjugate-gradient step reads the rows once more.
+DENSE_HESSIAN_MAX_P = 128
+
+#: The sampled Hessian (capability ``"sampled_hessian"``) reads every k-th record, k at most
+#: this, with at least :data:`_SAMPLE_ROWS_PER_COEF` records per coefficient; offered only
+#: when k >= :data:`_SAMPLE_MIN_STEP` (below that a full Gram costs little). The solver
+#: then takes Newton steps from the start (on sampled Hessians, the exact one near the end).
+_SAMPLE_MAX_STEP = 20
+_SAMPLE_ROWS_PER_COEF = 100
+_SAMPLE_MIN_STEP = 8
 
 
 #: Largest optimality residual at which a solve counts as the exact minimizer
@@ -215,6 +238,8 @@ class LargeMarginSoftmaxTemplate:
                  data_norm: float | None = None,
                  constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
+        # an ndarray is laid out as C-contiguous rows; AugmentedRows (the stored rows with the
+        # per-record scale and constant, no copy) and design operators (Dask) are kept as given
         self.Z = Z if not isinstance(Z, np.ndarray) else _contiguous_rows(Z)
         if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
             raise DataValidationError(
@@ -229,7 +254,8 @@ class LargeMarginSoftmaxTemplate:
         self.constant_weight = (float(constant_weight) if data_norm is not None
                                 and feature_map is None else None)
         if data_norm is not None and feature_map is None:
-            self.Z = self.Z * self.scale
+            self.Z = (self.Z.rescaled(1.0, self.scale[0], self.scale[-1])
+                      if isinstance(self.Z, AugmentedRows) else self.Z * self.scale)
         self.n, self.D = (int(s) for s in self.Z.shape)
         self.d = self.D - 1
         self.C, self.K = int(n_classes), int(n_components)
@@ -255,6 +281,14 @@ class LargeMarginSoftmaxTemplate:
         self._target_flat = np.arange(self.n, dtype=np.int64) * (self.C * self.K) + target
         self._buffers: dict[str, np.ndarray] = {}  # (n, C·K) and (n,) work arrays, reused
         self._gram_norm: float | None = None
+        self._linear: tuple[AugmentedRows, np.ndarray] | None = None  # built at the first use
+        self._last: tuple[Any, ...] | None = None  # the last objective call and its value
+        self._sample_step = min(_SAMPLE_MAX_STEP, self.n // max(1, _SAMPLE_ROWS_PER_COEF
+                                                                * self.dimension))
+        if self._linear_map() and self.space.dimension <= DENSE_HESSIAN_MAX_P:
+            self.capabilities = self.capabilities | {"hessian"}
+            if self._sample_step >= _SAMPLE_MIN_STEP:
+                self.capabilities = self.capabilities | {"sampled_hessian"}
 
     # ------------------------------------------------------------------ shapes
     @property
@@ -318,7 +352,7 @@ class LargeMarginSoftmaxTemplate:
             f"1 - 1/S = {1 - 1 / (r + 1):.6g} (S = {r + 1} active scores), gradient subspace "
             f"dimension {r}"))
         fm = self.feature_map
-        zmax = self._max_row_norm() if fm is None else float(np.max(fm.feature_norms(self.Z)))
+        zmax = self._max_row_norm() if fm is None else float(np.max(self._feature_norms()))
         ok, name = zmax <= 1.0 + 1e-12, ("z = [x; 1]/sqrt(q^2 + 1)" if fm is None else "u(x)")
         conds.append(Condition(
             "record norm bound", ok, "checked on the scaled records",
@@ -328,6 +362,18 @@ class LargeMarginSoftmaxTemplate:
         if not ok:
             raise PrivacyError(f"record norm bound: {conds[-1].detail}")
         return conds
+
+    def _feature_norms(self) -> np.ndarray:
+        """||u_i|| of every record; for :class:`AugmentedRows` from their stored norms (no pass)."""
+        fm = self.feature_map
+        assert fm is not None
+        if not isinstance(self.Z, AugmentedRows) or fm.structure == "diagonal":
+            return fm.feature_norms(self.Z)
+        q = float(fm.data_norm)
+        wq, wl, wc = fm.weights
+        s2 = self.Z.head_norms() ** 2 * ((q * q + 1.0) / (q * q))  # ||x̂||², x̂ = (r/q) z_x
+        t2 = self.Z.column ** 2 * (q * q + 1.0)  # t = r z_1
+        return np.sqrt(wq * wq * s2 * s2 + wl * wl * t2 * s2 + wc * wc * t2 * t2) / fm.norm
 
     def _max_row_norm(self) -> float:
         norms = getattr(self.Z, "row_norms", None)
@@ -396,38 +442,210 @@ class LargeMarginSoftmaxTemplate:
         self._softmax(A, P)
         return A, P
 
+    # ------------------------------------------- the feature map linear in z, in one pass
+    def _linear_map(self) -> bool:
+        """Whether the scores are linear in z with rows in memory (``structure="linear"``).
+
+        Then ⟨Θ_c, u_i⟩ = ρ_i (k ∘ Θ_c) · z_i with ρ_i = r z_{i,1} (r = sqrt(q² + 1)) and the
+        public column weights k of :class:`~.feature_map.FeatureMapSpace`: the objective, its
+        gradient and a Hessian-vector product each read the rows once
+        (:meth:`AugmentedRows.forms_adjoint`).
+        """
+        fm = self.feature_map
+        return (fm is not None and fm.structure == "linear"
+                and isinstance(self.Z, (np.ndarray, AugmentedRows)))
+
+    def _linear_rows(self) -> tuple[AugmentedRows, np.ndarray]:
+        """(the rows ρ_i z_i, as views of the stored rows; the column weights k)."""
+        if self._linear is None:
+            fm = self.feature_map
+            assert fm is not None
+            q, N = float(fm.data_norm), fm.norm
+            r = math.sqrt(q * q + 1.0)
+            _, wl, wc = fm.weights
+            k = np.full(fm.d + 1, wl * r / (q * N))
+            k[-1] = wc * r / N
+            rows = self.Z if isinstance(self.Z, AugmentedRows) else AugmentedRows.from_array(self.Z)
+            self._linear = (rows.rescaled(rows.column * r), k)
+        return self._linear
+
+    def _softmax_block(self, F: np.ndarray, rows: slice, P: np.ndarray,
+                       lse: np.ndarray | None = None) -> np.ndarray:
+        """p = softmax(−F) over the active set of a block of rows, written to ``P``; its lse."""
+        np.negative(F, out=P)
+        if self._logmask is not None:
+            P += self._logmask[rows]
+        return softmax_rows(P, lse)
+
+    @property
+    def _binary(self) -> bool:
+        """Two scores, both active: the loss reads their difference only (one product each way)."""
+        return self.C * self.K == 2 and self._logmask is None
+
+    def _data_binary(self, Phi: np.ndarray) -> tuple[float, np.ndarray]:
+        """Two classes: ℓ_i = log(1 + exp(σ_i δ_i)), δ_i = a_1 − a_0, σ_i = ±1 (y_i = 1 / 0).
+
+        The softmax loss of the two scores, log(e^{−a_0} + e^{−a_1}) + a_y, read through
+        the difference δ = ρ z·(k ∘ (Θ_1 − Θ_0)): one matrix-vector product each way. With
+        e = exp(−|δ|) and h = 1/(1 + e) = sigmoid(|δ|): ℓ = log1p(e) + (σδ + |δ|)/2, and
+        dℓ/da_1 = [y = 1] − p_1 = (y − 1/2) + copysign(h − 1/2, δ) = −dℓ/da_0, so the
+        gradient is +g for Θ_1 and −g for Θ_0. h is kept for :meth:`hessp` (p_0 p_1 = h(1 − h)).
+        """
+        rows, k = self._linear_rows()
+        n = self.n
+        half = self._buffers.get("sign")
+        if half is None:  # y − 1/2 = σ/2
+            half = self._buffers["sign"] = np.where(self.y == 1, 0.5, -0.5)
+        h = self._buffer("scores", (n,))
+        tmp = np.empty(min(n, rows.block_rows()))
+        total = [0.0]
+
+        def weights(F: np.ndarray, sl: slice) -> np.ndarray:
+            t = tmp[:F.shape[0]]
+            hb = h[sl]
+            np.abs(F, out=t)
+            total[0] += 0.5 * float(np.sum(t)) + float(F @ half[sl])  # Σ (|δ| + σδ)/2
+            np.negative(t, out=t)
+            np.exp(t, out=t)  # e in (0, 1]
+            np.add(t, 1.0, out=hb)
+            np.log1p(t, out=t)
+            total[0] += float(np.sum(t))
+            np.reciprocal(hb, out=hb)  # h = sigmoid(|δ|)
+            np.subtract(hb, 0.5, out=t)
+            np.copysign(t, F, out=F)
+            F += half[sl]
+            F *= 1.0 / n
+            return F
+
+        g = rows.forms_adjoint((Phi[1] - Phi[0]) * k, weights) * k
+        self._scores_at = Phi.copy()
+        return total[0] / n, np.stack([-g, g])
+
+    def _data_linear(self, Phi: np.ndarray) -> tuple[float, np.ndarray]:
+        """(1/n) Σ_i ℓ_i and its gradient (C·K, m) in one pass; p kept for :meth:`hessp`."""
+        if self._binary:
+            return self._data_binary(Phi)
+        rows, k = self._linear_rows()
+        n, J = self.n, Phi.shape[0]
+        P = self._buffer("scores", (n, J))
+        lse = self._buffer("lse", (n,))
+        total = [0.0]
+
+        def weights(F: np.ndarray, sl: slice) -> np.ndarray:
+            target = self._target_flat[sl] - sl.start * J  # within the block
+            lb = self._softmax_block(F, sl, P[sl], lse[sl])
+            total[0] += float(np.sum(lb)) + float(np.sum(F.ravel()[target]))
+            np.negative(P[sl], out=F)  # dℓ/da = [j = target] − p, over n
+            F.ravel()[target] += 1.0
+            F /= n
+            return F
+
+        G = rows.forms_adjoint(Phi * k, weights) * k
+        self._scores_at = Phi.copy()
+        return total[0] / n, G
+
+    def _probs_linear(self, Phi: np.ndarray) -> np.ndarray:
+        """p at Φ, shape (n, C·K) (two classes: sigmoid(|δ|), shape (n,)), an array of the
+        caller's own (from the last objective at Φ)."""
+        at = getattr(self, "_scores_at", None)
+        if at is not None and np.array_equal(at, Phi) and "scores" in self._buffers:
+            self._scores_at = None
+            return self._buffers.pop("scores")  # the next objective allocates its own
+        if self._binary:
+            self._data_binary(Phi)
+            self._scores_at = None
+            return self._buffers.pop("scores")
+        rows, k = self._linear_rows()
+        P = np.empty((self.n, Phi.shape[0]))
+
+        def keep(F: np.ndarray, sl: slice) -> np.ndarray:
+            self._softmax_block(F, sl, P[sl])
+            F[:] = 0.0
+            return F
+
+        rows.forms_adjoint(Phi * k, keep)
+        return P
+
+    def _cached(self, Phi: np.ndarray, b: Any, reg: float) -> tuple[float, np.ndarray] | None:
+        """The value and gradient of the last call when it was at the same (Φ, b, modulus)."""
+        last = self._last
+        if last is None or last[2] != reg or not np.array_equal(last[0], Phi):
+            return None
+        if (b is None) != (last[1] is None) or (b is not None and not np.array_equal(
+                np.asarray(b, dtype=float).reshape(self.noise_shape), last[1])):
+            return None
+        return last[3], last[4]
+
     def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
         """J and ∇J (returned in the shape of ``theta``; flat in, flat out).
 
-        One fused, stable log-sum-exp / softmax on a work array reused across calls.
+        One fused, stable log-sum-exp / softmax on a work array reused across calls; on a
+        feature map linear in z, one pass over the rows. A repeated call at the same point
+        (a solver's last iterate, the release's residual check) returns the value computed.
         """
         shape = np.shape(theta)
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
-        A = np.asarray(self.space.forms(self.Z, Phi), dtype=float)  # (n, C·K)
-        W = self._buffer("scores", A.shape)
-        lse = self._softmax(A, W)  # W holds p
-        val = float(np.sum(lse) + np.sum(A.ravel()[self._target_flat])) / self.n
-        # dℓ/da_c = [c = y] − p_c, over n
-        np.negative(W, out=W)
-        W.ravel()[self._target_flat] += 1.0
-        W /= self.n
-        grad = self.space.adjoint(self.Z, W).reshape(self.noise_shape)
         reg = self.regularizer.lam + float(extra_reg)
+        hit = self._cached(Phi, b, reg)
+        if hit is not None:
+            return hit[0], hit[1].reshape(shape).copy()
+        if self._linear_map():
+            val, grad = self._data_linear(Phi)
+        else:
+            A = np.asarray(self.space.forms(self.Z, Phi), dtype=float)  # (n, C·K)
+            W = self._buffer("scores", A.shape)
+            lse = self._softmax(A, W)  # W holds p
+            val = float(np.sum(lse) + np.sum(A.ravel()[self._target_flat])) / self.n
+            # dℓ/da_c = [c = y] − p_c, over n
+            np.negative(W, out=W)
+            W.ravel()[self._target_flat] += 1.0
+            W /= self.n
+            grad = self.space.adjoint(self.Z, W).reshape(self.noise_shape)
         val += 0.5 * reg * float(np.sum(Phi * Phi))
         grad = grad + reg * Phi
+        bb = None
         if b is not None:
-            bb = np.asarray(b, dtype=float).reshape(self.noise_shape)
+            bb = np.array(b, dtype=float).reshape(self.noise_shape)
             val += float(np.vdot(bb, Phi)) / self.n
             grad = grad + bb / self.n
+        self._last = (Phi.copy(), bb, reg, val, grad.copy())
         return val, grad.reshape(shape)
 
     def hessp(self, theta: np.ndarray, extra_reg: float = 0.0
               ) -> Callable[[np.ndarray], np.ndarray]:
         """v -> ∇²J(θ) v: (1/n) Σ_i (diag p_i − p_i p_iᵀ) ⊗ z_iz_iᵀ applied, + (lam + Δ) v."""
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
-        _, P = self._probs(Phi)  # P is the closure's own (outlives later objective calls)
         reg = self.regularizer.lam + float(extra_reg)
+        if self._linear_map():
+            rows, k = self._linear_rows()
+            Pl = self._probs_linear(Phi)  # the closure's own (outlives later objective calls)
+            n = self.n
+            if self._binary:  # the difference direction, weight p_0 p_1 = h(1 − h), over n
+                Pl *= 1.0 - Pl
+                Pl /= n
+
+                def hv_binary(v: np.ndarray) -> np.ndarray:
+                    V = np.asarray(v, dtype=float).reshape(self.noise_shape)
+                    h = rows.forms_adjoint((V[1] - V[0]) * k, lambda S, sl: S * Pl[sl]) * k
+                    return (np.stack([-h, h]) + reg * V).reshape(np.shape(v))
+
+                return hv_binary
+
+            def weights(S: np.ndarray, sl: slice) -> np.ndarray:
+                Pb = Pl[sl]
+                S -= np.einsum("ij,ij->i", Pb, S)[:, None]
+                S *= Pb
+                S /= n
+                return S
+
+            def hv_linear(v: np.ndarray) -> np.ndarray:
+                V = np.asarray(v, dtype=float).reshape(self.noise_shape)
+                out = rows.forms_adjoint(V * k, weights) * k + reg * V
+                return out.reshape(np.shape(v))
+
+            return hv_linear
+        _, P = self._probs(Phi)  # P is the closure's own (outlives later objective calls)
 
         def hv(v: np.ndarray) -> np.ndarray:
             V = np.asarray(v, dtype=float).reshape(self.noise_shape)
@@ -440,6 +658,74 @@ class LargeMarginSoftmaxTemplate:
 
         return hv
 
+    def hessian(self, theta: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
+        """∇²J(θ) as a dense (p, p) matrix (capability ``"hessian"``: a feature map linear in z).
+
+        (1/n) Σ_i (diag p_i − p_i p_iᵀ) ⊗ (k ∘ ρ_i z_i)(k ∘ ρ_i z_i)ᵀ + (lam + Δ) I, from one
+        pass of weighted Gram matrices (one per pair of scores; one in all for two classes).
+        """
+        return self._hessian_on(theta, extra_reg, 1, bound=False)
+
+    def sampled_hessian(self, theta: np.ndarray, extra_reg: float = 0.0, *,
+                        bound: bool = False) -> np.ndarray:
+        """An estimate of ∇²J(θ) from every k-th record (capability ``"sampled_hessian"``).
+
+        :meth:`hessian` over the records S = {0, k, 2k, ...} (k up to 20, at least 100
+        records per coefficient), averaged over |S|. With ``bound`` the softmax weights
+        diag p − ppᵀ are replaced by a majorant at every θ (p_0 p_1 <= 1/4 for two classes,
+        (1/2) I otherwise: §11.1), for a safe first Newton step from any start. A solver
+        uses it for search directions only; the gradient is always exact.
+        """
+        return self._hessian_on(theta, extra_reg, max(1, self._sample_step), bound=bound)
+
+    def _hessian_on(self, theta: np.ndarray, extra_reg: float, step: int, *,
+                    bound: bool) -> np.ndarray:
+        """The (sampled, with ``step`` > 1) Hessian of the feature map linear in z."""
+        if not self._linear_map():
+            raise ParameterError(f"{type(self).__name__}: the dense Hessian is offered for a "
+                                 "feature map linear in z (structure='linear') only; use hessp.")
+        Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
+        J, m = Phi.shape
+        rows, k = self._linear_rows()
+        mask = self._logmask
+        if step > 1:
+            rows = rows.every(step)
+            mask = None if mask is None else mask[::step]
+        two = J == 2 and mask is None  # p_0 + p_1 = 1: one Gram, weight p_0 p_1
+        pairs = [(j, j2) for j in range(J) for j2 in range(j, J)]
+
+        def weights(F: np.ndarray, sl: slice) -> np.ndarray:
+            if bound:
+                return np.full((F.shape[0], 1), 0.25 if two else 0.5)
+            P = np.negative(F)
+            if mask is not None:
+                P += mask[sl]
+            softmax_rows(P)
+            if two:
+                return (P[:, 0] * P[:, 1])[:, None]
+            Wt = np.empty((F.shape[0], len(pairs)))
+            for i, (j, j2) in enumerate(pairs):
+                np.multiply(P[:, j], -P[:, j2], out=Wt[:, i])
+                if j == j2:
+                    Wt[:, i] += P[:, j]
+            return Wt
+
+        G = rows.forms_gram(Phi * k, weights) * (np.outer(k, k) / max(1, rows.n))
+        H = np.zeros((J, m, J, m))
+        if two:
+            H[0, :, 0, :] = H[1, :, 1, :] = G[0]
+            H[0, :, 1, :] = H[1, :, 0, :] = -G[0]
+        elif bound:  # (1/2) I ⊗ the Gram: a majorant of diag p − ppᵀ ⊗ the Gram
+            for j in range(J):
+                H[j, :, j, :] = G[0]
+        else:
+            for i, (j, j2) in enumerate(pairs):
+                H[j, :, j2, :] = G[i]
+                H[j2, :, j, :] = G[i].T
+        H = H.reshape(J * m, J * m)
+        H[np.diag_indices_from(H)] += self.regularizer.lam + float(extra_reg)
+        return H
+
     def residual(self, theta: np.ndarray, b: np.ndarray | None = None,
                  extra_reg: float = 0.0) -> float:
         """||∇J||_F (unconstrained) or the natural residual over the PSD cone."""
@@ -451,7 +737,8 @@ class LargeMarginSoftmaxTemplate:
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
         """μ + Δ + (1/2)·λ_max(M): the data Hessian is <= (1/2)·M (§11.1, §4.7)."""
         if self._gram_norm is None:
-            self._gram_norm = self.space.gram_operator_norm(np.asarray(self.Z))
+            Z = self.Z if isinstance(self.Z, AugmentedRows) else np.asarray(self.Z)
+            self._gram_norm = self.space.gram_operator_norm(Z)
         return self.regularizer.strong_convexity + float(extra_reg) + 0.5 * self._gram_norm
 
     def distance_bound(self, residual: float, mu: float) -> float:

@@ -305,3 +305,61 @@ def test_linear_fit_reads_dense_rows_in_place():
     rows = _implicit_rows(X, 1.0, 0.25, outside, "M")
     assert not np.any(rows.matrix[:3]) and np.all(rows.matrix[3:, -1] == 0.25)
     assert _implicit_rows(X * 1e120, 1.0, 0.25, outside, "M") is None  # products could overflow
+
+
+def test_every_kth_row_of_each_operator():
+    from dpconvex.data.operators import ScaledRows
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(23, 4)) * (rng.uniform(size=(23, 4)) < 0.5)
+    s, t = rng.uniform(size=23), rng.normal(size=23)
+    dense = DenseRows(X).every(5)
+    assert np.shares_memory(dense.X, X) and np.array_equal(dense.matrix, X[::5])
+    assert np.array_equal(CSRRows(sp.csr_array(X)).every(5).matrix.toarray(), X[::5])
+    for base in (DenseRows(X), CSRRows(sp.csr_array(X))):
+        sub = ScaledRows(base, s, t).every(5)
+        M = np.column_stack([X * s[:, None], t])[::5]
+        got = sub.matrix.toarray() if sp.issparse(sub.matrix) else sub.matrix
+        np.testing.assert_allclose(got, M, rtol=0, atol=1e-15)
+        d = rng.uniform(size=sub.n)
+        np.testing.assert_allclose(sub.weighted_gram(d), M.T @ (M * d[:, None]), rtol=1e-12)
+
+
+def test_one_row_broadcast_is_kept_as_is():
+    """A plan's shape-only rows (one zero row broadcast): compact keeps the view."""
+    Z = np.broadcast_to(0.0, (100_000, 3))
+    ops = DenseRows(Z).compact()
+    assert isinstance(ops, DenseRows) and ops.X.strides[0] == 0
+
+
+def test_blocked_gram_with_mostly_zero_weights_reads_only_their_rows():
+    """Rows with d_i = 0 add exact zeros: skipping them leaves the Gram matrix as it is."""
+    from dpconvex.data.operators import ScaledRows, _gram_rows
+
+    rng = np.random.default_rng(0)
+    n, p = 3000, 200
+    assert n > 2 * _gram_rows(p + 1)  # several blocks
+    X = rng.normal(size=(n, p))
+    s, t = rng.uniform(size=n), rng.normal(size=n)
+    d = rng.uniform(size=n) * (rng.uniform(size=n) < 0.2)  # 80% zeros
+    M = np.column_stack([X * s[:, None], t])
+    np.testing.assert_allclose(ScaledRows(DenseRows(X), s, t).weighted_gram(d),
+                               M.T @ (M * d[:, None]), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(DenseRows(X).weighted_gram(d), X.T @ (X * d[:, None]),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_finiteness_is_checked_without_an_n_by_p_mask():
+    X = np.ones((200_000, 10))  # a boolean mask of it would take 2 MB
+    tracemalloc.start()
+    try:
+        check_array(X, "demo")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20, f"peak {peak / 2**20:.1f} MB"
+    big = np.full((4, 3), 1e308)  # finite entries whose sum overflows
+    assert check_array(big, "demo") is not None
+    big[3, 2] = np.nan
+    with pytest.raises(DataValidationError, match="NaN or infinite"):
+        check_array(big, "demo")

@@ -344,3 +344,39 @@ def test_sparse_rows_give_the_dense_release(kw):
         assert np.allclose(est.counts_, counts, rtol=0, atol=1e-12)
         assert est.within_class_var_ == pytest.approx(var, rel=1e-12)
         assert np.allclose(est.predict_proba(fmt(X)), proba, rtol=0, atol=1e-12)
+
+
+def test_the_class_sums_hold_no_copy_of_dense_rows():
+    """u is built and summed block by block: the fit's peak stays below half the rows."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200_000, 20)) / 3  # 32 MB; some rows above the bound are clipped
+    y = rng.integers(0, 3, size=200_000)
+    est = dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1, 2], random_state=0)
+    est.fit(X[:100], y[:100])
+    tracemalloc.start()
+    try:
+        est.fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.5 * X.nbytes, f"peak {peak / 2**20:.1f} MB"
+
+
+@pytest.mark.parametrize("row_norm", ["unit", "none"])
+def test_block_sums_give_the_one_block_release(monkeypatch, row_norm):
+    """The release from many blocks equals that of one block (up to summation order)."""
+    from dpconvex.estimators import centroids
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 4))
+    y = np.array(["a", "b", "c", "z"])[rng.integers(0, 4, size=500)]  # "z": outside the set
+
+    def fit() -> np.ndarray:
+        return dp.PrivateGaussianCentroid(epsilon=1.0, classes=["a", "b", "c"], row_norm=row_norm,
+                                          unknown_labels="ignore", random_state=0).fit(X, y).means_
+
+    one = fit()
+    monkeypatch.setattr(centroids, "_SUM_BLOCK_ENTRIES", 35)  # blocks of 7 rows
+    np.testing.assert_allclose(fit(), one, rtol=0, atol=1e-12)

@@ -237,3 +237,40 @@ def test_sparse_rows_for_every_learner(epsilon, learner):
         sparse = clone(clf).fit(sp.csr_array(X), y)
     assert dense.learner_ == sparse.learner_ == learner
     assert np.allclose(dense.predict_proba(X), sparse.predict_proba(sp.csc_matrix(X)), atol=1e-9)
+
+
+def test_the_noise_checks_read_one_broadcast_row(monkeypatch):
+    """Each candidate's shape-only problem keeps the plan's one zero row as a view: its
+    clipping, CSR test and label signs work on that row and on n factors, not on n x p."""
+    from dpconvex.data import preprocess
+    from dpconvex.estimators import front_door as fd
+
+    normed = []
+    norms = preprocess.row_norms
+    monkeypatch.setattr(preprocess, "row_norms", lambda X: normed.append(len(X)) or norms(X))
+    n, d = 50_000, 20
+    door = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1])
+    centroid = door._make(fd.CENTROID, objective=True)
+    template = centroid.prepare_shape(centroid.plan(n, 2, d)).template
+    assert template.X.shape == (n, d) and template.X.strides[0] == 0
+    assert normed == [1], "the clip read more than the one broadcast row"
+    huber = door._make(fd.LINEAR, objective=True)
+    template = huber.prepare_shape(huber.plan(n, 2, d)).template
+    assert (template.n, template.p) == (n, d + 1) and template._ops.base.X.strides[0] == 0
+
+
+@pytest.mark.slow
+def test_a_fit_imports_neither_the_searches_nor_the_accountants():
+    """A front-door fit loads what it uses: no scikit-learn model_selection (the searches),
+    no dp_accounting (noisy gradient descent's accountant), no schema module."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, dpconvex\n"
+            "rng = np.random.default_rng(0); X = rng.normal(size=(300, 4)) / 3\n"
+            "dpconvex.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0)"
+            ".fit(X, (X[:, 0] > 0).astype(int))\n"
+            "print(sorted(m for m in ('sklearn.model_selection', 'dp_accounting', "
+            "'dpconvex.data.schema') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

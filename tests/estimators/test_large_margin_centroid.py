@@ -239,7 +239,10 @@ def test_dask_equals_in_memory(client, kw):
     dsk = _lm(**kw).fit(da.from_array(X, chunks=(100, 3)), da.from_array(y, chunks=100))
     assert dsk.certificate_.mechanism == mem.certificate_.mechanism
     assert dsk.certificate_.quantities == mem.certificate_.quantities
-    np.testing.assert_allclose(dsk.Phi_, mem.Phi_, rtol=0, atol=1e-8)
+    # two solves to ||grad J|| <= 1e-8 (the native tolerance), each within 1e-8/mu of the
+    # minimizer; the in-memory and Dask backends take different steps (dense Newton, CG)
+    mu = mem.certificate_.quantities.get("strong convexity mu", 1.0)
+    np.testing.assert_allclose(dsk.Phi_, mem.Phi_, rtol=0, atol=max(1e-8, 4e-8 / mu))
     Xt = da.from_array(X[:120], chunks=50)
     np.testing.assert_array_equal(dsk.predict(Xt), mem.predict(X[:120]))
     cert = _lm(**kw).certify(da.from_array(X, chunks=(100, 3)), y)

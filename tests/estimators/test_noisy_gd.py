@@ -487,3 +487,71 @@ def test_mechanism_refuses_steps_above_the_cap():
                                                random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def _labelled_copy_release(X: np.ndarray, y: np.ndarray, seed: int, **kw) -> np.ndarray:
+    """The run on an explicit labelled, clipped copy of the rows (the array path of NoisyGD.run)."""
+    from dpconvex import Budget, release
+    from dpconvex.objectives import Logistic
+    from dpconvex.privacy.mechanisms import get_mechanism
+    from dpconvex.templates.risk import EmpiricalRiskTemplate
+
+    Xc = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
+    Xc = np.hstack([Xc, np.ones((len(y), 1))])
+    template = EmpiricalRiskTemplate(Logistic(), math.sqrt(2.0), Xc, np.where(y == 1, 1.0, -1.0))
+    mech = get_mechanism("noisy_gd", **kw)
+    return release(template, mech, Budget(1.0, 1e-5), rng=seed).theta
+
+
+def test_the_fit_reads_the_rows_in_place_and_releases_what_a_copy_would():
+    """The template's rows are X itself (clip, intercept and labels as per-row factors)."""
+    from dpconvex.data.operators import ScaledRows
+
+    X, y = _separable(300, 5)
+    X[:7] *= 3.0  # rows above the bound: clipped by their factor, not on a copy
+    kw = dict(steps=25, clip=0.7, accounting="rdp")
+    est = NoisyGradientDescent(epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=4, **kw)
+    prep = est.prepare(X, y, est.plan(300, 2, 5))
+    assert isinstance(prep.template.X, ScaledRows) and np.shares_memory(prep.template.X.base.X, X)
+    est.fit(X, y)
+    theta = _labelled_copy_release(X, y, 4, **kw)
+    np.testing.assert_allclose(est.coef_[0], theta[:5], rtol=1e-9, atol=1e-12)
+    assert est.intercept_[0] == pytest.approx(theta[5], rel=1e-9, abs=1e-12)
+
+
+def test_the_fit_holds_no_copy_of_the_rows():
+    """Extra memory O(n + p): far below the 8 n p bytes of one copy of X."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 40)) / 8.0
+    y = (X[:, 0] > 0).astype(int)
+    est = NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=3, accounting="rdp", classes=[0, 1],
+                               random_state=0)
+    tracemalloc.start()
+    try:
+        est.fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.25 * X.nbytes, peak / X.nbytes
+
+
+def test_steps_rule_is_the_measured_slope_with_the_cap():
+    """T = ceil(1.3 c n mu) for the logistic loss (c = 1/4) in [20, 1000], c the curvature bound."""
+    from dpconvex.objectives import HuberHinge, Logistic
+    from dpconvex.privacy.accounting.gaussian import gdp_mu
+    from dpconvex.privacy.budget import Budget
+    from dpconvex.privacy.mechanisms.noisy_gd import clip_rule, steps_rule
+
+    q = math.sqrt(2.0)
+    C = clip_rule(Logistic(), q)[0]
+    for n, eps, delta in [(1000, 1.0, 1e-6), (546, 0.5, 1.0 / 546**2), (5_000, 1.0, 1e-5)]:
+        T, note = steps_rule(Logistic(), n, q, Budget(eps, delta), C)
+        assert T == min(1000, max(20, math.ceil(0.325 * n * gdp_mu(eps, delta) * (1 - 1e-12))))
+        assert note.startswith(f"steps T = {T} by the public rule")
+    assert steps_rule(Logistic(), 10**6, q, Budget(1.0, 1e-8), C)[0] == 1000  # the cap
+    assert steps_rule(Logistic(), 50, q, Budget(0.1, 1e-4), C)[0] == 20  # the floor
+    # the travel form carries the loss: Huber (h = 0.5, c = 1) takes 1.3 n mu
+    T = steps_rule(HuberHinge(0.5), 300, q, Budget(1.0, 1e-5), clip_rule(HuberHinge(0.5), q)[0])[0]
+    assert T == math.ceil(1.3 * 300 * gdp_mu(1.0, 1e-5) * (1 - 1e-12))

@@ -160,3 +160,56 @@ def test_each_product_reads_the_rows_once(monkeypatch):
     np.testing.assert_allclose([val, *grad], [ref_val, *ref_grad], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(H, ref_H, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(Hv, ref_H @ v, rtol=1e-12, atol=1e-14)
+
+
+def _many_rows(n=4000, p=5, seed=0):
+    """Dense rows of norm <= 1, n >= 800 p: the template offers its sampled Hessian."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    y = np.where(X @ rng.normal(size=p) + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda lo: lo.name)
+def test_the_sampled_hessian_is_that_of_every_kth_row(loss):
+    X, y = _many_rows()
+    t = LinearERMTemplate(loss, 1e-3, 1.0, X, y)
+    assert "sampled_hessian" in t.capabilities
+    w = np.random.default_rng(1).normal(size=5)
+    Xs, ys = X[::8], y[::8]  # n // (100 p) = 8 rows apart
+    m = ys * (Xs @ w)
+    ref = Xs.T @ (Xs * loss.deriv2(m)[:, None]) / len(ys) + 3e-3 * np.eye(5)
+    np.testing.assert_allclose(t.sampled_hessian(w, 2e-3), ref, rtol=1e-12, atol=1e-15)
+    bound = loss.curvature * Xs.T @ Xs / len(ys) + 3e-3 * np.eye(5)
+    np.testing.assert_allclose(t.sampled_hessian(w, 2e-3, bound=True), bound, rtol=1e-12)
+
+
+def test_few_rows_per_coefficient_offer_no_sampled_hessian():
+    X, y = _many_rows(n=3000)  # 3000 // (100 p) = 6 < 8: a full Gram costs little here
+    assert "sampled_hessian" not in LinearERMTemplate(Logistic(), 1e-3, 1.0, X, y).capabilities
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=lambda lo: lo.name)
+def test_sampled_newton_steps_reach_the_minimizer_of_the_full_objective(loss):
+    """Directions from sampled Hessians, exact gradients: the stopping rule is unchanged."""
+    X, y = _many_rows()
+    t = LinearERMTemplate(loss, 1e-3, 1.0, X, y)
+    b = np.random.default_rng(2).normal(size=5)
+    r = solve(t, b, 0.0)
+    assert r.info["sampled_newton_steps"] >= 1 and r.info["lbfgs_phases"] == 0
+    assert r.residual <= 1e-8
+    ref = minimize_smooth(lambda w: t.objective(w, b, 0.0), lambda w: t.hessian(w, 0.0),
+                          np.zeros(5), tol=1e-10)
+    assert ref.info["sampled_newton_steps"] == 0
+    assert np.max(np.abs(r.x - ref.x)) <= 2 * 1e-8 / 1e-3
+
+
+def test_sampled_newton_hands_over_to_lbfgs_when_its_directions_fail(monkeypatch):
+    """A sampled Hessian that gives no descent direction: L-BFGS and the polish finish."""
+    X, y = _many_rows()
+    t = LinearERMTemplate(Logistic(), 1e-3, 1.0, X, y)
+    monkeypatch.setattr(t, "sampled_hessian", lambda w, extra_reg=0.0, bound=False: -np.eye(5))
+    r = solve(t, np.ones(5), 0.0)
+    assert r.info["sampled_newton_steps"] == 0 and r.info["lbfgs_phases"] >= 1
+    assert r.residual <= 1e-8

@@ -128,3 +128,59 @@ def test_apg_takes_its_projection_from_the_caller():
     # with the identity it is unconstrained gradient descent on a quadratic
     free = apg(fg, np.zeros_like(A), project=lambda x: x, mu=mu, L0=mu, tol=1e-12)
     np.testing.assert_allclose(free.x, A - B / mu, atol=1e-10)
+
+
+def test_apg_step_follows_the_local_curvature():
+    """An initial L 10⁴ times the curvature: the step lengthens to the curvature within a few
+    iterations, so the solve takes tens of iterations, not the thousands of a step fixed at 1/L0."""
+    rng = np.random.default_rng(8)
+    A, B = _sym(rng, (2, 6, 6)), _sym(rng, (2, 6, 6))
+    a = 0.01
+
+    def fg(P):
+        return 0.5 * a * float(np.sum((P - A) ** 2)) + float(np.sum(B * P)), a * (P - A) + B
+
+    res = accelerated_projected_gradient(fg, np.zeros_like(A), mu=a, L0=1e4 * a, tol=1e-10)
+    assert res.status == SolveStatus.OPTIMAL and res.iterations <= 40
+    np.testing.assert_allclose(res.x, project_psd(A - B / a), atol=1e-8)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e9])
+def test_apg_reads_the_curvature_from_gradients_below_value_rounding(offset):
+    """Near the minimizer J(x⁺) − J(y) is below the rounding of J (worse with a large constant
+    in J): the curvature is then read from the gradients, and the solve still reaches a residual
+    of 1e-11 instead of stalling on step sizes chosen from rounding noise."""
+    rng = np.random.default_rng(7)
+    A = _sym(rng, (2, 6, 6))
+    H = rng.uniform(0.05, 2.0, size=A.shape)
+    H = 0.5 * (H + np.swapaxes(H, -1, -2))
+
+    def fg(P):
+        D = P - A
+        return offset + 0.5 * float(np.sum(H * D * D)), H * D
+
+    res = accelerated_projected_gradient(fg, np.zeros_like(A), mu=0.05, L0=10.0, tol=1e-11,
+                                         max_iter=200)
+    assert res.status == SolveStatus.OPTIMAL and res.residual <= 1e-11
+
+
+def test_large_margin_first_step_reads_no_rows(monkeypatch):
+    """The pairwise template's initial Lipschitz estimate is its public bound μ + Δ + 2cC (no
+    power iteration over the rows); with an extra term (no declared constant) it is estimated."""
+    from dpconvex.data.preprocess import augment_and_scale
+    from dpconvex.objectives.terms import psi_frobenius
+    from dpconvex.templates import LargeMarginGaussianTemplate
+
+    rng = np.random.default_rng(9)
+    Z = augment_and_scale(rng.normal(size=(40, 3)) / 3.0, data_norm=1.0)
+    y = np.arange(40) % 3
+    template = LargeMarginGaussianTemplate(Z, y, n_classes=3, lam=0.1)
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("the rows were read")
+
+    monkeypatch.setattr(template.space, "gram_operator_norm", no_pass)
+    assert template.lipschitz_bound(0.05) == pytest.approx(0.1 + 0.05 + 2.0 * 1.0 * 3)
+    with_term = LargeMarginGaussianTemplate(Z, y, n_classes=3, lam=0.1,
+                                            extra_terms=[psi_frobenius(0.1, 2)])
+    assert 0.15 < with_term.lipschitz_bound(0.05) < 0.15 + 6.0

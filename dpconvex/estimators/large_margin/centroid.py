@@ -32,6 +32,7 @@ References
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -53,9 +54,10 @@ from ...privacy.rules.large_margin import (
     uses_centroid,
 )
 from ...privacy.rules.mechanism import AUTO_MECHANISMS
+from ...templates.large_margin_rows import AugmentedRows
 from ..centroids import PrivateGaussianCentroid, prior_penalty
 
-__all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "centroid_mechanism", "certify_centroid",
+__all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "certify_centroid",
            "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows", "phi_from_means",
            "prepared_rows", "row_notes", "uses_centroid"]
 
@@ -94,6 +96,47 @@ def clip_and_map(est: Any, X: Any) -> tuple[Any, int]:
         return normalize_rows(X, q), int(np.count_nonzero(row_norms(X) > q))
     Xc, n_clipped = clip_rows(X, q)
     return map_rows(est, Xc), n_clipped
+
+
+#: Row norms (nonzero) for which :func:`augmented_rows` applies the factors inside the products.
+_LEAN_NORMS = (1e-100, 1e100)
+
+
+def augmented_rows(est: Any, X: Any, outside: np.ndarray) -> tuple[AugmentedRows, int] | None:
+    """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
+
+    The maps of :func:`clip_and_map`, the appended constant of
+    :func:`~dpconvex.data.preprocess.augment_and_scale` and the zero record of a label
+    outside the public set (``outside``) are per-row factors: s_i = q/‖x_i‖ (``row_norm=
+    "unit"``, 0 for a zero row) or min(1, q/‖x_i‖), over r = sqrt(q² + 1), and c_i = 1/r;
+    s_i = c_i = 0 outside. Each reads the record and public constants only. Returns the
+    records and how many rows the clip scales down (records outside not counted), or None
+    when the rows are not a dense float64 array or a nonzero row norm lies outside
+    [1e-100, 1e100] (the products x·w, taken before the factor s_i, could then overflow or
+    underflow): :func:`clip_and_map` handles those rows on a copy.
+    """
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float64:
+        return None
+    q = float(est.data_norm)
+    norms = row_norms(X)
+    over = norms > q
+    with np.errstate(divide="ignore", over="ignore"):
+        s = q / norms  # inf for a zero row
+    if resolved_row_norm(est) == "unit":
+        s[norms == 0.0] = 0.0
+    else:
+        np.minimum(s, 1.0, out=s)  # q/‖x‖ above q, else 1 (zero rows too)
+    if not (np.all((norms == 0.0) | ((norms >= _LEAN_NORMS[0]) & (norms <= _LEAN_NORMS[1])))
+            and np.all(np.isfinite(s))):
+        return None
+    inv_r = 1.0 / math.sqrt(q * q + 1.0)
+    s *= inv_r
+    c = np.full(X.shape[0], inv_r)
+    if np.any(outside):
+        s[outside] = 0.0
+        c[outside] = 0.0
+        over &= ~outside
+    return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 
 def row_notes(est: Any) -> list[str]:

@@ -40,7 +40,7 @@ from ...objectives.regularizers import Frobenius
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, build_mechanism
 from ...privacy.release import release
-from ...privacy.rules.large_margin import is_centroid
+from ...privacy.rules.large_margin import is_centroid, resolved_structure
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import FitPlan, Prepared, PrivateEstimator
@@ -48,7 +48,7 @@ from ..ovr import check_plan_shape
 from . import centroid as lmc
 from . import options as lmo
 from .components import assign_components
-from .learners import CENTROID_LEARNER, choose_learner, learner_of, objective_part
+from .learners import CENTROID_LEARNER, SOFTMAX_LEARNER, choose_learner, learner_of, objective_part
 
 __all__ = ["PrivateLargeMarginGaussian"]
 
@@ -352,6 +352,21 @@ default="auto"
             Z[labels.outside] = 0.0
         return Z
 
+    def _train_rows(self, Xv: np.ndarray, labels: LabelSet, plan: FitPlan, K: int
+                    ) -> tuple[Any, Any, int]:
+        """(the template's records z, the rows for the component assignment, rows clipped).
+
+        The softmax template on the feature map linear in z with one component per class
+        reads the validated rows in place (:func:`~.centroid.augmented_rows`: no copy of
+        X); every other learner gets the clipped, mapped copy and z as an array.
+        """
+        if plan.learner == SOFTMAX_LEARNER and K == 1 and resolved_structure(self) == "linear":
+            lean = lmc.augmented_rows(self, Xv, labels.outside)
+            if lean is not None:  # K = 1: the assignment reads the rows' shape only
+                return lean[0], Xv, lean[1]
+        Xc, n_clipped = lmc.clip_and_map(self, zero_rows(Xv, labels.outside))
+        return None, Xc, n_clipped
+
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
                 n_classes: int | None = None, n_features: int | None = None) -> Certificate:
         """The certificate of a fit, without training: no noise drawn, nothing charged.
@@ -372,9 +387,10 @@ default="auto"
         plan = self._plan(Xv.shape[0], max(2, C), Xv.shape[1])
         if plan.learner == CENTROID_LEARNER:
             return lmc.certify_centroid(self, lmc.prepared_rows(self, Xv), y)
-        Xc = lmc.prepared_rows(self, Xv)
+        Z, Xc, _ = self._train_rows(Xv, labels, plan, K)
         comps = np.zeros(len(labels.index), dtype=np.int64)
-        template = lmo.build_template(self, self._train_z(Xc, labels), labels.index, comps, C, K,
+        template = lmo.build_template(self, self._train_z(Xc, labels) if Z is None else Z,
+                                      labels.index, comps, C, K,
                                       "(certify: not assigned)", plan.mechanism,
                                       objective_part(plan), lam=plan.lam)
         cert = release(template, plan.mechanism, objective_part(plan), dry_run=True).certificate
@@ -426,7 +442,7 @@ default="auto"
         check_plan_shape(plan, Xv.shape, type(self).__name__)
         y_idx, classes = labels.index, labels.classes
         q = float(self.data_norm)
-        Xc, n_clipped = lmc.clip_and_map(self, zero_rows(Xv, labels.outside))
+        Z, Xc, n_clipped = self._train_rows(Xv, labels, plan, K)
         note_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
         meta = {"classes": classes, "C": C, "K": K, "d": Xv.shape[1], "n": len(y_idx),
                 "label_note": labels.assumption, "y": y}
@@ -447,7 +463,8 @@ default="auto"
             n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
         mech = plan.mechanism
         template = lmo.build_template(
-            self, self._train_z(Xc, labels), y_idx, assign.components, C, K, assign.description,
+            self, self._train_z(Xc, labels) if Z is None else Z, y_idx, assign.components, C, K,
+            assign.description,
             mech, lmo.objective_budget(self, mech, assign.epsilon, len(y_idx)), lam=plan.lam)
         reusable = K == 1 or assign.method == "nearest_public_center"
         return Prepared(template=template, reusable=reusable, meta={**meta, "assign": assign})

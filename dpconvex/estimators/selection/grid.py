@@ -55,6 +55,7 @@ from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
 from ...templates.selection import SelectionTemplate
+from .rows import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
 
@@ -224,6 +225,13 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
        ``lam="auto"`` and to :class:`dpconvex.estimators.selection.random.PrivateRandomSearch`;
        for Λ, prefer ``lam="auto"`` without tuning.
 
+    Rows in memory (dense or SciPy sparse, as the estimator takes them) or a Dask
+    array or DataFrame of numeric columns (for an estimator with a Dask backend): each
+    part's rows are then taken per chunk on the workers, never collected, and the
+    mistakes counted from predictions made per chunk
+    (:mod:`dpconvex.estimators.selection.rows`); the split, the
+    noise and the accounting are those of rows in memory.
+
     Parameters
     ----------
     estimator : estimator
@@ -374,8 +382,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         # the ledger is checked (and the budget held) before the data are read
         with reserve_budget(self.accountant, epsilon, delta_req, owner) as hold:
 
-            Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
-            yv = check_labels(y, Xv.shape[0], owner)
+            Xv, yv = check_rows(X, y, owner, self.estimator)  # Dask rows stay on the workers
             if public:
                 Xp, yp = self._public_set(owner, Xv.shape[1])
             n = Xv.shape[0]
@@ -387,6 +394,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                     "candidates or more data."
                 )
             parts = np.array_split(rng.permutation(n), k)
+            rows = Parts(Xv, yv, parts)
             if auto:  # Λ_auto for the smallest part (public: n, d, ε only)
                 candidates = _check_param_grid(
                     auto_lam_grid(self.estimator, n // k, Xv.shape[1], epsilon, owner),
@@ -410,7 +418,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 est.set_params(**params, **overrides_base)
                 with assign_noise({owner_i: children[i] for owner_i in self._noise_owners(est)},
                                   seeded=noise.seeded):
-                    est.fit(Xv[parts[i]], yv[parts[i]])
+                    est.fit(*rows[i])
                 cert = _find_certificate(est)
                 if not cert.private:
                     raise PrivacyError(
@@ -422,7 +430,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 certs.append(cert)
 
             if public:
-                z = np.array([int(np.sum(np.asarray(mod.predict(Xp)) != yp)) for mod in models])
+                z = np.array([mistakes(mod, Xp, yp) for mod in models])
                 best = int(np.argmin(z))
                 sel_cert = Certificate(
                     mechanism="selection on a public validation set (argmin of mistakes)",
@@ -432,8 +440,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                     quantities={"validation size": int(yp.shape[0])},
                 )
             else:
-                Xval, yval = Xv[parts[-1]], yv[parts[-1]]
-                z = np.array([int(np.sum(np.asarray(mod.predict(Xval)) != yval)) for mod in models])
+                Xval, yval = rows[k - 1]
+                z = np.array([mistakes(mod, Xval, yval) for mod in models])
                 sel = release(SelectionTemplate(-z.astype(float), 1.0, int(parts[-1].size)),
                               "exponential", Budget(epsilon), None, rng, seeded=noise.seeded)
                 best, sel_cert = int(sel.theta[0]), sel.certificate
@@ -478,11 +486,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 f"{owner}.certify needs a dpconvex estimator with one 'epsilon' parameter and a "
                 f"certify() method; got {type(self.estimator).__name__}. Call fit instead."
             )
-        Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
-        yv = check_labels(y, Xv.shape[0], owner)
+        Xv, yv = check_rows(X, y, owner, self.estimator)
         public = self.public_validation is not None
         m = len(candidates)
         parts = np.array_split(np.arange(Xv.shape[0]), m if public else m + 1)
+        rows = Parts(Xv, yv, parts)
         if auto:
             candidates = _check_param_grid(auto_lam_grid(
                 self.estimator, Xv.shape[0] // len(parts), Xv.shape[1], epsilon, owner),
@@ -492,7 +500,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             est = clone(self.estimator).set_params(
                 **params, **{eps_keys[0]: epsilon},
                 **{key: unknown for key in self._keys("unknown_labels")})
-            certs.append(est.certify(Xv[parts[i]], yv[parts[i]]))
+            certs.append(est.certify(*rows[i]))
         if public:
             sel = Certificate(mechanism="selection on a public validation set (argmin of mistakes)",
                               epsilon_requested=0.0, epsilon=0.0, private=True)

@@ -46,18 +46,17 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.utils import get_tags
 
 from ..._random import assign_noise
 from ..._validation import check_float, feature_names_of, with_feature_names
-from ...data.labels import check_labels, check_unknown_labels, encode_labels, one_label_warning
-from ...data.validation import check_array
+from ...data.labels import check_unknown_labels, encode_labels, one_label_warning
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import SEEDED
 from .grid import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
+from .rows import Parts, check_rows, mistakes
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -160,6 +159,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     mistake count); after a random number K of runs the best-scoring model is
     released. Unlike :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch` (CMS Alg. 4) no
     candidate is confined to 1/(m+1) of the rows; the price is ε₁ < ε per run.
+    Dask rows are split per chunk on the workers as in
+    :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`.
 
     Parameters
     ----------
@@ -307,8 +308,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         noise = self._noise(owner)
         rng = noise.rng
         with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
-            Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
-            yv = check_labels(y, Xv.shape[0], owner)
+            Xv, yv = check_rows(X, y, owner, self.estimator)  # Dask rows stay on the workers
             n = Xv.shape[0]
             n_val = int(math.ceil(frac * n))
             if n_val < 1 or n - n_val < 2:
@@ -329,7 +329,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             if self._keys("classes"):  # refuses a label outside it ("raise") before any run
                 labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
                 overrides.update({key: list(labels.classes) for key in self._keys("classes")})
-            Xt, yt, Xval, yval = Xv[train], yv[train], Xv[val], yv[val]
+            split = Parts(Xv, yv, [train, val])
+            (Xt, yt), (Xval, yval) = split[0], split[1]
             k_runs = reps.sample(rng)  # public randomness; never stored or released
             best: tuple[float, int, Any, Certificate] | None = None
             for _ in range(k_runs):
@@ -347,7 +348,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         f"(epsilon, delta) = ({cert.epsilon:g}, {cert.delta:g}), not within the "
                         f"per-run budget ({eps1:g}, 0) ({cert.mechanism}). Random-repetition "
                         "selection needs pure epsilon-DP private candidates.")
-                z = int(np.sum(np.asarray(est.predict(Xval)) != yval))
+                z = mistakes(est, Xval, yval)
                 score = -float(z + discrete_laplace(eps1, rng)) + float(rng.uniform())
                 if best is None or score > best[0]:
                     best = (score, i, est, cert)
@@ -443,8 +444,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         if not hasattr(self.estimator, "certify"):
             raise ParameterError(f"{owner}.certify needs a dpconvex estimator with a certify() "
                                  f"method; got {type(self.estimator).__name__}. Call fit instead.")
-        Xv = check_array(X, owner, accept_sparse=get_tags(self.estimator).input_tags.sparse)
-        yv = check_labels(y, Xv.shape[0], owner)
+        Xv, yv = check_rows(X, y, owner, self.estimator)
         n = Xv.shape[0]
         n_val = int(math.ceil(frac * n))
         idx = np.arange(n_val, n)
@@ -452,5 +452,5 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         est = clone(self.estimator).set_params(
             **cands[0], **{self._keys("epsilon")[0]: eps1},
             **{key: self.unknown_labels for key in self._keys("unknown_labels")})
-        run_cert = est.certify(Xv[idx], yv[idx])
+        run_cert = est.certify(*Parts(Xv, yv, [idx])[0])
         return self._certificate(epsilon, eps1, reps, run_cert, len(cands), [idx.size, n_val])

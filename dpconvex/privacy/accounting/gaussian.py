@@ -23,16 +23,18 @@ import functools
 import math
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-import dp_accounting
 import numpy as np
-from dp_accounting import pld, rdp
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from ..._validation import check_float, check_int, check_option
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
+
+if TYPE_CHECKING:
+    import dp_accounting
 
 __all__ = [
     "ACCOUNTING",
@@ -88,6 +90,9 @@ def _dp_accounting_version() -> str:
 
 
 def _make_accountant(accounting: str) -> dp_accounting.PrivacyAccountant:
+    import dp_accounting  # on first use: importing it costs more than most fits
+    from dp_accounting import pld, rdp
+
     add_remove = dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
     if accounting == "rdp":
         return rdp.RdpAccountant(orders=list(RDP_ORDERS), neighboring_relation=add_remove)
@@ -196,6 +201,8 @@ def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: flo
     check_option("accounting", accounting, ACCOUNTING, "gaussian_composition_epsilon")
     if accounting == "pld":
         check_pld_size(noise_multiplier, steps)
+    import dp_accounting
+
     acc = _make_accountant(accounting)
     acc.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.GaussianDpEvent(float(noise_multiplier)), int(steps)))

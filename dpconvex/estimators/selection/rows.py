@@ -1,0 +1,104 @@
+"""The rows of a private selection: checked once, cut into disjoint parts, scored.
+
+Both searches split the n rows by a random permutation drawn independently of the
+data (docs/privacy.md §6.2) and read part j only through :class:`Parts`. Rows in
+memory (dense or SciPy sparse) are indexed as usual. A Dask collection is never
+brought into memory: :func:`dpconvex.data.dask_rows.split_rows` selects each part's
+rows per chunk on the workers, in their order in X, and the labels (a vector of
+length n, on the driver as for every Dask fit) are cut the same way. A part holds
+the same set of records either way, so a candidate fitted on it is the in-memory
+candidate up to the order of the sums. Validation mistakes on Dask rows are
+counted from the released model's predictions per chunk (post-processing of the
+release); the n_val predicted labels come back, the rows stay on the workers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils import get_tags
+
+from ..._validation import is_dask_collection
+from ...data.labels import check_labels
+from ...data.validation import check_array, computed
+from ...errors import DataValidationError
+
+__all__ = ["Parts", "check_rows", "mistakes", "predicted"]
+
+
+def check_rows(X: Any, y: Any, owner: str, estimator: Any) -> tuple[Any, np.ndarray]:
+    """(rows, labels) checked once: rows in memory as ``check_array`` gives them, or a
+    float64 Dask array (never computed); the labels as a vector of length n."""
+    Xv = check_array(X, owner, accept_sparse=get_tags(estimator).input_tags.sparse,
+                     accept_dask=True)
+    return Xv, check_labels(computed(y), Xv.shape[0], owner)
+
+
+def _predict_block(model: Any, B: np.ndarray) -> np.ndarray:
+    return np.asarray(model.predict(B))
+
+
+class Parts:
+    """Disjoint parts of the rows, part j given by the row indices ``index[j]``.
+
+    Parameters
+    ----------
+    X : ndarray, sparse matrix or dask.array.Array of shape (n, p)
+        Rows from :func:`check_rows`.
+    y : ndarray of shape (n,)
+    index : list of ndarray
+        Disjoint row indices, one array per part (independent of the data).
+
+    Attributes
+    ----------
+    sizes : list of int
+        Rows per part (public: they depend on n only).
+    """
+
+    def __init__(self, X: Any, y: np.ndarray, index: list[np.ndarray]):
+        self.X, self.y, self.index = X, y, index
+        self.sizes = [int(ix.size) for ix in index]
+        self._dask: list[Any] | None = None
+        self._part: np.ndarray | None = None
+        if is_dask_collection(X):
+            from ...data.dask_rows import split_rows
+
+            k = len(index)
+            part = np.full(X.shape[0], k, dtype=np.min_scalar_type(k))  # k: in no part
+            for j, ix in enumerate(index):
+                part[ix] = j
+            self._part, self._dask = part, split_rows(X, part, k)
+
+    def __getitem__(self, j: int) -> tuple[Any, np.ndarray]:
+        """(rows, labels) of part j: in memory in the order of ``index[j]``; on Dask in
+        their order in X (the same records)."""
+        if self._dask is None:
+            return self.X[self.index[j]], self.y[self.index[j]]
+        assert self._part is not None
+        return self._dask[j], self.y[self._part == j]
+
+
+def predicted(model: Any, X: Any) -> np.ndarray:
+    """``model.predict(X)`` as an ndarray; for a Dask array or DataFrame, predicted per chunk
+    (per partition) on the workers, the labels concatenated in row order."""
+    if not is_dask_collection(X):
+        return np.asarray(model.predict(X))
+    import dask
+
+    from ...data.dask_rows import compute
+
+    blocks = X.to_delayed()
+    blocks = blocks.ravel().tolist() if isinstance(blocks, np.ndarray) else list(blocks)
+    held = dask.delayed(model, pure=False)  # one graph key: the model travels once
+    pred = compute(*[dask.delayed(_predict_block, pure=False)(held, b) for b in blocks])
+    return np.concatenate(pred) if pred else np.empty(0)
+
+
+def mistakes(model: Any, X: Any, y: Any) -> int:
+    """Number of rows of (X, y) that ``model`` misclassifies (Dask rows: predicted per chunk)."""
+    pred = predicted(model, X)
+    if pred.shape[0] != len(y):
+        raise DataValidationError(f"X has {pred.shape[0]} rows but y has {len(y)} labels; they "
+                                  "must match.")
+    return int(np.sum(pred != np.asarray(y)))

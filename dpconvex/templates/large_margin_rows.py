@@ -1,0 +1,275 @@
+"""The records z_i = [s_i x_i, c_i] of the large-margin templates, without a copy of the rows.
+
+A large-margin template reads every record as z = [x; 1]/sqrt(q² + 1) after the public
+per-record maps (clipping to q, ``row_norm="unit"``, a zeroed row for a label outside
+the public set; docs/privacy.md §4.1, §12.1). Each of these maps is a factor of the row
+and a value of the appended coordinate, both functions of the record alone:
+z_i = [s_i x_i, c_i]. :class:`AugmentedRows` keeps the stored rows x_i as given (never
+written, never copied) and applies s_i and c_i inside every product, one block of rows at
+a time, so a fit holds no n × (d + 1) array.
+
+:meth:`AugmentedRows.forms_adjoint` is the kernel of the softmax template on a public
+feature map linear in z (``structure="linear"``, docs/privacy.md §11.9): the scores
+F = Z Wᵀ of a block, the per-row weights V = f(F) and the accumulated adjoint Vᵀ Z in one
+read of the block, so an objective and its gradient (or a Hessian-vector product) read
+the rows once. The quadratic forms and weighted Gram matrices of the other templates
+are there too (:meth:`AugmentedRows.forms`, :meth:`AugmentedRows.weighted_gram`), with
+the same results as on the materialized array (:meth:`AugmentedRows.toarray`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataValidationError
+
+__all__ = ["AugmentedRows"]
+
+#: Rows per block: about this many bytes of stored rows (a block and its small products stay
+#: in the cache between the two products of :meth:`AugmentedRows.forms_adjoint`).
+_BLOCK_BYTES = 1 << 21
+
+#: f(F, rows) -> V of :meth:`AugmentedRows.forms_adjoint`: per-row weights of a block's scores.
+BlockWeights = Callable[[np.ndarray, slice], np.ndarray]
+
+
+class AugmentedRows:
+    """Records z_i = [s_i x_i, c_i] over stored rows x_i: a per-row scale and an appended column.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The stored rows (float64; read in place, never written).
+    scale : ndarray of shape (n,) or None
+        s_i (None: 1 for every row).
+    column : ndarray of shape (n,)
+        c_i, the appended coordinate.
+    base_norms : ndarray of shape (n,) or None
+        ||x_i|| when already computed (the norms need no pass over the rows then).
+
+    Attributes
+    ----------
+    n, D : int
+        Records and coordinates (D = d + 1); ``shape`` is (n, D), ``ndim`` 2.
+    in_memory : True
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.large_margin_rows import AugmentedRows
+    >>> X = np.array([[3.0, 4.0], [0.0, 1.0]])
+    >>> rows = AugmentedRows(X, np.array([0.2, 1.0]), np.array([0.5, 0.5]))
+    >>> rows.shape, rows.toarray().tolist()
+    ((2, 3), [[0.6000000000000001, 0.8, 0.5], [0.0, 1.0, 0.5]])
+    >>> rows.forms(np.eye(3)[None]).ravel().round(12).tolist()  # ||z_i||²
+    [1.25, 1.25]
+    """
+
+    in_memory = True
+    ndim = 2
+
+    def __init__(self, X: np.ndarray, scale: np.ndarray | None, column: np.ndarray, *,
+                 base_norms: np.ndarray | None = None):
+        X = np.asarray(X)
+        if X.ndim != 2 or X.dtype != np.float64:
+            raise DataValidationError(f"AugmentedRows needs 2-D float64 rows; got dtype {X.dtype} "
+                                      f"and shape {X.shape}.")
+        self.X = X
+        self.n, d = X.shape
+        self.D = d + 1
+        self.shape = (self.n, self.D)
+        self.scale = None if scale is None else np.asarray(scale, dtype=float)
+        self.column = np.asarray(column, dtype=float)
+        self.base_norms = None if base_norms is None else np.asarray(base_norms, dtype=float)
+        for name, v in (("scale", self.scale), ("column", self.column),
+                        ("base_norms", self.base_norms)):
+            if v is not None and v.shape != (self.n,):
+                raise DataValidationError(f"AugmentedRows: {name} must have shape ({self.n},); "
+                                          f"got {v.shape}.")
+
+    @classmethod
+    def from_array(cls, Z: np.ndarray) -> AugmentedRows:
+        """The records of an (n, D) array, as views of its columns (no copy)."""
+        Z = np.asarray(Z, dtype=float)
+        return cls(Z[:, :-1], None, Z[:, -1])
+
+    def rescaled(self, row: np.ndarray | float, head: float = 1.0, tail: float = 1.0
+                 ) -> AugmentedRows:
+        """Records ρ_i · [head · s_i x_i, tail · c_i] on the same stored rows.
+
+        A per-row factor ρ (e.g. the constant coordinate of a feature map) and a public
+        column map diag(head, ..., head, tail) (e.g. the z′ map of docs/privacy.md §11.6).
+        """
+        rho = np.asarray(row, dtype=float)
+        s = (1.0 if self.scale is None else self.scale) * (rho * head)
+        s = np.broadcast_to(s, (self.n,)) if np.ndim(s) == 0 else s
+        return AugmentedRows(self.X, s, self.column * (rho * tail), base_norms=self.base_norms)
+
+    # ---------------------------------------------------------------- blocks
+    def block_rows(self) -> int:
+        """Rows per block of the products (about 2 MB of stored rows)."""
+        return max(1, _BLOCK_BYTES // (8 * self.D))
+
+    def _blocks(self) -> Iterator[tuple[slice, np.ndarray, np.ndarray | None, np.ndarray]]:
+        """(rows, x block (a view), s block or None, c block) for consecutive blocks of rows."""
+        step = self.block_rows()
+        for a in range(0, self.n, step):
+            rows = slice(a, min(self.n, a + step))
+            yield (rows, self.X[rows], None if self.scale is None else self.scale[rows],
+                   self.column[rows])
+
+    def every(self, step: int) -> AugmentedRows:
+        """Records 0, step, 2·step, ... (a strided view of the stored rows: no copy)."""
+        return AugmentedRows(self.X[::step], None if self.scale is None else self.scale[::step],
+                             self.column[::step],
+                             base_norms=None if self.base_norms is None else self.base_norms[::step])
+
+    def _block(self, rows: slice) -> np.ndarray:
+        """The records of a block of rows as a small (b, D) array."""
+        B = self.X[rows]
+        out = np.empty((B.shape[0], self.D))
+        if self.scale is None:
+            out[:, :-1] = B
+        else:
+            np.multiply(B, self.scale[rows, None], out=out[:, :-1])
+        out[:, -1] = self.column[rows]
+        return out
+
+    def toarray(self) -> np.ndarray:
+        """The records as an (n, D) array (a copy: for the paths that need the array)."""
+        out = np.empty(self.shape)
+        step = self.block_rows()
+        for a in range(0, self.n, step):
+            rows = slice(a, min(self.n, a + step))
+            out[rows] = self._block(rows)
+        return out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.toarray()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    # ----------------------------------------------------------------- norms
+    def head_norms(self) -> np.ndarray:
+        """||s_i x_i|| for every record (the first d coordinates)."""
+        norms = self.base_norms
+        if norms is None:
+            from ..data.operators import row_norms
+
+            norms = self.base_norms = row_norms(self.X)
+        return norms if self.scale is None else np.abs(self.scale) * norms
+
+    def row_norms(self) -> np.ndarray:
+        """||z_i|| for every record."""
+        return np.hypot(self.head_norms(), self.column)
+
+    def max_row_norm(self) -> float:
+        """max_i ||z_i|| (a check of the per-record map, never a calibration input)."""
+        return float(np.max(self.row_norms())) if self.n else 0.0
+
+    # -------------------------------------------------------------- products
+    def forms_adjoint(self, W: np.ndarray, f: BlockWeights) -> np.ndarray:
+        """Σ_i V_ij z_i for V = f(Z Wᵀ) computed block by block: one read of the rows.
+
+        Parameters
+        ----------
+        W : ndarray of shape (J, D) or (D,)
+            The linear scores F_ij = z_i · W_j (one score per record, F_i = z_i · W, for a
+            vector: matrix-vector products).
+        f : callable
+            ``f(F_b, rows) -> V_b``: the weights (b, J) or (b,) of a block's scores F_b of the
+            same shape (it may overwrite and return F_b).
+
+        Returns
+        -------
+        ndarray of the shape of W: Vᵀ Z.
+        """
+        W = np.asarray(W, dtype=float)
+        one = W.ndim == 1
+        W2 = W[None, :] if one else W
+        Wx, w0 = np.ascontiguousarray(W2[:, :-1].T), W2[:, -1]
+        if one:
+            Wx, w0 = Wx[:, 0], float(w0[0])
+        Gx = np.zeros(W.shape[:-1] + (self.D - 1,))
+        g0 = np.zeros(W.shape[:-1])
+        for rows, B, s, c in self._blocks():
+            F = B @ Wx
+            if one:
+                if s is not None:
+                    F *= s
+                F += c * w0
+            else:
+                if s is not None:
+                    F *= s[:, None]
+                F += c[:, None] * w0
+            V = f(F, rows)
+            g0 += c @ V
+            if s is not None:
+                V = V * (s if one else s[:, None])
+            Gx += V @ B if one else V.T @ B
+        return np.concatenate([Gx, g0[..., None]], axis=-1)
+
+    def forms_gram(self, W: np.ndarray, f: BlockWeights) -> np.ndarray:
+        """Σ_i V_il z_i z_iᵀ for V = f(Z Wᵀ) computed block by block: one read of the rows.
+
+        ``f(F_b, rows) -> V_b`` gives L weights per row from a block's linear scores
+        F_b = Z_b Wᵀ (W of shape (J, D)); the result has shape (L, D, D), symmetric. One
+        column of weights >= 0 (e.g. two classes) is one symmetric product per block, of
+        the rows scaled by √v as they are read.
+        """
+        W = np.asarray(W, dtype=float)
+        Wx, w0 = np.ascontiguousarray(W[:, :-1].T), W[:, -1]
+        out: np.ndarray | None = None
+        buf = np.empty((min(self.n, self.block_rows()), self.D))
+        for rows, B, s, c in self._blocks():
+            F = B @ Wx
+            if s is not None:
+                F *= s[:, None]
+            F += c[:, None] * w0
+            V = f(F, rows)
+            if out is None:
+                out = np.zeros((V.shape[1], self.D, self.D))
+            if V.shape[1] == 1 and np.all(V >= 0):  # √v z built once: Σ (√v z)(√v z)ᵀ
+                r = np.sqrt(V[:, 0])
+                Zb = buf[:B.shape[0]]
+                np.multiply(B, (r if s is None else r * s)[:, None], out=Zb[:, :-1])
+                np.multiply(c, r, out=Zb[:, -1])
+                out[0] += Zb.T @ Zb
+                continue
+            Zb = self._block(rows)
+            for j in range(V.shape[1]):
+                out[j] += Zb.T @ (V[:, j, None] * Zb)
+        if out is None:
+            return np.zeros((0, self.D, self.D))
+        return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+    def forms(self, Phi: np.ndarray) -> np.ndarray:
+        """z_iᵀ Φ_j z_i for every record and block j, shape (n, J); Φ of shape (J, D, D)."""
+        P = np.asarray(Phi, dtype=float).reshape(-1, self.D, self.D)
+        J = P.shape[0]
+        flat = P.transpose(1, 0, 2).reshape(self.D, J * self.D)
+        out = np.empty((self.n, J))
+        for rows, *_ in self._blocks():
+            Zb = self._block(rows)
+            out[rows] = np.einsum("ijk,ik->ij", (Zb @ flat).reshape(-1, J, self.D), Zb)
+        return out
+
+    def weighted_gram(self, W: np.ndarray) -> np.ndarray:
+        """Σ_i W_ij z_i z_iᵀ for every column j of W (n, J), shape (J, D, D), symmetric."""
+        W = np.asarray(W, dtype=float).reshape(self.n, -1)
+        out = np.zeros((W.shape[1], self.D, self.D))
+        for rows, *_ in self._blocks():
+            Zb = self._block(rows)
+            for j in range(W.shape[1]):
+                out[j] += Zb.T @ (W[rows, j, None] * Zb)
+        return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+    def normal_apply(self, V: np.ndarray) -> np.ndarray:
+        """(1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ for a symmetric (D, D) V."""
+        a = self.forms(np.asarray(V, dtype=float)[None])
+        return self.weighted_gram(a / self.n)[0]
+
+    def __repr__(self) -> str:
+        return f"AugmentedRows(n={self.n}, D={self.D})"
