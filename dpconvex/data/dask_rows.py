@@ -368,9 +368,12 @@ def compute(*arrays: Any) -> tuple[Any, ...]:
             if client is None:
                 return dask.compute(*arrays)
             limits = _timeouts()
-            futures = client.compute(list(arrays))
-            _wait(client, futures, *limits)
-            return tuple(client.gather(futures))
+            pieces = [_pieces(a) for a in arrays]
+            flat = [p for ps, _ in pieces for p in ps]
+            futures = {f.key: f for f in client.compute(flat)}
+            _wait(client, list(futures.values()), *limits)
+            values = dict(zip(futures, client.gather(list(futures.values())), strict=True))
+            return tuple(_joined([values[p.key] for p in ps], grid) for ps, grid in pieces)
     except DPConvexError:
         raise
     except Exception as exc:
@@ -383,6 +386,39 @@ def compute(*arrays: Any) -> tuple[Any, ...]:
             "Restart the workers (client.restart()) or give them more memory "
             "(LocalCluster(memory_limit=...)), then fit again."
         ) from exc
+
+
+def _pieces(x: Any) -> tuple[list[Any], Any]:
+    """A collection as delayed pieces and how to join their values: (pieces, grid).
+
+    ``client.compute`` of a Dask array or frame joins its chunks in one task on a worker:
+    a result larger than a worker's memory limit (the labels of 50M rows) would restart
+    the worker. The chunks are fetched one by one and joined on the client instead
+    (``grid``: the array's block grid; "frame": partitions in order; None: one value).
+    """
+    import dask.array as da
+    from dask.delayed import Delayed
+
+    if isinstance(x, da.Array):
+        delayed = x.to_delayed()
+        return list(delayed.ravel()), delayed.shape
+    module = type(x).__module__
+    if module.startswith("dask.dataframe") or module.startswith("dask_expr"):
+        return list(x.to_delayed()), "frame"
+    return [x if isinstance(x, Delayed) else dask.delayed(x)], None
+
+
+def _joined(values: list[Any], grid: Any) -> Any:
+    """The values of :func:`_pieces` joined in their order."""
+    if grid is None:
+        return values[0]
+    if grid == "frame":
+        import pandas as pd
+
+        return pd.concat(values)
+    blocks = np.empty(len(values), dtype=object)
+    blocks[:] = values
+    return np.block(blocks.reshape(grid).tolist())
 
 
 def wait_persisted(collections: list[Any]) -> None:

@@ -246,8 +246,8 @@ def _class_sum_block(B: np.ndarray, scale: Any, signs: bool, q: float, unit: boo
     return V.reshape(1, -1)
 
 
-#: Entries per block of :class:`_BlockRows` (2 MB of float64).
-_SUM_BLOCK_ENTRIES = 1 << 18
+#: Entries per block of :class:`_BlockRows` (512 KB of float64).
+_SUM_BLOCK_ENTRIES = 1 << 16
 
 
 class _BlockRows:

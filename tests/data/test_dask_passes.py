@@ -122,3 +122,35 @@ def test_rows_recomputed_per_pass_are_clipped_inside_the_products(monkeypatch):
     mem = make().fit(X, y)
     dsk = make().fit(da.from_array(X, chunks=(500, 6)), da.from_array(y, chunks=500))
     np.testing.assert_allclose(dsk.estimator_.coef_, mem.estimator_.coef_, rtol=0, atol=1e-12)
+
+
+def test_a_computed_collection_is_joined_on_the_client(monkeypatch):
+    """``compute`` fetches a chunked array's (or frame's) chunks and joins them on the client.
+
+    The join is never a task: on a cluster it would run on one worker, where a result larger
+    than the worker's memory limit (the labels of 50M rows) restarts it. The values, shapes and
+    order are those of ``dask.compute``.
+    """
+    import dask.dataframe as dd
+    import distributed
+    import pandas as pd
+
+    from dpconvex.data import dask_rows
+
+    x = np.arange(60.0).reshape(20, 3)
+    X, y = da.from_array(x, chunks=(7, 2)), da.from_array(np.arange(20), chunks=6)
+    frame = dd.from_pandas(pd.DataFrame({"a": np.arange(10)}), npartitions=3)
+    submitted: list[int] = []
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+                            dashboard_address=None) as client:
+        compute = client.compute
+
+        def counting(collections, *args, **kwargs):
+            submitted.append(len(collections))
+            return compute(collections, *args, **kwargs)
+
+        monkeypatch.setattr(client, "compute", counting)
+        rows, labels, total, column = dask_rows.compute(X, y, X.sum(), frame["a"])
+    assert np.array_equal(rows, x) and np.array_equal(labels, np.arange(20))
+    assert total == x.sum() and column.tolist() == list(range(10))
+    assert submitted == [X.npartitions + y.npartitions + 1 + frame.npartitions]  # pieces only
