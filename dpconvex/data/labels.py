@@ -442,6 +442,11 @@ def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = Fal
     return LabelSet(c, idx, outside, source, unknown_labels)
 
 
+#: Up to this many numeric classes, integer labels are matched by one comparison per class
+#: (C passes over y) instead of sorting them (:func:`_lookup`).
+_COMPARE_MAX_CLASSES = 16
+
+
 def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup.
 
@@ -452,6 +457,14 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     lookup = {v: i for i, v in enumerate(c.tolist())}
     if values.size == 0:
         return np.zeros(0, dtype=np.int64)
+    if values.dtype.kind in "iub" and len(lookup) <= _COMPARE_MAX_CLASSES and all(
+            isinstance(v, numbers.Real) for v in lookup):
+        # integer labels against a few numeric classes: one comparison per class (a
+        # number equals an integer label exactly when the dict lookup finds it)
+        index = np.full(values.shape, -1, dtype=np.int64)
+        for v, i in lookup.items():
+            index[values == v] = i
+        return index
     try:
         distinct, inverse = np.unique(values, return_inverse=True)
     except TypeError:  # labels that do not sort: one lookup per record

@@ -583,8 +583,9 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
 
     With d >= 0 (a convex loss's ℓ'') each block is scaled once by sqrt(d) into a
     reused buffer and multiplied by its own transpose; otherwise by d on one side. When
-    most d_i are 0 (e.g. the Huber hinge's ℓ'' outside its quadratic zone), only the rows
-    with d_i != 0 are read into the blocks (the others add exact zeros).
+    most d_i are 0 (e.g. the Huber hinge's ℓ'' outside its quadratic zone) and X is
+    C-contiguous, only the rows with d_i != 0 are read into the blocks (the others add exact
+    zeros).
     """
     n, q = X.shape
     p = q + (t is not None)
@@ -594,7 +595,8 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
     half = bool(np.all(d >= 0))
     r = s * np.sqrt(d) if half else s
     tc = None if t is None else (t * np.sqrt(d) if half else t)
-    few = half and np.count_nonzero(d) <= _GRAM_SKIP_ZEROS * n
+    # gathering rows of a strided view (every k-th row) would copy all of it per block
+    few = half and X.flags.c_contiguous and np.count_nonzero(d) <= _GRAM_SKIP_ZEROS * n
     for a in range(0, n, step):
         k = min(step, n - a)
         rows = np.flatnonzero(d[a:a + k]) + a if few else None

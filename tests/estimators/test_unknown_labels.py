@@ -227,3 +227,18 @@ def test_pipelines_take_the_policy_on_their_private_step():
     with pytest.raises(dp.DataValidationError, match="unknown_labels"):
         pipe.fit(X, y)
     pipe.set_params(privatelogisticregression__unknown_labels="ignore").fit(X, y)
+
+
+@pytest.mark.parametrize("classes", [[0, 1], [1.0, 2], [True, 5], [0, 1, 2], [np.int64(3), 7.5, 0],
+                                     [1, "1"]])
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint16, bool])
+def test_integer_labels_map_as_the_dict_lookup_does(classes, dtype, monkeypatch):
+    """Integer labels against a few numeric classes are compared class by class; the index is
+    the one the general path (distinct labels looked up in a dict) gives, -1 outside the set."""
+    from dpconvex.data import labels as label_module
+
+    values = np.random.default_rng(5).integers(0, 4, size=500).astype(dtype)
+    declared = np.array(classes, dtype=object)
+    fast = label_module._lookup(values, declared)
+    monkeypatch.setattr(label_module, "_COMPARE_MAX_CLASSES", -1)
+    assert np.array_equal(fast, label_module._lookup(values, declared))
