@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
 
 # Three records from adult.data (public UCI data), for building small files.
 ADULT_LINES = [
@@ -78,3 +81,14 @@ def release_template(template, *, epsilon, mechanism, solver, random_state=None,
     budget = Budget(float(epsilon), float(delta)) if mech.private else Budget(math.inf)
     rel = release(template, mech, budget, solver, np.random.default_rng(random_state))
     return rel.theta, rel.certificate, rel.diagnostics
+
+
+def traced_peak(fn: Callable[[], Any]) -> tuple[Any, int]:
+    """``fn()`` and the most memory it held at once (bytes, ``tracemalloc``, which NumPy
+    reports its buffers to); what existed before the call is not counted."""
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -14,7 +14,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _helpers import release_template
+from _helpers import release_template, traced_peak
 
 from dpconvex.data import CSRRows, DenseRows, add_intercept, clip_rows, row_blocks
 from dpconvex.data.design import as_design
@@ -351,12 +351,7 @@ def test_blocked_gram_with_mostly_zero_weights_reads_only_their_rows():
 
 def test_finiteness_is_checked_without_an_n_by_p_mask():
     X = np.ones((200_000, 10))  # a boolean mask of it would take 2 MB
-    tracemalloc.start()
-    try:
-        check_array(X, "demo")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: check_array(X, "demo"))
     assert peak < 2**20, f"peak {peak / 2**20:.1f} MB"
     big = np.full((4, 3), 1e308)  # finite entries whose sum overflows
     assert check_array(big, "demo") is not None

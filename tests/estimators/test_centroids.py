@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _helpers import traced_peak
 from scipy import integrate, stats
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -348,19 +349,12 @@ def test_sparse_rows_give_the_dense_release(kw):
 
 def test_the_class_sums_hold_no_copy_of_dense_rows():
     """u is built and summed block by block: the fit's peak stays below half the rows."""
-    import tracemalloc
-
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200_000, 20)) / 3  # 32 MB; some rows above the bound are clipped
     y = rng.integers(0, 3, size=200_000)
     est = dp.PrivateGaussianCentroid(epsilon=1.0, classes=[0, 1, 2], random_state=0)
     est.fit(X[:100], y[:100])
-    tracemalloc.start()
-    try:
-        est.fit(X, y)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: est.fit(X, y))
     assert peak < 0.5 * X.nbytes, f"peak {peak / 2**20:.1f} MB"
 
 

@@ -16,13 +16,13 @@ O(n + d²) work is a few n-vectors (320 KB each), its 2 MB blocks and d² matric
 from __future__ import annotations
 
 import sys
-import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pytest
+from _helpers import traced_peak
 
 import dpconvex as dp
 from dpconvex import _validation
@@ -88,12 +88,7 @@ def test_a_fit_validates_once_clips_once_and_copies_nothing(learner):
             _counting(operators, "row_norms", normed,  # rows of X normed (blocks add up)
                       lambda A, *a: A.shape[0] if isinstance(A, np.ndarray)
                       and np.shares_memory(A, X) else 0):
-        tracemalloc.start()
-        try:
-            est = make().fit(X, y)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        est, peak = traced_peak(lambda: make().fit(X, y))
     assert sum(checked) == 1, f"X's finiteness checked {sum(checked)} times"
     assert sum(normed) <= N, f"{sum(normed) / N:.1f} passes of row norms over X"
     assert peak < 0.5 * X.nbytes, f"peak {peak / X.nbytes:.2f}x X's bytes"
@@ -103,10 +98,5 @@ def test_a_fit_validates_once_clips_once_and_copies_nothing(learner):
 def test_the_memory_count_sees_a_copy():
     """The tracemalloc bound above fails for a fit that copies X (the check can fail)."""
     X, _ = _rows(2)
-    tracemalloc.start()
-    try:
-        np.hstack([X, np.ones((X.shape[0], 1))])
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: np.hstack([X, np.ones((X.shape[0], 1))]))
     assert peak >= 0.5 * X.nbytes

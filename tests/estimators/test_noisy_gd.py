@@ -7,6 +7,7 @@ import math
 import dp_accounting
 import numpy as np
 import pytest
+from _helpers import traced_peak
 from scipy.stats import chi2
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -521,19 +522,12 @@ def test_the_fit_reads_the_rows_in_place_and_releases_what_a_copy_would():
 
 def test_the_fit_holds_no_copy_of_the_rows():
     """Extra memory O(n + p): far below the 8 n p bytes of one copy of X."""
-    import tracemalloc
-
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20_000, 40)) / 8.0
     y = (X[:, 0] > 0).astype(int)
     est = NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=3, accounting="rdp", classes=[0, 1],
                                random_state=0)
-    tracemalloc.start()
-    try:
-        est.fit(X, y)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: est.fit(X, y))
     assert peak < 0.25 * X.nbytes, peak / X.nbytes
 
 

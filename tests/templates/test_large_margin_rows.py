@@ -1,10 +1,10 @@
 """The large-margin records z_i = [s_i x_i, c_i] over the stored rows, without a copy."""
 
 import gc
-import tracemalloc
 
 import numpy as np
 import pytest
+from _helpers import traced_peak
 
 import dpconvex as dp
 from dpconvex.data.preprocess import augment_and_scale
@@ -139,12 +139,7 @@ def test_the_default_fit_reads_the_rows_in_place(monkeypatch):
     assert isinstance(template.Z, AugmentedRows) and template.Z.X is X
     est.fit(X, y)  # warm-up (imports, first calls)
     gc.collect()
-    tracemalloc.start()
-    try:
-        est.fit(X, y)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: est.fit(X, y))
     assert peak < 0.5 * X.nbytes, f"peak {peak / 1e6:.1f} MB for {X.nbytes / 1e6:.1f} MB of rows"
 
 
