@@ -148,9 +148,8 @@ def _minimize(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x0: np.
         gn = float(np.linalg.norm(g))
     if hess_sample is not None and hess is not None and newton_steps > 0 and gn > tol:
         # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
-        # it from the start take fewer passes over the rows than L-BFGS (measured at
-        # n = 10^6, p = 51: logistic 14 passes + 4 sampled Hessians + 1 Hessian, Huber
-        # 18 + 5 + 1, against 26 + 1 and 28 + 1; a sampled Hessian reads 1/20 of the rows).
+        # it from the start take fewer passes over the rows than L-BFGS (the passes per fit:
+        # benchmarks/recorded/speed.md)
         x, f, g, gn, sampled = _sampled_newton(fun_grad, hess, hess_sample, x, f, g, gn, tol=tol)
         iters += sampled
         newton += sampled

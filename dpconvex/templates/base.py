@@ -41,6 +41,7 @@ __all__ = [
     "missing_members",
     "natural_residual",
     "needs_of",
+    "sample_step",
 ]
 
 
@@ -171,6 +172,29 @@ class EuclideanSpace:
 
     def __repr__(self) -> str:
         return f"EuclideanSpace({self.shape})"
+
+
+#: A sampled Hessian (capability ``"sampled_hessian"``) reads every k-th row, k at most
+#: this, with at least :data:`SAMPLE_ROWS_PER_COEF` rows per coefficient; a template offers
+#: it only when k >= :data:`SAMPLE_MIN_STEP` (below that a full Gram costs little). The
+#: native solver then takes Newton steps from the start (sampled Hessians, the exact one
+#: near the end).
+SAMPLE_MAX_STEP = 20
+SAMPLE_ROWS_PER_COEF = 100
+SAMPLE_MIN_STEP = 8
+
+
+def sample_step(n: int, p: int) -> int:
+    """k of a sampled Hessian over n rows and p coefficients: min(20, n // (100 p)) (0: none).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.base import sample_step
+    >>> sample_step(1_000_000, 51), sample_step(30_000, 51)
+    (20, 0)
+    """
+    k = min(SAMPLE_MAX_STEP, int(n) // max(1, SAMPLE_ROWS_PER_COEF * int(p)))
+    return k if k >= SAMPLE_MIN_STEP else 0
 
 
 def natural_residual(theta: np.ndarray, grad: np.ndarray,

@@ -71,7 +71,7 @@ from .._validation import check_float
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.regularizers import Frobenius
 from ..privacy.certificate import Condition
-from .base import PrivacyConstants, natural_residual, needs_of
+from .base import PrivacyConstants, natural_residual, needs_of, sample_step
 from .feature_map import FeatureMap, FeatureMapSpace
 from .large_margin_rows import AugmentedRows
 from .parameterizations import (
@@ -128,13 +128,6 @@ def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np
 #: conjugate-gradient step reads the rows once more.
 DENSE_HESSIAN_MAX_P = 128
 
-#: The sampled Hessian (capability ``"sampled_hessian"``) reads every k-th record, k at most
-#: this, with at least :data:`_SAMPLE_ROWS_PER_COEF` records per coefficient; offered only
-#: when k >= :data:`_SAMPLE_MIN_STEP` (below that a full Gram costs little). The solver
-#: then takes Newton steps from the start (on sampled Hessians, the exact one near the end).
-_SAMPLE_MAX_STEP = 20
-_SAMPLE_ROWS_PER_COEF = 100
-_SAMPLE_MIN_STEP = 8
 
 
 #: Largest optimality residual at which a solve counts as the exact minimizer
@@ -283,11 +276,10 @@ class LargeMarginSoftmaxTemplate:
         self._gram_norm: float | None = None
         self._linear: tuple[AugmentedRows, np.ndarray] | None = None  # built at the first use
         self._last: tuple[Any, ...] | None = None  # the last objective call and its value
-        self._sample_step = min(_SAMPLE_MAX_STEP, self.n // max(1, _SAMPLE_ROWS_PER_COEF
-                                                                * self.dimension))
+        self._sample_step = sample_step(self.n, self.dimension)
         if self._linear_map() and self.space.dimension <= DENSE_HESSIAN_MAX_P:
             self.capabilities = self.capabilities | {"hessian"}
-            if self._sample_step >= _SAMPLE_MIN_STEP:
+            if self._sample_step:
                 self.capabilities = self.capabilities | {"sampled_hessian"}
 
     # ------------------------------------------------------------------ shapes

@@ -37,21 +37,13 @@ from ..objectives.losses import Loss
 from ..objectives.regularizers import L2
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, probe_loss
-from .base import EuclideanSpace, PrivacyConstants, needs_of
+from .base import EuclideanSpace, PrivacyConstants, needs_of, sample_step
 
 __all__ = ["LinearERMTemplate", "RESIDUAL_TOL"]
 
 #: Largest gradient norm of the perturbed objective at which a solve is
 #: accepted as the exact minimizer (docs/privacy.md §5).
 RESIDUAL_TOL = 1e-6
-
-#: The sampled Hessian (capability ``"sampled_hessian"``) reads every k-th row, k at most
-#: this, with at least :data:`_SAMPLE_ROWS_PER_COEF` rows per coefficient; the template
-#: offers it only when k >= :data:`_SAMPLE_MIN_STEP` (below that a full Gram costs little).
-_SAMPLE_MAX_STEP = 20
-_SAMPLE_ROWS_PER_COEF = 100
-_SAMPLE_MIN_STEP = 8
-
 
 def _takes_every(ops: Any) -> bool:
     """Whether the operator (and the one it wraps) can give every k-th row."""
@@ -127,8 +119,8 @@ class LinearERMTemplate:
         # only the arithmetic, not the objective or its minimizer.
         self._ops = self.rows.compact().scale_rows(self.y)
         self.sparse = bool(self._ops.is_sparse)
-        self._sample_step = min(_SAMPLE_MAX_STEP, self.n // max(1, _SAMPLE_ROWS_PER_COEF * self.p))
-        if self._sample_step >= _SAMPLE_MIN_STEP and _takes_every(self._ops):
+        self._sample_step = sample_step(self.n, self.p)
+        if self._sample_step and _takes_every(self._ops):
             self.capabilities = self.capabilities | {"sampled_hessian"}
 
     @property
