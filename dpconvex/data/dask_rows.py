@@ -48,9 +48,12 @@ on-disk source. ``DaskRows(X, persist=True/False)`` overrides the rule (the
 estimators apply it). The rule counts the preprocessed rows only: an ``X`` you
 persisted yourself stays in memory beside them.
 
-The driver holds the parameters, the p×p Gram of a Newton step and vectors of
-length n (margins, loss derivatives, labels: 8n bytes each, 39 MB at 4.9
-million rows), never the n×p rows.
+The driver holds the parameters, the p×p Gram of a Newton step and the labels
+(8n bytes), never the n×p rows. The linear learners' objective, gradient and
+(sampled) Hessian at a point come from :meth:`DaskRows.margin_sums`: each task
+computes its chunk's margins and returns p + p² sums, so their solve sends no
+vector of length n. The other products (``matvec``, ``rmatvec``,
+``weighted_gram`` with per-row weights) carry vectors of length n.
 
 A worker lost during a product is handled by Dask: its tasks are retried on the
 remaining workers and persisted chunks it held are recomputed from their
@@ -174,6 +177,53 @@ def _gram_block(B: Any, s: np.ndarray | None, signs: bool, d: np.ndarray) -> np.
     return _op(B, s).weighted_gram(d[:, 0])[None, :, :]
 
 
+def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: Any,
+                  gradient: bool, start: int, step: int) -> np.ndarray:
+    """One chunk's [Σ ℓ(m_i), |S|, Σ ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ], m = A w, flat.
+
+    The rows a_i = s_i x_i; S holds the chunk's rows start, start + step, ... (none when
+    ``step`` is 0). The terms are those of the in-memory template's products on the
+    same rows (:meth:`DaskRows.margin_sums`).
+    """
+    op = _op(B) if s is not None and signs else _op(B, s)
+    sign = s[:, 0].astype(float) if s is not None and signs else None
+    p = w.shape[0]
+    out = np.zeros(2 + p + (p * p if step else 0))
+    if gradient:
+        def weights(mb: np.ndarray, rows: slice) -> np.ndarray:  # per block of rows, in cache
+            if sign is not None:
+                mb *= sign[rows]  # the margins of the signed rows (kept in m)
+            value, d1 = loss.value_and_deriv(mb)
+            out[0] += float(np.sum(value))
+            return d1 if sign is None else d1 * sign[rows]
+
+        fused = getattr(op, "matvec_rmatvec", None)
+        if fused is not None:
+            m, out[2:2 + p] = fused(w, weights)
+        else:
+            m = op.matvec(w)
+            out[2:2 + p] = op.rmatvec(weights(m, slice(0, m.shape[0])))
+    else:
+        m = op.matvec(w)
+        if sign is not None:
+            m = m * sign
+    if step and start < m.shape[0]:
+        d2 = loss.deriv2(m[start::step])
+        if sign is not None:
+            d2 = d2 * (sign[start::step] * sign[start::step])
+        out[1] = d2.shape[0]
+        out[2 + p:] = _op(_every_block(B, start, step), None if s is None or signs
+                          else s[start::step]).weighted_gram(d2).ravel()
+    return out
+
+
+def _margin_source_block(B: np.ndarray, s: np.ndarray | None, signs: bool, w: np.ndarray,
+                         loss: Any, gradient: bool, start: int, step: int, *, bound: float,
+                         value: float | None) -> np.ndarray:
+    """:func:`_margin_block` of a recomputed chunk, clipped (:func:`_implicit_block`) in the task."""
+    return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step)
+
+
 def _sum_parts(*parts: np.ndarray) -> np.ndarray:
     out = np.array(parts[0], dtype=float, copy=True)
     for part in parts[1:]:
@@ -185,6 +235,10 @@ def _norms_block(B: Any, s: np.ndarray | None, signs: bool) -> np.ndarray:
     if s is not None and signs:
         return _op(B).row_norms() * np.abs(s[:, 0])
     return _op(B, s).row_norms()
+
+
+def _max_norm_block(B: Any, s: np.ndarray | None, signs: bool) -> float:
+    return float(np.max(_norms_block(B, s, signs), initial=0.0))
 
 
 def _every_block(B: Any, start: int, step: int) -> Any:
@@ -640,6 +694,35 @@ class DaskRows:
                  for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
         return np.array(_reduce(parts, 8 * self.p * self.p)[0])
 
+    def margin_sums(self, w: np.ndarray, loss: Any, *, gradient: bool = True, step: int = 0
+                    ) -> tuple[float, np.ndarray | None, np.ndarray | None, int]:
+        """Sums over the rows a_i of functions of their margins m_i = a_iᵀw, in one pass.
+
+        (Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|) for the margin loss
+        ``loss``, S = rows 0, step, 2·step, ... (the rows of :meth:`every`; no Gram when
+        ``step`` is 0, the whole Gram when it is 1; no value or gradient without
+        ``gradient``). Each chunk computes its margins and their terms on its worker,
+        so only p + p² numbers per chunk travel, never a vector of length n: the
+        objective, gradient and (sampled) Hessian of a linear template in one pass.
+        """
+        w = np.ascontiguousarray(w, dtype=float)
+        p, step = self.p, int(step)
+        lows = np.cumsum((0, *self.X.chunks[0]))[:-1]
+        pairs = self._pairs()
+        kernel: Callable[..., np.ndarray] = _margin_block
+        if self._implicit is not None and not self.persisted:
+            # recomputed rows: clipped inside the same task as the sums (no stored chunk between)
+            source, bound, value = self._implicit
+            kernel = partial(_margin_source_block, bound=bound, value=value)
+            pairs = list(zip(source.to_delayed().ravel(), (s for _, s in pairs), strict=True))
+        parts = [_delayed(kernel)(b, s, self._signs, w, loss, gradient,
+                                  int(-lo % step) if step else 0, step)
+                 for (b, s), lo in zip(pairs, lows, strict=True)]
+        total = np.asarray(_reduce(parts, 8 * (2 + p + (p * p if step else 0))))
+        grad = total[2:2 + p].copy() if gradient else None
+        gram = total[2 + p:].reshape(p, p).copy() if step else None
+        return float(total[0]), grad, gram, int(round(total[1]))
+
     def chunk_sum(self, k: Callable[..., Any], *a: Any) -> np.ndarray:
         """Σ over the chunks of k(chunk, its row scaling, signs, *a)[0]: one pass, tree-summed."""
         return compute(_tree_sum([_delayed(k)(b, s, self._signs, *a)
@@ -649,6 +732,11 @@ class DaskRows:
         """||x_i||_2 for every row, shape (n,) (the overflow-safe dense kernel per chunk)."""
         return np.concatenate(compute(*[_delayed(_norms_block)(b, s, self._signs)
                                          for b, s in self._pairs()]))
+
+    def max_row_norm(self) -> float:
+        """max_i ||x_i||_2, taken per chunk on the workers (one pass; no vector of length n)."""
+        tops = compute(*[_delayed(_max_norm_block)(b, s, self._signs) for b, s in self._pairs()])
+        return float(np.max(np.asarray(tops, dtype=float), initial=0.0))  # a NaN stays NaN
 
     # ------------------------------------------------------------ per-record maps
     def scale_rows(self, s: np.ndarray) -> DaskRows:

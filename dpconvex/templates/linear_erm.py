@@ -122,6 +122,11 @@ class LinearERMTemplate:
         self._sample_step = sample_step(self.n, self.p)
         if self._sample_step and _takes_every(self._ops):
             self.capabilities = self.capabilities | {"sampled_hessian"}
+        # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives
+        # the objective, the gradient and the sampled Hessian at a point, and no n-vector
+        # leaves the workers (DaskRows.margin_sums)
+        self._on_workers = hasattr(self._ops, "margin_sums")
+        self._last_sample: tuple[np.ndarray, np.ndarray, int] | None = None
 
     @property
     def X(self) -> Any:
@@ -166,8 +171,9 @@ class LinearERMTemplate:
             m = cp.Variable(3)
             conds.append(check_dcp_convex(cp.sum(self.loss.cvxpy_expr(m)), f"loss '{self.loss.name}'"))
         conds += probe_loss(self.loss, need_curvature="curvature" in needs)
-        norms = self.rows.row_norms()
-        ok = bool(np.all(norms <= self.data_norm * (1 + 1e-12)))
+        largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
+        top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
+        ok = bool(top <= self.data_norm * (1 + 1e-12))
         conds.append(Condition(
             "row norm bound", ok, "enforced by clipping to the public bound",
             f"every row has ||x|| <= q = {self.data_norm:g}" if ok
@@ -213,13 +219,18 @@ class LinearERMTemplate:
                 and np.array_equal(last[0], w) and np.array_equal(last[1], b)):
             return last[3], last[4].copy()
         total = [0.0]
+        if self._on_workers:
+            step = self._sample_step if "sampled_hessian" in self.capabilities else 0
+            total[0], r, gram, count = self._ops.margin_sums(w, self.loss, step=step)
+            if gram is not None:
+                self._last_sample = (w.copy(), gram, count)
+        else:
+            def deriv(m: np.ndarray, rows: slice) -> np.ndarray:
+                lv, ld = self.loss.value_and_deriv(m)
+                total[0] += float(np.sum(lv))
+                return ld
 
-        def deriv(m: np.ndarray, rows: slice) -> np.ndarray:
-            lv, ld = self.loss.value_and_deriv(m)
-            total[0] += float(np.sum(lv))
-            return ld
-
-        r = self._margins_rmatvec(w, deriv)
+            r = self._margins_rmatvec(w, deriv)
         val = total[0] / self.n + 0.5 * reg * float(w @ w) + float(b @ w) / self.n
         grad = r / self.n + reg * w + b / self.n
         self._last_objective = (w.copy(), np.array(b, dtype=float), reg, val, grad.copy())
@@ -258,8 +269,10 @@ class LinearERMTemplate:
     def hessian(self, w: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
         """∇²J(w) = (1/n) Xᵀ diag(ℓ''(m)) X + (Λ + Δ) I (y_i² = 1, so A = diag(y) X serves)."""
         reg = self.regularizer.lam + float(extra_reg)
-        d2 = self.loss.deriv2(self._margins(w))
-        H = self._ops.weighted_gram(d2) / self.n
+        if self._on_workers:
+            H = self._ops.margin_sums(w, self.loss, gradient=False, step=1)[2] / self.n
+        else:
+            H = self._ops.weighted_gram(self.loss.deriv2(self._margins(w))) / self.n
         H[np.diag_indices_from(H)] += reg
         return H
 
@@ -276,13 +289,19 @@ class LinearERMTemplate:
         """
         reg = self.regularizer.lam + float(extra_reg)
         k = max(1, self._sample_step)
-        sub = self._ops.every(k)
         c = float(self.loss.curvature)
+        last = self._last_sample
         if bound and math.isfinite(c):
-            d2 = np.full(sub.n, c)
+            sub = self._ops.every(k)
+            H = sub.weighted_gram(np.full(sub.n, c)) / sub.n
+        elif self._on_workers:
+            w = np.asarray(w, dtype=float)
+            if last is None or last[0].shape != w.shape or not np.array_equal(last[0], w):
+                last = (w, *self._ops.margin_sums(w, self.loss, gradient=False, step=k)[2:])
+            H = last[1] / last[2]
         else:
-            d2 = self.loss.deriv2(self._margins(w)[::k])
-        H = sub.weighted_gram(d2) / sub.n
+            sub = self._ops.every(k)
+            H = sub.weighted_gram(self.loss.deriv2(self._margins(w)[::k])) / sub.n
         H[np.diag_indices_from(H)] += reg
         return H
 

@@ -187,15 +187,15 @@ def test_worker_killed_mid_fit_is_recovered_identically(client, monkeypatch):
     Xd = da.from_array(X, chunks=(400, 6))
     ref = dp.PrivateLogisticRegression(epsilon=1.0, random_state=5, classes=[0, 1]).fit(Xd, y)
     calls = []
-    matvec = DaskRows.matvec
+    margin_sums = DaskRows.margin_sums
 
-    def killing_matvec(self, w):
+    def killing_pass(self, w, loss, **kw):
         calls.append(1)
         if len(calls) == 3:  # mid-solve: after two objective evaluations
             _kill_one_worker(client)
-        return matvec(self, w)
+        return margin_sums(self, w, loss, **kw)
 
-    monkeypatch.setattr(DaskRows, "matvec", killing_matvec)
+    monkeypatch.setattr(DaskRows, "margin_sums", killing_pass)
     acc = dp.BudgetAccountant(epsilon=3.0)
     est = dp.PrivateLogisticRegression(epsilon=1.0, random_state=5, classes=[0, 1],
                                        accountant=acc).fit(Xd, y)
@@ -213,17 +213,17 @@ def test_cluster_giving_up_raises_named_error_and_charges_nothing(client, monkey
     (allowed-failures = 1), then gives up; the fit raises SolverError, nothing is
     released and the ledger is not charged."""
     X, y = _data()
-    rmatvec = DaskRows.rmatvec
+    margin_sums = DaskRows.margin_sums
 
-    def poisoned(self, v):
+    def poisoned(self, w, loss, **kw):
         def die(block):  # a local function: shipped by value to the worker
             os._exit(3)
 
         one = self.X.blocks[0].map_blocks(die, dtype=float, meta=np.empty((0, 0)))
         dask_rows.compute(one)
-        return rmatvec(self, v)  # pragma: no cover
+        return margin_sums(self, w, loss, **kw)  # pragma: no cover
 
-    monkeypatch.setattr(DaskRows, "rmatvec", poisoned)
+    monkeypatch.setattr(DaskRows, "margin_sums", poisoned)
     acc = dp.BudgetAccountant(epsilon=3.0)
     est = dp.PrivateLogisticRegression(epsilon=1.0, random_state=5, classes=[0, 1], accountant=acc)
     with pytest.raises(SolverError, match="KilledWorker.*no model is released"):

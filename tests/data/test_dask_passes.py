@@ -78,6 +78,61 @@ def test_every_kth_row_is_the_in_memory_sample(persist):
         np.testing.assert_allclose(sub.matvec(np.ones(5)), want.sum(axis=1), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("persist", [False, True])
+@pytest.mark.parametrize("factors", ["none", "signs", "floats"])
+def test_margin_sums_are_the_in_memory_terms(persist, factors):
+    """One pass gives Σ ℓ(m_i), Σ ℓ'(m_i) a_i and the every-k-th-row Gram Σ_S ℓ''(m_i) a_i a_iᵀ
+    of the rows a_i = s_i x_i (clipped, with an intercept), as the in-memory rows give them."""
+    from dpconvex.data.preprocess import add_intercept, clip_rows
+    from dpconvex.objectives import HuberHinge, Logistic
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(1003, 5)) * 0.6
+    s = {"none": np.ones(1003), "signs": rng.choice([-1.0, 0.0, 1.0], 1003),
+         "floats": rng.uniform(0.2, 1.5, 1003)}[factors]
+    rows = DaskRows(da.from_array(X, chunks=(97, 5)), persist=persist).clip(1.0).add_intercept(1.0)
+    rows = rows.compact()
+    if factors != "none":
+        rows = rows.scale_rows(s)
+    A = add_intercept(clip_rows(X, 1.0)[0], 1.0) * s[:, None]
+    w = rng.normal(size=6)
+    for loss in (Logistic(), HuberHinge()):
+        m = A @ w
+        value, grad, gram, count = rows.margin_sums(w, loss, step=20)
+        assert value == pytest.approx(float(np.sum(loss.value(m))), rel=1e-12)
+        np.testing.assert_allclose(grad, A.T @ loss.deriv(m), rtol=1e-12, atol=1e-12)
+        S = A[::20]
+        np.testing.assert_allclose(gram, (S.T * loss.deriv2(m[::20])) @ S, rtol=1e-12, atol=1e-12)
+        assert count == S.shape[0]
+        full = rows.margin_sums(w, loss, gradient=False, step=1)
+        assert full[1] is None and full[3] == 1003
+        np.testing.assert_allclose(full[2], (A.T * loss.deriv2(m)) @ A, rtol=1e-12, atol=1e-12)
+    assert rows.margin_sums(w, Logistic())[2] is None  # step 0: no Gram
+    assert rows.max_row_norm() == pytest.approx(float(np.max(np.linalg.norm(A, axis=1))), rel=1e-14)
+
+
+def test_a_linear_fit_on_dask_rows_sends_no_row_vector(monkeypatch):
+    """The linear learners' objective, gradient and Hessians are summed on the workers: after
+    the labels, no product of the fit returns or ships a vector of n (the norm check is a max)."""
+    import dpconvex as dp
+
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-0.8, 0.8, size=(6_000, 4))
+    y = (X @ rng.normal(size=4) > 0).astype(int)
+    calls = []
+    for name in ("matvec", "rmatvec", "row_norms", "weighted_gram", "margin_sums"):
+        real = getattr(DaskRows, name)
+        monkeypatch.setattr(DaskRows, name, lambda self, *a, _real=real, _name=name, **k:
+                            calls.append(_name) or _real(self, *a, **k))
+    for make in (dp.PrivateLogisticRegression, dp.PrivateHuberSVM):
+        calls.clear()
+        make(epsilon=1.0, classes=[0, 1], random_state=0).fit(
+            da.from_array(X, chunks=(2_000, 4)), da.from_array(y, chunks=2_000))
+        assert "margin_sums" in calls
+        assert not {"matvec", "rmatvec", "row_norms"} & set(calls)
+        assert calls.count("weighted_gram") <= 1  # the first step's majorant: a constant weight
+
+
 def test_the_front_door_on_dask_rows_is_the_in_memory_release():
     """The same rows through the Dask operator give the in-memory release to 1e-12: the
     solver takes the same steps (the sampled Hessian reads the same every k-th rows)."""

@@ -45,17 +45,17 @@ def test_stuck_computation_times_out_with_nothing_charged(client, monkeypatch):
     """A product whose task sleeps 60 s: the fit stops after dpconvex.dask.timeout = 1 s with
     SolverError, no model, no spend and no open reservation; the task is cancelled."""
     X, y = _data()
-    rmatvec = DaskRows.rmatvec
+    margin_sums = DaskRows.margin_sums
 
-    def stuck(self, v):
+    def stuck(self, w, loss, **kw):
         def sleep(block):  # a local function: shipped by value to the worker
             time.sleep(60)
             return block
 
         dask_rows.compute(self.X.blocks[0].map_blocks(sleep, dtype=float, meta=np.empty((0, 0))))
-        return rmatvec(self, v)  # pragma: no cover
+        return margin_sums(self, w, loss, **kw)  # pragma: no cover
 
-    monkeypatch.setattr(DaskRows, "rmatvec", stuck)
+    monkeypatch.setattr(DaskRows, "margin_sums", stuck)
     acc = dp.BudgetAccountant(epsilon=3.0)
     est = dp.PrivateLogisticRegression(epsilon=1.0, random_state=5, classes=[0, 1], accountant=acc)
     t0 = time.monotonic()
