@@ -146,6 +146,7 @@ QUICK_RUNS = [
     ("breast_cancer_maps", []),
     ("centroids_accuracy", ["--splits", "1", "--seeds", "1"]),
     ("speed", []),
+    ("corpus_run", []),
 ]
 
 
