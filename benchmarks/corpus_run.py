@@ -129,14 +129,15 @@ def _front_door(eps: float, delta: float, classes: list[int], seed: int) -> Any:
     return dp.PrivateClassifier(epsilon=eps, delta=delta, classes=classes, random_state=seed)
 
 
-def _single(cls_name: str, *, delta_none: bool = False, needs_delta: bool = False) -> Callable:
+def _single(cls_name: str, *, delta_none: bool = False, needs_delta: bool = False,
+            **fixed: Any) -> Callable:
     def factory(eps: float, delta: float, classes: list[int], seed: int) -> Any:
         import dpconvex as dp
 
         if needs_delta and delta <= 0:
             return None
         return getattr(dp, cls_name)(epsilon=eps, delta=(delta or None) if delta_none else delta,
-                                     classes=classes, random_state=seed)
+                                     classes=classes, random_state=seed, **fixed)
 
     factory.__name__ = f"_{cls_name}"
     return factory
@@ -151,6 +152,9 @@ LEARNERS: dict[str, Learner] = {
     "noisy_gd": Learner(_single("NoisyGradientDescent", needs_delta=True), True,
                         "NoisyGradientDescent (δ > 0 only)"),
     "centroid": Learner(_single("PrivateGaussianCentroid"), True, "PrivateGaussianCentroid"),
+    # a variant, not a default: the large-margin softmax without its own switch to centroids
+    "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
+                       "PrivateLargeMarginGaussian(loss='softmax')"),
 }
 DEFAULT_LEARNERS = ("front_door", "logistic", "huber", "large_margin", "noisy_gd", "centroid")
 

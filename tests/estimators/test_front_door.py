@@ -48,7 +48,7 @@ def test_the_rule(delta):
 
 @pytest.mark.parametrize("n, C, learner, cls", [
     (300, 2, LINEAR, dp.PrivateHuberSVM),
-    (150, 3, CENTROID, dp.PrivateGaussianCentroid),
+    (120, 3, CENTROID, dp.PrivateGaussianCentroid),  # r = n ε / (C (d + 1)) = 8, below both
     (1500, 3, LARGE_MARGIN, dp.PrivateLargeMarginGaussian),
 ])
 @pytest.mark.parametrize("delta", [0.0, 1e-5])

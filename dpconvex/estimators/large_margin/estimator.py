@@ -96,8 +96,8 @@ default="auto"
         ε); but "centroid" when C >= 3, K = 1, the objective's parameters are at their
         defaults (``loss``, ``structure`` and ``lam`` "auto", ``feature_weights``,
         ``extra_terms`` and ``optimality_tol`` None) and r = n·ε/(C(d + 1)) is below
-        :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 50 with δ = 0
-        (``delta`` None or 0), 20 with δ > 0 (n rows, C classes, d features: public;
+        :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 15 with δ = 0
+        (``delta`` None or 0), 10 with δ > 0 (n rows, C classes, d features: public;
         :func:`~dpconvex.privacy.rules.large_margin.uses_centroid`, docs/privacy.md
         §11.13); the certificate states r and the threshold. "gaussian_objective":
         (ε, δ)-DP, Gaussian noise, softmax loss only (§11.3). "centroid": DP class

@@ -7,7 +7,7 @@ The rule (docs/privacy.md §14.2), on n rows, C classes (the public label set), 
   vector of d + 1 coordinates. Among the binary learners at their defaults it was the
   most accurate on the canonical binary sets' selection seeds (docs/privacy.md §14.2);
 * C > 2 and r = n·ε/(C(d + 1)) below
-  :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (20 with δ > 0, 50 for
+  :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (10 with δ > 0, 15 for
   pure ε; :func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`, the rule
   of the large-margin classifier's own "auto" switch): DP class centroids with priors
   from the noisy counts (pure ε: K-norm noise; δ > 0: the analytic Gaussian
@@ -19,8 +19,8 @@ The rule (docs/privacy.md §14.2), on n rows, C classes (the public label set), 
 
 n is public under replace-one adjacency, C is the declared label set, d the number of
 columns, ε and δ are parameters. No data value is read. The thresholds were chosen on the
-canonical data sets (benchmarks/large_margin_auto_rules.py) and checked on held-out splits
-(benchmarks/front_door.py, benchmarks/recorded/front_door.md).
+selection corpus's seeds and checked on its report seeds (benchmarks/corpus_run.py;
+docs/privacy/large_margin_softmax.md, "the switch's thresholds").
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ measurements behind each choice are):
   (§11.13);
 * with K = 1, C >= 3 classes and the objective parameters at their defaults,
   ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids, §4.9, §11.13)
-  when r = n·ε/(C(d + 1)) is below :data:`CENTROID_BELOW` (20 with δ > 0, 50 for
+  when r = n·ε/(C(d + 1)) is below :data:`CENTROID_BELOW` (10 with δ > 0, 15 for
   pure ε): :func:`centroids_preferred`, the one rule that the front door
   (:class:`~dpconvex.PrivateClassifier`) uses too. n rows, C classes and d features
   are public shape facts, so this is decided once the data's shape is known, never
@@ -55,8 +55,9 @@ CENTROID = "centroid"
 ROW_NORMS = ("auto", "unit", "none")
 #: DP class centroids are preferred to the softmax objective while
 #: r = n·ε/(C(d + 1)) is below this, by whether δ > 0 (docs/privacy.md §11.13, §14.2;
-#: measured with benchmarks/large_margin_auto_rules.py).
-CENTROID_BELOW: dict[bool, float] = {False: 50.0, True: 20.0}
+#: chosen on the selection corpus's seeds with benchmarks/corpus_run.py, the table in
+#: docs/privacy/large_margin_softmax.md).
+CENTROID_BELOW: dict[bool, float] = {False: 15.0, True: 10.0}
 
 
 def records_per_coordinate(n: int, n_classes: int, n_features: int, epsilon: float) -> float:
