@@ -143,6 +143,19 @@ def _single(cls_name: str, *, delta_none: bool = False, needs_delta: bool = Fals
     return factory
 
 
+def _unit_rows(factory: Callable) -> Callable:
+    """``factory``'s estimator on the rows x / ||x|| (a per-record map: scikit-learn's Normalizer)."""
+    def unit(eps: float, delta: float, classes: list[int], seed: int) -> Any:
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import Normalizer
+
+        est = factory(eps, delta, classes, seed)
+        return None if est is None else make_pipeline(Normalizer(), est)
+
+    unit.__name__ = f"{factory.__name__}_unit"
+    return unit
+
+
 LEARNERS: dict[str, Learner] = {
     "front_door": Learner(_front_door, False, "front door (PrivateClassifier)"),
     "logistic": Learner(_single("PrivateLogisticRegression"), True, "PrivateLogisticRegression"),
@@ -152,7 +165,11 @@ LEARNERS: dict[str, Learner] = {
     "noisy_gd": Learner(_single("NoisyGradientDescent", needs_delta=True), True,
                         "NoisyGradientDescent (δ > 0 only)"),
     "centroid": Learner(_single("PrivateGaussianCentroid"), True, "PrivateGaussianCentroid"),
-    # a variant, not a default: the large-margin softmax without its own switch to centroids
+    # variants, not defaults: the linear learners on unit rows; the large-margin softmax
+    # without its own switch to centroids
+    "logistic_unit": Learner(_unit_rows(_single("PrivateLogisticRegression")), False,
+                             "PrivateLogisticRegression on x/‖x‖"),
+    "huber_unit": Learner(_unit_rows(_single("PrivateHuberSVM")), False, "PrivateHuberSVM on x/‖x‖"),
     "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
                        "PrivateLargeMarginGaussian(loss='softmax')"),
 }
