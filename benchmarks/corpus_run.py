@@ -93,6 +93,7 @@ import numpy as np  # noqa: E402
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import corpus  # noqa: E402
+import front_door_data  # noqa: E402
 import harness  # noqa: E402
 
 VENV_PYTHON = HERE / ".venv" / "bin" / "python"
@@ -248,25 +249,6 @@ def fingerprint(sp: corpus.Split) -> str:
     return h.hexdigest()[:16]
 
 
-def public_bounds(schema: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature public range of an encoded row, from the schema only (GaussianNB's bounds)."""
-    num_lo, num_hi = (-0.5, 0.5) if schema.centered else (0.0, 1.0)
-    lo: list[float] = []
-    hi: list[float] = []
-    for col in schema.features:
-        if col in schema.numeric:
-            lo.append(num_lo)
-            hi.append(num_hi)
-        elif col in schema.categories:
-            k = len(schema.categories[col]) + (col in schema.other)
-            lo.extend([0.0] * k)
-            hi.extend([1.0] * k)
-        else:
-            lo.append(0.0)
-            hi.append(1.0)
-    return np.asarray(lo) / schema.divisor, np.asarray(hi) / schema.divisor
-
-
 # ---------------------------------------------------------------------------- fits (worker)
 def _one_thread_env() -> dict[str, str]:
     return {**os.environ, **{k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -289,7 +271,7 @@ def diffprivlib_python() -> tuple[str | None, str]:
 def run_diffprivlib(python: str, name: str, seed: int, sp: corpus.Split,
                     epsilons: Sequence[float]) -> dict[tuple[float, str], float]:
     """(ε, model) -> test accuracy of DPL_SCRIPT's models on this split (pure ε)."""
-    lo, hi = public_bounds(corpus.TABLES[name].schema)
+    lo, hi = front_door_data.schema_bounds(corpus.TABLES[name].schema)
     with tempfile.TemporaryDirectory(prefix="corpus_dpl_") as tmp:
         d = Path(tmp)
         np.savez(d / f"{name}_{seed}.npz", X_train=sp.X_train, y_train=sp.y_train,

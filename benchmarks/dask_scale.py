@@ -74,6 +74,11 @@ def chunk_rows(c: int, rows: int, d: int, seed: int) -> np.ndarray:
     return X
 
 
+def chunk_sizes(n: int, chunk: int) -> list[int]:
+    """Rows of each chunk of n rows cut every ``chunk`` rows."""
+    return [min(chunk, n - start) for start in range(0, n, chunk)]
+
+
 def chunk_labels(c: int, rows: int, d: int, seed: int) -> np.ndarray:
     """The labels of chunk c: sign of a fixed linear rule, 10% flipped."""
     X = chunk_rows(c, rows, d, seed)
@@ -85,7 +90,7 @@ def dask_data(n: int, d: int, chunk: int, seed: int) -> tuple[Any, Any]:
     import dask
     import dask.array as da
 
-    sizes = [min(chunk, n - s) for s in range(0, n, chunk)]
+    sizes = chunk_sizes(n, chunk)
     X = da.concatenate([da.from_delayed(dask.delayed(chunk_rows, pure=True)(c, r, d, seed),
                                         shape=(r, d), dtype=np.float64)
                         for c, r in enumerate(sizes)])
@@ -106,7 +111,7 @@ def source_pass_seconds(n: int, d: int, chunk: int, seed: int, repeats: int = 2)
 
     from dpconvex.data.dask_rows import compute
 
-    sizes = [min(chunk, n - s) for s in range(0, n, chunk)]
+    sizes = chunk_sizes(n, chunk)
     best = math.inf
     for _ in range(repeats):
         t = time.perf_counter()
@@ -118,7 +123,7 @@ def source_pass_seconds(n: int, d: int, chunk: int, seed: int, repeats: int = 2)
 
 
 def memory_data(n: int, d: int, chunk: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    sizes = [min(chunk, n - s) for s in range(0, n, chunk)]
+    sizes = chunk_sizes(n, chunk)
     return (np.concatenate([chunk_rows(c, r, d, seed) for c, r in enumerate(sizes)]),
             np.concatenate([chunk_labels(c, r, d, seed) for c, r in enumerate(sizes)]))
 

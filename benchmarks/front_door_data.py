@@ -244,12 +244,16 @@ def schema(name: str) -> PublicSchema:
 
 
 def public_bounds(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature public range of an encoded row (``row_norm=None``), from the schema only.
+    """Per-feature public range of an encoded row of ``name`` (``row_norm=None``)."""
+    return schema_bounds(schema(name))
+
+
+def schema_bounds(s: PublicSchema) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature public range of a row encoded by ``PublicEncoder(s)``, from the schema only.
 
     Numeric features lie in [0, 1] ([-1/2, 1/2] for a centered schema; a log map keeps
     [0, 1]), one-hot and binary features in [0, 1]; all divided by the public divisor.
     """
-    s = schema(name)
     num_lo, num_hi = (-0.5, 0.5) if s.centered else (0.0, 1.0)
     lo: list[float] = []
     hi: list[float] = []

@@ -290,12 +290,12 @@ class LinearERMTemplate:
         reg = self.regularizer.lam + float(extra_reg)
         k = max(1, self._sample_step)
         c = float(self.loss.curvature)
-        last = self._last_sample
         if bound and math.isfinite(c):
             sub = self._ops.every(k)
             H = sub.weighted_gram(np.full(sub.n, c)) / sub.n
         elif self._on_workers:
             w = np.asarray(w, dtype=float)
+            last = self._last_sample  # the point the last objective pass was at
             if last is None or last[0].shape != w.shape or not np.array_equal(last[0], w):
                 last = (w, *self._ops.margin_sums(w, self.loss, gradient=False, step=k)[2:])
             H = last[1] / last[2]
