@@ -124,10 +124,15 @@ class Learner:
     label: str = ""
 
 
-def _front_door(eps: float, delta: float, classes: list[int], seed: int) -> Any:
-    import dpconvex as dp
+def _front_door(**fixed: Any) -> Callable:
+    def factory(eps: float, delta: float, classes: list[int], seed: int) -> Any:
+        import dpconvex as dp
 
-    return dp.PrivateClassifier(epsilon=eps, delta=delta, classes=classes, random_state=seed)
+        return dp.PrivateClassifier(epsilon=eps, delta=delta, classes=classes, random_state=seed,
+                                    **fixed)
+
+    factory.__name__ = "_front_door" + "".join(f"_{k}_{v}" for k, v in fixed.items())
+    return factory
 
 
 def _single(cls_name: str, *, delta_none: bool = False, needs_delta: bool = False,
@@ -158,7 +163,7 @@ def _unit_rows(factory: Callable) -> Callable:
 
 
 LEARNERS: dict[str, Learner] = {
-    "front_door": Learner(_front_door, False, "front door (PrivateClassifier)"),
+    "front_door": Learner(_front_door(), False, "front door (PrivateClassifier)"),
     "logistic": Learner(_single("PrivateLogisticRegression"), True, "PrivateLogisticRegression"),
     "huber": Learner(_single("PrivateHuberSVM"), True, "PrivateHuberSVM"),
     "large_margin": Learner(_single("PrivateLargeMarginGaussian", delta_none=True), True,
@@ -171,6 +176,10 @@ LEARNERS: dict[str, Learner] = {
     "logistic_unit": Learner(_unit_rows(_single("PrivateLogisticRegression")), False,
                              "PrivateLogisticRegression on x/‖x‖"),
     "huber_unit": Learner(_unit_rows(_single("PrivateHuberSVM")), False, "PrivateHuberSVM on x/‖x‖"),
+    "front_door_safeguard": Learner(_front_door(safeguard=True), False,
+                                    "PrivateClassifier(safeguard=True)"),
+    "front_door_safeguard_10": Learner(_front_door(safeguard=True, validation_fraction=0.1), False,
+                                       "PrivateClassifier(safeguard=True, validation_fraction=0.1)"),
     "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
                        "PrivateLargeMarginGaussian(loss='softmax')"),
 }

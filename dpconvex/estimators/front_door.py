@@ -17,10 +17,25 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._random import assign_noise, check_seed, noise_source
-from .._validation import check_fitted, check_float, checks_feature_names
-from ..data.labels import check_unknown_labels, declared_classes, one_label_warning
-from ..errors import ParameterError, PrivacyLeakWarning, PrivacyWarning
-from ..privacy.rules.front_door import CENTROID, LARGE_MARGIN, LINEAR, choose_front_door_learner
+from .._validation import (
+    check_bool,
+    check_fitted,
+    check_float,
+    checks_feature_names,
+    feature_names_of,
+    with_feature_names,
+)
+from ..data.labels import check_unknown_labels, declared_classes, encode_labels, one_label_warning
+from ..errors import ParameterError, PrivacyError, PrivacyLeakWarning, PrivacyWarning
+from ..privacy.accounting import reserve_budget
+from ..privacy.certificate import Certificate, Condition, compose_parallel
+from ..privacy.rules.front_door import (
+    CENTROID,
+    CONSTANT,
+    LARGE_MARGIN,
+    LINEAR,
+    choose_front_door_learner,
+)
 from ..privacy.rules.mechanism import has_positive_delta
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, linear_noise_dominates
 from ..privacy.rules.noise_dominance_gd import centroid_noise_dominates
@@ -30,6 +45,15 @@ from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, objective_part
 from .large_margin.options import noise_dominates
 from .linear import PrivateHuberSVM
+from .parts import Parts, check_rows
+from .safeguard import (
+    ConstantClassifier,
+    constant_name,
+    dry_selection,
+    safeguard_mistakes,
+    safeguard_sizes,
+    select_release,
+)
 
 __all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
 
@@ -53,6 +77,10 @@ INFERRED_CHOICE = ("the learner was chosen with the label set read from the data
 def _check_delta(name: str, value: Any, owner: str) -> None:
     if value is not None:
         check_float(name, value, owner, low_inclusive=True, high=1.0)
+
+
+def _check_fraction(name: str, value: Any, owner: str) -> None:
+    check_float(name, value, owner, low=0.0, high=1.0)
 
 
 def _noise_dominates(est: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
@@ -131,13 +159,28 @@ class PrivateClassifier(PrivateEstimator):
         it (experiments only).
     accountant : BudgetAccountant or None, default=None
         Ledger charged with the certificate's (ε, δ).
+    safeguard : bool, default=True
+        Release the learner's model or a constant class, whichever the exponential
+        mechanism selects on a validation part of the rows (docs/privacy.md §14.4):
+        the learner is fitted on the other rows with the whole (ε, δ), and the
+        selection spends ε on the validation rows only (parallel composition), so the
+        release stays (ε, δ)-DP. It guards against a model worse than the majority
+        class, at the price of fitting on fewer rows (on the selection corpus: cells
+        more than 0.5 points below the majority class 14 -> 4 of 192, mean accuracy
+        -0.16 points; docs/privacy.md §14.4). A released constant comes with a
+        :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows.
+    validation_fraction : float, default=0.2
+        With ``safeguard=True``, the share of the rows (⌈fraction · n⌉, public) that
+        validate; the split is a permutation drawn independently of the data.
 
     Attributes
     ----------
     estimator_ : estimator
-        The fitted learner (a released model: its noised parameters and public facts).
+        The released model: the fitted learner (its noised parameters and public facts),
+        or, when the safeguard selected a constant class, a
+        :class:`~dpconvex.estimators.safeguard.ConstantClassifier`.
     learner_ : str
-        Which learner the rule chose.
+        Which learner the rule chose ("constant class" when the safeguard released one).
     classes_ : ndarray of shape (C,)
     n_features_in_ : int
     certificate_ : Certificate
@@ -175,11 +218,14 @@ class PrivateClassifier(PrivateEstimator):
         "unknown_labels": check_unknown_labels,
         "random_state": lambda name, v, owner: check_seed(v, owner),
         "accountant": "no_validation",
+        "safeguard": check_bool,
+        "validation_fraction": _check_fraction,
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
-                 unknown_labels: str = "raise"):
+                 unknown_labels: str = "raise", safeguard: bool = True,
+                 validation_fraction: float = 0.2):
         self.epsilon = epsilon
         self.delta = delta
         self.classes = classes
@@ -187,6 +233,8 @@ class PrivateClassifier(PrivateEstimator):
         self.data_norm = data_norm
         self.random_state = random_state
         self.accountant = accountant
+        self.safeguard = safeguard
+        self.validation_fraction = validation_fraction
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -196,16 +244,20 @@ class PrivateClassifier(PrivateEstimator):
         return tags
 
     # ------------------------------------------------------------------------ plan
+    def _delta(self) -> float:
+        return float(self.delta) if has_positive_delta(self.delta) else 0.0
+
     def _make(self, learner: str, *, objective: bool = False) -> PrivateEstimator:
         """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
 
         ``objective=True`` names the large-margin objective's mechanism (no centroid
-        switch), for the noise checks of :meth:`_warn_if_every_candidate_is_weak`.
+        switch), for the noise checks of :meth:`_warn_if_every_candidate_is_weak`. With
+        the safeguard the front door holds the budget, so the learner charges no ledger.
         """
-        delta = float(self.delta) if has_positive_delta(self.delta) else 0.0
+        delta = self._delta()
         common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
                   "unknown_labels": self.unknown_labels, "random_state": self.random_state,
-                  "accountant": self.accountant}
+                  "accountant": None if self.safeguard else self.accountant}
         if learner == LINEAR:
             return PrivateHuberSVM(delta=delta, fit_intercept=True, **common)
         if learner == CENTROID:
@@ -222,9 +274,22 @@ class PrivateClassifier(PrivateEstimator):
         return choice.learner, choice.reason, self._make(choice.learner)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        _, reason, est = self._learner(n, n_classes, n_features)
-        sub = est.plan(n, n_classes, n_features)
-        return dataclasses.replace(sub, estimator=type(self).__name__, notes=(*sub.notes, reason))
+        if not self.safeguard:
+            _, reason, est = self._learner(n, n_classes, n_features)
+            sub = est.plan(n, n_classes, n_features)
+            return dataclasses.replace(sub, estimator=type(self).__name__,
+                                       notes=(*sub.notes, reason))
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, type(self).__name__)
+        _, reason, est = self._learner(n_fit, n_classes, n_features)
+        sub = est.plan(n_fit, n_classes, n_features)
+        return dataclasses.replace(sub, estimator=type(self).__name__, n=n, notes=(
+            *sub.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
+
+    def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
+        return (f"PrivateClassifier: safeguard on: the learner is fitted on {n_fit} rows, and the "
+                f"exponential mechanism selects the model or one of the {n_classes} constant "
+                f"classes on the other {n_val} (validation_fraction = "
+                f"{float(self.validation_fraction):g}; docs/privacy.md §14.4)")
 
     # --------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any) -> PrivateClassifier:
@@ -236,11 +301,13 @@ class PrivateClassifier(PrivateEstimator):
         """
         self._validate_params()
         shape = self.public_shape(X, y)
-        name, reason, est = self._learner(*shape)
         inferred = self.classes is None and declared_classes(y) is None
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
                           stacklevel=2)
+        if self.safeguard:
+            return self._fit_safeguarded(X, y, shape, inferred)
+        name, reason, est = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
         with assign_noise({est: noise.rng}, seeded=noise.seeded), \
@@ -257,6 +324,91 @@ class PrivateClassifier(PrivateEstimator):
             self.feature_names_in_ = est.feature_names_in_
         self.certificate_ = est.certificate_
         return self
+
+    def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
+                         inferred: bool) -> PrivateClassifier:
+        """The learner on a fitting part, then the private choice of what to release (§14.4)."""
+        owner = type(self).__name__
+        names = feature_names_of(X, owner)
+        n, n_classes, n_features = shape
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
+        name, reason, est = self._learner(n_fit, n_classes, n_features)
+        self._warn_if_every_candidate_is_weak(n_fit, n_classes, n_features)  # before the hold
+        epsilon = float(self.epsilon)
+        noise = noise_source(self)
+        with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold, \
+                one_label_warning(issued=inferred):
+            Xv, yv = check_rows(X, y, owner, self)
+            labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
+            est.set_params(classes=list(labels.classes))
+            order = noise.rng.permutation(n)  # independent of the data (§14.4)
+            parts = Parts(Xv, yv, [order[:n_fit], order[n_fit:]])
+            fit_rng, select_rng = noise.rng.spawn(2)
+            X_fit, y_fit = parts[0]
+            with assign_noise({est: fit_rng}, seeded=noise.seeded):
+                est.fit(_rows_for(name, X_fit), y_fit)
+            X_val, y_val = parts[1]
+            mistakes = safeguard_mistakes(est, _rows_for(name, X_val), y_val, labels.classes)
+            best, selection = select_release(mistakes, epsilon, n_val, select_rng, noise.seeded)
+            cert = self._safeguard_certificate(est.certificate_, selection, name, reason,
+                                               (n_fit, n_val), labels.classes, best)
+            if inferred:
+                cert.assumptions.append(INFERRED_CHOICE)
+            hold.commit_certificate(cert)
+        if best == 0:
+            self.estimator_, self.learner_ = est, name
+        else:
+            self.estimator_ = ConstantClassifier(labels.classes[best - 1], labels.classes,
+                                                 n_features)
+            self.estimator_.certificate_ = cert
+            self.learner_ = CONSTANT
+            warnings.warn(
+                f"{owner}.fit: the safeguard released a constant class ("
+                f"{cert.quantities['safeguard selected']}) instead of the {name} model: the "
+                "private selection on the validation rows favoured it (a part of the release, "
+                "docs/privacy.md §14.4). The signal in these rows does not outweigh the noise "
+                f"at epsilon = {epsilon:g}: use a larger epsilon, delta > 0, more rows or fewer "
+                "features, or compare with safeguard=False on held-out rows.",
+                PrivacyWarning, stacklevel=2)
+        self.classes_ = np.asarray(labels.classes)
+        self.n_features_in_ = n_features
+        self.certificate_ = cert
+        return with_feature_names(self, names)
+
+    def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
+                               reason: str, sizes: tuple[int, int], classes: Any,
+                               selected: int | None = None) -> Certificate:
+        """The parallel composition of the learner's release and the selection (§14.4)."""
+        n_fit, n_val = sizes
+        candidates = [name, *(constant_name(c) for c in classes)]
+        quantities: dict[str, Any] = {
+            "safeguard validation fraction": float(self.validation_fraction),
+            "part sizes": [n_fit, n_val], "safeguard candidates": candidates}
+        if selected is not None:
+            quantities["safeguard selected"] = candidates[selected]
+        conditions = [
+            Condition("candidates fixed before the data", True, "enforced by dpconvex",
+                      f"the rule's learner ({name}) and the {len(classes)} constant classes of "
+                      "the public label set"),
+            Condition("disjoint parts", True, "enforced by dpconvex",
+                      f"a permutation drawn independently of the data splits the {n_fit + n_val} "
+                      f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
+                      "(sizes from n only); the learner reads the first, the selection the "
+                      "second"),
+        ]
+        try:
+            return compose_parallel(
+                [model, selection],
+                mechanism=("PrivateClassifier with its safeguard: the learner on the fitting "
+                           "part, the exponential mechanism over the model and each constant "
+                           "class on the validation part (docs/privacy.md §14.4)"),
+                epsilon_requested=float(self.epsilon), delta_requested=self._delta(),
+                conditions=conditions, quantities=quantities,
+                assumptions=[reason, self._safeguard_note(n_fit, n_val, len(classes)),
+                             "replace-one adjacency; n is public (it fixes the part sizes)"],
+                labels=["model (fitting part)", "selection (validation part)"])
+        except PrivacyError as exc:
+            raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
 
     def _warn_if_every_candidate_is_weak(self, n: int, n_classes: int, n_features: int) -> None:
         """One warning when the public noise check of every candidate learner fires (§14.3).
@@ -294,11 +446,37 @@ class PrivateClassifier(PrivateEstimator):
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)
+        if self.safeguard:
+            return self._certify_safeguarded(X, y, size)
         name, reason, est = self._learner(*size)
         rows = None if X is None else _rows_for(name, X)
         cert = est.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
         cert.assumptions.append(reason)
         return cert
+
+    def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:
+        """The safeguard's certificate: the learner's dry run on the first n_fit rows (a
+        fit's part sizes, in the rows' order) and the selection's dry run."""
+        owner = type(self).__name__
+        n, n_classes, n_features = size
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
+        name, reason, est = self._learner(n_fit, n_classes, n_features)
+        classes: Any = self.classes
+        if X is None:
+            model = est.certify(n=n_fit, n_classes=n_classes, n_features=n_features)
+            classes = classes if classes is not None else range(n_classes)
+        else:
+            with one_label_warning():
+                Xv, yv = check_rows(X, y, owner, self)
+                classes = encode_labels(yv, classes, owner,
+                                        unknown_labels=self.unknown_labels).classes
+            est.set_params(classes=list(classes))
+            rows = Parts(Xv, yv, [np.arange(n_fit), np.arange(n_fit, n)])[0]
+            model = est.certify(_rows_for(name, rows[0]), rows[1])
+        classes = list(classes)
+        selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val)
+        return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),
+                                           classes)
 
     # ----------------------------------------------------------------- predict
     @checks_feature_names

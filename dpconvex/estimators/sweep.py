@@ -80,7 +80,7 @@ class EpsilonSweep:
         (one pass per fit); only the predicted labels come back.
         """
         if is_dask_collection(X):
-            from .selection.rows import mistakes
+            from .parts import mistakes
 
             yv = np.asarray(computed(y))
             n = yv.shape[0]

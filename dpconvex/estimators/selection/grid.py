@@ -55,7 +55,7 @@ from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
 from ...templates.selection import SelectionTemplate
-from .rows import Parts, check_rows, mistakes
+from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
 
@@ -229,7 +229,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     array or DataFrame of numeric columns (for an estimator with a Dask backend): each
     part's rows are then taken per chunk on the workers, never collected, and the
     mistakes counted from predictions made per chunk
-    (:mod:`dpconvex.estimators.selection.rows`); the split, the
+    (:mod:`dpconvex.estimators.parts`); the split, the
     noise and the accounting are those of rows in memory.
 
     Parameters

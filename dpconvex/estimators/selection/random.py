@@ -55,8 +55,8 @@ from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import SEEDED
+from ..parts import Parts, check_rows, mistakes
 from .grid import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
-from .rows import Parts, check_rows, mistakes
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 

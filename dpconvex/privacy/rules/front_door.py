@@ -30,12 +30,15 @@ from typing import NamedTuple
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 from .mechanism import has_positive_delta
 
-__all__ = ["CENTROID", "LARGE_MARGIN", "LINEAR", "FrontDoorChoice", "choose_front_door_learner"]
+__all__ = ["CENTROID", "CONSTANT", "LARGE_MARGIN", "LINEAR", "FrontDoorChoice", "choose_front_door_learner"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
 CENTROID = "class centroids"
 LARGE_MARGIN = "large-margin softmax"
+#: What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a constant
+#: class (docs/privacy.md §14.4).
+CONSTANT = "constant class"
 
 
 class FrontDoorChoice(NamedTuple):

@@ -1,15 +1,17 @@
-"""The rows of a private selection: checked once, cut into disjoint parts, scored.
+"""The rows of a fit on disjoint parts: checked once, cut into parts, scored.
 
-Both searches split the n rows by a random permutation drawn independently of the
-data (docs/privacy.md §6.2) and read part j only through :class:`Parts`. Rows in
+The private searches (docs/privacy.md §6.2) and the front door's safeguard (§14.4) split
+the n rows by a random permutation drawn independently of the data and read part j only
+through :class:`Parts`. Rows in
 memory (dense or SciPy sparse) are indexed as usual. A Dask collection is never
 brought into memory: :func:`dpconvex.data.dask_rows.split_rows` selects each part's
-rows per chunk on the workers, in their order in X, and the labels (a vector of
-length n, on the driver as for every Dask fit) are cut the same way. A part holds
-the same set of records either way, so a candidate fitted on it is the in-memory
-candidate up to the order of the sums. Validation mistakes on Dask rows are
-counted from the released model's predictions per chunk (post-processing of the
-release); the n_val predicted labels come back, the rows stay on the workers.
+rows per chunk on the workers, and the labels (a vector of length n, on the driver as
+for every Dask fit) are cut the same way. Either way a part's rows come in their order
+in X, so a candidate fitted on it is the in-memory candidate up to the order of the
+sums, and a split made inside that fit selects the same records. Validation mistakes
+on Dask rows are counted from the released model's predictions per chunk
+(post-processing of the release); the n_val predicted labels come back, the rows stay
+on the workers.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ from typing import Any
 import numpy as np
 from sklearn.utils import get_tags
 
-from ..._validation import is_dask_collection
-from ...data.labels import check_labels
-from ...data.validation import check_array, computed
-from ...errors import DataValidationError
+from .._validation import is_dask_collection
+from ..data.labels import check_labels
+from ..data.validation import check_array, computed
+from ..errors import DataValidationError
 
 __all__ = ["Parts", "check_rows", "mistakes", "predicted"]
 
@@ -62,7 +64,7 @@ class Parts:
         self._dask: list[Any] | None = None
         self._part: np.ndarray | None = None
         if is_dask_collection(X):
-            from ...data.dask_rows import split_rows
+            from ..data.dask_rows import split_rows
 
             k = len(index)
             part = np.full(X.shape[0], k, dtype=np.min_scalar_type(k))  # k: in no part
@@ -71,10 +73,12 @@ class Parts:
             self._part, self._dask = part, split_rows(X, part, k)
 
     def __getitem__(self, j: int) -> tuple[Any, np.ndarray]:
-        """(rows, labels) of part j: in memory in the order of ``index[j]``; on Dask in
-        their order in X (the same records)."""
+        """(rows, labels) of part j, in their order in X (in memory as on Dask), so that a
+        split made inside a fit on the part (the front door's safeguard) picks the same
+        records on either."""
         if self._dask is None:
-            return self.X[self.index[j]], self.y[self.index[j]]
+            ix = np.sort(self.index[j])
+            return self.X[ix], self.y[ix]
         assert self._part is not None
         return self._dask[j], self.y[self._part == j]
 
@@ -86,7 +90,7 @@ def predicted(model: Any, X: Any) -> np.ndarray:
         return np.asarray(model.predict(X))
     import dask
 
-    from ...data.dask_rows import compute
+    from ..data.dask_rows import compute
 
     blocks = X.to_delayed()
     blocks = blocks.ravel().tolist() if isinstance(blocks, np.ndarray) else list(blocks)

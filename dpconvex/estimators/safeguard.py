@@ -1,0 +1,167 @@
+"""The front door's safeguard: release the learner's model or a constant class, chosen privately.
+
+A model that predicts worse than a constant is worse than publishing nothing, and no
+public rule can see a weak signal (docs/privacy.md §14.3). The safeguard
+(docs/privacy.md §14.4) splits the rows by a permutation drawn independently of the
+data into a fitting part and a validation part whose sizes depend on n only, fits the
+learner on the first, and selects among the candidates {the model, each constant class}
+with the exponential mechanism ([MT07]_) on the second, the utility of a candidate being
+minus its mistakes there (sensitivity 1 under replace-one). It is private tuning
+([CMS11]_ Alg. 4, docs/privacy.md §6.2) with one trained candidate and C candidates that
+read no data: a record is in one part, so the whole is (ε, δ)-DP with the full ε on each
+part (parallel composition).
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), §5.2, Alg. 4, Theorem 24.
+.. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
+   FOCS 2007 (the exponential mechanism).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import checks_feature_names
+from ..data.validation import check_array
+from ..errors import DataValidationError
+from ..privacy.budget import Budget
+from ..privacy.certificate import Certificate
+from ..privacy.release import release
+from ..templates.selection import SelectionTemplate
+from .parts import predicted
+
+__all__ = ["ConstantClassifier", "constant_name", "safeguard_mistakes", "safeguard_sizes",
+           "select_release"]
+
+
+class ConstantClassifier:
+    """A released constant: every row gets the same class.
+
+    What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a
+    constant class (docs/privacy.md §14.4): the class, the public label set and the
+    number of columns. It is made from the private selection's output, not fitted.
+
+    Parameters
+    ----------
+    constant : label
+        The class predicted for every row.
+    classes : sequence of labels
+        The public label set (``constant`` is one of them).
+    n_features : int
+        Number of columns the rows have.
+
+    Attributes
+    ----------
+    constant_ : label
+    classes_ : ndarray of shape (C,)
+    n_features_in_ : int
+    certificate_ : Certificate
+        Set by the front door: the certificate of the release that selected it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.safeguard import ConstantClassifier
+    >>> model = ConstantClassifier(1, [0, 1], 3)
+    >>> model.predict(np.zeros((2, 3))).tolist(), model.predict_proba(np.zeros((1, 3))).tolist()
+    ([1, 1], [[0.0, 1.0]])
+    """
+
+    def __init__(self, constant: Any, classes: Any, n_features: int):
+        self.classes_ = np.asarray(list(classes))
+        self.constant_ = constant
+        self.n_features_in_ = int(n_features)
+
+    def __repr__(self) -> str:
+        return f"ConstantClassifier(constant={_plain(self.constant_)!r})"
+
+    def _rows(self, X: Any) -> int:
+        Xv = check_array(X, type(self).__name__, accept_sparse=True, accept_dask=True,
+                         n_features=self.n_features_in_)
+        return int(Xv.shape[0])
+
+    def _index(self) -> int:
+        return int(np.flatnonzero(self.classes_ == self.constant_)[0])
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The constant class for every row."""
+        n = self._rows(X)
+        return np.full(n, self.constant_, dtype=self.classes_.dtype)
+
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Probability 1 on the constant class (columns in the order of ``classes_``)."""
+        proba = np.zeros((self._rows(X), self.classes_.size))
+        proba[:, self._index()] = 1.0
+        return proba
+
+    @checks_feature_names
+    def decision_function(self, X: Any) -> np.ndarray:
+        """For two classes ±1 (+1: the second class of ``classes_``); else one-hot rows."""
+        if self.classes_.size == 2:
+            return np.full(self._rows(X), 1.0 if self._index() == 1 else -1.0)
+        return self.predict_proba(X)
+
+    def score(self, X: Any, y: Any) -> float:
+        """Mean accuracy on (X, y)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+def _plain(label: Any) -> Any:
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def constant_name(label: Any) -> str:
+    """The candidate's name in the certificate: ``"constant <label>"``."""
+    return f"constant {_plain(label)!r}"
+
+
+def safeguard_sizes(n: int, validation_fraction: float, owner: str) -> tuple[int, int]:
+    """(fitting rows, validation rows) for n rows: ⌈fraction · n⌉ validate (public: n only).
+
+    Raises
+    ------
+    DataValidationError
+        Fewer than 2 fitting rows or no validation row.
+    """
+    n_val = int(np.ceil(float(validation_fraction) * int(n)))
+    n_fit = int(n) - n_val
+    if n_val < 1 or n_fit < 2:
+        raise DataValidationError(
+            f"{owner}: n_samples = {int(n)} rows cannot be split into a fitting part of at "
+            f"least 2 rows and a validation part of at least 1 (validation_fraction = "
+            f"{float(validation_fraction):g}). Use more rows, another validation_fraction, "
+            "or safeguard=False.")
+    return n_fit, n_val
+
+
+def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Mistakes z_0 of ``model`` and z_c of each constant class on the validation rows.
+
+    A record of the validation part changes each count by at most 1 (the utility's
+    sensitivity under replace-one, docs/privacy.md §14.4). A label outside ``classes``
+    (``unknown_labels="ignore"``) is a mistake of every candidate.
+    """
+    y = np.asarray(y)
+    z_model = int(np.sum(predicted(model, X) != y))
+    z_const = [int(np.sum(y != c)) for c in classes]
+    return np.array([z_model, *z_const], dtype=float)
+
+
+def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
+                   seeded: bool) -> tuple[int, Certificate]:
+    """The exponential mechanism on u = −mistakes, ε-DP in the validation part (§14.4)."""
+    sel = release(SelectionTemplate(-np.asarray(mistakes, dtype=float), 1.0, n_val),
+                  "exponential", Budget(float(epsilon)), None, rng, seeded=seeded)
+    return int(sel.theta[0]), sel.certificate
+
+
+def dry_selection(n_candidates: int, epsilon: float, n_val: int) -> Certificate:
+    """The selection's certificate without data (``certify``)."""
+    return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val), "exponential",
+                   Budget(float(epsilon)), dry_run=True).certificate
