@@ -18,7 +18,9 @@ Learners (the registry :data:`LEARNERS`, name -> :class:`Learner`; each factory 
 ``(epsilon, delta, classes, seed)`` and returns an unfitted estimator, or None where the
 learner does not apply):
 
-* ``front_door``: ``PrivateClassifier(epsilon, delta, classes, random_state=seed)``;
+* ``front_door``: ``PrivateClassifier(epsilon, delta, classes, random_state=seed)``
+  (its safeguard on, the default); ``front_door_unguarded`` the same with
+  ``safeguard=False``;
 * single estimators at their defaults with only ε, δ, ``classes`` and the seed set:
   ``logistic`` (``PrivateLogisticRegression``), ``huber`` (``PrivateHuberSVM``),
   ``large_margin`` (``PrivateLargeMarginGaussian``, ``delta=None`` at δ = 0),
@@ -171,15 +173,14 @@ LEARNERS: dict[str, Learner] = {
     "noisy_gd": Learner(_single("NoisyGradientDescent", needs_delta=True), True,
                         "NoisyGradientDescent (δ > 0 only)"),
     "centroid": Learner(_single("PrivateGaussianCentroid"), True, "PrivateGaussianCentroid"),
-    # variants, not defaults: the linear learners on unit rows; the large-margin softmax
-    # without its own switch to centroids
+    # variants, not defaults: the linear learners on unit rows; the front door without its
+    # safeguard (every row fits the learner); the large-margin softmax without its own
+    # switch to centroids
     "logistic_unit": Learner(_unit_rows(_single("PrivateLogisticRegression")), False,
                              "PrivateLogisticRegression on x/‖x‖"),
     "huber_unit": Learner(_unit_rows(_single("PrivateHuberSVM")), False, "PrivateHuberSVM on x/‖x‖"),
-    "front_door_safeguard": Learner(_front_door(safeguard=True), False,
-                                    "PrivateClassifier(safeguard=True)"),
-    "front_door_safeguard_10": Learner(_front_door(safeguard=True, validation_fraction=0.1), False,
-                                       "PrivateClassifier(safeguard=True, validation_fraction=0.1)"),
+    "front_door_unguarded": Learner(_front_door(safeguard=False), False,
+                                    "PrivateClassifier(safeguard=False)"),
     "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
                        "PrivateLargeMarginGaussian(loss='softmax')"),
 }
