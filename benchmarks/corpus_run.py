@@ -193,11 +193,13 @@ def _library_rule(n: int, n_classes: int, d: int, epsilon: float, delta: float) 
         CENTROID,
         LARGE_MARGIN,
         LINEAR,
+        NOISY_GD,
         choose_front_door_learner,
     )
 
     name = choose_front_door_learner(n, n_classes, d, epsilon, delta).learner
-    return {LINEAR: "huber", CENTROID: "centroid", LARGE_MARGIN: "large_margin"}[name]
+    return {LINEAR: "huber", CENTROID: "centroid", LARGE_MARGIN: "large_margin",
+            NOISY_GD: "noisy_gd"}[name]
 
 
 #: choice rules: ``rule(n, C, d, epsilon, delta)`` -> a LEARNERS name

@@ -62,7 +62,8 @@ def toy_corpus(monkeypatch):
 
 def test_harness_scores_a_toy_table_and_reuses_its_cache(toy_corpus, tmp_path):
     argv = ["--tables", "toy", "--n-seeds", "2", "--epsilons", "1", "--deltas", "0", "1/n2",
-            "--learners", "front_door", "logistic", "--tag", "t", "--out", str(tmp_path)]
+            "--learners", "front_door", "front_door_unguarded", "logistic", "--tag", "t", "--out",
+            str(tmp_path)]
     data = corpus_run.main(argv)
     seeds = list(corpus.SELECTION_SEEDS[:2])
     assert [(c["epsilon"], c["delta"]) for c in data["cells"]] == [(1.0, "0"), (1.0, "1/n2")]
@@ -74,7 +75,7 @@ def test_harness_scores_a_toy_table_and_reuses_its_cache(toy_corpus, tmp_path):
     assert mean == pytest.approx(np.mean(majority))
     assert se == pytest.approx(np.std(majority, ddof=1) / np.sqrt(2))
     lines = [json.loads(x) for x in (tmp_path / "corpus_run.jsonl").read_text().splitlines()]
-    assert len(lines) == 2 * (2 + 2 * 2)  # per seed: two baselines, two learners at two deltas
+    assert len(lines) == 2 * (2 + 3 * 2)  # per seed: two baselines, three learners at two deltas
     n = 140
     assert {r["delta_value"] for r in lines if r["delta"] == "1/n2"} == {1 / n**2}
     # the rule column is the front door's fits; the criteria read the same means
@@ -83,10 +84,13 @@ def test_harness_scores_a_toy_table_and_reuses_its_cache(toy_corpus, tmp_path):
     assert data["criteria"]["cells"] == 2
     assert (tmp_path / "corpus_run.md").read_text().count("majority class") >= 1
     # a rerun with the library's rule as a choice rule fits only the learner it picks, and
-    # scores what the front door released (same learner, same noise seed)
-    by_rule = corpus_run.main([*argv[:-4], "--rule", "library", "--tag", "t", "--out", str(tmp_path)])
-    assert [c["rule"] for c in by_rule["cells"]] == [c["rule"] for c in data["cells"]]
+    # scores what the front door without its safeguard released (same learner, same noise seed)
+    by_rule = corpus_run.main([*argv[:-5], "--rule", "library", "--tag", "t", "--out",
+                               str(tmp_path)])
+    unguarded = [np.mean([r["accuracy"] for r in lines if r["learner"] == "front_door_unguarded"
+                          and r["delta"] == dspec]) for dspec in ("0", "1/n2")]
+    assert [c["rule"] for c in by_rule["cells"]] == pytest.approx(unguarded)
     again = [json.loads(x) for x in (tmp_path / "corpus_run.jsonl").read_text().splitlines()]
     new = again[len(lines):]
-    assert {r["learner"] for r in new} <= {"huber", "centroid", "large_margin"}
+    assert {r["learner"] for r in new} <= {"huber", "centroid", "large_margin", "noisy_gd"}
     assert len(new) <= 2 * 2

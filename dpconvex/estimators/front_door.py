@@ -34,17 +34,23 @@ from ..privacy.rules.front_door import (
     CONSTANT,
     LARGE_MARGIN,
     LINEAR,
+    NOISY_GD,
     choose_front_door_learner,
 )
 from ..privacy.rules.mechanism import has_positive_delta
-from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, linear_noise_dominates
-from ..privacy.rules.noise_dominance_gd import centroid_noise_dominates
+from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, exceeds, linear_noise_dominates
+from ..privacy.rules.noise_dominance_gd import (
+    GD_NOISE_RATIO,
+    centroid_noise_dominates,
+    gd_noise_ratio,
+)
 from .base import FitPlan, PrivateEstimator
 from .centroids import PrivateGaussianCentroid
 from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, objective_part
 from .large_margin.options import noise_dominates
 from .linear import PrivateHuberSVM
+from .noisy_gd import NoisyGradientDescent
 from .parts import Parts, check_rows
 from .safeguard import (
     ConstantClassifier,
@@ -80,7 +86,8 @@ def _check_delta(name: str, value: Any, owner: str) -> None:
 
 
 def _check_fraction(name: str, value: Any, owner: str) -> None:
-    check_float(name, value, owner, low=0.0, high=1.0)
+    if not (isinstance(value, str) and value == "auto"):
+        check_float(name, value, owner, low=0.0, high=1.0)
 
 
 def _noise_dominates(est: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
@@ -95,16 +102,20 @@ def _noise_dominates(est: PrivateEstimator, n: int, n_classes: int, n_features: 
         return centroid_noise_dominates(plan.mechanism, template, plan.budget, n)
     if isinstance(est, PrivateLargeMarginGaussian):
         return noise_dominates(template, plan.mechanism, objective_part(plan))
+    if isinstance(est, NoisyGradientDescent):
+        return exceeds(gd_noise_ratio(template, plan.mechanism, plan.budget), GD_NOISE_RATIO)
     return linear_noise_dominates(template, plan.mechanism, plan.budget)
 
 
 def _rows_for(learner: str, X: Any) -> Any:
-    """X as the learner takes it: scipy.sparse rows densified for the large-margin learner only.
+    """X as the learner takes it: scipy.sparse rows densified for the large-margin learner and
+    noisy gradient descent.
 
     The Huber SVM and the class centroids read sparse rows on their stored entries; the
-    large-margin template holds the n x (d + 1) design densely in any case.
+    large-margin template holds the n x (d + 1) design densely in any case, and noisy
+    gradient descent takes dense rows.
     """
-    return X.toarray() if learner == LARGE_MARGIN and sp.issparse(X) else X
+    return X.toarray() if learner in (LARGE_MARGIN, NOISY_GD) and sp.issparse(X) else X
 
 
 class PrivateClassifier(PrivateEstimator):
@@ -114,9 +125,13 @@ class PrivateClassifier(PrivateEstimator):
     follows from (n, C, d, ε, δ) by the rule of docs/privacy.md §14.2
     (:func:`~dpconvex.privacy.rules.front_door.choose_front_door_learner`):
 
-    * two classes: :class:`~dpconvex.PrivateHuberSVM` with an intercept, objective
-      perturbation ([CMS11]_ Alg. 2, §3.4.2; Gaussian objective perturbation when
-      δ > 0, [KST12]_);
+    * two classes, δ > 0 and at most
+      :data:`~dpconvex.privacy.rules.front_door.GD_ROWS_AT_MOST` rows:
+      :class:`~dpconvex.NoisyGradientDescent` on the logistic loss with an intercept
+      (Gaussian noise per step, [BST14]_);
+    * two classes otherwise: :class:`~dpconvex.PrivateHuberSVM` with an intercept,
+      objective perturbation ([CMS11]_ Alg. 2, §3.4.2; Gaussian objective perturbation
+      when δ > 0, [KST12]_);
     * more classes and few records per class, per unit of ε and per coordinate
       (n·ε/(C(d + 1)) below :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`):
       :class:`~dpconvex.PrivateGaussianCentroid`, DP class centroids with priors
@@ -169,9 +184,11 @@ class PrivateClassifier(PrivateEstimator):
         more than 0.5 points below the majority class 14 -> 4 of 192, mean accuracy
         -0.16 points; docs/privacy.md §14.4). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows.
-    validation_fraction : float, default=0.2
-        With ``safeguard=True``, the share of the rows (⌈fraction · n⌉, public) that
-        validate; the split is a permutation drawn independently of the data.
+    validation_fraction : "auto" or float in (0, 1), default="auto"
+        With ``safeguard=True``, the share of the rows that validate: ⌈fraction · n⌉, or
+        for "auto" ⌈0.2 n⌉ up to 600 rows and at least ⌈0.1 n⌉
+        (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`; n only,
+        public). The split is a permutation drawn independently of the data.
 
     Attributes
     ----------
@@ -192,6 +209,8 @@ class PrivateClassifier(PrivateEstimator):
        Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
     .. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
        Minimization and High-dimensional Regression. COLT 2012, Thm. 2.
+    .. [BST14] R. Bassily, A. Smith, A. Thakurta. Private Empirical Risk Minimization:
+       Efficient Algorithms and Tight Error Bounds. FOCS 2014.
     .. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
        with Differential Privacy. PSDM 2010.
 
@@ -225,7 +244,7 @@ class PrivateClassifier(PrivateEstimator):
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
                  unknown_labels: str = "raise", safeguard: bool = True,
-                 validation_fraction: float = 0.2):
+                 validation_fraction: float | str = "auto"):
         self.epsilon = epsilon
         self.delta = delta
         self.classes = classes
@@ -260,6 +279,8 @@ class PrivateClassifier(PrivateEstimator):
                   "accountant": None if self.safeguard else self.accountant}
         if learner == LINEAR:
             return PrivateHuberSVM(delta=delta, fit_intercept=True, **common)
+        if learner == NOISY_GD:
+            return NoisyGradientDescent(delta=delta, fit_intercept=True, **common)
         if learner == CENTROID:
             return PrivateGaussianCentroid(delta=delta, **common)
         mechanism = ("gaussian_objective" if delta > 0 else "objective") if objective else "auto"
@@ -289,7 +310,7 @@ class PrivateClassifier(PrivateEstimator):
         return (f"PrivateClassifier: safeguard on: the learner is fitted on {n_fit} rows, and the "
                 f"exponential mechanism selects the model or one of the {n_classes} constant "
                 f"classes on the other {n_val} (validation_fraction = "
-                f"{float(self.validation_fraction):g}; docs/privacy.md §14.4)")
+                f"{self.validation_fraction!r}; docs/privacy.md §14.4)")
 
     # --------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any) -> PrivateClassifier:
@@ -382,7 +403,7 @@ class PrivateClassifier(PrivateEstimator):
         n_fit, n_val = sizes
         candidates = [name, *(constant_name(c) for c in classes)]
         quantities: dict[str, Any] = {
-            "safeguard validation fraction": float(self.validation_fraction),
+            "safeguard validation fraction": self.validation_fraction,
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates}
         if selected is not None:
             quantities["safeguard selected"] = candidates[selected]
@@ -416,7 +437,10 @@ class PrivateClassifier(PrivateEstimator):
         Each check reads (n, C, d, ε, δ) and the public bounds only (docs/privacy.md §6.7,
         §6.8, §11.7), on the shape-only problem of the candidate's plan; nothing is fitted.
         """
-        candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []))
+        chosen = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
+                                           self.delta).learner
+        candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
+                      *([NOISY_GD] if chosen == NOISY_GD else []))
         for name in candidates:
             if not _noise_dominates(self._make(name, objective=True), n, n_classes, n_features):
                 return  # a candidate the public checks do not rule out

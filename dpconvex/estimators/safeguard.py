@@ -31,6 +31,7 @@ from ..errors import DataValidationError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.release import release
+from ..privacy.rules.front_door import safeguard_validation_rows
 from ..templates.selection import SelectionTemplate
 from .parts import predicted
 
@@ -121,21 +122,24 @@ def constant_name(label: Any) -> str:
     return f"constant {_plain(label)!r}"
 
 
-def safeguard_sizes(n: int, validation_fraction: float, owner: str) -> tuple[int, int]:
-    """(fitting rows, validation rows) for n rows: ⌈fraction · n⌉ validate (public: n only).
+def safeguard_sizes(n: int, validation_fraction: float | str, owner: str) -> tuple[int, int]:
+    """(fitting rows, validation rows) for n rows (public: n and the parameter only).
+
+    ⌈fraction · n⌉ rows validate, or with ``"auto"`` the rule
+    :func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`.
 
     Raises
     ------
     DataValidationError
         Fewer than 2 fitting rows or no validation row.
     """
-    n_val = int(np.ceil(float(validation_fraction) * int(n)))
+    n_val = safeguard_validation_rows(int(n), validation_fraction)
     n_fit = int(n) - n_val
     if n_val < 1 or n_fit < 2:
         raise DataValidationError(
             f"{owner}: n_samples = {int(n)} rows cannot be split into a fitting part of at "
             f"least 2 rows and a validation part of at least 1 (validation_fraction = "
-            f"{float(validation_fraction):g}). Use more rows, another validation_fraction, "
+            f"{validation_fraction!r}). Use more rows, another validation_fraction, "
             "or safeguard=False.")
     return n_fit, n_val
 

@@ -18,8 +18,10 @@ from sklearn.utils import estimator_checks
 import dpconvex as dp
 from dpconvex.privacy.rules.front_door import (
     CENTROID,
+    GD_ROWS_AT_MOST,
     LARGE_MARGIN,
     LINEAR,
+    NOISY_GD,
     choose_front_door_learner,
 )
 from dpconvex.privacy.rules.large_margin import CENTROID_BELOW
@@ -35,7 +37,10 @@ def _data(n, C, d=4, seed=0):
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_the_rule(delta):
-    assert choose_front_door_learner(10, 2, 3, 0.01, delta).learner == LINEAR
+    small = NOISY_GD if delta > 0 else LINEAR  # two classes: noisy GD with delta up to the cap
+    assert choose_front_door_learner(10, 2, 3, 0.01, delta).learner == small
+    assert choose_front_door_learner(GD_ROWS_AT_MOST, 2, 3, 1.0, delta).learner == small
+    assert choose_front_door_learner(GD_ROWS_AT_MOST + 1, 2, 3, 1.0, delta).learner == LINEAR
     assert choose_front_door_learner(10**7, 2, 3, 10.0, delta).learner == LINEAR
     below = CENTROID_BELOW[delta > 0]
     C, d = 5, 9
@@ -47,7 +52,7 @@ def test_the_rule(delta):
 
 
 @pytest.mark.parametrize("n, C, learner, cls", [
-    (300, 2, LINEAR, dp.PrivateHuberSVM),
+    (300, 2, LINEAR, dp.PrivateHuberSVM),  # with delta > 0: noisy GD
     (120, 3, CENTROID, dp.PrivateGaussianCentroid),  # r = n ε / (C (d + 1)) = 8, below both
     (1500, 3, LARGE_MARGIN, dp.PrivateLargeMarginGaussian),
 ])
@@ -59,6 +64,8 @@ def test_fit_follows_the_plan_and_states_the_choice(n, C, learner, cls, delta):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dp.PrivacyWarning)
         clf.fit(X, y)
+    if learner == LINEAR and delta > 0:
+        learner, cls = NOISY_GD, dp.NoisyGradientDescent
     assert clf.learner_ == learner and isinstance(clf.estimator_, cls)
     cert = clf.certificate_
     assert cert.epsilon <= 1.0 + 1e-12 and cert.delta <= delta * (1 + 1e-12)
@@ -274,3 +281,15 @@ def test_a_fit_imports_neither_the_searches_nor_the_accountants():
             "'dpconvex.data.schema') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_sparse_rows_for_noisy_gradient_descent():
+    """Two classes with delta > 0 take noisy GD, which gets the sparse rows densified."""
+    X, y = _data(300, 2)
+    clf = dp.PrivateClassifier(epsilon=1.0, delta=1e-5, classes=[0, 1], random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        dense = clone(clf).fit(X, y)
+        sparse = clone(clf).fit(sp.csr_array(X), y)
+    assert dense.learner_ == sparse.learner_ == NOISY_GD
+    assert np.allclose(dense.predict_proba(X), sparse.predict_proba(sp.csc_matrix(X)), atol=1e-9)

@@ -162,6 +162,11 @@ def _table(n=400, signal=True, seed=0):
 def test_sizes_are_public_and_small_data_is_refused_by_name():
     assert safeguard_sizes(10, 0.2, "x") == (8, 2)
     assert safeguard_sizes(11, 0.2, "x") == (8, 3)
+    # "auto": a fifth up to 600 rows, never below a tenth
+    assert [safeguard_sizes(n, "auto", "x")[1] for n in (400, 2999, 3001, 6000, 6001, 20000)] \
+        == [80, 600, 600, 600, 601, 2000]
+    with pytest.raises(ParameterError, match="validation_fraction"):
+        PrivateClassifier(validation_fraction="half").fit(*_table())
     with pytest.raises(DataValidationError, match="validation_fraction"):
         safeguard_sizes(2, 0.2, "x")
     with pytest.raises(ParameterError, match="validation_fraction"):

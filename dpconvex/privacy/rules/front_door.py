@@ -2,10 +2,14 @@
 
 The rule (docs/privacy.md §14.2), on n rows, C classes (the public label set), ε and δ:
 
-* C = 2: the private Huber SVM with an intercept (CMS §3.4.2), objective
+* C = 2, δ > 0 and n at most :data:`GD_ROWS_AT_MOST`: noisy gradient descent on the
+  logistic loss with an intercept (Gaussian noise per step, docs/privacy.md §6.3), the
+  binary learner with the largest mean gain over the majority class on the selection
+  corpus with δ > 0 (docs/privacy.md §14.2);
+* C = 2 otherwise: the private Huber SVM with an intercept (CMS §3.4.2), objective
   perturbation (pure ε-DP; Gaussian objective perturbation when δ > 0): one noise
-  vector of d + 1 coordinates. Among the binary learners at their defaults it was the
-  most accurate on the canonical binary sets' selection seeds (docs/privacy.md §14.2);
+  vector of d + 1 coordinates, the most accurate binary learner at its defaults with
+  pure ε on the corpus and on the canonical binary sets (docs/privacy.md §14.2);
 * C > 2 and r = n·ε/(C(d + 1)) below
   :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (10 with δ > 0, 15 for
   pure ε; :func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`, the rule
@@ -25,20 +29,52 @@ docs/privacy/large_margin_softmax.md, "the switch's thresholds").
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 from .mechanism import has_positive_delta
 
-__all__ = ["CENTROID", "CONSTANT", "LARGE_MARGIN", "LINEAR", "FrontDoorChoice", "choose_front_door_learner"]
+__all__ = ["AUTO_VALIDATION", "CENTROID", "CONSTANT", "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR",
+           "NOISY_GD", "FrontDoorChoice", "choose_front_door_learner", "safeguard_validation_rows"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
 CENTROID = "class centroids"
 LARGE_MARGIN = "large-margin softmax"
+NOISY_GD = "noisy gradient descent"
+
+#: Two classes with δ > 0: noisy gradient descent up to this many rows, the Huber SVM above.
+#: On the selection corpus noisy GD gained over the Huber SVM on binary tables of up to 13,726
+#: training rows and tied above; a fit costs up to 1,000 passes over the rows, so the Huber
+#: SVM (about 20) takes the larger tables.
+GD_ROWS_AT_MOST = 20_000
 #: What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a constant
 #: class (docs/privacy.md §14.4).
 CONSTANT = "constant class"
+
+#: ``validation_fraction="auto"`` of the safeguard (docs/privacy.md §14.4): (share, cap, floor
+#: share): ⌈0.2 n⌉ validation rows up to 600, and never fewer than ⌈0.1 n⌉. Chosen on the
+#: selection corpus's seeds: below about 3,000 rows a fifth validates best (a tenth leaves the
+#: selection too noisy), above it a tenth (the learner keeps more rows).
+AUTO_VALIDATION = (0.2, 600, 0.1)
+
+
+def safeguard_validation_rows(n: int, validation_fraction: float | str) -> int:
+    """Rows of the safeguard's validation part for n rows (public: n and the parameter only).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import safeguard_validation_rows
+    >>> [safeguard_validation_rows(n, "auto") for n in (500, 3000, 5000, 20000)]
+    [100, 600, 600, 2000]
+    >>> safeguard_validation_rows(500, 0.3)
+    150
+    """
+    if isinstance(validation_fraction, str):  # "auto"
+        share, cap, floor = AUTO_VALIDATION
+        return max(math.ceil(floor * n), min(math.ceil(share * n), cap))
+    return math.ceil(float(validation_fraction) * n)
 
 
 class FrontDoorChoice(NamedTuple):
@@ -81,6 +117,8 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     --------
     >>> choose_front_door_learner(30000, 2, 104, 0.1, 0.0).learner
     'Huber SVM'
+    >>> choose_front_door_learner(3000, 2, 10, 1.0, 1e-7).learner
+    'noisy gradient descent'
     >>> choose_front_door_learner(1257, 10, 64, 1.0, 1e-6).learner
     'class centroids'
     >>> choose_front_door_learner(50000, 5, 20, 1.0, 0.0).learner
@@ -88,6 +126,12 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     """
     approx = has_positive_delta(delta)
     privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
+    if int(n_classes) <= 2 and approx and int(n) <= GD_ROWS_AT_MOST:
+        return FrontDoorChoice(NOISY_GD, (
+            f"PrivateClassifier: C = {int(n_classes)} classes, delta > 0 and n = {int(n)} <= "
+            f"{GD_ROWS_AT_MOST} -> noisy gradient descent on the logistic loss with an "
+            f"intercept ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, "
+            "epsilon and delta only)"))
     if int(n_classes) <= 2:
         return FrontDoorChoice(LINEAR, (
             f"PrivateClassifier: C = {int(n_classes)} classes -> the Huber SVM with an "
