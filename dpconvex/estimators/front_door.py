@@ -35,7 +35,9 @@ from ..privacy.rules.front_door import (
     LARGE_MARGIN,
     LINEAR,
     NOISY_GD,
+    SAFEGUARD_ROWS_AT_MOST,
     choose_front_door_learner,
+    safeguard_applies,
 )
 from ..privacy.rules.mechanism import has_positive_delta
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, exceeds, linear_noise_dominates
@@ -83,6 +85,11 @@ INFERRED_CHOICE = ("the learner was chosen with the label set read from the data
 def _check_delta(name: str, value: Any, owner: str) -> None:
     if value is not None:
         check_float(name, value, owner, low_inclusive=True, high=1.0)
+
+
+def _check_safeguard(name: str, value: Any, owner: str) -> None:
+    if not (isinstance(value, str) and value == "auto"):
+        check_bool(name, value, owner)
 
 
 def _check_fraction(name: str, value: Any, owner: str) -> None:
@@ -174,7 +181,7 @@ class PrivateClassifier(PrivateEstimator):
         it (experiments only).
     accountant : BudgetAccountant or None, default=None
         Ledger charged with the certificate's (ε, δ).
-    safeguard : bool, default=True
+    safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
         mechanism selects on a validation part of the rows (docs/privacy.md §14.4):
         the learner is fitted on the other rows with the whole (ε, δ), and the
@@ -183,7 +190,10 @@ class PrivateClassifier(PrivateEstimator):
         class, at the price of fitting on fewer rows (on the selection corpus: cells
         more than 0.5 points below the majority class 14 -> 4 of 192, mean accuracy
         -0.16 points; docs/privacy.md §14.4). A released constant comes with a
-        :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows.
+        :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows;
+        "auto" is True up to
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST` rows (100,000)
+        and False above, where the corpus shows no gain and the parts would copy X.
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With ``safeguard=True``, the share of the rows that validate: ⌈fraction · n⌉, or
         for "auto" ⌈0.2 n⌉ up to 600 rows and at least ⌈0.1 n⌉
@@ -237,13 +247,13 @@ class PrivateClassifier(PrivateEstimator):
         "unknown_labels": check_unknown_labels,
         "random_state": lambda name, v, owner: check_seed(v, owner),
         "accountant": "no_validation",
-        "safeguard": check_bool,
+        "safeguard": _check_safeguard,
         "validation_fraction": _check_fraction,
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
-                 unknown_labels: str = "raise", safeguard: bool = True,
+                 unknown_labels: str = "raise", safeguard: bool | str = "auto",
                  validation_fraction: float | str = "auto"):
         self.epsilon = epsilon
         self.delta = delta
@@ -266,7 +276,8 @@ class PrivateClassifier(PrivateEstimator):
     def _delta(self) -> float:
         return float(self.delta) if has_positive_delta(self.delta) else 0.0
 
-    def _make(self, learner: str, *, objective: bool = False) -> PrivateEstimator:
+    def _make(self, learner: str, *, objective: bool = False, guarded: bool = False
+              ) -> PrivateEstimator:
         """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
 
         ``objective=True`` names the large-margin objective's mechanism (no centroid
@@ -276,7 +287,7 @@ class PrivateClassifier(PrivateEstimator):
         delta = self._delta()
         common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
                   "unknown_labels": self.unknown_labels, "random_state": self.random_state,
-                  "accountant": None if self.safeguard else self.accountant}
+                  "accountant": None if guarded else self.accountant}
         if learner == LINEAR:
             return PrivateHuberSVM(delta=delta, fit_intercept=True, **common)
         if learner == NOISY_GD:
@@ -287,24 +298,33 @@ class PrivateClassifier(PrivateEstimator):
         return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
                                           **common)
 
-    def _learner(self, n: int, n_classes: int, n_features: int
+    def _learner(self, n: int, n_classes: int, n_features: int, *, guarded: bool = False
                  ) -> tuple[str, str, PrivateEstimator]:
-        """(learner name, reason, the unfitted learner) for n rows, C classes, d features."""
+        """(learner name, reason, the unfitted learner) for n rows, C classes, d features;
+        ``guarded``: fitted inside the safeguard, which holds the budget."""
         choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
                                            self.delta)
-        return choice.learner, choice.reason, self._make(choice.learner)
+        return choice.learner, choice.reason, self._make(choice.learner, guarded=guarded)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        if not self.safeguard:
+        if not safeguard_applies(n, self.safeguard):
             _, reason, est = self._learner(n, n_classes, n_features)
             sub = est.plan(n, n_classes, n_features)
             return dataclasses.replace(sub, estimator=type(self).__name__,
-                                       notes=(*sub.notes, reason))
+                                       notes=(*sub.notes, reason, *self._unguarded_note(n)))
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, type(self).__name__)
-        _, reason, est = self._learner(n_fit, n_classes, n_features)
+        _, reason, est = self._learner(n_fit, n_classes, n_features, guarded=True)
         sub = est.plan(n_fit, n_classes, n_features)
         return dataclasses.replace(sub, estimator=type(self).__name__, n=n, notes=(
             *sub.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
+
+    def _unguarded_note(self, n: int) -> tuple[str, ...]:
+        """The certificate's line when safeguard="auto" leaves the safeguard off (n only)."""
+        if isinstance(self.safeguard, str) and n > SAFEGUARD_ROWS_AT_MOST:
+            return (f"PrivateClassifier: safeguard='auto' is off for n = {n} > "
+                    f"{SAFEGUARD_ROWS_AT_MOST} rows: the learner is fitted on every row "
+                    "(docs/privacy.md §14.4)",)
+        return ()
 
     def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
         return (f"PrivateClassifier: safeguard on: the learner is fitted on {n_fit} rows, and the "
@@ -326,7 +346,7 @@ class PrivateClassifier(PrivateEstimator):
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
                           stacklevel=2)
-        if self.safeguard:
+        if safeguard_applies(shape[0], self.safeguard):
             return self._fit_safeguarded(X, y, shape, inferred)
         name, reason, est = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
@@ -334,7 +354,7 @@ class PrivateClassifier(PrivateEstimator):
         with assign_noise({est: noise.rng}, seeded=noise.seeded), \
                 one_label_warning(issued=inferred):
             est.fit(_rows_for(name, X), y)
-        est.certificate_.assumptions.append(reason)
+        est.certificate_.assumptions.extend((reason, *self._unguarded_note(shape[0])))
         if inferred:
             est.certificate_.assumptions.append(INFERRED_CHOICE)
         self.estimator_ = est
@@ -353,7 +373,7 @@ class PrivateClassifier(PrivateEstimator):
         names = feature_names_of(X, owner)
         n, n_classes, n_features = shape
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
-        name, reason, est = self._learner(n_fit, n_classes, n_features)
+        name, reason, est = self._learner(n_fit, n_classes, n_features, guarded=True)
         self._warn_if_every_candidate_is_weak(n_fit, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
         noise = noise_source(self)
@@ -470,12 +490,12 @@ class PrivateClassifier(PrivateEstimator):
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)
-        if self.safeguard:
+        if safeguard_applies(size[0], self.safeguard):
             return self._certify_safeguarded(X, y, size)
         name, reason, est = self._learner(*size)
         rows = None if X is None else _rows_for(name, X)
         cert = est.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
-        cert.assumptions.append(reason)
+        cert.assumptions.extend((reason, *self._unguarded_note(size[0])))
         return cert
 
     def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:
@@ -484,7 +504,7 @@ class PrivateClassifier(PrivateEstimator):
         owner = type(self).__name__
         n, n_classes, n_features = size
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
-        name, reason, est = self._learner(n_fit, n_classes, n_features)
+        name, reason, est = self._learner(n_fit, n_classes, n_features, guarded=True)
         classes: Any = self.classes
         if X is None:
             model = est.certify(n=n_fit, n_classes=n_classes, n_features=n_features)

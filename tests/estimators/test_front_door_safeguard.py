@@ -256,3 +256,19 @@ def test_released_constant_exact_decision_values():
     assert three.decision_function(np.zeros((1, 2))).tolist() == [[0.0, 1.0, 0.0]]
     assert ConstantClassifier(0, [0, 1], 2).decision_function(np.zeros((1, 2))).tolist() == [-1.0]
     assert math.isclose(three.score(np.zeros((4, 2)), ["b", "a", "b", "c"]), 0.5)
+
+
+def test_auto_is_off_above_the_public_row_cap():
+    """safeguard="auto": on up to SAFEGUARD_ROWS_AT_MOST rows, off above (n only), saying so."""
+    from dpconvex.privacy.rules.front_door import SAFEGUARD_ROWS_AT_MOST
+
+    est = PrivateClassifier(epsilon=1.0, classes=[0, 1])
+    on = est.plan(SAFEGUARD_ROWS_AT_MOST, 2, 5)
+    off = est.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5)
+    assert any("safeguard on" in line for line in on.notes)
+    assert not any("safeguard on" in line for line in off.notes)
+    assert any("safeguard='auto' is off" in line for line in off.notes)
+    forced = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True)
+    assert any("safeguard on" in line for line in forced.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5).notes)
+    plain = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=False).plan(400, 2, 5)
+    assert not any("safeguard" in line for line in plain.notes)

@@ -36,7 +36,8 @@ from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coord
 from .mechanism import has_positive_delta
 
 __all__ = ["AUTO_VALIDATION", "CENTROID", "CONSTANT", "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR",
-           "NOISY_GD", "FrontDoorChoice", "choose_front_door_learner", "safeguard_validation_rows"]
+           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "FrontDoorChoice", "choose_front_door_learner",
+           "safeguard_applies", "safeguard_validation_rows"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
@@ -52,6 +53,27 @@ GD_ROWS_AT_MOST = 20_000
 #: What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a constant
 #: class (docs/privacy.md §14.4).
 CONSTANT = "constant class"
+
+#: ``safeguard="auto"``: on up to this many rows (docs/privacy.md §14.4). On the selection
+#: corpus, on tables of 10,000 to 51,394 training rows the safeguard changed the mean accuracy
+#: by less than 0.1 point and no cell was below the majority class with or without it; above
+#: the cap the learner keeps every row and the front door copies no row of X for the parts.
+SAFEGUARD_ROWS_AT_MOST = 100_000
+
+
+def safeguard_applies(n: int, safeguard: bool | str) -> bool:
+    """Whether the front door's safeguard runs for n rows (public: n and the parameter only).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import safeguard_applies
+    >>> safeguard_applies(5000, "auto"), safeguard_applies(10**6, "auto"), safeguard_applies(10**6, True)
+    (True, False, True)
+    """
+    if isinstance(safeguard, str):  # "auto"
+        return int(n) <= SAFEGUARD_ROWS_AT_MOST
+    return bool(safeguard)
+
 
 #: ``validation_fraction="auto"`` of the safeguard (docs/privacy.md §14.4): (share, cap, floor
 #: share): ⌈0.2 n⌉ validation rows up to 600, and never fewer than ⌈0.1 n⌉. Chosen on the
