@@ -35,10 +35,12 @@ from ..privacy.rules.front_door import (
     LARGE_MARGIN,
     LINEAR,
     NOISY_GD,
+    SAFEGUARD_R_AT_LEAST,
     SAFEGUARD_ROWS_AT_MOST,
     choose_front_door_learner,
     safeguard_applies,
 )
+from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.mechanism import has_positive_delta
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, exceeds, linear_noise_dominates
 from ..privacy.rules.noise_dominance_gd import (
@@ -191,9 +193,12 @@ class PrivateClassifier(PrivateEstimator):
         more than 0.5 points below the majority class 14 -> 4 of 192, mean accuracy
         -0.16 points; docs/privacy.md §14.4). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows;
-        "auto" is True up to
-        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST` rows (100,000)
-        and False above, where the corpus shows no gain and the parts would copy X.
+        "auto" is True where n ≤
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST` (100,000; above,
+        the corpus shows no gain and the parts would copy X) and r = n·ε/(C(d + 1)) ≥
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_R_AT_LEAST` (5; below, the
+        learner is noise-dominated and the validation rows cost it more than the
+        safeguard saves), False elsewhere.
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With ``safeguard=True``, the share of the rows that validate: ⌈fraction · n⌉, or
         for "auto" ⌈0.2 n⌉ up to 600 rows and at least ⌈0.1 n⌉
@@ -307,24 +312,30 @@ class PrivateClassifier(PrivateEstimator):
         return choice.learner, choice.reason, self._make(choice.learner, guarded=guarded)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        if not safeguard_applies(n, self.safeguard):
+        if not safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard):
             _, reason, est = self._learner(n, n_classes, n_features)
             sub = est.plan(n, n_classes, n_features)
             return dataclasses.replace(sub, estimator=type(self).__name__,
-                                       notes=(*sub.notes, reason, *self._unguarded_note(n)))
+                                       notes=(*sub.notes, reason,
+                                              *self._unguarded_note(n, n_classes, n_features)))
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, type(self).__name__)
         _, reason, est = self._learner(n_fit, n_classes, n_features, guarded=True)
         sub = est.plan(n_fit, n_classes, n_features)
         return dataclasses.replace(sub, estimator=type(self).__name__, n=n, notes=(
             *sub.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
 
-    def _unguarded_note(self, n: int) -> tuple[str, ...]:
-        """The certificate's line when safeguard="auto" leaves the safeguard off (n only)."""
-        if isinstance(self.safeguard, str) and n > SAFEGUARD_ROWS_AT_MOST:
-            return (f"PrivateClassifier: safeguard='auto' is off for n = {n} > "
-                    f"{SAFEGUARD_ROWS_AT_MOST} rows: the learner is fitted on every row "
-                    "(docs/privacy.md §14.4)",)
-        return ()
+    def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
+        """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
+        if not isinstance(self.safeguard, str):
+            return ()
+        if n > SAFEGUARD_ROWS_AT_MOST:
+            why = f"n = {n} > {SAFEGUARD_ROWS_AT_MOST} rows"
+        else:
+            r = records_per_coordinate(n, n_classes, n_features, float(self.epsilon))
+            why = (f"n epsilon / (C (d + 1)) = {r:.4g} < {SAFEGUARD_R_AT_LEAST:g} (every row "
+                   "counts for the learner)")
+        return (f"PrivateClassifier: safeguard='auto' is off for {why}: the learner is fitted "
+                "on every row (docs/privacy.md §14.4)",)
 
     def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
         return (f"PrivateClassifier: safeguard on: the learner is fitted on {n_fit} rows, and the "
@@ -346,7 +357,7 @@ class PrivateClassifier(PrivateEstimator):
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
                           stacklevel=2)
-        if safeguard_applies(shape[0], self.safeguard):
+        if safeguard_applies(*shape, float(self.epsilon), self.safeguard):
             return self._fit_safeguarded(X, y, shape, inferred)
         name, reason, est = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
@@ -354,7 +365,7 @@ class PrivateClassifier(PrivateEstimator):
         with assign_noise({est: noise.rng}, seeded=noise.seeded), \
                 one_label_warning(issued=inferred):
             est.fit(_rows_for(name, X), y)
-        est.certificate_.assumptions.extend((reason, *self._unguarded_note(shape[0])))
+        est.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape)))
         if inferred:
             est.certificate_.assumptions.append(INFERRED_CHOICE)
         self.estimator_ = est
@@ -490,12 +501,12 @@ class PrivateClassifier(PrivateEstimator):
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)
-        if safeguard_applies(size[0], self.safeguard):
+        if safeguard_applies(*size, float(self.epsilon), self.safeguard):
             return self._certify_safeguarded(X, y, size)
         name, reason, est = self._learner(*size)
         rows = None if X is None else _rows_for(name, X)
         cert = est.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
-        cert.assumptions.extend((reason, *self._unguarded_note(size[0])))
+        cert.assumptions.extend((reason, *self._unguarded_note(*size)))
         return cert
 
     def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:

@@ -258,8 +258,9 @@ def test_released_constant_exact_decision_values():
     assert math.isclose(three.score(np.zeros((4, 2)), ["b", "a", "b", "c"]), 0.5)
 
 
-def test_auto_is_off_above_the_public_row_cap():
-    """safeguard="auto": on up to SAFEGUARD_ROWS_AT_MOST rows, off above (n only), saying so."""
+def test_auto_is_off_above_the_row_cap_and_below_the_records_per_coordinate():
+    """safeguard="auto": on up to SAFEGUARD_ROWS_AT_MOST rows and from r >= 5, off elsewhere
+    (public quantities only), saying so in the plan and the certificate."""
     from dpconvex.privacy.rules.front_door import SAFEGUARD_ROWS_AT_MOST
 
     est = PrivateClassifier(epsilon=1.0, classes=[0, 1])
@@ -272,3 +273,6 @@ def test_auto_is_off_above_the_public_row_cap():
     assert any("safeguard on" in line for line in forced.plan(SAFEGUARD_ROWS_AT_MOST + 1, 2, 5).notes)
     plain = PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=False).plan(400, 2, 5)
     assert not any("safeguard" in line for line in plain.notes)
+    # few records per coordinate: r = n eps / (C (d + 1)) = 100 / 63 < 5, every row to the learner
+    few = PrivateClassifier(epsilon=1.0, classes=[0, 1, 2]).plan(100, 3, 20)
+    assert any("is off for n epsilon / (C (d + 1)) = 1.587 < 5" in line for line in few.notes)

@@ -36,7 +36,8 @@ from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coord
 from .mechanism import has_positive_delta
 
 __all__ = ["AUTO_VALIDATION", "CENTROID", "CONSTANT", "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR",
-           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "FrontDoorChoice", "choose_front_door_learner",
+           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "FrontDoorChoice",
+           "choose_front_door_learner",
            "safeguard_applies", "safeguard_validation_rows"]
 
 #: Learner names of the rule.
@@ -60,18 +61,31 @@ CONSTANT = "constant class"
 #: the cap the learner keeps every row and the front door copies no row of X for the parts.
 SAFEGUARD_ROWS_AT_MOST = 100_000
 
+#: ``safeguard="auto"``: on only where r = n·ε/(C(d + 1)) is at least this (docs/privacy.md
+#: §14.4). Below it the learner is dominated by its noise and every row it gives up to the
+#: validation part costs it accuracy (on the canonical sets' selection seeds: digits −7 points
+#: at ε = 1); chosen on the selection corpus and the canonical sets' selection seeds.
+SAFEGUARD_R_AT_LEAST = 5.0
 
-def safeguard_applies(n: int, safeguard: bool | str) -> bool:
-    """Whether the front door's safeguard runs for n rows (public: n and the parameter only).
+
+def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
+                      safeguard: bool | str) -> bool:
+    """Whether the front door's safeguard runs (public: n, C, d, ε and the parameter only).
+
+    ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST` and r = n·ε/(C(d + 1)) at least
+    :data:`SAFEGUARD_R_AT_LEAST`; a bool is taken as given.
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import safeguard_applies
-    >>> safeguard_applies(5000, "auto"), safeguard_applies(10**6, "auto"), safeguard_applies(10**6, True)
-    (True, False, True)
+    >>> safeguard_applies(5000, 2, 10, 1.0, "auto"), safeguard_applies(10**6, 2, 10, 1.0, "auto")
+    (True, False)
+    >>> safeguard_applies(1257, 10, 64, 1.0, "auto"), safeguard_applies(1257, 10, 64, 1.0, True)
+    (False, True)
     """
     if isinstance(safeguard, str):  # "auto"
-        return int(n) <= SAFEGUARD_ROWS_AT_MOST
+        return (int(n) <= SAFEGUARD_ROWS_AT_MOST and records_per_coordinate(
+            n, n_classes, n_features, epsilon) >= SAFEGUARD_R_AT_LEAST)
     return bool(safeguard)
 
 
