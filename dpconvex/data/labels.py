@@ -523,6 +523,23 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, owner: str, source: str) -> None:
         )
 
 
+#: The rows a fit sets outside the label set itself (the front door's validation rows): not
+#: reported as labels outside the set (:func:`held_out_rows`).
+_HELD_OUT: ContextVar[np.ndarray | None] = ContextVar("dpconvex_held_out_rows", default=None)
+
+
+@contextlib.contextmanager
+def held_out_rows(rows: np.ndarray) -> Iterator[None]:
+    """Inside this context, records of the boolean mask ``rows`` whose label a caller set
+    outside the label set (the front door's safeguard, docs/privacy.md §14.4) are not counted
+    among the labels outside the set in :func:`dpconvex.collect_diagnostics`."""
+    token = _HELD_OUT.set(np.asarray(rows, dtype=bool))
+    try:
+        yield
+    finally:
+        _HELD_OUT.reset(token)
+
+
 def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.ndarray, *,
                   refused: bool = False) -> None:
     """NOT PRIVATE: the records outside the label set, for :func:`dpconvex.collect_diagnostics`."""
@@ -530,6 +547,11 @@ def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.nda
 
     if not diagnostics_open():
         return
+    held = _HELD_OUT.get()
+    if held is not None and held.shape == outside.shape:
+        outside = outside & ~held
+        if not outside.any():
+            return
     seen: dict[Any, None] = {}
     for v in values[outside].tolist():  # the labels outside, in order of first appearance
         seen.setdefault(v, None)

@@ -23,9 +23,18 @@ from .._validation import (
     check_float,
     checks_feature_names,
     feature_names_of,
+    is_dask_collection,
     with_feature_names,
 )
-from ..data.labels import check_unknown_labels, declared_classes, encode_labels, one_label_warning
+from ..data.labels import (
+    check_labels,
+    check_unknown_labels,
+    declared_classes,
+    encode_labels,
+    held_out_rows,
+    one_label_warning,
+)
+from ..data.validation import computed
 from ..errors import ParameterError, PrivacyError, PrivacyLeakWarning, PrivacyWarning
 from ..privacy.accounting import reserve_budget
 from ..privacy.certificate import Certificate, Condition, compose_parallel
@@ -55,7 +64,7 @@ from .large_margin.learners import CENTROID_LEARNER, objective_part
 from .large_margin.options import noise_dominates
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
-from .parts import Parts, check_rows
+from .parts import check_rows
 from .safeguard import (
     ConstantClassifier,
     constant_name,
@@ -63,6 +72,7 @@ from .safeguard import (
     safeguard_mistakes,
     safeguard_sizes,
     select_release,
+    validation_labels,
 )
 
 __all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
@@ -97,6 +107,17 @@ def _check_safeguard(name: str, value: Any, owner: str) -> None:
 def _check_fraction(name: str, value: Any, owner: str) -> None:
     if not (isinstance(value, str) and value == "auto"):
         check_float(name, value, owner, low=0.0, high=1.0)
+
+
+def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, est: Any) -> Any:
+    """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
+    validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
+    collection's lazily (its chunks stay on the workers)."""
+    if is_dask_collection(X):
+        return check_rows(X, np.zeros(n), owner, est)[0][rows]
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
 def _noise_dominates(est: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
@@ -186,7 +207,8 @@ class PrivateClassifier(PrivateEstimator):
     safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
         mechanism selects on a validation part of the rows (docs/privacy.md §14.4):
-        the learner is fitted on the other rows with the whole (ε, δ), and the
+        the learner is fitted with the whole (ε, δ) on every row, the validation rows'
+        loss set to zero (X is not copied), and the
         selection spends ε on the validation rows only (parallel composition), so the
         release stays (ε, δ)-DP. It guards against a model worse than the majority
         class, at the price of fitting on fewer rows (on the selection corpus: cells
@@ -195,7 +217,7 @@ class PrivateClassifier(PrivateEstimator):
         :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows;
         "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST` (100,000; above,
-        the corpus shows no gain and the parts would copy X) and r = n·ε/(C(d + 1)) ≥
+        the corpus shows no gain) and r = n·ε/(C(d + 1)) ≥
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_R_AT_LEAST` (5; below, the
         learner is noise-dominated and the validation rows cost it more than the
         safeguard saves), False elsewhere.
@@ -319,9 +341,9 @@ class PrivateClassifier(PrivateEstimator):
                                        notes=(*sub.notes, reason,
                                               *self._unguarded_note(n, n_classes, n_features)))
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, type(self).__name__)
-        _, reason, est = self._learner(n_fit, n_classes, n_features, guarded=True)
-        sub = est.plan(n_fit, n_classes, n_features)
-        return dataclasses.replace(sub, estimator=type(self).__name__, n=n, notes=(
+        _, reason, est = self._learner(n, n_classes, n_features, guarded=True)
+        sub = est.plan(n, n_classes, n_features)
+        return dataclasses.replace(sub, estimator=type(self).__name__, notes=(
             *sub.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
@@ -338,9 +360,10 @@ class PrivateClassifier(PrivateEstimator):
                 "on every row (docs/privacy.md §14.4)",)
 
     def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
-        return (f"PrivateClassifier: safeguard on: the learner is fitted on {n_fit} rows, and the "
+        return (f"PrivateClassifier: safeguard on: the learner is fitted on the rows with the "
+                f"{n_val} validation rows' loss set to zero ({n_fit} rows count), and the "
                 f"exponential mechanism selects the model or one of the {n_classes} constant "
-                f"classes on the other {n_val} (validation_fraction = "
+                f"classes on those {n_val} (validation_fraction = "
                 f"{self.validation_fraction!r}; docs/privacy.md §14.4)")
 
     # --------------------------------------------------------------------- fit
@@ -379,28 +402,31 @@ class PrivateClassifier(PrivateEstimator):
 
     def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
                          inferred: bool) -> PrivateClassifier:
-        """The learner on a fitting part, then the private choice of what to release (§14.4)."""
+        """The learner without the validation rows' loss, then the private choice of what to
+        release (§14.4)."""
         owner = type(self).__name__
         names = feature_names_of(X, owner)
         n, n_classes, n_features = shape
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
-        name, reason, est = self._learner(n_fit, n_classes, n_features, guarded=True)
-        self._warn_if_every_candidate_is_weak(n_fit, n_classes, n_features)  # before the hold
+        name, reason, est = self._learner(n, n_classes, n_features, guarded=True)
+        self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
         noise = noise_source(self)
         with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold, \
                 one_label_warning(issued=inferred):
-            Xv, yv = check_rows(X, y, owner, self)
+            yv = check_labels(computed(y), n, owner)  # X is checked once, by the learner
             labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
-            est.set_params(classes=list(labels.classes))
+            est.set_params(classes=list(labels.classes), unknown_labels="ignore")
             order = noise.rng.permutation(n)  # independent of the data (§14.4)
-            parts = Parts(Xv, yv, [order[:n_fit], order[n_fit:]])
+            validation = np.sort(order[n_fit:])
+            held = np.zeros(n, dtype=bool)
+            held[validation] = True
             fit_rng, select_rng = noise.rng.spawn(2)
-            X_fit, y_fit = parts[0]
-            with assign_noise({est: fit_rng}, seeded=noise.seeded):
-                est.fit(_rows_for(name, X_fit), y_fit)
-            X_val, y_val = parts[1]
-            mistakes = safeguard_mistakes(est, _rows_for(name, X_val), y_val, labels.classes)
+            with assign_noise({est: fit_rng}, seeded=noise.seeded), held_out_rows(held):
+                est.fit(_rows_for(name, X), validation_labels(yv, labels.classes, validation))
+            X_val = _take_rows(X, validation, n, owner, self)
+            mistakes = safeguard_mistakes(est, _rows_for(name, X_val), yv[validation],
+                                          labels.classes)
             best, selection = select_release(mistakes, epsilon, n_val, select_rng, noise.seeded)
             cert = self._safeguard_certificate(est.certificate_, selection, name, reason,
                                                (n_fit, n_val), labels.classes, best)
@@ -510,24 +536,24 @@ class PrivateClassifier(PrivateEstimator):
         return cert
 
     def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:
-        """The safeguard's certificate: the learner's dry run on the first n_fit rows (a
-        fit's part sizes, in the rows' order) and the selection's dry run."""
+        """The safeguard's certificate: the learner's dry run on the rows (the last n_val of
+        them in the validation part, as a fit's sizes) and the selection's dry run."""
         owner = type(self).__name__
         n, n_classes, n_features = size
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
-        name, reason, est = self._learner(n_fit, n_classes, n_features, guarded=True)
+        name, reason, est = self._learner(n, n_classes, n_features, guarded=True)
         classes: Any = self.classes
         if X is None:
-            model = est.certify(n=n_fit, n_classes=n_classes, n_features=n_features)
+            model = est.certify(n=n, n_classes=n_classes, n_features=n_features)
             classes = classes if classes is not None else range(n_classes)
         else:
             with one_label_warning():
                 Xv, yv = check_rows(X, y, owner, self)
                 classes = encode_labels(yv, classes, owner,
                                         unknown_labels=self.unknown_labels).classes
-            est.set_params(classes=list(classes))
-            rows = Parts(Xv, yv, [np.arange(n_fit), np.arange(n_fit, n)])[0]
-            model = est.certify(_rows_for(name, rows[0]), rows[1])
+            est.set_params(classes=list(classes), unknown_labels="ignore")
+            model = est.certify(_rows_for(name, Xv),
+                                validation_labels(yv, classes, np.arange(n_fit, n)))
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val)
         return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),

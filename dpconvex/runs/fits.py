@@ -41,8 +41,9 @@ def release_name(estimator: Any) -> str:
 
     The certificate's mechanism line (``certificate_.mechanism``) without its
     references and counts; prefixed by the learner a front door chose
-    (``learner_``) when the line does not name it already; for a private tuning
-    (``best_estimator_``), the tuning and the chosen model's release.
+    (``learner_``) when the line does not name it already; for a front door with its
+    safeguard, its released model's line (or the constant class it released); for a
+    private tuning (``best_estimator_``), the tuning and the chosen model's release.
 
     Parameters
     ----------
@@ -71,6 +72,11 @@ def release_name(estimator: Any) -> str:
     'Huber SVM: objective perturbation on linear ERM'
     """
     mechanism = str(estimator.certificate_.mechanism)
+    inner = getattr(estimator, "estimator_", None)
+    if inner is not None and getattr(inner, "certificate_", None) is not estimator.certificate_:
+        model = getattr(inner, "certificate_", None)  # the front door's safeguard: its model
+        learner = getattr(estimator, "learner_", "")
+        return f"{learner}: {_short(str(model.mechanism))}" if model is not None else learner
     chosen = getattr(estimator, "best_estimator_", None)
     if chosen is not None and hasattr(chosen, "certificate_"):
         return f"{_short(mechanism.split(':', 1)[0])}, chosen: {release_name(chosen)}"

@@ -184,7 +184,7 @@ def test_a_useful_model_is_released_and_the_certificate_says_so():
     assert cert.quantities["part sizes"] == [320, 80]
     assert cert.quantities["safeguard candidates"] == ["Huber SVM", "constant 0", "constant 1"]
     assert cert.quantities["safeguard selected"] == "Huber SVM"
-    assert len(cert.parts) == 2 and cert.parts[0].quantities["n"] == 320
+    assert len(cert.parts) == 2 and cert.parts[0].quantities["n"] == 400  # 80 rows' loss zero
 
 
 def test_a_constant_is_released_where_the_model_has_nothing_to_learn():

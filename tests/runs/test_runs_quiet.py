@@ -149,7 +149,8 @@ def test_demo_leads_with_the_front_door_named_from_its_certificate(demo):
     clf = PrivateClassifier(epsilon=2.0, random_state=0).fit(Xtr, ytr)
     first = results["rows"][0]
     assert first == f"PrivateClassifier(epsilon=ε) → {release_name(clf)}"
-    assert clf.learner_ in first and clf.certificate_.mechanism.split(" (")[0] in first
+    model = clf.estimator_.certificate_  # the released model's certificate (the safeguard's part)
+    assert clf.learner_ in first and model.mechanism.split(" (")[0] in first
     rows = [ln for ln in out.splitlines() if ln.startswith("| ") and not ln.startswith("| model")]
     assert rows[0].startswith(f"| {first} |")
     assert "output perturbation on linear ERM" in results["rows"][2]
