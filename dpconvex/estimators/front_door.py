@@ -211,9 +211,8 @@ class PrivateClassifier(PrivateEstimator):
         loss set to zero (X is not copied), and the
         selection spends ε on the validation rows only (parallel composition), so the
         release stays (ε, δ)-DP. It guards against a model worse than the majority
-        class, at the price of fitting on fewer rows (on the selection corpus: cells
-        more than 0.5 points below the majority class 14 -> 4 of 192, mean accuracy
-        -0.16 points; docs/privacy.md §14.4). A released constant comes with a
+        class, at the price of the validation rows' loss (measured in docs/privacy.md
+        §14.4 and benchmarks/recorded/corpus_report.md). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows;
         "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST` (100,000; above,
