@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -355,8 +355,22 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
                  warm_start: np.ndarray | None) -> PrivateEstimator:
         raise NotImplementedError
 
+    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
+        """What a learner adds around a whole fit (a generator held for every step, one
+        warning for the binary models, the verbosity); nothing by default.
+
+        Entered after the plan is made and before the budget is held; ``X`` is read for
+        its public facts only.
+        """
+        return nullcontext()
+
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget, prepare, release.
+
+        One skeleton for every learner: validate the parameters, plan from the public
+        shape, then inside :meth:`_fit_context` hold the plan's budget before the data
+        are read, :meth:`prepare` and release. One-vs-rest plans fit their binary models
+        (:mod:`dpconvex.estimators.ovr`), each holding its own share.
 
         Raises
         ------
@@ -367,11 +381,13 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         names = feature_names_of(X, type(self).__name__)
         plan = self._plan(*self.public_shape(X, y))
-        if plan.sub_plans:  # one-vs-rest: C binary fits with their plans (ovr.py)
-            return with_feature_names(self._fit_sub_plans(X, y, plan), names)
-        with self._reserve(plan) as hold:  # before the data are read
-            prep = self.prepare(X, y, plan)
-            return with_feature_names(self._release(prep, plan, hold, None), names)
+        with self._fit_context(X, plan):
+            if plan.sub_plans:
+                fitted = self._fit_sub_plans(X, y, plan)
+            else:
+                with self._reserve(plan) as hold:  # before the data are read
+                    fitted = self._release(self.prepare(X, y, plan), plan, hold, None)
+        return with_feature_names(fitted, names)
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
@@ -392,7 +408,15 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
                 return _stating_delta(self._certify_sub_plans(plan), plan)
             return _stating_delta(self._certify(self.prepare_shape(plan), plan), plan)
         plan = self.plan_for(X, y)
-        return _stating_delta(self._certify(self.prepare(X, y, plan), plan), plan)
+        return _stating_delta(self._certify_data(X, y, plan), plan)
+
+    def _certify_data(self, X: Any, y: Any, plan: FitPlan) -> Any:
+        """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.
+
+        A learner whose ``prepare`` draws randomness or spends budget (a private component
+        assignment) builds its certificate's template here without them.
+        """
+        return self._certify(self.prepare(X, y, plan), plan)
 
     def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan) -> PrivateEstimator:
         raise NotImplementedError

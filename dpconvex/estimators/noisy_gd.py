@@ -58,6 +58,7 @@ References
 from __future__ import annotations
 
 import math
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
 
 import numpy as np
@@ -69,9 +70,7 @@ from .._validation import (
     check_int,
     check_option,
     checks_feature_names,
-    feature_names_of,
     is_dask_collection,
-    with_feature_names,
 )
 from ..data.labels import check_labels, check_unknown_labels, encode_labels, zero_rows
 from ..data.operators import DenseRows, ScaledRows
@@ -448,27 +447,16 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """The dry run's certificate: the calibration's rules and values, nothing appended."""
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
-    def fit(self, X: Any, y: Any) -> NoisyGradientDescent:
-        """Run noisy projected gradient descent.
+    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
+        """More than two classes: one noise warning for the C binary models (§6.8).
 
-        More than two classes: one private binary model per class with ε/C and
-        δ/C, composed sequentially (:mod:`dpconvex.estimators.ovr`).
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, BudgetError
+        The binary models get ε/C and δ/C each, composed sequentially
+        (:mod:`dpconvex.estimators.ovr`).
         """
-        owner = type(self).__name__
-        self._validate_params()
-        names = feature_names_of(X, owner)
-        plan = self._plan(*self.public_shape(X, y))
-        if plan.sub_plans:  # one warning for the C binary models (docs/privacy.md §6.8)
-            with warn_if_ovr_gd_noise_dominates(self, X, np.arange(plan.n_classes), owner):
-                return with_feature_names(self._fit_sub_plans(X, y, plan), names)
-        # the ledger is checked (and the budget held) before the data are read
-        with self._reserve(plan) as hold:
-            prep = self.prepare(X, y, plan)
-            return with_feature_names(self._release(prep, plan, hold, None), names)
+        if not plan.sub_plans:
+            return nullcontext()
+        return warn_if_ovr_gd_noise_dominates(self, X, np.arange(plan.n_classes),
+                                              type(self).__name__, stacklevel=4)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
                  warm_start: np.ndarray | None) -> NoisyGradientDescent:

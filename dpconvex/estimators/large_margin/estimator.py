@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, ExitStack
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,9 +28,7 @@ from ..._random import noise_source, own_noise
 from ..._validation import (
     check_array_entries,
     checks_feature_names,
-    feature_names_of,
     is_dask_collection,
-    with_feature_names,
 )
 from ...data.labels import LabelSet, check_labels, check_unknown_labels, encode_labels, zero_rows
 from ...data.preprocess import note_clipped
@@ -367,24 +366,17 @@ default="auto"
         Xc, n_clipped = lmc.clip_and_map(self, zero_rows(Xv, labels.outside))
         return None, Xc, n_clipped
 
-    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
-                n_classes: int | None = None, n_features: int | None = None) -> Certificate:
-        """The certificate of a fit, without training: no noise drawn, nothing charged.
+    def _certify_data(self, X: Any, y: Any, plan: FitPlan) -> Certificate:
+        """The verifier's checks and calibration on the template a fit on (X, y) builds.
 
-        ``certify(X, y)``: the verifier's checks and calibration on the template a fit
-        would build (components by the public rule; with ``dp_kmeans`` its share of ε
-        is set aside, not spent). ``certify(n=..., n_classes=..., n_features=...)``:
-        from the plan alone, before any data exist.
+        No noise is drawn: components are left unassigned (with ``dp_kmeans`` its share
+        of ε is set aside, not spent), and the centroid learner certifies its inner fit.
         """
-        if X is None:
-            return super().certify(n=n, n_classes=n_classes, n_features=n_features)
-        self._validate_params()
         if is_dask_collection(X):  # rows on the Dask workers (large_margin_dask)
             from .dask import certify_dask
 
             return certify_dask(self, X, y)
         Xv, labels, C, K = self._check_data(X, y)
-        plan = self._plan(Xv.shape[0], max(2, C), Xv.shape[1])
         if plan.learner == CENTROID_LEARNER:
             return lmc.certify_centroid(self, lmc.prepared_rows(self, Xv), y)
         Z, Xc, _ = self._train_rows(Xv, labels, plan, K)
@@ -403,28 +395,12 @@ default="auto"
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return learner_of(plan).certify(self, prep, plan)
 
-    def fit(self, X: Any, y: Any) -> PrivateLargeMarginGaussian:
-        """Fit the private model.
-
-        Rows with norm above ``data_norm`` are scaled down to it (per-record
-        clipping by the public bound).
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
-        """
-        self._validate_params()
-        names = feature_names_of(X, type(self).__name__)
-        plan = self._plan(*self.public_shape(X, y))
-        # the ledger is checked (and the budget held) before the data are read: the
-        # build may spend part of it (DP k-means)
-        # own_noise: the component assignment and the release draw from one generator
-        with progress.verbosity(int(self.verbose)), own_noise(self), self._reserve(plan) as hold:
-            progress.say(f"{type(self).__name__}: building the template")
-            prep = self.prepare(X, y, plan)
-            progress.say(f"template built: C = {prep.meta['C']}, K = {prep.meta['K']}, "
-                         f"d = {prep.meta['d']}")
-            return with_feature_names(self._release(prep, plan, hold, None), names)
+    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
+        """The verbosity, and one generator for the component assignment and the release."""
+        stack = ExitStack()
+        stack.enter_context(progress.verbosity(int(self.verbose)))
+        stack.enter_context(own_noise(self))
+        return stack
 
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         """Validate, clip, map the rows; assign components and build the template of ``plan``.
@@ -434,6 +410,13 @@ default="auto"
         class, or nearest public centers. DP k-means and the non-private GMM are
         part of each fit; the centroid learner builds no template.
         """
+        progress.say(f"{type(self).__name__}: building the template")
+        prep = self._build(X, y, plan)
+        progress.say(f"template built: C = {prep.meta['C']}, K = {prep.meta['K']}, "
+                     f"d = {prep.meta['d']}")
+        return prep
+
+    def _build(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         if is_dask_collection(X):  # the same template over rows on the Dask workers
             from .dask import build_dask
 
