@@ -91,7 +91,7 @@ from sklearn.linear_model import LogisticRegression
 
 import dpconvex as dp
 import dpconvex.datasets.uci as uci
-import dpconvex.estimators.large_margin.options as lmo
+import dpconvex.estimators.large_margin.learners as large_margin_learners
 from dpconvex._random import check_random_state
 from dpconvex.datasets import get_data_home, load_adult, load_breast_cancer_wisconsin, load_kddcup99
 from dpconvex.datasets.schemas import KDDCUP99_SCHEMA
@@ -428,12 +428,13 @@ def quadratic(X: np.ndarray, y: np.ndarray) -> None:
         est = dp.PrivateLargeMarginGaussian(mechanism="none", loss="softmax", structure=structure)
         err = 1 - est.fit(X[fit], y[fit]).score(X[val], y[val])
         print(f"non-private softmax, structure={structure}: validation error {err:.4f}", flush=True)
-    rule = lmo.auto_lam
+    rule = large_margin_learners.auto_lam  # the rule the large-margin plan calls
     try:
         for structure, mults in (("linear", (1.0,)), ("full", (0.5, 1.0, 2.0, 4.0))):
             for mult in mults:
-                lmo.auto_lam = (lambda t, m, b, kappa=lmo.AUTO_LAM_KAPPA, mult=mult:
-                                rule(t, m, b, kappa * mult))
+                large_margin_learners.auto_lam = (
+                    lambda t, m, b, kappa=large_margin_learners.AUTO_LAM_KAPPA, mult=mult:
+                    rule(t, m, b, kappa * mult))
                 errs = [1 - dp.PrivateLargeMarginGaussian(
                     epsilon=0.1, delta=1 / fit.size**2, structure=structure,
                     random_state=100 + s).fit(X[fit], y[fit]).score(X[val], y[val])
@@ -441,7 +442,7 @@ def quadratic(X: np.ndarray, y: np.ndarray) -> None:
                 print(f"(0.1, 1/n²), structure={structure}, κ × {mult:g}: validation error "
                       f"{np.mean(errs):.4f} ± {np.std(errs):.4f}", flush=True)
     finally:
-        lmo.auto_lam = rule
+        large_margin_learners.auto_lam = rule
 
 
 def stage_floor(with_quadratic: bool) -> None:

@@ -60,12 +60,12 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     >>> bool(np.linalg.norm(X, axis=1).max() <= 1.0)
     True
     """
-    from sklearn import datasets as skd
+    from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
     loaders = {
-        "breast_cancer": skd.load_breast_cancer,
-        "wine": skd.load_wine,
-        "digits": skd.load_digits,
+        "breast_cancer": load_breast_cancer,
+        "wine": load_wine,
+        "digits": load_digits,
     }
     if not isinstance(name, str) or name not in loaders:
         raise ParameterError(

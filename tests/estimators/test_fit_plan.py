@@ -112,13 +112,13 @@ def test_fit_follows_the_plan(name):
 
 def test_plan_resolves_auto_once(monkeypatch):
     calls = {"lm": 0, "lin": 0}
-    auto_lam = learners.lmo.auto_lam
+    auto_lam = learners.auto_lam
 
     def spy_lm(*a, **k):
         calls["lm"] += 1
         return auto_lam(*a, **k)
 
-    monkeypatch.setattr(learners.lmo, "auto_lam", spy_lm)
+    monkeypatch.setattr(learners, "auto_lam", spy_lm)
     from dpconvex.estimators import linear
 
     resolve = linear.resolve_lam

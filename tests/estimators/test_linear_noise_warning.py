@@ -154,7 +154,7 @@ def test_no_warning_without_noise(cancer):
 def test_message_says_what_the_check_cannot_see(cancer):
     """Every 'noise is large' warning ends with the constant note on what a public check
     cannot see (the data's signal) and the comparison with the majority class."""
-    from dpconvex.estimators.large_margin import options as lmo
+    from dpconvex.estimators.large_margin import options as large_margin_options
     from dpconvex.estimators.large_margin.learners import objective_part
     from dpconvex.privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE
     from dpconvex.privacy.rules.noise_dominance_gd import warn_if_gd_noise_dominates
@@ -176,7 +176,7 @@ def test_message_says_what_the_check_cannot_see(cancer):
     lm = dp.PrivateLargeMarginGaussian(epsilon=1.0, loss="pairwise", lam=2e-2, random_state=0)
     plan = lm.plan_for(Xw, yw)
     prep = lm.prepare(Xw, yw, plan)
-    msgs["large margin"] = _noise_warnings(lambda: lmo.warn_if_noise_dominates(
+    msgs["large margin"] = _noise_warnings(lambda: large_margin_options.warn_if_noise_dominates(
         prep.template, plan.mechanism, objective_part(plan), "PrivateLargeMarginGaussian"))
     for kind, found in msgs.items():
         assert len(found) == 1, kind

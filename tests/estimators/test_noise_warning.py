@@ -17,7 +17,7 @@ import pytest
 import dpconvex as dp
 from dpconvex.datasets import load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.estimators.large_margin import options as lmo
+from dpconvex.estimators.large_margin import options as large_margin_options
 from dpconvex.estimators.large_margin.learners import objective_part
 
 
@@ -33,7 +33,7 @@ def _ratio(est, X, y):
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     budget = objective_part(plan)
-    return lmo.noise_dominance(prep.template, plan.mechanism, budget), prep, budget
+    return large_margin_options.noise_dominance(prep.template, plan.mechanism, budget), prep, budget
 
 
 #: The paper's pairwise template (threshold 1) and the default softmax one (threshold 0.5).
@@ -59,8 +59,8 @@ def test_ratio_is_the_closed_form_of_norm_gamma_noise(wine, kw):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kw, threshold", [(PAIRWISE, lmo.NOISE_DOMINANCE_RATIO),
-                                           (SOFTMAX, lmo.SOFTMAX_NOISE_DOMINANCE_RATIO)])
+@pytest.mark.parametrize("kw, threshold", [(PAIRWISE, large_margin_options.NOISE_DOMINANCE_RATIO),
+                                           (SOFTMAX, large_margin_options.SOFTMAX_NOISE_DOMINANCE_RATIO)])
 @pytest.mark.parametrize("epsilon, warns", [(1.0, True), (10.0, False)])
 def test_warning_fires_on_the_right_side(wine, epsilon, warns, kw, threshold):
     """Pairwise: ratio about 10 at ε = 1, 0.58 at ε = 10; softmax default: 0.70 and 0.07."""

@@ -148,7 +148,7 @@ def test_the_default_fit_reads_the_rows_in_place(monkeypatch):
 def test_the_records_in_place_give_the_release_of_the_copied_rows(monkeypatch, kw):
     """Clip, unit rows, the constant and zeroed records as factors: the same release as the
     copied, mapped rows (the same seed; two solves to the native tolerance)."""
-    from dpconvex.estimators.large_margin import centroid as lmc
+    from dpconvex.estimators.large_margin import estimator as large_margin_estimator
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(600, 3)) * 0.6
@@ -158,7 +158,7 @@ def test_the_records_in_place_give_the_release_of_the_copied_rows(monkeypatch, k
     lean = dp.PrivateLargeMarginGaussian(**params)
     assert isinstance(lean.prepare(X, y, lean.plan_for(X, y)).template.Z, AugmentedRows)
     lean.fit(X, y)
-    monkeypatch.setattr(lmc, "augmented_rows", lambda *a: None)
+    monkeypatch.setattr(large_margin_estimator, "augmented_rows", lambda *a: None)
     copied = dp.PrivateLargeMarginGaussian(**params)
     assert isinstance(copied.prepare(X, y, copied.plan_for(X, y)).template.Z, np.ndarray)
     copied.fit(X, y)
@@ -168,17 +168,17 @@ def test_the_records_in_place_give_the_release_of_the_copied_rows(monkeypatch, k
 
 
 def test_rows_near_the_float_limits_are_mapped_on_a_copy():
-    from dpconvex.estimators.large_margin import centroid as lmc
+    from dpconvex.estimators.large_margin import centroid as large_margin_centroid
 
     est = dp.PrivateLargeMarginGaussian()
     X = np.ones((4, 2))
     out = np.zeros(4, dtype=bool)
-    assert lmc.augmented_rows(est, X, out) is not None
+    assert large_margin_centroid.augmented_rows(est, X, out) is not None
     for value in (1e120, 1e-120):
         Xh = X.copy()
         Xh[1] = value
-        assert lmc.augmented_rows(est, Xh, out) is None
+        assert large_margin_centroid.augmented_rows(est, Xh, out) is None
     Xz = X.copy()
     Xz[2] = 0.0  # a zero row stays zero: no copy needed
-    rows, clipped = lmc.augmented_rows(est, Xz, out)
+    rows, clipped = large_margin_centroid.augmented_rows(est, Xz, out)
     assert clipped == 3 and rows.toarray()[2].tolist() == [0.0, 0.0, 1 / np.sqrt(2)]

@@ -168,7 +168,7 @@ def centroid_mechanism(est: Any) -> str:
     return approximate if positive_delta(est) else pure
 
 
-def _inner(est: Any, random_state: Any = None) -> PrivateGaussianCentroid:
+def centroid_estimator(est: Any, random_state: Any = None) -> PrivateGaussianCentroid:
     """The §4.9 estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
@@ -199,7 +199,7 @@ def check_centroid_params(est: Any) -> None:
                              "optimality_tol must be None.")
     if est.delta is not None:  # None or 0: pure epsilon; > 0: Gaussian (§4.9)
         check_float("delta", est.delta, owner, low_inclusive=True, high=1.0)
-    _inner(est)._validate_params()
+    centroid_estimator(est)._validate_params()
 
 
 def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) -> np.ndarray:
@@ -230,7 +230,7 @@ def _finish(est: Any, cert: Certificate, shape: tuple[int, int, int]) -> Certifi
 
 def certify_centroid(est: Any, rows: Any, y: Any) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
-    inner = _inner(est)
+    inner = centroid_estimator(est)
     with one_label_warning(issued=True):  # the outer fit has read the label set (and warned)
         return _finish(est, inner.certify(rows, y), inner.public_shape(rows, y))
 
@@ -244,7 +244,7 @@ def fit_centroid(est: Any, rows: Any, y: Any, hold: Any, noise: NoiseSource) -> 
     Only ``Phi_``, ``classes_``, ``n_features_in_``, ``certificate_``, ``centers_`` (None)
     and ``component_assignment_`` are stored: no counts, no inner estimator.
     """
-    inner = _inner(est, est.random_state)
+    inner = centroid_estimator(est, est.random_state)
     with assign_noise({inner: noise.rng}, seeded=noise.seeded), one_label_warning(issued=True):
         shape = inner.public_shape(rows, y)
         inner.fit(rows, y)  # the outer fit has read the label set (and warned)

@@ -34,9 +34,9 @@ from ...privacy.certificate import Certificate
 from ...privacy.release import release
 from ...templates.kmeans import assign_nearest
 from ..base import Prepared
-from . import centroid as lmc
-from . import options as lmo
+from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes, uses_centroid
 from .components import assign_components
+from .options import build_template, fit_budget, objective_budget
 
 __all__ = ["DASK_ASSIGNMENTS", "build_dask", "certify_dask", "class_scores_dask"]
 
@@ -52,7 +52,7 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
 def _clipped(B: np.ndarray, outside: np.ndarray, q: float, est: Any) -> np.ndarray:
     """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q,
     mapped by ``row_norm``."""
-    return lmc.clip_and_map(est, zero_rows(B, outside))[0]
+    return clip_and_map(est, zero_rows(B, outside))[0]
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, outside).
@@ -126,8 +126,8 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None,
     q = float(est.data_norm)
     meta = {"classes": labels.classes, "C": C, "K": K, "d": d, "n": n,
             "label_note": labels.assumption,
-            "rows": lmc.prepared_rows(est, Xv), "y": yv}  # rows: lazy, per chunk
-    if lmc.uses_centroid(est, n, C, d):  # DP class centroids (§11.13): summed per chunk
+            "rows": prepared_rows(est, Xv), "y": yv}  # rows: lazy, per chunk
+    if uses_centroid(est, n, C, d):  # DP class centroids (§11.13): summed per chunk
         return Prepared(template=None, reusable=False, meta=meta)
     XL = _with_records(Xv, labels)
     stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool))
@@ -146,9 +146,9 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None,
     Z = XL.map_blocks(_z_block, est=_shippable(est), stub=stub, q=q, chunks=(Xv.chunks[0], (width,)),
                       dtype=float)
     mech = est._mechanism()  # the in-memory build's template, over the Dask records
-    template = lmo.build_template(est, DaskGram(Z, persist=persist), labels.index, comps, C, K,
+    template = build_template(est, DaskGram(Z, persist=persist), labels.index, comps, C, K,
                                   assign.description, mech,
-                                  lmo.objective_budget(est, mech, assign.epsilon, n), lam=lam)
+                                  objective_budget(est, mech, assign.epsilon, n), lam=lam)
     return Prepared(template=template, reusable=True, meta={**meta, "assign": assign})
 
 
@@ -156,11 +156,11 @@ def certify_dask(est: Any, X: Any, y: Any) -> Certificate:
     """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
     prep = build_dask(est, X, y)
     if prep.template is None:
-        return lmc.certify_centroid(est, prep.meta["rows"], prep.meta["y"])
+        return certify_centroid(est, prep.meta["rows"], prep.meta["y"])
     mech = est._mechanism()
-    budget = lmo.fit_budget(est, mech, float(est.epsilon), prep.template.n)
+    budget = fit_budget(est, mech, float(est.epsilon), prep.template.n)
     cert = release(prep.template, mech, budget, dry_run=True).certificate
-    cert.assumptions += lmc.row_notes(est)
+    cert.assumptions += row_notes(est)
     return cert
 
 

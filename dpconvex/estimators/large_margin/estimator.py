@@ -44,10 +44,29 @@ from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import FitPlan, Prepared, PrivateEstimator
 from ..ovr import check_plan_shape
-from . import centroid as lmc
-from . import options as lmo
+from .centroid import (
+    augmented_rows,
+    centroid_mechanism,
+    certify_centroid,
+    clip_and_map,
+    fit_centroid,
+    prepared_rows,
+    row_notes,
+)
 from .components import assign_components
 from .learners import CENTROID_LEARNER, SOFTMAX_LEARNER, choose_learner, learner_of, objective_part
+from .options import (
+    build_template,
+    compose_with_assignment,
+    lam_is_auto,
+    lam_note,
+    mechanism_name,
+    objective_budget,
+    released_matrices,
+    resolved_mechanism,
+    validate_estimator,
+    warn_if_noise_dominates,
+)
 
 __all__ = ["PrivateLargeMarginGaussian"]
 
@@ -313,12 +332,12 @@ default="auto"
         shape); "auto" gives the objective path's, the centroid switch needing n and C.
         """
         if is_centroid(self):
-            return build_mechanism(lmc.centroid_mechanism(self), type(self).__name__, "centroid")
-        return build_mechanism(lmo.mechanism_name(lmo.resolved_mechanism(self)),
+            return build_mechanism(centroid_mechanism(self), type(self).__name__, "centroid")
+        return build_mechanism(mechanism_name(resolved_mechanism(self)),
                                type(self).__name__, "large_margin", optimality_tol=self.optimality_tol)
 
     def _check_consistency(self) -> None:
-        lmo.validate_estimator(self, self._mechanism())
+        validate_estimator(self, self._mechanism())
 
     # ------------------------------------------------------------------------ plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -360,10 +379,10 @@ default="auto"
         X); every other learner gets the clipped, mapped copy and z as an array.
         """
         if plan.learner == SOFTMAX_LEARNER and K == 1 and resolved_structure(self) == "linear":
-            lean = lmc.augmented_rows(self, Xv, labels.outside)
+            lean = augmented_rows(self, Xv, labels.outside)
             if lean is not None:  # K = 1: the assignment reads the rows' shape only
                 return lean[0], Xv, lean[1]
-        Xc, n_clipped = lmc.clip_and_map(self, zero_rows(Xv, labels.outside))
+        Xc, n_clipped = clip_and_map(self, zero_rows(Xv, labels.outside))
         return None, Xc, n_clipped
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan) -> Certificate:
@@ -378,15 +397,15 @@ default="auto"
             return certify_dask(self, X, y)
         Xv, labels, C, K = self._check_data(X, y)
         if plan.learner == CENTROID_LEARNER:
-            return lmc.certify_centroid(self, lmc.prepared_rows(self, Xv), y)
+            return certify_centroid(self, prepared_rows(self, Xv), y)
         Z, Xc, _ = self._train_rows(Xv, labels, plan, K)
         comps = np.zeros(len(labels.index), dtype=np.int64)
-        template = lmo.build_template(self, self._train_z(Xc, labels) if Z is None else Z,
+        template = build_template(self, self._train_z(Xc, labels) if Z is None else Z,
                                       labels.index, comps, C, K,
                                       "(certify: not assigned)", plan.mechanism,
                                       objective_part(plan), lam=plan.lam)
         cert = release(template, plan.mechanism, objective_part(plan), dry_run=True).certificate
-        cert.assumptions += lmc.row_notes(self)
+        cert.assumptions += row_notes(self)
         return cert
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -445,10 +464,10 @@ default="auto"
             method, Xc, y_idx, C, K, data_norm=q, epsilon=eps_km, centers=self.centers,
             n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
         mech = plan.mechanism
-        template = lmo.build_template(
+        template = build_template(
             self, self._train_z(Xc, labels) if Z is None else Z, y_idx, assign.components, C, K,
             assign.description,
-            mech, lmo.objective_budget(self, mech, assign.epsilon, len(y_idx)), lam=plan.lam)
+            mech, objective_budget(self, mech, assign.epsilon, len(y_idx)), lam=plan.lam)
         reusable = K == 1 or assign.method == "nearest_public_center"
         return Prepared(template=template, reusable=reusable, meta={**meta, "assign": assign})
 
@@ -456,7 +475,7 @@ default="auto"
         """The prepared rows: kept by a centroid ``prepare``, else mapped again from X."""
         if "rows" in prep.meta:
             return prep.meta["rows"]
-        return lmc.clip_and_map(self, zero_rows(prep.meta["X"], prep.meta["outside"]))[0]
+        return clip_and_map(self, zero_rows(prep.meta["X"], prep.meta["outside"]))[0]
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
                  warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
@@ -466,29 +485,29 @@ default="auto"
         # (fit holds it with own_noise, a sweep hands it for both steps)
         noise = noise_source(self)
         if plan.learner == CENTROID_LEARNER:  # §11.13 (never reusable)
-            return lmc.fit_centroid(self, self._centroid_rows(prep), prep.meta["y"], hold, noise)
+            return fit_centroid(self, self._centroid_rows(prep), prep.meta["y"], hold, noise)
         mech = plan.mechanism
         eps_total = float(self.epsilon) if mech.private else math.inf
         assign = prep.meta["assign"]
         # the perturbation's budget (after a private component assignment), and Λ of the plan
         # (a sweep reuses one template across ε)
-        budget = lmo.objective_budget(self, mech, assign.epsilon, prep.template.n)
-        if lmo.lam_is_auto(self.lam):
+        budget = objective_budget(self, mech, assign.epsilon, prep.template.n)
+        if lam_is_auto(self.lam):
             prep.template.regularizer = Frobenius(plan.lam)
-        lmo.warn_if_noise_dominates(prep.template, mech, budget, owner)
+        warn_if_noise_dominates(prep.template, mech, budget, owner)
         rel = release(prep.template, mech, budget, self.solver, noise.rng, warm_start=warm_start,
                       max_iter=self.max_iter, seeded=noise.seeded)
         theta, cert = rel.theta, rel.certificate
-        certificate = lmo.compose_with_assignment(cert, assign, eps_total)
+        certificate = compose_with_assignment(cert, assign, eps_total)
         why = resolve_mechanism(self.mechanism, self.delta, "large_margin").reason
-        certificate.assumptions += [prep.meta["label_note"], *lmo.lam_note(prep.template, self),
-                                    *lmc.row_notes(self), *([why] if why is not None else [])]
+        certificate.assumptions += [prep.meta["label_note"], *lam_note(prep.template, self),
+                                    *row_notes(self), *([why] if why is not None else [])]
         hold.commit_certificate(certificate)
         C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
         self.certificate_ = certificate
         self.classes_ = prep.meta["classes"]
         self.n_features_in_ = d
-        self.Phi_ = lmo.released_matrices(prep.template, theta, C, K, d + 1)[0]
+        self.Phi_ = released_matrices(prep.template, theta, C, K, d + 1)[0]
         self.centers_ = assign.centers
         self.component_assignment_ = assign.method
         return self
@@ -501,7 +520,7 @@ default="auto"
                 "appropriate arguments before using this estimator."
             )
         Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
-        return augment_and_scale(lmc.prepared_rows(self, Xv), float(self.data_norm))
+        return augment_and_scale(prepared_rows(self, Xv), float(self.data_norm))
 
     def class_scores(self, X: Any) -> np.ndarray:
         """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.

@@ -32,8 +32,16 @@ from ...privacy.rules.large_margin import (
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...solvers.registry import auto_backend
 from ..base import FitPlan, Prepared
-from . import centroid as lmc
-from . import options as lmo
+from .centroid import PHI_NOTE, centroid_estimator, row_notes
+from .options import (
+    AUTO_LAM_FLOOR,
+    AUTO_LAM_KAPPA,
+    auto_lam,
+    build_template,
+    fit_budget,
+    lam_is_auto,
+    objective_budget,
+)
 
 __all__ = ["CENTROID_LEARNER", "LEARNERS", "PAIRWISE_LEARNER", "SOFTMAX_LEARNER",
            "choose_learner", "learner_of", "objective_part"]
@@ -48,7 +56,7 @@ OBJECTIVE = "objective perturbation"
 KMEANS = "k-means"
 
 #: The certificate line of lam='auto' (the value is the plan's).
-LAM_RULE = (f"lam='auto': max({lmo.AUTO_LAM_FLOOR:g}, mu_half, {lmo.AUTO_LAM_KAPPA:g} * s / n), "
+LAM_RULE = (f"lam='auto': max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), "
             "s the public per-coordinate noise scale (docs/privacy.md §11.5)")
 
 
@@ -103,7 +111,7 @@ class _ObjectiveLearner:
     def _template(self, est: Any, plan_n: int | None, C: int, K: int, d: int, mech: Any,
                   budget: Budget, lam: float | None) -> Any:
         Z, y, comps = _stub_rows(C, K, d, plan_n)
-        return lmo.build_template(est, Z, y, comps, C, K, "(plan: not assigned)", mech, budget,
+        return build_template(est, Z, y, comps, C, K, "(plan: not assigned)", mech, budget,
                                   lam=1.0 if lam is None else lam)
 
     def plan(self, est: Any, n: int, C: int, p: int) -> FitPlan:
@@ -111,14 +119,14 @@ class _ObjectiveLearner:
         private = mech.private
         eps_total = float(est.epsilon) if private else math.inf
         K = int(est.n_components)
-        total = lmo.fit_budget(est, mech, eps_total, n)
+        total = fit_budget(est, mech, eps_total, n)
         kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
         eps_km = float(est.kmeans_epsilon_fraction) * eps_total if kmeans else None
-        obj = lmo.objective_budget(est, mech, eps_km if kmeans else 0.0, n)
+        obj = objective_budget(est, mech, eps_km if kmeans else 0.0, n)
         parts = {KMEANS: Budget(eps_km), OBJECTIVE: obj} if kmeans else {}
         stub = _AtShape(self._template(est, None, C, K, p, mech, obj, None), n)
-        if lmo.lam_is_auto(est.lam):
-            lam, rule = float(lmo.auto_lam(stub, mech, obj)), LAM_RULE
+        if lam_is_auto(est.lam):
+            lam, rule = float(auto_lam(stub, mech, obj)), LAM_RULE
         else:
             lam, rule = float(est.lam), "given"
         backend = est.solver if est.solver is not None else _backend_name(auto_backend(stub))
@@ -138,7 +146,7 @@ class _ObjectiveLearner:
             options["gamma"] = float(est.gamma)
         notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
             else []
-        notes += lmc.row_notes(est)
+        notes += row_notes(est)
         why = resolve_mechanism(est.mechanism, est.delta, "large_margin").reason
         notes += [why] if why is not None else []
         return FitPlan(
@@ -166,18 +174,18 @@ class _CentroidLearner:
     template: str = "class sums (released as Phi)"
 
     def _inner_plan(self, est: Any, plan: FitPlan) -> tuple[Any, FitPlan]:
-        inner = lmc._inner(est)
+        inner = centroid_estimator(est)
         return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
 
     def plan(self, est: Any, n: int, C: int, p: int) -> FitPlan:
-        inner = lmc._inner(est)
+        inner = centroid_estimator(est)
         ip = inner.plan(n, C, p)
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
             learner=self.name, mechanism=ip.mechanism, budget=ip.budget, backend=ip.backend,
             lam_rule="no objective",
             options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
-            notes=(*ip.notes, *lmc.row_notes(est), lmc.PHI_NOTE,
+            notes=(*ip.notes, *row_notes(est), PHI_NOTE,
                    *filter(None, [centroid_reason(est, n, C, p)])))
 
     def prepare_shape(self, est: Any, plan: FitPlan) -> Prepared:
@@ -187,7 +195,7 @@ class _CentroidLearner:
     def certify(self, est: Any, prep: Prepared, plan: FitPlan) -> Any:
         inner, ip = self._inner_plan(est, plan)
         cert = inner._certify(prep, ip)
-        cert.assumptions += [*lmc.row_notes(est), lmc.PHI_NOTE,
+        cert.assumptions += [*row_notes(est), PHI_NOTE,
                              *filter(None, [centroid_reason(est, plan.n, plan.n_classes,
                                                             plan.n_features)])]
         return cert
