@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -34,21 +34,51 @@ from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
 
-__all__ = ["ClassifierScoreMixin", "FitPlan", "Prepared", "PrivateEstimator", "public_rows"]
+__all__ = ["ClassifierScoreMixin", "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator",
+           "public_rows"]
+
+
+@dataclass(frozen=True)
+class PreparedFacts:
+    """What a prepared problem carries to its release besides the template.
+
+    Learners whose release needs more declare a frozen subclass (one per learner), so a
+    missing or misspelt fact fails where the problem is built, before any budget is held.
+
+    Attributes
+    ----------
+    n_features : int
+        Columns of X (the model's ``n_features_in_``).
+    classes : ndarray or None
+        The label set in the model's order; None for a problem of the public shape only
+        (:meth:`PrivateEstimator.prepare_shape`).
+    label_note : str or None
+        The certificate line on where the label set came from (declared, or read from y
+        and assumed public); None where the template states it or no labels were read.
+    """
+
+    n_features: int
+    classes: np.ndarray | None = None
+    label_note: str | None = None
+
+
+FactsT = TypeVar("FactsT", bound=PreparedFacts)
 
 
 @dataclass
-class Prepared:
-    """What a fit builds before it spends any budget: the template and its metadata.
+class Prepared(Generic[FactsT]):
+    """What a fit builds before it spends any budget: the template and its facts.
 
-    ``template`` is the declarative problem on validated, clipped data; ``meta``
-    holds what the estimator needs to set its fitted attributes. ``reusable`` is
-    False when building it drew on the budget or on randomness that belongs to one
-    fit (e.g. DP k-means component assignment), so a sweep must rebuild it per fit.
+    ``template`` is the declarative problem on validated, clipped data (None for a
+    learner with a closed form built at release); ``meta`` holds what the estimator
+    needs to set its fitted attributes, a frozen :class:`PreparedFacts` of the learner.
+    ``reusable`` is False when building it drew on the budget or on randomness that
+    belongs to one fit (e.g. DP k-means component assignment), so a sweep must rebuild it
+    per fit.
     """
 
     template: Any
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: FactsT
     reusable: bool = True
 
 
@@ -436,7 +466,7 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         from ..privacy.release import release
 
         cert = release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
-        cert.assumptions.extend(n for n in (prep.meta.get("label_note"), *plan.notes)
+        cert.assumptions.extend(n for n in (prep.meta.label_note, *plan.notes)
                                 if n and n not in cert.assumptions)
         return cert
 

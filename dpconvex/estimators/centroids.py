@@ -53,7 +53,7 @@ from ..privacy.release import release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
-from .base import FitPlan, Prepared, PrivateEstimator
+from .base import FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .ovr import check_plan_shape
 
 __all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "ClassSumTemplate",
@@ -604,7 +604,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
         labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
-        meta = {"classes": labels.classes, "d": Xv.shape[1]}
+        meta = PreparedFacts(Xv.shape[1], labels.classes)  # the template states the labels
         if is_dask_collection(Xv):  # u built and summed per chunk on the workers, one pass
             import dask.array as da
 
@@ -644,7 +644,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
         template = ClassSumTemplate(np.broadcast_to(0.0, (plan.n, plan.n_features)),
                                     np.arange(plan.n) % plan.n_classes, plan.n_classes,
                                     notes=plan.notes)
-        return Prepared(template=template, meta={"d": plan.n_features})
+        return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
@@ -654,7 +654,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
                  warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
         """Release the noisy class sums and counts and store the class means."""
         owner = type(self).__name__
-        template, mech, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta["d"]
+        template, mech, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
         # public quantities only (n, C, d, epsilon, delta), before the release (§6.8); the
         # rule reads the number of rows from a shape
         warn_if_centroid_noise_dominates(mech, template, budget, np.broadcast_to(0.0, (plan.n, 0)),
@@ -674,7 +674,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
         # post-processing of V (§4.9.1): the within-class variance and the priors
         energy = _sum_noise_energy(mech, rel.calibration, V.shape)
         self.certificate_ = cert
-        self.classes_ = prep.meta["classes"]
+        self.classes_ = prep.meta.classes
         self.n_features_in_ = d
         self.means_ = mu * float(self.data_norm)
         self.counts_ = counts

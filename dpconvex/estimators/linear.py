@@ -40,7 +40,7 @@ from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..solvers.registry import check_solver_name
 from ..templates.linear_erm import LinearERMTemplate
-from .base import ClassifierScoreMixin, FitPlan, Prepared, PrivateEstimator
+from .base import ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
@@ -231,8 +231,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
             Xc = add_intercept(Xc, float(self.intercept_scaling)) if self.fit_intercept else Xc
             Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no loss
         template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), Xc, ys)
-        return Prepared(template=template, meta={"classes": classes, "d": Xv.shape[1],
-                                                 "label_note": labels.assumption},
+        return Prepared(template=template,
+                        meta=PreparedFacts(Xv.shape[1], classes, labels.assumption),
                         reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -242,7 +242,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
         template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), rows,
                                      np.ones(plan.n))
-        return Prepared(template=template, meta={"d": plan.n_features})
+        return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
                  warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
@@ -257,11 +257,11 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
                       on_calibrated=lambda cal: warn_if_linear_noise_dominates(
                           prep.template, mech, budget, owner, calibration=cal, stacklevel=6))
         theta, cert = rel.theta, rel.certificate
-        cert.assumptions.append(prep.meta["label_note"])
+        cert.assumptions.append(prep.meta.label_note)
         cert.assumptions.extend(plan.notes)
         hold.commit_certificate(cert)
-        d = prep.meta["d"]
-        self.classes_ = prep.meta["classes"]
+        d = prep.meta.n_features
+        self.classes_ = prep.meta.classes
         self.n_features_in_ = d
         self.coef_ = theta[:d].reshape(1, d)
         s = float(self.intercept_scaling)  # the column holds s: the intercept is s·θ_d

@@ -57,6 +57,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
@@ -101,7 +102,7 @@ from ..privacy.rules.noise_dominance_gd import (
     warn_if_ovr_gd_noise_dominates,
 )
 from ..templates.risk import EmpiricalRiskTemplate
-from .base import FitPlan, Prepared, PrivateEstimator
+from .base import FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
@@ -113,6 +114,13 @@ __all__ = [
     "gaussian_composition_epsilon",
     "gdp_epsilon",
 ]
+
+
+@dataclasses.dataclass(frozen=True)
+class NoisyGDFacts(PreparedFacts):
+    """A noisy gradient descent problem's facts: the data backend's certificate lines."""
+
+    backend_notes: tuple[str, ...] = ()
 
 
 class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator):
@@ -395,7 +403,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(bool(self.fit_intercept))
-        return Prepared(template=self._shape_template(plan.n, p), meta={"d": plan.n_features})
+        return Prepared(template=self._shape_template(plan.n, p),
+                        meta=NoisyGDFacts(plan.n_features))
 
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         """Validate the rows and build the template over them, without copying dense float64 rows.
@@ -415,8 +424,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         labels = encode_labels(yv, self.classes, owner, binary=True,
                                unknown_labels=self.unknown_labels)
         classes, ys = labels.classes, labels.signs()
-        meta = {"classes": classes, "d": Xv.shape[1], "label_note": labels.assumption,
-                "backend_notes": []}
+        meta = NoisyGDFacts(Xv.shape[1], classes, labels.assumption)
         if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
             from ..data.dask_rows import DaskRows
 
@@ -424,7 +432,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             rows = rows.add_intercept() if self.fit_intercept else rows
             # labels folded into the rows (0: outside the label set), as in memory below
             rows = rows.scale_rows(ys * (~labels.outside))
-            meta["backend_notes"] = [rows.certificate_note]
+            meta = dataclasses.replace(meta, backend_notes=(rows.certificate_note,))
             n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
             template = self._shape_template(n, p)
             template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
@@ -468,13 +476,13 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
         rel = release(template, mech, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration
-        cert.assumptions.append(prep.meta["label_note"])
-        cert.assumptions.extend(prep.meta["backend_notes"])  # e.g. "data backend: dask (...)"
+        cert.assumptions.append(prep.meta.label_note)
+        cert.assumptions.extend(prep.meta.backend_notes)  # e.g. "data backend: dask (...)"
         hold.commit_certificate(cert)
 
         extra = cal.extra
-        d = prep.meta["d"]
-        self.classes_ = prep.meta["classes"]
+        d = prep.meta.n_features
+        self.classes_ = prep.meta.classes
         self.n_features_in_ = d
         self.coef_ = theta_bar[:d].reshape(1, d)
         self.intercept_ = np.array([theta_bar[d] if self.fit_intercept else 0.0])

@@ -141,5 +141,5 @@ def test_prepared_objective_fit_keeps_no_copy_of_the_rows():
     X, y = rng.normal(size=(60, 3)), np.arange(60) % 2
     est = PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1], random_state=0)
     prep = est.prepare(X, y, est.plan_for(X, y))
-    assert prep.template is not None and "rows" not in prep.meta
-    assert prep.meta["X"] is X  # the caller's rows, no copy beside the template's z
+    assert prep.template is not None and prep.meta.rows is None
+    assert prep.meta.X is X  # the caller's rows, no copy beside the template's z

@@ -36,6 +36,7 @@ from ...templates.kmeans import assign_nearest
 from ..base import Prepared
 from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes, uses_centroid
 from .components import assign_components
+from .learners import LargeMarginFacts
 from .options import build_template, fit_budget, objective_budget
 
 __all__ = ["DASK_ASSIGNMENTS", "build_dask", "certify_dask", "class_scores_dask"]
@@ -124,11 +125,10 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None,
     labels = encode_labels(yv, est.classes, owner, unknown_labels=est.unknown_labels)
     C = int(labels.classes.size)
     q = float(est.data_norm)
-    meta = {"classes": labels.classes, "C": C, "K": K, "d": d, "n": n,
-            "label_note": labels.assumption,
-            "rows": prepared_rows(est, Xv), "y": yv}  # rows: lazy, per chunk
+    facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
+                             n_rows=n, rows=prepared_rows(est, Xv), y=yv)  # rows: lazy, per chunk
     if uses_centroid(est, n, C, d):  # DP class centroids (§11.13): summed per chunk
-        return Prepared(template=None, reusable=False, meta=meta)
+        return Prepared(template=None, reusable=False, meta=facts)
     XL = _with_records(Xv, labels)
     stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool))
     # the assignment's description and centers from the public rule; components per chunk
@@ -149,14 +149,15 @@ def build_dask(est: Any, X: Any, y: Any, *, persist: bool | None = None,
     template = build_template(est, DaskGram(Z, persist=persist), labels.index, comps, C, K,
                                   assign.description, mech,
                                   objective_budget(est, mech, assign.epsilon, n), lam=lam)
-    return Prepared(template=template, reusable=True, meta={**meta, "assign": assign})
+    return Prepared(template=template, reusable=True,
+                    meta=dataclasses.replace(facts, assign=assign))
 
 
 def certify_dask(est: Any, X: Any, y: Any) -> Certificate:
     """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
     prep = build_dask(est, X, y)
     if prep.template is None:
-        return certify_centroid(est, prep.meta["rows"], prep.meta["y"])
+        return certify_centroid(est, prep.meta.rows, prep.meta.y)
     mech = est._mechanism()
     budget = fit_budget(est, mech, float(est.epsilon), prep.template.n)
     cert = release(prep.template, mech, budget, dry_run=True).certificate

@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, ExitStack
@@ -54,7 +55,14 @@ from .centroid import (
     row_notes,
 )
 from .components import assign_components
-from .learners import CENTROID_LEARNER, SOFTMAX_LEARNER, choose_learner, learner_of, objective_part
+from .learners import (
+    CENTROID_LEARNER,
+    SOFTMAX_LEARNER,
+    LargeMarginFacts,
+    choose_learner,
+    learner_of,
+    objective_part,
+)
 from .options import (
     build_template,
     compose_with_assignment,
@@ -431,8 +439,9 @@ default="auto"
         """
         progress.say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan)
-        progress.say(f"template built: C = {prep.meta['C']}, K = {prep.meta['K']}, "
-                     f"d = {prep.meta['d']}")
+        facts = prep.meta
+        progress.say(f"template built: C = {facts.n_classes}, K = {facts.n_components}, "
+                     f"d = {facts.n_features}")
         return prep
 
     def _build(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
@@ -446,13 +455,11 @@ default="auto"
         q = float(self.data_norm)
         Z, Xc, n_clipped = self._train_rows(Xv, labels, plan, K)
         note_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
-        meta = {"classes": classes, "C": C, "K": K, "d": Xv.shape[1], "n": len(y_idx),
-                "label_note": labels.assumption, "y": y}
+        facts = LargeMarginFacts(Xv.shape[1], classes, labels.assumption, n_classes=C,
+                                 n_components=K, n_rows=len(y_idx), y=y)
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
-            return Prepared(template=None, reusable=False, meta={**meta, "rows": Xc})
-        # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
-        # the validated X again (_centroid_rows) rather than keeping a second copy
-        meta.update(X=Xv, outside=labels.outside)
+            return Prepared(template=None, reusable=False,
+                            meta=dataclasses.replace(facts, rows=Xc))
         private = plan.mechanism.private
         eps_total = float(self.epsilon) if private else math.inf
         method = self.component_assignment
@@ -469,13 +476,16 @@ default="auto"
             assign.description,
             mech, objective_budget(self, mech, assign.epsilon, len(y_idx)), lam=plan.lam)
         reusable = K == 1 or assign.method == "nearest_public_center"
-        return Prepared(template=template, reusable=reusable, meta={**meta, "assign": assign})
+        # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
+        # the validated X again (_centroid_rows) rather than keeping a second copy
+        return Prepared(template=template, reusable=reusable, meta=dataclasses.replace(
+            facts, X=Xv, outside=labels.outside, assign=assign))
 
     def _centroid_rows(self, prep: Prepared) -> Any:
         """The prepared rows: kept by a centroid ``prepare``, else mapped again from X."""
-        if "rows" in prep.meta:
-            return prep.meta["rows"]
-        return clip_and_map(self, zero_rows(prep.meta["X"], prep.meta["outside"]))[0]
+        if prep.meta.rows is not None:
+            return prep.meta.rows
+        return clip_and_map(self, zero_rows(prep.meta.X, prep.meta.outside))[0]
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
                  warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
@@ -485,10 +495,10 @@ default="auto"
         # (fit holds it with own_noise, a sweep hands it for both steps)
         noise = noise_source(self)
         if plan.learner == CENTROID_LEARNER:  # §11.13 (never reusable)
-            return fit_centroid(self, self._centroid_rows(prep), prep.meta["y"], hold, noise)
+            return fit_centroid(self, self._centroid_rows(prep), prep.meta.y, hold, noise)
         mech = plan.mechanism
         eps_total = float(self.epsilon) if mech.private else math.inf
-        assign = prep.meta["assign"]
+        assign = prep.meta.assign
         # the perturbation's budget (after a private component assignment), and Λ of the plan
         # (a sweep reuses one template across ε)
         budget = objective_budget(self, mech, assign.epsilon, prep.template.n)
@@ -500,12 +510,13 @@ default="auto"
         theta, cert = rel.theta, rel.certificate
         certificate = compose_with_assignment(cert, assign, eps_total)
         why = resolve_mechanism(self.mechanism, self.delta, "large_margin").reason
-        certificate.assumptions += [prep.meta["label_note"], *lam_note(prep.template, self),
+        certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
                                     *row_notes(self), *([why] if why is not None else [])]
         hold.commit_certificate(certificate)
-        C, K, d = prep.meta["C"], prep.meta["K"], prep.meta["d"]
+        facts = prep.meta
+        C, K, d = facts.n_classes, facts.n_components, facts.n_features
         self.certificate_ = certificate
-        self.classes_ = prep.meta["classes"]
+        self.classes_ = facts.classes
         self.n_features_in_ = d
         self.Phi_ = released_matrices(prep.template, theta, C, K, d + 1)[0]
         self.centers_ = assign.centers

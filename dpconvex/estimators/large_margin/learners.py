@@ -31,8 +31,9 @@ from ...privacy.rules.large_margin import (
 )
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...solvers.registry import auto_backend
-from ..base import FitPlan, Prepared
+from ..base import FitPlan, Prepared, PreparedFacts
 from .centroid import PHI_NOTE, centroid_estimator, row_notes
+from .components import ComponentAssignment
 from .options import (
     AUTO_LAM_FLOOR,
     AUTO_LAM_KAPPA,
@@ -43,7 +44,7 @@ from .options import (
     objective_budget,
 )
 
-__all__ = ["CENTROID_LEARNER", "LEARNERS", "PAIRWISE_LEARNER", "SOFTMAX_LEARNER",
+__all__ = ["CENTROID_LEARNER", "LEARNERS", "LargeMarginFacts", "PAIRWISE_LEARNER", "SOFTMAX_LEARNER",
            "choose_learner", "learner_of", "objective_part"]
 
 PAIRWISE_LEARNER = "pairwise"
@@ -58,6 +59,39 @@ KMEANS = "k-means"
 #: The certificate line of lam='auto' (the value is the plan's).
 LAM_RULE = (f"lam='auto': max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), "
             "s the public per-coordinate noise scale (docs/privacy.md §11.5)")
+
+
+@dataclass(frozen=True)
+class LargeMarginFacts(PreparedFacts):
+    """A large-margin problem's facts: its shape, the labels and the rows its release reads.
+
+    Attributes
+    ----------
+    n_classes, n_components : int
+        C, the size of the label set, and K, the components per class.
+    n_rows : int
+        The records of the template (n).
+    y : array-like or None
+        The labels as given (the centroid learner's inner fit encodes them again).
+    rows : array-like or None
+        The clipped, mapped rows of the centroid learner (which builds no template).
+    X : ndarray or None
+        The validated rows of an objective learner (a sweep's centroid fit maps them again
+        instead of keeping a second copy).
+    outside : ndarray of bool or None
+        The records outside the label set (zeroed in every map of X).
+    assign : ComponentAssignment or None
+        The component assignment the template was built with.
+    """
+
+    n_classes: int = 0
+    n_components: int = 1
+    n_rows: int = 0
+    y: Any = None
+    rows: Any = None
+    X: np.ndarray | None = None
+    outside: np.ndarray | None = None
+    assign: ComponentAssignment | None = None
 
 
 def objective_part(plan: FitPlan) -> Budget:
@@ -157,7 +191,7 @@ class _ObjectiveLearner:
     def prepare_shape(self, est: Any, plan: FitPlan) -> Prepared:
         template = self._template(est, plan.n, plan.n_classes, int(est.n_components),
                                   plan.n_features, plan.mechanism, objective_part(plan), plan.lam)
-        return Prepared(template=template, meta={"d": plan.n_features})
+        return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
     def certify(self, est: Any, prep: Prepared, plan: FitPlan) -> Any:
         cert = release(prep.template, plan.mechanism, objective_part(plan),
