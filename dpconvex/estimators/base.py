@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -34,8 +34,27 @@ from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
 
-__all__ = ["ClassifierScoreMixin", "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator",
-           "public_rows"]
+if TYPE_CHECKING:
+    from ..privacy.accounting.ledger import Spend
+    from ..privacy.certificate import Certificate
+    from ..privacy.mechanisms.base import Mechanism
+    from ..templates.base import Template
+
+__all__ = ["CertificateHold", "ClassifierScoreMixin", "FitPlan", "Prepared", "PreparedFacts",
+           "PrivateEstimator", "public_rows"]
+
+
+class CertificateHold(Protocol):
+    """The budget a fit holds while it releases (:meth:`PrivateEstimator._reserve`).
+
+    A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or one that adds the
+    fit's public certificate lines before committing; the release commits its
+    certificate's (ε, δ) to it once.
+    """
+
+    def commit_certificate(self, certificate: Certificate) -> Spend | None:
+        """Charge the certificate's (ε, δ) to the ledger the budget was held on."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +96,7 @@ class Prepared(Generic[FactsT]):
     per fit.
     """
 
-    template: Any
+    template: Template | None
     meta: FactsT
     reusable: bool = True
 
@@ -171,7 +190,7 @@ class FitPlan:
     n_classes: int
     n_features: int
     template: str
-    mechanism: Any
+    mechanism: Mechanism
     budget: Budget
     learner: str
     backend: str
@@ -349,7 +368,7 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     @contextmanager
-    def _reserve(self, plan: FitPlan) -> Iterator[Any]:
+    def _reserve(self, plan: FitPlan) -> Iterator[CertificateHold]:
         """The ledger hold of the plan's budget (checked before any data are read).
 
         Every fit holds its budget here, so this is also where the plan's δ is compared
@@ -381,7 +400,7 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         with self._reserve(plan) as hold:
             return self._release(prep, plan, hold, warm_start)
 
-    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> PrivateEstimator:
         raise NotImplementedError
 
@@ -478,10 +497,10 @@ _HOLDING: ContextVar[bool] = ContextVar("dpconvex_budget_hold", default=False)
 class _StatingHold:
     """A budget hold that adds a public line to the certificate committed to it."""
 
-    def __init__(self, hold: Any, note: str):
+    def __init__(self, hold: CertificateHold, note: str):
         self._hold, self._note = hold, note
 
-    def commit_certificate(self, certificate: Any) -> Any:
+    def commit_certificate(self, certificate: Certificate) -> Spend | None:
         if self._note not in certificate.assumptions:
             certificate.assumptions.append(self._note)
         return self._hold.commit_certificate(certificate)

@@ -53,7 +53,7 @@ from ..privacy.release import release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
-from .base import FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .ovr import check_plan_shape
 
 __all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "ClassSumTemplate",
@@ -650,7 +650,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
     # --------------------------------------------------------------------- fit
-    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
         """Release the noisy class sums and counts and store the class means."""
         owner = type(self).__name__

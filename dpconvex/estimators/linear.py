@@ -40,7 +40,7 @@ from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..solvers.registry import check_solver_name
 from ..templates.linear_erm import LinearERMTemplate
-from .base import ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import CertificateHold, ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
@@ -244,7 +244,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
                                      np.ones(plan.n))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
-    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
         owner = type(self).__name__

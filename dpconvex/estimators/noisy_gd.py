@@ -102,7 +102,7 @@ from ..privacy.rules.noise_dominance_gd import (
     warn_if_ovr_gd_noise_dominates,
 )
 from ..templates.risk import EmpiricalRiskTemplate
-from .base import FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
@@ -466,7 +466,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return warn_if_ovr_gd_noise_dominates(self, X, np.arange(plan.n_classes),
                                               type(self).__name__, stacklevel=4)
 
-    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> NoisyGradientDescent:
         """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
         owner = type(self).__name__

@@ -43,7 +43,7 @@ from ...privacy.release import release
 from ...privacy.rules.large_margin import is_centroid, resolved_structure
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
-from ..base import FitPlan, Prepared, PrivateEstimator
+from ..base import CertificateHold, FitPlan, Prepared, PrivateEstimator
 from ..ovr import check_plan_shape
 from .centroid import (
     augmented_rows,
@@ -487,7 +487,7 @@ default="auto"
             return prep.meta.rows
         return clip_and_map(self, zero_rows(prep.meta.X, prep.meta.outside))[0]
 
-    def _release(self, prep: Prepared, plan: FitPlan, hold: Any,
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
         """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
         owner = type(self).__name__
