@@ -59,7 +59,7 @@ from ..base import CertificateHold
 from ..centroids import PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
-    from .estimator import PrivateLargeMarginGaussian
+    from .parameters import LargeMarginEstimator
 
 __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "certify_centroid",
            "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows", "phi_from_means",
@@ -80,14 +80,14 @@ PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], 
             "docs/privacy.md §4.9.1, §11.13)")
 
 
-def map_rows(est: PrivateLargeMarginGaussian, Xc: Any) -> Any:
+def map_rows(est: LargeMarginEstimator, Xc: Any) -> Any:
     """The public per-record map of ``row_norm`` on rows already clipped to q."""
     if resolved_row_norm(est) != "unit":
         return Xc
     return normalize_rows(Xc, float(est.data_norm))
 
 
-def clip_and_map(est: PrivateLargeMarginGaussian, X: Any) -> tuple[Any, int]:
+def clip_and_map(est: LargeMarginEstimator, X: Any) -> tuple[Any, int]:
     """Rows clipped to q and mapped by ``row_norm``; and how many rows the clip scales down.
 
     With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled
@@ -106,7 +106,7 @@ def clip_and_map(est: PrivateLargeMarginGaussian, X: Any) -> tuple[Any, int]:
 _LEAN_NORMS = (1e-100, 1e100)
 
 
-def augmented_rows(est: PrivateLargeMarginGaussian, X: Any, outside: np.ndarray
+def augmented_rows(est: LargeMarginEstimator, X: Any, outside: np.ndarray
                    ) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
@@ -144,7 +144,7 @@ def augmented_rows(est: PrivateLargeMarginGaussian, X: Any, outside: np.ndarray
     return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 
-def row_notes(est: PrivateLargeMarginGaussian) -> list[str]:
+def row_notes(est: LargeMarginEstimator) -> list[str]:
     """The certificate line of the row map (empty for ``"none"``)."""
     return [ROW_MAP_NOTE] if resolved_row_norm(est) == "unit" else []
 
@@ -154,7 +154,7 @@ def _lazy_block(B: np.ndarray, q: float, unit: bool) -> np.ndarray:
     return normalize_rows(B, q) if unit else clip_rows(B, q)[0]
 
 
-def prepared_rows(est: PrivateLargeMarginGaussian, Xv: Any) -> Any:
+def prepared_rows(est: LargeMarginEstimator, Xv: Any) -> Any:
     """Rows clipped to q and mapped by ``row_norm``: an ndarray, or lazily per Dask chunk."""
     q = float(est.data_norm)
     if is_dask_collection(Xv):
@@ -163,7 +163,7 @@ def prepared_rows(est: PrivateLargeMarginGaussian, Xv: Any) -> Any:
     return clip_and_map(est, Xv)[0]
 
 
-def centroid_mechanism(est: PrivateLargeMarginGaussian) -> str:
+def centroid_mechanism(est: LargeMarginEstimator) -> str:
     """The inner mechanism: "gaussian" with ``delta > 0``, else "knorm_sum" (pure ε).
 
     The rule of ``mechanism="auto"`` for the class sums
@@ -173,7 +173,7 @@ def centroid_mechanism(est: PrivateLargeMarginGaussian) -> str:
     return approximate if positive_delta(est) else pure
 
 
-def centroid_estimator(est: PrivateLargeMarginGaussian, random_state: Any = None) -> PrivateGaussianCentroid:
+def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> PrivateGaussianCentroid:
     """The §4.9 estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
@@ -188,7 +188,7 @@ def centroid_estimator(est: PrivateLargeMarginGaussian, random_state: Any = None
                                    row_norm="none")
 
 
-def check_centroid_params(est: PrivateLargeMarginGaussian) -> None:
+def check_centroid_params(est: LargeMarginEstimator) -> None:
     """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as §4.9."""
     owner = type(est).__name__
     k = est.n_components
@@ -227,21 +227,21 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     return Phi
 
 
-def _finish(est: PrivateLargeMarginGaussian, cert: Certificate, shape: tuple[int, int, int]) -> Certificate:
+def _finish(est: LargeMarginEstimator, cert: Certificate, shape: tuple[int, int, int]) -> Certificate:
     """The row map, Φ and (when "auto" chose the centroids) the switch's reason."""
     cert.assumptions += [*row_notes(est), PHI_NOTE, *filter(None, [centroid_reason(est, *shape)])]
     return cert
 
 
-def certify_centroid(est: PrivateLargeMarginGaussian, rows: Any, y: Any) -> Certificate:
+def certify_centroid(est: LargeMarginEstimator, rows: Any, y: Any) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
     inner = centroid_estimator(est)
     with one_label_warning(issued=True):  # the outer fit has read the label set (and warned)
         return _finish(est, inner.certify(rows, y), inner.public_shape(rows, y))
 
 
-def fit_centroid(est: PrivateLargeMarginGaussian, rows: Any, y: Any, hold: CertificateHold,
-                 noise: NoiseSource) -> PrivateLargeMarginGaussian:
+def fit_centroid(est: LargeMarginEstimator, rows: Any, y: Any, hold: CertificateHold,
+                 noise: NoiseSource) -> LargeMarginEstimator:
     """Release the class means on the prepared rows and store them, with the priors, as ``Phi_``.
 
     ``hold`` is the large-margin fit's reservation (committed here with the centroid

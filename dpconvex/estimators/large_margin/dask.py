@@ -40,7 +40,7 @@ from .learners import LargeMarginFacts
 from .options import build_template, fit_budget, objective_budget
 
 if TYPE_CHECKING:
-    from .estimator import PrivateLargeMarginGaussian
+    from .parameters import LargeMarginEstimator
 
 __all__ = ["DASK_ASSIGNMENTS", "build_dask", "certify_dask", "class_scores_dask"]
 
@@ -53,32 +53,32 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
     return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=L[:, 1].astype(bool))
 
 
-def _clipped(B: np.ndarray, outside: np.ndarray, q: float, est: PrivateLargeMarginGaussian) -> np.ndarray:
+def _clipped(B: np.ndarray, outside: np.ndarray, q: float, est: LargeMarginEstimator) -> np.ndarray:
     """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q,
     mapped by ``row_norm``."""
     return clip_and_map(est, zero_rows(B, outside))[0]
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, outside).
-def _z_block(B: np.ndarray, est: PrivateLargeMarginGaussian, stub: LabelSet, q: float) -> np.ndarray:
+def _z_block(B: np.ndarray, est: LargeMarginEstimator, stub: LabelSet, q: float) -> np.ndarray:
     labels = _chunk_labels(stub, B[:, -2:])
     return np.asarray(est._train_z(_clipped(B[:, :-2], labels.outside, q, est), labels),
                       dtype=float)
 
 
 def _components_block(B: np.ndarray, centers: np.ndarray, q: float,
-                      est: PrivateLargeMarginGaussian) -> np.ndarray:
+                      est: LargeMarginEstimator) -> np.ndarray:
     labels = B[:, -2:]
     Xc = _clipped(B[:, :-2], labels[:, 1].astype(bool), q, est)
     return assign_nearest(Xc, labels[:, 0].astype(np.int64), centers)
 
 
-def _scores_block(B: np.ndarray, est: PrivateLargeMarginGaussian) -> np.ndarray:
+def _scores_block(B: np.ndarray, est: LargeMarginEstimator) -> np.ndarray:
     return est.class_scores(B)  # an ndarray chunk: the in-memory code
 
 
 # ------------------------------------------------------------------------------ build
-def _shippable(est: PrivateLargeMarginGaussian) -> Any:
+def _shippable(est: LargeMarginEstimator) -> Any:
     """A shallow copy of the estimator to send to the workers: without its ledger (a
     ledger refuses to be pickled, so that no copy records spends) and its noise source."""
     out = copy.copy(est)
@@ -96,7 +96,7 @@ def _with_records(Xv: da.Array, labels: LabelSet) -> da.Array:
     return da.concatenate([Xv, cols], axis=1).rechunk({1: -1})
 
 
-def build_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any, *, persist: bool | None = None,
+def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | None = None,
                lam: float | None = None) -> Prepared:
     """The estimator's ``prepare`` for Dask X: the same template over a :class:`DaskGram`.
 
@@ -157,7 +157,7 @@ def build_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any, *, persist: bool
                     meta=dataclasses.replace(facts, assign=assign))
 
 
-def certify_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any) -> Certificate:
+def certify_dask(est: LargeMarginEstimator, X: Any, y: Any) -> Certificate:
     """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
     prep = build_dask(est, X, y)
     if prep.template is None:
@@ -169,7 +169,7 @@ def certify_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any) -> Certificate
     return cert
 
 
-def class_scores_dask(est: PrivateLargeMarginGaussian, X: Any) -> np.ndarray:
+def class_scores_dask(est: LargeMarginEstimator, X: Any) -> np.ndarray:
     """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver."""
     Xv = check_array(X, type(est).__name__, accept_dask=True, n_features=est.n_features_in_)
     C = int(est.Phi_.shape[0])

@@ -47,7 +47,7 @@ from .options import (
 if TYPE_CHECKING:
     from ...privacy.mechanisms.base import Mechanism
     from ...templates.base import Template
-    from .estimator import PrivateLargeMarginGaussian
+    from .parameters import LargeMarginEstimator
 
 __all__ = ["CENTROID_LEARNER", "LEARNERS", "LargeMarginFacts", "PAIRWISE_LEARNER", "SOFTMAX_LEARNER",
            "choose_learner", "learner_of", "objective_part"]
@@ -147,13 +147,13 @@ class _ObjectiveLearner:
     name: str
     template: str
 
-    def _template(self, est: PrivateLargeMarginGaussian, plan_n: int | None, C: int, K: int,
+    def _template(self, est: LargeMarginEstimator, plan_n: int | None, C: int, K: int,
                   d: int, mech: Mechanism, budget: Budget, lam: float | None) -> Template:
         Z, y, comps = _stub_rows(C, K, d, plan_n)
         return build_template(est, Z, y, comps, C, K, "(plan: not assigned)", mech, budget,
                                   lam=1.0 if lam is None else lam)
 
-    def plan(self, est: PrivateLargeMarginGaussian, n: int, C: int, p: int) -> FitPlan:
+    def plan(self, est: LargeMarginEstimator, n: int, C: int, p: int) -> FitPlan:
         mech = est._mechanism()
         private = mech.private
         eps_total = float(est.epsilon) if private else math.inf
@@ -193,12 +193,12 @@ class _ObjectiveLearner:
             learner=self.name, mechanism=mech, budget=total, parts=parts, lam=lam,
             lam_rule=rule, backend=backend, options=options, notes=tuple(notes))
 
-    def prepare_shape(self, est: PrivateLargeMarginGaussian, plan: FitPlan) -> Prepared:
+    def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
         template = self._template(est, plan.n, plan.n_classes, int(est.n_components),
                                   plan.n_features, plan.mechanism, objective_part(plan), plan.lam)
         return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
-    def certify(self, est: PrivateLargeMarginGaussian, prep: Prepared, plan: FitPlan) -> Any:
+    def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
         cert = release(prep.template, plan.mechanism, objective_part(plan),
                        dry_run=True).certificate
         cert.assumptions += list(plan.notes)
@@ -212,11 +212,11 @@ class _CentroidLearner:
     name: str = CENTROID_LEARNER
     template: str = "class sums (released as Phi)"
 
-    def _inner_plan(self, est: PrivateLargeMarginGaussian, plan: FitPlan) -> tuple[Any, FitPlan]:
+    def _inner_plan(self, est: LargeMarginEstimator, plan: FitPlan) -> tuple[Any, FitPlan]:
         inner = centroid_estimator(est)
         return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
 
-    def plan(self, est: PrivateLargeMarginGaussian, n: int, C: int, p: int) -> FitPlan:
+    def plan(self, est: LargeMarginEstimator, n: int, C: int, p: int) -> FitPlan:
         inner = centroid_estimator(est)
         ip = inner.plan(n, C, p)
         return FitPlan(
@@ -227,11 +227,11 @@ class _CentroidLearner:
             notes=(*ip.notes, *row_notes(est), PHI_NOTE,
                    *filter(None, [centroid_reason(est, n, C, p)])))
 
-    def prepare_shape(self, est: PrivateLargeMarginGaussian, plan: FitPlan) -> Prepared:
+    def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
         inner, ip = self._inner_plan(est, plan)
         return inner.prepare_shape(ip)
 
-    def certify(self, est: PrivateLargeMarginGaussian, prep: Prepared, plan: FitPlan) -> Any:
+    def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
         inner, ip = self._inner_plan(est, plan)
         cert = inner._certify(prep, ip)
         cert.assumptions += [*row_notes(est), PHI_NOTE,
@@ -248,7 +248,7 @@ LEARNERS: dict[str, Any] = {
 }
 
 
-def choose_learner(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n_features: int) -> Any:
+def choose_learner(est: LargeMarginEstimator, n: int, n_classes: int, n_features: int) -> Any:
     """The learner of a fit on n rows, C classes and d features (public), from the parameters."""
     if uses_centroid(est, n, n_classes, n_features):
         return LEARNERS[CENTROID_LEARNER]
