@@ -89,8 +89,9 @@ Lines inside a multi-line string that is not a docstring are code lines when not
    the scanned tree for relative imports and for the scanned package's own absolute name,
    else under the installed top-level package, which is located without importing it),
    where ``y`` is neither a community convention (``np``, ``pd``, ``plt``, ``cp``, ``da``,
-   ``dd``, ``sp``, ``mpl``) nor the module's own last name with leading underscores removed
-   (``from .. import _progress as progress``). Listed as ``file:line module as alias``.
+   ``dd``, ``sp``, ``mpl``) nor, leading underscores aside, the module's own last name
+   (``from .. import _progress as progress``, ``from . import gaussian as _gaussian``).
+   Listed as ``file:line module as alias``.
    Aliases of functions and classes (``from .ops import row_norms as _row_norms``) are not
    module aliases.
 8. *Prepared.meta*: the annotation of the field ``meta`` of a class ``Prepared`` (the

@@ -228,6 +228,7 @@ def test_module_aliases_that_are_not_conventions(tmp_path):
         from . import _progress as progress
         from .helpers import row_norms as _row_norms
         from . import helpers
+        from . import helpers as _helpers
         ''')
     assert s["module_aliases"] == ["pkg/mod.py:3 os.path as osp", "pkg/mod.py:4 .helpers as hl"]
 
