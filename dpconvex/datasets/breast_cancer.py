@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
-from ..data.schema import PublicEncoder, PublicSchema
+from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError
 from ._files import check_bool, complete_csv_rows, fetch_file
 from ._rows import select_schema

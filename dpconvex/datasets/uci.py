@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._random import RandomStateLike, check_random_state
+from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
-from ..data.schema import PublicEncoder
 from ..errors import DatasetError, ParameterError
 from ._files import check_bool, complete_csv_rows, fetch_file
 from ._rows import select_schema
