@@ -65,6 +65,11 @@ def draft_schema(X: Any) -> PublicSchema:
         A column of dates, of complex numbers, or with no usable value; an
         input that is not a table.
 
+    Warns
+    -----
+    PrivacyLeakWarning
+        Always: the draft is a statistic of the records.
+
     Examples
     --------
     >>> import warnings

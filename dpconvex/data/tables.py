@@ -21,6 +21,17 @@ __all__ = ["column_array", "dtype_kind", "is_missing", "table_columns"]
 
 
 def is_missing(v: Any) -> bool:
+    """Whether a value is missing: None, a float NaN, pandas ``NA`` or ``NaT``.
+
+    Parameters
+    ----------
+    v : object
+        One value of a column.
+
+    Returns
+    -------
+    bool
+    """
     if v is None:
         return True
     if isinstance(v, float | np.floating):
@@ -29,10 +40,6 @@ def is_missing(v: Any) -> bool:
     return t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
 
 
-# --------------------------------------------------------------------------
-# Reading a table
-# --------------------------------------------------------------------------
-
 def column_array(column: Any) -> np.ndarray:
     """One column's values as a NumPy array; integers stay integers when values are missing.
 
@@ -40,6 +47,15 @@ def column_array(column: Any) -> np.ndarray:
     ``boolean``, a ``category`` of integers) gives floats in ``to_numpy()``, whose
     text (``'1.0'``) no longer matches a vocabulary of codes; it is read as an
     object array of its values instead (missing values as NaN or ``pd.NA``).
+
+    Parameters
+    ----------
+    column : pandas.Series or array-like
+        One column of a table.
+
+    Returns
+    -------
+    ndarray of shape (n_records,)
     """
     dtype = getattr(column, "dtype", None)
     values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
@@ -56,7 +72,32 @@ def table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray
     array-like; refuses sparse matrices, Dask collections, masked arrays with
     masked entries and tables without rows, with named errors. The dtypes are
     the table's own (a pandas ``category``, ``string`` or ``Int64`` column keeps
-    its dtype), for the encoder's check of each column's dtype against its declaration.
+    its dtype), for the encoder's check of each column's dtype against its
+    declaration.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
+        The table.
+    owner : str
+        Named in error messages.
+
+    Returns
+    -------
+    names : list of str or None
+        The column names; None for an array or a frame without string column names.
+    columns : list of ndarray
+        Each column's values (:func:`column_array`).
+    dtypes : list
+        Each column's dtype, as the table holds it.
+
+    Raises
+    ------
+    DataTypeError
+        A sparse matrix or a Dask collection.
+    DataValidationError
+        Columns of different lengths, not 1-D, an array that is not 2-D, no
+        record or no column.
     """
     if is_dask_collection(X):
         raise DataTypeError(f"{owner}: got a Dask collection; encode a Dask DataFrame partition "
@@ -119,6 +160,15 @@ def dtype_kind(dtype: Any) -> str:
     its categories are. An object column can hold anything (text, numbers,
     both), so its dtype proves nothing: it is ``"object"``, and so is any dtype
     not listed here (intervals, ...).
+
+    Parameters
+    ----------
+    dtype : numpy.dtype or pandas extension dtype
+        A column's dtype.
+
+    Returns
+    -------
+    str
     """
     categories = getattr(dtype, "categories", None)
     if categories is not None and getattr(dtype, "name", None) == "category":
