@@ -49,11 +49,12 @@ _EXPORTS: dict[str, str] = {
     "RandomFourierFeatures": "estimators",
     "release": "privacy.release",
     "collect_diagnostics": "_diagnostics",
-    "PublicEncoder": "data.schema",
+    "PublicEncoder": "data.encoder",
     "PublicSchema": "data.schema",
     "Numeric": "data.schema",
     "Categorical": "data.schema",
     "Binary": "data.schema",
+    "draft_schema": "data.schema_draft",
 }
 
 #: Subpackages reachable as attributes (``dpconvex.datasets`` without importing it first).

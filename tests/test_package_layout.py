@@ -139,6 +139,16 @@ def test_imports_flow_one_way():
     assert not up, "imports from a higher layer (move the shared piece down): " + "; ".join(up)
 
 
+def test_the_schema_declarations_import_neither_the_encoder_nor_the_drafting():
+    """The declarations read no data: the encoder and the drafting import them, not the reverse."""
+    g = import_graph()
+    readers = {"dpconvex.data.encoder", "dpconvex.data.schema_draft", "dpconvex.data.tables"}
+    assert not g["dpconvex.data.schema"] & readers, sorted(g["dpconvex.data.schema"] & readers)
+    assert "dpconvex.data.schema" in g["dpconvex.data.encoder"]
+    assert "dpconvex.data.schema" in g["dpconvex.data.schema_draft"]
+    assert "dpconvex.data.encoder" not in g["dpconvex.data.schema_draft"]
+
+
 def test_the_top_level_holds_only_the_public_surface_and_private_helpers():
     top = sorted(p.name for p in PKG.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "_diagnostics.py", "_progress.py", "_random.py",

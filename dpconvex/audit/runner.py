@@ -345,8 +345,8 @@ def audit(
     Notes
     -----
     BLAS is limited to one thread while the mechanism runs: on the tiny
-    problems audits use, thread start-up dominated SciPy's L-BFGS-B (measured
-    50x slower per 2-D solve on a loaded 2-core machine).
+    problems audits use, thread start-up dominates SciPy's L-BFGS-B (measured
+    in benchmarks/recorded/blas_threads_small_solves.md).
 
     References
     ----------

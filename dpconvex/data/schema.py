@@ -1,71 +1,36 @@
-"""Public schemas: a table described column by column, and the encoder that applies it.
+"""Public schemas: a table described column by column, with constants known before any record.
 
-A :class:`PublicSchema` says what each column of a table is, with constants known
-before any record is seen: a numeric column has a public range (``Numeric(low,
-high, log=False)``), a categorical column a public vocabulary (``Categorical(
-vocabulary, other=True)``), a binary column its positive value (``Binary(
-positive=...)``); a column declared ``None`` is present in the table and not
-used. :class:`PublicEncoder` is the scikit-learn transformer that applies a
-schema, one record at a time:
+A :class:`PublicSchema` says what each column of a table is: a numeric column
+has a public range (``Numeric(low, high, log=False)``), a categorical column a
+public vocabulary (``Categorical(vocabulary, other=True)``), a binary column its
+positive value (``Binary(positive=...)``); a column declared ``None`` is present
+in the table and not used. The schema fixes the encoded features
+(:attr:`PublicSchema.feature_names`) and the public constant every encoded row
+is divided by (:func:`norm_divisor`), and prints itself as the Python source
+that builds it (:meth:`PublicSchema.to_code`).
 
-1. **Numeric columns** are clipped to ``[low, high]`` and mapped onto
-   ``[0, 1]``, linearly, ``(x - low) / (high - low)``, or, with ``log=True``,
-   ``log1p(x - low) / log1p(high - low)``. A ``centered`` schema then
-   subtracts ``1/2``, so those features lie in ``[-1/2, 1/2]``.
-2. **Categorical columns** are one-hot encoded over the public vocabulary. A
-   value that is not listed sets the column's "other" slot (``other=True``) or
-   gives an all-zero block (``other=False``); the vocabulary is never extended
-   from the data.
-3. **Binary columns** give one feature: 1 for the positive value, else 0.
-4. **Row norm.** Each numeric feature has absolute value at most ``b`` (``1``,
-   or ``1/2`` when centered), each one-hot block holds at most one 1 and each
-   binary feature is 0 or 1, so a row's squared norm is at most
-   ``b**2 * (#numeric) + (#categorical) + (#binary)``. Every row is divided by
-   the square root of that public constant (:func:`norm_divisor`), so
-   ``||x|| <= 1`` for every possible record (times ``data_norm``), and
-   ``row_norm="unit"`` then scales every non-zero row to norm ``data_norm``
-   (:func:`dpconvex.data.row_scaling.normalize_rows`).
-
-No step reads another record or a statistic of the data, so replacing one
-record changes one row and nothing else, which is what the per-record norm
-bound of the privacy analysis needs (docs/privacy.md §12.5).
-:meth:`PublicSchema.suggest` is the one function here that reads data: it
-drafts a schema from a table for a person to review and write into code.
+Nothing here reads data. :class:`dpconvex.data.encoder.PublicEncoder` applies a
+schema record by record; :func:`dpconvex.data.schema_draft.draft_schema` drafts
+one from a table, for a person to review.
 """
 
 from __future__ import annotations
 
 import math
 import textwrap
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
 
-from .._validation import (
-    _reject_masked,
-    check_feature_names,
-    check_fitted,
-    check_float,
-    check_numeric_dtype,
-    feature_names_of,
-    is_dask_collection,
-    with_feature_names,
-)
-from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
-from .row_scaling import check_row_norm, normalize_rows
+from ..errors import ParameterError
 
 __all__ = [
     "Binary",
     "Categorical",
     "Numeric",
-    "PublicEncoder",
     "PublicSchema",
-    "encode_parts",
     "norm_divisor",
 ]
 
@@ -129,7 +94,7 @@ class Numeric:
         Map by ``log1p(x - low) / log1p(high - low)`` instead of linearly (for
         heavy-tailed columns such as amounts and counts).
     drafted : bool, default=False
-        Set by :meth:`PublicSchema.suggest`: the range was read from data, so
+        Set by :func:`~dpconvex.draft_schema`: the range was read from data, so
         the declaration is not public. A schema with a drafted declaration is a
         draft (``suggested=True``); a declaration written in code carries no
         mark and does not compare equal to a drafted one.
@@ -180,7 +145,7 @@ class Categorical:
         vocabulary (``("0", "1", "2")`` for integer codes); a vocabulary that no
         value of the column's dtype can match is refused.
     drafted : bool, default=False
-        Set by :meth:`PublicSchema.suggest`: the vocabulary was read from data, so
+        Set by :func:`~dpconvex.draft_schema`: the vocabulary was read from data, so
         the declaration is not public. A schema with a drafted declaration is a
         draft (``suggested=True``); a declaration written in code carries no
         mark and does not compare equal to a drafted one.
@@ -232,7 +197,7 @@ class Binary:
         A positive value that no value of the column's dtype can equal is
         refused. A missing value (NaN, None) is refused rather than read as 0.
     drafted : bool, default=False
-        Set by :meth:`PublicSchema.suggest`: the positive value was read from data, so
+        Set by :func:`~dpconvex.draft_schema`: the positive value was read from data, so
         the declaration is not public. A schema with a drafted declaration is a
         draft (``suggested=True``); a declaration written in code carries no
         mark and does not compare equal to a drafted one.
@@ -332,28 +297,13 @@ def norm_divisor(
     return math.sqrt(len(numeric) + n_other)
 
 
-_LEAK_TEXT = (
-    "PublicSchema.suggest read the data: the ranges and vocabularies of the draft are "
-    "statistics of these records (minima, maxima, the categories seen), and an encoding that "
-    "uses them is not covered by any privacy guarantee. Review the draft, replace every bound "
-    "and vocabulary by public knowledge (documentation, formats, code lists), and write the "
-    "schema into your code (print(schema.to_code())) before any private use."
-)
-_SUGGESTED_TEXT = (
-    "PublicEncoder was given a schema drafted by PublicSchema.suggest from data: its ranges "
-    "and vocabularies are statistics of that data, so this encoding is not covered by any "
-    "privacy guarantee. Review the draft, print(schema.to_code()), and use the reviewed schema "
-    "written in your code instead."
-)
-
-
 @dataclass(frozen=True, eq=False)
 class PublicSchema:
     """Public description of a table: what each column is and how it is encoded.
 
     Declare it per column, ``PublicSchema({"age": Numeric(0, 120), ...})``, or
     by tables (``columns``, ``numeric``, ``categories``, ...). Every constant
-    must be known without the data; :meth:`suggest` drafts one from a table for
+    must be known without the data; :func:`~dpconvex.draft_schema` drafts one from a table for
     review, and :meth:`to_code` prints a schema as the Python source that
     freezes it. Two schemas are equal when they encode every record the same way
     and the same columns are drafted: a draft never equals a reviewed schema.
@@ -380,7 +330,7 @@ class PublicSchema:
         vocabulary (else such a value gives an all-zero block).
     suggested : bool, default=False
         The schema was read from data and is not public; :class:`PublicEncoder`
-        warns when it is used. Set by :meth:`suggest`, and set whenever a
+        warns when it is used. Set by :func:`~dpconvex.draft_schema`, and set whenever a
         declaration carries the ``drafted`` mark, so a schema rebuilt from a
         draft's :attr:`declarations` is a draft too. With ``suggested=True``
         every feature column is drafted.
@@ -668,68 +618,6 @@ class PublicSchema:
         declarations = self.declarations  # drafted declarations keep their mark
         return PublicSchema({c: declarations[c] for c in keep}, centered=self.centered)
 
-    @classmethod
-    def suggest(cls, X: Any) -> PublicSchema:
-        """Draft a schema from a table. READS THE DATA: review it and write it into code.
-
-        Numeric columns get their observed minimum and maximum (``log=True``
-        when the values are non-negative and their median lies in the lowest
-        hundredth of the range), columns of 0/1 numbers or of bools become
-        :class:`Binary`, and text or category columns a :class:`Categorical` of
-        the values seen (sorted, with an "other" slot). Every one of these is a
-        statistic of the records, so the draft is flagged (``suggested=True``),
-        this call warns :class:`~dpconvex.errors.PrivacyLeakWarning`, and so does
-        every :class:`PublicEncoder` fitted with the draft. Replace each bound and
-        vocabulary by public knowledge and paste ``print(schema.to_code())`` into
-        your code: the schema written there carries no flag.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array
-            The table (an array's columns are named ``x0, x1, ...``).
-
-        Returns
-        -------
-        PublicSchema
-            The draft, with ``suggested=True``.
-
-        Raises
-        ------
-        ParameterError
-            A column of dates, of complex numbers, or with no usable value; an
-            input that is not a table.
-
-        Examples
-        --------
-        >>> import warnings
-        >>> import pandas as pd
-        >>> from dpconvex import PublicSchema
-        >>> df = pd.DataFrame({"age": [23, 41, 67], "plan": ["basic", "pro", "basic"]})
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter("always")
-        ...     draft = PublicSchema.suggest(df)
-        >>> caught[0].category.__name__
-        'PrivacyLeakWarning'
-        >>> print(draft.to_code())  # doctest: +NORMALIZE_WHITESPACE
-        # Drafted by PublicSchema.suggest from data: replace every bound and vocabulary by
-        # public knowledge before any private use.
-        from dpconvex import Categorical, Numeric, PublicSchema
-        <BLANKLINE>
-        schema = PublicSchema({
-            "age": Numeric(23.0, 67.0),
-            "plan": Categorical(("basic", "pro")),
-        })
-        """
-        owner = "PublicSchema.suggest"
-        names, cols, dtypes = _table_columns(X, owner)
-        if names is None:
-            names = [f"x{k}" for k in range(len(cols))]
-        decls: dict[str, Declaration] = {}
-        for name, values, dtype in zip(names, cols, dtypes, strict=True):
-            decls[name] = _suggest_column(name, values, _dtype_kind(dtype), owner)
-        warnings.warn(_LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
-        return cls(decls, suggested=True)
-
     def to_code(self, name: str = "schema") -> str:
         """The Python source that builds this schema: paste it into your code to freeze it.
 
@@ -751,7 +639,7 @@ class PublicSchema:
         used = sorted({type(d).__name__ for d in decls.values() if d is not None})
         lines = []
         if self.suggested:
-            lines += ["# Drafted by PublicSchema.suggest from data: replace every bound and "
+            lines += ["# Drafted by draft_schema from data: replace every bound and "
                       "vocabulary by", "# public knowledge before any private use."]
         lines += [f"from dpconvex import {', '.join([*used, 'PublicSchema'])}", "",
                   f"{name} = PublicSchema({{"]
@@ -782,660 +670,3 @@ def _decl_code(d: Declaration) -> str:
                              break_long_words=False, break_on_hyphens=False)
         voc = f"(\n{body}\n    )"
     return f"Categorical({voc}{'' if d.other else ', other=False'})"
-
-
-def _suggest_column(name: str, values: np.ndarray, dtype_kind: str, owner: str) -> Declaration:
-    """The drafted declaration of one column (reads its values), marked ``drafted``."""
-    if dtype_kind == "time":
-        raise ParameterError(f"{owner}: column {name!r} holds dates or time spans; declare it by "
-                             "hand with a public map.")
-    kind = values.dtype.kind
-    if kind == "O" and dtype_kind in ("int", "float"):  # nullable integers: NA as NaN
-        values = np.array([np.nan if _is_missing(v) else v for v in values.tolist()], dtype=float)
-        kind = "f"
-    if kind == "b":
-        return Binary(positive=True, drafted=True)
-    if kind in "iuf":
-        v = values.astype(np.float64)
-        v = v[np.isfinite(v)]
-        if v.size == 0:
-            raise ParameterError(f"{owner}: column {name!r} has no finite value to draft a range "
-                                 "from; declare it by hand.")
-        seen = np.unique(v)
-        if seen.size == 2 and seen[0] == 0.0 and seen[1] == 1.0:
-            return Binary(positive=1, drafted=True)
-        lo, hi = float(v.min()), float(v.max())
-        if lo == hi:
-            hi = lo + 1.0
-        log = lo >= 0.0 and float(np.median(v)) - lo < (hi - lo) / 100.0
-        return Numeric(lo, hi, log=bool(log), drafted=True)
-    if kind in "cMm":
-        raise ParameterError(f"{owner}: column {name!r} holds dates, time spans or complex "
-                             "numbers; declare it by hand with a public map.")
-    seen_values = set()
-    for v in values.tolist():
-        if _is_missing(v):
-            continue
-        if kind == "O" and isinstance(v, (complex, np.complexfloating)):
-            raise ParameterError(f"{owner}: column {name!r} holds complex numbers; declare it by "
-                                 "hand.")
-        seen_values.add(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
-    return Categorical(tuple(sorted(seen_values)), drafted=True)
-
-
-def _is_missing(v: Any) -> bool:
-    if v is None:
-        return True
-    if isinstance(v, float | np.floating):
-        return bool(np.isnan(v))
-    t = type(v)
-    return t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
-
-
-# --------------------------------------------------------------------------
-# Reading a table
-# --------------------------------------------------------------------------
-
-def _column_array(column: Any) -> np.ndarray:
-    """One column's values as a NumPy array; integers stay integers when values are missing.
-
-    A pandas integer or bool column with missing values (nullable ``Int64``,
-    ``boolean``, a ``category`` of integers) gives floats in ``to_numpy()``, whose
-    text (``'1.0'``) no longer matches a vocabulary of codes; it is read as an
-    object array of its values instead (missing values as NaN or ``pd.NA``).
-    """
-    dtype = getattr(column, "dtype", None)
-    values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
-    if dtype is not None and not isinstance(dtype, np.dtype) and values.dtype.kind not in "biu" \
-            and _dtype_kind(dtype) in ("int", "bool") and hasattr(column, "astype"):
-        values = np.asarray(column.astype(object))
-    return values
-
-
-def _table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
-    """The column names (None for positional input), each column's values and its dtype.
-
-    Takes a pandas DataFrame, a mapping of column name to 1-D values, or a 2-D
-    array-like; refuses sparse matrices, Dask collections, masked arrays with
-    masked entries and tables without rows, with named errors. The dtypes are
-    the table's own (a pandas ``category``, ``string`` or ``Int64`` column keeps
-    its dtype), for :func:`_check_dtype`.
-    """
-    if is_dask_collection(X):
-        raise DataTypeError(f"{owner}: got a Dask collection; encode a Dask DataFrame partition "
-                            "by partition with dpconvex.datasets.dask_loaders.from_dataframe(df, "
-                            "schema).")
-    if sp.issparse(X):
-        raise DataTypeError(f"{owner}: takes a table of raw columns (a pandas DataFrame, a mapping "
-                            "of columns or a 2-D array), not a sparse matrix.")
-    if isinstance(X, Mapping):
-        names = list(X)
-        if not all(isinstance(n, str) for n in names):
-            raise DataTypeError(f"{owner}: the keys of a mapping of columns must be column names "
-                                "(str).")
-        cols, dtypes = [], []
-        for n in names:
-            try:
-                v = _column_array(X[n])
-            except (TypeError, ValueError) as exc:
-                raise DataValidationError(f"{owner}: column {n!r} is not an array ({exc}).") from None
-            if v.ndim != 1:
-                raise DataValidationError(f"{owner}: column {n!r} must be 1-D (one value per "
-                                          f"record); got shape {v.shape}.")
-            cols.append(v)
-            dtypes.append(getattr(X[n], "dtype", v.dtype))
-        if len({len(v) for v in cols}) > 1:
-            raise DataValidationError(f"{owner}: the columns have different numbers of records.")
-    elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
-        names = feature_names_of(X, owner)
-        names = None if names is None else [str(n) for n in names]
-        try:
-            series = [X.iloc[:, k] for k in range(X.shape[1])]
-            cols = [_column_array(c) for c in series]
-        except (TypeError, ValueError) as exc:
-            raise DataValidationError(f"{owner}: cannot read the columns of X ({exc}).") from None
-        dtypes = [c.dtype for c in series]
-    else:
-        _reject_masked(X, owner, "X")
-        try:
-            A = np.asarray(X)
-        except (TypeError, ValueError) as exc:  # ragged nested sequences
-            raise DataValidationError(f"{owner}: X must be a 2-D table ({exc}).") from None
-        if A.ndim != 2:
-            raise DataValidationError(f"{owner}: X must be 2-D (one row per record, one column per "
-                                      f"schema column); got shape {A.shape}. Reshape one record "
-                                      "with X.reshape(1, -1).")
-        names, cols = None, [A[:, k] for k in range(A.shape[1])]
-        dtypes = [A.dtype] * A.shape[1]
-    if not cols or len(cols[0]) == 0:
-        raise DataValidationError(f"{owner}: X has no records or no columns.")
-    return names, cols, dtypes
-
-
-# --------------------------------------------------------------------------
-# A column's dtype against its declaration
-# --------------------------------------------------------------------------
-
-#: What a column of each dtype kind holds, for messages.
-_KIND_TEXT = {"bool": "bools", "int": "integers", "float": "floats", "complex": "complex numbers",
-              "time": "dates or time spans", "text": "text"}
-
-
-def _dtype_kind(dtype: Any) -> str:
-    """What a column's values are, read from its dtype alone (never from the values).
-
-    One of ``"bool"``, ``"int"`` (NumPy and nullable pandas integers),
-    ``"float"``, ``"complex"``, ``"time"`` (datetime64 with or without a time
-    zone, timedelta64, pandas periods), ``"text"`` (NumPy str and bytes, pandas
-    ``str`` and ``string``) or ``"object"``. A pandas ``category`` column is what
-    its categories are. An object column can hold anything (text, numbers,
-    both), so its dtype proves nothing: it is ``"object"``, and so is any dtype
-    not listed here (intervals, ...).
-    """
-    categories = getattr(dtype, "categories", None)
-    if categories is not None and getattr(dtype, "name", None) == "category":
-        return _dtype_kind(categories.dtype)
-    name = str(getattr(dtype, "name", ""))
-    kind = getattr(dtype, "kind", "O")
-    if name in ("str", "string") or name.startswith("string"):
-        return "text"
-    if name.startswith("period"):
-        return "time"
-    return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex", "M": "time",
-            "m": "time", "U": "text", "S": "text"}.get(kind, "object")
-
-
-def _number_text(text: str | bytes, kind: str) -> bool:
-    """Whether ``str(value)`` of some value of a bool, int or float column equals ``text``."""
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    if kind == "bool":
-        return text in ("True", "False")
-    convert = int if kind == "int" else float
-    try:
-        return str(convert(text)) == text
-    except (ValueError, OverflowError):
-        return False
-
-
-def _binary_text_message(owner: str, column: str, positive: Any, holds: str) -> str:
-    """The refusal of a numeric positive value for a column of text (one message for both checks)."""
-    return (f"{owner}: binary column {column!r} holds {holds}, but its positive value "
-            f"{_shown(positive)} is a number, which no text equals: every record would be 0. "
-            "Declare Binary(positive=...) with the text that means yes, e.g. "
-            "Binary(positive=\"yes\").")
-
-
-def _check_dtype(schema: PublicSchema, column: str, dtype: Any, owner: str) -> None:
-    """Refuse a declaration that no value of the column's dtype can match, from the dtype alone.
-
-    One rule for every column type, read from the dtype and the public
-    declaration only (no value and no statistic of the data):
-
-    * ``Numeric``: a column of text or of dates/time spans is refused.
-    * ``Categorical``: the values are compared with the vocabulary as text, so
-      over a bool, integer or float column every vocabulary entry must be the
-      ``str`` of such a value (``"3"`` for an integer, ``"3.0"`` for a float,
-      ``"True"`` for a bool); a column of dates is refused.
-    * ``Binary``: a numeric positive value over a column of text, a text
-      positive value that is not the ``str`` of a value of a bool, integer or
-      float column, a positive value no integer (or bool) equals over an
-      integer (bool) column, and a column of dates are refused.
-
-    An object column can hold anything, so its dtype proves nothing and it
-    passes here: the value checks that follow still refuse text in a numeric
-    column and, for a binary column with a numeric positive value, text among
-    the values; a categorical or text-positive binary column of objects is
-    compared as text, value by value, as documented.
-
-    Raises
-    ------
-    DataTypeError
-        The declaration and the dtype cannot match; the message names the
-        column, its dtype and the declaration to write instead.
-    """
-    kind = _dtype_kind(dtype)
-    holds = f"{_KIND_TEXT.get(kind, 'objects')} (dtype {dtype})"
-    if column in schema.numeric:
-        if kind == "text":
-            raise DataTypeError(
-                f"{owner}: column {column!r} is declared Numeric but holds {holds}, and dpconvex "
-                "does not read numbers from text. Declare it Categorical(...) with its public "
-                "vocabulary, or convert it to numbers yourself first (e.g. pandas.to_numeric).")
-        if kind == "time":
-            raise DataTypeError(
-                f"{owner}: column {column!r} is declared Numeric but holds {holds}; convert it to "
-                "numbers with a public map first (e.g. days since a fixed date).")
-        return
-    if kind == "time" and (column in schema.categories or column in schema.binary):
-        raise DataTypeError(
-            f"{owner}: column {column!r} holds {holds}, which are not compared as categories; "
-            "convert them to text with a public format first (e.g. df[col].dt.strftime('%Y-%m')) "
-            "or to numbers and declare Numeric(...).")
-    if column in schema.categories and kind in ("bool", "int", "float"):
-        vocabulary = schema.categories[column]
-        never = [v for v in vocabulary if not _number_text(v, kind)]
-        if never:
-            fix = {
-                "int": "Map the codes to the public vocabulary first (e.g. df[col].map({0: "
-                       "'basic', 1: 'plus', ...}) from the code list), or declare the codes' text "
-                       "as the vocabulary, Categorical((\"0\", \"1\", ...)).",
-                "float": "A column of integer codes is float when it has missing values: convert "
-                         "it with df[col].astype('Int64') and declare the codes' text as the "
-                         "vocabulary, or map the codes to the public vocabulary first.",
-                "bool": "Declare it Binary(positive=True), or Categorical((\"False\", \"True\")).",
-            }[kind]
-            raise DataTypeError(
-                f"{owner}: categorical column {column!r} holds {holds}, which are compared with "
-                f"the vocabulary as text, and the vocabulary entries {_shown(never)} are not the "
-                f"text of any such value: every record would go to the '{OTHER}' slot. {fix}")
-    if column in schema.binary:
-        positive = schema.binary[column]
-        if isinstance(positive, str):
-            if kind in ("bool", "int", "float") and not _number_text(positive, kind):
-                raise DataTypeError(
-                    f"{owner}: binary column {column!r} holds {holds}, which are compared with the "
-                    f"positive value {_shown(positive)} as text, and no such value has that text: "
-                    "every record would be 0. Declare the positive value as the number (or bool) "
-                    "that means yes, e.g. Binary(positive=1).")
-        elif kind == "text":
-            raise DataTypeError(_binary_text_message(owner, column, positive, holds))
-        elif (kind == "bool" and positive not in (0, 1)) or (
-                kind == "int" and isinstance(positive, float) and not positive.is_integer()):
-            raise DataTypeError(
-                f"{owner}: binary column {column!r} holds {holds}, and none of them equals the "
-                f"positive value {_shown(positive)}: every record would be 0. Declare the value "
-                "that means yes, e.g. Binary(positive=1) (or positive=True for bools).")
-
-
-def _numeric_values(values: np.ndarray, column: str, owner: str) -> np.ndarray:
-    """A column of real numbers as a new float64 array; NaN and infinities refused."""
-    check_numeric_dtype(values, owner, f"column {column!r}")
-    try:
-        x = np.array(values, dtype=np.float64, copy=True)
-    except (TypeError, ValueError, OverflowError):
-        raise DataValidationError(f"{owner}: column {column!r} must hold real numbers that fit in "
-                                  "float64.") from None
-    if not np.all(np.isfinite(x)):  # the message counts nothing (a data statistic)
-        raise DataValidationError(
-            f"{owner}: column {column!r} contains NaN or infinite values. Drop those records or "
-            "fill them with a public value first (a value computed from the data costs privacy).")
-    return x
-
-
-def _category_codes(values: np.ndarray, vocabulary: Sequence[Any]) -> np.ndarray:
-    """Index of each value in the vocabulary, -1 if it is not listed (bytes match their text)."""
-    index: dict[Any, int] = {}
-    for i, cat in enumerate(vocabulary):
-        index[cat] = i
-    for i, cat in enumerate(vocabulary):
-        alias = cat.encode("utf-8") if isinstance(cat, str) else cat.decode("utf-8", "replace")
-        index.setdefault(alias, i)
-    get = index.get
-    seq = values.tolist() if isinstance(values, np.ndarray) else values
-    return np.fromiter(
-        (get(v, -1) if isinstance(v, (str, bytes)) else (-1 if _is_missing(v) else get(str(v), -1))
-         for v in seq), dtype=np.intp, count=len(seq))
-
-
-def _binary_values(values: np.ndarray, positive: Any, column: str, owner: str) -> np.ndarray:
-    """1.0 where a value equals ``positive``, else 0.0; missing values refused."""
-    kind = values.dtype.kind
-    if kind in "biuf" and not isinstance(positive, str):
-        if kind == "f" and np.any(np.isnan(values)):
-            raise DataValidationError(f"{owner}: binary column {column!r} contains missing (NaN) "
-                                      "values; drop those records or fill them with a public "
-                                      "value first.")
-        return (values == positive).astype(np.float64)
-    seq = values.tolist()
-    out = np.empty(len(seq), dtype=np.float64)
-    for i, v in enumerate(seq):
-        if _is_missing(v):
-            raise DataValidationError(f"{owner}: binary column {column!r} contains missing values "
-                                      "(None, NaN, pandas NA); drop those records or fill them "
-                                      "with a public value first.")
-        if isinstance(positive, str):
-            text = v if isinstance(v, str) else (v.decode("utf-8", "replace")
-                                                 if isinstance(v, bytes) else str(v))
-            out[i] = text == positive
-        elif isinstance(v, (str, bytes)):
-            raise DataTypeError(_binary_text_message(owner, column, positive, "text"))
-        else:
-            out[i] = v == positive
-    return out
-
-
-# --------------------------------------------------------------------------
-# The per-record map
-# --------------------------------------------------------------------------
-
-def _scale_numeric(x: np.ndarray, lo: float, hi: float, log: bool) -> np.ndarray:
-    """Clip ``x`` to ``[lo, hi]`` and map it onto ``[0, 1]`` (on a copy)."""
-    x = np.clip(x, lo, hi)
-    x -= lo
-    if log:
-        np.log1p(x, out=x)
-        x /= math.log1p(hi - lo)
-    else:
-        x /= hi - lo
-    return x
-
-
-def encode_parts(
-    schema: PublicSchema,
-    numeric: Mapping[str, np.ndarray],
-    codes: Mapping[str, np.ndarray],
-    binary: Mapping[str, np.ndarray] | None = None,
-) -> np.ndarray:
-    """Assemble the encoded rows from checked columns (float64 numbers, vocabulary codes, 0/1).
-
-    The shared last step of :class:`PublicEncoder` and
-    :func:`dpconvex.datasets.encoding.encode`: each numeric column clipped and
-    mapped, each categorical code one-hot (``-1``: the "other" slot, or an
-    all-zero block), each binary value copied, every row divided by
-    ``schema.divisor``.
-
-    Parameters
-    ----------
-    schema : PublicSchema
-    numeric : mapping of str to float64 array
-        Every numeric column of the schema (finite or clipped values).
-    codes : mapping of str to intp array
-        Every categorical column: indices into its vocabulary, -1 outside it.
-    binary : mapping of str to float64 array, optional
-        Every binary column as 0.0 / 1.0.
-
-    Returns
-    -------
-    ndarray of shape (n_records, schema.n_features), dtype float64
-        Every row has Euclidean norm at most 1.
-    """
-    binary = {} if binary is None else binary
-    first = next(iter([*numeric.values(), *codes.values(), *binary.values()]))
-    n = len(first)
-    X = np.zeros((n, schema.n_features), dtype=np.float64)
-    rows = np.arange(n)
-    j = 0
-    for col in schema.columns:
-        if col in schema.numeric:
-            lo, hi = schema.numeric[col]
-            X[:, j] = _scale_numeric(numeric[col], lo, hi, col in schema.log_scaled)
-            if schema.centered:
-                X[:, j] -= 0.5
-            j += 1
-        elif col in schema.categories:
-            c = codes[col]
-            known = c >= 0
-            X[rows[known], j + c[known]] = 1.0
-            j += len(schema.categories[col])
-            if col in schema.other:
-                X[~known, j] = 1.0
-                j += 1
-        elif col in schema.binary:
-            X[:, j] = binary[col]
-            j += 1
-    X /= schema.divisor
-    return X
-
-
-# --------------------------------------------------------------------------
-# The transformer
-# --------------------------------------------------------------------------
-
-class PublicEncoder(TransformerMixin, BaseEstimator):
-    """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
-
-    ``fit`` only checks (the columns, their types, the values' validity) and
-    records ``feature_names_in_`` and ``n_features_in_``; it reads no
-    statistic of the data, so two fits on tables with the same columns leave
-    identical encoders. ``transform`` maps every record by itself and the
-    schema's constants: numeric columns clipped to their range and scaled
-    (optionally by ``log1p``), categorical columns one-hot over their
-    vocabulary (an unknown value to the "other" slot), binary columns to 0/1,
-    then every row divided by the schema's public divisor and, with
-    ``row_norm="unit"``, scaled to norm ``data_norm`` (docs/privacy.md §12.5).
-
-    Parameters
-    ----------
-    schema : PublicSchema
-        The public description of the table. A schema drafted by
-        :meth:`PublicSchema.suggest` is read from data: ``fit`` warns
-        :class:`~dpconvex.errors.PrivacyLeakWarning` until it is written into
-        code (:meth:`PublicSchema.to_code`).
-    row_norm : {None, "unit"}, default=None
-        None: rows divided by the public divisor (norm <= ``data_norm``).
-        "unit": every non-zero row then scaled to norm ``data_norm`` (a map of
-        the record itself; zero rows stay zero).
-    data_norm : float, default=1.0
-        The norm bound q of the rows, to match the ``data_norm`` of the private
-        estimator that follows.
-
-    Attributes
-    ----------
-    n_features_in_ : int
-        The number of columns of the table (``len(schema.columns)``).
-    feature_names_in_ : ndarray of str
-        The column names, when fitted on a DataFrame or a mapping of columns.
-
-    Notes
-    -----
-    A pandas DataFrame (or a mapping of column name to values) must have
-    exactly the schema's columns in the schema's order; a missing, extra,
-    renamed or reordered column is refused with a
-    :class:`~dpconvex.errors.DataValidationError` that names it. A NumPy array
-    (or a frame without string column names) is read by position, column ``k``
-    as ``schema.columns[k]``, by an encoder fitted on one; an encoder fitted on
-    named columns refuses it. Each column's dtype must suit its declaration
-    (text is not Numeric, integer codes do not match a vocabulary of names):
-    a mismatch the dtype proves is refused with a
-    :class:`~dpconvex.errors.DataTypeError` before any value is read.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import pandas as pd
-    >>> from sklearn.pipeline import make_pipeline
-    >>> import dpconvex as dp
-    >>> schema = dp.PublicSchema({"age": dp.Numeric(0, 100),
-    ...                           "plan": dp.Categorical(("basic", "pro"))})
-    >>> df = pd.DataFrame({"age": [30, 150], "plan": ["pro", "gold"]})
-    >>> enc = dp.PublicEncoder(schema).fit(df)
-    >>> enc.get_feature_names_out().tolist()
-    ['age', 'plan=basic', 'plan=pro', 'plan=<other>']
-    >>> np.round(enc.transform(df) * schema.divisor, 2)  # 150 clipped to 100; gold -> other
-    array([[0.3, 0. , 1. , 0. ],
-           [1. , 0. , 0. , 1. ]])
-    >>> rng = np.random.default_rng(0)
-    >>> users = pd.DataFrame({"age": rng.integers(18, 90, 200),
-    ...                       "plan": rng.choice(["basic", "pro", "gold"], 200)})
-    >>> y = (users["plan"] == "pro").astype(int)
-    >>> model = make_pipeline(dp.PublicEncoder(schema, row_norm="unit"),
-    ...                       dp.PrivateLogisticRegression(epsilon=1, classes=[0, 1],
-    ...                                                    random_state=0))
-    >>> model.fit(users, y).predict(users.head(3)).shape
-    (3,)
-    """
-
-    def __init__(self, schema: PublicSchema, *, row_norm: str | None = None,
-                 data_norm: float = 1.0) -> None:
-        self.schema = schema
-        self.row_norm = row_norm
-        self.data_norm = data_norm
-
-    # ---------------------------------------------------------------- checks
-    def _params(self) -> tuple[PublicSchema, str | None, float]:
-        owner = type(self).__name__
-        if not isinstance(self.schema, PublicSchema):
-            raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema, e.g. "
-                                 "PublicSchema({'age': Numeric(0, 120)}). Got "
-                                 f"{_shown(self.schema)} instead.")
-        row_norm = check_row_norm(self.row_norm, owner)
-        q = check_float("data_norm", self.data_norm, owner)
-        return self.schema, row_norm, q
-
-    def _read(self, X: Any, schema: PublicSchema) -> tuple[np.ndarray | None, dict[str, Any]]:
-        """Check the table against the schema; return its names and the encoder's inputs."""
-        owner = type(self).__name__
-        names, cols, dtypes = _table_columns(X, owner)
-        expected = list(schema.columns)
-        if names is not None and names != expected:
-            missing = [c for c in expected if c not in names]
-            extra = [c for c in names if c not in expected]
-            parts = []
-            if missing:
-                parts.append(f"missing column(s) {missing!r}")
-            if extra:
-                parts.append(f"column(s) not in the schema {extra!r}")
-            if not parts:
-                parts.append("the columns are in a different order")
-            raise DataValidationError(
-                f"{owner}: the columns of X differ from the schema's: {'; '.join(parts)}. Pass "
-                f"exactly the schema's columns in its order, X[list(schema.columns)], or declare "
-                "an unused column as None in the schema.")
-        if names is None and len(cols) != len(expected):
-            raise DataValidationError(
-                f"{owner}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
-                f"(read by position, in this order: {_shown(expected)}).")
-        for col, dtype in zip(expected, dtypes, strict=True):
-            _check_dtype(schema, col, dtype, owner)
-        parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
-        for col, values in zip(expected, cols, strict=True):
-            if col in schema.numeric:
-                parts["numeric"][col] = _numeric_values(values, col, owner)
-            elif col in schema.categories:
-                if values.dtype.kind == "c":
-                    raise DataTypeError(f"{owner}: categorical column {col!r} holds complex "
-                                        "numbers.")
-                parts["codes"][col] = _category_codes(values, schema.categories[col])
-            elif col in schema.binary:
-                parts["binary"][col] = _binary_values(values, schema.binary[col], col, owner)
-        return (None if names is None else np.asarray(names, dtype=object)), parts
-
-    def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str | None,
-                q: float) -> np.ndarray:
-        Z = encode_parts(schema, parts["numeric"], parts["codes"], parts["binary"])
-        if row_norm == "unit":
-            return normalize_rows(Z, q)
-        if q != 1.0:
-            Z *= q
-        return Z
-
-    def _start(self) -> tuple[PublicSchema, str | None, float]:
-        params = self._params()
-        if params[0].suggested:
-            warnings.warn(_SUGGESTED_TEXT, PrivacyLeakWarning, stacklevel=3)
-        return params
-
-    # ---------------------------------------------------------------- API
-    def fit(self, X: Any, y: Any = None) -> PublicEncoder:
-        """Check X against the schema and record its column names; read no statistic.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
-            The table: the schema's columns in its order (an array: by position).
-        y : ignored
-
-        Returns
-        -------
-        PublicEncoder
-            self.
-
-        Raises
-        ------
-        ParameterError
-            A parameter that is not valid.
-        DataValidationError
-            Columns that differ from the schema's, no record, a numeric value
-            that is NaN or infinite, a missing binary value.
-        DataTypeError
-            Text in a numeric column, a sparse matrix, a Dask collection, or a
-            column whose dtype no value of its declaration can match (text
-            declared Numeric, integer codes against a vocabulary of names, a
-            numeric positive value over a column of text).
-        """
-        schema, _, _ = self._start()
-        names, _ = self._read(X, schema)
-        self.n_features_in_ = len(schema.columns)
-        return with_feature_names(self, names)
-
-    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
-        """``fit(X).transform(X)``, reading X once.
-
-        Returns
-        -------
-        ndarray of shape (n_records, schema.n_features), dtype float64
-        """
-        schema, row_norm, q = self._start()
-        names, parts = self._read(X, schema)
-        Z = self._encode(parts, schema, row_norm, q)
-        self.n_features_in_ = len(schema.columns)
-        with_feature_names(self, names)
-        return Z
-
-    def transform(self, X: Any) -> np.ndarray:
-        """Encode every record of X by itself and the schema's public constants.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
-            As in :meth:`fit`. An encoder fitted on named columns (a DataFrame
-            or a mapping) takes named columns only: an array would be read by
-            position, and two swapped columns would go unnoticed.
-
-        Returns
-        -------
-        ndarray of shape (n_records, schema.n_features), dtype float64
-            Every row has Euclidean norm at most ``data_norm`` (exactly
-            ``data_norm`` for non-zero rows with ``row_norm="unit"``).
-
-        Raises
-        ------
-        DataValidationError
-            As in :meth:`fit`; also X without column names (a NumPy array, a
-            frame with unnamed columns) when the encoder was fitted with names.
-        """
-        check_fitted(self, "n_features_in_")
-        owner = type(self).__name__
-        if getattr(self, "feature_names_in_", None) is not None and not isinstance(X, Mapping) \
-                and feature_names_of(X, owner) is None and not is_dask_collection(X) \
-                and not sp.issparse(X):
-            raise DataValidationError(
-                f"{owner} was fitted on a table with named columns, but X has no column names (a "
-                "NumPy array or a frame with unnamed columns); its columns would be read by "
-                "position, and swapped columns would go unnoticed. Pass a pandas DataFrame with the "
-                "schema's columns by name, in its order: X[list(schema.columns)] of the original "
-                "frame, or pd.DataFrame(X, columns=list(schema.columns)) once the order is checked.")
-        if not isinstance(X, Mapping):
-            check_feature_names(self, X)
-        schema, row_norm, q = self._params()
-        _, parts = self._read(X, schema)
-        return self._encode(parts, schema, row_norm, q)
-
-    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the encoded features: numeric and binary columns, ``column=category``.
-
-        Parameters
-        ----------
-        input_features : array-like of str or None
-            If given, must equal the schema's columns.
-
-        Returns
-        -------
-        ndarray of str objects
-        """
-        check_fitted(self, "n_features_in_")
-        schema = self._params()[0]
-        if input_features is not None and list(input_features) != list(schema.columns):
-            raise DataValidationError(f"{type(self).__name__}: input_features must be the schema's "
-                                      f"columns {_shown(list(schema.columns))}.")
-        return np.asarray(schema.feature_names, dtype=object)
-
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.sparse = False
-        tags.input_tags.allow_nan = False
-        tags.transformer_tags.preserves_dtype = ["float64"]
-        return tags

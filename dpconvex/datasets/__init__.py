@@ -13,7 +13,7 @@ only) do not cover such a pipeline. ``DESIGN.md`` §2 ("Per-record clipping")
 therefore asks for public ranges.
 
 Every loader here applies one fixed, per-record map,
-:class:`dpconvex.PublicEncoder` (:mod:`dpconvex.data.schema`), driven by the
+:class:`dpconvex.PublicEncoder` (:mod:`dpconvex.data.encoder`), driven by the
 public schemas of :mod:`dpconvex.datasets.schemas` (:class:`dpconvex.PublicSchema`),
 whose constants are never computed from the loaded data:
 

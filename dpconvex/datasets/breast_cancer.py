@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
-from ..data.schema import PublicEncoder, PublicSchema
+from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError
 from ._files import check_bool, complete_csv_rows, fetch_file
 from ._rows import select_schema
@@ -68,9 +69,9 @@ def load_breast_cancer_wisconsin(
     (x ↦ x / ||x||, a map of the record itself, docs/privacy.md §12); unlike
     on Adult and KDD Cup 1999 it is *not* the default here: all nine
     attributes grow with malignancy, so a row's length carries much of the
-    label, and the map discards it (measured, benchmarks/row_scaling.py:
-    non-private test error 0.083 with "unit" against 0.044 without, LR with
-    an intercept).
+    label, and the map discards it: even the non-private error rises with
+    "unit" (measured with ``benchmarks/row_scaling.py``, docs/privacy.md
+    §12.1, §12.4).
 
     Parameters
     ----------

@@ -57,9 +57,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_array_entries
+from ..data.encoder import _SUGGESTED_TEXT, PublicEncoder
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
-from ..data.schema import _SUGGESTED_TEXT, PublicEncoder, PublicSchema
+from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError, PrivacyLeakWarning
 from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
 from .encoding import category_codes, encode

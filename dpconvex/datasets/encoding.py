@@ -2,8 +2,8 @@
 
 :func:`encode` takes the numeric columns and the vocabulary codes of a table
 (:func:`category_codes`) and returns the rows of
-:class:`~dpconvex.data.schema.PublicEncoder` for the same schema (the shared
-last step, :func:`~dpconvex.data.schema.encode_parts`); :func:`encode_matrix`
+:class:`~dpconvex.data.encoder.PublicEncoder` for the same schema (the shared
+last step, :func:`~dpconvex.data.encoder.encode_parts`); :func:`encode_matrix`
 and :func:`scale_by_public_ranges` do the same for an all-numeric matrix. The
 map reads only the record itself and constants written in the schema, never a
 statistic of the loaded data (docs/privacy.md §12.5).
@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..data.schema import PublicSchema, encode_parts
+from ..data.encoder import encode_parts
+from ..data.schema import PublicSchema
 from ..errors import ParameterError
 
 __all__ = [

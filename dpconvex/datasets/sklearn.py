@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
-from ..data.schema import PublicEncoder
 from ..errors import ParameterError
 from .schemas import SKLEARN_CLASSES, SKLEARN_SCHEMAS
 

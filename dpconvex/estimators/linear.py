@@ -336,14 +336,12 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         enters every noise constant, and ``intercept_ = s·θ_last``. A smaller s
         spends less of the norm budget on the constant but regularizes the
         intercept more (its penalty is Λ/(2s²)·b²); docs/privacy.md §12.
-        Why 0.25 (measured on validation splits of the training data only,
-        benchmarks/kdd_public_knobs.py, 10 seeds, ε = 0.1, lam="auto"): better or
-        equal to 0.5 in 28 of 32 (dataset, loss, mechanism, ε) cells on Adult and
-        KDD Cup 1999 (worst +0.0003); on the test parts (s = 0.5 → 0.25) KDD LR
-        0.0248 → 0.0217, Adult Gaussian Huber 80.98 % → 81.15 %. s = 1 (q̃² = 2) is
-        the worst choice. An intercept is kept (``fit_intercept=True``) because data without
-        one-hot blocks need it (breast cancer, non-private LR error 0.17 without
-        vs 0.04 with).
+        The default 0.25 was chosen over 0.5 on validation splits of the
+        training data only (Adult and KDD Cup 1999), and s = 1 measured worst
+        of the three; an intercept is kept (``fit_intercept=True``) because
+        data without one-hot blocks, which span no constant direction, need
+        it. Measured in benchmarks/recorded/kdd_public_knobs.md and
+        docs/privacy.md §12.2, §12.4.
     solver : {None, "clarabel", "scs", "native"}, default=None
         None chooses "native" (L-BFGS + Newton).
     random_state : None or int, default=None

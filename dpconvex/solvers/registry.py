@@ -8,8 +8,8 @@ this module chooses a solver by the template's type.
 The ``"auto"`` policy (:func:`auto_backend`), for every estimator and the auditor:
 
 1. a template with the ``"smooth"`` capability (unconstrained, e.g. linear ERM):
-   the native L-BFGS + Newton solver (measured 45-100x faster than CVXPY on
-   Adult, see CVXPY_NOTES);
+   the native L-BFGS + Newton solver (much faster than CVXPY on Adult, measured
+   in benchmarks/recorded/solver_speed-adult.md);
 2. else, with a CVXPY form of at most :data:`AUTO_CVXPY_MAX_SIZE` canonical
    nonzeros (``template.cvxpy_size()``): CVXPY + Clarabel, polished by the
    native solver from Clarabel's point (same noise) when its residual misses

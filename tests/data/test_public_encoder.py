@@ -259,12 +259,12 @@ def test_a_pipeline_and_an_estimator_fitted_on_a_frame_do_not_take_an_array_sile
 def test_a_rebuilt_draft_keeps_its_mark():
     df = frame(20).drop(columns="id")
     with pytest.warns(PrivacyLeakWarning):
-        draft = PublicSchema.suggest(df)
+        draft = dp.draft_schema(df)
     rebuilt = PublicSchema(draft.declarations)
     assert rebuilt.suggested and rebuilt == draft and hash(rebuilt) == hash(draft)
     assert all(d.drafted for d in rebuilt.declarations.values())
     assert "drafted=True" in repr(rebuilt.declarations["age"]) and "suggested=True" in repr(rebuilt)
-    with pytest.warns(PrivacyLeakWarning, match="drafted by PublicSchema.suggest"):
+    with pytest.warns(PrivacyLeakWarning, match="drafted by draft_schema"):
         PublicEncoder(rebuilt).fit(df)
     # a schema that keeps any drafted declaration is a draft; one written in code is not
     reviewed_age = PublicSchema({**draft.declarations, "age": Numeric(0, 120)})
@@ -306,18 +306,18 @@ def test_bad_values_and_parameters_are_named():
             bad()
 
 
-# ------------------------------------------------------------------ suggest
-def test_suggest_warns_and_round_trips_through_to_code():
+# ------------------------------------------------------------------ draft_schema
+def test_draft_schema_warns_and_round_trips_through_to_code():
     df = frame(50).assign(flag=lambda d: (d["age"] > 50).astype(int), ok=True)
     with pytest.warns(PrivacyLeakWarning, match="read the data"):
-        draft = PublicSchema.suggest(df)
+        draft = dp.draft_schema(df)
     assert draft.suggested
     decl = draft.declarations
     assert decl["age"] == Numeric(df["age"].min(), df["age"].max(), drafted=True)
     assert decl["region"] == Categorical(("east", "north", "south", "west"), drafted=True)
     assert decl["flag"] == Binary(1, drafted=True) and decl["ok"] == Binary(True, drafted=True)
     code = draft.to_code()
-    assert code.startswith("# Drafted by PublicSchema.suggest")
+    assert code.startswith("# Drafted by draft_schema")
     namespace: dict = {}
     exec(code, namespace)  # noqa: S102 - the printed source is meant to be pasted and run
     frozen = namespace["schema"]
@@ -326,7 +326,7 @@ def test_suggest_warns_and_round_trips_through_to_code():
                                    for c, d in decl.items()}
     assert PublicSchema(frozen.declarations).to_code() == frozen.to_code()
     # the draft warns again at every fit; the frozen schema does not
-    with pytest.warns(PrivacyLeakWarning, match="drafted by PublicSchema.suggest"):
+    with pytest.warns(PrivacyLeakWarning, match="drafted by draft_schema"):
         Z = PublicEncoder(draft).fit_transform(df)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)

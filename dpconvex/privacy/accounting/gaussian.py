@@ -74,11 +74,10 @@ RDP_ORDERS: tuple[float, ...] = tuple(sorted(
 PLD_DISCRETIZATION = 1e-4
 
 #: Largest privacy-loss grid the PLD accountant may build (points). Its size is about
-#: 2·10⁵ μ with μ = sqrt(T)/z the Gaussian-DP parameter (:func:`pld_points`), whatever T:
-#: measured at T = 1,000 on a busy 2-core machine, 1.35 million points (ε = 50 at δ = 10⁻⁵)
-#: take 2.3 s and 0.55 GB per accountant call, 2.34 million (ε ≈ 118) 4.4 s and 0.86 GB,
-#: 3.2 million 26 s, 9 million 70 s and 5 GB. The cap (μ = 12.5, ε ≈ 125 at δ = 10⁻⁵)
-#: refuses the last two with a named error instead of minutes and gigabytes.
+#: 2·10⁵ μ with μ = sqrt(T)/z the Gaussian-DP parameter (:func:`pld_points`), whatever T;
+#: an accountant call's time and memory grow with it, steeply above a few million points.
+#: The cap (μ = 12.5, ε ≈ 125 at δ = 10⁻⁵) refuses a larger grid with a named error
+#: instead of minutes and gigabytes (measured in benchmarks/recorded/pld_accountant_cost.md).
 PLD_MAX_POINTS = 2_500_000
 
 

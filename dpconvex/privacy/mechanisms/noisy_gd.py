@@ -40,14 +40,13 @@ training rows of a 70,000-row sample split 40,000/10,000; ε ∈ {0.1, 1}; 3
 seeds), never on a test set. There, accuracy depended on the travel ηCT much
 more than on η, C or T separately; a ball small enough to bind (R = 10 or 20)
 did worse than stopping (down to the majority class), hence the non-binding
-radius rule. :data:`TRAVEL` is measured by ``benchmarks/noisy_gd_steps.py``
-(docs/privacy.md §6.3): held-out accuracy against T, the other settings by
-their rules, on breast cancer, Adult and synthetic rows of 10³ - 10⁵ rows, ε ∈
-{0.5, 1, 2}, δ ∈ {1/n², 10⁻⁵}; over these 27 cases the mean shortfall from each
-case's best accuracy is least near T = 0.43 nμ, and T = 0.325 nμ (TRAVEL = 1.3)
-is the fewest steps within 0.1 points of that least mean (selection seeds; the
-report seeds are checked separately). A lower cap than 1000 costs more: Adult
-still gains 0.1 - 0.9 points from 300 or 500 steps to 1000.
+radius rule. :data:`TRAVEL` is chosen from held-out accuracy against T, the other settings
+by their rules, on breast cancer, Adult and synthetic rows over a range of n,
+ε and δ: the fewest steps whose mean shortfall from each case's best accuracy
+is within 0.1 points of the least such mean (selection seeds; the report seeds
+are checked separately). A lower :data:`MAX_STEPS` would cost accuracy on
+Adult, which still gains from the steps up to it. Measured by
+``benchmarks/noisy_gd_steps.py`` in docs/privacy.md §6.3.
 
 Averaging. The released model is the average of the last half of the iterates
 (``average="last_half"``, t > T/2; Shamir & Zhang 2013 show suffix averaging

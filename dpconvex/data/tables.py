@@ -1,0 +1,183 @@
+"""Reading a raw table column by column: names, values, dtypes and missing values.
+
+The shared reading of :class:`dpconvex.data.encoder.PublicEncoder` and
+:func:`dpconvex.data.schema_draft.draft_schema`: a pandas DataFrame, a mapping
+of column name to values or a 2-D array, taken apart into its columns, each
+column's dtype read for what it can hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import _reject_masked, feature_names_of, is_dask_collection
+from ..errors import DataTypeError, DataValidationError
+
+__all__ = ["column_array", "dtype_kind", "is_missing", "table_columns"]
+
+
+def is_missing(v: Any) -> bool:
+    """Whether a value is missing: None, a float NaN, pandas ``NA`` or ``NaT``.
+
+    Parameters
+    ----------
+    v : object
+        One value of a column.
+
+    Returns
+    -------
+    bool
+    """
+    if v is None:
+        return True
+    if isinstance(v, float | np.floating):
+        return bool(np.isnan(v))
+    t = type(v)
+    return t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
+
+
+def column_array(column: Any) -> np.ndarray:
+    """One column's values as a NumPy array; integers stay integers when values are missing.
+
+    A pandas integer or bool column with missing values (nullable ``Int64``,
+    ``boolean``, a ``category`` of integers) gives floats in ``to_numpy()``, whose
+    text (``'1.0'``) no longer matches a vocabulary of codes; it is read as an
+    object array of its values instead (missing values as NaN or ``pd.NA``).
+
+    Parameters
+    ----------
+    column : pandas.Series or array-like
+        One column of a table.
+
+    Returns
+    -------
+    ndarray of shape (n_records,)
+    """
+    dtype = getattr(column, "dtype", None)
+    values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
+    if dtype is not None and not isinstance(dtype, np.dtype) and values.dtype.kind not in "biu" \
+            and dtype_kind(dtype) in ("int", "bool") and hasattr(column, "astype"):
+        values = np.asarray(column.astype(object))
+    return values
+
+
+def table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
+    """The column names (None for positional input), each column's values and its dtype.
+
+    Takes a pandas DataFrame, a mapping of column name to 1-D values, or a 2-D
+    array-like; refuses sparse matrices, Dask collections, masked arrays with
+    masked entries and tables without rows, with named errors. The dtypes are
+    the table's own (a pandas ``category``, ``string`` or ``Int64`` column keeps
+    its dtype), for the encoder's check of each column's dtype against its
+    declaration.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
+        The table.
+    owner : str
+        Named in error messages.
+
+    Returns
+    -------
+    names : list of str or None
+        The column names; None for an array or a frame without string column names.
+    columns : list of ndarray
+        Each column's values (:func:`column_array`).
+    dtypes : list
+        Each column's dtype, as the table holds it.
+
+    Raises
+    ------
+    DataTypeError
+        A sparse matrix or a Dask collection.
+    DataValidationError
+        Columns of different lengths, not 1-D, an array that is not 2-D, no
+        record or no column.
+    """
+    if is_dask_collection(X):
+        raise DataTypeError(f"{owner}: got a Dask collection; encode a Dask DataFrame partition "
+                            "by partition with dpconvex.datasets.dask_loaders.from_dataframe(df, "
+                            "schema).")
+    if sp.issparse(X):
+        raise DataTypeError(f"{owner}: takes a table of raw columns (a pandas DataFrame, a mapping "
+                            "of columns or a 2-D array), not a sparse matrix.")
+    if isinstance(X, Mapping):
+        names = list(X)
+        if not all(isinstance(n, str) for n in names):
+            raise DataTypeError(f"{owner}: the keys of a mapping of columns must be column names "
+                                "(str).")
+        cols, dtypes = [], []
+        for n in names:
+            try:
+                v = column_array(X[n])
+            except (TypeError, ValueError) as exc:
+                raise DataValidationError(f"{owner}: column {n!r} is not an array ({exc}).") from None
+            if v.ndim != 1:
+                raise DataValidationError(f"{owner}: column {n!r} must be 1-D (one value per "
+                                          f"record); got shape {v.shape}.")
+            cols.append(v)
+            dtypes.append(getattr(X[n], "dtype", v.dtype))
+        if len({len(v) for v in cols}) > 1:
+            raise DataValidationError(f"{owner}: the columns have different numbers of records.")
+    elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
+        names = feature_names_of(X, owner)
+        names = None if names is None else [str(n) for n in names]
+        try:
+            series = [X.iloc[:, k] for k in range(X.shape[1])]
+            cols = [column_array(c) for c in series]
+        except (TypeError, ValueError) as exc:
+            raise DataValidationError(f"{owner}: cannot read the columns of X ({exc}).") from None
+        dtypes = [c.dtype for c in series]
+    else:
+        _reject_masked(X, owner, "X")
+        try:
+            A = np.asarray(X)
+        except (TypeError, ValueError) as exc:  # ragged nested sequences
+            raise DataValidationError(f"{owner}: X must be a 2-D table ({exc}).") from None
+        if A.ndim != 2:
+            raise DataValidationError(f"{owner}: X must be 2-D (one row per record, one column per "
+                                      f"schema column); got shape {A.shape}. Reshape one record "
+                                      "with X.reshape(1, -1).")
+        names, cols = None, [A[:, k] for k in range(A.shape[1])]
+        dtypes = [A.dtype] * A.shape[1]
+    if not cols or len(cols[0]) == 0:
+        raise DataValidationError(f"{owner}: X has no records or no columns.")
+    return names, cols, dtypes
+
+
+def dtype_kind(dtype: Any) -> str:
+    """What a column's values are, read from its dtype alone (never from the values).
+
+    One of ``"bool"``, ``"int"`` (NumPy and nullable pandas integers),
+    ``"float"``, ``"complex"``, ``"time"`` (datetime64 with or without a time
+    zone, timedelta64, pandas periods), ``"text"`` (NumPy str and bytes, pandas
+    ``str`` and ``string``) or ``"object"``. A pandas ``category`` column is what
+    its categories are. An object column can hold anything (text, numbers,
+    both), so its dtype proves nothing: it is ``"object"``, and so is any dtype
+    not listed here (intervals, ...).
+
+    Parameters
+    ----------
+    dtype : numpy.dtype or pandas extension dtype
+        A column's dtype.
+
+    Returns
+    -------
+    str
+    """
+    categories = getattr(dtype, "categories", None)
+    if categories is not None and getattr(dtype, "name", None) == "category":
+        return dtype_kind(categories.dtype)
+    name = str(getattr(dtype, "name", ""))
+    kind = getattr(dtype, "kind", "O")
+    if name in ("str", "string") or name.startswith("string"):
+        return "text"
+    if name.startswith("period"):
+        return "time"
+    return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex", "M": "time",
+            "m": "time", "U": "text", "S": "text"}.get(kind, "object")
