@@ -75,12 +75,8 @@ def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if int(random_state) < 0:
-            raise ParameterError(
-                f"random_state must be a non-negative int, a numpy Generator or None. "
-                f"Got {random_state!r} instead."
-            )
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
+            and int(random_state) >= 0:
         return np.random.default_rng(int(random_state))
     raise ParameterError(
         "random_state must be None (seed from the OS), a non-negative int or a "
