@@ -446,7 +446,7 @@ class PrivateClassifier(PrivateEstimator):
                 "docs/privacy.md §14.4). The signal in these rows does not outweigh the noise "
                 f"at epsilon = {epsilon:g}: use a larger epsilon, delta > 0, more rows or fewer "
                 "features, or compare with safeguard=False on held-out rows.",
-                PrivacyWarning, stacklevel=2)
+                PrivacyWarning, stacklevel=3)  # the caller of fit
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = cert

@@ -13,6 +13,8 @@ from __future__ import annotations
 import itertools
 import math
 import pickle
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +22,7 @@ import scipy.sparse as sp
 
 from dpconvex import BudgetAccountant, PrivateClassifier
 from dpconvex.audit import EstimatorMechanism, audit
-from dpconvex.errors import DataValidationError, ParameterError
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.safeguard import (
     ConstantClassifier,
     safeguard_mistakes,
@@ -189,9 +191,15 @@ def test_a_useful_model_is_released_and_the_certificate_says_so():
 
 def test_a_constant_is_released_where_the_model_has_nothing_to_learn():
     X, y = _table(600, signal=False)
-    chosen = [PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True, random_state=s)
-              .fit(X, y) for s in range(10)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        chosen = [PrivateClassifier(epsilon=1.0, classes=[0, 1], safeguard=True, random_state=s)
+                  .fit(X, y) for s in range(10)]
     constants = [c for c in chosen if c.learner_ == CONSTANT]
+    said = [w for w in caught if issubclass(w.category, PrivacyWarning)
+            and "released a constant class" in str(w.message)]
+    assert len(said) == len(constants)  # each constant is announced, at the caller's line
+    assert {Path(w.filename).name for w in said} <= {Path(__file__).name}
     assert constants  # labels independent of X: the model is no better than the majority
     assert {c.estimator_.constant_ for c in constants} == {1}  # the minority never wins here
     c = constants[0]

@@ -65,6 +65,7 @@ def _refusal(est, X, y):
     return str(info.value)
 
 
+@pytest.mark.filterwarnings("ignore:PrivateClassifier.fit. the safeguard released a constant")
 @pytest.mark.parametrize("name", list(FAMILIES))
 def test_raise_refuses_labels_outside_classes_and_releases_nothing(name):
     X, y = _data()
