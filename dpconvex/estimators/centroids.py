@@ -54,7 +54,6 @@ from .._validation import (
     Optional,
     Options,
     check_fitted,
-    check_float,
     check_option,
     checks_feature_names,
     is_dask_collection,
@@ -579,10 +578,10 @@ class PrivateGaussianCentroid(PrivateEstimator):
         return () if reason is None else (reason,)
 
     def _check_consistency(self) -> None:
+        """``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
         owner = type(self).__name__
         mech = self._mechanism()
         if self.delta is not None:
-            check_float("delta", self.delta, owner, low_inclusive=mech.pure, high=1.0)
             if mech.pure and self.delta != 0:
                 raise ParameterError(
                     f"The 'delta' parameter of {owner} must be None or 0 with the pure "
