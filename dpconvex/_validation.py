@@ -32,6 +32,12 @@ def _short_repr(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _interval(low: float, high: float, low_inclusive: bool, high_inclusive: bool) -> str:
+    """The interval as the messages write it: "(0, inf)", "[0, 1)"."""
+    top = "inf" if math.isinf(high) else f"{high:g}"
+    return f"{'[' if low_inclusive else '('}{low:g}, {top}{']' if high_inclusive else ')'}"
+
+
 def check_float(
     name: str,
     value: Any,
@@ -72,10 +78,7 @@ def check_float(
     ParameterError
         With the accepted range in the message.
     """
-    lb = "[" if low_inclusive else "("
-    hb = "]" if high_inclusive else ")"
-    hs = "inf" if math.isinf(high) else f"{high:g}"
-    rng = f"{lb}{low:g}, {hs}{hb}"
+    rng = _interval(low, high, low_inclusive, high_inclusive)
     shown = _short_repr(value)
     msg = f"The '{name}' parameter of {owner} must be a float in {rng}. Got {shown} instead."
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
@@ -227,11 +230,6 @@ class Constraint:
         ParameterError
         """
         raise NotImplementedError
-
-
-def _interval(low: float, high: float, low_inclusive: bool, high_inclusive: bool) -> str:
-    top = "inf" if math.isinf(high) else f"{high:g}"
-    return f"{'[' if low_inclusive else '('}{low:g}, {top}{']' if high_inclusive else ')'}"
 
 
 @dataclass(frozen=True)
