@@ -378,45 +378,6 @@ class Auto(Constraint):
 
 
 @dataclass(frozen=True)
-class LossParameter(Constraint):
-    """A loss named in ``names`` or a :class:`dpconvex.objectives.Loss` instance.
-
-    Examples
-    --------
-    >>> str(LossParameter(("huber", None)))
-    "one of 'huber', None or a dpconvex.objectives.Loss instance"
-    """
-
-    names: tuple[Any, ...]
-
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        from .objectives.losses import Loss
-
-        if not (isinstance(value, Loss) or _is_one_of(value, list(self.names))):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
-                                 f"Got {_short_repr(value)} instead.")
-        return value
-
-    def __str__(self) -> str:
-        names = ", ".join(map(repr, self.names))
-        return f"one of {names} or a dpconvex.objectives.Loss instance"
-
-
-@dataclass(frozen=True)
-class Solver(Constraint):
-    """None or the name of a registered solver backend, by
-    :func:`dpconvex.solvers.check_solver_name` (the registry is read at check time)."""
-
-    def check(self, name: str, value: Any, owner: str) -> str | None:
-        from .solvers.registry import check_solver_name
-
-        return check_solver_name(value, owner)
-
-    def __str__(self) -> str:
-        return "None or a registered solver name (dpconvex.solvers.backend_names())"
-
-
-@dataclass(frozen=True)
 class NoValidation(Constraint):
     """No check here; ``reason`` says where the parameter is checked (and why there).
 
@@ -448,8 +409,6 @@ MAX_ITER_RULE = Optional(Int(
     high=MAX_ITER, why="a solve that has not met its tolerance in a million iterations will not"))
 #: A solver's optimality tolerance (None: the solver's default).
 OPTIMALITY_TOL = Optional(Float())
-#: The solver backend (None: the native solver).
-SOLVER = Solver()
 #: The noise seed: None (from the OS, for a release) or an int (experiments).
 RANDOM_STATE = Seed()
 #: The ledger charged with the release (any object with the accountant's methods).

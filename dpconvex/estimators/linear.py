@@ -26,11 +26,9 @@ from .._validation import (
     MAX_ITER_RULE,
     OPTIMALITY_TOL,
     RANDOM_STATE,
-    SOLVER,
     Bool,
     Constraint,
     Float,
-    LossParameter,
     NoValidation,
     Options,
     check_fitted,
@@ -50,6 +48,7 @@ from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import ClassifierScoreMixin, FitPlan, Prepared, PrivateEstimator
+from .constraints import SOLVER, LossParameter
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]

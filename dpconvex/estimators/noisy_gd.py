@@ -72,7 +72,6 @@ from .._validation import (
     Bool,
     Constraint,
     Float,
-    LossParameter,
     NoValidation,
     Optional,
     Options,
@@ -112,6 +111,7 @@ from ..privacy.rules.noise_dominance_gd import (
 )
 from ..templates.risk import EmpiricalRiskTemplate
 from .base import FitPlan, Prepared, PrivateEstimator
+from .constraints import LossParameter
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 

@@ -33,11 +33,9 @@ from ..._validation import (
     MAX_ITER_RULE,
     OPTIMALITY_TOL,
     RANDOM_STATE,
-    SOLVER,
     Constraint,
     Float,
     Int,
-    LossParameter,
     NoValidation,
     Optional,
     Options,
@@ -60,6 +58,7 @@ from ...privacy.rules.large_margin import PAIRWISE, ROW_NORMS, is_centroid, reso
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import FitPlan, Prepared, PrivateEstimator
+from ..constraints import SOLVER, LossParameter
 from ..ovr import check_plan_shape
 from . import centroid as lmc
 from . import options as lmo
