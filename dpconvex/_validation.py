@@ -8,6 +8,7 @@ import math
 import numbers
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,12 @@ def _short_repr(value: Any, limit: int = 60) -> str:
     except ValueError:  # int above sys.get_int_max_str_digits()
         return f"an int of about {int(value.bit_length() * 0.30103)} digits"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _interval(low: float, high: float, low_inclusive: bool, high_inclusive: bool) -> str:
+    """The interval as the messages write it: "(0, inf)", "[0, 1)"."""
+    top = "inf" if math.isinf(high) else f"{high:g}"
+    return f"{'[' if low_inclusive else '('}{low:g}, {top}{']' if high_inclusive else ')'}"
 
 
 def check_float(
@@ -71,10 +78,7 @@ def check_float(
     ParameterError
         With the accepted range in the message.
     """
-    lb = "[" if low_inclusive else "("
-    hb = "]" if high_inclusive else ")"
-    hs = "inf" if math.isinf(high) else f"{high:g}"
-    rng = f"{lb}{low:g}, {hs}{hb}"
+    rng = _interval(low, high, low_inclusive, high_inclusive)
     shown = _short_repr(value)
     msg = f"The '{name}' parameter of {owner} must be a float in {rng}. Got {shown} instead."
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
@@ -164,22 +168,253 @@ def check_array_entries(entries: int, what: str, owner: str, fix: str) -> None:
         )
 
 
-def check_option(name: str, value: Any, options: Iterable[Any], owner: str) -> Any:
-    """Check ``value`` is one of ``options``."""
+def _is_one_of(value: Any, options: list[Any]) -> bool:
+    """``value in options``, False where the comparison is not a bool (an array, ...)."""
+    try:
+        return bool(value in options)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *,
+                 meaning: str = "") -> Any:
+    """Check ``value`` is one of ``options``; ``meaning`` (what each does) joins the message."""
     options = list(options)
-    if value not in options:
+    if not _is_one_of(value, options):
+        said = f": {meaning}" if meaning else ""
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be one of {options!r}. Got {value!r} instead."
+            f"The '{name}' parameter of {owner} must be one of {options!r}{said}. "
+            f"Got {_short_repr(value)} instead."
         )
     return value
 
 
 def check_bool(name: str, value: Any, owner: str) -> bool:
+    """Return ``value`` as a bool (Python or NumPy), or raise :class:`ParameterError`."""
     if not isinstance(value, (bool, np.bool_)):
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be a bool. Got {value!r} instead."
+            f"The '{name}' parameter of {owner} must be a bool. Got {_short_repr(value)} instead."
         )
     return bool(value)
+
+
+# ---------------------------------------------------------------- parameter constraints
+class Constraint:
+    """A rule on one estimator parameter: the check of ``_parameter_constraints`` and its doc.
+
+    Each rule is a small frozen object; ``check(name, value, owner)`` returns the
+    value (normalized: a float, an int, a bool) or raises :class:`ParameterError`
+    in scikit-learn's form, "The 'epsilon' parameter of Owner must be a float in
+    (0, inf). Got -1 instead."; ``str(rule)`` says what is accepted, in the words
+    of that message.
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        """Return ``value`` (normalized) if it satisfies the rule, else raise.
+
+        Parameters
+        ----------
+        name : str
+            The parameter's name, for the message.
+        value : object
+            The parameter's value.
+        owner : str
+            The estimator's class name, for the message.
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        ParameterError
+        """
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Float(Constraint):
+    """A float in an interval, by :func:`check_float` (default: (0, inf)).
+
+    Examples
+    --------
+    >>> str(Float(low_inclusive=True, high=1.0))
+    'a float in [0, 1)'
+    >>> Float().check("epsilon", 2, "Model")
+    2.0
+    """
+
+    low: float = 0.0
+    high: float = math.inf
+    low_inclusive: bool = False
+    high_inclusive: bool = False
+    allow_inf: bool = False
+
+    def check(self, name: str, value: Any, owner: str) -> float:
+        return check_float(name, value, owner, low=self.low, high=self.high,
+                           low_inclusive=self.low_inclusive, high_inclusive=self.high_inclusive,
+                           allow_inf=self.allow_inf)
+
+    def __str__(self) -> str:
+        return "a float in " + _interval(self.low, self.high, self.low_inclusive,
+                                         self.high_inclusive)
+
+
+@dataclass(frozen=True)
+class Int(Constraint):
+    """An int in [low, high], by :func:`check_int`; ``why`` is the reason for ``high``.
+
+    Examples
+    --------
+    >>> str(Int(low=0, high=2))
+    'an int in [0, 2]'
+    """
+
+    low: int = 1
+    high: int = MAX_INT
+    why: str = ""
+
+    def check(self, name: str, value: Any, owner: str) -> int:
+        return check_int(name, value, owner, low=self.low, high=self.high, why=self.why)
+
+    def __str__(self) -> str:
+        return f"an int in [{self.low}, {self.high:,}]"
+
+
+@dataclass(frozen=True)
+class Options(Constraint):
+    """One of ``values``, by :func:`check_option`; ``meaning`` says what each does.
+
+    Examples
+    --------
+    >>> str(Options(("raise", "ignore")))
+    "one of ['raise', 'ignore']"
+    """
+
+    values: tuple[Any, ...]
+    meaning: str = ""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        return check_option(name, value, self.values, owner, meaning=self.meaning)
+
+    def __str__(self) -> str:
+        return f"one of {list(self.values)!r}"
+
+
+@dataclass(frozen=True)
+class Bool(Constraint):
+    """A bool (Python or NumPy), by :func:`check_bool`."""
+
+    def check(self, name: str, value: Any, owner: str) -> bool:
+        return check_bool(name, value, owner)
+
+    def __str__(self) -> str:
+        return "a bool"
+
+
+@dataclass(frozen=True)
+class Seed(Constraint):
+    """None or a non-negative int, by :func:`dpconvex._random.check_seed` (no generator)."""
+
+    def check(self, name: str, value: Any, owner: str) -> int | None:
+        from ._random import check_seed
+
+        return check_seed(value, owner)
+
+    def __str__(self) -> str:
+        return "None or a non-negative int"
+
+
+@dataclass(frozen=True)
+class Optional(Constraint):
+    """None, or what ``inner`` accepts.
+
+    Examples
+    --------
+    >>> rule = Optional(Float(high=1.0))
+    >>> rule.check("delta", None, "Model") is None, rule.check("delta", 0.5, "Model")
+    (True, 0.5)
+    >>> str(rule)
+    'None or a float in (0, 1)'
+    """
+
+    inner: Constraint
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        return None if value is None else self.inner.check(name, value, owner)
+
+    def __str__(self) -> str:
+        return f"None or {self.inner}"
+
+
+@dataclass(frozen=True)
+class Auto(Constraint):
+    """The word "auto" (a public rule chooses), or what ``inner`` accepts.
+
+    Any other value is refused with the message of ``inner`` followed by the
+    accepted values.
+
+    Examples
+    --------
+    >>> str(Auto(Float()))
+    "'auto' or a float in (0, inf)"
+    """
+
+    inner: Constraint
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if isinstance(value, str):
+            if value == "auto":
+                return "auto"
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
+                                 f"Got {_short_repr(value)} instead.")
+        try:
+            return self.inner.check(name, value, owner)
+        except ParameterError as err:
+            raise ParameterError(f"{err} Accepted values: {self}.") from None
+
+    def __str__(self) -> str:
+        return f"'auto' or {self.inner}"
+
+
+@dataclass(frozen=True)
+class NoValidation(Constraint):
+    """No check here; ``reason`` says where the parameter is checked (and why there).
+
+    Examples
+    --------
+    >>> str(NoValidation("checked with the labels in prepare"))
+    'checked elsewhere: checked with the labels in prepare'
+    """
+
+    reason: str
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        return value
+
+    def __str__(self) -> str:
+        return f"checked elsewhere: {self.reason}"
+
+
+#: ε > 0 of a release.
+EPSILON = Float()
+#: δ in [0, 1): 0 for pure ε-DP.
+DELTA = Float(low_inclusive=True, high=1.0)
+#: The public bound q > 0 on a row's norm.
+DATA_NORM = Float()
+#: The strength of the regularizer: "auto" (the public rule) or Λ > 0.
+LAM = Auto(Float())
+#: A solver's iteration cap (None: the solver's default).
+MAX_ITER_RULE = Optional(Int(
+    high=MAX_ITER, why="a solve that has not met its tolerance in a million iterations will not"))
+#: A solver's optimality tolerance (None: the solver's default).
+OPTIMALITY_TOL = Optional(Float())
+#: The noise seed: None (from the OS, for a release) or an int (experiments).
+RANDOM_STATE = Seed()
+#: The ledger charged with the release (any object with the accountant's methods).
+ACCOUNTANT = NoValidation("a BudgetAccountant or None, used as it is when the fit charges it")
+#: The public label set.
+CLASSES = NoValidation("checked with the labels in prepare")
 
 
 def is_dask_collection(x: Any) -> bool:

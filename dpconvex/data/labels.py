@@ -52,12 +52,12 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from .._validation import _reject_masked, _short_repr
+from .._validation import Options, _reject_masked
 from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
 
-__all__ = ["INFERRED", "INFERRED_WARNING", "UNKNOWN_LABELS", "LabelArray", "LabelSet",
-           "check_classes", "check_labels", "check_unknown_labels", "declared_classes",
-           "encode_labels", "label_set_of", "one_label_warning", "zero_rows"]
+__all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
+           "LabelSet", "check_classes", "check_labels", "declared_classes", "encode_labels",
+           "label_set_of", "one_label_warning", "zero_rows"]
 
 #: The certificate assumption added when the label set is read from the data.
 INFERRED = ("label set read from the data (classes=None): assumed public; pass the public "
@@ -76,26 +76,11 @@ INFERRED_WARNING = (
 UNKNOWN_LABELS = ("raise", "ignore")
 
 
-def check_unknown_labels(name: str, value: Any, owner: str) -> str:
-    """A ``_parameter_constraints`` check: ``value`` is one of :data:`UNKNOWN_LABELS`.
-
-    Raises
-    ------
-    ParameterError
-        Anything else (a wrong spelling, None, a bool).
-
-    Examples
-    --------
-    >>> check_unknown_labels("unknown_labels", "ignore", "Model")
-    'ignore'
-    """
-    if not (isinstance(value, str) and value in UNKNOWN_LABELS):
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be one of {list(UNKNOWN_LABELS)!r}: "
-            "'raise' refuses a fit where a label of y is outside classes=, 'ignore' fits with "
-            f"those records contributing no loss. Got {_short_repr(value)} instead."
-        )
-    return value
+#: The rule of the estimators' ``unknown_labels`` parameter (a ``_parameter_constraints``
+#: entry): one of :data:`UNKNOWN_LABELS`.
+LABEL_POLICY = Options(UNKNOWN_LABELS, meaning=(
+    "'raise' refuses a fit where a label of y is outside classes=, 'ignore' fits with those "
+    "records contributing no loss"))
 
 
 class LabelArray(np.ndarray):
@@ -422,7 +407,7 @@ def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = Fal
         to change. Neither prints data statistics (no count, no label of y);
         :func:`dpconvex.collect_diagnostics` records the labels outside the set.
     """
-    unknown_labels = check_unknown_labels("unknown_labels", unknown_labels, owner)
+    unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
     public = _public_set(y, classes, owner, binary)
     if public is None:
         _warn_inferred(owner)  # before any refusal: it depends on classes=None only

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_fitted, check_sample_weight, checks_feature_names, is_dask_collection
+from .._validation import (
+    Constraint,
+    check_fitted,
+    check_sample_weight,
+    checks_feature_names,
+    is_dask_collection,
+)
 from ..data.labels import check_labels, label_set_of
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
@@ -277,11 +283,15 @@ def _public_columns(X: Any) -> int | None:
 class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
     """The base of the private estimators: one validation, a public plan, prepare, release.
 
-    Subclasses declare ``_parameter_constraints`` (parameter name -> a check
-    ``check(name, value, owner)`` raising :class:`ParameterError` in scikit-learn's
-    message style, or ``"no_validation"``), and implement
+    Subclasses declare ``_parameter_constraints``: every ``__init__`` parameter ->
+    its rule, a :class:`~dpconvex._validation.Constraint` (``Float``, ``Int``,
+    ``Options``, ``Optional``, ``Auto``, ``Bool``, ``Seed``, ``NoValidation`` with
+    the place it is checked instead), whose ``check`` raises :class:`ParameterError`
+    in scikit-learn's message style; the table is both the check and its
+    documentation. They implement
 
-    * ``_check_consistency()``: the checks that involve several parameters;
+    * ``_check_consistency()``: the rules that involve several parameters (the only
+      validation written as code);
     * ``_plan(n, n_classes, n_features) -> FitPlan``: every "auto" resolved, once;
     * ``prepare(X, y, plan) -> Prepared``;
     * ``_release(prep, plan, hold, warm_start)``: the noise, the release, the fitted
@@ -290,17 +300,16 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
       for :meth:`certify` without data and the noise warnings.
     """
 
-    _parameter_constraints: ClassVar[dict[str, Any]] = {}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
     #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them).
     _accepts_sparse: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self) -> None:  # type: ignore[override]
-        """Every parameter check, once: the table, then the checks across parameters."""
+        """Every parameter check, once: the table, then the rules across parameters."""
         owner = type(self).__name__
-        for name, check in self._parameter_constraints.items():
-            if not (isinstance(check, str) and check == "no_validation"):
-                check(name, getattr(self, name), owner)
+        for name, constraint in self._parameter_constraints.items():
+            constraint.check(name, getattr(self, name), owner)
         self._check_consistency()
 
     def _check_consistency(self) -> None:
@@ -525,6 +534,3 @@ def _check_shape_fact(name: str, value: Any, owner: str, *, low: int) -> int:
                              f"Got {value!r} instead.")
     return int(value)
 
-
-#: A parameter check of ``_parameter_constraints``: ``check(name, value, owner)``.
-ParameterCheck = Callable[[str, Any, str], Any]

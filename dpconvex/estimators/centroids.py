@@ -34,14 +34,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import check_seed, noise_source
-from .._validation import check_fitted, check_float, check_option, checks_feature_names, is_dask_collection
-from ..data.labels import check_labels, check_unknown_labels, encode_labels
+from .._random import noise_source
+from .._validation import (
+    ACCOUNTANT,
+    CLASSES,
+    DATA_NORM,
+    DELTA,
+    EPSILON,
+    RANDOM_STATE,
+    Constraint,
+    Float,
+    NoValidation,
+    Optional,
+    Options,
+    check_fitted,
+    check_option,
+    checks_feature_names,
+    is_dask_collection,
+)
+from ..data.labels import LABEL_POLICY, check_labels, encode_labels
 from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
@@ -57,7 +74,7 @@ from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEsti
 from .ovr import check_plan_shape
 
 __all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "ClassSumTemplate",
-           "PrivateGaussianCentroid", "check_priors", "class_priors", "default_delta",
+           "PrivateGaussianCentroid", "Priors", "class_priors", "default_delta",
            "prior_penalty", "within_class_variance"]
 
 #: The largest δ the default rule uses (the δ of the measurements in docs/privacy.md §11.13).
@@ -92,26 +109,31 @@ PRIORS = ("empirical", "uniform")
 WITHIN_FLOOR = 1e-3
 
 
-def check_priors(name: str, value: Any, owner: str) -> Any:
+@dataclass(frozen=True)
+class Priors(Constraint):
     """``priors``: "empirical", "uniform", or a 1-D array-like of positive finite numbers.
 
-    The length is checked against the public label set in the fit (:func:`class_priors`).
+    The length is checked against the public label set in the plan (:func:`class_priors`).
     """
-    if isinstance(value, str):
-        return check_option(name, value, PRIORS, owner)
-    try:
-        a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        a = None
-    if a is None or a.ndim != 1 or a.size < 1 or isinstance(value, (bool, np.bool_)):
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be 'empirical', 'uniform' or an array-like "
-            f"of shape (n_classes,) of public class priors. Got {value!r} instead.")
-    if not (np.all(np.isfinite(a)) and np.all(a > 0)):
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must hold positive finite numbers (they are "
-            f"normalized to sum to 1). Got {value!r} instead.")
-    return value
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if isinstance(value, str):
+            return check_option(name, value, PRIORS, owner)
+        try:
+            a = np.asarray(value, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            a = None
+        if a is None or a.ndim != 1 or a.size < 1 or isinstance(value, (bool, np.bool_)):
+            raise ParameterError(
+                f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
+        if not (np.all(np.isfinite(a)) and np.all(a > 0)):
+            raise ParameterError(
+                f"The '{name}' parameter of {owner} must hold positive finite numbers (they are "
+                f"normalized to sum to 1). Got {value!r} instead.")
+        return value
+
+    def __str__(self) -> str:
+        return "'empirical', 'uniform' or an array-like of shape (n_classes,) of public class priors"
 
 
 def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> np.ndarray:
@@ -119,7 +141,7 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
 
     "empirical": π_c = max(ñ_c, f) / Σ_c′ max(ñ_c′, f) with f the public count floor of
     the means (a post-processing of the release); "uniform": 1/C; an array: its entries
-    divided by their sum (public priors, validated by :func:`check_priors`).
+    divided by their sum (public priors, validated by :class:`Priors`).
     """
     C = int(np.shape(counts)[0])
     if isinstance(priors, str) and priors == "empirical":
@@ -527,24 +549,23 @@ class PrivateGaussianCentroid(PrivateEstimator):
         return tags
 
     # -------------------------------------------------------------- validation
-    _parameter_constraints: ClassVar[dict[str, Any]] = {
-        "epsilon": check_float,
-        "data_norm": check_float,
-        "row_norm": lambda name, v, owner: check_option(name, v, ROW_NORMS, owner),
-        "delta": "no_validation",  # against the mechanism: _check_consistency
-        "mechanism": "no_validation",  # built (and named in errors) by _check_consistency
-        "temperature": lambda name, v, owner: None if v is None else check_float(name, v, owner),
-        "priors": check_priors,  # its length against the label set in the plan
-        "random_state": lambda name, v, owner: check_seed(v, owner),
-        "classes": "no_validation",  # checked with the labels in prepare
-        "unknown_labels": check_unknown_labels,
-        "accountant": "no_validation",
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "data_norm": DATA_NORM,
+        "row_norm": Options(ROW_NORMS),
+        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
+        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "temperature": Optional(Float()),
+        "priors": Priors(),  # its length against the label set in the plan
+        "random_state": RANDOM_STATE,
+        "classes": CLASSES,
+        "unknown_labels": LABEL_POLICY,
+        "accountant": ACCOUNTANT,
     }
 
     def _resolved(self) -> AutoMechanism:
         """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
-        if self.delta is not None:
-            check_float("delta", self.delta, type(self).__name__, low_inclusive=True, high=1.0)
+        self._parameter_constraints["delta"].check("delta", self.delta, type(self).__name__)
         return resolve_mechanism(self.mechanism, self.delta, "centroid")
 
     def _mechanism(self) -> Mechanism:
@@ -557,10 +578,10 @@ class PrivateGaussianCentroid(PrivateEstimator):
         return () if reason is None else (reason,)
 
     def _check_consistency(self) -> None:
+        """``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
         owner = type(self).__name__
         mech = self._mechanism()
         if self.delta is not None:
-            check_float("delta", self.delta, owner, low_inclusive=mech.pure, high=1.0)
             if mech.pure and self.delta != 0:
                 raise ParameterError(
                     f"The 'delta' parameter of {owner} must be None or 0 with the pure "

@@ -16,19 +16,28 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import assign_noise, check_seed, noise_source
+from .._random import assign_noise, noise_source
 from .._validation import (
-    check_bool,
+    ACCOUNTANT,
+    DATA_NORM,
+    DELTA,
+    EPSILON,
+    RANDOM_STATE,
+    Auto,
+    Bool,
+    Constraint,
+    Float,
+    NoValidation,
+    Optional,
     check_fitted,
-    check_float,
     checks_feature_names,
     feature_names_of,
     is_dask_collection,
     with_feature_names,
 )
 from ..data.labels import (
+    LABEL_POLICY,
     check_labels,
-    check_unknown_labels,
     declared_classes,
     encode_labels,
     held_out_rows,
@@ -92,21 +101,6 @@ INFERRED_CHOICE_WARNING = (
 INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
                    "assumed public: one record with a new label can change the learner; pass "
                    "classes=[...] so that neither is read from the records")
-
-
-def _check_delta(name: str, value: Any, owner: str) -> None:
-    if value is not None:
-        check_float(name, value, owner, low_inclusive=True, high=1.0)
-
-
-def _check_safeguard(name: str, value: Any, owner: str) -> None:
-    if not (isinstance(value, str) and value == "auto"):
-        check_bool(name, value, owner)
-
-
-def _check_fraction(name: str, value: Any, owner: str) -> None:
-    if not (isinstance(value, str) and value == "auto"):
-        check_float(name, value, owner, low=0.0, high=1.0)
 
 
 def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, est: Any) -> Any:
@@ -265,16 +259,16 @@ class PrivateClassifier(PrivateEstimator):
     """
 
     _accepts_sparse: ClassVar[bool] = True
-    _parameter_constraints: ClassVar[dict[str, Any]] = {
-        "epsilon": check_float,
-        "delta": _check_delta,
-        "data_norm": check_float,
-        "classes": "no_validation",  # checked with the labels by the learner
-        "unknown_labels": check_unknown_labels,
-        "random_state": lambda name, v, owner: check_seed(v, owner),
-        "accountant": "no_validation",
-        "safeguard": _check_safeguard,
-        "validation_fraction": _check_fraction,
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": Optional(DELTA),
+        "data_norm": DATA_NORM,
+        "classes": NoValidation("checked with the labels by the learner"),
+        "unknown_labels": LABEL_POLICY,
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+        "safeguard": Auto(Bool()),
+        "validation_fraction": Auto(Float(high=1.0)),
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,

@@ -15,32 +15,40 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import check_seed, noise_source
+from .._random import noise_source
 from .._validation import (
-    MAX_ITER,
-    check_bool,
+    ACCOUNTANT,
+    CLASSES,
+    DATA_NORM,
+    DELTA,
+    EPSILON,
+    LAM,
+    MAX_ITER_RULE,
+    OPTIMALITY_TOL,
+    RANDOM_STATE,
+    Bool,
+    Constraint,
+    Float,
+    NoValidation,
+    Options,
     check_fitted,
-    check_float,
-    check_int,
-    check_option,
     checks_feature_names,
 )
-from ..data.labels import check_labels, check_unknown_labels, encode_labels, zero_rows
+from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
 from ..data.operators import DenseRows, ScaledRows, clip_scale
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
-from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Mechanism, build_mechanism
 from ..privacy.release import release
-from ..privacy.rules.lam import check_lam, resolve_lam
+from ..privacy.rules.lam import resolve_lam
 from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
-from ..solvers.registry import check_solver_name
 from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .constraints import SOLVER, LossParameter
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
@@ -113,34 +121,25 @@ def _implicit_rows(Xv: Any, q: float, intercept: float | None, outside: np.ndarr
     return ScaledRows(rows, scale, column, base_norms=norms)
 
 
-def _check_optional_float(name: str, value: Any, owner: str) -> None:
-    if value is not None:
-        check_float(name, value, owner)
-
-
-def _check_max_iter(name: str, value: Any, owner: str) -> None:
-    if value is not None:
-        check_int(name, value, owner, high=MAX_ITER,
-                  why="a solve that has not met its tolerance in a million iterations will not")
-
-
 class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
 
     _accepts_sparse = True
-    _parameter_constraints: ClassVar[dict[str, Any]] = {
-        "epsilon": check_float,
-        "delta": lambda name, v, owner: check_float(name, v, owner, low_inclusive=True, high=1.0),
-        "lam": lambda name, v, owner: check_lam(v, owner),
-        "data_norm": check_float,
-        "mechanism": "no_validation",  # built (and named in errors) by _check_consistency
-        "fit_intercept": check_bool,
-        "intercept_scaling": check_float,  # s > 0 (§12)
-        "solver": lambda name, v, owner: check_solver_name(v, owner),
-        "random_state": lambda name, v, owner: check_seed(v, owner),  # used in _release
-        "optimality_tol": _check_optional_float,
-        "max_iter": _check_max_iter,
-        "unknown_labels": check_unknown_labels,
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": DELTA,  # against the mechanism: _check_consistency
+        "lam": LAM,
+        "data_norm": DATA_NORM,
+        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "fit_intercept": Bool(),
+        "intercept_scaling": Float(),  # s > 0 (§12)
+        "solver": SOLVER,
+        "random_state": RANDOM_STATE,
+        "optimality_tol": OPTIMALITY_TOL,
+        "max_iter": MAX_ITER_RULE,
+        "accountant": ACCOUNTANT,
+        "classes": CLASSES,
+        "unknown_labels": LABEL_POLICY,
     }
 
     def _make_loss(self) -> Loss:
@@ -507,10 +506,10 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
         self.solver = solver
         self.random_state = random_state
 
-    _parameter_constraints: ClassVar[dict[str, Any]] = {
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
-        "loss": lambda name, v, owner: check_option(name, v, ("huber", "smooth_hinge"), owner),
-        "h": check_float,
+        "loss": Options(("huber", "smooth_hinge")),
+        "h": Float(),
     }
 
     def _make_loss(self) -> Loss:
@@ -579,17 +578,10 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
         self.solver = solver
         self.random_state = random_state
 
-    _parameter_constraints: ClassVar[dict[str, Any]] = {
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
-        "loss": "no_validation",  # a name or a Loss instance, checked when the loss is made
+        "loss": LossParameter(tuple(sorted(LOSSES))),
     }
 
     def _make_loss(self) -> Loss:
-        if isinstance(self.loss, Loss):
-            return self.loss
-        if isinstance(self.loss, str):
-            return get_loss(self.loss)
-        raise ParameterError(
-            f"The 'loss' parameter of {type(self).__name__} must be a loss name "
-            f"({sorted(LOSSES)}) or a dpconvex.objectives.Loss instance. Got {self.loss!r} instead."
-        )
+        return self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)

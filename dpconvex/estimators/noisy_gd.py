@@ -64,20 +64,28 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._random import check_seed, noise_source
+from .._random import noise_source
 from .._validation import (
-    check_bool,
-    check_float,
+    ACCOUNTANT,
+    CLASSES,
+    DATA_NORM,
+    EPSILON,
+    RANDOM_STATE,
+    Bool,
+    Constraint,
+    Float,
+    NoValidation,
+    Optional,
+    Options,
     check_int,
-    check_option,
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import check_labels, check_unknown_labels, encode_labels, zero_rows
+from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
 from ..data.operators import DenseRows, ScaledRows
 from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
-from ..errors import ParameterError, PrivacyError
+from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import (
     ACCOUNTING,
@@ -103,6 +111,7 @@ from ..privacy.rules.noise_dominance_gd import (
 )
 from ..templates.risk import EmpiricalRiskTemplate
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .constraints import LossParameter
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
@@ -302,41 +311,32 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return tags
 
     def _make_loss(self) -> Loss:
-        owner = type(self).__name__
-        if isinstance(self.loss, Loss):
-            loss = self.loss
-        elif isinstance(self.loss, str) and self.loss in LOSSES:
-            loss = get_loss(self.loss)
-        else:
-            raise ParameterError(
-                f"The 'loss' parameter of {owner} must be one of {sorted(LOSSES)} or a Loss "
-                f"instance. Got {self.loss!r} instead."
-            )
+        loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
         if not (math.isfinite(loss.deriv_bound) and loss.deriv_bound > 0):
             raise PrivacyError(f"loss '{loss.name}' declares no finite derivative bound.")
         return loss
 
-    _parameter_constraints: ClassVar[dict[str, Any]] = {
-        "loss": "no_validation",  # checked by _make_loss in _check_consistency
-        "epsilon": check_float,
-        "delta": lambda name, v, owner: None if v is None else check_float(name, v, owner,
-                                                                           high=1.0),
-        "steps": "no_validation",  # bounded by the public shape: checked in plan
-        "radius": lambda name, v, owner: None if v is None else check_float(name, v, owner),
-        "clip": lambda name, v, owner: None if v is None else check_float(name, v, owner),
-        "data_norm": check_float,
-        "learning_rate": lambda name, v, owner: None if v is None else check_float(name, v,
-                                                                                   owner),
-        "fit_intercept": check_bool,
-        "accounting": lambda name, v, owner: check_option(name, v, ACCOUNTING, owner),
-        "average": lambda name, v, owner: check_option(name, v, AVERAGING, owner),
-        "random_state": lambda name, v, owner: check_seed(v, owner),
-        "accountant": "no_validation",
-        "classes": "no_validation",  # checked with the labels in prepare
-        "unknown_labels": check_unknown_labels,
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "loss": LossParameter(tuple(sorted(LOSSES))),
+        "epsilon": EPSILON,
+        "delta": Optional(Float(high=1.0)),  # None: 1/n² (the public rule)
+        "steps": NoValidation("None or an int in [1, cap], the cap a function of the public "
+                              "shape (n, p): checked in plan"),
+        "radius": Optional(Float()),
+        "clip": Optional(Float()),
+        "data_norm": DATA_NORM,
+        "learning_rate": Optional(Float()),
+        "fit_intercept": Bool(),
+        "accounting": Options(ACCOUNTING),
+        "average": Options(AVERAGING),
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+        "classes": CLASSES,
+        "unknown_labels": LABEL_POLICY,
     }
 
     def _check_consistency(self) -> None:
+        """A Loss instance must declare a finite derivative bound (the clip rule needs it)."""
         self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:

@@ -488,12 +488,10 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> None:
         est = cls(**kwargs)
     except TypeError as exc:  # a constructor that refuses a combination of parameters
         raise _err(path, key, f"{exc}. Valid parameters of {method.estimator}: {valid}.") from None
-    validate = _validator(est)
-    if validate is not None:
-        try:
-            validate()
-        except (DPConvexError, ValueError, TypeError) as exc:
-            raise _err(path, key, str(exc)) from None
+    try:
+        est._validate_params()  # the estimator's _parameter_constraints, then its cross rules
+    except (DPConvexError, ValueError, TypeError) as exc:
+        raise _err(path, key, str(exc)) from None
 
 
 def _check_tune(path: Path, key: str, estimator: str, tune: dict[str, Any]) -> None:
@@ -506,27 +504,6 @@ def _check_tune(path: Path, key: str, estimator: str, tune: dict[str, Any]) -> N
     if unknown:
         raise _err(path, key, f"{estimator} has no tunable parameter {unknown[0]!r}. Valid "
                    f"parameters: {valid}.")
-
-
-def _validator(est: Any) -> Callable[[], Any] | None:
-    """The estimator's own parameter check, if it has one.
-
-    scikit-learn's ``BaseEstimator._validate_params`` needs a
-    ``_parameter_constraints`` table; an estimator without one (noisy gradient
-    descent checks its parameters in ``fit``) has nothing to check here.
-    """
-    validate = getattr(est, "_validate_params", None)
-    if validate is None:
-        return None
-    try:
-        from sklearn.base import BaseEstimator
-    except ImportError:  # pragma: no cover - scikit-learn is a dependency
-        return validate
-    inherited = getattr(type(est), "_validate_params", None) is getattr(
-        BaseEstimator, "_validate_params", object())
-    if inherited and not hasattr(est, "_parameter_constraints"):
-        return None
-    return validate
 
 
 def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> list[Method]:

@@ -27,11 +27,25 @@ import numpy as np
 from ... import _progress as progress
 from ..._random import noise_source, own_noise
 from ..._validation import (
+    ACCOUNTANT,
+    CLASSES,
+    DATA_NORM,
+    DELTA,
+    EPSILON,
+    MAX_ITER_RULE,
+    OPTIMALITY_TOL,
+    RANDOM_STATE,
+    Constraint,
+    Float,
+    Int,
+    NoValidation,
+    Optional,
+    Options,
     check_array_entries,
     checks_feature_names,
     is_dask_collection,
 )
-from ...data.labels import LabelSet, check_labels, check_unknown_labels, encode_labels, zero_rows
+from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
 from ...data.preprocess import note_clipped
 from ...data.validation import check_array
 from ...errors import NotFittedError
@@ -40,10 +54,11 @@ from ...objectives.regularizers import Frobenius
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, build_mechanism
 from ...privacy.release import release
-from ...privacy.rules.large_margin import is_centroid, resolved_structure
+from ...privacy.rules.large_margin import PAIRWISE, ROW_NORMS, is_centroid, resolved_structure
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import CertificateHold, FitPlan, Prepared, PrivateEstimator
+from ..constraints import SOLVER, LossParameter
 from ..ovr import check_plan_shape
 from .centroid import (
     augmented_rows,
@@ -54,7 +69,7 @@ from .centroid import (
     prepared_rows,
     row_notes,
 )
-from .components import assign_components
+from .components import ASSIGNMENTS, assign_components
 from .learners import (
     CENTROID_LEARNER,
     SOFTMAX_LEARNER,
@@ -64,7 +79,15 @@ from .learners import (
     objective_part,
 )
 from .options import (
+    MAX_COMPONENTS,
+    MAX_GAMMA,
+    MAX_KMEANS_ITER,
+    MAX_VERBOSE,
+    SOFTMAX,
+    Centers,
+    MatrixTerms,
     build_template,
+    check_consistency,
     compose_with_assignment,
     lam_is_auto,
     lam_note,
@@ -72,7 +95,6 @@ from .options import (
     objective_budget,
     released_matrices,
     resolved_mechanism,
-    validate_estimator,
     warn_if_noise_dominates,
 )
 
@@ -328,10 +350,39 @@ default="auto"
         self.unknown_labels = unknown_labels
 
     # -------------------------------------------------------------- validation
-    #: Every check lives in :func:`~dpconvex.estimators.large_margin.options.validate_estimator`
-    #: (the options interact: loss, mechanism, delta, structure), run by _check_consistency;
-    #: ``unknown_labels`` interacts with none.
-    _parameter_constraints: ClassVar[dict[str, Any]] = {"unknown_labels": check_unknown_labels}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
+        "gamma": Float(low_inclusive=True, high=MAX_GAMMA, high_inclusive=True),
+        "lam": NoValidation("against the mechanism in _check_consistency: > 0 for a private "
+                            "objective (else a PrivacyError), >= 0 without noise"),
+        "h": Float(),
+        "n_components": Int(high=MAX_COMPONENTS, why=(
+            "every component adds C (d+1)(d+2)/2 parameters and noise coordinates, and a "
+            "component needs records")),
+        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "data_norm": DATA_NORM,
+        "component_assignment": Optional(Options(ASSIGNMENTS)),
+        "centers": Optional(Centers()),  # its shape against (C, K, d) in the plan
+        "kmeans_epsilon_fraction": Float(high=1.0),
+        "kmeans_iter": Int(high=MAX_KMEANS_ITER, why=(
+            "each noisy Lloyd iteration gets 1/kmeans_iter of the k-means budget, so beyond it "
+            "the centers are noise, and each one reads every record")),
+        "loss": LossParameter(("auto", SOFTMAX, PAIRWISE, None)),
+        "extra_terms": Optional(MatrixTerms()),  # against the loss: _check_consistency
+        "solver": SOLVER,
+        "random_state": RANDOM_STATE,
+        "optimality_tol": OPTIMALITY_TOL,
+        "max_iter": MAX_ITER_RULE,
+        "accountant": ACCOUNTANT,
+        "classes": CLASSES,
+        "verbose": Int(low=0, high=MAX_VERBOSE, why=(
+            "0 is silent, 1 prints the steps, 2 also the solver's iterations")),
+        "structure": NoValidation("against the loss in _check_consistency"),
+        "feature_weights": NoValidation("against the structure in _check_consistency"),
+        "row_norm": Options(ROW_NORMS),
+        "unknown_labels": LABEL_POLICY,
+    }
 
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for (names from the registry).
@@ -345,7 +396,7 @@ default="auto"
                                type(self).__name__, "large_margin", optimality_tol=self.optimality_tol)
 
     def _check_consistency(self) -> None:
-        validate_estimator(self, self._mechanism())
+        check_consistency(self, self._mechanism())
 
     # ------------------------------------------------------------------------ plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:

@@ -21,50 +21,52 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._random import check_seed
-from ..._validation import MAX_ITER, check_float, check_int, check_option
+from ..._validation import LAM, Auto, Constraint, Float, check_float
 from ...errors import ParameterError, PrivacyError, PrivacyWarning
-from ...objectives.losses import HuberHinge, Loss
+from ...objectives.losses import HuberHinge
 from ...objectives.regularizers import Frobenius
 from ...privacy.budget import Budget, remaining
 from ...privacy.certificate import Certificate, compose_sequential
 from ...privacy.mechanisms import Mechanism, registered_name, require_noise_report
 from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
 from ...privacy.rules.large_margin import (
-    AUTO,
-    PAIRWISE,
-    ROW_NORMS,
     is_centroid,
     resolved_loss,
     resolved_mechanism,
     resolved_structure,
 )
 from ...privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, exceeds
-from ...solvers.registry import check_solver_name
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-from . import centroid as lmc
-from .components import ASSIGNMENTS
+from .centroid import check_centroid_params
+
+if TYPE_CHECKING:
+    from .parameters import LargeMarginEstimator
+
+#: The two templates of the objective learners (pairwise PSD, softmax on a feature map).
+LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
 
 __all__ = [
     "AUTO_LAM_FLOOR",
     "AUTO_LAM_KAPPA",
     "DEFAULT_DELTA",
     "SOFTMAX",
+    "Centers",
+    "MatrixTerms",
     "auto_lam",
     "build_template",
+    "check_consistency",
     "compose_with_assignment",
     "fit_budget",
     "mechanism_name",
     "objective_budget",
     "released_matrices",
-    "validate_estimator",
-    "validate_options",
 ]
 
 #: ``loss="softmax"``: the softmax (cross-entropy) loss on the scores −zᵀΦ_c z.
@@ -92,22 +94,43 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_centers_values(centers: Any, owner: str) -> np.ndarray:
+@dataclass(frozen=True)
+class Centers(Constraint):
     """``centers``: finite real numbers (the shape (C, K, d) is checked once C and d are known)."""
-    msg = (f"The 'centers' parameter of {owner} must be None or a finite array of floats of "
-           f"shape (n_classes, n_components, n_features). Got {_short(centers)} instead.")
-    if isinstance(centers, (str, bytes, dict)):
-        raise ParameterError(msg)
-    try:
-        raw = np.asarray(centers)
-        if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
+
+    def check(self, name: str, value: Any, owner: str) -> np.ndarray:
+        msg = (f"The '{name}' parameter of {owner} must be None or {self}. "
+               f"Got {_short(value)} instead.")
+        if isinstance(value, (str, bytes, dict)):
             raise ParameterError(msg)
-        c = np.asarray(raw, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(msg) from None
-    if not np.all(np.isfinite(c)):
-        raise ParameterError(msg)
-    return c
+        try:
+            raw = np.asarray(value)
+            if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
+                raise ParameterError(msg)
+            c = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(msg) from None
+        if not np.all(np.isfinite(c)):
+            raise ParameterError(msg)
+        return c
+
+    def __str__(self) -> str:
+        return "a finite array of floats of shape (n_classes, n_components, n_features)"
+
+
+@dataclass(frozen=True)
+class MatrixTerms(Constraint):
+    """``extra_terms``: a sequence of :class:`~dpconvex.templates.large_margin.MatrixTerm`."""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable) or not all(
+                isinstance(t, MatrixTerm) for t in list(value)):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be None or {self}. "
+                                 f"Got {_short(value)} instead.")
+        return value
+
+    def __str__(self) -> str:
+        return "a sequence of MatrixTerm"
 
 
 def mechanism_name(mechanism: Any) -> Any:
@@ -116,17 +139,45 @@ def mechanism_name(mechanism: Any) -> Any:
     return registered_name(mechanism, "large_margin")
 
 
-def validate_options(est: Any, mech: Mechanism) -> None:
-    """Check ``loss``, ``lam='auto'`` and ``delta`` against each other and the mechanism."""
+#: ``lam`` of an objective without noise: "auto" or Λ >= 0 (no privacy proof needs Λ > 0).
+_LAM_WITHOUT_NOISE = Auto(Float(low_inclusive=True))
+
+
+def _check_lam(est: LargeMarginEstimator, mech: Mechanism, owner: str) -> None:
+    """lam against the mechanism: > 0 for a private objective (the privacy proof needs it),
+    >= 0 without noise, > 0 for the centroids (unused there, but a bad value is refused)."""
+    lam = est.lam
+    objective = not is_centroid(est)
+    if (objective and mech.private and isinstance(lam, numbers.Real)
+            and not isinstance(lam, bool) and lam <= 0):
+        raise PrivacyError(
+            f"strong convexity: lam = {lam!r}, but objective perturbation needs a strongly "
+            "convex objective. The Huber and softmax losses are not strongly convex and the "
+            "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
+            "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
+            "mechanism='none' for a non-private fit.")
+    rule = _LAM_WITHOUT_NOISE if objective and not mech.private else LAM
+    rule.check("lam", lam, owner)
+
+
+def check_consistency(est: LargeMarginEstimator, mech: Mechanism) -> None:
+    """The rules across the estimator's parameters (each alone is checked by its table).
+
+    ``lam`` against the mechanism; ``structure`` and ``feature_weights`` against the
+    loss; ``extra_terms`` and ``delta`` against the loss and the mechanism; with
+    ``mechanism="centroid"``, the options an objective would use.
+    """
     owner = type(est).__name__
-    if isinstance(est.loss, str) and est.loss not in (SOFTMAX, AUTO, PAIRWISE):
-        raise ParameterError(f"The 'loss' parameter of {owner} must be 'auto', 'softmax', "
-                             "'pairwise', None or a dpconvex.objectives.Loss instance. Got "
-                             f"{est.loss!r} instead.")
-    loss = resolved_loss(est)
-    softmax = isinstance(loss, str)
-    check_feature_options(resolved_structure(est), getattr(est, "feature_weights", None),
-                          owner, softmax=softmax)
+    _check_lam(est, mech, owner)
+    if is_centroid(est):  # the objective's options are unused, but bad values are refused
+        check_centroid_params(est)
+        check_feature_options(resolved_structure(est), est.feature_weights, owner, softmax=True)
+        if est.centers is not None and np.ndim(est.centers) != 3:
+            raise ParameterError(f"The 'centers' parameter of {owner} must be None or an array "
+                                 "of shape (n_classes, n_components, n_features).")
+        return
+    softmax = isinstance(resolved_loss(est), str)
+    check_feature_options(resolved_structure(est), est.feature_weights, owner, softmax=softmax)
     if softmax and est.extra_terms:
         raise ParameterError(f"{owner}: extra_terms need the CVXPY form of the pairwise loss; "
                              "they are not available with the softmax loss (the default for "
@@ -143,105 +194,18 @@ def validate_options(est: Any, mech: Mechanism) -> None:
                                  f"pure epsilon-DP mechanism {est.mechanism!r}. Got {est.delta!r}.")
 
 
-def _check_lam_value(est: Any, mech: Mechanism, owner: str) -> None:
-    """lam: 'auto', or > 0 for a private objective (the privacy proof needs it)."""
-    check_lam(est.lam, owner)
-    if mech.private:
-        check_float("epsilon", est.epsilon, owner)
-    if lam_is_auto(est.lam):
-        return
-    lam = est.lam
-    if is_centroid(est):  # unused by the centroids, but a bad value is still refused
-        check_float("lam", lam, owner)
-        return
-    if not mech.private:
-        check_float("lam", lam, owner, low_inclusive=True)
-        return
-    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or lam != lam:
-        check_float("lam", lam, owner)  # raises ParameterError with the message
-    if not lam > 0:
-        raise PrivacyError(
-            f"strong convexity: lam = {lam!r}, but objective perturbation needs a strongly "
-            "convex objective. The Huber and softmax losses are not strongly convex and the "
-            "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
-            "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
-            "mechanism='none' for a non-private fit.")
-    check_float("lam", lam, owner)
-
-
-def validate_estimator(est: Any, mech: Mechanism) -> None:
-    """Every parameter check of the estimator (its ``_validate_params``)."""
-    owner = type(est).__name__
-    _check_lam_value(est, mech, owner)
-    check_float("gamma", est.gamma, owner, low_inclusive=True, high=MAX_GAMMA,
-                high_inclusive=True)
-    check_float("h", est.h, owner)
-    check_float("data_norm", est.data_norm, owner)
-    check_int("n_components", est.n_components, owner, high=MAX_COMPONENTS,
-              why="every component adds C (d+1)(d+2)/2 parameters and noise coordinates, "
-                  "and a component needs records")
-    check_option("row_norm", getattr(est, "row_norm", "none"), ROW_NORMS, owner)
-    check_int("verbose", est.verbose, owner, low=0, high=MAX_VERBOSE,
-              why="0 is silent, 1 prints the steps, 2 also the solver's iterations")
-    if est.component_assignment is not None:
-        check_option("component_assignment", est.component_assignment, ASSIGNMENTS, owner)
-    check_float("kmeans_epsilon_fraction", est.kmeans_epsilon_fraction, owner, high=1.0)
-    check_int("kmeans_iter", est.kmeans_iter, owner, high=MAX_KMEANS_ITER,
-              why="each noisy Lloyd iteration gets 1/kmeans_iter of the k-means budget, so "
-                  "beyond it the centers are noise, and each one reads every record")
-    if est.loss is not None and not isinstance(est.loss, (Loss, str)):
-        raise ParameterError(
-            f"The 'loss' parameter of {owner} must be 'auto', 'softmax', 'pairwise', None "
-            f"or a dpconvex.objectives.Loss instance. Got {est.loss!r} instead.")
-    if est.extra_terms is not None:
-        terms = est.extra_terms
-        if isinstance(terms, (str, bytes, dict)) or not isinstance(terms, Iterable) or not all(
-                isinstance(t, MatrixTerm) for t in list(terms)):
-            raise ParameterError(
-                f"The 'extra_terms' parameter of {owner} must be None or a sequence of "
-                f"MatrixTerm. Got {_short(terms)} instead.")
-    if est.centers is not None:
-        check_centers_values(est.centers, owner)
-    if is_centroid(est):  # the objective's options are unused, but bad values are refused
-        lmc.check_centroid_params(est)
-        check_feature_options(resolved_structure(est), getattr(est, "feature_weights", None),
-                              owner, softmax=True)
-        if isinstance(est.loss, str) and est.loss not in (SOFTMAX, AUTO, PAIRWISE):
-            raise ParameterError(f"The 'loss' parameter of {owner} must be 'auto', 'softmax', "
-                                 f"'pairwise', None or a dpconvex.objectives.Loss instance. Got "
-                                 f"{_short(est.loss)} instead.")
-        if est.centers is not None and np.ndim(est.centers) != 3:
-            raise ParameterError(f"The 'centers' parameter of {owner} must be None or an array "
-                                 "of shape (n_classes, n_components, n_features).")
-    else:
-        validate_options(est, mech)
-    check_solver_name(est.solver, owner)
-    if est.optimality_tol is not None:
-        check_float("optimality_tol", est.optimality_tol, owner)
-    if est.max_iter is not None:
-        check_int("max_iter", est.max_iter, owner, high=MAX_ITER,
-                  why="a solve that has not met its tolerance in a million iterations will not")
-    check_seed(est.random_state, owner)
-
-
 def lam_is_auto(lam: Any) -> bool:
     return isinstance(lam, str) and lam == "auto"
 
 
-def check_lam(lam: Any, owner: str) -> None:
-    """lam must be 'auto' or a real number (its sign is checked by the estimator)."""
-    if isinstance(lam, str) and not lam_is_auto(lam):
-        raise ParameterError(f"The 'lam' parameter of {owner} must be a float > 0 or 'auto'. "
-                             f"Got {lam!r} instead.")
-
-
-def objective_budget(est: Any, mech: Mechanism, assign_epsilon: float | None, n: int) -> Budget:
+def objective_budget(est: LargeMarginEstimator, mech: Mechanism, assign_epsilon: float | None,
+                     n: int) -> Budget:
     """The budget left for the perturbation after a private component assignment."""
     eps = float(est.epsilon) if mech.private else math.inf
     return fit_budget(est, mech, remaining(eps, assign_epsilon) if mech.private else eps, n)
 
 
-def fit_budget(est: Any, mech: Mechanism, epsilon: float, n: int) -> Budget:
+def fit_budget(est: LargeMarginEstimator, mech: Mechanism, epsilon: float, n: int) -> Budget:
     """(ε, δ) of the fit: δ = 0 for pure mechanisms, else ``delta`` or min(1e-5, 1/n²)."""
     if not mech.private:
         return Budget.unlimited()
@@ -257,7 +221,7 @@ def _objective_noise(mech: Mechanism) -> Mechanism:
     return require_noise_report(getattr(mech, "inner", mech))
 
 
-def noise_scale(template: Any, mech: Mechanism, budget: Budget, mu: float) -> float:
+def noise_scale(template: LargeMarginTemplate, mech: Mechanism, budget: Budget, mu: float) -> float:
     """Public per-coordinate noise scale s at modulus μ: σ (Gaussian) or √p·2G/ε′ (norm-Gamma).
 
     The ``coordinate_scale`` of the mechanism's noise report at μ.
@@ -266,7 +230,7 @@ def noise_scale(template: Any, mech: Mechanism, budget: Budget, mu: float) -> fl
     return float(report.coordinate_scale)
 
 
-def auto_lam(template: Any, mech: Mechanism, budget: Budget,
+def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
              kappa: float = AUTO_LAM_KAPPA) -> float:
     """lam='auto': the root of μ = max(1e-4, μ_half, κ·s(μ)/n) (docs/privacy.md §11.5).
 
@@ -299,7 +263,7 @@ def auto_lam(template: Any, mech: Mechanism, budget: Budget,
     return hi
 
 
-def build_template(est: Any, Z: Any, y_idx: np.ndarray, comps: np.ndarray, C: int, K: int,
+def build_template(est: LargeMarginEstimator, Z: Any, y_idx: np.ndarray, comps: np.ndarray, C: int, K: int,
                    assignment: str, mech: Mechanism, budget: Budget, *,
                    lam: float | None = None) -> Any:
     """The template of a fit: softmax (unconstrained) or the paper's pairwise PSD template.
@@ -313,7 +277,7 @@ def build_template(est: Any, Z: Any, y_idx: np.ndarray, comps: np.ndarray, C: in
         weights = check_feature_options(structure, getattr(est, "feature_weights", None),
                                         type(est).__name__, softmax=True)
         fmap = feature_map_of(weights, structure, float(est.data_norm), int(Z.shape[1]) - 1)
-        template: Any = LargeMarginSoftmaxTemplate(Z, y_idx, comps if K > 1 else None,
+        template: LargeMarginTemplate = LargeMarginSoftmaxTemplate(Z, y_idx, comps if K > 1 else None,
                                                    n_classes=C, lam=lam0, n_components=K,
                                                    assignment=assignment,
                                                    data_norm=float(est.data_norm),
@@ -328,7 +292,7 @@ def build_template(est: Any, Z: Any, y_idx: np.ndarray, comps: np.ndarray, C: in
     return template
 
 
-def released_matrices(template: Any, theta: np.ndarray, C: int, K: int, D: int
+def released_matrices(template: LargeMarginTemplate, theta: np.ndarray, C: int, K: int, D: int
                       ) -> tuple[np.ndarray, float]:
     """(Φ of shape (C, K, D, D), the common PSD shift t) — post-processing of the release."""
     if isinstance(template, LargeMarginSoftmaxTemplate):
@@ -337,7 +301,7 @@ def released_matrices(template: Any, theta: np.ndarray, C: int, K: int, D: int
     return np.asarray(theta).reshape(C, K, D, D), 0.0
 
 
-def lam_note(template: Any, est: Any) -> list[str]:
+def lam_note(template: LargeMarginTemplate, est: LargeMarginEstimator) -> list[str]:
     """The certificate line of lam='auto' (empty for a numeric lam)."""
     if not lam_is_auto(est.lam):
         return []
@@ -386,7 +350,7 @@ NOISE_DOMINANCE_RATIO = 1.0
 SOFTMAX_NOISE_DOMINANCE_RATIO = 0.5
 
 
-def noise_dominance(template: Any, mech: Mechanism, budget: Budget) -> float | None:
+def noise_dominance(template: LargeMarginTemplate, mech: Mechanism, budget: Budget) -> float | None:
     """E‖b‖ / (n G) from public constants only (None when it does not apply).
 
     E‖b‖ ≈ √p·s with s the per-coordinate scale of :func:`noise_scale` (exactly p/β for
@@ -405,17 +369,18 @@ def noise_dominance(template: Any, mech: Mechanism, budget: Budget) -> float | N
     return math.sqrt(consts.dimension) * s / (template.n * consts.grad_bound)
 
 
-def _threshold(template: Any) -> float:
+def _threshold(template: LargeMarginTemplate) -> float:
     softmax = isinstance(template, LargeMarginSoftmaxTemplate)
     return SOFTMAX_NOISE_DOMINANCE_RATIO if softmax else NOISE_DOMINANCE_RATIO
 
 
-def noise_dominates(template: Any, mech: Mechanism, budget: Budget) -> bool:
+def noise_dominates(template: LargeMarginTemplate, mech: Mechanism, budget: Budget) -> bool:
     """Whether :func:`warn_if_noise_dominates` warns (the same public ratio and threshold)."""
     return exceeds(noise_dominance(template, mech, budget), _threshold(template))
 
 
-def warn_if_noise_dominates(template: Any, mech: Mechanism, budget: Budget, owner: str) -> None:
+def warn_if_noise_dominates(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
+                            owner: str) -> None:
     """Warn (before the solve) when the public noise scale makes a useful model unlikely."""
     ratio = noise_dominance(template, mech, budget)
     if ratio is None or not exceeds(ratio, _threshold(template)):

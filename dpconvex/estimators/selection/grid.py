@@ -47,7 +47,7 @@ from ..._validation import (
     feature_names_of,
     with_feature_names,
 )
-from ...data.labels import check_labels, check_unknown_labels, encode_labels, one_label_warning
+from ...data.labels import LABEL_POLICY, check_labels, encode_labels, one_label_warning
 from ...data.validation import check_array
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
@@ -352,7 +352,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         owner = type(self).__name__
         names = feature_names_of(X, owner)
         epsilon = check_float("epsilon", self.epsilon, owner)
-        unknown = check_unknown_labels("unknown_labels", self.unknown_labels, owner)
+        unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
@@ -475,7 +475,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         """
         owner = type(self).__name__
         epsilon = check_float("epsilon", self.epsilon, owner)
-        unknown = check_unknown_labels("unknown_labels", self.unknown_labels, owner)
+        unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         valid = list(self.estimator.get_params(deep=True))
         auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
         candidates = ([{"lam": f} for f in AUTO_LAM_FACTORS] if auto

@@ -49,7 +49,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 
 from ..._random import assign_noise
 from ..._validation import check_float, feature_names_of, with_feature_names
-from ...data.labels import check_unknown_labels, encode_labels, one_label_warning
+from ...data.labels import LABEL_POLICY, encode_labels, one_label_warning
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
@@ -264,7 +264,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         mean = check_float("mean_runs", self.mean_runs, owner, low=1.0, high=MAX_MEAN_RUNS,
                            high_inclusive=True)
         frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
-        check_unknown_labels("unknown_labels", self.unknown_labels, owner)
+        LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
             raise ParameterError(
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "

@@ -45,7 +45,7 @@ import numpy as np
 from ...errors import ParameterError, PrivacyError
 from ..budget import Budget
 
-__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "auto_lam", "check_lam",
+__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "auto_lam",
            "delta_floor", "grid_report", "reference_norm_for", "resolve_lam"]
 
 #: The accepted string value of ``lam``.
@@ -95,37 +95,6 @@ def reference_norm_for(mechanism: Any) -> float:
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
 LAM_GRID = np.logspace(-9, 3, 1201)
 LAM_GRID.flags.writeable = False
-
-
-def check_lam(value: Any, owner: str) -> float | str:
-    """Return ``"auto"`` or ``value`` as a float > 0; raise :class:`ParameterError` otherwise.
-
-    Examples
-    --------
-    >>> from dpconvex import ParameterError
-    >>> from dpconvex.privacy.rules.lam import check_lam
-    >>> check_lam("auto", "PrivateLogisticRegression"), check_lam(0.1, "PrivateLogisticRegression")
-    ('auto', 0.1)
-    >>> try:
-    ...     check_lam(-1.0, "PrivateLogisticRegression")
-    ... except ParameterError:
-    ...     print("lam must be > 0 or 'auto'")
-    ...
-    lam must be > 0 or 'auto'
-    """
-    from ..._validation import check_float
-
-    if isinstance(value, str):
-        if value == AUTO:
-            return AUTO
-        raise ParameterError(
-            f"The 'lam' parameter of {owner} must be 'auto' or a float in (0, inf). "
-            f"Got {value!r} instead."
-        )
-    try:
-        return check_float("lam", value, owner)
-    except ParameterError as err:
-        raise ParameterError(f"{err} Accepted values: 'auto' or a float in (0, inf).") from None
 
 
 def _constants(n: int, q: float, p: int, loss: Any) -> Any:

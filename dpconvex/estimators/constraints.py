@@ -1,0 +1,57 @@
+"""The parameter constraints that read the loss and solver registries.
+
+The generic constraints (:class:`~dpconvex._validation.Float`, ``Int``, ``Options``,
+...) live in :mod:`dpconvex._validation`, below every registry; these two name a
+registered loss or solver, so they live with the estimators that take them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .._validation import Constraint, _is_one_of, _short_repr
+from ..errors import ParameterError
+from ..objectives.losses import Loss
+from ..solvers.registry import check_solver_name
+
+__all__ = ["SOLVER", "LossParameter", "Solver"]
+
+
+@dataclass(frozen=True)
+class LossParameter(Constraint):
+    """A loss named in ``names`` or a :class:`dpconvex.objectives.Loss` instance.
+
+    Examples
+    --------
+    >>> str(LossParameter(("huber", None)))
+    "one of 'huber', None or a dpconvex.objectives.Loss instance"
+    """
+
+    names: tuple[Any, ...]
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if not (isinstance(value, Loss) or _is_one_of(value, list(self.names))):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
+                                 f"Got {_short_repr(value)} instead.")
+        return value
+
+    def __str__(self) -> str:
+        names = ", ".join(map(repr, self.names))
+        return f"one of {names} or a dpconvex.objectives.Loss instance"
+
+
+@dataclass(frozen=True)
+class Solver(Constraint):
+    """None or the name of a registered solver backend, by
+    :func:`dpconvex.solvers.check_solver_name` (the registry is read at check time)."""
+
+    def check(self, name: str, value: Any, owner: str) -> str | None:
+        return check_solver_name(value, owner)
+
+    def __str__(self) -> str:
+        return "None or a registered solver name (dpconvex.solvers.backend_names())"
+
+
+#: The solver backend (None: the native solver).
+SOLVER = Solver()

@@ -1,0 +1,138 @@
+"""Every estimator's parameters are checked by constraint objects (the table is the check and its doc)."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+import pytest
+
+import dpconvex
+from dpconvex import ParameterError
+from dpconvex._validation import (
+    LAM,
+    Auto,
+    Bool,
+    Constraint,
+    Float,
+    Int,
+    NoValidation,
+    Optional,
+    Options,
+    Seed,
+)
+from dpconvex.estimators.base import PrivateEstimator
+
+ESTIMATORS = [obj for name in dpconvex.__all__
+              if isinstance(obj := getattr(dpconvex, name), type)
+              and issubclass(obj, PrivateEstimator)]
+
+
+def test_every_public_private_estimator_is_covered():
+    names = {cls.__name__ for cls in ESTIMATORS}
+    assert {"PrivateLogisticRegression", "PrivateLargeMarginGaussian", "PrivateClassifier",
+            "NoisyGradientDescent", "PrivateGaussianCentroid"} <= names
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_every_init_parameter_has_a_constraint_object(cls):
+    table = cls._parameter_constraints
+    params = [n for n in inspect.signature(cls.__init__).parameters if n != "self"]
+    assert sorted(set(params) - set(table)) == []
+    assert sorted(set(table) - set(params)) == []
+    for name, rule in table.items():
+        assert isinstance(rule, Constraint), f"{cls.__name__}.{name}: {rule!r}"
+        assert str(rule), f"{cls.__name__}.{name} has no description"
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_defaults_satisfy_the_table(cls):
+    est = cls(epsilon=1.0)
+    owner = cls.__name__
+    for name, rule in cls._parameter_constraints.items():
+        rule.check(name, getattr(est, name), owner)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_no_validation_states_its_reason(cls):
+    for rule in cls._parameter_constraints.values():
+        if isinstance(rule, NoValidation):
+            assert len(rule.reason) > 10
+
+
+def test_float_message_in_scikit_learn_form():
+    with pytest.raises(ParameterError) as err:
+        Float().check("epsilon", -1, "Model")
+    assert str(err.value) == ("The 'epsilon' parameter of Model must be a float in (0, inf). "
+                              "Got -1 instead.")
+
+
+@pytest.mark.parametrize("rule,value,ok", [
+    (Float(), 0.0, False),
+    (Float(low_inclusive=True), 0.0, True),
+    (Float(high=1.0), 1.0, False),
+    (Float(high=1.0, high_inclusive=True), 1.0, True),
+    (Float(), math.inf, False),
+    (Float(allow_inf=True), math.inf, True),
+    (Float(), True, False),
+    (Int(low=0, high=2), 0, True),
+    (Int(low=0, high=2), 2, True),
+    (Int(low=0, high=2), 3, False),
+    (Int(), 1.0, False),
+])
+def test_bounds_inclusive_and_exclusive(rule, value, ok):
+    if ok:
+        assert rule.check("p", value, "Model") == value
+    else:
+        with pytest.raises(ParameterError, match=r"The 'p' parameter of Model must be"):
+            rule.check("p", value, "Model")
+
+
+def test_description_matches_the_message():
+    rule = Float(low_inclusive=True, high=1.0)
+    assert str(rule) == "a float in [0, 1)"
+    with pytest.raises(ParameterError, match=r"must be a float in \[0, 1\)\. Got 1 instead"):
+        rule.check("delta", 1, "Model")
+    assert str(Optional(rule)) == "None or a float in [0, 1)"
+    assert str(Int(low=0, high=2)) == "an int in [0, 2]"
+
+
+def test_optional_takes_none_and_checks_the_rest():
+    rule = Optional(Float(high=1.0))
+    assert rule.check("delta", None, "Model") is None
+    assert rule.check("delta", np.float64(0.5), "Model") == 0.5
+    with pytest.raises(ParameterError, match=r"'delta'.*\(0, 1\)\. Got 0 instead"):
+        rule.check("delta", 0, "Model")
+
+
+def test_auto_takes_the_word_and_names_both_choices():
+    assert LAM.check("lam", "auto", "Model") == "auto"
+    assert LAM.check("lam", 0.1, "Model") == 0.1
+    with pytest.raises(ParameterError, match=r"must be 'auto' or a float in \(0, inf\)\. "
+                                             r"Got 'Auto' instead"):
+        LAM.check("lam", "Auto", "Model")
+    with pytest.raises(ParameterError, match=r"Got 0 instead\. Accepted values: 'auto' or a "
+                                             r"float in \(0, inf\)"):
+        LAM.check("lam", 0, "Model")
+    assert Auto(Bool()).check("safeguard", np.bool_(False), "Model") is False
+
+
+def test_options_refuse_without_comparing_arrays():
+    rule = Options(("raise", "ignore"), meaning="what each does")
+    assert rule.check("unknown_labels", "ignore", "Model") == "ignore"
+    with pytest.raises(ParameterError, match=r"one of \['raise', 'ignore'\]: what each does\. "
+                                             r"Got array"):
+        rule.check("unknown_labels", np.array(["raise", "ignore"]), "Model")
+
+
+def test_seed_refuses_a_generator():
+    assert Seed().check("random_state", 3, "Model") == 3
+    with pytest.raises(ParameterError, match="replay"):
+        Seed().check("random_state", np.random.default_rng(0), "Model")
+
+
+def test_constraints_are_frozen():
+    rule = Float()
+    with pytest.raises(AttributeError):
+        rule.low = 1.0  # type: ignore[misc]
