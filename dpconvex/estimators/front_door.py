@@ -109,30 +109,30 @@ def _check_fraction(name: str, value: Any, owner: str) -> None:
         check_float(name, value, owner, low=0.0, high=1.0)
 
 
-def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, est: Any) -> Any:
+def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
     """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
     validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
     collection's lazily (its chunks stay on the workers)."""
     if is_dask_collection(X):
-        return check_rows(X, np.zeros(n), owner, est)[0][rows]
+        return check_rows(X, np.zeros(n), owner, estimator)[0][rows]
     if hasattr(X, "iloc"):
         return X.iloc[rows]
     return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
-def _noise_dominates(est: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
-    """Whether ``est``'s public noise check fires on the shape-only problem of its plan.
+def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
+    """Whether ``learner``'s public noise check fires on the shape-only problem of its plan.
 
     The verdict of the check's own ratio and threshold, without its warning: the same
-    comparison as the warning a fit of ``est`` would give (public quantities only).
+    comparison as the warning a fit of ``learner`` would give (public quantities only).
     """
-    plan = est.plan(n, n_classes, n_features)
-    template = est.prepare_shape(plan).template
-    if isinstance(est, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
+    plan = learner.plan(n, n_classes, n_features)
+    template = learner.prepare_shape(plan).template
+    if isinstance(learner, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
         return centroid_noise_dominates(plan.mechanism, template, plan.budget, n)
-    if isinstance(est, PrivateLargeMarginGaussian):
+    if isinstance(learner, PrivateLargeMarginGaussian):
         return noise_dominates(template, plan.mechanism, objective_part(plan))
-    if isinstance(est, NoisyGradientDescent):
+    if isinstance(learner, NoisyGradientDescent):
         return exceeds(gd_noise_ratio(template, plan.mechanism, plan.budget), GD_NOISE_RATIO)
     return linear_noise_dominates(template, plan.mechanism, plan.budget)
 

@@ -86,7 +86,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 _IMPLICIT_MAX_NORM = 1e100
 
 
-def _implicit_rows(Xv: Any, q: float, intercept: float | None, outside: np.ndarray,
+def _implicit_rows(X_checked: Any, q: float, intercept: float | None, outside: np.ndarray,
                    owner: str) -> ScaledRows | None:
     """Dense rows clipped to q, with the intercept column and zeroed records, as factors.
 
@@ -97,20 +97,20 @@ def _implicit_rows(Xv: Any, q: float, intercept: float | None, outside: np.ndarr
     by :class:`~dpconvex.data.operators.ScaledRows` so that the rows are not
     copied. None for sparse rows, or norms whose products could overflow.
     """
-    if sp.issparse(Xv) or not isinstance(Xv, np.ndarray):
+    if sp.issparse(X_checked) or not isinstance(X_checked, np.ndarray):
         return None
-    rows = DenseRows(Xv)
+    rows = DenseRows(X_checked)
     norms = rows.row_norms()
     if not (np.all(norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
         return None
     scale, n_clipped = clip_scale(norms, q)
-    note_clipped(n_clipped, Xv.shape[0], q, owner)
+    note_clipped(n_clipped, X_checked.shape[0], q, owner)
     keep = None if not outside.any() else (~outside).astype(float)
     if keep is not None:
         scale *= keep
     column = None
     if intercept is not None:
-        column = np.full(Xv.shape[0], intercept) if keep is None else intercept * keep
+        column = np.full(X_checked.shape[0], intercept) if keep is None else intercept * keep
     return ScaledRows(rows, scale, column, base_norms=norms)
 
 

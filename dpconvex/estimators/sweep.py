@@ -168,10 +168,10 @@ def epsilon_sweep(
     >>> [fits[0].certificate_.epsilon <= eps for eps, fits in zip(sweep.epsilons, sweep.estimators)]
     [True, True]
     """
-    eps_grid = _check_epsilons(epsilons)
-    runs = check_int("runs", runs, "epsilon_sweep", high=MAX_FITS // len(eps_grid),
+    epsilon_grid = _check_epsilons(epsilons)
+    runs = check_int("runs", runs, "epsilon_sweep", high=MAX_FITS // len(epsilon_grid),
                      why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
-                         f"(runs x {len(eps_grid)} epsilons)")
+                         f"(runs x {len(epsilon_grid)} epsilons)")
     warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
     if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
         raise ParameterError(
@@ -190,11 +190,11 @@ def epsilon_sweep(
     noise_rng = check_random_state(random_state)
     seeded = random_state is not None
     stored = None if isinstance(random_state, np.random.Generator) else random_state
-    sweep = EpsilonSweep(eps_grid)
+    sweep = EpsilonSweep(epsilon_grid)
     started = time.perf_counter()
     prepared = None
     previous: np.ndarray | None = None
-    for epsilon in eps_grid:
+    for epsilon in epsilon_grid:
         fits = []
         for _ in range(runs):
             model = _fresh(estimator, epsilon=epsilon, random_state=stored)
