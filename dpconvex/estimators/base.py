@@ -122,24 +122,25 @@ class ClassifierScoreMixin:
         sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
             if hasattr(self, "__sklearn_tags__") else False
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
-        Xv = check_array(X, owner, accept_sparse=sparse_ok, accept_dask=True)
-        yv = check_labels(computed(y), Xv.shape[0], owner)
-        known = np.array([any(v == c for c in self.classes_) for v in yv.tolist()]) \
-            if yv.dtype.kind == "O" or self.classes_.dtype.kind != yv.dtype.kind else \
-            np.isin(yv, self.classes_)
+        rows = check_array(X, owner, accept_sparse=sparse_ok, accept_dask=True)
+        labels = check_labels(computed(y), rows.shape[0], owner)
+        known = np.array([any(label == known_class for known_class in self.classes_)
+                          for label in labels.tolist()]) \
+            if labels.dtype.kind == "O" or self.classes_.dtype.kind != labels.dtype.kind else \
+            np.isin(labels, self.classes_)
         if not np.all(known):
-            bad = sorted({repr(v) for v in yv[~known].tolist()})[:5]
+            unseen = sorted({repr(label) for label in labels[~known].tolist()})[:5]
             raise DataValidationError(
-                f"{owner}.score: y has labels unseen in fit ({', '.join(bad)}); the model "
+                f"{owner}.score: y has labels unseen in fit ({', '.join(unseen)}); the model "
                 f"knows {self.classes_.tolist()!r}. Map the labels to those classes."
             )
-        w = None if sample_weight is None else check_sample_weight(sample_weight, len(yv),
-                                                                    f"{owner}.score")
-        pred = self.predict(Xv)
-        correct = (pred == yv).astype(float)
-        if w is None:
+        weights = None if sample_weight is None else check_sample_weight(
+            sample_weight, len(labels), f"{owner}.score")
+        predicted_labels = self.predict(rows)
+        correct = (predicted_labels == labels).astype(float)
+        if weights is None:
             return float(correct.mean())
-        return float(np.average(correct, weights=w))
+        return float(np.average(correct, weights=weights))
 
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -226,25 +227,26 @@ class FitPlan:
         return str(getattr(self.mechanism, "name", self.mechanism))
 
     def __str__(self) -> str:
-        b = self.budget
+        budget = self.budget
         lines = [f"FitPlan of {self.estimator} (n = {self.n}, classes = {self.n_classes}, "
                  f"features = {self.n_features})",
                  f"  learner:   {self.learner}",
                  f"  template:  {self.template}"]
-        lines += [f"    {k} = {_show(v)}" for k, v in self.options.items()]
+        lines += [f"    {key} = {_show(value)}" for key, value in self.options.items()]
         lines.append(f"  mechanism: {self.mechanism_name}")
-        lines.append(f"  budget:    epsilon = {_show(b.epsilon)}, delta = {_show(b.delta)}")
-        lines += [f"    {k}: epsilon = {_show(v.epsilon)}, delta = {_show(v.delta)}"
-                  for k, v in self.parts.items()]
-        lam = "unused" if self.lam is None else _show(self.lam)
-        lines.append(f"  lam:       {lam}" + (f" ({self.lam_rule})" if self.lam_rule else ""))
+        lines.append(f"  budget:    epsilon = {_show(budget.epsilon)}, "
+                     f"delta = {_show(budget.delta)}")
+        lines += [f"    {key}: epsilon = {_show(value.epsilon)}, delta = {_show(value.delta)}"
+                  for key, value in self.parts.items()]
+        lam_shown = "unused" if self.lam is None else _show(self.lam)
+        lines.append(f"  lam:       {lam_shown}" + (f" ({self.lam_rule})" if self.lam_rule else ""))
         lines.append(f"  backend:   {self.backend}")
         if self.notes:
             lines.append("  certificate notes:")
             lines += [f"    - {note}" for note in self.notes]
-        for sub in self.sub_plans[:1]:
+        for sub_plan in self.sub_plans[:1]:
             lines.append(f"  each of the {len(self.sub_plans)} binary models:")
-            lines += ["    " + line for line in str(sub).splitlines()[1:]]
+            lines += ["    " + line for line in str(sub_plan).splitlines()[1:]]
         return "\n".join(lines)
 
 
@@ -347,25 +349,25 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         owner = type(self).__name__
         n, p = public_rows(X), _public_columns(X)
         if n is None or p is None or n < 2 or p < 1:
-            Xv = check_array(X, owner, min_samples=2, accept_sparse=self._accepts_sparse,
-                             accept_dask=True)
-            n, p = int(Xv.shape[0]), int(Xv.shape[1])
+            rows = check_array(X, owner, min_samples=2, accept_sparse=self._accepts_sparse,
+                               accept_dask=True)
+            n, p = int(rows.shape[0]), int(rows.shape[1])
         return n, max(2, self._label_count(y, n)), p
 
     def _label_count(self, y: Any, n: int) -> int:
         classes = getattr(self, "classes", None)
         if classes is not None:
             try:
-                c = np.asarray(list(classes))
+                label_set = np.asarray(list(classes))
             except (TypeError, ValueError):
                 return 2  # prepare raises the named error on 'classes'
-            return int(c.size) if c.ndim == 1 else 2
+            return int(label_set.size) if label_set.ndim == 1 else 2
         try:
-            yv = check_labels(computed(y), n, type(self).__name__)
+            labels = check_labels(computed(y), n, type(self).__name__)
         except (DPConvexError, IndexError, TypeError, ValueError):
             return 2  # prepare raises it with the full context (X, lengths)
-        c = label_set_of(yv, None, type(self).__name__)
-        return 2 if c is None else int(c.size)
+        label_set = label_set_of(labels, None, type(self).__name__)
+        return 2 if label_set is None else int(label_set.size)
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
         """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
@@ -493,10 +495,10 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
     def _certify(self, prep: Prepared, plan: FitPlan) -> Any:
         from ..privacy.release import release
 
-        cert = release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
-        cert.assumptions.extend(n for n in (prep.meta.label_note, *plan.notes)
-                                if n and n not in cert.assumptions)
-        return cert
+        certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
+        certificate.assumptions.extend(note for note in (prep.meta.label_note, *plan.notes)
+                                       if note and note not in certificate.assumptions)
+        return certificate
 
 
 #: Inside a fit's budget hold (:meth:`PrivateEstimator._reserve`): nested fits skip the δ check.

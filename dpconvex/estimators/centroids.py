@@ -145,17 +145,17 @@ def class_priors(priors: Any, counts: np.ndarray, floor: float, owner: str) -> n
     """
     C = int(np.shape(counts)[0])
     if isinstance(priors, str) and priors == "empirical":
-        nf = np.maximum(np.asarray(counts, dtype=float), float(floor))
-        return nf / nf.sum()
+        floored_counts = np.maximum(np.asarray(counts, dtype=float), float(floor))
+        return floored_counts / floored_counts.sum()
     if isinstance(priors, str) and priors == "uniform":
         return np.full(C, 1.0 / C)
-    a = np.asarray(priors, dtype=float)
-    if a.shape != (C,):
+    given_priors = np.asarray(priors, dtype=float)
+    if given_priors.shape != (C,):
         raise ParameterError(
             f"The 'priors' parameter of {owner} must have one entry per class of the public "
-            f"label set ({C} classes). Got {a.size} entries; give one prior per entry of "
-            "'classes', in its order.")
-    return a / a.sum()
+            f"label set ({C} classes). Got {given_priors.size} entries; give one prior per "
+            "entry of 'classes', in its order.")
+    return given_priors / given_priors.sum()
 
 
 def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
@@ -190,10 +190,10 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1
-    nf = np.maximum(V[:, d] / float(count_weight), float(floor))
-    pi = nf / nf.sum()
+    floored_counts = np.maximum(V[:, d] / float(count_weight), float(floor))
+    pi = floored_counts / floored_counts.sum()
     energy = np.einsum("ij,ij->i", V[:, :d], V[:, :d])
-    m = np.clip((energy - np.asarray(sum_noise_energy, dtype=float)) / nf**2, 0.0, 1.0)
+    m = np.clip((energy - np.asarray(sum_noise_energy, dtype=float)) / floored_counts**2, 0.0, 1.0)
     return float(max(1.0 - float(pi @ m), WITHIN_FLOOR) / d)
 
 
@@ -207,20 +207,21 @@ def prior_penalty(priors: np.ndarray, variance: float) -> np.ndarray:
     return 2.0 * float(variance) * (logp.max() - logp)
 
 
-def _sum_noise_energy(mech: Mechanism, cal: Any, shape: tuple[int, int]) -> np.ndarray:
+def _sum_noise_energy(mechanism: Mechanism, calibration: Any, shape: tuple[int, int]) -> np.ndarray:
     """E‖b_c‖² on the d sum coordinates of each class: public, from the calibration.
 
     A mechanism whose noise is not exchangeable across the C (d + 1) entries declares
     ``entry_second_moments(cal, shape)`` (E b² per entry); for the others (the
     Gaussian and norm-Gamma laws are rotation invariant) every entry has E‖b‖²/p.
     """
-    C, d1 = shape
-    per_entry = getattr(mech, "entry_second_moments", None)
+    C, n_columns = shape
+    per_entry = getattr(mechanism, "entry_second_moments", None)
     if per_entry is not None:
-        E = np.broadcast_to(np.asarray(per_entry(cal, shape), dtype=float), shape)
-        return E[:, : d1 - 1].sum(axis=1)
-    p = C * d1
-    return np.full(C, (d1 - 1) * float(mech.moments(cal, p)[1]) / p)  # type: ignore[attr-defined]
+        E = np.broadcast_to(np.asarray(per_entry(calibration, shape), dtype=float), shape)
+        return E[:, : n_columns - 1].sum(axis=1)
+    p = C * n_columns
+    second_moment = float(mechanism.moments(calibration, p)[1])  # type: ignore[attr-defined]
+    return np.full(C, (n_columns - 1) * second_moment / p)
 
 
 def _unit(U: Any) -> Any:
@@ -229,13 +230,13 @@ def _unit(U: Any) -> Any:
     Sparse rows are scaled on their stored entries (a ``csr_array``, never densified).
     """
     if sp.issparse(U):
-        A = canonical_csr(U)
-        nrm = np.sqrt(np.asarray(A.multiply(A).sum(axis=1), dtype=float).ravel())
-        per = np.repeat(nrm, np.diff(A.indptr))  # each stored entry's row norm
-        data = np.divide(A.data, per, out=np.zeros_like(A.data), where=per > 0)
-        return sp.csr_array((data, A.indices, A.indptr), shape=A.shape)
-    nrm = np.linalg.norm(U, axis=1, keepdims=True)
-    return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+        rows = canonical_csr(U)
+        norms = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1), dtype=float).ravel())
+        entry_norms = np.repeat(norms, np.diff(rows.indptr))  # each stored entry's row norm
+        data = np.divide(rows.data, entry_norms, out=np.zeros_like(rows.data), where=entry_norms > 0)
+        return sp.csr_array((data, rows.indices, rows.indptr), shape=rows.shape)
+    norms = np.linalg.norm(U, axis=1, keepdims=True)
+    return np.divide(U, norms, out=np.zeros_like(U), where=norms > 0)
 
 
 def _one_row_broadcast(U: Any) -> bool:
@@ -250,21 +251,21 @@ def _sq_norms(U: Any) -> np.ndarray:
     return np.einsum("ij,ij->i", U, U)
 
 
-def _class_sum_block(B: np.ndarray, scale: Any, signs: bool, q: float, unit: bool, C: int,
+def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, q: float, unit: bool, C: int,
                      w: float, bound: float) -> np.ndarray:
     """One Dask chunk's (class sums of u, w x class counts), flattened to shape (1, C (d + 1)).
 
-    ``B`` holds the raw rows and, in its last column, the class index (-1: outside
+    ``block`` holds the raw rows and, in its last column, the class index (-1: outside
     the label set); u is built per row exactly as the in-memory path builds it.
     """
-    U = clip_rows(B[:, :-1], q)[0] / q
+    U = clip_rows(block[:, :-1], q)[0] / q
     U = clip_rows(_unit(U) if unit else U, bound)[0]
-    label, d = B[:, -1], U.shape[1]
+    label, d = block[:, -1], U.shape[1]
     V = np.zeros((C, d + 1))
-    for c in range(C):
-        rows = label == c
-        V[c, :d] = U[rows].sum(axis=0)
-        V[c, d] = w * float(np.count_nonzero(rows))
+    for class_index in range(C):
+        rows = label == class_index
+        V[class_index, :d] = U[rows].sum(axis=0)
+        V[class_index, d] = w * float(np.count_nonzero(rows))
     return V.reshape(1, -1)
 
 
@@ -286,10 +287,10 @@ class _BlockRows:
         step = max(1, _SUM_BLOCK_ENTRIES // self.p)
         total = None
         for start in range(0, self.n, step):
-            B = np.empty((min(step, self.n - start), self.p))
-            B[:, :-1] = self.X[start:start + step]
-            B[:, -1] = self.label[start:start + step]
-            part = k(B, None, False, *a)
+            block = np.empty((min(step, self.n - start), self.p))
+            block[:, :-1] = self.X[start:start + step]
+            block[:, -1] = self.label[start:start + step]
+            part = k(block, None, False, *a)
             total = part if total is None else total + part
         return total
 
@@ -297,7 +298,8 @@ class _BlockRows:
 def _over_bound(X: np.ndarray, q: float) -> np.ndarray:
     """Rows with norm above q (the rows ``clip_rows`` scales down), block by block."""
     step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1], 1))
-    return np.concatenate([row_norms(X[s:s + step]) > q for s in range(0, X.shape[0], step)]
+    return np.concatenate([row_norms(X[start:start + step]) > q
+                           for start in range(0, X.shape[0], step)]
                           or [np.zeros(0, dtype=bool)])
 
 
@@ -592,26 +594,26 @@ class PrivateGaussianCentroid(PrivateEstimator):
                     f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
                     "mechanism='auto' with delta=None for pure epsilon-DP.")
 
-    def _budget(self, mech: Mechanism, n: int) -> tuple[Budget, bool]:
+    def _budget(self, mechanism: Mechanism, n: int) -> tuple[Budget, bool]:
         """(ε, δ) of the fit and whether δ came from the public rule."""
-        eps = float(self.epsilon)
-        if mech.pure:
-            return Budget(eps, 0.0), False
+        epsilon = float(self.epsilon)
+        if mechanism.pure:
+            return Budget(epsilon, 0.0), False
         if self.delta is None:
-            return Budget(eps, default_delta(n)), True
-        return Budget(eps, float(self.delta)), False
+            return Budget(epsilon, default_delta(n)), True
+        return Budget(epsilon, float(self.delta)), False
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
-        mech = self._mechanism()
-        budget, rule = self._budget(mech, n)
+        mechanism = self._mechanism()
+        budget, rule = self._budget(mechanism, n)
         if not isinstance(self.priors, str):  # public priors: one per class of the label set
             class_priors(self.priors, np.zeros(n_classes), 1.0, type(self).__name__)
         notes = (FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  *([UNIT_ROWS] if self.row_norm == "unit" else []), *self._mechanism_notes())
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template="class sums", learner="centroid", mechanism=mech, budget=budget,
+            template="class sums", learner="centroid", mechanism=mechanism, budget=budget,
             backend="closed form (no solver)", lam_rule="no regularizer", notes=notes,
             options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm,
                      "priors": self.priors if isinstance(self.priors, str) else "given"})
@@ -619,22 +621,22 @@ class PrivateGaussianCentroid(PrivateEstimator):
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
-        Xv = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
-        check_plan_shape(plan, Xv.shape, owner)
-        yv = check_labels(computed(y), Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
+        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
+        check_plan_shape(plan, X_checked.shape, owner)
+        y_checked = check_labels(computed(y), X_checked.shape[0], owner)
+        labels = encode_labels(y_checked, self.classes, owner, unknown_labels=self.unknown_labels)
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
-        meta = PreparedFacts(Xv.shape[1], labels.classes)  # the template states the labels
-        if is_dask_collection(Xv):  # u built and summed per chunk on the workers, one pass
+        meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels
+        if is_dask_collection(X_checked):  # u built and summed per chunk on the workers, one pass
             import dask.array as da
 
             from ..data.dask_rows import DaskRows
 
             keep = ~labels.outside
             index = np.where(keep, labels.index, -1).astype(float)[:, None]
-            rows = DaskRows(da.concatenate([Xv, da.from_array(index, chunks=(Xv.chunks[0], 1))],
-                                           axis=1))
+            index_column = da.from_array(index, chunks=(X_checked.chunks[0], 1))
+            rows = DaskRows(da.concatenate([X_checked, index_column], axis=1))
             notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                      labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else []),
                      rows.certificate_note, *self._mechanism_notes()]
@@ -648,16 +650,16 @@ class PrivateGaussianCentroid(PrivateEstimator):
             notes.append(UNIT_ROWS)
         notes.extend(self._mechanism_notes())
         keep = ~labels.outside  # records outside the label set contribute nothing
-        if isinstance(Xv, np.ndarray):  # u built and summed block by block: no copy of X
-            note_clipped(int(np.count_nonzero(_over_bound(Xv, q))), Xv.shape[0], q, owner)
-            rows = _BlockRows(Xv, np.where(keep, labels.index, -1))
+        if isinstance(X_checked, np.ndarray):  # u built and summed block by block: no copy of X
+            note_clipped(int(np.count_nonzero(_over_bound(X_checked, q))), X_checked.shape[0], q, owner)
+            rows = _BlockRows(X_checked, np.where(keep, labels.index, -1))
             template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
                                         notes=notes, rows=rows,
                                         row_map=(q, self.row_norm == "unit"))
             return Prepared(template=template, meta=meta)
-        Xc, n_clipped = clip_rows(Xv, q)
-        note_clipped(n_clipped, Xv.shape[0], q, owner)
-        template = ClassSumTemplate(self._u(Xc / q)[keep], labels.index[keep],
+        clipped, n_clipped = clip_rows(X_checked, q)
+        note_clipped(n_clipped, X_checked.shape[0], q, owner)
+        template = ClassSumTemplate(self._u(clipped / q)[keep], labels.index[keep],
                                     int(labels.classes.size), notes=notes)
         return Prepared(template=template, meta=meta)
 
@@ -675,26 +677,26 @@ class PrivateGaussianCentroid(PrivateEstimator):
                  warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
         """Release the noisy class sums and counts and store the class means."""
         owner = type(self).__name__
-        template, mech, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
+        template, mechanism, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
         # public quantities only (n, C, d, epsilon, delta), before the release (§6.8); the
         # rule reads the number of rows from a shape
-        warn_if_centroid_noise_dominates(mech, template, budget, np.broadcast_to(0.0, (plan.n, 0)),
-                                         owner, stacklevel=4)
+        warn_if_centroid_noise_dominates(mechanism, template, budget,
+                                         np.broadcast_to(0.0, (plan.n, 0)), owner, stacklevel=4)
         noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
-        rel = release(template, mech, budget, None, noise.rng, seeded=noise.seeded)
-        assert rel.theta is not None and rel.calibration is not None
-        cert = rel.certificate
-        hold.commit_certificate(cert)
-        V = rel.theta
-        w = float(getattr(mech, "count_weight", 1.0))
+        released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
+        assert released.theta is not None and released.calibration is not None
+        certificate = released.certificate
+        hold.commit_certificate(certificate)
+        V = released.theta
+        w = float(getattr(mechanism, "count_weight", 1.0))
         counts = V[:, d] / w
-        scale = float(mech.noise_scale(rel.calibration, V.shape))  # type: ignore[attr-defined]
+        scale = float(mechanism.noise_scale(released.calibration, V.shape))  # type: ignore[attr-defined]
         floor = max(1.0, scale / w)
         mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
         # post-processing of V (§4.9.1): the within-class variance and the priors
-        energy = _sum_noise_energy(mech, rel.calibration, V.shape)
-        self.certificate_ = cert
+        energy = _sum_noise_energy(mechanism, released.calibration, V.shape)
+        self.certificate_ = certificate
         self.classes_ = prep.meta.classes
         self.n_features_in_ = d
         self.means_ = mu * float(self.data_norm)
@@ -712,18 +714,18 @@ class PrivateGaussianCentroid(PrivateEstimator):
         """‖u − μ_c‖² for u = clip(x, q)/q, shape (n_samples, C)."""
         check_fitted(self, "means_")
         owner = type(self).__name__
-        Xv = check_array(X, owner, n_features=self.n_features_in_, accept_sparse=True)
+        rows = check_array(X, owner, n_features=self.n_features_in_, accept_sparse=True)
         q = float(self.data_norm)
-        U = self._u(clip_rows(Xv, q)[0] / q)
+        U = self._u(clip_rows(rows, q)[0] / q)
         M = self.means_ / q
-        d2 = (_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
-              + np.einsum("ij,ij->i", M, M)[None, :])
-        return np.maximum(d2, 0.0)
+        distances = (_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
+                     + np.einsum("ij,ij->i", M, M)[None, :])
+        return np.maximum(distances, 0.0)
 
     def _penalized(self, X: Any) -> np.ndarray:
         """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c), shape (n_samples, C); lower wins."""
-        d2 = self._sq_distances(X)  # checks that the model is fitted
-        return d2 + prior_penalty(self.class_prior_, self.within_class_var_)[None, :]
+        distances = self._sq_distances(X)  # checks that the model is fitted
+        return distances + prior_penalty(self.class_prior_, self.within_class_var_)[None, :]
 
     @checks_feature_names
     def class_scores(self, X: Any) -> np.ndarray:
@@ -732,15 +734,15 @@ class PrivateGaussianCentroid(PrivateEstimator):
         τ: ``temperature`` (None: σ̂², so the scores are the Gaussian model's log
         posterior up to a per-row constant).
         """
-        pen = self._penalized(X)
+        penalized = self._penalized(X)
         tau = self.within_class_var_ if self.temperature is None else float(self.temperature)
-        return -pen / (2.0 * tau)
+        return -penalized / (2.0 * tau)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """Class scores; for two classes the score of ``classes_[1]`` minus that of ``classes_[0]``."""
-        s = self.class_scores(X)
-        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
+        scores = self.class_scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
@@ -748,8 +750,8 @@ class PrivateGaussianCentroid(PrivateEstimator):
 
         With equal priors the label of the nearest class mean.
         """
-        pen = self._penalized(X)  # checks that the model is fitted
-        return self.classes_[np.argmin(pen, axis=1)]
+        penalized = self._penalized(X)  # checks that the model is fitted
+        return self.classes_[np.argmin(penalized, axis=1)]
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -763,6 +765,6 @@ class PrivateGaussianCentroid(PrivateEstimator):
         ndarray of shape (n_samples, C)
             Column j is the probability of ``classes_[j]``; rows sum to 1.
         """
-        s = self.class_scores(X)
-        e = np.exp(s - s.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        scores = self.class_scores(X)
+        exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return exp_scores / exp_scores.sum(axis=1, keepdims=True)

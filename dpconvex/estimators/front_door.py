@@ -103,30 +103,30 @@ INFERRED_CHOICE = ("the learner was chosen with the label set read from the data
                    "classes=[...] so that neither is read from the records")
 
 
-def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, est: Any) -> Any:
+def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
     """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
     validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
     collection's lazily (its chunks stay on the workers)."""
     if is_dask_collection(X):
-        return check_rows(X, np.zeros(n), owner, est)[0][rows]
+        return check_rows(X, np.zeros(n), owner, estimator)[0][rows]
     if hasattr(X, "iloc"):
         return X.iloc[rows]
     return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
-def _noise_dominates(est: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
-    """Whether ``est``'s public noise check fires on the shape-only problem of its plan.
+def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
+    """Whether ``learner``'s public noise check fires on the shape-only problem of its plan.
 
     The verdict of the check's own ratio and threshold, without its warning: the same
-    comparison as the warning a fit of ``est`` would give (public quantities only).
+    comparison as the warning a fit of ``learner`` would give (public quantities only).
     """
-    plan = est.plan(n, n_classes, n_features)
-    template = est.prepare_shape(plan).template
-    if isinstance(est, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
+    plan = learner.plan(n, n_classes, n_features)
+    template = learner.prepare_shape(plan).template
+    if isinstance(learner, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
         return centroid_noise_dominates(plan.mechanism, template, plan.budget, n)
-    if isinstance(est, PrivateLargeMarginGaussian):
+    if isinstance(learner, PrivateLargeMarginGaussian):
         return noise_dominates(template, plan.mechanism, objective_part(plan))
-    if isinstance(est, NoisyGradientDescent):
+    if isinstance(learner, NoisyGradientDescent):
         return exceeds(gd_noise_ratio(template, plan.mechanism, plan.budget), GD_NOISE_RATIO)
     return linear_noise_dominates(template, plan.mechanism, plan.budget)
 
@@ -328,28 +328,28 @@ class PrivateClassifier(PrivateEstimator):
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if not safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard):
-            _, reason, est = self._learner(n, n_classes, n_features)
-            sub = est.plan(n, n_classes, n_features)
-            return dataclasses.replace(sub, estimator=type(self).__name__,
-                                       notes=(*sub.notes, reason,
+            _, reason, learner = self._learner(n, n_classes, n_features)
+            learner_plan = learner.plan(n, n_classes, n_features)
+            return dataclasses.replace(learner_plan, estimator=type(self).__name__,
+                                       notes=(*learner_plan.notes, reason,
                                               *self._unguarded_note(n, n_classes, n_features)))
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, type(self).__name__)
-        _, reason, est = self._learner(n, n_classes, n_features, guarded=True)
-        sub = est.plan(n, n_classes, n_features)
-        return dataclasses.replace(sub, estimator=type(self).__name__, notes=(
-            *sub.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
+        _, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
+        learner_plan = learner.plan(n, n_classes, n_features)
+        return dataclasses.replace(learner_plan, estimator=type(self).__name__, notes=(
+            *learner_plan.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
         if not isinstance(self.safeguard, str):
             return ()
         if n > SAFEGUARD_ROWS_AT_MOST:
-            why = f"n = {n} > {SAFEGUARD_ROWS_AT_MOST} rows"
+            cause = f"n = {n} > {SAFEGUARD_ROWS_AT_MOST} rows"
         else:
-            r = records_per_coordinate(n, n_classes, n_features, float(self.epsilon))
-            why = (f"n epsilon / (C (d + 1)) = {r:.4g} < {SAFEGUARD_R_AT_LEAST:g} (every row "
-                   "counts for the learner)")
-        return (f"PrivateClassifier: safeguard='auto' is off for {why}: the learner is fitted "
+            per_coordinate = records_per_coordinate(n, n_classes, n_features, float(self.epsilon))
+            cause = (f"n epsilon / (C (d + 1)) = {per_coordinate:.4g} < "
+                     f"{SAFEGUARD_R_AT_LEAST:g} (every row counts for the learner)")
+        return (f"PrivateClassifier: safeguard='auto' is off for {cause}: the learner is fitted "
                 "on every row (docs/privacy.md §14.4)",)
 
     def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
@@ -375,22 +375,22 @@ class PrivateClassifier(PrivateEstimator):
                           stacklevel=2)
         if safeguard_applies(*shape, float(self.epsilon), self.safeguard):
             return self._fit_safeguarded(X, y, shape, inferred)
-        name, reason, est = self._learner(*shape)
+        name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
         noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
-        with assign_noise({est: noise.rng}, seeded=noise.seeded), \
+        with assign_noise({learner: noise.rng}, seeded=noise.seeded), \
                 one_label_warning(issued=inferred):
-            est.fit(_rows_for(name, X), y)
-        est.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape)))
+            learner.fit(_rows_for(name, X), y)
+        learner.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape)))
         if inferred:
-            est.certificate_.assumptions.append(INFERRED_CHOICE)
-        self.estimator_ = est
+            learner.certificate_.assumptions.append(INFERRED_CHOICE)
+        self.estimator_ = learner
         self.learner_ = name
-        self.classes_ = est.classes_
-        self.n_features_in_ = est.n_features_in_
-        if hasattr(est, "feature_names_in_"):
-            self.feature_names_in_ = est.feature_names_in_
-        self.certificate_ = est.certificate_
+        self.classes_ = learner.classes_
+        self.n_features_in_ = learner.n_features_in_
+        if hasattr(learner, "feature_names_in_"):
+            self.feature_names_in_ = learner.feature_names_in_
+        self.certificate_ = learner.certificate_
         return self
 
     def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
@@ -401,49 +401,52 @@ class PrivateClassifier(PrivateEstimator):
         names = feature_names_of(X, owner)
         n, n_classes, n_features = shape
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
-        name, reason, est = self._learner(n, n_classes, n_features, guarded=True)
+        name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
         self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
         noise = noise_source(self)
         with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold, \
                 one_label_warning(issued=inferred):
-            yv = check_labels(computed(y), n, owner)  # X is checked once, by the learner
-            labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
-            est.set_params(classes=list(labels.classes), unknown_labels="ignore")
+            y_checked = check_labels(computed(y), n, owner)  # X is checked once, by the learner
+            labels = encode_labels(y_checked, self.classes, owner,
+                                   unknown_labels=self.unknown_labels)
+            learner.set_params(classes=list(labels.classes), unknown_labels="ignore")
             order = noise.rng.permutation(n)  # independent of the data (§14.4)
             validation = np.sort(order[n_fit:])
             held = np.zeros(n, dtype=bool)
             held[validation] = True
             fit_rng, select_rng = noise.rng.spawn(2)
-            with assign_noise({est: fit_rng}, seeded=noise.seeded), held_out_rows(held):
-                est.fit(_rows_for(name, X), validation_labels(yv, labels.classes, validation))
+            with assign_noise({learner: fit_rng}, seeded=noise.seeded), held_out_rows(held):
+                learner.fit(_rows_for(name, X),
+                            validation_labels(y_checked, labels.classes, validation))
             X_val = _take_rows(X, validation, n, owner, self)
-            mistakes = safeguard_mistakes(est, _rows_for(name, X_val), yv[validation],
+            mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
             best, selection = select_release(mistakes, epsilon, n_val, select_rng, noise.seeded)
-            cert = self._safeguard_certificate(est.certificate_, selection, name, reason,
-                                               (n_fit, n_val), labels.classes, best)
+            certificate = self._safeguard_certificate(learner.certificate_, selection, name,
+                                                      reason, (n_fit, n_val), labels.classes,
+                                                      best)
             if inferred:
-                cert.assumptions.append(INFERRED_CHOICE)
-            hold.commit_certificate(cert)
+                certificate.assumptions.append(INFERRED_CHOICE)
+            hold.commit_certificate(certificate)
         if best == 0:
-            self.estimator_, self.learner_ = est, name
+            self.estimator_, self.learner_ = learner, name
         else:
             self.estimator_ = ConstantClassifier(labels.classes[best - 1], labels.classes,
                                                  n_features)
-            self.estimator_.certificate_ = cert
+            self.estimator_.certificate_ = certificate
             self.learner_ = CONSTANT
             warnings.warn(
                 f"{owner}.fit: the safeguard released a constant class ("
-                f"{cert.quantities['safeguard selected']}) instead of the {name} model: the "
-                "private selection on the validation rows favoured it (a part of the release, "
+                f"{certificate.quantities['safeguard selected']}) instead of the {name} model: "
+                "the private selection on the validation rows favoured it (a part of the release, "
                 "docs/privacy.md §14.4). The signal in these rows does not outweigh the noise "
                 f"at epsilon = {epsilon:g}: use a larger epsilon, delta > 0, more rows or fewer "
                 "features, or compare with safeguard=False on held-out rows.",
                 PrivacyWarning, stacklevel=3)  # the caller of fit
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
-        self.certificate_ = cert
+        self.certificate_ = certificate
         return with_feature_names(self, names)
 
     def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
@@ -451,7 +454,7 @@ class PrivateClassifier(PrivateEstimator):
                                selected: int | None = None) -> Certificate:
         """The parallel composition of the learner's release and the selection (§14.4)."""
         n_fit, n_val = sizes
-        candidates = [name, *(constant_name(c) for c in classes)]
+        candidates = [name, *(constant_name(label) for label in classes)]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates}
@@ -522,11 +525,11 @@ class PrivateClassifier(PrivateEstimator):
             size = self.public_shape(X, y)
         if safeguard_applies(*size, float(self.epsilon), self.safeguard):
             return self._certify_safeguarded(X, y, size)
-        name, reason, est = self._learner(*size)
+        name, reason, learner = self._learner(*size)
         rows = None if X is None else _rows_for(name, X)
-        cert = est.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
-        cert.assumptions.extend((reason, *self._unguarded_note(*size)))
-        return cert
+        certificate = learner.certify(rows, y, n=n, n_classes=n_classes, n_features=n_features)
+        certificate.assumptions.extend((reason, *self._unguarded_note(*size)))
+        return certificate
 
     def _certify_safeguarded(self, X: Any, y: Any, size: tuple[int, int, int]) -> Certificate:
         """The safeguard's certificate: the learner's dry run on the rows (the last n_val of
@@ -534,19 +537,19 @@ class PrivateClassifier(PrivateEstimator):
         owner = type(self).__name__
         n, n_classes, n_features = size
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
-        name, reason, est = self._learner(n, n_classes, n_features, guarded=True)
+        name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
         classes: Any = self.classes
         if X is None:
-            model = est.certify(n=n, n_classes=n_classes, n_features=n_features)
+            model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
             classes = classes if classes is not None else range(n_classes)
         else:
             with one_label_warning():
-                Xv, yv = check_rows(X, y, owner, self)
-                classes = encode_labels(yv, classes, owner,
+                X_checked, y_checked = check_rows(X, y, owner, self)
+                classes = encode_labels(y_checked, classes, owner,
                                         unknown_labels=self.unknown_labels).classes
-            est.set_params(classes=list(classes), unknown_labels="ignore")
-            model = est.certify(_rows_for(name, Xv),
-                                validation_labels(yv, classes, np.arange(n_fit, n)))
+            learner.set_params(classes=list(classes), unknown_labels="ignore")
+            model = learner.certify(_rows_for(name, X_checked),
+                                    validation_labels(y_checked, classes, np.arange(n_fit, n)))
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val)
         return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),

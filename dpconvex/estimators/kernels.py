@@ -81,11 +81,11 @@ def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONS
     int
         D in [10, 1000].
     """
-    lo, hi = COMPONENTS_RANGE
+    fewest, most = COMPONENTS_RANGE
     if not math.isfinite(float(epsilon)):
-        return hi
+        return most
     value = float(constant) * (float(n) * float(epsilon)) ** (2.0 / 3.0)
-    return int(min(max(round(value), lo), hi))
+    return int(min(max(round(value), fewest), most))
 
 
 class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -208,16 +208,16 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             raise ParameterError(
                 f"{owner}: n_components='auto' needs learner_epsilon, the budget of the private "
                 "learner that follows (D grows with n·epsilon; docs/privacy.md §6.6).")
-        eps = None if self.learner_epsilon is None else check_float(
+        learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
-        rng = noise_source(self).rng  # validates random_state (None or int)
+        feature_rng = noise_source(self).rng  # validates random_state (None or int)
         n, d = check_array(X, owner).shape
         if auto:
-            D = auto_components(n, eps)
+            D = auto_components(n, learner_epsilon)
         check_array_entries(d * D, f"random_weights_ (n_features x n_components = {d} x {D})",
                             owner, "Lower n_components.")
-        self.random_weights_ = rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
-        self.random_offset_ = rng.uniform(0.0, 2.0 * math.pi, size=D)
+        self.random_weights_ = feature_rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
+        self.random_offset_ = feature_rng.uniform(0.0, 2.0 * math.pi, size=D)
         self.n_features_in_ = d
         self.n_components_ = D
         self._n_features_out = D
@@ -236,9 +236,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ndarray of shape (n_samples, n_components)
         """
         check_fitted(self, "random_weights_")
-        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        rows = check_array(X, type(self).__name__, n_features=self.n_features_in_)
         D = self.random_weights_.shape[1]
-        return np.cos(Xv @ self.random_weights_ + self.random_offset_) / math.sqrt(D)
+        return np.cos(rows @ self.random_weights_ + self.random_offset_) / math.sqrt(D)
 
     def approximate_kernel(self, X: Any, Y: Any = None) -> np.ndarray:
         """The kernel matrix implied by the features: 2 z(X) z(Y)ᵀ ≈ exp(-gamma ||x - y||^2)."""

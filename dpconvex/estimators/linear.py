@@ -63,20 +63,21 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         check_fitted(self, "coef_")
         from .._validation import is_dask_collection
 
-        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_,
-                         accept_sparse=True, accept_dask=True)
+        X_checked = check_array(X, type(self).__name__, n_features=self.n_features_in_,
+                                accept_sparse=True, accept_dask=True)
         if self.coef_.shape[0] > 1:  # one-vs-rest: one score per class, shape (n, C)
-            if is_dask_collection(Xv):
+            if is_dask_collection(X_checked):
                 from ..data.dask_rows import DaskRows
 
-                rows = DaskRows(Xv)
-                return np.column_stack([rows.matvec(w) for w in self.coef_]) + self.intercept_
-            return np.asarray(Xv @ self.coef_.T) + self.intercept_
-        if is_dask_collection(Xv):  # scores summed per chunk on the workers; n numbers come back
+                rows = DaskRows(X_checked)
+                scores = [rows.matvec(class_coef) for class_coef in self.coef_]
+                return np.column_stack(scores) + self.intercept_
+            return np.asarray(X_checked @ self.coef_.T) + self.intercept_
+        if is_dask_collection(X_checked):  # scores summed per chunk on the workers; n numbers come back
             from ..data.dask_rows import DaskRows
 
-            return DaskRows(Xv).matvec(self.coef_[0]) + self.intercept_[0]
-        return np.asarray(Xv @ self.coef_[0]) + self.intercept_[0]
+            return DaskRows(X_checked).matvec(self.coef_[0]) + self.intercept_[0]
+        return np.asarray(X_checked @ self.coef_[0]) + self.intercept_[0]
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
@@ -93,7 +94,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 _IMPLICIT_MAX_NORM = 1e100
 
 
-def _implicit_rows(Xv: Any, q: float, intercept: float | None, outside: np.ndarray,
+def _implicit_rows(X_checked: Any, q: float, intercept: float | None, outside: np.ndarray,
                    owner: str) -> ScaledRows | None:
     """Dense rows clipped to q, with the intercept column and zeroed records, as factors.
 
@@ -104,20 +105,20 @@ def _implicit_rows(Xv: Any, q: float, intercept: float | None, outside: np.ndarr
     by :class:`~dpconvex.data.operators.ScaledRows` so that the rows are not
     copied. None for sparse rows, or norms whose products could overflow.
     """
-    if sp.issparse(Xv) or not isinstance(Xv, np.ndarray):
+    if sp.issparse(X_checked) or not isinstance(X_checked, np.ndarray):
         return None
-    rows = DenseRows(Xv)
+    rows = DenseRows(X_checked)
     norms = rows.row_norms()
     if not (np.all(norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
         return None
     scale, n_clipped = clip_scale(norms, q)
-    note_clipped(n_clipped, Xv.shape[0], q, owner)
+    note_clipped(n_clipped, X_checked.shape[0], q, owner)
     keep = None if not outside.any() else (~outside).astype(float)
     if keep is not None:
         scale *= keep
     column = None
     if intercept is not None:
-        column = np.full(Xv.shape[0], intercept) if keep is None else intercept * keep
+        column = np.full(X_checked.shape[0], intercept) if keep is None else intercept * keep
     return ScaledRows(rows, scale, column, base_norms=norms)
 
 
@@ -168,8 +169,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         reason = resolve_mechanism(self.mechanism, self.delta, "linear_erm").reason
         return () if reason is None else (reason,)
 
-    def _budget(self, mech: Mechanism) -> Budget:
-        if not mech.private:
+    def _budget(self, mechanism: Mechanism) -> Budget:
+        if not mechanism.private:
             return Budget.unlimited()
         return Budget(float(self.epsilon), float(self.delta))
 
@@ -182,18 +183,18 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         """Mechanism, budget, Λ (the public rule for "auto") and backend of a fit; no data."""
         if n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
-        mech = self._mechanism()
-        budget = self._budget(mech)
+        mechanism = self._mechanism()
+        budget = self._budget(mechanism)
         loss = self._make_loss()
         q = self._norm_bound()
-        lam, note = resolve_lam(self.lam, mech, n, self.epsilon, q,
+        lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, q,
                                 n_features + int(self.fit_intercept), loss,
                                 delta=float(self.delta))
         rule = "given" if not isinstance(self.lam, str) else \
             "lam='auto': dpconvex.privacy.rules.lam.auto_lam (docs/privacy.md §3.4)"
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template="linear ERM", learner="linear ERM", mechanism=mech, budget=budget,
+            template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,
             backend=self.solver or "native", lam=lam, lam_rule=rule,
             notes=(note, *self._mechanism_notes()),
             options={"loss": loss.name, "norm bound q~": q,
@@ -208,30 +209,33 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         from .._validation import is_dask_collection
         from ..data.validation import computed
 
-        Xv = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
-        check_plan_shape(plan, Xv.shape, owner)
-        yv = check_labels(computed(y), Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner, binary=True,
+        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
+        check_plan_shape(plan, X_checked.shape, owner)
+        y_checked = check_labels(computed(y), X_checked.shape[0], owner)
+        labels = encode_labels(y_checked, self.classes, owner, binary=True,
                                unknown_labels=self.unknown_labels)
-        classes, ys = labels.classes, labels.signs()
+        classes, signs = labels.classes, labels.signs()
         q = float(self.data_norm)
-        if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
+        if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
             from ..data.dask_rows import DaskRows
 
-            Xc = DaskRows(Xv).clip(q)
-            Xc = Xc.add_intercept(float(self.intercept_scaling)) if self.fit_intercept else Xc
-            Xc = Xc.scale_rows((~labels.outside).astype(float)) if labels.outside.any() else Xc
+            design = DaskRows(X_checked).clip(q)
+            if self.fit_intercept:
+                design = design.add_intercept(float(self.intercept_scaling))
+            if labels.outside.any():
+                design = design.scale_rows((~labels.outside).astype(float))
         else:  # per-record public maps (data/preprocess); dense rows are read in place
-            Xc = _implicit_rows(Xv, q, float(self.intercept_scaling) if self.fit_intercept
-                                else None, labels.outside, owner)
-        if Xc is None:  # CSR stays CSR
-            Xc, n_clipped = clip_design(Xv, q)
-            note_clipped(n_clipped, Xv.shape[0], q, owner)
-            Xc = add_intercept(Xc, float(self.intercept_scaling)) if self.fit_intercept else Xc
-            Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no loss
-        template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), Xc, ys)
+            scaling = float(self.intercept_scaling) if self.fit_intercept else None
+            design = _implicit_rows(X_checked, q, scaling, labels.outside, owner)
+        if design is None:  # CSR stays CSR
+            design, n_clipped = clip_design(X_checked, q)
+            note_clipped(n_clipped, X_checked.shape[0], q, owner)
+            if self.fit_intercept:
+                design = add_intercept(design, float(self.intercept_scaling))
+            design = zero_rows(design, labels.outside)  # records outside the label set: no loss
+        template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs)
         return Prepared(template=template,
-                        meta=PreparedFacts(Xv.shape[1], classes, labels.assumption),
+                        meta=PreparedFacts(X_checked.shape[1], classes, labels.assumption),
                         reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -247,25 +251,26 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
                  warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
         owner = type(self).__name__
-        mech, budget = plan.mechanism, plan.budget
+        mechanism, budget = plan.mechanism, plan.budget
         noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
         # the noise warning reads the release's own calibration (public quantities only,
         # before any noise is drawn; docs/privacy.md §6.7): one calibration per fit
-        rel = release(prep.template, mech, budget, self.solver, noise.rng,
-                      warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-                      on_calibrated=lambda cal: warn_if_linear_noise_dominates(
-                          prep.template, mech, budget, owner, calibration=cal, stacklevel=6))
-        theta, cert = rel.theta, rel.certificate
-        cert.assumptions.append(prep.meta.label_note)
-        cert.assumptions.extend(plan.notes)
-        hold.commit_certificate(cert)
+        released = release(prep.template, mechanism, budget, self.solver, noise.rng,
+                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
+                           on_calibrated=lambda calibration: warn_if_linear_noise_dominates(
+                               prep.template, mechanism, budget, owner, calibration=calibration,
+                               stacklevel=6))
+        theta, certificate = released.theta, released.certificate
+        certificate.assumptions.append(prep.meta.label_note)
+        certificate.assumptions.extend(plan.notes)
+        hold.commit_certificate(certificate)
         d = prep.meta.n_features
         self.classes_ = prep.meta.classes
         self.n_features_in_ = d
         self.coef_ = theta[:d].reshape(1, d)
         s = float(self.intercept_scaling)  # the column holds s: the intercept is s·θ_d
         self.intercept_ = np.array([s * theta[d] if self.fit_intercept else 0.0])
-        self.certificate_ = cert
+        self.certificate_ = certificate
         return self
 
     @checks_feature_names
@@ -276,10 +281,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         one-vs-rest logistic regression).
         """
         scores = self.decision_function(X)
-        s = 0.5 * (1.0 + np.tanh(0.5 * scores))  # logistic, overflow-free
-        if s.ndim == 2:
-            return s / np.maximum(s.sum(axis=1, keepdims=True), 1e-300)
-        return np.column_stack([1 - s, s])
+        logistic = 0.5 * (1.0 + np.tanh(0.5 * scores))  # logistic, overflow-free
+        if logistic.ndim == 2:
+            return logistic / np.maximum(logistic.sum(axis=1, keepdims=True), 1e-300)
+        return np.column_stack([1 - logistic, logistic])
 
 
 class PrivateLogisticRegression(_PrivateLinearClassifier):

@@ -358,12 +358,14 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             T = check_int("steps", self.steps, owner, high=max_steps(n, p), why=(
                 f"a run makes T passes over the {n:,} x {p} clipped rows; the cap bounds T and "
                 "T*n*p, hence the running time (docs/privacy.md §6.3)"))
-        def opt(v: Any) -> float | None:
-            return None if v is None else float(v)
+        def optional_float(value: Any) -> float | None:
+            return None if value is None else float(value)
 
-        mech = NoisyGD(steps=T, radius=opt(self.radius), clip=opt(self.clip),
-                       learning_rate=opt(self.learning_rate), accounting=self.accounting,
-                       average=self.average, delta_rule=self.delta is None)
+        mechanism = NoisyGD(steps=T, radius=optional_float(self.radius),
+                            clip=optional_float(self.clip),
+                            learning_rate=optional_float(self.learning_rate),
+                            accounting=self.accounting, average=self.average,
+                            delta_rule=self.delta is None)
         delta = default_delta(n) if self.delta is None else float(self.delta)
         budget = Budget(float(self.epsilon), delta)
         loss = self._make_loss()
@@ -372,23 +374,23 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         # with the certificate's own lines; R and eta need the noise multiplier z, which the
         # accountant calibrates at fit time
         notes: list[str] = []
-        clip = opt(self.clip)
+        clip = optional_float(self.clip)
         if clip is None:
             clip, rule = clip_rule(loss, q)
             notes.append(rule)
         if T is None:
-            T, rule = steps_rule(loss, n, q, budget, clip, opt(self.learning_rate))
+            T, rule = steps_rule(loss, n, q, budget, clip, optional_float(self.learning_rate))
             notes.append(rule)
         at_fit = "set at fit by its public rule (needs z, calibrated by the accountant)"
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template="empirical risk", learner="noisy gradient descent", mechanism=mech,
+            template="empirical risk", learner="noisy gradient descent", mechanism=mechanism,
             budget=budget, backend="noisy projected gradient descent (no solver)",
             lam_rule="no regularizer (projection onto the ball of radius R)", notes=notes,
             options={"loss": loss.name, "norm bound q~": q,
                      "fit_intercept": bool(self.fit_intercept), "steps": T,
-                     "radius": opt(self.radius) or at_fit, "clip": clip,
-                     "learning_rate": opt(self.learning_rate) or at_fit,
+                     "radius": optional_float(self.radius) or at_fit, "clip": clip,
+                     "learning_rate": optional_float(self.learning_rate) or at_fit,
                      "accounting": self.accounting, "average": self.average})
 
     def _augmented_norm(self) -> float:
@@ -418,20 +420,20 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         owner = type(self).__name__
         check_binary_plan(plan, owner)
         q = float(self.data_norm)
-        Xv = check_array(X, owner, min_samples=2, accept_dask=True)
-        check_plan_shape(plan, Xv.shape, owner)
-        yv = check_labels(computed(y), Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner, binary=True,
+        X_checked = check_array(X, owner, min_samples=2, accept_dask=True)
+        check_plan_shape(plan, X_checked.shape, owner)
+        y_checked = check_labels(computed(y), X_checked.shape[0], owner)
+        labels = encode_labels(y_checked, self.classes, owner, binary=True,
                                unknown_labels=self.unknown_labels)
-        classes, ys = labels.classes, labels.signs()
-        meta = NoisyGDFacts(Xv.shape[1], classes, labels.assumption)
-        if is_dask_collection(Xv):  # the same per-record maps, lazily per chunk (data/dask_rows)
+        classes, signs = labels.classes, labels.signs()
+        meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)
+        if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
             from ..data.dask_rows import DaskRows
 
-            rows = DaskRows(Xv).clip(q)
+            rows = DaskRows(X_checked).clip(q)
             rows = rows.add_intercept() if self.fit_intercept else rows
             # labels folded into the rows (0: outside the label set), as in memory below
-            rows = rows.scale_rows(ys * (~labels.outside))
+            rows = rows.scale_rows(signs * (~labels.outside))
             meta = dataclasses.replace(meta, backend_notes=(rows.certificate_note,))
             n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
             template = self._shape_template(n, p)
@@ -439,14 +441,15 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             return Prepared(template=template, meta=meta)
         # the rows read in place: clip factor, intercept column, zeroed records (outside the
         # label set: no gradient) and label signs held as per-row factors (ScaledRows)
-        rows = _implicit_rows(Xv, q, 1.0 if self.fit_intercept else None, labels.outside, owner)
+        rows = _implicit_rows(X_checked, q, 1.0 if self.fit_intercept else None, labels.outside, owner)
         if rows is None:  # norms whose products could overflow: the rows clipped on a copy
-            Xc, n_clipped = clip_rows(Xv, q)
-            note_clipped(n_clipped, Xv.shape[0], q, owner)
+            clipped, n_clipped = clip_rows(X_checked, q)
+            note_clipped(n_clipped, X_checked.shape[0], q, owner)
             if self.fit_intercept:
-                Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
-            rows = ScaledRows(DenseRows(zero_rows(Xc, labels.outside)), np.ones(Xc.shape[0]))
-        rows = rows.compact().scale_rows(ys)
+                clipped = np.hstack([clipped, np.ones((clipped.shape[0], 1))])
+            rows = ScaledRows(DenseRows(zero_rows(clipped, labels.outside)),
+                              np.ones(clipped.shape[0]))
+        rows = rows.compact().scale_rows(signs)
         template = self._shape_template(rows.n, rows.p)
         template.X, template.y = rows, np.ones(rows.n)  # NoisyGD.run reads the operator
         return Prepared(template=template, meta=meta)
@@ -470,17 +473,18 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                  warm_start: np.ndarray | None) -> NoisyGradientDescent:
         """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
         owner = type(self).__name__
-        template, mech, budget = prep.template, plan.mechanism, plan.budget
+        template, mechanism, budget = prep.template, plan.mechanism, plan.budget
         # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
-        warn_if_gd_noise_dominates(template, mech, budget, owner, stacklevel=4)
+        warn_if_gd_noise_dominates(template, mechanism, budget, owner, stacklevel=4)
         noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
-        rel = release(template, mech, budget, None, noise.rng, seeded=noise.seeded)
-        theta_bar, cert, cal = rel.theta, rel.certificate, rel.calibration
-        cert.assumptions.append(prep.meta.label_note)
-        cert.assumptions.extend(prep.meta.backend_notes)  # e.g. "data backend: dask (...)"
-        hold.commit_certificate(cert)
+        released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
+        theta_bar, certificate = released.theta, released.certificate
+        calibration = released.calibration
+        certificate.assumptions.append(prep.meta.label_note)
+        certificate.assumptions.extend(prep.meta.backend_notes)  # e.g. "data backend: dask (...)"
+        hold.commit_certificate(certificate)
 
-        extra = cal.extra
+        extra = calibration.extra
         d = prep.meta.n_features
         self.classes_ = prep.meta.classes
         self.n_features_in_ = d
@@ -493,7 +497,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         self.noise_multiplier_ = extra["noise multiplier"]
         self.noise_std_ = extra["noise std"]
         self.learning_rate_ = extra["learning rate"]
-        self.certificate_ = cert
+        self.certificate_ = certificate
         return self
 
     @checks_feature_names
@@ -512,9 +516,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         f = self.decision_function(X)
         if f.ndim == 2:  # one-vs-rest: normalized logistic scores
-            p = np.exp(-np.logaddexp(0.0, -f))
-            return p / np.maximum(p.sum(axis=1, keepdims=True), 1e-300)
-        s = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
+            logistic = np.exp(-np.logaddexp(0.0, -f))
+            return logistic / np.maximum(logistic.sum(axis=1, keepdims=True), 1e-300)
+        sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
         # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
-        s = np.where((f > 0) & (s <= 0.5), np.nextafter(0.5, 1.0), s)
-        return np.column_stack([1.0 - s, s])
+        sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
+        return np.column_stack([1.0 - sigmoid, sigmoid])

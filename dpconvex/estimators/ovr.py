@@ -64,75 +64,84 @@ class OneVsRestMixin:
         ``random_state`` is None or an int (never a generator: the binary fits get
         theirs through :func:`dpconvex._random.assign_noise`).
         """
-        est = clone(self).set_params(epsilon=split_even(float(self.epsilon), n_classes),
-                                     classes=[0, 1], accountant=None, random_state=random_state)
+        binary_model = clone(self).set_params(
+            epsilon=split_even(float(self.epsilon), n_classes), classes=[0, 1], accountant=None,
+            random_state=random_state)
         delta = getattr(self, "delta", None)
         if delta is not None:
-            est.set_params(delta=split_even(float(delta), n_classes))
-        return est
+            binary_model.set_params(delta=split_even(float(delta), n_classes))
+        return binary_model
 
     def _plan_ovr(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of C binary models, each with ε/C (and δ/C), composed sequentially."""
-        sub = self._binary_clone(n_classes)
-        sub._validate_params()
-        one = sub._plan(n, 2, n_features)
+        binary_model = self._binary_clone(n_classes)
+        binary_model._validate_params()
+        binary_plan = binary_model._plan(n, 2, n_features)
         delta = getattr(self, "delta", None)
-        if not one.budget.private:
-            total = one.budget
+        if not binary_plan.budget.private:
+            total = binary_plan.budget
         elif delta is None:  # δ of each model set by a public rule of n: C of them add up
-            total = Budget(float(self.epsilon), sum([one.budget.delta] * n_classes))
+            total = Budget(float(self.epsilon), sum([binary_plan.budget.delta] * n_classes))
         else:
             total = Budget(float(self.epsilon), float(delta))
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template=f"one-vs-rest over {n_classes} x {one.template}", learner=one.learner,
-            mechanism=one.mechanism, budget=total, backend=one.backend,
-            parts={"each binary model": one.budget}, lam=one.lam, lam_rule=one.lam_rule,
-            options=dict(one.options), notes=(OVR_NOTE,), sub_plans=(one,) * n_classes)
+            template=f"one-vs-rest over {n_classes} x {binary_plan.template}",
+            learner=binary_plan.learner, mechanism=binary_plan.mechanism, budget=total,
+            backend=binary_plan.backend, parts={"each binary model": binary_plan.budget},
+            lam=binary_plan.lam, lam_rule=binary_plan.lam_rule,
+            options=dict(binary_plan.options), notes=(OVR_NOTE,),
+            sub_plans=(binary_plan,) * n_classes)
 
     def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan) -> Any:
         """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each)."""
         owner = type(self).__name__
         C = plan.n_classes
-        eps = float(self.epsilon)
-        eps_c = split_even(eps, C)
+        epsilon = float(self.epsilon)
+        epsilon_per_class = split_even(epsilon, C)
         y = computed(y)
-        yv = check_labels(y, len(y), owner)
+        y_checked = check_labels(y, len(y), owner)
         # the set of the plan (warns if read from y); refuses unknown labels before the hold
-        labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
+        labels = encode_labels(y_checked, self.classes, owner, unknown_labels=self.unknown_labels)
         classes = labels.classes
         noise = noise_source(self)  # one generator for the C binary fits, in order
-        models, certs = [], []
+        models, certificates = [], []
         with self._reserve(plan) as hold:
-            for c in range(C):
-                est = self._binary_clone(C, self.random_state)
-                y_c = np.where(labels.outside, -1, (labels.index == c).astype(int))
-                sub = plan.sub_plans[c]
-                with assign_noise({est: noise.rng}, seeded=noise.seeded):
-                    models.append(est.fit_prepared(est.prepare(X, y_c, sub), sub))
-                certs.append(est.certificate_)
-            cert = compose_sequential(
-                certs, mechanism=f"one-vs-rest over {C} classes: {certs[0].mechanism}",
-                epsilon_requested=eps,
-                quantities={"classes C": C, "epsilon per class": eps_c},
+            for class_index in range(C):
+                binary_model = self._binary_clone(C, self.random_state)
+                y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))
+                sub_plan = plan.sub_plans[class_index]
+                with assign_noise({binary_model: noise.rng}, seeded=noise.seeded):
+                    prepared = binary_model.prepare(X, y_binary, sub_plan)
+                    models.append(binary_model.fit_prepared(prepared, sub_plan))
+                certificates.append(binary_model.certificate_)
+            certificate = compose_sequential(
+                certificates,
+                mechanism=f"one-vs-rest over {C} classes: {certificates[0].mechanism}",
+                epsilon_requested=epsilon,
+                quantities={"classes C": C, "epsilon per class": epsilon_per_class},
                 assumptions=[OVR_NOTE, labels.assumption],
-                labels=[f"class {v!r}" for v in classes.tolist()])
-            hold.commit_certificate(cert)
+                labels=[f"class {label!r}" for label in classes.tolist()])
+            hold.commit_certificate(certificate)
         self.classes_ = classes
         self.n_features_in_ = models[0].n_features_in_
-        self.coef_ = np.vstack([m.coef_ for m in models])
-        self.intercept_ = np.concatenate([m.intercept_ for m in models])
-        self.certificate_ = cert
+        self.coef_ = np.vstack([model.coef_ for model in models])
+        self.intercept_ = np.concatenate([model.intercept_ for model in models])
+        self.certificate_ = certificate
         return self
 
     def _certify_sub_plans(self, plan: FitPlan, parts: list[Prepared] | None = None) -> Any:
         """The composed certificate of the C binary models' dry runs (nothing drawn or charged)."""
-        sub_est = self._binary_clone(plan.n_classes)
-        certs = [sub_est._certify(sub_est.prepare_shape(sub) if parts is None else parts[c], sub)
-                 for c, sub in enumerate(plan.sub_plans)]
+        binary_model = self._binary_clone(plan.n_classes)
+        certificates = [
+            binary_model._certify(binary_model.prepare_shape(sub_plan) if parts is None
+                                  else parts[class_index], sub_plan)
+            for class_index, sub_plan in enumerate(plan.sub_plans)]
         return compose_sequential(
-            certs, mechanism=f"one-vs-rest over {plan.n_classes} classes: {certs[0].mechanism}",
+            certificates,
+            mechanism=f"one-vs-rest over {plan.n_classes} classes: {certificates[0].mechanism}",
             epsilon_requested=float(self.epsilon),
             quantities={"classes C": plan.n_classes,
                         "epsilon per class": plan.sub_plans[0].budget.epsilon},
-            assumptions=[OVR_NOTE], labels=[f"class {c}" for c in range(plan.n_classes)])
+            assumptions=[OVR_NOTE],
+            labels=[f"class {class_index}" for class_index in range(plan.n_classes)])

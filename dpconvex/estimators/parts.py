@@ -37,8 +37,8 @@ def check_rows(X: Any, y: Any, owner: str, estimator: Any) -> tuple[Any, np.ndar
     return Xv, check_labels(computed(y), Xv.shape[0], owner)
 
 
-def _predict_block(model: Any, B: np.ndarray) -> np.ndarray:
-    return np.asarray(model.predict(B))
+def _predict_block(model: Any, block: np.ndarray) -> np.ndarray:
+    return np.asarray(model.predict(block))
 
 
 class Parts:
@@ -60,25 +60,26 @@ class Parts:
 
     def __init__(self, X: Any, y: np.ndarray, index: list[np.ndarray]):
         self.X, self.y, self.index = X, y, index
-        self.sizes = [int(ix.size) for ix in index]
+        self.sizes = [int(part_index.size) for part_index in index]
         self._dask: list[Any] | None = None
         self._part: np.ndarray | None = None
         if is_dask_collection(X):
             from ..data.dask_rows import split_rows
 
-            k = len(index)
-            part = np.full(X.shape[0], k, dtype=np.min_scalar_type(k))  # k: in no part
-            for j, ix in enumerate(index):
-                part[ix] = j
-            self._part, self._dask = part, split_rows(X, part, k)
+            n_parts = len(index)
+            part_of_row = np.full(X.shape[0], n_parts,
+                                  dtype=np.min_scalar_type(n_parts))  # n_parts: in no part
+            for part, part_index in enumerate(index):
+                part_of_row[part_index] = part
+            self._part, self._dask = part_of_row, split_rows(X, part_of_row, n_parts)
 
     def __getitem__(self, j: int) -> tuple[Any, np.ndarray]:
         """(rows, labels) of part j, in their order in X (in memory as on Dask), so that a
         split made inside a fit on the part (the front door's safeguard) picks the same
         records on either."""
         if self._dask is None:
-            ix = np.sort(self.index[j])
-            return self.X[ix], self.y[ix]
+            rows_of_part = np.sort(self.index[j])
+            return self.X[rows_of_part], self.y[rows_of_part]
         assert self._part is not None
         return self._dask[j], self.y[self._part == j]
 
@@ -95,14 +96,15 @@ def predicted(model: Any, X: Any) -> np.ndarray:
     blocks = X.to_delayed()
     blocks = blocks.ravel().tolist() if isinstance(blocks, np.ndarray) else list(blocks)
     held = dask.delayed(model, pure=False)  # one graph key: the model travels once
-    pred = compute(*[dask.delayed(_predict_block, pure=False)(held, b) for b in blocks])
-    return np.concatenate(pred) if pred else np.empty(0)
+    labels = compute(*[dask.delayed(_predict_block, pure=False)(held, block)
+                       for block in blocks])
+    return np.concatenate(labels) if labels else np.empty(0)
 
 
 def mistakes(model: Any, X: Any, y: Any) -> int:
     """Number of rows of (X, y) that ``model`` misclassifies (Dask rows: predicted per chunk)."""
-    pred = predicted(model, X)
-    if pred.shape[0] != len(y):
-        raise DataValidationError(f"X has {pred.shape[0]} rows but y has {len(y)} labels; they "
-                                  "must match.")
-    return int(np.sum(pred != np.asarray(y)))
+    predicted_labels = predicted(model, X)
+    if predicted_labels.shape[0] != len(y):
+        raise DataValidationError(f"X has {predicted_labels.shape[0]} rows but y has {len(y)} "
+                                  "labels; they must match.")
+    return int(np.sum(predicted_labels != np.asarray(y)))

@@ -82,9 +82,9 @@ class ConstantClassifier:
         return f"ConstantClassifier(constant={_plain(self.constant_)!r})"
 
     def _rows(self, X: Any) -> int:
-        Xv = check_array(X, type(self).__name__, accept_sparse=True, accept_dask=True,
-                         n_features=self.n_features_in_)
-        return int(Xv.shape[0])
+        rows = check_array(X, type(self).__name__, accept_sparse=True, accept_dask=True,
+                           n_features=self.n_features_in_)
+        return int(rows.shape[0])
 
     def _index(self) -> int:
         return int(np.flatnonzero(self.classes_ == self.constant_)[0])
@@ -164,14 +164,14 @@ def validation_labels(y: Any, classes: Any, validation: np.ndarray) -> np.ndarra
     """
     values = np.array(np.asarray(y), copy=True)
     known = list(np.asarray(list(classes)).tolist())
-    if all(isinstance(c, str) for c in known):
+    if all(isinstance(label, str) for label in known):
         values = values.astype(object)
         sentinel: Any = "".join(known) or "_"
         while sentinel in known:
             sentinel += "_"
     else:
-        numbers_ = [float(c) for c in known]
-        sentinel = int(max(numbers_)) + 1
+        known_numbers = [float(label) for label in known]
+        sentinel = int(max(known_numbers)) + 1
         if values.dtype.kind in "bO" or (values.dtype.kind in "iu" and not np.can_cast(
                 np.min_scalar_type(sentinel), values.dtype)):
             values = values.astype(np.int64) if values.dtype.kind != "O" else values
@@ -188,16 +188,16 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
     """
     y = np.asarray(y)
     z_model = int(np.sum(predicted(model, X) != y))
-    z_const = [int(np.sum(y != c)) for c in classes]
+    z_const = [int(np.sum(y != constant)) for constant in classes]
     return np.array([z_model, *z_const], dtype=float)
 
 
 def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
                    seeded: bool) -> tuple[int, Certificate]:
     """The exponential mechanism on u = −mistakes, ε-DP in the validation part (§14.4)."""
-    sel = release(SelectionTemplate(-np.asarray(mistakes, dtype=float), 1.0, n_val),
-                  "exponential", Budget(float(epsilon)), None, rng, seeded=seeded)
-    return int(sel.theta[0]), sel.certificate
+    selection = release(SelectionTemplate(-np.asarray(mistakes, dtype=float), 1.0, n_val),
+                        "exponential", Budget(float(epsilon)), None, rng, seeded=seeded)
+    return int(selection.theta[0]), selection.certificate
 
 
 def dry_selection(n_candidates: int, epsilon: float, n_val: int) -> Certificate:

@@ -82,22 +82,23 @@ class EpsilonSweep:
         if is_dask_collection(X):
             from .parts import mistakes
 
-            yv = np.asarray(computed(y))
-            n = yv.shape[0]
-            return np.array([[(n - mistakes(e, X, yv)) / n for e in row] for row in self.estimators])
-        return np.array([[float(e.score(X, y)) for e in row] for row in self.estimators])
+            labels = np.asarray(computed(y))
+            n = labels.shape[0]
+            return np.array([[(n - mistakes(fitted, X, labels)) / n for fitted in fits]
+                             for fits in self.estimators])
+        return np.array([[float(fitted.score(X, y)) for fitted in fits] for fits in self.estimators])
 
     @property
     def certificates(self) -> list[list[Any]]:
         """``certificate_`` of every fit, shaped like ``estimators``."""
-        return [[e.certificate_ for e in row] for row in self.estimators]
+        return [[fitted.certificate_ for fitted in fits] for fits in self.estimators]
 
 
 def _fresh(estimator: Any, **params: Any) -> Any:
     """A new unfitted estimator with the same parameters (the accountant object is shared,
     not copied as :func:`sklearn.base.clone` would) and ``params`` overridden."""
-    new = type(estimator)(**estimator.get_params(deep=False))
-    return new.set_params(**params)
+    fresh = type(estimator)(**estimator.get_params(deep=False))
+    return fresh.set_params(**params)
 
 
 @one_label_warning()  # one label-set warning per sweep, not per fit
@@ -167,10 +168,10 @@ def epsilon_sweep(
     >>> [fits[0].certificate_.epsilon <= eps for eps, fits in zip(sweep.epsilons, sweep.estimators)]
     [True, True]
     """
-    eps_grid = _check_epsilons(epsilons)
-    runs = check_int("runs", runs, "epsilon_sweep", high=MAX_FITS // len(eps_grid),
+    epsilon_grid = _check_epsilons(epsilons)
+    runs = check_int("runs", runs, "epsilon_sweep", high=MAX_FITS // len(epsilon_grid),
                      why=f"the sweep keeps every fitted model, at most {MAX_FITS:,} "
-                         f"(runs x {len(eps_grid)} epsilons)")
+                         f"(runs x {len(epsilon_grid)} epsilons)")
     warm_start = check_bool("warm_start", warm_start, "epsilon_sweep")
     if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")):
         raise ParameterError(
@@ -186,52 +187,52 @@ def epsilon_sweep(
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
         X = check_array(X, type(estimator).__name__, min_samples=2, accept_dask=True)
         y = computed(y)
-    rng = check_random_state(random_state)
+    noise_rng = check_random_state(random_state)
     seeded = random_state is not None
     stored = None if isinstance(random_state, np.random.Generator) else random_state
-    out = EpsilonSweep(eps_grid)
-    t0 = time.perf_counter()
+    sweep = EpsilonSweep(epsilon_grid)
+    started = time.perf_counter()
     prepared = None
     previous: np.ndarray | None = None
-    for eps in eps_grid:
-        row = []
+    for epsilon in epsilon_grid:
+        fits = []
         for _ in range(runs):
-            est = _fresh(estimator, epsilon=eps, random_state=stored)
+            model = _fresh(estimator, epsilon=epsilon, random_state=stored)
             # the plan of this fit (public shape only); one-vs-rest and estimators without a
             # plan (e.g. PrivateGridSearch) are plain fits
-            plan = est.plan_for(X, y) if _prepares(est) else None
-            with assign_noise({est: rng}, seeded=seeded):  # this fit draws from the sweep's rng
+            plan = model.plan_for(X, y) if _prepares(model) else None
+            with assign_noise({model: noise_rng}, seeded=seeded):  # this fit draws from the sweep's rng
                 if plan is None or plan.sub_plans:
-                    row.append(_named(est.fit(X, y), names))
+                    fits.append(_named(model.fit(X, y), names))
                     continue
                 if prepared is None or not prepared.reusable:
-                    prepared = est.prepare(X, y, plan)
-                    out.templates_built += 1
+                    prepared = model.prepare(X, y, plan)
+                    sweep.templates_built += 1
                 # the previous solve's point (a start point only: docs/privacy.md §5) comes
                 # from the not-private diagnostic channel; nothing of it is stored on the models
-                with collect_diagnostics() as diag:
-                    est.fit_prepared(prepared, plan,
-                                     warm_start=previous if warm_start else None)
-            if diag and diag[-1].x is not None:
-                previous = np.asarray(diag[-1].x, dtype=float)
-            row.append(_named(est, names))
-        out.estimators.append(row)
-    out.seconds = time.perf_counter() - t0
-    return out
+                with collect_diagnostics() as diagnostics:
+                    model.fit_prepared(prepared, plan,
+                                       warm_start=previous if warm_start else None)
+            if diagnostics and diagnostics[-1].x is not None:
+                previous = np.asarray(diagnostics[-1].x, dtype=float)
+            fits.append(_named(model, names))
+        sweep.estimators.append(fits)
+    sweep.seconds = time.perf_counter() - started
+    return sweep
 
 
-def _prepares(est: Any) -> bool:
-    """Whether ``est`` is fitted through ``prepare`` / ``fit_prepared`` (a PrivateEstimator
+def _prepares(estimator: Any) -> bool:
+    """Whether ``estimator`` is fitted through ``prepare`` / ``fit_prepared`` (a PrivateEstimator
     that implements them); any other estimator is fitted with ``fit``."""
-    return isinstance(est, PrivateEstimator) and type(est).prepare is not PrivateEstimator.prepare
+    return isinstance(estimator, PrivateEstimator) and type(estimator).prepare is not PrivateEstimator.prepare
 
 
-def _named(est: Any, names: np.ndarray | None) -> Any:
-    """``est`` with the feature names of the sweep's X (a Dask DataFrame is checked into
+def _named(estimator: Any, names: np.ndarray | None) -> Any:
+    """``estimator`` with the feature names of the sweep's X (a Dask DataFrame is checked into
     an array once, so its fits see no names)."""
     if names is not None:
-        est.feature_names_in_ = names
-    return est
+        estimator.feature_names_in_ = names
+    return estimator
 
 
 def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:

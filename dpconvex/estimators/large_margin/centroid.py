@@ -98,8 +98,8 @@ def clip_and_map(est: LargeMarginEstimator, X: Any) -> tuple[Any, int]:
     q = float(est.data_norm)
     if resolved_row_norm(est) == "unit" and isinstance(X, np.ndarray):
         return normalize_rows(X, q), int(np.count_nonzero(row_norms(X) > q))
-    Xc, n_clipped = clip_rows(X, q)
-    return map_rows(est, Xc), n_clipped
+    clipped, n_clipped = clip_rows(X, q)
+    return map_rows(est, clipped), n_clipped
 
 
 #: Row norms (nonzero) for which :func:`augmented_rows` applies the factors inside the products.
@@ -149,9 +149,9 @@ def row_notes(est: LargeMarginEstimator) -> list[str]:
     return [ROW_MAP_NOTE] if resolved_row_norm(est) == "unit" else []
 
 
-def _lazy_block(B: np.ndarray, q: float, unit: bool) -> np.ndarray:
-    B = np.asarray(B, dtype=float)
-    return normalize_rows(B, q) if unit else clip_rows(B, q)[0]
+def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
+    block = np.asarray(block, dtype=float)
+    return normalize_rows(block, q) if unit else clip_rows(block, q)[0]
 
 
 def prepared_rows(est: LargeMarginEstimator, Xv: Any) -> Any:
@@ -179,9 +179,9 @@ def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> P
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
     the certificate through it, so the ledger is charged once.
     """
-    mech = centroid_mechanism(est)
+    mechanism_name = centroid_mechanism(est)
     delta = est.delta if positive_delta(est) else None  # the Gaussian mechanism's δ
-    return PrivateGaussianCentroid(epsilon=est.epsilon, delta=delta, mechanism=mech,
+    return PrivateGaussianCentroid(epsilon=est.epsilon, delta=delta, mechanism=mechanism_name,
                                    data_norm=est.data_norm, classes=est.classes,
                                    unknown_labels=est.unknown_labels,
                                    random_state=random_state, accountant=None,
@@ -227,10 +227,12 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     return Phi
 
 
-def _finish(est: LargeMarginEstimator, cert: Certificate, shape: tuple[int, int, int]) -> Certificate:
+def _finish(est: LargeMarginEstimator, certificate: Certificate,
+            shape: tuple[int, int, int]) -> Certificate:
     """The row map, Φ and (when "auto" chose the centroids) the switch's reason."""
-    cert.assumptions += [*row_notes(est), PHI_NOTE, *filter(None, [centroid_reason(est, *shape)])]
-    return cert
+    certificate.assumptions += [*row_notes(est), PHI_NOTE,
+                                *filter(None, [centroid_reason(est, *shape)])]
+    return certificate
 
 
 def certify_centroid(est: LargeMarginEstimator, rows: Any, y: Any) -> Certificate:
@@ -254,10 +256,10 @@ def fit_centroid(est: LargeMarginEstimator, rows: Any, y: Any, hold: Certificate
     with assign_noise({inner: noise.rng}, seeded=noise.seeded), one_label_warning(issued=True):
         shape = inner.public_shape(rows, y)
         inner.fit(rows, y)  # the outer fit has read the label set (and warned)
-    cert = _finish(est, inner.certificate_, shape)
-    hold.commit_certificate(cert)
+    certificate = _finish(est, inner.certificate_, shape)
+    hold.commit_certificate(certificate)
     q = float(est.data_norm)
-    est.certificate_ = cert
+    est.certificate_ = certificate
     est.classes_ = inner.classes_
     est.n_features_in_ = int(inner.n_features_in_)
     est.Phi_ = phi_from_means(inner.means_ / q, q,

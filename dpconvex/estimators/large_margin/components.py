@@ -121,11 +121,11 @@ def public_centers(n_classes: int, n_components: int, n_features: int, radius: f
     -------
     ndarray of shape (C, K, d)
     """
-    rng = np.random.default_rng(seed)
-    g = rng.standard_normal((n_classes, n_components, n_features))
-    g /= np.linalg.norm(g, axis=-1, keepdims=True)
-    r = radius * rng.random((n_classes, n_components, 1)) ** (1.0 / n_features)
-    return g * r
+    center_rng = np.random.default_rng(seed)
+    directions = center_rng.standard_normal((n_classes, n_components, n_features))
+    directions /= np.linalg.norm(directions, axis=-1, keepdims=True)
+    radii = radius * center_rng.random((n_classes, n_components, 1)) ** (1.0 / n_features)
+    return directions * radii
 
 
 def dp_kmeans(
@@ -189,20 +189,20 @@ def dp_kmeans(
     n_iter = check_int("n_iter", n_iter, "dp_kmeans")
     C, K = int(n_classes), int(n_components)
     d = X.shape[1]
-    rng = check_random_state(random_state)
+    noise_rng = check_random_state(random_state)
     centers = (public_centers(C, K, d, q) if init_centers is None
                else np.array(init_centers, dtype=float, copy=True))
     template = KMeansTemplate(X, y, C, K, data_norm=q, n_iter=n_iter, init_centers=centers)
     if epsilon is None:
-        cert = Certificate(
+        certificate = Certificate(
             mechanism=f"k-means (Lloyd, {n_iter} iterations, no noise)",
             epsilon_requested=math.inf, epsilon=math.inf, private=False,
             assumptions=["noiseless k-means for the non-private baseline: NOT private"])
-        return lloyd(template), cert
+        return lloyd(template), certificate
     epsilon = check_float("epsilon", epsilon, "dp_kmeans")
     seeded = random_state is not None if seeded is None else bool(seeded)
-    rel = release(template, "dp_kmeans", Budget(epsilon), None, rng, seeded=seeded)
-    return rel.theta, rel.certificate
+    released = release(template, "dp_kmeans", Budget(epsilon), None, noise_rng, seeded=seeded)
+    return released.theta, released.certificate
 
 
 def assign_components(
@@ -274,22 +274,24 @@ def assign_components(
         return ComponentAssignment(np.zeros(n, dtype=np.int64), "trivial", True, 0.0,
                                    description="trivial (one component per class)")
     if method == "nearest_public_center":
-        src = "user-given public centers" if centers is not None else (
+        center_source = "user-given public centers" if centers is not None else (
             f"public centers uniform in the ball of radius q (seed {PUBLIC_CENTER_SEED})")
-        ctr = centers if centers is not None else public_centers(C, K, d, data_norm)
+        component_centers = (centers if centers is not None
+                             else public_centers(C, K, d, data_norm))
         return ComponentAssignment(
-            assign_nearest(X, y, ctr), method, True, 0.0, centers=ctr,
-            description=f"nearest public center per class ({src}); reads only the record and "
-                        "public data, no budget spent")
+            assign_nearest(X, y, component_centers), method, True, 0.0, centers=component_centers,
+            description=f"nearest public center per class ({center_source}); reads only the "
+                        "record and public data, no budget spent")
     if method == "dp_kmeans":
-        ctr, cert = dp_kmeans(X, y, C, K, epsilon=epsilon, data_norm=data_norm, n_iter=n_iter,
-                              init_centers=centers, random_state=random_state, seeded=seeded)
-        eps = 0.0 if epsilon is None else cert.epsilon
+        component_centers, certificate = dp_kmeans(
+            X, y, C, K, epsilon=epsilon, data_norm=data_norm, n_iter=n_iter,
+            init_centers=centers, random_state=random_state, seeded=seeded)
+        spent_epsilon = 0.0 if epsilon is None else certificate.epsilon
         return ComponentAssignment(
-            assign_nearest(X, y, ctr), method, epsilon is not None, eps, centers=ctr,
-            certificate=cert,
+            assign_nearest(X, y, component_centers), method, epsilon is not None, spent_epsilon,
+            centers=component_centers, certificate=certificate,
             description=(f"nearest center of a per-class DP k-means ({n_iter} noisy Lloyd "
-                         f"iterations, epsilon = {eps:.6g}), composed sequentially"
+                         f"iterations, epsilon = {spent_epsilon:.6g}), composed sequentially"
                          if epsilon is not None else "noiseless k-means (non-private)"))
     # gmm_nonprivate
     from sklearn.mixture import GaussianMixture
@@ -302,15 +304,15 @@ def assign_components(
         PrivacyWarning, stacklevel=3,
     )
     seed = int(check_random_state(random_state).integers(2**31 - 1))
-    comp = np.zeros(n, dtype=np.int64)
-    ctr = np.zeros((C, K, d))
-    for c in range(C):
-        rows = np.flatnonzero(y == c)
-        gm = GaussianMixture(n_components=K, random_state=seed, reg_covar=1e-4).fit(X[rows])
-        comp[rows] = gm.predict(X[rows])
-        ctr[c] = gm.means_
+    components = np.zeros(n, dtype=np.int64)
+    component_centers = np.zeros((C, K, d))
+    for class_index in range(C):
+        rows = np.flatnonzero(y == class_index)
+        mixture = GaussianMixture(n_components=K, random_state=seed, reg_covar=1e-4).fit(X[rows])
+        components[rows] = mixture.predict(X[rows])
+        component_centers[class_index] = mixture.means_
     return ComponentAssignment(
-        comp, method, False, 0.0, centers=ctr,
+        components, method, False, 0.0, centers=component_centers,
         description="NON-PRIVATE: sklearn GaussianMixture fitted per class on the private data; "
                     "privacy is NOT end-to-end",
         notes=["the component assignment reads the whole private data set"])

@@ -53,47 +53,48 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
     return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=L[:, 1].astype(bool))
 
 
-def _clipped(B: np.ndarray, outside: np.ndarray, q: float, est: LargeMarginEstimator) -> np.ndarray:
+def _clipped(block: np.ndarray, outside: np.ndarray, q: float,
+             est: LargeMarginEstimator) -> np.ndarray:
     """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q,
     mapped by ``row_norm``."""
-    return clip_and_map(est, zero_rows(B, outside))[0]
+    return clip_and_map(est, zero_rows(block, outside))[0]
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, outside).
-def _z_block(B: np.ndarray, est: LargeMarginEstimator, stub: LabelSet, q: float) -> np.ndarray:
-    labels = _chunk_labels(stub, B[:, -2:])
-    return np.asarray(est._train_z(_clipped(B[:, :-2], labels.outside, q, est), labels),
+def _z_block(block: np.ndarray, est: LargeMarginEstimator, stub: LabelSet, q: float) -> np.ndarray:
+    labels = _chunk_labels(stub, block[:, -2:])
+    return np.asarray(est._train_z(_clipped(block[:, :-2], labels.outside, q, est), labels),
                       dtype=float)
 
 
-def _components_block(B: np.ndarray, centers: np.ndarray, q: float,
+def _components_block(block: np.ndarray, centers: np.ndarray, q: float,
                       est: LargeMarginEstimator) -> np.ndarray:
-    labels = B[:, -2:]
-    Xc = _clipped(B[:, :-2], labels[:, 1].astype(bool), q, est)
-    return assign_nearest(Xc, labels[:, 0].astype(np.int64), centers)
+    labels = block[:, -2:]
+    clipped = _clipped(block[:, :-2], labels[:, 1].astype(bool), q, est)
+    return assign_nearest(clipped, labels[:, 0].astype(np.int64), centers)
 
 
-def _scores_block(B: np.ndarray, est: LargeMarginEstimator) -> np.ndarray:
-    return est.class_scores(B)  # an ndarray chunk: the in-memory code
+def _scores_block(block: np.ndarray, est: LargeMarginEstimator) -> np.ndarray:
+    return est.class_scores(block)  # an ndarray chunk: the in-memory code
 
 
 # ------------------------------------------------------------------------------ build
 def _shippable(est: LargeMarginEstimator) -> Any:
     """A shallow copy of the estimator to send to the workers: without its ledger (a
     ledger refuses to be pickled, so that no copy records spends) and its noise source."""
-    out = copy.copy(est)
-    out.accountant, out.random_state = None, None
-    return out
+    shipped = copy.copy(est)
+    shipped.accountant, shipped.random_state = None, None
+    return shipped
 
 
-def _with_records(Xv: da.Array, labels: LabelSet) -> da.Array:
+def _with_records(rows: da.Array, labels: LabelSet) -> da.Array:
     """The rows with two columns appended, (class index, outside), chunked like the rows.
 
     Both are small integers, exact in float64; every chunk splits them off again.
     """
-    L = np.column_stack([labels.index, labels.outside]).astype(float)
-    cols = da.from_array(L, chunks=(Xv.chunks[0], (2,)), name=False)
-    return da.concatenate([Xv, cols], axis=1).rechunk({1: -1})
+    records = np.column_stack([labels.index, labels.outside]).astype(float)
+    record_columns = da.from_array(records, chunks=(rows.chunks[0], (2,)), name=False)
+    return da.concatenate([rows, record_columns], axis=1).rechunk({1: -1})
 
 
 def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | None = None,
@@ -123,38 +124,40 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
             f"component_assignment={method!r}, which reads the whole data set at once. Pass "
             "X.compute() if the rows fit in memory, or use public centers (centers=...)."
         )
-    Xv = check_array(X, owner, min_samples=2, accept_dask=True)
-    n, d = (int(s) for s in Xv.shape)
-    yv = check_labels(computed(y), n, owner)
-    labels = encode_labels(yv, est.classes, owner, unknown_labels=est.unknown_labels)
+    X_checked = check_array(X, owner, min_samples=2, accept_dask=True)
+    n, d = (int(size) for size in X_checked.shape)
+    y_checked = check_labels(computed(y), n, owner)
+    labels = encode_labels(y_checked, est.classes, owner, unknown_labels=est.unknown_labels)
     C = int(labels.classes.size)
     q = float(est.data_norm)
     facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
-                             n_rows=n, rows=prepared_rows(est, Xv), y=yv)  # rows: lazy, per chunk
+                             n_rows=n, rows=prepared_rows(est, X_checked),  # lazy, per chunk
+                             y=y_checked)
     if uses_centroid(est, n, C, d):  # DP class centroids (§11.13): summed per chunk
         return Prepared(template=None, reusable=False, meta=facts)
-    XL = _with_records(Xv, labels)
+    rows_with_records = _with_records(X_checked, labels)
     stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool))
     # the assignment's description and centers from the public rule; components per chunk
-    assign = assign_components(method, np.zeros((1, d)), np.zeros(1, np.int64), C, K,
-                               data_norm=q, centers=est.centers)
+    assignment = assign_components(method, np.zeros((1, d)), np.zeros(1, np.int64), C, K,
+                                   data_norm=q, centers=est.centers)
     if K == 1:
-        comps = np.zeros(n, dtype=np.int64)
+        components = np.zeros(n, dtype=np.int64)
     else:
-        parts = XL.map_blocks(_components_block, centers=assign.centers, q=q,
-                              est=_shippable(est), drop_axis=1, dtype=np.int64)
-        comps = np.asarray(compute(parts)[0], dtype=np.int64)
-    assign = dataclasses.replace(assign, components=comps)
+        parts = rows_with_records.map_blocks(_components_block, centers=assignment.centers,
+                                             q=q, est=_shippable(est), drop_axis=1,
+                                             dtype=np.int64)
+        components = np.asarray(compute(parts)[0], dtype=np.int64)
+    assignment = dataclasses.replace(assignment, components=components)
     width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64)))
                 .shape[1])
-    Z = XL.map_blocks(_z_block, est=_shippable(est), stub=stub, q=q, chunks=(Xv.chunks[0], (width,)),
-                      dtype=float)
-    mech = est._mechanism()  # the in-memory build's template, over the Dask records
-    template = build_template(est, DaskGram(Z, persist=persist), labels.index, comps, C, K,
-                                  assign.description, mech,
-                                  objective_budget(est, mech, assign.epsilon, n), lam=lam)
+    Z = rows_with_records.map_blocks(_z_block, est=_shippable(est), stub=stub, q=q,
+                                     chunks=(X_checked.chunks[0], (width,)), dtype=float)
+    mechanism = est._mechanism()  # the in-memory build's template, over the Dask records
+    template = build_template(est, DaskGram(Z, persist=persist), labels.index, components, C, K,
+                              assignment.description, mechanism,
+                              objective_budget(est, mechanism, assignment.epsilon, n), lam=lam)
     return Prepared(template=template, reusable=True,
-                    meta=dataclasses.replace(facts, assign=assign))
+                    meta=dataclasses.replace(facts, assign=assignment))
 
 
 def certify_dask(est: LargeMarginEstimator, X: Any, y: Any) -> Certificate:
@@ -162,16 +165,18 @@ def certify_dask(est: LargeMarginEstimator, X: Any, y: Any) -> Certificate:
     prep = build_dask(est, X, y)
     if prep.template is None:
         return certify_centroid(est, prep.meta.rows, prep.meta.y)
-    mech = est._mechanism()
-    budget = fit_budget(est, mech, float(est.epsilon), prep.template.n)
-    cert = release(prep.template, mech, budget, dry_run=True).certificate
-    cert.assumptions += row_notes(est)
-    return cert
+    mechanism = est._mechanism()
+    budget = fit_budget(est, mechanism, float(est.epsilon), prep.template.n)
+    certificate = release(prep.template, mechanism, budget, dry_run=True).certificate
+    certificate.assumptions += row_notes(est)
+    return certificate
 
 
 def class_scores_dask(est: LargeMarginEstimator, X: Any) -> np.ndarray:
     """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver."""
-    Xv = check_array(X, type(est).__name__, accept_dask=True, n_features=est.n_features_in_)
+    X_checked = check_array(X, type(est).__name__, accept_dask=True,
+                            n_features=est.n_features_in_)
     C = int(est.Phi_.shape[0])
-    scores = Xv.map_blocks(_scores_block, est=_shippable(est), chunks=(Xv.chunks[0], (C,)), dtype=float)
+    scores = X_checked.map_blocks(_scores_block, est=_shippable(est),
+                                  chunks=(X_checked.chunks[0], (C,)), dtype=float)
     return np.asarray(compute(scores)[0], dtype=float)

@@ -422,14 +422,14 @@ default="auto"
                             owner, "Lower n_components, or use fewer features or classes.")
         return Xv, labels, C, K
 
-    def _train_z(self, Xc: np.ndarray, labels: LabelSet) -> np.ndarray:
+    def _train_z(self, clipped: np.ndarray, labels: LabelSet) -> np.ndarray:
         """Scaled rows z; records outside the label set get z = 0 (constant loss, no gradient)."""
-        Z = augment_and_scale(Xc, float(self.data_norm))
+        Z = augment_and_scale(clipped, float(self.data_norm))
         if np.any(labels.outside):
             Z[labels.outside] = 0.0
         return Z
 
-    def _train_rows(self, Xv: np.ndarray, labels: LabelSet, plan: FitPlan, K: int
+    def _train_rows(self, X_checked: np.ndarray, labels: LabelSet, plan: FitPlan, K: int
                     ) -> tuple[Any, Any, int]:
         """(the template's records z, the rows for the component assignment, rows clipped).
 
@@ -438,11 +438,11 @@ default="auto"
         X); every other learner gets the clipped, mapped copy and z as an array.
         """
         if plan.learner == SOFTMAX_LEARNER and K == 1 and resolved_structure(self) == "linear":
-            lean = augmented_rows(self, Xv, labels.outside)
+            lean = augmented_rows(self, X_checked, labels.outside)
             if lean is not None:  # K = 1: the assignment reads the rows' shape only
-                return lean[0], Xv, lean[1]
-        Xc, n_clipped = clip_and_map(self, zero_rows(Xv, labels.outside))
-        return None, Xc, n_clipped
+                return lean[0], X_checked, lean[1]
+        clipped, n_clipped = clip_and_map(self, zero_rows(X_checked, labels.outside))
+        return None, clipped, n_clipped
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan) -> Certificate:
         """The verifier's checks and calibration on the template a fit on (X, y) builds.
@@ -454,18 +454,19 @@ default="auto"
             from .dask import certify_dask
 
             return certify_dask(self, X, y)
-        Xv, labels, C, K = self._check_data(X, y)
+        X_checked, labels, C, K = self._check_data(X, y)
         if plan.learner == CENTROID_LEARNER:
-            return certify_centroid(self, prepared_rows(self, Xv), y)
-        Z, Xc, _ = self._train_rows(Xv, labels, plan, K)
-        comps = np.zeros(len(labels.index), dtype=np.int64)
-        template = build_template(self, self._train_z(Xc, labels) if Z is None else Z,
-                                      labels.index, comps, C, K,
+            return certify_centroid(self, prepared_rows(self, X_checked), y)
+        Z, clipped, _ = self._train_rows(X_checked, labels, plan, K)
+        components = np.zeros(len(labels.index), dtype=np.int64)
+        template = build_template(self, self._train_z(clipped, labels) if Z is None else Z,
+                                      labels.index, components, C, K,
                                       "(certify: not assigned)", plan.mechanism,
                                       objective_part(plan), lam=plan.lam)
-        cert = release(template, plan.mechanism, objective_part(plan), dry_run=True).certificate
-        cert.assumptions += row_notes(self)
-        return cert
+        certificate = release(template, plan.mechanism, objective_part(plan),
+                              dry_run=True).certificate
+        certificate.assumptions += row_notes(self)
+        return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         return learner_of(plan).prepare_shape(self, plan)
@@ -500,37 +501,39 @@ default="auto"
             from .dask import build_dask
 
             return build_dask(self, X, y, lam=plan.lam)
-        Xv, labels, C, K = self._check_data(X, y)
-        check_plan_shape(plan, Xv.shape, type(self).__name__)
-        y_idx, classes = labels.index, labels.classes
+        X_checked, labels, C, K = self._check_data(X, y)
+        check_plan_shape(plan, X_checked.shape, type(self).__name__)
+        class_indices, classes = labels.index, labels.classes
         q = float(self.data_norm)
-        Z, Xc, n_clipped = self._train_rows(Xv, labels, plan, K)
-        note_clipped(n_clipped, Xv.shape[0], q, type(self).__name__)
-        facts = LargeMarginFacts(Xv.shape[1], classes, labels.assumption, n_classes=C,
-                                 n_components=K, n_rows=len(y_idx), y=y)
+        Z, clipped, n_clipped = self._train_rows(X_checked, labels, plan, K)
+        note_clipped(n_clipped, X_checked.shape[0], q, type(self).__name__)
+        facts = LargeMarginFacts(X_checked.shape[1], classes, labels.assumption, n_classes=C,
+                                 n_components=K, n_rows=len(class_indices), y=y)
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
             return Prepared(template=None, reusable=False,
-                            meta=dataclasses.replace(facts, rows=Xc))
+                            meta=dataclasses.replace(facts, rows=clipped))
         private = plan.mechanism.private
-        eps_total = float(self.epsilon) if private else math.inf
+        total_epsilon = float(self.epsilon) if private else math.inf
         method = self.component_assignment
         use_kmeans = K > 1 and method == "dp_kmeans"
-        eps_km = float(self.kmeans_epsilon_fraction) * eps_total if (use_kmeans and private) \
-            else None
+        kmeans_epsilon = (float(self.kmeans_epsilon_fraction) * total_epsilon
+                          if (use_kmeans and private) else None)
         noise = noise_source(self)  # the fit's generator (fit holds one for both steps)
-        assign = assign_components(
-            method, Xc, y_idx, C, K, data_norm=q, epsilon=eps_km, centers=self.centers,
+        assignment = assign_components(
+            method, clipped, class_indices, C, K, data_norm=q, epsilon=kmeans_epsilon,
+            centers=self.centers,
             n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
-        mech = plan.mechanism
+        mechanism = plan.mechanism
         template = build_template(
-            self, self._train_z(Xc, labels) if Z is None else Z, y_idx, assign.components, C, K,
-            assign.description,
-            mech, objective_budget(self, mech, assign.epsilon, len(y_idx)), lam=plan.lam)
-        reusable = K == 1 or assign.method == "nearest_public_center"
+            self, self._train_z(clipped, labels) if Z is None else Z, class_indices,
+            assignment.components, C, K, assignment.description, mechanism,
+            objective_budget(self, mechanism, assignment.epsilon, len(class_indices)),
+            lam=plan.lam)
+        reusable = K == 1 or assignment.method == "nearest_public_center"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
         # the validated X again (_centroid_rows) rather than keeping a second copy
         return Prepared(template=template, reusable=reusable, meta=dataclasses.replace(
-            facts, X=Xv, outside=labels.outside, assign=assign))
+            facts, X=X_checked, outside=labels.outside, assign=assignment))
 
     def _centroid_rows(self, prep: Prepared) -> Any:
         """The prepared rows: kept by a centroid ``prepare``, else mapped again from X."""
@@ -547,22 +550,22 @@ default="auto"
         noise = noise_source(self)
         if plan.learner == CENTROID_LEARNER:  # §11.13 (never reusable)
             return fit_centroid(self, self._centroid_rows(prep), prep.meta.y, hold, noise)
-        mech = plan.mechanism
-        eps_total = float(self.epsilon) if mech.private else math.inf
-        assign = prep.meta.assign
+        mechanism = plan.mechanism
+        total_epsilon = float(self.epsilon) if mechanism.private else math.inf
+        assignment = prep.meta.assign
         # the perturbation's budget (after a private component assignment), and Λ of the plan
         # (a sweep reuses one template across ε)
-        budget = objective_budget(self, mech, assign.epsilon, prep.template.n)
+        budget = objective_budget(self, mechanism, assignment.epsilon, prep.template.n)
         if lam_is_auto(self.lam):
             prep.template.regularizer = Frobenius(plan.lam)
-        warn_if_noise_dominates(prep.template, mech, budget, owner)
-        rel = release(prep.template, mech, budget, self.solver, noise.rng, warm_start=warm_start,
-                      max_iter=self.max_iter, seeded=noise.seeded)
-        theta, cert = rel.theta, rel.certificate
-        certificate = compose_with_assignment(cert, assign, eps_total)
-        why = resolve_mechanism(self.mechanism, self.delta, "large_margin").reason
+        warn_if_noise_dominates(prep.template, mechanism, budget, owner)
+        released = release(prep.template, mechanism, budget, self.solver, noise.rng,
+                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
+        theta, objective_certificate = released.theta, released.certificate
+        certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
+        reason = resolve_mechanism(self.mechanism, self.delta, "large_margin").reason
         certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
-                                    *row_notes(self), *([why] if why is not None else [])]
+                                    *row_notes(self), *([reason] if reason is not None else [])]
         hold.commit_certificate(certificate)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
@@ -570,8 +573,8 @@ default="auto"
         self.classes_ = facts.classes
         self.n_features_in_ = d
         self.Phi_ = released_matrices(prep.template, theta, C, K, d + 1)[0]
-        self.centers_ = assign.centers
-        self.component_assignment_ = assign.method
+        self.centers_ = assignment.centers
+        self.component_assignment_ = assignment.method
         return self
 
     # ----------------------------------------------------------------- predict
@@ -581,8 +584,8 @@ default="auto"
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
-        Xv = check_array(X, type(self).__name__, n_features=self.n_features_in_)
-        return augment_and_scale(prepared_rows(self, Xv), float(self.data_norm))
+        X_checked = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        return augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
 
     def class_scores(self, X: Any) -> np.ndarray:
         """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.
@@ -596,8 +599,9 @@ default="auto"
         Z = self._z(X)
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)
-        A = np.stack([np.einsum("ij,ij->i", Z @ P[j], Z) for j in range(C * K)], axis=1)
-        return -A.reshape(-1, C, K).min(axis=2)
+        forms = np.stack([np.einsum("ij,ij->i", Z @ P[cell], Z) for cell in range(C * K)],
+                         axis=1)
+        return -forms.reshape(-1, C, K).min(axis=2)
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
@@ -607,8 +611,8 @@ default="auto"
         (n_samples,), the score of ``classes_[1]`` minus that of ``classes_[0]``
         (positive means ``classes_[1]``), as scikit-learn expects.
         """
-        s = self.class_scores(X)
-        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
+        scores = self.class_scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
@@ -634,5 +638,5 @@ default="auto"
             two classes, as in scikit-learn); rows sum to 1.
         """
         scores = self.class_scores(X)
-        e = np.exp(scores - scores.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return exp_scores / exp_scores.sum(axis=1, keepdims=True)

@@ -134,10 +134,10 @@ def _stub_rows(C: int, K: int, d: int, n: int | None = None) -> tuple[np.ndarray
 
     The rows are one read-only zero broadcast to the shape (no n x (d + 1) array).
     """
-    m = max(2, C * K) if n is None else n
-    idx = np.arange(m)
-    return (np.broadcast_to(0.0, (m, d + 1)), (idx % C).astype(np.int64),
-            ((idx // C) % K).astype(np.int64))
+    n_rows = max(2, C * K) if n is None else n
+    row_index = np.arange(n_rows)
+    return (np.broadcast_to(0.0, (n_rows, d + 1)), (row_index % C).astype(np.int64),
+            ((row_index // C) % K).astype(np.int64))
 
 
 @dataclass(frozen=True)
@@ -148,24 +148,24 @@ class _ObjectiveLearner:
     template: str
 
     def _template(self, est: LargeMarginEstimator, plan_n: int | None, C: int, K: int,
-                  d: int, mech: Mechanism, budget: Budget, lam: float | None) -> Template:
-        Z, y, comps = _stub_rows(C, K, d, plan_n)
-        return build_template(est, Z, y, comps, C, K, "(plan: not assigned)", mech, budget,
-                                  lam=1.0 if lam is None else lam)
+                  d: int, mechanism: Mechanism, budget: Budget, lam: float | None) -> Template:
+        Z, y, components = _stub_rows(C, K, d, plan_n)
+        return build_template(est, Z, y, components, C, K, "(plan: not assigned)", mechanism,
+                              budget, lam=1.0 if lam is None else lam)
 
     def plan(self, est: LargeMarginEstimator, n: int, C: int, p: int) -> FitPlan:
-        mech = est._mechanism()
-        private = mech.private
-        eps_total = float(est.epsilon) if private else math.inf
+        mechanism = est._mechanism()
+        private = mechanism.private
+        total_epsilon = float(est.epsilon) if private else math.inf
         K = int(est.n_components)
-        total = fit_budget(est, mech, eps_total, n)
+        total = fit_budget(est, mechanism, total_epsilon, n)
         kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
-        eps_km = float(est.kmeans_epsilon_fraction) * eps_total if kmeans else None
-        obj = objective_budget(est, mech, eps_km if kmeans else 0.0, n)
-        parts = {KMEANS: Budget(eps_km), OBJECTIVE: obj} if kmeans else {}
-        stub = _AtShape(self._template(est, None, C, K, p, mech, obj, None), n)
+        kmeans_epsilon = float(est.kmeans_epsilon_fraction) * total_epsilon if kmeans else None
+        objective = objective_budget(est, mechanism, kmeans_epsilon if kmeans else 0.0, n)
+        parts = {KMEANS: Budget(kmeans_epsilon), OBJECTIVE: objective} if kmeans else {}
+        stub = _AtShape(self._template(est, None, C, K, p, mechanism, objective, None), n)
         if lam_is_auto(est.lam):
-            lam, rule = float(auto_lam(stub, mech, obj)), LAM_RULE
+            lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
         else:
             lam, rule = float(est.lam), "given"
         backend = est.solver if est.solver is not None else _backend_name(auto_backend(stub))
@@ -186,11 +186,11 @@ class _ObjectiveLearner:
         notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
             else []
         notes += row_notes(est)
-        why = resolve_mechanism(est.mechanism, est.delta, "large_margin").reason
-        notes += [why] if why is not None else []
+        reason = resolve_mechanism(est.mechanism, est.delta, "large_margin").reason
+        notes += [reason] if reason is not None else []
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
-            learner=self.name, mechanism=mech, budget=total, parts=parts, lam=lam,
+            learner=self.name, mechanism=mechanism, budget=total, parts=parts, lam=lam,
             lam_rule=rule, backend=backend, options=options, notes=tuple(notes))
 
     def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
@@ -199,10 +199,10 @@ class _ObjectiveLearner:
         return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
     def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
-        cert = release(prep.template, plan.mechanism, objective_part(plan),
-                       dry_run=True).certificate
-        cert.assumptions += list(plan.notes)
-        return cert
+        certificate = release(prep.template, plan.mechanism, objective_part(plan),
+                              dry_run=True).certificate
+        certificate.assumptions += list(plan.notes)
+        return certificate
 
 
 @dataclass(frozen=True)
@@ -218,26 +218,27 @@ class _CentroidLearner:
 
     def plan(self, est: LargeMarginEstimator, n: int, C: int, p: int) -> FitPlan:
         inner = centroid_estimator(est)
-        ip = inner.plan(n, C, p)
+        inner_plan = inner.plan(n, C, p)
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
-            learner=self.name, mechanism=ip.mechanism, budget=ip.budget, backend=ip.backend,
+            learner=self.name, mechanism=inner_plan.mechanism, budget=inner_plan.budget,
+            backend=inner_plan.backend,
             lam_rule="no objective",
             options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
-            notes=(*ip.notes, *row_notes(est), PHI_NOTE,
+            notes=(*inner_plan.notes, *row_notes(est), PHI_NOTE,
                    *filter(None, [centroid_reason(est, n, C, p)])))
 
     def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
-        inner, ip = self._inner_plan(est, plan)
-        return inner.prepare_shape(ip)
+        inner, inner_plan = self._inner_plan(est, plan)
+        return inner.prepare_shape(inner_plan)
 
     def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
-        inner, ip = self._inner_plan(est, plan)
-        cert = inner._certify(prep, ip)
-        cert.assumptions += [*row_notes(est), PHI_NOTE,
-                             *filter(None, [centroid_reason(est, plan.n, plan.n_classes,
-                                                            plan.n_features)])]
-        return cert
+        inner, inner_plan = self._inner_plan(est, plan)
+        certificate = inner._certify(prep, inner_plan)
+        certificate.assumptions += [*row_notes(est), PHI_NOTE,
+                                    *filter(None, [centroid_reason(est, plan.n, plan.n_classes,
+                                                                   plan.n_features)])]
+        return certificate
 
 
 #: The learners by name (``FitPlan.learner``).

@@ -93,7 +93,7 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
     """
     from ..linear import _PrivateLinearClassifier
 
-    keys = [k for k in estimator.get_params(deep=True) if _leaf(k) == "lam"]
+    keys = [key for key in estimator.get_params(deep=True) if _leaf(key) == "lam"]
     if keys != ["lam"] or not isinstance(estimator, _PrivateLinearClassifier):
         raise ParameterError(
             f"param_grid='auto' of {owner} needs a dpconvex linear estimator with a 'lam' "
@@ -104,9 +104,9 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
         raise ParameterError(
             f"param_grid='auto' of {owner} is for binary problems (one-vs-rest splits epsilon "
             f"by class); got classes={classes!r}. Pass an explicit grid instead.")
-    est = clone(estimator).set_params(lam="auto", epsilon=float(epsilon), classes=None)
-    lam = float(est.plan(int(n), 2, int(d)).lam)  # the public plan: Λ reads n, d only
-    return {"lam": [float(f"{lam * f:.3g}") for f in factors]}
+    candidate = clone(estimator).set_params(lam="auto", epsilon=float(epsilon), classes=None)
+    lam = float(candidate.plan(int(n), 2, int(d)).lam)  # the public plan: Λ reads n, d only
+    return {"lam": [float(f"{lam * factor:.3g}") for factor in factors]}
 
 
 def _leaf(key: str) -> str:
@@ -149,20 +149,21 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
     return list(ParameterGrid(list(grids)))
 
 
-def _find_certificate(est: Any) -> Certificate:
+def _find_certificate(estimator: Any) -> Certificate:
     """The certificate of a fitted estimator, or of the single private step of a Pipeline."""
-    cert = getattr(est, "certificate_", None)
-    if cert is not None:
-        return cert
-    steps = [s for _, s in getattr(est, "steps", [])]
-    certs = [s.certificate_ for s in steps if getattr(s, "certificate_", None) is not None]
-    if len(certs) != 1:
+    certificate = getattr(estimator, "certificate_", None)
+    if certificate is not None:
+        return certificate
+    steps = [step for _, step in getattr(estimator, "steps", [])]
+    certificates = [step.certificate_ for step in steps
+                    if getattr(step, "certificate_", None) is not None]
+    if len(certificates) != 1:
         raise PrivacyError(
-            f"PrivateGridSearch: the fitted candidate {type(est).__name__} exposes "
-            f"{len(certs)} privacy certificates (certificate_); exactly one is needed to "
-            "account for it. Use a dpconvex private estimator (or a Pipeline ending in one)."
+            f"PrivateGridSearch: the fitted candidate {type(estimator).__name__} exposes "
+            f"{len(certificates)} privacy certificates (certificate_); exactly one is needed "
+            "to account for it. Use a dpconvex private estimator (or a Pipeline ending in one)."
         )
-    return certs[0]
+    return certificates[0]
 
 
 class SelectedEstimator:
@@ -180,14 +181,14 @@ class SelectedEstimator:
         return tags
 
     def _keys(self, leaf: str) -> list[str]:
-        return [k for k in self.estimator.get_params(deep=True) if _leaf(k) == leaf]
+        return [key for key in self.estimator.get_params(deep=True) if _leaf(key) == leaf]
 
-    def _noise_owners(self, est: Any) -> list[Any]:
-        """The objects of the candidate ``est`` that hold a ``random_state`` parameter, in
-        the order of ``_keys("random_state")`` (``est`` itself, or Pipeline steps): the fits
-        that :func:`dpconvex._random.assign_noise` hands a generator."""
-        params = est.get_params(deep=True)
-        return [params[key.rpartition("__")[0]] if "__" in key else est
+    def _noise_owners(self, candidate: Any) -> list[Any]:
+        """The objects of ``candidate`` that hold a ``random_state`` parameter, in the order
+        of ``_keys("random_state")`` (``candidate`` itself, or Pipeline steps): the fits that
+        :func:`dpconvex._random.assign_noise` hands a generator."""
+        params = candidate.get_params(deep=True)
+        return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
     def _noise(self, owner: str) -> NoiseSource:
@@ -358,50 +359,54 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
                 f"Got {self.estimator!r} instead."
             )
-        eps_keys = self._keys("epsilon")
-        if len(eps_keys) != 1:
+        epsilon_keys = self._keys("epsilon")
+        if len(epsilon_keys) != 1:
             raise ParameterError(
                 f"{owner} needs an estimator with exactly one 'epsilon' parameter (a dpconvex "
-                f"private estimator or a Pipeline with one private step); found {eps_keys!r}."
+                "private estimator or a Pipeline with one private step); found "
+                f"{epsilon_keys!r}."
             )
         valid = list(self.estimator.get_params(deep=True))
         auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
         # "auto": m = len(AUTO_LAM_FACTORS) is known now; the values once n is read
-        candidates = ([{"lam": f} for f in AUTO_LAM_FACTORS] if auto
+        candidates = ([{"lam": factor} for factor in AUTO_LAM_FACTORS] if auto
                       else _check_param_grid(self.param_grid, valid, owner))
         m = len(candidates)
         public = self.public_validation is not None
         noise = self._noise(owner)
-        rng = noise.rng
+        noise_rng = noise.rng
 
         # (ε, δ) requested: δ from (ε, δ) candidates, if any; known before the data.
         base = self.estimator.get_params(deep=True)
         delta_keys = self._keys("delta")
-        delta_req = max((float(c.get(k, base[k]) or 0.0) for c in candidates for k in delta_keys),
-                        default=0.0)
+        delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
+                               for candidate in candidates for key in delta_keys), default=0.0)
         # the ledger is checked (and the budget held) before the data are read
-        with reserve_budget(self.accountant, epsilon, delta_req, owner) as hold:
+        with reserve_budget(self.accountant, epsilon, delta_requested, owner) as hold:
 
-            Xv, yv = check_rows(X, y, owner, self.estimator)  # Dask rows stay on the workers
+            # Dask rows stay on the workers
+            X_checked, y_checked = check_rows(X, y, owner, self.estimator)
             if public:
-                Xp, yp = self._public_set(owner, Xv.shape[1])
-            n = Xv.shape[0]
-            k = m if public else m + 1
-            if n < 2 * k:
+                X_public, y_public = self._public_set(owner, X_checked.shape[1])
+            n = X_checked.shape[0]
+            n_parts = m if public else m + 1
+            if n < 2 * n_parts:
                 raise DataValidationError(
-                    f"{owner}: n_samples = {n} rows cannot be split into {k} parts of at least 2 rows "
+                    f"{owner}: n_samples = {n} rows cannot be split into {n_parts} parts of at "
+                    "least 2 rows "
                     f"({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
                     "candidates or more data."
                 )
-            parts = np.array_split(rng.permutation(n), k)
-            rows = Parts(Xv, yv, parts)
+            parts = np.array_split(noise_rng.permutation(n), n_parts)
+            rows = Parts(X_checked, y_checked, parts)
             if auto:  # Λ_auto for the smallest part (public: n, d, ε only)
                 candidates = _check_param_grid(
-                    auto_lam_grid(self.estimator, n // k, Xv.shape[1], epsilon, owner),
+                    auto_lam_grid(self.estimator, n // n_parts, X_checked.shape[1], epsilon,
+                                  owner),
                     valid, owner)
-            children = rng.spawn(m)
+            children = noise_rng.spawn(m)
 
-            overrides_base: dict[str, Any] = {eps_keys[0]: epsilon}
+            overrides_base: dict[str, Any] = {epsilon_keys[0]: epsilon}
             overrides_base.update({key: None for key in self._keys("accountant")})
             # the candidates' random_state is the caller's; their noise comes through the channel
             overrides_base.update({key: self.random_state for key in self._keys("random_state")})
@@ -409,61 +414,67 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             labels = None
             if self._keys("classes"):  # the candidates take the public label set
                 # refuses a label outside it (unknown_labels="raise") before any candidate
-                labels = encode_labels(yv, self.classes, owner, unknown_labels=unknown)
+                labels = encode_labels(y_checked, self.classes, owner, unknown_labels=unknown)
                 overrides_base.update({key: list(labels.classes)
                                        for key in self._keys("classes")})
-            models, certs = [], []
-            for i, params in enumerate(candidates):
-                est = clone(self.estimator)
-                est.set_params(**params, **overrides_base)
-                with assign_noise({owner_i: children[i] for owner_i in self._noise_owners(est)},
-                                  seeded=noise.seeded):
-                    est.fit(*rows[i])
-                cert = _find_certificate(est)
-                if not cert.private:
+            models, certificates = [], []
+            for index, params in enumerate(candidates):
+                candidate = clone(self.estimator)
+                candidate.set_params(**params, **overrides_base)
+                rngs = {noise_owner: children[index]
+                        for noise_owner in self._noise_owners(candidate)}
+                with assign_noise(rngs, seeded=noise.seeded):
+                    candidate.fit(*rows[index])
+                certificate = _find_certificate(candidate)
+                if not certificate.private:
                     raise PrivacyError(
-                        f"{owner}: candidate {params!r} produced a non-private model ({cert.mechanism})."
+                        f"{owner}: candidate {params!r} produced a non-private model "
+                        f"({certificate.mechanism})."
                         " Private tuning needs private candidates; for a non-private baseline use "
                         "sklearn.model_selection.GridSearchCV."
                     )
-                models.append(est)
-                certs.append(cert)
+                models.append(candidate)
+                certificates.append(certificate)
 
             if public:
-                z = np.array([mistakes(mod, Xp, yp) for mod in models])
-                best = int(np.argmin(z))
-                sel_cert = Certificate(
+                validation_mistakes = np.array([mistakes(model, X_public, y_public)
+                                                for model in models])
+                best = int(np.argmin(validation_mistakes))
+                selection_certificate = Certificate(
                     mechanism="selection on a public validation set (argmin of mistakes)",
                     epsilon_requested=0.0, epsilon=0.0, private=True,
                     conditions=[Condition("public validation set", True, "assumption",
                                           "the user declares (X_val, y_val) public")],
-                    quantities={"validation size": int(yp.shape[0])},
+                    quantities={"validation size": int(y_public.shape[0])},
                 )
             else:
-                Xval, yval = rows[k - 1]
-                z = np.array([mistakes(mod, Xval, yval) for mod in models])
-                sel = release(SelectionTemplate(-z.astype(float), 1.0, int(parts[-1].size)),
-                              "exponential", Budget(epsilon), None, rng, seeded=noise.seeded)
-                best, sel_cert = int(sel.theta[0]), sel.certificate
+                X_validation, y_validation = rows[n_parts - 1]
+                validation_mistakes = np.array([mistakes(model, X_validation, y_validation)
+                                                for model in models])
+                utility = -validation_mistakes.astype(float)
+                selection = release(SelectionTemplate(utility, 1.0, int(parts[-1].size)),
+                                    "exponential", Budget(epsilon), None, noise_rng,
+                                    seeded=noise.seeded)
+                best, selection_certificate = int(selection.theta[0]), selection.certificate
 
-            cert = self._certificate(epsilon, certs, sel_cert, m, [int(p.size) for p in parts],
-                                     public)
+            certificate = self._certificate(epsilon, certificates, selection_certificate, m,
+                                            [int(part.size) for part in parts], public)
             if labels is not None:
-                cert.assumptions.append(labels.assumption)
-            hold.commit_certificate(cert)
+                certificate.assumptions.append(labels.assumption)
+            hold.commit_certificate(certificate)
 
         self.candidates_ = candidates
         self.best_index_ = best
         self.best_params_ = candidates[best]
         self.best_estimator_ = models[best]
-        self.part_sizes_ = [int(p.size) for p in parts]
+        self.part_sizes_ = [int(part.size) for part in parts]
         if public:
-            self.validation_mistakes_ = z
+            self.validation_mistakes_ = validation_mistakes
         elif hasattr(self, "validation_mistakes_"):
             del self.validation_mistakes_
-        self.certificate_ = cert
+        self.certificate_ = certificate
         self.classes_ = getattr(models[best], "classes_", None)
-        self.n_features_in_ = Xv.shape[1]
+        self.n_features_in_ = X_checked.shape[1]
         return with_feature_names(self, names)
 
     def certify(self, X: Any, y: Any) -> Certificate:
@@ -478,73 +489,78 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         valid = list(self.estimator.get_params(deep=True))
         auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
-        candidates = ([{"lam": f} for f in AUTO_LAM_FACTORS] if auto
+        candidates = ([{"lam": factor} for factor in AUTO_LAM_FACTORS] if auto
                       else _check_param_grid(self.param_grid, valid, owner))
-        eps_keys = self._keys("epsilon")
-        if len(eps_keys) != 1 or not hasattr(self.estimator, "certify"):
+        epsilon_keys = self._keys("epsilon")
+        if len(epsilon_keys) != 1 or not hasattr(self.estimator, "certify"):
             raise ParameterError(
                 f"{owner}.certify needs a dpconvex estimator with one 'epsilon' parameter and a "
                 f"certify() method; got {type(self.estimator).__name__}. Call fit instead."
             )
-        Xv, yv = check_rows(X, y, owner, self.estimator)
+        X_checked, y_checked = check_rows(X, y, owner, self.estimator)
         public = self.public_validation is not None
         m = len(candidates)
-        parts = np.array_split(np.arange(Xv.shape[0]), m if public else m + 1)
-        rows = Parts(Xv, yv, parts)
+        parts = np.array_split(np.arange(X_checked.shape[0]), m if public else m + 1)
+        rows = Parts(X_checked, y_checked, parts)
         if auto:
             candidates = _check_param_grid(auto_lam_grid(
-                self.estimator, Xv.shape[0] // len(parts), Xv.shape[1], epsilon, owner),
+                self.estimator, X_checked.shape[0] // len(parts), X_checked.shape[1], epsilon,
+                owner),
                 valid, owner)
-        certs = []
-        for i, params in enumerate(candidates):
-            est = clone(self.estimator).set_params(
-                **params, **{eps_keys[0]: epsilon},
+        certificates = []
+        for index, params in enumerate(candidates):
+            candidate = clone(self.estimator).set_params(
+                **params, **{epsilon_keys[0]: epsilon},
                 **{key: unknown for key in self._keys("unknown_labels")})
-            certs.append(est.certify(*rows[i]))
+            certificates.append(candidate.certify(*rows[index]))
         if public:
-            sel = Certificate(mechanism="selection on a public validation set (argmin of mistakes)",
-                              epsilon_requested=0.0, epsilon=0.0, private=True)
+            selection = Certificate(
+                mechanism="selection on a public validation set (argmin of mistakes)",
+                epsilon_requested=0.0, epsilon=0.0, private=True)
         else:
-            sel = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
-                          "exponential", Budget(epsilon), dry_run=True).certificate
-        return self._certificate(epsilon, certs, sel, m, [int(p.size) for p in parts], public)
+            selection = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
+                                "exponential", Budget(epsilon), dry_run=True).certificate
+        return self._certificate(epsilon, certificates, selection, m,
+                                 [int(part.size) for part in parts], public)
 
     def _public_set(self, owner: str, d: int) -> tuple[np.ndarray, np.ndarray]:
-        pv = self.public_validation
-        if not isinstance(pv, (tuple, list)) or len(pv) != 2:
+        public_validation = self.public_validation
+        if not isinstance(public_validation, (tuple, list)) or len(public_validation) != 2:
             raise ParameterError(
                 f"The 'public_validation' parameter of {owner} must be None or a tuple "
-                f"(X_val, y_val). Got {type(pv).__name__} instead."
+                f"(X_val, y_val). Got {type(public_validation).__name__} instead."
             )
-        Xp = check_array(pv[0], owner, name="X_val", n_features=d)
-        yp = check_labels(pv[1], Xp.shape[0], owner)
-        return Xp, yp
+        X_public = check_array(public_validation[0], owner, name="X_val", n_features=d)
+        y_public = check_labels(public_validation[1], X_public.shape[0], owner)
+        return X_public, y_public
 
     @staticmethod
-    def _certificate(epsilon: float, certs: list[Certificate], sel: Certificate, m: int,
-                     sizes: list[int], public: bool) -> Certificate:
-        how = "public validation set" if public else "exponential mechanism on part m + 1"
-        conds = [
+    def _certificate(epsilon: float, certificates: list[Certificate], selection: Certificate,
+                     m: int, sizes: list[int], public: bool) -> Certificate:
+        selection_by = ("public validation set" if public
+                        else "exponential mechanism on part m + 1")
+        conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"{m} candidates from param_grid (a constructor parameter)"),
             Condition("disjoint parts", True, "enforced by dpconvex",
                       f"random permutation (independent of the data) split into {len(sizes)} "
                       f"parts of sizes {sizes}; candidate i reads part i only; selection by "
-                      f"{how}"),
+                      f"{selection_by}"),
         ]
         try:
             return compose_parallel(
-                [*certs, sel],
+                [*certificates, selection],
                 mechanism=("private tuning (CMS Alg. 4): parallel composition over disjoint "
                            "parts " + ("+ selection on public data" if public
                                        else "+ exponential mechanism on the held-out part")),
-                epsilon_requested=epsilon, conditions=conds,
+                epsilon_requested=epsilon, conditions=conditions,
                 quantities={"candidates m": m, "part sizes": sizes,
-                            "epsilon (training, max)": max(c.epsilon for c in certs),
-                            "epsilon (selection)": sel.epsilon},
+                            "epsilon (training, max)": max(certificate.epsilon
+                                                           for certificate in certificates),
+                            "epsilon (selection)": selection.epsilon},
                 assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
                              "the released model is the selected candidate only (trained on "
                              "its part); releasing all candidates too would also be covered"],
-                labels=[*(f"candidate {i}" for i in range(m)), "selection"])
+                labels=[*(f"candidate {index}" for index in range(m)), "selection"])
         except PrivacyError as exc:
             raise PrivacyError(f"PrivateGridSearch: {exc}") from None

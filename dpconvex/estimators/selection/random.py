@@ -101,14 +101,14 @@ class Repetitions:
             raise ParameterError(f"Repetitions: the mean number of runs must be > 1; got {mean!r}.")
         if kind == "geometric":
             return cls(kind, 1.0 / mean)
-        lo, hi = 1e-300, 1.0 - 1e-16  # E[K] = (1 − γ)/(γ log(1/γ)) decreases in γ
+        low, high = 1e-300, 1.0 - 1e-16  # E[K] = (1 − γ)/(γ log(1/γ)) decreases in γ
         for _ in range(200):
-            mid = math.sqrt(lo * hi) if hi / lo > 4 else 0.5 * (lo + hi)
-            if cls(kind, mid).mean > mean:
-                lo = mid
+            middle = math.sqrt(low * high) if high / low > 4 else 0.5 * (low + high)
+            if cls(kind, middle).mean > mean:
+                low = middle
             else:
-                hi = mid
-        return cls(kind, hi)
+                high = middle
+        return cls(kind, high)
 
     @property
     def mean(self) -> float:
@@ -282,16 +282,17 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         grid = self.param_grid
         if isinstance(grid, str) and grid == "auto":
             grid = auto_lam_grid(self.estimator, n_train, d, eps1, owner)
-        cands = _check_param_grid(grid, list(self.estimator.get_params(deep=True)), owner)
+        candidates = _check_param_grid(grid, list(self.estimator.get_params(deep=True)), owner)
         base = self.estimator.get_params(deep=True)
-        for c in cands:  # the theorem used here is the pure-ε one: δ must be 0
+        for candidate in candidates:  # the theorem used here is the pure-ε one: δ must be 0
             for key in self._keys("delta"):
-                if float(c.get(key, base[key]) or 0.0) != 0.0:
+                if float(candidate.get(key, base[key]) or 0.0) != 0.0:
                     raise ParameterError(
-                        f"{owner}: candidate {c!r} has {key} = {c.get(key, base[key])!r} > 0; "
+                        f"{owner}: candidate {candidate!r} has {key} = "
+                        f"{candidate.get(key, base[key])!r} > 0; "
                         "private selection by random repetition is implemented for pure "
                         "epsilon-DP candidates only (delta = 0; docs/privacy.md §6.2).")
-        return cands
+        return candidates
 
     @one_label_warning()  # the candidates' fits do not repeat the label-set warning
     def fit(self, X: Any, y: Any) -> PrivateRandomSearch:
@@ -304,21 +305,23 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """
         owner = type(self).__name__
         names = feature_names_of(X, owner)
-        epsilon, eps1, reps, frac = self._check_params(owner)
+        epsilon, eps1, repetitions, fraction = self._check_params(owner)
         noise = self._noise(owner)
-        rng = noise.rng
+        noise_rng = noise.rng
         with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
-            Xv, yv = check_rows(X, y, owner, self.estimator)  # Dask rows stay on the workers
-            n = Xv.shape[0]
-            n_val = int(math.ceil(frac * n))
+            # Dask rows stay on the workers
+            X_checked, y_checked = check_rows(X, y, owner, self.estimator)
+            n = X_checked.shape[0]
+            n_val = int(math.ceil(fraction * n))
             if n_val < 1 or n - n_val < 2:
                 raise DataValidationError(
                     f"{owner}: n_samples = {n} rows cannot be split into a training part of at "
-                    f"least 2 rows and a validation part of validation_fraction = {frac:g}. "
+                    "least 2 rows and a validation part of validation_fraction = "
+                    f"{fraction:g}. "
                     "Use more data.")
-            perm = rng.permutation(n)
-            train, val = perm[n_val:], perm[:n_val]
-            candidates = self._candidates(owner, train.size, Xv.shape[1], eps1)
+            order = noise_rng.permutation(n)
+            train, validation = order[n_val:], order[:n_val]
+            candidates = self._candidates(owner, train.size, X_checked.shape[1], eps1)
             m = len(candidates)
             overrides: dict[str, Any] = {self._keys("epsilon")[0]: eps1}
             overrides.update({key: None for key in self._keys("accountant")})
@@ -327,48 +330,53 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             overrides.update({key: self.unknown_labels for key in self._keys("unknown_labels")})
             labels = None
             if self._keys("classes"):  # refuses a label outside it ("raise") before any run
-                labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
+                labels = encode_labels(y_checked, self.classes, owner,
+                                       unknown_labels=self.unknown_labels)
                 overrides.update({key: list(labels.classes) for key in self._keys("classes")})
-            split = Parts(Xv, yv, [train, val])
-            (Xt, yt), (Xval, yval) = split[0], split[1]
-            k_runs = reps.sample(rng)  # public randomness; never stored or released
+            split = Parts(X_checked, y_checked, [train, validation])
+            (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
+            k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
             best: tuple[float, int, Any, Certificate] | None = None
             for _ in range(k_runs):
-                i = int(rng.integers(m))
-                est = clone(self.estimator)
-                children = [rng.spawn(1)[0] for _ in self._keys("random_state")]
-                est.set_params(**candidates[i], **overrides)
-                with assign_noise(zip(self._noise_owners(est), children, strict=True),
+                index = int(noise_rng.integers(m))
+                candidate = clone(self.estimator)
+                children = [noise_rng.spawn(1)[0] for _ in self._keys("random_state")]
+                candidate.set_params(**candidates[index], **overrides)
+                with assign_noise(zip(self._noise_owners(candidate), children, strict=True),
                                   seeded=noise.seeded):
-                    est.fit(Xt, yt)
-                cert = _find_certificate(est)
-                if not cert.private or cert.delta != 0.0 or cert.epsilon > eps1:
+                    candidate.fit(X_train, y_train)
+                certificate = _find_certificate(candidate)
+                if (not certificate.private or certificate.delta != 0.0
+                        or certificate.epsilon > eps1):
                     raise PrivacyError(
-                        f"{owner}: candidate {candidates[i]!r} released with "
-                        f"(epsilon, delta) = ({cert.epsilon:g}, {cert.delta:g}), not within the "
-                        f"per-run budget ({eps1:g}, 0) ({cert.mechanism}). Random-repetition "
+                        f"{owner}: candidate {candidates[index]!r} released with "
+                        f"(epsilon, delta) = ({certificate.epsilon:g}, {certificate.delta:g}), not "
+                        f"within the per-run budget ({eps1:g}, 0) ({certificate.mechanism}). "
+                        "Random-repetition "
                         "selection needs pure epsilon-DP private candidates.")
-                z = mistakes(est, Xval, yval)
-                score = -float(z + discrete_laplace(eps1, rng)) + float(rng.uniform())
+                run_mistakes = mistakes(candidate, X_validation, y_validation)
+                score = (-float(run_mistakes + discrete_laplace(eps1, noise_rng))
+                         + float(noise_rng.uniform()))
                 if best is None or score > best[0]:
-                    best = (score, i, est, cert)
+                    best = (score, index, candidate, certificate)
             assert best is not None  # K >= 1
-            _, best_i, model, run_cert = best
-            cert = self._certificate(epsilon, eps1, reps, run_cert, m, [train.size, val.size])
+            _, best_index, model, run_certificate = best
+            certificate = self._certificate(epsilon, eps1, repetitions, run_certificate, m,
+                                            [train.size, validation.size])
             if labels is not None:
-                cert.assumptions.append(labels.assumption)
+                certificate.assumptions.append(labels.assumption)
             if noise.seeded:
-                cert.assumptions.append(SEEDED)
-            hold.commit_certificate(cert)
+                certificate.assumptions.append(SEEDED)
+            hold.commit_certificate(certificate)
 
         self.candidates_ = candidates
-        self.best_index_ = best_i
-        self.best_params_ = candidates[best_i]
+        self.best_index_ = best_index
+        self.best_params_ = candidates[best_index]
         self.best_estimator_ = model
-        self.part_sizes_ = [int(train.size), int(val.size)]
-        self.certificate_ = cert
+        self.part_sizes_ = [int(train.size), int(validation.size)]
+        self.certificate_ = certificate
         self.classes_ = getattr(model, "classes_", None)
-        self.n_features_in_ = Xv.shape[1]
+        self.n_features_in_ = X_checked.shape[1]
         return with_feature_names(self, names)
 
     @staticmethod
@@ -383,11 +391,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             quantities={"validation size": n_val, "noise": "two-sided geometric, "
                         f"P(k) ∝ exp(-{eps1:.6g} |k|)"})
 
-    def _certificate(self, epsilon: float, eps1: float, reps: Repetitions,
-                     run_cert: Certificate, m: int, sizes: list[int]) -> Certificate:
+    def _certificate(self, epsilon: float, eps1: float, repetitions: Repetitions,
+                     run_certificate: Certificate, m: int, sizes: list[int]) -> Certificate:
         try:
-            run = compose_parallel(
-                [run_cert, self._score_certificate(eps1, sizes[1])],
+            one_run = compose_parallel(
+                [run_certificate, self._score_certificate(eps1, sizes[1])],
                 mechanism="one run: a random candidate trained on the training part + its "
                           "noisy score on the disjoint validation part",
                 epsilon_requested=eps1, delta_requested=0.0, labels=["model", "score"],
@@ -397,40 +405,42 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                     f"{sizes[0]} rows, validation part of {sizes[1]} rows")])
         except PrivacyError as exc:
             raise PrivacyError(f"{type(self).__name__}: {exc}") from None
-        total = reps.multiplier * eps1  # <= epsilon: eps1 = split_even(epsilon, 2 + η)
-        ok = total <= epsilon
-        if not ok:
+        total = repetitions.multiplier * eps1  # <= epsilon: eps1 = split_even(epsilon, 2 + η)
+        within_budget = total <= epsilon
+        if not within_budget:
             raise PrivacyError(f"{type(self).__name__}: (2 + eta) * epsilon_1 = {total:.6g} > "
                                f"epsilon = {epsilon:g}; nothing is released.")
         return Certificate(
-            mechanism=(f"private selection by random repetition, {reps.kind} number of runs "
+            mechanism=(f"private selection by random repetition, {repetitions.kind} number of "
+                       "runs "
                        "(Liu & Talwar 2019; Papernot & Steinke 2022, Cor. 3)"),
             epsilon_requested=epsilon, epsilon=total, delta=0.0, private=True,
             conditions=[
-                Condition("epsilon accounting", ok, "random repetition (Papernot & Steinke "
-                          "2022, Corollary 3)",
-                          f"(2 + eta) * epsilon_1 = {reps.multiplier:g} * {eps1:.6g} = "
+                Condition("epsilon accounting", within_budget,
+                          "random repetition (Papernot & Steinke 2022, Corollary 3)",
+                          f"(2 + eta) * epsilon_1 = {repetitions.multiplier:g} * {eps1:.6g} = "
                           f"{total:.6g} <= {epsilon:g}; each run is epsilon_1-DP (parallel "
                           "composition of its model and its score)"),
                 Condition("candidates fixed before the data", True, "enforced by dpconvex",
                           f"{m} candidates; each run draws one uniformly at random"),
                 Condition("number of runs random and hidden", True, "enforced by dpconvex",
-                          f"K ~ {reps.kind} (eta = {reps.eta:g}, gamma = {reps.gamma:.6g}, "
-                          f"E[K] = {reps.mean:.4g}), drawn from public randomness; K and the "
+                          f"K ~ {repetitions.kind} (eta = {repetitions.eta:g}, "
+                          f"gamma = {repetitions.gamma:.6g}, E[K] = {repetitions.mean:.4g}), "
+                          "drawn from public randomness; K and the "
                           "scores are not stored"),
                 Condition("uniform per-run bound", True, "enforced by dpconvex",
                           f"every run's certificate has delta = 0 and epsilon <= "
                           f"{eps1:.6g}, checked after each fit"),
             ],
             quantities={"candidates m": m, "part sizes": list(sizes),
-                        "epsilon per run": eps1, "multiplier (2 + eta)": reps.multiplier,
-                        "mean number of runs": reps.mean},
+                        "epsilon per run": eps1, "multiplier (2 + eta)": repetitions.multiplier,
+                        "mean number of runs": repetitions.mean},
             assumptions=["replace-one adjacency; n is public (it fixes the part sizes)",
                          "only the best run's model is released: not K, not the scores, not "
                          "the run time of the fit (which reveals K)",
                          "the run certificate in `parts` is the released run's; every run had "
                          "the same per-run bound"],
-            parts=[run])
+            parts=[one_run])
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit would carry for the first candidate, without training.
@@ -440,17 +450,18 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         the right size. Raises what ``fit`` would raise for that candidate.
         """
         owner = type(self).__name__
-        epsilon, eps1, reps, frac = self._check_params(owner)
+        epsilon, eps1, repetitions, fraction = self._check_params(owner)
         if not hasattr(self.estimator, "certify"):
             raise ParameterError(f"{owner}.certify needs a dpconvex estimator with a certify() "
                                  f"method; got {type(self.estimator).__name__}. Call fit instead.")
-        Xv, yv = check_rows(X, y, owner, self.estimator)
-        n = Xv.shape[0]
-        n_val = int(math.ceil(frac * n))
-        idx = np.arange(n_val, n)
-        cands = self._candidates(owner, idx.size, Xv.shape[1], eps1)
-        est = clone(self.estimator).set_params(
-            **cands[0], **{self._keys("epsilon")[0]: eps1},
+        X_checked, y_checked = check_rows(X, y, owner, self.estimator)
+        n = X_checked.shape[0]
+        n_val = int(math.ceil(fraction * n))
+        train_index = np.arange(n_val, n)
+        candidates = self._candidates(owner, train_index.size, X_checked.shape[1], eps1)
+        candidate = clone(self.estimator).set_params(
+            **candidates[0], **{self._keys("epsilon")[0]: eps1},
             **{key: self.unknown_labels for key in self._keys("unknown_labels")})
-        run_cert = est.certify(*Parts(Xv, yv, [idx])[0])
-        return self._certificate(epsilon, eps1, reps, run_cert, len(cands), [idx.size, n_val])
+        run_certificate = candidate.certify(*Parts(X_checked, y_checked, [train_index])[0])
+        return self._certificate(epsilon, eps1, repetitions, run_certificate, len(candidates),
+                                 [train_index.size, n_val])
