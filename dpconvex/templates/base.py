@@ -119,9 +119,20 @@ class ParamSpace(Protocol):
     (2, 3)
     """
 
-    shape: tuple[int, ...]
-    dimension: int
-    symmetric: bool
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of a parameter (and noise) array."""
+        ...
+
+    @property
+    def dimension(self) -> int:
+        """p, the dimension of the space."""
+        ...
+
+    @property
+    def symmetric(self) -> bool:
+        """Whether the noise is drawn in the symmetric subspace of each block."""
+        ...
 
     def project(self, theta: np.ndarray) -> np.ndarray:
         """Euclidean projection onto the feasible set (identity when unconstrained)."""
@@ -263,10 +274,18 @@ class Template(Protocol):
     kind: str
     n: int
     capabilities: frozenset[str]
-    space: Any
-    noise_shape: tuple[int, ...]
     noise_symmetric: bool
     residual_tol: float
+
+    @property
+    def space(self) -> ParamSpace:
+        """The parameter space."""
+        ...
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        """Shape of a noise draw."""
+        ...
 
     def conditions(self, needs: Iterable[str] | str) -> list[Any]:
         """Establish the conditions of the proof for a mechanism's needs (raise on failure)."""

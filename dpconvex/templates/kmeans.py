@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -78,10 +78,10 @@ class KMeansTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (self.C * self.K, self.d)
 
-    def conditions(self, needs: Any) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list:
         return []
 
-    def assumptions(self, needs: Any) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         return []
 
 

@@ -9,7 +9,7 @@ needs only per-example gradient clipping (docs/privacy.md §6.3).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -63,8 +63,8 @@ class EmpiricalRiskTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (self.p,)
 
-    def conditions(self, needs: Any) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list:
         return []
 
-    def assumptions(self, needs: Any) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         return []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -50,8 +51,8 @@ class SelectionTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (int(self.utilities.size),)
 
-    def conditions(self, needs: Any) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list:
         return []
 
-    def assumptions(self, needs: Any) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         return []

@@ -19,7 +19,7 @@ the noisy count is below 1), projected onto the ball of radius q
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,10 +31,14 @@ from ..noise import laplace, norm_gamma, snap
 from .base import Calibration, Mechanism, NoiseReport, register
 from .perturbation import coordinate_scale
 
+if TYPE_CHECKING:
+    from ...solvers.base import Backend
+    from ...templates.kmeans import KMeansTemplate
+
 __all__ = ["DPKMeans", "lloyd"]
 
 
-def lloyd(template: Any, noise: Any = None) -> np.ndarray:
+def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
     """T Lloyd iterations from the template's public centers; ``noise(counts, sums)`` privatizes.
 
     Returns the centers, shape (C, K, d), each in the ball of radius q.
@@ -71,7 +75,7 @@ def lloyd(template: Any, noise: Any = None) -> np.ndarray:
 
 
 @register
-class DPKMeans(Mechanism):
+class DPKMeans(Mechanism["KMeansTemplate"]):
     """Per-class DP k-means: Laplace counts and norm-Gamma sums per cell and iteration.
 
     Examples
@@ -98,7 +102,7 @@ class DPKMeans(Mechanism):
     solves = False
     placement = "sum"
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: KMeansTemplate, budget: Budget, mu: Any = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The norm-Gamma noise on one cell's sum of one iteration (d coordinates).
 
@@ -114,7 +118,7 @@ class DPKMeans(Mechanism):
             extra={"count noise scale": 2.0 / cal.extra["eps_cnt"],
                    "iterations": int(problem.n_iter), "cells": int(problem.C * problem.K)})
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: KMeansTemplate, budget: Budget) -> Calibration:
         eps_it = split_even(budget.epsilon, template.n_iter)
         eps_cnt = eps_it / (1.0 + math.sqrt(template.d))
         eps_sum = remaining(eps_it, eps_cnt)
@@ -125,7 +129,7 @@ class DPKMeans(Mechanism):
             extra_strong_convexity=0.0, sensitivity=2.0 * q, noise_rate=eps_sum / (2.0 * q),
             extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum})
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: KMeansTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         q, T, J = template.data_norm, template.n_iter, template.C * template.K
@@ -155,7 +159,7 @@ class DPKMeans(Mechanism):
             ],
         )
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: KMeansTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:

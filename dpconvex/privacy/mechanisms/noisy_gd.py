@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -76,6 +76,7 @@ import scipy.sparse as sp
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
 from ...solvers.base import SolveResult
+from ...templates.base import Template
 from ..accounting.gaussian import (
     accountant_name,
     calibrate_noise_multiplier,
@@ -87,6 +88,9 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import snap
 from .base import Calibration, Mechanism, NoiseReport, register
+
+if TYPE_CHECKING:
+    from ...solvers.base import Backend
 
 __all__ = [
     "AVERAGING",
@@ -153,6 +157,30 @@ def default_delta(n: int) -> float:
     1e-06
     """
     return 1.0 / (float(n) * float(n))
+
+
+class PerExampleGradientsTemplate(Template, Protocol):
+    """What noisy gradient descent reads of a template (capability ``"per_example_gradients"``).
+
+    Attributes
+    ----------
+    loss : Loss
+        The margin loss ℓ(y x·θ); its derivative bound times ``data_norm`` bounds a gradient.
+    data_norm : float
+        Public bound on the norm of a row.
+    X : ndarray, sparse matrix or row operator
+        The rows (a Dask row operator when they live on workers).
+    y : ndarray
+        Labels in {-1, +1}.
+    p : int
+        Number of parameters.
+    """
+
+    loss: Loss
+    data_norm: float
+    X: Any
+    y: np.ndarray
+    p: int
 
 
 @dataclass(frozen=True)
@@ -351,7 +379,7 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
 
 
 @register
-class NoisyGD(Mechanism):
+class NoisyGD(Mechanism["PerExampleGradientsTemplate"]):
     """Noisy projected gradient descent with per-example clipping ([ACG+16]_, [BST14]_).
 
     Parameters
@@ -378,11 +406,11 @@ class NoisyGD(Mechanism):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
+    >>> from dpconvex.templates.risk import PerExampleGradientsTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> template = PerExampleGradientsTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("noisy_gd", steps=20, accounting="rdp")
     >>> cal = mech.calibrate(template, Budget(1.0, 1e-5))
     >>> cal.extra["steps"], round(cal.extra["noise multiplier"], 2)
@@ -418,10 +446,10 @@ class NoisyGD(Mechanism):
             )
         return budget
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: PerExampleGradientsTemplate, budget: Budget) -> list[Condition]:
         return []
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: PerExampleGradientsTemplate, budget: Budget) -> Calibration:
         n, p = template.n, template.p
         if self.steps is not None and self.steps > max_steps(n, p):
             raise ParameterError(f"noisy gradient descent: steps = {self.steps:,} is above the cap "
@@ -444,7 +472,7 @@ class NoisyGD(Mechanism):
 
     placement = "gradient"
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: PerExampleGradientsTemplate, budget: Budget, mu: Any = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """N(0, s² I_p) on each clipped mean gradient; ``mu`` is unused.
 
@@ -472,7 +500,7 @@ class NoisyGD(Mechanism):
         first = T - (T + 1) // 2
         return first, f"the average of the last {T - first} of the T iterates (t > T/2)"
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: PerExampleGradientsTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         x = cal.extra
@@ -540,7 +568,7 @@ class NoisyGD(Mechanism):
             assumptions=assumptions,
         )
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: PerExampleGradientsTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
