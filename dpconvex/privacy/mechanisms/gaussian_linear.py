@@ -300,7 +300,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
         _need_delta(self.name, dlt)
         p = int(consts.dimension)
-        modulus = consts.strong_convexity if mu is None else mu
+        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         S = 2.0 * consts.grad_bound
         cal = None
         if np.ndim(modulus) > 0:
@@ -308,7 +308,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
                     for m in modulus]
             mu_eff = modulus + np.array([c.extra_strong_convexity for c in cals])
             slacks = np.array([c.slack for c in cals])
-            sigma = S * _unit_sigma_objective(eps, dlt, gradient_difference_rank(problem), slacks)
+            sigma: float | np.ndarray = S * _unit_sigma_objective(
+                eps, dlt, gradient_difference_rank(problem), slacks)
         else:
             cal = self.report_calibration(problem, budget, mu, calibration,
                                           lambda c: self._calibrate_at(problem, budget, c))
@@ -378,7 +379,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
         consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
         _need_delta(self.name, dlt)
         p = int(consts.dimension)
-        modulus = consts.strong_convexity if mu is None else mu
+        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         S = 2.0 * consts.grad_bound
         cal = None
         if np.ndim(modulus) > 0:
