@@ -23,20 +23,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import ParameterError
 
+if TYPE_CHECKING:
+    from ..objectives.regularizers import Regularizer
+
 __all__ = [
     "CAPABILITY_MEMBERS",
     "PARAM_SPACE_MEMBERS",
     "TEMPLATE_MEMBERS",
+    "CVXPYTemplate",
     "EuclideanSpace",
     "ObjectiveTemplate",
     "ParamSpace",
     "PrivacyConstants",
+    "ProjectionTemplate",
+    "SmoothTemplate",
+    "SolverSpace",
     "Template",
     "missing_members",
     "natural_residual",
@@ -142,6 +149,19 @@ class ParamSpace(Protocol):
         """What the release applies to noisy parameters (free post-processing)."""
         ...
 
+
+
+@runtime_checkable
+class SolverSpace(ParamSpace, Protocol):
+    """The parameter space of an objective template: what the solver backends also use.
+
+    ``project_noise`` maps a noise draw into the space (its shape, its noise subspace) before
+    it enters the objective.
+    """
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        """The noise ``b`` as the objective uses it (cast to float, reshaped, projected)."""
+        ...
 
 #: Members every parameter space has; solver backends also use ``project_noise``.
 PARAM_SPACE_MEMBERS: tuple[str, ...] = ("shape", "dimension", "symmetric", "project",
@@ -321,7 +341,15 @@ class ObjectiveTemplate(Template, Protocol):
     (0.6931, (3,))
     """
 
-    regularizer: Any
+    @property
+    def space(self) -> SolverSpace:
+        """The parameter space, with the noise projection the solvers use."""
+        ...
+
+    @property
+    def regularizer(self) -> Regularizer:
+        """The data-independent term; its ``strong_convexity`` is the declared μ."""
+        ...
 
     def privacy_constants(self) -> PrivacyConstants: ...
 
@@ -338,6 +366,65 @@ class ObjectiveTemplate(Template, Protocol):
         """Bound on ||θ − θ*|| from a residual, for a μ-strongly convex objective."""
         ...
 
+
+
+class SmoothTemplate(ObjectiveTemplate, Protocol):
+    """An unconstrained smooth objective (capability ``"smooth"``): the native L-BFGS / Newton.
+
+    The second-order members are called only when the template offers their capability
+    (``"hessian"``, ``"hessp"``, ``"sampled_hessian"`` in ``capabilities``).
+    """
+
+    def hessian(self, theta: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
+        """∇²J(θ), dense (capability ``"hessian"``)."""
+        ...
+
+    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0
+              ) -> Callable[[np.ndarray], np.ndarray]:
+        """v ↦ ∇²J(θ) v (capability ``"hessp"``)."""
+        ...
+
+    def sampled_hessian(self, theta: np.ndarray, extra_reg: float = 0.0, *,
+                        bound: bool = False) -> np.ndarray:
+        """An estimate of ∇²J(θ) from a sample of the rows (capability ``"sampled_hessian"``)."""
+        ...
+
+
+class ProjectionTemplate(ObjectiveTemplate, Protocol):
+    """A smooth objective over a closed convex set (capability ``"projection"``).
+
+    ``space.project`` is the Euclidean projection; projected gradient starts its step
+    search from ``lipschitz_bound``.
+    """
+
+    def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
+        """An initial estimate of the Lipschitz constant of ∇J."""
+        ...
+
+
+class CVXPYTemplate(ObjectiveTemplate, Protocol):
+    """A CVXPY form with the noise and Δ as parameters (capability ``"cvxpy"``): Clarabel, SCS."""
+
+    @property
+    def cvxpy_options(self) -> dict[str, Any]:
+        """Options passed to ``Problem.solve``."""
+        ...
+
+    def cvxpy_problem(self) -> dict[str, Any]:
+        """The CVXPY problem (key ``"problem"``) and its variables, built once."""
+        ...
+
+    def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
+        """Set the noise and Δ parameters of the problem."""
+        ...
+
+    def cvxpy_solution(self) -> tuple[np.ndarray | None, dict[str, Any]]:
+        """The solution in the parameter space's shape (None: none) and diagnostics."""
+        ...
+
+    def cvxpy_size(self) -> int:
+        """The size of the CVXPY form (the auto backend's choice reads it)."""
+        ...
 
 #: Members of the core :class:`Template`.
 TEMPLATE_MEMBERS: tuple[str, ...] = ("name", "kind", "n", "capabilities", "space", "noise_shape",
