@@ -31,6 +31,7 @@ from ..errors import ParameterError
 
 if TYPE_CHECKING:
     from ..objectives.regularizers import Regularizer
+    from ..privacy.certificate import Condition
 
 __all__ = [
     "CAPABILITY_MEMBERS",
@@ -290,12 +291,35 @@ class Template(Protocol):
     ('linear_erm', ['cvxpy', 'hessian', 'hessp', 'objective', 'smooth'])
     """
 
-    name: str
-    kind: str
-    n: int
-    capabilities: frozenset[str]
-    noise_symmetric: bool
-    residual_tol: float
+    @property
+    def name(self) -> str:
+        """Human-readable name."""
+        ...
+
+    @property
+    def kind(self) -> str:
+        """Which estimators and mechanisms it serves."""
+        ...
+
+    @property
+    def n(self) -> int:
+        """Number of records."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What it offers beyond the core."""
+        ...
+
+    @property
+    def noise_symmetric(self) -> bool:
+        """Noise drawn in the symmetric subspace of each block."""
+        ...
+
+    @property
+    def residual_tol(self) -> float:
+        """Largest optimality residual of an exact solve."""
+        ...
 
     @property
     def space(self) -> ParamSpace:
@@ -307,7 +331,7 @@ class Template(Protocol):
         """Shape of a noise draw."""
         ...
 
-    def conditions(self, needs: Iterable[str] | str) -> list[Any]:
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Establish the conditions of the proof for a mechanism's needs (raise on failure)."""
         ...
 
