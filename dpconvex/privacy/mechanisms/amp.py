@@ -13,7 +13,7 @@ References
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -125,7 +125,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius},
         )
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The inner mechanism's report at its share (1 − fraction) of the budget.
 

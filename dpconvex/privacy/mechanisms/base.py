@@ -374,7 +374,8 @@ class Mechanism(ABC, Generic[TemplateT]):
             parameter space is then needed).
         """
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: Any, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The noise this mechanism draws, from public constants only (:class:`NoiseReport`).
 
@@ -398,7 +399,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         """
         raise _no_noise_report(self)
 
-    def report_calibration(self, problem: Any, budget: Budget, mu: Any,
+    def report_calibration(self, problem: Any, budget: Budget, mu: float | np.ndarray | None,
                            calibration: Calibration | None,
                            at: Callable[[PrivacyConstants], Calibration]) -> Calibration:
         """The calibration a report at one modulus reads.

@@ -210,7 +210,8 @@ class _ClassSumNoise(Mechanism["ClassSumsTemplate"]):
         """(E‖b‖ or its bound, E‖b‖²) of the noise on the p released entries."""
         raise NotImplementedError
 
-    def noise_report(self, problem: ClassSumsTemplate, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ClassSumsTemplate, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The noise on the C (d + 1) class sums and counts (no modulus: ``mu`` is unused)."""
         cal = calibration if calibration is not None else self.calibrate(problem, budget)

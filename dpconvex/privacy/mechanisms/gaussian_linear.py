@@ -289,7 +289,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         return calibrate_gaussian_objective(budget.epsilon, budget.delta, problem.n, consts,
                                             gradient_difference_rank(problem))
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """b ~ N(0, σ² I_p) in the objective: E‖b‖ <= √p σ, E‖b‖² = p σ², μ_eff = μ + Δ.
 
@@ -369,7 +370,8 @@ class GaussianOutputPerturbation(_GaussianLinear):
         return calibrate_gaussian_output(budget.epsilon, budget.delta, template.n,
                                          template.privacy_constants())
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """N(0, σ² I_p) on the minimizer, σ analytic for 2G/(nμ): E‖b‖² = p σ².
 

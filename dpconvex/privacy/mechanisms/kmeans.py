@@ -102,7 +102,8 @@ class DPKMeans(Mechanism["KMeansTemplate"]):
     solves = False
     placement = "sum"
 
-    def noise_report(self, problem: KMeansTemplate, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: KMeansTemplate, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The norm-Gamma noise on one cell's sum of one iteration (d coordinates).
 

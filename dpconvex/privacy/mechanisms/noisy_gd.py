@@ -472,7 +472,8 @@ class NoisyGD(Mechanism["PerExampleGradientsTemplate"]):
 
     placement = "gradient"
 
-    def noise_report(self, problem: PerExampleGradientsTemplate, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: PerExampleGradientsTemplate, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """N(0, s² I_p) on each clipped mean gradient; ``mu`` is unused.
 

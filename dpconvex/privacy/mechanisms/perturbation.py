@@ -288,7 +288,7 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     return tiny + cal.extra_strong_convexity
 
 
-def _modulus(consts: PrivacyConstants, mu: Any) -> Any:
+def _modulus(consts: PrivacyConstants, mu: float | np.ndarray | None) -> Any:
     """The modulus a report is asked about: the declared one (``mu=None``) or ``mu``."""
     return consts.strong_convexity if mu is None else mu
 
@@ -393,7 +393,8 @@ class ObjectivePerturbation(_Perturbation):
         return calibrate_objective_perturbation(budget.epsilon, template.n,
                                                 template.privacy_constants())
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """Norm-Gamma b in the objective: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β², μ_eff = μ + Δ."""
         consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
@@ -465,7 +466,8 @@ class OutputPerturbation(_Perturbation):
         return calibrate_output_perturbation(budget.epsilon, template.n,
                                              template.privacy_constants())
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """Norm-Gamma b on the minimizer: β = ε n μ/(2G), E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
         consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
@@ -549,7 +551,8 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
     def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> None:
         return None
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """No noise: every moment is 0."""
         consts = problem.privacy_constants()
