@@ -27,9 +27,12 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DPConvexError
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = [
     "DATASETS",
@@ -508,7 +511,7 @@ def _check_tune(path: Path, key: str, estimator: str, tune: dict[str, Any]) -> N
                    f"parameters: {valid}.")
 
 
-def _validator(est: Any) -> Callable[[], Any] | None:
+def _validator(est: BaseEstimator) -> Callable[[], Any] | None:
     """The estimator's own parameter check, if it has one.
 
     scikit-learn's ``BaseEstimator._validate_params`` needs a
