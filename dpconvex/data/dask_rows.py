@@ -91,7 +91,7 @@ import time
 import warnings
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dask
 import dask.array as da
@@ -103,6 +103,9 @@ from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseR
 from .operators import row_norms as _row_norms
 from .preprocess import add_intercept as _add_intercept
 from .preprocess import clip_rows as _clip_dense_rows
+
+if TYPE_CHECKING:
+    from ..objectives.losses import Loss
 
 __all__ = ["COMPUTE_TIMEOUT", "NO_WORKERS_TIMEOUT", "PERSIST_FRACTION", "DaskRows", "check_dask", "compute",
            "known_chunks", "split_rows", "wait_persisted"]
@@ -177,7 +180,7 @@ def _gram_block(B: Any, s: np.ndarray | None, signs: bool, d: np.ndarray) -> np.
     return _op(B, s).weighted_gram(d[:, 0])[None, :, :]
 
 
-def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: Any,
+def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: Loss,
                   gradient: bool, start: int, step: int) -> np.ndarray:
     """One chunk's [Σ ℓ(m_i), |S|, Σ ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ], m = A w, flat.
 
@@ -218,7 +221,7 @@ def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss
 
 
 def _margin_source_block(B: np.ndarray, s: np.ndarray | None, signs: bool, w: np.ndarray,
-                         loss: Any, gradient: bool, start: int, step: int, *, bound: float,
+                         loss: Loss, gradient: bool, start: int, step: int, *, bound: float,
                          value: float | None) -> np.ndarray:
     """:func:`_margin_block` of a recomputed chunk, clipped (:func:`_implicit_block`) in the task."""
     return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step)
@@ -694,7 +697,7 @@ class DaskRows:
                  for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
         return np.array(_reduce(parts, 8 * self.p * self.p)[0])
 
-    def margin_sums(self, w: np.ndarray, loss: Any, *, gradient: bool = True, step: int = 0
+    def margin_sums(self, w: np.ndarray, loss: Loss, *, gradient: bool = True, step: int = 0
                     ) -> tuple[float, np.ndarray | None, np.ndarray | None, int]:
         """Sums over the rows a_i of functions of their margins m_i = a_iᵀw, in one pass.
 
