@@ -158,6 +158,14 @@ class SolverSpace(ParamSpace, Protocol):
 
     ``project_noise`` maps a noise draw into the space (its shape, its noise subspace) before
     it enters the objective.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.base import EuclideanSpace, SolverSpace
+    >>> space = EuclideanSpace((3,))
+    >>> isinstance(space, SolverSpace), space.project_noise(np.ones(3)).shape
+    (True, (3,))
     """
 
     def project_noise(self, b: np.ndarray) -> np.ndarray:
@@ -392,11 +400,25 @@ class ObjectiveTemplate(Template, Protocol):
 
 
 
+@runtime_checkable
 class SmoothTemplate(ObjectiveTemplate, Protocol):
     """An unconstrained smooth objective (capability ``"smooth"``): the native L-BFGS / Newton.
 
     The second-order members are called only when the template offers their capability
     (``"hessian"``, ``"hessp"``, ``"sampled_hessian"`` in ``capabilities``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates.base import SmoothTemplate
+    >>> isinstance(template, SmoothTemplate), template.hessian(np.zeros(3)).shape
+    (True, (3, 3))
     """
 
     def hessian(self, theta: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
@@ -414,11 +436,24 @@ class SmoothTemplate(ObjectiveTemplate, Protocol):
         ...
 
 
+@runtime_checkable
 class ProjectionTemplate(ObjectiveTemplate, Protocol):
     """A smooth objective over a closed convex set (capability ``"projection"``).
 
     ``space.project`` is the Euclidean projection; projected gradient starts its step
     search from ``lipschitz_bound``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate
+    >>> template = LargeMarginGaussianTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+    >>> from dpconvex.templates.base import ProjectionTemplate
+    >>> isinstance(template, ProjectionTemplate), "projection" in template.capabilities
+    (True, True)
     """
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
@@ -426,8 +461,23 @@ class ProjectionTemplate(ObjectiveTemplate, Protocol):
         ...
 
 
+@runtime_checkable
 class CVXPYTemplate(ObjectiveTemplate, Protocol):
-    """A CVXPY form with the noise and Δ as parameters (capability ``"cvxpy"``): Clarabel, SCS."""
+    """A CVXPY form with the noise and Δ as parameters (capability ``"cvxpy"``): Clarabel, SCS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates.base import CVXPYTemplate
+    >>> isinstance(template, CVXPYTemplate), "cvxpy" in template.capabilities
+    (True, True)
+    """
 
     @property
     def cvxpy_options(self) -> dict[str, Any]:

@@ -226,6 +226,14 @@ class ConstantsSource(Protocol):
     -------
     privacy_constants()
         The declared :class:`~dpconvex.templates.base.PrivacyConstants`.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import PublicProblem
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> problem = PublicProblem(n=1000, constants=PrivacyConstants(1.0, 1, 0.25, 0.01, 10))
+    >>> problem.n, problem.privacy_constants().dimension   # a ConstantsSource, as a template is
+    (1000, 10)
     """
 
     @property

@@ -41,8 +41,7 @@ if TYPE_CHECKING:
     from ...objectives.losses import Loss
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
-           "ROW_NORMS", "LargeMarginSettings", "centroid_reason", "centroids_preferred",
-           "is_centroid", "positive_delta",
+           "ROW_NORMS", "centroid_reason", "centroids_preferred", "is_centroid", "positive_delta",
            "records_per_coordinate", "resolved_loss", "resolved_mechanism", "resolved_row_norm",
            "resolved_structure", "uses_centroid"]
 

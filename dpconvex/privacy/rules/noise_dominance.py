@@ -50,9 +50,8 @@ if TYPE_CHECKING:
     from ..mechanisms.base import Calibration, Mechanism, NoiseReport
 
 
-__all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "MarginLossTemplate", "exceeds",
-           "linear_noise_dominance", "linear_noise_dominates", "noise_report_of",
-           "warn_if_linear_noise_dominates"]
+__all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "exceeds", "linear_noise_dominance",
+           "linear_noise_dominates", "noise_report_of", "warn_if_linear_noise_dominates"]
 
 
 class MarginLossTemplate(Template, Protocol):

@@ -52,7 +52,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -62,11 +62,39 @@ from ..budget import Budget
 from .noise_dominance import PUBLIC_CHECK_NOTE, exceeds, linear_noise_dominance, noise_report_of
 
 if TYPE_CHECKING:
-    from ...estimators.base import FitPlan, Prepared
     from ..mechanisms.base import Mechanism
     from ..mechanisms.gaussian import ClassSumsTemplate
     from ..mechanisms.noisy_gd import PerExampleGradientsTemplate
 
+
+
+class ShapePlan(Protocol):
+    """What the warning reads of a fit's plan at a public shape.
+
+    Attributes
+    ----------
+    sub_plans : sequence of ShapePlan
+        One-vs-rest: the plans of the binary models (empty otherwise).
+    mechanism : Mechanism
+        The resolved mechanism.
+    budget : Budget
+        The budget of one model.
+    """
+
+    @property
+    def sub_plans(self) -> Sequence[ShapePlan]:
+        """The binary models' plans."""
+        ...
+
+    @property
+    def mechanism(self) -> Mechanism:
+        """The resolved mechanism."""
+        ...
+
+    @property
+    def budget(self) -> Budget:
+        """The budget of one model."""
+        ...
 
 
 class PlannedEstimator(Protocol):
@@ -80,23 +108,23 @@ class PlannedEstimator(Protocol):
     Methods
     -------
     plan(n, n_classes, n_features)
-        The fit's plan at a public shape (its mechanism, budget and per-class sub-plans).
+        The fit's plan at a public shape (:class:`ShapePlan`).
     prepare_shape(plan)
-        The prepared problem at the plan's shape with every data value 0 (its template).
+        The prepared problem at the plan's shape with every data value 0 (its ``template``).
     """
 
     epsilon: Any
 
-    def plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+    def plan(self, n: int, n_classes: int, n_features: int) -> ShapePlan:
         """The plan of a fit on n rows, n_classes labels and n_features features."""
         ...
 
-    def prepare_shape(self, plan: FitPlan) -> Prepared:
-        """The prepared problem of ``plan`` with zero data."""
+    def prepare_shape(self, plan: Any) -> Any:
+        """The prepared problem of ``plan`` with zero data (its ``template`` is read)."""
         ...
 
 __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "centroid_noise_dominates", "centroid_noise_ratio",
-           "PlannedEstimator", "estimator_gd_noise_ratio", "gd_noise_ratio", "public_rows",
+           "estimator_gd_noise_ratio", "gd_noise_ratio", "public_rows",
            "warn_if_centroid_noise_dominates", "warn_if_gd_noise_dominates",
            "warn_if_ovr_gd_noise_dominates"]
 
