@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..privacy.certificate import Condition
 
 __all__ = ["KMeansTemplate", "assign_nearest"]
 
@@ -78,7 +82,7 @@ class KMeansTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (self.C * self.K, self.d)
 
-    def conditions(self, needs: Iterable[str] | str) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         return []
 
     def assumptions(self, needs: Iterable[str] | str) -> list[str]:

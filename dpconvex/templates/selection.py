@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .base import EuclideanSpace
+
+if TYPE_CHECKING:
+    from ..privacy.certificate import Condition
 
 __all__ = ["SelectionTemplate"]
 
@@ -51,7 +54,7 @@ class SelectionTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (int(self.utilities.size),)
 
-    def conditions(self, needs: Iterable[str] | str) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         return []
 
     def assumptions(self, needs: Iterable[str] | str) -> list[str]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..._validation import check_float
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..budget import Budget, split_budget
 from ..certificate import Certificate, Condition, compose_sequential
 from ..noise import norm_gamma, snap
@@ -27,7 +27,6 @@ from .base import Calibration, Mechanism, NoiseReport, get_mechanism, register, 
 from .perturbation import coordinate_scale
 
 if TYPE_CHECKING:
-    from ...solvers.base import Backend
     from ...templates.base import ObjectiveTemplate
     from .base import ConstantsSource
 

@@ -10,14 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import exponential_mechanism
 from .base import Calibration, Mechanism, register
 
 if TYPE_CHECKING:
-    from ...solvers.base import Backend
     from ...templates.selection import SelectionTemplate
 
 __all__ = ["Exponential"]

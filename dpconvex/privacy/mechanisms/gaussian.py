@@ -52,13 +52,13 @@ References
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..._validation import check_float
 from ...errors import ParameterError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
@@ -66,10 +66,6 @@ from ..certificate import Certificate, Condition
 from ..noise import norm_gamma, snap
 from .base import Calibration, Mechanism, NoiseReport, register
 from .perturbation import coordinate_scale
-
-if TYPE_CHECKING:
-    from ...solvers.base import Backend
-    from ...templates.base import Template
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumNormGamma",
            "class_sum_block_sensitivity", "class_sum_sensitivity", "class_sums"]
@@ -175,7 +171,7 @@ def class_sums(template: ClassSumsTemplate, count_weight: float) -> np.ndarray:
     return V
 
 
-class _ClassSumNoise(Mechanism["ClassSumsTemplate"]):
+class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     """Shared part of the two class-sum mechanisms: sensitivity, certificate, statistic."""
 
     needs = frozenset({"cell_sums"})

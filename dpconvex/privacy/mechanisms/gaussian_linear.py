@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from ..budget import Budget, remaining
@@ -52,7 +52,6 @@ from .perturbation import (
 )
 
 if TYPE_CHECKING:
-    from ...solvers.base import Backend
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 

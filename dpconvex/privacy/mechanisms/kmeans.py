@@ -19,21 +19,17 @@ the noisy count is below 1), projected onto the ball of radius q
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ...solvers.base import SolveResult
-from ...templates.kmeans import assign_nearest
+from ...solvers.base import Backend, SolveResult
+from ...templates.kmeans import KMeansTemplate, assign_nearest
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
 from ..noise import laplace, norm_gamma, snap
 from .base import Calibration, Mechanism, NoiseReport, register
 from .perturbation import coordinate_scale
-
-if TYPE_CHECKING:
-    from ...solvers.base import Backend
-    from ...templates.kmeans import KMeansTemplate
 
 __all__ = ["DPKMeans", "lloyd"]
 
@@ -75,7 +71,7 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
 
 
 @register
-class DPKMeans(Mechanism["KMeansTemplate"]):
+class DPKMeans(Mechanism[KMeansTemplate]):
     """Per-class DP k-means: Laplace counts and norm-Gamma sums per cell and iteration.
 
     Examples

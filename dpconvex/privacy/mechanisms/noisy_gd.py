@@ -68,14 +68,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ...templates.base import Template
 from ..accounting.gaussian import (
     accountant_name,
@@ -88,9 +88,6 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import snap
 from .base import Calibration, Mechanism, NoiseReport, register
-
-if TYPE_CHECKING:
-    from ...solvers.base import Backend
 
 __all__ = [
     "AVERAGING",
@@ -379,7 +376,7 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
 
 
 @register
-class NoisyGD(Mechanism["PerExampleGradientsTemplate"]):
+class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     """Noisy projected gradient descent with per-example clipping ([ACG+16]_, [BST14]_).
 
     Parameters

@@ -34,14 +34,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import norm_gamma, snap
 from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
 
 if TYPE_CHECKING:
-    from ...solvers.base import Backend
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 
