@@ -15,14 +15,20 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from .._validation import check_float
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration, Mechanism
-from ..solvers.base import SolveResult
+from ..solvers.base import Backend, SolveResult
+
+if TYPE_CHECKING:
+    from ..privacy.certificate import Certificate, Condition
+    from ..templates.base import ObjectiveTemplate, Template
+
+T = TypeVar("T")
 
 __all__ = ["Audited", "OnceUnperturbed", "backend_for", "check_noise_scale", "data_key"]
 
@@ -42,7 +48,7 @@ def check_noise_scale(noise_scale: float, owner: str) -> float:
     return check_float("noise_scale", noise_scale, owner)
 
 
-class Audited(Mechanism):
+class Audited(Mechanism["Template"]):
     """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
 
     ``check_budget``, ``run`` and ``solve_condition`` are the inner
@@ -63,9 +69,9 @@ class Audited(Mechanism):
         self.solves = inner.solves  # type: ignore[misc]
         self.pure = inner.pure  # type: ignore[misc]
         self.adds_output_noise = inner.adds_output_noise  # type: ignore[misc]
-        self._memo: dict[tuple[str, int, Budget], tuple[Any, Any]] = {}
+        self._memo: dict[tuple[str, int, Budget], tuple[Template, Any]] = {}
 
-    def _once(self, what: str, template: Any, budget: Budget, compute: Callable[[], Any]) -> Any:
+    def _once(self, what: str, template: Template, budget: Budget, compute: Callable[[], T]) -> T:
         key = (what, id(template), budget)
         if key not in self._memo:  # the template is kept alive with its entry
             self._memo[key] = (template, compute())
@@ -74,11 +80,11 @@ class Audited(Mechanism):
     def check_budget(self, budget: Budget) -> Budget:
         return self.inner.check_budget(budget)
 
-    def conditions(self, template: Any, budget: Budget) -> list[Any]:
+    def conditions(self, template: Template, budget: Budget) -> list[Condition]:
         return list(self._once("conditions", template, budget,
                                lambda: self.inner.conditions(template, budget)))
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration | None:
+    def calibrate(self, template: Template, budget: Budget) -> Calibration | None:
         def compute() -> Calibration | None:
             cal = self.inner.calibrate(template, budget)
             if cal is None or self.noise_scale == 1.0:
@@ -91,23 +97,23 @@ class Audited(Mechanism):
 
         return self._once("calibrate", template, budget, compute)
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
-                    conditions: list[Any]) -> Any:
+    def certificate(self, template: Template, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
         cert = self._once("certificate", template, budget,
                           lambda: self.inner.certificate(template, budget, cal, conditions))
         # release() appends the solve's condition: hand it a fresh list every run
         return dataclasses.replace(cert, conditions=list(cert.conditions),
                                    assumptions=list(cert.assumptions))
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: Template, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         return self.inner.run(template, cal, backend, rng, warm_start=warm_start,
                               max_iter=max_iter, tol=tol)
 
-    def solve_condition(self, template: Any, result: SolveResult | None,
-                        cal: Any = None) -> list[Any]:
+    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
+                        cal: Calibration | None = None) -> list[Condition]:
         return self.inner.solve_condition(template, result, cal)
 
 
@@ -118,14 +124,14 @@ class OnceUnperturbed:
     is a deterministic function of the data; every other solve is delegated.
     """
 
-    def __init__(self, backend: Any):
+    def __init__(self, backend: Backend):
         self.backend = backend
-        self._memo: dict[tuple[int, float, int | None], tuple[Any, SolveResult]] = {}
+        self._memo: dict[tuple[int, float, int | None], tuple[ObjectiveTemplate, SolveResult]] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.backend, name)
 
-    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0, *,
+    def solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
         if b is not None or warm_start is not None:
             return self.backend.solve(template, b, extra_reg, warm_start=warm_start,
@@ -137,7 +143,7 @@ class OnceUnperturbed:
         return self._memo[key][1]
 
 
-def backend_for(solver: Any, template: Any) -> OnceUnperturbed:
+def backend_for(solver: Any, template: Template) -> OnceUnperturbed:
     """The registry's backend for ``solver`` (a name or a backend), solving the unperturbed problem once."""
     from ..solvers.registry import get_backend
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -53,6 +53,13 @@ from ..templates.risk import EmpiricalRiskTemplate
 from ..templates.selection import SelectionTemplate
 from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
 from .statistics import LLR_DECIMALS, gaussian_noise_term, objective_llr, pure_noise_term
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
+    from ..estimators.noisy_gd import NoisyGradientDescent
+    from ..privacy.certificate import Certificate
+    from ..templates.base import ObjectiveTemplate, SmoothTemplate
 
 __all__ = [
     "EstimatorMechanism",
@@ -91,7 +98,11 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
     return X, y
 
 
-class _TemplateAdapter:
+#: The template an adapter builds per data set.
+TemplateT = TypeVar("TemplateT", bound="ObjectiveTemplate")
+
+
+class _TemplateAdapter(Generic[TemplateT]):
     """Shared part of the adapters that solve a template: one template, backend and center per data set."""
 
     owner = ""
@@ -107,13 +118,13 @@ class _TemplateAdapter:
         self.solver = solver
         self._library = get_mechanism(mechanism)
         self._mech = Audited(self._library, self.noise_scale)
-        self._cache: dict[str, tuple[Any, Calibration, np.ndarray]] = {}
+        self._cache: dict[str, tuple[TemplateT, Calibration, np.ndarray]] = {}
         self._backends: dict[str, OnceUnperturbed] = {}
 
-    def _template(self, data: Any) -> tuple[str, Callable[[], Any]]:
+    def _template(self, data: Any) -> tuple[str, Callable[[], TemplateT]]:
         raise NotImplementedError
 
-    def _prepare(self, data: Any) -> tuple[str, tuple[Any, Calibration, np.ndarray]]:
+    def _prepare(self, data: Any) -> tuple[str, tuple[TemplateT, Calibration, np.ndarray]]:
         key, build = self._template(data)
         if key not in self._cache:
             t = build()
@@ -127,7 +138,7 @@ class _TemplateAdapter:
             self._cache[key] = (t, cal, np.array(x0, copy=True))
         return key, self._cache[key]
 
-    def prepare(self, data: Any) -> tuple[Any, Calibration, np.ndarray]:
+    def prepare(self, data: Any) -> tuple[TemplateT, Calibration, np.ndarray]:
         """(template, the library's calibration, non-private minimizer) for ``data``, cached."""
         return self._prepare(data)[1]
 
@@ -154,7 +165,7 @@ class _TemplateAdapter:
         return self.sample(data, 1, rng)[0]
 
 
-class LinearERMMechanism(_TemplateAdapter):
+class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     """Output or objective perturbation ([CMS]_ Alg. 1 / 2) on :class:`LinearERMTemplate`.
 
     One call is one :func:`~dpconvex.privacy.release.release` of the library's
@@ -271,11 +282,12 @@ class LinearERMMechanism(_TemplateAdapter):
                              pure_noise_term(beta), _hessian_logdet)
 
 
-def _hessian_logdet(t: Any, th: np.ndarray, extra: float) -> float:
+def _hessian_logdet(t: SmoothTemplate, th: np.ndarray, extra: float) -> float:
     return float(np.linalg.slogdet(t.hessian(th, extra))[1])
 
 
-def _gaussian_llr(output: bool, tD: Any, calD: Calibration, xD: np.ndarray, tDp: Any,
+def _gaussian_llr(output: bool, tD: SmoothTemplate, calD: Calibration, xD: np.ndarray,
+                  tDp: SmoothTemplate,
                   calDp: Calibration, xDp: np.ndarray) -> Callable[[np.ndarray], float]:
     """ln f_D/f_D′ of the Gaussian linear mechanisms (docs/privacy.md §10.2-10.3).
 
@@ -293,7 +305,7 @@ def _gaussian_llr(output: bool, tD: Any, calD: Calibration, xD: np.ndarray, tDp:
                          gaussian_noise_term(calD.extra["noise std"]), _hessian_logdet)
 
 
-class LargeMarginMechanism(_TemplateAdapter):
+class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
     """Objective perturbation on :class:`LargeMarginGaussianTemplate`, through ``release``.
 
     The template is built once per data set; each run is one
@@ -418,7 +430,7 @@ class NoisyGDMechanism:
     (3, 3)
     """
 
-    def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
+    def __init__(self, estimator: NoisyGradientDescent, *, noise_scale: float = 1.0):
         from ..estimators.noisy_gd import NoisyGradientDescent
 
         owner = type(self).__name__
@@ -463,7 +475,7 @@ class NoisyGDMechanism:
             self._cache[key] = EmpiricalRiskTemplate(loss, q, Xc, ys)
         return self._cache[key]
 
-    def certificate(self, data: Data) -> Any:
+    def certificate(self, data: Data) -> Certificate:
         """The library's certificate on ``data`` (claimed ε and δ), from a dry run."""
         t = self.prepare(data)
         return release(t, self._library, self.budget(t), dry_run=True).certificate
@@ -582,7 +594,8 @@ class EstimatorMechanism:
     (3,)
     """
 
-    def __init__(self, estimator: Any, output: Callable[[Any], np.ndarray] | None = None):
+    def __init__(self, estimator: BaseEstimator,
+                 output: Callable[[Any], np.ndarray] | None = None):
         owner = type(self).__name__
         if not (hasattr(estimator, "get_params") and hasattr(estimator, "fit")) or (
                 "random_state" not in estimator.get_params()):

@@ -35,7 +35,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,10 @@ from ..privacy.mechanisms import Calibration
 from ..privacy.release import release
 from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
 from .statistics import gaussian_noise_term, objective_llr, pure_noise_term
+
+if TYPE_CHECKING:
+    from ..estimators.large_margin.estimator import PrivateLargeMarginGaussian
+    from ..templates.base import SmoothTemplate
 
 __all__ = ["EstimatorReleaseMechanism"]
 
@@ -82,7 +86,7 @@ class EstimatorReleaseMechanism:
     (3, 6)
     """
 
-    def __init__(self, estimator: Any, *, noise_scale: float = 1.0):
+    def __init__(self, estimator: PrivateLargeMarginGaussian, *, noise_scale: float = 1.0):
         from ..estimators.large_margin.estimator import PrivateLargeMarginGaussian
 
         owner = type(self).__name__
@@ -167,7 +171,7 @@ class EstimatorReleaseMechanism:
         noise = (pure_noise_term(float(cal.noise_rate)) if self.pure
                  else gaussian_noise_term(float(cal.extra["noise std"])))
 
-        def logdet(t: Any, th: np.ndarray, extra: float) -> float:
+        def logdet(t: SmoothTemplate, th: np.ndarray, extra: float) -> float:
             hv = t.hessp(th, extra)
             H = np.column_stack([np.ravel(hv(e)) for e in np.eye(th.size)])
             return float(np.linalg.slogdet(0.5 * (H + H.T))[1])

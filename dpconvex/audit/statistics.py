@@ -24,12 +24,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from ..errors import ParameterError
 from .bounds import DIRECTIONS, direction_counts, ratio_bound
+
+if TYPE_CHECKING:
+    from ..templates.base import ObjectiveTemplate
+
+#: The template pair of an objective log-likelihood ratio (``logdet`` reads its Hessian).
+TemplateT = TypeVar("TemplateT", bound="ObjectiveTemplate")
 
 __all__ = ["DEFAULT_QUANTILES", "LLR_DECIMALS", "check_quantiles", "check_statistic",
            "float_consistency_statistic"]
@@ -233,9 +239,9 @@ def gaussian_noise_term(sigma: float) -> Callable[[np.ndarray, np.ndarray], floa
     return lambda bD, bDp: float(bDp @ bDp - bD @ bD) / two_var
 
 
-def objective_llr(tD: Any, dD: float, tDp: Any, dDp: float,
+def objective_llr(tD: TemplateT, dD: float, tDp: TemplateT, dDp: float,
                   noise_term: Callable[[np.ndarray, np.ndarray], float],
-                  logdet: Callable[[Any, np.ndarray, float], float]
+                  logdet: Callable[[TemplateT, np.ndarray, float], float]
                   ) -> Callable[[np.ndarray], float]:
     """ln f_D(θ)/f_D′(θ) of objective perturbation by the change of variables ([CMS]_ §3.2).
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from typing import Any
+from typing import Any, Protocol
 
 import dask
 import dask.array as da
@@ -70,7 +70,34 @@ def _max_norm_block(Z: np.ndarray) -> np.ndarray:
     return np.array([float(np.max(np.linalg.norm(Z, axis=1))) if Z.shape[0] else 0.0])
 
 
-def _make_view(stub: Any, Z: np.ndarray, records: dict[str, np.ndarray]) -> Any:
+class ChunkedLossTemplate(Protocol):
+    """What :meth:`DaskGram.data_loss` reads of a template: its records and its data loss.
+
+    A chunk view is a shallow copy with ``Z`` the chunk's rows, ``n`` its row count and
+    every per-record array attribute (leading dimension n) cut to the chunk.
+
+    Attributes
+    ----------
+    Z : ndarray
+        The records (one row each).
+    n : int
+        Number of records.
+
+    Methods
+    -------
+    data_loss(Phi)
+        (mean data loss, its gradient in Φ) over the template's records.
+    """
+
+    Z: Any
+    n: int
+
+    def data_loss(self, Phi: np.ndarray) -> tuple[float, np.ndarray]:
+        """The mean data loss at Φ and its gradient."""
+        ...
+
+def _make_view(stub: ChunkedLossTemplate, Z: np.ndarray, records: dict[str, np.ndarray]
+               ) -> ChunkedLossTemplate:
     """The template restricted to one chunk: its records are the chunk's."""
     view = copy.copy(stub)
     view.Z = Z
@@ -80,7 +107,7 @@ def _make_view(stub: Any, Z: np.ndarray, records: dict[str, np.ndarray]) -> Any:
     return view
 
 
-def _loss_block(view: Any, Phi: np.ndarray, n: int) -> np.ndarray:
+def _loss_block(view: ChunkedLossTemplate, Phi: np.ndarray, n: int) -> np.ndarray:
     """[(n_c/n)·loss_c, (n_c/n)·∇loss_c]: the chunk's share of the mean loss and gradient."""
     val, grad = view.data_loss(Phi)
     w = view.n / n
@@ -254,7 +281,7 @@ class DaskGram:
         return float(max(p[0] for p in parts))
 
     # ------------------------------------------------------- the one-pass loss
-    def bind(self, template: Any) -> DaskGram:
+    def bind(self, template: ChunkedLossTemplate) -> DaskGram:
         """Build (and persist with the chunks) one chunk view of ``template`` per row chunk.
 
         A chunk view is a shallow copy of the template with ``Z`` the chunk's
@@ -284,7 +311,7 @@ class DaskGram:
         self._bound, self._memo = template, None
         return self
 
-    def data_loss(self, template: Any, Phi: np.ndarray) -> tuple[float, np.ndarray]:
+    def data_loss(self, template: ChunkedLossTemplate, Phi: np.ndarray) -> tuple[float, np.ndarray]:
         """``template.data_loss(Phi)`` summed over the chunks in one distributed pass.
 
         Each chunk view runs the template's own ``data_loss`` on its rows; the

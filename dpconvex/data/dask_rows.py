@@ -91,7 +91,7 @@ import time
 import warnings
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 import dask
 import dask.array as da
@@ -139,6 +139,26 @@ def _op(B: Any, s: np.ndarray | None = None) -> Any:
 _IMPLICIT_MAX_NORM = 1e100
 
 
+
+class MarginLoss(Protocol):
+    """What the chunk sums read of a margin loss ℓ(m) (e.g. :class:`dpconvex.objectives.Logistic`).
+
+    Methods
+    -------
+    value_and_deriv(m)
+        (ℓ(m), ℓ'(m)) elementwise.
+    deriv2(m)
+        ℓ''(m) elementwise.
+    """
+
+    def value_and_deriv(self, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(ℓ(m), ℓ'(m)) of the margins m."""
+        ...
+
+    def deriv2(self, m: np.ndarray) -> np.ndarray:
+        """ℓ''(m) of the margins m."""
+        ...
+
 def _implicit_block(B: np.ndarray, bound: float, value: float | None) -> Any:
     """The chunk clipped to ``bound``, with the intercept column ``value``, without a copy.
 
@@ -177,7 +197,7 @@ def _gram_block(B: Any, s: np.ndarray | None, signs: bool, d: np.ndarray) -> np.
     return _op(B, s).weighted_gram(d[:, 0])[None, :, :]
 
 
-def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: Any,
+def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: MarginLoss,
                   gradient: bool, start: int, step: int) -> np.ndarray:
     """One chunk's [Σ ℓ(m_i), |S|, Σ ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ], m = A w, flat.
 
@@ -218,7 +238,7 @@ def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss
 
 
 def _margin_source_block(B: np.ndarray, s: np.ndarray | None, signs: bool, w: np.ndarray,
-                         loss: Any, gradient: bool, start: int, step: int, *, bound: float,
+                         loss: MarginLoss, gradient: bool, start: int, step: int, *, bound: float,
                          value: float | None) -> np.ndarray:
     """:func:`_margin_block` of a recomputed chunk, clipped (:func:`_implicit_block`) in the task."""
     return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step)
@@ -694,7 +714,7 @@ class DaskRows:
                  for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
         return np.array(_reduce(parts, 8 * self.p * self.p)[0])
 
-    def margin_sums(self, w: np.ndarray, loss: Any, *, gradient: bool = True, step: int = 0
+    def margin_sums(self, w: np.ndarray, loss: MarginLoss, *, gradient: bool = True, step: int = 0
                     ) -> tuple[float, np.ndarray | None, np.ndarray | None, int]:
         """Sums over the rows a_i of functions of their margins m_i = a_iᵀw, in one pass.
 

@@ -200,7 +200,7 @@ def laplace(
 
 
 def exponential_mechanism(
-    utilities: Sequence[float],
+    utilities: Sequence[float] | np.ndarray,
     epsilon: float,
     sensitivity: float = 1.0,
     random_state: RandomStateLike = None,

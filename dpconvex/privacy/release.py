@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
+
+if TYPE_CHECKING:
+    from ..templates.base import Template
 
 __all__ = ["SEEDED", "Release", "release"]
 
@@ -75,7 +78,7 @@ class Release:
     diagnostics: SolveResult | None = None
 
 
-def release(template: Any, mechanism: Mechanism | str, budget: Budget,
+def release(template: Template, mechanism: Mechanism | str, budget: Budget,
             backend: Any = None, rng: RandomStateLike = None, *,
             warm_start: np.ndarray | None = None, max_iter: int | None = None,
             dry_run: bool = False, seeded: bool | None = None,

@@ -18,7 +18,6 @@ import from one module.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .._validation import check_float
 from ..templates.base import PrivacyConstants, Template
@@ -57,7 +56,7 @@ __all__ = [
 MECHANISMS = mechanism_names(solves=True, wraps=False)
 
 
-def _mechanism(template: Any, name: Any, optimality_tol: float | None,
+def _mechanism(template: Template, name: str, optimality_tol: float | None,
                amp_fraction: float) -> Mechanism:
     """The mechanism ``name`` for ``template``: a template-level name (:data:`MECHANISMS`), or
     one the estimators offer for the template's kind (e.g. "gaussian" for class sums)."""
@@ -67,7 +66,7 @@ def _mechanism(template: Any, name: Any, optimality_tol: float | None,
                            optimality_tol=optimality_tol, amp_fraction=amp_fraction)
 
 
-def verify(template: Any, *, epsilon: float, mechanism: str, delta: float = 0.0,
+def verify(template: Template, *, epsilon: float, mechanism: str, delta: float = 0.0,
            optimality_tol: float | None = None, amp_fraction: float = 0.1
            ) -> tuple[Certificate, Calibration | None]:
     """Verify a template for a mechanism and compute its calibration (no noise, no solve).

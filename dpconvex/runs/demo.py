@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,15 +18,18 @@ from ..datasets import load_sklearn
 from ..errors import ParameterError
 from .fits import WarningTally, release_name
 
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+
 #: The row of the front door in the demo's table and result.
 FRONT_DOOR = "front door"
 
 
-def _rows(lam: float) -> list[tuple[str, str, Any]]:
+def _rows(lam: float) -> list[tuple[str, str, Callable[[float], BaseEstimator]]]:
     """(key, model as constructed, factory of ε): the front door first, then the comparisons."""
     from .. import PrivateClassifier, PrivateLogisticRegression
 
-    def logistic(mechanism: str) -> Any:
+    def logistic(mechanism: str) -> Callable[[float], BaseEstimator]:
         return lambda eps: PrivateLogisticRegression(epsilon=eps, lam=lam, mechanism=mechanism)
 
     return [(FRONT_DOOR, "PrivateClassifier(epsilon=ε)", lambda eps: PrivateClassifier(epsilon=eps)),

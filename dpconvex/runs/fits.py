@@ -14,7 +14,10 @@ import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = ["WarningTally", "first_sentence", "release_name", "warning_lines"]
 
@@ -36,7 +39,7 @@ def _short(mechanism: str) -> str:
     return f"{head} on {_RELEASED_AS.get(what, what)}"
 
 
-def release_name(estimator: Any) -> str:
+def release_name(estimator: BaseEstimator) -> str:
     """The learner and mechanism a fitted estimator released, from its certificate.
 
     The certificate's mechanism line (``certificate_.mechanism``) without its

@@ -17,12 +17,16 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import DPConvexError
 from .spec import Problem
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "MAJORITY",
@@ -238,14 +242,14 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- plot
-def _hline(ax: Any, values: list[float], label: str, **style: Any) -> None:
+def _hline(ax: Axes, values: list[float], label: str, **style: Any) -> None:
     """A horizontal line at the mean with a shaded ± std band (the error bar of a constant)."""
     mu, sd = float(np.mean(values)), float(np.std(values))
     ax.axhline(mu, label=f"{label} (± std)", **style)
     ax.axhspan(mu - sd, mu + sd, color=style.get("color"), alpha=0.12, lw=0)
 
 
-def _figure(result: ProblemResult) -> Any:
+def _figure(result: ProblemResult) -> Figure:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -11,7 +11,7 @@ import math
 import sys
 import time
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from ..estimators.sweep import epsilon_sweep
 from .fits import WarningTally, release_name
 from .report import MAJORITY, ProblemResult
 from .spec import DATASETS, MAX_RUNS, Method, Problem, _err, check_fits, count_fits, load_problem
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
 
 __all__ = ["load_data", "majority_error", "run_problem"]
 
@@ -41,7 +44,7 @@ def majority_error(y_train: Any, y_test: Any) -> float:
     return float(np.mean(np.asarray(y_test) != majority))
 
 
-def _make_estimator(method: Method, epsilon: float | None) -> Any:
+def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
     """The method's unfitted estimator (``random_state=None``: :func:`_fit` hands it its noise)."""
     import dpconvex
 
@@ -55,14 +58,15 @@ def _make_estimator(method: Method, epsilon: float | None) -> Any:
     return est
 
 
-def _fit(est: Any, X: Any, y: Any, rng: np.random.Generator) -> Any:
+def _fit(est: BaseEstimator, X: Any, y: Any, rng: np.random.Generator) -> BaseEstimator:
     """Fit ``est`` with its noise drawn from the problem's generator (handed to the fit, not
     stored on the model: :func:`dpconvex._random.assign_noise`)."""
     with assign_noise({est: rng}, seeded=True):
         return est.fit(X, y)
 
 
-def _record(result: ProblemResult, label: str, key: float, est: Any, error: float) -> None:
+def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator,
+            error: float) -> None:
     """Store one fit's test error and what it released (from its certificate)."""
     result.errors.setdefault(label, {}).setdefault(key, []).append(error)
     names = result.released.setdefault(label, {}).setdefault(key, {})

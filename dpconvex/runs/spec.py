@@ -27,9 +27,12 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DPConvexError
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = [
     "DATASETS",

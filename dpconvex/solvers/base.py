@@ -13,16 +13,19 @@ import abc
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from ..errors import ParameterError
 
+if TYPE_CHECKING:
+    from ..templates.base import ObjectiveTemplate, Template
+
 #: Functions naming the registered backends that can solve a template; the registry
 #: (:mod:`dpconvex.solvers.registry`) adds its finder when imported, so that a
 #: backend's refusal can name one that fits.
-BACKEND_FINDERS: list[Callable[[Any], list[str]]] = []
+BACKEND_FINDERS: list[Callable[[Template], list[str]]] = []
 
 
 class SolveStatus(enum.Enum):
@@ -115,7 +118,12 @@ class SolveResult:
         }
 
 
-class Backend(abc.ABC):
+#: The template a backend solves: an :class:`~dpconvex.templates.base.ObjectiveTemplate`
+#: with the capabilities in the backend's ``requires`` (e.g. a ``CVXPYTemplate``).
+TemplateT = TypeVar("TemplateT", bound="ObjectiveTemplate")
+
+
+class Backend(abc.ABC, Generic[TemplateT]):
     """A solver backend: what it needs from a template, and how it solves.
 
     Attributes
@@ -156,7 +164,7 @@ class Backend(abc.ABC):
     in_memory: ClassVar[bool] = True
     status_map: ClassVar[Mapping[str, SolveStatus]] = {}
 
-    def solve(self, template: Any, b: np.ndarray | None, extra_reg: float = 0.0, *,
+    def solve(self, template: TemplateT, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
         """Minimize the template's objective with noise ``b`` and extra strong convexity Δ.
 
@@ -186,17 +194,17 @@ class Backend(abc.ABC):
                            max_iter=max_iter)
 
     @abc.abstractmethod
-    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+    def _solve(self, template: TemplateT, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         """Solve with ``b`` already in the noise subspace and ``extra_reg`` a float."""
 
-    def supports(self, template: Any) -> bool:
+    def supports(self, template: Template) -> bool:
         """Whether the template has every capability this backend requires (and its rows
         are in memory, if the backend needs them there)."""
         return (self.requires <= frozenset(getattr(template, "capabilities", ()))
                 and not (self.in_memory and not rows_in_memory(template)))
 
-    def check(self, template: Any) -> None:
+    def check(self, template: Template) -> None:
         """Raise :class:`ParameterError` naming what is missing and a backend that fits."""
         if self.in_memory and not rows_in_memory(template):
             rows = getattr(template, "rows", None)
@@ -224,7 +232,7 @@ class Backend(abc.ABC):
         return f"{type(self).__name__}()"
 
 
-def rows_in_memory(template: Any) -> bool:
+def rows_in_memory(template: Template) -> bool:
     """False when the template's rows are out of core (a design operator with ``in_memory`` False).
 
     Reads the optional member ``rows`` (the templates over a design operator have it;

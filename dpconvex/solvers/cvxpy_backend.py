@@ -12,12 +12,16 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import cvxpy as cp
 import numpy as np
 
 from ..errors import SolverError
+
+if TYPE_CHECKING:
+    from ..templates.base import CVXPYTemplate
+
 from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
 
 __all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend", "solve_problem"]
@@ -71,7 +75,7 @@ def solve_problem(problem: cp.Problem, solver: str, **options: Any) -> tuple[Sol
     return CVXPY_STATUS_MAP.get(raw, SolveStatus.FAILED), seconds, raw
 
 
-class CVXPYBackend(Backend):
+class CVXPYBackend(Backend["CVXPYTemplate"]):
     """A conic solver through CVXPY, for templates with the ``"cvxpy"`` capability.
 
     Warm starts are ignored (SCS warm starts made re-solves slower, see CVXPY_NOTES).
@@ -99,7 +103,7 @@ class CVXPYBackend(Backend):
     #: The solver's option capping its iterations.
     max_iter_option: ClassVar[str] = "max_iter"
 
-    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+    def _solve(self, template: CVXPYTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         cv = template.cvxpy_problem()
         template.cvxpy_set(b, extra_reg)

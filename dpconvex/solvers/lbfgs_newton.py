@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -31,6 +31,10 @@ from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 
 from ._threads import single_threaded
+
+if TYPE_CHECKING:
+    from ..templates.base import SmoothTemplate
+
 from .base import Backend, SolveResult, SolveStatus
 
 __all__ = ["LbfgsNewton", "minimize_smooth"]
@@ -272,7 +276,7 @@ def _newton_polish(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x:
     return x, f, g, gn, k
 
 
-class LbfgsNewton(Backend):
+class LbfgsNewton(Backend["SmoothTemplate"]):
     """The native backend for unconstrained smooth templates: L-BFGS, then a Newton polish.
 
     Solves to ||∇J|| <= ``template.residual_tol * NATIVE_TOL_FACTOR``; with
@@ -304,7 +308,7 @@ class LbfgsNewton(Backend):
     #: the workers) and Hessian-vector products; the iterates stay on the driver.
     in_memory = False
 
-    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+    def _solve(self, template: SmoothTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         x0 = np.zeros(template.space.shape) if warm_start is None else warm_start
         kw = {} if max_iter is None else {"max_iter": max_iter, "newton_steps": 0}

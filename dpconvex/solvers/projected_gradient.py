@@ -51,13 +51,17 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import _progress as progress
 from ..templates.base import natural_residual
 from ._threads import single_threaded
+
+if TYPE_CHECKING:
+    from ..templates.base import ProjectionTemplate
+
 from .base import Backend, SolveResult, SolveStatus
 from .lbfgs_newton import NATIVE_TOL_FACTOR
 
@@ -224,7 +228,7 @@ def _apg(fun_grad: FunGrad, x0: np.ndarray, *, project: Project, mu: float, L0: 
     )
 
 
-class ProjectedGradient(Backend):
+class ProjectedGradient(Backend["ProjectionTemplate"]):
     """The native backend for templates over a convex set: accelerated projected gradient.
 
     Uses the template's projection (``space.project``), its modulus
@@ -256,7 +260,7 @@ class ProjectedGradient(Backend):
     #: pass per evaluation) and ``lipschitz_bound``; the iterates stay on the driver.
     in_memory = False
 
-    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+    def _solve(self, template: ProjectionTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         space = template.space
         x0 = np.zeros(space.shape) if warm_start is None else np.asarray(

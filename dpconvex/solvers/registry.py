@@ -23,11 +23,15 @@ request by name raises :class:`ParameterError` saying so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    from ..templates.base import ObjectiveTemplate, Template
+
 from .base import BACKEND_FINDERS, Backend, SolveResult
 from .cvxpy_backend import ClarabelBackend, SCSBackend
 from .lbfgs_newton import LbfgsNewton
@@ -66,7 +70,7 @@ for _cls in _CLASSES:
 SOLVERS: tuple[str, ...] = tuple(BACKENDS)
 
 
-class PolishedBackend(Backend):
+class PolishedBackend(Backend["ObjectiveTemplate"]):
     """A backend whose solution, if it misses the template's tolerance, is polished by another.
 
     The polish starts from the first solution with the same noise; its result
@@ -95,14 +99,14 @@ class PolishedBackend(Backend):
         self.first = first
         self.polish = polish
 
-    def supports(self, template: Any) -> bool:
+    def supports(self, template: Template) -> bool:
         return self.first.supports(template) and self.polish.supports(template)
 
-    def check(self, template: Any) -> None:
+    def check(self, template: Template) -> None:
         self.first.check(template)
         self.polish.check(template)
 
-    def _solve(self, template: Any, b: np.ndarray | None, extra_reg: float, *,
+    def _solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         res = self.first._solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         if res.x is not None and res.residual <= template.residual_tol:
@@ -155,7 +159,7 @@ def check_solver_name(solver: Any, owner: str) -> str | None:
     return solver
 
 
-def suitable_backends(template: Any) -> list[str]:
+def suitable_backends(template: Template) -> list[str]:
     """Names of the registered backends whose requirements the template meets.
 
     Examples
@@ -181,7 +185,7 @@ def suitable_backends(template: Any) -> list[str]:
 BACKEND_FINDERS.append(suitable_backends)
 
 
-def _by_name(name: str, template: Any) -> Backend:
+def _by_name(name: str, template: Template) -> Backend:
     candidates = [cls() for cls in _CLASSES if cls.name == name]
     for backend in candidates:
         if backend.supports(template):
@@ -199,14 +203,14 @@ def _by_name(name: str, template: Any) -> Backend:
     return candidates[0]  # pragma: no cover
 
 
-def _native(template: Any) -> Backend | None:
+def _native(template: Template) -> Backend | None:
     for cls in _CLASSES:
         if cls.name == "native" and cls().supports(template):
             return cls()
     return None
 
 
-def auto_backend(template: Any) -> Backend:
+def auto_backend(template: Template) -> Backend:
     """The ``"auto"`` policy (see the module docstring).
 
     Examples
@@ -241,7 +245,7 @@ def auto_backend(template: Any) -> Backend:
     )
 
 
-def get_backend(name: str | None, template: Any) -> Backend:
+def get_backend(name: str | None, template: Template) -> Backend:
     """The backend for ``solver=name`` on ``template`` (None or "auto": :func:`auto_backend`).
 
     Raises
@@ -271,7 +275,7 @@ def get_backend(name: str | None, template: Any) -> Backend:
     return _by_name(name, template)
 
 
-def solve(template: Any, b: np.ndarray | None = None, extra_reg: float = 0.0, *,
+def solve(template: ObjectiveTemplate, b: np.ndarray | None = None, extra_reg: float = 0.0, *,
           solver: str | None = "auto", warm_start: np.ndarray | None = None,
           max_iter: int | None = None) -> SolveResult:
     """Minimize ``template``'s objective with noise ``b`` and extra strong convexity Δ.

@@ -23,20 +23,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import ParameterError
 
+if TYPE_CHECKING:
+    from ..objectives.regularizers import Regularizer
+    from ..privacy.certificate import Condition
+
 __all__ = [
     "CAPABILITY_MEMBERS",
     "PARAM_SPACE_MEMBERS",
     "TEMPLATE_MEMBERS",
+    "CVXPYTemplate",
     "EuclideanSpace",
     "ObjectiveTemplate",
     "ParamSpace",
     "PrivacyConstants",
+    "ProjectionTemplate",
+    "SmoothTemplate",
+    "SolverSpace",
     "Template",
     "missing_members",
     "natural_residual",
@@ -119,9 +127,20 @@ class ParamSpace(Protocol):
     (2, 3)
     """
 
-    shape: tuple[int, ...]
-    dimension: int
-    symmetric: bool
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of a parameter (and noise) array."""
+        ...
+
+    @property
+    def dimension(self) -> int:
+        """p, the dimension of the space."""
+        ...
+
+    @property
+    def symmetric(self) -> bool:
+        """Whether the noise is drawn in the symmetric subspace of each block."""
+        ...
 
     def project(self, theta: np.ndarray) -> np.ndarray:
         """Euclidean projection onto the feasible set (identity when unconstrained)."""
@@ -131,6 +150,27 @@ class ParamSpace(Protocol):
         """What the release applies to noisy parameters (free post-processing)."""
         ...
 
+
+
+@runtime_checkable
+class SolverSpace(ParamSpace, Protocol):
+    """The parameter space of an objective template: what the solver backends also use.
+
+    ``project_noise`` maps a noise draw into the space (its shape, its noise subspace) before
+    it enters the objective.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.base import EuclideanSpace, SolverSpace
+    >>> space = EuclideanSpace((3,))
+    >>> isinstance(space, SolverSpace), space.project_noise(np.ones(3)).shape
+    (True, (3,))
+    """
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        """The noise ``b`` as the objective uses it (cast to float, reshaped, projected)."""
+        ...
 
 #: Members every parameter space has; solver backends also use ``project_noise``.
 PARAM_SPACE_MEMBERS: tuple[str, ...] = ("shape", "dimension", "symmetric", "project",
@@ -259,16 +299,47 @@ class Template(Protocol):
     ('linear_erm', ['cvxpy', 'hessian', 'hessp', 'objective', 'smooth'])
     """
 
-    name: str
-    kind: str
-    n: int
-    capabilities: frozenset[str]
-    space: Any
-    noise_shape: tuple[int, ...]
-    noise_symmetric: bool
-    residual_tol: float
+    @property
+    def name(self) -> str:
+        """Human-readable name."""
+        ...
 
-    def conditions(self, needs: Iterable[str] | str) -> list[Any]:
+    @property
+    def kind(self) -> str:
+        """Which estimators and mechanisms it serves."""
+        ...
+
+    @property
+    def n(self) -> int:
+        """Number of records."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What it offers beyond the core."""
+        ...
+
+    @property
+    def noise_symmetric(self) -> bool:
+        """Noise drawn in the symmetric subspace of each block."""
+        ...
+
+    @property
+    def residual_tol(self) -> float:
+        """Largest optimality residual of an exact solve."""
+        ...
+
+    @property
+    def space(self) -> ParamSpace:
+        """The parameter space."""
+        ...
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        """Shape of a noise draw."""
+        ...
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Establish the conditions of the proof for a mechanism's needs (raise on failure)."""
         ...
 
@@ -302,7 +373,15 @@ class ObjectiveTemplate(Template, Protocol):
     (0.6931, (3,))
     """
 
-    regularizer: Any
+    @property
+    def space(self) -> SolverSpace:
+        """The parameter space, with the noise projection the solvers use."""
+        ...
+
+    @property
+    def regularizer(self) -> Regularizer:
+        """The data-independent term; its ``strong_convexity`` is the declared μ."""
+        ...
 
     def privacy_constants(self) -> PrivacyConstants: ...
 
@@ -319,6 +398,107 @@ class ObjectiveTemplate(Template, Protocol):
         """Bound on ||θ − θ*|| from a residual, for a μ-strongly convex objective."""
         ...
 
+
+
+@runtime_checkable
+class SmoothTemplate(ObjectiveTemplate, Protocol):
+    """An unconstrained smooth objective (capability ``"smooth"``): the native L-BFGS / Newton.
+
+    The second-order members are called only when the template offers their capability
+    (``"hessian"``, ``"hessp"``, ``"sampled_hessian"`` in ``capabilities``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates.base import SmoothTemplate
+    >>> isinstance(template, SmoothTemplate), template.hessian(np.zeros(3)).shape
+    (True, (3, 3))
+    """
+
+    def hessian(self, theta: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
+        """∇²J(θ), dense (capability ``"hessian"``)."""
+        ...
+
+    def hessp(self, theta: np.ndarray, extra_reg: float = 0.0
+              ) -> Callable[[np.ndarray], np.ndarray]:
+        """v ↦ ∇²J(θ) v (capability ``"hessp"``)."""
+        ...
+
+    def sampled_hessian(self, theta: np.ndarray, extra_reg: float = 0.0, *,
+                        bound: bool = False) -> np.ndarray:
+        """An estimate of ∇²J(θ) from a sample of the rows (capability ``"sampled_hessian"``)."""
+        ...
+
+
+@runtime_checkable
+class ProjectionTemplate(ObjectiveTemplate, Protocol):
+    """A smooth objective over a closed convex set (capability ``"projection"``).
+
+    ``space.project`` is the Euclidean projection; projected gradient starts its step
+    search from ``lipschitz_bound``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate
+    >>> template = LargeMarginGaussianTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+    >>> from dpconvex.templates.base import ProjectionTemplate
+    >>> isinstance(template, ProjectionTemplate), "projection" in template.capabilities
+    (True, True)
+    """
+
+    def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
+        """An initial estimate of the Lipschitz constant of ∇J."""
+        ...
+
+
+@runtime_checkable
+class CVXPYTemplate(ObjectiveTemplate, Protocol):
+    """A CVXPY form with the noise and Δ as parameters (capability ``"cvxpy"``): Clarabel, SCS.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.templates.base import CVXPYTemplate
+    >>> isinstance(template, CVXPYTemplate), "cvxpy" in template.capabilities
+    (True, True)
+    """
+
+    @property
+    def cvxpy_options(self) -> dict[str, Any]:
+        """Options passed to ``Problem.solve``."""
+        ...
+
+    def cvxpy_problem(self) -> dict[str, Any]:
+        """The CVXPY problem (key ``"problem"``) and its variables, built once."""
+        ...
+
+    def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
+        """Set the noise and Δ parameters of the problem."""
+        ...
+
+    def cvxpy_solution(self) -> tuple[np.ndarray | None, dict[str, Any]]:
+        """The solution in the parameter space's shape (None: none) and diagnostics."""
+        ...
+
+    def cvxpy_size(self) -> int:
+        """The size of the CVXPY form (the auto backend's choice reads it)."""
+        ...
 
 #: Members of the core :class:`Template`.
 TEMPLATE_MEMBERS: tuple[str, ...] = ("name", "kind", "n", "capabilities", "space", "noise_shape",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..privacy.certificate import Condition
 
 __all__ = ["KMeansTemplate", "assign_nearest"]
 
@@ -78,10 +82,10 @@ class KMeansTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (self.C * self.K, self.d)
 
-    def conditions(self, needs: Any) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         return []
 
-    def assumptions(self, needs: Any) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         return []
 
 

@@ -45,7 +45,7 @@ __all__ = ["LinearERMTemplate", "RESIDUAL_TOL"]
 #: accepted as the exact minimizer (docs/privacy.md §5).
 RESIDUAL_TOL = 1e-6
 
-def _takes_every(ops: Any) -> bool:
+def _takes_every(ops: DesignOperator) -> bool:
     """Whether the operator (and the one it wraps) can give every k-th row."""
     return hasattr(ops, "every") and (not hasattr(ops, "base") or hasattr(ops.base, "every"))
 

@@ -9,12 +9,16 @@ needs only per-example gradient clipping (docs/privacy.md §6.3).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..objectives.losses import Loss
 from .base import EuclideanSpace
+
+if TYPE_CHECKING:
+    from ..privacy.certificate import Condition
 
 __all__ = ["EmpiricalRiskTemplate"]
 
@@ -63,8 +67,8 @@ class EmpiricalRiskTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (self.p,)
 
-    def conditions(self, needs: Any) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         return []
 
-    def assumptions(self, needs: Any) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         return []

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .base import EuclideanSpace
+
+if TYPE_CHECKING:
+    from ..privacy.certificate import Condition
 
 __all__ = ["SelectionTemplate"]
 
@@ -50,8 +54,8 @@ class SelectionTemplate:
     def noise_shape(self) -> tuple[int, ...]:
         return (int(self.utilities.size),)
 
-    def conditions(self, needs: Any) -> list:
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         return []
 
-    def assumptions(self, needs: Any) -> list[str]:
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         return []

@@ -81,10 +81,14 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from ..._validation import check_float
 from ...errors import BudgetError, BudgetProcessError, ParameterError
+
+if TYPE_CHECKING:
+    from ..certificate import Certificate
 
 __all__ = [
     "BUDGET_RTOL",
@@ -539,7 +543,7 @@ def check_budget(accountant: BudgetAccountant | None, epsilon: float, delta: flo
         acc.check(epsilon, delta)
 
 
-def charge(accountant: BudgetAccountant | None, certificate: Any, label: str) -> None:
+def charge(accountant: BudgetAccountant | None, certificate: Certificate, label: str) -> None:
     """After a fit: record the guarantee of ``certificate`` in the ledger.
 
     No-op when ``accountant`` is None. A non-private certificate
@@ -638,7 +642,7 @@ class Reservation:
         self.state = "committed"
         return spend
 
-    def commit_certificate(self, certificate: Any) -> Spend | None:
+    def commit_certificate(self, certificate: Certificate) -> Spend | None:
         """:meth:`commit` the certificate's (ε, δ); a non-private certificate commits ε = inf."""
         eps = float(certificate.epsilon) if certificate.private else math.inf
         return self.commit(eps, float(certificate.delta))
@@ -653,7 +657,8 @@ class Reservation:
     def __enter__(self) -> Reservation:
         return self
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is not None:
             self.release()
         elif self.state == "open":

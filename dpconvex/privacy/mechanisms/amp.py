@@ -13,24 +13,28 @@ References
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..._validation import check_float
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..budget import Budget, split_budget
 from ..certificate import Certificate, Condition, compose_sequential
 from ..noise import norm_gamma, snap
 from .base import Calibration, Mechanism, NoiseReport, get_mechanism, register, reports_noise
 from .perturbation import coordinate_scale
 
+if TYPE_CHECKING:
+    from ...templates.base import ObjectiveTemplate
+    from .base import ConstantsSource
+
 __all__ = ["ApproximateMinima"]
 
 
 @register
-class ApproximateMinima(Mechanism):
+class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     """Approximate-minima perturbation around an inner perturbation mechanism.
 
     Parameters
@@ -95,7 +99,7 @@ class ApproximateMinima(Mechanism):
         main, cover = split_budget(budget, (1.0 - self.fraction, self.fraction))
         return main, cover
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         if getattr(template, "distance_bound", None) is None:
             raise PrivacyError(
                 f"approximate minima: template '{template.name}' declares no distance_bound("
@@ -105,7 +109,7 @@ class ApproximateMinima(Mechanism):
             )
         return self.inner.conditions(template, self._split(budget)[0])
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
@@ -120,7 +124,8 @@ class ApproximateMinima(Mechanism):
             extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius},
         )
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The inner mechanism's report at its share (1 − fraction) of the budget.
 
@@ -131,12 +136,12 @@ class ApproximateMinima(Mechanism):
         inner = calibration.extra["inner"] if calibration is not None else None
         return self.inner.noise_report(problem, main, mu, calibration=inner)
 
-    def _radius(self, template: Any, inner: Calibration) -> tuple[float, float]:
+    def _radius(self, template: ObjectiveTemplate, inner: Calibration) -> tuple[float, float]:
         """(μ with Δ, ρ): the distance bound of a solve with residual <= γ (docs/privacy.md §5)."""
         mu = template.privacy_constants().strong_convexity + inner.extra_strong_convexity
         return mu, float(template.distance_bound(self.gamma, mu))
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         inner_cal: Calibration = cal.extra["inner"]
@@ -169,7 +174,7 @@ class ApproximateMinima(Mechanism):
             labels=["mechanism", "AMP cover"],
         )
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
@@ -190,17 +195,17 @@ class ApproximateMinima(Mechanism):
         return theta, res, True
 
     # the noise-specific parts (norm-Gamma here; Gaussian in gaussian_amp.py)
-    def _inner_scale(self, template: Any, inner: Calibration) -> float:
+    def _inner_scale(self, template: ObjectiveTemplate, inner: Calibration) -> float:
         return coordinate_scale(template.noise_shape, inner.noise_rate)
 
-    def _cover_scale(self, template: Any, cal: Calibration) -> float:
+    def _cover_scale(self, template: ObjectiveTemplate, cal: Calibration) -> float:
         return coordinate_scale(template.noise_shape, cal.noise_rate)
 
-    def _draw_cover(self, template: Any, cal: Calibration, rng: np.random.Generator
+    def _draw_cover(self, template: ObjectiveTemplate, cal: Calibration, rng: np.random.Generator
                     ) -> np.ndarray:
         return norm_gamma(template.noise_shape, cal.noise_rate, rng,
                           symmetric=template.noise_symmetric)
 
-    def solve_condition(self, template: Any, result: SolveResult | None,
+    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:
         return []

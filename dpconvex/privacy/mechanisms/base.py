@@ -13,21 +13,26 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError, SolverError
-from ...solvers.base import SolveResult, SolveStatus
+from ...solvers.base import Backend, SolveResult, SolveStatus
 from ..budget import Budget
 from ..certificate import Certificate, Condition
+
+if TYPE_CHECKING:
+    from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template
 
 __all__ = [
     "MECHANISMS",
     "PLACEMENTS",
     "Calibration",
+    "ConstantsSource",
     "Mechanism",
     "NoiseReport",
     "PublicProblem",
@@ -198,16 +203,60 @@ class PublicProblem:
     """
 
     n: int
-    constants: Any
+    constants: PrivacyConstants
     gradient_difference_rank: int | None = None
     name: str = "a public problem shape"
 
-    def privacy_constants(self) -> Any:
+    def privacy_constants(self) -> PrivacyConstants:
         """The declared constants (the template interface's accessor)."""
         return self.constants
 
 
-def at_modulus(consts: Any, mu: float) -> Any:
+class ConstantsSource(Protocol):
+    """What a noise report reads of a problem: a template, or a :class:`PublicProblem`.
+
+    Attributes
+    ----------
+    n : int
+        Number of records.
+    name : str
+        Name of the problem (error messages, certificates).
+
+    Methods
+    -------
+    privacy_constants()
+        The declared :class:`~dpconvex.templates.base.PrivacyConstants`.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import PublicProblem
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> problem = PublicProblem(n=1000, constants=PrivacyConstants(1.0, 1, 0.25, 0.01, 10))
+    >>> problem.n, problem.privacy_constants().dimension   # a ConstantsSource, as a template is
+    (1000, 10)
+    """
+
+    @property
+    def n(self) -> int:
+        """Number of records."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """Name of the problem."""
+        ...
+
+    def privacy_constants(self) -> PrivacyConstants:
+        """The declared public constants."""
+        ...
+
+
+#: The template a mechanism runs on: a :class:`~dpconvex.templates.base.Template` with
+#: the capabilities the mechanism needs (e.g. an ``ObjectiveTemplate`` for perturbation).
+TemplateT = TypeVar("TemplateT", bound="Template")
+
+
+def at_modulus(consts: Any, mu: float | np.ndarray) -> Any:
     """``consts`` with the strong-convexity modulus replaced by ``mu``.
 
     Examples
@@ -223,7 +272,7 @@ def at_modulus(consts: Any, mu: float) -> Any:
     return SimpleNamespace(**{**vars(consts), "strong_convexity": mu})
 
 
-class Mechanism(ABC):
+class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
     Attributes
@@ -279,7 +328,7 @@ class Mechanism(ABC):
         """Validate the budget for this mechanism (pure mechanisms need δ = 0)."""
         return check_private_budget(budget, self.name, pure=self.pure)
 
-    def check_template(self, template: Any) -> None:
+    def check_template(self, template: Template) -> None:
         """Refuse, by name, a template that does not offer a capability this mechanism needs.
 
         A need that is a template capability (per-example gradients, cell sums, utilities:
@@ -297,7 +346,7 @@ class Mechanism(ABC):
                 f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
                 f"{sorted(offered)}); use a mechanism made for this kind of template.")
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
         conds = list(template.conditions(self.needs))
         failed = [c for c in conds if not c.holds]
@@ -307,16 +356,16 @@ class Mechanism(ABC):
         return conds
 
     @abstractmethod
-    def calibrate(self, template: Any, budget: Budget) -> Calibration | None:
+    def calibrate(self, template: TemplateT, budget: Budget) -> Calibration | None:
         """Noise calibration from the template's declared public constants."""
 
     @abstractmethod
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         """This mechanism's certificate (before the solve)."""
 
     @abstractmethod
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: TemplateT, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
@@ -333,7 +382,8 @@ class Mechanism(ABC):
             parameter space is then needed).
         """
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: Any, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The noise this mechanism draws, from public constants only (:class:`NoiseReport`).
 
@@ -357,8 +407,9 @@ class Mechanism(ABC):
         """
         raise _no_noise_report(self)
 
-    def report_calibration(self, problem: Any, budget: Budget, mu: Any,
-                           calibration: Calibration | None, at: Any) -> Calibration:
+    def report_calibration(self, problem: Any, budget: Budget, mu: float | np.ndarray | None,
+                           calibration: Calibration | None,
+                           at: Callable[[PrivacyConstants], Calibration]) -> Calibration:
         """The calibration a report at one modulus reads.
 
         At the declared modulus (``mu=None``): ``calibration`` when given, else this
@@ -368,7 +419,7 @@ class Mechanism(ABC):
             return calibration if calibration is not None else self.calibrate(problem, budget)
         return at(at_modulus(problem.privacy_constants(), mu))
 
-    def solve_condition(self, template: Any, result: SolveResult | None,
+    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:
         """Conditions established by the solve (appended to the certificate after it).
 
@@ -602,7 +653,7 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
     return res
 
 
-def solve_exact(template: Any, backend: Any, b: np.ndarray | None, extra_reg: float, *,
+def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
                 warm_start: np.ndarray | None = None, max_iter: int | None = None,
                 tol: float | None = None) -> SolveResult:
     """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.

@@ -6,21 +6,24 @@ sensitivity Δu this is ε-DP.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import exponential_mechanism
 from .base import Calibration, Mechanism, register
 
+if TYPE_CHECKING:
+    from ...templates.selection import SelectionTemplate
+
 __all__ = ["Exponential"]
 
 
 @register
-class Exponential(Mechanism):
+class Exponential(Mechanism["SelectionTemplate"]):
     """Private selection of one candidate by its utility.
 
     The candidates and utilities are those of a
@@ -43,21 +46,21 @@ class Exponential(Mechanism):
     needs = frozenset({"utilities"})
     solves = False
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: SelectionTemplate, budget: Budget) -> list[Condition]:
         return [Condition(
             "utility sensitivity", True, "computed from public parameters",
             "u_i = -(mistakes of candidate i on the held-out part); replacing one "
             "held-out record changes each u_i by at most "
             f"{template.sensitivity:g}")]
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
             epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
             sensitivity=template.sensitivity,
             noise_rate=budget.epsilon / (2.0 * template.sensitivity))
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         return Certificate(
             mechanism="exponential mechanism (McSherry & Talwar 2007) on the held-out part",
@@ -68,7 +71,7 @@ class Exponential(Mechanism):
                         "validation size": template.n},
         )
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: SelectionTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:

@@ -52,13 +52,14 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..._validation import check_float
 from ...errors import ParameterError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
+from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
@@ -111,7 +112,41 @@ def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> fl
     return max(2.0 * b, 2.0 * math.sqrt(b * b + w * w))
 
 
-def class_sums(template: Any, count_weight: float) -> np.ndarray:
+class ClassSumsTemplate(Template, Protocol):
+    """What the class-sum mechanisms read of a template (capability ``"cell_sums"``).
+
+    Attributes
+    ----------
+    C : int
+        Number of classes.
+    d : int
+        Number of features of a row (the sums have d + 1 entries per class: the counts last).
+    X : ndarray or operator
+        The rows u_i, each of norm at most ``data_norm``.
+    y : ndarray of int
+        Class index of each row, in ``range(C)``.
+    data_norm : float
+        Public bound on the norm of a row.
+
+    Methods
+    -------
+    class_sums_chunked(count_weight)
+        The (C, d + 1) class sums computed where the rows live (capability
+        ``"chunked_class_sums"`` only).
+    """
+
+    C: int
+    d: int
+    X: Any
+    y: np.ndarray
+    data_norm: float
+
+    def class_sums_chunked(self, count_weight: float) -> np.ndarray:
+        """The class sums and weighted counts, summed chunk by chunk."""
+        ...
+
+
+def class_sums(template: ClassSumsTemplate, count_weight: float) -> np.ndarray:
     """The joint vector V of shape (C, d + 1): class sums of u, then w times the class counts.
 
     Examples
@@ -136,7 +171,7 @@ def class_sums(template: Any, count_weight: float) -> np.ndarray:
     return V
 
 
-class _ClassSumNoise(Mechanism):
+class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     """Shared part of the two class-sum mechanisms: sensitivity, certificate, statistic."""
 
     needs = frozenset({"cell_sums"})
@@ -147,13 +182,13 @@ class _ClassSumNoise(Mechanism):
     def __init__(self, count_weight: float = 1.0):
         self.count_weight = check_float("count_weight", count_weight, type(self).__name__)
 
-    def sensitivity(self, template: Any) -> float:
+    def sensitivity(self, template: ClassSumsTemplate) -> float:
         """Δ for the template's public feature bound and this mechanism's count weight."""
         return class_sum_sensitivity(template.data_norm, self.count_weight)
 
     placement = "sum"
 
-    def _pure_calibration(self, template: Any, budget: Budget,
+    def _pure_calibration(self, template: ClassSumsTemplate, budget: Budget,
                           extra: dict[str, Any] | None = None) -> Calibration:
         """A pure ε-DP calibration: rate β = ε/Δ, the whole ε on the noise (no slack)."""
         sens = self.sensitivity(template)
@@ -171,7 +206,8 @@ class _ClassSumNoise(Mechanism):
         """(E‖b‖ or its bound, E‖b‖²) of the noise on the p released entries."""
         raise NotImplementedError
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ClassSumsTemplate, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The noise on the C (d + 1) class sums and counts (no modulus: ``mu`` is unused)."""
         cal = calibration if calibration is not None else self.calibrate(problem, budget)
@@ -190,7 +226,7 @@ class _ClassSumNoise(Mechanism):
         """The noise added to the class sums and counts (one draw of the mechanism's law)."""
         raise NotImplementedError
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: ClassSumsTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
@@ -212,7 +248,7 @@ class _ClassSumNoise(Mechanism):
                 f"two classes sqrt(2 (B^2 + w^2)) = {math.sqrt(2 * (B * B + w * w)):.6g}; "
                 f"L2 sensitivity {cal.sensitivity:.6g}")
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: ClassSumsTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         B, w, C, d = template.data_norm, self.count_weight, template.C, template.d
@@ -280,7 +316,7 @@ class ClassSumGaussian(_ClassSumNoise):
                 f"{budget.delta!r}); use mechanism='knorm_sum' for pure epsilon-DP.")
         return budget
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         sens = self.sensitivity(template)
         sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, sens)
         return Calibration(
@@ -337,7 +373,7 @@ class ClassSumNormGamma(_ClassSumNoise):
     pure = True
     noise_label = "norm-Gamma noise (density exp(-beta ||b||), CMS Alg. 1)"
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget)
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
@@ -402,7 +438,7 @@ class ClassSumKNorm(_ClassSumNoise):
     def __init__(self, count_weight: float = KNORM_COUNT_WEIGHT):
         super().__init__(count_weight)
 
-    def sensitivity(self, template: Any) -> float:
+    def sensitivity(self, template: ClassSumsTemplate) -> float:
         """Δ₁₂ = 2√(B² + w²), the replace-one sensitivity in the block norm Σ_c ‖V_c‖."""
         return class_sum_block_sensitivity(template.data_norm, self.count_weight)
 
@@ -413,7 +449,7 @@ class ClassSumKNorm(_ClassSumNoise):
                 f"set ||(u, w)|| <= {math.sqrt(B * B + w * w):.6g}; sensitivity "
                 f"{cal.sensitivity:.6g}")
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:

@@ -28,7 +28,7 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from ..certificate import Certificate, Condition, compose_sequential
 from .amp import ApproximateMinima
 from .base import Calibration, register
 from .gaussian_linear import check_gaussian_budget
+
+if TYPE_CHECKING:
+    from ...templates.base import ObjectiveTemplate
 
 __all__ = ["GaussianApproximateMinima"]
 
@@ -90,7 +93,7 @@ class GaussianApproximateMinima(ApproximateMinima):
         check_gaussian_budget(budget, f"{self.inner.name} with optimality_tol", "objective")
         return budget
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
@@ -106,7 +109,7 @@ class GaussianApproximateMinima(ApproximateMinima):
                    "noise std": sigma,
                    "delta at sigma": analytic_gaussian_delta(cover.epsilon, sigma, sens)})
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         main, cover = cal.extra["main"], cal.extra["cover"]
@@ -137,12 +140,12 @@ class GaussianApproximateMinima(ApproximateMinima):
             labels=["mechanism", "AMP cover"])
 
     # the noise-specific parts of ApproximateMinima.run: Gaussian cover, snapped to σ's grid
-    def _inner_scale(self, template: Any, inner: Calibration) -> float:
+    def _inner_scale(self, template: ObjectiveTemplate, inner: Calibration) -> float:
         return float(inner.extra["noise std"])
 
-    def _cover_scale(self, template: Any, cal: Calibration) -> float:
+    def _cover_scale(self, template: ObjectiveTemplate, cal: Calibration) -> float:
         return float(cal.extra["noise std"])
 
-    def _draw_cover(self, template: Any, cal: Calibration, rng: np.random.Generator
+    def _draw_cover(self, template: ObjectiveTemplate, cal: Calibration, rng: np.random.Generator
                     ) -> np.ndarray:
         return rng.normal(0.0, float(cal.extra["noise std"]), size=template.noise_shape)

@@ -33,12 +33,12 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from ..budget import Budget, remaining
@@ -51,6 +51,10 @@ from .perturbation import (
     objective_modulus_floor,
 )
 
+if TYPE_CHECKING:
+    from ...templates.base import ObjectiveTemplate, PrivacyConstants
+    from .base import ConstantsSource
+
 __all__ = [
     "GaussianObjectivePerturbation",
     "GaussianOutputPerturbation",
@@ -60,7 +64,7 @@ __all__ = [
 ]
 
 
-def gradient_difference_rank(template: Any) -> int:
+def gradient_difference_rank(template: ConstantsSource) -> int:
     """k: dimension of a subspace holding ∇ℓ(θ; z) − ∇ℓ(θ; z′) for all θ (one pair).
 
     Declared by the template (``gradient_difference_rank``; linear ERM: 2, the
@@ -89,7 +93,7 @@ def gradient_difference_rank(template: Any) -> int:
     return max(1, min(int(k), int(template.privacy_constants().dimension)))
 
 
-def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: Any,
+def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: PrivacyConstants,
                                  k: int) -> Calibration:
     """σ, ε_J and Δ of Gaussian objective perturbation (docs/privacy.md §10.2).
 
@@ -123,7 +127,7 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: A
                "delta at sigma": objective_gaussian_delta(epsilon, sigma, S, k, pure.slack)})
 
 
-def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Any) -> Calibration:
+def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: PrivacyConstants) -> Calibration:
     """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ) (docs/privacy.md §10.3).
 
     Examples
@@ -180,7 +184,7 @@ def check_gaussian_budget(budget: Budget, name: str, pure_name: str) -> None:
             "for pure epsilon-DP.")
 
 
-class _GaussianLinear(Mechanism):
+class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
     """Shared budget check and certificate of the two Gaussian linear mechanisms."""
 
     pure = False
@@ -194,7 +198,7 @@ class _GaussianLinear(Mechanism):
         check_gaussian_budget(budget, self.name, self.pure_name)
         return budget
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         if getattr(template, "noise_symmetric", False) or len(template.noise_shape) != 1:
             raise PrivacyError(
                 f"mechanism '{self.name}' draws i.i.d. N(0, sigma^2) coordinates of a vector in "
@@ -210,7 +214,7 @@ class _GaussianLinear(Mechanism):
         """σ of the calibration (the audit's mis-calibration scales this entry)."""
         return float(cal.extra["noise std"])
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         consts = template.privacy_constants()
@@ -273,17 +277,19 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
     placement = "objective"
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return calibrate_gaussian_objective(budget.epsilon, budget.delta, template.n,
                                             template.privacy_constants(),
                                             gradient_difference_rank(template))
 
-    def _calibrate_at(self, problem: Any, budget: Budget, consts: Any) -> Calibration:
+    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
+                      consts: PrivacyConstants) -> Calibration:
         """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
         return calibrate_gaussian_objective(budget.epsilon, budget.delta, problem.n, consts,
                                             gradient_difference_rank(problem))
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """b ~ N(0, σ² I_p) in the objective: E‖b‖ <= √p σ, E‖b‖² = p σ², μ_eff = μ + Δ.
 
@@ -294,7 +300,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
         _need_delta(self.name, dlt)
         p = int(consts.dimension)
-        modulus = consts.strong_convexity if mu is None else mu
+        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         S = 2.0 * consts.grad_bound
         cal = None
         if np.ndim(modulus) > 0:
@@ -302,7 +308,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
                     for m in modulus]
             mu_eff = modulus + np.array([c.extra_strong_convexity for c in cals])
             slacks = np.array([c.slack for c in cals])
-            sigma = S * _unit_sigma_objective(eps, dlt, gradient_difference_rank(problem), slacks)
+            sigma: float | np.ndarray = S * _unit_sigma_objective(
+                eps, dlt, gradient_difference_rank(problem), slacks)
         else:
             cal = self.report_calibration(problem, budget, mu, calibration,
                                           lambda c: self._calibrate_at(problem, budget, c))
@@ -314,7 +321,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
             coordinate_scale=sigma, modulus_floor=objective_modulus_floor(eps, n, consts),
             grad_bound=float(consts.grad_bound), calibration=cal)
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
@@ -358,11 +365,12 @@ class GaussianOutputPerturbation(_GaussianLinear):
 
     placement = "output"
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return calibrate_gaussian_output(budget.epsilon, budget.delta, template.n,
                                          template.privacy_constants())
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """N(0, σ² I_p) on the minimizer, σ analytic for 2G/(nμ): E‖b‖² = p σ².
 
@@ -372,7 +380,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
         consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
         _need_delta(self.name, dlt)
         p = int(consts.dimension)
-        modulus = consts.strong_convexity if mu is None else mu
+        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         S = 2.0 * consts.grad_bound
         cal = None
         if np.ndim(modulus) > 0:
@@ -388,7 +396,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
             expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
             coordinate_scale=sigma, grad_bound=float(consts.grad_bound), calibration=cal)
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
@@ -397,7 +405,8 @@ class GaussianOutputPerturbation(_GaussianLinear):
                                  max_iter=max_iter, tol=tol)
         return np.array(snap(theta, self.noise_std(cal)), copy=True), res, True
 
-    def noised(self, template: Any, cal: Calibration, backend: Any, rng: np.random.Generator, *,
+    def noised(self, template: ObjectiveTemplate, cal: Calibration, backend: Backend,
+               rng: np.random.Generator, *,
                warm_start: np.ndarray | None = None, max_iter: int | None = None,
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the Gaussian noise, NOT yet snapped (the caller snaps once, last)."""

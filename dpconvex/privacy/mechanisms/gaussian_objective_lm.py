@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..accounting.objective_gaussian import objective_gaussian_delta
 from ..accounting.softmax_gaussian import softmax_objective_delta, softmax_objective_sigma
@@ -44,13 +44,17 @@ from .gaussian_linear import (
     gradient_difference_rank,
 )
 
+if TYPE_CHECKING:
+    from ...templates.base import ObjectiveTemplate, PrivacyConstants
+    from .base import ConstantsSource
+
 __all__ = ["GAUSSIAN_OBJECTIVE_LM", "GaussianObjectiveLargeMargin", "calibrate_softmax_gaussian"]
 
 #: Registry name of the large-margin Gaussian objective perturbation.
 GAUSSIAN_OBJECTIVE_LM = "gaussian_objective_lm"
 
 
-def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: Any,
+def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: PrivacyConstants,
                                k: int) -> Calibration:
     """ε_J, Δ and σ: the smaller σ of the bound (★) (§10.1) and the softmax bound (§11.3).
 
@@ -120,16 +124,17 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
     #: only; an inexact large-margin solve is not covered (optimality_tol=None).
     amp_derived = False
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return calibrate_softmax_gaussian(budget.epsilon, budget.delta, template.n,
                                           template.privacy_constants(),
                                           gradient_difference_rank(template))
 
-    def _calibrate_at(self, problem: Any, budget: Budget, consts: Any) -> Calibration:
+    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
+                      consts: PrivacyConstants) -> Calibration:
         return calibrate_softmax_gaussian(budget.epsilon, budget.delta, problem.n, consts,
                                           gradient_difference_rank(problem))
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         cert = super().certificate(template, budget, cal, conditions)
         assert cal is not None
@@ -138,7 +143,7 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
             cert.quantities["sigma of bound (*)"] = cal.extra["sigma (*)"]
         return cert
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         """The template's conditions, strong convexity, and the law of the symmetric noise."""
         conds = Mechanism.conditions(self, template, budget)
         mu = template.privacy_constants().strong_convexity

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ...solvers.base import SolveResult
-from ...templates.kmeans import assign_nearest
+from ...solvers.base import Backend, SolveResult
+from ...templates.kmeans import KMeansTemplate, assign_nearest
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
 from ..noise import laplace, norm_gamma, snap
@@ -34,7 +34,7 @@ from .perturbation import coordinate_scale
 __all__ = ["DPKMeans", "lloyd"]
 
 
-def lloyd(template: Any, noise: Any = None) -> np.ndarray:
+def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
     """T Lloyd iterations from the template's public centers; ``noise(counts, sums)`` privatizes.
 
     Returns the centers, shape (C, K, d), each in the ball of radius q.
@@ -71,7 +71,7 @@ def lloyd(template: Any, noise: Any = None) -> np.ndarray:
 
 
 @register
-class DPKMeans(Mechanism):
+class DPKMeans(Mechanism[KMeansTemplate]):
     """Per-class DP k-means: Laplace counts and norm-Gamma sums per cell and iteration.
 
     Examples
@@ -98,7 +98,8 @@ class DPKMeans(Mechanism):
     solves = False
     placement = "sum"
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: KMeansTemplate, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """The norm-Gamma noise on one cell's sum of one iteration (d coordinates).
 
@@ -114,7 +115,7 @@ class DPKMeans(Mechanism):
             extra={"count noise scale": 2.0 / cal.extra["eps_cnt"],
                    "iterations": int(problem.n_iter), "cells": int(problem.C * problem.K)})
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: KMeansTemplate, budget: Budget) -> Calibration:
         eps_it = split_even(budget.epsilon, template.n_iter)
         eps_cnt = eps_it / (1.0 + math.sqrt(template.d))
         eps_sum = remaining(eps_it, eps_cnt)
@@ -125,7 +126,7 @@ class DPKMeans(Mechanism):
             extra_strong_convexity=0.0, sensitivity=2.0 * q, noise_rate=eps_sum / (2.0 * q),
             extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum})
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: KMeansTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         q, T, J = template.data_norm, template.n_iter, template.C * template.K
@@ -155,7 +156,7 @@ class DPKMeans(Mechanism):
             ],
         )
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: KMeansTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:

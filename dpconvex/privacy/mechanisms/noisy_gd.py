@@ -67,14 +67,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
 
 from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import Loss
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
+from ...templates.base import Template
 from ..accounting.gaussian import (
     accountant_name,
     calibrate_noise_multiplier,
@@ -152,6 +153,30 @@ def default_delta(n: int) -> float:
     1e-06
     """
     return 1.0 / (float(n) * float(n))
+
+
+class PerExampleGradientsTemplate(Template, Protocol):
+    """What noisy gradient descent reads of a template (capability ``"per_example_gradients"``).
+
+    Attributes
+    ----------
+    loss : Loss
+        The margin loss ℓ(y x·θ); its derivative bound times ``data_norm`` bounds a gradient.
+    data_norm : float
+        Public bound on the norm of a row.
+    X : ndarray, sparse matrix or row operator
+        The rows (a Dask row operator when they live on workers).
+    y : ndarray
+        Labels in {-1, +1}.
+    p : int
+        Number of parameters.
+    """
+
+    loss: Loss
+    data_norm: float
+    X: Any
+    y: np.ndarray
+    p: int
 
 
 @dataclass(frozen=True)
@@ -350,7 +375,7 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
 
 
 @register
-class NoisyGD(Mechanism):
+class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     """Noisy projected gradient descent with per-example clipping ([ACG+16]_, [BST14]_).
 
     Parameters
@@ -417,10 +442,10 @@ class NoisyGD(Mechanism):
             )
         return budget
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: PerExampleGradientsTemplate, budget: Budget) -> list[Condition]:
         return []
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: PerExampleGradientsTemplate, budget: Budget) -> Calibration:
         n, p = template.n, template.p
         if self.steps is not None and self.steps > max_steps(n, p):
             raise ParameterError(f"noisy gradient descent: steps = {self.steps:,} is above the cap "
@@ -443,7 +468,8 @@ class NoisyGD(Mechanism):
 
     placement = "gradient"
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: PerExampleGradientsTemplate, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """N(0, s² I_p) on each clipped mean gradient; ``mu`` is unused.
 
@@ -471,7 +497,7 @@ class NoisyGD(Mechanism):
         first = T - (T + 1) // 2
         return first, f"the average of the last {T - first} of the T iterates (t > T/2)"
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: PerExampleGradientsTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         x = cal.extra
@@ -539,7 +565,7 @@ class NoisyGD(Mechanism):
             assumptions=assumptions,
         )
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: PerExampleGradientsTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:

@@ -29,16 +29,20 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import SolveResult
+from ...solvers.base import Backend, SolveResult
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import norm_gamma, snap
 from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
+
+if TYPE_CHECKING:
+    from ...templates.base import ObjectiveTemplate, PrivacyConstants
+    from .base import ConstantsSource
 
 __all__ = [
     "NonPrivate",
@@ -129,7 +133,7 @@ def half_epsilon_modulus(epsilon: float, n: int, trace_bound: float, rank: int) 
     return trace_bound / (rank * n * math.expm1(x))
 
 
-def hessian_trace_bound(consts: Any) -> float:
+def hessian_trace_bound(consts: PrivacyConstants) -> float:
     """T: the declared trace bound, never above r·c_u (which the per-term bounds imply).
 
     ``consts.hessian_trace_bound`` may be absent or None (then T = r·c_u).
@@ -149,7 +153,7 @@ def hessian_trace_bound(consts: Any) -> float:
     return per_term if declared is None else min(float(declared), per_term)
 
 
-def calibrate_objective_perturbation(epsilon: float, n: int, consts: Any, *,
+def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
                                      slack: str = "one_sided") -> Calibration:
     """Objective perturbation calibration ([CMS]_ Alg. 2, generalized; docs/privacy.md §3.2-3.3).
 
@@ -234,7 +238,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: Any, *,
     )
 
 
-def calibrate_output_perturbation(epsilon: float, n: int, consts: Any) -> Calibration:
+def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants) -> Calibration:
     """Output perturbation ([CMS]_ Alg. 1): argmin sensitivity 2G/(n μ), β = ε/S.
 
     Examples
@@ -264,7 +268,7 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: Any) -> Calibr
     )
 
 
-def objective_modulus_floor(epsilon: float, n: int, consts: Any) -> float:
+def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) -> float:
     """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ.
 
     For the one-sided slack log(1 + c q²/(nΛ)) of linear ERM this is
@@ -283,7 +287,7 @@ def objective_modulus_floor(epsilon: float, n: int, consts: Any) -> float:
     return tiny + cal.extra_strong_convexity
 
 
-def _modulus(consts: Any, mu: Any) -> Any:
+def _modulus(consts: PrivacyConstants, mu: float | np.ndarray | None) -> Any:
     """The modulus a report is asked about: the declared one (``mu=None``) or ``mu``."""
     return consts.strong_convexity if mu is None else mu
 
@@ -301,19 +305,19 @@ def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
     return m / rate / np.sqrt(m)
 
 
-class _Perturbation(Mechanism):
+class _Perturbation(Mechanism["ObjectiveTemplate"]):
     """Shared certificate of the CMS perturbation mechanisms."""
 
     label = ""
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         conds = super().conditions(template, budget)
         mu = template.privacy_constants().strong_convexity
         conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
                                f"modulus mu = {mu:g}"))
         return conds
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
         eps = budget.epsilon
@@ -384,11 +388,12 @@ class ObjectivePerturbation(_Perturbation):
 
     placement = "objective"
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return calibrate_objective_perturbation(budget.epsilon, template.n,
                                                 template.privacy_constants())
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """Norm-Gamma b in the objective: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β², μ_eff = μ + Δ."""
         consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
@@ -413,7 +418,7 @@ class ObjectivePerturbation(_Perturbation):
             modulus_floor=objective_modulus_floor(eps, n, consts),
             grad_bound=float(consts.grad_bound), calibration=cal)
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
@@ -456,11 +461,12 @@ class OutputPerturbation(_Perturbation):
 
     placement = "output"
 
-    def calibrate(self, template: Any, budget: Budget) -> Calibration:
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return calibrate_output_perturbation(budget.epsilon, template.n,
                                              template.privacy_constants())
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """Norm-Gamma b on the minimizer: β = ε n μ/(2G), E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
         consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
@@ -483,7 +489,7 @@ class OutputPerturbation(_Perturbation):
             coordinate_scale=coordinate_scale(shape, rate),
             grad_bound=float(consts.grad_bound), calibration=cal)
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
@@ -493,7 +499,8 @@ class OutputPerturbation(_Perturbation):
         theta = snap(theta, coordinate_scale(template.noise_shape, cal.noise_rate))
         return np.array(theta, copy=True), res, True
 
-    def noised(self, template: Any, cal: Calibration, backend: Any, rng: np.random.Generator, *,
+    def noised(self, template: ObjectiveTemplate, cal: Calibration, backend: Backend,
+               rng: np.random.Generator, *,
                warm_start: np.ndarray | None = None, max_iter: int | None = None,
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the noise, NOT yet snapped (the caller snaps once, last)."""
@@ -505,7 +512,7 @@ class OutputPerturbation(_Perturbation):
 
 
 @register
-class NonPrivate(Mechanism):
+class NonPrivate(Mechanism["ObjectiveTemplate"]):
     """The explicit NON-private baseline: the exact minimizer, no noise, no guarantee.
 
     Examples
@@ -535,15 +542,16 @@ class NonPrivate(Mechanism):
     def check_budget(self, budget: Budget) -> Budget:
         return Budget.unlimited()
 
-    def conditions(self, template: Any, budget: Budget) -> list[Condition]:
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         return []
 
     placement = "none"
 
-    def calibrate(self, template: Any, budget: Budget) -> None:
+    def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> None:
         return None
 
-    def noise_report(self, problem: Any, budget: Budget, mu: Any = None, *,
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
         """No noise: every moment is 0."""
         consts = problem.privacy_constants()
@@ -555,7 +563,7 @@ class NonPrivate(Mechanism):
             expected_norm=zero, expected_sq_norm=zero, coordinate_scale=zero,
             grad_bound=float(consts.grad_bound))
 
-    def certificate(self, template: Any, budget: Budget, cal: Calibration | None,
+    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         return Certificate(
             mechanism=f"non-private baseline ({template.name})",
@@ -565,7 +573,7 @@ class NonPrivate(Mechanism):
             assumptions=["mechanism='none' adds no noise: the model is NOT private."],
         )
 
-    def run(self, template: Any, cal: Calibration | None, backend: Any,
+    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:

@@ -38,12 +38,16 @@ noise. A mechanism that does not report its noise is refused by name.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
 from ..budget import Budget
+
+if TYPE_CHECKING:
+    from ...objectives.losses import Loss
+    from ..mechanisms.base import Mechanism, NoiseReport, PublicProblem
 
 __all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "auto_lam",
            "delta_floor", "grid_report", "reference_norm_for", "resolve_lam"]
@@ -70,7 +74,7 @@ REFERENCE_NORMS = {"objective": 16.0, "output": 8.0}
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
 
 
-def _as_mechanism(mechanism: Any) -> Any:
+def _as_mechanism(mechanism: str | Mechanism) -> Mechanism:
     """A mechanism object for a registered name (or the object itself)."""
     if isinstance(mechanism, str):
         from ..mechanisms import get_mechanism
@@ -79,7 +83,7 @@ def _as_mechanism(mechanism: Any) -> Any:
     return mechanism
 
 
-def reference_norm_for(mechanism: Any) -> float:
+def reference_norm_for(mechanism: str | Mechanism) -> float:
     """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object).
 
     Examples
@@ -97,7 +101,7 @@ LAM_GRID = np.logspace(-9, 3, 1201)
 LAM_GRID.flags.writeable = False
 
 
-def _constants(n: int, q: float, p: int, loss: Any) -> Any:
+def _constants(n: int, q: float, p: int, loss: Loss) -> PublicProblem:
     """The public problem of a linear fit before its template exists (Λ left at 1)."""
     from ...templates.base import PrivacyConstants
     from ..mechanisms import PublicProblem
@@ -110,8 +114,8 @@ def _constants(n: int, q: float, p: int, loss: Any) -> Any:
                          name="linear ERM (public shape)")
 
 
-def grid_report(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any, *,
-                delta: float = 0.0) -> Any:
+def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
+                loss: str | Loss, *, delta: float = 0.0) -> NoiseReport | None:
     """The mechanism's :class:`~dpconvex.privacy.mechanisms.NoiseReport` on :data:`LAM_GRID`.
 
     Computed once per rule application; None when there is no noise to weigh (the
@@ -142,7 +146,7 @@ def grid_report(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: 
         return None
 
 
-def delta_floor(n: int, epsilon: float, q: float, loss: Any) -> float:
+def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """Smallest Λ at which objective perturbation adds no Δ (the calibration's own threshold).
 
     For the one-sided slack log(1 + c q²/(nΛ)) (docs/privacy.md §3.3) this is
@@ -165,7 +169,7 @@ def delta_floor(n: int, epsilon: float, q: float, loss: Any) -> float:
     return objective_modulus_floor(epsilon, int(n), _constants(int(n), float(q), 1, loss).constants)
 
 
-def _as_loss(loss: Any) -> Any:
+def _as_loss(loss: str | Loss) -> Loss:
     if isinstance(loss, str):
         from ...objectives.losses import get_loss
 
@@ -173,9 +177,9 @@ def _as_loss(loss: Any) -> Any:
     return loss
 
 
-def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any, *,
-             reference_norm: float | None = None, delta: float = 0.0,
-             report: Any = None) -> float:
+def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
+             loss: str | Loss, *, reference_norm: float | None = None, delta: float = 0.0,
+             report: NoiseReport | None = None) -> float:
     """Λ from public quantities only: the minimizer of the bound of the module docstring.
 
     Parameters
@@ -257,8 +261,8 @@ def auto_lam(mechanism: Any, n: int, epsilon: float, q: float, p: int, loss: Any
     return max(float(f"{best:.3g}"), floor)
 
 
-def resolve_lam(lam: Any, mechanism: Any, n: int, epsilon: float, q: float, p: int,
-                loss: Any, *, delta: float = 0.0) -> tuple[float, str]:
+def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
+                loss: str | Loss, *, delta: float = 0.0) -> tuple[float, str]:
     """(Λ, certificate note): ``lam`` itself, or :func:`auto_lam` for ``lam="auto"``.
 
     The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and

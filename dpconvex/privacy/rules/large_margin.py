@@ -33,9 +33,12 @@ regression oracle. Every resolution reads only the parameters, never the data.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .mechanism import has_positive_delta, resolve_mechanism
+
+if TYPE_CHECKING:
+    from ...objectives.losses import Loss
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
            "ROW_NORMS", "centroid_reason", "centroids_preferred", "is_centroid", "positive_delta",
@@ -93,11 +96,39 @@ def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
     return r < CENTROID_BELOW[has_positive_delta(delta)]
 
 
+
+class LargeMarginSettings(Protocol):
+    """The large-margin classifier's parameters these rules read, as set (before validation).
+
+    ``structure``, ``row_norm`` and ``feature_weights`` are read when present (their
+    defaults otherwise); the values are the user's, so each is whatever was passed.
+
+    Attributes
+    ----------
+    loss : "auto", "pairwise", "softmax", Loss or None
+    n_components : int or "auto"
+    mechanism : str
+    epsilon : float
+    delta : float or None
+    lam : float or "auto"
+    extra_terms : sequence
+    optimality_tol : float or None
+    """
+
+    loss: Any
+    n_components: Any
+    mechanism: Any
+    epsilon: Any
+    delta: Any
+    lam: Any
+    extra_terms: Any
+    optimality_tol: Any
+
 def _is(value: Any, name: str) -> bool:
     return isinstance(value, str) and value == name
 
 
-def resolved_loss(est: Any) -> Any:
+def resolved_loss(est: LargeMarginSettings) -> str | Loss | None:
     """``"softmax"``, a Loss instance, or None (the pairwise Huber loss HuberHinge(h)).
 
     Examples
@@ -119,7 +150,7 @@ def resolved_loss(est: Any) -> Any:
     return loss
 
 
-def resolved_structure(est: Any) -> Any:
+def resolved_structure(est: LargeMarginSettings) -> Any:
     """The feature structure: ``DEFAULT_STRUCTURE`` for softmax, "full" otherwise, under "auto".
 
     Examples
@@ -137,7 +168,7 @@ def resolved_structure(est: Any) -> Any:
     return structure
 
 
-def resolved_mechanism(est: Any) -> Any:
+def resolved_mechanism(est: LargeMarginSettings) -> str:
     """The objective path's mechanism: "auto" by the one rule of :mod:`.mechanism`.
 
     ``"gaussian_objective"`` when ``delta > 0`` is given, else ``"objective"``; whether
@@ -155,7 +186,7 @@ def resolved_mechanism(est: Any) -> Any:
     return resolve_mechanism(est.mechanism, est.delta, "large_margin").name
 
 
-def resolved_row_norm(est: Any) -> str:
+def resolved_row_norm(est: LargeMarginSettings) -> str:
     """``"unit"`` under "auto" with the softmax loss, ``"none"`` with the pairwise template.
 
     Examples
@@ -173,7 +204,7 @@ def resolved_row_norm(est: Any) -> str:
     return row_norm
 
 
-def is_centroid(est: Any) -> bool:
+def is_centroid(est: LargeMarginSettings) -> bool:
     """Whether ``mechanism="centroid"`` was asked for explicitly.
 
     Examples
@@ -188,7 +219,7 @@ def is_centroid(est: Any) -> bool:
     return _is(est.mechanism, CENTROID)
 
 
-def positive_delta(est: Any) -> bool:
+def positive_delta(est: LargeMarginSettings) -> bool:
     """Whether ``delta`` is a real number > 0 (the Gaussian mechanisms' signal).
 
     Examples
@@ -201,7 +232,7 @@ def positive_delta(est: Any) -> bool:
     return has_positive_delta(est.delta)
 
 
-def uses_centroid(est: Any, n: int, n_classes: int, n_features: int) -> bool:
+def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> bool:
     """Whether a fit on n rows, C classes and d features releases DP class centroids (§11.13).
 
     ``mechanism="centroid"``, or ``mechanism="auto"`` with K = 1, the objective's
@@ -232,7 +263,7 @@ def uses_centroid(est: Any, n: int, n_classes: int, n_features: int) -> bool:
     return defaults and centroids_preferred(n, n_classes, n_features, est.epsilon, est.delta)
 
 
-def centroid_reason(est: Any, n: int, n_classes: int, n_features: int) -> str | None:
+def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> str | None:
     """The certificate's line when ``mechanism="auto"`` switched to the centroids, else None.
 
     Examples

@@ -37,15 +37,36 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ...errors import DPConvexError, PrivacyWarning
+from ...templates.base import Template
 from ..budget import Budget
+
+if TYPE_CHECKING:
+    from ...objectives.losses import Loss
+    from ..mechanisms.base import Calibration, Mechanism, NoiseReport
+
 
 __all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "exceeds", "linear_noise_dominance",
            "linear_noise_dominates", "noise_report_of", "warn_if_linear_noise_dominates"]
+
+
+class MarginLossTemplate(Template, Protocol):
+    """A template of a margin loss (linear ERM, noisy GD): what the noise rule reads of it.
+
+    Attributes
+    ----------
+    loss : Loss
+        The margin loss; its derivative at 0 and its bound set the start gradient.
+    """
+
+    @property
+    def loss(self) -> Loss:
+        """The margin loss."""
+        ...
 
 #: The threshold on ρ₀: above it the direction of the linearized release is within
 #: arcsin(1/ρ₀) of a uniformly random one (docs/privacy.md §6.7).
@@ -76,7 +97,7 @@ def exceeds(ratio: float | None, threshold: float) -> bool:
     return ratio is not None and ratio > threshold
 
 
-def _start_fraction(loss: Any) -> float:
+def _start_fraction(loss: Loss) -> float:
     """|ℓ'(0)| / L from the loss's declared constants (1 when ℓ'(0) is 0 or not finite)."""
     try:  # a user-defined loss without a vectorized deriv: the worst case
         d0 = abs(float(np.asarray(loss.deriv(np.zeros(1)), dtype=float).ravel()[0]))
@@ -86,8 +107,8 @@ def _start_fraction(loss: Any) -> float:
     return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
 
 
-def noise_report_of(template: Any, mech: Any, budget: Budget, *,
-                    calibration: Any = None) -> Any:
+def noise_report_of(template: Template, mech: Mechanism, budget: Budget, *,
+                    calibration: Calibration | None = None) -> NoiseReport | None:
     """The mechanism's noise report on ``template`` (None when it cannot be calibrated).
 
     ``calibration``: the calibration of the release when it is already computed (read,
@@ -122,9 +143,9 @@ def noise_report_of(template: Any, mech: Any, budget: Budget, *,
         return None
 
 
-def linear_noise_dominance(template: Any, mech: Any, budget: Budget, *,
-                           worst_case: bool = False, calibration: Any = None,
-                           report: Any = None) -> float | None:
+def linear_noise_dominance(template: MarginLossTemplate, mech: Mechanism, budget: Budget, *,
+                           worst_case: bool = False, calibration: Calibration | None = None,
+                           report: NoiseReport | None = None) -> float | None:
     """ρ₀ (or ρ with ``worst_case``) of the module docstring, from public quantities only.
 
     Parameters
@@ -185,7 +206,7 @@ def linear_noise_dominance(template: Any, mech: Any, budget: Budget, *,
     return None
 
 
-def linear_noise_dominates(template: Any, mech: Any, budget: Budget) -> bool:
+def linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism, budget: Budget) -> bool:
     """Whether :func:`warn_if_linear_noise_dominates` warns: ρ₀ > :data:`LINEAR_NOISE_RATIO`.
 
     The verdict without the warning, from public quantities only (the same ratio).
@@ -208,8 +229,9 @@ def linear_noise_dominates(template: Any, mech: Any, budget: Budget) -> bool:
     return exceeds(linear_noise_dominance(template, mech, budget), LINEAR_NOISE_RATIO)
 
 
-def warn_if_linear_noise_dominates(template: Any, mech: Any, budget: Budget, owner: str, *,
-                                   stacklevel: int = 4, calibration: Any = None
+def warn_if_linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism, budget: Budget,
+                                   owner: str, *,
+                                   stacklevel: int = 4, calibration: Calibration | None = None
                                    ) -> float | None:
     """Warn (a :class:`PrivacyWarning`, before the solve) when ρ₀ > :data:`LINEAR_NOISE_RATIO`.
 

@@ -52,14 +52,76 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ...errors import DPConvexError, PrivacyWarning
 from ..budget import Budget
 from .noise_dominance import PUBLIC_CHECK_NOTE, exceeds, linear_noise_dominance, noise_report_of
+
+if TYPE_CHECKING:
+    from ..mechanisms.base import Mechanism
+    from ..mechanisms.gaussian import ClassSumsTemplate
+    from ..mechanisms.noisy_gd import PerExampleGradientsTemplate
+
+
+
+class ShapePlan(Protocol):
+    """What the warning reads of a fit's plan at a public shape.
+
+    Attributes
+    ----------
+    sub_plans : sequence of ShapePlan
+        One-vs-rest: the plans of the binary models (empty otherwise).
+    mechanism : Mechanism
+        The resolved mechanism.
+    budget : Budget
+        The budget of one model.
+    """
+
+    @property
+    def sub_plans(self) -> Sequence[ShapePlan]:
+        """The binary models' plans."""
+        ...
+
+    @property
+    def mechanism(self) -> Mechanism:
+        """The resolved mechanism."""
+        ...
+
+    @property
+    def budget(self) -> Budget:
+        """The budget of one model."""
+        ...
+
+
+class PlannedEstimator(Protocol):
+    """What the one-vs-rest noisy-GD warning reads of an estimator (public settings only).
+
+    Attributes
+    ----------
+    epsilon : float
+        The estimator's total ε (as set).
+
+    Methods
+    -------
+    plan(n, n_classes, n_features)
+        The fit's plan at a public shape (:class:`ShapePlan`).
+    prepare_shape(plan)
+        The prepared problem at the plan's shape with every data value 0 (its ``template``).
+    """
+
+    epsilon: Any
+
+    def plan(self, n: int, n_classes: int, n_features: int) -> ShapePlan:
+        """The plan of a fit on n rows, n_classes labels and n_features features."""
+        ...
+
+    def prepare_shape(self, plan: Any) -> Any:
+        """The prepared problem of ``plan`` with zero data (its ``template`` is read)."""
+        ...
 
 __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "centroid_noise_dominates", "centroid_noise_ratio",
            "estimator_gd_noise_ratio", "gd_noise_ratio", "public_rows",
@@ -94,7 +156,7 @@ def public_rows(X: Any) -> int | None:
     return int(n) if math.isfinite(n) and n >= 1 else None
 
 
-def gd_noise_ratio(template: Any, mech: Any, budget: Budget, n_classes: int = 2
+def gd_noise_ratio(template: PerExampleGradientsTemplate, mech: Mechanism, budget: Budget, n_classes: int = 2
                    ) -> float | None:
     """ρ_GD of the module docstring: ρ₀ of docs/privacy.md §6.7 times max(1, C/2).
 
@@ -136,7 +198,7 @@ def gd_noise_ratio(template: Any, mech: Any, budget: Budget, n_classes: int = 2
     return None if rho is None else rho * max(1.0, n_classes / 2.0)
 
 
-def estimator_gd_noise_ratio(est: Any, X: Any, n_classes: int = 2
+def estimator_gd_noise_ratio(est: PlannedEstimator, X: Any, n_classes: int = 2
                              ) -> tuple[float | None, Any, Budget | None]:
     """(ρ_GD, template, budget of one binary model) a fit of ``est`` on X would warn with.
 
@@ -167,7 +229,8 @@ def estimator_gd_noise_ratio(est: Any, X: Any, n_classes: int = 2
     return gd_noise_ratio(template, one.mechanism, one.budget, n_classes), template, one.budget
 
 
-def _warn_gd(rho: float | None, template: Any, budget: Budget, owner: str, n_classes: int,
+def _warn_gd(rho: float | None, template: PerExampleGradientsTemplate, budget: Budget, owner: str,
+             n_classes: int,
              stacklevel: int, epsilon: float | None = None) -> None:
     if not exceeds(rho, GD_NOISE_RATIO):
         return
@@ -187,7 +250,8 @@ def _warn_gd(rho: float | None, template: Any, budget: Budget, owner: str, n_cla
         PrivacyWarning, stacklevel=stacklevel + 1)
 
 
-def warn_if_gd_noise_dominates(template: Any, mech: Any, budget: Budget, owner: str, *,
+def warn_if_gd_noise_dominates(template: PerExampleGradientsTemplate, mech: Mechanism,
+                               budget: Budget, owner: str, *,
                                stacklevel: int = 4) -> float | None:
     """Warn (:class:`PrivacyWarning`, before the run) when ρ_GD > :data:`GD_NOISE_RATIO`.
 
@@ -227,7 +291,7 @@ def _quiet_binary_gd() -> Iterator[None]:
         yield
 
 
-def warn_if_ovr_gd_noise_dominates(est: Any, X: Any, classes: Any, owner: str, *,
+def warn_if_ovr_gd_noise_dominates(est: PlannedEstimator, X: Any, classes: Any, owner: str, *,
                                    stacklevel: int = 3
                                    ) -> contextlib.AbstractContextManager[None]:
     """The one-vs-rest fit's warning, once (ρ_GD with C = ``len(classes)``).
@@ -259,7 +323,7 @@ def warn_if_ovr_gd_noise_dominates(est: Any, X: Any, classes: Any, owner: str, *
     return _quiet_binary_gd()
 
 
-def centroid_noise_ratio(mech: Any, template: Any, budget: Budget, n: int | None, *,
+def centroid_noise_ratio(mech: Mechanism, template: ClassSumsTemplate, budget: Budget, n: int | None, *,
                          norm: bool = False) -> float | None:
     """ρ_cent = s C / n of the module docstring (``norm=True``: ρ_cent √d).
 
@@ -304,7 +368,8 @@ def centroid_noise_ratio(mech: Any, template: Any, budget: Budget, n: int | None
     return rho * math.sqrt(template.d) if norm else rho
 
 
-def centroid_noise_dominates(mech: Any, template: Any, budget: Budget, n: int | None) -> bool:
+def centroid_noise_dominates(mech: Mechanism, template: ClassSumsTemplate, budget: Budget,
+                             n: int | None) -> bool:
     """Whether :func:`warn_if_centroid_noise_dominates` warns: ρ_cent > :data:`CENTROID_NOISE_RATIO`.
 
     The verdict without the warning, from public quantities only (the same ratio).
@@ -326,7 +391,7 @@ def centroid_noise_dominates(mech: Any, template: Any, budget: Budget, n: int | 
     return exceeds(centroid_noise_ratio(mech, template, budget, n), CENTROID_NOISE_RATIO)
 
 
-def warn_if_centroid_noise_dominates(mech: Any, template: Any, budget: Budget, X: Any,
+def warn_if_centroid_noise_dominates(mech: Mechanism, template: ClassSumsTemplate, budget: Budget, X: Any,
                                      owner: str, *, stacklevel: int = 3) -> float | None:
     """Warn (:class:`PrivacyWarning`, before the release) when ρ_cent > :data:`CENTROID_NOISE_RATIO`.
 
