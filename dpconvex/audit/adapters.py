@@ -553,12 +553,12 @@ class ExponentialMechanism:
         return self.sample(data, 1, rng)[0]
 
 
-def _default_estimator_output(est: Any) -> np.ndarray:
-    if hasattr(est, "Phi_"):
-        return np.asarray(est.Phi_, dtype=float).ravel()
-    parts = [np.asarray(est.coef_, dtype=float).ravel()]
-    if hasattr(est, "intercept_"):
-        parts.append(np.asarray(est.intercept_, dtype=float).ravel())
+def _default_estimator_output(estimator: BaseEstimator) -> np.ndarray:
+    if hasattr(estimator, "Phi_"):
+        return np.asarray(estimator.Phi_, dtype=float).ravel()
+    parts = [np.asarray(estimator.coef_, dtype=float).ravel()]
+    if hasattr(estimator, "intercept_"):
+        parts.append(np.asarray(estimator.intercept_, dtype=float).ravel())
     return np.concatenate(parts)
 
 

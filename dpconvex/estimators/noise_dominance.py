@@ -10,22 +10,25 @@ from __future__ import annotations
 from typing import Any
 
 from ..privacy.budget import Budget
+from ..privacy.mechanisms.base import Mechanism
 from ..privacy.rules.noise_dominance import linear_noise_dominance
+from ..templates.base import Template
+from .base import PrivateEstimator
 
 __all__ = ["estimator_noise_dominance"]
 
 
-def estimator_noise_dominance(est: Any, X: Any, y: Any, *, worst_case: bool = False
-                              ) -> tuple[float | None, Any, Any, Budget]:
-    """(ρ₀ or ρ, template, mechanism, budget) the fit of ``est`` on (X, y) would warn with.
+def estimator_noise_dominance(estimator: PrivateEstimator, X: Any, y: Any, *,
+                              worst_case: bool = False
+                              ) -> tuple[float | None, Template | None, Mechanism, Budget]:
+    """(ρ₀ or ρ, template, mechanism, budget) the fit of ``estimator`` on (X, y) would warn with.
 
     For experiments and tests: builds the template a fit would build (no noise drawn,
     no solve) and evaluates :func:`linear_noise_dominance` on it, through the public
     ``plan_for`` and ``prepare`` of the linear estimators and
     :class:`~dpconvex.estimators.noisy_gd.NoisyGradientDescent` (binary plans).
     """
-    plan = est.plan_for(X, y)
-    template = est.prepare(X, y, plan).template
-    mech, budget = plan.mechanism, plan.budget
-    return (linear_noise_dominance(template, mech, budget, worst_case=worst_case), template,
-            mech, budget)
+    plan = estimator.plan_for(X, y)
+    template = estimator.prepare(X, y, plan).template
+    return (linear_noise_dominance(template, plan.mechanism, plan.budget, worst_case=worst_case),
+            template, plan.mechanism, plan.budget)

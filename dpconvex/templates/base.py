@@ -534,8 +534,8 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
 }
 
 
-def missing_members(template: Any) -> list[str]:
-    """Members the template lacks: of the core, of its capabilities, and of its space.
+def missing_members(candidate: object) -> list[str]:
+    """Members a candidate template lacks: of the core, of its capabilities, and of its space.
 
     Examples
     --------
@@ -555,13 +555,13 @@ def missing_members(template: Any) -> list[str]:
     >>> len(missing_members(Incomplete())) > 0
     True
     """
-    caps = getattr(template, "capabilities", frozenset())
+    caps = getattr(candidate, "capabilities", frozenset())
     want = list(TEMPLATE_MEMBERS)
     for cap in sorted(caps):
         want += [m for m in CAPABILITY_MEMBERS.get(cap, (f"<unknown capability {cap!r}>",))
                  if m not in want]
-    missing = [m for m in want if not hasattr(template, m)]
-    space = getattr(template, "space", None)
+    missing = [m for m in want if not hasattr(candidate, m)]
+    space = getattr(candidate, "space", None)
     if space is not None:
         space_want = list(PARAM_SPACE_MEMBERS)
         if caps & {"smooth", "projection", "cvxpy"}:

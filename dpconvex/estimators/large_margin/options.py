@@ -133,7 +133,7 @@ class MatrixTerms(Constraint):
         return "a sequence of MatrixTerm"
 
 
-def mechanism_name(mechanism: Any) -> Any:
+def mechanism_name(mechanism: str) -> str:
     """The registry name behind the estimator's ``mechanism=`` (e.g. "gaussian_objective" → the
     large-margin class offered under that name: :func:`~dpconvex.privacy.mechanisms.registered_name`)."""
     return registered_name(mechanism, "large_margin")

@@ -256,7 +256,7 @@ class ConstantsSource(Protocol):
 TemplateT = TypeVar("TemplateT", bound="Template")
 
 
-def at_modulus(consts: Any, mu: float | np.ndarray) -> Any:
+def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConstants:
     """``consts`` with the strong-convexity modulus replaced by ``mu``.
 
     Examples

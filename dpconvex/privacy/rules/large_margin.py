@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .mechanism import has_positive_delta, resolve_mechanism
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ...objectives.losses import Loss
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
@@ -115,14 +117,14 @@ class LargeMarginSettings(Protocol):
     optimality_tol : float or None
     """
 
-    loss: Any
-    n_components: Any
-    mechanism: Any
-    epsilon: Any
-    delta: Any
-    lam: Any
-    extra_terms: Any
-    optimality_tol: Any
+    loss: Loss | str | None
+    n_components: int | str
+    mechanism: str
+    epsilon: float
+    delta: float | None
+    lam: float | str
+    extra_terms: Sequence[object] | None
+    optimality_tol: float | None
 
 def _is(value: Any, name: str) -> bool:
     return isinstance(value, str) and value == name

@@ -90,7 +90,7 @@ def has_positive_delta(delta: Any) -> bool:
     return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and bool(delta > 0)
 
 
-def resolve_mechanism(mechanism: Any, delta: Any, kind: str) -> AutoMechanism:
+def resolve_mechanism(mechanism: object, delta: object, kind: str) -> AutoMechanism:
     """The mechanism of ``mechanism=`` for a template kind; "auto" by δ alone (module docstring).
 
     Parameters

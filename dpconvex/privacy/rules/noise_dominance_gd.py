@@ -119,7 +119,7 @@ class PlannedEstimator(Protocol):
         """The plan of a fit on n rows, n_classes labels and n_features features."""
         ...
 
-    def prepare_shape(self, plan: Any) -> Any:
+    def prepare_shape(self, plan: ShapePlan) -> Any:
         """The prepared problem of ``plan`` with zero data (its ``template`` is read)."""
         ...
 
