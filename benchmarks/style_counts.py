@@ -45,7 +45,9 @@ Lines inside a multi-line string that is not a docstring are code lines when not
      text with each ``{...}`` of an f-string replaced by a placeholder: ``O`` when the
      expression names an owner (a name or attribute containing "owner", such as ``owner``
      or ``self.owner``, or a ``__name__`` / ``__qualname__`` attribute, such as
-     ``type(self).__name__``), else ``P``. ``--messages`` shows every ``{expression}``.
+     ``type(self).__name__``), ``Q`` when it names the caller (a name or attribute
+     containing "caller": a shared check's ``caller``, "Owner.method" or a function's
+     name), else ``P``. ``--messages`` shows every ``{expression}``.
      The leading text is matched against, in this order (``:`` below means a colon
      followed by a space or the end of the text):
 
@@ -56,7 +58,8 @@ Lines inside a multi-line string that is not a docstring are code lines when not
          be ..."``: scikit-learn's form with the owner left out);
      (b) ``owner_method``: ``W.M:`` or ``W.M():`` at the start, where ``W`` is ``O`` or a
          capitalised identifier and ``M`` is ``O``, ``P`` or an identifier
-         (``f"{owner}.fit: ..."``, ``"PrivateClassifier.fit: ..."``);
+         (``f"{owner}.fit: ..."``, ``"PrivateClassifier.fit: ..."``), or ``Q:``
+         (``f"{caller}: ..."``);
      (c) ``owner``: ``W:`` at the start, ``W`` as in (b) (``f"{owner}: ..."``,
          ``"PrivateGridSearch: ..."``). A placeholder that is not an owner before the
          colon (``f"{path}: ..."``, ``f"{c.name}: ..."``) is not (c) but (e);
@@ -135,15 +138,17 @@ MESSAGE_FORMS = ("sklearn", "sklearn_no_owner", "owner_method", "owner", "topic"
 RAISE_KINDS = ("reraise", "no_call", "no_message", "non_literal")
 MAPPING_NAMES = frozenset({"dict", "Dict", "Mapping", "MutableMapping"})
 
-#: what a ``{...}`` of an f-string becomes in the leading text: an owner, or anything else
-OWNER_PLACEHOLDER, PLACEHOLDER = "\x01", "\x00"
+#: what a ``{...}`` of an f-string becomes in the leading text: an owner, a caller, or
+#: anything else
+OWNER_PLACEHOLDER, CALLER_PLACEHOLDER, PLACEHOLDER = "\x01", "\x02", "\x00"
 _P = f"[{OWNER_PLACEHOLDER}{PLACEHOLDER}]"
 _OWNER = rf"(?:{OWNER_PLACEHOLDER}|[A-Z][A-Za-z0-9_]*)"
 _END = r"(?:\s|$)"
 _FORMS = (
     ("sklearn", re.compile(rf"^The (?:'[^'\n]*'|\"[^\"\n]*\"|{_P}) (?:parameter|argument) of ")),
     ("sklearn_no_owner", re.compile(rf"^The (?:'[^'\n]*'|\"[^\"\n]*\"|{_P}) (?:parameter|argument) ")),
-    ("owner_method", re.compile(rf"^{_OWNER}\.(?:{_P}|[A-Za-z_][A-Za-z0-9_]*)(?:\(\))?:{_END}")),
+    ("owner_method", re.compile(rf"^(?:{_OWNER}\.(?:{_P}|[A-Za-z_][A-Za-z0-9_]*)(?:\(\))?"
+                                rf"|{CALLER_PLACEHOLDER}):{_END}")),
     ("owner", re.compile(rf"^{_OWNER}:{_END}")),
     ("topic", re.compile(rf"^[a-z][A-Za-z0-9_-]*(?: [A-Za-z0-9_-]+){{0,3}}:{_END}")),
 )
@@ -313,6 +318,14 @@ def constraint_tables(tree: ast.AST) -> list[ast.Dict]:
 # ---------------------------------------------------------------- raise
 
 
+def caller_like(expr: ast.expr) -> bool:
+    """Whether an f-string's ``{expr}`` names the caller, "Owner.method" or a function's name
+    (a name or attribute containing "caller", such as ``caller`` or ``self.caller``)."""
+    if isinstance(expr, ast.Attribute):
+        return "caller" in expr.attr.lower()
+    return isinstance(expr, ast.Name) and "caller" in expr.id.lower()
+
+
 def owner_like(expr: ast.expr) -> bool:
     """Whether an f-string's ``{expr}`` names an owner: ``owner``, ``self._owner``,
     ``type(self).__name__``, ``cls.__qualname__`` (a name or attribute containing "owner",
@@ -328,7 +341,9 @@ def _literal_text(expr: ast.expr) -> str | None:
         return expr.value
     if isinstance(expr, ast.JoinedStr):
         return "".join(str(v.value) if isinstance(v, ast.Constant)
-                       else OWNER_PLACEHOLDER if owner_like(v.value) else PLACEHOLDER for v in expr.values)
+                       else OWNER_PLACEHOLDER if owner_like(v.value)
+                       else CALLER_PLACEHOLDER if caller_like(v.value) else PLACEHOLDER
+                       for v in expr.values)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
         return _literal_text(expr.func.value)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
