@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -50,12 +50,22 @@ __all__ = ["CertificateHold", "ClassifierScoreMixin", "FitPlan", "Prepared", "Pr
            "PrivateEstimator", "public_rows"]
 
 
+@runtime_checkable
 class CertificateHold(Protocol):
     """The budget a fit holds while it releases (:meth:`PrivateEstimator._reserve`).
 
     A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or one that adds the
     fit's public certificate lines before committing; the release commits its
     certificate's (ε, δ) to it once.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.privacy.accounting import reserve_budget
+    >>> from dpconvex.estimators.base import CertificateHold
+    >>> with reserve_budget(BudgetAccountant(epsilon=1.0), 0.5, label="model") as hold:
+    ...     isinstance(hold, CertificateHold)
+    True
     """
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
@@ -80,6 +90,16 @@ class PreparedFacts:
     label_note : str or None
         The certificate line on where the label set came from (declared, or read from y
         and assumed public); None where the template states it or no labels were read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> X = np.random.default_rng(0).normal(size=(50, 3)) / 2; y = (X[:, 0] > 0).astype(int)
+    >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
+    >>> facts = est.prepare(X, y, est.plan_for(X, y)).meta
+    >>> facts.n_features, facts.classes.tolist()
+    (3, [0, 1])
     """
 
     n_features: int
