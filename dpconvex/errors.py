@@ -233,8 +233,8 @@ class DatasetError(DPConvexError, OSError):
     ...     try:
     ...         load_adult(data_home=empty, download=False)
     ...     except DatasetError as exc:
-    ...         print(str(exc)[:46])
-    Dataset file 'adult.data' was not found in ...
+    ...         print(str(exc)[:58])
+    load_adult: dataset file 'adult.data' was not found in ...
     """
 
 

@@ -625,7 +625,8 @@ def test_missing_problem_file(tmp_path, capsys):
     path = tmp_path / "nope.toml"
     assert cli.main(["verify", str(path)]) == 2
     err = capsys.readouterr().err
-    assert str(path) in err and re.search(r"No problem file .*does not exist.*dpconvex list", err)
+    assert str(path) in err
+    assert re.search(r"find_problem: no problem file .*does not exist.*dpconvex list", err)
 
 
 def test_problem_error_is_named():

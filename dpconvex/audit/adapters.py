@@ -82,18 +82,20 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
     With ``labels=False`` y is only checked for its length (the caller encodes it).
     """
     if not isinstance(data, (tuple, list)) or len(data) != 2:
-        raise ParameterError(f"{owner}: data must be a tuple (X, y). Got {type(data).__name__}.")
+        raise ParameterError(f"{owner}.prepare: data must be a tuple (X, y). Got "
+                             f"{type(data).__name__}.")
     X = check_array(data[0], owner)
     if not labels:
         if np.shape(data[1]) != (X.shape[0],):
-            raise ParameterError(f"{owner}: y must hold one label per row of X ({X.shape[0]}).")
+            raise ParameterError(f"{owner}.prepare: y must hold one label per row of X "
+                                 f"({X.shape[0]}).")
         return X, np.empty(0)
     try:
         y = np.asarray(data[1], dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{owner}: the labels y must be numbers.") from None
+        raise ParameterError(f"{owner}.prepare: the labels y must be numbers.") from None
     if y.shape != (X.shape[0],) or not np.all(np.isfinite(y)):
-        raise ParameterError(f"{owner}: y must hold one finite label per row of X "
+        raise ParameterError(f"{owner}.prepare: y must hold one finite label per row of X "
                              f"({X.shape[0]}); got shape {y.shape}.")
     return X, y
 
@@ -360,7 +362,7 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
     def _template(self, data: Data) -> tuple[str, Callable[[], LargeMarginGaussianTemplate]]:
         X, yf = _data(data, self.owner)
         if np.any(yf != np.round(yf)) or np.any(yf < 0) or np.any(yf >= self.n_classes):
-            raise ParameterError(f"{self.owner}: the labels of data must be class indices in "
+            raise ParameterError(f"{self.owner}.prepare: the labels of data must be class indices in "
                                  f"0, ..., {self.n_classes - 1} (n_classes - 1).")
         y = yf.astype(np.int64)
 
@@ -526,7 +528,7 @@ class ExponentialMechanism:
     def prepare(self, data: Any) -> SelectionTemplate:
         """The selection template of the utilities ``data`` (n = 1: no records behind them)."""
         owner = type(self).__name__
-        msg = (f"{owner}: data must be the utility vector, a non-empty 1-D array of finite "
+        msg = (f"{owner}.prepare: data must be the utility vector, a non-empty 1-D array of finite "
                "floats (one utility per candidate).")
         if isinstance(data, (str, bytes)):
             raise ParameterError(msg)
@@ -612,7 +614,7 @@ class EstimatorMechanism:
         from sklearn.base import clone
 
         if not isinstance(data, (tuple, list)) or len(data) != 2:
-            raise ParameterError(f"{type(self).__name__}: data must be a tuple (X, y). Got "
+            raise ParameterError(f"{type(self).__name__}.__call__: data must be a tuple (X, y). Got "
                                  f"{type(data).__name__}.")
         X, y = data
         est = clone(self.estimator)
@@ -622,5 +624,5 @@ class EstimatorMechanism:
         try:
             return np.asarray(out, dtype=float).ravel()
         except (TypeError, ValueError, OverflowError):
-            raise ParameterError(f"{type(self).__name__}: output(estimator) returned "
+            raise ParameterError(f"{type(self).__name__}.__call__: output(estimator) returned "
                                  f"{type(out).__name__}, not an array of floats.") from None

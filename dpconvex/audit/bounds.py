@@ -53,12 +53,12 @@ __all__ = [
 DIRECTIONS: tuple[str, ...] = ("above:D", "above:D'", "below:D", "below:D'")
 
 
-def _counts(k: Any, n: Any, alpha: Any, owner: str) -> tuple[np.ndarray, np.ndarray, float]:
+def _counts(k: Any, n: Any, alpha: Any, caller: str) -> tuple[np.ndarray, np.ndarray, float]:
     """Validate counts k <= n (integers >= 0, arrays broadcast) and alpha in (0, 1)."""
-    alpha = check_float("alpha", alpha, owner, high=1.0)
+    alpha = check_float("alpha", alpha, caller, high=1.0)
     out = []
     for name, v in (("k", k), ("n", n)):
-        msg = (f"The '{name}' parameter of {owner} must be a count: an int (or array of ints) "
+        msg = (f"The '{name}' parameter of {caller} must be a count: an int (or array of ints) "
                f"in [0, {MAX_INT:,}]. Got {_shown(v)} instead.")
         try:
             raw = np.asarray(v)
@@ -76,10 +76,10 @@ def _counts(k: Any, n: Any, alpha: Any, owner: str) -> tuple[np.ndarray, np.ndar
     try:
         kk, nn = np.broadcast_arrays(*out)
     except ValueError:
-        raise ParameterError(f"{owner}: k and n have shapes {out[0].shape} and {out[1].shape} "
-                             "that do not broadcast together.") from None
+        raise ParameterError(f"{caller}: k and n have shapes {out[0].shape} and {out[1].shape} "
+                             "that do not broadcast together; pass k and n of one shape.") from None
     if np.any(kk > nn):
-        raise ParameterError(f"{owner}: a count k exceeds its number of trials n; pass k <= n.")
+        raise ParameterError(f"{caller}: a count k exceeds its number of trials n; pass k <= n.")
     return out[0], out[1], alpha
 
 
@@ -234,6 +234,7 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
         check_int(name, k, owner, low=0)
         check_int(name.replace("k_", "n_"), n, owner)
         if k > n:
-            raise ParameterError(f"{owner}: {name} = {k} exceeds the number of runs {n}.")
+            raise ParameterError(f"epsilon_from_counts: {name} = {k} exceeds the number of runs {n}; "
+                                 "pass counts no larger than their numbers of runs.")
     eps, _, _ = ratio_bound(k_D, n_D, k_Dprime, n_Dprime, alpha / 2.0, delta)
     return float(eps)

@@ -115,7 +115,7 @@ class EstimatorReleaseMechanism:
             plan = self.estimator.plan_for(X, y)  # the public plan of fit (Λ, budget)
             prep = self.estimator.prepare(X, y, plan)
             if not prep.reusable or plan.learner == CENTROID_LEARNER:
-                raise ValueError("EstimatorReleaseMechanism: the build draws randomness or "
+                raise ValueError("EstimatorReleaseMechanism.prepare: the build draws randomness or "
                                  "spends budget (DP k-means), or releases class centroids (no "
                                  "template); audit K = 1 or public centers on the objective "
                                  "path, e.g. mechanism='gaussian_objective'.")

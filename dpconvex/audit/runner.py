@@ -208,8 +208,8 @@ def epsilon_lower_bound(
         fraction = check_float("selection_fraction", selection_fraction, owner, high=1.0)
         if s_D.size < 2 or s_Dp.size < 2:
             raise ParameterError(
-                f"{owner}: threshold=None needs at least 2 runs per data set (one to select "
-                "the event, one to evaluate it).")
+                "epsilon_lower_bound: threshold=None needs at least 2 runs per data set (one to select "
+                "the event, one to evaluate it); pass more runs or a threshold.")
         kD, kDp = split(s_D.size, fraction), split(s_Dp.size, fraction)
         sel_D, ev_D = s_D[:kD], s_D[kD:]
         sel_Dp, ev_Dp = s_Dp[:kDp], s_Dp[kDp:]
@@ -275,7 +275,7 @@ def _run(mechanism: Callable[[Any, np.random.Generator], Any], data: Any, n_runs
     if out.ndim == 0 or out.shape[0] != n_runs:
         raise ParameterError(
             f"audit: the mechanism returned {len(out) if out.ndim else 0} outputs for {n_runs} "
-            "runs.")
+            "runs; sample(data, n_runs, rng) must return one output per run.")
     if not np.all(np.isfinite(out)):
         raise ParameterError("audit: the mechanism returned NaN or infinite outputs (or None); "
                              "a release must be finite numbers.")
@@ -373,7 +373,7 @@ def audit(
     check_statistic(statistic, owner)
     q = check_quantiles(quantiles, owner)
     if not callable(mechanism):
-        raise ParameterError(f"{owner}: mechanism must be callable as mechanism(data, rng). "
+        raise ParameterError(f"audit: mechanism must be callable as mechanism(data, rng). "
                              f"Got {mechanism!r} instead.")
     rng = check_random_state(random_state)
     rng_D, rng_Dp = rng.spawn(2)
@@ -381,7 +381,7 @@ def audit(
     out_Dp = _run(mechanism, D_prime, n_runs, rng_Dp)
     if out_D.shape[1] != out_Dp.shape[1]:
         raise ParameterError(
-            f"{owner}: outputs on D have {out_D.shape[1]} entries, on D' {out_Dp.shape[1]}; "
+            f"audit: outputs on D have {out_D.shape[1]} entries, on D' {out_Dp.shape[1]}; "
             "the mechanism must release the same shape on adjacent data sets.")
     k = split(n_runs, fraction)
     sel_D, ev_D, sel_Dp, ev_Dp = out_D[:k], out_D[k:], out_Dp[:k], out_Dp[k:]

@@ -48,14 +48,14 @@ DEFAULT_QUANTILES = np.linspace(0.0, 1.0, 201)[1:-1]
 
 
 def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | None,
-                     owner: str, name: str) -> np.ndarray:
+                     caller: str, name: str) -> np.ndarray:
     """The statistic of every output (None: the outputs are already scalars), checked finite."""
     if statistic is None:
         try:
             s = np.asarray(outputs, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise ParameterError(
-                f"{owner}: with statistic=None, {name} must be an array of float64 numbers, one "
+                f"{caller}: with statistic=None, {name} must be an array of float64 numbers, one "
                 "scalar per run; it could not be converted. Pass statistic=callable mapping one "
                 "output to a float."
             ) from None
@@ -63,20 +63,20 @@ def statistic_values(outputs: Any, statistic: Callable[[np.ndarray], float] | No
             s = s[:, 0]
         if s.ndim != 1:
             raise ParameterError(
-                f"{owner}: with statistic=None, {name} must hold one scalar per run (shape "
+                f"{caller}: with statistic=None, {name} must hold one scalar per run (shape "
                 f"(n_runs,)); got shape {s.shape}. Pass statistic=callable mapping one output "
                 "to a float."
             )
     else:
-        check_statistic(statistic, owner)
+        check_statistic(statistic, caller)
         if isinstance(outputs, (str, bytes)) or not isinstance(outputs, Iterable):
-            raise ParameterError(f"{owner}: {name} must be a sequence of outputs, one per run. "
+            raise ParameterError(f"{caller}: {name} must be a sequence of outputs, one per run. "
                                  f"Got {type(outputs).__name__} instead.")
-        s = np.array([_as_float(statistic(np.asarray(o)), owner) for o in outputs], dtype=float)
+        s = np.array([_as_float(statistic(np.asarray(o)), caller) for o in outputs], dtype=float)
     if s.size == 0:
-        raise ParameterError(f"{owner}: {name} is empty; run the mechanism at least once.")
+        raise ParameterError(f"{caller}: {name} is empty; run the mechanism at least once.")
     if not np.all(np.isfinite(s)):
-        raise ParameterError(f"{owner}: the statistic of some output in {name} is not finite.")
+        raise ParameterError(f"{caller}: the statistic of some output in {name} is not finite.")
     return s
 
 
@@ -87,11 +87,11 @@ def check_statistic(statistic: Any, owner: str) -> None:
                              f"mapping one output to a float. Got {type(statistic).__name__}.")
 
 
-def _as_float(value: Any, owner: str) -> float:
+def _as_float(value: Any, caller: str) -> float:
     try:
         return float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ParameterError(f"{owner}: the statistic returned {type(value).__name__}, not a "
+        raise ParameterError(f"{caller}: the statistic returned {type(value).__name__}, not a "
                              "float; it must map one output to one number.") from None
 
 

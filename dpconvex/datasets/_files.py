@@ -113,15 +113,16 @@ def project_root() -> Path | None:
     return root
 
 
-def _check_data_home(data_home: Any) -> None:
+def _check_data_home(data_home: Any, caller: str) -> None:
     if data_home is not None and not isinstance(data_home, str | os.PathLike):
         raise ParameterError(
-            "The 'data_home' parameter must be None, a str or a path-like object. "
+            f"The 'data_home' parameter of {caller} must be None, a str or a path-like object. "
             f"Got {data_home!r} instead."
         )
 
 
-def data_search_path(data_home: str | os.PathLike[str] | None = None) -> tuple[list[Path], Path]:
+def data_search_path(data_home: str | os.PathLike[str] | None = None,
+                     caller: str = "get_data_home") -> tuple[list[Path], Path]:
     """Return the folders a dataset file is looked up in, and where a download is saved.
 
     Parameters
@@ -129,6 +130,8 @@ def data_search_path(data_home: str | os.PathLike[str] | None = None) -> tuple[l
     data_home : str, path-like or None
         An explicit folder; see :func:`get_data_home` for the order used
         when it is None.
+    caller : str, default="get_data_home"
+        The public function called (its name opens the messages).
 
     Returns
     -------
@@ -137,7 +140,7 @@ def data_search_path(data_home: str | os.PathLike[str] | None = None) -> tuple[l
     save_to : pathlib.Path
         The folder a downloaded file is saved in.
     """
-    _check_data_home(data_home)
+    _check_data_home(data_home, caller)
     if data_home is not None:
         home = Path(data_home).expanduser()
         return [home], home
@@ -216,7 +219,8 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
             save_to.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise DatasetError(
-                f"Cannot create the default data folder {save_to} ({exc}). Set {DATA_ENV_VAR} "
+                f"get_data_home: cannot create the default data folder {save_to} ({exc}). Set "
+                f"{DATA_ENV_VAR} "
                 "to a writable folder, or pass data_home=."
             ) from exc
     return save_to
@@ -259,8 +263,11 @@ def checksum_wanted(verify_checksum: bool | None) -> bool:
     return os.environ.get(CHECKSUM_ENV_VAR, "").strip().lower() not in _TRUTHY
 
 
-def verify_file(path: Path, filename: str, verify_checksum: bool | None = None) -> None:
-    """Raise DatasetError if ``path`` is not the canonical ``filename`` (SHA-256)."""
+def verify_file(path: Path, filename: str, verify_checksum: bool | None, caller: str) -> None:
+    """Raise DatasetError if ``path`` is not the canonical ``filename`` (SHA-256).
+
+    ``caller`` is the public loader called (its name opens the messages).
+    """
     expected = DATASET_SHA256.get(filename)
     if expected is None or not checksum_wanted(verify_checksum):
         return
@@ -268,10 +275,11 @@ def verify_file(path: Path, filename: str, verify_checksum: bool | None = None) 
         digest = file_sha256(path)
         size = path.stat().st_size
     except OSError as exc:
-        raise DatasetError(f"Cannot read dataset file {path}: {exc}") from exc
+        raise DatasetError(f"{caller}: cannot read dataset file {path}: {exc}. Check that it "
+                           "is a readable file.") from exc
     if digest != expected:
         raise DatasetError(
-            f"Dataset file {path} ({size:,} bytes) has SHA-256 {digest}, not the pinned "
+            f"{caller}: dataset file {path} ({size:,} bytes) has SHA-256 {digest}, not the pinned "
             f"{expected} of the UCI file {filename!r}: it is damaged, truncated or a "
             f"different version. Replace it with the UCI file ({DATASET_URLS[filename]}), "
             "or delete it to download it again; if it is your own copy on purpose, pass "
@@ -301,7 +309,8 @@ def fetch_file(
     filename: str,
     data_home: str | os.PathLike[str] | None,
     download: bool,
-    verify_checksum: bool | None = None,
+    verify_checksum: bool | None,
+    caller: str,
 ) -> Path:
     """Return the path of ``filename``, checked against its SHA-256, downloading it if allowed.
 
@@ -316,6 +325,8 @@ def fetch_file(
     verify_checksum : bool or None, default=None
         Check a local file against :data:`DATASET_SHA256`; None checks unless
         ``DPCONVEX_SKIP_CHECKSUM=1``. Downloads are always checked.
+    caller : str
+        The public loader called (its name opens the messages).
 
     Returns
     -------
@@ -326,11 +337,11 @@ def fetch_file(
     DatasetError
         If the file is missing and cannot be downloaded, or its SHA-256 is wrong.
     """
-    folders, home = data_search_path(data_home)
+    folders, home = data_search_path(data_home, caller)
     for folder in folders:
         path = folder / filename
         if path.is_file():
-            verify_file(path, filename, verify_checksum)
+            verify_file(path, filename, verify_checksum, caller)
             return path
     path = home / filename
     url = DATASET_URLS[filename]
@@ -340,20 +351,22 @@ def fetch_file(
     )
     if not download:
         raise DatasetError(
-            f"Dataset file {filename!r} was not found in {_where(folders)} and download=False. "
+            f"{caller}: dataset file {filename!r} was not found in {_where(folders)} and "
+            "download=False. "
             f"{fix}, or pass download=True."
         )
     try:
         content = _download(url, _DOWNLOAD_TIMEOUT)
     except Exception as exc:  # URLError, HTTPError, TimeoutError, OSError, ...
         raise DatasetError(
-            f"Dataset file {filename!r} was not found in {_where(folders)}, and downloading it "
+            f"{caller}: dataset file {filename!r} was not found in {_where(folders)}, and "
+            "downloading it "
             f"from {url} failed ({type(exc).__name__}: {exc}). {fix}."
         ) from exc
     digest = hashlib.sha256(content).hexdigest()
     if digest != DATASET_SHA256[filename]:
         raise DatasetError(
-            f"Dataset file {filename!r} was not found in {_where(folders)}, and the copy "
+            f"{caller}: dataset file {filename!r} was not found in {_where(folders)}, and the copy "
             f"downloaded from {url} has SHA-256 {digest}, not the expected "
             f"{DATASET_SHA256[filename]}; it was not saved. {fix}."
         )
@@ -369,7 +382,7 @@ def fetch_file(
         if tmp_name is not None and os.path.exists(tmp_name):
             os.unlink(tmp_name)
         raise DatasetError(
-            f"Dataset file {filename!r} was downloaded but could not be saved in {home} "
+            f"{caller}: dataset file {filename!r} was downloaded but could not be saved in {home} "
             f"({exc}). {fix}."
         ) from exc
     with _DIGESTS_LOCK:
@@ -377,29 +390,32 @@ def fetch_file(
     return path
 
 
-def read_text(path: Path) -> str:
-    """The ASCII text of a dataset file, or a DatasetError saying why it cannot be read."""
+def read_text(path: Path, caller: str) -> str:
+    """The ASCII text of a dataset file, or a DatasetError (opening with ``caller``) saying why not."""
     try:
         return path.read_text(encoding="ascii", errors="strict")
     except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"Cannot read dataset file {path}: {exc}") from exc
+        raise DatasetError(f"{caller}: cannot read dataset file {path}: {exc}. Check that it is "
+                           "a readable ASCII file (the UCI file).") from exc
 
 
-def complete_csv_rows(path: Path, n_fields: int, what: str) -> Iterator[tuple[int, list[str]]]:
+def complete_csv_rows(path: Path, n_fields: int, what: str,
+                      caller: str) -> Iterator[tuple[int, list[str]]]:
     """(line number, stripped fields) of every complete comma-separated record of ``path``.
 
     Blank lines and banner lines (starting with '|', as in adult.test) are skipped, and
     so are records with a missing value ('?'); a record with another number of fields
-    than ``n_fields`` raises a DatasetError naming the line and ``what`` the file should be.
+    than ``n_fields`` raises a DatasetError naming the line and ``what`` the file should be
+    (opening with ``caller``, the public loader called).
     """
-    for lineno, line in enumerate(read_text(path).splitlines(), start=1):
+    for lineno, line in enumerate(read_text(path, caller).splitlines(), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("|"):
             continue
         fields = [f.strip() for f in stripped.split(",")]
         if len(fields) != n_fields:
             raise DatasetError(
-                f"{path}, line {lineno}: expected {n_fields} comma-separated fields, "
+                f"{caller}: {path}, line {lineno}: expected {n_fields} comma-separated fields, "
                 f"found {len(fields)}. Is this {what}?"
             )
         if "?" not in fields:

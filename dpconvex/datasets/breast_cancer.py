@@ -152,20 +152,22 @@ def load_breast_cancer_wisconsin(
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     schema, row_norm = select_schema(BREAST_CANCER_SCHEMA, row_norm, columns, drop, owner)
     schema = _encoding_schema(schema, encoding, owner)
-    path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum)
+    path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum, owner)
     raw: dict[str, list[str]] = {c: [] for c in _BREAST_COLUMNS}
     labels: list[int] = []
     for lineno, fields in complete_csv_rows(path, len(_BREAST_COLUMNS) + 2,
-                                            "the original UCI breast-cancer file"):
+                                            "the original UCI breast-cancer file", owner):
         if fields[-1] not in _BREAST_LABELS:
             raise DatasetError(
-                f"{path}, line {lineno}: unknown class {fields[-1]!r} (expected 2 or 4)."
+                f"load_breast_cancer_wisconsin: {path}, line {lineno}: unknown class "
+                f"{fields[-1]!r} (expected 2 or 4). Is this the original UCI breast-cancer file?"
             )
         labels.append(_BREAST_LABELS[fields[-1]])
         for col, value in zip(_BREAST_COLUMNS, fields[1:-1], strict=True):
             raw[col].append(value)
     if not labels:
-        raise DatasetError(f"No complete records found in {path}.")
-    table = {c: _to_float(raw[c], c, path) for c in schema.columns}
+        raise DatasetError(f"load_breast_cancer_wisconsin: no complete records found in {path}. "
+                           "Replace it with the UCI file.")
+    table = {c: _to_float(raw[c], c, path, owner) for c in schema.columns}
     X = PublicEncoder(schema, row_norm=row_norm).fit_transform(table)
     return X, LabelArray(np.asarray(labels, dtype=np.int64), BREAST_CANCER_CLASSES)

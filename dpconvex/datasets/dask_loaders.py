@@ -80,10 +80,11 @@ _STORE_VERSION = 1
 _VOCABULARIES = {col: [v.encode("ascii") for v in voc] for col, voc in KDDCUP99_CATEGORIES.items()}
 
 
-def _encode_lines(lines: list[bytes], path: Path, first: int) -> tuple[np.ndarray, np.ndarray]:
+def _encode_lines(lines: list[bytes], path: Path, first: int,
+                  caller: str) -> tuple[np.ndarray, np.ndarray]:
     """Encode KDD'99 records exactly as :func:`~dpconvex.datasets.load_kddcup99` does."""
-    protocol, service, flag, labels = _kdd_fields(lines, path, first)
-    numeric = _kdd_numeric(b"\n".join(lines), path)
+    protocol, service, flag, labels = _kdd_fields(lines, path, first, caller)
+    numeric = _kdd_numeric(b"\n".join(lines), path, caller)
     values = {_KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)}
     raw = {"protocol_type": protocol, "service": service, "flag": flag}
     codes = {col: category_codes(raw[col], voc) for col, voc in _VOCABULARIES.items()}
@@ -92,7 +93,7 @@ def _encode_lines(lines: list[bytes], path: Path, first: int) -> tuple[np.ndarra
     return X, y
 
 
-def _records(path: Path, chunksize: int) -> Iterator[list[bytes]]:
+def _records(path: Path, chunksize: int, caller: str) -> Iterator[list[bytes]]:
     """Non-empty lines of a gzip file, ``chunksize`` at a time (one chunk in memory)."""
     try:
         with gzip.open(path, "rb") as fh:
@@ -100,24 +101,27 @@ def _records(path: Path, chunksize: int) -> Iterator[list[bytes]]:
             while chunk := list(islice(lines, chunksize)):
                 yield [ln.rstrip(b"\r\n") for ln in chunk]
     except (OSError, EOFError, zlib.error) as exc:
-        raise DatasetError(f"Cannot decompress {path}: {exc}") from exc
+        raise DatasetError(f"{caller}: cannot decompress {path}: {exc}. Replace it with the UCI "
+                           "file (gzip).") from exc
 
 
 def _load_chunk(file: str) -> np.ndarray:
     return np.load(file)
 
 
-def _find_source(path: Any, data_home: Any, download: bool, verify_checksum: bool | None) -> Path:
+def _find_source(path: Any, data_home: Any, download: bool, verify_checksum: bool | None,
+                 caller: str) -> Path:
     if path is not None:
         p = Path(path).expanduser()
         if not p.is_file():
-            raise DatasetError(f"load_kddcup99_dask: no file at {p}.")
+            raise DatasetError(f"{caller}: no file at {p}. Pass the path of a KDD Cup 1999 file, "
+                               "or path=None to use the data folders.")
         return p
-    folders, _ = data_search_path(data_home)
+    folders, _ = data_search_path(data_home, caller)
     for folder in folders:
         if (folder / KDDCUP99_FULL_FILE).is_file():
             return folder / KDDCUP99_FULL_FILE
-    return fetch_file(_KDD_10_PERCENT, data_home, download, verify_checksum)
+    return fetch_file(_KDD_10_PERCENT, data_home, download, verify_checksum, caller)
 
 
 def load_kddcup99_dask(
@@ -232,7 +236,7 @@ def kddcup99_chunk_store(
                                  f"path-like object. Got {type(value).__name__} instead.")
     download = bool(check_bool("download", download, owner))
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
-    source = _find_source(path, data_home, download, verify_checksum).resolve()
+    source = _find_source(path, data_home, download, verify_checksum, owner).resolve()
     stat = source.stat()
     key = hashlib.sha256(
         f"{source}|{stat.st_size}|{stat.st_mtime_ns}|{int(chunksize)}|{_STORE_VERSION}".encode()
@@ -241,18 +245,18 @@ def kddcup99_chunk_store(
     # absolute: the lazy array reads the chunks later, from whatever the working folder is then
     store = root.expanduser().resolve() / f"{source.name.split('.')[0]}-{key}"
     if not (store / "meta.json").is_file():
-        _write_store(source, store, int(chunksize))
+        _write_store(source, store, int(chunksize), owner)
     return store
 
 
-def _write_store(source: Path, store: Path, chunksize: int) -> None:
+def _write_store(source: Path, store: Path, chunksize: int, caller: str) -> None:
     """Stream, encode and write the chunks; ``meta.json`` last (a store without it is incomplete)."""
     store.mkdir(parents=True, exist_ok=True)
     sizes: list[int] = []
     ys: list[np.ndarray] = []
     first = 1
-    for lines in _records(source, chunksize):
-        X, y = _encode_lines(lines, source, first)
+    for lines in _records(source, chunksize, caller):
+        X, y = _encode_lines(lines, source, first, caller)
         tmp = store / f"X-{len(sizes):05d}.tmp.npy"
         np.save(tmp, X)
         tmp.replace(store / f"X-{len(sizes):05d}.npy")
@@ -260,7 +264,7 @@ def _write_store(source: Path, store: Path, chunksize: int) -> None:
         ys.append(y)
         first += len(lines)
     if not sizes:
-        raise DatasetError(f"{source} holds no records.")
+        raise DatasetError(f"{caller}: {source} holds no records. Pass a KDD Cup 1999 file.")
     np.save(store / "y.npy", np.concatenate(ys))
     meta = {"source": str(source), "chunks": sizes, "n_features": KDDCUP99_SCHEMA.n_features,
             "version": _STORE_VERSION}
@@ -323,7 +327,8 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
     if label is not None and label not in df.columns:
         missing.append(label)
     if missing:
-        raise ParameterError(f"from_dataframe: the DataFrame has no column(s) {missing!r}.")
+        raise ParameterError(f"from_dataframe: the DataFrame has no column(s) {missing!r}. Pass "
+                             "a DataFrame with every column of the schema (and the label).")
     from ..data.dask_rows import compute
 
     lengths = tuple(int(v) for v in compute(df.map_partitions(len))[0])

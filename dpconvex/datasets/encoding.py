@@ -32,30 +32,30 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _real_array(values: object, owner: str, name: str) -> np.ndarray:
+def _real_array(values: object, caller: str, name: str) -> np.ndarray:
     """``values`` as a new float64 array; text, dates, complex numbers and None are refused."""
     from .._validation import check_numeric_dtype
 
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
-        raise ParameterError(f"{owner}: {name} must be an array of real numbers ({exc}).") from None
-    check_numeric_dtype(raw, owner, name)
+        raise ParameterError(f"{caller}: {name} must be an array of real numbers ({exc}).") from None
+    check_numeric_dtype(raw, caller, name)
     try:
         return np.array(raw, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ParameterError(f"{owner}: {name} must hold real numbers that fit in float64 "
+        raise ParameterError(f"{caller}: {name} must hold real numbers that fit in float64 "
                              f"({exc}).") from None
 
 
-def _numeric_column(values: object, column: str, owner: str) -> np.ndarray:
+def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
     """A column of raw numbers as float64 (a copy): real numbers only, no NaN."""
-    x = _real_array(values, owner, f"column {column!r}")
+    x = _real_array(values, caller, f"column {column!r}")
     if x.ndim != 1:
-        raise ParameterError(f"{owner}: column {column!r} must be 1-D (one value per record); "
+        raise ParameterError(f"{caller}: column {column!r} must be 1-D (one value per record); "
                              f"got shape {x.shape}.")
     if np.any(np.isnan(x)):
-        raise ParameterError(f"{owner}: column {column!r} has missing (NaN) values; drop those "
+        raise ParameterError(f"{caller}: column {column!r} has missing (NaN) values; drop those "
                              "records first (a per-record rule) or impute a public value.")
     return x
 
@@ -123,7 +123,7 @@ def encode(
         raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema. Got "
                              f"{_shown(schema)} instead.")
     if schema.binary:
-        raise ParameterError(f"{owner}: the schema has binary column(s) {list(schema.binary)!r}; "
+        raise ParameterError(f"encode: the schema has binary column(s) {list(schema.binary)!r}; "
                              "encode such a table with dpconvex.PublicEncoder(schema).")
     codes = {} if codes is None else codes
     for name, table, needed in (("numeric_values", numeric_values, schema.numeric),
@@ -133,11 +133,12 @@ def encode(
                                  f"column name. Got {_shown(table)} instead.")
         missing = [c for c in schema.columns if c in needed and c not in table]
         if missing:
-            raise ParameterError(f"{owner}: '{name}' has no values for column(s) {missing!r}.")
+            raise ParameterError(f"encode: '{name}' has no values for column(s) {missing!r}; "
+                                 "pass every column of the schema.")
     lengths = {len(np.atleast_1d(numeric_values[c])) for c in schema.columns if c in schema.numeric}
     lengths |= {len(np.atleast_1d(codes[c])) for c in schema.columns if c in schema.categories}
     if len(lengths) != 1:
-        raise ParameterError(f"{owner}: the columns have different numbers of records "
+        raise ParameterError("encode: the columns have different numbers of records "
                              f"({sorted(lengths)}), or the schema has no feature column.")
     numeric = {c: _numeric_column(numeric_values[c], c, owner) for c in schema.numeric}
     checked = {}
@@ -145,7 +146,7 @@ def encode(
         c = np.asarray(codes[col])
         if c.dtype.kind not in "iu" or c.ndim != 1 or np.any(c >= len(schema.categories[col])):
             raise ParameterError(
-                f"{owner}: the codes of {col!r} must be a 1-D int array of indices into its "
+                f"encode: the codes of {col!r} must be a 1-D int array of indices into its "
                 "vocabulary (-1 for a value outside it); see category_codes.")
         checked[col] = c
     return encode_parts(schema, numeric, checked)
@@ -186,7 +187,8 @@ def encode_matrix(X: np.ndarray, schema: PublicSchema) -> np.ndarray:
     X = _real_array(X, "encode_matrix", "X")
     d = len(schema.columns)
     if X.ndim != 2 or X.shape[1] != d:
-        raise ParameterError(f"X must have {d} columns to match the ranges; got {X.shape}.")
+        raise ParameterError(f"encode_matrix: X must have {d} columns to match the ranges; got "
+                             f"{X.shape}.")
     return encode(schema, {c: X[:, k] for k, c in enumerate(schema.columns)})
 
 

@@ -69,7 +69,8 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     }
     if not isinstance(name, str) or name not in loaders:
         raise ParameterError(
-            f"Unknown scikit-learn dataset {name!r}; choose 'breast_cancer', 'wine' or 'digits'."
+            f"The 'name' parameter of load_sklearn must be one of ('breast_cancer', 'wine', "
+            f"'digits'). Got {name!r} instead."
         )
     X, y = loaders[name](return_X_y=True)
     return PublicEncoder(SKLEARN_SCHEMAS[name]).fit_transform(X), LabelArray(y, SKLEARN_CLASSES[name])

@@ -53,16 +53,18 @@ __all__ = ["KDDCUP99_ORDER_SEED", "KDDCUP99_TEST_FRACTION", "load_adult", "load_
 _ADULT_LABELS = {">50K": 1, "<=50K": 0}
 
 
-def _parse_adult(path: Path) -> tuple[dict[str, list[str]], list[int]]:
+def _parse_adult(path: Path, caller: str) -> tuple[dict[str, list[str]], list[int]]:
     """Read one Adult file: complete rows only (rows with '?' are dropped)."""
     raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
     labels: list[int] = []
-    for lineno, fields in complete_csv_rows(path, len(_ADULT_COLUMNS) + 1, "the UCI Adult file"):
+    for lineno, fields in complete_csv_rows(path, len(_ADULT_COLUMNS) + 1, "the UCI Adult file",
+                                             caller):
         label = fields[-1].rstrip(".")  # adult.test labels end with '.'
         if label not in _ADULT_LABELS:
             raise DatasetError(
-                f"{path}, line {lineno}: unknown label {fields[-1]!r} "
-                "(expected '>50K' or '<=50K', optionally followed by '.')."
+                f"{caller}: {path}, line {lineno}: unknown label {fields[-1]!r} "
+                "(expected '>50K' or '<=50K', optionally followed by '.'). Is this the UCI "
+                "Adult file?"
             )
         labels.append(_ADULT_LABELS[label])
         for col, value in zip(_ADULT_COLUMNS, fields, strict=False):
@@ -70,13 +72,15 @@ def _parse_adult(path: Path) -> tuple[dict[str, list[str]], list[int]]:
     return raw, labels
 
 
-def _to_float(values: Sequence[str], column: str, path: Path | str) -> np.ndarray:
+def _to_float(values: Sequence[str], column: str, path: Path | str, caller: str) -> np.ndarray:
     try:
         x = np.array([float(v) for v in values], dtype=np.float64)
     except ValueError as exc:
-        raise DatasetError(f"{path}: non-numeric value in column {column!r}: {exc}") from exc
+        raise DatasetError(f"{caller}: {path}: non-numeric value in column {column!r}: {exc}. "
+                           "Replace the file with the UCI file.") from exc
     if not np.all(np.isfinite(x)):
-        raise DatasetError(f"{path}: non-finite value in column {column!r}.")
+        raise DatasetError(f"{caller}: {path}: non-finite value in column {column!r}. Replace "
+                           "the file with the UCI file.")
     return x
 
 
@@ -222,25 +226,27 @@ def load_adult(
             import pandas as pd
         except ImportError as exc:
             raise ImportError(
-                "load_adult(return_frame=True) needs pandas, which is not installed "
+                "load_adult: return_frame=True needs pandas, which is not installed "
                 "(pip install pandas), or use return_frame=False for numpy arrays."
             ) from exc
 
     files = {"train": ["adult.data"], "test": ["adult.test"], "all": ["adult.data", "adult.test"]}
-    paths = [fetch_file(name, data_home, download, verify_checksum) for name in files[subset]]
+    paths = [fetch_file(name, data_home, download, verify_checksum, owner)
+             for name in files[subset]]
 
     raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
     labels: list[int] = []
     for path in paths:
-        part, part_labels = _parse_adult(path)
+        part, part_labels = _parse_adult(path, owner)
         for col in _ADULT_COLUMNS:
             raw[col].extend(part[col])
         labels.extend(part_labels)
     if not labels:
-        raise DatasetError(f"No complete records found in {', '.join(map(str, paths))}.")
+        raise DatasetError(f"load_adult: no complete records found in "
+                           f"{', '.join(map(str, paths))}. Replace the files with the UCI files.")
 
     where = ", ".join(map(str, paths))
-    table = {c: _to_float(raw[c], c, where) if c in ADULT_NUMERIC_RANGES else raw[c]
+    table = {c: _to_float(raw[c], c, where, owner) if c in ADULT_NUMERIC_RANGES else raw[c]
              for c in schema.columns}
     X = PublicEncoder(schema, row_norm=row_norm).fit_transform(table)
     y = np.asarray(labels, dtype=np.int64)
@@ -274,8 +280,11 @@ _KDD_NUMERIC_IDX: tuple[int, ...] = tuple(
 )
 
 
-def _kdd_numeric(source: bytes, path: Path) -> np.ndarray:
-    """Parse the numeric columns of KDD'99 lines (C parser, ~3 s for the 10% file)."""
+def _kdd_numeric(source: bytes, path: Path, caller: str) -> np.ndarray:
+    """Parse the numeric columns of KDD'99 lines (C parser, ~3 s for the 10% file).
+
+    ``caller`` is the public loader called (its name opens the messages).
+    """
     try:
         values = np.loadtxt(
             io.BytesIO(source),
@@ -286,23 +295,26 @@ def _kdd_numeric(source: bytes, path: Path) -> np.ndarray:
             encoding="ascii",
         )
     except ValueError as exc:
-        raise DatasetError(f"{path}: malformed numeric field: {exc}") from exc
+        raise DatasetError(f"{caller}: {path}: malformed numeric field: {exc}. Replace the "
+                           "file with the UCI KDD Cup 1999 file.") from exc
     bad = ~np.isfinite(values)
     if bad.any():
         row, col = np.argwhere(bad)[0]
         raise DatasetError(
-            f"{path}: non-finite value in column {_KDD_COLUMNS[_KDD_NUMERIC_IDX[col]]!r} "
-            f"of record {row + 1}."
+            f"{caller}: {path}: non-finite value in column "
+            f"{_KDD_COLUMNS[_KDD_NUMERIC_IDX[col]]!r} of record {row + 1}. Replace the file "
+            "with the UCI KDD Cup 1999 file."
         )
     return values
 
 
-def _kdd_fields(lines: list[bytes], path: Any, first: int
+def _kdd_fields(lines: list[bytes], path: Any, first: int, caller: str
                 ) -> tuple[list[bytes], list[bytes], list[bytes], list[bytes]]:
     """The categorical fields (protocol, service, flag) and the label of each KDD'99 record.
 
     ``first`` is the record number of ``lines[0]`` (for the error message); a record
-    without the 42 comma-separated fields raises :class:`DatasetError`.
+    without the 42 comma-separated fields raises :class:`DatasetError` (opening with
+    ``caller``, the public loader called).
     """
     n_fields = len(_KDD_COLUMNS) + 1
     protocol: list[bytes] = []
@@ -312,7 +324,7 @@ def _kdd_fields(lines: list[bytes], path: Any, first: int
     for lineno, line in enumerate(lines, start=first):
         if line.count(b",") != n_fields - 1:
             raise DatasetError(
-                f"{path}, record {lineno}: expected {n_fields} comma-separated fields, "
+                f"{caller}: {path}, record {lineno}: expected {n_fields} comma-separated fields, "
                 f"found {line.count(b',') + 1}. Is this the UCI KDD Cup 1999 file?"
             )
         _, p, s, f, rest = line.split(b",", 4)
@@ -329,7 +341,7 @@ def _kdd_order(n_total: int) -> np.ndarray:
 
 
 def _kdd_rows(n_total: int, subset: str, shuffle: bool, n_samples: int | None,
-              rng: np.random.Generator | None, owner: str, path: Path) -> np.ndarray | None:
+              rng: np.random.Generator | None, caller: str, path: Path) -> np.ndarray | None:
     """Record numbers (0-based, in output order) :func:`load_kddcup99` returns; None: all, file order.
 
     The subsets and the default order come from :func:`_kdd_order`; a sample indexes the
@@ -344,7 +356,7 @@ def _kdd_rows(n_total: int, subset: str, shuffle: bool, n_samples: int | None,
         part = order[n_total - n_test:] if subset == "test" else order[: n_total - n_test]
         if part.size == 0:
             raise DatasetError(
-                f"{path} holds {n_total} record(s), too few for subset={subset!r}: the test "
+                f"{caller}: {path} holds {n_total} record(s), too few for subset={subset!r}: the test "
                 f"subset takes the last ceil({KDDCUP99_TEST_FRACTION} * n) positions of the "
                 "public permutation. Use subset='all'."
             )
@@ -357,7 +369,7 @@ def _kdd_rows(n_total: int, subset: str, shuffle: bool, n_samples: int | None,
     if n_samples > n_pool:
         rows = "the number of rows" if pool is None else f"the number of rows of subset={subset!r}"
         raise ParameterError(
-            f"The 'n_samples' parameter of {owner} must be at most {rows} "
+            f"The 'n_samples' parameter of {caller} must be at most {rows} "
             f"({n_pool}). Got {n_samples!r} instead."
         )
     assert rng is not None
@@ -532,19 +544,21 @@ def load_kddcup99(
     rng = check_random_state(random_state) if n_samples is not None else None
     schema, row_norm = select_schema(KDDCUP99_SCHEMA, row_norm, columns, drop, owner)
 
-    path = fetch_file(_KDD_FILE, data_home, download, verify_checksum)
+    path = fetch_file(_KDD_FILE, data_home, download, verify_checksum, owner)
     try:
         with gzip.open(path, "rb") as fh:
             raw = fh.read()
     except (OSError, EOFError, zlib.error) as exc:
-        raise DatasetError(f"Cannot decompress {path}: {exc}") from exc
+        raise DatasetError(f"load_kddcup99: cannot decompress {path}: {exc}. Replace it with "
+                           "the UCI file (gzip).") from exc
 
     lines = [ln for ln in raw.splitlines() if ln.strip()]
     n_total = len(lines)
     if n_total == 0:
-        raise DatasetError(f"{path} holds no records.")
+        raise DatasetError(f"load_kddcup99: {path} holds no records. Replace it with the UCI "
+                           "file.")
 
-    protocol, service, flag, labels = _kdd_fields(lines, path, first=1)
+    protocol, service, flag, labels = _kdd_fields(lines, path, 1, owner)
 
     idx = _kdd_rows(n_total, subset, shuffle, n_samples, rng, owner, path)
     if idx is not None:
@@ -555,7 +569,7 @@ def load_kddcup99(
         labels = [labels[i] for i in idx]
     del raw
 
-    numeric = _kdd_numeric(b"\n".join(lines), path)
+    numeric = _kdd_numeric(b"\n".join(lines), path, owner)
     del lines
     values: dict[str, Any] = {_KDD_COLUMNS[i]: numeric[:, k] for k, i in enumerate(_KDD_NUMERIC_IDX)}
     values.update(protocol_type=protocol, service=service, flag=flag)  # bytes match the vocabulary

@@ -74,7 +74,8 @@ class Loss:
         return self.value(m), self.deriv(m)
 
     def cvxpy_expr(self, m: cp.Expression) -> cp.Expression:
-        raise NotImplementedError(f"loss '{self.name}' has no DCP form in CVXPY")
+        raise NotImplementedError(f"{type(self).__name__}.cvxpy_expr: loss '{self.name}' has no "
+                                  "DCP form in CVXPY; pass a solver other than 'cvxpy'.")
 
     @property
     def kinks(self) -> tuple[float, ...]:
@@ -263,5 +264,6 @@ def get_loss(name: str | Loss, **params: Any) -> Loss:
     if isinstance(name, Loss):
         return name
     if name not in LOSSES:
-        raise ParameterError(f"Unknown loss {name!r}; choose one of {sorted(LOSSES)}.")
+        raise ParameterError(f"The 'name' argument of get_loss must be one of {sorted(LOSSES)} "
+                             f"or a Loss instance. Got {name!r} instead.")
     return LOSSES[name](**params)

@@ -122,7 +122,8 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
         g = np.asarray(t.grad_fn(A), dtype=float)
         if g.shape != shape:
             raise PrivacyError(
-                f"extra term '{t.name}': grad_fn returned shape {g.shape}, expected {shape}.")
+                f"probe_term: extra term '{t.name}': grad_fn returned shape {g.shape}, expected "
+                f"{shape}; grad_fn must return an array of the shape of its argument.")
         hstep = 1e-5 * max(1.0, float(np.linalg.norm(A)))
         fd = (t.value_fn(A + hstep * V) - t.value_fn(A - hstep * V)) / (2 * hstep)
         err = abs(fd - float(np.vdot(g, V)))
@@ -130,7 +131,7 @@ def probe_term(t: MatrixTerm, shape: tuple[int, ...]) -> Condition:
         worst = max(worst, err / scale)
     if worst > 1e-4:
         raise PrivacyError(
-            f"extra term '{t.name}': grad_fn disagrees with finite differences of value_fn "
+            f"probe_term: extra term '{t.name}': grad_fn disagrees with finite differences of value_fn "
             f"(relative error {worst:.3g}). The proof needs a differentiable term with its "
             "true gradient; fix grad_fn (or the term is not differentiable)."
         )

@@ -368,21 +368,25 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
     False
     >>> tmp.cleanup()
     """
+    unusable = None
     try:
         out = Path(out_dir)
         if "\x00" in str(out):  # Path.exists() says False for it: refuse by name
-            raise ValueError("embedded null byte")
-        exists, is_dir = out.exists(), out.is_dir()
-        base = out if is_dir else _nearest_existing(out)
-    except (TypeError, ValueError, OSError) as exc:  # NUL bytes, names too long, not a path
-        raise OutputError(f"{out_dir!r} is not a usable output folder ({exc}). Choose another "
-                          "path with --out.") from None
+            unusable = "embedded null byte"
+        else:
+            exists, is_dir = out.exists(), out.is_dir()
+            base = out if is_dir else _nearest_existing(out)
+    except (TypeError, ValueError, OSError) as exc:  # names too long, not a path
+        unusable = str(exc)
+    if unusable is not None:
+        raise OutputError(f"check_output_dir: {out_dir!r} is not a usable output folder "
+                          f"({unusable}). Choose another path with --out.")
     if exists and not is_dir:
-        raise OutputError(f"output folder {out} exists and is not a folder. Pass a folder with "
-                          "--out.")
+        raise OutputError(f"check_output_dir: output folder {out} exists and is not a folder. "
+                          "Pass a folder with --out.")
     if not base.is_dir():
-        raise OutputError(f"cannot create output folder {out}: {base} is a file, not a folder. "
-                          "Choose another path with --out.")
+        raise OutputError(f"check_output_dir: cannot create output folder {out}: {base} is a "
+                          "file, not a folder. Choose another path with --out.")
     try:
         if base == out:
             with tempfile.NamedTemporaryFile(dir=out, prefix=".dpconvex-probe-"):
@@ -391,8 +395,8 @@ def check_output_dir(out_dir: str | os.PathLike[str]) -> Path:
             os.rmdir(tempfile.mkdtemp(dir=base, prefix=".dpconvex-probe-"))
     except OSError as exc:
         what = "write to output folder" if base == out else f"create output folder {out} in"
-        raise OutputError(f"cannot {what} {base}: {exc.strerror or exc}. Choose a writable "
-                          "folder with --out, or make this one writable.") from None
+        raise OutputError(f"check_output_dir: cannot {what} {base}: {exc.strerror or exc}. "
+                          "Choose a writable folder with --out, or make this one writable.") from None
     return out
 
 
@@ -461,8 +465,9 @@ def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tup
         temps.clear()
         made.clear()
     except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot name (NUL)
-        raise OutputError(f"could not write the results to {out}: {exc}. Free disk space or choose "
-                          "another folder with --out; earlier results there are unchanged.") from exc
+        raise OutputError(f"write_outputs: could not write the results to {out}: {exc}. Free disk "
+                          "space or choose another folder with --out; earlier results there are "
+                          "unchanged.") from exc
     finally:
         for tmp in temps:
             with contextlib.suppress(OSError):

@@ -151,7 +151,8 @@ def load_data(problem: Problem) -> Any:
     except DatasetError:
         raise
     except (TypeError, ValueError) as exc:  # ParameterError included: name the key
-        raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.") from None
+        raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.",
+                   "load_data") from None
 
 
 def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool = False,
@@ -238,7 +239,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     expect = problem.quick_expect if quick else problem.expect
     sizes = problem.quick_train_sizes if quick else problem.train_sizes
     check_fits(problem.path, n_runs, count_fits(problem.methods, epsilons, sizes),
-               "runs" if runs else ("quick.runs" if quick else "grid.runs"))
+               "runs" if runs else ("quick.runs" if quick else "grid.runs"), "run_problem")
     rng = np.random.default_rng(problem.seed)
     tally = WarningTally()
     with tally.capture("data", fits=0):
@@ -274,7 +275,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                 if size is not None:
                     if size > len(ytr):
                         raise _err(problem.path, "grid.train_sizes",
-                                   f"size {size} exceeds the {len(ytr)} training rows.")
+                                   f"size {size} exceeds the {len(ytr)} training rows.",
+                                   "run_problem")
                     idx = rng.choice(len(ytr), size, replace=False)
                     Xs, ys = Xtr[idx], ytr[idx]
                 with tally.capture(m.label):

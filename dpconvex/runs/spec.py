@@ -333,25 +333,32 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
         if p.suffix == ".toml" and p.is_file():
             return p
     except (TypeError, ValueError, OSError) as exc:  # NUL bytes, names too long, not a path
-        raise ProblemError(f"{name!r} is not a usable problem name or path ({exc}). Pass a problem "
-                           "name (dpconvex list) or the path of a .toml file.") from None
+        raise ProblemError(f"find_problem: {name!r} is not a usable problem name or path ({exc}). "
+                           "Pass a problem name (dpconvex list) or the path of a .toml file."
+                           ) from None
     known = list_problems()
     for cand in known:
         if cand.stem == str(name):
             return cand
     if p.suffix == ".toml" and any(sep in str(name) for sep in (os.sep, os.altsep) if sep):
-        raise ProblemError(f"No problem file {str(name)!r}: it does not exist or is not a file. "
-                           "Check the path, or pass a problem name (dpconvex list).")
+        raise ProblemError(f"find_problem: no problem file {str(name)!r}: it does not exist or is "
+                           "not a file. Check the path, or pass a problem name (dpconvex list).")
     names = ", ".join(c.stem for c in known) or "(none found)"
     where = ", ".join(str(d) for d in problem_dirs()) or "(no folder)"
-    raise ProblemError(f"No problem named {str(name)!r}. Known problems: {names}. Pass a path to a "
-                       f".toml file or one of these names (dpconvex list). Searched: {where}; set "
+    raise ProblemError(f"find_problem: no problem named {str(name)!r}. Known problems: {names}. "
+                       "Pass a path to a .toml file or one of these names (dpconvex list). "
+                       f"Searched: {where}; set "
                        f"{PROBLEMS_ENV} to a folder of problem files to add one.")
 
 
 # ----------------------------------------------------------------------------- validation
-def _err(path: Path, key: str, msg: str) -> ProblemError:
-    return ProblemError(f"{path}: key '{key}': {msg}")
+def _err(path: Path, key: str, msg: str, caller: str = "load_problem") -> ProblemError:
+    """The error of a problem file's ``key``: ``"{caller}: {path}: key '{key}': {msg}"``.
+
+    ``caller`` is the public function that read the key (:func:`load_problem`, unless
+    :func:`~dpconvex.runs.run_problem` overrides it).
+    """
+    return ProblemError(f"{caller}: {path}: key '{key}': {msg}")
 
 
 def _check_keys(path: Path, where: str, got: Any, allowed: set[str]) -> None:
@@ -406,8 +413,11 @@ def _name(path: Path, raw: dict[str, Any]) -> str:
     return name
 
 
-def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs") -> None:
+def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs",
+               caller: str = "load_problem") -> None:
     """Refuse a problem of more than :data:`MAX_PROBLEM_FITS` fits (runs x cells).
+
+    The message names ``caller`` (the public function that set the runs), ``path`` and ``key``.
 
     Examples
     --------
@@ -424,7 +434,7 @@ def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs") -> Non
     """
     if runs * cells > MAX_PROBLEM_FITS:
         raise _err(path, key, f"{runs:,} runs x {cells:,} fits per run is above the cap of "
-                   f"{MAX_PROBLEM_FITS:,} fits. Use fewer runs, epsilons, sizes or methods.")
+                   f"{MAX_PROBLEM_FITS:,} fits. Use fewer runs, epsilons, sizes or methods.", caller)
 
 
 def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expect]:
@@ -622,9 +632,9 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     try:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
-        raise ProblemError(f"{path}: not valid TOML ({exc}). Fix the syntax.") from None
+        raise ProblemError(f"load_problem: {path}: not valid TOML ({exc}). Fix the syntax.") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(f"{path}: cannot be read ({exc}). Check the file.") from None
+        raise ProblemError(f"load_problem: {path}: cannot be read ({exc}). Check the file.") from None
     _check_keys(path, "", raw, _TOP_KEYS)
     name = _name(path, raw)
     title = _str(path, "title", raw.get("title", path.stem))

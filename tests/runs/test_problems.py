@@ -91,7 +91,7 @@ def test_bad_problem_files_name_file_key_and_fix(tmp_path, mutation, key, fix):
 def test_invalid_toml_and_unknown_problem(tmp_path):
     with pytest.raises(ProblemError, match="not valid TOML"):
         load_problem(_write(tmp_path, "[data\n"))
-    with pytest.raises(ProblemError, match="No problem named"):
+    with pytest.raises(ProblemError, match="find_problem: no problem named"):
         load_problem("no_such_problem")
 
 
@@ -105,7 +105,7 @@ def test_cli_run_writes_outputs_and_fails_outside_band(tmp_path, capsys):
     strict = _write(tmp_path, GOOD.replace("max_error = 1.0", "max_error = 0.0"))
     assert cli.main(["run", str(strict), "--out", str(out), "--no-progress"]) == 1
     assert cli.main(["run", "no_such_problem"]) == 2
-    assert "No problem named" in capsys.readouterr().err
+    assert "find_problem: no problem named" in capsys.readouterr().err
 
 
 def test_cli_list_and_verify(capsys, tmp_path):
