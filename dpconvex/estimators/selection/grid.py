@@ -128,25 +128,28 @@ def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list
         for key, values in grid.items():
             if not isinstance(key, str) or key not in valid:
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must name parameters of the "
-                    f"estimator: {key!r} is not one. Valid parameters: {sorted(valid)}."
+                    f"The 'param_grid' parameter of {owner} must name the estimator's "
+                    f"parameters: {key!r} is not a parameter of the estimator. Valid "
+                    f"parameters: {sorted(valid)}."
                 )
             if _leaf(key) in _RESERVED:
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must not tune {key!r}: the search "
-                    f"sets {_RESERVED} on every candidate itself (epsilon is the search's "
-                    "epsilon). Drop it from the grid."
+                    f"The 'param_grid' parameter of {owner} must leave {_RESERVED} to the "
+                    f"search: {key!r} cannot be tuned: the search sets them on every candidate "
+                    "itself (epsilon is the search's epsilon). Drop it from the grid."
                 )
             if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple,
                                                                            np.ndarray)):
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must map {key!r} to a list (or "
-                    f"tuple, or 1-D array) of candidates. Got {values!r} instead."
+                    f"The 'param_grid' parameter of {owner} must map names to lists of "
+                    f"candidates: the values of {key!r} must be a list (or tuple, or 1-D array) "
+                    f"of candidates. Got {values!r} instead."
                 )
             if len(values) == 0 or (isinstance(values, np.ndarray) and values.ndim != 1):
                 raise ParameterError(
-                    f"The 'param_grid' parameter of {owner} must map {key!r} to a non-empty "
-                    f"1-D list. Got {values!r} instead."
+                    f"The 'param_grid' parameter of {owner} must map names to lists of "
+                    f"candidates: the values of {key!r} must be a non-empty 1-D list. Got "
+                    f"{values!r} instead."
                 )
     return list(ParameterGrid(list(grids)))
 
