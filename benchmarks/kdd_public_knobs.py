@@ -398,7 +398,7 @@ def labels_and_services() -> tuple[list[str], list[str]]:
     path = get_data_home() / "kddcup.data_10_percent.gz"
     with gzip.open(path, "rb") as fh:
         lines = [ln for ln in fh.read().splitlines() if ln.strip()]
-    idx = check_random_state(1999).choice(len(lines), size=70000, replace=False)
+    idx = check_random_state(1999, "kdd_public_knobs").choice(len(lines), size=70000, replace=False)
     fields = [lines[i].split(b",") for i in idx]
     return [f[-1].decode() for f in fields], [f[2].decode() for f in fields]
 

@@ -54,7 +54,8 @@ GENERATOR_TYPES: tuple[type, ...] = (
     np.random.RandomState, random.Random)
 
 
-def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
+def check_random_state(random_state: RandomStateLike, caller: str,
+                       name: str = "random_state") -> np.random.Generator:
     """Turn a function-level ``random_state`` into a :class:`numpy.random.Generator`.
 
     For APIs that use the generator and do not keep it. Estimators take their
@@ -67,6 +68,11 @@ def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
         entropy source (the only choice fit for releasing a private model);
         an int or a Generator makes the draw reproducible (for tests and
         experiments). A Generator is used as is (its stream advances).
+    caller : str
+        The public function the user called (``"audit"``, ``"PrivateKMeans.fit"``), for
+        the message.
+    name : str, default="random_state"
+        The argument's name in ``caller``, for the message.
 
     .. warning:: A fixed seed makes the noise predictable to anyone who knows
        it; a model trained with a published seed is not private.
@@ -79,8 +85,8 @@ def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
             and int(random_state) >= 0:
         return np.random.default_rng(int(random_state))
     raise ParameterError(
-        "random_state must be None (seed from the OS), a non-negative int or a "
-        f"numpy.random.Generator. Got {random_state!r} instead."
+        f"The '{name}' argument of {caller} must be None (seed from the OS), a non-negative "
+        f"int or a numpy.random.Generator. Got {random_state!r} instead."
     )
 
 

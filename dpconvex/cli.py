@@ -16,6 +16,7 @@ a bad problem file, folder or parameter a dpconvex error; both print one line,
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -24,10 +25,14 @@ from . import __version__
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line (no usage block), exit status 2."""
+    """An argument parser whose usage errors are one line (no usage block), exit status 2.
+
+    A message that names its argument itself ("The '--runs' argument of ...") is shown
+    without argparse's "argument --runs: " before it.
+    """
 
     def error(self, message: str) -> NoReturn:
-        line = " ".join(message.split())
+        line = re.sub(r"^argument \S+: (?=The ')", "", " ".join(message.split()))
         self.exit(2, f"{self.prog}: error: {line} (see '{self.prog} --help')\n")
 
 
@@ -38,9 +43,11 @@ def _runs(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text[:40]!r}") from None
+        value = 0
     if not 1 <= value <= MAX_RUNS:
-        raise argparse.ArgumentTypeError(f"must be in [1, {MAX_RUNS:,}], got {text[:40]}")
+        raise argparse.ArgumentTypeError(
+            f"The '--runs' argument of dpconvex must be an int in [1, {MAX_RUNS:,}]. "
+            f"Got {text[:40]!r} instead.")
     return value
 
 
@@ -49,9 +56,10 @@ def _seed(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text[:40]!r}") from None
+        value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text[:40]}")
+        raise argparse.ArgumentTypeError(
+            f"The '--seed' argument of dpconvex must be an int >= 0. Got {text[:40]!r} instead.")
     return value
 
 

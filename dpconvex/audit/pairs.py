@@ -75,7 +75,7 @@ def linear_erm_pair(
     d = check_int("d", d, owner)
     check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
     q = check_float("data_norm", data_norm, owner)
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state, "linear_erm_pair")
     X = np.zeros((n, d))
     if d > 1:
         G = rng.standard_normal((n - 1, d - 1))
@@ -137,7 +137,7 @@ def large_margin_pair(
     check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
     C = check_int("n_classes", n_classes, owner, low=2)
     q = check_float("data_norm", data_norm, owner)
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state, "large_margin_pair")
     X = np.zeros((n, d))
     if d > 1:
         G = rng.standard_normal((n - 1, d - 1))

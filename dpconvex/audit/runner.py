@@ -375,7 +375,7 @@ def audit(
     if not callable(mechanism):
         raise ParameterError(f"audit: mechanism must be callable as mechanism(data, rng). "
                              f"Got {mechanism!r} instead.")
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state, "audit")
     rng_D, rng_Dp = rng.spawn(2)
     out_D = _run(mechanism, D, n_runs, rng_D)
     out_Dp = _run(mechanism, D_prime, n_runs, rng_Dp)

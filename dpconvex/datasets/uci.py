@@ -541,7 +541,7 @@ def load_kddcup99(
     download = check_bool("download", download, owner)
     shuffle = check_bool("shuffle", shuffle, owner)
     verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
-    rng = check_random_state(random_state) if n_samples is not None else None
+    rng = check_random_state(random_state, "load_kddcup99") if n_samples is not None else None
     schema, row_norm = select_schema(KDDCUP99_SCHEMA, row_norm, columns, drop, owner)
 
     path = fetch_file(_KDD_FILE, data_home, download, verify_checksum, owner)

@@ -481,8 +481,9 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         if X is None:
             if n is None or n_classes is None or n_features is None:
                 raise ParameterError(
-                    f"{type(self).__name__}.certify needs (X, y), or n, n_classes and "
-                    "n_features (the public shape) for a certificate before the data.")
+                    f"{type(self).__name__}.certify: neither (X, y) nor the public shape was "
+                    "given. Pass (X, y), or n, n_classes and n_features for a certificate "
+                    "before the data.")
             plan = self.plan(n, n_classes, n_features)
             if plan.sub_plans:
                 return _stating_delta(self._certify_sub_plans(plan), plan)

@@ -364,7 +364,8 @@ class ClassSumTemplate:
                                self.data_norm)[0]
             self.n, self.d = self.X.shape
         if self.y.shape != (self.n,) or (self.n and (self.y.min() < 0 or self.y.max() >= self.C)):
-            raise ParameterError("ClassSumTemplate: y must hold n class indices in [0, C).")
+            raise ParameterError("The 'y' argument of ClassSumTemplate must hold n class indices "
+                                 "in [0, n_classes), one per row of U.")
         self.space = EuclideanSpace((self.C, self.d + 1))
 
     @property

@@ -333,7 +333,7 @@ class PrivateClassifier(PrivateEstimator):
             return dataclasses.replace(learner_plan, estimator=type(self).__name__,
                                        notes=(*learner_plan.notes, reason,
                                               *self._unguarded_note(n, n_classes, n_features)))
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, type(self).__name__)
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{type(self).__name__}.plan")
         _, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
         learner_plan = learner.plan(n, n_classes, n_features)
         return dataclasses.replace(learner_plan, estimator=type(self).__name__, notes=(
@@ -400,7 +400,7 @@ class PrivateClassifier(PrivateEstimator):
         owner = type(self).__name__
         names = feature_names_of(X, owner)
         n, n_classes, n_features = shape
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.fit")
         name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
         self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
@@ -517,8 +517,9 @@ class PrivateClassifier(PrivateEstimator):
         if X is None:
             if n is None or n_classes is None or n_features is None:
                 raise ParameterError(
-                    f"{type(self).__name__}.certify needs (X, y), or n, n_classes and "
-                    "n_features (the public shape) for a certificate before the data.")
+                    f"{type(self).__name__}.certify: neither (X, y) nor the public shape was "
+                    "given. Pass (X, y), or n, n_classes and n_features for a certificate "
+                    "before the data.")
             plan = self.plan(n, n_classes, n_features)  # validates the shape facts
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
@@ -536,7 +537,7 @@ class PrivateClassifier(PrivateEstimator):
         them in the validation part, as a fit's sizes) and the selection's dry run."""
         owner = type(self).__name__
         n, n_classes, n_features = size
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, owner)
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.certify")
         name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
         classes: Any = self.classes
         if X is None:

@@ -206,8 +206,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         gamma = check_float("gamma", self.gamma, owner)
         if auto and self.learner_epsilon is None:
             raise ParameterError(
-                f"{owner}: n_components='auto' needs learner_epsilon, the budget of the private "
-                "learner that follows (D grows with n·epsilon; docs/privacy.md §6.6).")
+                f"The 'learner_epsilon' parameter of {owner} must be set with "
+                "n_components='auto': it is the budget of the private learner that follows "
+                "(D grows with n·epsilon; docs/privacy.md §6.6). Pass learner_epsilon, or an int "
+                "n_components.")
         learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
         feature_rng = noise_source(self).rng  # validates random_state (None or int)

@@ -313,7 +313,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     def _make_loss(self) -> Loss:
         loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
         if not (math.isfinite(loss.deriv_bound) and loss.deriv_bound > 0):
-            raise PrivacyError(f"loss '{loss.name}' declares no finite derivative bound.")
+            raise PrivacyError(
+                f"The 'loss' parameter of {type(self).__name__} must be a loss with a finite "
+                f"derivative bound (the gradient clip rule needs it). Got loss '{loss.name}', "
+                "which declares none: declare deriv_bound or pass a named loss.")
         return loss
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {

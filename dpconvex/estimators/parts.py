@@ -101,10 +101,13 @@ def predicted(model: Any, X: Any) -> np.ndarray:
     return np.concatenate(labels) if labels else np.empty(0)
 
 
-def mistakes(model: Any, X: Any, y: Any) -> int:
-    """Number of rows of (X, y) that ``model`` misclassifies (Dask rows: predicted per chunk)."""
+def mistakes(model: Any, X: Any, y: Any, caller: str) -> int:
+    """Number of rows of (X, y) that ``model`` misclassifies (Dask rows: predicted per chunk).
+
+    ``caller``: the public call that scores ("PrivateGridSearch.fit"), for the message.
+    """
     predicted_labels = predicted(model, X)
     if predicted_labels.shape[0] != len(y):
-        raise DataValidationError(f"X has {predicted_labels.shape[0]} rows but y has {len(y)} "
-                                  "labels; they must match.")
+        raise DataValidationError(f"{caller}: X has {predicted_labels.shape[0]} rows but y has "
+                                  f"{len(y)} labels; they must match.")
     return int(np.sum(predicted_labels != np.asarray(y)))

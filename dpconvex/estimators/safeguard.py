@@ -123,11 +123,12 @@ def constant_name(label: Any) -> str:
     return f"constant {_plain(label)!r}"
 
 
-def safeguard_sizes(n: int, validation_fraction: float | str, owner: str) -> tuple[int, int]:
+def safeguard_sizes(n: int, validation_fraction: float | str, caller: str) -> tuple[int, int]:
     """(fitting rows, validation rows) for n rows (public: n and the parameter only).
 
     ⌈fraction · n⌉ rows validate, or with ``"auto"`` the rule
-    :func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`.
+    :func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`. ``caller``: the
+    public call ("PrivateClassifier.fit"), for the message.
 
     Raises
     ------
@@ -138,7 +139,7 @@ def safeguard_sizes(n: int, validation_fraction: float | str, owner: str) -> tup
     n_fit = int(n) - n_val
     if n_val < 1 or n_fit < 2:
         raise DataValidationError(
-            f"{owner}: n_samples = {int(n)} rows cannot be split into a fitting part of at "
+            f"{caller}: n_samples = {int(n)} rows cannot be split into a fitting part of at "
             f"least 2 rows and a validation part of at least 1 (validation_fraction = "
             f"{validation_fraction!r}). Use more rows, another validation_fraction, "
             "or safeguard=False.")

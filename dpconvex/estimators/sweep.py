@@ -84,7 +84,7 @@ class EpsilonSweep:
 
             labels = np.asarray(computed(y))
             n = labels.shape[0]
-            return np.array([[(n - mistakes(fitted, X, labels)) / n for fitted in fits]
+            return np.array([[(n - mistakes(fitted, X, labels, "EpsilonSweep.score")) / n for fitted in fits]
                              for fits in self.estimators])
         return np.array([[float(fitted.score(X, y)) for fitted in fits] for fits in self.estimators])
 
@@ -180,14 +180,14 @@ def epsilon_sweep(
         )
     if "epsilon" not in estimator.get_params(deep=False):
         raise ParameterError(
-            f"epsilon_sweep needs an estimator with an 'epsilon' parameter; "
-            f"{type(estimator).__name__} has none."
+            "The 'estimator' parameter of epsilon_sweep must be an estimator with an 'epsilon' "
+            f"parameter. Got {type(estimator).__name__}, which has none."
         )
     names = feature_names_of(X, "epsilon_sweep")  # recorded on every model, as fit does
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
         X = check_array(X, type(estimator).__name__, min_samples=2, accept_dask=True)
         y = computed(y)
-    noise_rng = check_random_state(random_state)
+    noise_rng = check_random_state(random_state, "epsilon_sweep")
     seeded = random_state is not None
     stored = None if isinstance(random_state, np.random.Generator) else random_state
     sweep = EpsilonSweep(epsilon_grid)

@@ -152,7 +152,7 @@ def norm_gamma(
     """
     shape = _check_shape(shape)
     beta = _check_scale("beta", beta)
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state, "norm_gamma")
     p = symmetric_dimension(shape) if symmetric else int(np.prod(shape, dtype=np.int64))
     g = rng.standard_normal(p)
     nrm = float(np.linalg.norm(g))
@@ -180,7 +180,7 @@ def gaussian(
     """
     shape = _check_shape(shape)
     sigma = _check_scale("sigma", sigma)
-    return check_random_state(random_state).normal(0.0, sigma, size=shape)
+    return check_random_state(random_state, "gaussian").normal(0.0, sigma, size=shape)
 
 
 def laplace(
@@ -196,7 +196,7 @@ def laplace(
     """
     shape = _check_shape(shape)
     scale = _check_scale("scale", scale)
-    return check_random_state(random_state).laplace(0.0, scale, size=shape)
+    return check_random_state(random_state, "laplace").laplace(0.0, scale, size=shape)
 
 
 def exponential_mechanism(
@@ -229,7 +229,7 @@ def exponential_mechanism(
     logits -= logits.max()
     w = np.exp(logits)
     w /= w.sum()
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state, "exponential_mechanism")
     return int(rng.choice(u.size, p=w))
 
 

@@ -163,7 +163,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         be = backend if hasattr(backend, "solve") else get_backend(backend, template)
     else:
         be = None
-    gen = check_random_state(rng)
+    gen = check_random_state(rng, "release", "rng")
     progress.say(f"{mech.name}: noise drawn, solving {template.name} (n = {template.n}) with "
                  f"backend {getattr(be, 'name', 'none')}")
     try:

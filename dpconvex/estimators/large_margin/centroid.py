@@ -193,15 +193,17 @@ def check_centroid_params(est: LargeMarginEstimator) -> None:
     owner = type(est).__name__
     k = est.n_components
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or int(k) != 1:
-        raise ParameterError(f"{owner}: mechanism={CENTROID!r} releases one class mean per "
-                             f"class (n_components=1); got n_components={k!r}.")
+        raise ParameterError(f"The 'n_components' parameter of {owner} must be 1 with "
+                             f"mechanism={CENTROID!r} (it releases one class mean per class). "
+                             f"Got {k!r} instead.")
     if est.extra_terms:
-        raise ParameterError(f"{owner}: mechanism={CENTROID!r} has no objective, so "
-                             "extra_terms cannot be used; drop them or use "
+        raise ParameterError(f"The 'extra_terms' parameter of {owner} must be empty with "
+                             f"mechanism={CENTROID!r}, which has no objective: drop them or use "
                              "mechanism='objective' with loss='pairwise'.")
     if est.optimality_tol is not None:
-        raise ParameterError(f"{owner}: mechanism={CENTROID!r} solves nothing; "
-                             "optimality_tol must be None.")
+        raise ParameterError(f"The 'optimality_tol' parameter of {owner} must be None with "
+                             f"mechanism={CENTROID!r}, which solves nothing. Got "
+                             f"{est.optimality_tol!r} instead.")
     if est.delta is not None:  # None or 0: pure epsilon; > 0: Gaussian (§4.9)
         check_float("delta", est.delta, owner, low_inclusive=True, high=1.0)
     centroid_estimator(est)._validate_params()

@@ -189,7 +189,7 @@ def dp_kmeans(
     n_iter = check_int("n_iter", n_iter, "dp_kmeans")
     C, K = int(n_classes), int(n_components)
     d = X.shape[1]
-    noise_rng = check_random_state(random_state)
+    noise_rng = check_random_state(random_state, "dp_kmeans")
     centers = (public_centers(C, K, d, q) if init_centers is None
                else np.array(init_centers, dtype=float, copy=True))
     template = KMeansTemplate(X, y, C, K, data_norm=q, n_iter=n_iter, init_centers=centers)
@@ -251,7 +251,8 @@ def assign_components(
         method = "nearest_public_center"
     if method not in ASSIGNMENTS:
         raise ParameterError(
-            f"The 'component_assignment' parameter must be one of {[None, *ASSIGNMENTS]!r}. "
+            f"The 'method' argument of assign_components (an estimator's "
+            f"'component_assignment') must be one of {[None, *ASSIGNMENTS]!r}. "
             f"Got {method!r} instead."
         )
     n, d = X.shape
@@ -261,14 +262,15 @@ def assign_components(
             centers = np.asarray(centers, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise ParameterError(
-                f"The 'centers' parameter must be a finite array of floats of shape (n_classes, "
-                f"n_components, n_features) = {(C, K, d)}. Got {type(centers).__name__} values "
-                "that are not floats."
+                f"The 'centers' argument of assign_components must be a finite array of floats "
+                f"of shape (n_classes, n_components, n_features) = {(C, K, d)}. Got "
+                f"{type(centers).__name__} values that are not floats."
             ) from None
         if centers.shape != (C, K, d) or not np.all(np.isfinite(centers)):
             raise ParameterError(
-                f"The 'centers' parameter must be a finite array of shape (n_classes, "
-                f"n_components, n_features) = {(C, K, d)}. Got shape {centers.shape} instead."
+                f"The 'centers' argument of assign_components must be a finite array of shape "
+                f"(n_classes, n_components, n_features) = {(C, K, d)}. Got shape {centers.shape} "
+                "instead."
             )
     if K == 1:
         return ComponentAssignment(np.zeros(n, dtype=np.int64), "trivial", True, 0.0,
@@ -303,7 +305,7 @@ def assign_components(
         "'nearest_public_center' or 'dp_kmeans' for a private model.",
         PrivacyWarning, stacklevel=3,
     )
-    seed = int(check_random_state(random_state).integers(2**31 - 1))
+    seed = int(check_random_state(random_state, "assign_components").integers(2**31 - 1))
     components = np.zeros(n, dtype=np.int64)
     component_centers = np.zeros((C, K, d))
     for class_index in range(C):

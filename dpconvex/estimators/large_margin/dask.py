@@ -119,10 +119,10 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
     method = est.component_assignment
     if K > 1 and method not in DASK_ASSIGNMENTS:
         raise ParameterError(
-            f"{owner} on Dask input supports n_components=1, or n_components > 1 with "
-            f"component_assignment='nearest_public_center' (a per-record rule); got "
-            f"component_assignment={method!r}, which reads the whole data set at once. Pass "
-            "X.compute() if the rows fit in memory, or use public centers (centers=...)."
+            f"The 'component_assignment' parameter of {owner} must be None or "
+            "'nearest_public_center' (a per-record rule) on Dask input with n_components > 1. "
+            f"Got {method!r} instead, which reads the whole data set at once. Pass X.compute() "
+            "if the rows fit in memory, or use public centers (centers=...)."
         )
     X_checked = check_array(X, owner, min_samples=2, accept_dask=True)
     n, d = (int(size) for size in X_checked.shape)

@@ -94,24 +94,29 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _finite_floats(value: Any) -> np.ndarray | None:
+    """``value`` as an array of finite floats, or None if it is not one (a string, a dict, ...)."""
+    if isinstance(value, (str, bytes, dict)):
+        return None
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
+            return None
+        c = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return c if np.all(np.isfinite(c)) else None
+
+
 @dataclass(frozen=True)
 class Centers(Constraint):
     """``centers``: finite real numbers (the shape (C, K, d) is checked once C and d are known)."""
 
     def check(self, name: str, value: Any, owner: str) -> np.ndarray:
-        msg = (f"The '{name}' parameter of {owner} must be None or {self}. "
-               f"Got {_short(value)} instead.")
-        if isinstance(value, (str, bytes, dict)):
-            raise ParameterError(msg)
-        try:
-            raw = np.asarray(value)
-            if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
-                raise ParameterError(msg)
-            c = np.asarray(raw, dtype=float)
-        except (TypeError, ValueError, OverflowError):
-            raise ParameterError(msg) from None
-        if not np.all(np.isfinite(c)):
-            raise ParameterError(msg)
+        c = _finite_floats(value)
+        if c is None:
+            raise ParameterError(f"The '{name}' parameter of {owner} must be None or {self}. "
+                                 f"Got {_short(value)} instead.")
         return c
 
     def __str__(self) -> str:
@@ -151,7 +156,8 @@ def _check_lam(est: LargeMarginEstimator, mech: Mechanism, owner: str) -> None:
     if (objective and mech.private and isinstance(lam, numbers.Real)
             and not isinstance(lam, bool) and lam <= 0):
         raise PrivacyError(
-            f"strong convexity: lam = {lam!r}, but objective perturbation needs a strongly "
+            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. Got {lam!r} "
+            "instead: strong convexity fails, and objective perturbation needs a strongly "
             "convex objective. The Huber and softmax losses are not strongly convex and the "
             "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
             "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
@@ -179,14 +185,16 @@ def check_consistency(est: LargeMarginEstimator, mech: Mechanism) -> None:
     softmax = isinstance(resolved_loss(est), str)
     check_feature_options(resolved_structure(est), est.feature_weights, owner, softmax=softmax)
     if softmax and est.extra_terms:
-        raise ParameterError(f"{owner}: extra_terms need the CVXPY form of the pairwise loss; "
-                             "they are not available with the softmax loss (the default for "
-                             "n_components=1): pass loss='pairwise'.")
+        raise ParameterError(f"The 'extra_terms' parameter of {owner} must be empty with the "
+                             "softmax loss (the default for n_components=1): extra_terms need "
+                             "the CVXPY form of the pairwise loss. Pass loss='pairwise'.")
     if not mech.pure and mech.private and not softmax:
         raise ParameterError(
-            f"{owner}: mechanism={resolved_mechanism(est)!r} (delta > 0) needs an unconstrained "
-            "minimizer: use loss='softmax' (the pairwise template is PSD-constrained and pure "
-            "epsilon-DP only; use delta=None there).")
+            f"The 'loss' parameter of {owner} must be 'softmax' with "
+            f"mechanism={resolved_mechanism(est)!r} (delta > 0), which needs an unconstrained "
+            f"minimizer. Got {est.loss!r} instead (a pairwise loss): use loss='softmax' (the "
+            "pairwise template is PSD-constrained and pure epsilon-DP only; use delta=None "
+            "there).")
     if est.delta is not None:
         check_float("delta", est.delta, owner, low_inclusive=mech.pure, high=1.0)
         if mech.pure and est.delta != 0:

@@ -96,14 +96,16 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
     keys = [key for key in estimator.get_params(deep=True) if _leaf(key) == "lam"]
     if keys != ["lam"] or not isinstance(estimator, _PrivateLinearClassifier):
         raise ParameterError(
-            f"param_grid='auto' of {owner} needs a dpconvex linear estimator with a 'lam' "
+            f"The 'param_grid' parameter of {owner} must be an explicit grid for this "
+            "estimator: param_grid='auto' needs a dpconvex linear estimator with a 'lam' "
             f"parameter (PrivateLogisticRegression, PrivateHuberSVM, PrivateLinearClassifier); "
             f"got {type(estimator).__name__}. Pass an explicit grid instead.")
     classes = estimator.get_params().get("classes")
     if classes is not None and len(classes) > 2:
         raise ParameterError(
-            f"param_grid='auto' of {owner} is for binary problems (one-vs-rest splits epsilon "
-            f"by class); got classes={classes!r}. Pass an explicit grid instead.")
+            f"The 'param_grid' parameter of {owner} must be an explicit grid for more than two "
+            "classes: param_grid='auto' is for binary problems (one-vs-rest splits epsilon by "
+            f"class); got classes={classes!r}. Pass an explicit grid instead.")
     candidate = clone(estimator).set_params(lam="auto", epsilon=float(epsilon), classes=None)
     lam = float(candidate.plan(int(n), 2, int(d)).lam)  # the public plan: Λ reads n, d only
     return {"lam": [float(f"{lam * factor:.3g}") for factor in factors]}
@@ -115,41 +117,44 @@ def _leaf(key: str) -> str:
 
 def _check_param_grid(param_grid: Any, valid: Sequence[str], owner: str) -> list[dict[str, Any]]:
     """Validate a grid (dict or list of dicts of non-empty lists) and expand it."""
-    msg = (f"The 'param_grid' parameter of {owner} must be a dict, or a non-empty list of "
-           "dicts, mapping parameter names to non-empty lists of values fixed before seeing "
-           "the data. Got {!r} instead.")
     grids = [param_grid] if isinstance(param_grid, Mapping) else param_grid
-    if not isinstance(grids, (list, tuple)) or len(grids) == 0:
-        raise ParameterError(msg.format(param_grid))
+    if (not isinstance(grids, (list, tuple)) or len(grids) == 0
+            or not all(isinstance(grid, Mapping) and len(grid) > 0 for grid in grids)):
+        raise ParameterError(
+            f"The 'param_grid' parameter of {owner} must be a dict, or a non-empty list of "
+            "dicts, mapping parameter names to non-empty lists of values fixed before seeing "
+            f"the data. Got {param_grid!r} instead.")
     for grid in grids:
-        if not isinstance(grid, Mapping) or len(grid) == 0:
-            raise ParameterError(msg.format(param_grid))
         for key, values in grid.items():
             if not isinstance(key, str) or key not in valid:
                 raise ParameterError(
-                    f"param_grid of {owner}: {key!r} is not a parameter of the estimator. "
-                    f"Valid parameters: {sorted(valid)}."
+                    f"The 'param_grid' parameter of {owner} must name the estimator's "
+                    f"parameters: {key!r} is not a parameter of the estimator. Valid "
+                    f"parameters: {sorted(valid)}."
                 )
             if _leaf(key) in _RESERVED:
                 raise ParameterError(
-                    f"param_grid of {owner}: {key!r} cannot be tuned: the search sets "
-                    f"{_RESERVED} on every candidate itself (epsilon is the search's epsilon)."
+                    f"The 'param_grid' parameter of {owner} must leave {_RESERVED} to the "
+                    f"search: {key!r} cannot be tuned: the search sets them on every candidate "
+                    "itself (epsilon is the search's epsilon). Drop it from the grid."
                 )
             if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple,
                                                                            np.ndarray)):
                 raise ParameterError(
-                    f"param_grid of {owner}: the values of {key!r} must be a list (or tuple, "
-                    f"or 1-D array) of candidates. Got {values!r} instead."
+                    f"The 'param_grid' parameter of {owner} must map names to lists of "
+                    f"candidates: the values of {key!r} must be a list (or tuple, or 1-D array) "
+                    f"of candidates. Got {values!r} instead."
                 )
             if len(values) == 0 or (isinstance(values, np.ndarray) and values.ndim != 1):
                 raise ParameterError(
-                    f"param_grid of {owner}: the values of {key!r} must be a non-empty 1-D "
-                    f"list. Got {values!r} instead."
+                    f"The 'param_grid' parameter of {owner} must map names to lists of "
+                    f"candidates: the values of {key!r} must be a non-empty 1-D list. Got "
+                    f"{values!r} instead."
                 )
     return list(ParameterGrid(list(grids)))
 
 
-def _find_certificate(estimator: Any) -> Certificate:
+def _find_certificate(estimator: Any, owner: str) -> Certificate:
     """The certificate of a fitted estimator, or of the single private step of a Pipeline."""
     certificate = getattr(estimator, "certificate_", None)
     if certificate is not None:
@@ -159,7 +164,7 @@ def _find_certificate(estimator: Any) -> Certificate:
                     if getattr(step, "certificate_", None) is not None]
     if len(certificates) != 1:
         raise PrivacyError(
-            f"PrivateGridSearch: the fitted candidate {type(estimator).__name__} exposes "
+            f"{owner}.fit: the fitted candidate {type(estimator).__name__} exposes "
             f"{len(certificates)} privacy certificates (certificate_); exactly one is needed "
             "to account for it. Use a dpconvex private estimator (or a Pipeline ending in one)."
         )
@@ -362,9 +367,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon_keys = self._keys("epsilon")
         if len(epsilon_keys) != 1:
             raise ParameterError(
-                f"{owner} needs an estimator with exactly one 'epsilon' parameter (a dpconvex "
-                "private estimator or a Pipeline with one private step); found "
-                f"{epsilon_keys!r}."
+                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
+                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
+                f"Got one with {epsilon_keys!r} instead."
             )
         valid = list(self.estimator.get_params(deep=True))
         auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
@@ -392,7 +397,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             n_parts = m if public else m + 1
             if n < 2 * n_parts:
                 raise DataValidationError(
-                    f"{owner}: n_samples = {n} rows cannot be split into {n_parts} parts of at "
+                    f"{owner}.fit: n_samples = {n} rows cannot be split into {n_parts} parts of at "
                     "least 2 rows "
                     f"({m} candidates{'' if public else ' + 1 validation part'}). Use fewer "
                     "candidates or more data."
@@ -425,10 +430,10 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                         for noise_owner in self._noise_owners(candidate)}
                 with assign_noise(rngs, seeded=noise.seeded):
                     candidate.fit(*rows[index])
-                certificate = _find_certificate(candidate)
+                certificate = _find_certificate(candidate, owner)
                 if not certificate.private:
                     raise PrivacyError(
-                        f"{owner}: candidate {params!r} produced a non-private model "
+                        f"{owner}.fit: candidate {params!r} produced a non-private model "
                         f"({certificate.mechanism})."
                         " Private tuning needs private candidates; for a non-private baseline use "
                         "sklearn.model_selection.GridSearchCV."
@@ -437,7 +442,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 certificates.append(certificate)
 
             if public:
-                validation_mistakes = np.array([mistakes(model, X_public, y_public)
+                validation_mistakes = np.array([mistakes(model, X_public, y_public, f"{owner}.fit")
                                                 for model in models])
                 best = int(np.argmin(validation_mistakes))
                 selection_certificate = Certificate(
@@ -449,7 +454,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 )
             else:
                 X_validation, y_validation = rows[n_parts - 1]
-                validation_mistakes = np.array([mistakes(model, X_validation, y_validation)
+                validation_mistakes = np.array([mistakes(model, X_validation, y_validation, f"{owner}.fit")
                                                 for model in models])
                 utility = -validation_mistakes.astype(float)
                 selection = release(SelectionTemplate(utility, 1.0, int(parts[-1].size)),
@@ -457,7 +462,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                                     seeded=noise.seeded)
                 best, selection_certificate = int(selection.theta[0]), selection.certificate
 
-            certificate = self._certificate(epsilon, certificates, selection_certificate, m,
+            certificate = self._certificate(f"{owner}.fit", epsilon, certificates,
+                                            selection_certificate, m,
                                             [int(part.size) for part in parts], public)
             if labels is not None:
                 certificate.assumptions.append(labels.assumption)
@@ -494,8 +500,9 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon_keys = self._keys("epsilon")
         if len(epsilon_keys) != 1 or not hasattr(self.estimator, "certify"):
             raise ParameterError(
-                f"{owner}.certify needs a dpconvex estimator with one 'epsilon' parameter and a "
-                f"certify() method; got {type(self.estimator).__name__}. Call fit instead."
+                f"{owner}.certify: the estimator {type(self.estimator).__name__} has no "
+                "certify() method or not exactly one 'epsilon' parameter; a certificate without "
+                "training needs a dpconvex estimator with both. Call fit instead."
             )
         X_checked, y_checked = check_rows(X, y, owner, self.estimator)
         public = self.public_validation is not None
@@ -520,7 +527,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         else:
             selection = release(SelectionTemplate(np.zeros(m), 1.0, int(parts[-1].size)),
                                 "exponential", Budget(epsilon), dry_run=True).certificate
-        return self._certificate(epsilon, certificates, selection, m,
+        return self._certificate(f"{owner}.certify", epsilon, certificates, selection, m,
                                  [int(part.size) for part in parts], public)
 
     def _public_set(self, owner: str, d: int) -> tuple[np.ndarray, np.ndarray]:
@@ -535,7 +542,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         return X_public, y_public
 
     @staticmethod
-    def _certificate(epsilon: float, certificates: list[Certificate], selection: Certificate,
+    def _certificate(caller: str, epsilon: float, certificates: list[Certificate], selection: Certificate,
                      m: int, sizes: list[int], public: bool) -> Certificate:
         selection_by = ("public validation set" if public
                         else "exponential mechanism on part m + 1")
@@ -563,4 +570,4 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                              "its part); releasing all candidates too would also be covered"],
                 labels=[*(f"candidate {index}" for index in range(m)), "selection"])
         except PrivacyError as exc:
-            raise PrivacyError(f"PrivateGridSearch: {exc}") from None
+            raise PrivacyError(f"{caller}: {exc}") from None

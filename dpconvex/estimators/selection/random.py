@@ -96,9 +96,11 @@ class Repetitions:
     def with_mean(cls, kind: str, mean: float) -> Repetitions:
         """The member of the family with E[K] = ``mean`` (> 1); γ by bisection (public)."""
         if kind not in _ETA:
-            raise ParameterError(f"Repetitions: kind must be one of {sorted(_ETA)}; got {kind!r}.")
+            raise ParameterError(f"The 'kind' argument of Repetitions.with_mean must be one of "
+                                 f"{sorted(_ETA)}. Got {kind!r} instead.")
         if not (math.isfinite(mean) and mean > 1.0):
-            raise ParameterError(f"Repetitions: the mean number of runs must be > 1; got {mean!r}.")
+            raise ParameterError(f"The 'mean' argument of Repetitions.with_mean (the mean number "
+                                 f"of runs) must be a finite float > 1. Got {mean!r} instead.")
         if kind == "geometric":
             return cls(kind, 1.0 / mean)
         low, high = 1e-300, 1.0 - 1e-16  # E[K] = (1 − γ)/(γ log(1/γ)) decreases in γ
@@ -271,14 +273,17 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 f"Got {self.estimator!r} instead.")
         if len(self._keys("epsilon")) != 1:
             raise ParameterError(
-                f"{owner} needs an estimator with exactly one 'epsilon' parameter (a dpconvex "
-                f"private estimator or a Pipeline with one private step); found "
-                f"{self._keys('epsilon')!r}.")
+                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
+                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
+                f"Got one with {self._keys('epsilon')!r} instead.")
         reps = Repetitions.with_mean(self.repetitions, mean)
         eps1 = split_even(epsilon, int(reps.multiplier))  # (2 + η) ε₁ <= ε in floating point
         return epsilon, eps1, reps, frac
 
-    def _candidates(self, owner: str, n_train: int, d: int, eps1: float) -> list[dict[str, Any]]:
+    def _candidates(self, caller: str, n_train: int, d: int, eps1: float) -> list[dict[str, Any]]:
+        """The grid's candidates, each refused unless pure epsilon-DP (``caller``: the message's
+        "Owner.method")."""
+        owner = caller.split(".")[0]
         grid = self.param_grid
         if isinstance(grid, str) and grid == "auto":
             grid = auto_lam_grid(self.estimator, n_train, d, eps1, owner)
@@ -288,10 +293,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             for key in self._keys("delta"):
                 if float(candidate.get(key, base[key]) or 0.0) != 0.0:
                     raise ParameterError(
-                        f"{owner}: candidate {candidate!r} has {key} = "
+                        f"{caller}: candidate {candidate!r} has {key} = "
                         f"{candidate.get(key, base[key])!r} > 0; "
                         "private selection by random repetition is implemented for pure "
-                        "epsilon-DP candidates only (delta = 0; docs/privacy.md §6.2).")
+                        f"epsilon-DP candidates only. Set {key} to 0 or None in the estimator "
+                        "and the grid (delta = 0; docs/privacy.md §6.2).")
         return candidates
 
     @one_label_warning()  # the candidates' fits do not repeat the label-set warning
@@ -315,13 +321,13 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             n_val = int(math.ceil(fraction * n))
             if n_val < 1 or n - n_val < 2:
                 raise DataValidationError(
-                    f"{owner}: n_samples = {n} rows cannot be split into a training part of at "
+                    f"{owner}.fit: n_samples = {n} rows cannot be split into a training part of at "
                     "least 2 rows and a validation part of validation_fraction = "
                     f"{fraction:g}. "
                     "Use more data.")
             order = noise_rng.permutation(n)
             train, validation = order[n_val:], order[:n_val]
-            candidates = self._candidates(owner, train.size, X_checked.shape[1], eps1)
+            candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1)
             m = len(candidates)
             overrides: dict[str, Any] = {self._keys("epsilon")[0]: eps1}
             overrides.update({key: None for key in self._keys("accountant")})
@@ -345,24 +351,24 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 with assign_noise(zip(self._noise_owners(candidate), children, strict=True),
                                   seeded=noise.seeded):
                     candidate.fit(X_train, y_train)
-                certificate = _find_certificate(candidate)
+                certificate = _find_certificate(candidate, owner)
                 if (not certificate.private or certificate.delta != 0.0
                         or certificate.epsilon > eps1):
                     raise PrivacyError(
-                        f"{owner}: candidate {candidates[index]!r} released with "
+                        f"{owner}.fit: candidate {candidates[index]!r} released with "
                         f"(epsilon, delta) = ({certificate.epsilon:g}, {certificate.delta:g}), not "
                         f"within the per-run budget ({eps1:g}, 0) ({certificate.mechanism}). "
                         "Random-repetition "
                         "selection needs pure epsilon-DP private candidates.")
-                run_mistakes = mistakes(candidate, X_validation, y_validation)
+                run_mistakes = mistakes(candidate, X_validation, y_validation, f"{owner}.fit")
                 score = (-float(run_mistakes + discrete_laplace(eps1, noise_rng))
                          + float(noise_rng.uniform()))
                 if best is None or score > best[0]:
                     best = (score, index, candidate, certificate)
             assert best is not None  # K >= 1
             _, best_index, model, run_certificate = best
-            certificate = self._certificate(epsilon, eps1, repetitions, run_certificate, m,
-                                            [train.size, validation.size])
+            certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
+                                            run_certificate, m, [train.size, validation.size])
             if labels is not None:
                 certificate.assumptions.append(labels.assumption)
             if noise.seeded:
@@ -391,7 +397,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             quantities={"validation size": n_val, "noise": "two-sided geometric, "
                         f"P(k) ∝ exp(-{eps1:.6g} |k|)"})
 
-    def _certificate(self, epsilon: float, eps1: float, repetitions: Repetitions,
+    def _certificate(self, caller: str, epsilon: float, eps1: float, repetitions: Repetitions,
                      run_certificate: Certificate, m: int, sizes: list[int]) -> Certificate:
         try:
             one_run = compose_parallel(
@@ -404,11 +410,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                     f"random permutation (independent of the data): training part of "
                     f"{sizes[0]} rows, validation part of {sizes[1]} rows")])
         except PrivacyError as exc:
-            raise PrivacyError(f"{type(self).__name__}: {exc}") from None
+            raise PrivacyError(f"{caller}: {exc}") from None
         total = repetitions.multiplier * eps1  # <= epsilon: eps1 = split_even(epsilon, 2 + η)
         within_budget = total <= epsilon
         if not within_budget:
-            raise PrivacyError(f"{type(self).__name__}: (2 + eta) * epsilon_1 = {total:.6g} > "
+            raise PrivacyError(f"{caller}: (2 + eta) * epsilon_1 = {total:.6g} > "
                                f"epsilon = {epsilon:g}; nothing is released.")
         return Certificate(
             mechanism=(f"private selection by random repetition, {repetitions.kind} number of "
@@ -452,16 +458,18 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         owner = type(self).__name__
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         if not hasattr(self.estimator, "certify"):
-            raise ParameterError(f"{owner}.certify needs a dpconvex estimator with a certify() "
-                                 f"method; got {type(self.estimator).__name__}. Call fit instead.")
+            raise ParameterError(f"{owner}.certify: the estimator {type(self.estimator).__name__} "
+                                 "has no certify() method; a certificate without training needs "
+                                 "a dpconvex estimator. Call fit instead.")
         X_checked, y_checked = check_rows(X, y, owner, self.estimator)
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
-        candidates = self._candidates(owner, train_index.size, X_checked.shape[1], eps1)
+        candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1],
+                                      eps1)
         candidate = clone(self.estimator).set_params(
             **candidates[0], **{self._keys("epsilon")[0]: eps1},
             **{key: self.unknown_labels for key in self._keys("unknown_labels")})
         run_certificate = candidate.certify(*Parts(X_checked, y_checked, [train_index])[0])
-        return self._certificate(epsilon, eps1, repetitions, run_certificate, len(candidates),
-                                 [train_index.size, n_val])
+        return self._certificate(f"{owner}.certify", epsilon, eps1, repetitions, run_certificate,
+                                 len(candidates), [train_index.size, n_val])
