@@ -155,15 +155,16 @@ def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MA
     return int(value)
 
 
-def check_array_entries(entries: int, what: str, owner: str, fix: str) -> None:
+def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:
     """Refuse a parameter array of more than :data:`MAX_ARRAY_ENTRIES` float64 entries.
 
     ``entries`` is computed from public quantities (shapes and parameters), before the
-    array is allocated; ``fix`` says which parameter to lower.
+    array is allocated; ``caller`` ("Owner.method" or a function's name) opens the message;
+    ``fix`` says which parameter to lower.
     """
     if entries > MAX_ARRAY_ENTRIES:
         raise ParameterError(
-            f"{owner}: {what} would hold {entries:,} float64 entries, above the cap of "
+            f"{caller}: {what} would hold {entries:,} float64 entries, above the cap of "
             f"{MAX_ARRAY_ENTRIES:,} (800 MB) that keeps a fit in memory. {fix}"
         )
 
@@ -371,7 +372,9 @@ class Auto(Constraint):
         try:
             return self.inner.check(name, value, owner)
         except ParameterError as err:
-            raise ParameterError(f"{err} Accepted values: {self}.") from None
+            rule = str(err).removeprefix(f"The '{name}' parameter of {owner} ")
+            raise ParameterError(f"The '{name}' parameter of {owner} {rule} "
+                                 f"Accepted values: {self}.") from None
 
     def __str__(self) -> str:
         return f"'auto' or {self.inner}"
@@ -432,87 +435,92 @@ def _is_missing_type(t: type) -> bool:
                                and t.__name__ in ("NAType", "NaTType"))
 
 
-def check_numeric_dtype(raw: np.ndarray, owner: str, name: str = "X") -> None:
+def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
     """Refuse what is not a real number, before any conversion to float64.
 
     scikit-learn's ``check_array(dtype="numeric")`` refuses string and bytes arrays
     but converts an object array of numeric strings ("1.5") and passes datetime64;
     here every one of these is refused, and so are complex numbers and missing
     values (None, pandas NA), each with a :class:`DataTypeError` (or
-    :class:`DataValidationError`) that says what to change. Numeric kinds (bool,
-    int, float) and object arrays of numbers pass.
+    :class:`DataValidationError`) that says what to change, opened by ``caller``
+    ("Owner.method" or a function's name). Numeric kinds (bool, int, float) and object
+    arrays of numbers pass.
     """
     kind = raw.dtype.kind
     if kind in "biuf":
         return
     if kind == "c":
         raise DataValidationError(
-            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
             "imaginary parts into columns)."
         )
     if kind in "US":
         raise DataTypeError(
-            f"{owner}: {name} must be an array of numbers; it holds "
+            f"{caller}: {name} must be an array of numbers; it holds "
             f"{'strings' if kind == 'U' else 'bytes'} (dtype {raw.dtype}), and dpconvex does not "
             "read numbers from text: convert numeric columns yourself (e.g. "
             "X.astype(float) once they are checked). Encode categorical columns first."
         )
     if kind in "Mm":
         raise DataTypeError(
-            f"{owner}: {name} holds {'dates' if kind == 'M' else 'time spans'} (dtype "
+            f"{caller}: {name} holds {'dates' if kind == 'M' else 'time spans'} (dtype "
             f"{raw.dtype}); convert them to numbers with a public map first (e.g. days since a "
             "fixed date, divided by a public range)."
         )
     if kind != "O":
         raise DataTypeError(
-            f"{owner}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
+            f"{caller}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
             "to a plain numeric array first."
         )
     types = set(map(type, raw.ravel().tolist()))
     if any(issubclass(t, _TEXT_TYPES) for t in types):
         raise DataTypeError(
-            f"{owner}: {name} must be an array of numbers; it holds strings or bytes (in an "
+            f"{caller}: {name} must be an array of numbers; it holds strings or bytes (in an "
             "object array), and dpconvex does not read numbers from text: convert numeric "
             "columns yourself (e.g. pandas.to_numeric). "
             "Encode categorical columns first."
         )
     if any(_is_missing_type(t) for t in types):
         raise DataValidationError(
-            f"{owner}: {name} contains missing values (None or pandas NA). Impute or drop them "
+            f"{caller}: {name} contains missing values (None or pandas NA). Impute or drop them "
             "before fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
         raise DataValidationError(
-            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
             "imaginary parts into columns)."
         )
     if any(issubclass(t, _TIME_TYPES) for t in types):
         raise DataTypeError(
-            f"{owner}: {name} holds dates or times; convert them to numbers with a public map "
+            f"{caller}: {name} holds dates or times; convert them to numbers with a public map "
             "first (e.g. days since a fixed date, divided by a public range)."
         )
 
 
-def check_matrix_body(A: Any, values: np.ndarray, owner: str, name: str, min_samples: int,
+def check_matrix_body(A: Any, values: np.ndarray, caller: str, name: str, min_samples: int,
                       n_features: int | None) -> Any:
-    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored ones)."""
+    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored ones).
+
+    ``caller`` ("Owner.method") opens the messages; a column count other than the fitted
+    one is refused in scikit-learn's words, which name the class (``caller`` up to its dot).
+    """
     if A.shape[0] < min_samples:
         raise DataValidationError(
-            f"{owner}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
+            f"{caller}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
         )
     if A.shape[1] == 0:
         raise DataValidationError(
-            f"{owner}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
+            f"{caller}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
         )
     if not _all_finite(values):  # the message counts nothing (a data statistic)
         raise DataValidationError(
-            f"{owner}: {name} contains NaN or infinite values. Impute or drop them before "
+            f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
             "fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     if n_features is not None and A.shape[1] != n_features:
         raise DataValidationError(
-            f"{name} has {A.shape[1]} features, but {owner} is expecting {n_features} features "
-            "as input (the number seen in fit)."
+            f"{name} has {A.shape[1]} features, but {caller.split('.')[0]} is expecting "
+            f"{n_features} features as input (the number seen in fit)."
         )
     return A
 
@@ -539,11 +547,11 @@ def _all_finite(values: Any) -> bool:
     return all(bool(np.isfinite(flat[a:a + step]).all()) for a in range(0, flat.shape[0], step))
 
 
-def _reject_masked(A: Any, owner: str, name: str) -> None:
+def _reject_masked(A: Any, caller: str, name: str) -> None:
     """Refuse a :class:`numpy.ma.MaskedArray` with masked entries (np.asarray drops the mask)."""
     if isinstance(A, np.ma.MaskedArray) and np.ma.is_masked(A):
         raise DataValidationError(
-            f"{owner}: {name} is a masked array with masked entries; converting it would "
+            f"{caller}: {name} is a masked array with masked entries; converting it would "
             "silently use the hidden values. Drop those rows, or fill them with a public "
             f"value ({name}.filled(value)) before fitting."
         )
@@ -558,12 +566,13 @@ def check_fitted(estimator: Any, attribute: str) -> None:
         )
 
 
-def feature_names_of(X: Any, owner: str) -> np.ndarray | None:
+def feature_names_of(X: Any, caller: str) -> np.ndarray | None:
     """The column names of a data frame (pandas, Dask) when they are all strings, else None.
 
     As scikit-learn: a frame whose names are all strings has feature names; one
     with no string name (e.g. the default 0, 1, ...) has none; mixing string and
-    non-string names is refused with :class:`DataTypeError`.
+    non-string names is refused with :class:`DataTypeError`, whose message ``caller``
+    ("Owner.method" or a function's name) opens.
     """
     if isinstance(X, np.ndarray) or not hasattr(X, "columns"):
         return None
@@ -577,14 +586,14 @@ def feature_names_of(X: Any, owner: str) -> np.ndarray | None:
     if strings < len(names):
         kinds = sorted({type(v).__name__ for v in names})
         raise DataTypeError(
-            f"{owner}: feature names are only supported when every column name is a string; "
+            f"{caller}: feature names are only supported when every column name is a string; "
             f"the columns of X have names of types {kinds}. Convert them, e.g. "
             "X.columns = X.columns.astype(str)."
         )
     return np.asarray(names, dtype=object)
 
 
-def check_feature_names(estimator: Any, X: Any) -> None:
+def check_feature_names(estimator: Any, X: Any, caller: str) -> None:
     """Refuse a frame whose columns differ from ``feature_names_in_`` (reordered, renamed, missing).
 
     A model fitted on a frame records ``feature_names_in_``; at predict time a
@@ -593,11 +602,10 @@ def check_feature_names(estimator: Any, X: Any) -> None:
     passed to a model fitted with names is taken by position with scikit-learn's
     warning ("X does not have valid feature names, but ... was fitted with
     feature names"); frames passed to a model fitted without names are taken as
-    they are.
+    they are. ``caller`` ("Owner.method") opens the message of a refusal.
     """
     fitted = getattr(estimator, "feature_names_in_", None)
-    owner = type(estimator).__name__
-    names = feature_names_of(X, owner)
+    names = feature_names_of(X, caller)
     if fitted is not None and names is None:
         from sklearn.utils.validation import _check_feature_names
 
@@ -613,7 +621,7 @@ def check_feature_names(estimator: Any, X: Any) -> None:
     def listed(values: list[str]) -> str:
         return "".join(f"- {v}\n" for v in values[:5]) + ("- ...\n" if len(values) > 5 else "")
 
-    message = f"{owner}: The feature names should match those that were passed during fit.\n"
+    message = f"{caller}: The feature names should match those that were passed during fit.\n"
     if unseen:
         message += "Feature names unseen at fit time:\n" + listed(unseen)
     if missing:
@@ -645,46 +653,46 @@ def checks_feature_names(method: Any) -> Any:
     """Decorate ``method(self, X, ...)`` (predict, transform, score, ...) with :func:`check_feature_names`."""
     @functools.wraps(method)
     def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
-        check_feature_names(self, X)
+        check_feature_names(self, X, f"{type(self).__name__}.{method.__name__}")
         return method(self, X, *args, **kwargs)
     return wrapper
 
 
-def check_sample_weight(sample_weight: Any, n: int, owner: str) -> np.ndarray:
+def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
     """Validate score weights: real, finite, >= 0, shape (n,), not all zero; scaled to max 1.
 
-    Returns the weights divided by their largest value (the weighted mean is
-    unchanged and its sum cannot overflow).
+    ``caller`` ("Owner.method") opens the messages. Returns the weights divided by their
+    largest value (the weighted mean is unchanged and its sum cannot overflow).
     """
     if isinstance(sample_weight, (numbers.Real, np.number)) and not isinstance(sample_weight, bool):
         raise DataValidationError(
-            f"{owner}: sample_weight must be an array of shape ({n},), one weight per sample; "
+            f"{caller}: sample_weight must be an array of shape ({n},), one weight per sample; "
             f"got a scalar. Pass None for equal weights."
         )
     try:
         raw = np.asarray(sample_weight)
     except (TypeError, ValueError) as exc:
-        raise DataTypeError(f"{owner}: sample_weight must be an array of numbers ({exc}).") from None
-    check_numeric_dtype(raw, owner, "sample_weight")
+        raise DataTypeError(f"{caller}: sample_weight must be an array of numbers ({exc}).") from None
+    check_numeric_dtype(raw, caller, "sample_weight")
     try:
         w = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
         raise DataTypeError(
-            f"{owner}: sample_weight must be an array of float64 numbers ({exc})."
+            f"{caller}: sample_weight must be an array of float64 numbers ({exc})."
         ) from None
     if w.shape != (n,):
         raise DataValidationError(
-            f"{owner}: sample_weight has shape {w.shape}; it must be ({n},), one weight per sample."
+            f"{caller}: sample_weight has shape {w.shape}; it must be ({n},), one weight per sample."
         )
     if not np.all(np.isfinite(w)):
         raise DataValidationError(
-            f"{owner}: sample_weight contains NaN or infinite values; pass finite weights."
+            f"{caller}: sample_weight contains NaN or infinite values; pass finite weights."
         )
     if np.any(w < 0):
-        raise DataValidationError(f"{owner}: sample_weight contains negative values; weights "
+        raise DataValidationError(f"{caller}: sample_weight contains negative values; weights "
                                   "must be >= 0.")
     top = float(np.max(w))
     if top == 0.0:
-        raise DataValidationError(f"{owner}: every sample_weight is zero; at least one weight "
+        raise DataValidationError(f"{caller}: every sample_weight is zero; at least one weight "
                                   "must be positive.")
     return w / top

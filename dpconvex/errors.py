@@ -82,7 +82,7 @@ class DataValidationError(DPConvexError, ValueError):
     ...     PrivateLogisticRegression(classes=[0, 1]).fit(X, [0, 1])
     ... except DataValidationError as exc:
     ...     print(exc)
-    PrivateLogisticRegression: X contains NaN or infinite values. Impute or drop them before fitting (...).
+    PrivateLogisticRegression.fit: X contains NaN or infinite values. Impute or drop them before fitting ...
     """
 
 
@@ -97,7 +97,7 @@ class DataTypeError(DataValidationError, TypeError):
     ...     PrivateLogisticRegression(classes=[0, 1]).fit([["a", "b"], ["c", "d"]], [0, 1])
     ... except DataTypeError as exc:
     ...     print(exc)
-    PrivateLogisticRegression: X must be an array of numbers; it holds strings (dtype <U1), ...
+    PrivateLogisticRegression.fit: X must be an array of numbers; it holds strings (dtype <U1), ...
     """
 
 

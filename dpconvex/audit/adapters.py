@@ -84,7 +84,7 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
     if not isinstance(data, (tuple, list)) or len(data) != 2:
         raise ParameterError(f"{owner}.prepare: data must be a tuple (X, y). Got "
                              f"{type(data).__name__}.")
-    X = check_array(data[0], owner)
+    X = check_array(data[0], f"{owner}.prepare")
     if not labels:
         if np.shape(data[1]) != (X.shape[0],):
             raise ParameterError(f"{owner}.prepare: y must hold one label per row of X "
@@ -467,7 +467,7 @@ class NoisyGDMechanism:
             loss = p["loss"] if isinstance(p["loss"], Loss) else get_loss(p["loss"])
             Xc, _ = clip_rows(X, q)
             # as the estimator: classes=, else read (warned); its unknown_labels policy
-            labels = encode_labels(np.asarray(data[1]), p.get("classes"), type(self).__name__,
+            labels = encode_labels(np.asarray(data[1]), p.get("classes"), f"{type(self).__name__}.prepare",
                                    binary=True, unknown_labels=p.get("unknown_labels", "raise"))
             ys = labels.signs()
             if p["fit_intercept"]:

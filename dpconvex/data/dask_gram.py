@@ -194,7 +194,8 @@ class DaskGram:
 
     def __init__(self, Z: da.Array, *, persist: bool | None = None):
         if not isinstance(Z, da.Array) or Z.ndim != 2:
-            raise TypeError(f"DaskGram needs a 2-D dask.array.Array; got {Z!r}.")
+            raise TypeError(f"DaskGram.__init__: needs a 2-D dask.array.Array; got {Z!r}. "
+                            "Pass the encoded rows as a 2-D Dask array.")
         Z = dask_rows.known_chunks(Z)
         if len(Z.chunks[1]) > 1:
             Z = Z.rechunk({1: -1})
@@ -252,7 +253,8 @@ class DaskGram:
         """Σ_i W[i, j] z_i z_iᵀ for every block j, shape (J, D, D): per-chunk Grams, tree-summed."""
         W = np.asarray(W, dtype=float)
         if W.shape[0] != self.n:
-            raise ValueError(f"expected weights of n = {self.n} rows; got shape {W.shape}.")
+            raise ValueError(f"DaskGram.weighted_gram: expected weights of n = {self.n} rows; "
+                             f"got shape {W.shape}. Pass one weight per row.")
         parts = [dask.delayed(_gram_block)(b, Wc)
                  for b, Wc in zip(self._chunks(), self._split(W), strict=True)]
         return _reduce(parts, 8 * (W.size // max(self.n, 1)) * self.D * self.D)
@@ -272,7 +274,8 @@ class DaskGram:
         """Records z_i ∘ scale (a public per-column map, e.g. a feature map), lazily per chunk."""
         s = np.asarray(scale, dtype=float)
         if s.ndim > 1 or (s.ndim == 1 and s.shape != (self.D,)):
-            raise ValueError(f"expected a scalar or a vector of length D = {self.D}; got {s.shape}.")
+            raise ValueError(f"DaskGram.__mul__: expected a scalar or a vector of length "
+                             f"D = {self.D}; got {s.shape}. Pass one scale per column.")
         return DaskGram(self.Z * s, persist=self.persist)
 
     def max_row_norm(self) -> float:

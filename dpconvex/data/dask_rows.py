@@ -295,8 +295,9 @@ def _map_block(B: np.ndarray, f: Callable[[np.ndarray], Any], width: int) -> np.
     out = np.asarray(f(B), dtype=float)
     if out.shape != (B.shape[0], width):
         raise ValueError(
-            f"a per-record map must return one row of {width} values per record: got shape "
-            f"{out.shape} for a chunk of {B.shape[0]} rows."
+            f"DaskRows.map_rows: a per-record map must return one row of {width} values per "
+            f"record: got shape {out.shape} for a chunk of {B.shape[0]} rows. Map each record "
+            "to one row of the width the map declares."
         )
     return out
 
@@ -346,15 +347,16 @@ def _reduce(parts: list[Any], nbytes: int) -> np.ndarray:
     return np.asarray(values[0])
 
 
-def _timeouts() -> tuple[float, float]:
-    """(timeout, no-workers timeout) in seconds, from the Dask config (module docstring)."""
+def _timeouts(caller: str) -> tuple[float, float]:
+    """(timeout, no-workers timeout) in seconds, from the Dask config (module docstring);
+    ``caller`` (the public function waiting) opens the message of a bad value."""
     out = []
     for key, default in (("dpconvex.dask.timeout", COMPUTE_TIMEOUT),
                          ("dpconvex.dask.no-workers-timeout", NO_WORKERS_TIMEOUT)):
         v = dask.config.get(key, default=default)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < v < math.inf):
-            raise ParameterError(f"The Dask config value {key!r} must be a finite number of "
-                                 f"seconds > 0. Got {v!r} instead; set it with "
+            raise ParameterError(f"{caller}: the Dask config value {key!r} must be a finite "
+                                 f"number of seconds > 0. Got {v!r} instead; set it with "
                                  f"dask.config.set({{{key!r}: 600}}).")
         out.append(float(v))
     return out[0], out[1]
@@ -380,17 +382,19 @@ def _no_workers(client: Any) -> bool:
         return True
 
 
-def _timed_out(what: str, seconds: float, key: str) -> SolverError:
+def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
     return SolverError(
-        f"the Dask cluster {what} {seconds:g} s ({key}); the computation was cancelled, no "
+        f"{caller}: the Dask cluster {what} {seconds:g} s ({key}); the computation was cancelled, no "
         "model is released and no privacy budget is charged. Check that the cluster has live "
         f"workers (client.wait_for_workers(1)), or allow more time with dask.config.set("
         f"{{{key!r}: seconds}}), then fit again."
     )
 
 
-def _wait(client: Any, futures: list[Any], timeout: float, idle_limit: float) -> None:
-    """Wait for ``futures`` within the timeouts; cancel them and raise SolverError past one."""
+def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_limit: float
+          ) -> None:
+    """Wait for ``futures`` within the timeouts; cancel them and raise SolverError past one
+    (``caller``, the public function waiting, opens its message)."""
     from distributed import wait
 
     t0 = time.monotonic()
@@ -400,7 +404,7 @@ def _wait(client: Any, futures: list[Any], timeout: float, idle_limit: float) ->
         while True:
             now = time.monotonic()
             if now - t0 >= timeout:
-                raise _timed_out("did not finish a computation within", timeout,
+                raise _timed_out(caller, "did not finish a computation within", timeout,
                                  "dpconvex.dask.timeout")
             try:
                 wait(futures, timeout=min(_POLL, timeout - (now - t0)))
@@ -411,7 +415,7 @@ def _wait(client: Any, futures: list[Any], timeout: float, idle_limit: float) ->
             if _no_workers(client):
                 idle_since = time.monotonic() if idle_since is None else idle_since
                 if time.monotonic() - idle_since >= idle_limit:
-                    raise _timed_out("has had no worker for", idle_limit,
+                    raise _timed_out(caller, "has had no worker for", idle_limit,
                                      "dpconvex.dask.no-workers-timeout")
             else:
                 idle_since = None
@@ -441,11 +445,11 @@ def compute(*arrays: Any) -> tuple[Any, ...]:
             client = _distributed_client(arrays)
             if client is None:
                 return dask.compute(*arrays)
-            limits = _timeouts()
+            limits = _timeouts("compute")
             pieces = [_pieces(a) for a in arrays]
             flat = [p for ps, _ in pieces for p in ps]
             futures = {f.key: f for f in client.compute(flat)}
-            _wait(client, list(futures.values()), *limits)
+            _wait("compute", client, list(futures.values()), *limits)
             values = dict(zip(futures, client.gather(list(futures.values())), strict=True))
             return tuple(_joined([values[p.key] for p in ps], grid) for ps, grid in pieces)
     except DPConvexError:
@@ -454,7 +458,7 @@ def compute(*arrays: Any) -> tuple[Any, ...]:
         if not _cluster_failure(exc):
             raise
         raise SolverError(
-            f"the Dask cluster failed during a distributed product ({type(exc).__name__}: {exc}). "
+            f"compute: the Dask cluster failed during a distributed product ({type(exc).__name__}: {exc}). "
             "Dask retries a task on another worker and recomputes lost chunks from their "
             "source, and gave up here; no model is released and no privacy budget is charged. "
             "Restart the workers (client.restart()) or give them more memory "
@@ -503,17 +507,17 @@ def wait_persisted(collections: list[Any]) -> None:
     futures = futures_of(collections)
     if client is None or not futures:
         return
-    limits = _timeouts()
+    limits = _timeouts("wait_persisted")
     try:
-        _wait(client, futures, *limits)
+        _wait("wait_persisted", client, futures, *limits)
     except DPConvexError:
         raise
     except Exception as exc:
         if not _cluster_failure(exc):
             raise
-        raise SolverError(f"the Dask cluster failed while storing the rows ({type(exc).__name__}: "
-                          f"{exc}); no model is released and no privacy budget is charged. "
-                          "Restart the workers, then fit again.") from exc
+        raise SolverError(f"wait_persisted: the Dask cluster failed while storing the rows "
+                          f"({type(exc).__name__}: {exc}); no model is released and no privacy "
+                          "budget is charged. Restart the workers, then fit again.") from exc
 
 
 def _chunk_shape(B: Any) -> np.ndarray:
@@ -570,7 +574,8 @@ def split_rows(X: da.Array, part: np.ndarray, k: int) -> list[da.Array]:
         X = X.rechunk({1: -1})
     part = np.asarray(part)
     if part.shape != (X.shape[0],):
-        raise ValueError(f"expected one part per row ({X.shape[0]}); got shape {part.shape}.")
+        raise ValueError(f"split_rows: expected one part per row ({X.shape[0]}); got shape "
+                         f"{part.shape}. Pass one part index per row of X.")
     part = part.astype(np.min_scalar_type(k), copy=False)
     bounds = np.cumsum((0, *X.chunks[0]))
     pieces = [part[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
@@ -648,9 +653,11 @@ class DaskRows:
         self._signs = False  # every scale factor in {-1, 0, 1}: folded into the vectors
         self._scale_tasks: list[Any] | None = None  # the factors persisted on the workers
         if not isinstance(X, da.Array):
-            raise TypeError(f"DaskRows needs a dask.array.Array; got {type(X).__name__}.")
+            raise TypeError(f"DaskRows.__init__: needs a dask.array.Array; got "
+                            f"{type(X).__name__}. Pass dask.array.from_array(X).")
         if X.ndim != 2:
-            raise ValueError(f"DaskRows needs a 2-D array; got shape {X.shape}.")
+            raise ValueError(f"DaskRows.__init__: needs a 2-D array; got shape {X.shape}. "
+                             "Pass the rows as a 2-D Dask array.")
         X = known_chunks(X)
         if X.dtype != np.float64:
             X = X.astype(np.float64)
@@ -705,13 +712,13 @@ class DaskRows:
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
         """Xᵀ v, shape (p,): per-chunk X_cᵀ v_c, summed on the cluster."""
         parts = [_delayed(_rmatvec_block)(b, s, self._signs, vc)
-                 for (b, s), vc in zip(self._pairs(), self._split(v), strict=True)]
+                 for (b, s), vc in zip(self._pairs(), self._split(v, "DaskRows.rmatvec"), strict=True)]
         return np.array(_reduce(parts, 8 * self.p)[0])
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Σ_i d_i x_i x_iᵀ, a dense (p, p) array: per-chunk Grams summed on the cluster."""
         parts = [_delayed(_gram_block)(b, s, self._signs, dc)
-                 for (b, s), dc in zip(self._pairs(), self._split(d), strict=True)]
+                 for (b, s), dc in zip(self._pairs(), self._split(d, "DaskRows.weighted_gram"), strict=True)]
         return np.array(_reduce(parts, 8 * self.p * self.p)[0])
 
     def margin_sums(self, w: np.ndarray, loss: MarginLoss, *, gradient: bool = True, step: int = 0
@@ -776,7 +783,7 @@ class DaskRows:
         out = DaskRows(self.X, persist=self.persist)
         out.persisted, out._implicit = self.persisted, self._implicit
         out._delayed_blocks = self._delayed_blocks
-        pieces = self._split(s)
+        pieces = self._split(s, "DaskRows.scale_rows")
         out._scale, out._signs = [c.astype(np.int8) for c in pieces] if signs else pieces, signs
         if self.persisted or signs:  # the factors go to the workers once, not with every product
             out._scale_tasks = list(dask.persist(*[dask.delayed(c) for c in out._scale]))
@@ -875,14 +882,17 @@ class DaskRows:
         """A length-n vector as an (n, 1) Dask array chunked like the rows."""
         v = np.asarray(v, dtype=float)
         if v.shape != (self.n,):
-            raise ValueError(f"expected a vector of length n = {self.n}; got shape {v.shape}.")
+            raise ValueError(f"DaskRows.matrix: expected a vector of length n = {self.n}; got "
+                             f"shape {v.shape}. Pass one value per row.")
         return da.from_array(v[:, None], chunks=(self.X.chunks[0], (1,)), name=False)
 
-    def _split(self, v: np.ndarray) -> list[np.ndarray]:
-        """A length-n vector cut along the row chunks, as (c, 1) columns."""
+    def _split(self, v: np.ndarray, caller: str) -> list[np.ndarray]:
+        """A length-n vector cut along the row chunks, as (c, 1) columns (``caller``: the
+        method reading it, for the message)."""
         v = np.asarray(v, dtype=float)
         if v.shape != (self.n,):
-            raise ValueError(f"expected a vector of length n = {self.n}; got shape {v.shape}.")
+            raise ValueError(f"{caller}: expected a vector of length n = {self.n}; got shape "
+                             f"{v.shape}. Pass one value per row.")
         return np.split(v[:, None], np.cumsum(self.X.chunks[0])[:-1])
 
     def _blocks(self) -> list[Any]:
@@ -912,7 +922,7 @@ class DaskRows:
                 f"{', persisted' if self.persisted else ''})")
 
 
-def check_dask(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
+def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
                min_samples: int = 1) -> da.Array:
     """Validate a Dask array or a Dask DataFrame of numeric columns; return a float64 Dask array.
 
@@ -920,7 +930,8 @@ def check_dask(X: Any, owner: str, *, name: str = "X", n_features: int | None = 
     samples, at least one feature, finite, the expected number of features).
     Shapes and dtypes are read from the collection's metadata; unknown chunk
     sizes and the finiteness check each take one pass over the data (n is a
-    public parameter). Columns are rechunked to one chunk per row block.
+    public parameter). Columns are rechunked to one chunk per row block. ``caller``
+    ("Owner.method") opens the messages.
 
     Raises
     ------
@@ -938,46 +949,46 @@ def check_dask(X: Any, owner: str, *, name: str = "X", n_features: int | None = 
         bad = [str(c) for c, t in X.dtypes.items() if not is_numeric_dtype(t) or is_complex_dtype(t)]
         if bad:
             raise DataTypeError(
-                f"{owner}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a public "
+                f"{caller}: {name} has non-numeric column(s) {bad[:5]!r}. Encode them with a public "
                 "schema first (dpconvex.datasets.from_dataframe applies a PublicSchema per partition)."
             )
         X = X.to_dask_array(lengths=tuple(int(v) for v in compute(X.map_partitions(len))[0]))
     elif not isinstance(X, da.Array):
         raise DataTypeError(
-            f"{owner}: {name} must be a dask.array.Array or a dask DataFrame of numeric columns; "
+            f"{caller}: {name} must be a dask.array.Array or a dask DataFrame of numeric columns; "
             f"got {type(X).__name__}."
         )
     if X.ndim != 2:
         raise DataValidationError(
-            f"{owner}: {name} must be 2-D (n_samples, n_features); got a Dask array with "
+            f"{caller}: {name} must be 2-D (n_samples, n_features); got a Dask array with "
             f"{X.ndim} dimension(s). Reshape it (X.reshape(-1, 1) for a single feature)."
         )
     if X.dtype.kind == "c":
         raise DataValidationError(
-            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
             "imaginary parts into columns)."
         )
     if X.dtype.kind not in "biuf":
-        raise DataTypeError(f"{owner}: {name} must hold numbers; got dtype {X.dtype}.")
+        raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
     rows = DaskRows(X)
     if rows.n < min_samples:
         raise DataValidationError(
-            f"{owner}: {name} has {rows.n} sample(s); at least {min_samples} are needed."
+            f"{caller}: {name} has {rows.n} sample(s); at least {min_samples} are needed."
         )
     if rows.p == 0:
         raise DataValidationError(
-            f"{owner}: {name} has 0 feature(s) (shape={(rows.n, 0)}) while a minimum of 1 is required."
+            f"{caller}: {name} has 0 feature(s) (shape={(rows.n, 0)}) while a minimum of 1 is required."
         )
     if n_features is not None and rows.p != n_features:
         raise DataValidationError(
-            f"{name} has {rows.p} features, but {owner} is expecting {n_features} features "
+            f"{name} has {rows.p} features, but {caller.split('.')[0]} is expecting {n_features} features "
             "as input (the number seen in fit)."
         )
     counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,),
                                dtype=np.int64)
     if int(compute(counts.sum())[0]):  # the message counts nothing (a data statistic)
         raise DataValidationError(
-            f"{owner}: {name} contains NaN or infinite values. Impute or drop them before "
+            f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
             "fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     return rows.X

@@ -80,15 +80,15 @@ def _number_text(text: str | bytes, kind: str) -> bool:
         return False
 
 
-def _binary_text_message(owner: str, column: str, positive: Any, holds: str) -> str:
+def _binary_text_message(caller: str, column: str, positive: Any, holds: str) -> str:
     """The refusal of a numeric positive value for a column of text (one message for both checks)."""
-    return (f"{owner}: binary column {column!r} holds {holds}, but its positive value "
+    return (f"{caller}: binary column {column!r} holds {holds}, but its positive value "
             f"{_shown(positive)} is a number, which no text equals: every record would be 0. "
             "Declare Binary(positive=...) with the text that means yes, e.g. "
             "Binary(positive=\"yes\").")
 
 
-def _check_dtype(schema: PublicSchema, column: str, dtype: Any, owner: str) -> None:
+def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> None:
     """Refuse a declaration that no value of the column's dtype can match, from the dtype alone.
 
     One rule for every column type, read from the dtype and the public
@@ -121,17 +121,17 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, owner: str) -> N
     if column in schema.numeric:
         if kind == "text":
             raise DataTypeError(
-                f"{owner}: column {column!r} is declared Numeric but holds {holds}, and dpconvex "
+                f"{caller}: column {column!r} is declared Numeric but holds {holds}, and dpconvex "
                 "does not read numbers from text. Declare it Categorical(...) with its public "
                 "vocabulary, or convert it to numbers yourself first (e.g. pandas.to_numeric).")
         if kind == "time":
             raise DataTypeError(
-                f"{owner}: column {column!r} is declared Numeric but holds {holds}; convert it to "
+                f"{caller}: column {column!r} is declared Numeric but holds {holds}; convert it to "
                 "numbers with a public map first (e.g. days since a fixed date).")
         return
     if kind == "time" and (column in schema.categories or column in schema.binary):
         raise DataTypeError(
-            f"{owner}: column {column!r} holds {holds}, which are not compared as categories; "
+            f"{caller}: column {column!r} holds {holds}, which are not compared as categories; "
             "convert them to text with a public format first (e.g. df[col].dt.strftime('%Y-%m')) "
             "or to numbers and declare Numeric(...).")
     if column in schema.categories and kind in ("bool", "int", "float"):
@@ -148,7 +148,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, owner: str) -> N
                 "bool": "Declare it Binary(positive=True), or Categorical((\"False\", \"True\")).",
             }[kind]
             raise DataTypeError(
-                f"{owner}: categorical column {column!r} holds {holds}, which are compared with "
+                f"{caller}: categorical column {column!r} holds {holds}, which are compared with "
                 f"the vocabulary as text, and the vocabulary entries {_shown(never)} are not the "
                 f"text of any such value: every record would go to the '{OTHER}' slot. {fix}")
     if column in schema.binary:
@@ -156,31 +156,31 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, owner: str) -> N
         if isinstance(positive, str):
             if kind in ("bool", "int", "float") and not _number_text(positive, kind):
                 raise DataTypeError(
-                    f"{owner}: binary column {column!r} holds {holds}, which are compared with the "
+                    f"{caller}: binary column {column!r} holds {holds}, which are compared with the "
                     f"positive value {_shown(positive)} as text, and no such value has that text: "
                     "every record would be 0. Declare the positive value as the number (or bool) "
                     "that means yes, e.g. Binary(positive=1).")
         elif kind == "text":
-            raise DataTypeError(_binary_text_message(owner, column, positive, holds))
+            raise DataTypeError(_binary_text_message(caller, column, positive, holds))
         elif (kind == "bool" and positive not in (0, 1)) or (
                 kind == "int" and isinstance(positive, float) and not positive.is_integer()):
             raise DataTypeError(
-                f"{owner}: binary column {column!r} holds {holds}, and none of them equals the "
+                f"{caller}: binary column {column!r} holds {holds}, and none of them equals the "
                 f"positive value {_shown(positive)}: every record would be 0. Declare the value "
                 "that means yes, e.g. Binary(positive=1) (or positive=True for bools).")
 
 
-def _numeric_values(values: np.ndarray, column: str, owner: str) -> np.ndarray:
+def _numeric_values(values: np.ndarray, column: str, caller: str) -> np.ndarray:
     """A column of real numbers as a new float64 array; NaN and infinities refused."""
-    check_numeric_dtype(values, owner, f"column {column!r}")
+    check_numeric_dtype(values, caller, f"column {column!r}")
     try:
         x = np.array(values, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError):
-        raise DataValidationError(f"{owner}: column {column!r} must hold real numbers that fit in "
+        raise DataValidationError(f"{caller}: column {column!r} must hold real numbers that fit in "
                                   "float64.") from None
     if not np.all(np.isfinite(x)):  # the message counts nothing (a data statistic)
         raise DataValidationError(
-            f"{owner}: column {column!r} contains NaN or infinite values. Drop those records or "
+            f"{caller}: column {column!r} contains NaN or infinite values. Drop those records or "
             "fill them with a public value first (a value computed from the data costs privacy).")
     return x
 
@@ -200,12 +200,12 @@ def _category_codes(values: np.ndarray, vocabulary: Sequence[Any]) -> np.ndarray
          for v in seq), dtype=np.intp, count=len(seq))
 
 
-def _binary_values(values: np.ndarray, positive: Any, column: str, owner: str) -> np.ndarray:
+def _binary_values(values: np.ndarray, positive: Any, column: str, caller: str) -> np.ndarray:
     """1.0 where a value equals ``positive``, else 0.0; missing values refused."""
     kind = values.dtype.kind
     if kind in "biuf" and not isinstance(positive, str):
         if kind == "f" and np.any(np.isnan(values)):
-            raise DataValidationError(f"{owner}: binary column {column!r} contains missing (NaN) "
+            raise DataValidationError(f"{caller}: binary column {column!r} contains missing (NaN) "
                                       "values; drop those records or fill them with a public "
                                       "value first.")
         return (values == positive).astype(np.float64)
@@ -213,7 +213,7 @@ def _binary_values(values: np.ndarray, positive: Any, column: str, owner: str) -
     out = np.empty(len(seq), dtype=np.float64)
     for i, v in enumerate(seq):
         if is_missing(v):
-            raise DataValidationError(f"{owner}: binary column {column!r} contains missing values "
+            raise DataValidationError(f"{caller}: binary column {column!r} contains missing values "
                                       "(None, NaN, pandas NA); drop those records or fill them "
                                       "with a public value first.")
         if isinstance(positive, str):
@@ -221,7 +221,7 @@ def _binary_values(values: np.ndarray, positive: Any, column: str, owner: str) -
                                                  if isinstance(v, bytes) else str(v))
             out[i] = text == positive
         elif isinstance(v, (str, bytes)):
-            raise DataTypeError(_binary_text_message(owner, column, positive, "text"))
+            raise DataTypeError(_binary_text_message(caller, column, positive, "text"))
         else:
             out[i] = v == positive
     return out
@@ -395,10 +395,11 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
 
-    def _read(self, X: Any, schema: PublicSchema) -> tuple[np.ndarray | None, dict[str, Any]]:
-        """Check the table against the schema; return its names and the encoder's inputs."""
-        owner = type(self).__name__
-        names, cols, dtypes = table_columns(X, owner)
+    def _read(self, X: Any, schema: PublicSchema, caller: str
+              ) -> tuple[np.ndarray | None, dict[str, Any]]:
+        """Check the table against the schema; return its names and the encoder's inputs
+        (``caller``, "PublicEncoder.fit" or ".transform", opens the messages)."""
+        names, cols, dtypes = table_columns(X, caller)
         expected = list(schema.columns)
         if names is not None and names != expected:
             missing = [c for c in expected if c not in names]
@@ -411,26 +412,27 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             if not parts:
                 parts.append("the columns are in a different order")
             raise DataValidationError(
-                f"{owner}: the columns of X differ from the schema's: {'; '.join(parts)}. Pass "
+                f"{caller}: the columns of X differ from the schema's: {'; '.join(parts)}. Pass "
                 f"exactly the schema's columns in its order, X[list(schema.columns)], or declare "
                 "an unused column as None in the schema.")
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
-                f"{owner}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
+                f"{caller}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
                 f"(read by position, in this order: {_shown(expected)}).")
         for col, dtype in zip(expected, dtypes, strict=True):
-            _check_dtype(schema, col, dtype, owner)
+            _check_dtype(schema, col, dtype, caller)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
         for col, values in zip(expected, cols, strict=True):
             if col in schema.numeric:
-                parts["numeric"][col] = _numeric_values(values, col, owner)
+                parts["numeric"][col] = _numeric_values(values, col, caller)
             elif col in schema.categories:
                 if values.dtype.kind == "c":
-                    raise DataTypeError(f"{owner}: categorical column {col!r} holds complex "
-                                        "numbers.")
+                    raise DataTypeError(f"{caller}: categorical column {col!r} holds complex "
+                                        "numbers; convert them to text or to real numbers "
+                                        "first.")
                 parts["codes"][col] = _category_codes(values, schema.categories[col])
             elif col in schema.binary:
-                parts["binary"][col] = _binary_values(values, schema.binary[col], col, owner)
+                parts["binary"][col] = _binary_values(values, schema.binary[col], col, caller)
         return (None if names is None else np.asarray(names, dtype=object)), parts
 
     def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str | None,
@@ -477,7 +479,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             numeric positive value over a column of text).
         """
         schema, _, _ = self._start()
-        names, _ = self._read(X, schema)
+        names, _ = self._read(X, schema, f"{type(self).__name__}.fit")
         self.n_features_in_ = len(schema.columns)
         return with_feature_names(self, names)
 
@@ -489,7 +491,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         ndarray of shape (n_records, schema.n_features), dtype float64
         """
         schema, row_norm, q = self._start()
-        names, parts = self._read(X, schema)
+        names, parts = self._read(X, schema, f"{type(self).__name__}.fit_transform")
         Z = self._encode(parts, schema, row_norm, q)
         self.n_features_in_ = len(schema.columns)
         with_feature_names(self, names)
@@ -518,20 +520,21 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             frame with unnamed columns) when the encoder was fitted with names.
         """
         check_fitted(self, "n_features_in_")
-        owner = type(self).__name__
+        caller = f"{type(self).__name__}.transform"
         if getattr(self, "feature_names_in_", None) is not None and not isinstance(X, Mapping) \
-                and feature_names_of(X, owner) is None and not is_dask_collection(X) \
+                and feature_names_of(X, caller) is None and not is_dask_collection(X) \
                 and not sp.issparse(X):
             raise DataValidationError(
-                f"{owner} was fitted on a table with named columns, but X has no column names (a "
-                "NumPy array or a frame with unnamed columns); its columns would be read by "
-                "position, and swapped columns would go unnoticed. Pass a pandas DataFrame with the "
+                f"{caller}: the encoder was fitted on a table with named columns, but X has no "
+                "column names (a NumPy array or a frame with unnamed columns); its columns would "
+                "be read by position, and swapped columns would go unnoticed. Pass a pandas "
+                "DataFrame with the "
                 "schema's columns by name, in its order: X[list(schema.columns)] of the original "
                 "frame, or pd.DataFrame(X, columns=list(schema.columns)) once the order is checked.")
         if not isinstance(X, Mapping):
-            check_feature_names(self, X)
+            check_feature_names(self, X, caller)
         schema, row_norm, q = self._params()
-        _, parts = self._read(X, schema)
+        _, parts = self._read(X, schema, caller)
         return self._encode(parts, schema, row_norm, q)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
@@ -549,8 +552,9 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         check_fitted(self, "n_features_in_")
         schema = self._params()[0]
         if input_features is not None and list(input_features) != list(schema.columns):
-            raise DataValidationError(f"{type(self).__name__}: input_features must be the schema's "
-                                      f"columns {_shown(list(schema.columns))}.")
+            raise DataValidationError(f"{type(self).__name__}.get_feature_names_out: "
+                                      "input_features must be the schema's columns "
+                                      f"{_shown(list(schema.columns))}.")
         return np.asarray(schema.feature_names, dtype=object)
 
     def __sklearn_tags__(self) -> Any:

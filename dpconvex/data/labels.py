@@ -157,19 +157,30 @@ def _value_kind(v: Any) -> str:
     return type(v).__name__
 
 
-def _refuse(owner: str, source: str, shown: Any, why: str) -> ParameterError:
-    return ParameterError(f"The {source} of {owner} {why}. Got {shown!r} instead.")
+#: How :func:`check_classes` names the ``classes=`` parameter (its default ``source``).
+_PARAMETER = "'classes' parameter"
 
 
-def check_classes(classes: Any, owner: str, binary: bool = False, *,
-                  source: str = "'classes' parameter") -> np.ndarray:
+def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
+    """A malformed label set: scikit-learn's parameter form for ``classes=``, else ``caller``'s."""
+    if source == _PARAMETER:
+        return ParameterError(f"The 'classes' parameter of {caller.split('.')[0]} {why}. "
+                              f"Got {shown!r} instead.")
+    return ParameterError(f"{caller}: the {source} {why}. Got {shown!r} instead.")
+
+
+def check_classes(classes: Any, caller: str, binary: bool = False, *,
+                  source: str = _PARAMETER) -> np.ndarray:
     """Validate a public label set; return it as a 1-D array.
 
     Parameters
     ----------
     classes : sequence
         The labels, in the order that defines the class indices.
-    owner : str
+    caller : str
+        The public call ("Owner.method", e.g. ``"PrivateLogisticRegression.fit"``); a
+        malformed ``classes=`` is refused in scikit-learn's words, which name the class
+        (``caller`` up to its dot).
     binary : bool
         Exactly two labels.
     source : str
@@ -184,39 +195,38 @@ def check_classes(classes: Any, owner: str, binary: bool = False, *,
         repeated label.
     """
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
-        raise _refuse(owner, source, classes, "must be None or a sequence of labels")
+        raise _refuse(caller, source, classes, "must be None or a sequence of labels")
     values = list(classes)
     for v in values:
         t = type(v)
         if v is None or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")):
-            raise _refuse(owner, source, classes, "has a missing value (None or pandas NA): a "
+            raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
         if isinstance(v, (complex, np.complexfloating)) or isinstance(v, (bytes, np.bytes_)):
-            raise _refuse(owner, source, classes, f"has a label of type {t.__name__}; class "
+            raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; class "
                           "labels are ints, floats with integer values, or strings")
         if isinstance(v, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
-            raise _refuse(owner, source, classes, "has a NaN, infinite or non-integer float "
+            raise _refuse(caller, source, classes, "has a NaN, infinite or non-integer float "
                           "label; class labels are ints, floats with integer values, or strings")
         try:
             hash(v)
         except TypeError:
-            raise _refuse(owner, source, classes, f"has an unhashable label of type {t.__name__}; "
+            raise _refuse(caller, source, classes, f"has an unhashable label of type {t.__name__}; "
                           "list ints or strings") from None
     kinds = {_value_kind(v) for v in values}
     if len(kinds) > 1:
-        raise _refuse(owner, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
+        raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
                       "use labels of one type, as in y (e.g. all str or all numbers)")
     c = np.asarray(values, dtype=object if kinds - {"str", "number"} else None)
     if c.ndim != 1 or c.size < 2:
-        raise _refuse(owner, source, classes, "must list at least two labels")
+        raise _refuse(caller, source, classes, "must list at least two labels")
     if binary and c.size != 2:
-        raise ParameterError(
-            f"Only binary classification is supported by {owner}: the {source} must list "
-            f"exactly two labels. Got {len(c)}; for more classes train one model per class and "
-            "split epsilon between them (sequential composition)."
-        )
+        raise _refuse(caller, source, classes, "must list exactly two labels: only binary "
+                      f"classification is supported by {caller.split('.')[0]}; for more classes "
+                      "train one model per class and split epsilon between them (sequential "
+                      "composition)")
     if len(set(c.tolist())) != c.size:
-        raise _refuse(owner, source, classes, "has repeated labels")
+        raise _refuse(caller, source, classes, "has repeated labels")
     return c
 
 
@@ -318,24 +328,24 @@ class LabelSet:
         return np.where(self.index == 1, 1.0, -1.0)
 
 
-def _inferred_set(y: np.ndarray, owner: str, binary: bool) -> tuple[np.ndarray, np.ndarray]:
+def _inferred_set(y: np.ndarray, caller: str, binary: bool) -> tuple[np.ndarray, np.ndarray]:
     """(np.unique(y), inverse) with the named errors; no warning."""
     try:
         c, idx = np.unique(np.asarray(y), return_inverse=True)
     except TypeError:
         raise DataValidationError(
-            f"{owner}: the labels in y cannot be sorted (mixed types?); use labels of one "
+            f"{caller}: the labels in y cannot be sorted (mixed types?); use labels of one "
             "type (all str or all numbers), or pass classes=[...]."
         ) from None
     if binary and c.size > 2:
         raise DataValidationError(
-            f"Only binary classification is supported by {owner}; y has more than two "
+            f"{caller}: only binary classification is supported; y has more than two "
             "classes. Map the labels to two classes, or train one model per class and "
             "split epsilon between them (sequential composition)."
         )
     if c.size < 2:
         raise DataValidationError(
-            f"{owner} could not read the label set from y (it needs "
+            f"{caller}: could not read the label set from y (it needs "
             f"{'exactly two' if binary else 'at least two'} classes there). Pass the public "
             "label set, e.g. classes=[0, 1]: then nothing about the labels is read from the "
             "data and a class without records still gets a model."
@@ -343,39 +353,39 @@ def _inferred_set(y: np.ndarray, owner: str, binary: bool) -> tuple[np.ndarray, 
     return c, idx.ravel().astype(np.int64)
 
 
-def _public_set(y: Any, classes: Any, owner: str, binary: bool) -> tuple[np.ndarray, str] | None:
+def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.ndarray, str] | None:
     """The public label set and its source (None: the set must be read from y)."""
     declared = declared_classes(y)
     if declared is not None:
-        declared = check_classes(declared, owner, binary and classes is None,
+        declared = check_classes(declared, caller, binary and classes is None,
                                  source="label set declared with y")
     if classes is None:
         return None if declared is None else (declared, "declared")
-    c = check_classes(classes, owner, binary)
+    c = check_classes(classes, caller, binary)
     if declared is not None and set(c.tolist()) != set(declared.tolist()):
         raise ParameterError(
-            f"The 'classes' parameter of {owner} lists {c.tolist()!r}, but y declares the label "
-            f"set {declared.tolist()!r} (a dpconvex.datasets loader's labels, or a pandas "
-            "Categorical's categories). Pass classes= with the same labels or leave it None; "
+            f"The 'classes' parameter of {caller.split('.')[0]} lists {c.tolist()!r}, but y "
+            f"declares the label set {declared.tolist()!r} (a dpconvex.datasets loader's labels, "
+            "or a pandas Categorical's categories). Pass classes= with the same labels or leave it None; "
             "for another label set pass the labels as a plain array, np.asarray(y)."
         )
     return c, "parameter"
 
 
-def label_set_of(y: Any, classes: Any, owner: str) -> np.ndarray | None:
+def label_set_of(y: Any, classes: Any, caller: str) -> np.ndarray | None:
     """The label set a fit on validated labels ``y`` would use, without warning or encoding.
 
     For choosing a path before the fit (one-vs-rest or binary); None when the
     set cannot be made out (the fit then raises the named error).
     """
     try:
-        public = _public_set(y, classes, owner, False)
-        return public[0] if public is not None else _inferred_set(y, owner, False)[0]
+        public = _public_set(y, classes, caller, False)
+        return public[0] if public is not None else _inferred_set(y, caller, False)[0]
     except (DataValidationError, ParameterError):
         return None
 
 
-def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = False,
+def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = False,
                   unknown_labels: str = "raise") -> LabelSet:
     """Encode validated labels against the public label set (or read it from y, with a warning).
 
@@ -387,7 +397,7 @@ def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = Fal
     classes : sequence or None
         The public label set; None takes the set declared with y, else reads
         it from y (a :class:`~dpconvex.errors.PrivacyLeakWarning`, assumed public).
-    owner : str
+    caller : str
     binary : bool
         Two classes exactly.
     unknown_labels : {"raise", "ignore"}, default="raise"
@@ -407,21 +417,22 @@ def encode_labels(y: np.ndarray, classes: Any, owner: str, *, binary: bool = Fal
         to change. Neither prints data statistics (no count, no label of y);
         :func:`dpconvex.collect_diagnostics` records the labels outside the set.
     """
+    owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
-    public = _public_set(y, classes, owner, binary)
+    public = _public_set(y, classes, caller, binary)
     if public is None:
         _warn_inferred(owner)  # before any refusal: it depends on classes=None only
-        c, idx = _inferred_set(y, owner, binary)
+        c, idx = _inferred_set(y, caller, binary)
         return LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels)
     c, source = public
-    _check_kinds(y, c, owner, source)
+    _check_kinds(y, c, caller, source)
     values = np.asarray(y)
     idx = _lookup(values, c)
     outside = idx < 0
     refuse = unknown_labels == "raise" and bool(np.any(outside))
     _note_outside(owner, c, values, outside, refused=refuse)
     if refuse:
-        raise DataValidationError(_unknown_labels_message(owner, c, source))
+        raise DataValidationError(_unknown_labels_message(caller, c, source))
     if np.any(outside):
         idx = np.where(outside, 0, idx)
     return LabelSet(c, idx, outside, source, unknown_labels)
@@ -468,13 +479,13 @@ def _shown_classes(c: np.ndarray) -> str:
     return repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]"
 
 
-def _unknown_labels_message(owner: str, c: np.ndarray, source: str) -> str:
+def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
     """The refusal of a label outside the public set: public facts and the fixes only."""
     where = ("classes=" if source == "parameter" else
              "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
              "Categorical's categories): ")
     return (
-        f"{owner}: y has labels that are not in {where}{_shown_classes(c)}, and "
+        f"{caller}: y has labels that are not in {where}{_shown_classes(c)}, and "
         "unknown_labels='raise' refuses such a fit (nothing was fitted or released). List "
         "every label exactly as it appears in y, with the same type and spelling (case "
         "included), in classes=; or map the labels of y onto the declared classes before "
@@ -494,14 +505,14 @@ def _labels_kind(y: np.ndarray) -> str:
     return _value_kind(np.asarray(y).flat[0]) if len(y) else "number"
 
 
-def _check_kinds(y: np.ndarray, c: np.ndarray, owner: str, source: str) -> None:
+def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None:
     """Refuse labels of another kind than the label set (every record would be outside it)."""
     want = {_value_kind(v) for v in c.tolist()}
     got = _labels_kind(y)
     if want != {got}:
         where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
         raise DataValidationError(
-            f"{owner}: the labels in y are of type {got} but {where} lists "
+            f"{caller}: the labels in y are of type {got} but {where} lists "
             f"{', '.join(sorted(want))} labels, so no record could match a class. List the "
             "labels exactly as they appear in y, with the same type and spelling, in classes=; "
             "or convert y to the type of the declared classes."
@@ -567,7 +578,7 @@ def _label_kind(t: type) -> str:
     return t.__name__
 
 
-def _check_label_values(values: np.ndarray, owner: str) -> None:
+def _check_label_values(values: np.ndarray, caller: str) -> None:
     """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers).
 
     Works on the set of the labels' types (one fast pass), looking at values only
@@ -586,21 +597,21 @@ def _check_label_values(values: np.ndarray, owner: str) -> None:
             missing = "NaN"
     if missing is not None:
         raise DataValidationError(
-            f"{owner}: y contains {missing} labels; drop those rows or give them a real class "
+            f"{caller}: y contains {missing} labels; drop those rows or give them a real class "
             "label (a missing label cannot be a class)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
-        raise DataValidationError(_complex_labels(owner))
+        raise DataValidationError(_complex_labels(caller))
     if any(issubclass(t, (bytes, np.bytes_)) for t in types):
-        raise DataTypeError(_bytes_labels(owner))
+        raise DataTypeError(_bytes_labels(caller))
     kinds = {_label_kind(t) for t in types}
     if kinds == {"number"} and any(issubclass(t, (float, np.floating)) for t in types):
         floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
         if np.any(floats != np.round(floats)):
-            raise DataValidationError(_continuous_labels(owner))
+            raise DataValidationError(_continuous_labels(caller))
     if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
         raise DataValidationError(
-            f"{owner}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
+            f"{caller}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
             "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
         )
     if kinds and kinds.pop() not in ("str", "number"):
@@ -608,27 +619,27 @@ def _check_label_values(values: np.ndarray, owner: str) -> None:
             np.unique(values)
         except TypeError as exc:
             raise DataValidationError(
-                f"{owner}: the labels in y cannot be sorted ({exc}). Use labels of one type "
+                f"{caller}: the labels in y cannot be sorted ({exc}). Use labels of one type "
                 "(str or int)."
             ) from None
 
 
-def _complex_labels(owner: str) -> str:
-    return (f"{owner}: Unknown label type: complex. y must hold class labels (ints or strings); "
+def _complex_labels(caller: str) -> str:
+    return (f"{caller}: Unknown label type: complex. y must hold class labels (ints or strings); "
             "got complex numbers. Encode the classes as ints or strings.")
 
 
-def _bytes_labels(owner: str) -> str:
-    return (f"{owner}: labels represented as bytes are not supported (as in scikit-learn). "
+def _bytes_labels(caller: str) -> str:
+    return (f"{caller}: labels represented as bytes are not supported (as in scikit-learn). "
             "Decode them to strings first, e.g. y.astype(str).")
 
 
-def _continuous_labels(owner: str) -> str:
-    return (f"{owner}: Unknown label type: continuous. y must hold class labels; got "
+def _continuous_labels(caller: str) -> str:
+    return (f"{caller}: Unknown label type: continuous. y must hold class labels; got "
             "non-integer floats (a regression target?). Encode the classes as ints or strings.")
 
 
-def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
+def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
     """Validate a 1-D label vector of length n_samples.
 
     Raises :class:`DataValidationError` for missing labels (None, NaN, pandas
@@ -642,35 +653,35 @@ def check_labels(y: Any, n_samples: int, owner: str) -> np.ndarray:
     """
     if y is None:
         raise DataValidationError(
-            f"{owner} requires y to be passed, but the target y is None. Pass the labels."
+            f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
         )
-    _reject_masked(y, owner, "y")
+    _reject_masked(y, caller, "y")
     yy = np.asarray(y)
     if yy.ndim == 2 and yy.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it was flattened. "
-            f"Pass y.ravel() to {owner} to silence this.", DataConversionWarning, stacklevel=3)
+            f"Pass y.ravel() to {caller} to silence this.", DataConversionWarning, stacklevel=3)
         yy = yy.ravel()
     if yy.ndim != 1:
         raise DataValidationError(
-            f"{owner}: y must be 1-D (n_samples,); got shape {yy.shape}. Use y.ravel()."
+            f"{caller}: y must be 1-D (n_samples,); got shape {yy.shape}. Use y.ravel()."
         )
     if yy.shape[0] != n_samples:
         raise DataValidationError(
-            f"{owner}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
+            f"{caller}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
         )
     if yy.dtype.kind == "c":
-        raise DataValidationError(_complex_labels(owner))
+        raise DataValidationError(_complex_labels(caller))
     if yy.dtype.kind == "S":
-        raise DataTypeError(_bytes_labels(owner))
+        raise DataTypeError(_bytes_labels(caller))
     if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
-        raise DataValidationError(f"{owner}: y contains NaN or infinite labels; drop those rows.")
+        raise DataValidationError(f"{caller}: y contains NaN or infinite labels; drop those rows.")
     if yy.dtype.kind == "O":
-        _check_label_values(yy, owner)
+        _check_label_values(yy, caller)
     elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
         # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
-        _check_label_values(np.asarray(y, dtype=object).ravel(), owner)
+        _check_label_values(np.asarray(y, dtype=object).ravel(), caller)
     if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
-        raise DataValidationError(_continuous_labels(owner))
+        raise DataValidationError(_continuous_labels(caller))
     declared = declared_classes(y)  # a label set declared with y travels with the labels
     return yy if declared is None else LabelArray(yy, declared)

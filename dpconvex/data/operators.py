@@ -167,7 +167,8 @@ class DenseRows:
     def __init__(self, X: np.ndarray):
         self.X = np.asarray(X, dtype=float)
         if self.X.ndim != 2:
-            raise ValueError(f"DenseRows needs a 2-D array; got shape {self.X.shape}.")
+            raise ValueError(f"DenseRows.__init__: needs a 2-D array; got shape {self.X.shape}. "
+                             "Pass the rows as a 2-D array.")
         self.n, self.p = self.X.shape
 
     @property
@@ -261,7 +262,8 @@ class CSRRows:
 
     def __init__(self, A: Any):
         if not sp.issparse(A):
-            raise TypeError(f"CSRRows needs a scipy.sparse matrix; got {type(A).__name__}.")
+            raise TypeError(f"CSRRows.__init__: needs a scipy.sparse matrix; got "
+                            f"{type(A).__name__}. Pass DenseRows a dense array.")
         A = sp.csr_array(A)
         if A.dtype != np.float64:
             A = A.astype(np.float64)
@@ -381,7 +383,8 @@ class ScaledRows:
         self.is_sparse = bool(base.is_sparse)
         if self.scale.shape != (self.n,) or (self.column is not None
                                              and self.column.shape != (self.n,)):
-            raise ValueError(f"ScaledRows needs a scale and a column of shape ({self.n},).")
+            raise ValueError(f"ScaledRows.__init__: needs a scale and a column of shape "
+                             f"({self.n},), one entry per row of the base rows.")
 
     @property
     def matrix(self) -> Any:
@@ -511,28 +514,29 @@ def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
     return s, int(np.count_nonzero(over))
 
 
-def check_sparse(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
+def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
                  min_samples: int = 1) -> sp.csr_array:
     """Validate SciPy sparse rows without densifying them; return a float64 ``csr_array``.
 
     The checks of :func:`dpconvex.data.validation.check_array` (2-D, enough samples,
     at least one feature, finite, real, the expected number of features), run on
-    the stored entries. CSR float64 input with sorted indices is not copied.
+    the stored entries, with messages opened by ``caller`` ("Owner.method"). CSR float64
+    input with sorted indices is not copied.
     """
     if not sp.issparse(X):
-        raise DataTypeError(f"{owner}: {name} must be a scipy.sparse matrix; got {type(X).__name__}.")
+        raise DataTypeError(f"{caller}: {name} must be a scipy.sparse matrix; got {type(X).__name__}.")
     if X.ndim != 2:
         raise DataValidationError(
-            f"{owner}: {name} must be 2-D (n_samples, n_features); got shape {X.shape}.")
+            f"{caller}: {name} must be 2-D (n_samples, n_features); got shape {X.shape}.")
     if X.dtype.kind == "c":
         raise DataValidationError(
-            f"{owner}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
             "imaginary parts into columns)."
         )
     if X.dtype.kind not in "biuf":
-        raise DataTypeError(f"{owner}: {name} must hold numbers; got dtype {X.dtype}.")
+        raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
     A = canonical_csr(X)
-    return check_matrix_body(A, A.data, owner, name, min_samples, n_features)
+    return check_matrix_body(A, A.data, caller, name, min_samples, n_features)
 
 
 def canonical_csr(X: Any) -> sp.csr_array:
@@ -634,7 +638,8 @@ def _gram_rows(p: int) -> int:
 def _check_same_rows(before: DesignOperator, after: DesignOperator) -> None:
     if after.n != before.n:
         raise ValueError(
-            f"a per-record map must return one row per record: got {after.n} rows for {before.n}."
+            f"{type(before).__name__}.map_rows: a per-record map must return one row per "
+            f"record: got {after.n} rows for {before.n}. Map each record to one row."
         )
 
 

@@ -68,7 +68,9 @@ def _unit_dense(X: np.ndarray, bound: float) -> np.ndarray:
         if not np.any(over):
             return X
         X[over] *= np.nextafter(bound / norms[over], 0.0)[:, None]
-    raise FloatingPointError("row norms could not be brought to <= the bound")  # pragma: no cover
+    raise FloatingPointError(  # pragma: no cover
+        "normalize_rows: row norms could not be brought to <= the bound by rounding. Scale "
+        "the rows by a public constant first.")
 
 
 def normalize_rows(X: Any, bound: float = 1.0) -> Any:
@@ -123,7 +125,8 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     if not sp.issparse(X):
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
-            raise ParameterError(f"normalize_rows needs a 2-D array of rows; got shape {X.shape}.")
+            raise ParameterError(f"The 'X' argument of normalize_rows must be a 2-D array of "
+                             f"rows. Got shape {X.shape} instead.")
         return _unit_dense(X, q)
     A = canonical_csr(X)
     data = A.data.copy()
@@ -145,7 +148,8 @@ def normalize_rows_lazy(X: Any, bound: float = 1.0) -> Any:
     """
     q = check_float("bound", bound, "normalize_rows")
     if X.ndim != 2:
-        raise ParameterError(f"normalize_rows needs a 2-D array of rows; got shape {X.shape}.")
+        raise ParameterError(f"The 'X' argument of normalize_rows must be a 2-D array of "
+                             f"rows. Got shape {X.shape} instead.")
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
     return X.map_blocks(_unit_block, bound=q, dtype=np.float64)

@@ -43,9 +43,9 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_range(column: str, rng: object, owner: str) -> None:
-    """A public range (lo, hi): two finite floats with lo < hi."""
-    msg = (f"{owner}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi. "
+def _check_range(column: str, rng: object, caller: str) -> None:
+    """A public range (lo, hi): two finite floats with lo < hi (``caller`` opens the message)."""
+    msg = (f"{caller}: the range of {column!r} must be two finite numbers (lo, hi) with lo < hi. "
            f"Got {_shown(rng)} instead.")
     if isinstance(rng, (str, bytes)) or not isinstance(rng, Sequence) or len(rng) != 2:
         raise ParameterError(msg)
@@ -367,10 +367,10 @@ class PublicSchema:
 
     def __post_init__(self) -> None:
         """Refuse a schema the encoder cannot apply (named :class:`ParameterError`)."""
-        owner = "PublicSchema"
+        owner, caller = "PublicSchema", "PublicSchema.__init__"
         drafted: frozenset[str] = frozenset()
         if isinstance(self.columns, Mapping):
-            drafted = self._from_declarations(owner)
+            drafted = self._from_declarations(caller)
         cols = self.columns
         if isinstance(cols, (str, bytes)) or not isinstance(cols, Sequence) or not all(
                 isinstance(c, str) for c in cols):
@@ -379,7 +379,8 @@ class PublicSchema:
                                  f"sequence of column names (str). Got {_shown(cols)} instead.")
         if len(set(cols)) != len(cols):
             dup = sorted({c for c in cols if list(cols).count(c) > 1})
-            raise ParameterError(f"{owner}: 'columns' repeats {dup!r}; each column appears once.")
+            raise ParameterError(f"The 'columns' parameter of {owner} repeats {dup!r}; each "
+                                 "column appears once.")
         for name, table in (("numeric", self.numeric), ("categories", self.categories),
                             ("binary", self.binary)):
             if not isinstance(table, Mapping):
@@ -387,22 +388,24 @@ class PublicSchema:
                                      f"column name. Got {_shown(table)} instead.")
             unknown = [c for c in table if c not in cols]
             if unknown:
-                raise ParameterError(f"{owner}: '{name}' names column(s) {unknown!r} that are not "
-                                     "in 'columns'.")
+                raise ParameterError(f"The '{name}' parameter of {owner} names column(s) "
+                                     f"{unknown!r} that are not in 'columns'; declare them in "
+                                     "'columns' or remove them.")
         kinds = [*self.numeric, *self.categories, *self.binary]
         both = sorted({c for c in kinds if kinds.count(c) > 1})
         if both:
-            raise ParameterError(f"{owner}: column(s) {both!r} are declared twice (numeric, "
+            raise ParameterError(f"{caller}: column(s) {both!r} are declared twice (numeric, "
                                  "categorical or binary: one each).")
         for c, rng in self.numeric.items():
-            _check_range(c, rng, owner)
+            _check_range(c, rng, caller)
         for c, vocabulary in self.categories.items():
             if isinstance(vocabulary, (str, bytes)) or not isinstance(vocabulary, Sequence) or \
                     not all(isinstance(v, (str, bytes)) for v in vocabulary):
-                raise ParameterError(f"{owner}: the vocabulary of {c!r} must be a sequence of "
+                raise ParameterError(f"{caller}: the vocabulary of {c!r} must be a sequence of "
                                      f"categories (str). Got {_shown(vocabulary)} instead.")
             if len(set(vocabulary)) != len(vocabulary):
-                raise ParameterError(f"{owner}: the vocabulary of {c!r} repeats a category.")
+                raise ParameterError(f"{caller}: the vocabulary of {c!r} repeats a category; "
+                                     "list each category once.")
         for positive in self.binary.values():
             Binary(positive)
         for name, subset, within in (("log_scaled", self.log_scaled, self.numeric),
@@ -418,27 +421,27 @@ class PublicSchema:
         names = self.feature_names
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
-            raise ParameterError(f"{owner}: the encoded feature names {dup!r} repeat; rename a "
+            raise ParameterError(f"{caller}: the encoded feature names {dup!r} repeat; rename a "
                                  "column or a category.")
         if self.suggested and not drafted:
             drafted = frozenset(self.features)
         object.__setattr__(self, "_drafted", drafted)
         object.__setattr__(self, "suggested", bool(self.suggested or drafted))
 
-    def _from_declarations(self, owner: str) -> frozenset[str]:
+    def _from_declarations(self, caller: str) -> frozenset[str]:
         """Unpack ``columns={name: Numeric | Categorical | Binary | None}`` into the tables.
 
         Returns the columns whose declaration carries the ``drafted`` mark.
         """
         if self.numeric or self.categories or self.binary or self.log_scaled or self.other:
-            raise ParameterError(f"{owner}: declare the columns either by a mapping of "
+            raise ParameterError(f"{caller}: declare the columns either by a mapping of "
                                  "declarations or by the tables (numeric=, categories=, ...), "
                                  "not both.")
         numeric, categories, binary, log, other = {}, {}, {}, set(), set()
         drafted = set()
         for name, decl in self.columns.items():
             if not isinstance(name, str):
-                raise ParameterError(f"{owner}: column names must be str. Got {_shown(name)}.")
+                raise ParameterError(f"{caller}: column names must be str. Got {_shown(name)}.")
             if isinstance(decl, (Numeric, Categorical, Binary)) and decl.drafted:
                 drafted.add(name)
             if isinstance(decl, Numeric):
@@ -452,7 +455,7 @@ class PublicSchema:
             elif isinstance(decl, Binary):
                 binary[name] = decl.positive
             elif decl is not None:
-                raise ParameterError(f"{owner}: the declaration of {name!r} must be Numeric(...), "
+                raise ParameterError(f"{caller}: the declaration of {name!r} must be Numeric(...), "
                                      f"Categorical(...), Binary(...) or None (not used). Got "
                                      f"{_shown(decl)} instead.")
         for attr, value in (("columns", tuple(self.columns)), ("numeric", numeric),
@@ -557,16 +560,18 @@ class PublicSchema:
         """
         if isinstance(ranges, (str, bytes)) or not isinstance(ranges, (Sequence, np.ndarray)) \
                 or len(ranges) == 0:
-            raise ParameterError("The 'ranges' parameter must be a non-empty sequence of (lo, hi) "
-                                 f"pairs, one per column. Got {_shown(ranges)} instead.")
+            raise ParameterError("The 'ranges' argument of PublicSchema.from_ranges must be a "
+                                 "non-empty sequence of (lo, hi) pairs, one per column. Got "
+                                 f"{_shown(ranges)} instead.")
         columns = tuple(f"{prefix}{i}" for i in range(len(ranges)))
         for c, rng in zip(columns, ranges, strict=True):
-            _check_range(c, tuple(rng) if isinstance(rng, np.ndarray) else rng, "PublicSchema")
+            _check_range(c, tuple(rng) if isinstance(rng, np.ndarray) else rng,
+                         "PublicSchema.from_ranges")
         numeric = {c: (float(lo), float(hi)) for c, (lo, hi) in zip(columns, ranges, strict=True)}
         return cls(columns, numeric, centered=centered)
 
     def select(self, columns: Sequence[str] | None = None, drop: Sequence[str] = (),
-               *, owner: str = "PublicSchema.select") -> PublicSchema:
+               *, caller: str = "PublicSchema.select") -> PublicSchema:
         """The schema restricted to some columns: a public, schema-level column selection.
 
         Parameters
@@ -575,8 +580,9 @@ class PublicSchema:
             The feature columns to keep (column order is kept); None keeps all.
         drop : sequence of str
             Feature columns to remove (after ``columns``).
-        owner : str
-            Named in error messages.
+        caller : str
+            The public call selecting ("PublicSchema.select", or a loader's name), named
+            in error messages.
 
         Returns
         -------
@@ -598,21 +604,22 @@ class PublicSchema:
             if isinstance(sel, str | bytes) or not isinstance(sel, Sequence) or not all(
                     isinstance(c, str) for c in sel):
                 raise ParameterError(
-                    f"The '{name}' parameter of {owner} must be a sequence of column names, "
+                    f"The '{name}' parameter of {caller} must be a sequence of column names, "
                     f"e.g. ('age',). Got {_shown(sel)} instead.")
             repeated = sorted({c for c in sel if list(sel).count(c) > 1})
             if repeated:
                 raise ParameterError(
-                    f"The '{name}' parameter of {owner} repeats column(s) {repeated!r}; name each "
+                    f"The '{name}' parameter of {caller} repeats column(s) {repeated!r}; name each "
                     "column once (a repeated column would not be encoded twice).")
             unknown = [c for c in sel if c not in valid]
             if unknown:
                 raise ParameterError(
-                    f"The '{name}' parameter of {owner} names unknown column(s) {unknown!r}; "
+                    f"The '{name}' parameter of {caller} names unknown column(s) {unknown!r}; "
                     f"the feature columns are {list(valid)!r}.")
         keep = [c for c in valid if (columns is None or c in columns) and c not in drop]
         if not keep:
-            raise ParameterError(f"{owner}: the column selection keeps no feature column.")
+            raise ParameterError(f"{caller}: the column selection keeps no feature column; "
+                                 "keep at least one.")
         if len(keep) == len(valid):
             return self
         declarations = self.declarations  # drafted declarations keep their mark

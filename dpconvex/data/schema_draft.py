@@ -91,21 +91,21 @@ def draft_schema(X: Any) -> PublicSchema:
         "plan": Categorical(("basic", "pro")),
     })
     """
-    owner = "draft_schema"
-    names, cols, dtypes = table_columns(X, owner)
+    caller = "draft_schema"
+    names, cols, dtypes = table_columns(X, caller)
     if names is None:
         names = [f"x{k}" for k in range(len(cols))]
     decls: dict[str, Declaration] = {}
     for name, values, dtype in zip(names, cols, dtypes, strict=True):
-        decls[name] = _draft_column(name, values, dtype_kind(dtype), owner)
+        decls[name] = _draft_column(name, values, dtype_kind(dtype), caller)
     warnings.warn(_LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
     return PublicSchema(decls, suggested=True)
 
 
-def _draft_column(name: str, values: np.ndarray, column_kind: str, owner: str) -> Declaration:
+def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) -> Declaration:
     """The drafted declaration of one column (reads its values), marked ``drafted``."""
     if column_kind == "time":
-        raise ParameterError(f"{owner}: column {name!r} holds dates or time spans; declare it by "
+        raise ParameterError(f"{caller}: column {name!r} holds dates or time spans; declare it by "
                              "hand with a public map.")
     kind = values.dtype.kind
     if kind == "O" and column_kind in ("int", "float"):  # nullable integers: NA as NaN
@@ -117,7 +117,7 @@ def _draft_column(name: str, values: np.ndarray, column_kind: str, owner: str) -
         v = values.astype(np.float64)
         v = v[np.isfinite(v)]
         if v.size == 0:
-            raise ParameterError(f"{owner}: column {name!r} has no finite value to draft a range "
+            raise ParameterError(f"{caller}: column {name!r} has no finite value to draft a range "
                                  "from; declare it by hand.")
         seen = np.unique(v)
         if seen.size == 2 and seen[0] == 0.0 and seen[1] == 1.0:
@@ -128,14 +128,14 @@ def _draft_column(name: str, values: np.ndarray, column_kind: str, owner: str) -
         log = lo >= 0.0 and float(np.median(v)) - lo < (hi - lo) / 100.0
         return Numeric(lo, hi, log=bool(log), drafted=True)
     if kind in "cMm":
-        raise ParameterError(f"{owner}: column {name!r} holds dates, time spans or complex "
+        raise ParameterError(f"{caller}: column {name!r} holds dates, time spans or complex "
                              "numbers; declare it by hand with a public map.")
     seen_values = set()
     for v in values.tolist():
         if is_missing(v):
             continue
         if kind == "O" and isinstance(v, (complex, np.complexfloating)):
-            raise ParameterError(f"{owner}: column {name!r} holds complex numbers; declare it by "
+            raise ParameterError(f"{caller}: column {name!r} holds complex numbers; declare it by "
                                  "hand.")
         seen_values.add(v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v))
     return Categorical(tuple(sorted(seen_values)), drafted=True)

@@ -65,7 +65,7 @@ def column_array(column: Any) -> np.ndarray:
     return values
 
 
-def table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
+def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
     """The column names (None for positional input), each column's values and its dtype.
 
     Takes a pandas DataFrame, a mapping of column name to 1-D values, or a 2-D
@@ -79,8 +79,9 @@ def table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray
     ----------
     X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
         The table.
-    owner : str
-        Named in error messages.
+    caller : str
+        The public call reading the table ("Owner.method" or a function's name), which
+        opens the error messages.
 
     Returns
     -------
@@ -100,53 +101,53 @@ def table_columns(X: Any, owner: str) -> tuple[list[str] | None, list[np.ndarray
         record or no column.
     """
     if is_dask_collection(X):
-        raise DataTypeError(f"{owner}: got a Dask collection; encode a Dask DataFrame partition "
+        raise DataTypeError(f"{caller}: got a Dask collection; encode a Dask DataFrame partition "
                             "by partition with dpconvex.datasets.dask_loaders.from_dataframe(df, "
                             "schema).")
     if sp.issparse(X):
-        raise DataTypeError(f"{owner}: takes a table of raw columns (a pandas DataFrame, a mapping "
+        raise DataTypeError(f"{caller}: takes a table of raw columns (a pandas DataFrame, a mapping "
                             "of columns or a 2-D array), not a sparse matrix.")
     if isinstance(X, Mapping):
         names = list(X)
         if not all(isinstance(n, str) for n in names):
-            raise DataTypeError(f"{owner}: the keys of a mapping of columns must be column names "
+            raise DataTypeError(f"{caller}: the keys of a mapping of columns must be column names "
                                 "(str).")
         cols, dtypes = [], []
         for n in names:
             try:
                 v = column_array(X[n])
             except (TypeError, ValueError) as exc:
-                raise DataValidationError(f"{owner}: column {n!r} is not an array ({exc}).") from None
+                raise DataValidationError(f"{caller}: column {n!r} is not an array ({exc}).") from None
             if v.ndim != 1:
-                raise DataValidationError(f"{owner}: column {n!r} must be 1-D (one value per "
+                raise DataValidationError(f"{caller}: column {n!r} must be 1-D (one value per "
                                           f"record); got shape {v.shape}.")
             cols.append(v)
             dtypes.append(getattr(X[n], "dtype", v.dtype))
         if len({len(v) for v in cols}) > 1:
-            raise DataValidationError(f"{owner}: the columns have different numbers of records.")
+            raise DataValidationError(f"{caller}: the columns have different numbers of records.")
     elif hasattr(X, "columns") and hasattr(X, "iloc") and getattr(X, "ndim", 2) == 2:
-        names = feature_names_of(X, owner)
+        names = feature_names_of(X, caller)
         names = None if names is None else [str(n) for n in names]
         try:
             series = [X.iloc[:, k] for k in range(X.shape[1])]
             cols = [column_array(c) for c in series]
         except (TypeError, ValueError) as exc:
-            raise DataValidationError(f"{owner}: cannot read the columns of X ({exc}).") from None
+            raise DataValidationError(f"{caller}: cannot read the columns of X ({exc}).") from None
         dtypes = [c.dtype for c in series]
     else:
-        _reject_masked(X, owner, "X")
+        _reject_masked(X, caller, "X")
         try:
             A = np.asarray(X)
         except (TypeError, ValueError) as exc:  # ragged nested sequences
-            raise DataValidationError(f"{owner}: X must be a 2-D table ({exc}).") from None
+            raise DataValidationError(f"{caller}: X must be a 2-D table ({exc}).") from None
         if A.ndim != 2:
-            raise DataValidationError(f"{owner}: X must be 2-D (one row per record, one column per "
+            raise DataValidationError(f"{caller}: X must be 2-D (one row per record, one column per "
                                       f"schema column); got shape {A.shape}. Reshape one record "
                                       "with X.reshape(1, -1).")
         names, cols = None, [A[:, k] for k in range(A.shape[1])]
         dtypes = [A.dtype] * A.shape[1]
     if not cols or len(cols[0]) == 0:
-        raise DataValidationError(f"{owner}: X has no records or no columns.")
+        raise DataValidationError(f"{caller}: X has no records or no columns.")
     return names, cols, dtypes
 
 

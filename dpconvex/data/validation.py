@@ -32,7 +32,7 @@ def computed(x: Any) -> Any:
     return compute(x)[0]
 
 
-def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None = None,
+def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
                 min_samples: int = 1, accept_sparse: bool = False, accept_dask: bool = False) -> Any:
     """Validate a 2-D finite float matrix.
 
@@ -42,15 +42,16 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
     refused. With ``accept_dask=True`` a ``dask.array.Array`` or a Dask DataFrame
     of numeric columns is checked on the cluster and returned as a float64 Dask
     array, never computed into memory (:func:`dpconvex.data.dask_rows.check_dask`);
-    otherwise it is refused.
+    otherwise it is refused. ``caller`` ("Owner.method", e.g.
+    ``"PrivateLogisticRegression.fit"``) opens every message.
     """
     if is_dask_collection(X):
         if accept_dask:
             from .dask_rows import check_dask
 
-            return check_dask(X, owner, name=name, n_features=n_features, min_samples=min_samples)
+            return check_dask(X, caller, name=name, n_features=n_features, min_samples=min_samples)
         raise DataValidationError(
-            f"{owner} does not take Dask input for {name} yet; pass {name}.compute() if it fits "
+            f"{caller}: does not take Dask input for {name} yet; pass {name}.compute() if it fits "
             "in memory, or use an estimator with a Dask backend (PrivateLogisticRegression, "
             "PrivateHuberSVM, PrivateLinearClassifier)."
         )
@@ -58,36 +59,36 @@ def check_array(X: Any, owner: str, *, name: str = "X", n_features: int | None =
         if accept_sparse:
             from .operators import check_sparse
 
-            return check_sparse(X, owner, name=name, n_features=n_features,
+            return check_sparse(X, caller, name=name, n_features=n_features,
                                 min_samples=min_samples)
         raise DataValidationError(
-            f"{owner} got a sparse matrix for {name}; pass a dense array (X.toarray())."
+            f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
-    _reject_masked(X, owner, name)
+    _reject_masked(X, caller, name)
     try:
         raw = np.asarray(X)
     except (TypeError, ValueError) as exc:  # ragged nested lists
         raise DataTypeError(
-            f"{owner}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
+            f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
             f"not be converted to float ({exc}). Encode categorical columns first."
         ) from None
-    check_numeric_dtype(raw, owner, name)
+    check_numeric_dtype(raw, caller, name)
     try:
         A = np.asarray(raw, dtype=np.float64)
     except OverflowError:
         raise DataValidationError(
-            f"{owner}: {name} holds a number too large for float64 (above about 1.8e308); "
+            f"{caller}: {name} holds a number too large for float64 (above about 1.8e308); "
             "rescale that column with a public constant."
         ) from None
     except (TypeError, ValueError) as exc:
         raise DataTypeError(
-            f"{owner}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
+            f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
             f"not be converted to float ({exc}). Encode categorical columns first."
         ) from None
     if A.ndim != 2:
         raise DataValidationError(
-            f"{owner}: {name} must be 2-D (n_samples, n_features); got an array with "
+            f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "
             f"{A.ndim} dimension(s) and shape {A.shape}. Reshape your data: a single feature with "
             "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
         )
-    return check_matrix_body(A, A, owner, name, min_samples, n_features)
+    return check_matrix_body(A, A, caller, name, min_samples, n_features)

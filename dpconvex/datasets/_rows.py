@@ -26,5 +26,5 @@ def select_schema(schema: PublicSchema, row_norm: Any, columns: Sequence[str] | 
                   drop: Sequence[str], owner: str) -> tuple[PublicSchema, str | None]:
     """Validate the options and return the selected schema and the row map."""
     row_norm = check_row_norm(row_norm, owner)
-    return schema.select(columns, drop, owner=owner), row_norm
+    return schema.select(columns, drop, caller=owner), row_norm
 

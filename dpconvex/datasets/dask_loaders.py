@@ -187,7 +187,7 @@ def load_kddcup99_dask(
 
     owner = "load_kddcup99_dask"
     row_norm = check_row_norm(row_norm, owner)
-    schema = KDDCUP99_SCHEMA.select(columns, drop, owner=owner)
+    schema = KDDCUP99_SCHEMA.select(columns, drop, caller=owner)
     store = kddcup99_chunk_store(path, chunksize=chunksize, data_home=data_home,
                                  cache_dir=cache_dir, download=download,
                                  verify_checksum=verify_checksum)

@@ -142,8 +142,8 @@ class ClassifierScoreMixin:
         sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
             if hasattr(self, "__sklearn_tags__") else False
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
-        rows = check_array(X, owner, accept_sparse=sparse_ok, accept_dask=True)
-        labels = check_labels(computed(y), rows.shape[0], owner)
+        rows = check_array(X, f"{owner}.score", accept_sparse=sparse_ok, accept_dask=True)
+        labels = check_labels(computed(y), rows.shape[0], f"{owner}.score")
         known = np.array([any(label == known_class for known_class in self.classes_)
                           for label in labels.tolist()]) \
             if labels.dtype.kind == "O" or self.classes_.dtype.kind != labels.dtype.kind else \
@@ -369,7 +369,7 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         owner = type(self).__name__
         n, p = public_rows(X), _public_columns(X)
         if n is None or p is None or n < 2 or p < 1:
-            rows = check_array(X, owner, min_samples=2, accept_sparse=self._accepts_sparse,
+            rows = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse,
                                accept_dask=True)
             n, p = int(rows.shape[0]), int(rows.shape[1])
         return n, max(2, self._label_count(y, n)), p
@@ -383,10 +383,10 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
                 return 2  # prepare raises the named error on 'classes'
             return int(label_set.size) if label_set.ndim == 1 else 2
         try:
-            labels = check_labels(computed(y), n, type(self).__name__)
+            labels = check_labels(computed(y), n, f"{type(self).__name__}.fit")
         except (DPConvexError, IndexError, TypeError, ValueError):
             return 2  # prepare raises it with the full context (X, lengths)
-        label_set = label_set_of(labels, None, type(self).__name__)
+        label_set = label_set_of(labels, None, f"{type(self).__name__}.fit")
         return 2 if label_set is None else int(label_set.size)
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
@@ -459,7 +459,7 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         from .._validation import feature_names_of, with_feature_names
 
         self._validate_params()
-        names = feature_names_of(X, type(self).__name__)
+        names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))
         with self._fit_context(X, plan):
             if plan.sub_plans:

@@ -622,10 +622,10 @@ class PrivateGaussianCentroid(PrivateEstimator):
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
-        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
+        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
         check_plan_shape(plan, X_checked.shape, owner)
-        y_checked = check_labels(computed(y), X_checked.shape[0], owner)
-        labels = encode_labels(y_checked, self.classes, owner, unknown_labels=self.unknown_labels)
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels)
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
         meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels
@@ -715,7 +715,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
         """‖u − μ_c‖² for u = clip(x, q)/q, shape (n_samples, C)."""
         check_fitted(self, "means_")
         owner = type(self).__name__
-        rows = check_array(X, owner, n_features=self.n_features_in_, accept_sparse=True)
+        rows = check_array(X, f"{owner}.predict", n_features=self.n_features_in_, accept_sparse=True)
         q = float(self.data_norm)
         U = self._u(clip_rows(rows, q)[0] / q)
         M = self.means_ / q

@@ -108,7 +108,7 @@ def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> 
     validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
     collection's lazily (its chunks stay on the workers)."""
     if is_dask_collection(X):
-        return check_rows(X, np.zeros(n), owner, estimator)[0][rows]
+        return check_rows(X, np.zeros(n), f"{owner}.fit", estimator)[0][rows]
     if hasattr(X, "iloc"):
         return X.iloc[rows]
     return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
@@ -398,7 +398,7 @@ class PrivateClassifier(PrivateEstimator):
         """The learner without the validation rows' loss, then the private choice of what to
         release (§14.4)."""
         owner = type(self).__name__
-        names = feature_names_of(X, owner)
+        names = feature_names_of(X, f"{owner}.fit")
         n, n_classes, n_features = shape
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{owner}.fit")
         name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
@@ -407,8 +407,8 @@ class PrivateClassifier(PrivateEstimator):
         noise = noise_source(self)
         with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold, \
                 one_label_warning(issued=inferred):
-            y_checked = check_labels(computed(y), n, owner)  # X is checked once, by the learner
-            labels = encode_labels(y_checked, self.classes, owner,
+            y_checked = check_labels(computed(y), n, f"{owner}.fit")  # X is checked once, by the learner
+            labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
                                    unknown_labels=self.unknown_labels)
             learner.set_params(classes=list(labels.classes), unknown_labels="ignore")
             order = noise.rng.permutation(n)  # independent of the data (§14.4)
@@ -545,8 +545,8 @@ class PrivateClassifier(PrivateEstimator):
             classes = classes if classes is not None else range(n_classes)
         else:
             with one_label_warning():
-                X_checked, y_checked = check_rows(X, y, owner, self)
-                classes = encode_labels(y_checked, classes, owner,
+                X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
+                classes = encode_labels(y_checked, classes, f"{owner}.certify",
                                         unknown_labels=self.unknown_labels).classes
             learner.set_params(classes=list(classes), unknown_labels="ignore")
             model = learner.certify(_rows_for(name, X_checked),

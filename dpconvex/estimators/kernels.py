@@ -194,7 +194,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self
         """
         owner = type(self).__name__
-        names = feature_names_of(X, owner)
+        names = feature_names_of(X, f"{owner}.fit")
         auto = isinstance(self.n_components, str) and self.n_components == "auto"
         if isinstance(self.n_components, str) and not auto:
             raise ParameterError(f"The 'n_components' parameter of {owner} must be an int >= 1 "
@@ -213,11 +213,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
         feature_rng = noise_source(self).rng  # validates random_state (None or int)
-        n, d = check_array(X, owner).shape
+        n, d = check_array(X, f"{owner}.fit").shape
         if auto:
             D = auto_components(n, learner_epsilon)
         check_array_entries(d * D, f"random_weights_ (n_features x n_components = {d} x {D})",
-                            owner, "Lower n_components.")
+                            f"{owner}.fit", "Lower n_components.")
         self.random_weights_ = feature_rng.normal(0.0, math.sqrt(2.0 * gamma), size=(d, D))
         self.random_offset_ = feature_rng.uniform(0.0, 2.0 * math.pi, size=D)
         self.n_features_in_ = d
@@ -238,7 +238,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ndarray of shape (n_samples, n_components)
         """
         check_fitted(self, "random_weights_")
-        rows = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        rows = check_array(X, f"{type(self).__name__}.transform", n_features=self.n_features_in_)
         D = self.random_weights_.shape[1]
         return np.cos(rows @ self.random_weights_ + self.random_offset_) / math.sqrt(D)
 

@@ -63,7 +63,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         check_fitted(self, "coef_")
         from .._validation import is_dask_collection
 
-        X_checked = check_array(X, type(self).__name__, n_features=self.n_features_in_,
+        X_checked = check_array(X, f"{type(self).__name__}.decision_function", n_features=self.n_features_in_,
                                 accept_sparse=True, accept_dask=True)
         if self.coef_.shape[0] > 1:  # one-vs-rest: one score per class, shape (n, C)
             if is_dask_collection(X_checked):
@@ -209,10 +209,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         from .._validation import is_dask_collection
         from ..data.validation import computed
 
-        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
+        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
         check_plan_shape(plan, X_checked.shape, owner)
-        y_checked = check_labels(computed(y), X_checked.shape[0], owner)
-        labels = encode_labels(y_checked, self.classes, owner, binary=True,
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
                                unknown_labels=self.unknown_labels)
         classes, signs = labels.classes, labels.signs()
         q = float(self.data_norm)

@@ -423,10 +423,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         owner = type(self).__name__
         check_binary_plan(plan, owner)
         q = float(self.data_norm)
-        X_checked = check_array(X, owner, min_samples=2, accept_dask=True)
+        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
         check_plan_shape(plan, X_checked.shape, owner)
-        y_checked = check_labels(computed(y), X_checked.shape[0], owner)
-        labels = encode_labels(y_checked, self.classes, owner, binary=True,
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
                                unknown_labels=self.unknown_labels)
         classes, signs = labels.classes, labels.signs()
         meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)

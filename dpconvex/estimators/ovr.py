@@ -100,9 +100,9 @@ class OneVsRestMixin:
         epsilon = float(self.epsilon)
         epsilon_per_class = split_even(epsilon, C)
         y = computed(y)
-        y_checked = check_labels(y, len(y), owner)
+        y_checked = check_labels(y, len(y), f"{owner}.fit")
         # the set of the plan (warns if read from y); refuses unknown labels before the hold
-        labels = encode_labels(y_checked, self.classes, owner, unknown_labels=self.unknown_labels)
+        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels)
         classes = labels.classes
         noise = noise_source(self)  # one generator for the C binary fits, in order
         models, certificates = [], []

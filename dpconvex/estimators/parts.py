@@ -29,12 +29,12 @@ from ..errors import DataValidationError
 __all__ = ["Parts", "check_rows", "mistakes", "predicted"]
 
 
-def check_rows(X: Any, y: Any, owner: str, estimator: Any) -> tuple[Any, np.ndarray]:
+def check_rows(X: Any, y: Any, caller: str, estimator: Any) -> tuple[Any, np.ndarray]:
     """(rows, labels) checked once: rows in memory as ``check_array`` gives them, or a
     float64 Dask array (never computed); the labels as a vector of length n."""
-    Xv = check_array(X, owner, accept_sparse=get_tags(estimator).input_tags.sparse,
+    Xv = check_array(X, caller, accept_sparse=get_tags(estimator).input_tags.sparse,
                      accept_dask=True)
-    return Xv, check_labels(computed(y), Xv.shape[0], owner)
+    return Xv, check_labels(computed(y), Xv.shape[0], caller)
 
 
 def _predict_block(model: Any, block: np.ndarray) -> np.ndarray:

@@ -82,7 +82,7 @@ class ConstantClassifier:
         return f"ConstantClassifier(constant={_plain(self.constant_)!r})"
 
     def _rows(self, X: Any) -> int:
-        rows = check_array(X, type(self).__name__, accept_sparse=True, accept_dask=True,
+        rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True, accept_dask=True,
                            n_features=self.n_features_in_)
         return int(rows.shape[0])
 

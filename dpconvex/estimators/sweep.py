@@ -185,7 +185,7 @@ def epsilon_sweep(
         )
     names = feature_names_of(X, "epsilon_sweep")  # recorded on every model, as fit does
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
-        X = check_array(X, type(estimator).__name__, min_samples=2, accept_dask=True)
+        X = check_array(X, "epsilon_sweep", min_samples=2, accept_dask=True)
         y = computed(y)
     noise_rng = check_random_state(random_state, "epsilon_sweep")
     seeded = random_state is not None

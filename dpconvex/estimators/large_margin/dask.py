@@ -124,10 +124,10 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
             f"Got {method!r} instead, which reads the whole data set at once. Pass X.compute() "
             "if the rows fit in memory, or use public centers (centers=...)."
         )
-    X_checked = check_array(X, owner, min_samples=2, accept_dask=True)
+    X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
     n, d = (int(size) for size in X_checked.shape)
-    y_checked = check_labels(computed(y), n, owner)
-    labels = encode_labels(y_checked, est.classes, owner, unknown_labels=est.unknown_labels)
+    y_checked = check_labels(computed(y), n, f"{owner}.fit")
+    labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels)
     C = int(labels.classes.size)
     q = float(est.data_norm)
     facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
@@ -174,7 +174,7 @@ def certify_dask(est: LargeMarginEstimator, X: Any, y: Any) -> Certificate:
 
 def class_scores_dask(est: LargeMarginEstimator, X: Any) -> np.ndarray:
     """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver."""
-    X_checked = check_array(X, type(est).__name__, accept_dask=True,
+    X_checked = check_array(X, f"{type(est).__name__}.class_scores", accept_dask=True,
                             n_features=est.n_features_in_)
     C = int(est.Phi_.shape[0])
     scores = X_checked.map_blocks(_scores_block, est=_shippable(est),

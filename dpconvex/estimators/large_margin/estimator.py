@@ -414,12 +414,12 @@ default="auto"
         depends on one record (DESIGN.md §4).
         """
         owner = type(self).__name__
-        Xv = check_array(X, owner, min_samples=2)
-        yv = check_labels(y, Xv.shape[0], owner)
-        labels = encode_labels(yv, self.classes, owner, unknown_labels=self.unknown_labels)
+        Xv = check_array(X, f"{owner}.fit", min_samples=2)
+        yv = check_labels(y, Xv.shape[0], f"{owner}.fit")
+        labels = encode_labels(yv, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels)
         C, K, D = int(labels.classes.size), int(self.n_components), Xv.shape[1] + 1
         check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
-                            owner, "Lower n_components, or use fewer features or classes.")
+                            f"{owner}.fit", "Lower n_components, or use fewer features or classes.")
         return Xv, labels, C, K
 
     def _train_z(self, clipped: np.ndarray, labels: LabelSet) -> np.ndarray:
@@ -584,7 +584,7 @@ default="auto"
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
                 "appropriate arguments before using this estimator."
             )
-        X_checked = check_array(X, type(self).__name__, n_features=self.n_features_in_)
+        X_checked = check_array(X, f"{type(self).__name__}.class_scores", n_features=self.n_features_in_)
         return augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
 
     def class_scores(self, X: Any) -> np.ndarray:

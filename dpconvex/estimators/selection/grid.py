@@ -356,7 +356,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             And any error of a candidate's fit (nothing is released then).
         """
         owner = type(self).__name__
-        names = feature_names_of(X, owner)
+        names = feature_names_of(X, f"{owner}.fit")
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
@@ -390,7 +390,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         with reserve_budget(self.accountant, epsilon, delta_requested, owner) as hold:
 
             # Dask rows stay on the workers
-            X_checked, y_checked = check_rows(X, y, owner, self.estimator)
+            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)
             if public:
                 X_public, y_public = self._public_set(owner, X_checked.shape[1])
             n = X_checked.shape[0]
@@ -419,7 +419,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             labels = None
             if self._keys("classes"):  # the candidates take the public label set
                 # refuses a label outside it (unknown_labels="raise") before any candidate
-                labels = encode_labels(y_checked, self.classes, owner, unknown_labels=unknown)
+                labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=unknown)
                 overrides_base.update({key: list(labels.classes)
                                        for key in self._keys("classes")})
             models, certificates = [], []
@@ -504,7 +504,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 "certify() method or not exactly one 'epsilon' parameter; a certificate without "
                 "training needs a dpconvex estimator with both. Call fit instead."
             )
-        X_checked, y_checked = check_rows(X, y, owner, self.estimator)
+        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         public = self.public_validation is not None
         m = len(candidates)
         parts = np.array_split(np.arange(X_checked.shape[0]), m if public else m + 1)
@@ -537,8 +537,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 f"The 'public_validation' parameter of {owner} must be None or a tuple "
                 f"(X_val, y_val). Got {type(public_validation).__name__} instead."
             )
-        X_public = check_array(public_validation[0], owner, name="X_val", n_features=d)
-        y_public = check_labels(public_validation[1], X_public.shape[0], owner)
+        X_public = check_array(public_validation[0], f"{owner}.fit", name="X_val", n_features=d)
+        y_public = check_labels(public_validation[1], X_public.shape[0], f"{owner}.fit")
         return X_public, y_public
 
     @staticmethod

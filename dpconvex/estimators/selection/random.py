@@ -310,13 +310,13 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             And any error of a run's fit (nothing is released then).
         """
         owner = type(self).__name__
-        names = feature_names_of(X, owner)
+        names = feature_names_of(X, f"{owner}.fit")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         noise = self._noise(owner)
         noise_rng = noise.rng
         with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
             # Dask rows stay on the workers
-            X_checked, y_checked = check_rows(X, y, owner, self.estimator)
+            X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)
             n = X_checked.shape[0]
             n_val = int(math.ceil(fraction * n))
             if n_val < 1 or n - n_val < 2:
@@ -336,7 +336,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             overrides.update({key: self.unknown_labels for key in self._keys("unknown_labels")})
             labels = None
             if self._keys("classes"):  # refuses a label outside it ("raise") before any run
-                labels = encode_labels(y_checked, self.classes, owner,
+                labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
                                        unknown_labels=self.unknown_labels)
                 overrides.update({key: list(labels.classes) for key in self._keys("classes")})
             split = Parts(X_checked, y_checked, [train, validation])
@@ -461,7 +461,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             raise ParameterError(f"{owner}.certify: the estimator {type(self.estimator).__name__} "
                                  "has no certify() method; a certificate without training needs "
                                  "a dpconvex estimator. Call fit instead.")
-        X_checked, y_checked = check_rows(X, y, owner, self.estimator)
+        X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
