@@ -616,12 +616,13 @@ def check_private_budget(budget: Budget, name: str, *, pure: bool,
     return budget
 
 
-def require_accurate(res: SolveResult, tol: float) -> SolveResult:
+def require_accurate(res: SolveResult, tol: float, caller: str = "require_accurate") -> SolveResult:
     """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol).
 
-    The message names the solver, its status and the tolerance, never the residual
-    or the solver's details (data statistics): a refused solve goes to
-    :func:`~dpconvex.collect_diagnostics` for the data holder.
+    The message, opened by ``caller`` (the public call that solved:
+    ``"ObjectivePerturbation.run"``), names the solver, its status and the tolerance,
+    never the residual or the solver's details (data statistics): a refused solve goes
+    to :func:`~dpconvex.collect_diagnostics` for the data holder.
 
     Examples
     --------
@@ -648,14 +649,14 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
         record_solve(res)
     if failed:
         raise SolverError(
-            f"require_accurate: solver '{res.solver}' failed (status {res.status.value}); no model "
+            f"{caller}: solver '{res.solver}' failed (status {res.status.value}); no model "
             "is released. "
             "Try solver='native' or another backend (the solve's details: "
             "dpconvex.collect_diagnostics)."
         )
     if res.residual > tol:
         raise SolverError(
-            f"require_accurate: solver '{res.solver}' stopped with status {res.status.value} before its "
+            f"{caller}: solver '{res.solver}' stopped with status {res.status.value} before its "
             f"optimality residual met the tolerance {tol:g}: the privacy proof holds for the "
             "exact minimizer only, so no model is released. Try solver='native', more "
             "iterations or tighter tolerances (the residual reached: dpconvex.collect_diagnostics)."
@@ -665,12 +666,13 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
 
 def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
                 warm_start: np.ndarray | None = None, max_iter: int | None = None,
-                tol: float | None = None) -> SolveResult:
+                tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
     """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
 
     The one solve of the exact-minimizer mechanisms (objective / output perturbation and
     their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; anything
-    less accurate raises :class:`SolverError` (:func:`require_accurate`).
+    less accurate raises :class:`SolverError` (:func:`require_accurate`), its message opened
+    by ``caller`` (the public call that solved: ``"ObjectivePerturbation.run"``).
 
     Examples
     --------
@@ -690,7 +692,7 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
     """
     tol = template.residual_tol if tol is None else tol
     return require_accurate(backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                          max_iter=max_iter), tol)
+                                          max_iter=max_iter), tol, caller)
 
 
 def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: float | None = None,

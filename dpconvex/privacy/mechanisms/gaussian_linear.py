@@ -336,7 +336,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         assert cal is not None
         b = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
         res = solve_exact(template, backend, b, cal.extra_strong_convexity,
-                          warm_start=warm_start, max_iter=max_iter, tol=tol)
+                          warm_start=warm_start, max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.run")
         return np.array(res.x, copy=True), res, False
 
 
@@ -419,6 +420,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the Gaussian noise, NOT yet snapped (the caller snaps once, last)."""
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
+                          max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.noised")
         noise = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
         return res.x + noise.reshape(res.x.shape), res

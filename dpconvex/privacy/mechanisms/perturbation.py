@@ -440,7 +440,8 @@ class ObjectivePerturbation(_Perturbation):
         assert cal is not None
         b = norm_gamma(template.noise_shape, cal.noise_rate, rng, symmetric=template.noise_symmetric)
         res = solve_exact(template, backend, b, cal.extra_strong_convexity,
-                          warm_start=warm_start, max_iter=max_iter, tol=tol)
+                          warm_start=warm_start, max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.run")
         return np.array(res.x, copy=True), res, False
 
 
@@ -521,7 +522,8 @@ class OutputPerturbation(_Perturbation):
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the noise, NOT yet snapped (the caller snaps once, last)."""
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
+                          max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.noised")
         noise = norm_gamma(template.noise_shape, cal.noise_rate, rng,
                            symmetric=template.noise_symmetric)
         return res.x + noise.reshape(res.x.shape), res
@@ -594,5 +596,6 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
+                          max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.run")
         return np.array(res.x, copy=True), res, False
