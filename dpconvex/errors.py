@@ -120,7 +120,7 @@ class PrivacyError(DPConvexError):
     ...     PrivateLinearClassifier(loss=Overclaimed(), classes=[0, 1]).fit(np.eye(2), [0, 1])
     ... except PrivacyError as exc:
     ...     print(exc)
-    curvature bound: loss 'overclaimed' declares ℓ'' <= 0.01, but the numerical probe found 0.25. ...
+    LinearERMTemplate.conditions: curvature bound: loss 'overclaimed' declares ℓ'' <= 0.01, but ...
     """
 
 
@@ -140,8 +140,8 @@ class SolverError(DPConvexError, RuntimeError):
     >>> try:  # one iteration cannot reach the exact minimizer the proof needs
     ...     PrivateLogisticRegression(classes=[0, 1], max_iter=1, random_state=0).fit(X, y)
     ... except SolverError as exc:
-    ...     print(str(exc)[:58])
-    solver 'native' stopped with status inaccurate before ...
+    ...     print(str(exc)[:85])
+    ObjectivePerturbation.run: solver 'native' stopped with status inaccurate before ...
     """
 
 
@@ -160,8 +160,8 @@ class BudgetError(DPConvexError):
     >>> try:
     ...     clf.fit(X, y)
     ... except BudgetError as exc:
-    ...     print(str(exc)[:40])
-    Spending (epsilon=2, delta=0) would brin
+    ...     print(str(exc)[:66])
+    BudgetAccountant.reserve: spending (epsilon=2, delta=0) would brin
     >>> ledger.spent  # nothing was spent
     (0.0, 0.0)
     """
@@ -214,7 +214,7 @@ class BudgetProcessError(BudgetPickleError):
     ...     copy.spend(0.5)
     ... except BudgetProcessError as exc:
     ...     print(exc)
-    This BudgetAccountant is a copy (unpickled, ...) and cannot record a spend: ...
+    BudgetAccountant.spend: this BudgetAccountant is a copy (unpickled, ...) and cannot record a spend: ...
     >>> ledger.spend(0.5)  # the ledger that was created here records it
     >>> ledger.spent
     (0.5, 0.0)

@@ -41,39 +41,6 @@ KEPT_WORDINGS = (
     re.compile("^.* has .* features, but .* is expecting .* features as input"),
 )
 
-#: Files whose messages are still to be brought to the two forms (none may be added).
-NOT_YET = frozenset({
-    "dpconvex/privacy/accounting/analytic_gaussian.py",
-    "dpconvex/privacy/accounting/gaussian.py",
-    "dpconvex/privacy/accounting/ledger.py",
-    "dpconvex/privacy/accounting/objective_gaussian.py",
-    "dpconvex/privacy/accounting/softmax_gaussian.py",
-    "dpconvex/privacy/budget.py",
-    "dpconvex/privacy/certificate.py",
-    "dpconvex/privacy/checks.py",
-    "dpconvex/privacy/mechanisms/amp.py",
-    "dpconvex/privacy/mechanisms/base.py",
-    "dpconvex/privacy/mechanisms/gaussian.py",
-    "dpconvex/privacy/mechanisms/gaussian_linear.py",
-    "dpconvex/privacy/mechanisms/noisy_gd.py",
-    "dpconvex/privacy/mechanisms/perturbation.py",
-    "dpconvex/privacy/noise.py",
-    "dpconvex/privacy/release.py",
-    "dpconvex/privacy/rules/lam.py",
-    "dpconvex/solvers/base.py",
-    "dpconvex/solvers/cvxpy_backend.py",
-    "dpconvex/solvers/registry.py",
-    "dpconvex/templates/base.py",
-    "dpconvex/templates/feature_map.py",
-    "dpconvex/templates/large_margin.py",
-    "dpconvex/templates/large_margin_cvxpy.py",
-    "dpconvex/templates/large_margin_rows.py",
-    "dpconvex/templates/large_margin_softmax.py",
-    "dpconvex/templates/linear_erm.py",
-    "dpconvex/templates/softmax_mixture.py",
-})
-
-
 def _public_defs() -> frozenset[str]:
     names = set()
     for path in PACKAGE.rglob("*.py"):
@@ -108,18 +75,11 @@ def test_every_message_has_one_of_the_two_forms():
     defs = _public_defs()
     bad = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        if _relative(path) not in NOT_YET:
-            found = _third_forms(path, defs)
-            if found:
-                bad[_relative(path)] = found
+        found = _third_forms(path, defs)
+        if found:
+            bad[_relative(path)] = found
     assert not bad, "messages in a third form:\n" + "\n".join(
         f"{name}:{line}" for name, lines in bad.items() for line in lines)
-
-
-def test_files_left_to_convert_still_need_it():
-    defs = _public_defs()
-    done = sorted(name for name in NOT_YET if not _third_forms(ROOT / name, defs))
-    assert not done, f"remove from NOT_YET (their messages have the two forms): {done}"
 
 
 def test_a_third_form_is_found(tmp_path):

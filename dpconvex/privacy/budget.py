@@ -117,7 +117,8 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     fr = [float(f) for f in fractions]
     if not fr or any(not (f > 0) for f in fr) or abs(sum(fr) - 1.0) > 1e-9:
         raise ParameterError(
-            f"split_budget needs positive fractions summing to 1. Got {list(fractions)!r} instead."
+            f"split_budget: the fractions must be positive and sum to 1. Got {list(fractions)!r} "
+            "instead."
         )
     parts: list[Budget] = []
     eps_spent = 0.0

@@ -173,7 +173,8 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
              labels: Sequence[str] | None, private: bool | None = None) -> Certificate:
     parts = list(parts)
     if not parts:
-        raise PrivacyError(f"{rule} composition of no certificates: nothing to compose.")
+        caller = f"compose_{rule}"
+        raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
     private = all(p.private for p in parts) and private is not False
     eps, delta, how = _accounting(parts, rule)
     if not private:
@@ -188,8 +189,9 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
         "epsilon accounting", ok, f"{rule} composition",
         detail + (f" ({'; '.join(names)})" if labels is not None else ""))
     if private and not ok:
+        caller = f"compose_{rule}"
         raise PrivacyError(
-            f"composition: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
+            f"{caller}: the parts spend epsilon = {eps:.6g}, delta = {delta:.3g} > the "
             f"requested epsilon = {epsilon_requested:g}; nothing is released.")
     return Certificate(
         mechanism=mechanism,

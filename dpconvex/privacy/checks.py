@@ -21,8 +21,11 @@ __all__ = ["PROBE_RTOL", "check_dcp_convex", "probe_loss"]
 PROBE_RTOL = 1e-6
 
 
-def check_dcp_convex(expr: cp.Expression, what: str) -> Condition:
+def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
     """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError if not convex.
+
+    ``caller``: the public call that checks (``"LinearERMTemplate.conditions"``), opening
+    the message.
 
     Examples
     --------
@@ -35,7 +38,7 @@ def check_dcp_convex(expr: cp.Expression, what: str) -> Condition:
     """
     if not expr.is_convex():
         raise PrivacyError(
-            f"convexity: {what} is not convex under CVXPY's DCP rules, so the "
+            f"{caller}: convexity: {what} is not convex under CVXPY's DCP rules, so the "
             "privacy proofs (which need a convex objective) do not apply. Rewrite it "
             "with DCP-convex atoms (see https://www.cvxpy.org/tutorial/dcp/)."
         )
@@ -49,7 +52,7 @@ def _probe_grid(kinks: tuple[float, ...]) -> np.ndarray:
     return np.unique(np.concatenate([base, far, np.asarray(near, dtype=float)]))
 
 
-def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
+def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") -> list[Condition]:
     """Check a margin loss's declared constants against its own code, numerically.
 
     Probes, on a fine grid of margins (with points around declared kinks and far
@@ -57,7 +60,8 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
     declared derivative matches finite differences of the value, and
     ``value_and_deriv`` (what the native solver calls) matches both; (iii)
     |ℓ'| <= ``deriv_bound``; (iv) ℓ'' <= ``curvature`` (when needed). A probe
-    cannot prove a bound, only refute it: the certificate says so.
+    cannot prove a bound, only refute it: the certificate says so. ``caller``: the public
+    call that checks (``"LinearERMTemplate.conditions"``), opening the messages.
 
     Raises
     ------
@@ -79,7 +83,8 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
     d1 = np.asarray(loss.deriv(m), dtype=float)
     v = np.asarray(loss.value(m), dtype=float)
     if not (np.all(np.isfinite(d1)) and np.all(np.isfinite(v))):
-        raise PrivacyError(f"loss '{loss.name}': value or derivative is not finite on the probe grid.")
+        raise PrivacyError(f"{caller}: loss '{loss.name}': value or derivative is not finite on "
+                           "the probe grid. Fix the loss's value() and deriv().")
     # (ii) derivative consistent with value (central differences on the interior grid)
     hstep = 1e-5
     mi = np.linspace(-20.0, 20.0, 4001)
@@ -88,7 +93,7 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
     if np.max(err) > 1e-4 * max(1.0, float(np.max(np.abs(fd)))):
         k = int(np.argmax(err))
         raise PrivacyError(
-            f"derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
+            f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
             f"{float(loss.deriv(mi[k])):.6g} but finite differences of value give {fd[k]:.6g}. "
             "Fix the loss's deriv() so the declared bounds are about the real derivative."
         )
@@ -98,7 +103,8 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
     if np.any(bad):
         k = int(np.argmax(bad))
         raise PrivacyError(
-            f"value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, {float(df[k]):.6g}) "
+            f"{caller}: value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, "
+            f"{float(df[k]):.6g}) "
             f"at m = {m[k]:.4g}, but value() and deriv() give ({float(v[k]):.6g}, "
             f"{float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the solver minimizes the "
             "loss whose bounds were checked."
@@ -108,7 +114,7 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
     if np.min(dd) < -1e-9:
         k = int(np.argmin(dd))
         raise PrivacyError(
-            f"convexity: loss '{loss.name}' has a decreasing derivative near m = {m[k]:.4g} "
+            f"{caller}: convexity: loss '{loss.name}' has a decreasing derivative near m = {m[k]:.4g} "
             "(the numerical probe found it non-convex). Use a convex loss."
         )
     conds.append(Condition("loss convexity", True, "numerical probe",
@@ -118,7 +124,8 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
     if obs > loss.deriv_bound * (1 + PROBE_RTOL):
         k = int(np.argmax(np.abs(d1)))
         raise PrivacyError(
-            f"derivative bound: loss '{loss.name}' declares |ℓ'| <= {loss.deriv_bound:g}, but the "
+            f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= "
+            f"{loss.deriv_bound:g}, but the "
             f"numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
             f"{obs:.6g} (the noise scales with it) or bound the loss's slope."
         )
@@ -131,12 +138,12 @@ def probe_loss(loss: Loss, *, need_curvature: bool) -> list[Condition]:
         obs2 = float(max(np.max(d2), np.max(fd2)))
         if np.min(d2) < -1e-12:
             raise PrivacyError(
-                f"convexity: loss '{loss.name}' declares a negative second derivative "
+                f"{caller}: convexity: loss '{loss.name}' declares a negative second derivative "
                 f"({np.min(d2):.3g}). Use a convex loss."
             )
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
-                f"curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "
+                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "
                 f"probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian slack "
                 "scales with it)."
             )

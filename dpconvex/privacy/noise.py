@@ -55,13 +55,14 @@ def _check_scale(name: str, value: float) -> float:
     return check_float(name, value, "dpconvex.privacy.noise", magnitude=False)
 
 
-def _check_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
+def _check_shape(shape: int | Sequence[int], caller: str) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     shape = tuple(int(s) for s in shape)
     if len(shape) == 0 or any(s <= 0 for s in shape):
         raise ParameterError(
-            f"shape must be a non-empty tuple of positive ints. Got {shape!r} instead."
+            f"The 'shape' argument of {caller} must be a non-empty tuple of positive ints. "
+            f"Got {shape!r} instead."
         )
     return shape
 
@@ -77,11 +78,11 @@ def symmetric_dimension(shape: Sequence[int]) -> int:
     >>> symmetric_dimension((2, 3, 3))
     12
     """
-    shape = _check_shape(shape)
+    shape = _check_shape(shape, "symmetric_dimension")
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ParameterError(
-            "symmetric=True needs the last two axes of shape to be equal (square "
-            f"matrices). Got shape {shape!r}."
+            "symmetric_dimension: symmetric=True needs the last two axes of shape to be equal "
+            f"(square matrices). Got shape {shape!r}. Pass a shape (..., k, k)."
         )
     k = shape[-1]
     return int(np.prod(shape[:-2], dtype=np.int64)) * k * (k + 1) // 2
@@ -150,7 +151,7 @@ def norm_gamma(
     >>> bool(np.allclose(s, s.T))
     True
     """
-    shape = _check_shape(shape)
+    shape = _check_shape(shape, "norm_gamma")
     beta = _check_scale("beta", beta)
     rng = check_random_state(random_state, "norm_gamma")
     p = symmetric_dimension(shape) if symmetric else int(np.prod(shape, dtype=np.int64))
@@ -178,7 +179,7 @@ def gaussian(
     >>> b.shape
     (2, 3)
     """
-    shape = _check_shape(shape)
+    shape = _check_shape(shape, "gaussian")
     sigma = _check_scale("sigma", sigma)
     return check_random_state(random_state, "gaussian").normal(0.0, sigma, size=shape)
 
@@ -194,7 +195,7 @@ def laplace(
     >>> laplace(4, scale=1.0, random_state=0).shape
     (4,)
     """
-    shape = _check_shape(shape)
+    shape = _check_shape(shape, "laplace")
     scale = _check_scale("scale", scale)
     return check_random_state(random_state, "laplace").laplace(0.0, scale, size=shape)
 
@@ -222,7 +223,8 @@ def exponential_mechanism(
     """
     u = np.asarray(utilities, dtype=float)
     if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
-        raise ParameterError("utilities must be a non-empty 1-D array of finite floats.")
+        raise ParameterError("The 'utilities' argument of exponential_mechanism must be a "
+                             "non-empty 1-D array of finite floats.")
     epsilon = _check_scale("epsilon", epsilon)
     sensitivity = _check_scale("sensitivity", sensitivity)
     logits = epsilon * u / (2.0 * sensitivity)
@@ -301,7 +303,7 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     s = check_float("noise_scale", noise_scale, "dpconvex.privacy.noise.snap", magnitude=False)
     if not SNAP_SCALE_MIN <= s < SNAP_SCALE_MAX:
         raise ParameterError(
-            f"The noise scale {s:.3g} is too {'large' if s > 1 else 'small'} to represent: "
+            f"snap: the noise scale {s:.3g} is too {'large' if s > 1 else 'small'} to represent: "
             f"snapping needs a noise scale in [{SNAP_SCALE_MIN:.3g}, {SNAP_SCALE_MAX:.3g}) "
             f"(above, the clamp of 2^{SNAP_CLAMP_BITS} grid steps overflows float64; below, "
             "the grid is not a normal float). Nothing is released. Raise epsilon or lam, or "

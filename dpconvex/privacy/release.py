@@ -174,7 +174,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
         # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw
         raise SolverError(
-            f"the solve failed with {type(exc).__name__}: {exc}; nothing is released. Try "
+            f"release: the solve failed with {type(exc).__name__}: {exc}; nothing is released. Try "
             "solver='native' or another backend, or check the data and parameters."
         ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
@@ -182,7 +182,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     progress.say(f"{mech.name}: released after the accuracy check")
     if not np.all(np.isfinite(theta)):
         raise SolverError(
-            "the released parameters are not finite (overflow in the noise or the solve); "
+            "release: the released parameters are not finite (overflow in the noise or the solve); "
             "nothing is released. Check epsilon, lam and the data norm bound."
         )
     if res is not None:

@@ -209,7 +209,8 @@ class Backend(abc.ABC, Generic[TemplateT]):
         if self.in_memory and not rows_in_memory(template):
             rows = getattr(template, "rows", None)
             raise ParameterError(
-                f"solver {self.name!r} needs the rows in one process's memory (it builds the "
+                f"{type(self).__name__}.check: solver {self.name!r} needs the rows in one "
+                "process's memory (it builds the "
                 f"whole design matrix into its problem), but the template "
                 f"'{getattr(template, 'name', template)}' reads them from {rows!r}, which stays "
                 "on the Dask workers. Use solver='native' or 'auto' (L-BFGS + Newton on "
@@ -223,8 +224,9 @@ class Backend(abc.ABC, Generic[TemplateT]):
         hint = (f"Use solver={fits[0]!r}" + (f" (or one of {fits[1:]!r})" if fits[1:] else "")
                 + "." if fits else "No registered backend can solve it.")
         raise ParameterError(
-            f"solver {self.name!r} cannot solve the template '{getattr(template, 'name', template)}':"
-            f" missing capabilit{'y' if len(missing) == 1 else 'ies'} {sorted(missing)!r} (it has "
+            f"{type(self).__name__}.check: solver {self.name!r} cannot solve the template "
+            f"'{getattr(template, 'name', template)}': missing "
+            f"capabilit{'y' if len(missing) == 1 else 'ies'} {sorted(missing)!r} (it has "
             f"{sorted(have)!r}). {hint}"
         )
 

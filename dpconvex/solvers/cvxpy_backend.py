@@ -60,7 +60,8 @@ def solve_problem(problem: cp.Problem, solver: str, **options: Any) -> tuple[Sol
     ('OPTIMAL', 'optimal', 1.0)
     """
     if solver not in _CVXPY_NAMES:
-        raise SolverError(f"unknown CVXPY backend {solver!r}; use one of {sorted(_CVXPY_NAMES)}")
+        raise SolverError(f"solve_problem: unknown CVXPY backend {solver!r}; use one of "
+                          f"{sorted(_CVXPY_NAMES)}.")
     opts = {**DEFAULT_OPTIONS[solver], **options}
     t0 = time.perf_counter()
     try:

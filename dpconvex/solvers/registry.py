@@ -195,7 +195,8 @@ def _by_name(name: str, template: Template) -> Backend:
         needs = " or ".join(repr(sorted(b.requires)) for b in candidates)
         fits = suitable_backends(template)
         raise ParameterError(
-            f"solver {name!r} cannot solve the template '{getattr(template, 'name', template)}': "
+            f"get_backend: solver {name!r} cannot solve the template "
+            f"'{getattr(template, 'name', template)}': "
             f"it needs the capabilities {needs}; the template has {have!r}. "
             + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it.")
         )
@@ -239,7 +240,7 @@ def auto_backend(template: Template) -> Backend:
     if fits:
         return _by_name(fits[0], template)
     raise ParameterError(
-        f"no registered solver backend can solve the template "
+        f"auto_backend: no registered solver backend can solve the template "
         f"'{getattr(template, 'name', template)}' (capabilities {sorted(caps)!r}); the "
         f"backends need one of {sorted({tuple(sorted(c.requires)) for c in _CLASSES})!r}."
     )

@@ -585,6 +585,6 @@ def needs_of(needs: Iterable[str]) -> frozenset[str]:
     """
     if isinstance(needs, str):
         raise ParameterError(
-            f"template conditions take a mechanism's needs (mechanism.needs), not a name; "
-            f"got {needs!r}.")
+            f"needs_of: template conditions take a mechanism's needs (mechanism.needs), not a "
+            f"name; got {needs!r}. Pass mechanism.needs.")
     return frozenset(needs)

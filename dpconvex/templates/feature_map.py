@@ -87,7 +87,7 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
         return None
     if not softmax:
         raise ParameterError(
-            f"{owner}: structure={structure!r} / feature_weights need loss='softmax' (the "
+            f"{owner}.fit: structure={structure!r} / feature_weights need loss='softmax' (the "
             "pairwise template learns full blocks on z); set loss='softmax', or leave "
             "structure='full' and feature_weights=None.")
     if weights is None:
@@ -106,7 +106,7 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
                              f"weights >= 0. Got {weights!r} instead.")
     if structure == "linear" and wq != 0:
         raise ParameterError(
-            f"{owner}: structure='linear' has no quadratic part, so wq must be 0; got "
+            f"{owner}.fit: structure='linear' has no quadratic part, so wq must be 0; got "
             f"feature_weights={weights!r}. Pass (0, wl, wc), or structure='diagonal'/'full'.")
     if wq == wl == wc == 0:
         raise ParameterError(f"The 'feature_weights' parameter of {owner} must have a weight "

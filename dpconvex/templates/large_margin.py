@@ -190,7 +190,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         self.rows = None if isinstance(self.Z, np.ndarray) else self.Z
         if self.Z.ndim != 2 or self.Z.shape[1] < 2:
             raise DataValidationError(
-                f"{owner}: Z must be 2-D (n, d + 1) with the appended constant; got shape "
+                f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
                 f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm)."
             )
         self.n, self.D = self.Z.shape
@@ -199,19 +199,20 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         self.K = int(n_components)
         if self.C < 2 or self.K < 1:
             raise ParameterError(
-                f"{owner} needs n_classes >= 2 and n_components >= 1; got {self.C} and {self.K}."
+                f"{owner}.__init__: n_classes must be >= 2 and n_components >= 1; got {self.C} "
+                f"and {self.K}. Pass at least two classes and one component."
             )
         self.y = np.asarray(y).astype(np.int64)
         if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
             raise DataValidationError(
-                f"{owner}: y must hold n = {self.n} class indices in [0, {self.C - 1}]."
+                f"{owner}.__init__: y must hold n = {self.n} class indices in [0, {self.C - 1}]."
             )
         comp = np.zeros(self.n, dtype=np.int64) if components is None else np.asarray(components)
         self.components = comp.astype(np.int64)
         if (self.components.shape != (self.n,) or self.components.min() < 0
                 or self.components.max() >= self.K):
             raise DataValidationError(
-                f"{owner}: components must hold n = {self.n} indices in [0, {self.K - 1}]."
+                f"{owner}.__init__: components must hold n = {self.n} indices in [0, {self.K - 1}]."
             )
         self.regularizer = Frobenius(check_float("lam", lam, owner, low_inclusive=True))
         self.gamma = check_float("gamma", gamma, owner, low_inclusive=True)
@@ -225,8 +226,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         for t in self.extra_terms:
             if not isinstance(t, MatrixTerm):
                 raise ParameterError(
-                    f"extra_terms of {owner} must be MatrixTerm objects (cvxpy_fn, value_fn, "
-                    f"grad_fn). Got {t!r} instead."
+                    f"The 'extra_terms' parameter of {owner} must hold MatrixTerm objects "
+                    f"(cvxpy_fn, value_fn, grad_fn). Got {t!r} instead."
                 )
         self.assignment = assignment
         # the form of Φ: a class of templates/parameterizations.py (one class per form)
@@ -302,7 +303,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         conds: list[Condition] = []
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"strong convexity: lam = {self.lam:g}, but the mechanism needs a "
+                f"{type(self).__name__}.conditions: strong convexity: lam = {self.lam:g}, but "
+                "the mechanism needs a "
                 "strongly convex objective. The Huber loss is not strongly convex and the trace "
                 "term gamma * tr(Psi) is linear, so the objective of Pathak & Raj (PSDM 2010) "
                 "without the lam * ||Phi||_F^2 term of the TDSC 2012 version is NOT strongly "
@@ -314,14 +316,17 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
             obj = self._surrogate_objective()
             conds.append(check_dcp_convex(
                 obj, f"the large-margin objective with loss '{self.loss.name}'"
-                + (f" and terms {[t.name for t in self.extra_terms]}" if self.extra_terms else "")))
+                + (f" and terms {[t.name for t in self.extra_terms]}" if self.extra_terms else ""),
+                f"{type(self).__name__}.conditions"))
         elif self.extra_terms:
             raise PrivacyError(
-                f"convexity: extra terms can only be checked through CVXPY, but loss "
+                f"{type(self).__name__}.conditions: convexity: extra terms can only be checked "
+                "through CVXPY, but loss "
                 f"'{self.loss.name}' has no cvxpy_expr. Use a loss with a DCP form."
             )
         # (2) the loss's declared constants against its own code
-        conds += probe_loss(self.loss, need_curvature="curvature" in needs)
+        conds += probe_loss(self.loss, need_curvature="curvature" in needs,
+                            caller=f"{type(self).__name__}.conditions")
         if self.K > 1:
             conds.append(self._probe_monotone())
         # (3) extra terms: gradient consistent with value (differentiable, as declared)
@@ -384,7 +389,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         if worst > 1e-12:
             k = int(np.argmax(d1))
             raise PrivacyError(
-                f"convexity: with n_components > 1 the margin -z'Phi_own z - logsumexp(-z'Phi z) "
+                f"{type(self).__name__}.conditions: convexity: with n_components > 1 the margin "
+                "-z'Phi_own z - logsumexp(-z'Phi z) "
                 f"is concave in Phi, so the loss must be non-increasing; loss '{self.loss.name}' "
                 f"has derivative {worst:.3g} > 0 at margin {m[k]:.4g}. Use a non-increasing "
                 "margin loss (huber, logistic) or n_components=1."
@@ -470,7 +476,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         L = self.public_lipschitz_bound(mu)
         if not math.isfinite(L):
             raise PrivacyError(
-                "approximate minima: the template has extra terms (or a loss with unbounded "
+                f"{type(self).__name__}.distance_bound: approximate minima: the template has extra "
+                "terms (or a loss with unbounded "
                 "curvature) without a declared Lipschitz constant, so the distance to the exact "
                 "minimizer cannot be bounded from a residual. Use optimality_tol=None."
             )

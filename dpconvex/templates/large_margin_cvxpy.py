@@ -116,7 +116,8 @@ class LargeMarginCVXPY:
         """
         if not self.loss.has_cvxpy:
             raise ParameterError(
-                f"loss '{self.loss.name}' has no DCP form in CVXPY, so the CVXPY backends "
+                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in "
+                "CVXPY, so the CVXPY backends "
                 "(clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
                 "solver='native'."
             )

@@ -75,8 +75,9 @@ class AugmentedRows:
                  base_norms: np.ndarray | None = None):
         X = np.asarray(X)
         if X.ndim != 2 or X.dtype != np.float64:
-            raise DataValidationError(f"AugmentedRows needs 2-D float64 rows; got dtype {X.dtype} "
-                                      f"and shape {X.shape}.")
+            raise DataValidationError(f"AugmentedRows.__init__: X must be 2-D float64 rows; got "
+                                      f"dtype {X.dtype} and shape {X.shape}. Pass "
+                                      "np.asarray(X, dtype=float).")
         self.X = X
         self.n, d = X.shape
         self.D = d + 1
@@ -87,7 +88,7 @@ class AugmentedRows:
         for name, v in (("scale", self.scale), ("column", self.column),
                         ("base_norms", self.base_norms)):
             if v is not None and v.shape != (self.n,):
-                raise DataValidationError(f"AugmentedRows: {name} must have shape ({self.n},); "
+                raise DataValidationError(f"AugmentedRows.__init__: {name} must have shape ({self.n},); "
                                           f"got {v.shape}.")
 
     @classmethod

@@ -114,7 +114,7 @@ def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np
         return s
     q, w = float(data_norm), float(constant_weight)
     if not (q > 0 and w > 0 and math.isfinite(q) and math.isfinite(w)):
-        raise ParameterError(f"feature map: need data_norm > 0 and constant_weight > 0; got "
+        raise ParameterError(f"feature_scale: need data_norm > 0 and constant_weight > 0; got "
                              f"{data_norm!r}, {constant_weight!r}.")
     r = math.sqrt(q * q + 1.0)
     s[:-1] = r / (q * math.sqrt(1.0 + w * w))
@@ -236,12 +236,12 @@ class LargeMarginSoftmaxTemplate:
         self.Z = Z if not isinstance(Z, np.ndarray) else _contiguous_rows(Z)
         if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
             raise DataValidationError(
-                f"{owner}: Z must be 2-D (n, d + 1) with the appended constant; got shape "
+                f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
                 f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
         # the public feature map of §11.6: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1
         self.feature_map = feature_map  # or u(x) of §11.9 on the unscaled z
         if feature_map is not None and (constrained or feature_map.d + 1 != self.Z.shape[1]):
-            raise ParameterError(f"{owner}: a feature map needs constrained=False and D = d + 1 "
+            raise ParameterError(f"{owner}.__init__: a feature map needs constrained=False and D = d + 1 "
                                  f"= {feature_map.d + 1} columns; got {self.Z.shape[1]}.")
         self.scale = feature_scale(self.Z.shape[1], data_norm, constant_weight)
         self.constant_weight = (float(constant_weight) if data_norm is not None
@@ -253,11 +253,12 @@ class LargeMarginSoftmaxTemplate:
         self.d = self.D - 1
         self.C, self.K = int(n_classes), int(n_components)
         if self.C < 2:
-            raise ParameterError(f"{owner} needs n_classes >= 2; got {self.C}.")
+            raise ParameterError(f"{owner}.__init__: n_classes must be >= 2; got {self.C}. Pass at "
+                                 "least two classes.")
         self.y = np.asarray(y).astype(np.int64)
         if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
             raise DataValidationError(
-                f"{owner}: y must hold n = {self.n} class indices in [0, {self.C - 1}].")
+                f"{owner}.__init__: y must hold n = {self.n} class indices in [0, {self.C - 1}].")
         self.regularizer = Frobenius(check_float("lam", lam, owner, low_inclusive=True))
         self.constrained = bool(constrained)
         self.assignment = assignment
@@ -268,7 +269,7 @@ class LargeMarginSoftmaxTemplate:
             self.space = FeatureMapSpace(feature_map, self.C * self.K, self.space)
         self.capabilities = frozenset({"objective", "projection"} if self.constrained
                                       else {"objective", "smooth", "hessp"})
-        target, self._logmask = active_scores(self.y, components, self.C, self.K, owner,
+        target, self._logmask = active_scores(self.y, components, self.C, self.K, f"{owner}.__init__",
                                               self.constrained)  # mask: None for K = 1
         # flat index of each record's target score in a C-contiguous (n, C·K) array
         self._target_flat = np.arange(self.n, dtype=np.int64) * (self.C * self.K) + target
@@ -309,9 +310,10 @@ class LargeMarginSoftmaxTemplate:
         """
         if self.constrained:
             raise PrivacyError(
-                "unconstrained minimizer: Gaussian objective perturbation (docs/privacy.md §11.3) "
-                "uses the change of variables b = -n grad J(Phi), valid for an unconstrained "
-                "minimizer; build the template with constrained=False.")
+                f"{type(self).__name__}.gradient_difference_rank: unconstrained minimizer: "
+                "Gaussian objective perturbation uses the change of variables b = -n grad J(Phi), "
+                "valid for an unconstrained minimizer; build the template with "
+                "constrained=False (docs/privacy.md §11.3).")
         return 2 * (self.C - 1) * self.K  # §11.3 (K = 1), §11.11
 
     # ----------------------------------------------------------------- privacy
@@ -329,12 +331,14 @@ class LargeMarginSoftmaxTemplate:
         conds: list[Condition] = []
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"strong convexity: lam = {self.lam:g}; the perturbation proofs need the "
+                f"{type(self).__name__}.conditions: strong convexity: lam = {self.lam:g}; the "
+                "perturbation proofs need the "
                 "objective to be strongly convex (the softmax loss is not): use lam > 0 or "
                 "lam='auto'.")
         if "unconstrained" in needs and self.constrained:
             raise PrivacyError(
-                "unconstrained minimizer: Gaussian objective perturbation uses the change of "
+                f"{type(self).__name__}.conditions: unconstrained minimizer: Gaussian objective "
+                "perturbation uses the change of "
                 "variables b = -n grad J(Phi), valid for an unconstrained minimizer; use "
                 "structure='unconstrained'.")
         r, where = (self.C - 1) * self.K, ("§11.1" if self.K == 1 else "§11.11, K > 1")
@@ -352,7 +356,8 @@ class LargeMarginSoftmaxTemplate:
             else f"a record has ||{name[0]}|| = {zmax:.6g} > 1: clip x to ||x|| <= q and scale "
                  "with augment_and_scale(X, q)"))
         if not ok:
-            raise PrivacyError(f"record norm bound: {conds[-1].detail}")
+            raise PrivacyError(f"{type(self).__name__}.conditions: record norm bound: "
+                               f"{conds[-1].detail}")
         return conds
 
     def _feature_norms(self) -> np.ndarray:
@@ -674,7 +679,7 @@ class LargeMarginSoftmaxTemplate:
                     bound: bool) -> np.ndarray:
         """The (sampled, with ``step`` > 1) Hessian of the feature map linear in z."""
         if not self._linear_map():
-            raise ParameterError(f"{type(self).__name__}: the dense Hessian is offered for a "
+            raise ParameterError(f"{type(self).__name__}.hessian: the dense Hessian is offered for a "
                                  "feature map linear in z (structure='linear') only; use hessp.")
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
         J, m = Phi.shape

@@ -169,8 +169,10 @@ class LinearERMTemplate:
         conds = []
         if self.loss.has_cvxpy:
             m = cp.Variable(3)
-            conds.append(check_dcp_convex(cp.sum(self.loss.cvxpy_expr(m)), f"loss '{self.loss.name}'"))
-        conds += probe_loss(self.loss, need_curvature="curvature" in needs)
+            conds.append(check_dcp_convex(cp.sum(self.loss.cvxpy_expr(m)), f"loss '{self.loss.name}'",
+                                          f"{type(self).__name__}.conditions"))
+        conds += probe_loss(self.loss, need_curvature="curvature" in needs,
+                            caller=f"{type(self).__name__}.conditions")
         largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
         top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
@@ -330,7 +332,8 @@ class LinearERMTemplate:
         """
         if not self.loss.has_cvxpy:
             raise ParameterError(
-                f"loss '{self.loss.name}' has no DCP form in CVXPY, so the CVXPY backends "
+                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in "
+                "CVXPY, so the CVXPY backends "
                 "(clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
                 "solver='native'."
             )

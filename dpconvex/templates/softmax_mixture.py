@@ -84,7 +84,7 @@ def mixture_constants(n_classes: int, n_components: int) -> dict[str, float]:
 
 
 def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: int,
-                  owner: str, constrained: bool) -> tuple[np.ndarray, np.ndarray | None]:
+                  caller: str, constrained: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """(target column y·K + m_i per record, additive log-mask of shape (n, C·K) or None).
 
     The mask is 0 on the active scores and −inf on the K − 1 other components of the
@@ -108,19 +108,20 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
     C, K = int(n_classes), int(n_components)
     y = np.asarray(y, dtype=np.int64)
     if K < 1:
-        raise ParameterError(f"{owner}: n_components must be >= 1; got {n_components}.")
+        raise ParameterError(f"{caller}: n_components must be >= 1; got {n_components}. Pass "
+                             "n_components >= 1.")
     if K == 1:
         return y, None
     if constrained:
         raise ParameterError(
-            f"{owner}: the softmax mixture (n_components = {K}) is derived for the "
+            f"{caller}: the softmax mixture (n_components = {K}) is derived for the "
             "unconstrained template only (docs/privacy.md §11.11); use constrained=False, or "
             "n_components=1 for the PSD-constrained softmax template.")
     comps = None if components is None else np.asarray(components)
     if comps is None or comps.shape != y.shape or (comps.size and (
             comps.min() < 0 or comps.max() >= K or not np.all(comps == np.round(comps)))):
         raise DataValidationError(
-            f"{owner}: n_components = {K} needs one component index in [0, {K - 1}] per "
+            f"{caller}: n_components = {K} needs one component index in [0, {K - 1}] per "
             "record (components=, e.g. from dpconvex.estimators.large_margin.components.assign_components).")
     comps = comps.astype(np.int64)
     target = y * K + comps
@@ -167,7 +168,7 @@ def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
     ([1.386294, 1000.693147], [[0.25, 0.75], [0.5, 0.5]])
     """
     if not (N.flags.c_contiguous and N.flags.writeable and N.dtype == np.float64):
-        raise ParameterError("softmax_rows works in place: N must be a writeable, C-contiguous "
+        raise ParameterError("softmax_rows: it works in place, so N must be a writeable, C-contiguous "
                              f"float64 array; got dtype {N.dtype}. Pass np.array(N, dtype=float).")
     S = N.shape[-1]
     R = N.reshape(-1, S)  # a view: N is C-contiguous

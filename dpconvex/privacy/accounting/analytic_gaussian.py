@@ -97,7 +97,7 @@ def _sigma_unit(epsilon: float, delta: float, rtol: float) -> float:
         hi *= 2.0
         if hi > 2.0**80:  # pragma: no cover - needs an absurd (ε, δ)
             raise PrivacyError(
-                f"analytic Gaussian calibration: no sigma reaches epsilon={epsilon:g} at "
+                f"analytic_gaussian_sigma: no sigma reaches epsilon={epsilon:g} at "
                 f"delta={delta:g}. Raise epsilon or delta.")
     lo = hi / 2.0
     while _delta_unit(epsilon, lo) <= delta:

@@ -159,7 +159,7 @@ def check_pld_size(noise_multiplier: float, steps: int) -> None:
     points = pld_points(noise_multiplier, steps)
     if not points <= PLD_MAX_POINTS:
         raise ParameterError(
-            f"PLD accounting of {int(steps)} Gaussian steps with noise multiplier "
+            f"check_pld_size: PLD accounting of {int(steps)} Gaussian steps with noise multiplier "
             f"{float(noise_multiplier):.3g} needs a privacy-loss grid of about {points:.3g} "
             f"points (limit {PLD_MAX_POINTS:.3g}: minutes and gigabytes). The grid grows with "
             "sqrt(T)/z, so this happens only at a very large epsilon (above about 100 at "
@@ -325,7 +325,7 @@ def _bisect(feasible: Callable[[float], bool], hi: float, rtol: float, what: str
     while not feasible(hi):
         hi *= 2.0
         if hi > 2.0**60:
-            raise PrivacyError(f"noise calibration: no noise multiplier reaches {what}. "
+            raise PrivacyError(f"calibrate_noise_multiplier: no noise multiplier reaches {what}. "
                                "Raise epsilon or delta, or use fewer steps.")
     lo = hi / 2.0
     while feasible(lo):
@@ -472,7 +472,7 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
     exact = gdp_epsilon(hi, steps, delta)
     if e_hi < exact * (1.0 - 1e-6) - 1e-12:
         raise PrivacyError(
-            f"noise calibration: the {accounting.upper()} accountant reports epsilon={e_hi:.6g} "
+            f"calibrate_noise_multiplier: the {accounting.upper()} accountant reports epsilon={e_hi:.6g} "
             f"at noise multiplier {hi:.6g}, below the exact Gaussian-DP value {exact:.6g}; the "
             "accountant is not trusted here. Try accounting='pld' or 'rdp'."
         )

@@ -109,15 +109,6 @@ _OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int], ...]] = contextvars.
     "dpconvex_parallel_blocks", default=())
 _LEDGER_IDS = itertools.count()
 
-_COPY_ADVICE = (
-    "This BudgetAccountant is a copy (unpickled, e.g. in a joblib/loky or multiprocessing "
-    "worker, or inherited by a forked process) and cannot {action}: the spend would stay in "
-    "the copy and the ledger that created it would record nothing. Fit in the process that "
-    "created the ledger (n_jobs=None or 1, or a thread backend such as "
-    "joblib.parallel_backend('threading')), or pass accountant=None to the workers and record "
-    "their guarantees in the original ledger with accountant.spend(epsilon, delta, label)."
-)
-
 #: Every ledger alive in this process, so that a forked child can give each a fresh lock.
 _LIVE_LEDGERS: weakref.WeakSet[BudgetAccountant] = weakref.WeakSet()
 
@@ -301,10 +292,17 @@ class BudgetAccountant:
     def _is_copy(self) -> bool:
         return self._detached or os.getpid() != self._pid
 
-    def _require_original(self, action: str) -> None:
+    def _require_original(self, caller: str, action: str) -> None:
         """Raise BudgetProcessError if this is an unpickled or fork-inherited copy."""
         if self._is_copy():
-            raise BudgetProcessError(_COPY_ADVICE.format(action=action))
+            raise BudgetProcessError(
+                f"{caller}: this BudgetAccountant is a copy (unpickled, e.g. in a joblib/loky or "
+                "multiprocessing worker, or inherited by a forked process) and cannot "
+                f"{action}: the spend would stay in the copy and the ledger that created it "
+                "would record nothing. Fit in the process that created the ledger (n_jobs=None "
+                "or 1, or a thread backend such as joblib.parallel_backend('threading')), or "
+                "pass accountant=None to the workers and record their guarantees in the "
+                "original ledger with accountant.spend(epsilon, delta, label).")
 
     def _current_group(self) -> int | None:
         for ledger, group in _OPEN_BLOCKS.get():
@@ -318,14 +316,18 @@ class BudgetAccountant:
             return False
         return total > budget * (1.0 + BUDGET_RTOL)
 
-    def _check_locked(self, probe: Spend) -> None:
-        """Raise BudgetError if ``probe`` does not fit; the caller holds the lock."""
+    def _check_locked(self, probe: Spend, caller: str) -> None:
+        """Raise BudgetError if ``probe`` does not fit; the caller holds the lock.
+
+        ``caller``: the public method that asked ("BudgetAccountant.spend"), opening the
+        message.
+        """
         if self._delta == 0.0 and probe.delta > 0.0:
             raise BudgetError(
-                f"Spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}) would go over "
-                "the budget: this ledger is pure epsilon-DP (delta=0), and no delta > 0 fits in "
-                "it, however small. Use a pure epsilon-DP mechanism (delta=0), or create the "
-                "ledger with the data set's delta budget: BudgetAccountant(epsilon, delta=...)."
+                f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}) would "
+                "go over the budget: this ledger is pure epsilon-DP (delta=0), and no delta > 0 "
+                "fits in it, however small. Use a pure epsilon-DP mechanism (delta=0), or create "
+                "the ledger with the data set's delta budget: BudgetAccountant(epsilon, delta=...)."
             )
         holds = list(self._holds.values())
         te, td = self._total([*self._spends, *holds, probe])
@@ -335,8 +337,8 @@ class BudgetAccountant:
             where = " (inside a parallel block)" if probe.group is not None else ""
             held = f" after {len(holds)} reservation(s) of fits in progress" if holds else ""
             raise BudgetError(
-                f"Spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} would "
-                f"bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
+                f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} "
+                f"would bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
                 f"(epsilon={self._epsilon:.6g}, delta={self._delta:.3g}). Remaining: "
                 f"(epsilon={re:.6g}, delta={rd:.3g}){held}. Lower the estimator's epsilon (or "
                 "delta), or use a fresh data set."
@@ -350,21 +352,21 @@ class BudgetAccountant:
         The answer can be stale as soon as it is returned if other threads
         spend: use :meth:`reserve` to check and hold atomically.
         """
-        self._require_original("check a spend")
+        self._require_original("BudgetAccountant.check", "check a spend")
         e, d = self._validate(epsilon, delta)
         with self._lock:
-            self._check_locked(Spend("(check)", e, d, self._current_group()))
+            self._check_locked(Spend("(check)", e, d, self._current_group()), "BudgetAccountant.check")
 
     def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> None:
         """Record a release of guarantee (ε, δ); raise :class:`BudgetError` if it overspends.
 
         Check and record are atomic; nothing is recorded when it would overspend.
         """
-        self._require_original("record a spend")
+        self._require_original("BudgetAccountant.spend", "record a spend")
         e, d = self._validate(epsilon, delta)
         spend = Spend(str(label), e, d, self._current_group())
         with self._lock:
-            self._check_locked(spend)
+            self._check_locked(spend, "BudgetAccountant.spend")
             self._spends.append(spend)
 
     def reserve(self, epsilon: float, delta: float = 0.0, label: str = "") -> Reservation:
@@ -383,26 +385,27 @@ class BudgetAccountant:
             manager, an exception gives the budget back and a normal exit
             without commit commits the reserved (ε, δ).
         """
-        self._require_original("reserve budget")
+        self._require_original("BudgetAccountant.reserve", "reserve budget")
         e, d = self._validate(epsilon, delta)
         hold = Spend(str(label), e, d, self._current_group())
         with self._lock:
-            self._check_locked(hold)
+            self._check_locked(hold, "BudgetAccountant.reserve")
             key = self._n_holds
             self._n_holds += 1
             self._holds[key] = hold
         return Reservation(self, key, hold)
 
     def _commit(self, key: int, epsilon: Any, delta: Any) -> Spend:
-        self._require_original("commit a reservation")
+        self._require_original("Reservation.commit", "commit a reservation")
         with self._lock:
             hold = self._holds.pop(key, None)  # released whatever happens below
             if hold is None:
-                raise ParameterError("This reservation was already committed or released.")
+                raise ParameterError("Reservation.commit: this reservation was already committed or "
+                                     "released. Reserve again.")
             e, d = self._validate(hold.epsilon if epsilon is None else epsilon,
                                   hold.delta if delta is None else delta)
             spend = Spend(hold.label, e, d, hold.group)
-            self._check_locked(spend)
+            self._check_locked(spend, "Reservation.commit")
             self._spends.append(spend)
             return spend
 
@@ -425,10 +428,10 @@ class BudgetAccountant:
            different, disjoint subset of the records (e.g. models trained on
            the parts of a random partition); otherwise the ledger undercounts.
         """
-        self._require_original("open a parallel() block")
+        self._require_original("BudgetAccountant.parallel", "open a parallel() block")
         if self._current_group() is not None:
             raise ParameterError(
-                "BudgetAccountant.parallel() blocks cannot be nested: one record would be "
+                "BudgetAccountant.parallel: blocks cannot be nested: one record would be "
                 "counted in several branches. Close the outer block first."
             )
         with self._lock:
@@ -630,7 +633,8 @@ class Reservation:
         Spend, or None for the no-op reservation of ``accountant=None``.
         """
         if self.state != "open":
-            raise ParameterError(f"This reservation is already {self.state}; reserve again.")
+            raise ParameterError(f"Reservation.commit: this reservation is already {self.state}; "
+                                 "reserve again.")
         if self._accountant is None:
             self.state = "committed"
             return None

@@ -91,8 +91,8 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     True
     """
     if not (sigma > 0 and sensitivity >= 0 and k >= 1):
-        raise PrivacyError(f"objective_gaussian_delta: need sigma > 0, sensitivity >= 0, "
-                           f"k >= 1; got {sigma}, {sensitivity}, {k}.")
+        raise PrivacyError(f"objective_gaussian_delta: need sigma > 0, sensitivity >= 0 and "
+                           f"k >= 1; got {sigma}, {sensitivity}, {k}. Pass values in range.")
     if sensitivity == 0:
         return 0.0 if epsilon >= slack else 1.0
     a = sensitivity / sigma
@@ -128,10 +128,11 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
     7.768
     """
     if not 0.0 < delta < 1.0:
-        raise PrivacyError(f"Gaussian objective perturbation needs 0 < delta < 1; got {delta}.")
+        raise PrivacyError(f"objective_gaussian_sigma: Gaussian objective perturbation needs 0 < delta < 1; "
+                           f"got {delta}. Pass a delta in (0, 1).")
     if not epsilon > slack:
         raise PrivacyError(
-            f"Gaussian objective perturbation: the Jacobian slack {slack:.6g} uses all of "
+            f"objective_gaussian_sigma: the Jacobian slack {slack:.6g} uses all of "
             f"epsilon = {epsilon:g}; raise lam or epsilon."
         )
     if sensitivity == 0:
@@ -158,7 +159,8 @@ def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
     while not ok(hi):
         lo, hi = hi, 2.0 * hi
         if hi > scale * 1e12:  # pragma: no cover - δ in (0, 1) always has a solution
-            raise PrivacyError("no feasible sigma found below 1e12 x the sensitivity.")
+            raise PrivacyError("smallest_feasible_sigma: no feasible sigma found below 1e12 x "
+                               "the sensitivity. Raise epsilon or delta.")
     while ok(lo) and lo > scale * 1e-12:
         lo *= 0.5
     while hi - lo > SIGMA_RTOL * hi:

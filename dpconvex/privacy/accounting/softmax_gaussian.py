@@ -67,7 +67,7 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
     """
     if not (sigma > 0 and n_classes >= 2):
         raise PrivacyError(f"softmax_objective_delta: need sigma > 0 and C >= 2; got {sigma}, "
-                           f"{n_classes}.")
+                           f"{n_classes}. Pass values in range.")
     c = epsilon - slack - _S2_HALF / (sigma * sigma)
     if c <= 0.0:
         return 1.0
@@ -94,9 +94,10 @@ def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
     11.408
     """
     if not 0.0 < delta < 1.0:
-        raise PrivacyError(f"Gaussian objective perturbation needs 0 < delta < 1; got {delta}.")
+        raise PrivacyError(f"softmax_objective_sigma: Gaussian objective perturbation needs 0 < delta < 1; "
+                           f"got {delta}. Pass a delta in (0, 1).")
     if not epsilon > slack:
-        raise PrivacyError(f"Gaussian objective perturbation: the Jacobian slack {slack:.6g} "
+        raise PrivacyError(f"softmax_objective_sigma: the Jacobian slack {slack:.6g} "
                            f"uses all of epsilon = {epsilon:g}; raise lam or epsilon.")
 
     return smallest_feasible_sigma(

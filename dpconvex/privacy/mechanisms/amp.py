@@ -88,7 +88,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
                 or not mech.amp_derived or mech.placement not in ("objective", "output")
                 or (mech.adds_output_noise and not hasattr(mech, "noised"))):
             raise ParameterError(
-                f"{type(self).__name__}: the inner mechanism {mech.name!r} cannot be covered: "
+                f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be covered: "
                 f"approximate minima wraps a {kind} mechanism whose noise_report places its "
                 "noise on the objective or the output (an output one also provides noised()) "
                 "and whose cover is derived (amp_derived). "
@@ -102,7 +102,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         if getattr(template, "distance_bound", None) is None:
             raise PrivacyError(
-                f"approximate minima: template '{template.name}' declares no distance_bound("
+                f"{type(self).__name__}.conditions: template '{template.name}' declares no distance_bound("
                 "residual, mu) relating its optimality residual to the distance from the exact "
                 "minimizer, so AMP cannot cover an inexact solve. Use optimality_tol=None "
                 "(exact-minimizer mode)."

@@ -326,7 +326,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
         """Validate the budget for this mechanism (pure mechanisms need δ = 0)."""
-        return check_private_budget(budget, self.name, pure=self.pure)
+        return check_private_budget(budget, self.name, pure=self.pure,
+                                    caller=f"{type(self).__name__}.check_budget")
 
     def check_template(self, template: Template) -> None:
         """Refuse, by name, a template that does not offer a capability this mechanism needs.
@@ -341,7 +342,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         missing = sorted(n for n in self.needs if n in CAPABILITY_MEMBERS and n not in offered)
         if missing:
             raise PrivacyError(
-                f"mechanism '{self.name}' needs the template capabilit"
+                f"{type(self).__name__}.check_template: mechanism '{self.name}' needs the "
+                "template capabilit"
                 f"{'y' if len(missing) == 1 else 'ies'} {missing}, which template "
                 f"'{getattr(template, 'name', type(template).__name__)}' does not offer (it offers "
                 f"{sorted(offered)}); use a mechanism made for this kind of template.")
@@ -352,7 +354,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         failed = [c for c in conds if not c.holds]
         if failed:
             c = failed[0]
-            raise PrivacyError(f"{c.name}: {c.detail}")
+            raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
         return conds
 
     @abstractmethod
@@ -458,14 +460,16 @@ def register(cls: type[Mechanism]) -> type[Mechanism]:
     ('register', True)
     """
     if not cls.name or cls.name in MECHANISMS:
-        raise ValueError(f"mechanism name {cls.name!r} is empty or already registered")
+        raise ValueError(f"register: mechanism name {cls.name!r} is empty or already registered. "
+                         "Give the class a new name.")
     MECHANISMS[cls.name] = cls
     return cls
 
 
 def _no_noise_report(mech: Mechanism) -> ParameterError:
     return ParameterError(
-        f"mechanism {mech.name!r} does not report its noise: lam='auto' and the noise "
+        f"{type(mech).__name__}.noise_report: mechanism {mech.name!r} does not report its "
+        "noise: lam='auto' and the noise "
         "warnings need Mechanism.noise_report (where the noise enters, E||b||^2, the "
         f"sensitivity; docs/privacy.md §3.4). Implement noise_report on "
         f"{type(mech).__name__}, or use a numeric lam with a mechanism that reports it.")
@@ -577,8 +581,11 @@ def registered_name(name: Any, kind: str | None) -> Any:
     return name
 
 
-def check_private_budget(budget: Budget, name: str, *, pure: bool) -> Budget:
+def check_private_budget(budget: Budget, name: str, *, pure: bool,
+                         caller: str = "check_private_budget") -> Budget:
     """A private mechanism needs a finite ε > 0; a pure one needs δ = 0.
+
+    ``caller`` opens the messages: the public call that checks (``"Owner.check_budget"``).
 
     Examples
     --------
@@ -594,25 +601,28 @@ def check_private_budget(budget: Budget, name: str, *, pure: bool) -> Budget:
     a pure mechanism needs delta = 0
     """
     if not isinstance(budget, Budget):
-        raise ParameterError(f"mechanism '{name}' needs a Budget. Got {budget!r} instead.")
+        raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} "
+                             "instead.")
     if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
         raise ParameterError(
-            f"mechanism '{name}' needs a finite epsilon > 0. Got {budget.epsilon!r} instead."
+            f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got {budget.epsilon!r} "
+            "instead."
         )
     if pure and budget.delta != 0.0:
         raise ParameterError(
-            f"mechanism '{name}' is pure epsilon-DP: use delta = 0 (got {budget.delta!r}), or an "
+            f"{caller}: mechanism '{name}' is pure epsilon-DP: use delta = 0 (got {budget.delta!r}), or an "
             "(epsilon, delta) mechanism."
         )
     return budget
 
 
-def require_accurate(res: SolveResult, tol: float) -> SolveResult:
+def require_accurate(res: SolveResult, tol: float, caller: str = "require_accurate") -> SolveResult:
     """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol).
 
-    The message names the solver, its status and the tolerance, never the residual
-    or the solver's details (data statistics): a refused solve goes to
-    :func:`~dpconvex.collect_diagnostics` for the data holder.
+    The message, opened by ``caller`` (the public call that solved:
+    ``"ObjectivePerturbation.run"``), names the solver, its status and the tolerance,
+    never the residual or the solver's details (data statistics): a refused solve goes
+    to :func:`~dpconvex.collect_diagnostics` for the data holder.
 
     Examples
     --------
@@ -639,13 +649,14 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
         record_solve(res)
     if failed:
         raise SolverError(
-            f"solver '{res.solver}' failed (status {res.status.value}); no model is released. "
+            f"{caller}: solver '{res.solver}' failed (status {res.status.value}); no model "
+            "is released. "
             "Try solver='native' or another backend (the solve's details: "
             "dpconvex.collect_diagnostics)."
         )
     if res.residual > tol:
         raise SolverError(
-            f"solver '{res.solver}' stopped with status {res.status.value} before its "
+            f"{caller}: solver '{res.solver}' stopped with status {res.status.value} before its "
             f"optimality residual met the tolerance {tol:g}: the privacy proof holds for the "
             "exact minimizer only, so no model is released. Try solver='native', more "
             "iterations or tighter tolerances (the residual reached: dpconvex.collect_diagnostics)."
@@ -655,12 +666,13 @@ def require_accurate(res: SolveResult, tol: float) -> SolveResult:
 
 def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
                 warm_start: np.ndarray | None = None, max_iter: int | None = None,
-                tol: float | None = None) -> SolveResult:
+                tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
     """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
 
     The one solve of the exact-minimizer mechanisms (objective / output perturbation and
     their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; anything
-    less accurate raises :class:`SolverError` (:func:`require_accurate`).
+    less accurate raises :class:`SolverError` (:func:`require_accurate`), its message opened
+    by ``caller`` (the public call that solved: ``"ObjectivePerturbation.run"``).
 
     Examples
     --------
@@ -680,7 +692,7 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
     """
     tol = template.residual_tol if tol is None else tol
     return require_accurate(backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                          max_iter=max_iter), tol)
+                                          max_iter=max_iter), tol, caller)
 
 
 def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: float | None = None,

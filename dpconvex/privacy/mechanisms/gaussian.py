@@ -312,7 +312,8 @@ class ClassSumGaussian(_ClassSumNoise):
         budget = super().check_budget(budget)
         if not budget.delta > 0.0:
             raise ParameterError(
-                f"mechanism '{self.name}' is (epsilon, delta)-DP and needs delta > 0 (got "
+                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is (epsilon, "
+                "delta)-DP and needs delta > 0 (got "
                 f"{budget.delta!r}); use mechanism='knorm_sum' for pure epsilon-DP.")
         return budget
 

@@ -90,7 +90,8 @@ class GaussianApproximateMinima(ApproximateMinima):
 
     def check_budget(self, budget: Budget) -> Budget:
         budget = super().check_budget(budget)
-        check_gaussian_budget(budget, f"{self.inner.name} with optimality_tol", "objective")
+        check_gaussian_budget(budget, f"{self.inner.name} with optimality_tol", "objective",
+                              f"{type(self).__name__}.check_budget")
         return budget
 
     def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:

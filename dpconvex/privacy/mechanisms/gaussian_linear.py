@@ -87,9 +87,11 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
     k = getattr(template, "gradient_difference_rank", None)
     if k is None:
         raise PrivacyError(
-            f"Gaussian objective perturbation: template '{template.name}' declares no "
+            f"gradient_difference_rank: template '{template.name}' declares no "
             "gradient_difference_rank (the dimension k of the span of one replaced record's "
-            "gradient differences), so the (epsilon, delta) bound cannot be computed.")
+            "gradient differences), so the (epsilon, delta) bound of Gaussian objective "
+            "perturbation cannot be computed. Declare it on the template, or use a pure "
+            "epsilon-DP mechanism.")
     return max(1, min(int(k), int(template.privacy_constants().dimension)))
 
 
@@ -170,16 +172,20 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
     return np.exp(np.interp(slacks, pts, logs))
 
 
-def _need_delta(name: str, delta: float) -> None:
+def _need_delta(caller: str, name: str, delta: float) -> None:
     if not delta > 0.0:
-        raise ParameterError(f"lam='auto' for mechanism '{name}' needs delta > 0; got {delta!r}.")
+        raise ParameterError(f"{caller}: lam='auto' for mechanism '{name}' needs delta > 0; got "
+                             f"{delta!r}. Set delta (e.g. 1/n**2).")
 
 
-def check_gaussian_budget(budget: Budget, name: str, pure_name: str) -> None:
-    """An (ε, δ) mechanism needs δ > 0; the message names the pure alternative."""
+def check_gaussian_budget(budget: Budget, name: str, pure_name: str, caller: str) -> None:
+    """An (ε, δ) mechanism needs δ > 0; the message names the pure alternative.
+
+    ``caller`` opens the message: the public call that checks (``"Owner.check_budget"``).
+    """
     if not budget.delta > 0.0:
         raise ParameterError(
-            f"mechanism '{name}' is (epsilon, delta)-DP and needs delta > 0 (got "
+            f"{caller}: mechanism '{name}' is (epsilon, delta)-DP and needs delta > 0 (got "
             f"{budget.delta!r}): set delta (e.g. 1/n**2), or use mechanism='{pure_name}' "
             "for pure epsilon-DP.")
 
@@ -195,15 +201,17 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
 
     def check_budget(self, budget: Budget) -> Budget:
         budget = super().check_budget(budget)
-        check_gaussian_budget(budget, self.name, self.pure_name)
+        check_gaussian_budget(budget, self.name, self.pure_name,
+                              f"{type(self).__name__}.check_budget")
         return budget
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         if getattr(template, "noise_symmetric", False) or len(template.noise_shape) != 1:
             raise PrivacyError(
-                f"mechanism '{self.name}' draws i.i.d. N(0, sigma^2) coordinates of a vector in "
-                f"R^p (docs/privacy.md §10); template '{template.name}' has matrix or symmetric "
-                "noise, which this derivation does not cover.")
+                f"{type(self).__name__}.conditions: mechanism '{self.name}' draws i.i.d. "
+                f"N(0, sigma^2) coordinates of a vector in R^p; template '{template.name}' has "
+                "matrix or symmetric noise, which this derivation does not cover. Use a "
+                "mechanism made for this template (docs/privacy.md §10).")
         conds = super().conditions(template, budget)
         mu = template.privacy_constants().strong_convexity
         conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
@@ -298,7 +306,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         heuristic for the Λ rule; a release recomputes σ exactly.
         """
         consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
-        _need_delta(self.name, dlt)
+        _need_delta(f"{type(self).__name__}.noise_report", self.name, dlt)
         p = int(consts.dimension)
         modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         S = 2.0 * consts.grad_bound
@@ -328,7 +336,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         assert cal is not None
         b = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
         res = solve_exact(template, backend, b, cal.extra_strong_convexity,
-                          warm_start=warm_start, max_iter=max_iter, tol=tol)
+                          warm_start=warm_start, max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.run")
         return np.array(res.x, copy=True), res, False
 
 
@@ -378,7 +387,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
         sensitivity).
         """
         consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
-        _need_delta(self.name, dlt)
+        _need_delta(f"{type(self).__name__}.noise_report", self.name, dlt)
         p = int(consts.dimension)
         modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         S = 2.0 * consts.grad_bound
@@ -411,6 +420,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the Gaussian noise, NOT yet snapped (the caller snaps once, last)."""
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
+                          max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.noised")
         noise = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
         return res.x + noise.reshape(res.x.shape), res

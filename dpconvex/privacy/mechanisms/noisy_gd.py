@@ -429,16 +429,17 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         self.learning_rate = None if learning_rate is None else float(learning_rate)
         self.accounting = accounting
         if average not in AVERAGING:
-            raise ParameterError(f"noisy gradient descent: 'average' must be one of "
-                                 f"{list(AVERAGING)!r}. Got {average!r} instead.")
+            raise ParameterError(f"The 'average' parameter of {type(self).__name__} must be one "
+                                 f"of {list(AVERAGING)!r}. Got {average!r} instead.")
         self.average = average
         self.delta_rule = bool(delta_rule)
 
     def check_budget(self, budget: Budget) -> Budget:
         if not (math.isfinite(budget.epsilon) and budget.epsilon > 0 and 0 < budget.delta < 1):
             raise ParameterError(
-                "noisy gradient descent is (epsilon, delta)-DP: it needs a finite epsilon > 0 and "
-                f"0 < delta < 1. Got {budget!r} instead."
+                f"{type(self).__name__}.check_budget: noisy gradient descent is (epsilon, "
+                "delta)-DP: it needs a finite epsilon > 0 and 0 < delta < 1. Got "
+                f"{budget!r} instead."
             )
         return budget
 
@@ -448,12 +449,14 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     def calibrate(self, template: PerExampleGradientsTemplate, budget: Budget) -> Calibration:
         n, p = template.n, template.p
         if self.steps is not None and self.steps > max_steps(n, p):
-            raise ParameterError(f"noisy gradient descent: steps = {self.steps:,} is above the cap "
+            raise ParameterError(f"{type(self).__name__}.calibrate: steps = {self.steps:,} is "
+                                 "above the cap "
                                  f"{max_steps(n, p):,} for n = {n:,} records and p = {p} parameters "
                                  "(a bound on running time, docs/privacy.md §6.3). Lower steps.")
         if self.delta_rule and budget.delta != default_delta(n):
-            raise PrivacyError(f"noisy gradient descent: delta = {budget.delta:g} is not the "
-                               f"public rule 1/n^2 = {default_delta(n):g} for n = {n}.")
+            raise PrivacyError(f"{type(self).__name__}.calibrate: delta = {budget.delta:g} is not "
+                               f"the public rule 1/n^2 = {default_delta(n):g} for n = {n}. Use "
+                               "delta=1/n**2, or delta_rule=False.")
         st = default_settings(template.loss, n, p, template.data_norm, budget, steps=self.steps,
                               radius=self.radius, clip=self.clip,
                               learning_rate=self.learning_rate, accounting=self.accounting)

@@ -154,7 +154,9 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
 
 
 def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
-                                     slack: str = "one_sided") -> Calibration:
+                                     slack: str = "one_sided",
+                                     caller: str = "calibrate_objective_perturbation"
+                                     ) -> Calibration:
     """Objective perturbation calibration ([CMS]_ Alg. 2, generalized; docs/privacy.md §3.2-3.3).
 
     Parameters
@@ -168,6 +170,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     slack : {"one_sided", "two_sided"}, default="one_sided"
         The Jacobian-slack rule: the one-sided trace bound r log(1 + T/(r n μ))
         (§3.3), or CMS's two-sided 2 r log(1 + c_u/(n μ)) (for comparison).
+    caller : str, default="calibrate_objective_perturbation"
+        The public call that calibrates (``"ObjectivePerturbation.calibrate"``), opening
+        the messages of a refusal.
 
     Returns
     -------
@@ -187,17 +192,20 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     (0.0606, 0.4697, 0.0)
     """
     if slack not in SLACK_RULES:
-        raise ParameterError(f"slack must be one of {SLACK_RULES}, got {slack!r}")
+        raise ParameterError(f"The 'slack' argument of calibrate_objective_perturbation must be "
+                             f"one of {SLACK_RULES}. Got {slack!r} instead.")
     mu, c_u, r = consts.strong_convexity, consts.hessian_term_bound, consts.hessian_rank
     if not mu > 0:
         raise PrivacyError(
-            "strong convexity: objective perturbation needs a strongly convex objective "
+            f"{caller}: strong convexity: objective perturbation needs "
+            "a strongly convex objective "
             f"(modulus > 0), got {mu}. Use a regularization strength lam > 0."
         )
     T = hessian_trace_bound(consts)
     if not math.isfinite(T if slack == "one_sided" else c_u):
         raise PrivacyError(
-            "curvature bound: objective perturbation needs a bounded second derivative "
+            f"{caller}: curvature bound: objective perturbation needs a "
+            "bounded second derivative "
             "of the loss (declared curvature is infinite). Use a smooth loss (logistic, "
             "huber, smooth_hinge) or output perturbation."
         )
@@ -238,8 +246,12 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     )
 
 
-def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants) -> Calibration:
+def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
+                                  caller: str = "calibrate_output_perturbation") -> Calibration:
     """Output perturbation ([CMS]_ Alg. 1): argmin sensitivity 2G/(n μ), β = ε/S.
+
+    ``caller``: the public call that calibrates (``"OutputPerturbation.calibrate"``),
+    opening the message of a refusal.
 
     Examples
     --------
@@ -252,7 +264,8 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     mu = consts.strong_convexity
     if not mu > 0:
         raise PrivacyError(
-            "strong convexity: output perturbation bounds the argmin sensitivity by "
+            f"{caller}: strong convexity: output perturbation bounds the "
+            "argmin sensitivity by "
             f"2G/(n*mu) and needs mu > 0; got {mu}. Use lam > 0."
         )
     sensitivity = 2.0 * consts.grad_bound / (n * mu)
@@ -322,7 +335,8 @@ class _Perturbation(Mechanism["ObjectiveTemplate"]):
         assert cal is not None
         eps = budget.epsilon
         if cal.epsilon > eps:  # pragma: no cover - guarded by construction
-            raise PrivacyError(f"calibration: computed epsilon {cal.epsilon} exceeds requested {eps}.")
+            raise PrivacyError(f"{type(self).__name__}.certificate: the computed epsilon "
+                               f"{cal.epsilon} exceeds the requested {eps}; nothing is released.")
         consts = template.privacy_constants()
         conds = [*conditions, Condition(
             "epsilon accounting", True, "computed from public parameters",
@@ -390,7 +404,8 @@ class ObjectivePerturbation(_Perturbation):
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return calibrate_objective_perturbation(budget.epsilon, template.n,
-                                                template.privacy_constants())
+                                                template.privacy_constants(),
+                                                caller=f"{type(self).__name__}.calibrate")
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -425,7 +440,8 @@ class ObjectivePerturbation(_Perturbation):
         assert cal is not None
         b = norm_gamma(template.noise_shape, cal.noise_rate, rng, symmetric=template.noise_symmetric)
         res = solve_exact(template, backend, b, cal.extra_strong_convexity,
-                          warm_start=warm_start, max_iter=max_iter, tol=tol)
+                          warm_start=warm_start, max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.run")
         return np.array(res.x, copy=True), res, False
 
 
@@ -463,7 +479,8 @@ class OutputPerturbation(_Perturbation):
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return calibrate_output_perturbation(budget.epsilon, template.n,
-                                             template.privacy_constants())
+                                             template.privacy_constants(),
+                                             caller=f"{type(self).__name__}.calibrate")
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -505,7 +522,8 @@ class OutputPerturbation(_Perturbation):
                tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
         """The minimizer plus the noise, NOT yet snapped (the caller snaps once, last)."""
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
+                          max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.noised")
         noise = norm_gamma(template.noise_shape, cal.noise_rate, rng,
                            symmetric=template.noise_symmetric)
         return res.x + noise.reshape(res.x.shape), res
@@ -578,5 +596,6 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
+                          max_iter=max_iter, tol=tol,
+                          caller=f"{type(self).__name__}.run")
         return np.array(res.x, copy=True), res, False

@@ -253,7 +253,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
         floor = report.modulus_floor
     else:
         raise ParameterError(
-            f"lam='auto' weighs noise on the objective or the output; mechanism "
+            f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
             f"{getattr(mech, 'name', mech)!r} places its noise on the {report.placement} "
             "(no Λ to choose): pass a numeric lam.")
     bound = mu_eff * R * R / 2.0 + G * G / (n * mu_eff) + noise
