@@ -338,7 +338,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         conds.append(Condition(
             "record norm bound", ok, "checked on the scaled records",
             "every z = [x; 1]/sqrt(q^2 + 1) has ||z|| <= 1" if ok
-            else f"a record has ||z|| = {zmax:.6g} > 1: clip x to ||x|| <= q and scale "
+            else "a record has ||z|| > 1: clip x to ||x|| <= q and scale "
                  "with augment_and_scale(X, q)",
         ))
         # (5) the Hessian-term bound needs ℓ'' bounded (objective perturbation)

@@ -353,7 +353,7 @@ class LargeMarginSoftmaxTemplate:
         conds.append(Condition(
             "record norm bound", ok, "checked on the scaled records",
             f"every {name} has ||{name[0]}|| <= 1" if ok
-            else f"a record has ||{name[0]}|| = {zmax:.6g} > 1: clip x to ||x|| <= q and scale "
+            else f"a record has ||{name[0]}|| > 1: clip x to ||x|| <= q and scale "
                  "with augment_and_scale(X, q)"))
         if not ok:
             raise PrivacyError(f"{type(self).__name__}.conditions: record norm bound: "
