@@ -147,28 +147,29 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     >>> dry.theta is None
     True
     """
-    mech = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
-    mech.check_template(template)
-    budget = mech.check_budget(budget)
-    conds = mech.conditions(template, budget)
-    cal = mech.calibrate(template, budget)
-    cert = mech.certificate(template, budget, cal, conds)
+    mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
+    mechanism.check_template(template)
+    budget = mechanism.check_budget(budget)
+    conditions = mechanism.conditions(template, budget)
+    calibration = mechanism.calibrate(template, budget)
+    certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:
-        return Release(None, cert, cal, None)
+        return Release(None, certificate, calibration, None)
     if on_calibrated is not None:
-        on_calibrated(cal)
-    if mech.solves:
+        on_calibrated(calibration)
+    if mechanism.solves:
         from ..solvers.registry import get_backend
 
-        be = backend if hasattr(backend, "solve") else get_backend(backend, template)
+        solver_backend = backend if hasattr(backend, "solve") else get_backend(backend, template)
     else:
-        be = None
-    gen = check_random_state(rng, "release", "rng")
-    progress.say(f"{mech.name}: noise drawn, solving {template.name} (n = {template.n}) with "
-                 f"backend {getattr(be, 'name', 'none')}")
+        solver_backend = None
+    noise_rng = check_random_state(rng, "release", "rng")
+    progress.say(f"{mechanism.name}: noise drawn, solving {template.name} (n = {template.n}) with "
+                 f"backend {getattr(solver_backend, 'name', 'none')}")
     try:
-        theta, res, noised = mech.run(template, cal, be, gen, warm_start=warm_start,
-                                      max_iter=max_iter)
+        theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
+                                                    noise_rng, warm_start=warm_start,
+                                                    max_iter=max_iter)
     except DPConvexError:
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
@@ -179,19 +180,19 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
-    progress.say(f"{mech.name}: released after the accuracy check")
+    progress.say(f"{mechanism.name}: released after the accuracy check")
     if not np.all(np.isfinite(theta)):
         raise SolverError(
             "release: the released parameters are not finite (overflow in the noise or the solve); "
             "nothing is released. Check epsilon, lam and the data norm bound."
         )
-    if res is not None:
+    if solve_result is not None:
         # public facts only: the backend asked for and the tolerance met (never the
         # residual, objective value, iterations or time, which depend on the data)
-        cert.solver = {"backend": getattr(be, "name", str(backend)),
-                       "solved to residual <= tolerance": "yes"}
-        record_solve(res)
-    cert.conditions.extend(mech.solve_condition(template, res, cal))
-    if mech.private and (rng is not None if seeded is None else seeded):
-        cert.assumptions.append(SEEDED)
-    return Release(np.asarray(theta), cert, cal, res)
+        certificate.solver = {"backend": getattr(solver_backend, "name", str(backend)),
+                              "solved to residual <= tolerance": "yes"}
+        record_solve(solve_result)
+    certificate.conditions.extend(mechanism.solve_condition(template, solve_result, calibration))
+    if mechanism.private and (rng is not None if seeded is None else seeded):
+        certificate.assumptions.append(SEEDED)
+    return Release(np.asarray(theta), certificate, calibration, solve_result)
