@@ -62,16 +62,16 @@ def solve_problem(problem: cp.Problem, solver: str, **options: Any) -> tuple[Sol
     if solver not in _CVXPY_NAMES:
         raise SolverError(f"solve_problem: unknown CVXPY backend {solver!r}; use one of "
                           f"{sorted(_CVXPY_NAMES)}.")
-    opts = {**DEFAULT_OPTIONS[solver], **options}
-    t0 = time.perf_counter()
+    solver_options = {**DEFAULT_OPTIONS[solver], **options}
+    start = time.perf_counter()
     try:
         with warnings.catch_warnings():
             # dpconvex checks the residual itself and refuses inaccurate solves
             warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-            problem.solve(solver=_CVXPY_NAMES[solver], **opts)
+            problem.solve(solver=_CVXPY_NAMES[solver], **solver_options)
     except cp.error.SolverError as exc:
-        return SolveStatus.FAILED, time.perf_counter() - t0, f"solver_error: {exc}"
-    seconds = time.perf_counter() - t0
+        return SolveStatus.FAILED, time.perf_counter() - start, f"solver_error: {exc}"
+    seconds = time.perf_counter() - start
     raw = str(problem.status)
     return CVXPY_STATUS_MAP.get(raw, SolveStatus.FAILED), seconds, raw
 
@@ -106,28 +106,28 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
 
     def _solve(self, template: CVXPYTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
-        cv = template.cvxpy_problem()
+        compiled = template.cvxpy_problem()
         template.cvxpy_set(b, extra_reg)
         with warnings.catch_warnings():
             # "Solution may be inaccurate": dpconvex computes and checks the residual itself
             warnings.filterwarnings("ignore", message="Solution may be inaccurate",
                                     category=UserWarning)
-            opts: dict[str, Any] = dict(template.cvxpy_options)
+            options: dict[str, Any] = dict(template.cvxpy_options)
             if max_iter is not None:
-                opts[self.max_iter_option] = int(max_iter)
-            status, seconds, raw = solve_problem(cv["problem"], self.name, **opts)
+                options[self.max_iter_option] = int(max_iter)
+            status, seconds, raw_status = solve_problem(compiled["problem"], self.name, **options)
         x, info = template.cvxpy_solution()
         if x is None:
             return SolveResult(None, SolveStatus.FAILED if status == SolveStatus.OPTIMAL
                                else status, math.nan, math.inf, self.name, seconds=seconds,
-                               info={"raw_status": raw})
-        f, _ = template.objective(x, b, extra_reg)
-        stats = cv["problem"].solver_stats
-        value = cv["problem"].value
-        return SolveResult(x, status, f, template.residual(x, b, extra_reg), self.name,
+                               info={"raw_status": raw_status})
+        objective_value, _ = template.objective(x, b, extra_reg)
+        stats = compiled["problem"].solver_stats
+        value = compiled["problem"].value
+        return SolveResult(x, status, objective_value, template.residual(x, b, extra_reg), self.name,
                            iterations=int(stats.num_iters or 0) if stats else 0,
                            seconds=seconds,
-                           info={"raw_status": raw, **info,
+                           info={"raw_status": raw_status, **info,
                                  "cvxpy_objective": math.nan if value is None else float(value)})
 
 

@@ -108,14 +108,14 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
 
     def _solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
-        res = self.first._solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
-        if res.x is not None and res.residual <= template.residual_tol:
-            return res
-        polished = self.polish._solve(template, b, extra_reg, warm_start=res.x,
+        first = self.first._solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
+        if first.x is not None and first.residual <= template.residual_tol:
+            return first
+        polished = self.polish._solve(template, b, extra_reg, warm_start=first.x,
                                       max_iter=max_iter)
-        polished.info["polished_from"] = res.summary()
-        polished.solver = f"{res.solver}+{polished.solver}"
-        polished.seconds += res.seconds
+        polished.info["polished_from"] = first.summary()
+        polished.solver = f"{first.solver}+{polished.solver}"
+        polished.seconds += first.seconds
         return polished
 
     def __repr__(self) -> str:
@@ -175,24 +175,24 @@ def suitable_backends(template: Template) -> list[str]:
     >>> suitable_backends(template)
     ['native', 'clarabel', 'scs']
     """
-    out: list[str] = []
-    for cls in _CLASSES:
-        if cls.name not in out and cls().supports(template):
-            out.append(cls.name)
-    return out
+    names: list[str] = []
+    for backend_class in _CLASSES:
+        if backend_class.name not in names and backend_class().supports(template):
+            names.append(backend_class.name)
+    return names
 
 
 BACKEND_FINDERS.append(suitable_backends)
 
 
 def _by_name(name: str, template: Template) -> Backend:
-    candidates = [cls() for cls in _CLASSES if cls.name == name]
+    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
     for backend in candidates:
         if backend.supports(template):
             return backend
     if len(candidates) > 1:
         have = sorted(getattr(template, "capabilities", ()))
-        needs = " or ".join(repr(sorted(b.requires)) for b in candidates)
+        needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
         fits = suitable_backends(template)
         raise ParameterError(
             f"get_backend: solver {name!r} cannot solve the template "
@@ -205,9 +205,9 @@ def _by_name(name: str, template: Template) -> Backend:
 
 
 def _native(template: Template) -> Backend | None:
-    for cls in _CLASSES:
-        if cls.name == "native" and cls().supports(template):
-            return cls()
+    for backend_class in _CLASSES:
+        if backend_class.name == "native" and backend_class().supports(template):
+            return backend_class()
     return None
 
 
@@ -239,10 +239,11 @@ def auto_backend(template: Template) -> Backend:
     fits = suitable_backends(template)
     if fits:
         return _by_name(fits[0], template)
+    requirements = sorted({tuple(sorted(backend_class.requires)) for backend_class in _CLASSES})
     raise ParameterError(
         f"auto_backend: no registered solver backend can solve the template "
         f"'{getattr(template, 'name', template)}' (capabilities {sorted(caps)!r}); the "
-        f"backends need one of {sorted({tuple(sorted(c.requires)) for c in _CLASSES})!r}."
+        f"backends need one of {requirements!r}."
     )
 
 
