@@ -13,6 +13,7 @@ references to NumPy, scikit-learn, pandas, CVXPY and the standard library).
 
 from __future__ import annotations
 
+import ast
 import builtins
 import dataclasses
 import importlib
@@ -223,6 +224,35 @@ def _enclosing_contexts(node) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+_ANNOTATION_IMPORTS: dict[str, dict[str, str]] = {}
+
+
+def _annotation_imports(modname: str) -> dict[str, str]:
+    """Names a module imports for its annotations only (under ``if TYPE_CHECKING:``).
+
+    Such a name is not an attribute of the module at run time, so a signature that uses it
+    is resolved where it is imported from: name -> the dotted name it stands for.
+    """
+    if modname not in _ANNOTATION_IMPORTS:
+        found: dict[str, str] = {}
+        module = _import(modname)
+        source = getattr(module, "__file__", None) if inspect.ismodule(module) else None
+        if source:
+            package = modname if source.endswith("__init__.py") else modname.rsplit(".", 1)[0]
+            for block in ast.walk(ast.parse(Path(source).read_text())):
+                if not (isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)):
+                    continue
+                for stmt in block.body:
+                    if isinstance(stmt, ast.ImportFrom):
+                        base = package.split(".")
+                        base = base[: len(base) - stmt.level + 1] if stmt.level else []
+                        origin = ".".join(base + ([stmt.module] if stmt.module else []))
+                        for alias in stmt.names:
+                            found[alias.asname or alias.name] = f"{origin}.{alias.name}"
+        _ANNOTATION_IMPORTS[modname] = found
+    return _ANNOTATION_IMPORTS[modname]
+
+
 def _resolve_alias(app, env, node, contnode):
     """Resolve a reference to a dpconvex object written under another of its names.
 
@@ -238,7 +268,16 @@ def _resolve_alias(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
     target = node["reftarget"].lstrip(".~")
-    candidates = [target] + [f"{ctx}.{target}" for ctx in _enclosing_contexts(node)]
+    contexts = _enclosing_contexts(node)
+    candidates = [target] + [f"{ctx}.{target}" for ctx in contexts]
+    head, _, rest = target.partition(".")
+    for ctx in contexts:  # a name imported for annotations only, where it comes from
+        origin = _annotation_imports(ctx).get(head)
+        if origin is not None:
+            full = f"{origin}.{rest}" if rest else origin
+            if not full.startswith("dpconvex"):  # a dependency's class: code, no link
+                return contnode
+            candidates.append(full)
     domain = env.get_domain("py")
     documented = _documented(env)
     for cand in candidates:
