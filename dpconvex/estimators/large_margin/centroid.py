@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._random import NoiseSource, assign_noise
-from ..._validation import check_float, is_dask_collection
+from ..._validation import is_dask_collection
 from ...data.labels import one_label_warning
 from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
@@ -204,9 +204,7 @@ def check_centroid_params(est: LargeMarginEstimator) -> None:
         raise ParameterError(f"The 'optimality_tol' parameter of {owner} must be None with "
                              f"mechanism={CENTROID!r}, which solves nothing. Got "
                              f"{est.optimality_tol!r} instead.")
-    if est.delta is not None:  # None or 0: pure epsilon; > 0: Gaussian (§4.9)
-        check_float("delta", est.delta, owner, low_inclusive=True, high=1.0)
-    centroid_estimator(est)._validate_params()
+    centroid_estimator(est)._validate_params()  # delta: the table's rule (§4.9)
 
 
 def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) -> np.ndarray:

@@ -8,45 +8,37 @@ estimator's module (which imports them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from ...privacy.rules.large_margin import LargeMarginSettings
+
 if TYPE_CHECKING:
     from ...data.labels import LabelSet
-    from ...objectives.losses import Loss
     from ...privacy.certificate import Certificate
     from ...privacy.mechanisms.base import Mechanism
-    from ...templates.large_margin import MatrixTerm
 
 __all__ = ["LargeMarginEstimator"]
 
 
-class LargeMarginEstimator(Protocol):
+class LargeMarginEstimator(LargeMarginSettings, Protocol):
     """A :class:`~dpconvex.PrivateLargeMarginGaussian` as its learner's parts see it.
 
-    Its parameters (see the estimator for their meaning), the two methods the Dask build
-    calls per chunk, and the fitted attributes the centroid release sets.
+    Its parameters (see the estimator for their meaning; those the privacy rules read are
+    :class:`~dpconvex.privacy.rules.large_margin.LargeMarginSettings`), the two methods the
+    Dask build calls per chunk, and the fitted attributes the centroid release sets.
     """
 
-    epsilon: float
-    delta: float | None
     gamma: float
-    lam: float | str
     h: float
-    n_components: int
-    mechanism: str
     data_norm: float
     component_assignment: str | None
     centers: Any
     kmeans_epsilon_fraction: float
     kmeans_iter: int
-    loss: Loss | str | None
-    extra_terms: Sequence[MatrixTerm] | None
     solver: str | None
     random_state: Any
-    optimality_tol: float | None
     max_iter: int | None
     accountant: Any
     classes: Any

@@ -126,6 +126,7 @@ class LargeMarginSettings(Protocol):
     extra_terms: Sequence[object] | None
     optimality_tol: float | None
 
+
 def _is(value: Any, name: str) -> bool:
     return isinstance(value, str) and value == name
 
