@@ -106,7 +106,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
     "dpconvex.privacy.rules.front_door": ("AUTO_VALIDATION", "CENTROID", "CONSTANT",
                                           "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR",
                                           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST",
-                                          "SAFEGUARD_R_AT_LEAST"),
+                                          "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST"),
     "dpconvex.privacy.rules.lam": ("AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS"),
     "dpconvex.privacy.rules.large_margin": ("AUTO", "CENTROID", "CENTROID_BELOW",
                                             "DEFAULT_STRUCTURE", "PAIRWISE", "ROW_NORMS"),

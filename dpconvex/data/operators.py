@@ -33,7 +33,7 @@ from .._validation import check_matrix_body
 from ..errors import DataTypeError, DataValidationError
 
 __all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_csr",
-           "check_sparse", "clip_scale", "row_blocks", "row_norms"]
+           "check_sparse", "clip_scale", "row_blocks", "row_norms", "unit_scale"]
 
 
 #: ``f(m_block, rows) -> weights``: one weight per row of a block, from that row's product.
@@ -512,6 +512,25 @@ def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
     s = np.ones(norms.shape)
     np.divide(bound, norms, out=s, where=over)
     return s, int(np.count_nonzero(over))
+
+
+def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
+    """Factors ``bound / ||x_i||`` that scale each non-zero row to the public ``bound``.
+
+    The per-record map of ``row_norm="unit"`` (:func:`dpconvex.data.row_scaling.normalize_rows`)
+    as a row scale (for :class:`ScaledRows`): row i's factor reads its norm and the public
+    bound only; a zero row keeps the factor 1 (it stays zero).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.operators import unit_scale
+    >>> unit_scale(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
+    [0.2, 2.0, 1.0]
+    """
+    s = np.ones(norms.shape)
+    np.divide(bound, norms, out=s, where=norms > 0)
+    return s
 
 
 def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,

@@ -52,7 +52,6 @@ from .._validation import (
     Float,
     NoValidation,
     Optional,
-    Options,
     check_fitted,
     check_option,
     checks_feature_names,
@@ -71,6 +70,7 @@ from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .constraints import ROW_NORM
 from .ovr import check_plan_shape
 
 __all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "ClassSumTemplate",
@@ -86,9 +86,6 @@ DELTA_RULE = "delta chosen by the public rule min(1e-5, 1/n^2) (n, the number of
 #: The public map of a record to its feature vector, for the certificate.
 FEATURE_MAP = ("feature map u = clip(x, data_norm) / data_norm (per record, public), so "
                "||u|| <= 1; the count coordinate w = 1 plays the role of a constant feature")
-
-#: Per-record scaling choices (DESIGN.md §5: a map that reads only the record).
-ROW_NORMS = ("unit", "none")
 
 #: Certificate line of the per-record scaling.
 UNIT_ROWS = ("row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay zero), a map "
@@ -555,7 +552,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "data_norm": DATA_NORM,
-        "row_norm": Options(ROW_NORMS),
+        "row_norm": ROW_NORM,
         "delta": Optional(DELTA),  # against the mechanism: _check_consistency
         "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
         "temperature": Optional(Float()),

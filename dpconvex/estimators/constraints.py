@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import Constraint, _is_one_of, _short_repr
+from .._validation import Constraint, Options, _is_one_of, _short_repr
 from ..errors import ParameterError
 from ..objectives.losses import Loss
 from ..solvers.registry import check_solver_name
 
-__all__ = ["SOLVER", "LossParameter", "Solver"]
+__all__ = ["ROW_NORM", "SOLVER", "LossParameter", "Solver"]
 
 
 @dataclass(frozen=True)
@@ -55,3 +55,9 @@ class Solver(Constraint):
 
 #: The solver backend (None: the native solver).
 SOLVER = Solver()
+
+
+#: ``row_norm`` of the linear learners and the class centroids: "unit" scales every
+#: non-zero row to the norm bound (a per-record public map, docs/privacy.md §12.1), "none"
+#: only clips.
+ROW_NORM = Options(("unit", "none"))

@@ -29,6 +29,7 @@ from .._validation import (
     Float,
     NoValidation,
     Optional,
+    Options,
     check_fitted,
     checks_feature_names,
     feature_names_of,
@@ -219,6 +220,14 @@ class PrivateClassifier(PrivateEstimator):
         for "auto" ⌈0.2 n⌉ up to 600 rows and at least ⌈0.1 n⌉
         (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`; n only,
         public). The split is a permutation drawn independently of the data.
+    row_norm : {"auto", "none"}, default="auto"
+        "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖ (a per-record public
+        map, docs/privacy.md §12.1): the Huber SVM with d >=
+        :data:`~dpconvex.privacy.rules.front_door.UNIT_ROWS_AT_LEAST` (8) features, the class
+        centroids and the large-margin softmax always; noisy gradient descent never
+        (docs/privacy.md §14.2). "none": every learner keeps the rows as given (clipped to
+        ``data_norm`` only); pass it when a row's length carries the label (e.g. non-negative
+        severity scores: on the UCI breast-cancer set "auto" costs 6 to 7 points).
 
     Attributes
     ----------
@@ -269,12 +278,13 @@ class PrivateClassifier(PrivateEstimator):
         "accountant": ACCOUNTANT,
         "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
+        "row_norm": Options(("auto", "none")),
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
                  unknown_labels: str = "raise", safeguard: bool | str = "auto",
-                 validation_fraction: float | str = "auto"):
+                 validation_fraction: float | str = "auto", row_norm: str = "auto"):
         self.epsilon = epsilon
         self.delta = delta
         self.classes = classes
@@ -284,6 +294,7 @@ class PrivateClassifier(PrivateEstimator):
         self.accountant = accountant
         self.safeguard = safeguard
         self.validation_fraction = validation_fraction
+        self.row_norm = row_norm
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -296,35 +307,38 @@ class PrivateClassifier(PrivateEstimator):
     def _delta(self) -> float:
         return float(self.delta) if has_positive_delta(self.delta) else 0.0
 
-    def _make(self, learner: str, *, objective: bool = False, guarded: bool = False
-              ) -> PrivateEstimator:
+    def _make(self, learner: str, *, objective: bool = False, guarded: bool = False,
+              row_norm: str = "none") -> PrivateEstimator:
         """The unfitted learner of that name at this front door's (ε, δ) and public bounds.
 
         ``objective=True`` names the large-margin objective's mechanism (no centroid
         switch), for the noise checks of :meth:`_warn_if_every_candidate_is_weak`. With
         the safeguard the front door holds the budget, so the learner charges no ledger.
+        ``row_norm``: the rule's per-record map for the Huber SVM.
         """
         delta = self._delta()
         common = {"epsilon": self.epsilon, "classes": self.classes, "data_norm": self.data_norm,
                   "unknown_labels": self.unknown_labels, "random_state": self.random_state,
                   "accountant": None if guarded else self.accountant}
         if learner == LINEAR:
-            return PrivateHuberSVM(delta=delta, fit_intercept=True, **common)
+            return PrivateHuberSVM(delta=delta, fit_intercept=True, row_norm=row_norm, **common)
         if learner == NOISY_GD:
             return NoisyGradientDescent(delta=delta, fit_intercept=True, **common)
+        kept = {"row_norm": "none"} if self.row_norm == "none" else {}  # the user's rows as given
         if learner == CENTROID:
-            return PrivateGaussianCentroid(delta=delta, **common)
+            return PrivateGaussianCentroid(delta=delta, **kept, **common)
         mechanism = ("gaussian_objective" if delta > 0 else "objective") if objective else "auto"
         return PrivateLargeMarginGaussian(delta=delta if delta > 0 else None, mechanism=mechanism,
-                                          **common)
+                                          **kept, **common)
 
     def _learner(self, n: int, n_classes: int, n_features: int, *, guarded: bool = False
                  ) -> tuple[str, str, PrivateEstimator]:
         """(learner name, reason, the unfitted learner) for n rows, C classes, d features;
         ``guarded``: fitted inside the safeguard, which holds the budget."""
         choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
-                                           self.delta)
-        return choice.learner, choice.reason, self._make(choice.learner, guarded=guarded)
+                                           self.delta, self.row_norm)
+        return choice.learner, choice.reason, self._make(choice.learner, guarded=guarded,
+                                                         row_norm=choice.row_norm)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if not safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard):

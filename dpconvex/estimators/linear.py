@@ -35,9 +35,10 @@ from .._validation import (
     checks_feature_names,
 )
 from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
-from ..data.operators import DenseRows, ScaledRows, clip_scale
+from ..data.operators import DenseRows, ScaledRows, clip_scale, row_norms, unit_scale
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
+from ..data.row_scaling import normalize_rows, normalize_rows_lazy
 from ..data.validation import check_array
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.budget import Budget
@@ -48,7 +49,7 @@ from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
-from .constraints import SOLVER, LossParameter
+from .constraints import ROW_NORM, SOLVER, LossParameter
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
@@ -65,19 +66,21 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 
         X_checked = check_array(X, f"{type(self).__name__}.decision_function", n_features=self.n_features_in_,
                                 accept_sparse=True, accept_dask=True)
-        if self.coef_.shape[0] > 1:  # one-vs-rest: one score per class, shape (n, C)
-            if is_dask_collection(X_checked):
-                from ..data.dask_rows import DaskRows
-
-                rows = DaskRows(X_checked)
-                scores = [rows.matvec(class_coef) for class_coef in self.coef_]
-                return np.column_stack(scores) + self.intercept_
-            return np.asarray(X_checked @ self.coef_.T) + self.intercept_
+        unit = getattr(self, "row_norm", "none") == "unit"  # the fit's per-record map, alike
         if is_dask_collection(X_checked):  # scores summed per chunk on the workers; n numbers come back
             from ..data.dask_rows import DaskRows
 
-            return DaskRows(X_checked).matvec(self.coef_[0]) + self.intercept_[0]
-        return np.asarray(X_checked @ self.coef_[0]) + self.intercept_[0]
+            rows = DaskRows(normalize_rows_lazy(X_checked, float(self.data_norm)) if unit
+                            else X_checked)
+            scores = np.column_stack([rows.matvec(class_coef) for class_coef in self.coef_])
+        elif unit and not _unit_factors_safe(_row_norms_of(X_checked), float(self.data_norm)):
+            scores = np.asarray(normalize_rows(X_checked, float(self.data_norm)) @ self.coef_.T)
+        else:
+            scores = np.asarray(X_checked @ self.coef_.T)
+            if unit:  # x -> q x/||x|| as a factor on the scores (the rows are not copied)
+                scores = scores * unit_scale(_row_norms_of(X_checked), float(self.data_norm))[:, None]
+        scores = scores + self.intercept_
+        return scores if self.coef_.shape[0] > 1 else scores[:, 0]  # one-vs-rest: (n, C)
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
@@ -88,14 +91,33 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         return self.classes_[(scores > 0).astype(int)]
 
 
+#: The certificate line of ``row_norm="unit"``.
+UNIT_ROWS_NOTE = ("row_norm='unit': every non-zero row scaled to the norm bound q (x -> q x/||x||, "
+                  "zero rows stay zero), in fit and predict: a map that reads only the record "
+                  "itself (docs/privacy.md §12.1)")
+
 #: Dense rows with norms up to this are clipped inside the products (:func:`_implicit_rows`);
 #: beyond it the products of the stored rows could overflow, and the rows are clipped
 #: on a copy.
 _IMPLICIT_MAX_NORM = 1e100
 
 
+def _unit_factors_safe(norms: np.ndarray, q: float) -> bool:
+    """Whether every factor q/||x_i|| and its products stay finite (else the rows are scaled on a
+    copy by the overflow-safe :func:`~dpconvex.data.row_scaling.normalize_rows`)."""
+    nonzero = norms[norms > 0]
+    return bool(np.all(nonzero <= _IMPLICIT_MAX_NORM) and np.all(nonzero * _IMPLICIT_MAX_NORM >= q))
+
+
+def _row_norms_of(X_checked: Any) -> np.ndarray:
+    """Row norms of dense rows, or of sparse rows from their stored entries."""
+    if sp.issparse(X_checked):
+        return np.sqrt(np.asarray(abs(X_checked).power(2).sum(axis=1), dtype=float).ravel())
+    return row_norms(X_checked)
+
+
 def _implicit_rows(X_checked: Any, q: float, intercept: float | None, outside: np.ndarray,
-                   owner: str) -> ScaledRows | None:
+                   owner: str, *, unit: bool = False) -> ScaledRows | None:
     """Dense rows clipped to q, with the intercept column and zeroed records, as factors.
 
     Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]``: the same per-record maps as
@@ -103,16 +125,23 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, outside: n
     and :func:`~dpconvex.data.labels.zero_rows` (each reads record i and public
     constants only; docs/privacy.md §2.3, §12), held as a row scale and a column
     by :class:`~dpconvex.data.operators.ScaledRows` so that the rows are not
-    copied. None for sparse rows, or norms whose products could overflow.
+    copied. ``unit``: the factor is q/||x_i|| instead (every non-zero row scaled to q,
+    :func:`~dpconvex.data.operators.unit_scale`). None for sparse rows, or norms whose
+    products could overflow.
     """
     if sp.issparse(X_checked) or not isinstance(X_checked, np.ndarray):
         return None
     rows = DenseRows(X_checked)
     norms = rows.row_norms()
+    if unit and not _unit_factors_safe(norms, q):
+        return None
     if not (np.all(norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
         return None
-    scale, n_clipped = clip_scale(norms, q)
-    note_clipped(n_clipped, X_checked.shape[0], q, owner)
+    if unit:
+        scale = unit_scale(norms, q)
+    else:
+        scale, n_clipped = clip_scale(norms, q)
+        note_clipped(n_clipped, X_checked.shape[0], q, owner)
     keep = None if not outside.any() else (~outside).astype(float)
     if keep is not None:
         scale *= keep
@@ -141,6 +170,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         "accountant": ACCOUNTANT,
         "classes": CLASSES,
         "unknown_labels": LABEL_POLICY,
+        "row_norm": ROW_NORM,
     }
 
     def _make_loss(self) -> Loss:
@@ -196,7 +226,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,
             backend=self.solver or "native", lam=lam, lam_rule=rule,
-            notes=(note, *self._mechanism_notes()),
+            notes=(note, *self._mechanism_notes(),
+                   *([UNIT_ROWS_NOTE] if self.row_norm == "unit" else [])),
             options={"loss": loss.name, "norm bound q~": q,
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})
@@ -216,19 +247,20 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
                                unknown_labels=self.unknown_labels)
         classes, signs = labels.classes, labels.signs()
         q = float(self.data_norm)
+        unit = self.row_norm == "unit"
         if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
             from ..data.dask_rows import DaskRows
 
-            design = DaskRows(X_checked).clip(q)
+            design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
             if self.fit_intercept:
                 design = design.add_intercept(float(self.intercept_scaling))
             if labels.outside.any():
                 design = design.scale_rows((~labels.outside).astype(float))
         else:  # per-record public maps (data/preprocess); dense rows are read in place
             scaling = float(self.intercept_scaling) if self.fit_intercept else None
-            design = _implicit_rows(X_checked, q, scaling, labels.outside, owner)
+            design = _implicit_rows(X_checked, q, scaling, labels.outside, owner, unit=unit)
         if design is None:  # CSR stays CSR
-            design, n_clipped = clip_design(X_checked, q)
+            design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
             note_clipped(n_clipped, X_checked.shape[0], q, owner)
             if self.fit_intercept:
                 design = add_intercept(design, float(self.intercept_scaling))
@@ -332,6 +364,13 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
 
         .. warning:: Never set it from the data (e.g. the max row norm): that
            leaks. Use a bound known before seeing the data.
+    row_norm : {"none", "unit"}, default="none"
+        "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖ (zero rows stay
+        zero), in fit and predict: a public map that reads only the record
+        (docs/privacy.md §12.1), held as a per-row factor (X is not copied). Rows then
+        use the whole norm bound, at the price of their length; the front door
+        (:class:`~dpconvex.PrivateClassifier`) takes it with d >= 8 features
+        (docs/privacy.md §14.2). "none": rows above q are clipped only.
     fit_intercept : bool, default=True
         Append a constant feature (regularized, inside the norm bound).
     intercept_scaling : float, default=0.25
@@ -432,10 +471,12 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
                  random_state: Any = None, optimality_tol: float | None = None,
                  max_iter: int | None = None, accountant: Any = None, classes: Any = None,
                  delta: float = 0.0,
-                 intercept_scaling: float = 0.25, unknown_labels: str = "raise"):
+                 intercept_scaling: float = 0.25, unknown_labels: str = "raise",
+                 row_norm: str = "none"):
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
+        self.row_norm = row_norm
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -458,7 +499,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     Parameters
     ----------
     epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
+random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm
         As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
         mechanisms "gaussian_objective", "gaussian_output").
     h : float, default=0.5
@@ -493,10 +534,12 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
                  fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
-                 intercept_scaling: float = 0.25, unknown_labels: str = "raise"):
+                 intercept_scaling: float = 0.25, unknown_labels: str = "raise",
+                 row_norm: str = "none"):
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
+        self.row_norm = row_norm
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -535,7 +578,7 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
     loss : str or Loss, default="logistic"
         A name in :data:`dpconvex.objectives.losses.LOSSES` (with default parameters) or an instance.
     epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
+random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm
         As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
         mechanisms "gaussian_objective", "gaussian_output").
 
@@ -566,11 +609,13 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels
                  solver: str | None = None, random_state: Any = None,
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
-                 intercept_scaling: float = 0.25, unknown_labels: str = "raise"):
+                 intercept_scaling: float = 0.25, unknown_labels: str = "raise",
+                 row_norm: str = "none"):
         self.loss = loss
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
+        self.row_norm = row_norm
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam

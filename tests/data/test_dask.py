@@ -109,6 +109,7 @@ def test_mostly_zero_chunks_are_persisted_as_csr(client, monkeypatch):
     (dp.PrivateLogisticRegression, {"mechanism": "output"}),
     (dp.PrivateLogisticRegression, {"mechanism": "objective", "optimality_tol": 1e-4}),
     (dp.PrivateHuberSVM, {"mechanism": "objective"}),
+    (dp.PrivateHuberSVM, {"mechanism": "objective", "row_norm": "unit"}),  # lazily per chunk
     (dp.PrivateLinearClassifier, {"loss": "smooth_hinge", "mechanism": "output"}),
 ])
 def test_dask_fit_equals_in_memory_fit(client, estimator, kw):

@@ -36,7 +36,8 @@ from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coord
 from .mechanism import has_positive_delta
 
 __all__ = ["AUTO_VALIDATION", "CENTROID", "CONSTANT", "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR",
-           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "FrontDoorChoice",
+           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
+           "FrontDoorChoice",
            "choose_front_door_learner",
            "safeguard_applies", "safeguard_validation_rows"]
 
@@ -51,6 +52,13 @@ NOISY_GD = "noisy gradient descent"
 #: training rows and tied above; a fit costs up to 1,000 passes over the rows, so the Huber
 #: SVM (about 20) takes the larger tables.
 GD_ROWS_AT_MOST = 20_000
+#: Two classes, the Huber SVM: rows scaled to the norm bound (``row_norm="unit"``) with at
+#: least this many features (d, public). On the selection corpus's binary tables the map
+#: gained with d >= 8 (rotterdam +2 to +3 points, body +7 to +15 at ε >= 1, german +0.3 to
+#: +1.1) and cost with d <= 6 (whickham, d = 2: −6 to −9; flchain, d = 6: −4 to −5): a row's
+#: length is one of d directions of its information, and the fewer they are the more the
+#: map throws away (docs/privacy.md §14.2).
+UNIT_ROWS_AT_LEAST = 8
 #: What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a constant
 #: class (docs/privacy.md §14.4).
 CONSTANT = "constant class"
@@ -126,10 +134,12 @@ class FrontDoorChoice(NamedTuple):
 
     learner: str
     reason: str
+    #: ``row_norm`` of the learner ("unit" for the Huber SVM with d >= :data:`UNIT_ROWS_AT_LEAST`)
+    row_norm: str = "none"
 
 
 def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: float,
-                              delta: float | None) -> FrontDoorChoice:
+                              delta: float | None, row_norm: str = "auto") -> FrontDoorChoice:
     """The learner for n rows, C classes, d features, ε and δ (the module's rule; public only).
 
     Parameters
@@ -144,6 +154,10 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
         ε > 0.
     delta : float or None
         δ (0 or None: pure ε-DP).
+    row_norm : {"auto", "none"}, default="auto"
+        The front door's parameter: "auto" scales the Huber SVM's rows to the norm bound
+        from d >= :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given
+        (clipped only).
 
     Returns
     -------
@@ -151,8 +165,10 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
 
     Examples
     --------
-    >>> choose_front_door_learner(30000, 2, 104, 0.1, 0.0).learner
-    'Huber SVM'
+    >>> choose_front_door_learner(30000, 2, 104, 0.1, 0.0)[::2]
+    ('Huber SVM', 'unit')
+    >>> choose_front_door_learner(30000, 2, 6, 0.1, 0.0)[::2]
+    ('Huber SVM', 'none')
     >>> choose_front_door_learner(3000, 2, 10, 1.0, 1e-7).learner
     'noisy gradient descent'
     >>> choose_front_door_learner(1257, 10, 64, 1.0, 1e-6).learner
@@ -169,10 +185,17 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
             f"intercept ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, "
             "epsilon and delta only)"))
     if int(n_classes) <= 2:
+        unit = row_norm == "auto" and int(n_features) >= UNIT_ROWS_AT_LEAST
+        if row_norm != "auto":
+            rows = f"rows clipped only (row_norm={row_norm!r})"
+        elif unit:
+            rows = f"rows scaled to the norm bound (d = {int(n_features)} >= {UNIT_ROWS_AT_LEAST})"
+        else:
+            rows = f"rows clipped only (d = {int(n_features)} < {UNIT_ROWS_AT_LEAST})"
         return FrontDoorChoice(LINEAR, (
             f"PrivateClassifier: C = {int(n_classes)} classes -> the Huber SVM with an "
-            f"intercept, objective perturbation ({privacy}): the front door's rule "
-            "(docs/privacy.md §14.2; n, C, epsilon and delta only)"))
+            f"intercept, objective perturbation ({privacy}), {rows}: the front door's rule "
+            "(docs/privacy.md §14.2; n, C, d, epsilon and delta only)"), "unit" if unit else "none")
     r = records_per_coordinate(n, n_classes, n_features, epsilon)
     below = CENTROID_BELOW[approx]
     shape = (f"C = {int(n_classes)} classes and n epsilon / (C (d + 1)) = {r:.4g} "
