@@ -34,8 +34,9 @@ from .._validation import (
     check_fitted,
     checks_feature_names,
 )
+from ..data.design import as_design
 from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
-from ..data.operators import DenseRows, ScaledRows, clip_scale, row_norms, unit_scale
+from ..data.operators import DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
@@ -73,12 +74,14 @@ class LinearDecisionMixin(ClassifierScoreMixin):
             rows = DaskRows(normalize_rows_lazy(X_checked, float(self.data_norm)) if unit
                             else X_checked)
             scores = np.column_stack([rows.matvec(class_coef) for class_coef in self.coef_])
-        elif unit and not _unit_factors_safe(_row_norms_of(X_checked), float(self.data_norm)):
-            scores = np.asarray(normalize_rows(X_checked, float(self.data_norm)) @ self.coef_.T)
-        else:
+        elif not unit:
             scores = np.asarray(X_checked @ self.coef_.T)
-            if unit:  # x -> q x/||x|| as a factor on the scores (the rows are not copied)
-                scores = scores * unit_scale(_row_norms_of(X_checked), float(self.data_norm))[:, None]
+        else:  # x -> q x/||x|| as a factor on the scores (the rows are not copied)
+            q, norms = float(self.data_norm), as_design(X_checked).row_norms()
+            if _unit_factors_safe(norms, q):
+                scores = np.asarray(X_checked @ self.coef_.T) * unit_scale(norms, q)[:, None]
+            else:
+                scores = np.asarray(normalize_rows(X_checked, q) @ self.coef_.T)
         scores = scores + self.intercept_
         return scores if self.coef_.shape[0] > 1 else scores[:, 0]  # one-vs-rest: (n, C)
 
@@ -107,13 +110,6 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> bool:
     copy by the overflow-safe :func:`~dpconvex.data.row_scaling.normalize_rows`)."""
     nonzero = norms[norms > 0]
     return bool(np.all(nonzero <= _IMPLICIT_MAX_NORM) and np.all(nonzero * _IMPLICIT_MAX_NORM >= q))
-
-
-def _row_norms_of(X_checked: Any) -> np.ndarray:
-    """Row norms of dense rows, or of sparse rows from their stored entries."""
-    if sp.issparse(X_checked):
-        return np.sqrt(np.asarray(abs(X_checked).power(2).sum(axis=1), dtype=float).ravel())
-    return row_norms(X_checked)
 
 
 def _implicit_rows(X_checked: Any, q: float, intercept: float | None, outside: np.ndarray,
