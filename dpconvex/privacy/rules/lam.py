@@ -8,7 +8,8 @@ minimizer of a public bound on the excess regularized risk, built from
 quantities that are public before the data are read (n, ε, the norm bound q,
 the dimension p, the loss constants |ℓ'| <= L and ℓ'' <= c, the mechanism) and
 one constant per placement of the noise, the reference norm R of a good predictor,
-fixed once on validation splits of training data (docs/privacy.md §3.4). It never
+fixed once on validation splits of training data, and one weight s on the stability term,
+fixed on the selection seeds of the benchmark corpus (docs/privacy.md §3.4). It never
 reads X or y.
 
 The mechanism reports its noise (:meth:`~dpconvex.privacy.mechanisms.Mechanism.noise_report`,
@@ -17,7 +18,7 @@ E‖b‖² and μ_eff = Λ + Δ(Λ) (Δ: the extra regularization an objective c
 With G = L q:
 
     bound(Λ) = μ_eff R²/2            (bias: the penalty at the reference predictor)
-             + G²/(n μ_eff)          (stability: generalization of Λ-regularized ERM)
+             + s G²/(n μ_eff)        (stability: generalization of Λ-regularized ERM)
              + noise(Λ)
 
     objective placement:  noise = E‖b‖² / (2 n² μ_eff)
@@ -49,8 +50,9 @@ if TYPE_CHECKING:
     from ...objectives.losses import Loss
     from ..mechanisms.base import Mechanism, NoiseReport, PublicProblem
 
-__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "auto_lam",
-           "delta_floor", "grid_report", "reference_norm_for", "resolve_lam"]
+__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "STABILITY_WEIGHTS",
+           "auto_lam", "delta_floor", "grid_report", "reference_norm_for", "resolve_lam",
+           "stability_weight_for"]
 
 #: The accepted string value of ``lam``.
 AUTO = "auto"
@@ -73,6 +75,15 @@ REFERENCE_NORMS = {"objective": 16.0, "output": 8.0}
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
 
+#: s, the weight of the stability term G²/(n μ_eff), per placement of the noise. The term is
+#: the uniform-stability bound on the generalization gap, a worst case over distributions;
+#: at full weight it over-regularizes where n is large against the noise (the fitted model
+#: shrinks towards a constant on imbalanced tables). Objective placement: chosen among
+#: 1, 1/4, 1/16 and 0 (with R = 16) on the selection seeds of the benchmark corpus
+#: (benchmarks/corpus_run.py --seeds selection; docs/privacy.md §3.4). Output placement: not
+#: re-chosen (1, the weight R = 8 was chosen with).
+STABILITY_WEIGHTS = {"objective": 1.0 / 16.0, "output": 1.0}
+
 
 def _as_mechanism(mechanism: str | Mechanism) -> Mechanism:
     """A mechanism object for a registered name (or the object itself)."""
@@ -81,6 +92,23 @@ def _as_mechanism(mechanism: str | Mechanism) -> Mechanism:
 
         return get_mechanism(mechanism, "lam='auto'")
     return mechanism
+
+
+def _placement_key(mechanism: str | Mechanism) -> str:
+    placement = getattr(_as_mechanism(mechanism), "placement", None)
+    return "output" if placement == "output" else "objective"
+
+
+def stability_weight_for(mechanism: str | Mechanism) -> float:
+    """s of :data:`STABILITY_WEIGHTS` for the placement of a mechanism's noise (name or object).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.lam import stability_weight_for
+    >>> stability_weight_for("objective"), stability_weight_for("output")
+    (0.0625, 1.0)
+    """
+    return STABILITY_WEIGHTS[_placement_key(mechanism)]
 
 
 def reference_norm_for(mechanism: str | Mechanism) -> float:
@@ -92,8 +120,7 @@ def reference_norm_for(mechanism: str | Mechanism) -> float:
     >>> reference_norm_for("objective"), reference_norm_for("output")
     (16.0, 8.0)
     """
-    placement = getattr(_as_mechanism(mechanism), "placement", None)
-    return REFERENCE_NORMS["output" if placement == "output" else "objective"]
+    return REFERENCE_NORMS[_placement_key(mechanism)]
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -178,7 +205,8 @@ def _as_loss(loss: str | Loss) -> Loss:
 
 
 def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-             loss: str | Loss, *, reference_norm: float | None = None, delta: float = 0.0,
+             loss: str | Loss, *, reference_norm: float | None = None,
+             stability_weight: float | None = None, delta: float = 0.0,
              report: NoiseReport | None = None) -> float:
     """Λ from public quantities only: the minimizer of the bound of the module docstring.
 
@@ -202,6 +230,9 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     reference_norm : float or None, default=None
         R in the bias term; None: the placement's :data:`REFERENCE_NORMS` value
         (:func:`reference_norm_for`).
+    stability_weight : float or None, default=None
+        s, the weight of the stability term; None: the placement's
+        :data:`STABILITY_WEIGHTS` value (:func:`stability_weight_for`).
     delta : float, default=0.0
         δ of the fit (the (ε, δ) mechanisms need δ > 0; docs/privacy.md §10.5).
     report : NoiseReport or None, default=None
@@ -231,6 +262,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     loss = _as_loss(loss)
     mech = _as_mechanism(mechanism)
     R = float(reference_norm_for(mech) if reference_norm is None else reference_norm)
+    s = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
     n, p, q = int(n), int(p), float(q)
     if report is None:
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
@@ -256,7 +288,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
             f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
             f"{getattr(mech, 'name', mech)!r} places its noise on the {report.placement} "
             "(no Λ to choose): pass a numeric lam.")
-    bound = mu_eff * R * R / 2.0 + G * G / (n * mu_eff) + noise
+    bound = mu_eff * R * R / 2.0 + s * G * G / (n * mu_eff) + noise
     best = float(lam[int(np.argmin(bound))])
     return max(float(f"{best:.3g}"), floor)
 
@@ -291,7 +323,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
             f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
             f"q = {q:.6g}, p = {int(p)}, "
             f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
-            f"R = {reference_norm_for(mech):g}; no data value is read"
+            f"R = {reference_norm_for(mech):g}, stability weight s = "
+            f"{stability_weight_for(mech):g}; no data value is read"
         )
     value = float(lam)
     return value, f"lam = {value:g} given explicitly (a public parameter)"
