@@ -126,9 +126,15 @@ def test_a_dataframe_through_the_public_encoder():
                               "smoker": dp.Binary()})
     model = make_pipeline(dp.PublicEncoder(schema, row_norm="unit"),
                           dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0))
-    model.fit(df, y)
-    # the rule picks the Huber SVM for two classes; the safeguard releases it or a constant
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(df, y)
+    # the rule picks the Huber SVM for two classes; the safeguard releases it or a constant,
+    # and a released constant comes with its PrivacyWarning
     assert model[-1].learner_ in (LINEAR, CONSTANT)
+    constant_warnings = [w for w in caught if issubclass(w.category, dp.PrivacyWarning)
+                         and "released a constant class" in str(w.message)]
+    assert len(constant_warnings) == (model[-1].learner_ == CONSTANT)
     assert "the rule's learner (Huber SVM)" in str(model[-1].certificate_)
     assert 0.0 <= model.score(df, y) <= 1.0
     with pytest.raises(dp.DataValidationError):

@@ -14,9 +14,11 @@ from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.rules.lam import (
     REFERENCE_NORM,
     REFERENCE_NORMS,
+    STABILITY_WEIGHTS,
     auto_lam,
     delta_floor,
     reference_norm_for,
+    stability_weight_for,
 )
 from dpconvex.privacy.rules.mechanism import resolve_mechanism
 
@@ -150,6 +152,38 @@ def test_auto_beats_the_majority_class_at_eps_1(mech):
     accs = [dp.PrivateLogisticRegression(epsilon=1.0, mechanism=mech, random_state=s)
             .fit(Xtr, ytr).score(Xte, yte) for s in range(5)]
     assert np.mean(accs) > majority + 0.05
+
+
+def test_stability_weight_is_chosen_per_mechanism_family():
+    """w: objective family 1/16 (the corpus's selection seeds), output family 1 (§3.4)."""
+    assert STABILITY_WEIGHTS == {"objective": 1.0 / 16.0, "output": 1.0}
+    for name in ("objective", "gaussian_objective", "amp", "gaussian_amp", "none"):
+        assert stability_weight_for(name) == 1.0 / 16.0
+    for name in ("output", "gaussian_output"):
+        assert stability_weight_for(name) == 1.0
+    for name in ("objective", "output"):  # the default w is the family's; an explicit w overrides it
+        w = stability_weight_for(name)
+        assert auto_lam(name, 5000, 0.5, 1.0, 20, "huber") == auto_lam(
+            name, 5000, 0.5, 1.0, 20, "huber", stability_weight=w)
+    # a lighter stability term never asks for more regularization, and at large n asks for less
+    lams = [auto_lam("objective", 50_000, 1.0, 1.0, 8, "logistic", stability_weight=w)
+            for w in (1.0, 0.25, 1.0 / 16.0, 0.0)]
+    assert all(a >= b for a, b in zip(lams, lams[1:])) and lams[0] > 2 * lams[2]
+
+
+@pytest.mark.parametrize("weight", [1.0, 1.0 / 16.0])
+@pytest.mark.parametrize("n", [1000, 100_000])
+def test_without_noise_the_rule_is_the_closed_form_minimizer(weight, n):
+    """No noise: bound(Λ) = Λ R²/2 + w G²/(nΛ) is least at Λ* = G √(2w/n) / R.
+
+    The rule takes the nearest point of a grid spaced 10^0.01 apart (2.3 %) and rounds to 3
+    significant digits, so it is within 2.5 % of Λ*; a wrong weight (w/16 or 16 w) is 4x off.
+    """
+    q, R = 1.0, REFERENCE_NORMS["objective"]
+    G = 1.0 * q  # logistic loss: |l'| <= 1
+    expected = G * math.sqrt(2.0 * weight / n) / R
+    got = auto_lam("none", n, 1.0, q, 5, "logistic", stability_weight=weight)
+    assert got == pytest.approx(expected, rel=0.025)
 
 
 def test_reference_norm_is_chosen_per_mechanism_family():

@@ -8,7 +8,7 @@ minimizer of a public bound on the excess regularized risk, built from
 quantities that are public before the data are read (n, ε, the norm bound q,
 the dimension p, the loss constants |ℓ'| <= L and ℓ'' <= c, the mechanism) and
 one constant per placement of the noise, the reference norm R of a good predictor,
-fixed once on validation splits of training data, and one weight s on the stability term,
+fixed once on validation splits of training data, and one weight w on the stability term,
 fixed on the selection seeds of the benchmark corpus (docs/privacy.md §3.4). It never
 reads X or y.
 
@@ -18,7 +18,7 @@ E‖b‖² and μ_eff = Λ + Δ(Λ) (Δ: the extra regularization an objective c
 With G = L q:
 
     bound(Λ) = μ_eff R²/2            (bias: the penalty at the reference predictor)
-             + s G²/(n μ_eff)        (stability: generalization of Λ-regularized ERM)
+             + w G²/(n μ_eff)        (stability: generalization of Λ-regularized ERM)
              + noise(Λ)
 
     objective placement:  noise = E‖b‖² / (2 n² μ_eff)
@@ -75,7 +75,7 @@ REFERENCE_NORMS = {"objective": 16.0, "output": 8.0}
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
 
-#: s, the weight of the stability term G²/(n μ_eff), per placement of the noise. The term is
+#: w, the weight of the stability term G²/(n μ_eff), per placement of the noise. The term is
 #: the uniform-stability bound on the generalization gap, a worst case over distributions;
 #: at full weight it over-regularizes where n is large against the noise (the fitted model
 #: shrinks towards a constant on imbalanced tables). Objective placement: chosen among
@@ -100,7 +100,7 @@ def _placement_key(mechanism: str | Mechanism) -> str:
 
 
 def stability_weight_for(mechanism: str | Mechanism) -> float:
-    """s of :data:`STABILITY_WEIGHTS` for the placement of a mechanism's noise (name or object).
+    """w of :data:`STABILITY_WEIGHTS` for the placement of a mechanism's noise (name or object).
 
     Examples
     --------
@@ -231,7 +231,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
         R in the bias term; None: the placement's :data:`REFERENCE_NORMS` value
         (:func:`reference_norm_for`).
     stability_weight : float or None, default=None
-        s, the weight of the stability term; None: the placement's
+        w, the weight of the stability term; None: the placement's
         :data:`STABILITY_WEIGHTS` value (:func:`stability_weight_for`).
     delta : float, default=0.0
         δ of the fit (the (ε, δ) mechanisms need δ > 0; docs/privacy.md §10.5).
@@ -262,7 +262,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     loss = _as_loss(loss)
     mech = _as_mechanism(mechanism)
     R = float(reference_norm_for(mech) if reference_norm is None else reference_norm)
-    s = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
+    w = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
     n, p, q = int(n), int(p), float(q)
     if report is None:
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
@@ -288,7 +288,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
             f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
             f"{getattr(mech, 'name', mech)!r} places its noise on the {report.placement} "
             "(no Λ to choose): pass a numeric lam.")
-    bound = mu_eff * R * R / 2.0 + s * G * G / (n * mu_eff) + noise
+    bound = mu_eff * R * R / 2.0 + w * G * G / (n * mu_eff) + noise
     best = float(lam[int(np.argmin(bound))])
     return max(float(f"{best:.3g}"), floor)
 
@@ -323,7 +323,7 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
             f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
             f"q = {q:.6g}, p = {int(p)}, "
             f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
-            f"R = {reference_norm_for(mech):g}, stability weight s = "
+            f"R = {reference_norm_for(mech):g}, stability weight w = "
             f"{stability_weight_for(mech):g}; no data value is read"
         )
     value = float(lam)
