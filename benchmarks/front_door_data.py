@@ -10,7 +10,7 @@ Seeds: :data:`SEEDS` = 8100..8109, used by no other benchmark, test or notebook.
 the split (where the data set has one) and is the noise seed of every private fit on it.
 
 Rows: the public-range encoding divided by the schema's public row constant (the loaders'
-``row_norm=None``, which is also :class:`dpconvex.PublicEncoder`'s default), so every row has
+``row_norm="none"``, which is also :class:`dpconvex.PublicEncoder`'s default), so every row has
 norm <= 1; a learner may apply a further per-record map (x / ||x||) itself.
 ``split(name, seed, row_norm="unit")`` gives the unit-norm rows instead.
 
@@ -244,7 +244,7 @@ def schema(name: str) -> PublicSchema:
 
 
 def public_bounds(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature public range of an encoded row of ``name`` (``row_norm=None``)."""
+    """Per-feature public range of an encoded row of ``name`` (``row_norm="none"``)."""
     return schema_bounds(schema(name))
 
 
@@ -273,12 +273,12 @@ def schema_bounds(s: PublicSchema) -> tuple[np.ndarray, np.ndarray]:
 
 @functools.cache
 def _full(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """All rows of a data set that is split here (row_norm=None encoding), labels as int64."""
+    """All rows of a data set that is split here (row_norm="none" encoding), labels as int64."""
     if name in HELD_OUT:
         frame, y = held_out_frame(name)
         return PublicEncoder(HELD_OUT[name].schema).fit_transform(frame), y
     if name == "breast_cancer_wisconsin":
-        X, y = load_breast_cancer_wisconsin(row_norm=None)
+        X, y = load_breast_cancer_wisconsin(row_norm="none")
     else:
         X, y = load_sklearn(name)
     return np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64)
@@ -286,8 +286,8 @@ def _full(name: str) -> tuple[np.ndarray, np.ndarray]:
 
 @functools.cache
 def _adult() -> tuple[np.ndarray, ...]:
-    X, y = load_adult("train", row_norm=None)
-    Xt, yt = load_adult("test", row_norm=None)
+    X, y = load_adult("train", row_norm="none")
+    Xt, yt = load_adult("test", row_norm="none")
     return X, np.asarray(y, dtype=np.int64), Xt, np.asarray(yt, dtype=np.int64)
 
 
@@ -297,7 +297,7 @@ def _unit(X: np.ndarray) -> np.ndarray:
     return np.divide(X, n, out=np.zeros_like(X), where=n > 0)
 
 
-def split(name: str, seed: int, *, row_norm: str | None = None) -> Split:
+def split(name: str, seed: int, *, row_norm: str = "none") -> Split:
     """Train and test rows of ``name`` for ``seed`` (one of :data:`SEEDS`).
 
     Parameters
@@ -306,7 +306,7 @@ def split(name: str, seed: int, *, row_norm: str | None = None) -> Split:
         A :func:`datasets` name.
     seed : int
         The split seed (also the noise seed of the fits on this split).
-    row_norm : {None, "unit"}
+    row_norm : {"none", "unit"}
         None: the public-range encoding divided by the public constant; "unit": then x/||x||.
 
     Returns
@@ -316,12 +316,12 @@ def split(name: str, seed: int, *, row_norm: str | None = None) -> Split:
         ``classes`` (the public label set).
     """
     s = spec(name)
-    if row_norm not in (None, "unit"):
-        raise ValueError(f"row_norm must be None or 'unit', got {row_norm!r}")
+    if row_norm not in ("none", "unit"):
+        raise ValueError(f"row_norm must be 'none' or 'unit', got {row_norm!r}")
     if name == "adult":
         X, y, Xt, yt = _adult()
     elif name == "kddcup99":
-        Xk, yk = load_kddcup99(n_samples=KDD_SAMPLE, random_state=seed, row_norm=None)
+        Xk, yk = load_kddcup99(n_samples=KDD_SAMPLE, random_state=seed, row_norm="none")
         yk = np.asarray(yk, dtype=np.int64)
         X, y, Xt, yt = Xk[:KDD_TRAIN], yk[:KDD_TRAIN], Xk[KDD_TRAIN:], yk[KDD_TRAIN:]
     else:
@@ -375,7 +375,7 @@ def describe() -> list[dict[str, Any]]:
 
 def dump(out_dir: str | Path, names: list[str] | None = None,
          seeds: tuple[int, ...] = SEEDS) -> Path:
-    """Write ``<name>_<seed>.npz`` (row_norm=None rows, public bounds) and ``meta.json``.
+    """Write ``<name>_<seed>.npz`` (row_norm="none" rows, public bounds) and ``meta.json``.
 
     ``meta.json`` holds the data sets' public facts, the package versions and the
     :func:`fingerprint` of every (data set, seed).

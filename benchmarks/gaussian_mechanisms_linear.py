@@ -7,7 +7,7 @@ docs/privacy.md §3.4 and §10.5), estimator defaults otherwise, 10 noise seeds
 (random_state = 1000 + s). Methods: the non-private fit (lam="auto" of mechanism
 "none"), pure objective perturbation (δ = 0), gaussian_objective, gaussian_output and
 gaussian_amp (gaussian_objective with optimality_tol = GAMMA). Both row scalings of the
-loaders: row_norm="unit" (the default) and row_norm=None (divided by the public constant).
+loaders: row_norm="unit" (the default) and row_norm="none" (divided by the public constant).
 No tuning on the test set.
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets python benchmarks/gaussian_mechanisms_linear.py
@@ -41,7 +41,7 @@ METHODS = (  # label, mechanism, uses delta, optimality_tol
 )
 
 
-def data(name: str, row_norm: str | None) -> tuple[np.ndarray, ...]:
+def data(name: str, row_norm: str) -> tuple[np.ndarray, ...]:
     if name.startswith("adult"):  # "adult-nnc": without the native-country block (a schema choice)
         drop = ("native-country",) if name == "adult-nnc" else ()
         X, y = load_adult("train", row_norm=row_norm, drop=drop)
@@ -101,7 +101,7 @@ def main() -> None:
         return
     which = sys.argv[1] if len(sys.argv) > 1 else "adult"
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    for row_norm in ("unit", None):
+    for row_norm in ("unit", "none"):
         X, y, Xt, yt = data(which, row_norm)
         n = X.shape[0]
         delta = 1.0 / n**2

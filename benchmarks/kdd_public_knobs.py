@@ -9,7 +9,7 @@ Knobs
 * ``icpt``: "none" (``fit_intercept=False``) or s ∈ {0.1, 0.25, 0.5} (``intercept_scaling``).
 * ``drop``: loader column blocks left out ("" = none, "service", "service+flag", "flag",
   "protocol_type"); "rownorm=None" (optionally ",<drop>") loads KDDCup99 with
-  ``row_norm=None`` (rows divided by the public constant √41 instead of scaled to norm 1).
+  ``row_norm="none"`` (rows divided by the public constant √41 instead of scaled to norm 1).
 * ``h``: Huber width (PrivateHuberSVM only; curvature bound 1/(2h)); est "SmoothHinge" is
   ``PrivateHuberSVM(loss="smooth_hinge")`` (curvature 3/(4h)).
 * ``lam``: "auto" (the shipped rule, R = 16), "R<x>" (the shipped rule
@@ -126,7 +126,7 @@ def data(ds: str, drop: str, split: str):
         Xtr, ytr = load_breast_cancer_wisconsin()
         Xte, yte = Xtr[:0], ytr[:0]
     elif ds == "kdd":
-        rn = None if drop.startswith("rownorm=None") else "unit"  # the loader's other encoding
+        rn = "none" if drop.startswith("rownorm=None") else "unit"  # the loader's other encoding
         cols = DROPS[drop.split(",", 1)[1] if "," in drop else ("" if rn is None else drop)]
         X, y = load_kddcup99(n_samples=70000, random_state=1999, drop=cols, row_norm=rn)
         Xtr, ytr, Xte, yte = X[:50000], y[:50000], X[50000:], y[50000:]

@@ -43,7 +43,7 @@ LOSSES = ("logistic", "huber")
 INTERCEPTS = (None, 1.0, 0.5, 0.25)  # None: fit_intercept=False
 
 
-def datasets(row_norms=("unit", None)):
+def datasets(row_norms=("unit", "none")):
     """(name, features, row_norm, X, y, Xt, yt) for every data variant."""
     out = []
     for row_norm in row_norms:
@@ -87,7 +87,7 @@ def main() -> None:
             for e in eps_grid] + ["LR non-private", "Huber non-private"]
     current = None
     for name, feat, row_norm, X, y, Xt, yt in datasets(("unit",) if args.unit_only
-                                                       else ("unit", None)):
+                                                       else ("unit", "none")):
         if name != current:
             current = name
             maj = 1.0 - max(np.mean(yt == v) for v in np.unique(yt))
@@ -117,7 +117,7 @@ def no_onehot(seeds: int) -> None:
                                                   f"ε={e:g}" for loss in LOSSES for e in eps_grid)
           + " | LR non-private | Huber non-private |")
     print("|---|---|" + "---|" * (2 * len(eps_grid) + 2))
-    for row_norm in ("unit", None):
+    for row_norm in ("unit", "none"):
         X, y = load_breast_cancer_wisconsin(row_norm=row_norm)
         idx = np.random.default_rng(0).permutation(len(y))
         tr, te = idx[:455], idx[455:]

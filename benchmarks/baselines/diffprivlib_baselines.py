@@ -10,7 +10,7 @@ diffprivlib ``LogisticRegression`` at ε ∈ {0.01, 0.05, 0.1, 0.5, 1}, 10 noise
 bound of dpconvex's encodings), ``C=1.0`` (diffprivlib's default; nothing tuned) and
 ``fit_intercept=True`` (default) unless a row says otherwise. Two row maps, both
 per-record and public: "divisor" (dpconvex's public-range encoding divided by the public
-constant sqrt(13) / sqrt(41), ``row_norm=None``) and "unit" (x / ||x||, dpconvex's
+constant sqrt(13) / sqrt(41), ``row_norm="none"``) and "unit" (x / ||x||, dpconvex's
 ``row_norm="unit"``). A labelled extra table takes the best C of a small grid per ε
 **on the test set** (optimistic, as CMS's tables are).
 
@@ -306,7 +306,7 @@ def main() -> None:
         "# diffprivlib 0.6.6 baselines: Adult and KDDCup99; wine, digits and breast cancer", "",
         f"Measured {now} by `benchmarks/baselines/diffprivlib_baselines.py` in a separate "
         "virtualenv (no dpconvex import), on arrays dumped by `benchmarks/baselines/dump_data.py` "
-        f"from dpconvex commit `{meta['dpconvex_commit']}` (its loaders with `row_norm=None`).", "",
+        f"from dpconvex commit `{meta['dpconvex_commit']}` (its loaders with `row_norm='none'`).", "",
         f"Versions: diffprivlib {diffprivlib.__version__}, numpy {np.__version__}, scikit-learn "
         f"{sklearn.__version__}, scipy {scipy.__version__}, Python {platform.python_version()} "
         f"(dump side: numpy {meta['numpy']}, scikit-learn {meta['sklearn']}). "

@@ -19,7 +19,7 @@ What is dumped (all encodings are dpconvex's loaders, unchanged):
 * ``breast_cancer_wisconsin.npz``: ``load_breast_cancer_wisconsin()`` (683 rows); splits
   s = 0..4 are ``train_test_split(idx, train_size=583, test_size=100, random_state=s)``.
 
-Every loader is called with ``row_norm=None`` where it has that option, so the dumped
+Every loader is called with ``row_norm="none"`` where it has that option, so the dumped
 rows are the public-range encoding divided by the public constant only; the per-record
 map ``row_norm="unit"`` (x / ||x||) is applied by ``diffprivlib_baselines.py`` as a
 labelled variant.
@@ -79,9 +79,9 @@ def public_bounds(schema: PublicSchema) -> tuple[np.ndarray, np.ndarray]:
 
 
 def raw_rows(loader, *args, **kwargs):
-    """Call a loader with ``row_norm=None`` (public divisor only) where it has that option."""
+    """Call a loader with ``row_norm="none"`` (public divisor only) where it has that option."""
     if "row_norm" in inspect.signature(loader).parameters:
-        kwargs["row_norm"] = None
+        kwargs["row_norm"] = "none"
     return loader(*args, **kwargs)
 
 

@@ -324,7 +324,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         :func:`~dpconvex.draft_schema` is read from data: ``fit`` warns
         :class:`~dpconvex.errors.PrivacyLeakWarning` until it is written into
         code (:meth:`PublicSchema.to_code`).
-    row_norm : {None, "unit"}, default=None
+    row_norm : {"none", "unit"}, default="none"
         None: rows divided by the public divisor (norm <= ``data_norm``).
         "unit": every non-zero row then scaled to norm ``data_norm`` (a map of
         the record itself; zero rows stay zero).
@@ -378,7 +378,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     (3,)
     """
 
-    def __init__(self, schema: PublicSchema, *, row_norm: str | None = None,
+    def __init__(self, schema: PublicSchema, *, row_norm: str = "none",
                  data_norm: float = 1.0) -> None:
         self.schema = schema
         self.row_norm = row_norm
@@ -435,7 +435,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                 parts["binary"][col] = _binary_values(values, schema.binary[col], col, caller)
         return (None if names is None else np.asarray(names, dtype=object)), parts
 
-    def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str | None,
+    def _encode(self, parts: dict[str, Any], schema: PublicSchema, row_norm: str,
                 q: float) -> np.ndarray:
         Z = encode_parts(schema, parts["numeric"], parts["codes"], parts["binary"])
         if row_norm == "unit":

@@ -27,20 +27,20 @@ from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
 
 __all__ = ["ROW_NORMS", "check_row_norm", "normalize_rows", "normalize_rows_lazy"]
 
-#: The accepted values of a ``row_norm`` option: "unit" (x / ||x|| · q) or None (no map).
-ROW_NORMS = ("unit", None)
+#: The accepted values of a ``row_norm`` option: "unit" (x / ||x|| · q) or "none" (no map).
+ROW_NORMS = ("unit", "none")
 
 #: Tries of the final fit of a row's computed norm onto ``<= q`` (rounding; one is typical).
 _FIT_STEPS = 8
 
 
-def check_row_norm(row_norm: Any, owner: str) -> str | None:
-    """Return ``row_norm`` if it is "unit" or None, else raise :class:`ParameterError`."""
-    if row_norm is None or (isinstance(row_norm, str) and row_norm == "unit"):
+def check_row_norm(row_norm: Any, owner: str) -> str:
+    """Return ``row_norm`` if it is "unit" or "none", else raise :class:`ParameterError`."""
+    if isinstance(row_norm, str) and row_norm in ("unit", "none"):
         return row_norm
     raise ParameterError(
         f"The 'row_norm' parameter of {owner} must be 'unit' (every non-zero row scaled to the "
-        f"norm bound) or None (the public-range encoding only). Got {row_norm!r} instead."
+        f"norm bound) or 'none' (the public-range encoding only). Got {row_norm!r} instead."
     )
 
 

@@ -46,7 +46,7 @@ whose constants are never computed from the loaded data:
    ``x / ||x||`` (:func:`dpconvex.data.normalize_rows`). Step 3 guarantees
    the bound for the worst-case record, so typical rows use only a part of
    it (mean row norm 0.82 on Adult, 0.47 on KDD Cup 1999), while the noise is
-   calibrated to the bound. ``row_norm=None`` stops after step 3.
+   calibrated to the bound. ``row_norm="none"`` stops after step 3.
    ``columns=`` / ``drop=`` (e.g. ``drop=("native-country",)``) select
    attributes on the public schema before step 1 (the divisor counts the
    kept ones).

@@ -50,7 +50,7 @@ def load_breast_cancer_wisconsin(
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
     verify_checksum: bool | None = None,
-    row_norm: str | None = None,
+    row_norm: str = "none",
     columns: Sequence[str] | None = None,
     drop: Sequence[str] = (),
     encoding: str = "linear",
@@ -88,7 +88,7 @@ def load_breast_cancer_wisconsin(
         once per process per (path, size, mtime); a mismatch raises
         DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
         False loads your own copy unchecked. Downloads are always checked.
-    row_norm : {None, "unit"}, default=None
+    row_norm : {"none", "unit"}, default="none"
         None: the public-range encoding divided by the public constant.
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
     columns, drop : sequence of str

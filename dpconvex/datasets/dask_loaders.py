@@ -132,7 +132,7 @@ def load_kddcup99_dask(
     cache_dir: str | os.PathLike[str] | None = None,
     download: bool = False,
     verify_checksum: bool | None = None,
-    row_norm: str | None = "unit",
+    row_norm: str = "unit",
     columns: Sequence[str] | None = None,
     drop: Sequence[str] = (),
 ) -> tuple[da.Array, np.ndarray]:
@@ -158,7 +158,7 @@ def load_kddcup99_dask(
     verify_checksum : bool or None
         As in :func:`~dpconvex.datasets.load_kddcup99` (for the 10% file; the
         full file has no pinned checksum here).
-    row_norm : {"unit", None}, default="unit"
+    row_norm : {"unit", "none"}, default="unit"
     columns, drop : sequence of str
         As in :func:`~dpconvex.datasets.load_kddcup99`, applied lazily per
         chunk (the chunk store keeps all columns, divided by ``sqrt(41)``).
@@ -279,7 +279,7 @@ def _encode_partition(part: Any, schema: PublicSchema) -> np.ndarray:
 
 
 def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
-                   row_norm: str | None = None) -> tuple[da.Array, da.Array | None]:
+                   row_norm: str = "none") -> tuple[da.Array, da.Array | None]:
     """Encode a Dask DataFrame with a public schema, partition by partition.
 
     Parameters
@@ -295,7 +295,7 @@ def from_dataframe(df: Any, schema: PublicSchema, *, label: str | None = None,
         row has norm <= 1 and the partitioning does not change any row.
     label : str or None
         A column returned as ``y`` (unchanged); None returns ``y = None``.
-    row_norm : {None, "unit"}, default=None
+    row_norm : {"none", "unit"}, default="none"
         "unit": every non-zero row then scaled to norm 1, lazily per partition
         (:func:`dpconvex.data.normalize_rows`, a per-record map).
 

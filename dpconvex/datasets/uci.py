@@ -91,7 +91,7 @@ def load_adult(
     download: bool = True,
     return_frame: bool = False,
     verify_checksum: bool | None = None,
-    row_norm: str | None = "unit",
+    row_norm: str = "unit",
     columns: Sequence[str] | None = None,
     drop: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray] | tuple[pandas.DataFrame, pandas.Series]:
@@ -120,7 +120,7 @@ def load_adult(
     * ``row_norm="unit"`` (the default) then scales every row to norm exactly
       1, x ↦ x / ||x||, a map of the record itself (docs/privacy.md §12): a
       typical row (mean norm 0.82 after the divisor) then uses the whole norm
-      bound the noise is calibrated to. ``row_norm=None`` keeps the rows
+      bound the noise is calibrated to. ``row_norm="none"`` keeps the rows
       divided by the public constant.
 
     No statistic of the loaded data (max, min, mean, std, vocabulary) enters
@@ -149,7 +149,7 @@ def load_adult(
         Return a ``pandas.DataFrame`` with named columns and a
         ``pandas.Series`` instead of arrays. Needs pandas, which is not a
         dependency of dpconvex.
-    row_norm : {"unit", None}, default="unit"
+    row_norm : {"unit", "none"}, default="unit"
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
         None: the public-range encoding divided by the public constant.
     columns : sequence of str or None, default=None
@@ -182,7 +182,7 @@ def load_adult(
     ParameterError
         If ``subset`` is not one of the three options, a flag is not a bool,
         ``verify_checksum`` is not a bool or None, ``row_norm`` is not "unit"
-        or None, or ``columns`` / ``drop`` name an unknown attribute or keep none.
+        or "none", or ``columns`` / ``drop`` name an unknown attribute or keep none.
     DatasetError
         If a file is missing and cannot be downloaded, is malformed, or does
         not match its pinned SHA-256 (unless the check is turned off).
@@ -388,7 +388,7 @@ def load_kddcup99(
     data_home: str | os.PathLike[str] | None = None,
     download: bool = True,
     verify_checksum: bool | None = None,
-    row_norm: str | None = "unit",
+    row_norm: str = "unit",
     columns: Sequence[str] | None = None,
     drop: Sequence[str] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -466,7 +466,7 @@ def load_kddcup99(
         once per process per (path, size, mtime); a mismatch raises
         DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
         False loads your own copy unchecked. Downloads are always checked.
-    row_norm : {"unit", None}, default="unit"
+    row_norm : {"unit", "none"}, default="unit"
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
         None: the public-range encoding divided by the public constant.
     columns, drop : sequence of str

@@ -108,10 +108,16 @@ def test_bound_validated(bad):
         normalize_rows(np.ones((2, 2)), bad)
 
 
-@pytest.mark.parametrize("bad", ["l2", "UNIT", 1.0, True])
+@pytest.mark.parametrize("bad", ["l2", "UNIT", "None", None, 1.0, True])
 def test_row_norm_option_validated(bad):
-    with pytest.raises(ParameterError, match="row_norm"):
+    """One spelling per option, the estimators' ("unit", "none"): None is refused by name."""
+    with pytest.raises(ParameterError, match="'row_norm'.*'unit'.*'none'"):
         check_row_norm(bad, "owner")
+
+
+@pytest.mark.parametrize("good", ["unit", "none"])
+def test_row_norm_options_accepted(good):
+    assert check_row_norm(good, "owner") == good
 
 
 def test_unit_rows_are_not_clipped_by_the_estimators():
@@ -140,12 +146,12 @@ def _write_kdd(folder, lines):
 def test_adult_row_norm_and_drop_small_file(tmp_path):
     _write(tmp_path, "adult.data", ADULT_LINES)
     kw = {"data_home": tmp_path, "download": False, "verify_checksum": False}
-    X0, y0 = load_adult(row_norm=None, **kw)
+    X0, y0 = load_adult(row_norm="none", **kw)
     X, y = load_adult(**kw)  # the default: "unit"
     np.testing.assert_array_equal(y, y0)
     np.testing.assert_array_equal(X, normalize_rows(X0))
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0, rtol=1e-15)
-    Xd0, _ = load_adult(row_norm=None, drop=("native-country",), **kw)
+    Xd0, _ = load_adult(row_norm="none", drop=("native-country",), **kw)
     keep = [i for i, f in enumerate(ADULT_FEATURE_NAMES) if not f.startswith("native-country=")]
     assert Xd0.shape == (3, 104 - 41) and len(keep) == 63
     # the divisor counts the kept attributes: sqrt(12) instead of sqrt(13)
@@ -153,7 +159,7 @@ def test_adult_row_norm_and_drop_small_file(tmp_path):
     assert np.linalg.norm(Xd0, axis=1).max() <= 1.0
     Xd, _ = load_adult(drop=("native-country",), **kw)
     np.testing.assert_array_equal(Xd, normalize_rows(Xd0))
-    Xc, _ = load_adult(row_norm=None, columns=("age", "sex"), **kw)
+    Xc, _ = load_adult(row_norm="none", columns=("age", "sex"), **kw)
     assert Xc.shape == (3, 3)
     np.testing.assert_allclose(Xc[:, 0] * math.sqrt(2), [0.39, 0.50, 0.52])
 
@@ -182,7 +188,7 @@ def test_unit_loader_is_still_per_record(tmp_path):
 def test_kdd_row_norm_and_drop_small_file(tmp_path):
     _write_kdd(tmp_path, KDD_LINES)
     kw = {"data_home": tmp_path, "download": False, "verify_checksum": False}
-    X0, _ = load_kddcup99(row_norm=None, **kw)
+    X0, _ = load_kddcup99(row_norm="none", **kw)
     X, _ = load_kddcup99(**kw)
     np.testing.assert_array_equal(X, normalize_rows(X0))
     Xd, _ = load_kddcup99(drop=("service", "flag"), **kw)
@@ -210,7 +216,7 @@ def test_loader_options_validated(tmp_path, kw, match):
 def test_breast_cancer_zero_rows_stay_zero_and_checksums_still_checked(data_home, tmp_path):
     X0, y0 = load_breast_cancer_wisconsin(data_home=data_home, download=False)  # default None
     np.testing.assert_array_equal(
-        X0, load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm=None)[0])
+        X0, load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm="none")[0])
     X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm="unit")
     assert X.shape == (683, 9)
     np.testing.assert_array_equal(y, y0)
@@ -245,8 +251,8 @@ def test_dask_loader_applies_the_same_options(tmp_path):
     src = tmp_path / "kddcup.data_10_percent.gz"
     kw = {"data_home": tmp_path, "download": False, "verify_checksum": False}
     with dask.config.set(scheduler="synchronous"):
-        for opts in ({}, {"row_norm": None}, {"drop": ("service",)},
-                     {"row_norm": None, "columns": ("count", "flag")}):
+        for opts in ({}, {"row_norm": "none"}, {"drop": ("service",)},
+                     {"row_norm": "none", "columns": ("count", "flag")}):
             Xm, ym = load_kddcup99(**kw, **opts, shuffle=False)
             X, y = load_kddcup99_dask(src, chunksize=100, cache_dir=tmp_path / "cache", **opts)
             assert X.shape == Xm.shape and X.chunks[0] == (100, 100, 50)

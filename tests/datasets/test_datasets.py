@@ -142,7 +142,7 @@ def test_ranges_are_public_constants():
 
 
 def test_breast_cancer_counts_and_norms(data_home):
-    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm=None)
+    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm="none")
     assert X.shape == (683, 9)
     _check_rows(X, 9)
     assert y.dtype.kind == "i"
@@ -154,12 +154,12 @@ def test_breast_cancer_counts_and_norms(data_home):
 
 def test_breast_cancer_scaling_not_data_derived(data_home, tmp_path):
     """An extra record with a huge value changes no other record's features."""
-    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm=None)
+    X, y = load_breast_cancer_wisconsin(data_home=data_home, download=False, row_norm="none")
     original = (data_home / "breast-cancer-wisconsin.data").read_text(encoding="ascii")
     extra = "9999999,1000000,1,1,1,2,1,3,1,1,4\n"
     (tmp_path / "breast-cancer-wisconsin.data").write_text(original + extra, encoding="ascii")
     X2, y2 = load_breast_cancer_wisconsin(
-        data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+        data_home=tmp_path, download=False, verify_checksum=False, row_norm="none",
     )
     assert X2.shape == (684, 9)
     np.testing.assert_array_equal(X2[:-1], X)
@@ -171,7 +171,7 @@ def test_breast_cancer_scaling_not_data_derived(data_home, tmp_path):
 def test_breast_cancer_small_file(tmp_path):
     _write(tmp_path, "breast-cancer-wisconsin.data", BREAST_LINES)
     X, y = load_breast_cancer_wisconsin(
-        data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+        data_home=tmp_path, download=False, verify_checksum=False, row_norm="none",
     )
     assert X.shape == (3, 9)  # the '?' row is dropped, the id column too
     assert y.tolist() == [0, 0, 1]
@@ -272,11 +272,11 @@ def test_adult_small_files(tmp_path):
         "adult.test",
         ["|1x3 Cross validator", *(ln + "." for ln in ADULT_LINES)],
     )
-    X, y = load_adult("train", data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
+    X, y = load_adult("train", data_home=tmp_path, download=False, verify_checksum=False, row_norm="none")
     assert X.shape == (3, ADULT_WIDTH)  # the '?' row is dropped
     assert y.tolist() == [0, 0, 1]
     assert y.classes.tolist() == [0, 1] and y[:2].classes.tolist() == [0, 1]  # public set
-    Xt, yt = load_adult("test", data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
+    Xt, yt = load_adult("test", data_home=tmp_path, download=False, verify_checksum=False, row_norm="none")
     np.testing.assert_array_equal(Xt, X)
     np.testing.assert_array_equal(yt, y)
     # First record by hand: age 39 in [0, 100], education-num 13 in [1, 16], ...
@@ -293,9 +293,9 @@ def test_adult_small_files(tmp_path):
 def test_adult_scaling_not_data_derived(tmp_path):
     huge = "150" + ADULT_LINES[2].removeprefix("52").replace("15024", "123456789")
     _write(tmp_path, "adult.data", ADULT_LINES)
-    X, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
+    X, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False, row_norm="none")
     _write(tmp_path, "adult.data", [*ADULT_LINES, huge])
-    X2, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None)
+    X2, _ = load_adult(data_home=tmp_path, download=False, verify_checksum=False, row_norm="none")
     np.testing.assert_array_equal(X2[:-1], X)
     names = list(ADULT_FEATURE_NAMES)
     s = math.sqrt(13)
@@ -387,7 +387,7 @@ def test_kddcup99_sample_reproducible(data_home):
 
 def test_kddcup99_small_file(tmp_path):
     _write_kdd(tmp_path, KDD_LINES)
-    X, y = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+    X, y = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm="none",
                          shuffle=False)
     assert y.tolist() == [0, 1]
     _check_rows(X, KDD_WIDTH)
@@ -404,7 +404,7 @@ def test_kddcup99_small_file(tmp_path):
     assert X[0, names.index("flag=SF")] * s == pytest.approx(1.0)
     # A sample of all rows is a permutation of them.
     Xs, ys = load_kddcup99(
-        2, random_state=3, data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+        2, random_state=3, data_home=tmp_path, download=False, verify_checksum=False, row_norm="none",
     )
     assert sorted(ys.tolist()) == [0, 1]
     np.testing.assert_array_equal(Xs[np.argsort(ys)], X)
@@ -415,11 +415,11 @@ def test_kddcup99_small_file(tmp_path):
 
 def test_kddcup99_scaling_not_data_derived(tmp_path):
     _write_kdd(tmp_path, KDD_LINES)
-    X, _ = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+    X, _ = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm="none",
                          shuffle=False)
     huge = KDD_LINES[0].replace("0,tcp,http,SF,181,", "99999999999,tcp,nosuch,SF,99999999999999,")
     _write_kdd(tmp_path, [*KDD_LINES, huge])
-    X2, y2 = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+    X2, y2 = load_kddcup99(data_home=tmp_path, download=False, verify_checksum=False, row_norm="none",
                            shuffle=False)
     np.testing.assert_array_equal(X2[:-1], X)
     names = list(KDDCUP99_FEATURE_NAMES)
@@ -543,25 +543,25 @@ def test_flipped_byte_raises_and_opt_out_loads(data_home, tmp_path, monkeypatch)
     content[i] = ord("6")
     path.write_bytes(bytes(content))
     with pytest.raises(DatasetError) as info:
-        load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm=None)
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm="none")
     msg = str(info.value)
     assert str(path) in msg and DATASET_SHA256["breast-cancer-wisconsin.data"] in msg
     assert "verify_checksum=False" in msg and "DPCONVEX_SKIP_CHECKSUM=1" in msg
     # Opt-out by argument, and by environment variable.
     X, _ = load_breast_cancer_wisconsin(
-        data_home=tmp_path, download=False, verify_checksum=False, row_norm=None,
+        data_home=tmp_path, download=False, verify_checksum=False, row_norm="none",
     )
     assert X.shape == (683, 9)
     assert X[0, 0] == pytest.approx((6 - 1) / 9 / 3)
     monkeypatch.setenv("DPCONVEX_SKIP_CHECKSUM", "1")
-    X2, _ = load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm=None)
+    X2, _ = load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm="none")
     np.testing.assert_array_equal(X2, X)
     # An explicit verify_checksum=True wins over the environment.
     with pytest.raises(DatasetError, match="SHA-256"):
         load_breast_cancer_wisconsin(data_home=tmp_path, download=False, verify_checksum=True)
     monkeypatch.setenv("DPCONVEX_SKIP_CHECKSUM", "0")
     with pytest.raises(DatasetError, match="SHA-256"):
-        load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm=None)
+        load_breast_cancer_wisconsin(data_home=tmp_path, download=False, row_norm="none")
 
 
 def test_truncated_adult_raises(data_home, tmp_path):

@@ -62,7 +62,7 @@ def _write_small(folder: Path, n: int = N_SMALL) -> Path:
 
 def _load(folder: Path, *args, **kw):
     return load_kddcup99(*args, data_home=folder, download=False, verify_checksum=False,
-                         row_norm=None, **kw)
+                         row_norm="none", **kw)
 
 
 def _record_numbers(X: np.ndarray, X_file: np.ndarray) -> np.ndarray:
