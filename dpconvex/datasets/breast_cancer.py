@@ -89,7 +89,7 @@ def load_breast_cancer_wisconsin(
         DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
         False loads your own copy unchecked. Downloads are always checked.
     row_norm : {"none", "unit"}, default="none"
-        None: the public-range encoding divided by the public constant.
+        "none": the public-range encoding divided by the public constant.
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
     columns, drop : sequence of str
         Attributes to keep (None: all 9) or leave out; see

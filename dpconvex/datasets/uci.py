@@ -151,7 +151,7 @@ def load_adult(
         dependency of dpconvex.
     row_norm : {"unit", "none"}, default="unit"
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
-        None: the public-range encoding divided by the public constant.
+        "none": the public-range encoding divided by the public constant.
     columns : sequence of str or None, default=None
         Attribute names (file column names, e.g. ``"age"``, ``"workclass"``)
         to keep; None keeps all 13.
@@ -468,7 +468,7 @@ def load_kddcup99(
         False loads your own copy unchecked. Downloads are always checked.
     row_norm : {"unit", "none"}, default="unit"
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
-        None: the public-range encoding divided by the public constant.
+        "none": the public-range encoding divided by the public constant.
     columns, drop : sequence of str
         Attributes (file column names) to keep (None: all 41) or leave out;
         the divisor counts the kept ones. See :func:`load_adult`. Trade-off:
