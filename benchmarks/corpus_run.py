@@ -52,7 +52,12 @@ Run (from the repository root)::
     DPCONVEX_DATA=/work/shared/datasets python benchmarks/corpus_run.py \
         [--tables NAME ...] [--seeds selection|report] [--n-seeds K] [--epsilons 0.5 1 2] \
         [--deltas 0 1/n2] [--learners front_door logistic ...] [--rule front_door] \
-        [--diffprivlib] [--procs 2] [--tag TAG] [--out DIR] [--quick]
+        [--diffprivlib] [--procs 2] [--tag TAG] [--out DIR] [--train-rows M] [--quick]
+
+``--train-rows M``: every fit sees a seeded subsample of M of the split's training rows (the
+test rows whole; tables with fewer are left out; results in ``corpus_run-rowsM.*``): the
+corpus at the sizes of small tables, where n·ε/(C(d + 1)) is small. ``--tables binary`` (or
+``multiclass``) names that group of tables.
 
 ``--quick``: one binary and one multiclass table (else the first two), the first seed,
 ε = 1, δ = 0, the front door and ``logistic`` (plus the baselines), at most 800 training and
@@ -241,9 +246,13 @@ def delta_value(spec: str, n_train: int) -> float:
     return float(spec)
 
 
-def load_split(name: str, seed: int, quick: bool) -> corpus.Split:
-    """``corpus.split(name, seed)``; with ``quick``, seeded subsamples of QUICK_ROWS rows."""
+def load_split(name: str, seed: int, quick: bool, train_rows: int | None = None) -> corpus.Split:
+    """``corpus.split(name, seed)``; with ``quick``, seeded subsamples of QUICK_ROWS rows;
+    with ``train_rows`` M, a seeded subsample of M training rows (the test rows whole)."""
     sp = corpus.split(name, seed)
+    if train_rows is not None:
+        X, y = harness.subsample(sp.X_train, sp.y_train, train_rows, seed)
+        sp = corpus.Split(X, y, sp.X_test, sp.y_test, sp.classes)
     if not quick:
         return sp
     X, y = harness.subsample(sp.X_train, sp.y_train, QUICK_ROWS[0], seed)
@@ -319,10 +328,13 @@ def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
     name, seed, tag = job["table"], job["seed"], job["tag"]
     t0 = time.perf_counter()
     try:
-        sp = load_split(name, seed, job["quick"])
+        sp = load_split(name, seed, job["quick"], job["train_rows"])
     except Exception as exc:  # a broken table is reported and left out, the others run
         return {"table": name, "seed": seed, "error": f"{type(exc).__name__}: {exc}"[:200],
                 "seconds": time.perf_counter() - t0}, []
+    if job["train_rows"] is not None and len(sp.y_train) < job["train_rows"]:
+        return {"table": name, "seed": seed, "seconds": time.perf_counter() - t0,
+                "skipped": f"{len(sp.y_train)} training rows < --train-rows"}, []
     fp = fingerprint(sp)
     n, d, C = len(sp.y_train), sp.X_train.shape[1], len(sp.classes)
     info = {"table": name, "seed": seed, "data": fp, "n_train": n, "n_test": len(sp.y_test),
@@ -657,7 +669,8 @@ def quick_tables() -> list[str]:
 
 def parser() -> Any:
     ap = harness.parser(__doc__)
-    ap.add_argument("--tables", nargs="*", default=None, help="corpus table names (default: all)")
+    ap.add_argument("--tables", nargs="*", default=None,
+                    help="corpus table names, or binary / multiclass (default: all)")
     ap.add_argument("--seeds", choices=("selection", "report"), default="selection")
     ap.add_argument("--n-seeds", type=int, default=None, help="the first K seeds only")
     ap.add_argument("--epsilons", nargs="*", type=float, default=[0.5, 1.0, 2.0])
@@ -669,6 +682,9 @@ def parser() -> Any:
     ap.add_argument("--diffprivlib", action="store_true", help="add diffprivlib (benchmarks/.venv)")
     ap.add_argument("--procs", type=int, default=1, help="processes over (table, seed)")
     ap.add_argument("--tag", default=None, help="cache key (default: the dpconvex commit)")
+    ap.add_argument("--train-rows", type=int, default=None, metavar="M",
+                    help="fit on a seeded subsample of M training rows (tables with fewer are "
+                         "left out); the test rows stay whole")
     return ap
 
 
@@ -691,9 +707,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if rule in LEARNERS and rule not in learners:
         learners.insert(0, rule)
     seeds = list(corpus.SELECTION_SEEDS if args.seeds == "selection" else corpus.REPORT_SEEDS)
-    tables = args.tables or list(corpus.TABLES)
+    groups = {"binary": [t for t, v in corpus.TABLES.items() if len(v.class_names) == 2],
+              "multiclass": [t for t, v in corpus.TABLES.items() if len(v.class_names) > 2]}
+    tables = list(dict.fromkeys(x for t in (args.tables or list(corpus.TABLES))
+                                for x in groups.get(t, [t])))
     if args.quick:
-        tables = args.tables or quick_tables()
+        tables = tables if args.tables else quick_tables()
         seeds, args.epsilons, args.deltas = seeds[:1], [1.0], ["0"]
         if args.learners == list(DEFAULT_LEARNERS):
             learners = list(dict.fromkeys([*([rule] if rule in LEARNERS else []), "front_door",
@@ -704,17 +723,19 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if unknown or not tables:
         ap.error(f"unknown or no tables {unknown}; the corpus has {sorted(corpus.TABLES)}")
     tag = args.tag or default_tag()
-    run_name = "corpus_run" + ("-quick" if args.quick else "")
+    run_name = ("corpus_run" + (f"-rows{args.train_rows}" if args.train_rows else "")
+                + ("-quick" if args.quick else ""))  # the name harness.Run gives its files
     cache = Path(args.out) / f"{run_name}.jsonl"
     cache.parent.mkdir(parents=True, exist_ok=True)
-    with harness.Run(__file__, args, argv) as run:
+    with harness.Run(__file__, args, argv, f"rows{args.train_rows}" if args.train_rows else "") as run:
         dpl_python, dpl_where = diffprivlib_python() if args.diffprivlib else (None, "not asked")
         run.note(f"tag {tag}; tables {tables}; seeds {seeds}; ε {args.epsilons}; δ {args.deltas}; "
                  f"learners {learners}; rule {rule}; diffprivlib: {dpl_where}; procs {args.procs}")
         done: dict[tuple[str, int], set] = {}
         for r in read_cache(cache, tag):
             done.setdefault((r["table"], r["seed"]), set()).add(cache_key(r)[2:])
-        jobs = [{"table": t, "seed": s, "tag": tag, "quick": args.quick, "epsilons": args.epsilons,
+        jobs = [{"table": t, "seed": s, "tag": tag, "quick": args.quick,
+                 "train_rows": args.train_rows, "epsilons": args.epsilons,
                  "deltas": args.deltas, "learners": learners, "rule": rule,
                  "dpl_python": dpl_python, "done": done.get((t, s), set())}
                 for t in tables for s in seeds]
@@ -731,6 +752,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     fh.writelines(json.dumps(r) + "\n" for r in rows)
                 print(f"{info['table']} seed {info['seed']}: "
                       + (f"split failed ({info['error']})" if "error" in info else
+                         f"left out ({info['skipped']})" if "skipped" in info else
                          f"{len(rows)} new fit(s), {info['seconds']:.1f} s"), flush=True)
                 if "diffprivlib_error" in info:
                     run.note(f"{info['table']} seed {info['seed']}: diffprivlib failed "
@@ -742,7 +764,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         failed = sorted({t for (t, _), v in infos.items() if "error" in v})
         if failed:
             run.note(f"left out (a split failed): {failed}")
-        tables = [t for t in tables if t not in failed]
+        small = sorted({t for (t, _), v in infos.items() if "skipped" in v})
+        if small:
+            run.note(f"left out (fewer than {args.train_rows} training rows): {small}")
+        tables = [t for t in tables if t not in failed and t not in small]
         if not tables:
             raise RuntimeError(f"every table's split failed: {failed}")
         infos = {(t, s): infos[(t, s)] for t in tables for s in seeds}

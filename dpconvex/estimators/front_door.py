@@ -154,6 +154,10 @@ class PrivateClassifier(PrivateEstimator):
       :data:`~dpconvex.privacy.rules.front_door.GD_ROWS_AT_MOST` rows:
       :class:`~dpconvex.NoisyGradientDescent` on the logistic loss with an intercept
       (Gaussian noise per step, [BST14]_);
+    * two classes, pure ε and few records per class, per unit of ε and per coordinate
+      (n·ε/(C(d + 1)) below
+      :data:`~dpconvex.privacy.rules.front_door.BINARY_CENTROID_BELOW`):
+      :class:`~dpconvex.PrivateGaussianCentroid`;
     * two classes otherwise: :class:`~dpconvex.PrivateHuberSVM` with an intercept,
       objective perturbation ([CMS11]_ Alg. 2, §3.4.2; Gaussian objective perturbation
       when δ > 0, [KST12]_);

@@ -17,6 +17,7 @@ from sklearn.utils import estimator_checks
 
 import dpconvex as dp
 from dpconvex.privacy.rules.front_door import (
+    BINARY_CENTROID_BELOW,
     CENTROID,
     CONSTANT,
     GD_ROWS_AT_MOST,
@@ -39,7 +40,6 @@ def _data(n, C, d=4, seed=0):
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_the_rule(delta):
     small = NOISY_GD if delta > 0 else LINEAR  # two classes: noisy GD with delta up to the cap
-    assert choose_front_door_learner(10, 2, 3, 0.01, delta).learner == small
     assert choose_front_door_learner(GD_ROWS_AT_MOST, 2, 3, 1.0, delta).learner == small
     assert choose_front_door_learner(GD_ROWS_AT_MOST + 1, 2, 3, 1.0, delta).learner == LINEAR
     assert choose_front_door_learner(10**7, 2, 3, 10.0, delta).learner == LINEAR
@@ -50,6 +50,30 @@ def test_the_rule(delta):
     assert choose_front_door_learner(n_at, C, d, 1.0, delta).learner == LARGE_MARGIN
     assert choose_front_door_learner(n_at, C, d, 1.0, delta).reason.startswith(
         "PrivateClassifier: C = 5 classes")
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_two_classes_switch_to_centroids_below_the_pure_epsilon_threshold_only(delta):
+    """Two classes, pure ε, r = n ε / (C (d + 1)) below BINARY_CENTROID_BELOW: the centroids;
+    with δ > 0 noisy GD stays at every r (its own rule)."""
+    C, d = 2, 9
+    n_at = int(BINARY_CENTROID_BELOW * C * (d + 1))  # r == the threshold at epsilon = 1
+    below = choose_front_door_learner(n_at - 1, C, d, 1.0, delta)
+    assert below.learner == (NOISY_GD if delta > 0 else CENTROID)
+    assert choose_front_door_learner(n_at, C, d, 1.0, delta).learner == (
+        NOISY_GD if delta > 0 else LINEAR)
+    assert choose_front_door_learner(10, C, 3, 0.01, delta).learner == (
+        NOISY_GD if delta > 0 else CENTROID)
+    if delta == 0:
+        assert f"= {(n_at - 1) / (C * (d + 1)):.4g} < 5 -> DP class centroids" in below.reason
+    X, y = _data(80, C, d)  # r = 80 / 20 = 4: the centroids, and safeguard="auto" is off
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        clf = dp.PrivateClassifier(epsilon=1.0, delta=delta, classes=[0, 1],
+                                   random_state=0).fit(X, y)
+    fitted = dp.NoisyGradientDescent if delta > 0 else dp.PrivateGaussianCentroid
+    assert isinstance(clf.estimator_, fitted) and clf.learner_ == (NOISY_GD if delta > 0 else CENTROID)
+    assert choose_front_door_learner(80, C, d, 1.0, delta).reason in clf.certificate_.assumptions
 
 
 @pytest.mark.parametrize("n, C, learner, cls", [

@@ -1,6 +1,7 @@
 """Runs and the demo: each distinct warning once after the table; rows named from the certificates."""
 
 import json
+import re
 import warnings
 from types import SimpleNamespace
 
@@ -148,7 +149,9 @@ def test_demo_leads_with_the_front_door_named_from_its_certificate(demo):
     Xtr, _, ytr, _ = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
     clf = PrivateClassifier(epsilon=2.0, random_state=0).fit(Xtr, ytr)
     first = results["rows"][0]
-    assert first == f"PrivateClassifier(epsilon=ε) → {release_name(clf)}"
+    # one release at every ε, or each with its ε's (the rule may change with n·ε)
+    assert first == f"PrivateClassifier(epsilon=ε) → {release_name(clf)}" or re.search(
+        rf"[→;] {re.escape(release_name(clf))} \(ε = [^)]*\b2\)$", first), first
     model = clf.estimator_.certificate_  # the released model's certificate (the safeguard's part)
     assert clf.learner_ in first and model.mechanism.split(" (")[0] in first
     rows = [ln for ln in out.splitlines() if ln.startswith("| ") and not ln.startswith("| model")]
