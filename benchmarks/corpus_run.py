@@ -769,7 +769,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             run.note(f"left out (fewer than {args.train_rows} training rows): {small}")
         tables = [t for t in tables if t not in failed and t not in small]
         if not tables:
-            raise RuntimeError(f"every table's split failed: {failed}")
+            raise RuntimeError(f"no table left to score: splits failed {failed}, fewer training "
+                               f"rows than --train-rows {small}")
         infos = {(t, s): infos[(t, s)] for t in tables for s in seeds}
         shown = [*learners, *(["diffprivlib"] if dpl_python else [])]
         cells = build_cells(read_cache(cache, tag), infos, args.epsilons, args.deltas, rule, shown)

@@ -94,3 +94,20 @@ def test_harness_scores_a_toy_table_and_reuses_its_cache(toy_corpus, tmp_path):
     new = again[len(lines):]
     assert {r["learner"] for r in new} <= {"huber", "centroid", "large_margin", "noisy_gd"}
     assert len(new) <= 2 * 2
+
+
+def test_train_rows_fits_on_a_subsample_and_leaves_out_smaller_tables(toy_corpus, tmp_path):
+    argv = ["--tables", "toy", "--n-seeds", "1", "--epsilons", "1", "--deltas", "0",
+            "--learners", "logistic", "--tag", "t", "--out", str(tmp_path)]
+    data = corpus_run.main([*argv, "--train-rows", "60"])
+    seed = corpus.SELECTION_SEEDS[0]
+    assert [(s["n_train"], s["n_test"]) for s in data["splits"]] == [(60, 60)]
+    full = _toy_split("toy", seed)
+    X, y = corpus_run.harness.subsample(full.X_train, full.y_train, 60, seed)
+    assert corpus_run.fingerprint(corpus_run.load_split("toy", seed, False, 60)) == \
+        corpus_run.fingerprint(corpus.Split(X, y, full.X_test, full.y_test, full.classes))
+    assert (tmp_path / "corpus_run-rows60.jsonl").exists()
+    assert (tmp_path / "corpus_run-rows60.md").exists()
+    assert not (tmp_path / "corpus_run.jsonl").exists()
+    with pytest.raises(RuntimeError, match=r"fewer training rows than --train-rows \['toy'\]"):
+        corpus_run.main([*argv, "--train-rows", "500"])
