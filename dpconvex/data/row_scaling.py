@@ -36,7 +36,7 @@ _FIT_STEPS = 8
 
 def check_row_norm(row_norm: Any, owner: str) -> str:
     """Return ``row_norm`` if it is "unit" or "none", else raise :class:`ParameterError`."""
-    if isinstance(row_norm, str) and row_norm in ("unit", "none"):
+    if isinstance(row_norm, str) and row_norm in ROW_NORMS:
         return row_norm
     raise ParameterError(
         f"The 'row_norm' parameter of {owner} must be 'unit' (every non-zero row scaled to the "

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._validation import Constraint, Options, _is_one_of, _short_repr
+from ..data.row_scaling import ROW_NORMS
 from ..errors import ParameterError
 from ..objectives.losses import Loss
 from ..solvers.registry import check_solver_name
@@ -60,4 +61,4 @@ SOLVER = Solver()
 #: ``row_norm`` of the linear learners and the class centroids: "unit" scales every
 #: non-zero row to the norm bound (a per-record public map, docs/privacy.md §12.1), "none"
 #: only clips.
-ROW_NORM = Options(("unit", "none"))
+ROW_NORM = Options(ROW_NORMS)
