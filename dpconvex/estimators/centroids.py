@@ -334,6 +334,9 @@ class ClassSumTemplate:
 
     name = "class sums"
     kind = "centroid"
+    #: Where the constants of this class are derived (a subclass is checked as a user's
+    #: template, docs/privacy.md §15).
+    derivation = "docs/privacy.md §4.9"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False
     residual_tol = math.inf

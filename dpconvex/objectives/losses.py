@@ -10,8 +10,10 @@ Each class carries:
 * ``deriv_bound``: a declared bound on |ℓ'(m)| (CMS requires 1);
 * ``curvature``: a declared bound c on ℓ''(m) (CMS Alg. 2's constant c).
 
-The verifier (:mod:`dpconvex.privacy.verify`) checks the declared constants against a
-numerical probe. Adding a loss = one subclass + one entry in :data:`LOSSES`.
+The verifier (:func:`dpconvex.privacy.checks.check_loss`) establishes the declared
+constants on all of ℝ: from docs/privacy.md §2.1 for the losses below, from the CVXPY
+form's atoms for a user's loss (:mod:`dpconvex.objectives.atoms`). Adding a loss = one
+subclass + one entry in :data:`LOSSES`.
 
 References
 ----------
@@ -53,6 +55,9 @@ class Loss:
     """
 
     name: ClassVar[str] = "loss"
+    #: Where dpconvex derives this class's bounds on all of ℝ (set by the losses dpconvex
+    #: ships, for their own class only; :func:`~dpconvex.privacy.checks.shipped_derivation`).
+    derivation: ClassVar[str] = ""
     has_cvxpy: ClassVar[bool] = True
     deriv_bound: float = 1.0
     curvature: float = np.inf
@@ -104,6 +109,7 @@ class Logistic(Loss):
     """
 
     name = "logistic"
+    derivation = "docs/privacy.md §2.1"
     deriv_bound = 1.0
     curvature = 0.25
 
@@ -167,6 +173,7 @@ class HuberHinge(_SmoothedHinge):
     """
 
     name = "huber"
+    derivation = "docs/privacy.md §2.1"
     deriv_bound = 1.0
 
     @property
@@ -216,6 +223,7 @@ class SmoothHinge(_SmoothedHinge):
     """
 
     name = "smooth_hinge"
+    derivation = "docs/privacy.md §2.1"
     has_cvxpy = False
     deriv_bound = 1.0
 

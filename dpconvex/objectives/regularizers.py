@@ -44,6 +44,9 @@ class Regularizer:
     """
 
     name: ClassVar[str] = "regularizer"
+    #: Where dpconvex derives this class's modulus (set by the regularizers dpconvex ships,
+    #: for their own class only; :func:`~dpconvex.privacy.checks.shipped_derivation`).
+    derivation: ClassVar[str] = ""
     strong_convexity: float = 0.0
 
     def value(self, w: np.ndarray) -> float:
@@ -73,6 +76,7 @@ class L2(Regularizer):
     """
 
     name = "l2"
+    derivation = "docs/privacy.md §3"
 
     def __init__(self, lam: float):
         self.lam = check_float("lam", lam, "L2", low=0.0, low_inclusive=True)
@@ -115,6 +119,7 @@ class Frobenius(Regularizer):
     """
 
     name = "frobenius"
+    derivation = "docs/privacy.md §4.5"
 
     def __init__(self, lam: float):
         self.lam = check_float("lam", lam, "Frobenius", low=0.0, low_inclusive=True)

@@ -29,19 +29,25 @@ class Condition:
         ``"assumption"``.
     detail : str
         The value or reasoning, readable.
+    unverified : str
+        The name of a declared constant this condition rests on and nobody verified
+        (e.g. ``"curvature"``), or ``""``. :func:`~dpconvex.privacy.release.release`
+        refuses such a condition unless the caller vouches for that constant
+        (``vouch=``), and the certificate then says so.
 
     Examples
     --------
     >>> from dpconvex import Condition
     >>> c = Condition("strong convexity", True, "declared", "mu = 0.1")
-    >>> c.holds, c.how
-    (True, 'declared')
+    >>> c.holds, c.how, c.unverified
+    (True, 'declared', '')
     """
 
     name: str
     holds: bool
     how: str
     detail: str = ""
+    unverified: str = ""
 
 
 @dataclass

@@ -1,7 +1,13 @@
-"""Checks of a privacy proof's conditions: DCP convexity and numerical probes of declared bounds.
+"""Checks of a privacy proof's conditions: DCP convexity, a loss's bounds on ℝ, numerical probes.
 
-A probe cannot prove a bound, only refute it; certificates say how each
-condition was established ("CVXPY DCP analysis", "numerical probe").
+A loss's slope and curvature bounds must hold at every margin a release can reach, which
+is all of ℝ (the noise is unbounded). They are *established* by a derivation: the one
+written in docs/privacy.md §2.1 for a loss dpconvex ships, or the atom table
+(:mod:`dpconvex.objectives.atoms`) applied to the loss's CVXPY form. A numerical probe
+on a window of margins can refute a declared bound, never establish it; a bound with no
+derivation is "declared, not verified" (:attr:`Condition.unverified`), and
+:func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it
+(docs/privacy.md §15).
 """
 
 from __future__ import annotations
@@ -12,13 +18,49 @@ import cvxpy as cp
 import numpy as np
 
 from ..errors import PrivacyError
+from ..objectives.atoms import DerivedBounds, derive_margin_bounds
 from ..objectives.losses import Loss
 from .certificate import Condition
 
-__all__ = ["PROBE_RTOL", "check_dcp_convex", "probe_loss"]
+__all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "shipped_derivation"]
 
 #: Relative tolerance of the numerical probes of declared bounds.
 PROBE_RTOL = 1e-6
+
+#: Relative tolerance (of max(1, |ℓ|)) at which a loss's CVXPY form and its NumPy value
+#: must agree at every probe margin: both are double-precision evaluations of the same
+#: function, and CVXPY's numeric atoms (``logistic``, ``huber``) agree with NumPy's to
+#: ~1e-15 relative; 1e-9 leaves room for a different but exact formula.
+FORM_RTOL = 1e-9
+
+#: Margins at which the CVXPY form and the NumPy value are compared.
+_FORM_PROBE = np.concatenate([np.linspace(-30.0, 30.0, 241), [-1e6, -1e3, -100.0, 100.0, 1e3, 1e6]])
+
+
+def shipped_derivation(obj: object) -> str | None:
+    """Where dpconvex derives the constants of ``obj``, if dpconvex ships its exact class.
+
+    A loss or template class shipped by dpconvex names its derivation in its own
+    ``derivation`` attribute (e.g. ``"docs/privacy.md §2.1"``). A subclass, or a class
+    written elsewhere, is not what the derivation is about: None, and its constants are
+    checked as a user's (docs/privacy.md §15).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.checks import shipped_derivation
+    >>> shipped_derivation(Logistic())
+    'docs/privacy.md §2.1'
+    >>> class Mine(Logistic):
+    ...     pass
+    >>> shipped_derivation(Mine()) is None
+    True
+    """
+    cls = type(obj)
+    derivation = cls.__dict__.get("derivation")
+    if isinstance(derivation, str) and derivation and cls.__module__.startswith("dpconvex."):
+        return derivation
+    return None
 
 
 def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
@@ -52,31 +94,97 @@ def _probe_grid(kinks: tuple[float, ...]) -> np.ndarray:
     return np.unique(np.concatenate([base, far, np.asarray(near, dtype=float)]))
 
 
-def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") -> list[Condition]:
-    """Check a margin loss's declared constants against its own code, numerically.
+def _cvxpy_values(loss: Loss, m: np.ndarray) -> np.ndarray:
+    param = cp.Parameter(m.size, value=m)
+    return np.asarray(loss.cvxpy_expr(param).value, dtype=float).reshape(-1)
 
-    Probes, on a fine grid of margins (with points around declared kinks and far
-    out): (i) convexity (finite-difference and declared ℓ'' >= 0); (ii) the
-    declared derivative matches finite differences of the value, and
-    ``value_and_deriv`` (what the native solver calls) matches both; (iii)
-    |ℓ'| <= ``deriv_bound``; (iv) ℓ'' <= ``curvature`` (when needed). A probe
-    cannot prove a bound, only refute it: the certificate says so. ``caller``: the public
-    call that checks (``"LinearERMTemplate.conditions"``), opening the messages.
+
+def _check_forms_agree(loss: Loss, caller: str) -> Condition:
+    """The CVXPY form and ``value()`` are one function: compared at the probe margins."""
+    m = _FORM_PROBE
+    try:
+        cv = _cvxpy_values(loss, m)
+    except Exception as exc:  # a user's form that CVXPY cannot evaluate numerically
+        raise PrivacyError(
+            f"{caller}: forms: loss '{loss.name}': its CVXPY form cannot be evaluated at fixed "
+            f"margins ({type(exc).__name__}: {exc}). Fix cvxpy_expr so that it returns an "
+            "elementwise expression of m.") from None
+    nv = np.asarray(loss.value(m), dtype=float).reshape(-1)
+    bad = ~(np.abs(cv - nv) <= FORM_RTOL * np.maximum(1.0, np.abs(nv)))
+    if cv.shape != nv.shape or np.any(bad):
+        k = int(np.argmax(bad)) if cv.shape == nv.shape else 0
+        raise PrivacyError(
+            f"{caller}: forms: loss '{loss.name}': its CVXPY form gives {cv[k]:.6g} at m = "
+            f"{m[k]:.4g} but value() gives {nv[k]:.6g}. The CVXPY backends minimize one and the "
+            "native solvers the other, and the bounds are checked on the CVXPY form: make "
+            "cvxpy_expr and value the same function.")
+    return Condition("loss forms agree", True, "numerical comparison",
+                     f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins "
+                     "in [-1e6, 1e6]")
+
+
+def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
+                     derivation: str | None, how_derived: str, observed: float, caller: str,
+                     remedy: str) -> Condition:
+    """The condition stating how a declared bound (|ℓ'| or ℓ'') was established on ℝ."""
+    if derivation is not None:
+        return Condition(what, True, f"derived ({derivation}); numerical probe agrees",
+                         f"declared {declared:g} on all of ℝ; max observed on the probe grid "
+                         f"{observed:.6g}")
+    if derived is None:
+        return Condition(
+            what, True, "declared, not verified",
+            f"declared {declared:g}; no derivation on all of ℝ ({how_derived}); the probe on "
+            f"margins in [-1e6, 1e6] found at most {observed:.6g}, which cannot rule out a larger "
+            "value beyond it", unverified=attr)
+    if not math.isfinite(derived):
+        raise PrivacyError(
+            f"{caller}: {what}: loss '{loss.name}' has an unbounded {remedy[0]} on ℝ ({how_derived}), "
+            f"so no declared bound holds at every margin a release can reach (the noise is "
+            f"unbounded). {remedy[1]}")
+    if declared < derived * (1 - 1e-12):
+        raise PrivacyError(
+            f"{caller}: {what}: loss '{loss.name}' declares {declared:g}, but the bound derived on "
+            f"all of ℝ from its CVXPY form is {derived:.6g} ({how_derived}). Declare {attr} >= "
+            f"{derived:.6g} (the noise scales with it).")
+    return Condition(what, True, "derived on all of ℝ from the CVXPY form's atoms",
+                     f"declared {declared:g} >= derived {derived:.6g} ({how_derived})")
+
+
+def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") -> list[Condition]:
+    """Establish a margin loss's declared constants on all of ℝ, and check its code.
+
+    The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
+    ``curvature``) must hold at every margin, since a release can reach any margin. Each
+    is established by a derivation: docs/privacy.md §2.1 for a loss dpconvex ships
+    (:func:`shipped_derivation`), else the atom table applied to the loss's CVXPY form
+    (:func:`~dpconvex.objectives.atoms.derive_margin_bounds`), which also refuses a loss of
+    unbounded slope. A bound with neither is returned as "declared, not verified"
+    (``Condition.unverified`` names it): :func:`~dpconvex.privacy.release.release` refuses
+    it unless the caller vouches for it.
+
+    Numerical checks of the loss's code, on a fine grid of margins (with points around
+    declared kinks and far out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`);
+    ``deriv`` matches finite differences of ``value``, and ``value_and_deriv`` (what the
+    native solver calls) matches both; ℓ' is non-decreasing (convexity); and no probe
+    margin exceeds a declared bound. A probe refutes, it does not establish: the
+    certificate says which did what. ``caller``: the public call that checks
+    (``"LinearERMTemplate.conditions"``), opening the messages.
 
     Raises
     ------
     PrivacyError
-        Naming the violated bound, where, and how to fix it.
+        Naming the violated bound or mismatch, where, and how to fix it.
 
     Examples
     --------
     >>> from dpconvex.objectives import HuberHinge
-    >>> from dpconvex.privacy.checks import probe_loss
-    >>> conds = probe_loss(HuberHinge(h=0.5), need_curvature=True)
-    >>> [c.name for c in conds]
-    ['loss convexity', "|ℓ'| bound", "ℓ'' bound (c)"]
-    >>> all(c.holds for c in conds)
-    True
+    >>> from dpconvex.privacy.checks import check_loss
+    >>> conds = check_loss(HuberHinge(h=0.5), need_curvature=True)
+    >>> for c in conds[-2:]:
+    ...     print(c.name, "|", c.how)
+    |ℓ'| bound | derived (docs/privacy.md §2.1); numerical probe agrees
+    ℓ'' bound (c) | derived (docs/privacy.md §2.1); numerical probe agrees
     """
     conds: list[Condition] = []
     m = _probe_grid(loss.kinks)
@@ -85,7 +193,7 @@ def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") 
     if not (np.all(np.isfinite(d1)) and np.all(np.isfinite(v))):
         raise PrivacyError(f"{caller}: loss '{loss.name}': value or derivative is not finite on "
                            "the probe grid. Fix the loss's value() and deriv().")
-    # (ii) derivative consistent with value (central differences on the interior grid)
+    # derivative consistent with value (central differences on the interior grid)
     hstep = 1e-5
     mi = np.linspace(-20.0, 20.0, 4001)
     fd = (loss.value(mi + hstep) - loss.value(mi - hstep)) / (2 * hstep)
@@ -97,7 +205,7 @@ def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") 
             f"{float(loss.deriv(mi[k])):.6g} but finite differences of value give {fd[k]:.6g}. "
             "Fix the loss's deriv() so the declared bounds are about the real derivative."
         )
-    # (ii-b) the fused value_and_deriv the solvers use is the same function
+    # the fused value_and_deriv the solvers use is the same function
     vf, df = (np.asarray(a, dtype=float) for a in loss.value_and_deriv(m))
     bad = ~(np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15))
     if np.any(bad):
@@ -109,7 +217,7 @@ def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") 
             f"{float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the solver minimizes the "
             "loss whose bounds were checked."
         )
-    # (i) convexity: derivative non-decreasing
+    # convexity: derivative non-decreasing
     dd = np.diff(d1)
     if np.min(dd) < -1e-9:
         k = int(np.argmin(dd))
@@ -119,7 +227,15 @@ def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") 
         )
     conds.append(Condition("loss convexity", True, "numerical probe",
                            f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]"))
-    # (iii) derivative bound
+    derivation = shipped_derivation(loss)
+    derived: DerivedBounds | None = None
+    if loss.has_cvxpy:
+        conds.append(_check_forms_agree(loss, caller))
+        derived = derive_margin_bounds(loss.cvxpy_expr)
+    how = ("no CVXPY form" if not loss.has_cvxpy else
+           "its CVXPY form uses an atom outside dpconvex.objectives.atoms.ATOMS" if derived is None
+           else "atoms " + ", ".join(derived.atoms))
+    # derivative bound: a probe refutes first, then the derivation establishes
     obs = float(np.max(np.abs(d1)))
     if obs > loss.deriv_bound * (1 + PROBE_RTOL):
         k = int(np.argmax(np.abs(d1)))
@@ -129,8 +245,12 @@ def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") 
             f"numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
             f"{obs:.6g} (the noise scales with it) or bound the loss's slope."
         )
-    conds.append(Condition("|ℓ'| bound", True, "declared; numerical probe",
-                           f"declared {loss.deriv_bound:g}, max observed {obs:.6g}"))
+    conds.append(_bound_condition(
+        loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
+        None if derived is None else derived.slope, derivation, how, obs, caller,
+        ("slope", "Objective and output perturbation need a bounded |ℓ'|: use a Huberized form "
+                  "(e.g. cp.huber(cp.pos(1 - m), M), whose slope is bounded by 2M), or noisy "
+                  "gradient descent, which clips every per-record gradient.")))
     if need_curvature:
         c = float(loss.curvature)
         d2 = np.asarray(loss.deriv2(m), dtype=float)
@@ -147,6 +267,10 @@ def probe_loss(loss: Loss, *, need_curvature: bool, caller: str = "probe_loss") 
                 f"probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian slack "
                 "scales with it)."
             )
-        conds.append(Condition("ℓ'' bound (c)", True, "declared; numerical probe",
-                               f"declared {c:g}, max observed {obs2:.6g}"))
+        conds.append(_bound_condition(
+            loss, "ℓ'' bound (c)", "curvature", c,
+            None if derived is None else derived.curvature, derivation, how, obs2, caller,
+            ("curvature", "Objective perturbation needs a bounded ℓ'' (a kink has none): smooth "
+                          "the loss (e.g. a Huberized hinge), or use output perturbation, which "
+                          "needs only the slope bound.")))
     return conds

@@ -14,7 +14,7 @@ fitted model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +23,11 @@ import numpy as np
 from .. import _progress as progress
 from .._diagnostics import record_solve
 from .._random import RandomStateLike, check_random_state
-from ..errors import DPConvexError, SolverError
+from ..errors import DPConvexError, ParameterError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
+from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 
 if TYPE_CHECKING:
@@ -78,11 +79,25 @@ class Release:
     diagnostics: SolveResult | None = None
 
 
+def _check_members(template: Any) -> None:
+    """Refuse, by name, a template missing members of the written contract."""
+    from ..templates.base import missing_members
+
+    missing = missing_members(template)
+    if missing:
+        raise ParameterError(
+            f"release: template '{getattr(template, 'name', type(template).__name__)}' "
+            f"({type(template).__qualname__}) lacks {missing}, which the template contract "
+            "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for each "
+            "capability it declares). Add them, or drop the capability that asks for them.")
+
+
 def release(template: Template, mechanism: Mechanism | str, budget: Budget,
             backend: Any = None, rng: RandomStateLike = None, *,
             warm_start: np.ndarray | None = None, max_iter: int | None = None,
             dry_run: bool = False, seeded: bool | None = None,
-            on_calibrated: Callable[[Calibration | None], Any] | None = None) -> Release:
+            on_calibrated: Callable[[Calibration | None], Any] | None = None,
+            vouch: Iterable[str] = ()) -> Release:
     """Run a mechanism on a template and return the released parameters with their certificate.
 
     Parameters
@@ -115,6 +130,13 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         before any noise is drawn (not in a dry run): an estimator's noise warning reads
         the mechanism's noise from it (:meth:`Mechanism.noise_report` with
         ``calibration=``), so a fit calibrates once. Its return value is ignored.
+    vouch : iterable of str, default=()
+        Declared constants the caller vouches for although nobody verified them (e.g.
+        ``("curvature",)`` for a loss with no derivation on all of ℝ; the refusal names
+        them). A template dpconvex does not ship has each declared constant checked
+        (:func:`~dpconvex.privacy.declarations.declaration_conditions`); a constant that
+        cannot be checked is refused unless named here, and the certificate then states
+        that the caller vouched for it (docs/privacy.md §15).
 
     Returns
     -------
@@ -122,8 +144,13 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
 
     Raises
     ------
+    ParameterError
+        The template lacks members of the template contract
+        (:func:`~dpconvex.templates.base.missing_members`), or ``vouch`` names a constant
+        no condition rests on.
     PrivacyError
-        A condition of the proof fails.
+        A condition of the proof fails, or rests on a constant nobody verified and the
+        caller did not vouch for.
     SolverError
         The solve failed or missed its tolerance, or produced non-finite values.
 
@@ -149,8 +176,11 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     """
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
     mechanism.check_template(template)
+    _check_members(template)
     budget = mechanism.check_budget(budget)
     conditions = mechanism.conditions(template, budget)
+    conditions = vouched(conditions + declaration_conditions(template, mechanism.needs),
+                         vouch)
     calibration = mechanism.calibrate(template, budget)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:

@@ -24,7 +24,7 @@ from ..templates.base import PrivacyConstants, Template
 from .budget import Budget
 from .budget import remaining as _remaining
 from .certificate import Certificate
-from .checks import PROBE_RTOL, check_dcp_convex, probe_loss
+from .checks import PROBE_RTOL, check_dcp_convex, check_loss
 from .mechanisms import (
     Calibration,
     Mechanism,
@@ -47,7 +47,7 @@ __all__ = [
     "calibrate_output_perturbation",
     "check_dcp_convex",
     "jacobian_slack",
-    "probe_loss",
+    "check_loss",
     "verify",
 ]
 

@@ -10,7 +10,7 @@ form whose noise term is a :class:`cvxpy.Parameter`. The written contract is
 
 from __future__ import annotations
 
-from .base import EuclideanSpace, ParamSpace, PrivacyConstants, Template
+from .base import EuclideanSpace, ParamSpace, PrivacyConstants, RecordDomain, Template
 from .large_margin import LargeMarginGaussianTemplate
 from .linear_erm import LinearERMTemplate
 from .parameterizations import FullPSD
@@ -22,4 +22,4 @@ TEMPLATES: dict[str, type] = {
 }
 
 __all__ = ["TEMPLATES", "EuclideanSpace", "FullPSD", "LargeMarginGaussianTemplate",
-           "LinearERMTemplate", "ParamSpace", "PrivacyConstants", "Template"]
+           "LinearERMTemplate", "ParamSpace", "PrivacyConstants", "RecordDomain", "Template"]

@@ -21,6 +21,7 @@ that the table does not declare.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -43,6 +44,7 @@ __all__ = [
     "ParamSpace",
     "PrivacyConstants",
     "ProjectionTemplate",
+    "RecordDomain",
     "SmoothTemplate",
     "SolverSpace",
     "Template",
@@ -99,6 +101,50 @@ class PrivacyConstants:
     strong_convexity: float
     dimension: int
     hessian_trace_bound: float | None = None
+
+
+@dataclass(frozen=True)
+class RecordDomain:
+    """The public set one record is drawn from: what a user template's constants must hold on.
+
+    The verifier probes a template's per-record functions (capability ``"per_record"``) on
+    records of this domain: rows of norm at most ``data_norm`` with ``n_features`` entries,
+    labels in ``labels`` (a finite set) or in ``label_range`` (an interval)
+    (docs/privacy.md §15).
+
+    Attributes
+    ----------
+    n_features : int
+        Entries of one row (after any intercept column).
+    data_norm : float
+        q: every row has norm at most q.
+    labels : tuple of float or None
+        The finite label set (e.g. (-1.0, 1.0) for a margin loss).
+    label_range : tuple of float or None
+        (lo, hi): labels anywhere in [lo, hi] (when ``labels`` is None).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.base import RecordDomain
+    >>> RecordDomain(3, 1.0, labels=(-1.0, 1.0)).probe_labels()
+    (-1.0, 1.0)
+    >>> RecordDomain(3, 1.0, label_range=(0.0, 2.0)).probe_labels()
+    (0.0, 1.0, 2.0)
+    """
+
+    n_features: int
+    data_norm: float
+    labels: tuple[float, ...] | None = None
+    label_range: tuple[float, float] | None = None
+
+    def probe_labels(self) -> tuple[float, ...]:
+        """The labels a probe uses: the set, or the range's ends and middle."""
+        if self.labels is not None:
+            return tuple(float(v) for v in self.labels)
+        if self.label_range is None:
+            return (0.0,)
+        lo, hi = (float(v) for v in self.label_range)
+        return (lo, 0.5 * (lo + hi), hi)
 
 
 # --------------------------------------------------------------------------- spaces
@@ -296,7 +342,7 @@ class Template(Protocol):
     >>> isinstance(template, Template), missing_members(template)
     (True, [])
     >>> template.kind, sorted(template.capabilities)
-    ('linear_erm', ['cvxpy', 'hessian', 'hessp', 'objective', 'smooth'])
+    ('linear_erm', ['cvxpy', 'hessian', 'hessp', 'objective', 'per_record', 'smooth'])
     """
 
     @property
@@ -531,6 +577,10 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     "utilities": ("utilities", "sensitivity"),
     # per-class sums computed chunk by chunk where the rows live (Dask workers)
     "chunked_class_sums": ("rows", "class_sums_chunked"),
+    # one record's loss gradient on any record of the public domain, and the template's own
+    # records: what the verifier checks a user template's declared constants against
+    # (docs/privacy.md §15)
+    "per_record": ("record_domain", "record_gradients", "X", "y"),
 }
 
 
@@ -560,14 +610,24 @@ def missing_members(candidate: object) -> list[str]:
     for cap in sorted(caps):
         want += [m for m in CAPABILITY_MEMBERS.get(cap, (f"<unknown capability {cap!r}>",))
                  if m not in want]
-    missing = [m for m in want if not hasattr(candidate, m)]
+    missing = [m for m in want if not _has_member(candidate, m)]
     space = getattr(candidate, "space", None)
     if space is not None:
         space_want = list(PARAM_SPACE_MEMBERS)
         if caps & {"smooth", "projection", "cvxpy"}:
             space_want.append("project_noise")
-        missing += [f"space.{m}" for m in space_want if not hasattr(space, m)]
+        missing += [f"space.{m}" for m in space_want if not _has_member(space, m)]
     return missing
+
+
+def _has_member(obj: object, name: str) -> bool:
+    """Whether ``obj`` has ``name``, without running a property (``X`` may build the rows)."""
+    if inspect.getattr_static(obj, name, _ABSENT) is not _ABSENT:
+        return True
+    return hasattr(type(obj), "__getattr__") and hasattr(obj, name)
+
+
+_ABSENT = object()
 
 
 def needs_of(needs: Iterable[str]) -> frozenset[str]:

@@ -63,6 +63,9 @@ class KMeansTemplate:
 
     name = "per-class k-means"
     kind = "kmeans"
+    #: Where the constants of this class are derived (a subclass is checked as a user's
+    #: template, docs/privacy.md §15).
+    derivation = "docs/privacy.md §4.8"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False
     residual_tol = float("inf")

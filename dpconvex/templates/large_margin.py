@@ -73,7 +73,7 @@ from ..objectives.losses import HuberHinge, Loss
 from ..objectives.regularizers import Frobenius
 from ..objectives.terms import MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
-from ..privacy.checks import check_dcp_convex, probe_loss
+from ..privacy.checks import check_dcp_convex, check_loss
 from .base import PrivacyConstants, natural_residual, needs_of
 from .large_margin_cvxpy import LargeMarginCVXPY
 from .parameterizations import BlockParameterization, FullPSD, max_row_norm
@@ -166,6 +166,9 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
 
     name = "large-margin Gaussian classifier"
     kind = "large_margin"
+    #: Where the constants of this class are derived (a subclass is checked as a user's
+    #: template, docs/privacy.md §15).
+    derivation = "docs/privacy.md §4"
     residual_tol = RESIDUAL_TOL
 
     def __init__(
@@ -325,7 +328,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
                 f"'{self.loss.name}' has no cvxpy_expr. Use a loss with a DCP form."
             )
         # (2) the loss's declared constants against its own code
-        conds += probe_loss(self.loss, need_curvature="curvature" in needs,
+        conds += check_loss(self.loss, need_curvature="curvature" in needs,
                             caller=f"{type(self).__name__}.conditions")
         if self.K > 1:
             conds.append(self._probe_monotone())

@@ -222,6 +222,9 @@ class LargeMarginSoftmaxTemplate:
 
     name = "large-margin Gaussian classifier (softmax loss)"
     kind = "large_margin"
+    #: Where the constants of this class are derived (a subclass is checked as a user's
+    #: template, docs/privacy.md §15).
+    derivation = "docs/privacy.md §11"
     residual_tol = SOFTMAX_RESIDUAL_TOL
 
     def __init__(self, Z: Any, y: np.ndarray, components: np.ndarray | None = None, *,

@@ -32,18 +32,51 @@ import numpy as np
 
 from ..data.design import as_design
 from ..data.operators import DesignOperator
-from ..errors import ParameterError
+from ..errors import DataValidationError, ParameterError
 from ..objectives.losses import Loss
 from ..objectives.regularizers import L2
 from ..privacy.certificate import Condition
-from ..privacy.checks import check_dcp_convex, probe_loss
-from .base import EuclideanSpace, PrivacyConstants, needs_of, sample_step
+from ..privacy.checks import check_dcp_convex, check_loss
+from .base import EuclideanSpace, PrivacyConstants, RecordDomain, needs_of, sample_step
 
-__all__ = ["LinearERMTemplate", "RESIDUAL_TOL"]
+__all__ = ["MARGIN_LABELS", "RESIDUAL_TOL", "LinearERMTemplate", "check_margin_labels"]
 
 #: Largest gradient norm of the perturbed objective at which a solve is
 #: accepted as the exact minimizer (docs/privacy.md §5).
 RESIDUAL_TOL = 1e-6
+
+#: The labels of a margin loss ℓ(y·wᵀx): the proof's |ℓ'(y·wᵀx) y x| <= |ℓ'|·q needs |y| = 1.
+MARGIN_LABELS = (-1.0, 1.0)
+
+
+def check_margin_labels(y: np.ndarray, caller: str) -> None:
+    """Refuse labels outside {−1, +1} (a margin loss's label domain), before any noise.
+
+    Raises
+    ------
+    DataValidationError
+        Naming what was found and the encoding to use.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.linear_erm import check_margin_labels
+    >>> check_margin_labels(np.array([1.0, -1.0]), "demo")
+    >>> try:
+    ...     check_margin_labels(np.array([0.0, 1.0]), "demo")
+    ... except ValueError as err:
+    ...     print(type(err).__name__)
+    DataValidationError
+    """
+    outside = ~np.isin(y, MARGIN_LABELS)
+    if np.any(outside):
+        raise DataValidationError(
+            f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has "
+            f"{int(np.count_nonzero(outside))} label(s) outside it: the per-record gradient "
+            "bound G = |ℓ'|·q holds only for |y| = 1. Encode the labels as -1/+1 (e.g. "
+            "np.where(y == positive_class, 1.0, -1.0)), or use an estimator such as "
+            "dp.PrivateLinearClassifier(classes=[...]), which encodes them.")
+
 
 def _takes_every(ops: DesignOperator) -> bool:
     """Whether the operator (and the one it wraps) can give every k-th row."""
@@ -65,7 +98,7 @@ class LinearERMTemplate:
         Rows with ||x_i|| <= data_norm (the caller clips). Sparse rows are
         never densified.
     y : ndarray (n,)
-        Labels in {-1, +1}.
+        Labels in {-1, +1} (anything else is refused: :class:`~dpconvex.DataValidationError`).
 
     Attributes
     ----------
@@ -89,11 +122,14 @@ class LinearERMTemplate:
     >>> consts.grad_bound, consts.hessian_term_bound, consts.strong_convexity
     (1.0, 0.25, 0.1)
     >>> [c.name for c in template.conditions({"strong_convexity"})]
-    ['convexity', 'loss convexity', "|ℓ'| bound", 'row norm bound']
+    ['convexity', 'loss convexity', 'loss forms agree', "|ℓ'| bound", 'labels in {-1, +1}', 'row norm bound']
     """
 
     name = "linear ERM"
     kind = "linear_erm"
+    #: Where the constants of this class are derived (a subclass is checked as a user's
+    #: template, docs/privacy.md §15).
+    derivation = "docs/privacy.md §2-3"
     noise_symmetric = False
     residual_tol = RESIDUAL_TOL
     #: k: one replaced record's gradient difference ℓ′ y x − ℓ′ y′ x′ lies in span{x, x′}
@@ -107,9 +143,10 @@ class LinearERMTemplate:
         self.data_norm = float(data_norm)
         self.rows: DesignOperator = as_design(X)
         self.y = np.asarray(y, dtype=float)
+        check_margin_labels(self.y, type(self).__name__)
         self.n, self.p = self.rows.n, self.rows.p
         self.space = EuclideanSpace((self.p,))
-        self.capabilities = frozenset({"objective", "smooth", "hessian", "hessp"}
+        self.capabilities = frozenset({"objective", "smooth", "hessian", "hessp", "per_record"}
                                       | ({"cvxpy"} if loss.has_cvxpy else set()))
         self._cvx: dict[str, Any] | None = None
         self._zero_noise = np.zeros(self.p)
@@ -171,8 +208,11 @@ class LinearERMTemplate:
             m = cp.Variable(3)
             conds.append(check_dcp_convex(cp.sum(self.loss.cvxpy_expr(m)), f"loss '{self.loss.name}'",
                                           f"{type(self).__name__}.conditions"))
-        conds += probe_loss(self.loss, need_curvature="curvature" in needs,
+        conds += check_loss(self.loss, need_curvature="curvature" in needs,
                             caller=f"{type(self).__name__}.conditions")
+        check_margin_labels(self.y, f"{type(self).__name__}.conditions")
+        conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
+                               "every label is -1 or +1 (the margin loss's label domain)"))
         largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
         top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
@@ -198,6 +238,18 @@ class LinearERMTemplate:
             a.append("Huber hinge is C^1 with ℓ'' bounded and piecewise constant; "
                      "the change-of-variables argument is used as in CMS §3.4.2")
         return a
+
+    @property
+    def record_domain(self) -> RecordDomain:
+        """The public record domain: rows of norm <= q, labels in {−1, +1}."""
+        return RecordDomain(self.p, self.data_norm, labels=MARGIN_LABELS)
+
+    def record_gradients(self, w: np.ndarray, X: Any, y: np.ndarray) -> np.ndarray:
+        """∇_w ℓ(y_i wᵀx_i) = ℓ'(y_i wᵀx_i) y_i x_i for each record (rows of X, labels y)."""
+        X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+        y = np.asarray(y, dtype=float)
+        coef = self.loss.deriv(y * (X @ np.asarray(w, dtype=float))) * y
+        return coef[:, None] * X
 
     @staticmethod
     def distance_bound(residual: float, mu: float) -> float:

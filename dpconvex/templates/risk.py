@@ -51,6 +51,9 @@ class EmpiricalRiskTemplate:
 
     name = "empirical risk (clipped gradients)"
     kind = "noisy_gd"
+    #: Where the constants of this class are derived (a subclass is checked as a user's
+    #: template, docs/privacy.md §15).
+    derivation = "docs/privacy.md §6.3"
     capabilities = frozenset({"per_example_gradients"})
     noise_symmetric = False
     residual_tol = float("inf")

@@ -40,6 +40,9 @@ class SelectionTemplate:
 
     name = "selection by utility"
     kind = "selection"
+    #: Where the constants of this class are derived (a subclass is checked as a user's
+    #: template, docs/privacy.md §15).
+    derivation = "docs/privacy.md §6.2"
     capabilities = frozenset({"utilities"})
     noise_symmetric = False
     residual_tol = float("inf")

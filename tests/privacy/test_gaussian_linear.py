@@ -243,11 +243,23 @@ def test_exact_profile_2d_within_claim_and_mutant_caught(loss_name, lam, eps, de
 def test_gaussian_linear_mechanisms_refuse_matrix_noise_templates():
     from dpconvex.errors import PrivacyError
     from dpconvex.privacy.release import release
+    from dpconvex.templates import EuclideanSpace
 
-    class MatrixNoise:
+    class MatrixNoise:  # the members of the template contract, with symmetric matrix noise
         name = "matrix template"
+        kind = "large_margin"
+        n = 10
+        capabilities = frozenset()
+        space = EuclideanSpace((1, 2, 2))
+        residual_tol = 1e-6
         noise_symmetric = True
         noise_shape = (1, 2, 2)
+
+        def conditions(self, needs):
+            return []
+
+        def assumptions(self, needs):
+            return []
 
     for name in ("gaussian_objective", "gaussian_output"):
         with pytest.raises(PrivacyError, match="symmetric noise"):

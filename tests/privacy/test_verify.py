@@ -6,7 +6,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.objectives.losses import LOSSES, HuberHinge, Logistic, Loss, SmoothHinge
-from dpconvex.privacy.verify import probe_loss, verify
+from dpconvex.privacy.verify import check_loss, verify
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 
@@ -85,7 +85,7 @@ class UnderstatedCurvature(HuberHinge):
 
 @pytest.mark.parametrize("loss", [Logistic(), HuberHinge(0.5), HuberHinge(0.05), SmoothHinge(0.3)])
 def test_declared_constants_of_shipped_losses_survive_the_probe(loss):
-    conds = probe_loss(loss, need_curvature=True)
+    conds = check_loss(loss, need_curvature=True)
     assert all(c.holds for c in conds)
 
 

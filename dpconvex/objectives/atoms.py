@@ -1,0 +1,294 @@
+"""Slope and curvature bounds of a loss on all of ℝ, derived from its CVXPY atoms.
+
+A margin loss ℓ(m) written with CVXPY atoms is a composition of functions whose
+derivatives are known. For g = f ∘ u (u a function of the margin m) the chain rule gives
+
+    |g'| <= L_f · L_u,          g'' <= c_f · L_u² + L_f · c_u,
+
+where L is a bound on |f'| and c a bound on f'' over all of ℝ; sums add their bounds,
+a constant factor a scales both by |a|. Each bound is a theorem about the atom, not a
+probe: it holds at every margin a release can reach (the noise is unbounded, so the
+margins of a released model are). A loss whose expression contains an atom outside
+:data:`ATOMS` gets no derived bound (its declared bounds are then "declared, not
+verified", docs/privacy.md §2.6).
+
+The table (L_f, c_f), with the form each atom takes in CVXPY:
+
+=====================  ===========================  ===============================
+atom                   |f'| bound L_f               f'' bound c_f
+=====================  ===========================  ===============================
+affine (a·u + b)       |a|                          0
+``logistic(u)``        1                            1/4
+``huber(u, M)``        2M                           2
+``pos``/``neg``/       1                            ∞ (a kink), except inside an
+``abs``/``maximum``/                                atom with f'(0) = 0 (``huber``,
+``minimum``                                         ``square``): there 0
+``log_sum_exp``        max of its arguments' L      (max L)² + max c
+``square``, ``power``  ∞ (unbounded slope)          —
+``exp``                ∞                            —
+=====================  ===========================  ===============================
+
+``log_sum_exp``: its gradient is a softmax p, so |g'| = |Σ pᵢ uᵢ'| <= max Lᵢ and
+g'' = Var_p(u') + Σ pᵢ uᵢ'' <= (max Lᵢ)² + max cᵢ (Popoviciu: a variable in
+[−L, L] has variance at most L²).
+
+References
+----------
+.. [CVXPY] S. Diamond, S. Boyd. CVXPY: A Python-embedded modeling language for convex
+   optimization. JMLR 17 (2016): the atoms and their DCP rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+
+__all__ = ["ATOMS", "DerivedBounds", "derive_margin_bounds"]
+
+
+@dataclass(frozen=True)
+class DerivedBounds:
+    """Bounds on |ℓ'| and ℓ'' over all margins m in ℝ, derived from a CVXPY expression.
+
+    Attributes
+    ----------
+    slope : float
+        sup |ℓ'(m)| over ℝ (``inf``: unbounded).
+    curvature : float
+        sup ℓ''(m) over ℝ where ℓ'' exists, and ``inf`` where ℓ' jumps (a kink).
+    atoms : tuple of str
+        The atoms the derivation read, in the order met.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.atoms import derive_margin_bounds
+    >>> b = derive_margin_bounds(lambda m: cp.logistic(-m))
+    >>> b.slope, b.curvature, b.atoms
+    (1.0, 0.25, ('logistic', 'affine'))
+    """
+
+    slope: float
+    curvature: float
+    atoms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Node:
+    """(L, c) of a sub-expression.
+
+    ``smooth_curvature``: c of the node with its own kink left out, where the node is a
+    pos/abs/max/min whose one kink sits at the value 0 (``kink_at_zero``): an outer atom with
+    f'(0) = 0 there (huber) cancels that kink (f'(u)·u'' vanishes where u'' is a jump).
+    """
+
+    slope: float
+    curvature: float
+    smooth_curvature: float
+    atoms: tuple[str, ...]
+    constant: bool = False
+    kink_at_zero: bool = False
+
+
+class _Unknown(Exception):
+    """An atom or a form outside :data:`ATOMS` (never shown: :func:`derive_margin_bounds`
+    then returns None)."""
+
+
+def _const_value(expr: cp.Expression) -> float | None:
+    if isinstance(expr, cp.Constant) or (not expr.variables() and not expr.parameters()):
+        value = np.asarray(expr.value, dtype=float)
+        if value.size == 1:
+            return float(value.reshape(()))
+        raise _Unknown
+    return None
+
+
+def _mul(a: float, node: _Node) -> _Node:
+    a = abs(a)
+    return _Node(a * node.slope, a * node.curvature, a * node.smooth_curvature, node.atoms)
+
+
+def _compose(name: str, lf: float, cf: float, inner: _Node, *, zero_slope_at_kink: bool = False
+             ) -> _Node:
+    """f ∘ u by the chain rule; with ``zero_slope_at_kink`` (f'(0) = 0), u's kinks cancel."""
+    cu = inner.smooth_curvature if zero_slope_at_kink and inner.kink_at_zero else inner.curvature
+    slope = _times(lf, inner.slope)
+    curv = _times(cf, _times(inner.slope, inner.slope)) + _times(lf, cu)
+    return _Node(slope, curv, curv, (name, *inner.atoms))
+
+
+def _times(a: float, b: float) -> float:
+    return 0.0 if a == 0.0 or b == 0.0 else a * b
+
+
+def _kink(name: str, args: list[_Node], at_zero: bool) -> _Node:
+    live = [a for a in args if not a.constant]
+    if not live:
+        return _Node(0.0, 0.0, 0.0, (name,), constant=True)
+    slope = max(a.slope for a in live)
+    smooth = max(a.curvature for a in live)
+    atoms = tuple(x for a in live for x in a.atoms)
+    return _Node(slope, math.inf, smooth, (name, *atoms), kink_at_zero=at_zero and len(live) == 1)
+
+
+def _walk(expr: cp.Expression) -> _Node:
+    value = _const_value(expr)
+    if value is not None:
+        return _Node(0.0, 0.0, 0.0, (), constant=True)
+    if isinstance(expr, cp.Variable):
+        if expr.size != 1:
+            raise _Unknown
+        return _Node(1.0, 0.0, 0.0, ("affine",))
+    name = type(expr).__name__
+    args = expr.args
+    handler = ATOMS.get(name)
+    if handler is None:
+        raise _Unknown
+    return handler(expr, args)
+
+
+def _affine_sum(expr: cp.Expression, args: list) -> _Node:
+    nodes = [_walk(a) for a in args]
+    live = [n for n in nodes if not n.constant]
+    if not live:
+        return _Node(0.0, 0.0, 0.0, (), constant=True)
+    atoms = tuple(x for n in live for x in n.atoms)
+    return _Node(sum(n.slope for n in live), sum(n.curvature for n in live),
+                 sum(n.smooth_curvature for n in live), atoms)
+
+
+def _scaled(expr: cp.Expression, args: list) -> _Node:
+    a, b = args
+    ca, cb = _const_value(a), _const_value(b)
+    if ca is not None and cb is None:
+        return _mul(ca, _walk(b))
+    if cb is not None and ca is None:
+        return _mul(cb, _walk(a))
+    raise _Unknown
+
+
+def _divided(expr: cp.Expression, args: list) -> _Node:
+    num, den = args
+    c = _const_value(den)
+    if c is None or c == 0.0:
+        raise _Unknown
+    return _mul(1.0 / c, _walk(num))
+
+
+def _passthrough(expr: cp.Expression, args: list) -> _Node:
+    return _walk(args[0])
+
+
+def _negated(expr: cp.Expression, args: list) -> _Node:
+    return _walk(args[0])
+
+
+def _logistic(expr: cp.Expression, args: list) -> _Node:
+    return _compose("logistic", 1.0, 0.25, _walk(args[0]))
+
+
+def _huber(expr: cp.Expression, args: list) -> _Node:
+    M = _const_value(expr.M)
+    if M is None:
+        raise _Unknown
+    return _compose("huber", 2.0 * abs(M), 2.0, _walk(args[0]), zero_slope_at_kink=True)
+
+
+def _power(expr: cp.Expression, args: list) -> _Node:
+    inner = _walk(args[0])
+    if inner.constant:
+        return inner
+    return _Node(math.inf, math.inf, math.inf, ("power", *inner.atoms))
+
+
+def _exp(expr: cp.Expression, args: list) -> _Node:
+    inner = _walk(args[0])
+    if inner.constant:
+        return inner
+    return _Node(math.inf, math.inf, math.inf, ("exp", *inner.atoms))
+
+
+def _max_like(expr: cp.Expression, args: list) -> _Node:
+    """max/min of u and constants, |u|: the kink is at the value 0 when the constants are 0."""
+    name = type(expr).__name__
+    constants = [_const_value(a) for a in args]
+    at_zero = name == "abs" or all(c in (None, 0.0) for c in constants)
+    return _kink(name, [_walk(a) for a in args], at_zero)
+
+
+def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
+    inner = args[0]
+    parts = inner.args if type(inner).__name__ in ("Hstack", "Vstack") else [inner]
+    nodes = [_walk(p) for p in parts]
+    live = [n for n in nodes if not n.constant] or nodes
+    slope = max(n.slope for n in live)
+    curv = _times(slope, slope) + max(n.curvature for n in live)
+    return _Node(slope, curv, curv, ("log_sum_exp", *(x for n in live for x in n.atoms)))
+
+
+#: The atom table: CVXPY expression class name -> the rule giving its (L, c) from its
+#: arguments'. One entry per atom; ``tests/objectives/test_atoms.py`` checks each rule
+#: against finite differences of the atom.
+ATOMS: dict[str, Callable[[cp.Expression, list], _Node]] = {
+    "AddExpression": _affine_sum,
+    "NegExpression": _negated,
+    "multiply": _scaled,
+    "MulExpression": _scaled,
+    "DivExpression": _divided,
+    "reshape": _passthrough,
+    "index": _passthrough,
+    "promote": _passthrough,
+    "Promote": _passthrough,
+    "logistic": _logistic,
+    "huber": _huber,
+    "maximum": _max_like,
+    "minimum": _max_like,
+    "abs": _max_like,
+    "pos": _max_like,
+    "neg": _max_like,
+    "log_sum_exp": _log_sum_exp,
+    "power": _power,
+    "PowerApprox": _power,
+    "square": _power,
+    "exp": _exp,
+}
+
+
+def derive_margin_bounds(fn: Callable[[cp.Expression], cp.Expression]) -> DerivedBounds | None:
+    """Bounds on |ℓ'| and ℓ'' over all of ℝ for the loss ``fn(m)`` written in CVXPY atoms.
+
+    Parameters
+    ----------
+    fn : callable
+        The loss's CVXPY form, ``fn(m)`` for a margin expression ``m``.
+
+    Returns
+    -------
+    DerivedBounds or None
+        None when the expression uses an atom outside :data:`ATOMS` (nothing is derived).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.atoms import derive_margin_bounds
+    >>> h = 0.5   # the Huber hinge of CMS eq. 35
+    >>> b = derive_margin_bounds(lambda m: cp.huber(cp.pos(1 + h - m), 2 * h) / (4 * h))
+    >>> b.slope, b.curvature
+    (1.0, 1.0)
+    >>> derive_margin_bounds(lambda m: cp.square(cp.pos(1 - m))).slope   # squared hinge
+    inf
+    >>> derive_margin_bounds(lambda m: cp.entr(m)) is None               # not in the table
+    True
+    """
+    m = cp.Variable()
+    try:
+        node = _walk(fn(m))
+    except _Unknown:
+        return None
+    atoms = tuple(dict.fromkeys(node.atoms))
+    return DerivedBounds(float(node.slope), float(node.curvature), atoms)
