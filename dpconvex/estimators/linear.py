@@ -218,10 +218,12 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
                                 delta=float(self.delta))
         rule = "given" if not isinstance(self.lam, str) else \
             "lam='auto': dpconvex.privacy.rules.lam.auto_lam (docs/privacy.md §3.4)"
+        # linear ERM templates are smooth: the "auto" policy picks the native solver
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,
-            backend=self.solver or "native", lam=lam, lam_rule=rule,
+            backend="native" if self.solver in (None, "auto") else self.solver, lam=lam,
+            lam_rule=rule,
             notes=(note, *self._mechanism_notes(),
                    *([UNIT_ROWS_NOTE] if self.row_norm == "unit" else [])),
             options={"loss": loss.name, "norm bound q~": q,

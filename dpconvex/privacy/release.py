@@ -217,9 +217,12 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
             "nothing is released. Check epsilon, lam and the data norm bound."
         )
     if solve_result is not None:
-        # public facts only: the backend asked for and the tolerance met (never the
-        # residual, objective value, iterations or time, which depend on the data)
-        certificate.solver = {"backend": getattr(solver_backend, "name", str(backend)),
+        # public facts only: the solver(s) of the backend that ran, as chosen from public
+        # parameters ("auto" resolved; Backend.label), and the tolerance met; never which
+        # solver of a polished backend produced the point, the residual, objective value,
+        # iterations or time, which depend on the data (docs/privacy.md §5a)
+        certificate.solver = {"backend": getattr(solver_backend, "label",
+                                                 getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}
         record_solve(solve_result)
     certificate.conditions.extend(mechanism.solve_condition(template, solve_result, calibration))

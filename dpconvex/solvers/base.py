@@ -198,6 +198,27 @@ class Backend(abc.ABC, Generic[TemplateT]):
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         """Solve with ``b`` already in the noise subspace and ``extra_reg`` a float."""
 
+    @property
+    def label(self) -> str:
+        """What a certificate states about this backend: the solver(s) that may produce its point.
+
+        A public fact: it depends on the backend, which the caller or the
+        ``"auto"`` policy chose from public parameters, never on the solve (a
+        backend that runs a second solver only when the first one's residual
+        misses the tolerance names both and not which of them ran:
+        docs/privacy.md §5a).
+
+        Examples
+        --------
+        >>> from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend
+        >>> LbfgsNewton().label
+        'native'
+        >>> print(PolishedBackend(ClarabelBackend(), LbfgsNewton()).label)
+        clarabel (polished by native if clarabel's residual missed the tolerance;
+        whether it was depends on the data and is not stated)
+        """
+        return self.name
+
     def supports(self, template: Template) -> bool:
         """Whether the template has every capability this backend requires (and its rows
         are in memory, if the backend needs them there)."""

@@ -75,7 +75,9 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
 
     The polish starts from the first solution with the same noise; its result
     records the first solve (``info["polished_from"]``) and is named
-    ``"<first>+<polish>"``; its time includes both.
+    ``"<first>+<polish>"``; its time includes both. That name is a diagnostic (whether
+    the polish ran depends on the data); a certificate states :attr:`label`, which
+    names both solvers and not which of them ran.
 
     Examples
     --------
@@ -98,6 +100,13 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
     def __init__(self, first: Backend, polish: Backend):
         self.first = first
         self.polish = polish
+
+    @property
+    def label(self) -> str:
+        """Both solvers, and not which of them produced the point (that depends on the data)."""
+        return (f"{self.first.label} (polished by {self.polish.label} if {self.first.label}'s "
+                "residual missed the tolerance; whether it was depends on the data and is not "
+                "stated)")
 
     def supports(self, template: Template) -> bool:
         return self.first.supports(template) and self.polish.supports(template)

@@ -101,10 +101,7 @@ def test_fit_follows_the_plan(name):
             assert note in part.assumptions
     for part in subs:
         if plan.learner in ("pairwise", "softmax", "linear ERM"):
-            # a polished backend ("clarabel+native" in the plan) is named "auto" by the solver
-            # registry in the certificate
-            assert part.solver.get("backend") in (one.backend, "auto" if "+" in one.backend
-                                                  else one.backend)
+            assert part.solver.get("backend") == one.backend
     if one.lam is not None and one.lam_rule != "given":  # the rule's value, stated
         stated = (f"lam = {one.lam:.3g} ", f"lam = {one.lam:.6g} ")  # linear, large-margin notes
         assert all(any(t in " ".join(p.assumptions) for t in stated) for p in subs)

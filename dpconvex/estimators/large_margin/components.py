@@ -82,13 +82,14 @@ class ComponentAssignment:
         m_i in {0, ..., K − 1}.
     method : str
     private : bool
-        False only for ``"gmm_nonprivate"``.
+        False for ``"gmm_nonprivate"`` and for the noiseless k-means of the
+        non-private baseline (``"dp_kmeans"`` with ``epsilon=None``).
     epsilon : float
         Budget spent by the assignment itself (0 for public centers and K = 1).
     centers : ndarray of shape (C, K, d) or None
         The centers used (public, or released by DP k-means).
     certificate : Certificate or None
-        Certificate of the private k-means step.
+        Certificate of the k-means step (``"dp_kmeans"``; not private without noise).
     description : str
         One line for the model's certificate.
     notes : list of str
@@ -294,7 +295,9 @@ def assign_components(
             centers=component_centers, certificate=certificate,
             description=(f"nearest center of a per-class DP k-means ({n_iter} noisy Lloyd "
                          f"iterations, epsilon = {spent_epsilon:.6g}), composed sequentially"
-                         if epsilon is not None else "noiseless k-means (non-private)"))
+                         if epsilon is not None else
+                         f"nearest center of a per-class k-means without noise ({n_iter} "
+                         "Lloyd iterations, no budget: the non-private baseline); NOT private"))
     # gmm_nonprivate
     from sklearn.mixture import GaussianMixture
 

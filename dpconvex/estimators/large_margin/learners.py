@@ -121,14 +121,6 @@ class _AtShape:
         return self.n * int(self._template.dimension)
 
 
-def _backend_name(backend: Any) -> str:
-    """The backend's name; a polished one as "<first>+<polish>" (polished only if needed)."""
-    first, polish = getattr(backend, "first", None), getattr(backend, "polish", None)
-    if first is not None and polish is not None:
-        return f"{first.name}+{polish.name}"
-    return str(backend.name)
-
-
 def _stub_rows(C: int, K: int, d: int, n: int | None = None) -> tuple[np.ndarray, ...]:
     """Rows of zeros (z = 0: constant loss) with every class and component present.
 
@@ -168,7 +160,8 @@ class _ObjectiveLearner:
             lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
         else:
             lam, rule = float(est.lam), "given"
-        backend = est.solver if est.solver is not None else _backend_name(auto_backend(stub))
+        backend = (auto_backend(stub).label if est.solver in (None, "auto")
+                   else str(est.solver))
         loss = resolved_loss(est)
         options: dict[str, Any] = {
             "loss": loss if isinstance(loss, str) else

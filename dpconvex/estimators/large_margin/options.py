@@ -319,21 +319,48 @@ def lam_note(template: LargeMarginTemplate, est: LargeMarginEstimator) -> list[s
 
 
 def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
-    """Certificate of the whole fit: component assignment + objective perturbation."""
+    """Certificate of the whole fit: component assignment + objective perturbation.
+
+    A non-private fit (``mechanism="none"``) keeps the baseline's certificate (no
+    guarantee) and states the assignment that ran, with the certificate of its
+    noiseless k-means as a part; a private objective perturbation on components of a
+    non-private assignment is not private end to end; a private assignment is
+    composed sequentially with the objective perturbation.
+
+    Examples
+    --------
+    >>> import math
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.estimators.large_margin.components import ComponentAssignment
+    >>> from dpconvex.estimators.large_margin.options import compose_with_assignment
+    >>> baseline = Certificate("non-private baseline (demo)", math.inf, math.inf, private=False)
+    >>> kmeans = Certificate("k-means (Lloyd, 3 iterations, no noise)", math.inf, math.inf,
+    ...                      private=False)
+    >>> assign = ComponentAssignment(None, "dp_kmeans", False, 0.0, certificate=kmeans,
+    ...                              description="per-class k-means without noise")
+    >>> cert = compose_with_assignment(baseline, assign, math.inf)
+    >>> cert.private, cert.assumptions, [part.mechanism for part in cert.parts]
+    (False, ['component assignment: per-class k-means without noise'],
+     ['k-means (Lloyd, 3 iterations, no noise)'])
+    """
+    if not obj.private:  # the non-private baseline: no guarantee to compose
+        obj.assumptions.append(f"component assignment: {assign.description}")
+        if assign.certificate is not None:  # its noiseless k-means
+            obj.parts.append(assign.certificate)
+        return obj
     if not assign.private:
         return compose_sequential(
             [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
             epsilon_requested=eps_total, quantities=obj.quantities,
             assumptions=[
                 "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
-                "Gaussian mixture fitted on the private data (component_assignment="
-                "'gmm_nonprivate'); only the objective perturbation given those components "
-                f"is {obj.epsilon:.6g}-DP, which is not a guarantee for the data set.",
+                f"non-private rule reading the private data (component_assignment="
+                f"{assign.method!r}: {assign.description}); only the objective perturbation "
+                f"given those components is {obj.epsilon:.6g}-DP, which is not a guarantee "
+                "for the data set.",
                 *obj.assumptions],
             solver=obj.solver, private=False)
-    if assign.certificate is None or not assign.certificate.private:
-        if assign.certificate is not None:  # noiseless k-means, non-private fit
-            obj.parts.append(assign.certificate)
+    if assign.certificate is None:
         return obj
     km = assign.certificate
     return compose_sequential(
