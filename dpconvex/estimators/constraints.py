@@ -62,3 +62,28 @@ SOLVER = Solver()
 #: non-zero row to the norm bound (a per-record public map, docs/privacy.md §12.1), "none"
 #: only clips.
 ROW_NORM = Options(ROW_NORMS)
+
+
+@dataclass(frozen=True)
+class Vouch(Constraint):
+    """A tuple of the constant names a caller may vouch for
+    (:data:`dpconvex.privacy.declarations.VOUCHABLE`).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.constraints import Vouch
+    >>> Vouch().check("vouch", ["curvature"], "Demo")
+    ('curvature',)
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        from ..privacy.declarations import VOUCHABLE
+
+        items = (value,) if isinstance(value, str) else value
+        if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
+                                 f"Got {_short_repr(value)} instead.")
+        return tuple(items)
+
+    def __str__(self) -> str:
+        return "a tuple of names from dpconvex.privacy.declarations.VOUCHABLE"

@@ -50,7 +50,7 @@ from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
-from .constraints import ROW_NORM, SOLVER, LossParameter
+from .constraints import ROW_NORM, SOLVER, LossParameter, Vouch
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
@@ -172,6 +172,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
     def _make_loss(self) -> Loss:
         raise NotImplementedError
 
+    def _vouched(self) -> tuple[str, ...]:
+        """The constants the caller vouches for (only a user's loss can need any)."""
+        return ()
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
@@ -287,6 +291,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         # before any noise is drawn; docs/privacy.md §6.7): one calibration per fit
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
+                           vouch=self._vouched(),
                            on_calibrated=lambda calibration: warn_if_linear_noise_dominates(
                                prep.template, mechanism, budget, owner, calibration=calibration,
                                stacklevel=6))
@@ -608,8 +613,9 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
-                 row_norm: str = "none"):
+                 row_norm: str = "none", vouch: tuple[str, ...] = ()):
         self.loss = loss
+        self.vouch = vouch
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
@@ -629,7 +635,11 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
         "loss": LossParameter(tuple(sorted(LOSSES))),
+        "vouch": Vouch(),
     }
 
     def _make_loss(self) -> Loss:
         return self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
+
+    def _vouched(self) -> tuple[str, ...]:
+        return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)

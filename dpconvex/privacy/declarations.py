@@ -45,7 +45,15 @@ from ..templates.base import natural_residual
 from .certificate import Condition
 from .checks import shipped_derivation
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "declaration_conditions", "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
+           "vouched"]
+
+#: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
+#: them: a loss's slope and curvature bounds, a template's G, its Hessian constants (r, c_u,
+#: T), its CVXPY form's relation to the parameter space, its distance bound, a utility
+#: sensitivity and a cell-sum row bound.
+VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "cvxpy_form",
+                              "distance_bound", "sensitivity", "data_norm")
 
 #: Norms of the parameter points at which per-record gradients are probed: from 0 to far
 #: beyond any minimizer a release is likely to reach (the noise is unbounded).
@@ -435,7 +443,13 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     ...     print("refused")
     refused
     """
+    if isinstance(vouch, str):
+        vouch = (vouch,)
     names = set(vouch)
+    unknown = sorted(str(v) for v in names - set(VOUCHABLE))
+    if unknown:
+        raise ParameterError(f"{caller}: vouch names {unknown}, which are not constants a caller can "
+                             f"vouch for; use names from {list(VOUCHABLE)}.")
     open_ = sorted({c.unverified for c in conditions if c.unverified})
     extra = sorted(names - set(open_))
     if extra:
