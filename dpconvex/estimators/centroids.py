@@ -656,9 +656,10 @@ class PrivateGaussianCentroid(PrivateEstimator):
                                         notes=notes, rows=rows,
                                         row_map=(q, self.row_norm == "unit"))
             return Prepared(template=template, meta=meta)
-        clipped, n_clipped = clip_rows(X_checked, q)
+        # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
+        clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
         note_clipped(n_clipped, X_checked.shape[0], q, owner)
-        template = ClassSumTemplate(self._u(clipped / q)[keep], labels.index[keep],
+        template = ClassSumTemplate(self._u(clipped / q), labels.index[keep],
                                     int(labels.classes.size), notes=notes)
         return Prepared(template=template, meta=meta)
 

@@ -133,6 +133,7 @@ def _learners():
         "noisy gd": (NoisyGradientDescent(delta=1e-5, fit_intercept=True, classes=[0, BIG],
                                           **common), 2),
         "centroids": (PrivateGaussianCentroid(classes=[0, BIG, BIG + 1], **common), 3),
+        "centroids sparse": (PrivateGaussianCentroid(classes=[0, BIG, BIG + 1], **common), 3),
         "large margin": (PrivateLargeMarginGaussian(classes=[0, BIG, BIG + 1], **common), 3),
     }
 
@@ -166,7 +167,7 @@ def test_each_learner_reads_no_left_out_row(name):
     mask = np.zeros(n, dtype=bool)
     mask[rng.choice(n, 60, replace=False)] = True
     Xw, yw = _wild(X, y, np.flatnonzero(mask), classes)
-    if name == "huber sparse":
+    if name.endswith("sparse"):
         X, Xw = sp.csr_array(X), sp.csr_array(Xw)
     fits = []
     for data in ((X, y), (Xw, yw)):
