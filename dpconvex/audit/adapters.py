@@ -473,7 +473,7 @@ class NoisyGDMechanism:
             if p["fit_intercept"]:
                 Xc = np.hstack([Xc, np.ones((Xc.shape[0], 1))])
                 q = math.sqrt(q * q + 1.0)
-            Xc = zero_rows(Xc, labels.outside)  # records outside the label set: no gradient
+            Xc = zero_rows(Xc, labels.dropped)  # records outside the label set: no gradient
             self._cache[key] = EmpiricalRiskTemplate(loss, q, Xc, ys)
         return self._cache[key]
 

@@ -39,6 +39,7 @@ so whether a model is released never depends on one record of a declared class.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import numbers
 import os
@@ -57,7 +58,7 @@ from ..errors import DataTypeError, DataValidationError, ParameterError, Privacy
 
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
            "LabelSet", "check_classes", "check_labels", "declared_classes", "encode_labels",
-           "label_set_of", "one_label_warning", "zero_rows"]
+           "excluded_rows", "label_set_of", "one_label_warning", "zero_rows"]
 
 #: The certificate assumption added when the label set is read from the data.
 INFERRED = ("label set read from the data (classes=None): assumed public; pass the public "
@@ -289,7 +290,8 @@ class LabelSet:
     classes : ndarray
         The label set, in the order that defines the class indices.
     index : ndarray of int
-        Class index of each record (0 for records outside the set).
+        Class index of each record (0 for the records in ``dropped``: their labels are
+        not read past the encoding).
     outside : ndarray of bool
         Records whose label is not in ``classes`` (they contribute no loss; any
         only with ``unknown_labels="ignore"``).
@@ -297,6 +299,9 @@ class LabelSet:
         ``classes=``, the set declared with y, or read from y.
     unknown_labels : {"raise", "ignore"}
         The policy for labels outside a public set (:data:`UNKNOWN_LABELS`).
+    excluded : ndarray of bool or None
+        Records the caller left out of the fit (:func:`excluded_rows`; they contribute no
+        loss whatever their label); None: none.
     """
 
     classes: np.ndarray
@@ -304,6 +309,14 @@ class LabelSet:
     outside: np.ndarray
     source: str = "parameter"
     unknown_labels: str = "raise"
+    excluded: np.ndarray | None = None
+
+    @property
+    def dropped(self) -> np.ndarray:
+        """Records that contribute no loss: ``outside`` or ``excluded``. Their rows are
+        zeroed by a per-row factor (X is not copied), and the learners' storage choices and
+        guards read the other rows only."""
+        return self.outside if self.excluded is None else self.outside | self.excluded
 
     @property
     def inferred(self) -> bool:
@@ -419,23 +432,28 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     """
     owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
+    excluded = _excluded_for(len(y), caller)
     public = _public_set(y, classes, caller, binary)
     if public is None:
         _warn_inferred(owner)  # before any refusal: it depends on classes=None only
         c, idx = _inferred_set(y, caller, binary)
-        return LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels)
-    c, source = public
-    _check_kinds(y, c, caller, source)
-    values = np.asarray(y)
-    idx = _lookup(values, c)
-    outside = idx < 0
-    refuse = unknown_labels == "raise" and bool(np.any(outside))
-    _note_outside(owner, c, values, outside, refused=refuse)
-    if refuse:
-        raise DataValidationError(_unknown_labels_message(caller, c, source))
-    if np.any(outside):
-        idx = np.where(outside, 0, idx)
-    return LabelSet(c, idx, outside, source, unknown_labels)
+        labels = LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels,
+                          excluded)
+    else:
+        c, source = public
+        _check_kinds(y, c, caller, source)
+        values = np.asarray(y)
+        idx = _lookup(values, c)
+        outside = idx < 0
+        refuse = unknown_labels == "raise" and bool(np.any(outside))
+        _note_outside(owner, c, values, outside, refused=refuse)
+        if refuse:
+            raise DataValidationError(_unknown_labels_message(caller, c, source))
+        labels = LabelSet(c, idx, outside, source, unknown_labels, excluded)
+    dropped = labels.dropped
+    if np.any(dropped):
+        return dataclasses.replace(labels, index=np.where(dropped, 0, labels.index))
+    return labels
 
 
 #: Up to this many numeric classes, integer labels are matched by one comparison per class
@@ -519,21 +537,53 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None
         )
 
 
-#: The rows a fit sets outside the label set itself (the front door's validation rows): not
-#: reported as labels outside the set (:func:`held_out_rows`).
-_HELD_OUT: ContextVar[np.ndarray | None] = ContextVar("dpconvex_held_out_rows", default=None)
+#: The rows the fits inside :func:`excluded_rows` leave out (a boolean mask over the records).
+_EXCLUDED: ContextVar[np.ndarray | None] = ContextVar("dpconvex_excluded_rows", default=None)
 
 
 @contextlib.contextmanager
-def held_out_rows(rows: np.ndarray) -> Iterator[None]:
-    """Inside this context, records of the boolean mask ``rows`` whose label a caller set
-    outside the label set (the front door's safeguard, docs/privacy.md §14.4) are not counted
-    among the labels outside the set in :func:`dpconvex.collect_diagnostics`."""
-    token = _HELD_OUT.set(np.asarray(rows, dtype=bool))
+def excluded_rows(rows: np.ndarray) -> Iterator[None]:
+    """Inside this context, every fit leaves out the records of the boolean mask ``rows``.
+
+    :func:`encode_labels` marks them in :attr:`LabelSet.excluded`: their labels are not
+    read past the encoding (index 0), and the learner zeroes their rows by a per-row factor
+    (X is not copied), as for a label outside the set with ``unknown_labels="ignore"``, so
+    the model does not depend on those records. The learners' storage choices and guards
+    read the other rows only. The front door's safeguard fits its learner so, with the
+    validation part excluded (docs/privacy.md §14.4). The mask has one entry per record of
+    the fits inside the context.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.labels import encode_labels, excluded_rows
+    >>> with excluded_rows(np.array([False, True, False])):
+    ...     labels = encode_labels(np.array([0, 1, 1]), [0, 1], "Doc.fit")
+    >>> labels.dropped.tolist(), labels.index.tolist(), labels.outside.tolist()
+    ([False, True, False], [0, 0, 1], [False, False, False])
+    """
+    mask = np.asarray(rows)
+    if mask.dtype != bool or mask.ndim != 1:
+        raise ParameterError(f"excluded_rows: rows must be a 1-D boolean mask over the records. "
+                             f"Got dtype {mask.dtype} and shape {mask.shape} instead.")
+    token = _EXCLUDED.set(mask)
     try:
         yield
     finally:
-        _HELD_OUT.reset(token)
+        _EXCLUDED.reset(token)
+
+
+def _excluded_for(n: int, caller: str) -> np.ndarray | None:
+    """The mask of :func:`excluded_rows` for a fit on n records (None outside the context)."""
+    mask = _EXCLUDED.get()
+    if mask is None:
+        return None
+    if mask.shape != (n,):
+        raise DataValidationError(
+            f"{caller}: the rows excluded from the fit are a mask over {mask.shape[0]} records, "
+            f"but y has {n} labels. Pass excluded_rows a mask with one entry per record of the "
+            "fit.")
+    return mask
 
 
 def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.ndarray, *,
@@ -543,11 +593,6 @@ def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.nda
 
     if not diagnostics_open():
         return
-    held = _HELD_OUT.get()
-    if held is not None and held.shape == outside.shape:
-        outside = outside & ~held
-        if not outside.any():
-            return
     seen: dict[Any, None] = {}
     for v in values[outside].tolist():  # the labels outside, in order of first appearance
         seen.setdefault(v, None)
@@ -557,15 +602,18 @@ def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.nda
                       int(np.sum(outside)), len(values), list(seen))
 
 
-def zero_rows(X: Any, outside: np.ndarray) -> Any:
-    """Rows of records outside the label set replaced by zeros (dense or sparse)."""
-    if not np.any(outside):
+def zero_rows(X: Any, dropped: np.ndarray) -> Any:
+    """A copy of the rows with those of the records that contribute no loss
+    (:attr:`LabelSet.dropped`) replaced by zeros (dense, or sparse without their entries)."""
+    if not np.any(dropped):
         return X
-    keep = (~outside).astype(float)
+    keep = (~dropped).astype(float)
     if hasattr(X, "multiply"):
         import scipy.sparse as sp
 
-        return sp.csr_array(X.multiply(keep[:, None]))
+        out = sp.csr_array(X.multiply(keep[:, None]))
+        out.eliminate_zeros()
+        return out
     return np.asarray(X) * keep[:, None]
 
 

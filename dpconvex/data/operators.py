@@ -218,20 +218,29 @@ class DenseRows:
         """Rows 0, step, 2·step, ... (a strided view: no copy)."""
         return DenseRows(self.X[::step])
 
-    def compact(self) -> DesignOperator:
+    def compact(self, rows: np.ndarray | None = None) -> DesignOperator:
         """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
         (also for one row broadcast to n rows).
 
+        ``rows``: a boolean mask of the rows that count; the others (zero rows of a
+        :class:`ScaledRows`) are neither counted nor stored (empty rows of the CSR copy).
         The choice changes only the arithmetic of the products, not their values
         beyond rounding.
         """
         if self.X.size < _SPARSE_MIN_ENTRIES or self.X.strides[0] == 0:
             return self  # few entries, or one row broadcast (a plan's shape-only rows)
         step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # counted per block: no n x p mask
-        nnz = sum(int(np.count_nonzero(self.X[s:s + step])) for s in range(0, self.n, step))
-        if nnz <= _SPARSE_MAX_DENSITY * self.X.size:
-            return CSRRows(_dense_to_csr(self.X, self.X != 0))
-        return self
+        if rows is None:
+            nnz = sum(int(np.count_nonzero(self.X[s:s + step])) for s in range(0, self.n, step))
+        else:
+            nnz = sum(int(np.count_nonzero(self.X[s:s + step][rows[s:s + step]]))
+                      for s in range(0, self.n, step))
+        if nnz > _SPARSE_MAX_DENSITY * self.X.size:
+            return self
+        nonzero = self.X != 0
+        if rows is not None:
+            nonzero &= rows[:, None]
+        return CSRRows(_dense_to_csr(self.X, nonzero))
 
     def __repr__(self) -> str:
         return f"DenseRows(n={self.n}, p={self.p})"
@@ -359,6 +368,12 @@ class ScaledRows:
         ||x_i|| of the stored rows when already computed (saves a pass in
         :meth:`row_norms`).
 
+    A row with s_i = 0 and t_i = 0 (or no column) is the zero row: its products and norm
+    are exactly 0 whatever its stored row holds (a product x_i·w that would overflow
+    included), and :meth:`compact` reads and stores only the other rows. So the rows of
+    zeroed records (a label outside the public set, a row left out of the fit) choose no
+    code path and cost no storage.
+
     Examples
     --------
     >>> import numpy as np
@@ -385,6 +400,10 @@ class ScaledRows:
                                              and self.column.shape != (self.n,)):
             raise ValueError(f"ScaledRows.__init__: needs a scale and a column of shape "
                              f"({self.n},), one entry per row of the base rows.")
+        zeroed = (self.scale == 0.0) if self.column is None else (
+            (self.scale == 0.0) & (self.column == 0.0))
+        #: The zero rows (s_i = 0 and t_i = 0), or None when there are none.
+        self.zeroed = zeroed if zeroed.any() else None
 
     @property
     def matrix(self) -> Any:
@@ -407,7 +426,12 @@ class ScaledRows:
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         w = np.asarray(w, dtype=float)
-        out = self.base.matvec(w[:self.base.p]) * self.scale
+        if self.zeroed is None:
+            out = self.base.matvec(w[:self.base.p]) * self.scale
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = self.base.matvec(w[:self.base.p]) * self.scale
+            out[self.zeroed] = 0.0
         if self.column is not None:
             out += self.column * w[self.base.p]
         return out
@@ -430,11 +454,17 @@ class ScaledRows:
         head = np.zeros(q)
         tail = 0.0
         step = _gram_rows(self.p)
+        zeroed = self.zeroed
         for a in range(0, self.n, step):
             rows = slice(a, a + step)
             B = X[rows]
             mb = m[rows]
-            np.multiply(B @ w[:q], s[rows], out=mb)
+            if zeroed is None or not zeroed[rows].any():
+                np.multiply(B @ w[:q], s[rows], out=mb)
+            else:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    np.multiply(B @ w[:q], s[rows], out=mb)
+                mb[zeroed[rows]] = 0.0
             if t is not None:
                 mb += t[rows] * w[q]
             v = f(mb, rows)
@@ -447,6 +477,8 @@ class ScaledRows:
         """||[s_i x_i, t_i]|| from the stored rows' norms (``np.hypot``: no overflow)."""
         norms = self.base.row_norms() if self.base_norms is None else self.base_norms
         out = np.abs(self.scale) * norms
+        if self.zeroed is not None:
+            out[self.zeroed] = 0.0  # 0 · inf for a stored row whose norm overflows
         return out if self.column is None else np.hypot(out, self.column)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
@@ -483,8 +515,15 @@ class ScaledRows:
                           base_norms=None if self.base_norms is None else self.base_norms[::step])
 
     def compact(self) -> ScaledRows:
-        """The same factors over the cheapest storage of the stored rows."""
-        base = self.base.compact()
+        """The same factors over the cheapest storage of the stored rows.
+
+        The choice and the storage read the rows that are not zero rows only
+        (:meth:`DenseRows.compact` with ``rows``).
+        """
+        if isinstance(self.base, DenseRows) and self.zeroed is not None:
+            base: DesignOperator = self.base.compact(rows=~self.zeroed)
+        else:
+            base = self.base.compact()
         if base is self.base:
             return self
         return ScaledRows(base, self.scale, self.column, base_norms=self.base_norms)

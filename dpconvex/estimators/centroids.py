@@ -634,7 +634,7 @@ class PrivateGaussianCentroid(PrivateEstimator):
 
             from ..data.dask_rows import DaskRows
 
-            keep = ~labels.outside
+            keep = ~labels.dropped
             index = np.where(keep, labels.index, -1).astype(float)[:, None]
             index_column = da.from_array(index, chunks=(X_checked.chunks[0], 1))
             rows = DaskRows(da.concatenate([X_checked, index_column], axis=1))
@@ -650,17 +650,19 @@ class PrivateGaussianCentroid(PrivateEstimator):
         if self.row_norm == "unit":
             notes.append(UNIT_ROWS)
         notes.extend(self._mechanism_notes())
-        keep = ~labels.outside  # records outside the label set contribute nothing
+        keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         if isinstance(X_checked, np.ndarray):  # u built and summed block by block: no copy of X
-            note_clipped(int(np.count_nonzero(_over_bound(X_checked, q))), X_checked.shape[0], q, owner)
+            note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)), X_checked.shape[0],
+                         q, owner)
             rows = _BlockRows(X_checked, np.where(keep, labels.index, -1))
             template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
                                         notes=notes, rows=rows,
                                         row_map=(q, self.row_norm == "unit"))
             return Prepared(template=template, meta=meta)
-        clipped, n_clipped = clip_rows(X_checked, q)
+        # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
+        clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
         note_clipped(n_clipped, X_checked.shape[0], q, owner)
-        template = ClassSumTemplate(self._u(clipped / q)[keep], labels.index[keep],
+        template = ClassSumTemplate(self._u(clipped / q), labels.index[keep],
                                     int(labels.classes.size), notes=notes)
         return Prepared(template=template, meta=meta)
 

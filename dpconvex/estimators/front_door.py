@@ -41,7 +41,7 @@ from ..data.labels import (
     check_labels,
     declared_classes,
     encode_labels,
-    held_out_rows,
+    excluded_rows,
     one_label_warning,
 )
 from ..data.validation import computed
@@ -82,7 +82,6 @@ from .safeguard import (
     safeguard_mistakes,
     safeguard_sizes,
     select_release,
-    validation_labels,
 )
 
 __all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
@@ -428,15 +427,15 @@ class PrivateClassifier(PrivateEstimator):
             y_checked = check_labels(computed(y), n, f"{owner}.fit")  # X is checked once, by the learner
             labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
                                    unknown_labels=self.unknown_labels)
-            learner.set_params(classes=list(labels.classes), unknown_labels="ignore")
+            learner.set_params(classes=list(labels.classes))
             order = noise.rng.permutation(n)  # independent of the data (§14.4)
             validation = np.sort(order[n_fit:])
             held = np.zeros(n, dtype=bool)
             held[validation] = True
             fit_rng, select_rng = noise.rng.spawn(2)
-            with assign_noise({learner: fit_rng}, seeded=noise.seeded), held_out_rows(held):
-                learner.fit(_rows_for(name, X),
-                            validation_labels(y_checked, labels.classes, validation))
+            # the validation rows are left out of the learner's fit (zero factors, X not copied)
+            with assign_noise({learner: fit_rng}, seeded=noise.seeded), excluded_rows(held):
+                learner.fit(_rows_for(name, X), y_checked)
             X_val = _take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
@@ -566,9 +565,9 @@ class PrivateClassifier(PrivateEstimator):
                 X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
                 classes = encode_labels(y_checked, classes, f"{owner}.certify",
                                         unknown_labels=self.unknown_labels).classes
-            learner.set_params(classes=list(classes), unknown_labels="ignore")
-            model = learner.certify(_rows_for(name, X_checked),
-                                    validation_labels(y_checked, classes, np.arange(n_fit, n)))
+            learner.set_params(classes=list(classes))
+            with excluded_rows(np.arange(n) >= n_fit):
+                model = learner.certify(_rows_for(name, X_checked), y_checked)
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val)
         return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),

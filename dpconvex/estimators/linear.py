@@ -36,7 +36,7 @@ from .._validation import (
 )
 from ..data.design import as_design
 from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
-from ..data.operators import DenseRows, ScaledRows, clip_scale, unit_scale
+from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
@@ -112,7 +112,7 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> bool:
     return bool(np.all(nonzero <= _IMPLICIT_MAX_NORM) and np.all(nonzero * _IMPLICIT_MAX_NORM >= q))
 
 
-def _implicit_rows(X_checked: Any, q: float, intercept: float | None, outside: np.ndarray,
+def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: np.ndarray,
                    owner: str, *, unit: bool = False) -> ScaledRows | None:
     """Dense rows clipped to q, with the intercept column and zeroed records, as factors.
 
@@ -121,29 +121,38 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, outside: n
     and :func:`~dpconvex.data.labels.zero_rows` (each reads record i and public
     constants only; docs/privacy.md §2.3, §12), held as a row scale and a column
     by :class:`~dpconvex.data.operators.ScaledRows` so that the rows are not
-    copied. ``unit``: the factor is q/||x_i|| instead (every non-zero row scaled to q,
-    :func:`~dpconvex.data.operators.unit_scale`). None for sparse rows, or norms whose
-    products could overflow.
+    copied; keep_i = 0 for the records that contribute no loss (``dropped``: a label
+    outside the set, a row left out of the fit), whose products are then exactly 0.
+    ``unit``: the factor is q/||x_i|| instead (every non-zero row scaled to q,
+    :func:`~dpconvex.data.operators.unit_scale`). SciPy sparse rows are read on their stored
+    entries (:class:`~dpconvex.data.operators.CSRRows`). None for rows of another kind, or
+    norms of kept rows whose products could overflow: the guard and the count of clipped
+    rows read the kept rows only.
     """
-    if sp.issparse(X_checked) or not isinstance(X_checked, np.ndarray):
+    if sp.issparse(X_checked):
+        rows: DenseRows | CSRRows = CSRRows(X_checked)
+    elif isinstance(X_checked, np.ndarray):
+        rows = DenseRows(X_checked)
+    else:
         return None
-    rows = DenseRows(X_checked)
     norms = rows.row_norms()
-    if unit and not _unit_factors_safe(norms, q):
+    keep = None if not dropped.any() else ~dropped
+    kept_norms = norms if keep is None else norms[keep]
+    if unit and not _unit_factors_safe(kept_norms, q):
         return None
-    if not (np.all(norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
+    if not (np.all(kept_norms <= _IMPLICIT_MAX_NORM) and q >= 1.0 / _IMPLICIT_MAX_NORM):
         return None
     if unit:
         scale = unit_scale(norms, q)
     else:
         scale, n_clipped = clip_scale(norms, q)
-        note_clipped(n_clipped, X_checked.shape[0], q, owner)
-    keep = None if not outside.any() else (~outside).astype(float)
+        note_clipped(n_clipped if keep is None else int(np.count_nonzero(kept_norms > q)),
+                     X_checked.shape[0], q, owner)
+    column = None if intercept is None else np.full(X_checked.shape[0], intercept)
     if keep is not None:
-        scale *= keep
-    column = None
-    if intercept is not None:
-        column = np.full(X_checked.shape[0], intercept) if keep is None else intercept * keep
+        scale[dropped] = 0.0  # set, not multiplied: q/||x_i|| of a dropped row may be inf
+        if column is not None:
+            column[dropped] = 0.0
     return ScaledRows(rows, scale, column, base_norms=norms)
 
 
@@ -256,17 +265,17 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
             design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
             if self.fit_intercept:
                 design = design.add_intercept(float(self.intercept_scaling))
-            if labels.outside.any():
-                design = design.scale_rows((~labels.outside).astype(float))
+            if labels.dropped.any():
+                design = design.scale_rows((~labels.dropped).astype(float))
         else:  # per-record public maps (data/preprocess); dense rows are read in place
             scaling = float(self.intercept_scaling) if self.fit_intercept else None
-            design = _implicit_rows(X_checked, q, scaling, labels.outside, owner, unit=unit)
-        if design is None:  # CSR stays CSR
+            design = _implicit_rows(X_checked, q, scaling, labels.dropped, owner, unit=unit)
+        if design is None:  # norms whose products could overflow: the rows clipped on a copy
             design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
             note_clipped(n_clipped, X_checked.shape[0], q, owner)
             if self.fit_intercept:
                 design = add_intercept(design, float(self.intercept_scaling))
-            design = zero_rows(design, labels.outside)  # records outside the label set: no loss
+            design = zero_rows(design, labels.dropped)  # records that contribute no loss
         template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs)
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], classes, labels.assumption),

@@ -4,8 +4,10 @@ A model that predicts worse than a constant is worse than publishing nothing, an
 public rule can see a weak signal (docs/privacy.md §14.3). The safeguard
 (docs/privacy.md §14.4) splits the rows by a permutation drawn independently of the
 data into a fitting part and a validation part whose sizes depend on n only, fits the
-learner on every row with the validation rows' labels set outside the label set (no loss:
-:func:`validation_labels`; X is not copied), and selects among the candidates {the model, each constant class}
+learner with the validation rows left out (a boolean mask,
+:func:`~dpconvex.data.labels.excluded_rows`: their rows get zero factors inside the
+products, X is not copied, and the learner's storage choices and guards read the fitting
+rows only), and selects among the candidates {the model, each constant class}
 with the exponential mechanism ([MT07]_) on the second, the utility of a candidate being
 minus its mistakes there (sensitivity 1 under replace-one). It is private tuning
 ([CMS11]_ Alg. 4, docs/privacy.md §6.2) with one trained candidate and C candidates that
@@ -37,7 +39,7 @@ from ..templates.selection import SelectionTemplate
 from .parts import predicted
 
 __all__ = ["ConstantClassifier", "constant_name", "safeguard_mistakes", "safeguard_sizes",
-           "select_release", "validation_labels"]
+           "select_release"]
 
 
 class ConstantClassifier:
@@ -144,40 +146,6 @@ def safeguard_sizes(n: int, validation_fraction: float | str, caller: str) -> tu
             f"{validation_fraction!r}). Use more rows, another validation_fraction, "
             "or safeguard=False.")
     return n_fit, n_val
-
-
-def validation_labels(y: Any, classes: Any, validation: np.ndarray) -> np.ndarray:
-    """A copy of the labels with the validation rows' labels outside the label set.
-
-    The learner fits on every row of X with ``unknown_labels="ignore"``: a record whose
-    label is outside the public set contributes no loss (its row is zeroed by a factor,
-    X is not copied), so the model does not depend on the validation rows
-    (docs/privacy.md §14.4). Only the labels (a vector of length n) are copied.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpconvex.estimators.safeguard import validation_labels
-    >>> validation_labels(np.array([0, 1, 1, 0]), [0, 1], np.array([1, 3])).tolist()
-    [0, 2, 1, 2]
-    >>> validation_labels(np.array(["a", "b"]), ["a", "b"], np.array([0])).tolist()
-    ['ab', 'b']
-    """
-    values = np.array(np.asarray(y), copy=True)
-    known = list(np.asarray(list(classes)).tolist())
-    if all(isinstance(label, str) for label in known):
-        values = values.astype(object)
-        sentinel: Any = "".join(known) or "_"
-        while sentinel in known:
-            sentinel += "_"
-    else:
-        known_numbers = [float(label) for label in known]
-        sentinel = int(max(known_numbers)) + 1
-        if values.dtype.kind in "bO" or (values.dtype.kind in "iu" and not np.can_cast(
-                np.min_scalar_type(sentinel), values.dtype)):
-            values = values.astype(np.int64) if values.dtype.kind != "O" else values
-    values[validation] = sentinel
-    return values
 
 
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:

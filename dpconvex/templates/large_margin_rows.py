@@ -50,6 +50,10 @@ class AugmentedRows:
     base_norms : ndarray of shape (n,) or None
         ||x_i|| when already computed (the norms need no pass over the rows then).
 
+    A record with s_i = c_i = 0 (a zeroed record: a label outside the public set, a row left
+    out of the fit) is the zero vector: its products, scores and norm are exactly 0 whatever
+    its stored row holds (a product x_i·w that would overflow included).
+
     Attributes
     ----------
     n, D : int
@@ -90,6 +94,9 @@ class AugmentedRows:
             if v is not None and v.shape != (self.n,):
                 raise DataValidationError(f"AugmentedRows.__init__: {name} must have shape ({self.n},); "
                                           f"got {v.shape}.")
+        zeroed = None if self.scale is None else (self.scale == 0.0) & (self.column == 0.0)
+        #: The zeroed records (s_i = c_i = 0), or None when there are none.
+        self.zeroed = zeroed if zeroed is not None and zeroed.any() else None
 
     @classmethod
     def from_array(cls, Z: np.ndarray) -> AugmentedRows:
@@ -128,6 +135,21 @@ class AugmentedRows:
                              self.column[::step],
                              base_norms=None if self.base_norms is None else self.base_norms[::step])
 
+    def _scores(self, B: np.ndarray, W: np.ndarray, rows: slice, s: np.ndarray | None
+                ) -> np.ndarray:
+        """The products s_i x_i·W of a block of stored rows B, exactly 0 for the zeroed
+        records (whose products before the factor may overflow)."""
+        if self.zeroed is None or not self.zeroed[rows].any():
+            F = B @ W
+            if s is not None:
+                F *= s if F.ndim == 1 else s[:, None]
+            return F
+        with np.errstate(invalid="ignore", over="ignore"):
+            F = B @ W
+            F *= s if F.ndim == 1 else s[:, None]
+        F[self.zeroed[rows]] = 0.0
+        return F
+
     def _block(self, rows: slice) -> np.ndarray:
         """The records of a block of rows as a small (b, D) array."""
         B = self.X[rows]
@@ -160,7 +182,12 @@ class AugmentedRows:
             from ..data.operators import row_norms
 
             norms = self.base_norms = row_norms(self.X)
-        return norms if self.scale is None else np.abs(self.scale) * norms
+        if self.scale is None:
+            return norms
+        out = np.abs(self.scale) * norms
+        if self.zeroed is not None:
+            out[self.zeroed] = 0.0  # 0 · inf for a stored row whose norm overflows
+        return out
 
     def row_norms(self) -> np.ndarray:
         """||z_i|| for every record."""
@@ -196,15 +223,8 @@ class AugmentedRows:
         Gx = np.zeros(W.shape[:-1] + (self.D - 1,))
         g0 = np.zeros(W.shape[:-1])
         for rows, B, s, c in self._blocks():
-            F = B @ Wx
-            if one:
-                if s is not None:
-                    F *= s
-                F += c * w0
-            else:
-                if s is not None:
-                    F *= s[:, None]
-                F += c[:, None] * w0
+            F = self._scores(B, Wx, rows, s)
+            F += c * w0 if one else c[:, None] * w0
             V = f(F, rows)
             g0 += c @ V
             if s is not None:
@@ -225,9 +245,7 @@ class AugmentedRows:
         out: np.ndarray | None = None
         buf = np.empty((min(self.n, self.block_rows()), self.D))
         for rows, B, s, c in self._blocks():
-            F = B @ Wx
-            if s is not None:
-                F *= s[:, None]
+            F = self._scores(B, Wx, rows, s)
             F += c[:, None] * w0
             V = f(F, rows)
             if out is None:

@@ -106,41 +106,44 @@ def clip_and_map(est: LargeMarginEstimator, X: Any) -> tuple[Any, int]:
 _LEAN_NORMS = (1e-100, 1e100)
 
 
-def augmented_rows(est: LargeMarginEstimator, X: Any, outside: np.ndarray
+def augmented_rows(est: LargeMarginEstimator, X: Any, dropped: np.ndarray
                    ) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
     The maps of :func:`clip_and_map`, the appended constant of
-    :func:`~dpconvex.data.preprocess.augment_and_scale` and the zero record of a label
-    outside the public set (``outside``) are per-row factors: s_i = q/‖x_i‖ (``row_norm=
-    "unit"``, 0 for a zero row) or min(1, q/‖x_i‖), over r = sqrt(q² + 1), and c_i = 1/r;
-    s_i = c_i = 0 outside. Each reads the record and public constants only. Returns the
-    records and how many rows the clip scales down (records outside not counted), or None
-    when the rows are not a dense float64 array or a nonzero row norm lies outside
-    [1e-100, 1e100] (the products x·w, taken before the factor s_i, could then overflow or
-    underflow): :func:`clip_and_map` handles those rows on a copy.
+    :func:`~dpconvex.data.preprocess.augment_and_scale` and the zero record of a record that
+    contributes no loss (``dropped``: a label outside the public set, a row left out of the
+    fit) are per-row factors: s_i = q/‖x_i‖ (``row_norm="unit"``, 0 for a zero row) or
+    min(1, q/‖x_i‖), over r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 when dropped
+    (:class:`~dpconvex.templates.large_margin_rows.AugmentedRows` gives such a record exactly
+    zero products, whatever its stored row). Each reads the record and public constants
+    only. Returns the records and how many rows the clip scales down (dropped records not
+    counted), or None when the rows are not a dense float64 array or a nonzero norm of a
+    kept row lies outside [1e-100, 1e100] (the products x·w, taken before the factor s_i,
+    could then overflow or underflow): :func:`clip_and_map` handles those rows on a copy.
+    The choice reads the kept rows only.
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float64:
         return None
     q = float(est.data_norm)
     norms = row_norms(X)
-    over = norms > q
-    with np.errstate(divide="ignore", over="ignore"):
-        s = q / norms  # inf for a zero row
-    if resolved_row_norm(est) == "unit":
-        s[norms == 0.0] = 0.0
-    else:
-        np.minimum(s, 1.0, out=s)  # q/‖x‖ above q, else 1 (zero rows too)
-    if not (np.all((norms == 0.0) | ((norms >= _LEAN_NORMS[0]) & (norms <= _LEAN_NORMS[1])))
-            and np.all(np.isfinite(s))):
+    kept = ~dropped
+    kept_norms = norms[kept] if dropped.any() else norms
+    if not np.all((kept_norms == 0.0) | ((kept_norms >= _LEAN_NORMS[0])
+                                         & (kept_norms <= _LEAN_NORMS[1]))):
         return None
+    over = (norms > q) & kept
+    s = np.zeros(X.shape[0])
+    with np.errstate(divide="ignore", over="ignore"):
+        np.divide(q, norms, out=s, where=kept & (norms > 0.0))
+    if resolved_row_norm(est) != "unit":
+        s[kept & (norms == 0.0)] = 1.0  # a zero row stays zero whatever its factor
+        np.minimum(s, 1.0, out=s)  # q/‖x‖ above q, else 1
     inv_r = 1.0 / math.sqrt(q * q + 1.0)
+    if not np.all(np.isfinite(s)):
+        return None
     s *= inv_r
-    c = np.full(X.shape[0], inv_r)
-    if np.any(outside):
-        s[outside] = 0.0
-        c[outside] = 0.0
-        over &= ~outside
+    c = np.where(kept, inv_r, 0.0)
     return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 

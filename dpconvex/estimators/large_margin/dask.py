@@ -53,17 +53,17 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
     return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=L[:, 1].astype(bool))
 
 
-def _clipped(block: np.ndarray, outside: np.ndarray, q: float,
+def _clipped(block: np.ndarray, dropped: np.ndarray, q: float,
              est: LargeMarginEstimator) -> np.ndarray:
-    """The in-memory ``_build``'s rows: records outside the label set zeroed, clipped to q,
+    """The in-memory ``_build``'s rows: records that contribute no loss zeroed, clipped to q,
     mapped by ``row_norm``."""
-    return clip_and_map(est, zero_rows(block, outside))[0]
+    return clip_and_map(est, zero_rows(block, dropped))[0]
 
 
-# A chunk of ``_with_records``: the d feature columns, then (class index, outside).
+# A chunk of ``_with_records``: the d feature columns, then (class index, dropped).
 def _z_block(block: np.ndarray, est: LargeMarginEstimator, stub: LabelSet, q: float) -> np.ndarray:
     labels = _chunk_labels(stub, block[:, -2:])
-    return np.asarray(est._train_z(_clipped(block[:, :-2], labels.outside, q, est), labels),
+    return np.asarray(est._train_z(_clipped(block[:, :-2], labels.dropped, q, est), labels),
                       dtype=float)
 
 
@@ -88,11 +88,11 @@ def _shippable(est: LargeMarginEstimator) -> Any:
 
 
 def _with_records(rows: da.Array, labels: LabelSet) -> da.Array:
-    """The rows with two columns appended, (class index, outside), chunked like the rows.
+    """The rows with two columns appended, (class index, dropped), chunked like the rows.
 
     Both are small integers, exact in float64; every chunk splits them off again.
     """
-    records = np.column_stack([labels.index, labels.outside]).astype(float)
+    records = np.column_stack([labels.index, labels.dropped]).astype(float)
     record_columns = da.from_array(records, chunks=(rows.chunks[0], (2,)), name=False)
     return da.concatenate([rows, record_columns], axis=1).rechunk({1: -1})
 
@@ -136,7 +136,9 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
     if uses_centroid(est, n, C, d):  # DP class centroids (§11.13): summed per chunk
         return Prepared(template=None, reusable=False, meta=facts)
     rows_with_records = _with_records(X_checked, labels)
-    stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool))
+    # per chunk, ``outside`` holds the records that contribute no loss (the dropped column)
+    stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool),
+                               excluded=None)
     # the assignment's description and centers from the public rule; components per chunk
     assignment = assign_components(method, np.zeros((1, d)), np.zeros(1, np.int64), C, K,
                                    data_norm=q, centers=est.centers)

@@ -423,10 +423,11 @@ default="auto"
         return Xv, labels, C, K
 
     def _train_z(self, clipped: np.ndarray, labels: LabelSet) -> np.ndarray:
-        """Scaled rows z; records outside the label set get z = 0 (constant loss, no gradient)."""
+        """Scaled rows z; records that contribute no loss (``labels.dropped``: a label outside
+        the set, a row left out of the fit) get z = 0 (constant loss, no gradient)."""
         Z = augment_and_scale(clipped, float(self.data_norm))
-        if np.any(labels.outside):
-            Z[labels.outside] = 0.0
+        if np.any(labels.dropped):
+            Z[labels.dropped] = 0.0
         return Z
 
     def _train_rows(self, X_checked: np.ndarray, labels: LabelSet, plan: FitPlan, K: int
@@ -438,10 +439,10 @@ default="auto"
         X); every other learner gets the clipped, mapped copy and z as an array.
         """
         if plan.learner == SOFTMAX_LEARNER and K == 1 and resolved_structure(self) == "linear":
-            lean = augmented_rows(self, X_checked, labels.outside)
+            lean = augmented_rows(self, X_checked, labels.dropped)
             if lean is not None:  # K = 1: the assignment reads the rows' shape only
                 return lean[0], X_checked, lean[1]
-        clipped, n_clipped = clip_and_map(self, zero_rows(X_checked, labels.outside))
+        clipped, n_clipped = clip_and_map(self, zero_rows(X_checked, labels.dropped))
         return None, clipped, n_clipped
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan) -> Certificate:
@@ -533,13 +534,13 @@ default="auto"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
         # the validated X again (_centroid_rows) rather than keeping a second copy
         return Prepared(template=template, reusable=reusable, meta=dataclasses.replace(
-            facts, X=X_checked, outside=labels.outside, assign=assignment))
+            facts, X=X_checked, dropped=labels.dropped, assign=assignment))
 
     def _centroid_rows(self, prep: Prepared) -> Any:
         """The prepared rows: kept by a centroid ``prepare``, else mapped again from X."""
         if prep.meta.rows is not None:
             return prep.meta.rows
-        return clip_and_map(self, zero_rows(prep.meta.X, prep.meta.outside))[0]
+        return clip_and_map(self, zero_rows(prep.meta.X, prep.meta.dropped))[0]
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:

@@ -83,8 +83,9 @@ class LargeMarginFacts(PreparedFacts):
     X : ndarray or None
         The validated rows of an objective learner (a sweep's centroid fit maps them again
         instead of keeping a second copy).
-    outside : ndarray of bool or None
-        The records outside the label set (zeroed in every map of X).
+    dropped : ndarray of bool or None
+        The records that contribute no loss (:attr:`~dpconvex.data.labels.LabelSet.dropped`;
+        zeroed in every map of X).
     assign : ComponentAssignment or None
         The component assignment the template was built with.
     """
@@ -95,7 +96,7 @@ class LargeMarginFacts(PreparedFacts):
     y: Any = None
     rows: Any = None
     X: np.ndarray | None = None
-    outside: np.ndarray | None = None
+    dropped: np.ndarray | None = None
     assign: ComponentAssignment | None = None
 
 

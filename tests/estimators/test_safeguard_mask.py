@@ -1,0 +1,316 @@
+"""The safeguard's validation rows are a mask (docs/privacy.md §14.4): the model does not
+depend on them, whatever the labels are.
+
+The learner is fitted inside :func:`~dpconvex.data.labels.excluded_rows`: its labels are
+the user's (classes of any magnitude, strings, bools) and the rows left out get zero
+factors inside the products. With the noise seed fixed, neighbouring data sets that differ
+only in left-out rows (their X and labels changed arbitrarily, norms that would overflow a
+product included) give the same parameters and the same storage and guard choices. The
+exact check computes the selection's law on neighbours that differ in a validation record
+under a label set holding 2**53; the audit runs the real estimator with such labels
+(false-alarm rate <= 1 %, as tests/audit/test_audit.py).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from dpconvex import (
+    NoisyGradientDescent,
+    PrivateClassifier,
+    PrivateGaussianCentroid,
+    PrivateHuberSVM,
+    PrivateLargeMarginGaussian,
+)
+from dpconvex.audit import EstimatorMechanism, audit
+from dpconvex.data.labels import encode_labels, excluded_rows
+from dpconvex.data.operators import DenseRows, ScaledRows
+from dpconvex.errors import DataValidationError, ParameterError
+from dpconvex.estimators.safeguard import safeguard_mistakes, safeguard_sizes
+from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.templates.large_margin_rows import AugmentedRows
+from dpconvex.templates.selection import SelectionTemplate
+
+EPS = 1.0
+BIG = 2**53
+
+#: Label sets whose placeholder "max + 1" would be a class or overflow, and plain ones.
+LABEL_SETS = {
+    "2**53": [0, BIG],
+    "2**53 and 2**53+1": [BIG, BIG + 1],
+    "float 1e16": [0.0, 1e16],
+    "int 10**20": [0, 10**20],
+    "float 1e20": [0.0, 1e20],
+    "uint64 max": [np.uint64(0), np.uint64(2**64 - 1)],
+    "strings": ["no", "yes"],
+    "bools": [False, True],
+}
+
+
+def _labels(bits: np.ndarray, classes: list) -> np.ndarray:
+    """Labels classes[bit] as y holds them (object for ints beyond int64)."""
+    if any(isinstance(c, int) and not isinstance(c, bool) and c > np.iinfo(np.int64).max
+           for c in classes):
+        return np.array([classes[int(b)] for b in bits], dtype=object)
+    return np.asarray(classes)[bits.astype(int)]
+
+
+def _table(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    return X, (X[:, 0] > 0).astype(int)
+
+
+def _validation_rows(seed: int, n: int, validation_fraction) -> np.ndarray:
+    """The rows a fit with ``random_state=seed`` validates on: the front door's permutation
+    (the first draw of its generator). The tests below fail if this is not the split."""
+    n_fit, _ = safeguard_sizes(n, validation_fraction, "test")
+    return np.sort(np.random.default_rng(seed).permutation(n)[n_fit:])
+
+
+def _wild(X: np.ndarray, y: np.ndarray, rows: np.ndarray, classes: list, seed: int = 1):
+    """(X, y) with the records ``rows`` replaced: huge, tiny, zero and dense rows, other labels."""
+    rng = np.random.default_rng(seed)
+    Xw, yw = X.copy(), y.copy()
+    kinds = [1e200, 1e-200, 0.0, 1.0]
+    for k, i in enumerate(rows):
+        Xw[i] = kinds[k % 4] * rng.uniform(0.5, 1.0, size=X.shape[1])
+        yw[i] = classes[(list(classes).index(y[i]) + 1) % len(classes)]
+    return Xw, yw
+
+
+# ----------------------------------------------------------------- labels of any magnitude
+@pytest.mark.parametrize("name", list(LABEL_SETS))
+def test_a_safeguarded_fit_with_any_labels_releases_the_model_of_the_encoded_labels(name):
+    classes = LABEL_SETS[name]
+    X, bits = _table()
+    kw = dict(epsilon=EPS, safeguard=True, random_state=0)
+    reference = PrivateClassifier(classes=[0, 1], **kw).fit(X, bits)
+    clf = PrivateClassifier(classes=classes, **kw).fit(X, _labels(bits, classes))
+    assert clf.learner_ == reference.learner_ == "Huber SVM"
+    assert clf.classes_.tolist() == list(classes)
+    assert clf.certificate_.epsilon == EPS
+    # the labels enter the learner as class indices only: the same model as for [0, 1]
+    np.testing.assert_allclose(clf.estimator_.coef_, reference.estimator_.coef_, rtol=1e-12)
+    np.testing.assert_allclose(clf.estimator_.intercept_, reference.estimator_.intercept_,
+                               rtol=1e-12)
+    assert clf.predict(X[:3]).tolist() == _labels(reference.predict(X[:3]), classes).tolist()
+
+
+@pytest.mark.parametrize("name", ["2**53", "float 1e20", "int 10**20"])
+def test_the_model_does_not_depend_on_the_validation_rows(name):
+    classes = LABEL_SETS[name]
+    X, bits = _table()
+    y = _labels(bits, classes)
+    rows = _validation_rows(0, len(y), "auto")
+    clf = PrivateClassifier(epsilon=EPS, classes=classes, safeguard=True, random_state=0)
+    first = clf.fit(X, y).estimator_
+    Xw, yw = _wild(X, y, rows[:8], classes)  # 8 of the 80 validation records changed
+    second = PrivateClassifier(**clf.get_params()).fit(Xw, yw).estimator_
+    assert clf.learner_ == "Huber SVM" and hasattr(second, "coef_")
+    np.testing.assert_allclose(second.coef_, first.coef_, rtol=1e-12)
+    np.testing.assert_allclose(second.intercept_, first.intercept_, rtol=1e-12)
+    # the same change in fitting rows does move the model: the split above is the fit's
+    fitting = np.setdiff1d(np.arange(len(y)), rows)[:8]
+    moved = PrivateClassifier(**clf.get_params()).fit(*_wild(X, y, fitting, classes)).estimator_
+    assert not np.allclose(moved.coef_, first.coef_, rtol=1e-6)
+
+
+# ------------------------------------------------ every learner, its guards and storage
+def _learners():
+    common = dict(epsilon=EPS, random_state=0)
+    return {
+        "huber dense": (PrivateHuberSVM(fit_intercept=True, classes=[0, BIG], **common), 2),
+        "huber unit rows": (PrivateHuberSVM(fit_intercept=True, row_norm="unit",
+                                            classes=[0, BIG], **common), 2),
+        "huber sparse": (PrivateHuberSVM(fit_intercept=True, classes=[0, BIG], **common), 2),
+        "noisy gd": (NoisyGradientDescent(delta=1e-5, fit_intercept=True, classes=[0, BIG],
+                                          **common), 2),
+        "centroids": (PrivateGaussianCentroid(classes=[0, BIG, BIG + 1], **common), 3),
+        "centroids sparse": (PrivateGaussianCentroid(classes=[0, BIG, BIG + 1], **common), 3),
+        "large margin": (PrivateLargeMarginGaussian(classes=[0, BIG, BIG + 1], **common), 3),
+    }
+
+
+def _params(est) -> list[np.ndarray]:
+    names = ("coef_", "intercept_", "means_", "counts_", "Phi_")
+    return [np.asarray(getattr(est, a)) for a in names if hasattr(est, a)]
+
+
+def _storage(est, X, y, mask) -> str:
+    """The rows the learner's template holds: the kind of operator and of its stored rows."""
+    with excluded_rows(mask), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        template = est.prepare(X, y, est.plan_for(X, y)).template
+    rows = getattr(template, "_ops", None) or getattr(template, "Z", None)
+    if rows is None:
+        rows = template.X if hasattr(template, "X") else template.rows
+    base = getattr(rows, "base", None)
+    return f"{type(rows).__name__}({type(base).__name__})"
+
+
+@pytest.mark.parametrize("name", list(_learners()))
+def test_each_learner_reads_no_left_out_row(name):
+    est, n_classes = _learners()[name]
+    n, d = 300, 4
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(n, d)) * 0.4
+    bits = np.digitize(X[:, 0], [-0.2, 0.2] if n_classes == 3 else [0.0])
+    classes = list(est.classes)
+    y = _labels(bits, classes)
+    mask = np.zeros(n, dtype=bool)
+    mask[rng.choice(n, 60, replace=False)] = True
+    Xw, yw = _wild(X, y, np.flatnonzero(mask), classes)
+    if name.endswith("sparse"):
+        X, Xw = sp.csr_array(X), sp.csr_array(Xw)
+    fits = []
+    for data in ((X, y), (Xw, yw)):
+        with excluded_rows(mask), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits.append(_params(type(est)(**est.get_params()).fit(*data)))
+    for a, b in zip(*fits, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
+    # the guards choose the factors inside the products (no copy) on both: the huge and tiny
+    # left-out rows are not read
+    expected = {"huber dense": "ScaledRows(DenseRows)", "huber unit rows": "ScaledRows(DenseRows)",
+                "huber sparse": "ScaledRows(CSRRows)", "noisy gd": "ScaledRows(DenseRows)",
+                "large margin": "AugmentedRows(NoneType)"}
+    if name in expected:
+        assert _storage(est, X, y, mask) == _storage(est, Xw, yw, mask) == expected[name]
+
+
+def test_the_dense_or_csr_choice_counts_the_kept_rows_only():
+    rng = np.random.default_rng(5)
+    n, d = 2000, 30  # 60,000 entries: past the size where CSR is considered
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.15) * 0.2  # 15 % non-zero
+    y = (X[:, 0] > 0).astype(int)
+    mask = np.zeros(n, dtype=bool)
+    mask[:600] = True
+    dense = X.copy()
+    dense[mask] = rng.normal(size=(600, d)) * 0.05  # left-out rows fully dense: 39 % overall
+    est = PrivateHuberSVM(epsilon=EPS, classes=[0, 1], fit_intercept=True, random_state=0)
+    assert _storage(est, X, y, mask) == _storage(est, dense, y, mask) == "ScaledRows(CSRRows)"
+    with excluded_rows(mask):
+        template = est.prepare(dense, y, est.plan_for(dense, y)).template
+    assert template._ops.base.nnz == int(np.count_nonzero(X[~mask]))  # no left-out entry stored
+    # without a mask the same rows are dense enough to stay dense
+    assert "DenseRows" in _storage(est, dense, y, np.zeros(n, dtype=bool))
+
+
+def test_zeroed_rows_give_exact_zero_products_whatever_they_hold():
+    X = np.array([[1e300, 1e300], [0.5, 0.25], [1e-310, 0.0]])
+    rows = ScaledRows(DenseRows(X), np.array([0.0, 2.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+    w = np.array([1e10, 1e10, 3.0])
+    assert rows.matvec(w).tolist() == [0.0, 2.0 * 0.75e10 + 3.0, 0.0]
+    assert rows.row_norms()[[0, 2]].tolist() == [0.0, 0.0]
+    m, g = rows.matvec_rmatvec(w, lambda mb, r: np.ones_like(mb))
+    assert m.tolist() == rows.matvec(w).tolist() and np.all(np.isfinite(g))
+    Z = AugmentedRows(X, np.array([0.0, 2.0, 0.0]), np.array([0.0, 1.0, 0.0]))
+    F = Z.forms_adjoint(np.array([1e10, 1e10, 3.0]), lambda F, r: F)
+    assert np.all(np.isfinite(F)) and Z.head_norms()[0] == 0.0
+
+
+def test_the_mask_is_checked_by_name():
+    y = np.array([0, 1, 1])
+    with pytest.raises(ParameterError, match="boolean mask"):
+        with excluded_rows(np.array([0, 1, 0])):
+            pass
+    with pytest.raises(DataValidationError, match="one entry per record"):
+        with excluded_rows(np.array([True, False])):
+            encode_labels(y, [0, 1], "Owner.fit")
+
+
+# ----------------------------------------------------------------------- certificate
+@pytest.mark.parametrize("policy", ["raise", "ignore"])
+def test_the_certificate_states_the_users_unknown_labels(policy):
+    X, bits = _table()
+    est = PrivateClassifier(epsilon=EPS, classes=[0, BIG], safeguard=True,
+                            unknown_labels=policy, random_state=0)
+    other = "ignore" if policy == "raise" else "raise"
+    for text in (str(est.fit(X, _labels(bits, [0, BIG])).certificate_),
+                 str(est.certify(X, _labels(bits, [0, BIG])))):
+        assert f"unknown_labels='{policy}'" in text
+        assert f"unknown_labels='{other}'" not in text
+
+
+# ------------------------------------------------------------------ exact privacy loss
+def _selection_law(z: np.ndarray, eps: float, n_val: int) -> np.ndarray:
+    """P(candidate k) of the library's exponential mechanism: exp(rate · u_k), normalized."""
+    template = SelectionTemplate(-z, 1.0, n_val)
+    rate = get_mechanism("exponential").calibrate(template, Budget(eps)).noise_rate
+    w = np.exp(rate * (template.utilities - np.max(template.utilities)))
+    return w / w.sum()
+
+
+def _worst_selection_log_ratio(eps_of_selection: float) -> tuple[float, bool]:
+    """Worst |log P(k | D) / P(k | D′)| over neighbours differing in one validation record,
+    with the model fitted by the learner on both (classes [2**53, 2**53 + 1]); and whether
+    every pair gave the learner the same model."""
+    classes = [BIG, BIG + 1]
+    rng = np.random.default_rng(7)
+    n, n_val = 12, 4
+    X = rng.normal(size=(n, 2)) * 0.5
+    y = _labels((X[:, 0] > 0).astype(int), classes)
+    mask = np.zeros(n, dtype=bool)
+    mask[-n_val:] = True
+    learner = PrivateHuberSVM(epsilon=EPS, classes=classes, fit_intercept=True, random_state=2)
+
+    def fitted(Xd, yd):
+        with excluded_rows(mask), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return type(learner)(**learner.get_params()).fit(Xd, yd)
+
+    base = fitted(X, y)
+    law = _selection_law(safeguard_mistakes(base, X[mask], y[mask], np.array(classes, object)),
+                         eps_of_selection, n_val)
+    worst, same = 0.0, True
+    replacements = [(x, c) for x in (np.array([0.9, 0.0]), np.array([-0.9, 0.3]),
+                                     np.array([1e200, 1e200])) for c in classes]
+    for i in np.flatnonzero(mask):
+        for x, label in replacements:
+            Xp, yp = X.copy(), y.copy()
+            Xp[i], yp[i] = x, label
+            other = fitted(Xp, yp)
+            same &= bool(np.allclose(other.coef_, base.coef_, rtol=1e-12)
+                         and np.allclose(other.intercept_, base.intercept_, rtol=1e-12))
+            z = safeguard_mistakes(other, Xp[mask], yp[mask], np.array(classes, object))
+            worst = max(worst, float(np.max(np.abs(np.log(law) - np.log(
+                _selection_law(z, eps_of_selection, n_val))))))
+    return worst, same
+
+
+def test_exact_privacy_loss_of_a_validation_record_with_labels_past_2_53():
+    worst, same = _worst_selection_log_ratio(EPS)
+    assert same  # the model is a function of the fitting part only
+    assert worst <= EPS + 1e-12
+    assert worst > 0.5 * EPS  # the changed record moves the counts: the check sees the loss
+
+
+def test_exact_check_catches_a_selection_that_spends_twice_epsilon():
+    worst, _ = _worst_selection_log_ratio(4.0 * EPS)
+    assert worst > EPS
+
+
+# --------------------------------------------------------------- audit, real estimator
+@pytest.mark.filterwarnings("ignore::dpconvex.errors.PrivacyWarning")  # 8 rows: weak by design
+def test_audit_of_the_safeguard_with_labels_past_2_53_stays_below_epsilon():
+    classes = [BIG, BIG + 1]
+    X = np.tile([1.0, 0.0], (8, 1))
+    y = np.array([BIG] * 4 + [BIG + 1] * 4)
+    yp = y.copy()
+    yp[0] = BIG + 1
+
+    def released_index(est: PrivateClassifier) -> np.ndarray:
+        return (est.predict(np.array([[1.0, 0.0]])) == BIG + 1).astype(float)
+
+    mech = EstimatorMechanism(
+        PrivateClassifier(epsilon=EPS, classes=classes, safeguard=True, validation_fraction=0.5),
+        output=released_index)
+    r = audit(mech, (X, y), (X, yp), n_runs=120, confidence=0.99, random_state=15)
+    assert r.epsilon_lower_bound <= EPS, f"PRIVACY BUG? {r}"
