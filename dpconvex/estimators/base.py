@@ -513,10 +513,16 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         """
         raise NotImplementedError
 
+    def _vouched(self) -> tuple[str, ...]:
+        """The declared constants the caller vouches for (``vouch=``; none unless a user's
+        loss or template needs it, docs/privacy.md §15)."""
+        return ()
+
     def _certify(self, prep: Prepared, plan: FitPlan) -> Any:
         from ..privacy.release import release
 
-        certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
+        certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True,
+                              vouch=self._vouched()).certificate
         certificate.assumptions.extend(note for note in (prep.meta.label_note, *plan.notes)
                                        if note and note not in certificate.assumptions)
         return certificate

@@ -181,10 +181,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
     def _make_loss(self) -> Loss:
         raise NotImplementedError
 
-    def _vouched(self) -> tuple[str, ...]:
-        """The constants the caller vouches for (only a user's loss can need any)."""
-        return ()
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)

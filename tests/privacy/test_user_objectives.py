@@ -1,0 +1,348 @@
+"""A user's own objective is checked, never trusted (docs/privacy.md §15).
+
+Each case of the review: labels outside a margin loss's domain, a template declaring a
+gradient bound it does not have, constraints a backend would drop, slope bounds that hold
+on a window only, a CVXPY form that is not the NumPy loss, a template missing members. Each
+is refused before any noise is drawn; a user template that meets its declarations releases
+with every condition's "how" in the certificate.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from scipy.special import expit
+
+import dpconvex as dp
+from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
+from dpconvex.objectives import L2, Logistic, Loss, SmoothHinge
+from dpconvex.objectives.atoms import ATOMS, derive_margin_bounds
+from dpconvex.privacy.checks import check_loss
+from dpconvex.templates import EuclideanSpace, LinearERMTemplate, PrivacyConstants, RecordDomain
+from dpconvex.templates.base import natural_residual
+
+
+def _rows(n=120, d=3, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    signs = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, signs
+
+
+# ------------------------------------------------------------------------ labels
+@pytest.mark.parametrize("labels", ["ten", "zero_one", "continuous"])
+def test_margin_template_refuses_labels_outside_plus_minus_one(labels):
+    X, s = _rows()
+    y = {"ten": 10 * s, "zero_one": (s + 1) / 2, "continuous": 0.5 * s}[labels]
+    with pytest.raises(DataValidationError, match=r"labels in \{-1, \+1\}"):
+        LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+
+
+def test_labels_changed_after_construction_are_refused_at_release():
+    X, s = _rows()
+    t = LinearERMTemplate(Logistic(), 0.1, 1.0, X, s)
+    t.y = 10 * s
+    with pytest.raises(DataValidationError, match=r"\{-1, \+1\}"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True)
+
+
+def test_label_condition_is_in_the_certificate():
+    X, s = _rows()
+    cert = dp.release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, s), "objective", dp.Budget(1.0),
+                      dry_run=True).certificate
+    assert any(c.name == "labels in {-1, +1}" and c.how == "checked on every label"
+               for c in cert.conditions)
+
+
+# ------------------------------------------------------------- a user's template
+class UserLogistic:
+    """Logistic regression written against dpconvex.templates.base, from scratch."""
+
+    name = "user logistic"
+    kind = "user"
+    noise_symmetric = False
+    residual_tol = 1e-6
+
+    def __init__(self, X, y, lam=0.1, grad_bound=1.0, per_record=True):
+        self.X, self.y = X, y
+        self.n, self.p = X.shape
+        self.regularizer = L2(lam)
+        self.space = EuclideanSpace((self.p,))
+        self.noise_shape = (self.p,)
+        self.declared_G = grad_bound
+        self.capabilities = frozenset({"objective", "smooth"} | ({"per_record"} if per_record else set()))
+        if per_record:
+            self.record_domain = RecordDomain(self.p, 1.0, labels=(-1.0, 1.0))
+
+    def record_gradients(self, w, X, y):
+        m = y * (np.asarray(X) @ w)
+        return (-y * expit(-m))[:, None] * np.asarray(X)
+
+    def privacy_constants(self):
+        return PrivacyConstants(self.declared_G, 1, 0.25, self.regularizer.strong_convexity, self.p)
+
+    def objective(self, w, b=None, extra_reg=0.0):
+        b = np.zeros(self.p) if b is None else b
+        m = self.y * (self.X @ w)
+        reg = self.regularizer.lam + extra_reg
+        val = np.mean(np.logaddexp(0, -m)) + 0.5 * reg * w @ w + b @ w / self.n
+        grad = self.X.T @ (-self.y * expit(-m)) / self.n + reg * w + b / self.n
+        return float(val), grad
+
+    def residual(self, w, b=None, extra_reg=0.0):
+        return float(np.linalg.norm(self.objective(w, b, extra_reg)[1]))
+
+    @staticmethod
+    def distance_bound(residual, mu):
+        return residual / mu
+
+    def conditions(self, needs):
+        return []
+
+    def assumptions(self, needs):
+        return ["a user's logistic template"]
+
+
+def test_a_user_template_that_meets_its_declarations_releases_with_each_how():
+    X, s = _rows()
+    rel = dp.release(UserLogistic(X, s), "objective", dp.Budget(1.0), rng=0)
+    hows = {c.name: c.how for c in rel.certificate.conditions}
+    assert hows["G (per-record gradient bound)"].startswith("numerical probe of record_gradients")
+    assert hows["Hessian rank r, term bound c_u, trace T"].startswith("numerical probe")
+    assert hows["strong convexity mu"].startswith("derived from the regularizer")
+    assert "user template" in hows
+    assert rel.theta.shape == (3,)
+
+
+def test_a_user_template_understating_G_is_refused():
+    X, s = _rows()
+    with pytest.raises(PrivacyError, match=r"G = 0\.001.*record_gradients gives 1"):
+        dp.release(UserLogistic(X, s, grad_bound=1e-3), "objective", dp.Budget(1.0), dry_run=True)
+
+
+def test_constants_nobody_can_check_are_refused_unless_vouched():
+    X, s = _rows()
+    t = UserLogistic(X, s, grad_bound=1e-3, per_record=False)
+    with pytest.raises(PrivacyError, match=r"nobody verified.*vouch=\('grad_bound', 'hessian'\)"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True)
+    cert = dp.release(t, "objective", dp.Budget(1.0), dry_run=True,
+                      vouch=("grad_bound", "hessian")).certificate
+    vouched = [c for c in cert.conditions if c.unverified]
+    assert {c.unverified for c in vouched} == {"grad_bound", "hessian"}
+    assert all("vouched for by the caller" in c.how for c in vouched)
+    assert "vouched for by the caller" in str(cert)
+
+
+def test_vouching_for_what_no_condition_needs_is_refused():
+    X, s = _rows()
+    with pytest.raises(ParameterError, match="no condition of this release rests on"):
+        dp.release(UserLogistic(X, s), "objective", dp.Budget(1.0), dry_run=True,
+                   vouch=("curvature",))
+    with pytest.raises(ParameterError, match="not constants a caller can vouch for"):
+        dp.release(UserLogistic(X, s), "objective", dp.Budget(1.0), dry_run=True, vouch=("G",))
+
+
+def test_a_template_missing_members_is_refused_by_name():
+    X, s = _rows()
+    t = UserLogistic(X, s)
+    del t.space
+    with pytest.raises(ParameterError, match=r"lacks \['space'"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True)
+
+
+def test_objective_that_is_not_its_records_is_refused():
+    X, s = _rows()
+
+    class Doubled(UserLogistic):
+        def record_gradients(self, w, X, y):  # half the real per-record gradient
+            return 0.5 * super().record_gradients(w, X, y)
+
+    with pytest.raises(PrivacyError, match="not the mean of record_gradients"):
+        dp.release(Doubled(X, s), "objective", dp.Budget(1.0), dry_run=True)
+
+
+def test_a_residual_below_the_optimality_residual_is_refused():
+    X, s = _rows()
+
+    class Lenient(UserLogistic):
+        def residual(self, w, b=None, extra_reg=0.0):
+            return 0.0
+
+    with pytest.raises(PrivacyError, match="residual"):
+        dp.release(Lenient(X, s), "objective", dp.Budget(1.0), dry_run=True)
+
+
+# ------------------------------------------------------------------ constraints
+class NonNegative(LinearERMTemplate):
+    """A subclass whose CVXPY form adds w >= 0 that its parameter space does not hold."""
+
+    def cvxpy_problem(self):
+        form = super().cvxpy_problem()
+        if not form["problem"].constraints:
+            form["problem"] = cp.Problem(form["problem"].objective, [form["w"] >= 0])
+        return form
+
+
+@pytest.mark.parametrize("backend", [None, "native", "clarabel"])
+def test_constraints_the_space_does_not_hold_are_refused_on_every_backend(backend):
+    X, s = _rows()
+    with pytest.raises(PrivacyError, match=r"constraint 0\.0 <= .*no backend can honour"):
+        dp.release(NonNegative(Logistic(), 0.1, 1.0, X, s), "objective", dp.Budget(1.0),
+                   backend=backend)
+
+
+def test_a_subclass_without_changes_releases_as_a_user_template():
+    X, s = _rows()
+
+    class Same(LinearERMTemplate):
+        pass
+
+    cert = dp.release(Same(Logistic(), 0.1, 1.0, X, s), "objective", dp.Budget(1.0),
+                      dry_run=True).certificate
+    names = [c.name for c in cert.conditions]
+    assert "user template" in names and "CVXPY form = objective over the parameter space" in names
+
+
+# --------------------------------------------------------- loss bounds on all of R
+class SquaredHinge(Loss):
+    name = "squared_hinge"
+    deriv_bound = 2.1e6  # holds on [-1e6, 1e6] only
+    curvature = 2.0
+
+    def value(self, m):
+        return np.maximum(0.0, 1 - np.asarray(m, float)) ** 2
+
+    def deriv(self, m):
+        return -2 * np.maximum(0.0, 1 - np.asarray(m, float))
+
+    def deriv2(self, m):
+        return np.where(np.asarray(m, float) < 1, 2.0, 0.0)
+
+    def cvxpy_expr(self, m):
+        return cp.square(cp.pos(1 - m))
+
+
+@pytest.mark.parametrize("mechanism", ["objective", "output"])
+def test_a_loss_of_unbounded_slope_is_refused_with_the_remedy(mechanism):
+    X, s = _rows()
+    with pytest.raises(PrivacyError, match=r"unbounded slope on ℝ.*Huberized form.*noisy gradient"):
+        dp.release(LinearERMTemplate(SquaredHinge(), 0.1, 1.0, X, s), mechanism, dp.Budget(1.0),
+                   dry_run=True)
+
+
+class NoForm(SmoothHinge):
+    """The smooth hinge's code, in a user's class: no derivation on all of R applies."""
+
+    name = "my_smooth_hinge"
+
+
+def test_a_user_loss_without_a_derivation_is_declared_not_verified():
+    X, y = _rows()
+    clf = dp.PrivateLinearClassifier(loss=NoForm(0.5), epsilon=1.0, lam=0.1, classes=[-1, 1])
+    with pytest.raises(PrivacyError, match=r"vouch=\('curvature', 'deriv_bound'\)"):
+        clf.certify(X, y)
+    cert = clf.set_params(vouch=("deriv_bound", "curvature")).certify(X, y)
+    lines = [c for c in cert.conditions if c.unverified]
+    assert {c.unverified for c in lines} == {"deriv_bound", "curvature"}
+    assert all(c.how.startswith("declared; vouched") for c in lines)
+    with pytest.raises(ParameterError, match="'vouch' parameter"):
+        dp.PrivateLinearClassifier(loss=NoForm(0.5), classes=[-1, 1], vouch=("G",)).certify(X, y)
+
+
+class TenTimes(Logistic):
+    name = "ten_times"
+
+    def cvxpy_expr(self, m):
+        return 10 * cp.logistic(-m)
+
+
+def test_a_cvxpy_form_that_is_not_the_numpy_loss_is_refused_at_certify():
+    X, y = _rows()
+    with pytest.raises(PrivacyError, match="CVXPY form gives .* but value\\(\\) gives"):
+        dp.PrivateLinearClassifier(loss=TenTimes(), epsilon=1.0, classes=[-1, 1]).certify(X, y)
+
+
+class SoftplusHinge(Loss):
+    """The guide's loss: bounds derived from its CVXPY atoms."""
+
+    name = "softplus_hinge"
+    deriv_bound = 1.0
+
+    def __init__(self, t=0.5):
+        self.t = t
+        self.curvature = 1 / (4 * t)
+
+    def value(self, m):
+        return self.t * np.logaddexp(0, (1 - np.asarray(m, float)) / self.t)
+
+    def deriv(self, m):
+        return -expit((1 - np.asarray(m, float)) / self.t)
+
+    def deriv2(self, m):
+        s = expit((1 - np.asarray(m, float)) / self.t)
+        return s * (1 - s) / self.t
+
+    def cvxpy_expr(self, m):
+        return self.t * cp.logistic((1 - m) / self.t)
+
+
+def test_a_user_loss_with_cvxpy_atoms_is_derived_on_the_whole_line():
+    conds = {c.name: c for c in check_loss(SoftplusHinge(0.5), need_curvature=True)}
+    assert conds["|ℓ'| bound"].how == "derived on all of ℝ from the CVXPY form's atoms"
+    assert "derived 0.5" in conds["ℓ'' bound (c)"].detail
+
+
+def test_a_declared_bound_below_the_derived_one_is_refused():
+    class Understated(SoftplusHinge):
+        name = "understated"
+
+        def __init__(self):
+            super().__init__(0.5)
+            self.curvature = 0.49   # the probe's grid sees at most 0.5 near m = 1
+
+        def deriv2(self, m):
+            return np.minimum(super().deriv2(m), 0.49)
+
+    with pytest.raises(PrivacyError):
+        check_loss(Understated(), need_curvature=True)
+
+
+# ------------------------------------------------------------------- the atom table
+@pytest.mark.parametrize("expr,slope,curv", [
+    (lambda m: cp.logistic(-m), 1.0, 0.25),
+    (lambda m: 0.5 * cp.logistic((1 - m) / 0.5), 1.0, 0.5),
+    (lambda m: cp.huber(cp.pos(1.5 - m), 1.0) / 2.0, 1.0, 1.0),
+    (lambda m: cp.pos(1 - m), 1.0, np.inf),
+    (lambda m: cp.abs(m - 1) + 2 * cp.logistic(m), 3.0, np.inf),
+    (lambda m: cp.log_sum_exp(cp.hstack([0, -m])), 1.0, 1.0),
+    (lambda m: cp.huber(cp.abs(m), 2.0), 4.0, 2.0),
+    (lambda m: cp.square(cp.pos(1 - m)), np.inf, np.inf),
+    (lambda m: cp.exp(-m), np.inf, np.inf),
+])
+def test_atom_bounds_hold_against_finite_differences(expr, slope, curv):
+    derived = derive_margin_bounds(expr)
+    assert derived.slope == pytest.approx(slope) and derived.curvature == pytest.approx(curv)
+    m = np.linspace(-60, 60, 6001)
+    point = cp.Parameter()
+    form = expr(point)
+    values = np.empty(m.size)
+    for i, v in enumerate(m):   # one scalar at a time: log_sum_exp stacks scalars
+        point.value = v
+        values[i] = float(form.value)
+    d1 = np.diff(values) / np.diff(m)
+    assert np.max(np.abs(d1)) <= derived.slope * (1 + 1e-6)
+    if np.isfinite(derived.curvature):
+        d2 = np.diff(d1) / np.diff(m)[1:]
+        assert np.max(d2) <= derived.curvature * (1 + 1e-3) + 1e-9
+
+
+def test_an_atom_outside_the_table_derives_nothing():
+    assert derive_margin_bounds(lambda m: cp.entr(m)) is None
+    assert "entr" not in ATOMS
+
+
+def test_natural_residual_is_zero_at_a_constrained_minimizer():
+    theta, grad = np.array([0.0, 1.0]), np.array([1.0, 0.0])
+    assert natural_residual(theta, grad, lambda v: np.maximum(v, 0.0)) == 0.0
