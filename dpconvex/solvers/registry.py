@@ -106,6 +106,11 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
         self.first.check(template)
         self.polish.check(template)
 
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        """Both solvers' names (a failed polished solve ran both)."""
+        return (*self.first.solvers, *self.polish.solvers)
+
     def _solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         first = self.first._solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
