@@ -18,7 +18,6 @@ from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
 from .lbfgs_newton import LbfgsNewton
 from .projected_gradient import ProjectedGradient
 from .registry import (
-    AUTO_CVXPY_MAX_SIZE,
     BACKENDS,
     SOLVERS,
     PolishedBackend,
@@ -31,7 +30,6 @@ from .registry import (
 )
 
 __all__ = [
-    "AUTO_CVXPY_MAX_SIZE",
     "BACKENDS",
     "CVXPY_STATUS_MAP",
     "SOLVERS",

@@ -502,7 +502,7 @@ class CVXPYTemplate(ObjectiveTemplate, Protocol):
         ...
 
     def cvxpy_size(self) -> int:
-        """The size of the CVXPY form (the auto backend's choice reads it)."""
+        """The size of the CVXPY form (nonzeros CVXPY canonicalizes; public: n and the shape)."""
         ...
 
 #: Members of the core :class:`Template`.
