@@ -107,8 +107,7 @@ def part_breast(run_: harness.Run, runs: int, epsilons: tuple[float, ...]) -> No
     table.add(harness.MAJORITY, *[majority for _ in configs])
     table.notes += [
         f"Data: {how}. lam = 2e-2 (modulus), gamma = 1e-2 (estimator defaults, fixed in advance), "
-        "h = 0.5, q = 1, solver auto (Clarabel, native polish when needed) for K = 1, "
-        "native for K = 2.",
+        "h = 0.5, q = 1, solver auto (the native accelerated projected gradient).",
         "Calibration (K = 1, lam = 2e-2, run 0): " + "; ".join(f"eps={k}: {v}" for k, v in meta.items()),
         f"Mean fit time {np.mean(times):.2f} s over {len(times)} fits."]
     run_.table(table)

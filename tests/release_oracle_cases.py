@@ -347,21 +347,21 @@ def _lmg_case(seed: int, *, n: int = 90, d: int = 3, C: int = 3, **kw: Any
 
 def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
     out: dict[str, Callable[[], Arrays]] = {}
-    # solver=None is "auto": CVXPY + Clarabel on small problems, polished by the native
-    # solver when Clarabel misses the residual tolerance (the 90 x 3 x 3 problems here),
-    # the native solver above AUTO_CVXPY_MAX_SIZE.
+    # solver=None is "auto": the native solver (accelerated projected gradient), CVXPY never
+    # first; the values recorded from Clarabel's point polished by the native solver lie
+    # within each case's tolerance of the native solve (both meet the residual tolerance).
     for i, (mech, solver) in enumerate([
             ("objective", "native"), ("objective", None), ("objective", "scs"),
             ("none", "native"), ("none", None)]):
         out[f"lmg-K1-{mech}-{solver or 'auto'}"] = _lmg_case(
             200 + i, epsilon=1.0, lam=0.1, mechanism=mech, solver=solver)
     # Clarabel alone meets the residual tolerance on these (n = 60, d = 3, C = 2; residuals
-    # near 1e-7; other seeds land above 1e-6 and raise)
+    # near 1e-7; other seeds land above 1e-6 and raise); "auto" solves the first natively
     for mech, solver, seed in (("objective", "clarabel", 206), ("none", "clarabel", 210),
                                ("objective", None, 206)):
         out[f"lmg-K1-{mech}-{solver or 'auto'}-small"] = _lmg_case(
             seed, n=60, d=3, C=2, epsilon=1.0, lam=0.1, mechanism=mech, solver=solver)
-    # "auto" above AUTO_CVXPY_MAX_SIZE (n·C·K·D(D+1)/2 = 3400·2·15): the native solver
+    # "auto" on a larger problem (n·C·K·D(D+1)/2 = 3400·2·15): the native solver
     out["lmg-K1-objective-auto-large"] = _lmg_case(230, n=3400, d=4, C=2, epsilon=1.0,
                                                    lam=0.1)
     out["lmg-K1-defaults"] = _lmg_case(210)

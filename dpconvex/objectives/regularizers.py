@@ -64,7 +64,7 @@ class Regularizer:
 
 
 class L2(Regularizer):
-    """(lam / 2) ||w||^2, lam-strongly convex (μ = lam).
+    """(lam / 2) ||w||^2, lam-strongly convex (μ = lam); ``w`` of any shape (||.||_F for a matrix).
 
     Examples
     --------
@@ -73,6 +73,8 @@ class L2(Regularizer):
     >>> reg = L2(0.5)
     >>> reg.value(np.array([1.0, 1.0])), reg.grad(np.array([1.0, 1.0])), reg.strong_convexity
     (0.5, array([0.5, 0.5]), 0.5)
+    >>> reg.value(np.ones((2, 3)))   # a matrix parameter: (lam / 2) ||W||_F^2
+    1.5
     """
 
     name = "l2"
@@ -86,7 +88,7 @@ class L2(Regularizer):
         return self.lam
 
     def value(self, w: np.ndarray) -> float:
-        return 0.5 * self.lam * float(np.dot(w, w))
+        return 0.5 * self.lam * float(np.vdot(w, w))
 
     def grad(self, w: np.ndarray) -> np.ndarray:
         return self.lam * np.asarray(w)

@@ -203,10 +203,16 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     except DPConvexError:
         raise
     except (ValueError, ArithmeticError, np.linalg.LinAlgError, RuntimeError) as exc:
-        # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw
+        # a solver's own exception (cvxpy.SolverError is a RuntimeError) never escapes raw;
+        # the advice names the other backends that fit the template, never the one that ran
+        from ..solvers.base import retry_advice
+
+        ran = getattr(solver_backend, "solvers", (getattr(solver_backend, "name", None),))
+        advice = (f"{retry_advice(template, ran)}, or check the data and parameters"
+                  if solver_backend is not None else "Check the data and parameters")
         raise SolverError(
-            f"release: the solve failed with {type(exc).__name__}: {exc}; nothing is released. Try "
-            "solver='native' or another backend, or check the data and parameters."
+            f"release: the solve failed with {type(exc).__name__}: {exc}; nothing is released. "
+            f"{advice}."
         ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)

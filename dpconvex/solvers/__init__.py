@@ -7,17 +7,17 @@ Release code accepts only a residual <= the template's ``residual_tol``.
 
 Backends (:class:`Backend` subclasses) declare the template capabilities they
 require; :func:`get_backend` picks one by name (``"auto"``: the one policy of
-:func:`auto_backend`), and :func:`solve` is ``get_backend(...).solve(...)``.
+:func:`auto_backend`), and :func:`solve` is ``get_backend(...).solve(...)``. A refused
+solve's message names the other backends that fit the template (:func:`retry_advice`).
 """
 
 from __future__ import annotations
 
-from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
+from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus, other_backends, retry_advice
 from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
 from .lbfgs_newton import LbfgsNewton
 from .projected_gradient import ProjectedGradient
 from .registry import (
-    AUTO_CVXPY_MAX_SIZE,
     BACKENDS,
     SOLVERS,
     PolishedBackend,
@@ -30,7 +30,6 @@ from .registry import (
 )
 
 __all__ = [
-    "AUTO_CVXPY_MAX_SIZE",
     "BACKENDS",
     "CVXPY_STATUS_MAP",
     "SOLVERS",
@@ -47,6 +46,8 @@ __all__ = [
     "backend_names",
     "check_solver_name",
     "get_backend",
+    "other_backends",
+    "retry_advice",
     "solve",
     "suitable_backends",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -229,13 +229,16 @@ class Backend(abc.ABC, Generic[TemplateT]):
         """Raise :class:`ParameterError` naming what is missing and a backend that fits."""
         if self.in_memory and not rows_in_memory(template):
             rows = getattr(template, "rows", None)
+            fits = other_backends(template, self.name)  # backends that read the rows in place
+            use = ("Use " + " or ".join(f"solver={name!r}" for name in fits) + " or 'auto' "
+                   "(they read the rows through products summed on the workers), or" if fits
+                   else "No registered backend reads these rows in place:")
             raise ParameterError(
                 f"{type(self).__name__}.check: solver {self.name!r} needs the rows in one "
                 "process's memory (it builds the "
                 f"whole design matrix into its problem), but the template "
                 f"'{getattr(template, 'name', template)}' reads them from {rows!r}, which stays "
-                "on the Dask workers. Use solver='native' or 'auto' (L-BFGS + Newton on "
-                "products summed on the workers), or pass X.compute() if the rows fit in memory."
+                f"on the Dask workers. {use} pass X.compute() if the rows fit in memory."
             )
         have = frozenset(getattr(template, "capabilities", ()))
         missing = self.requires - have
@@ -251,8 +254,80 @@ class Backend(abc.ABC, Generic[TemplateT]):
             f"{sorted(have)!r}). {hint}"
         )
 
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        """The registered names of the solvers a solve runs (a polished backend: two)."""
+        return (self.name,)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]:
+    """The registered backends that can solve ``template``, except those that ran and ``failed``.
+
+    Parameters
+    ----------
+    template : Template
+    failed : str or iterable of str
+        The solvers that ran: registered names, or a solve's ``SolveResult.solver``
+        (``"clarabel+native"``: both).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers.base import other_backends
+    >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
+    (['clarabel', 'scs'], ['scs'])
+    """
+    ran = set(failed.split("+") if isinstance(failed, str) else failed)
+    fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
+    return [name for name in dict.fromkeys(fits) if name not in ran]
+
+
+def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
+    """What to do when the solvers in ``failed`` did not solve ``template`` to its tolerance.
+
+    Names the other registered backends that can solve the template
+    (:func:`other_backends`), never one that failed; when there is none, says so and
+    names what is left (more iterations, a larger lam). It reads the template's
+    capabilities only, never a residual or any other statistic of the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> from dpconvex.solvers.base import retry_advice
+    >>> print(retry_advice(template, "clarabel"))
+    Try solver='native' or solver='scs' (the other registered backends that can solve this
+    template), or raise max_iter if you capped the iterations
+    >>> print(retry_advice(template, ["native", "clarabel", "scs"]))
+    No other registered backend can solve this template: raise max_iter if you capped the
+    iterations, or use a larger lam (a better-conditioned objective)
+    """
+    ran = sorted(set(failed.split("+") if isinstance(failed, str) else failed))
+    if template is None:
+        return (f"Try a registered backend other than {' and '.join(map(repr, ran))} that can "
+                "solve this template (dpconvex.solvers.suitable_backends lists them), or raise "
+                "max_iter if you capped the iterations")
+    others = other_backends(template, ran)
+    if others:
+        return ("Try " + " or ".join(f"solver={name!r}" for name in others)
+                + " (the other registered backends that can solve this template), or raise "
+                "max_iter if you capped the iterations")
+    return ("No other registered backend can solve this template: raise max_iter if you capped "
+            "the iterations, or use a larger lam (a better-conditioned objective)")
 
 
 def rows_in_memory(template: Template) -> bool:

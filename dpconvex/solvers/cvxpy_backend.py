@@ -30,7 +30,8 @@ __all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend", "
 #: perturbation is private only at the exact minimizer.
 #: Both are capped in time (uncapped, SCS ran ~160 s on separable data with a small Λ and
 #: could not be interrupted): a solve stopped by the cap misses the residual check and
-#: raises SolverError ("try solver='native'"); nothing is released.
+#: raises SolverError (naming the other backends that can solve the template); nothing is
+#: released.
 TIME_LIMIT_SECONDS = 60.0
 
 DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {

@@ -21,6 +21,7 @@ Hessian-vector products (``"hessp"``) above.
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -281,7 +282,10 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
 
     Solves to ||∇J|| <= ``template.residual_tol * NATIVE_TOL_FACTOR``; with
     ``max_iter`` the Newton polish is off and L-BFGS is capped (the residual
-    check decides whether anything is released).
+    check decides whether anything is released). A parameter of any shape is
+    solved as the flat vector θ.ravel(): the template sees θ (and the vectors of
+    its Hessian-vector products) in ``template.space.shape``, and the solution is
+    returned in that shape.
 
     Examples
     --------
@@ -310,17 +314,38 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
 
     def _solve(self, template: SmoothTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
-        x0 = np.zeros(template.space.shape) if warm_start is None else warm_start
+        # the iterates are flat (SciPy's L-BFGS needs a vector); every call into the template
+        # passes θ (and v) in the space's shape, and the result is returned in it
+        shape = template.space.shape
+        size = math.prod(shape)
+        x0 = np.zeros(size) if warm_start is None else np.asarray(warm_start, dtype=float).reshape(size)
         kw = {} if max_iter is None else {"max_iter": max_iter, "newton_steps": 0}
         caps = template.capabilities
         dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
         products = not dense and "hessp" in caps
-        sample = dense and "sampled_hessian" in caps and template.space.dimension <= _EARLY_NEWTON_MAX_P
-        return minimize_smooth(
-            lambda w: template.objective(w, b, extra_reg),
-            (lambda w: template.hessian(w, extra_reg)) if dense else None,
-            x0, hessp=(lambda w: template.hessp(w, extra_reg)) if products else None,
-            hess_sample=(lambda w, bound: template.sampled_hessian(w, extra_reg, bound=bound))
-            if sample else None,
+        sample = (dense and "sampled_hessian" in caps
+                  and template.space.dimension <= _EARLY_NEWTON_MAX_P)
+
+        def fun_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
+            value, grad = template.objective(w.reshape(shape), b, extra_reg)
+            return value, np.asarray(grad, dtype=float).reshape(size)
+
+        def hess(w: np.ndarray) -> np.ndarray:
+            return np.asarray(template.hessian(w.reshape(shape), extra_reg)).reshape(size, size)
+
+        def hessp(w: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+            product = template.hessp(w.reshape(shape), extra_reg)
+            return lambda v: np.asarray(product(v.reshape(shape)), dtype=float).reshape(size)
+
+        def hess_sample(w: np.ndarray, bound: bool) -> np.ndarray:
+            return np.asarray(template.sampled_hessian(w.reshape(shape), extra_reg, bound=bound)
+                              ).reshape(size, size)
+
+        res = minimize_smooth(
+            fun_grad, hess if dense else None, x0, hessp=hessp if products else None,
+            hess_sample=hess_sample if sample else None,
             tol=template.residual_tol * NATIVE_TOL_FACTOR, **kw,
         )
+        if res.x is not None:
+            res.x = res.x.reshape(shape)
+        return res

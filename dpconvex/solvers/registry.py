@@ -5,16 +5,22 @@ name). A name may stand for several classes (the native solvers): the registry
 picks the one whose required capabilities the template has, so no code outside
 this module chooses a solver by the template's type.
 
-The ``"auto"`` policy (:func:`auto_backend`), for every estimator and the auditor:
+The ``"auto"`` policy (:func:`auto_backend`), for every estimator and the auditor,
+reads the template's capabilities only (public: never the data):
 
-1. a template with the ``"smooth"`` capability (unconstrained, e.g. linear ERM):
-   the native L-BFGS + Newton solver (much faster than CVXPY on Adult, measured
-   in benchmarks/recorded/solver_speed-adult.md);
-2. else, with a CVXPY form of at most :data:`AUTO_CVXPY_MAX_SIZE` canonical
-   nonzeros (``template.cvxpy_size()``): CVXPY + Clarabel, polished by the
-   native solver from Clarabel's point (same noise) when its residual misses
-   ``template.residual_tol`` (:class:`PolishedBackend`);
-3. else the native solver for the template's capabilities.
+1. a native backend when one fits: L-BFGS + Newton for the ``"smooth"`` capability
+   (e.g. linear ERM, the softmax templates), accelerated projected gradient for
+   ``"projection"`` (e.g. the PSD-constrained large-margin template);
+2. else the first CVXPY backend that fits (Clarabel, then SCS);
+3. else :class:`ParameterError` naming what the backends need.
+
+CVXPY is never tried first where a native solver fits: on the large-margin
+templates Clarabel misses the release tolerance on the PSD cone (an interior-point
+method leaves zero eigenvalues at about the square root of its gap) and takes
+tens to hundreds of times the native solver's time when it meets it
+(benchmarks/recorded/solver_speed-large_margin.md); on linear ERM the native
+solver is much faster too (benchmarks/recorded/solver_speed-adult.md). A CVXPY
+backend, or a :class:`PolishedBackend`, stays available by name or object.
 
 Backends that need the rows in memory (``Backend.in_memory``: the CVXPY ones)
 are never chosen for a template whose rows are out of core (a Dask array); a
@@ -38,7 +44,6 @@ from .lbfgs_newton import LbfgsNewton
 from .projected_gradient import ProjectedGradient
 
 __all__ = [
-    "AUTO_CVXPY_MAX_SIZE",
     "BACKENDS",
     "SOLVERS",
     "PolishedBackend",
@@ -49,12 +54,6 @@ __all__ = [
     "solve",
     "suitable_backends",
 ]
-
-#: ``solver="auto"`` uses CVXPY + Clarabel when n·C·K·D(D+1)/2 (the number of
-#: nonzeros of the margin constraints CVXPY canonicalizes, ``cvxpy_size()``) is at
-#: most this, and the native solver above it (Clarabel then takes over about 1 s
-#: and its accuracy degrades).
-AUTO_CVXPY_MAX_SIZE = 100_000
 
 #: Every backend class, in order of preference within a name.
 _CLASSES: tuple[type[Backend], ...] = (LbfgsNewton, ProjectedGradient, ClarabelBackend,
@@ -77,7 +76,9 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
     records the first solve (``info["polished_from"]``) and is named
     ``"<first>+<polish>"``; its time includes both. That name is a diagnostic (whether
     the polish ran depends on the data); a certificate states :attr:`label`, which
-    names both solvers and not which of them ran.
+    names both solvers and not which of them ran. The ``"auto"`` policy does not build
+    one (it picks the native solver wherever a native solver could polish); pass one as
+    the ``backend`` of :func:`dpconvex.release` to start from a CVXPY solve.
 
     Examples
     --------
@@ -114,6 +115,11 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
     def check(self, template: Template) -> None:
         self.first.check(template)
         self.polish.check(template)
+
+    @property
+    def solvers(self) -> tuple[str, ...]:
+        """Both solvers' names (a failed polished solve ran both)."""
+        return (*self.first.solvers, *self.polish.solvers)
 
     def _solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float, *,
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
@@ -221,33 +227,35 @@ def _native(template: Template) -> Backend | None:
 
 
 def auto_backend(template: Template) -> Backend:
-    """The ``"auto"`` policy (see the module docstring).
+    """The ``"auto"`` policy: the native solver where one fits, else CVXPY (module docstring).
+
+    A function of the template's capabilities (and where its rows live) only.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate, LinearERMTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import auto_backend
-    >>> type(auto_backend(template)).__name__   # smooth and unconstrained: the native solver
+    >>> type(auto_backend(template)).__name__   # smooth and unconstrained: L-BFGS + Newton
     'LbfgsNewton'
+    >>> psd = LargeMarginGaussianTemplate(augment_and_scale(X / 2, 1.0), np.arange(40) % 2,
+    ...                                   n_classes=2, lam=0.1)
+    >>> sorted(psd.capabilities), type(auto_backend(psd)).__name__   # over the PSD cone
+    (['cvxpy', 'objective', 'projection'], 'ProjectedGradient')
     """
-    caps = frozenset(getattr(template, "capabilities", ()))
     native = _native(template)
-    if "smooth" in caps and native is not None:
-        return native
-    if ("cvxpy" in caps and ClarabelBackend().supports(template)  # never for Dask rows
-            and template.cvxpy_size() <= AUTO_CVXPY_MAX_SIZE):
-        return ClarabelBackend() if native is None else PolishedBackend(ClarabelBackend(), native)
     if native is not None:
         return native
     fits = suitable_backends(template)
     if fits:
         return _by_name(fits[0], template)
+    caps = frozenset(getattr(template, "capabilities", ()))
     requirements = sorted({tuple(sorted(backend_class.requires)) for backend_class in _CLASSES})
     raise ParameterError(
         f"auto_backend: no registered solver backend can solve the template "

@@ -451,7 +451,12 @@ class SmoothTemplate(ObjectiveTemplate, Protocol):
     """An unconstrained smooth objective (capability ``"smooth"``): the native L-BFGS / Newton.
 
     The second-order members are called only when the template offers their capability
-    (``"hessian"``, ``"hessp"``, ``"sampled_hessian"`` in ``capabilities``).
+    (``"hessian"``, ``"hessp"``, ``"sampled_hessian"`` in ``capabilities``). The parameter
+    may have any shape (``space.shape``, e.g. a (d, C) matrix): the native solver iterates
+    on the flat vector ``θ.ravel()`` and passes θ, and v to the ``hessp`` product, in the
+    space's shape; ``hessian`` and ``sampled_hessian`` return the p × p matrix of the
+    row-major flattening (an array of p² entries, e.g. shape ``space.shape * 2``, is
+    read as that matrix).
 
     Examples
     --------
@@ -543,7 +548,7 @@ class CVXPYTemplate(ObjectiveTemplate, Protocol):
         ...
 
     def cvxpy_size(self) -> int:
-        """The size of the CVXPY form (the auto backend's choice reads it)."""
+        """The size of the CVXPY form (nonzeros CVXPY canonicalizes; public: n and the shape)."""
         ...
 
 #: Members of the core :class:`Template`.

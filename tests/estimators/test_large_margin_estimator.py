@@ -163,7 +163,7 @@ def test_auto_solver_choice():
     X, y = _data(n=120, d=2, C=2)
     with collect_diagnostics() as diag:
         paper(epsilon=1.0, random_state=0).fit(X, y)
-    assert diag[-1].solver in ("clarabel", "clarabel+native")
+    assert diag[-1].solver == "native"  # no CVXPY solve first, whatever the size
     rng = np.random.default_rng(0)
     Xb = rng.normal(size=(3000, 12)) / 4
     yb = (Xb[:, 0] > 0).astype(int)

@@ -20,7 +20,6 @@ from dpconvex.objectives.losses import HuberHinge, Logistic, SmoothHinge
 from dpconvex.objectives.regularizers import L2, REGULARIZERS, Frobenius
 from dpconvex.privacy.certificate import Condition
 from dpconvex.solvers import (
-    AUTO_CVXPY_MAX_SIZE,
     BACKENDS,
     ClarabelBackend,
     LbfgsNewton,
@@ -152,21 +151,24 @@ def test_native_is_chosen_by_capability():
     assert isinstance(get_backend("native", BoxQuadratic(np.zeros(3), 1.0)), ProjectedGradient)
 
 
-def test_auto_policy(monkeypatch):
+class _CVXPYOnly:
+    """A template offering only a CVXPY form (no native capability), for the auto policy."""
+
+    name, capabilities = "cvxpy only (test)", frozenset({"objective", "cvxpy"})
+
+
+def test_auto_policy():
     lin, lm = _linear(), _large_margin()
     assert isinstance(get_backend(None, lin), LbfgsNewton)
     assert isinstance(get_backend("auto", lin), LbfgsNewton)
-    auto = get_backend("auto", lm)
-    assert lm.cvxpy_size() <= AUTO_CVXPY_MAX_SIZE
-    assert isinstance(auto, PolishedBackend)
-    assert isinstance(auto.first, ClarabelBackend) and isinstance(auto.polish, ProjectedGradient)
-    monkeypatch.setattr(registry, "AUTO_CVXPY_MAX_SIZE", lm.cvxpy_size() - 1)
+    # a CVXPY form and a projection, at any size: the native solver, CVXPY never tried first
+    assert "cvxpy" in lm.capabilities and lm.cvxpy_size() < 10_000
     assert isinstance(get_backend("auto", lm), ProjectedGradient)
-    monkeypatch.undo()
-    # a loss without a CVXPY form: native, whatever the size
     no_cvxpy = _large_margin(loss=SmoothHinge(0.5))
     assert "cvxpy" not in no_cvxpy.capabilities
     assert isinstance(get_backend("auto", no_cvxpy), ProjectedGradient)
+    # no native capability: the first CVXPY backend
+    assert isinstance(get_backend("auto", _CVXPYOnly()), ClarabelBackend)
 
 
 def test_missing_capability_names_it_and_suggests_a_backend():
@@ -223,7 +225,7 @@ def test_polished_backend_polishes_an_inaccurate_first_solve(monkeypatch):
         return SolveResult(x, SolveStatus.INACCURATE, 0.0, 1e-3, "clarabel", seconds=0.5)
 
     monkeypatch.setattr(ClarabelBackend, "_solve", sloppy)
-    res = solve(lm, b, 0.1, solver="auto")
+    res = PolishedBackend(ClarabelBackend(), ProjectedGradient()).solve(lm, b, 0.1)
     assert res.solver == "clarabel+native"
     assert res.info["polished_from"]["residual"] == 1e-3 and res.seconds >= 0.5
     assert res.residual <= lm.residual_tol
@@ -346,4 +348,4 @@ def test_no_template_chooses_or_calls_a_solver():
     for f in PACKAGE.joinpath("templates").glob("*.py"):
         code = f.read_text()
         assert "from ..solvers" not in code, f.name
-        assert "import dpconvex.solvers" not in code and "AUTO_CVXPY_MAX_SIZE" not in code, f.name
+        assert "import dpconvex.solvers" not in code, f.name

@@ -20,7 +20,7 @@ from dpconvex.errors import DataValidationError, PrivacyError, SolverError
 from dpconvex.objectives.losses import HuberHinge, Logistic, Loss
 from dpconvex.privacy.mechanisms import MECHANISMS
 from dpconvex.privacy.verify import verify
-from dpconvex.solvers import ProjectedGradient, registry, solve
+from dpconvex.solvers import ClarabelBackend, PolishedBackend, ProjectedGradient, solve
 from dpconvex.solvers.base import SolveResult, SolveStatus
 from dpconvex.templates import TEMPLATES
 from dpconvex.templates.large_margin import (
@@ -102,16 +102,15 @@ def test_native_clarabel_scs_objectives_agree(C, K):
     assert nat.objective <= solve(t, b, 0.0, solver="clarabel").objective + 1e-9
 
 
-def test_auto_polishes_clarabel_and_switches_to_native_above_threshold(monkeypatch):
+def test_auto_is_native_and_agrees_with_a_polished_clarabel_solve():
     t = _template(n=200, d=3, C=3, K=2, seed=3)
     b = _sym_noise(t.noise_shape, 2.0, seed=1)
     r = solve(t, b, 0.0, solver="auto")
-    assert r.solver in ("clarabel", "clarabel+native")
-    assert r.residual <= RESIDUAL_TOL
-    monkeypatch.setattr(registry, "AUTO_CVXPY_MAX_SIZE", t.cvxpy_size() - 1)
-    r2 = solve(t, b, 0.0, solver="auto")
-    assert r2.solver == "native" and r2.residual <= RESIDUAL_TOL
-    assert r2.objective == pytest.approx(r.objective, rel=1e-8)
+    assert r.solver == "native" and r.residual <= RESIDUAL_TOL
+    polished = PolishedBackend(ClarabelBackend(), ProjectedGradient()).solve(t, b, 0.0)
+    assert polished.solver in ("clarabel", "clarabel+native")
+    assert polished.residual <= RESIDUAL_TOL
+    assert polished.objective == pytest.approx(r.objective, rel=1e-8)
 
 
 def test_zero_noise_equals_nonprivate_minimizer():

@@ -186,12 +186,11 @@ default="auto"
     extra_terms : sequence of MatrixTerm or None, default=None
         Extra data-independent convex terms of the objective.
     solver : {None, "clarabel", "scs", "native"}, default=None
-        None: CVXPY + Clarabel when n·C·K·(d+1)(d+2)/2 <= 100,000 (where
-        Clarabel takes under about 1 s), polished by the native solver if its
-        residual misses the tolerance; the native accelerated projected
-        gradient above it (CVXPY's canonicalization grows as n·C·K·d² and
-        Clarabel's accuracy and time degrade, see
-        :data:`~dpconvex.solvers.AUTO_CVXPY_MAX_SIZE`).
+        None: the native solver (accelerated projected gradient over the PSD
+        cone for the pairwise loss, L-BFGS + Newton for the softmax loss;
+        :func:`~dpconvex.solvers.auto_backend`). "clarabel" and "scs" solve the
+        pairwise loss's CVXPY form; Clarabel often stops short of the release
+        tolerance on the PSD cone, and the fit then raises ``SolverError``.
     random_state : None or int, default=None
         None seeds the noise (and DP k-means) from the OS at each fit (required
         for a real release); an int fixes the seed (experiments only). A

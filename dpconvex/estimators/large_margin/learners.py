@@ -108,8 +108,8 @@ def objective_part(plan: FitPlan) -> Budget:
 class _AtShape:
     """A template's public constants at the fit's n (constants that do not depend on the rows).
 
-    ``auto_lam`` and the backend policy read ``n``, ``privacy_constants()``,
-    ``capabilities`` and ``cvxpy_size()`` only.
+    ``auto_lam`` and the backend policy read ``n``, ``privacy_constants()`` and
+    ``capabilities`` only; ``cvxpy_size()`` is the size at the fit's n.
     """
 
     def __init__(self, template: Template, n: int):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError, SolverError
-from ...solvers.base import Backend, SolveResult, SolveStatus
+from ...solvers.base import Backend, SolveResult, SolveStatus, retry_advice
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 
@@ -616,13 +616,16 @@ def check_private_budget(budget: Budget, name: str, *, pure: bool,
     return budget
 
 
-def require_accurate(res: SolveResult, tol: float, caller: str = "require_accurate") -> SolveResult:
+def require_accurate(res: SolveResult, tol: float, caller: str = "require_accurate", *,
+                     template: Template | None = None) -> SolveResult:
     """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol).
 
     The message, opened by ``caller`` (the public call that solved:
     ``"ObjectivePerturbation.run"``), names the solver, its status and the tolerance,
     never the residual or the solver's details (data statistics): a refused solve goes
-    to :func:`~dpconvex.collect_diagnostics` for the data holder.
+    to :func:`~dpconvex.collect_diagnostics` for the data holder. What to try next
+    names the other registered backends that can solve ``template``, never the one
+    that failed (:func:`~dpconvex.solvers.base.retry_advice`).
 
     Examples
     --------
@@ -650,16 +653,15 @@ def require_accurate(res: SolveResult, tol: float, caller: str = "require_accura
     if failed:
         raise SolverError(
             f"{caller}: solver '{res.solver}' failed (status {res.status.value}); no model "
-            "is released. "
-            "Try solver='native' or another backend (the solve's details: "
+            f"is released. {retry_advice(template, res.solver)} (the solve's details: "
             "dpconvex.collect_diagnostics)."
         )
     if res.residual > tol:
         raise SolverError(
             f"{caller}: solver '{res.solver}' stopped with status {res.status.value} before its "
             f"optimality residual met the tolerance {tol:g}: the privacy proof holds for the "
-            "exact minimizer only, so no model is released. Try solver='native', more "
-            "iterations or tighter tolerances (the residual reached: dpconvex.collect_diagnostics)."
+            f"exact minimizer only, so no model is released. {retry_advice(template, res.solver)} "
+            "(the residual reached: dpconvex.collect_diagnostics)."
         )
     return res
 
@@ -692,7 +694,7 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
     """
     tol = template.residual_tol if tol is None else tol
     return require_accurate(backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                          max_iter=max_iter), tol, caller)
+                                          max_iter=max_iter), tol, caller, template=template)
 
 
 def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: float | None = None,

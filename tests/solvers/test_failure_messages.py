@@ -1,0 +1,111 @@
+"""A refused solve names the other backends that can solve the template, never the one that failed.
+
+Failures are forced with ``max_iter=1`` (no backend reaches the residual tolerance 1e-6 from
+zero in one iteration on these problems) or by a solver that raises. The oracle for what
+may be named is the registry itself: ``suitable_backends(template)`` minus the solvers that
+ran. The messages carry no statistic of the data: the residual a refused solve reached goes
+to ``collect_diagnostics`` only.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from _multinomial_template import MultinomialTemplate, multinomial_data
+
+import dpconvex as dp
+from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend, suitable_backends
+
+ADVICE = re.compile(r"solver='(\w+)'")
+
+
+def _template(cls=MultinomialTemplate):
+    X, y = multinomial_data(n=60, d=3, C=3)
+    return cls(X, y, 3, 0.1)
+
+
+class NativeOnly(MultinomialTemplate):
+    """No CVXPY form: the native solver is the one registered backend that fits."""
+
+    capabilities = MultinomialTemplate.capabilities - {"cvxpy"}
+
+
+def _refusal(template, backend, **kw):
+    with dp.collect_diagnostics() as diag, pytest.raises(dp.SolverError) as err:
+        dp.release(template, "objective", dp.Budget(1.0), backend=backend, rng=0, **kw)
+    return str(err.value), diag
+
+
+@pytest.mark.parametrize("failing", ["native", "clarabel", "scs"])
+def test_a_capped_solve_names_the_other_backends(failing):
+    t = _template()
+    message, diag = _refusal(t, failing, max_iter=1)
+    assert f"solver '{failing}' stopped" in message
+    named = ADVICE.findall(message)
+    assert failing not in named
+    assert named == [name for name in suitable_backends(t) if name != failing]
+    # the residual reached is the data holder's, not the message's
+    reached = diag[-1].residual
+    assert reached > t.residual_tol
+    assert f"{reached:g}" not in message and f"{reached:.2e}" not in message
+    assert repr(reached) not in message
+
+
+def test_the_auto_choice_is_not_recommended_after_it_failed():
+    t = _template()
+    message, _ = _refusal(t, None, max_iter=1)
+    assert "solver 'native' stopped" in message
+    assert ADVICE.findall(message) == ["clarabel", "scs"]
+
+
+def test_no_other_backend_is_said_so():
+    t = _template(NativeOnly)
+    assert suitable_backends(t) == ["native"]
+    message, _ = _refusal(t, "native", max_iter=1)
+    assert ADVICE.findall(message) == []
+    assert "No other registered backend can solve this template" in message
+    assert "max_iter" in message and "larger lam" in message
+
+
+def test_a_failed_polished_solve_names_neither_solver_it_ran():
+    t = _template()
+    message, _ = _refusal(t, PolishedBackend(ClarabelBackend(), LbfgsNewton()), max_iter=1)
+    assert "solver 'clarabel+native' stopped" in message
+    assert ADVICE.findall(message) == ["scs"]
+
+
+def test_a_solver_exception_names_the_other_backends(monkeypatch):
+    def raises(self, template, b, extra_reg, *, warm_start=None, max_iter=None):
+        raise ValueError("singular matrix")
+
+    monkeypatch.setattr(LbfgsNewton, "_solve", raises)
+    t = _template()
+    message, _ = _refusal(t, "native")
+    assert message.startswith("release: the solve failed with ValueError: singular matrix")
+    assert ADVICE.findall(message) == ["clarabel", "scs"]
+    message, _ = _refusal(t, PolishedBackend(ClarabelBackend(), LbfgsNewton()), max_iter=1)
+    assert ADVICE.findall(message) == ["scs"]
+    message, _ = _refusal(_template(NativeOnly), "native")
+    assert "No other registered backend can solve this template" in message
+
+
+def _code_strings(path):
+    """The string constants of a module's code (f-string parts included), docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                                | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_no_message_in_the_package_recommends_a_fixed_backend():
+    """Every "Try solver=..." is built from the registry (retry_advice), none is written out."""
+    package = Path(dp.__file__).resolve().parent
+    fixed = [f"{path.relative_to(package)}: {text!r}" for path in sorted(package.rglob("*.py"))
+             for text in _code_strings(path) if re.search(r"[Tt]ry solver=", text)]
+    assert fixed == []
