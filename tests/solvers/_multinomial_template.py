@@ -24,7 +24,7 @@ from scipy.special import log_softmax, softmax
 
 from dpconvex.objectives.regularizers import L2
 from dpconvex.privacy.certificate import Condition
-from dpconvex.templates.base import EuclideanSpace, PrivacyConstants
+from dpconvex.templates.base import EuclideanSpace, PrivacyConstants, RecordDomain
 
 
 def multinomial_data(n: int = 60, d: int = 3, C: int = 3, seed: int = 0
@@ -45,7 +45,7 @@ class MultinomialTemplate:
     noise_symmetric = False
     residual_tol = 1e-6
     cvxpy_options: dict = {}
-    capabilities = frozenset({"objective", "smooth", "hessian", "hessp", "cvxpy"})
+    capabilities = frozenset({"objective", "smooth", "hessian", "hessp", "cvxpy", "per_record"})
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, lam: float,
                  data_norm: float = 1.0):
@@ -66,6 +66,18 @@ class MultinomialTemplate:
                                 strong_convexity=self.regularizer.strong_convexity,
                                 dimension=self.space.dimension,
                                 hessian_trace_bound=q2 * (1.0 - 1.0 / self.C))
+
+    @property
+    def record_domain(self) -> RecordDomain:
+        """Rows of norm <= q, labels in {0, ..., C − 1}: what the verifier probes."""
+        return RecordDomain(self.d, self.q, labels=tuple(float(c) for c in range(self.C)))
+
+    def record_gradients(self, theta, X, y) -> np.ndarray:
+        """x_i (p_i − e_{y_i})ᵀ for each record: shape (k, d, C)."""
+        X = np.asarray(X, dtype=float)
+        P = softmax(X @ np.asarray(theta, dtype=float), axis=1)
+        P[np.arange(len(y)), np.asarray(y, dtype=np.int64)] -= 1.0
+        return X[:, :, None] * P[:, None, :]
 
     def conditions(self, needs) -> list[Condition]:
         mu = self.regularizer.strong_convexity
