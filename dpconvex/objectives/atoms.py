@@ -1,6 +1,6 @@
 """Slope and curvature bounds of a loss on all of ℝ, derived from its CVXPY atoms.
 
-A margin loss ℓ(m) written with CVXPY atoms is a composition of functions whose
+A margin loss ℓ(m) written with CVXPY atoms ([CVXPY]_) is a composition of functions whose
 derivatives are known. For g = f ∘ u (u a function of the margin m) the chain rule gives
 
     |g'| <= L_f · L_u,          g'' <= c_f · L_u² + L_f · c_u,
