@@ -17,7 +17,7 @@ import math
 import cvxpy as cp
 import numpy as np
 
-from ..errors import PrivacyError
+from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_margin_bounds
 from ..objectives.losses import Loss
 from .certificate import Condition
@@ -34,7 +34,8 @@ PROBE_RTOL = 1e-6
 FORM_RTOL = 1e-9
 
 #: Margins at which the CVXPY form and the NumPy value are compared.
-_FORM_PROBE = np.concatenate([np.linspace(-30.0, 30.0, 241), [-1e6, -1e3, -100.0, 100.0, 1e3, 1e6]])
+_FORM_PROBE = np.concatenate([np.linspace(-30.0, 30.0, 241), -np.geomspace(30.0, 1e15, 60),
+                              np.geomspace(30.0, 1e15, 60)])
 
 
 def shipped_derivation(obj: object) -> str | None:
@@ -89,7 +90,8 @@ def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_co
 
 def _probe_grid(kinks: tuple[float, ...]) -> np.ndarray:
     base = np.linspace(-50.0, 50.0, 20001)
-    far = np.array([-1e6, -1e4, -1e3, -200.0, 200.0, 1e3, 1e4, 1e6])
+    tail = np.geomspace(50.0, 1e6, 2001)  # steps of 0.5 % out to 1e6
+    far = np.concatenate([-tail, tail])
     near = [k + s for k in kinks for s in (-1e-3, -1e-6, 0.0, 1e-6, 1e-3)]
     return np.unique(np.concatenate([base, far, np.asarray(near, dtype=float)]))
 
@@ -118,9 +120,22 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
             f"{m[k]:.4g} but value() gives {nv[k]:.6g}. The CVXPY backends minimize one and the "
             "native solvers the other, and the bounds are checked on the CVXPY form: make "
             "cvxpy_expr and value the same function.")
+    far = m[np.abs(m) >= 30.0]
+    far = far[[all(abs(x - k) > 1e-3 * max(1.0, abs(x)) for k in loss.kinks) for x in far]]
+    h = 1e-4 * np.maximum(1.0, np.abs(far))
+    fd = (_cvxpy_values(loss, far + h) - _cvxpy_values(loss, far - h)) / (2 * h)
+    d1 = np.asarray(loss.deriv(far), dtype=float).reshape(-1)
+    bad = ~(np.abs(fd - d1) <= 1e-4 * np.maximum(1.0, np.abs(fd)))
+    if np.any(bad):
+        k = int(np.argmax(bad))
+        raise PrivacyError(
+            f"{caller}: forms: loss '{loss.name}': deriv({far[k]:.4g}) = {d1[k]:.6g}, but the "
+            f"slope of its CVXPY form there is {fd[k]:.6g}. The native solvers follow deriv(): "
+            "make it the derivative of cvxpy_expr (declare the loss's kinks in `kinks`).")
     return Condition("loss forms agree", True, "numerical comparison",
                      f"CVXPY form = value() within {FORM_RTOL:g} (relative) at {m.size} margins "
-                     "in [-1e6, 1e6]")
+                     f"out to |m| = 1e15, and deriv() = its slope at the {far.size} of them with "
+                     "|m| >= 30")
 
 
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
@@ -144,14 +159,69 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
             f"unbounded). {remedy[1]}")
     if declared < derived * (1 - 1e-12):
         raise PrivacyError(
-            f"{caller}: {what}: loss '{loss.name}' declares {declared:g}, but the bound derived on "
-            f"all of ℝ from its CVXPY form is {derived:.6g} ({how_derived}). Declare {attr} >= "
-            f"{derived:.6g} (the noise scales with it).")
+            f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived "
+            f"on all of ℝ from its CVXPY form is {derived:.10g} ({how_derived}). Declare {attr} >= "
+            f"{derived:.10g} (the {'noise' if attr == 'deriv_bound' else 'Jacobian slack'} "
+            "grows with it).")
     return Condition(what, True, "derived on all of ℝ from the CVXPY form's atoms",
                      f"declared {declared:g} >= derived {derived:.6g} ({how_derived})")
 
 
+def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
+    """A declared constant as a float > 0 (finite when ``finite``), or a named error."""
+    value = getattr(loss, attr, None)
+    is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+    number = float(value) if is_number else math.nan
+    if math.isnan(number) or number < 0 or (attr == "deriv_bound" and number == 0) or (
+            finite and math.isinf(number)):
+        bound = "a finite float > 0" if finite else "a float > 0 (inf: no bound)"
+        raise ParameterError(f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}' "
+                             f"declares {attr} = {value!r}; declare {bound}.")
+    return number
+
+
 def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") -> list[Condition]:
+    """Establish a margin loss's declared constants on all of ℝ, and check its code.
+
+    See :func:`_check_loss` (what is checked, docs/privacy.md §15.1). The loss's own code
+    is evaluated at fixed margins only (no data); an exception it raises is reported as a
+    :class:`PrivacyError` naming the loss.
+
+    Raises
+    ------
+    ParameterError
+        A declared constant that is not a float of the right range.
+    PrivacyError
+        A violated bound, a mismatch of the loss's forms, or code that fails at the probes.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import HuberHinge
+    >>> from dpconvex.privacy.checks import check_loss
+    >>> conds = check_loss(HuberHinge(h=0.5), need_curvature=True)
+    >>> for c in conds[-2:]:
+    ...     print(c.name, "|", c.how)
+    |ℓ'| bound | derived (docs/privacy.md §2.1); numerical probe agrees
+    ℓ'' bound (c) | derived (docs/privacy.md §2.1); numerical probe agrees
+    """
+    _declared(loss, "deriv_bound", caller, finite=True)
+    if need_curvature:
+        _declared(loss, "curvature", caller, finite=False)
+    try:
+        return _check_loss(loss, need_curvature=need_curvature, caller=caller)
+    except DPConvexError:
+        raise
+    except Exception as exc:  # the user's loss code, evaluated at fixed margins
+        raise PrivacyError(
+            f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}': its code raised "
+            f"{type(exc).__name__} ({exc}) when evaluated at fixed margins. value, deriv, "
+            "deriv2 and value_and_deriv take an array of margins and return an array of the "
+            "same shape; cvxpy_expr returns an elementwise CVXPY expression; kinks is a "
+            "tuple of floats.") from None
+
+
+def _check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") -> list[Condition]:
     """Establish a margin loss's declared constants on all of ℝ, and check its code.
 
     The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
@@ -176,33 +246,34 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     PrivacyError
         Naming the violated bound or mismatch, where, and how to fix it.
 
-    Examples
-    --------
-    >>> from dpconvex.objectives import HuberHinge
-    >>> from dpconvex.privacy.checks import check_loss
-    >>> conds = check_loss(HuberHinge(h=0.5), need_curvature=True)
-    >>> for c in conds[-2:]:
-    ...     print(c.name, "|", c.how)
-    |ℓ'| bound | derived (docs/privacy.md §2.1); numerical probe agrees
-    ℓ'' bound (c) | derived (docs/privacy.md §2.1); numerical probe agrees
     """
     conds: list[Condition] = []
-    m = _probe_grid(loss.kinks)
+    m = _probe_grid(tuple(float(k) for k in loss.kinks))
     d1 = np.asarray(loss.deriv(m), dtype=float)
     v = np.asarray(loss.value(m), dtype=float)
+    if d1.shape != m.shape or v.shape != m.shape:
+        raise PrivacyError(f"{caller}: loss '{loss.name}': value() and deriv() must return an array "
+                           "of the margins' shape. Make them elementwise.")
     if not (np.all(np.isfinite(d1)) and np.all(np.isfinite(v))):
         raise PrivacyError(f"{caller}: loss '{loss.name}': value or derivative is not finite on "
                            "the probe grid. Fix the loss's value() and deriv().")
     # derivative consistent with value (central differences on the interior grid)
     hstep = 1e-5
     mi = np.linspace(-20.0, 20.0, 4001)
-    fd = (loss.value(mi + hstep) - loss.value(mi - hstep)) / (2 * hstep)
-    err = np.abs(fd - loss.deriv(mi))
-    if np.max(err) > 1e-4 * max(1.0, float(np.max(np.abs(fd)))):
+    v0 = np.asarray(loss.value(mi), dtype=float)
+    left = (v0 - np.asarray(loss.value(mi - hstep), dtype=float)) / hstep
+    right = (np.asarray(loss.value(mi + hstep), dtype=float) - v0) / hstep
+    fd = 0.5 * (left + right)
+    # a kink: any slope between the one-sided ones is a subgradient
+    tol = 1e-4 * max(1.0, float(np.max(np.abs(fd))))
+    given = np.asarray(loss.deriv(mi), dtype=float)
+    err = np.maximum(np.minimum(left, right) - given, given - np.maximum(left, right))
+    if np.max(err) > tol:
         k = int(np.argmax(err))
         raise PrivacyError(
             f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
-            f"{float(loss.deriv(mi[k])):.6g} but finite differences of value give {fd[k]:.6g}. "
+            f"{float(np.ravel(loss.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value "
+            f"give {fd[k]:.6g}. "
             "Fix the loss's deriv() so the declared bounds are about the real derivative."
         )
     # the fused value_and_deriv the solvers use is the same function
@@ -228,6 +299,8 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     conds.append(Condition("loss convexity", True, "numerical probe",
                            f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]"))
     derivation = shipped_derivation(loss)
+    if derivation is not None and {"deriv_bound", "curvature"} & set(vars(loss)):
+        derivation = None  # an instance that redeclares a shipped class's bound
     derived: DerivedBounds | None = None
     if loss.has_cvxpy:
         conds.append(_check_forms_agree(loss, caller))

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, PrivacyError
+from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..templates.base import natural_residual
 from .certificate import Condition
 from .checks import shipped_derivation
@@ -223,6 +223,46 @@ def _check_modulus(template: Any, consts: Any, caller: str) -> Condition:
                      "at the probed pairs (a probe refutes, it does not prove)")
 
 
+def _check_records(template: Any, caller: str) -> Condition:
+    """The template's own records lie in its public record domain, and there are n of them.
+
+    Reads the records (one pass) only to refuse a template whose declarations are false:
+    the message names no statistic of them.
+    """
+    domain = template.record_domain
+    name = _caller_name(template)
+    X, y = template.X, np.asarray(template.y, dtype=float).reshape(-1)
+    rows, cols = X.shape
+    if rows != int(template.n) or y.size != rows:
+        raise PrivacyError(f"{caller}: records: template '{name}' declares n = {template.n}, but "
+                           "its X and y hold another number of records. Declare n as the number "
+                           "of records (every noise scale divides by it).")
+    if cols != int(domain.n_features):
+        raise PrivacyError(f"{caller}: records: template '{name}': its rows have {cols} entries, "
+                           f"its record_domain {int(domain.n_features)}. Make them agree.")
+    q = float(domain.data_norm)
+    top = 0.0
+    for start in range(0, rows, _CHUNK):
+        block = X[start:start + _CHUNK]
+        block = block.toarray() if hasattr(block, "toarray") else np.asarray(block, dtype=float)
+        top = max(top, float(np.max(np.linalg.norm(block, axis=1), initial=0.0)))
+    if not top <= q * (1 + 1e-12):
+        raise PrivacyError(f"{caller}: records: template '{name}' has rows of norm above its "
+                           f"record_domain's bound q = {q:g}. Clip the rows to q before building "
+                           "the template.")
+    if domain.labels is not None:
+        inside = np.isin(y, np.asarray(domain.labels, dtype=float))
+    else:
+        lo, hi = (float(v) for v in domain.label_range)
+        inside = (y >= lo) & (y <= hi)
+    if not bool(np.all(inside)):
+        raise PrivacyError(f"{caller}: records: template '{name}' has labels outside its "
+                           "record_domain. Encode the labels into the domain, or declare the "
+                           "domain they come from.")
+    return Condition("records in the public record domain", True, "checked on every record",
+                     f"n = {rows} records, rows of norm <= q = {q:g}, labels in the domain")
+
+
 def _mean_record_gradient(template: Any, theta: np.ndarray) -> np.ndarray:
     X, y = template.X, np.asarray(template.y)
     n = X.shape[0]
@@ -259,6 +299,24 @@ def _check_objective(template: Any, caller: str) -> list[Condition]:
         conds.append(Condition("objective = mean per-record loss + regularizer + noise term", True,
                                "numerical comparison of gradients on the template's records",
                                f"agree within {RTOL:g} (relative)"))
+    delta = 0.37  # Δ of objective perturbation: the term ((λ + Δ)/2)||θ||² must grow by (Δ/2)||θ||²
+    value_d, grad_d = template.objective(theta, b, delta)
+    grad_d = np.asarray(grad_d, dtype=float).reshape(shape)
+    shift = delta * theta
+    if (float(np.linalg.norm(grad_d - grad - shift)) > RTOL * max(1.0, float(np.linalg.norm(shift)))
+            or abs(value_d - value - 0.5 * delta * float(np.vdot(theta, theta)))
+            > RTOL * max(1.0, abs(float(value_d)))):
+        raise PrivacyError(
+            f"{caller}: objective: template '{name}': objective(theta, b, extra_reg) does not add "
+            "(extra_reg/2)||theta||^2 to the objective (and extra_reg*theta to its gradient). "
+            "Objective perturbation's extra strong convexity Δ is passed as extra_reg; a template "
+            "that ignores it is solved with less strong convexity than its calibration assumes.")
+    if float(template.residual(theta, b, delta)) < natural_residual(
+            theta, grad_d, template.space.project) * (1 - RTOL):
+        raise PrivacyError(
+            f"{caller}: residual: template '{name}': residual(theta, b, extra_reg) is below the "
+            "optimality residual of the objective with extra_reg: return at least "
+            "||θ - Π(θ - ∇J(θ))|| for the objective it is given.")
     direction = rng.normal(size=shape)
     direction /= float(np.linalg.norm(direction))
     h = 1e-4
@@ -315,15 +373,18 @@ def _check_cvxpy_form(template: Any, caller: str) -> Condition:
                     "template: declare the set in the space (a project() onto it) or drop the "
                     "constraint.")
     b = rng.normal(size=shape)
-    template.cvxpy_set(b, 0.0)
-    var.value = z
-    cvx = float(problem.objective.value)
-    ref = float(template.objective(z, b, 0.0)[0])
-    if not abs(cvx - ref) <= 1e-6 * max(1.0, abs(ref)):
-        raise PrivacyError(
-            f"{caller}: forms: template '{name}': its CVXPY objective gives {cvx:.6g} at a probe "
-            f"point where objective() gives {ref:.6g}. The CVXPY backends and the native solvers "
-            "would minimize different objectives: make them one.")
+    for delta in (0.0, 0.37):
+        template.cvxpy_set(b, delta)
+        var.value = z
+        cvx = float(problem.objective.value)
+        ref = float(template.objective(z, b, delta)[0])
+        if not abs(cvx - ref) <= 1e-6 * max(1.0, abs(ref)):
+            raise PrivacyError(
+                f"{caller}: forms: template '{name}': its CVXPY objective (after cvxpy_set(b, "
+                f"extra_reg={delta:g})) and objective() disagree at a probe point. The CVXPY "
+                "backends and the native solvers would minimize different objectives: make them "
+                "one, with the noise b and Δ = extra_reg entering both.")
+    template.cvxpy_set(None, 0.0)
     n_cons = len(problem.constraints)
     return Condition("CVXPY form = objective over the parameter space", True,
                      "numerical comparison at probe points",
@@ -378,8 +439,46 @@ def declaration_conditions(template: Any, needs: Iterable[str], caller: str = "r
     conds = [Condition("user template", True, "named",
                        f"{type(template).__qualname__} is not a template dpconvex ships: each "
                        "constant it declares is checked below, or named as not verified")]
+    try:
+        conds += _declarations(template, needs, caps, caller)
+    except DPConvexError:
+        raise
+    except Exception as exc:  # the user's template code, evaluated at probe points
+        raise PrivacyError(
+            f"{caller}: template '{_caller_name(template)}': its code raised {type(exc).__name__} "
+            f"({exc}) while its declarations were checked. Follow the template contract "
+            "(dpconvex.templates.base): arrays of the space's shape from objective and "
+            "record_gradients (one row per record), a RecordDomain, a PrivacyConstants.") from None
+    return conds
+
+
+def _check_constants(template: Any, consts: Any, caller: str) -> None:
+    """Declared constants that are numbers of their range (else a named error)."""
+    name = _caller_name(template)
+    fields = {"grad_bound": (False, True), "hessian_term_bound": (True, False),
+              "strong_convexity": (False, True)}
+    for field_name, (zero_ok, finite) in fields.items():
+        value = getattr(consts, field_name, None)
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if math.isnan(number) or number < 0 or (number == 0 and not zero_ok) or (
+                finite and math.isinf(number)):
+            raise ParameterError(f"{caller}: template '{name}' declares {field_name} = {value!r}; "
+                                 "declare a finite float > 0 (hessian_term_bound: >= 0).")
+
+
+def _declarations(template: Any, needs: frozenset[str], caps: frozenset[str], caller: str
+                  ) -> list[Condition]:
+    conds: list[Condition] = []
     if needs & {"strong_convexity", "curvature", "distance_bound"}:
+        if "objective" not in caps:
+            raise PrivacyError(f"{caller}: template '{_caller_name(template)}' does not offer the "
+                               "capability 'objective' (privacy_constants, objective, residual, "
+                               "regularizer, distance_bound), which this mechanism reads.")
         consts = template.privacy_constants()
+        _check_constants(template, consts, caller)
         p = int(template.space.dimension)
         if int(consts.dimension) != p:
             raise PrivacyError(f"{caller}: dimension: template '{_caller_name(template)}' declares "
@@ -389,6 +488,7 @@ def declaration_conditions(template: Any, needs: Iterable[str], caller: str = "r
                                f"p = {p}"))
         conds.append(_check_modulus(template, consts, caller))
         if "per_record" in caps:
+            conds.append(_check_records(template, caller))
             conds.append(_check_grad_bound(template, consts, caller))
             if "curvature" in needs:
                 conds += _check_hessians(template, consts, caller)

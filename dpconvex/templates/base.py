@@ -121,7 +121,8 @@ class RecordDomain:
     labels : tuple of float or None
         The finite label set (e.g. (-1.0, 1.0) for a margin loss).
     label_range : tuple of float or None
-        (lo, hi): labels anywhere in [lo, hi] (when ``labels`` is None).
+        (lo, hi): labels anywhere in [lo, hi]. Exactly one of ``labels`` and
+        ``label_range`` is given (else :class:`~dpconvex.ParameterError`).
 
     Examples
     --------
@@ -137,13 +138,20 @@ class RecordDomain:
     labels: tuple[float, ...] | None = None
     label_range: tuple[float, float] | None = None
 
+    def __post_init__(self) -> None:
+        if (self.labels is None) == (self.label_range is None):
+            raise ParameterError(
+                "RecordDomain.__init__: give exactly one of labels (a finite set) and label_range (lo, "
+                "hi): the verifier probes every label a record can carry.")
+        if not (float(self.data_norm) > 0 and np.isfinite(float(self.data_norm))):
+            raise ParameterError(f"The 'data_norm' parameter of RecordDomain must be a finite "
+                                 f"float > 0. Got {self.data_norm!r} instead.")
+
     def probe_labels(self) -> tuple[float, ...]:
         """The labels a probe uses: the set, or the range's ends and middle."""
         if self.labels is not None:
             return tuple(float(v) for v in self.labels)
-        if self.label_range is None:
-            return (0.0,)
-        lo, hi = (float(v) for v in self.label_range)
+        lo, hi = (float(v) for v in self.label_range or (0.0, 0.0))
         return (lo, 0.5 * (lo + hi), hi)
 
 

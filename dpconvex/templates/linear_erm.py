@@ -71,9 +71,9 @@ def check_margin_labels(y: np.ndarray, caller: str) -> None:
     outside = ~np.isin(y, MARGIN_LABELS)
     if np.any(outside):
         raise DataValidationError(
-            f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has "
-            f"{int(np.count_nonzero(outside))} label(s) outside it: the per-record gradient "
-            "bound G = |ℓ'|·q holds only for |y| = 1. Encode the labels as -1/+1 (e.g. "
+            f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels outside it: "
+            "the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode the labels "
+            "as -1/+1 (e.g. "
             "np.where(y == positive_class, 1.0, -1.0)), or use an estimator such as "
             "dp.PrivateLinearClassifier(classes=[...]), which encodes them.")
 

@@ -346,3 +346,101 @@ def test_an_atom_outside_the_table_derives_nothing():
 def test_natural_residual_is_zero_at_a_constrained_minimizer():
     theta, grad = np.array([0.0, 1.0]), np.array([1.0, 0.0])
     assert natural_residual(theta, grad, lambda v: np.maximum(v, 0.0)) == 0.0
+
+
+# --------------------------------------------- declarations a probe used to miss
+def test_a_template_ignoring_extra_reg_is_refused():
+    X, s = _rows()
+
+    class NoDelta(LinearERMTemplate):
+        def objective(self, w, b=None, extra_reg=0.0):
+            return super().objective(w, b, 0.0)
+
+        def residual(self, w, b=None, extra_reg=0.0):
+            return super().residual(w, b, 0.0)
+
+    with pytest.raises(PrivacyError, match="extra_reg"):
+        dp.release(NoDelta(Logistic(), 1e-4, 1.0, X, s), "objective", dp.Budget(1.0), dry_run=True)
+
+
+def test_a_record_domain_names_its_labels():
+    with pytest.raises(ParameterError, match="exactly one of labels"):
+        RecordDomain(3, 1.0)
+
+
+def test_records_outside_the_domain_or_a_false_n_are_refused():
+    X, s = _rows()
+    with pytest.raises(PrivacyError, match="rows of norm above"):
+        dp.release(UserLogistic(10 * X, s), "objective", dp.Budget(1.0), dry_run=True)
+    with pytest.raises(PrivacyError, match="labels outside its record_domain"):
+        dp.release(UserLogistic(X, 3 * (s + 1) / 2), "objective", dp.Budget(1.0), dry_run=True)
+    t = UserLogistic(X, s)
+    t.n = 100 * t.n
+    with pytest.raises(PrivacyError, match="declares n = 12000"):
+        dp.release(t, "objective", dp.Budget(1.0), dry_run=True)
+
+
+class FarOut(Logistic):
+    """The logistic loss, but value() and deriv() turn quadratic beyond m < -2e6."""
+
+    name = "far_out"
+
+    def value(self, m):
+        m = np.asarray(m, float)
+        return super().value(m) + np.where(m < -2e6, (-m - 2e6) ** 2, 0.0)
+
+    def deriv(self, m):
+        m = np.asarray(m, float)
+        return super().deriv(m) - np.where(m < -2e6, 2 * (-m - 2e6), 0.0)
+
+    def value_and_deriv(self, m):
+        return self.value(m), self.deriv(m)
+
+
+def test_a_numpy_form_that_leaves_the_cvxpy_form_far_out_is_refused():
+    with pytest.raises(PrivacyError, match="forms"):
+        check_loss(FarOut(), need_curvature=False)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, "1", None, -1.0])
+def test_declared_bounds_must_be_numbers_of_their_range(bad):
+    loss = SoftplusHinge()
+    loss.deriv_bound = bad
+    with pytest.raises(ParameterError, match="declares deriv_bound"):
+        check_loss(loss, need_curvature=False)
+
+
+def test_an_instance_redeclaring_a_shipped_bound_is_checked_as_a_users():
+    loss = Logistic()
+    loss.curvature = 0.2498
+    with pytest.raises(PrivacyError, match="0.25"):
+        check_loss(loss, need_curvature=True)
+
+
+def test_loss_code_that_raises_is_a_named_refusal():
+    class Broken(SoftplusHinge):
+        name = "broken"
+
+        def deriv(self, m):
+            raise ZeroDivisionError("no")
+
+    with pytest.raises(PrivacyError, match="raised ZeroDivisionError"):
+        check_loss(Broken(), need_curvature=False)
+
+
+def test_a_subgradient_at_a_kink_is_accepted():
+    class Hinge(Loss):
+        name = "hinge"
+        deriv_bound = 1.0
+
+        def value(self, m):
+            return np.maximum(0.0, 1 - np.asarray(m, float))
+
+        def deriv(self, m):
+            return np.where(np.asarray(m, float) < 1, -1.0, 0.0)
+
+        def cvxpy_expr(self, m):
+            return cp.pos(1 - m)
+
+    conds = {c.name: c for c in check_loss(Hinge(), need_curvature=False)}
+    assert conds["|ℓ'| bound"].how == "derived on all of ℝ from the CVXPY form's atoms"
