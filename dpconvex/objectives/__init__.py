@@ -11,9 +11,20 @@ Objectives import only :mod:`dpconvex.errors` and :mod:`dpconvex._validation`.
 
 from __future__ import annotations
 
-from .losses import LOSSES, HuberHinge, Logistic, Loss, SmoothHinge, get_loss
+from .losses import (
+    LOSSES,
+    REGRESSION_LOSSES,
+    CVXPYLoss,
+    HuberHinge,
+    HuberRegression,
+    Logistic,
+    Loss,
+    Pinball,
+    SmoothHinge,
+    get_loss,
+    get_regression_loss,
+)
 from .regularizers import L2, REGULARIZERS, Frobenius, Regularizer
 from .terms import MatrixTerm, probe_term, psi_frobenius
 
-__all__ = ["L2", "LOSSES", "REGULARIZERS", "Frobenius", "HuberHinge", "Logistic", "Loss",
-           "MatrixTerm", "Regularizer", "SmoothHinge", "get_loss", "probe_term", "psi_frobenius"]
+__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius", "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball", "Regularizer", "SmoothHinge", "get_loss", "get_regression_loss", "probe_term", "psi_frobenius"]

@@ -43,11 +43,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
+from scipy.special import expit
 
-__all__ = ["ATOMS", "DerivedBounds", "derive_margin_bounds"]
+__all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "derive_bounds", "derive_margin_bounds"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,16 @@ class _Unknown(Exception):
     then returns None)."""
 
 
+#: Bound on |y| for the label parameter of a regression loss while a derivation runs
+#: (:func:`derive_bounds`): a label is a constant in z, of magnitude at most this.
+_LABEL_BOUND: dict[int, float] = {}
+
+
 def _const_value(expr: cp.Expression) -> float | None:
+    if isinstance(expr, cp.Parameter) and expr.id in _LABEL_BOUND:
+        return _LABEL_BOUND[expr.id]  # |y| <= this: used as a coefficient's magnitude
+    if not expr.variables() and any(p.id in _LABEL_BOUND for p in expr.parameters()):
+        return _LABEL_BOUND[expr.parameters()[0].id] if isinstance(expr, cp.Parameter) else 0.0
     if isinstance(expr, cp.Constant) or (not expr.variables() and not expr.parameters()):
         value = np.asarray(expr.value, dtype=float)
         if value.size == 1:
@@ -174,6 +185,8 @@ def _scaled(expr: cp.Expression, args: list) -> _Node:
 
 def _divided(expr: cp.Expression, args: list) -> _Node:
     num, den = args
+    if den.parameters():
+        raise _Unknown  # a division by the label: unbounded where the label is near 0
     c = _const_value(den)
     if c is None or c == 0.0:
         raise _Unknown
@@ -285,10 +298,217 @@ def derive_margin_bounds(fn: Callable[[cp.Expression], cp.Expression]) -> Derive
     >>> derive_margin_bounds(lambda m: cp.entr(m)) is None               # not in the table
     True
     """
-    m = cp.Variable()
+    return derive_bounds(fn)
+
+
+def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, float] | None = None
+                  ) -> DerivedBounds | None:
+    """Bounds on |∂ℓ/∂z| and ∂²ℓ/∂z² over z ∈ ℝ (and y in ``label_range``) from CVXPY atoms.
+
+    ``fn(z)`` for a margin loss; ``fn(z, y)`` for a loss of the prediction z and a label y in
+    ``label_range`` = (lo, hi): the label is a constant in z of magnitude at most
+    max(|lo|, |hi|), so it may shift an argument or scale it (y·z), never divide.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.atoms import derive_bounds
+    >>> b = derive_bounds(lambda z, y: cp.huber(z - y, 1.0), label_range=(0.0, 10.0))
+    >>> b.slope, b.curvature
+    (2.0, 2.0)
+    >>> derive_bounds(lambda z, y: cp.square(z - y), label_range=(0.0, 1.0)).slope
+    inf
+    """
+    z = cp.Variable()
+    args: list[cp.Expression] = [z]
+    label = None
+    if label_range is not None:
+        label = cp.Parameter()
+        _LABEL_BOUND[label.id] = max(abs(float(label_range[0])), abs(float(label_range[1])))
+        args.append(label)
     try:
-        node = _walk(fn(m))
+        node = _walk(fn(*args))
     except _Unknown:
         return None
+    finally:
+        if label is not None:
+            _LABEL_BOUND.pop(label.id, None)
     atoms = tuple(dict.fromkeys(node.atoms))
     return DerivedBounds(float(node.slope), float(node.curvature), atoms)
+
+
+# ------------------------------------------------------------- numeric evaluation
+def _numeric(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:
+    """(value, ∂/∂z, ∂²/∂z²) of ``expr`` at the arrays of ``env`` (id -> (v, d1, d2))."""
+    if isinstance(expr, (cp.Variable, cp.Parameter)) and expr.id in env:
+        return env[expr.id]
+    if not expr.variables() and not any(p.id in env for p in expr.parameters()):
+        c = float(np.asarray(expr.value, dtype=float).reshape(()))
+        return c, 0.0, 0.0
+    name = type(expr).__name__
+    if name == "log_sum_exp":
+        return _numeric_lse(expr, env)
+    rule = _NUMERIC.get(name)
+    if rule is None:
+        raise _Unknown
+    return rule(expr, [_numeric(a, env) for a in expr.args])
+
+
+def _n_add(expr, parts):
+    return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts))
+
+
+def _n_neg(expr, parts):
+    v, d1, d2 = parts[0]
+    return -v, -d1, -d2
+
+
+def _n_mul(expr, parts):
+    (u, u1, u2), (v, v1, v2) = parts
+    return u * v, u1 * v + u * v1, u2 * v + 2 * u1 * v1 + u * v2
+
+
+def _n_div(expr, parts):
+    (u, u1, u2), (c, c1, _) = parts
+    if np.any(np.asarray(c1) != 0):
+        raise _Unknown
+    return u / c, u1 / c, u2 / c
+
+
+def _n_pass(expr, parts):
+    return parts[0]
+
+
+def _n_logistic(expr, parts):
+    u, u1, u2 = parts[0]
+    s = expit(u)
+    return np.logaddexp(0.0, u), s * u1, s * (1 - s) * u1 * u1 + s * u2
+
+
+def _n_huber(expr, parts):
+    u, u1, u2 = parts[0]
+    M = float(np.asarray(expr.M.value, dtype=float))
+    inside = np.abs(u) <= M
+    value = np.where(inside, u * u, 2 * M * np.abs(u) - M * M)
+    f1 = np.clip(2 * u, -2 * M, 2 * M)
+    return value, f1 * u1, np.where(inside, 2.0, 0.0) * u1 * u1 + f1 * u2
+
+
+def _select(parts, pick):
+    values = np.broadcast_arrays(*[np.asarray(p[0], dtype=float) for p in parts])
+    k = pick(np.stack(values), axis=0)
+    out = []
+    for j in range(3):
+        stacked = np.stack(np.broadcast_arrays(*[np.asarray(p[j], dtype=float) for p in parts]))
+        out.append(np.take_along_axis(stacked, k[None], axis=0)[0])
+    return tuple(out)
+
+
+def _n_maximum(expr, parts):
+    return _select(parts, np.argmax)
+
+
+def _n_minimum(expr, parts):
+    return _select(parts, np.argmin)
+
+
+def _n_abs(expr, parts):
+    u, u1, u2 = parts[0]
+    sign = np.where(np.asarray(u) < 0, -1.0, 1.0)
+    return np.abs(u), sign * u1, sign * u2
+
+
+def _n_power(expr, parts):
+    u, u1, u2 = parts[0]
+    p = float(np.asarray(getattr(expr, "_p_orig", getattr(expr, "p", 2.0)), dtype=float))
+    u = np.asarray(u, dtype=float)
+    f1 = p * np.abs(u) ** (p - 1) * np.sign(u) if p != 2 else 2 * u
+    f2 = p * (p - 1) * np.abs(u) ** (p - 2) if p != 2 else 2.0
+    return np.abs(u) ** p if p != 2 else u * u, f1 * u1, f2 * u1 * u1 + f1 * u2
+
+
+def _n_exp(expr, parts):
+    u, u1, u2 = parts[0]
+    e = np.exp(u)
+    return e, e * u1, e * (u1 * u1 + u2)
+
+
+def _n_log_sum_exp(expr, parts):
+    inner = expr.args[0]
+    if type(inner).__name__ not in ("Hstack", "Vstack"):
+        return parts[0]
+    raise _Unknown  # handled in _numeric_lse
+
+
+def _numeric_lse(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:
+    inner = expr.args[0]
+    pieces = [_numeric(p, env) for p in inner.args] if type(inner).__name__ in (
+        "Hstack", "Vstack") else [_numeric(inner, env)]
+    v = np.stack(np.broadcast_arrays(*[np.asarray(p[0], dtype=float) for p in pieces]))
+    d1 = np.stack(np.broadcast_arrays(*[np.asarray(p[1], dtype=float) for p in pieces]))
+    d2 = np.stack(np.broadcast_arrays(*[np.asarray(p[2], dtype=float) for p in pieces]))
+    top = np.max(v, axis=0)
+    w = np.exp(v - top)
+    total = np.sum(w, axis=0)
+    prob = w / total
+    g1 = np.sum(prob * d1, axis=0)
+    return top + np.log(total), g1, np.sum(prob * (d2 + d1 * d1), axis=0) - g1 * g1
+
+
+#: The numeric rule of each atom: (value, first, second derivative in z) from its
+#: arguments', by the chain and product rules (vectorized over the rows).
+_NUMERIC: dict[str, Callable[[cp.Expression, list], tuple[Any, Any, Any]]] = {
+    "AddExpression": _n_add, "NegExpression": _n_neg, "multiply": _n_mul,
+    "MulExpression": _n_mul, "DivExpression": _n_div, "reshape": _n_pass, "index": _n_pass,
+    "promote": _n_pass, "Promote": _n_pass, "logistic": _n_logistic, "huber": _n_huber,
+    "maximum": _n_maximum, "minimum": _n_minimum, "abs": _n_abs, "pos": _n_maximum,
+    "neg": _n_minimum, "power": _n_power, "PowerApprox": _n_power, "square": _n_power,
+    "exp": _n_exp,
+}
+
+
+class CompiledForm:
+    """A CVXPY loss form compiled once into a vectorized NumPy value and derivatives in z.
+
+    The expression ``fn(z)`` (or ``fn(z, y)``) is built once on a scalar variable (and a
+    scalar label parameter); :meth:`evaluate` then walks it with NumPy arrays of any length
+    — one pass of array arithmetic per atom, never CVXPY per record.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from dpconvex.objectives.atoms import CompiledForm
+    >>> form = CompiledForm(lambda z, y: cp.huber(z - y, 1.0), with_label=True)
+    >>> v, d1, d2 = form.evaluate(np.array([0.0, 3.0]), np.array([0.5, 0.0]))
+    >>> v.tolist(), d1.tolist(), d2.tolist()
+    ([0.25, 5.0], [-1.0, 2.0], [2.0, 0.0])
+    """
+
+    def __init__(self, fn: Callable[..., cp.Expression], *, with_label: bool):
+        self.z = cp.Variable()
+        self.label = cp.Parameter() if with_label else None
+        args = [self.z] if self.label is None else [self.z, self.label]
+        self.expr = fn(*args)
+        self.supported = True
+        try:
+            self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
+        except _Unknown:
+            self.supported = False
+
+    def evaluate(self, z: np.ndarray, y: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(ℓ, ∂ℓ/∂z, ∂²ℓ/∂z²) at the predictions ``z`` (and labels ``y``), as arrays."""
+        z = np.asarray(z, dtype=float)
+        env = {self.z.id: (z, np.ones_like(z), np.zeros_like(z))}
+        if self.label is not None:
+            yv = np.broadcast_to(np.asarray(y, dtype=float), z.shape)
+            env[self.label.id] = (yv, np.zeros_like(z), np.zeros_like(z))
+        out = _numeric_any(self.expr, env)
+        return tuple(np.broadcast_to(np.asarray(a, dtype=float), z.shape).copy() for a in out)
+
+
+def _numeric_any(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:
+    if type(expr).__name__ == "log_sum_exp":
+        return _numeric_lse(expr, env)
+    return _numeric(expr, env)

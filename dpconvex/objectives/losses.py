@@ -24,6 +24,8 @@ References
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import cvxpy as cp
@@ -33,7 +35,8 @@ from scipy.special import expit
 from .._validation import check_float
 from ..errors import ParameterError
 
-__all__ = ["LOSSES", "HuberHinge", "Logistic", "Loss", "SmoothHinge", "get_loss"]
+__all__ = ["LOSSES", "REGRESSION_LOSSES", "CVXPYLoss", "HuberHinge", "HuberRegression", "Logistic",
+           "Loss", "Pinball", "SmoothHinge", "get_loss", "get_regression_loss"]
 
 
 class Loss:
@@ -55,6 +58,11 @@ class Loss:
     """
 
     name: ClassVar[str] = "loss"
+    #: "margin": ℓ(m) of the margin m = y·z, y in {−1, +1}; "regression": ℓ(z, y) of the
+    #: prediction z and a label y in ``label_range`` (value, deriv, deriv2 then take (z, y)).
+    kind: ClassVar[str] = "margin"
+    #: (lo, hi): the public range of the labels of a regression loss (None for a margin loss).
+    label_range: tuple[float, float] | None = None
     #: Where dpconvex derives this class's bounds on all of ℝ (set by the losses dpconvex
     #: ships, for their own class only; :func:`~dpconvex.privacy.checks.shipped_derivation`).
     derivation: ClassVar[str] = ""
@@ -92,6 +100,139 @@ class Loss:
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
         return f"{type(self).__name__}({inner})"
+
+    @classmethod
+    def from_cvxpy(cls, fn: Callable[..., cp.Expression], kind: str = "margin", name: str | None = None,
+                   *, label_range: tuple[float, float] | None = None,
+                   deriv_bound: float | None = None, curvature: float | None = None) -> CVXPYLoss:
+        """A loss stated once, in CVXPY atoms: ``fn(m)`` (margin) or ``fn(z, y)`` (regression).
+
+        The NumPy value and derivatives the native solvers use are derived from the same
+        expression (vectorized: :class:`~dpconvex.objectives.atoms.CompiledForm`), and so are
+        the slope and curvature bounds on all of ℝ (× the label range): see
+        :func:`~dpconvex.objectives.atoms.derive_bounds` and docs/privacy.md §15.1. Declared
+        bounds, when given, must be at least the derived ones (the verifier checks).
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(m) -> cvxpy.Expression`` for kind "margin"; ``fn(z, y)`` for "regression".
+            Elementwise in its arguments, built from the atoms of
+            :data:`~dpconvex.objectives.atoms.ATOMS`.
+        kind : {"margin", "regression"}
+        name : str or None
+            The loss's name in certificates (default "cvxpy_loss").
+        label_range : (float, float)
+            The public range of the labels (regression).
+        deriv_bound, curvature : float or None
+            Declared bounds; None takes the derived ones.
+
+        Returns
+        -------
+        CVXPYLoss
+
+        Raises
+        ------
+        ParameterError
+            An unknown kind, a missing label range, or an atom with no numeric rule.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> import numpy as np
+        >>> from dpconvex.objectives import Loss
+        >>> loss = Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression",
+        ...                        name="huber", label_range=(0.0, 10.0))
+        >>> loss.deriv_bound, loss.curvature
+        (1.0, 2.0)
+        >>> loss.deriv(np.array([0.0, 3.0]), np.array([0.25, 0.0])).tolist()
+        [-0.5, 1.0]
+        """
+        return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range,
+                         deriv_bound=deriv_bound, curvature=curvature)
+
+
+class CVXPYLoss(Loss):
+    """A loss stated in CVXPY atoms (:meth:`Loss.from_cvxpy`): one expression, every form.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives import Loss
+    >>> loss = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="my_logistic")
+    >>> loss.kind, loss.deriv_bound, loss.curvature
+    ('margin', 1.0, 0.25)
+    """
+
+    name = "cvxpy_loss"  # type: ignore[misc]
+
+    def __init__(self, fn: Callable[..., cp.Expression], *, kind: str = "margin",
+                 name: str | None = None, label_range: tuple[float, float] | None = None,
+                 deriv_bound: float | None = None, curvature: float | None = None):
+        from .atoms import CompiledForm, derive_bounds
+
+        if kind not in ("margin", "regression"):
+            raise ParameterError(f"The 'kind' parameter of Loss.from_cvxpy must be one of "
+                                 f"['margin', 'regression']. Got {kind!r} instead.")
+        if kind == "regression":
+            label_range = _check_label_range(label_range, "Loss.from_cvxpy")
+        elif label_range is not None:
+            raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
+                                 "label_range only with kind='regression'.")
+        self.fn = fn
+        self.kind = kind  # type: ignore[misc]
+        self.name = name or "cvxpy_loss"  # type: ignore[misc]
+        self.label_range = label_range
+        self._form = CompiledForm(fn, with_label=kind == "regression")
+        if not self._form.supported:
+            raise ParameterError(
+                f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
+                "dpconvex.objectives.atoms.ATOMS, so its NumPy form cannot be derived. Use the "
+                "atoms listed there, or subclass dpconvex.objectives.Loss with value, deriv, "
+                "deriv2 and cvxpy_expr.")
+        derived = derive_bounds(fn, label_range)
+        self.derived = derived
+        self.deriv_bound = (float(derived.slope) if deriv_bound is None and derived is not None
+                            else math.nan if deriv_bound is None else deriv_bound)
+        self.curvature = (float(derived.curvature) if curvature is None and derived is not None
+                          else math.inf if curvature is None else curvature)
+
+    def _eval(self, z: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._form.evaluate(np.asarray(z, dtype=float), None if self.kind == "margin" else y)
+
+    def value(self, z, y=None):
+        return self._eval(z, y)[0]
+
+    def deriv(self, z, y=None):
+        return self._eval(z, y)[1]
+
+    def deriv2(self, z, y=None):
+        return self._eval(z, y)[2]
+
+    def value_and_deriv(self, z, y=None):
+        v, d1, _ = self._eval(z, y)
+        return v, d1
+
+    def cvxpy_expr(self, z, y=None):
+        return self.fn(z) if self.kind == "margin" else self.fn(z, y)
+
+    def params(self):
+        out: dict[str, Any] = {"kind": self.kind, "name": self.name}
+        if self.label_range is not None:
+            out["label_range"] = self.label_range
+        return out
+
+
+def _check_label_range(label_range: Any, caller: str) -> tuple[float, float]:
+    """(lo, hi) of finite floats with lo < hi, or a named error."""
+    try:
+        lo, hi = (float(v) for v in label_range)
+    except (TypeError, ValueError):
+        lo, hi = math.nan, math.nan
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
+                             f"(the public range of the labels). Got {label_range!r} instead.")
+    return lo, hi
 
 
 class Logistic(Loss):
@@ -249,12 +390,165 @@ class SmoothHinge(_SmoothedHinge):
         return np.where(np.abs(s) <= h, 3.0 / (4 * h) * (1 - s**2 / h**2), 0.0)
 
 
+class _RegressionLoss(Loss):
+    """Shared parts of the regression losses ℓ(z, y) shipped with dpconvex."""
+
+    kind = "regression"
+
+    def __init__(self, label_range: tuple[float, float]):
+        self.label_range = _check_label_range(label_range, type(self).__name__)
+
+    def value_and_deriv(self, z, y=None):
+        return self.value(z, y), self.deriv(z, y)
+
+
+class HuberRegression(_RegressionLoss):
+    """ℓ(z, y) = huber_M(z − y) / (2M): squared near the label, linear beyond M.
+
+    With r = z − y: r²/(2M) for |r| <= M, |r| − M/2 beyond. |∂ℓ/∂z| <= 1 and ∂²ℓ/∂z²
+    <= 1/M on all of ℝ, whatever the label (docs/privacy.md §15.4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import HuberRegression
+    >>> loss = HuberRegression(0.5, label_range=(0.0, 1.0))
+    >>> loss.deriv_bound, loss.curvature
+    (1.0, 2.0)
+    >>> loss.value(np.array([0.0, 2.0]), np.array([0.25, 0.0])).tolist()
+    [0.0625, 1.75]
+    """
+
+    name = "huber_regression"
+    derivation = "docs/privacy.md §15.4"
+    deriv_bound = 1.0
+
+    def __init__(self, M: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
+        self.M = check_float("M", M, type(self).__name__)
+        super().__init__(label_range)
+
+    @property
+    def curvature(self) -> float:  # type: ignore[override]
+        return 1.0 / self.M
+
+    def value(self, z, y=None):
+        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        a = np.abs(r)
+        return np.where(a <= self.M, r * r / (2 * self.M), a - self.M / 2)
+
+    def deriv(self, z, y=None):
+        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        return np.clip(r / self.M, -1.0, 1.0)
+
+    def deriv2(self, z, y=None):
+        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        return np.where(np.abs(r) <= self.M, 1.0 / self.M, 0.0)
+
+    def cvxpy_expr(self, z, y=None):
+        return cp.huber(z - y, self.M) / (2 * self.M)
+
+    @property
+    def kinks(self):
+        """Where ∂²ℓ/∂z² jumps, as residuals z − y (a regression loss's kinks move with y)."""
+        return (-self.M, self.M)
+
+    def params(self):
+        return {"M": self.M, "label_range": self.label_range}
+
+
+class Pinball(_RegressionLoss):
+    """The pinball (quantile) loss ρ_τ(y − z) = max(τ(y − z), (τ − 1)(y − z)).
+
+    |∂ℓ/∂z| <= max(τ, 1 − τ) on all of ℝ; a kink at z = y, so no curvature bound: output
+    perturbation (or noisy gradient descent), not objective perturbation
+    (docs/privacy.md §15.4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Pinball
+    >>> loss = Pinball(0.9, label_range=(0.0, 1.0))
+    >>> loss.deriv_bound
+    0.9
+    >>> loss.value(np.array([0.0, 1.0]), np.array([0.5, 0.5])).round(3).tolist()
+    [0.45, 0.05]
+    """
+
+    name = "pinball"
+    derivation = "docs/privacy.md §15.4"
+    curvature = math.inf
+
+    def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
+        self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0)
+        super().__init__(label_range)
+
+    @property
+    def deriv_bound(self) -> float:  # type: ignore[override]
+        return max(self.quantile, 1.0 - self.quantile)
+
+    def value(self, z, y=None):
+        r = np.asarray(y, dtype=float) - np.asarray(z, dtype=float)
+        return np.maximum(self.quantile * r, (self.quantile - 1.0) * r)
+
+    def deriv(self, z, y=None):
+        r = np.asarray(y, dtype=float) - np.asarray(z, dtype=float)
+        return np.where(r > 0, -self.quantile, 1.0 - self.quantile)
+
+    def deriv2(self, z, y=None):
+        return np.zeros_like(np.asarray(z, dtype=float))
+
+    def cvxpy_expr(self, z, y=None):
+        return cp.maximum(self.quantile * (y - z), (self.quantile - 1.0) * (y - z))
+
+    @property
+    def kinks(self):
+        """The kink at z = y (residual 0)."""
+        return (0.0,)
+
+    def params(self):
+        return {"quantile": self.quantile, "label_range": self.label_range}
+
+
 #: Registry of losses by name: one entry per loss class.
 LOSSES: dict[str, type[Loss]] = {
     Logistic.name: Logistic,
     HuberHinge.name: HuberHinge,
     SmoothHinge.name: SmoothHinge,
 }
+
+
+#: Registry of the regression losses ℓ(z, y) by name (:func:`get_regression_loss`).
+REGRESSION_LOSSES: dict[str, type[Loss]] = {
+    "huber": HuberRegression,
+    "pinball": Pinball,
+}
+
+
+def get_regression_loss(name: str | Loss, label_range: tuple[float, float], **params: Any) -> Loss:
+    """A regression loss by name ("huber", "pinball", or "squared"), or an instance passed through.
+
+    "squared" is (z − y)²/2 stated in CVXPY (:meth:`Loss.from_cvxpy`): its slope is unbounded
+    on the predictions a release can reach, so the verifier refuses it for objective and
+    output perturbation, with the reason (docs/privacy.md §15.4).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import get_regression_loss
+    >>> get_regression_loss("huber", (0.0, 1.0))
+    HuberRegression(M=0.5, label_range=(0.0, 1.0))
+    >>> get_regression_loss("squared", (0.0, 1.0)).deriv_bound
+    inf
+    """
+    if isinstance(name, Loss):
+        return name
+    if name == "squared":
+        return Loss.from_cvxpy(lambda z, y: 0.5 * cp.square(z - y), kind="regression",
+                               name="squared", label_range=label_range)
+    if name not in REGRESSION_LOSSES:
+        raise ParameterError(f"The 'loss' parameter must be one of "
+                             f"{sorted([*REGRESSION_LOSSES, 'squared'])} or a Loss instance. Got "
+                             f"{name!r} instead.")
+    return REGRESSION_LOSSES[name](label_range=label_range, **params)
 
 
 def get_loss(name: str | Loss, **params: Any) -> Loss:

@@ -13,12 +13,13 @@ derivation is "declared, not verified" (:attr:`Condition.unverified`), and
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import cvxpy as cp
 import numpy as np
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
-from ..objectives.atoms import DerivedBounds, derive_margin_bounds
+from ..objectives.atoms import DerivedBounds, derive_bounds
 from ..objectives.losses import Loss
 from .certificate import Condition
 
@@ -167,6 +168,45 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
                      f"declared {declared:g} >= derived {derived:.6g} ({how_derived})")
 
 
+_SLOPE_REMEDY = ("Objective and output perturbation need a bounded |ℓ'|: use a Huberized form "
+                 "(e.g. cp.huber(cp.pos(1 - m), M), or cp.huber(z - y, M) for regression, whose "
+                 "slope is bounded by 2M), or noisy gradient descent, which clips every "
+                 "per-record gradient.")
+
+
+def _probe_labels(label_range: Any) -> tuple[float, ...]:
+    lo, hi = (float(v) for v in label_range)
+    return (lo, 0.5 * (lo + hi), hi)
+
+
+class _AtLabel:
+    """A regression loss ℓ(·, y) at one label y, seen as a function of z alone (the probes)."""
+
+    def __init__(self, loss: Loss, y: float):
+        self.loss, self.y = loss, float(y)
+        self.name = loss.name
+        self.has_cvxpy = loss.has_cvxpy
+        self.kinks = tuple(self.y + float(k) for k in loss.kinks)
+
+    def _labels(self, z: Any) -> np.ndarray:
+        return np.full(np.shape(z), self.y)
+
+    def value(self, z):
+        return self.loss.value(z, self._labels(z))
+
+    def deriv(self, z):
+        return self.loss.deriv(z, self._labels(z))
+
+    def deriv2(self, z):
+        return self.loss.deriv2(z, self._labels(z))
+
+    def value_and_deriv(self, z):
+        return self.loss.value_and_deriv(z, self._labels(z))
+
+    def cvxpy_expr(self, z):
+        return self.loss.cvxpy_expr(z, self._labels(z))
+
+
 def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
     """A declared constant as a float > 0 (finite when ``finite``), or a named error."""
     value = getattr(loss, attr, None)
@@ -205,11 +245,32 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     |ℓ'| bound | derived (docs/privacy.md §2.1); numerical probe agrees
     ℓ'' bound (c) | derived (docs/privacy.md §2.1); numerical probe agrees
     """
+    regression = getattr(loss, "kind", "margin") == "regression"
+    try:
+        derived = None if not loss.has_cvxpy else derive_bounds(
+            loss.cvxpy_expr, tuple(loss.label_range) if regression else None)
+    except Exception:  # a form the table cannot read: nothing is derived
+        derived = None
+    if derived is not None and not math.isfinite(derived.slope):
+        raise PrivacyError(
+            f"{caller}: |ℓ'| bound: loss '{loss.name}' has an unbounded slope on ℝ (atoms "
+            f"{', '.join(derived.atoms)}), so no declared bound holds at every "
+            f"{'prediction' if regression else 'margin'} a release can reach (the noise is "
+            f"unbounded). {_SLOPE_REMEDY}")
     _declared(loss, "deriv_bound", caller, finite=True)
     if need_curvature:
         _declared(loss, "curvature", caller, finite=False)
     try:
-        return _check_loss(loss, need_curvature=need_curvature, caller=caller)
+        codes = ([_AtLabel(loss, y) for y in _probe_labels(loss.label_range)] if regression
+                 else [loss])
+        conds = [_check_loss(loss, code, derived, need_curvature=need_curvature, caller=caller)
+                 for code in codes][0]
+        if regression:
+            lo, hi = loss.label_range
+            conds.append(Condition("label range", True, "declared public range; every check "
+                                   "above ran at its ends and middle",
+                                   f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
+        return conds
     except DPConvexError:
         raise
     except Exception as exc:  # the user's loss code, evaluated at fixed margins
@@ -221,7 +282,8 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
             "tuple of floats.") from None
 
 
-def _check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") -> list[Condition]:
+def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_curvature: bool,
+                caller: str = "check_loss") -> list[Condition]:
     """Establish a margin loss's declared constants on all of ℝ, and check its code.
 
     The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
@@ -248,9 +310,9 @@ def _check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss")
 
     """
     conds: list[Condition] = []
-    m = _probe_grid(tuple(float(k) for k in loss.kinks))
-    d1 = np.asarray(loss.deriv(m), dtype=float)
-    v = np.asarray(loss.value(m), dtype=float)
+    m = _probe_grid(tuple(float(k) for k in code.kinks))
+    d1 = np.asarray(code.deriv(m), dtype=float)
+    v = np.asarray(code.value(m), dtype=float)
     if d1.shape != m.shape or v.shape != m.shape:
         raise PrivacyError(f"{caller}: loss '{loss.name}': value() and deriv() must return an array "
                            "of the margins' shape. Make them elementwise.")
@@ -260,24 +322,24 @@ def _check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss")
     # derivative consistent with value (central differences on the interior grid)
     hstep = 1e-5
     mi = np.linspace(-20.0, 20.0, 4001)
-    v0 = np.asarray(loss.value(mi), dtype=float)
-    left = (v0 - np.asarray(loss.value(mi - hstep), dtype=float)) / hstep
-    right = (np.asarray(loss.value(mi + hstep), dtype=float) - v0) / hstep
+    v0 = np.asarray(code.value(mi), dtype=float)
+    left = (v0 - np.asarray(code.value(mi - hstep), dtype=float)) / hstep
+    right = (np.asarray(code.value(mi + hstep), dtype=float) - v0) / hstep
     fd = 0.5 * (left + right)
     # a kink: any slope between the one-sided ones is a subgradient
     tol = 1e-4 * max(1.0, float(np.max(np.abs(fd))))
-    given = np.asarray(loss.deriv(mi), dtype=float)
+    given = np.asarray(code.deriv(mi), dtype=float)
     err = np.maximum(np.minimum(left, right) - given, given - np.maximum(left, right))
     if np.max(err) > tol:
         k = int(np.argmax(err))
         raise PrivacyError(
             f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
-            f"{float(np.ravel(loss.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value "
+            f"{float(np.ravel(code.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value "
             f"give {fd[k]:.6g}. "
             "Fix the loss's deriv() so the declared bounds are about the real derivative."
         )
     # the fused value_and_deriv the solvers use is the same function
-    vf, df = (np.asarray(a, dtype=float) for a in loss.value_and_deriv(m))
+    vf, df = (np.asarray(a, dtype=float) for a in code.value_and_deriv(m))
     bad = ~(np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15))
     if np.any(bad):
         k = int(np.argmax(bad))
@@ -301,10 +363,8 @@ def _check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss")
     derivation = shipped_derivation(loss)
     if derivation is not None and {"deriv_bound", "curvature"} & set(vars(loss)):
         derivation = None  # an instance that redeclares a shipped class's bound
-    derived: DerivedBounds | None = None
     if loss.has_cvxpy:
-        conds.append(_check_forms_agree(loss, caller))
-        derived = derive_margin_bounds(loss.cvxpy_expr)
+        conds.append(_check_forms_agree(code, caller))
     how = ("no CVXPY form" if not loss.has_cvxpy else
            "its CVXPY form uses an atom outside dpconvex.objectives.atoms.ATOMS" if derived is None
            else "atoms " + ", ".join(derived.atoms))
@@ -321,12 +381,10 @@ def _check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss")
     conds.append(_bound_condition(
         loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
         None if derived is None else derived.slope, derivation, how, obs, caller,
-        ("slope", "Objective and output perturbation need a bounded |ℓ'|: use a Huberized form "
-                  "(e.g. cp.huber(cp.pos(1 - m), M), whose slope is bounded by 2M), or noisy "
-                  "gradient descent, which clips every per-record gradient.")))
+        ("slope", _SLOPE_REMEDY)))
     if need_curvature:
         c = float(loss.curvature)
-        d2 = np.asarray(loss.deriv2(m), dtype=float)
+        d2 = np.asarray(code.deriv2(m), dtype=float)
         fd2 = np.diff(d1) / np.diff(m)
         obs2 = float(max(np.max(d2), np.max(fd2)))
         if np.min(d2) < -1e-12:
