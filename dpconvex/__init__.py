@@ -37,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "SolverError": "errors",
     "PrivateHuberSVM": "estimators",
     "PrivateLinearClassifier": "estimators",
+    "PrivateLinearRegressor": "estimators",
     "PrivateLogisticRegression": "estimators",
     "PrivateLargeMarginGaussian": "estimators",
     "PrivateGaussianCentroid": "estimators",

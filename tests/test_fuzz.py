@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, is_regressor
 
 import dpconvex as dp
 from dpconvex.data.operators import row_norms
@@ -342,6 +342,8 @@ MAKERS: dict[str, Callable[..., Any]] = {
         **{"random_state": 0, "solver": "native", **kw}),
     "PrivateLargeMarginGaussian": lambda **kw: dp.PrivateLargeMarginGaussian(
         **{"random_state": 0, "solver": "native", **kw}),
+    "PrivateLinearRegressor": lambda **kw: dp.PrivateLinearRegressor(
+        **{"random_state": 0, "solver": "native", **kw}),
     "PrivateGaussianCentroid": lambda **kw: dp.PrivateGaussianCentroid(**{"random_state": 0, **kw}),
     "PrivateClassifier": lambda **kw: dp.PrivateClassifier(**{"random_state": 0, **kw}),
     "NoisyGradientDescent": _ngd,
@@ -414,6 +416,12 @@ def release_problems(est: Any, Xp: Any = X) -> list[str]:
         bound = getattr(est, "data_norm", 1.0)
         if np.any(row_norms(Z) > bound * (1.0 + 1e-12)):
             problems.append(f"transform row above its norm bound {bound}")
+        return problems
+    if not hasattr(est, "classes_"):  # a regressor: finite predictions inside its label range
+        pred = np.asarray(est.predict(Xp), dtype=float)
+        lo, hi = est.label_range
+        if pred.shape != (len(Xp),) or not np.all((pred >= lo) & (pred <= hi)):
+            problems.append(f"predict outside the label range {est.label_range!r}")
         return problems
     classes = np.asarray(est.classes_)
     pred = np.asarray(est.predict(Xp))
@@ -514,7 +522,9 @@ def data_cases(name: str) -> list[Case]:
     cases = [fit_case(f"{name}.fit({xid})", make, Xb, Y2, bad=not (transformer and xid == "X one row"))
              for xid, Xb in BAD_X]
     if not transformer:
-        cases += [fit_case(f"{name}.fit({yid})", make, X, yb, bad=True) for yid, yb in BAD_Y]
+        regressor = is_regressor(make())
+        cases += [fit_case(f"{name}.fit({yid})", make, X, yb,
+                           bad=not (regressor and yid in REGRESSION_LABELS)) for yid, yb in BAD_Y]
     cases += [fit_case(f"{name}.fit({did})", make, Xe, ye, bad=False)
               for did, Xe, ye in EDGE_DATA]
     sparse_ok = getattr(make().__sklearn_tags__().input_tags, "sparse", False)
@@ -578,6 +588,10 @@ def _fitted_on_frame(name: str) -> Any:
 
 def _output_problems(est: Any, method: str, r: Any) -> list[str]:
     """A prediction-time output: labels from ``classes_``, or finite numbers."""
+    if method == "predict" and is_regressor(est):
+        lo, hi = est.label_range
+        pred = np.asarray(r, dtype=float)
+        return [] if np.all((pred >= lo) & (pred <= hi)) else ["prediction outside label_range"]
     if method == "predict":
         known = np.asarray(est.classes_).tolist()
         return [] if all(v in known for v in np.asarray(r).tolist()) else ["label outside classes_"]
@@ -586,6 +600,15 @@ def _output_problems(est: Any, method: str, r: Any) -> list[str]:
 
 def _score_ok(v: Any) -> list[str]:
     return [] if isinstance(v, float) and 0.0 <= v <= 1.0 else [f"score {v!r} not in [0, 1]"]
+
+
+def _r2_ok(v: Any) -> list[str]:
+    return [] if isinstance(v, float) and v <= 1.0 and np.isfinite(v) else [f"R^2 {v!r}"]
+
+
+#: Labels a regressor takes (continuous, or all equal) that every classifier refuses.
+REGRESSION_LABELS = frozenset({"y continuous", "y continuous object", "y one class",
+                               "y unseen label"})
 
 
 def predict_cases(name: str) -> list[Case]:
@@ -607,13 +630,15 @@ def predict_cases(name: str) -> list[Case]:
     for m in methods:
         cases.append(Case(f"{name}.{m}(unfitted)", lambda m=m: getattr(unfitted, m)(X), True))
     if hasattr(est, "score") and not is_transformer(est):
+        regressor = is_regressor(est)
         for sid, ys, w in BAD_SCORE:
             cases.append(Case(f"{name}.score({sid})",
-                              lambda ys=ys, w=w: est.score(frame(), ys, sample_weight=w), True))
+                              lambda ys=ys, w=w: est.score(frame(), ys, sample_weight=w),
+                              not (regressor and sid in REGRESSION_LABELS)))
         for sid, Xs, ys, w in GOOD_SCORE:
             cases.append(Case(f"{name}.score({sid})",
                               lambda Xs=Xs, ys=ys, w=w: est.score(Xs, ys, sample_weight=w), False,
-                              check=_score_ok))
+                              check=_r2_ok if regressor else _score_ok))
     return cases
 
 

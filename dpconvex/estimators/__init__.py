@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateHuberSVM": "linear",
     "PrivateLargeMarginGaussian": "large_margin",
     "PrivateLinearClassifier": "linear",
+    "PrivateLinearRegressor": "regression",
     "PrivateLogisticRegression": "linear",
     "PrivateRandomSearch": "selection",
     "RandomFourierFeatures": "kernels",

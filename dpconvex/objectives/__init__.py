@@ -27,4 +27,7 @@ from .losses import (
 from .regularizers import L2, REGULARIZERS, Frobenius, Regularizer
 from .terms import MatrixTerm, probe_term, psi_frobenius
 
-__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius", "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball", "Regularizer", "SmoothHinge", "get_loss", "get_regression_loss", "probe_term", "psi_frobenius"]
+__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
+           "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",
+           "Regularizer", "SmoothHinge", "get_loss", "get_regression_loss", "probe_term",
+           "psi_frobenius"]

@@ -457,56 +457,65 @@ class HuberRegression(_RegressionLoss):
 
 
 class Pinball(_RegressionLoss):
-    """The pinball (quantile) loss ρ_τ(y − z) = max(τ(y − z), (τ − 1)(y − z)).
+    """The quantile (pinball) loss ρ_τ(y − z), smoothed over a width h so that it has curvature.
 
-    |∂ℓ/∂z| <= max(τ, 1 − τ) on all of ℝ; a kink at z = y, so no curvature bound: output
-    perturbation (or noisy gradient descent), not objective perturbation
-    (docs/privacy.md §15.4).
+    With r = z − y: ℓ(z, y) = (1 − τ)·r + h·log(1 + exp(−r/h)), which tends to the pinball
+    loss max(τ(y − z), (τ − 1)(y − z)) as h → 0 (they differ by at most h·log 2).
+    ∂ℓ/∂z = (1 − τ) − σ(−r/h) ∈ (−τ, 1 − τ), so |∂ℓ/∂z| <= max(τ, 1 − τ); ∂²ℓ/∂z² =
+    σ(1 − σ)/h <= 1/(4h), on all of ℝ and for every label (docs/privacy.md §15.4).
 
     Examples
     --------
     >>> import numpy as np
     >>> from dpconvex.objectives import Pinball
-    >>> loss = Pinball(0.9, label_range=(0.0, 1.0))
-    >>> loss.deriv_bound
-    0.9
+    >>> loss = Pinball(0.9, label_range=(0.0, 1.0), smoothing=0.01)
+    >>> loss.deriv_bound, loss.curvature
+    (0.9, 25.0)
     >>> loss.value(np.array([0.0, 1.0]), np.array([0.5, 0.5])).round(3).tolist()
     [0.45, 0.05]
     """
 
     name = "pinball"
     derivation = "docs/privacy.md §15.4"
-    curvature = math.inf
 
-    def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
-        self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0)
+    def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0),
+                 smoothing: float = 0.05):
+        self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0,
+                                    high_inclusive=False)
+        self.smoothing = check_float("smoothing", smoothing, type(self).__name__)
         super().__init__(label_range)
 
     @property
     def deriv_bound(self) -> float:  # type: ignore[override]
         return max(self.quantile, 1.0 - self.quantile)
 
+    @property
+    def curvature(self) -> float:  # type: ignore[override]
+        return 1.0 / (4.0 * self.smoothing)
+
+    def _r(self, z, y):
+        return np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+
     def value(self, z, y=None):
-        r = np.asarray(y, dtype=float) - np.asarray(z, dtype=float)
-        return np.maximum(self.quantile * r, (self.quantile - 1.0) * r)
+        r, h = self._r(z, y), self.smoothing
+        return (1.0 - self.quantile) * r + h * np.logaddexp(0.0, -r / h)
 
     def deriv(self, z, y=None):
-        r = np.asarray(y, dtype=float) - np.asarray(z, dtype=float)
-        return np.where(r > 0, -self.quantile, 1.0 - self.quantile)
+        r, h = self._r(z, y), self.smoothing
+        return (1.0 - self.quantile) - expit(-r / h)
 
     def deriv2(self, z, y=None):
-        return np.zeros_like(np.asarray(z, dtype=float))
+        r, h = self._r(z, y), self.smoothing
+        s = expit(-r / h)
+        return s * (1.0 - s) / h
 
     def cvxpy_expr(self, z, y=None):
-        return cp.maximum(self.quantile * (y - z), (self.quantile - 1.0) * (y - z))
-
-    @property
-    def kinks(self):
-        """The kink at z = y (residual 0)."""
-        return (0.0,)
+        h = self.smoothing
+        return (1.0 - self.quantile) * (z - y) + h * cp.logistic(-(z - y) / h)
 
     def params(self):
-        return {"quantile": self.quantile, "label_range": self.label_range}
+        return {"quantile": self.quantile, "label_range": self.label_range,
+                "smoothing": self.smoothing}
 
 
 #: Registry of losses by name: one entry per loss class.
@@ -545,7 +554,7 @@ def get_regression_loss(name: str | Loss, label_range: tuple[float, float], **pa
         return Loss.from_cvxpy(lambda z, y: 0.5 * cp.square(z - y), kind="regression",
                                name="squared", label_range=label_range)
     if name not in REGRESSION_LOSSES:
-        raise ParameterError(f"The 'loss' parameter must be one of "
+        raise ParameterError(f"The 'name' parameter of get_regression_loss must be one of "
                              f"{sorted([*REGRESSION_LOSSES, 'squared'])} or a Loss instance. Got "
                              f"{name!r} instead.")
     return REGRESSION_LOSSES[name](label_range=label_range, **params)

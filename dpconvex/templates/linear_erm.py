@@ -143,7 +143,9 @@ class LinearERMTemplate:
         self.data_norm = float(data_norm)
         self.rows: DesignOperator = as_design(X)
         self.y = np.asarray(y, dtype=float)
-        check_margin_labels(self.y, type(self).__name__)
+        #: A margin loss reads y·wᵀx; a regression loss ℓ(wᵀx, y) reads the prediction and y.
+        self.regression = getattr(loss, "kind", "margin") == "regression"
+        self._check_labels(type(self).__name__)
         self.n, self.p = self.rows.n, self.rows.p
         self.space = EuclideanSpace((self.p,))
         self.capabilities = frozenset({"objective", "smooth", "hessian", "hessp", "per_record"}
@@ -152,9 +154,11 @@ class LinearERMTemplate:
         self._zero_noise = np.zeros(self.p)
         self._last_margins: tuple[np.ndarray, np.ndarray] | None = None
         self._last_objective: tuple[Any, ...] | None = None
-        # Products with A = diag(y) X (and Aᵀ), in CSR when that pays; the choice changes
-        # only the arithmetic, not the objective or its minimizer.
-        self._ops = self.rows.compact().scale_rows(self.y)
+        # Products with A = diag(y) X (and Aᵀ) for a margin loss, A = X for a regression
+        # loss, in CSR when that pays; the choice changes only the arithmetic, not the
+        # objective or its minimizer.
+        self._ops = (self.rows.compact() if self.regression
+                     else self.rows.compact().scale_rows(self.y))
         self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
         if self._sample_step and _takes_every(self._ops):
@@ -163,7 +167,31 @@ class LinearERMTemplate:
         # the objective, the gradient and the sampled Hessian at a point, and no n-vector
         # leaves the workers (DaskRows.margin_sums)
         self._on_workers = hasattr(self._ops, "margin_sums")
+        if self._on_workers and self.regression:
+            raise ParameterError(
+                f"{type(self).__name__}.__init__: a regression loss on rows held by Dask workers is not "
+                "supported: the workers' sums read margins only. Compute the rows in memory "
+                "(X.compute()) or use a margin loss.")
         self._last_sample: tuple[np.ndarray, np.ndarray, int] | None = None
+
+    def _check_labels(self, caller: str) -> None:
+        """Labels in the loss's label domain: {−1, +1} (margin), its label range (regression)."""
+        if not self.regression:
+            check_margin_labels(self.y, caller)
+            return
+        lo, hi = self.loss.label_range
+        if not bool(np.all((self.y >= lo) & (self.y <= hi))):
+            raise DataValidationError(
+                f"{caller}: loss '{self.loss.name}' takes labels in its public label_range "
+                f"[{lo:g}, {hi:g}], but y has labels outside it: its bounds are derived over that "
+                "range only. Clip the labels to the range (a per-record public map), or declare "
+                "the range they come from.")
+
+    def _labels_at(self, rows: slice | np.ndarray | None) -> tuple[np.ndarray, ...]:
+        """() for a margin loss; (y[rows],) for a regression loss (the loss's second argument)."""
+        if not self.regression:
+            return ()
+        return (self.y if rows is None else self.y[rows],)
 
     @property
     def X(self) -> Any:
@@ -206,13 +234,20 @@ class LinearERMTemplate:
         conds = []
         if self.loss.has_cvxpy:
             m = cp.Variable(3)
-            conds.append(check_dcp_convex(cp.sum(self.loss.cvxpy_expr(m)), f"loss '{self.loss.name}'",
+            form = (self.loss.cvxpy_expr(m, np.linspace(*self.loss.label_range, 3)) if self.regression
+                    else self.loss.cvxpy_expr(m))
+            conds.append(check_dcp_convex(cp.sum(form), f"loss '{self.loss.name}'",
                                           f"{type(self).__name__}.conditions"))
         conds += check_loss(self.loss, need_curvature="curvature" in needs,
                             caller=f"{type(self).__name__}.conditions")
-        check_margin_labels(self.y, f"{type(self).__name__}.conditions")
-        conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
-                               "every label is -1 or +1 (the margin loss's label domain)"))
+        self._check_labels(f"{type(self).__name__}.conditions")
+        if self.regression:
+            lo, hi = self.loss.label_range
+            conds.append(Condition("labels in the label range", True, "checked on every label",
+                                   f"every label is in [{lo:g}, {hi:g}] (the loss's public range)"))
+        else:
+            conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
+                                   "every label is -1 or +1 (the margin loss's label domain)"))
         largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
         top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
@@ -229,7 +264,9 @@ class LinearERMTemplate:
             "adjacency: datasets differing in one record (replace-one)",
             f"rows clipped to the public norm bound q = {self.data_norm:g} (intercept column "
             "included); preprocessing that reads the data is not covered",
-            "labels in {-1, +1}; the proof is for the exact minimizer of the perturbed objective: "
+            ("labels in the public label range " + str(tuple(self.loss.label_range))
+             if self.regression else "labels in {-1, +1}")
+            + "; the proof is for the exact minimizer of the perturbed objective: "
             "see the solve condition for how the released point relates to it",
         ]
         if getattr(self.rows, "certificate_note", None):  # an out-of-core backend says so
@@ -241,14 +278,17 @@ class LinearERMTemplate:
 
     @property
     def record_domain(self) -> RecordDomain:
-        """The public record domain: rows of norm <= q, labels in {−1, +1}."""
+        """The public record domain: rows of norm <= q, labels in {−1, +1} or the label range."""
+        if self.regression:
+            return RecordDomain(self.p, self.data_norm, label_range=tuple(self.loss.label_range))
         return RecordDomain(self.p, self.data_norm, labels=MARGIN_LABELS)
 
     def record_gradients(self, w: np.ndarray, X: Any, y: np.ndarray) -> np.ndarray:
-        """∇_w ℓ(y_i wᵀx_i) = ℓ'(y_i wᵀx_i) y_i x_i for each record (rows of X, labels y)."""
+        """∇_w ℓ for each record: ℓ'(y_i wᵀx_i) y_i x_i (margin), ∂ℓ/∂z(wᵀx_i, y_i) x_i (regression)."""
         X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
         y = np.asarray(y, dtype=float)
-        coef = self.loss.deriv(y * (X @ np.asarray(w, dtype=float))) * y
+        z = X @ np.asarray(w, dtype=float)
+        coef = self.loss.deriv(z, y) if self.regression else self.loss.deriv(y * z) * y
         return coef[:, None] * X
 
     @staticmethod
@@ -280,7 +320,7 @@ class LinearERMTemplate:
                 self._last_sample = (w.copy(), gram, count)
         else:
             def deriv(m: np.ndarray, rows: slice) -> np.ndarray:
-                lv, ld = self.loss.value_and_deriv(m)
+                lv, ld = self.loss.value_and_deriv(m, *self._labels_at(rows))
                 total[0] += float(np.sum(lv))
                 return ld
 
@@ -326,7 +366,8 @@ class LinearERMTemplate:
         if self._on_workers:
             H = self._ops.margin_sums(w, self.loss, gradient=False, step=1)[2] / self.n
         else:
-            H = self._ops.weighted_gram(self.loss.deriv2(self._margins(w))) / self.n
+            H = self._ops.weighted_gram(self.loss.deriv2(self._margins(w), *self._labels_at(None))
+                                        ) / self.n
         H[np.diag_indices_from(H)] += reg
         return H
 
@@ -355,14 +396,15 @@ class LinearERMTemplate:
             H = last[1] / last[2]
         else:
             sub = self._ops.every(k)
-            H = sub.weighted_gram(self.loss.deriv2(self._margins(w)[::k])) / sub.n
+            H = sub.weighted_gram(self.loss.deriv2(self._margins(w)[::k],
+                                                   *self._labels_at(slice(None, None, k)))) / sub.n
         H[np.diag_indices_from(H)] += reg
         return H
 
     def hessp(self, w: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
         """v -> ∇²J(w) v without forming the Hessian: (1/n) Aᵀ(ℓ''(m) ⊙ (A v)) + (Λ + Δ) v."""
         reg = self.regularizer.lam + float(extra_reg)
-        d2 = self.loss.deriv2(self._margins(w)) / self.n
+        d2 = self.loss.deriv2(self._margins(w), *self._labels_at(None)) / self.n
         fused = getattr(self._ops, "matvec_rmatvec", None)
         if fused is None:
             return lambda v: self._ops.rmatvec(d2 * self._ops.matvec(v)) + reg * v
@@ -394,7 +436,9 @@ class LinearERMTemplate:
             b = cp.Parameter(self.p, value=np.zeros(self.p))
             reg = cp.Parameter(nonneg=True, value=self.lam)
             margins = self._ops.matrix @ w
-            obj = (cp.sum(self.loss.cvxpy_expr(margins)) / self.n
+            terms = (self.loss.cvxpy_expr(margins, self.y) if self.regression
+                     else self.loss.cvxpy_expr(margins))
+            obj = (cp.sum(terms) / self.n
                    + 0.5 * reg * cp.sum_squares(w) + (b @ w) / self.n)
             self._cvx = {"problem": cp.Problem(cp.Minimize(obj)), "w": w, "b": b, "reg": reg}
         return self._cvx

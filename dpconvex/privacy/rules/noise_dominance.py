@@ -231,9 +231,11 @@ def linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism, budget
 
 def warn_if_linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism, budget: Budget,
                                    owner: str, *,
-                                   stacklevel: int = 4, calibration: Calibration | None = None
-                                   ) -> float | None:
+                                   stacklevel: int = 4, calibration: Calibration | None = None,
+                                   baseline: str = "the majority class") -> float | None:
     """Warn (a :class:`PrivacyWarning`, before the solve) when ρ₀ > :data:`LINEAR_NOISE_RATIO`.
+
+    ``baseline``: what the model is likely no better than (a regressor: a constant).
 
     Returns ρ₀ (or None). The message names the public quantities and the remedies.
     ``calibration``: the release's calibration when it is already computed (a fit passes
@@ -273,7 +275,7 @@ def warn_if_linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism
         f"expected norm is {rho:.2g} x the largest possible data gradient at the start (p = {p} "
         f"noise coordinates, n = {template.n}; public quantities only), so the model's direction "
         f"is within {angle:.0f} degrees of a random one (to first order): the model is likely "
-        "no better than the majority class. Use a larger epsilon, more rows, or fewer features "
+        f"no better than {baseline}. Use a larger epsilon, more rows, or fewer features "
         f"(docs/privacy.md §6.7). {PUBLIC_CHECK_NOTE}",
         PrivacyWarning, stacklevel=stacklevel)
     return rho

@@ -1,0 +1,378 @@
+"""A scikit-learn compatible private linear regressor: any convex loss of the prediction.
+
+:class:`PrivateLinearRegressor` minimizes (1/n) Σ ℓ(wᵀxᵢ + b, uᵢ) + (Λ/2)‖(w, b/s)‖² with
+objective (or output) perturbation ([CMS]_ Alg. 1–2, for a loss of the prediction [KST]_),
+on the same template, verifier, certificate and ledger as the classifiers. The labels are
+read through two public per-record maps: clipped to ``label_range`` = (lo, hi), then scaled
+to u = (2y − lo − hi)/(hi − lo) ∈ [−1, 1]; the loss sees u, so its constants do not depend
+on the labels' units, and predictions are mapped back (and clipped to the range).
+
+References
+----------
+.. [CMS] Chaudhuri, Monteleoni, Sarwate. Differentially Private Empirical Risk
+   Minimization. JMLR 12 (2011), Alg. 1-2.
+.. [KST] Kifer, Smith, Thakurta. Private Convex Empirical Risk Minimization and
+   High-dimensional Regression. COLT 2012, §3 (objective perturbation for a convex loss
+   of the prediction with rank-one Hessians).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from .._random import noise_source
+from .._validation import (
+    ACCOUNTANT,
+    DATA_NORM,
+    DELTA,
+    EPSILON,
+    LAM,
+    MAX_ITER_RULE,
+    RANDOM_STATE,
+    Bool,
+    Constraint,
+    Float,
+    NoValidation,
+    check_fitted,
+    checks_feature_names,
+)
+from ..data.preprocess import add_intercept, note_clipped
+from ..data.preprocess import clip_rows as clip_design
+from ..data.validation import check_array
+from ..errors import DataValidationError, ParameterError, PrivacyWarning
+from ..objectives.losses import Loss, get_regression_loss
+from ..privacy.budget import Budget
+from ..privacy.mechanisms import Mechanism, build_mechanism
+from ..privacy.release import release
+from ..privacy.rules.lam import resolve_lam
+from ..privacy.rules.mechanism import resolve_mechanism
+from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
+from ..templates.linear_erm import LinearERMTemplate
+from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .constraints import SOLVER, Vouch
+from .linear import _implicit_rows
+
+__all__ = ["UNIT_LABELS", "PrivateLinearRegressor"]
+
+#: The range the loss sees the labels in: (2y − lo − hi)/(hi − lo) maps [lo, hi] onto it.
+UNIT_LABELS = (-1.0, 1.0)
+
+
+class _LossChoice(Constraint):
+    """"huber", "pinball", "squared" or a regression :class:`~dpconvex.objectives.Loss`."""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if isinstance(value, Loss) or value in ("huber", "pinball", "squared"):
+            return value
+        raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got {value!r} "
+                             "instead.")
+
+    def __str__(self) -> str:
+        return "one of 'huber', 'pinball', 'squared' or a dpconvex.objectives.Loss instance"
+
+
+class _LabelRange(Constraint):
+    """(lo, hi), finite floats with lo < hi: the labels' public range."""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        try:
+            lo, hi = (float(v) for v in value)
+        except (TypeError, ValueError):
+            lo, hi = math.nan, math.nan
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
+                                 f"{value!r} instead.")
+        return lo, hi
+
+    def __str__(self) -> str:
+        return "(lo, hi) with finite lo < hi, the public range of the labels"
+
+
+class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
+    """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
+
+    Parameters
+    ----------
+    loss : {"huber", "pinball", "squared"} or Loss, default="huber"
+        "huber": :class:`~dpconvex.objectives.HuberRegression` (threshold ``huber_threshold``
+        on the unit label scale); "pinball": the smoothed quantile loss
+        :class:`~dpconvex.objectives.Pinball` (``quantile``); "squared": (z − y)²/2, whose
+        slope is unbounded on the predictions a release can reach, so the verifier refuses it
+        with the reason (docs/privacy.md §15.4). A :class:`~dpconvex.objectives.Loss` of kind
+        "regression" (e.g. from :meth:`Loss.from_cvxpy`) with ``label_range=(-1, 1)``: it
+        sees the labels on the unit scale.
+    epsilon : float, default=1.0
+    delta : float, default=0.0
+        δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
+    label_range : (float, float)
+        The public range (lo, hi) of the labels, from documentation, never from the data:
+        labels are clipped to it (a per-record map, counted and warned) and predictions too.
+    data_norm : float, default=1.0
+        Public bound q on each row's norm (rows are clipped to it).
+    fit_intercept : bool, default=True
+        An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
+    intercept_scaling : float, default=1.0
+    lam : float or "auto", default="auto"
+        Λ; "auto": the public rule of the classifiers (docs/privacy.md §3.4).
+    mechanism : str, default="auto"
+        "objective", "output", "gaussian_objective", "gaussian_output", "none"; "auto" by δ.
+    quantile : float, default=0.5
+        τ of the pinball loss.
+    huber_threshold : float, default=0.5
+        M of the Huber loss on the unit label scale (a quarter of the label range).
+    solver : str or None, default=None
+    random_state : None, int or Generator, default=None
+        None draws the noise from the OS (a release); a seed makes an experiment.
+    max_iter : int or None, default=None
+    accountant : BudgetAccountant or None, default=None
+    vouch : tuple of str, default=()
+        Constants of a user's loss that you vouch for (docs/privacy.md §15.3).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        In the labels' units.
+    intercept_ : float
+    n_features_in_ : int
+    certificate_ : Certificate
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLinearRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3)) / 2
+    >>> y = 5 + 3 * X[:, 0] + rng.normal(size=2000)
+    >>> reg = PrivateLinearRegressor(epsilon=2.0, label_range=(0, 10), random_state=0).fit(X, y)
+    >>> reg.score(X, y) > 0.3, reg.certificate_.epsilon <= 2.0
+    (True, True)
+    """
+
+    _accepts_sparse = True
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "loss": _LossChoice(),
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "label_range": _LabelRange(),
+        "data_norm": DATA_NORM,
+        "fit_intercept": Bool(),
+        "intercept_scaling": Float(),
+        "lam": LAM,
+        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "quantile": Float(high=1.0),
+        "huber_threshold": Float(),
+        "solver": SOLVER,
+        "random_state": RANDOM_STATE,
+        "max_iter": MAX_ITER_RULE,
+        "accountant": ACCOUNTANT,
+        "vouch": Vouch(),
+    }
+
+    def __init__(self, *, loss: Any = "huber", epsilon: float = 1.0, delta: float = 0.0,
+                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
+                 lam: float | str = "auto", mechanism: str = "auto", quantile: float = 0.5,
+                 huber_threshold: float = 0.5, solver: str | None = None,
+                 random_state: Any = None, max_iter: int | None = None, accountant: Any = None,
+                 vouch: tuple[str, ...] = ()):
+        self.loss = loss
+        self.epsilon = epsilon
+        self.delta = delta
+        self.label_range = label_range
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.lam = lam
+        self.mechanism = mechanism
+        self.quantile = quantile
+        self.huber_threshold = huber_threshold
+        self.solver = solver
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.accountant = accountant
+        self.vouch = vouch
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------ parameters
+    def _make_loss(self) -> Loss:
+        if isinstance(self.loss, Loss):
+            if getattr(self.loss, "kind", "margin") != "regression" or tuple(
+                    float(v) for v in self.loss.label_range) != UNIT_LABELS:
+                raise ParameterError(
+                    f"{type(self).__name__}.fit: a Loss instance must be of kind 'regression' with "
+                    "label_range=(-1, 1): the estimator maps the labels onto [-1, 1] by the public "
+                    "label_range before the loss sees them.")
+            return self.loss
+        if self.loss == "huber":
+            return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
+        if self.loss == "pinball":
+            return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile))
+        return get_regression_loss(self.loss, UNIT_LABELS)
+
+    def _mechanism(self) -> Mechanism:
+        name = resolve_mechanism(self.mechanism, self.delta, "linear_erm").name
+        return build_mechanism(name, type(self).__name__, "linear_erm")
+
+    def _check_consistency(self) -> None:
+        mech = self._mechanism()
+        if mech.private:
+            mech.check_budget(self._budget(mech))
+
+    def _budget(self, mechanism: Mechanism) -> Budget:
+        if not mechanism.private:
+            return Budget.unlimited()
+        return Budget(float(self.epsilon), float(self.delta))
+
+    def _norm_bound(self) -> float:
+        q = float(self.data_norm)
+        return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
+
+    def _vouched(self) -> tuple[str, ...]:
+        return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)
+
+    # ----------------------------------------------------------------------- plan
+    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
+        """(n, 1, n_features): a regression has no label set to read."""
+        n, _, p = super().public_shape(X, np.zeros(1))
+        return n, 1, p
+
+    def _label_count(self, y: Any, n: int) -> int:
+        return 1
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        mechanism = self._mechanism()
+        budget = self._budget(mechanism)
+        loss = self._make_loss()
+        q = self._norm_bound()
+        lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, q,
+                                n_features + int(self.fit_intercept), loss,
+                                delta=float(self.delta))
+        rule = "given" if not isinstance(self.lam, str) else \
+            "lam='auto': dpconvex.privacy.rules.lam.auto_lam (docs/privacy.md §3.4)"
+        lo, hi = (float(v) for v in self.label_range)
+        label_note = (f"labels clipped to the public label_range [{lo:g}, {hi:g}] and mapped onto "
+                      "[-1, 1] (per-record public maps); predictions mapped back and clipped")
+        return FitPlan(
+            estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
+            template="linear ERM", learner="linear regression", mechanism=mechanism,
+            budget=budget, backend=self.solver or "native", lam=lam, lam_rule=rule,
+            notes=(note, label_note),
+            options={"loss": loss.name, "norm bound q~": q, "label_range": (lo, hi),
+                     "fit_intercept": bool(self.fit_intercept),
+                     "intercept_scaling": float(self.intercept_scaling)})
+
+    # -------------------------------------------------------------------- prepare
+    def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False
+                     ) -> np.ndarray:
+        """Labels clipped to the public range (warned) and mapped onto [−1, 1]; with
+        ``check_only`` (score), the labels as given, validated, on the same scale."""
+        try:
+            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            if np.iscomplexobj(raw) or raw.ndim != 1 or raw.dtype.kind not in "biufO":
+                raise TypeError
+            values = raw.astype(float).reshape(-1)
+        except (TypeError, ValueError):
+            raise DataValidationError(f"{type(self).__name__}.fit: y must hold numbers (a regression's labels). "
+                                      "Convert it to floats first.") from None
+        if values.size != n:
+            raise DataValidationError(f"{type(self).__name__}.fit: y has {values.size} labels for {n} rows. Pass "
+                                      "one label per row.")
+        if not np.all(np.isfinite(values)):
+            raise DataValidationError(f"{type(self).__name__}.fit: y has labels that are not finite (NaN or inf). "
+                                      "Remove or impute them first.")
+        lo, hi = (float(v) for v in self.label_range)
+        if check_only:
+            return (2.0 * values - lo - hi) / (hi - lo)
+        clipped = np.clip(values, lo, hi)
+        moved = int(np.count_nonzero(clipped != values))
+        if moved:
+            warnings.warn(
+                f"{owner}: labels outside the public label_range [{lo:g}, {hi:g}] were clipped to "
+                "it (a per-record map; the count is a statistic of the data and is not shown). "
+                "Widen label_range if the range is not what the documentation gives.",
+                PrivacyWarning, stacklevel=4)
+        return (2.0 * clipped - lo - hi) / (hi - lo)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """R² of ``predict(X)`` against ``y`` (labels checked as ``fit`` checks them)."""
+        from sklearn.metrics import r2_score
+
+        from .._validation import check_sample_weight
+
+        pred = self.predict(X)
+        lo, hi = (float(v) for v in self.label_range)
+        truth = self._unit_labels(y, pred.size, check_only=True) * 0.5 * (hi - lo) + 0.5 * (hi + lo)
+        weights = None if sample_weight is None else check_sample_weight(
+            sample_weight, pred.size, f"{type(self).__name__}.score")
+        return float(r2_score(truth, pred, sample_weight=weights))
+
+    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+        """Validate, clip the rows and labels, add the intercept column, build the template."""
+        owner = f"{type(self).__name__}.fit"
+        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True)
+        n, d = X_checked.shape
+        u = self._unit_labels(y, n, owner)
+        q = float(self.data_norm)
+        scaling = float(self.intercept_scaling) if self.fit_intercept else None
+        design = _implicit_rows(X_checked, q, scaling, np.zeros(n, dtype=bool), owner)
+        if design is None:  # CSR stays CSR
+            design, n_clipped = clip_design(X_checked, q)
+            note_clipped(n_clipped, n, q, owner)
+            if self.fit_intercept:
+                design = add_intercept(design, float(self.intercept_scaling))
+        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), design, u)
+        return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
+                        reusable=not isinstance(self.lam, str))
+
+    def prepare_shape(self, plan: FitPlan) -> Prepared:
+        from ..data.operators import DenseRows, ScaledRows
+
+        p = plan.n_features + int(self.fit_intercept)
+        rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
+        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), rows,
+                                     np.zeros(plan.n))
+        return Prepared(template=template, meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
+
+    # --------------------------------------------------------------------- release
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
+                 warm_start: np.ndarray | None) -> PrivateLinearRegressor:
+        noise = noise_source(self)
+        owner = type(self).__name__
+        mechanism, budget = plan.mechanism, plan.budget
+        released = release(prep.template, mechanism, budget, self.solver, noise.rng,
+                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
+                           vouch=self._vouched(),
+                           on_calibrated=lambda calibration: warn_if_linear_noise_dominates(
+                               prep.template, mechanism, budget, owner, calibration=calibration,
+                               stacklevel=6, baseline="a constant prediction"))
+        theta, certificate = released.theta, released.certificate
+        certificate.assumptions.extend(note for note in plan.notes if note)
+        hold.commit_certificate(certificate)
+        d = prep.meta.n_features
+        lo, hi = (float(v) for v in self.label_range)
+        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
+        s = float(self.intercept_scaling)
+        self.n_features_in_ = d
+        self.coef_ = half * theta[:d]
+        self.intercept_ = float(mid + half * (s * theta[d] if self.fit_intercept else 0.0))
+        self.certificate_ = certificate
+        return self
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """wᵀx + b in the labels' units, clipped to ``label_range``."""
+        check_fitted(self, "coef_")
+        X_checked = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
+                                n_features=self.n_features_in_)
+        lo, hi = (float(v) for v in self.label_range)
+        return np.clip(np.asarray(X_checked @ self.coef_).reshape(-1) + self.intercept_, lo, hi)
