@@ -282,14 +282,14 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
                 raise TypeError
             values = raw.astype(float).reshape(-1)
         except (TypeError, ValueError):
-            raise DataValidationError(f"{type(self).__name__}.fit: y must hold numbers (a regression's labels). "
-                                      "Convert it to floats first.") from None
+            raise DataValidationError(f"{type(self).__name__}.fit: y must hold numbers (a "
+                                      "regression's labels). Convert it to floats first.") from None
         if values.size != n:
-            raise DataValidationError(f"{type(self).__name__}.fit: y has {values.size} labels for {n} rows. Pass "
-                                      "one label per row.")
+            raise DataValidationError(f"{type(self).__name__}.fit: y has {values.size} labels for "
+                                      f"{n} rows. Pass one label per row.")
         if not np.all(np.isfinite(values)):
-            raise DataValidationError(f"{type(self).__name__}.fit: y has labels that are not finite (NaN or inf). "
-                                      "Remove or impute them first.")
+            raise DataValidationError(f"{type(self).__name__}.fit: y has labels that are not finite "
+                                      "(NaN or inf). Remove or impute them first.")
         lo, hi = (float(v) for v in self.label_range)
         if check_only:
             return (2.0 * values - lo - hi) / (hi - lo)
