@@ -56,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "Categorical": "data.schema",
     "Binary": "data.schema",
     "draft_schema": "data.schema_draft",
+    "Loss": "objectives.losses",
 }
 
 #: Subpackages reachable as attributes (``dpconvex.datasets`` without importing it first).
