@@ -497,7 +497,12 @@ class NonNegative(Box):
 
 
 def _project_simplex(v: np.ndarray, total: float) -> np.ndarray:
-    """Π onto {x >= 0, Σ x = total}: [DSSC]_ Fig. 1 (sort, then the threshold τ)."""
+    """Π onto {x >= 0, Σ x = total}: [DSSC]_ Fig. 1 (sort, then the threshold τ).
+
+    Π(v + c·1) = Π(v) on the simplex, so v is first shifted to max(v) = 0: the running
+    sums then carry no cancellation between huge coordinates and ``total``.
+    """
+    v = v - v.max()
     mu = np.sort(v)[::-1]
     excess = np.cumsum(mu) - total
     positive = np.flatnonzero(mu - excess / np.arange(1, v.size + 1) > 0)
@@ -509,8 +514,10 @@ def _project_simplex(v: np.ndarray, total: float) -> np.ndarray:
 class L1Ball(ConvexSet):
     """The ℓ1 ball ||w||_1 <= radius.
 
-    The projection is that of [DSSC]_ §4: θ itself inside the ball, else
-    sign(θ) · Π_simplex(|θ|) onto the simplex of total ``radius`` (Fig. 1).
+    The projection is that of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
+    projections onto the l1-ball for learning in high dimensions" (ICML 2008), §4: θ
+    itself inside the ball, else sign(θ) · Π_simplex(|θ|) onto the simplex of total
+    ``radius`` (their Fig. 1, as in :class:`Simplex`).
 
     Parameters
     ----------
@@ -559,7 +566,9 @@ class L1Ball(ConvexSet):
 class Simplex(ConvexSet):
     """The scaled probability simplex {w >= 0, Σ w = total}.
 
-    The projection is [DSSC]_ Fig. 1: sort θ, find the threshold τ, return max(θ − τ, 0).
+    The projection is Fig. 1 of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
+    projections onto the l1-ball for learning in high dimensions" (ICML 2008): sort θ,
+    find the threshold τ, return max(θ − τ, 0); O(p log p).
 
     Parameters
     ----------

@@ -280,6 +280,11 @@ class ConstrainedSpace:
     privacy; ``project_noise`` casts noise to float with the space's shape, as
     :class:`EuclideanSpace` (the noise itself is not constrained).
 
+    .. warning::
+       The set is public: choose it without looking at the private data (a radius
+       read from the data's norms, a box from their range, leaks them through every
+       released parameter that touches the boundary).
+
     Parameters
     ----------
     shape : tuple of int
