@@ -69,6 +69,7 @@ MODULES = (
     "dpconvex.objectives",
     "dpconvex.objectives.losses",
     "dpconvex.objectives.regularizers",
+    "dpconvex.objectives.sets",
     "dpconvex.objectives.terms",
     "dpconvex.solvers",
     "dpconvex.solvers.cvxpy_backend",

@@ -4,9 +4,13 @@
   constants (derivative bound, curvature), one registry :data:`LOSSES`;
 - :mod:`~dpconvex.objectives.regularizers`: the L2 / Frobenius regularizers;
 - :mod:`~dpconvex.objectives.terms`: extra data-independent matrix terms of the
-  large-margin objective.
+  large-margin objective;
+- :mod:`~dpconvex.objectives.sets`: closed convex parameter sets with exact Euclidean
+  projections (ball, box, orthant, ℓ1 ball, simplex) and :func:`recognize`, which reads
+  them from CVXPY constraints.
 
-Objectives import only :mod:`dpconvex.errors` and :mod:`dpconvex._validation`.
+Objectives import only :mod:`dpconvex.errors` and :mod:`dpconvex._validation` (and NumPy,
+SciPy, CVXPY).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from .losses import (
     get_regression_loss,
 )
 from .regularizers import L2, REGULARIZERS, Frobenius, Regularizer
+from .sets import Box, ConvexSet, Intersection, L1Ball, L2Ball, NonNegative, Simplex, recognize
 from .terms import MatrixTerm, probe_term, psi_frobenius
 
-__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
-           "HuberHinge", "HuberRegression", "Logistic", "Loss", "MatrixTerm", "Pinball",
-           "Regularizer", "SmoothHinge", "get_loss", "get_regression_loss", "probe_term",
-           "psi_frobenius"]
+__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "Box", "CVXPYLoss", "ConvexSet",
+           "Frobenius", "HuberHinge", "HuberRegression", "Intersection", "L1Ball", "L2Ball",
+           "Logistic", "Loss", "MatrixTerm", "NonNegative", "Pinball", "Regularizer", "Simplex",
+           "SmoothHinge", "get_loss", "get_regression_loss", "probe_term", "psi_frobenius",
+           "recognize"]

@@ -10,7 +10,14 @@ form whose noise term is a :class:`cvxpy.Parameter`. The written contract is
 
 from __future__ import annotations
 
-from .base import EuclideanSpace, ParamSpace, PrivacyConstants, RecordDomain, Template
+from .base import (
+    ConstrainedSpace,
+    EuclideanSpace,
+    ParamSpace,
+    PrivacyConstants,
+    RecordDomain,
+    Template,
+)
 from .large_margin import LargeMarginGaussianTemplate
 from .linear_erm import LinearERMTemplate
 from .parameterizations import FullPSD
@@ -21,5 +28,6 @@ TEMPLATES: dict[str, type] = {
     LargeMarginGaussianTemplate.name: LargeMarginGaussianTemplate,
 }
 
-__all__ = ["TEMPLATES", "EuclideanSpace", "FullPSD", "LargeMarginGaussianTemplate",
-           "LinearERMTemplate", "ParamSpace", "PrivacyConstants", "RecordDomain", "Template"]
+__all__ = ["TEMPLATES", "ConstrainedSpace", "EuclideanSpace", "FullPSD",
+           "LargeMarginGaussianTemplate", "LinearERMTemplate", "ParamSpace", "PrivacyConstants",
+           "RecordDomain", "Template"]

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .._validation import _short_repr
 from ..errors import ParameterError
+from ..objectives.sets import ConvexSet
 
 if TYPE_CHECKING:
     from ..objectives.regularizers import Regularizer
@@ -39,6 +41,7 @@ __all__ = [
     "PARAM_SPACE_MEMBERS",
     "TEMPLATE_MEMBERS",
     "CVXPYTemplate",
+    "ConstrainedSpace",
     "EuclideanSpace",
     "ObjectiveTemplate",
     "ParamSpace",
@@ -266,6 +269,71 @@ class EuclideanSpace:
 
     def __repr__(self) -> str:
         return f"EuclideanSpace({self.shape})"
+
+
+class ConstrainedSpace:
+    """A closed convex set S in R^shape: projection and post-processing are Π_S.
+
+    ``project`` is the set's exact Euclidean projection (what projected gradient
+    needs); ``postprocess`` projects too, so that a noisy output (output
+    perturbation) is released inside S, which is post-processing and costs no
+    privacy; ``project_noise`` casts noise to float with the space's shape, as
+    :class:`EuclideanSpace` (the noise itself is not constrained).
+
+    .. warning::
+       The set is public: choose it without looking at the private data (a radius
+       read from the data's norms, a box from their range, leaks them through every
+       released parameter that touches the boundary).
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Shape of a parameter; the set reads its row-major flattening.
+    convex_set : ConvexSet
+        The set (:mod:`dpconvex.objectives.sets`, e.g. from
+        :func:`~dpconvex.objectives.recognize`); its ``indices`` must be below the
+        dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import L2Ball
+    >>> from dpconvex.templates import ConstrainedSpace, ParamSpace
+    >>> space = ConstrainedSpace((2,), L2Ball(1.0))
+    >>> space
+    ConstrainedSpace((2,), L2Ball(radius=1.0))
+    >>> isinstance(space, ParamSpace), space.dimension
+    (True, 2)
+    >>> space.postprocess(np.array([3.0, 4.0]))
+    array([0.6, 0.8])
+    >>> space.project_noise(np.array([3.0, 4.0]))
+    array([3., 4.])
+    """
+
+    symmetric = False
+
+    def __init__(self, shape: tuple[int, ...], convex_set: ConvexSet):
+        if not isinstance(convex_set, ConvexSet):
+            raise ParameterError(
+                "The 'convex_set' parameter of ConstrainedSpace must be a ConvexSet (L2Ball, "
+                f"Box, NonNegative, L1Ball, Simplex, Intersection). Got {_short_repr(convex_set)} "
+                "instead.")
+        self.shape = tuple(int(s) for s in shape)
+        self.dimension = int(np.prod(self.shape))
+        convex_set.check_dimension(self.dimension, "ConstrainedSpace.__init__")
+        self.convex_set = convex_set
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        return self.convex_set.project(theta)
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        return self.convex_set.project(theta)
+
+    def project_noise(self, b: np.ndarray) -> np.ndarray:
+        return np.asarray(b, dtype=float).reshape(self.shape)
+
+    def __repr__(self) -> str:
+        return f"ConstrainedSpace({self.shape}, {self.convex_set!r})"
 
 
 #: A sampled Hessian (capability ``"sampled_hessian"``) reads every k-th row, k at most

@@ -1,0 +1,1048 @@
+"""Closed convex parameter sets with exact Euclidean projections, and their CVXPY forms.
+
+A constrained private ERM minimizes over a closed convex set S. The CVXPY backends take
+any DCP constraint; the native projected gradient needs Π_S, the Euclidean projection
+onto S, in closed form (``space.project`` of a template). This module offers the sets
+whose projection is exact, each in both forms (``project`` and ``cvxpy_constraints``),
+and :func:`recognize`, which reads a list of CVXPY constraints on a variable and returns
+the set they describe when it is one of these -- exactly -- and None otherwise.
+
+=====================  ==============================  ===================================
+set                    S                               Π_S(θ)
+=====================  ==============================  ===================================
+:class:`L2Ball`        ||w − c||_2 <= r                c + (θ − c) · min(1, r/||θ − c||_2)
+:class:`Box`           l <= w <= u (per coordinate)    clip(θ, l, u)
+:class:`NonNegative`   w >= 0                          max(θ, 0)
+:class:`L1Ball`        ||w||_1 <= r                    sign(θ) · Π_simplex(|θ|) ([DSSC]_ §4)
+:class:`Simplex`       w >= 0, Σ w = t                 max(θ − τ, 0), τ by sorting ([DSSC]_
+                                                       Fig. 1)
+:class:`Intersection`  sets on disjoint coordinates,   each member's projection on its
+                       boxes merged                    coordinates
+=====================  ==============================  ===================================
+
+A parameter of any shape (a (d, C) coefficient matrix) is read as its row-major
+flattening; ``indices=`` restricts a set to some coordinates of that flattening (e.g. the
+coefficients and not the intercept), the others are left free. Sets that constrain the
+same coordinates (a ball and the orthant, two balls) are not offered: the projection onto
+their intersection is not the composition of the projections.
+
+References
+----------
+.. [DSSC] J. Duchi, S. Shalev-Shwartz, Y. Singer, T. Chandra. Efficient projections onto
+   the l1-ball for learning in high dimensions. ICML 2008, Fig. 1 (simplex) and §4
+   (l1 ball).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from .._validation import _short_repr, check_float
+from ..errors import ParameterError
+
+__all__ = ["Box", "ConvexSet", "Intersection", "L1Ball", "L2Ball", "NonNegative", "Simplex",
+           "recognize"]
+
+#: Distance to the set below which :meth:`ConvexSet.contains` counts a point as inside.
+CONTAINS_TOL = 1e-9
+
+
+def _fmt(value: float | np.ndarray | None) -> str:
+    """A scalar as ``repr(float)``, an array in NumPy's summarized form (``[0, 1, ..., 9]``)."""
+    if value is None or np.ndim(value) == 0:
+        return repr(value if value is None else float(value))  # type: ignore[arg-type]
+    return np.array2string(np.asarray(value), separator=", ", threshold=8, edgeitems=3)
+
+
+def _check_indices(indices: Any, owner: str) -> np.ndarray | None:
+    """``indices`` as a read-only 1-D int array (distinct, >= 0), or None."""
+    if indices is None:
+        return None
+    msg = (f"The 'indices' parameter of {owner} must be None or a non-empty 1-D sequence of "
+           f"distinct non-negative ints. Got {_short_repr(indices)} instead.")
+    try:
+        arr = np.asarray(list(indices) if isinstance(indices, range) else indices)
+    except (TypeError, ValueError):
+        raise ParameterError(msg) from None
+    if (arr.ndim != 1 or arr.size == 0 or arr.dtype == bool
+            or not np.issubdtype(arr.dtype, np.integer)
+            or arr.min() < 0 or np.unique(arr).size != arr.size):
+        raise ParameterError(msg)
+    out = arr.astype(np.intp)
+    out.setflags(write=False)
+    return out
+
+
+class ConvexSet:
+    """A closed convex set of parameters with an exact Euclidean projection.
+
+    Subclasses define the projection of the constrained sub-vector and its CVXPY form;
+    this base reads a parameter of any shape as its row-major flattening and applies
+    the set to ``indices`` of it (all coordinates when None).
+
+    Attributes
+    ----------
+    indices : ndarray of int or None
+        The coordinates of the flattened parameter the set constrains (None: all).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import ConvexSet, L2Ball
+    >>> ball = L2Ball(1.0, indices=[0, 1])        # the last coordinate stays free
+    >>> isinstance(ball, ConvexSet)
+    True
+    >>> ball.project(np.array([3.0, 4.0, 10.0]))
+    array([ 0.6,  0.8, 10. ])
+    >>> ball.contains(np.array([0.6, 0.8, 10.0]))
+    True
+    """
+
+    indices: np.ndarray | None = None
+
+    # -------------------------------------------------------------- to override
+    def _project_vector(self, v: np.ndarray) -> np.ndarray:
+        """Π of the constrained sub-vector ``v`` (1-D, a fresh array that may be changed)."""
+        raise NotImplementedError
+
+    def _constraints_on(self, x: cp.Expression) -> list[cp.Constraint]:
+        """The set's constraints on the constrained sub-vector ``x`` (a 1-D expression)."""
+        raise NotImplementedError
+
+    def _statement(self, w: str) -> str:
+        """The set in words, the constrained sub-vector written ``w``."""
+        raise NotImplementedError
+
+    def _size_of_bounds(self) -> int | None:
+        """Entries of the set's own per-coordinate arrays (None: none)."""
+        return None
+
+    def params(self) -> dict[str, Any]:
+        """The constructor's parameters (scalars, arrays, ``indices``)."""
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- shared
+    def check_dimension(self, p: int, caller: str) -> None:
+        """Refuse a parameter of ``p`` coordinates the set cannot apply to.
+
+        Parameters
+        ----------
+        p : int
+            Coordinates of the (flattened) parameter.
+        caller : str
+            "Owner.method" of the public callable, opening the message.
+
+        Raises
+        ------
+        ParameterError
+            When an index is at least ``p`` or the set's per-coordinate arrays do not
+            have one entry per constrained coordinate.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import L2Ball
+        >>> L2Ball(1.0, indices=[0, 1]).check_dimension(3, "example")
+        >>> try:
+        ...     L2Ball(1.0, indices=[0, 5]).check_dimension(3, "example")
+        ... except ValueError as err:
+        ...     print(str(err)[:60])
+        example: the set constrains coordinate 5 of the flattened pa
+        """
+        if self.indices is not None and int(self.indices.max()) >= p:
+            raise ParameterError(
+                f"{caller}: the set constrains coordinate {int(self.indices.max())} of the "
+                f"flattened parameter, which has {p} coordinates. Pass indices below {p}.")
+        width = p if self.indices is None else self.indices.size
+        own = self._size_of_bounds()
+        if own is not None and own != width:
+            raise ParameterError(
+                f"{caller}: the set's per-coordinate bounds have {own} entries but it constrains "
+                f"{width} coordinates. Pass bounds with one entry per constrained coordinate "
+                "(row-major order), or scalars.")
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        """The Euclidean projection of ``theta`` (any shape; a new float array of that shape).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpconvex.objectives import NonNegative
+        >>> NonNegative().project(np.array([[1.0, -2.0], [-3.0, 4.0]]))
+        array([[1., 0.],
+               [0., 4.]])
+        """
+        arr = np.asarray(theta, dtype=float)
+        flat = arr.ravel().copy()  # row-major
+        self.check_dimension(flat.size, f"{type(self).__name__}.project")
+        if self.indices is None:
+            flat = self._project_vector(flat)
+        else:
+            flat[self.indices] = self._project_vector(flat[self.indices])
+        return flat.reshape(arr.shape)
+
+    def contains(self, theta: np.ndarray, tol: float = CONTAINS_TOL) -> bool:
+        """Whether ``theta`` lies within Euclidean distance ``tol`` of the set.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpconvex.objectives import L1Ball
+        >>> ball = L1Ball(1.0)
+        >>> ball.contains(np.array([0.5, -0.5])), ball.contains(np.array([0.5, -0.6]))
+        (True, False)
+        >>> ball.contains(np.array([0.5, -0.6]), tol=0.1)
+        True
+        """
+        tol = check_float("tol", tol, f"{type(self).__name__}.contains", low=0.0,
+                          low_inclusive=True)
+        arr = np.asarray(theta, dtype=float)
+        return bool(np.linalg.norm(arr - self.project(arr)) <= tol)
+
+    def cvxpy_constraints(self, var: cp.Expression) -> list[cp.Constraint]:
+        """The same set as CVXPY constraints on ``var`` (any shape, read row-major).
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import L2Ball
+        >>> w = cp.Variable(3)
+        >>> x = cp.Variable(3)
+        >>> problem = cp.Problem(cp.Minimize(cp.sum_squares(x - [3.0, 4.0, 0.0])),
+        ...                      L2Ball(1.0).cvxpy_constraints(x))
+        >>> _ = problem.solve(solver=cp.CLARABEL)
+        >>> x.value.round(4)
+        array([0.6, 0.8, 0. ])
+        """
+        self.check_dimension(int(var.size), f"{type(self).__name__}.cvxpy_constraints")
+        x = var if var.ndim == 1 else cp.reshape(var, (int(var.size),), order="C")
+        if self.indices is not None:
+            x = x[self.indices.tolist()]
+        return self._constraints_on(x)
+
+    def describe(self) -> str:
+        """The set in words, for a certificate.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import L2Ball
+        >>> L2Ball(0.5).describe()
+        'the l2 ball ||w||_2 <= 0.5'
+        >>> L2Ball(0.5, indices=[0, 1, 2]).describe()
+        'the l2 ball ||w_S||_2 <= 0.5 on the coordinates S = [0, 1, 2] of w (row-major)'
+        """
+        if self.indices is None:
+            return self._statement("w")
+        return (f"{self._statement('w_S')} on the coordinates S = {_fmt(self.indices)} of w "
+                "(row-major)")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in self.params().items()
+                          if v is not None)
+        return f"{type(self).__name__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ConvexSet) or self._family() != other._family():
+            return NotImplemented
+        mine, theirs = self._key(), other._key()
+        return mine.keys() == theirs.keys() and all(
+            (mine[k] is None) == (theirs[k] is None)
+            and (mine[k] is None or (np.shape(mine[k]) == np.shape(theirs[k])
+                                     and np.array_equal(mine[k], theirs[k])))
+            for k in mine)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _family(self) -> type:
+        return type(self)
+
+    def _key(self) -> dict[str, Any]:
+        return self.params()
+
+
+class L2Ball(ConvexSet):
+    """The Euclidean ball ||w − center||_2 <= radius.
+
+    Parameters
+    ----------
+    radius : float
+        r > 0.
+    center : float or array-like or None, default=None
+        c: the origin when None; a float c is the point (c, ..., c); an array has one
+        entry per constrained coordinate (row-major).
+    indices : sequence of int or None, default=None
+        Coordinates of the flattened parameter the ball constrains (None: all).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import L2Ball
+    >>> ball = L2Ball(0.5)
+    >>> ball
+    L2Ball(radius=0.5)
+    >>> ball.project(np.array([3.0, 4.0]))
+    array([0.3, 0.4])
+    >>> L2Ball(1.0, center=[1.0, 1.0]).project(np.array([1.0, 3.0]))
+    array([1., 2.])
+    """
+
+    def __init__(self, radius: float, center: Any = None, indices: Any = None):
+        self.radius = check_float("radius", radius, "L2Ball")
+        self.center = None
+        if center is not None:
+            c = np.asarray(center, dtype=float) if _is_numeric(center) else None
+            if c is None or not np.all(np.isfinite(c)):
+                raise ParameterError(
+                    "The 'center' parameter of L2Ball must be None, a finite float or an "
+                    f"array-like of finite floats. Got {_short_repr(center)} instead.")
+            self.center = float(c) if c.ndim == 0 else c.ravel()
+        self.indices = _check_indices(indices, "L2Ball")
+        if self.indices is not None and np.ndim(self.center) == 1 \
+                and np.size(self.center) != self.indices.size:
+            raise ParameterError(
+                f"The 'center' parameter of L2Ball must have one entry per index "
+                f"({self.indices.size}). Got {_short_repr(center)} instead.")
+
+    def _size_of_bounds(self) -> int | None:
+        return None if np.ndim(self.center) == 0 else int(np.size(self.center))
+
+    def _project_vector(self, v: np.ndarray) -> np.ndarray:
+        c = 0.0 if self.center is None else self.center
+        offset = v - c
+        norm = float(np.linalg.norm(offset))
+        if norm <= self.radius:
+            return v
+        return c + offset * (self.radius / norm)
+
+    def _constraints_on(self, x: cp.Expression) -> list[cp.Constraint]:
+        shifted = x if self.center is None else x - self.center
+        return [cp.norm(shifted, 2) <= self.radius]
+
+    def _statement(self, w: str) -> str:
+        inner = w if self.center is None else f"{w} - c"
+        tail = "" if self.center is None else f" with c = {_fmt(self.center)}"
+        return f"the l2 ball ||{inner}||_2 <= {self.radius:g}{tail}"
+
+    def params(self) -> dict[str, Any]:
+        """``radius``, ``center`` and ``indices``.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import L2Ball
+        >>> L2Ball(2.0).params()
+        {'radius': 2.0, 'center': None, 'indices': None}
+        """
+        return {"radius": self.radius, "center": self.center, "indices": self.indices}
+
+
+class Box(ConvexSet):
+    """The box lower <= w <= upper, coordinate by coordinate (±inf: no bound on that side).
+
+    Parameters
+    ----------
+    lower, upper : float or array-like
+        Bounds, scalars or one entry per constrained coordinate (row-major when an array
+        has the parameter's shape); lower <= upper, lower < inf, upper > -inf. A
+        coordinate with lower = upper is fixed.
+    indices : sequence of int or None, default=None
+        Coordinates of the flattened parameter the box constrains (None: all).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Box
+    >>> box = Box(-1.0, [1.0, 2.0, np.inf])
+    >>> box
+    Box(lower=-1.0, upper=[ 1.,  2., inf])
+    >>> box.project(np.array([5.0, 5.0, 5.0]))
+    array([1., 2., 5.])
+    >>> box.describe()
+    'the box l <= w <= u with l = -1, u = [ 1.,  2., inf]'
+    """
+
+    def __init__(self, lower: Any, upper: Any, indices: Any = None):
+        owner = type(self).__name__
+        self.lower = _check_bound("lower", lower, owner, bad=math.inf)
+        self.upper = _check_bound("upper", upper, owner, bad=-math.inf)
+        try:
+            ordered = bool(np.all(np.asarray(self.lower) <= np.asarray(self.upper)))
+        except ValueError:  # shapes that do not broadcast
+            ordered = False
+        if not ordered:
+            raise ParameterError(
+                f"The 'upper' parameter of {owner} must be at least 'lower' at every "
+                f"coordinate, with the same number of entries. Got {_short_repr(upper)} instead.")
+        self.indices = _check_indices(indices, owner)
+        own = self._size_of_bounds()
+        if self.indices is not None and own is not None and own != self.indices.size:
+            raise ParameterError(
+                f"The 'upper' parameter of {owner} must be a scalar or have one entry per "
+                f"index ({self.indices.size}), as 'lower'. Got {own} entries instead.")
+
+    def _size_of_bounds(self) -> int | None:
+        sizes = {int(np.size(b)) for b in (self.lower, self.upper) if np.ndim(b) == 1}
+        return sizes.pop() if sizes else None
+
+    def _project_vector(self, v: np.ndarray) -> np.ndarray:
+        return np.clip(v, self.lower, self.upper)
+
+    def _constraints_on(self, x: cp.Expression) -> list[cp.Constraint]:
+        out = []
+        for bound, is_lower in ((self.lower, True), (self.upper, False)):
+            finite = np.flatnonzero(np.isfinite(np.ravel(bound)))
+            if finite.size == 0:
+                continue
+            if np.ndim(bound) == 0 or finite.size == np.size(bound):
+                part, value = x, bound
+            else:
+                part, value = x[finite.tolist()], np.asarray(bound)[finite]
+            out.append(part >= value if is_lower else part <= value)
+        return out
+
+    def _statement(self, w: str) -> str:
+        if np.ndim(self.lower) == 0 and np.ndim(self.upper) == 0:
+            lo = "" if np.isneginf(self.lower) else f"{self.lower:g} <= "
+            hi = "" if np.isposinf(self.upper) else f" <= {self.upper:g}"
+            body = f"{lo}{w}{hi}" if (lo or hi) else f"{w} free"
+            return f"the box {body} (each coordinate)"
+        lo = f"{self.lower:g}" if np.ndim(self.lower) == 0 else _fmt(self.lower)
+        hi = f"{self.upper:g}" if np.ndim(self.upper) == 0 else _fmt(self.upper)
+        return f"the box l <= {w} <= u with l = {lo}, u = {hi}"
+
+    def params(self) -> dict[str, Any]:
+        """``lower``, ``upper`` and ``indices``.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Box
+        >>> Box(0.0, 1.0).params()
+        {'lower': 0.0, 'upper': 1.0, 'indices': None}
+        """
+        return {"lower": self.lower, "upper": self.upper, "indices": self.indices}
+
+    def _family(self) -> type:
+        return Box
+
+    def _key(self) -> dict[str, Any]:
+        return {"lower": self.lower, "upper": self.upper, "indices": self.indices}
+
+
+def _is_numeric(value: Any) -> bool:
+    """Whether ``value`` is a real number or an array-like of them (no bools, no strings)."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return False
+    return arr.dtype.kind in "iuf"
+
+
+def _check_bound(name: str, value: Any, owner: str, bad: float) -> float | np.ndarray:
+    """A bound as a float or a read-only 1-D float array (row-major), without NaN or ``bad``."""
+    shown = "-inf" if bad < 0 else "inf"
+    msg = (f"The '{name}' parameter of {owner} must be a float or a non-empty array-like of "
+           f"floats, none NaN or {shown}. Got {_short_repr(value)} instead.")
+    if not _is_numeric(value):
+        raise ParameterError(msg)
+    arr = np.asarray(value, dtype=float)
+    if arr.size == 0 or np.any(np.isnan(arr)) or np.any(arr == bad):
+        raise ParameterError(msg)
+    if arr.ndim == 0:
+        return float(arr)
+    out = arr.ravel().copy()
+    out.setflags(write=False)
+    return out
+
+
+class NonNegative(Box):
+    """The nonnegative orthant w >= 0 (the box with lower = 0, upper = inf).
+
+    Parameters
+    ----------
+    indices : sequence of int or None, default=None
+        Coordinates of the flattened parameter that must be nonnegative (None: all).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Box, NonNegative
+    >>> NonNegative(indices=[0]).project(np.array([-1.0, -1.0]))
+    array([ 0., -1.])
+    >>> NonNegative() == Box(0.0, np.inf)
+    True
+    """
+
+    def __init__(self, indices: Any = None):
+        super().__init__(0.0, math.inf, indices=indices)
+
+    def _constraints_on(self, x: cp.Expression) -> list[cp.Constraint]:
+        return [x >= 0]
+
+    def _statement(self, w: str) -> str:
+        return f"the nonnegative orthant {w} >= 0"
+
+    def params(self) -> dict[str, Any]:
+        """``indices``.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import NonNegative
+        >>> NonNegative().params()
+        {'indices': None}
+        """
+        return {"indices": self.indices}
+
+
+def _project_simplex(v: np.ndarray, total: float) -> np.ndarray:
+    """Π onto {x >= 0, Σ x = total}: [DSSC]_ Fig. 1 (sort, then the threshold τ).
+
+    Π(v + c·1) = Π(v) on the simplex, so v is first shifted to max(v) = 0: the running
+    sums then carry no cancellation between huge coordinates and ``total``.
+    """
+    v = v - v.max()
+    mu = np.sort(v)[::-1]
+    excess = np.cumsum(mu) - total
+    positive = np.flatnonzero(mu - excess / np.arange(1, v.size + 1) > 0)
+    rho = int(positive[-1]) if positive.size else 0  # j = 1 always qualifies in exact arithmetic
+    tau = excess[rho] / (rho + 1)
+    return np.maximum(v - tau, 0.0)
+
+
+class L1Ball(ConvexSet):
+    """The ℓ1 ball ||w||_1 <= radius.
+
+    The projection is that of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
+    projections onto the l1-ball for learning in high dimensions" (ICML 2008), §4: θ
+    itself inside the ball, else sign(θ) · Π_simplex(|θ|) onto the simplex of total
+    ``radius`` (their Fig. 1, as in :class:`Simplex`).
+
+    Parameters
+    ----------
+    radius : float
+        r > 0.
+    indices : sequence of int or None, default=None
+        Coordinates of the flattened parameter the ball constrains (None: all).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import L1Ball
+    >>> L1Ball(1.0).project(np.array([2.0, -0.5, 0.1]))
+    array([ 1., -0.,  0.])
+    >>> L1Ball(1.0).describe()
+    'the l1 ball ||w||_1 <= 1'
+    """
+
+    def __init__(self, radius: float, indices: Any = None):
+        self.radius = check_float("radius", radius, "L1Ball")
+        self.indices = _check_indices(indices, "L1Ball")
+
+    def _project_vector(self, v: np.ndarray) -> np.ndarray:
+        if float(np.abs(v).sum()) <= self.radius:
+            return v
+        return np.sign(v) * _project_simplex(np.abs(v), self.radius)
+
+    def _constraints_on(self, x: cp.Expression) -> list[cp.Constraint]:
+        return [cp.norm1(x) <= self.radius]
+
+    def _statement(self, w: str) -> str:
+        return f"the l1 ball ||{w}||_1 <= {self.radius:g}"
+
+    def params(self) -> dict[str, Any]:
+        """``radius`` and ``indices``.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import L1Ball
+        >>> L1Ball(2.0).params()
+        {'radius': 2.0, 'indices': None}
+        """
+        return {"radius": self.radius, "indices": self.indices}
+
+
+class Simplex(ConvexSet):
+    """The scaled probability simplex {w >= 0, Σ w = total}.
+
+    The projection is Fig. 1 of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
+    projections onto the l1-ball for learning in high dimensions" (ICML 2008): sort θ,
+    find the threshold τ, return max(θ − τ, 0); O(p log p).
+
+    Parameters
+    ----------
+    total : float, default=1.0
+        t > 0, the sum of the coordinates.
+    indices : sequence of int or None, default=None
+        Coordinates of the flattened parameter on the simplex (None: all).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Simplex
+    >>> Simplex().project(np.array([1.0, 0.5, 0.0]))   # tau = 0.25
+    array([0.75, 0.25, 0.  ])
+    >>> Simplex(total=2.0).describe()
+    'the simplex w >= 0, sum(w) = 2'
+    """
+
+    def __init__(self, total: float = 1.0, indices: Any = None):
+        self.total = check_float("total", total, "Simplex")
+        self.indices = _check_indices(indices, "Simplex")
+
+    def _project_vector(self, v: np.ndarray) -> np.ndarray:
+        return _project_simplex(v, self.total)
+
+    def _constraints_on(self, x: cp.Expression) -> list[cp.Constraint]:
+        return [x >= 0, cp.sum(x) == self.total]
+
+    def _statement(self, w: str) -> str:
+        return f"the simplex {w} >= 0, sum({w}) = {self.total:g}"
+
+    def params(self) -> dict[str, Any]:
+        """``total`` and ``indices``.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Simplex
+        >>> Simplex().params()
+        {'total': 1.0, 'indices': None}
+        """
+        return {"total": self.total, "indices": self.indices}
+
+
+class Intersection(ConvexSet):
+    """An intersection whose projection is exact: sets on disjoint coordinates; boxes merged.
+
+    Two cases only, each with an exact projection:
+
+    * boxes (:class:`Box`, :class:`NonNegative`) on the same coordinates (the same
+      ``indices``) merge into one box, lower = max of the lowers, upper = min of the
+      uppers (a box is a product of intervals);
+    * sets on disjoint coordinates (e.g. a ball on the coefficients, a box on the
+      intercept): the projection acts on each block separately.
+
+    Anything else (a ball and the orthant on the same coordinates, boxes on overlapping
+    but different coordinates) raises :class:`~dpconvex.ParameterError`: the composition
+    of the projections is not the projection onto the intersection.
+
+    Parameters
+    ----------
+    *sets : ConvexSet
+        The members (an :class:`Intersection` among them is unpacked).
+
+    Attributes
+    ----------
+    sets : tuple of ConvexSet
+        The members after merging the boxes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.objectives import Box, Intersection, L2Ball, NonNegative
+    >>> Intersection(Box(-1.0, 1.0), NonNegative()).sets
+    (Box(lower=0.0, upper=1.0),)
+    >>> both = Intersection(L2Ball(1.0, indices=[0, 1]), Box(-0.5, 0.5, indices=[2]))
+    >>> both.project(np.array([3.0, 4.0, 2.0]))
+    array([0.6, 0.8, 0.5])
+    """
+
+    def __init__(self, *sets: ConvexSet):
+        members: list[ConvexSet] = []
+        for s in sets:
+            if not isinstance(s, ConvexSet):
+                raise ParameterError(
+                    "The 'sets' parameter of Intersection must be ConvexSet instances "
+                    f"(L2Ball, Box, ...). Got {_short_repr(s)} instead.")
+            members.extend(s.sets if isinstance(s, Intersection) else (s,))
+        if not members:
+            raise ParameterError("The 'sets' parameter of Intersection must hold at least one "
+                                 "ConvexSet. Got none instead.")
+        self.sets = tuple(_merge_boxes(members))
+        _check_disjoint(self.sets)
+
+    def check_dimension(self, p: int, caller: str) -> None:
+        for s in self.sets:
+            s.check_dimension(p, caller)
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        out = np.array(theta, dtype=float)
+        for s in self.sets:
+            out = s.project(out)
+        return out
+
+    def cvxpy_constraints(self, var: cp.Expression) -> list[cp.Constraint]:
+        return [c for s in self.sets for c in s.cvxpy_constraints(var)]
+
+    def describe(self) -> str:
+        if len(self.sets) == 1:
+            return self.sets[0].describe()
+        return "the intersection of " + "; ".join(s.describe() for s in self.sets)
+
+    def params(self) -> dict[str, Any]:
+        """``sets``.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Intersection, L2Ball, NonNegative
+        >>> Intersection(L2Ball(1.0, indices=[0]), NonNegative(indices=[1])).params()
+        {'sets': (L2Ball(radius=1.0, indices=[0]), NonNegative(indices=[1]))}
+        """
+        return {"sets": self.sets}
+
+    def __repr__(self) -> str:
+        return f"Intersection({', '.join(repr(s) for s in self.sets)})"
+
+    def _key(self) -> dict[str, Any]:
+        return {"sets": None}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Intersection):
+            return NotImplemented
+        return len(self.sets) == len(other.sets) and all(
+            a == b for a, b in zip(self.sets, other.sets, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _same_indices(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    return (a is None and b is None) or (a is not None and b is not None
+                                        and np.array_equal(a, b))
+
+
+def _merge_boxes(members: list[ConvexSet]) -> list[ConvexSet]:
+    """The members with the boxes on identical coordinates merged into one box each."""
+    out: list[ConvexSet] = []
+    for s in members:
+        twin = next((i for i, t in enumerate(out) if isinstance(s, Box) and isinstance(t, Box)
+                     and _same_indices(s.indices, t.indices)), None)
+        if twin is None:
+            out.append(s)
+            continue
+        t = out[twin]
+        assert isinstance(s, Box) and isinstance(t, Box)
+        try:
+            lower = np.maximum(s.lower, t.lower)
+            upper = np.minimum(s.upper, t.upper)
+            empty = bool(np.any(lower > upper))
+        except ValueError:
+            empty = True
+        if empty:
+            raise ParameterError(
+                f"Intersection.__init__: {t!r} and {s!r} have no common point (or bounds of "
+                "different sizes). Pass boxes whose bounds overlap at every coordinate.")
+        nonneg = np.all(lower == 0) and np.all(np.isposinf(upper))
+        out[twin] = (NonNegative(indices=s.indices) if nonneg
+                     else Box(lower, upper, indices=s.indices))
+    return out
+
+
+def _check_disjoint(members: Sequence[ConvexSet]) -> None:
+    """Refuse members that share a coordinate (the projection would not be exact)."""
+    for i, a in enumerate(members):
+        for b in members[:i]:
+            if a.indices is None or b.indices is None or np.intersect1d(a.indices,
+                                                                         b.indices).size:
+                raise ParameterError(
+                    f"Intersection.__init__: {b!r} and {a!r} constrain the same coordinates; "
+                    "the projection onto their intersection is not the composition of their "
+                    "projections. Constrain disjoint coordinates (indices=), or solve with a "
+                    "CVXPY backend.")
+
+
+# ------------------------------------------------------------------------- recognize
+# A recognized constraint is a piece on coordinates ``idx`` (flat indices of var):
+#   ("box", idx, lower, upper)  per-entry arrays (duplicates in idx allowed)
+#   ("l2", idx, radius, center) ("l1", idx, radius, None) ("sum", idx, total, None)
+
+
+class _Unrecognized(Exception):
+    """A constraint, or a combination, that is not exactly one of the sets."""
+
+
+def _constant(expr: cp.Expression) -> np.ndarray | None:
+    """The value of an expression without variables or parameters (None otherwise)."""
+    if expr.variables() or expr.parameters():
+        return None
+    value = np.asarray(expr.value, dtype=float)
+    if not np.all(np.isfinite(value)):
+        raise _Unrecognized
+    return value
+
+
+_SELECTIONS = ("index", "special_index", "reshape", "transpose")
+
+
+def _selection(expr: cp.Expression, var: cp.Variable) -> np.ndarray:
+    """The flat indices of ``var`` that ``expr`` selects, in ``expr``'s shape."""
+    if expr is var:
+        return np.arange(int(var.size)).reshape(var.shape)
+    if type(expr).__name__ not in _SELECTIONS or len(expr.args) != 1:
+        raise _Unrecognized
+    inner = _selection(expr.args[0], var)
+    return np.rint(np.asarray(expr.numeric([inner]), dtype=float)).astype(np.intp)
+
+
+def _scalar(value: np.ndarray) -> float:
+    """A constant that is one number (possibly promoted to an array of equal entries)."""
+    flat = value.ravel()
+    if flat.size == 0 or not np.all(flat == flat[0]):
+        raise _Unrecognized
+    return float(flat[0])
+
+
+def _affine(expr: cp.Expression, var: cp.Variable) -> tuple[float, np.ndarray, np.ndarray]:
+    """``expr`` = a · var[idx] + b with a a nonzero scalar: (a, idx, b), idx and b in its shape."""
+    name = type(expr).__name__
+    if expr is var or name in _SELECTIONS:
+        idx = _selection(expr, var)
+        return 1.0, idx, np.zeros(idx.shape)
+    if name == "NegExpression":
+        a, idx, b = _affine(expr.args[0], var)
+        return -a, idx, -b
+    if name == "AddExpression":
+        parts = [(arg, _constant(arg)) for arg in expr.args]
+        live = [arg for arg, value in parts if value is None]
+        if len(live) != 1:
+            raise _Unrecognized
+        a, idx, b = _affine(live[0], var)
+        for _, value in parts:
+            if value is not None:
+                b = b + value
+        if b.shape != idx.shape:
+            raise _Unrecognized
+        return a, idx, b
+    if name in ("multiply", "MulExpression", "DivExpression") and len(expr.args) == 2:
+        values = [_constant(arg) for arg in expr.args]
+        if name == "DivExpression":
+            if values[0] is not None or values[1] is None:
+                raise _Unrecognized
+            factor, live = 1.0 / _scalar(values[1]), expr.args[0]
+        elif (values[0] is None) == (values[1] is None):
+            raise _Unrecognized
+        else:
+            k = 0 if values[0] is not None else 1
+            factor, live = _scalar(values[k]), expr.args[1 - k]  # type: ignore[arg-type]
+        if factor == 0 or not math.isfinite(factor):
+            raise _Unrecognized
+        a, idx, b = _affine(live, var)
+        if np.shape(idx) != expr.shape:
+            raise _Unrecognized
+        return factor * a, idx, factor * b
+    raise _Unrecognized
+
+
+def _box_piece(expr: cp.Expression, var: cp.Variable, lo: np.ndarray | None,
+               hi: np.ndarray | None) -> tuple:
+    """lo <= expr <= hi (either None: that side free) as a box piece on var's coordinates."""
+    a, idx, b = _affine(expr, var)
+    shape = idx.shape
+    try:
+        lo_x = None if lo is None else (np.broadcast_to(lo, shape) - b) / a
+        hi_x = None if hi is None else (np.broadcast_to(hi, shape) - b) / a
+    except ValueError:
+        raise _Unrecognized from None
+    if a < 0:
+        lo_x, hi_x = hi_x, lo_x
+    lower = np.full(shape, -np.inf) if lo_x is None else lo_x
+    upper = np.full(shape, np.inf) if hi_x is None else hi_x
+    return ("box", idx.ravel(), lower.ravel(), upper.ravel())
+
+
+#: The atoms (CVXPY class names, subclasses included) whose bound gives a ball or a box.
+_NORMS = ("Pnorm", "norm1", "norm_inf", "quad_over_lin")
+
+
+def _has(expr: cp.Expression, name: str) -> bool:
+    return name in (c.__name__ for c in type(expr).__mro__)
+
+
+def _norm_piece(expr: cp.Expression, var: cp.Variable, bound: np.ndarray) -> tuple:
+    """A norm atom of an affine expression of var, at most ``bound``, as a piece."""
+    if getattr(expr, "axis", None) is not None or np.ndim(bound) > 0 and np.size(bound) != 1:
+        raise _Unrecognized
+    r = float(np.ravel(bound)[0])
+    if _has(expr, "Pnorm") and float(expr.p) == 2.0:
+        kind = "l2"
+    elif _has(expr, "norm1"):
+        kind = "l1"
+    elif _has(expr, "norm_inf"):
+        kind = "inf"
+    elif type(expr).__name__ == "quad_over_lin":
+        denominator = _constant(expr.args[1])
+        if denominator is None or denominator.size != 1 or float(denominator.ravel()[0]) != 1.0:
+            raise _Unrecognized
+        kind, r = "l2", math.sqrt(r) if r >= 0 else -1.0
+    else:
+        raise _Unrecognized
+    if not r > 0:
+        raise _Unrecognized
+    if kind == "inf":
+        return _box_piece(expr.args[0], var, np.asarray(-r), np.asarray(r))
+    a, idx, b = _affine(expr.args[0], var)
+    if kind == "l1" and np.any(b != 0):
+        raise _Unrecognized
+    center = None if not np.any(b) else (-b / a).ravel() + 0.0  # + 0.0: no -0.0
+    return (kind, idx.ravel(), r / abs(a), center)
+
+
+def _piece(constraint: cp.Constraint, var: cp.Variable) -> tuple:
+    """One CVXPY constraint on var as a piece, or :class:`_Unrecognized`."""
+    if constraint.parameters() or [v.id for v in constraint.variables()] != [var.id]:
+        raise _Unrecognized
+    kind = type(constraint).__name__
+    if kind in ("NonNeg", "NonPos"):
+        zero = np.zeros(())
+        return _box_piece(constraint.args[0], var, zero if kind == "NonNeg" else None,
+                          zero if kind == "NonPos" else None)
+    if kind not in ("Inequality", "Equality") or len(constraint.args) != 2:
+        raise _Unrecognized
+    lhs, rhs = constraint.args
+    left, right = _constant(lhs), _constant(rhs)
+    if (left is None) == (right is None):
+        raise _Unrecognized
+    if kind == "Equality":
+        expr, value = (rhs, left) if right is None else (lhs, right)
+        if type(expr).__name__ == "Sum":
+            if expr.axis is not None or value.size != 1:  # type: ignore[union-attr]
+                raise _Unrecognized
+            a, idx, b = _affine(expr.args[0], var)
+            return ("sum", idx.ravel(), (float(value.ravel()[0]) - float(b.sum())) / a, None)
+        return _box_piece(expr, var, value, value)
+    if left is not None:  # constant <= expr
+        return _box_piece(rhs, var, left, None)
+    if any(_has(lhs, name) for name in _NORMS):
+        return _norm_piece(lhs, var, right)  # type: ignore[arg-type]
+    return _box_piece(lhs, var, None, right)
+
+
+def _indices_or_none(idx: np.ndarray, p: int) -> np.ndarray | None:
+    return None if idx.size == p and np.array_equal(idx, np.arange(p)) else idx
+
+
+def _combine(pieces: list[tuple], p: int) -> ConvexSet:
+    """The set the pieces describe together, when it is exactly one of the sets."""
+    lower, upper = np.full(p, -np.inf), np.full(p, np.inf)
+    boxed = np.zeros(p, dtype=bool)
+    others = []
+    for kind, idx, first, second in pieces:
+        if kind == "box":
+            np.maximum.at(lower, idx, first)
+            np.minimum.at(upper, idx, second)
+            boxed[idx] = True
+        else:
+            if np.unique(idx).size != idx.size:
+                raise _Unrecognized  # a norm of repeated coordinates is not a ball
+            order = np.argsort(idx)
+            center = None if second is None else second[order]
+            if center is not None and np.all(center == center[0]):
+                center = float(center[0])
+            others.append((kind, idx[order], first, center))
+    if np.any(lower > upper):
+        raise _Unrecognized  # empty
+    taken = np.zeros(p, dtype=bool)
+    sets: list[ConvexSet] = []
+    for kind, idx, value, center in others:
+        if taken[idx].any():
+            raise _Unrecognized  # two sets on the same coordinates
+        taken[idx] = True
+        indices = _indices_or_none(idx, p)
+        if kind == "sum":
+            if not (boxed[idx].all() and np.all(lower[idx] == 0) and np.all(np.isposinf(upper[idx]))):
+                raise _Unrecognized  # a hyperplane alone, or with other bounds
+            boxed[idx] = False
+            sets.append(Simplex(value, indices=indices))
+        elif boxed[idx].any():
+            raise _Unrecognized  # a ball with bounds on its coordinates
+        elif kind == "l2":
+            sets.append(L2Ball(value, center=center, indices=indices))
+        else:
+            sets.append(L1Ball(value, indices=indices))
+    if boxed.any():
+        idx = np.flatnonzero(boxed)
+        lo, hi = lower[idx], upper[idx]
+        indices = _indices_or_none(idx, p)
+        if np.all(lo == 0) and np.all(np.isposinf(hi)):
+            sets.append(NonNegative(indices=indices))
+        else:
+            sets.append(Box(lo[0] if np.all(lo == lo[0]) else lo,
+                            hi[0] if np.all(hi == hi[0]) else hi, indices=indices))
+    return sets[0] if len(sets) == 1 else Intersection(*sorted(sets, key=_first_index))
+
+
+def _first_index(s: ConvexSet) -> int:
+    return -1 if s.indices is None else int(s.indices[0])
+
+
+def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint,
+              var: cp.Variable) -> ConvexSet | None:
+    """The set a list of CVXPY constraints on ``var`` describes, when it is exactly one here.
+
+    Each constraint is read from its expression tree; the list is the intersection of
+    its constraints. Recognized, on ``var`` or a selection of it (``var[2:]``,
+    ``var[[0, 3]]``, ``var[:, 0]``, ``cp.vec(var, order="C")``), scaled and shifted by
+    constants (``2 * var - 1``), with numeric constants on the other side:
+
+    * ``var >= lo``, ``lo <= var``, ``var <= hi``, ``var == v``, ``cp.norm(var, "inf") <= r``
+      (scalars or arrays; all bounds combine into one :class:`Box`, or
+      :class:`NonNegative` for ``var >= 0``);
+    * ``cp.norm(var, 2) <= r``, ``cp.norm2(var) <= r``, ``cp.pnorm(var, 2) <= r``,
+      ``cp.norm(var, "fro") <= r``, ``cp.sum_squares(var) <= r**2``, and
+      ``cp.norm(var - c, 2) <= r`` (:class:`L2Ball`, centre ``c``);
+    * ``cp.norm(var, 1) <= r``, ``cp.norm1(var) <= r`` (:class:`L1Ball`);
+    * ``cp.sum(var) == t`` together with ``var >= 0`` on the same coordinates
+      (:class:`Simplex`);
+    * such sets on disjoint coordinates together (an :class:`Intersection`).
+
+    Anything else gives None, never a set that differs from the constraints: a
+    constraint with a :class:`cvxpy.Parameter` (its value may change), on another
+    variable, with a matrix (``A @ var <= b``), a spectral norm (``cp.norm(W, 2)`` of a
+    matrix), a norm per row or column (``axis=``), a hyperplane alone, two sets on the
+    same coordinates (``var >= 0`` with a ball), an empty box, a non-positive radius, or
+    a ``var`` declared with attributes (``nonneg=True``, ``bounds=``, ``integer=True``: the
+    variable then constrains itself).
+
+    Parameters
+    ----------
+    constraints : list of cvxpy.Constraint, or one
+        The constraints, as a user writes them (e.g. ``[w >= 0]``).
+    var : cvxpy.Variable
+        The parameter variable; a matrix variable is read row-major (``indices`` of the
+        set count in ``var``'s row-major flattening).
+
+    Returns
+    -------
+    ConvexSet or None
+        The set, or None when the constraints are not exactly one of the sets (an
+        empty list gives None: no constraint).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives import recognize
+    >>> w = cp.Variable(4)
+    >>> recognize([w >= 0], w)
+    NonNegative()
+    >>> recognize([cp.norm(w, 2) <= 0.5], w)
+    L2Ball(radius=0.5)
+    >>> recognize([cp.sum(w) == 1, w >= 0], w)
+    Simplex(total=1.0)
+    >>> recognize([cp.norm1(w[:3]) <= 2, w[3] >= -1, w[3] <= 1], w)
+    Intersection(L1Ball(radius=2.0, indices=[0, 1, 2]), Box(lower=-1.0, upper=1.0, indices=[3]))
+    >>> recognize([w >= 0, cp.norm(w, 2) <= 1], w) is None   # the projection is not exact
+    True
+    """
+    if not isinstance(var, cp.Variable):
+        raise ParameterError(
+            "The 'var' argument of recognize must be a cvxpy.Variable. Got "
+            f"{_short_repr(var)} instead.")
+    listed = [constraints] if isinstance(constraints, cp.Constraint) else list(constraints)
+    if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
+        return None
+    if any(v is not None and v is not False for v in var.attributes.values()):
+        return None  # nonneg=True, bounds=..., integer=True: the variable constrains itself
+    try:
+        return _combine([_piece(c, var) for c in listed], int(var.size))
+    except (_Unrecognized, ParameterError):
+        return None
