@@ -87,3 +87,25 @@ class Vouch(Constraint):
 
     def __str__(self) -> str:
         return "a tuple of names from dpconvex.privacy.declarations.VOUCHABLE"
+
+
+@dataclass(frozen=True)
+class ParameterSet(Constraint):
+    """None, or a callable taking the coefficient variable and returning CVXPY constraints.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.constraints import ParameterSet
+    >>> ParameterSet().check("constraints", None, "Demo") is None
+    True
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if value is not None and not callable(value):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
+                                 f"Got {_short_repr(value)} instead.")
+        return value
+
+    def __str__(self) -> str:
+        return ("None or a callable taking the coefficient variable (a cvxpy.Variable) and "
+                "returning a list of CVXPY constraints")

@@ -41,7 +41,9 @@ from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
 from ..data.validation import check_array
+from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss
+from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Mechanism, build_mechanism
 from ..privacy.release import release
@@ -50,7 +52,7 @@ from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
-from .constraints import ROW_NORM, SOLVER, LossParameter, Vouch
+from .constraints import ROW_NORM, SOLVER, LossParameter, ParameterSet, Vouch
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
@@ -156,6 +158,35 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: n
     return ScaledRows(rows, scale, column, base_norms=norms)
 
 
+def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, owner: str,
+                   scale: float = 1.0) -> ConvexSet | None:
+    """The convex set ``constraints(coef)`` states, on the coefficients (never the intercept).
+
+    ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
+    factor from the parameter to the released coefficients). Only the sets the native
+    solvers project onto exactly are taken (:func:`~dpconvex.objectives.sets.recognize`);
+    anything else is refused by name.
+    """
+    if constraints is None:
+        return None
+    import cvxpy as cp
+
+    from ..objectives.sets import recognize
+
+    theta = cp.Variable(n_features + int(fit_intercept))
+    coef = theta[:n_features] if fit_intercept else theta
+    stated = constraints(coef * scale if scale != 1.0 else coef)
+    stated = [stated] if isinstance(stated, cp.constraints.constraint.Constraint) else list(stated)
+    found = recognize(stated, theta)
+    if found is None:
+        raise ParameterError(
+            f"The 'constraints' parameter of {owner.split('.')[0]} must state a set the solvers "
+            "can honour exactly (an l2 ball, a box, the non-negative orthant, an l1 ball or a "
+            f"simplex, on the coefficients, with constant bounds). Got {[str(c) for c in stated]} "
+            "instead.")
+    return found
+
+
 class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
 
@@ -176,6 +207,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         "classes": CLASSES,
         "unknown_labels": LABEL_POLICY,
         "row_norm": ROW_NORM,
+        "constraints": ParameterSet(),
     }
 
     def _make_loss(self) -> Loss:
@@ -272,7 +304,9 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
             if self.fit_intercept:
                 design = add_intercept(design, float(self.intercept_scaling))
             design = zero_rows(design, labels.dropped)  # records that contribute no loss
-        template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs)
+        template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs,
+                                     _parameter_set(self.constraints, plan.n_features,
+                                                    self.fit_intercept, f"{owner}.fit"))
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], classes, labels.assumption),
                         reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
@@ -283,7 +317,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         # never an n x p array)
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
         template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), rows,
-                                     np.ones(plan.n))
+                                     np.ones(plan.n),
+                                     _parameter_set(self.constraints, plan.n_features,
+                                                    self.fit_intercept,
+                                                    f"{type(self).__name__}.certify"))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
@@ -379,6 +416,14 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         use the whole norm bound, at the price of their length; the front door
         (:class:`~dpconvex.PrivateClassifier`) takes it with d >= 8 features
         (docs/privacy.md §14.2). "none": rows above q are clipped only.
+    constraints : callable or None, default=None
+        ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
+        ``w`` (the intercept is free): ``lambda w: [w >= 0]``, ``lambda w: [cp.norm(w, 2) <=
+        0.5]``, a box, an ℓ1 ball or a simplex. The set must be public (chosen without the
+        data); every solver honours it (the native one by exact projection), objective
+        perturbation runs over it (Kifer, Smith & Thakurta 2012) and output perturbation
+        projects its noisy output onto it; the certificate states the set
+        (docs/privacy.md §15.5). Other constraints are refused by name.
     fit_intercept : bool, default=True
         Append a constant feature (regularized, inside the norm bound).
     intercept_scaling : float, default=0.25
@@ -480,11 +525,12 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
                  max_iter: int | None = None, accountant: Any = None, classes: Any = None,
                  delta: float = 0.0,
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
-                 row_norm: str = "none"):
+                 row_norm: str = "none", constraints: Any = None):
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
         self.row_norm = row_norm
+        self.constraints = constraints
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -507,7 +553,8 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     Parameters
     ----------
     epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm
+random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm, \
+constraints
         As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
         mechanisms "gaussian_objective", "gaussian_output").
     h : float, default=0.5
@@ -543,11 +590,12 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
-                 row_norm: str = "none"):
+                 row_norm: str = "none", constraints: Any = None):
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
         self.row_norm = row_norm
+        self.constraints = constraints
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam
@@ -586,7 +634,8 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
     loss : str or Loss, default="logistic"
         A name in :data:`dpconvex.objectives.losses.LOSSES` (with default parameters) or an instance.
     epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm
+random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm, \
+constraints
         As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
         mechanisms "gaussian_objective", "gaussian_output").
 
@@ -618,13 +667,14 @@ random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row
                  optimality_tol: float | None = None, max_iter: int | None = None,
                  accountant: Any = None, classes: Any = None, delta: float = 0.0,
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
-                 row_norm: str = "none", vouch: tuple[str, ...] = ()):
+                 row_norm: str = "none", vouch: tuple[str, ...] = (), constraints: Any = None):
         self.loss = loss
         self.vouch = vouch
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
         self.row_norm = row_norm
+        self.constraints = constraints
         self.epsilon = epsilon
         self.delta = delta
         self.lam = lam

@@ -54,8 +54,8 @@ from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
-from .constraints import SOLVER, Vouch
-from .linear import _implicit_rows
+from .constraints import SOLVER, ParameterSet, Vouch
+from .linear import _implicit_rows, _parameter_set
 
 __all__ = ["UNIT_LABELS", "PrivateLinearRegressor"]
 
@@ -132,6 +132,9 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
     accountant : BudgetAccountant or None, default=None
     vouch : tuple of str, default=()
         Constants of a user's loss that you vouch for (docs/privacy.md §15.3).
+    constraints : callable or None, default=None
+        ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
+        (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`.
 
     Attributes
     ----------
@@ -171,6 +174,7 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
         "max_iter": MAX_ITER_RULE,
         "accountant": ACCOUNTANT,
         "vouch": Vouch(),
+        "constraints": ParameterSet(),
     }
 
     def __init__(self, *, loss: Any = "huber", epsilon: float = 1.0, delta: float = 0.0,
@@ -179,7 +183,7 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
                  lam: float | str = "auto", mechanism: str = "auto", quantile: float = 0.5,
                  huber_threshold: float = 0.5, solver: str | None = None,
                  random_state: Any = None, max_iter: int | None = None, accountant: Any = None,
-                 vouch: tuple[str, ...] = ()):
+                 vouch: tuple[str, ...] = (), constraints: Any = None):
         self.loss = loss
         self.epsilon = epsilon
         self.delta = delta
@@ -196,6 +200,7 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
         self.max_iter = max_iter
         self.accountant = accountant
         self.vouch = vouch
+        self.constraints = constraints
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -271,6 +276,12 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})
 
+    def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
+        """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""
+        lo, hi = (float(v) for v in self.label_range)
+        return _parameter_set(self.constraints, plan.n_features, self.fit_intercept, owner,
+                              scale=0.5 * (hi - lo))
+
     # -------------------------------------------------------------------- prepare
     def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False
                      ) -> np.ndarray:
@@ -330,7 +341,8 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
             note_clipped(n_clipped, n, q, owner)
             if self.fit_intercept:
                 design = add_intercept(design, float(self.intercept_scaling))
-        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), design, u)
+        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), design, u,
+                                     self._parameter_set(plan, owner))
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
                         reusable=not isinstance(self.lam, str))
 
@@ -340,7 +352,8 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
         p = plan.n_features + int(self.fit_intercept)
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
         template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), rows,
-                                     np.zeros(plan.n))
+                                     np.zeros(plan.n),
+                                     self._parameter_set(plan, f"{type(self).__name__}.certify"))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
 
     # --------------------------------------------------------------------- release

@@ -35,9 +35,18 @@ from ..data.operators import DesignOperator
 from ..errors import DataValidationError, ParameterError
 from ..objectives.losses import Loss
 from ..objectives.regularizers import L2
+from ..objectives.sets import ConvexSet
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss
-from .base import EuclideanSpace, PrivacyConstants, RecordDomain, needs_of, sample_step
+from .base import (
+    ConstrainedSpace,
+    EuclideanSpace,
+    PrivacyConstants,
+    RecordDomain,
+    natural_residual,
+    needs_of,
+    sample_step,
+)
 
 __all__ = ["MARGIN_LABELS", "RESIDUAL_TOL", "LinearERMTemplate", "check_margin_labels"]
 
@@ -137,8 +146,11 @@ class LinearERMTemplate:
     gradient_difference_rank = 2
     cvxpy_options: dict[str, Any] = {}  # noqa: RUF012
 
-    def __init__(self, loss: Loss, lam: float, data_norm: float, X: Any, y: np.ndarray):
+    def __init__(self, loss: Loss, lam: float, data_norm: float, X: Any, y: np.ndarray,
+                 constraint_set: ConvexSet | None = None):
         self.loss = loss
+        #: A public closed convex set the parameter is restricted to (None: all of R^p).
+        self.constraint_set = constraint_set
         self.regularizer = L2(lam)
         self.data_norm = float(data_norm)
         self.rows: DesignOperator = as_design(X)
@@ -147,9 +159,13 @@ class LinearERMTemplate:
         self.regression = getattr(loss, "kind", "margin") == "regression"
         self._check_labels(type(self).__name__)
         self.n, self.p = self.rows.n, self.rows.p
-        self.space = EuclideanSpace((self.p,))
-        self.capabilities = frozenset({"objective", "smooth", "hessian", "hessp", "per_record"}
-                                      | ({"cvxpy"} if loss.has_cvxpy else set()))
+        # over a set: projected gradient (its exact projection), no unconstrained Newton steps
+        self.space = (EuclideanSpace((self.p,)) if constraint_set is None
+                      else ConstrainedSpace((self.p,), constraint_set))
+        self.capabilities = frozenset(
+            ({"objective", "smooth", "hessian", "hessp", "per_record"} if constraint_set is None
+             else {"objective", "projection", "per_record"})
+            | ({"cvxpy"} if loss.has_cvxpy else set()))
         self._cvx: dict[str, Any] | None = None
         self._zero_noise = np.zeros(self.p)
         self._last_margins: tuple[np.ndarray, np.ndarray] | None = None
@@ -161,7 +177,7 @@ class LinearERMTemplate:
                      else self.rows.compact().scale_rows(self.y))
         self.sparse = bool(self._ops.is_sparse)
         self._sample_step = sample_step(self.n, self.p)
-        if self._sample_step and _takes_every(self._ops):
+        if self._sample_step and _takes_every(self._ops) and constraint_set is None:
             self.capabilities = self.capabilities | {"sampled_hessian"}
         # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives
         # the objective, the gradient and the sampled Hessian at a point, and no n-vector
@@ -248,6 +264,10 @@ class LinearERMTemplate:
         else:
             conds.append(Condition("labels in {-1, +1}", True, "checked on every label",
                                    "every label is -1 or +1 (the margin loss's label domain)"))
+        if self.constraint_set is not None:
+            conds.append(Condition("parameter set", True, "declared by the caller (public)",
+                                   f"θ restricted to {self.constraint_set.describe()} (a closed "
+                                   "convex set with an exact projection)"))
         largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
         top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
@@ -269,6 +289,11 @@ class LinearERMTemplate:
             + "; the proof is for the exact minimizer of the perturbed objective: "
             "see the solve condition for how the released point relates to it",
         ]
+        if self.constraint_set is not None:
+            a.append(f"parameters restricted to {self.constraint_set.describe()}: objective "
+                     "perturbation over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, "
+                     "rank-one per-record Hessians); output perturbation's noisy output is "
+                     "projected back onto the set (post-processing) (docs/privacy.md §15.5)")
         if getattr(self.rows, "certificate_note", None):  # an out-of-core backend says so
             a.append(self.rows.certificate_note)
         if "curvature" in needs and self.loss.name == "huber":
@@ -291,10 +316,21 @@ class LinearERMTemplate:
         coef = self.loss.deriv(z, y) if self.regression else self.loss.deriv(y * z) * y
         return coef[:, None] * X
 
-    @staticmethod
-    def distance_bound(residual: float, mu: float) -> float:
-        """||w - w*|| <= ||∇J(w)|| / μ for a μ-strongly convex J (docs/privacy.md §5)."""
-        return residual / mu
+    def distance_bound(self, residual: float, mu: float) -> float:
+        """||w - w*|| <= res/μ unconstrained; (1 + L)/μ · res over a set, with res the natural
+        residual and L = c q² + μ the public Lipschitz bound of ∇J (docs/privacy.md §5, §4.7)."""
+        if self.constraint_set is None:
+            return residual / mu
+        return (1.0 + self.loss.curvature * self.data_norm ** 2 + mu) * residual / mu
+
+    def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
+        """L = c q² + Λ + Δ: ∇²J = (1/n) Σ ℓ''·x xᵀ + (Λ + Δ) I, ℓ'' <= c, ||x|| <= q (public).
+
+        With an unbounded curvature (a kink), a unit start: projected gradient backtracks.
+        """
+        c = float(self.loss.curvature)
+        reg = self.regularizer.lam + float(extra_reg)
+        return (c * self.data_norm ** 2 if math.isfinite(c) else 1.0) + reg
 
     def postprocess(self, theta: np.ndarray) -> np.ndarray:
         """The identity (R^p needs no projection)."""
@@ -357,8 +393,11 @@ class LinearERMTemplate:
         return r
 
     def residual(self, w: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0) -> float:
-        """||∇J(w)||_2 (the optimality residual of the unconstrained problem)."""
-        return float(np.linalg.norm(self.objective(w, b, extra_reg)[1]))
+        """||w − Π(w − ∇J(w))||: ||∇J(w)||_2 unconstrained, the natural residual over a set."""
+        grad = self.objective(w, b, extra_reg)[1]
+        if self.constraint_set is None:
+            return float(np.linalg.norm(grad))
+        return natural_residual(np.asarray(w, dtype=float), grad, self.space.project)
 
     def hessian(self, w: np.ndarray, extra_reg: float = 0.0) -> np.ndarray:
         """∇²J(w) = (1/n) Xᵀ diag(ℓ''(m)) X + (Λ + Δ) I (y_i² = 1, so A = diag(y) X serves)."""
@@ -440,7 +479,10 @@ class LinearERMTemplate:
                      else self.loss.cvxpy_expr(margins))
             obj = (cp.sum(terms) / self.n
                    + 0.5 * reg * cp.sum_squares(w) + (b @ w) / self.n)
-            self._cvx = {"problem": cp.Problem(cp.Minimize(obj)), "w": w, "b": b, "reg": reg}
+            constraints = ([] if self.constraint_set is None
+                           else self.constraint_set.cvxpy_constraints(w))
+            self._cvx = {"problem": cp.Problem(cp.Minimize(obj), constraints), "w": w, "b": b,
+                         "reg": reg}
         return self._cvx
 
     def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:

@@ -212,6 +212,12 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
                 f"N(0, sigma^2) coordinates of a vector in R^p; template '{template.name}' has "
                 "matrix or symmetric noise, which this derivation does not cover. Use a "
                 "mechanism made for this template (docs/privacy.md §10).")
+        if self.name == "gaussian_objective" and getattr(template, "constraint_set", None) is not None:
+            raise PrivacyError(
+                f"{type(self).__name__}.conditions: mechanism '{self.name}' is derived for the "
+                "unconstrained minimizer (b = -n∇J(θ) one-to-one, docs/privacy.md §10.1); over a "
+                "constraint set that map is not one-to-one. Use mechanism='objective' (pure ε, "
+                "covered over a convex set) or 'gaussian_output' (docs/privacy.md §15.5).")
         conds = super().conditions(template, budget)
         mu = template.privacy_constants().strong_convexity
         conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
