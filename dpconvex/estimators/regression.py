@@ -45,7 +45,7 @@ from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
 from ..errors import DataValidationError, ParameterError, PrivacyWarning
-from ..objectives.losses import Loss, get_regression_loss
+from ..objectives.losses import Loss, get_regression_loss, parse_label_range
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Mechanism, build_mechanism
 from ..privacy.release import release
@@ -80,14 +80,11 @@ class _LabelRange(Constraint):
     """(lo, hi), finite floats with lo < hi: the labels' public range."""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        try:
-            lo, hi = (float(v) for v in value)
-        except (TypeError, ValueError):
-            lo, hi = math.nan, math.nan
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        parsed = parse_label_range(value)
+        if parsed is None:
             raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
                                  f"{value!r} instead.")
-        return lo, hi
+        return parsed
 
     def __str__(self) -> str:
         return "(lo, hi) with finite lo < hi, the public range of the labels"

@@ -223,16 +223,29 @@ class CVXPYLoss(Loss):
         return out
 
 
-def _check_label_range(label_range: Any, caller: str) -> tuple[float, float]:
-    """(lo, hi) of finite floats with lo < hi, or a named error."""
+def parse_label_range(label_range: Any) -> tuple[float, float] | None:
+    """(lo, hi) as finite floats with lo < hi, or None when ``label_range`` is not one.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives.losses import parse_label_range
+    >>> parse_label_range((0, 10)), parse_label_range((1, 1))
+    ((0.0, 10.0), None)
+    """
     try:
         lo, hi = (float(v) for v in label_range)
     except (TypeError, ValueError):
-        lo, hi = math.nan, math.nan
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        return None
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else None
+
+
+def _check_label_range(label_range: Any, caller: str) -> tuple[float, float]:
+    """(lo, hi) of finite floats with lo < hi, or a named error."""
+    parsed = parse_label_range(label_range)
+    if parsed is None:
         raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
                              f"(the public range of the labels). Got {label_range!r} instead.")
-    return lo, hi
+    return parsed
 
 
 class Logistic(Loss):
