@@ -160,6 +160,8 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
     "PrivateHuberSVM": lambda rs: dp.PrivateHuberSVM(**LIN, random_state=rs).fit(XB, YB),
     "PrivateLinearClassifier": lambda rs: dp.PrivateLinearClassifier(
         **LIN, mechanism="output", random_state=rs).fit(XB, YB),
+    "PrivateLinearRegressor": lambda rs: dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
     "NoisyGradientDescent": lambda rs: dp.NoisyGradientDescent(
         epsilon=1.0, steps=5, radius=2.0, random_state=rs).fit(XB, YB),
     "NoisyGradientDescent one-vs-rest": lambda rs: dp.NoisyGradientDescent(
