@@ -106,11 +106,16 @@ class _Unknown(Exception):
 _LABEL_BOUND: dict[int, float] = {}
 
 
+def _label_only(expr: cp.Expression) -> bool:
+    """Whether ``expr`` is constant in z but reads the label (y itself, y − 1, 2y, ...)."""
+    return not expr.variables() and any(p.id in _LABEL_BOUND for p in expr.parameters())
+
+
 def _const_value(expr: cp.Expression) -> float | None:
     if isinstance(expr, cp.Parameter) and expr.id in _LABEL_BOUND:
         return _LABEL_BOUND[expr.id]  # |y| <= this: used as a coefficient's magnitude
-    if not expr.variables() and any(p.id in _LABEL_BOUND for p in expr.parameters()):
-        return _LABEL_BOUND[expr.parameters()[0].id] if isinstance(expr, cp.Parameter) else 0.0
+    if _label_only(expr):  # a function of y other than y: no magnitude known here
+        raise _Unknown
     if isinstance(expr, cp.Constant) or (not expr.variables() and not expr.parameters()):
         value = np.asarray(expr.value, dtype=float)
         if value.size == 1:
@@ -148,6 +153,8 @@ def _kink(name: str, args: list[_Node], at_zero: bool) -> _Node:
 
 
 def _walk(expr: cp.Expression) -> _Node:
+    if _label_only(expr):  # constant in z: it may shift an argument
+        return _Node(0.0, 0.0, 0.0, (), constant=True)
     value = _const_value(expr)
     if value is not None:
         return _Node(0.0, 0.0, 0.0, (), constant=True)
@@ -229,8 +236,8 @@ def _exp(expr: cp.Expression, args: list) -> _Node:
 def _max_like(expr: cp.Expression, args: list) -> _Node:
     """max/min of u and constants, |u|: the kink is at the value 0 when the constants are 0."""
     name = type(expr).__name__
-    constants = [_const_value(a) for a in args]
-    at_zero = name == "abs" or all(c in (None, 0.0) for c in constants)
+    at_zero = name == "abs" or all(
+        not _label_only(a) and (a.variables() or _const_value(a) == 0.0) for a in args)
     return _kink(name, [_walk(a) for a in args], at_zero)
 
 
@@ -431,13 +438,6 @@ def _n_exp(expr, parts):
     u, u1, u2 = parts[0]
     e = np.exp(u)
     return e, e * u1, e * (u1 * u1 + u2)
-
-
-def _n_log_sum_exp(expr, parts):
-    inner = expr.args[0]
-    if type(inner).__name__ not in ("Hstack", "Vstack"):
-        return parts[0]
-    raise _Unknown  # handled in _numeric_lse
 
 
 def _numeric_lse(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:

@@ -444,3 +444,14 @@ def test_a_subgradient_at_a_kink_is_accepted():
 
     conds = {c.name: c for c in check_loss(Hinge(), need_curvature=False)}
     assert conds["|ℓ'| bound"].how == "derived on all of ℝ from the CVXPY form's atoms"
+
+
+def test_a_function_of_the_label_is_never_read_as_a_small_constant():
+    """y·z has slope |y| <= max(|lo|, |hi|); 2y·z or a kink at y − 1 are not derived lower."""
+    from dpconvex.objectives.atoms import derive_bounds
+
+    assert derive_bounds(lambda z, y: cp.huber(cp.multiply(y, z), 1.0), (-3, 3)).slope == 6.0
+    assert derive_bounds(lambda z, y: cp.huber(2 * y * z, 1.0), (-3, 3)) is None
+    kinked = derive_bounds(lambda z, y: cp.huber(cp.maximum(z, y - 1), 1.0), (-3, 3))
+    assert kinked.curvature == np.inf
+    assert derive_bounds(lambda z, y: cp.huber(z - y, 0.5), (0, 10)).slope == 1.0
