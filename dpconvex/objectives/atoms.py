@@ -492,7 +492,8 @@ class CompiledForm:
         self.expr = fn(*args)
         self.supported = True
         try:
-            self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
+            with np.errstate(all="ignore"):  # a probe of the atoms' rules, not of values
+                self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
         except _Unknown:
             self.supported = False
 

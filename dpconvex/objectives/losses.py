@@ -119,7 +119,10 @@ class Loss:
             ``fn(m) -> cvxpy.Expression`` for kind "margin"; ``fn(z, y)`` for "regression".
             Elementwise in its arguments, built from the atoms of
             :data:`~dpconvex.objectives.atoms.ATOMS`.
-        kind : {"margin", "regression"}
+        kind : {"margin", "regression", "multiclass"}
+            "multiclass" (a loss of C predictions, e.g. ``cp.log_sum_exp(z) - z[y]``) is
+            refused with the reason (:data:`MULTICLASS_REFUSAL`): its bounds are not derived
+            (docs/privacy.md §15.1).
         name : str or None
             The loss's name in certificates (default "cvxpy_loss").
         label_range : (float, float)
@@ -134,7 +137,8 @@ class Loss:
         Raises
         ------
         ParameterError
-            An unknown kind, a missing label range, or an atom with no numeric rule.
+            An unknown or refused kind, a missing label range, an atom with no numeric rule,
+            or ``fn`` that raises, or gives no scalar DCP-convex expression of the prediction.
 
         Examples
         --------
@@ -169,11 +173,13 @@ class CVXPYLoss(Loss):
     def __init__(self, fn: Callable[..., cp.Expression], *, kind: str = "margin",
                  name: str | None = None, label_range: tuple[float, float] | None = None,
                  deriv_bound: float | None = None, curvature: float | None = None):
-        from .atoms import CompiledForm, derive_bounds
+        from .atoms import derive_bounds
 
+        if kind == "multiclass":
+            raise ParameterError(MULTICLASS_REFUSAL)
         if kind not in ("margin", "regression"):
             raise ParameterError(f"The 'kind' parameter of Loss.from_cvxpy must be one of "
-                                 f"['margin', 'regression']. Got {kind!r} instead.")
+                                 f"['margin', 'regression', 'multiclass']. Got {kind!r} instead.")
         if kind == "regression":
             label_range = _check_label_range(label_range, "Loss.from_cvxpy")
         elif label_range is not None:
@@ -183,7 +189,7 @@ class CVXPYLoss(Loss):
         self.kind = kind  # type: ignore[misc]
         self.name = name or "cvxpy_loss"  # type: ignore[misc]
         self.label_range = label_range
-        self._form = CompiledForm(fn, with_label=kind == "regression")
+        self._form = _compile(fn, kind, self.name)
         if not self._form.supported:
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
@@ -221,6 +227,56 @@ class CVXPYLoss(Loss):
         if self.label_range is not None:
             out["label_range"] = self.label_range
         return out
+
+
+#: Why ``Loss.from_cvxpy(kind="multiclass")`` is refused, and what to use instead.
+MULTICLASS_REFUSAL = (
+    "Loss.from_cvxpy: a loss of C predictions z = Wᵀx in ℝ^C (kind='multiclass', e.g. "
+    "cp.log_sum_exp(z) - z[y]) is refused: objective perturbation for it needs the per-record "
+    "Hessian's rank C and a bound on its largest eigenvalue over all of ℝ^C, and "
+    "docs/privacy.md §15.1 derives bounds for a scalar prediction only (rank one), so the "
+    "verifier could not check the constants the noise depends on. For multinomial logistic "
+    "regression use dp.PrivateLargeMarginGaussian(loss='softmax', structure='linear') (the "
+    "softmax loss of §11, derived and audited), or one-vs-rest dp.PrivateLogisticRegression.")
+
+
+def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
+    """``fn`` built on a scalar prediction (and label), checked: a scalar, DCP-convex
+    expression of the prediction, compiled to its NumPy forms."""
+    from .atoms import CompiledForm
+
+    args = "(z, y)" if kind == "regression" else "(m)"
+    try:
+        form = CompiledForm(fn, with_label=kind == "regression")
+    except Exception as exc:  # the user's function, called on CVXPY objects
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} raised {type(exc).__name__} ({exc}) when "
+            "called on a scalar CVXPY variable. Build the loss of one prediction from CVXPY "
+            "atoms, elementwise (a loss of C predictions is kind='multiclass').") from None
+    expr = form.expr
+    if not isinstance(expr, cp.Expression) or not expr.variables():
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} gave {type(expr).__name__} "
+            f"{_short(expr)}, not a CVXPY expression of its first argument. Return an "
+            "expression built from it, e.g. cp.logistic(-m).")
+    if expr.size != 1:
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} gave an expression of shape "
+            f"{expr.shape}, not a scalar, for a scalar prediction. Return one number per "
+            "record (a loss of C predictions is kind='multiclass').")
+    unknown_sign = " (the label y is a parameter of unknown sign)" if kind == "regression" else ""
+    if not expr.is_convex():
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} = {expr} is not convex in the "
+            f"prediction by CVXPY's DCP rules{unknown_sign}, and the privacy proofs need a "
+            "convex loss. State a convex loss in DCP form (e.g. "
+            "cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m)).")
+    return form
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def parse_label_range(label_range: Any) -> tuple[float, float] | None:

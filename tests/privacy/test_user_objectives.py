@@ -455,3 +455,35 @@ def test_a_function_of_the_label_is_never_read_as_a_small_constant():
     kinked = derive_bounds(lambda z, y: cp.huber(cp.maximum(z, y - 1), 1.0), (-3, 3))
     assert kinked.curvature == np.inf
     assert derive_bounds(lambda z, y: cp.huber(z - y, 0.5), (0, 10)).slope == 1.0
+
+
+@pytest.mark.parametrize("fn,kind,says", [
+    (lambda m: -cp.square(m), "margin", "not convex in the prediction"),
+    (lambda m: cp.huber(m, 1) * cp.huber(m, 1), "margin", "not convex in the prediction"),
+    (lambda z, y: cp.square(z) * y, "regression", "unknown sign"),
+    (lambda m: 3.0, "margin", "raised AttributeError"),
+    (lambda z, y: cp.log_sum_exp(z) - z[0], "regression", "raised IndexError"),
+    (lambda z, y: cp.hstack([z - y, y - z]), "regression", "not a scalar"),
+])
+def test_a_cvxpy_loss_that_is_not_a_convex_scalar_of_the_prediction_is_refused(fn, kind, says):
+    label_range = (-1.0, 1.0) if kind == "regression" else None
+    with pytest.raises(ParameterError, match=says):
+        dp.Loss.from_cvxpy(fn, kind=kind, label_range=label_range)
+
+
+def test_a_multiclass_loss_is_refused_with_the_reason_and_the_derived_alternative():
+    with pytest.raises(ParameterError) as info:
+        dp.Loss.from_cvxpy(lambda z, y: cp.log_sum_exp(z) - z[y], kind="multiclass")
+    text = str(info.value)
+    assert "rank C" in text and "structure='linear'" in text
+    # the alternative it names runs and beats the majority class on a public table
+    from sklearn.datasets import load_wine
+
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_wine(return_X_y=True)  # a public table: its scale may be read from it here
+    X = StandardScaler().fit_transform(X)
+    X /= np.linalg.norm(X, axis=1).max()
+    fit = dp.PrivateLargeMarginGaussian(loss="softmax", structure="linear", epsilon=4.0,
+                                        random_state=0).fit(X, y)
+    assert fit.score(X, y) > np.bincount(y).max() / y.size
