@@ -187,7 +187,58 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, owner
     return found
 
 
-class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator):
+class LinearERMPlanMixin:
+    """The plan of a fit on :class:`LinearERMTemplate`, shared by the linear classifiers and
+    the regressor: the mechanism ("auto": by δ), the budget, the row bound q̃ with the
+    intercept column, Λ by the public rule, the backend. Reads parameters only, never data.
+    """
+
+    def _mechanism_options(self) -> dict[str, Any]:
+        return {}
+
+    def _check_consistency(self) -> None:
+        mech = self._mechanism()
+        if mech.private:  # δ = 0 for pure mechanisms, δ > 0 for the Gaussian ones (named error)
+            mech.check_budget(self._budget(mech))
+
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
+        name = resolve_mechanism(self.mechanism, self.delta, "linear_erm").name
+        return build_mechanism(name, type(self).__name__, "linear_erm",
+                               **self._mechanism_options())
+
+    def _mechanism_notes(self) -> tuple[str, ...]:
+        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
+        reason = resolve_mechanism(self.mechanism, self.delta, "linear_erm").reason
+        return () if reason is None else (reason,)
+
+    def _budget(self, mechanism: Mechanism) -> Budget:
+        if not mechanism.private:
+            return Budget.unlimited()
+        return Budget(float(self.epsilon), float(self.delta))
+
+    def _norm_bound(self) -> float:
+        """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""
+        q = float(self.data_norm)
+        return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
+
+    def _lam(self, mechanism: Mechanism, n: int, n_features: int, loss: Loss
+             ) -> tuple[float, str, str]:
+        """Λ (given, or the public rule of ``lam="auto"``), the rule's note and its name."""
+        lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, self._norm_bound(),
+                                n_features + int(self.fit_intercept), loss,
+                                delta=float(self.delta))
+        rule = "given" if not isinstance(self.lam, str) else \
+            "lam='auto': dpconvex.privacy.rules.lam.auto_lam (docs/privacy.md §3.4)"
+        return lam, note, rule
+
+    def _backend(self) -> str:
+        """The solver of the plan: linear ERM templates are smooth, so "auto" is native."""
+        return "native" if self.solver in (None, "auto") else self.solver
+
+
+class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearERMPlanMixin,
+                                PrivateEstimator):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
 
     _accepts_sparse = True
@@ -220,31 +271,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         tags.input_tags.sparse = True  # CSR/CSC rows through the design-operator seam
         return tags
 
-    def _check_consistency(self) -> None:
-        mech = self._mechanism()
-        if mech.private:  # δ = 0 for pure mechanisms, δ > 0 for the Gaussian ones (named error)
-            mech.check_budget(self._budget(mech))
-
-    def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        name = resolve_mechanism(self.mechanism, self.delta, "linear_erm").name
-        return build_mechanism(name, type(self).__name__, "linear_erm",
-                               optimality_tol=self.optimality_tol)
-
-    def _mechanism_notes(self) -> tuple[str, ...]:
-        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = resolve_mechanism(self.mechanism, self.delta, "linear_erm").reason
-        return () if reason is None else (reason,)
-
-    def _budget(self, mechanism: Mechanism) -> Budget:
-        if not mechanism.private:
-            return Budget.unlimited()
-        return Budget(float(self.epsilon), float(self.delta))
-
-    def _norm_bound(self) -> float:
-        """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""
-        q = float(self.data_norm)
-        return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
+    def _mechanism_options(self) -> dict[str, Any]:
+        return {"optimality_tol": self.optimality_tol}
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """Mechanism, budget, Λ (the public rule for "auto") and backend of a fit; no data."""
@@ -254,17 +282,11 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, PrivateEstim
         budget = self._budget(mechanism)
         loss = self._make_loss()
         q = self._norm_bound()
-        lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, q,
-                                n_features + int(self.fit_intercept), loss,
-                                delta=float(self.delta))
-        rule = "given" if not isinstance(self.lam, str) else \
-            "lam='auto': dpconvex.privacy.rules.lam.auto_lam (docs/privacy.md §3.4)"
-        # linear ERM templates are smooth: the "auto" policy picks the native solver
+        lam, note, rule = self._lam(mechanism, n, n_features, loss)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,
-            backend="native" if self.solver in (None, "auto") else self.solver, lam=lam,
-            lam_rule=rule,
+            backend=self._backend(), lam=lam, lam_rule=rule,
             notes=(note, *self._mechanism_notes(),
                    *([UNIT_ROWS_NOTE] if self.row_norm == "unit" else [])),
             options={"loss": loss.name, "norm bound q~": q,

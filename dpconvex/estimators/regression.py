@@ -18,7 +18,6 @@ References
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any, ClassVar
 
@@ -46,16 +45,12 @@ from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
 from ..errors import DataValidationError, ParameterError, PrivacyWarning
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range
-from ..privacy.budget import Budget
-from ..privacy.mechanisms import Mechanism, build_mechanism
 from ..privacy.release import release
-from ..privacy.rules.lam import resolve_lam
-from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .constraints import SOLVER, ParameterSet, Vouch
-from .linear import _implicit_rows, _parameter_set
+from .linear import LinearERMPlanMixin, _implicit_rows, _parameter_set
 
 __all__ = ["UNIT_LABELS", "PrivateLinearRegressor"]
 
@@ -90,7 +85,7 @@ class _LabelRange(Constraint):
         return "(lo, hi) with finite lo < hi, the public range of the labels"
 
 
-class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
+class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
 
     Parameters
@@ -221,24 +216,6 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
             return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile))
         return get_regression_loss(self.loss, UNIT_LABELS)
 
-    def _mechanism(self) -> Mechanism:
-        name = resolve_mechanism(self.mechanism, self.delta, "linear_erm").name
-        return build_mechanism(name, type(self).__name__, "linear_erm")
-
-    def _check_consistency(self) -> None:
-        mech = self._mechanism()
-        if mech.private:
-            mech.check_budget(self._budget(mech))
-
-    def _budget(self, mechanism: Mechanism) -> Budget:
-        if not mechanism.private:
-            return Budget.unlimited()
-        return Budget(float(self.epsilon), float(self.delta))
-
-    def _norm_bound(self) -> float:
-        q = float(self.data_norm)
-        return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
-
     def _vouched(self) -> tuple[str, ...]:
         return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)
 
@@ -255,21 +232,17 @@ class PrivateLinearRegressor(RegressorMixin, PrivateEstimator):
         mechanism = self._mechanism()
         budget = self._budget(mechanism)
         loss = self._make_loss()
-        q = self._norm_bound()
-        lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, q,
-                                n_features + int(self.fit_intercept), loss,
-                                delta=float(self.delta))
-        rule = "given" if not isinstance(self.lam, str) else \
-            "lam='auto': dpconvex.privacy.rules.lam.auto_lam (docs/privacy.md §3.4)"
+        lam, note, rule = self._lam(mechanism, n, n_features, loss)
         lo, hi = (float(v) for v in self.label_range)
         label_note = (f"labels clipped to the public label_range [{lo:g}, {hi:g}] and mapped onto "
                       "[-1, 1] (per-record public maps); predictions mapped back and clipped")
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
             template="linear ERM", learner="linear regression", mechanism=mechanism,
-            budget=budget, backend=self.solver or "native", lam=lam, lam_rule=rule,
-            notes=(note, label_note),
-            options={"loss": loss.name, "norm bound q~": q, "label_range": (lo, hi),
+            budget=budget, backend=self._backend(), lam=lam, lam_rule=rule,
+            notes=(note, label_note, *self._mechanism_notes()),
+            options={"loss": loss.name, "norm bound q~": self._norm_bound(),
+                     "label_range": (lo, hi),
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})
 
