@@ -478,7 +478,6 @@ def test_a_multiclass_loss_is_refused_with_the_reason_and_the_derived_alternativ
     assert "rank C" in text and "structure='linear'" in text
     # the alternative it names runs and beats the majority class on a public table
     from sklearn.datasets import load_wine
-
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_wine(return_X_y=True)  # a public table: its scale may be read from it here
