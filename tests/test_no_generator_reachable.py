@@ -152,6 +152,21 @@ def _pipe(rs: Any) -> Pipeline:
                          _lr(rs, lam=0.05))
 
 
+def _non_negative(coef: Any) -> list[Any]:
+    """Coefficients in the non-negative orthant (a module-level function: a model pickles)."""
+    return [coef >= 0]
+
+
+def _on_dask(est: Any, X: np.ndarray, y: np.ndarray) -> Any:
+    """``est`` fitted on X and y held in Dask arrays (threads; two row chunks)."""
+    import dask
+    import dask.array as da
+
+    with dask.config.set(scheduler="threads"):
+        chunk = (X.shape[0] + 1) // 2
+        return est.fit(da.from_array(X, chunks=(chunk, X.shape[1])), da.from_array(y, chunks=chunk))
+
+
 #: name -> (random_state -> fitted object). Every public estimator class is the subject of
 #: at least one recipe (test_every_public_estimator_has_a_recipe).
 RECIPES: dict[str, Callable[[Any], Any]] = {
@@ -162,6 +177,15 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
         **LIN, mechanism="output", random_state=rs).fit(XB, YB),
     "PrivateLinearRegressor": lambda rs: dp.PrivateLinearRegressor(
         epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateLinearRegressor pinball over the orthant": lambda rs: dp.PrivateLinearRegressor(
+        loss="pinball", constraints=_non_negative, epsilon=1.0, label_range=(-2.0, 2.0),
+        random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateLinearRegressor in a Pipeline": lambda rs: make_pipeline(
+        dp.PublicEncoder(dp.PublicSchema.from_ranges([(-3.0, 3.0)] * XB.shape[1])),
+        dp.PrivateLinearRegressor(epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs)).fit(
+        XB, XB[:, 0]),
+    "PrivateLinearRegressor on Dask rows": lambda rs: _on_dask(dp.PrivateLinearRegressor(
+        epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs), XB, XB[:, 0]),
     "NoisyGradientDescent": lambda rs: dp.NoisyGradientDescent(
         epsilon=1.0, steps=5, radius=2.0, random_state=rs).fit(XB, YB),
     "NoisyGradientDescent one-vs-rest": lambda rs: dp.NoisyGradientDescent(

@@ -1,9 +1,9 @@
-"""scikit-learn's estimator checks on the private linear classifiers.
+"""scikit-learn's estimator checks on the private linear classifiers and the regressor.
 
-The non-private baseline (mechanism="none") and objective perturbation at ε = 1 pass
-all of them. Output perturbation fails only the accuracy check, which asks for
-> 83% training accuracy on tiny data sets where its ε = 1 noise dominates
-(expected, not a bug).
+The non-private baselines (mechanism="none") and the private classifiers at ε = 1 pass
+all of them. The private regressor fails only the accuracy check, which asks for
+R² > 0.5 on 200 standardized rows (label_range (-1, 1) clips about 30% of their labels):
+the ε = 1 noise dominates there (expected, not a bug).
 """
 
 import pytest
@@ -17,9 +17,17 @@ NO_N_ITER = {"check_non_transformer_estimators_n_iter":
              "n_iter_ depends on the data and is not released (DESIGN.md §4)"}
 
 
+#: The private regressor's R² on check_regressors_train's 200 rows at ε = 1 (seeds 0-2:
+#: 0.09, -1.05, -0.45 with objective perturbation; the non-private fit reaches 0.61).
+NOISY_REGRESSOR = {"check_regressors_train":
+                   "ε = 1 noise dominates on 200 rows; sklearn asks for R² > 0.5"}
+
+
 def _expected_failures(est):
-    # Every estimator, the output-perturbed Huber SVM included, passes sklearn's 83% bar in
-    # check_classifiers_train at its defaults (lam="auto"), so no xfail remains.
+    # Every classifier, the output-perturbed Huber SVM included, passes sklearn's 83% bar in
+    # check_classifiers_train at its defaults (lam="auto"), so no xfail remains for them.
+    if isinstance(est, dp.PrivateLinearRegressor) and est.mechanism != "none":
+        return {**NO_N_ITER, **NOISY_REGRESSOR}
     return dict(NO_N_ITER)
 
 
@@ -32,6 +40,10 @@ def _expected_failures(est):
         dp.PrivateLogisticRegression(epsilon=1.0, random_state=0),
         dp.PrivateHuberSVM(epsilon=1.0, mechanism="output", random_state=0),
         dp.PrivateHuberSVM(epsilon=1.0, random_state=0, row_norm="unit"),
+        dp.PrivateLinearRegressor(mechanism="none"),
+        dp.PrivateLinearRegressor(mechanism="none", loss="pinball"),
+        dp.PrivateLinearRegressor(epsilon=1.0, random_state=0),
+        dp.PrivateLinearRegressor(epsilon=1.0, mechanism="output", random_state=0),
     ],
     expected_failed_checks=_expected_failures,
 )

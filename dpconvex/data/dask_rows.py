@@ -38,7 +38,8 @@ A solve passes over the rows some tens of times. :meth:`DaskRows.compact`
 A pass is one round trip to the cluster: the per-chunk partial sums (p or p²
 numbers each) come back with the products and are added on the driver in the
 fixed tree order of the cluster's sum; label signs (factors in {-1, 0, 1}) are
-held on the workers as int8, sent once.
+held on the workers as int8, sent once, and so are the labels a loss of the prediction
+ℓ(z, y) reads (:meth:`DaskRows.with_labels`, float64).
 
 40% stays below Dask's spill thresholds (60% of ``memory_limit`` for stored
 data, 70% for the whole process) with room for the temporaries of a task (a
@@ -51,9 +52,10 @@ persisted yourself stays in memory beside them.
 The driver holds the parameters, the p×p Gram of a Newton step and the labels
 (8n bytes), never the n×p rows. The linear learners' objective, gradient and
 (sampled) Hessian at a point come from :meth:`DaskRows.margin_sums`: each task
-computes its chunk's margins and returns p + p² sums, so their solve sends no
-vector of length n. The other products (``matvec``, ``rmatvec``,
-``weighted_gram`` with per-row weights) carry vectors of length n.
+computes its chunk's margins (or predictions, for a regression loss, beside the
+chunk's labels) and returns p + p² sums, so their solve sends no vector of length n.
+The other products (``matvec``, ``rmatvec``, ``weighted_gram`` with per-row weights)
+carry vectors of length n.
 
 A worker lost during a product is handled by Dask: its tasks are retried on the
 remaining workers and persisted chunks it held are recomputed from their
@@ -86,6 +88,7 @@ worker to lose and are not timed.
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import time
 import warnings
@@ -141,23 +144,35 @@ _IMPLICIT_MAX_NORM = 1e100
 
 
 class MarginLoss(Protocol):
-    """What the chunk sums read of a margin loss ℓ(m) (e.g. :class:`dpconvex.objectives.Logistic`).
+    """What the chunk sums read of a loss of the rows' products m_i = a_iᵀw.
+
+    A margin loss ℓ(m) (e.g. :class:`dpconvex.objectives.Logistic`, the labels folded into
+    the rows as signs), or a loss of the prediction ℓ(z, y) of ``kind`` "regression"
+    (e.g. :class:`dpconvex.objectives.HuberRegression`), which also reads the rows' labels
+    (:meth:`DaskRows.with_labels`): ``labels`` is then the labels of the same rows.
 
     Methods
     -------
-    value_and_deriv(m)
-        (ℓ(m), ℓ'(m)) elementwise.
-    deriv2(m)
-        ℓ''(m) elementwise.
+    value_and_deriv(m, *labels)
+        (ℓ, ∂ℓ/∂m) elementwise.
+    deriv2(m, *labels)
+        ∂²ℓ/∂m² elementwise.
     """
 
-    def value_and_deriv(self, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ℓ(m), ℓ'(m)) of the margins m."""
+    def value_and_deriv(self, m: np.ndarray, *labels: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """(ℓ, ∂ℓ/∂m) at the products m (and the labels of their rows, for a regression loss)."""
         ...
 
-    def deriv2(self, m: np.ndarray) -> np.ndarray:
-        """ℓ''(m) of the margins m."""
+    def deriv2(self, m: np.ndarray, *labels: np.ndarray) -> np.ndarray:
+        """∂²ℓ/∂m² at the products m (and the labels of their rows, for a regression loss)."""
         ...
+
+
+def _reads_labels(loss: Any) -> bool:
+    """Whether ``loss`` is a loss of the prediction ℓ(z, y), which reads a label per row."""
+    return getattr(loss, "kind", "margin") == "regression"
+
 
 def _implicit_block(B: np.ndarray, bound: float, value: float | None) -> Any:
     """The chunk clipped to ``bound``, with the intercept column ``value``, without a copy.
@@ -198,12 +213,14 @@ def _gram_block(B: Any, s: np.ndarray | None, signs: bool, d: np.ndarray) -> np.
 
 
 def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: MarginLoss,
-                  gradient: bool, start: int, step: int) -> np.ndarray:
+                  gradient: bool, start: int, step: int, labels: np.ndarray | None = None
+                  ) -> np.ndarray:
     """One chunk's [Σ ℓ(m_i), |S|, Σ ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ], m = A w, flat.
 
     The rows a_i = s_i x_i; S holds the chunk's rows start, start + step, ... (none when
-    ``step`` is 0). The terms are those of the in-memory template's products on the
-    same rows (:meth:`DaskRows.margin_sums`).
+    ``step`` is 0). ``labels`` (the chunk's labels, for a loss of the prediction): ℓ reads
+    (m_i, y_i). The terms are those of the in-memory template's products on the same rows
+    (:meth:`DaskRows.margin_sums`).
     """
     op = _op(B) if s is not None and signs else _op(B, s)
     sign = s[:, 0].astype(float) if s is not None and signs else None
@@ -213,7 +230,7 @@ def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss
         def weights(mb: np.ndarray, rows: slice) -> np.ndarray:  # per block of rows, in cache
             if sign is not None:
                 mb *= sign[rows]  # the margins of the signed rows (kept in m)
-            value, d1 = loss.value_and_deriv(mb)
+            value, d1 = loss.value_and_deriv(mb, *(() if labels is None else (labels[rows],)))
             out[0] += float(np.sum(value))
             return d1 if sign is None else d1 * sign[rows]
 
@@ -228,7 +245,7 @@ def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss
         if sign is not None:
             m = m * sign
     if step and start < m.shape[0]:
-        d2 = loss.deriv2(m[start::step])
+        d2 = loss.deriv2(m[start::step], *(() if labels is None else (labels[start::step],)))
         if sign is not None:
             d2 = d2 * (sign[start::step] * sign[start::step])
         out[1] = d2.shape[0]
@@ -238,10 +255,12 @@ def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss
 
 
 def _margin_source_block(B: np.ndarray, s: np.ndarray | None, signs: bool, w: np.ndarray,
-                         loss: MarginLoss, gradient: bool, start: int, step: int, *, bound: float,
-                         value: float | None) -> np.ndarray:
+                         loss: MarginLoss, gradient: bool, start: int, step: int,
+                         labels: np.ndarray | None = None, *, bound: float, value: float | None
+                         ) -> np.ndarray:
     """:func:`_margin_block` of a recomputed chunk, clipped (:func:`_implicit_block`) in the task."""
-    return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step)
+    return _margin_block(_implicit_block(B, bound, value), s, signs, w, loss, gradient, start, step,
+                         labels)
 
 
 def _sum_parts(*parts: np.ndarray) -> np.ndarray:
@@ -652,6 +671,7 @@ class DaskRows:
         self._scale: list[np.ndarray] | None = None  # per-chunk row scaling (int8 if signs)
         self._signs = False  # every scale factor in {-1, 0, 1}: folded into the vectors
         self._scale_tasks: list[Any] | None = None  # the factors persisted on the workers
+        self._labels: list[Any] | None = None  # per-chunk labels on the workers (with_labels)
         if not isinstance(X, da.Array):
             raise TypeError(f"DaskRows.__init__: needs a dask.array.Array; got "
                             f"{type(X).__name__}. Pass dask.array.from_array(X).")
@@ -728,14 +748,29 @@ class DaskRows:
         (Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|) for the margin loss
         ``loss``, S = rows 0, step, 2·step, ... (the rows of :meth:`every`; no Gram when
         ``step`` is 0, the whole Gram when it is 1; no value or gradient without
-        ``gradient``). Each chunk computes its margins and their terms on its worker,
-        so only p + p² numbers per chunk travel, never a vector of length n: the
-        objective, gradient and (sampled) Hessian of a linear template in one pass.
+        ``gradient``). A loss of the prediction ℓ(z, y) (``kind`` "regression") reads
+        ℓ(m_i, y_i) with the labels :meth:`with_labels` left on the workers. Each chunk
+        computes its margins and their terms on its worker, so only p + p² numbers per
+        chunk travel, never a vector of length n: the objective, gradient and (sampled)
+        Hessian of a linear template in one pass.
+
+        Raises
+        ------
+        ParameterError
+            A loss of the prediction on rows that hold no labels.
         """
         w = np.ascontiguousarray(w, dtype=float)
         p, step = self.p, int(step)
         lows = np.cumsum((0, *self.X.chunks[0]))[:-1]
         pairs = self._pairs()
+        labels: list[Any] = [None] * self.n_chunks
+        if _reads_labels(loss):
+            if self._labels is None:
+                raise ParameterError(
+                    f"DaskRows.margin_sums: loss '{getattr(loss, 'name', type(loss).__name__)}' "
+                    "reads a label per row, and these rows hold none. Attach the labels with "
+                    "rows.with_labels(y) first.")
+            labels = self._labels
         kernel: Callable[..., np.ndarray] = _margin_block
         if self._implicit is not None and not self.persisted:
             # recomputed rows: clipped inside the same task as the sums (no stored chunk between)
@@ -743,12 +778,25 @@ class DaskRows:
             kernel = partial(_margin_source_block, bound=bound, value=value)
             pairs = list(zip(source.to_delayed().ravel(), (s for _, s in pairs), strict=True))
         parts = [_delayed(kernel)(b, s, self._signs, w, loss, gradient,
-                                  int(-lo % step) if step else 0, step)
-                 for (b, s), lo in zip(pairs, lows, strict=True)]
+                                  int(-lo % step) if step else 0, step, lab)
+                 for (b, s), lo, lab in zip(pairs, lows, labels, strict=True)]
         total = np.asarray(_reduce(parts, 8 * (2 + p + (p * p if step else 0))))
         grad = total[2:2 + p].copy() if gradient else None
         gram = total[2 + p:].reshape(p, p).copy() if step else None
         return float(total[0]), grad, gram, int(round(total[1]))
+
+    def with_labels(self, y: np.ndarray) -> DaskRows:
+        """The same rows with a label per row, for a loss of the prediction ℓ(z_i, y_i).
+
+        ``y`` is cut along the row chunks and sent to the workers once (as the factors of
+        :meth:`scale_rows`), so no pass carries it: :meth:`margin_sums` evaluates
+        ℓ(a_iᵀw, y_i) per chunk beside the rows. The new operator reads the same (persisted)
+        chunks and row factors as this one; its products are this one's.
+        """
+        pieces = [c[:, 0] for c in self._split(y, "DaskRows.with_labels")]
+        out = copy.copy(self)
+        out._labels = list(dask.persist(*[dask.delayed(c) for c in pieces]))
+        return out
 
     def chunk_sum(self, k: Callable[..., Any], *a: Any) -> np.ndarray:
         """Σ over the chunks of k(chunk, its row scaling, signs, *a)[0]: one pass, tree-summed."""

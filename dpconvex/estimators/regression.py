@@ -23,7 +23,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.exceptions import DataConversionWarning
 
+from .._diagnostics import record_diagnostic
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -37,12 +39,14 @@ from .._validation import (
     Constraint,
     Float,
     NoValidation,
+    _reject_masked,
     check_fitted,
     checks_feature_names,
+    is_dask_collection,
 )
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
-from ..data.validation import check_array
+from ..data.validation import check_array, computed
 from ..errors import DataValidationError, ParameterError, PrivacyWarning
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range
 from ..privacy.release import release
@@ -257,25 +261,38 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
                      ) -> np.ndarray:
         """Labels clipped to the public range (warned) and mapped onto [−1, 1]; with
         ``check_only`` (score), the labels as given, validated, on the same scale."""
+        caller = owner or f"{type(self).__name__}.score"
+        if y is None:
+            raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
+                                      "None. Pass the labels.")
+        _reject_masked(y, caller, "y")
         try:
+            y = computed(y)  # labels held by Dask: brought to the driver once (8n bytes)
             raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
+                warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
+                              f"flattened. Pass y.ravel() to {caller} to silence this.",
+                              DataConversionWarning, stacklevel=4)
+                raw = raw.ravel()
             if np.iscomplexobj(raw) or raw.ndim != 1 or raw.dtype.kind not in "biufO":
                 raise TypeError
             values = raw.astype(float).reshape(-1)
         except (TypeError, ValueError):
-            raise DataValidationError(f"{type(self).__name__}.fit: y must hold numbers (a "
+            raise DataValidationError(f"{caller}: y must hold numbers (a "
                                       "regression's labels). Convert it to floats first.") from None
         if values.size != n:
-            raise DataValidationError(f"{type(self).__name__}.fit: y has {values.size} labels for "
+            raise DataValidationError(f"{caller}: y has {values.size} labels for "
                                       f"{n} rows. Pass one label per row.")
         if not np.all(np.isfinite(values)):
-            raise DataValidationError(f"{type(self).__name__}.fit: y has labels that are not finite "
+            raise DataValidationError(f"{caller}: y has labels that are not finite "
                                       "(NaN or inf). Remove or impute them first.")
         lo, hi = (float(v) for v in self.label_range)
         if check_only:
             return (2.0 * values - lo - hi) / (hi - lo)
         clipped = np.clip(values, lo, hi)
         moved = int(np.count_nonzero(clipped != values))
+        record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
+                          moved, n)
         if moved:
             warnings.warn(
                 f"{owner}: labels outside the public label_range [{lo:g}, {hi:g}] were clipped to "
@@ -298,14 +315,26 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
         return float(r2_score(truth, pred, sample_weight=weights))
 
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
-        """Validate, clip the rows and labels, add the intercept column, build the template."""
+        """Validate, clip the rows and labels, add the intercept column, build the template.
+
+        Rows held by Dask (a Dask array or DataFrame) stay on the workers: clipped and
+        given the intercept column lazily per chunk (the same per-record maps), with the
+        unit labels sent to the workers once beside them (docs/guide/dask.md).
+        """
         owner = f"{type(self).__name__}.fit"
-        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True)
+        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
         n, d = X_checked.shape
         u = self._unit_labels(y, n, owner)
         q = float(self.data_norm)
         scaling = float(self.intercept_scaling) if self.fit_intercept else None
-        design = _implicit_rows(X_checked, q, scaling, np.zeros(n, dtype=bool), owner)
+        if is_dask_collection(X_checked):
+            from ..data.dask_rows import DaskRows
+
+            design = DaskRows(X_checked).clip(q)
+            if self.fit_intercept:
+                design = design.add_intercept(float(self.intercept_scaling))
+        else:
+            design = _implicit_rows(X_checked, q, scaling, np.zeros(n, dtype=bool), owner)
         if design is None:  # CSR stays CSR
             design, n_clipped = clip_design(X_checked, q)
             note_clipped(n_clipped, n, q, owner)
@@ -356,6 +385,12 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
         """wᵀx + b in the labels' units, clipped to ``label_range``."""
         check_fitted(self, "coef_")
         X_checked = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
-                                n_features=self.n_features_in_)
+                                accept_dask=True, n_features=self.n_features_in_)
         lo, hi = (float(v) for v in self.label_range)
-        return np.clip(np.asarray(X_checked @ self.coef_).reshape(-1) + self.intercept_, lo, hi)
+        if is_dask_collection(X_checked):  # per chunk on the workers; n numbers come back
+            from ..data.dask_rows import DaskRows
+
+            raw = DaskRows(X_checked).matvec(self.coef_)
+        else:
+            raw = np.asarray(X_checked @ self.coef_).reshape(-1)
+        return np.clip(raw + self.intercept_, lo, hi)

@@ -181,13 +181,11 @@ class LinearERMTemplate:
             self.capabilities = self.capabilities | {"sampled_hessian"}
         # Rows on workers (Dask) sum the loss terms where they are stored: one pass gives
         # the objective, the gradient and the sampled Hessian at a point, and no n-vector
-        # leaves the workers (DaskRows.margin_sums)
+        # leaves the workers (DaskRows.margin_sums); a regression loss's labels are sent
+        # to the workers once, beside the rows
         self._on_workers = hasattr(self._ops, "margin_sums")
         if self._on_workers and self.regression:
-            raise ParameterError(
-                f"{type(self).__name__}.__init__: a regression loss on rows held by Dask workers is not "
-                "supported: the workers' sums read margins only. Compute the rows in memory "
-                "(X.compute()) or use a margin loss.")
+            self._ops = self._ops.with_labels(self.y)
         self._last_sample: tuple[np.ndarray, np.ndarray, int] | None = None
 
     def _check_labels(self, caller: str) -> None:

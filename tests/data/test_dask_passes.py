@@ -1,5 +1,6 @@
 """What one distributed pass of DaskRows carries: small partial sums added on the driver in the
-cluster's tree order, and label signs sent to the workers once (synchronous scheduler)."""
+cluster's tree order, and label signs (or a regression loss's labels) sent to the workers once
+(synchronous scheduler)."""
 
 from __future__ import annotations
 
@@ -209,3 +210,59 @@ def test_a_computed_collection_is_joined_on_the_client(monkeypatch):
     assert np.array_equal(rows, x) and np.array_equal(labels, np.arange(20))
     assert total == x.sum() and column.tolist() == list(range(10))
     assert submitted == [X.npartitions + y.npartitions + 1 + frame.npartitions]  # pieces only
+
+
+@pytest.mark.parametrize("persist", [False, True])
+def test_margin_sums_of_a_regression_loss_read_the_labels_beside_the_rows(persist):
+    """A loss of the prediction ℓ(z, y): one pass gives Σ ℓ(z_i, y_i), Σ ∂ℓ/∂z a_i and the
+    every-k-th-row Gram with the labels held on the workers (sent once, never with a pass);
+    rows that hold no labels are refused by name."""
+    from dpconvex.data.preprocess import add_intercept, clip_rows
+    from dpconvex.errors import ParameterError
+    from dpconvex.objectives import HuberRegression, Logistic, Pinball
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(1003, 5)) * 0.6
+    u = rng.uniform(-1.0, 1.0, 1003)
+    plain = DaskRows(da.from_array(X, chunks=(97, 5)), persist=persist).clip(1.0).add_intercept(1.0)
+    rows = plain.compact().with_labels(u)
+    assert len(rows._labels) == rows.n_chunks and plain._labels is None
+    A = add_intercept(clip_rows(X, 1.0)[0], 1.0)
+    w = rng.normal(size=6)
+    z = A @ w
+    for loss in (HuberRegression(0.5), Pinball(0.3)):
+        value, grad, gram, count = rows.margin_sums(w, loss, step=20)
+        assert value == pytest.approx(float(np.sum(loss.value(z, u))), rel=1e-12)
+        np.testing.assert_allclose(grad, A.T @ loss.deriv(z, u), rtol=1e-12, atol=1e-12)
+        S = A[::20]
+        np.testing.assert_allclose(gram, (S.T * loss.deriv2(z[::20], u[::20])) @ S, rtol=1e-12,
+                                   atol=1e-12)
+        assert count == S.shape[0]
+        full = rows.margin_sums(w, loss, gradient=False, step=1)[2]
+        np.testing.assert_allclose(full, (A.T * loss.deriv2(z, u)) @ A, rtol=1e-12, atol=1e-12)
+    logistic = rows.margin_sums(w, Logistic())  # a margin loss reads no labels
+    assert logistic[0] == pytest.approx(float(np.sum(Logistic().value(z))), rel=1e-12)
+    with pytest.raises(ParameterError, match="reads a label per row.*with_labels"):
+        plain.margin_sums(w, HuberRegression(0.5))
+
+
+def test_a_regression_fit_on_dask_rows_sends_no_row_vector(monkeypatch):
+    """The regressor's objective, gradient and Hessians are summed on the workers, one pass
+    per evaluation: after the labels, no product of the fit returns or ships a vector of n."""
+    import dpconvex as dp
+
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-0.8, 0.8, size=(6_000, 4))
+    y = 5 + 3 * X[:, 0] + rng.normal(size=6_000)
+    calls = []
+    for name in ("matvec", "rmatvec", "row_norms", "weighted_gram", "margin_sums"):
+        real = getattr(DaskRows, name)
+        monkeypatch.setattr(DaskRows, name, lambda self, *a, _real=real, _name=name, **k:
+                            calls.append(_name) or _real(self, *a, **k))
+    for loss in ("huber", "pinball"):
+        calls.clear()
+        dp.PrivateLinearRegressor(loss=loss, epsilon=1.0, label_range=(-5, 15), random_state=0).fit(
+            da.from_array(X, chunks=(2_000, 4)), da.from_array(y, chunks=2_000))
+        assert "margin_sums" in calls
+        assert not {"matvec", "rmatvec", "row_norms"} & set(calls)
+        assert calls.count("weighted_gram") <= 1  # the first step's majorant: a constant weight

@@ -149,3 +149,17 @@ def test_certify_before_data_states_the_plan():
         warnings.simplefilter("ignore")
         cert = reg.certify(n=1000, n_classes=1, n_features=5)
     assert cert.epsilon <= 1.0 and "huber_regression" in str(cert)
+
+
+def test_labels_none_masked_or_a_column_follow_scikit_learn():
+    from sklearn.exceptions import DataConversionWarning
+
+    X, y = _table(n=60)
+    make = lambda: dp.PrivateLinearRegressor(label_range=(-50, 150), random_state=0)  # noqa: E731
+    with pytest.raises(DataValidationError, match="requires y to be passed, but the target y is None"):
+        make().fit(X, None)
+    with pytest.raises(DataValidationError, match="masked array with masked entries"):
+        make().fit(X, np.ma.masked_array(y, mask=np.arange(60) == 3))
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        column = make().fit(X, y[:, None])
+    np.testing.assert_array_equal(column.coef_, make().fit(X, y).coef_)
