@@ -171,8 +171,7 @@ def _data_error(problem: Problem, key: str, text: str) -> Exception:
 
 
 def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y) of a CSV file: a header row, numeric cells; y is the ``target`` column
-    (integers when every label is a whole number, e.g. class labels)."""
+    """(X, y) of a CSV file, as floats: a header row, numeric cells; y is the ``target`` column."""
     path, target = Path(str(problem.csv)), str(problem.target)
     try:
         with path.open(newline="", encoding="utf-8") as f:
@@ -202,9 +201,7 @@ def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
                           "column first.") from None
     table = table.reshape(len(rows) - 1, len(header))
     j = header.index(target)
-    y = table[:, j]
-    whole = bool(np.all(np.isfinite(y)) and np.all(y == np.round(y)) and np.all(np.abs(y) < 2**53))
-    return np.delete(table, j, axis=1), (y.astype(np.int64) if whole else y)
+    return np.delete(table, j, axis=1), table[:, j]
 
 
 def _is_number(cell: str) -> bool:

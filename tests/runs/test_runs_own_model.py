@@ -140,6 +140,21 @@ def test_import_path_estimator_and_loss_run_and_report_r2(tmp_path, user_module,
     assert payload["metric"] == "r2" and payload["checks"][0]["min_r2"] == 0.3
 
 
+def test_an_estimator_without_epsilon_is_a_non_private_comparison(tmp_path, user_module):
+    """Any estimator by import path: scikit-learn's Ridge runs once per run, with no release."""
+    text = REGRESSION.format(mod=user_module, factory="make_fixed") + """
+[[method]]
+label = "ridge"
+estimator = "sklearn.linear_model:Ridge"
+params = { alpha = 1.0 }
+"""
+    problem = load_problem(_write(tmp_path, text))
+    assert not problem.methods[2].private
+    result = run_problem(problem, progress=False)
+    assert set(result.errors["ridge"]) == {float("inf")} and len(result.errors["ridge"][np.inf]) == 2
+    assert "| ridge |" in result.table()  # no release to name: it has no certificate
+
+
 def test_the_grid_epsilon_reaches_a_factory_without_an_epsilon_parameter(tmp_path, user_module):
     from dpconvex.runs.spec import build_estimator
 
@@ -298,7 +313,7 @@ def test_a_csv_file_relative_to_the_problem_file(tmp_path):
     problem = load_problem(_write(tmp_path, CSV_PROBLEM.format(csv="data/rows.csv")))
     assert problem.metric == "error" and problem.csv == tmp_path / "data" / "rows.csv"
     X, y = load_data(problem)
-    assert X.shape == (200, 2) and y.dtype == np.int64 and set(y.tolist()) == {0, 1}
+    assert X.shape == (200, 2) and y.dtype == np.float64 and set(y.tolist()) == {0.0, 1.0}
     result = run_problem(problem, progress=False)
     assert result.passed, result.table()
     assert len(result.baselines[MAJORITY]) == 1
