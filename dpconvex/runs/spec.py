@@ -841,7 +841,11 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
     if dataset.lower().endswith(".csv"):
         csv = Path(dataset).expanduser()
         csv = csv if csv.is_absolute() else path.parent / csv
-        if not csv.is_file():
+        try:
+            found = csv.is_file()
+        except (OSError, ValueError):  # a name too long, a NUL byte
+            found = False
+        if not found:
             raise _err(path, "data.dataset", f"no CSV file {str(csv)!r}. A relative path is read "
                        "from the problem file's folder; check the path.")
         if target is None:

@@ -323,6 +323,7 @@ def test_a_csv_file_relative_to_the_problem_file(tmp_path):
     (('target = "label"\n', ""), "load", "data.target", r"is required with a CSV file"),
     (('"data/rows.csv"', '"data/none.csv"'), "load", "data.dataset",
      r"no CSV file .*none\.csv.*relative path is read from the problem file's folder"),
+    (('"data/rows.csv"', '"data/\\u0000.csv"'), "load", "data.dataset", r"no CSV file"),
     (('target = "label"', 'target = "labels"'), "data", "data.target",
      r"'labels' is not a column of rows\.csv; its columns: \['x1', 'x2', 'label'\]"),
     (('target = "label"', 'target = "label"\noptions = { n = 3 }'), "load", "data.options",
