@@ -77,6 +77,7 @@ MODULES = (
     "dpconvex.solvers.projected_gradient",
     "dpconvex.solvers.registry",
     "dpconvex.runs",
+    "dpconvex.runs.band",
     "dpconvex.runs.report",
     "dpconvex.runs.runner",
     "dpconvex.runs.spec",
@@ -130,9 +131,10 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
     "dpconvex.solvers": ("BACKENDS", "CVXPY_STATUS_MAP", "SOLVERS"),
     "dpconvex.solvers.cvxpy_backend": ("DEFAULT_OPTIONS",),
     "dpconvex.solvers.registry": ("BACKENDS", "SOLVERS"),
-    "dpconvex.runs": ("DATASETS", "ESTIMATORS", "MAJORITY", "MAX_PROBLEM_FITS", "MAX_RUNS"),
-    "dpconvex.runs.report": ("MAJORITY",),
-    "dpconvex.runs.spec": ("DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS"),
+    "dpconvex.runs": ("CONSTANT_PREDICTION", "DATASETS", "ESTIMATORS", "MAJORITY",
+                      "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS"),
+    "dpconvex.runs.report": ("CONSTANT_PREDICTION", "MAJORITY"),
+    "dpconvex.runs.spec": ("DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS"),
 }
 
 #: Exported names exempt from the check: only values that are not classes or functions

@@ -10,7 +10,15 @@ in ``problems/README.md``; adding a problem means writing a file, not code.
 - :mod:`dpconvex.runs.runner`: :func:`run_problem` and :class:`ProblemResult`;
 - :mod:`dpconvex.runs.report`: the table, ``results.json``, the plot, safe writing;
 - :mod:`dpconvex.runs.fits`: what each fit released (from its certificate) and the
-  warnings of the fits, each distinct text once with its count.
+  warnings of the fits, each distinct text once with its count;
+- :mod:`dpconvex.runs.band`: :func:`record_band` and :func:`assert_within_band`, a
+  regression test for your own model (the spread of its score over recorded seeds).
+
+A problem file may name a learner, a parameter value (a user's
+:class:`~dpconvex.objectives.Loss`, a ``constraints`` callable) or a dataset loader
+by import path ``"package.module:object"``: loading the file imports the module and
+runs its code, so a problem file that names one is code you trust, like a
+``conftest.py``.
 
 Experiments seed their noise (``[grid] seed``) so that results are
 reproducible; seeded noise is fine for measuring utility but a model trained
@@ -19,8 +27,10 @@ with a known seed is not private: real releases use ``random_state=None``.
 
 from __future__ import annotations
 
+from .band import Band, assert_within_band, record_band
 from .fits import WarningTally, first_sentence, release_name, warning_lines
 from .report import (
+    CONSTANT_PREDICTION,
     MAJORITY,
     OutputError,
     ProblemResult,
@@ -30,28 +40,33 @@ from .report import (
     result_to_dict,
     write_outputs,
 )
-from .runner import load_data, majority_error, run_problem
+from .runner import constant_r2, load_data, majority_error, run_problem
 from .spec import (
     DATASETS,
     ESTIMATORS,
     MAX_PROBLEM_FITS,
     MAX_RUNS,
+    METRICS,
     Expect,
     Method,
     Problem,
     ProblemError,
     find_problem,
+    import_object,
     list_problems,
     load_problem,
     problem_dirs,
 )
 
 __all__ = [
+    "CONSTANT_PREDICTION",
     "DATASETS",
     "ESTIMATORS",
     "MAJORITY",
     "MAX_PROBLEM_FITS",
     "MAX_RUNS",
+    "METRICS",
+    "Band",
     "Expect",
     "Method",
     "OutputError",
@@ -59,16 +74,20 @@ __all__ = [
     "ProblemError",
     "ProblemResult",
     "WarningTally",
+    "assert_within_band",
     "check_output_dir",
+    "constant_r2",
     "find_problem",
     "first_sentence",
     "format_table",
+    "import_object",
     "list_problems",
     "load_data",
     "load_problem",
     "majority_error",
     "plot_result",
     "problem_dirs",
+    "record_band",
     "release_name",
     "result_to_dict",
     "run_problem",

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "CONSTANT_PREDICTION",
     "MAJORITY",
     "OutputError",
     "ProblemResult",
@@ -40,13 +41,25 @@ __all__ = [
 ]
 
 
-#: Name of the trivial baseline: predict the most frequent training label.
+#: Name of the trivial baseline of a test error: predict the most frequent training label.
 MAJORITY = "majority class"
+#: Name of the trivial baseline of R²: predict the mean training label.
+CONSTANT_PREDICTION = "constant prediction"
+
+#: Per metric: the score's name, its trivial baseline, and the note under the table.
+_METRIC = {
+    "error": ("test error", MAJORITY, f"({MAJORITY}: predict the most frequent training label; a "
+              "private model is useful only below it)"),
+    "r2": ("test R²", CONSTANT_PREDICTION, f"({CONSTANT_PREDICTION}: predict the mean training "
+           "label, R² about 0; a private model is useful only above it)"),
+}
 
 
 @dataclass
 class ProblemResult:
-    """Errors per method and ε (ε = inf for non-private methods), with the band checks.
+    """Scores per method and ε (ε = inf for non-private methods), with the band checks.
+
+    The scores are the problem's metric (``problem.metric``): test errors, or R².
 
     Examples
     --------
@@ -62,11 +75,13 @@ class ProblemResult:
     problem: Problem
     quick: bool
     runs: int
-    #: errors[method][x] with x = ε (inf for non-private) or the training-set size
+    #: errors[method][x]: one score per run (test error, or R² for metric "r2"), with
+    #: x = ε (inf for non-private) or the training-set size
     errors: dict[str, dict[float, list[float]]] = field(default_factory=dict)
     seconds: float = 0.0
     checks: list[dict[str, Any]] = field(default_factory=list)
-    #: trivial baselines, one test error per run: {"majority class": [...]}
+    #: trivial baselines, one score per run: {"majority class": [...]} (test error) or
+    #: {"constant prediction": [...]} (R²)
     baselines: dict[str, list[float]] = field(default_factory=dict)
     #: released[method][x] = {release name: fits}, read from each fit's certificate
     released: dict[str, dict[float, dict[str, int]]] = field(default_factory=dict)
@@ -81,7 +96,7 @@ class ProblemResult:
         return all(c["ok"] for c in self.checks)
 
     def summary(self) -> dict[str, dict[float, tuple[float, float]]]:
-        """(mean, std) of the test error per method and x."""
+        """(mean, std) of the score per method and x."""
         return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
                 for m, d in self.errors.items()}
 
@@ -149,14 +164,15 @@ def _cell(values: list[float]) -> str:
 
 
 def format_table(result: ProblemResult) -> str:
-    """Markdown table of test errors (mean ± std over runs), then the band checks.
+    """Markdown table of scores (mean ± std over runs), then the band checks.
 
-    Columns: one per ε (or training-set size), ``non-private`` (error-vs-ε
-    problems) and ``majority class``, the trivial baseline: the error of
-    predicting the most frequent training label, on the same test rows. Rows:
-    one per method and distinct release, ``"method → release"`` with the
-    learner and mechanism read from the fits' certificates
-    (:meth:`ProblemResult.rows`).
+    The score is the problem's metric: test error, or test R² (higher is better).
+    Columns: one per ε (or training-set size), ``non-private`` (score-vs-ε
+    problems) and the trivial baseline on the same test rows: ``majority class``
+    (the error of predicting the most frequent training label) or ``constant
+    prediction`` (the R² of predicting the mean training label). Rows: one per
+    method and distinct release, ``"method → release"`` with the learner and
+    mechanism read from the fits' certificates (:meth:`ProblemResult.rows`).
 
     Examples
     --------
@@ -170,13 +186,14 @@ def format_table(result: ProblemResult) -> str:
     |---|---|---|
     | LM-Gaussian | 0.2000 ± 0.0000 |  |
     """
+    what, baseline, note = _METRIC[result.problem.metric]
     curve = result.problem.x_axis == "train_size"
     xs = sorted({e for d in result.errors.values() for e in d if math.isfinite(e)})
     head = [f"n={int(x)}" for x in xs] if curve else [f"ε={x:g}" for x in xs] + ["non-private"]
-    majority = result.baselines.get(MAJORITY)
-    if majority:
-        head.append(MAJORITY)
-    title = f"{result.problem.name}: test error, mean ± std over {result.runs} runs"
+    trivial = result.baselines.get(baseline)
+    if trivial:
+        head.append(baseline)
+    title = f"{result.problem.name}: {what}, mean ± std over {result.runs} runs"
     if curve:
         title += f" (learning curve at ε = {result._curve_eps():g})"
     lines = [title + (" (quick)" if result.quick else ""),
@@ -184,17 +201,18 @@ def format_table(result: ProblemResult) -> str:
     for label, _, d in result.rows():
         keys = xs if curve else [*xs, math.inf]
         cells = [_cell(d[x]) if x in d else "" for x in keys]
-        if majority:
-            cells.append(_cell(majority))
+        if trivial:
+            cells.append(_cell(trivial))
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    if majority:
-        lines.append(f"({MAJORITY}: predict the most frequent training label; a private model "
-                     "is useful only below it)")
+    if trivial:
+        lines.append(note)
+    name = "error" if result.problem.metric == "error" else "R²"
     for c in result.checks:
         mark = "ok  " if c["ok"] else "FAIL"
         at = f"n={c['train_size']}" if c.get("train_size") else f"ε={c['epsilon']}"
-        lines.append(f"[{mark}] {c['method']} at {at}: error {c['observed']:.4f} "
-                     f"in [{c['min_error']:g}, {c['max_error']:g}]")
+        metric = result.problem.metric
+        lines.append(f"[{mark}] {c['method']} at {at}: {name} {c['observed']:.4f} "
+                     f"in [{c[f'min_{metric}']:g}, {c[f'max_{metric}']:g}]")
     return "\n".join(lines)
 
 
@@ -206,8 +224,10 @@ def _stats(values: list[float]) -> dict[str, Any]:
 def result_to_dict(result: ProblemResult) -> dict[str, Any]:
     """The JSON form of a result (``results.json``).
 
-    The keys of the first format are kept unchanged; added: ``baselines``
-    (trivial errors per run, ``{"majority class": {mean, std, errors}}``),
+    The keys of the first format are kept unchanged; added: ``metric``
+    (``"error"`` or ``"r2"``: what ``results`` and ``baselines`` hold), ``baselines``
+    (the trivial score per run, ``{"majority class": {mean, std, errors}}``, or
+    ``{"constant prediction": ...}`` for R²),
     ``released`` (per method and point, ``{release name: fits}`` from the
     certificates), ``fits`` and ``warnings`` (each distinct warning of the fits
     once: ``{category, message, fits, methods}``).
@@ -231,6 +251,7 @@ def result_to_dict(result: ProblemResult) -> dict[str, Any]:
         "x_axis": result.problem.x_axis,
         "results": {m: {("inf" if math.isinf(e) else repr(e)): _stats(v) for e, v in d.items()}
                     for m, d in result.errors.items()},
+        "metric": result.problem.metric,
         "baselines": {k: _stats(v) for k, v in result.baselines.items() if v},
         "checks": result.checks,
         "passed": result.passed,
@@ -273,14 +294,16 @@ def _figure(result: ProblemResult) -> Figure:
         es = sorted(d)
         ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
                     marker="o", capsize=3, label=label)
-    if result.baselines.get(MAJORITY):
-        _hline(ax, result.baselines[MAJORITY], f"{MAJORITY} (trivial)", ls=":", lw=1.6,
+    what, baseline, _ = _METRIC[result.problem.metric]
+    if result.baselines.get(baseline):
+        _hline(ax, result.baselines[baseline], f"{baseline} (trivial)", ls=":", lw=1.6,
                color="black")  # not in the default colour cycle
     ax.set_xscale("log")
     if eps_all:
         ax.set_xlim(min(eps_all) / 1.5, max(eps_all) * 1.5)
     ax.set_xlabel("training-set size n" if curve else "privacy parameter ε")
-    ax.set_ylabel("test error (mean ± std over runs)")
+    better = "lower" if result.problem.metric == "error" else "higher"
+    ax.set_ylabel(f"{what} (mean ± std over runs; {better} is better)")
     title = result.problem.title + (f" (ε = {result._curve_eps():g})" if curve else "")
     ax.set_title(title + (" (quick)" if result.quick else ""), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
@@ -300,12 +323,12 @@ def _save_png(result: ProblemResult, target: str | os.PathLike[str] | IO[bytes])
 
 
 def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
-    """Plot test error vs ε (log-x), or vs n for a learning curve, and save it as PNG.
+    """Plot the score (test error or R²) vs ε (log-x), or vs n for a learning curve, as PNG.
 
     Private methods are drawn with error bars (std over runs), one series per
     method and distinct release (labelled as the table's rows, from the
-    certificates); non-private methods and the majority-class baseline as
-    horizontal lines with a shaded ± std band. The legend is below the axes.
+    certificates); non-private methods and the trivial baseline (majority class,
+    or constant prediction for R²) as horizontal lines with a shaded ± std band. The legend is below the axes.
 
     Parameters
     ----------

@@ -7,10 +7,12 @@ with a known seed is not private: real releases use ``random_state=None``.
 
 from __future__ import annotations
 
+import csv
 import math
 import sys
 import time
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,14 +21,26 @@ from .._random import assign_noise
 from .._validation import check_bool, check_int
 from ..errors import DatasetError
 from ..estimators.sweep import epsilon_sweep
+from .band import score
 from .fits import WarningTally, release_name
-from .report import MAJORITY, ProblemResult
-from .spec import DATASETS, MAX_RUNS, Method, Problem, _err, check_fits, count_fits, load_problem
+from .report import CONSTANT_PREDICTION, MAJORITY, ProblemResult
+from .spec import (
+    DATASETS,
+    MAX_RUNS,
+    Method,
+    Problem,
+    _err,
+    build_estimator,
+    check_fits,
+    count_fits,
+    load_problem,
+)
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
-__all__ = ["load_data", "majority_error", "run_problem"]
+__all__ = ["constant_r2", "load_data", "majority_error", "run_problem"]
+
 
 def majority_error(y_train: Any, y_test: Any) -> float:
     """Test error of predicting the most frequent training label for every row.
@@ -44,15 +58,38 @@ def majority_error(y_train: Any, y_test: Any) -> float:
     return float(np.mean(np.asarray(y_test) != majority))
 
 
+def constant_r2(y_train: Any, y_test: Any) -> float:
+    """Test R² of predicting the mean training label for every row.
+
+    About 0 (below 0 when the test mean differs from the training mean): a
+    regressor is useful only above it.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import constant_r2
+    >>> constant_r2([1.0, 2.0, 3.0], [1.0, 3.0])
+    0.0
+    >>> constant_r2([0.0, 0.0], [1.0, 3.0])
+    -4.0
+    """
+    from sklearn.metrics import r2_score
+
+    truth = np.asarray(y_test, dtype=float)
+    return float(r2_score(truth, np.full(truth.shape, float(np.mean(np.asarray(y_train, float))))))
+
+
+def _baseline(metric: str, y_train: Any, y_test: Any) -> tuple[str, float]:
+    """The trivial baseline of a run: majority class (error) or constant prediction (R²)."""
+    if metric == "r2":
+        return CONSTANT_PREDICTION, constant_r2(y_train, y_test)
+    return MAJORITY, majority_error(y_train, y_test)
+
+
 def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
     """The method's unfitted estimator (``random_state=None``: :func:`_fit` hands it its noise)."""
     import dpconvex
 
-    cls = getattr(dpconvex, method.estimator)
-    params = dict(method.params)
-    if method.private:
-        params["epsilon"] = epsilon
-    est = cls(**params)
+    est = build_estimator(method, epsilon)
     if method.tune and method.private:
         return dpconvex.PrivateGridSearch(est, method.tune, epsilon=epsilon)
     return est
@@ -66,12 +103,13 @@ def _fit(est: BaseEstimator, X: Any, y: Any, rng: np.random.Generator) -> BaseEs
 
 
 def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator,
-            error: float) -> None:
-    """Store one fit's test error and what it released (from its certificate)."""
-    result.errors.setdefault(label, {}).setdefault(key, []).append(error)
+            value: float) -> None:
+    """Store one fit's score and what it released (from its certificate, if it has one)."""
+    result.errors.setdefault(label, {}).setdefault(key, []).append(value)
     names = result.released.setdefault(label, {}).setdefault(key, {})
-    name = release_name(est)
-    names[name] = names.get(name, 0) + 1
+    if getattr(est, "certificate_", None) is not None:
+        name = release_name(est)
+        names[name] = names.get(name, 0) + 1
 
 
 def _split(problem: Problem, data: Any, rng: np.random.Generator) -> tuple[Any, Any]:
@@ -108,31 +146,116 @@ class _Progress:
 
 
 def _check_bands(result: ProblemResult, expect: list[Any]) -> None:
+    """One check per band: the mean score at its point, in [low, high] (keys by metric:
+    ``min_error``/``max_error`` or ``min_r2``/``max_r2``)."""
     for e in expect:
         d = result.errors.get(e.method, {})
         if e.train_size is not None:
             key = float(e.train_size)
         else:
             key = math.inf if e.epsilon is None else e.epsilon
+        check = {"method": e.method, "epsilon": e.epsilon, "observed": math.nan,
+                 "train_size": e.train_size, f"min_{e.metric}": e.low,
+                 f"max_{e.metric}": e.high, "ok": False}
         if key not in d:
-            result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": math.nan,
-                                  "train_size": e.train_size, "min_error": e.min_error,
-                                  "max_error": e.max_error, "ok": False,
-                                  "why": "no result at this point (not in the grid?)"})
-            continue
-        obs = float(np.mean(d[key]))
-        result.checks.append({"method": e.method, "epsilon": e.epsilon, "observed": obs,
-                              "train_size": e.train_size, "min_error": e.min_error,
-                              "max_error": e.max_error, "ok": e.min_error <= obs <= e.max_error})
+            check["why"] = "no result at this point (not in the grid?)"
+        else:
+            check["observed"] = float(np.mean(d[key]))
+            check["ok"] = e.low <= check["observed"] <= e.high
+        result.checks.append(check)
+
+
+def _data_error(problem: Problem, key: str, text: str) -> Exception:
+    """The error of the problem's data at ``key``, raised while :func:`load_data` reads them."""
+    return _err(problem.path, key, text, "load_data")
+
+
+def _read_csv(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) of a CSV file, as floats: a header row, numeric cells; y is the ``target`` column."""
+    path, target = Path(str(problem.csv)), str(problem.target)
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            reader = csv.reader(f)
+            rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise _data_error(problem, "data.dataset", f"cannot read {path} ({exc}). Check the file "
+                          "(UTF-8 text, comma-separated).") from None
+    if not rows:
+        raise _data_error(problem, "data.dataset", f"{path} is empty. Write a header row naming "
+                          "the columns, then one row per record.")
+    header = [name.strip() for name in rows[0][1]]
+    if target not in header:
+        raise _data_error(problem, "data.target", f"{target!r} is not a column of {path.name}; its "
+                          f"columns: {header}. Name the label column.")
+    for line, row in rows[1:]:
+        if len(row) != len(header):
+            raise _data_error(problem, "data.dataset", f"line {line} of {path} has {len(row)} "
+                              f"fields and the header {len(header)}. Fix the file.")
+    try:
+        table = np.array([[float(cell) for cell in row] for _, row in rows[1:]], dtype=float)
+    except ValueError:
+        line, column = next((line, header[j]) for line, row in rows[1:]
+                            for j, cell in enumerate(row) if not _is_number(cell))
+        raise _data_error(problem, "data.dataset", f"line {line} of {path}, column {column!r}, is "
+                          "not a number: only numeric columns are read. Encode or drop that "
+                          "column first.") from None
+    table = table.reshape(len(rows) - 1, len(header))
+    j = header.index(target)
+    return np.delete(table, j, axis=1), table[:, j]
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain(values: Any) -> Any:
+    """A pandas object as a NumPy array; anything else as it is (arrays, sparse matrices)."""
+    return values.to_numpy() if hasattr(values, "to_numpy") else values
+
+
+def _as_xy(problem: Problem, out: Any) -> tuple[Any, Any]:
+    """(X, y) from a loader's (X, y) or DataFrame (with the problem's ``target`` column)."""
+    target = problem.target
+    if hasattr(out, "columns") and hasattr(out, "drop"):  # a DataFrame
+        if target is None:
+            raise _data_error(problem, "data.target", "the loader returned a DataFrame: name its "
+                              "label column with target = \"...\".")
+        if target not in out.columns:
+            raise _data_error(problem, "data.target", f"{target!r} is not a column of the "
+                              f"loader's DataFrame; its columns: {list(out.columns)}. Name the "
+                              "label column.")
+        features = out.drop(columns=[target])
+        other = [c for c in features.columns if features[c].dtype.kind not in "biuf"]
+        if other:
+            raise _data_error(problem, "data.dataset", f"only numeric columns are read; not "
+                              f"numeric: {other}. Encode or drop them in the loader.")
+        return features.to_numpy(dtype=float), out[target].to_numpy()
+    if isinstance(out, (tuple, list)) and len(out) == 2:
+        if target is not None:
+            raise _data_error(problem, "data.target", "the loader returned (X, y): target applies "
+                              "to a CSV file or a DataFrame. Remove it.")
+        return _plain(out[0]), _plain(out[1])
+    raise _data_error(problem, "data.dataset", f"the loader returned a {type(out).__name__}. "
+                      "Return (X, y), a DataFrame with the label column, or "
+                      "{'train': (X, y), 'test': (X, y)}.")
 
 
 def load_data(problem: Problem) -> Any:
     """The problem's data: ``(X, y)`` or ``{"train": (X, y), "test": (X, y)}``.
 
+    From the registered loader, the loader an import path names (its ``(X, y)``, or
+    a DataFrame whose ``target`` column is y, or the train/test dict), or a CSV
+    file (a header row, numeric columns, ``target`` the label column).
+
     Raises
     ------
     ProblemError
-        The loader refuses ``[data] options`` (names the key).
+        The loader refuses ``[data] options`` or fails, returns something else, or a
+        CSV file or DataFrame cannot be read as numbers (names the key).
     DatasetError
         A dataset file is missing or malformed.
 
@@ -143,21 +266,39 @@ def load_data(problem: Problem) -> Any:
     >>> X.shape, y.shape
     ((178, 13), (178,))
     """
+    if problem.csv is not None:
+        return _read_csv(problem)
+    registered = problem.loader is None
+    loader = DATASETS[problem.dataset] if registered else problem.loader
     opts = dict(problem.options)
     if problem.dataset == "kddcup99":
         opts.setdefault("random_state", problem.seed)
     try:
-        return DATASETS[problem.dataset](**opts)
+        out = loader(**opts)
     except DatasetError:
         raise
     except (TypeError, ValueError) as exc:  # ParameterError included: name the key
-        raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.",
-                   "load_data") from None
+        if registered or opts:
+            raise _err(problem.path, "data.options", f"not accepted by the loader: {exc}.",
+                       "load_data") from None
+        raise _err(problem.path, "data.dataset", f"the loader raised {type(exc).__name__}: {exc}. "
+                   "Fix the loader.", "load_data") from exc
+    except Exception as exc:
+        if registered:
+            raise
+        raise _err(problem.path, "data.dataset", f"the loader raised {type(exc).__name__}: {exc}. "
+                   "Fix the loader or its options.", "load_data") from exc
+    if isinstance(out, dict) and set(out) == {"train", "test"}:
+        return {part: _as_xy(problem, out[part]) for part in ("train", "test")}
+    return _as_xy(problem, out)
 
 
 def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool = False,
                 progress: bool = True) -> ProblemResult:
     """Run a problem: every method at every ε for every run; check the bands.
+
+    Each fit is scored on the run's test rows in the problem's metric: the test
+    error (1 − accuracy) or, for regressors, R² (:func:`~dpconvex.runs.band.score`).
 
     Parameters
     ----------
@@ -173,9 +314,10 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     Returns
     -------
     ProblemResult
-        Test errors per method and point, the majority-class baseline of every
-        run (most frequent label of the run's training rows, scored on its test
-        rows), what each fit released (read from its certificate,
+        Scores per method and point, the trivial baseline of every run (the
+        majority class: most frequent label of the run's training rows, scored on
+        its test rows; for R², the constant prediction: the mean training label),
+        what each fit released (read from its certificate,
         :func:`~dpconvex.runs.release_name`), the band checks, and the warnings
         the fits raised: each distinct text once, with how many fits raised it.
 
@@ -259,7 +401,8 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
             idx = rng.choice(len(ytr), problem.quick_max_train, replace=False)
             Xtr, ytr = Xtr[idx], ytr[idx]
         # the trivial baseline draws no randomness: the seeded results are unchanged by it
-        result.baselines.setdefault(MAJORITY, []).append(majority_error(ytr, yte))
+        name, value = _baseline(problem.metric, ytr, yte)
+        result.baselines.setdefault(name, []).append(value)
         for m, grid in cells:
             if not sizes and m.private and not m.tune:
                 # one template per (split, method), warm-started across the ε grid
@@ -267,7 +410,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                     sw = epsilon_sweep(_make_estimator(m, None), Xtr, ytr,
                                        [e for e, _ in grid], random_state=rng)
                 for (eps, _), (est,) in zip(grid, sw.estimators, strict=True):
-                    _record(result, m.label, eps, est, 1.0 - float(est.score(Xte, yte)))
+                    _record(result, m.label, eps, est, score(est, Xte, yte, problem.metric))
                     bar.step()
                 continue
             for eps, size in grid:
@@ -282,7 +425,7 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
                 with tally.capture(m.label):
                     est = _fit(_make_estimator(m, eps), Xs, ys, rng)
                 key = float(size) if size is not None else eps
-                _record(result, m.label, key, est, 1.0 - float(est.score(Xte, yte)))
+                _record(result, m.label, key, est, score(est, Xte, yte, problem.metric))
                 bar.step()
     result.seconds = time.perf_counter() - t0
     result.fits, result.warnings = tally.fits, tally.summary()

@@ -14,31 +14,37 @@ Problem files are looked up, in order (:func:`problem_dirs`):
    shipped as data files by ``pip install .`` and by the wheel).
 
 The first file of a given name wins.
+
+A learner, a parameter value or a dataset loader may be named by import path,
+``"package.module:object"`` (:func:`import_object`): the module is imported when the
+file is loaded, from the problem file's folder first, then from the Python path.
+Importing runs the module's code: a problem file that names one is code you trust,
+like a ``conftest.py``.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import math
 import os
 import re
+import sys
 import sysconfig
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import DPConvexError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "DATASETS",
     "ESTIMATORS",
     "MAX_PROBLEM_FITS",
     "MAX_RUNS",
+    "METRICS",
     "Expect",
     "Method",
     "Problem",
@@ -46,6 +52,7 @@ __all__ = [
     "check_fits",
     "count_fits",
     "find_problem",
+    "import_object",
     "list_problems",
     "load_problem",
     "problem_dirs",
@@ -64,10 +71,15 @@ MAX_RUNS = 10_000
 MAX_PROBLEM_FITS = 10**6
 #: A problem's name becomes a folder name (``results/NAME``): one plain path component.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}")
+#: An import path: dotted module names, ``:``, a dotted attribute path.
+IMPORT_PATTERN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+#: What a problem reports per fit on the test rows: ``"error"`` (1 - accuracy, lower is
+#: better) or ``"r2"`` (the coefficient of determination R², higher is better).
+METRICS = ("error", "r2")
 
 
 class ProblemError(DPConvexError, ValueError):
-    """A problem file is invalid: the message names the file, the key and the fix.
+    """A problem file (or a band file) is invalid: the message names the file, the key and the fix.
 
     Examples
     --------
@@ -127,10 +139,12 @@ DATASETS: dict[str, Callable[..., Any]] = {
     "sklearn_digits": lambda: _sk("digits"),
 }
 
-#: Estimators a problem may name (public dpconvex classes).
+#: Estimators a problem may name (public dpconvex classes); any other by import path.
 ESTIMATORS = (
     "PrivateLogisticRegression",
     "PrivateHuberSVM",
+    "PrivateLinearClassifier",
+    "PrivateLinearRegressor",
     "PrivateLargeMarginGaussian",
     "NoisyGradientDescent",
     "PrivateGaussianCentroid",
@@ -139,12 +153,12 @@ ESTIMATORS = (
 #: Constructor parameters set by the runner, never by a problem file.
 _GRID_PARAMS = ("epsilon", "random_state")
 
-_TOP_KEYS = {"name", "title", "reference", "description", "data", "grid", "method", "expect",
-             "quick"}
-_DATA_KEYS = {"dataset", "split", "test_size", "train_size", "options"}
+_TOP_KEYS = {"name", "title", "reference", "description", "metric", "data", "grid", "method",
+             "expect", "quick"}
+_DATA_KEYS = {"dataset", "target", "split", "test_size", "train_size", "options"}
 _GRID_KEYS = {"epsilon", "runs", "seed", "train_sizes"}
 _METHOD_KEYS = {"label", "estimator", "params", "tune"}
-_EXPECT_KEYS = {"method", "epsilon", "train_size", "max_error", "min_error"}
+_EXPECT_KEYS = {"method", "epsilon", "train_size", "max_error", "min_error", "max_r2", "min_r2"}
 _QUICK_KEYS = {"runs", "epsilon", "max_train", "expect", "train_sizes"}
 
 
@@ -152,58 +166,69 @@ _QUICK_KEYS = {"runs", "epsilon", "max_train", "expect", "train_sizes"}
 class Method:
     """One ``[[method]]`` table: a learner and its constructor parameters.
 
+    ``estimator`` is a registered name (:data:`ESTIMATORS`) or an import path
+    ``"package.module:Object"`` of a class or a factory returning an estimator;
+    ``params`` hold the values of ``{import = "module:object"}`` tables imported.
+    :func:`load_problem` builds the estimator once and sets ``private`` from it.
+
     Examples
     --------
     >>> from dpconvex.runs import load_problem
     >>> method = load_problem("wine_large_margin").methods[0]
     >>> method.label, method.estimator, method.params
     ('LM-Gaussian', 'PrivateLargeMarginGaussian', {'loss': 'pairwise', 'lam': 0.02, 'gamma': 0.001})
+    >>> method.private
+    True
     """
 
     label: str
     estimator: str
     params: dict[str, Any]
     tune: dict[str, list[Any]] | None = None
-
-    @property
-    def private(self) -> bool:
-        """False for a non-private baseline (a mechanism the registry marks not private)."""
-        from ..privacy.mechanisms import MECHANISMS
-
-        name = self.params.get("mechanism", "")
-        mech = MECHANISMS.get(name) if isinstance(name, str) else None
-        return mech is None or mech.private
+    #: False for a non-private baseline: a mechanism the registry marks not private, or an
+    #: estimator without an ``epsilon`` parameter (run once per run, not per ε)
+    private: bool = True
+    #: the class or factory ``estimator`` names (None: the registered dpconvex class)
+    factory: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
 class Expect:
-    """One ``[[expect]]`` band: the mean test error of a method at one point.
+    """One band of ``[[expect]]``: the mean score of a method at one point, in [low, high].
+
+    The score is the problem's metric: the test error (``max_error``, ``min_error``) or
+    the test R² (``min_r2``, ``max_r2``).
 
     Examples
     --------
     >>> from dpconvex.runs import load_problem
     >>> band = load_problem("wine_large_margin").expect[0]
-    >>> band.method, band.epsilon, band.max_error
-    ('LM-Gaussian', 100.0, 0.15)
+    >>> band.method, band.epsilon, band.high, band.metric
+    ('LM-Gaussian', 100.0, 0.15, 'error')
     """
 
     method: str
     epsilon: float | None
-    max_error: float
-    min_error: float = 0.0
+    high: float
+    low: float = 0.0
     train_size: int | None = None
+    metric: str = "error"
 
 
 @dataclass
 class Problem:
     """A parsed, validated problem file.
 
+    ``dataset`` is as written: a registered name, an import path of a loader or a CSV
+    path; ``loader`` is the loader it names, ``csv`` the CSV file (relative paths are
+    resolved against the problem file's folder).
+
     Examples
     --------
     >>> from dpconvex.runs import Problem, load_problem
     >>> problem = load_problem("wine_large_margin")
-    >>> isinstance(problem, Problem), problem.dataset, problem.quick_runs
-    (True, 'sklearn_wine', 2)
+    >>> isinstance(problem, Problem), problem.dataset, problem.quick_runs, problem.metric
+    (True, 'sklearn_wine', 2, 'error')
     >>> [m.label for m in problem.methods][:2]
     ['LM-Gaussian', 'LM-Gaussian defaults']
     """
@@ -228,10 +253,16 @@ class Problem:
     quick_expect: list[Expect]
     train_sizes: list[int] | None = None
     quick_train_sizes: list[int] | None = None
+    #: "error" (test error, lower is better) or "r2" (test R², higher is better)
+    metric: str = "error"
+    #: the label column of a CSV file or of a loader's DataFrame
+    target: str | None = None
+    loader: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    csv: Path | None = None
 
     @property
     def x_axis(self) -> str:
-        """"epsilon" (error vs ε) or "train_size" (a learning curve at the first ε)."""
+        """"epsilon" (score vs ε) or "train_size" (a learning curve at the first ε)."""
         return "train_size" if self.train_sizes else "epsilon"
 
 
@@ -361,6 +392,105 @@ def _err(path: Path, key: str, msg: str, caller: str = "load_problem") -> Proble
     return ProblemError(f"{caller}: {path}: key '{key}': {msg}")
 
 
+def _import_error(where: tuple[Path, str] | None, text: str) -> ProblemError:
+    """The error of an import path: at ``where`` = (problem file, key), or of import_object."""
+    if where is None:
+        return ProblemError(f"import_object: {text}")
+    return _err(where[0], where[1], text)
+
+
+def _import(target: str, where: tuple[Path, str] | None) -> Any:
+    """The object ``target`` names, imported with the problem file's folder searched first
+    (``where`` = (problem file, key), named in the errors; None: the Python path only)."""
+    if not isinstance(target, str) or not IMPORT_PATTERN.fullmatch(target):
+        raise _import_error(where, f"{target!r} is not an import path. Write "
+                            "\"package.module:object\" (dotted module, a colon, the object's "
+                            "name).")
+    module_name, _, attribute = target.partition(":")
+    folder = str(where[0].resolve().parent) if where is not None else None
+    added = folder is not None and folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
+            raise _import_error(where, f"cannot import {target!r}: no module named "
+                                f"{exc.name!r}. Put the module next to the problem file, on "
+                                "PYTHONPATH or in an installed package, or fix the name before "
+                                "':'.") from None
+        raise _import_error(where, f"importing {module_name!r} for {target!r} raised "
+                            f"ModuleNotFoundError: {exc}. Install what the module needs or fix "
+                            "the module.") from exc
+    except Exception as exc:  # the module's own code failed: name it, keep its traceback
+        raise _import_error(where, f"importing {module_name!r} for {target!r} raised "
+                            f"{type(exc).__name__}: {exc}. Fix the module (its code runs when the "
+                            "problem file is loaded).") from exc
+    finally:
+        if added:
+            try:
+                sys.path.remove(folder)
+            except ValueError:  # the module removed it itself
+                pass
+    obj: Any = module
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise _import_error(where, f"cannot import {target!r}: {module_name!r} has no "
+                                f"attribute {part!r}. Fix the name after ':'.") from None
+    return obj
+
+
+def import_object(target: str) -> Any:
+    """The object an import path ``"package.module:object"`` names, as a problem file reads it.
+
+    The module is imported from the Python path (a problem file also searches its own
+    folder first). Importing runs the module's code: name only modules you trust.
+
+    Parameters
+    ----------
+    target : str
+        ``"package.module:object"``; the object may be a dotted path (``"mod:Class.attr"``).
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    ProblemError
+        ``target`` is not an import path, the module cannot be imported (what it raised
+        is named) or it has no such object.
+
+    Examples
+    --------
+    >>> from dpconvex.runs import ProblemError, import_object
+    >>> import_object("dpconvex:PrivateLinearRegressor").__name__
+    'PrivateLinearRegressor'
+    >>> try:
+    ...     import_object("no_such_module_xyz:make_model")
+    ... except ProblemError as exc:
+    ...     print(str(exc).split(". ")[0])
+    import_object: cannot import 'no_such_module_xyz:make_model': no module named 'no_such_module_xyz'
+    """
+    return _import(target, None)
+
+
+def _resolve_imports(path: Path, key: str, value: Any) -> Any:
+    """``value`` with every ``{import = "module:object"}`` table replaced by that object."""
+    if isinstance(value, dict):
+        if "import" in value:
+            if set(value) != {"import"}:
+                raise _err(path, key, f"an import table has the one key 'import', got "
+                           f"{sorted(value)}. Write {{ import = \"module:object\" }}.")
+            return _import(value["import"], (path, key))
+        return {k: _resolve_imports(path, f"{key}.{k}", v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve_imports(path, f"{key}[{i}]", v) for i, v in enumerate(value)]
+    return value
+
+
 def _check_keys(path: Path, where: str, got: Any, allowed: set[str]) -> None:
     if not isinstance(got, dict):
         raise _err(path, where.rstrip(".") or "(top level)",
@@ -437,7 +567,39 @@ def check_fits(path: Path, runs: int, cells: int, key: str = "grid.runs",
                    f"{MAX_PROBLEM_FITS:,} fits. Use fewer runs, epsilons, sizes or methods.", caller)
 
 
-def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expect]:
+#: The TOML keys of a band by metric: (upper key, lower key), the required one first.
+_BAND_KEYS = {"error": ("max_error", "min_error"), "r2": ("min_r2", "max_r2")}
+
+
+def _band(path: Path, k: str, e: dict[str, Any], metric: str) -> tuple[float, float]:
+    """(low, high) of one [[expect]] table, in the keys of ``metric``."""
+    required, optional = _BAND_KEYS[metric]
+    other = next(iter(set(e) & {key for m, keys in _BAND_KEYS.items() if m != metric
+                                for key in keys}), None)
+    if other is not None:
+        raise _err(path, k + other, f"this problem reports {'R²' if metric == 'r2' else 'the test error'} "
+                   f"(metric = \"{metric}\"): state the band with {required} and {optional}.")
+    if required not in e:
+        end = "upper" if metric == "error" else "lower"
+        raise _err(path, k + required, f"is required (the {end} end of the band).")
+    span = "[0, 1]" if metric == "error" else "(-inf, 1]"
+    for key in (required, optional):
+        v = e.get(key, 0.0)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise _err(path, k + key, f"must be a number in {span}, got {v!r}.")
+    if metric == "error":
+        lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
+        if not 0 <= lo <= hi <= 1:
+            raise _err(path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1.")
+    else:
+        lo, hi = float(e["min_r2"]), float(e.get("max_r2", 1.0))
+        if not lo <= hi <= 1:
+            raise _err(path, k + "min_r2", f"band [{lo}, {hi}] must satisfy min <= max <= 1 "
+                       "(R² is at most 1).")
+    return lo, hi
+
+
+def _expects(path: Path, where: str, items: Any, labels: set[str], metric: str) -> list[Expect]:
     if items is None:
         return []
     if not isinstance(items, list):
@@ -451,42 +613,89 @@ def _expects(path: Path, where: str, items: Any, labels: set[str]) -> list[Expec
         if not isinstance(e.get("method"), str) or e["method"] not in labels:
             raise _err(path, k + "method", f"{e.get('method')!r} is not the label of a [[method]]; "
                        f"labels: {sorted(labels)}.")
-        if "max_error" not in e:
-            raise _err(path, k + "max_error", "is required (the upper end of the band).")
-        for key in ("max_error", "min_error"):
-            v = e.get(key, 0.0)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise _err(path, k + key, f"must be a number in [0, 1], got {v!r}.")
+        lo, hi = _band(path, k, e, metric)
         eps = e.get("epsilon")
         if eps is not None and (isinstance(eps, bool) or not isinstance(eps, (int, float))
                                 or not 0 < eps < math.inf):
             raise _err(path, k + "epsilon", f"must be a number > 0 or omitted, got {eps!r}.")
-        lo, hi = float(e.get("min_error", 0.0)), float(e["max_error"])
-        if not 0 <= lo <= hi <= 1:
-            raise _err(path, k + "max_error", f"band [{lo}, {hi}] must satisfy 0 <= min <= max <= 1.")
         ts = e.get("train_size")
         if ts is not None:
             ts = _int(path, k + "train_size", ts)
-        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts))
+        out.append(Expect(e["method"], None if eps is None else float(eps), hi, lo, ts, metric))
     return out
 
 
-def _check_params(path: Path, key: str, method: Method, epsilon: float) -> None:
-    """Construct the estimator with the method's params and validate them now, not mid-run.
+def _mechanism_private(name: Any) -> bool:
+    """False for a mechanism the registry marks not private; True for others and unknown ones."""
+    from ..privacy.mechanisms import MECHANISMS
 
-    Private methods are built at ``epsilon`` (the first ε of the grid), as the
-    runner builds them, so that estimators whose ``epsilon`` is required (noisy
-    gradient descent) can be checked too.
-    """
+    mech = MECHANISMS.get(name) if isinstance(name, str) else None
+    return mech is None or mech.private
+
+
+def _takes_epsilon(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory``'s signature names an ``epsilon`` parameter (then it is passed there)."""
+    try:
+        param = inspect.signature(factory).parameters.get("epsilon")
+    except (TypeError, ValueError):  # no signature to read (a builtin)
+        return False
+    return param is not None and param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
+
+
+def _factory(method: Method) -> Callable[..., Any]:
+    if method.factory is not None:
+        return method.factory
     import dpconvex
 
-    cls = getattr(dpconvex, method.estimator)
-    sig = inspect.signature(cls)
+    return getattr(dpconvex, method.estimator)
+
+
+def build_estimator(method: Method, epsilon: float | None, *, private: bool | None = None) -> Any:
+    """The method's unfitted estimator; a private one at ``epsilon``.
+
+    ε is passed to the constructor when the class or factory names an ``epsilon``
+    parameter, and set with ``set_params`` on the estimator it returned otherwise.
+    ``private`` overrides ``method.private`` (:func:`load_problem` builds before it knows).
+
+    Examples
+    --------
+    >>> from dpconvex.runs import load_problem
+    >>> from dpconvex.runs.spec import build_estimator
+    >>> method = load_problem("wine_large_margin").methods[0]
+    >>> build_estimator(method, 3.0).epsilon
+    3.0
+    """
+    private = method.private if private is None else private
+    factory = _factory(method)
+    kwargs = dict(method.params)
+    by_constructor = private and _takes_epsilon(factory)
+    if by_constructor:
+        kwargs["epsilon"] = epsilon
+    est = factory(**kwargs)
+    if private and not by_constructor and "epsilon" in _params_of(est):
+        est.set_params(epsilon=epsilon)
+    return est
+
+
+def _params_of(est: Any) -> dict[str, Any]:
+    try:
+        return dict(est.get_params(deep=False))
+    except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
+        return {}
+
+
+def _signature_check(path: Path, key: str, method: Method, factory: Callable[..., Any]) -> None:
+    """Unknown or missing constructor parameters, from the class's or factory's signature."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):  # no signature to read: the constructor decides
+        return
+    kinds = {p.kind for p in sig.parameters.values()}
     names = [n for n, p in sig.parameters.items()
              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     valid = sorted(n for n in names if n not in _GRID_PARAMS)
     unknown = sorted(set(method.params) - set(names))
-    if unknown:
+    if unknown and inspect.Parameter.VAR_KEYWORD not in kinds:
         raise _err(path, key, f"{method.estimator} has no parameter {unknown[0]!r}. Valid "
                    f"parameters of {method.estimator}: {valid}.")
     missing = [n for n in valid if sig.parameters[n].default is inspect.Parameter.empty
@@ -494,73 +703,185 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> None:
     if missing:
         raise _err(path, key, f"{method.estimator} requires {missing}: add them to params "
                    f"(e.g. params = {{ {missing[0]} = ... }}). Valid parameters: {valid}.")
-    kwargs = dict(method.params)
-    if method.private and "epsilon" in names:
-        kwargs["epsilon"] = epsilon
+
+
+def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
+    """Build the estimator with the method's params and validate them now, not mid-run.
+
+    Private methods are built at ``epsilon`` (the first ε of the grid), as the
+    runner builds them, so that estimators whose ``epsilon`` is required (noisy
+    gradient descent) can be checked too. Sets ``method.private`` from the built
+    estimator (its ``mechanism`` and whether it has an ``epsilon``) and returns it.
+    """
+    factory = _factory(method)
+    _signature_check(path, key, method, factory)
+    private = _mechanism_private(method.params.get("mechanism"))
+    registered = method.factory is None
     try:
-        est = cls(**kwargs)
+        est = build_estimator(method, epsilon, private=private)
     except TypeError as exc:  # a constructor that refuses a combination of parameters
-        raise _err(path, key, f"{exc}. Valid parameters of {method.estimator}: {valid}.") from None
-    try:
-        est._validate_params()  # the estimator's _parameter_constraints, then its cross rules
-    except (DPConvexError, ValueError, TypeError) as exc:
-        raise _err(path, key, str(exc)) from None
+        raise _err(path, key, f"{exc}. Check the parameters of {method.estimator}.") from None
+    except Exception as exc:
+        if registered:
+            raise
+        raise _err(path, key, f"building {method.estimator} raised {type(exc).__name__}: {exc}. "
+                   "Fix the parameters or the factory.") from exc
+    if not (hasattr(est, "fit") and hasattr(est, "get_params")):
+        raise _err(path, key.rsplit(".", 1)[0] + ".estimator",
+                   f"{method.estimator} returned {type(est).__name__}, not an estimator (an "
+                   "object with fit and get_params). Name a class or a factory returning one.")
+    params = _params_of(est)
+    method.private = private and "epsilon" in params and _mechanism_private(params.get("mechanism"))
+    validate = getattr(est, "_validate_params", None)
+    if callable(validate):
+        try:
+            validate()  # the estimator's _parameter_constraints, then its cross rules
+        except (DPConvexError, ValueError, TypeError) as exc:
+            raise _err(path, key, str(exc)) from None
+    return est
 
 
-def _check_tune(path: Path, key: str, estimator: str, tune: dict[str, Any]) -> None:
-    """The tuned names must be constructor parameters the grid does not set."""
-    import dpconvex
-
-    sig = inspect.signature(getattr(dpconvex, estimator))
-    valid = sorted(n for n in sig.parameters if n not in _GRID_PARAMS)
+def _check_tune(path: Path, key: str, method: Method, est: Any, tune: dict[str, Any]) -> None:
+    """The tuned names must be parameters of the built estimator the grid does not set."""
+    valid = sorted(n for n in _params_of(est) if n not in _GRID_PARAMS)
     unknown = sorted(set(tune) - set(valid))
     if unknown:
-        raise _err(path, key, f"{estimator} has no tunable parameter {unknown[0]!r}. Valid "
+        raise _err(path, key, f"{method.estimator} has no tunable parameter {unknown[0]!r}. Valid "
                    f"parameters: {valid}.")
 
 
-def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> list[Method]:
+def _estimator(path: Path, key: str, name: Any) -> Callable[..., Any] | None:
+    """The class or factory of an import path (None for a registered name)."""
+    if isinstance(name, str) and name in ESTIMATORS:
+        return None
+    if not isinstance(name, str) or ":" not in name:
+        raise _err(path, key, f"unknown estimator {name!r}; choose one of {list(ESTIMATORS)} or "
+                   "give the import path of a class or factory, \"package.module:Object\".")
+    factory = _import(name, (path, key))
+    if not callable(factory):
+        raise _err(path, key, f"{name!r} names an object of type {type(factory).__name__}, not a "
+                   "class or a factory (a callable returning an estimator). Name one.")
+    return factory
+
+
+def _parse_methods(path: Path, raw_methods: Any, epsilon: float) -> tuple[list[Method], list[Any]]:
+    """The methods and their estimators, built once at the first ε (to check them)."""
     if not isinstance(raw_methods, list) or not raw_methods:
         raise _err(path, "method", "at least one [[method]] table is required.")
-    methods = []
+    methods, built = [], []
     for i, m in enumerate(raw_methods):
         k = f"method[{i}]."
         _check_keys(path, k, m, _METHOD_KEYS)
         if "label" in m and (not isinstance(m["label"], str) or not m["label"]):
             raise _err(path, k + "label", f"must be a non-empty string, got {m['label']!r}.")
-        if not isinstance(m.get("estimator"), str) or m["estimator"] not in ESTIMATORS:
-            raise _err(path, k + "estimator", f"unknown estimator {m.get('estimator')!r}; choose "
-                       f"one of {list(ESTIMATORS)}.")
+        factory = _estimator(path, k + "estimator", m.get("estimator"))
         params = m.get("params", {})
         if not isinstance(params, dict):
             raise _err(path, k + "params", "must be a table of constructor parameters.")
         if any(p in params for p in _GRID_PARAMS):
             raise _err(path, k + "params", "must not set 'epsilon' or 'random_state': the grid "
                        "sets them.")
+        params = _resolve_imports(path, k + "params", params)
         tune = m.get("tune")
         if tune is not None and (not isinstance(tune, dict) or not all(
                 isinstance(v, list) and v for v in tune.values())):
             raise _err(path, k + "tune", "must be a table of non-empty lists (the candidate grid).")
         if tune is not None:
-            _check_tune(path, k + "tune", m["estimator"], tune)
-        method = Method(m.get("label") or m["estimator"], m["estimator"], dict(params), tune)
-        _check_params(path, k + "params", method, epsilon)
+            tune = _resolve_imports(path, k + "tune", tune)
+        method = Method(m.get("label") or m["estimator"], m["estimator"], params, tune,
+                        factory=factory)
+        est = _check_params(path, k + "params", method, epsilon)
+        if tune is not None:
+            _check_tune(path, k + "tune", method, est, tune)
         methods.append(method)
+        built.append(est)
     if len({m.label for m in methods}) != len(methods):
         raise _err(path, "method.label", "labels must be unique.")
-    return methods
+    return methods, built
 
 
-def _check_data(path: Path, data: Any) -> tuple[str, str]:
+def _metric(path: Path, raw: dict[str, Any], methods: list[Method], built: list[Any]) -> str:
+    """The metric: ``metric`` as given, else "r2" when the learners are regressors."""
+    from sklearn.base import is_classifier, is_regressor
+
+    regressors = [m.label for m, est in zip(methods, built, strict=True) if is_regressor(est)]
+    classifiers = [m.label for m, est in zip(methods, built, strict=True) if is_classifier(est)]
+    if "metric" not in raw:
+        if regressors and classifiers:
+            raise _err(path, "metric", f"the learners mix regressors {regressors} and classifiers "
+                       f"{classifiers}. Compare them in two problems, or set metric = \"r2\" or "
+                       "\"error\".")
+        return "r2" if regressors else "error"
+    metric = raw["metric"]
+    if metric not in METRICS:
+        raise _err(path, "metric", f"must be one of {list(METRICS)}, got {metric!r}.")
+    wrong = classifiers if metric == "r2" else regressors
+    if wrong:
+        kind = "classifiers" if metric == "r2" else "regressors"
+        fits = "error" if metric == "r2" else "r2"
+        raise _err(path, "metric", f"\"{metric}\" does not score {kind} ({wrong}). Use "
+                   f"metric = \"{fits}\" or other learners.")
+    return metric
+
+
+@dataclass
+class _Source:
+    """Where the data come from: a loader (registered or imported) or a CSV file."""
+
+    loader: Callable[..., Any] | None
+    csv: Path | None
+    target: str | None
+
+
+def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
+    target = data.get("target")
+    if target is not None and (not isinstance(target, str) or not target):
+        raise _err(path, "data.target", f"must be a column name (a non-empty string), got "
+                   f"{target!r}.")
+    if dataset.lower().endswith(".csv"):
+        csv = Path(dataset).expanduser()
+        csv = csv if csv.is_absolute() else path.parent / csv
+        try:
+            found = csv.is_file()
+        except (OSError, ValueError):  # a name too long, a NUL byte
+            found = False
+        if not found:
+            raise _err(path, "data.dataset", f"no CSV file {str(csv)!r}. A relative path is read "
+                       "from the problem file's folder; check the path.")
+        if target is None:
+            raise _err(path, "data.target", "is required with a CSV file: the name of the label "
+                       "column (target = \"...\").")
+        if "options" in data:
+            raise _err(path, "data.options", "a CSV file takes no loader options: remove them.")
+        return _Source(None, csv, target)
+    if dataset in DATASETS:
+        if target is not None:
+            raise _err(path, "data.target", f"{dataset!r} gives (X, y): target applies to a CSV "
+                       "file or a loader returning a DataFrame. Remove it.")
+        return _Source(DATASETS[dataset], None, None)
+    if ":" not in dataset:
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
+                   f"{sorted(DATASETS)}, the import path of a loader (\"package.module:function\") "
+                   "or the path of a .csv file.")
+    loader = _import(dataset, (path, "data.dataset"))
+    if not callable(loader):
+        raise _err(path, "data.dataset", f"{dataset!r} names an object of type "
+                   f"{type(loader).__name__}, not a loader (a function returning (X, y) or a "
+                   "DataFrame). Name one.")
+    return _Source(loader, None, target)
+
+
+def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
     if not isinstance(data, dict):
         raise _err(path, "data", "a [data] table with at least 'dataset' is required.")
     _check_keys(path, "data.", data, _DATA_KEYS)
     dataset = data.get("dataset")
     if dataset is None:
-        raise _err(path, "data.dataset", f"is required; choose one of {sorted(DATASETS)}.")
-    if not isinstance(dataset, str) or dataset not in DATASETS:
+        raise _err(path, "data.dataset", f"is required; choose one of {sorted(DATASETS)}, the "
+                   "import path of a loader or the path of a .csv file.")
+    if not isinstance(dataset, str):
         raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
-                   f"{sorted(DATASETS)}.")
+                   f"{sorted(DATASETS)}, the import path of a loader or the path of a .csv file.")
     split = data.get("split", "random")
     if split not in ("random", "given"):
         raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")
@@ -576,7 +897,7 @@ def _check_data(path: Path, data: Any) -> tuple[str, str]:
     if not isinstance(data.get("options", {}), dict):
         raise _err(path, "data.options", f"must be a table of loader arguments, got "
                    f"{data['options']!r}.")
-    return dataset, split
+    return dataset, split, _source(path, data, dataset)
 
 
 def _sizes(path: Path, key: str, sizes: Any) -> list[int] | None:
@@ -606,6 +927,10 @@ def count_fits(methods: list[Method], epsilons: list[float], sizes: list[int] | 
 def load_problem(name: str | os.PathLike[str]) -> Problem:
     """Read and validate a problem file (by name or path).
 
+    Every learner is built once at the first ε of the grid, so bad parameters fail
+    here, not mid-run. The modules named by import paths (learners, parameter values,
+    a dataset loader) are imported here: loading a problem file runs their code.
+
     Parameters
     ----------
     name : str or path-like
@@ -619,7 +944,8 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     ------
     ProblemError
         Naming the file, the key and the fix, for unknown keys, bad values,
-        unknown datasets or estimators.
+        unknown datasets or estimators, import paths that do not import, and a
+        ``metric`` that does not score the learners.
 
     Examples
     --------
@@ -641,20 +967,21 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     reference = _str(path, "reference", raw.get("reference", ""))
     _str(path, "description", raw.get("description", ""))
     data = raw.get("data")
-    dataset, split = _check_data(path, data)
+    dataset, split, source = _check_data(path, data)
     grid = raw.get("grid", {})
     _check_keys(path, "grid.", grid, _GRID_KEYS)
     epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
     runs = _runs(path, "grid.runs", grid.get("runs", 10))
     seed = _int(path, "grid.seed", grid.get("seed", 0), low=0)
-    methods = _parse_methods(path, raw.get("method"), epsilons[0])
+    methods, built = _parse_methods(path, raw.get("method"), epsilons[0])
+    metric = _metric(path, raw, methods, built)
     labels = {m.label for m in methods}
-    expect = _expects(path, "expect", raw.get("expect"), labels)
+    expect = _expects(path, "expect", raw.get("expect"), labels, metric)
     quick = raw.get("quick", {})
     _check_keys(path, "quick.", quick, _QUICK_KEYS)
     q_eps = _floats(path, "quick.epsilon", quick["epsilon"]) if "epsilon" in quick else epsilons
-    q_expect = _expects(path, "quick.expect", quick.get("expect"), labels) if "expect" in quick \
-        else expect
+    q_expect = _expects(path, "quick.expect", quick.get("expect"), labels, metric) \
+        if "expect" in quick else expect
     sizes = _sizes(path, "grid.train_sizes", grid.get("train_sizes"))
     q_sizes = _sizes(path, "quick.train_sizes", quick.get("train_sizes", sizes))
     q_runs = _runs(path, "quick.runs", quick.get("runs", 2))
@@ -670,4 +997,5 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
         quick_runs=q_runs, quick_epsilons=q_eps,
         quick_max_train=None if quick.get("max_train") is None else
         _int(path, "quick.max_train", quick["max_train"]), quick_expect=q_expect,
+        metric=metric, target=source.target, loader=source.loader, csv=source.csv,
     )
