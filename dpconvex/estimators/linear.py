@@ -31,6 +31,7 @@ from .._validation import (
     Float,
     NoValidation,
     Options,
+    _short_repr,
     check_fitted,
     checks_feature_names,
 )
@@ -158,32 +159,39 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: n
     return ScaledRows(rows, scale, column, base_norms=norms)
 
 
-def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, owner: str,
-                   scale: float = 1.0) -> ConvexSet | None:
+def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, caller: str,
+                   solver: str | None, scale: float = 1.0) -> ConvexSet | None:
     """The convex set ``constraints(coef)`` states, on the coefficients (never the intercept).
 
     ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
-    factor from the parameter to the released coefficients). Only the sets the native
-    solvers project onto exactly are taken (:func:`~dpconvex.objectives.sets.recognize`);
-    anything else is refused by name.
+    factor from the parameter to the released coefficients). A set with an exact
+    projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any other
+    DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which only the CVXPY backends
+    take: with ``solver`` None, "auto" or "native" (the native solvers) it is refused,
+    naming them.
     """
     if constraints is None:
         return None
     import cvxpy as cp
 
-    from ..objectives.sets import recognize
+    from ..objectives.sets import CVXPYSet, recognize
 
     theta = cp.Variable(n_features + int(fit_intercept))
     coef = theta[:n_features] if fit_intercept else theta
     stated = constraints(coef * scale if scale != 1.0 else coef)
-    stated = [stated] if isinstance(stated, cp.constraints.constraint.Constraint) else list(stated)
-    found = recognize(stated, theta)
-    if found is None:
+    listed = ([stated] if isinstance(stated, cp.Constraint)
+              else list(stated) if isinstance(stated, (list, tuple)) else [])
+    if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
         raise ParameterError(
-            f"The 'constraints' parameter of {owner.split('.')[0]} must state a set the solvers "
-            "can honour exactly (an l2 ball, a box, the non-negative orthant, an l1 ball or a "
-            f"simplex, on the coefficients, with constant bounds). Got {[str(c) for c in stated]} "
-            "instead.")
+            f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
+            f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
+    found = recognize(listed, theta) or CVXPYSet(listed, theta)
+    if not found.exact_projection and solver in (None, "auto", "native"):
+        raise ParameterError(
+            f"{caller}: the native solvers (solver=None, 'auto' or 'native') cannot honour "
+            f"{found.describe()}: it is not an l2 ball, a box, the orthant, an l1 ball or a "
+            "simplex, the sets with an exact projection. Pass solver='clarabel' or "
+            "solver='scs': the CVXPY backends take any DCP constraint set.")
     return found
 
 
@@ -328,7 +336,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearERMPla
             design = zero_rows(design, labels.dropped)  # records that contribute no loss
         template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs,
                                      _parameter_set(self.constraints, plan.n_features,
-                                                    self.fit_intercept, f"{owner}.fit"))
+                                                    self.fit_intercept, f"{owner}.fit",
+                                                    self.solver))
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], classes, labels.assumption),
                         reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
@@ -342,7 +351,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearERMPla
                                      np.ones(plan.n),
                                      _parameter_set(self.constraints, plan.n_features,
                                                     self.fit_intercept,
-                                                    f"{type(self).__name__}.certify"))
+                                                    f"{type(self).__name__}.certify",
+                                                    self.solver))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
@@ -441,11 +451,13 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     constraints : callable or None, default=None
         ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
         ``w`` (the intercept is free): ``lambda w: [w >= 0]``, ``lambda w: [cp.norm(w, 2) <=
-        0.5]``, a box, an ℓ1 ball or a simplex. The set must be public (chosen without the
-        data); every solver honours it (the native one by exact projection), objective
-        perturbation runs over it (Kifer, Smith & Thakurta 2012) and output perturbation
-        projects its noisy output onto it; the certificate states the set
-        (docs/privacy.md §15.5). Other constraints are refused by name.
+        0.5]``, a box, an ℓ1 ball or a simplex, which every solver honours (the native one by
+        exact projection), or any other DCP set (``lambda w: [A @ w <= b]``), which the CVXPY
+        backends honour (``solver="clarabel"`` or ``"scs"``; the native ones refuse it). The
+        set must be public (chosen without the data); objective perturbation runs over it
+        (Kifer, Smith & Thakurta 2012) and output perturbation projects its noisy output onto
+        it; the certificate states the set (docs/privacy.md §15.5). A constraint with a
+        ``cp.Parameter``, on another variable, not DCP, or a set without a point is refused.
     fit_intercept : bool, default=True
         Append a constant feature (regularized, inside the norm bound).
     intercept_scaling : float, default=0.25
@@ -461,7 +473,8 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         it. Measured in benchmarks/recorded/kdd_public_knobs.md and
         docs/privacy.md §12.2, §12.4.
     solver : {None, "clarabel", "scs", "native"}, default=None
-        None chooses "native" (L-BFGS + Newton).
+        None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
+        only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
     random_state : None or int, default=None
         None seeds the noise from the OS at each fit (required for a real
         release); an int fixes the seed (experiments only). A generator is

@@ -130,7 +130,9 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
         Constants of a user's loss that you vouch for (docs/privacy.md §15.3).
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
-        (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`.
+        (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`: a
+        ball, box, orthant, ℓ1 ball or simplex for every solver, any other DCP set for
+        ``solver="clarabel"`` or ``"scs"``.
 
     Attributes
     ----------
@@ -254,7 +256,7 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
         """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""
         lo, hi = (float(v) for v in self.label_range)
         return _parameter_set(self.constraints, plan.n_features, self.fit_intercept, owner,
-                              scale=0.5 * (hi - lo))
+                              self.solver, scale=0.5 * (hi - lo))
 
     # -------------------------------------------------------------------- prepare
     def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False

@@ -6,8 +6,8 @@
 - :mod:`~dpconvex.objectives.terms`: extra data-independent matrix terms of the
   large-margin objective;
 - :mod:`~dpconvex.objectives.sets`: closed convex parameter sets with exact Euclidean
-  projections (ball, box, orthant, ℓ1 ball, simplex) and :func:`recognize`, which reads
-  them from CVXPY constraints.
+  projections (ball, box, orthant, ℓ1 ball, simplex), :func:`recognize`, which reads
+  them from CVXPY constraints, and :class:`CVXPYSet`, any other DCP constraint set.
 
 Objectives import only :mod:`dpconvex.errors` and :mod:`dpconvex._validation` (and NumPy,
 SciPy, CVXPY).
@@ -29,10 +29,21 @@ from .losses import (
     get_regression_loss,
 )
 from .regularizers import L2, REGULARIZERS, Frobenius, Regularizer
-from .sets import Box, ConvexSet, Intersection, L1Ball, L2Ball, NonNegative, Simplex, recognize
+from .sets import (
+    Box,
+    ConvexSet,
+    CVXPYSet,
+    Intersection,
+    L1Ball,
+    L2Ball,
+    NonNegative,
+    Simplex,
+    recognize,
+)
 from .terms import MatrixTerm, probe_term, psi_frobenius
 
-__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "Box", "CVXPYLoss", "ConvexSet",
+__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "Box", "CVXPYLoss", "CVXPYSet",
+           "ConvexSet",
            "Frobenius", "HuberHinge", "HuberRegression", "Intersection", "L1Ball", "L2Ball",
            "Logistic", "Loss", "MatrixTerm", "NonNegative", "Pinball", "Regularizer", "Simplex",
            "SmoothHinge", "get_loss", "get_regression_loss", "probe_term", "psi_frobenius",

@@ -5,7 +5,9 @@ any DCP constraint; the native projected gradient needs Π_S, the Euclidean proj
 onto S, in closed form (``space.project`` of a template). This module offers the sets
 whose projection is exact, each in both forms (``project`` and ``cvxpy_constraints``),
 and :func:`recognize`, which reads a list of CVXPY constraints on a variable and returns
-the set they describe when it is one of these -- exactly -- and None otherwise.
+the set they describe when it is one of these -- exactly -- and None otherwise. Any other
+DCP constraint set is a :class:`CVXPYSet`: the CVXPY backends solve over it, its
+projection is itself a CVXPY solve (not exact), and the native solvers refuse it.
 
 =====================  ==============================  ===================================
 set                    S                               Π_S(θ)
@@ -36,6 +38,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -43,13 +46,24 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import _short_repr, check_float
-from ..errors import ParameterError
+from ..errors import ParameterError, SolverError
 
-__all__ = ["Box", "ConvexSet", "Intersection", "L1Ball", "L2Ball", "NonNegative", "Simplex",
-           "recognize"]
+__all__ = ["Box", "CVXPYSet", "ConvexSet", "Intersection", "L1Ball", "L2Ball", "NonNegative",
+           "Simplex", "recognize"]
 
 #: Distance to the set below which :meth:`ConvexSet.contains` counts a point as inside.
 CONTAINS_TOL = 1e-9
+
+#: The solves of :meth:`CVXPYSet.project`, in order: SCS, then Clarabel when SCS misses its
+#: tolerance. SCS first: an interior point (Clarabel) leaves the coordinates on an active
+#: face of a cone about the square root of its gap away, where SCS's cone projections put
+#: them on the face. No warm start: a projection depends on its own point only.
+PROJECTION_SOLVES: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("SCS", {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 20_000, "time_limit_secs": 60.0,
+             "warm_start": False}),
+    ("CLARABEL", {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10,
+                  "max_iter": 500, "time_limit": 60.0}),
+)
 
 
 def _fmt(value: float | np.ndarray | None) -> str:
@@ -89,6 +103,9 @@ class ConvexSet:
     ----------
     indices : ndarray of int or None
         The coordinates of the flattened parameter the set constrains (None: all).
+    exact_projection : bool
+        Whether ``project`` is exact, a closed form the native solvers may use (False for
+        a :class:`CVXPYSet`, whose projection is a solve).
 
     Examples
     --------
@@ -104,6 +121,7 @@ class ConvexSet:
     """
 
     indices: np.ndarray | None = None
+    exact_projection: bool = True
 
     # -------------------------------------------------------------- to override
     def _project_vector(self, v: np.ndarray) -> np.ndarray:
@@ -749,6 +767,244 @@ def _check_disjoint(members: Sequence[ConvexSet]) -> None:
                     "the projection onto their intersection is not the composition of their "
                     "projections. Constrain disjoint coordinates (indices=), or solve with a "
                     "CVXPY backend.")
+
+
+# ------------------------------------------------------------------ sets stated in CVXPY
+
+
+def _substitute(node: Any, old: cp.Variable, new: cp.Expression) -> Any:
+    """``node`` (an expression or a constraint) with the variable ``old`` replaced by ``new``."""
+    if isinstance(node, cp.Variable) and node.id == old.id:
+        return new
+    if not node.args:
+        return node
+    return node.copy([_substitute(arg, old, new) for arg in node.args])
+
+
+def _text(constraint: cp.Constraint) -> str:
+    """A constraint as CVXPY prints it, on one line."""
+    return " ".join(str(constraint).split())
+
+
+def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
+    """Refuse a constraint with a parameter, on another variable (or none), or not DCP."""
+    shown = _short_repr(_text(constraint), limit=120)
+    if constraint.parameters():
+        raise ParameterError(
+            f"CVXPYSet.__init__: the constraint {shown} holds a cvxpy.Parameter, whose value may "
+            "change after the set is checked. Write its value as a constant.")
+    if [v.id for v in constraint.variables()] != [var.id]:
+        raise ParameterError(
+            f"CVXPYSet.__init__: the constraint {shown} is not on the parameter variable alone "
+            "(it reads another variable, or none). State every constraint on the variable "
+            "passed in.")
+    if not constraint.is_dcp():
+        raise ParameterError(
+            f"CVXPYSet.__init__: the constraint {shown} does not follow CVXPY's DCP rules, so "
+            "it need not state a convex set. Restate it in DCP form (e.g. cp.norm(w, 2) <= r, "
+            "not cp.norm(w, 2) >= r).")
+
+
+class CVXPYSet(ConvexSet):
+    """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
+
+    The constraints are re-expressed on a variable of the set's own (named ``w``), so
+    that the set keeps only them, and checked once: no :class:`cvxpy.Parameter` (its
+    value may change after the check), no variable other than ``var``, every constraint
+    DCP (a convex set), and a common point (a feasibility solve by Clarabel; the set is
+    public, so solving on it reads no data). :meth:`project` solves min ||v − θ||² over
+    the set (:data:`PROJECTION_SOLVES`: SCS, then Clarabel). A solver's point is within
+    its tolerances, not exact (``exact_projection`` is False): the native solvers, whose
+    accuracy check needs the exact projection, refuse the set, and a natural residual
+    measured with this projection bounds no distance to a minimizer.
+
+    .. warning::
+       The set is public: build the constraints without looking at the private data
+       (a matrix or bound read from the data leaks it through every released parameter
+       that touches the boundary).
+
+    Parameters
+    ----------
+    constraints : cvxpy.Constraint or list of cvxpy.Constraint
+        Constraints on ``var`` (at least one).
+    var : cvxpy.Variable
+        The parameter variable, declared without attributes (``nonneg=True``, ``bounds=``
+        would constrain it outside the list); the set reads its row-major flattening.
+
+    Attributes
+    ----------
+    constraints : tuple of cvxpy.Constraint
+        The constraints, on the set's own variable.
+    shape : tuple of int
+        The parameter's shape (that of ``var``).
+
+    Raises
+    ------
+    ParameterError
+        For a constraint with a parameter, on another variable, or not DCP, and for a
+        set without a point.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from dpconvex.objectives import CVXPYSet
+    >>> w = cp.Variable(2)
+    >>> half_plane = CVXPYSet([w[0] + w[1] <= 1], w)
+    >>> half_plane.exact_projection
+    False
+    >>> half_plane.project(np.array([1.0, 1.0])).round(6)
+    array([0.5, 0.5])
+    >>> print(half_plane.describe())
+    the set {w : w[0] + w[1] <= 1.0} stated in CVXPY (projection solved by SCS, else Clarabel)
+    """
+
+    exact_projection = False
+
+    def __init__(self, constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Variable):
+        if not isinstance(var, cp.Variable) or any(
+                v is not None and v is not False for v in var.attributes.values()):
+            raise ParameterError(
+                "The 'var' parameter of CVXPYSet must be a cvxpy.Variable declared without "
+                f"attributes. Got {_short_repr(var)} instead.")
+        listed = ([constraints] if isinstance(constraints, cp.Constraint)
+                  else list(constraints) if isinstance(constraints, Iterable) else [])
+        if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
+            raise ParameterError(
+                "The 'constraints' parameter of CVXPYSet must be a cvxpy constraint or a "
+                f"non-empty list of them. Got {_short_repr(constraints)} instead.")
+        for c in listed:
+            _check_public_convex(c, var)
+        self.shape = tuple(int(s) for s in var.shape)
+        self._var = cp.Variable(self.shape, name="w")
+        self.constraints = tuple(_substitute(c, var, self._var) for c in listed)
+        self._projection: tuple[cp.Problem, cp.Parameter] | None = None
+        feasibility = cp.Problem(cp.Minimize(0), list(self.constraints))
+        status = _solve_quietly(feasibility, "CLARABEL", {})
+        if status != "optimal":
+            verb = ("found no point in" if status.startswith("infeasible")
+                    else "could not decide whether there is a point in")
+            raise ParameterError(
+                f"CVXPYSet.__init__: Clarabel {verb} the set {self._statement('w')} (status "
+                f"{status}). Pass constraints with a common point.")
+
+    @property
+    def size(self) -> int:
+        """Coordinates of the flattened parameter."""
+        return math.prod(self.shape)
+
+    def check_dimension(self, p: int, caller: str) -> None:
+        if p != self.size:
+            raise ParameterError(
+                f"{caller}: the set is stated on a variable of {self.size} coordinates, but the "
+                f"parameter has {p}. State it on a variable of the parameter's size.")
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        """The projection onto the set, solved by SCS, else Clarabel (any shape; a new array).
+
+        Raises
+        ------
+        SolverError
+            When neither solver reports the projection solved (status optimal).
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> import numpy as np
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> w = cp.Variable(3)
+        >>> ball_and_orthant = CVXPYSet([cp.norm(w, 2) <= 1, w >= 0], w)
+        >>> ball_and_orthant.project(np.array([3.0, 4.0, -1.0])).round(6)
+        array([0.6, 0.8, 0. ])
+        """
+        arr = np.asarray(theta, dtype=float)
+        self.check_dimension(arr.size, "CVXPYSet.project")
+        if self._projection is None:
+            point = cp.Parameter(self.shape)
+            self._projection = (cp.Problem(cp.Minimize(cp.sum_squares(self._var - point)),
+                                           list(self.constraints)), point)
+        problem, point = self._projection
+        point.value = arr.reshape(self.shape)
+        statuses = []
+        for solver, options in PROJECTION_SOLVES:
+            status = _solve_quietly(problem, solver, options)
+            value = self._var.value
+            if status == "optimal" and value is not None and np.all(np.isfinite(value)):
+                break
+            statuses.append(f"{solver.lower()}: {status}")
+        else:
+            raise SolverError(
+                f"CVXPYSet.project: no solver solved the projection onto the set ({', '.join(statuses)}); "
+                "nothing is projected. Restate the set with better-scaled constraints, or use a set "
+                "with an exact projection (an l2 ball, a box, the orthant, an l1 ball or a simplex).")
+        return np.array(value, dtype=float).reshape(arr.shape)
+
+    def cvxpy_constraints(self, var: cp.Expression) -> list[cp.Constraint]:
+        """The constraints on ``var`` (its row-major flattening has the set's size).
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> w = cp.Variable(2)
+        >>> x = cp.Variable(2, name="x")
+        >>> [str(c) for c in CVXPYSet([w[0] + w[1] <= 1], w).cvxpy_constraints(x)]
+        ['x[0] + x[1] <= 1.0']
+        """
+        self.check_dimension(int(var.size), "CVXPYSet.cvxpy_constraints")
+        x = var if var.shape == self.shape else cp.reshape(var, self.shape, order="C")
+        return [_substitute(c, self._var, x) for c in self.constraints]
+
+    def _statement(self, w: str) -> str:
+        return "{" + f"{w} : " + "; ".join(_text(c) for c in self.constraints) + "}"
+
+    def describe(self) -> str:
+        """The set in words, for a certificate: its constraints as CVXPY prints them.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> w = cp.Variable(2)
+        >>> print(CVXPYSet([w >= 0, cp.sum(w) <= 1], w).describe())
+        the set {w : 0.0 <= w; Sum(w, None, False) <= 1.0} stated in CVXPY (projection solved by
+        SCS, else Clarabel)
+        """
+        return (f"the set {self._statement('w')} stated in CVXPY (projection solved by SCS, else "
+                "Clarabel)")
+
+    def params(self) -> dict[str, Any]:
+        """``constraints`` (as CVXPY prints them) and ``shape``.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> w = cp.Variable(2)
+        >>> CVXPYSet([w >= 0], w).params()
+        {'constraints': ('0.0 <= w',), 'shape': (2,)}
+        """
+        return {"constraints": tuple(_text(c) for c in self.constraints), "shape": self.shape}
+
+    def __repr__(self) -> str:
+        return f"CVXPYSet({list(self.params()['constraints'])!r}, shape={self.shape})"
+
+    def __eq__(self, other: object) -> bool:
+        # constraints print rounded: equal texts need not be equal sets
+        return other is self if isinstance(other, ConvexSet) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _solve_quietly(problem: cp.Problem, solver: str, options: dict[str, Any]) -> str:
+    """Solve ``problem`` with ``solver`` (a CVXPY name); its status, "solver_error" on a failure."""
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+            problem.solve(solver=solver, **options)
+    except cp.error.SolverError:
+        return "solver_error"
+    return str(problem.status)
 
 
 # ------------------------------------------------------------------------- recognize

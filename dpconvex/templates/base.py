@@ -274,10 +274,11 @@ class EuclideanSpace:
 class ConstrainedSpace:
     """A closed convex set S in R^shape: projection and post-processing are Π_S.
 
-    ``project`` is the set's exact Euclidean projection (what projected gradient
-    needs); ``postprocess`` projects too, so that a noisy output (output
-    perturbation) is released inside S, which is post-processing and costs no
-    privacy; ``project_noise`` casts noise to float with the space's shape, as
+    ``project`` is the set's Euclidean projection: exact, what projected gradient needs,
+    when the set declares ``exact_projection``; else a solve
+    (:class:`~dpconvex.objectives.CVXPYSet`). ``postprocess`` projects too, so that a
+    noisy output (output perturbation) is released inside S, which is post-processing and
+    costs no privacy; ``project_noise`` casts noise to float with the space's shape, as
     :class:`EuclideanSpace` (the noise itself is not constrained).
 
     .. warning::
@@ -316,8 +317,8 @@ class ConstrainedSpace:
         if not isinstance(convex_set, ConvexSet):
             raise ParameterError(
                 "The 'convex_set' parameter of ConstrainedSpace must be a ConvexSet (L2Ball, "
-                f"Box, NonNegative, L1Ball, Simplex, Intersection). Got {_short_repr(convex_set)} "
-                "instead.")
+                f"Box, NonNegative, L1Ball, Simplex, Intersection, CVXPYSet). Got "
+                f"{_short_repr(convex_set)} instead.")
         self.shape = tuple(int(s) for s in shape)
         self.dimension = int(np.prod(self.shape))
         convex_set.check_dimension(self.dimension, "ConstrainedSpace.__init__")

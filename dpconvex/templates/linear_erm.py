@@ -32,7 +32,7 @@ import numpy as np
 
 from ..data.design import as_design
 from ..data.operators import DesignOperator
-from ..errors import DataValidationError, ParameterError
+from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import Loss
 from ..objectives.regularizers import L2
 from ..objectives.sets import ConvexSet
@@ -159,13 +159,21 @@ class LinearERMTemplate:
         self.regression = getattr(loss, "kind", "margin") == "regression"
         self._check_labels(type(self).__name__)
         self.n, self.p = self.rows.n, self.rows.p
-        # over a set: projected gradient (its exact projection), no unconstrained Newton steps
+        # over a set: projected gradient (its exact projection), no unconstrained Newton steps;
+        # a set without an exact projection: the CVXPY backends only
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))
         self.capabilities = frozenset(
             ({"objective", "smooth", "hessian", "hessp", "per_record"} if constraint_set is None
-             else {"objective", "projection", "per_record"})
+             else {"objective", "per_record"}
+             | ({"projection"} if constraint_set.exact_projection else set()))
             | ({"cvxpy"} if loss.has_cvxpy else set()))
+        if constraint_set is not None and not self.capabilities & {"projection", "cvxpy"}:
+            raise ParameterError(
+                f"{type(self).__name__}.__init__: only the CVXPY backends solve over "
+                f"{constraint_set.describe()} (it has no exact projection), and loss "
+                f"'{loss.name}' has no CVXPY form. Use a loss with a CVXPY form, or a set with an "
+                "exact projection (an l2 ball, a box, the orthant, an l1 ball or a simplex).")
         self._cvx: dict[str, Any] | None = None
         self._zero_noise = np.zeros(self.p)
         self._last_margins: tuple[np.ndarray, np.ndarray] | None = None
@@ -264,8 +272,11 @@ class LinearERMTemplate:
                                    "every label is -1 or +1 (the margin loss's label domain)"))
         if self.constraint_set is not None:
             conds.append(Condition("parameter set", True, "declared by the caller (public)",
-                                   f"θ restricted to {self.constraint_set.describe()} (a closed "
-                                   "convex set with an exact projection)"))
+                                   f"θ restricted to {self.constraint_set.describe()} ("
+                                   + ("a closed convex set with an exact projection)"
+                                      if self.constraint_set.exact_projection else
+                                      "checked DCP, a closed convex set as CVXPY solves it, and "
+                                      "non-empty)")))
         largest = getattr(self.rows, "max_row_norm", None)  # rows on workers: a max, not n norms
         top = largest() if largest is not None else float(np.max(self.rows.row_norms(), initial=0.0))
         ok = bool(top <= self.data_norm * (1 + 1e-12))
@@ -292,6 +303,11 @@ class LinearERMTemplate:
                      "perturbation over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, "
                      "rank-one per-record Hessians); output perturbation's noisy output is "
                      "projected back onto the set (post-processing) (docs/privacy.md §15.5)")
+            if not self.constraint_set.exact_projection:
+                a.append("the set has no exact projection: the accuracy check measures the natural "
+                         "residual with a projection a solver computes (SCS, else Clarabel), which "
+                         "is within the solver's tolerances and not exact, so the check bounds no "
+                         "distance to the exact minimizer and none is stated")
         if getattr(self.rows, "certificate_note", None):  # an out-of-core backend says so
             a.append(self.rows.certificate_note)
         if "curvature" in needs and self.loss.name == "huber":
@@ -316,9 +332,20 @@ class LinearERMTemplate:
 
     def distance_bound(self, residual: float, mu: float) -> float:
         """||w - w*|| <= res/μ unconstrained; (1 + L)/μ · res over a set, with res the natural
-        residual and L = c q² + μ the public Lipschitz bound of ∇J (docs/privacy.md §5, §4.7)."""
+        residual and L = c q² + μ the public Lipschitz bound of ∇J (docs/privacy.md §5, §4.7).
+
+        Over a set without an exact projection the residual is measured with a solver's
+        projection and bounds nothing: :class:`~dpconvex.PrivacyError`.
+        """
         if self.constraint_set is None:
             return residual / mu
+        if not self.constraint_set.exact_projection:
+            raise PrivacyError(
+                f"{type(self).__name__}.distance_bound: over {self.constraint_set.describe()} the "
+                "natural residual is measured with a projection a solver computes, not an exact "
+                "one, so it bounds no distance to the exact minimizer. Use optimality_tol=None "
+                "(the exact-minimizer mode), or a set with an exact projection (an l2 ball, a "
+                "box, the orthant, an l1 ball or a simplex).")
         return (1.0 + self.loss.curvature * self.data_norm ** 2 + mu) * residual / mu
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:

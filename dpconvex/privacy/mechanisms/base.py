@@ -438,8 +438,9 @@ class Mechanism(ABC, Generic[TemplateT]):
         try:
             gap = (f"; uncovered distance to the exact minimizer <= "
                    f"{template.distance_bound(tol, mu):.3g}")
-        except (AttributeError, PrivacyError):  # no declared bound (e.g. extra terms)
-            gap = "; no declared distance bound (extra terms): the uncovered gap is not stated"
+        except (AttributeError, PrivacyError):  # no bound (extra terms, a set without exact projection)
+            gap = ("; no distance bound (extra terms, or a set without an exact projection): the "
+                   "uncovered gap is not stated")
         return [Condition(
             "accurate solve", True, "residual computed by dpconvex",
             f"solved to optimality residual <= {tol:g} (exact-minimizer mode){gap}",
