@@ -93,12 +93,17 @@ def _takes_every(ops: DesignOperator) -> bool:
 
 
 class LinearERMTemplate:
-    """Linear ERM template: loss + L2 regularizer + linear noise term.
+    """Linear ERM template: loss + L2 regularizer + linear noise term, over ℝ^p or a set.
+
+    J(θ) = (1/n) Σ ℓ(yᵢ θᵀxᵢ) + (Λ/2)‖θ‖² + (1/n) bᵀθ for a margin loss, or
+    (1/n) Σ ℓ(θᵀxᵢ, yᵢ) + ... for a loss of the prediction (``loss.kind == "regression"``;
+    Kifer, Smith & Thakurta, COLT 2012, §3), minimized over ``constraint_set`` when one is
+    given (KST §4; docs/privacy.md §15.4–15.5).
 
     Parameters
     ----------
     loss : Loss
-        Margin loss with declared constants.
+        A margin loss, or a loss of the prediction, with its constants.
     lam : float
         Λ >= 0: the regularizer ``L2(lam)``, (Λ/2)||w||^2, Λ-strongly convex.
     data_norm : float
@@ -107,7 +112,10 @@ class LinearERMTemplate:
         Rows with ||x_i|| <= data_norm (the caller clips). Sparse rows are
         never densified.
     y : ndarray (n,)
-        Labels in {-1, +1} (anything else is refused: :class:`~dpconvex.DataValidationError`).
+        Labels in {-1, +1} for a margin loss, in ``loss.label_range`` for a loss of the
+        prediction (anything else is refused: :class:`~dpconvex.DataValidationError`).
+    constraint_set : ConvexSet or None
+        A public closed convex set the parameter is restricted to.
 
     Attributes
     ----------
