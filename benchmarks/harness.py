@@ -8,8 +8,10 @@ Every script in ``benchmarks/`` answers one question and is built on this module
   folder is ``$DPCONVEX_DATA``, nothing is downloaded) with the split every script uses, and in
   quick mode a small public subsample of it;
 * :class:`Table` is a result table that always carries a non-private row and a majority-class
-  row (accuracy tables), or says why it has none (speed tables carry a ratio against a
-  baseline measured in the same run; audit tables compare with the claimed ε);
+  row (accuracy tables), a non-private row and a constant-prediction row (regression tables:
+  the constant is a regression's majority class), or says why it has none (speed tables
+  carry a ratio against a baseline measured in the same run; audit tables compare with the
+  claimed ε);
 * :class:`Run` prints every table and note as it goes and, at the end, writes
   ``benchmarks/results/<script>[-quick].json`` (every table, the command, the seconds) and the
   same tables as markdown, both atomically.
@@ -48,6 +50,10 @@ NON_PRIVATE = "non-private"
 #: set by :func:`run_script` for a ``--quick`` run (scripts on :func:`run_script` read it)
 QUICK = False
 MAJORITY = "majority class"
+#: a regression's majority-class baseline: one constant (the training mean) for every row
+CONSTANT = "constant prediction"
+#: the rows a table of each kind must carry (a label in one of a row's first three cells)
+BASELINES = {"accuracy": (NON_PRIVATE, MAJORITY), "regression": (NON_PRIVATE, CONSTANT)}
 
 
 class Split(NamedTuple):
@@ -171,7 +177,9 @@ def _show(v: Any) -> str:
 @dataclasses.dataclass
 class Table:
     """A result table. Accuracy tables (``kind="accuracy"``) cannot be shown without a row
-    labelled non-private and a row labelled majority class; ``kind="speed"`` needs a column
+    labelled non-private and a row labelled majority class, regression tables
+    (``kind="regression"``, e.g. of R²) without a row labelled non-private and a row labelled
+    constant prediction; ``kind="speed"`` needs a column
     whose name contains "ratio" or "×"; ``kind="audit"`` needs a column of the claimed ε
     (a name containing "claimed").
 
@@ -192,9 +200,9 @@ class Table:
 
     def check(self) -> None:
         """Raise unless the table carries what its kind requires."""
-        if self.kind == "accuracy":
+        if self.kind in BASELINES:
             labels = " ".join(str(c).lower() for r in self.rows for c in r[:3])
-            missing = [b for b in (NON_PRIVATE, MAJORITY) if b not in labels]
+            missing = [b for b in BASELINES[self.kind] if b not in labels]
             if missing:
                 raise ValueError(f"table {self.title!r} has no {' and no '.join(missing)} row")
         elif self.kind == "speed":

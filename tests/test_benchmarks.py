@@ -41,6 +41,19 @@ def test_accuracy_table_needs_both_baselines():
     assert "0.2500 ± 0.0500" in t.markdown()
 
 
+def test_regression_table_needs_the_non_private_and_constant_rows():
+    t = harness.Table("r", ["model", "test R²"], kind="regression")
+    t.add("objective", [0.5, 0.7])
+    t.add(harness.MAJORITY, 0.0)  # a classifier's baseline does not stand in for the constant
+    with pytest.raises(ValueError, match="non-private and no constant prediction"):
+        t.markdown()
+    t.add(harness.NON_PRIVATE, 0.9)
+    with pytest.raises(ValueError, match="constant prediction"):
+        t.markdown()
+    t.add(harness.CONSTANT, -0.001)
+    assert "0.6000 ± 0.1000" in t.markdown()
+
+
 def test_speed_table_needs_a_ratio_column():
     with pytest.raises(ValueError, match="ratio"):
         harness.Table("s", ["n", "seconds"], kind="speed").markdown()
@@ -149,6 +162,9 @@ QUICK_RUNS = [
     ("centroids_accuracy", ["--splits", "1", "--seeds", "1"]),
     ("speed", []),
     ("corpus_run", []),
+    ("regression_held_out", []),
+    ("huber_regression_scale", []),
+    ("from_cvxpy_speed", []),
 ]
 
 
