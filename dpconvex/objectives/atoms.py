@@ -47,7 +47,6 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
-from scipy.special import expit
 
 __all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "derive_bounds", "derive_margin_bounds"]
 
@@ -387,9 +386,16 @@ def _n_pass(expr, parts):
 
 
 def _n_logistic(expr, parts):
+    # one exp for the value and the slope: with e = exp(-|u|), log(1 + e^u) = max(u, 0) +
+    # log1p(e) and σ(u) = 1/(1 + e) for u >= 0, e/(1 + e) for u < 0 (no overflow)
     u, u1, u2 = parts[0]
-    s = expit(u)
-    return np.logaddexp(0.0, u), s * u1, s * (1 - s) * u1 * u1 + s * u2
+    u = np.asarray(u, dtype=float)
+    e = np.exp(-np.abs(u))
+    inv = 1.0 / (1.0 + e)
+    s = np.where(u >= 0, inv, e * inv)
+    value = np.log1p(e)
+    value += np.maximum(u, 0.0)
+    return value, s * u1, s * (1 - s) * u1 * u1 + s * u2
 
 
 def _n_huber(expr, parts):
@@ -405,8 +411,8 @@ def _select(parts, pick):
     values = np.broadcast_arrays(*[np.asarray(p[0], dtype=float) for p in parts])
     k = pick(np.stack(values), axis=0)
     out = []
-    for j in range(3):
-        stacked = np.stack(np.broadcast_arrays(*[np.asarray(p[j], dtype=float) for p in parts]))
+    for j in range(3):  # a derivative may be a scalar: broadcast to the values' shape
+        stacked = np.stack([np.broadcast_to(np.asarray(p[j], dtype=float), k.shape) for p in parts])
         out.append(np.take_along_axis(stacked, k[None], axis=0)[0])
     return tuple(out)
 
@@ -445,8 +451,9 @@ def _numeric_lse(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, 
     pieces = [_numeric(p, env) for p in inner.args] if type(inner).__name__ in (
         "Hstack", "Vstack") else [_numeric(inner, env)]
     v = np.stack(np.broadcast_arrays(*[np.asarray(p[0], dtype=float) for p in pieces]))
-    d1 = np.stack(np.broadcast_arrays(*[np.asarray(p[1], dtype=float) for p in pieces]))
-    d2 = np.stack(np.broadcast_arrays(*[np.asarray(p[2], dtype=float) for p in pieces]))
+    # a derivative may be a scalar: broadcast to the values' shape
+    d1, d2 = (np.stack([np.broadcast_to(np.asarray(p[j], dtype=float), v.shape[1:]) for p in pieces])
+              for j in (1, 2))
     top = np.max(v, axis=0)
     w = np.exp(v - top)
     total = np.sum(w, axis=0)
@@ -501,12 +508,21 @@ class CompiledForm:
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(ℓ, ∂ℓ/∂z, ∂²ℓ/∂z²) at the predictions ``z`` (and labels ``y``), as arrays."""
         z = np.asarray(z, dtype=float)
-        env = {self.z.id: (z, np.ones_like(z), np.zeros_like(z))}
+        # the derivatives of z and of the label in z are constants: scalars, not n-arrays
+        env = {self.z.id: (z, 1.0, 0.0)}
         if self.label is not None:
-            yv = np.broadcast_to(np.asarray(y, dtype=float), z.shape)
-            env[self.label.id] = (yv, np.zeros_like(z), np.zeros_like(z))
+            env[self.label.id] = (np.broadcast_to(np.asarray(y, dtype=float), z.shape), 0.0, 0.0)
         out = _numeric_any(self.expr, env)
-        return tuple(np.broadcast_to(np.asarray(a, dtype=float), z.shape).copy() for a in out)
+        return tuple(_own_array(a, z) for a in out)
+
+
+def _own_array(a: Any, z: np.ndarray) -> np.ndarray:
+    """``a`` as a float array of z's shape that no caller's array shares: an array the rules
+    computed is returned as it is, a scalar, a view or an input is copied."""
+    if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == z.shape and \
+            a.base is None and a is not z:
+        return a
+    return np.broadcast_to(np.asarray(a, dtype=float), z.shape).copy()
 
 
 def _numeric_any(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:

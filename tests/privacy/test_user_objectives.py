@@ -16,8 +16,8 @@ from scipy.special import expit
 
 import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
-from dpconvex.objectives import L2, Logistic, Loss, SmoothHinge
-from dpconvex.objectives.atoms import ATOMS, derive_margin_bounds
+from dpconvex.objectives import L2, HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
+from dpconvex.objectives.atoms import ATOMS, CompiledForm, derive_margin_bounds
 from dpconvex.privacy.checks import check_loss
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate, PrivacyConstants, RecordDomain
 from dpconvex.templates.base import natural_residual
@@ -336,6 +336,38 @@ def test_atom_bounds_hold_against_finite_differences(expr, slope, curv):
     if np.isfinite(derived.curvature):
         d2 = np.diff(d1) / np.diff(m)[1:]
         assert np.max(d2) <= derived.curvature * (1 + 1e-3) + 1e-9
+
+
+class _LogisticAsLogSumExp(Logistic):
+    def cvxpy_expr(self, m):
+        return cp.log_sum_exp(cp.hstack([0, -m]))
+
+
+@pytest.mark.parametrize("loss", [Logistic(), _LogisticAsLogSumExp(), HuberHinge(0.5),
+                                  HuberRegression(0.5), Pinball(0.3)],
+                         ids=["logistic", "log_sum_exp", "huber_hinge", "huber_regression", "pinball"])
+@pytest.mark.parametrize("n", [2, 4005])
+def test_a_compiled_cvxpy_form_equals_the_built_in_loss_far_out(loss, n):
+    z = np.r_[np.linspace(-800, 800, 4001), -1e-300, 0.0, 1e-300, 5.0][-n:]
+    regression = loss.kind == "regression"
+    y = np.resize([-1.0, 0.0, 0.25, 1.0], z.size) if regression else None
+    form = CompiledForm((lambda m, label: loss.cvxpy_expr(m, label)) if regression else loss.cvxpy_expr,
+                        with_label=regression)
+    args = (z, y) if regression else (z,)
+    for got, want in zip(form.evaluate(z, y), (loss.value(*args), loss.deriv(*args), loss.deriv2(*args)),
+                         strict=True):
+        assert got.shape == z.shape and np.all(np.isfinite(got))
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_a_compiled_form_returns_arrays_of_its_own():
+    z, y = np.linspace(-2, 2, 5), np.zeros(5)
+    for v, d1, d2 in (CompiledForm(lambda m: m, with_label=False).evaluate(z),
+                      CompiledForm(lambda m, label: label + 0 * m, with_label=True).evaluate(z, y)):
+        for out in (v, d1, d2):
+            assert out.shape == z.shape and not np.shares_memory(out, z) and not np.shares_memory(out, y)
+        v += 1.0  # writing into a result leaves the inputs as they were
+    assert np.array_equal(z, np.linspace(-2, 2, 5)) and not np.any(y)
 
 
 def test_an_atom_outside_the_table_derives_nothing():
