@@ -925,7 +925,7 @@ def show_r2(r2: Cell, mae: Cell, learner: str) -> str:
     if not isinstance(s, tuple):
         return "–" if s is None else s
     m = mae.mean(learner)
-    return f"{s[0]:.3f} ± {s[1]:.3f}" + ("" if m is None else f" ({m:.3g})")
+    return f"{_r2(s[0])} ± {_r2(s[1])}" + ("" if m is None else f" ({m:.3g})")
 
 
 def regression_table_of(table: str, r2_cells: Sequence[Cell], mae_cells: Sequence[Cell],
@@ -959,7 +959,10 @@ def regression_table_of(table: str, r2_cells: Sequence[Cell], mae_cells: Sequenc
 
 
 def _r2(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+    """An R² to three decimals; one of 1,000 or more in size (a diverged fit) to three digits."""
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if abs(value) < 1000 else f"{value:.3g}"
 
 
 def regression_summary_lines(r2_cells: Sequence[Cell], crit: dict[str, Any], rule: str,

@@ -9,7 +9,11 @@ label's public range (``label_range``), the ε values and the seed.
 
 For each ε: ``diffprivlib.models.LinearRegression(epsilon=ε, bounds_X=(lo, hi),
 bounds_y=label_range, random_state=seed)`` with its other defaults (``fit_intercept=True``);
-pure ε (δ = 0). Test R² and mean absolute error are written as JSON::
+pure ε (δ = 0). diffprivlib perturbs the coefficients of the squared loss's quadratic (the
+functional mechanism), with noise that grows with the number of features; a perturbed
+quadratic that is not positive definite has no minimum, and the fit then diverges (R² far
+below 0): the score is reported as it comes. Test R² and mean absolute error are written as
+JSON::
 
     {"diffprivlib": "0.6.6", "sklearn": "1.7.2", "per_epsilon": {"1": {"r2": ..., "mae": ...}}}
 
