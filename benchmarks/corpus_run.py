@@ -154,7 +154,8 @@ NON_PRIVATE_RATIO, RATIO_MIN_EPSILON, RATIO_MIN_ROWS = 0.9, 1.0, 5000
 # ---------------------------------------------------------------------------- registry
 @dataclasses.dataclass(frozen=True)
 class Learner:
-    """A registry entry: ``factory(epsilon, delta, classes, seed)`` -> unfitted estimator or None.
+    """A registry entry: ``factory(epsilon, delta, classes, seed)`` -> unfitted estimator or None
+    (``label_range`` in place of ``classes`` in :data:`REGRESSION_LEARNERS`).
 
     ``single`` marks a single dpconvex estimator: criterion (b) compares the rule with the
     best of these. ``label`` is the table's row label.
