@@ -47,21 +47,47 @@ also the noise seed of every private fit. δ "1/n2" is 1 / n_train². ``--seeds 
 ``--n-seeds K`` the first K of them. diffprivlib is pure ε: its ε-cells are shown in every
 δ column of that ε (pure ε-DP is (ε, δ)-DP for every δ).
 
+Regression (``--task regression``): the tables of ``corpus.REGRESSION_TABLES``, each label
+with its public ``label_range`` (the learners get ``learner_label_range``). Learners (the
+registry :data:`REGRESSION_LEARNERS`; each factory takes ``(epsilon, delta, label_range,
+seed)``): ``huber`` and ``pinball``, ``PrivateLinearRegressor(loss=...)`` at its defaults;
+``front_door``, ``dpconvex.PrivateRegressor`` when the installed dpconvex has it; and any
+other name of a dpconvex regressor class, added when ``hasattr(dpconvex, name)`` at run time
+(``PrivateLinearRegression``, ``PrivateHuberRegressor``, ``PrivateQuantileRegressor``, ...),
+each with ε, δ, ``label_range`` and the seed. The rule column is ``front_door`` if present,
+else ``huber`` (the regressor's default loss), or ``--rule NAME``. Baselines: ``non-private``
+(scikit-learn ``Ridge()``), ``non-private huber`` (``HuberRegressor(max_iter=1000)``) and
+``mean`` (the training labels' mean, a constant prediction). Metrics: test R² and MAE in the
+label's units (after the table's ``label_transform``). The summary counts, per cell:
+
+(a) cells where the rule's R² is below −0.005 (clearly worse than a constant);
+(b) at ε >= 1 on tables with >= 5,000 training rows and a positive non-private R², the
+    cells where the rule's R² is at least 0.9 × the non-private R² (the better of ``Ridge``
+    and ``HuberRegressor``, chosen on the test set);
+(c) with ``--diffprivlib``, the cells where the rule's R² is at least diffprivlib's − 0.005:
+    ``diffprivlib.models.LinearRegression(epsilon, bounds_X, bounds_y=label_range)``, pure ε,
+    bounds_X the encoding's public per-feature range, run by
+    ``benchmarks/baselines/corpus_regression_diffprivlib.py`` in ``benchmarks/.venv``.
+
+Splits are not stratified; fits are cached in ``<out>/corpus_run-regression[-quick].jsonl``.
+
 Run (from the repository root)::
 
     DPCONVEX_DATA=/work/shared/datasets python benchmarks/corpus_run.py \
-        [--tables NAME ...] [--seeds selection|report] [--n-seeds K] [--epsilons 0.5 1 2] \
-        [--deltas 0 1/n2] [--learners front_door logistic ...] [--rule front_door] \
-        [--diffprivlib] [--procs 2] [--tag TAG] [--out DIR] [--train-rows M] [--quick]
+        [--task classification|regression] [--tables NAME ...] [--seeds selection|report] \
+        [--n-seeds K] [--epsilons 0.5 1 2] [--deltas 0 1/n2] [--learners front_door ...] \
+        [--rule front_door] [--diffprivlib] [--procs 2] [--tag TAG] [--out DIR] \
+        [--train-rows M] [--quick]
 
 ``--train-rows M``: every fit sees a seeded subsample of M of the split's training rows (the
 test rows whole; tables with fewer are left out; results in ``corpus_run-rowsM.*``): the
 corpus at the sizes of small tables, where n·ε/(C(d + 1)) is small. ``--tables binary`` (or
 ``multiclass``) names that group of tables.
 
-``--quick``: one binary and one multiclass table (else the first two), the first seed,
-ε = 1, δ = 0, the front door and ``logistic`` (plus the baselines), at most 800 training and
-800 test rows (a seeded subsample): seconds, a smoke run.
+``--quick``: one binary and one multiclass table (else the first two; regression: the first
+two regression tables), the first seed, ε = 1, δ = 0, the front door and ``logistic``
+(regression: the default learners) plus the baselines, at most 800 training and 800 test
+rows (a seeded subsample): seconds, a smoke run.
 
 Parallel over (table, seed) with ``--procs`` processes, one BLAS thread each. Every fit is
 appended to ``<out>/corpus_run[-quick].jsonl``, keyed by (tag, table, seed, the split's
@@ -105,6 +131,7 @@ import harness  # noqa: E402
 
 VENV_PYTHON = HERE / ".venv" / "bin" / "python"
 DPL_SCRIPT = HERE / "baselines" / "front_door_diffprivlib.py"
+DPL_REGRESSION_SCRIPT = HERE / "baselines" / "corpus_regression_diffprivlib.py"
 #: rows kept (train, test) per split by ``--quick``
 QUICK_ROWS = (800, 800)
 #: the four diffprivlib models of DPL_SCRIPT (its result keys, without the ε)
@@ -113,14 +140,22 @@ DPL_LABELS = {"dp_lr/divisor": "diffprivlib LR (divisor rows)", "dp_lr/unit": "d
               "dp_gnb/divisor": "diffprivlib GaussianNB (divisor rows)",
               "dp_gnb/unit": "diffprivlib GaussianNB (x/‖x‖)"}
 MAJORITY, NON_PRIVATE = "majority", "non-private"
+#: regression baselines: the training mean (a constant prediction) and HuberRegressor
+MEAN, NON_PRIVATE_HUBER = "mean", "non-private huber"
+#: diffprivlib's regression model (its cache name, after "diffprivlib:")
+DPL_REGRESSION_MODEL = "lr"
 #: slack of the criteria's comparisons, in points (float noise of a difference of means)
 TOL = 1e-9
+#: the regression criteria: R² slack of (a) and (c); (b)'s ratio, smallest ε and training rows
+R2_SLACK = 0.005
+NON_PRIVATE_RATIO, RATIO_MIN_EPSILON, RATIO_MIN_ROWS = 0.9, 1.0, 5000
 
 
 # ---------------------------------------------------------------------------- registry
 @dataclasses.dataclass(frozen=True)
 class Learner:
-    """A registry entry: ``factory(epsilon, delta, classes, seed)`` -> unfitted estimator or None.
+    """A registry entry: ``factory(epsilon, delta, classes, seed)`` -> unfitted estimator or None
+    (``label_range`` in place of ``classes`` in :data:`REGRESSION_LEARNERS`).
 
     ``single`` marks a single dpconvex estimator: criterion (b) compares the rule with the
     best of these. ``label`` is the table's row label.
@@ -238,6 +273,77 @@ def register(spec: str, *, rule: bool = False) -> str:
     return spec
 
 
+# ---------------------------------------------------------------------------- regression registry
+#: the dpconvex class behind the regression front door
+FRONT_DOOR_REGRESSOR = "PrivateRegressor"
+
+
+def _regressor(cls_name: str, **fixed: Any) -> Callable:
+    def factory(eps: float, delta: float, label_range: tuple[float, float], seed: int) -> Any:
+        import dpconvex as dp
+
+        return getattr(dp, cls_name)(epsilon=eps, delta=delta, label_range=label_range,
+                                     random_state=seed, **fixed)
+
+    factory.__name__ = f"_{cls_name}" + "".join(f"_{k}_{v}" for k, v in fixed.items())
+    return factory
+
+
+#: regression learners: ``factory(epsilon, delta, label_range, seed)`` -> unfitted estimator
+REGRESSION_LEARNERS: dict[str, Learner] = {
+    "huber": Learner(_regressor("PrivateLinearRegressor", loss="huber"), True,
+                     "PrivateLinearRegressor(loss='huber')"),
+    "pinball": Learner(_regressor("PrivateLinearRegressor", loss="pinball"), True,
+                       "PrivateLinearRegressor(loss='pinball')"),
+}
+DEFAULT_REGRESSION_LEARNERS = ("huber", "pinball")
+#: the rule column when dpconvex has no front-door regressor: the regressor's default loss
+FALLBACK_REGRESSION_RULE = "huber"
+
+
+def dpconvex_has(name: str) -> bool:
+    """Whether the installed dpconvex exports ``name`` (a learner written after this script)."""
+    import dpconvex as dp
+
+    return hasattr(dp, name)
+
+
+def register_regression(spec: str) -> str:
+    """Make ``spec`` usable as a regression learner: a registered name, ``front_door``
+    (``dpconvex.PrivateRegressor``), a dpconvex class name, or ``module:function``.
+
+    Raises
+    ------
+    KeyError
+        ``spec`` is none of these in the installed dpconvex.
+    """
+    if spec in REGRESSION_LEARNERS:
+        return spec
+    if ":" in spec:
+        fn = _import(spec)
+        REGRESSION_LEARNERS[spec] = fn if isinstance(fn, Learner) else Learner(fn, False, spec)
+        return spec
+    cls_name = FRONT_DOOR_REGRESSOR if spec == "front_door" else spec
+    if not dpconvex_has(cls_name):
+        raise KeyError(f"unknown regression learner {spec!r}: dpconvex has no {cls_name}; choose "
+                       f"from {sorted(REGRESSION_LEARNERS)}, a dpconvex regressor's class name "
+                       "or module:function")
+    label = f"front door ({cls_name})" if spec == "front_door" else cls_name
+    REGRESSION_LEARNERS[spec] = Learner(_regressor(cls_name), spec != "front_door", label)
+    return spec
+
+
+def default_regression_learners() -> list[str]:
+    """``front_door`` if dpconvex has it, then :data:`DEFAULT_REGRESSION_LEARNERS`."""
+    return [*(["front_door"] if dpconvex_has(FRONT_DOOR_REGRESSOR) else []),
+            *DEFAULT_REGRESSION_LEARNERS]
+
+
+def registry(task: str) -> dict[str, Learner]:
+    """The learner registry of ``task``: :data:`LEARNERS` or :data:`REGRESSION_LEARNERS`."""
+    return REGRESSION_LEARNERS if task == "regression" else LEARNERS
+
+
 # ---------------------------------------------------------------------------- data
 def delta_value(spec: str, n_train: int) -> float:
     """δ of a ``--deltas`` entry: "0", "1/n2" (1 / n_train²) or a number."""
@@ -292,7 +398,7 @@ def diffprivlib_python() -> tuple[str | None, str]:
 def run_diffprivlib(python: str, name: str, seed: int, sp: corpus.Split,
                     epsilons: Sequence[float]) -> dict[tuple[float, str], float]:
     """(ε, model) -> test accuracy of DPL_SCRIPT's models on this split (pure ε)."""
-    lo, hi = front_door_data.schema_bounds(corpus.TABLES[name].schema)
+    lo, hi = front_door_data.schema_bounds(corpus.table(name).schema)
     with tempfile.TemporaryDirectory(prefix="corpus_dpl_") as tmp:
         d = Path(tmp)
         np.savez(d / f"{name}_{seed}.npz", X_train=sp.X_train, y_train=sp.y_train,
@@ -310,6 +416,25 @@ def run_diffprivlib(python: str, name: str, seed: int, sp: corpus.Split,
     return {(eps, m): float(acc[f"{m}/{eps:g}"]["per_seed"][0]) for eps in epsilons for m in DPL_MODELS}
 
 
+def run_diffprivlib_regression(python: str, name: str, seed: int, sp: corpus.Split,
+                               epsilons: Sequence[float]) -> dict[float, tuple[float, float]]:
+    """ε -> (test R², test MAE) of diffprivlib's LinearRegression on this split (pure ε)."""
+    lo, hi = front_door_data.schema_bounds(corpus.table(name).schema)
+    with tempfile.TemporaryDirectory(prefix="corpus_dpl_") as tmp:
+        d = Path(tmp)
+        np.savez(d / "split.npz", X_train=sp.X_train, y_train=sp.y_train, X_test=sp.X_test,
+                 y_test=sp.y_test, lo=lo, hi=hi,
+                 label_range=np.asarray(corpus.table(name).learner_label_range, dtype=float),
+                 epsilons=np.asarray(epsilons, dtype=float), seed=seed)
+        proc = subprocess.run([python, str(DPL_REGRESSION_SCRIPT), "--data", str(d / "split.npz"),
+                               "--out", str(d / "dpl.json")],
+                              capture_output=True, text=True, env=_one_thread_env(), timeout=3600)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{DPL_REGRESSION_SCRIPT.name} failed: {proc.stderr.strip()[-300:]}")
+        got = json.loads((d / "dpl.json").read_text())["per_epsilon"]
+    return {eps: (float(got[f"{eps:g}"]["r2"]), float(got[f"{eps:g}"]["mae"])) for eps in epsilons}
+
+
 def run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Fit what the cache lacks on one (table, seed): (split facts, new cache records).
 
@@ -319,7 +444,93 @@ def run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):
+        if job.get("task") == "regression":
+            return _run_regression_split(job)
         return _run_split(job)
+
+
+def _open_split(job: dict[str, Any]) -> tuple[corpus.Split | None, dict[str, Any]]:
+    """The job's split, or None and the facts that say why (a failed or too small split)."""
+    name, seed = job["table"], job["seed"]
+    t0 = time.perf_counter()
+    try:
+        sp = load_split(name, seed, job["quick"], job["train_rows"])
+    except Exception as exc:  # a broken table is reported and left out, the others run
+        return None, {"table": name, "seed": seed, "error": f"{type(exc).__name__}: {exc}"[:200],
+                      "seconds": time.perf_counter() - t0}
+    if job["train_rows"] is not None and len(sp.y_train) < job["train_rows"]:
+        return None, {"table": name, "seed": seed, "seconds": time.perf_counter() - t0,
+                      "skipped": f"{len(sp.y_train)} training rows < --train-rows"}
+    return sp, {}
+
+
+def _run_regression_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    from sklearn.linear_model import HuberRegressor, Ridge
+    from sklearn.metrics import mean_absolute_error, r2_score
+
+    name, seed, tag = job["table"], job["seed"], job["tag"]
+    t0 = time.perf_counter()
+    sp, why = _open_split(job)
+    if sp is None:
+        return why, []
+    fp = fingerprint(sp)
+    n, d = len(sp.y_train), sp.X_train.shape[1]
+    label_range = corpus.table(name).learner_label_range
+    info = {"table": name, "seed": seed, "data": fp, "n_train": n, "n_test": len(sp.y_test),
+            "d": d, "label_range": list(label_range)}
+    done = {k[1:] for k in job["done"] if k[0] == fp}
+    rows: list[dict[str, Any]] = []
+
+    def record(learner: str, eps: float | None, dspec: str | None, r2: float | None,
+               mae: float | None, err: str | None = None, secs: float = 0.0) -> None:
+        rows.append({"tag": tag, "table": name, "seed": seed, "data": fp, "epsilon": eps,
+                     "delta": dspec, "delta_value": None if dspec is None else delta_value(dspec, n),
+                     "learner": learner, "r2": r2, "mae": mae, "error": err, "chose": None,
+                     "seconds": round(secs, 3)})
+
+    def scores(pred: np.ndarray) -> tuple[float, float]:
+        return float(r2_score(sp.y_test, pred)), float(mean_absolute_error(sp.y_test, pred))
+
+    if (None, None, MEAN) not in done:
+        record(MEAN, None, None, *scores(np.full(len(sp.y_test), float(np.mean(sp.y_train)))))
+    for base, model in ((NON_PRIVATE, Ridge()), (NON_PRIVATE_HUBER, HuberRegressor(max_iter=1000))):
+        if (None, None, base) not in done:
+            s = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pred = model.fit(sp.X_train, sp.y_train).predict(sp.X_test)
+            record(base, None, None, *scores(pred), secs=time.perf_counter() - s)
+    for eps in job["epsilons"]:
+        for dspec in job["deltas"]:
+            delta = delta_value(dspec, n)
+            for learner in dict.fromkeys([job["rule"], *job["learners"]]):
+                if (eps, dspec, learner) in done:
+                    continue
+                est = REGRESSION_LEARNERS[learner].factory(eps, delta, label_range, seed)
+                s = time.perf_counter()
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        est.fit(sp.X_train, sp.y_train)
+                        r2, mae = scores(np.asarray(est.predict(sp.X_test), dtype=float))
+                    err = None
+                except Exception as exc:  # a refusal is a result of the defaults
+                    r2, mae, err = None, None, f"{type(exc).__name__}: {exc}"[:200]
+                record(learner, eps, dspec, r2, mae, err, time.perf_counter() - s)
+    dpl = f"diffprivlib:{DPL_REGRESSION_MODEL}"
+    if job["dpl_python"]:
+        missing = [e for e in job["epsilons"] if (e, "0", dpl) not in done]
+        if missing:
+            s = time.perf_counter()
+            try:
+                got = run_diffprivlib_regression(job["dpl_python"], name, seed, sp, missing)
+            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:  # not cached: retried
+                got, info["diffprivlib_error"] = {}, f"{type(exc).__name__}: {exc}"[:300]
+            secs = (time.perf_counter() - s) / max(len(got), 1)
+            for eps, (r2, mae) in got.items():
+                record(dpl, eps, "0", r2, mae, secs=secs)
+    info["seconds"] = time.perf_counter() - t0
+    return info, rows
 
 
 def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -327,14 +538,9 @@ def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
 
     name, seed, tag = job["table"], job["seed"], job["tag"]
     t0 = time.perf_counter()
-    try:
-        sp = load_split(name, seed, job["quick"], job["train_rows"])
-    except Exception as exc:  # a broken table is reported and left out, the others run
-        return {"table": name, "seed": seed, "error": f"{type(exc).__name__}: {exc}"[:200],
-                "seconds": time.perf_counter() - t0}, []
-    if job["train_rows"] is not None and len(sp.y_train) < job["train_rows"]:
-        return {"table": name, "seed": seed, "seconds": time.perf_counter() - t0,
-                "skipped": f"{len(sp.y_train)} training rows < --train-rows"}, []
+    sp, why = _open_split(job)
+    if sp is None:
+        return why, []
     fp = fingerprint(sp)
     n, d, C = len(sp.y_train), sp.X_train.shape[1], len(sp.classes)
     info = {"table": name, "seed": seed, "data": fp, "n_train": n, "n_test": len(sp.y_test),
@@ -469,8 +675,11 @@ class Cell:
 
 def build_cells(records: Sequence[dict[str, Any]], infos: dict[tuple[str, int], dict[str, Any]],
                 epsilons: Sequence[float], deltas: Sequence[str], rule: str,
-                learners: Sequence[str] | None = None, rule_label: str = "rule") -> list[Cell]:
+                learners: Sequence[str] | None = None, rule_label: str = "rule",
+                metric: str = "accuracy") -> list[Cell]:
     """The cells of the run from the cache records of the splits in ``infos``.
+
+    A cell holds the records' ``metric`` ("accuracy"; a regression's "r2" or "mae").
 
     Records of another split (a different ``data`` hash) are ignored. Baselines fill every
     cell of their table; diffprivlib (pure ε) every δ of its ε. The rule's column
@@ -498,9 +707,9 @@ def build_cells(records: Sequence[dict[str, Any]], infos: dict[tuple[str, int], 
                         dpl = r["learner"].startswith("diffprivlib:") and r["epsilon"] == eps
                         if not (base or dpl or (r["epsilon"] == eps and r["delta"] == dspec)):
                             continue
-                        if r["accuracy"] is None:
+                        if r[metric] is None:
                             cell.errors.setdefault(r["learner"], r["error"] or "error")
-                        cell.acc.setdefault(r["learner"], {})[seed] = r["accuracy"]
+                        cell.acc.setdefault(r["learner"], {})[seed] = r[metric]
                         if r.get("chose"):
                             cell.chose.setdefault(r["learner"], []).append(r["chose"])
                     if rule in RULES:
@@ -517,7 +726,7 @@ def build_cells(records: Sequence[dict[str, Any]], infos: dict[tuple[str, int], 
                             cell.errors[rule_label] = cell.errors[rule]
                         cell.chose[rule_label] = cell.chose.get(rule, [])
                 if learners is not None:
-                    keep = {*learners, rule_label, MAJORITY, NON_PRIVATE}
+                    keep = {*learners, rule_label, MAJORITY, NON_PRIVATE, MEAN, NON_PRIVATE_HUBER}
                     for k in list(cell.acc):
                         if k not in keep and not (k.startswith("diffprivlib:") and "diffprivlib" in keep):
                             del cell.acc[k]
@@ -658,10 +867,172 @@ def summary_lines(cells: Sequence[Cell], crit: dict[str, Any], rule: str,
     return lines
 
 
+# ---------------------------------------------------------------------------- regression scores
+def regression_cell_means(cell: Cell, n_train: int, rule_label: str = "rule") -> dict[str, Any]:
+    """The R² means :func:`regression_criteria` reads: rule, mean, non-private (the better of
+    Ridge and HuberRegressor, test-chosen), singles and diffprivlib, with the table's training
+    rows."""
+    singles = {k: m for k in cell.acc if k in REGRESSION_LEARNERS and REGRESSION_LEARNERS[k].single
+               and (m := cell.mean(k)) is not None}
+    dpl = {k: m for k in cell.acc if k.startswith("diffprivlib:") and (m := cell.mean(k)) is not None}
+    bases = [m for k in (NON_PRIVATE, NON_PRIVATE_HUBER) if (m := cell.mean(k)) is not None]
+    return {"table": cell.table, "epsilon": cell.epsilon, "delta": cell.delta, "n_train": n_train,
+            "rule": cell.mean(rule_label), "mean": cell.mean(MEAN),
+            "non_private": max(bases) if bases else None, "singles": singles, "diffprivlib": dpl}
+
+
+def regression_criteria(cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The regression criteria over per-cell R² means (each a :func:`regression_cell_means`).
+
+    (a) ``below_floor``: cells where the rule's R² < −R2_SLACK; (b) ``near_non_private``:
+    cells where rule >= NON_PRIVATE_RATIO × non-private, over the cells with ε >=
+    RATIO_MIN_EPSILON, n_train >= RATIO_MIN_ROWS and a positive non-private R²
+    (``with_non_private``); (c) ``at_least_diffprivlib``: cells where rule >= diffprivlib −
+    R2_SLACK, over the cells with diffprivlib. Cells where the rule has no mean (refused,
+    missing) are counted in ``no_rule`` and in none of the three.
+    """
+    out: dict[str, Any] = {"cells": len(cells), "no_rule": 0, "below_floor": 0,
+                           "below_floor_cells": [], "near_non_private": 0, "with_non_private": 0,
+                           "below_ratio_cells": [], "at_least_diffprivlib": 0,
+                           "with_diffprivlib": 0}
+    for c in cells:
+        rule, non_private = c["rule"], c["non_private"]
+        where = (c["table"], c["epsilon"], c["delta"])
+        if rule is None:
+            out["no_rule"] += 1
+            continue
+        if rule < -R2_SLACK - TOL:
+            out["below_floor"] += 1
+            out["below_floor_cells"].append(where)
+        if (c["epsilon"] >= RATIO_MIN_EPSILON and c["n_train"] >= RATIO_MIN_ROWS
+                and non_private is not None and non_private > 0):
+            out["with_non_private"] += 1
+            if rule >= NON_PRIVATE_RATIO * non_private - TOL:
+                out["near_non_private"] += 1
+            else:
+                out["below_ratio_cells"].append(where)
+        if c["diffprivlib"]:
+            out["with_diffprivlib"] += 1
+            out["at_least_diffprivlib"] += rule >= max(c["diffprivlib"].values()) - R2_SLACK - TOL
+    for k, m in (("near_non_private", "with_non_private"),
+                 ("at_least_diffprivlib", "with_diffprivlib")):
+        out[f"{k}_share"] = out[k] / out[m] if out[m] else None
+    return out
+
+
+def show_r2(r2: Cell, mae: Cell, learner: str) -> str:
+    """A regression cell: "R² mean ± se (MAE mean)", a refusal's text, or "–"."""
+    s = r2.stat(learner)
+    if not isinstance(s, tuple):
+        return "–" if s is None else s
+    m = mae.mean(learner)
+    return f"{_r2(s[0])} ± {_r2(s[1])}" + ("" if m is None else f" ({m:.3g})")
+
+
+def regression_table_of(table: str, r2_cells: Sequence[Cell], mae_cells: Sequence[Cell],
+                        infos: dict, rule: str, rule_label: str = "rule") -> harness.Table:
+    """One regression table's markdown table: a row per learner and baseline, a column per (ε, δ)."""
+    pairs = [(c, m) for c, m in zip(r2_cells, mae_cells, strict=True) if c.table == table]
+    info = next(v for (t, _), v in infos.items() if t == table)
+    seeds = pairs[0][0].seeds
+    lo, hi = info["label_range"]
+    cols = [f"ε={c.epsilon:g}, δ={'1/n²' if c.delta == '1/n2' else c.delta}" for c, _ in pairs]
+    t = harness.Table(f"{table}: n train / test {info['n_train']} / {info['n_test']}, d = "
+                      f"{info['d']}, label range [{lo:g}, {hi:g}]; seeds {seeds[0]}..{seeds[-1]} "
+                      f"({len(seeds)})", ["learner", *cols])
+    learners = list(dict.fromkeys(k for c, _ in pairs for k in c.acc))
+    reg = REGRESSION_LEARNERS
+    others = [k for k in learners if k in reg and not reg[k].single and k != rule]
+    singles = [k for k in learners if k in reg and reg[k].single]
+    t.add(f"**rule: {rule}**", *(show_r2(c, m, rule_label) for c, m in pairs))
+    for k in [*others, *singles]:
+        t.add(reg[k].label or k, *(show_r2(c, m, k) for c, m in pairs))
+    for k in (k for k in learners if k.startswith("diffprivlib:")):
+        t.add("diffprivlib LinearRegression, pure ε", *(show_r2(c, m, k) for c, m in pairs))
+    t.add(f"{harness.NON_PRIVATE} (scikit-learn Ridge)", *(show_r2(c, m, NON_PRIVATE) for c, m in pairs))
+    t.add(f"{harness.NON_PRIVATE} (scikit-learn HuberRegressor)",
+          *(show_r2(c, m, NON_PRIVATE_HUBER) for c, m in pairs))
+    t.add(f"training mean (a constant prediction, the {harness.MAJORITY}'s analogue; non-private)",
+          *(show_r2(c, m, MEAN) for c, m in pairs))
+    t.notes.append("Test R², mean ± standard error over the seeds; in brackets the mean test MAE "
+                   "in the label's units (after the table's label transform).")
+    return t
+
+
+def _r2(value: float | None) -> str:
+    """An R² to three decimals; one of 1,000 or more in size (a diverged fit) to three digits."""
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if abs(value) < 1000 else f"{value:.3g}"
+
+
+def regression_summary_lines(r2_cells: Sequence[Cell], crit: dict[str, Any], rule: str,
+                             n_train: dict[str, int], dpl_where: str) -> list[str]:
+    """Per-cell R² gaps and the regression criteria, as markdown lines."""
+    lines = [f"## Summary: rule `{rule}` (test R²)", "",
+             "| table | n train | ε | δ | rule | rule − mean | non-private (best) | rule / non-private "
+             "| best single (test-chosen) | diffprivlib | rule − diffprivlib |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for c in r2_cells:
+        m = regression_cell_means(c, n_train[c.table])
+        rule_r2, non_private = m["rule"], m["non_private"]
+        best = max(m["singles"].items(), key=lambda kv: kv[1]) if m["singles"] else None
+        dpl = max(m["diffprivlib"].values()) if m["diffprivlib"] else None
+        ratio = (f"{rule_r2 / non_private:.2f}" if rule_r2 is not None and non_private
+                 and non_private > 0 else "–")
+        lines.append(
+            f"| {c.table} | {m['n_train']} | {c.epsilon:g} | {c.delta} | {_r2(rule_r2)} | "
+            f"{_pts_r2(rule_r2, m['mean'])} | {_r2(non_private)} | {ratio} | "
+            f"{f'{best[1]:.3f} ({best[0]})' if best else '–'} | {_r2(dpl)} | "
+            f"{_pts_r2(rule_r2, dpl)} |")
+    ratio_cells = crit["below_ratio_cells"]
+    lines += ["", f"Cells: {crit['cells']} ({crit['no_rule']} without a rule mean: refused or missing).",
+              f"(a) rule R² below −{R2_SLACK:g}: {crit['below_floor']} cell(s)"
+              + (f" {crit['below_floor_cells']}" if crit["below_floor_cells"] else "") + ".",
+              f"(b) rule R² >= {NON_PRIVATE_RATIO:g} × non-private R² at ε >= {RATIO_MIN_EPSILON:g} "
+              f"on tables with >= {RATIO_MIN_ROWS:,} training rows (non-private R² > 0): "
+              f"{crit['near_non_private']} / {crit['with_non_private']} = "
+              f"{_pct(crit['near_non_private_share'])}"
+              + (f"; below: {ratio_cells}" if ratio_cells else "") + ".",
+              f"(c) rule R² >= diffprivlib's − {R2_SLACK:g} (LinearRegression, pure ε): "
+              + (f"{crit['at_least_diffprivlib']} / {crit['with_diffprivlib']} = "
+                 f"{_pct(crit['at_least_diffprivlib_share'])}." if crit["with_diffprivlib"]
+                 else f"not measured ({dpl_where}).")]
+    return lines
+
+
+def _pts_r2(rule: float | None, other: float | None) -> str:
+    return "–" if rule is None or other is None else f"{rule - other:+.3f}"
+
+
+def regression_overview_lines(r2_cells: Sequence[Cell], columns: Sequence[str],
+                              labels: dict[str, str], n_train: dict[str, int]) -> list[str]:
+    """Mean test R² per table × ε, one markdown table per δ: a column per learner and ε, then
+    the baselines."""
+    epsilons = list(dict.fromkeys(c.epsilon for c in r2_cells))
+    lines: list[str] = []
+    for dspec in dict.fromkeys(c.delta for c in r2_cells):
+        mine = {(c.table, c.epsilon): c for c in r2_cells if c.delta == dspec}
+        head = [f"{labels.get(k, k)} ε={e:g}" for k in columns for e in epsilons]
+        base = [(NON_PRIVATE, "non-private Ridge"), (NON_PRIVATE_HUBER, "non-private Huber"),
+                (MEAN, "mean")]
+        lines += ["", f"## Mean test R² per table × ε (δ = {'1/n²' if dspec == '1/n2' else dspec})",
+                  "", "| table | n train | " + " | ".join([*head, *(b for _, b in base)]) + " |",
+                  "|---|---|" + "---|" * (len(head) + len(base))]
+        for table in dict.fromkeys(c.table for c in r2_cells):
+            row = [_r2(mine[(table, e)].mean(k)) for k in columns for e in epsilons]
+            row += [_r2(mine[(table, epsilons[0])].mean(b)) for b, _ in base]
+            lines.append(f"| {table} | {n_train[table]} | " + " | ".join(row) + " |")
+    return lines
+
+
 # ---------------------------------------------------------------------------- main
-def quick_tables() -> list[str]:
-    """One binary and one multiclass table (the first of each), else the first two."""
-    names = list(corpus.TABLES)
+def quick_tables(task: str = "classification") -> list[str]:
+    """One binary and one multiclass table (the first of each), else the first two; for
+    regression the first two regression tables."""
+    names = list(corpus.tables(task))
+    if task == "regression":
+        return names[:2]
     two = [n for n in names if len(corpus.TABLES[n].class_names) == 2][:1]
     many = [n for n in names if len(corpus.TABLES[n].class_names) > 2][:1]
     return (two + many) if two and many else names[:2]
@@ -669,16 +1040,24 @@ def quick_tables() -> list[str]:
 
 def parser() -> Any:
     ap = harness.parser(__doc__)
+    ap.add_argument("--task", choices=corpus.TASKS, default="classification",
+                    help="the classification tables (default) or the regression tables")
     ap.add_argument("--tables", nargs="*", default=None,
                     help="corpus table names, or binary / multiclass (default: all)")
     ap.add_argument("--seeds", choices=("selection", "report"), default="selection")
     ap.add_argument("--n-seeds", type=int, default=None, help="the first K seeds only")
     ap.add_argument("--epsilons", nargs="*", type=float, default=[0.5, 1.0, 2.0])
     ap.add_argument("--deltas", nargs="*", default=["0", "1/n2"], help='"0", "1/n2" or numbers')
-    ap.add_argument("--learners", nargs="*", default=list(DEFAULT_LEARNERS),
-                    help=f"names ({', '.join(LEARNERS)}) or module:function factories")
+    ap.add_argument("--learners", nargs="*", default=None,
+                    help=f"names ({', '.join(LEARNERS)}; regression: "
+                         f"{', '.join(REGRESSION_LEARNERS)}, front_door or a dpconvex regressor's "
+                         f"class name) or module:function factories (default: "
+                         f"{' '.join(DEFAULT_LEARNERS)}; regression: front_door if dpconvex has "
+                         f"it, {' '.join(DEFAULT_REGRESSION_LEARNERS)})")
     ap.add_argument("--rule", default="front_door",
-                    help="the scored column: a learner, a rule (library) or module:function")
+                    help="the scored column: a learner, a rule (library) or module:function "
+                         f"(regression: a learner; front_door falls back to "
+                         f"{FALLBACK_REGRESSION_RULE} when dpconvex has no {FRONT_DOOR_REGRESSOR})")
     ap.add_argument("--diffprivlib", action="store_true", help="add diffprivlib (benchmarks/.venv)")
     ap.add_argument("--procs", type=int, default=1, help="processes over (table, seed)")
     ap.add_argument("--tag", default=None, help="cache key (default: the dpconvex commit)")
@@ -688,11 +1067,41 @@ def parser() -> Any:
     return ap
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the harness (arguments as on the command line); returns the run's data."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    ap = parser()
-    args = ap.parse_args(argv)
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What one run fits: the task, its learners, the rule column, tables, seeds, the grid."""
+
+    task: str
+    learners: list[str]
+    rule: str
+    tables: list[str]
+    seeds: list[int]
+    epsilons: list[float]
+    deltas: list[str]
+    notes: tuple[str, ...] = ()
+
+
+def _learners_and_rule(args: Any) -> tuple[list[str], str, tuple[str, ...]]:
+    """Registered learners and rule of the task (raises KeyError, ImportError, AttributeError)."""
+    if args.task == "classification":
+        learners = [register(s) for s in (args.learners or DEFAULT_LEARNERS)]
+        rule = register(args.rule, rule=True)
+        if args.quick and args.learners is None:
+            learners = list(dict.fromkeys([*([rule] if rule in LEARNERS else []), "front_door",
+                                           "logistic"]))
+        return learners, rule, ()
+    notes: tuple[str, ...] = ()
+    learners = [register_regression(s) for s in (args.learners or default_regression_learners())]
+    rule_spec = args.rule
+    if rule_spec == "front_door" and not dpconvex_has(FRONT_DOOR_REGRESSOR):
+        rule_spec = FALLBACK_REGRESSION_RULE
+        notes = (f"dpconvex has no {FRONT_DOOR_REGRESSOR}: the rule column is "
+                 f"{FALLBACK_REGRESSION_RULE} ({REGRESSION_LEARNERS[rule_spec].label})",)
+    return learners, register_regression(rule_spec), notes
+
+
+def plan_of(ap: Any, args: Any) -> Plan:
+    """The run's :class:`Plan` from the parsed arguments (``ap.error`` on a bad one)."""
     for dspec in args.deltas:
         if dspec != "1/n2":
             try:
@@ -700,89 +1109,138 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             except ValueError:
                 ap.error(f"--deltas takes 0, 1/n2 or numbers, got {dspec!r}")
     try:
-        learners = [register(s) for s in args.learners]
-        rule = register(args.rule, rule=True)
+        learners, rule, notes = _learners_and_rule(args)
     except (KeyError, ImportError, AttributeError) as exc:
-        ap.error(str(exc))
-    if rule in LEARNERS and rule not in learners:
+        ap.error(str(exc).strip("'\""))
+    if rule in registry(args.task) and rule not in learners:
         learners.insert(0, rule)
     seeds = list(corpus.SELECTION_SEEDS if args.seeds == "selection" else corpus.REPORT_SEEDS)
+    known = corpus.tables(args.task)
     groups = {"binary": [t for t, v in corpus.TABLES.items() if len(v.class_names) == 2],
               "multiclass": [t for t, v in corpus.TABLES.items() if len(v.class_names) > 2]}
-    tables = list(dict.fromkeys(x for t in (args.tables or list(corpus.TABLES))
-                                for x in groups.get(t, [t])))
+    tables = list(dict.fromkeys(x for t in (args.tables or list(known)) for x in groups.get(t, [t])))
+    epsilons, deltas = list(args.epsilons), list(args.deltas)
     if args.quick:
-        tables = tables if args.tables else quick_tables()
-        seeds, args.epsilons, args.deltas = seeds[:1], [1.0], ["0"]
-        if args.learners == list(DEFAULT_LEARNERS):
-            learners = list(dict.fromkeys([*([rule] if rule in LEARNERS else []), "front_door",
-                                           "logistic"]))
+        tables = tables if args.tables else quick_tables(args.task)
+        seeds, epsilons, deltas = seeds[:1], [1.0], ["0"]
     if args.n_seeds:
         seeds = seeds[: args.n_seeds]
-    unknown = [t for t in tables if t not in corpus.TABLES]
+    unknown = [t for t in tables if t not in known]
     if unknown or not tables:
-        ap.error(f"unknown or no tables {unknown}; the corpus has {sorted(corpus.TABLES)}")
+        ap.error(f"unknown or no tables {unknown}; the {args.task} corpus has {sorted(known)}")
+    return Plan(args.task, learners, rule, tables, seeds, epsilons, deltas, notes)
+
+
+def _fit_all(run: harness.Run, plan: Plan, args: Any, cache: Path, tag: str,
+             dpl_python: str | None) -> dict[tuple[str, int], dict[str, Any]]:
+    """Fit what the cache lacks, over (table, seed) in ``--procs`` processes; the splits' facts."""
+    done: dict[tuple[str, int], set] = {}
+    for r in read_cache(cache, tag):
+        done.setdefault((r["table"], r["seed"]), set()).add(cache_key(r)[2:])
+    jobs = [{"task": plan.task, "table": t, "seed": s, "tag": tag, "quick": args.quick,
+             "train_rows": args.train_rows, "epsilons": plan.epsilons, "deltas": plan.deltas,
+             "learners": plan.learners, "rule": plan.rule, "dpl_python": dpl_python,
+             "done": done.get((t, s), set())}
+            for t in plan.tables for s in plan.seeds]
+    infos: dict[tuple[str, int], dict[str, Any]] = {}
+    if args.procs > 1 and len(jobs) > 1:
+        pool = mp.get_context("fork").Pool(min(args.procs, len(jobs)))
+        results = pool.imap_unordered(run_split, jobs)
+    else:
+        pool, results = None, map(run_split, jobs)
+    try:
+        for info, rows in results:
+            infos[(info["table"], info["seed"])] = info
+            with cache.open("a", encoding="utf-8") as fh:
+                fh.writelines(json.dumps(r) + "\n" for r in rows)
+            print(f"{info['table']} seed {info['seed']}: "
+                  + (f"split failed ({info['error']})" if "error" in info else
+                     f"left out ({info['skipped']})" if "skipped" in info else
+                     f"{len(rows)} new fit(s), {info['seconds']:.1f} s"), flush=True)
+            if "diffprivlib_error" in info:
+                run.note(f"{info['table']} seed {info['seed']}: diffprivlib failed "
+                         f"({info['diffprivlib_error']}); its cells lack diffprivlib")
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return infos
+
+
+def _score_classification(run: harness.Run, plan: Plan, records: list[dict[str, Any]],
+                          infos: dict, shown: list[str]) -> None:
+    cells = build_cells(records, infos, plan.epsilons, plan.deltas, plan.rule, shown)
+    for t in plan.tables:
+        run.table(table_of(t, cells, infos, plan.rule))
+    crit = criteria([cell_means(c) for c in cells])
+    for line in summary_lines(cells, crit, plan.rule):
+        run.note(line)
+    run.data.update(criteria=crit, cells=[{**cell_means(c), "stats": {k: c.stat(k) for k in c.acc}}
+                                          for c in cells])
+
+
+def _score_regression(run: harness.Run, plan: Plan, records: list[dict[str, Any]], infos: dict,
+                      shown: list[str], dpl_where: str) -> None:
+    r2 = build_cells(records, infos, plan.epsilons, plan.deltas, plan.rule, shown, metric="r2")
+    mae = build_cells(records, infos, plan.epsilons, plan.deltas, plan.rule, shown, metric="mae")
+    n_train = {t: infos[(t, plan.seeds[0])]["n_train"] for t in plan.tables}
+    for t in plan.tables:
+        run.table(regression_table_of(t, r2, mae, infos, plan.rule))
+    crit = regression_criteria([regression_cell_means(c, n_train[c.table]) for c in r2])
+    for line in regression_summary_lines(r2, crit, plan.rule, n_train, dpl_where):
+        run.note(line)
+    columns = [*plan.learners, *sorted({k for c in r2 for k in c.acc if k.startswith("diffprivlib:")})]
+    labels = {k: "diffprivlib LR" if k.startswith("diffprivlib:") else k for k in columns}
+    for line in regression_overview_lines(r2, columns, labels, n_train):
+        run.note(line)
+    run.data.update(criteria=crit, cells=[
+        {**regression_cell_means(c, n_train[c.table]), "stats": {k: c.stat(k) for k in c.acc},
+         "mae": {k: m.stat(k) for k in m.acc}} for c, m in zip(r2, mae, strict=True)])
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the harness (arguments as on the command line); returns the run's data."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = parser()
+    args = ap.parse_args(argv)
+    plan = plan_of(ap, args)
     tag = args.tag or default_tag()
-    run_name = ("corpus_run" + (f"-rows{args.train_rows}" if args.train_rows else "")
+    part = "-".join(p for p in ("regression" if plan.task == "regression" else "",
+                                f"rows{args.train_rows}" if args.train_rows else "") if p)
+    run_name = ("corpus_run" + (f"-{part}" if part else "")
                 + ("-quick" if args.quick else ""))  # the name harness.Run gives its files
     cache = Path(args.out) / f"{run_name}.jsonl"
     cache.parent.mkdir(parents=True, exist_ok=True)
-    with harness.Run(__file__, args, argv, f"rows{args.train_rows}" if args.train_rows else "") as run:
+    with harness.Run(__file__, args, argv, part) as run:
         dpl_python, dpl_where = diffprivlib_python() if args.diffprivlib else (None, "not asked")
-        run.note(f"tag {tag}; tables {tables}; seeds {seeds}; ε {args.epsilons}; δ {args.deltas}; "
-                 f"learners {learners}; rule {rule}; diffprivlib: {dpl_where}; procs {args.procs}")
-        done: dict[tuple[str, int], set] = {}
-        for r in read_cache(cache, tag):
-            done.setdefault((r["table"], r["seed"]), set()).add(cache_key(r)[2:])
-        jobs = [{"table": t, "seed": s, "tag": tag, "quick": args.quick,
-                 "train_rows": args.train_rows, "epsilons": args.epsilons,
-                 "deltas": args.deltas, "learners": learners, "rule": rule,
-                 "dpl_python": dpl_python, "done": done.get((t, s), set())}
-                for t in tables for s in seeds]
-        infos: dict[tuple[str, int], dict[str, Any]] = {}
-        if args.procs > 1 and len(jobs) > 1:
-            pool = mp.get_context("fork").Pool(min(args.procs, len(jobs)))
-            results = pool.imap_unordered(run_split, jobs)
-        else:
-            pool, results = None, map(run_split, jobs)
-        try:
-            for info, rows in results:
-                infos[(info["table"], info["seed"])] = info
-                with cache.open("a", encoding="utf-8") as fh:
-                    fh.writelines(json.dumps(r) + "\n" for r in rows)
-                print(f"{info['table']} seed {info['seed']}: "
-                      + (f"split failed ({info['error']})" if "error" in info else
-                         f"left out ({info['skipped']})" if "skipped" in info else
-                         f"{len(rows)} new fit(s), {info['seconds']:.1f} s"), flush=True)
-                if "diffprivlib_error" in info:
-                    run.note(f"{info['table']} seed {info['seed']}: diffprivlib failed "
-                             f"({info['diffprivlib_error']}); its cells lack diffprivlib")
-        finally:
-            if pool is not None:
-                pool.close()
-                pool.join()
+        for note in plan.notes:
+            run.note(note)
+        run.note(f"task {plan.task}; tag {tag}; tables {plan.tables}; seeds {plan.seeds}; "
+                 f"ε {plan.epsilons}; δ {plan.deltas}; learners {plan.learners}; rule {plan.rule}; "
+                 f"diffprivlib: {dpl_where}; procs {args.procs}")
+        if args.diffprivlib and dpl_python is None:
+            run.note(f"diffprivlib skipped: {dpl_where}")
+        infos = _fit_all(run, plan, args, cache, tag, dpl_python)
         failed = sorted({t for (t, _), v in infos.items() if "error" in v})
         if failed:
             run.note(f"left out (a split failed): {failed}")
         small = sorted({t for (t, _), v in infos.items() if "skipped" in v})
         if small:
             run.note(f"left out (fewer than {args.train_rows} training rows): {small}")
-        tables = [t for t in tables if t not in failed and t not in small]
+        tables = [t for t in plan.tables if t not in failed and t not in small]
         if not tables:
             raise RuntimeError(f"no table left to score: splits failed {failed}, fewer training "
                                f"rows than --train-rows {small}")
-        infos = {(t, s): infos[(t, s)] for t in tables for s in seeds}
-        shown = [*learners, *(["diffprivlib"] if dpl_python else [])]
-        cells = build_cells(read_cache(cache, tag), infos, args.epsilons, args.deltas, rule, shown)
-        for t in tables:
-            run.table(table_of(t, cells, infos, rule))
-        crit = criteria([cell_means(c) for c in cells])
-        for line in summary_lines(cells, crit, rule):
-            run.note(line)
-        run.data.update(tag=tag, tables=tables, seeds=seeds, rule=rule, learners=learners,
-                        criteria=crit, splits=list(infos.values()),
-                        cells=[{**cell_means(c), "stats": {k: c.stat(k) for k in c.acc}}
-                               for c in cells])
+        plan = dataclasses.replace(plan, tables=tables)
+        infos = {(t, s): infos[(t, s)] for t in tables for s in plan.seeds}
+        shown = [*plan.learners, *(["diffprivlib"] if dpl_python else [])]
+        records = read_cache(cache, tag)
+        if plan.task == "regression":
+            _score_regression(run, plan, records, infos, shown, dpl_where)
+        else:
+            _score_classification(run, plan, records, infos, shown)
+        run.data.update(task=plan.task, tag=tag, tables=tables, seeds=plan.seeds, rule=plan.rule,
+                        learners=plan.learners, splits=list(infos.values()))
     return run.data
 
 

