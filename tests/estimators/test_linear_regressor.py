@@ -9,6 +9,7 @@ on synthetic data.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import cvxpy as cp
@@ -163,3 +164,13 @@ def test_labels_none_masked_or_a_column_follow_scikit_learn():
     with pytest.warns(DataConversionWarning, match="column-vector y"):
         column = make().fit(X, y[:, None])
     np.testing.assert_array_equal(column.coef_, make().fit(X, y).coef_)
+
+
+def test_labels_at_the_ends_of_an_inexact_range_map_inside_the_unit_range():
+    # (2y - lo - hi)/(hi - lo) at y = hi = log(18823) rounds to 1 + 2**-52 in floating point
+    lo, hi = math.log(326.0), math.log(18823.0)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2)) / 3
+    y = np.r_[np.full(20, hi), np.full(20, lo)]
+    reg = dp.PrivateLinearRegressor(epsilon=1.0, label_range=(lo, hi), random_state=0).fit(X, y)
+    assert np.all((reg.predict(X) >= lo) & (reg.predict(X) <= hi))
