@@ -198,18 +198,18 @@ class EstimatorReleaseMechanism:
         """
         tD, _, _ = self.prepare(D)
         tDp, _, _ = self.prepare(D_prime)
-        owner = "EstimatorReleaseMechanism.log_likelihood_ratio"
         if self._library.adds_output_noise or not (self._library.private and self._library.solves):
             raise ParameterError(
-                f"{owner}: the statistic is the change of variables of objective perturbation, "
-                f"and the estimator's mechanism is '{self._library.name}'. Pass a threshold "
-                "statistic on a projection of θ instead (e.g. lambda theta: theta[0]).")
+                "EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of "
+                "variables of objective perturbation, and the estimator's mechanism is "
+                f"'{self._library.name}'. Pass a threshold statistic on a projection of θ "
+                "instead (e.g. lambda theta: theta[0]).")
         if not all("hessp" in t.capabilities for t in (tD, tDp)):
             raise ParameterError(
-                f"{owner}: the change of variables b -> θ is a bijection only for an "
-                "unconstrained minimizer; over the parameter set of 'constraints' the released law "
-                "has mass on the boundary. Pass a threshold statistic on a projection of θ "
-                "instead (e.g. lambda theta: theta[0]).")
+                "EstimatorReleaseMechanism.log_likelihood_ratio: the change of variables b -> θ "
+                "is a bijection only for an unconstrained minimizer; over the parameter set of "
+                "'constraints' the released law has mass on the boundary. Pass a threshold "
+                "statistic on a projection of θ instead (e.g. lambda theta: theta[0]).")
         cal = self.calibration(D)
         delta_reg = float(cal.extra_strong_convexity)
         noise = (pure_noise_term(float(cal.noise_rate)) if self.pure
