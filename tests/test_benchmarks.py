@@ -152,6 +152,7 @@ QUICK_RUNS = [
     ("adult_objective_vs_output", ["--part", "figure"]),
     ("against_diffprivlib", []),
     ("audited_epsilon", []),
+    ("audited_epsilon_regression", []),
     ("large_margin_accuracy", []),
     ("large_margin_softmax", []),
     ("mechanisms_by_epsilon", []),

@@ -1,15 +1,20 @@
 """An estimator's release step as an auditable mechanism (one ``release`` call per run).
 
 :class:`EstimatorReleaseMechanism` audits exactly what an estimator releases
-with its *defaults*: the template is built by the estimator's public ``plan`` and
-``prepare`` (clipping, the public feature map, Λ of ``lam="auto"``), the budget is the
-plan's objective-perturbation share, and
-each run is one :func:`dpconvex.privacy.release.release` with the estimator's
-mechanism — the path of ``fit``. Only the template and the public steps are
-cached (:class:`~dpconvex.audit._memo.Audited`), so a run costs one solve
-instead of one ``fit``. The output with ``np.random.default_rng(seed)`` is the
-parameter vector θ whose post-processing is the estimator's ``Phi_`` with
-``random_state=seed`` (tests/audit/test_audit_large_margin_softmax.py).
+with its parameters: the template is built by the estimator's public ``plan`` and
+``prepare`` (validation, clipping, label maps, the public feature map, the parameter
+set of ``constraints``, Λ), the budget is the plan's objective-perturbation share
+(all of it for the linear learners), and each run is one
+:func:`dpconvex.privacy.release.release` with the estimator's mechanism — the path
+of ``fit``, post-processing onto the parameter set included. Only the template and
+the public steps are cached (:class:`~dpconvex.audit._memo.Audited`), so a run
+costs one solve instead of one ``fit``. The output with
+``np.random.default_rng(seed)`` is the parameter vector θ whose post-processing is
+the estimator's model with ``random_state=seed``: ``Phi_`` of
+:class:`~dpconvex.PrivateLargeMarginGaussian`
+(tests/audit/test_audit_large_margin_softmax.py), ``coef_`` and ``intercept_`` of
+the linear classifiers and of :class:`~dpconvex.PrivateLinearRegressor`
+(tests/audit/test_audit_regression_constrained.py).
 
 It also gives the white-box statistic of the change of variables of
 objective perturbation ([CMS]_ §3.2; docs/privacy.md §11.3, §11.12): with
@@ -20,9 +25,13 @@ b_X(θ) = −n ∇J_X(θ) the noise that makes θ the minimizer on X,
 * Gaussian (b ~ N(0, σ²I)):
   (‖b_D′(θ)‖² − ‖b_D(θ)‖²)/(2σ²) + the same log-determinants,
 
-exact for the unconstrained softmax template (b ↦ θ is a bijection). By
-Neyman–Pearson, thresholding it gives the most powerful events for the pair;
-any statistic gives a valid bound.
+exact for an unconstrained template (softmax, linear ERM without ``constraints``:
+b ↦ θ is a bijection). By Neyman–Pearson, thresholding it gives the most powerful
+events for the pair; any statistic gives a valid bound. Over a parameter set the
+minimizer sits on the boundary for a set of noises of positive probability (the
+normal cone there), b ↦ θ is no longer a bijection and the released law has mass
+on the boundary: audit those releases with a threshold statistic on a projection
+of θ (e.g. ``lambda theta: theta[0]``), which is valid for any mechanism.
 
 References
 ----------
@@ -40,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import ParameterError
+from ..estimators.base import PrivateEstimator
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration
 from ..privacy.release import release
@@ -47,7 +57,6 @@ from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, dat
 from .statistics import gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
-    from ..estimators.large_margin.estimator import PrivateLargeMarginGaussian
     from ..templates.base import SmoothTemplate
 
 __all__ = ["EstimatorReleaseMechanism"]
@@ -56,20 +65,26 @@ Data = tuple[np.ndarray, np.ndarray]
 
 
 class EstimatorReleaseMechanism:
-    """The release of a :class:`~dpconvex.PrivateLargeMarginGaussian` with its parameters.
+    """The release of a private estimator with its parameters: plan, prepare, one ``release`` per run.
 
     Per data set the template is built once by the estimator's ``plan_for`` and
     ``prepare`` (Λ and the budget from the plan); each run is one
     :func:`~dpconvex.privacy.release.release` of the estimator's mechanism
-    (noise, solve, residual check), output θ flattened.
+    (noise, solve, residual check, post-processing onto the parameter set),
+    output θ flattened.
 
     Parameters
     ----------
-    estimator : PrivateLargeMarginGaussian
-        Unfitted, with the parameters to audit (``random_state`` is ignored). The
-        build must be reusable (it draws no randomness and spends no budget): K = 1,
-        or K > 1 with public ``centers``, on the objective path (the centroid release
-        of docs/privacy.md §11.13 is audited through ``PrivateGaussianCentroid``).
+    estimator : PrivateEstimator
+        Unfitted, with the parameters to audit (``random_state`` is ignored): a
+        :class:`~dpconvex.PrivateLargeMarginGaussian`, a
+        :class:`~dpconvex.PrivateLinearRegressor` or a binary linear classifier
+        (:class:`~dpconvex.PrivateLogisticRegression`, :class:`~dpconvex.PrivateHuberSVM`,
+        :class:`~dpconvex.PrivateLinearClassifier`). The build must be reusable (it
+        draws no randomness, spends no budget and does not depend on ε): K = 1, or
+        K > 1 with public ``centers``, on the objective path (the centroid release
+        of docs/privacy.md §11.13 is audited through ``PrivateGaussianCentroid``);
+        a number for ``lam`` on the linear learners.
     noise_scale : float, default=1.0
         Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
         while the claimed (ε, δ) stays the library's: s < 1 is a deliberately
@@ -78,21 +93,29 @@ class EstimatorReleaseMechanism:
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex import PrivateLargeMarginGaussian
-    >>> from dpconvex.audit import EstimatorReleaseMechanism, large_margin_pair
+    >>> from dpconvex import PrivateLargeMarginGaussian, PrivateLinearRegressor
+    >>> from dpconvex.audit import EstimatorReleaseMechanism, large_margin_pair, linear_erm_pair
     >>> X, y, X_prime, y_prime = large_margin_pair(8, 2, random_state=0)
     >>> mech = EstimatorReleaseMechanism(PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]))
     >>> mech.sample((X, y), 3, np.random.default_rng(0)).shape  # theta of each run, flattened
     (3, 6)
+    >>> X, y, X_prime, y_prime = linear_erm_pair(10, 1)  # labels at the ends of (-1, 1)
+    >>> reg = PrivateLinearRegressor(epsilon=1.0, lam=0.5, fit_intercept=False,
+    ...                              constraints=lambda w: [w >= 0])
+    >>> theta = EstimatorReleaseMechanism(reg).sample((X, y), 4, np.random.default_rng(0))
+    >>> theta.shape, bool((theta >= 0).all())  # projected onto the orthant
+    ((4, 1), True)
     """
 
-    def __init__(self, estimator: PrivateLargeMarginGaussian, *, noise_scale: float = 1.0):
-        from ..estimators.large_margin.estimator import PrivateLargeMarginGaussian
-
+    def __init__(self, estimator: PrivateEstimator, *, noise_scale: float = 1.0):
         owner = type(self).__name__
-        if not isinstance(estimator, PrivateLargeMarginGaussian):
-            raise ParameterError(f"The 'estimator' parameter of {owner} must be an unfitted "
-                                 f"PrivateLargeMarginGaussian. Got {type(estimator).__name__}.")
+        if not isinstance(estimator, PrivateEstimator) or not callable(
+                getattr(estimator, "_mechanism", None)):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be an unfitted private estimator "
+                "that releases one template (PrivateLargeMarginGaussian, PrivateLinearRegressor, "
+                f"PrivateLogisticRegression, PrivateHuberSVM, PrivateLinearClassifier). Got "
+                f"{type(estimator).__name__}.")
         estimator._validate_params()
         self.estimator = estimator
         self.noise_scale = check_noise_scale(noise_scale, owner)
@@ -113,12 +136,19 @@ class EstimatorReleaseMechanism:
         key = data_key(np.asarray(X, dtype=float), y)
         if key not in self._cache:
             plan = self.estimator.plan_for(X, y)  # the public plan of fit (Λ, budget)
+            if plan.sub_plans:
+                raise ParameterError(
+                    "EstimatorReleaseMechanism.prepare: the plan fits one binary model per class "
+                    f"(one-vs-rest, {plan.n_classes} classes), not one release. Audit a binary "
+                    "problem: two labels, or classes= with two entries.")
             prep = self.estimator.prepare(X, y, plan)
-            if not prep.reusable or plan.learner == CENTROID_LEARNER:
-                raise ValueError("EstimatorReleaseMechanism.prepare: the build draws randomness or "
-                                 "spends budget (DP k-means), or releases class centroids (no "
-                                 "template); audit K = 1 or public centers on the objective "
-                                 "path, e.g. mechanism='gaussian_objective'.")
+            if not prep.reusable or plan.learner == CENTROID_LEARNER or prep.template is None:
+                raise ParameterError(
+                    "EstimatorReleaseMechanism.prepare: the build draws randomness or spends "
+                    "budget (DP k-means), releases class centroids (no template), or depends on ε "
+                    "(lam='auto' on a linear learner), so it cannot serve every run. Audit K = 1 "
+                    "or public centers on the objective path (e.g. "
+                    "mechanism='gaussian_objective'), or pass a number for lam.")
             t = prep.template
             budget = objective_part(plan)
             self._cache[key] = (t, budget, backend_for(self.estimator.solver, t))
@@ -138,7 +168,7 @@ class EstimatorReleaseMechanism:
     def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
         """``n_runs`` independent releases θ (one ``release`` each), shape (n_runs, p)."""
         t, budget, backend = self.prepare(data)
-        out = np.empty((n_runs, int(t.dimension)))
+        out = np.empty((n_runs, int(t.space.dimension)))
         for r in range(n_runs):
             theta = release(t, self._mech, budget, backend, rng).theta
             assert theta is not None
@@ -153,7 +183,9 @@ class EstimatorReleaseMechanism:
 
         Computed from the runs' calibration (so for a mis-calibrated mechanism it is
         the mutant's own log-likelihood ratio) and the two templates; rounded to
-        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals.
+        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals. Objective
+        perturbation on an unconstrained template only (the change of variables);
+        anything else raises :class:`~dpconvex.errors.ParameterError`.
 
         Parameters
         ----------
@@ -166,6 +198,18 @@ class EstimatorReleaseMechanism:
         """
         tD, _, _ = self.prepare(D)
         tDp, _, _ = self.prepare(D_prime)
+        if self._library.adds_output_noise or not (self._library.private and self._library.solves):
+            raise ParameterError(
+                "EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of "
+                "variables of objective perturbation, and the estimator's mechanism is "
+                f"'{self._library.name}'. Pass a threshold statistic on a projection of θ "
+                "instead (e.g. lambda theta: theta[0]).")
+        if not all("hessp" in t.capabilities for t in (tD, tDp)):
+            raise ParameterError(
+                "EstimatorReleaseMechanism.log_likelihood_ratio: the change of variables b -> θ "
+                "is a bijection only for an unconstrained minimizer; over the parameter set of "
+                "'constraints' the released law has mass on the boundary. Pass a threshold "
+                "statistic on a projection of θ instead (e.g. lambda theta: theta[0]).")
         cal = self.calibration(D)
         delta_reg = float(cal.extra_strong_convexity)
         noise = (pure_noise_term(float(cal.noise_rate)) if self.pure

@@ -21,25 +21,39 @@ import numpy as np
 
 from .._random import RandomStateLike, check_random_state
 from .._validation import check_array_entries, check_float, check_int
+from ..errors import ParameterError
+from ..objectives.losses import parse_label_range
 
 __all__ = ["exponential_mechanism_pair", "large_margin_pair", "linear_erm_pair"]
 
 
 def linear_erm_pair(
-    n: int, d: int, *, data_norm: float = 1.0, random_state: RandomStateLike = None
+    n: int, d: int, *, data_norm: float = 1.0, label_range: tuple[float, float] = (-1.0, 1.0),
+    anchors: int = 0, random_state: RandomStateLike = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Adversarial replace-one pair for linear ERM: (X, y, X′, y′).
+    """Adversarial replace-one pair for linear ERM, a classifier's or a regressor's: (X, y, X′, y′).
 
     Record 0 is the differing record: x_0 = q·e_0 (at the norm bound, on an
-    axis no other record uses) with label +1 in D and −1 in D′, so y_0 x_0
-    flips to its antipode. The other n − 1 records are identical in both,
-    with ||x|| <= q on the axes e_1, ..., e_{d−1} (zero rows when d = 1) and
-    alternating labels. The objective then separates: coordinate 0 of the
-    minimizer depends on the differing record alone, and for the Huber and
-    smooth hinges with q²/(nΛ) < 1 − h both records sit on the linear part of
-    the loss (|ℓ′| = 1), so the argmin moves by exactly the sensitivity
-    2q/(nΛ) of [CMS]_ Alg. 1 and the gradient by 2q. Use small n (with
-    objective perturbation the Δ branch of [CMS]_ Alg. 2 is then active).
+    axis no other record but the anchors uses) with the label hi in D and lo
+    in D′, the ends of ``label_range`` = (lo, hi). With the default (−1, 1)
+    these are the classes +1 and −1, so y_0 x_0 flips to its antipode; for a
+    loss of the prediction ℓ(z, u) they are the ends of the label range. The
+    other n − 1 records are identical in both, with ||x|| <= q on the axes
+    e_1, ..., e_{d−1} (zero rows when d = 1) and labels alternating hi, lo.
+    The objective then separates: coordinate 0 of the minimizer depends on the
+    records on e_0 alone. For the Huber and smooth hinges with q²/(nΛ) < 1 − h,
+    and the Huber regression loss (threshold M) with q²/(nΛ) < 1 − M, both
+    records sit on the linear part of the loss (|ℓ′| = 1), so the argmin moves
+    by exactly the sensitivity 2q/(nΛ) of [CMS]_ Alg. 1 and the gradient by 2q.
+    Use small n (with objective perturbation the Δ branch of [CMS]_ Alg. 2 is
+    then active).
+
+    ``anchors`` = k > 0 makes records 1, ..., k copies of record 0 of D
+    (x = q·e_0, label hi) in both data sets. They move both minimizers along
+    +e_0 alike: with k = 1 and the losses above (while 2q²/(nΛ) stays below
+    1 − h or 1 − M) coordinate 0 of the minimizer is 2q/(nΛ) on D and 0 on D′,
+    so over the non-negative orthant both minimizers lie in the set and
+    projected output perturbation still moves by the whole sensitivity.
 
     Parameters
     ----------
@@ -49,13 +63,17 @@ def linear_erm_pair(
         Features (>= 1).
     data_norm : float
         Public bound q.
+    label_range : (float, float), default=(-1.0, 1.0)
+        (lo, hi), lo < hi: the labels of record 0 in D′ and in D.
+    anchors : int, default=0
+        k in [0, n − 1]: records that copy record 0 of D in both data sets.
     random_state : None, int or Generator
         For the other records (public randomness of the test design).
 
     Returns
     -------
     X, y, X_prime, y_prime : ndarray
-        Rows (n, d) and labels in {−1, +1} of D and D′.
+        Rows (n, d) and labels of D and D′.
 
     References
     ----------
@@ -69,23 +87,34 @@ def linear_erm_pair(
     ([1.0, 0.0], 1, -1)
     >>> bool((X[1:] == X_prime[1:]).all() and (y[1:] == y_prime[1:]).all())
     True
+    >>> X, y, _, y_prime = linear_erm_pair(4, 1, label_range=(0, 10), anchors=1)
+    >>> X[:, 0].tolist(), y.tolist(), y_prime.tolist()  # one anchor copies record 0 of D
+    ([1.0, 1.0, 0.0, 0.0], [10.0, 10.0, 10.0, 0.0], [0.0, 10.0, 10.0, 0.0])
     """
     owner = "linear_erm_pair"
     n = check_int("n", n, owner, low=2)
     d = check_int("d", d, owner)
     check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
     q = check_float("data_norm", data_norm, owner)
+    labels = parse_label_range(label_range)
+    if labels is None:
+        raise ParameterError(f"The 'label_range' parameter of {owner} must be (lo, hi) with "
+                             f"finite lo < hi. Got {label_range!r} instead.")
+    lo, hi = labels
+    k = check_int("anchors", anchors, owner, low=0, high=n - 1,
+                  why="the anchors are records 1, ..., k of the n records")
     rng = check_random_state(random_state, "linear_erm_pair")
     X = np.zeros((n, d))
     if d > 1:
         G = rng.standard_normal((n - 1, d - 1))
         G /= np.maximum(np.linalg.norm(G, axis=1, keepdims=True), 1e-12)
         X[1:, 1:] = G * (q * rng.uniform(0.25, 1.0, size=(n - 1, 1)))
-    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
-    X[0, 0] = q
-    y[0] = 1.0
+    y = np.where(np.arange(n) % 2 == 0, hi, lo)
+    X[: k + 1] = 0.0
+    X[: k + 1, 0] = q
+    y[: k + 1] = hi
     Xp, yp = X.copy(), y.copy()
-    yp[0] = -1.0
+    yp[0] = lo
     return X, y, Xp, yp
 
 
