@@ -44,7 +44,6 @@ import gc
 import json
 import math
 import statistics
-import subprocess
 import sys
 import time
 import tracemalloc
@@ -204,34 +203,19 @@ def child(specs: list[dict[str, Any]]) -> None:
             print(TAG + json.dumps(measure(spec, counter)), flush=True)
 
 
-def spawn(specs: list[dict[str, Any]], timeout: float = 3600) -> list[dict[str, Any]] | str:
-    """Run ``specs`` in a fresh process (one BLAS thread); the results, or why it failed."""
-    import speed
-
-    try:
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(specs)],
-                              capture_output=True, text=True, env=speed._env(), timeout=timeout,
-                              cwd=HERE.parent)
-    except subprocess.TimeoutExpired:
-        return f"timed out after {timeout:.0f} s"
-    out = [json.loads(line[len(TAG):]) for line in proc.stdout.splitlines() if line.startswith(TAG)]
-    if proc.returncode != 0 or len(out) != len(specs):
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"exit {proc.returncode}: {tail[:200]}"
-    return out
-
-
 def run_repeats(learners: list[str], n: int, d: int, *, repeats: int, quick: bool, seed: int = 0,
                 n_test: int = 10000, profile: bool = False, timeout: float = 3600
                 ) -> dict[str, list[dict[str, Any]]]:
     """Every learner ``repeats`` times, in alternating fresh processes (one process if quick)."""
+    import speed
+
     specs = [{"learner": lr, "n": n, "d": d, "seed": seed, "n_test": n_test,
               "warm": 200 if quick else 2000, "cprofile": profile} for lr in learners]
     results: dict[str, list[dict[str, Any]]] = {lr: [] for lr in learners}
     for r in range(repeats):
         batches = [specs] if quick else [[s] for s in specs]
         for batch in batches:
-            out = spawn(batch, timeout=timeout)
+            out = speed.spawn(batch, timeout=timeout, script=__file__, tag=TAG)
             if isinstance(out, str):
                 raise RuntimeError(f"{[s['learner'] for s in batch]}: {out}")
             for res in out:

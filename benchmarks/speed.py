@@ -289,16 +289,18 @@ def _env() -> dict[str, str]:
     return {**os.environ, **one}
 
 
-def spawn(specs: list[dict[str, Any]], python: str = sys.executable, timeout: float = 3600
-          ) -> list[dict[str, Any]] | str:
-    """Run ``specs`` in a fresh process; the results, or a one-line reason for failure."""
+def spawn(specs: list[dict[str, Any]], python: str = sys.executable, timeout: float = 3600,
+          script: str | Path | None = None, tag: str = TAG) -> list[dict[str, Any]] | str:
+    """Run ``specs`` in a fresh process of ``script`` (this one by default; its ``--child``
+    mode prints one ``tag`` line per spec); the results, or a one-line reason for failure."""
     try:
-        proc = subprocess.run([python, str(Path(__file__).resolve()), "--child", json.dumps(specs)],
+        path = Path(script or __file__).resolve()
+        proc = subprocess.run([python, str(path), "--child", json.dumps(specs)],
                               capture_output=True, text=True, env=_env(), timeout=timeout,
                               cwd=HERE.parent)
     except subprocess.TimeoutExpired:
         return f"timed out after {timeout:.0f} s"
-    out = [json.loads(line[len(TAG):]) for line in proc.stdout.splitlines() if line.startswith(TAG)]
+    out = [json.loads(line[len(tag):]) for line in proc.stdout.splitlines() if line.startswith(tag)]
     if proc.returncode != 0 or len(out) != len(specs):
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         return f"exit {proc.returncode}: {tail[:200]}"
