@@ -212,3 +212,32 @@ def test_the_regressor_honours_a_cvxpy_set_in_the_labels_units():
                                     solver="clarabel",
                                     constraints=lambda w: [cp.norm(w, 2) <= 10.0, w >= 0]).fit(X, y)
     assert np.linalg.norm(reg.coef_) <= 10.0 + _FEASIBLE * 100 and reg.coef_.min() >= -_FEASIBLE * 100
+
+
+@pytest.mark.parametrize("loss", [Logistic(), HuberRegression(0.5, (-1.0, 1.0))],
+                         ids=["logistic", "huber_regression"])
+def test_exact_privacy_loss_of_projected_output_perturbation_is_at_most_epsilon(loss):
+    # 1-D: the release is max(0, θ* + b), b Laplace of rate β (the norm-Gamma law at p = 1):
+    # a density β/2·exp(-β|t - θ*|) on t > 0 and an atom 1/2·exp(-βθ*) at 0 (θ* >= 0)
+    from dpconvex.solvers import solve
+
+    eps = 1.0
+    # records on the loss's flat-slope part, so replacing one moves θ* by most of 2G/(nΛ)
+    X = np.array([[0.1], [0.1], [1.0]])
+    y = np.ones(3)
+    t = np.linspace(1e-9, 60.0, 6001)
+    worst = 0.0
+    for x_new, y_new in [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0), (0.0, 1.0)]:
+        X2, y2 = X.copy(), y.copy()
+        X2[-1, 0], y2[-1] = x_new, y_new
+        a = LinearERMTemplate(loss, 1.0, 1.0, X, y, constraint_set=NonNegative())
+        b = LinearERMTemplate(loss, 1.0, 1.0, X2, y2, constraint_set=NonNegative())
+        cal = get_mechanism("output").calibrate(a, dp.Budget(eps))
+        beta = cal.noise_rate
+        ta, tb = (float(solve(tm, None, solver="native").x[0]) for tm in (a, b))
+        assert min(ta, tb) >= 0.0
+        density = beta * np.abs(np.abs(t - tb) - np.abs(t - ta))
+        atom = beta * abs(ta - tb)
+        worst = max(worst, float(density.max()), atom)
+    assert worst <= eps * (1 + 1e-9), worst
+    assert worst > 0.25 * eps, worst  # the minimizers move: the check can fail
