@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateHuberSVM": "estimators",
     "PrivateLinearClassifier": "estimators",
     "PrivateLinearRegressor": "estimators",
+    "PrivateLinearRegression": "estimators",
     "PrivateLogisticRegression": "estimators",
     "PrivateLargeMarginGaussian": "estimators",
     "PrivateGaussianCentroid": "estimators",

@@ -6,6 +6,9 @@
   classifier (Pathak & Raj 2010, 2012);
 - :mod:`~dpconvex.estimators.front_door`: :class:`PrivateClassifier`, which picks one of
   the learners below from public quantities;
+- :mod:`~dpconvex.estimators.regression`, :mod:`~dpconvex.estimators.ssp`: private linear
+  regression with a loss of bounded slope, and ridge regression by sufficient-statistics
+  perturbation;
 - :mod:`~dpconvex.estimators.centroids`: DP class centroids;
 - :mod:`~dpconvex.estimators.noisy_gd`: noisy gradient descent with Gaussian noise;
 - :mod:`~dpconvex.estimators.kernels`: random Fourier features (a public map);
@@ -33,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateHuberSVM": "linear",
     "PrivateLargeMarginGaussian": "large_margin",
     "PrivateLinearClassifier": "linear",
+    "PrivateLinearRegression": "ssp",
     "PrivateLinearRegressor": "regression",
     "PrivateLogisticRegression": "linear",
     "PrivateRandomSearch": "selection",

@@ -18,14 +18,11 @@ References
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.exceptions import DataConversionWarning
 
-from .._diagnostics import record_diagnostic
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -39,21 +36,19 @@ from .._validation import (
     Constraint,
     Float,
     NoValidation,
-    _reject_masked,
-    check_fitted,
-    checks_feature_names,
     is_dask_collection,
 )
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
-from ..data.validation import check_array, computed
-from ..errors import DataValidationError, ParameterError, PrivacyWarning
-from ..objectives.losses import Loss, get_regression_loss, parse_label_range
+from ..data.validation import check_array
+from ..errors import ParameterError
+from ..objectives.losses import Loss, get_regression_loss
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .constraints import SOLVER, ParameterSet, Vouch
+from .label_range import LabelRange, LabelRangeMixin
 from .linear import LinearERMPlanMixin, _implicit_rows, _parameter_set
 
 __all__ = ["UNIT_LABELS", "PrivateLinearRegressor"]
@@ -75,21 +70,8 @@ class _LossChoice(Constraint):
         return "one of 'huber', 'pinball', 'squared' or a dpconvex.objectives.Loss instance"
 
 
-class _LabelRange(Constraint):
-    """(lo, hi), finite floats with lo < hi: the labels' public range."""
-
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        parsed = parse_label_range(value)
-        if parsed is None:
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
-                                 f"{value!r} instead.")
-        return parsed
-
-    def __str__(self) -> str:
-        return "(lo, hi) with finite lo < hi, the public range of the labels"
-
-
-class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimator):
+class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearERMPlanMixin,
+                             PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
 
     Parameters
@@ -159,7 +141,7 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
         "loss": _LossChoice(),
         "epsilon": EPSILON,
         "delta": DELTA,
-        "label_range": _LabelRange(),
+        "label_range": LabelRange(),
         "data_norm": DATA_NORM,
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),
@@ -239,9 +221,8 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
         budget = self._budget(mechanism)
         loss = self._make_loss()
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
-        lo, hi = (float(v) for v in self.label_range)
-        label_note = (f"labels clipped to the public label_range [{lo:g}, {hi:g}] and mapped onto "
-                      "[-1, 1] (per-record public maps); predictions mapped back and clipped")
+        lo, hi = self._label_bounds()
+        label_note = self._label_note()
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
             template="linear ERM", learner="linear regression", mechanism=mechanism,
@@ -259,64 +240,6 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
                               self.solver, scale=0.5 * (hi - lo))
 
     # -------------------------------------------------------------------- prepare
-    def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False
-                     ) -> np.ndarray:
-        """Labels clipped to the public range (warned) and mapped onto [−1, 1]; with
-        ``check_only`` (score), the labels as given, validated, on the same scale."""
-        caller = owner or f"{type(self).__name__}.score"
-        if y is None:
-            raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
-                                      "None. Pass the labels.")
-        _reject_masked(y, caller, "y")
-        try:
-            y = computed(y)  # labels held by Dask: brought to the driver once (8n bytes)
-            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-            if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
-                warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
-                              f"flattened. Pass y.ravel() to {caller} to silence this.",
-                              DataConversionWarning, stacklevel=4)
-                raw = raw.ravel()
-            if np.iscomplexobj(raw) or raw.ndim != 1 or raw.dtype.kind not in "biufO":
-                raise TypeError
-            values = raw.astype(float).reshape(-1)
-        except (TypeError, ValueError):
-            raise DataValidationError(f"{caller}: y must hold numbers (a "
-                                      "regression's labels). Convert it to floats first.") from None
-        if values.size != n:
-            raise DataValidationError(f"{caller}: y has {values.size} labels for "
-                                      f"{n} rows. Pass one label per row.")
-        if not np.all(np.isfinite(values)):
-            raise DataValidationError(f"{caller}: y has labels that are not finite "
-                                      "(NaN or inf). Remove or impute them first.")
-        lo, hi = (float(v) for v in self.label_range)
-        if check_only:
-            return (2.0 * values - lo - hi) / (hi - lo)
-        clipped = np.clip(values, lo, hi)
-        moved = int(np.count_nonzero(clipped != values))
-        record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
-                          moved, n)
-        if moved:
-            warnings.warn(
-                f"{owner}: labels outside the public label_range [{lo:g}, {hi:g}] were clipped to "
-                "it (a per-record map; the count is a statistic of the data and is not shown). "
-                "Widen label_range if the range is not what the documentation gives.",
-                PrivacyWarning, stacklevel=4)
-        # the map's rounding can leave [-1, 1] by an ulp at an end (hi = log(18823)): clip
-        return np.clip((2.0 * clipped - lo - hi) / (hi - lo), -1.0, 1.0)
-
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """R² of ``predict(X)`` against ``y`` (labels checked as ``fit`` checks them)."""
-        from sklearn.metrics import r2_score
-
-        from .._validation import check_sample_weight
-
-        pred = self.predict(X)
-        lo, hi = (float(v) for v in self.label_range)
-        truth = self._unit_labels(y, pred.size, check_only=True) * 0.5 * (hi - lo) + 0.5 * (hi + lo)
-        weights = None if sample_weight is None else check_sample_weight(
-            sample_weight, pred.size, f"{type(self).__name__}.score")
-        return float(r2_score(truth, pred, sample_weight=weights))
-
     def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
         """Validate, clip the rows and labels, add the intercept column, build the template.
 
@@ -373,27 +296,6 @@ class PrivateLinearRegressor(RegressorMixin, LinearERMPlanMixin, PrivateEstimato
         theta, certificate = released.theta, released.certificate
         certificate.assumptions.extend(note for note in plan.notes if note)
         hold.commit_certificate(certificate)
-        d = prep.meta.n_features
-        lo, hi = (float(v) for v in self.label_range)
-        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
-        s = float(self.intercept_scaling)
-        self.n_features_in_ = d
-        self.coef_ = half * theta[:d]
-        self.intercept_ = float(mid + half * (s * theta[d] if self.fit_intercept else 0.0))
+        self._set_coefficients(theta, prep.meta.n_features)
         self.certificate_ = certificate
         return self
-
-    @checks_feature_names
-    def predict(self, X: Any) -> np.ndarray:
-        """wᵀx + b in the labels' units, clipped to ``label_range``."""
-        check_fitted(self, "coef_")
-        X_checked = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
-                                accept_dask=True, n_features=self.n_features_in_)
-        lo, hi = (float(v) for v in self.label_range)
-        if is_dask_collection(X_checked):  # per chunk on the workers; n numbers come back
-            from ..data.dask_rows import DaskRows
-
-            raw = DaskRows(X_checked).matvec(self.coef_)
-        else:
-            raw = np.asarray(X_checked @ self.coef_).reshape(-1)
-        return np.clip(raw + self.intercept_, lo, hi)

@@ -663,6 +663,10 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     # records: what the verifier checks a user template's declared constants against
     # (docs/privacy.md §15)
     "per_record": ("record_domain", "record_gradients", "X", "y"),
+    # the sufficient statistics of a ridge regression, A = sum x x^T and b = sum u x, with
+    # the public bounds ||x|| <= data_norm, |u| <= 1 and a ridge given or None
+    # (sufficient-statistics perturbation, docs/privacy.md §16)
+    "sufficient_statistics": ("gram", "cross", "data_norm", "ridge", "p"),
 }
 
 

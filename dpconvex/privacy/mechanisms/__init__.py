@@ -5,6 +5,7 @@ from . import gaussian_amp as _gaussian_amp  # noqa: F401  (registers "gaussian_
 from . import gaussian_linear as _gaussian_linear  # noqa: F401  (gaussian_objective/_output)
 from . import gaussian_objective_lm as _gaussian_objective_lm  # noqa: F401  (large margin)
 from . import noisy_gd as _noisy_gd  # noqa: F401  (registers "noisy_gd")
+from . import ssp as _ssp  # noqa: F401  ("ssp", "gaussian_ssp", "none_ssp")
 from .amp import ApproximateMinima
 from .base import (
     MECHANISMS,

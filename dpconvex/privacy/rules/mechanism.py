@@ -11,6 +11,7 @@ template kind      δ = 0 (pure ε-DP)               δ > 0 ((ε, δ)-DP)
 ``linear_erm``     ``"objective"`` (CMS Alg. 2)    ``"gaussian_objective"`` (§10.2)
 ``large_margin``   ``"objective"`` (§11.2)         ``"gaussian_objective"`` (§11.3)
 ``centroid``       ``"knorm_sum"`` (§4.9)          ``"gaussian"`` (§4.9)
+``linear_ssp``     ``"ssp"`` (§16.2)               ``"gaussian_ssp"`` (§16.2)
 =================  ==============================  =====================================
 
 Objective perturbation is the mechanism the measurements of §3 and §10.6 favour for
@@ -53,6 +54,7 @@ AUTO_MECHANISMS: dict[str, tuple[str, str]] = {
     "linear_erm": ("objective", "gaussian_objective"),
     "large_margin": ("objective", "gaussian_objective"),
     "centroid": ("knorm_sum", "gaussian"),
+    "linear_ssp": ("ssp", "gaussian_ssp"),
 }
 
 _WHY = {
@@ -60,6 +62,8 @@ _WHY = {
     "gaussian_objective": "Gaussian objective perturbation, (epsilon, delta)-DP",
     "knorm_sum": "K-norm noise on the class sums and counts, pure epsilon-DP",
     "gaussian": "the analytic Gaussian mechanism on the class sums and counts, (epsilon, delta)-DP",
+    "ssp": "sufficient-statistics perturbation (AdaSSP), pure epsilon-DP",
+    "gaussian_ssp": "sufficient-statistics perturbation (AdaSSP), (epsilon, delta)-DP",
 }
 
 

@@ -1,0 +1,185 @@
+"""The sufficient statistics of a linear regression, XᵀX and Xᵀu, in one pass over the rows.
+
+Row i of the design is x̃_i = [c_i x_i, s] with c_i = min(1, q/‖x_i‖) (the row clipped to
+the public norm bound q, a per-record map) and s the public intercept column (none without
+an intercept); u_i ∈ [−1, 1] is its label on the unit scale. :func:`sufficient_statistics`
+returns A = Σ_i x̃_i x̃_iᵀ and b = Σ_i u_i x̃_i, the two statistics sufficient-statistics
+perturbation releases (docs/privacy.md §16), reading every row once:
+
+* dense rows (a NumPy array): in blocks of about 2 MB, each block's norms, clipping factors
+  and the Gram matrix of the block [c x, s, u] computed while it is in cache; the rows are
+  never copied (one block-sized buffer);
+* SciPy sparse rows: the same per block of rows, each block's Gram a sparse product on its
+  stored entries (X is never densified);
+* Dask rows: the dense kernel per chunk on the workers, the (p + 1)² partial sums added in a
+  tree (:meth:`~dpconvex.data.dask_rows.DaskRows.chunk_sum`); only they travel.
+
+The count of rows clipped is returned beside the statistics: it is a statistic of the data
+for :func:`dpconvex.collect_diagnostics`, never part of a release.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .operators import _BLOCK_ENTRIES, canonical_csr, clip_scale, row_blocks, row_norms
+
+__all__ = ["Moments", "moments_of_block", "sufficient_statistics"]
+
+
+class Moments(NamedTuple):
+    """A = Σ x̃x̃ᵀ (p × p), b = Σ u x̃ (p,) and the number of rows clipped (a diagnostic).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.sufficient import sufficient_statistics
+    >>> X = np.array([[3.0, 4.0], [0.0, 0.5]]); u = np.array([1.0, -1.0])
+    >>> m = sufficient_statistics(X, u, bound=1.0, intercept=None)
+    >>> m.gram.round(12).tolist(), m.cross.round(12).tolist(), m.n_clipped
+    ([[0.36, 0.48], [0.48, 0.89]], [0.6, 0.3], 1)
+    """
+
+    gram: np.ndarray
+    cross: np.ndarray
+    n_clipped: int
+
+
+def _rows_per_block(width: int) -> int:
+    """Rows per block: about 2 MB of a block of ``width`` columns, at least one row."""
+    return max(1, 4 * _BLOCK_ENTRIES // max(width, 1))
+
+
+def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: float | None
+                     ) -> np.ndarray:
+    """The Gram matrix of [c x, s, u] over dense rows, flattened, then the count clipped.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Raw rows (read block by block; not copied).
+    u : ndarray of shape (n,)
+        Labels on the unit scale.
+    bound : float
+        The public norm bound q.
+    intercept : float or None
+        The intercept column s (None: no column).
+
+    Returns
+    -------
+    ndarray of shape ((p + 1)² + 1,)
+        With p = d + (intercept is not None): the (p + 1) × (p + 1) matrix
+        Σ_i [x̃_i; u_i][x̃_i; u_i]ᵀ row by row, then the number of rows with ‖x‖ > q.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.sufficient import moments_of_block
+    >>> moments_of_block(np.array([[2.0], [0.5]]), np.array([1.0, 0.0]), 1.0, None).tolist()
+    [1.25, 1.0, 1.0, 1.0, 1.0]
+    """
+    n, d = X.shape
+    p = d + (intercept is not None)
+    H = np.zeros((p + 1, p + 1))
+    clipped = 0
+    step = _rows_per_block(p + 1)
+    buf = np.empty((min(step, max(n, 1)), p + 1))
+    if intercept is not None:
+        buf[:, d] = intercept
+    for a in range(0, n, step):
+        k = min(step, n - a)
+        B, block = X[a:a + k], buf[:k]
+        scale, over = clip_scale(row_norms(B), bound)
+        clipped += over
+        np.multiply(B, scale[:, None], out=block[:, :d])
+        block[:, p] = u[a:a + k]
+        H += block.T @ block  # one symmetric rank-k update per block (BLAS syrk)
+    return np.append(H.ravel(), float(clipped))
+
+
+def _moments_of_chunk(B: np.ndarray, scale: Any, signs: bool, bound: float,
+                      intercept: float | None) -> np.ndarray:
+    """:func:`moments_of_block` of one Dask chunk whose last column holds u, shape (1, m)."""
+    return moments_of_block(B[:, :-1], B[:, -1], bound, intercept)[None, :]
+
+
+def _sparse_moments(X: Any, u: np.ndarray, bound: float, intercept: float | None) -> np.ndarray:
+    """:func:`moments_of_block` for SciPy sparse rows, read on their stored entries."""
+    A = canonical_csr(X)
+    n, d = A.shape
+    p = d + (intercept is not None)
+    norms = np.zeros(n)
+    for rows, idx in row_blocks(A.indptr):
+        norms[rows] = row_norms(A.data[idx])
+    scale, clipped = clip_scale(norms, bound)
+    H = np.zeros((p + 1, p + 1))
+    step = max(1, 4 * _BLOCK_ENTRIES // max(1, int(A.nnz // max(n, 1)) + 1))
+    for a in range(0, n, step):
+        rows = slice(a, min(n, a + step))
+        lo, hi = A.indptr[a], A.indptr[rows.stop]
+        data = A.data[lo:hi] * np.repeat(scale[rows], np.diff(A.indptr[a:rows.stop + 1]))
+        block = sp.csr_array((data, A.indices[lo:hi], A.indptr[a:rows.stop + 1] - lo),
+                             shape=(rows.stop - a, d))
+        H[:d, :d] += (block.T @ block).toarray()
+        H[:d, p] += block.T @ u[rows]
+        if intercept is not None:
+            H[:d, d] += intercept * np.asarray(block.sum(axis=0)).ravel()
+    if intercept is not None:
+        H[d, d] = n * intercept * intercept
+        H[d, p] = intercept * float(u.sum())
+        H[d, :d] = H[:d, d]
+    H[p, p] = float(u @ u)
+    H[p, :p] = H[:p, p]
+    return np.append(H.ravel(), float(clipped))
+
+
+def sufficient_statistics(X: Any, u: np.ndarray, bound: float, intercept: float | None
+                          ) -> Moments:
+    """A = Σ x̃x̃ᵀ and b = Σ u x̃ of the clipped rows with their intercept column, in one pass.
+
+    Parameters
+    ----------
+    X : ndarray, scipy.sparse matrix or dask.array.Array of shape (n, d)
+        The rows as validated (never copied, densified or computed into memory).
+    u : ndarray of shape (n,)
+        Labels on the unit scale, in [−1, 1].
+    bound : float
+        The public norm bound q each row is clipped to.
+    intercept : float or None
+        The public intercept column s (None: none).
+
+    Returns
+    -------
+    Moments
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.sufficient import sufficient_statistics
+    >>> X = np.array([[0.6, 0.0], [0.0, 2.0]]); u = np.array([1.0, 0.5])
+    >>> m = sufficient_statistics(X, u, bound=1.0, intercept=1.0)
+    >>> m.gram.tolist()
+    [[0.36, 0.0, 0.6], [0.0, 1.0, 1.0], [0.6, 1.0, 2.0]]
+    >>> m.cross.tolist(), m.n_clipped
+    ([0.6, 0.5, 1.5], 1)
+    """
+    u = np.asarray(u, dtype=float)
+    d = int(X.shape[1])
+    p = d + (intercept is not None)
+    if sp.issparse(X):
+        flat = _sparse_moments(X, u, bound, intercept)
+    elif isinstance(X, np.ndarray):
+        flat = moments_of_block(X, u, bound, intercept)
+    else:  # Dask rows: u joins the rows as a last column, chunk by chunk
+        import dask.array as da
+
+        from .dask_rows import DaskRows
+
+        column = da.from_array(u[:, None], chunks=(X.chunks[0], 1))
+        rows = DaskRows(da.concatenate([X, column], axis=1))
+        flat = np.asarray(rows.chunk_sum(_moments_of_chunk, float(bound), intercept))
+    H = flat[:-1].reshape(p + 1, p + 1)
+    return Moments(np.array(H[:p, :p]), np.array(H[:p, p]), int(round(float(flat[-1]))))

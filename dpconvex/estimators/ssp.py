@@ -1,0 +1,286 @@
+"""A private ridge regression by sufficient-statistics perturbation (AdaSSP, [Wan18]_ Alg. 2).
+
+:class:`PrivateLinearRegression` fits the squared loss, which objective and output
+perturbation cannot take (its slope is unbounded: docs/privacy.md §15.4), the way the
+field's best methods do ([Wan18]_): it releases noisy versions of A = Σ x̃x̃ᵀ and
+b = Σ u x̃ (and, for the adaptive ridge, of λ_min(A)) and solves the ridge regression on
+them. The rows and labels go through the same public per-record maps as
+:class:`~dpconvex.PrivateLinearRegressor`: rows clipped to ``data_norm`` q with the intercept
+column s inside the bound q̃ = √(q² + s²), labels clipped to ``label_range`` and mapped onto
+u ∈ [−1, 1]; the statistics are read in one pass over the rows (dense, sparse or Dask).
+
+References
+----------
+.. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
+   adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
+   Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from .._random import noise_source
+from .._validation import (
+    ACCOUNTANT,
+    DATA_NORM,
+    DELTA,
+    EPSILON,
+    LAM,
+    RANDOM_STATE,
+    Bool,
+    Constraint,
+    Float,
+    NoValidation,
+)
+from ..data.preprocess import note_clipped
+from ..data.sufficient import Moments, sufficient_statistics
+from ..data.validation import check_array, computed
+from ..errors import ParameterError
+from ..privacy.budget import Budget
+from ..privacy.mechanisms import Mechanism, build_mechanism
+from ..privacy.release import release
+from ..privacy.rules.mechanism import resolve_mechanism
+from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
+from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .label_range import LabelRange, LabelRangeMixin
+from .ovr import check_plan_shape
+
+__all__ = ["PrivateLinearRegression"]
+
+#: The template kind whose mechanisms this estimator offers (``mechanism=``).
+KIND = "linear_ssp"
+
+#: Mechanisms of the margin and regression losses on LinearERMTemplate, refused here by name.
+PERTURBATION_MECHANISMS = ("objective", "output", "gaussian_objective", "gaussian_output")
+
+#: The certificate's line on the rows (public maps).
+ROWS_NOTE = ("rows clipped to the public data_norm q, the intercept column s appended inside "
+             "the bound q~ = sqrt(q^2 + s^2) (per-record public maps, docs/privacy.md §12.2)")
+
+
+class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator):
+    """ε- (or (ε, δ)-) differentially private ridge regression by sufficient-statistics perturbation.
+
+    AdaSSP ([Wan18]_ Alg. 2): with rows x̃ (‖x̃‖ <= q̃) and labels u ∈ [−1, 1], release
+    a lower bound λ̂ on λ_min(A), Ã = A + E (E symmetric) and b̃ = b + e, A = Σ x̃x̃ᵀ,
+    b = Σ u x̃; then θ = (Π₊(Ã) + λI)⁻¹ b̃ with the adaptive ridge
+    λ = max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2, line 2), Π₊ the projection onto
+    the PSD cone. The noise is Gaussian ((ε, δ): the analytic calibration of [BW18]_ for the
+    three statistics jointly) or, with δ = 0, Laplace and norm-Gamma noise (pure ε). Every
+    constant is derived in docs/privacy.md §16.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+    delta : float, default=0.0
+        δ > 0 takes the Gaussian form under ``mechanism="auto"``.
+    label_range : (float, float), default=(-1.0, 1.0)
+        The public range (lo, hi) of the labels, from documentation, never from the data:
+        labels are clipped to it (a per-record map) and predictions too.
+    data_norm : float, default=1.0
+        Public bound q on each row's norm (rows above it are scaled down to it).
+
+        .. warning:: Never set it from the data (e.g. the max row norm): that leaks.
+    fit_intercept : bool, default=True
+        An intercept as a constant column s = ``intercept_scaling`` inside the norm bound
+        (q̃ = √(q² + s²)); it is regularized with the other coordinates.
+    intercept_scaling : float, default=1.0
+    lam : float or "auto", default="auto"
+        "auto": AdaSSP's adaptive ridge, from a private lower bound on λ_min(XᵀX) (a third
+        of the budget pays for it). A float Λ: the objective
+        (1/(2n)) Σ (θᵀx̃ − u)² + (Λ/2)‖θ‖², i.e. the ridge nΛ on the sums; the whole budget
+        then goes to A and b.
+    mechanism : {"auto", "ssp", "gaussian_ssp", "none"}, default="auto"
+        "auto": "ssp" (pure ε-DP) when δ = 0, "gaussian_ssp" when δ > 0
+        (docs/privacy.md §14.1). "none" is the explicit NON-private baseline (the exact
+        ridge, or the minimum-norm least squares with ``lam="auto"``). Objective and output
+        perturbation are refused: the squared loss has no slope bound (docs/privacy.md §15.4).
+    random_state : None or int, default=None
+        None draws the noise from the OS (a release); an int makes an experiment.
+    accountant : BudgetAccountant or None, default=None
+        A ledger checked before the fit and charged the certificate's (ε, δ) after it.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        In the labels' units.
+    intercept_ : float
+    n_features_in_ : int
+    certificate_ : Certificate
+        Public facts only: the noisy statistics and the ridge chosen from them are not
+        stored (docs/privacy.md §16.3).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLinearRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3)) / 2
+    >>> y = 5 + 3 * X[:, 0] + rng.normal(size=2000)
+    >>> reg = PrivateLinearRegression(epsilon=1.0, label_range=(0, 10), random_state=0).fit(X, y)
+    >>> reg.score(X, y) > 0.5, reg.certificate_.epsilon <= 1.0
+    (True, True)
+
+    References
+    ----------
+    .. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
+       adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2.
+    """
+
+    _accepts_sparse = True
+    #: ``predict`` sums the scores of Dask rows chunk by chunk.
+    _predicts_dask = True
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": DELTA,  # against the mechanism: _check_consistency
+        "label_range": LabelRange(),
+        "data_norm": DATA_NORM,
+        "fit_intercept": Bool(),
+        "intercept_scaling": Float(),
+        "lam": LAM,
+        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+    }
+
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
+                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 fit_intercept: bool = True, intercept_scaling: float = 1.0,
+                 lam: float | str = "auto", mechanism: str = "auto", random_state: Any = None,
+                 accountant: Any = None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.label_range = label_range
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.lam = lam
+        self.mechanism = mechanism
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True  # noise from the OS unless random_state is set
+        tags.input_tags.sparse = True  # CSR/CSC rows: the statistics read their stored entries
+        return tags
+
+    # ----------------------------------------------------------------- parameters
+    def _check_consistency(self) -> None:
+        mech = self._mechanism()
+        if mech.private:  # δ = 0 for "ssp", δ > 0 for "gaussian_ssp" (named errors)
+            mech.check_budget(self._budget(mech))
+
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
+        owner = type(self).__name__
+        if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
+            raise ParameterError(
+                f"The 'mechanism' parameter of {owner} must be 'auto', 'ssp', 'gaussian_ssp' "
+                "or 'none': objective and output perturbation need a bound on the loss's slope, "
+                "which the squared loss has on no set a release can reach (docs/privacy.md "
+                "§15.4); sufficient-statistics perturbation ('ssp') needs none, and "
+                "PrivateLinearRegressor(loss='huber') perturbs a loss whose slope is bounded. "
+                f"Got {self.mechanism!r} instead.")
+        name = resolve_mechanism(self.mechanism, self.delta, KIND).name
+        return build_mechanism(name, owner, KIND)
+
+    def _mechanism_notes(self) -> tuple[str, ...]:
+        reason = resolve_mechanism(self.mechanism, self.delta, KIND).reason
+        return () if reason is None else (reason,)
+
+    def _budget(self, mechanism: Mechanism) -> Budget:
+        if not mechanism.private:
+            return Budget.unlimited()
+        return Budget(float(self.epsilon), float(self.delta))
+
+    def _norm_bound(self) -> float:
+        """q̃ = √(q² + s²) with the intercept column, else q."""
+        q = float(self.data_norm)
+        return math.hypot(q, float(self.intercept_scaling)) if self.fit_intercept else q
+
+    def _ridge(self, n: int) -> float | None:
+        """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the adaptive rule."""
+        return None if isinstance(self.lam, str) else n * float(self.lam)
+
+    # ----------------------------------------------------------------------- plan
+    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
+        """(n, 1, n_features): a regression has no label set to read."""
+        n, _, p = super().public_shape(X, np.zeros(1))
+        return n, 1, p
+
+    def _label_count(self, y: Any, n: int) -> int:
+        return 1
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        mechanism = self._mechanism()
+        lo, hi = self._label_bounds()
+        if isinstance(self.lam, str):
+            rule = ("lam='auto': AdaSSP's adaptive ridge from a private lower bound on "
+                    "lambda_min(X^T X) (Wang 2018 Alg. 2; docs/privacy.md §16.3)")
+        else:
+            rule = "given: the ridge n * lam on the sums"
+        return FitPlan(
+            estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
+            template="sufficient statistics", learner="linear regression (squared loss)",
+            mechanism=mechanism, budget=self._budget(mechanism),
+            backend="closed form (no solver)",
+            lam=None if isinstance(self.lam, str) else float(self.lam), lam_rule=rule,
+            notes=(self._label_note(), ROWS_NOTE, *self._mechanism_notes()),
+            options={"norm bound q~": self._norm_bound(), "label_range": (lo, hi),
+                     "fit_intercept": bool(self.fit_intercept),
+                     "intercept_scaling": float(self.intercept_scaling)})
+
+    # -------------------------------------------------------------------- prepare
+    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+        """Validate the rows and labels; the template computes A and b in one pass when asked."""
+        owner = f"{type(self).__name__}.fit"
+        X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
+        check_plan_shape(plan, X_checked.shape, type(self).__name__)
+        n, d = plan.n, plan.n_features
+        u = self._unit_labels(computed(y), n, owner)
+        q = float(self.data_norm)
+        intercept = float(self.intercept_scaling) if self.fit_intercept else None
+
+        def statistics() -> Moments:
+            moments = sufficient_statistics(X_checked, u, q, intercept)
+            note_clipped(moments.n_clipped, n, q, owner)  # NOT PRIVATE: diagnostics only
+            return moments
+
+        template = SufficientStatisticsTemplate(
+            statistics, n, d + int(self.fit_intercept), self._norm_bound(),
+            ridge=self._ridge(n), notes=self._template_notes(X_checked))
+        return Prepared(template=template, meta=PreparedFacts(d))
+
+    def _template_notes(self, X_checked: Any) -> tuple[str, ...]:
+        note = getattr(X_checked, "chunks", None) and (
+            f"data backend: dask ({len(X_checked.chunks[0])} chunks): A and b summed per row "
+            "chunk on the workers; noise and post-processing on the driver; the privacy "
+            "analysis does not depend on the backend")
+        return (note,) if note else ()
+
+    def prepare_shape(self, plan: FitPlan) -> Prepared:
+        p = plan.n_features + int(self.fit_intercept)
+        template = SufficientStatisticsTemplate(zero_statistics(p), plan.n, p, self._norm_bound(),
+                                                ridge=self._ridge(plan.n))
+        return Prepared(template=template, meta=PreparedFacts(plan.n_features))
+
+    # --------------------------------------------------------------------- release
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
+                 warm_start: np.ndarray | None) -> PrivateLinearRegression:
+        noise = noise_source(self)
+        released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
+                           seeded=noise.seeded)
+        certificate = released.certificate
+        certificate.assumptions.extend(note for note in plan.notes
+                                       if note and note not in certificate.assumptions)
+        hold.commit_certificate(certificate)
+        self._set_coefficients(released.theta, prep.meta.n_features)
+        self.certificate_ = certificate
+        return self

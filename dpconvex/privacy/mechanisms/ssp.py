@@ -1,0 +1,504 @@
+"""Sufficient-statistics perturbation: a private ridge regression from noisy XᵀX and Xᵀy.
+
+AdaSSP ([Wan18]_, Alg. 2) on a :class:`~dpconvex.templates.sufficient_statistics.SufficientStatisticsTemplate`
+(rows ‖x̃‖ <= q̃, labels |u| <= 1) releases three statistics with independent noise,
+
+1. λ̂ = λ_min(A) + noise, shifted down by t noise scales (a lower bound with probability
+   >= 1 − ρ) and floored at 0, A = Σ x̃x̃ᵀ;
+2. Ã = A + E, E symmetric (isotropic in the orthonormal basis E_ii, (E_ij + E_ji)/√2);
+3. b̃ = b + e, b = Σ u x̃;
+
+and post-processes them: the ridge λ = max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2,
+s_A the per-coordinate scale of E), or the caller's λ (then step 1 is skipped and its
+share of the budget goes to steps 2–3), and
+
+    θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃,
+
+Π₊ the projection onto the PSD cone (A is PSD, so Π₊ moves Ã towards A). Replace-one
+sensitivities (docs/privacy.md §16.1): Δ_A = √2 q̃² (Frobenius), Δ_b = 2q̃, Δ_λ = q̃².
+
+``"gaussian_ssp"`` ((ε, δ)-DP)
+    Gaussian noise on all three; jointly one Gaussian mechanism of sensitivity 1 on the
+    whitened statistics, its σ the analytic calibration of Balle & Wang ([BW18]_ Thm. 8),
+    the budget split in equal shares of μ² (the Gaussian privacy parameter, [DRS22]_).
+``"ssp"`` (pure ε-DP)
+    Laplace noise on λ_min, norm-Gamma noise ∝ exp(−β‖E‖_F) on the symmetric matrices,
+    norm-Gamma noise on b, with ε split in equal shares (basic composition).
+``"none_ssp"`` (offered as ``mechanism="none"``)
+    The exact (minimum-norm) ridge solution: NOT private.
+
+Every noisy statistic is rounded to the public grid of its noise scale
+(:func:`~dpconvex.privacy.noise.snap`, after [Mir12]_) before the post-processing.
+
+References
+----------
+.. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
+   adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
+   Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
+.. [DRS22] J. Dong, A. Roth, W. Su. Gaussian Differential Privacy. JRSS B 84 (2022),
+   Cor. 3.3 (the composition of Gaussian mechanisms is a Gaussian mechanism).
+.. [Mir12] I. Mironov. On Significance of the Least Significant Bits for Differential
+   Privacy. CCS 2012.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+import numpy as np
+from scipy.special import ndtri
+
+from ...errors import ParameterError
+from ...solvers.base import Backend, SolveResult
+from ...templates.base import Template
+from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
+from ..budget import Budget, split_even
+from ..certificate import Certificate, Condition
+from ..noise import norm_gamma, snap, symmetric_dimension
+from .base import Calibration, Mechanism, register
+
+__all__ = ["FAILURE_PROBABILITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
+           "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
+           "ridge_solution", "statistics_of"]
+
+#: ρ of the adaptive rule ([Wan18]_ Alg. 2): the noisy λ_min is shifted down to be a lower
+#: bound with probability >= 1 − ρ, and the ridge covers the noise's spectral norm
+#: √(p log(2p²/ρ)) s_A of [Wan18]_'s analysis. Public.
+FAILURE_PROBABILITY = 0.05
+
+
+class SSPTemplate(Template, Protocol):
+    """What the mechanisms read of a template (capability ``"sufficient_statistics"``).
+
+    Attributes
+    ----------
+    gram : ndarray of shape (p, p)
+        A = Σ x̃x̃ᵀ.
+    cross : ndarray of shape (p,)
+        b = Σ u x̃.
+    data_norm : float
+        q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map).
+    ridge : float or None
+        λ given by the caller (None: the adaptive rule).
+    p : int
+    """
+
+    gram: np.ndarray
+    cross: np.ndarray
+    data_norm: float
+    ridge: float | None
+    p: int
+
+
+def gram_sensitivity(row_bound: float) -> float:
+    """Replace-one Frobenius sensitivity of A = Σ x̃x̃ᵀ: √2 q̃² (docs/privacy.md §16.1).
+
+    ‖xxᵀ − x′x′ᵀ‖_F² = ‖x‖⁴ + ‖x′‖⁴ − 2(xᵀx′)² <= 2q̃⁴, with equality for orthogonal rows
+    of norm q̃.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import gram_sensitivity
+    >>> round(gram_sensitivity(1.0), 6)
+    1.414214
+    """
+    return math.sqrt(2.0) * float(row_bound) ** 2
+
+
+def cross_sensitivity(row_bound: float) -> float:
+    """Replace-one L2 sensitivity of b = Σ u x̃ with |u| <= 1: 2q̃ (docs/privacy.md §16.1).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import cross_sensitivity
+    >>> cross_sensitivity(1.5)
+    3.0
+    """
+    return 2.0 * float(row_bound)
+
+
+def eigenvalue_sensitivity(row_bound: float) -> float:
+    """Replace-one sensitivity of λ_min(A): q̃² (Weyl, with the PSD rank-one change; §16.1).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import eigenvalue_sensitivity
+    >>> eigenvalue_sensitivity(2.0)
+    4.0
+    """
+    return float(row_bound) ** 2
+
+
+def statistics_of(template: SSPTemplate) -> dict[str, Any]:
+    """The three released statistics of ``template`` before noise: λ_min(A), A and b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.sufficient import Moments
+    >>> from dpconvex.privacy.mechanisms.ssp import statistics_of
+    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> t = SufficientStatisticsTemplate(Moments(np.diag([2.0, 1.0]), np.ones(2), 0), 3, 2, 1.0)
+    >>> float(statistics_of(t)["eigenvalue"])
+    1.0
+    """
+    A = np.asarray(template.gram, dtype=float)
+    return {"eigenvalue": float(np.linalg.eigvalsh(A)[0]), "gram": A,
+            "cross": np.asarray(template.cross, dtype=float)}
+
+
+def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
+                   rho: float = FAILURE_PROBABILITY) -> float:
+    """AdaSSP's ridge: max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2, line 2).
+
+    ``gram_scale`` s_A is the public per-coordinate scale of the noise on A (Gaussian: σ_A,
+    [Wan18]_'s √(log(6/δ)) B²/(ε/3) in its calibration); ``eigenvalue_estimate`` λ̂ the
+    released lower bound on λ_min(A). Post-processing of released and public quantities.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import adaptive_ridge
+    >>> round(adaptive_ridge(0.0, 1.0, 2), 4), adaptive_ridge(1e6, 1.0, 2)
+    (3.186, 0.0)
+    """
+    bound = float(gram_scale) * math.sqrt(p * math.log(2.0 * p * p / float(rho)))
+    return max(0.0, bound - float(eigenvalue_estimate))
+
+
+def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
+                   psd: bool = True) -> np.ndarray:
+    """θ = (Π₊(Ã) + λI)⁻¹ b̃ by one symmetric eigendecomposition (docs/privacy.md §16.3).
+
+    Π₊ sets the negative eigenvalues of the symmetric Ã to 0 (its Frobenius projection onto
+    the PSD cone); with ``psd=False`` Ã is taken as it is and the eigenvalues e + λ <= 0 are
+    dropped (the minimum-norm solution: the non-private baseline).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.mechanisms.ssp import ridge_solution
+    >>> ridge_solution(np.diag([3.0, -1.0]), np.array([4.0, 1.0]), 1.0).tolist()
+    [1.0, 1.0]
+    """
+    e, V = np.linalg.eigh(0.5 * (gram + gram.T))
+    if psd:
+        e = np.maximum(e, 0.0)
+    total = e + float(ridge)
+    keep = total > (0.0 if psd else 1e-12 * max(float(np.abs(total).max()), 1e-300))
+    coef = np.zeros_like(total)
+    coef[keep] = (V[:, keep].T @ cross) / total[keep]
+    return V @ coef
+
+
+def _symmetric_gaussian(p: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
+    """Symmetric E with N(0, σ²) diagonal and N(0, σ²/2) off-diagonal entries: the isotropic
+    Gaussian N(0, σ²) in the orthonormal basis E_ii, (E_ij + E_ji)/√2."""
+    G = rng.normal(0.0, float(sigma), size=(p, p))
+    return 0.5 * (G + G.T)
+
+
+class _SufficientStatistics(Mechanism[SSPTemplate]):
+    """Shared part: what is released, the budget's shares, the post-processing, the certificate."""
+
+    needs = frozenset({"sufficient_statistics"})
+    solves = False
+    template_kinds = frozenset({"linear_ssp"})
+    placement = "sum"
+    noise_label = ""
+
+    @staticmethod
+    def parts(template: SSPTemplate) -> tuple[str, ...]:
+        """The released statistics: λ_min only when the ridge is chosen by the adaptive rule."""
+        return ("gram", "cross") if template.ridge is not None else ("eigenvalue", "gram", "cross")
+
+    @staticmethod
+    def sensitivities(template: SSPTemplate) -> dict[str, float]:
+        """Δ of each statistic (the norms of docs/privacy.md §16.1)."""
+        q = template.data_norm
+        return {"eigenvalue": eigenvalue_sensitivity(q), "gram": gram_sensitivity(q),
+                "cross": cross_sensitivity(q)}
+
+    def scales(self, cal: Calibration) -> dict[str, float]:
+        """The public per-coordinate noise scale of each released statistic."""
+        raise NotImplementedError
+
+    def shift(self) -> float:
+        """t: the noisy λ_min is lowered by t noise scales (P(noise > t scales) = ρ)."""
+        raise NotImplementedError
+
+    def draw(self, cal: Calibration, part: str, shape: tuple[int, ...],
+             rng: np.random.Generator) -> Any:
+        """One draw of the noise of ``part``."""
+        raise NotImplementedError
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        """The calibration condition and quantities of this noise."""
+        raise NotImplementedError
+
+    def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        """Noise on each statistic (λ_min, A, b in this order), snapped; then θ in closed form."""
+        assert cal is not None
+        stats, scales, p = statistics_of(template), self.scales(cal), template.p
+        noisy = {part: snap(np.asarray(stats[part] + self.draw(cal, part, np.shape(stats[part]),
+                                                               rng)), scales[part])
+                 for part in self.parts(template)}
+        if template.ridge is not None:
+            ridge = template.ridge
+        else:
+            lower = max(0.0, float(noisy["eigenvalue"]) - self.shift() * scales["eigenvalue"])
+            ridge = max(adaptive_ridge(lower, scales["gram"], p), scales["gram"])
+        return ridge_solution(noisy["gram"], noisy["cross"], ridge), None, False
+
+    def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        q, p = template.data_norm, template.p
+        sens = self.sensitivities(template)
+        parts = self.parts(template)
+        noise_conds, noise_q = self.noise_description(cal)
+        ridge_rule = (f"given: lambda = {template.ridge:.6g} (n * lam)" if template.ridge is not None
+                      else "adaptive (Wang 2018 Alg. 2): lambda = max(0, s_A sqrt(p log(2 p^2 / "
+                      f"rho)) - lambda_hat, s_A) with rho = {FAILURE_PROBABILITY:g}, lambda_hat "
+                      f"the noisy lambda_min(A) minus {self.shift():.6g} noise scales, floored "
+                      "at 0")
+        conds = [
+            *conditions,
+            Condition("row bound", True, "enforced by dpconvex (per-record clipping)",
+                      f"every row x~ (intercept column included) has ||x~|| <= q~ = {q:.6g}"),
+            Condition("label bound", True, "enforced by dpconvex (per-record clipping to "
+                      "label_range and the map onto [-1, 1])", "every label has |u| <= 1"),
+            Condition("replace-one sensitivity", True, "derived (docs/privacy.md §16.1)",
+                      "; ".join(f"{part} {sens[part]:.6g}" for part in parts)
+                      + " (lambda_min(A): q~^2; A in Frobenius norm: sqrt(2) q~^2; b: 2 q~)"),
+            *noise_conds,
+        ]
+        released = ("the noisy lambda_min(A), A and b are computed inside the mechanism and "
+                    "discarded; the guarantee covers their joint release, so theta, the ridge "
+                    "and every function of them are post-processing; the fitted model stores "
+                    "theta (coef_, intercept_) only")
+        return Certificate(
+            mechanism=f"sufficient-statistics perturbation (AdaSSP, Wang 2018 Alg. 2), "
+                      f"{self.noise_label}",
+            epsilon_requested=budget.epsilon,
+            epsilon=cal.epsilon,
+            delta=cal.delta,
+            private=True,
+            conditions=conds,
+            quantities={"dimension p": p, "released statistics": ", ".join(parts),
+                        **{f"sensitivity of {part}": sens[part] for part in parts},
+                        **noise_q, "ridge": ridge_rule},
+            assumptions=[
+                "adjacency: replace one record (row and label)",
+                f"rows x~ = [clip(x, q), s] with ||x~|| <= {q:.6g} and labels u in [-1, 1]: "
+                "per-record public maps",
+                released,
+                "theta = (P(A~) + lambda I)^-1 b~, P the projection onto the PSD cone: "
+                "post-processing (docs/privacy.md §16.3)",
+                "idealized real-valued noise, rounded to a public grid (docs/privacy.md §5)",
+                *template.assumptions(self.needs),
+            ],
+        )
+
+
+@register
+class GaussianSSP(_SufficientStatistics):
+    """AdaSSP with Gaussian noise, calibrated jointly by the analytic Gaussian mechanism.
+
+    The three statistics divided by their noise std form one vector whose replace-one L2
+    sensitivity is μ = √(Σ_j Δ_j²/σ_j²); with σ_j = Δ_j σ₁ √k (k released statistics, equal
+    shares of μ²) it is 1/σ₁, and the release is (ε, δ)-DP iff δ(ε, σ₁) <= δ for
+    sensitivity 1 ([BW18]_ Thm. 8; docs/privacy.md §16.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.data.sufficient import sufficient_statistics
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
+    >>> t = SufficientStatisticsTemplate(sufficient_statistics(X, u, 1.0, None), 500, 2, 1.0)
+    >>> rel = release(t, get_mechanism("gaussian_ssp"), Budget(1.0, 1e-6), rng=0)
+    >>> rel.theta.shape, rel.certificate.delta
+    ((2,), 1e-06)
+    """
+
+    name = "gaussian_ssp"
+    pure = False
+    noise_label = "analytic Gaussian noise (Balle & Wang 2018)"
+
+    def check_budget(self, budget: Budget) -> Budget:
+        budget = super().check_budget(budget)
+        if not budget.delta > 0.0:
+            raise ParameterError(
+                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is (epsilon, "
+                f"delta)-DP and needs delta > 0 (got {budget.delta!r}); use mechanism='ssp' "
+                "for pure epsilon-DP.")
+        return budget
+
+    def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
+        parts = self.parts(template)
+        unit = analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0)
+        sens = self.sensitivities(template)
+        sigmas = {part: sens[part] * unit * math.sqrt(len(parts)) for part in parts}
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
+            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=1.0, noise_rate=math.nan, delta=budget.delta,
+            extra={"unit sigma": unit, "noise std": sigmas,
+                   "delta at sigma": analytic_gaussian_delta(budget.epsilon, unit, 1.0)})
+
+    def scales(self, cal: Calibration) -> dict[str, float]:
+        return dict(cal.extra["noise std"])
+
+    def shift(self) -> float:
+        return float(ndtri(1.0 - FAILURE_PROBABILITY))
+
+    def draw(self, cal: Calibration, part: str, shape: tuple[int, ...],
+             rng: np.random.Generator) -> Any:
+        sigma = cal.extra["noise std"][part]
+        if part == "gram":
+            return _symmetric_gaussian(shape[0], sigma, rng)
+        return rng.normal(0.0, sigma, size=shape)
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        unit, dlt = cal.extra["unit sigma"], cal.extra["delta at sigma"]
+        sigmas = cal.extra["noise std"]
+        cond = Condition(
+            "noise calibration", dlt <= cal.delta,
+            "analytic Gaussian (Balle & Wang 2018, Thm. 8) on the whitened statistics",
+            f"sigma_j = Delta_j * {unit:.6g} * sqrt({len(sigmas)}) for each statistic j, so "
+            f"the whitened release has sensitivity 1 and noise std {unit:.6g}: delta(epsilon) "
+            f"= {dlt:.6g} <= delta = {cal.delta:g} at epsilon = {cal.epsilon:g}")
+        return [cond], {**{f"noise std of {part}": s for part, s in sigmas.items()},
+                        "budget split": f"equal shares of mu^2 over {len(sigmas)} statistics",
+                        "delta at sigma": dlt}
+
+
+@register
+class PureSSP(_SufficientStatistics):
+    """AdaSSP with pure ε-DP noise: Laplace on λ_min, norm-Gamma on A (symmetric) and on b.
+
+    ε is split in equal shares ε_j (:func:`~dpconvex.privacy.budget.split_even`), each
+    statistic's noise has density ∝ exp(−(ε_j/Δ_j)‖·‖) in the norm its sensitivity Δ_j is
+    measured in (for A: the Frobenius norm, drawn in the symmetric subspace of dimension
+    p(p + 1)/2), so the joint density ratio is <= exp(Σ_j ε_j) <= e^ε (docs/privacy.md §16.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.data.sufficient import sufficient_statistics
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
+    >>> t = SufficientStatisticsTemplate(sufficient_statistics(X, u, 1.0, None), 500, 2, 1.0)
+    >>> rel = release(t, get_mechanism("ssp"), Budget(1.0), rng=0)
+    >>> rel.theta.shape, rel.certificate.epsilon <= 1.0
+    ((2,), True)
+    """
+
+    name = "ssp"
+    pure = True
+    noise_label = "pure epsilon-DP Laplace and norm-Gamma noise"
+
+    def check_budget(self, budget: Budget) -> Budget:
+        if isinstance(budget, Budget) and budget.delta != 0.0:
+            raise ParameterError(
+                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is pure "
+                f"epsilon-DP: use delta = 0 (got {budget.delta!r}), or mechanism='gaussian_ssp' "
+                "(or 'auto') for the (epsilon, delta) form.")
+        return super().check_budget(budget)
+
+    def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
+        parts = self.parts(template)
+        share = split_even(budget.epsilon, len(parts))
+        sens = self.sensitivities(template)
+        rates = {part: share / sens[part] for part in parts}
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=share * len(parts),
+            epsilon_noise=share * len(parts), slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=sens["gram"], noise_rate=rates["gram"],
+            extra={"epsilon share": share, "noise rate": rates,
+                   "dimension": {"eigenvalue": 1, "gram": symmetric_dimension(
+                       (template.p, template.p)), "cross": template.p}})
+
+    def scales(self, cal: Calibration) -> dict[str, float]:
+        """E‖noise‖/√m = √m/β: the rms scale per coordinate of norm-Gamma noise on m coordinates
+        (for λ_min, m = 1: the Laplace scale 1/β)."""
+        dims = cal.extra["dimension"]
+        return {part: math.sqrt(dims[part]) / rate for part, rate in cal.extra["noise rate"].items()}
+
+    def shift(self) -> float:
+        return math.log(1.0 / (2.0 * FAILURE_PROBABILITY))
+
+    def draw(self, cal: Calibration, part: str, shape: tuple[int, ...],
+             rng: np.random.Generator) -> Any:
+        rate = cal.extra["noise rate"][part]
+        if part == "eigenvalue":
+            return rng.laplace(0.0, 1.0 / rate)
+        return norm_gamma(shape, rate, rng, symmetric=part == "gram")
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        rates, share = cal.extra["noise rate"], cal.extra["epsilon share"]
+        cond = Condition(
+            "noise calibration", cal.epsilon <= cal.epsilon_requested,
+            "basic composition of norm-based mechanisms, computed from public parameters",
+            f"each statistic j: density exp(-beta_j ||noise_j||), beta_j = {share:.6g} / "
+            f"Delta_j, density ratio <= exp({share:.6g}); {len(rates)} statistics: "
+            f"epsilon = {cal.epsilon:.6g}")
+        return [cond], {**{f"noise rate of {part}": r for part, r in rates.items()},
+                        "budget split": f"epsilon / {len(rates)} per statistic"}
+
+
+@register
+class NonPrivateSSP(_SufficientStatistics):
+    """The explicit NON-private baseline: the exact ridge (minimum-norm least-squares) solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.data.sufficient import Moments
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> t = SufficientStatisticsTemplate(Moments(np.diag([2.0, 0.0]), np.array([4.0, 0.0]), 0),
+    ...                                  3, 2, 1.0)
+    >>> release(t, get_mechanism("none_ssp"), Budget.unlimited()).theta.tolist()
+    [2.0, 0.0]
+    """
+
+    name = "none_ssp"
+    offered_as = "none"
+    private = False
+    placement = "none"
+
+    def check_budget(self, budget: Budget) -> Budget:
+        return Budget.unlimited()
+
+    def conditions(self, template: SSPTemplate, budget: Budget) -> list[Condition]:
+        return []
+
+    def calibrate(self, template: SSPTemplate, budget: Budget) -> None:
+        return None
+
+    def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        return Certificate(
+            mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
+            epsilon=math.inf, private=False,
+            assumptions=["mechanism='none' adds no noise: the model is NOT private."])
+
+    def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        ridge = 0.0 if template.ridge is None else template.ridge
+        return ridge_solution(template.gram, template.cross, ridge, psd=False), None, False
