@@ -17,13 +17,21 @@ share of the budget goes to steps 2–3), and
 Π₊ the projection onto the PSD cone (A is PSD, so Π₊ moves Ã towards A). Replace-one
 sensitivities (docs/privacy.md §16.1): Δ_A = √2 q̃² (Frobenius), Δ_b = 2q̃, Δ_λ = q̃².
 
+Each statistic f_j gets noise of scale proportional to its sensitivity Δ_j, so the
+statistics divided by their Δ_j are released with one common noise level; their joint
+replace-one change is bounded once (docs/privacy.md §16.1): Σ_j (‖Δf_j‖/Δ_j)² <= 25/16 for
+(A, b) (one record cannot be the worst case of both: orthogonal rows move A most, one row
+with its label flipped moves b most), + 1 with λ_min; Σ_j ‖Δf_j‖/Δ_j <= G₂ =
+√(1 − c*²) + √((1 + c*)/2), c* = (√33 − 1)/16 (G₂ ≈ 1.7602), + 1 with λ_min.
+
 ``"gaussian_ssp"`` ((ε, δ)-DP)
-    Gaussian noise on all three; jointly one Gaussian mechanism of sensitivity 1 on the
-    whitened statistics, its σ the analytic calibration of Balle & Wang ([BW18]_ Thm. 8),
-    the budget split in equal shares of μ² (the Gaussian privacy parameter, [DRS22]_).
+    Gaussian noise on all three: one Gaussian mechanism on the scaled statistics, of
+    joint sensitivity √(Σ_j (‖Δf_j‖/Δ_j)²), its σ the analytic calibration of Balle & Wang
+    ([BW18]_ Thm. 8; the statistics compose exactly as one Gaussian, [DRS22]_).
 ``"ssp"`` (pure ε-DP)
-    Laplace noise on λ_min, norm-Gamma noise ∝ exp(−β‖E‖_F) on the symmetric matrices,
-    norm-Gamma noise on b, with ε split in equal shares (basic composition).
+    Laplace noise on λ_min, norm-Gamma noise ∝ exp(−β_j‖E‖_F) on the symmetric matrices,
+    norm-Gamma noise on b, β_j = β/Δ_j with β = ε/(Σ_j ‖Δf_j‖/Δ_j)'s bound: the joint
+    density ratio is exp(Σ_j β_j(‖o_j − f′_j‖ − ‖o_j − f_j‖)) <= e^ε.
 ``"none_ssp"`` (offered as ``mechanism="none"``)
     The exact (minimum-norm) ridge solution: NOT private.
 
@@ -54,14 +62,14 @@ from ...errors import ParameterError
 from ...solvers.base import Backend, SolveResult
 from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..budget import Budget, split_even
+from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import norm_gamma, snap, symmetric_dimension
 from .base import Calibration, Mechanism, register
 
 __all__ = ["FAILURE_PROBABILITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
            "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
-           "ridge_solution", "statistics_of"]
+           "joint_sensitivity", "ridge_solution", "statistics_of"]
 
 #: ρ of the adaptive rule ([Wan18]_ Alg. 2): the noisy λ_min is shifted down to be a lower
 #: bound with probability >= 1 − ρ, and the ridge covers the noise's spectral norm
@@ -129,6 +137,44 @@ def eigenvalue_sensitivity(row_bound: float) -> float:
     4.0
     """
     return float(row_bound) ** 2
+
+
+#: c* = (√33 − 1)/16 maximizes √(1 − c²) + √((1 + c)/2) on [0, 1] (8c² + c − 1 = 0).
+_C_STAR = (math.sqrt(33.0) - 1.0) / 16.0
+
+
+def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
+    """Bound on the joint replace-one change of the statistics scaled by their sensitivities.
+
+    With f_j the released statistics and Δ_j their sensitivities (q̃ = 1 after scaling, a, b
+    the squared norms of the two rows, c their inner product, |u|, |u′| <= 1):
+    ‖Δf_A‖²/Δ_A² = (a² + b² − 2c²)/2 and ‖Δf_b‖²/Δ_b² <= (a + b + 2|c|)/4, both increasing
+    in a and b, so at a = b = 1 the sum is 1 − c² + (1 + |c|)/2 <= 25/16 (at |c| = 1/4) and
+    the sum of the square roots √(1 − c²) + √((1 + |c|)/2) <= G₂ (at |c| = c*); λ_min adds at
+    most 1 to either (docs/privacy.md §16.1).
+
+    Parameters
+    ----------
+    parts : tuple of str
+        The released statistics among "eigenvalue", "gram", "cross".
+    norm : {"l2", "l1"}
+        "l2": the bound on √(Σ_j (‖Δf_j‖/Δ_j)²) (Gaussian noise); "l1": on Σ_j ‖Δf_j‖/Δ_j
+        (norm-based pure noise).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.ssp import joint_sensitivity
+    >>> joint_sensitivity(("gram", "cross"), "l2"), round(joint_sensitivity(("gram", "cross"), "l1"), 4)
+    (1.25, 1.7602)
+    >>> round(joint_sensitivity(("eigenvalue", "gram", "cross"), "l2") ** 2, 4)
+    2.5625
+    """
+    both = "gram" in parts and "cross" in parts
+    alone = sum(1 for part in parts if not (both and part in ("gram", "cross")))  # each <= 1
+    if norm == "l2":
+        return math.sqrt((25.0 / 16.0 if both else 0.0) + alone)
+    pair = math.sqrt(1.0 - _C_STAR**2) + math.sqrt((1.0 + _C_STAR) / 2.0) if both else 0.0
+    return pair + alone
 
 
 def statistics_of(template: SSPTemplate) -> dict[str, Any]:
@@ -309,10 +355,11 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
 class GaussianSSP(_SufficientStatistics):
     """AdaSSP with Gaussian noise, calibrated jointly by the analytic Gaussian mechanism.
 
-    The three statistics divided by their noise std form one vector whose replace-one L2
-    sensitivity is μ = √(Σ_j Δ_j²/σ_j²); with σ_j = Δ_j σ₁ √k (k released statistics, equal
-    shares of μ²) it is 1/σ₁, and the release is (ε, δ)-DP iff δ(ε, σ₁) <= δ for
-    sensitivity 1 ([BW18]_ Thm. 8; docs/privacy.md §16.2).
+    Each statistic gets σ_j = Δ_j τ; the statistics divided by τΔ_j form one vector with
+    unit noise whose replace-one change is √(Σ_j (‖Δf_j‖/Δ_j)²)/τ <= J/τ, J =
+    :func:`joint_sensitivity` (5/4 for (A, b), √(41)/4 with λ_min). With τ = J σ₁ and σ₁
+    the analytic σ for sensitivity 1 ([BW18]_ Thm. 8), the release is (ε, δ)-DP
+    (docs/privacy.md §16.2).
 
     Examples
     --------
@@ -345,13 +392,14 @@ class GaussianSSP(_SufficientStatistics):
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
         parts = self.parts(template)
         unit = analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0)
+        joint = joint_sensitivity(parts, "l2")
         sens = self.sensitivities(template)
-        sigmas = {part: sens[part] * unit * math.sqrt(len(parts)) for part in parts}
+        sigmas = {part: sens[part] * joint * unit for part in parts}
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
             epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=1.0, noise_rate=math.nan, delta=budget.delta,
-            extra={"unit sigma": unit, "noise std": sigmas,
+            sensitivity=joint, noise_rate=math.nan, delta=budget.delta,
+            extra={"unit sigma": unit, "joint sensitivity": joint, "noise std": sigmas,
                    "delta at sigma": analytic_gaussian_delta(budget.epsilon, unit, 1.0)})
 
     def scales(self, cal: Calibration) -> dict[str, float]:
@@ -369,26 +417,27 @@ class GaussianSSP(_SufficientStatistics):
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         unit, dlt = cal.extra["unit sigma"], cal.extra["delta at sigma"]
-        sigmas = cal.extra["noise std"]
+        sigmas, joint = cal.extra["noise std"], cal.extra["joint sensitivity"]
         cond = Condition(
             "noise calibration", dlt <= cal.delta,
-            "analytic Gaussian (Balle & Wang 2018, Thm. 8) on the whitened statistics",
-            f"sigma_j = Delta_j * {unit:.6g} * sqrt({len(sigmas)}) for each statistic j, so "
-            f"the whitened release has sensitivity 1 and noise std {unit:.6g}: delta(epsilon) "
-            f"= {dlt:.6g} <= delta = {cal.delta:g} at epsilon = {cal.epsilon:g}")
+            "analytic Gaussian (Balle & Wang 2018, Thm. 8) on the scaled statistics",
+            f"sigma_j = Delta_j * J * {unit:.6g} for each statistic j, J = {joint:.6g} the "
+            "bound on sqrt(sum_j (||f_j(D) - f_j(D')|| / Delta_j)^2): the statistics divided "
+            f"by sigma_j move by at most 1 / {unit:.6g}, and delta(epsilon) = {dlt:.6g} <= "
+            f"delta = {cal.delta:g} at epsilon = {cal.epsilon:g}")
         return [cond], {**{f"noise std of {part}": s for part, s in sigmas.items()},
-                        "budget split": f"equal shares of mu^2 over {len(sigmas)} statistics",
-                        "delta at sigma": dlt}
+                        "joint sensitivity J": joint, "delta at sigma": dlt}
 
 
 @register
 class PureSSP(_SufficientStatistics):
     """AdaSSP with pure ε-DP noise: Laplace on λ_min, norm-Gamma on A (symmetric) and on b.
 
-    ε is split in equal shares ε_j (:func:`~dpconvex.privacy.budget.split_even`), each
-    statistic's noise has density ∝ exp(−(ε_j/Δ_j)‖·‖) in the norm its sensitivity Δ_j is
-    measured in (for A: the Frobenius norm, drawn in the symmetric subspace of dimension
-    p(p + 1)/2), so the joint density ratio is <= exp(Σ_j ε_j) <= e^ε (docs/privacy.md §16.2).
+    Each statistic's noise has density ∝ exp(−(β/Δ_j)‖·‖) in the norm its sensitivity Δ_j
+    is measured in (for A: the Frobenius norm, drawn in the symmetric subspace of dimension
+    p(p + 1)/2; for λ_min: Laplace), so the joint density ratio of neighbours is at most
+    exp(β Σ_j ‖Δf_j‖/Δ_j) <= exp(β G), G = :func:`joint_sensitivity` (≈ 1.7602 for (A, b),
+    ≈ 2.7602 with λ_min); β = ε/G (docs/privacy.md §16.2).
 
     Examples
     --------
@@ -419,14 +468,17 @@ class PureSSP(_SufficientStatistics):
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
         parts = self.parts(template)
-        share = split_even(budget.epsilon, len(parts))
+        joint = joint_sensitivity(parts, "l1")
+        beta = budget.epsilon / joint
+        while beta * joint > budget.epsilon:  # the stated epsilon is beta * G, never above
+            beta = math.nextafter(beta, 0.0)
         sens = self.sensitivities(template)
-        rates = {part: share / sens[part] for part in parts}
+        rates = {part: beta / sens[part] for part in parts}
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=share * len(parts),
-            epsilon_noise=share * len(parts), slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=sens["gram"], noise_rate=rates["gram"],
-            extra={"epsilon share": share, "noise rate": rates,
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=beta * joint,
+            epsilon_noise=beta * joint, slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=joint, noise_rate=beta,
+            extra={"joint sensitivity": joint, "noise rate": rates,
                    "dimension": {"eigenvalue": 1, "gram": symmetric_dimension(
                        (template.p, template.p)), "cross": template.p}})
 
@@ -447,15 +499,15 @@ class PureSSP(_SufficientStatistics):
         return norm_gamma(shape, rate, rng, symmetric=part == "gram")
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        rates, share = cal.extra["noise rate"], cal.extra["epsilon share"]
+        rates, joint = cal.extra["noise rate"], cal.extra["joint sensitivity"]
         cond = Condition(
             "noise calibration", cal.epsilon <= cal.epsilon_requested,
-            "basic composition of norm-based mechanisms, computed from public parameters",
-            f"each statistic j: density exp(-beta_j ||noise_j||), beta_j = {share:.6g} / "
-            f"Delta_j, density ratio <= exp({share:.6g}); {len(rates)} statistics: "
-            f"epsilon = {cal.epsilon:.6g}")
+            "norm-based densities, computed from public parameters",
+            f"each statistic j: density exp(-beta_j ||noise_j||), beta_j = beta / Delta_j, "
+            f"beta = {cal.noise_rate:.6g}; density ratio <= exp(beta * G), G = {joint:.6g} the "
+            f"bound on sum_j ||f_j(D) - f_j(D')|| / Delta_j: epsilon = {cal.epsilon:.6g}")
         return [cond], {**{f"noise rate of {part}": r for part, r in rates.items()},
-                        "budget split": f"epsilon / {len(rates)} per statistic"}
+                        "joint sensitivity G": joint}
 
 
 @register

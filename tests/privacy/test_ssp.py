@@ -1,0 +1,265 @@
+"""Sufficient-statistics perturbation (docs/privacy.md §16): sensitivities and exact privacy loss.
+
+Three checks of every constant in the noise scales:
+
+* the derivation (§16.1): each stated sensitivity is an upper bound on the replace-one change
+  over a dense grid of records in one and two dimensions, and is attained (to 1e-9) there;
+* the exact privacy loss (§16.2) of the released statistics at neighbouring data sets built
+  from corners of the record domain: for the pure form the supremum over outputs of the
+  log density ratio, Σ_j β_j ‖f_j(D) − f_j(D′)‖ with the rates of the mechanism's own
+  calibration, at most ε (and above ε/2, above 0.999ε where the joint bound is attained:
+  the check can fail); for the Gaussian form the hockey-stick divergence of the scaled
+  pair, computed from the closed form and by numerical integration, at most δ;
+* the audit through the estimator: tests/audit/test_audit_ssp.py.
+
+All tests are deterministic (fixed grids and seeds).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+from scipy.stats import norm
+
+from dpconvex import Budget, release
+from dpconvex.data.sufficient import sufficient_statistics
+from dpconvex.errors import ParameterError, PrivacyError
+from dpconvex.objectives import Logistic
+from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.privacy.mechanisms.ssp import (
+    adaptive_ridge,
+    cross_sensitivity,
+    eigenvalue_sensitivity,
+    gram_sensitivity,
+    joint_sensitivity,
+    ridge_solution,
+    statistics_of,
+)
+from dpconvex.privacy.noise import norm_gamma
+from dpconvex.templates import LinearERMTemplate
+from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
+
+
+def _template(X: np.ndarray, u: np.ndarray, q: float, s: float | None,
+              ridge: float | None = None) -> SufficientStatisticsTemplate:
+    p = X.shape[1] + (s is not None)
+    bound = math.hypot(q, s) if s is not None else q
+    return SufficientStatisticsTemplate(sufficient_statistics(X, u, q, s), X.shape[0], p, bound,
+                                        ridge=ridge)
+
+
+def _records(d: int, q: float) -> list[np.ndarray]:
+    """A grid of rows of norm <= q: the circle (or the two ends) and 0."""
+    if d == 1:
+        return [np.array([v]) for v in (-q, -q / 2, 0.0, q / 2, q)]
+    angles = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
+    return [q * np.array([math.cos(a), math.sin(a)]) for a in angles] + [np.zeros(2)]
+
+
+@functools.cache
+def _corner_statistics(d: int, q: float, s: float | None) -> tuple[dict, ...]:
+    """The statistics of three fixed records with the first replaced by each corner of the
+    domain (a row of the grid, a label ±1): every pair of them is a pair of neighbours."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(3, d))
+    X *= q / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), q)
+    u = np.array([1.0, -0.5, 0.25])
+    return tuple(statistics_of(_template(np.vstack([x, X[1:]]), np.concatenate([[lab], u[1:]]),
+                                         q, s))
+                 for x in _records(d, q) for lab in (-1.0, 1.0))
+
+
+def _neighbours(d: int, q: float, s: float | None):
+    """(f(D), f(D′)) for every pair of neighbours of :func:`_corner_statistics`."""
+    return itertools.product(_corner_statistics(d, q, s), repeat=2)
+
+
+def _template_of(d: int, q: float, s: float | None, ridge: float | None
+                 ) -> SufficientStatisticsTemplate:
+    """A template of the case's public shape (what the calibration reads)."""
+    p = d + (s is not None)
+    bound = math.hypot(q, s) if s is not None else q
+    return SufficientStatisticsTemplate(zero_statistics(p), 3, p, bound, ridge=ridge)
+
+
+CASES = [(1, 1.0, 1.0), (1, 2.0, 0.5), (2, 1.0, None), (2, 0.7, None)]
+
+
+# ----------------------------------------------------------------- the derivation
+@pytest.mark.parametrize("d, q, s", CASES)
+def test_each_sensitivity_bounds_the_replace_one_change_and_is_attained(d, q, s):
+    qt = math.hypot(q, s) if s is not None else q
+    worst = {"eigenvalue": 0.0, "gram": 0.0, "cross": 0.0}
+    for a, b in _neighbours(d, q, s):
+        worst["eigenvalue"] = max(worst["eigenvalue"], abs(a["eigenvalue"] - b["eigenvalue"]))
+        worst["gram"] = max(worst["gram"], float(np.linalg.norm(a["gram"] - b["gram"])))
+        worst["cross"] = max(worst["cross"], float(np.linalg.norm(a["cross"] - b["cross"])))
+    stated = {"eigenvalue": eigenvalue_sensitivity(qt), "gram": gram_sensitivity(qt),
+              "cross": cross_sensitivity(qt)}
+    for part in worst:
+        assert worst[part] <= stated[part] * (1 + 1e-12), part
+    # the Gram and cross bounds are attained: orthogonal rows of norm q~ (two dimensions, or
+    # x = ±q beside the intercept column s = q), and one row with its label flipped
+    assert worst["cross"] == pytest.approx(stated["cross"], rel=1e-9)
+    if s is None or s == q:
+        assert worst["gram"] == pytest.approx(stated["gram"], rel=1e-9)
+
+
+@pytest.mark.parametrize("d, q, s", CASES)
+def test_the_joint_bounds_hold_over_the_grid(d, q, s):
+    """Σ_j (‖Δf_j‖/Δ_j)² <= 25/16 and Σ_j ‖Δf_j‖/Δ_j <= G₂ for (A, b), + 1 with λ_min."""
+    qt = math.hypot(q, s) if s is not None else q
+    sens = {"eigenvalue": eigenvalue_sensitivity(qt), "gram": gram_sensitivity(qt),
+            "cross": cross_sensitivity(qt)}
+    for parts in (("gram", "cross"), ("eigenvalue", "gram", "cross")):
+        l1 = l2 = 0.0
+        for a, b in _neighbours(d, q, s):
+            r = [float(np.linalg.norm(np.asarray(a[k]) - np.asarray(b[k]))) / sens[k] for k in parts]
+            l1, l2 = max(l1, sum(r)), max(l2, math.sqrt(sum(v * v for v in r)))
+        assert l1 <= joint_sensitivity(parts, "l1") * (1 + 1e-12)
+        assert l2 <= joint_sensitivity(parts, "l2") * (1 + 1e-12)
+    # the constants: 8c^2 + c - 1 = 0 at the maximum of sqrt(1 - c^2) + sqrt((1 + c)/2)
+    c = np.linspace(0.0, 1.0, 100001)
+    assert joint_sensitivity(("gram", "cross"), "l1") == pytest.approx(
+        float(np.max(np.sqrt(1 - c**2) + np.sqrt((1 + c) / 2))), abs=1e-9)
+    assert joint_sensitivity(("gram", "cross"), "l2") ** 2 == pytest.approx(
+        float(np.max(1 - c**2 + (1 + c) / 2)), abs=1e-9)
+
+
+def test_the_eigenvalue_bound_is_attained_when_a_direction_has_one_record():
+    # D = {x}, D' = {x'} on the same axis in one dimension: lambda_min moves by q^2
+    X, Xp, u = np.array([[1.0]]), np.array([[0.0]]), np.array([1.0])
+    a = statistics_of(_template(X, u, 1.0, None))["eigenvalue"]
+    b = statistics_of(_template(Xp, u, 1.0, None))["eigenvalue"]
+    assert abs(a - b) == pytest.approx(eigenvalue_sensitivity(1.0))
+
+
+# ---------------------------------------------------------- the exact privacy loss
+def _pure_loss(cal, a, b) -> float:
+    """sup over outputs of ln p_D(o)/p_D′(o) = Σ_j β_j ‖f_j(D) − f_j(D′)‖ (norm-based densities)."""
+    return sum(rate * float(np.linalg.norm(np.asarray(a[part]) - np.asarray(b[part])))
+               for part, rate in cal.extra["noise rate"].items())
+
+
+@pytest.mark.parametrize("d, q, s", CASES)
+@pytest.mark.parametrize("ridge", [None, 2.0])
+def test_exact_privacy_loss_of_the_pure_release_is_at_most_epsilon(d, q, s, ridge):
+    budget = Budget(1.0)
+    cal = get_mechanism("ssp").calibrate(_template_of(d, q, s, ridge), budget)
+    worst = max(_pure_loss(cal, a, b) for a, b in _neighbours(d, q, s))
+    assert worst <= budget.epsilon * (1 + 1e-12)
+    assert worst > 0.5 * budget.epsilon  # the check can fail: the loss reaches most of epsilon
+    if d == 2 and ridge is not None:  # and the joint bound G is attained on the circle
+        assert worst > 0.999 * budget.epsilon
+
+
+def test_the_pure_density_ratio_at_drawn_outputs_is_at_most_its_supremum():
+    """ln p_D(o) − ln p_D′(o) evaluated at outputs drawn from the calibrated noise, for the
+    worst pair of the grid: never above the supremum, which is at most ε."""
+    budget = Budget(1.0)
+    cal = get_mechanism("ssp").calibrate(_template_of(1, 1.0, 1.0, None), budget)
+    a, b = max(_neighbours(1, 1.0, 1.0), key=lambda pair: _pure_loss(cal, *pair))
+    rng = np.random.default_rng(1)
+    ratios = []
+    for _ in range(2000):
+        total = 0.0
+        for part, rate in cal.extra["noise rate"].items():
+            shape = np.shape(a[part])
+            noise = (rng.laplace(0.0, 1.0 / rate) if part == "eigenvalue"
+                     else norm_gamma(shape, rate, rng, symmetric=part == "gram"))
+            out = np.asarray(a[part]) + noise
+            total += rate * (np.linalg.norm(out - b[part]) - np.linalg.norm(out - a[part]))
+        ratios.append(total)
+    assert max(ratios) <= _pure_loss(cal, a, b) * (1 + 1e-12) <= budget.epsilon
+
+
+def _gaussian_delta(mu: float, epsilon: float) -> float:
+    """δ(ε) of N(μ, 1) against N(0, 1): the closed form of Balle & Wang (2018), Thm. 8."""
+    return float(norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2))
+
+
+def _hockey_stick(mu: float, epsilon: float) -> float:
+    """∫ max(0, φ(x − μ) − e^ε φ(x)) dx by quadrature: the same δ(ε) independently."""
+    def gap(x: float) -> float:
+        return max(0.0, norm.pdf(x - mu) - math.exp(epsilon) * norm.pdf(x))
+
+    cut = epsilon / mu + mu / 2  # the density ratio exceeds e^ε beyond this point
+    return float(integrate.quad(gap, cut, cut + 40.0, epsabs=1e-14, epsrel=1e-10, limit=200)[0])
+
+
+@pytest.mark.parametrize("d, q, s", CASES)
+@pytest.mark.parametrize("ridge", [None, 2.0])
+def test_exact_privacy_loss_of_the_gaussian_release_is_at_most_delta(d, q, s, ridge):
+    budget = Budget(1.0, 1e-5)
+    cal = get_mechanism("gaussian_ssp").calibrate(_template_of(d, q, s, ridge), budget)
+    worst = 0.0
+    for a, b in _neighbours(d, q, s):
+        mu_sq = sum(float(np.linalg.norm(np.asarray(a[part]) - np.asarray(b[part]))) ** 2 / sigma**2
+                    for part, sigma in cal.extra["noise std"].items())
+        worst = max(worst, math.sqrt(mu_sq))
+    delta = _gaussian_delta(worst, budget.epsilon)
+    assert delta <= budget.delta
+    assert _hockey_stick(worst, budget.epsilon) == pytest.approx(delta, rel=1e-6, abs=1e-15)
+    # and the calibration is not loose: the worst scaled shift is most of 1/sigma_unit, all of
+    # it where the joint bound 5/4 is attained (rows at cos = 1/4, the circle's 75 degrees)
+    assert worst >= 0.6 / cal.extra["unit sigma"]
+    if d == 2 and ridge is not None:
+        assert worst >= 0.999 / cal.extra["unit sigma"]
+
+
+# ---------------------------------------------------------------- post-processing
+def test_ridge_solution_is_the_ridge_regression_of_the_statistics():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(50, 3))
+    A, b = Z.T @ Z, Z.T @ rng.normal(size=50)
+    np.testing.assert_allclose(ridge_solution(A, b, 2.0), np.linalg.solve(A + 2 * np.eye(3), b))
+    # a non-PSD noisy matrix: its negative eigenvalues are set to 0 before the ridge
+    M = np.diag([4.0, -3.0, 1.0])
+    np.testing.assert_allclose(ridge_solution(M, np.ones(3), 1.0), [0.2, 1.0, 0.5])
+
+
+def test_adaptive_ridge_follows_wang_2018_alg_2():
+    s, p = 3.0, 4
+    bound = s * math.sqrt(p * math.log(2 * p * p / 0.05))
+    assert adaptive_ridge(0.0, s, p) == pytest.approx(bound)
+    assert adaptive_ridge(bound / 2, s, p) == pytest.approx(bound / 2)
+    assert adaptive_ridge(2 * bound, s, p) == 0.0
+
+
+def test_the_noise_draws_have_the_calibrated_scales():
+    """E‖E‖_F² of the Gaussian symmetric noise is σ² p(p+1)/2 (isotropic in the orthonormal
+    basis) and an off-diagonal entry has variance σ²/2: over 4000 draws the estimates lie
+    within 5 % and 10 % (5.5 and 4.5 standard errors: false alarm < 1e-5)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) / 2
+    t = _template(X, np.clip(X[:, 0], -1, 1), 1.0, None)
+    mech, budget = get_mechanism("gaussian_ssp"), Budget(1.0, 1e-5)
+    cal = mech.calibrate(t, budget)
+    sigma = cal.extra["noise std"]["gram"]
+    draws = np.array([np.sum(mech.draw(cal, "gram", (3, 3), rng) ** 2) for _ in range(4000)])
+    assert draws.mean() / (sigma**2 * 6) == pytest.approx(1.0, abs=0.05)
+    off = np.array([mech.draw(cal, "gram", (3, 3), rng)[0, 1] for _ in range(4000)])
+    assert off.var() / (sigma**2 / 2) == pytest.approx(1.0, abs=0.10)
+
+
+# --------------------------------------------------------------------- refusals
+def test_pure_refuses_delta_and_gaussian_needs_it():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2)) / 2
+    t = _template(X, np.zeros(20), 1.0, None)
+    with pytest.raises(ParameterError, match="gaussian_ssp"):
+        release(t, "ssp", Budget(1.0, 1e-5), rng=0)
+    with pytest.raises(ParameterError, match="needs delta > 0"):
+        release(t, "gaussian_ssp", Budget(1.0), rng=0)
+
+
+def test_a_linear_erm_template_is_refused_by_name():
+    X = np.eye(3)
+    template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.array([1.0, -1.0, 1.0]))
+    with pytest.raises(PrivacyError, match="sufficient_statistics"):
+        release(template, "ssp", Budget(1.0), rng=0)
