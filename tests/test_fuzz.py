@@ -344,6 +344,7 @@ MAKERS: dict[str, Callable[..., Any]] = {
         **{"random_state": 0, "solver": "native", **kw}),
     "PrivateLinearRegressor": lambda **kw: dp.PrivateLinearRegressor(
         **{"random_state": 0, "solver": "native", **kw}),
+    "PrivateLinearRegression": lambda **kw: dp.PrivateLinearRegression(**{"random_state": 0, **kw}),
     "PrivateGaussianCentroid": lambda **kw: dp.PrivateGaussianCentroid(**{"random_state": 0, **kw}),
     "PrivateClassifier": lambda **kw: dp.PrivateClassifier(**{"random_state": 0, **kw}),
     "NoisyGradientDescent": _ngd,

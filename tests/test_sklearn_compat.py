@@ -1,7 +1,7 @@
-"""scikit-learn's estimator checks on the private linear classifiers and the regressor.
+"""scikit-learn's estimator checks on the private linear classifiers and the regressors.
 
 The non-private baselines (mechanism="none") and the private classifiers at ε = 1 pass
-all of them. The private regressor fails only the accuracy check, which asks for
+all of them. The private regressors fail only the accuracy check, which asks for
 R² > 0.5 on 200 standardized rows (label_range (-1, 1) clips about 30% of their labels):
 the ε = 1 noise dominates there (expected, not a bug).
 """
@@ -26,7 +26,8 @@ NOISY_REGRESSOR = {"check_regressors_train":
 def _expected_failures(est):
     # Every classifier, the output-perturbed Huber SVM included, passes sklearn's 83% bar in
     # check_classifiers_train at its defaults (lam="auto"), so no xfail remains for them.
-    if isinstance(est, dp.PrivateLinearRegressor) and est.mechanism != "none":
+    if isinstance(est, (dp.PrivateLinearRegressor, dp.PrivateLinearRegression)) and (
+            est.mechanism != "none"):
         return {**NO_N_ITER, **NOISY_REGRESSOR}
     return dict(NO_N_ITER)
 
@@ -44,8 +45,12 @@ def _expected_failures(est):
         dp.PrivateLinearRegressor(mechanism="none", loss="pinball"),
         dp.PrivateLinearRegressor(epsilon=1.0, random_state=0),
         dp.PrivateLinearRegressor(epsilon=1.0, mechanism="output", random_state=0),
+        dp.PrivateLinearRegression(mechanism="none"),
+        dp.PrivateLinearRegression(epsilon=1.0, random_state=0),
+        dp.PrivateLinearRegression(epsilon=1.0, delta=1e-6, random_state=0),
     ],
     expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
