@@ -166,6 +166,7 @@ QUICK_RUNS = [
     ("regression_held_out", []),
     ("huber_regression_scale", []),
     ("from_cvxpy_speed", []),
+    ("ssp_regression", []),
 ]
 
 

