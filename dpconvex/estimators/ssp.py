@@ -37,6 +37,7 @@ from .._validation import (
     Constraint,
     Float,
     NoValidation,
+    is_dask_collection,
 )
 from ..data.preprocess import note_clipped
 from ..data.sufficient import Moments, sufficient_statistics
@@ -258,12 +259,14 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator)
             ridge=self._ridge(n), notes=self._template_notes(X_checked))
         return Prepared(template=template, meta=PreparedFacts(d))
 
-    def _template_notes(self, X_checked: Any) -> tuple[str, ...]:
-        note = getattr(X_checked, "chunks", None) and (
-            f"data backend: dask ({len(X_checked.chunks[0])} chunks): A and b summed per row "
-            "chunk on the workers; noise and post-processing on the driver; the privacy "
-            "analysis does not depend on the backend")
-        return (note,) if note else ()
+    @staticmethod
+    def _template_notes(X_checked: Any) -> tuple[str, ...]:
+        """The certificate's line on where the statistics were summed (Dask rows only)."""
+        if not is_dask_collection(X_checked):
+            return ()
+        return (f"data backend: dask ({len(X_checked.chunks[0])} chunks): A and b summed per "
+                "row chunk on the workers; noise and post-processing on the driver; the "
+                "privacy analysis does not depend on the backend",)
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
