@@ -124,7 +124,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator)
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(2000, 3)) / 2
     >>> y = 5 + 3 * X[:, 0] + rng.normal(size=2000)
-    >>> reg = PrivateLinearRegression(epsilon=1.0, label_range=(0, 10), random_state=0).fit(X, y)
+    >>> reg = PrivateLinearRegression(epsilon=1.0, label_range=(-5, 15), random_state=0).fit(X, y)
     >>> reg.score(X, y) > 0.5, reg.certificate_.epsilon <= 1.0
     (True, True)
 
@@ -132,6 +132,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator)
     ----------
     .. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
        adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2.
+    .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
+       Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
     """
 
     _accepts_sparse = True
