@@ -66,20 +66,6 @@ QUICK_SCALE = (100_000, 20)
 ADASSP = "PrivateLinearRegression (AdaSSP, lam='auto')"
 GIVEN = "PrivateLinearRegression (lam = the Huber regressor's public Λ)"
 HUBER = "PrivateLinearRegressor(loss='huber')"
-#: the constant-prediction row's label (the harness's, where it has one)
-CONSTANT = getattr(harness, "CONSTANT", "constant prediction")
-
-
-class RegressionTable(harness.Table):
-    """An R² table: it cannot be shown without a non-private row and a constant-prediction row."""
-
-    def check(self) -> None:
-        labels = " ".join(str(c).lower() for r in self.rows for c in r[:3])
-        missing = [b for b in (harness.NON_PRIVATE, CONSTANT) if b not in labels]
-        if missing:
-            raise ValueError(f"table {self.title!r} has no {' and no '.join(missing)} row")
-
-
 def _diamonds_schema() -> Any:
     from dpconvex import Categorical, Numeric, PublicSchema
 
@@ -149,7 +135,7 @@ def _r2(model: Any, Xte: np.ndarray, yte: np.ndarray) -> float:
 
 
 def accuracy(name: str, seeds: tuple[int, ...], epsilons: tuple[float, ...], quick: bool
-             ) -> RegressionTable:
+             ) -> harness.Table:
     """The R² table of one data set: every method at every (ε, δ), then the baselines."""
     from sklearn.linear_model import Ridge
 
@@ -180,16 +166,16 @@ def accuracy(name: str, seeds: tuple[int, ...], epsilons: tuple[float, ...], qui
                         warnings.simplefilter("ignore")  # noise warnings at small n: measured
                         cells.setdefault((method, eps, dname), []).append(
                             _r2(model.fit(Xtr, ytr), Xte, yte))
-    table = RegressionTable(f"{name}: held-out R² ({n_train} training rows, seeds "
-                            f"{seeds[0]}..{seeds[-1]})",
-                            ["model", "δ", *[f"ε = {e:g}" for e in epsilons]])
+    table = harness.Table(f"{name}: held-out R² ({n_train} training rows, seeds "
+                          f"{seeds[0]}..{seeds[-1]})",
+                          ["model", "δ", *[f"ε = {e:g}" for e in epsilons]], kind="regression")
     for method in (ADASSP, GIVEN, HUBER):
         for dname in ("0", "1/n²"):
             table.add(method, dname, *[cells[(method, e, dname)] for e in epsilons])
     table.add(f"{harness.NON_PRIVATE} Ridge() (scikit-learn)", "-", *[base["ridge"]] * len(epsilons))
     table.add(f"{harness.NON_PRIVATE} PrivateLinearRegression(mechanism='none')", "-",
               *[base["none"]] * len(epsilons))
-    table.add(CONSTANT + " (training mean)", "-", *[base["constant"]] * len(epsilons))
+    table.add(harness.CONSTANT + " (training mean)", "-", *[base["constant"]] * len(epsilons))
     return table
 
 
