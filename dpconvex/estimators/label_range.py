@@ -148,9 +148,8 @@ class LabelRangeMixin:
     def predict(self, X: Any) -> np.ndarray:
         """wᵀx + b in the labels' units, clipped to ``label_range``."""
         check_fitted(self, "coef_")
-        accept_dask = bool(getattr(self, "_predicts_dask", False))
         X_checked = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
-                                accept_dask=accept_dask, n_features=self.n_features_in_)
+                                accept_dask=True, n_features=self.n_features_in_)
         lo, hi = self._label_bounds()
         if is_dask_collection(X_checked):  # the scores summed per chunk; n numbers come back
             from ..data.dask_rows import DaskRows

@@ -137,8 +137,6 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator)
     """
 
     _accepts_sparse = True
-    #: ``predict`` sums the scores of Dask rows chunk by chunk.
-    _predicts_dask = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": DELTA,  # against the mechanism: _check_consistency
