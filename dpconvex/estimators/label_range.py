@@ -59,6 +59,14 @@ class LabelRangeMixin:
     ``_set_coefficients`` sets ``coef_``, ``intercept_`` and ``n_features_in_``.
     """
 
+    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
+        """(n, 1, n_features): a regression has no label set to read."""
+        n, _, p = super().public_shape(X, np.zeros(1))
+        return n, 1, p
+
+    def _label_count(self, y: Any, n: int) -> int:
+        return 1
+
     def _label_bounds(self) -> tuple[float, float]:
         lo, hi = (float(v) for v in self.label_range)
         return lo, hi

@@ -208,14 +208,6 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearERMPlanMixin
         return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)
 
     # ----------------------------------------------------------------------- plan
-    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
-        """(n, 1, n_features): a regression has no label set to read."""
-        n, _, p = super().public_shape(X, np.zeros(1))
-        return n, 1, p
-
-    def _label_count(self, y: Any, n: int) -> int:
-        return 1
-
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism = self._mechanism()
         budget = self._budget(mechanism)
