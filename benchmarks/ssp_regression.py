@@ -67,20 +67,10 @@ ADASSP = "PrivateLinearRegression (AdaSSP, lam='auto')"
 GIVEN = "PrivateLinearRegression (lam = the Huber regressor's public Λ)"
 HUBER = "PrivateLinearRegressor(loss='huber')"
 def _diamonds_schema() -> Any:
-    from dpconvex import Categorical, Numeric, PublicSchema
+    """The diamonds schema of ``regression_held_out.py`` (bounds from the documentation)."""
+    import regression_held_out
 
-    return PublicSchema({
-        "carat": Numeric(0.2, 5.01),
-        "cut": Categorical(("Fair", "Good", "Very Good", "Premium", "Ideal")),
-        "color": Categorical(("D", "E", "F", "G", "H", "I", "J")),
-        "clarity": Categorical(("I1", "SI2", "SI1", "VS2", "VS1", "VVS2", "VVS1", "IF")),
-        "depth": Numeric(43, 79),
-        "table": Numeric(43, 95),
-        "price": None,
-        "x": Numeric(0, 10.74),
-        "y": Numeric(0, 58.9),
-        "z": Numeric(0, 31.8),
-    })
+    return regression_held_out.TABLES["diamonds"].schema
 
 
 #: name -> the public label range
