@@ -195,11 +195,15 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
     return found
 
 
-class LinearERMPlanMixin:
-    """The plan of a fit on :class:`LinearERMTemplate`, shared by the linear classifiers and
-    the regressor: the mechanism ("auto": by δ), the budget, the row bound q̃ with the
-    intercept column, Λ by the public rule, the backend. Reads parameters only, never data.
+class LinearPlanMixin:
+    """The plan of a private linear model, shared by the linear classifiers and both
+    regressors: the mechanism of ``_mechanism_kind`` ("auto": by δ), the budget, the row
+    bound q̃ with the intercept column, Λ by the public rule, the backend. Reads
+    parameters only, never data.
     """
+
+    #: The estimator kind the mechanism registry and the "auto" rule are read for.
+    _mechanism_kind = "linear_erm"
 
     def _mechanism_options(self) -> dict[str, Any]:
         return {}
@@ -211,13 +215,13 @@ class LinearERMPlanMixin:
 
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        name = resolve_mechanism(self.mechanism, self.delta, "linear_erm").name
-        return build_mechanism(name, type(self).__name__, "linear_erm",
+        name = resolve_mechanism(self.mechanism, self.delta, self._mechanism_kind).name
+        return build_mechanism(name, type(self).__name__, self._mechanism_kind,
                                **self._mechanism_options())
 
     def _mechanism_notes(self) -> tuple[str, ...]:
         """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = resolve_mechanism(self.mechanism, self.delta, "linear_erm").reason
+        reason = resolve_mechanism(self.mechanism, self.delta, self._mechanism_kind).reason
         return () if reason is None else (reason,)
 
     def _budget(self, mechanism: Mechanism) -> Budget:
@@ -245,7 +249,7 @@ class LinearERMPlanMixin:
         return "native" if self.solver in (None, "auto") else self.solver
 
 
-class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearERMPlanMixin,
+class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin,
                                 PrivateEstimator):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
 

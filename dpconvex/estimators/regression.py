@@ -49,7 +49,7 @@ from ..templates.linear_erm import LinearERMTemplate
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .constraints import SOLVER, ParameterSet, Vouch
 from .label_range import LabelRange, LabelRangeMixin
-from .linear import LinearERMPlanMixin, _implicit_rows, _parameter_set
+from .linear import LinearPlanMixin, _implicit_rows, _parameter_set
 
 __all__ = ["UNIT_LABELS", "PrivateLinearRegressor"]
 
@@ -70,7 +70,7 @@ class _LossChoice(Constraint):
         return "one of 'huber', 'pinball', 'squared' or a dpconvex.objectives.Loss instance"
 
 
-class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearERMPlanMixin,
+class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                              PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
 

@@ -19,7 +19,6 @@ References
 
 from __future__ import annotations
 
-import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -43,13 +42,12 @@ from ..data.preprocess import note_clipped
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
-from ..privacy.budget import Budget
-from ..privacy.mechanisms import Mechanism, build_mechanism
+from ..privacy.mechanisms import Mechanism
 from ..privacy.release import release
-from ..privacy.rules.mechanism import resolve_mechanism
 from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .label_range import LabelRange, LabelRangeMixin
+from .linear import LinearPlanMixin
 from .ovr import check_plan_shape
 
 __all__ = ["PrivateLinearRegression"]
@@ -65,7 +63,7 @@ ROWS_NOTE = ("rows clipped to the public data_norm q, the intercept column s app
              "the bound q~ = sqrt(q^2 + s^2) (per-record public maps, docs/privacy.md §12.2)")
 
 
-class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator):
+class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private ridge regression by sufficient-statistics perturbation.
 
     AdaSSP ([Wan18]_ Alg. 2): with rows x̃ (‖x̃‖ <= q̃) and labels u ∈ [−1, 1], release
@@ -150,6 +148,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator)
         "accountant": ACCOUNTANT,
     }
 
+    _mechanism_kind = KIND
+
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
@@ -173,38 +173,17 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, PrivateEstimator)
         return tags
 
     # ----------------------------------------------------------------- parameters
-    def _check_consistency(self) -> None:
-        mech = self._mechanism()
-        if mech.private:  # δ = 0 for "ssp", δ > 0 for "gaussian_ssp" (named errors)
-            mech.check_budget(self._budget(mech))
-
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        owner = type(self).__name__
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
             raise ParameterError(
-                f"The 'mechanism' parameter of {owner} must be 'auto', 'ssp', 'gaussian_ssp' "
-                "or 'none': objective and output perturbation need a bound on the loss's slope, "
-                "which the squared loss has on no set a release can reach (docs/privacy.md "
-                "§15.4); sufficient-statistics perturbation ('ssp') needs none, and "
-                "PrivateLinearRegressor(loss='huber') perturbs a loss whose slope is bounded. "
+                f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "
+                "'gaussian_ssp' or 'none': objective and output perturbation need a bound on the "
+                "loss's slope, which the squared loss has on no set a release can reach "
+                "(docs/privacy.md §15.4); sufficient-statistics perturbation ('ssp') needs none, "
+                "and PrivateLinearRegressor(loss='huber') perturbs a loss whose slope is bounded. "
                 f"Got {self.mechanism!r} instead.")
-        name = resolve_mechanism(self.mechanism, self.delta, KIND).name
-        return build_mechanism(name, owner, KIND)
-
-    def _mechanism_notes(self) -> tuple[str, ...]:
-        reason = resolve_mechanism(self.mechanism, self.delta, KIND).reason
-        return () if reason is None else (reason,)
-
-    def _budget(self, mechanism: Mechanism) -> Budget:
-        if not mechanism.private:
-            return Budget.unlimited()
-        return Budget(float(self.epsilon), float(self.delta))
-
-    def _norm_bound(self) -> float:
-        """q̃ = √(q² + s²) with the intercept column, else q."""
-        q = float(self.data_norm)
-        return math.hypot(q, float(self.intercept_scaling)) if self.fit_intercept else q
+        return super()._mechanism()
 
     def _ridge(self, n: int) -> float | None:
         """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the adaptive rule."""
