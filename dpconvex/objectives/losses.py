@@ -32,7 +32,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import expit
 
-from .._validation import check_float
+from .._validation import _short_repr, check_float
 from ..errors import ParameterError
 
 __all__ = ["LOSSES", "REGRESSION_LOSSES", "CVXPYLoss", "HuberHinge", "HuberRegression", "Logistic",
@@ -257,7 +257,7 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
     if not isinstance(expr, cp.Expression) or not expr.variables():
         raise ParameterError(
             f"Loss.from_cvxpy: loss '{name}': fn{args} gave {type(expr).__name__} "
-            f"{_short(expr)}, not a CVXPY expression of its first argument. Return an "
+            f"{_short_repr(expr, 40)}, not a CVXPY expression of its first argument. Return an "
             "expression built from it, e.g. cp.logistic(-m).")
     if expr.size != 1:
         raise ParameterError(
@@ -272,11 +272,6 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
             "convex loss. State a convex loss in DCP form (e.g. "
             "cp.huber(z - y, M), cp.logistic(-m), cp.pos(1 - m)).")
     return form
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def parse_label_range(label_range: Any) -> tuple[float, float] | None:
