@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateLargeMarginGaussian": "estimators",
     "PrivateGaussianCentroid": "estimators",
     "PrivateClassifier": "estimators",
+    "PrivateRegressor": "estimators",
     "NoisyGradientDescent": "estimators",
     "EpsilonSweep": "estimators",
     "epsilon_sweep": "estimators",

@@ -58,7 +58,7 @@ from ..errors import DataTypeError, DataValidationError, ParameterError, Privacy
 
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
            "LabelSet", "check_classes", "check_labels", "declared_classes", "encode_labels",
-           "excluded_rows", "label_set_of", "one_label_warning", "zero_rows"]
+           "excluded_mask", "excluded_rows", "label_set_of", "one_label_warning", "zero_rows"]
 
 #: The certificate assumption added when the label set is read from the data.
 INFERRED = ("label set read from the data (classes=None): assumed public; pass the public "
@@ -432,7 +432,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     """
     owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
-    excluded = _excluded_for(len(y), caller)
+    excluded = excluded_mask(len(y), caller)
     public = _public_set(y, classes, caller, binary)
     if public is None:
         _warn_inferred(owner)  # before any refusal: it depends on classes=None only
@@ -573,7 +573,7 @@ def excluded_rows(rows: np.ndarray) -> Iterator[None]:
         _EXCLUDED.reset(token)
 
 
-def _excluded_for(n: int, caller: str) -> np.ndarray | None:
+def excluded_mask(n: int, caller: str) -> np.ndarray | None:
     """The mask of :func:`excluded_rows` for a fit on n records (None outside the context)."""
     mask = _EXCLUDED.get()
     if mask is None:

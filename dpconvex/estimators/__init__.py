@@ -40,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateLinearRegressor": "regression",
     "PrivateLogisticRegression": "linear",
     "PrivateRandomSearch": "selection",
+    "PrivateRegressor": "front_door_regression",
     "RandomFourierFeatures": "kernels",
     "epsilon_sweep": "sweep",
 }

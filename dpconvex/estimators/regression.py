@@ -38,6 +38,7 @@ from .._validation import (
     NoValidation,
     is_dask_collection,
 )
+from ..data.labels import excluded_mask, zero_rows
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
@@ -237,7 +238,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
         Rows held by Dask (a Dask array or DataFrame) stay on the workers: clipped and
         given the intercept column lazily per chunk (the same per-record maps), with the
-        unit labels sent to the workers once beside them (docs/guide/dask.md).
+        unit labels sent to the workers once beside them (docs/guide/dask.md). Rows inside
+        :func:`~dpconvex.data.labels.excluded_rows` (the front door's validation part) get a
+        zero factor: their loss ℓ(0, uᵢ) is a constant, so they do not move the minimizer.
         """
         owner = f"{type(self).__name__}.fit"
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
@@ -245,19 +248,24 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         u = self._unit_labels(y, n, owner)
         q = float(self.data_norm)
         scaling = float(self.intercept_scaling) if self.fit_intercept else None
+        excluded = excluded_mask(n, owner)
+        dropped = np.zeros(n, dtype=bool) if excluded is None else excluded
         if is_dask_collection(X_checked):
             from ..data.dask_rows import DaskRows
 
             design = DaskRows(X_checked).clip(q)
             if self.fit_intercept:
                 design = design.add_intercept(float(self.intercept_scaling))
+            if dropped.any():
+                design = design.scale_rows((~dropped).astype(float))
         else:
-            design = _implicit_rows(X_checked, q, scaling, np.zeros(n, dtype=bool), owner)
-        if design is None:  # CSR stays CSR
+            design = _implicit_rows(X_checked, q, scaling, dropped, owner)
+        if design is None:  # norms whose products could overflow: the rows clipped on a copy
             design, n_clipped = clip_design(X_checked, q)
             note_clipped(n_clipped, n, q, owner)
             if self.fit_intercept:
                 design = add_intercept(design, float(self.intercept_scaling))
+            design = zero_rows(design, dropped)  # records left out of the fit
         template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), design, u,
                                      self._parameter_set(plan, owner))
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),

@@ -38,8 +38,8 @@ from ..privacy.rules.front_door import safeguard_validation_rows
 from ..templates.selection import SelectionTemplate
 from .parts import predicted
 
-__all__ = ["ConstantClassifier", "constant_name", "safeguard_mistakes", "safeguard_sizes",
-           "select_release"]
+__all__ = ["ConstantClassifier", "ConstantRegressor", "constant_name", "safeguard_mistakes",
+           "safeguard_sizes", "select_release", "squared_error_utilities"]
 
 
 class ConstantClassifier:
@@ -116,6 +116,81 @@ class ConstantClassifier:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
 
+class ConstantRegressor:
+    """A released constant prediction: every row gets the private mean of the labels.
+
+    What :class:`~dpconvex.PrivateRegressor` releases when its rule or its safeguard
+    chooses the constant (docs/privacy.md §17.2): the private mean in the labels' units and
+    the number of columns, made from the release, not fitted.
+
+    Parameters
+    ----------
+    constant : float
+        The prediction for every row.
+    n_features : int
+        Number of columns the rows have.
+
+    Attributes
+    ----------
+    constant_ : float
+    n_features_in_ : int
+    certificate_ : Certificate
+        Set by the front door: the certificate of the release.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.safeguard import ConstantRegressor
+    >>> model = ConstantRegressor(2.5, 3)
+    >>> model.predict(np.zeros((2, 3))).tolist(), model.score(np.zeros((2, 3)), [2.0, 3.0])
+    ([2.5, 2.5], 0.0)
+    """
+
+    def __init__(self, constant: float, n_features: int):
+        self.constant_ = float(constant)
+        self.n_features_in_ = int(n_features)
+
+    def __repr__(self) -> str:
+        return f"ConstantRegressor(constant={self.constant_!r})"
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The constant for every row."""
+        rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
+                           accept_dask=True, n_features=self.n_features_in_)
+        return np.full(int(rows.shape[0]), self.constant_)
+
+    def score(self, X: Any, y: Any) -> float:
+        """R² of the constant on (X, y)."""
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(np.asarray(y, dtype=float), self.predict(X)))
+
+
+def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
+                            handicaps: list[float], clip: float = 2.0) -> np.ndarray:
+    """u_k = −Σᵢ min(1, ((ûₖᵢ − uᵢ)/κ)²) − m_k on the validation rows (unit label scale).
+
+    Each term lies in [0, 1] (the residual clipped at the public κ = ``clip``; with κ = 2
+    no residual of predictions and labels in [−1, 1] is clipped), so replacing one validation
+    record moves each u_k by at most 1 (docs/privacy.md §17.3). ``handicaps`` m_k are public
+    constants.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.safeguard import squared_error_utilities
+    >>> squared_error_utilities([np.array([1.0, 1.0]), np.zeros(2)], np.array([1.0, -1.0]),
+    ...                         [0.5, 0.0]).tolist()
+    [-1.5, -0.5]
+    >>> squared_error_utilities([np.array([0.25, 1.0])], np.zeros(2), [0.0], clip=0.5).tolist()
+    [-1.25]
+    """
+    u = np.asarray(u, dtype=float)
+    return np.array([-float(np.sum(np.minimum(1.0, ((np.clip(p, -1.0, 1.0) - u) / clip) ** 2)))
+                     - float(m) for p, m in zip(unit_predictions, handicaps, strict=True)])
+
+
 def _plain(label: Any) -> Any:
     return label.item() if isinstance(label, np.generic) else label
 
@@ -162,14 +237,19 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
 
 
 def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
-                   seeded: bool) -> tuple[int, Certificate]:
-    """The exponential mechanism on u = −mistakes, ε-DP in the validation part (§14.4)."""
-    selection = release(SelectionTemplate(-np.asarray(mistakes, dtype=float), 1.0, n_val),
-                        "exponential", Budget(float(epsilon)), None, rng, seeded=seeded)
+                   seeded: bool, *, utilities: np.ndarray | None = None,
+                   description: str | None = None) -> tuple[int, Certificate]:
+    """The exponential mechanism on u = −mistakes (or the given ``utilities`` of sensitivity
+    1, with their ``description``), ε-DP in the validation part (§14.4, §17.3)."""
+    u = -np.asarray(mistakes, dtype=float) if utilities is None else np.asarray(utilities)
+    selection = release(SelectionTemplate(u, 1.0, n_val, description), "exponential",
+                        Budget(float(epsilon)), None, rng, seeded=seeded)
     return int(selection.theta[0]), selection.certificate
 
 
-def dry_selection(n_candidates: int, epsilon: float, n_val: int) -> Certificate:
+def dry_selection(n_candidates: int, epsilon: float, n_val: int,
+                  description: str | None = None) -> Certificate:
     """The selection's certificate without data (``certify``)."""
-    return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val), "exponential",
+    return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val, description),
+                   "exponential",
                    Budget(float(epsilon)), dry_run=True).certificate

@@ -667,6 +667,9 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     # the public bounds ||x|| <= data_norm, |u| <= 1 and a ridge given or None
     # (sufficient-statistics perturbation, docs/privacy.md §16)
     "sufficient_statistics": ("gram", "cross", "data_norm", "ridge", "p"),
+    # the sum of n values with a public bound |u_i| <= bound (the Laplace mechanism on a
+    # mean, docs/privacy.md §17.2)
+    "bounded_sum": ("total", "bound"),
 }
 
 

@@ -12,7 +12,12 @@ from .base import EuclideanSpace
 if TYPE_CHECKING:
     from ..privacy.certificate import Condition
 
-__all__ = ["SelectionTemplate"]
+__all__ = ["MISTAKES", "SelectionTemplate"]
+
+#: The utility of the classifiers' selections: minus the mistakes on the held-out part
+#: (formatted with the sensitivity).
+MISTAKES = ("u_i = -(mistakes of candidate i on the held-out part); replacing one held-out "
+            "record changes each u_i by at most {sensitivity:g}")
 
 
 class SelectionTemplate:
@@ -26,6 +31,9 @@ class SelectionTemplate:
         Public bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
     n : int
         Number of records the utilities read (public).
+    description : str or None, default=None
+        What u_i is and why one record moves it by at most ``sensitivity`` (the
+        certificate's line); None: minus the validation mistakes (:data:`MISTAKES`).
 
     Examples
     --------
@@ -48,10 +56,13 @@ class SelectionTemplate:
     residual_tol = float("inf")
     space = EuclideanSpace((1,))  # the released value is one index
 
-    def __init__(self, utilities: Any, sensitivity: float, n: int):
+    def __init__(self, utilities: Any, sensitivity: float, n: int,
+                 description: str | None = None):
         self.utilities = np.asarray(utilities, dtype=float)
         self.sensitivity = float(sensitivity)
         self.n = int(n)
+        self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
+                            else str(description))
 
     @property
     def noise_shape(self) -> tuple[int, ...]:

@@ -49,9 +49,7 @@ class Exponential(Mechanism["SelectionTemplate"]):
     def conditions(self, template: SelectionTemplate, budget: Budget) -> list[Condition]:
         return [Condition(
             "utility sensitivity", True, "computed from public parameters",
-            "u_i = -(mistakes of candidate i on the held-out part); replacing one "
-            "held-out record changes each u_i by at most "
-            f"{template.sensitivity:g}")]
+            template.description)]
 
     def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
         return Calibration(

@@ -1,0 +1,458 @@
+"""The front door for regression: :class:`PrivateRegressor` picks the learner from public quantities.
+
+One estimator for a user who knows ε (and δ) and the labels' public range: its ``plan``
+reads (n, d, ε, δ) and chooses the learner by the rule of
+:mod:`dpconvex.privacy.rules.front_door_regression` (docs/privacy.md §17.1); where the
+safeguard runs, a private selection on a validation part releases the model or the
+private mean of the labels, whichever it favours (§17.3). The choice and its reasons are
+lines of the certificate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import RegressorMixin
+
+from .._random import assign_noise, noise_source
+from .._validation import (
+    ACCOUNTANT,
+    DATA_NORM,
+    DELTA,
+    EPSILON,
+    RANDOM_STATE,
+    Auto,
+    Bool,
+    Constraint,
+    Float,
+    Optional,
+    check_fitted,
+    checks_feature_names,
+    feature_names_of,
+    with_feature_names,
+)
+from ..data.labels import excluded_rows
+from ..data.validation import check_array
+from ..errors import DataValidationError, PrivacyError, PrivacyWarning
+from ..privacy.accounting import reserve_budget
+from ..privacy.budget import Budget
+from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
+from ..privacy.mechanisms import get_mechanism
+from ..privacy.release import release
+from ..privacy.rules.front_door_regression import (
+    CONSTANT,
+    HANDICAP_LEVEL,
+    choose_regression_learner,
+    mean_epsilon,
+    regression_safeguard_applies,
+    regression_validation_rows,
+    selection_handicap,
+)
+from ..privacy.rules import front_door_regression as rules
+from ..privacy.rules.mechanism import has_positive_delta
+from ..templates.bounded_mean import BoundedMeanTemplate
+from .base import FitPlan, PrivateEstimator
+from .front_door import _take_rows
+from .label_range import LabelRange, LabelRangeMixin
+from .regression import PrivateLinearRegressor
+from .safeguard import ConstantRegressor, dry_selection, select_release, squared_error_utilities
+
+__all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
+
+#: The certificate's line on the safeguard's utility (its sensitivity).
+SELECTION_UTILITY = (
+    "u_model = -sum_i ((y^_i - u_i)/2)^2 - m and u_mean = -sum_i ((c - u_i)/2)^2 over the "
+    "validation rows, labels and predictions on the unit scale [-1, 1] (public maps): each "
+    "term lies in [0, 1], so replacing one validation record moves each utility by at most 1; "
+    "m is a public handicap (docs/privacy.md §17.3)")
+
+
+class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
+    """A differentially private linear regressor that chooses its learner from public quantities.
+
+    The front door for regression: set ε (and δ) and the labels' public range; the learner
+    follows from (n, d, ε, δ) by the rule of docs/privacy.md §17.1
+    (:func:`~dpconvex.privacy.rules.front_door_regression.choose_regression_learner`):
+
+    * few records per unit of ε and per coordinate (r = n·ε/(d + 1) below
+      :data:`~dpconvex.privacy.rules.front_door_regression.CONSTANT_BELOW`): the constant
+      prediction, the private mean of the labels (the Laplace mechanism, [DMNS06]_);
+    * otherwise median regression (the smoothed pinball loss at τ = 0.5, [KB78]_) with an
+      intercept by objective perturbation ([CMS11]_ Alg. 2 for a loss of the prediction,
+      [KST12]_ §3), its Gaussian form where δ > 0 on enough rows.
+
+    The **safeguard** (docs/privacy.md §17.3; on by default up to 100,000 rows): the
+    private mean of every row's label is released with a share ε_c of ε
+    (:func:`~dpconvex.privacy.rules.front_door_regression.mean_epsilon`); a permutation
+    drawn independently of the data splits the rows into a fitting part, on which the
+    learner is fitted with ε − ε_c (the validation rows get zero factors: X is not copied),
+    and a validation part, on which the exponential mechanism ([MT07]_) with ε − ε_c
+    selects the model or the mean by their squared error, the model's lowered by a public
+    handicap so that a model no better than the mean is released with probability at most
+    5 %. Sequential composition of the mean with the parallel composition of the two parts:
+    (ε, δ)-DP in all. Labels are clipped to ``label_range``, predictions too.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        ε > 0 of the release.
+    delta : float, default=0.0
+        δ in [0, 1): 0 for pure ε-DP; δ > 0 (e.g. 1/n²) lets the learner use its Gaussian
+        mechanism on enough rows.
+    label_range : (float, float)
+        The labels' public range (lo, hi), from documentation, never from the data: labels
+        are clipped to it (a per-record map, warned without a count) and predictions too.
+    data_norm : float, default=1.0
+        Public bound q on ‖x‖; rows above it are scaled down to it.
+        :class:`~dpconvex.PublicEncoder` builds rows within 1.
+    random_state : None or int, default=None
+        None seeds the noise from the OS (required for a real release); an int fixes it
+        (experiments only).
+    accountant : BudgetAccountant or None, default=None
+        Ledger charged with the certificate's (ε, δ).
+    safeguard : "auto" or bool, default="auto"
+        "auto": on for a model on at most 100,000 rows. False fits the learner on every row
+        with the whole (ε, δ).
+    validation_fraction : "auto" or float in (0, 1), default="auto"
+        With the safeguard, the share of rows that validate: ⌈fraction · n⌉, or for "auto"
+        ⌈0.2 n⌉ up to 2,000 rows and at least ⌈0.1 n⌉ (n only, public).
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The released model: the fitted learner, or a
+        :class:`~dpconvex.estimators.safeguard.ConstantRegressor` holding the private mean.
+    learner_ : str
+        "median regression" or "constant (private mean)".
+    n_features_in_ : int
+    certificate_ : Certificate
+
+    References
+    ----------
+    .. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+       Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
+    .. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+       Minimization and High-dimensional Regression. COLT 2012, §3.
+    .. [KB78] R. Koenker, G. Bassett. Regression Quantiles. Econometrica 46 (1978).
+    .. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. Calibrating Noise to
+       Sensitivity in Private Data Analysis. TCC 2006.
+    .. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy. FOCS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(5000, 3))
+    >>> y = 50 + 60 * X[:, 0] + rng.normal(scale=5, size=5000)
+    >>> reg = PrivateRegressor(epsilon=1.0, label_range=(0, 100), random_state=0).fit(X, y)
+    >>> reg.learner_, reg.score(X, y) > 0.5, reg.certificate_.epsilon <= 1.0
+    ('median regression', True, True)
+    """
+
+    _accepts_sparse: ClassVar[bool] = True
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": Optional(DELTA),
+        "label_range": LabelRange(),
+        "data_norm": DATA_NORM,
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+        "safeguard": Auto(Bool()),
+        "validation_fraction": Auto(Float(high=1.0)),
+    }
+    #: The learner's intercept column (inside the norm bound, as the regressors' default).
+    fit_intercept: ClassVar[bool] = True
+    intercept_scaling: ClassVar[float] = 1.0
+
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
+                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 random_state: Any = None, accountant: Any = None,
+                 safeguard: bool | str = "auto", validation_fraction: float | str = "auto"):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.label_range = label_range
+        self.data_norm = data_norm
+        self.random_state = random_state
+        self.accountant = accountant
+        self.safeguard = safeguard
+        self.validation_fraction = validation_fraction
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------------ plan
+    def _delta(self) -> float:
+        return float(self.delta) if has_positive_delta(self.delta) else 0.0
+
+    def _choice(self, n: int, n_features: int) -> Any:
+        return choose_regression_learner(n, n_features, float(self.epsilon), self._delta())
+
+    def _guarded(self, n: int, n_features: int) -> bool:
+        return regression_safeguard_applies(n, self._choice(n, n_features).learner,
+                                            self.safeguard)
+
+    def _make(self, mechanism: str, epsilon: float, *, guarded: bool) -> PrivateLinearRegressor:
+        """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard, which
+        then holds the budget and charges the ledger)."""
+        delta = self._delta() if mechanism.startswith("gaussian") else 0.0
+        return PrivateLinearRegressor(
+            loss="pinball", quantile=0.5, epsilon=epsilon, delta=delta, mechanism=mechanism,
+            label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
+            random_state=self.random_state, accountant=None if guarded else self.accountant)
+
+    def _sizes(self, n: int, caller: str) -> tuple[int, int]:
+        n_val = regression_validation_rows(n, self.validation_fraction)
+        if n_val < 1 or n - n_val < 2:
+            raise DataValidationError(
+                f"{caller}: n_samples = {n} rows cannot be split into a fitting part of at "
+                "least 2 rows and a validation part of at least 1 (validation_fraction = "
+                f"{self.validation_fraction!r}). Use more rows, another validation_fraction, "
+                "or safeguard=False.")
+        return n - n_val, n_val
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        choice = self._choice(n, n_features)
+        owner = type(self).__name__
+        if choice.learner == CONSTANT:
+            return FitPlan(
+                estimator=owner, n=n, n_classes=1, n_features=n_features,
+                template="bounded mean", mechanism=get_mechanism("laplace_mean"),
+                budget=Budget(float(self.epsilon), self._delta()), learner=CONSTANT,
+                backend="none (closed form)",
+                options={"label_range": self._label_bounds()},
+                notes=(self._label_note(), choice.reason))
+        if not self._guarded(n, n_features):
+            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
+            learner_plan = learner.plan(n, 1, n_features)
+            return dataclasses.replace(learner_plan, estimator=owner, notes=(
+                *learner_plan.notes, choice.reason, *self._unguarded_note(n)))
+        n_fit, n_val = self._sizes(n, f"{owner}.plan")
+        eps_mean = mean_epsilon(n, float(self.epsilon))
+        learner = self._make(choice.mechanism, float(self.epsilon) - eps_mean, guarded=True)
+        learner_plan = learner.plan(n, 1, n_features)
+        rest = Budget(float(self.epsilon) - eps_mean, learner_plan.budget.delta)
+        return dataclasses.replace(
+            learner_plan, estimator=owner,
+            budget=Budget(float(self.epsilon), self._delta()),
+            parts={"private mean (every row)": Budget(eps_mean),
+                   "model (fitting part)": rest, "selection (validation part)": Budget(rest.epsilon)},
+            notes=(*learner_plan.notes, choice.reason,
+                   self._safeguard_note(n_fit, n_val, eps_mean)))
+
+    def _unguarded_note(self, n: int) -> tuple[str, ...]:
+        if not isinstance(self.safeguard, str):
+            return ()
+        return (f"PrivateRegressor: safeguard='auto' is off for n = {n} rows: the learner is "
+                "fitted on every row with the whole budget (docs/privacy.md §17.3)",)
+
+    def _safeguard_note(self, n_fit: int, n_val: int, eps_mean: float) -> str:
+        return (f"PrivateRegressor: safeguard on: the private mean of the labels of every row "
+                f"(epsilon_c = {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} "
+                "validation rows' loss zeroed) and the exponential mechanism over (the model, "
+                f"the mean) on those {n_val}, each with epsilon - epsilon_c; the model's "
+                f"utility lowered by a public handicap (a model no better than the mean is "
+                f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
+                f"{self.validation_fraction!r}; docs/privacy.md §17.3)")
+
+    # ------------------------------------------------------------------------- fit
+    def fit(self, X: Any, y: Any) -> PrivateRegressor:
+        """Choose the learner from (n, d, ε, δ), fit it, and (safeguard) select the release.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+        """
+        self._validate_params()
+        owner = type(self).__name__
+        names = feature_names_of(X, f"{owner}.fit")
+        n, _, n_features = self.public_shape(X, y)
+        choice = self._choice(n, n_features)
+        if choice.learner == CONSTANT:
+            self._fit_constant(X, y, n, n_features, choice.reason)
+        elif self._guarded(n, n_features):
+            self._fit_safeguarded(X, y, n, n_features, choice)
+        else:
+            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
+            noise = noise_source(self)
+            with assign_noise({learner: noise.rng}, seeded=noise.seeded):
+                learner.fit(X, y)
+            learner.certificate_.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+            self.estimator_, self.learner_ = learner, choice.learner
+            self.certificate_ = learner.certificate_
+        self.n_features_in_ = n_features
+        return with_feature_names(self, names)
+
+    def _mean_release(self, u: np.ndarray, epsilon: float, rng: np.random.Generator,
+                      seeded: bool) -> tuple[float, Certificate]:
+        """The private mean of the unit labels (Laplace, §17.2), on the unit scale."""
+        released = release(BoundedMeanTemplate(lambda: float(np.sum(u)), u.size), "laplace_mean",
+                           Budget(float(epsilon)), None, rng, seeded=seeded)
+        return float(released.theta[0]), released.certificate
+
+    def _from_unit(self, value: float) -> float:
+        lo, hi = self._label_bounds()
+        return 0.5 * (hi + lo) + 0.5 * (hi - lo) * float(value)
+
+    def _fit_constant(self, X: Any, y: Any, n: int, n_features: int, reason: str) -> None:
+        owner = type(self).__name__
+        check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
+        noise = noise_source(self)
+        with reserve_budget(self.accountant, float(self.epsilon), 0.0, owner) as hold:
+            u = self._unit_labels(y, n, f"{owner}.fit")
+            mean, certificate = self._mean_release(u, float(self.epsilon), noise.rng,
+                                                   noise.seeded)
+            certificate.assumptions.extend((self._label_note(), reason))
+            hold.commit_certificate(certificate)
+        self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
+        self.estimator_.certificate_ = certificate
+        self.learner_ = CONSTANT
+        self.certificate_ = certificate
+
+    def _fit_safeguarded(self, X: Any, y: Any, n: int, n_features: int, choice: Any) -> None:
+        owner = type(self).__name__
+        epsilon = float(self.epsilon)
+        n_fit, n_val = self._sizes(n, f"{owner}.fit")
+        eps_mean = mean_epsilon(n, epsilon)
+        rest = epsilon - eps_mean
+        learner = self._make(choice.mechanism, rest, guarded=True)
+        noise = noise_source(self)
+        with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold:
+            X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
+                                    accept_dask=True)
+            u = self._unit_labels(y, n, f"{owner}.fit")
+            order = noise.rng.permutation(n)  # independent of the data (§17.3)
+            validation = np.sort(order[n_fit:])
+            held = np.zeros(n, dtype=bool)
+            held[validation] = True
+            mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
+            mean, mean_certificate = self._mean_release(u, eps_mean, mean_rng, noise.seeded)
+            lo, hi = self._label_bounds()
+            y_unit = u * (0.5 * (hi - lo)) + 0.5 * (hi + lo)  # the clipped labels, in their units
+            with assign_noise({learner: fit_rng}, seeded=noise.seeded), excluded_rows(held), \
+                    warnings.catch_warnings():
+                warnings.simplefilter("ignore", PrivacyWarning)  # the clip warning was given
+                learner.fit(X_checked, y_unit)
+            X_val = _take_rows(X_checked, validation, n, owner, self)
+            model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
+            u_val = u[validation]
+            utilities = squared_error_utilities(
+                [model_unit, np.full(n_val, mean)], u_val, [selection_handicap(rest), 0.0],
+                clip=rules.RESIDUAL_CLIP)
+            best, selection = select_release(np.zeros(2), rest, n_val, select_rng, noise.seeded,
+                                             utilities=utilities, description=SELECTION_UTILITY)
+            certificate = self._safeguard_certificate(
+                mean_certificate, learner.certificate_, selection, choice, (n_fit, n_val),
+                eps_mean, selected=best)
+            hold.commit_certificate(certificate)
+        if best == 0:
+            self.estimator_, self.learner_ = learner, choice.learner
+        else:
+            self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
+            self.estimator_.certificate_ = certificate
+            self.learner_ = CONSTANT
+            warnings.warn(
+                f"{owner}.fit: the safeguard released the private mean of the labels instead "
+                f"of the {choice.learner} model: the private selection on the validation rows "
+                "favoured it (a part of the release, docs/privacy.md §17.3). The signal in these "
+                f"rows does not outweigh the noise at epsilon = {epsilon:g}: use a larger "
+                "epsilon, delta > 0, more rows or fewer features, or compare with "
+                "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=3)
+        self.certificate_ = certificate
+
+    def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
+                               choice: Any, sizes: tuple[int, int], eps_mean: float,
+                               selected: int | None = None) -> Certificate:
+        """Sequential: the mean, then the parallel composition of the model and the selection."""
+        n_fit, n_val = sizes
+        candidates = [choice.learner, CONSTANT]
+        conditions = [
+            Condition("candidates fixed before the data", True, "enforced by dpconvex",
+                      f"the rule's learner ({choice.learner}) and the private mean"),
+            Condition("disjoint parts", True, "enforced by dpconvex",
+                      f"a permutation drawn independently of the data splits the {n_fit + n_val} "
+                      f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
+                      "(sizes from n only); the learner reads the first, the selection the "
+                      "second"),
+        ]
+        quantities: dict[str, Any] = {
+            "safeguard validation fraction": self.validation_fraction,
+            "part sizes": [n_fit, n_val], "safeguard candidates": candidates,
+            "epsilon of the mean": eps_mean,
+            "selection handicap": selection_handicap(float(self.epsilon) - eps_mean)}
+        if selected is not None:
+            quantities["safeguard selected"] = candidates[selected]
+        owner = type(self).__name__
+        try:
+            parts = compose_parallel(
+                [model, selection],
+                mechanism=("the learner on the fitting part, the exponential mechanism over the "
+                           "model and the mean on the validation part (docs/privacy.md §17.3)"),
+                epsilon_requested=float(self.epsilon) - eps_mean, delta_requested=self._delta(),
+                conditions=conditions,
+                labels=["model (fitting part)", "selection (validation part)"])
+            return compose_sequential(
+                [mean, parts],
+                mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
+                           "then the learner and the selection on disjoint parts "
+                           "(docs/privacy.md §17.3)"),
+                epsilon_requested=float(self.epsilon), delta_requested=self._delta(),
+                quantities=quantities,
+                assumptions=[self._label_note(), choice.reason,
+                             self._safeguard_note(n_fit, n_val, eps_mean),
+                             "replace-one adjacency; n is public (it fixes the part sizes)"],
+                labels=["private mean (every row)", "model and selection (disjoint parts)"])
+        except PrivacyError as exc:
+            raise PrivacyError(f"{owner}.fit: {exc}") from None
+
+    # --------------------------------------------------------------------- certify
+    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
+                n_classes: int | None = None, n_features: int | None = None) -> Any:
+        """The certificate a fit would carry (no noise drawn, nothing charged).
+
+        ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
+        a regression has no label set).
+        """
+        self._validate_params()
+        if X is None:
+            plan = self.plan(n if n is not None else 0, 1,
+                             n_features if n_features is not None else 0)
+            size = (plan.n, plan.n_features)
+        else:
+            shape = self.public_shape(X, y)
+            size = (shape[0], shape[2])
+        n_rows, d = size
+        choice = self._choice(n_rows, d)
+        owner = type(self).__name__
+        if choice.learner == CONSTANT:
+            certificate = release(BoundedMeanTemplate(0.0, n_rows), "laplace_mean",
+                                  Budget(float(self.epsilon)), dry_run=True).certificate
+            certificate.assumptions.extend((self._label_note(), choice.reason))
+            return certificate
+        if not self._guarded(n_rows, d):
+            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
+            certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
+            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
+            return certificate
+        n_fit, n_val = self._sizes(n_rows, f"{owner}.certify")
+        eps_mean = mean_epsilon(n_rows, float(self.epsilon))
+        learner = self._make(choice.mechanism, float(self.epsilon) - eps_mean, guarded=True)
+        mean = release(BoundedMeanTemplate(0.0, n_rows), "laplace_mean", Budget(eps_mean),
+                       dry_run=True).certificate
+        model = learner.certify(n=n_rows, n_classes=1, n_features=d)
+        selection = dry_selection(2, float(self.epsilon) - eps_mean, n_val, SELECTION_UTILITY)
+        return self._safeguard_certificate(mean, model, selection, choice, (n_fit, n_val),
+                                           eps_mean)
+
+    # --------------------------------------------------------------------- predict
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The released model's predictions, in the labels' units (within ``label_range``)."""
+        check_fitted(self, "estimator_")
+        return self.estimator_.predict(X)

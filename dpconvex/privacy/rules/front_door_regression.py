@@ -1,0 +1,178 @@
+"""The learner and the safeguard of :class:`~dpconvex.PrivateRegressor`, from public quantities only.
+
+The rule (docs/privacy.md §17.1), on n rows, d columns, ε and δ, with
+r = n·ε/(d + 1) the records per unit of ε and per coordinate:
+
+* r below :data:`CONSTANT_BELOW`: the constant, the private mean of the labels (the
+  Laplace mechanism with the whole ε, §17.2): no linear learner beats the training mean's
+  R² at so few records per coordinate on the selection corpus;
+* otherwise the smoothed median regression (:class:`~dpconvex.PrivateQuantileRegressor`'s
+  loss at τ = 0.5) with an intercept, objective perturbation; its Gaussian form where
+  δ > 0 and n >= :data:`GAUSSIAN_ROWS_AT_LEAST`.
+
+The safeguard (§17.3), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the private mean of every
+row with a share ε_c of ε (:func:`mean_epsilon`), then the learner on a fitting part and the
+exponential mechanism over {the model, the mean} on a validation part, each with ε − ε_c;
+the utility is minus the validation rows' squared error on the unit label scale, the model's
+lowered by a public handicap (:func:`selection_handicap`) so that a model no better than the
+mean is released with probability at most :data:`HANDICAP_LEVEL`.
+
+n is public under replace-one adjacency, d the number of columns, ε and δ are parameters.
+No data value is read. The constants were chosen on the regression corpus's selection seeds
+(benchmarks/corpus_run.py --task regression --seeds selection) and are reported on its
+report seeds (docs/privacy/front_door_regression.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from .mechanism import has_positive_delta
+
+__all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL",
+           "MEAN_RECORDS", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice", "SAFEGUARD_ROWS_AT_MOST",
+           "VALIDATION", "choose_regression_learner", "mean_epsilon",
+           "regression_safeguard_applies", "regression_validation_rows", "selection_handicap"]
+
+#: Learner names of the rule.
+MEDIAN = "median regression"
+CONSTANT = "constant (private mean)"
+
+#: r = n·ε/(d + 1) below this: the private mean (0 on the selection corpus: 20 cells of 90
+#: below the mean's R² − 0.005 with κ = 0.5; 25 and 50 alike).
+CONSTANT_BELOW = 25.0
+#: δ > 0: the Gaussian objective perturbation from this many rows (pure ε below: at δ = 1/n²
+#: its noise is the larger on small tables).
+GAUSSIAN_ROWS_AT_LEAST = 5_000
+#: ``safeguard="auto"``: on up to this many rows.
+SAFEGUARD_ROWS_AT_MOST = 100_000
+#: The private mean's share of ε: ε_c = n_c/n records' worth, n·ε_c = MEAN_RECORDS, kept
+#: between (floor, ceiling) · ε.
+MEAN_RECORDS = 400.0
+MEAN_SHARE = (0.05, 0.5)
+#: The selection releases a model no better than the mean with probability at most this
+#: (0.2 on the selection corpus: 24 of 90 cells below the mean's R² − 0.005).
+HANDICAP_LEVEL = 0.05
+#: κ: the selection's residuals on the unit label scale are clipped at κ, and each record's
+#: term is min(1, (residual/κ)²), so the utility's sensitivity stays 1 while its scale grows
+#: by (2/κ)² over unclipped residuals of the range [−1, 1]. On the selection corpus (90 cells
+#: of table × ε × δ, means over 5 seeds): κ = 0.5 selected median models whose R² was below
+#: the mean's on a skewed label (rwm1984, 4 cells by up to 0.009), κ = 1 lost power (mean R²
+#: 0.173 against 0.184), κ = 0.75 had no cell below the training mean's R² − 0.005.
+RESIDUAL_CLIP = 0.75
+#: Validation rows: (share, cap, floor share), as the classifier's safeguard.
+VALIDATION = (0.2, 2_000, 0.1)
+
+
+class RegressionChoice(NamedTuple):
+    """The learner :func:`choose_regression_learner` picked, its mechanism and the reason.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door_regression import choose_regression_learner
+    >>> choice = choose_regression_learner(20000, 10, 1.0, 0.0)
+    >>> choice.learner, choice.mechanism
+    ('median regression', 'objective')
+    """
+
+    learner: str
+    mechanism: str
+    reason: str
+
+
+def records_per_coordinate(n: int, n_features: int, epsilon: float) -> float:
+    """r = n·ε/(d + 1) (public)."""
+    return float(n) * float(epsilon) / (int(n_features) + 1)
+
+
+def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: float | None
+                              ) -> RegressionChoice:
+    """The learner for n rows, d features, ε and δ (the module's rule; public only).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door_regression import choose_regression_learner
+    >>> choose_regression_learner(300, 13, 0.5, 0.0).learner
+    'constant (private mean)'
+    >>> choose_regression_learner(30000, 20, 1.0, 1e-9).mechanism
+    'gaussian_objective'
+    """
+    r = records_per_coordinate(n, n_features, epsilon)
+    approx = has_positive_delta(delta)
+    if r < CONSTANT_BELOW:
+        return RegressionChoice(CONSTANT, "laplace_mean", (
+            f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {CONSTANT_BELOW:g} -> the "
+            "private mean of the labels (Laplace mechanism, the whole epsilon): the front "
+            "door's rule (docs/privacy.md §17.1; n, d, epsilon and delta only)"))
+    gaussian = approx and int(n) >= GAUSSIAN_ROWS_AT_LEAST
+    mechanism = "gaussian_objective" if gaussian else "objective"
+    form = ("Gaussian objective perturbation ((epsilon, delta)-DP)" if gaussian else
+            "objective perturbation (pure epsilon-DP" + (
+                f", delta unused: n = {int(n)} < {GAUSSIAN_ROWS_AT_LEAST})" if approx else ")"))
+    return RegressionChoice(MEDIAN, mechanism, (
+        f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} >= {CONSTANT_BELOW:g} -> median "
+        f"regression (smoothed pinball loss, tau = 0.5) with an intercept, {form}: the front "
+        "door's rule (docs/privacy.md §17.1; n, d, epsilon and delta only)"))
+
+
+def regression_safeguard_applies(n: int, learner: str, safeguard: bool | str) -> bool:
+    """Whether the safeguard runs: "auto" for a model on at most :data:`SAFEGUARD_ROWS_AT_MOST`
+    rows; a bool as given (never for the constant, which is the safeguard's fallback).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door_regression import regression_safeguard_applies
+    >>> regression_safeguard_applies(5000, "median regression", "auto")
+    True
+    >>> regression_safeguard_applies(10**6, "median regression", "auto")
+    False
+    """
+    if learner == CONSTANT:
+        return False
+    if isinstance(safeguard, str):  # "auto"
+        return int(n) <= SAFEGUARD_ROWS_AT_MOST
+    return bool(safeguard)
+
+
+def regression_validation_rows(n: int, validation_fraction: float | str) -> int:
+    """Validation rows of the safeguard (public: n and the parameter only).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door_regression import regression_validation_rows
+    >>> [regression_validation_rows(n, "auto") for n in (500, 5000, 50000)]
+    [100, 1000, 5000]
+    """
+    if isinstance(validation_fraction, str):  # "auto"
+        share, cap, floor = VALIDATION
+        return max(math.ceil(floor * n), min(math.ceil(share * n), cap))
+    return math.ceil(float(validation_fraction) * n)
+
+
+def mean_epsilon(n: int, epsilon: float) -> float:
+    """ε_c, the safeguard's share for the private mean: MEAN_RECORDS/n within the shares.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door_regression import mean_epsilon
+    >>> mean_epsilon(400, 1.0), mean_epsilon(4000, 1.0), mean_epsilon(10**6, 1.0)
+    (0.5, 0.1, 0.05)
+    """
+    low, high = MEAN_SHARE
+    return float(min(high * epsilon, max(low * epsilon, MEAN_RECORDS / int(n))))
+
+
+def selection_handicap(epsilon: float, sensitivity: float = 1.0) -> float:
+    """m = (2Δ/ε)·ln(1/β), β = :data:`HANDICAP_LEVEL`: subtracted from the model's utility.
+
+    With two candidates, a model whose utility is at most the mean's is selected with
+    probability 1/(1 + exp(ε(m + gap)/(2Δ))) <= β (docs/privacy.md §17.3).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door_regression import selection_handicap
+    >>> round(selection_handicap(1.0), 3)
+    5.991
+    """
+    return 2.0 * float(sensitivity) / float(epsilon) * math.log(1.0 / HANDICAP_LEVEL)
