@@ -854,7 +854,7 @@ def loader_cases() -> list[Case]:
         cases.append(Case(f"load_kddcup99({kid})",
                           lambda n=n: ds.load_kddcup99(**{**loaders["load_kddcup99"][1],
                                                           "n_samples": n}), True))
-    for name in ("breast_cancer", "wine", "digits"):
+    for name in ("breast_cancer", "wine", "digits", "diabetes"):
         cases.append(Case(f"load_sklearn({name})", lambda name=name: ds.load_sklearn(name), False,
                           check=_xy_ok))
     for vid, value in BAD_VALUES + [("None", None), ("True", True), ("0", 0), ("bad name", "mnist")]:

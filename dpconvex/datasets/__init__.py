@@ -3,7 +3,7 @@
 Chaudhuri, Monteleoni & Sarwate ([CMS]_, JMLR 2011, §7) run their experiments on
 UCI Adult [ADULT]_ and on KDD Cup 1999 [KDD99]_; this package also loads the small Wisconsin
 breast-cancer set [BCW]_ for quick checks, and scikit-learn's bundled breast-cancer,
-wine and digits sets. CMS turn categorical attributes into binary indicators,
+wine and digits sets and its diabetes regression set. CMS turn categorical attributes into binary indicators,
 scale every column so that its *largest value in the data* is 1, and then bring
 every row to norm at most 1. Scaling by data maxima is not private: the maximum
 of a column is a function of the data set, so a single record (say one very
@@ -23,10 +23,10 @@ whose constants are never computed from the loaded data:
    capital-loss), logarithmically, ``log1p(x - lo) / log1p(hi - lo)``. The
    ranges are in :data:`ADULT_NUMERIC_RANGES` (with :data:`ADULT_LOG_SCALED`),
    :data:`KDDCUP99_NUMERIC_RANGES` (with :data:`KDDCUP99_LOG_SCALED`),
-   :data:`BREAST_CANCER_NUMERIC_RANGES`, :data:`SKLEARN_BREAST_CANCER_RANGES`
-   and :data:`SKLEARN_WINE_RANGES`, each with the source of the bound. The
-   scikit-learn breast-cancer and wine features are then centered to
-   ``[-1/2, 1/2]`` (:func:`scale_by_public_ranges`).
+   :data:`BREAST_CANCER_NUMERIC_RANGES`, :data:`SKLEARN_BREAST_CANCER_RANGES`,
+   :data:`SKLEARN_WINE_RANGES` and :data:`SKLEARN_DIABETES_RANGE`, each with the
+   source of the bound. The scikit-learn breast-cancer, wine and diabetes features
+   are then centered to ``[-1/2, 1/2]`` (:func:`scale_by_public_ranges`).
 2. **Categorical columns** are one-hot encoded over the category list from the
    dataset's documentation (:data:`ADULT_CATEGORIES`,
    :data:`KDDCUP99_CATEGORIES`). A value not in the list maps to an all-zero
@@ -57,7 +57,9 @@ encoding (:data:`ADULT_CLASSES`, :data:`KDDCUP99_CLASSES`,
 :data:`BREAST_CANCER_CLASSES`, :data:`SKLEARN_CLASSES`), never read from the
 loaded labels: a fit on it needs no ``classes=`` and reads nothing about the
 label set from the records (``load_adult(return_frame=True)`` returns a
-category-dtype ``pandas.Series`` with those categories instead).
+category-dtype ``pandas.Series`` with those categories instead). A regression
+target (scikit-learn's diabetes) is a float array; its public range, for a
+regressor's ``label_range``, is in :data:`SKLEARN_LABEL_RANGES`.
 
 Because the map is applied to each record on its own, replacing one record
 changes one row of ``X`` and nothing else, which is what the per-record norm
@@ -124,6 +126,8 @@ from .schemas import (
     KDDCUP99_SCHEMA,
     SKLEARN_BREAST_CANCER_RANGES,
     SKLEARN_CLASSES,
+    SKLEARN_DIABETES_RANGE,
+    SKLEARN_LABEL_RANGES,
     SKLEARN_SCHEMAS,
     SKLEARN_WINE_RANGES,
 )
@@ -157,6 +161,8 @@ __all__ = [
     "KDDCUP99_TEST_FRACTION",
     "SKLEARN_BREAST_CANCER_RANGES",
     "SKLEARN_CLASSES",
+    "SKLEARN_DIABETES_RANGE",
+    "SKLEARN_LABEL_RANGES",
     "SKLEARN_SCHEMAS",
     "SKLEARN_WINE_RANGES",
     "encode",

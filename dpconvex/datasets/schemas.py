@@ -33,6 +33,8 @@ __all__ = [
     "KDDCUP99_SCHEMA",
     "SKLEARN_BREAST_CANCER_RANGES",
     "SKLEARN_CLASSES",
+    "SKLEARN_DIABETES_RANGE",
+    "SKLEARN_LABEL_RANGES",
     "SKLEARN_SCHEMAS",
     "SKLEARN_WINE_RANGES",
 ]
@@ -272,6 +274,13 @@ SKLEARN_WINE_RANGES: tuple[tuple[float, float], ...] = (
     (278.0, 1680.0),
 )
 
+#: scikit-learn's diabetes features, documented as "real, -.2 < x < .2" (the table of
+#: ``load_diabetes``'s docstring): each column is mean-centred and scaled to a sum of
+#: squares of 1 over the 442 rows (``load_diabetes().DESCR``), so every entry is small. Like
+#: the published ranges of breast cancer and wine, the bound summarises these rows (and the
+#: scaling itself is a statistic of them); values outside it are clipped by the encoder.
+SKLEARN_DIABETES_RANGE: tuple[float, float] = (-0.2, 0.2)
+
 #: Every pixel of scikit-learn's digits is an integer count in [0, 16] by the
 #: format (8x8 blocks of 4x4 binary pixels), so this range is public.
 DIGITS_PIXEL_RANGE: tuple[float, float] = (0.0, 16.0)
@@ -291,12 +300,13 @@ KDDCUP99_SCHEMA = PublicSchema(
 #: Breast Cancer Wisconsin (original): 9 numeric columns in [1, 10].
 BREAST_CANCER_SCHEMA = PublicSchema(_BREAST_COLUMNS, BREAST_CANCER_NUMERIC_RANGES)
 
-#: scikit-learn sets: breast cancer and wine centered to [-1/2, 1/2] per column
+#: scikit-learn sets: breast cancer, wine and diabetes centered to [-1/2, 1/2] per column
 #: (rows divided by sqrt(d)/2); digits pixels mapped to [0, 1] (rows divided by 8).
 SKLEARN_SCHEMAS: dict[str, PublicSchema] = {
     "breast_cancer": PublicSchema.from_ranges(SKLEARN_BREAST_CANCER_RANGES, centered=True),
     "wine": PublicSchema.from_ranges(SKLEARN_WINE_RANGES, centered=True),
     "digits": PublicSchema.from_ranges([DIGITS_PIXEL_RANGE] * 64, prefix="pixel_"),
+    "diabetes": PublicSchema.from_ranges([SKLEARN_DIABETES_RANGE] * 10, centered=True),
 }
 
 #: Names of the 104 Adult features, in column order (one-hot as ``attr=value``).
@@ -321,4 +331,16 @@ SKLEARN_CLASSES: dict[str, tuple[int, ...]] = {
     "breast_cancer": (0, 1),
     "wine": (0, 1, 2),
     "digits": tuple(range(10)),
+}
+
+#: scikit-learn's regression sets: the public range (lo, hi) of the target, for a
+#: regressor's ``label_range``. Diabetes: ``load_diabetes().DESCR`` documents the target
+#: as "a quantitative measure of disease progression one year after baseline" and gives no
+#: range; the table of ``load_diabetes``'s docstring lists "integer 25 - 346", the extremes
+#: of the 442 records themselves (a statistic of the data, not a bound known before it).
+#: The range here is a round domain bound for a non-negative progression score that holds
+#: those documented values with a margin, (0, 400); labels outside it are clipped by the
+#: regressor, so privacy does not rest on it being right.
+SKLEARN_LABEL_RANGES: dict[str, tuple[float, float]] = {
+    "diabetes": (0.0, 400.0),
 }

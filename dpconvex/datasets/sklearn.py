@@ -7,7 +7,7 @@ import numpy as np
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..errors import ParameterError
-from .schemas import SKLEARN_CLASSES, SKLEARN_SCHEMAS
+from .schemas import SKLEARN_CLASSES, SKLEARN_LABEL_RANGES, SKLEARN_SCHEMAS
 
 __all__ = ["load_sklearn"]
 
@@ -21,34 +21,42 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
 
     Parameters
     ----------
-    name : {"breast_cancer", "wine", "digits"}
+    name : {"breast_cancer", "wine", "digits", "diabetes"}
         ``breast_cancer`` and ``wine``: each column is clipped to the (min, max)
         published in the dataset's description
         (:data:`SKLEARN_BREAST_CANCER_RANGES`, :data:`SKLEARN_WINE_RANGES`),
         mapped linearly to ``[-1/2, 1/2]``, and rows are divided by
         ``sqrt(d)/2``. ``digits``: pixels are in ``[0, 16]`` by the format,
         mapped to ``[0, 1]``, and rows divided by ``sqrt(64) = 8``.
+        ``diabetes`` (regression): scikit-learn's scaled features, documented as
+        real in ``(-0.2, 0.2)`` (:data:`SKLEARN_DIABETES_RANGE`), clipped to that
+        range, mapped to ``[-1/2, 1/2]`` and rows divided by ``sqrt(10)/2``, that
+        is ``x / (0.2 sqrt(10))``.
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), dtype float64
         Encoded features; every row has norm <= 1. Breast cancer: (569, 30);
-        wine: (178, 13); digits: (1797, 64).
-    y : LabelArray of shape (n_samples,)
-        The labels as scikit-learn gives them: a NumPy array carrying the
-        documented label set :data:`SKLEARN_CLASSES` ``[name]`` (``y.classes``;
-        :mod:`dpconvex.data.labels`), so a fit needs no ``classes=``.
+        wine: (178, 13); digits: (1797, 64); diabetes: (442, 10).
+    y : LabelArray or ndarray of shape (n_samples,)
+        The labels as scikit-learn gives them. Classification: a NumPy array
+        carrying the documented label set :data:`SKLEARN_CLASSES` ``[name]``
+        (``y.classes``; :mod:`dpconvex.data.labels`), so a fit needs no
+        ``classes=``. Diabetes: the float targets, whose public range for a
+        regressor's ``label_range`` is :data:`SKLEARN_LABEL_RANGES` ``["diabetes"]``,
+        ``(0, 400)``.
 
     Raises
     ------
     ParameterError
-        If ``name`` is not one of the three datasets.
+        If ``name`` is not one of the four datasets.
 
-    .. warning:: The published ranges of breast_cancer and wine were computed by
-       the data's publishers from the same records, so that preprocessing is not
-       covered by a privacy guarantee; it stands in for ranges a data owner knows
-       before seeing the data (as the digits format range is). Never take ranges
-       from your own private data.
+    .. warning:: The published ranges of breast_cancer, wine and the diabetes
+       features were computed by the data's publishers from the same records (and
+       the diabetes features are scikit-learn's standardization of those records),
+       so that preprocessing is not covered by a privacy guarantee; it stands in
+       for ranges a data owner knows before seeing the data (as the digits format
+       range is). Never take ranges from your own private data.
 
     Examples
     --------
@@ -59,18 +67,26 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     ((178, 13), [0, 1, 2])
     >>> bool(np.linalg.norm(X, axis=1).max() <= 1.0)
     True
+    >>> from dpconvex.datasets import SKLEARN_LABEL_RANGES
+    >>> Xd, yd = load_sklearn("diabetes")
+    >>> Xd.shape, SKLEARN_LABEL_RANGES["diabetes"]
+    ((442, 10), (0.0, 400.0))
     """
-    from sklearn.datasets import load_breast_cancer, load_digits, load_wine
+    from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_wine
 
     loaders = {
         "breast_cancer": load_breast_cancer,
         "wine": load_wine,
         "digits": load_digits,
+        "diabetes": load_diabetes,
     }
     if not isinstance(name, str) or name not in loaders:
         raise ParameterError(
             f"The 'name' parameter of load_sklearn must be one of ('breast_cancer', 'wine', "
-            f"'digits'). Got {name!r} instead."
+            f"'digits', 'diabetes'). Got {name!r} instead."
         )
     X, y = loaders[name](return_X_y=True)
-    return PublicEncoder(SKLEARN_SCHEMAS[name]).fit_transform(X), LabelArray(y, SKLEARN_CLASSES[name])
+    encoded = PublicEncoder(SKLEARN_SCHEMAS[name]).fit_transform(X)
+    if name in SKLEARN_LABEL_RANGES:  # a regression target: no label set
+        return encoded, np.asarray(y, dtype=np.float64)
+    return encoded, LabelArray(y, SKLEARN_CLASSES[name])

@@ -45,8 +45,8 @@ def release_name(estimator: BaseEstimator) -> str:
     The certificate's mechanism line (``certificate_.mechanism``) without its
     references and counts; prefixed by the learner a front door chose
     (``learner_``) when the line does not name it already; for a front door with its
-    safeguard, its released model's line (or the constant class it released); for a
-    private tuning (``best_estimator_``), the tuning and the chosen model's release.
+    safeguard, its released model's line, or the constant it released "selected by the
+    safeguard"; for a private tuning (``best_estimator_``), the tuning and the chosen model's release.
 
     Parameters
     ----------
@@ -80,6 +80,10 @@ def release_name(estimator: BaseEstimator) -> str:
         model = getattr(inner, "certificate_", None)  # the front door's safeguard: its model
         learner = getattr(estimator, "learner_", "")
         return f"{learner}: {_short(str(model.mechanism))}" if model is not None else learner
+    quantities = getattr(estimator.certificate_, "quantities", None) or {}
+    if inner is not None and "safeguard selected" in quantities:  # the safeguard's fallback
+        return f"{getattr(estimator, 'learner_', quantities['safeguard selected'])}: selected by " \
+               "the safeguard"
     chosen = getattr(estimator, "best_estimator_", None)
     if chosen is not None and hasattr(chosen, "certificate_"):
         return f"{_short(mechanism.split(':', 1)[0])}, chosen: {release_name(chosen)}"
@@ -178,6 +182,9 @@ class WarningTally:
 def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "") -> list[str]:
     """One line per distinct warning: category, count, methods and its first sentence.
 
+    Warnings whose texts share their first sentence (the same warning at several ε)
+    share a line, their counts summed.
+
     Parameters
     ----------
     entries : list of dict
@@ -195,11 +202,17 @@ def warning_lines(entries: list[dict[str, Any]], fits: int, full_text: str = "")
     >>> warning_lines([entry], 10, "results.json")
     ['PrivacyWarning from 2 of 10 fits (LR): Noise is large. [... full text in results.json]']
     """
-    out = []
-    for e in entries:
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for e in entries:  # texts that differ after their first sentence share one line
         head = first_sentence(e["message"])
-        more = " ".join(e["message"].split()) != head
-        tail = (f" [... full text in {full_text}]" if full_text else " [...]") if more else ""
-        count = f" from {e['fits']} of {fits} fits" if e["fits"] else ""
-        out.append(f"{e['category']}{count} ({', '.join(e['methods'])}): {head}{tail}")
+        line = merged.setdefault((e["category"], head), {"fits": 0, "methods": [], "more": False})
+        line["fits"] += e["fits"]
+        line["methods"].extend(m for m in e["methods"] if m not in line["methods"])
+        line["more"] |= " ".join(e["message"].split()) != head
+    out = []
+    for (category, head), line in sorted(merged.items(), key=lambda item: -item[1]["fits"]):
+        tail = ((f" [... full text in {full_text}]" if full_text else " [...]") if line["more"]
+                else "")
+        count = f" from {line['fits']} of {fits} fits" if line["fits"] else ""
+        out.append(f"{category}{count} ({', '.join(line['methods'])}): {head}{tail}")
     return out

@@ -113,14 +113,16 @@ class ProblemResult:
 
         A method whose fits released different learners or mechanisms at
         different points (a rule that switches on public quantities) gets one
-        row per release, labelled ``"method → release"`` from the certificates.
+        row per release, labelled ``"method → release"`` from the certificates; points
+        whose fits released the same set of learners (a safeguard releasing the model in
+        some runs and its fallback in others) share a row, ``"method → A / B"``.
         """
         out = []
         for method, d in self.errors.items():
             released = self.released.get(method, {})
             groups: dict[tuple[str, ...], dict[float, list[float]]] = {}
             for x, values in d.items():
-                groups.setdefault(tuple(released.get(x, {})), {})[x] = values
+                groups.setdefault(tuple(sorted(released.get(x, {}))), {})[x] = values
             for names, part in groups.items():
                 label = f"{method} → {' / '.join(names)}" if names else method
                 out.append((label, method, part))

@@ -137,6 +137,7 @@ DATASETS: dict[str, Callable[..., Any]] = {
     "sklearn_breast_cancer": lambda: _sk("breast_cancer"),  # no options: any is an error
     "sklearn_wine": lambda: _sk("wine"),
     "sklearn_digits": lambda: _sk("digits"),
+    "sklearn_diabetes": lambda: _sk("diabetes"),
 }
 
 #: Estimators a problem may name (public dpconvex classes); any other by import path.
@@ -145,6 +146,8 @@ ESTIMATORS = (
     "PrivateHuberSVM",
     "PrivateLinearClassifier",
     "PrivateLinearRegressor",
+    "PrivateLinearRegression",
+    "PrivateRegressor",
     "PrivateLargeMarginGaussian",
     "NoisyGradientDescent",
     "PrivateGaussianCentroid",

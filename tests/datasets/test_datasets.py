@@ -693,6 +693,30 @@ def test_readme_relative_path_from_notebooks(data_home, monkeypatch):
         assert X.shape == (683, 9)
 
 
+# --------------------------------------------------------------- scikit-learn's diabetes
+
+
+def test_sklearn_diabetes_is_encoded_by_its_documented_range():
+    """Features clipped to the documented (-0.2, 0.2), rows divided by 0.2 sqrt(10); the
+    target a float array whose public range is a documented constant, not the data's."""
+    from sklearn.datasets import load_diabetes
+
+    from dpconvex.datasets import SKLEARN_DIABETES_RANGE, SKLEARN_LABEL_RANGES, load_sklearn
+
+    X, y = load_sklearn("diabetes")
+    raw, target = load_diabetes(return_X_y=True)
+    assert X.shape == (442, 10) and y.dtype == np.float64 and type(y) is np.ndarray
+    assert SKLEARN_DIABETES_RANGE == (-0.2, 0.2)
+    np.testing.assert_allclose(X, np.clip(raw, -0.2, 0.2) / (0.2 * math.sqrt(10)), atol=1e-15)
+    assert np.linalg.norm(X, axis=1).max() <= 1.0
+    np.testing.assert_array_equal(y, target)
+    lo, hi = SKLEARN_LABEL_RANGES["diabetes"]
+    assert (lo, hi) == (0.0, 400.0) and lo < target.min() and target.max() < hi
+    assert (lo, hi) != (target.min(), target.max())  # a domain range, not the extremes
+    with pytest.raises(ParameterError, match="'diabetes'"):
+        load_sklearn("boston")
+
+
 # --------------------------------------------------------------- encoder
 
 

@@ -6,7 +6,14 @@ from pathlib import Path
 import pytest
 
 from dpconvex import cli
-from dpconvex.runs import ProblemError, list_problems, load_problem, run_problem
+from dpconvex.runs import (
+    CONSTANT_PREDICTION,
+    MAJORITY,
+    ProblemError,
+    list_problems,
+    load_problem,
+    run_problem,
+)
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 NEEDS_FILES = {"adult", "kddcup99", "breast_cancer_wisconsin"}
@@ -38,8 +45,29 @@ def test_problem_quick_form_within_band(path, tmp_path, request):
         request.getfixturevalue("data_home")  # conftest: skips locally, fails in CI if missing
     res = run_problem(pr, quick=True, progress=False)
     assert res.checks, "a problem must check at least one band in its quick form"
-    assert len(res.baselines["majority class"]) == res.runs  # the trivial baseline, every run
+    trivial = CONSTANT_PREDICTION if pr.metric == "r2" else MAJORITY
+    assert len(res.baselines[trivial]) == res.runs  # the trivial baseline, every run
     assert res.passed, res.table()
+
+
+def test_diabetes_regression_quick_form_runs_end_to_end(tmp_path):
+    """The bundled regression problem (no download): parses as R², runs quick, writes its files."""
+    pr = load_problem("diabetes_regression")
+    assert pr.metric == "r2" and pr.dataset == "sklearn_diabetes"
+    labels = {m.label: m for m in pr.methods}
+    assert labels["PrivateRegressor"].private and labels["PrivateRegressor"].params["label_range"] \
+        == [0.0, 400.0]
+    assert not labels["least squares non-private (scikit-learn)"].private
+    out = tmp_path / "out"
+    assert cli.main(["run", "diabetes_regression", "--quick", "--out", str(out),
+                     "--no-progress"]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["metric"] == "r2" and data["passed"] and data["quick"]
+    assert len(data["baselines"][CONSTANT_PREDICTION]["errors"]) == data["runs"] == 2
+    released = data["released"]["PrivateRegressor"]
+    assert any("constant (private mean)" in name for name in released["0.5"])  # r < 25
+    assert any("median regression" in name for name in released["10.0"])
+    assert (out / "error_vs_epsilon.png").stat().st_size > 1000
 
 
 def _write(tmp_path, text):

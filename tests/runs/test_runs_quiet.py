@@ -9,7 +9,14 @@ import pytest
 
 from dpconvex import PrivateClassifier, PrivateLargeMarginGaussian, cli
 from dpconvex.errors import PrivacyWarning
-from dpconvex.runs import WarningTally, load_data, release_name, run_problem, warning_lines
+from dpconvex.runs import (
+    WarningTally,
+    first_sentence,
+    load_data,
+    release_name,
+    run_problem,
+    warning_lines,
+)
 from dpconvex.runs.demo import run_demo
 
 # objective perturbation on wine at small epsilon: every fit at epsilon 0.3 and 1 warns
@@ -128,6 +135,28 @@ def test_warning_tally_counts_fits_not_occurrences():
         "UserWarning from 2 of 5 fits (A): Same text. [... full text in r.json]"]
 
 
+def test_warning_lines_share_a_line_for_one_first_sentence():
+    """The same warning at several ε (texts differing after the first sentence): one line."""
+    entries = [{"category": "PrivacyWarning", "message": f"Mean released. At epsilon = {eps}.",
+                "fits": fits, "methods": [method]}
+               for eps, fits, method in ((1, 3, "A"), (2, 2, "B"), (5, 1, "A"))]
+    entries.append({"category": "UserWarning", "message": "Mean released.", "fits": 4,
+                    "methods": ["C"]})
+    assert warning_lines(entries, 20) == [
+        "PrivacyWarning from 6 of 20 fits (A, B): Mean released. [...]",
+        "UserWarning from 4 of 20 fits (C): Mean released."]
+
+
+def test_release_name_of_a_safeguard_fallback():
+    """A front door whose safeguard released its constant: the learner and the selection."""
+    certificate = SimpleNamespace(mechanism="PrivateRegressor with its safeguard: ...",
+                                  quantities={"safeguard selected": "constant (private mean)"})
+    fallback = SimpleNamespace(certificate_=certificate)
+    door = SimpleNamespace(certificate_=certificate, estimator_=fallback,
+                           learner_="constant (private mean)")
+    assert release_name(door) == "constant (private mean): selected by the safeguard"
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     import contextlib
@@ -164,7 +193,8 @@ def test_demo_leads_with_the_front_door_named_from_its_certificate(demo):
 def test_demo_prints_each_distinct_warning_once_after_the_table(demo):
     results, out, err = demo
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert results["warnings"] and len(lines) == len(results["warnings"])
+    assert results["warnings"] and len(lines) == len(
+        {(w["category"], first_sentence(w["message"])) for w in results["warnings"]})
     assert all(ln.startswith("dpconvex demo: ") and " fits (" in ln for ln in lines)
     assert all(w["fits"] <= 2 for w in results["warnings"])  # at most the runs at one epsilon
 
@@ -176,5 +206,5 @@ def test_main_job_quick_form_prints_one_stderr_line_per_distinct_warning(tmp_pat
     std = capsys.readouterr()
     distinct = json.loads((out / "results.json").read_text())["warnings"]
     lines = [ln for ln in std.err.splitlines() if ln.strip()]
-    assert len(lines) == len(distinct) == len({(w["category"], w["message"]) for w in distinct})
+    assert len(lines) == len({(w["category"], first_sentence(w["message"])) for w in distinct})
     assert "| LM-Gaussian defaults → K-norm mechanism on class centroids |" in std.out

@@ -107,3 +107,18 @@ def test_cli_run_prints_and_writes_the_baseline(tmp_path, capsys):
     assert f"| {MAJORITY} |" in capsys.readouterr().out
     d = json.loads((out / "results.json").read_text())
     assert len(d["baselines"][MAJORITY]["errors"]) == 1
+
+
+def test_rows_group_points_by_the_set_of_releases_in_any_order():
+    """A safeguard releasing the model in some runs and its fallback in others: one row for
+    every point with that pair, whichever release its first run made."""
+    from dpconvex.runs import ProblemResult, load_problem
+
+    problem = load_problem("wine_large_margin")
+    released = {"M": {1.0: {"fallback": 1, "model": 1}, 2.0: {"model": 1, "fallback": 1},
+                      5.0: {"model": 2}}}
+    result = ProblemResult(problem, quick=True, runs=2,
+                           errors={"M": {1.0: [0.1, 0.2], 2.0: [0.1, 0.1], 5.0: [0.0, 0.1]}},
+                           released=released)
+    rows = {label: sorted(points) for label, _, points in result.rows()}
+    assert rows == {"M → fallback / model": [1.0, 2.0], "M → model": [5.0]}
