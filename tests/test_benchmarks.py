@@ -167,6 +167,7 @@ QUICK_RUNS = [
     ("huber_regression_scale", []),
     ("from_cvxpy_speed", []),
     ("ssp_regression", []),
+    ("regression_guide_table", []),
 ]
 
 
@@ -199,3 +200,71 @@ def test_solver_speed_runs_the_native_solver_alone_at_chosen_sizes(tmp_path):
     assert [r["n"] for r in rows] == [200, 300]
     assert all(len(r["native_times"]) == 2 and r["backends"] == {} for r in rows)
     assert all(r["native_residual"] <= 1e-8 for r in rows)
+
+
+def _corpus_regression_json(path: Path) -> Path:
+    """A small output in corpus_run.py --task regression's format: two tables, ε 0.5 and 1,
+    δ 0 and 1/n², diffprivlib on one table, a refusal and a missing cell."""
+    def cell(table, eps, delta, front, dpl=None):
+        stats = {"front_door": front, "rule": front, "huber": [0.1, 0.01],
+                 "non-private": [0.6, 0.01], "non-private huber": [0.62, 0.01],
+                 "mean": [-0.004, 0.001]}
+        if dpl is not None:
+            stats["diffprivlib:lr"] = dpl
+        return {"table": table, "epsilon": eps, "delta": delta, "n_train": 300, "stats": stats}
+
+    cells = [cell("alpha", 0.5, "0", [-0.002, 0.001], [-2.5, 0.4]),
+             cell("alpha", 0.5, "1/n2", [-0.001, 0.001], [-2.5, 0.4]),
+             cell("alpha", 1.0, "0", [0.3, 0.02], [-0.8, 0.2]),
+             cell("alpha", 1.0, "1/n2", [0.35, 0.02], [-0.8, 0.2]),
+             cell("beta", 0.5, "0", "refused: ParameterError"),
+             cell("beta", 0.5, "1/n2", None),
+             cell("beta", 1.0, "0", [0.2, 0.03]),
+             cell("beta", 1.0, "1/n2", [-0.9, 0.1])]
+    data = {"task": "regression", "seeds": [9400, 9401], "cells": cells, "rule": "front_door",
+            "splits": [{"table": "alpha", "seed": 9400, "n_train": 300},
+                       {"table": "beta", "seed": 9400, "n_train": 1200}]}
+    path.write_text(json.dumps({"script": "corpus_run-regression", "data": data}))
+    return path
+
+
+def test_regression_guide_table_reads_a_corpus_run(tmp_path):
+    import regression_guide_table as guide
+
+    source = _corpus_regression_json(tmp_path / "corpus_run-regression.json")
+    data = guide.main([str(tmp_path), "--out", str(tmp_path / "out"), "--plot",
+                       str(tmp_path / "r2.png"), "--floor", "-0.5"])
+    head, rule, alpha, beta, median = data["guide_table"][:5]
+    assert head.startswith("| table | n train | front door ε = 0.5 | front door ε = 1 | "
+                           "diffprivlib ε = 0.5 | diffprivlib ε = 1 | non-private Ridge")
+    assert alpha == ("| alpha | 300 | -0.002 / -0.001 | 0.300 / 0.350 | -2.500 | -0.800 | 0.600 | "
+                     "0.620 | -0.004 |")
+    assert beta == "| beta | 1200 | refused / – | 0.200 / -0.900 | – | – | 0.600 | 0.620 | -0.004 |"
+    assert median.startswith("| **median over tables** |  | -0.002 / -0.001 | 0.250 / -0.275 |")
+    assert data["source"] == str(source) and (tmp_path / "r2.png").stat().st_size > 1000
+    written = json.loads((tmp_path / "out" / "regression_guide_table.json").read_text())
+    summary = written["tables"][0]["rows"]
+    assert summary[2] == ["front door (front_door) ε = 1, δ = 0", "0.250", "2 / 2", "2 / 2"]
+    assert summary[3][2:] == ["1 / 2", "1 / 2"]  # beta at δ = 1/n² is below the mean
+    guide.main([str(source), "--out", str(tmp_path / "out"), "--layout", "median",
+                "--plot", str(tmp_path / "median.png")])
+    assert (tmp_path / "median.png").stat().st_size > 1000
+    with pytest.raises(FileNotFoundError, match="corpus_run.py --task regression"):
+        guide.main([str(tmp_path / "missing.json"), "--out", str(tmp_path / "out")])
+    (tmp_path / "cls.json").write_text(json.dumps({"data": {"task": "classification", "cells": []}}))
+    with pytest.raises(ValueError, match="not the output of corpus_run.py --task regression"):
+        guide.main([str(tmp_path / "cls.json"), "--out", str(tmp_path / "out")])
+
+
+@pytest.mark.slow
+def test_regression_guide_table_on_a_quick_corpus_run(tmp_path):
+    """The script on a real corpus_run.py --task regression --quick output (two tables)."""
+    import corpus_run
+    import regression_guide_table as guide
+
+    corpus_run.main(["--task", "regression", "--quick", "--procs", "1", "--out", str(tmp_path)])
+    data = guide.main([str(tmp_path), "--quick", "--out", str(tmp_path)])
+    rows = [line for line in data["guide_table"] if line.startswith("| ")]
+    assert len(rows) == 1 + len(data["tables"]) + 1  # header, the tables, the median
+    assert "front door ε = 1" in rows[0] and "training mean" in rows[0]
+    assert Path(data["plot"]).stat().st_size > 1000
