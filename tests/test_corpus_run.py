@@ -196,7 +196,7 @@ def test_regression_harness_scores_a_toy_table_and_reuses_its_cache(toy_regressi
         corpus_run.main([*argv, "--learners", "PrivateNoSuchRegressor"])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dpconvex, "PrivateRegressor", _Midpoint, raising=False)
-        again = corpus_run.main(argv)
+        again = corpus_run.main([*argv[:-4], "--tag", "midpoint", "--out", str(tmp_path)])
     assert again["rule"] == "front_door" and again["learners"][0] == "front_door"
     assert again["cells"][0]["stats"]["rule"][0] == pytest.approx(
         r2_score(sp.y_test, np.full(len(sp.y_test), 5.0)))

@@ -347,6 +347,7 @@ MAKERS: dict[str, Callable[..., Any]] = {
     "PrivateLinearRegression": lambda **kw: dp.PrivateLinearRegression(**{"random_state": 0, **kw}),
     "PrivateGaussianCentroid": lambda **kw: dp.PrivateGaussianCentroid(**{"random_state": 0, **kw}),
     "PrivateClassifier": lambda **kw: dp.PrivateClassifier(**{"random_state": 0, **kw}),
+    "PrivateRegressor": lambda **kw: dp.PrivateRegressor(**{"random_state": 0, **kw}),
     "NoisyGradientDescent": _ngd,
     "PrivateGridSearch": _grid,
     "PrivateRandomSearch": _random_search,

@@ -190,6 +190,11 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
         epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
     "PrivateLinearRegression gaussian": lambda rs: dp.PrivateLinearRegression(
         epsilon=1.0, delta=1e-5, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateRegressor": lambda rs: dp.PrivateRegressor(
+        epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateRegressor safeguarded model": lambda rs: dp.PrivateRegressor(
+        epsilon=500.0, label_range=(-2.0, 2.0), safeguard=True, random_state=rs).fit(
+        XB, XB[:, 0]),
     "NoisyGradientDescent": lambda rs: dp.NoisyGradientDescent(
         epsilon=1.0, steps=5, radius=2.0, random_state=rs).fit(XB, YB),
     "NoisyGradientDescent one-vs-rest": lambda rs: dp.NoisyGradientDescent(
