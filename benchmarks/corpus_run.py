@@ -47,6 +47,11 @@ also the noise seed of every private fit. δ "1/n2" is 1 / n_train². ``--seeds 
 ``--n-seeds K`` the first K of them. diffprivlib is pure ε: its ε-cells are shown in every
 δ column of that ε (pure ε-DP is (ε, δ)-DP for every δ).
 
+The held-out regression check: ``--task regression --tables check --seeds check`` runs the
+tables of ``corpus.CHECK_TABLES`` on ``corpus.CHECK_SEEDS`` (``benchmarks/regression_check.py``
+drives it and reports it); a check table runs only on the check seeds, and the check seeds
+only on check tables.
+
 Regression (``--task regression``): the tables of ``corpus.REGRESSION_TABLES``, each label
 with its public ``label_range`` (the learners get ``learner_label_range``). Learners (the
 registry :data:`REGRESSION_LEARNERS`; each factory takes ``(epsilon, delta, label_range,
@@ -1043,8 +1048,10 @@ def parser() -> Any:
     ap.add_argument("--task", choices=corpus.TASKS, default="classification",
                     help="the classification tables (default) or the regression tables")
     ap.add_argument("--tables", nargs="*", default=None,
-                    help="corpus table names, or binary / multiclass (default: all)")
-    ap.add_argument("--seeds", choices=("selection", "report"), default="selection")
+                    help="corpus table names, or binary / multiclass, or check (the held-out "
+                         "regression check's tables; with --seeds check) (default: all)")
+    ap.add_argument("--seeds", choices=("selection", "report", "check"), default="selection",
+                    help="corpus.SELECTION_SEEDS, REPORT_SEEDS or (check tables only) CHECK_SEEDS")
     ap.add_argument("--n-seeds", type=int, default=None, help="the first K seeds only")
     ap.add_argument("--epsilons", nargs="*", type=float, default=[0.5, 1.0, 2.0])
     ap.add_argument("--deltas", nargs="*", default=["0", "1/n2"], help='"0", "1/n2" or numbers')
@@ -1114,11 +1121,20 @@ def plan_of(ap: Any, args: Any) -> Plan:
         ap.error(str(exc).strip("'\""))
     if rule in registry(args.task) and rule not in learners:
         learners.insert(0, rule)
-    seeds = list(corpus.SELECTION_SEEDS if args.seeds == "selection" else corpus.REPORT_SEEDS)
+    seeds = list({"selection": corpus.SELECTION_SEEDS, "report": corpus.REPORT_SEEDS,
+                  "check": corpus.CHECK_SEEDS}[args.seeds])
     known = corpus.tables(args.task)
     groups = {"binary": [t for t, v in corpus.TABLES.items() if len(v.class_names) == 2],
-              "multiclass": [t for t, v in corpus.TABLES.items() if len(v.class_names) > 2]}
+              "multiclass": [t for t, v in corpus.TABLES.items() if len(v.class_names) > 2],
+              "check": list(corpus.CHECK_TABLES)}
     tables = list(dict.fromkeys(x for t in (args.tables or list(known)) for x in groups.get(t, [t])))
+    check = [t for t in tables if t in corpus.CHECK_TABLES]
+    if check:
+        if args.task != "regression" or args.seeds != "check" or len(check) < len(tables):
+            ap.error(f"the check tables {check} run alone, with --task regression --seeds check")
+        known = corpus.CHECK_TABLES
+    elif args.seeds == "check":
+        ap.error("--seeds check is for the check tables only (--tables check)")
     epsilons, deltas = list(args.epsilons), list(args.deltas)
     if args.quick:
         tables = tables if args.tables else quick_tables(args.task)
