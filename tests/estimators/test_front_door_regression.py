@@ -205,7 +205,7 @@ def test_the_private_mean_is_released_where_there_is_nothing_to_learn():
     assert len(constants) >= 8 and len(said) == len(constants)
     for f in constants:
         assert isinstance(f.estimator_, ConstantRegressor)
-        assert abs(f.estimator_.constant_ - np.mean(y)) < 2.0  # Laplace scale 100/(3000·0.13)
+        assert abs(f.estimator_.constant_ - np.mean(y)) < 2.0  # Laplace scale 100/(3000·0.5)
         assert np.all(f.predict(X[:5]) == f.estimator_.constant_)
 
 
