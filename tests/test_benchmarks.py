@@ -167,6 +167,7 @@ QUICK_RUNS = [
     ("huber_regression_scale", []),
     ("from_cvxpy_speed", []),
     ("ssp_regression", []),
+    ("noise_warning_ssp", []),
 ]
 
 

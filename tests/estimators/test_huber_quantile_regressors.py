@@ -21,6 +21,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
+from dpconvex.privacy.rules.noise_dominance import REGRESSION_CHECK_NOTE
 
 LABELS = (-50.0, 150.0)
 
@@ -148,8 +149,9 @@ def test_a_fitted_model_pickles_and_predicts_the_same():
 def test_a_small_problem_warns_that_the_noise_dominates():
     X, y = _table(n=40)
     for cls in (dp.PrivateHuberRegressor, dp.PrivateQuantileRegressor):
-        with pytest.warns(dp.PrivacyWarning, match="no better than a constant prediction"):
+        with pytest.warns(dp.PrivacyWarning, match="no better than a constant prediction") as got:
             cls(epsilon=0.1, label_range=LABELS, random_state=0).fit(X, y)
+        assert any(str(w.message).endswith(REGRESSION_CHECK_NOTE) for w in got)
         with warnings.catch_warnings():
             warnings.simplefilter("error", dp.PrivacyWarning)
             cls(epsilon=1.0, label_range=LABELS, random_state=0).fit(*_table(n=4000))
