@@ -25,7 +25,7 @@ cells each candidate threshold warns on and leaves silent; fits whose warning di
 with ρ_SSP > ``SSP_NOISE_RATIO`` (none expected).
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets OMP_NUM_THREADS=1 python
-benchmarks/noise_warning_ssp.py`` (about 4 minutes on one core). ``--quick``: two tables,
+benchmarks/noise_warning_ssp.py`` (about 15 s on one core). ``--quick``: two tables,
 the first seed, ε ∈ {0.5, 2}, the whole (``--quick``-subsampled, 800 rows) split and 250
 rows (a smoke run, not a measurement).
 """

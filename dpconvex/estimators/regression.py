@@ -121,6 +121,14 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         ball, box, orthant, ℓ1 ball or simplex for every solver, any other DCP set for
         ``solver="clarabel"`` or ``"scs"``.
 
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the solve, when the expected noise outweighs the largest possible
+        data gradient at the start (docs/privacy.md §6.7). The check reads public quantities
+        only, not the strength of the data's signal: compare the model with the training
+        labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``) even without it.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -352,6 +360,14 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
         as in :class:`PrivateLinearRegressor` (docs/privacy.md §15.5).
 
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the solve, when the expected noise outweighs the largest possible
+        data gradient at the start (docs/privacy.md §6.7). The check reads public quantities
+        only, not the strength of the data's signal: compare the model with the training
+        labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``) even without it.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -469,6 +485,14 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
         as in :class:`PrivateLinearRegressor` (docs/privacy.md §15.5).
+
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the solve, when the expected noise outweighs the largest possible
+        data gradient at the start (docs/privacy.md §6.7). The check reads public quantities
+        only, not the strength of the data's signal: compare the model with the training
+        labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``) even without it.
 
     Attributes
     ----------

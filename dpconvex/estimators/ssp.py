@@ -106,6 +106,16 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     accountant : BudgetAccountant or None, default=None
         A ledger checked before the fit and charged the certificate's (ε, δ) after it.
 
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the noise is drawn, when the bound on the noise in XᵀX that the
+        ridge must cover exceeds half the largest smallest eigenvalue n rows can give XᵀX
+        (n q̃²/p; docs/privacy.md §16.7). The check reads public quantities only (n, p, ε,
+        δ and the public bounds), not the strength of the data's signal: a model can be no
+        better than a constant prediction without the warning too, so compare it with the
+        training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``).
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)

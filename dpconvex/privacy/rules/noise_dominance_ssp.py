@@ -17,9 +17,10 @@ curvature with the most curvature n rows can have in their weakest direction. Wi
 the bound and isotropic (the best case) the adaptive ridge shrinks every direction by
 1/ρ_SSP towards the middle of the label range; real rows sit below the bound and A is
 anisotropic, so the release fails earlier: the warning fires at the measured
-:data:`SSP_NOISE_RATIO`. The noise on b (E‖e‖/‖b‖ <= √p s_b/(n q̃)) is smaller than this by
-a factor of about p/√2 and is not checked. Every quantity is public: n (the shape of X),
-p, q̃, ε, δ, the ridge given, and the mechanism's calibration — never a value of X or y.
+:data:`SSP_NOISE_RATIO`. The noise on b against the largest b, √p s_b/(n q̃), is smaller
+than ρ_SSP by a factor p·√(log(2p²/ρ)/2) or more and is not checked. Every quantity is
+public: n (the shape of X), p, q̃, ε, δ, the ridge given, and the mechanism's calibration —
+never a value of X or y.
 
 References
 ----------
