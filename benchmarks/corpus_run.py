@@ -56,6 +56,9 @@ Regression (``--task regression``): the tables of ``corpus.REGRESSION_TABLES``, 
 with its public ``label_range`` (the learners get ``learner_label_range``). Learners (the
 registry :data:`REGRESSION_LEARNERS`; each factory takes ``(epsilon, delta, label_range,
 seed)``): ``huber`` and ``pinball``, ``PrivateLinearRegressor(loss=...)`` at its defaults;
+``quantile_objective`` and ``quantile_output``, ``PrivateQuantileRegressor()`` (the median)
+with objective or output perturbation (their Gaussian forms at δ > 0), the comparison behind
+its ``mechanism="auto"`` (variants, not defaults);
 ``front_door``, ``dpconvex.PrivateRegressor`` when the installed dpconvex has it; and any
 other name of a dpconvex regressor class, added when ``hasattr(dpconvex, name)`` at run time
 (``PrivateLinearRegression``, ``PrivateHuberRegressor``, ``PrivateQuantileRegressor``, ...),
@@ -294,12 +297,33 @@ def _regressor(cls_name: str, **fixed: Any) -> Callable:
     return factory
 
 
+def _regressor_by_delta(cls_name: str, mechanism: str) -> Callable:
+    """A factory of ``cls_name`` with ``mechanism`` at δ = 0 and ``"gaussian_" + mechanism``
+    at δ > 0 (a mechanism family, pure and Gaussian)."""
+    def factory(eps: float, delta: float, label_range: tuple[float, float], seed: int) -> Any:
+        import dpconvex as dp
+
+        name = f"gaussian_{mechanism}" if delta > 0 else mechanism
+        return getattr(dp, cls_name)(epsilon=eps, delta=delta, label_range=label_range,
+                                     mechanism=name, random_state=seed)
+
+    factory.__name__ = f"_{cls_name}_{mechanism}"
+    return factory
+
+
 #: regression learners: ``factory(epsilon, delta, label_range, seed)`` -> unfitted estimator
 REGRESSION_LEARNERS: dict[str, Learner] = {
     "huber": Learner(_regressor("PrivateLinearRegressor", loss="huber"), True,
                      "PrivateLinearRegressor(loss='huber')"),
     "pinball": Learner(_regressor("PrivateLinearRegressor", loss="pinball"), True,
                        "PrivateLinearRegressor(loss='pinball')"),
+    # the two mechanism families of the median regressor, behind its mechanism="auto"
+    "quantile_objective": Learner(
+        _regressor_by_delta("PrivateQuantileRegressor", "objective"), False,
+        "PrivateQuantileRegressor(mechanism='objective', Gaussian at δ > 0)"),
+    "quantile_output": Learner(
+        _regressor_by_delta("PrivateQuantileRegressor", "output"), False,
+        "PrivateQuantileRegressor(mechanism='output', Gaussian at δ > 0)"),
 }
 DEFAULT_REGRESSION_LEARNERS = ("huber", "pinball")
 #: the rule column when dpconvex has no front-door regressor: the regressor's default loss

@@ -168,6 +168,7 @@ QUICK_RUNS = [
     ("from_cvxpy_speed", []),
     ("ssp_regression", []),
     ("regression_check", []),
+    ("noise_warning_ssp", []),
 ]
 
 
