@@ -47,10 +47,18 @@ also the noise seed of every private fit. δ "1/n2" is 1 / n_train². ``--seeds 
 ``--n-seeds K`` the first K of them. diffprivlib is pure ε: its ε-cells are shown in every
 δ column of that ε (pure ε-DP is (ε, δ)-DP for every δ).
 
+The held-out regression check: ``--task regression --tables check --seeds check`` runs the
+tables of ``corpus.CHECK_TABLES`` on ``corpus.CHECK_SEEDS`` (``benchmarks/regression_check.py``
+drives it and reports it); a check table runs only on the check seeds, and the check seeds
+only on check tables.
+
 Regression (``--task regression``): the tables of ``corpus.REGRESSION_TABLES``, each label
 with its public ``label_range`` (the learners get ``learner_label_range``). Learners (the
 registry :data:`REGRESSION_LEARNERS`; each factory takes ``(epsilon, delta, label_range,
 seed)``): ``huber`` and ``pinball``, ``PrivateLinearRegressor(loss=...)`` at its defaults;
+``quantile_objective`` and ``quantile_output``, ``PrivateQuantileRegressor()`` (the median)
+with objective or output perturbation (their Gaussian forms at δ > 0), the comparison behind
+its ``mechanism="auto"`` (variants, not defaults);
 ``front_door``, ``dpconvex.PrivateRegressor`` when the installed dpconvex has it; and any
 other name of a dpconvex regressor class, added when ``hasattr(dpconvex, name)`` at run time
 (``PrivateLinearRegression``, ``PrivateHuberRegressor``, ``PrivateQuantileRegressor``, ...),
@@ -289,12 +297,33 @@ def _regressor(cls_name: str, **fixed: Any) -> Callable:
     return factory
 
 
+def _regressor_by_delta(cls_name: str, mechanism: str) -> Callable:
+    """A factory of ``cls_name`` with ``mechanism`` at δ = 0 and ``"gaussian_" + mechanism``
+    at δ > 0 (a mechanism family, pure and Gaussian)."""
+    def factory(eps: float, delta: float, label_range: tuple[float, float], seed: int) -> Any:
+        import dpconvex as dp
+
+        name = f"gaussian_{mechanism}" if delta > 0 else mechanism
+        return getattr(dp, cls_name)(epsilon=eps, delta=delta, label_range=label_range,
+                                     mechanism=name, random_state=seed)
+
+    factory.__name__ = f"_{cls_name}_{mechanism}"
+    return factory
+
+
 #: regression learners: ``factory(epsilon, delta, label_range, seed)`` -> unfitted estimator
 REGRESSION_LEARNERS: dict[str, Learner] = {
     "huber": Learner(_regressor("PrivateLinearRegressor", loss="huber"), True,
                      "PrivateLinearRegressor(loss='huber')"),
     "pinball": Learner(_regressor("PrivateLinearRegressor", loss="pinball"), True,
                        "PrivateLinearRegressor(loss='pinball')"),
+    # the two mechanism families of the median regressor, behind its mechanism="auto"
+    "quantile_objective": Learner(
+        _regressor_by_delta("PrivateQuantileRegressor", "objective"), False,
+        "PrivateQuantileRegressor(mechanism='objective', Gaussian at δ > 0)"),
+    "quantile_output": Learner(
+        _regressor_by_delta("PrivateQuantileRegressor", "output"), False,
+        "PrivateQuantileRegressor(mechanism='output', Gaussian at δ > 0)"),
 }
 DEFAULT_REGRESSION_LEARNERS = ("huber", "pinball")
 #: the rule column when dpconvex has no front-door regressor: the regressor's default loss
@@ -1043,8 +1072,10 @@ def parser() -> Any:
     ap.add_argument("--task", choices=corpus.TASKS, default="classification",
                     help="the classification tables (default) or the regression tables")
     ap.add_argument("--tables", nargs="*", default=None,
-                    help="corpus table names, or binary / multiclass (default: all)")
-    ap.add_argument("--seeds", choices=("selection", "report"), default="selection")
+                    help="corpus table names, or binary / multiclass, or check (the held-out "
+                         "regression check's tables; with --seeds check) (default: all)")
+    ap.add_argument("--seeds", choices=("selection", "report", "check"), default="selection",
+                    help="corpus.SELECTION_SEEDS, REPORT_SEEDS or (check tables only) CHECK_SEEDS")
     ap.add_argument("--n-seeds", type=int, default=None, help="the first K seeds only")
     ap.add_argument("--epsilons", nargs="*", type=float, default=[0.5, 1.0, 2.0])
     ap.add_argument("--deltas", nargs="*", default=["0", "1/n2"], help='"0", "1/n2" or numbers')
@@ -1114,11 +1145,20 @@ def plan_of(ap: Any, args: Any) -> Plan:
         ap.error(str(exc).strip("'\""))
     if rule in registry(args.task) and rule not in learners:
         learners.insert(0, rule)
-    seeds = list(corpus.SELECTION_SEEDS if args.seeds == "selection" else corpus.REPORT_SEEDS)
+    seeds = list({"selection": corpus.SELECTION_SEEDS, "report": corpus.REPORT_SEEDS,
+                  "check": corpus.CHECK_SEEDS}[args.seeds])
     known = corpus.tables(args.task)
     groups = {"binary": [t for t, v in corpus.TABLES.items() if len(v.class_names) == 2],
-              "multiclass": [t for t, v in corpus.TABLES.items() if len(v.class_names) > 2]}
+              "multiclass": [t for t, v in corpus.TABLES.items() if len(v.class_names) > 2],
+              "check": list(corpus.CHECK_TABLES)}
     tables = list(dict.fromkeys(x for t in (args.tables or list(known)) for x in groups.get(t, [t])))
+    check = [t for t in tables if t in corpus.CHECK_TABLES]
+    if check:
+        if args.task != "regression" or args.seeds != "check" or len(check) < len(tables):
+            ap.error(f"the check tables {check} run alone, with --task regression --seeds check")
+        known = corpus.CHECK_TABLES
+    elif args.seeds == "check":
+        ap.error("--seeds check is for the check tables only (--tables check)")
     epsilons, deltas = list(args.epsilons), list(args.deltas)
     if args.quick:
         tables = tables if args.tables else quick_tables(args.task)

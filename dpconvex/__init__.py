@@ -39,6 +39,8 @@ _EXPORTS: dict[str, str] = {
     "PrivateLinearClassifier": "estimators",
     "PrivateLinearRegressor": "estimators",
     "PrivateLinearRegression": "estimators",
+    "PrivateHuberRegressor": "estimators",
+    "PrivateQuantileRegressor": "estimators",
     "PrivateLogisticRegression": "estimators",
     "PrivateLargeMarginGaussian": "estimators",
     "PrivateGaussianCentroid": "estimators",

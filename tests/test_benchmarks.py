@@ -168,6 +168,8 @@ QUICK_RUNS = [
     ("from_cvxpy_speed", []),
     ("ssp_regression", []),
     ("regression_guide_table", []),
+    ("regression_check", []),
+    ("noise_warning_ssp", []),
 ]
 
 

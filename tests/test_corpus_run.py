@@ -196,7 +196,7 @@ def test_regression_harness_scores_a_toy_table_and_reuses_its_cache(toy_regressi
         corpus_run.main([*argv, "--learners", "PrivateNoSuchRegressor"])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dpconvex, "PrivateRegressor", _Midpoint, raising=False)
-        again = corpus_run.main(argv)
+        again = corpus_run.main([*argv[:-4], "--tag", "midpoint", "--out", str(tmp_path)])
     assert again["rule"] == "front_door" and again["learners"][0] == "front_door"
     assert again["cells"][0]["stats"]["rule"][0] == pytest.approx(
         r2_score(sp.y_test, np.full(len(sp.y_test), 5.0)))
@@ -223,3 +223,45 @@ def test_regression_quick_run_on_a_corpus_table(tmp_path):
     assert {"huber", "pinball", "non-private", "mean"} <= set(stats)
     assert all(isinstance(v, list | tuple) for v in stats.values())
     assert data["splits"][0]["label_range"] == [4, 7]
+
+
+# ---------------------------------------------------------------------------- the held-out check
+@pytest.mark.parametrize("argv", [
+    ["--tables", "check"],  # the check's tables on the selection seeds
+    ["--tables", "check", "--seeds", "report"],
+    ["--tables", "quakes_mag", "--seeds", "check"],  # a corpus table on the check's seeds
+    ["--tables", "check", "quakes_mag", "--seeds", "check"],
+])
+def test_the_check_tables_run_only_on_the_check_seeds(argv):
+    ap = corpus_run.parser()
+    with pytest.raises(SystemExit):
+        corpus_run.plan_of(ap, ap.parse_args(["--task", "regression", *argv]))
+
+
+def test_the_check_tables_and_seeds_make_a_plan_together():
+    ap = corpus_run.parser()
+    plan = corpus_run.plan_of(ap, ap.parse_args(["--task", "regression", "--tables", "check",
+                                                 "--seeds", "check", "--learners", "huber"]))
+    assert plan.tables == list(corpus.CHECK_TABLES) and plan.seeds == list(corpus.CHECK_SEEDS)
+    assert not set(plan.tables) & set(corpus.REGRESSION_TABLES)
+
+
+def test_the_check_counts_split_diffprivlib_by_delta():
+    import regression_check
+
+    def cell(name, rule, delta="0", epsilon=1.0, n_train=6000, dpl=None):
+        return {**_rcell(name, rule, epsilon, n_train, dpl=dpl), "delta": delta}
+
+    cells = [
+        cell("a", 0.45, dpl={"diffprivlib:lr": 0.455}),  # within 0.005 of diffprivlib; 0.9 × 0.5
+        cell("a", 0.40, delta="1/n2", dpl={"diffprivlib:lr": 0.455}),  # below it; below 0.9×
+        cell("b", -0.006, epsilon=0.5, dpl={"diffprivlib:lr": -0.5}),  # below the floor
+        cell("b", None, delta="1/n2", epsilon=0.5, dpl={"diffprivlib:lr": 0.1}),  # refused
+    ]
+    got = regression_check.check_counts(cells)
+    assert got["cells"] == 4 and got["no_rule"] == 1
+    assert got["floor"] == (2, 3) and got["below_floor"] == [("b", 0.5, "0")]
+    assert got["diffprivlib_pure"] == (2, 2) and got["diffprivlib_delta"] == (0, 1)
+    assert got["non_private"] == (1, 2) and got["below_ratio"] == [("a", 1.0, "1/n2")]
+    text = "\n".join(regression_check.count_lines(got, cells, "front_door", "there", True))
+    assert "2 / 3" in text and "0 / 1" in text

@@ -345,8 +345,13 @@ MAKERS: dict[str, Callable[..., Any]] = {
     "PrivateLinearRegressor": lambda **kw: dp.PrivateLinearRegressor(
         **{"random_state": 0, "solver": "native", **kw}),
     "PrivateLinearRegression": lambda **kw: dp.PrivateLinearRegression(**{"random_state": 0, **kw}),
+    "PrivateHuberRegressor": lambda **kw: dp.PrivateHuberRegressor(
+        **{"random_state": 0, "solver": "native", **kw}),
+    "PrivateQuantileRegressor": lambda **kw: dp.PrivateQuantileRegressor(
+        **{"random_state": 0, "solver": "native", **kw}),
     "PrivateGaussianCentroid": lambda **kw: dp.PrivateGaussianCentroid(**{"random_state": 0, **kw}),
     "PrivateClassifier": lambda **kw: dp.PrivateClassifier(**{"random_state": 0, **kw}),
+    "PrivateRegressor": lambda **kw: dp.PrivateRegressor(**{"random_state": 0, **kw}),
     "NoisyGradientDescent": _ngd,
     "PrivateGridSearch": _grid,
     "PrivateRandomSearch": _random_search,

@@ -186,10 +186,21 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
         XB, XB[:, 0]),
     "PrivateLinearRegressor on Dask rows": lambda rs: _on_dask(dp.PrivateLinearRegressor(
         epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs), XB, XB[:, 0]),
+    "PrivateHuberRegressor": lambda rs: dp.PrivateHuberRegressor(
+        epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateQuantileRegressor": lambda rs: dp.PrivateQuantileRegressor(
+        quantile=0.8, epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateQuantileRegressor on Dask rows": lambda rs: _on_dask(dp.PrivateQuantileRegressor(
+        epsilon=1.0, delta=1e-5, label_range=(-2.0, 2.0), random_state=rs), XB, XB[:, 0]),
     "PrivateLinearRegression": lambda rs: dp.PrivateLinearRegression(
         epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
     "PrivateLinearRegression gaussian": lambda rs: dp.PrivateLinearRegression(
         epsilon=1.0, delta=1e-5, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateRegressor": lambda rs: dp.PrivateRegressor(
+        epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateRegressor safeguarded model": lambda rs: dp.PrivateRegressor(
+        epsilon=500.0, label_range=(-2.0, 2.0), safeguard=True, random_state=rs).fit(
+        XB, XB[:, 0]),
     "NoisyGradientDescent": lambda rs: dp.NoisyGradientDescent(
         epsilon=1.0, steps=5, radius=2.0, random_state=rs).fit(XB, YB),
     "NoisyGradientDescent one-vs-rest": lambda rs: dp.NoisyGradientDescent(

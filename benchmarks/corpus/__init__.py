@@ -9,6 +9,12 @@ maximum or observed categories.
 The R packages AER, carData, ISLR and Ecdat are not used: the held-out checks draw from
 them.
 
+The held-out regression check (:mod:`corpus.regression_check`, :data:`CHECK_TABLES`) is apart
+from the corpus: five regression tables chosen by a rule written before any was read, that
+only report (``benchmarks/regression_check.py``), on their own :data:`CHECK_SEEDS`. They are
+not in :data:`REGRESSION_TABLES` nor in :func:`tables`; :func:`table`, :func:`frame` and
+:func:`split` open them by name.
+
 Seeds: :data:`SELECTION_SEEDS` choose every rule; :data:`REPORT_SEEDS` only report. A seed
 fixes the split (``train_test_split(test_size=TEST_SIZE, stratify=y, random_state=seed)``)
 and is the noise seed of every private fit on it.
@@ -38,6 +44,8 @@ HELD_OUT_PACKAGES: frozenset[str] = frozenset({"AER", "carData", "ISLR", "Ecdat"
 SELECTION_SEEDS: tuple[int, ...] = tuple(range(9300, 9305))
 #: Split and noise seeds that only report (no rule may be chosen on them).
 REPORT_SEEDS: tuple[int, ...] = tuple(range(9400, 9410))
+#: Split and noise seeds of the held-out regression check (:data:`CHECK_TABLES`) only.
+CHECK_SEEDS: tuple[int, ...] = tuple(range(9500, 9510))
 #: Test fraction of every split.
 TEST_SIZE = 0.3
 
@@ -139,27 +147,37 @@ class Split(NamedTuple):
     classes: tuple[int, ...]
 
 
-def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable]]:
-    from . import binary, multiclass, regression
+def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
+                       dict[str, RegressionTable]]:
+    from . import binary, multiclass, regression, regression_check
 
-    groups = (binary.TABLES, multiclass.TABLES, regression.TABLES)
+    check = regression_check.CHECK_TABLES
+    groups = (binary.TABLES, multiclass.TABLES, regression.TABLES, check)
     names = [n for g in groups for n in g]
     if len(set(names)) != len(names):
         raise ValueError("a table name is declared twice")
     held_out = sorted(n for g in groups for n, t in g.items() if t.package in HELD_OUT_PACKAGES)
     if held_out:
         raise ValueError(f"tables {held_out} come from packages the held-out checks use")
-    bad = sorted(n for n, t in regression.TABLES.items()
+    chosen_on = {(t.package, t.item) for g in groups[:3] for t in g.values()}
+    shared = sorted(n for n, t in check.items() if (t.package, t.item) in chosen_on)
+    if shared:
+        raise ValueError(f"check tables {shared} are data sets of the selection corpus")
+    bad = sorted(n for n, t in {**regression.TABLES, **check}.items()
                  if not t.label_range[0] < t.label_range[1]
                  or t.label_transform not in (None, *LABEL_TRANSFORMS))
     if bad:
         raise ValueError(f"regression tables {bad} need lo < hi and a known label_transform")
-    return {**binary.TABLES, **multiclass.TABLES}, dict(regression.TABLES)
+    if set(CHECK_SEEDS) & (set(SELECTION_SEEDS) | set(REPORT_SEEDS)):
+        raise ValueError("the check's seeds overlap the corpus's selection or report seeds")
+    return {**binary.TABLES, **multiclass.TABLES}, dict(regression.TABLES), dict(check)
 
 
 TABLES: dict[str, CorpusTable]
 REGRESSION_TABLES: dict[str, RegressionTable]
-TABLES, REGRESSION_TABLES = _tables()
+#: the held-out regression check's tables (not in REGRESSION_TABLES; see corpus.regression_check)
+CHECK_TABLES: dict[str, RegressionTable]
+TABLES, REGRESSION_TABLES, CHECK_TABLES = _tables()
 #: the tasks, in the order ``tables`` names them
 TASKS = ("classification", "regression")
 
@@ -172,9 +190,11 @@ def tables(task: str = "classification") -> dict[str, CorpusTable] | dict[str, R
 
 
 def table(name: str) -> CorpusTable | RegressionTable:
-    """The table called ``name``, of either task."""
+    """The table called ``name``, of either task or of the held-out regression check."""
     if name in TABLES:
         return TABLES[name]
+    if name in CHECK_TABLES:
+        return CHECK_TABLES[name]
     return REGRESSION_TABLES[name]
 
 

@@ -42,6 +42,7 @@ from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import release
+from ..privacy.rules import front_door_regression as rules
 from ..privacy.rules.front_door_regression import (
     CONSTANT,
     HANDICAP_LEVEL,
@@ -51,7 +52,6 @@ from ..privacy.rules.front_door_regression import (
     regression_validation_rows,
     selection_handicap,
 )
-from ..privacy.rules import front_door_regression as rules
 from ..privacy.rules.mechanism import has_positive_delta
 from ..templates.bounded_mean import BoundedMeanTemplate
 from .base import FitPlan, PrivateEstimator

@@ -44,6 +44,7 @@ from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..privacy.mechanisms import Mechanism
 from ..privacy.release import release
+from ..privacy.rules.noise_dominance_ssp import warn_if_ssp_noise_dominates
 from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .label_range import LabelRange, LabelRangeMixin
@@ -104,6 +105,16 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         None draws the noise from the OS (a release); an int makes an experiment.
     accountant : BudgetAccountant or None, default=None
         A ledger checked before the fit and charged the certificate's (ε, δ) after it.
+
+    Warns
+    -----
+    PrivacyWarning
+        In ``fit``, before the noise is drawn, when the bound on the noise in XᵀX that the
+        ridge must cover exceeds half the largest smallest eigenvalue n rows can give XᵀX
+        (n q̃²/p; docs/privacy.md §16.7). The check reads public quantities only (n, p, ε,
+        δ and the public bounds), not the strength of the data's signal: a model can be no
+        better than a constant prediction without the warning too, so compare it with the
+        training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``).
 
     Attributes
     ----------
@@ -249,8 +260,12 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> PrivateLinearRegression:
         noise = noise_source(self)
+        owner = type(self).__name__
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
-                           seeded=noise.seeded)
+                           seeded=noise.seeded,
+                           on_calibrated=lambda calibration: warn_if_ssp_noise_dominates(
+                               prep.template, plan.mechanism, plan.budget, owner,
+                               calibration=calibration, stacklevel=6))
         certificate = released.certificate
         certificate.assumptions.extend(note for note in plan.notes
                                        if note and note not in certificate.assumptions)

@@ -656,7 +656,7 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     # DP k-means: noisy per-cell sums and counts
     "cell_sums": ("X", "y", "C", "K", "d", "data_norm", "n_iter", "init_centers"),
     # exponential mechanism over candidate utilities
-    "utilities": ("utilities", "sensitivity"),
+    "utilities": ("utilities", "sensitivity", "description"),
     # per-class sums computed chunk by chunk where the rows live (Dask workers)
     "chunked_class_sums": ("rows", "class_sums_chunked"),
     # one record's loss gradient on any record of the public domain, and the template's own

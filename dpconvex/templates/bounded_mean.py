@@ -62,8 +62,8 @@ class BoundedMeanTemplate:
         self._total = total
         self.n = int(n)
         if self.n < 1:
-            raise ParameterError(f"BoundedMeanTemplate: n must be a positive number of records. "
-                                 f"Got {n!r} instead.")
+            raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate must be a positive "
+                                 f"number of records. Got {n!r} instead.")
 
     @property
     def total(self) -> float:

@@ -12,7 +12,7 @@ from .base import EuclideanSpace
 if TYPE_CHECKING:
     from ..privacy.certificate import Condition
 
-__all__ = ["MISTAKES", "SelectionTemplate"]
+__all__ = ["SelectionTemplate"]
 
 #: The utility of the classifiers' selections: minus the mistakes on the held-out part
 #: (formatted with the sensitivity).

@@ -50,8 +50,9 @@ if TYPE_CHECKING:
     from ..mechanisms.base import Calibration, Mechanism, NoiseReport
 
 
-__all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "exceeds", "linear_noise_dominance",
-           "linear_noise_dominates", "noise_report_of", "warn_if_linear_noise_dominates"]
+__all__ = ["LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE", "exceeds",
+           "linear_noise_dominance", "linear_noise_dominates", "noise_report_of",
+           "warn_if_linear_noise_dominates"]
 
 
 class MarginLossTemplate(Template, Protocol):
@@ -79,6 +80,14 @@ PUBLIC_CHECK_NOTE = (
     "not the strength of the signal in the data: a model can be no better than the majority "
     "class without this warning too. Compare any private model with the majority class on "
     "held-out rows (e.g. sklearn.dummy.DummyClassifier)."
+)
+
+#: The same note for a regressor: its baseline is a constant prediction (the training mean).
+REGRESSION_CHECK_NOTE = (
+    "This check reads public quantities only (n, p, epsilon, delta and the public bounds), "
+    "not the strength of the signal in the data: a model can be no better than a constant "
+    "prediction without this warning too. Compare any private model with the training "
+    "labels' mean on held-out rows (e.g. sklearn.dummy.DummyRegressor)."
 )
 
 
@@ -232,10 +241,13 @@ def linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism, budget
 def warn_if_linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism, budget: Budget,
                                    owner: str, *,
                                    stacklevel: int = 4, calibration: Calibration | None = None,
-                                   baseline: str = "the majority class") -> float | None:
+                                   baseline: str = "the majority class",
+                                   note: str = PUBLIC_CHECK_NOTE) -> float | None:
     """Warn (a :class:`PrivacyWarning`, before the solve) when ρ₀ > :data:`LINEAR_NOISE_RATIO`.
 
-    ``baseline``: what the model is likely no better than (a regressor: a constant).
+    ``baseline``: what the model is likely no better than (a regressor: a constant), and
+    ``note`` the closing note on what the check cannot see (a regressor:
+    :data:`REGRESSION_CHECK_NOTE`).
 
     Returns ρ₀ (or None). The message names the public quantities and the remedies.
     ``calibration``: the release's calibration when it is already computed (a fit passes
@@ -276,6 +288,6 @@ def warn_if_linear_noise_dominates(template: MarginLossTemplate, mech: Mechanism
         f"noise coordinates, n = {template.n}; public quantities only), so the model's direction "
         f"is within {angle:.0f} degrees of a random one (to first order): the model is likely "
         f"no better than {baseline}. Use a larger epsilon, more rows, or fewer features "
-        f"(docs/privacy.md §6.7). {PUBLIC_CHECK_NOTE}",
+        f"(docs/privacy.md §6.7). {note}",
         PrivacyWarning, stacklevel=stacklevel)
     return rho
