@@ -20,7 +20,7 @@ the mean ± standard error of every learner over the seeds per table × ε × δ
 and saves a plot, R² against ε: one small panel per table (``--layout tables``, the
 default) or the median over the tables in one panel (``--layout median``), the front door
 at each δ with ± standard-error bars, diffprivlib when present, and horizontal lines for the
-non-private fits and the training mean. R² below ``--floor`` (default −0.5) is drawn at the
+non-private fits and the training mean. R² below ``--floor`` (default −0.25) is drawn at the
 floor with a downward marker.
 
 Run (from the repository root), after the corpus run it reads::
@@ -28,7 +28,7 @@ Run (from the repository root), after the corpus run it reads::
     python benchmarks/corpus_run.py --task regression --seeds report --diffprivlib
     python benchmarks/regression_guide_table.py [benchmarks/results/corpus_run-regression.json] \
         [--plot docs/img/regression_r2_vs_epsilon.png] [--layout tables|median] \
-        [--learner front_door] [--floor -0.5] [--out DIR]
+        [--learner front_door] [--floor -0.25] [--out DIR]
 
 The first argument is the JSON file or its folder (default
 ``benchmarks/results/corpus_run-regression.json``); ``--learner`` the column of the corpus
@@ -76,8 +76,8 @@ def parser() -> Any:
                     help="one panel per table (default) or the median over the tables")
     ap.add_argument("--learner", default=None,
                     help="the corpus run's column shown as the front door (default front_door)")
-    ap.add_argument("--floor", type=float, default=-0.5,
-                    help="R² below this is drawn at it (default -0.5)")
+    ap.add_argument("--floor", type=float, default=-0.25,
+                    help="R² below this is drawn at it (default -0.25)")
     return ap
 
 

@@ -147,6 +147,8 @@ ESTIMATORS = (
     "PrivateLinearClassifier",
     "PrivateLinearRegressor",
     "PrivateLinearRegression",
+    "PrivateHuberRegressor",
+    "PrivateQuantileRegressor",
     "PrivateRegressor",
     "PrivateLargeMarginGaussian",
     "NoisyGradientDescent",
