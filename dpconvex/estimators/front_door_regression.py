@@ -224,7 +224,7 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
             return FitPlan(
                 estimator=owner, n=n, n_classes=1, n_features=n_features,
                 template="bounded mean", mechanism=get_mechanism("laplace_mean"),
-                budget=Budget(float(self.epsilon), self._delta()), learner=CONSTANT,
+                budget=Budget(float(self.epsilon)), learner=CONSTANT,  # pure: δ unused
                 backend="none (closed form)",
                 options={"label_range": self._label_bounds()},
                 notes=(self._label_note(), choice.reason))
