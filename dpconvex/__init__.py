@@ -59,7 +59,8 @@ _EXPORTS: dict[str, str] = {
     "Numeric": "data.schema",
     "Categorical": "data.schema",
     "Binary": "data.schema",
-    "draft_schema": "data.schema_draft",
+    "draft_schema": "privacy.bounds",
+    "PrivateBounds": "estimators.label_range",
     "Loss": "objectives.losses",
 }
 

@@ -12,11 +12,11 @@ from .preprocess import add_intercept, augment_and_scale, clip_rows, normalize_r
 #: The public schema's names and the module of each, imported on first access (PEP 562): a
 #: fit on arrays loads none of these modules.
 _SCHEMA = {"Binary": "schema", "Categorical": "schema", "Numeric": "schema",
-           "PublicSchema": "schema", "PublicEncoder": "encoder", "draft_schema": "schema_draft"}
+           "PublicSchema": "schema", "PublicEncoder": "encoder"}
 
 __all__ = ["Binary", "CSRRows", "Categorical", "DenseRows", "DesignOperator", "Numeric",
            "PublicEncoder", "PublicSchema", "add_intercept", "as_design",
-           "augment_and_scale", "clip_rows", "draft_schema", "normalize_rows", "row_blocks"]
+           "augment_and_scale", "clip_rows", "normalize_rows", "row_blocks"]
 
 
 def __getattr__(name: str) -> Any:

@@ -334,6 +334,12 @@ class PublicSchema:
         declaration carries the ``drafted`` mark, so a schema rebuilt from a
         draft's :attr:`declarations` is a draft too. With ``suggested=True``
         every feature column is drafted.
+    release : Certificate or None, default=None
+        The certificate of the private release that produced this schema
+        (:func:`~dpconvex.draft_schema` with ``epsilon``): the schema is public
+        (a differentially private release, not read from data), and a front door
+        given it states the release as a part of its own certificate. None for a
+        schema written from public knowledge.
 
     See Also
     --------
@@ -363,6 +369,7 @@ class PublicSchema:
     binary: Mapping[str, Any] = field(default_factory=dict)
     other: frozenset[str] = frozenset()
     suggested: bool = False
+    release: Any = field(default=None, repr=False)
     _drafted: frozenset[str] = field(default=frozenset(), init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -414,6 +421,15 @@ class PublicSchema:
                 kind = "numeric" if name == "log_scaled" else "categorical"
                 raise ParameterError(f"The '{name}' parameter of {owner} must be a set of {kind} "
                                      f"columns. Got {_shown(subset)} instead.")
+        if self.release is not None:
+            from ..privacy.certificate import Certificate
+
+            if not isinstance(self.release, Certificate):
+                raise ParameterError(f"The 'release' parameter of {owner} must be a Certificate "
+                                     f"or None. Got {_shown(self.release)} instead.")
+            if self.suggested or drafted:
+                raise ParameterError(f"{caller}: a schema read from data (drafted) cannot carry "
+                                     "a private release's certificate.")
         for name in ("centered", "suggested"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ParameterError(f"The '{name}' parameter of {owner} must be a bool. Got "
@@ -648,6 +664,10 @@ class PublicSchema:
         if self.suggested:
             lines += ["# Drafted by draft_schema from data: replace every bound and "
                       "vocabulary by", "# public knowledge before any private use."]
+        if self.release is not None:
+            lines += [f"# Released by draft_schema at (epsilon, delta) = ({self.release.epsilon:.6g}, "
+                      f"{self.release.delta:.3g}),", "# charged to the data set's budget "
+                      "(docs/privacy/bounds.md §18)."]
         lines += [f"from dpconvex import {', '.join([*used, 'PublicSchema'])}", "",
                   f"{name} = PublicSchema({{"]
         for col, d in decls.items():

@@ -1,40 +1,42 @@
-"""Drafting a schema from data: NOT PRIVATE, a starting point for a person to review.
+"""Reading a schema from data: NOT PRIVATE, a starting point for a person to review.
 
-:func:`draft_schema` reads a table and proposes a
+:func:`read_schema` reads a table and proposes a
 :class:`~dpconvex.data.schema.PublicSchema`: the observed ranges of the numeric
 columns and the categories seen. Those are statistics of the records, so the
-draft is flagged, the call warns :class:`~dpconvex.errors.PrivacyLeakWarning`,
-and so does every :class:`~dpconvex.data.encoder.PublicEncoder` given the draft.
-Review it against public knowledge and write it into code
+draft is flagged, :func:`dpconvex.draft_schema` (without ``epsilon``) warns
+:class:`~dpconvex.errors.PrivacyLeakWarning`, and so does every
+:class:`~dpconvex.data.encoder.PublicEncoder` given the draft. Review it against public
+knowledge and write it into code
 (:meth:`PublicSchema.to_code() <dpconvex.data.schema.PublicSchema.to_code>`)
-before any private use.
+before any private use, or release the schema privately (``draft_schema(X, epsilon=...)``).
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, PrivacyLeakWarning
+from ..errors import ParameterError
 from .schema import Binary, Categorical, Declaration, Numeric, PublicSchema
 from .tables import dtype_kind, is_missing, table_columns
 
-__all__ = ["draft_schema"]
+__all__ = ["LEAK_TEXT", "read_schema"]
 
 
-_LEAK_TEXT = (
-    "draft_schema read the data: the ranges and vocabularies of the draft are "
+#: The warning of a schema read from data.
+LEAK_TEXT = (
+    "draft_schema read the data (no epsilon given): the ranges and vocabularies of the draft are "
     "statistics of these records (minima, maxima, the categories seen), and an encoding that "
     "uses them is not covered by any privacy guarantee. Review the draft, replace every bound "
     "and vocabulary by public knowledge (documentation, formats, code lists), and write the "
-    "schema into your code (print(schema.to_code())) before any private use."
+    "schema into your code (print(schema.to_code())) before any private use, or release it "
+    "privately: draft_schema(X, epsilon=...)."
 )
 
 
-def draft_schema(X: Any) -> PublicSchema:
-    """Draft a schema from a table. READS THE DATA: review it and write it into code.
+def read_schema(X: Any) -> PublicSchema:
+    """Read a schema from a table (NOT PRIVATE): the draft ``draft_schema(X)`` returns.
 
     Numeric columns get their observed minimum and maximum (``log=True`` when
     the values are non-negative and their median lies in the lowest hundredth
@@ -42,12 +44,7 @@ def draft_schema(X: Any) -> PublicSchema:
     :class:`~dpconvex.data.schema.Binary`, and text or category columns a
     :class:`~dpconvex.data.schema.Categorical` of the values seen (sorted, with
     an "other" slot). Every one of these is a statistic of the records, so the
-    draft is flagged (``suggested=True``), this call warns
-    :class:`~dpconvex.errors.PrivacyLeakWarning`, and so does every
-    :class:`~dpconvex.data.encoder.PublicEncoder` fitted with the draft. Replace
-    each bound and vocabulary by public knowledge and paste
-    ``print(schema.to_code())`` into your code: the schema written there carries
-    no flag.
+    draft is flagged (``suggested=True``).
 
     Parameters
     ----------
@@ -65,23 +62,12 @@ def draft_schema(X: Any) -> PublicSchema:
         A column of dates, of complex numbers, or with no usable value; an
         input that is not a table.
 
-    Warns
-    -----
-    PrivacyLeakWarning
-        Always: the draft is a statistic of the records.
-
     Examples
     --------
-    >>> import warnings
     >>> import pandas as pd
-    >>> from dpconvex import draft_schema
+    >>> from dpconvex.data.schema_draft import read_schema
     >>> df = pd.DataFrame({"age": [23, 41, 67], "plan": ["basic", "pro", "basic"]})
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     draft = draft_schema(df)
-    >>> caught[0].category.__name__
-    'PrivacyLeakWarning'
-    >>> print(draft.to_code())  # doctest: +NORMALIZE_WHITESPACE
+    >>> print(read_schema(df).to_code())  # doctest: +NORMALIZE_WHITESPACE
     # Drafted by draft_schema from data: replace every bound and vocabulary by
     # public knowledge before any private use.
     from dpconvex import Categorical, Numeric, PublicSchema
@@ -98,7 +84,6 @@ def draft_schema(X: Any) -> PublicSchema:
     decls: dict[str, Declaration] = {}
     for name, values, dtype in zip(names, cols, dtypes, strict=True):
         decls[name] = _draft_column(name, values, dtype_kind(dtype), caller)
-    warnings.warn(_LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
     return PublicSchema(decls, suggested=True)
 
 

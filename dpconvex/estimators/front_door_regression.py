@@ -38,7 +38,7 @@ from ..data.labels import excluded_rows
 from ..data.validation import check_array
 from ..errors import DataValidationError, PrivacyError, PrivacyWarning
 from ..privacy.accounting import reserve_budget
-from ..privacy.budget import Budget
+from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import release
@@ -56,7 +56,7 @@ from ..privacy.rules.mechanism import has_positive_delta
 from ..templates.bounded_mean import BoundedMeanTemplate
 from .base import FitPlan, PrivateEstimator
 from .front_door import _take_rows
-from .label_range import LabelRange, LabelRangeMixin
+from .label_range import LabelRange, LabelRangeMixin, private_bounds
 from .regression import PrivateLinearRegressor
 from .safeguard import ConstantRegressor, dry_selection, select_release, squared_error_utilities
 
@@ -235,9 +235,9 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
                 *learner_plan.notes, choice.reason, *self._unguarded_note(n)))
         n_fit, n_val = self._sizes(n, f"{owner}.plan")
         eps_mean = mean_epsilon(n, float(self.epsilon))
-        learner = self._make(choice.mechanism, float(self.epsilon) - eps_mean, guarded=True)
+        learner = self._make(choice.mechanism, remaining(float(self.epsilon), eps_mean), guarded=True)
         learner_plan = learner.plan(n, 1, n_features)
-        rest = Budget(float(self.epsilon) - eps_mean, learner_plan.budget.delta)
+        rest = Budget(remaining(float(self.epsilon), eps_mean), learner_plan.budget.delta)
         return dataclasses.replace(
             learner_plan, estimator=owner,
             budget=Budget(float(self.epsilon), self._delta()),
@@ -269,6 +269,8 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
+        if private_bounds(self.label_range) is not None:
+            return self._fit_private_labels(X, y)
         self._validate_params()
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
@@ -320,7 +322,7 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
         epsilon = float(self.epsilon)
         n_fit, n_val = self._sizes(n, f"{owner}.fit")
         eps_mean = mean_epsilon(n, epsilon)
-        rest = epsilon - eps_mean
+        rest = remaining(epsilon, eps_mean)
         learner = self._make(choice.mechanism, rest, guarded=True)
         noise = noise_source(self)
         with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold:
@@ -385,7 +387,7 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates,
             "epsilon of the mean": eps_mean,
-            "selection handicap": selection_handicap(float(self.epsilon) - eps_mean)}
+            "selection handicap": selection_handicap(remaining(float(self.epsilon), eps_mean))}
         if selected is not None:
             quantities["safeguard selected"] = candidates[selected]
         owner = type(self).__name__
@@ -394,7 +396,7 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
                 [model, selection],
                 mechanism=("the learner on the fitting part, the exponential mechanism over the "
                            "model and the mean on the validation part (docs/privacy.md §17.3)"),
-                epsilon_requested=float(self.epsilon) - eps_mean, delta_requested=self._delta(),
+                epsilon_requested=remaining(float(self.epsilon), eps_mean), delta_requested=self._delta(),
                 conditions=conditions,
                 labels=["model (fitting part)", "selection (validation part)"])
             return compose_sequential(
@@ -419,6 +421,9 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
         ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
         a regression has no label set).
         """
+        if private_bounds(self.label_range) is not None:
+            return self._certify_private_labels(X, y, n=n, n_classes=n_classes,
+                                                n_features=n_features)
         self._validate_params()
         if X is None:
             plan = self.plan(n if n is not None else 0, 1,
@@ -442,11 +447,11 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
             return certificate
         n_fit, n_val = self._sizes(n_rows, f"{owner}.certify")
         eps_mean = mean_epsilon(n_rows, float(self.epsilon))
-        learner = self._make(choice.mechanism, float(self.epsilon) - eps_mean, guarded=True)
+        learner = self._make(choice.mechanism, remaining(float(self.epsilon), eps_mean), guarded=True)
         mean = release(BoundedMeanTemplate(0.0, n_rows), "laplace_mean", Budget(eps_mean),
                        dry_run=True).certificate
         model = learner.certify(n=n_rows, n_classes=1, n_features=d)
-        selection = dry_selection(2, float(self.epsilon) - eps_mean, n_val, SELECTION_UTILITY)
+        selection = dry_selection(2, remaining(float(self.epsilon), eps_mean), n_val, SELECTION_UTILITY)
         return self._safeguard_certificate(mean, model, selection, choice, (n_fit, n_val),
                                            eps_mean)
 

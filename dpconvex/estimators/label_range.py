@@ -11,6 +11,7 @@ are clipped to the range. :class:`LabelRangeMixin` holds these maps once for
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,18 +22,69 @@ from .._validation import (
     Constraint,
     _reject_masked,
     check_fitted,
+    check_float,
     checks_feature_names,
     is_dask_collection,
 )
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, ParameterError, PrivacyWarning
 from ..objectives.losses import parse_label_range
+from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
+from ..templates.bounds import check_levels
 
-__all__ = ["LabelRange", "LabelRangeMixin"]
+__all__ = ["LabelRange", "LabelRangeMixin", "PrivateBounds"]
+
+
+@dataclass(frozen=True)
+class PrivateBounds:
+    """A label range released from the data inside the fit: a share of ε and two levels.
+
+    ``label_range=PrivateBounds()`` (or ``label_range="private"``) on a regressor spends
+    ``share`` of its ε on the range of the labels (:func:`release_range`) and fits on the
+    rest; the certificate composes the two parts (docs/privacy/bounds.md §18.4).
+
+    Parameters
+    ----------
+    share : float, default=0.1
+        The fraction of the regressor's ε spent on the label range, in (0, 1).
+    levels : (float, float), default=(0.01, 0.99)
+        The quantile levels of the range (used when the budget resolves them; else the
+        coarse range over powers of two is released).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpconvex as dp
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(5000, 2)) / 2
+    >>> y = 300 + 100 * X[:, 0] + rng.normal(0, 10, 5000)
+    >>> model = dp.PrivateLinearRegression(epsilon=1.0, label_range=dp.PrivateBounds(0.2),
+    ...                                    random_state=0).fit(X, y)
+    >>> lo, hi = model.label_range_
+    >>> bool(lo <= 260 and hi >= 340), round(model.certificate_.epsilon, 6)
+    (True, 1.0)
+    """
+
+    share: float = LABEL_SHARE
+    levels: tuple[float, float] = DEFAULT_LEVELS
+
+    def __post_init__(self) -> None:
+        share = check_float("share", self.share, "PrivateBounds", high=1.0)
+        object.__setattr__(self, "share", share)
+        object.__setattr__(self, "levels", check_levels(self.levels, "PrivateBounds"))
+
+
+
+def private_bounds(label_range: Any) -> PrivateBounds | None:
+    """The :class:`PrivateBounds` a ``label_range`` asks for ("private": the defaults), or None."""
+    if isinstance(label_range, str) and label_range == "private":
+        return PrivateBounds()
+    return label_range if isinstance(label_range, PrivateBounds) else None
+
 
 
 class LabelRange(Constraint):
-    """(lo, hi), finite floats with lo < hi: the labels' public range.
+    """(lo, hi), finite floats with lo < hi (the labels' public range), or a private release.
 
     Examples
     --------
@@ -42,6 +94,8 @@ class LabelRange(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        if private_bounds(value) is not None:
+            return value
         parsed = parse_label_range(value)
         if parsed is None:
             raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
@@ -49,7 +103,8 @@ class LabelRange(Constraint):
         return parsed
 
     def __str__(self) -> str:
-        return "(lo, hi) with finite lo < hi, the public range of the labels"
+        return ("(lo, hi) with finite lo < hi, the public range of the labels, or 'private' / "
+                "PrivateBounds(share, levels) to release it from the data")
 
 
 class LabelRangeMixin:
@@ -68,12 +123,146 @@ class LabelRangeMixin:
         return 1
 
     def _label_bounds(self) -> tuple[float, float]:
+        if private_bounds(self.label_range) is not None:
+            check_fitted(self, "label_range_")
+            lo, hi = self.label_range_
+            return float(lo), float(hi)
         lo, hi = (float(v) for v in self.label_range)
         return lo, hi
 
+    # ------------------------------------------------------- a label range released in the fit
+    def fit(self, X: Any, y: Any) -> Any:
+        """Fit on a public ``label_range``, or release it first from the budget ("private")."""
+        if private_bounds(self.label_range) is not None:
+            return self._fit_private_labels(X, y)
+        return super().fit(X, y)
+
+    def _inner(self, epsilon: float, label_range: tuple[float, float]) -> Any:
+        """This regressor on a public label range, at ``epsilon``, charging no ledger."""
+        from sklearn.base import clone
+
+        return clone(self).set_params(label_range=label_range, epsilon=epsilon, accountant=None)
+
+    def _fit_private_labels(self, X: Any, y: Any) -> Any:
+        """Release the label range with ``share`` of ε, then fit on it with the ε left.
+
+        One hold on the ledger for the whole ε; the certificate composes the two parts
+        sequentially (docs/privacy/bounds.md §18.4).
+        """
+        from sklearn.base import clone  # noqa: F401  (the inner fit is a clone)
+
+        from .._random import assign_noise, noise_source
+        from .._validation import feature_names_of, with_feature_names
+        from ..privacy.accounting import reserve_budget
+        from ..privacy.bounds import release_range
+        from ..privacy.budget import Budget, remaining
+        from ..privacy.certificate import compose_sequential
+
+        self._validate_params()
+        spec = private_bounds(self.label_range)
+        assert spec is not None
+        owner = type(self).__name__
+        names = feature_names_of(X, f"{owner}.fit")
+        n, _, n_features = self.public_shape(X, y)
+        epsilon = float(self.epsilon)
+        eps_label = spec.share * epsilon
+        rest = remaining(epsilon, eps_label)
+        inner = self._inner(rest, (-1.0, 1.0))
+        delta = inner.plan(n, 1, n_features).budget.delta
+        noise = noise_source(self)
+        label_rng, fit_rng = noise.rng.spawn(2)
+        with reserve_budget(self.accountant, epsilon, delta, owner) as hold:
+            values = self._raw_labels(y, n, f"{owner}.fit")
+            lo, hi, _, label_certificate = release_range(
+                values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
+                rng=label_rng, seeded=noise.seeded)
+            inner.set_params(label_range=(lo, hi))
+            with assign_noise({inner: fit_rng}, seeded=noise.seeded), \
+                    warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*outside the public label_range",
+                                        category=PrivacyWarning)  # the levels' tails, expected
+                inner.fit(X, y)
+            certificate = compose_sequential(
+                [label_certificate, inner.certificate_],
+                mechanism=f"{owner} with a private label range: the range of the labels, then "
+                          "the model on it (docs/privacy/bounds.md §18.4)",
+                epsilon_requested=epsilon, delta_requested=delta,
+                quantities={"label range share": spec.share,
+                            "released label range": [lo, hi]},
+                assumptions=[f"the label range [{lo:g}, {hi:g}] is a private release (share "
+                             f"{spec.share:g} of epsilon, levels {spec.levels}); labels outside "
+                             "it are clipped (per-record maps)"],
+                labels=["label range", "model"])
+            hold.commit_certificate(certificate)
+        for key, value in vars(inner).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(self, key, value)
+        self.label_range_ = (lo, hi)
+        self.certificate_ = certificate
+        return with_feature_names(self, names)
+
+    def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
+        """The certificate a fit with a private label range would carry (nothing drawn)."""
+        from ..data.log_grid import N_CELLS
+        from ..privacy.budget import Budget, remaining
+        from ..privacy.certificate import compose_sequential
+        from ..privacy.release import release
+        from ..privacy.rules.bounds import refine_range
+        from ..templates.bounds import RangeTemplate
+
+        self._validate_params()
+        spec = private_bounds(self.label_range)
+        assert spec is not None
+        epsilon = float(self.epsilon)
+        eps_label = spec.share * epsilon
+        rest = remaining(epsilon, eps_label)
+        if X is not None:  # the public shape only: the placeholder range reads no label
+            n, _, d = self.public_shape(X, y)
+            shape = {"n": n, "n_classes": 1, "n_features": d}
+        model = self._inner(rest, (-1.0, 1.0)).certify(**shape)
+        n = shape.get("n")
+        choice = refine_range(int(n), eps_label, spec.levels)
+        label = release(RangeTemplate(np.zeros(N_CELLS, dtype=np.int64), int(n), spec.levels,
+                                      refine=choice.refine, name="labels"),
+                        "quantile_range", Budget(eps_label), dry_run=True).certificate
+        label.assumptions.append(choice.reason)
+        return compose_sequential(
+            [label, model], mechanism=f"{type(self).__name__} with a private label range "
+            "(docs/privacy/bounds.md §18.4)", epsilon_requested=epsilon,
+            delta_requested=model.delta, labels=["label range", "model"])
+
+    def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
+        """The certificate a fit would carry (a private label range: both parts)."""
+        if private_bounds(self.label_range) is not None:
+            return self._certify_private_labels(X, y, **shape)
+        return super().certify(X, y, **shape)
+
+    def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
+        """The labels as floats, checked (numbers, one per row, finite), not clipped."""
+        if y is None:
+            raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
+                                      "None. Pass the labels.")
+        _reject_masked(y, caller, "y")
+        try:
+            raw = np.asarray(computed(y).to_numpy() if hasattr(computed(y), "to_numpy")
+                             else computed(y))
+            if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO":
+                raise TypeError
+            values = raw.astype(float, copy=False).reshape(-1)
+        except (TypeError, ValueError):
+            raise DataValidationError(f"{caller}: y must hold numbers (a regression's labels). "
+                                      "Convert it to floats first.") from None
+        if values.size != n:
+            raise DataValidationError(f"{caller}: y has {values.size} labels for {n} rows. Pass "
+                                      "one label per row.")
+        if not np.all(np.isfinite(values)):
+            raise DataValidationError(f"{caller}: y has labels that are not finite (NaN or "
+                                      "inf). Remove or impute them first.")
+        return values
+
     def _label_note(self) -> str:
         """The certificate's line on the label maps (public)."""
-        lo, hi = self._label_bounds()
+        lo, hi = self._label_bounds()  # a private range: the inner fit's public one
         return (f"labels clipped to the public label_range [{lo:g}, {hi:g}] and mapped onto "
                 "[-1, 1] (per-record public maps); predictions mapped back and clipped")
 

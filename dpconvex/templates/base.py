@@ -670,6 +670,11 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     # the sum of n values with a public bound |u_i| <= bound (the Laplace mechanism on a
     # mean, docs/privacy.md §17.2)
     "bounded_sum": ("total", "bound"),
+    # the counts of n values on the public grid of signed octaves (dpconvex.data.log_grid),
+    # the quantile levels of a range and whether to refine it (docs/privacy/bounds.md §18.2)
+    "grid_counts": ("cell_counts", "levels", "refine", "values_name"),
+    # the counts of the categories seen in a column (docs/privacy/bounds.md §18.3)
+    "category_counts": ("category_counts", "values_name"),
 }
 
 

@@ -1,5 +1,6 @@
 """Privacy mechanisms, one class each, in one registry (:data:`MECHANISMS`)."""
 
+from . import bounds as _bounds  # noqa: F401  ("quantile_range", "stable_vocabulary")
 from . import gaussian as _gaussian  # noqa: F401  ("gaussian", "norm_gamma_sum", "knorm_sum")
 from . import gaussian_amp as _gaussian_amp  # noqa: F401  (registers "gaussian_amp")
 from . import gaussian_linear as _gaussian_linear  # noqa: F401  (gaussian_objective/_output)

@@ -1,0 +1,428 @@
+"""Private bounds: a column's range, a column's vocabulary, a whole schema, a label range.
+
+Every private learner needs public bounds. When no document gives them, they are released
+here from the data under a privacy budget charged like any fit (docs/privacy/bounds.md §18):
+
+- :func:`release_range`: the range of n values without any starting bound — a Laplace
+  histogram over signed powers of two, then (when the budget resolves them) the quantile
+  levels by the exponential mechanism (mechanism ``"quantile_range"``, pure ε);
+- :func:`release_vocabulary`: the categories of a column whose noisy count passes a
+  threshold (``"stable_vocabulary"``, (ε, δ) with δ > 0);
+- :func:`draft_schema`: a :class:`~dpconvex.PublicSchema` for a whole table, every column
+  released (or declared) under one budget, composed across the columns;
+- the regressors' ``label_range="private"`` or
+  :class:`~dpconvex.PrivateBounds` releases the label range inside the fit, from the same
+  budget (:mod:`dpconvex.estimators.label_range`).
+
+Without ``epsilon``, :func:`draft_schema` reads the data (not private) and says so.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._random import check_seed
+from .._validation import check_float
+from ..data.log_grid import cell_counts
+from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
+from ..data.schema_draft import LEAK_TEXT, read_schema
+from ..data.tables import dtype_kind, is_missing, table_columns
+from ..errors import ParameterError, PrivacyLeakWarning
+from ..templates.bounds import RangeTemplate, VocabularyTemplate, check_levels
+from .accounting import reserve_budget
+from .budget import Budget, split_even
+from .certificate import Certificate, Condition, compose_sequential
+from .release import release
+from .rules.bounds import DEFAULT_LEVELS, refine_range
+
+__all__ = ["ColumnBudgets", "column_budgets", "draft_schema", "release_range",
+           "release_vocabulary"]
+
+
+def _finite(values: Any) -> np.ndarray:
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    return v[np.isfinite(v)]
+
+
+def release_range(values: Any, budget: Budget, *, n: int | None = None,
+                  levels: Sequence[float] = DEFAULT_LEVELS, name: str = "values",
+                  rng: Any = None, seeded: bool | None = None
+                  ) -> tuple[float, float, float, Certificate]:
+    """Release a range [lo, hi] of the values (ε-DP), with the histogram's median octave.
+
+    Parameters
+    ----------
+    values : array-like of float
+        One value per record; NaN and infinite values are counted in no cell.
+    budget : Budget
+        A pure budget (δ = 0).
+    n : int, optional
+        The public number of records (default: ``len(values)``).
+    levels : (float, float), default=(0.01, 0.99)
+        The quantile levels of the bounds when the budget resolves them
+        (:func:`dpconvex.privacy.rules.bounds.refine_range`).
+    name : str
+        What the values are, for the certificate.
+    rng : None, int or Generator
+    seeded : bool or None
+
+    Returns
+    -------
+    lo, hi : float
+        The released range (lo < hi).
+    median : float
+        The middle of the octave holding the noisy histogram's median (post-processing).
+    certificate : Certificate
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget
+    >>> from dpconvex.privacy.bounds import release_range
+    >>> ages = np.random.default_rng(0).integers(18, 90, 10000)
+    >>> lo, hi, median, cert = release_range(ages, Budget(1.0), rng=0)
+    >>> bool(lo <= 20 and 85 <= hi <= 128), cert.epsilon
+    (True, 1.0)
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    n_records = v.size if n is None else int(n)
+    levels = check_levels(levels, "release_range")
+    choice = refine_range(n_records, budget.epsilon, levels)
+    template = RangeTemplate(lambda: cell_counts(_finite(v)), n_records, levels,
+                             refine=choice.refine, name=name)
+    released = release(template, "quantile_range", budget, None, rng, seeded=seeded)
+    released.certificate.assumptions.append(choice.reason)
+    lo, hi, median = (float(t) for t in released.theta)
+    return lo, hi, median, released.certificate
+
+
+def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
+                       name: str = "values", rng: Any = None, seeded: bool | None = None
+                       ) -> tuple[tuple[str, ...], Certificate]:
+    """Release the categories of a column whose noisy count passes a threshold ((ε, δ), δ > 0).
+
+    Returns
+    -------
+    vocabulary : tuple of str
+        The released categories, sorted (missing values are no category).
+    certificate : Certificate
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.privacy.bounds import release_vocabulary
+    >>> plans = ["basic"] * 600 + ["pro"] * 300 + ["rare"]
+    >>> release_vocabulary(plans, Budget(1.0, 1e-6), rng=0)[0]
+    ('basic', 'pro')
+    """
+    seen: dict[str, int] = {}
+    items = values.tolist() if hasattr(values, "tolist") else list(values)
+    for v in items:
+        if is_missing(v):
+            continue
+        key = v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+        seen[key] = seen.get(key, 0) + 1
+    names = sorted(seen)
+    n_records = len(items) if n is None else int(n)
+    if not names:
+        names, counts = [], np.zeros(0, dtype=np.int64)
+    else:
+        counts = np.array([seen[k] for k in names], dtype=np.int64)
+    template = VocabularyTemplate(counts if counts.size else [1], max(n_records, 1), name=name) \
+        if counts.size else None
+    if template is None:  # nothing seen: a dry run for the certificate, nothing to release
+        template = VocabularyTemplate([1], max(n_records, 1), name=name)
+        certificate = release(template, "stable_vocabulary", budget, dry_run=True).certificate
+        return (), certificate
+    released = release(template, "stable_vocabulary", budget, None, rng, seeded=seeded)
+    return tuple(names[i] for i in released.theta.astype(int)), released.certificate
+
+
+# ----------------------------------------------------------------------- composition
+def _pld_epsilon(parts: Sequence[tuple[float, float]], delta: float) -> float:
+    """ε of the composition of (εᵢ, δᵢ)-DP mechanisms at δ (the PLD accountant, dp_accounting)."""
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    total = None
+    for eps, dlt in parts:
+        one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, dlt),
+                                          value_discretization_interval=1e-4)
+        total = one if total is None else total.compose(one)
+    assert total is not None
+    return float(total.get_epsilon_for_delta(delta))
+
+
+@dataclass(frozen=True)
+class ColumnBudgets:
+    """The per-column budgets of a schema release and how they compose (public)."""
+
+    range_epsilon: float
+    vocabulary: Budget | None
+    rule: str
+    detail: str
+    epsilon: float
+    delta: float
+
+
+def column_budgets(budget: Budget, n_ranges: int, n_vocabularies: int) -> ColumnBudgets:
+    """Split a schema's (ε, δ) over its released columns: basic, or PLD when tighter.
+
+    Basic composition gives each of the k columns ε/k (and each vocabulary δ/k_v). With
+    δ > 0, the PLD accountant composes the k columns at δ/2 (vocabularies δ/(2 k_v) each):
+    the largest common per-column ε whose composition is (ε, δ)-DP, used when it exceeds
+    ε/k (docs/privacy/bounds.md §18.5).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget
+    >>> from dpconvex.privacy.bounds import column_budgets
+    >>> column_budgets(Budget(1.0), 4, 0).range_epsilon
+    0.25
+    >>> cb = column_budgets(Budget(1.0, 1e-6), 40, 0)
+    >>> cb.rule, cb.range_epsilon > 1.0 / 40
+    ('PLD composition', True)
+    """
+    k = n_ranges + n_vocabularies
+    if k == 0:
+        return ColumnBudgets(0.0, None, "nothing released", "every column declared", 0.0, 0.0)
+    eps = split_even(budget.epsilon, k)
+    vocab = Budget(eps, split_even(budget.delta, n_vocabularies)) if n_vocabularies else None
+    basic = ColumnBudgets(eps, vocab, "sequential composition",
+                          f"{k} columns at epsilon = {eps:.6g} each", eps * k,
+                          vocab.delta * n_vocabularies if vocab else 0.0)
+    if budget.delta <= 0 or k < 3:
+        return basic
+    d_vocab = split_even(0.5 * budget.delta, n_vocabularies) if n_vocabularies else 0.0
+    target = 0.5 * budget.delta
+
+    def composed(e: float) -> float:
+        return _pld_epsilon([(e, 0.0)] * n_ranges + [(e, d_vocab)] * n_vocabularies, target)
+
+    lo, hi = eps, budget.epsilon
+    if composed(1.01 * lo) > budget.epsilon:  # basic is as good (few columns): one evaluation
+        return basic
+    for _ in range(24):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if composed(mid) <= budget.epsilon else (lo, mid)
+    if lo <= eps * (1 + 1e-9):
+        return basic
+    total = composed(lo)
+    return ColumnBudgets(
+        lo, Budget(lo, d_vocab) if n_vocabularies else None, "PLD composition",
+        f"{k} columns at epsilon = {lo:.6g} each, composed by the privacy-loss-distribution "
+        f"accountant (dp_accounting) at delta = {target:.3g}: epsilon = {total:.6g} "
+        f"(basic composition would give {lo * k:.6g})",
+        total, target + d_vocab * n_vocabularies)
+
+
+def _compose_columns(parts: list[Certificate], labels: list[str], budget: Budget,
+                     budgets: ColumnBudgets, assumptions: list[str]) -> Certificate:
+    mechanism = ("draft_schema: a public schema released column by column "
+                 "(docs/privacy/bounds.md §18)")
+    quantities = {"columns released": len(parts), "composition": budgets.rule}
+    if budgets.rule != "PLD composition":
+        return compose_sequential(parts, mechanism=mechanism, epsilon_requested=budget.epsilon,
+                                  delta_requested=budget.delta, quantities=quantities,
+                                  assumptions=assumptions, labels=labels)
+    ok = budgets.epsilon <= budget.epsilon and budgets.delta <= budget.delta * (1 + 1e-12)
+    return Certificate(
+        mechanism=mechanism, epsilon_requested=budget.epsilon, epsilon=budgets.epsilon,
+        delta=budgets.delta, private=True,
+        conditions=[Condition("epsilon accounting", ok, "PLD composition",
+                              f"{budgets.detail} <= {budget.epsilon:g} ({'; '.join(labels)})")],
+        quantities=quantities, assumptions=assumptions, parts=parts)
+
+
+# ----------------------------------------------------------------------- the schema
+def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
+    if declared is None:
+        return {}
+    if isinstance(declared, PublicSchema):
+        declared = declared.declarations
+    if not isinstance(declared, Mapping):
+        raise ParameterError("The 'declared' parameter of draft_schema must be a mapping of "
+                             "column names to declarations (Numeric, Categorical, Binary, None) "
+                             f"or a PublicSchema. Got {_shown(declared)} instead.")
+    unknown = [c for c in declared if c not in names]
+    if unknown:
+        raise ParameterError(f"draft_schema: 'declared' names column(s) {unknown!r} that are "
+                             "not in the table; declare only the table's columns.")
+    out = dict(declared)
+    for c, decl in out.items():
+        if decl is not None and not isinstance(decl, (Numeric, Categorical, Binary)):
+            raise ParameterError(f"draft_schema: the declaration of {c!r} must be Numeric(...), "
+                                 "Categorical(...), Binary(...) or None. Got "
+                                 f"{_shown(decl)} instead.")
+        if getattr(decl, "drafted", False):
+            raise ParameterError(f"draft_schema: the declaration of {c!r} was read from data "
+                                 "(drafted=True); declare public knowledge only.")
+    return out
+
+
+def _numeric_values(values: np.ndarray) -> np.ndarray:
+    if values.dtype.kind == "O":  # nullable integers and floats: NA as NaN
+        return np.array([np.nan if is_missing(v) else v for v in values.tolist()], dtype=float)
+    return values.astype(np.float64)
+
+
+def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
+                 levels: Sequence[float] = DEFAULT_LEVELS, declared: Any = None,
+                 accountant: Any = None, random_state: Any = None) -> PublicSchema:
+    """Draft a public schema for a table: privately with ``epsilon``, else read (not private).
+
+    With ``epsilon``, every column that ``declared`` does not give is released under one
+    budget (docs/privacy/bounds.md §18): a numeric column's range by
+    :func:`release_range` (a Laplace histogram over signed powers of two, then the quantile
+    ``levels`` by the exponential mechanism when the budget resolves them; ``log=True``
+    when the range starts at 0 or above and the noisy median lies in its lowest hundredth);
+    a text or category column's vocabulary by :func:`release_vocabulary` (δ > 0 needed;
+    with δ = 0 declare it), with an "other" slot; a bool column is
+    :class:`~dpconvex.Binary`. The columns compose sequentially (or by the PLD accountant
+    when tighter, δ > 0). The budget is charged to ``accountant``, and the schema carries the
+    release's certificate (:attr:`PublicSchema.release`): it is public, the encoder does not
+    warn, and a front door given it states it as a part of its certificate.
+
+    Without ``epsilon`` the draft is READ from the data (observed minima, maxima and
+    categories): it is flagged (``suggested=True``), this call warns
+    :class:`~dpconvex.errors.PrivacyLeakWarning`, and so does every encoder given it.
+
+    Parameters
+    ----------
+    X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array
+        The table (an array's columns are named ``x0, x1, ...``).
+    epsilon : float or None, default=None
+        The schema's ε; None drafts from the data without privacy.
+    delta : float, default=0.0
+        The schema's δ (only vocabularies need it).
+    levels : (float, float), default=(0.01, 0.99)
+        Quantile levels of every released range.
+    declared : mapping of str to declaration, or PublicSchema, optional
+        Columns known from documentation: used as given, nothing spent on them.
+    accountant : BudgetAccountant or None
+        The ledger charged with (ε, δ) (the same one the fit is charged to).
+    random_state : None or int
+        Seed of the noise (None: from the OS).
+
+    Returns
+    -------
+    PublicSchema
+        Private: carries ``release`` (its certificate). Read: ``suggested=True``.
+
+    Raises
+    ------
+    ParameterError
+        A text column with neither a declaration nor δ > 0; a bad parameter; a column of
+        dates or complex numbers.
+    BudgetError
+        The budget does not fit in what remains on ``accountant``.
+
+    Warns
+    -----
+    PrivacyLeakWarning
+        Without ``epsilon`` only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import dpconvex as dp
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"age": rng.integers(18, 90, 5000),
+    ...                    "income": rng.lognormal(10, 1, 5000),
+    ...                    "plan": rng.choice(["basic", "pro"], 5000)})
+    >>> ledger = dp.BudgetAccountant(epsilon=2.0)
+    >>> schema = dp.draft_schema(df, epsilon=0.5, declared={"plan": dp.Categorical(("basic", "pro"))},
+    ...                          accountant=ledger, random_state=0)
+    >>> schema.release.epsilon, ledger.spent[0], schema.suggested
+    (0.5, 0.5, False)
+    >>> lo, hi = schema.numeric["age"]
+    >>> bool(lo <= 18 and hi >= 85), "income" in schema.log_scaled
+    (True, True)
+    """
+    if epsilon is None:
+        if delta or declared is not None or accountant is not None:
+            raise ParameterError("draft_schema: 'delta', 'declared' and 'accountant' need "
+                                 "'epsilon' (a private draft); without it the draft is read "
+                                 "from the data.")
+        schema = read_schema(X)
+        warnings.warn(LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
+        return schema
+    budget = Budget(check_float("epsilon", epsilon, "draft_schema"),
+                    check_float("delta", delta, "draft_schema", low_inclusive=True, high=1.0))
+    levels = check_levels(levels, "draft_schema")
+    seed = check_seed(random_state, "draft_schema")
+    caller = "draft_schema"
+    names, cols, dtypes = table_columns(X, caller)
+    if names is None:
+        names = [f"x{k}" for k in range(len(cols))]
+    given = _declared(declared, names)
+    plan: dict[str, str] = {}
+    for name, values, dtype in zip(names, cols, dtypes, strict=True):
+        if name in given:
+            plan[name] = "declared"
+            continue
+        kind = dtype_kind(dtype)
+        if kind in ("time", "complex"):
+            raise ParameterError(f"{caller}: column {name!r} holds dates, time spans or complex "
+                                 "numbers; declare it in 'declared' with a public map.")
+        if values.dtype.kind == "b" or kind == "bool":
+            plan[name] = "binary"
+        elif kind in ("int", "float"):
+            plan[name] = "range"
+        else:
+            plan[name] = "vocabulary"
+    undeclared_text = [c for c, how in plan.items() if how == "vocabulary"]
+    if undeclared_text and budget.delta <= 0:
+        raise ParameterError(
+            f"{caller}: column(s) {undeclared_text!r} hold categories; with delta = 0 their "
+            "vocabularies cannot be released. Declare them in 'declared' (e.g. "
+            f"declared={{{undeclared_text[0]!r}: Categorical((...))}}) from documentation, or "
+            "give delta > 0 to release each by a stable histogram.")
+    n_ranges = sum(how == "range" for how in plan.values())
+    budgets = column_budgets(budget, n_ranges, len(undeclared_text))
+    n = len(cols[0]) if cols else 0
+    rng = np.random.default_rng(seed)
+    decls: dict[str, Declaration] = {}
+    parts: list[Certificate] = []
+    labels: list[str] = []
+    with reserve_budget(accountant, budget.epsilon, budget.delta, caller) as hold:
+        for name, values in zip(names, cols, strict=True):
+            how = plan[name]
+            if how == "declared":
+                decls[name] = given[name]
+            elif how == "binary":
+                decls[name] = Binary(positive=True)
+            elif how == "range":
+                lo, hi, median, cert = release_range(
+                    _numeric_values(values), Budget(budgets.range_epsilon), n=n, levels=levels,
+                    name=f"values of column {name!r}", rng=rng, seeded=seed is not None)
+                log = lo >= 0.0 and median - lo < (hi - lo) / 100.0
+                decls[name] = Numeric(lo, hi, log=bool(log))
+                parts.append(cert)
+                labels.append(f"range of {name!r}")
+            else:
+                assert budgets.vocabulary is not None
+                vocabulary, cert = release_vocabulary(
+                    values, budgets.vocabulary, n=n, name=f"values of column {name!r}",
+                    rng=rng, seeded=seed is not None)
+                decls[name] = Categorical(vocabulary, other=True)
+                parts.append(cert)
+                labels.append(f"vocabulary of {name!r}")
+        assumptions = ["replace-one adjacency; n, the column names and their dtypes are public",
+                       "columns in 'declared' are public knowledge and read no record"]
+        if parts:
+            certificate = _compose_columns(parts, labels, budget, budgets, assumptions)
+        else:
+            certificate = Certificate(
+                mechanism="draft_schema: every column declared, nothing released",
+                epsilon_requested=budget.epsilon, epsilon=0.0, private=True,
+                assumptions=assumptions)
+        hold.commit_certificate(certificate)
+    return PublicSchema(decls, release=certificate)
+

@@ -1,0 +1,227 @@
+"""Private bounds: a range from a noisy octave histogram and quantiles, a stable vocabulary.
+
+``"quantile_range"`` (ε-DP, docs/privacy/bounds.md §18.2): Laplace noise of scale 2/ε₁ on
+the counts of the values in each octave of the public grid (:mod:`dpconvex.data.log_grid`;
+replacing one record changes two counts by 1, so the L1 sensitivity is 2); the coarse range
+spans the octaves whose noisy count passes τ = (2/ε₁) ln(N_OCTAVES/(2β)) (as ApproxBounds,
+[Wil20]_, and Tumult's ``get_bounds`` do). When the refinement rule says so, each bound is
+then the exponential mechanism ([Smith11]_) over the cell edges inside the coarse range
+with utility −|#{values below the edge} − q n| (sensitivity 1). The noisy histogram's
+median octave is released with the range (post-processing: the encoder's log decision).
+
+``"stable_vocabulary"`` ((ε, δ)-DP, §18.3): Laplace noise of scale 2/ε on the count of every
+category seen; a category is released when its noisy count passes
+τ = 1 + (2/ε) ln(1/(2δ)) ([KKMN09]_; [BNS16]_). Counts are never released.
+
+References
+----------
+.. [Smith11] A. Smith. Privacy-preserving statistical estimation with optimal convergence
+   rates. STOC 2011.
+.. [Wil20] R. J. Wilson, C. Y. Zhang, W. Lam, D. Desfontaines, D. Simmons-Marengo,
+   B. Gipson. Differentially Private SQL with Bounded User Contribution. PoPETs 2020
+   (ApproxBounds).
+.. [KKMN09] A. Korolova, K. Kenthapadi, N. Mishra, A. Ntoulas. Releasing search queries and
+   clicks privately. WWW 2009.
+.. [BNS16] M. Bun, K. Nissim, U. Stemmer. Simultaneous private learning of multiple
+   concepts. ITCS 2016 (stability-based histograms).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...data.log_grid import N_CELLS, N_OCTAVES, cell_edges, octave_of_cell
+from ...solvers.base import Backend, SolveResult
+from ..budget import Budget
+from ..certificate import Certificate, Condition
+from ..noise import exponential_mechanism, laplace
+from ..rules.bounds import COARSE_SHARE, FAILURE_PROBABILITY
+from .base import Calibration, Mechanism, register
+
+if TYPE_CHECKING:
+    from ...templates.bounds import RangeTemplate, VocabularyTemplate
+
+__all__ = ["QuantileRange", "StableVocabulary", "coarse_threshold", "vocabulary_threshold"]
+
+_OCTAVE = octave_of_cell(np.arange(N_CELLS))
+#: First and last cell of every octave (the grid numbers both increasing).
+_FIRST = np.searchsorted(_OCTAVE, np.arange(N_OCTAVES), side="left")
+_LAST = np.searchsorted(_OCTAVE, np.arange(N_OCTAVES), side="right") - 1
+
+
+def coarse_threshold(epsilon: float) -> float:
+    """τ = (2/ε) ln(N_OCTAVES/(2β)): an empty octave passes it with probability ≤ β/N_OCTAVES.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.bounds import coarse_threshold
+    >>> round(coarse_threshold(1.0), 3)
+    22.665
+    """
+    return 2.0 / epsilon * math.log(N_OCTAVES / (2.0 * FAILURE_PROBABILITY))
+
+
+def vocabulary_threshold(epsilon: float, delta: float) -> float:
+    """τ = 1 + (2/ε) ln(1/(2δ)): a category of one record passes it with probability δ.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.bounds import vocabulary_threshold
+    >>> round(vocabulary_threshold(1.0, 1e-6), 3)
+    27.245
+    """
+    return 1.0 + 2.0 / epsilon * math.log(1.0 / (2.0 * delta))
+
+
+def _shares(template: RangeTemplate, epsilon: float) -> tuple[float, float]:
+    """(ε of the histogram, ε of each level)."""
+    if not template.refine:
+        return epsilon, 0.0
+    coarse = COARSE_SHARE * epsilon
+    return coarse, 0.5 * (epsilon - coarse) * (1.0 - 1e-12)  # 2 ε_q + ε₁ <= ε in floats
+
+
+@register
+class QuantileRange(Mechanism["RangeTemplate"]):
+    """A range [lo, hi] of n values without any starting bound (pure ε).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.data.log_grid import cell_counts
+    >>> from dpconvex.templates.bounds import RangeTemplate
+    >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
+    >>> template = RangeTemplate(cell_counts(income), 20000, (0.01, 0.99), refine=False)
+    >>> lo, hi, median = release(template, "quantile_range", Budget(0.5), rng=0).theta
+    >>> lo <= 4096 and hi >= 2 ** 18, lo <= median <= hi
+    (True, True)
+    """
+
+    name = "quantile_range"
+    needs = frozenset({"grid_counts"})
+    solves = False
+    template_kinds = frozenset({"range"})
+    placement = "sum"
+
+    def conditions(self, template: RangeTemplate, budget: Budget) -> list[Condition]:
+        return [Condition(
+            "count sensitivity", True, "computed from public parameters",
+            f"the {template.n} {template.values_name} are counted on a public grid of signed "
+            "octaves fixed before the data (a record's cell is a function of that record); "
+            "replacing one record moves one count down and one up by 1: the octave histogram "
+            "changes by at most 2 in L1, every count below an edge by at most 1")]
+
+    def calibrate(self, template: RangeTemplate, budget: Budget) -> Calibration:
+        coarse, level = _shares(template, budget.epsilon)
+        return Calibration(
+            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
+            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
+            sensitivity=2.0, noise_rate=coarse / 2.0,
+            extra={"epsilon of the histogram": coarse, "epsilon of each level": level,
+                   "laplace scale": 2.0 / coarse, "threshold": coarse_threshold(coarse)})
+
+    def certificate(self, template: RangeTemplate, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        lo, hi = template.levels
+        refined = (f", then the exponential mechanism (Smith 2011) for the levels ({lo:g}, "
+                   f"{hi:g}) inside it" if template.refine else "")
+        return Certificate(
+            mechanism=f"range of the {template.values_name}: Laplace histogram over signed "
+                      f"octaves, the octaves above a threshold{refined} "
+                      "(docs/privacy/bounds.md §18.2)",
+            epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
+            conditions=list(conditions),
+            quantities={"records": template.n, "levels": [lo, hi], "refined": template.refine,
+                        **cal.extra})
+
+    def run(self, template: RangeTemplate, cal: Calibration | None, backend: Backend,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        counts = template.cell_counts
+        octaves = np.bincount(_OCTAVE, weights=counts, minlength=N_OCTAVES)
+        noisy = octaves + laplace(N_OCTAVES, cal.extra["laplace scale"], rng)
+        kept = np.flatnonzero(noisy > cal.extra["threshold"])
+        if kept.size == 0:  # post-processing of the noisy histogram
+            kept = np.array([int(np.argmax(noisy))])
+        first, last = int(_FIRST[kept[0]]), int(_LAST[kept[-1]])
+        edges = cell_edges()
+        mass = np.clip(noisy[kept[0]:kept[-1] + 1], 0.0, None)
+        middle = kept[0] + int(np.searchsorted(np.cumsum(mass), 0.5 * mass.sum()))
+        median = 0.5 * (edges[_FIRST[middle]] + edges[_LAST[middle] + 1])
+        lo_edge, hi_edge = first, last + 1
+        if template.refine:
+            below = np.concatenate([[0], np.cumsum(counts)])[first:last + 2]
+            picks = []
+            for q in template.levels:
+                utility = -np.abs(below - q * template.n)
+                picks.append(first + exponential_mechanism(
+                    utility, cal.extra["epsilon of each level"], 1.0, rng))
+            lo_edge, hi_edge = min(picks), max(picks)
+            if lo_edge == hi_edge:
+                hi_edge = min(hi_edge + 1, last + 1)
+                lo_edge = hi_edge - 1
+        lo, hi = float(edges[lo_edge]), float(edges[hi_edge])
+        return np.array([lo, hi, min(hi, max(lo, float(median)))]), None, False
+
+
+@register
+class StableVocabulary(Mechanism["VocabularyTemplate"]):
+    """The categories whose Laplace-noised count passes a threshold ((ε, δ)-DP).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.templates.bounds import VocabularyTemplate
+    >>> release(VocabularyTemplate([900, 40, 1], 941), "stable_vocabulary",
+    ...         Budget(1.0, 1e-6), rng=0).theta.tolist()
+    [0, 1]
+    """
+
+    name = "stable_vocabulary"
+    needs = frozenset({"category_counts"})
+    solves = False
+    pure = False
+    template_kinds = frozenset({"vocabulary"})
+    placement = "sum"
+
+    def conditions(self, template: VocabularyTemplate, budget: Budget) -> list[Condition]:
+        return [Condition(
+            "count sensitivity", True, "computed from public parameters",
+            f"replacing one of the {template.n} {template.values_name} moves one count down "
+            "and one up by 1 (L1 sensitivity 2); a category held by one record passes the "
+            "threshold with probability delta, and only the set of categories is released")]
+
+    def calibrate(self, template: VocabularyTemplate, budget: Budget) -> Calibration:
+        eps, delta = budget.epsilon, budget.delta
+        return Calibration(
+            mechanism=self.name, epsilon_requested=eps, epsilon=eps, epsilon_noise=eps,
+            slack=0.0, extra_strong_convexity=0.0, sensitivity=2.0, noise_rate=eps / 2.0,
+            delta=delta, extra={"laplace scale": 2.0 / eps,
+                                "threshold": vocabulary_threshold(eps, delta)})
+
+    def certificate(self, template: VocabularyTemplate, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        assert cal is not None
+        return Certificate(
+            mechanism=f"vocabulary of the {template.values_name}: the categories whose Laplace-"
+                      "noised count passes a threshold (Korolova et al. 2009; "
+                      "docs/privacy/bounds.md §18.3)",
+            epsilon_requested=budget.epsilon, epsilon=budget.epsilon, delta=budget.delta,
+            private=True, conditions=list(conditions),
+            quantities={"records": template.n, **cal.extra})
+
+    def run(self, template: VocabularyTemplate, cal: Calibration | None, backend: Backend,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        assert cal is not None
+        counts = template.category_counts
+        noisy = counts + laplace(max(1, counts.size), cal.extra["laplace scale"], rng)[:counts.size]
+        return np.flatnonzero(noisy > cal.extra["threshold"]), None, False

@@ -1,0 +1,76 @@
+"""Rules of the private bounds: when a range is refined, and the budget of a label range.
+
+Both are public functions of (n, ε, the quantile levels): no rule reads the data
+(docs/privacy/bounds.md §18.2, §18.4).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = [
+    "COARSE_SHARE",
+    "DEFAULT_LEVELS",
+    "FAILURE_PROBABILITY",
+    "LABEL_SHARE",
+    "REFERENCE_CANDIDATES",
+    "RangeChoice",
+    "refine_range",
+]
+
+#: The quantile levels of a released range when none are given: 1 % of the values may lie
+#: below it and 1 % above (when the budget resolves them, else the coarse range stands).
+DEFAULT_LEVELS = (0.01, 0.99)
+#: The share of a range's ε spent on the coarse histogram when the range is refined (the
+#: rest is split evenly between the two levels).
+COARSE_SHARE = 0.5
+#: β: the probability allowed for an empty octave passing the coarse threshold (all octaves
+#: together: such an octave would widen the range by orders of magnitude), and for a refined
+#: bound missing its level by more than half its tail.
+FAILURE_PROBABILITY = 1e-3
+#: The candidate edges the refinement rule assumes (8 octaves of 16 cells).
+REFERENCE_CANDIDATES = 128
+#: The share of a regressor's ε spent on its label range with ``label_range="private"``.
+LABEL_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class RangeChoice:
+    """Whether a range is refined inside its coarse range, and why (public)."""
+
+    refine: bool
+    reason: str
+
+
+def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeChoice:
+    """Refine the coarse range by quantiles only when the budget resolves the levels.
+
+    The exponential mechanism on ≤ G candidate edges with utility −|rank − q n| (sensitivity
+    1) lands within rank (2/ε_q) ln(G/β) of its level with probability ≥ 1 − β. The bounds
+    are refined when that is at most half of the smaller tail, min(q_lo, 1 − q_hi) · n / 2,
+    with ε_q = ε (1 − COARSE_SHARE) / 2, G = 128 and β = 10⁻³; otherwise the whole ε goes to
+    the coarse histogram, whose range is then released as it is.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.bounds import refine_range
+    >>> refine_range(100_000, 1.0, (0.01, 0.99)).refine
+    True
+    >>> refine_range(2_000, 0.1, (0.01, 0.99)).refine
+    False
+    """
+    tail = min(levels[0], 1.0 - levels[1])
+    eps_q = epsilon * (1.0 - COARSE_SHARE) / 2.0
+    error = 2.0 / eps_q * math.log(REFERENCE_CANDIDATES / FAILURE_PROBABILITY) \
+        if eps_q > 0 else math.inf
+    need = 0.5 * tail * n
+    if tail > 0 and error <= need:
+        return RangeChoice(True, (
+            f"range refined by quantiles at levels ({levels[0]:g}, {levels[1]:g}): the rank "
+            f"error bound (2/eps_q) ln(G/beta) = {error:.4g} is at most half the smaller tail "
+            f"({need:.4g} values; n = {n}, eps_q = {eps_q:.4g}; docs/privacy/bounds.md §18.2)"))
+    return RangeChoice(False, (
+        f"coarse range only: the levels ({levels[0]:g}, {levels[1]:g}) need a rank error of at "
+        f"most {need:.4g} values and the budget gives {error:.4g} (n = {n}); the whole epsilon "
+        "goes to the histogram over octaves (docs/privacy/bounds.md §18.2)"))
