@@ -131,11 +131,11 @@ class LabelRangeMixin:
         return lo, hi
 
     # ------------------------------------------------------- a label range released in the fit
-    def fit(self, X: Any, y: Any) -> Any:
-        """Fit on a public ``label_range``, or release it first from the budget ("private")."""
+    def _diverted_fit(self, X: Any, y: Any) -> Any:
+        """A fit with ``label_range="private"``: release the range first (else None)."""
         if private_bounds(self.label_range) is not None:
             return self._fit_private_labels(X, y)
-        return super().fit(X, y)
+        return None
 
     def _inner(self, epsilon: float, label_range: tuple[float, float]) -> Any:
         """This regressor on a public label range, at ``epsilon``, charging no ledger."""

@@ -40,7 +40,11 @@ from .certificate import Certificate, Condition, compose_sequential
 from .release import release
 from .rules.bounds import DEFAULT_LEVELS, refine_range
 
-__all__ = ["ColumnBudgets", "column_budgets", "draft_schema", "release_range",
+#: A released range [lo >= 0, hi] is log-scaled when hi is at least this multiple of the
+#: noisy median (a right tail of three octaves or more; post-processing of the release).
+LOG_TAIL_OCTAVES_RATIO = 8.0
+
+__all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "column_budgets", "draft_schema", "release_range",
            "release_vocabulary"]
 
 
@@ -280,7 +284,8 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     budget (docs/privacy/bounds.md §18): a numeric column's range by
     :func:`release_range` (a Laplace histogram over signed powers of two, then the quantile
     ``levels`` by the exponential mechanism when the budget resolves them; ``log=True``
-    when the range starts at 0 or above and the noisy median lies in its lowest hundredth);
+    when the range starts at 0 or above and ends three octaves or more above the noisy
+    median: a long right tail);
     a text or category column's vocabulary by :func:`release_vocabulary` (δ > 0 needed;
     with δ = 0 declare it), with an "other" slot; a bool column is
     :class:`~dpconvex.Binary`. The columns compose sequentially (or by the PLD accountant
@@ -402,7 +407,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 lo, hi, median, cert = release_range(
                     _numeric_values(values), Budget(budgets.range_epsilon), n=n, levels=levels,
                     name=f"values of column {name!r}", rng=rng, seeded=seed is not None)
-                log = lo >= 0.0 and median - lo < (hi - lo) / 100.0
+                log = lo >= 0.0 and hi >= LOG_TAIL_OCTAVES_RATIO * max(median, 0.0)
                 decls[name] = Numeric(lo, hi, log=bool(log))
                 parts.append(cert)
                 labels.append(f"range of {name!r}")
