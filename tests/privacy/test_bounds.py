@@ -48,16 +48,16 @@ def _same_cell(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     cells = cell_of(out[finite])
     lo, hi = edges[cells], edges[cells + 1]
     if values.dtype.kind in "iu":
-        moved = np.ceil(lo) + np.floor(rng.random(cells.size) * (np.ceil(hi) - np.ceil(lo)))
+        replacement = np.ceil(lo) + np.floor(rng.random(cells.size) * (np.ceil(hi) - np.ceil(lo)))
     else:
-        moved = lo + (0.05 + 0.9 * rng.random(cells.size)) * (hi - lo)
-    assert np.array_equal(cell_of(moved), cells)
-    out[finite] = moved
+        replacement = lo + (0.05 + 0.9 * rng.random(cells.size)) * (hi - lo)
+    assert np.array_equal(cell_of(replacement), cells)
+    out[finite] = replacement
     return out.astype(values.dtype)
 
 
-def _moved_in_cells(df: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """The table with every number moved inside its cell and the other columns' rows shuffled
+def _replaced_in_cells(df: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The table with every number replaced by another of its cell and the other columns' rows shuffled
     (a permutation keeps every category's count)."""
     rng = np.random.default_rng(seed)
     out = df.copy()
@@ -78,12 +78,12 @@ def _draft(df, **kw):
 
 # ------------------------------------------------------------------ what is read
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_every_value_moved_inside_its_grid_cell_gives_the_same_schema(seed):
+def test_every_value_replaced_inside_its_grid_cell_gives_the_same_schema(seed):
     """The ranges read the grid's counts and the vocabularies the categories' counts, nothing
     else: the same counts and the same seed give the same schema, bit for bit."""
     df = _table()
     a, warned_a = _draft(df, random_state=seed)
-    b, warned_b = _draft(_moved_in_cells(df, seed + 10), random_state=seed)
+    b, warned_b = _draft(_replaced_in_cells(df, seed + 10), random_state=seed)
     assert pickle.dumps(a) == pickle.dumps(b) and str(a.release) == str(b.release)
     assert warned_a == warned_b == []
 
@@ -99,8 +99,9 @@ def test_a_refined_range_reads_the_cell_counts_only():
 
 
 def test_a_coarse_range_reads_the_octave_counts_only():
-    """n = 3,000 at ε = 1: the coarse range only; a record moved to another cell of its octave
-    leaves the octave counts, hence the range and the median, unchanged for the same seed."""
+    """n = 3,000 at ε = 1: the coarse range only. A record replaced by a value in another cell
+    of its octave leaves the octave counts, hence the range and the median, unchanged for
+    the same seed."""
     values = np.random.default_rng(6).lognormal(3, 1, 3000)
     assert not refine_range(values.size, 1.0, (0.01, 0.99)).refine
     other = values.copy()

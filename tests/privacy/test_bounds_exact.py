@@ -425,11 +425,12 @@ def test_exact_privacy_loss_of_the_range_is_at_most_epsilon(epsilon, refine):
 
 
 def test_the_coarse_range_attains_epsilon():
-    """At ε = 15, τ = 1.51 lies between the counts: a table with one record in an octave and
-    its neighbour with two more in another (1 <= τ <= 2) make both octaves' factors reach
-    e^{ε/2} on the outcome "the first kept, the second not": the bound is tight."""
+    """At ε = 15, τ = 1.51 lies between 1 and 2. On {−1.5, −1.5, −1.5} against
+    {−1.5, −1.5, 3}, the outcome "the octave of 3 kept, that of −1.5 not" has both octaves'
+    factors at e^{ε/2} (3 and 2 values above τ, 0 and 1 below): the bound is tight."""
     worst, where = range_log_ratio(range_noise(15.0, refine=False), refine=False)
     assert worst == pytest.approx(15.0, rel=TOL)
+    assert where == ((0, 0, 0), (0, 0, 4))
 
 
 @pytest.mark.parametrize(("epsilon", "refine", "mutant"), [
@@ -478,10 +479,10 @@ def test_the_noisy_histogram_the_median_reads_costs_epsilon_one():
     worst, halved = 0.0, 0.0
     for d, d_prime in neighbours():
         a, b = octaves_of(cells_of(d)), octaves_of(cells_of(d_prime))
-        moved = np.flatnonzero(a != b)
-        assert np.abs(a - b).sum() <= 2 and moved.size <= 2
-        x = np.meshgrid(*([grid] * moved.size), indexing="ij")
-        loss = sum(np.abs(x[k] - b[o]) - np.abs(x[k] - a[o]) for k, o in enumerate(moved))
+        differ = np.flatnonzero(a != b)
+        assert np.abs(a - b).sum() <= 2 and differ.size <= 2
+        x = np.meshgrid(*([grid] * differ.size), indexing="ij")
+        loss = sum(np.abs(x[k] - b[o]) - np.abs(x[k] - a[o]) for k, o in enumerate(differ))
         worst = max(worst, float(np.abs(loss).max()) / noise.scale)
         halved = max(halved, float(np.abs(loss).max()) / (noise.scale / 2))
     assert worst == pytest.approx(epsilon_1, rel=1e-12) and halved > epsilon_1 * 1.05
