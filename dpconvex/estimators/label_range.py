@@ -155,7 +155,7 @@ class LabelRangeMixin:
         from .._random import assign_noise, noise_source
         from .._validation import feature_names_of, with_feature_names
         from ..privacy.accounting import reserve_budget
-        from ..privacy.bounds import release_range
+        from ..privacy.bounds import check_range_budget, release_range
         from ..privacy.budget import Budget, remaining
         from ..privacy.certificate import compose_sequential
 
@@ -168,6 +168,7 @@ class LabelRangeMixin:
         epsilon = float(self.epsilon)
         eps_label = spec.share * epsilon
         rest = remaining(epsilon, eps_label)
+        check_range_budget(n, eps_label, "labels")  # public: refused before anything is read
         inner = self._inner(rest, (-1.0, 1.0))
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = noise_source(self)

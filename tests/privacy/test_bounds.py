@@ -184,7 +184,7 @@ def test_the_accountant_is_charged_exactly_epsilon_and_delta():
 
 def test_many_columns_compose_by_the_pld_accountant_within_the_budget():
     rng = np.random.default_rng(8)
-    table = {f"x{k}": rng.normal(k, 1, 500) for k in range(40)}
+    table = {f"x{k}": rng.normal(k, 1, 2000) for k in range(40)}
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
     schema = dp.draft_schema(table, epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0)
     release = schema.release
