@@ -194,6 +194,25 @@ def test_many_columns_compose_by_the_pld_accountant_within_the_budget():
     assert ledger.spent == pytest.approx((release.epsilon, release.delta), rel=1e-12)
 
 
+def test_a_range_with_too_little_epsilon_is_refused_before_anything_is_read(monkeypatch):
+    """n·ε below MIN_RECORDS_EPSILON (public: n and the column's ε) is refused before a value
+    is read or a budget is charged (docs/privacy/bounds.md §18.2)."""
+    def unread(values):
+        raise AssertionError("a value was read")
+
+    monkeypatch.setattr(bounds_module, "cell_counts", unread)
+    ledger = dp.BudgetAccountant(epsilon=2.0)
+    table = {"a": np.arange(100.0), "b": np.arange(100.0)}  # 100 records at ε = 0.5 each
+    with pytest.raises(dp.ParameterError, match=r"n \* epsilon >= 60 .*Nothing was read"):
+        dp.draft_schema(table, epsilon=1.0, accountant=ledger, random_state=0)
+    assert ledger.spent == (0.0, 0.0)
+    y = np.arange(2000.0)  # a label range at 0.1 × 0.1: n·ε = 20
+    model = dp.PrivateLinearRegression(epsilon=0.1, label_range="private", accountant=ledger)
+    with pytest.raises(dp.ParameterError, match="the range of the labels needs"):
+        model.fit(np.zeros((2000, 2)), y)
+    assert ledger.spent == (0.0, 0.0)
+
+
 # ------------------------------------------------------------------ what it releases
 def test_the_encoder_does_not_warn_on_a_released_schema():
     df = _table()
