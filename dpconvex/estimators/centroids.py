@@ -65,6 +65,7 @@ from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms import Mechanism, build_mechanism
+from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
@@ -248,21 +249,39 @@ def _sq_norms(U: Any) -> np.ndarray:
     return np.einsum("ij,ij->i", U, U)
 
 
-def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, q: float, unit: bool, C: int,
-                     w: float, bound: float) -> np.ndarray:
-    """One Dask chunk's (class sums of u, w x class counts), flattened to shape (1, C (d + 1)).
+@dataclass(frozen=True)
+class BallRows:
+    """The centroids' public map of a block of raw rows to feature vectors u (one row each).
+
+    u = clip(x, q)/q, then u/‖u‖ with ``unit`` (zero rows stay zero), then clipped to
+    ``bound``: ‖u‖ <= ``bound`` for every row, whatever x is. It reads each row alone (a
+    per-record map), and is picklable, so Dask workers apply it to their chunks.
+    """
+
+    q: float
+    unit: bool
+    bound: float = 1.0
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        U = clip_rows(X, self.q)[0] / self.q
+        return clip_rows(_unit(U) if self.unit else U, self.bound)[0]
+
+
+def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any, C: int,
+                     w: float) -> np.ndarray:
+    """One block's (class sums of u, w x class counts), flattened to shape (1, C (k + 1)).
 
     ``block`` holds the raw rows and, in its last column, the class index (-1: outside
-    the label set); u is built per row exactly as the in-memory path builds it.
+    the label set); ``record_map`` builds u from each raw row (k entries), exactly as the
+    in-memory path builds it.
     """
-    U = clip_rows(block[:, :-1], q)[0] / q
-    U = clip_rows(_unit(U) if unit else U, bound)[0]
-    label, d = block[:, -1], U.shape[1]
-    V = np.zeros((C, d + 1))
+    U = record_map(block[:, :-1])
+    label, k = block[:, -1], U.shape[1]
+    V = np.zeros((C, k + 1))
     for class_index in range(C):
         rows = label == class_index
-        V[class_index, :d] = U[rows].sum(axis=0)
-        V[class_index, d] = w * float(np.count_nonzero(rows))
+        V[class_index, :k] = U[rows].sum(axis=0)
+        V[class_index, k] = w * float(np.count_nonzero(rows))
     return V.reshape(1, -1)
 
 
@@ -271,11 +290,12 @@ _SUM_BLOCK_ENTRIES = 1 << 16
 
 
 class _BlockRows:
-    """Dense rows in memory and their class index (-1: outside the label set), read in
-    blocks of rows by :meth:`chunk_sum` as ``DaskRows`` reads its chunks: u is built
-    and summed per block, so the class sums hold no copy of the rows."""
+    """Rows in memory (dense, or sparse read as dense one block at a time) and their class
+    index (-1: outside the label set), read in blocks of rows by :meth:`chunk_sum` as
+    ``DaskRows`` reads its chunks: u is built and summed per block, so the class sums hold
+    no copy of the rows."""
 
-    def __init__(self, X: np.ndarray, label: np.ndarray):
+    def __init__(self, X: Any, label: np.ndarray):
         self.X, self.label = X, np.asarray(label, dtype=float)
         self.n, self.p = X.shape[0], X.shape[1] + 1
 
@@ -284,12 +304,32 @@ class _BlockRows:
         step = max(1, _SUM_BLOCK_ENTRIES // self.p)
         total = None
         for start in range(0, self.n, step):
-            block = np.empty((min(step, self.n - start), self.p))
-            block[:, :-1] = self.X[start:start + step]
+            rows = self.X[start:start + step]
+            block = np.empty((rows.shape[0], self.p))
+            block[:, :-1] = rows.toarray() if sp.issparse(rows) else rows
             block[:, -1] = self.label[start:start + step]
             part = k(block, None, False, *a)
             total = part if total is None else total + part
         return total
+
+
+def label_rows(X: Any, labels: Any) -> Any:
+    """The rows of a fit with their class index (-1: dropped), read block by block.
+
+    Dask rows: a :class:`~dpconvex.data.dask_rows.DaskRows` over X with the index as a last
+    column, summed per chunk on the workers in one pass; rows in memory (dense or sparse): a
+    block reader that never copies the whole of X. ``labels`` is the
+    :func:`~dpconvex.data.labels.encode_labels` result.
+    """
+    index = np.where(~labels.dropped, labels.index, -1)
+    if not is_dask_collection(X):
+        return _BlockRows(X, index)
+    import dask.array as da
+
+    from ..data.dask_rows import DaskRows
+
+    index_column = da.from_array(index.astype(float)[:, None], chunks=(X.chunks[0], 1))
+    return DaskRows(da.concatenate([X, index_column], axis=1))
 
 
 def _over_bound(X: np.ndarray, q: float) -> np.ndarray:
@@ -345,16 +385,18 @@ class ClassSumTemplate:
     init_centers = None
 
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
-                 notes: Sequence[str] = (), rows: Any = None, row_map: tuple[float, bool] = (1.0, False)):
+                 notes: Sequence[str] = (), rows: Any = None, record_map: Any = None):
         self.data_norm = float(data_norm)
         self.notes = tuple(notes)
         self.y = np.asarray(y, dtype=np.int64)
         self.C = int(n_classes)
-        self.rows, self._row_map = rows, row_map
+        self.rows = rows
+        self.record_map = record_map if record_map is not None else BallRows(1.0, False,
+                                                                             self.data_norm)
         if rows is not None:
             # raw rows + class column, read per chunk (Dask) or per block (in memory)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
-            self.X, self.n, self.d = rows, int(self.y.size), rows.p - 1
+            self.X, self.n, self.d = rows, int(self.y.size), self._record_width(rows.p - 1)
         elif _one_row_broadcast(U):  # a plan's shape-only rows: the one row is clipped once
             self.X = np.broadcast_to(clip_rows(np.asarray(U[:1], dtype=float), self.data_norm)[0],
                                      U.shape)
@@ -367,6 +409,15 @@ class ClassSumTemplate:
             raise ParameterError("The 'y' argument of ClassSumTemplate must hold n class indices "
                                  "in [0, n_classes), one per row of U.")
         self.space = EuclideanSpace((self.C, self.d + 1))
+
+    def _record_width(self, n_columns: int) -> int:
+        """k, the entries of one record's vector u for raw rows of ``n_columns`` columns."""
+        return n_columns
+
+    @property
+    def record_set(self) -> RecordSet:
+        """The set every u lies in: the ball ‖u‖ <= ``data_norm`` (docs/privacy.md §4.9)."""
+        return NormBall(self.data_norm)
 
     @property
     def noise_shape(self) -> tuple[int, ...]:
@@ -384,9 +435,7 @@ class ClassSumTemplate:
         Each chunk (of Dask rows, on its worker; or a block of rows in memory) builds u
         per row and sums it per class; the partial sums are added.
         """
-        q, unit = self._row_map
-        V = self.rows.chunk_sum(_class_sum_block, q, unit, self.C, float(count_weight),
-                                self.data_norm)
+        V = self.rows.chunk_sum(_class_sum_block, self.record_map, self.C, float(count_weight))
         return np.asarray(V).reshape(self.C, self.d + 1)
 
 
@@ -629,35 +678,24 @@ class PrivateGaussianCentroid(PrivateEstimator):
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
         meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels
-        if is_dask_collection(X_checked):  # u built and summed per chunk on the workers, one pass
-            import dask.array as da
-
-            from ..data.dask_rows import DaskRows
-
-            keep = ~labels.dropped
-            index = np.where(keep, labels.index, -1).astype(float)[:, None]
-            index_column = da.from_array(index, chunks=(X_checked.chunks[0], 1))
-            rows = DaskRows(da.concatenate([X_checked, index_column], axis=1))
-            notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                     labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else []),
-                     rows.certificate_note, *self._mechanism_notes()]
-            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=notes, rows=rows,
-                                        row_map=(q, self.row_norm == "unit"))
-            return Prepared(template=template, meta=meta)
-        notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 labels.assumption]
-        if self.row_norm == "unit":
-            notes.append(UNIT_ROWS)
-        notes.extend(self._mechanism_notes())
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
+        notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
+                 labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else [])]
+        record_map = BallRows(q, self.row_norm == "unit")
+        if is_dask_collection(X_checked):  # u built and summed per chunk on the workers, one pass
+            rows = label_rows(X_checked, labels)
+            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
+                                        notes=[*notes, rows.certificate_note,
+                                               *self._mechanism_notes()],
+                                        rows=rows, record_map=record_map)
+            return Prepared(template=template, meta=meta)
+        notes.extend(self._mechanism_notes())
         if isinstance(X_checked, np.ndarray):  # u built and summed block by block: no copy of X
             note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)), X_checked.shape[0],
                          q, owner)
-            rows = _BlockRows(X_checked, np.where(keep, labels.index, -1))
             template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=notes, rows=rows,
-                                        row_map=(q, self.row_norm == "unit"))
+                                        notes=notes, rows=label_rows(X_checked, labels),
+                                        record_map=record_map)
             return Prepared(template=template, meta=meta)
         # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
         clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
