@@ -66,7 +66,7 @@ from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms import Mechanism, build_mechanism
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
-from ..privacy.release import release
+from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
@@ -439,7 +439,74 @@ class ClassSumTemplate:
         return np.asarray(V).reshape(self.C, self.d + 1)
 
 
-class PrivateGaussianCentroid(PrivateEstimator):
+class ClassSumEstimator(PrivateEstimator):
+    """What the estimators over one release of class sums share (docs/privacy.md §4.9, §19).
+
+    ``mechanism`` resolved from δ by the one rule for the template kind :attr:`_kind`,
+    δ checked against it, the budget (δ = min(1e-5, 1/n²) when a Gaussian mechanism is
+    named with ``delta=None``), the dry run and the release itself. The host declares the
+    ``epsilon``, ``delta``, ``mechanism`` and ``random_state`` parameters.
+    """
+
+    #: The template kind: which mechanisms are offered and what "auto" resolves to.
+    _kind: ClassVar[str] = "centroid"
+
+    def _resolved(self) -> AutoMechanism:
+        """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
+        self._parameter_constraints["delta"].check("delta", self.delta, type(self).__name__)
+        return resolve_mechanism(self.mechanism, self.delta, self._kind)
+
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
+        return build_mechanism(self._resolved().name, type(self).__name__, self._kind)
+
+    def _mechanism_notes(self) -> tuple[str, ...]:
+        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
+        reason = self._resolved().reason
+        return () if reason is None else (reason,)
+
+    def _check_consistency(self) -> None:
+        """``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
+        owner = type(self).__name__
+        mech = self._mechanism()
+        if self.delta is not None:
+            if mech.pure and self.delta != 0:
+                raise ParameterError(
+                    f"The 'delta' parameter of {owner} must be None or 0 with the pure "
+                    f"epsilon-DP mechanism {mech.name!r}. Got {self.delta!r} instead.")
+            if not mech.pure and not self.delta > 0:
+                raise ParameterError(
+                    f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
+                    f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
+                    "mechanism='auto' with delta=None for pure epsilon-DP.")
+
+    def _budget(self, mechanism: Mechanism, n: int) -> tuple[Budget, bool]:
+        """(ε, δ) of the fit and whether δ came from the public rule."""
+        epsilon = float(self.epsilon)
+        if mechanism.pure:
+            return Budget(epsilon, 0.0), False
+        if self.delta is None:
+            return Budget(epsilon, default_delta(n)), True
+        return Budget(epsilon, float(self.delta)), False
+
+    def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
+        return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
+
+    def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold) -> Release:
+        """Draw the noise, release the template's class sums, commit the certificate to ``hold``.
+
+        The noise comes from ``random_state`` or what a meta-estimator handed this fit; the
+        released vector and its calibration are returned (nothing else of the fit is kept).
+        """
+        noise = noise_source(self)
+        released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
+                           seeded=noise.seeded)
+        assert released.theta is not None and released.calibration is not None
+        hold.commit_certificate(released.certificate)
+        return released
+
+
+class PrivateGaussianCentroid(ClassSumEstimator):
     """DP Gaussian class-mean classifier from noisy class sums and counts.
 
     Fit releases the joint vector (s_c, n_c)_{c} of class sums of
@@ -615,44 +682,6 @@ class PrivateGaussianCentroid(PrivateEstimator):
         "accountant": ACCOUNTANT,
     }
 
-    def _resolved(self) -> AutoMechanism:
-        """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
-        self._parameter_constraints["delta"].check("delta", self.delta, type(self).__name__)
-        return resolve_mechanism(self.mechanism, self.delta, "centroid")
-
-    def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        return build_mechanism(self._resolved().name, type(self).__name__, "centroid")
-
-    def _mechanism_notes(self) -> tuple[str, ...]:
-        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = self._resolved().reason
-        return () if reason is None else (reason,)
-
-    def _check_consistency(self) -> None:
-        """``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
-        owner = type(self).__name__
-        mech = self._mechanism()
-        if self.delta is not None:
-            if mech.pure and self.delta != 0:
-                raise ParameterError(
-                    f"The 'delta' parameter of {owner} must be None or 0 with the pure "
-                    f"epsilon-DP mechanism {mech.name!r}. Got {self.delta!r} instead.")
-            if not mech.pure and not self.delta > 0:
-                raise ParameterError(
-                    f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
-                    f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
-                    "mechanism='auto' with delta=None for pure epsilon-DP.")
-
-    def _budget(self, mechanism: Mechanism, n: int) -> tuple[Budget, bool]:
-        """(ε, δ) of the fit and whether δ came from the public rule."""
-        epsilon = float(self.epsilon)
-        if mechanism.pure:
-            return Budget(epsilon, 0.0), False
-        if self.delta is None:
-            return Budget(epsilon, default_delta(n)), True
-        return Budget(epsilon, float(self.delta)), False
-
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
         mechanism = self._mechanism()
@@ -710,9 +739,6 @@ class PrivateGaussianCentroid(PrivateEstimator):
                                     notes=plan.notes)
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
-    def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
-        return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
-
     # --------------------------------------------------------------------- fit
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
@@ -723,11 +749,8 @@ class PrivateGaussianCentroid(PrivateEstimator):
         # rule reads the number of rows from a shape
         warn_if_centroid_noise_dominates(mechanism, template, budget,
                                          np.broadcast_to(0.0, (plan.n, 0)), owner, stacklevel=4)
-        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
-        released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
-        assert released.theta is not None and released.calibration is not None
+        released = self._release_class_sums(prep, plan, hold)
         certificate = released.certificate
-        hold.commit_certificate(certificate)
         V = released.theta
         w = float(getattr(mechanism, "count_weight", 1.0))
         counts = V[:, d] / w

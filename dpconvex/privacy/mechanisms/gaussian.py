@@ -280,8 +280,9 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             delta=cal.delta,
             private=True,
             conditions=conds,
-            quantities={"classes C": C, "features d": d, "released entries C (d + 1)":
-                        C * (d + 1), "count weight w": w, self.sensitivity_name: cal.sensitivity,
+            quantities={"classes C": C, "features d": getattr(template, "n_features", d),
+                        f"released entries C ({records.width} + 1)": C * (d + 1),
+                        "count weight w": w, self.sensitivity_name: cal.sensitivity,
                         **noise_q},
             assumptions=[
                 "adjacency: replace one record (label included); records outside the public "

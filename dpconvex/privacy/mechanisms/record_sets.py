@@ -50,12 +50,15 @@ class RecordSet(Protocol):
 
     Attributes
     ----------
+    width : str
+        The entries of u in terms of the features d ("d", "2d"), for the certificate.
     bound_line : str
         The certificate's statement of U (a condition's detail).
     assumption : str
         The certificate's statement of the public map that puts every record in U.
     """
 
+    width: str
     bound_line: str
     assumption: str
 
@@ -93,6 +96,7 @@ class NormBall:
     """
 
     bound: float = 1.0
+    width = "d"
 
     @property
     def bound_line(self) -> str:
@@ -152,6 +156,7 @@ class MomentBox:
     """
 
     n_features: int
+    width = "2d"
 
     @property
     def bound_line(self) -> str:
