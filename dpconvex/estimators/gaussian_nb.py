@@ -568,7 +568,8 @@ class PrivateGaussianNB(ClassSumEstimator):
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The class of largest posterior (ties: the first class in ``classes_``)."""
-        return self.classes_[np.argmax(self.predict_joint_log_proba(X), axis=1)]
+        joint = self.predict_joint_log_proba(X)  # checks that the model is fitted
+        return self.classes_[np.argmax(joint, axis=1)]
 
 
 def _moments_of(released: Release, mechanism: Mechanism, var_floor: float
