@@ -75,7 +75,7 @@ __all__ = ["MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR", "ClassMomentTemplate"
 
 #: The default public floor φ of the variances, in units of the half range squared
 #: ((hi − lo)/2)² of each feature (docs/privacy.md §19.4).
-VAR_FLOOR = 1e-2
+VAR_FLOOR = 3e-2
 
 #: The public map of a record to its vector u, for the certificate.
 MOMENT_MAP = ("feature map t = (2 clip(x, lo, hi) - lo - hi) / (hi - lo) in [-1, 1]^d per "
@@ -344,7 +344,7 @@ class PrivateGaussianNB(ClassSumEstimator):
 
         .. warning:: Never set it from the data (e.g. the columns' minima and maxima): that
            leaks. The noise is fixed in units of the range, so a loose range wastes signal.
-    var_floor : float, default=1e-2
+    var_floor : float, default=0.03
         φ in (0, 1]: the public floor of every variance, in units of the feature's half range
         squared ((hi − lo)/2)²; the noise variance of the class mean is added to it
         (docs/privacy.md §19.4).
