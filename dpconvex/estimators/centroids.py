@@ -1,5 +1,9 @@
 """Differentially private class centroids: noisy class sums and counts, nearest class mean.
 
+The class-sum template, the block and chunk readers of the rows and the release of
+:class:`ClassSumEstimator` serve Gaussian naive Bayes too
+(:mod:`dpconvex.estimators.gaussian_nb`), whose per-record map adds the squares.
+
 :class:`PrivateGaussianCentroid` releases, in one noisy vector, the class sums
 s_c = Σ_{i: y_i = c} u_i of the public feature map u = clip(x, q)/q
 (‖u‖ <= 1) and the class counts n_c, then classifies by the nearest debiased
@@ -74,9 +78,10 @@ from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEsti
 from .constraints import ROW_NORM
 from .ovr import check_plan_shape
 
-__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "ClassSumTemplate",
-           "PrivateGaussianCentroid", "Priors", "class_priors", "default_delta",
-           "prior_penalty", "within_class_variance"]
+__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "BallRows",
+           "ClassSumEstimator", "ClassSumTemplate", "PrivateGaussianCentroid", "Priors",
+           "class_priors", "default_delta", "label_rows", "prior_penalty",
+           "within_class_variance"]
 
 #: The largest δ the default rule uses (the δ of the measurements in docs/privacy.md §11.13).
 DEFAULT_DELTA = 1e-5
@@ -370,6 +375,14 @@ class ClassSumTemplate:
     notes : sequence of str, default=()
         Public facts for the certificate (how u was built, where δ and the
         label set came from): returned by :meth:`assumptions`.
+    rows : block reader or DaskRows, optional
+        The raw rows with their class index as a last column (-1: left out), from
+        :func:`label_rows`; U is then None, and u is built and summed block by block
+        (chunk by chunk on Dask workers) by ``record_map``.
+    record_map : callable, optional
+        The public per-record map of a block of raw rows to u (picklable):
+        :class:`BallRows` here; the set it lands in is :attr:`record_set`, whose
+        sensitivities the mechanisms read. Default: ``BallRows(1, False, data_norm)``.
     """
 
     name = "class sums"

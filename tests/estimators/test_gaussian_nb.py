@@ -394,7 +394,7 @@ def test_sparse_rows_give_the_dense_release():
         np.testing.assert_allclose(est.predict_proba(fmt(X)), proba, rtol=0, atol=1e-12)
 
 
-def test_dask_rows_equal_the_in_memory_fit():
+def test_dask_rows_equal_the_in_memory_fit(monkeypatch):
     """One pass over the chunks; the release equals the in-memory one up to summation order.
 
     The chunk sums are added in another order, so each sum may differ by rounding (n terms of
@@ -408,7 +408,14 @@ def test_dask_rows_equal_the_in_memory_fit():
     make = lambda: dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1, 2],  # noqa: E731
                                         unknown_labels="ignore", random_state=5)
     mem = make().fit(X, y)
+    from dpconvex.estimators import centroids
+
+    calls = []
+    kernel = centroids._class_sum_block
+    monkeypatch.setattr(centroids, "_class_sum_block",
+                        lambda *a: calls.append(1) or kernel(*a))
     dsk = make().fit(da.from_array(X, chunks=(130, 3)), da.from_array(y, chunks=130))
+    assert len(calls) == 5  # one pass: each of the 5 chunks mapped and summed once
     cal = release(dsk.prepare(X, y, dsk.plan_for(X, y)).template, dsk.plan_for(X, y).mechanism,
                   Budget(1.0), dry_run=True).calibration
     g = snap_grid(ClassSumKNormSup().noise_scale(cal, (3, 7)))
