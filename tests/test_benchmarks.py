@@ -171,6 +171,7 @@ QUICK_RUNS = [
     ("regression_guide_table", []),
     ("regression_check", []),
     ("noise_warning_ssp", []),
+    ("drafted_schema", []),
 ]
 
 

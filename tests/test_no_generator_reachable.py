@@ -169,6 +169,13 @@ def _on_dask(est: Any, X: np.ndarray, y: np.ndarray) -> Any:
 
 #: name -> (random_state -> fitted object). Every public estimator class is the subject of
 #: at least one recipe (test_every_public_estimator_has_a_recipe).
+def _table(X: np.ndarray) -> Any:
+    """The rows as a table with named columns (a schema's input)."""
+    import pandas as pd
+
+    return pd.DataFrame(X, columns=[f"c{k}" for k in range(X.shape[1])])
+
+
 RECIPES: dict[str, Callable[[Any], Any]] = {
     "PrivateLogisticRegression": lambda rs: _lr(rs).fit(XB, YB),
     "PrivateLogisticRegression one-vs-rest": lambda rs: _lr(rs).fit(XM, YM),
@@ -198,6 +205,13 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
         epsilon=1.0, delta=1e-5, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
     "PrivateRegressor": lambda rs: dp.PrivateRegressor(
         epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateRegressor with a private label range": lambda rs: dp.PrivateRegressor(
+        epsilon=1.0, label_range="private", random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateLinearRegression with a private label range": lambda rs: dp.PrivateLinearRegression(
+        epsilon=1.0, label_range=dp.PrivateBounds(0.2), random_state=rs).fit(XB, XB[:, 0]),
+    "PrivateClassifier on a released schema": lambda rs: dp.PrivateClassifier(
+        epsilon=1.0, classes=[0, 1], random_state=rs,
+        schema=dp.draft_schema(_table(XB), epsilon=0.5, random_state=rs)).fit(_table(XB), YB),
     "PrivateRegressor safeguarded model": lambda rs: dp.PrivateRegressor(
         epsilon=500.0, label_range=(-2.0, 2.0), safeguard=True, random_state=rs).fit(
         XB, XB[:, 0]),

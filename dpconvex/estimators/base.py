@@ -444,6 +444,10 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         """
         return nullcontext()
 
+    def _diverted_fit(self, X: Any, y: Any) -> PrivateEstimator | None:
+        """A fit that takes another path before the plan (a released label range), or None."""
+        return None
+
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget, prepare, release.
 
@@ -458,6 +462,9 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         """
         from .._validation import feature_names_of, with_feature_names
 
+        diverted = self._diverted_fit(X, y)
+        if diverted is not None:
+            return diverted
         self._validate_params()
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))

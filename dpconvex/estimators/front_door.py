@@ -83,6 +83,7 @@ from .safeguard import (
     safeguard_sizes,
     select_release,
 )
+from .schema_input import SchemaInputMixin, SchemaOrNone
 
 __all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
 
@@ -142,7 +143,7 @@ def _rows_for(learner: str, X: Any) -> Any:
     return X.toarray() if learner in (LARGE_MARGIN, NOISY_GD) and sp.issparse(X) else X
 
 
-class PrivateClassifier(PrivateEstimator):
+class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
     """A differentially private classifier that chooses its learner from public quantities.
 
     The front door of dpconvex: set ε (and δ) and the public label set; the learner
@@ -231,6 +232,13 @@ class PrivateClassifier(PrivateEstimator):
         (docs/privacy.md §14.2). "none": every learner keeps the rows as given (clipped to
         ``data_norm`` only); pass it when a row's length carries the label (e.g. non-negative
         severity scores: on the UCI breast-cancer set "auto" costs 6 to 7 points).
+    schema : PublicSchema or None, default=None
+        None: X holds rows (e.g. from :class:`~dpconvex.PublicEncoder`). A schema: X is the
+        table, encoded record by record by ``PublicEncoder(schema, data_norm=data_norm)``
+        (``encoder_``), in ``fit`` and in every prediction. A schema released by
+        :func:`~dpconvex.draft_schema` with a budget is a part of the release: the
+        certificate composes its (ε, δ) (charged when it was drafted) with the model's
+        (``epsilon``: what is left), docs/privacy/bounds.md §18.5.
 
     Attributes
     ----------
@@ -282,12 +290,14 @@ class PrivateClassifier(PrivateEstimator):
         "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
         "row_norm": Options(("auto", "none")),
+        "schema": SchemaOrNone(),
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
                  unknown_labels: str = "raise", safeguard: bool | str = "auto",
-                 validation_fraction: float | str = "auto", row_norm: str = "auto"):
+                 validation_fraction: float | str = "auto", row_norm: str = "auto",
+                 schema: Any = None):
         self.epsilon = epsilon
         self.delta = delta
         self.classes = classes
@@ -298,6 +308,7 @@ class PrivateClassifier(PrivateEstimator):
         self.safeguard = safeguard
         self.validation_fraction = validation_fraction
         self.row_norm = row_norm
+        self.schema = schema
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -384,6 +395,8 @@ class PrivateClassifier(PrivateEstimator):
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
+        if self.schema is not None:
+            return self._fit_on_schema(X, y)
         self._validate_params()
         shape = self.public_shape(X, y)
         inferred = self.classes is None and declared_classes(y) is None
@@ -530,6 +543,9 @@ class PrivateClassifier(PrivateEstimator):
         ``certify(X, y)`` or ``certify(n=..., n_classes=..., n_features=...)``, as
         :meth:`~dpconvex.estimators.base.PrivateEstimator.certify`.
         """
+        if self.schema is not None:
+            return self._certify_on_schema(X, y, n=n, n_classes=n_classes,
+                                           n_features=n_features)
         self._validate_params()
         if X is None:
             if n is None or n_classes is None or n_features is None:
@@ -578,16 +594,16 @@ class PrivateClassifier(PrivateEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """The learner's predictions."""
         check_fitted(self, "estimator_")
-        return self.estimator_.predict(_rows_for(self.learner_, X))
+        return self.estimator_.predict(_rows_for(self.learner_, self._encoded(X)))
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
         """The learner's class probabilities (columns in the order of ``classes_``)."""
         check_fitted(self, "estimator_")
-        return self.estimator_.predict_proba(_rows_for(self.learner_, X))
+        return self.estimator_.predict_proba(_rows_for(self.learner_, self._encoded(X)))
 
     @checks_feature_names
     def decision_function(self, X: Any) -> np.ndarray:
         """The learner's decision function."""
         check_fitted(self, "estimator_")
-        return self.estimator_.decision_function(_rows_for(self.learner_, X))
+        return self.estimator_.decision_function(_rows_for(self.learner_, self._encoded(X)))

@@ -59,6 +59,7 @@ from .front_door import _take_rows
 from .label_range import LabelRange, LabelRangeMixin, private_bounds
 from .regression import PrivateLinearRegressor
 from .safeguard import ConstantRegressor, dry_selection, select_release, squared_error_utilities
+from .schema_input import SchemaInputMixin, SchemaOrNone
 
 __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
 
@@ -70,7 +71,7 @@ SELECTION_UTILITY = (
     "m is a public handicap (docs/privacy.md §17.3)")
 
 
-class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
+class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, PrivateEstimator):
     """A differentially private linear regressor that chooses its learner from public quantities.
 
     The front door for regression: set ε (and δ) and the labels' public range; the learner
@@ -102,9 +103,12 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
     delta : float, default=0.0
         δ in [0, 1): 0 for pure ε-DP; δ > 0 (e.g. 1/n²) lets the learner use its Gaussian
         mechanism on enough rows.
-    label_range : (float, float)
+    label_range : (float, float), "private" or PrivateBounds
         The labels' public range (lo, hi), from documentation, never from the data: labels
         are clipped to it (a per-record map, warned without a count) and predictions too.
+        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a
+        share of ε (``label_range_``), the rule then sees the ε left (docs/privacy/bounds.md
+        §18.4).
     data_norm : float, default=1.0
         Public bound q on ‖x‖; rows above it are scaled down to it.
         :class:`~dpconvex.PublicEncoder` builds rows within 1.
@@ -119,6 +123,11 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With the safeguard, the share of rows that validate: ⌈fraction · n⌉, or for "auto"
         ⌈0.2 n⌉ up to 2,000 rows and at least ⌈0.1 n⌉ (n only, public).
+    schema : PublicSchema or None, default=None
+        None: X holds rows. A schema: X is the table, encoded by
+        ``PublicEncoder(schema, data_norm=data_norm)`` (``encoder_``); a schema released by
+        :func:`~dpconvex.draft_schema` is composed into the certificate
+        (docs/privacy/bounds.md §18.5), as for :class:`~dpconvex.PrivateClassifier`.
 
     Attributes
     ----------
@@ -163,6 +172,7 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
         "accountant": ACCOUNTANT,
         "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
+        "schema": SchemaOrNone(),
     }
     #: The learner's intercept column (inside the norm bound, as the regressors' default).
     fit_intercept: ClassVar[bool] = True
@@ -171,7 +181,8 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
                  random_state: Any = None, accountant: Any = None,
-                 safeguard: bool | str = "auto", validation_fraction: float | str = "auto"):
+                 safeguard: bool | str = "auto", validation_fraction: float | str = "auto",
+                 schema: Any = None):
         self.epsilon = epsilon
         self.delta = delta
         self.label_range = label_range
@@ -180,6 +191,7 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
         self.accountant = accountant
         self.safeguard = safeguard
         self.validation_fraction = validation_fraction
+        self.schema = schema
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -269,6 +281,8 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
+        if self.schema is not None:
+            return self._fit_on_schema(X, y)
         if private_bounds(self.label_range) is not None:
             return self._fit_private_labels(X, y)
         self._validate_params()
@@ -421,6 +435,9 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
         ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
         a regression has no label set).
         """
+        if self.schema is not None:
+            return self._certify_on_schema(X, y, n=n, n_classes=n_classes,
+                                           n_features=n_features)
         if private_bounds(self.label_range) is not None:
             return self._certify_private_labels(X, y, n=n, n_classes=n_classes,
                                                 n_features=n_features)
@@ -460,4 +477,4 @@ class PrivateRegressor(LabelRangeMixin, RegressorMixin, PrivateEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """The released model's predictions, in the labels' units (within ``label_range``)."""
         check_fitted(self, "estimator_")
-        return self.estimator_.predict(X)
+        return self.estimator_.predict(self._encoded(X))

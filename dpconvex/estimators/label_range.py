@@ -131,11 +131,11 @@ class LabelRangeMixin:
         return lo, hi
 
     # ------------------------------------------------------- a label range released in the fit
-    def fit(self, X: Any, y: Any) -> Any:
-        """Fit on a public ``label_range``, or release it first from the budget ("private")."""
+    def _diverted_fit(self, X: Any, y: Any) -> Any:
+        """A fit with ``label_range="private"``: release the range first (else None)."""
         if private_bounds(self.label_range) is not None:
             return self._fit_private_labels(X, y)
-        return super().fit(X, y)
+        return None
 
     def _inner(self, epsilon: float, label_range: tuple[float, float]) -> Any:
         """This regressor on a public label range, at ``epsilon``, charging no ledger."""
@@ -154,7 +154,7 @@ class LabelRangeMixin:
         from .._random import assign_noise, noise_source
         from .._validation import feature_names_of, with_feature_names
         from ..privacy.accounting import reserve_budget
-        from ..privacy.bounds import release_range
+        from ..privacy.bounds import check_range_budget, release_range
         from ..privacy.budget import Budget, remaining
         from ..privacy.certificate import compose_sequential
 
@@ -167,6 +167,7 @@ class LabelRangeMixin:
         epsilon = float(self.epsilon)
         eps_label = spec.share * epsilon
         rest = remaining(epsilon, eps_label)
+        check_range_budget(n, eps_label, "labels")  # public: refused before anything is read
         inner = self._inner(rest, (-1.0, 1.0))
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = noise_source(self)

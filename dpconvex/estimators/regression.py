@@ -93,9 +93,11 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
-    label_range : (float, float)
+    label_range : (float, float), "private" or PrivateBounds
         The public range (lo, hi) of the labels, from documentation, never from the data:
         labels are clipped to it (a per-record map, counted and warned) and predictions too.
+        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows are clipped to it).
     fit_intercept : bool, default=True
@@ -338,9 +340,11 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
-    label_range : (float, float), default=(-1.0, 1.0)
+    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
         The public range (lo, hi) of the labels, from documentation, never from the data:
         labels are clipped to it (a per-record map, counted and warned) and predictions too.
+        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows are clipped to it).
 
@@ -461,9 +465,11 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
-    label_range : (float, float), default=(-1.0, 1.0)
+    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
         The public range (lo, hi) of the labels, from documentation, never from the data:
         labels are clipped to it (a per-record map, counted and warned) and predictions too.
+        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows are clipped to it).
 

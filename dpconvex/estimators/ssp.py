@@ -80,9 +80,11 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian form under ``mechanism="auto"``.
-    label_range : (float, float), default=(-1.0, 1.0)
+    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
         The public range (lo, hi) of the labels, from documentation, never from the data:
         labels are clipped to it (a per-record map) and predictions too.
+        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows above it are scaled down to it).
 

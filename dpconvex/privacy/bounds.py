@@ -38,9 +38,13 @@ from .accounting import reserve_budget
 from .budget import Budget, split_even
 from .certificate import Certificate, Condition, compose_sequential
 from .release import release
-from .rules.bounds import DEFAULT_LEVELS, refine_range
+from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 
-__all__ = ["ColumnBudgets", "column_budgets", "draft_schema", "release_range",
+#: A released range [lo >= 0, hi] is log-scaled when hi is at least this multiple of the
+#: noisy median (a right tail of three octaves or more; post-processing of the release).
+LOG_TAIL_OCTAVES_RATIO = 8.0
+
+__all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "column_budgets", "draft_schema", "release_range",
            "release_vocabulary"]
 
 
@@ -92,6 +96,7 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     n_records = v.size if n is None else int(n)
     levels = check_levels(levels, "release_range")
+    check_range_budget(n_records, budget.epsilon, name)
     choice = refine_range(n_records, budget.epsilon, levels)
     template = RangeTemplate(lambda: cell_counts(_finite(v)), n_records, levels,
                              refine=choice.refine, name=name)
@@ -99,6 +104,28 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     released.certificate.assumptions.append(choice.reason)
     lo, hi, median = (float(t) for t in released.theta)
     return lo, hi, median, released.certificate
+
+
+def check_range_budget(n: int, epsilon: float, name: str = "values") -> None:
+    """Refuse, before anything is read, a range whose n·ε is below ``MIN_RECORDS_EPSILON``.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.bounds import check_range_budget
+    >>> check_range_budget(5000, 0.05)
+    >>> check_range_budget(500, 0.05)
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: release_range: the range of the values needs n * epsilon >= 60 ...
+    """
+    if n * epsilon < MIN_RECORDS_EPSILON:
+        raise ParameterError(
+            f"release_range: the range of the {name} needs n * epsilon >= "
+            f"{MIN_RECORDS_EPSILON:g} (n = {n} records at epsilon = {epsilon:.4g} gives "
+            f"{n * epsilon:.4g}): with less, the noisy histogram cannot tell where the values "
+            "lie. Declare the range from documentation, give this range more epsilon (fewer "
+            "released columns, a larger share), or use more records. Nothing was read or "
+            "spent.")
 
 
 def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
@@ -280,7 +307,8 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     budget (docs/privacy/bounds.md §18): a numeric column's range by
     :func:`release_range` (a Laplace histogram over signed powers of two, then the quantile
     ``levels`` by the exponential mechanism when the budget resolves them; ``log=True``
-    when the range starts at 0 or above and the noisy median lies in its lowest hundredth);
+    when the range starts at 0 or above and ends three octaves or more above the noisy
+    median: a long right tail);
     a text or category column's vocabulary by :func:`release_vocabulary` (δ > 0 needed;
     with δ = 0 declare it), with an "other" slot; a bool column is
     :class:`~dpconvex.Binary`. The columns compose sequentially (or by the PLD accountant
@@ -387,6 +415,9 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     n_ranges = sum(how == "range" for how in plan.values())
     budgets = column_budgets(budget, n_ranges, len(undeclared_text))
     n = len(cols[0]) if cols else 0
+    if n_ranges:
+        check_range_budget(n, budgets.range_epsilon, "values of each released column "
+                           f"({n_ranges} ranges share epsilon = {budget.epsilon:g})")
     rng = np.random.default_rng(seed)
     decls: dict[str, Declaration] = {}
     parts: list[Certificate] = []
@@ -402,7 +433,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 lo, hi, median, cert = release_range(
                     _numeric_values(values), Budget(budgets.range_epsilon), n=n, levels=levels,
                     name=f"values of column {name!r}", rng=rng, seeded=seed is not None)
-                log = lo >= 0.0 and median - lo < (hi - lo) / 100.0
+                log = lo >= 0.0 and hi >= LOG_TAIL_OCTAVES_RATIO * max(median, 0.0)
                 decls[name] = Numeric(lo, hi, log=bool(log))
                 parts.append(cert)
                 labels.append(f"range of {name!r}")

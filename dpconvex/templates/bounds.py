@@ -111,8 +111,9 @@ class RangeTemplate:
             self._counts = self._counts()
         counts = np.asarray(self._counts, dtype=np.int64)
         if counts.shape != (N_CELLS,) or counts.sum() > self.n or counts.min() < 0:
-            raise ParameterError(f"RangeTemplate: the counts must be {N_CELLS} cell counts "
-                                 f"summing to at most n = {self.n} (missing values uncounted).")
+            raise ParameterError(f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell "
+                                 f"counts summing to at most n = {self.n} (missing values "
+                                 "uncounted).")
         return counts
 
     @property
@@ -162,8 +163,8 @@ class VocabularyTemplate:
         self.category_counts = np.asarray(counts, dtype=np.int64).reshape(-1)
         self.n = int(n)
         if self.n < 1 or np.any(self.category_counts < 1) or self.category_counts.sum() > self.n:
-            raise ParameterError("VocabularyTemplate: the counts must be positive and sum to at "
-                                 "most n, a positive number of records.")
+            raise ParameterError("VocabularyTemplate.__init__: the counts must be positive and "
+                                 "sum to at most n, a positive number of records.")
         self.values_name = str(name)
         self.space = EuclideanSpace((max(1, self.category_counts.size),))
 

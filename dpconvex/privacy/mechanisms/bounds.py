@@ -97,7 +97,7 @@ class QuantileRange(Mechanism["RangeTemplate"]):
     >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
     >>> template = RangeTemplate(cell_counts(income), 20000, (0.01, 0.99), refine=False)
     >>> lo, hi, median = release(template, "quantile_range", Budget(0.5), rng=0).theta
-    >>> lo <= 4096 and hi >= 2 ** 18, lo <= median <= hi
+    >>> bool(lo <= 4096 and hi >= 2 ** 18), bool(lo <= median <= hi)
     (True, True)
     """
 

@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_LEVELS",
     "FAILURE_PROBABILITY",
     "LABEL_SHARE",
+    "MIN_RECORDS_EPSILON",
     "REFERENCE_CANDIDATES",
     "RangeChoice",
     "refine_range",
@@ -31,6 +32,12 @@ COARSE_SHARE = 0.5
 FAILURE_PROBABILITY = 1e-3
 #: The candidate edges the refinement rule assumes (8 octaves of 16 cells).
 REFERENCE_CANDIDATES = 128
+#: The least n·ε of one released range: below it the histogram over 167 octaves cannot tell
+#: the octaves holding the values from empty ones (the largest of 166 Laplace(2/ε) draws is
+#: about (2/ε) ln 166 ≈ 10/ε, against a third of the records in the modal octave of data
+#: spread over three octaves: 20/ε at n·ε = 60), and a range far from the data could be
+#: released. The release is refused before anything is read (docs/privacy/bounds.md §18.2).
+MIN_RECORDS_EPSILON = 60.0
 #: The share of a regressor's ε spent on its label range with ``label_range="private"``.
 LABEL_SHARE = 0.1
 

@@ -1,0 +1,107 @@
+"""Fits with bounds released from the data: a private label range, a released schema.
+
+The label range and the schema are parts of the release: one ledger is charged their (ε, δ)
+with the model's, the certificate composes them, and the front door's rule sees the ε left.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpconvex as dp
+
+RNG = np.random.default_rng(7)
+X = RNG.uniform(-1, 1, size=(3000, 3)) / 2
+Y = 300 + 100 * X[:, 0] - 40 * X[:, 1] + RNG.normal(0, 10, 3000)
+
+REGRESSORS = [
+    lambda **kw: dp.PrivateLinearRegression(**kw),
+    lambda **kw: dp.PrivateLinearRegressor(**kw),
+    lambda **kw: dp.PrivateHuberRegressor(**kw),
+    lambda **kw: dp.PrivateQuantileRegressor(**kw),
+    lambda **kw: dp.PrivateRegressor(**kw),
+]
+
+
+@pytest.mark.parametrize("make", REGRESSORS)
+def test_a_private_label_range_is_a_part_of_the_one_budget(make):
+    ledger = dp.BudgetAccountant(epsilon=3.0)
+    model = make(epsilon=2.0, label_range="private", random_state=0, accountant=ledger)
+    model.fit(X, Y)
+    lo, hi = model.label_range_
+    assert lo < 300 < hi
+    cert = model.certificate_
+    assert [round(p.epsilon_requested, 12) for p in cert.parts] == [0.2, 1.8]
+    assert cert.epsilon <= 2.0 and ledger.spent[0] == pytest.approx(cert.epsilon, abs=1e-12)
+    pred = model.predict(X[:50])
+    assert np.all((pred >= lo) & (pred <= hi))
+    # certify states the same parts without reading a label or drawing noise
+    assert model.certify(X, Y).epsilon == pytest.approx(cert.epsilon, abs=1e-12)
+
+
+def test_the_front_doors_rule_sees_the_epsilon_left():
+    model = dp.PrivateRegressor(epsilon=1.0, label_range=dp.PrivateBounds(share=0.25),
+                                random_state=0).fit(X, Y)
+    label, rest = model.certificate_.parts
+    assert label.epsilon == pytest.approx(0.25) and rest.epsilon_requested == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, -0.1, "half"])
+def test_a_share_outside_zero_one_is_refused(bad):
+    with pytest.raises(dp.ParameterError, match="share"):
+        dp.PrivateBounds(share=bad)
+
+
+def test_a_label_range_that_is_neither_public_nor_private_is_refused():
+    with pytest.raises(dp.ParameterError, match="'private'"):
+        dp.PrivateRegressor(label_range="documented").fit(X, Y)
+
+
+def _table(n: int = 2500, seed: int = 1) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"age": rng.integers(18, 90, n), "income": rng.lognormal(10, 1, n),
+                       "plan": rng.choice(["basic", "pro"], n)})
+    y = ((df["age"] > 50) ^ (df["plan"] == "pro")).astype(int).to_numpy()
+    return df, y
+
+
+def test_a_front_door_on_a_released_schema_composes_its_certificate():
+    df, y = _table()
+    ledger = dp.BudgetAccountant(epsilon=2.0)
+    schema = dp.draft_schema(df, epsilon=0.3, declared={"plan": dp.Categorical(("basic", "pro"))},
+                             accountant=ledger, random_state=0)
+    clf = dp.PrivateClassifier(epsilon=1.7, classes=[0, 1], schema=schema, accountant=ledger,
+                               random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dp.PrivacyLeakWarning)  # a released schema is public
+        clf.fit(df, y)
+    cert = clf.certificate_
+    assert cert.parts[0] is not None and cert.parts[0].epsilon == pytest.approx(0.3)
+    assert cert.epsilon == pytest.approx(2.0) and ledger.spent[0] == pytest.approx(2.0)
+    assert clf.n_features_in_ == 3 and list(clf.feature_names_in_) == ["age", "income", "plan"]
+    assert clf.predict(df.head(5)).shape == (5,)
+    assert 0.0 <= clf.score(df, y) <= 1.0
+    assert clf.certify(df, y).epsilon == pytest.approx(2.0)
+
+
+def test_a_hand_written_schema_adds_nothing_to_the_certificate():
+    df, y = _table()
+    schema = dp.PublicSchema({"age": dp.Numeric(0, 120), "income": dp.Numeric(0, 1e6, log=True),
+                              "plan": dp.Categorical(("basic", "pro"))})
+    clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], schema=schema,
+                               random_state=0).fit(df, y)
+    rows = dp.PublicEncoder(schema).fit_transform(df)
+    same = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(rows, y)
+    assert clf.certificate_.epsilon == 1.0
+    # the same seed and the same rows: the same release (solver tolerance 1e-9 on the scores)
+    assert np.allclose(clf.decision_function(df), same.decision_function(rows), atol=1e-9)
+
+
+def test_a_schema_that_is_not_a_public_schema_is_refused():
+    df, y = _table()
+    with pytest.raises(dp.ParameterError, match="'schema' parameter of PrivateClassifier"):
+        dp.PrivateClassifier(classes=[0, 1], schema={"age": (0, 120)}).fit(df, y)
