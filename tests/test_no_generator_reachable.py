@@ -206,12 +206,13 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
     "PrivateRegressor": lambda rs: dp.PrivateRegressor(
         epsilon=1.0, label_range=(-2.0, 2.0), random_state=rs).fit(XB, XB[:, 0]),
     "PrivateRegressor with a private label range": lambda rs: dp.PrivateRegressor(
-        epsilon=1.0, label_range="private", random_state=rs).fit(XB, XB[:, 0]),
+        epsilon=20.0, label_range="private", random_state=rs).fit(XB, XB[:, 0]),
     "PrivateLinearRegression with a private label range": lambda rs: dp.PrivateLinearRegression(
-        epsilon=1.0, label_range=dp.PrivateBounds(0.2), random_state=rs).fit(XB, XB[:, 0]),
+        epsilon=20.0, label_range=dp.PrivateBounds(0.2), random_state=rs).fit(XB, XB[:, 0]),
     "PrivateClassifier on a released schema": lambda rs: dp.PrivateClassifier(
         epsilon=1.0, classes=[0, 1], random_state=rs,
-        schema=dp.draft_schema(_table(XB), epsilon=0.5, random_state=rs)).fit(_table(XB), YB),
+        schema=dp.draft_schema(_table(XB), epsilon=XB.shape[1] * 2.0, random_state=rs)).fit(
+            _table(XB), YB),
     "PrivateRegressor safeguarded model": lambda rs: dp.PrivateRegressor(
         epsilon=500.0, label_range=(-2.0, 2.0), safeguard=True, random_state=rs).fit(
         XB, XB[:, 0]),
