@@ -40,8 +40,9 @@ class PrivateBounds:
     """A label range released from the data inside the fit: a share of ε and two levels.
 
     ``label_range=PrivateBounds()`` (or ``label_range="private"``) on a regressor spends
-    ``share`` of its ε on the range of the labels (:func:`release_range`) and fits on the
-    rest; the certificate composes the two parts (docs/privacy/bounds.md §18.4).
+    ``share`` of its ε on the range of the labels
+    (:func:`~dpconvex.privacy.bounds.release_range`) and fits on the rest; the certificate
+    composes the two parts (docs/privacy/bounds.md §18.4).
 
     Parameters
     ----------

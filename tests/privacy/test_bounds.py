@@ -1,0 +1,225 @@
+"""A schema released by ``draft_schema``: what it reads, what it costs, what it releases.
+
+docs/privacy/bounds.md §18. A released range reads its column through the counts of the
+public grid only (§18.1), so a table whose every value is replaced by another value of the
+same grid cell gives the same schema for the same seed; a vocabulary reads the categories'
+counts only. Two neighbouring tables (one record replaced) give schemas that differ only in
+the released numbers: the same certificate, the same kinds of declarations, no warning on
+either. The remaining tests: coverage of a released range, the δ = 0 refusal, declared
+columns, the ledger, the encoder, ``to_code`` and the pickled release.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpconvex as dp
+import dpconvex.privacy.bounds as bounds_module
+from dpconvex.data.log_grid import cell_edges, cell_of
+from dpconvex.privacy.bounds import column_budgets, release_range
+from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.rules.bounds import refine_range
+
+
+def _table(n: int = 3000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    score = rng.normal(0, 3, n)
+    score[::50] = np.nan  # missing values: counted in no cell
+    return pd.DataFrame({
+        "income": rng.lognormal(10, 1, n),
+        "score": score,
+        "tiny": np.where(rng.random(n) < 0.5, 0.0, rng.normal(0, 1e-7, n)),  # the middle cell
+        "visits": rng.integers(100, 5000, n),
+        "plan": rng.choice(["basic", "pro", "team"], n, p=[0.6, 0.35, 0.05]),
+        "active": rng.random(n) < 0.3,
+    })
+
+
+def _same_cell(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Every value replaced by another value of its grid cell (integers by integers)."""
+    edges = cell_edges()
+    out = values.astype(float).copy()
+    finite = np.isfinite(out)
+    cells = cell_of(out[finite])
+    lo, hi = edges[cells], edges[cells + 1]
+    if values.dtype.kind in "iu":
+        replacement = np.ceil(lo) + np.floor(rng.random(cells.size) * (np.ceil(hi) - np.ceil(lo)))
+    else:
+        replacement = lo + (0.05 + 0.9 * rng.random(cells.size)) * (hi - lo)
+    assert np.array_equal(cell_of(replacement), cells)
+    out[finite] = replacement
+    return out.astype(values.dtype)
+
+
+def _replaced_in_cells(df: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """The table with every number replaced by another of its cell and the other columns' rows shuffled
+    (a permutation keeps every category's count)."""
+    rng = np.random.default_rng(seed)
+    out = df.copy()
+    for name in ("income", "score", "tiny", "visits"):
+        out[name] = _same_cell(df[name].to_numpy(), rng)
+    for name in ("plan", "active"):
+        out[name] = rng.permutation(df[name].to_numpy())
+    assert not out.equals(df)
+    return out
+
+
+def _draft(df, **kw):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schema = dp.draft_schema(df, **{"epsilon": 1.0, "delta": 1e-6, **kw})
+    return schema, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+# ------------------------------------------------------------------ what is read
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_value_replaced_inside_its_grid_cell_gives_the_same_schema(seed):
+    """The ranges read the grid's counts and the vocabularies the categories' counts, nothing
+    else: the same counts and the same seed give the same schema, bit for bit."""
+    df = _table()
+    a, warned_a = _draft(df, random_state=seed)
+    b, warned_b = _draft(_replaced_in_cells(df, seed + 10), random_state=seed)
+    assert pickle.dumps(a) == pickle.dumps(b) and str(a.release) == str(b.release)
+    assert warned_a == warned_b == []
+
+
+def test_a_refined_range_reads_the_cell_counts_only():
+    """n = 100,000 at ε = 1: the rule refines (§18.2); the same cell counts, the same range."""
+    rng = np.random.default_rng(4)
+    values = rng.lognormal(3, 1, 100_000)
+    assert refine_range(values.size, 1.0, (0.01, 0.99)).refine
+    a = release_range(values, Budget(1.0), rng=5)
+    b = release_range(_same_cell(values, rng), Budget(1.0), rng=5)
+    assert a[:3] == b[:3] and str(a[3]) == str(b[3])
+
+
+def test_a_coarse_range_reads_the_octave_counts_only():
+    """n = 3,000 at ε = 1: the coarse range only. A record replaced by a value in another cell
+    of its octave leaves the octave counts, hence the range and the median, unchanged for
+    the same seed."""
+    values = np.random.default_rng(6).lognormal(3, 1, 3000)
+    assert not refine_range(values.size, 1.0, (0.01, 0.99)).refine
+    other = values.copy()
+    other[0] = 2.0 ** np.floor(np.log2(values[0]))  # the first cell of the same octave
+    assert cell_of(other[:1]) != cell_of(values[:1])
+    assert release_range(values, Budget(1.0), rng=7)[:3] == release_range(other, Budget(1.0),
+                                                                           rng=7)[:3]
+
+
+def test_the_grid_counts_are_computed_once_per_range_from_the_column_alone(monkeypatch):
+    seen = []
+    real = bounds_module.cell_counts
+
+    def recording(values):
+        seen.append(np.sort(np.asarray(values)))
+        return real(values)
+
+    monkeypatch.setattr(bounds_module, "cell_counts", recording)
+    df = _table()
+    dp.draft_schema(df, epsilon=1.0, delta=1e-6, random_state=0)
+    numeric = [df[c].to_numpy(dtype=float) for c in ("income", "score", "tiny", "visits")]
+    assert len(seen) == len(numeric)
+    for got, column in zip(seen, numeric, strict=True):
+        assert np.array_equal(got, np.sort(column[np.isfinite(column)]))
+
+
+def test_same_seed_neighbours_differ_only_in_the_released_numbers():
+    df = _table()
+    other = df.copy()
+    other.loc[0, "income"] = 1e12  # one record replaced: another octave, another plan
+    other.loc[0, "score"] = -40.0
+    other.loc[0, "plan"] = "enterprise"
+    a, warned_a = _draft(df, random_state=3)
+    b, warned_b = _draft(other, random_state=3)
+    assert str(a.release) == str(b.release) and warned_a == warned_b == []
+    assert list(a.declarations) == list(b.declarations)
+    assert [type(d) for d in a.declarations.values()] == [type(d) for d in b.declarations.values()]
+    assert a.release.epsilon == b.release.epsilon == 1.0
+
+
+# ------------------------------------------------------------------ what it gives
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_released_range_covers_most_values(seed):
+    values = np.random.default_rng(seed).lognormal(10, 1, 20_000)
+    schema = dp.draft_schema({"income": values}, epsilon=1.0, random_state=seed)
+    lo, hi = schema.numeric["income"]
+    assert np.mean((values >= lo) & (values <= hi)) >= 0.95
+    assert "income" in schema.log_scaled
+
+
+def test_a_text_column_with_delta_zero_is_refused_by_name():
+    with pytest.raises(dp.ParameterError, match=r"\['plan'\].*Declare them in 'declared'"):
+        dp.draft_schema(_table(), epsilon=1.0, random_state=0)
+
+
+def test_declared_columns_are_used_as_given_and_cost_nothing():
+    df = _table()
+    given = {"income": dp.Numeric(0.0, 1e6, log=True), "score": dp.Numeric(-10.0, 10.0),
+             "tiny": dp.Numeric(-1.0, 1.0), "plan": dp.Categorical(("basic", "pro", "team"))}
+    ledger = dp.BudgetAccountant(epsilon=3.0)
+    schema = dp.draft_schema(df, epsilon=1.0, declared=given, accountant=ledger, random_state=0)
+    for name, declaration in given.items():
+        assert schema.declarations[name] == declaration
+    (part,) = schema.release.parts  # the one released column takes the whole epsilon
+    assert part.epsilon_requested == 1.0 and "'visits'" in part.mechanism
+    assert ledger.spent == (1.0, 0.0)
+    everything = {**given, "visits": dp.Numeric(0, 10_000), "active": dp.Binary()}
+    nothing = dp.draft_schema(df, epsilon=1.0, declared=everything, accountant=ledger,
+                              random_state=0)
+    assert nothing.release.epsilon == 0.0 and ledger.spent == (1.0, 0.0)
+
+
+def test_the_accountant_is_charged_exactly_epsilon_and_delta():
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0)
+    assert ledger.spent == (1.0, 1e-6)
+    assert (schema.release.epsilon, schema.release.delta) == (1.0, 1e-6)
+    assert [p.epsilon_requested for p in schema.release.parts] == [0.2] * 5  # 4 ranges, 1 vocabulary
+
+
+def test_many_columns_compose_by_the_pld_accountant_within_the_budget():
+    rng = np.random.default_rng(8)
+    table = {f"x{k}": rng.normal(k, 1, 2000) for k in range(40)}
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    schema = dp.draft_schema(table, epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0)
+    release = schema.release
+    assert release.quantities["composition"] == "PLD composition"
+    assert column_budgets(Budget(1.0, 1e-6), 40, 0).range_epsilon > 1.0 / 40
+    assert release.epsilon <= 1.0 and release.delta <= 1e-6
+    assert ledger.spent == pytest.approx((release.epsilon, release.delta), rel=1e-12)
+
+
+# ------------------------------------------------------------------ what it releases
+def test_the_encoder_does_not_warn_on_a_released_schema():
+    df = _table()
+    schema = dp.draft_schema(df, epsilon=1.0, delta=1e-6, random_state=0)
+    assert not schema.suggested
+    complete = df.dropna()  # the encoder refuses missing numbers (a public rule)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = dp.PublicEncoder(schema).fit_transform(complete)
+    assert rows.shape[0] == len(complete) and np.all(np.isfinite(rows))
+
+
+def test_to_code_carries_the_release():
+    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, random_state=0)
+    code = schema.to_code()
+    assert code.startswith("# Released by draft_schema at (epsilon, delta) = (1, 1e-06),")
+    assert "docs/privacy/bounds.md §18" in code
+    space: dict = {}
+    exec(code, space)
+    assert space["schema"].declarations == schema.declarations
+
+
+@pytest.mark.parametrize("random_state", [0, None])
+def test_the_release_pickles_without_a_generator(random_state):
+    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, random_state=random_state)
+    for obj in (schema.release, schema):
+        blob = pickle.dumps(obj)
+        assert b"Generator" not in blob and b"PCG64" not in blob and b"SeedSequence" not in blob
+    assert str(pickle.loads(pickle.dumps(schema.release))) == str(schema.release)
