@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateLogisticRegression": "estimators",
     "PrivateLargeMarginGaussian": "estimators",
     "PrivateGaussianCentroid": "estimators",
+    "PrivateGaussianNB": "estimators",
     "PrivateClassifier": "estimators",
     "PrivateRegressor": "estimators",
     "NoisyGradientDescent": "estimators",

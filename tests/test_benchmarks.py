@@ -161,6 +161,7 @@ QUICK_RUNS = [
     ("tuning_noisy_gd_kernels", []),
     ("breast_cancer_maps", []),
     ("centroids_accuracy", ["--splits", "1", "--seeds", "1"]),
+    ("gaussian_nb_accuracy", []),
     ("speed", []),
     ("corpus_run", []),
     ("regression_held_out", []),

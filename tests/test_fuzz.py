@@ -350,6 +350,7 @@ MAKERS: dict[str, Callable[..., Any]] = {
     "PrivateQuantileRegressor": lambda **kw: dp.PrivateQuantileRegressor(
         **{"random_state": 0, "solver": "native", **kw}),
     "PrivateGaussianCentroid": lambda **kw: dp.PrivateGaussianCentroid(**{"random_state": 0, **kw}),
+    "PrivateGaussianNB": lambda **kw: dp.PrivateGaussianNB(**{"random_state": 0, **kw}),
     "PrivateClassifier": lambda **kw: dp.PrivateClassifier(**{"random_state": 0, **kw}),
     "PrivateRegressor": lambda **kw: dp.PrivateRegressor(**{"random_state": 0, **kw}),
     "NoisyGradientDescent": _ngd,

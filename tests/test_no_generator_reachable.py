@@ -222,6 +222,10 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
         epsilon=1.0, steps=5, radius=2.0, random_state=rs).fit(XM, YM),
     "PrivateGaussianCentroid": lambda rs: dp.PrivateGaussianCentroid(
         epsilon=1.0, random_state=rs).fit(XM, YM),
+    "PrivateGaussianNB": lambda rs: dp.PrivateGaussianNB(
+        epsilon=1.0, random_state=rs).fit(XM, YM),
+    "PrivateGaussianNB gaussian on Dask rows": lambda rs: _on_dask(dp.PrivateGaussianNB(
+        epsilon=1.0, delta=1e-5, random_state=rs), XM, YM),
     "RandomFourierFeatures": lambda rs: dp.RandomFourierFeatures(
         n_components=8, random_state=rs).fit(XB),
     "PrivateClassifier binary": lambda rs: dp.PrivateClassifier(

@@ -32,7 +32,8 @@ from dpconvex.objectives.losses import HuberHinge
 #: Attributes that ARE the release (noised parameters, or a private selection).
 RELEASED = {"coef_", "intercept_", "Phi_", "centers_", "means_", "counts_", "best_index_",
             "best_params_", "best_estimator_", "certificate_",
-            "class_prior_", "within_class_var_"}  # the last two: functions of the class sums
+            "class_prior_", "within_class_var_",  # these two: functions of the class sums
+            "theta_", "var_", "class_count_"}  # naive Bayes: functions of the class moments
 
 
 def _pair(n=120, d=4, C=2, seed=0, relabel=True):
@@ -234,6 +235,8 @@ NEIGHBOUR_ESTIMATORS = {
     "logreg-gaussian-output": lambda: _lr(mechanism="gaussian_output", delta=1e-5),
     "centroid-pure": lambda: dp.PrivateGaussianCentroid(epsilon=1.0),
     "centroid-gaussian": lambda: dp.PrivateGaussianCentroid(epsilon=1.0, delta=1e-5),
+    "gaussian-nb-pure": lambda: dp.PrivateGaussianNB(epsilon=1.0),
+    "gaussian-nb-gaussian": lambda: dp.PrivateGaussianNB(epsilon=1.0, delta=1e-5),
     "front-door-pure": lambda: dp.PrivateClassifier(epsilon=1.0),
     "front-door-delta": lambda: dp.PrivateClassifier(epsilon=1.0, delta=1e-5),
     **{name: (lambda kw=kw: dp.PrivateLargeMarginGaussian(epsilon=2.0, **kw))
@@ -398,7 +401,8 @@ def test_label_array_is_an_array_that_keeps_its_public_set():
 def test_malformed_label_sets_are_refused_by_name(bad):
     X, y = _pair()[0]
     for make in (_lr, lambda **kw: dp.PrivateLargeMarginGaussian(solver="native", **kw),
-                 lambda **kw: dp.PrivateGaussianCentroid(**kw)):
+                 lambda **kw: dp.PrivateGaussianCentroid(**kw),
+                 lambda **kw: dp.PrivateGaussianNB(**kw)):
         with pytest.raises(dp.ParameterError, match="'classes' parameter of Private"):
             make(classes=bad, random_state=0).fit(X, y)
     pd = pytest.importorskip("pandas")

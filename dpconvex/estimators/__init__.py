@@ -10,6 +10,8 @@
   regression with a loss of bounded slope, and ridge regression by sufficient-statistics
   perturbation;
 - :mod:`~dpconvex.estimators.centroids`: DP class centroids;
+- :mod:`~dpconvex.estimators.gaussian_nb`: DP Gaussian naive Bayes, from the same release of
+  class sums with the sums of squares beside them;
 - :mod:`~dpconvex.estimators.noisy_gd`: noisy gradient descent with Gaussian noise;
 - :mod:`~dpconvex.estimators.kernels`: random Fourier features (a public map);
 - :mod:`~dpconvex.estimators.selection`: private hyperparameter selection;
@@ -32,6 +34,7 @@ _EXPORTS: dict[str, str] = {
     "NoisyGradientDescent": "noisy_gd",
     "PrivateClassifier": "front_door",
     "PrivateGaussianCentroid": "centroids",
+    "PrivateGaussianNB": "gaussian_nb",
     "PrivateGridSearch": "selection",
     "PrivateHuberRegressor": "regression",
     "PrivateHuberSVM": "linear",

@@ -1,5 +1,9 @@
 """Differentially private class centroids: noisy class sums and counts, nearest class mean.
 
+The class-sum template, the block and chunk readers of the rows and the release of
+:class:`ClassSumEstimator` serve Gaussian naive Bayes too
+(:mod:`dpconvex.estimators.gaussian_nb`), whose per-record map adds the squares.
+
 :class:`PrivateGaussianCentroid` releases, in one noisy vector, the class sums
 s_c = Σ_{i: y_i = c} u_i of the public feature map u = clip(x, q)/q
 (‖u‖ <= 1) and the class counts n_c, then classifies by the nearest debiased
@@ -65,7 +69,8 @@ from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms import Mechanism, build_mechanism
-from ..privacy.release import release
+from ..privacy.mechanisms.record_sets import NormBall, RecordSet
+from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
@@ -73,9 +78,10 @@ from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEsti
 from .constraints import ROW_NORM
 from .ovr import check_plan_shape
 
-__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "ClassSumTemplate",
-           "PrivateGaussianCentroid", "Priors", "class_priors", "default_delta",
-           "prior_penalty", "within_class_variance"]
+__all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "BallRows",
+           "ClassSumEstimator", "ClassSumTemplate", "PrivateGaussianCentroid", "Priors",
+           "class_priors", "default_delta", "label_rows", "prior_penalty",
+           "within_class_variance"]
 
 #: The largest δ the default rule uses (the δ of the measurements in docs/privacy.md §11.13).
 DEFAULT_DELTA = 1e-5
@@ -248,21 +254,39 @@ def _sq_norms(U: Any) -> np.ndarray:
     return np.einsum("ij,ij->i", U, U)
 
 
-def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, q: float, unit: bool, C: int,
-                     w: float, bound: float) -> np.ndarray:
-    """One Dask chunk's (class sums of u, w x class counts), flattened to shape (1, C (d + 1)).
+@dataclass(frozen=True)
+class BallRows:
+    """The centroids' public map of a block of raw rows to feature vectors u (one row each).
+
+    u = clip(x, q)/q, then u/‖u‖ with ``unit`` (zero rows stay zero), then clipped to
+    ``bound``: ‖u‖ <= ``bound`` for every row, whatever x is. It reads each row alone (a
+    per-record map), and is picklable, so Dask workers apply it to their chunks.
+    """
+
+    q: float
+    unit: bool
+    bound: float = 1.0
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        U = clip_rows(X, self.q)[0] / self.q
+        return clip_rows(_unit(U) if self.unit else U, self.bound)[0]
+
+
+def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any, C: int,
+                     w: float) -> np.ndarray:
+    """One block's (class sums of u, w x class counts), flattened to shape (1, C (k + 1)).
 
     ``block`` holds the raw rows and, in its last column, the class index (-1: outside
-    the label set); u is built per row exactly as the in-memory path builds it.
+    the label set); ``record_map`` builds u from each raw row (k entries), exactly as the
+    in-memory path builds it.
     """
-    U = clip_rows(block[:, :-1], q)[0] / q
-    U = clip_rows(_unit(U) if unit else U, bound)[0]
-    label, d = block[:, -1], U.shape[1]
-    V = np.zeros((C, d + 1))
+    U = record_map(block[:, :-1])
+    label, k = block[:, -1], U.shape[1]
+    V = np.zeros((C, k + 1))
     for class_index in range(C):
         rows = label == class_index
-        V[class_index, :d] = U[rows].sum(axis=0)
-        V[class_index, d] = w * float(np.count_nonzero(rows))
+        V[class_index, :k] = U[rows].sum(axis=0)
+        V[class_index, k] = w * float(np.count_nonzero(rows))
     return V.reshape(1, -1)
 
 
@@ -271,11 +295,12 @@ _SUM_BLOCK_ENTRIES = 1 << 16
 
 
 class _BlockRows:
-    """Dense rows in memory and their class index (-1: outside the label set), read in
-    blocks of rows by :meth:`chunk_sum` as ``DaskRows`` reads its chunks: u is built
-    and summed per block, so the class sums hold no copy of the rows."""
+    """Rows in memory (dense, or sparse read as dense one block at a time) and their class
+    index (-1: outside the label set), read in blocks of rows by :meth:`chunk_sum` as
+    ``DaskRows`` reads its chunks: u is built and summed per block, so the class sums hold
+    no copy of the rows."""
 
-    def __init__(self, X: np.ndarray, label: np.ndarray):
+    def __init__(self, X: Any, label: np.ndarray):
         self.X, self.label = X, np.asarray(label, dtype=float)
         self.n, self.p = X.shape[0], X.shape[1] + 1
 
@@ -284,12 +309,32 @@ class _BlockRows:
         step = max(1, _SUM_BLOCK_ENTRIES // self.p)
         total = None
         for start in range(0, self.n, step):
-            block = np.empty((min(step, self.n - start), self.p))
-            block[:, :-1] = self.X[start:start + step]
+            rows = self.X[start:start + step]
+            block = np.empty((rows.shape[0], self.p))
+            block[:, :-1] = rows.toarray() if sp.issparse(rows) else rows
             block[:, -1] = self.label[start:start + step]
             part = k(block, None, False, *a)
             total = part if total is None else total + part
         return total
+
+
+def label_rows(X: Any, labels: Any) -> Any:
+    """The rows of a fit with their class index (-1: dropped), read block by block.
+
+    Dask rows: a :class:`~dpconvex.data.dask_rows.DaskRows` over X with the index as a last
+    column, summed per chunk on the workers in one pass; rows in memory (dense or sparse): a
+    block reader that never copies the whole of X. ``labels`` is the
+    :func:`~dpconvex.data.labels.encode_labels` result.
+    """
+    index = np.where(~labels.dropped, labels.index, -1)
+    if not is_dask_collection(X):
+        return _BlockRows(X, index)
+    import dask.array as da
+
+    from ..data.dask_rows import DaskRows
+
+    index_column = da.from_array(index.astype(float)[:, None], chunks=(X.chunks[0], 1))
+    return DaskRows(da.concatenate([X, index_column], axis=1))
 
 
 def _over_bound(X: np.ndarray, q: float) -> np.ndarray:
@@ -330,6 +375,14 @@ class ClassSumTemplate:
     notes : sequence of str, default=()
         Public facts for the certificate (how u was built, where δ and the
         label set came from): returned by :meth:`assumptions`.
+    rows : block reader or DaskRows, optional
+        The raw rows with their class index as a last column (-1: left out), from
+        :func:`label_rows`; U is then None, and u is built and summed block by block
+        (chunk by chunk on Dask workers) by ``record_map``.
+    record_map : callable, optional
+        The public per-record map of a block of raw rows to u (picklable):
+        :class:`BallRows` here; the set it lands in is :attr:`record_set`, whose
+        sensitivities the mechanisms read. Default: ``BallRows(1, False, data_norm)``.
     """
 
     name = "class sums"
@@ -345,16 +398,18 @@ class ClassSumTemplate:
     init_centers = None
 
     def __init__(self, U: np.ndarray, y: np.ndarray, n_classes: int, *, data_norm: float = 1.0,
-                 notes: Sequence[str] = (), rows: Any = None, row_map: tuple[float, bool] = (1.0, False)):
+                 notes: Sequence[str] = (), rows: Any = None, record_map: Any = None):
         self.data_norm = float(data_norm)
         self.notes = tuple(notes)
         self.y = np.asarray(y, dtype=np.int64)
         self.C = int(n_classes)
-        self.rows, self._row_map = rows, row_map
+        self.rows = rows
+        self.record_map = record_map if record_map is not None else BallRows(1.0, False,
+                                                                             self.data_norm)
         if rows is not None:
             # raw rows + class column, read per chunk (Dask) or per block (in memory)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
-            self.X, self.n, self.d = rows, int(self.y.size), rows.p - 1
+            self.X, self.n, self.d = rows, int(self.y.size), self._record_width(rows.p - 1)
         elif _one_row_broadcast(U):  # a plan's shape-only rows: the one row is clipped once
             self.X = np.broadcast_to(clip_rows(np.asarray(U[:1], dtype=float), self.data_norm)[0],
                                      U.shape)
@@ -367,6 +422,15 @@ class ClassSumTemplate:
             raise ParameterError("The 'y' argument of ClassSumTemplate must hold n class indices "
                                  "in [0, n_classes), one per row of U.")
         self.space = EuclideanSpace((self.C, self.d + 1))
+
+    def _record_width(self, n_columns: int) -> int:
+        """k, the entries of one record's vector u for raw rows of ``n_columns`` columns."""
+        return n_columns
+
+    @property
+    def record_set(self) -> RecordSet:
+        """The set every u lies in: the ball ‖u‖ <= ``data_norm`` (docs/privacy.md §4.9)."""
+        return NormBall(self.data_norm)
 
     @property
     def noise_shape(self) -> tuple[int, ...]:
@@ -384,13 +448,78 @@ class ClassSumTemplate:
         Each chunk (of Dask rows, on its worker; or a block of rows in memory) builds u
         per row and sums it per class; the partial sums are added.
         """
-        q, unit = self._row_map
-        V = self.rows.chunk_sum(_class_sum_block, q, unit, self.C, float(count_weight),
-                                self.data_norm)
+        V = self.rows.chunk_sum(_class_sum_block, self.record_map, self.C, float(count_weight))
         return np.asarray(V).reshape(self.C, self.d + 1)
 
 
-class PrivateGaussianCentroid(PrivateEstimator):
+class ClassSumEstimator(PrivateEstimator):
+    """What the estimators over one release of class sums share (docs/privacy.md §4.9, §19).
+
+    ``mechanism`` resolved from δ by the one rule for the template kind :attr:`_kind`,
+    δ checked against it, the budget (δ = min(1e-5, 1/n²) when a Gaussian mechanism is
+    named with ``delta=None``), the dry run and the release itself. The host declares the
+    ``epsilon``, ``delta``, ``mechanism`` and ``random_state`` parameters.
+    """
+
+    #: The template kind: which mechanisms are offered and what "auto" resolves to.
+    _kind: ClassVar[str] = "centroid"
+
+    def _resolved(self) -> AutoMechanism:
+        """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
+        self._parameter_constraints["delta"].check("delta", self.delta, type(self).__name__)
+        return resolve_mechanism(self.mechanism, self.delta, self._kind)
+
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
+        return build_mechanism(self._resolved().name, type(self).__name__, self._kind)
+
+    def _mechanism_notes(self) -> tuple[str, ...]:
+        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
+        reason = self._resolved().reason
+        return () if reason is None else (reason,)
+
+    def _check_consistency(self) -> None:
+        """``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
+        owner = type(self).__name__
+        mech = self._mechanism()
+        if self.delta is not None:
+            if mech.pure and self.delta != 0:
+                raise ParameterError(
+                    f"The 'delta' parameter of {owner} must be None or 0 with the pure "
+                    f"epsilon-DP mechanism {mech.name!r}. Got {self.delta!r} instead.")
+            if not mech.pure and not self.delta > 0:
+                raise ParameterError(
+                    f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
+                    f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
+                    "mechanism='auto' with delta=None for pure epsilon-DP.")
+
+    def _budget(self, mechanism: Mechanism, n: int) -> tuple[Budget, bool]:
+        """(ε, δ) of the fit and whether δ came from the public rule."""
+        epsilon = float(self.epsilon)
+        if mechanism.pure:
+            return Budget(epsilon, 0.0), False
+        if self.delta is None:
+            return Budget(epsilon, default_delta(n)), True
+        return Budget(epsilon, float(self.delta)), False
+
+    def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
+        return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
+
+    def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold) -> Release:
+        """Draw the noise, release the template's class sums, commit the certificate to ``hold``.
+
+        The noise comes from ``random_state`` or what a meta-estimator handed this fit; the
+        released vector and its calibration are returned (nothing else of the fit is kept).
+        """
+        noise = noise_source(self)
+        released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
+                           seeded=noise.seeded)
+        assert released.theta is not None and released.calibration is not None
+        hold.commit_certificate(released.certificate)
+        return released
+
+
+class PrivateGaussianCentroid(ClassSumEstimator):
     """DP Gaussian class-mean classifier from noisy class sums and counts.
 
     Fit releases the joint vector (s_c, n_c)_{c} of class sums of
@@ -566,44 +695,6 @@ class PrivateGaussianCentroid(PrivateEstimator):
         "accountant": ACCOUNTANT,
     }
 
-    def _resolved(self) -> AutoMechanism:
-        """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
-        self._parameter_constraints["delta"].check("delta", self.delta, type(self).__name__)
-        return resolve_mechanism(self.mechanism, self.delta, "centroid")
-
-    def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        return build_mechanism(self._resolved().name, type(self).__name__, "centroid")
-
-    def _mechanism_notes(self) -> tuple[str, ...]:
-        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = self._resolved().reason
-        return () if reason is None else (reason,)
-
-    def _check_consistency(self) -> None:
-        """``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
-        owner = type(self).__name__
-        mech = self._mechanism()
-        if self.delta is not None:
-            if mech.pure and self.delta != 0:
-                raise ParameterError(
-                    f"The 'delta' parameter of {owner} must be None or 0 with the pure "
-                    f"epsilon-DP mechanism {mech.name!r}. Got {self.delta!r} instead.")
-            if not mech.pure and not self.delta > 0:
-                raise ParameterError(
-                    f"The 'delta' parameter of {owner} must be in (0, 1) with mechanism "
-                    f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
-                    "mechanism='auto' with delta=None for pure epsilon-DP.")
-
-    def _budget(self, mechanism: Mechanism, n: int) -> tuple[Budget, bool]:
-        """(ε, δ) of the fit and whether δ came from the public rule."""
-        epsilon = float(self.epsilon)
-        if mechanism.pure:
-            return Budget(epsilon, 0.0), False
-        if self.delta is None:
-            return Budget(epsilon, default_delta(n)), True
-        return Budget(epsilon, float(self.delta)), False
-
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
         mechanism = self._mechanism()
@@ -629,35 +720,24 @@ class PrivateGaussianCentroid(PrivateEstimator):
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
         meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels
-        if is_dask_collection(X_checked):  # u built and summed per chunk on the workers, one pass
-            import dask.array as da
-
-            from ..data.dask_rows import DaskRows
-
-            keep = ~labels.dropped
-            index = np.where(keep, labels.index, -1).astype(float)[:, None]
-            index_column = da.from_array(index, chunks=(X_checked.chunks[0], 1))
-            rows = DaskRows(da.concatenate([X_checked, index_column], axis=1))
-            notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                     labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else []),
-                     rows.certificate_note, *self._mechanism_notes()]
-            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=notes, rows=rows,
-                                        row_map=(q, self.row_norm == "unit"))
-            return Prepared(template=template, meta=meta)
-        notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 labels.assumption]
-        if self.row_norm == "unit":
-            notes.append(UNIT_ROWS)
-        notes.extend(self._mechanism_notes())
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
+        notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
+                 labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else [])]
+        record_map = BallRows(q, self.row_norm == "unit")
+        if is_dask_collection(X_checked):  # u built and summed per chunk on the workers, one pass
+            rows = label_rows(X_checked, labels)
+            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
+                                        notes=[*notes, rows.certificate_note,
+                                               *self._mechanism_notes()],
+                                        rows=rows, record_map=record_map)
+            return Prepared(template=template, meta=meta)
+        notes.extend(self._mechanism_notes())
         if isinstance(X_checked, np.ndarray):  # u built and summed block by block: no copy of X
             note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)), X_checked.shape[0],
                          q, owner)
-            rows = _BlockRows(X_checked, np.where(keep, labels.index, -1))
             template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=notes, rows=rows,
-                                        row_map=(q, self.row_norm == "unit"))
+                                        notes=notes, rows=label_rows(X_checked, labels),
+                                        record_map=record_map)
             return Prepared(template=template, meta=meta)
         # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
         clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
@@ -672,9 +752,6 @@ class PrivateGaussianCentroid(PrivateEstimator):
                                     notes=plan.notes)
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
-    def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
-        return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
-
     # --------------------------------------------------------------------- fit
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
@@ -685,11 +762,8 @@ class PrivateGaussianCentroid(PrivateEstimator):
         # rule reads the number of rows from a shape
         warn_if_centroid_noise_dominates(mechanism, template, budget,
                                          np.broadcast_to(0.0, (plan.n, 0)), owner, stacklevel=4)
-        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
-        released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
-        assert released.theta is not None and released.calibration is not None
+        released = self._release_class_sums(prep, plan, hold)
         certificate = released.certificate
-        hold.commit_certificate(certificate)
         V = released.theta
         w = float(getattr(mechanism, "count_weight", 1.0))
         counts = V[:, d] / w

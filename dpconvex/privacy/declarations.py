@@ -510,8 +510,11 @@ def _declarations(template: Any, needs: frozenset[str], caps: frozenset[str], ca
         conds.append(_unverified("utility sensitivity", "sensitivity",
                                  f"declared {getattr(template, 'sensitivity', '?')}: not verified"))
     if "cell_sums" in needs:
+        declared = getattr(template, "record_set", None)
+        shown = (f"record_set {declared!r}" if declared is not None
+                 else f"data_norm {getattr(template, 'data_norm', '?')}")
         conds.append(_unverified("row norm bound of the cell sums", "data_norm",
-                                 f"declared {getattr(template, 'data_norm', '?')}: not verified"))
+                                 f"declared {shown}: not verified"))
     return conds
 
 

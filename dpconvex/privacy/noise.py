@@ -33,6 +33,7 @@ __all__ = [
     "gaussian",
     "laplace",
     "norm_gamma",
+    "sup_norm_gamma",
     "snap",
     "snap_grid",
     "symmetric_dimension",
@@ -165,6 +166,44 @@ def norm_gamma(
     if symmetric:
         return _symmetric_from_coordinates(coords, shape)
     return coords.reshape(shape)
+
+
+def sup_norm_gamma(
+    shape: int | Sequence[int], beta: float, random_state: RandomStateLike = None
+) -> np.ndarray:
+    """Draw b with density proportional to exp(-beta * ||b||_inf) over the whole array.
+
+    The K-norm mechanism's sampler for the sup norm (Hardt & Talwar, STOC 2010, §2): a
+    radius ``r ~ Gamma(shape=p + 1, scale=1/beta)`` times a point uniform in the unit cube
+    [-1, 1]^p, p the number of entries. The density of b = r·z is
+    ∫_{||b||_inf}^∞ beta^{p+1} r^p e^{-beta r} / p! · (2r)^{-p} dr
+    = beta^p exp(-beta ||b||_inf) / (2^p p!), the law asked for.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        Shape of the returned array.
+    beta : float
+        Rate, > 0 (epsilon / sensitivity in the sup norm).
+    random_state : None, int or numpy.random.Generator
+        None (default) seeds from the OS.
+
+    Returns
+    -------
+    numpy.ndarray of float64, of the given shape.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.noise import sup_norm_gamma
+    >>> sup_norm_gamma((2, 3), beta=0.5, random_state=0).shape
+    (2, 3)
+    """
+    shape = _check_shape(shape, "sup_norm_gamma")
+    beta = _check_scale("beta", beta)
+    rng = check_random_state(random_state, "sup_norm_gamma")
+    p = int(np.prod(shape, dtype=np.int64))
+    radius = rng.gamma(shape=p + 1, scale=1.0 / beta)
+    return (radius * rng.uniform(-1.0, 1.0, size=p)).reshape(shape)
 
 
 def gaussian(

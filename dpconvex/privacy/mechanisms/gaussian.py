@@ -1,4 +1,4 @@
-"""Noisy class sums and counts in one vector: the DP class-centroid mechanisms (docs/privacy.md §4.9).
+"""Noisy class sums and counts in one vector: the DP class centroids and Gaussian naive Bayes.
 
 The template (:class:`~dpconvex.estimators.centroids.ClassSumTemplate`) holds public
 feature vectors u_i with ‖u_i‖ <= 1 (``data_norm``) and class indices y_i. The
@@ -36,6 +36,19 @@ All round the release to the public snapping grid of their per-coordinate
 noise scale (σ; E‖b‖/√p = √p/β; E‖b_c‖/√(d + 1) = √(d + 1)/β)
 (:func:`dpconvex.privacy.noise.snap`, after [Mir12]_).
 
+The derivation above is for the ball ‖u‖ <= 1 of the centroids (docs/privacy.md §4.9). A
+template declares the set its vectors u lie in as ``record_set``
+(:mod:`~dpconvex.privacy.mechanisms.record_sets`), and each mechanism reads its sensitivity
+in its own norm from that set. Gaussian naive Bayes
+(:class:`~dpconvex.estimators.gaussian_nb.ClassMomentTemplate`) sums u = (t, 2t² − 1) with t
+in the box [−1, 1]^d (docs/privacy.md §19), for which ``"gaussian"`` and a fourth mechanism are
+offered:
+
+``"knorm_sup_sum"`` (pure ε-DP)
+    The K-norm mechanism for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞: V + b, b with density
+    ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ, Δ = 2 for the box with w <= 1; one independent
+    sup-norm-Gamma row per class.
+
 References
 ----------
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
@@ -63,11 +76,13 @@ from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from ..noise import norm_gamma, snap
+from ..noise import norm_gamma, snap, sup_norm_gamma
 from .base import Calibration, Mechanism, NoiseReport, register
 from .perturbation import coordinate_scale
+from .record_sets import NormBall, record_set_of
 
-__all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumNormGamma",
+__all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
+           "ClassSumNormGamma",
            "class_sum_block_sensitivity", "class_sum_sensitivity", "class_sums"]
 
 #: The public count weight w of ``"knorm_sum"`` (docs/privacy.md §4.9): it balances the
@@ -90,8 +105,7 @@ def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
     >>> round(class_sum_sensitivity(1.0, 2.0), 4)
     3.1623
     """
-    b, w = float(feature_bound), float(count_weight)
-    return max(2.0 * b, math.sqrt(2.0 * (b * b + w * w)))
+    return NormBall(float(feature_bound)).sensitivity("l2", count_weight)
 
 
 def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> float:
@@ -108,8 +122,7 @@ def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> fl
     >>> round(class_sum_block_sensitivity(1.0, 0.5), 4)
     2.2361
     """
-    b, w = float(feature_bound), float(count_weight)
-    return max(2.0 * b, 2.0 * math.sqrt(b * b + w * w))
+    return NormBall(float(feature_bound)).sensitivity("block_l2", count_weight)
 
 
 class ClassSumsTemplate(Template, Protocol):
@@ -182,9 +195,12 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     def __init__(self, count_weight: float = 1.0):
         self.count_weight = check_float("count_weight", count_weight, type(self).__name__)
 
+    #: The norm the noise is calibrated in (:data:`~dpconvex.privacy.mechanisms.record_sets.NORMS`).
+    norm = "l2"
+
     def sensitivity(self, template: ClassSumsTemplate) -> float:
-        """Δ for the template's public feature bound and this mechanism's count weight."""
-        return class_sum_sensitivity(template.data_norm, self.count_weight)
+        """Δ in :attr:`norm` for the template's record set and this mechanism's count weight."""
+        return record_set_of(template).sensitivity(self.norm, self.count_weight)
 
     placement = "sum"
 
@@ -242,23 +258,19 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
     #: The certificate's name of the sensitivity (the norm it is measured in).
     sensitivity_name = "L2 sensitivity"
 
-    def sensitivity_detail(self, B: float, w: float, cal: Calibration) -> str:
-        """The certificate's line on the replace-one sensitivity (public constants only)."""
-        return (f"rows (s_c, w n_c), w = {w:g}: same class ||u - u'|| <= {2 * B:g}; "
-                f"two classes sqrt(2 (B^2 + w^2)) = {math.sqrt(2 * (B * B + w * w)):.6g}; "
-                f"L2 sensitivity {cal.sensitivity:.6g}")
-
     def certificate(self, template: ClassSumsTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        B, w, C, d = template.data_norm, self.count_weight, template.C, template.d
+        w, C, d = self.count_weight, template.C, template.d
+        records = record_set_of(template)
         noise_conds, noise_q = self.noise_description(cal)
         conds = [
             *conditions,
             Condition("feature bound", True, "enforced by dpconvex (per-record clipping)",
-                      f"every feature vector u has ||u|| <= {B:g}"),
-            Condition("replace-one sensitivity", True, "derived (docs/privacy.md §4.9)",
-                      self.sensitivity_detail(B, w, cal)),
+                      records.bound_line),
+            Condition("replace-one sensitivity", True,
+                      f"derived ({getattr(template, 'derivation', 'docs/privacy.md §4.9')})",
+                      records.sensitivity_detail(self.norm, w)),
             *noise_conds,
         ]
         return Certificate(
@@ -268,13 +280,14 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             delta=cal.delta,
             private=True,
             conditions=conds,
-            quantities={"classes C": C, "features d": d, "released entries C (d + 1)":
-                        C * (d + 1), "count weight w": w, self.sensitivity_name: cal.sensitivity,
+            quantities={"classes C": C, "features d": getattr(template, "n_features", d),
+                        f"released entries C ({records.width} + 1)": C * (d + 1),
+                        "count weight w": w, self.sensitivity_name: cal.sensitivity,
                         **noise_q},
             assumptions=[
                 "adjacency: replace one record (label included); records outside the public "
                 "label set contribute nothing",
-                f"feature vectors u are a per-record public map, clipped to ||u|| <= {B:g}",
+                records.assumption,
                 "idealized real-valued noise, rounded to a public grid (docs/privacy.md §5)",
                 *template.assumptions(self.needs),
             ],
@@ -306,6 +319,7 @@ class ClassSumGaussian(_ClassSumNoise):
 
     name = "gaussian"
     pure = False
+    template_kinds = frozenset({"centroid", "gaussian_nb"})
     noise_label = "analytic Gaussian mechanism (Balle & Wang 2018)"
 
     def check_budget(self, budget: Budget) -> Budget:
@@ -433,22 +447,12 @@ class ClassSumKNorm(_ClassSumNoise):
 
     name = "knorm_sum"
     pure = True
+    norm = "block_l2"  # Δ₁₂ = 2√(B² + w²) for the ball (class_sum_block_sensitivity)
     noise_label = "K-norm mechanism for sum_c ||b_c|| (Hardt & Talwar 2010)"
     sensitivity_name = "sensitivity in sum_c ||V_c||"
 
     def __init__(self, count_weight: float = KNORM_COUNT_WEIGHT):
         super().__init__(count_weight)
-
-    def sensitivity(self, template: ClassSumsTemplate) -> float:
-        """Δ₁₂ = 2√(B² + w²), the replace-one sensitivity in the block norm Σ_c ‖V_c‖."""
-        return class_sum_block_sensitivity(template.data_norm, self.count_weight)
-
-    def sensitivity_detail(self, B: float, w: float, cal: Calibration) -> str:
-        return (f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||: same class "
-                f"||u - u'|| <= {2 * B:g}; two classes ||(u, w)|| + ||(u', w)|| <= "
-                f"2 sqrt(B^2 + w^2) = {2 * math.sqrt(B * B + w * w):.6g}; label outside the "
-                f"set ||(u, w)|| <= {math.sqrt(B * B + w * w):.6g}; sensitivity "
-                f"{cal.sensitivity:.6g}")
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
@@ -491,4 +495,88 @@ class ClassSumKNorm(_ClassSumNoise):
         """(√(p (k + 1))/β, p (k + 1)/β²): E‖b‖² over the p/k rows and its Jensen bound on E‖b‖."""
         k = int(cal.extra["block dimension"])
         sq = p * (k + 1.0) / cal.noise_rate**2
+        return math.sqrt(sq), sq
+
+
+@register
+class ClassSumKNormSup(_ClassSumNoise):
+    """K-norm mechanism ([HT10]_) for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞ on the class sums and counts: pure ε-DP.
+
+    The noise b has density ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ with Δ the replace-one
+    sensitivity of V in that norm (2 max(1, w) for the class moments of Gaussian naive Bayes,
+    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`; docs/privacy.md §19.3), so the
+    density ratio of neighbours is exp(β(‖v − V′‖_{1,∞} − ‖v − V‖_{1,∞})) <= exp(β‖V − V′‖_{1,∞})
+    <= e^ε. The density is a product over the C rows: each row is an independent draw of
+    :func:`~dpconvex.privacy.noise.sup_norm_gamma` on R^k, k the entries of a row (radius
+    Gamma(k + 1, 1/β), a point uniform in the cube [−1, 1]^k).
+
+    It suits a record set that is a box: there every coordinate of a record can reach its
+    bound at once, and the sup norm charges the whole box as much as one coordinate.
+
+    Parameters
+    ----------
+    count_weight : float, default=1.0
+        The public weight w of the count coordinate (> 0); w <= 1 leaves Δ unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.estimators.gaussian_nb import ClassMomentTemplate
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> X = np.random.default_rng(0).uniform(-1, 1, size=(30, 2))
+    >>> template = ClassMomentTemplate(X, np.arange(30) % 3, n_classes=3)
+    >>> mech = get_mechanism("knorm_sup_sum")
+    >>> mech.calibrate(template, Budget(1.0)).sensitivity, mech.pure
+    (2.0, True)
+    >>> release(template, mech, Budget(1.0), rng=0).theta.shape
+    (3, 5)
+    """
+
+    name = "knorm_sup_sum"
+    pure = True
+    norm = "block_linf"
+    template_kinds = frozenset({"gaussian_nb"})
+    noise_label = "K-norm mechanism for sum_c ||b_c||_inf (Hardt & Talwar 2010)"
+    sensitivity_name = "sensitivity in sum_c ||V_c||_inf"
+
+    def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
+        return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
+
+    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
+        k = int(cal.extra["block dimension"])
+        cond = Condition(
+            "noise calibration", True, "K-norm mechanism (Hardt & Talwar 2010), computed from "
+            "public parameters",
+            f"density exp(-beta sum_c ||b_c||_inf), each row a Gamma({k + 1}, 1/beta) radius "
+            f"times a point uniform in [-1, 1]^{k}: density ratio <= exp(beta * sensitivity) = "
+            f"exp({cal.noise_rate:.6g} * {cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
+        return [cond], {"noise rate beta": cal.noise_rate}
+
+    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
+             ) -> np.ndarray:
+        """One independent sup-norm-Gamma row per class (:func:`~dpconvex.privacy.noise.sup_norm_gamma`)."""
+        rows, k = int(shape[0]), int(np.prod(shape[1:], dtype=np.int64))
+        b = np.stack([sup_norm_gamma((k,), cal.noise_rate, rng) for _ in range(rows)])
+        return b.reshape(shape)
+
+    def log_density(self, cal: Calibration, noise: np.ndarray) -> float:
+        """log of the noise density at ``noise`` of shape (C, k): −β Σ_c ‖b_c‖_∞ − C log Z.
+
+        Z = ∫_{R^k} exp(−β‖x‖_∞) dx = 2^k k!/β^k (the cube of radius r has volume (2r)^k).
+        """
+        b = np.asarray(noise, dtype=float)
+        beta, k = float(cal.noise_rate), b.shape[-1]
+        log_z = k * math.log(2.0) + math.lgamma(k + 1.0) - k * math.log(beta)
+        rows = b.reshape(-1, k)
+        return float(-beta * np.abs(rows).max(axis=1).sum() - rows.shape[0] * log_z)
+
+    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
+        """√(E b_j²) = √((k + 1)(k + 2)/3)/β: the root mean square of one coordinate."""
+        k = int(cal.extra["block dimension"])
+        return math.sqrt((k + 1.0) * (k + 2.0) / 3.0) / float(cal.noise_rate)
+
+    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
+        """(√(E‖b‖²), E‖b‖²) with E b_j² = E r² E z_j² = (k + 1)(k + 2)/β² · 1/3 per entry."""
+        sq = p * self.noise_scale(cal, (p,)) ** 2
         return math.sqrt(sq), sq

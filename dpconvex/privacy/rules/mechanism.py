@@ -12,6 +12,7 @@ template kind      δ = 0 (pure ε-DP)               δ > 0 ((ε, δ)-DP)
 ``large_margin``   ``"objective"`` (§11.2)         ``"gaussian_objective"`` (§11.3)
 ``centroid``       ``"knorm_sum"`` (§4.9)          ``"gaussian"`` (§4.9)
 ``linear_ssp``     ``"ssp"`` (§16.2)               ``"gaussian_ssp"`` (§16.2)
+``gaussian_nb``    ``"knorm_sup_sum"`` (§19.3)     ``"gaussian"`` (§19.3)
 =================  ==============================  =====================================
 
 Objective perturbation is the mechanism the measurements of §3 and §10.6 favour for
@@ -55,12 +56,15 @@ AUTO_MECHANISMS: dict[str, tuple[str, str]] = {
     "large_margin": ("objective", "gaussian_objective"),
     "centroid": ("knorm_sum", "gaussian"),
     "linear_ssp": ("ssp", "gaussian_ssp"),
+    "gaussian_nb": ("knorm_sup_sum", "gaussian"),
 }
 
 _WHY = {
     "objective": "objective perturbation, pure epsilon-DP",
     "gaussian_objective": "Gaussian objective perturbation, (epsilon, delta)-DP",
     "knorm_sum": "K-norm noise on the class sums and counts, pure epsilon-DP",
+    "knorm_sup_sum": "sup-norm K-norm noise on the class sums, sums of squares and counts, "
+                     "pure epsilon-DP",
     "gaussian": "the analytic Gaussian mechanism on the class sums and counts, (epsilon, delta)-DP",
     "ssp": "sufficient-statistics perturbation (AdaSSP), pure epsilon-DP",
     "gaussian_ssp": "sufficient-statistics perturbation (AdaSSP), (epsilon, delta)-DP",

@@ -1,0 +1,585 @@
+"""Differentially private Gaussian naive Bayes: class moments from one release of class sums.
+
+:class:`PrivateGaussianNB` maps each record, from itself and public constants only, onto
+t = (2x − lo − hi)/(hi − lo) ∈ [−1, 1]^d (x clipped to its public per-feature range
+[lo, hi]) and releases, in one noisy vector, the class sums of u = (t, 2t² − 1) and the
+class counts: V_c = Σ_{i: y_i = c} (t_i, 2t_i² − 1, w). The sums of u are the sufficient
+statistics of a Gaussian with a diagonal covariance per class, so the class means, the
+per-class variances and the class priors of Gaussian naive Bayes ([HTF09]_ §6.6.3) follow
+from V by post-processing. The release is that of the class centroids
+(:mod:`dpconvex.estimators.centroids`, one :class:`~dpconvex.estimators.centroids.ClassSumTemplate`
+with another per-record map) with the replace-one sensitivities of the box
+(:class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`, docs/privacy.md §19.2): the
+sup-norm K-norm mechanism for pure ε-DP and the analytic Gaussian mechanism for (ε, δ)-DP
+(docs/privacy.md §19.3).
+
+References
+----------
+.. [VSBH13] J. Vaidya, B. Shafiq, A. Basu, Y. Hong. Differentially Private Naive Bayes
+   Classification. IEEE/WIC/ACM WI-IAT 2013, §IV-B (Gaussian attributes: noisy means and
+   standard deviations per class).
+.. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy. STOC 2010, §2.
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential Privacy:
+   Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
+.. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of Statistical Learning,
+   2nd ed. Springer 2009, §6.6.3 (naive Bayes).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import logsumexp
+
+from .._diagnostics import record_diagnostic
+from .._validation import (
+    ACCOUNTANT,
+    CLASSES,
+    DELTA,
+    EPSILON,
+    RANDOM_STATE,
+    Constraint,
+    Float,
+    NoValidation,
+    Optional,
+    check_fitted,
+    checks_feature_names,
+    is_dask_collection,
+)
+from ..data.labels import LABEL_POLICY, check_labels, encode_labels
+from ..data.validation import check_array, computed
+from ..errors import ParameterError
+from ..privacy.mechanisms import Mechanism
+from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
+from ..privacy.release import Release
+from .base import CertificateHold, FitPlan, Prepared, PreparedFacts
+from .centroids import (
+    _SUM_BLOCK_ENTRIES,
+    DELTA_RULE,
+    ClassSumEstimator,
+    ClassSumTemplate,
+    Priors,
+    _BlockRows,
+    class_priors,
+    label_rows,
+)
+from .ovr import check_plan_shape
+
+__all__ = ["MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR", "ClassMomentTemplate", "FeatureRange",
+           "MomentRows", "PrivateGaussianNB", "class_moments", "feature_bounds"]
+
+#: The default public floor φ of the variances, in units of the half range squared
+#: ((hi − lo)/2)² of each feature (docs/privacy.md §19.4).
+VAR_FLOOR = 3e-2
+
+#: The public map of a record to its vector u, for the certificate.
+MOMENT_MAP = ("feature map t = (2 clip(x, lo, hi) - lo - hi) / (hi - lo) in [-1, 1]^d per "
+              "feature (public ranges [lo, hi], per record), u = (t, 2 t^2 - 1); the count "
+              "coordinate w plays the role of a constant feature")
+
+#: The post-processing of the release, for the certificate.
+NB_POSTPROCESSING = ("class means mu_c = clip(S_c / m_c, -1, 1) and second moments "
+                     "clip((Q_c / m_c + 1) / 2, 0, 1) from the noisy sums S_c of t and Q_c of "
+                     "2 t^2 - 1, m_c = max(n_c, max(1, s/w)) (s the public per-coordinate noise "
+                     "scale); variances max(second moment - mu_c^2, var_floor) plus the noise "
+                     "variance of mu_c; class priors from the noisy counts; prediction by the "
+                     "Gaussian naive Bayes log-likelihood: post-processing (docs/privacy.md §19.4)")
+
+
+@dataclass(frozen=True)
+class FeatureRange(Constraint):
+    """``feature_range``: (lo, hi) for every feature, or one (lo, hi) row per feature.
+
+    Finite numbers with lo < hi; the number of rows is checked against the data's columns
+    in the plan (:func:`feature_bounds`).
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        try:
+            bounds = np.asarray(value, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            bounds = None
+        ok = (bounds is not None and not isinstance(value, (str, bytes))
+              and (bounds.shape == (2,) or (bounds.ndim == 2 and bounds.shape[1] == 2
+                                            and bounds.shape[0] >= 1)))
+        if ok:
+            pairs = bounds.reshape(-1, 2)
+            ok = bool(np.all(np.isfinite(pairs)) and np.all(pairs[:, 0] < pairs[:, 1]))
+        if not ok:
+            raise ParameterError(
+                f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
+        return value
+
+    def __str__(self) -> str:
+        return ("a pair (lo, hi) of finite numbers with lo < hi, or an array-like of shape "
+                "(n_features, 2) of such pairs: the public range of each feature")
+
+
+def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range``.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.gaussian_nb import feature_bounds
+    >>> lo, hi = feature_bounds((0, 10), 3, "Demo")
+    >>> lo.tolist(), hi.tolist()
+    ([0.0, 0.0, 0.0], [10.0, 10.0, 10.0])
+    >>> feature_bounds([(0, 1), (-2, 2)], 2, "Demo")[1].tolist()
+    [1.0, 2.0]
+    """
+    bounds = np.asarray(feature_range, dtype=float)
+    if bounds.shape == (2,):
+        bounds = np.broadcast_to(bounds, (int(n_features), 2))
+    if bounds.shape != (int(n_features), 2):
+        raise ParameterError(
+            f"The 'feature_range' parameter of {owner} must have one (lo, hi) row per feature "
+            f"({n_features} features), or be one (lo, hi) pair for all. Got {bounds.shape[0]} "
+            "rows instead.")
+    return bounds[:, 0].copy(), bounds[:, 1].copy()
+
+
+@dataclass(frozen=True, eq=False)
+class MomentRows:
+    """The public map of a block of raw rows to u = (t, 2t² − 1), t ∈ [−1, 1]^d.
+
+    t = (2 clip(x, lo, hi) − lo − hi)/(hi − lo) per feature; it reads each row alone (a
+    per-record map) and is picklable, so Dask workers apply it to their chunks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.gaussian_nb import MomentRows
+    >>> MomentRows(np.array([0.0]), np.array([10.0]))(np.array([[5.0], [10.0], [20.0]]))
+    array([[ 0., -1.],
+           [ 1.,  1.],
+           [ 1.,  1.]])
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def features(self, X: np.ndarray) -> np.ndarray:
+        """t of each row of X (n, d): clipped to the public ranges and mapped onto [−1, 1]."""
+        half = (self.hi - self.lo) / 2.0
+        return np.clip((np.clip(X, self.lo, self.hi) - self.lo) / half - 1.0, -1.0, 1.0)
+
+    def __call__(self, X: np.ndarray) -> np.ndarray:
+        t = self.features(X)
+        return np.hstack([t, 2.0 * t * t - 1.0])
+
+
+class ClassMomentTemplate(ClassSumTemplate):
+    """Raw rows, their public ranges and class indices: the class-moment problem of naive Bayes.
+
+    The statistic is V ∈ R^{C × (2d + 1)} with rows
+    (Σ_{i: y_i = c} t_i, Σ_{i: y_i = c} (2t_i² − 1), w·n_c): the class sums of
+    :class:`MomentRows` and w times the class counts, computed block by block (or chunk by
+    chunk on Dask workers) by the class-sum mechanisms. Every u lies in
+    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox` (``record_set``), whose
+    sensitivities the mechanisms read (docs/privacy.md §19.2).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d), or None
+        Raw rows of the records inside the public label set (None with ``rows``).
+    y : ndarray of shape (n,)
+        Class indices in {0, ..., C − 1}.
+    n_classes : int
+        C (public).
+    lo, hi : float or ndarray of shape (d,), default=-1.0, 1.0
+        The public range of each feature.
+    notes : sequence of str, default=()
+        Public facts for the certificate.
+    rows : block reader or DaskRows, optional
+        The rows of the fit with their class index as a last column (-1: a record left
+        out), as :func:`~dpconvex.estimators.centroids.label_rows` builds them; X is then None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.gaussian_nb import ClassMomentTemplate
+    >>> from dpconvex.privacy.mechanisms.gaussian import class_sums
+    >>> X = np.array([[0.5, -1.0], [1.0, 0.0], [0.0, 0.0]])
+    >>> template = ClassMomentTemplate(X, np.array([0, 0, 1]), n_classes=2)
+    >>> template.d, template.record_set
+    (4, MomentBox(n_features=2))
+    >>> class_sums(template, count_weight=1.0)
+    array([[ 1.5, -1. ,  0.5,  0. ,  2. ],
+           [ 0. ,  0. , -1. , -1. ,  1. ]])
+    """
+
+    name = "class moment sums"
+    kind = "gaussian_nb"
+    derivation = "docs/privacy.md §19.2"
+
+    def __init__(self, X: Any, y: np.ndarray, n_classes: int, *, lo: Any = -1.0, hi: Any = 1.0,
+                 notes: Sequence[str] = (), rows: Any = None):
+        n_features = int(rows.p - 1 if rows is not None else np.shape(X)[1])
+        lo_array = np.broadcast_to(np.asarray(lo, dtype=float), (n_features,)).copy()
+        hi_array = np.broadcast_to(np.asarray(hi, dtype=float), (n_features,)).copy()
+        if rows is None:
+            rows = _BlockRows(X, np.asarray(y, dtype=float))
+        self.n_features = n_features
+        super().__init__(None, y, n_classes, data_norm=math.sqrt(2.0 * n_features), notes=notes,
+                         rows=rows, record_map=MomentRows(lo_array, hi_array))
+
+    def _record_width(self, n_columns: int) -> int:
+        return 2 * n_columns
+
+    @property
+    def record_set(self) -> RecordSet:
+        """u = (t, 2t² − 1) with t ∈ [−1, 1]^d (docs/privacy.md §19.2)."""
+        return MomentBox(self.n_features)
+
+
+def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second_moment: float,
+                  var_floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Class means, variances and counts of t from the released V (docs/privacy.md §19.4).
+
+    With the released rows (S̃_c, Q̃_c, w·ñ_c), m_c = max(ñ_c, f) for the public count floor
+    f, and e = E b_j² the public second moment of one noise coordinate:
+
+    * μ_c = clip(S̃_c/m_c, −1, 1), the projection onto the box that holds every true mean;
+    * M_c = clip((Q̃_c/m_c + 1)/2, 0, 1), the second moment E t², whose true value is in [0, 1];
+    * v_c = max(M_c − μ_c², φ) + e/m_c², φ = ``var_floor``: the public floor, plus the noise
+      variance of μ_c (the predictive variance of t given the noisy mean).
+
+    Every input is released or public: post-processing.
+
+    Parameters
+    ----------
+    V : ndarray of shape (C, 2d + 1)
+        The released sums of t, of 2t² − 1, and w times the counts.
+    count_weight : float
+        w (public).
+    floor : float
+        The public count floor f.
+    noise_second_moment : float
+        e = E b_j² (public, from the calibration).
+    var_floor : float
+        φ (public).
+
+    Returns
+    -------
+    means, variances : ndarray of shape (C, d)
+        In the units of t.
+    counts : ndarray of shape (C,)
+        ñ_c as released.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.gaussian_nb import class_moments
+    >>> V = np.array([[5.0, 0.0, 10.0], [-2.0, -8.0, 10.0]])   # d = 1, two classes
+    >>> means, variances, counts = class_moments(V, 1.0, 1.0, 0.0, 1e-2)
+    >>> means.ravel().tolist(), variances.ravel().round(3).tolist(), counts.tolist()
+    ([0.5, -0.2], [0.25, 0.06], [10.0, 10.0])
+    """
+    V = np.asarray(V, dtype=float)
+    d = (V.shape[1] - 1) // 2
+    counts = V[:, 2 * d] / float(count_weight)
+    m = np.maximum(counts, float(floor))[:, None]
+    means = np.clip(V[:, :d] / m, -1.0, 1.0)
+    second = np.clip((V[:, d:2 * d] / m + 1.0) / 2.0, 0.0, 1.0)
+    variances = np.maximum(second - means**2, float(var_floor)) + float(noise_second_moment) / m**2
+    return means, variances, counts
+
+
+def _outside_range(X: Any, lo: np.ndarray, hi: np.ndarray, keep: np.ndarray) -> int:
+    """How many kept records have a feature outside [lo, hi] (block by block; NOT PRIVATE)."""
+    step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1], 1))
+    total = 0
+    for start in range(0, X.shape[0], step):
+        rows = X[start:start + step]
+        block = rows.toarray() if sp.issparse(rows) else rows
+        outside = np.any((block < lo) | (block > hi), axis=1)
+        total += int(np.count_nonzero(outside & keep[start:start + step]))
+    return total
+
+
+class PrivateGaussianNB(ClassSumEstimator):
+    """DP Gaussian naive Bayes from one noisy release of class sums, sums of squares and counts.
+
+    Each feature x_j is clipped to its public range [lo_j, hi_j] and mapped onto
+    t_j = (2x_j − lo_j − hi_j)/(hi_j − lo_j) ∈ [−1, 1]. Fit releases the joint vector
+    (S_c, Q_c, w n_c)_c of the class sums S_c = Σ t and Q_c = Σ (2t² − 1) and the class
+    counts, with the sup-norm K-norm mechanism ([HT10]_; pure ε-DP) or the analytic
+    Gaussian mechanism ([BW18]_; (ε, δ)-DP when δ > 0), calibrated to their replace-one
+    sensitivities (docs/privacy.md §19.2–§19.3). The class means, per-class diagonal
+    variances and class priors are post-processing of that one vector (:func:`class_moments`),
+    and a point is classified by the Gaussian naive Bayes rule
+
+        argmax_c log π_c − ½ Σ_j [log(2π v_cj) + (x_j − θ_cj)²/v_cj]
+
+    as scikit-learn's :class:`~sklearn.naive_bayes.GaussianNB` does ([VSBH13]_ release the
+    same model's means and variances with Laplace noise per class and feature).
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        ε > 0.
+    delta : float or None, default=None
+        None or 0: pure ε-DP under ``mechanism="auto"``. δ in (0, 1): the Gaussian
+        mechanism's δ. With ``mechanism="gaussian"`` named explicitly, None uses the public
+        rule δ = min(1e-5, 1/n²), n the number of rows. Must be None or 0 for a pure mechanism.
+    mechanism : {"auto", "gaussian", "knorm_sup_sum"}, default="auto"
+        "auto": "knorm_sup_sum" when ``delta`` is None or 0, "gaussian" when δ > 0 (the one
+        rule of :mod:`dpconvex.privacy.rules.mechanism`; the certificate states the choice).
+        "knorm_sup_sum": pure ε-DP, density ∝ exp(−(ε/2) Σ_c ‖b_c‖_∞), per-coordinate noise
+        of root mean square about 2(2d + 2)/(√3 ε); "gaussian": (ε, δ)-DP, σ from the
+        analytic calibration for Δ₂ = √(G d) (G ≈ 5.14, d >= 2), of order √d/ε: the better
+        choice for many features.
+    feature_range : (float, float) or array-like of shape (n_features, 2), default=(-1.0, 1.0)
+        The public range [lo, hi] of every feature, or of each. Values outside are clipped to
+        it (a per-record map). The default holds every row of norm <= 1: the output of
+        :class:`~dpconvex.PublicEncoder` (``data_norm=1``) and of
+        :func:`dpconvex.datasets.load_sklearn`; the tighter range of such an encoder's
+        numeric columns is (0, 1/schema.divisor), or ±1/(2 schema.divisor) for a centered
+        schema.
+
+        .. warning:: Never set it from the data (e.g. the columns' minima and maxima): that
+           leaks. The noise is fixed in units of the range, so a loose range wastes signal.
+    var_floor : float, default=0.03
+        φ in (0, 1]: the public floor of every variance, in units of the feature's half range
+        squared ((hi − lo)/2)²; the noise variance of the class mean is added to it
+        (docs/privacy.md §19.4).
+    priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
+        Class priors π. "empirical": from the released noisy counts, π_c ∝ max(ñ_c, f)
+        (post-processing); "uniform": 1/C; an array: public priors in the order of
+        ``classes_``, positive, normalized to sum to 1.
+    classes : sequence of labels or None, default=None
+        The public label set (C = len(classes) fixes the released shape); None takes the set
+        declared with y, else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning`.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does: refuse the fit before any budget
+        is spent, or leave its record out of every sum and count.
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real release); an int
+        fixes the seed (experiments only). A generator is refused.
+    accountant : BudgetAccountant or None, default=None
+        Ledger holding (ε, δ) during the fit and charged with the certificate's.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (C,)
+    theta_ : ndarray of shape (C, n_features)
+        Class means in the input space, inside the feature ranges.
+    var_ : ndarray of shape (C, n_features)
+        Class variances in the input space (the floor and the mean's noise variance included).
+    class_count_ : ndarray of shape (C,)
+        The noisy class counts ñ_c as released (may be negative or fractional).
+    class_prior_ : ndarray of shape (C,)
+        The priors π of the decision rule.
+    certificate_ : Certificate
+    n_features_in_ : int
+
+    Notes
+    -----
+    ``theta_``, ``var_``, ``class_count_`` and ``class_prior_`` are functions of the released
+    vector and public constants. Nothing else computed from the data is stored: no true
+    counts, no clipping statistics, no noise.
+
+    References
+    ----------
+    .. [VSBH13] J. Vaidya, B. Shafiq, A. Basu, Y. Hong. Differentially Private Naive Bayes
+       Classification. IEEE/WIC/ACM WI-IAT 2013, §IV-B.
+    .. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy. STOC 2010, §2.
+    .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
+       Privacy. ICML 2018, Theorem 8.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateGaussianNB
+    >>> from dpconvex.datasets import SKLEARN_SCHEMAS, load_sklearn
+    >>> X, y = load_sklearn("breast_cancer")   # numerics in ±1/(2 divisor), ranges published
+    >>> half = 0.5 / SKLEARN_SCHEMAS["breast_cancer"].divisor
+    >>> clf = PrivateGaussianNB(epsilon=1.0, feature_range=(-half, half),
+    ...                         random_state=0).fit(X, y)
+    >>> clf.theta_.shape, clf.var_.shape, clf.certificate_.delta
+    ((2, 30), (2, 30), 0.0)
+    >>> bool(clf.score(X, y) > 0.8)
+    True
+    >>> clf.predict_proba(X[:2]).sum(axis=1).round(6).tolist()
+    [1.0, 1.0]
+    """
+
+    _kind: ClassVar[str] = "gaussian_nb"
+    #: CSR/CSC rows: read as dense one block of rows at a time (t is not sparse).
+    _accepts_sparse: ClassVar[bool] = True
+
+    def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
+                 mechanism: str = "auto", feature_range: Any = (-1.0, 1.0),
+                 var_floor: float = VAR_FLOOR, priors: Any = "empirical", classes: Any = None,
+                 unknown_labels: str = "raise", random_state: Any = None,
+                 accountant: Any = None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.mechanism = mechanism
+        self.feature_range = feature_range
+        self.var_floor = var_floor
+        self.priors = priors
+        self.classes = classes
+        self.unknown_labels = unknown_labels
+        self.random_state = random_state
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict, read per block
+        return tags
+
+    # -------------------------------------------------------------- validation
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
+        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "feature_range": FeatureRange(),  # its length against the columns in the plan
+        "var_floor": Float(high=1.0, high_inclusive=True),
+        "priors": Priors(),  # its length against the label set in the plan
+        "classes": CLASSES,
+        "unknown_labels": LABEL_POLICY,
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+    }
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        """The mechanism, (ε, δ), the feature ranges checked against the columns, and notes."""
+        owner = type(self).__name__
+        mechanism = self._mechanism()
+        budget, rule = self._budget(mechanism, n)
+        feature_bounds(self.feature_range, n_features, owner)
+        if not isinstance(self.priors, str):  # public priors: one per class of the label set
+            class_priors(self.priors, np.zeros(n_classes), 1.0, owner)
+        notes = (MOMENT_MAP, NB_POSTPROCESSING, *([DELTA_RULE] if rule else []),
+                 *self._mechanism_notes())
+        ranges = np.asarray(self.feature_range, dtype=float)
+        return FitPlan(
+            estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
+            template="class moment sums", learner="gaussian naive Bayes", mechanism=mechanism,
+            budget=budget, backend="closed form (no solver)", lam_rule="no regularizer",
+            notes=notes,
+            options={"feature_range": (tuple(ranges.tolist()) if ranges.shape == (2,)
+                                       else "one (lo, hi) per feature"),
+                     "var_floor": float(self.var_floor),
+                     "priors": self.priors if isinstance(self.priors, str) else "given"})
+
+    def _notes(self, plan: FitPlan, label_note: str, rows_note: str | None) -> list[str]:
+        """The certificate's notes: the plan's, the label set's and the Dask rows' (if any)."""
+        rule = [DELTA_RULE] if DELTA_RULE in plan.notes else []
+        return [MOMENT_MAP, NB_POSTPROCESSING, *rule, label_note,
+                *([rows_note] if rows_note else []), *self._mechanism_notes()]
+
+    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+        """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
+        owner = type(self).__name__
+        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
+                                accept_dask=True)
+        check_plan_shape(plan, X_checked.shape, owner)
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
+                               unknown_labels=self.unknown_labels)
+        lo, hi = feature_bounds(self.feature_range, X_checked.shape[1], owner)
+        keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
+        rows = label_rows(X_checked, labels)
+        dask = is_dask_collection(X_checked)
+        if not dask:  # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics)
+            record_diagnostic(owner, "records with a feature outside feature_range (clipped to it)",
+                              _outside_range(X_checked, lo, hi, keep), X_checked.shape[0])
+        notes = self._notes(plan, labels.assumption, rows.certificate_note if dask else None)
+        template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
+                                       lo=lo, hi=hi, notes=notes, rows=rows)
+        return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
+
+    def prepare_shape(self, plan: FitPlan) -> Prepared:
+        lo, hi = feature_bounds(self.feature_range, plan.n_features, type(self).__name__)
+        template = ClassMomentTemplate(np.broadcast_to(0.0, (plan.n, plan.n_features)),
+                                       np.arange(plan.n) % plan.n_classes, plan.n_classes,
+                                       lo=lo, hi=hi, notes=plan.notes)
+        return Prepared(template=template, meta=PreparedFacts(plan.n_features))
+
+    # --------------------------------------------------------------------- fit
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
+                 warm_start: np.ndarray | None) -> PrivateGaussianNB:
+        """Release the noisy class moments and store the model (post-processing of V)."""
+        owner = type(self).__name__
+        released = self._release_class_sums(prep, plan, hold)
+        means, variances, counts, floor = _moments_of(released, plan.mechanism,
+                                                      float(self.var_floor))
+        lo, hi = feature_bounds(self.feature_range, prep.meta.n_features, owner)
+        half = (hi - lo) / 2.0
+        self.certificate_ = released.certificate
+        self.classes_ = prep.meta.classes
+        self.n_features_in_ = prep.meta.n_features
+        self.theta_ = lo + half * (means + 1.0)
+        self.var_ = variances * half**2
+        self.class_count_ = counts
+        self.class_prior_ = class_priors(self.priors, counts, floor, owner)
+        return self
+
+    # ----------------------------------------------------------------- predict
+    @checks_feature_names
+    def predict_joint_log_proba(self, X: Any) -> np.ndarray:
+        """log π_c + log N(x | θ_c, diag v_c) for x clipped to the feature ranges, shape (n, C).
+
+        As scikit-learn's ``GaussianNB.predict_joint_log_proba`` on the released θ and v.
+        """
+        check_fitted(self, "theta_")
+        owner = type(self).__name__
+        rows = check_array(X, f"{owner}.predict", n_features=self.n_features_in_,
+                           accept_sparse=True)
+        lo, hi = feature_bounds(self.feature_range, self.n_features_in_, owner)
+        inverse_var = 1.0 / self.var_
+        constant = (np.log(self.class_prior_)
+                    - 0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
+                    - 0.5 * np.sum(self.theta_**2 * inverse_var, axis=1))
+        linear = (self.theta_ * inverse_var).T
+        step = max(1, _SUM_BLOCK_ENTRIES // max(self.n_features_in_, 1))
+        parts = []
+        for start in range(0, rows.shape[0], step):
+            block = rows[start:start + step]
+            x = np.clip(block.toarray() if sp.issparse(block) else block, lo, hi)
+            parts.append(constant - 0.5 * (x * x) @ inverse_var.T + x @ linear)
+        return np.vstack(parts)
+
+    @checks_feature_names
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """log P(c | x): the joint log-likelihood normalized over the classes."""
+        joint = self.predict_joint_log_proba(X)
+        return joint - logsumexp(joint, axis=1, keepdims=True)
+
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """P(c | x) under the released model; column j is the probability of ``classes_[j]``."""
+        return np.exp(self.predict_log_proba(X))
+
+    @checks_feature_names
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The joint log-likelihoods; for two classes that of ``classes_[1]`` minus ``classes_[0]``."""
+        joint = self.predict_joint_log_proba(X)
+        return joint[:, 1] - joint[:, 0] if joint.shape[1] == 2 else joint
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of largest posterior (ties: the first class in ``classes_``)."""
+        joint = self.predict_joint_log_proba(X)  # checks that the model is fitted
+        return self.classes_[np.argmax(joint, axis=1)]
+
+
+def _moments_of(released: Release, mechanism: Mechanism, var_floor: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(means, variances, counts) of t from a release, and the public count floor f."""
+    assert released.theta is not None and released.calibration is not None
+    V = released.theta
+    w = float(getattr(mechanism, "count_weight", 1.0))
+    scale = float(mechanism.noise_scale(released.calibration, V.shape))  # type: ignore[attr-defined]
+    second_moment = float(mechanism.moments(released.calibration, V.size)[1]) / V.size  # type: ignore[attr-defined]
+    floor = max(1.0, scale / w)
+    means, variances, counts = class_moments(V, w, floor, second_moment, var_floor)
+    return means, variances, counts, floor

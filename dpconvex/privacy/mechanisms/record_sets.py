@@ -1,0 +1,210 @@
+"""Where one record's contribution to the class sums lies, and the sensitivities that follow.
+
+A record (x, c) adds e_c ⊗ (u, w) to the joint vector V ∈ R^{C × (k + 1)} of the class-sum
+mechanisms (:mod:`dpconvex.privacy.mechanisms.gaussian`): u ∈ R^k is a public per-record map
+of x, w the public count weight. The set U that every u lies in fixes the replace-one
+sensitivity of V in each norm the mechanisms calibrate to. Two sets are derived:
+
+:class:`NormBall`
+    ‖u‖₂ <= B: the class centroids' feature vectors (docs/privacy.md §4.9).
+:class:`MomentBox`
+    u = (t, 2t² − 1) with t ∈ [−1, 1]^d the features mapped onto their public ranges:
+    the class sums of the features and of their squares of Gaussian naive Bayes
+    (docs/privacy.md §19.2).
+
+A template declares its set as ``record_set``; a template without one is read as
+``NormBall(template.data_norm)`` (:func:`record_set_of`).
+
+The three norms (:data:`NORMS`), for V with rows V_c:
+
+* ``"l2"``: ‖V‖₂ (the Gaussian and norm-Gamma mechanisms);
+* ``"block_l2"``: Σ_c ‖V_c‖₂ (the K-norm mechanism ``"knorm_sum"``);
+* ``"block_linf"``: Σ_c ‖V_c‖_∞ (the K-norm mechanism ``"knorm_linf_sum"``).
+
+Replacing (u, c) by (u′, c′) changes one row by (u − u′, 0) when c = c′ and two rows, by
+(u, w) and −(u′, w), when c ≠ c′; a record outside the public label set changes one row by
+(u, w). The sensitivity is the largest of the three over U.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ...errors import ParameterError
+
+__all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet",
+           "record_set_of"]
+
+#: The norms a record set states its replace-one sensitivity in.
+NORMS: tuple[str, ...] = ("l2", "block_l2", "block_linf")
+
+#: G = max over t, t′ ∈ [−1, 1] of (t − t′)² + (2t² − 2t′²)² = 71/16 + √2/2 (at t = 1,
+#: t′ = (√2 − 2)/4): the squared L2 change of one feature's (t, 2t² − 1) (docs/privacy.md §19.2).
+MOMENT_SAME_CLASS_L2 = 71.0 / 16.0 + math.sqrt(2.0) / 2.0
+
+
+class RecordSet(Protocol):
+    """What the class-sum mechanisms read of the set U of one record's vector u.
+
+    Attributes
+    ----------
+    width : str
+        The entries of u in terms of the features d ("d", "2d"), for the certificate.
+    bound_line : str
+        The certificate's statement of U (a condition's detail).
+    assumption : str
+        The certificate's statement of the public map that puts every record in U.
+    """
+
+    width: str
+    bound_line: str
+    assumption: str
+
+    def sensitivity(self, norm: str, count_weight: float) -> float:
+        """The replace-one sensitivity of V in ``norm`` (one of :data:`NORMS`)."""
+        ...
+
+    def sensitivity_detail(self, norm: str, count_weight: float) -> str:
+        """The certificate's line: each kind of neighbour's change and the maximum."""
+        ...
+
+
+def _check_norm(norm: str, owner: str) -> str:
+    if norm not in NORMS:
+        raise ParameterError(f"The 'norm' argument of {owner}.sensitivity must be one of "
+                             f"{list(NORMS)!r}. Got {norm!r} instead.")
+    return norm
+
+
+@dataclass(frozen=True)
+class NormBall:
+    """U = {u : ‖u‖₂ <= B}: the class centroids' feature vectors (docs/privacy.md §4.9).
+
+    Same class: ‖u − u′‖ <= 2B in every norm used here (‖·‖_∞ <= ‖·‖₂); two classes: the rows
+    (u, w) and (u′, w), of L2 norm <= √(B² + w²) and sup norm <= max(B, w).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.record_sets import NormBall
+    >>> ball = NormBall(1.0)
+    >>> ball.sensitivity("l2", 1.0), round(ball.sensitivity("block_l2", 0.5), 4)
+    (2.0, 2.2361)
+    >>> ball.sensitivity("block_linf", 1.0)
+    2.0
+    """
+
+    bound: float = 1.0
+    width = "d"
+
+    @property
+    def bound_line(self) -> str:
+        return f"every feature vector u has ||u|| <= {self.bound:g}"
+
+    @property
+    def assumption(self) -> str:
+        return f"feature vectors u are a per-record public map, clipped to ||u|| <= {self.bound:g}"
+
+    def sensitivity(self, norm: str, count_weight: float) -> float:
+        b, w = float(self.bound), float(count_weight)
+        norm = _check_norm(norm, type(self).__name__)
+        if norm == "l2":
+            return max(2.0 * b, math.sqrt(2.0 * (b * b + w * w)))
+        if norm == "block_l2":
+            return max(2.0 * b, 2.0 * math.sqrt(b * b + w * w))
+        return max(2.0 * b, 2.0 * max(b, w))
+
+    def sensitivity_detail(self, norm: str, count_weight: float) -> str:
+        b, w = float(self.bound), float(count_weight)
+        sens = self.sensitivity(norm, w)
+        if norm == "l2":
+            return (f"rows (s_c, w n_c), w = {w:g}: same class ||u - u'|| <= {2 * b:g}; "
+                    f"two classes sqrt(2 (B^2 + w^2)) = {math.sqrt(2 * (b * b + w * w)):.6g}; "
+                    f"L2 sensitivity {sens:.6g}")
+        if norm == "block_l2":
+            return (f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||: same class "
+                    f"||u - u'|| <= {2 * b:g}; two classes ||(u, w)|| + ||(u', w)|| <= "
+                    f"2 sqrt(B^2 + w^2) = {2 * math.sqrt(b * b + w * w):.6g}; label outside the "
+                    f"set ||(u, w)|| <= {math.sqrt(b * b + w * w):.6g}; sensitivity {sens:.6g}")
+        return (f"rows (s_c, w n_c), w = {w:g}, in the norm sum_c ||V_c||_inf: same class "
+                f"||u - u'||_inf <= {2 * b:g}; two classes 2 max(B, w) = {2 * max(b, w):g}; "
+                f"sensitivity {sens:.6g}")
+
+
+@dataclass(frozen=True)
+class MomentBox:
+    """U = {(t, 2t² − 1) : t ∈ [−1, 1]^d}: one record's features and their squares.
+
+    The features x are clipped to their public ranges [lo_j, hi_j] and mapped onto
+    t_j = (2x_j − lo_j − hi_j)/(hi_j − lo_j) ∈ [−1, 1]; the squares are mapped onto
+    s_j = 2t_j² − 1 ∈ [−1, 1] (docs/privacy.md §19.2). Per feature, with a = t − t′ and
+    σ = t + t′ (|a| + |σ| <= 2):
+
+    * same class: (t − t′)² + (s − s′)² = a²(1 + 4σ²) <= G = :data:`MOMENT_SAME_CLASS_L2`,
+      and max(|t − t′|, |s − s′|) <= 2 (at t = −t′ = 1), |t − t′| + |s − s′| <= 25/8;
+    * one row: t² + s² <= 2 and max(|t|, |s|) <= 1 (at t = ±1).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.record_sets import MomentBox
+    >>> box = MomentBox(13)
+    >>> round(box.sensitivity("l2", 1.0), 4), box.sensitivity("block_linf", 1.0)
+    (8.178, 2.0)
+    >>> round(MomentBox(1).sensitivity("l2", 1.0) ** 2, 6)  # two classes: 2 (2d + w^2)
+    6.0
+    """
+
+    n_features: int
+    width = "2d"
+
+    @property
+    def bound_line(self) -> str:
+        return (f"every record's vector u = (t, 2 t^2 - 1) has t in [-1, 1]^{self.n_features} "
+                "(features clipped to their public ranges and mapped onto [-1, 1])")
+
+    @property
+    def assumption(self) -> str:
+        return ("feature vectors u = (t, 2 t^2 - 1) are a per-record public map: each feature "
+                "clipped to its public range [lo, hi] and mapped onto t = (2x - lo - hi) / (hi - lo)")
+
+    def _parts(self, norm: str, w: float) -> tuple[float, float]:
+        """(same class, two classes): the change of one pair of records in ``norm``."""
+        d = float(self.n_features)
+        if norm == "l2":
+            return math.sqrt(MOMENT_SAME_CLASS_L2 * d), math.sqrt(2.0 * (2.0 * d + w * w))
+        if norm == "block_l2":
+            return math.sqrt(MOMENT_SAME_CLASS_L2 * d), 2.0 * math.sqrt(2.0 * d + w * w)
+        return 2.0, 2.0 * max(1.0, w)
+
+    def sensitivity(self, norm: str, count_weight: float) -> float:
+        return max(self._parts(_check_norm(norm, type(self).__name__), float(count_weight)))
+
+    def sensitivity_detail(self, norm: str, count_weight: float) -> str:
+        w = float(count_weight)
+        same, two = self._parts(_check_norm(norm, type(self).__name__), w)
+        d = self.n_features
+        if norm == "block_linf":
+            return (f"rows (sum t, sum (2 t^2 - 1), w n_c), w = {w:g}, in the norm sum_c "
+                    f"||V_c||_inf: same class max(|t - t'|, |s - s'|) <= 2; two classes "
+                    f"2 max(1, w) = {two:g}; sensitivity {max(same, two):.6g}")
+        name = "L2" if norm == "l2" else "sum_c ||V_c||"
+        return (f"rows (sum t, sum (2 t^2 - 1), w n_c), w = {w:g}, d = {d}, in the {name} norm: "
+                f"same class sqrt(G d) = {same:.6g} (G = 71/16 + sqrt(2)/2); two classes "
+                f"{'sqrt(2 (2d + w^2))' if norm == 'l2' else '2 sqrt(2d + w^2)'} = {two:.6g}; "
+                f"sensitivity {max(same, two):.6g}")
+
+
+def record_set_of(template: Any) -> RecordSet:
+    """The template's declared ``record_set``, else the ball of its ``data_norm``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.centroids import ClassSumTemplate
+    >>> from dpconvex.privacy.mechanisms.record_sets import record_set_of
+    >>> record_set_of(ClassSumTemplate(np.eye(2), np.array([0, 1]), 2))
+    NormBall(bound=1.0)
+    """
+    declared = getattr(template, "record_set", None)
+    return declared if declared is not None else NormBall(float(template.data_norm))
