@@ -150,8 +150,6 @@ class LabelRangeMixin:
         One hold on the ledger for the whole ε; the certificate composes the two parts
         sequentially (docs/privacy/bounds.md §18.4).
         """
-        from sklearn.base import clone  # noqa: F401  (the inner fit is a clone)
-
         from .._random import assign_noise, noise_source
         from .._validation import feature_names_of, with_feature_names
         from ..privacy.accounting import reserve_budget
@@ -168,7 +166,7 @@ class LabelRangeMixin:
         epsilon = float(self.epsilon)
         eps_label = spec.share * epsilon
         rest = remaining(epsilon, eps_label)
-        check_range_budget(n, eps_label, "labels")  # public: refused before anything is read
+        check_range_budget(n, eps_label, "labels", f"{owner}.fit")  # public: refused before anything is read
         inner = self._inner(rest, (-1.0, 1.0))
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = noise_source(self)
@@ -239,27 +237,34 @@ class LabelRangeMixin:
             return self._certify_private_labels(X, y, **shape)
         return super().certify(X, y, **shape)
 
-    def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
-        """The labels as floats, checked (numbers, one per row, finite), not clipped."""
+    def _raw_labels(self, y: Any, n: int, caller: str, *, stacklevel: int = 4) -> np.ndarray:
+        """The labels as floats, checked (numbers, one per row, finite), not clipped; read,
+        never written. Labels held by Dask are brought to the driver once (8n bytes); a column
+        vector is flattened with scikit-learn's warning."""
         if y is None:
             raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
                                       "None. Pass the labels.")
         _reject_masked(y, caller, "y")
         try:
-            raw = np.asarray(computed(y).to_numpy() if hasattr(computed(y), "to_numpy")
-                             else computed(y))
-            if np.iscomplexobj(raw) or raw.dtype.kind not in "biufO":
+            y = computed(y)
+            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+            if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
+                warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
+                              f"flattened. Pass y.ravel() to {caller} to silence this.",
+                              DataConversionWarning, stacklevel=stacklevel)
+                raw = raw.ravel()
+            if np.iscomplexobj(raw) or raw.ndim != 1 or raw.dtype.kind not in "biufO":
                 raise TypeError
             values = raw.astype(float, copy=False).reshape(-1)
         except (TypeError, ValueError):
-            raise DataValidationError(f"{caller}: y must hold numbers (a regression's labels). "
-                                      "Convert it to floats first.") from None
+            raise DataValidationError(f"{caller}: y must hold numbers (a "
+                                      "regression's labels). Convert it to floats first.") from None
         if values.size != n:
-            raise DataValidationError(f"{caller}: y has {values.size} labels for {n} rows. Pass "
-                                      "one label per row.")
+            raise DataValidationError(f"{caller}: y has {values.size} labels for "
+                                      f"{n} rows. Pass one label per row.")
         if not np.all(np.isfinite(values)):
-            raise DataValidationError(f"{caller}: y has labels that are not finite (NaN or "
-                                      "inf). Remove or impute them first.")
+            raise DataValidationError(f"{caller}: y has labels that are not finite "
+                                      "(NaN or inf). Remove or impute them first.")
         return values
 
     def _label_note(self) -> str:
@@ -277,30 +282,7 @@ class LabelRangeMixin:
         flattened with scikit-learn's warning. The map adds one n-vector, written in place.
         """
         caller = owner or f"{type(self).__name__}.score"
-        if y is None:
-            raise DataValidationError(f"{caller}: requires y to be passed, but the target y is "
-                                      "None. Pass the labels.")
-        _reject_masked(y, caller, "y")
-        try:
-            y = computed(y)
-            raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-            if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
-                warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
-                              f"flattened. Pass y.ravel() to {caller} to silence this.",
-                              DataConversionWarning, stacklevel=4)
-                raw = raw.ravel()
-            if np.iscomplexobj(raw) or raw.ndim != 1 or raw.dtype.kind not in "biufO":
-                raise TypeError
-            values = raw.astype(float, copy=False).reshape(-1)  # read, never written
-        except (TypeError, ValueError):
-            raise DataValidationError(f"{caller}: y must hold numbers (a "
-                                      "regression's labels). Convert it to floats first.") from None
-        if values.size != n:
-            raise DataValidationError(f"{caller}: y has {values.size} labels for "
-                                      f"{n} rows. Pass one label per row.")
-        if not np.all(np.isfinite(values)):
-            raise DataValidationError(f"{caller}: y has labels that are not finite "
-                                      "(NaN or inf). Remove or impute them first.")
+        values = self._raw_labels(y, n, caller, stacklevel=5)
         lo, hi = self._label_bounds()
         if check_only:
             return (2.0 * values - lo - hi) / (hi - lo)

@@ -107,7 +107,8 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
     return lo, hi, median, released.certificate
 
 
-def check_range_budget(n: int, epsilon: float, name: str = "values") -> None:
+def check_range_budget(n: int, epsilon: float, name: str = "values",
+                       caller: str = "release_range") -> None:
     """Refuse, before anything is read, a range whose n·ε is below ``MIN_RECORDS_EPSILON``.
 
     Examples
@@ -121,7 +122,7 @@ def check_range_budget(n: int, epsilon: float, name: str = "values") -> None:
     """
     if n * epsilon < MIN_RECORDS_EPSILON:
         raise ParameterError(
-            f"release_range: the range of the {name} needs n * epsilon >= "
+            f"{caller}: the range of the {name} needs n * epsilon >= "
             f"{MIN_RECORDS_EPSILON:g} (n = {n} records at epsilon = {epsilon:.4g} gives "
             f"{n * epsilon:.4g}): with less, the noisy histogram cannot tell where the values "
             "lie. Declare the range from documentation, give this range more epsilon (fewer "
@@ -157,16 +158,10 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
         seen[key] = seen.get(key, 0) + 1
     names = sorted(seen)
     n_records = len(items) if n is None else int(n)
-    if not names:
-        names, counts = [], np.zeros(0, dtype=np.int64)
-    else:
-        counts = np.array([seen[k] for k in names], dtype=np.int64)
-    template = VocabularyTemplate(counts if counts.size else [1], max(n_records, 1), name=name) \
-        if counts.size else None
-    if template is None:  # nothing seen: a dry run for the certificate, nothing to release
+    if not names:  # nothing seen: a dry run for the certificate, nothing to release
         template = VocabularyTemplate([1], max(n_records, 1), name=name)
-        certificate = release(template, "stable_vocabulary", budget, dry_run=True).certificate
-        return (), certificate
+        return (), release(template, "stable_vocabulary", budget, dry_run=True).certificate
+    template = VocabularyTemplate([seen[k] for k in names], n_records, name=name)
     released = release(template, "stable_vocabulary", budget, None, rng, seeded=seeded)
     return tuple(names[i] for i in released.theta.astype(int)), released.certificate
 
@@ -418,7 +413,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     n = len(cols[0]) if cols else 0
     if n_ranges:
         check_range_budget(n, budgets.range_epsilon, "values of each released column "
-                           f"({n_ranges} ranges share epsilon = {budget.epsilon:g})")
+                           f"({n_ranges} ranges share epsilon = {budget.epsilon:g})", caller)
     rng = np.random.default_rng(seed)
     decls: dict[str, Declaration] = {}
     parts: list[Certificate] = []
