@@ -24,8 +24,9 @@ learner does not apply):
 * single estimators at their defaults with only ε, δ, ``classes`` and the seed set:
   ``logistic`` (``PrivateLogisticRegression``), ``huber`` (``PrivateHuberSVM``),
   ``large_margin`` (``PrivateLargeMarginGaussian``, ``delta=None`` at δ = 0),
-  ``noisy_gd`` (``NoisyGradientDescent``, δ > 0 only) and ``centroid``
-  (``PrivateGaussianCentroid``). The linear learners and noisy GD are one-vs-rest on more
+  ``noisy_gd`` (``NoisyGradientDescent``, δ > 0 only), ``centroid``
+  (``PrivateGaussianCentroid``) and ``gaussian_nb`` (``PrivateGaussianNB``, ``delta=None`` at
+  δ = 0). The linear learners and noisy GD are one-vs-rest on more
   than two classes (their own), the others multiclass.
 
 Baselines, in every table: ``non-private`` (scikit-learn ``LogisticRegression(max_iter=2000)``
@@ -221,6 +222,7 @@ LEARNERS: dict[str, Learner] = {
     "noisy_gd": Learner(_single("NoisyGradientDescent", needs_delta=True), True,
                         "NoisyGradientDescent (δ > 0 only)"),
     "centroid": Learner(_single("PrivateGaussianCentroid"), True, "PrivateGaussianCentroid"),
+    "gaussian_nb": Learner(_single("PrivateGaussianNB", delta_none=True), True, "PrivateGaussianNB"),
     # variants, not defaults: the linear learners on unit rows; the front door without its
     # safeguard (every row fits the learner); the large-margin softmax without its own
     # switch to centroids
@@ -232,7 +234,8 @@ LEARNERS: dict[str, Learner] = {
     "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
                        "PrivateLargeMarginGaussian(loss='softmax')"),
 }
-DEFAULT_LEARNERS = ("front_door", "logistic", "huber", "large_margin", "noisy_gd", "centroid")
+DEFAULT_LEARNERS = ("front_door", "logistic", "huber", "large_margin", "noisy_gd", "centroid",
+                    "gaussian_nb")
 
 
 def _library_rule(n: int, n_classes: int, d: int, epsilon: float, delta: float) -> str:
