@@ -18,15 +18,18 @@ Learners (the registry :data:`LEARNERS`, name -> :class:`Learner`; each factory 
 ``(epsilon, delta, classes, seed)`` and returns an unfitted estimator, or None where the
 learner does not apply):
 
-* ``front_door``: ``PrivateClassifier(epsilon, delta, classes, random_state=seed)``
-  (its safeguard on, the default); ``front_door_unguarded`` the same with
-  ``safeguard=False``;
+* ``front_door``: ``PrivateClassifier(epsilon, delta, classes, random_state=seed,
+  feature_range=...)`` (its safeguard on, the default; ``feature_range`` the table's public
+  per-feature range of an encoded row, what a fit with ``schema=`` takes by itself);
+  ``front_door_unguarded`` the same with ``safeguard=False``; ``front_door_rows`` without
+  ``feature_range`` (rows known only to lie within ``data_norm``);
 * single estimators at their defaults with only ε, δ, ``classes`` and the seed set:
   ``logistic`` (``PrivateLogisticRegression``), ``huber`` (``PrivateHuberSVM``),
   ``large_margin`` (``PrivateLargeMarginGaussian``, ``delta=None`` at δ = 0),
   ``noisy_gd`` (``NoisyGradientDescent``, δ > 0 only), ``centroid``
   (``PrivateGaussianCentroid``) and ``gaussian_nb`` (``PrivateGaussianNB``, ``delta=None`` at
-  δ = 0). The linear learners and noisy GD are one-vs-rest on more
+  δ = 0, ``feature_range`` the table's public per-feature range of an encoded row,
+  ``schema.encoded_range()``, as diffprivlib's GaussianNB gets its bounds). The linear learners and noisy GD are one-vs-rest on more
   than two classes (their own), the others multiclass.
 
 Baselines, in every table: ``non-private`` (scikit-learn ``LogisticRegression(max_iter=2000)``
@@ -167,20 +170,24 @@ class Learner:
     (``label_range`` in place of ``classes`` in :data:`REGRESSION_LEARNERS`).
 
     ``single`` marks a single dpconvex estimator: criterion (b) compares the rule with the
-    best of these. ``label`` is the table's row label.
+    best of these. ``label`` is the table's row label. ``bounds``: the factory also takes
+    ``feature_range=(lo, hi)``, the table's public per-feature range of an encoded row
+    (``schema.encoded_range()``, from the schema's constants only), as diffprivlib's
+    GaussianNB takes its ``bounds``.
     """
 
-    factory: Callable[[float, float, list[int], int], Any]
+    factory: Callable[..., Any]
     single: bool = False
     label: str = ""
+    bounds: bool = False
 
 
 def _front_door(**fixed: Any) -> Callable:
-    def factory(eps: float, delta: float, classes: list[int], seed: int) -> Any:
+    def factory(eps: float, delta: float, classes: list[int], seed: int, **public: Any) -> Any:
         import dpconvex as dp
 
         return dp.PrivateClassifier(epsilon=eps, delta=delta, classes=classes, random_state=seed,
-                                    **fixed)
+                                    **fixed, **public)
 
     factory.__name__ = "_front_door" + "".join(f"_{k}_{v}" for k, v in fixed.items())
     return factory
@@ -188,13 +195,13 @@ def _front_door(**fixed: Any) -> Callable:
 
 def _single(cls_name: str, *, delta_none: bool = False, needs_delta: bool = False,
             **fixed: Any) -> Callable:
-    def factory(eps: float, delta: float, classes: list[int], seed: int) -> Any:
+    def factory(eps: float, delta: float, classes: list[int], seed: int, **public: Any) -> Any:
         import dpconvex as dp
 
         if needs_delta and delta <= 0:
             return None
         return getattr(dp, cls_name)(epsilon=eps, delta=(delta or None) if delta_none else delta,
-                                     classes=classes, random_state=seed, **fixed)
+                                     classes=classes, random_state=seed, **fixed, **public)
 
     factory.__name__ = f"_{cls_name}"
     return factory
@@ -214,7 +221,7 @@ def _unit_rows(factory: Callable) -> Callable:
 
 
 LEARNERS: dict[str, Learner] = {
-    "front_door": Learner(_front_door(), False, "front door (PrivateClassifier)"),
+    "front_door": Learner(_front_door(), False, "front door (PrivateClassifier)", bounds=True),
     "logistic": Learner(_single("PrivateLogisticRegression"), True, "PrivateLogisticRegression"),
     "huber": Learner(_single("PrivateHuberSVM"), True, "PrivateHuberSVM"),
     "large_margin": Learner(_single("PrivateLargeMarginGaussian", delta_none=True), True,
@@ -222,7 +229,8 @@ LEARNERS: dict[str, Learner] = {
     "noisy_gd": Learner(_single("NoisyGradientDescent", needs_delta=True), True,
                         "NoisyGradientDescent (δ > 0 only)"),
     "centroid": Learner(_single("PrivateGaussianCentroid"), True, "PrivateGaussianCentroid"),
-    "gaussian_nb": Learner(_single("PrivateGaussianNB", delta_none=True), True, "PrivateGaussianNB"),
+    "gaussian_nb": Learner(_single("PrivateGaussianNB", delta_none=True), True, "PrivateGaussianNB",
+                           bounds=True),
     # variants, not defaults: the linear learners on unit rows; the front door without its
     # safeguard (every row fits the learner); the large-margin softmax without its own
     # switch to centroids
@@ -230,7 +238,9 @@ LEARNERS: dict[str, Learner] = {
                              "PrivateLogisticRegression on x/‖x‖"),
     "huber_unit": Learner(_unit_rows(_single("PrivateHuberSVM")), False, "PrivateHuberSVM on x/‖x‖"),
     "front_door_unguarded": Learner(_front_door(safeguard=False), False,
-                                    "PrivateClassifier(safeguard=False)"),
+                                    "PrivateClassifier(safeguard=False)", bounds=True),
+    # the front door told only that its rows lie within data_norm (no per-feature ranges)
+    "front_door_rows": Learner(_front_door(), False, "PrivateClassifier without feature_range"),
     "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
                        "PrivateLargeMarginGaussian(loss='softmax')"),
 }
@@ -596,6 +606,8 @@ def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
         record(NON_PRIVATE, None, None, float(lr.score(sp.X_test, sp.y_test)),
                secs=time.perf_counter() - s)
     rule = RULES.get(job.get("rule", ""))
+    lo, hi = corpus.table(name).schema.encoded_range()  # public: the schema's constants
+    bounds = np.column_stack([lo, hi])
     for eps in job["epsilons"]:
         for dspec in job["deltas"]:
             delta = delta_value(dspec, n)
@@ -605,7 +617,8 @@ def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
             for learner in dict.fromkeys(names):
                 if (eps, dspec, learner) in done:
                     continue
-                est = LEARNERS[learner].factory(eps, delta, list(sp.classes), seed)
+                public = {"feature_range": bounds} if LEARNERS[learner].bounds else {}
+                est = LEARNERS[learner].factory(eps, delta, list(sp.classes), seed, **public)
                 if est is None:
                     continue
                 s = time.perf_counter()

@@ -558,6 +558,44 @@ class PublicSchema:
         return norm_divisor(self.numeric, self.categories, centered=self.centered,
                             binary=len(self.binary))
 
+    def encoded_range(self, data_norm: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """Public per-feature range of a row encoded by ``PublicEncoder(self, data_norm=...)``.
+
+        From the schema's constants only: a numeric feature lies in [0, 1] ([-1/2, 1/2] when
+        ``centered``; a log map keeps [0, 1]), a one-hot or binary feature in [0, 1], all
+        divided by :attr:`divisor` and multiplied by ``data_norm`` (``row_norm="none"``). A
+        learner that takes per-feature bounds (e.g. :class:`~dpconvex.PrivateGaussianNB`'s
+        ``feature_range``) can take these: they are public.
+
+        Parameters
+        ----------
+        data_norm : float, default=1.0
+            The encoder's ``data_norm``.
+
+        Returns
+        -------
+        lo, hi : ndarray of shape (n_features,)
+
+        Examples
+        --------
+        >>> from dpconvex import Categorical, Numeric, PublicSchema
+        >>> schema = PublicSchema({"age": Numeric(0, 120), "plan": Categorical(("a", "b"))})
+        >>> lo, hi = schema.encoded_range()
+        >>> lo.tolist(), [round(v, 4) for v in hi]  # divisor sqrt(2)
+        ([0.0, 0.0, 0.0, 0.0], [0.7071, 0.7071, 0.7071, 0.7071])
+        """
+        numeric_lo, numeric_hi = (-0.5, 0.5) if self.centered else (0.0, 1.0)
+        lo: list[float] = []
+        hi: list[float] = []
+        for col in self.features:
+            width = (len(self.categories[col]) + (col in self.other)
+                     if col in self.categories else 1)
+            low, high = (numeric_lo, numeric_hi) if col in self.numeric else (0.0, 1.0)
+            lo.extend([low] * width)
+            hi.extend([high] * width)
+        scale = float(data_norm) / self.divisor
+        return np.asarray(lo) * scale, np.asarray(hi) * scale
+
     @property
     def features(self) -> tuple[str, ...]:
         """The columns that give features (numeric, categorical or binary), in column order."""

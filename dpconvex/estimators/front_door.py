@@ -51,6 +51,7 @@ from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
     CENTROID,
     CONSTANT,
+    GAUSSIAN_NB,
     LARGE_MARGIN,
     LINEAR,
     NOISY_GD,
@@ -69,6 +70,7 @@ from ..privacy.rules.noise_dominance_gd import (
 )
 from .base import FitPlan, PrivateEstimator
 from .centroids import PrivateGaussianCentroid
+from .gaussian_nb import FeatureRange, PrivateGaussianNB
 from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, objective_part
 from .large_margin.options import noise_dominates
@@ -165,8 +167,16 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
       (n·ε/(C(d + 1)) below :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`):
       :class:`~dpconvex.PrivateGaussianCentroid`, DP class centroids with priors
       from the released noisy counts;
+    * more classes otherwise, with public per-feature ranges (``feature_range`` or
+      ``schema``) and at most
+      :data:`~dpconvex.privacy.rules.front_door.NB_MULTICLASS_FEATURES_AT_MOST` features:
+      :class:`~dpconvex.PrivateGaussianNB` (docs/privacy.md §19);
     * more classes otherwise: :class:`~dpconvex.PrivateLargeMarginGaussian` with
       the softmax loss ([PR10]_, docs/privacy.md §11.10).
+
+    With public per-feature ranges, two classes and at most
+    :data:`~dpconvex.privacy.rules.front_door.NB_BINARY_FEATURES_AT_MOST` features take
+    :class:`~dpconvex.PrivateGaussianNB` before any other line.
 
     The chosen learner is fitted with all its options at their defaults (every
     "auto" resolved by the library's public rules). The certificate states the
@@ -218,7 +228,8 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         the corpus shows no gain) and r = n·ε/(C(d + 1)) ≥
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_R_AT_LEAST` (5; below, the
         learner is noise-dominated and the validation rows cost it more than the
-        safeguard saves), False elsewhere.
+        safeguard saves), and the rule's learner is not Gaussian naive Bayes (whose priors
+        from the noisy counts fall back to the majority class by themselves), False elsewhere.
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With ``safeguard=True``, the share of the rows that validate: ⌈fraction · n⌉, or
         for "auto" ⌈0.2 n⌉ up to 600 rows and at least ⌈0.1 n⌉
@@ -238,7 +249,16 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         (``encoder_``), in ``fit`` and in every prediction. A schema released by
         :func:`~dpconvex.draft_schema` with a budget is a part of the release: the
         certificate composes its (ε, δ) (charged when it was drafted) with the model's
-        (``epsilon``: what is left), docs/privacy/bounds.md §18.5.
+        (``epsilon``: what is left), docs/privacy/bounds.md §18.5. The schema also gives
+        the public per-feature ranges of the encoded rows
+        (:meth:`~dpconvex.PublicSchema.encoded_range`) when ``feature_range`` is None.
+    feature_range : None, (float, float) or array-like of shape (n_features, 2), default=None
+        The public range of each feature of the rows, as
+        :class:`~dpconvex.PrivateGaussianNB` takes it (e.g.
+        ``np.column_stack(schema.encoded_range())`` for rows of ``PublicEncoder(schema)``;
+        never the data's min and max). Given (or taken from ``schema``), the rule may choose
+        Gaussian naive Bayes, whose noise scales with each feature's width; None: the rows are
+        known only to lie within ``data_norm``, and naive Bayes is not chosen.
 
     Attributes
     ----------
@@ -291,13 +311,14 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         "validation_fraction": Auto(Float(high=1.0)),
         "row_norm": Options(("auto", "none")),
         "schema": SchemaOrNone(),
+        "feature_range": Optional(FeatureRange()),
     }
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0, classes: Any = None,
                  data_norm: float = 1.0, random_state: Any = None, accountant: Any = None,
                  unknown_labels: str = "raise", safeguard: bool | str = "auto",
                  validation_fraction: float | str = "auto", row_norm: str = "auto",
-                 schema: Any = None):
+                 schema: Any = None, feature_range: Any = None):
         self.epsilon = epsilon
         self.delta = delta
         self.classes = classes
@@ -309,6 +330,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         self.validation_fraction = validation_fraction
         self.row_norm = row_norm
         self.schema = schema
+        self.feature_range = feature_range
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -338,6 +360,10 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
             return PrivateHuberSVM(delta=delta, fit_intercept=True, row_norm=row_norm, **common)
         if learner == NOISY_GD:
             return NoisyGradientDescent(delta=delta, fit_intercept=True, **common)
+        if learner == GAUSSIAN_NB:  # the rows as given: their public ranges are of these rows
+            del common["data_norm"]
+            return PrivateGaussianNB(delta=delta if delta > 0 else None,
+                                     feature_range=self.feature_range, **common)
         kept = {"row_norm": "none"} if self.row_norm == "none" else {}  # the user's rows as given
         if learner == CENTROID:
             return PrivateGaussianCentroid(delta=delta, **kept, **common)
@@ -350,12 +376,21 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         """(learner name, reason, the unfitted learner) for n rows, C classes, d features;
         ``guarded``: fitted inside the safeguard, which holds the budget."""
         choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
-                                           self.delta, self.row_norm)
+                                           self.delta, self.row_norm,
+                                           ranges_known=self.feature_range is not None)
         return choice.learner, choice.reason, self._make(choice.learner, guarded=guarded,
                                                          row_norm=choice.row_norm)
 
+    def _guarded(self, n: int, n_classes: int, n_features: int) -> bool:
+        """Whether the safeguard runs for this shape (the rule's learner and the parameter)."""
+        choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
+                                           self.delta, self.row_norm,
+                                           ranges_known=self.feature_range is not None)
+        return safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard,
+                                 learner=choice.learner)
+
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        if not safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard):
+        if not self._guarded(n, n_classes, n_features):
             _, reason, learner = self._learner(n, n_classes, n_features)
             learner_plan = learner.plan(n, n_classes, n_features)
             return dataclasses.replace(learner_plan, estimator=type(self).__name__,
@@ -371,7 +406,11 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
         if not isinstance(self.safeguard, str):
             return ()
-        if n > SAFEGUARD_ROWS_AT_MOST:
+        learner = self._learner(n, n_classes, n_features)[0]
+        if learner == GAUSSIAN_NB:
+            cause = ("Gaussian naive Bayes (its priors from the noisy counts fall back to the "
+                     "majority class by themselves)")
+        elif n > SAFEGUARD_ROWS_AT_MOST:
             cause = f"n = {n} > {SAFEGUARD_ROWS_AT_MOST} rows"
         else:
             per_coordinate = records_per_coordinate(n, n_classes, n_features, float(self.epsilon))
@@ -386,6 +425,13 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
                 f"exponential mechanism selects the model or one of the {n_classes} constant "
                 f"classes on those {n_val} (validation_fraction = "
                 f"{self.validation_fraction!r}; docs/privacy.md §14.4)")
+
+    def _schema_row_params(self) -> dict[str, Any]:
+        """The schema's public per-feature ranges of the encoded rows, unless given."""
+        if self.feature_range is not None:
+            return {}
+        lo, hi = self.schema.encoded_range(float(self.data_norm))
+        return {"feature_range": np.column_stack([lo, hi])}
 
     # --------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any) -> PrivateClassifier:
@@ -403,7 +449,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
                           stacklevel=2)
-        if safeguard_applies(*shape, float(self.epsilon), self.safeguard):
+        if self._guarded(*shape):
             return self._fit_safeguarded(X, y, shape, inferred)
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
@@ -521,7 +567,10 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         §6.8, §11.7), on the shape-only problem of the candidate's plan; nothing is fitted.
         """
         chosen = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
-                                           self.delta).learner
+                                           self.delta,
+                                           ranges_known=self.feature_range is not None).learner
+        if chosen == GAUSSIAN_NB:  # naive Bayes has no public noise check (docs/privacy.md §19)
+            return
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
                       *([NOISY_GD] if chosen == NOISY_GD else []))
         for name in candidates:
@@ -557,7 +606,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)
-        if safeguard_applies(*size, float(self.epsilon), self.safeguard):
+        if self._guarded(*size):
             return self._certify_safeguarded(X, y, size)
         name, reason, learner = self._learner(*size)
         rows = None if X is None else _rows_for(name, X)

@@ -45,6 +45,11 @@ class SchemaInputMixin:
     The host has ``schema``, ``data_norm``, ``epsilon`` and ``accountant`` parameters.
     """
 
+    def _schema_row_params(self) -> dict[str, Any]:
+        """Parameters the front door takes from the schema for its encoded rows (public: the
+        schema's constants only); none by default."""
+        return {}
+
     def _encoded(self, X: Any) -> Any:
         """The rows of X: encoded by the fitted encoder when a schema is given."""
         if self.schema is None:
@@ -74,7 +79,7 @@ class SchemaInputMixin:
         self._validate_params()
         encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
         rows = encoder.fit_transform(X)
-        inner = clone(self).set_params(schema=None)
+        inner = clone(self).set_params(schema=None, **self._schema_row_params())
         inner.accountant = self.accountant  # clone copies a ledger; the same one is charged
         noise = noise_source(self)
         with assign_noise({inner: noise.rng}, seeded=noise.seeded):
@@ -117,7 +122,7 @@ class SchemaInputMixin:
 
         from ..data.encoder import PublicEncoder
 
-        inner = clone(self).set_params(schema=None)
+        inner = clone(self).set_params(schema=None, **self._schema_row_params())
         if X is not None:
             X = PublicEncoder(self.schema, data_norm=float(self.data_norm)).fit_transform(X)
         elif shape.get("n_features") is not None:

@@ -23,12 +23,20 @@ The rule (docs/privacy.md §14.2), on n rows, C classes (the public label set), 
   from the noisy counts (pure ε: K-norm noise; δ > 0: the analytic Gaussian
   mechanism; §4.9), the better choice while each class has few records per unit of ε
   and per coordinate;
+* C > 2 otherwise, with the public per-feature ranges known (``feature_range`` or a
+  schema) and d at most :data:`NB_MULTICLASS_FEATURES_AT_MOST`: DP Gaussian naive Bayes
+  (§19), whose per-class variances separate classes that differ in spread, not only in
+  mean;
 * C > 2 otherwise: the large-margin Gaussian classifier with the softmax loss
   (§11.10), which learns a full linear map per class once the data outweigh the
   noise.
 
+With the public per-feature ranges known, two classes and d at most
+:data:`NB_BINARY_FEATURES_AT_MOST` take DP Gaussian naive Bayes before any line above.
+
 n is public under replace-one adjacency, C is the declared label set, d the number of
-columns, ε and δ are parameters. No data value is read. The thresholds were chosen on the
+columns, ε and δ are parameters, and whether per-feature ranges are known is a fact of the
+call. No data value is read. The thresholds were chosen on the
 selection corpus's seeds and checked on its report seeds (benchmarks/corpus_run.py;
 docs/privacy/large_margin_softmax.md, "the switch's thresholds").
 """
@@ -41,9 +49,9 @@ from typing import NamedTuple
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 from .mechanism import has_positive_delta
 
-__all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "GD_ROWS_AT_MOST",
-           "LARGE_MARGIN", "LINEAR",
-           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
+__all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "GAUSSIAN_NB",
+           "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR", "NB_BINARY_FEATURES_AT_MOST",
+           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
            "FrontDoorChoice",
            "choose_front_door_learner",
            "safeguard_applies", "safeguard_validation_rows"]
@@ -53,6 +61,21 @@ LINEAR = "Huber SVM"
 CENTROID = "class centroids"
 LARGE_MARGIN = "large-margin softmax"
 NOISY_GD = "noisy gradient descent"
+GAUSSIAN_NB = "Gaussian naive Bayes"
+
+#: More than two classes, r = n·ε/(C(d + 1)) at or above the centroid switch and the public
+#: per-feature ranges known: DP Gaussian naive Bayes up to this many features, the large-margin
+#: softmax above. On the selection corpus's multiclass tables with d <= 12 naive Bayes gained
+#: where classes differ in spread (kershaw, d = 9: +19 to +31 points; chem97, d = 3: +11) and
+#: stayed within a point of the large-margin softmax on the others (nhis, verbagg, hawks,
+#: olive, satact); on every table with d >= 16 it lost 3 to 14 points (its diagonal model
+#: misses the correlations of one-hot blocks). docs/privacy.md §14.2.
+NB_MULTICLASS_FEATURES_AT_MOST = 12
+#: Two classes and the public per-feature ranges known: DP Gaussian naive Bayes up to this
+#: many features, before every other binary line. On the selection corpus it gained on the one
+#: binary table with d <= 4 where the learners differ (whickham, d = 2: +5 to +10 points at
+#: ε = 0.5) and lost 3 to 12 points on tables with 5 <= d <= 7 (wilms, contraception, medpar).
+NB_BINARY_FEATURES_AT_MOST = 4
 
 #: Two classes with δ > 0: noisy gradient descent up to this many rows, the Huber SVM above.
 #: On the selection corpus noisy GD gained over the Huber SVM on binary tables of up to 13,726
@@ -97,23 +120,31 @@ BINARY_CENTROID_BELOW = SAFEGUARD_R_AT_LEAST
 
 
 def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
-                      safeguard: bool | str) -> bool:
-    """Whether the front door's safeguard runs (public: n, C, d, ε and the parameter only).
+                      safeguard: bool | str, learner: str | None = None) -> bool:
+    """Whether the front door's safeguard runs (public: n, C, d, ε, the rule's learner and the
+    parameter only).
 
-    ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST` and r = n·ε/(C(d + 1)) at least
-    :data:`SAFEGUARD_R_AT_LEAST`; a bool is taken as given.
+    ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST`, r = n·ε/(C(d + 1)) at least
+    :data:`SAFEGUARD_R_AT_LEAST` and the learner not Gaussian naive Bayes (its priors come from
+    the noisy counts, so where its variances are noise it falls back to the majority class by
+    itself, and every validation row costs it accuracy: on the selection corpus's cells where
+    the rule chooses it, the safeguard took kershaw from 87.0 to 78.6 at ε = 0.5 and guarded no
+    cell against the majority class); a bool is taken as given.
 
     Examples
     --------
-    >>> from dpconvex.privacy.rules.front_door import safeguard_applies
+    >>> from dpconvex.privacy.rules.front_door import GAUSSIAN_NB, safeguard_applies
     >>> safeguard_applies(5000, 2, 10, 1.0, "auto"), safeguard_applies(10**6, 2, 10, 1.0, "auto")
     (True, False)
     >>> safeguard_applies(1257, 10, 64, 1.0, "auto"), safeguard_applies(1257, 10, 64, 1.0, True)
     (False, True)
+    >>> safeguard_applies(5000, 4, 9, 1.0, "auto", learner=GAUSSIAN_NB)
+    False
     """
     if isinstance(safeguard, str):  # "auto"
-        return (int(n) <= SAFEGUARD_ROWS_AT_MOST and records_per_coordinate(
-            n, n_classes, n_features, epsilon) >= SAFEGUARD_R_AT_LEAST)
+        return (int(n) <= SAFEGUARD_ROWS_AT_MOST and learner != GAUSSIAN_NB
+                and records_per_coordinate(n, n_classes, n_features, epsilon)
+                >= SAFEGUARD_R_AT_LEAST)
     return bool(safeguard)
 
 
@@ -159,7 +190,8 @@ class FrontDoorChoice(NamedTuple):
 
 
 def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: float,
-                              delta: float | None, row_norm: str = "auto") -> FrontDoorChoice:
+                              delta: float | None, row_norm: str = "auto",
+                              ranges_known: bool = False) -> FrontDoorChoice:
     """The learner for n rows, C classes, d features, ε and δ (the module's rule; public only).
 
     Parameters
@@ -178,6 +210,9 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
         The front door's parameter: "auto" scales the Huber SVM's rows to the norm bound
         from d >= :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given
         (clipped only).
+    ranges_known : bool, default=False
+        Whether the public per-feature ranges of the rows are given (the front door's
+        ``feature_range``, or its ``schema``): only then can Gaussian naive Bayes be chosen.
 
     Returns
     -------
@@ -197,9 +232,20 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     'class centroids'
     >>> choose_front_door_learner(50000, 5, 20, 1.0, 0.0).learner
     'large-margin softmax'
+    >>> choose_front_door_learner(20000, 6, 3, 1.0, 0.0, ranges_known=True).learner
+    'Gaussian naive Bayes'
+    >>> choose_front_door_learner(900, 2, 2, 1.0, 1e-6, ranges_known=True).learner
+    'Gaussian naive Bayes'
     """
     approx = has_positive_delta(delta)
     privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
+    d = int(n_features)
+    if ranges_known and int(n_classes) <= 2 and d <= NB_BINARY_FEATURES_AT_MOST:
+        return FrontDoorChoice(GAUSSIAN_NB, (
+            f"PrivateClassifier: C = {int(n_classes)} classes, d = {d} <= "
+            f"{NB_BINARY_FEATURES_AT_MOST} features and public per-feature ranges -> DP Gaussian "
+            f"naive Bayes ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
+            "epsilon, delta and whether the ranges are given only)"))
     if int(n_classes) <= 2 and approx and int(n) <= GD_ROWS_AT_MOST:
         return FrontDoorChoice(NOISY_GD, (
             f"PrivateClassifier: C = {int(n_classes)} classes, delta > 0 and n = {int(n)} <= "
@@ -233,6 +279,12 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
             f"PrivateClassifier: {shape} -> DP class centroids with priors from the noisy "
             f"counts ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
             "epsilon and delta only)"))
+    if ranges_known and d <= NB_MULTICLASS_FEATURES_AT_MOST:
+        return FrontDoorChoice(GAUSSIAN_NB, (
+            f"PrivateClassifier: {shape}, d = {d} <= {NB_MULTICLASS_FEATURES_AT_MOST} features "
+            f"and public per-feature ranges -> DP Gaussian naive Bayes ({privacy}): the front "
+            "door's rule (docs/privacy.md §14.2; n, C, d, epsilon, delta and whether the ranges "
+            "are given only)"))
     return FrontDoorChoice(LARGE_MARGIN, (
         f"PrivateClassifier: {shape} -> the large-margin Gaussian classifier with the "
         f"softmax loss ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
