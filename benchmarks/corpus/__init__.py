@@ -9,11 +9,15 @@ maximum or observed categories.
 The R packages AER, carData, ISLR and Ecdat are not used: the held-out checks draw from
 them.
 
-The held-out regression check (:mod:`corpus.regression_check`, :data:`CHECK_TABLES`) is apart
-from the corpus: five regression tables chosen by a rule written before any was read, that
-only report (``benchmarks/regression_check.py``), on their own :data:`CHECK_SEEDS`. They are
-not in :data:`REGRESSION_TABLES` nor in :func:`tables`; :func:`table`, :func:`frame` and
-:func:`split` open them by name.
+The corpus's two held-out checks are apart from it: the regression check
+(:mod:`corpus.regression_check`, :data:`REGRESSION_CHECK_TABLES`) and the classification check
+(:mod:`corpus.classification_check`, :data:`CLASSIFICATION_CHECK_TABLES`), five tables each,
+chosen by a rule written before any candidate was read, that only report
+(``benchmarks/regression_check.py``; ``corpus_run.py --tables check --seeds check``), on their
+own :data:`CHECK_SEEDS`. No table of theirs is a data set of a corpus table, or of the other
+check, or comes from :data:`HELD_OUT_PACKAGES`. They are not in :data:`TABLES`,
+:data:`REGRESSION_TABLES` nor :func:`tables`; :func:`check_tables` gives one task's check, and
+:func:`table`, :func:`frame` and :func:`split` open them by name.
 
 Seeds: :data:`SELECTION_SEEDS` choose every rule; :data:`REPORT_SEEDS` only report. A seed
 fixes the split (``train_test_split(test_size=TEST_SIZE, stratify=y, random_state=seed)``)
@@ -44,7 +48,7 @@ HELD_OUT_PACKAGES: frozenset[str] = frozenset({"AER", "carData", "ISLR", "Ecdat"
 SELECTION_SEEDS: tuple[int, ...] = tuple(range(9300, 9305))
 #: Split and noise seeds that only report (no rule may be chosen on them).
 REPORT_SEEDS: tuple[int, ...] = tuple(range(9400, 9410))
-#: Split and noise seeds of the held-out regression check (:data:`CHECK_TABLES`) only.
+#: Split and noise seeds of the held-out checks (:func:`check_tables`) only.
 CHECK_SEEDS: tuple[int, ...] = tuple(range(9500, 9510))
 #: Test fraction of every split.
 TEST_SIZE = 0.3
@@ -148,38 +152,49 @@ class Split(NamedTuple):
 
 
 def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
-                       dict[str, RegressionTable]]:
-    from . import binary, multiclass, regression, regression_check
+                       dict[str, CorpusTable], dict[str, RegressionTable]]:
+    from . import binary, classification_check, multiclass, regression, regression_check
 
-    check = regression_check.CHECK_TABLES
-    groups = (binary.TABLES, multiclass.TABLES, regression.TABLES, check)
+    corpus = (binary.TABLES, multiclass.TABLES, regression.TABLES)
+    checks = (classification_check.CHECK_TABLES, regression_check.CHECK_TABLES)
+    groups = (*corpus, *checks)
     names = [n for g in groups for n in g]
     if len(set(names)) != len(names):
         raise ValueError("a table name is declared twice")
     held_out = sorted(n for g in groups for n, t in g.items() if t.package in HELD_OUT_PACKAGES)
     if held_out:
         raise ValueError(f"tables {held_out} come from packages the held-out checks use")
-    chosen_on = {(t.package, t.item) for g in groups[:3] for t in g.values()}
-    shared = sorted(n for n, t in check.items() if (t.package, t.item) in chosen_on)
+    chosen_on = {(t.package, t.item) for g in corpus for t in g.values()}
+    shared = sorted(n for g in checks for n, t in g.items() if (t.package, t.item) in chosen_on)
     if shared:
         raise ValueError(f"check tables {shared} are data sets of the selection corpus")
-    bad = sorted(n for n, t in {**regression.TABLES, **check}.items()
+    data_sets = [(t.package, t.item) for g in checks for t in g.values()]
+    if len(set(data_sets)) != len(data_sets):
+        raise ValueError("a data set is a table of both held-out checks, or twice of one")
+    tasks = sorted(n for g, task in zip(checks, TASKS, strict=True) for n, t in g.items()
+                   if t.task != task)
+    if tasks:
+        raise ValueError(f"check tables {tasks} are declared under the other task's check")
+    bad = sorted(n for n, t in {**regression.TABLES, **checks[1]}.items()
                  if not t.label_range[0] < t.label_range[1]
                  or t.label_transform not in (None, *LABEL_TRANSFORMS))
     if bad:
         raise ValueError(f"regression tables {bad} need lo < hi and a known label_transform")
     if set(CHECK_SEEDS) & (set(SELECTION_SEEDS) | set(REPORT_SEEDS)):
-        raise ValueError("the check's seeds overlap the corpus's selection or report seeds")
-    return {**binary.TABLES, **multiclass.TABLES}, dict(regression.TABLES), dict(check)
+        raise ValueError("the checks' seeds overlap the corpus's selection or report seeds")
+    return ({**binary.TABLES, **multiclass.TABLES}, dict(regression.TABLES), dict(checks[0]),
+            dict(checks[1]))
 
 
+#: the tasks, in the order ``tables`` and ``check_tables`` name them
+TASKS = ("classification", "regression")
 TABLES: dict[str, CorpusTable]
 REGRESSION_TABLES: dict[str, RegressionTable]
+#: the held-out classification check's tables (not in TABLES; see corpus.classification_check)
+CLASSIFICATION_CHECK_TABLES: dict[str, CorpusTable]
 #: the held-out regression check's tables (not in REGRESSION_TABLES; see corpus.regression_check)
-CHECK_TABLES: dict[str, RegressionTable]
-TABLES, REGRESSION_TABLES, CHECK_TABLES = _tables()
-#: the tasks, in the order ``tables`` names them
-TASKS = ("classification", "regression")
+REGRESSION_CHECK_TABLES: dict[str, RegressionTable]
+TABLES, REGRESSION_TABLES, CLASSIFICATION_CHECK_TABLES, REGRESSION_CHECK_TABLES = _tables()
 
 
 def tables(task: str = "classification") -> dict[str, CorpusTable] | dict[str, RegressionTable]:
@@ -189,13 +204,20 @@ def tables(task: str = "classification") -> dict[str, CorpusTable] | dict[str, R
     return TABLES if task == "classification" else REGRESSION_TABLES
 
 
+def check_tables(task: str = "classification") -> dict[str, CorpusTable] | dict[str, RegressionTable]:
+    """The held-out check of one task: :data:`CLASSIFICATION_CHECK_TABLES` or
+    :data:`REGRESSION_CHECK_TABLES` (their seeds: :data:`CHECK_SEEDS`)."""
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}; choose from {TASKS}")
+    return CLASSIFICATION_CHECK_TABLES if task == "classification" else REGRESSION_CHECK_TABLES
+
+
 def table(name: str) -> CorpusTable | RegressionTable:
-    """The table called ``name``, of either task or of the held-out regression check."""
-    if name in TABLES:
-        return TABLES[name]
-    if name in CHECK_TABLES:
-        return CHECK_TABLES[name]
-    return REGRESSION_TABLES[name]
+    """The table called ``name``, of either task or of either held-out check."""
+    for group in (TABLES, REGRESSION_TABLES, CLASSIFICATION_CHECK_TABLES):
+        if name in group:
+            return group[name]
+    return REGRESSION_CHECK_TABLES[name]
 
 
 @functools.cache
