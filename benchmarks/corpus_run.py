@@ -29,8 +29,9 @@ learner does not apply):
   ``noisy_gd`` (``NoisyGradientDescent``, δ > 0 only), ``centroid``
   (``PrivateGaussianCentroid``) and ``gaussian_nb`` (``PrivateGaussianNB``, ``delta=None`` at
   δ = 0, ``feature_range`` the table's public per-feature range of an encoded row,
-  ``schema.encoded_range()``, as diffprivlib's GaussianNB gets its bounds). The linear learners and noisy GD are one-vs-rest on more
-  than two classes (their own), the others multiclass.
+  ``schema.encoded_range()``, as diffprivlib's GaussianNB gets its bounds). The linear
+  learners and noisy GD are one-vs-rest on more than two classes (their own), the others
+  multiclass.
 
 Baselines, in every table: ``non-private`` (scikit-learn ``LogisticRegression(max_iter=2000)``
 on the same encoded rows) and ``majority`` (the training labels' majority class scored on

@@ -232,6 +232,8 @@ RECIPES: dict[str, Callable[[Any], Any]] = {
         epsilon=1.0, random_state=rs).fit(XB, YB),
     "PrivateClassifier multiclass": lambda rs: dp.PrivateClassifier(
         epsilon=1.0, delta=1e-5, random_state=rs).fit(XM, YM),
+    "PrivateClassifier naive Bayes": lambda rs: dp.PrivateClassifier(
+        epsilon=1.0, feature_range=(-1.0, 1.0), random_state=rs).fit(XM, YM),
     "PrivateLargeMarginGaussian softmax": lambda rs: dp.PrivateLargeMarginGaussian(
         **LM, random_state=rs).fit(XM, YM),
     "PrivateLargeMarginGaussian pairwise": lambda rs: dp.PrivateLargeMarginGaussian(

@@ -70,7 +70,7 @@ from ..privacy.rules.noise_dominance_gd import (
 )
 from .base import FitPlan, PrivateEstimator
 from .centroids import PrivateGaussianCentroid
-from .gaussian_nb import FeatureRange, PrivateGaussianNB
+from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, objective_part
 from .large_margin.options import noise_dominates
@@ -375,6 +375,8 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
                  ) -> tuple[str, str, PrivateEstimator]:
         """(learner name, reason, the unfitted learner) for n rows, C classes, d features;
         ``guarded``: fitted inside the safeguard, which holds the budget."""
+        if self.feature_range is not None:  # one range per column, whichever learner is chosen
+            feature_bounds(self.feature_range, n_features, type(self).__name__)
         choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
                                            self.delta, self.row_norm,
                                            ranges_known=self.feature_range is not None)
