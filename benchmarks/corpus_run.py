@@ -803,9 +803,15 @@ def criteria(cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
     (c) ``at_least_diffprivlib``: cells where rule >= diffprivlib's best, over the cells
     with diffprivlib. Cells where the rule has no mean (refused, missing) are counted in
     ``no_rule`` and in none of the three.
+
+    The regret of a cell is max(best single, majority) − rule: (d) ``regret_1pt`` and
+    ``regret_3pt``, cells with regret <= 1 and <= 3 points, over the cells with a single
+    estimator (``regret_over_3``: the others); (e) ``near_diffprivlib``: cells where rule >=
+    diffprivlib's best − 0.5 points.
     """
     out = {"cells": len(cells), "no_rule": 0, "below_majority": 0, "below_majority_cells": [],
-           "within_1pt": 0, "with_singles": 0, "at_least_diffprivlib": 0, "with_diffprivlib": 0}
+           "within_1pt": 0, "with_singles": 0, "at_least_diffprivlib": 0, "with_diffprivlib": 0,
+           "regret_1pt": 0, "regret_3pt": 0, "regret_over_3": [], "near_diffprivlib": 0}
     for c in cells:
         rule = c["rule"]
         where = (c["table"], c["epsilon"], c["delta"])
@@ -818,10 +824,22 @@ def criteria(cells: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if c["singles"]:
             out["with_singles"] += 1
             out["within_1pt"] += 100 * (max(c["singles"].values()) - rule) <= 1 + TOL
+            top = max(c["singles"].values())
+            if c["majority"] is not None:
+                top = max(top, c["majority"])
+            regret = 100 * (top - rule)
+            out["regret_1pt"] += regret <= 1 + TOL
+            out["regret_3pt"] += regret <= 3 + TOL
+            if regret > 3 + TOL:
+                out["regret_over_3"].append((*where, round(regret, 2)))
         if c["diffprivlib"]:
             out["with_diffprivlib"] += 1
             out["at_least_diffprivlib"] += 100 * (rule - max(c["diffprivlib"].values())) >= -TOL
-    for k, m in (("within_1pt", "with_singles"), ("at_least_diffprivlib", "with_diffprivlib")):
+            out["near_diffprivlib"] += (100 * (rule - max(c["diffprivlib"].values()))
+                                        >= -0.5 - TOL)
+    for k, m in (("within_1pt", "with_singles"), ("at_least_diffprivlib", "with_diffprivlib"),
+                 ("regret_1pt", "with_singles"), ("regret_3pt", "with_singles"),
+                 ("near_diffprivlib", "with_diffprivlib")):
         out[f"{k}_share"] = out[k] / out[m] if out[m] else None
     return out
 
@@ -913,6 +931,14 @@ def summary_lines(cells: Sequence[Cell], crit: dict[str, Any], rule: str,
               f"(c) rule >= diffprivlib's best (test-chosen of {len(DPL_MODELS)} models, pure ε): "
               + (f"{crit['at_least_diffprivlib']} / {crit['with_diffprivlib']} = "
                  f"{_pct(crit['at_least_diffprivlib_share'])}." if crit["with_diffprivlib"]
+                 else "not measured (run with --diffprivlib)."),
+              f"(d) regret, max(best single, majority) − rule: <= 1 point in {crit['regret_1pt']} / "
+              f"{crit['with_singles']} = {_pct(crit['regret_1pt_share'])}, <= 3 points in "
+              f"{crit['regret_3pt']} / {crit['with_singles']}"
+              + (f"; above 3: {crit['regret_over_3']}" if crit["regret_over_3"] else "") + ".",
+              "(e) rule >= diffprivlib's best − 0.5 points: "
+              + (f"{crit['near_diffprivlib']} / {crit['with_diffprivlib']} = "
+                 f"{_pct(crit['near_diffprivlib_share'])}." if crit["with_diffprivlib"]
                  else "not measured (run with --diffprivlib).")]
     return lines
 
