@@ -254,18 +254,20 @@ DEFAULT_LEARNERS = ("front_door", "logistic", "huber", "large_margin", "noisy_gd
 
 
 def _library_rule(n: int, n_classes: int, d: int, epsilon: float, delta: float) -> str:
-    """The library's front-door rule, mapped onto this registry's learner names."""
+    """The library's front-door rule, mapped onto this registry's learner names (the public
+    per-feature ranges given, as ``front_door`` gets them)."""
     from dpconvex.privacy.rules.front_door import (
         CENTROID,
+        GAUSSIAN_NB,
         LARGE_MARGIN,
         LINEAR,
         NOISY_GD,
         choose_front_door_learner,
     )
 
-    name = choose_front_door_learner(n, n_classes, d, epsilon, delta).learner
+    name = choose_front_door_learner(n, n_classes, d, epsilon, delta, ranges_known=True).learner
     return {LINEAR: "huber", CENTROID: "centroid", LARGE_MARGIN: "large_margin",
-            NOISY_GD: "noisy_gd"}[name]
+            NOISY_GD: "noisy_gd", GAUSSIAN_NB: "gaussian_nb"}[name]
 
 
 #: choice rules: ``rule(n, C, d, epsilon, delta)`` -> a LEARNERS name

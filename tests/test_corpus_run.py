@@ -92,7 +92,8 @@ def test_harness_scores_a_toy_table_and_reuses_its_cache(toy_corpus, tmp_path):
     assert [c["rule"] for c in by_rule["cells"]] == pytest.approx(unguarded)
     again = [json.loads(x) for x in (tmp_path / "corpus_run.jsonl").read_text().splitlines()]
     new = again[len(lines):]
-    assert {r["learner"] for r in new} <= {"huber", "centroid", "large_margin", "noisy_gd"}
+    assert {r["learner"] for r in new} <= {"huber", "centroid", "large_margin", "noisy_gd",
+                                           "gaussian_nb"}
     assert len(new) <= 2 * 2
 
 

@@ -581,7 +581,7 @@ class PublicSchema:
         >>> from dpconvex import Categorical, Numeric, PublicSchema
         >>> schema = PublicSchema({"age": Numeric(0, 120), "plan": Categorical(("a", "b"))})
         >>> lo, hi = schema.encoded_range()
-        >>> lo.tolist(), [round(v, 4) for v in hi]  # divisor sqrt(2)
+        >>> lo.tolist(), [round(float(v), 4) for v in hi]  # divisor sqrt(2)
         ([0.0, 0.0, 0.0, 0.0], [0.7071, 0.7071, 0.7071, 0.7071])
         """
         numeric_lo, numeric_hi = (-0.5, 0.5) if self.centered else (0.0, 1.0)
