@@ -28,6 +28,12 @@ Usage (from the repository root)::
     git archive 195581e | tar -x -C /tmp/v020 && DPCONVEX_DATA=... PYTHONPATH=/tmp/v020 \
         python benchmarks/front_door.py --side v0.2.0
     python benchmarks/front_door.py --report     # benchmarks/recorded/front_door.md
+    python benchmarks/front_door.py --check      # the front door refitted against the record
+
+``--check`` refits ``PrivateClassifier`` at its defaults on every data set and seed and
+compares each accuracy and learner with ``benchmarks/recorded/front_door.jsonl`` (the record
+behind the README's and the results page's tables): the largest difference and every cell
+that moved are printed.
 
 Results are appended to ``benchmarks/results/front_door.jsonl`` (one line per fit; a rerun
 skips what is there) and the report adds diffprivlib 0.6.6 from
@@ -215,11 +221,43 @@ def _baseline(base: Any, name: str, eps: float, approx: bool) -> tuple[Any, Any]
     return out[0], out[1]
 
 
+def check(names: list[str], seeds: tuple[int, ...]) -> float:
+    """The largest |accuracy − recorded| of the front door over ``names`` × ``seeds``."""
+    import dpconvex as dp
+
+    recorded = {}
+    for line in (HERE / "recorded" / "front_door.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if r["model"] == "front door" and r.get("side") == "current":
+            recorded[(r["data"], r["seed"], r["epsilon"], r["delta"] > 0)] = (r["accuracy"],
+                                                                              r["learner"])
+    worst, fits = 0.0, 0
+    for name in names:
+        for seed in seeds:
+            Xtr, ytr, Xte, yte, classes, epsilons = fdd.split(name, seed)
+            for eps in epsilons:
+                for delta in _deltas(len(ytr)):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        est = dp.PrivateClassifier(epsilon=eps, delta=delta, classes=list(classes),
+                                                   random_state=seed).fit(Xtr, ytr)
+                    acc = float(est.score(Xte, yte))
+                    old_acc, old_learner = recorded[(name, seed, eps, delta > 0)]
+                    worst, fits = max(worst, abs(acc - old_acc)), fits + 1
+                    if abs(acc - old_acc) > 1e-9 or est.learner_ != old_learner:
+                        print(f"moved: {name} seed {seed} eps {eps:g} delta {delta:g}: "
+                              f"{old_acc:.4f} ({old_learner}) -> {acc:.4f} ({est.learner_})")
+        print(f"{name}: {fits} fits so far, largest |accuracy - recorded| {worst:.3g}", flush=True)
+    return worst
+
+
 def main() -> None:
     ap = harness.parser(__doc__, seeds=len(fdd.SEEDS))
     ap.add_argument("--only", nargs="*", default=None, help="data set names (default: all)")
     ap.add_argument("--side", choices=("current", "v0.2.0"), default="current")
     ap.add_argument("--report", action="store_true", help="write benchmarks/recorded/front_door.md")
+    ap.add_argument("--check", action="store_true",
+                    help="refit the front door and compare with benchmarks/recorded/front_door.jsonl")
     args = ap.parse_args()
     if args.report:
         text = report()
@@ -229,6 +267,9 @@ def main() -> None:
     names = args.only or [s.name for s in fdd.datasets()]
     if args.quick:  # a smoke run: the two smallest sets, one seed
         names, args.seeds = [n for n in names if n in ("wine", "breast_cancer_wisconsin")], 1
+    if args.check:
+        check(names, fdd.SEEDS[: args.seeds])
+        return
     measure(names, fdd.SEEDS[: args.seeds], args.side)
 
 
