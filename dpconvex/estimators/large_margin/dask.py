@@ -32,7 +32,11 @@ from ...data.validation import check_array, computed
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
 from ...privacy.release import release
-from ...privacy.rules.large_margin import components_reason, resolved_components
+from ...privacy.rules.large_margin import (
+    components_reason,
+    resolved_components,
+    single_component,
+)
 from ...templates.kmeans import assign_nearest
 from ..base import Prepared
 from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes, uses_centroid
@@ -117,19 +121,19 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
     """
     owner = type(est).__name__
     method = est.component_assignment
-    X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
-    n, d = (int(size) for size in X_checked.shape)
-    y_checked = check_labels(computed(y), n, f"{owner}.fit")
-    labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels)
-    C = int(labels.classes.size)
-    K = resolved_components(est, n, C, d)
-    if K > 1 and method not in DASK_ASSIGNMENTS:
+    if not single_component(est) and method not in DASK_ASSIGNMENTS:
         raise ParameterError(
             f"The 'component_assignment' parameter of {owner} must be None or "
             "'nearest_public_center' (a per-record rule) on Dask input with n_components > 1. "
             f"Got {method!r} instead, which reads the whole data set at once. Pass X.compute() "
             "if the rows fit in memory, or use public centers (centers=...)."
         )
+    X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
+    n, d = (int(size) for size in X_checked.shape)
+    y_checked = check_labels(computed(y), n, f"{owner}.fit")
+    labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels)
+    C = int(labels.classes.size)
+    K = resolved_components(est, n, C, d)
     q = float(est.data_norm)
     facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
                              n_rows=n, rows=prepared_rows(est, X_checked),  # lazy, per chunk

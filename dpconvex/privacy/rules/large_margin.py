@@ -4,10 +4,9 @@ A user who sets only ``epsilon`` gets (docs/privacy.md §11.10, where the
 measurements behind each choice are):
 
 * ``loss="auto"``: the softmax loss (unconstrained, L-BFGS/Newton, seconds on
-  Adult and KDDCup99) for one component per class (``n_components`` 1 or "auto"); the
-  paper's pairwise Huber
-  template (PSD-constrained) for mixtures (the softmax mixture of §11.11 is
-  ``loss="softmax"``; it did not beat K = 1 where measured);
+  Adult and KDDCup99) for one component per class (``n_components`` 1 or "auto");
+  the paper's pairwise Huber template (PSD-constrained) for mixtures (the softmax
+  mixture of §11.11 is ``loss="softmax"``; it did not beat K = 1 where measured);
 * ``structure="auto"``: ``"linear"`` for the softmax loss (Φ_c linear in x: the
   shared-Ψ structure of §11.9, p = C(d + 1) coordinates of noise), ``"full"``
   (the only one there is) for the pairwise loss;
