@@ -172,6 +172,7 @@ QUICK_RUNS = [
     ("regression_check", []),
     ("noise_warning_ssp", []),
     ("drafted_schema", []),
+    ("mixture_components", []),
 ]
 
 

@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics
 from dpconvex.objectives.losses import Logistic
+from dpconvex.privacy.rules.large_margin import components_per_class, resolved_components
 from dpconvex.templates.large_margin import psi_frobenius
 
 #: The paper's estimator (Pathak & Raj; loss="pairwise", lam=2e-2): this module tests it.
@@ -185,7 +186,14 @@ BAD = [
     ("mechanism output", {"mechanism": "output"}, X0, Y0, dp.ParameterError, "'mechanism'"),
     ("gamma < 0", {"gamma": -1.0}, X0, Y0, dp.ParameterError, "'gamma'"),
     ("h 0", {"h": 0.0}, X0, Y0, dp.ParameterError, "'h'"),
-    ("K 0", {"n_components": 0}, X0, Y0, dp.ParameterError, "'n_components'"),
+    ("K 0", {"n_components": 0}, X0, Y0, dp.ParameterError,
+     r"^The 'n_components' parameter of PrivateLargeMarginGaussian must be an int >= 1\. Got 0 "
+     r"instead\. Accepted values: 'auto' or an int in \[1, 10,000\]\.$"),
+    ("K word", {"n_components": "two"}, X0, Y0, dp.ParameterError,
+     r"^The 'n_components' parameter of PrivateLargeMarginGaussian must be 'auto' or an int in "
+     r"\[1, 10,000\]\. Got 'two' instead\.$"),
+    ("K float", {"n_components": 2.0}, X0, Y0, dp.ParameterError,
+     r"'n_components' .* must be an int >= 1\. Got 2\.0 instead\. Accepted values: 'auto' or"),
     ("bad assignment", {"component_assignment": "kmeans"}, X0, Y0, dp.ParameterError,
      "'component_assignment'"),
     ("bad fraction", {"kmeans_epsilon_fraction": 1.0}, X0, Y0, dp.ParameterError,
@@ -260,3 +268,63 @@ def test_certify_matches_fit_without_training():
     core = fitted.parts[-1] if fitted.parts else fitted
     for key in ("jacobian slack", "noise rate beta", "sensitivity"):
         assert cert.quantities[key] == core.quantities[key]
+
+
+# ------------------------------------------------------------- n_components="auto"
+#: (n, C, d, ε, δ): the training splits of the measured sets (wine, iris, breast cancer,
+#: digits) at the smallest and largest ε measured, and shapes far outside them
+RULE_SHAPES = [(124, 3, 13, 0.5, None), (105, 3, 4, 4.0, 1e-5), (398, 2, 30, 1.0, 0.0),
+               (1257, 10, 64, 4.0, 1e-5), (2, 2, 1, 1e-3, None), (10**7, 50, 500, 100.0, 1e-9)]
+
+
+@pytest.mark.parametrize("shape", RULE_SHAPES)
+def test_components_rule_gives_one_component_per_class(shape):
+    """The measured rule (benchmarks/recorded/mixture_components.md); the loss, structure,
+    row map and centroid switch read "auto" as K = 1 before the shape is known, so a rule
+    giving K > 1 anywhere must change them too."""
+    n, C, d, epsilon, delta = shape
+    assert components_per_class(n, C, d, epsilon, delta) == 1
+    est = dp.PrivateLargeMarginGaussian(epsilon=epsilon, delta=delta)
+    assert resolved_components(est, n, C, d) == 1
+    assert resolved_components(dp.PrivateLargeMarginGaussian(n_components=3), n, C, d) == 3
+
+
+AUTO_CASES = [
+    {"epsilon": 2.0},  # the softmax objective (r = 240 * 2 / 12 = 40: no centroid switch)
+    {"epsilon": 0.5},  # the centroid switch (r = 10 < 15)
+    {"epsilon": 2.0, "delta": 1e-5},  # Gaussian objective perturbation
+    {"epsilon": 2.0, "loss": "pairwise", "lam": 2e-2},  # the paper's template
+    {"mechanism": "none"},
+]
+
+
+@pytest.mark.parametrize("kw", AUTO_CASES)
+def test_auto_components_fit_equals_one_component(kw):
+    X, y = _data()
+    auto = dp.PrivateLargeMarginGaussian(classes=[0, 1, 2], random_state=3, **kw).fit(X, y)
+    one = dp.PrivateLargeMarginGaussian(classes=[0, 1, 2], random_state=3, n_components=1,
+                                        **kw).fit(X, y)
+    assert auto.Phi_.shape == one.Phi_.shape == (3, 1, 4, 4)
+    np.testing.assert_allclose(auto.Phi_, one.Phi_, rtol=1e-10, atol=1e-12)
+    assert auto.certificate_.mechanism == one.certificate_.mechanism
+    assert auto.certificate_.epsilon == one.certificate_.epsilon
+
+
+@pytest.mark.parametrize("kw", AUTO_CASES[:2])
+def test_plan_and_certificate_state_the_resolved_components(kw):
+    X, y = _data()
+    est = dp.PrivateLargeMarginGaussian(classes=[0, 1, 2], random_state=3, **kw)
+    line = "n_components='auto' -> K = 1 component per class"
+    plan = est.plan_for(X, y)
+    assert sum(note.startswith(line) for note in plan.notes) == 1
+    assert sum(a.startswith(line) for a in est.certify(X, y).assumptions) == 1
+    assert sum(a.startswith(line) for a in est.fit(X, y).certificate_.assumptions) == 1
+    given = dp.PrivateLargeMarginGaussian(classes=[0, 1, 2], random_state=3, n_components=1,
+                                          **kw).fit(X, y)
+    assert not any("n_components='auto'" in a for a in given.certificate_.assumptions)
+
+
+def test_plan_of_a_given_mixture_keeps_its_components():
+    plan = paper(epsilon=2.0, n_components=2).plan(240, 3, 3)
+    assert plan.options["n_components K"] == 2
+    assert not any("n_components" in note for note in plan.notes)

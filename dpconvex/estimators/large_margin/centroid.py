@@ -33,7 +33,6 @@ References
 from __future__ import annotations
 
 import math
-import numbers
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -49,8 +48,10 @@ from ...privacy.certificate import Certificate
 from ...privacy.rules.large_margin import (
     CENTROID,
     centroid_reason,
+    components_reason,
     positive_delta,
     resolved_row_norm,
+    single_component,
     uses_centroid,
 )
 from ...privacy.rules.mechanism import AUTO_MECHANISMS
@@ -194,9 +195,9 @@ def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> P
 def check_centroid_params(est: LargeMarginEstimator) -> None:
     """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as §4.9."""
     owner = type(est).__name__
-    k = est.n_components
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or int(k) != 1:
-        raise ParameterError(f"The 'n_components' parameter of {owner} must be 1 with "
+    if not single_component(est):
+        k = est.n_components
+        raise ParameterError(f"The 'n_components' parameter of {owner} must be 1 or 'auto' with "
                              f"mechanism={CENTROID!r} (it releases one class mean per class). "
                              f"Got {k!r} instead.")
     if est.extra_terms:
@@ -232,9 +233,10 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
 
 def _finish(est: LargeMarginEstimator, certificate: Certificate,
             shape: tuple[int, int, int]) -> Certificate:
-    """The row map, Φ and (when "auto" chose the centroids) the switch's reason."""
+    """The row map, Φ and the reasons of "auto" (the centroid switch, one component)."""
     certificate.assumptions += [*row_notes(est), PHI_NOTE,
-                                *filter(None, [centroid_reason(est, *shape)])]
+                                *filter(None, [centroid_reason(est, *shape),
+                                               components_reason(est, *shape)])]
     return certificate
 
 

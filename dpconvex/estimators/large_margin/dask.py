@@ -32,6 +32,11 @@ from ...data.validation import check_array, computed
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
 from ...privacy.release import release
+from ...privacy.rules.large_margin import (
+    components_reason,
+    resolved_components,
+    single_component,
+)
 from ...templates.kmeans import assign_nearest
 from ..base import Prepared
 from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes, uses_centroid
@@ -115,9 +120,8 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
         As :func:`dpconvex.data.dask_rows.check_dask`.
     """
     owner = type(est).__name__
-    K = int(est.n_components)
     method = est.component_assignment
-    if K > 1 and method not in DASK_ASSIGNMENTS:
+    if not single_component(est) and method not in DASK_ASSIGNMENTS:
         raise ParameterError(
             f"The 'component_assignment' parameter of {owner} must be None or "
             "'nearest_public_center' (a per-record rule) on Dask input with n_components > 1. "
@@ -129,6 +133,7 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
     y_checked = check_labels(computed(y), n, f"{owner}.fit")
     labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels)
     C = int(labels.classes.size)
+    K = resolved_components(est, n, C, d)
     q = float(est.data_norm)
     facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
                              n_rows=n, rows=prepared_rows(est, X_checked),  # lazy, per chunk
@@ -170,7 +175,9 @@ def certify_dask(est: LargeMarginEstimator, X: Any, y: Any) -> Certificate:
     mechanism = est._mechanism()
     budget = fit_budget(est, mechanism, float(est.epsilon), prep.template.n)
     certificate = release(prep.template, mechanism, budget, dry_run=True).certificate
-    certificate.assumptions += row_notes(est)
+    facts = prep.meta
+    reason = components_reason(est, facts.n_rows, facts.n_classes, facts.n_features)
+    certificate.assumptions += [*row_notes(est), *filter(None, [reason])]
     return certificate
 
 

@@ -35,6 +35,7 @@ from ..._validation import (
     MAX_ITER_RULE,
     OPTIMALITY_TOL,
     RANDOM_STATE,
+    Auto,
     Constraint,
     Float,
     Int,
@@ -54,7 +55,14 @@ from ...objectives.regularizers import Frobenius
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, build_mechanism
 from ...privacy.release import release
-from ...privacy.rules.large_margin import PAIRWISE, ROW_NORMS, is_centroid, resolved_structure
+from ...privacy.rules.large_margin import (
+    PAIRWISE,
+    ROW_NORMS,
+    components_reason,
+    is_centroid,
+    resolved_components,
+    resolved_structure,
+)
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import CertificateHold, FitPlan, Prepared, PrivateEstimator
@@ -136,8 +144,13 @@ class PrivateLargeMarginGaussian(PrivateEstimator):
         ``loss="pairwise", lam=2e-2``.)
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
-    n_components : int, default=1
-        K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012).
+    n_components : int or "auto", default="auto"
+        K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012). "auto": the public
+        rule :func:`~dpconvex.privacy.rules.large_margin.components_per_class`, one
+        component per class at every shape (no mixture beat K = 1 on the measured sets,
+        benchmarks/recorded/mixture_components.md); the certificate states the K used.
+        A mixture needs ``loss="pairwise"`` (its "auto" loss) or ``loss="softmax"``, and
+        public centers or ``component_assignment="dp_kmeans"``.
     mechanism : {"auto", "objective", "gaussian_objective", "centroid", "none"}, \
 default="auto"
         "auto": "gaussian_objective" when ``delta > 0`` is given, else "objective" (pure
@@ -304,7 +317,7 @@ default="auto"
         gamma: float = 1e-2,
         lam: float | str = "auto",
         h: float = 0.5,
-        n_components: int = 1,
+        n_components: int | str = "auto",
         mechanism: str = "auto",
         data_norm: float = 1.0,
         component_assignment: str | None = None,
@@ -356,9 +369,9 @@ default="auto"
         "lam": NoValidation("against the mechanism in _check_consistency: > 0 for a private "
                             "objective (else a PrivacyError), >= 0 without noise"),
         "h": Float(),
-        "n_components": Int(high=MAX_COMPONENTS, why=(
+        "n_components": Auto(Int(high=MAX_COMPONENTS, why=(
             "every component adds C (d+1)(d+2)/2 parameters and noise coordinates, and a "
-            "component needs records")),
+            "component needs records"))),
         "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
         "data_norm": DATA_NORM,
         "component_assignment": Optional(Options(ASSIGNMENTS)),
@@ -416,7 +429,8 @@ default="auto"
         Xv = check_array(X, f"{owner}.fit", min_samples=2)
         yv = check_labels(y, Xv.shape[0], f"{owner}.fit")
         labels = encode_labels(yv, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels)
-        C, K, D = int(labels.classes.size), int(self.n_components), Xv.shape[1] + 1
+        C, D = int(labels.classes.size), Xv.shape[1] + 1
+        K = resolved_components(self, Xv.shape[0], C, Xv.shape[1])
         check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
                             f"{owner}.fit", "Lower n_components, or use fewer features or classes.")
         return Xv, labels, C, K
@@ -465,7 +479,8 @@ default="auto"
                                       objective_part(plan), lam=plan.lam)
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
-        certificate.assumptions += row_notes(self)
+        reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
+        certificate.assumptions += [*row_notes(self), *filter(None, [reason])]
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -563,12 +578,13 @@ default="auto"
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
         theta, objective_certificate = released.theta, released.certificate
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
-        reason = resolve_mechanism(self.mechanism, self.delta, "large_margin").reason
-        certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
-                                    *row_notes(self), *([reason] if reason is not None else [])]
-        hold.commit_certificate(certificate)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
+        reasons = [resolve_mechanism(self.mechanism, self.delta, "large_margin").reason,
+                   components_reason(self, facts.n_rows, C, d)]
+        certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
+                                    *row_notes(self), *filter(None, reasons)]
+        hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = facts.classes
         self.n_features_in_ = d

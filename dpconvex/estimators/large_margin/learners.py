@@ -24,6 +24,8 @@ from ...privacy.budget import Budget
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
     centroid_reason,
+    components_reason,
+    resolved_components,
     resolved_loss,
     resolved_row_norm,
     resolved_structure,
@@ -150,7 +152,7 @@ class _ObjectiveLearner:
         mechanism = est._mechanism()
         private = mechanism.private
         total_epsilon = float(est.epsilon) if private else math.inf
-        K = int(est.n_components)
+        K = resolved_components(est, n, C, p)
         total = fit_budget(est, mechanism, total_epsilon, n)
         kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
         kmeans_epsilon = float(est.kmeans_epsilon_fraction) * total_epsilon if kmeans else None
@@ -180,16 +182,18 @@ class _ObjectiveLearner:
         notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
             else []
         notes += row_notes(est)
-        reason = resolve_mechanism(est.mechanism, est.delta, "large_margin").reason
-        notes += [reason] if reason is not None else []
+        reasons = [resolve_mechanism(est.mechanism, est.delta, "large_margin").reason,
+                   components_reason(est, n, C, p)]
+        notes += filter(None, reasons)
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
             learner=self.name, mechanism=mechanism, budget=total, parts=parts, lam=lam,
             lam_rule=rule, backend=backend, options=options, notes=tuple(notes))
 
     def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
-        template = self._template(est, plan.n, plan.n_classes, int(est.n_components),
-                                  plan.n_features, plan.mechanism, objective_part(plan), plan.lam)
+        K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
+        template = self._template(est, plan.n, plan.n_classes, K, plan.n_features,
+                                  plan.mechanism, objective_part(plan), plan.lam)
         return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
     def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
@@ -220,7 +224,7 @@ class _CentroidLearner:
             lam_rule="no objective",
             options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
             notes=(*inner_plan.notes, *row_notes(est), PHI_NOTE,
-                   *filter(None, [centroid_reason(est, n, C, p)])))
+                   *filter(None, [centroid_reason(est, n, C, p), components_reason(est, n, C, p)])))
 
     def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
         inner, inner_plan = self._inner_plan(est, plan)
@@ -229,9 +233,10 @@ class _CentroidLearner:
     def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
         inner, inner_plan = self._inner_plan(est, plan)
         certificate = inner._certify(prep, inner_plan)
+        shape = (plan.n, plan.n_classes, plan.n_features)
         certificate.assumptions += [*row_notes(est), PHI_NOTE,
-                                    *filter(None, [centroid_reason(est, plan.n, plan.n_classes,
-                                                                   plan.n_features)])]
+                                    *filter(None, [centroid_reason(est, *shape),
+                                                   components_reason(est, *shape)])]
         return certificate
 
 
