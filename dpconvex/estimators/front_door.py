@@ -377,19 +377,20 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         ``guarded``: fitted inside the safeguard, which holds the budget."""
         if self.feature_range is not None:  # one range per column, whichever learner is chosen
             feature_bounds(self.feature_range, n_features, type(self).__name__)
-        choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
-                                           self.delta, self.row_norm,
-                                           ranges_known=self.feature_range is not None)
+        choice = self._choice(n, n_classes, n_features)
         return choice.learner, choice.reason, self._make(choice.learner, guarded=guarded,
                                                          row_norm=choice.row_norm)
 
+    def _choice(self, n: int, n_classes: int, n_features: int) -> Any:
+        """The rule's choice for this shape (public quantities and the parameters only)."""
+        return choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
+                                         self.delta, self.row_norm,
+                                         ranges_known=self.feature_range is not None)
+
     def _guarded(self, n: int, n_classes: int, n_features: int) -> bool:
         """Whether the safeguard runs for this shape (the rule's learner and the parameter)."""
-        choice = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
-                                           self.delta, self.row_norm,
-                                           ranges_known=self.feature_range is not None)
         return safeguard_applies(n, n_classes, n_features, float(self.epsilon), self.safeguard,
-                                 learner=choice.learner)
+                                 learner=self._choice(n, n_classes, n_features).learner)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         if not self._guarded(n, n_classes, n_features):
@@ -408,8 +409,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
         if not isinstance(self.safeguard, str):
             return ()
-        learner = self._learner(n, n_classes, n_features)[0]
-        if learner == GAUSSIAN_NB:
+        if self._choice(n, n_classes, n_features).learner == GAUSSIAN_NB:
             cause = ("Gaussian naive Bayes (its priors from the noisy counts fall back to the "
                      "majority class by themselves)")
         elif n > SAFEGUARD_ROWS_AT_MOST:
@@ -568,9 +568,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         Each check reads (n, C, d, ε, δ) and the public bounds only (docs/privacy.md §6.7,
         §6.8, §11.7), on the shape-only problem of the candidate's plan; nothing is fitted.
         """
-        chosen = choose_front_door_learner(n, n_classes, n_features, float(self.epsilon),
-                                           self.delta,
-                                           ranges_known=self.feature_range is not None).learner
+        chosen = self._choice(n, n_classes, n_features).learner
         if chosen == GAUSSIAN_NB:  # naive Bayes has no public noise check (docs/privacy.md §19)
             return
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
