@@ -222,9 +222,8 @@ def _sum_noise_energy(mechanism: Mechanism, calibration: Any, shape: tuple[int, 
     if per_entry is not None:
         E = np.broadcast_to(np.asarray(per_entry(calibration, shape), dtype=float), shape)
         return E[:, : n_columns - 1].sum(axis=1)
-    p = C * n_columns
-    second_moment = float(mechanism.moments(calibration, p)[1])  # type: ignore[attr-defined]
-    return np.full(C, (n_columns - 1) * second_moment / p)
+    second_moment = float(mechanism.noise_law(calibration).moments(shape)[1])  # type: ignore[attr-defined]
+    return np.full(C, (n_columns - 1) * second_moment / (C * n_columns))
 
 
 def _unit(U: Any) -> Any:
@@ -767,7 +766,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         V = released.theta
         w = float(getattr(mechanism, "count_weight", 1.0))
         counts = V[:, d] / w
-        scale = float(mechanism.noise_scale(released.calibration, V.shape))  # type: ignore[attr-defined]
+        scale = float(mechanism.noise_law(released.calibration).coordinate_scale(V.shape))  # type: ignore[attr-defined]
         floor = max(1.0, scale / w)
         mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]

@@ -578,8 +578,9 @@ def _moments_of(released: Release, mechanism: Mechanism, var_floor: float
     assert released.theta is not None and released.calibration is not None
     V = released.theta
     w = float(getattr(mechanism, "count_weight", 1.0))
-    scale = float(mechanism.noise_scale(released.calibration, V.shape))  # type: ignore[attr-defined]
-    second_moment = float(mechanism.moments(released.calibration, V.size)[1]) / V.size  # type: ignore[attr-defined]
+    law = mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
+    scale = float(law.coordinate_scale(V.shape))
+    second_moment = float(law.moments(V.shape)[1]) / V.size
     floor = max(1.0, scale / w)
     means, variances, counts = class_moments(V, w, floor, second_moment, var_floor)
     return means, variances, counts, floor

@@ -1,8 +1,17 @@
-"""Noise samplers for the private mechanisms.
+"""Noise laws and samplers: the one place where noise is added to a release.
 
-The norm-Gamma sampler draws the noise of [CMS]_ (Alg. 1 and 2). All samplers take
-``random_state`` (None: a generator seeded from the OS; an
-int or :class:`numpy.random.Generator`: reproducible) and validate their scale
+A mechanism names its noise as a law (:class:`Laplace`, :class:`Gaussian`,
+:class:`NormGamma`, :class:`SupNormGamma`, or a :class:`NoiseSum` of them) built from
+public parameters. The law draws (:meth:`Noise.sample`, for noise that enters an
+objective), adds and snaps (:meth:`Noise.add`, for every additive release: means,
+counts, sums, sufficient statistics, output perturbation, noisy gradients), and carries
+its public per-coordinate scale and moments for the noise reports and warnings. No
+mechanism draws from a generator or calls :func:`snap` itself; a test reads the
+package's source to keep it so.
+
+The samplers below the laws draw the noise of [CMS]_ (Alg. 1 and 2) and the Laplace
+and Gaussian mechanisms. All take ``random_state`` (None: a generator seeded from the
+OS; an int or :class:`numpy.random.Generator`: reproducible) and validate their scale
 parameters, because a wrong scale is a privacy bug.
 
 .. warning:: These samplers produce IEEE floating-point numbers. Mironov
@@ -29,6 +38,12 @@ from ..errors import ParameterError, PrivacyError
 
 __all__ = [
     "SNAP_BITS",
+    "Gaussian",
+    "Laplace",
+    "Noise",
+    "NoiseSum",
+    "NormGamma",
+    "SupNormGamma",
     "exponential_mechanism",
     "gaussian",
     "laplace",
@@ -56,14 +71,16 @@ def _check_scale(name: str, value: float) -> float:
     return check_float(name, value, "dpconvex.privacy.noise", magnitude=False)
 
 
-def _check_shape(shape: int | Sequence[int], caller: str) -> tuple[int, ...]:
+def _check_shape(shape: int | Sequence[int], caller: str, *, scalar: bool = False
+                 ) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     shape = tuple(int(s) for s in shape)
-    if len(shape) == 0 or any(s <= 0 for s in shape):
+    if (len(shape) == 0 and not scalar) or any(s <= 0 for s in shape):
+        kind = "a tuple of positive ints (() for one number)" if scalar else \
+            "a non-empty tuple of positive ints"
         raise ParameterError(
-            f"The 'shape' argument of {caller} must be a non-empty tuple of positive ints. "
-            f"Got {shape!r} instead."
+            f"The 'shape' argument of {caller} must be {kind}. Got {shape!r} instead."
         )
     return shape
 
@@ -218,7 +235,7 @@ def gaussian(
     >>> b.shape
     (2, 3)
     """
-    shape = _check_shape(shape, "gaussian")
+    shape = _check_shape(shape, "gaussian", scalar=True)
     sigma = _check_scale("sigma", sigma)
     return check_random_state(random_state, "gaussian").normal(0.0, sigma, size=shape)
 
@@ -234,7 +251,7 @@ def laplace(
     >>> laplace(4, scale=1.0, random_state=0).shape
     (4,)
     """
-    shape = _check_shape(shape, "laplace")
+    shape = _check_shape(shape, "laplace", scalar=True)
     scale = _check_scale("scale", scale)
     return check_random_state(random_state, "laplace").laplace(0.0, scale, size=shape)
 
@@ -358,3 +375,268 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
         )
     x = np.clip(x, -bound, bound)
     return np.round(x / g) * g
+
+
+# ------------------------------------------------------------------------------- laws
+class Noise:
+    """A public noise law on arrays: the one place where noise is added to a release.
+
+    A law is built from public parameters only (a mechanism's calibration). It draws
+    (:meth:`sample`: noise that enters an objective, as in objective perturbation), adds
+    and snaps (:meth:`add`: every additive release), and states the public facts the
+    reports and warnings read: :meth:`coordinate_scale` (the unit of the snapping grid)
+    and :meth:`moments`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import Laplace, snap_grid
+    >>> law = Laplace(scale=0.5)
+    >>> out = law.add(np.array([0.25, -1.0]), np.random.default_rng(0))
+    >>> bool(np.all(out / snap_grid(0.5) == np.round(out / snap_grid(0.5))))
+    True
+    >>> law.moments((2,))
+    (1.0, 1.0)
+    """
+
+    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        """One draw of the law on an array of ``shape``."""
+        raise NotImplementedError
+
+    def coordinate_scale(self, shape: tuple[int, ...]) -> float:
+        """The public per-coordinate scale of the noise on ``shape`` (the snapping unit)."""
+        raise NotImplementedError
+
+    def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
+        """(E‖b‖ or an upper bound on it, E‖b‖²) of one draw on ``shape``."""
+        raise NotImplementedError
+
+    def _noisy(self, value: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator
+               ) -> np.ndarray:
+        return value + self.sample(shape, rng).reshape(value.shape)
+
+    def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
+            shape: tuple[int, ...] | None = None) -> np.ndarray:
+        """``value`` plus one draw, snapped to the public grid of :meth:`coordinate_scale`.
+
+        Parameters
+        ----------
+        value : ndarray or float
+            The exact statistic (a mean, counts, sums, a minimizer, a gradient).
+        rng : numpy.random.Generator
+            The fit's noise generator.
+        shape : tuple of int, optional
+            The shape the law is drawn in (default: ``value``'s); the draw is reshaped
+            to ``value``'s shape (e.g. symmetric matrices over a flat parameter vector).
+
+        Returns
+        -------
+        ndarray of ``value``'s shape, every entry on the grid
+        :func:`snap_grid` ``(coordinate_scale(shape))`` (after Mironov, CCS 2012).
+        """
+        value = np.asarray(value, dtype=float)
+        shape = value.shape if shape is None else tuple(int(s) for s in shape)
+        return snap(self._noisy(value, shape, rng), self.coordinate_scale(shape))
+
+
+def _entries(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=np.int64))
+
+
+class Laplace(Noise):
+    """I.i.d. Laplace(0, ``scale``) noise: the Laplace mechanism, scale = Δ₁/ε [DMNS06].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import Laplace
+    >>> Laplace(2.0).sample((3,), np.random.default_rng(0)).shape
+    (3,)
+    >>> Laplace(2.0).coordinate_scale((3,)), Laplace(2.0).moments((2,))
+    (2.0, (4.0, 16.0))
+    """
+
+    def __init__(self, scale: float) -> None:
+        self.scale = _check_scale("scale", scale)
+
+    def __repr__(self) -> str:
+        return f"Laplace(scale={self.scale!r})"
+
+    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        return laplace(shape, self.scale, rng)
+
+    def coordinate_scale(self, shape: tuple[int, ...]) -> float:
+        return self.scale
+
+    def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
+        sq = 2.0 * _entries(shape) * self.scale**2
+        return math.sqrt(sq), sq
+
+
+class Gaussian(Noise):
+    """I.i.d. N(0, σ²) noise in orthonormal coordinates: the Gaussian mechanism.
+
+    With ``symmetric=True`` the last two axes hold symmetric matrices and the law is the
+    isotropic Gaussian in the orthonormal basis E_ii, (E_ij + E_ji)/√2: N(0, σ²) diagonal
+    and N(0, σ²/2) off-diagonal entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import Gaussian
+    >>> E = Gaussian(1.0, symmetric=True).sample((3, 3), np.random.default_rng(0))
+    >>> bool(np.array_equal(E, E.T)), Gaussian(1.0, symmetric=True).moments((3, 3))[1]
+    (True, 6.0)
+    """
+
+    def __init__(self, sigma: float, *, symmetric: bool = False) -> None:
+        self.sigma = _check_scale("sigma", sigma)
+        self.symmetric = bool(symmetric)
+
+    def __repr__(self) -> str:
+        return f"Gaussian(sigma={self.sigma!r}, symmetric={self.symmetric})"
+
+    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        G = gaussian(shape, self.sigma, rng)
+        return 0.5 * (G + np.swapaxes(G, -1, -2)) if self.symmetric else G
+
+    def coordinate_scale(self, shape: tuple[int, ...]) -> float:
+        return self.sigma
+
+    def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
+        p = symmetric_dimension(shape) if self.symmetric else _entries(shape)
+        return math.sqrt(p) * self.sigma, p * self.sigma**2
+
+
+class NormGamma(Noise):
+    """Density ∝ exp(−β‖b‖) ([CMS]_ Alg. 1-2), on the whole array or on each row.
+
+    ``rows=False``: one law on the whole array (of dimension p, the symmetric dimension
+    with ``symmetric=True``): ‖b‖ ~ Gamma(p, 1/β), E‖b‖ = p/β. ``rows=True``: one
+    independent law per index of the first axis on the k = prod(shape[1:]) entries of
+    that row (the K-norm mechanism for Σ_c ‖b_c‖). The per-coordinate scale is
+    E‖b_block‖/√k_block = √k_block/β.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import NormGamma
+    >>> law = NormGamma(2.0, rows=True)
+    >>> law.sample((3, 4), np.random.default_rng(0)).shape, law.coordinate_scale((3, 4))
+    ((3, 4), 1.0)
+    >>> NormGamma(2.0).moments((4,))
+    (2.0, 5.0)
+    """
+
+    def __init__(self, rate: float, *, symmetric: bool = False, rows: bool = False) -> None:
+        self.rate = _check_scale("beta", rate)
+        if symmetric and rows:
+            raise ParameterError("NormGamma: symmetric=True and rows=True together are not "
+                                 "supported; draw symmetric noise on the whole array.")
+        self.symmetric, self.rows = bool(symmetric), bool(rows)
+
+    def __repr__(self) -> str:
+        return f"NormGamma(rate={self.rate!r}, symmetric={self.symmetric}, rows={self.rows})"
+
+    def _block(self, shape: tuple[int, ...]) -> int:
+        if self.rows:
+            return _entries(shape[1:])
+        return symmetric_dimension(shape) if self.symmetric else _entries(shape)
+
+    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        if self.rows:
+            k = self._block(shape)
+            return np.stack([norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]
+                            ).reshape(shape)
+        return norm_gamma(shape, self.rate, rng, symmetric=self.symmetric)
+
+    def coordinate_scale(self, shape: tuple[int, ...]) -> float:
+        k = self._block(shape)
+        return k / self.rate / math.sqrt(k)
+
+    def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
+        k = self._block(shape)
+        if self.rows:  # E‖b‖² over the rows, and its Jensen bound on E‖b‖
+            sq = shape[0] * k * (k + 1.0) / self.rate**2
+            return math.sqrt(sq), sq
+        return k / self.rate, k * (k + 1.0) / self.rate**2
+
+
+class SupNormGamma(Noise):
+    """Density ∝ exp(−β‖b_c‖_∞) on each row c (the K-norm mechanism for the sup norm).
+
+    One independent :func:`sup_norm_gamma` draw per index of the first axis on the
+    k = prod(shape[1:]) entries of that row: E b_j² = (k + 1)(k + 2)/(3β²) per entry, so
+    the per-coordinate scale is √((k + 1)(k + 2)/3)/β.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import SupNormGamma
+    >>> SupNormGamma(1.0).sample((2, 3), np.random.default_rng(0)).shape
+    (2, 3)
+    >>> round(SupNormGamma(1.0).coordinate_scale((2, 3)), 4)
+    2.582
+    """
+
+    def __init__(self, rate: float) -> None:
+        self.rate = _check_scale("beta", rate)
+
+    def __repr__(self) -> str:
+        return f"SupNormGamma(rate={self.rate!r})"
+
+    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        k = _entries(shape[1:])
+        return np.stack([sup_norm_gamma((k,), self.rate, rng) for _ in range(shape[0])]
+                        ).reshape(shape)
+
+    def coordinate_scale(self, shape: tuple[int, ...]) -> float:
+        k = _entries(shape[1:])
+        return math.sqrt((k + 1.0) * (k + 2.0) / 3.0) / self.rate
+
+    def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
+        sq = _entries(shape) * self.coordinate_scale(shape) ** 2
+        return math.sqrt(sq), sq
+
+
+class NoiseSum(Noise):
+    """Independent laws added in order (an inner mechanism's noise and a cover).
+
+    The sum is snapped once, on the coarser of the laws' grids; its second moment is the
+    sum of theirs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.noise import Gaussian, Laplace, NoiseSum
+    >>> law = NoiseSum(Gaussian(1.0), Laplace(2.0))
+    >>> law.coordinate_scale((3,)), law.moments((1,))[1]
+    (2.0, 9.0)
+    """
+
+    def __init__(self, *laws: Noise) -> None:
+        if not laws or not all(isinstance(law, Noise) for law in laws):
+            raise ParameterError("NoiseSum takes one or more noise laws (Noise instances).")
+        self.laws = tuple(laws)
+
+    def __repr__(self) -> str:
+        return f"NoiseSum{self.laws!r}"
+
+    def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+        out = self.laws[0].sample(shape, rng)
+        for law in self.laws[1:]:
+            out = out + law.sample(shape, rng)
+        return out
+
+    def _noisy(self, value: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator
+               ) -> np.ndarray:
+        for law in self.laws:
+            value = value + law.sample(shape, rng).reshape(value.shape)
+        return value
+
+    def coordinate_scale(self, shape: tuple[int, ...]) -> float:
+        return max(law.coordinate_scale(shape) for law in self.laws)
+
+    def moments(self, shape: tuple[int, ...]) -> tuple[float, float]:
+        sq = sum(law.moments(shape)[1] for law in self.laws)
+        return math.sqrt(sq), sq

@@ -32,7 +32,7 @@ from dpconvex.privacy.mechanisms.gaussian import (
     class_sum_sensitivity,
     class_sums,
 )
-from dpconvex.privacy.noise import snap_grid
+from dpconvex.privacy.noise import Gaussian, snap_grid
 from dpconvex.privacy.release import release
 from dpconvex.templates.base import missing_members
 
@@ -284,8 +284,8 @@ def test_audit_catches_a_quarter_noise_mutant():
     (X, y), (Xp, yp) = _pair()
     ts = {k: ClassSumTemplate(A, b, 3) for k, (A, b) in {"D": (X, y), "Dp": (Xp, yp)}.items()}
     class QuarterNoise(ClassSumGaussian):  # a mutant: the library's certificate, sigma/4
-        def noise_scale(self, cal, shape):
-            return super().noise_scale(cal, shape) / 4
+        def noise_law(self, cal):
+            return Gaussian(super().noise_law(cal).sigma / 4)
 
     mutant = QuarterNoise()
     budget = Budget(1.0, 1e-5)

@@ -33,7 +33,7 @@ from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import MECHANISMS, build_mechanism
 from dpconvex.privacy.mechanisms.gaussian import ClassSumGaussian, ClassSumKNormSup, class_sums
 from dpconvex.privacy.mechanisms.record_sets import MOMENT_SAME_CLASS_L2, MomentBox
-from dpconvex.privacy.noise import snap_grid, sup_norm_gamma
+from dpconvex.privacy.noise import SupNormGamma, snap_grid, sup_norm_gamma
 from dpconvex.privacy.release import release
 
 ALPHA = 1e-3
@@ -127,7 +127,7 @@ def test_exact_privacy_loss_of_the_pure_release_is_at_most_epsilon_and_tight():
     V = _V([[1.0], [0.0], [0.5]], [0, 1, 0])
     Vp = _V([[-1.0], [0.0], [0.5]], [1, 1, 0])  # (1, class 0) -> (-1, class 1)
     assert _block_sup(V - Vp) == 2.0
-    scale = mech.noise_scale(cal, V.shape)
+    scale = mech.noise_law(cal).coordinate_scale(V.shape)
     losses = []
     for s in (0.01, 0.3, 1.0, 3.0):
         for centre in (V, Vp):
@@ -418,7 +418,7 @@ def test_dask_rows_equal_the_in_memory_fit(monkeypatch):
     assert len(calls) == 5  # one pass: each of the 5 chunks mapped and summed once
     cal = release(dsk.prepare(X, y, dsk.plan_for(X, y)).template, dsk.plan_for(X, y).mechanism,
                   Budget(1.0), dry_run=True).calibration
-    g = snap_grid(ClassSumKNormSup().noise_scale(cal, (3, 7)))
+    g = snap_grid(ClassSumKNormSup().noise_law(cal).coordinate_scale((3, 7)))
     for name in ("theta_", "var_", "class_count_"):
         np.testing.assert_allclose(getattr(dsk, name), getattr(mem, name), rtol=0, atol=4 * g)
     assert any(a.startswith("data backend: dask (5 chunks)") for a in dsk.certificate_.assumptions)
@@ -517,9 +517,9 @@ def test_audit_through_the_real_fit_stays_below_the_claim(delta):
 
 
 def test_audit_through_the_fit_catches_a_quarter_noise_mutant(monkeypatch):
-    real = ClassSumKNormSup.draw
-    monkeypatch.setattr(ClassSumKNormSup, "draw",
-                        lambda self, cal, shape, rng: real(self, cal, shape, rng) / 4)
+    real = ClassSumKNormSup.noise_law
+    monkeypatch.setattr(ClassSumKNormSup, "noise_law",  # noise / 4: the rate times 4
+                        lambda self, cal: SupNormGamma(4 * real(self, cal).rate))
     D, Dp = _pair()
     est = dp.PrivateGaussianNB(epsilon=2.0, classes=[0, 1])
     r = audit(EstimatorMechanism(est, output=_released), D, Dp, n_runs=4000, confidence=0.95,

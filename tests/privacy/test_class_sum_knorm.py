@@ -30,7 +30,7 @@ from dpconvex.privacy.mechanisms.gaussian import (
     class_sum_sensitivity,
     class_sums,
 )
-from dpconvex.privacy.noise import norm_gamma, snap_grid
+from dpconvex.privacy.noise import NormGamma, norm_gamma, snap_grid
 from dpconvex.privacy.release import release
 
 ALPHA = 1e-3
@@ -60,7 +60,7 @@ def test_registered_for_the_centroid_kind_and_calibrated_from_public_constants()
     assert cal.sensitivity == pytest.approx(2 * math.sqrt(1 + W * W)) == math.sqrt(5.0)
     assert cal.noise_rate == pytest.approx(1.5 / math.sqrt(5.0))
     assert cal.extra["block dimension"] == 4
-    assert mech.noise_scale(cal, (3, 4)) == pytest.approx(math.sqrt(4) / cal.noise_rate)
+    assert mech.noise_law(cal).coordinate_scale((3, 4)) == pytest.approx(math.sqrt(4) / cal.noise_rate)
     rep = mech.noise_report(t, Budget(1.5), calibration=cal)
     assert rep.dimension == 12 and rep.placement == "sum"
     assert rep.expected_sq_norm == pytest.approx(12 * 5 / cal.noise_rate**2)  # C k (k + 1)/β²
@@ -141,7 +141,7 @@ def test_exact_privacy_loss_is_at_most_epsilon_and_tight(eps, kind, tight):
     assert mech.calibrate(tp, Budget(eps)) == cal  # public constants only
     V, Vp = class_sums(t, mech.count_weight), class_sums(tp, mech.count_weight)
     rng = np.random.default_rng(1)
-    scale = mech.noise_scale(cal, V.shape)
+    scale = mech.noise_law(cal).coordinate_scale(V.shape)
     losses = []
     for s in (0.01, 0.3, 1.0, 3.0):  # random outputs at several distances, both centres
         for centre in (V, Vp):
@@ -206,7 +206,7 @@ def test_rows_are_independent_norm_gamma_with_uniform_directions(d, eps):
     t = ClassSumTemplate(np.zeros((2, d)), np.array([0, 1]), 2)
     cal = mech.calibrate(t, Budget(eps))
     n = 4000
-    b = mech.draw(cal, (n, d + 1), np.random.default_rng(2))  # 4000 rows of one draw
+    b = mech.noise_law(cal).sample((n, d + 1), np.random.default_rng(2))  # 4000 rows of one draw
     norms = np.linalg.norm(b, axis=1)
     law = stats.gamma(a=d + 1, scale=1 / cal.noise_rate)
     assert stats.kstest(norms, law.cdf).pvalue > ALPHA
@@ -221,7 +221,7 @@ def test_rows_are_independent_norm_gamma_with_uniform_directions(d, eps):
                             for s in range(n // 10)])
     assert stats.kstest(np.linalg.norm(joint, axis=1), law.cdf).pvalue < ALPHA
     l2_cal = dataclasses.replace(cal, noise_rate=eps / class_sum_sensitivity(1.0, W))
-    l2_rows = mech.draw(l2_cal, (n, d + 1), np.random.default_rng(4))
+    l2_rows = mech.noise_law(l2_cal).sample((n, d + 1), np.random.default_rng(4))
     assert stats.kstest(np.linalg.norm(l2_rows, axis=1), law.cdf).pvalue < ALPHA
 
 
@@ -232,10 +232,10 @@ def test_release_is_the_snapped_sum_plus_the_noise():
     t = ClassSumTemplate(U, np.arange(40) % 4, 4)
     mech = ClassSumKNorm()
     rel = release(t, mech, Budget(1.0), rng=np.random.default_rng(6))
-    s = mech.noise_scale(rel.calibration, rel.theta.shape)
+    s = mech.noise_law(rel.calibration).coordinate_scale(rel.theta.shape)
     g = snap_grid(s)
     assert np.array_equal(rel.theta, np.round(rel.theta / g) * g)
-    noise = mech.draw(rel.calibration, (4, 7), np.random.default_rng(6))  # the same stream
+    noise = mech.noise_law(rel.calibration).sample((4, 7), np.random.default_rng(6))  # the same stream
     assert np.max(np.abs(rel.theta - (class_sums(t, W) + noise))) <= g / 2 + 1e-12
 
 
@@ -305,8 +305,8 @@ def test_audit_of_the_release_stays_below_the_claim():
 
 def test_audit_catches_a_quarter_noise_mutant():
     class QuarterNoise(ClassSumKNorm):  # a mutant: the library's certificate, noise / 4
-        def draw(self, cal, shape, rng):
-            return super().draw(cal, shape, rng) / 4
+        def noise_law(self, cal):
+            return NormGamma(4 * cal.noise_rate, rows=True)
 
     r = audit(_release_run(QuarterNoise()), "D", "Dp", n_runs=2000, confidence=0.95,
               random_state=8, statistic=_likelihood_ratio())

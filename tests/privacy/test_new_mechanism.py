@@ -33,7 +33,7 @@ from dpconvex.privacy.mechanisms import (
 from dpconvex.privacy.mechanisms.base import solve_exact
 from dpconvex.privacy.mechanisms.gaussian_amp import GaussianApproximateMinima
 from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
-from dpconvex.privacy.noise import laplace, snap
+from dpconvex.privacy.noise import Laplace
 from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam
 from dpconvex.privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from dpconvex.templates.linear_erm import LinearERMTemplate
@@ -102,21 +102,17 @@ class LaplaceOutput(Mechanism):
             quantities={"laplace scale": cal.extra["laplace scale"]},
             assumptions=list(template.assumptions(self.needs)))
 
-    def noised(self, template: Any, cal: Calibration, backend: Any, rng: np.random.Generator,
-               *, warm_start: np.ndarray | None = None, max_iter: int | None = None,
-               tol: float | None = None) -> tuple[np.ndarray, Any]:
-        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
-        noise = laplace(template.noise_shape, cal.extra["laplace scale"], rng)
-        return res.x + noise.reshape(res.x.shape), res
+    def noise_law(self, template: Any, cal: Calibration) -> Laplace:
+        return Laplace(cal.extra["laplace scale"])
 
     def run(self, template: Any, cal: Calibration | None, backend: Any,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None) -> tuple[np.ndarray, Any, bool]:
         assert cal is not None
-        theta, res = self.noised(template, cal, backend, rng, warm_start=warm_start,
-                                 max_iter=max_iter, tol=tol)
-        return np.array(snap(theta, cal.extra["laplace scale"]), copy=True), res, True
+        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
+                          max_iter=max_iter, tol=tol)
+        theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
+        return theta, res, True
 
 
 class SilentOutput(LaplaceOutput):

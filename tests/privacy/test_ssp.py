@@ -241,9 +241,9 @@ def test_the_noise_draws_have_the_calibrated_scales():
     mech, budget = get_mechanism("gaussian_ssp"), Budget(1.0, 1e-5)
     cal = mech.calibrate(t, budget)
     sigma = cal.extra["noise std"]["gram"]
-    draws = np.array([np.sum(mech.draw(cal, "gram", (3, 3), rng) ** 2) for _ in range(4000)])
+    draws = np.array([np.sum(mech.noise_law(cal, "gram").sample((3, 3), rng) ** 2) for _ in range(4000)])
     assert draws.mean() / (sigma**2 * 6) == pytest.approx(1.0, abs=0.05)
-    off = np.array([mech.draw(cal, "gram", (3, 3), rng)[0, 1] for _ in range(4000)])
+    off = np.array([mech.noise_law(cal, "gram").sample((3, 3), rng)[0, 1] for _ in range(4000)])
     assert off.var() / (sigma**2 / 2) == pytest.approx(1.0, abs=0.10)
 
 

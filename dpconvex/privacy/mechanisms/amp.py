@@ -22,9 +22,16 @@ from ...errors import ParameterError, PrivacyError
 from ...solvers.base import Backend, SolveResult
 from ..budget import Budget, split_budget
 from ..certificate import Certificate, Condition, compose_sequential
-from ..noise import norm_gamma, snap
-from .base import Calibration, Mechanism, NoiseReport, get_mechanism, register, reports_noise
-from .perturbation import coordinate_scale
+from ..noise import Noise, NoiseSum, NormGamma
+from .base import (
+    Calibration,
+    Mechanism,
+    NoiseReport,
+    get_mechanism,
+    register,
+    reports_noise,
+    solve_exact,
+)
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate
@@ -43,8 +50,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         The inner mechanism's registry name: any registered mechanism whose
         :meth:`~Mechanism.noise_report` places its noise on the objective or the output
         and that is pure (:class:`~.gaussian_amp.GaussianApproximateMinima`: (ε, δ)), e.g.
-        "objective" or "output". An output-placement inner provides ``noised`` (the
-        minimizer plus its noise, not yet snapped).
+        "objective" or "output". An output-placement inner provides ``noise_law`` (the law of the noise it
+        adds to the minimizer; the cover is added to it before the one snap).
     gamma : float
         Optimality residual the solve must reach (``optimality_tol``).
     fraction : float
@@ -86,11 +93,11 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         kind = "pure epsilon-DP" if self.pure else "(epsilon, delta)-DP"
         if (mech.wraps or not mech.private or mech.pure != self.pure or not reports_noise(mech)
                 or not mech.amp_derived or mech.placement not in ("objective", "output")
-                or (mech.adds_output_noise and not hasattr(mech, "noised"))):
+                or (mech.adds_output_noise and not hasattr(mech, "noise_law"))):
             raise ParameterError(
                 f"{type(self).__name__}.__init__: the inner mechanism {mech.name!r} cannot be covered: "
                 f"approximate minima wraps a {kind} mechanism whose noise_report places its "
-                "noise on the objective or the output (an output one also provides noised()) "
+                "noise on the objective or the output (an output one also provides noise_law()) "
                 "and whose cover is derived (amp_derived). "
                 "Use optimality_tol=None with it.")
         return mech
@@ -179,32 +186,22 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        inner = cal.extra["inner"]
+        inner, cover = cal.extra["inner"], self.cover_law(template, cal)
         if self.inner.adds_output_noise:
-            # snap once, after the cover (docs/privacy.md §5): the cover then hides the exact
+            # one snap, after the cover (docs/privacy.md §5): the cover then hides the exact
             # real-valued output, and the grid is the coarser of the two noises' grids
-            theta, res = self.inner.noised(template, inner, backend, rng, warm_start=warm_start,
-                                           max_iter=max_iter, tol=self.gamma)
-            scale = max(self._inner_scale(template, inner), self._cover_scale(template, cal))
-        else:
-            theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
-                                           max_iter=max_iter, tol=self.gamma)
-            scale = self._cover_scale(template, cal)
-        cover = self._draw_cover(template, cal, rng)
-        theta = snap(theta + cover.reshape(theta.shape), scale)
-        return theta, res, True
+            res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
+                              max_iter=max_iter, tol=self.gamma,
+                              caller=f"{type(self).__name__}.run")
+            law: Noise = NoiseSum(self.inner.noise_law(template, inner), cover)
+            return law.add(res.x, rng, shape=template.noise_shape), res, True
+        theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,
+                                       max_iter=max_iter, tol=self.gamma)
+        return cover.add(theta, rng, shape=template.noise_shape), res, True
 
-    # the noise-specific parts (norm-Gamma here; Gaussian in gaussian_amp.py)
-    def _inner_scale(self, template: ObjectiveTemplate, inner: Calibration) -> float:
-        return coordinate_scale(template.noise_shape, inner.noise_rate)
-
-    def _cover_scale(self, template: ObjectiveTemplate, cal: Calibration) -> float:
-        return coordinate_scale(template.noise_shape, cal.noise_rate)
-
-    def _draw_cover(self, template: ObjectiveTemplate, cal: Calibration, rng: np.random.Generator
-                    ) -> np.ndarray:
-        return norm_gamma(template.noise_shape, cal.noise_rate, rng,
-                          symmetric=template.noise_symmetric)
+    def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """The cover's noise: norm-Gamma of the cover's rate (Gaussian in gaussian_amp.py)."""
+        return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
 
     def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:

@@ -37,7 +37,7 @@ from ...data.log_grid import N_CELLS, N_OCTAVES, cell_edges, octave_of_cell
 from ...solvers.base import Backend, SolveResult
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from ..noise import exponential_mechanism, laplace
+from ..noise import Laplace, exponential_mechanism
 from ..rules.bounds import COARSE_SHARE, FAILURE_PROBABILITY
 from .base import Calibration, Mechanism, register
 
@@ -146,7 +146,7 @@ class QuantileRange(Mechanism["RangeTemplate"]):
         assert cal is not None
         counts = template.cell_counts
         octaves = np.bincount(_OCTAVE, weights=counts, minlength=N_OCTAVES)
-        noisy = octaves + laplace(N_OCTAVES, cal.extra["laplace scale"], rng)
+        noisy = Laplace(cal.extra["laplace scale"]).add(octaves, rng)
         kept = np.flatnonzero(noisy > cal.extra["threshold"])
         if kept.size == 0:  # post-processing of the noisy histogram
             kept = np.array([int(np.argmax(noisy))])
@@ -223,5 +223,8 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
         counts = template.category_counts
-        noisy = counts + laplace(max(1, counts.size), cal.extra["laplace scale"], rng)[:counts.size]
+        # one draw at least, as for one category, when no value was seen
+        padded = np.zeros(max(1, counts.size))
+        padded[:counts.size] = counts
+        noisy = Laplace(cal.extra["laplace scale"]).add(padded, rng)[:counts.size]
         return np.flatnonzero(noisy > cal.extra["threshold"]), None, False

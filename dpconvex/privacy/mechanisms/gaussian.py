@@ -76,9 +76,8 @@ from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from ..noise import norm_gamma, snap, sup_norm_gamma
+from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
-from .perturbation import coordinate_scale
 from .record_sets import NormBall, record_set_of
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
@@ -214,12 +213,9 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             sensitivity=sens, noise_rate=budget.epsilon / sens,
             extra={"count weight": self.count_weight, **(extra or {})})
 
-    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
-        """Public per-coordinate scale of the noise (the snapping scale; the count floor's unit)."""
-        raise NotImplementedError
-
-    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
-        """(E‖b‖ or its bound, E‖b‖²) of the noise on the p released entries."""
+    def noise_law(self, cal: Calibration) -> Noise:
+        """The law of the noise on the class sums and counts: it draws, adds and snaps, and
+        states its per-coordinate scale (the snapping scale; the count floor's unit) and moments."""
         raise NotImplementedError
 
     def noise_report(self, problem: ClassSumsTemplate, budget: Budget,
@@ -228,28 +224,21 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
         """The noise on the C (d + 1) class sums and counts (no modulus: ``mu`` is unused)."""
         cal = calibration if calibration is not None else self.calibrate(problem, budget)
         shape = (int(problem.C), int(problem.d) + 1)
-        p = shape[0] * shape[1]
-        norm, sq = self.moments(cal, p)
+        law = self.noise_law(cal)
+        norm, sq = law.moments(shape)
         return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=cal.epsilon,
-            delta=cal.delta, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
-            expected_norm=norm, expected_sq_norm=sq,
-            coordinate_scale=float(self.noise_scale(cal, shape)), calibration=cal,
+            mechanism=self.name, placement=self.placement, dimension=shape[0] * shape[1],
+            epsilon=cal.epsilon, delta=cal.delta, modulus=math.nan, modulus_eff=math.nan,
+            sensitivity=cal.sensitivity, expected_norm=norm, expected_sq_norm=sq,
+            coordinate_scale=float(law.coordinate_scale(shape)), calibration=cal,
             extra={"count weight": self.count_weight})
-
-    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
-             ) -> np.ndarray:
-        """The noise added to the class sums and counts (one draw of the mechanism's law)."""
-        raise NotImplementedError
 
     def run(self, template: ClassSumsTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        V = class_sums(template, self.count_weight)
-        b = self.draw(cal, V.shape, rng)
-        return snap(V + b, self.noise_scale(cal, V.shape)), None, False
+        return self.noise_law(cal).add(class_sums(template, self.count_weight), rng), None, False
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         """The mechanism's calibration condition and quantities."""
@@ -350,16 +339,8 @@ class ClassSumGaussian(_ClassSumNoise):
         return [cond], {"noise std sigma": s, "count noise std sigma/w":
                         s / self.count_weight, "delta at sigma": dlt}
 
-    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
-        return float(cal.extra["noise std"])
-
-    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
-        sigma = float(cal.extra["noise std"])
-        return math.sqrt(p) * sigma, p * sigma**2
-
-    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
-             ) -> np.ndarray:
-        return rng.normal(0.0, self.noise_scale(cal, shape), size=shape)
+    def noise_law(self, cal: Calibration) -> Noise:
+        return Gaussian(float(cal.extra["noise std"]))
 
 
 @register
@@ -398,15 +379,8 @@ class ClassSumNormGamma(_ClassSumNoise):
             f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
         return [cond], {"noise rate beta": cal.noise_rate}
 
-    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
-             ) -> np.ndarray:
-        return norm_gamma(shape, cal.noise_rate, rng)
-
-    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
-        return float(coordinate_scale(shape, cal.noise_rate))
-
-    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
-        return p / cal.noise_rate, p * (p + 1.0) / cal.noise_rate**2
+    def noise_law(self, cal: Calibration) -> Noise:
+        return NormGamma(cal.noise_rate)
 
 
 @register
@@ -467,12 +441,9 @@ class ClassSumKNorm(_ClassSumNoise):
             f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
         return [cond], {"noise rate beta": cal.noise_rate}
 
-    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
-             ) -> np.ndarray:
-        """One independent norm-Gamma row per class (:func:`~dpconvex.privacy.noise.norm_gamma`)."""
-        rows, k = int(shape[0]), int(np.prod(shape[1:], dtype=np.int64))
-        b = np.stack([norm_gamma((k,), cal.noise_rate, rng) for _ in range(rows)])
-        return b.reshape(shape)
+    def noise_law(self, cal: Calibration) -> Noise:
+        """One independent norm-Gamma law per class row (per-coordinate scale √(d + 1)/β)."""
+        return NormGamma(cal.noise_rate, rows=True)
 
     def log_density(self, cal: Calibration, noise: np.ndarray) -> float:
         """log of the noise density at ``noise`` of shape (C, d + 1): −β Σ_c ‖b_c‖ − C log Z.
@@ -486,16 +457,6 @@ class ClassSumKNorm(_ClassSumNoise):
                  - math.lgamma(0.5 * k) - k * math.log(beta))
         rows = b.reshape(-1, k)
         return float(-beta * np.linalg.norm(rows, axis=1).sum() - rows.shape[0] * log_z)
-
-    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
-        """E‖b_c‖/√(d + 1) = √(d + 1)/β: the per-coordinate scale of one row's noise."""
-        return float(coordinate_scale((int(cal.extra["block dimension"]),), cal.noise_rate))
-
-    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
-        """(√(p (k + 1))/β, p (k + 1)/β²): E‖b‖² over the p/k rows and its Jensen bound on E‖b‖."""
-        k = int(cal.extra["block dimension"])
-        sq = p * (k + 1.0) / cal.noise_rate**2
-        return math.sqrt(sq), sq
 
 
 @register
@@ -553,12 +514,9 @@ class ClassSumKNormSup(_ClassSumNoise):
             f"exp({cal.noise_rate:.6g} * {cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
         return [cond], {"noise rate beta": cal.noise_rate}
 
-    def draw(self, cal: Calibration, shape: tuple[int, ...], rng: np.random.Generator
-             ) -> np.ndarray:
-        """One independent sup-norm-Gamma row per class (:func:`~dpconvex.privacy.noise.sup_norm_gamma`)."""
-        rows, k = int(shape[0]), int(np.prod(shape[1:], dtype=np.int64))
-        b = np.stack([sup_norm_gamma((k,), cal.noise_rate, rng) for _ in range(rows)])
-        return b.reshape(shape)
+    def noise_law(self, cal: Calibration) -> Noise:
+        """One independent sup-norm-Gamma law per class row (E b_j² = (k + 1)(k + 2)/(3β²))."""
+        return SupNormGamma(cal.noise_rate)
 
     def log_density(self, cal: Calibration, noise: np.ndarray) -> float:
         """log of the noise density at ``noise`` of shape (C, k): −β Σ_c ‖b_c‖_∞ − C log Z.
@@ -571,12 +529,3 @@ class ClassSumKNormSup(_ClassSumNoise):
         rows = b.reshape(-1, k)
         return float(-beta * np.abs(rows).max(axis=1).sum() - rows.shape[0] * log_z)
 
-    def noise_scale(self, cal: Calibration, shape: tuple[int, ...]) -> float:
-        """√(E b_j²) = √((k + 1)(k + 2)/3)/β: the root mean square of one coordinate."""
-        k = int(cal.extra["block dimension"])
-        return math.sqrt((k + 1.0) * (k + 2.0) / 3.0) / float(cal.noise_rate)
-
-    def moments(self, cal: Calibration, p: int) -> tuple[float, float]:
-        """(√(E‖b‖²), E‖b‖²) with E b_j² = E r² E z_j² = (k + 1)(k + 2)/β² · 1/3 per entry."""
-        sq = p * self.noise_scale(cal, (p,)) ** 2
-        return math.sqrt(sq), sq

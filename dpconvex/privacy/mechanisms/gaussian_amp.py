@@ -30,11 +30,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition, compose_sequential
+from ..noise import Gaussian, Noise
 from .amp import ApproximateMinima
 from .base import Calibration, register
 from .gaussian_linear import check_gaussian_budget
@@ -140,13 +139,6 @@ class GaussianApproximateMinima(ApproximateMinima):
                          "mechanism of sensitivity 2 rho (docs/privacy.md §10.4)"],
             labels=["mechanism", "AMP cover"])
 
-    # the noise-specific parts of ApproximateMinima.run: Gaussian cover, snapped to σ's grid
-    def _inner_scale(self, template: ObjectiveTemplate, inner: Calibration) -> float:
-        return float(inner.extra["noise std"])
-
-    def _cover_scale(self, template: ObjectiveTemplate, cal: Calibration) -> float:
-        return float(cal.extra["noise std"])
-
-    def _draw_cover(self, template: ObjectiveTemplate, cal: Calibration, rng: np.random.Generator
-                    ) -> np.ndarray:
-        return rng.normal(0.0, float(cal.extra["noise std"]), size=template.noise_shape)
+    def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """The cover's noise: N(0, σ²) per coordinate, σ for the sensitivity 2ρ."""
+        return Gaussian(float(cal.extra["noise std"]))

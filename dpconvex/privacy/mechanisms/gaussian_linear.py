@@ -43,7 +43,7 @@ from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gau
 from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
-from ..noise import snap
+from ..noise import Gaussian, Noise
 from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
 from .perturbation import (
     calibrate_objective_perturbation,
@@ -340,7 +340,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        b = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
+        b = Gaussian(self.noise_std(cal)).sample(template.noise_shape, rng)
         res = solve_exact(template, backend, b, cal.extra_strong_convexity,
                           warm_start=warm_start, max_iter=max_iter, tol=tol,
                           caller=f"{type(self).__name__}.run")
@@ -416,17 +416,11 @@ class GaussianOutputPerturbation(_GaussianLinear):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        theta, res = self.noised(template, cal, backend, rng, warm_start=warm_start,
-                                 max_iter=max_iter, tol=tol)
-        return np.array(snap(theta, self.noise_std(cal)), copy=True), res, True
-
-    def noised(self, template: ObjectiveTemplate, cal: Calibration, backend: Backend,
-               rng: np.random.Generator, *,
-               warm_start: np.ndarray | None = None, max_iter: int | None = None,
-               tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
-        """The minimizer plus the Gaussian noise, NOT yet snapped (the caller snaps once, last)."""
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol,
-                          caller=f"{type(self).__name__}.noised")
-        noise = rng.normal(0.0, self.noise_std(cal), size=template.noise_shape)
-        return res.x + noise.reshape(res.x.shape), res
+                          max_iter=max_iter, tol=tol, caller=f"{type(self).__name__}.run")
+        theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
+        return theta, res, True
+
+    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """The noise added to the minimizer: N(0, σ²) on each coordinate."""
+        return Gaussian(self.noise_std(cal))

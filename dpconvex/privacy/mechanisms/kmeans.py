@@ -27,9 +27,8 @@ from ...solvers.base import Backend, SolveResult
 from ...templates.kmeans import KMeansTemplate, assign_nearest
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
-from ..noise import laplace, norm_gamma, snap
+from ..noise import Laplace, NormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
-from .perturbation import coordinate_scale
 
 __all__ = ["DPKMeans", "lloyd"]
 
@@ -106,12 +105,13 @@ class DPKMeans(Mechanism[KMeansTemplate]):
         The counts' Laplace scale 2/ε_cnt is in ``extra``; ``mu`` is unused.
         """
         cal = calibration if calibration is not None else self.calibrate(problem, budget)
-        d, beta = int(problem.d), cal.noise_rate
+        d, law = int(problem.d), NormGamma(cal.noise_rate)
+        norm, sq = law.moments((d,))
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=d, epsilon=cal.epsilon,
             delta=0.0, modulus=math.nan, modulus_eff=math.nan, sensitivity=cal.sensitivity,
-            expected_norm=d / beta, expected_sq_norm=d * (d + 1.0) / beta**2,
-            coordinate_scale=coordinate_scale((d,), beta), calibration=cal,
+            expected_norm=norm, expected_sq_norm=sq,
+            coordinate_scale=law.coordinate_scale((d,)), calibration=cal,
             extra={"count noise scale": 2.0 / cal.extra["eps_cnt"],
                    "iterations": int(problem.n_iter), "cells": int(problem.C * problem.K)})
 
@@ -161,14 +161,11 @@ class DPKMeans(Mechanism[KMeansTemplate]):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        J, d = template.C * template.K, template.d
-        eps_cnt, beta = cal.extra["eps_cnt"], cal.noise_rate
+        count_noise = Laplace(2.0 / cal.extra["eps_cnt"])
+        sum_noise = NormGamma(cal.noise_rate, rows=True)  # one law per cell's sum
 
         def noise(counts: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            # released quantities, each snapped to its public grid (noise.snap, §5)
-            counts = snap(counts + laplace(J, 2.0 / eps_cnt, rng), 2.0 / eps_cnt)
-            sums = snap(sums + np.stack([norm_gamma(d, beta, rng) for _ in range(J)]),
-                        coordinate_scale((d,), beta))
-            return counts, sums
+            # released quantities, each snapped to its public grid (Noise.add)
+            return count_noise.add(counts, rng), sum_noise.add(sums, rng)
 
         return lloyd(template, noise), None, False

@@ -1,7 +1,8 @@
 """The Laplace mechanism on a bounded mean ([DMNS06]_; docs/privacy.md §17.2).
 
 For n values in [−b, b] with n public, replacing one record moves the mean by at most 2b/n;
-adding Laplace noise of scale 2b/(nε) and clipping to [−b, b] (post-processing) is ε-DP.
+adding Laplace noise of scale 2b/(nε), snapping to the scale's public grid and clipping to
+[−b, b] (both post-processing) is ε-DP.
 
 References
 ----------
@@ -18,7 +19,7 @@ import numpy as np
 from ...solvers.base import Backend, SolveResult
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from ..noise import laplace
+from ..noise import Laplace
 from .base import Calibration, Mechanism, register
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def mean_sensitivity(n: int, bound: float = 1.0) -> float:
 
 @register
 class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
-    """The mean of n values in [−1, 1] plus Laplace(2/(nε)) noise, clipped to [−1, 1].
+    """The mean of n values in [−1, 1] plus Laplace(2/(nε)) noise, snapped, clipped to [−1, 1].
 
     Examples
     --------
@@ -78,7 +79,8 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
         assert cal is not None
         return Certificate(
             mechanism="Laplace mechanism on the mean of the labels mapped onto [-1, 1] "
-                      "(Dwork et al. 2006), clipped to [-1, 1]",
+                      "(Dwork et al. 2006), snapped to the public grid of its scale, clipped to "
+                      "[-1, 1]",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
             quantities={"mean sensitivity": cal.sensitivity,
@@ -89,6 +91,6 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        mean = template.total / template.n + float(laplace(1, cal.extra["laplace scale"], rng)[0])
+        noisy = Laplace(cal.extra["laplace scale"]).add(np.array([template.total / template.n]), rng)
         bound = float(template.bound)
-        return np.array([min(bound, max(-bound, mean))]), None, False
+        return np.clip(noisy, -bound, bound), None, False

@@ -85,7 +85,7 @@ from ..accounting.gaussian import (
 )
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from ..noise import snap
+from ..noise import Gaussian
 from .base import Calibration, Mechanism, NoiseReport, register
 
 __all__ = [
@@ -593,10 +593,11 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
 
         theta = np.zeros(p)
         total = np.zeros(p)
+        step_noise = Gaussian(s)
         for t in range(T):
             grad = rows.matvec_rmatvec(theta, clipped)[1] / n  # one pass: R theta, then R^T v
-            # the released quantity of each step, snapped to a public grid (noise.snap)
-            theta = theta - eta * snap(grad + rng.normal(0.0, s, size=p), s)
+            # the released quantity of each step: the noisy gradient, snapped (Noise.add)
+            theta = theta - eta * step_noise.add(grad, rng)
             nrm = float(np.linalg.norm(theta))
             if nrm > R:
                 theta *= R / nrm
@@ -615,9 +616,10 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         """
         theta = np.zeros(p)
         total = np.zeros(p)
+        step_noise = Gaussian(s)
         for t in range(T):
             grad = rows.chunk_sum(_clipped_gradient_block, theta, loss.deriv, C) / n
-            theta = theta - eta * snap(grad + rng.normal(0.0, s, size=p), s)
+            theta = theta - eta * step_noise.add(grad, rng)
             nrm = float(np.linalg.norm(theta))
             if nrm > R:
                 theta *= R / nrm

@@ -37,7 +37,7 @@ from ...errors import ParameterError, PrivacyError
 from ...solvers.base import Backend, SolveResult
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
-from ..noise import norm_gamma, snap
+from ..noise import Noise, NormGamma
 from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
 
 if TYPE_CHECKING:
@@ -438,7 +438,8 @@ class ObjectivePerturbation(_Perturbation):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        b = norm_gamma(template.noise_shape, cal.noise_rate, rng, symmetric=template.noise_symmetric)
+        b = NormGamma(cal.noise_rate, symmetric=template.noise_symmetric).sample(
+            template.noise_shape, rng)
         res = solve_exact(template, backend, b, cal.extra_strong_convexity,
                           warm_start=warm_start, max_iter=max_iter, tol=tol,
                           caller=f"{type(self).__name__}.run")
@@ -511,22 +512,14 @@ class OutputPerturbation(_Perturbation):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         assert cal is not None
-        theta, res = self.noised(template, cal, backend, rng, warm_start=warm_start,
-                                 max_iter=max_iter, tol=tol)
-        theta = snap(theta, coordinate_scale(template.noise_shape, cal.noise_rate))
-        return np.array(theta, copy=True), res, True
-
-    def noised(self, template: ObjectiveTemplate, cal: Calibration, backend: Backend,
-               rng: np.random.Generator, *,
-               warm_start: np.ndarray | None = None, max_iter: int | None = None,
-               tol: float | None = None) -> tuple[np.ndarray, SolveResult]:
-        """The minimizer plus the noise, NOT yet snapped (the caller snaps once, last)."""
         res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol,
-                          caller=f"{type(self).__name__}.noised")
-        noise = norm_gamma(template.noise_shape, cal.noise_rate, rng,
-                           symmetric=template.noise_symmetric)
-        return res.x + noise.reshape(res.x.shape), res
+                          max_iter=max_iter, tol=tol, caller=f"{type(self).__name__}.run")
+        theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
+        return theta, res, True
+
+    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """The noise added to the minimizer: norm-Gamma of rate β on the template's space."""
+        return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
 
 
 @register

@@ -64,7 +64,7 @@ from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
-from ..noise import norm_gamma, snap, symmetric_dimension
+from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, register
 
 __all__ = ["FAILURE_PROBABILITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
@@ -238,13 +238,6 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
     return V @ coef
 
 
-def _symmetric_gaussian(p: int, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Symmetric E with N(0, σ²) diagonal and N(0, σ²/2) off-diagonal entries: the isotropic
-    Gaussian N(0, σ²) in the orthonormal basis E_ii, (E_ij + E_ji)/√2."""
-    G = rng.normal(0.0, float(sigma), size=(p, p))
-    return 0.5 * (G + G.T)
-
-
 class _SufficientStatistics(Mechanism[SSPTemplate]):
     """Shared part: what is released, the budget's shares, the post-processing, the certificate."""
 
@@ -274,9 +267,8 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         """t: the noisy λ_min is lowered by t noise scales (P(noise > t scales) = ρ)."""
         raise NotImplementedError
 
-    def draw(self, cal: Calibration, part: str, shape: tuple[int, ...],
-             rng: np.random.Generator) -> Any:
-        """One draw of the noise of ``part``."""
+    def noise_law(self, cal: Calibration, part: str) -> Noise:
+        """The law of the noise on the statistic ``part`` (its scale is :meth:`scales`'s)."""
         raise NotImplementedError
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
@@ -290,8 +282,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         """Noise on each statistic (λ_min, A, b in this order), snapped; then θ in closed form."""
         assert cal is not None
         stats, scales, p = statistics_of(template), self.scales(cal), template.p
-        noisy = {part: snap(np.asarray(stats[part] + self.draw(cal, part, np.shape(stats[part]),
-                                                               rng)), scales[part])
+        noisy = {part: self.noise_law(cal, part).add(stats[part], rng)
                  for part in self.parts(template)}
         if template.ridge is not None:
             ridge = template.ridge
@@ -408,12 +399,9 @@ class GaussianSSP(_SufficientStatistics):
     def shift(self) -> float:
         return float(ndtri(1.0 - FAILURE_PROBABILITY))
 
-    def draw(self, cal: Calibration, part: str, shape: tuple[int, ...],
-             rng: np.random.Generator) -> Any:
-        sigma = cal.extra["noise std"][part]
-        if part == "gram":
-            return _symmetric_gaussian(shape[0], sigma, rng)
-        return rng.normal(0.0, sigma, size=shape)
+    def noise_law(self, cal: Calibration, part: str) -> Noise:
+        """N(0, σ²) per coordinate; on A in the orthonormal basis of symmetric matrices."""
+        return Gaussian(cal.extra["noise std"][part], symmetric=part == "gram")
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         unit, dlt = cal.extra["unit sigma"], cal.extra["delta at sigma"]
@@ -491,12 +479,12 @@ class PureSSP(_SufficientStatistics):
     def shift(self) -> float:
         return math.log(1.0 / (2.0 * FAILURE_PROBABILITY))
 
-    def draw(self, cal: Calibration, part: str, shape: tuple[int, ...],
-             rng: np.random.Generator) -> Any:
+    def noise_law(self, cal: Calibration, part: str) -> Noise:
+        """Laplace on λ_min; norm-Gamma on A (symmetric subspace) and on b."""
         rate = cal.extra["noise rate"][part]
         if part == "eigenvalue":
-            return rng.laplace(0.0, 1.0 / rate)
-        return norm_gamma(shape, rate, rng, symmetric=part == "gram")
+            return Laplace(1.0 / rate)
+        return NormGamma(rate, symmetric=part == "gram")
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         rates, joint = cal.extra["noise rate"], cal.extra["joint sensitivity"]
