@@ -63,12 +63,15 @@ from .schema_input import SchemaInputMixin, SchemaOrNone
 
 __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
 
-#: The certificate's line on the safeguard's utility (its sensitivity).
+#: The certificate's line on the safeguard's utility (its sensitivity): the utilities
+#: :func:`~dpconvex.estimators.safeguard.squared_error_utilities` computes with
+#: κ = :data:`~dpconvex.privacy.rules.front_door_regression.RESIDUAL_CLIP`.
 SELECTION_UTILITY = (
-    "u_model = -sum_i ((y^_i - u_i)/2)^2 - m and u_mean = -sum_i ((c - u_i)/2)^2 over the "
-    "validation rows, labels and predictions on the unit scale [-1, 1] (public maps): each "
-    "term lies in [0, 1], so replacing one validation record moves each utility by at most 1; "
-    "m is a public handicap (docs/privacy.md §17.3)")
+    f"u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m and u_mean = -sum_i min(1, "
+    f"((c - u_i)/kappa)^2) over the validation rows, kappa = {rules.RESIDUAL_CLIP:g}, labels u_i "
+    "and predictions u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), "
+    "c the private mean: each term lies in [0, 1], so replacing one validation record moves "
+    "each utility by at most 1; m is a public handicap (docs/privacy.md §17.3)")
 
 
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, PrivateEstimator):
@@ -89,7 +92,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     private mean of every row's label is released with a share ε_c of ε
     (:func:`~dpconvex.privacy.rules.front_door_regression.mean_epsilon`); a permutation
     drawn independently of the data splits the rows into a fitting part, on which the
-    learner is fitted with ε − ε_c (the validation rows get zero factors: X is not copied),
+    learner is fitted with ε − ε_c (the validation rows get zero factors, X is not copied,
+    and the centre of ``label_range`` as a public placeholder label),
     and a validation part, on which the exponential mechanism ([MT07]_) with ε − ε_c
     selects the model or the mean by their squared error, the model's lowered by a public
     handicap so that a model no better than the mean is released with probability at most
@@ -267,7 +271,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     def _safeguard_note(self, n_fit: int, n_val: int, eps_mean: float) -> str:
         return (f"PrivateRegressor: safeguard on: the private mean of the labels of every row "
                 f"(epsilon_c = {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} "
-                "validation rows' loss zeroed) and the exponential mechanism over (the model, "
+                "validation rows' loss zeroed, their labels replaced by the centre of "
+                "label_range) and the exponential mechanism over (the model, "
                 f"the mean) on those {n_val}, each with epsilon - epsilon_c; the model's "
                 f"utility lowered by a public handicap (a model no better than the mean is "
                 f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
@@ -351,6 +356,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             mean, mean_certificate = self._mean_release(u, eps_mean, mean_rng, noise.seeded)
             lo, hi = self._label_bounds()
             y_unit = u * (0.5 * (hi - lo)) + 0.5 * (hi + lo)  # the clipped labels, in their units
+            # the validation rows get the public placeholder: the centre of label_range (u = 0),
+            # so no value of theirs reaches the learner (not even its objective's constant)
+            y_unit[validation] = 0.5 * (hi + lo)
             with assign_noise({learner: fit_rng}, seeded=noise.seeded), excluded_rows(held), \
                     warnings.catch_warnings():
                 warnings.simplefilter("ignore", PrivacyWarning)  # the clip warning was given

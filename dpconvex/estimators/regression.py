@@ -255,7 +255,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         given the intercept column lazily per chunk (the same per-record maps), with the
         unit labels sent to the workers once beside them (docs/guide/dask.md). Rows inside
         :func:`~dpconvex.data.labels.excluded_rows` (the front door's validation part) get a
-        zero factor: their loss ℓ(0, uᵢ) is a constant, so they do not move the minimizer.
+        zero factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the
+        minimizer. The labels are read as given: the front door passes a public placeholder
+        for those rows, so nothing of theirs reaches the objective's value either.
         """
         owner = f"{type(self).__name__}.fit"
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)

@@ -37,7 +37,7 @@ from ..templates.bounds import RangeTemplate, VocabularyTemplate, check_levels
 from .accounting import reserve_budget
 from .budget import Budget, split_even
 from .certificate import Certificate, Condition, compose_sequential
-from .release import release
+from .release import SEEDED, release, seeded_noise
 from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 
 #: A released range [lo >= 0, hi] is log-scaled when hi is at least this multiple of the
@@ -158,9 +158,12 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
         seen[key] = seen.get(key, 0) + 1
     names = sorted(seen)
     n_records = len(items) if n is None else int(n)
-    if not names:  # nothing seen: a dry run for the certificate, nothing to release
+    if not names:  # nothing seen: nothing to release, the certificate of the release
         template = VocabularyTemplate([1], max(n_records, 1), name=name)
-        return (), release(template, "stable_vocabulary", budget, dry_run=True).certificate
+        certificate = release(template, "stable_vocabulary", budget, dry_run=True).certificate
+        if seeded_noise(rng, seeded):  # the line the release adds, so no value switches it
+            certificate.assumptions.append(SEEDED)
+        return (), certificate
     template = VocabularyTemplate([seen[k] for k in names], n_records, name=name)
     released = release(template, "stable_vocabulary", budget, None, rng, seeded=seeded)
     return tuple(names[i] for i in released.theta.astype(int)), released.certificate

@@ -33,13 +33,27 @@ from .mechanisms.base import Calibration, Mechanism, get_mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["SEEDED", "Release", "release"]
+__all__ = ["SEEDED", "Release", "release", "seeded_noise"]
 
 
 #: The certificate line of a release whose noise the caller seeded.
 SEEDED = ("noise seeded by the caller (random_state given): reproducible by anyone who knows "
           "the seed, so NOT private unless the seed is secret and used once; use "
           "random_state=None (OS entropy) for a real release")
+
+
+def seeded_noise(rng: RandomStateLike, seeded: bool | None) -> bool:
+    """Whether a release's noise is seeded by the caller (its certificate then holds :data:`SEEDED`).
+
+    ``seeded`` if given, else ``rng is not None`` (the rule of :func:`release`).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.release import seeded_noise
+    >>> seeded_noise(0, None), seeded_noise(None, None), seeded_noise(0, False)
+    (True, False, False)
+    """
+    return rng is not None if seeded is None else bool(seeded)
 
 
 @dataclass
@@ -232,6 +246,6 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
                               "solved to residual <= tolerance": "yes"}
         record_solve(solve_result)
     certificate.conditions.extend(mechanism.solve_condition(template, solve_result, calibration))
-    if mechanism.private and (rng is not None if seeded is None else seeded):
+    if mechanism.private and seeded_noise(rng, seeded):
         certificate.assumptions.append(SEEDED)
     return Release(np.asarray(theta), certificate, calibration, solve_result)

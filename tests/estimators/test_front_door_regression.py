@@ -237,6 +237,76 @@ def test_changing_a_validation_row_leaves_the_model_equal():
         np.testing.assert_allclose(reg.estimator_.coef_, reg2.estimator_.coef_, rtol=0, atol=1e-9)
 
 
+def _median_fit(X, y, seed):
+    reg = PrivateRegressor(epsilon=1.0, label_range=(0, 100), random_state=seed).fit(X, y)
+    assert reg.learner_ == MEDIAN  # a strong signal: the selection keeps the learner's model
+    return reg
+
+
+def test_the_validation_labels_do_not_reach_the_learner():
+    # The learner gets the centre of label_range for every validation row (§17.3 step 3), so
+    # its coefficients are the same bit for bit whatever those labels are. Exact equality is
+    # justified: one process, the same seed, the same code path and the same inputs to the
+    # learner. A validation label that reached the objective's value (the constant
+    # ℓ(0, u_i) of a zero-weighted row, read by the solver's line search) would move them by
+    # about 7e-15 in the labels' units on this table (4 of the 10 single changes and the
+    # 40 changes at once).
+    seed, n = 3, 300
+    X, y = _table(n=n)
+    n_fit = n - regression_validation_rows(n, "auto")
+    validation = np.sort(np.random.default_rng(seed).permutation(n)[n_fit:])  # the fit's split
+    base = _median_fit(X, y, seed)
+    labels = np.random.default_rng(1)
+    changes = []
+    for i in validation[:10]:  # one label at a time
+        changes.append(y.copy())
+        changes[-1][i] = labels.uniform(0.0, 100.0)
+    changes.append(y.copy())
+    changes[-1][validation[:40]] = labels.uniform(0.0, 100.0, size=40)
+    changes.append(y.copy())
+    changes[-1][validation] = labels.uniform(-50.0, 150.0, size=validation.size)  # some clipped
+    for changed in changes:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyWarning)  # labels outside the range: clipped
+            other = _median_fit(X, changed, seed)
+        assert np.array_equal(other.estimator_.coef_, base.estimator_.coef_)
+        assert other.estimator_.intercept_ == base.estimator_.intercept_
+    # the check is not vacuous: a fitting row's label moves the coefficients
+    fitting = y.copy()
+    fitting[np.setdiff1d(np.arange(n), validation)[0]] = 37.0
+    assert not np.array_equal(_median_fit(X, fitting, seed).estimator_.coef_, base.estimator_.coef_)
+
+
+def test_the_certificate_states_the_selection_utility_that_runs(monkeypatch):
+    import dpconvex.estimators.front_door_regression as front_door_regression
+
+    clips = []
+
+    def spy(predictions, u, handicaps, clip=2.0):
+        clips.append(clip)
+        return squared_error_utilities(predictions, u, handicaps, clip=clip)
+
+    monkeypatch.setattr(front_door_regression, "squared_error_utilities", spy)
+    X, y = _table(n=300)
+    cert = _median_fit(X, y, 3).certificate_
+    (kappa,) = clips
+    assert kappa == rules.RESIDUAL_CLIP
+    selection = cert.parts[1].parts[1]
+    (stated,) = [c.detail for c in selection.conditions if c.name == "utility sensitivity"]
+    assert stated == front_door_regression.SELECTION_UTILITY
+    assert f"kappa = {kappa:g}" in stated
+    assert "u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m" in stated
+    assert "u_mean = -sum_i min(1, ((c - u_i)/kappa)^2)" in stated
+    # the stated formula, evaluated as written, is what the function computes
+    rng = np.random.default_rng(0)
+    u, model, c, m = rng.uniform(-1, 1, 50), rng.uniform(-1.5, 1.5, 50), 0.3, 2.0
+    stated_model = -np.sum(np.minimum(1.0, ((np.clip(model, -1, 1) - u) / kappa) ** 2)) - m
+    stated_mean = -np.sum(np.minimum(1.0, ((c - u) / kappa) ** 2))
+    np.testing.assert_allclose(
+        squared_error_utilities([model, np.full(50, c)], u, [m, 0.0], clip=kappa),
+        [stated_model, stated_mean], rtol=1e-12)  # one formula, summed in another order
+
+
 def test_labels_and_predictions_stay_in_the_range():
     X, y = _table()
     y = y.copy()

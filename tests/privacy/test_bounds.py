@@ -21,8 +21,9 @@ import pytest
 import dpconvex as dp
 import dpconvex.privacy.bounds as bounds_module
 from dpconvex.data.log_grid import cell_edges, cell_of
-from dpconvex.privacy.bounds import column_budgets, release_range
+from dpconvex.privacy.bounds import column_budgets, release_range, release_vocabulary
 from dpconvex.privacy.budget import Budget
+from dpconvex.privacy.release import SEEDED
 from dpconvex.privacy.rules.bounds import refine_range
 
 
@@ -242,3 +243,18 @@ def test_the_release_pickles_without_a_generator(random_state):
         blob = pickle.dumps(obj)
         assert b"Generator" not in blob and b"PCG64" not in blob and b"SeedSequence" not in blob
     assert str(pickle.loads(pickle.dumps(schema.release))) == str(schema.release)
+
+
+@pytest.mark.parametrize("random_state", [None, 0])
+def test_one_non_missing_value_does_not_change_the_vocabulary_certificate(random_state):
+    # an all-missing column has nothing to release; its certificate is the release's, with the
+    # seeded line where the caller seeded the noise, so no single value switches a line
+    missing = [None] * 200
+    one = ["pro"] + [None] * 199
+    texts = [str(release_vocabulary(v, Budget(1.0, 1e-6), rng=random_state)[1])
+             for v in (missing, one)]
+    assert texts[0] == texts[1]
+    assert (SEEDED in texts[0]) == (random_state is not None)
+    schemas = [dp.draft_schema(pd.DataFrame({"plan": pd.Series(v, dtype=object)}), epsilon=1.0,
+                               delta=1e-6, random_state=random_state) for v in (missing, one)]
+    assert str(schemas[0].release) == str(schemas[1].release)
