@@ -531,8 +531,9 @@ class NormGamma(Noise):
     def __init__(self, rate: float, *, symmetric: bool = False, rows: bool = False) -> None:
         self.rate = _check_scale("beta", rate)
         if symmetric and rows:
-            raise ParameterError("NormGamma: symmetric=True and rows=True together are not "
-                                 "supported; draw symmetric noise on the whole array.")
+            raise ParameterError("NormGamma.__init__: symmetric=True and rows=True together "
+                                 "are not supported. Draw symmetric noise on the whole "
+                                 "array (rows=False).")
         self.symmetric, self.rows = bool(symmetric), bool(rows)
 
     def __repr__(self) -> str:
@@ -616,7 +617,9 @@ class NoiseSum(Noise):
 
     def __init__(self, *laws: Noise) -> None:
         if not laws or not all(isinstance(law, Noise) for law in laws):
-            raise ParameterError("NoiseSum takes one or more noise laws (Noise instances).")
+            raise ParameterError("NoiseSum.__init__: no noise law was given, or an argument is "
+                                 "not a Noise. Pass one or more laws, e.g. "
+                                 "NoiseSum(NormGamma(2.0), Gaussian(0.5)).")
         self.laws = tuple(laws)
 
     def __repr__(self) -> str:

@@ -69,9 +69,8 @@ def test_the_audited_bound_of_a_released_range_does_not_exceed_epsilon():
 
 
 def test_the_audit_flags_a_histogram_with_a_quarter_of_the_laplace_scale(monkeypatch):
-    real = range_mechanism.laplace
-    monkeypatch.setattr(range_mechanism, "laplace",
-                        lambda shape, scale, rng: real(shape, scale / 4.0, rng))
+    real = range_mechanism.Laplace
+    monkeypatch.setattr(range_mechanism, "Laplace", lambda scale: real(scale / 4.0))
     assert _bound(0.95) > EPSILON
 
 
