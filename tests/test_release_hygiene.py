@@ -1,31 +1,38 @@
 """A fitted model releases its noised parameters and public facts only (DESIGN.md §4).
 
-The main tests fit every estimator × mechanism on neighbouring data sets D and
-D′ (same n, one record replaced) with the SAME seed and check that everything
-reachable except the released parameters is identical: the pickled state, the
-certificate's text, the repr, the warnings issued (category and text) and the
+The main tests fit every public estimator (every class ``dpconvex`` exports that
+has ``fit``, enumerated: one without a configuration fails the suite) × its
+mechanisms on neighbouring data sets D and D′ (same n, one record replaced)
+with the SAME seed and check that everything reachable except the released
+parameters is identical: the pickled state, the certificate's text and
+``to_dict``, the repr, the warnings issued (category and text) and the
 exceptions. Whatever differs besides the parameters would be an un-noised
 function of the data (e.g. a solver's iteration count, a label set read from
-y, a warning that counts clipped rows). The replaced record has a label the
-other records lack (declared in ``classes=``), a label outside ``classes=``
-(with ``unknown_labels="ignore"``; the default refuses such a fit), or a huge
-norm. With ``classes=None`` the label set is read from the data: then
-the models may differ (that is the leak the warning names), but the warning
-itself is the same on both.
+y, a warning that counts clipped rows or says that a label was clipped). For a
+classifier the replaced record has the other label, a label the other records
+lack (declared in ``classes=``), a label outside ``classes=`` (with
+``unknown_labels="ignore"``; the default refuses such a fit), or a huge norm;
+for a regressor a label moved from one end of ``label_range`` to the other, a
+label outside it, or a huge norm; for a front door with its safeguard, the
+record is one of the validation part. With ``classes=None`` the label set is
+read from the data: then the models may differ (that is the leak the warning
+names), but the warning itself is the same on both.
 """
 
 from __future__ import annotations
 
 import pickle
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
+from sklearn.base import is_regressor
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics, record_diagnostic
-from dpconvex.data.labels import LabelArray, declared_classes
+from dpconvex.data.labels import LabelArray, declared_classes, excluded_rows
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.objectives.losses import HuberHinge
 
@@ -33,7 +40,10 @@ from dpconvex.objectives.losses import HuberHinge
 RELEASED = {"coef_", "intercept_", "Phi_", "centers_", "means_", "counts_", "best_index_",
             "best_params_", "best_estimator_", "certificate_",
             "class_prior_", "within_class_var_",  # these two: functions of the class sums
-            "theta_", "var_", "class_count_"}  # naive Bayes: functions of the class moments
+            "theta_", "var_", "class_count_",  # naive Bayes: functions of the class moments
+            # a front door's released constant: the class its safeguard's private selection
+            # chose, or the private (Laplace) mean of the labels mapped back to their units
+            "constant_"}
 
 
 def _pair(n=120, d=4, C=2, seed=0, relabel=True):
@@ -228,7 +238,30 @@ def _lr(**kw):
     return dp.PrivateLogisticRegression(**{"epsilon": 1.0, "lam": 0.05, **kw})
 
 
-#: Every estimator family and release path: name -> unfitted estimator (classes set per case).
+def _nonnegative(w):
+    """A public constraint on the coefficients (one function: the same repr on both fits)."""
+    return [w >= 0]
+
+
+#: The labels' public range in the regression cases.
+LABEL_RANGE = (0.0, 10.0)
+
+#: Three numeric columns read by position; their ranges hold every row of norm 2, and the
+#: row of norm 1e6 is clipped to them (a per-record map of the encoder).
+SCHEMA = dp.PublicSchema({"a": dp.Numeric(-2.0, 2.0), "b": dp.Numeric(-2.0, 2.0),
+                          "c": dp.Numeric(-2.0, 2.0)})
+
+
+def _reg(cls, **kw):
+    return cls(**{"epsilon": 1.0, "label_range": LABEL_RANGE, **kw})
+
+
+#: Every public estimator and release path: name -> unfitted estimator (a classifier's label
+#: set is set per case). The cases follow from the estimator (sklearn.base.is_regressor).
+#: The two public transformers release nothing by themselves (RandomFourierFeatures reads
+#: the shape of X only and draws its map from its own seed; PublicEncoder maps each record by
+#: the public schema): they are fitted ahead of a private estimator in a pipeline, whose
+#: steps' fitted state is compared too.
 NEIGHBOUR_ESTIMATORS = {
     **dict(LINEAR),
     "logreg-gaussian-objective": lambda: _lr(mechanism="gaussian_objective", delta=1e-5),
@@ -237,8 +270,14 @@ NEIGHBOUR_ESTIMATORS = {
     "centroid-gaussian": lambda: dp.PrivateGaussianCentroid(epsilon=1.0, delta=1e-5),
     "gaussian-nb-pure": lambda: dp.PrivateGaussianNB(epsilon=1.0),
     "gaussian-nb-gaussian": lambda: dp.PrivateGaussianNB(epsilon=1.0, delta=1e-5),
-    "front-door-pure": lambda: dp.PrivateClassifier(epsilon=1.0),
+    "front-door-pure": lambda: dp.PrivateClassifier(epsilon=1.0),  # guarded; mostly the model
     "front-door-delta": lambda: dp.PrivateClassifier(epsilon=1.0, delta=1e-5),
+    "front-door-unguarded": lambda: dp.PrivateClassifier(epsilon=1.0, safeguard=False),
+    # a weak learner guarded: the selection often releases a constant class
+    "front-door-weak": lambda: dp.PrivateClassifier(epsilon=0.1, safeguard=True),
+    "front-door-schema": lambda: dp.PrivateClassifier(epsilon=1.0, schema=SCHEMA,
+                                                      safeguard=True),  # naive Bayes guarded
+    "encoder-pipeline": lambda: make_pipeline(dp.PublicEncoder(SCHEMA), _lr()),
     **{name: (lambda kw=kw: dp.PrivateLargeMarginGaussian(epsilon=2.0, **kw))
        for name, kw in LARGE_MARGIN},
     "lmg-pairwise": lambda: dp.PrivateLargeMarginGaussian(epsilon=2.0, loss="pairwise",
@@ -252,30 +291,123 @@ NEIGHBOUR_ESTIMATORS = {
     # part of the search's (identical here because every run has the same candidate)
     "random-search": lambda: PrivateRandomSearch(_lr(), {"lam": [0.05]}, epsilon=1.0,
                                                  mean_runs=2.0),
+    # the regressors: labels clipped to LABEL_RANGE and mapped onto [-1, 1]
+    "reg-huber-objective": lambda: _reg(dp.PrivateLinearRegressor, lam=0.05),
+    "reg-huber-output": lambda: _reg(dp.PrivateLinearRegressor, lam=0.05, mechanism="output"),
+    "reg-pinball-gaussian-objective": lambda: _reg(
+        dp.PrivateLinearRegressor, loss="pinball", lam=0.05, delta=1e-5,
+        mechanism="gaussian_objective"),
+    "reg-huber-gaussian-output": lambda: _reg(dp.PrivateLinearRegressor, lam=0.05, delta=1e-5,
+                                              mechanism="gaussian_output"),
+    "reg-constrained": lambda: _reg(dp.PrivateLinearRegressor, lam=0.05,
+                                    constraints=_nonnegative),
+    "reg-private-range": lambda: _reg(dp.PrivateLinearRegressor, lam=0.05,
+                                      label_range=dp.PrivateBounds(0.5)),
+    "reg-huber": lambda: _reg(dp.PrivateHuberRegressor),
+    "reg-quantile": lambda: _reg(dp.PrivateQuantileRegressor, quantile=0.8),
+    "reg-ssp": lambda: _reg(dp.PrivateLinearRegression),
+    "reg-ssp-gaussian": lambda: _reg(dp.PrivateLinearRegression, delta=1e-5),
+    "reg-ssp-fixed-lam": lambda: _reg(dp.PrivateLinearRegression, lam=0.1),
+    "reg-ssp-private-range": lambda: _reg(dp.PrivateLinearRegression,
+                                          label_range=dp.PrivateBounds(0.5)),
+    "reg-front-door": lambda: _reg(dp.PrivateRegressor),  # guarded; mostly the private mean
+    "reg-front-door-model": lambda: _reg(dp.PrivateRegressor, epsilon=4.0),  # mostly the model
+    "reg-front-door-delta": lambda: _reg(dp.PrivateRegressor, delta=1e-5),
+    "reg-front-door-unguarded": lambda: _reg(dp.PrivateRegressor, safeguard=False),
+    "reg-front-door-constant": lambda: _reg(dp.PrivateRegressor, epsilon=0.5),  # by the rule
+    "reg-front-door-private-range": lambda: _reg(dp.PrivateRegressor,
+                                                 label_range=dp.PrivateBounds(0.5)),
+    "reg-front-door-schema": lambda: _reg(dp.PrivateRegressor, schema=SCHEMA),
+    "reg-encoder-pipeline": lambda: make_pipeline(dp.PublicEncoder(SCHEMA),
+                                                  _reg(dp.PrivateHuberRegressor)),
 }
 
+#: The configurations whose fit runs a front door's safeguard (checked: the fit must split).
+GUARDED = {"front-door-pure", "front-door-delta", "front-door-weak", "front-door-schema",
+           "reg-front-door", "reg-front-door-model", "reg-front-door-delta",
+           "reg-front-door-schema"}
 
-def _neighbours(case, n=90, d=3, seed=0):
-    """(D, D′, classes): the last record of D replaced; D has the labels {0, 1} only.
+CLASSIFIER_CASES = ("new-label", "relabel", "outside", "huge-norm")
+REGRESSOR_CASES = ("range-ends", "outside-range", "huge-norm")
+
+
+def _public_estimators():
+    """Every class ``dpconvex`` exports that has ``fit``."""
+    return sorted(name for name in dp.__all__
+                  if isinstance(obj := getattr(dp, name), type) and hasattr(obj, "fit"))
+
+
+def _classes_fitted(est):
+    """The classes a configuration fits: the estimator, or every step of a pipeline."""
+    if isinstance(est, Pipeline):
+        return {type(step).__name__ for _, step in est.steps}
+    return {type(est).__name__}
+
+
+def _cases(name):
+    cases = REGRESSOR_CASES if is_regressor(NEIGHBOUR_ESTIMATORS[name]()) else CLASSIFIER_CASES
+    return [*cases, *(["validation"] if name in GUARDED else [])]
+
+
+NEIGHBOUR_CASES = [(name, case) for name in NEIGHBOUR_ESTIMATORS for case in _cases(name)]
+
+
+def _rows(n, d, seed):
+    """A fifth of the rows have norm 2 > data_norm = 1, the rest norm about 0.4·√d."""
+    rng = np.random.default_rng(seed)
+    X = 0.4 * rng.normal(size=(n, d))
+    X[: n // 5] *= 2.0 / np.linalg.norm(X[: n // 5], axis=1, keepdims=True)  # norm 2 > 1
+    return rng, X
+
+
+def _classifier_neighbours(case, n=90, d=3, seed=0, index=-1):
+    """(D, D′, parameters): record ``index`` of D replaced; D has the labels {0, 1} only.
 
     D sits on edges one record can cross: a fifth of its rows have norm above
     data_norm = 1 (so a rule "warn when more than 20% are clipped" would fire on
     D′ only in the huge-norm case), and it has no record of label 2.
     """
-    rng = np.random.default_rng(seed)
-    X = 0.4 * rng.normal(size=(n, d))
-    X[: n // 5] *= 2.0 / np.linalg.norm(X[: n // 5], axis=1, keepdims=True)  # norm 2 > 1
-    y = np.arange(n) % 2
+    _, X = _rows(n, d, seed)
+    y = (X[:, 0] > 0).astype(int)  # a signal: the front door's safeguard can release a model
     X2, y2 = X.copy(), y.copy()
-    X2[-1] = -0.5 * X[-1]
+    X2[index] = -0.5 * X[index]
+    huge = 1e6 * np.sign(X[index] + 1e-9)
+    params = {"classes": [0, 1]}
     if case == "new-label":  # a label of the public set that no record of D has
-        y2[-1], classes = 2, [0, 1, 2]
-    elif case == "outside":  # a label outside the public set
-        y2[-1], classes = 9, [0, 1]
-    else:  # "huge-norm": far above data_norm = 1 (clipped to it), the same label
-        X2[-1] = 1e6 * np.sign(X[-1] + 1e-9)
-        classes = [0, 1]
-    return (X, y), (X2, y2), classes
+        y2[index], params = 2, {"classes": [0, 1, 2]}
+    elif case == "relabel":  # the label moved from one end of the set to the other
+        y2[index] = 1 - y[index]
+    elif case == "outside":  # a label outside the public set: its row zeroed, not refused
+        y2[index], params = 9, {"classes": [0, 1], "unknown_labels": "ignore"}
+    elif case == "huge-norm":  # far above data_norm = 1 (clipped to it), the same label
+        X2[index] = huge
+    else:  # "validation": a record of the safeguard's validation part, relabelled and huge
+        y2[index], X2[index] = 1 - y[index], huge
+    return (X, y), (X2, y2), params
+
+
+def _regressor_neighbours(case, n=120, d=3, seed=0, index=-1):
+    """(D, D′, parameters): record ``index`` of D replaced; label_range = (0, 10).
+
+    Every label of D lies inside the range (so a rule "warn when a label is clipped"
+    would fire on D′ only in the outside-range case), and a fifth of its rows have
+    norm above data_norm = 1.
+    """
+    rng, X = _rows(n, d, seed)
+    y = np.clip(5.0 + 4.0 * X[:, 0] + rng.normal(size=n), 0.5, 9.5)
+    huge = 1e6 * np.sign(X[index] + 1e-9)
+    y[index] = {"range-ends": LABEL_RANGE[0]}.get(case, 9.5)
+    X2, y2 = X.copy(), y.copy()
+    X2[index] = -0.5 * X[index]
+    if case == "range-ends":  # the label moved from one end of the range to the other
+        y2[index] = LABEL_RANGE[1]
+    elif case == "outside-range":  # 9.5 -> 11: clipped to the range
+        y2[index] = 11.0
+    elif case == "huge-norm":  # far above data_norm = 1 (clipped to it), the same label
+        X2[index] = huge
+    else:  # "validation": a record of the safeguard's validation part, outside and huge
+        y2[index], X2[index] = 11.0, huge
+    return (X, y), (X2, y2), {}
 
 
 def _observe(est, data):
@@ -298,21 +430,79 @@ def _observe(est, data):
     return out
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("case", ["new-label", "outside", "huge-norm"])
-@pytest.mark.parametrize("name", list(NEIGHBOUR_ESTIMATORS))
-def test_neighbouring_data_sets_differ_only_in_the_noised_parameters(name, case):
-    D, Dp, classes = _neighbours(case)
-    obs = []
-    for data in (D, Dp):  # a label outside classes=: its row zeroed, not the fit refused
-        est = _set(NEIGHBOUR_ESTIMATORS[name](), classes=classes, random_state=7,
-                   **({"unknown_labels": "ignore"} if case == "outside" else {}))
-        obs.append(_observe(est, data))
-    a, b = obs
+def _validation_row(name, neighbours):
+    """A record of the safeguard's validation part: the mask the front door leaves out of its
+    learner's fit (read from ``excluded_rows``; the split does not depend on the data)."""
+    from dpconvex.estimators import front_door, front_door_regression
+
+    masks = []
+
+    @contextmanager
+    def spy(rows):
+        masks.append(np.asarray(rows).copy())
+        with excluded_rows(rows):
+            yield
+
+    D, _, params = neighbours("validation")
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (front_door, front_door_regression):
+            patch.setattr(module, "excluded_rows", spy)
+        _observe(_set(NEIGHBOUR_ESTIMATORS[name](), random_state=7, **params), D)
+    assert len(masks) == 1, f"{name}: the safeguard did not split the rows"
+    return int(np.flatnonzero(masks[0])[-1])
+
+
+def _check_neighbours(name, case):
+    """Same-seed fits on D and D′ give the same everything but the noised parameters."""
+    make = NEIGHBOUR_ESTIMATORS[name]
+    neighbours = _regressor_neighbours if is_regressor(make()) else _classifier_neighbours
+    index = _validation_row(name, neighbours) if case == "validation" else -1
+    D, Dp, params = neighbours(case, index=index)
+    a, b = (_observe(_set(make(), random_state=7, **params), data) for data in (D, Dp))
     assert a["error"] is None, a["error"]
     for key in a:
         assert a[key] == b[key], key
     assert not any(cat == "PrivacyLeakWarning" for cat, _ in a["warnings"])
+
+
+def test_every_public_estimator_has_neighbour_cases():
+    """A class exported by dpconvex with fit is fitted by some neighbour configuration."""
+    public = _public_estimators()
+    assert {"PrivateClassifier", "PrivateRegressor", "PrivateLinearRegression",
+            "PublicEncoder", "RandomFourierFeatures"} <= set(public)  # the enumeration works
+    fitted = set().union(*(_classes_fitted(make()) for make in NEIGHBOUR_ESTIMATORS.values()))
+    missing = [name for name in public if name not in fitted]
+    assert not missing, f"add configurations of {missing} to NEIGHBOUR_ESTIMATORS"
+    for name in GUARDED:
+        assert isinstance(NEIGHBOUR_ESTIMATORS[name](), (dp.PrivateClassifier, dp.PrivateRegressor))
+
+
+def _first_of_each_regressor():
+    """The first configuration of each public regressor, and the front door unguarded."""
+    first = {}
+    for name, make in NEIGHBOUR_ESTIMATORS.items():
+        est = make()
+        if not isinstance(est, Pipeline) and is_regressor(est):
+            first.setdefault(type(est).__name__, name)
+    return [*first.values(), "reg-front-door-unguarded"]
+
+
+@pytest.mark.parametrize("name", _first_of_each_regressor())
+def test_a_label_outside_the_label_range_switches_nothing(name):
+    """9.5 -> 11 with label_range=(0, 10): the label is clipped, and no message, certificate
+    line or stored attribute says whether some label was (the count is in the diagnostics)."""
+    _check_neighbours(name, "outside-range")
+    D, Dp, _ = _regressor_neighbours("outside-range")
+    with collect_diagnostics() as diag:
+        _observe(_set(NEIGHBOUR_ESTIMATORS[name](), random_state=7), Dp)
+    counts = [note.count for note in diag.notes if "labels clipped" in note.what]
+    assert counts[0] == 1  # the fit's reading of the labels (a front door's learner: 0 more)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,case", NEIGHBOUR_CASES, ids=[f"{n}-{c}" for n, c in NEIGHBOUR_CASES])
+def test_neighbouring_data_sets_differ_only_in_the_noised_parameters(name, case):
+    _check_neighbours(name, case)
 
 
 @pytest.mark.parametrize("name", ["logreg-objective", "noisy-gd", "centroid-pure", "lmg-native",
@@ -320,7 +510,7 @@ def test_neighbouring_data_sets_differ_only_in_the_noised_parameters(name, case)
 def test_a_label_set_read_from_the_data_warns_the_same_on_neighbours(name):
     """classes=None: D has labels {0, 1}, D′ also a 2; the models may differ (the leak), the
     warning may not, and it is issued once per fit."""
-    D, Dp, _ = _neighbours("new-label")
+    D, Dp, _ = _classifier_neighbours("new-label")
     a, b = (_observe(_set(NEIGHBOUR_ESTIMATORS[name](), random_state=7), data)
             for data in (D, Dp))
     assert a["error"] is None and b["error"] is None
@@ -339,7 +529,7 @@ def _leak_warnings(fit):
 
 
 def test_label_set_warning_once_per_fit_including_fits_made_of_fits():
-    D, _, _ = _neighbours("outside")
+    D, _, _ = _classifier_neighbours("outside")
     X, y = D
     y3 = np.arange(len(y)) % 3  # one-vs-rest: three binary fits inside one fit
     fits = [

@@ -109,7 +109,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         mechanism on enough rows.
     label_range : (float, float), "private" or PrivateBounds
         The labels' public range (lo, hi), from documentation, never from the data: labels
-        are clipped to it (a per-record map, warned without a count) and predictions too.
+        are clipped to it (a per-record map the certificate states; the count goes to
+        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a
         share of ε (``label_range_``), the rule then sees the ε left (docs/privacy/bounds.md
         §18.4).
@@ -361,7 +362,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             y_unit[validation] = 0.5 * (hi + lo)
             with assign_noise({learner: fit_rng}, seeded=noise.seeded), excluded_rows(held), \
                     warnings.catch_warnings():
-                warnings.simplefilter("ignore", PrivacyWarning)  # the clip warning was given
+                # the learner's public noise check: the selection below guards against its noise
+                warnings.simplefilter("ignore", PrivacyWarning)
                 learner.fit(X_checked, y_unit)
             X_val = _take_rows(X_checked, validation, n, owner, self)
             model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))

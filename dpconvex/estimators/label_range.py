@@ -27,7 +27,7 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.validation import check_array, computed
-from ..errors import DataValidationError, ParameterError, PrivacyWarning
+from ..errors import DataValidationError, ParameterError
 from ..objectives.losses import parse_label_range
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..templates.bounds import check_levels
@@ -177,10 +177,7 @@ class LabelRangeMixin:
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
                 rng=label_rng, seeded=noise.seeded)
             inner.set_params(label_range=(lo, hi))
-            with assign_noise({inner: fit_rng}, seeded=noise.seeded), \
-                    warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*outside the public label_range",
-                                        category=PrivacyWarning)  # the levels' tails, expected
+            with assign_noise({inner: fit_rng}, seeded=noise.seeded):
                 inner.fit(X, y)
             certificate = compose_sequential(
                 [label_certificate, inner.certificate_],
@@ -275,11 +272,15 @@ class LabelRangeMixin:
 
     def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False
                      ) -> np.ndarray:
-        """Labels clipped to the public range (warned) and mapped onto [−1, 1]; with
-        ``check_only`` (score), the labels as given, validated, on the same scale.
+        """Labels clipped to the public range and mapped onto [−1, 1]; with ``check_only``
+        (score), the labels as given, validated, on the same scale.
 
-        Labels held by Dask are brought to the driver once (8n bytes); a column vector is
-        flattened with scikit-learn's warning. The map adds one n-vector, written in place.
+        The clipping is a per-record map that the certificate states for every fit
+        (:meth:`_label_note`); how many labels it moved is a statistic of the data, so it goes
+        to :func:`~dpconvex.collect_diagnostics` only and no message depends on it (one record
+        outside the range would switch a message on: docs/privacy/messages.md). Labels held by
+        Dask are brought to the driver once (8n bytes); a column vector is flattened with
+        scikit-learn's warning. The map adds one n-vector, written in place.
         """
         caller = owner or f"{type(self).__name__}.score"
         values = self._raw_labels(y, n, caller, stacklevel=5)
@@ -290,12 +291,6 @@ class LabelRangeMixin:
         moved = int(np.count_nonzero(unit != values))
         record_diagnostic(owner, f"labels clipped to label_range=[{lo:g}, {hi:g}] (outside it)",
                           moved, n)
-        if moved:
-            warnings.warn(
-                f"{owner}: labels outside the public label_range [{lo:g}, {hi:g}] were clipped to "
-                "it (a per-record map; the count is a statistic of the data and is not shown). "
-                "Widen label_range if the range is not what the documentation gives.",
-                PrivacyWarning, stacklevel=4)
         unit *= 2.0
         unit -= lo + hi
         unit /= hi - lo

@@ -95,7 +95,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
     label_range : (float, float), "private" or PrivateBounds
         The public range (lo, hi) of the labels, from documentation, never from the data:
-        labels are clipped to it (a per-record map, counted and warned) and predictions too.
+        labels are clipped to it (a per-record map; the count goes to
+        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
         of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
     data_norm : float, default=1.0
@@ -344,7 +345,8 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
     label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
         The public range (lo, hi) of the labels, from documentation, never from the data:
-        labels are clipped to it (a per-record map, counted and warned) and predictions too.
+        labels are clipped to it (a per-record map; the count goes to
+        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
         of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
     data_norm : float, default=1.0
@@ -469,7 +471,8 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
     label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
         The public range (lo, hi) of the labels, from documentation, never from the data:
-        labels are clipped to it (a per-record map, counted and warned) and predictions too.
+        labels are clipped to it (a per-record map; the count goes to
+        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
         of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
     data_norm : float, default=1.0

@@ -156,8 +156,12 @@ def test_the_pure_form_refuses_delta_and_the_gaussian_form_needs_it():
 
 def test_labels_are_checked_and_clipped_as_the_regressor_does():
     X, y = _data()
-    with pytest.warns(PrivacyWarning, match="clipped"):
-        _reg(label_range=(0.0, 1.0)).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with dp.collect_diagnostics() as diag:
+            _reg(label_range=(0.0, 1.0)).fit(X, y)
+    assert not [w for w in caught if "label_range" in str(w.message)]  # diagnostics only
+    assert diag.note("labels clipped").count == int(np.sum((y < 0) | (y > 1))) > 0
     with pytest.raises(DataValidationError, match="numbers"):
         _reg().fit(X, np.array(["a"] * len(X)))
     with pytest.raises(ParameterError, match="label_range"):

@@ -102,10 +102,17 @@ def test_predictions_are_in_the_label_units_and_range():
     assert reg.coef_.shape == (4,) and isinstance(reg.intercept_, float)
 
 
-def test_labels_outside_the_range_are_clipped_with_a_warning():
+def test_labels_outside_the_range_are_clipped_and_counted_in_the_diagnostics_only():
+    """Whether some label is outside label_range is a fact one record switches: no message."""
     X, y = _table(n=300)
-    with pytest.warns(dp.PrivacyWarning, match="clipped"):
-        dp.PrivateLinearRegressor(label_range=(40, 60), random_state=0).fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with dp.collect_diagnostics() as diag:
+            reg = dp.PrivateLinearRegressor(label_range=(40, 60), random_state=0).fit(X, y)
+    assert not [w for w in caught if "label_range" in str(w.message)]
+    clipped = diag.note("labels clipped")
+    assert clipped.n == 300 and clipped.count == int(np.sum((y < 40) | (y > 60))) > 0
+    assert "labels clipped to the public label_range [40, 60]" in str(reg.certificate_)
 
 
 def test_the_squared_loss_is_refused_with_the_reason():
