@@ -9,19 +9,32 @@ draft is flagged, :func:`dpconvex.draft_schema` (without ``epsilon``) warns
 knowledge and write it into code
 (:meth:`PublicSchema.to_code() <dpconvex.data.schema.PublicSchema.to_code>`)
 before any private use, or release the schema privately (``draft_schema(X, epsilon=...)``).
+
+Both drafts take ``kinds``: what each column holds (:data:`KINDS`), declared by the caller.
+A dtype that a reader inferred from the values (``read_csv``, the DataFrame constructor) is a
+statistic of them, so the private draft reads a column's kind from its dtype only for a
+number or bool dtype (:func:`kind_of_dtype`) and refuses any other column that ``kinds``
+does not give (:func:`check_kinds`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
 
 from ..errors import ParameterError
-from .schema import Binary, Categorical, Declaration, Numeric, PublicSchema
-from .tables import dtype_kind, is_missing, table_columns
+from .schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
+from .tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 
-__all__ = ["LEAK_TEXT", "read_schema"]
+__all__ = ["KINDS", "LEAK_TEXT", "check_kinds", "kind_of_dtype", "read_schema"]
+
+#: What a column holds, as ``draft_schema(..., kinds=...)`` declares it: ``"numeric"`` (a
+#: range; a value that does not parse as a number is missing), ``"binary"``
+#: (``Binary(positive=True)``: 1 where the value is True or 1) and ``"categorical"`` (a
+#: vocabulary of the values' text).
+KINDS = ("numeric", "binary", "categorical")
 
 
 #: The warning of a schema read from data.
@@ -35,7 +48,68 @@ LEAK_TEXT = (
 )
 
 
-def read_schema(X: Any) -> PublicSchema:
+def kind_of_dtype(dtype: Any) -> str | None:
+    """The kind a column's dtype gives without a declaration: numbers and bools only.
+
+    ``"numeric"`` for an integer or float dtype (NumPy or nullable pandas), ``"binary"``
+    for a bool dtype, None for every other dtype: text, ``object``, ``category`` (whose
+    categories a reader may have read from the values) and the rest, whose kind
+    ``kinds=`` must declare.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.schema_draft import kind_of_dtype
+    >>> kind_of_dtype(np.dtype("int64")), kind_of_dtype(np.dtype(bool)), kind_of_dtype(np.dtype("O"))
+    ('numeric', 'binary', None)
+    """
+    if getattr(dtype, "name", None) == "category":
+        return None
+    return {"int": "numeric", "float": "numeric", "bool": "binary"}.get(dtype_kind(dtype))
+
+
+def check_kinds(kinds: Any, names: list[str], declared: Collection[str],
+                caller: str) -> dict[str, str]:
+    """The checked ``kinds`` mapping (column name to one of :data:`KINDS`); reads no value.
+
+    Raises
+    ------
+    ParameterError
+        Not a mapping, a column that is not in the table or is also in ``declared``, or a
+        kind not in :data:`KINDS`.
+
+    Examples
+    --------
+    >>> from dpconvex.data.schema_draft import check_kinds
+    >>> check_kinds({"age": "numeric"}, ["age", "plan"], (), "draft_schema")
+    {'age': 'numeric'}
+    >>> check_kinds({"age": "number"}, ["age"], (), "draft_schema")
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: draft_schema: the kind of column 'age' must be one of 'numeric', ...
+    """
+    if kinds is None:
+        return {}
+    if not isinstance(kinds, Mapping):
+        raise ParameterError(f"The 'kinds' parameter of {caller} must be a mapping of column "
+                             "names to 'numeric', 'binary' or 'categorical'. Got "
+                             f"{_shown(kinds)} instead.")
+    unknown = [c for c in kinds if c not in names]
+    if unknown:
+        raise ParameterError(f"{caller}: 'kinds' names column(s) {unknown!r} that are not in the "
+                             "table; give the kinds of the table's columns only.")
+    both = [c for c in kinds if c in declared]
+    if both:
+        raise ParameterError(f"{caller}: column(s) {both!r} are in both 'declared' and 'kinds'; "
+                             "a declared column needs no kind: give each column in one of them.")
+    for c, kind in kinds.items():
+        if not isinstance(kind, str) or kind not in KINDS:
+            raise ParameterError(f"{caller}: the kind of column {c!r} must be one of 'numeric', "
+                                 f"'binary', 'categorical'. Got {_shown(kind)} instead.")
+    return dict(kinds)
+
+
+def read_schema(X: Any, kinds: Mapping[str, str] | None = None) -> PublicSchema:
     """Read a schema from a table (NOT PRIVATE): the draft ``draft_schema(X)`` returns.
 
     Numeric columns get their observed minimum and maximum (``log=True`` when
@@ -43,13 +117,17 @@ def read_schema(X: Any) -> PublicSchema:
     of the range), columns of 0/1 numbers or of bools become
     :class:`~dpconvex.data.schema.Binary`, and text or category columns a
     :class:`~dpconvex.data.schema.Categorical` of the values seen (sorted, with
-    an "other" slot). Every one of these is a statistic of the records, so the
-    draft is flagged (``suggested=True``).
+    an "other" slot). A column in ``kinds`` is drafted as its kind says (a
+    ``"numeric"`` column's values that do not parse as numbers are missing).
+    Every one of these is a statistic of the records, so the draft is flagged
+    (``suggested=True``).
 
     Parameters
     ----------
     X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array
         The table (an array's columns are named ``x0, x1, ...``).
+    kinds : mapping of str to str, optional
+        What columns hold: ``"numeric"``, ``"binary"`` or ``"categorical"`` (:data:`KINDS`).
 
     Returns
     -------
@@ -81,10 +159,42 @@ def read_schema(X: Any) -> PublicSchema:
     names, cols, dtypes = table_columns(X, caller)
     if names is None:
         names = [f"x{k}" for k in range(len(cols))]
+    given = check_kinds(kinds, names, (), caller)
     decls: dict[str, Declaration] = {}
     for name, values, dtype in zip(names, cols, dtypes, strict=True):
-        decls[name] = _draft_column(name, values, dtype_kind(dtype), caller)
+        if name in given:
+            decls[name] = _draft_declared_kind(name, values, dtype_kind(dtype), given[name],
+                                               caller)
+        else:
+            decls[name] = _draft_column(name, values, dtype_kind(dtype), caller)
     return PublicSchema(decls, suggested=True)
+
+
+def _draft_declared_kind(name: str, values: np.ndarray, column_kind: str, kind: str,
+                         caller: str) -> Declaration:
+    """The drafted declaration of a column whose kind ``kinds`` gives (reads its values)."""
+    if column_kind in ("time", "complex"):
+        raise ParameterError(f"{caller}: column {name!r} holds dates, time spans or complex "
+                             "numbers; declare it by hand with a public map.")
+    if kind == "binary":
+        return Binary(positive=True, drafted=True)
+    if kind == "numeric":
+        return _draft_range(name, number_values(values), caller)
+    seen = {t for t in category_texts(values) if t is not None}
+    return Categorical(tuple(sorted(seen)), drafted=True)
+
+
+def _draft_range(name: str, values: np.ndarray, caller: str) -> Numeric:
+    """The observed range of a column of floats (NaN and infinities skipped), marked ``drafted``."""
+    v = values[np.isfinite(values)]
+    if v.size == 0:
+        raise ParameterError(f"{caller}: column {name!r} has no finite value to draft a range "
+                             "from; declare it by hand.")
+    lo, hi = float(v.min()), float(v.max())
+    if lo == hi:
+        hi = lo + 1.0
+    log = lo >= 0.0 and float(np.median(v)) - lo < (hi - lo) / 100.0
+    return Numeric(lo, hi, log=bool(log), drafted=True)
 
 
 def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) -> Declaration:
@@ -100,18 +210,10 @@ def _draft_column(name: str, values: np.ndarray, column_kind: str, caller: str) 
         return Binary(positive=True, drafted=True)
     if kind in "iuf":
         v = values.astype(np.float64)
-        v = v[np.isfinite(v)]
-        if v.size == 0:
-            raise ParameterError(f"{caller}: column {name!r} has no finite value to draft a range "
-                                 "from; declare it by hand.")
-        seen = np.unique(v)
+        seen = np.unique(v[np.isfinite(v)])
         if seen.size == 2 and seen[0] == 0.0 and seen[1] == 1.0:
             return Binary(positive=1, drafted=True)
-        lo, hi = float(v.min()), float(v.max())
-        if lo == hi:
-            hi = lo + 1.0
-        log = lo >= 0.0 and float(np.median(v)) - lo < (hi - lo) / 100.0
-        return Numeric(lo, hi, log=bool(log), drafted=True)
+        return _draft_range(name, v, caller)
     if kind in "cMm":
         raise ParameterError(f"{caller}: column {name!r} holds dates, time spans or complex "
                              "numbers; declare it by hand with a public map.")

@@ -17,7 +17,8 @@ import scipy.sparse as sp
 from .._validation import _reject_masked, feature_names_of, is_dask_collection
 from ..errors import DataTypeError, DataValidationError
 
-__all__ = ["column_array", "dtype_kind", "is_missing", "table_columns"]
+__all__ = ["category_texts", "column_array", "dtype_kind", "is_missing", "number_values",
+           "table_columns"]
 
 
 def is_missing(v: Any) -> bool:
@@ -38,6 +39,91 @@ def is_missing(v: Any) -> bool:
         return bool(np.isnan(v))
     t = type(v)
     return t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
+
+
+def _number(v: Any) -> float:
+    """One value as a float: NaN when it is missing or is not a number (text that does not parse)."""
+    if is_missing(v):
+        return np.nan
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", "replace")
+    try:
+        return float(v)
+    except (TypeError, ValueError, OverflowError):
+        return np.nan
+
+
+def number_values(values: np.ndarray) -> np.ndarray:
+    """A column's values as float64, each value alone: missing or not a number gives NaN.
+
+    A value is parsed by itself (``float(value)``; text such as ``"23"`` or ``" 4.5"`` is a
+    number, ``"unknown"``, ``""`` and ``"NA"`` are not), so a record's number never depends
+    on the other records or on the dtype a reader gave the column.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_records,)
+        One column's values (:func:`column_array`).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_records,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.tables import number_values
+    >>> number_values(np.array(["23", "unknown", None, 41], dtype=object)).tolist()
+    [23.0, nan, nan, 41.0]
+    """
+    if values.dtype.kind in "biuf":
+        return values.astype(np.float64)
+    return np.fromiter((_number(v) for v in values.tolist()), dtype=np.float64,
+                       count=len(values))
+
+
+def _category_text(v: Any) -> str | None:
+    """One value's text as a category; None when it is missing."""
+    if is_missing(v):
+        return None
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool | np.bool_):
+        return str(bool(v))
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    if isinstance(v, float | np.floating):
+        f = float(v)
+        return str(int(f)) if f.is_integer() and abs(f) < 2.0**53 else str(f)
+    return str(v)
+
+
+def category_texts(values: np.ndarray) -> list[str | None]:
+    """Each value's text as a category, each value alone (None where it is missing).
+
+    A whole number has the text of an integer whatever its dtype (``3``, ``3.0`` and
+    ``"3"`` all give ``"3"``): a column of codes that a reader makes float because one
+    record is missing keeps the codes' text. Other values give ``str(value)``.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_records,)
+        One column's values (:func:`column_array`).
+
+    Returns
+    -------
+    list of str or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.tables import category_texts
+    >>> category_texts(np.array([3.0, np.nan, 2.5]))
+    ['3', None, '2.5']
+    """
+    return [_category_text(v) for v in values.tolist()]
 
 
 def column_array(column: Any) -> np.ndarray:

@@ -9,7 +9,9 @@ here from the data under a privacy budget charged like any fit (docs/privacy/bou
 - :func:`release_vocabulary`: the categories of a column whose noisy count passes a
   threshold (``"stable_vocabulary"``, (ε, δ) with δ > 0);
 - :func:`draft_schema`: a :class:`~dpconvex.PublicSchema` for a whole table, every column
-  released (or declared) under one budget, composed across the columns;
+  released (or declared) under one budget, composed across the columns; each column's kind
+  (numeric, binary, categorical) is public input: given in ``kinds=``, or read from a number
+  or bool dtype;
 - the regressors' ``label_range="private"`` or
   :class:`~dpconvex.PrivateBounds` releases the label range inside the fit, from the same
   budget (:mod:`dpconvex.estimators.label_range`).
@@ -30,8 +32,8 @@ from .._random import check_seed
 from .._validation import check_float
 from ..data.log_grid import cell_counts
 from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
-from ..data.schema_draft import LEAK_TEXT, read_schema
-from ..data.tables import dtype_kind, is_missing, table_columns
+from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
+from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning
 from ..templates.bounds import RangeTemplate, VocabularyTemplate, check_levels
 from .accounting import reserve_budget
@@ -291,29 +293,65 @@ def _declared(declared: Any, names: list[str]) -> dict[str, Declaration]:
     return out
 
 
-def _numeric_values(values: np.ndarray) -> np.ndarray:
-    if values.dtype.kind == "O":  # nullable integers and floats: NA as NaN
-        return np.array([np.nan if is_missing(v) else v for v in values.tolist()], dtype=float)
-    return values.astype(np.float64)
+#: The assumptions of every schema release (public facts only: the same for every table).
+_SCHEMA_ASSUMPTIONS = (
+    "replace-one adjacency; n and the column names are public",
+    "each column's kind is public: as given in 'kinds' (numeric: a value that does not parse "
+    "as a number counts as missing; binary: nothing read; categorical: each value's text), "
+    "else read from a number dtype (numeric) or a bool dtype (binary), which is public only "
+    "when it was fixed without the data: a dtype a reader infers from the values is a "
+    "statistic of them (docs/privacy/bounds.md §18.1)",
+    "columns in 'declared' are public knowledge and read no record",
+)
+
+_RELEASE_OF_KIND = {"numeric": "range", "binary": "binary", "categorical": "vocabulary"}
+
+
+def _undeclared_message(caller: str, columns: list[tuple[str, Any]]) -> str:
+    """The refusal of columns whose kind neither ``kinds`` nor a number or bool dtype gives
+    (from the names and dtypes only)."""
+    names = [c for c, _ in columns]
+    line = "kinds={" + ", ".join(f"{c!r}: 'categorical'" for c in names) + "}"
+    dtypes = ", ".join(f"{c!r}: {dtype}" for c, dtype in columns)
+    return (f"{caller}: the kind of column(s) {names!r} is not public: their dtypes ({dtypes}) "
+            "are not numbers or bools, and a dtype a reader inferred from the values is a "
+            "statistic of them (one record 'unknown' in a column of numbers makes the column "
+            "text). Declare what each holds, from the documentation: "
+            f"draft_schema(..., {line}), with 'numeric' for a column of numbers (a value that "
+            "does not parse as a number counts as missing), 'binary' for a yes/no column "
+            "(Binary(positive=True)) and 'categorical' for categories (released with "
+            "delta > 0, or declare the vocabulary in 'declared'). Nothing was read or spent.")
 
 
 def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                  levels: Sequence[float] = DEFAULT_LEVELS, declared: Any = None,
-                 accountant: Any = None, random_state: Any = None) -> PublicSchema:
+                 kinds: Mapping[str, str] | None = None, accountant: Any = None,
+                 random_state: Any = None) -> PublicSchema:
     """Draft a public schema for a table: privately with ``epsilon``, else read (not private).
 
     With ``epsilon``, every column that ``declared`` does not give is released under one
-    budget (docs/privacy/bounds.md §18): a numeric column's range by
-    :func:`release_range` (a Laplace histogram over signed powers of two, then the quantile
-    ``levels`` by the exponential mechanism when the budget resolves them; ``log=True``
-    when the range starts at 0 or above and ends three octaves or more above the noisy
-    median: a long right tail);
-    a text or category column's vocabulary by :func:`release_vocabulary` (δ > 0 needed;
-    with δ = 0 declare it), with an "other" slot; a bool column is
-    :class:`~dpconvex.Binary`. The columns compose sequentially (or by the PLD accountant
-    when tighter, δ > 0). The budget is charged to ``accountant``, and the schema carries the
-    release's certificate (:attr:`PublicSchema.release`): it is public, the encoder does not
-    warn, and a front door given it states it as a part of its certificate.
+    budget (docs/privacy/bounds.md §18), by its kind: the kind ``kinds`` gives, else the
+    kind of a number or bool dtype. A dtype that a reader inferred from the values
+    (``read_csv``, the DataFrame constructor) is a statistic of them: one record
+    ``"unknown"`` makes a column of numbers text. So a column of any other dtype (text,
+    ``object``, ``category``) must be in ``kinds``, and is refused by name before anything
+    is read or charged; declare every column's kind to make the plan public whatever the
+    reader did. The kinds:
+
+    - ``"numeric"``: the range by :func:`release_range` (a Laplace histogram over signed
+      powers of two, then the quantile ``levels`` by the exponential mechanism when the
+      budget resolves them; ``log=True`` when the range starts at 0 or above and ends three
+      octaves or more above the noisy median: a long right tail); a value that is missing or
+      does not parse as a number (``"unknown"``, ``""``) is counted in no cell;
+    - ``"categorical"``: the vocabulary of the values' text by :func:`release_vocabulary`
+      (δ > 0 needed; with δ = 0 declare it), with an "other" slot; a whole number's text is
+      an integer's (``3.0`` gives ``"3"``);
+    - ``"binary"``: ``Binary(positive=True)``, nothing read.
+
+    The columns compose sequentially (or by the PLD accountant when tighter, δ > 0). The
+    budget is charged to ``accountant``, and the schema carries the release's certificate
+    (:attr:`PublicSchema.release`): it is public, the encoder does not warn, and a front door
+    given it states it as a part of its certificate.
 
     Without ``epsilon`` the draft is READ from the data (observed minima, maxima and
     categories): it is flagged (``suggested=True``), this call warns
@@ -331,6 +369,10 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
         Quantile levels of every released range.
     declared : mapping of str to declaration, or PublicSchema, optional
         Columns known from documentation: used as given, nothing spent on them.
+    kinds : mapping of str to str, optional
+        What columns hold, as public input: ``"numeric"``, ``"binary"`` or
+        ``"categorical"``. Required (with ``epsilon``) for every column not in ``declared``
+        whose dtype is not a number or bool dtype.
     accountant : BudgetAccountant or None
         The ledger charged with (ε, δ) (the same one the fit is charged to).
     random_state : None or int
@@ -344,8 +386,10 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     Raises
     ------
     ParameterError
-        A text column with neither a declaration nor δ > 0; a bad parameter; a column of
-        dates or complex numbers.
+        With ``epsilon``: a column whose dtype is not a number or bool dtype, in neither
+        ``declared`` nor ``kinds``; a categorical column with δ = 0; a bad parameter
+        (``kinds`` naming a column not in the table, or a kind not in ``"numeric"``,
+        ``"binary"``, ``"categorical"``); a column of dates or complex numbers.
     BudgetError
         The budget does not fit in what remains on ``accountant``.
 
@@ -365,19 +409,27 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     ...                    "plan": rng.choice(["basic", "pro"], 5000)})
     >>> ledger = dp.BudgetAccountant(epsilon=2.0)
     >>> schema = dp.draft_schema(df, epsilon=0.5, declared={"plan": dp.Categorical(("basic", "pro"))},
+    ...                          kinds={"age": "numeric", "income": "numeric"},
     ...                          accountant=ledger, random_state=0)
     >>> schema.release.epsilon, ledger.spent[0], schema.suggested
     (0.5, 0.5, False)
     >>> lo, hi = schema.numeric["age"]
     >>> bool(lo <= 18 and hi >= 85), "income" in schema.log_scaled
     (True, True)
+
+    A column of text is refused unless its kind is declared:
+
+    >>> dp.draft_schema(df, epsilon=0.5, random_state=0)
+    Traceback (most recent call last):
+    ...
+    dpconvex.errors.ParameterError: draft_schema: the kind of column(s) ['plan'] is not public: ...
     """
     if epsilon is None:
         if delta or declared is not None or accountant is not None:
             raise ParameterError("draft_schema: 'delta', 'declared' and 'accountant' need "
                                  "'epsilon' (a private draft); without it the draft is read "
                                  "from the data.")
-        schema = read_schema(X)
+        schema = read_schema(X, kinds)
         warnings.warn(LEAK_TEXT, PrivacyLeakWarning, stacklevel=2)
         return schema
     budget = Budget(check_float("epsilon", epsilon, "draft_schema"),
@@ -389,21 +441,23 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     if names is None:
         names = [f"x{k}" for k in range(len(cols))]
     given = _declared(declared, names)
+    column_kinds = check_kinds(kinds, names, given, caller)
     plan: dict[str, str] = {}
-    for name, values, dtype in zip(names, cols, dtypes, strict=True):
+    undeclared: list[tuple[str, Any]] = []
+    for name, dtype in zip(names, dtypes, strict=True):
         if name in given:
             plan[name] = "declared"
             continue
-        kind = dtype_kind(dtype)
-        if kind in ("time", "complex"):
+        if dtype_kind(dtype) in ("time", "complex"):
             raise ParameterError(f"{caller}: column {name!r} holds dates, time spans or complex "
                                  "numbers; declare it in 'declared' with a public map.")
-        if values.dtype.kind == "b" or kind == "bool":
-            plan[name] = "binary"
-        elif kind in ("int", "float"):
-            plan[name] = "range"
+        kind = column_kinds.get(name) or kind_of_dtype(dtype)
+        if kind is None:
+            undeclared.append((name, dtype))
         else:
-            plan[name] = "vocabulary"
+            plan[name] = _RELEASE_OF_KIND[kind]
+    if undeclared:
+        raise ParameterError(_undeclared_message(caller, undeclared))
     undeclared_text = [c for c, how in plan.items() if how == "vocabulary"]
     if undeclared_text and budget.delta <= 0:
         raise ParameterError(
@@ -430,7 +484,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
                 decls[name] = Binary(positive=True)
             elif how == "range":
                 lo, hi, median, cert = release_range(
-                    _numeric_values(values), Budget(budgets.range_epsilon), n=n, levels=levels,
+                    number_values(values), Budget(budgets.range_epsilon), n=n, levels=levels,
                     name=f"values of column {name!r}", rng=rng, seeded=seed is not None)
                 log = lo >= 0.0 and hi >= LOG_TAIL_OCTAVES_RATIO * max(median, 0.0)
                 decls[name] = Numeric(lo, hi, log=bool(log))
@@ -439,13 +493,13 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
             else:
                 assert budgets.vocabulary is not None
                 vocabulary, cert = release_vocabulary(
-                    values, budgets.vocabulary, n=n, name=f"values of column {name!r}",
+                    category_texts(values), budgets.vocabulary, n=n,
+                    name=f"values of column {name!r}",
                     rng=rng, seeded=seed is not None)
                 decls[name] = Categorical(vocabulary, other=True)
                 parts.append(cert)
                 labels.append(f"vocabulary of {name!r}")
-        assumptions = ["replace-one adjacency; n, the column names and their dtypes are public",
-                       "columns in 'declared' are public knowledge and read no record"]
+        assumptions = list(_SCHEMA_ASSUMPTIONS)
         if parts:
             certificate = _compose_columns(parts, labels, budget, budgets, assumptions)
         else:

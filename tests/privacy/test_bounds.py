@@ -11,6 +11,7 @@ columns, the ledger, the encoder, ``to_code`` and the pickled release.
 
 from __future__ import annotations
 
+import io
 import pickle
 import warnings
 
@@ -21,6 +22,8 @@ import pytest
 import dpconvex as dp
 import dpconvex.privacy.bounds as bounds_module
 from dpconvex.data.log_grid import cell_edges, cell_of
+from dpconvex.data.tables import dtype_kind
+from dpconvex.errors import PrivacyLeakWarning
 from dpconvex.privacy.bounds import column_budgets, release_range, release_vocabulary
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.release import SEEDED
@@ -39,6 +42,10 @@ def _table(n: int = 3000, seed: int = 0) -> pd.DataFrame:
         "plan": rng.choice(["basic", "pro", "team"], n, p=[0.6, 0.35, 0.05]),
         "active": rng.random(n) < 0.3,
     })
+
+
+#: The kind of the table's text column (its dtype is a reader's: declared, §18.1).
+TABLE_KINDS = {"plan": "categorical"}
 
 
 def _same_cell(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -73,7 +80,8 @@ def _replaced_in_cells(df: pd.DataFrame, seed: int) -> pd.DataFrame:
 def _draft(df, **kw):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        schema = dp.draft_schema(df, **{"epsilon": 1.0, "delta": 1e-6, **kw})
+        schema = dp.draft_schema(df, **{"epsilon": 1.0, "delta": 1e-6, "kinds": TABLE_KINDS,
+                                        **kw})
     return schema, [(w.category.__name__, str(w.message)) for w in caught]
 
 
@@ -122,7 +130,7 @@ def test_the_grid_counts_are_computed_once_per_range_from_the_column_alone(monke
 
     monkeypatch.setattr(bounds_module, "cell_counts", recording)
     df = _table()
-    dp.draft_schema(df, epsilon=1.0, delta=1e-6, random_state=0)
+    dp.draft_schema(df, epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
     numeric = [df[c].to_numpy(dtype=float) for c in ("income", "score", "tiny", "visits")]
     assert len(seen) == len(numeric)
     for got, column in zip(seen, numeric, strict=True):
@@ -143,6 +151,141 @@ def test_same_seed_neighbours_differ_only_in_the_released_numbers():
     assert a.release.epsilon == b.release.epsilon == 1.0
 
 
+# ------------------------------------------------------------------ the kinds: public input
+def _unread(*args, **kwargs):
+    raise AssertionError("a value was read")
+
+
+def _read_csv(column: str, tokens: list[str]) -> pd.DataFrame:
+    """A one-column table as ``read_csv`` reads it: the dtype is the reader's inference."""
+    return pd.read_csv(io.StringIO("\n".join([column, *tokens]) + "\n"))
+
+
+def _survey_neighbours() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """3,000 ages read by ``read_csv``: one record's 'unknown' (a survey's missing marker)
+    makes the column text; its neighbour, that record replaced by 30, is read as integers."""
+    ages = [str(a) for a in np.random.default_rng(11).integers(18, 90, 3000)]
+    with_unknown = _read_csv("age", ["unknown", *ages[1:]])
+    without = _read_csv("age", ["30", *ages[1:]])
+    assert dtype_kind(with_unknown["age"].dtype) in ("text", "object")
+    assert without["age"].dtype.kind == "i"
+    return with_unknown, without
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_a_column_typed_by_its_reader_is_refused_without_its_kind(monkeypatch, delta):
+    """§18.1: without ``kinds``, a column whose dtype is neither a number nor a bool is
+    refused by name, with the ``kinds=`` line to write, before a value is read or the ledger
+    charged: never released as a vocabulary (δ > 0) nor refused as one (δ = 0)."""
+    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    with_unknown, _ = _survey_neighbours()
+    with pytest.raises(dp.ParameterError, match=r"column\(s\) \['age'\] is not public.*"
+                       r"kinds=\{'age': 'categorical'\}.*Nothing was read or spent"):
+        dp.draft_schema(with_unknown, epsilon=1.0, delta=delta, accountant=ledger,
+                        random_state=0)
+    assert ledger.spent == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
+def test_with_its_kind_declared_both_neighbours_get_the_same_mechanism(delta):
+    """§18.1: with ``kinds={"age": "numeric"}`` the record 'unknown' is a missing value, and
+    the neighbours get the same plan: a range (``Numeric``) under the same certificate."""
+    with_unknown, without = _survey_neighbours()
+    a, warned_a = _draft(with_unknown, delta=delta, kinds={"age": "numeric"}, random_state=3)
+    b, warned_b = _draft(without, delta=delta, kinds={"age": "numeric"}, random_state=3)
+    assert type(a.declarations["age"]) is type(b.declarations["age"]) is dp.Numeric
+    assert str(a.release) == str(b.release) and warned_a == warned_b == []
+    assert "each column's kind is public: as given in 'kinds'" in str(a.release)
+
+
+def test_a_token_that_is_not_a_number_is_missing_in_a_numeric_column(monkeypatch):
+    """Each value is parsed alone: '23' and ' 42' are numbers, 'unknown', '', 'NA' and None
+    are missing (counted in no cell, §18.1)."""
+    seen = []
+    real = bounds_module.cell_counts
+
+    def recording(values):
+        seen.append(np.sort(np.asarray(values)))
+        return real(values)
+
+    monkeypatch.setattr(bounds_module, "cell_counts", recording)
+    tokens = np.array(["23", "unknown", "", "NA", " 42", None, 50, "7.5"], dtype=object)
+    dp.draft_schema({"age": tokens}, epsilon=10.0, kinds={"age": "numeric"}, random_state=0)
+    (got,) = seen
+    assert got.tolist() == [7.5, 23.0, 42.0, 50.0]
+
+
+def test_a_bool_column_with_a_missing_value_is_binary_when_declared():
+    """One None makes a column of bools ``object``: refused without ``kinds``; with
+    ``kinds={"flag": "binary"}`` it is ``Binary(positive=True)``, as its neighbour of dtype
+    bool, under the same certificate."""
+    rng = np.random.default_rng(12)
+    x, flags = rng.normal(0, 1, 3000), (rng.random(3000) < 0.3).tolist()
+    with_none = pd.DataFrame({"x": x, "flag": [None, *flags[1:]]})
+    without = pd.DataFrame({"x": x, "flag": [True, *flags[1:]]})
+    assert with_none["flag"].dtype == object and without["flag"].dtype == bool
+    with pytest.raises(dp.ParameterError, match=r"\['flag'\] is not public.*"
+                       r"kinds=\{'flag': 'categorical'\}"):
+        dp.draft_schema(with_none, epsilon=1.0, delta=1e-6, random_state=0)
+    a, _ = _draft(with_none, kinds={"flag": "binary"}, random_state=0)
+    b, _ = _draft(without, kinds={"flag": "binary"}, random_state=0)
+    assert a.declarations["flag"] == b.declarations["flag"] == dp.Binary(positive=True)
+    assert str(a.release) == str(b.release)
+
+
+def test_a_category_column_is_refused_without_its_kind():
+    """A ``category`` dtype's categories may be the reader's (``dtype="category"``): its
+    kind is declared, whatever the categories are."""
+    codes = pd.Categorical(np.random.default_rng(13).choice([1, 2, 3], 3000))
+    with pytest.raises(dp.ParameterError, match=r"\['code'\] is not public.*'code': category"):
+        dp.draft_schema({"code": codes}, epsilon=1.0, random_state=0)
+    schema, _ = _draft({"code": codes}, kinds={"code": "categorical"}, random_state=0)
+    assert schema.categories["code"] == ("1", "2", "3")
+
+
+def test_a_categorical_column_reads_each_value_text_whatever_its_number_dtype():
+    """A reader makes a column of codes float when one record is missing: the codes' text
+    is the same in every dtype, so the neighbours count the same categories."""
+    codes = np.random.default_rng(14).choice([1, 2, 3], 3000)
+    drafts = [_draft({"code": column}, kinds={"code": "categorical"}, random_state=0)[0]
+              for column in (codes, codes.astype(float), codes.astype(str))]
+    assert [d.categories["code"] for d in drafts] == [("1", "2", "3")] * 3
+
+
+@pytest.mark.parametrize("kinds, message", [
+    ({"agee": "numeric"}, r"'kinds' names column\(s\) \['agee'\] that are not in the table"),
+    ({"visits": "number"}, r"the kind of column 'visits' must be one of 'numeric', 'binary', "
+                           r"'categorical'\. Got 'number' instead"),
+    (["visits"], r"The 'kinds' parameter of draft_schema must be a mapping"),
+    ({"plan": "categorical"}, r"\['plan'\] are in both 'declared' and 'kinds'"),
+])
+def test_bad_kinds_are_refused_before_anything_is_read_or_charged(monkeypatch, kinds, message):
+    monkeypatch.setattr(bounds_module, "cell_counts", _unread)
+    monkeypatch.setattr(bounds_module, "release_vocabulary", _unread)
+    ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
+    with pytest.raises(dp.ParameterError, match=message):
+        dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0,
+                        declared={"plan": dp.Categorical(("basic", "pro", "team"))}, kinds=kinds)
+    assert ledger.spent == (0.0, 0.0)
+
+
+def test_the_read_draft_takes_the_same_kinds():
+    """Without ``epsilon`` (not private, it warns) ``kinds`` decides as well: the same call
+    works both ways."""
+    with_unknown, _ = _survey_neighbours()
+    ages = pd.to_numeric(with_unknown["age"], errors="coerce")
+    zeros_ones = {"visits": np.arange(3000) % 2}
+    with pytest.warns(PrivacyLeakWarning):
+        read = dp.draft_schema(with_unknown, kinds={"age": "numeric"})
+        counts = dp.draft_schema(zeros_ones, kinds={"visits": "numeric"})
+        unkinded = dp.draft_schema(with_unknown)
+    assert read.declarations["age"] == dp.Numeric(ages.min(), ages.max(), drafted=True)
+    assert counts.declarations["visits"] == dp.Numeric(0.0, 1.0, drafted=True)
+    assert isinstance(unkinded.declarations["age"], dp.Categorical)
+
+
 # ------------------------------------------------------------------ what it gives
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_released_range_covers_most_values(seed):
@@ -155,7 +298,7 @@ def test_a_released_range_covers_most_values(seed):
 
 def test_a_text_column_with_delta_zero_is_refused_by_name():
     with pytest.raises(dp.ParameterError, match=r"\['plan'\].*Declare them in 'declared'"):
-        dp.draft_schema(_table(), epsilon=1.0, random_state=0)
+        dp.draft_schema(_table(), epsilon=1.0, kinds=TABLE_KINDS, random_state=0)
 
 
 def test_declared_columns_are_used_as_given_and_cost_nothing():
@@ -177,7 +320,8 @@ def test_declared_columns_are_used_as_given_and_cost_nothing():
 
 def test_the_accountant_is_charged_exactly_epsilon_and_delta():
     ledger = dp.BudgetAccountant(epsilon=2.0, delta=1e-5)
-    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, accountant=ledger, random_state=0)
+    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS,
+                             accountant=ledger, random_state=0)
     assert ledger.spent == (1.0, 1e-6)
     assert (schema.release.epsilon, schema.release.delta) == (1.0, 1e-6)
     assert [p.epsilon_requested for p in schema.release.parts] == [0.2] * 5  # 4 ranges, 1 vocabulary
@@ -217,7 +361,7 @@ def test_a_range_with_too_little_epsilon_is_refused_before_anything_is_read(monk
 # ------------------------------------------------------------------ what it releases
 def test_the_encoder_does_not_warn_on_a_released_schema():
     df = _table()
-    schema = dp.draft_schema(df, epsilon=1.0, delta=1e-6, random_state=0)
+    schema = dp.draft_schema(df, epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
     assert not schema.suggested
     complete = df.dropna()  # the encoder refuses missing numbers (a public rule)
     with warnings.catch_warnings():
@@ -227,7 +371,7 @@ def test_the_encoder_does_not_warn_on_a_released_schema():
 
 
 def test_to_code_carries_the_release():
-    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, random_state=0)
+    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
     code = schema.to_code()
     assert code.startswith("# Released by draft_schema at (epsilon, delta) = (1, 1e-06),")
     assert "docs/privacy/bounds.md §18" in code
@@ -238,7 +382,8 @@ def test_to_code_carries_the_release():
 
 @pytest.mark.parametrize("random_state", [0, None])
 def test_the_release_pickles_without_a_generator(random_state):
-    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, random_state=random_state)
+    schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS,
+                             random_state=random_state)
     for obj in (schema.release, schema):
         blob = pickle.dumps(obj)
         assert b"Generator" not in blob and b"PCG64" not in blob and b"SeedSequence" not in blob
