@@ -575,8 +575,8 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """What a learner adds around a whole fit (a generator held for every step, one
-        warning for the binary models, the verbosity); nothing by default.
+        """What a learner adds around a whole fit (one warning for the binary models, the
+        verbosity); nothing by default.
 
         Entered after the plan is made and before the budget is held; ``X`` is read for
         its public facts only.
