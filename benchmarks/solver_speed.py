@@ -99,7 +99,8 @@ def adult_worker(spec: dict) -> dict:
     """
     import dpconvex as dp
     from dpconvex._diagnostics import collect_diagnostics  # noqa: F401
-    from dpconvex._random import assign_noise
+    from dpconvex._random import NoiseSource
+    from dpconvex.estimators.base import NO_CONTEXT, fit_with
 
     try:
         import diffprivlib
@@ -177,8 +178,8 @@ def adult_worker(spec: dict) -> dict:
         for e in sweep_eps:
             for _ in seeds:
                 m = type(est)(**{**est.get_params(), "epsilon": e})
-                with assign_noise({m: rng}, seeded=True):  # one seeded stream, not kept on m
-                    m.fit(Xtr, ytr)
+                # one seeded stream, handed to the fit, not kept on m
+                fit_with(m, Xtr, ytr, NO_CONTEXT, [(m, NoiseSource(rng, seeded=True))])
         t_ind = time.perf_counter() - t0
         sw = dp.epsilon_sweep(est, Xtr, ytr, sweep_eps, runs=len(seeds), random_state=0)
         nfit = len(sweep_eps) * len(seeds)

@@ -14,35 +14,34 @@ from contextvars import ContextVar
 
 __all__ = ["enabled", "iteration", "say", "verbosity"]
 
-_LEVEL: ContextVar[int] = ContextVar("dpconvex_verbose", default=0)
-_T0: ContextVar[float] = ContextVar("dpconvex_verbose_t0", default=0.0)
+#: The verbosity of the fit running in this context: (level, its start time).
+_VERBOSITY: ContextVar[tuple[int, float]] = ContextVar("dpconvex_verbose", default=(0, 0.0))
 
 
 @contextmanager
 def verbosity(level: int) -> Iterator[None]:
     """Print progress at ``level`` (0: nothing; 1: steps of the fit; 2: also solver iterations)."""
-    token = _LEVEL.set(int(level))
-    token_t = _T0.set(time.perf_counter())
+    token = _VERBOSITY.set((int(level), time.perf_counter()))
     try:
         yield
     finally:
-        _LEVEL.reset(token)
-        _T0.reset(token_t)
+        _VERBOSITY.reset(token)
 
 
 def enabled(level: int = 1) -> bool:
     """Whether messages of ``level`` are printed."""
-    return _LEVEL.get() >= level
+    return _VERBOSITY.get()[0] >= level
 
 
 def say(message: str, level: int = 1) -> None:
     """Print one progress line with the elapsed time."""
-    if _LEVEL.get() >= level:
-        print(f"[dpconvex {time.perf_counter() - _T0.get():7.1f} s] {message}", file=sys.stderr,
+    shown, t0 = _VERBOSITY.get()
+    if shown >= level:
+        print(f"[dpconvex {time.perf_counter() - t0:7.1f} s] {message}", file=sys.stderr,
               flush=True)
 
 
 def iteration(solver: str, it: int, residual: float, every: int = 100) -> None:
     """Solver progress every ``every`` iterations at level 2 (not private: a diagnostic)."""
-    if _LEVEL.get() >= 2 and it % every == 0:
+    if _VERBOSITY.get()[0] >= 2 and it % every == 0:
         say(f"{solver}: iteration {it}, optimality residual {residual:.3g} (not private)", 2)

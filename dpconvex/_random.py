@@ -9,14 +9,13 @@ release. So
   seed, for experiments): :func:`check_seed` refuses anything else, generators
   included, with a :class:`~dpconvex.errors.ParameterError`;
 * every fit takes its generator from :func:`noise_source`, which builds it from
-  ``random_state`` unless the fit runs inside :func:`assign_noise`;
+  ``random_state`` unless the caller of the fit handed it one;
 * a meta-estimator (the searches, :func:`~dpconvex.epsilon_sweep`,
-  one-vs-rest, the large-margin centroid path, the audit adapters) hands the fit
-  of a sub-estimator its generator through :func:`assign_noise`, a
-  context-scoped channel keyed by the sub-estimator object, and never by
-  storing it on the sub-estimator. The channel also carries whether the caller
-  seeded the noise, which the certificate states
-  (:data:`dpconvex.privacy.release.SEEDED`).
+  one-vs-rest, the front doors, the large-margin centroid path, the audit
+  adapters) hands the fit of a sub-estimator its :class:`NoiseSource` as an
+  argument (:class:`~dpconvex.estimators.base.FitContext`), never by storing it
+  on the sub-estimator. The source also carries whether the caller seeded the
+  noise, which the certificate states (:data:`dpconvex.privacy.release.SEEDED`).
 
 Function-level APIs that do not keep their argument (the samplers of
 :mod:`dpconvex.privacy.noise`, :func:`~dpconvex.privacy.release.release`,
@@ -28,19 +27,15 @@ from __future__ import annotations
 
 import numbers
 import random
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["GENERATOR_TYPES", "NoiseSource", "RandomStateLike", "SeedLike", "assign_noise",
-           "check_random_state", "check_seed", "noise_source", "own_noise"]
+__all__ = ["GENERATOR_TYPES", "NoiseSource", "RandomStateLike", "SeedLike", "check_random_state",
+           "check_seed", "noise_source"]
 
 #: What the function-level APIs accept as ``random_state``.
 RandomStateLike = None | int | np.random.Generator
@@ -148,85 +143,37 @@ class NoiseSource:
     seeded: bool
 
 
-#: The channel: id(owner) -> (owner, its NoiseSource), for the fits running in this context.
-_ASSIGNED: ContextVar[Mapping[int, tuple[Any, NoiseSource]]] = ContextVar(
-    "dpconvex_noise", default=MappingProxyType({}))
-
-
-@contextmanager
-def assign_noise(assignments: Mapping[Any, np.random.Generator]
-                 | Iterable[tuple[Any, np.random.Generator]], *, seeded: bool) -> Iterator[None]:
-    """Hand the fits of the given objects their generators, for the duration of the block.
-
-    Keyed by object identity: a fit of that very object inside the block draws
-    from its generator (:func:`noise_source`); a clone of it, or a fit after the
-    block, does not. Nothing is stored on the objects. Blocks nest (an inner
-    assignment adds to, or overrides, the outer ones).
-
-    Parameters
-    ----------
-    assignments : mapping or iterable of (object, numpy.random.Generator)
-        The sub-estimators (the objects whose fit calls :func:`noise_source`)
-        and their generators. Several objects may share one generator (they then
-        draw from it in the order they are fitted).
-    seeded : bool
-        Whether the caller seeded these generators.
-
-    Raises
-    ------
-    ParameterError
-        A value is not a :class:`numpy.random.Generator`.
-    """
-    items = assignments.items() if isinstance(assignments, Mapping) else assignments
-    table = dict(_ASSIGNED.get())
-    for owner, rng in items:
-        if not isinstance(rng, np.random.Generator):
-            raise ParameterError(f"assign_noise: the generator of {type(owner).__name__} must "
-                                 f"be a numpy.random.Generator. Got {type(rng).__name__}.")
-        table[id(owner)] = (owner, NoiseSource(rng, bool(seeded)))
-    token = _ASSIGNED.set(MappingProxyType(table))
-    try:
-        yield
-    finally:
-        _ASSIGNED.reset(token)
-
-
-def noise_source(owner: Any) -> NoiseSource:
+def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     """The generator a fit of ``owner`` draws its noise from.
 
-    The generator :func:`assign_noise` handed to ``owner``, if the fit runs
-    inside such a block; otherwise a new one from ``owner.random_state`` (None:
-    seeded from the OS; an int: that seed). ``owner.random_state`` is validated
-    either way (:func:`check_seed`).
+    ``given``, the source the caller of the fit handed it (a meta-estimator's), if
+    any; otherwise a new one from ``owner.random_state`` (None: seeded from the
+    OS; an int: that seed). ``owner.random_state`` is validated either way
+    (:func:`check_seed`).
 
     Parameters
     ----------
     owner : estimator
         The object being fitted (with a ``random_state`` attribute).
+    given : NoiseSource or None, default=None
+        The source handed to this fit.
 
     Returns
     -------
     NoiseSource
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex._random import NoiseSource, noise_source
+    >>> noise_source(PrivateLogisticRegression(random_state=3)).seeded
+    True
+    >>> given = NoiseSource(np.random.default_rng(0), seeded=False)
+    >>> noise_source(PrivateLogisticRegression(random_state=3), given) is given
+    True
     """
     seed = check_seed(getattr(owner, "random_state", None), type(owner).__name__)
-    assigned = _ASSIGNED.get().get(id(owner))
-    if assigned is not None and assigned[0] is owner:
-        return assigned[1]
+    if given is not None:
+        return given
     return NoiseSource(np.random.default_rng(seed), seed is not None)
-
-
-@contextmanager
-def own_noise(owner: Any) -> Iterator[NoiseSource]:
-    """One generator for every step of a fit of ``owner`` (:func:`noise_source`, held).
-
-    For fits whose steps each ask :func:`noise_source` (e.g. a component
-    assignment and then the release): inside the block they all get the same
-    generator, so the draws continue one stream instead of restarting a seed.
-
-    Yields
-    ------
-    NoiseSource
-    """
-    src = noise_source(owner)
-    with assign_noise({owner: src.rng}, seeded=src.seeded):
-        yield src

@@ -58,10 +58,10 @@ def loopback_client(preload: str):
 def fit_drawing_from(est, rng, *args):
     """``est.fit(*args)`` with its noise drawn from the generator ``rng`` (several fits share
     one stream in order). The generator is handed to the fit, never stored on the model."""
-    from dpconvex._random import assign_noise
+    from dpconvex._random import NoiseSource
+    from dpconvex.estimators.base import NO_CONTEXT, fit_with
 
-    with assign_noise({est: rng}, seeded=True):
-        return est.fit(*args)
+    return fit_with(est, *args, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
 
 
 def release_template(template, *, epsilon, mechanism, solver, random_state=None, delta=0.0):

@@ -36,8 +36,9 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
-from dpconvex._random import assign_noise, noise_source
+from dpconvex._random import NoiseSource, noise_source
 from dpconvex.audit import EstimatorMechanism, audit, epsilon_lower_bound, linear_erm_pair
+from dpconvex.estimators.base import NO_CONTEXT, fit_with
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.privacy.release import SEEDED
 
@@ -473,16 +474,18 @@ def test_search_draws_are_those_of_the_seed():
     assert not np.array_equal(c.best_estimator_.coef_, d.best_estimator_.coef_)
 
 
-def test_channel_is_scoped_to_the_object_and_the_block():
+def test_noise_handed_to_a_fit_is_that_fits_only():
     est = _lr(classes=[0, 1])
     twin = clone(est)
     rng = np.random.default_rng(SEED)
-    with assign_noise({est: copy.deepcopy(rng)}, seeded=True):
-        a = est.fit(XB, YB).coef_.copy()
-        b = twin.fit(XB, YB).coef_.copy()  # not the assigned object: OS entropy
-    with assign_noise({est: copy.deepcopy(rng)}, seeded=True):
-        c = est.fit(XB, YB).coef_.copy()
-    d = est.fit(XB, YB).coef_.copy()  # after the block: OS entropy again
+
+    def handed(to):  # a copy of rng, handed to the fit of ``to``
+        return [(to, NoiseSource(copy.deepcopy(rng), seeded=True))]
+
+    a = fit_with(est, XB, YB, NO_CONTEXT, handed(est)).coef_.copy()
+    b = fit_with(twin, XB, YB, NO_CONTEXT, handed(est)).coef_.copy()  # another object: OS entropy
+    c = fit_with(est, XB, YB, NO_CONTEXT, handed(est)).coef_.copy()
+    d = est.fit(XB, YB).coef_.copy()  # a plain fit: OS entropy again
     np.testing.assert_array_equal(a, c)
     assert not np.array_equal(a, b) and not np.array_equal(a, d)
     assert SEEDED not in str(est.certificate_)
@@ -545,17 +548,16 @@ class _ReplayAttack:
         trial = PrivateRandomSearch(**held.get_params(deep=False))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with assign_noise({trial: rng}, seeded=True):
-                trial.fit(*self.D)
+            fit_with(trial, *self.D, NO_CONTEXT, [(trial, NoiseSource(rng, seeded=True))])
         return bool(np.array_equal(_released(trial), released))
 
 
 class _KeepsItsGenerator(PrivateRandomSearch):
     """Mutant: the search keeps a copy of the generator it draws from (before any draw)."""
 
-    def fit(self, X: Any, y: Any) -> _KeepsItsGenerator:
-        self.noise_generator_ = copy.deepcopy(noise_source(self).rng)
-        return super().fit(X, y)
+    def _fit_with(self, X: Any, y: Any, context: Any) -> _KeepsItsGenerator:
+        self.noise_generator_ = copy.deepcopy(noise_source(self, context.noise).rng)
+        return super()._fit_with(X, y, context)
 
 
 def _audit_search(search: Any, n_runs: int, seed: int) -> tuple[Any, Any, _ReplayAttack]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import pickle
 import warnings
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -32,7 +31,8 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics, record_diagnostic
-from dpconvex.data.labels import LabelArray, declared_classes, excluded_rows
+from dpconvex.data.labels import LabelArray, declared_classes
+from dpconvex.estimators.base import FitContext
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.objectives.losses import HuberHinge
 
@@ -432,21 +432,17 @@ def _observe(est, data):
 
 def _validation_row(name, neighbours):
     """A record of the safeguard's validation part: the mask the front door leaves out of its
-    learner's fit (read from ``excluded_rows``; the split does not depend on the data)."""
-    from dpconvex.estimators import front_door, front_door_regression
-
+    learner's fit (read from ``FitContext.excluding``; the split does not depend on the data)."""
     masks = []
+    excluding = FitContext.excluding
 
-    @contextmanager
-    def spy(rows):
+    def spy(context, rows):
         masks.append(np.asarray(rows).copy())
-        with excluded_rows(rows):
-            yield
+        return excluding(context, rows)
 
     D, _, params = neighbours("validation")
     with pytest.MonkeyPatch.context() as patch:
-        for module in (front_door, front_door_regression):
-            patch.setattr(module, "excluded_rows", spy)
+        patch.setattr(FitContext, "excluding", spy)
         _observe(_set(NEIGHBOUR_ESTIMATORS[name](), random_state=7, **params), D)
     assert len(masks) == 1, f"{name}: the safeguard did not split the rows"
     return int(np.flatnonzero(masks[0])[-1])

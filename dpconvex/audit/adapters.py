@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from .._random import assign_noise
+from .._random import NoiseSource
 from .._validation import check_float, check_int, check_option
 from ..data.preprocess import clip_rows
 from ..data.validation import check_array
@@ -569,7 +569,7 @@ class EstimatorMechanism:
 
     Each run clones the estimator and fits the clone on ``data = (X, y)``,
     its noise drawn from the audit's generator: the generator is handed to
-    that fit (:func:`dpconvex._random.assign_noise`, which a meta-estimator's
+    that fit as an argument (:func:`dpconvex.estimators.base.fit_with`, which a meta-estimator's
     fit passes on to its sub-estimators), never set as a parameter, so the
     fitted clone holds no generator. The output is ``[coef_, intercept_]``
     (or ``Phi_`` for the large-margin classifier), or
@@ -618,8 +618,10 @@ class EstimatorMechanism:
                                  f"{type(data).__name__}.")
         X, y = data
         est = clone(self.estimator)
-        with assign_noise({est: rng}, seeded=True):  # the audit's stream, not stored
-            est.fit(X, y)
+        from ..estimators.base import NO_CONTEXT, fit_with
+
+        # the audit's stream, handed to the fit, not stored
+        fit_with(est, X, y, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
         out = self.output(est)
         try:
             return np.asarray(out, dtype=float).ravel()

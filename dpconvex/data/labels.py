@@ -45,8 +45,6 @@ import numbers
 import os
 import sys
 import warnings
-from collections.abc import Iterator
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +55,8 @@ from .._validation import Options, _reject_masked
 from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
 
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
-           "LabelSet", "check_classes", "check_labels", "declared_classes", "encode_labels",
-           "excluded_mask", "excluded_rows", "label_set_of", "one_label_warning", "zero_rows"]
+           "LabelSet", "LabelWarning", "check_classes", "check_excluded", "check_labels",
+           "declared_classes", "encode_labels", "label_set_of", "zero_rows"]
 
 #: The certificate assumption added when the label set is read from the data.
 INFERRED = ("label set read from the data (classes=None): assumed public; pass the public "
@@ -232,30 +230,35 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
 
 
 # ------------------------------------------------------- one warning per fit
-#: Inside :func:`one_label_warning`: whether the warning was issued (a one-item list).
-_WARNED: ContextVar[list[bool] | None] = ContextVar("dpconvex_label_warning", default=None)
+class LabelWarning:
+    """The label-set warning of one fit made of fits: issued at most once.
 
+    A fit made of fits (a search, a sweep, a front door and its learner) makes one and
+    hands it to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
+    the first read of the label set from y warns, the others do not. ``issued=True``
+    when the caller has warned already.
 
-@contextlib.contextmanager
-def one_label_warning(*, issued: bool = False) -> Iterator[None]:
-    """Issue the :class:`~dpconvex.errors.PrivacyLeakWarning` at most once inside this context.
-
-    For fits made of fits (searches, sweeps, a fit that delegates to an inner
-    estimator): the first read of the label set from y warns, the others do
-    not. ``issued=True`` when the caller has warned already. Nested contexts
-    share the outermost one. Usable as a decorator.
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from dpconvex.data.labels import LabelWarning, encode_labels
+    >>> once = LabelWarning()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     for _ in range(3):
+    ...         _ = encode_labels(np.array([0, 1, 1]), None, "Doc.fit", warning=once)
+    >>> len(caught), once.issued
+    (1, True)
     """
-    state = _WARNED.get()
-    if state is not None:
-        if issued:
-            state[0] = True
-        yield
-        return
-    token = _WARNED.set([issued])
-    try:
-        yield
-    finally:
-        _WARNED.reset(token)
+
+    __slots__ = ("issued",)
+
+    def __init__(self, issued: bool = False):
+        self.issued = bool(issued)
+
+    def __repr__(self) -> str:
+        return f"LabelWarning(issued={self.issued})"
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -270,12 +273,11 @@ def _outside_stacklevel() -> int:
     return level
 
 
-def _warn_inferred(owner: str) -> None:
-    state = _WARNED.get()
-    if state is not None:
-        if state[0]:
+def _warn_inferred(owner: str, warning: LabelWarning | None) -> None:
+    if warning is not None:
+        if warning.issued:
             return
-        state[0] = True
+        warning.issued = True
     warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
                   stacklevel=_outside_stacklevel())
 
@@ -300,7 +302,7 @@ class LabelSet:
     unknown_labels : {"raise", "ignore"}
         The policy for labels outside a public set (:data:`UNKNOWN_LABELS`).
     excluded : ndarray of bool or None
-        Records the caller left out of the fit (:func:`excluded_rows`; they contribute no
+        Records the caller left out of the fit (:func:`check_excluded`; they contribute no
         loss whatever their label); None: none.
     """
 
@@ -399,7 +401,8 @@ def label_set_of(y: Any, classes: Any, caller: str) -> np.ndarray | None:
 
 
 def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = False,
-                  unknown_labels: str = "raise") -> LabelSet:
+                  unknown_labels: str = "raise", excluded: np.ndarray | None = None,
+                  warning: LabelWarning | None = None) -> LabelSet:
     """Encode validated labels against the public label set (or read it from y, with a warning).
 
     Parameters
@@ -416,6 +419,13 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     unknown_labels : {"raise", "ignore"}, default="raise"
         A label outside a public set: refuse (``"raise"``), or mark the record
         ``outside`` for the caller to zero its row (``"ignore"``).
+    excluded : ndarray of bool or None, default=None
+        Records the caller leaves out of the fit (the front door's validation rows),
+        one entry per record: :attr:`LabelSet.excluded`; their labels are not read
+        past the encoding (index 0).
+    warning : LabelWarning or None, default=None
+        The label-set warning shared by the fits of one fit made of fits; None: a read of
+        the set from y warns.
 
     Raises
     ------
@@ -432,10 +442,11 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     """
     owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
-    excluded = excluded_mask(len(y), caller)
+    if excluded is not None:
+        excluded = check_excluded(excluded, len(y), caller)
     public = _public_set(y, classes, caller, binary)
     if public is None:
-        _warn_inferred(owner)  # before any refusal: it depends on classes=None only
+        _warn_inferred(owner, warning)  # before any refusal: it depends on classes=None only
         c, idx = _inferred_set(y, caller, binary)
         labels = LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels,
                           excluded)
@@ -537,52 +548,42 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None
         )
 
 
-#: The rows the fits inside :func:`excluded_rows` leave out (a boolean mask over the records).
-_EXCLUDED: ContextVar[np.ndarray | None] = ContextVar("dpconvex_excluded_rows", default=None)
+def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray | None:
+    """The mask of the records left out of a fit on n records (None: none), checked.
 
+    The learner zeroes their rows by a per-row factor (X is not copied), as for a label
+    outside the set with ``unknown_labels="ignore"``, so the model does not depend on
+    those records; the learners' storage choices and guards read the other rows only.
+    The front door's safeguard fits its learner so, with the validation part left out
+    (docs/privacy.md §14.4).
 
-@contextlib.contextmanager
-def excluded_rows(rows: np.ndarray) -> Iterator[None]:
-    """Inside this context, every fit leaves out the records of the boolean mask ``rows``.
-
-    :func:`encode_labels` marks them in :attr:`LabelSet.excluded`: their labels are not
-    read past the encoding (index 0), and the learner zeroes their rows by a per-row factor
-    (X is not copied), as for a label outside the set with ``unknown_labels="ignore"``, so
-    the model does not depend on those records. The learners' storage choices and guards
-    read the other rows only. The front door's safeguard fits its learner so, with the
-    validation part excluded (docs/privacy.md §14.4). The mask has one entry per record of
-    the fits inside the context.
+    Raises
+    ------
+    ParameterError
+        ``rows`` is not a 1-D boolean mask.
+    DataValidationError
+        It does not have one entry per record.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex.data.labels import encode_labels, excluded_rows
-    >>> with excluded_rows(np.array([False, True, False])):
-    ...     labels = encode_labels(np.array([0, 1, 1]), [0, 1], "Doc.fit")
+    >>> from dpconvex.data.labels import encode_labels
+    >>> labels = encode_labels(np.array([0, 1, 1]), [0, 1], "Doc.fit",
+    ...                        excluded=np.array([False, True, False]))
     >>> labels.dropped.tolist(), labels.index.tolist(), labels.outside.tolist()
     ([False, True, False], [0, 0, 1], [False, False, False])
     """
+    if rows is None:
+        return None
     mask = np.asarray(rows)
     if mask.dtype != bool or mask.ndim != 1:
-        raise ParameterError(f"excluded_rows: rows must be a 1-D boolean mask over the records. "
-                             f"Got dtype {mask.dtype} and shape {mask.shape} instead.")
-    token = _EXCLUDED.set(mask)
-    try:
-        yield
-    finally:
-        _EXCLUDED.reset(token)
-
-
-def excluded_mask(n: int, caller: str) -> np.ndarray | None:
-    """The mask of :func:`excluded_rows` for a fit on n records (None outside the context)."""
-    mask = _EXCLUDED.get()
-    if mask is None:
-        return None
+        raise ParameterError(f"{caller}: the rows left out of the fit must be a 1-D boolean mask "
+                             f"over the records. Got dtype {mask.dtype} and shape {mask.shape} "
+                             "instead.")
     if mask.shape != (n,):
         raise DataValidationError(
             f"{caller}: the rows excluded from the fit are a mask over {mask.shape[0]} records, "
-            f"but y has {n} labels. Pass excluded_rows a mask with one entry per record of the "
-            "fit.")
+            f"but y has {n} labels. Pass a mask with one entry per record of the fit.")
     return mask
 
 

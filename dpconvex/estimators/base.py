@@ -12,15 +12,21 @@ A fit is three public steps (:class:`PrivateEstimator`):
 
 ``fit`` is the three in a row; ``certify`` is the dry run of the same plan (no noise, no
 charge). Sweeps, searches, the auditor and the noise warnings use only these methods.
+
+A meta-estimator (one-vs-rest, the front doors, schema input, a private label range, the
+searches, sweeps, the audit) fits its sub-estimators with a :class:`FitContext`, an
+argument that carries the sub-fit's noise source, the rows it leaves out, the budget hold
+it runs in and the label-set warning it shares (:func:`fit_with`); nothing of it is stored
+on a model.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
@@ -28,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from .._random import NoiseSource
 from .._validation import (
     Constraint,
     check_fitted,
@@ -35,7 +42,7 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import check_labels, label_set_of
+from ..data.labels import LabelWarning, check_labels, label_set_of
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
@@ -46,8 +53,136 @@ if TYPE_CHECKING:
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 
-__all__ = ["CertificateHold", "ClassifierScoreMixin", "FitPlan", "Prepared", "PreparedFacts",
-           "PrivateEstimator", "public_rows"]
+__all__ = ["NO_CONTEXT", "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan",
+           "Prepared", "PreparedFacts", "PrivateEstimator", "fit_with", "public_rows"]
+
+
+@dataclass(frozen=True, eq=False)
+class FitContext:
+    """What the caller of a fit hands it besides (X, y): an argument, never stored.
+
+    ``fit(X, y)`` runs with the empty context (:data:`NO_CONTEXT`). A meta-estimator
+    fits each sub-estimator with :meth:`inner` of its own context, naming the
+    sub-fit's noise source, so the rows left out, the budget hold and the label-set
+    warning reach every fit inside it.
+
+    Attributes
+    ----------
+    noise : NoiseSource or None
+        The generator this fit draws from; None: one from its ``random_state``
+        (:func:`dpconvex._random.noise_source`).
+    excluded : ndarray of bool or None
+        Records left out of the fit (the front door's validation rows), one entry
+        per record: their labels are not read past the encoding and their rows
+        contribute no loss (:func:`dpconvex.data.labels.encode_labels`).
+    held : bool
+        The fit runs inside another fit's budget hold, which compared δ with 1/n
+        (:meth:`PrivateEstimator._reserve`).
+    label_warning : LabelWarning or None
+        The label-set warning shared by the fits of one fit made of fits (issued
+        at most once); None: each read of a label set from y warns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex._random import NoiseSource
+    >>> from dpconvex.estimators.base import NO_CONTEXT, fit_with
+    >>> X = np.random.default_rng(0).normal(size=(50, 3)) / 2; y = (X[:, 0] > 0).astype(int)
+    >>> noise = NoiseSource(np.random.default_rng(1), seeded=True)
+    >>> est = PrivateLogisticRegression(classes=[0, 1])
+    >>> fit_with(est, X, y, NO_CONTEXT.inner(noise)).random_state is None  # nothing stored
+    True
+    """
+
+    noise: NoiseSource | None = None
+    excluded: np.ndarray | None = None
+    held: bool = False
+    label_warning: LabelWarning | None = None
+
+    def inner(self, noise: NoiseSource | None, *, held: bool = False) -> FitContext:
+        """The context of a fit inside this one: the same rows left out, hold and label
+        warning; ``noise`` its own source (None: from its ``random_state``); ``held``
+        when it runs inside this fit's budget hold."""
+        return dataclasses.replace(self, noise=noise, held=self.held or held)
+
+    def excluding(self, rows: np.ndarray) -> FitContext:
+        """This context with the records of the boolean mask ``rows`` left out.
+
+        Raises
+        ------
+        ParameterError
+            ``rows`` is not a 1-D boolean mask.
+        """
+        mask = np.asarray(rows)
+        if mask.dtype != bool or mask.ndim != 1:
+            raise ParameterError(
+                "FitContext.excluding: the rows left out of the fit must be a 1-D boolean mask "
+                f"over the records. Got dtype {mask.dtype} and shape {mask.shape} instead.")
+        return dataclasses.replace(self, excluded=mask)
+
+    def one_label_warning(self, *, issued: bool = False) -> FitContext:
+        """This context with one label-set warning for the fits inside it.
+
+        The caller's, if it has one (marked issued when ``issued``); otherwise a new
+        :class:`~dpconvex.data.labels.LabelWarning`.
+        """
+        if self.label_warning is not None:
+            if issued:
+                self.label_warning.issued = True
+            return self
+        return dataclasses.replace(self, label_warning=LabelWarning(issued))
+
+
+#: The context of a fit called by the user: its own noise, every row, no outer hold.
+NO_CONTEXT = FitContext()
+
+
+def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
+             noise: Iterable[tuple[Any, NoiseSource]] = ()) -> Any:
+    """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
+
+    A dpconvex estimator takes the context; ``noise`` names the noise source of each
+    object that draws (the estimator itself, or steps of a
+    :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
+    its own source); any other estimator is fitted with ``fit(X, y)``.
+
+    Returns
+    -------
+    The fitted estimator.
+    """
+    given = {id(owner): source for owner, source in noise}
+    return _fit_part(estimator, X, y, context, given)
+
+
+def _takes_context(estimator: Any) -> bool:
+    return callable(getattr(type(estimator), "_fit_with", None))
+
+
+def _fit_part(estimator: Any, X: Any, y: Any, context: FitContext,
+              given: Mapping[int, NoiseSource]) -> Any:
+    if _takes_context(estimator):
+        return estimator._fit_with(X, y, context.inner(given.get(id(estimator))))
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(estimator, Pipeline) and estimator.memory is None \
+            and any(_takes_context(step) or isinstance(step, Pipeline)
+                    for _, step in estimator.steps):
+        estimator.steps = list(estimator.steps)
+        estimator._validate_steps()
+        rows = X
+        for _, step in estimator.steps[:-1]:
+            if step is None or step == "passthrough":
+                continue
+            if _takes_context(step) or isinstance(step, Pipeline):
+                rows = _fit_part(step, rows, y, context, given).transform(rows)
+            else:
+                rows = step.fit_transform(rows, y)
+        final = estimator.steps[-1][1]
+        if final is not None and final != "passthrough":
+            _fit_part(final, rows, y, context, given)
+        return estimator
+    return estimator.fit(X, y)
 
 
 @runtime_checkable
@@ -394,57 +529,61 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         return self.plan(*self.public_shape(X, y))
 
     # ----------------------------------------------------------------- prepare/fit
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
-        """Validated, clipped data and the template of ``plan`` (no budget spent)."""
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
+        """Validated, clipped data and the template of ``plan`` (no budget spent).
+
+        ``context``: what a meta-estimator hands the fit (:class:`FitContext`: the rows
+        left out, the label-set warning, the noise source of a preparation that draws).
+        """
         raise NotImplementedError
 
     @contextmanager
-    def _reserve(self, plan: FitPlan) -> Iterator[CertificateHold]:
+    def _reserve(self, plan: FitPlan, context: FitContext) -> Iterator[CertificateHold]:
         """The ledger hold of the plan's budget (checked before any data are read).
 
         Every fit holds its budget here, so this is also where the plan's δ is compared
         with 1/n (both public; :func:`~dpconvex.privacy.rules.mechanism.warn_if_delta_not_small`):
         δ >= 1/n warns before the data are read, and the certificate the fit commits to the
-        hold states it. A fit inside another fit's hold (the binary models of one-vs-rest)
-        leaves the check to the outer one, which holds the whole δ.
+        hold states it. A fit inside another fit's hold (``context.held``: the binary
+        models of one-vs-rest, the inner fit of the large-margin centroid learner) leaves
+        the check to the outer one, which holds the whole δ.
         """
         from ..privacy.accounting import reserve_budget
         from ..privacy.rules.mechanism import warn_if_delta_not_small
 
-        outer = _HOLDING.get()
-        note = None if outer else warn_if_delta_not_small(plan.budget.delta, plan.n,
-                                                          type(self).__name__)
-        token = _HOLDING.set(True)
-        try:
-            with reserve_budget(getattr(self, "accountant", None), plan.budget.epsilon,
-                                plan.budget.delta, type(self).__name__) as hold:
-                yield hold if note is None else _StatingHold(hold, note)
-        finally:
-            _HOLDING.reset(token)
+        note = None if context.held else warn_if_delta_not_small(plan.budget.delta, plan.n,
+                                                                 type(self).__name__)
+        with reserve_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                            plan.budget.delta, type(self).__name__) as hold:
+            yield hold if note is None else _StatingHold(hold, note)
 
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
-                     warm_start: np.ndarray | None = None) -> PrivateEstimator:
+                     warm_start: np.ndarray | None = None,
+                     context: FitContext = NO_CONTEXT) -> PrivateEstimator:
         """The private part of a fit: hold the plan's budget, release, store the model.
 
-        ``warm_start`` is a start point for the solver only (docs/privacy.md §5.4).
+        ``warm_start`` is a start point for the solver only (docs/privacy.md §5.4);
+        ``context`` what a meta-estimator hands the fit (:class:`FitContext`: e.g. its
+        noise source).
         """
-        with self._reserve(plan) as hold:
-            return self._release(prep, plan, hold, warm_start)
+        with self._reserve(plan, context) as hold:
+            return self._release(prep, plan, hold, context, warm_start)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> PrivateEstimator:
+                 context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
         raise NotImplementedError
 
     def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """What a learner adds around a whole fit (a generator held for every step, one
-        warning for the binary models, the verbosity); nothing by default.
+        """What a learner adds around a whole fit (one warning for the binary models, the
+        verbosity); nothing by default.
 
         Entered after the plan is made and before the budget is held; ``X`` is read for
         its public facts only.
         """
         return nullcontext()
 
-    def _diverted_fit(self, X: Any, y: Any) -> PrivateEstimator | None:
+    def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator | None:
         """A fit that takes another path before the plan (a released label range), or None."""
         return None
 
@@ -460,20 +599,28 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
+        return self._fit_with(X, y, NO_CONTEXT)
+
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
+        """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
+        from .._random import noise_source
         from .._validation import feature_names_of, with_feature_names
 
-        diverted = self._diverted_fit(X, y)
+        diverted = self._diverted_fit(X, y, context)
         if diverted is not None:
             return diverted
         self._validate_params()
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))
+        # one generator for every step of the fit (e.g. a component assignment, the release)
+        context = dataclasses.replace(context, noise=noise_source(self, context.noise))
         with self._fit_context(X, plan):
             if plan.sub_plans:
-                fitted = self._fit_sub_plans(X, y, plan)
+                fitted = self._fit_sub_plans(X, y, plan, context)
             else:
-                with self._reserve(plan) as hold:  # before the data are read
-                    fitted = self._release(self.prepare(X, y, plan), plan, hold, None)
+                with self._reserve(plan, context) as hold:  # before the data are read
+                    prep = self.prepare(X, y, plan, context=context)
+                    fitted = self._release(prep, plan, hold, context, None)
         return with_feature_names(fitted, names)
 
     # --------------------------------------------------------------------- certify
@@ -495,18 +642,23 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
             if plan.sub_plans:
                 return _stating_delta(self._certify_sub_plans(plan), plan)
             return _stating_delta(self._certify(self.prepare_shape(plan), plan), plan)
-        plan = self.plan_for(X, y)
-        return _stating_delta(self._certify_data(X, y, plan), plan)
+        return self._certify_with(X, y, NO_CONTEXT)
 
-    def _certify_data(self, X: Any, y: Any, plan: FitPlan) -> Any:
+    def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
+        """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""
+        plan = self.plan_for(X, y)
+        return _stating_delta(self._certify_data(X, y, plan, context), plan)
+
+    def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """The dry run of ``plan`` on (X, y): the template a fit builds, no noise, no charge.
 
         A learner whose ``prepare`` draws randomness or spends budget (a private component
         assignment) builds its certificate's template here without them.
         """
-        return self._certify(self.prepare(X, y, plan), plan)
+        return self._certify(self.prepare(X, y, plan, context=context), plan)
 
-    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan) -> PrivateEstimator:
+    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan,
+                       context: FitContext) -> PrivateEstimator:
         raise NotImplementedError
 
     def _certify_sub_plans(self, plan: FitPlan) -> Any:
@@ -533,10 +685,6 @@ class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
         certificate.assumptions.extend(note for note in (prep.meta.label_note, *plan.notes)
                                        if note and note not in certificate.assumptions)
         return certificate
-
-
-#: Inside a fit's budget hold (:meth:`PrivateEstimator._reserve`): nested fits skip the δ check.
-_HOLDING: ContextVar[bool] = ContextVar("dpconvex_budget_hold", default=False)
 
 
 class _StatingHold:

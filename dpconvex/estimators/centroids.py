@@ -74,7 +74,15 @@ from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
-from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import (
+    NO_CONTEXT,
+    CertificateHold,
+    FitContext,
+    FitPlan,
+    Prepared,
+    PreparedFacts,
+    PrivateEstimator,
+)
 from .constraints import ROW_NORM
 from .ovr import check_plan_shape
 
@@ -504,13 +512,15 @@ class ClassSumEstimator(PrivateEstimator):
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
-    def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold) -> Release:
+    def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
+                            context: FitContext) -> Release:
         """Draw the noise, release the template's class sums, commit the certificate to ``hold``.
 
-        The noise comes from ``random_state`` or what a meta-estimator handed this fit; the
-        released vector and its calibration are returned (nothing else of the fit is kept).
+        The noise comes from ``random_state`` or what a meta-estimator handed this fit
+        (``context.noise``); the released vector and its calibration are returned (nothing
+        else of the fit is kept).
         """
-        noise = noise_source(self)
+        noise = noise_source(self, context.noise)
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
                            seeded=noise.seeded)
         assert released.theta is not None and released.calibration is not None
@@ -709,13 +719,16 @@ class PrivateGaussianCentroid(ClassSumEstimator):
             options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm,
                      "priors": self.priors if isinstance(self.priors, str) else "given"})
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
         X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
         check_plan_shape(plan, X_checked.shape, owner)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels)
+        labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
+                               unknown_labels=self.unknown_labels, excluded=context.excluded,
+                               warning=context.label_warning)
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
         meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels
@@ -753,15 +766,15 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     # --------------------------------------------------------------------- fit
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
+                 context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianCentroid:
         """Release the noisy class sums and counts and store the class means."""
         owner = type(self).__name__
         template, mechanism, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
         # public quantities only (n, C, d, epsilon, delta), before the release (§6.8); the
         # rule reads the number of rows from a shape
         warn_if_centroid_noise_dominates(mechanism, template, budget,
-                                         np.broadcast_to(0.0, (plan.n, 0)), owner, stacklevel=4)
-        released = self._release_class_sums(prep, plan, hold)
+                                         np.broadcast_to(0.0, (plan.n, 0)), owner, stacklevel=5)
+        released = self._release_class_sums(prep, plan, hold, context)
         certificate = released.certificate
         V = released.theta
         w = float(getattr(mechanism, "count_weight", 1.0))

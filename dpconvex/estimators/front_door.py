@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import assign_noise, noise_source
+from .._random import NoiseSource, noise_source
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -41,8 +41,6 @@ from ..data.labels import (
     check_labels,
     declared_classes,
     encode_labels,
-    excluded_rows,
-    one_label_warning,
 )
 from ..data.validation import computed
 from ..errors import ParameterError, PrivacyError, PrivacyLeakWarning, PrivacyWarning
@@ -68,7 +66,7 @@ from ..privacy.rules.noise_dominance_gd import (
     centroid_noise_dominates,
     gd_noise_ratio,
 )
-from .base import FitPlan, PrivateEstimator
+from .base import NO_CONTEXT, FitContext, FitPlan, PrivateEstimator
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
@@ -436,29 +434,31 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         return {"feature_range": np.column_stack([lo, hi])}
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X: Any, y: Any) -> PrivateClassifier:
-        """Choose the learner from (n, C, d, ε, δ) and fit it.
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateClassifier:
+        """Choose the learner from (n, C, d, ε, δ) and fit it (:meth:`fit` inside ``context``).
+
+        The learner draws from this fit's generator (``context.noise``, else
+        ``random_state``) and shares its label-set warning.
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         if self.schema is not None:
-            return self._fit_on_schema(X, y)
+            return self._fit_on_schema(X, y, context)
         self._validate_params()
         shape = self.public_shape(X, y)
         inferred = self.classes is None and declared_classes(y) is None
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
-                          stacklevel=2)
+                          stacklevel=3)
         if self._guarded(*shape):
-            return self._fit_safeguarded(X, y, shape, inferred)
+            return self._fit_safeguarded(X, y, shape, inferred, context)
         name, reason, learner = self._learner(*shape)
         self._warn_if_every_candidate_is_weak(*shape)  # before any budget is held
-        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
-        with assign_noise({learner: noise.rng}, seeded=noise.seeded), \
-                one_label_warning(issued=inferred):
-            learner.fit(_rows_for(name, X), y)
+        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
+        learner._fit_with(_rows_for(name, X), y,
+                          context.one_label_warning(issued=inferred).inner(noise))
         learner.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape)))
         if inferred:
             learner.certificate_.assumptions.append(INFERRED_CHOICE)
@@ -472,7 +472,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         return self
 
     def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
-                         inferred: bool) -> PrivateClassifier:
+                         inferred: bool, context: FitContext) -> PrivateClassifier:
         """The learner without the validation rows' loss, then the private choice of what to
         release (§14.4)."""
         owner = type(self).__name__
@@ -482,12 +482,13 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
         name, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
         self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
-        noise = noise_source(self)
-        with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold, \
-                one_label_warning(issued=inferred):
+        noise = noise_source(self, context.noise)
+        with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold:
+            context = context.one_label_warning(issued=inferred)
             y_checked = check_labels(computed(y), n, f"{owner}.fit")  # X is checked once, by the learner
             labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                                   unknown_labels=self.unknown_labels)
+                                   unknown_labels=self.unknown_labels, excluded=context.excluded,
+                                   warning=context.label_warning)
             learner.set_params(classes=list(labels.classes))
             order = noise.rng.permutation(n)  # independent of the data (§14.4)
             validation = np.sort(order[n_fit:])
@@ -495,8 +496,8 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
             held[validation] = True
             fit_rng, select_rng = noise.rng.spawn(2)
             # the validation rows are left out of the learner's fit (zero factors, X not copied)
-            with assign_noise({learner: fit_rng}, seeded=noise.seeded), excluded_rows(held):
-                learner.fit(_rows_for(name, X), y_checked)
+            learner._fit_with(_rows_for(name, X), y_checked,
+                              context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded)))
             X_val = _take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
@@ -521,7 +522,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
                 "docs/privacy.md §14.4). The signal in these rows does not outweigh the noise "
                 f"at epsilon = {epsilon:g}: use a larger epsilon, delta > 0, more rows or fewer "
                 "features, or compare with safeguard=False on held-out rows.",
-                PrivacyWarning, stacklevel=3)  # the caller of fit
+                PrivacyWarning, stacklevel=4)  # the caller of fit
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = certificate
@@ -583,7 +584,7 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
             f"{n} rows, C = {n_classes} classes and d = {n_features} features (public quantities "
             "only; docs/privacy.md §14.3). Use a larger epsilon, delta > 0, more rows or fewer "
             f"features before spending the budget. {PUBLIC_CHECK_NOTE}",
-            PrivacyWarning, stacklevel=3)
+            PrivacyWarning, stacklevel=4)
 
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
                 n_classes: int | None = None, n_features: int | None = None) -> Any:
@@ -626,13 +627,12 @@ class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
             model = learner.certify(n=n, n_classes=n_classes, n_features=n_features)
             classes = classes if classes is not None else range(n_classes)
         else:
-            with one_label_warning():
-                X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
-                classes = encode_labels(y_checked, classes, f"{owner}.certify",
-                                        unknown_labels=self.unknown_labels).classes
+            X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self)
+            classes = encode_labels(y_checked, classes, f"{owner}.certify",
+                                    unknown_labels=self.unknown_labels).classes
             learner.set_params(classes=list(classes))
-            with excluded_rows(np.arange(n) >= n_fit):
-                model = learner.certify(_rows_for(name, X_checked), y_checked)
+            model = learner._certify_with(_rows_for(name, X_checked), y_checked,
+                                          NO_CONTEXT.excluding(np.arange(n) >= n_fit))
         classes = list(classes)
         selection = dry_selection(len(classes) + 1, float(self.epsilon), n_val)
         return self._safeguard_certificate(model, selection, name, reason, (n_fit, n_val),

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from .._random import assign_noise, noise_source
+from .._random import NoiseSource, noise_source
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -34,7 +34,6 @@ from .._validation import (
     feature_names_of,
     with_feature_names,
 )
-from ..data.labels import excluded_rows
 from ..data.validation import check_array
 from ..errors import DataValidationError, PrivacyError, PrivacyWarning
 from ..privacy.accounting import reserve_budget
@@ -54,7 +53,7 @@ from ..privacy.rules.front_door_regression import (
 )
 from ..privacy.rules.mechanism import has_positive_delta
 from ..templates.bounded_mean import BoundedMeanTemplate
-from .base import FitPlan, PrivateEstimator
+from .base import FitContext, FitPlan, PrivateEstimator
 from .front_door import _take_rows
 from .label_range import LabelRange, LabelRangeMixin, private_bounds
 from .regression import PrivateLinearRegressor
@@ -280,31 +279,30 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 f"{self.validation_fraction!r}; docs/privacy.md §17.3)")
 
     # ------------------------------------------------------------------------- fit
-    def fit(self, X: Any, y: Any) -> PrivateRegressor:
-        """Choose the learner from (n, d, ε, δ), fit it, and (safeguard) select the release.
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRegressor:
+        """Choose the learner from (n, d, ε, δ), fit it, and (safeguard) select the release
+        (:meth:`fit` inside ``context``; the learner draws from this fit's generator).
 
         Raises
         ------
         ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         if self.schema is not None:
-            return self._fit_on_schema(X, y)
+            return self._fit_on_schema(X, y, context)
         if private_bounds(self.label_range) is not None:
-            return self._fit_private_labels(X, y)
+            return self._fit_private_labels(X, y, context)
         self._validate_params()
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
         choice = self._choice(n, n_features)
         if choice.learner == CONSTANT:
-            self._fit_constant(X, y, n, n_features, choice.reason)
+            self._fit_constant(X, y, n, n_features, choice.reason, context)
         elif self._guarded(n, n_features):
-            self._fit_safeguarded(X, y, n, n_features, choice)
+            self._fit_safeguarded(X, y, n, n_features, choice, context)
         else:
             learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
-            noise = noise_source(self)
-            with assign_noise({learner: noise.rng}, seeded=noise.seeded):
-                learner.fit(X, y)
+            learner._fit_with(X, y, context.inner(noise_source(self, context.noise)))
             learner.certificate_.assumptions.extend((choice.reason, *self._unguarded_note(n)))
             self.estimator_, self.learner_ = learner, choice.learner
             self.certificate_ = learner.certificate_
@@ -322,10 +320,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         lo, hi = self._label_bounds()
         return 0.5 * (hi + lo) + 0.5 * (hi - lo) * float(value)
 
-    def _fit_constant(self, X: Any, y: Any, n: int, n_features: int, reason: str) -> None:
+    def _fit_constant(self, X: Any, y: Any, n: int, n_features: int, reason: str,
+                      context: FitContext) -> None:
         owner = type(self).__name__
         check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        noise = noise_source(self)
+        noise = noise_source(self, context.noise)
         with reserve_budget(self.accountant, float(self.epsilon), 0.0, owner) as hold:
             u = self._unit_labels(y, n, f"{owner}.fit")
             mean, certificate = self._mean_release(u, float(self.epsilon), noise.rng,
@@ -337,14 +336,15 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         self.learner_ = CONSTANT
         self.certificate_ = certificate
 
-    def _fit_safeguarded(self, X: Any, y: Any, n: int, n_features: int, choice: Any) -> None:
+    def _fit_safeguarded(self, X: Any, y: Any, n: int, n_features: int, choice: Any,
+                         context: FitContext) -> None:
         owner = type(self).__name__
         epsilon = float(self.epsilon)
         n_fit, n_val = self._sizes(n, f"{owner}.fit")
         eps_mean = mean_epsilon(n, epsilon)
         rest = remaining(epsilon, eps_mean)
         learner = self._make(choice.mechanism, rest, guarded=True)
-        noise = noise_source(self)
+        noise = noise_source(self, context.noise)
         with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold:
             X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                     accept_dask=True)
@@ -360,11 +360,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             # the validation rows get the public placeholder: the centre of label_range (u = 0),
             # so no value of theirs reaches the learner (not even its objective's constant)
             y_unit[validation] = 0.5 * (hi + lo)
-            with assign_noise({learner: fit_rng}, seeded=noise.seeded), excluded_rows(held), \
-                    warnings.catch_warnings():
+            with warnings.catch_warnings():
                 # the learner's public noise check: the selection below guards against its noise
                 warnings.simplefilter("ignore", PrivacyWarning)
-                learner.fit(X_checked, y_unit)
+                learner._fit_with(X_checked, y_unit, context.excluding(held).inner(
+                    NoiseSource(fit_rng, noise.seeded)))
             X_val = _take_rows(X_checked, validation, n, owner, self)
             model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
             u_val = u[validation]
@@ -389,7 +389,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 "favoured it (a part of the release, docs/privacy.md §17.3). The signal in these "
                 f"rows does not outweigh the noise at epsilon = {epsilon:g}: use a larger "
                 "epsilon, delta > 0, more rows or fewer features, or compare with "
-                "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=3)
+                "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=4)
         self.certificate_ = certificate
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,

@@ -57,7 +57,7 @@ from ..errors import ParameterError
 from ..privacy.mechanisms import Mechanism
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
 from ..privacy.release import Release
-from .base import CertificateHold, FitPlan, Prepared, PreparedFacts
+from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts
 from .centroids import (
     _SUM_BLOCK_ENTRIES,
     DELTA_RULE,
@@ -476,7 +476,8 @@ class PrivateGaussianNB(ClassSumEstimator):
         return [MOMENT_MAP, NB_POSTPROCESSING, *rule, label_note,
                 *([rows_note] if rows_note else []), *self._mechanism_notes()]
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
         owner = type(self).__name__
         X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
@@ -484,7 +485,8 @@ class PrivateGaussianNB(ClassSumEstimator):
         check_plan_shape(plan, X_checked.shape, owner)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
         labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                               unknown_labels=self.unknown_labels)
+                               unknown_labels=self.unknown_labels, excluded=context.excluded,
+                               warning=context.label_warning)
         lo, hi = feature_bounds(self.feature_range, X_checked.shape[1], owner)
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         rows = label_rows(X_checked, labels)
@@ -506,10 +508,10 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     # --------------------------------------------------------------------- fit
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> PrivateGaussianNB:
+                 context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianNB:
         """Release the noisy class moments and store the model (post-processing of V)."""
         owner = type(self).__name__
-        released = self._release_class_sums(prep, plan, hold)
+        released = self._release_class_sums(prep, plan, hold, context)
         means, variances, counts, floor = _moments_of(released, plan.mechanism,
                                                       float(self.var_floor))
         lo, hi = feature_bounds(self.feature_range, prep.meta.n_features, owner)

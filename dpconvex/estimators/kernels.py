@@ -24,7 +24,7 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -41,6 +41,9 @@ from .._validation import (
 )
 from ..data.validation import check_array
 from ..errors import ParameterError
+
+if TYPE_CHECKING:
+    from .base import FitContext
 
 __all__ = ["COMPONENTS_CONSTANT", "COMPONENTS_RANGE", "MAX_COMPONENTS", "RandomFourierFeatures",
            "auto_components"]
@@ -193,6 +196,13 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
+        from .base import NO_CONTEXT
+
+        return self._fit_with(X, y, NO_CONTEXT)
+
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> RandomFourierFeatures:
+        """:meth:`fit` inside ``context``: the parameters drawn from ``context.noise`` (a
+        meta-estimator's generator), else from ``random_state``."""
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         auto = isinstance(self.n_components, str) and self.n_components == "auto"
@@ -212,7 +222,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                 "n_components.")
         learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
-        feature_rng = noise_source(self).rng  # validates random_state (None or int)
+        feature_rng = noise_source(self, context.noise).rng  # validates random_state
         n, d = check_array(X, f"{owner}.fit").shape
         if auto:
             D = auto_components(n, learner_epsilon)

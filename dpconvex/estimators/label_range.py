@@ -31,6 +31,7 @@ from ..errors import DataValidationError, ParameterError
 from ..objectives.losses import parse_label_range
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..templates.bounds import check_levels
+from .base import FitContext
 
 __all__ = ["LabelRange", "LabelRangeMixin", "PrivateBounds"]
 
@@ -132,10 +133,10 @@ class LabelRangeMixin:
         return lo, hi
 
     # ------------------------------------------------------- a label range released in the fit
-    def _diverted_fit(self, X: Any, y: Any) -> Any:
+    def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> Any:
         """A fit with ``label_range="private"``: release the range first (else None)."""
         if private_bounds(self.label_range) is not None:
-            return self._fit_private_labels(X, y)
+            return self._fit_private_labels(X, y, context)
         return None
 
     def _inner(self, epsilon: float, label_range: tuple[float, float]) -> Any:
@@ -144,13 +145,14 @@ class LabelRangeMixin:
 
         return clone(self).set_params(label_range=label_range, epsilon=epsilon, accountant=None)
 
-    def _fit_private_labels(self, X: Any, y: Any) -> Any:
+    def _fit_private_labels(self, X: Any, y: Any, context: FitContext) -> Any:
         """Release the label range with ``share`` of ε, then fit on it with the ε left.
 
         One hold on the ledger for the whole ε; the certificate composes the two parts
-        sequentially (docs/privacy/bounds.md §18.4).
+        sequentially (docs/privacy/bounds.md §18.4). The inner fit draws from a generator
+        spawned from this fit's (``context.noise``, else ``random_state``).
         """
-        from .._random import assign_noise, noise_source
+        from .._random import NoiseSource, noise_source
         from .._validation import feature_names_of, with_feature_names
         from ..privacy.accounting import reserve_budget
         from ..privacy.bounds import check_range_budget, release_range
@@ -169,7 +171,7 @@ class LabelRangeMixin:
         check_range_budget(n, eps_label, "labels", f"{owner}.fit")  # public: refused before anything is read
         inner = self._inner(rest, (-1.0, 1.0))
         delta = inner.plan(n, 1, n_features).budget.delta
-        noise = noise_source(self)
+        noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
         with reserve_budget(self.accountant, epsilon, delta, owner) as hold:
             values = self._raw_labels(y, n, f"{owner}.fit")
@@ -177,8 +179,7 @@ class LabelRangeMixin:
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
                 rng=label_rng, seeded=noise.seeded)
             inner.set_params(label_range=(lo, hi))
-            with assign_noise({inner: fit_rng}, seeded=noise.seeded):
-                inner.fit(X, y)
+            inner._fit_with(X, y, context.inner(NoiseSource(fit_rng, noise.seeded)))
             certificate = compose_sequential(
                 [label_certificate, inner.certificate_],
                 mechanism=f"{owner} with a private label range: the range of the labels, then "

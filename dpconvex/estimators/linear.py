@@ -52,7 +52,16 @@ from ..privacy.rules.lam import resolve_lam
 from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
-from .base import CertificateHold, ClassifierScoreMixin, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import (
+    NO_CONTEXT,
+    CertificateHold,
+    ClassifierScoreMixin,
+    FitContext,
+    FitPlan,
+    Prepared,
+    PreparedFacts,
+    PrivateEstimator,
+)
 from .constraints import ROW_NORM, SOLVER, LossParameter, ParameterSet, Vouch
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
 
@@ -305,7 +314,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                      "fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         check_binary_plan(plan, owner)
@@ -317,7 +327,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         check_plan_shape(plan, X_checked.shape, owner)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
         labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
-                               unknown_labels=self.unknown_labels)
+                               unknown_labels=self.unknown_labels, excluded=context.excluded,
+                               warning=context.label_warning)
         classes, signs = labels.classes, labels.signs()
         q = float(self.data_norm)
         unit = self.row_norm == "unit"
@@ -360,11 +371,11 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
+                 context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
         owner = type(self).__name__
         mechanism, budget = plan.mechanism, plan.budget
-        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
+        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         # the noise warning reads the release's own calibration (public quantities only,
         # before any noise is drawn; docs/privacy.md §6.7): one calibration per fit
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
@@ -372,7 +383,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                            vouch=self._vouched(),
                            on_calibrated=lambda calibration: warn_if_linear_noise_dominates(
                                prep.template, mechanism, budget, owner, calibration=calibration,
-                               stacklevel=6))
+                               stacklevel=7))
         theta, certificate = released.theta, released.certificate
         certificate.assumptions.append(prep.meta.label_note)
         certificate.assumptions.extend(plan.notes)

@@ -110,7 +110,15 @@ from ..privacy.rules.noise_dominance_gd import (
     warn_if_ovr_gd_noise_dominates,
 )
 from ..templates.risk import EmpiricalRiskTemplate
-from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import (
+    NO_CONTEXT,
+    CertificateHold,
+    FitContext,
+    FitPlan,
+    Prepared,
+    PreparedFacts,
+    PrivateEstimator,
+)
 from .constraints import LossParameter
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
@@ -411,7 +419,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return Prepared(template=self._shape_template(plan.n, p),
                         meta=NoisyGDFacts(plan.n_features))
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate the rows and build the template over them, without copying dense float64 rows.
 
         In memory the template's rows are a :class:`~dpconvex.data.operators.ScaledRows`
@@ -427,7 +436,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         check_plan_shape(plan, X_checked.shape, owner)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
         labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
-                               unknown_labels=self.unknown_labels)
+                               unknown_labels=self.unknown_labels, excluded=context.excluded,
+                               warning=context.label_warning)
         classes, signs = labels.classes, labels.signs()
         meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)
         if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
@@ -470,16 +480,16 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         if not plan.sub_plans:
             return nullcontext()
         return warn_if_ovr_gd_noise_dominates(self, X, np.arange(plan.n_classes),
-                                              type(self).__name__, stacklevel=4)
+                                              type(self).__name__, stacklevel=5)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> NoisyGradientDescent:
+                 context: FitContext, warm_start: np.ndarray | None) -> NoisyGradientDescent:
         """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
         owner = type(self).__name__
         template, mechanism, budget = prep.template, plan.mechanism, plan.budget
         # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
-        warn_if_gd_noise_dominates(template, mechanism, budget, owner, stacklevel=4)
-        noise = noise_source(self)  # random_state, or what a meta-estimator handed this fit
+        warn_if_gd_noise_dominates(template, mechanism, budget, owner, stacklevel=5)
+        noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate
         calibration = released.calibration

@@ -16,13 +16,12 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from .._random import assign_noise, noise_source
 from ..data.labels import check_labels, encode_labels
 from ..data.validation import computed
 from ..errors import ParameterError
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import compose_sequential
-from .base import FitPlan, Prepared
+from .base import FitContext, FitPlan, Prepared
 
 __all__ = ["OneVsRestMixin", "check_binary_plan", "check_plan_shape"]
 
@@ -62,7 +61,7 @@ class OneVsRestMixin:
         """The unfitted binary model of one class: ε/C (and δ/C), labels {0, 1}, no ledger.
 
         ``random_state`` is None or an int (never a generator: the binary fits get
-        theirs through :func:`dpconvex._random.assign_noise`).
+        theirs as an argument, :class:`~dpconvex.estimators.base.FitContext`).
         """
         binary_model = clone(self).set_params(
             epsilon=split_even(float(self.epsilon), n_classes), classes=[0, 1], accountant=None,
@@ -93,8 +92,12 @@ class OneVsRestMixin:
             options=dict(binary_plan.options), notes=(OVR_NOTE,),
             sub_plans=(binary_plan,) * n_classes)
 
-    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan) -> Any:
-        """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each)."""
+    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
+        """Fit one binary model per class on ``(X, y == c)`` with its plan (ε/C, δ/C each).
+
+        The C binary fits draw from this fit's generator (``context.noise``), in order,
+        inside its budget hold.
+        """
         owner = type(self).__name__
         C = plan.n_classes
         epsilon = float(self.epsilon)
@@ -102,18 +105,20 @@ class OneVsRestMixin:
         y = computed(y)
         y_checked = check_labels(y, len(y), f"{owner}.fit")
         # the set of the plan (warns if read from y); refuses unknown labels before the hold
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels)
+        labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
+                               unknown_labels=self.unknown_labels, excluded=context.excluded,
+                               warning=context.label_warning)
         classes = labels.classes
-        noise = noise_source(self)  # one generator for the C binary fits, in order
+        binary_context = context.inner(context.noise, held=True)  # one generator, in order
         models, certificates = [], []
-        with self._reserve(plan) as hold:
+        with self._reserve(plan, context) as hold:
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))
                 sub_plan = plan.sub_plans[class_index]
-                with assign_noise({binary_model: noise.rng}, seeded=noise.seeded):
-                    prepared = binary_model.prepare(X, y_binary, sub_plan)
-                    models.append(binary_model.fit_prepared(prepared, sub_plan))
+                prepared = binary_model.prepare(X, y_binary, sub_plan, context=binary_context)
+                models.append(binary_model.fit_prepared(prepared, sub_plan,
+                                                        context=binary_context))
                 certificates.append(binary_model.certificate_)
             certificate = compose_sequential(
                 certificates,

@@ -42,7 +42,7 @@ from .._validation import (
     NoValidation,
     is_dask_collection,
 )
-from ..data.labels import excluded_mask, zero_rows
+from ..data.labels import check_excluded, zero_rows
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
@@ -51,7 +51,15 @@ from ..objectives.losses import Loss, get_regression_loss
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import REGRESSION_CHECK_NOTE, warn_if_linear_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
-from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import (
+    NO_CONTEXT,
+    CertificateHold,
+    FitContext,
+    FitPlan,
+    Prepared,
+    PreparedFacts,
+    PrivateEstimator,
+)
 from .constraints import SOLVER, ParameterSet, Vouch
 from .label_range import LabelRange, LabelRangeMixin
 from .linear import LinearPlanMixin, _implicit_rows, _parameter_set
@@ -249,13 +257,14 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                               self.solver, scale=0.5 * (hi - lo))
 
     # -------------------------------------------------------------------- prepare
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip the rows and labels, add the intercept column, build the template.
 
         Rows held by Dask (a Dask array or DataFrame) stay on the workers: clipped and
         given the intercept column lazily per chunk (the same per-record maps), with the
-        unit labels sent to the workers once beside them (docs/guide/dask.md). Rows inside
-        :func:`~dpconvex.data.labels.excluded_rows` (the front door's validation part) get a
+        unit labels sent to the workers once beside them (docs/guide/dask.md). Rows left out
+        of the fit (``context.excluded``: the front door's validation part) get a
         zero factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the
         minimizer. The labels are read as given: the front door passes a public placeholder
         for those rows, so nothing of theirs reaches the objective's value either.
@@ -266,7 +275,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         u = self._unit_labels(y, n, owner)
         q = float(self.data_norm)
         scaling = float(self.intercept_scaling) if self.fit_intercept else None
-        excluded = excluded_mask(n, owner)
+        excluded = check_excluded(context.excluded, n, owner)
         dropped = np.zeros(n, dtype=bool) if excluded is None else excluded
         if is_dask_collection(X_checked):
             from ..data.dask_rows import DaskRows
@@ -301,8 +310,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
     # --------------------------------------------------------------------- release
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> PrivateLinearRegressor:
-        noise = noise_source(self)
+                 context: FitContext, warm_start: np.ndarray | None) -> PrivateLinearRegressor:
+        noise = noise_source(self, context.noise)
         owner = type(self).__name__
         mechanism, budget = plan.mechanism, plan.budget
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
@@ -310,7 +319,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                            vouch=self._vouched(),
                            on_calibrated=lambda calibration: warn_if_linear_noise_dominates(
                                prep.template, mechanism, budget, owner, calibration=calibration,
-                               stacklevel=6, baseline="a constant prediction",
+                               stacklevel=7, baseline="a constant prediction",
                                note=REGRESSION_CHECK_NOTE))
         theta, certificate = released.theta, released.certificate
         certificate.assumptions.extend(note for note in plan.notes if note)

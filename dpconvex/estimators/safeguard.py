@@ -5,7 +5,7 @@ public rule can see a weak signal (docs/privacy.md §14.3). The safeguard
 (docs/privacy.md §14.4) splits the rows by a permutation drawn independently of the
 data into a fitting part and a validation part whose sizes depend on n only, fits the
 learner with the validation rows left out (a boolean mask,
-:func:`~dpconvex.data.labels.excluded_rows`: their rows get zero factors inside the
+:class:`~dpconvex.estimators.base.FitContext` ``excluded``: their rows get zero factors inside the
 products, X is not copied, and the learner's storage choices and guards read the fitting
 rows only), and selects among the candidates {the model, each constant class}
 with the exponential mechanism ([MT07]_) on the second, the utility of a candidate being

@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from .._random import assign_noise, noise_source
+from .._random import noise_source
 from .._validation import Constraint, check_fitted
 from ..errors import ParameterError
+from .base import FitContext
 
 __all__ = ["SchemaInputMixin", "SchemaOrNone"]
 
@@ -70,8 +71,11 @@ class SchemaInputMixin:
             sample_weight, predicted.size, f"{type(self).__name__}.score")
         return float(accuracy_score(np.asarray(y), predicted, sample_weight=weights))
 
-    def _fit_on_schema(self, X: Any, y: Any) -> Any:
-        """Encode X by the schema, fit this front door on the rows, state the schema's part."""
+    def _fit_on_schema(self, X: Any, y: Any, context: FitContext) -> Any:
+        """Encode X by the schema, fit this front door on the rows, state the schema's part.
+
+        The front door on the rows draws from this fit's generator (``context.noise``, else
+        ``random_state``)."""
         from sklearn.base import clone
 
         from ..data.encoder import PublicEncoder
@@ -81,9 +85,7 @@ class SchemaInputMixin:
         rows = encoder.fit_transform(X)
         inner = clone(self).set_params(schema=None, **self._schema_row_params())
         inner.accountant = self.accountant  # clone copies a ledger; the same one is charged
-        noise = noise_source(self)
-        with assign_noise({inner: noise.rng}, seeded=noise.seeded):
-            inner.fit(rows, y)
+        inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
         for key, value in vars(inner).items():
             if key.endswith("_") and not key.startswith("_"):
                 setattr(self, key, value)

@@ -46,7 +46,15 @@ from ..privacy.mechanisms import Mechanism
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance_ssp import warn_if_ssp_noise_dominates
 from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
-from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import (
+    NO_CONTEXT,
+    CertificateHold,
+    FitContext,
+    FitPlan,
+    Prepared,
+    PreparedFacts,
+    PrivateEstimator,
+)
 from .label_range import LabelRange, LabelRangeMixin
 from .linear import LinearPlanMixin
 from .ovr import check_plan_shape
@@ -223,7 +231,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                      "intercept_scaling": float(self.intercept_scaling)})
 
     # -------------------------------------------------------------------- prepare
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate the rows and labels; the template computes A and b in one pass when asked."""
         owner = f"{type(self).__name__}.fit"
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
@@ -260,14 +269,14 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
 
     # --------------------------------------------------------------------- release
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> PrivateLinearRegression:
-        noise = noise_source(self)
+                 context: FitContext, warm_start: np.ndarray | None) -> PrivateLinearRegression:
+        noise = noise_source(self, context.noise)
         owner = type(self).__name__
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
                            seeded=noise.seeded,
                            on_calibrated=lambda calibration: warn_if_ssp_noise_dominates(
                                prep.template, plan.mechanism, plan.budget, owner,
-                               calibration=calibration, stacklevel=6))
+                               calibration=calibration, stacklevel=7))
         certificate = released.certificate
         certificate.assumptions.extend(note for note in plan.notes
                                        if note and note not in certificate.assumptions)

@@ -25,12 +25,11 @@ from typing import Any
 import numpy as np
 
 from .._diagnostics import collect_diagnostics
-from .._random import RandomStateLike, assign_noise, check_random_state
+from .._random import NoiseSource, RandomStateLike, check_random_state
 from .._validation import check_bool, check_float, check_int, feature_names_of, is_dask_collection
-from ..data.labels import one_label_warning
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
-from .base import PrivateEstimator
+from .base import NO_CONTEXT, PrivateEstimator, fit_with
 
 __all__ = ["MAX_FITS", "EpsilonSweep", "epsilon_sweep"]
 
@@ -101,7 +100,6 @@ def _fresh(estimator: Any, **params: Any) -> Any:
     return fresh.set_params(**params)
 
 
-@one_label_warning()  # one label-set warning per sweep, not per fit
 def epsilon_sweep(
     estimator: Any,
     X: Any,
@@ -130,11 +128,12 @@ def epsilon_sweep(
         at most :data:`MAX_FITS` (every fitted model is kept).
     random_state : None, int or Generator
         Seeds all draws of the sweep (one generator, used by the fits in order
-        and handed to each fit through :func:`dpconvex._random.assign_noise`,
-        never stored). Every fitted model's ``random_state`` is this value when
-        it is None or an int, and None when it is a Generator (a generator is
-        never kept on a model). With None the noise is seeded from the OS and
-        the certificates do not carry the "seeded" note.
+        and handed to each fit as an argument,
+        :class:`~dpconvex.estimators.base.FitContext`, never stored). Every fitted
+        model's ``random_state`` is this value when it is None or an int, and None
+        when it is a Generator (a generator is never kept on a model). With None
+        the noise is seeded from the OS and the certificates do not carry the
+        "seeded" note.
     warm_start : bool, default=True
         Start each native solve from the previous solve of the sweep. The
         released models have the same distribution either way (module docstring).
@@ -187,8 +186,8 @@ def epsilon_sweep(
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
         X = check_array(X, "epsilon_sweep", min_samples=2, accept_dask=True)
         y = computed(y)
-    noise_rng = check_random_state(random_state, "epsilon_sweep")
-    seeded = random_state is not None
+    noise = NoiseSource(check_random_state(random_state, "epsilon_sweep"), random_state is not None)
+    context = NO_CONTEXT.one_label_warning()  # one label-set warning per sweep, not per fit
     stored = None if isinstance(random_state, np.random.Generator) else random_state
     sweep = EpsilonSweep(epsilon_grid)
     started = time.perf_counter()
@@ -201,18 +200,18 @@ def epsilon_sweep(
             # the plan of this fit (public shape only); one-vs-rest and estimators without a
             # plan (e.g. PrivateGridSearch) are plain fits
             plan = model.plan_for(X, y) if _prepares(model) else None
-            with assign_noise({model: noise_rng}, seeded=seeded):  # this fit draws from the sweep's rng
-                if plan is None or plan.sub_plans:
-                    fits.append(_named(model.fit(X, y), names))
-                    continue
-                if prepared is None or not prepared.reusable:
-                    prepared = model.prepare(X, y, plan)
-                    sweep.templates_built += 1
-                # the previous solve's point (a start point only: docs/privacy.md §5) comes
-                # from the not-private diagnostic channel; nothing of it is stored on the models
-                with collect_diagnostics() as diagnostics:
-                    model.fit_prepared(prepared, plan,
-                                       warm_start=previous if warm_start else None)
+            if plan is None or plan.sub_plans:  # this fit draws from the sweep's generator
+                fits.append(_named(fit_with(model, X, y, context, [(model, noise)]), names))
+                continue
+            model_context = context.inner(noise)
+            if prepared is None or not prepared.reusable:
+                prepared = model.prepare(X, y, plan, context=model_context)
+                sweep.templates_built += 1
+            # the previous solve's point (a start point only: docs/privacy.md §5) comes
+            # from the not-private diagnostic channel; nothing of it is stored on the models
+            with collect_diagnostics() as diagnostics:
+                model.fit_prepared(prepared, plan, warm_start=previous if warm_start else None,
+                                   context=model_context)
             if diagnostics and diagnostics[-1].x is not None:
                 previous = np.asarray(diagnostics[-1].x, dtype=float)
             fits.append(_named(model, names))

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._random import assign_noise
+from .._random import NoiseSource
 from ..datasets import load_sklearn
 from ..errors import ParameterError
+from ..estimators.base import NO_CONTEXT, fit_with
 from .fits import WarningTally, release_name
 
 if TYPE_CHECKING:
@@ -123,8 +124,8 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
             accs = []
             for _ in range(runs):
                 m = make(eps)
-                with tally.capture(model), assign_noise({m: rng}, seeded=seed is not None):
-                    m.fit(Xtr, ytr)  # one stream, in order
+                with tally.capture(model):  # one stream, in order
+                    fit_with(m, Xtr, ytr, NO_CONTEXT, [(m, NoiseSource(rng, seed is not None))])
                 accs.append(m.score(Xte, yte))
                 eps_list = released.setdefault(release_name(m), [])
                 if eps not in eps_list:

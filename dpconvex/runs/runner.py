@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._random import assign_noise
+from .._random import NoiseSource
 from .._validation import check_bool, check_int
 from ..errors import DatasetError
 from ..estimators.sweep import epsilon_sweep
@@ -97,9 +97,10 @@ def _make_estimator(method: Method, epsilon: float | None) -> BaseEstimator:
 
 def _fit(est: BaseEstimator, X: Any, y: Any, rng: np.random.Generator) -> BaseEstimator:
     """Fit ``est`` with its noise drawn from the problem's generator (handed to the fit, not
-    stored on the model: :func:`dpconvex._random.assign_noise`)."""
-    with assign_noise({est: rng}, seeded=True):
-        return est.fit(X, y)
+    stored on the model: :func:`dpconvex.estimators.base.fit_with`)."""
+    from ..estimators.base import NO_CONTEXT, fit_with
+
+    return fit_with(est, X, y, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
 
 
 def _record(result: ProblemResult, label: str, key: float, est: BaseEstimator,

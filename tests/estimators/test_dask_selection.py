@@ -26,8 +26,9 @@ import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import dpconvex as dp  # noqa: E402
-from dpconvex._random import assign_noise  # noqa: E402
+from dpconvex._random import NoiseSource  # noqa: E402
 from dpconvex.data.dask_rows import split_rows  # noqa: E402
+from dpconvex.estimators.base import NO_CONTEXT, fit_with  # noqa: E402
 from dpconvex.estimators.sweep import epsilon_sweep  # noqa: E402
 
 ATOL = 1e-10
@@ -184,7 +185,6 @@ def test_a_sweep_of_the_front_door_is_a_fit_per_point():
     for eps, row in zip((0.5, 2.0), sweep.estimators, strict=True):
         for fitted in row:
             est = dp.PrivateClassifier(classes=[0, 1], epsilon=eps, random_state=0)
-            with assign_noise({est: rng}, seeded=True):
-                est.fit(X, y)
+            fit_with(est, X, y, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])
             np.testing.assert_array_equal(_theta(fitted), _theta(est))
             assert fitted.learner_ == est.learner_

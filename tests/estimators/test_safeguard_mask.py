@@ -1,7 +1,7 @@
 """The safeguard's validation rows are a mask (docs/privacy.md §14.4): the model does not
 depend on them, whatever the labels are.
 
-The learner is fitted inside :func:`~dpconvex.data.labels.excluded_rows`: its labels are
+The learner is fitted with the rows left out (``FitContext.excluded``): its labels are
 the user's (classes of any magnitude, strings, bools) and the rows left out get zero
 factors inside the products. With the noise seed fixed, neighbouring data sets that differ
 only in left-out rows (their X and labels changed arbitrarily, norms that would overflow a
@@ -27,9 +27,10 @@ from dpconvex import (
     PrivateLargeMarginGaussian,
 )
 from dpconvex.audit import EstimatorMechanism, audit
-from dpconvex.data.labels import encode_labels, excluded_rows
+from dpconvex.data.labels import encode_labels
 from dpconvex.data.operators import DenseRows, ScaledRows
 from dpconvex.errors import DataValidationError, ParameterError
+from dpconvex.estimators.base import NO_CONTEXT
 from dpconvex.estimators.safeguard import safeguard_mistakes, safeguard_sizes
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
@@ -145,9 +146,10 @@ def _params(est) -> list[np.ndarray]:
 
 def _storage(est, X, y, mask) -> str:
     """The rows the learner's template holds: the kind of operator and of its stored rows."""
-    with excluded_rows(mask), warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        template = est.prepare(X, y, est.plan_for(X, y)).template
+        template = est.prepare(X, y, est.plan_for(X, y),
+                               context=NO_CONTEXT.excluding(mask)).template
     rows = getattr(template, "_ops", None) or getattr(template, "Z", None)
     if rows is None:
         rows = template.X if hasattr(template, "X") else template.rows
@@ -171,9 +173,10 @@ def test_each_learner_reads_no_left_out_row(name):
         X, Xw = sp.csr_array(X), sp.csr_array(Xw)
     fits = []
     for data in ((X, y), (Xw, yw)):
-        with excluded_rows(mask), warnings.catch_warnings():
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fits.append(_params(type(est)(**est.get_params()).fit(*data)))
+            model = type(est)(**est.get_params())
+            fits.append(_params(model._fit_with(*data, NO_CONTEXT.excluding(mask))))
     for a, b in zip(*fits, strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
     # the guards choose the factors inside the products (no copy) on both: the huge and tiny
@@ -196,8 +199,8 @@ def test_the_dense_or_csr_choice_counts_the_kept_rows_only():
     dense[mask] = rng.normal(size=(600, d)) * 0.05  # left-out rows fully dense: 39 % overall
     est = PrivateHuberSVM(epsilon=EPS, classes=[0, 1], fit_intercept=True, random_state=0)
     assert _storage(est, X, y, mask) == _storage(est, dense, y, mask) == "ScaledRows(CSRRows)"
-    with excluded_rows(mask):
-        template = est.prepare(dense, y, est.plan_for(dense, y)).template
+    template = est.prepare(dense, y, est.plan_for(dense, y),
+                           context=NO_CONTEXT.excluding(mask)).template
     assert template._ops.base.nnz == int(np.count_nonzero(X[~mask]))  # no left-out entry stored
     # without a mask the same rows are dense enough to stay dense
     assert "DenseRows" in _storage(est, dense, y, np.zeros(n, dtype=bool))
@@ -219,11 +222,11 @@ def test_zeroed_rows_give_exact_zero_products_whatever_they_hold():
 def test_the_mask_is_checked_by_name():
     y = np.array([0, 1, 1])
     with pytest.raises(ParameterError, match="boolean mask"):
-        with excluded_rows(np.array([0, 1, 0])):
-            pass
+        NO_CONTEXT.excluding(np.array([0, 1, 0]))
+    with pytest.raises(ParameterError, match="boolean mask"):
+        encode_labels(y, [0, 1], "Owner.fit", excluded=np.array([0, 1, 0]))
     with pytest.raises(DataValidationError, match="one entry per record"):
-        with excluded_rows(np.array([True, False])):
-            encode_labels(y, [0, 1], "Owner.fit")
+        encode_labels(y, [0, 1], "Owner.fit", excluded=np.array([True, False]))
 
 
 # ----------------------------------------------------------------------- certificate
@@ -262,9 +265,10 @@ def _worst_selection_log_ratio(eps_of_selection: float) -> tuple[float, bool]:
     learner = PrivateHuberSVM(epsilon=EPS, classes=classes, fit_intercept=True, random_state=2)
 
     def fitted(Xd, yd):
-        with excluded_rows(mask), warnings.catch_warnings():
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return type(learner)(**learner.get_params()).fit(Xd, yd)
+            model = type(learner)(**learner.get_params())
+            return model._fit_with(Xd, yd, NO_CONTEXT.excluding(mask))
 
     base = fitted(X, y)
     law = _selection_law(safeguard_mistakes(base, X[mask], y[mask], np.array(classes, object)),

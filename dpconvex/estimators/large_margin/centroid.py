@@ -37,9 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._random import NoiseSource, assign_noise
 from ..._validation import is_dask_collection
-from ...data.labels import one_label_warning
 from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
@@ -56,7 +54,7 @@ from ...privacy.rules.large_margin import (
 )
 from ...privacy.rules.mechanism import AUTO_MECHANISMS
 from ...templates.large_margin_rows import AugmentedRows
-from ..base import CertificateHold
+from ..base import CertificateHold, FitContext
 from ..centroids import PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
@@ -240,27 +238,30 @@ def _finish(est: LargeMarginEstimator, certificate: Certificate,
     return certificate
 
 
-def certify_centroid(est: LargeMarginEstimator, rows: Any, y: Any) -> Certificate:
+def certify_centroid(est: LargeMarginEstimator, rows: Any, y: Any,
+                     context: FitContext) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
     inner = centroid_estimator(est)
-    with one_label_warning(issued=True):  # the outer fit has read the label set (and warned)
-        return _finish(est, inner.certify(rows, y), inner.public_shape(rows, y))
+    # the outer fit has read the label set (and warned)
+    certificate = inner._certify_with(rows, y, context.one_label_warning(issued=True))
+    return _finish(est, certificate, inner.public_shape(rows, y))
 
 
 def fit_centroid(est: LargeMarginEstimator, rows: Any, y: Any, hold: CertificateHold,
-                 noise: NoiseSource) -> LargeMarginEstimator:
+                 context: FitContext) -> LargeMarginEstimator:
     """Release the class means on the prepared rows and store them, with the priors, as ``Phi_``.
 
     ``hold`` is the large-margin fit's reservation (committed here with the centroid
-    certificate); ``noise`` the fit's generator (:func:`dpconvex._random.noise_source`),
-    handed to the inner fit through :func:`dpconvex._random.assign_noise`.
-    Only ``Phi_``, ``classes_``, ``n_features_in_``, ``certificate_``, ``centers_`` (None)
-    and ``component_assignment_`` are stored: no counts, no inner estimator.
+    certificate); ``context`` the fit's (its generator, ``context.noise``, is the inner
+    fit's, which runs inside the hold). Only ``Phi_``, ``classes_``, ``n_features_in_``,
+    ``certificate_``, ``centers_`` (None) and ``component_assignment_`` are stored: no
+    counts, no inner estimator.
     """
     inner = centroid_estimator(est, est.random_state)
-    with assign_noise({inner: noise.rng}, seeded=noise.seeded), one_label_warning(issued=True):
-        shape = inner.public_shape(rows, y)
-        inner.fit(rows, y)  # the outer fit has read the label set (and warned)
+    shape = inner.public_shape(rows, y)
+    # the outer fit has read the label set (and warned)
+    inner._fit_with(rows, y, context.one_label_warning(issued=True).inner(context.noise,
+                                                                           held=True))
     certificate = _finish(est, inner.certificate_, shape)
     hold.commit_certificate(certificate)
     q = float(est.data_norm)

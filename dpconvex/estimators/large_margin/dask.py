@@ -38,7 +38,7 @@ from ...privacy.rules.large_margin import (
     single_component,
 )
 from ...templates.kmeans import assign_nearest
-from ..base import Prepared
+from ..base import NO_CONTEXT, FitContext, Prepared
 from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes, uses_centroid
 from .components import assign_components
 from .learners import LargeMarginFacts
@@ -103,10 +103,11 @@ def _with_records(rows: da.Array, labels: LabelSet) -> da.Array:
 
 
 def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | None = None,
-               lam: float | None = None) -> Prepared:
+               lam: float | None = None, context: FitContext = NO_CONTEXT) -> Prepared:
     """The estimator's ``prepare`` for Dask X: the same template over a :class:`DaskGram`.
 
-    ``lam``: Λ of the fit's plan (None: the rule is applied here).
+    ``lam``: Λ of the fit's plan (None: the rule is applied here); ``context``: the fit's
+    (the rows left out, the label-set warning).
 
     n and the label set are public parameters (``classes=``, else read from y
     and flagged "assumed public" as in memory); y (n labels) is brought to the
@@ -131,7 +132,8 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
     X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
     n, d = (int(size) for size in X_checked.shape)
     y_checked = check_labels(computed(y), n, f"{owner}.fit")
-    labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels)
+    labels = encode_labels(y_checked, est.classes, f"{owner}.fit", unknown_labels=est.unknown_labels,
+                           excluded=context.excluded, warning=context.label_warning)
     C = int(labels.classes.size)
     K = resolved_components(est, n, C, d)
     q = float(est.data_norm)
@@ -167,11 +169,12 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
                     meta=dataclasses.replace(facts, assign=assignment))
 
 
-def certify_dask(est: LargeMarginEstimator, X: Any, y: Any) -> Certificate:
+def certify_dask(est: LargeMarginEstimator, X: Any, y: Any,
+                 context: FitContext = NO_CONTEXT) -> Certificate:
     """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
-    prep = build_dask(est, X, y)
+    prep = build_dask(est, X, y, context=context)
     if prep.template is None:
-        return certify_centroid(est, prep.meta.rows, prep.meta.y)
+        return certify_centroid(est, prep.meta.rows, prep.meta.y, context)
     mechanism = est._mechanism()
     budget = fit_budget(est, mechanism, float(est.epsilon), prep.template.n)
     certificate = release(prep.template, mechanism, budget, dry_run=True).certificate

@@ -19,13 +19,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import AbstractContextManager
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ... import _progress as progress
-from ..._random import noise_source, own_noise
+from ..._random import noise_source
 from ..._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -65,7 +65,7 @@ from ...privacy.rules.large_margin import (
 )
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
-from ..base import CertificateHold, FitPlan, Prepared, PrivateEstimator
+from ..base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PrivateEstimator
 from ..constraints import SOLVER, LossParameter
 from ..ovr import check_plan_shape
 from .centroid import (
@@ -417,7 +417,8 @@ default="auto"
         return learner.plan(self, n, n_classes, n_features)
 
     # --------------------------------------------------------------------- fit
-    def _check_data(self, X: Any, y: Any) -> tuple[np.ndarray, LabelSet, int, int]:
+    def _check_data(self, X: Any, y: Any,
+                    context: FitContext) -> tuple[np.ndarray, LabelSet, int, int]:
         """Validate X, y against the parameters; return (X, label set, C, K).
 
         C = len(classes) always; with ``classes=`` nothing about the label set is
@@ -428,7 +429,8 @@ default="auto"
         owner = type(self).__name__
         Xv = check_array(X, f"{owner}.fit", min_samples=2)
         yv = check_labels(y, Xv.shape[0], f"{owner}.fit")
-        labels = encode_labels(yv, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels)
+        labels = encode_labels(yv, self.classes, f"{owner}.fit", unknown_labels=self.unknown_labels,
+                               excluded=context.excluded, warning=context.label_warning)
         C, D = int(labels.classes.size), Xv.shape[1] + 1
         K = resolved_components(self, Xv.shape[0], C, Xv.shape[1])
         check_array_entries(C * K * D * D, f"Phi_ (C x K x (d+1) x (d+1) = {C} x {K} x {D} x {D})",
@@ -458,7 +460,7 @@ default="auto"
         clipped, n_clipped = clip_and_map(self, zero_rows(X_checked, labels.dropped))
         return None, clipped, n_clipped
 
-    def _certify_data(self, X: Any, y: Any, plan: FitPlan) -> Certificate:
+    def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Certificate:
         """The verifier's checks and calibration on the template a fit on (X, y) builds.
 
         No noise is drawn: components are left unassigned (with ``dp_kmeans`` its share
@@ -467,10 +469,10 @@ default="auto"
         if is_dask_collection(X):  # rows on the Dask workers (large_margin_dask)
             from .dask import certify_dask
 
-            return certify_dask(self, X, y)
-        X_checked, labels, C, K = self._check_data(X, y)
+            return certify_dask(self, X, y, context)
+        X_checked, labels, C, K = self._check_data(X, y, context)
         if plan.learner == CENTROID_LEARNER:
-            return certify_centroid(self, prepared_rows(self, X_checked), y)
+            return certify_centroid(self, prepared_rows(self, X_checked), y, context)
         Z, clipped, _ = self._train_rows(X_checked, labels, plan, K)
         components = np.zeros(len(labels.index), dtype=np.int64)
         template = build_template(self, self._train_z(clipped, labels) if Z is None else Z,
@@ -490,13 +492,12 @@ default="auto"
         return learner_of(plan).certify(self, prep, plan)
 
     def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """The verbosity, and one generator for the component assignment and the release."""
-        stack = ExitStack()
-        stack.enter_context(progress.verbosity(int(self.verbose)))
-        stack.enter_context(own_noise(self))
-        return stack
+        """The verbosity (the fit's one generator serves the component assignment and the
+        release: ``context.noise``)."""
+        return progress.verbosity(int(self.verbose))
 
-    def prepare(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def prepare(self, X: Any, y: Any, plan: FitPlan, *,
+                context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, map the rows; assign components and build the template of ``plan``.
 
         Reusable across fits at other ε (``Prepared.reusable``) when the component
@@ -505,18 +506,18 @@ default="auto"
         part of each fit; the centroid learner builds no template.
         """
         progress.say(f"{type(self).__name__}: building the template")
-        prep = self._build(X, y, plan)
+        prep = self._build(X, y, plan, context)
         facts = prep.meta
         progress.say(f"template built: C = {facts.n_classes}, K = {facts.n_components}, "
                      f"d = {facts.n_features}")
         return prep
 
-    def _build(self, X: Any, y: Any, plan: FitPlan) -> Prepared:
+    def _build(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
         if is_dask_collection(X):  # the same template over rows on the Dask workers
             from .dask import build_dask
 
-            return build_dask(self, X, y, lam=plan.lam)
-        X_checked, labels, C, K = self._check_data(X, y)
+            return build_dask(self, X, y, lam=plan.lam, context=context)
+        X_checked, labels, C, K = self._check_data(X, y, context)
         check_plan_shape(plan, X_checked.shape, type(self).__name__)
         class_indices, classes = labels.index, labels.classes
         q = float(self.data_norm)
@@ -533,7 +534,7 @@ default="auto"
         use_kmeans = K > 1 and method == "dp_kmeans"
         kmeans_epsilon = (float(self.kmeans_epsilon_fraction) * total_epsilon
                           if (use_kmeans and private) else None)
-        noise = noise_source(self)  # the fit's generator (fit holds one for both steps)
+        noise = noise_source(self, context.noise)  # the fit's generator, for both steps
         assignment = assign_components(
             method, clipped, class_indices, C, K, data_norm=q, epsilon=kmeans_epsilon,
             centers=self.centers,
@@ -557,14 +558,15 @@ default="auto"
         return clip_and_map(self, zero_rows(prep.meta.X, prep.meta.dropped))[0]
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
+                 context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
         """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
         owner = type(self).__name__
         # the generator of this fit; when the build drew from it (DP k-means), the same one
-        # (fit holds it with own_noise, a sweep hands it for both steps)
-        noise = noise_source(self)
+        # (fit and a sweep hand it to both steps)
+        noise = noise_source(self, context.noise)
         if plan.learner == CENTROID_LEARNER:  # §11.13 (never reusable)
-            return fit_centroid(self, self._centroid_rows(prep), prep.meta.y, hold, noise)
+            return fit_centroid(self, self._centroid_rows(prep), prep.meta.y, hold,
+                                context.inner(noise))
         mechanism = plan.mechanism
         total_epsilon = float(self.epsilon) if mechanism.private else math.inf
         assignment = prep.meta.assign

@@ -39,7 +39,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 
-from ..._random import NoiseSource, assign_noise, check_seed, noise_source
+from ..._random import NoiseSource, check_seed, noise_source
 from ..._validation import (
     check_fitted,
     check_float,
@@ -47,7 +47,7 @@ from ..._validation import (
     feature_names_of,
     with_feature_names,
 )
-from ...data.labels import LABEL_POLICY, check_labels, encode_labels, one_label_warning
+from ...data.labels import LABEL_POLICY, check_labels, encode_labels
 from ...data.validation import check_array
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
@@ -55,6 +55,7 @@ from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
 from ...templates.selection import SelectionTemplate
+from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
@@ -191,18 +192,19 @@ class SelectedEstimator:
     def _noise_owners(self, candidate: Any) -> list[Any]:
         """The objects of ``candidate`` that hold a ``random_state`` parameter, in the order
         of ``_keys("random_state")`` (``candidate`` itself, or Pipeline steps): the fits that
-        :func:`dpconvex._random.assign_noise` hands a generator."""
+        the search hands a generator (:func:`~dpconvex.estimators.base.fit_with`)."""
         params = candidate.get_params(deep=True)
         return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
-    def _noise(self, owner: str) -> NoiseSource:
-        """The search's generator (:func:`dpconvex._random.noise_source`), after checking
-        that no ``random_state`` of the kept unfitted ``estimator`` is a generator."""
+    def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
+        """The search's generator (:func:`dpconvex._random.noise_source`: ``given``, else
+        from ``random_state``), after checking that no ``random_state`` of the kept
+        unfitted ``estimator`` is a generator."""
         params = self.estimator.get_params(deep=True)
         for key in self._keys("random_state"):
             check_seed(params[key], f"{owner} (its estimator's {key})")
-        return noise_source(self)
+        return noise_source(self, given)
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
@@ -266,7 +268,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         Seeds all the randomness: the split, each candidate's noise and the
         selection. None seeds from the OS at each fit (required for a real
         release). Each candidate draws from an independent child generator
-        handed to its fit (:func:`dpconvex._random.assign_noise`), never stored
+        handed to its fit as an argument (:func:`~dpconvex.estimators.base.fit_with`), never stored
         on it: every ``random_state`` parameter of a candidate is set to this
         value. A generator is refused (it would be kept on the search).
     public_validation : tuple (X_val, y_val) or None, default=None
@@ -346,7 +348,6 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         self.classes = classes
         self.unknown_labels = unknown_labels
 
-    @one_label_warning()  # the candidates' fits do not repeat the label-set warning
     def fit(self, X: Any, y: Any) -> PrivateGridSearch:
         """Split, train each candidate on its part, select privately.
 
@@ -355,7 +356,13 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         ParameterError, DataValidationError, PrivacyError, BudgetError
             And any error of a candidate's fit (nothing is released then).
         """
+        return self._fit_with(X, y, NO_CONTEXT)
+
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateGridSearch:
+        """:meth:`fit` inside ``context``: the candidates draw from generators spawned
+        from this fit's and share one label-set warning."""
         owner = type(self).__name__
+        context = context.one_label_warning()  # the candidates' fits do not repeat it
         names = feature_names_of(X, f"{owner}.fit")
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
@@ -378,7 +385,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                       else _check_param_grid(self.param_grid, valid, owner))
         m = len(candidates)
         public = self.public_validation is not None
-        noise = self._noise(owner)
+        noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
 
         # (ε, δ) requested: δ from (ε, δ) candidates, if any; known before the data.
@@ -419,17 +426,17 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
             labels = None
             if self._keys("classes"):  # the candidates take the public label set
                 # refuses a label outside it (unknown_labels="raise") before any candidate
-                labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=unknown)
+                labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=unknown,
+                                       excluded=context.excluded, warning=context.label_warning)
                 overrides_base.update({key: list(labels.classes)
                                        for key in self._keys("classes")})
             models, certificates = [], []
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)
                 candidate.set_params(**params, **overrides_base)
-                rngs = {noise_owner: children[index]
-                        for noise_owner in self._noise_owners(candidate)}
-                with assign_noise(rngs, seeded=noise.seeded):
-                    candidate.fit(*rows[index])
+                child = NoiseSource(children[index], noise.seeded)
+                fit_with(candidate, *rows[index], context,
+                         [(noise_owner, child) for noise_owner in self._noise_owners(candidate)])
                 certificate = _find_certificate(candidate, owner)
                 if not certificate.private:
                     raise PrivacyError(

@@ -47,14 +47,15 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
-from ..._random import assign_noise
+from ..._random import NoiseSource
 from ..._validation import check_float, feature_names_of, with_feature_names
-from ...data.labels import LABEL_POLICY, encode_labels, one_label_warning
+from ...data.labels import LABEL_POLICY, encode_labels
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import SEEDED
+from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
 from .grid import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
 
@@ -189,7 +190,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         Seeds the split, K, the candidate draws, the candidates' noise and the
         score noise. None seeds from the OS at each fit (required for a real
         release). Each run's fit draws from its own child generator, handed to
-        the fit (:func:`dpconvex._random.assign_noise`) and never stored: the
+        the fit as an argument (:func:`~dpconvex.estimators.base.fit_with`) and never stored: the
         runs' ``random_state`` parameters are set to this value. A generator is
         refused (it would be kept on the search).
     accountant : BudgetAccountant or None, default=None
@@ -300,7 +301,6 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         "and the grid (delta = 0; docs/privacy.md §6.2).")
         return candidates
 
-    @one_label_warning()  # the candidates' fits do not repeat the label-set warning
     def fit(self, X: Any, y: Any) -> PrivateRandomSearch:
         """Split, run K random candidates on the training split, release the best.
 
@@ -309,10 +309,16 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         ParameterError, DataValidationError, PrivacyError, BudgetError
             And any error of a run's fit (nothing is released then).
         """
+        return self._fit_with(X, y, NO_CONTEXT)
+
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRandomSearch:
+        """:meth:`fit` inside ``context``: the runs draw from generators spawned from this
+        fit's and share one label-set warning."""
         owner = type(self).__name__
+        context = context.one_label_warning()  # the candidates' fits do not repeat it
         names = feature_names_of(X, f"{owner}.fit")
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
-        noise = self._noise(owner)
+        noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
         with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
             # Dask rows stay on the workers
@@ -337,7 +343,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             labels = None
             if self._keys("classes"):  # refuses a label outside it ("raise") before any run
                 labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                                       unknown_labels=self.unknown_labels)
+                                       unknown_labels=self.unknown_labels,
+                                       excluded=context.excluded, warning=context.label_warning)
                 overrides.update({key: list(labels.classes) for key in self._keys("classes")})
             split = Parts(X_checked, y_checked, [train, validation])
             (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
@@ -348,9 +355,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 candidate = clone(self.estimator)
                 children = [noise_rng.spawn(1)[0] for _ in self._keys("random_state")]
                 candidate.set_params(**candidates[index], **overrides)
-                with assign_noise(zip(self._noise_owners(candidate), children, strict=True),
-                                  seeded=noise.seeded):
-                    candidate.fit(X_train, y_train)
+                fit_with(candidate, X_train, y_train, context,
+                         [(noise_owner, NoiseSource(child, noise.seeded)) for noise_owner, child
+                          in zip(self._noise_owners(candidate), children, strict=True)])
                 certificate = _find_certificate(candidate, owner)
                 if (not certificate.private or certificate.delta != 0.0
                         or certificate.epsilon > eps1):

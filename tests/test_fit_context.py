@@ -1,0 +1,76 @@
+"""What a meta-estimator hands the fits of its parts travels as an argument (``FitContext``).
+
+The package's context variables are the user-facing contexts only (diagnostics, verbosity,
+the ledger's ``parallel()`` blocks); noise sources, rows left out, the budget hold and the
+label-set warning are arguments, so no fit reads them from an ambient state.
+"""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.pipeline import make_pipeline
+
+import dpconvex as dp
+from dpconvex._random import NoiseSource
+from dpconvex.data.labels import LabelWarning
+from dpconvex.estimators.base import NO_CONTEXT, FitContext, fit_with
+
+PACKAGE = Path(dp.__file__).parent
+
+#: The context variables of the package: name -> what the user opens.
+USER_FACING = {"dpconvex_diagnostics": "collect_diagnostics()",
+               "dpconvex_verbose": "verbose=",
+               "dpconvex_parallel_blocks": "BudgetAccountant.parallel()"}
+
+
+def _context_variables() -> dict[str, str]:
+    """Name of every ``ContextVar(...)`` built in the package -> its file."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr",
+                                                      getattr(node.func, "id", None)) == "ContextVar":
+                found[ast.literal_eval(node.args[0])] = str(path.relative_to(PACKAGE))
+    return found
+
+
+def test_the_context_variables_are_the_user_facing_ones():
+    assert set(_context_variables()) == set(USER_FACING)
+
+
+def test_a_pipeline_step_draws_from_the_source_it_is_handed():
+    X = np.random.default_rng(0).normal(size=(40, 3)) * 0.3
+    y = (X[:, 0] > 0).astype(int)
+    rff = dp.RandomFourierFeatures(n_components=6, gamma=0.5)
+    pipe = make_pipeline(rff, dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1]))
+    fit_with(pipe, X, y, NO_CONTEXT, [(rff, NoiseSource(np.random.default_rng(5), seeded=True))])
+    own = dp.RandomFourierFeatures(n_components=6, gamma=0.5, random_state=5).fit(X)
+    np.testing.assert_array_equal(rff.random_weights_, own.random_weights_)
+    assert rff.random_state is None  # handed to the fit, not set as a parameter
+    assert "FitContext" not in str(pickle.dumps(pipe))
+
+
+def test_one_label_warning_for_the_fits_inside_one_context():
+    X = np.random.default_rng(1).normal(size=(40, 3)) * 0.3
+    y = (X[:, 0] > 0).astype(int)
+    context = NO_CONTEXT.one_label_warning()
+    assert context.one_label_warning() is context  # the fits inside share the caller's
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for seed in range(3):
+            fit_with(dp.PrivateLogisticRegression(epsilon=1.0, random_state=seed), X, y, context)
+        fit_with(dp.PrivateLogisticRegression(epsilon=1.0, random_state=0), X, y,
+                 FitContext(label_warning=LabelWarning(issued=True)))  # warned by its caller
+    leaks = [w for w in caught if issubclass(w.category, dp.errors.PrivacyLeakWarning)]
+    assert len(leaks) == 1 and context.label_warning.issued
+
+
+def test_the_rows_left_out_are_a_boolean_mask():
+    with pytest.raises(dp.errors.ParameterError, match="1-D boolean mask"):
+        NO_CONTEXT.excluding(np.array([0, 1]))
