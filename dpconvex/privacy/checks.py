@@ -8,11 +8,18 @@ on a window of margins can refute a declared bound, never establish it; a bound 
 derivation is "declared, not verified" (:attr:`Condition.unverified`), and
 :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it
 (docs/privacy.md §15).
+
+A shipped loss, as constructed, is established by its derivation alone: nothing is probed
+at a fit (the test suite probes the shipped classes). A user's loss is probed, once per
+description of its code and state (:func:`_loss_description`): the conditions of a loss
+described the same way are reused, and a loss that cannot be described by value is probed
+at every check.
 """
 
 from __future__ import annotations
 
 import math
+import types
 from typing import Any
 
 import cvxpy as cp
@@ -20,7 +27,7 @@ import numpy as np
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
 from ..objectives.atoms import DerivedBounds, derive_bounds
-from ..objectives.losses import Loss
+from ..objectives.losses import CVXPYLoss, Loss
 from .certificate import Condition
 
 __all__ = ["FORM_RTOL", "PROBE_RTOL", "check_dcp_convex", "check_loss", "shipped_derivation"]
@@ -237,15 +244,45 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
 
     Examples
     --------
-    >>> from dpconvex.objectives import HuberHinge
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives import HuberHinge, Loss
     >>> from dpconvex.privacy.checks import check_loss
     >>> conds = check_loss(HuberHinge(h=0.5), need_curvature=True)
     >>> for c in conds[-2:]:
     ...     print(c.name, "|", c.how)
-    |ℓ'| bound | derived (docs/privacy.md §2.1); numerical probe agrees
-    ℓ'' bound (c) | derived (docs/privacy.md §2.1); numerical probe agrees
+    |ℓ'| bound | derived (docs/privacy.md §2.1)
+    ℓ'' bound (c) | derived (docs/privacy.md §2.1)
+    >>> mine = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
+    >>> for c in check_loss(mine, need_curvature=True)[:2]:
+    ...     print(c.name, "|", c.how)
+    loss convexity | numerical probe
+    loss forms agree | numerical comparison
     """
     regression = getattr(loss, "kind", "margin") == "regression"
+    derivation = _trusted_derivation(loss)
+    if derivation is not None:
+        _declared(loss, "deriv_bound", caller, finite=True)
+        if need_curvature:
+            _declared(loss, "curvature", caller, finite=False)
+        return _derived_conditions(loss, derivation, need_curvature=need_curvature,
+                                   regression=regression)
+    key = _loss_description(loss)
+    if key is not None:
+        key = (key, bool(need_curvature))
+        known = _PROBED.get(key)
+        if known is not None:
+            return list(known)
+    conds = _probe_loss(loss, regression, need_curvature=need_curvature, caller=caller)
+    if key is not None:
+        if len(_PROBED) >= _PROBED_SIZE:
+            _PROBED.pop(next(iter(_PROBED)))
+        _PROBED[key] = tuple(conds)
+    return conds
+
+
+def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
+                caller: str) -> list[Condition]:
+    """The checks of :func:`check_loss` for a loss not established by a derivation alone."""
     try:
         derived = None if not loss.has_cvxpy else derive_bounds(
             loss.cvxpy_expr, tuple(loss.label_range) if regression else None)
@@ -280,6 +317,139 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
             "deriv2 and value_and_deriv take an array of margins and return an array of the "
             "same shape; cvxpy_expr returns an elementwise CVXPY expression; kinks is a "
             "tuple of floats.") from None
+
+
+def _trusted_derivation(loss: Loss) -> str | None:
+    """The derivation of a shipped loss as its class constructs it, else None.
+
+    A loss is trusted by derivation when its class is shipped (:func:`shipped_derivation`)
+    and its instance state is exactly the parameters its constructor validates
+    (``params()``), still valid: re-validated by constructing the class from them. A shipped
+    instance with other attributes (a redeclared bound, a replaced method) is checked as a
+    user's loss.
+    """
+    derivation = shipped_derivation(loss)
+    if derivation is None:
+        return None
+    params = loss.params()
+    if set(vars(loss)) != set(params):
+        return None
+    try:
+        again = type(loss)(**params)
+    except Exception:  # a parameter changed to a value the constructor refuses
+        return None
+    return derivation if again.params() == params else None
+
+
+def _derived_conditions(loss: Loss, derivation: str, *, need_curvature: bool,
+                        regression: bool) -> list[Condition]:
+    """The conditions of a shipped loss, each established by its derivation (no probe)."""
+    how = f"derived ({derivation})"
+    conds = [Condition("loss convexity", True, how, "ℓ'' >= 0 on all of ℝ (ℓ' non-decreasing)")]
+    if loss.has_cvxpy:
+        conds.append(Condition("loss forms agree", True, how,
+                               "cvxpy_expr and value() state one function of the "
+                               f"{'prediction' if regression else 'margin'} (the shipped class; "
+                               "its forms are compared at fixed margins by dpconvex's tests)"))
+    conds.append(Condition("|ℓ'| bound", True, how,
+                           f"declared {float(loss.deriv_bound):g} on all of ℝ"))
+    if need_curvature:
+        conds.append(Condition("ℓ'' bound (c)", True, how,
+                               f"declared {float(loss.curvature):g} on all of ℝ"))
+    if regression:
+        lo, hi = loss.label_range
+        conds.append(Condition("label range", True, "declared public range; the derivation "
+                               "holds for every label in it",
+                               f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
+    return conds
+
+
+#: Conditions of the user losses already probed, by (description, need_curvature): at most
+#: :data:`_PROBED_SIZE`, the oldest dropped first.
+_PROBED: dict[Any, tuple[Condition, ...]] = {}
+_PROBED_SIZE = 64
+
+
+class _NoDescription(Exception):
+    """A value with no immutable description (the loss is probed at every check)."""
+
+
+def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
+    """A hashable description of ``value`` that changes when what it computes may change.
+
+    By value: numbers, strings, bytes, None, tuples, lists, sets, dicts and arrays of them.
+    Functions: their code, defaults, closure contents and the globals their code reads.
+    Modules, builtins, ufuncs and the classes of dpconvex, NumPy, SciPy and CVXPY: by
+    identity (library code, not the loss's state); any other class: its identity and its
+    own attributes, described. Anything else (an object with its own mutable state) has no
+    description.
+    """
+    if id(value) in seen:
+        return ("cycle",)
+    seen = seen | {id(value)}
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, np.generic)):
+        return (type(value), value)
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple(_describe(v, seen) for v in value))
+    if isinstance(value, (set, frozenset)):
+        return (type(value), frozenset(_describe(v, seen) for v in value))
+    if isinstance(value, dict):
+        return (dict, tuple(sorted(((repr(k), _describe(v, seen)) for k, v in value.items()),
+                                   key=lambda kv: kv[0])))
+    if isinstance(value, np.ndarray):
+        return (np.ndarray, value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (types.ModuleType, types.BuiltinFunctionType, np.ufunc)):
+        return ("id", value)
+    if isinstance(value, (staticmethod, classmethod)):
+        return (type(value), _describe(value.__func__, seen))
+    if isinstance(value, property):
+        return (property, _describe(value.fget, seen), _describe(value.fset, seen))
+    if isinstance(value, types.FunctionType):
+        return _describe_function(value, seen)
+    if isinstance(value, type):
+        if _is_library(value):
+            return ("id", value)
+        return ("class", value, tuple((name, _describe(attr, seen))
+                                      for name, attr in sorted(vars(value).items())
+                                      if name not in ("__dict__", "__weakref__", "__doc__")))
+    raise _NoDescription(type(value).__name__)
+
+
+def _is_library(cls: type) -> bool:
+    module = getattr(cls, "__module__", "") or ""
+    return module.split(".")[0] in ("builtins", "dpconvex", "numpy", "scipy", "cvxpy")
+
+
+def _describe_function(fn: types.FunctionType, seen: frozenset[int]) -> Any:
+    names: set[str] = set()
+    stack = [fn.__code__]
+    while stack:  # the names read by the function and the functions defined in it
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    cells = tuple(_describe(c.cell_contents, seen) for c in fn.__closure__ or ())
+    glob = tuple((name, _describe(fn.__globals__[name], seen)) for name in sorted(names)
+                 if name in fn.__globals__)
+    return (types.FunctionType, fn.__code__, _describe(fn.__defaults__, seen),
+            _describe(fn.__kwdefaults__, seen), cells, glob)
+
+
+def _loss_description(loss: Loss) -> Any:
+    """An immutable description of everything the checks of a user's loss read, or None.
+
+    The loss's class (by identity) with the attributes of each of its classes outside the
+    libraries, and its instance attributes (:func:`_describe`). For :class:`CVXPYLoss` its compiled NumPy
+    form and derived bounds are left out: both are built from ``fn`` at construction, and
+    ``fn`` is described. None (probe at every check) when a part has no description.
+    """
+    skip = ("_form", "derived") if type(loss) is CVXPYLoss else ()
+    try:
+        return (type(loss),
+                tuple(_describe(cls) for cls in type(loss).__mro__ if not _is_library(cls)),
+                tuple((name, _describe(value)) for name, value in sorted(vars(loss).items())
+                      if name not in skip))
+    except _NoDescription:
+        return None
 
 
 def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_curvature: bool,

@@ -5,8 +5,17 @@ import numpy as np
 import pytest
 
 import dpconvex as dp
-from dpconvex.objectives.losses import LOSSES, HuberHinge, Logistic, Loss, SmoothHinge
-from dpconvex.privacy.verify import check_loss, verify
+from dpconvex.objectives.losses import (
+    LOSSES,
+    HuberHinge,
+    HuberRegression,
+    Logistic,
+    Loss,
+    Pinball,
+    SmoothHinge,
+)
+from dpconvex.privacy import checks
+from dpconvex.privacy.verify import verify
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 
@@ -83,10 +92,17 @@ class UnderstatedCurvature(HuberHinge):
     curvature = 0.1  # true value 1/(2h) = 1
 
 
-@pytest.mark.parametrize("loss", [Logistic(), HuberHinge(0.5), HuberHinge(0.05), SmoothHinge(0.3)])
+@pytest.mark.parametrize("loss", [
+    Logistic(), HuberHinge(0.5), HuberHinge(0.05), SmoothHinge(0.3), HuberRegression(0.5),
+    HuberRegression(2.0, label_range=(-3.0, 10.0)), Pinball(0.9, smoothing=0.01),
+    Pinball(0.3, label_range=(0.0, 5.0))], ids=repr)
 def test_declared_constants_of_shipped_losses_survive_the_probe(loss):
-    conds = check_loss(loss, need_curvature=True)
+    """A fit trusts a shipped loss's derivation; the probe a user's loss gets runs here."""
+    regression = loss.kind == "regression"
+    conds = checks._probe_loss(loss, regression, need_curvature=True, caller="test")
     assert all(c.holds for c in conds)
+    assert {c.how for c in conds if c.name.endswith("bound") or c.name.endswith("(c)")} == {
+        f"derived ({loss.derivation}); numerical probe agrees"}
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))
@@ -139,8 +155,15 @@ def test_certificate_lists_how_each_condition_was_established():
     cert, _ = verify(_template(Logistic()), epsilon=1.0, mechanism="objective")
     hows = {c.name: c.how for c in cert.conditions}
     assert hows["convexity"] == "CVXPY DCP analysis"
-    assert "numerical probe" in hows["|ℓ'| bound"]
-    assert "numerical probe" in hows["ℓ'' bound (c)"]
+    for name in ("loss convexity", "loss forms agree", "|ℓ'| bound", "ℓ'' bound (c)"):
+        assert hows[name] == "derived (docs/privacy.md §2.1)"  # a shipped loss: not probed
+    mine = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine")
+    cert, _ = verify(_template(mine), epsilon=1.0, mechanism="objective")
+    hows = {c.name: c.how for c in cert.conditions}
+    assert hows["loss convexity"] == "numerical probe"
+    assert hows["loss forms agree"] == "numerical comparison"
+    assert hows["|ℓ'| bound"] == hows["ℓ'' bound (c)"] == (
+        "derived on all of ℝ from the CVXPY form's atoms")
     d = cert.to_dict()
     assert d["epsilon"] <= 1.0 and d["private"] is True
     text = str(cert)

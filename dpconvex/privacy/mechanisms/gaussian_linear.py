@@ -44,9 +44,10 @@ from ..accounting.objective_gaussian import objective_gaussian_delta, objective_
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
-from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
+from .base import Calibration, Mechanism, NoiseReport, register, solve_exact
 from .perturbation import (
     calibrate_objective_perturbation,
+    calibrate_objective_perturbation_grid,
     calibrate_output_perturbation,
     objective_modulus_floor,
 )
@@ -318,10 +319,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         S = 2.0 * consts.grad_bound
         cal = None
         if np.ndim(modulus) > 0:
-            cals = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)))
-                    for m in modulus]
-            mu_eff = modulus + np.array([c.extra_strong_convexity for c in cals])
-            slacks = np.array([c.slack for c in cals])
+            grid = calibrate_objective_perturbation_grid(eps, n, consts, modulus)
+            mu_eff, slacks = modulus + grid.extra_strong_convexity, grid.slack
             sigma: float | np.ndarray = S * _unit_sigma_objective(
                 eps, dlt, gradient_difference_rank(problem), slacks)
         else:

@@ -49,6 +49,7 @@ __all__ = [
     "ObjectivePerturbation",
     "OutputPerturbation",
     "calibrate_objective_perturbation",
+    "calibrate_objective_perturbation_grid",
     "calibrate_output_perturbation",
     "coordinate_scale",
     "SLACK_RULES",
@@ -246,6 +247,118 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     )
 
 
+def _remaining_grid(total: float, spent: np.ndarray) -> np.ndarray:
+    """:func:`~dpconvex.privacy.budget.remaining` elementwise: the largest x >= 0 with
+    ``spent + x <= total`` in floating point (the same IEEE operations, so the same bits)."""
+    x = total - spent
+    over = (x > 0) & (spent + x > total)
+    while np.any(over):
+        x = np.where(over, np.nextafter(x, 0.0), x)
+        over = (x > 0) & (spent + x > total)
+    return x
+
+
+def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: PrivacyConstants,
+                                          moduli: np.ndarray, *, slack: str = "one_sided",
+                                          caller: str = "calibrate_objective_perturbation_grid"
+                                          ) -> Calibration:
+    """:func:`calibrate_objective_perturbation` at every modulus of ``moduli``, as arrays.
+
+    The same calibration (docs/privacy.md §3.2-3.3) with NumPy's elementwise operations in
+    place of a loop over the moduli: what a report on a grid of moduli reads (the Λ rule,
+    :func:`dpconvex.privacy.rules.lam.grid_report`). ``consts.strong_convexity`` is ignored.
+    The operations are those of the scalar calibration in the same order; NumPy's ``log1p``
+    may differ from :func:`math.log1p` in the last bit, so an entry may differ from the
+    scalar calibration by a few ulps. A release calibrates with the scalar function.
+
+    Parameters
+    ----------
+    epsilon : float
+        Requested ε.
+    n : int
+        Number of records.
+    consts : PrivacyConstants
+        The declared constants (G, r, c_u, optional T).
+    moduli : ndarray
+        The moduli μ > 0 at which to calibrate.
+    slack : {"one_sided", "two_sided"}, default="one_sided"
+        The Jacobian-slack rule (as in :func:`calibrate_objective_perturbation`).
+    caller : str, default="calibrate_objective_perturbation_grid"
+        The public call that calibrates, opening the messages of a refusal.
+
+    Returns
+    -------
+    Calibration
+        Its ``epsilon``, ``epsilon_noise``, ``slack``, ``extra_strong_convexity`` and
+        ``noise_rate`` are arrays of the shape of ``moduli``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.mechanisms.perturbation import (
+    ...     calibrate_objective_perturbation, calibrate_objective_perturbation_grid)
+    >>> from dpconvex.templates import PrivacyConstants
+    >>> consts = PrivacyConstants(1.0, 1, 0.25, 0.1, 3)
+    >>> grid = calibrate_objective_perturbation_grid(1.0, 40, consts, np.array([0.001, 0.1]))
+    >>> grid.slack.round(4).tolist(), grid.extra_strong_convexity.round(5).tolist()
+    ([0.5, 0.0606], [0.00863, 0.0])
+    >>> round(float(grid.noise_rate[1]), 4), round(
+    ...     calibrate_objective_perturbation(1.0, 40, consts).noise_rate, 4)
+    (0.4697, 0.4697)
+    """
+    if slack not in SLACK_RULES:
+        raise ParameterError(f"The 'slack' argument of calibrate_objective_perturbation_grid must "
+                             f"be one of {SLACK_RULES}. Got {slack!r} instead.")
+    mu = np.asarray(moduli, dtype=float)
+    c_u, r = consts.hessian_term_bound, consts.hessian_rank
+    if not np.all(mu > 0):
+        raise PrivacyError(
+            f"{caller}: strong convexity: objective perturbation needs a strongly convex "
+            f"objective (modulus > 0), got {float(np.min(mu))}. Use a regularization strength "
+            "lam > 0.")
+    T = hessian_trace_bound(consts)
+    if not math.isfinite(T if slack == "one_sided" else c_u):
+        raise PrivacyError(
+            f"{caller}: curvature bound: objective perturbation needs a bounded second "
+            "derivative of the loss (declared curvature is infinite). Use a smooth loss "
+            "(logistic, huber, smooth_hinge) or output perturbation.")
+
+    def slack_at(m: np.ndarray) -> np.ndarray:
+        if slack == "one_sided":
+            if r == 0 or T == 0:
+                return np.zeros_like(m)
+            return r * np.log1p(T / (r * n * m))
+        if r == 0 or c_u == 0:
+            return np.zeros_like(m)
+        return 2.0 * r * np.log1p(c_u / (n * m))
+
+    eps_slack = slack_at(mu)
+    eps_noise = _remaining_grid(epsilon, eps_slack)
+    delta_reg = np.zeros_like(mu)
+    raised = eps_slack > epsilon / 2.0
+    if np.any(raised):  # the Δ branch of the scalar calibration, where it is taken
+        mu_for_half = (half_epsilon_modulus(epsilon, n, T, r) if slack == "one_sided"
+                       else c_u / (n * math.expm1(epsilon / (4.0 * r))))
+        mu_needed = mu_for_half * (1.0 + 1e-12)
+        delta_reg = np.where(raised, np.maximum(mu_needed - mu, 0.0), 0.0)
+        slack_raised = slack_at(mu + delta_reg)
+        eps_slack = np.where(raised, slack_raised, eps_slack)
+        eps_noise = np.where(raised, _remaining_grid(epsilon, np.maximum(slack_raised,
+                                                                         epsilon / 2.0)),
+                             eps_noise)
+    sensitivity = 2.0 * consts.grad_bound
+    return Calibration(
+        mechanism="objective",
+        epsilon_requested=epsilon,
+        epsilon=eps_slack + eps_noise,
+        epsilon_noise=eps_noise,
+        slack=eps_slack,
+        extra_strong_convexity=delta_reg,
+        sensitivity=sensitivity,
+        noise_rate=eps_noise / sensitivity,
+    )
+
+
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
                                   caller: str = "calibrate_output_perturbation") -> Calibration:
     """Output perturbation ([CMS]_ Alg. 1): argmin sensitivity 2G/(n μ), β = ε/S.
@@ -415,11 +528,9 @@ class ObjectivePerturbation(_Perturbation):
         p = int(consts.dimension)
         modulus = _modulus(consts, mu)
         cal = None
-        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one calibration each
-            cals = [calibrate_objective_perturbation(eps, n, at_modulus(consts, m))
-                    for m in modulus]
-            mu_eff = modulus + np.array([k.extra_strong_convexity for k in cals])
-            rate = np.array([k.noise_rate for k in cals])
+        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
+            grid = calibrate_objective_perturbation_grid(eps, n, consts, modulus)
+            mu_eff, rate = modulus + grid.extra_strong_convexity, grid.noise_rate
         else:
             cal = self.report_calibration(
                 problem, budget, mu, calibration,

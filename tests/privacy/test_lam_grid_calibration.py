@@ -1,0 +1,164 @@
+"""The Λ rule's calibration on the whole grid: arrays, and the same choice as one calibration per Λ.
+
+:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation_grid`
+computes the objective-perturbation calibration at every Λ of
+:data:`~dpconvex.privacy.rules.lam.LAM_GRID` with NumPy. The reference below, kept here and
+not in the package, is the straightforward form: one scalar
+:func:`~dpconvex.privacy.mechanisms.calibrate_objective_perturbation` per grid point.
+NumPy's ``log1p`` may differ from :func:`math.log1p` in the last bit, so the two
+calibrations agree to a few ulps (:data:`ULPS`; at most 2 observed on x86-64, NumPy 2.4)
+and the rule's choice, an argmin over grid points whose bounds differ far more than that,
+must be the same Λ exactly, on a sweep of the public inputs (n, p, ε, δ, q, loss,
+mechanism).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpconvex.errors import PrivacyError
+from dpconvex.objectives import HuberHinge, Logistic, SmoothHinge
+from dpconvex.privacy.mechanisms import calibrate_objective_perturbation, get_mechanism
+from dpconvex.privacy.mechanisms.base import NoiseReport, at_modulus
+from dpconvex.privacy.mechanisms.gaussian_linear import (
+    _unit_sigma_objective,
+    gradient_difference_rank,
+)
+from dpconvex.privacy.mechanisms.perturbation import (
+    calibrate_objective_perturbation_grid,
+    objective_modulus_floor,
+)
+from dpconvex.privacy.rules import lam as lam_rule
+from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam, grid_report
+
+#: Largest difference, in units in the last place, allowed between an entry of the grid
+#: calibration and the scalar calibration at the same Λ (last-bit differences of log1p,
+#: carried through a division and a subtraction).
+ULPS = 8
+
+LOSSES = (Logistic(), HuberHinge(0.5), HuberHinge(0.05), SmoothHinge(0.3))
+
+
+def _scalar_report(mech_name: str, n: int, eps: float, q: float, p: int, loss,
+                   delta: float) -> NoiseReport:
+    """The report on LAM_GRID from one scalar calibration per grid point (the reference)."""
+    problem = lam_rule._constants(n, q, p, loss)
+    consts = problem.constants
+    cals = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)))
+            for m in LAM_GRID]
+    mu_eff = LAM_GRID + np.array([c.extra_strong_convexity for c in cals])
+    floor = objective_modulus_floor(eps, n, consts)
+    common = dict(mechanism=mech_name, placement="objective", dimension=p, epsilon=eps,
+                  modulus=LAM_GRID, modulus_eff=mu_eff, modulus_floor=floor,
+                  grad_bound=float(consts.grad_bound))
+    if mech_name == "objective":
+        rate = np.array([c.noise_rate for c in cals])
+        return NoiseReport(delta=0.0, sensitivity=2.0 * consts.grad_bound,
+                           expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
+                           coordinate_scale=math.sqrt(p) / rate, **common)
+    S = 2.0 * consts.grad_bound
+    slacks = np.array([c.slack for c in cals])
+    sigma = S * _unit_sigma_objective(eps, delta, gradient_difference_rank(problem), slacks)
+    return NoiseReport(delta=delta, sensitivity=S, expected_norm=math.sqrt(p) * sigma,
+                       expected_sq_norm=p * sigma**2, coordinate_scale=sigma, **common)
+
+
+def _assert_close_in_ulps(a: np.ndarray, ref: np.ndarray, what: str) -> None:
+    gap = np.abs(np.asarray(a, dtype=float) - ref)
+    assert np.all(gap <= ULPS * np.spacing(np.abs(ref))), (
+        f"{what}: {float(np.max(gap / np.spacing(np.abs(ref))))} ulps")
+
+
+@pytest.mark.parametrize("loss", LOSSES, ids=repr)
+@pytest.mark.parametrize("slack", ["one_sided", "two_sided"])
+def test_grid_calibration_is_the_scalar_one_to_a_few_ulps(loss, slack):
+    """Every field at every Λ, across n and ε (both branches: with and without Δ)."""
+    for n, eps, q in itertools.product([7, 400, 10**6], [0.01, 0.5, 4.0], [0.3, 1.2]):
+        consts = lam_rule._constants(n, q, 4, loss).constants
+        grid = calibrate_objective_perturbation_grid(eps, n, consts, LAM_GRID, slack=slack)
+        ref = [calibrate_objective_perturbation(eps, n, at_modulus(consts, float(m)), slack=slack)
+               for m in LAM_GRID]
+        assert np.any(grid.extra_strong_convexity > 0) or n == 10**6  # the Δ branch is met
+        for field in ("slack", "epsilon_noise", "epsilon", "extra_strong_convexity",
+                      "noise_rate"):
+            _assert_close_in_ulps(getattr(grid, field),
+                                  np.array([getattr(c, field) for c in ref]),
+                                  f"{field} at n={n}, eps={eps}, q={q}")
+        # the ε accounting holds at every Λ in floating point, as for the scalar one
+        assert np.all(grid.slack + grid.epsilon_noise <= eps)
+
+
+def test_grid_calibration_refuses_what_the_scalar_one_refuses():
+    consts = lam_rule._constants(100, 1.0, 3, Logistic()).constants
+    with pytest.raises(PrivacyError, match="strong convexity"):
+        calibrate_objective_perturbation_grid(1.0, 100, consts, np.array([0.1, 0.0]))
+    unbounded = dataclasses.replace(consts, hessian_term_bound=math.inf,
+                                    hessian_trace_bound=math.inf)
+    with pytest.raises(PrivacyError, match="curvature bound"):
+        calibrate_objective_perturbation_grid(1.0, 100, unbounded, LAM_GRID)
+
+
+def _sweep(mechs, ns, ps, epss, qs, losses):
+    for mech, n, p, eps, q, loss in itertools.product(mechs, ns, ps, epss, qs, losses):
+        delta = 0.0 if mech == "objective" else 1.0 / n**2
+        yield mech, n, p, eps, q, loss, delta
+
+
+def _check_same_choice(cases) -> int:
+    checked = 0
+    for mech_name, n, p, eps, q, loss, delta in cases:
+        mech = get_mechanism(mech_name)
+        report = grid_report(mech, n, eps, q, p, loss, delta=delta)
+        ref = _scalar_report(mech_name, n, eps, q, p, loss, delta)
+        np.testing.assert_array_equal(report.modulus, ref.modulus)
+        _assert_close_in_ulps(report.modulus_eff, ref.modulus_eff, "modulus_eff")
+        chosen = auto_lam(mech, n, eps, q, p, loss, delta=delta, report=report)
+        expected = auto_lam(mech, n, eps, q, p, loss, delta=delta, report=ref)
+        assert chosen == expected, (mech_name, n, p, eps, q, loss, delta, chosen, expected)
+        assert auto_lam(mech, n, eps, q, p, loss, delta=delta) == expected
+        checked += 1
+    return checked
+
+
+def test_rule_chooses_the_same_lam_as_one_calibration_per_grid_point():
+    """A sweep of the public inputs, both objective mechanisms: the same Λ, bit for bit."""
+    cases = list(_sweep(["objective"], [30, 2000, 10**5], [11], [0.1, 1.0, 8.0],
+                        [math.sqrt(1.0625)], LOSSES[:3]))
+    cases += list(_sweep(["gaussian_objective"], [2000], [11], [0.1, 1.0], [1.0], LOSSES[:1]))
+    assert _check_same_choice(cases) == len(cases) == 29
+
+
+@pytest.mark.slow
+def test_rule_chooses_the_same_lam_on_a_broad_sweep():
+    """The same comparison on 2,800 public settings (about two minutes)."""
+    cases = list(_sweep(["objective", "gaussian_objective"], [10, 100, 1000, 20000, 10**6],
+                        [2, 6, 31, 201], [0.02, 0.1, 0.5, 1.0, 2.0, 5.0, 20.0],
+                        [0.5, 1.0, math.sqrt(1.0625), 4.0], LOSSES))
+    cases = [c for i, c in enumerate(cases) if c[0] == "objective" or i % 4 == 0]
+    assert _check_same_choice(cases) == len(cases) == 2800
+
+
+def test_grid_report_calibrates_the_grid_in_one_call(monkeypatch):
+    """No scalar calibration per grid point: the rule's report costs one array calibration
+    (and the scalar one behind the modulus floor)."""
+    from dpconvex.privacy.mechanisms import gaussian_linear, perturbation
+
+    calls = []
+    scalar = perturbation.calibrate_objective_perturbation
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return scalar(*args, **kwargs)
+
+    monkeypatch.setattr(perturbation, "calibrate_objective_perturbation", counted)
+    monkeypatch.setattr(gaussian_linear, "calibrate_objective_perturbation", counted)
+    for mech, delta in (("objective", 0.0), ("gaussian_objective", 1e-6)):
+        calls.clear()
+        report = grid_report(mech, 2000, 1.0, 1.0, 11, "logistic", delta=delta)
+        assert report.modulus_eff.shape == LAM_GRID.shape
+        assert len(calls) <= 1, (mech, len(calls))

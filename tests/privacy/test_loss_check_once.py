@@ -1,0 +1,171 @@
+"""A shipped loss is established by its derivation (no probe at a fit); a user's loss is probed
+once per description of its code and state, and again whenever that description changes
+(dpconvex/privacy/checks.py::check_loss, docs/privacy.md §15.1)."""
+
+from __future__ import annotations
+
+import copy
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from scipy.special import expit
+
+import dpconvex as dp
+from dpconvex.objectives import HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
+from dpconvex.privacy import checks
+
+SHIPPED = (Logistic(), HuberHinge(0.5), SmoothHinge(0.3), HuberRegression(1.0, (0.0, 4.0)),
+           Pinball(0.7, (0.0, 4.0)))
+
+
+@pytest.fixture
+def probes(monkeypatch):
+    """The number of probes run (calls of the probe grid), with an empty cache."""
+    monkeypatch.setattr(checks, "_PROBED", {}, raising=False)
+    count = []
+    grid = checks._probe_grid
+
+    def counted(kinks):
+        count.append(kinks)
+        return grid(kinks)
+
+    monkeypatch.setattr(checks, "_probe_grid", counted)
+    return count
+
+
+@pytest.mark.parametrize("loss", SHIPPED, ids=repr)
+def test_shipped_loss_is_established_without_a_probe(probes, loss):
+    conds = checks.check_loss(loss, need_curvature=True)
+    assert probes == []
+    derived = f"derived ({loss.derivation})"
+    assert all(c.holds for c in conds)
+    assert all(c.how == derived for c in conds if c.name != "label range")
+    assert not any("probe" in c.how or "probe" in c.detail for c in conds)
+
+
+def test_fit_with_a_shipped_loss_runs_no_probe(probes):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) / 3
+    y = (X[:, 0] > 0).astype(int)
+    est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert probes == []
+    hows = {c.name: c.how for c in est.certificate_.conditions}
+    assert hows["|ℓ'| bound"] == "derived (docs/privacy.md §2.1)"
+
+
+class Redeclared(HuberHinge):
+    pass
+
+
+def test_shipped_instance_changed_after_construction_is_probed(probes):
+    loss = HuberHinge(0.5)
+    loss.curvature_note = "mine"  # state beyond the constructor's parameters
+    checks.check_loss(loss, need_curvature=True)
+    assert len(probes) == 1
+    bad = HuberHinge(0.5)
+    bad.h = -1.0  # a value the constructor refuses: not what the derivation is about
+    with pytest.raises(dp.ParameterError, match="curvature"):
+        checks.check_loss(bad, need_curvature=True)  # refused before any probe
+    assert len(probes) == 1
+    sub = Redeclared(0.5)  # a subclass is a user's loss
+    conds = checks.check_loss(sub, need_curvature=True)
+    assert any(c.how == "numerical probe" for c in conds)
+
+
+def test_user_loss_is_probed_once_and_its_copies_reuse_it(probes):
+    loss = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
+    first = checks.check_loss(loss, need_curvature=True)
+    assert len(probes) == 1
+    assert checks.check_loss(loss, need_curvature=True) == first
+    assert checks.check_loss(copy.deepcopy(loss), need_curvature=True) == first  # sklearn clone
+    assert len(probes) == 1
+    checks.check_loss(loss, need_curvature=False)  # other conditions: probed for them
+    assert len(probes) == 2
+
+
+SCALE = 1.0
+
+
+def test_user_loss_reading_a_changed_global_is_probed_again(probes):
+    global SCALE
+    loss = Loss.from_cvxpy(lambda m: cp.logistic(-SCALE * m), name="scaled", deriv_bound=1.0,
+                           curvature=0.25)
+    checks.check_loss(loss, need_curvature=True)
+    try:
+        SCALE = 3.0  # cvxpy_expr changes; the NumPy form was compiled at construction
+        with pytest.raises(dp.PrivacyError):
+            checks.check_loss(loss, need_curvature=True)
+    finally:
+        SCALE = 1.0
+    assert len(probes) == 2
+
+
+class Scaled(Loss):
+    """log(1 + exp(-a m)): |ℓ'| <= a, declared 1 (true for a <= 1)."""
+
+    name = "scaled_logistic"
+    has_cvxpy = False
+    deriv_bound = 1.0
+    curvature = 0.25
+
+    def __init__(self, a):
+        self.a = a
+
+    def value(self, m):
+        return np.logaddexp(0.0, -self.a * np.asarray(m, float))
+
+    def deriv(self, m):
+        return -self.a * expit(-self.a * np.asarray(m, float))
+
+    def deriv2(self, m):
+        s = expit(self.a * np.asarray(m, float))
+        return self.a**2 * s * (1.0 - s)
+
+
+def test_user_subclass_changed_in_state_or_class_is_probed_again(probes, monkeypatch):
+    loss = Scaled(1.0)
+    checks.check_loss(loss, need_curvature=True)
+    checks.check_loss(loss, need_curvature=True)
+    assert len(probes) == 1
+    loss.a = 2.0  # an instance attribute
+    with pytest.raises(dp.PrivacyError, match="derivative bound"):
+        checks.check_loss(loss, need_curvature=True)
+    loss.a = 1.0
+    checks.check_loss(loss, need_curvature=True)  # the description of the first check
+    assert len(probes) == 2
+    monkeypatch.setattr(Scaled, "deriv_bound", 0.4)  # a class attribute
+    with pytest.raises(dp.PrivacyError, match="derivative bound"):
+        checks.check_loss(loss, need_curvature=True)
+    monkeypatch.setattr(Scaled, "deriv_bound", 1.0)
+    monkeypatch.setattr(Scaled, "deriv", lambda self, m: 0.5 * np.ones_like(m))  # a method
+    with pytest.raises(dp.PrivacyError):
+        checks.check_loss(loss, need_curvature=True)
+    assert len(probes) == 4
+
+
+class Holder:
+    """An object with its own mutable state: no immutable description."""
+
+    def __init__(self, a):
+        self.a = a
+
+
+class HeldScale(Scaled):
+    def __init__(self, holder):
+        self.holder = holder
+
+    @property
+    def a(self):
+        return self.holder.a
+
+
+def test_user_loss_without_a_description_is_probed_at_every_check(probes):
+    holder = Holder(1.0)
+    loss = HeldScale(holder)
+    assert checks._loss_description(loss) is None
+    checks.check_loss(loss, need_curvature=True)
+    holder.a = 2.0
+    with pytest.raises(dp.PrivacyError, match="derivative bound"):
+        checks.check_loss(loss, need_curvature=True)
+    assert len(probes) == 2
