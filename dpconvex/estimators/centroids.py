@@ -74,7 +74,14 @@ from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
 from ..templates.base import EuclideanSpace
-from .base import CertificateHold, FitPlan, Prepared, PreparedFacts, PrivateEstimator
+from .base import (
+    CertificateHold,
+    ClassifierScoreMixin,
+    FitPlan,
+    Prepared,
+    PreparedFacts,
+    PrivateEstimator,
+)
 from .constraints import ROW_NORM
 from .ovr import check_plan_shape
 
@@ -451,7 +458,7 @@ class ClassSumTemplate:
         return np.asarray(V).reshape(self.C, self.d + 1)
 
 
-class ClassSumEstimator(PrivateEstimator):
+class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     """What the estimators over one release of class sums share (docs/privacy.md §4.9, §19).
 
     ``mechanism`` resolved from δ by the one rule for the template kind :attr:`_kind`,
