@@ -9,9 +9,11 @@ import numbers
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError
 
@@ -93,11 +95,9 @@ def check_float(
         ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ParameterError(msg)
-    ok_low = v >= low if low_inclusive else v > low
-    ok_high = v <= high if high_inclusive else v < high
-    if math.isinf(v) and allow_inf and v > 0:
-        ok_high = True
-    if not (ok_low and ok_high):
+    closed = ("neither", "right", "left", "both")[2 * low_inclusive + high_inclusive]
+    if not (v in Interval(Real, low, None if math.isinf(high) else high, closed=closed)
+            or (allow_inf and v == math.inf)):
         raise ParameterError(msg)
     if magnitude and math.isfinite(v) and v != 0.0 and not (
             MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
@@ -203,12 +203,26 @@ def check_bool(name: str, value: Any, owner: str) -> bool:
 class Constraint:
     """A rule on one estimator parameter: the check of ``_parameter_constraints`` and its doc.
 
-    Each rule is a small frozen object; ``check(name, value, owner)`` returns the
-    value (normalized: a float, an int, a bool) or raises :class:`ParameterError`
-    in scikit-learn's form, "The 'epsilon' parameter of Owner must be a float in
-    (0, inf). Got -1 instead."; ``str(rule)`` says what is accepted, in the words
-    of that message.
+    Each rule is a small frozen object with scikit-learn's constraint interface
+    (``is_satisfied_by``, ``str``; intervals are decided by scikit-learn's ``Interval``);
+    ``check(name, value, owner)`` returns the value (normalized: a float, an int, a
+    bool) or raises :class:`ParameterError` in scikit-learn's form, "The 'epsilon'
+    parameter of Owner must be a float in (0, inf). Got -1 instead."; ``str(rule)``
+    says what is accepted, in the words of that message.
     """
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        """Whether :meth:`check` accepts ``val`` (scikit-learn's constraint interface)."""
+        try:
+            self.check("value", val, "Constraint")
+        except ParameterError:
+            return False
+        return True
+
+    def refusal(self, name: str, value: Any, owner: str) -> ParameterError:
+        """The error of a refused ``value``: "The 'name' parameter of owner must be {self}. Got ..."."""
+        return ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
+                              f"Got {_short_repr(value)} instead.")
 
     def check(self, name: str, value: Any, owner: str) -> Any:
         """Return ``value`` (normalized) if it satisfies the rule, else raise.
@@ -367,8 +381,7 @@ class Auto(Constraint):
         if isinstance(value, str):
             if value == "auto":
                 return "auto"
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
-                                 f"Got {_short_repr(value)} instead.")
+            raise self.refusal(name, value, owner)
         try:
             return self.inner.check(name, value, owner)
         except ParameterError as err:

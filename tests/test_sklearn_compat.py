@@ -7,9 +7,25 @@ the ε = 1 noise dominates there (expected, not a bug).
 """
 
 import pytest
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier, is_regressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dpconvex as dp
+from dpconvex.estimators.base import PrivateEstimator
+
+#: Every public private estimator.
+PRIVATE_ESTIMATORS = [obj for name in dp.__all__ if isinstance(obj := getattr(dp, name), type)
+                      and issubclass(obj, PrivateEstimator)]
+
+
+@pytest.mark.parametrize("cls", PRIVATE_ESTIMATORS, ids=lambda cls: cls.__name__)
+def test_classifier_mixin_only_on_classifiers(cls):
+    est = cls(epsilon=1.0)
+    regressor = issubclass(cls, RegressorMixin)
+    assert issubclass(cls, ClassifierMixin) is not regressor, [c.__name__ for c in cls.__mro__]
+    assert (is_classifier(est), is_regressor(est)) == (not regressor, regressor)
+    assert est.__sklearn_tags__().estimator_type == ("regressor" if regressor else "classifier")
+    assert (est.__sklearn_tags__().classifier_tags is None) is regressor
 
 #: A released model holds its parameters and public facts only (DESIGN.md §4): the
 #: solver's iteration count depends on the data, so there is no ``n_iter_``.

@@ -262,8 +262,9 @@ class Prepared(Generic[FactsT]):
     reusable: bool = True
 
 
-class ClassifierScoreMixin:
-    """``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
+class ClassifierScoreMixin(ClassifierMixin):
+    """The classifiers' mixin: scikit-learn's ``ClassifierMixin`` (tags, ``is_classifier``) with
+    a ``score`` that validates its labels like ``fit`` does (named errors, no silent mistakes).
 
     Labels never seen in ``fit`` raise :class:`DataValidationError` instead of being
     counted as mistakes.
@@ -437,8 +438,11 @@ def _public_columns(X: Any) -> int | None:
         return None
 
 
-class PrivateEstimator(ClassifierScoreMixin, ClassifierMixin, BaseEstimator):
+class PrivateEstimator(BaseEstimator):
     """The base of the private estimators: one validation, a public plan, prepare, release.
+
+    Classifiers add :class:`ClassifierScoreMixin` and regressors scikit-learn's
+    ``RegressorMixin`` (the estimator type, ``score`` and tags come from those).
 
     Subclasses declare ``_parameter_constraints``: every ``__init__`` parameter ->
     its rule, a :class:`~dpconvex._validation.Constraint` (``Float``, ``Int``,

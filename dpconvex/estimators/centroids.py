@@ -77,6 +77,7 @@ from ..templates.base import EuclideanSpace
 from .base import (
     NO_CONTEXT,
     CertificateHold,
+    ClassifierScoreMixin,
     FitContext,
     FitPlan,
     Prepared,
@@ -459,7 +460,7 @@ class ClassSumTemplate:
         return np.asarray(V).reshape(self.C, self.d + 1)
 
 
-class ClassSumEstimator(PrivateEstimator):
+class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     """What the estimators over one release of class sums share (docs/privacy.md §4.9, §19).
 
     ``mechanism`` resolved from δ by the one rule for the template kind :attr:`_kind`,

@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._validation import Constraint, Options, _is_one_of, _short_repr
+from .._validation import Constraint, Options, _is_one_of
 from ..data.row_scaling import ROW_NORMS
-from ..errors import ParameterError
 from ..objectives.losses import Loss
 from ..solvers.registry import check_solver_name
 
@@ -33,8 +32,7 @@ class LossParameter(Constraint):
 
     def check(self, name: str, value: Any, owner: str) -> Any:
         if not (isinstance(value, Loss) or _is_one_of(value, list(self.names))):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
-                                 f"Got {_short_repr(value)} instead.")
+            raise self.refusal(name, value, owner)
         return value
 
     def __str__(self) -> str:
@@ -81,8 +79,7 @@ class Vouch(Constraint):
 
         items = (value,) if isinstance(value, str) else value
         if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
-                                 f"Got {_short_repr(value)} instead.")
+            raise self.refusal(name, value, owner)
         return tuple(items)
 
     def __str__(self) -> str:
@@ -102,8 +99,7 @@ class ParameterSet(Constraint):
 
     def check(self, name: str, value: Any, owner: str) -> Any:
         if value is not None and not callable(value):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. "
-                                 f"Got {_short_repr(value)} instead.")
+            raise self.refusal(name, value, owner)
         return value
 
     def __str__(self) -> str:

@@ -66,7 +66,7 @@ from ..privacy.rules.noise_dominance_gd import (
     centroid_noise_dominates,
     gd_noise_ratio,
 )
-from .base import NO_CONTEXT, FitContext, FitPlan, PrivateEstimator
+from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, PrivateEstimator
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
@@ -143,7 +143,7 @@ def _rows_for(learner: str, X: Any) -> Any:
     return X.toarray() if learner in (LARGE_MARGIN, NOISY_GD) and sp.issparse(X) else X
 
 
-class PrivateClassifier(SchemaInputMixin, PrivateEstimator):
+class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator):
     """A differentially private classifier that chooses its learner from public quantities.
 
     The front door of dpconvex: set ε (and δ) and the public label set; the learner

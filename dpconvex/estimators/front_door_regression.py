@@ -41,10 +41,10 @@ from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import release
-from ..privacy.rules import front_door_regression as rules
 from ..privacy.rules.front_door_regression import (
     CONSTANT,
     HANDICAP_LEVEL,
+    RESIDUAL_CLIP,
     choose_regression_learner,
     mean_epsilon,
     regression_safeguard_applies,
@@ -67,7 +67,7 @@ __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
 #: κ = :data:`~dpconvex.privacy.rules.front_door_regression.RESIDUAL_CLIP`.
 SELECTION_UTILITY = (
     f"u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m and u_mean = -sum_i min(1, "
-    f"((c - u_i)/kappa)^2) over the validation rows, kappa = {rules.RESIDUAL_CLIP:g}, labels u_i "
+    f"((c - u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i "
     "and predictions u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), "
     "c the private mean: each term lies in [0, 1], so replacing one validation record moves "
     "each utility by at most 1; m is a public handicap (docs/privacy.md §17.3)")
@@ -370,7 +370,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             u_val = u[validation]
             utilities = squared_error_utilities(
                 [model_unit, np.full(n_val, mean)], u_val, [selection_handicap(rest), 0.0],
-                clip=rules.RESIDUAL_CLIP)
+                clip=RESIDUAL_CLIP)
             best, selection = select_release(np.zeros(2), rest, n_val, select_rng, noise.seeded,
                                              utilities=utilities, description=SELECTION_UTILITY)
             certificate = self._safeguard_certificate(

@@ -111,8 +111,7 @@ class FeatureRange(Constraint):
             pairs = bounds.reshape(-1, 2)
             ok = bool(np.all(np.isfinite(pairs)) and np.all(pairs[:, 0] < pairs[:, 1]))
         if not ok:
-            raise ParameterError(
-                f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
+            raise self.refusal(name, value, owner)
         return value
 
     def __str__(self) -> str:

@@ -10,7 +10,8 @@ References
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +65,15 @@ from .base import (
 )
 from .constraints import ROW_NORM, SOLVER, LossParameter, ParameterSet, Vouch
 from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
+
+if TYPE_CHECKING:
+    import cvxpy as cp
+    from numpy.typing import ArrayLike
+
+    from ..privacy.accounting.ledger import BudgetAccountant
+
+#: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
+ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
 
 __all__ = ["PrivateHuberSVM", "PrivateLinearClassifier", "PrivateLogisticRegression"]
 
@@ -258,6 +268,143 @@ class LinearPlanMixin:
         return "native" if self.solver in (None, "auto") else self.solver
 
 
+#: The parameters every private linear classifier shares, stated once and written into
+#: each class docstring at its ``{linear_parameters}`` line (as scikit-learn's shared docs).
+LINEAR_PARAMETERS_DOC = """\
+    epsilon : float, default=1.0
+        Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
+        provided, never above it.
+    delta : float, default=0.0
+        δ in [0, 1) of an (ε, δ) guarantee (replace-one adjacency). With
+        ``mechanism="auto"``, 0 gives pure ε-DP objective perturbation and δ > 0
+        (e.g. 1/n²) Gaussian objective perturbation. A mechanism named explicitly
+        must match: a pure one ("objective", "output") needs 0, a Gaussian one
+        ("gaussian_objective", "gaussian_output") δ > 0, otherwise
+        :class:`ParameterError` says which to change. The ledger is charged
+        (ε, δ) and ``certificate_.delta`` states δ.
+    lam : "auto" or float, default="auto"
+        Regularization Λ > 0. "auto": Λ from the public rule
+        :func:`dpconvex.privacy.rules.lam.auto_lam` (n, ε, ``data_norm``, p, the
+        loss constants and the mechanism; never the data values), which balances
+        the noise against the regularization bias (docs/privacy.md §3.4); the
+        certificate states the rule and the value used.
+    mechanism : {"auto", "objective", "output", "gaussian_objective", "gaussian_output", \
+"none"}, default="auto"
+        "auto": "objective" when ``delta`` is 0, "gaussian_objective" when it is
+        > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`, the same for
+        every estimator; the certificate states the choice and why).
+        "objective"/"output": CMS Alg. 2/1 with norm-Gamma noise (pure ε-DP,
+        ``delta=0``). "gaussian_objective": objective perturbation with
+        b ~ N(0, σ²I), σ from the privacy-profile bound of
+        :mod:`dpconvex.privacy.accounting.objective_gaussian` (Kifer, Smith &
+        Thakurta 2012, Thm. 2, extended to replace-one; docs/privacy.md §10.2).
+        "gaussian_output": the exact minimizer plus N(0, σ²I), σ the analytic
+        Gaussian calibration (Balle & Wang 2018) for 2G/(nΛ) (§10.3). The
+        Gaussian ones need ``delta`` > 0. "none" is the explicit NON-private
+        baseline.
+    data_norm : float, default=1.0
+        Public bound q on ||x||; rows above it are scaled down to it.
+
+        .. warning:: Never set it from the data (e.g. the max row norm): that
+           leaks. Use a bound known before seeing the data.
+    row_norm : {"none", "unit"}, default="none"
+        "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖ (zero rows stay
+        zero), in fit and predict: a public map that reads only the record
+        (docs/privacy.md §12.1), held as a per-row factor (X is not copied). Rows then
+        use the whole norm bound, at the price of their length; the front door
+        (:class:`~dpconvex.PrivateClassifier`) takes it with d >= 8 features
+        (docs/privacy.md §14.2). "none": rows above q are clipped only.
+    constraints : callable or None, default=None
+        ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
+        ``w`` (the intercept is free): ``lambda w: [w >= 0]``, ``lambda w: [cp.norm(w, 2) <=
+        0.5]``, a box, an ℓ1 ball or a simplex, which every solver honours (the native one by
+        exact projection), or any other DCP set (``lambda w: [A @ w <= b]``), which the CVXPY
+        backends honour (``solver="clarabel"`` or ``"scs"``; the native ones refuse it). The
+        set must be public (chosen without the data); objective perturbation runs over it
+        (Kifer, Smith & Thakurta 2012) and output perturbation projects its noisy output onto
+        it; the certificate states the set (docs/privacy.md §15.5). A constraint with a
+        ``cp.Parameter``, on another variable, not DCP, or a set without a point is refused.
+    fit_intercept : bool, default=True
+        Append a constant feature (regularized, inside the norm bound).
+    intercept_scaling : float, default=0.25
+        The constant s > 0 appended when ``fit_intercept`` (as in scikit-learn's
+        liblinear): the rows become [x, s], the norm bound q̃ = sqrt(q² + s²)
+        enters every noise constant, and ``intercept_ = s·θ_last``. A smaller s
+        spends less of the norm budget on the constant but regularizes the
+        intercept more (its penalty is Λ/(2s²)·b²); docs/privacy.md §12.
+        The default 0.25 was chosen over 0.5 on validation splits of the
+        training data only (Adult and KDD Cup 1999), and s = 1 measured worst
+        of the three; an intercept is kept (``fit_intercept=True``) because
+        data without one-hot blocks, which span no constant direction, need
+        it. Measured in benchmarks/recorded/kdd_public_knobs.md and
+        docs/privacy.md §12.2, §12.4.
+    solver : {None, "clarabel", "scs", "native"}, default=None
+        None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
+        only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real
+        release); an int fixes the seed (experiments only). A generator is
+        refused: it would be kept on the model, and its holder could replay the
+        noise (docs/privacy.md §5a).
+    optimality_tol : float or None, default=None
+        None: release only the (numerically) exact minimizer, residual <= 1e-6,
+        else raise :class:`SolverError`. A float γ: approximate-minima
+        perturbation (Iyengar et al. 2019): 10% of ε pays for output noise that
+        covers a solve with gradient norm <= γ (docs/privacy.md §5); with a
+        Gaussian mechanism, 10% of ε and of δ pay for Gaussian cover noise
+        ("gaussian_amp", docs/privacy.md §10.4).
+    max_iter : int or None, default=None
+        Cap on solver iterations; a capped solve is released only if its residual
+        meets the tolerance of the chosen mode.
+    accountant : BudgetAccountant or None, default=None
+        A privacy-budget ledger: checked before the fit (:class:`BudgetError` if
+        it would overspend), charged the certificate's (ε, δ) after it.
+    classes : sequence of labels or None, default=None
+        The public label set. Two labels: one binary model, ``classes[1]`` the
+        positive class. C > 2 labels: one-vs-rest inside the estimator, C binary
+        models ("class c" vs the rest), each fitted with ε/C and δ/C (a float-safe
+        even split, :func:`~dpconvex.privacy.budget.split_even`); every model reads
+        every record, so the C releases compose sequentially to (ε, δ), and
+        ``certificate_`` is that composition (docs/privacy.md §6.5). With it,
+        nothing about the labels is read from the data (a missing class still
+        gives a model; labels outside it: ``unknown_labels``). None takes the
+        set declared with y (the ``dpconvex.datasets`` loaders' labels, a
+        pandas Categorical), else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning`, and the certificate says
+        so ("assumed public"); :mod:`dpconvex.data.labels`.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does. "raise": the fit
+        is refused with a :class:`~dpconvex.errors.DataValidationError` before
+        any noise is drawn or budget spent (the message names the declared
+        classes and what to change, never a count or a label of y; the refusal
+        is seen by the data holder only, nothing is released). "ignore": the
+        records with such labels contribute no loss (their rows are zeroed, a
+        per-record map, so the guarantee holds; docs/privacy.md), for pipelines
+        that must never branch on the data. Either way
+        :func:`dpconvex.collect_diagnostics` records them for the data holder.
+"""
+
+#: The ``Warns`` entry every private linear classifier shares (its ``{linear_warns}`` line).
+LINEAR_WARNS_DOC = """\
+    PrivacyWarning
+        In ``fit``, before the solve, when the expected noise outweighs the
+        largest possible data gradient at the start (docs/privacy.md §6.7).
+        The check reads public quantities only (n, p, ε, δ and the public
+        bounds), not the strength of the data's signal: a model can be no
+        better than the majority class without the warning too, so compare it
+        with the majority class on held-out rows
+        (``sklearn.dummy.DummyClassifier``).
+"""
+
+
+def _linear_docs(cls: type) -> type:
+    """Write :data:`LINEAR_PARAMETERS_DOC` and :data:`LINEAR_WARNS_DOC` into ``cls.__doc__``."""
+    if cls.__doc__:  # None under python -OO
+        cls.__doc__ = (cls.__doc__.replace("    {linear_parameters}\n", LINEAR_PARAMETERS_DOC)
+                       .replace("    {linear_warns}\n", LINEAR_WARNS_DOC))
+    return cls
+
+
 class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin,
                                 PrivateEstimator):
     """Shared plan/prepare/release for private linear classifiers over :class:`LinearERMTemplate`."""
@@ -281,6 +428,31 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         "row_norm": ROW_NORM,
         "constraints": ParameterSet(),
     }
+
+    def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", mechanism: str = "auto",
+                 data_norm: float = 1.0, fit_intercept: bool = True, solver: str | None = None,
+                 random_state: int | None = None, optimality_tol: float | None = None,
+                 max_iter: int | None = None, accountant: BudgetAccountant | None = None,
+                 classes: ArrayLike | None = None, delta: float = 0.0,
+                 intercept_scaling: float = 0.25, unknown_labels: str = "raise",
+                 row_norm: str = "none", constraints: ParameterSetRule | None = None):
+        """The parameters every linear classifier shares (:data:`LINEAR_PARAMETERS_DOC`)."""
+        self.epsilon = epsilon
+        self.lam = lam
+        self.mechanism = mechanism
+        self.data_norm = data_norm
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.random_state = random_state
+        self.optimality_tol = optimality_tol
+        self.max_iter = max_iter
+        self.accountant = accountant
+        self.classes = classes
+        self.delta = delta
+        self.intercept_scaling = intercept_scaling
+        self.unknown_labels = unknown_labels
+        self.row_norm = row_norm
+        self.constraints = constraints
 
     def _make_loss(self) -> Loss:
         raise NotImplementedError
@@ -411,6 +583,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         return np.column_stack([1 - logistic, logistic])
 
 
+@_linear_docs
 class PrivateLogisticRegression(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private L2-regularized logistic regression ([CMS]_ §3.4.1).
 
@@ -420,128 +593,11 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-        Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
-        provided, never above it.
-    delta : float, default=0.0
-        δ in [0, 1) of an (ε, δ) guarantee (replace-one adjacency). With
-        ``mechanism="auto"``, 0 gives pure ε-DP objective perturbation and δ > 0
-        (e.g. 1/n²) Gaussian objective perturbation. A mechanism named explicitly
-        must match: a pure one ("objective", "output") needs 0, a Gaussian one
-        ("gaussian_objective", "gaussian_output") δ > 0, otherwise
-        :class:`ParameterError` says which to change. The ledger is charged
-        (ε, δ) and ``certificate_.delta`` states δ.
-    lam : "auto" or float, default="auto"
-        Regularization Λ > 0. "auto": Λ from the public rule
-        :func:`dpconvex.privacy.rules.lam.auto_lam` (n, ε, ``data_norm``, p, the
-        loss constants and the mechanism; never the data values), which balances
-        the noise against the regularization bias (docs/privacy.md §3.4); the
-        certificate states the rule and the value used.
-    mechanism : {"auto", "objective", "output", "gaussian_objective", "gaussian_output", \
-"none"}, default="auto"
-        "auto": "objective" when ``delta`` is 0, "gaussian_objective" when it is
-        > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`, the same for
-        every estimator; the certificate states the choice and why).
-        "objective"/"output": CMS Alg. 2/1 with norm-Gamma noise (pure ε-DP,
-        ``delta=0``). "gaussian_objective": objective perturbation with
-        b ~ N(0, σ²I), σ from the privacy-profile bound of
-        :mod:`dpconvex.privacy.accounting.objective_gaussian` (Kifer, Smith &
-        Thakurta 2012, Thm. 2, extended to replace-one; docs/privacy.md §10.2).
-        "gaussian_output": the exact minimizer plus N(0, σ²I), σ the analytic
-        Gaussian calibration (Balle & Wang 2018) for 2G/(nΛ) (§10.3). The
-        Gaussian ones need ``delta`` > 0. "none" is the explicit NON-private
-        baseline.
-    data_norm : float, default=1.0
-        Public bound q on ||x||; rows above it are scaled down to it.
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that
-           leaks. Use a bound known before seeing the data.
-    row_norm : {"none", "unit"}, default="none"
-        "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖ (zero rows stay
-        zero), in fit and predict: a public map that reads only the record
-        (docs/privacy.md §12.1), held as a per-row factor (X is not copied). Rows then
-        use the whole norm bound, at the price of their length; the front door
-        (:class:`~dpconvex.PrivateClassifier`) takes it with d >= 8 features
-        (docs/privacy.md §14.2). "none": rows above q are clipped only.
-    constraints : callable or None, default=None
-        ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
-        ``w`` (the intercept is free): ``lambda w: [w >= 0]``, ``lambda w: [cp.norm(w, 2) <=
-        0.5]``, a box, an ℓ1 ball or a simplex, which every solver honours (the native one by
-        exact projection), or any other DCP set (``lambda w: [A @ w <= b]``), which the CVXPY
-        backends honour (``solver="clarabel"`` or ``"scs"``; the native ones refuse it). The
-        set must be public (chosen without the data); objective perturbation runs over it
-        (Kifer, Smith & Thakurta 2012) and output perturbation projects its noisy output onto
-        it; the certificate states the set (docs/privacy.md §15.5). A constraint with a
-        ``cp.Parameter``, on another variable, not DCP, or a set without a point is refused.
-    fit_intercept : bool, default=True
-        Append a constant feature (regularized, inside the norm bound).
-    intercept_scaling : float, default=0.25
-        The constant s > 0 appended when ``fit_intercept`` (as in scikit-learn's
-        liblinear): the rows become [x, s], the norm bound q̃ = sqrt(q² + s²)
-        enters every noise constant, and ``intercept_ = s·θ_last``. A smaller s
-        spends less of the norm budget on the constant but regularizes the
-        intercept more (its penalty is Λ/(2s²)·b²); docs/privacy.md §12.
-        The default 0.25 was chosen over 0.5 on validation splits of the
-        training data only (Adult and KDD Cup 1999), and s = 1 measured worst
-        of the three; an intercept is kept (``fit_intercept=True``) because
-        data without one-hot blocks, which span no constant direction, need
-        it. Measured in benchmarks/recorded/kdd_public_knobs.md and
-        docs/privacy.md §12.2, §12.4.
-    solver : {None, "clarabel", "scs", "native"}, default=None
-        None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
-        only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is
-        refused: it would be kept on the model, and its holder could replay the
-        noise (docs/privacy.md §5a).
-    optimality_tol : float or None, default=None
-        None: release only the (numerically) exact minimizer, residual <= 1e-6,
-        else raise :class:`SolverError`. A float γ: approximate-minima
-        perturbation (Iyengar et al. 2019): 10% of ε pays for output noise that
-        covers a solve with gradient norm <= γ (docs/privacy.md §5); with a
-        Gaussian mechanism, 10% of ε and of δ pay for Gaussian cover noise
-        ("gaussian_amp", docs/privacy.md §10.4).
-    max_iter : int or None, default=None
-        Cap on solver iterations; a capped solve is released only if its residual
-        meets the tolerance of the chosen mode.
-    accountant : BudgetAccountant or None, default=None
-        A privacy-budget ledger: checked before the fit (:class:`BudgetError` if
-        it would overspend), charged the certificate's (ε, δ) after it.
-    classes : sequence of labels or None, default=None
-        The public label set. Two labels: one binary model, ``classes[1]`` the
-        positive class. C > 2 labels: one-vs-rest inside the estimator, C binary
-        models ("class c" vs the rest), each fitted with ε/C and δ/C (a float-safe
-        even split, :func:`~dpconvex.privacy.budget.split_even`); every model reads
-        every record, so the C releases compose sequentially to (ε, δ), and
-        ``certificate_`` is that composition (docs/privacy.md §6.5). With it,
-        nothing about the labels is read from the data (a missing class still
-        gives a model; labels outside it: ``unknown_labels``). None takes the
-        set declared with y (the ``dpconvex.datasets`` loaders' labels, a
-        pandas Categorical), else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning`, and the certificate says
-        so ("assumed public"); :mod:`dpconvex.data.labels`.
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y; the refusal
-        is seen by the data holder only, nothing is released). "ignore": the
-        records with such labels contribute no loss (their rows are zeroed, a
-        per-record map, so the guarantee holds; docs/privacy.md), for pipelines
-        that must never branch on the data. Either way
-        :func:`dpconvex.collect_diagnostics` records them for the data holder.
+    {linear_parameters}
 
     Warns
     -----
-    PrivacyWarning
-        In ``fit``, before the solve, when the expected noise outweighs the
-        largest possible data gradient at the start (docs/privacy.md §6.7).
-        The check reads public quantities only (n, p, ε, δ and the public
-        bounds), not the strength of the data's signal: a model can be no
-        better than the majority class without the warning too, so compare it
-        with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
+    {linear_warns}
 
     Attributes
     ----------
@@ -569,44 +625,17 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     (5,)
     """
 
-    def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", mechanism: str = "auto",
-                 data_norm: float = 1.0, fit_intercept: bool = True, solver: str | None = None,
-                 random_state: Any = None, optimality_tol: float | None = None,
-                 max_iter: int | None = None, accountant: Any = None, classes: Any = None,
-                 delta: float = 0.0,
-                 intercept_scaling: float = 0.25, unknown_labels: str = "raise",
-                 row_norm: str = "none", constraints: Any = None):
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
-        self.row_norm = row_norm
-        self.constraints = constraints
-        self.epsilon = epsilon
-        self.delta = delta
-        self.lam = lam
-        self.optimality_tol = optimality_tol
-        self.max_iter = max_iter
-        self.mechanism = mechanism
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.solver = solver
-        self.random_state = random_state
-
     def _make_loss(self) -> Loss:
         return get_loss("logistic")
 
 
+@_linear_docs
 class PrivateHuberSVM(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private Huber SVM ([CMS]_ §3.4.2, eq. 35; smooth hinge eq. 23).
 
     Parameters
     ----------
-    epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm, \
-constraints
-        As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
-        mechanisms "gaussian_objective", "gaussian_output").
+    {linear_parameters}
     h : float, default=0.5
         Huber (or smooth-hinge) width h > 0; the curvature bound is 1/(2h)
         (huber) or 3/(4h) (smooth_hinge).
@@ -615,10 +644,7 @@ constraints
 
     Warns
     -----
-    PrivacyWarning
-        As in :class:`PrivateLogisticRegression`: the noise check reads public
-        quantities only, not the data's signal, so compare the model with the
-        majority class on held-out rows even without the warning.
+    {linear_warns}
 
     Examples
     --------
@@ -636,29 +662,19 @@ constraints
 
     def __init__(self, *, epsilon: float = 1.0, lam: float | str = "auto", h: float = 0.5,
                  loss: str = "huber", mechanism: str = "auto", data_norm: float = 1.0,
-                 fit_intercept: bool = True, solver: str | None = None, random_state: Any = None,
-                 optimality_tol: float | None = None, max_iter: int | None = None,
-                 accountant: Any = None, classes: Any = None, delta: float = 0.0,
+                 fit_intercept: bool = True, solver: str | None = None,
+                 random_state: int | None = None, optimality_tol: float | None = None,
+                 max_iter: int | None = None, accountant: BudgetAccountant | None = None,
+                 classes: ArrayLike | None = None, delta: float = 0.0,
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
-                 row_norm: str = "none", constraints: Any = None):
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
-        self.row_norm = row_norm
-        self.constraints = constraints
-        self.epsilon = epsilon
-        self.delta = delta
-        self.lam = lam
-        self.optimality_tol = optimality_tol
-        self.max_iter = max_iter
+                 row_norm: str = "none", constraints: ParameterSetRule | None = None):
+        super().__init__(epsilon=epsilon, lam=lam, mechanism=mechanism, data_norm=data_norm,
+                         fit_intercept=fit_intercept, solver=solver, random_state=random_state,
+                         optimality_tol=optimality_tol, max_iter=max_iter, accountant=accountant,
+                         classes=classes, delta=delta, intercept_scaling=intercept_scaling,
+                         unknown_labels=unknown_labels, row_norm=row_norm, constraints=constraints)
         self.h = h
         self.loss = loss
-        self.mechanism = mechanism
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.solver = solver
-        self.random_state = random_state
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
@@ -670,6 +686,7 @@ constraints
         return get_loss(self.loss, h=self.h)
 
 
+@_linear_docs
 class PrivateLinearClassifier(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private linear classifier with any margin loss ([CMS]_ Alg. 1-2).
 
@@ -683,18 +700,15 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
     ----------
     loss : str or Loss, default="logistic"
         A name in :data:`dpconvex.objectives.losses.LOSSES` (with default parameters) or an instance.
-    epsilon, delta, lam, mechanism, data_norm, fit_intercept, intercept_scaling, solver, \
-random_state, optimality_tol, max_iter, accountant, classes, unknown_labels, row_norm, \
-constraints
-        As in :class:`PrivateLogisticRegression` (``delta`` > 0 with the Gaussian
-        mechanisms "gaussian_objective", "gaussian_output").
+    vouch : tuple of str, default=()
+        Names of the constants of a user's loss the caller vouches for, from
+        :data:`dpconvex.privacy.declarations.VOUCHABLE`: their numerical check is skipped
+        and the certificate says they were vouched for, not checked.
+    {linear_parameters}
 
     Warns
     -----
-    PrivacyWarning
-        As in :class:`PrivateLogisticRegression`: the noise check reads public
-        quantities only, not the data's signal, so compare the model with the
-        majority class on held-out rows even without the warning.
+    {linear_warns}
 
     Examples
     --------
@@ -711,31 +725,22 @@ constraints
     True
     """
 
-    def __init__(self, *, loss: Any = "logistic", epsilon: float = 1.0, lam: float | str = "auto",
-                 mechanism: str = "auto", data_norm: float = 1.0, fit_intercept: bool = True,
-                 solver: str | None = None, random_state: Any = None,
-                 optimality_tol: float | None = None, max_iter: int | None = None,
-                 accountant: Any = None, classes: Any = None, delta: float = 0.0,
+    def __init__(self, *, loss: str | Loss = "logistic", epsilon: float = 1.0,
+                 lam: float | str = "auto", mechanism: str = "auto", data_norm: float = 1.0,
+                 fit_intercept: bool = True, solver: str | None = None,
+                 random_state: int | None = None, optimality_tol: float | None = None,
+                 max_iter: int | None = None, accountant: BudgetAccountant | None = None,
+                 classes: ArrayLike | None = None, delta: float = 0.0,
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
-                 row_norm: str = "none", vouch: tuple[str, ...] = (), constraints: Any = None):
+                 row_norm: str = "none", vouch: tuple[str, ...] = (),
+                 constraints: ParameterSetRule | None = None):
+        super().__init__(epsilon=epsilon, lam=lam, mechanism=mechanism, data_norm=data_norm,
+                         fit_intercept=fit_intercept, solver=solver, random_state=random_state,
+                         optimality_tol=optimality_tol, max_iter=max_iter, accountant=accountant,
+                         classes=classes, delta=delta, intercept_scaling=intercept_scaling,
+                         unknown_labels=unknown_labels, row_norm=row_norm, constraints=constraints)
         self.loss = loss
         self.vouch = vouch
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
-        self.row_norm = row_norm
-        self.constraints = constraints
-        self.epsilon = epsilon
-        self.delta = delta
-        self.lam = lam
-        self.optimality_tol = optimality_tol
-        self.max_iter = max_iter
-        self.mechanism = mechanism
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.solver = solver
-        self.random_state = random_state
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,

@@ -77,8 +77,7 @@ class _LossChoice(Constraint):
     def check(self, name: str, value: Any, owner: str) -> Any:
         if isinstance(value, Loss) or value in ("huber", "pinball", "squared"):
             return value
-        raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got {value!r} "
-                             "instead.")
+        raise self.refusal(name, value, owner)
 
     def __str__(self) -> str:
         return "one of 'huber', 'pinball', 'squared' or a dpconvex.objectives.Loss instance"

@@ -174,13 +174,12 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
 # ----------------------------------------------------------------------- composition
 def _pld_epsilon(parts: Sequence[tuple[float, float]], delta: float) -> float:
     """ε of the composition of (εᵢ, δᵢ)-DP mechanisms at δ (the PLD accountant, dp_accounting)."""
-    from dp_accounting.pld import common
-    from dp_accounting.pld import privacy_loss_distribution as pld
+    from dp_accounting.pld import common, privacy_loss_distribution
 
     total = None
     for eps, dlt in parts:
-        one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(eps, dlt),
-                                          value_discretization_interval=1e-4)
+        one = privacy_loss_distribution.from_privacy_parameters(
+            common.DifferentialPrivacyParameters(eps, dlt), value_discretization_interval=1e-4)
         total = one if total is None else total.compose(one)
     assert total is not None
     return float(total.get_epsilon_for_delta(delta))

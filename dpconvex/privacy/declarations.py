@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DPConvexError, ParameterError, PrivacyError
-from ..templates.base import natural_residual
+from ..templates.base import PrivacyConstants, Template, natural_residual
 from .certificate import Condition
 from .checks import shipped_derivation
 
@@ -111,7 +111,7 @@ def _grad_norms(G: np.ndarray) -> np.ndarray:
     return np.linalg.norm(G.reshape(G.shape[0], -1), axis=1)
 
 
-def _caller_name(template: Any) -> str:
+def _caller_name(template: Template) -> str:
     return getattr(template, "name", type(template).__name__)
 
 
@@ -119,7 +119,7 @@ def _unverified(name: str, constant: str, detail: str) -> Condition:
     return Condition(name, True, "declared, not verified", detail, unverified=constant)
 
 
-def _check_grad_bound(template: Any, consts: Any, caller: str) -> Condition:
+def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
     domain = template.record_domain
     X, y = _probe_records(domain)
     G = float(consts.grad_bound)
@@ -144,7 +144,7 @@ def _check_grad_bound(template: Any, consts: Any, caller: str) -> Condition:
                      "refutes a bound, it does not prove one)")
 
 
-def _check_hessians(template: Any, consts: Any, caller: str) -> list[Condition]:
+def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -> list[Condition]:
     shape = tuple(template.space.shape)
     p = int(np.prod(shape))
     r = int(consts.hessian_rank)
@@ -193,7 +193,7 @@ def _check_hessians(template: Any, consts: Any, caller: str) -> list[Condition]:
                       "it does not prove)")]
 
 
-def _check_modulus(template: Any, consts: Any, caller: str) -> Condition:
+def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
     reg = template.regularizer
     mu = float(consts.strong_convexity)
     derivation = shipped_derivation(reg)
@@ -223,7 +223,7 @@ def _check_modulus(template: Any, consts: Any, caller: str) -> Condition:
                      "at the probed pairs (a probe refutes, it does not prove)")
 
 
-def _check_records(template: Any, caller: str) -> Condition:
+def _check_records(template: Template, caller: str) -> Condition:
     """The template's own records lie in its public record domain, and there are n of them.
 
     Reads the records (one pass) only to refuse a template whose declarations are false:
@@ -263,7 +263,7 @@ def _check_records(template: Any, caller: str) -> Condition:
                      f"n = {rows} records, rows of norm <= q = {q:g}, labels in the domain")
 
 
-def _mean_record_gradient(template: Any, theta: np.ndarray) -> np.ndarray:
+def _mean_record_gradient(template: Template, theta: np.ndarray) -> np.ndarray:
     X, y = template.X, np.asarray(template.y)
     n = X.shape[0]
     total = np.zeros(theta.size)
@@ -274,7 +274,7 @@ def _mean_record_gradient(template: Any, theta: np.ndarray) -> np.ndarray:
     return total.reshape(theta.shape) / n
 
 
-def _check_objective(template: Any, caller: str) -> list[Condition]:
+def _check_objective(template: Template, caller: str) -> list[Condition]:
     """objective = mean per-record loss + R + ⟨b, θ⟩/n (gradients compared), its value and
     gradient agree, and the residual is at least the optimality residual over the space."""
     name = _caller_name(template)
@@ -341,7 +341,7 @@ def _check_objective(template: Any, caller: str) -> list[Condition]:
     return conds
 
 
-def _check_cvxpy_form(template: Any, caller: str) -> Condition:
+def _check_cvxpy_form(template: Template, caller: str) -> Condition:
     """No constraint in the CVXPY form that the parameter space lacks; the same objective."""
     name = _caller_name(template)
     form = template.cvxpy_problem()
@@ -392,7 +392,7 @@ def _check_cvxpy_form(template: Any, caller: str) -> Condition:
                      "objectives agree")
 
 
-def declaration_conditions(template: Any, needs: Iterable[str], caller: str = "release"
+def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release"
                            ) -> list[Condition]:
     """Check what a user template declares for a mechanism's ``needs`` (nothing for a shipped one).
 
@@ -452,7 +452,7 @@ def declaration_conditions(template: Any, needs: Iterable[str], caller: str = "r
     return conds
 
 
-def _check_constants(template: Any, consts: Any, caller: str) -> None:
+def _check_constants(template: Template, consts: PrivacyConstants, caller: str) -> None:
     """Declared constants that are numbers of their range (else a named error)."""
     name = _caller_name(template)
     fields = {"grad_bound": (False, True), "hessian_term_bound": (True, False),
@@ -469,7 +469,7 @@ def _check_constants(template: Any, consts: Any, caller: str) -> None:
                                  "declare a finite float > 0 (hessian_term_bound: >= 0).")
 
 
-def _declarations(template: Any, needs: frozenset[str], caps: frozenset[str], caller: str
+def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str
                   ) -> list[Condition]:
     conds: list[Condition] = []
     if needs & {"strong_convexity", "curvature", "distance_bound"}:

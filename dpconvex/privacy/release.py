@@ -93,7 +93,7 @@ class Release:
     diagnostics: SolveResult | None = None
 
 
-def _check_members(template: Any) -> None:
+def _check_members(template: Template) -> None:
     """Refuse, by name, a template missing members of the written contract."""
     from ..templates.base import missing_members
 

@@ -682,7 +682,7 @@ def build_estimator(method: Method, epsilon: float | None, *, private: bool | No
     return est
 
 
-def _params_of(est: Any) -> dict[str, Any]:
+def _params_of(est: object) -> dict[str, Any]:
     try:
         return dict(est.get_params(deep=False))
     except Exception:  # noqa: BLE001 - a user's estimator: no parameters to read
@@ -746,7 +746,7 @@ def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
     return est
 
 
-def _check_tune(path: Path, key: str, method: Method, est: Any, tune: dict[str, Any]) -> None:
+def _check_tune(path: Path, key: str, method: Method, est: object, tune: dict[str, Any]) -> None:
     """The tuned names must be parameters of the built estimator the grid does not set."""
     valid = sorted(n for n in _params_of(est) if n not in _GRID_PARAMS)
     unknown = sorted(set(tune) - set(valid))

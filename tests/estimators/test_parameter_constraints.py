@@ -136,3 +136,18 @@ def test_constraints_are_frozen():
     rule = Float()
     with pytest.raises(AttributeError):
         rule.low = 1.0  # type: ignore[misc]
+
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_defaults_satisfy_every_rule(cls):
+    est = cls(epsilon=1.0)
+    assert all(rule.is_satisfied_by(getattr(est, name))
+               for name, rule in cls._parameter_constraints.items())
+
+
+def test_is_satisfied_by_agrees_with_check():
+    assert Float().is_satisfied_by(2.0) and not Float().is_satisfied_by(True)
+    assert not Float().is_satisfied_by(-1) and Float(allow_inf=True).is_satisfied_by(math.inf)
+    assert LAM.is_satisfied_by("auto") and not LAM.is_satisfied_by("Auto")
+    assert Int(low=0, high=2).is_satisfied_by(2) and not Int(low=0, high=2).is_satisfied_by(3)

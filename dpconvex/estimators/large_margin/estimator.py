@@ -65,7 +65,15 @@ from ...privacy.rules.large_margin import (
 )
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...templates.large_margin import MatrixTerm, augment_and_scale
-from ..base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PrivateEstimator
+from ..base import (
+    NO_CONTEXT,
+    CertificateHold,
+    ClassifierScoreMixin,
+    FitContext,
+    FitPlan,
+    Prepared,
+    PrivateEstimator,
+)
 from ..constraints import SOLVER, LossParameter
 from ..ovr import check_plan_shape
 from .centroid import (
@@ -109,7 +117,7 @@ from .options import (
 __all__ = ["PrivateLargeMarginGaussian"]
 
 
-class PrivateLargeMarginGaussian(PrivateEstimator):
+class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
     """DP large-margin Gaussian (mixture) classifier by objective perturbation.
 
     Each class c (and component m) gets a PSD matrix Φ_{c,m} of size

@@ -30,9 +30,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ...errors import ParameterError
+
+if TYPE_CHECKING:
+    from ...templates.base import Template
 
 __all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet",
            "record_set_of"]
@@ -195,7 +198,7 @@ class MomentBox:
                 f"sensitivity {max(same, two):.6g}")
 
 
-def record_set_of(template: Any) -> RecordSet:
+def record_set_of(template: Template) -> RecordSet:
     """The template's declared ``record_set``, else the ball of its ``data_norm``.
 
     Examples
