@@ -117,7 +117,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
                                    "STABILITY_WEIGHTS"),
     "dpconvex.privacy.rules.large_margin": ("AUTO", "CENTROID", "CENTROID_BELOW",
                                             "DEFAULT_STRUCTURE", "PAIRWISE", "ROW_NORMS"),
-    "dpconvex.privacy.rules.mechanism": ("AUTO", "AUTO_MECHANISMS"),
+    "dpconvex.privacy.rules.mechanism": ("AUTO",),
     "dpconvex.privacy.rules.noise_dominance": ("LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE",
                                                "REGRESSION_CHECK_NOTE"),
     "dpconvex.privacy.rules.noise_dominance_gd": ("CENTROID_NOISE_RATIO", "GD_NOISE_RATIO"),

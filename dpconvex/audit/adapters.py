@@ -41,9 +41,10 @@ from .._validation import check_float, check_int, check_option
 from ..data.preprocess import clip_rows
 from ..data.validation import check_array
 from ..errors import ParameterError
+from ..estimators.linear import LINEAR_MENU
 from ..objectives.losses import HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
-from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism, mechanism_names
+from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.release import release
 from ..solvers.registry import check_solver_name
@@ -71,9 +72,8 @@ __all__ = [
 
 Data = tuple[np.ndarray, np.ndarray]
 
-#: The private mechanisms a linear ERM adapter can audit (from the registry).
-_PRIVATE_LINEAR = tuple(n for n in mechanism_names(template_kind="linear_erm")
-                        if MECHANISMS[n].private)
+#: The private mechanisms a linear ERM adapter can audit (the linear estimators' menu).
+_PRIVATE_LINEAR = tuple(n for n in LINEAR_MENU.names() if MECHANISMS[n].private)
 
 
 def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -68,7 +68,7 @@ from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
-from ..privacy.mechanisms import Mechanism, build_mechanism
+from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
@@ -460,26 +460,31 @@ class ClassSumTemplate:
         return np.asarray(V).reshape(self.C, self.d + 1)
 
 
+#: The mechanisms of the DP class centroids (§4.9).
+CENTROID_MENU = MechanismMenu({name: name for name in ("gaussian", "norm_gamma_sum", "knorm_sum")},
+                              auto=("knorm_sum", "gaussian"))
+
+
 class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     """What the estimators over one release of class sums share (docs/privacy.md §4.9, §19).
 
-    ``mechanism`` resolved from δ by the one rule for the template kind :attr:`_kind`,
+    ``mechanism`` resolved from δ by the one rule on the menu :attr:`mechanism_menu`,
     δ checked against it, the budget (δ = min(1e-5, 1/n²) when a Gaussian mechanism is
     named with ``delta=None``), the dry run and the release itself. The host declares the
     ``epsilon``, ``delta``, ``mechanism`` and ``random_state`` parameters.
     """
 
-    #: The template kind: which mechanisms are offered and what "auto" resolves to.
-    _kind: ClassVar[str] = "centroid"
+    #: The mechanisms offered and what "auto" resolves to.
+    mechanism_menu: ClassVar[MechanismMenu] = CENTROID_MENU
 
     def _resolved(self) -> AutoMechanism:
         """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
         self._parameter_constraints["delta"].check("delta", self.delta, type(self).__name__)
-        return resolve_mechanism(self.mechanism, self.delta, self._kind)
+        return resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto)
 
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        return build_mechanism(self._resolved().name, type(self).__name__, self._kind)
+        return build_mechanism(self._resolved().name, type(self).__name__, self.mechanism_menu)
 
     def _mechanism_notes(self) -> tuple[str, ...]:
         """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""

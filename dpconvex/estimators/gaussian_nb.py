@@ -54,7 +54,7 @@ from .._validation import (
 from ..data.labels import LABEL_POLICY, check_labels, encode_labels
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
-from ..privacy.mechanisms import Mechanism
+from ..privacy.mechanisms import Mechanism, MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
 from ..privacy.release import Release
 from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts
@@ -409,7 +409,9 @@ class PrivateGaussianNB(ClassSumEstimator):
     [1.0, 1.0]
     """
 
-    _kind: ClassVar[str] = "gaussian_nb"
+    mechanism_menu: ClassVar[MechanismMenu] = MechanismMenu(
+        {"gaussian": "gaussian", "knorm_sup_sum": "knorm_sup_sum"},
+        auto=("knorm_sup_sum", "gaussian"))
     #: CSR/CSC rows: read as dense one block of rows at a time (t is not sparse).
     _accepts_sparse: ClassVar[bool] = True
 

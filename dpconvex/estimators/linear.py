@@ -47,7 +47,7 @@ from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget
-from ..privacy.mechanisms import Mechanism, build_mechanism
+from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam
 from ..privacy.rules.mechanism import resolve_mechanism
@@ -214,15 +214,22 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
     return found
 
 
+#: The mechanisms of the linear classifiers and regressors (CMS Alg. 1 and 2, §10).
+LINEAR_MENU = MechanismMenu(
+    {name: name for name in ("objective", "output", "none", "gaussian_objective",
+                             "gaussian_output")},
+    auto=("objective", "gaussian_objective"))
+
+
 class LinearPlanMixin:
     """The plan of a private linear model, shared by the linear classifiers and both
-    regressors: the mechanism of ``_mechanism_kind`` ("auto": by δ), the budget, the row
+    regressors: the mechanism of :attr:`mechanism_menu` ("auto": by δ), the budget, the row
     bound q̃ with the intercept column, Λ by the public rule, the backend. Reads
     parameters only, never data.
     """
 
-    #: The estimator kind the mechanism registry and the "auto" rule are read for.
-    _mechanism_kind = "linear_erm"
+    #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
+    mechanism_menu: ClassVar[MechanismMenu] = LINEAR_MENU
 
     def _mechanism_options(self) -> dict[str, Any]:
         return {}
@@ -234,13 +241,13 @@ class LinearPlanMixin:
 
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        name = resolve_mechanism(self.mechanism, self.delta, self._mechanism_kind).name
-        return build_mechanism(name, type(self).__name__, self._mechanism_kind,
+        name = resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).name
+        return build_mechanism(name, type(self).__name__, self.mechanism_menu,
                                **self._mechanism_options())
 
     def _mechanism_notes(self) -> tuple[str, ...]:
         """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = resolve_mechanism(self.mechanism, self.delta, self._mechanism_kind).reason
+        reason = resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).reason
         return () if reason is None else (reason,)
 
     def _budget(self, mechanism: Mechanism) -> Budget:

@@ -42,7 +42,7 @@ from ..data.preprocess import note_clipped
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
-from ..privacy.mechanisms import Mechanism
+from ..privacy.mechanisms import Mechanism, MechanismMenu
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance_ssp import warn_if_ssp_noise_dominates
 from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
@@ -61,8 +61,10 @@ from .ovr import check_plan_shape
 
 __all__ = ["PrivateLinearRegression"]
 
-#: The template kind whose mechanisms this estimator offers (``mechanism=``).
-KIND = "linear_ssp"
+#: The mechanisms of sufficient-statistics perturbation (§16.2); "none" is its own
+#: non-private closed form.
+SSP_MENU = MechanismMenu({"ssp": "ssp", "gaussian_ssp": "gaussian_ssp", "none": "none_ssp"},
+                         auto=("ssp", "gaussian_ssp"))
 
 #: Mechanisms of the margin and regression losses on LinearERMTemplate, refused here by name.
 PERTURBATION_MECHANISMS = ("objective", "output", "gaussian_objective", "gaussian_output")
@@ -169,7 +171,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         "accountant": ACCOUNTANT,
     }
 
-    _mechanism_kind = KIND
+    mechanism_menu = SSP_MENU
 
     def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,

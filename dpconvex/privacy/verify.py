@@ -56,14 +56,11 @@ __all__ = [
 MECHANISMS = mechanism_names(solves=True, wraps=False)
 
 
-def _mechanism(template: Template, name: str, optimality_tol: float | None,
-               amp_fraction: float) -> Mechanism:
-    """The mechanism ``name`` for ``template``: a template-level name (:data:`MECHANISMS`), or
-    one the estimators offer for the template's kind (e.g. "gaussian" for class sums)."""
-    kind = getattr(template, "kind", None)
-    offered = mechanism_names(template_kind=kind) if isinstance(kind, str) else ()
-    return build_mechanism(name, "verify", kind if name in offered else None,
-                           optimality_tol=optimality_tol, amp_fraction=amp_fraction)
+def _mechanism(name: str, optimality_tol: float | None, amp_fraction: float) -> Mechanism:
+    """The registered mechanism ``name`` (any but a cover: those come with ``optimality_tol``);
+    one the template cannot serve is refused by its capabilities (``check_template``)."""
+    return build_mechanism(name, "verify", None, optimality_tol=optimality_tol,
+                           amp_fraction=amp_fraction)
 
 
 def verify(template: Template, *, epsilon: float, mechanism: str, delta: float = 0.0,
@@ -128,7 +125,7 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     >>> round(cal.noise_rate, 4)
     0.4697
     """
-    mech = _mechanism(template, mechanism, optimality_tol, amp_fraction)
+    mech = _mechanism(mechanism, optimality_tol, amp_fraction)
     if not mech.private:
         budget = Budget(math.inf)
     else:

@@ -21,6 +21,7 @@ from scipy import integrate, stats
 import dpconvex as dp
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import BudgetError, NotFittedError, ParameterError, PrivacyWarning
+from dpconvex.estimators.centroids import CENTROID_MENU
 from dpconvex.estimators.gaussian_nb import (
     VAR_FLOOR,
     ClassMomentTemplate,
@@ -206,11 +207,11 @@ def test_exact_delta_of_the_gaussian_release_at_the_realised_sensitivity(d, grid
 # ------------------------------------------------------------------ registry, rule
 def test_registry_and_the_auto_rule():
     assert MECHANISMS["knorm_sup_sum"] is ClassSumKNormSup
-    assert build_mechanism("gaussian", "t", "gaussian_nb").name == "gaussian"
+    assert build_mechanism("gaussian", "t", dp.PrivateGaussianNB.mechanism_menu).name == "gaussian"
     with pytest.raises(ParameterError, match="'mechanism' parameter"):
-        build_mechanism("knorm_sum", "t", "gaussian_nb")
+        build_mechanism("knorm_sum", "t", dp.PrivateGaussianNB.mechanism_menu)
     with pytest.raises(ParameterError, match="'mechanism' parameter"):
-        build_mechanism("knorm_sup_sum", "t", "centroid")
+        build_mechanism("knorm_sup_sum", "t", CENTROID_MENU)
     X, y = _data()
     pure = dp.PrivateGaussianNB(epsilon=1.0, classes=[0, 1, 2]).plan_for(X, y)
     gauss = dp.PrivateGaussianNB(epsilon=1.0, delta=1e-6, classes=[0, 1, 2]).plan_for(X, y)

@@ -20,7 +20,8 @@ from scipy import integrate, stats
 import dpconvex as dp
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import ParameterError, PrivacyWarning
-from dpconvex.estimators.centroids import ClassSumTemplate
+from dpconvex.estimators.centroids import CENTROID_MENU, ClassSumTemplate
+from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import MECHANISMS, build_mechanism
 from dpconvex.privacy.mechanisms.gaussian import (
@@ -50,11 +51,11 @@ def _V(U, y, C=3, w=W) -> np.ndarray:
 # ------------------------------------------------------------ registry, calibration
 def test_registered_for_the_centroid_kind_and_calibrated_from_public_constants():
     assert MECHANISMS["knorm_sum"] is ClassSumKNorm
-    assert ClassSumKNorm.pure is True and ClassSumKNorm.template_kinds == {"centroid"}
-    mech = build_mechanism("knorm_sum", "test", "centroid")
+    assert ClassSumKNorm.pure is True and "knorm_sum" in CENTROID_MENU.names()
+    mech = build_mechanism("knorm_sum", "test", CENTROID_MENU)
     assert mech.count_weight == W == 0.5
     with pytest.raises(ParameterError):
-        build_mechanism("knorm_sum", "test", "linear_erm")
+        build_mechanism("knorm_sum", "test", LINEAR_MENU)
     t = ClassSumTemplate(np.eye(4)[:, :3], np.array([0, 1, 2, 0]), 3)
     cal = release(t, "knorm_sum", Budget(1.5), dry_run=True).calibration
     assert cal.sensitivity == pytest.approx(2 * math.sqrt(1 + W * W)) == math.sqrt(5.0)

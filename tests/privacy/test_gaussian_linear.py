@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 
+from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.objectives.losses import get_loss
 from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
 from dpconvex.privacy.budget import Budget
@@ -55,7 +56,7 @@ def test_output_sigma_is_analytic_for_argmin_sensitivity(eps, delta):
 
 def test_amp_cover_sigma_is_analytic_for_twice_the_distance_bound():
     t = LinearERMTemplate(get_loss("logistic"), 0.05, 1.0, np.eye(4), np.ones(4))
-    mech = build_mechanism("gaussian_objective", "test", "linear_erm", optimality_tol=1e-5)
+    mech = build_mechanism("gaussian_objective", "test", LINEAR_MENU, optimality_tol=1e-5)
     assert mech.name == "gaussian_amp"
     cal = mech.calibrate(t, Budget(1.0, 1e-6))
     main, cover = cal.extra["main"], cal.extra["cover"]
@@ -68,7 +69,7 @@ def test_registry_flags():
     for name in ("gaussian_objective", "gaussian_output", "gaussian_amp"):
         assert MECHANISMS[name].pure is False and MECHANISMS[name].private
     assert MECHANISMS["gaussian_output"].adds_output_noise
-    assert build_mechanism("objective", "t", "linear_erm", optimality_tol=1e-5).name == "amp"
+    assert build_mechanism("objective", "t", LINEAR_MENU, optimality_tol=1e-5).name == "amp"
 
 
 # ------------------------------------------------------- (b) exact privacy profile

@@ -10,6 +10,7 @@ from sklearn.base import clone
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
+from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.rules.lam import (
     REFERENCE_NORM,
@@ -86,7 +87,7 @@ def test_objective_rule_is_at_least_the_delta_floor(loss, eps, n):
 
 
 def test_amp_uses_the_inner_mechanism():
-    mech = build_mechanism("objective", "t", "linear_erm", optimality_tol=1e-4)
+    mech = build_mechanism("objective", "t", LINEAR_MENU, optimality_tol=1e-4)
     assert auto_lam(mech, 1000, 1.0, 1.0, 5, "logistic") == auto_lam(
         "objective", 1000, 0.9, 1.0, 5, "logistic")
 
@@ -98,7 +99,7 @@ def test_certificate_states_the_rule(cls):
     notes = [a for a in est.certificate_.assumptions if a.startswith("lam = ")]
     assert len(notes) == 1 and "public rule lam='auto'" in notes[0]
     assert f"{_cert_lam(est):.3g}" in notes[0]
-    mechanism = resolve_mechanism(est.mechanism, est.delta, "linear_erm").name
+    mechanism = resolve_mechanism(est.mechanism, est.delta, LINEAR_MENU.auto).name
     assert f"R = {reference_norm_for(mechanism):g}" in notes[0]
     explicit = cls(epsilon=1.0, lam=0.05, random_state=0).fit(X, y)
     assert _cert_lam(explicit) == 0.05

@@ -4,8 +4,9 @@ The Laplace output-perturbation mechanism below is registered for this module on
 (unregistered after it): the exact minimizer plus i.i.d. Laplace(b) noise per coordinate,
 b = √p · Δ/ε with Δ = 2G/(nΛ) the L2 argmin sensitivity ([CMS] Cor. 8), so √p Δ bounds the
 L1 sensitivity and the release is ε-DP. It reports its noise (placement "output",
-E‖b‖² = 2 p b²); nothing else in dpconvex names it. A second mechanism that does not
-report its noise is refused by name wherever its noise is needed.
+E‖b‖² = 2 p b²); nothing else in dpconvex names it, and a subclass of the logistic
+regression offers it on an extended menu. A second mechanism that does not report its noise
+is refused by name wherever its noise is needed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyWarning
+from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.objectives.losses import get_loss
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.certificate import Certificate, Condition
@@ -46,7 +48,6 @@ class LaplaceOutput(Mechanism):
     """The exact minimizer plus i.i.d. Laplace(b) per coordinate, b = √p · 2G/(nΛ) / ε."""
 
     name = LAPLACE
-    template_kinds = frozenset({"linear_erm"})
     adds_output_noise = True
     needs = frozenset({"strong_convexity"})
     placement = "output"
@@ -122,10 +123,15 @@ class SilentOutput(LaplaceOutput):
     noise_report = Mechanism.noise_report  # type: ignore[assignment]
 
 
+class LaplaceLogisticRegression(dp.PrivateLogisticRegression):
+    """The logistic regression with the two test mechanisms on its menu (set once registered)."""
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _registered():
     for cls in (LaplaceOutput, SilentOutput):
         register(cls)
+    LaplaceLogisticRegression.mechanism_menu = LINEAR_MENU.with_mechanisms(LAPLACE, SILENT)
     yield
     for cls in (LaplaceOutput, SilentOutput):
         MECHANISMS.pop(cls.name, None)
@@ -160,7 +166,7 @@ def test_noise_warning_fires_at_a_tiny_epsilon_only():
     def fit(eps: float) -> list[str]:
         with warnings.catch_warnings(record=True) as rec:
             warnings.simplefilter("always")
-            dp.PrivateLogisticRegression(epsilon=eps, lam=0.1, mechanism=LAPLACE,
+            LaplaceLogisticRegression(epsilon=eps, lam=0.1, mechanism=LAPLACE,
                                          classes=[0, 1], random_state=0).fit(X, y)
         return [str(w.message) for w in rec if issubclass(w.category, PrivacyWarning)
                 and "noise is large" in str(w.message)]
@@ -177,7 +183,7 @@ def test_amp_accepts_it_and_releases():
     with pytest.raises(ParameterError, match=LAPLACE):  # pure: not the Gaussian cover
         GaussianApproximateMinima(inner=LAPLACE)
     X, y = _data()
-    est = dp.PrivateLogisticRegression(epsilon=1.0, lam=0.1, mechanism=LAPLACE,
+    est = LaplaceLogisticRegression(epsilon=1.0, lam=0.1, mechanism=LAPLACE,
                                        optimality_tol=1e-6, classes=[0, 1], random_state=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
@@ -189,7 +195,7 @@ def test_amp_accepts_it_and_releases():
 
 def test_a_fit_with_lam_auto_releases_with_a_certificate_naming_it():
     X, y = _data()
-    est = dp.PrivateLogisticRegression(epsilon=1.0, mechanism=LAPLACE, classes=[0, 1],
+    est = LaplaceLogisticRegression(epsilon=1.0, mechanism=LAPLACE, classes=[0, 1],
                                        random_state=2).fit(X, y)
     assert np.all(np.isfinite(est.coef_)) and np.all(np.isfinite(est.intercept_))
     cert = est.certificate_
@@ -204,7 +210,7 @@ def test_a_mechanism_without_noise_report_is_refused_by_name():
     with pytest.raises(ParameterError, match=f"{SILENT}.*does not report its noise"):
         auto_lam(SILENT, N, EPS, Q, P, "logistic")
     with pytest.raises(ParameterError, match=f"{SILENT}.*does not report its noise"):
-        dp.PrivateLogisticRegression(epsilon=1.0, mechanism=SILENT, classes=[0, 1]).fit(X, y)
+        LaplaceLogisticRegression(epsilon=1.0, mechanism=SILENT, classes=[0, 1]).fit(X, y)
     with pytest.raises(ParameterError, match=SILENT):
         ApproximateMinima(inner=SILENT)
     Xc = np.column_stack([X, np.ones(len(X))])  # the intercept column, q̃ = √2

@@ -4,9 +4,9 @@ The combinations come from ``TEMPLATES``, ``LOSSES``, ``MECHANISMS`` and the sol
 ``BACKENDS``: a newly registered one is tested here without editing this file (a new
 template needs a builder in :data:`BUILDERS`, which a test demands).
 
-A combination is *offered* when the mechanism is offered for the template's kind
-(``build_mechanism(name, owner, kind)``, also with ``optimality_tol``: the approximate-minima
-wrappers) and the backend supports the template (``suitable_backends``). An offered
+A combination is *offered* when the estimators that release the template offer the mechanism
+on their menu (``build_mechanism(name, owner, menu)``, also with ``optimality_tol``: the
+approximate-minima wrappers) and the backend supports the template (``suitable_backends``). An offered
 combination releases a finite point whose certificate names the mechanism and spends exactly
 the budget asked; the others are refused with a named :class:`~dpconvex.errors.DPConvexError`,
 never a raw exception. Refusals of offered combinations are declared in
@@ -24,9 +24,14 @@ import pytest
 
 from dpconvex.data.preprocess import augment_and_scale
 from dpconvex.errors import DPConvexError, ParameterError, PrivacyError
+from dpconvex.estimators.centroids import CENTROID_MENU
+from dpconvex.estimators.gaussian_nb import PrivateGaussianNB
+from dpconvex.estimators.large_margin.options import LARGE_MARGIN_MENU
+from dpconvex.estimators.linear import LINEAR_MENU
+from dpconvex.estimators.ssp import SSP_MENU
 from dpconvex.objectives.losses import LOSSES, Loss
 from dpconvex.privacy.budget import Budget
-from dpconvex.privacy.mechanisms import MECHANISMS, Mechanism, build_mechanism, mechanism_names
+from dpconvex.privacy.mechanisms import MECHANISMS, Mechanism, MechanismMenu, build_mechanism
 from dpconvex.privacy.release import release
 from dpconvex.solvers.registry import BACKENDS, suitable_backends
 from dpconvex.templates import TEMPLATES
@@ -106,14 +111,21 @@ def _check_release(template: Any, mech: Mechanism, budget: Budget, backend: str 
         assert cert.solver["backend"] == backend
 
 
+#: The estimators' menus by the kind of template they release (the kinds no estimator offers
+#: through ``mechanism=`` have none: their mechanisms are named at the template level).
+MENUS: dict[str, MechanismMenu] = {
+    "linear_erm": LINEAR_MENU, "large_margin": LARGE_MARGIN_MENU, "centroid": CENTROID_MENU,
+    "gaussian_nb": PrivateGaussianNB.mechanism_menu, "linear_ssp": SSP_MENU}
+
+
 def _offered_as(kind: str) -> dict[str, str]:
     """The ``mechanism=`` names the estimators of ``kind`` accept -> the registry name."""
-    return {MECHANISMS[n].offered_as or n: n for n in mechanism_names(template_kind=kind)}
+    return dict(MENUS[kind].offered) if kind in MENUS else {}
 
 
 def _combinations() -> Iterator[Any]:
     for tname, tcls in TEMPLATES.items():
-        offered = mechanism_names(template_kind=tcls.kind)
+        offered = set(_offered_as(tcls.kind).values())
         for lname in LOSSES:
             for mname in MECHANISMS:
                 tols = (None, AMP_TOL) if (mname in offered and MECHANISMS[mname].private
@@ -145,15 +157,15 @@ def test_combination(tname: str, lname: str, mname: str, tol: float | None,
                      bname: str | None) -> None:
     template = BUILDERS[tname](LOSSES[lname]())
     kind = TEMPLATES[tname].kind
-    offered = _offered_as(kind)
+    offered, menu = _offered_as(kind), MENUS.get(kind)
     if mname not in offered.values():
-        # not offered for the kind: the estimators' entry point refuses the name (unless
-        # it is the name another mechanism is offered under) ...
+        # not on the menu: the estimators' entry point refuses the name (unless it is the
+        # name another mechanism is offered under) ...
         if mname in offered:
-            assert build_mechanism(mname, "test", kind).name == offered[mname]
-        else:
+            assert build_mechanism(mname, "test", menu).name == offered[mname]
+        elif menu is not None:
             with pytest.raises(ParameterError, match="must be one of"):
-                build_mechanism(mname, "test", kind, optimality_tol=tol)
+                build_mechanism(mname, "test", menu, optimality_tol=tol)
         # ... and a template-level release either is a full release or a named refusal
         mech = MECHANISMS[mname]()
         try:
@@ -165,10 +177,10 @@ def test_combination(tname: str, lname: str, mname: str, tol: float | None,
     refused = OFFERED_BUT_REFUSED.get((tname, mname))
     if refused is not None:  # refused before any backend is chosen
         with pytest.raises(refused[0], match=refused[1]):
-            mech = build_mechanism(name, "test", kind, optimality_tol=tol)
+            mech = build_mechanism(name, "test", menu, optimality_tol=tol)
             release(template, mech, _budget(mech), bname, np.random.default_rng(1))
         return
-    mech = build_mechanism(name, "test", kind, optimality_tol=tol)
+    mech = build_mechanism(name, "test", menu, optimality_tol=tol)
     assert (getattr(mech, "inner", mech)).name == mname
     budget = _budget(mech)
     if mech.solves and bname not in suitable_backends(template):
@@ -183,7 +195,7 @@ def test_combination(tname: str, lname: str, mname: str, tol: float | None,
                                          and not m.amp_derived))
 def test_a_cover_that_is_not_derived_is_refused_by_name(mname: str) -> None:
     """optimality_tol around a mechanism whose approximate-minima cover is not derived."""
-    kind = next(iter(MECHANISMS[mname].template_kinds))
-    name = MECHANISMS[mname].offered_as or mname
+    menu = next(m for m in MENUS.values() if mname in m.offered.values())
+    name = next(k for k, v in menu.offered.items() if v == mname)
     with pytest.raises(ParameterError, match="cannot be covered"):
-        build_mechanism(name, "test", kind, optimality_tol=AMP_TOL)
+        build_mechanism(name, "test", menu, optimality_tol=AMP_TOL)

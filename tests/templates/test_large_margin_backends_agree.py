@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from dpconvex.data.preprocess import augment_and_scale
+from dpconvex.estimators.large_margin.options import LARGE_MARGIN_MENU
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.release import release
@@ -40,7 +41,7 @@ def _template(form: type, n_components: int = 1) -> LargeMarginGaussianTemplate:
 @pytest.mark.parametrize("mechanism", ["none", "objective"])
 @pytest.mark.parametrize("form", sorted(PARAMETERIZATIONS))
 def test_every_backend_releases_the_same_point(form: str, mechanism: str) -> None:
-    mech = build_mechanism(mechanism, "test", "large_margin")
+    mech = build_mechanism(mechanism, "test", LARGE_MARGIN_MENU)
     budget = Budget(EPSILON) if mech.private else Budget.unlimited()
     out = {}
     for backend in BACKENDS:

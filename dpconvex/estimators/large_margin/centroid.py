@@ -52,10 +52,9 @@ from ...privacy.rules.large_margin import (
     single_component,
     uses_centroid,
 )
-from ...privacy.rules.mechanism import AUTO_MECHANISMS
 from ...templates.large_margin_rows import AugmentedRows
 from ..base import CertificateHold, FitContext
-from ..centroids import PrivateGaussianCentroid, prior_penalty
+from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
     from .parameters import LargeMarginEstimator
@@ -171,7 +170,7 @@ def centroid_mechanism(est: LargeMarginEstimator) -> str:
     The rule of ``mechanism="auto"`` for the class sums
     (:func:`dpconvex.privacy.rules.mechanism.resolve_mechanism`).
     """
-    pure, approximate = AUTO_MECHANISMS["centroid"]
+    pure, approximate = CENTROID_MENU.auto
     return approximate if positive_delta(est) else pure
 
 

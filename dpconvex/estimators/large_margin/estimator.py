@@ -53,7 +53,7 @@ from ...errors import NotFittedError
 from ...objectives.losses import Loss
 from ...objectives.regularizers import Frobenius
 from ...privacy.certificate import Certificate
-from ...privacy.mechanisms import Mechanism, build_mechanism
+from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
     PAIRWISE,
@@ -74,6 +74,7 @@ from ..base import (
     Prepared,
     PrivateEstimator,
 )
+from ..centroids import CENTROID_MENU
 from ..constraints import SOLVER, LossParameter
 from ..ovr import check_plan_shape
 from .centroid import (
@@ -95,6 +96,7 @@ from .learners import (
     objective_part,
 )
 from .options import (
+    LARGE_MARGIN_MENU,
     MAX_COMPONENTS,
     MAX_GAMMA,
     MAX_KMEANS_ITER,
@@ -107,7 +109,6 @@ from .options import (
     compose_with_assignment,
     lam_is_auto,
     lam_note,
-    mechanism_name,
     objective_budget,
     released_matrices,
     resolved_mechanism,
@@ -370,6 +371,8 @@ default="auto"
         self.unknown_labels = unknown_labels
 
     # -------------------------------------------------------------- validation
+    #: The mechanisms ``mechanism=`` offers on the objective path, and the "auto" pair.
+    mechanism_menu: ClassVar[MechanismMenu] = LARGE_MARGIN_MENU
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": Optional(DELTA),  # against the mechanism: _check_consistency
@@ -411,9 +414,9 @@ default="auto"
         shape); "auto" gives the objective path's, the centroid switch needing n and C.
         """
         if is_centroid(self):
-            return build_mechanism(centroid_mechanism(self), type(self).__name__, "centroid")
-        return build_mechanism(mechanism_name(resolved_mechanism(self)),
-                               type(self).__name__, "large_margin", optimality_tol=self.optimality_tol)
+            return build_mechanism(centroid_mechanism(self), type(self).__name__, CENTROID_MENU)
+        return build_mechanism(resolved_mechanism(self), type(self).__name__, self.mechanism_menu,
+                               optimality_tol=self.optimality_tol)
 
     def _check_consistency(self) -> None:
         check_consistency(self, self._mechanism())
@@ -590,7 +593,7 @@ default="auto"
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
-        reasons = [resolve_mechanism(self.mechanism, self.delta, "large_margin").reason,
+        reasons = [resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).reason,
                    components_reason(self, facts.n_rows, C, d)]
         certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
                                     *row_notes(self), *filter(None, reasons)]

@@ -182,7 +182,7 @@ class _ObjectiveLearner:
         notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
             else []
         notes += row_notes(est)
-        reasons = [resolve_mechanism(est.mechanism, est.delta, "large_margin").reason,
+        reasons = [resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,
                    components_reason(est, n, C, p)]
         notes += filter(None, reasons)
         return FitPlan(

@@ -32,7 +32,7 @@ from ...objectives.losses import HuberHinge
 from ...objectives.regularizers import Frobenius
 from ...privacy.budget import Budget, remaining
 from ...privacy.certificate import Certificate, compose_sequential
-from ...privacy.mechanisms import Mechanism, registered_name, require_noise_report
+from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
 from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
 from ...privacy.rules.large_margin import (
     is_centroid,
@@ -64,7 +64,7 @@ __all__ = [
     "check_consistency",
     "compose_with_assignment",
     "fit_budget",
-    "mechanism_name",
+    "LARGE_MARGIN_MENU",
     "objective_budget",
     "released_matrices",
 ]
@@ -138,10 +138,12 @@ class MatrixTerms(Constraint):
         return "a sequence of MatrixTerm"
 
 
-def mechanism_name(mechanism: str) -> str:
-    """The registry name behind the estimator's ``mechanism=`` (e.g. "gaussian_objective" → the
-    large-margin class offered under that name: :func:`~dpconvex.privacy.mechanisms.registered_name`)."""
-    return registered_name(mechanism, "large_margin")
+#: The mechanisms of the large-margin objective (§11): its own Gaussian objective
+#: perturbation is offered as "gaussian_objective" (``mechanism="centroid"`` releases
+#: through the class-sum estimator's menu instead).
+LARGE_MARGIN_MENU = MechanismMenu(
+    {"objective": "objective", "none": "none", "gaussian_objective": "gaussian_objective_lm"},
+    auto=("objective", "gaussian_objective"))
 
 
 #: ``lam`` of an objective without noise: "auto" or Λ >= 0 (no privacy proof needs Λ > 0).

@@ -78,7 +78,6 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     """
 
     name = "amp"
-    template_kinds = frozenset()  # chosen through an estimator's optimality_tol, not by name
     wraps = True
 
     def __init__(self, inner: str = "objective", gamma: float = 1e-4, fraction: float = 0.1):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -34,6 +34,7 @@ __all__ = [
     "Calibration",
     "ConstantsSource",
     "Mechanism",
+    "MechanismMenu",
     "NoiseReport",
     "PublicProblem",
     "at_modulus",
@@ -42,7 +43,6 @@ __all__ = [
     "get_mechanism",
     "mechanism_names",
     "register",
-    "registered_name",
     "reports_noise",
     "require_accurate",
     "require_noise_report",
@@ -308,12 +308,6 @@ class Mechanism(ABC, Generic[TemplateT]):
     #: True when the noise is added to a solver's output (its density is centred on the
     #: minimizer: white-box audits use it).
     adds_output_noise: ClassVar[bool] = False
-    #: Estimator kinds that offer this mechanism by name (``mechanism=``).
-    template_kinds: ClassVar[frozenset[str]] = frozenset()
-    #: The ``mechanism=`` value the estimators of ``template_kinds`` offer it under (None:
-    #: ``name``); e.g. the large-margin Gaussian objective perturbation is offered as
-    #: "gaussian_objective" to the large-margin estimator (:func:`build_mechanism`).
-    offered_as: ClassVar[str | None] = None
     #: True for a cover around an inner mechanism (approximate minima), chosen through an
     #: estimator's ``optimality_tol`` rather than by name.
     wraps: ClassVar[bool] = False
@@ -509,30 +503,22 @@ def require_noise_report(mech: Mechanism) -> Mechanism:
     return mech
 
 
-def mechanism_names(*, solves: bool | None = None, template_kind: str | None = None,
-                    wraps: bool | None = None) -> tuple[str, ...]:
-    """Registered names, optionally only those that solve a template (the estimators' choices).
+def mechanism_names(*, solves: bool | None = None, wraps: bool | None = None) -> tuple[str, ...]:
+    """Registered names, optionally only those that solve a template.
 
     ``wraps=False`` leaves out the covers around an inner mechanism (approximate minima).
 
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import mechanism_names
-    >>> mechanism_names(solves=True, template_kind="linear_erm")
-    ('objective', 'output', 'none', 'gaussian_objective', 'gaussian_output')
+    >>> mechanism_names(solves=True, wraps=False)[:3]
+    ('objective', 'output', 'none')
     >>> "objective" in mechanism_names()
     True
     """
-    out = []
-    for name, cls in MECHANISMS.items():
-        if solves is not None and cls.solves != solves:
-            continue
-        if wraps is not None and cls.wraps != wraps:
-            continue
-        if template_kind is not None and template_kind not in cls.template_kinds:
-            continue
-        out.append(name)
-    return tuple(out)
+    return tuple(name for name, cls in MECHANISMS.items()
+                 if (solves is None or cls.solves == solves)
+                 and (wraps is None or cls.wraps == wraps))
 
 
 def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...] | None = None,
@@ -561,25 +547,57 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
     return MECHANISMS[name](**options)
 
 
-def registered_name(name: Any, kind: str | None) -> Any:
-    """The registry name of the mechanism offered as ``name`` to the estimators of ``kind``.
+@dataclasses.dataclass(frozen=True)
+class MechanismMenu:
+    """What an estimator offers as ``mechanism=``, and what ``mechanism="auto"`` means for it.
 
-    A mechanism declares :attr:`Mechanism.offered_as` when an estimator offers it under
-    another name (``name`` itself otherwise).
+    Each estimator family owns one menu: the names a user may pass, each mapped to the
+    registered mechanism it builds (the large-margin estimator offers its own Gaussian
+    objective perturbation as ``"gaussian_objective"``), and the pair (pure ε-DP,
+    (ε, δ)-DP) of offered names that ``"auto"`` chooses between by δ
+    (:func:`dpconvex.privacy.rules.mechanism.resolve_mechanism`).
+
+    Parameters
+    ----------
+    offered : mapping of str to str
+        ``mechanism=`` value -> registry name (:data:`MECHANISMS`).
+    auto : tuple of (str, str) or None
+        The offered names ``"auto"`` resolves to for δ = 0 and δ > 0; None: no ``"auto"``.
 
     Examples
     --------
-    >>> from dpconvex.privacy.mechanisms import registered_name
-    >>> registered_name("gaussian_objective", "large_margin")
-    'gaussian_objective_lm'
-    >>> registered_name("gaussian_objective", "linear_erm")
-    'gaussian_objective'
+    >>> from dpconvex.privacy.mechanisms import MechanismMenu
+    >>> menu = MechanismMenu({"objective": "objective", "gaussian_objective":
+    ...                       "gaussian_objective_lm"}, auto=("objective", "gaussian_objective"))
+    >>> menu.names(), menu.registered("gaussian_objective")
+    (('objective', 'gaussian_objective'), 'gaussian_objective_lm')
+
+    A mechanism registered in a user's module is offered by a subclass of the estimator
+    with an extended menu: ``mechanism_menu = LINEAR_MENU.with_mechanisms("my_mechanism")``.
     """
-    if kind is not None and isinstance(name, str):
-        for registered, cls in MECHANISMS.items():
-            if cls.offered_as == name and kind in cls.template_kinds:
-                return registered
-    return name
+
+    offered: Mapping[str, str]
+    auto: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.offered.values()) - set(MECHANISMS))
+        bad_auto = self.auto is not None and not set(self.auto) <= set(self.offered)
+        if unknown or bad_auto:
+            raise ValueError(f"MechanismMenu.__init__: {unknown or self.auto!r} is not "
+                             "registered or not offered. Register the mechanism, or name "
+                             "only offered names in 'auto'.")
+
+    def names(self) -> tuple[str, ...]:
+        """The values ``mechanism=`` may take (besides ``"auto"`` where the menu has it)."""
+        return tuple(self.offered)
+
+    def registered(self, name: str) -> str:
+        """The registry name of the offered ``name``."""
+        return self.offered[name]
+
+    def with_mechanisms(self, *names: str) -> MechanismMenu:
+        """This menu with the registered mechanisms ``names`` offered under their own names."""
+        return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto)
 
 
 def check_private_budget(budget: Budget, name: str, *, pure: bool,
@@ -698,20 +716,19 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
                                           max_iter=max_iter), tol, caller, template=template)
 
 
-def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: float | None = None,
-                    amp_fraction: float = 0.1) -> Mechanism:
+def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
+                    optimality_tol: float | None = None, amp_fraction: float = 0.1) -> Mechanism:
     """The mechanism an estimator's parameters ask for (the estimators' one entry point).
 
     Parameters
     ----------
     name : str
-        ``mechanism=`` of the estimator; must be offered for ``kind``
-        (:func:`mechanism_names`).
+        ``mechanism=`` of the estimator; must be on ``menu`` (after ``"auto"`` was resolved).
     owner : str
         Estimator name for error messages.
-    kind : str or None
-        The estimator's template kind ("linear_erm", "large_margin"); None (the
-        template-level API) offers every mechanism that solves a template.
+    menu : MechanismMenu or None
+        The estimator's menu; None (the template-level API) offers every registered
+        mechanism that is not a cover, by its registry name.
     optimality_tol : float or None
         A float wraps a private mechanism in approximate-minima perturbation
         ("amp" for a pure mechanism, "gaussian_amp" for a Gaussian one).
@@ -721,15 +738,19 @@ def build_mechanism(name: Any, owner: str, kind: str | None, *, optimality_tol: 
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import build_mechanism
-    >>> type(build_mechanism("objective", "PrivateLogisticRegression", "linear_erm")).__name__
+    >>> type(build_mechanism("objective", "verify", None)).__name__
     'ObjectivePerturbation'
-    >>> mech = build_mechanism("objective", "PrivateLogisticRegression", "linear_erm", optimality_tol=1e-4)
+    >>> mech = build_mechanism("objective", "verify", None, optimality_tol=1e-4)
     >>> mech.name, mech.inner.name
     ('amp', 'objective')
     """
-    allowed = (mechanism_names(template_kind=kind) if kind is not None else
-               tuple(n for n in mechanism_names(solves=True) if MECHANISMS[n].template_kinds))
-    name = registered_name(name, kind)
+    if menu is None:
+        allowed = mechanism_names(wraps=False)
+    else:
+        allowed = menu.names()
+        if isinstance(name, str) and name in menu.offered:
+            name = menu.registered(name)
+            allowed = tuple(menu.offered.values())
     mech = get_mechanism(name, owner, allowed=allowed)
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover

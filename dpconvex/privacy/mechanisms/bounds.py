@@ -104,7 +104,6 @@ class QuantileRange(Mechanism["RangeTemplate"]):
     name = "quantile_range"
     needs = frozenset({"grid_counts"})
     solves = False
-    template_kinds = frozenset({"range"})
     placement = "sum"
 
     def conditions(self, template: RangeTemplate, budget: Budget) -> list[Condition]:
@@ -188,7 +187,6 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
     needs = frozenset({"category_counts"})
     solves = False
     pure = False
-    template_kinds = frozenset({"vocabulary"})
     placement = "sum"
 
     def conditions(self, template: VocabularyTemplate, budget: Budget) -> list[Condition]:

@@ -188,7 +188,6 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
 
     needs = frozenset({"cell_sums"})
     solves = False
-    template_kinds = frozenset({"centroid"})
     noise_label = ""
 
     def __init__(self, count_weight: float = 1.0):
@@ -308,7 +307,6 @@ class ClassSumGaussian(_ClassSumNoise):
 
     name = "gaussian"
     pure = False
-    template_kinds = frozenset({"centroid", "gaussian_nb"})
     noise_label = "analytic Gaussian mechanism (Balle & Wang 2018)"
 
     def check_budget(self, budget: Budget) -> Budget:
@@ -497,7 +495,6 @@ class ClassSumKNormSup(_ClassSumNoise):
     name = "knorm_sup_sum"
     pure = True
     norm = "block_linf"
-    template_kinds = frozenset({"gaussian_nb"})
     noise_label = "K-norm mechanism for sum_c ||b_c||_inf (Hardt & Talwar 2010)"
     sensitivity_name = "sensitivity in sum_c ||V_c||_inf"
 

@@ -81,7 +81,6 @@ class GaussianApproximateMinima(ApproximateMinima):
 
     name = "gaussian_amp"
     pure = False
-    template_kinds = frozenset()  # chosen through optimality_tol with a Gaussian mechanism
 
     def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4,
                  fraction: float = 0.1):

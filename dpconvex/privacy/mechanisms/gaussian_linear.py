@@ -195,7 +195,6 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
     """Shared budget check and certificate of the two Gaussian linear mechanisms."""
 
     pure = False
-    template_kinds = frozenset({"linear_erm"})
     label = ""
     pure_name = ""
     bound_text = ""

@@ -106,20 +106,18 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
     >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
     >>> template = LargeMarginSoftmaxTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
     >>> mech = get_mechanism("gaussian_objective_lm")
-    >>> mech.pure, mech.offered_as
-    (False, 'gaussian_objective')
+    >>> mech.pure, mech.name
+    (False, 'gaussian_objective_lm')
     >>> release(template, mech, Budget(1.0, 1e-5), rng=0).certificate.delta
     1e-05
     """
 
     name = GAUSSIAN_OBJECTIVE_LM
-    template_kinds = frozenset({"large_margin"})
     label = "Gaussian objective perturbation (privacy-profile bound, replace-one)"
     bound_text = ("the smaller sigma of the privacy-profile bound (*) of docs/privacy.md §10.1 "
                   "(S = 2G, k = 2(C - 1)K) and, for K = 1 only, the softmax max-difference bound "
                   "of §11.3")
 
-    offered_as = "gaussian_objective"
     #: The approximate-minima cover is derived for the linear learners' Gaussian mechanisms
     #: only; an inexact large-margin solve is not covered (optimality_tol=None).
     amp_derived = False

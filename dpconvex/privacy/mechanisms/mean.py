@@ -56,7 +56,6 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     name = "laplace_mean"
     needs = frozenset({"bounded_sum"})
     solves = False
-    template_kinds = frozenset({"bounded_mean"})
     placement = "sum"
 
     def conditions(self, template: BoundedMeanTemplate, budget: Budget) -> list[Condition]:

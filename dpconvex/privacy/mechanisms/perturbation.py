@@ -509,7 +509,6 @@ class ObjectivePerturbation(_Perturbation):
     """
 
     name = "objective"
-    template_kinds = frozenset({"linear_erm", "large_margin"})
     label = "objective perturbation (CMS Alg. 2)"
     needs = frozenset({"strong_convexity", "curvature"})
 
@@ -582,7 +581,6 @@ class OutputPerturbation(_Perturbation):
     """
 
     name = "output"
-    template_kinds = frozenset({"linear_erm"})
     adds_output_noise = True
     label = "output perturbation (CMS Alg. 1)"
     needs = frozenset({"strong_convexity"})
@@ -658,7 +656,6 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
     """
 
     name = "none"
-    template_kinds = frozenset({"linear_erm", "large_margin"})
     private = False
 
     def check_budget(self, budget: Budget) -> Budget:

@@ -243,7 +243,6 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
 
     needs = frozenset({"sufficient_statistics"})
     solves = False
-    template_kinds = frozenset({"linear_ssp"})
     placement = "sum"
     noise_label = ""
 
@@ -516,7 +515,6 @@ class NonPrivateSSP(_SufficientStatistics):
     """
 
     name = "none_ssp"
-    offered_as = "none"
     private = False
     placement = "none"
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ...objectives.losses import Loss
+    from ..mechanisms import MechanismMenu
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
            "ROW_NORMS", "centroid_reason", "centroids_preferred", "components_per_class",
@@ -175,6 +176,8 @@ class LargeMarginSettings(Protocol):
     lam : float or "auto"
     extra_terms : sequence
     optimality_tol : float or None
+    mechanism_menu : MechanismMenu
+        The estimator's mechanisms and its "auto" pair.
     """
 
     loss: Loss | str | None
@@ -185,6 +188,7 @@ class LargeMarginSettings(Protocol):
     lam: float | str
     extra_terms: Sequence[object] | None
     optimality_tol: float | None
+    mechanism_menu: MechanismMenu
 
 
 def _is(value: Any, name: str) -> bool:
@@ -304,7 +308,7 @@ def resolved_mechanism(est: LargeMarginSettings) -> str:
     >>> resolved_mechanism(PrivateLargeMarginGaussian(delta=1e-6))
     'gaussian_objective'
     """
-    return resolve_mechanism(est.mechanism, est.delta, "large_margin").name
+    return resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).name
 
 
 def resolved_row_norm(est: LargeMarginSettings) -> str:

@@ -1,19 +1,23 @@
-"""``mechanism="auto"``: one rule for every estimator, from δ and the template kind only.
+"""``mechanism="auto"``: one rule for every estimator, from δ and the estimator's menu only.
 
 The rule (docs/privacy.md §14.1):
 
-* δ = 0 (or None, "not given"): the pure ε-DP mechanism of the template kind;
-* δ > 0: the (ε, δ) mechanism of the template kind, which spends δ for less noise.
+* δ = 0 (or None, "not given"): the pure ε-DP mechanism of the estimator's menu;
+* δ > 0: the (ε, δ) mechanism of the menu, which spends δ for less noise.
 
-=================  ==============================  =====================================
-template kind      δ = 0 (pure ε-DP)               δ > 0 ((ε, δ)-DP)
-=================  ==============================  =====================================
-``linear_erm``     ``"objective"`` (CMS Alg. 2)    ``"gaussian_objective"`` (§10.2)
-``large_margin``   ``"objective"`` (§11.2)         ``"gaussian_objective"`` (§11.3)
-``centroid``       ``"knorm_sum"`` (§4.9)          ``"gaussian"`` (§4.9)
-``linear_ssp``     ``"ssp"`` (§16.2)               ``"gaussian_ssp"`` (§16.2)
-``gaussian_nb``    ``"knorm_sup_sum"`` (§19.3)     ``"gaussian"`` (§19.3)
-=================  ==============================  =====================================
+Each estimator family names the pair in its
+:class:`~dpconvex.privacy.mechanisms.MechanismMenu` (``auto``):
+
+==========================  ==============================  =====================================
+estimators                  δ = 0 (pure ε-DP)               δ > 0 ((ε, δ)-DP)
+==========================  ==============================  =====================================
+linear classifiers and      ``"objective"`` (CMS Alg. 2)    ``"gaussian_objective"`` (§10.2)
+regressors
+large-margin Gaussian       ``"objective"`` (§11.2)         ``"gaussian_objective"`` (§11.3)
+class centroids             ``"knorm_sum"`` (§4.9)          ``"gaussian"`` (§4.9)
+linear regression (SSP)     ``"ssp"`` (§16.2)               ``"gaussian_ssp"`` (§16.2)
+Gaussian naive Bayes        ``"knorm_sup_sum"`` (§19.3)     ``"gaussian"`` (§19.3)
+==========================  ==============================  =====================================
 
 Objective perturbation is the mechanism the measurements of §3 and §10.6 favour for
 the linear learners at every ε tried; the Gaussian variants add noise of scale
@@ -44,20 +48,11 @@ from typing import Any, NamedTuple
 
 from ...errors import PrivacyWarning
 
-__all__ = ["AUTO", "AUTO_MECHANISMS", "AutoMechanism", "delta_rows_note", "has_positive_delta",
+__all__ = ["AUTO", "AutoMechanism", "delta_rows_note", "has_positive_delta",
            "resolve_mechanism", "warn_if_delta_not_small"]
 
 #: The value of ``mechanism=`` that this rule resolves.
 AUTO = "auto"
-
-#: Per template kind: (the pure ε-DP mechanism, the (ε, δ) mechanism) of ``mechanism="auto"``.
-AUTO_MECHANISMS: dict[str, tuple[str, str]] = {
-    "linear_erm": ("objective", "gaussian_objective"),
-    "large_margin": ("objective", "gaussian_objective"),
-    "centroid": ("knorm_sum", "gaussian"),
-    "linear_ssp": ("ssp", "gaussian_ssp"),
-    "gaussian_nb": ("knorm_sup_sum", "gaussian"),
-}
 
 _WHY = {
     "objective": "objective perturbation, pure epsilon-DP",
@@ -77,7 +72,7 @@ class AutoMechanism(NamedTuple):
     Examples
     --------
     >>> from dpconvex.privacy.rules.mechanism import resolve_mechanism
-    >>> auto = resolve_mechanism("auto", 0.0, "linear_erm")
+    >>> auto = resolve_mechanism("auto", 0.0, ("objective", "gaussian_objective"))
     >>> auto.name, auto.reason is not None
     ('objective', True)
     """
@@ -98,18 +93,20 @@ def has_positive_delta(delta: Any) -> bool:
     return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and bool(delta > 0)
 
 
-def resolve_mechanism(mechanism: object, delta: object, kind: str) -> AutoMechanism:
-    """The mechanism of ``mechanism=`` for a template kind; "auto" by δ alone (module docstring).
+def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | None
+                      ) -> AutoMechanism:
+    """The mechanism of ``mechanism=``; "auto" by δ alone (module docstring).
 
     Parameters
     ----------
     mechanism : str or object
         The estimator's ``mechanism=``; anything but ``"auto"`` is returned as given
-        (the registry names it and refuses what the kind does not offer).
+        (the estimator's menu names it and refuses what it does not offer).
     delta : float or None
         The estimator's ``delta=``: 0 or None for pure ε-DP, > 0 for (ε, δ)-DP.
-    kind : str
-        The template kind ("linear_erm", "large_margin", "centroid").
+    auto : tuple of (str, str) or None
+        The estimator's pair (pure ε-DP, (ε, δ)-DP) of ``"auto"``
+        (:attr:`~dpconvex.privacy.mechanisms.MechanismMenu.auto`); None: no ``"auto"``.
 
     Returns
     -------
@@ -118,16 +115,16 @@ def resolve_mechanism(mechanism: object, delta: object, kind: str) -> AutoMechan
 
     Examples
     --------
-    >>> resolve_mechanism("auto", 1e-6, "linear_erm").name
+    >>> resolve_mechanism("auto", 1e-6, ("objective", "gaussian_objective")).name
     'gaussian_objective'
-    >>> resolve_mechanism("auto", 0.0, "centroid").name
+    >>> resolve_mechanism("auto", 0.0, ("knorm_sum", "gaussian")).name
     'knorm_sum'
-    >>> resolve_mechanism("output", 0.0, "linear_erm")
+    >>> resolve_mechanism("output", 0.0, ("objective", "gaussian_objective"))
     AutoMechanism(name='output', reason=None)
     """
-    if not (isinstance(mechanism, str) and mechanism == AUTO) or kind not in AUTO_MECHANISMS:
+    if not (isinstance(mechanism, str) and mechanism == AUTO) or auto is None:
         return AutoMechanism(mechanism, None)
-    pure, approximate = AUTO_MECHANISMS[kind]
+    pure, approximate = auto
     if has_positive_delta(delta):
         name, because = approximate, "delta > 0 was given"
     else:
