@@ -384,8 +384,7 @@ def _lmg_case(seed: int, *, n: int = 90, d: int = 3, C: int = 3, **kw: Any
 def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
     out: dict[str, Callable[[], Arrays]] = {}
     # solver=None is "auto": the native solver (accelerated projected gradient), CVXPY never
-    # first; the values recorded from Clarabel's point polished by the native solver lie
-    # within each case's tolerance of the native solve (both meet the residual tolerance).
+    # first.
     for i, (mech, solver) in enumerate([
             ("objective", "native"), ("objective", None), ("objective", "scs"),
             ("none", "native"), ("none", None)]):
