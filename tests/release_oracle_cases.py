@@ -13,7 +13,13 @@ backend (objective, output, approximate-minima, Gaussian, the Δ branch, sparse 
 p > 1000, no intercept, one-vs-rest), the large-margin classifier (pairwise and softmax
 templates, mixtures with public centers and DP k-means, the centroid path), the DP class
 centroids, noisy gradient descent, both private searches, a Pipeline with random
-features, ``epsilon_sweep`` and the template-level ``release``. Every option that enters
+features, ``epsilon_sweep`` and the template-level ``release``; the regressors (every
+perturbation mechanism of ``PrivateLinearRegressor``, on a box where it is covered, the
+Huber and quantile regressors, a private label range, sufficient-statistics perturbation
+pure and Gaussian with the adaptive and a fixed ridge), the regression front door (the
+private mean, the guarded learner pure and Gaussian, the learner unguarded),
+``PrivateGaussianNB`` (pure and Gaussian), ``draft_schema`` and the classification front
+door. Every option that enters
 the release is pinned explicitly, so a change of a default does not move a case. Each
 case has its own fixed seeds (explicit, or derived from the case name by :func:`_seed`),
 so adding a case never changes another.
@@ -27,6 +33,7 @@ each released array (the derivation is in that module's docstring).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import zlib
 from collections.abc import Callable
@@ -106,6 +113,21 @@ class Tolerance:
     snaps : int
         How many snaps in sequence can each move the release by a step (noisy gradient
         descent snaps every step).
+    range_scale : str
+        Name of a recorded (lo, hi) array (a released label range): ``scale`` is multiplied
+        by its half width (hi − lo)/2, the factor from the unit labels to the labels' units.
+        "" for none.
+    equal : tuple of str
+        Arrays that are discrete choices (a released range's grid edges, a vocabulary, the
+        learner a selection picked): they must be equal. Integer, bool and string arrays
+        must always be equal.
+    through : callable or None
+        ``through(record, name)``: a bound on how far one grid step of each statistic snapped
+        *inside* a closed form (sufficient statistics, class sums, a mean) moves the array
+        ``name``, derived from public constants and the case's recorded (released) arrays
+        ``record``; its docstring gives the derivation. None for none.
+    reason : str
+        Where the tolerance comes from (the release path's public facts), in words.
     """
 
     residual: float = 0.0
@@ -114,14 +136,22 @@ class Tolerance:
     scale: float = 1.0
     snap: Literal["none", "last", "inner"] = "none"
     snaps: int = 1
+    range_scale: str = ""
+    equal: tuple[str, ...] = ()
+    through: Callable[[Arrays, str], float] | None = None
+    reason: str = ""
 
     @property
     def solve(self) -> float:
         """2 · scale · (1 + L)/μ · residual: two solves within the distance bound of θ*."""
         return 2.0 * self.scale * (1.0 + self.lipschitz) / self.mu * self.residual
 
-    def atol(self, recorded: np.ndarray) -> float:
-        """Largest allowed |released − recorded| over the entries of one float array."""
+    def atol(self, recorded: np.ndarray, record: Arrays | None = None, name: str = "") -> float:
+        """Largest allowed |released − recorded| over the entries of the float array ``name``
+        (``recorded``) of a case whose recorded arrays are ``record``; 0.0 for an array in
+        ``equal``."""
+        if name in self.equal:
+            return 0.0
         a = np.asarray(recorded, dtype=float)
         top = float(np.max(np.abs(a))) if a.size else 0.0
         step = 0.0
@@ -129,7 +159,13 @@ class Tolerance:
             step = grid_step(a)
         elif self.snap == "inner":
             step = max(grid_step(a), math.ldexp(top, -SNAP_BITS))
-        return self.solve + self.snaps * step + ROUNDING_RTOL * max(top, 1.0)
+        solve = self.solve
+        if self.range_scale:
+            assert record is not None, "range_scale reads the case's record"
+            lo, hi = np.asarray(record[self.range_scale], dtype=float)
+            solve *= 0.5 * (hi - lo)
+        inside = self.through(record or {}, name) if self.through is not None else 0.0
+        return solve + self.snaps * step + inside + ROUNDING_RTOL * max(top, 1.0)
 
 
 def _tol(run: Callable[[], Arrays], tolerance: Tolerance) -> Callable[[], Arrays]:
@@ -348,8 +384,7 @@ def _lmg_case(seed: int, *, n: int = 90, d: int = 3, C: int = 3, **kw: Any
 def _lmg_cases() -> dict[str, Callable[[], Arrays]]:
     out: dict[str, Callable[[], Arrays]] = {}
     # solver=None is "auto": the native solver (accelerated projected gradient), CVXPY never
-    # first; the values recorded from Clarabel's point polished by the native solver lie
-    # within each case's tolerance of the native solve (both meet the residual tolerance).
+    # first.
     for i, (mech, solver) in enumerate([
             ("objective", "native"), ("objective", None), ("objective", "scs"),
             ("none", "native"), ("none", None)]):
@@ -696,6 +731,326 @@ def _meta_cases() -> dict[str, Callable[[], Arrays]]:
     }
 
 
+# ------------------------------------------------------------------ regressors
+#: The public label range of the regression cases: half width R = 4, centre 1. R is a power
+#: of two and the centre a multiple of every snap grid (<= 1), so a snapped θ stays on a
+#: grid in the labels' units (coef_ = R θ_w, intercept_ = 1 + R s θ_d with s = 1): "last"
+#: reads it off the record.
+LABELS = (-3.0, 5.0)
+#: R = (hi − lo)/2 of ``LABELS``: the Lipschitz constant of θ ↦ (coef_, intercept_) (s = 1).
+HALF = 4.0
+#: q̃² = q² + s² of the regression cases (data_norm q = 1, intercept_scaling s = 1).
+Q2 = 2.0
+#: Curvature bound c of the Huber loss at huber_threshold h = 0.5 on the unit labels (1/h).
+HUBER_CURVATURE = 2.0
+
+#: Strong-convexity modulus of the front door's median regression (lam="auto"): the learner
+#: certificate's "strong convexity mu", rounded down.
+FRONT_DOOR_MU = {
+    "regressor-guarded": 0.176,
+    "regressor-guarded-gaussian": 0.00477,
+    "regressor-unguarded": 0.077,
+}
+
+
+def _regression(seed: int, n: int = 200, d: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Labels 1 + 2 xᵀw + noise, some outside ``LABELS`` (clipped); rows of norm ~1."""
+    rng = np.random.default_rng(seed)
+    X = 0.6 * rng.normal(size=(n, d))
+    y = 1.0 + 2.0 * (X @ rng.normal(size=d)) + 0.5 * rng.normal(size=n)
+    return X, y
+
+
+def _box(w: Any) -> list[Any]:
+    """A box on the coefficients (labels' units): a set with an exact projection."""
+    return [w >= -1.5, w <= 1.5]
+
+
+def _regressor_tol(mechanism: str, lam: float, *, box: bool = False,
+                   curvature: float = HUBER_CURVATURE, range_scale: str = "") -> Tolerance:
+    """A linear regressor: θ ↦ (R θ_w, mid + R s θ_d) is R-Lipschitz (s = 1); the solve's
+    bound r/μ, or (1 + L)/μ · r over the box with L = c q̃² + μ (``distance_bound``)."""
+    snapped = mechanism in _SNAP_LAST
+    return Tolerance(
+        residual=RESIDUAL_TOL, mu=lam, lipschitz=curvature * Q2 + lam if box else 0.0,
+        scale=1.0 if range_scale else HALF, range_scale=range_scale,
+        snap="last" if snapped else "none",
+        equal=("label_range_",) if range_scale else (),
+        reason=("exact minimizer (residual 1e-6) of a lam-strongly convex objective"
+                + (" over a box (variational inequality: (1 + L)/mu)" if box else "")
+                + ", mapped to the labels' units by R"
+                + (" read off the released label range (a grid choice: equal)" if range_scale
+                   else " = 4")
+                + ("; output noise snapped to its grid, which R = 4 and the centre 1 keep: "
+                   "one step read off the record" if snapped else "")))
+
+
+def _regressor_case(kind: str, seed: int, tol: Tolerance, *, n: int = 200, **kw: Any
+                    ) -> Callable[[], Arrays]:
+    """PrivateLinearRegressor / PrivateHuberRegressor / PrivateQuantileRegressor, options
+    pinned; with a private label range the released range is an array of the case."""
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _regression(seed, n)
+        cls = {"linear": dp.PrivateLinearRegressor, "huber": dp.PrivateHuberRegressor,
+               "quantile": dp.PrivateQuantileRegressor}[kind]
+        params = {"epsilon": 1.0, "label_range": LABELS, "data_norm": 1.0,
+                  "fit_intercept": True, "intercept_scaling": 1.0, "lam": 0.05,
+                  "solver": "native", "max_iter": None, "random_state": seed + 100, **kw}
+        est = cls(**params).fit(X, y)
+        out = _linear(est)
+        if hasattr(est, "label_range_"):
+            out["label_range_"] = np.asarray(est.label_range_, dtype=float)
+        return out
+    return _tol(run, tol)
+
+
+def _ssp_through(p: int, half: float) -> Callable[[Arrays, str], float]:
+    """Sufficient-statistics perturbation: θ = (Π₊(Ã) + λI)⁻¹ b̃ from snapped Ã, b̃ (and λ̂).
+
+    One grid step of each snapped entry (g_j <= 2^-20 s_j, s_j the statistic's
+    per-coordinate noise scale) moves Ã by ||δA||_F <= p g_A, b̃ by ||δb|| <= √p g_b and λ
+    (1-Lipschitz in λ̂) by g_λ; with M = Π₊(Ã) + λI (||M⁻¹|| <= 1/λ, Π₊ 1-Lipschitz in
+    Frobenius), ||δθ|| <= (||δb|| + (||δA||_F + |δλ|) ||θ||)/λ. The scales are proportional
+    to the sensitivities (Δ_A = √2 q̃², Δ_b = 2q̃, Δ_λ = q̃²; the pure form's norm-Gamma
+    coordinate scale carries √k more on A), so s_b <= (√2/q̃) s_A and s_λ <= s_A/√2, and
+    λ >= s_A (the adaptive rule's floor; the cases with a fixed lam take nΛ = 60 above the
+    certificate's s_A, 15.8 pure and 11.3 Gaussian): ||δθ|| <= 2^-20 (√(2p)/q̃ + (p + 1/√2)
+    ||θ||). With the centre 0 and s = 1 the release is r = Rθ, so every entry moves by at
+    most 2^-20 (R √(2p)/q̃ + (p + 1/√2) ||r||), ||r|| read off the record.
+    """
+    a = half * math.sqrt(2.0 * p / Q2)
+    b = p + 1.0 / math.sqrt(2.0)
+
+    def through(record: Arrays, name: str) -> float:
+        norm = math.sqrt(sum(float(np.sum(np.square(record[k])))
+                             for k in ("coef_", "intercept_")))
+        return math.ldexp(a + b * norm, -SNAP_BITS)
+    return through
+
+
+def _ssp_case(seed: int, *, delta: float, lam: float | str, epsilon: float = 1.0,
+              random_state: int | None = None) -> Callable[[], Arrays]:
+    """PrivateLinearRegression (AdaSSP), labels in (-3, 3): centre 0, R = 3, s = 1."""
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _regression(seed, n=300)
+        est = dp.PrivateLinearRegression(
+            epsilon=epsilon, delta=delta, label_range=(-3.0, 3.0), data_norm=1.0,
+            fit_intercept=True, intercept_scaling=1.0, lam=lam, mechanism="auto",
+            random_state=seed + 100 if random_state is None else random_state).fit(X, y)
+        return _linear(est)
+    return _tol(run, Tolerance(through=_ssp_through(4, 3.0), reason=(
+        "closed form (no solver) of statistics snapped to their grids: one step of each, "
+        "propagated through the ridge solve (_ssp_through), plus rounding")))
+
+
+def _constant_through(n: int, epsilon: float) -> Callable[[Arrays, str], float]:
+    """The private mean: clip(snap(ū + Laplace(2/(nε))), −1, 1) mapped by u ↦ mid + R u.
+
+    One step of the grid g <= 2^-20 · 2/(nε), through the 1-Lipschitz clip and the factor R.
+    """
+    def through(record: Arrays, name: str) -> float:
+        return HALF * math.ldexp(2.0 / (n * epsilon), -SNAP_BITS) if name == "constant_" else 0.0
+    return through
+
+
+def _front_door_case(seed: int, tol: Tolerance, *, n: int, epsilon: float, delta: float = 0.0,
+                     safeguard: bool | str = "auto", random_state: int | None = None
+                     ) -> Callable[[], Arrays]:
+    """PrivateRegressor: the learner its rule picks, guarded or not; what it released."""
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _regression(seed, n)
+        est = dp.PrivateRegressor(epsilon=epsilon, delta=delta, label_range=LABELS,
+                                  data_norm=1.0, safeguard=safeguard,
+                                  random_state=seed + 100 if random_state is None
+                                  else random_state,
+                                  validation_fraction="auto").fit(X, y)
+        out: Arrays = {"learner_": np.asarray(est.learner_)}
+        inner = est.estimator_
+        if hasattr(inner, "coef_"):
+            out.update(_linear(inner))
+        else:
+            out["constant_"] = np.asarray(inner.constant_)
+        return out
+    return _tol(run, tol)
+
+
+def _front_door_tol(name: str) -> Tolerance:
+    """Median regression (smoothed pinball, lam="auto": μ from the certificate), mapped by
+    R = 4; the safeguard's pick (learner_) is a discrete choice (equal); when the pick is
+    the private mean, its snap (_constant_through)."""
+    return Tolerance(residual=RESIDUAL_TOL, mu=FRONT_DOOR_MU[name], scale=HALF,
+                     through=_constant_through(200, 1.0), reason=(
+                         "exact minimizer of the chosen learner at the rule's lam, mapped by "
+                         "R = 4; the selection's pick equal"))
+
+
+def _regression_cases() -> dict[str, Callable[[], Arrays]]:
+    out: dict[str, Callable[[], Arrays]] = {}
+    # PrivateLinearRegressor: every perturbation mechanism, on a box where it is covered
+    for mech, box in (("objective", True), ("output", True), ("gaussian_objective", False),
+                      ("gaussian_output", True)):
+        name = f"linreg-huber-{mech}-native" + ("-box" if box else "")
+        kw: dict[str, Any] = {"loss": "huber", "huber_threshold": 0.5, "mechanism": mech,
+                              "delta": DELTA if mech.startswith("gaussian") else 0.0,
+                              "constraints": _box if box else None}
+        out[name] = _regressor_case("linear", _seed(name), _regressor_tol(mech, 0.05, box=box),
+                                    **kw)
+    out["linreg-pinball-gaussian_objective-native"] = _regressor_case(
+        "linear", 1401, _regressor_tol("gaussian_objective", 0.05), loss="pinball",
+        quantile=0.3, mechanism="gaussian_objective", delta=DELTA)
+    out["huberreg-objective-native"] = _regressor_case(
+        "huber", 1402, _regressor_tol("objective", 0.05), huber_threshold=0.5,
+        mechanism="objective")
+    out["quantilereg-objective-native"] = _regressor_case(
+        "quantile", 1403, _regressor_tol("objective", 0.05), quantile=0.3, smoothing=0.05,
+        mechanism="objective")
+    out["quantilereg-output-native"] = _regressor_case(
+        "quantile", 1404, _regressor_tol("output", 0.05), quantile=0.3, smoothing=0.05,
+        mechanism="output")
+    # private label bounds: the range released inside the fit, then the model on it
+    out["huberreg-objective-native-privatelabels"] = _regressor_case(
+        "huber", 1405, _regressor_tol("objective", 0.05, range_scale="label_range_"), n=600,
+        epsilon=3.0, label_range="private", huber_threshold=0.5, mechanism="objective")
+    out["quantilereg-objective-native-privatebounds"] = _regressor_case(
+        "quantile", 1406, _regressor_tol("objective", 0.05, range_scale="label_range_"),
+        n=600, epsilon=2.0, quantile=0.3, smoothing=0.05, mechanism="objective",
+        label_range=_private_bounds())
+    # sufficient-statistics perturbation: pure and Gaussian, adaptive and fixed ridge
+    for delta, tag in ((0.0, "pure"), (DELTA, "gaussian")):
+        out[f"ssp-{tag}-lamauto"] = _ssp_case(_seed(f"ssp-{tag}-lamauto"), delta=delta,
+                                              lam="auto")
+        out[f"ssp-{tag}-lam02"] = _ssp_case(_seed(f"ssp-{tag}-lam02"), delta=delta, lam=0.2)
+    # the regression front door: the constant, the guarded learner (pure and Gaussian), and
+    # the learner without the safeguard
+    out["regressor-constant"] = _front_door_case(
+        1410, Tolerance(through=_constant_through(60, 0.3), equal=("learner_",), reason=(
+            "the private mean, snapped then clipped and mapped by R (_constant_through)")),
+        n=60, epsilon=0.3)
+    out["regressor-guarded"] = _front_door_case(1411, _front_door_tol("regressor-guarded"),
+                                                n=200, epsilon=1.0)
+    out["regressor-guarded-gaussian"] = _front_door_case(
+        1412, _front_door_tol("regressor-guarded-gaussian"), n=5000, epsilon=1.0, delta=DELTA)
+    out["regressor-unguarded"] = _front_door_case(
+        1413, _front_door_tol("regressor-unguarded"), n=200, epsilon=1.0, safeguard=False)
+    return out
+
+
+def _private_bounds() -> Any:
+    import dpconvex as dp
+    return dp.PrivateBounds(share=0.2, levels=(0.05, 0.95))
+
+
+# ------------------------------------------------------------- naive Bayes
+def _nb_through(record: Arrays, name: str) -> float:
+    """PrivateGaussianNB: V = (S̃_c, Q̃_c, w ñ_c) snapped on one grid g, then divided.
+
+    The counts ñ = V[:, 2d]/w are on the grid g/w: g <= w · grid_step(class_count_) (w = 1,
+    the class-sum mechanisms' count weight), and m_c = max(ñ_c, f) >= min ñ. One step of
+    each entry moves μ = clip(S̃/m) by <= (g/m)(1 + 1/w), M = clip((Q̃/m + 1)/2) by
+    <= (g/m)(1 + 1/w)/2, v = max(M − μ², φ) + e/m² by <= (g/m)(1 + 1/w)(1/2 + 2|μ|) +
+    2 (e/m²) g/(w m), with |μ| <= 1 and e/m² <= v; theta_ = lo + h(μ + 1), var_ = h² v
+    (feature_range (−1, 1): h = 1); class_count_ itself ends with the snap (one step).
+    """
+    counts = np.asarray(record["class_count_"], dtype=float)
+    w, half = 1.0, 1.0
+    g = w * grid_step(counts)
+    x = g / float(np.min(counts))
+    if name == "theta_":
+        return half * x * (1.0 + 1.0 / w)
+    if name == "var_":
+        v_max = float(np.max(record["var_"])) / half**2
+        return half**2 * (2.5 * x * (1.0 + 1.0 / w) + 2.0 * v_max * x / w)
+    return grid_step(counts)
+
+
+def _nb_case(seed: int, *, mechanism: str, delta: float | None,
+             random_state: int | None = None) -> Callable[[], Arrays]:
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _multiclass(seed, n=300)
+        est = dp.PrivateGaussianNB(epsilon=1.0, delta=delta, mechanism=mechanism,
+                                   feature_range=(-1.0, 1.0), var_floor=0.03,
+                                   priors="empirical", classes=[0, 1, 2],
+                                   random_state=seed + 100 if random_state is None
+                                   else random_state).fit(X, y)
+        return {"theta_": np.asarray(est.theta_), "var_": np.asarray(est.var_),
+                "class_count_": np.asarray(est.class_count_)}
+    return _tol(run, Tolerance(through=_nb_through, reason=(
+        "class sums and counts snapped on one grid, then divided (_nb_through)")))
+
+
+# ------------------------------------------------------------ private schema
+#: The columns of the schema case and what each releases (all discrete: grid edges, flags,
+#: categories).
+SCHEMA_ARRAYS = ("a_range", "a_log", "b_range", "b_log", "c_vocabulary", "c_other",
+                 "f_positive")
+
+
+def _schema_case(random_state: int = 1421, epsilon: float = 1.0) -> Callable[[], Arrays]:
+    """dp.draft_schema: two ranges (octave grid, refined by quantiles where the budget
+    resolves them), one stable vocabulary, one binary column."""
+    def run() -> Arrays:
+        return _schema(random_state, epsilon)
+    return _tol(run, Tolerance(equal=SCHEMA_ARRAYS, reason=(
+        "every released number is a choice from a public finite set (octave-grid and cell "
+        "edges, categories seen, flags): equal")))
+
+
+def _schema(random_state: int, epsilon: float) -> Arrays:
+    import pandas as pd
+
+    import dpconvex as dp
+    from dpconvex.data.schema import Binary, Categorical, Numeric
+    rng = np.random.default_rng(1420)
+    n = 3000
+    df = pd.DataFrame({"a": rng.uniform(0, 50, n), "b": rng.normal(3, 2, n),
+                       "c": rng.choice(["x", "y", "z", "w"], n, p=[0.5, 0.3, 0.195, 0.005]),
+                       "f": rng.random(n) < 0.3})
+    schema = dp.draft_schema(df, epsilon=epsilon, delta=1e-6, levels=(0.01, 0.99),
+                             kinds={"c": "categorical"}, random_state=random_state)
+    out: Arrays = {}
+    for col, spec in schema.declarations.items():
+        if isinstance(spec, Numeric):
+            out[f"{col}_range"] = np.array([spec.low, spec.high], dtype=float)
+            out[f"{col}_log"] = np.asarray(bool(spec.log))
+        elif isinstance(spec, Categorical):
+            out[f"{col}_vocabulary"] = np.array([str(v) for v in spec.vocabulary])
+            out[f"{col}_other"] = np.asarray(bool(spec.other))
+        elif isinstance(spec, Binary):
+            out[f"{col}_positive"] = np.asarray(str(spec.positive))
+    return out
+
+
+# --------------------------------------------------- classification front door
+#: Strong-convexity modulus of the classification front door's learner (the softmax
+#: template at its rule's Λ): its certificate's "strong convexity mu", rounded down.
+CLASSIFIER_MU = 0.0348
+
+
+def _classifier_case(seed: int, random_state: int | None = None) -> Callable[[], Arrays]:
+    """PrivateClassifier with its safeguard: the learner its rule picks and what it released."""
+    def run() -> Arrays:
+        import dpconvex as dp
+        X, y = _multiclass(seed, n=300)
+        est = dp.PrivateClassifier(epsilon=1.0, delta=0.0, classes=[0, 1, 2], data_norm=1.0,
+                                   random_state=seed + 100 if random_state is None
+                                   else random_state, safeguard="auto",
+                                   validation_fraction="auto", row_norm="auto").fit(X, y)
+        out: Arrays = {"learner_": np.asarray(est.learner_)}
+        for name in ("Phi_", "centers_", "means_", "counts_", "coef_", "intercept_",
+                     "constant_"):
+            value = getattr(est.estimator_, name, None)
+            if value is not None:
+                out[name] = np.asarray(value)
+        return out
+    return _tol(run, dataclasses.replace(_softmax_tol(CLASSIFIER_MU, 3), reason=(
+        "the softmax template's exact minimizer at the rule's lam (its (1 + L)/mu bound and "
+        "PSD shift); the safeguard's pick (learner_) equal")))
+
+
 def cases() -> dict[str, Callable[[], Arrays]]:
     """All oracle cases: name -> callable returning the released arrays."""
     out: dict[str, Callable[[], Arrays]] = {}
@@ -706,6 +1061,11 @@ def cases() -> dict[str, Callable[[], Arrays]]:
     out.update(_centroid_cases())
     out.update(_ngd_cases())
     out.update(_meta_cases())
+    out.update(_regression_cases())
+    out["gaussiannb-knorm_sup_sum"] = _nb_case(1415, mechanism="knorm_sup_sum", delta=None)
+    out["gaussiannb-gaussian"] = _nb_case(1416, mechanism="gaussian", delta=DELTA)
+    out["schema-draft"] = _schema_case()
+    out["classifier-guarded"] = _classifier_case(1425)
     out["gridsearch-private"] = _grid(False, 500)
     out["gridsearch-public"] = _grid(True, 510)
     out["pipeline-rff-logreg"] = _pipeline

@@ -52,7 +52,15 @@ values differ in their last bits. Three public facts bound how far that moves a 
 3. **Rounding** around the solve: sums of n <= 3400 terms (relative error <= n · 2^-53)
    amplified by the conditioning 1/μ <= 1e3: ``ROUNDING_RTOL = 1e-9`` relative.
 
-Integer arrays (``best_index_``) must be equal. A tolerance holds while the discrete
+4. **Closed forms** of snapped statistics (sufficient-statistics perturbation, the naive
+   Bayes class sums, the private mean): one grid step of each statistic propagated through
+   the public post-processing (``Tolerance.through``; each case's function derives it from
+   the public constants and the recorded, released arrays). A fit on a released label
+   range scales its solve bound by that range's half width (``Tolerance.range_scale``).
+
+Integer, bool and string arrays (``best_index_``, the learner a front door picked, a
+vocabulary) must be equal, and so must float arrays that are choices from a public finite
+set (a released range's grid edges: ``Tolerance.equal``). A tolerance holds while the discrete
 choices of a release (the auto solver's polish, a grid search's pick, a k-means
 assignment) do not flip; such a flip is a real difference and fails the comparison.
 
@@ -131,13 +139,17 @@ def _max_diff(a: np.ndarray, b: np.ndarray) -> str:
             f"{int(np.count_nonzero(diff))}/{diff.size} entries differ")
 
 
-def _outside(recorded: np.ndarray, got: np.ndarray, tol: Tolerance) -> str | None:
-    """Why ``got`` is not within ``tol`` of ``recorded`` (None when it is)."""
+def _outside(recorded: np.ndarray, got: np.ndarray, tol: Tolerance,
+             record: dict[str, np.ndarray] | None = None, name: str = "") -> str | None:
+    """Why ``got`` is not within ``tol`` of ``recorded`` (None when it is); ``record`` holds
+    the case's recorded arrays, ``name`` the array's."""
     if recorded.shape != got.shape or recorded.dtype != got.dtype:
         return f"shape/dtype {got.shape} {got.dtype} vs recorded {recorded.shape} {recorded.dtype}"
+    if recorded.dtype.kind in "US":
+        return None if np.array_equal(recorded, got) else f"{got!r} != recorded {recorded!r}"
     if recorded.dtype.kind in "iub":
         return None if np.array_equal(recorded, got) else f"integers differ: {_max_diff(recorded, got)}"
-    atol = tol.atol(recorded)
+    atol = tol.atol(recorded, record, name)
     err = float(np.max(np.abs(got - recorded))) if recorded.size else 0.0
     if np.array_equal(np.isnan(recorded), np.isnan(got)) and not err > atol:
         return None
@@ -184,7 +196,10 @@ def test_cases_cover_every_estimator_path():
                      "gaussian_objective-", "gaussian_output-", "lincls_", "smoothhinge-",
                      "lmg-K1-", "lmg-K2-nearest", "lmg-K2-dpkmeans", "softmax-", "centroid-",
                      "ngd-", "ovr-", "lmg-auto-", "gridsearch-", "randomsearch-", "pipeline-",
-                     "sweep-", "template-"):
+                     "sweep-", "template-", "linreg-", "huberreg-", "quantilereg-", "-box",
+                     "-privatelabels", "-privatebounds", "ssp-pure-", "ssp-gaussian-",
+                     "regressor-constant", "regressor-guarded", "regressor-unguarded",
+                     "gaussiannb-", "schema-", "classifier-"):
         assert fragment in names, fragment
 
 
@@ -194,7 +209,7 @@ def test_release_matches_oracle(case):
     recorded = ORACLE_ARRAYS[case]
     assert set(got) == set(recorded), f"{case}: arrays {sorted(got)} != recorded {sorted(recorded)}"
     tol = CASES[case].tolerance
-    bad = {k: why for k in recorded if (why := _outside(recorded[k], got[k], tol))}
+    bad = {k: why for k in recorded if (why := _outside(recorded[k], got[k], tol, recorded, k))}
     assert not bad, (
         f"{case} moved beyond what another CPU's rounding explains: {bad}. A deliberate "
         "change is recorded anew (tests/fixtures/make_release_oracle.py) with its reason "
@@ -221,13 +236,50 @@ def test_release_matches_oracle(case):
         random_state=148)),
     # no solve: class sums snapped then divided, another delta
     ("centroid-gaussian-unit", roc._centroid_case(1320, mechanism="gaussian", delta=1.01e-4)),
+    # regressors: a box (the variational bound), output noise snapped in the labels' units,
+    # a private label range, sufficient statistics, the front door, naive Bayes, a schema
+    ("linreg-huber-objective-native-box", roc._regressor_case(
+        "linear", roc._seed("linreg-huber-objective-native-box"),
+        roc._regressor_tol("objective", 0.05, box=True), loss="huber", huber_threshold=0.5,
+        mechanism="objective", constraints=roc._box, epsilon=1.05)),
+    ("linreg-huber-gaussian_objective-native", roc._regressor_case(
+        "linear", roc._seed("linreg-huber-gaussian_objective-native"),
+        roc._regressor_tol("gaussian_objective", 0.05), loss="huber", huber_threshold=0.5,
+        mechanism="gaussian_objective", delta=roc.DELTA, epsilon=1.05)),
+    ("quantilereg-output-native", roc._regressor_case(
+        "quantile", 1404, roc._regressor_tol("output", 0.05), quantile=0.3, smoothing=0.05,
+        mechanism="output", random_state=1505)),
+    ("huberreg-objective-native-privatelabels", roc._regressor_case(
+        "huber", 1405, roc._regressor_tol("objective", 0.05, range_scale="label_range_"),
+        n=600, epsilon=3.0, label_range="private", huber_threshold=0.5, mechanism="objective",
+        random_state=1506)),
+    ("ssp-pure-lamauto", roc._ssp_case(roc._seed("ssp-pure-lamauto"), delta=0.0, lam="auto",
+                                       epsilon=1.05)),
+    ("ssp-gaussian-lam02", roc._ssp_case(roc._seed("ssp-gaussian-lam02"), delta=roc.DELTA,
+                                         lam=0.2, random_state=roc._seed("ssp-gaussian-lam02")
+                                         + 101)),
+    ("regressor-constant", roc._front_door_case(
+        1410, CASES["regressor-constant"].tolerance, n=60, epsilon=0.31)),
+    ("regressor-guarded", roc._front_door_case(
+        1411, CASES["regressor-guarded"].tolerance, n=200, epsilon=1.05)),
+    ("regressor-guarded-gaussian", roc._front_door_case(
+        1412, CASES["regressor-guarded-gaussian"].tolerance, n=5000, epsilon=1.0,
+        delta=roc.DELTA, random_state=1513)),
+    ("regressor-unguarded", roc._front_door_case(
+        1413, CASES["regressor-unguarded"].tolerance, n=200, epsilon=1.05, safeguard=False)),
+    ("gaussiannb-knorm_sup_sum", roc._nb_case(1415, mechanism="knorm_sup_sum", delta=None,
+                                              random_state=1516)),
+    ("gaussiannb-gaussian", roc._nb_case(1416, mechanism="gaussian", delta=1.01e-4)),
+    ("schema-draft", roc._schema_case(random_state=7)),  # another draw moves a range's edge
+    ("classifier-guarded", roc._classifier_case(1425, random_state=1526)),
 ])
 def test_tolerance_catches_a_changed_release(case, variant):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = variant()
     recorded, tol = ORACLE_ARRAYS[case], CASES[case].tolerance
-    assert any(_outside(recorded[k], np.asarray(got[k]), tol) for k in recorded)
+    assert set(got) != set(recorded) or any(
+        _outside(recorded[k], np.asarray(got[k]), tol, recorded, k) for k in recorded)
 
 
 # ------------------------------------------------------------------ bitwise (opt-in)
