@@ -165,8 +165,6 @@ QUICK_RUNS = [
     ("speed", []),
     ("corpus_run", []),
     ("regression_held_out", []),
-    ("huber_regression_scale", []),
-    ("from_cvxpy_speed", []),
     ("ssp_regression", []),
     ("regression_guide_table", []),
     ("regression_check", []),

@@ -10,6 +10,7 @@ imported by its own submodules is not an edge (Python runs it first anyway).
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "dpconvex"
@@ -24,7 +25,13 @@ def _modules() -> dict[str, Path]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the dpconvex modules it imports."""
+    """Module -> the dpconvex modules it imports (a fresh copy: the tests may change it)."""
+    return {m: set(targets) for m, targets in _import_graph().items()}
+
+
+@cache
+def _import_graph() -> dict[str, frozenset[str]]:
+    """The graph, built once per test run (parsing the package is most of its cost)."""
     mods = _modules()
     graph: dict[str, set[str]] = {m: set() for m in mods}
     for m, p in mods.items():
@@ -45,7 +52,7 @@ def import_graph() -> dict[str, set[str]]:
                 if t in mods and t != m and not (mods[t].name == "__init__.py"
                                                  and m.startswith(t + ".")):
                     graph[m].add(t)
-    return graph
+    return {m: frozenset(targets) for m, targets in graph.items()}
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -4,7 +4,9 @@ Products of :class:`DaskRows` equal the in-memory operator's up to summation ord
 a fit on a Dask array or DataFrame equals the in-memory fit (same seed, same noise,
 same template); the CVXPY backends refuse Dask rows by name; a worker lost mid-fit is
 recovered by Dask with the identical result, and a cluster that gives up raises a
-named error with nothing released and nothing charged.
+named error with nothing released and nothing charged. The tests that compute on the
+cluster are marked slow; the refusals, the CSR storage rule and the schema's per-partition
+maps run on Dask's local scheduler (no ``client``).
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def test_products_equal_the_in_memory_operator(client):
     np.testing.assert_array_equal(rows.X.compute(), dense.X)  # per-record maps: the same rows
 
 
-def test_mostly_zero_chunks_are_persisted_as_csr(client, monkeypatch):
+def test_mostly_zero_chunks_are_persisted_as_csr(monkeypatch):
     """Chunks at most 25% non-zero are stored as CSR (the in-memory rule), also when only
     the CSR size fits the memory budget; the products do not change."""
     rng = np.random.default_rng(2)
@@ -140,7 +142,7 @@ def test_dask_dataframe_input_and_recomputed_rows(client, monkeypatch):
     assert any("(3 chunks)" in a for a in dsk.certificate_.assumptions)
 
 
-def test_bad_dask_input_is_refused(client):
+def test_bad_dask_input_is_refused():
     X, y = _data(n=200)
     Xn = X.copy()
     Xn[5, 2] = np.nan
@@ -153,7 +155,7 @@ def test_bad_dask_input_is_refused(client):
         check_array(da.from_array(X), "Owner")
 
 
-def test_cvxpy_backends_refuse_dask_rows(client):
+def test_cvxpy_backends_refuse_dask_rows():
     X, y = _data(n=300)
     t = LinearERMTemplate(get_loss("logistic"), 1e-2, 1.0,
                           da.from_array(clip_rows(X, 1.0)[0], chunks=100),
@@ -254,7 +256,7 @@ def test_kddcup99_dask_loader_rows_equal_the_in_memory_loader(client, data_home,
     assert X2.name == X.name
 
 
-def test_from_dataframe_applies_the_public_schema_per_partition(client):
+def test_from_dataframe_applies_the_public_schema_per_partition():
     from dpconvex import PublicSchema
     from dpconvex.datasets import encode
     from dpconvex.datasets.dask_loaders import from_dataframe

@@ -3,7 +3,8 @@
 A fit on a cluster whose workers all died, or whose computation is stuck, raises
 :class:`SolverError` within the Dask config timeouts ``dpconvex.dask.no-workers-timeout``
 and ``dpconvex.dask.timeout``: nothing is released, the ledger is not charged and its
-reservation is returned (the fit's ``reserve_budget`` block exits by the exception).
+reservation is returned (the fit's ``reserve_budget`` block exits by the exception). The
+cluster tests are marked slow; the check of the settings also runs without a cluster.
 """
 
 from __future__ import annotations
@@ -71,7 +72,19 @@ def test_stuck_computation_times_out_with_nothing_charged(client, monkeypatch):
     assert not any(client.processing().values())
 
 
-@pytest.mark.parametrize("value", [0, -1.0, float("inf"), float("nan"), "soon", True])
+BAD_SECONDS = [0, -1.0, float("inf"), float("nan"), "soon", True]
+
+
+@pytest.mark.parametrize("key", ["dpconvex.dask.timeout", "dpconvex.dask.no-workers-timeout"])
+@pytest.mark.parametrize("value", BAD_SECONDS)
+def test_bad_timeout_setting_is_read_as_a_named_error(key, value):
+    """The settings' check, without a cluster (the cluster path below reads them through it)."""
+    with dask.config.set({key: value}), pytest.raises(ParameterError, match=key):
+        dask_rows._timeouts("compute")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value", BAD_SECONDS)
 def test_bad_timeout_setting_is_a_named_error(client, value):
     X, _ = _data()
     with dask.config.set({"dpconvex.dask.timeout": value}), \

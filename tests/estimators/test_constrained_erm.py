@@ -88,12 +88,15 @@ def _boundary_law(template, cal, theta):
 
 @pytest.mark.parametrize("loss", [Logistic(), HuberRegression(0.5, (-1.0, 1.0))],
                          ids=["logistic", "huber_regression"])
-def test_exact_privacy_loss_over_the_orthant_is_at_most_epsilon(loss):
+@pytest.mark.parametrize("points", [300, pytest.param(3000, marks=pytest.mark.slow)])
+def test_exact_privacy_loss_over_the_orthant_is_at_most_epsilon(loss, points):
+    # the density ratio on a geometric grid of released θ > 0 (300 points in the fast suite,
+    # 3000 marked slow) and the ratio of the masses at θ = 0
     eps = 1.0
     regression = loss.kind == "regression"
     X = np.array([[0.3], [-0.7], [1.0]])
     y = np.array([0.2, -0.5, 0.9]) if regression else np.array([1.0, -1.0, 1.0])
-    theta = np.concatenate([np.geomspace(1e-8, 40, 3000), [1e4]])
+    theta = np.concatenate([np.geomspace(1e-8, 40, points), [1e4]])
     worst = 0.0
     corners = [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0), (0.0, 1.0)]
     for x_new, y_new in corners:
@@ -106,7 +109,7 @@ def test_exact_privacy_loss_over_the_orthant_is_at_most_epsilon(loss):
         db, mb = _boundary_law(b, cal, theta)
         worst = max(worst, float(np.max(np.abs(da - db))), abs(ma - mb))
     assert worst <= eps * (1 + 1e-9), worst
-    assert worst > 0.3 * eps
+    assert worst > 0.3 * eps, worst
 
 
 def test_a_template_over_a_ball_releases_inside_it_with_native_projected_gradient():

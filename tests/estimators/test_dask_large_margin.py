@@ -5,7 +5,9 @@ The :class:`DaskGram` products equal the in-memory ones up to summation order; a
 same seed (same noise, same minimizer, same predictions) and carries the same
 calibration; the CVXPY backends refuse Dask records by name; the ledger is charged
 only for a released model; the data-wide component assignments are refused by name; a
-worker lost mid-fit is recovered by Dask with the same model.
+worker lost mid-fit is recovered by Dask with the same model. The tests that fit on the
+cluster are marked slow; the dry run and the refusals run on Dask's local scheduler (no
+``client``).
 """
 
 from __future__ import annotations
@@ -107,14 +109,14 @@ def test_dask_fit_equals_in_memory_fit(client, kw):
     np.testing.assert_allclose(dsk.class_scores(Xt), mem.class_scores(X[:250]), rtol=0, atol=1e-8)
 
 
-def test_certify_on_dask_equals_in_memory(client):
+def test_certify_on_dask_equals_in_memory():
     X, y = _data()
     a = _make().certify(X, y)
     b = _make().certify(da.from_array(X, chunks=(200, 3)), y)
     assert (a.epsilon, a.quantities) == (b.epsilon, b.quantities)
 
 
-def test_cvxpy_backends_refuse_dask_records_and_charge_nothing(client):
+def test_cvxpy_backends_refuse_dask_records_and_charge_nothing():
     X, y = _data(n=300)
     t = build_dask(_make(), da.from_array(X, chunks=100), y).template
     assert "cvxpy" in t.capabilities  # the loss has a CVXPY form, but the records are not in memory
@@ -143,7 +145,7 @@ def test_ledger_charged_only_for_a_released_model(client):
     assert acc.spent == (1.0, 0.0)
 
 
-def test_data_wide_component_assignments_are_refused(client):
+def test_data_wide_component_assignments_are_refused():
     X, y = _data(n=300)
     for method in ("dp_kmeans", "gmm_nonprivate"):
         est = _make(n_components=2, component_assignment=method)

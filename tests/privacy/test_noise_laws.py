@@ -177,7 +177,15 @@ def _labels(n: int = 40) -> tuple[np.ndarray, np.ndarray]:
     return y, yp
 
 
-def test_the_released_mean_passes_the_round_trip_test_alike():
+#: Releases per data set of the round-trip audits: 1,000 in the fast suite, 3,000 marked slow.
+#: Unsnapped (``snap`` replaced by the identity), the mean's audit below measured 2.8 at
+#: 1,000 runs and 4.0 at 3,000 (seed 9): the quick form still fails a release that is not
+#: snapped.
+ROUND_TRIP_RUNS = [1000, pytest.param(3000, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("runs", ROUND_TRIP_RUNS)
+def test_the_released_mean_passes_the_round_trip_test_alike(runs):
     """The Laplace mean (the constant of PrivateRegressor), at the template: 3000 releases on
     each of D and D' with the round trip against the centre of D'. Unsnapped, the test fires
     on about a fifth of the releases from D and never on D': a bound near 4.5 at ε = 1."""
@@ -187,12 +195,13 @@ def test_the_released_mean_passes_the_round_trip_test_alike():
         t = BoundedMeanTemplate(float(np.sum(labels)), labels.size)
         return release(t, "laplace_mean", Budget(1.0), None, rng).theta
 
-    r = audit(mean_release, y, yp, n_runs=3000, confidence=SAFE, random_state=9,
+    r = audit(mean_release, y, yp, n_runs=runs, confidence=SAFE, random_state=9,
               statistic=float_consistency_statistic(float(np.sum(yp)) / yp.size))
     assert r.epsilon_lower_bound <= 1.0, f"PRIVACY BUG (floating point): {r}"
 
 
-def test_the_released_class_sums_pass_the_round_trip_test_alike():
+@pytest.mark.parametrize("runs", ROUND_TRIP_RUNS)
+def test_the_released_class_sums_pass_the_round_trip_test_alike(runs):
     rng = np.random.default_rng(6)
     U = rng.normal(size=(40, 3))
     U /= np.linalg.norm(U, axis=1, keepdims=True)
@@ -205,7 +214,7 @@ def test_the_released_class_sums_pass_the_round_trip_test_alike():
         return release(templates[key], "knorm_sum", Budget(1.0), None, rng).theta.ravel()
 
     centre = class_sums(templates["Dp"], 0.5).ravel()  # knorm_sum's count weight
-    r = audit(sums_release, "D", "Dp", n_runs=3000, confidence=SAFE, random_state=10,
+    r = audit(sums_release, "D", "Dp", n_runs=runs, confidence=SAFE, random_state=10,
               statistic=float_consistency_statistic(centre))
     assert r.epsilon_lower_bound <= 1.0, f"PRIVACY BUG (floating point): {r}"
 

@@ -9,7 +9,8 @@ change of variables (docs/privacy.md §3.2-3.3)
 
 and the privacy loss of an output θ is L(θ) = ln p_D(θ) − ln p_D′(θ). These tests compute it
 independently of the library's templates and solvers (own ℓ′, ℓ″, b_D and Hessians), on dense
-grids of θ (1-D: 40,001 points; 2-D: about 310 × 310; both with the Huber kinks added),
+grids of θ (1-D: 40,001 points; 2-D: about 310 × 310, marked slow, and 70 × 70 in the fast
+suite; all with the Huber kinks added),
 for adversarial replace-one pairs: the same x with the opposite label, x against a zero
 record, records in different directions, with the other records zero, on the curved part
 of the loss, or on its linear part (which shifts b_D without adding curvature). They check:
@@ -165,8 +166,17 @@ def _dataset(others: list, rec: tuple, p: int) -> tuple[np.ndarray, np.ndarray]:
 _KINKS = np.unique([s * (1 + t * h) / Q for (_, h, _, _) in PROBLEMS.values()
                     for s in (-1, 1) for t in (-1, 1)])
 GRID_1D = np.concatenate([np.linspace(-5.0, 5.0, 40_001), _KINKS])[:, None]
-_g = np.concatenate([np.linspace(-2.5, 2.5, 301), _KINKS, [0.0]])
-GRID_2D = np.stack(np.meshgrid(_g, _g, indexing="ij"), axis=-1).reshape(-1, 2)
+
+
+def _grid_2d(points: int) -> np.ndarray:
+    g = np.concatenate([np.linspace(-2.5, 2.5, points), _KINKS, [0.0]])
+    return np.stack(np.meshgrid(g, g, indexing="ij"), axis=-1).reshape(-1, 2)
+
+
+GRID_2D = _grid_2d(301)
+#: the quick 2-D grid of the fast suite: the suprema the tightness and mutant checks read lie
+#: on the axes at the kinks, which both grids hold
+GRID_2D_COARSE = _grid_2d(61)
 
 
 def _all_cases(p: int):
@@ -177,9 +187,10 @@ def _all_cases(p: int):
                 yield prob, oname, pname, _dataset(oth, r, p), _dataset(oth, rp, p)
 
 
-def _evaluate(p: int) -> dict[tuple[str, str, str], tuple[float, float, float, float]]:
+def _evaluate(p: int, grid: np.ndarray | None = None
+              ) -> dict[tuple[str, str, str], tuple[float, float, float, float]]:
     """case -> (max loss, claimed ε, slack, max loss of the half-slack mutant)."""
-    grid = GRID_1D if p == 1 else GRID_2D
+    grid = grid if grid is not None else GRID_1D if p == 1 else GRID_2D
     out = {}
     for prob, oname, pname, D, Dp in _all_cases(p):
         loss, h = PROBLEMS[prob][:2]
@@ -198,6 +209,15 @@ def results_1d():
 @pytest.fixture(scope="module")
 def results_2d():
     return _evaluate(2)
+
+
+@pytest.fixture(scope="module")
+def results_2d_coarse():
+    return _evaluate(2, GRID_2D_COARSE)
+
+
+#: the grids of the tightness and mutant checks: the dense 2-D grid is marked slow
+GRIDS = ["results_1d", "results_2d_coarse", pytest.param("results_2d", marks=pytest.mark.slow)]
 
 
 # ------------------------------------------------------------------ tests
@@ -241,25 +261,25 @@ def test_density_integrates_to_one(p, prob):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("p", [1, 2])
-def test_exact_privacy_loss_never_exceeds_the_claim(p, results_1d, results_2d):
-    res = results_1d if p == 1 else results_2d
+def test_exact_privacy_loss_never_exceeds_the_claim(p, request):
+    res = request.getfixturevalue(f"results_{p}d")
     bad = {k: v for k, v in res.items() if v[0] > v[1] + 1e-9}
     assert not bad, f"privacy loss above the claimed epsilon: {bad}"
 
 
-@pytest.mark.parametrize("p", [1, 2])
-def test_one_sided_slack_is_tight_for_huber(p, results_1d, results_2d):
+@pytest.mark.parametrize("grid", GRIDS)
+def test_one_sided_slack_is_tight_for_huber(grid, request):
     # the replaced record at the edge of its curved part (m = 1 − h), the other record and
     # the shifting records on their linear parts: L = ε′ + log(1 + c q²/(n μ)) exactly.
-    res = results_1d if p == 1 else results_2d
+    res = request.getfixturevalue(grid)
     for prob in ("huber", "huber-delta", "huber-narrow"):
         lo, claim, _, _ = res[(prob, "linear-shift", "opposite-label")]
         assert lo == pytest.approx(claim, abs=1e-6), (prob, lo, claim)
 
 
-@pytest.mark.parametrize("p", [1, 2])
-def test_half_slack_mutant_is_caught(p, results_1d, results_2d):
-    res = results_1d if p == 1 else results_2d
+@pytest.mark.parametrize("grid", GRIDS)
+def test_half_slack_mutant_is_caught(grid, request):
+    res = request.getfixturevalue(grid)
     caught = {k: v[3] - EPS for k, v in res.items() if v[3] > EPS + 1e-6}
     assert caught, "the half-slack mutant was not caught on any pair"
     for prob in ("huber", "huber-delta", "huber-narrow"):
