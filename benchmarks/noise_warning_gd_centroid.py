@@ -1,5 +1,5 @@
 """Where the noise PrivacyWarnings of NoisyGradientDescent and PrivateGaussianCentroid fire
-(dpconvex.privacy.rules.noise_dominance_gd, docs/privacy.md §6.8).
+(dpconvex.privacy.rules.noise_dominance, docs/privacy.md §6.8).
 
 Each estimator with only ``epsilon`` (and ``random_state``) set, on the splits of
 benchmarks/only_epsilon_defaults.py: Adult (adult.data -> adult.test), KDDCup99 (70,000-row
@@ -29,11 +29,11 @@ from sklearn.model_selection import train_test_split
 import dpconvex as dp
 from dpconvex.datasets import load_adult, load_kddcup99, load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.privacy.rules.noise_dominance_gd import (
+from dpconvex.privacy.rules.noise_dominance import (
     CENTROID_NOISE_RATIO,
     GD_NOISE_RATIO,
-    centroid_noise_ratio,
-    estimator_gd_noise_ratio,
+    estimator_noise_dominance,
+    noise_ratio,
 )
 
 EPSILONS = (0.1, 1.0, 10.0)
@@ -61,12 +61,12 @@ def ratios(name, eps, X, y):
     """(ratio, secondary ratio or None) the fit of ``name`` at ``eps`` would warn with."""
     if name == "NoisyGradientDescent":
         est = dp.NoisyGradientDescent(epsilon=eps, random_state=0)
-        return estimator_gd_noise_ratio(est, X, np.unique(y).size)[0], None
+        return estimator_noise_dominance(est, X, n_classes=np.unique(y).size)[0], None
     est = dp.PrivateGaussianCentroid(epsilon=eps, random_state=0)
     plan = est.plan_for(X, y)
     mech, template, budget = plan.mechanism, est.prepare(X, y, plan).template, plan.budget
-    return (centroid_noise_ratio(mech, template, budget, X.shape[0]),
-            centroid_noise_ratio(mech, template, budget, X.shape[0], norm=True))
+    return (noise_ratio("centroid", template, mech, budget, n=X.shape[0]),
+            noise_ratio("centroid", template, mech, budget, n=X.shape[0], norm=True))
 
 
 def fit_score(name, eps, seed, X, y, Xt, yt):

@@ -29,8 +29,7 @@ from dpconvex.datasets import (
     load_sklearn,
 )
 from dpconvex.estimators.kernels import RandomFourierFeatures
-from dpconvex.estimators.noise_dominance import estimator_noise_dominance
-from dpconvex.privacy.rules.noise_dominance import LINEAR_NOISE_RATIO
+from dpconvex.privacy.rules.noise_dominance import LINEAR_NOISE_RATIO, estimator_noise_dominance
 
 EPSILONS = (0.1, 1.0, 10.0)
 NAMES = ("PrivateLogisticRegression", "PrivateHuberSVM", "PrivateLinearClassifier",

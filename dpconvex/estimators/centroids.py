@@ -72,7 +72,7 @@ from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
-from ..privacy.rules.noise_dominance_gd import warn_if_centroid_noise_dominates
+from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import (
     NO_CONTEXT,
@@ -776,10 +776,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         """Release the noisy class sums and counts and store the class means."""
         owner = type(self).__name__
         template, mechanism, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
-        # public quantities only (n, C, d, epsilon, delta), before the release (§6.8); the
-        # rule reads the number of rows from a shape
-        warn_if_centroid_noise_dominates(mechanism, template, budget,
-                                         np.broadcast_to(0.0, (plan.n, 0)), owner, stacklevel=5)
+        # public quantities only (n, C, d, epsilon, delta), before the release (§6.8)
+        warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n,
+                                stacklevel=5)
         released = self._release_class_sums(prep, plan, hold, context)
         certificate = released.certificate
         V = released.theta

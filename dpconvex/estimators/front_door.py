@@ -60,18 +60,13 @@ from ..privacy.rules.front_door import (
 )
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.mechanism import has_positive_delta
-from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, exceeds, linear_noise_dominates
-from ..privacy.rules.noise_dominance_gd import (
-    GD_NOISE_RATIO,
-    centroid_noise_dominates,
-    gd_noise_ratio,
-)
+from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, PrivateEstimator
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, objective_part
-from .large_margin.options import noise_dominates
+from .large_margin.options import noise_family
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
 from .parts import check_rows
@@ -124,12 +119,12 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
     plan = learner.plan(n, n_classes, n_features)
     template = learner.prepare_shape(plan).template
     if isinstance(learner, PrivateGaussianCentroid) or plan.learner == CENTROID_LEARNER:
-        return centroid_noise_dominates(plan.mechanism, template, plan.budget, n)
+        return noise_dominates("centroid", template, plan.mechanism, plan.budget, n=n)
     if isinstance(learner, PrivateLargeMarginGaussian):
-        return noise_dominates(template, plan.mechanism, objective_part(plan))
-    if isinstance(learner, NoisyGradientDescent):
-        return exceeds(gd_noise_ratio(template, plan.mechanism, plan.budget), GD_NOISE_RATIO)
-    return linear_noise_dominates(template, plan.mechanism, plan.budget)
+        return noise_dominates(noise_family(template), template, plan.mechanism,
+                               objective_part(plan))
+    family = "gd" if isinstance(learner, NoisyGradientDescent) else "linear"
+    return noise_dominates(family, template, plan.mechanism, plan.budget)
 
 
 def _rows_for(learner: str, X: Any) -> Any:

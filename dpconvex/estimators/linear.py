@@ -51,7 +51,7 @@ from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam
 from ..privacy.rules.mechanism import resolve_mechanism
-from ..privacy.rules.noise_dominance import warn_if_linear_noise_dominates
+from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
@@ -560,9 +560,9 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=self._vouched(),
-                           on_calibrated=lambda calibration: warn_if_linear_noise_dominates(
-                               prep.template, mechanism, budget, owner, calibration=calibration,
-                               stacklevel=7))
+                           on_calibrated=lambda calibration: warn_if_noise_dominates(
+                               "linear", prep.template, mechanism, budget, owner,
+                               calibration=calibration, stacklevel=7))
         theta, certificate = released.theta, released.certificate
         certificate.assumptions.append(prep.meta.label_note)
         certificate.assumptions.extend(plan.notes)

@@ -105,10 +105,7 @@ from ..privacy.mechanisms.noisy_gd import (
     steps_rule,
 )
 from ..privacy.release import release
-from ..privacy.rules.noise_dominance_gd import (
-    warn_if_gd_noise_dominates,
-    warn_if_ovr_gd_noise_dominates,
-)
+from ..privacy.rules.noise_dominance import ovr_gd_warning, warn_if_noise_dominates
 from ..templates.risk import EmpiricalRiskTemplate
 from .base import (
     NO_CONTEXT,
@@ -479,8 +476,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         if not plan.sub_plans:
             return nullcontext()
-        return warn_if_ovr_gd_noise_dominates(self, X, np.arange(plan.n_classes),
-                                              type(self).__name__, stacklevel=5)
+        return ovr_gd_warning(self, X, plan.n_classes, type(self).__name__, stacklevel=5)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> NoisyGradientDescent:
@@ -488,7 +484,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         owner = type(self).__name__
         template, mechanism, budget = prep.template, plan.mechanism, plan.budget
         # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
-        warn_if_gd_noise_dominates(template, mechanism, budget, owner, stacklevel=5)
+        warn_if_noise_dominates("gd", template, mechanism, budget, owner, stacklevel=5)
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate

@@ -49,7 +49,7 @@ from ..data.validation import check_array
 from ..errors import ParameterError
 from ..objectives.losses import Loss, get_regression_loss
 from ..privacy.release import release
-from ..privacy.rules.noise_dominance import REGRESSION_CHECK_NOTE, warn_if_linear_noise_dominates
+from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
@@ -316,10 +316,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=self._vouched(),
-                           on_calibrated=lambda calibration: warn_if_linear_noise_dominates(
-                               prep.template, mechanism, budget, owner, calibration=calibration,
-                               stacklevel=7, baseline="a constant prediction",
-                               note=REGRESSION_CHECK_NOTE))
+                           on_calibrated=lambda calibration: warn_if_noise_dominates(
+                               "linear", prep.template, mechanism, budget, owner,
+                               calibration=calibration, stacklevel=7, regression=True))
         theta, certificate = released.theta, released.certificate
         certificate.assumptions.extend(note for note in plan.notes if note)
         hold.commit_certificate(certificate)

@@ -44,7 +44,7 @@ from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..privacy.mechanisms import Mechanism, MechanismMenu
 from ..privacy.release import release
-from ..privacy.rules.noise_dominance_ssp import warn_if_ssp_noise_dominates
+from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (
     NO_CONTEXT,
@@ -276,8 +276,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         owner = type(self).__name__
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
                            seeded=noise.seeded,
-                           on_calibrated=lambda calibration: warn_if_ssp_noise_dominates(
-                               prep.template, plan.mechanism, plan.budget, owner,
+                           on_calibrated=lambda calibration: warn_if_noise_dominates(
+                               "ssp", prep.template, plan.mechanism, plan.budget, owner,
                                calibration=calibration, stacklevel=7))
         certificate = released.certificate
         certificate.assumptions.extend(note for note in plan.notes

@@ -24,8 +24,7 @@ from sklearn.model_selection import train_test_split
 import dpconvex as dp
 from dpconvex.datasets import load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.estimators.noise_dominance import estimator_noise_dominance
-from dpconvex.privacy.rules.noise_dominance import LINEAR_NOISE_RATIO
+from dpconvex.privacy.rules.noise_dominance import LINEAR_NOISE_RATIO, estimator_noise_dominance
 
 
 @pytest.fixture(scope="module")
@@ -154,10 +153,8 @@ def test_no_warning_without_noise(cancer):
 def test_message_says_what_the_check_cannot_see(cancer):
     """Every 'noise is large' warning ends with the constant note on what a public check
     cannot see (the data's signal) and the comparison with the majority class."""
-    from dpconvex.estimators.large_margin import options as large_margin_options
     from dpconvex.estimators.large_margin.learners import objective_part
-    from dpconvex.privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE
-    from dpconvex.privacy.rules.noise_dominance_gd import warn_if_gd_noise_dominates
+    from dpconvex.privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, warn_if_noise_dominates
 
     for part in ("public quantities only", "not the strength of the signal in the data",
                  "without this warning too", "majority class on held-out rows",
@@ -169,15 +166,16 @@ def test_message_says_what_the_check_cannot_see(cancer):
         lambda: dp.PrivateLogisticRegression(epsilon=0.1, random_state=0).fit(X, y))}
     _, template, mech, budget = _rho(dp.NoisyGradientDescent(epsilon=0.1), X, y)  # ρ_GD 0.96
     msgs["noisy GD"] = _noise_warnings(
-        lambda: warn_if_gd_noise_dominates(template, mech, budget, "NoisyGradientDescent"))
+        lambda: warn_if_noise_dominates("gd", template, mech, budget, "NoisyGradientDescent"))
     Xw, yw = load_sklearn("wine")
     msgs["centroids"] = _noise_warnings(
         lambda: dp.PrivateGaussianCentroid(epsilon=0.1, random_state=0).fit(Xw, yw))
     lm = dp.PrivateLargeMarginGaussian(epsilon=1.0, loss="pairwise", lam=2e-2, random_state=0)
     plan = lm.plan_for(Xw, yw)
     prep = lm.prepare(Xw, yw, plan)
-    msgs["large margin"] = _noise_warnings(lambda: large_margin_options.warn_if_noise_dominates(
-        prep.template, plan.mechanism, objective_part(plan), "PrivateLargeMarginGaussian"))
+    msgs["large margin"] = _noise_warnings(lambda: warn_if_noise_dominates(
+        "large_margin", prep.template, plan.mechanism, objective_part(plan),
+        "PrivateLargeMarginGaussian"))
     for kind, found in msgs.items():
         assert len(found) == 1, kind
         assert found[0].endswith(PUBLIC_CHECK_NOTE), kind

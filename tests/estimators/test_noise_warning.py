@@ -1,5 +1,5 @@
 """The large-margin estimator warns, before solving, when the public noise scale makes a
-useful model unlikely (dpconvex.estimators.large_margin.options.warn_if_noise_dominates).
+useful model unlikely (dpconvex.privacy.rules.noise_dominance, families large_margin and softmax).
 
 The ratio E‖b‖/(nG) is computed from public constants only: these tests check its value
 against the closed form 2p/(ε′n) of norm-Gamma noise, and that the warning fires exactly
@@ -17,8 +17,13 @@ import pytest
 import dpconvex as dp
 from dpconvex.datasets import load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.estimators.large_margin import options as large_margin_options
 from dpconvex.estimators.large_margin.learners import objective_part
+from dpconvex.estimators.large_margin.options import noise_family
+from dpconvex.privacy.rules.noise_dominance import (
+    LARGE_MARGIN_NOISE_RATIO,
+    SOFTMAX_NOISE_RATIO,
+    noise_ratio,
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +38,8 @@ def _ratio(est, X, y):
     plan = est.plan_for(X, y)
     prep = est.prepare(X, y, plan)
     budget = objective_part(plan)
-    return large_margin_options.noise_dominance(prep.template, plan.mechanism, budget), prep, budget
+    family = noise_family(prep.template)
+    return noise_ratio(family, prep.template, plan.mechanism, budget), prep, budget
 
 
 #: The paper's pairwise template (threshold 1) and the default softmax one (threshold 0.5).
@@ -59,8 +65,8 @@ def test_ratio_is_the_closed_form_of_norm_gamma_noise(wine, kw):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kw, threshold", [(PAIRWISE, large_margin_options.NOISE_DOMINANCE_RATIO),
-                                           (SOFTMAX, large_margin_options.SOFTMAX_NOISE_DOMINANCE_RATIO)])
+@pytest.mark.parametrize("kw, threshold", [(PAIRWISE, LARGE_MARGIN_NOISE_RATIO),
+                                           (SOFTMAX, SOFTMAX_NOISE_RATIO)])
 @pytest.mark.parametrize("epsilon, warns", [(1.0, True), (10.0, False)])
 def test_warning_fires_on_the_right_side(wine, epsilon, warns, kw, threshold):
     """Pairwise: ratio about 10 at ε = 1, 0.58 at ε = 10; softmax default: 0.70 and 0.07."""

@@ -1,6 +1,6 @@
 """NoisyGradientDescent and PrivateGaussianCentroid warn, before the release, when the public
 noise ratio says the model is likely no better than the majority class
-(dpconvex.privacy.rules.noise_dominance_gd, docs/privacy.md §6.8).
+(dpconvex.privacy.rules.noise_dominance, docs/privacy.md §6.8).
 
 The ratios read public quantities only (n from the shape of X, p or d, the size C of the
 label set, ε, δ, the calibration): these tests check their closed forms, that two data
@@ -29,13 +29,17 @@ from dpconvex.errors import PrivacyWarning
 from dpconvex.estimators import centroids as centroids_module
 from dpconvex.estimators import noisy_gd as noisy_gd_module
 from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
-from dpconvex.privacy.rules.noise_dominance import linear_noise_dominance
-from dpconvex.privacy.rules.noise_dominance_gd import (
+from dpconvex.privacy.rules.noise_dominance import (
     CENTROID_NOISE_RATIO,
     GD_NOISE_RATIO,
-    centroid_noise_ratio,
-    estimator_gd_noise_ratio,
+    estimator_noise_dominance,
+    noise_ratio,
 )
+
+
+def estimator_gd_noise_ratio(est, X, C=2):
+    """(ρ_GD, template, mechanism, budget) of one binary model at X's shape and C classes."""
+    return estimator_noise_dominance(est, X, n_classes=C)
 
 
 def _split(name):
@@ -82,7 +86,7 @@ def _noise_warnings(est, X, y):
 def _centroid_ratio(est, X, y, norm=False):
     plan = est.plan_for(X, y)
     template = est.prepare(X, y, plan).template
-    return centroid_noise_ratio(plan.mechanism, template, plan.budget, X.shape[0], norm=norm)
+    return noise_ratio("centroid", template, plan.mechanism, plan.budget, n=X.shape[0], norm=norm)
 
 
 # ------------------------------------------------------------------ closed forms
@@ -103,16 +107,15 @@ def test_centroid_ratio_is_sigma_c_over_n(wine):
 def test_gd_ratio_is_rho0_times_half_the_classes(cancer, wine):
     X, y = cancer
     est = dp.NoisyGradientDescent(epsilon=0.3)
-    rho, template, budget = estimator_gd_noise_ratio(est, X)
-    mech = est.plan(X.shape[0], 2, X.shape[1]).mechanism
-    assert rho == pytest.approx(linear_noise_dominance(template, mech, budget), rel=1e-12)
+    rho, template, mech, budget = estimator_gd_noise_ratio(est, X)
+    assert rho == pytest.approx(noise_ratio("linear", template, mech, budget), rel=1e-12)
     # one-vs-rest over C = 3: one binary model at ε/3, times C/2
     Xw, _ = wine
-    rho3, t3, b3 = estimator_gd_noise_ratio(est, Xw, 3)
+    rho3, t3, _, b3 = estimator_gd_noise_ratio(est, Xw, 3)
     assert b3.epsilon == pytest.approx(0.1)
     sub = dp.NoisyGradientDescent(epsilon=b3.epsilon, classes=[0, 1])
     sub_mech = sub.plan(Xw.shape[0], 2, Xw.shape[1]).mechanism
-    assert rho3 == pytest.approx(1.5 * linear_noise_dominance(t3, sub_mech, b3), rel=1e-12)
+    assert rho3 == pytest.approx(1.5 * noise_ratio("linear", t3, sub_mech, b3), rel=1e-12)
 
 
 # ------------------------------------------------------------- public inputs only

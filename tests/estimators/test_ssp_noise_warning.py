@@ -1,5 +1,5 @@
 """PrivateLinearRegression warns, before the noise is drawn, when AdaSSP's noise outweighs what
-n rows can carry (dpconvex.privacy.rules.noise_dominance_ssp, docs/privacy.md §16.7).
+n rows can carry (dpconvex.privacy.rules.noise_dominance, docs/privacy.md §16.7).
 
 ρ_SSP = s_A √(p log(2p²/ρ)) / (n q̃²/p + λ_given) reads n, p, q̃, ε, δ, the given ridge and
 the mechanism's calibration only. These tests check its closed form, that it reads no data
@@ -19,11 +19,13 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import PrivacyWarning
-from dpconvex.estimators.noise_dominance import estimator_noise_dominance
 from dpconvex.privacy.accounting.analytic_gaussian import analytic_gaussian_sigma
 from dpconvex.privacy.mechanisms.ssp import FAILURE_PROBABILITY, joint_sensitivity
-from dpconvex.privacy.rules.noise_dominance import REGRESSION_CHECK_NOTE
-from dpconvex.privacy.rules.noise_dominance_ssp import SSP_NOISE_RATIO
+from dpconvex.privacy.rules.noise_dominance import (
+    REGRESSION_CHECK_NOTE,
+    SSP_NOISE_RATIO,
+    estimator_noise_dominance,
+)
 
 LABELS = (-6.0, 10.0)
 

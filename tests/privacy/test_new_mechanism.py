@@ -37,7 +37,7 @@ from dpconvex.privacy.mechanisms.gaussian_amp import GaussianApproximateMinima
 from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
 from dpconvex.privacy.noise import Laplace
 from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam
-from dpconvex.privacy.rules.noise_dominance import warn_if_linear_noise_dominates
+from dpconvex.privacy.rules.noise_dominance import warn_if_noise_dominates
 from dpconvex.templates.linear_erm import LinearERMTemplate
 
 LAPLACE = "laplace_output_test"
@@ -216,7 +216,7 @@ def test_a_mechanism_without_noise_report_is_refused_by_name():
     Xc = np.column_stack([X, np.ones(len(X))])  # the intercept column, q̃ = √2
     template = LinearERMTemplate(get_loss("logistic"), 0.1, Q, Xc, 2.0 * y - 1.0)
     with pytest.raises(ParameterError, match=f"{SILENT}.*does not report its noise"):
-        warn_if_linear_noise_dominates(template, SilentOutput(), Budget(1.0), "test")
+        warn_if_noise_dominates("linear", template, SilentOutput(), Budget(1.0), "test")
 
 
 def test_a_linear_fit_with_lam_auto_calibrates_once(monkeypatch):

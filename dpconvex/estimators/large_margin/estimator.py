@@ -64,6 +64,7 @@ from ...privacy.rules.large_margin import (
     resolved_structure,
 )
 from ...privacy.rules.mechanism import resolve_mechanism
+from ...privacy.rules.noise_dominance import warn_if_noise_dominates
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import (
     NO_CONTEXT,
@@ -109,10 +110,10 @@ from .options import (
     compose_with_assignment,
     lam_is_auto,
     lam_note,
+    noise_family,
     objective_budget,
     released_matrices,
     resolved_mechanism,
-    warn_if_noise_dominates,
 )
 
 __all__ = ["PrivateLargeMarginGaussian"]
@@ -586,7 +587,8 @@ default="auto"
         budget = objective_budget(self, mechanism, assignment.epsilon, prep.template.n)
         if lam_is_auto(self.lam):
             prep.template.regularizer = Frobenius(plan.lam)
-        warn_if_noise_dominates(prep.template, mechanism, budget, owner)
+        warn_if_noise_dominates(noise_family(prep.template), prep.template, mechanism, budget,
+                                owner, stacklevel=3)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
         theta, objective_certificate = released.theta, released.certificate

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._validation import LAM, Auto, Constraint, Float, check_float
-from ...errors import ParameterError, PrivacyError, PrivacyWarning
+from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import HuberHinge
 from ...objectives.regularizers import Frobenius
 from ...privacy.budget import Budget, remaining
@@ -40,7 +39,6 @@ from ...privacy.rules.large_margin import (
     resolved_mechanism,
     resolved_structure,
 )
-from ...privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, exceeds
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
@@ -65,6 +63,7 @@ __all__ = [
     "compose_with_assignment",
     "fit_budget",
     "LARGE_MARGIN_MENU",
+    "noise_family",
     "objective_budget",
     "released_matrices",
 ]
@@ -227,7 +226,7 @@ def fit_budget(est: LargeMarginEstimator, mech: Mechanism, epsilon: float, n: in
 
 def _objective_noise(mech: Mechanism) -> Mechanism:
     """The mechanism whose noise the objective carries: approximate minima's inner one
-    (evaluated at the whole budget by :func:`auto_lam` and :func:`noise_dominance`)."""
+    (evaluated at the whole budget by :func:`auto_lam`)."""
     return require_noise_report(getattr(mech, "inner", mech))
 
 
@@ -377,57 +376,7 @@ def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> 
         solver=obj.solver, labels=["k-means", "objective perturbation"])
 
 
-#: The warning threshold of :func:`warn_if_noise_dominates`: the expected norm of the noise
-#: term ⟨b, Φ⟩/n's gradient, E‖b‖/n, against the largest possible data gradient G.
-NOISE_DOMINANCE_RATIO = 1.0
-#: The same threshold for the softmax template (docs/privacy.md §11.10): lower, because at
-#: the defaults (structure "linear", lam='auto') the fits with a ratio above 0.5, some of
-#: them below 1, were within 4 points of the majority class or below it, and those below
-#: 0.5 clearly above it (benchmarks/recorded/large_margin_noise_dominance.md).
-SOFTMAX_NOISE_DOMINANCE_RATIO = 0.5
-
-
-def noise_dominance(template: LargeMarginTemplate, mech: Mechanism, budget: Budget) -> float | None:
-    """E‖b‖ / (n G) from public constants only (None when it does not apply).
-
-    E‖b‖ ≈ √p·s with s the per-coordinate scale of :func:`noise_scale` (exactly p/β for
-    norm-Gamma noise). Above 1 the noise term's gradient outweighs the largest possible
-    data gradient. The thresholds separate the measured fits no better than the majority
-    class from the clearly better ones; a ratio below its threshold is not a guarantee of a
-    useful model (measured in benchmarks/recorded/large_margin_noise_dominance.md).
-    """
-    if not mech.private or _objective_noise(mech).placement != "objective":
-        return None
-    consts = template.privacy_constants()
-    try:
-        s = noise_scale(template, mech, budget, consts.strong_convexity)
-    except PrivacyError:
-        return None  # the release itself reports a calibration that cannot be made
-    return math.sqrt(consts.dimension) * s / (template.n * consts.grad_bound)
-
-
-def _threshold(template: LargeMarginTemplate) -> float:
-    softmax = isinstance(template, LargeMarginSoftmaxTemplate)
-    return SOFTMAX_NOISE_DOMINANCE_RATIO if softmax else NOISE_DOMINANCE_RATIO
-
-
-def noise_dominates(template: LargeMarginTemplate, mech: Mechanism, budget: Budget) -> bool:
-    """Whether :func:`warn_if_noise_dominates` warns (the same public ratio and threshold)."""
-    return exceeds(noise_dominance(template, mech, budget), _threshold(template))
-
-
-def warn_if_noise_dominates(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
-                            owner: str) -> None:
-    """Warn (before the solve) when the public noise scale makes a useful model unlikely."""
-    ratio = noise_dominance(template, mech, budget)
-    if ratio is None or not exceeds(ratio, _threshold(template)):
-        return
-    warnings.warn(
-        f"{owner}: at epsilon = {budget.epsilon:g} the objective's noise is large for this "
-        f"problem: its expected norm over n is {ratio:.2g} x the largest possible data gradient "
-        f"(p = {template.privacy_constants().dimension} noise coordinates, n = {template.n}); "
-        "the released model is likely no better than the majority class. Use a larger epsilon "
-        "or fewer features, DP class centroids (PrivateGaussianCentroid, or mechanism='centroid': "
-        "what the defaults release with delta > 0 at small n*epsilon/C), or delta > 0 "
-        f"(Gaussian objective perturbation; docs/privacy.md §11, §11.13). {PUBLIC_CHECK_NOTE}",
-        PrivacyWarning, stacklevel=3)
+def noise_family(template: LargeMarginTemplate) -> str:
+    """The noise-dominance family of ``template`` (:mod:`dpconvex.privacy.rules.noise_dominance`):
+    "softmax" for the softmax template, "large_margin" for the pairwise one."""
+    return "softmax" if isinstance(template, LargeMarginSoftmaxTemplate) else "large_margin"

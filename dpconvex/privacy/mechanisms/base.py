@@ -102,7 +102,7 @@ class NoiseReport:
     """The noise a mechanism draws, from public constants only (:meth:`Mechanism.noise_report`).
 
     The Λ rule (:mod:`dpconvex.privacy.rules.lam`), the noise warnings
-    (:mod:`dpconvex.privacy.rules.noise_dominance`, ``noise_dominance_gd``) and the
+    (:mod:`dpconvex.privacy.rules.noise_dominance`) and the
     large-margin options read this instead of the mechanism's name (docs/privacy.md §3.4).
     The numeric fields that depend on the modulus are ndarrays when the report is
     evaluated on a grid of moduli, floats otherwise.

@@ -2,8 +2,8 @@
 
 - :mod:`~.lam`: the regularization Λ of ``lam="auto"``;
 - :mod:`~.large_margin`: the large-margin classifier's "auto" options;
-- :mod:`~.noise_dominance`, :mod:`~.noise_dominance_gd`, :mod:`~.noise_dominance_ssp`: the
-  warnings that the noise dominates the signal.
+- :mod:`~.noise_dominance`: the warning that the noise dominates the signal (one rule,
+  a threshold per family of learners).
 
 No rule reads the data; each returns its reason for the certificate.
 """
