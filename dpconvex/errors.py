@@ -22,9 +22,43 @@ __all__ = [
     "PrivacyLeakWarning",
     "PrivacyWarning",
     "SolverError",
+    "user_stacklevel",
 ]
 
+import contextlib
+import os
+import sys
+
 from sklearn.exceptions import NotFittedError as _SkNotFittedError
+
+#: Frames a warning skips to reach the user's: dpconvex's own and contextlib's.
+_SKIPPED = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+            os.path.join(os.path.dirname(os.path.abspath(contextlib.__file__)), "contextlib"))
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside dpconvex.
+
+    Call it in the function that calls :func:`warnings.warn`: a warning of a fit made of fits
+    (one-vs-rest, a front door's learner, a search's candidate) then names the user's line,
+    however deep the fit issued it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpconvex.errors import user_stacklevel
+    >>> def check():
+    ...     warnings.warn("demo", UserWarning, stacklevel=user_stacklevel())
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     check()
+    >>> caught[0].lineno > 0
+    True
+    """
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class DPConvexError(Exception):

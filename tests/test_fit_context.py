@@ -74,3 +74,23 @@ def test_one_label_warning_for_the_fits_inside_one_context():
 def test_the_rows_left_out_are_a_boolean_mask():
     with pytest.raises(dp.errors.ParameterError, match="1-D boolean mask"):
         NO_CONTEXT.excluding(np.array([0, 1]))
+
+
+def test_a_noise_warning_of_a_fit_made_of_fits_names_the_users_line():
+    """One-vs-rest, the front door's learner and the large-margin fit warn at the caller's line."""
+    import warnings
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)) * 0.3
+    y = np.arange(60) % 3
+    fits = [dp.PrivateLogisticRegression(epsilon=0.01, classes=[0, 1, 2]),
+            dp.PrivateClassifier(epsilon=0.01, classes=[0, 1, 2]),
+            dp.PrivateLargeMarginGaussian(epsilon=0.01, classes=[0, 1, 2], lam=0.1)]
+    for est in fits:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X, y)
+        noisy = [w for w in caught if "noise is large" in str(w.message)]
+        assert noisy and all(w.filename == __file__ for w in noisy), type(est).__name__

@@ -47,7 +47,7 @@ from .._validation import (
     is_dask_collection,
     with_feature_names,
 )
-from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
+from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning, user_stacklevel
 from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema, _shown
 from .tables import dtype_kind, is_missing, table_columns
@@ -447,7 +447,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     def _start(self) -> tuple[PublicSchema, str | None, float]:
         params = self._params()
         if params[0].suggested:
-            warnings.warn(_SUGGESTED_TEXT, PrivacyLeakWarning, stacklevel=3)
+            warnings.warn(_SUGGESTED_TEXT, PrivacyLeakWarning, stacklevel=user_stacklevel())
         return params
 
     # ---------------------------------------------------------------- API

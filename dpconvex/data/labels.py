@@ -38,12 +38,9 @@ so whether a model is released never depends on one record of a declared class.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import numbers
-import os
-import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -52,7 +49,13 @@ import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
 from .._validation import Options, _reject_masked
-from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning
+from ..errors import (
+    DataTypeError,
+    DataValidationError,
+    ParameterError,
+    PrivacyLeakWarning,
+    user_stacklevel,
+)
 
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
            "LabelSet", "LabelWarning", "check_classes", "check_excluded", "check_labels",
@@ -261,16 +264,6 @@ class LabelWarning:
         return f"LabelWarning(issued={self.issued})"
 
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_SKIPPED = (_PACKAGE, os.path.dirname(os.path.abspath(contextlib.__file__)) + os.sep + "contextlib")
-
-
-def _outside_stacklevel() -> int:
-    """The ``stacklevel`` (for a ``warnings.warn`` in this module's caller) of the user's frame."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _warn_inferred(owner: str, warning: LabelWarning | None) -> None:
@@ -279,7 +272,7 @@ def _warn_inferred(owner: str, warning: LabelWarning | None) -> None:
             return
         warning.issued = True
     warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
-                  stacklevel=_outside_stacklevel())
+                  stacklevel=user_stacklevel())
 
 
 # ------------------------------------------------------------- label sets
@@ -709,7 +702,8 @@ def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
     if yy.ndim == 2 and yy.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; it was flattened. "
-            f"Pass y.ravel() to {caller} to silence this.", DataConversionWarning, stacklevel=3)
+            f"Pass y.ravel() to {caller} to silence this.", DataConversionWarning,
+            stacklevel=user_stacklevel())
         yy = yy.ravel()
     if yy.ndim != 1:
         raise DataValidationError(

@@ -777,8 +777,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         owner = type(self).__name__
         template, mechanism, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
         # public quantities only (n, C, d, epsilon, delta), before the release (§6.8)
-        warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n,
-                                stacklevel=5)
+        warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n)
         released = self._release_class_sums(prep, plan, hold, context)
         certificate = released.certificate
         V = released.theta

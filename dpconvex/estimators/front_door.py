@@ -43,7 +43,7 @@ from ..data.labels import (
     encode_labels,
 )
 from ..data.validation import computed
-from ..errors import ParameterError, PrivacyError, PrivacyLeakWarning, PrivacyWarning
+from ..errors import ParameterError, PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
 from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
@@ -446,7 +446,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         inferred = self.classes is None and declared_classes(y) is None
         if inferred:  # the learner's own warning would not say that the set chose it
             warnings.warn(f"{type(self).__name__}: {INFERRED_CHOICE_WARNING}", PrivacyLeakWarning,
-                          stacklevel=3)
+                          stacklevel=user_stacklevel())
         if self._guarded(*shape):
             return self._fit_safeguarded(X, y, shape, inferred, context)
         name, reason, learner = self._learner(*shape)
@@ -517,7 +517,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 "docs/privacy.md §14.4). The signal in these rows does not outweigh the noise "
                 f"at epsilon = {epsilon:g}: use a larger epsilon, delta > 0, more rows or fewer "
                 "features, or compare with safeguard=False on held-out rows.",
-                PrivacyWarning, stacklevel=4)  # the caller of fit
+                PrivacyWarning, stacklevel=user_stacklevel())  # the caller of fit
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = certificate
@@ -579,7 +579,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             f"{n} rows, C = {n_classes} classes and d = {n_features} features (public quantities "
             "only; docs/privacy.md §14.3). Use a larger epsilon, delta > 0, more rows or fewer "
             f"features before spending the budget. {PUBLIC_CHECK_NOTE}",
-            PrivacyWarning, stacklevel=4)
+            PrivacyWarning, stacklevel=user_stacklevel())
 
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
                 n_classes: int | None = None, n_features: int | None = None) -> Any:

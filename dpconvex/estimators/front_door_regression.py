@@ -35,7 +35,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.validation import check_array
-from ..errors import DataValidationError, PrivacyError, PrivacyWarning
+from ..errors import DataValidationError, PrivacyError, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
 from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
@@ -389,7 +389,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 "favoured it (a part of the release, docs/privacy.md §17.3). The signal in these "
                 f"rows does not outweigh the noise at epsilon = {epsilon:g}: use a larger "
                 "epsilon, delta > 0, more rows or fewer features, or compare with "
-                "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=4)
+                "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
         self.certificate_ = certificate
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,

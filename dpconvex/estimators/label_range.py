@@ -27,7 +27,7 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.validation import check_array, computed
-from ..errors import DataValidationError, ParameterError
+from ..errors import DataValidationError, ParameterError, user_stacklevel
 from ..objectives.losses import parse_label_range
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..templates.bounds import check_levels
@@ -235,7 +235,7 @@ class LabelRangeMixin:
             return self._certify_private_labels(X, y, **shape)
         return super().certify(X, y, **shape)
 
-    def _raw_labels(self, y: Any, n: int, caller: str, *, stacklevel: int = 4) -> np.ndarray:
+    def _raw_labels(self, y: Any, n: int, caller: str) -> np.ndarray:
         """The labels as floats, checked (numbers, one per row, finite), not clipped; read,
         never written. Labels held by Dask are brought to the driver once (8n bytes); a column
         vector is flattened with scikit-learn's warning."""
@@ -249,7 +249,7 @@ class LabelRangeMixin:
             if raw.ndim == 2 and raw.shape[1] == 1:  # as scikit-learn's regressors take it
                 warnings.warn("A column-vector y was passed when a 1d array was expected; it was "
                               f"flattened. Pass y.ravel() to {caller} to silence this.",
-                              DataConversionWarning, stacklevel=stacklevel)
+                              DataConversionWarning, stacklevel=user_stacklevel())
                 raw = raw.ravel()
             if np.iscomplexobj(raw) or raw.ndim != 1 or raw.dtype.kind not in "biufO":
                 raise TypeError
@@ -284,7 +284,7 @@ class LabelRangeMixin:
         scikit-learn's warning. The map adds one n-vector, written in place.
         """
         caller = owner or f"{type(self).__name__}.score"
-        values = self._raw_labels(y, n, caller, stacklevel=5)
+        values = self._raw_labels(y, n, caller)
         lo, hi = self._label_bounds()
         if check_only:
             return (2.0 * values - lo - hi) / (hi - lo)

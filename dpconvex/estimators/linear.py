@@ -562,7 +562,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                            vouch=self._vouched(),
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
                                "linear", prep.template, mechanism, budget, owner,
-                               calibration=calibration, stacklevel=7))
+                               calibration=calibration))
         theta, certificate = released.theta, released.certificate
         certificate.assumptions.append(prep.meta.label_note)
         certificate.assumptions.extend(plan.notes)

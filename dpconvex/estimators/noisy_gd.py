@@ -476,7 +476,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         if not plan.sub_plans:
             return nullcontext()
-        return ovr_gd_warning(self, X, plan.n_classes, type(self).__name__, stacklevel=5)
+        return ovr_gd_warning(self, X, plan.n_classes, type(self).__name__)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> NoisyGradientDescent:
@@ -484,7 +484,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         owner = type(self).__name__
         template, mechanism, budget = prep.template, plan.mechanism, plan.budget
         # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
-        warn_if_noise_dominates("gd", template, mechanism, budget, owner, stacklevel=5)
+        warn_if_noise_dominates("gd", template, mechanism, budget, owner)
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate

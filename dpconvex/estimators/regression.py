@@ -318,7 +318,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                            vouch=self._vouched(),
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
                                "linear", prep.template, mechanism, budget, owner,
-                               calibration=calibration, stacklevel=7, regression=True))
+                               calibration=calibration, regression=True))
         theta, certificate = released.theta, released.certificate
         certificate.assumptions.extend(note for note in plan.notes if note)
         hold.commit_certificate(certificate)

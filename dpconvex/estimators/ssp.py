@@ -278,7 +278,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                            seeded=noise.seeded,
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
                                "ssp", prep.template, plan.mechanism, plan.budget, owner,
-                               calibration=calibration, stacklevel=7))
+                               calibration=calibration))
         certificate = released.certificate
         certificate.assumptions.extend(note for note in plan.notes
                                        if note and note not in certificate.assumptions)

@@ -48,7 +48,7 @@ import numpy as np
 
 from ..._random import RandomStateLike, check_random_state
 from ..._validation import check_float, check_int
-from ...errors import ParameterError, PrivacyWarning
+from ...errors import ParameterError, PrivacyWarning, user_stacklevel
 from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms.kmeans import lloyd
@@ -306,7 +306,7 @@ def assign_components(
         "(as Pathak & Raj 2012 do); the component assignment is NOT covered by the privacy "
         "guarantee, so the released model is not differentially private end to end. Use "
         "'nearest_public_center' or 'dp_kmeans' for a private model.",
-        PrivacyWarning, stacklevel=3,
+        PrivacyWarning, stacklevel=user_stacklevel(),
     )
     seed = int(check_random_state(random_state, "assign_components").integers(2**31 - 1))
     components = np.zeros(n, dtype=np.int64)

@@ -588,7 +588,7 @@ default="auto"
         if lam_is_auto(self.lam):
             prep.template.regularizer = Frobenius(plan.lam)
         warn_if_noise_dominates(noise_family(prep.template), prep.template, mechanism, budget,
-                                owner, stacklevel=3)
+                                owner)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
         theta, objective_certificate = released.theta, released.certificate

@@ -39,14 +39,11 @@ estimator warns about a weak but valid setting.
 
 from __future__ import annotations
 
-import contextlib
 import numbers
-import os
-import sys
 import warnings
 from typing import Any, NamedTuple
 
-from ...errors import PrivacyWarning
+from ...errors import PrivacyWarning, user_stacklevel
 
 __all__ = ["AUTO", "AutoMechanism", "delta_rows_note", "has_positive_delta",
            "resolve_mechanism", "warn_if_delta_not_small"]
@@ -168,17 +165,6 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
             "(dpconvex.privacy.rules.mechanism)")
 
 
-#: Frames a warning of this module skips to reach the user's: dpconvex and contextlib.
-_SKIPPED = (os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep,
-            os.path.join(os.path.dirname(os.path.abspath(contextlib.__file__)), "contextlib"))
-
-
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` of the first frame outside dpconvex (and contextlib), for the caller."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def warn_if_delta_not_small(delta: Any, n: Any, owner: str) -> str | None:
@@ -201,5 +187,5 @@ def warn_if_delta_not_small(delta: Any, n: Any, owner: str) -> str | None:
     """
     note = delta_rows_note(delta, n)
     if note is not None:
-        warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=_user_stacklevel())
+        warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
     return note

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import DPConvexError, PrivacyError, PrivacyWarning
+from ...errors import DPConvexError, PrivacyError, PrivacyWarning, user_stacklevel
 from ..budget import Budget
 
 if TYPE_CHECKING:
@@ -332,7 +332,7 @@ def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Bu
 
 
 def warn_if_noise_dominates(family: str, template: Any, mech: Mechanism, budget: Budget,
-                            owner: str, *, stacklevel: int = 4,
+                            owner: str, *,
                             calibration: Calibration | None = None, n: int | None = None,
                             n_classes: int = 2, epsilon: float | None = None,
                             regression: bool = False) -> float | None:
@@ -372,7 +372,7 @@ def warn_if_noise_dominates(family: str, template: Any, mech: Mechanism, budget:
         assert rho is not None
         text = _message(family, rho, template, mech, budget, p, n, n_classes, epsilon,
                         regression)
-        warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=stacklevel)
+        warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=user_stacklevel())
     return rho
 
 
@@ -383,7 +383,7 @@ def _quiet_binary_gd() -> Iterator[None]:
         yield
 
 
-def ovr_gd_warning(est: Any, X: Any, n_classes: int, owner: str, *, stacklevel: int = 3
+def ovr_gd_warning(est: Any, X: Any, n_classes: int, owner: str
                    ) -> contextlib.AbstractContextManager[None]:
     """A one-vs-rest noisy-GD fit's one warning (``gd`` at C = ``n_classes``), before its fits.
 
@@ -412,8 +412,8 @@ def ovr_gd_warning(est: Any, X: Any, n_classes: int, owner: str, *, stacklevel: 
     problem = _shape_problem(est, X, n_classes)
     if problem is not None:
         template, mech, budget = problem
-        warn_if_noise_dominates("gd", template, mech, budget, owner, stacklevel=stacklevel + 1,
-                                n_classes=n_classes, epsilon=float(est.epsilon))
+        warn_if_noise_dominates("gd", template, mech, budget, owner, n_classes=n_classes,
+                                epsilon=float(est.epsilon))
     return _quiet_binary_gd()
 
 
