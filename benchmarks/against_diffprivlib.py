@@ -3,10 +3,11 @@
 What is compared: two *samplers* of the objective-perturbation noise b, at one and the same
 rate β, each draw solved by the same solver on the same template. What is not compared:
 the two libraries' calibrations. dpconvex takes β from its certificate, with the one-sided
-Jacobian slack ε′ = ε − log(1 + c/(nΛ)) (docs/privacy.md §3.3); diffprivlib 0.6.6 uses
-ε′ = ε − 2 log(1 + c/(nΛ)), so at the same ε it adds more noise. Both ε′ are printed; both
-samplers here draw at dpconvex's rate β = ε′/2 (norm bound 1, sensitivity 2), so a gap in
-mean accuracy could come only from the samplers. The template is dpconvex's logistic
+Jacobian slack ε′ = ε − log(1 + c/(nΛ))
+(docs/privacy/perturbation.md#privacy-jacobian-slack); diffprivlib 0.6.6 uses ε′ = ε − 2
+log(1 + c/(nΛ)), so at the same ε it adds more noise. Both ε′ are printed; both samplers
+here draw at dpconvex's rate β = ε′/2 (norm bound 1, sensitivity 2), so a gap in mean
+accuracy could come only from the samplers. The template is dpconvex's logistic
 regression, Λ = 1e-3, no intercept, norm bound 1. For R draws from
 
 * dpconvex's sampler (``dpconvex.privacy.noise.norm_gamma(p, β)``: ‖b‖ ~ Gamma(p, 1/β),

@@ -11,7 +11,7 @@ claims ε = 1 (``noise_scale``, the Audited calibration of dpconvex.audit).
 Statistic: the white-box log-likelihood ratio ln f_D(θ)/f_D′(θ) of the change
 of variables (b_X(θ) = −n∇J_X(θ) plus the log-determinants), threshold and
 direction chosen on the first half of the runs, Clopper–Pearson bound on the
-other half, confidence 0.95 (docs/privacy.md §11.12).
+other half, confidence 0.95 (docs/privacy/large_margin_softmax.md#privacy-softmax-audit).
 
 Pairs (d = 1, ||x|| = q = 1):
 
@@ -29,7 +29,8 @@ Run (one core; at --runs 20000 one noise scale takes 4 min for "flip", 4-6 min f
 "neg" (n = 200), so pass one ``--scales`` value per process to stay near 5 min):
 ``OMP_NUM_THREADS=1 python benchmarks/audited_epsilon_large_margin_softmax.py --pair flip
 --mechanism pure --runs 20000 [--scales 1 0.5 0.25]`` (and ``--pair neg --mechanism
-gaussian`` / ``--pair neg --mechanism pure``). Results: docs/privacy.md §11.12.
+gaussian`` / ``--pair neg --mechanism pure``). Results:
+docs/privacy/large_margin_softmax.md#privacy-softmax-audit.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def pair(kind: str) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np
 def mechanism(kind: str, C: int, noise_scale: float) -> EstimatorReleaseMechanism:
     """The estimator's softmax release at ε = 1 (pure) or (1, 1e-5) (Gaussian), scaled noise.
 
-    The mechanism is named: at these tiny n "auto" would release class centroids (§11.13).
+    The mechanism is named: at these tiny n "auto" would release class centroids (privacy-centroid-switch).
     """
     delta = None if kind == "pure" else DELTA
     est = dp.PrivateLargeMarginGaussian(

@@ -18,13 +18,14 @@ measurement). Single-threaded BLAS; about 1 ms per release.
 The forms (claimed ε = 1, Λ = 0.5, q = 1, ``fit_intercept=False``):
 
 * (a) objective perturbation for a loss of the prediction ℓ(z, u) (Kifer–Smith–
-  Thakurta 2012, docs/privacy.md §15.4): ``PrivateLinearRegressor`` with the Huber
-  loss (M = 0.5), the smoothed pinball loss (τ = 0.5, h = 0.05: Δ branch) and a loss
-  stated in CVXPY, ``Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 1.0) / 2,
-  kind="regression", label_range=(-1, 1))``;
-* (b) objective perturbation over a closed convex set (KST §4, docs/privacy.md
-  §15.5): ``constraints=lambda w: [w >= 0]`` (orthant) or ``[cp.norm(w, 2) <= 0.5]``
-  (ball) on the regressor and the binary classifiers;
+  Thakurta 2012, docs/privacy/user_objectives.md#privacy-prediction-losses):
+  ``PrivateLinearRegressor`` with the Huber loss (M = 0.5), the smoothed pinball loss (τ
+  = 0.5, h = 0.05: Δ branch) and a loss stated in CVXPY, ``Loss.from_cvxpy(lambda z, y:
+  cp.huber(z - y, 1.0) / 2, kind="regression", label_range=(-1, 1))``;
+* (b) objective perturbation over a closed convex set (KST Section 4,
+  docs/privacy/user_objectives.md#privacy-constraints): ``constraints=lambda w: [w >=
+  0]`` (orthant) or ``[cp.norm(w, 2) <= 0.5]`` (ball) on the regressor and the binary
+  classifiers;
 * (c) output perturbation, then projection onto the set (post-processing).
 
 Pairs: ``linear_erm_pair(10, d, anchors=k)`` (dpconvex.audit): record 0 is x = e_0

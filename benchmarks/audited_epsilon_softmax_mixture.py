@@ -9,9 +9,10 @@ component_assignment="nearest_public_center", centers=...)`` with its other defa
 spend no budget and draw no randomness, so the template is reusable), and of mutants
 whose noise is multiplied by s < 1 while the certificate still claims (1, 1e-5)
 (``noise_scale``). Statistic: the white-box log-likelihood ratio of the change of
-variables (docs/privacy.md §11.12), threshold and direction chosen on the first half of
-the runs, Clopper–Pearson bound on the other half, confidence 0.95
-(docs/privacy.md §11.11, "Exact Gaussian check").
+variables (docs/privacy/large_margin_softmax.md#privacy-softmax-audit), threshold and
+direction chosen on the first half of the runs, Clopper–Pearson bound on the other half,
+confidence 0.95 (docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures, "Exact
+Gaussian check").
 
 Pairs (d = 1, ||x|| = q = 1, C = 2, K = 2; public centers: class 0 at (+1, −1),
 class 1 at (−1, +1), so x = +1 is component 0 of class 0 and component 1 of class 1):

@@ -19,11 +19,12 @@ part of the uncertainty a target comparison has to respect when the test sets ho
   chosen on validation splits of the training parts, benchmarks/breast_cancer_maps.py).
 
 Rows: the estimator's defaults (``row_norm="auto"`` = unit rows; with δ > 0 DP class
-centroids while n·ε/C < 300, Gaussian objective perturbation above; docs/privacy.md
-§11.13), the same with ``row_norm="none"``, the non-private softmax fit
-(``mechanism="none"``), scikit-learn's non-private ``LogisticRegression()`` and
-``NearestCentroid()`` on the same rows, and the majority class of each training split. The targets
-are printed beside them. Nothing is tuned here. Runtime about 10 seconds.
+centroids while n·ε/C < 300, Gaussian objective perturbation above;
+docs/privacy/large_margin_softmax.md#privacy-centroid-switch), the same with
+``row_norm="none"``, the non-private softmax fit (``mechanism="none"``), scikit-learn's
+non-private ``LogisticRegression()`` and ``NearestCentroid()`` on the same rows, and the
+majority class of each training split. The targets are printed beside them. Nothing is
+tuned here. Runtime about 10 seconds.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ reads only the record and the documented range; z = (x − 1)/9 ∈ [0, 1]):
 * "binary-ish": (2·[z > 0.2] − 1)/3.
 
 Estimator: ``PrivateGaussianCentroid(epsilon, delta=1e-5, row_norm=...)`` (DP class
-centroids, docs/privacy.md §4.9), row_norm "unit" and "none". Protocol:
+centroids, docs/privacy/large_margin.md#privacy-class-centroids), row_norm "unit" and "none". Protocol:
 5 outer splits 583/100 (``train_test_split(random_state=s)``) × 5 noise seeds. The map is
 chosen by the mean accuracy on an inner validation split of each outer TRAINING part
 (483/100, ``random_state=100 + s``); the test column is printed for every map so the

@@ -5,11 +5,12 @@ Usage::
     DPCONVEX_DATA=/work/shared/datasets python benchmarks/centroid_priors.py [--seeds 10] [--record]
 
 ``PrivateGaussianCentroid`` with ``priors="empirical"`` (π from the released noisy counts,
-weight 2σ̂² with σ̂² the within-class variance estimated from the release, docs/privacy.md
-§4.9.1) against ``priors="uniform"`` (the nearest class mean), for the analytic Gaussian
-mechanism at δ = 1/n² and the pure ε-DP ``knorm_sum`` (the default ``mechanism="auto"``
-with δ not given), at ε ∈ {0.1, 0.5, 1, 2, 5}; test accuracy, mean ± std (population) over
-10 noise seeds ``random_state = 7000 .. 7009``. Nothing is tuned on a test set.
+weight 2σ̂² with σ̂² the within-class variance estimated from the release,
+docs/privacy/large_margin.md#privacy-centroid-priors) against ``priors="uniform"`` (the
+nearest class mean), for the analytic Gaussian mechanism at δ = 1/n² and the pure ε-DP
+``knorm_sum`` (the default ``mechanism="auto"`` with δ not given), at ε ∈ {0.1, 0.5, 1, 2,
+5}; test accuracy, mean ± std (population) over 10 noise seeds ``random_state = 7000 ..
+7009``. Nothing is tuned on a test set.
 
 Data sets:
 

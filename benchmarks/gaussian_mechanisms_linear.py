@@ -3,12 +3,12 @@
 Protocol: Adult (adult.data -> adult.test) and KDDCup99 (the 70,000-row sample
 ``load_kddcup99(n_samples=70000, random_state=1999)``, first 50,000 rows train, last
 20,000 test); ε = 0.1, δ = 1/n² (n the training rows), lam="auto" (the public rule,
-docs/privacy.md §3.4 and §10.5), estimator defaults otherwise, 10 noise seeds
-(random_state = 1000 + s). Methods: the non-private fit (lam="auto" of mechanism
-"none"), pure objective perturbation (δ = 0), gaussian_objective, gaussian_output and
-gaussian_amp (gaussian_objective with optimality_tol = GAMMA). Both row scalings of the
-loaders: row_norm="unit" (the default) and row_norm="none" (divided by the public constant).
-No tuning on the test set.
+docs/privacy/perturbation.md#privacy-lambda-rule and privacy-gaussian-lambda-rule),
+estimator defaults otherwise, 10 noise seeds (random_state = 1000 + s). Methods: the
+non-private fit (lam="auto" of mechanism "none"), pure objective perturbation (δ = 0),
+gaussian_objective, gaussian_output and gaussian_amp (gaussian_objective with
+optimality_tol = GAMMA). Both row scalings of the loaders: row_norm="unit" (the default)
+and row_norm="none" (divided by the public constant). No tuning on the test set.
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets python benchmarks/gaussian_mechanisms_linear.py
 [adult|adult-nnc|kdd] [seeds] [intercept_scaling]`` (one markdown table per row

@@ -1,6 +1,6 @@
 """lam="auto": choose the rule's constant on validation, report test numbers.
 
-Protocol (docs/privacy.md §3.4):
+Protocol (docs/privacy/perturbation.md#privacy-lambda-rule):
 
 1. Validation (training data only). Adult: adult.data split 80/20 (seed 0). KDDCup99:
    the 70,000-row sample (``load_kddcup99(n_samples=70000, random_state=1999)``), first
@@ -39,8 +39,8 @@ R_GRID = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 LAM_GRID = tuple(10.0 ** k for k in np.arange(-5.0, -0.99, 0.5))
 #: The template's row bound q~ for the estimators as used here (default data_norm,
 #: fit_intercept and intercept_scaling), computed as the estimators compute it
-#: (docs/privacy.md §12): sqrt(q^2 + s^2), s the default intercept_scaling, so Λ from rule()
-#: is the Λ the estimators' lam="auto" uses.
+#: (docs/privacy/row_scaling.md#privacy-row-scaling): sqrt(q^2 + s^2), s the default
+#: intercept_scaling, so Λ from rule() is the Λ the estimators' lam="auto" uses.
 _DEFAULTS = dp.PrivateLogisticRegression().get_params()
 Q = (math.sqrt(float(_DEFAULTS["data_norm"]) ** 2 + float(_DEFAULTS["intercept_scaling"]) ** 2)
      if _DEFAULTS["fit_intercept"] else float(_DEFAULTS["data_norm"]))

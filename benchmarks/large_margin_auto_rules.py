@@ -1,4 +1,5 @@
-"""row_norm and the centroid switch of PrivateLargeMarginGaussian (docs/privacy.md §11.13).
+"""row_norm and the centroid switch of PrivateLargeMarginGaussian
+(docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
 Usage (from the repository root)::
 
@@ -19,7 +20,7 @@ seed 0). 5 noise seeds per cell; prints one markdown row per ε: mean ± sd test
 and the majority class of the training labels scored on the test part. The Adult and
 KDDCup99 loaders already scale rows to unit norm, so "unit" = "none" there (checked,
 not refitted). Runtime on one core (measured): wine 19 s, breast cancer 20 s, digits
-27 s, Adult 148 s, KDDCup99 121 s. Results: docs/privacy.md §11.13.
+27 s, Adult 148 s, KDDCup99 121 s. Results: docs/privacy/large_margin_softmax.md#privacy-centroid-switch.
 """
 
 from __future__ import annotations

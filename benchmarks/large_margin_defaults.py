@@ -11,7 +11,8 @@ STRUCTURES a comma list of softmax structures, or ``paper`` for
 benchmarks/only_epsilon_defaults.py: Adult adult.data → adult.test, KDDCup99 70,000-row sample
 50,000 / 20,000, the scikit-learn sets 70/30 (split seed 0, stratified for breast
 cancer); 3 noise seeds; prints mean ± sd test accuracy, the majority class of the
-training labels scored on the test part, and the mean fit time. docs/privacy.md §11.10.
+training labels scored on the test part, and the mean fit time.
+docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ Accuracy: mean test accuracy (± standard deviation over splits × noise seeds) 
 ε ∈ {1, 2}, δ = 1e-5, of
 
 * ``PrivateLargeMarginGaussian(loss="softmax", mechanism="gaussian_objective",
-  lam="auto", delta=1e-5)`` (the softmax Gaussian path, docs/privacy.md §11);
+  lam="auto", delta=1e-5)`` (the softmax Gaussian path,
+  docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax);
 * the same template (same feature map) without noise (``mechanism="none"``, lam = 1e-4);
 * the majority class of the training split.
 
@@ -27,15 +28,15 @@ splits of the training parts of wine and digits (never on these test splits).
 (n = 30,162, d = 105), one fit each, ε = 1, and their ratio; with ``--structure`` the
 softmax path uses that structure (and ``--weights``) and the defaults are skipped.
 
-``--structure`` / ``--weights``: the feature-map structure of docs/privacy.md §11.9
-(``structure=``, ``feature_weights=``; default: the "full" z′ map).
-``--validate``: the weight grid of §11.9 per structure on validation splits of the
-TRAINING parts only (inner 70/30 stratified split, breast cancer 100 rows, of each of the
-first ``--splits`` outer training parts; ``--seeds`` noise seeds; ε ∈ {1, 2}); the test
-splits are never read.
-``--audit``: claimed vs audited ε of the mechanism at its σ and at σ/4 (template level).
-``--quick`` (a smoke run, not a measurement): one split, one noise seed, wine only, and
-200 audit runs.
+``--structure`` / ``--weights``: the feature-map structure of
+docs/privacy/large_margin_softmax.md#privacy-feature-map-structures (``structure=``,
+``feature_weights=``; default: the "full" z′ map). ``--validate``: the weight grid of
+privacy-feature-map-structures per structure on validation splits of the TRAINING parts
+only (inner 70/30 stratified split, breast cancer 100 rows, of each of the first
+``--splits`` outer training parts; ``--seeds`` noise seeds; ε ∈ {1, 2}); the test splits
+are never read. ``--audit``: claimed vs audited ε of the mechanism at its σ and at σ/4
+(template level). ``--quick`` (a smoke run, not a measurement): one split, one noise
+seed, wine only, and 200 audit runs.
 """
 
 from __future__ import annotations
@@ -188,7 +189,8 @@ def audit_run(run_: harness.Run, n_runs: int = 2000) -> None:
     Template level (the calibration is computed once, then ``mechanism.run`` per draw):
     6 records, C = 3, lam = 2, the replaced record z = e_0 with label 0 vs 1. The
     statistic is the (0, 0) entry of every class block. At σ/4 the bound is conservative
-    (docs/privacy.md §11.3), so the auditor is not expected to reach ε = 1.
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective), so the
+    auditor is not expected to reach ε = 1.
     """
     import dataclasses
 

@@ -1,4 +1,5 @@
-"""Softmax loss with K = 2 components per class vs K = 1 (docs/privacy.md §11.11).
+"""Softmax loss with K = 2 components per class vs K = 1
+(docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures).
 
 Usage: ``DPCONVEX_DATA=/work/shared/datasets python benchmarks/large_margin_softmax_mixture.py
 [--splits 3] [--seeds 3] [--structures linear,full]``

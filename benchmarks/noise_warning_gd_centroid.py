@@ -1,5 +1,5 @@
 """Where the noise PrivacyWarnings of NoisyGradientDescent and PrivateGaussianCentroid fire
-(dpconvex.privacy.rules.noise_dominance, docs/privacy.md §6.8).
+(dpconvex.privacy.rules.noise_dominance, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
 
 Each estimator with only ``epsilon`` (and ``random_state``) set, on the splits of
 benchmarks/only_epsilon_defaults.py: Adult (adult.data -> adult.test), KDDCup99 (70,000-row

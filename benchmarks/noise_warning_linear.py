@@ -1,4 +1,5 @@
-"""Where the linear learners' noise PrivacyWarning fires (docs/privacy.md §6.7).
+"""Where the linear learners' noise PrivacyWarning fires
+(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
 
 For each estimator with only ``epsilon`` set (and ``random_state``), on the Adult and
 KDDCup99 training sets of benchmarks/only_epsilon_defaults.py, the scikit-learn breast cancer
@@ -87,9 +88,11 @@ def main() -> None:
                         warnings.simplefilter("ignore")
                         a = [make(name, eps, s).fit(X, y).score(Xt, yt) for s in range(10)]
                     acc = f"{np.mean(a):.4f} ± {np.std(a):.4f}"
-                # noisy GD warns by docs/privacy.md §6.8's ratio since that section
-                # (benchmarks/noise_warning_gd_centroid.py), not by rho0 > 1
-                warns = ("see §6.8" if name == "NoisyGradientDescent"
+                # noisy GD warns by
+                # docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids's
+                # ratio since that section (benchmarks/noise_warning_gd_centroid.py),
+                # not by rho0 > 1
+                warns = ("see privacy-noise-warning-gd-centroids" if name == "NoisyGradientDescent"
                          else "**yes**" if r > LINEAR_NOISE_RATIO else "no")
                 print(f"| {dname} | {len(y)} | {name} | {eps:g} | {r:.3g} | {rw:.3g} | "
                       f"{warns} | {acc} | {maj:.4f} |",

@@ -1,5 +1,5 @@
 """Where PrivateLinearRegression's noise PrivacyWarning fires, against the release's held-out R²
-(dpconvex.privacy.rules.noise_dominance, docs/privacy.md §16.7).
+(dpconvex.privacy.rules.noise_dominance, docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
 
 Question: is the public ratio ρ_SSP = R / (n q̃²/p) (R = s_A √(p log(2p²/ρ)), AdaSSP's bound
 on the noise in XᵀX; n q̃²/p the largest smallest eigenvalue n rows can give XᵀX) large

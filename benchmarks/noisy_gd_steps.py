@@ -20,11 +20,12 @@ the grid whose mean accuracy is within 0.1 points of the grid's best; the **repo
 seeds. The summary lists T* against nμ (μ the Gaussian-DP parameter of (ε, δ)), the public
 quantity the rule reads; the last note gives the mean shortfall over all cases from each
 case's best against the slope a of T = ⌈a·nμ⌉ in [20, 1000] (and with caps 500 and 300),
-the derivation of the rule's constant (docs/privacy.md §6.3). On 10⁵ rows (running time)
-δ is 1/n² only, with two selection seeds and one report seed. The noise multiplier of each
-(ε, δ, T) is calibrated once and reused across seeds (the same function, memoized), and a
-rule's T on the grid reuses the grid's fit (the same fit). Models fitted with a known seed
-are measurements, not releases. 28 minutes on 2 shared cores (load 5 - 7).
+the derivation of the rule's constant (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
+On 10⁵ rows (running time) δ is 1/n² only, with two selection seeds and one report seed.
+The noise multiplier of each (ε, δ, T) is calibrated once and reused across seeds (the
+same function, memoized), and a rule's T on the grid reuses the grid's fit (the same fit).
+Models fitted with a known seed are measurements, not releases. 28 minutes on 2 shared
+cores (load 5 - 7).
 
 Usage::
 

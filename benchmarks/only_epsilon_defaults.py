@@ -7,9 +7,9 @@ learners only on the binary sets; ε ∈ {0.1, 1, 10}; 3 seeds. Counts the cases
 mean accuracy beats the majority class by more than 1 point. A fit that takes over
 60 s (PrivateLargeMarginGaussian on Adult/KDDCup99) is skipped and marked. The kernel
 pipeline uses ``RandomFourierFeatures(n_components="auto", learner_epsilon=ε)`` (D from n and ε,
-docs/privacy.md §6.6; it was a fixed D = 200 before). Fits that raise the noise
-PrivacyWarning of docs/privacy.md §6.7 (or §11 for the large-margin estimator) are
-counted and listed.
+docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto; it was a fixed D = 200 before). Fits that raise
+the noise PrivacyWarning of docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear (or
+privacy-large-margin-softmax for the large-margin estimator) are counted and listed.
 
 Run: ``DPCONVEX_DATA=/work/shared/datasets python benchmarks/only_epsilon_defaults.py [--seeds 10]
 [--datasets Adult KDDCup99]``.
@@ -58,8 +58,10 @@ def make(name, eps, seed):
     if name == "NoisyGradientDescent":
         return dp.NoisyGradientDescent(epsilon=eps, random_state=seed)
     if name == "RFF(auto)+PrivateLogisticRegression":
-        # D = auto_components(n, ε) (docs/privacy.md §6.6); a fixed D = 200 was below the
-        # majority class on Adult at ε = 0.1 (the noise lives in D + 1 dimensions)
+        # D = auto_components(n, ε)
+        # (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto); a fixed D = 200
+        # was below the majority class on Adult at ε = 0.1 (the noise lives in D + 1
+        # dimensions)
         return make_pipeline(RandomFourierFeatures(n_components="auto", learner_epsilon=eps,
                                                    random_state=seed),
                              dp.PrivateLogisticRegression(epsilon=eps, random_state=seed))

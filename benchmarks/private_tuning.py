@@ -4,14 +4,14 @@ For PrivateLogisticRegression and PrivateHuberSVM (objective perturbation, pure 
 at ε ∈ {0.1, 1}, over noise seeds, the test accuracy of:
 
 * ``untuned lam='auto'``: one fit on all training rows with the public rule Λ
-  (docs/privacy.md §3.4) — no tuning;
+  (docs/privacy/perturbation.md#privacy-lambda-rule) — no tuning;
 * ``CMS Alg. 4, grid 1e-6..1e-2``: PrivateGridSearch over Λ ∈ {1e-6, ..., 1e-2} (the
   grid of benchmarks/tuning_noisy_gd_kernels.py: each candidate on 1/6 of the rows);
 * ``CMS Alg. 4, grid 'auto'``: PrivateGridSearch over Λ_auto × {1/4, 1, 4}
   (Λ_auto for a part of n/4 rows);
 * ``random repetition, logarithmic K`` / ``geometric K``: PrivateRandomSearch over
   Λ_auto × {1/4, 1, 4} (each run on 90 % of the rows with ε/2 resp. ε/3;
-  E[K] = 10; docs/privacy.md §6.2);
+  E[K] = 10; docs/privacy/tuning_gd_ledger.md#privacy-private-tuning);
 
 next to the non-private fit (dpconvex, mechanism="none", lam='auto') and the
 majority class of the training labels. Every private number is end-to-end ε-DP

@@ -2,7 +2,7 @@
 
 Target: every estimator with only epsilon set beats the majority class by more than 1 point
 on Adult and KDDCup99 at ε >= 0.1; RFF(200) + PrivateLogisticRegression does not on Adult at
-ε = 0.1 (0.7514 vs majority 0.7543). docs/privacy.md §6.6.
+ε = 0.1 (0.7514 vs majority 0.7543). docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto.
 
 Protocol:
 

@@ -296,7 +296,8 @@ def part_adult(run: harness.Run, runs: int, clarabel_runs: int, sweep_runs: int,
              f"{1.0 / (ADULT_LAM * n):.4g}. Fit time = wall clock of fit(). Protocol "
              "'intercept': rows [x, 1], norm bound sqrt(2) for both libraries; 'no-intercept': "
              "rows x, norm bound 1. Each library calibrates by its own formula: at norm bound 1, "
-             "dpconvex ε′ = ε − log(1 + c/(nΛ)) (one-sided Jacobian slack, docs/privacy.md §3.3) = "
+             "dpconvex ε′ = ε − log(1 + c/(nΛ)) (one-sided Jacobian slack, "
+             "docs/privacy/perturbation.md#privacy-jacobian-slack) = "
              + ", ".join(f"{eps_ours[e]:.4f}" for e in ADULT_EPSILONS)
              + "; diffprivlib ε′ = ε − 2 log(1 + c/(nΛ)) = "
              + ", ".join(f"{eps_dpl[e]:.4f}" for e in ADULT_EPSILONS)

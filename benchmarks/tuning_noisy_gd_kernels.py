@@ -6,7 +6,7 @@ Prints markdown tables:
    for objective perturbation (PrivateLogisticRegression, PrivateHuberSVM) with
    end-to-end private tuning over 5 values of Λ, and for NoisyGradientDescent at
    the same ε with δ = 1/n² (privately tuned over 5 radii, and untuned). Each seed
-   draws a fresh 80,000-row sample: 70,000 training rows (as CMS §7) and 10,000
+   draws a fresh 80,000-row sample: 70,000 training rows (as CMS Section 7) and 10,000
    disjoint test rows.
 2. Adult (adult.data for training, adult.test for testing): accuracy at ε = 0.1
    with private tuning for Huber SVM, LR and noisy GD; a variant that tunes on

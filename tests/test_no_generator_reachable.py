@@ -1,4 +1,5 @@
-"""No random generator is reachable from a fitted object or its pickle (docs/privacy.md §5).
+"""No random generator is reachable from a fitted object or its pickle
+(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 
 A numpy Generator kept on a model carries its SeedSequence, whose entropy survives
 ``spawn`` and pickling: whoever holds the model could rebuild the split and the exact noise

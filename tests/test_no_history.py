@@ -90,7 +90,7 @@ def test_patterns_catch_history(sample):
 
 @pytest.mark.parametrize("sample", [
     "Privacy and Security Issues in Data Mining", "the warning is issued once per fit",
-    "docs/privacy.md §11.13", "the minimizer moves by 2q/(nΛ)",
+    "docs/privacy/large_margin_softmax.md#privacy-centroid-switch", "the minimizer moves by 2q/(nΛ)",
 ])
 def test_patterns_spare_present_tense_text(sample):
     assert not find_history([("1", sample)]), sample

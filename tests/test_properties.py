@@ -219,7 +219,7 @@ def test_objective_split_keeps_half_epsilon_for_noise(eps, n, lam, q, c, r):
     assert cal.epsilon_noise >= eps / 2 * (1 - 1e-9)
     assert cal.noise_rate == pytest.approx(cal.epsilon_noise / (2 * q), rel=1e-12)
     assert cal.extra_strong_convexity >= 0
-    slack0 = jacobian_slack(n, lam, r * (c * q * q), r)  # trace bound T = r c_u (§3.3)
+    slack0 = jacobian_slack(n, lam, r * (c * q * q), r)  # trace bound T = r c_u (privacy-jacobian-slack)
     if slack0 <= eps / 2:  # no Δ needed: the slack is the one of the given modulus
         assert cal.extra_strong_convexity == 0 and cal.slack == slack0
     else:  # Δ raises the modulus until the slack fits in ε/2

@@ -7,7 +7,7 @@
 * :class:`OnceUnperturbed` wraps a solver backend and solves each template's
   unperturbed problem once (a deterministic function of the data: the center
   of output perturbation, computed once per sweep by ``epsilon_sweep`` too,
-  docs/privacy.md §5).
+  docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ of it. An adapter only
   result on every run (conditions, calibration, certificate) and the
   unperturbed solve (the center of output perturbation, a deterministic
   function of the data, computed once per sweep by ``epsilon_sweep`` too,
-  docs/privacy.md §5) — see :mod:`dpconvex.audit._memo`;
+  docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) — see :mod:`dpconvex.audit._memo`;
 * optionally multiplies the noise by ``noise_scale`` < 1: a deliberately
   MIS-CALIBRATED mechanism (its certificate still claims the library's ε), to
   check that an audit has power.
@@ -198,7 +198,7 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
         Backend name (the registry's) or a backend.
     delta : float, default=0.0
         Claimed δ: > 0 for the Gaussian mechanisms ("gaussian_objective",
-        "gaussian_output", docs/privacy.md §10), 0 for the pure ones.
+        "gaussian_output", docs/privacy/gaussian_linear.md#privacy-gaussian-linear), 0 for the pure ones.
 
     Notes
     -----
@@ -255,7 +255,7 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
         (rate β, Δ) and the two templates:
 
         * output perturbation: β(||θ − θ*_D′|| − ||θ − θ*_D||);
-        * objective perturbation (change of variables b ↦ θ, [CMS]_ §3.2):
+        * objective perturbation (change of variables b ↦ θ, [CMS]_ Section 3.2):
           with b_X(θ) = −n ∇J_X(θ) the noise that makes θ optimal on X,
           β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ).
 
@@ -271,7 +271,7 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
         tD, calD, xD = self.prepare(D)
         tDp, calDp, xDp = self.prepare(D_prime)
         beta = calD.noise_rate
-        if not MECHANISMS[self.mechanism].pure:  # Gaussian: squared norms over 2σ² (§10)
+        if not MECHANISMS[self.mechanism].pure:  # Gaussian: squared norms over 2σ² (privacy-gaussian-linear)
             return _gaussian_llr(MECHANISMS[self.mechanism].adds_output_noise, tD, calD, xD,
                                  tDp, calDp, xDp)
         if MECHANISMS[self.mechanism].adds_output_noise:
@@ -291,7 +291,9 @@ def _hessian_logdet(t: SmoothTemplate, th: np.ndarray, extra: float) -> float:
 def _gaussian_llr(output: bool, tD: SmoothTemplate, calD: Calibration, xD: np.ndarray,
                   tDp: SmoothTemplate,
                   calDp: Calibration, xDp: np.ndarray) -> Callable[[np.ndarray], float]:
-    """ln f_D/f_D′ of the Gaussian linear mechanisms (docs/privacy.md §10.2-10.3).
+    """ln f_D/f_D′ of the Gaussian linear mechanisms
+    (docs/privacy/gaussian_linear.md#privacy-gaussian-objective,
+    privacy-gaussian-output).
 
     Output: (‖θ − θ*_D′‖² − ‖θ − θ*_D‖²)/(2σ²). Objective: (‖b_D′(θ)‖² − ‖b_D(θ)‖²)/(2σ²)
     + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ), b_X(θ) = −n ∇J_X(θ) (with Δ).

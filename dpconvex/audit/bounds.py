@@ -1,6 +1,6 @@
 """Clopper–Pearson bounds on a binomial proportion and the lower bound on ε they give.
 
-Derivation (``docs/privacy.md`` §7). Let k_D of the n_D evaluation runs on D
+Derivation (``docs/privacy/auditing.md#privacy-auditing``). Let k_D of the n_D evaluation runs on D
 and k_D′ of the n_D′ runs on D′ fall in an event E. The one-sided
 Clopper–Pearson bounds ([CP34]_)
 
@@ -217,7 +217,7 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
 
     References
     ----------
-    [JUO20]_ §3, [CP34]_.
+    [JUO20]_ Section 3, [CP34]_.
 
     Examples
     --------

@@ -17,8 +17,10 @@ the linear classifiers and of :class:`~dpconvex.PrivateLinearRegressor`
 (tests/audit/test_audit_regression_constrained.py).
 
 It also gives the white-box statistic of the change of variables of
-objective perturbation ([CMS]_ §3.2; docs/privacy.md §11.3, §11.12): with
-b_X(θ) = −n ∇J_X(θ) the noise that makes θ the minimizer on X,
+objective perturbation ([CMS]_ Section 3.2;
+docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective,
+privacy-softmax-audit): with b_X(θ) = −n ∇J_X(θ) the noise that makes θ the minimizer on
+X,
 
 * pure (norm-Gamma noise, density ∝ exp(−β‖b‖)):
   ln f_D(θ)/f_D′(θ) = β(‖b_D′(θ)‖ − ‖b_D(θ)‖) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ);
@@ -36,7 +38,7 @@ of θ (e.g. ``lambda theta: theta[0]``), which is valid for any mechanism.
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), §3.2 (change of variables).
+   Empirical Risk Minimization. JMLR 12 (2011), Section 3.2 (change of variables).
 .. [JUO20] M. Jagielski, J. Ullman, A. Oprea. Auditing Differentially Private
    Machine Learning: How Private is Private SGD? NeurIPS 2020.
 """
@@ -83,8 +85,9 @@ class EstimatorReleaseMechanism:
         :class:`~dpconvex.PrivateLinearClassifier`). The build must be reusable (it
         draws no randomness, spends no budget and does not depend on ε): K = 1, or
         K > 1 with public ``centers``, on the objective path (the centroid release
-        of docs/privacy.md §11.13 is audited through ``PrivateGaussianCentroid``);
-        a number for ``lam`` on the linear learners.
+        of docs/privacy/large_margin_softmax.md#privacy-centroid-switch is audited
+        through ``PrivateGaussianCentroid``); a number for ``lam`` on the linear
+        learners.
     noise_scale : float, default=1.0
         Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
         while the claimed (ε, δ) stays the library's: s < 1 is a deliberately

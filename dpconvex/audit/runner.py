@@ -6,7 +6,7 @@ runs and computes the Clopper–Pearson bound on the disjoint *evaluation* part
 (so the choice cannot inflate the bound); :func:`epsilon_lower_bound` does the
 same from outputs computed elsewhere. With probability >= ``confidence`` the
 bound does not exceed the mechanism's true ε ([JUO20]_, [NST+21]_, [CP34]_;
-derivation in :mod:`dpconvex.audit.bounds` and ``docs/privacy.md`` §7).
+derivation in :mod:`dpconvex.audit.bounds` and ``docs/privacy/auditing.md#privacy-auditing``).
 
 References
 ----------
@@ -179,7 +179,7 @@ def epsilon_lower_bound(
 
     References
     ----------
-    [JUO20]_ §3 (Clopper–Pearson bounds on ε), [NST+21]_, [CP34]_.
+    [JUO20]_ Section 3 (Clopper–Pearson bounds on ε), [NST+21]_, [CP34]_.
 
     Examples
     --------

@@ -199,7 +199,7 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
 
     References
     ----------
-    [Mir12]_ §3-4 (the attack), §5 (the snapping mechanism, a fix).
+    [Mir12]_ Sections 3-4 (the attack), Section 5 (the snapping mechanism, a fix).
 
     Examples
     --------
@@ -243,7 +243,7 @@ def objective_llr(tD: TemplateT, dD: float, tDp: TemplateT, dDp: float,
                   noise_term: Callable[[np.ndarray, np.ndarray], float],
                   logdet: Callable[[TemplateT, np.ndarray, float], float]
                   ) -> Callable[[np.ndarray], float]:
-    """ln f_D(θ)/f_D′(θ) of objective perturbation by the change of variables ([CMS]_ §3.2).
+    """ln f_D(θ)/f_D′(θ) of objective perturbation by the change of variables ([CMS]_ Section 3.2).
 
     b_X(θ) = −n ∇J_X(θ) (with the extra modulus Δ of X's calibration) is the noise
     that makes θ optimal on X; the statistic is ``noise_term(b_D, b_D′)`` plus

@@ -28,7 +28,7 @@ them from their source. Persisted chunks are spread round-robin over the workers
 each chunk's tasks prefer the worker holding it (a preference, not a pin: when that
 worker is lost, Dask recomputes the chunk elsewhere), so work stealing does not copy
 chunks between workers. The solver, the noise and the calibration stay on the
-driver (docs/privacy.md §9.1).
+driver (docs/privacy/data_backends.md#privacy-large-margin-dask).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ n or p and the p×p weighted Gram reach the driver, where the solver, the noise
 and the calibration run. Per-record maps (clipping to the public bound, the
 intercept column, the label scaling) are applied lazily per chunk: a chunk
 holds whole rows, and these maps read one row and public constants only, so
-they give exactly the rows of the in-memory maps (docs/privacy.md §2.3, §9).
+they give exactly the rows of the in-memory maps
+(docs/privacy/linear_erm.md#privacy-intercept, privacy-data-backends).
 
 Every product equals the in-memory operator's (:class:`~dpconvex.data.operators.DenseRows`,
 :class:`~dpconvex.data.operators.CSRRows`) up to the order of the sums: each

@@ -24,7 +24,7 @@
 
 No step reads another record or a statistic of the data, so replacing one
 record changes one row and nothing else, which is what the per-record norm
-bound of the privacy analysis needs (docs/privacy.md §12.5).
+bound of the privacy analysis needs (docs/privacy/row_scaling.md#privacy-public-schemas).
 """
 
 from __future__ import annotations
@@ -315,7 +315,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     (optionally by ``log1p``), categorical columns one-hot over their
     vocabulary (an unknown value to the "other" slot), binary columns to 0/1,
     then every row divided by the schema's public divisor and, with
-    ``row_norm="unit"``, scaled to norm ``data_norm`` (docs/privacy.md §12.5).
+    ``row_norm="unit"``, scaled to norm ``data_norm`` (docs/privacy/row_scaling.md#privacy-public-schemas).
 
     Parameters
     ----------

@@ -548,7 +548,7 @@ def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray |
     outside the set with ``unknown_labels="ignore"``, so the model does not depend on
     those records; the learners' storage choices and guards read the other rows only.
     The front door's safeguard fits its learner so, with the validation part left out
-    (docs/privacy.md §14.4).
+    (docs/privacy/front_door.md#privacy-classifier-safeguard).
 
     Raises
     ------

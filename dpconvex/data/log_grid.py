@@ -1,7 +1,7 @@
 """The public grid of private ranges: signed powers of two, each cut into equal cells.
 
 A range released without any starting bound needs a finite set of candidate bounds fixed
-before the data is read (docs/privacy/bounds.md §18.1). The grid here covers the real line:
+before the data is read (docs/privacy/bounds.md#privacy-bounds-grid). The grid here covers the real line:
 the octaves [2^k, 2^(k+1)) for k = ``K_MIN`` ... ``K_MAX`` on each side of 0, each cut into
 ``SUB_CELLS`` equal cells, and one cell (−2^K_MIN, 2^K_MIN) around 0. A value beyond
 ±2^(K_MAX+1) counts in the outermost cell of its side. The grid is a constant of the

@@ -17,7 +17,7 @@ records and label signs without a copy of the rows). Dense rows fuse
 A per-record map (:meth:`DesignOperator.map_rows`, :meth:`DesignOperator.scale_rows`)
 transforms each row from that row and public constants only; it is what
 preprocessing such as clipping to a public norm bound must be, for the privacy
-proofs to cover it (docs/privacy.md §2.3).
+proofs to cover it (docs/privacy/linear_erm.md#privacy-intercept).
 """
 
 from __future__ import annotations
@@ -354,7 +354,7 @@ class ScaledRows:
     q / ||x_i||)``), an intercept column (``t_i`` a public constant), a zeroed
     row (``s_i = t_i = 0``) or a label sign (``s_i, t_i`` times ``y_i``) is
     applied: each factor reads record i and public constants only
-    (docs/privacy.md §2.3).
+    (docs/privacy/linear_erm.md#privacy-intercept).
 
     Parameters
     ----------

@@ -5,7 +5,7 @@ Scaling every row to the norm bound (``row_norm="unit"``, x ↦ x / ||x|| · q) 
 
 Each map transforms a record from that record and public constants only, so
 it commutes with the replace-one adjacency of the privacy proofs
-(docs/privacy.md §2.3): preprocessing that reads other records (e.g. a norm
+(docs/privacy/linear_erm.md#privacy-intercept): preprocessing that reads other records (e.g. a norm
 bound estimated from the data) would not be covered. Every map here accepts
 dense arrays and SciPy sparse rows; sparse rows stay sparse.
 """
@@ -102,7 +102,7 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     """Append a constant column ``value`` to every row (dense stays dense, sparse stays CSR).
 
     The column is part of each record (regularized, inside the norm bound: the
-    caller raises the bound to sqrt(q² + value²), docs/privacy.md §2.3).
+    caller raises the bound to sqrt(q² + value²), docs/privacy/linear_erm.md#privacy-intercept).
 
     Examples
     --------
@@ -142,7 +142,7 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
     Scaling every z by the same public constant leaves the decision rule
     argmin_c min_m zᵀΦ_{c,m}z unchanged and gives ||z|| <= 1 (the bound the
     privacy constants use; the papers' Lemma 1 takes ||zzᵀ||_F = ||x|| <= 1,
-    which ignores the appended 1, see docs/privacy.md §4.1).
+    which ignores the appended 1, see docs/privacy/large_margin.md#privacy-lm-model).
 
     Examples
     --------

@@ -3,7 +3,7 @@
 The map reads only the record itself and the public constant q, so, like the
 clipping of :mod:`dpconvex.data.preprocess`, it commutes with the replace-one
 adjacency of the privacy proofs: replacing record i changes row i and no other
-row (docs/privacy.md §12). Rows then use the whole norm budget q instead of
+row (docs/privacy/row_scaling.md#privacy-row-scaling). Rows then use the whole norm budget q instead of
 the fraction a public worst-case divisor leaves them (Adult rows have mean
 norm 0.82 after the division by sqrt(13), KDD Cup 1999 rows 0.47 after
 sqrt(41)); the noise of the mechanisms is calibrated to q either way, so the
@@ -101,16 +101,17 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     A per-record map: row i of the output is a fixed function of row i of
     the input and q only, so a replace-one neighbour of the data set gives a
     replace-one neighbour of the rows, and the norm bound ``||x|| <= q`` of
-    every privacy proof holds for every possible record (docs/privacy.md
-    §12). Compare the public-range divisor of
+    every privacy proof holds for every possible record
+    (docs/privacy/row_scaling.md#privacy-row-scaling). Compare the public-range divisor
+    of
     :func:`dpconvex.data.schema.norm_divisor`, which guarantees the
     bound for the worst-case record and leaves typical rows well inside it.
 
     References
     ----------
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12, 2011, §3 (the bound ||x_i|| <= 1
-       of Theorems 6 and 9) and §7 (rows scaled to norm <= 1).
+       Empirical Risk Minimization. JMLR 12, 2011, Section 3 (the bound ||x_i|| <= 1
+       of Theorems 6 and 9) and Section 7 (rows scaled to norm <= 1).
 
     Examples
     --------

@@ -274,7 +274,7 @@ def norm_divisor(
     References
     ----------
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12, 2011, §7 (rows scaled to norm <= 1).
+       Empirical Risk Minimization. JMLR 12, 2011, Section 7 (rows scaled to norm <= 1).
     """
     owner = "norm_divisor"
     if isinstance(numeric, (str, bytes)) or not isinstance(numeric, (Mapping, Sequence)):
@@ -705,7 +705,7 @@ class PublicSchema:
         if self.release is not None:
             lines += [f"# Released by draft_schema at (epsilon, delta) = ({self.release.epsilon:.6g}, "
                       f"{self.release.delta:.3g}),", "# charged to the data set's budget "
-                      "(docs/privacy/bounds.md §18)."]
+                      "(docs/privacy/bounds.md#privacy-bounds)."]
         lines += [f"from dpconvex import {', '.join([*used, 'PublicSchema'])}", "",
                   f"{name} = PublicSchema({{"]
         for col, d in decls.items():

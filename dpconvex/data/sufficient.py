@@ -4,7 +4,9 @@ Row i of the design is x̃_i = [c_i x_i, s] with c_i = min(1, q/‖x_i‖) (the 
 the public norm bound q, a per-record map) and s the public intercept column (none without
 an intercept); u_i ∈ [−1, 1] is its label on the unit scale. :func:`sufficient_statistics`
 returns A = Σ_i x̃_i x̃_iᵀ and b = Σ_i u_i x̃_i, the two statistics sufficient-statistics
-perturbation releases (docs/privacy.md §16), reading every row once:
+perturbation releases
+(docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics), reading every row
+once:
 
 * dense rows (a NumPy array): in blocks of about 2 MB, each block's norms, clipping factors
   and the Gram matrix of the block [c x, s, u] computed while it is in cache; the rows are

@@ -1,6 +1,6 @@
 """Loaders for the UCI datasets of the CMS experiments, with privacy-safe preprocessing.
 
-Chaudhuri, Monteleoni & Sarwate ([CMS]_, JMLR 2011, §7) run their experiments on
+Chaudhuri, Monteleoni & Sarwate ([CMS]_, JMLR 2011, Section 7) run their experiments on
 UCI Adult [ADULT]_ and on KDD Cup 1999 [KDD99]_; this package also loads the small Wisconsin
 breast-cancer set [BCW]_ for quick checks, and scikit-learn's bundled breast-cancer,
 wine and digits sets and its diabetes regression set. CMS turn categorical attributes into binary indicators,
@@ -63,8 +63,9 @@ regressor's ``label_range``, is in :data:`SKLEARN_LABEL_RANGES`.
 
 Because the map is applied to each record on its own, replacing one record
 changes one row of ``X`` and nothing else, which is what the per-record norm
-bound ``q = 1`` of the privacy analysis needs (docs/privacy.md §2.3, §12). (Dropping records with missing
-values, as CMS did, is also a per-record rule.)
+bound ``q = 1`` of the privacy analysis needs
+(docs/privacy/linear_erm.md#privacy-intercept, privacy-row-scaling). (Dropping records
+with missing values, as CMS did, is also a per-record rule.)
 
 Files are looked up under their exact UCI names in the folders of
 :func:`get_data_home` (``data_home=``, else ``DPCONVEX_DATA``, a relative value
@@ -84,7 +85,7 @@ encoders over a schema), ``schemas`` (public columns and ranges), ``uci`` (Adult
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7 (data sets and
+   Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7 (data sets and
    preprocessing).
 .. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository, 1996.
    doi:10.24432/C5XW20.

@@ -8,7 +8,7 @@ acts on the public schema (which columns are encoded), and ``row_norm="unit"``
 is the per-record map :func:`dpconvex.data.row_scaling.normalize_rows`
 (x ↦ x / ||x||, a fixed function of the record itself). Neither reads a
 statistic of the loaded data, so replacing one record still changes only its
-own row (docs/privacy.md §12).
+own row (docs/privacy/row_scaling.md#privacy-row-scaling).
 """
 
 from __future__ import annotations

@@ -66,12 +66,13 @@ def load_breast_cancer_wisconsin(
     clipped to ``[1, 10]``, mapped to ``(x - 1) / 9``, and every row is divided
     by the public constant ``sqrt(9) = 3``, so every row has norm at most 1.
     ``row_norm="unit"`` would then scale every non-zero row to norm exactly 1
-    (x ↦ x / ||x||, a map of the record itself, docs/privacy.md §12); unlike
+    (x ↦ x / ||x||, a map of the record itself, docs/privacy/row_scaling.md#privacy-row-scaling); unlike
     on Adult and KDD Cup 1999 it is *not* the default here: all nine
     attributes grow with malignancy, so a row's length carries much of the
     label, and the map discards it: even the non-private error rises with
-    "unit" (measured with ``benchmarks/row_scaling.py``, docs/privacy.md
-    §12.1, §12.4).
+    "unit" (measured with ``benchmarks/row_scaling.py``,
+    docs/privacy/row_scaling.md#privacy-row-norm-unit,
+    privacy-row-scaling-measurements).
 
     Parameters
     ----------
@@ -108,7 +109,7 @@ def load_breast_cancer_wisconsin(
         delta = 1e-5 from 0.956 to 0.967 test accuracy (583/100, 5 splits x 5
         seeds; 0.962 to 0.972 over 50 splits) and
         ``PrivateLargeMarginGaussian``'s defaults from 0.886 to 0.962 (50
-        splits: 0.904 to 0.969); docs/privacy.md §11.13.
+        splits: 0.904 to 0.969); docs/privacy/large_margin_softmax.md#privacy-centroid-switch.
 
     Returns
     -------
@@ -134,7 +135,7 @@ def load_breast_cancer_wisconsin(
     .. [BCW] W. H. Wolberg. Breast Cancer Wisconsin (Original). UCI Machine
        Learning Repository, 1992. doi:10.24432/C5HP4Z.
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7 (preprocessing
+       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7 (preprocessing
        to norm <= 1; here with public ranges instead of data maxima).
 
     Examples

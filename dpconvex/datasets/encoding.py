@@ -6,7 +6,7 @@
 last step, :func:`~dpconvex.data.encoder.encode_parts`); :func:`encode_matrix`
 and :func:`scale_by_public_ranges` do the same for an all-numeric matrix. The
 map reads only the record itself and constants written in the schema, never a
-statistic of the loaded data (docs/privacy.md §12.5).
+statistic of the loaded data (docs/privacy/row_scaling.md#privacy-public-schemas).
 """
 
 from __future__ import annotations

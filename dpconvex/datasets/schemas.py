@@ -246,7 +246,7 @@ _BREAST_COLUMNS: tuple[str, ...] = (
     "mitoses",
 )
 
-#: Every feature is documented (breast-cancer-wisconsin.names, §7) as 1 - 10;
+#: Every feature is documented (breast-cancer-wisconsin.names, Section 7) as 1 - 10;
 #: it maps to ``(x - 1) / 9``.
 BREAST_CANCER_NUMERIC_RANGES: dict[str, tuple[float, float]] = {
     name: (1.0, 10.0) for name in _BREAST_COLUMNS
@@ -322,7 +322,7 @@ BREAST_CANCER_FEATURE_NAMES: tuple[str, ...] = _BREAST_COLUMNS
 
 #: Adult: 0 for income ``<=50K``, 1 for ``>50K``.
 ADULT_CLASSES: tuple[int, ...] = (0, 1)
-#: KDD Cup 1999 (binary, as CMS §7): 0 for normal traffic, 1 for an attack.
+#: KDD Cup 1999 (binary, as CMS Section 7): 0 for normal traffic, 1 for an attack.
 KDDCUP99_CLASSES: tuple[int, ...] = (0, 1)
 #: Breast Cancer Wisconsin (original): 0 benign (class 2), 1 malignant (class 4).
 BREAST_CANCER_CLASSES: tuple[int, ...] = (0, 1)

@@ -1,6 +1,6 @@
 """UCI loaders: Adult and KDD Cup 1999 (10%) (Breast Cancer Wisconsin: ``breast_cancer``).
 
-Each loader parses the UCI file, keeps the records CMS §7 keep, and encodes them
+Each loader parses the UCI file, keeps the records CMS Section 7 keep, and encodes them
 with :class:`dpconvex.PublicEncoder` and the schemas of
 :mod:`dpconvex.datasets.schemas`, which (``row_norm="unit"``, the default) also
 scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these
@@ -97,7 +97,7 @@ def load_adult(
 ) -> tuple[np.ndarray, np.ndarray] | tuple[pandas.DataFrame, pandas.Series]:
     """Load UCI Adult (census income) with public, per-record preprocessing.
 
-    Rows containing a missing value (``?``) are dropped, as in CMS §7, leaving
+    Rows containing a missing value (``?``) are dropped, as in CMS Section 7, leaving
     30,162 training rows (``adult.data``), 15,060 test rows (``adult.test``)
     and 45,222 in all.
 
@@ -118,7 +118,7 @@ def load_adult(
     * Each row is divided by the public constant ``sqrt(5 + 8) = sqrt(13)``,
       so every row has Euclidean norm at most 1 by construction.
     * ``row_norm="unit"`` (the default) then scales every row to norm exactly
-      1, x ↦ x / ||x||, a map of the record itself (docs/privacy.md §12): a
+      1, x ↦ x / ||x||, a map of the record itself (docs/privacy/row_scaling.md#privacy-row-scaling): a
       typical row (mean norm 0.82 after the divisor) then uses the whole norm
       bound the noise is calibrated to. ``row_norm="none"`` keeps the rows
       divided by the public constant.
@@ -194,7 +194,7 @@ def load_adult(
     .. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository,
        1996. doi:10.24432/C5XW20.
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7. CMS scale
+       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7. CMS scale
        columns by their maxima in the data; here public ranges are used
        instead (see :mod:`dpconvex.datasets`).
 
@@ -395,7 +395,7 @@ def load_kddcup99(
     """Load the KDD Cup 1999 10% training set with public, per-record preprocessing.
 
     Reads ``kddcup.data_10_percent.gz`` (494,021 connection records, 41
-    features and a label). As in CMS §7 the task is binary: ``y = 1`` for an
+    features and a label). As in CMS Section 7 the task is binary: ``y = 1`` for an
     attack (any label other than ``normal.``), ``y = 0`` for normal traffic
     (97,278 rows).
 
@@ -415,7 +415,7 @@ def load_kddcup99(
     * Each row is divided by the public constant ``sqrt(38 + 3) = sqrt(41)``,
       so every row has Euclidean norm at most 1 by construction.
     * ``row_norm="unit"`` (the default) then scales every row to norm exactly
-      1, x ↦ x / ||x||, a map of the record itself (docs/privacy.md §12); a
+      1, x ↦ x / ||x||, a map of the record itself (docs/privacy/row_scaling.md#privacy-row-scaling); a
       typical row has norm about 0.47 (mean) after the divisor.
 
     Row order and split. The file holds its records in runs of one label
@@ -505,7 +505,7 @@ def load_kddcup99(
     .. [KDD99] S. Stolfo, W. Fan, W. Lee, A. Prodromidis, P. Chan. KDD Cup 1999
        Data. UCI Machine Learning Repository, 1999. doi:10.24432/C51C7N.
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, §7. CMS scale
+       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7. CMS scale
        columns by their maxima in the data; here public ranges are used
        instead (see :mod:`dpconvex.datasets`).
 

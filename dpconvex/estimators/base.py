@@ -567,9 +567,10 @@ class PrivateEstimator(BaseEstimator):
                      context: FitContext = NO_CONTEXT) -> PrivateEstimator:
         """The private part of a fit: hold the plan's budget, release, store the model.
 
-        ``warm_start`` is a start point for the solver only (docs/privacy.md §5.4);
-        ``context`` what a meta-estimator hands the fit (:class:`FitContext`: e.g. its
-        noise source).
+        ``warm_start`` is a start point for the solver only
+        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); ``context``
+        what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise
+        source).
         """
         with self._reserve(plan, context) as hold:
             return self._release(prep, plan, hold, context, warm_start)
@@ -678,7 +679,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _vouched(self) -> tuple[str, ...]:
         """The declared constants the caller vouches for (``vouch=``; none unless a user's
-        loss or template needs it, docs/privacy.md §15)."""
+        loss or template needs it, docs/privacy/user_objectives.md#privacy-user-objectives)."""
         return ()
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Any:

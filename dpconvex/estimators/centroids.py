@@ -8,18 +8,19 @@ The class-sum template, the block and chunk readers of the rows and the release 
 s_c = Σ_{i: y_i = c} u_i of the public feature map u = clip(x, q)/q
 (‖u‖ <= 1) and the class counts n_c, then classifies by the nearest debiased
 class mean μ_c = s̃_c / max(ñ_c, floor). Replacing one record changes the
-joint vector by at most 2 in L2 norm (docs/privacy.md §4.9), so the analytic
+joint vector by at most 2 in L2 norm (docs/privacy/large_margin.md#privacy-class-centroids), so the analytic
 Gaussian mechanism of Balle & Wang (2018) with Δ = 2 makes the release
 (ε, δ)-DP; a pure ε-DP variant adds norm-Gamma noise instead. Everything
 after the noisy vector is post-processing.
 
 The rule is the Gaussian classifier with one shared, isotropic covariance σ²I
-(linear discriminant analysis with a multiple of the identity: [HTF09]_ §4.3),
+(linear discriminant analysis with a multiple of the identity: [HTF09]_ Section 4.3),
 the λ → ∞ limit of the large-margin Gaussian classifier:
 argmin_c ‖u − μ_c‖² − 2σ̂² log π_c, with the class priors π_c taken from the
 released counts and σ̂² the within-class variance estimated from the released
-sums and counts (:func:`within_class_variance`, docs/privacy.md §4.9.1). It is the best private option
-measured when n·ε/C is below about 10³ (docs/privacy.md §11.13).
+sums and counts (:func:`within_class_variance`, docs/privacy/large_margin.md#privacy-centroid-priors).
+It is the best private option measured when n·ε/C is below about 10³
+(docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
 References
 ----------
@@ -29,7 +30,7 @@ References
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
 .. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of Statistical
-   Learning, 2nd ed. Springer 2009, §4.3 (LDA; nearest centroid).
+   Learning, 2nd ed. Springer 2009, Section 4.3 (LDA; nearest centroid).
 .. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian
    Classification with Differential Privacy. PSDM 2010.
 """
@@ -92,7 +93,8 @@ __all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "BallRows",
            "class_priors", "default_delta", "label_rows", "prior_penalty",
            "within_class_variance"]
 
-#: The largest δ the default rule uses (the δ of the measurements in docs/privacy.md §11.13).
+#: The largest δ the default rule uses (the δ of the measurements in
+#: docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 DEFAULT_DELTA = 1e-5
 
 #: The certificate line when δ was set by the public rule.
@@ -111,13 +113,14 @@ POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy
                   "(s the public per-coordinate noise scale), projected onto the unit ball; "
                   "class priors and the within-class variance from the noisy sums and counts; "
                   "prediction by argmin_c ||u - mu_c||^2 - 2 sigma^2 log pi_c: post-processing "
-                  "(docs/privacy.md §4.9.1)")
+                  "(docs/privacy/large_margin.md#privacy-centroid-priors)")
 
 #: Values of ``priors`` besides an array of public priors.
 PRIORS = ("empirical", "uniform")
 
 #: Public floor on the within-class second moment W (units of the bound ||u||^2 <= 1): keeps
-#: the estimated variance W/d, and so the temperature, positive (docs/privacy.md §4.9.1).
+#: the estimated variance W/d, and so the temperature, positive
+#: (docs/privacy/large_margin.md#privacy-centroid-priors).
 WITHIN_FLOOR = 1e-3
 
 
@@ -396,8 +399,8 @@ class ClassSumTemplate:
     name = "class sums"
     kind = "centroid"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §4.9"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/large_margin.md#privacy-class-centroids"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False
     residual_tol = math.inf
@@ -437,7 +440,8 @@ class ClassSumTemplate:
 
     @property
     def record_set(self) -> RecordSet:
-        """The set every u lies in: the ball ‖u‖ <= ``data_norm`` (docs/privacy.md §4.9)."""
+        """The set every u lies in: the ball ‖u‖ <= ``data_norm``
+        (docs/privacy/large_margin.md#privacy-class-centroids)."""
         return NormBall(self.data_norm)
 
     @property
@@ -460,13 +464,14 @@ class ClassSumTemplate:
         return np.asarray(V).reshape(self.C, self.d + 1)
 
 
-#: The mechanisms of the DP class centroids (§4.9).
+#: The mechanisms of the DP class centroids (privacy-class-centroids).
 CENTROID_MENU = MechanismMenu({name: name for name in ("gaussian", "norm_gamma_sum", "knorm_sum")},
                               auto=("knorm_sum", "gaussian"))
 
 
 class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
-    """What the estimators over one release of class sums share (docs/privacy.md §4.9, §19).
+    """What the estimators over one release of class sums share
+    (docs/privacy/large_margin.md#privacy-class-centroids, privacy-gaussian-nb).
 
     ``mechanism`` resolved from δ by the one rule on the menu :attr:`mechanism_menu`,
     δ checked against it, the budget (δ = min(1e-5, 1/n²) when a Gaussian mechanism is
@@ -601,7 +606,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         any noise is drawn or budget spent (the message names the declared
         classes and what to change, never a count or a label of y). "ignore":
         the records with such labels contribute nothing to any class sum or
-        count (docs/privacy.md §4.9), for pipelines that must never branch on
+        count (docs/privacy/large_margin.md#privacy-class-centroids), for pipelines that must never branch on
         the data. Either way
         :func:`dpconvex.collect_diagnostics` records them for the data holder.
     random_state : None or int, default=None
@@ -615,11 +620,11 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     -----
     PrivacyWarning
         In ``fit``, before the release, when the noise on a class mean at the
-        expected class count exceeds a measured threshold (docs/privacy.md §6.8).
-        The check reads public quantities only (n, p, ε, δ and the public
-        bounds), not the strength of the data's signal: a model can be no
-        better than the majority class without the warning too, so compare it
-        with the majority class on held-out rows
+        expected class count exceeds a measured threshold
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). The check
+        reads public quantities only (n, p, ε, δ and the public bounds), not the
+        strength of the data's signal: a model can be no better than the majority class
+        without the warning too, so compare it with the majority class on held-out rows
         (``sklearn.dummy.DummyClassifier``).
 
     Attributes
@@ -634,7 +639,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         ``counts_``).
     within_class_var_ : float
         σ̂², the within-class variance per coordinate of u = x/q estimated from
-        the released sums and counts (docs/privacy.md §4.9.1).
+        the released sums and counts (docs/privacy/large_margin.md#privacy-centroid-priors).
     certificate_ : Certificate
     n_features_in_ : int
 
@@ -652,7 +657,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially
        Private Empirical Risk Minimization. JMLR 12 (2011), Alg. 1.
     .. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of
-       Statistical Learning, 2nd ed., §4.3.
+       Statistical Learning, 2nd ed., Section 4.3.
 
     Examples
     --------
@@ -776,7 +781,8 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         """Release the noisy class sums and counts and store the class means."""
         owner = type(self).__name__
         template, mechanism, budget, d = prep.template, plan.mechanism, plan.budget, prep.meta.n_features
-        # public quantities only (n, C, d, epsilon, delta), before the release (§6.8)
+        # public quantities only (n, C, d, epsilon, delta), before the release
+        # (privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n)
         released = self._release_class_sums(prep, plan, hold, context)
         certificate = released.certificate
@@ -787,7 +793,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         floor = max(1.0, scale / w)
         mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
-        # post-processing of V (§4.9.1): the within-class variance and the priors
+        # post-processing of V (privacy-centroid-priors): the within-class variance and the priors
         energy = _sum_noise_energy(mechanism, released.calibration, V.shape)
         self.certificate_ = certificate
         self.classes_ = prep.meta.classes

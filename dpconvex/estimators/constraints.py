@@ -57,8 +57,8 @@ SOLVER = Solver()
 
 
 #: ``row_norm`` of the linear learners and the class centroids: "unit" scales every
-#: non-zero row to the norm bound (a per-record public map, docs/privacy.md §12.1), "none"
-#: only clips.
+#: non-zero row to the norm bound (a per-record public map,
+#: docs/privacy/row_scaling.md#privacy-row-norm-unit), "none" only clips.
 ROW_NORM = Options(ROW_NORMS)
 
 

@@ -2,9 +2,10 @@
 
 One estimator for a user who knows ε (and δ) and the label set: its ``plan`` reads
 (n, C, ε, δ) and chooses a learner by the rule of
-:mod:`dpconvex.privacy.rules.front_door` (docs/privacy.md §14.2), then fits that
-learner with every "auto" left to the library's rules. The choice and its reason are
-lines of the certificate.
+:mod:`dpconvex.privacy.rules.front_door`
+(docs/privacy/front_door.md#privacy-private-classifier), then fits that learner with
+every "auto" left to the library's rules. The choice and its reason are lines of the
+certificate.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     """A differentially private classifier that chooses its learner from public quantities.
 
     The front door of dpconvex: set ε (and δ) and the public label set; the learner
-    follows from (n, C, d, ε, δ) by the rule of docs/privacy.md §14.2
+    follows from (n, C, d, ε, δ) by the rule of docs/privacy/front_door.md#privacy-private-classifier
     (:func:`~dpconvex.privacy.rules.front_door.choose_front_door_learner`):
 
     * two classes, δ > 0 and at most
@@ -154,7 +155,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
       :data:`~dpconvex.privacy.rules.front_door.BINARY_CENTROID_BELOW`):
       :class:`~dpconvex.PrivateGaussianCentroid`;
     * two classes otherwise: :class:`~dpconvex.PrivateHuberSVM` with an intercept,
-      objective perturbation ([CMS11]_ Alg. 2, §3.4.2; Gaussian objective perturbation
+      objective perturbation ([CMS11]_ Alg. 2, Section 3.4.2; Gaussian objective perturbation
       when δ > 0, [KST12]_);
     * more classes and few records per class, per unit of ε and per coordinate
       (n·ε/(C(d + 1)) below :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`):
@@ -163,9 +164,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     * more classes otherwise, with public per-feature ranges (``feature_range`` or
       ``schema``) and at most
       :data:`~dpconvex.privacy.rules.front_door.NB_MULTICLASS_FEATURES_AT_MOST` features:
-      :class:`~dpconvex.PrivateGaussianNB` (docs/privacy.md §19);
+      :class:`~dpconvex.PrivateGaussianNB` (docs/privacy/gaussian_nb.md#privacy-gaussian-nb);
     * more classes otherwise: :class:`~dpconvex.PrivateLargeMarginGaussian` with
-      the softmax loss ([PR10]_, docs/privacy.md §11.10).
+      the softmax loss ([PR10]_, docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults).
 
     With public per-feature ranges, two classes and at most
     :data:`~dpconvex.privacy.rules.front_door.NB_BINARY_FEATURES_AT_MOST` features take
@@ -208,13 +209,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         Ledger charged with the certificate's (ε, δ).
     safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
-        mechanism selects on a validation part of the rows (docs/privacy.md §14.4):
-        the learner is fitted with the whole (ε, δ) on every row, the validation rows'
-        loss set to zero (X is not copied), and the
-        selection spends ε on the validation rows only (parallel composition), so the
-        release stays (ε, δ)-DP. It guards against a model worse than the majority
-        class, at the price of the validation rows' loss (measured in docs/privacy.md
-        §14.4 and benchmarks/recorded/corpus_report.md). A released constant comes with a
+        mechanism selects on a validation part of the rows
+        (docs/privacy/front_door.md#privacy-classifier-safeguard): the learner is fitted
+        with the whole (ε, δ) on every row, the validation rows' loss set to zero (X is
+        not copied), and the selection spends ε on the validation rows only (parallel
+        composition), so the release stays (ε, δ)-DP. It guards against a model worse
+        than the majority class, at the price of the validation rows' loss (measured in
+        docs/privacy/front_door.md#privacy-classifier-safeguard and
+        benchmarks/recorded/corpus_report.md). A released constant comes with a
         :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows;
         "auto" is True where n ≤
         :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST` (100,000; above,
@@ -230,19 +232,20 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         public). The split is a permutation drawn independently of the data.
     row_norm : {"auto", "none"}, default="auto"
         "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖ (a per-record public
-        map, docs/privacy.md §12.1): the Huber SVM with d >=
+        map, docs/privacy/row_scaling.md#privacy-row-norm-unit): the Huber SVM with d >=
         :data:`~dpconvex.privacy.rules.front_door.UNIT_ROWS_AT_LEAST` (8) features, the class
         centroids and the large-margin softmax always; noisy gradient descent never
-        (docs/privacy.md §14.2). "none": every learner keeps the rows as given (clipped to
-        ``data_norm`` only); pass it when a row's length carries the label (e.g. non-negative
-        severity scores: on the UCI breast-cancer set "auto" costs 6 to 7 points).
+        (docs/privacy/front_door.md#privacy-private-classifier). "none": every learner keeps
+        the rows as given (clipped to ``data_norm`` only); pass it when a row's length
+        carries the label (e.g. non-negative severity scores: on the UCI breast-cancer set
+        "auto" costs 6 to 7 points).
     schema : PublicSchema or None, default=None
         None: X holds rows (e.g. from :class:`~dpconvex.PublicEncoder`). A schema: X is the
         table, encoded record by record by ``PublicEncoder(schema, data_norm=data_norm)``
         (``encoder_``), in ``fit`` and in every prediction. A schema released by
         :func:`~dpconvex.draft_schema` with a budget is a part of the release: the
         certificate composes its (ε, δ) (charged when it was drafted) with the model's
-        (``epsilon``: what is left), docs/privacy/bounds.md §18.5. The schema also gives
+        (``epsilon``: what is left), docs/privacy/bounds.md#privacy-bounds-composition. The schema also gives
         the public per-feature ranges of the encoded rows
         (:meth:`~dpconvex.PublicSchema.encoded_range`) when ``feature_range`` is None.
     feature_range : None, (float, float) or array-like of shape (n_features, 2), default=None
@@ -412,14 +415,14 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             cause = (f"n epsilon / (C (d + 1)) = {per_coordinate:.4g} < "
                      f"{SAFEGUARD_R_AT_LEAST:g} (every row counts for the learner)")
         return (f"PrivateClassifier: safeguard='auto' is off for {cause}: the learner is fitted "
-                "on every row (docs/privacy.md §14.4)",)
+                "on every row (docs/privacy/front_door.md#privacy-classifier-safeguard)",)
 
     def _safeguard_note(self, n_fit: int, n_val: int, n_classes: int) -> str:
         return (f"PrivateClassifier: safeguard on: the learner is fitted on the rows with the "
                 f"{n_val} validation rows' loss set to zero ({n_fit} rows count), and the "
                 f"exponential mechanism selects the model or one of the {n_classes} constant "
                 f"classes on those {n_val} (validation_fraction = "
-                f"{self.validation_fraction!r}; docs/privacy.md §14.4)")
+                f"{self.validation_fraction!r}; docs/privacy/front_door.md#privacy-classifier-safeguard)")
 
     def _schema_row_params(self) -> dict[str, Any]:
         """The schema's public per-feature ranges of the encoded rows, unless given."""
@@ -469,7 +472,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
                          inferred: bool, context: FitContext) -> PrivateClassifier:
         """The learner without the validation rows' loss, then the private choice of what to
-        release (§14.4)."""
+        release (privacy-classifier-safeguard)."""
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         n, n_classes, n_features = shape
@@ -485,7 +488,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                    unknown_labels=self.unknown_labels, excluded=context.excluded,
                                    warning=context.label_warning)
             learner.set_params(classes=list(labels.classes))
-            order = noise.rng.permutation(n)  # independent of the data (§14.4)
+            order = noise.rng.permutation(n)  # independent of the data (privacy-classifier-safeguard)
             validation = np.sort(order[n_fit:])
             held = np.zeros(n, dtype=bool)
             held[validation] = True
@@ -514,7 +517,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 f"{owner}.fit: the safeguard released a constant class ("
                 f"{certificate.quantities['safeguard selected']}) instead of the {name} model: "
                 "the private selection on the validation rows favoured it (a part of the release, "
-                "docs/privacy.md §14.4). The signal in these rows does not outweigh the noise "
+                "docs/privacy/front_door.md#privacy-classifier-safeguard). The signal in these rows does not "
+                "outweigh the noise "
                 f"at epsilon = {epsilon:g}: use a larger epsilon, delta > 0, more rows or fewer "
                 "features, or compare with safeguard=False on held-out rows.",
                 PrivacyWarning, stacklevel=user_stacklevel())  # the caller of fit
@@ -526,7 +530,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     def _safeguard_certificate(self, model: Certificate, selection: Certificate, name: str,
                                reason: str, sizes: tuple[int, int], classes: Any,
                                selected: int | None = None) -> Certificate:
-        """The parallel composition of the learner's release and the selection (§14.4)."""
+        """The parallel composition of the learner's release and the selection
+        (privacy-classifier-safeguard)."""
         n_fit, n_val = sizes
         candidates = [name, *(constant_name(label) for label in classes)]
         quantities: dict[str, Any] = {
@@ -549,7 +554,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 [model, selection],
                 mechanism=("PrivateClassifier with its safeguard: the learner on the fitting "
                            "part, the exponential mechanism over the model and each constant "
-                           "class on the validation part (docs/privacy.md §14.4)"),
+                           "class on the validation part "
+                           "(docs/privacy/front_door.md#privacy-classifier-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=self._delta(),
                 conditions=conditions, quantities=quantities,
                 assumptions=[reason, self._safeguard_note(n_fit, n_val, len(classes)),
@@ -559,13 +565,16 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
 
     def _warn_if_every_candidate_is_weak(self, n: int, n_classes: int, n_features: int) -> None:
-        """One warning when the public noise check of every candidate learner fires (§14.3).
+        """One warning when the public noise check of every candidate learner fires
+        (privacy-defaults-blind-spots).
 
-        Each check reads (n, C, d, ε, δ) and the public bounds only (docs/privacy.md §6.7,
-        §6.8, §11.7), on the shape-only problem of the candidate's plan; nothing is fitted.
+        Each check reads (n, C, d, ε, δ) and the public bounds only
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear, privacy-noise-warning-gd-centroids,
+        privacy-softmax-measurements), on the shape-only problem of the candidate's plan; nothing is fitted.
         """
         chosen = self._choice(n, n_classes, n_features).learner
-        if chosen == GAUSSIAN_NB:  # naive Bayes has no public noise check (docs/privacy.md §19)
+        # naive Bayes has no public noise check (docs/privacy/gaussian_nb.md#privacy-gaussian-nb)
+        if chosen == GAUSSIAN_NB:
             return
         candidates = (CENTROID, LARGE_MARGIN, *([LINEAR] if n_classes <= 2 else []),
                       *([NOISY_GD] if chosen == NOISY_GD else []))
@@ -577,7 +586,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             f"checks predict every learner it can choose ({', '.join(candidates)}) "
             "no better than the majority class for n = "
             f"{n} rows, C = {n_classes} classes and d = {n_features} features (public quantities "
-            "only; docs/privacy.md §14.3). Use a larger epsilon, delta > 0, more rows or fewer "
+            "only; docs/privacy/front_door.md#privacy-defaults-blind-spots). Use a larger epsilon, delta > "
+            "0, more rows or fewer "
             f"features before spending the budget. {PUBLIC_CHECK_NOTE}",
             PrivacyWarning, stacklevel=user_stacklevel())
 

@@ -2,10 +2,11 @@
 
 One estimator for a user who knows ε (and δ) and the labels' public range: its ``plan``
 reads (n, d, ε, δ) and chooses the learner by the rule of
-:mod:`dpconvex.privacy.rules.front_door_regression` (docs/privacy.md §17.1); where the
-safeguard runs, a private selection on a validation part releases the model or the
-private mean of the labels, whichever it favours (§17.3). The choice and its reasons are
-lines of the certificate.
+:mod:`dpconvex.privacy.rules.front_door_regression`
+(docs/privacy/front_door_regression.md#privacy-regressor-rule); where the safeguard
+runs, a private selection on a validation part releases the model or the private mean of
+the labels, whichever it favours (privacy-regressor-safeguard). The choice and its
+reasons are lines of the certificate.
 """
 
 from __future__ import annotations
@@ -70,14 +71,15 @@ SELECTION_UTILITY = (
     f"((c - u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i "
     "and predictions u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), "
     "c the private mean: each term lies in [0, 1], so replacing one validation record moves "
-    "each utility by at most 1; m is a public handicap (docs/privacy.md §17.3)")
+    "each utility by at most 1; m is a public handicap "
+    "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
 
 
 class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, PrivateEstimator):
     """A differentially private linear regressor that chooses its learner from public quantities.
 
     The front door for regression: set ε (and δ) and the labels' public range; the learner
-    follows from (n, d, ε, δ) by the rule of docs/privacy.md §17.1
+    follows from (n, d, ε, δ) by the rule of docs/privacy/front_door_regression.md#privacy-regressor-rule
     (:func:`~dpconvex.privacy.rules.front_door_regression.choose_regression_learner`):
 
     * few records per unit of ε and per coordinate (r = n·ε/(d + 1) below
@@ -85,19 +87,20 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
       prediction, the private mean of the labels (the Laplace mechanism, [DMNS06]_);
     * otherwise median regression (the smoothed pinball loss at τ = 0.5, [KB78]_) with an
       intercept by objective perturbation ([CMS11]_ Alg. 2 for a loss of the prediction,
-      [KST12]_ §3), its Gaussian form where δ > 0 on enough rows.
+      [KST12]_ Section 3), its Gaussian form where δ > 0 on enough rows.
 
-    The **safeguard** (docs/privacy.md §17.3; on by default up to 100,000 rows): the
-    private mean of every row's label is released with a share ε_c of ε
-    (:func:`~dpconvex.privacy.rules.front_door_regression.mean_epsilon`); a permutation
-    drawn independently of the data splits the rows into a fitting part, on which the
-    learner is fitted with ε − ε_c (the validation rows get zero factors, X is not copied,
-    and the centre of ``label_range`` as a public placeholder label),
-    and a validation part, on which the exponential mechanism ([MT07]_) with ε − ε_c
-    selects the model or the mean by their squared error, the model's lowered by a public
-    handicap so that a model no better than the mean is released with probability at most
-    5 %. Sequential composition of the mean with the parallel composition of the two parts:
-    (ε, δ)-DP in all. Labels are clipped to ``label_range``, predictions too.
+    The **safeguard**
+    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard; on by default up
+    to 100,000 rows): the private mean of every row's label is released with a share ε_c
+    of ε (:func:`~dpconvex.privacy.rules.front_door_regression.mean_epsilon`); a
+    permutation drawn independently of the data splits the rows into a fitting part, on
+    which the learner is fitted with ε − ε_c (the validation rows get zero factors, X is
+    not copied, and the centre of ``label_range`` as a public placeholder label), and a
+    validation part, on which the exponential mechanism ([MT07]_) with ε − ε_c selects
+    the model or the mean by their squared error, the model's lowered by a public
+    handicap so that a model no better than the mean is released with probability at
+    most 5 %. Sequential composition of the mean with the parallel composition of the
+    two parts: (ε, δ)-DP in all. Labels are clipped to ``label_range``, predictions too.
 
     Parameters
     ----------
@@ -111,8 +114,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         are clipped to it (a per-record map the certificate states; the count goes to
         :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a
-        share of ε (``label_range_``), the rule then sees the ε left (docs/privacy/bounds.md
-        §18.4).
+        share of ε (``label_range_``), the rule then sees the ε left
+        (docs/privacy/bounds.md#privacy-private-label-range).
     data_norm : float, default=1.0
         Public bound q on ‖x‖; rows above it are scaled down to it.
         :class:`~dpconvex.PublicEncoder` builds rows within 1.
@@ -131,7 +134,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         None: X holds rows. A schema: X is the table, encoded by
         ``PublicEncoder(schema, data_norm=data_norm)`` (``encoder_``); a schema released by
         :func:`~dpconvex.draft_schema` is composed into the certificate
-        (docs/privacy/bounds.md §18.5), as for :class:`~dpconvex.PrivateClassifier`.
+        (docs/privacy/bounds.md#privacy-bounds-composition), as for :class:`~dpconvex.PrivateClassifier`.
 
     Attributes
     ----------
@@ -148,7 +151,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     .. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
        Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
     .. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
-       Minimization and High-dimensional Regression. COLT 2012, §3.
+       Minimization and High-dimensional Regression. COLT 2012, Section 3.
     .. [KB78] R. Koenker, G. Bassett. Regression Quantiles. Econometrica 46 (1978).
     .. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. Calibrating Noise to
        Sensitivity in Private Data Analysis. TCC 2006.
@@ -266,7 +269,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if not isinstance(self.safeguard, str):
             return ()
         return (f"PrivateRegressor: safeguard='auto' is off for n = {n} rows: the learner is "
-                "fitted on every row with the whole budget (docs/privacy.md §17.3)",)
+                "fitted on every row with the whole budget "
+                "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)",)
 
     def _safeguard_note(self, n_fit: int, n_val: int, eps_mean: float) -> str:
         return (f"PrivateRegressor: safeguard on: the private mean of the labels of every row "
@@ -276,7 +280,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 f"the mean) on those {n_val}, each with epsilon - epsilon_c; the model's "
                 f"utility lowered by a public handicap (a model no better than the mean is "
                 f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
-                f"{self.validation_fraction!r}; docs/privacy.md §17.3)")
+                f"{self.validation_fraction!r}; "
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
 
     # ------------------------------------------------------------------------- fit
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRegressor:
@@ -311,7 +316,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
 
     def _mean_release(self, u: np.ndarray, epsilon: float, rng: np.random.Generator,
                       seeded: bool) -> tuple[float, Certificate]:
-        """The private mean of the unit labels (Laplace, §17.2), on the unit scale."""
+        """The private mean of the unit labels (Laplace, privacy-private-mean), on the unit scale."""
         released = release(BoundedMeanTemplate(lambda: float(np.sum(u)), u.size), "laplace_mean",
                            Budget(float(epsilon)), None, rng, seeded=seeded)
         return float(released.theta[0]), released.certificate
@@ -349,7 +354,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                     accept_dask=True)
             u = self._unit_labels(y, n, f"{owner}.fit")
-            order = noise.rng.permutation(n)  # independent of the data (§17.3)
+            order = noise.rng.permutation(n)  # independent of the data (privacy-regressor-safeguard)
             validation = np.sort(order[n_fit:])
             held = np.zeros(n, dtype=bool)
             held[validation] = True
@@ -386,7 +391,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             warnings.warn(
                 f"{owner}.fit: the safeguard released the private mean of the labels instead "
                 f"of the {choice.learner} model: the private selection on the validation rows "
-                "favoured it (a part of the release, docs/privacy.md §17.3). The signal in these "
+                "favoured it (a part of the release, "
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard). The signal in these "
                 f"rows does not outweigh the noise at epsilon = {epsilon:g}: use a larger "
                 "epsilon, delta > 0, more rows or fewer features, or compare with "
                 "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
@@ -419,7 +425,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             parts = compose_parallel(
                 [model, selection],
                 mechanism=("the learner on the fitting part, the exponential mechanism over the "
-                           "model and the mean on the validation part (docs/privacy.md §17.3)"),
+                           "model and the mean on the validation part "
+                           "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
                 epsilon_requested=remaining(float(self.epsilon), eps_mean), delta_requested=self._delta(),
                 conditions=conditions,
                 labels=["model (fitting part)", "selection (validation part)"])
@@ -427,7 +434,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 [mean, parts],
                 mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
                            "then the learner and the selection on disjoint parts "
-                           "(docs/privacy.md §17.3)"),
+                           "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
                 epsilon_requested=float(self.epsilon), delta_requested=self._delta(),
                 quantities=quantities,
                 assumptions=[self._label_note(), choice.reason,

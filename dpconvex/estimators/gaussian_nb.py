@@ -5,24 +5,25 @@ t = (2x − lo − hi)/(hi − lo) ∈ [−1, 1]^d (x clipped to its public per-
 [lo, hi]) and releases, in one noisy vector, the class sums of u = (t, 2t² − 1) and the
 class counts: V_c = Σ_{i: y_i = c} (t_i, 2t_i² − 1, w). The sums of u are the sufficient
 statistics of a Gaussian with a diagonal covariance per class, so the class means, the
-per-class variances and the class priors of Gaussian naive Bayes ([HTF09]_ §6.6.3) follow
+per-class variances and the class priors of Gaussian naive Bayes ([HTF09]_ Section 6.6.3) follow
 from V by post-processing. The release is that of the class centroids
 (:mod:`dpconvex.estimators.centroids`, one :class:`~dpconvex.estimators.centroids.ClassSumTemplate`
 with another per-record map) with the replace-one sensitivities of the box
-(:class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`, docs/privacy.md §19.2): the
-sup-norm K-norm mechanism for pure ε-DP and the analytic Gaussian mechanism for (ε, δ)-DP
-(docs/privacy.md §19.3).
+(:class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`,
+docs/privacy/gaussian_nb.md#privacy-nb-sensitivities): the sup-norm K-norm mechanism for
+pure ε-DP and the analytic Gaussian mechanism for (ε, δ)-DP
+(docs/privacy/gaussian_nb.md#privacy-nb-mechanisms).
 
 References
 ----------
 .. [VSBH13] J. Vaidya, B. Shafiq, A. Basu, Y. Hong. Differentially Private Naive Bayes
    Classification. IEEE/WIC/ACM WI-IAT 2013, §IV-B (Gaussian attributes: noisy means and
    standard deviations per class).
-.. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy. STOC 2010, §2.
+.. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy. STOC 2010, Section 2.
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential Privacy:
    Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
 .. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of Statistical Learning,
-   2nd ed. Springer 2009, §6.6.3 (naive Bayes).
+   2nd ed. Springer 2009, Section 6.6.3 (naive Bayes).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ __all__ = ["MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR", "ClassMomentTemplate"
            "MomentRows", "PrivateGaussianNB", "class_moments", "feature_bounds"]
 
 #: The default public floor φ of the variances, in units of the half range squared
-#: ((hi − lo)/2)² of each feature (docs/privacy.md §19.4).
+#: ((hi − lo)/2)² of each feature (docs/privacy/gaussian_nb.md#privacy-nb-release).
 VAR_FLOOR = 3e-2
 
 #: The public map of a record to its vector u, for the certificate.
@@ -88,7 +89,8 @@ NB_POSTPROCESSING = ("class means mu_c = clip(S_c / m_c, -1, 1) and second momen
                      "2 t^2 - 1, m_c = max(n_c, max(1, s/w)) (s the public per-coordinate noise "
                      "scale); variances max(second moment - mu_c^2, var_floor) plus the noise "
                      "variance of mu_c; class priors from the noisy counts; prediction by the "
-                     "Gaussian naive Bayes log-likelihood: post-processing (docs/privacy.md §19.4)")
+                     "Gaussian naive Bayes log-likelihood: post-processing "
+                     "(docs/privacy/gaussian_nb.md#privacy-nb-release)")
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,7 @@ class ClassMomentTemplate(ClassSumTemplate):
     :class:`MomentRows` and w times the class counts, computed block by block (or chunk by
     chunk on Dask workers) by the class-sum mechanisms. Every u lies in
     :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox` (``record_set``), whose
-    sensitivities the mechanisms read (docs/privacy.md §19.2).
+    sensitivities the mechanisms read (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
 
     Parameters
     ----------
@@ -214,7 +216,7 @@ class ClassMomentTemplate(ClassSumTemplate):
 
     name = "class moment sums"
     kind = "gaussian_nb"
-    derivation = "docs/privacy.md §19.2"
+    derivation = "docs/privacy/gaussian_nb.md#privacy-nb-sensitivities"
 
     def __init__(self, X: Any, y: np.ndarray, n_classes: int, *, lo: Any = -1.0, hi: Any = 1.0,
                  notes: Sequence[str] = (), rows: Any = None):
@@ -232,13 +234,14 @@ class ClassMomentTemplate(ClassSumTemplate):
 
     @property
     def record_set(self) -> RecordSet:
-        """u = (t, 2t² − 1) with t ∈ [−1, 1]^d (docs/privacy.md §19.2)."""
+        """u = (t, 2t² − 1) with t ∈ [−1, 1]^d (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities)."""
         return MomentBox(self.n_features)
 
 
 def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second_moment: float,
                   var_floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Class means, variances and counts of t from the released V (docs/privacy.md §19.4).
+    """Class means, variances and counts of t from the released V
+    (docs/privacy/gaussian_nb.md#privacy-nb-release).
 
     With the released rows (S̃_c, Q̃_c, w·ñ_c), m_c = max(ñ_c, f) for the public count floor
     f, and e = E b_j² the public second moment of one noise coordinate:
@@ -309,9 +312,10 @@ class PrivateGaussianNB(ClassSumEstimator):
     (S_c, Q_c, w n_c)_c of the class sums S_c = Σ t and Q_c = Σ (2t² − 1) and the class
     counts, with the sup-norm K-norm mechanism ([HT10]_; pure ε-DP) or the analytic
     Gaussian mechanism ([BW18]_; (ε, δ)-DP when δ > 0), calibrated to their replace-one
-    sensitivities (docs/privacy.md §19.2–§19.3). The class means, per-class diagonal
-    variances and class priors are post-processing of that one vector (:func:`class_moments`),
-    and a point is classified by the Gaussian naive Bayes rule
+    sensitivities (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities,
+    privacy-nb-mechanisms). The class means, per-class diagonal variances and class priors are
+    post-processing of that one vector (:func:`class_moments`), and a point is classified by
+    the Gaussian naive Bayes rule
 
         argmax_c log π_c − ½ Σ_j [log(2π v_cj) + (x_j − θ_cj)²/v_cj]
 
@@ -346,7 +350,7 @@ class PrivateGaussianNB(ClassSumEstimator):
     var_floor : float, default=0.03
         φ in (0, 1]: the public floor of every variance, in units of the feature's half range
         squared ((hi − lo)/2)²; the noise variance of the class mean is added to it
-        (docs/privacy.md §19.4).
+        (docs/privacy/gaussian_nb.md#privacy-nb-release).
     priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
         Class priors π. "empirical": from the released noisy counts, π_c ∝ max(ñ_c, f)
         (post-processing); "uniform": 1/C; an array: public priors in the order of
@@ -388,7 +392,7 @@ class PrivateGaussianNB(ClassSumEstimator):
     ----------
     .. [VSBH13] J. Vaidya, B. Shafiq, A. Basu, Y. Hong. Differentially Private Naive Bayes
        Classification. IEEE/WIC/ACM WI-IAT 2013, §IV-B.
-    .. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy. STOC 2010, §2.
+    .. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy. STOC 2010, Section 2.
     .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
        Privacy. ICML 2018, Theorem 8.
 

@@ -16,7 +16,7 @@ record, so replacing one record changes one mapped row).
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), §6 and Alg. 3.
+   Empirical Risk Minimization. JMLR 12 (2011), Section 6 and Alg. 3.
 .. [RR07] A. Rahimi, B. Recht. Random Features for Large-Scale Kernel
    Machines. NIPS 2007.
 """
@@ -51,7 +51,7 @@ __all__ = ["COMPONENTS_CONSTANT", "COMPONENTS_RANGE", "MAX_COMPONENTS", "RandomF
 #: C of :func:`auto_components`, D = C (n ε)^{2/3}. Chosen on validation splits of the
 #: TRAINING data only (Adult: adult.data 80/20; KDDCup99: 80/20 inside the 50,000 training
 #: rows of the 70,000-row sample), never on a test set: benchmarks/rff_components_rule.py,
-#: docs/privacy.md §6.6.
+#: docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto.
 COMPONENTS_CONSTANT = 0.1
 #: Smallest and largest D the rule returns.
 COMPONENTS_RANGE = (10, 1000)
@@ -68,7 +68,7 @@ def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONS
     predictor costs O(1/√D) (Rahimi & Recht 2008). Balancing a/√D against b D/(n ε) gives
     D ∝ (n ε)^{2/3}; the constant C is fitted on validation data (:data:`COMPONENTS_CONSTANT`).
     Reads n (public under replace-one adjacency) and ε only, never a data value
-    (docs/privacy.md §6.6).
+    (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto).
 
     Parameters
     ----------
@@ -116,9 +116,10 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         private learner's noise lives in that dimension, so a larger D costs
         accuracy at small ε). ``"auto"``: D = :func:`auto_components` (n, ``learner_epsilon``)
         with n the number of rows passed to ``fit`` (public under replace-one
-        adjacency) — 21 at n ε = 3,000 and 97 at n ε = 30,000 (docs/privacy.md §6.6).
-        At most :data:`MAX_COMPONENTS` (10**6), and n_features x D at most 10**8
-        (the memory of ``random_weights_``); above, :class:`~dpconvex.errors.ParameterError`.
+        adjacency) — 21 at n ε = 3,000 and 97 at n ε = 30,000
+        (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto). At most
+        :data:`MAX_COMPONENTS` (10**6), and n_features x D at most 10**8 (the memory of
+        ``random_weights_``); above, :class:`~dpconvex.errors.ParameterError`.
     gamma : float, default=1.0
         Kernel width, > 0. Public: never set it from the data.
     learner_epsilon : float or None, default=None
@@ -218,8 +219,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             raise ParameterError(
                 f"The 'learner_epsilon' parameter of {owner} must be set with "
                 "n_components='auto': it is the budget of the private learner that follows "
-                "(D grows with n·epsilon; docs/privacy.md §6.6). Pass learner_epsilon, or an int "
-                "n_components.")
+                "(D grows with n·epsilon; docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto). Pass "
+                "learner_epsilon, or an int n_components.")
         learner_epsilon = None if self.learner_epsilon is None else check_float(
             "learner_epsilon", self.learner_epsilon, owner, allow_inf=True)
         feature_rng = noise_source(self, context.noise).rng  # validates random_state

@@ -1,10 +1,11 @@
 """The labels of a private regression: a public range, two per-record maps, and their inverse.
 
 Every regressor reads each label through two maps that depend on the record and public
-constants only (docs/privacy.md §15.4): clipping to the public ``label_range`` = (lo, hi),
-then u = (2y − lo − hi)/(hi − lo) ∈ [−1, 1]. The model θ is fitted on u; coefficients and
-intercept are mapped back (×(hi − lo)/2, + (lo + hi)/2) by post-processing, and predictions
-are clipped to the range. :class:`LabelRangeMixin` holds these maps once for
+constants only (docs/privacy/user_objectives.md#privacy-prediction-losses): clipping to
+the public ``label_range`` = (lo, hi), then u = (2y − lo − hi)/(hi − lo) ∈ [−1, 1]. The
+model θ is fitted on u; coefficients and intercept are mapped back (×(hi − lo)/2, + (lo +
+hi)/2) by post-processing, and predictions are clipped to the range.
+:class:`LabelRangeMixin` holds these maps once for
 :class:`~dpconvex.PrivateLinearRegressor` and :class:`~dpconvex.PrivateLinearRegression`.
 """
 
@@ -43,7 +44,7 @@ class PrivateBounds:
     ``label_range=PrivateBounds()`` (or ``label_range="private"``) on a regressor spends
     ``share`` of its ε on the range of the labels
     (:func:`~dpconvex.privacy.bounds.release_range`) and fits on the rest; the certificate
-    composes the two parts (docs/privacy/bounds.md §18.4).
+    composes the two parts (docs/privacy/bounds.md#privacy-private-label-range).
 
     Parameters
     ----------
@@ -149,8 +150,9 @@ class LabelRangeMixin:
         """Release the label range with ``share`` of ε, then fit on it with the ε left.
 
         One hold on the ledger for the whole ε; the certificate composes the two parts
-        sequentially (docs/privacy/bounds.md §18.4). The inner fit draws from a generator
-        spawned from this fit's (``context.noise``, else ``random_state``).
+        sequentially (docs/privacy/bounds.md#privacy-private-label-range). The inner fit
+        draws from a generator spawned from this fit's (``context.noise``, else
+        ``random_state``).
         """
         from .._random import NoiseSource, noise_source
         from .._validation import feature_names_of, with_feature_names
@@ -183,7 +185,7 @@ class LabelRangeMixin:
             certificate = compose_sequential(
                 [label_certificate, inner.certificate_],
                 mechanism=f"{owner} with a private label range: the range of the labels, then "
-                          "the model on it (docs/privacy/bounds.md §18.4)",
+                          "the model on it (docs/privacy/bounds.md#privacy-private-label-range)",
                 epsilon_requested=epsilon, delta_requested=delta,
                 quantities={"label range share": spec.share,
                             "released label range": [lo, hi]},
@@ -226,7 +228,7 @@ class LabelRangeMixin:
         label.assumptions.append(choice.reason)
         return compose_sequential(
             [label, model], mechanism=f"{type(self).__name__} with a private label range "
-            "(docs/privacy/bounds.md §18.4)", epsilon_requested=epsilon,
+            "(docs/privacy/bounds.md#privacy-private-label-range)", epsilon_requested=epsilon,
             delta_requested=model.delta, labels=["label range", "model"])
 
     def certify(self, X: Any = None, y: Any = None, **shape: Any) -> Any:

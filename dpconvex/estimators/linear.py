@@ -4,7 +4,7 @@ References
 ----------
 .. [CMS] Chaudhuri, Monteleoni, Sarwate. Differentially Private Empirical Risk
    Minimization. JMLR 12 (2011): Alg. 1 (output perturbation), Alg. 2
-   (objective perturbation); logistic regression §3.4.1, Huber SVM §3.4.2.
+   (objective perturbation); logistic regression Section 3.4.1, Huber SVM Section 3.4.2.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class LinearDecisionMixin(ClassifierScoreMixin):
 #: The certificate line of ``row_norm="unit"``.
 UNIT_ROWS_NOTE = ("row_norm='unit': every non-zero row scaled to the norm bound q (x -> q x/||x||, "
                   "zero rows stay zero), in fit and predict: a map that reads only the record "
-                  "itself (docs/privacy.md §12.1)")
+                  "itself (docs/privacy/row_scaling.md#privacy-row-norm-unit)")
 
 #: Dense rows with norms up to this are clipped inside the products (:func:`_implicit_rows`);
 #: beyond it the products of the stored rows could overflow, and the rows are clipped
@@ -141,11 +141,12 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: n
     Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]``: the same per-record maps as
     :func:`~dpconvex.data.preprocess.clip_rows`, :func:`~dpconvex.data.preprocess.add_intercept`
     and :func:`~dpconvex.data.labels.zero_rows` (each reads record i and public
-    constants only; docs/privacy.md §2.3, §12), held as a row scale and a column
-    by :class:`~dpconvex.data.operators.ScaledRows` so that the rows are not
-    copied; keep_i = 0 for the records that contribute no loss (``dropped``: a label
-    outside the set, a row left out of the fit), whose products are then exactly 0.
-    ``unit``: the factor is q/||x_i|| instead (every non-zero row scaled to q,
+    constants only; docs/privacy/linear_erm.md#privacy-intercept, privacy-row-scaling),
+    held as a row scale and a column by :class:`~dpconvex.data.operators.ScaledRows` so
+    that the rows are not copied; keep_i = 0 for the records that contribute no loss
+    (``dropped``: a label outside the set, a row left out of the fit), whose products
+    are then exactly 0. ``unit``: the factor is q/||x_i|| instead (every non-zero row
+    scaled to q,
     :func:`~dpconvex.data.operators.unit_scale`). SciPy sparse rows are read on their stored
     entries (:class:`~dpconvex.data.operators.CSRRows`). None for rows of another kind, or
     norms of kept rows whose products could overflow: the guard and the count of clipped
@@ -214,7 +215,7 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
     return found
 
 
-#: The mechanisms of the linear classifiers and regressors (CMS Alg. 1 and 2, §10).
+#: The mechanisms of the linear classifiers and regressors (CMS Alg. 1 and 2, privacy-gaussian-linear).
 LINEAR_MENU = MechanismMenu(
     {name: name for name in ("objective", "output", "none", "gaussian_objective",
                              "gaussian_output")},
@@ -266,8 +267,9 @@ class LinearPlanMixin:
         lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, self._norm_bound(),
                                 n_features + int(self.fit_intercept), loss,
                                 delta=float(self.delta))
-        rule = "given" if not isinstance(self.lam, str) else \
-            "lam='auto': dpconvex.privacy.rules.lam.auto_lam (docs/privacy.md §3.4)"
+        rule = "given" if not isinstance(self.lam, str) else (
+            "lam='auto': dpconvex.privacy.rules.lam.auto_lam "
+            "(docs/privacy/perturbation.md#privacy-lambda-rule)")
         return lam, note, rule
 
     def _backend(self) -> str:
@@ -293,7 +295,7 @@ LINEAR_PARAMETERS_DOC = """\
         Regularization Λ > 0. "auto": Λ from the public rule
         :func:`dpconvex.privacy.rules.lam.auto_lam` (n, ε, ``data_norm``, p, the
         loss constants and the mechanism; never the data values), which balances
-        the noise against the regularization bias (docs/privacy.md §3.4); the
+        the noise against the regularization bias (docs/privacy/perturbation.md#privacy-lambda-rule); the
         certificate states the rule and the value used.
     mechanism : {"auto", "objective", "output", "gaussian_objective", "gaussian_output", \
 "none"}, default="auto"
@@ -304,11 +306,11 @@ LINEAR_PARAMETERS_DOC = """\
         ``delta=0``). "gaussian_objective": objective perturbation with
         b ~ N(0, σ²I), σ from the privacy-profile bound of
         :mod:`dpconvex.privacy.accounting.objective_gaussian` (Kifer, Smith &
-        Thakurta 2012, Thm. 2, extended to replace-one; docs/privacy.md §10.2).
-        "gaussian_output": the exact minimizer plus N(0, σ²I), σ the analytic
-        Gaussian calibration (Balle & Wang 2018) for 2G/(nΛ) (§10.3). The
-        Gaussian ones need ``delta`` > 0. "none" is the explicit NON-private
-        baseline.
+        Thakurta 2012, Thm. 2, extended to replace-one;
+        docs/privacy/gaussian_linear.md#privacy-gaussian-objective). "gaussian_output":
+        the exact minimizer plus N(0, σ²I), σ the analytic Gaussian calibration (Balle &
+        Wang 2018) for 2G/(nΛ) (privacy-gaussian-output). The Gaussian ones need
+        ``delta`` > 0. "none" is the explicit NON-private baseline.
     data_norm : float, default=1.0
         Public bound q on ||x||; rows above it are scaled down to it.
 
@@ -317,10 +319,11 @@ LINEAR_PARAMETERS_DOC = """\
     row_norm : {"none", "unit"}, default="none"
         "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖ (zero rows stay
         zero), in fit and predict: a public map that reads only the record
-        (docs/privacy.md §12.1), held as a per-row factor (X is not copied). Rows then
-        use the whole norm bound, at the price of their length; the front door
-        (:class:`~dpconvex.PrivateClassifier`) takes it with d >= 8 features
-        (docs/privacy.md §14.2). "none": rows above q are clipped only.
+        (docs/privacy/row_scaling.md#privacy-row-norm-unit), held as a per-row factor (X
+        is not copied). Rows then use the whole norm bound, at the price of their
+        length; the front door (:class:`~dpconvex.PrivateClassifier`) takes it with d >=
+        8 features (docs/privacy/front_door.md#privacy-private-classifier). "none": rows
+        above q are clipped only.
     constraints : callable or None, default=None
         ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
         ``w`` (the intercept is free): ``lambda w: [w >= 0]``, ``lambda w: [cp.norm(w, 2) <=
@@ -329,7 +332,8 @@ LINEAR_PARAMETERS_DOC = """\
         backends honour (``solver="clarabel"`` or ``"scs"``; the native ones refuse it). The
         set must be public (chosen without the data); objective perturbation runs over it
         (Kifer, Smith & Thakurta 2012) and output perturbation projects its noisy output onto
-        it; the certificate states the set (docs/privacy.md §15.5). A constraint with a
+        it; the certificate states the set
+        (docs/privacy/user_objectives.md#privacy-constraints). A constraint with a
         ``cp.Parameter``, on another variable, not DCP, or a set without a point is refused.
     fit_intercept : bool, default=True
         Append a constant feature (regularized, inside the norm bound).
@@ -338,13 +342,13 @@ LINEAR_PARAMETERS_DOC = """\
         liblinear): the rows become [x, s], the norm bound q̃ = sqrt(q² + s²)
         enters every noise constant, and ``intercept_ = s·θ_last``. A smaller s
         spends less of the norm budget on the constant but regularizes the
-        intercept more (its penalty is Λ/(2s²)·b²); docs/privacy.md §12.
+        intercept more (its penalty is Λ/(2s²)·b²); docs/privacy/row_scaling.md#privacy-row-scaling.
         The default 0.25 was chosen over 0.5 on validation splits of the
         training data only (Adult and KDD Cup 1999), and s = 1 measured worst
         of the three; an intercept is kept (``fit_intercept=True``) because
         data without one-hot blocks, which span no constant direction, need
         it. Measured in benchmarks/recorded/kdd_public_knobs.md and
-        docs/privacy.md §12.2, §12.4.
+        docs/privacy/row_scaling.md#privacy-intercept-scaling, privacy-row-scaling-measurements.
     solver : {None, "clarabel", "scs", "native"}, default=None
         None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
         only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
@@ -352,14 +356,15 @@ LINEAR_PARAMETERS_DOC = """\
         None seeds the noise from the OS at each fit (required for a real
         release); an int fixes the seed (experiments only). A generator is
         refused: it would be kept on the model, and its holder could replay the
-        noise (docs/privacy.md §5a).
+        noise (docs/privacy/release.md#privacy-release).
     optimality_tol : float or None, default=None
         None: release only the (numerically) exact minimizer, residual <= 1e-6,
         else raise :class:`SolverError`. A float γ: approximate-minima
         perturbation (Iyengar et al. 2019): 10% of ε pays for output noise that
-        covers a solve with gradient norm <= γ (docs/privacy.md §5); with a
+        covers a solve with gradient norm <= γ
+        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); with a
         Gaussian mechanism, 10% of ε and of δ pay for Gaussian cover noise
-        ("gaussian_amp", docs/privacy.md §10.4).
+        ("gaussian_amp", docs/privacy/gaussian_linear.md#privacy-gaussian-amp).
     max_iter : int or None, default=None
         Cap on solver iterations; a capped solve is released only if its residual
         meets the tolerance of the chosen mode.
@@ -372,7 +377,7 @@ LINEAR_PARAMETERS_DOC = """\
         models ("class c" vs the rest), each fitted with ε/C and δ/C (a float-safe
         even split, :func:`~dpconvex.privacy.budget.split_even`); every model reads
         every record, so the C releases compose sequentially to (ε, δ), and
-        ``certificate_`` is that composition (docs/privacy.md §6.5). With it,
+        ``certificate_`` is that composition (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest). With it,
         nothing about the labels is read from the data (a missing class still
         gives a model; labels outside it: ``unknown_labels``). None takes the
         set declared with y (the ``dpconvex.datasets`` loaders' labels, a
@@ -395,11 +400,11 @@ LINEAR_PARAMETERS_DOC = """\
 LINEAR_WARNS_DOC = """\
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the
-        largest possible data gradient at the start (docs/privacy.md §6.7).
-        The check reads public quantities only (n, p, ε, δ and the public
-        bounds), not the strength of the data's signal: a model can be no
-        better than the majority class without the warning too, so compare it
-        with the majority class on held-out rows
+        largest possible data gradient at the start
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
+        public quantities only (n, p, ε, δ and the public bounds), not the strength of
+        the data's signal: a model can be no better than the majority class without the
+        warning too, so compare it with the majority class on held-out rows
         (``sklearn.dummy.DummyClassifier``).
 """
 
@@ -424,7 +429,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         "data_norm": DATA_NORM,
         "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
         "fit_intercept": Bool(),
-        "intercept_scaling": Float(),  # s > 0 (§12)
+        "intercept_scaling": Float(),  # s > 0 (privacy-row-scaling)
         "solver": SOLVER,
         "random_state": RANDOM_STATE,
         "optimality_tol": OPTIMALITY_TOL,
@@ -556,7 +561,9 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         mechanism, budget = plan.mechanism, plan.budget
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         # the noise warning reads the release's own calibration (public quantities only,
-        # before any noise is drawn; docs/privacy.md §6.7): one calibration per fit
+        # before any noise is drawn;
+        # docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear): one
+        # calibration per fit
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=self._vouched(),
@@ -592,11 +599,11 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
 
 @_linear_docs
 class PrivateLogisticRegression(_PrivateLinearClassifier):
-    """ε- (or (ε, δ)-) differentially private L2-regularized logistic regression ([CMS]_ §3.4.1).
+    """ε- (or (ε, δ)-) differentially private L2-regularized logistic regression ([CMS]_ Section 3.4.1).
 
     Minimizes (1/n) Σ log(1 + exp(-y_i wᵀx_i)) + (lam/2)||w||^2 with output
     perturbation (Alg. 1) or objective perturbation (Alg. 2); with ``delta`` > 0,
-    their (ε, δ) Gaussian versions (docs/privacy.md §10).
+    their (ε, δ) Gaussian versions (docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
 
     Parameters
     ----------
@@ -638,7 +645,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
 
 @_linear_docs
 class PrivateHuberSVM(_PrivateLinearClassifier):
-    """ε- (or (ε, δ)-) differentially private Huber SVM ([CMS]_ §3.4.2, eq. 35; smooth hinge eq. 23).
+    """ε- (or (ε, δ)-) differentially private Huber SVM ([CMS]_ Section 3.4.2, eq. 35; smooth hinge eq. 23).
 
     Parameters
     ----------

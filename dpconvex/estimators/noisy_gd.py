@@ -13,7 +13,7 @@ public rules of n, p, the norm bound q, the loss constants and (ε, δ)
 certificate lists every rule used with its value. Explicit values override the
 rules.
 
-Calibration (derived in ``docs/privacy.md`` §6.3). Under replace-one adjacency
+Calibration (derived in ``docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd``). Under replace-one adjacency
 with n public, replacing record i changes the mean of the clipped gradients
 g̃_i = g_i · min(1, C/||g_i||) by at most
 
@@ -41,7 +41,7 @@ post-processing.
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011) (the ERM setting, §2).
+   Empirical Risk Minimization. JMLR 12 (2011) (the ERM setting, Section 2).
 .. [ACG+16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
    K. Talwar, L. Zhang. Deep Learning with Differential Privacy. CCS 2016
    (per-example clipping, noise multiplier, moments accountant).
@@ -150,7 +150,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     The noise standard deviation is s = z · 2C/n, with the noise multiplier z
     found by ``dp_accounting`` (bisection) so that the T-fold composition is
     (ε, δ)-DP under replace-one adjacency (see the module docstring and
-    ``docs/privacy.md`` §6.3). Every iterate is private, not only the released
+    ``docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd``). Every iterate is private, not only the released
     average.
 
     Only ``epsilon`` is required. Every other setting left at None is set by a
@@ -175,7 +175,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         :meth:`plan`: long runs where much signal survives the noise, early
         stopping where little does (the constant: the fewest steps within 0.1
         points of the best held-out accuracy, averaged over the data sets of
-        ``benchmarks/noisy_gd_steps.py``; docs/privacy.md §6.3).
+        ``benchmarks/noisy_gd_steps.py``; docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
         An explicit T is at most min(10⁶, max(1000, ⌊10¹¹/(n p)⌋)), p the
         number of parameters (:func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps`:
         a bound on running time, checked from the shape of X before the fit starts).
@@ -222,9 +222,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         sequentially (every run reads every record), each with ε/C
         (:func:`~dpconvex.privacy.budget.split_even`) and δ/C of an explicit
         ``delta``; with ``delta=None`` each run takes the rule δ = 1/n², so the
-        model's δ is C/n² (docs/privacy.md §6.5). None takes the set declared with y, else reads
-        it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
-        public"; :mod:`dpconvex.data.labels`).
+        model's δ is C/n² (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest). None
+        takes the set declared with y, else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public";
+        :mod:`dpconvex.data.labels`).
     unknown_labels : {"raise", "ignore"}, default="raise"
         What a label of y outside the public label set does. "raise": the fit
         is refused with a :class:`~dpconvex.errors.DataValidationError` before
@@ -240,7 +241,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     PrivacyWarning
         In ``fit``, before the run, when the noise on the released average
         outweighs the data gradient at the start by more than a measured
-        threshold (docs/privacy.md §6.8).
+        threshold (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
         The check reads public quantities only (n, p, ε, δ and the public
         bounds), not the strength of the data's signal: a model can be no
         better than the majority class without the warning too, so compare it
@@ -361,11 +362,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             return self._plan_ovr(n, n_classes, n_features)
         owner = type(self).__name__
         T = None
-        if self.steps is not None:  # a bound on running time, from the public shape (§6.3)
+        if self.steps is not None:  # a bound on running time, from the public shape (privacy-noisy-gd)
             p = n_features + int(bool(self.fit_intercept))
             T = check_int("steps", self.steps, owner, high=max_steps(n, p), why=(
                 f"a run makes T passes over the {n:,} x {p} clipped rows; the cap bounds T and "
-                "T*n*p, hence the running time (docs/privacy.md §6.3)"))
+                "T*n*p, hence the running time (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd)"))
         def optional_float(value: Any) -> float | None:
             return None if value is None else float(value)
 
@@ -469,7 +470,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
     def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """More than two classes: one noise warning for the C binary models (§6.8).
+        """More than two classes: one noise warning for the C binary models
+        (privacy-noise-warning-gd-centroids).
 
         The binary models get ε/C and δ/C each, composed sequentially
         (:mod:`dpconvex.estimators.ovr`).
@@ -483,7 +485,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
         owner = type(self).__name__
         template, mechanism, budget = prep.template, plan.mechanism, plan.budget
-        # public quantities only, before the solve (docs/privacy.md §6.7, §6.8)
+        # public quantities only, before the solve
+        # (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
+        # privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("gd", template, mechanism, budget, owner)
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)

@@ -14,7 +14,7 @@ References
 .. [CMS] Chaudhuri, Monteleoni, Sarwate. Differentially Private Empirical Risk
    Minimization. JMLR 12 (2011), Alg. 1-2.
 .. [KST] Kifer, Smith, Thakurta. Private Convex Empirical Risk Minimization and
-   High-dimensional Regression. COLT 2012, §3 (objective perturbation for a convex loss
+   High-dimensional Regression. COLT 2012, Section 3 (objective perturbation for a convex loss
    of the prediction with rank-one Hessians).
 .. [KB78] Koenker, Bassett. Regression Quantiles. Econometrica 46 (1978), 33-50 (the
    quantile loss ρ_τ).
@@ -94,9 +94,10 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         on the unit label scale); "pinball": the smoothed quantile loss
         :class:`~dpconvex.objectives.Pinball` (``quantile``); "squared": (z − y)²/2, whose
         slope is unbounded on the predictions a release can reach, so the verifier refuses it
-        with the reason (docs/privacy.md §15.4). A :class:`~dpconvex.objectives.Loss` of kind
-        "regression" (e.g. from :meth:`Loss.from_cvxpy`) with ``label_range=(-1, 1)``: it
-        sees the labels on the unit scale.
+        with the reason (docs/privacy/user_objectives.md#privacy-prediction-losses). A
+        :class:`~dpconvex.objectives.Loss` of kind "regression" (e.g. from
+        :meth:`Loss.from_cvxpy`) with ``label_range=(-1, 1)``: it sees the labels on the unit
+        scale.
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
@@ -105,14 +106,14 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         labels are clipped to it (a per-record map; the count goes to
         :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows are clipped to it).
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
     intercept_scaling : float, default=1.0
     lam : float or "auto", default="auto"
-        Λ; "auto": the public rule of the classifiers (docs/privacy.md §3.4).
+        Λ; "auto": the public rule of the classifiers (docs/privacy/perturbation.md#privacy-lambda-rule).
     mechanism : str, default="auto"
         "objective", "output", "gaussian_objective", "gaussian_output", "none"; "auto" by δ.
     quantile : float, default=0.5
@@ -125,7 +126,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     max_iter : int or None, default=None
     accountant : BudgetAccountant or None, default=None
     vouch : tuple of str, default=()
-        Constants of a user's loss that you vouch for (docs/privacy.md §15.3).
+        Constants of a user's loss that you vouch for (docs/privacy/user_objectives.md#privacy-vouch).
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
         (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`: a
@@ -136,9 +137,11 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     -----
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the largest possible
-        data gradient at the start (docs/privacy.md §6.7). The check reads public quantities
-        only, not the strength of the data's signal: compare the model with the training
-        labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``) even without it.
+        data gradient at the start
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
+        public quantities only, not the strength of the data's signal: compare the model
+        with the training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``)
+        even without it.
 
     Attributes
     ----------
@@ -328,7 +331,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:
-#: all but the loss's choice, its parameters and ``vouch`` (a shipped loss is derived, §15.4).
+#: all but the loss's choice, its parameters and ``vouch`` (a shipped loss is derived,
+#: privacy-prediction-losses).
 _FIXED_LOSS_CONSTRAINTS: dict[str, Constraint] = {
     name: rule for name, rule in PrivateLinearRegressor._parameter_constraints.items()
     if name not in ("loss", "quantile", "huber_threshold", "vouch")}
@@ -342,8 +346,9 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     |r| <= M, |r| − M/2 beyond, r = z − u — on the rows clipped to ``data_norm`` and the
     labels mapped onto u ∈ [−1, 1] by the public ``label_range``. The loss's slope is at
     most 1 and its curvature at most 1/M on all of ℝ and for every label, so objective
-    perturbation ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ §3) and output
-    perturbation ([CMS]_ Alg. 1) apply with the constants derived in docs/privacy.md §15.4.
+    perturbation ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ Section 3) and output
+    perturbation ([CMS]_ Alg. 1) apply with the constants derived in
+    docs/privacy/user_objectives.md#privacy-prediction-losses.
 
     Parameters
     ----------
@@ -355,7 +360,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         labels are clipped to it (a per-record map; the count goes to
         :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows are clipped to it).
 
@@ -364,11 +369,11 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
     intercept_scaling : float, default=1.0
     lam : float or "auto", default="auto"
-        Λ; "auto": the public rule of the linear models (docs/privacy.md §3.4).
+        Λ; "auto": the public rule of the linear models (docs/privacy/perturbation.md#privacy-lambda-rule).
     mechanism : str, default="auto"
         "objective", "output", "gaussian_objective", "gaussian_output", "none" (the explicit
         NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
-        Gaussian when δ > 0 (docs/privacy.md §14.1).
+        Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
     huber_threshold : float, default=0.5
         M, where the loss turns from squared to linear, on the unit label scale: residuals
         beyond M·(hi − lo)/2 in the labels' units count linearly (the default: a quarter of
@@ -381,15 +386,17 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     accountant : BudgetAccountant or None, default=None
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
-        as in :class:`PrivateLinearRegressor` (docs/privacy.md §15.5).
+        as in :class:`PrivateLinearRegressor` (docs/privacy/user_objectives.md#privacy-constraints).
 
     Warns
     -----
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the largest possible
-        data gradient at the start (docs/privacy.md §6.7). The check reads public quantities
-        only, not the strength of the data's signal: compare the model with the training
-        labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``) even without it.
+        data gradient at the start
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
+        public quantities only, not the strength of the data's signal: compare the model
+        with the training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``)
+        even without it.
 
     Attributes
     ----------
@@ -411,7 +418,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     .. [CMS] Chaudhuri, Monteleoni, Sarwate. Differentially Private Empirical Risk
        Minimization. JMLR 12 (2011), Alg. 1-2.
     .. [KST] Kifer, Smith, Thakurta. Private Convex Empirical Risk Minimization and
-       High-dimensional Regression. COLT 2012, §3.
+       High-dimensional Regression. COLT 2012, Section 3.
 
     Examples
     --------
@@ -464,10 +471,11 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     (1/n) Σ ℓ(wᵀx̃ᵢ, uᵢ) + (Λ/2)‖(w, b/s)‖² with the quantile loss ρ_τ of [KB78]_ smoothed
     over a width h, ℓ(z, u) = (1 − τ)·r + h·log(1 + e^{−r/h}), r = z − u, which differs
     from ρ_τ(u − z) by at most h·log 2. Its slope is at most max(τ, 1 − τ) and its curvature
-    at most 1/(4h) on all of ℝ and for every label (docs/privacy.md §15.4), so objective
-    perturbation ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ §3) and output
-    perturbation ([CMS]_ Alg. 1) apply. The prediction estimates the τ-quantile of the label
-    given x, clipped to the public ``label_range``.
+    at most 1/(4h) on all of ℝ and for every label
+    (docs/privacy/user_objectives.md#privacy-prediction-losses), so objective perturbation
+    ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ Section 3) and output perturbation
+    ([CMS]_ Alg. 1) apply. The prediction estimates the τ-quantile of the label given x,
+    clipped to the public ``label_range``.
 
     Parameters
     ----------
@@ -481,7 +489,7 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
         labels are clipped to it (a per-record map; the count goes to
         :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows are clipped to it).
 
@@ -490,19 +498,21 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
     intercept_scaling : float, default=1.0
     lam : float or "auto", default="auto"
-        Λ; "auto": the public rule of the linear models (docs/privacy.md §3.4).
+        Λ; "auto": the public rule of the linear models (docs/privacy/perturbation.md#privacy-lambda-rule).
     mechanism : str, default="auto"
         "objective", "output", "gaussian_objective", "gaussian_output", "none" (the explicit
         NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
-        Gaussian when δ > 0 (docs/privacy.md §14.1). Objective perturbation had the lower
-        test MAE of the median regressor than output perturbation in every table × ε × δ
-        of the regression corpus's selection seeds (docs/privacy.md §15.4).
+        Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
+        Objective perturbation had the lower test MAE of the median regressor than
+        output perturbation in every table × ε × δ of the regression corpus's selection
+        seeds (docs/privacy/user_objectives.md#privacy-prediction-losses).
     smoothing : float, default=0.05
         h, the width of the smoothing on the unit label scale (h·(hi − lo)/2 in the labels'
         units). The minimizer of the smoothed loss is the τ-quantile of the residual plus a
         logistic variable of scale h, so its quantiles lie further out than the residuals'
         where h is not small against their spread on the unit scale; a smaller h has
-        curvature 1/(4h), which objective perturbation pays for (docs/privacy.md §15.4).
+        curvature 1/(4h), which objective perturbation pays for
+        (docs/privacy/user_objectives.md#privacy-prediction-losses).
     solver : str or None, default=None
     random_state : None, int or Generator, default=None
         None draws the noise from the OS (a release); a seed makes an experiment.
@@ -510,15 +520,17 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     accountant : BudgetAccountant or None, default=None
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
-        as in :class:`PrivateLinearRegressor` (docs/privacy.md §15.5).
+        as in :class:`PrivateLinearRegressor` (docs/privacy/user_objectives.md#privacy-constraints).
 
     Warns
     -----
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the largest possible
-        data gradient at the start (docs/privacy.md §6.7). The check reads public quantities
-        only, not the strength of the data's signal: compare the model with the training
-        labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``) even without it.
+        data gradient at the start
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
+        public quantities only, not the strength of the data's signal: compare the model
+        with the training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``)
+        even without it.
 
     Attributes
     ----------
@@ -540,7 +552,7 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     .. [CMS] Chaudhuri, Monteleoni, Sarwate. Differentially Private Empirical Risk
        Minimization. JMLR 12 (2011), Alg. 1-2.
     .. [KST] Kifer, Smith, Thakurta. Private Convex Empirical Risk Minimization and
-       High-dimensional Regression. COLT 2012, §3.
+       High-dimensional Regression. COLT 2012, Section 3.
 
     Examples
     --------

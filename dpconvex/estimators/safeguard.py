@@ -1,23 +1,23 @@
 """The front door's safeguard: release the learner's model or a constant class, chosen privately.
 
 A model that predicts worse than a constant is worse than publishing nothing, and no
-public rule can see a weak signal (docs/privacy.md §14.3). The safeguard
-(docs/privacy.md §14.4) splits the rows by a permutation drawn independently of the
-data into a fitting part and a validation part whose sizes depend on n only, fits the
+public rule can see a weak signal (docs/privacy/front_door.md#privacy-defaults-blind-spots). The safeguard
+(docs/privacy/front_door.md#privacy-classifier-safeguard) splits the rows by a permutation drawn
+independently of the data into a fitting part and a validation part whose sizes depend on n only, fits the
 learner with the validation rows left out (a boolean mask,
 :class:`~dpconvex.estimators.base.FitContext` ``excluded``: their rows get zero factors inside the
 products, X is not copied, and the learner's storage choices and guards read the fitting
 rows only), and selects among the candidates {the model, each constant class}
 with the exponential mechanism ([MT07]_) on the second, the utility of a candidate being
 minus its mistakes there (sensitivity 1 under replace-one). It is private tuning
-([CMS11]_ Alg. 4, docs/privacy.md §6.2) with one trained candidate and C candidates that
-read no data: a record is in one part, so the whole is (ε, δ)-DP with the full ε on each
-part (parallel composition).
+([CMS11]_ Alg. 4, docs/privacy/tuning_gd_ledger.md#privacy-private-tuning) with one
+trained candidate and C candidates that read no data: a record is in one part, so the
+whole is (ε, δ)-DP with the full ε on each part (parallel composition).
 
 References
 ----------
 .. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), §5.2, Alg. 4, Theorem 24.
+   Empirical Risk Minimization. JMLR 12 (2011), Section 5.2, Alg. 4, Theorem 24.
 .. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
    FOCS 2007 (the exponential mechanism).
 """
@@ -46,8 +46,9 @@ class ConstantClassifier:
     """A released constant: every row gets the same class.
 
     What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a
-    constant class (docs/privacy.md §14.4): the class, the public label set and the
-    number of columns. It is made from the private selection's output, not fitted.
+    constant class (docs/privacy/front_door.md#privacy-classifier-safeguard): the class,
+    the public label set and the number of columns. It is made from the private
+    selection's output, not fitted.
 
     Parameters
     ----------
@@ -120,8 +121,9 @@ class ConstantRegressor:
     """A released constant prediction: every row gets the private mean of the labels.
 
     What :class:`~dpconvex.PrivateRegressor` releases when its rule or its safeguard
-    chooses the constant (docs/privacy.md §17.2): the private mean in the labels' units and
-    the number of columns, made from the release, not fitted.
+    chooses the constant (docs/privacy/front_door_regression.md#privacy-private-mean):
+    the private mean in the labels' units and the number of columns, made from the
+    release, not fitted.
 
     Parameters
     ----------
@@ -173,8 +175,9 @@ def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
 
     Each term lies in [0, 1] (the residual clipped at the public κ = ``clip``; with κ = 2
     no residual of predictions and labels in [−1, 1] is clipped), so replacing one validation
-    record moves each u_k by at most 1 (docs/privacy.md §17.3). ``handicaps`` m_k are public
-    constants.
+    record moves each u_k by at most 1
+    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard). ``handicaps`` m_k
+    are public constants.
 
     Examples
     --------
@@ -227,8 +230,9 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
     """Mistakes z_0 of ``model`` and z_c of each constant class on the validation rows.
 
     A record of the validation part changes each count by at most 1 (the utility's
-    sensitivity under replace-one, docs/privacy.md §14.4). A label outside ``classes``
-    (``unknown_labels="ignore"``) is a mistake of every candidate.
+    sensitivity under replace-one,
+    docs/privacy/front_door.md#privacy-classifier-safeguard). A label outside
+    ``classes`` (``unknown_labels="ignore"``) is a mistake of every candidate.
     """
     y = np.asarray(y)
     z_model = int(np.sum(predicted(model, X) != y))
@@ -240,7 +244,8 @@ def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.ran
                    seeded: bool, *, utilities: np.ndarray | None = None,
                    description: str | None = None) -> tuple[int, Certificate]:
     """The exponential mechanism on u = −mistakes (or the given ``utilities`` of sensitivity
-    1, with their ``description``), ε-DP in the validation part (§14.4, §17.3)."""
+    1, with their ``description``), ε-DP in the validation part
+    (privacy-classifier-safeguard, privacy-regressor-safeguard)."""
     u = -np.asarray(mistakes, dtype=float) if utilities is None else np.asarray(utilities)
     selection = release(SelectionTemplate(u, 1.0, n_val, description), "exponential",
                         Budget(float(epsilon)), None, rng, seeded=seeded)

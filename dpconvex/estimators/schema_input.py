@@ -5,7 +5,8 @@ With ``schema=`` a :class:`~dpconvex.PublicSchema` (hand-written, or released by
 :class:`~dpconvex.PrivateRegressor` take the table itself: every record is encoded by
 :class:`~dpconvex.PublicEncoder` (per-record public maps, rows within ``data_norm``), the
 front door's rule sees the encoded width and its own ε (what is left after the schema), and
-a released schema's certificate is composed with the model's (docs/privacy/bounds.md §18.5).
+a released schema's certificate is composed with the model's
+(docs/privacy/bounds.md#privacy-bounds-composition).
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ class SchemaInputMixin:
         return compose_sequential(
             [release, model],
             mechanism=f"{type(self).__name__} on a table: the schema released by draft_schema, "
-                      "then the model on the rows it encodes (docs/privacy/bounds.md §18.5)",
+                      "then the model on the rows it encodes "
+            "(docs/privacy/bounds.md#privacy-bounds-composition)",
             epsilon_requested=release.epsilon + model.epsilon_requested,
             delta_requested=release.delta + model.delta,
             quantities={"schema epsilon": release.epsilon, "model epsilon": model.epsilon},

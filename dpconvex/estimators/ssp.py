@@ -1,10 +1,11 @@
 """A private ridge regression by sufficient-statistics perturbation (AdaSSP, [Wan18]_ Alg. 2).
 
 :class:`PrivateLinearRegression` fits the squared loss, which objective and output
-perturbation cannot take (its slope is unbounded: docs/privacy.md §15.4), the way the
-field's best methods do ([Wan18]_): it releases noisy versions of A = Σ x̃x̃ᵀ and
-b = Σ u x̃ (and, for the adaptive ridge, of λ_min(A)) and solves the ridge regression on
-them. The rows and labels go through the same public per-record maps as
+perturbation cannot take (its slope is unbounded:
+docs/privacy/user_objectives.md#privacy-prediction-losses), the way the field's best
+methods do ([Wan18]_): it releases noisy versions of A = Σ x̃x̃ᵀ and b = Σ u x̃ (and,
+for the adaptive ridge, of λ_min(A)) and solves the ridge regression on them. The rows
+and labels go through the same public per-record maps as
 :class:`~dpconvex.PrivateLinearRegressor`: rows clipped to ``data_norm`` q with the intercept
 column s inside the bound q̃ = √(q² + s²), labels clipped to ``label_range`` and mapped onto
 u ∈ [−1, 1]; the statistics are read in one pass over the rows (dense, sparse or Dask).
@@ -61,7 +62,7 @@ from .ovr import check_plan_shape
 
 __all__ = ["PrivateLinearRegression"]
 
-#: The mechanisms of sufficient-statistics perturbation (§16.2); "none" is its own
+#: The mechanisms of sufficient-statistics perturbation (privacy-ssp-calibration); "none" is its own
 #: non-private closed form.
 SSP_MENU = MechanismMenu({"ssp": "ssp", "gaussian_ssp": "gaussian_ssp", "none": "none_ssp"},
                          auto=("ssp", "gaussian_ssp"))
@@ -71,7 +72,8 @@ PERTURBATION_MECHANISMS = ("objective", "output", "gaussian_objective", "gaussia
 
 #: The certificate's line on the rows (public maps).
 ROWS_NOTE = ("rows clipped to the public data_norm q, the intercept column s appended inside "
-             "the bound q~ = sqrt(q^2 + s^2) (per-record public maps, docs/privacy.md §12.2)")
+             "the bound q~ = sqrt(q^2 + s^2) (per-record public maps, "
+             "docs/privacy/row_scaling.md#privacy-intercept-scaling)")
 
 
 class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, PrivateEstimator):
@@ -83,7 +85,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     λ = max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2, line 2), Π₊ the projection onto
     the PSD cone. The noise is Gaussian ((ε, δ): the analytic calibration of [BW18]_ for the
     three statistics jointly) or, with δ = 0, Laplace and norm-Gamma noise (pure ε). Every
-    constant is derived in docs/privacy.md §16.
+    constant is derived in docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics.
 
     Parameters
     ----------
@@ -94,7 +96,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         The public range (lo, hi) of the labels, from documentation, never from the data:
         labels are clipped to it (a per-record map) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md §18.4).
+        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows above it are scaled down to it).
 
@@ -110,9 +112,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         then goes to A and b.
     mechanism : {"auto", "ssp", "gaussian_ssp", "none"}, default="auto"
         "auto": "ssp" (pure ε-DP) when δ = 0, "gaussian_ssp" when δ > 0
-        (docs/privacy.md §14.1). "none" is the explicit NON-private baseline (the exact
-        ridge, or the minimum-norm least squares with ``lam="auto"``). Objective and output
-        perturbation are refused: the squared loss has no slope bound (docs/privacy.md §15.4).
+        (docs/privacy/front_door.md#privacy-mechanism-auto). "none" is the explicit
+        NON-private baseline (the exact ridge, or the minimum-norm least squares with
+        ``lam="auto"``). Objective and output perturbation are refused: the squared loss
+        has no slope bound (docs/privacy/user_objectives.md#privacy-prediction-losses).
     random_state : None or int, default=None
         None draws the noise from the OS (a release); an int makes an experiment.
     accountant : BudgetAccountant or None, default=None
@@ -123,10 +126,11 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     PrivacyWarning
         In ``fit``, before the noise is drawn, when the bound on the noise in XᵀX that the
         ridge must cover exceeds half the largest smallest eigenvalue n rows can give XᵀX
-        (n q̃²/p; docs/privacy.md §16.7). The check reads public quantities only (n, p, ε,
-        δ and the public bounds), not the strength of the data's signal: a model can be no
-        better than a constant prediction without the warning too, so compare it with the
-        training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``).
+        (n q̃²/p; docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp). The
+        check reads public quantities only (n, p, ε, δ and the public bounds), not the
+        strength of the data's signal: a model can be no better than a constant prediction
+        without the warning too, so compare it with the training labels' mean on held-out
+        rows (``sklearn.dummy.DummyRegressor``).
 
     Attributes
     ----------
@@ -136,7 +140,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     n_features_in_ : int
     certificate_ : Certificate
         Public facts only: the noisy statistics and the ridge chosen from them are not
-        stored (docs/privacy.md §16.3).
+        stored (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
     Examples
     --------
@@ -203,8 +207,9 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                 f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "
                 "'gaussian_ssp' or 'none': objective and output perturbation need a bound on the "
                 "loss's slope, which the squared loss has on no set a release can reach "
-                "(docs/privacy.md §15.4); sufficient-statistics perturbation ('ssp') needs none, "
-                "and PrivateLinearRegressor(loss='huber') perturbs a loss whose slope is bounded. "
+                "(docs/privacy/user_objectives.md#privacy-prediction-losses); sufficient-statistics "
+                "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') perturbs a loss "
+                "whose slope is bounded. "
                 f"Got {self.mechanism!r} instead.")
         return super()._mechanism()
 
@@ -218,7 +223,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         lo, hi = self._label_bounds()
         if isinstance(self.lam, str):
             rule = ("lam='auto': AdaSSP's adaptive ridge from a private lower bound on "
-                    "lambda_min(X^T X) (Wang 2018 Alg. 2; docs/privacy.md §16.3)")
+                    "lambda_min(X^T X) (Wang 2018 Alg. 2; "
+                    "docs/privacy/sufficient_statistics.md#privacy-ssp-release)")
         else:
             rule = "given: the ridge n * lam on the sums"
         return FitPlan(

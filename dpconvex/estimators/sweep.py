@@ -6,13 +6,13 @@ and, on the native path, warm-starts every solve from the previous solve of the
 sweep. Each fit is a separate release with its own certificate, charged to the
 estimator's accountant like a call to ``fit``.
 
-Warm starts and privacy (docs/privacy.md §5.4): a solve is started from the
-solution of the previous solve in the same sweep. For objective perturbation
-that is a released model, for output perturbation it is the minimizer of the
-unperturbed objective that every run of the sweep perturbs anew. The start point
-only changes how the solver reaches the minimizer, which it must reach to the
-same residual tolerance (<= 1e-6) before anything is released; the noise and
-the calibration do not depend on it.
+Warm starts and privacy
+(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): a solve is started
+from the solution of the previous solve in the same sweep. For objective perturbation
+that is a released model, for output perturbation it is the minimizer of the unperturbed
+objective that every run of the sweep perturbs anew. The start point only changes how
+the solver reaches the minimizer, which it must reach to the same residual tolerance (<=
+1e-6) before anything is released; the noise and the calibration do not depend on it.
 """
 
 from __future__ import annotations
@@ -207,8 +207,9 @@ def epsilon_sweep(
             if prepared is None or not prepared.reusable:
                 prepared = model.prepare(X, y, plan, context=model_context)
                 sweep.templates_built += 1
-            # the previous solve's point (a start point only: docs/privacy.md §5) comes
-            # from the not-private diagnostic channel; nothing of it is stored on the models
+            # the previous solve's point (a start point only:
+            # docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) comes from
+            # the not-private diagnostic channel; nothing of it is stored on the models
             with collect_diagnostics() as diagnostics:
                 model.fit_prepared(prepared, plan, warm_start=previous if warm_start else None,
                                    context=model_context)

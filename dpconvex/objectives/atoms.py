@@ -10,7 +10,7 @@ a constant factor a scales both by |a|. Each bound is a theorem about the atom, 
 probe: it holds at every margin a release can reach (the noise is unbounded, so the
 margins of a released model are). A loss whose expression contains an atom outside
 :data:`ATOMS` gets no derived bound (its declared bounds are then "declared, not
-verified", docs/privacy.md §2.6).
+verified", docs/privacy/user_objectives.md#privacy-vouch).
 
 The table (L_f, c_f), with the form each atom takes in CVXPY:
 

@@ -11,14 +11,15 @@ Each class carries:
 * ``curvature``: a declared bound c on ℓ''(m) (CMS Alg. 2's constant c).
 
 The verifier (:func:`dpconvex.privacy.checks.check_loss`) establishes the declared
-constants on all of ℝ: from docs/privacy.md §2.1 for the losses below, from the CVXPY
-form's atoms for a user's loss (:mod:`dpconvex.objectives.atoms`). Adding a loss = one
-subclass + one entry in :data:`LOSSES`.
+constants on all of ℝ: from docs/privacy/linear_erm.md#privacy-loss-constants for the
+losses below, from the CVXPY form's atoms for a user's loss
+(:mod:`dpconvex.objectives.atoms`). Adding a loss = one subclass + one entry in
+:data:`LOSSES`.
 
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12:1069-1109, 2011. Logistic loss §3.4.1;
+   Empirical Risk Minimization. JMLR 12:1069-1109, 2011. Logistic loss Section 3.4.1;
    smooth hinge ℓ_s eq. (23); Huber hinge eq. (35).
 """
 
@@ -110,8 +111,9 @@ class Loss:
         The NumPy value and derivatives the native solvers use are derived from the same
         expression (vectorized: :class:`~dpconvex.objectives.atoms.CompiledForm`), and so are
         the slope and curvature bounds on all of ℝ (× the label range): see
-        :func:`~dpconvex.objectives.atoms.derive_bounds` and docs/privacy.md §15.1. Declared
-        bounds, when given, must be at least the derived ones (the verifier checks).
+        :func:`~dpconvex.objectives.atoms.derive_bounds` and
+        docs/privacy/user_objectives.md#privacy-margin-loss-bounds. Declared bounds,
+        when given, must be at least the derived ones (the verifier checks).
 
         Parameters
         ----------
@@ -122,7 +124,7 @@ class Loss:
         kind : {"margin", "regression", "multiclass"}
             "multiclass" (a loss of C predictions, e.g. ``cp.log_sum_exp(z) - z[y]``) is
             refused with the reason (:data:`MULTICLASS_REFUSAL`): its bounds are not derived
-            (docs/privacy.md §15.1).
+            (docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
         name : str or None
             The loss's name in certificates (default "cvxpy_loss").
         label_range : (float, float)
@@ -234,10 +236,11 @@ MULTICLASS_REFUSAL = (
     "Loss.from_cvxpy: a loss of C predictions z = Wᵀx in ℝ^C (kind='multiclass', e.g. "
     "cp.log_sum_exp(z) - z[y]) is refused: objective perturbation for it needs the per-record "
     "Hessian's rank C and a bound on its largest eigenvalue over all of ℝ^C, and "
-    "docs/privacy.md §15.1 derives bounds for a scalar prediction only (rank one), so the "
-    "verifier could not check the constants the noise depends on. For multinomial logistic "
-    "regression use dp.PrivateLargeMarginGaussian(loss='softmax', structure='linear') (the "
-    "softmax loss of §11, derived and audited), or one-vs-rest dp.PrivateLogisticRegression.")
+    "docs/privacy/user_objectives.md#privacy-margin-loss-bounds derives bounds for a scalar prediction only "
+    "(rank one), so the verifier could not check the constants the noise depends on. For multinomial "
+    "logistic regression use dp.PrivateLargeMarginGaussian(loss='softmax', structure='linear') (the "
+    "softmax loss of privacy-large-margin-softmax, derived and audited), or one-vs-rest "
+    "dp.PrivateLogisticRegression.")
 
 
 def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
@@ -300,7 +303,7 @@ def _check_label_range(label_range: Any, caller: str) -> tuple[float, float]:
 
 
 class Logistic(Loss):
-    """ℓ(m) = log(1 + exp(-m)); |ℓ'| < 1, ℓ'' <= 1/4 ([CMS]_ §3.4.1).
+    """ℓ(m) = log(1 + exp(-m)); |ℓ'| < 1, ℓ'' <= 1/4 ([CMS]_ Section 3.4.1).
 
     Examples
     --------
@@ -314,7 +317,7 @@ class Logistic(Loss):
     """
 
     name = "logistic"
-    derivation = "docs/privacy.md §2.1"
+    derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
     deriv_bound = 1.0
     curvature = 0.25
 
@@ -378,7 +381,7 @@ class HuberHinge(_SmoothedHinge):
     """
 
     name = "huber"
-    derivation = "docs/privacy.md §2.1"
+    derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
     deriv_bound = 1.0
 
     @property
@@ -428,7 +431,7 @@ class SmoothHinge(_SmoothedHinge):
     """
 
     name = "smooth_hinge"
-    derivation = "docs/privacy.md §2.1"
+    derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
     has_cvxpy = False
     deriv_bound = 1.0
 
@@ -470,7 +473,7 @@ class HuberRegression(_RegressionLoss):
     """ℓ(z, y) = huber_M(z − y) / (2M): squared near the label, linear beyond M.
 
     With r = z − y: r²/(2M) for |r| <= M, |r| − M/2 beyond. |∂ℓ/∂z| <= 1 and ∂²ℓ/∂z²
-    <= 1/M on all of ℝ, whatever the label (docs/privacy.md §15.4).
+    <= 1/M on all of ℝ, whatever the label (docs/privacy/user_objectives.md#privacy-prediction-losses).
 
     Examples
     --------
@@ -484,7 +487,7 @@ class HuberRegression(_RegressionLoss):
     """
 
     name = "huber_regression"
-    derivation = "docs/privacy.md §15.4"
+    derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
     deriv_bound = 1.0
 
     def __init__(self, M: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
@@ -526,7 +529,8 @@ class Pinball(_RegressionLoss):
     With r = z − y: ℓ(z, y) = (1 − τ)·r + h·log(1 + exp(−r/h)), which tends to the pinball
     loss max(τ(y − z), (τ − 1)(y − z)) as h → 0 (they differ by at most h·log 2).
     ∂ℓ/∂z = (1 − τ) − σ(−r/h) ∈ (−τ, 1 − τ), so |∂ℓ/∂z| <= max(τ, 1 − τ); ∂²ℓ/∂z² =
-    σ(1 − σ)/h <= 1/(4h), on all of ℝ and for every label (docs/privacy.md §15.4).
+    σ(1 − σ)/h <= 1/(4h), on all of ℝ and for every label
+    (docs/privacy/user_objectives.md#privacy-prediction-losses).
 
     Examples
     --------
@@ -540,7 +544,7 @@ class Pinball(_RegressionLoss):
     """
 
     name = "pinball"
-    derivation = "docs/privacy.md §15.4"
+    derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
 
     def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0),
                  smoothing: float = 0.05):
@@ -602,7 +606,7 @@ def get_regression_loss(name: str | Loss, label_range: tuple[float, float], **pa
 
     "squared" is (z − y)²/2 stated in CVXPY (:meth:`Loss.from_cvxpy`): its slope is unbounded
     on the predictions a release can reach, so the verifier refuses it for objective and
-    output perturbation, with the reason (docs/privacy.md §15.4).
+    output perturbation, with the reason (docs/privacy/user_objectives.md#privacy-prediction-losses).
 
     Examples
     --------

@@ -78,7 +78,7 @@ class L2(Regularizer):
     """
 
     name = "l2"
-    derivation = "docs/privacy.md §3"
+    derivation = "docs/privacy/perturbation.md#privacy-perturbation"
 
     def __init__(self, lam: float):
         self.lam = check_float("lam", lam, "L2", low=0.0, low_inclusive=True)
@@ -121,7 +121,7 @@ class Frobenius(Regularizer):
     """
 
     name = "frobenius"
-    derivation = "docs/privacy.md §4.5"
+    derivation = "docs/privacy/large_margin.md#privacy-lm-strong-convexity"
 
     def __init__(self, lam: float):
         self.lam = check_float("lam", lam, "Frobenius", low=0.0, low_inclusive=True)

@@ -15,7 +15,7 @@ set                    S                               Π_S(θ)
 :class:`L2Ball`        ||w − c||_2 <= r                c + (θ − c) · min(1, r/||θ − c||_2)
 :class:`Box`           l <= w <= u (per coordinate)    clip(θ, l, u)
 :class:`NonNegative`   w >= 0                          max(θ, 0)
-:class:`L1Ball`        ||w||_1 <= r                    sign(θ) · Π_simplex(|θ|) ([DSSC]_ §4)
+:class:`L1Ball`        ||w||_1 <= r                    sign(θ) · Π_simplex(|θ|) ([DSSC]_ Section 4)
 :class:`Simplex`       w >= 0, Σ w = t                 max(θ − τ, 0), τ by sorting ([DSSC]_
                                                        Fig. 1)
 :class:`Intersection`  sets on disjoint coordinates,   each member's projection on its
@@ -31,7 +31,7 @@ their intersection is not the composition of the projections.
 References
 ----------
 .. [DSSC] J. Duchi, S. Shalev-Shwartz, Y. Singer, T. Chandra. Efficient projections onto
-   the l1-ball for learning in high dimensions. ICML 2008, Fig. 1 (simplex) and §4
+   the l1-ball for learning in high dimensions. ICML 2008, Fig. 1 (simplex) and Section 4
    (l1 ball).
 """
 
@@ -533,7 +533,7 @@ class L1Ball(ConvexSet):
     """The ℓ1 ball ||w||_1 <= radius.
 
     The projection is that of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
-    projections onto the l1-ball for learning in high dimensions" (ICML 2008), §4: θ
+    projections onto the l1-ball for learning in high dimensions" (ICML 2008), Section 4: θ
     itself inside the ball, else sign(θ) · Π_simplex(|θ|) onto the simplex of total
     ``radius`` (their Fig. 1, as in :class:`Simplex`).
 

@@ -3,7 +3,7 @@
 A :class:`MatrixTerm` may read only Φ (never the data): its gradient cancels in
 the replace-one difference, so the sensitivity is unchanged, and its Hessian
 (PSD, by convexity) only adds to the Jacobian's strong-convexity floor
-(docs/privacy.md §4).
+(docs/privacy/large_margin.md#privacy-large-margin).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Private bounds: a column's range, a column's vocabulary, a whole schema, a label range.
 
 Every private learner needs public bounds. When no document gives them, they are released
-here from the data under a privacy budget charged like any fit (docs/privacy/bounds.md §18):
+here from the data under a privacy budget charged like any fit (docs/privacy/bounds.md#privacy-bounds):
 
 - :func:`release_range`: the range of n values without any starting bound — a Laplace
   histogram over signed powers of two, then (when the budget resolves them) the quantile
@@ -203,7 +203,7 @@ def column_budgets(budget: Budget, n_ranges: int, n_vocabularies: int) -> Column
     Basic composition gives each of the k columns ε/k (and each vocabulary δ/k_v). With
     δ > 0, the PLD accountant composes the k columns at δ/2 (vocabularies δ/(2 k_v) each):
     the largest common per-column ε whose composition is (ε, δ)-DP, used when it exceeds
-    ε/k (docs/privacy/bounds.md §18.5).
+    ε/k (docs/privacy/bounds.md#privacy-bounds-composition).
 
     Examples
     --------
@@ -251,7 +251,7 @@ def column_budgets(budget: Budget, n_ranges: int, n_vocabularies: int) -> Column
 def _compose_columns(parts: list[Certificate], labels: list[str], budget: Budget,
                      budgets: ColumnBudgets, assumptions: list[str]) -> Certificate:
     mechanism = ("draft_schema: a public schema released column by column "
-                 "(docs/privacy/bounds.md §18)")
+                 "(docs/privacy/bounds.md#privacy-bounds)")
     quantities = {"columns released": len(parts), "composition": budgets.rule}
     if budgets.rule != "PLD composition":
         return compose_sequential(parts, mechanism=mechanism, epsilon_requested=budget.epsilon,
@@ -299,7 +299,7 @@ _SCHEMA_ASSUMPTIONS = (
     "as a number counts as missing; binary: nothing read; categorical: each value's text), "
     "else read from a number dtype (numeric) or a bool dtype (binary), which is public only "
     "when it was fixed without the data: a dtype a reader infers from the values is a "
-    "statistic of them (docs/privacy/bounds.md §18.1)",
+    "statistic of them (docs/privacy/bounds.md#privacy-bounds-grid)",
     "columns in 'declared' are public knowledge and read no record",
 )
 
@@ -329,7 +329,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     """Draft a public schema for a table: privately with ``epsilon``, else read (not private).
 
     With ``epsilon``, every column that ``declared`` does not give is released under one
-    budget (docs/privacy/bounds.md §18), by its kind: the kind ``kinds`` gives, else the
+    budget (docs/privacy/bounds.md#privacy-bounds), by its kind: the kind ``kinds`` gives, else the
     kind of a number or bool dtype. A dtype that a reader inferred from the values
     (``read_csv``, the DataFrame constructor) is a statistic of them: one record
     ``"unknown"`` makes a column of numbers text. So a column of any other dtype (text,

@@ -2,12 +2,12 @@
 
 A loss's slope and curvature bounds must hold at every margin a release can reach, which
 is all of ℝ (the noise is unbounded). They are *established* by a derivation: the one
-written in docs/privacy.md §2.1 for a loss dpconvex ships, or the atom table
+written in docs/privacy/linear_erm.md#privacy-loss-constants for a loss dpconvex ships, or the atom table
 (:mod:`dpconvex.objectives.atoms`) applied to the loss's CVXPY form. A numerical probe
 on a window of margins can refute a declared bound, never establish it; a bound with no
 derivation is "declared, not verified" (:attr:`Condition.unverified`), and
 :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it
-(docs/privacy.md §15).
+(docs/privacy/user_objectives.md#privacy-user-objectives).
 
 A shipped loss, as constructed, is established by its derivation alone: nothing is probed
 at a fit (the test suite probes the shipped classes). A user's loss is probed, once per
@@ -50,16 +50,17 @@ def shipped_derivation(obj: object) -> str | None:
     """Where dpconvex derives the constants of ``obj``, if dpconvex ships its exact class.
 
     A loss or template class shipped by dpconvex names its derivation in its own
-    ``derivation`` attribute (e.g. ``"docs/privacy.md §2.1"``). A subclass, or a class
+    ``derivation`` attribute (e.g.
+    ``"docs/privacy/linear_erm.md#privacy-loss-constants"``). A subclass, or a class
     written elsewhere, is not what the derivation is about: None, and its constants are
-    checked as a user's (docs/privacy.md §15).
+    checked as a user's (docs/privacy/user_objectives.md#privacy-user-objectives).
 
     Examples
     --------
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.checks import shipped_derivation
     >>> shipped_derivation(Logistic())
-    'docs/privacy.md §2.1'
+    'docs/privacy/linear_erm.md#privacy-loss-constants'
     >>> class Mine(Logistic):
     ...     pass
     >>> shipped_derivation(Mine()) is None
@@ -231,8 +232,9 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
 def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") -> list[Condition]:
     """Establish a margin loss's declared constants on all of ℝ, and check its code.
 
-    See :func:`_check_loss` (what is checked, docs/privacy.md §15.1). The loss's own code
-    is evaluated at fixed margins only (no data); an exception it raises is reported as a
+    See :func:`_check_loss` (what is checked,
+    docs/privacy/user_objectives.md#privacy-margin-loss-bounds). The loss's own code is
+    evaluated at fixed margins only (no data); an exception it raises is reported as a
     :class:`PrivacyError` naming the loss.
 
     Raises
@@ -250,8 +252,8 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     >>> conds = check_loss(HuberHinge(h=0.5), need_curvature=True)
     >>> for c in conds[-2:]:
     ...     print(c.name, "|", c.how)
-    |ℓ'| bound | derived (docs/privacy.md §2.1)
-    ℓ'' bound (c) | derived (docs/privacy.md §2.1)
+    |ℓ'| bound | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
+    ℓ'' bound (c) | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
     >>> mine = Loss.from_cvxpy(lambda m: cp.huber(cp.pos(1 - m), 1.0) / 2, name="mine")
     >>> for c in check_loss(mine, need_curvature=True)[:2]:
     ...     print(c.name, "|", c.how)
@@ -458,12 +460,13 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
 
     The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
     ``curvature``) must hold at every margin, since a release can reach any margin. Each
-    is established by a derivation: docs/privacy.md §2.1 for a loss dpconvex ships
-    (:func:`shipped_derivation`), else the atom table applied to the loss's CVXPY form
-    (:func:`~dpconvex.objectives.atoms.derive_margin_bounds`), which also refuses a loss of
-    unbounded slope. A bound with neither is returned as "declared, not verified"
-    (``Condition.unverified`` names it): :func:`~dpconvex.privacy.release.release` refuses
-    it unless the caller vouches for it.
+    is established by a derivation: docs/privacy/linear_erm.md#privacy-loss-constants
+    for a loss dpconvex ships (:func:`shipped_derivation`), else the atom table applied
+    to the loss's CVXPY form (:func:`~dpconvex.objectives.atoms.derive_margin_bounds`),
+    which also refuses a loss of unbounded slope. A bound with neither is returned as
+    "declared, not verified" (``Condition.unverified`` names it):
+    :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for
+    it.
 
     Numerical checks of the loss's code, on a fine grid of margins (with points around
     declared kinks and far out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`);

@@ -4,7 +4,7 @@ The templates dpconvex ships derive their constants in docs/privacy.md (their cl
 the section: :func:`~dpconvex.privacy.checks.shipped_derivation`). Any other template — a
 class written in a notebook, or a subclass of a shipped one, which may change what the
 derivation was about — is a *user template*, and :func:`declaration_conditions` checks what
-it declares against its own functions (docs/privacy.md §15):
+it declares against its own functions (docs/privacy/user_objectives.md#privacy-user-objectives):
 
 * the dimension p against the parameter space;
 * the strong-convexity modulus μ against the regularizer (derived for a shipped
@@ -29,7 +29,7 @@ refuses it unless the caller vouches for it (``vouch=``).
 The checks that read the template's own records (the objective's consistency) pass on
 every dataset when the template's code is what it declares: they can refuse only a
 template whose declarations are false, so they add no data-dependent refusal to a correct
-one (docs/privacy.md §15.3).
+one (docs/privacy/user_objectives.md#privacy-vouch).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ parameters, because a wrong scale is a privacy bug.
 .. warning:: These samplers produce IEEE floating-point numbers. Mironov
    (CCS 2012) showed that the low-order bits of floating-point Laplace noise can
    leak the un-noised value. The guarantees computed by dpconvex are for the
-   idealized real-valued mechanism; see ``docs/privacy.md`` (§ Floating point).
+   idealized real-valued mechanism; see ``docs/privacy/accuracy_randomness.md``.
 
 References
 ----------
@@ -190,7 +190,7 @@ def sup_norm_gamma(
 ) -> np.ndarray:
     """Draw b with density proportional to exp(-beta * ||b||_inf) over the whole array.
 
-    The K-norm mechanism's sampler for the sup norm (Hardt & Talwar, STOC 2010, §2): a
+    The K-norm mechanism's sampler for the sup norm (Hardt & Talwar, STOC 2010, Section 2): a
     radius ``r ~ Gamma(shape=p + 1, scale=1/beta)`` times a point uniform in the unit cube
     [-1, 1]^p, p the number of entries. The density of b = r·z is
     ∫_{||b||_inf}^∞ beta^{p+1} r^p e^{-beta r} / p! · (2r)^{-p} dr
@@ -320,7 +320,8 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     g/16. The release is a post-processing of the ideal real-valued mechanism
     except when fl(c + b) and c + b round to different grid points, which needs
     c + b within a few ulps of a cell boundary (probability ~ 2^-30 per
-    coordinate): docs/privacy.md §5 states what this does and does not prove.
+    coordinate): docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness states
+    what this does and does not prove.
 
     Parameters
     ----------
@@ -346,7 +347,7 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     References
     ----------
     I. Mironov. On Significance of the Least Significant Bits for Differential
-    Privacy. CCS 2012, §5 (the snapping mechanism).
+    Privacy. CCS 2012, Section 5 (the snapping mechanism).
 
     Examples
     --------

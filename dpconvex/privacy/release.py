@@ -8,7 +8,7 @@
 
 The solve's diagnostics (residual, iterations, objective value, timings) are
 returned separately in ``Release.diagnostics``: they depend on the data and are
-NOT part of the release (docs/privacy.md §8); callers must not store them on a
+NOT part of the release (docs/privacy/release.md#privacy-release); callers must not store them on a
 fitted model.
 """
 
@@ -128,7 +128,8 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     rng : None, int or Generator
         None seeds the noise from the OS.
     warm_start : ndarray, optional
-        Solver start point (never a non-private model: docs/privacy.md §5).
+        Solver start point (never a non-private model:
+        docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
     max_iter : int, optional
         Cap on the solver's iterations; the accuracy check still decides.
     dry_run : bool
@@ -150,7 +151,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         them). A template dpconvex does not ship has each declared constant checked
         (:func:`~dpconvex.privacy.declarations.declaration_conditions`); a constant that
         cannot be checked is refused unless named here, and the certificate then states
-        that the caller vouched for it (docs/privacy.md §15).
+        that the caller vouched for it (docs/privacy/user_objectives.md#privacy-user-objectives).
 
     Returns
     -------
@@ -240,7 +241,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         # public facts only: the solver(s) of the backend that ran, as chosen from public
         # parameters ("auto" resolved; Backend.label), and the tolerance met; never which
         # solver of a polished backend produced the point, the residual, objective value,
-        # iterations or time, which depend on the data (docs/privacy.md §5a)
+        # iterations or time, which depend on the data (docs/privacy/release.md#privacy-release)
         certificate.solver = {"backend": getattr(solver_backend, "label",
                                                  getattr(solver_backend, "name", str(backend))),
                               "solved to residual <= tolerance": "yes"}

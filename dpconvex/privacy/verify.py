@@ -2,7 +2,7 @@
 
 This module is a thin layer over the one release
 pipeline: :func:`verify` is :func:`dpconvex.privacy.release.release` with
-``dry_run=True``, and each constant has its home elsewhere (docs/privacy.md §0):
+``dry_run=True``, and each constant has its home elsewhere (docs/privacy/constants.md#privacy-constants):
 
 * calibrations: :mod:`dpconvex.privacy.mechanisms` (objective and output
   perturbation: ``calibrate_objective_perturbation``,
@@ -70,7 +70,7 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
 
     The same dry run as an estimator's ``certify()`` (:func:`dpconvex.privacy.release.release`
     with ``dry_run=True``): for the same template, mechanism and (ε, δ) the calibration
-    (e.g. the Gaussian σ, docs/privacy.md §10) is the one a fit would use.
+    (e.g. the Gaussian σ, docs/privacy/gaussian_linear.md#privacy-gaussian-linear) is the one a fit would use.
 
     Parameters
     ----------
@@ -84,12 +84,15 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     delta : float, default=0.0
         Requested δ: 0 for the pure ε-DP mechanisms ("objective", "output",
         "norm_gamma_sum", "knorm_sum"), in (0, 1) for the (ε, δ) ones ("gaussian_objective",
-        "gaussian_output", "gaussian_objective_lm", "gaussian"; docs/privacy.md §10-§11,
-        §4.9). Ignored for ``mechanism="none"``.
+        "gaussian_output", "gaussian_objective_lm", "gaussian";
+        docs/privacy/gaussian_linear.md#privacy-gaussian-linear,
+        privacy-large-margin-softmax, privacy-class-centroids). Ignored for
+        ``mechanism="none"``.
     optimality_tol : float or None, default=None
         A float γ: approximate-minima perturbation around the mechanism, as the
         estimators' ``optimality_tol`` ("amp" for a pure mechanism, "gaussian_amp" for
-        a Gaussian one; docs/privacy.md §5, §10.4).
+        a Gaussian one; docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
+        privacy-gaussian-amp).
     amp_fraction : float, default=0.1
         Share of (ε, δ) spent on the approximate-minima cover.
 

@@ -206,7 +206,7 @@ class Backend(abc.ABC, Generic[TemplateT]):
         ``"auto"`` policy chose from public parameters, never on the solve (a
         backend that runs a second solver only when the first one's residual
         misses the tolerance names both and not which of them ran:
-        docs/privacy.md §5a).
+        docs/privacy/release.md#privacy-release).
 
         Examples
         --------

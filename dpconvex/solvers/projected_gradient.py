@@ -32,15 +32,15 @@ J, ||θ − θ*|| <= (1 + L)/μ · res(θ).
 
 References
 ----------
-.. [N] Y. Nesterov. Introductory Lectures on Convex Optimization, 2004, §2.2
+.. [N] Y. Nesterov. Introductory Lectures on Convex Optimization, 2004, Section 2.2
    (constant-step scheme III for strongly convex functions) and Lectures on
-   Convex Optimization (2018), §2.2.4 (gradient mapping).
+   Convex Optimization (2018), Section 2.2.4 (gradient mapping).
 .. [BT] A. Beck, M. Teboulle. A Fast Iterative Shrinkage-Thresholding Algorithm
    for Linear Inverse Problems. SIAM J. Imaging Sci. 2(1), 2009 (backtracking).
 .. [OC] B. O'Donoghue, E. Candès. Adaptive Restart for Accelerated Gradient
    Schemes. Found. Comput. Math. 15, 2015.
 .. [BCG] S. Becker, E. Candès, M. Grant. Templates for convex cone problems with
-   applications to sparse signal recovery. Math. Prog. Comp. 3, 2011, §5.3
+   applications to sparse signal recovery. Math. Prog. Comp. 3, 2011, Section 5.3
    (TFOCS: the local Lipschitz estimate from gradients when values are rounding).
 .. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
    Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.

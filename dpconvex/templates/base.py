@@ -78,7 +78,7 @@ class PrivacyConstants:
     hessian_trace_bound : float or None, default=None
         T: bound on the trace of one record's loss Hessian; None means r·c_u.
         The one-sided Jacobian slack r·log(1 + T/(r n μ)) uses min(T, r·c_u)
-        (docs/privacy.md §3.3).
+        (docs/privacy/perturbation.md#privacy-jacobian-slack).
 
     Examples
     --------
@@ -113,7 +113,7 @@ class RecordDomain:
     The verifier probes a template's per-record functions (capability ``"per_record"``) on
     records of this domain: rows of norm at most ``data_norm`` with ``n_features`` entries,
     labels in ``labels`` (a finite set) or in ``label_range`` (an interval)
-    (docs/privacy.md §15).
+    (docs/privacy/user_objectives.md#privacy-user-objectives).
 
     Attributes
     ----------
@@ -366,7 +366,7 @@ def natural_residual(theta: np.ndarray, grad: np.ndarray,
 
     The gradient mapping with unit step: zero exactly at the constrained
     minimizer, ||∇J|| where the constraint is inactive, and independent of any
-    solver's step size (docs/privacy.md §4.7).
+    solver's step size (docs/privacy/large_margin.md#privacy-lm-solver-accuracy).
 
     Examples
     --------
@@ -661,19 +661,20 @@ CAPABILITY_MEMBERS: dict[str, tuple[str, ...]] = {
     "chunked_class_sums": ("rows", "class_sums_chunked"),
     # one record's loss gradient on any record of the public domain, and the template's own
     # records: what the verifier checks a user template's declared constants against
-    # (docs/privacy.md §15)
+    # (docs/privacy/user_objectives.md#privacy-user-objectives)
     "per_record": ("record_domain", "record_gradients", "X", "y"),
     # the sufficient statistics of a ridge regression, A = sum x x^T and b = sum u x, with
     # the public bounds ||x|| <= data_norm, |u| <= 1 and a ridge given or None
-    # (sufficient-statistics perturbation, docs/privacy.md §16)
+    # (sufficient-statistics perturbation,
+    # docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics)
     "sufficient_statistics": ("gram", "cross", "data_norm", "ridge", "p"),
     # the sum of n values with a public bound |u_i| <= bound (the Laplace mechanism on a
-    # mean, docs/privacy.md §17.2)
+    # mean, docs/privacy/front_door_regression.md#privacy-private-mean)
     "bounded_sum": ("total", "bound"),
     # the counts of n values on the public grid of signed octaves (dpconvex.data.log_grid),
-    # the quantile levels of a range and whether to refine it (docs/privacy/bounds.md §18.2)
+    # the quantile levels of a range and whether to refine it (docs/privacy/bounds.md#privacy-bounds-range)
     "grid_counts": ("cell_counts", "levels", "refine", "values_name"),
-    # the counts of the categories seen in a column (docs/privacy/bounds.md §18.3)
+    # the counts of the categories seen in a column (docs/privacy/bounds.md#privacy-bounds-vocabulary)
     "category_counts": ("category_counts", "values_name"),
 }
 

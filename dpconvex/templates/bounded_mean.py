@@ -2,8 +2,9 @@
 
 :class:`~dpconvex.PrivateRegressor` releases the training mean of the labels (clipped to the
 public ``label_range`` and mapped onto u ∈ [−1, 1]) as its constant candidate
-(docs/privacy.md §17.2). Replacing one record moves the sum Σ uᵢ by at most 2, so the mean
-(with n public) by at most 2/n: the Laplace mechanism on it is ε-DP ([DMNS06]_).
+(docs/privacy/front_door_regression.md#privacy-private-mean). Replacing one record moves
+the sum Σ uᵢ by at most 2, so the mean (with n public) by at most 2/n: the Laplace
+mechanism on it is ε-DP ([DMNS06]_).
 
 References
 ----------
@@ -49,8 +50,8 @@ class BoundedMeanTemplate:
     name = "bounded mean"
     kind = "bounded_mean"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §17.2"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/front_door_regression.md#privacy-private-mean"
     capabilities = frozenset({"bounded_sum"})
     noise_symmetric = False
     residual_tol = math.inf

@@ -3,9 +3,9 @@
 :class:`RangeTemplate` holds n values seen through their counts on the public grid of
 :mod:`dpconvex.data.log_grid` (signed octaves cut into equal cells); the mechanism
 ``"quantile_range"`` releases a range [lo, hi] from them without any starting bound
-(docs/privacy/bounds.md §18.2). :class:`VocabularyTemplate` holds the counts of the
+(docs/privacy/bounds.md#privacy-bounds-range). :class:`VocabularyTemplate` holds the counts of the
 categories seen in a column; the mechanism ``"stable_vocabulary"`` releases the
-categories whose noisy count clears a threshold ((ε, δ), §18.3). Replacing one record
+categories whose noisy count clears a threshold ((ε, δ), privacy-bounds-vocabulary). Replacing one record
 moves one value from one cell (category) to another: two counts change by 1.
 
 References
@@ -87,7 +87,7 @@ class RangeTemplate:
     name = "range"
     kind = "range"
     #: Where the constants of this class are derived.
-    derivation = "docs/privacy/bounds.md §18.2"
+    derivation = "docs/privacy/bounds.md#privacy-bounds-range"
     capabilities = frozenset({"grid_counts"})
     noise_symmetric = False
     residual_tol = math.inf
@@ -154,7 +154,7 @@ class VocabularyTemplate:
 
     name = "vocabulary"
     kind = "vocabulary"
-    derivation = "docs/privacy/bounds.md §18.3"
+    derivation = "docs/privacy/bounds.md#privacy-bounds-vocabulary"
     capabilities = frozenset({"category_counts"})
     noise_symmetric = False
     residual_tol = math.inf

@@ -1,19 +1,20 @@
 """Public feature maps and structured parameterizations for the softmax large-margin template.
 
 The model is linear in a public per-record feature vector u(x), ||u|| <= 1
-(docs/privacy.md §11.9). With x̂ = x/q (rows clipped to ||x|| <= q = ``data_norm``),
-public weights (wq, wl, wc) >= 0 and N the norm of the weights used:
+(docs/privacy/large_margin_softmax.md#privacy-feature-map-structures). With x̂ = x/q
+(rows clipped to ||x|| <= q = ``data_norm``), public weights (wq, wl, wc) >= 0 and N the
+norm of the weights used:
 
 * ``"full"``:     u = [wq·svec(x̂x̂ᵀ), wl·x̂, wc]/N,  svec orthonormal (off-diagonals × √2);
 * ``"diagonal"``: u = [wq·(x̂∘x̂), wl·x̂, wc]/N;
 * ``"linear"``:   u = [wl·x̂, wc]/N (wq = 0: the "shared Ψ", linear in x).
 
 ||svec(x̂x̂ᵀ)|| = ||x̂||² <= 1 and ||x̂∘x̂|| <= ||x̂||² <= 1, so ||u|| <= 1, and every
-constant of §11.1–11.3 holds for u in place of zzᵀ (G = √2, Hessian rank C − 1,
-trace T = 1 − 1/C, gradient span C − 1, k = 2(C − 1)). The parameter is
-Θ ∈ R^{C×m}, a_c = ⟨Θ_c, u⟩, in orthonormal coordinates (noise i.i.d. N(0, σ²),
-shape (C, m), not symmetric). The z′ map of §11.6 is ``"full"`` with
-(wq, wl, wc) = (1, √2·w, w²), N = 1 + w².
+constant of privacy-softmax-constants to privacy-softmax-gaussian-objective holds for u
+in place of zzᵀ (G = √2, Hessian rank C − 1, trace T = 1 − 1/C, gradient span C − 1, k =
+2(C − 1)). The parameter is Θ ∈ R^{C×m}, a_c = ⟨Θ_c, u⟩, in orthonormal coordinates
+(noise i.i.d. N(0, σ²), shape (C, m), not symmetric). The z′ map of
+privacy-softmax-feature-map is ``"full"`` with (wq, wl, wc) = (1, √2·w, w²), N = 1 + w².
 
 Every u is a linear image of zzᵀ for the template's z = [x; 1]/r, r = sqrt(q² + 1)
 (x̂ = (r/q)·z_x and the constant t = r·z_1: x̂·t = (r²/q)·z_x z_1, t² = r² z_1²), so
@@ -23,7 +24,7 @@ a_c = ⟨Θ_c, u⟩ = zᵀΦ_c z with the public linear map (:meth:`FeatureMap.t
 
 A_c the symmetric d × d matrix of the quadratic coordinates (diagonal for
 ``"diagonal"``, zero for ``"linear"``), v_c the linear and t_c the constant one.
-This one map gives the release (Φ_c for z, then the common PSD shift of §11.4),
+This one map gives the release (Φ_c for z, then the common PSD shift of privacy-softmax-psd-shift),
 the quadratic forms on records held anywhere (Dask), and, through its adjoint
 :meth:`FeatureMap.from_blocks`, the gradient. In memory, ``"diagonal"`` builds the
 n × m features once (m = 2d + 1); ``"linear"`` (u a per-row and per-column scaling of z)
@@ -56,8 +57,8 @@ __all__ = ["DEFAULT_WEIGHTS", "STRUCTURES", "FeatureMap", "FeatureMapSpace", "ch
 STRUCTURES = ("full", "diagonal", "linear")
 
 #: (wq, wl, wc) of ``feature_weights=None`` for the structured maps ("full" with None is
-#: the z′ map of §11.6). Chosen on validation splits of the training parts
-#: (docs/privacy.md §11.9).
+#: the z′ map of privacy-softmax-feature-map). Chosen on validation splits of the training parts
+#: (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures).
 DEFAULT_WEIGHTS = {"diagonal": (0.25, 1.0, 0.05), "linear": (0.0, 1.0, 0.1)}
 
 
@@ -69,8 +70,9 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
     ------
     ParameterError
         Unknown structure; structure/weights without ``loss="softmax"`` (every K: the
-        mixture's parameter is (C·K, m), §11.11); weights not three finite reals >= 0, all zero in the
-        parts the structure uses, or wq > 0 with ``"linear"``.
+        mixture's parameter is (C·K, m), privacy-softmax-mixtures); weights not three
+        finite reals >= 0, all zero in the parts the structure uses, or wq > 0 with
+        ``"linear"``.
 
     Examples
     --------
@@ -174,7 +176,7 @@ class FeatureMap:
                 f"wl xh, wc]/N, xh = x/q, (wq, wl, wc) = ({wq:g}, {wl:g}, {wc:g}), N = "
                 f"{self.norm:.6g}, ||u|| <= 1; noise dimension m = {self.m} per class; Phi "
                 "released for z = [x; 1]/sqrt(q^2 + 1) by the public linear map of "
-                "docs/privacy.md §11.9")
+                "docs/privacy/large_margin_softmax.md#privacy-feature-map-structures")
 
     # ------------------------------------------------------------ records
     def _parts(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -267,7 +269,7 @@ class FeatureMapSpace(EuclideanSpace):
 
     ``blocks`` = (C, m) is the noise's shape, ``shape`` = (C·m,) the solver's flat iterate.
     Projection and post-processing are the identity and i.i.d. N(0, σ²) coordinates of Θ
-    are already the noise law of §11.9 (:class:`EuclideanSpace`: a reshape).
+    are already the noise law of privacy-feature-map-structures (:class:`EuclideanSpace`: a reshape).
 
     ``"diagonal"`` on in-memory rows: one product with the n × m features (built once per
     Z); ``"linear"``: one product with the rows z, scaled per column and per row (u is z

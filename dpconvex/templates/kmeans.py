@@ -64,8 +64,8 @@ class KMeansTemplate:
     name = "per-class k-means"
     kind = "kmeans"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §4.8"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/large_margin.md#privacy-lm-mixture-budget"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False
     residual_tol = float("inf")

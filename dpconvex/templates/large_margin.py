@@ -2,8 +2,8 @@
 
 The Sha & Saul large-margin Gaussian classifier, in the form Pathak & Raj made
 private (PSDM 2010 for one Gaussian per class; IEEE TDSC 2012, eq. 11, for K
-components per class), with the calibration corrected as in ``docs/privacy.md``
-§4. Records are augmented and scaled,
+components per class), with the calibration corrected as in
+``docs/privacy/large_margin.md#privacy-large-margin``. Records are augmented and scaled,
 
     z = [x; 1] / sqrt(q² + 1),   ||x|| <= q (public bound)  =>  ||z|| <= 1,
 
@@ -32,7 +32,7 @@ quadratic forms and their adjoint, CVXPY variables) is its parameterization
 comes from its regularizer (:class:`~dpconvex.objectives.regularizers.Frobenius`),
 and the solver is chosen by :func:`dpconvex.solvers.get_backend`.
 
-Privacy constants (derived in ``docs/privacy.md`` §4; L = loss.deriv_bound,
+Privacy constants (derived in ``docs/privacy/large_margin.md#privacy-large-margin``; L = loss.deriv_bound,
 c = loss.curvature, ||z|| <= 1):
 
 * per-record gradient bound G = L·sqrt(C(C − 1)) (replace-one sensitivity 2G);
@@ -88,10 +88,11 @@ __all__ = [
 ]
 
 #: Largest natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F at which a solve is
-#: accepted as the exact minimizer of the perturbed objective (docs/privacy.md
-#: §4.7). Both the native solver and CVXPY + Clarabel meet it on the test
-#: problems (measured residuals: native <= 1e-9 by construction, Clarabel
-#: typically 1e-9 - 1e-7 after projecting its Φ onto the PSD cone).
+#: accepted as the exact minimizer of the perturbed objective
+#: (docs/privacy/large_margin.md#privacy-lm-solver-accuracy). Both the native solver and
+#: CVXPY + Clarabel meet it on the test problems (measured residuals: native <= 1e-9 by
+#: construction, Clarabel typically 1e-9 - 1e-7 after projecting its Φ onto the PSD
+#: cone).
 RESIDUAL_TOL = 1e-6
 
 
@@ -146,7 +147,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
     References
     ----------
     Sha & Saul (ICASSP 2006); Pathak & Raj (PSDM 2010; IEEE TDSC 2012, eq. 11);
-    corrections in ``docs/privacy.md`` §4.
+    corrections in ``docs/privacy/large_margin.md#privacy-large-margin``.
 
     Examples
     --------
@@ -167,8 +168,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
     name = "large-margin Gaussian classifier"
     kind = "large_margin"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §4"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/large_margin.md#privacy-large-margin"
     residual_tol = RESIDUAL_TOL
 
     def __init__(
@@ -280,8 +281,9 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         """G = L·sqrt(C(C−1)), r = (C−1)K, c_u = 2c (K = 1) or max(2c, L/2), μ = 2λ.
 
         With ||z|| <= 1, L = ``loss.deriv_bound``, c = ``loss.curvature``
-        (docs/privacy.md §4.2-4.4); μ from the regularizer. Hessian trace bound
-        T = (C−1)(2c + L(1 − 1/K)) (§4.4) for the one-sided slack (§3.3).
+        (docs/privacy/large_margin.md#privacy-lm-sensitivity to privacy-lm-jacobian-slack); μ from the
+        regularizer. Hessian trace bound T = (C−1)(2c + L(1 − 1/K)) (privacy-lm-jacobian-slack) for the
+        one-sided slack (privacy-jacobian-slack).
         """
         L = float(self.loss.deriv_bound)
         c = float(self.loss.curvature)
@@ -347,7 +349,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         # (5) the Hessian-term bound needs ℓ'' bounded (objective perturbation)
         if "curvature" in needs and self.K > 1:
             conds.append(Condition(
-                "mixture Hessian term", True, "derived (docs/privacy.md §4.4)",
+                "mixture Hessian term", True,
+                "derived (docs/privacy/large_margin.md#privacy-lm-jacobian-slack)",
                 "ℓ'·(log-sum-exp Hessian) has rank <= K - 1 and eigenvalues <= L/2 "
                 "(Gershgorin on diag(p) - p pᵀ)",
             ))
@@ -374,11 +377,11 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
                 "not apply directly; the guarantee relies on the extension of objective "
                 "perturbation to convex constraint sets by Kifer, Smith & Thakurta (COLT 2012, "
                 "Thm. 2), stated for rank-one per-record Hessians and extended to rank r by "
-                "dpconvex's trace (AM-GM) bound (docs/privacy.md §4.6), with the same slack and "
-                "noise rate")
+                "dpconvex's trace (AM-GM) bound (docs/privacy/large_margin.md#privacy-lm-psd-constraint), "
+                "with the same slack and noise rate")
             a.append(
                 f"loss '{self.loss.name}' is C^1 with a bounded, piecewise-continuous second "
-                "derivative; the change of variables is used as in CMS §3.4.2 (Huber)")
+                "derivative; the change of variables is used as in CMS Section 3.4.2 (Huber)")
             a.append(
                 "the released Phi is the minimizer of the perturbed objective, accepted only when "
                 f"its natural residual ||Phi - P_psd(Phi - grad J)||_F <= {self.residual_tol:g}")
@@ -458,9 +461,9 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         """Lipschitz constant of ∇J from public constants only: μ + 2cC + [K > 1]·L/2.
 
         The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz with
-        λ_max(M) <= max ||z||⁴ <= 1 (docs/privacy.md §4.7); μ = 2λ + Δ is the
-        quadratic term's. Extra terms have no declared Lipschitz constant:
-        ``inf`` then.
+        λ_max(M) <= max ||z||⁴ <= 1
+        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy); μ = 2λ + Δ is the
+        quadratic term's. Extra terms have no declared Lipschitz constant: ``inf`` then.
         """
         if self.extra_terms or not math.isfinite(self.loss.curvature):
             return math.inf
@@ -469,7 +472,8 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         return float(mu) + 2.0 * c * self.C + (0.5 * L if self.K > 1 else 0.0)
 
     def distance_bound(self, residual: float, mu: float) -> float:
-        """||Φ − Φ*||_F <= (1 + L)/μ · res(Φ) for the natural residual (docs/privacy.md §4.7).
+        """||Φ − Φ*||_F <= (1 + L)/μ · res(Φ) for the natural residual
+        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy).
 
         The error bound of a μ-strongly monotone, L-Lipschitz variational
         inequality (here F = ∇J over the PSD cone), with L from
@@ -496,8 +500,9 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         The public bound :meth:`public_lipschitz_bound` (μ_total + 2cC + [K>1]·L/2,
         no pass over the rows) when it is finite; else (extra terms, or a loss with
         unbounded curvature) μ_total + (2cC + [K>1]·L/2)·λ_max(M), M the operator
-        V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ (docs/privacy.md §4.7), by power iteration. The
-        solver adapts its step to the local curvature from there and backtracks if
+        V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ
+        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy), by power iteration.
+        The solver adapts its step to the local curvature from there and backtracks if
         the estimate is too small.
         """
         mu = self.regularizer.strong_convexity + float(extra_reg)

@@ -2,19 +2,20 @@
 
 A large-margin template reads every record as z = [x; 1]/sqrt(q² + 1) after the public
 per-record maps (clipping to q, ``row_norm="unit"``, a zeroed row for a label outside
-the public set; docs/privacy.md §4.1, §12.1). Each of these maps is a factor of the row
-and a value of the appended coordinate, both functions of the record alone:
-z_i = [s_i x_i, c_i]. :class:`AugmentedRows` keeps the stored rows x_i as given (never
-written, never copied) and applies s_i and c_i inside every product, one block of rows at
-a time, so a fit holds no n × (d + 1) array.
+the public set; docs/privacy/large_margin.md#privacy-lm-model, privacy-row-norm-unit).
+Each of these maps is a factor of the row and a value of the appended coordinate, both
+functions of the record alone: z_i = [s_i x_i, c_i]. :class:`AugmentedRows` keeps the
+stored rows x_i as given (never written, never copied) and applies s_i and c_i inside
+every product, one block of rows at a time, so a fit holds no n × (d + 1) array.
 
 :meth:`AugmentedRows.forms_adjoint` is the kernel of the softmax template on a public
-feature map linear in z (``structure="linear"``, docs/privacy.md §11.9): the scores
-F = Z Wᵀ of a block, the per-row weights V = f(F) and the accumulated adjoint Vᵀ Z in one
-read of the block, so an objective and its gradient (or a Hessian-vector product) read
-the rows once. The quadratic forms and weighted Gram matrices of the other templates
-are there too (:meth:`AugmentedRows.forms`, :meth:`AugmentedRows.weighted_gram`), with
-the same results as on the materialized array (:meth:`AugmentedRows.toarray`).
+feature map linear in z (``structure="linear"``,
+docs/privacy/large_margin_softmax.md#privacy-feature-map-structures): the scores F = Z Wᵀ
+of a block, the per-row weights V = f(F) and the accumulated adjoint Vᵀ Z in one read of
+the block, so an objective and its gradient (or a Hessian-vector product) read the rows
+once. The quadratic forms and weighted Gram matrices of the other templates are there too
+(:meth:`AugmentedRows.forms`, :meth:`AugmentedRows.weighted_gram`), with the same results
+as on the materialized array (:meth:`AugmentedRows.toarray`).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ class AugmentedRows:
         """Records ρ_i · [head · s_i x_i, tail · c_i] on the same stored rows.
 
         A per-row factor ρ (e.g. the constant coordinate of a feature map) and a public
-        column map diag(head, ..., head, tail) (e.g. the z′ map of docs/privacy.md §11.6).
+        column map diag(head, ..., head, tail) (e.g. the z′ map of
+        docs/privacy/large_margin_softmax.md#privacy-softmax-feature-map).
         """
         rho = np.asarray(row, dtype=float)
         s = (1.0 if self.scale is None else self.scale) * (rho * head)

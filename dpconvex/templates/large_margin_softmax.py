@@ -16,8 +16,9 @@ prediction because zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for every c) or over
 PSD cone (``constrained=True``, projected gradient; the convex-domain extension
 of Kifer, Smith & Thakurta is then assumed, as for the pairwise template).
 
-Privacy constants (derived in ``docs/privacy.md`` §11, ||z|| <= 1; for K = 1 below, for
-K > 1 components per class see :mod:`~dpconvex.templates.softmax_mixture` and §11.11):
+Privacy constants (derived in ``docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax``,
+||z|| <= 1; for K = 1 below, for K > 1 components per class see
+:mod:`~dpconvex.templates.softmax_mixture` and privacy-softmax-mixtures):
 
 * per-record gradient (e_y − p) ⊗ zzᵀ, p = softmax(−a): G = √2;
 * per-record Hessian (diag p − ppᵀ) ⊗ vec(zzᵀ)vec(zzᵀ)ᵀ: rank <= C − 1, each
@@ -28,11 +29,12 @@ K > 1 components per class see :mod:`~dpconvex.templates.softmax_mixture` and §
 * μ = lam from :class:`~dpconvex.objectives.regularizers.Frobenius`.
 
 With ``data_norm=q`` the template first applies the public per-record map
-z′ = [x; w q]/(q √(1 + w²)) (``constant_weight`` w, §11.6; ||z′|| <= 1) and learns Φ′
+z′ = [x; w q]/(q √(1 + w²)) (``constant_weight`` w, privacy-softmax-feature-map; ||z′|| <= 1) and learns Φ′
 for z′; :meth:`LargeMarginSoftmaxTemplate.release_shift` returns Φ = SΦ′S for the
 original z (then the PSD shift). With ``feature_map`` (a
-:class:`~dpconvex.templates.feature_map.FeatureMap`, §11.9) it learns Θ ∈ R^{C×m} on a
-public u(x), ||u|| <= 1, instead (same constants), released as Φ_c for z.
+:class:`~dpconvex.templates.feature_map.FeatureMap`, privacy-feature-map-structures) it
+learns Θ ∈ R^{C×m} on a public u(x), ||u|| <= 1, instead (same constants), released as
+Φ_c for z.
 
 Every data access goes through the parameterization's ``space.forms(Z, Φ)`` and
 ``space.adjoint(Z, W)`` (so a design operator that implements them, e.g. rows
@@ -92,8 +94,9 @@ __all__ = [
     "softmax_constants",
 ]
 
-#: Weight w of the constant coordinate relative to the largest ||x|| (§11.6): the template
-#: uses z' = [x; w q]/(q sqrt(1 + w²)); chosen on validation splits of training data.
+#: Weight w of the constant coordinate relative to the largest ||x||
+#: (privacy-softmax-feature-map): the template uses z' = [x; w q]/(q sqrt(1 + w²));
+#: chosen on validation splits of training data.
 CONSTANT_WEIGHT = 0.25
 
 
@@ -145,7 +148,7 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
         m: every per-record gradient ∇ℓ(θ; z, y), for every θ, lies in a subspace
         of dimension <= m that depends only on the record (C − 1 for the softmax
         loss). The replace-one differences of one pair then lie in a fixed
-        subspace of dimension <= 2m (docs/privacy.md §11.3).
+        subspace of dimension <= 2m (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).
     softmax_classes : int
         C when the per-record gradient is (e_y − p) ⊗ zzᵀ with ||z|| <= 1 (the softmax
         form the bound of :mod:`~dpconvex.privacy.accounting.softmax_gaussian` uses); 0 else.
@@ -191,7 +194,8 @@ class LargeMarginSoftmaxTemplate:
     lam : float
         μ >= 0, modulus of (lam/2) Σ||Φ_c||²_F (> 0 for any private mechanism).
     n_components : int
-        K >= 1; K > 1 needs ``components`` (public assignment) and constrained=False (§11.11).
+        K >= 1; K > 1 needs ``components`` (public assignment) and constrained=False
+        (privacy-softmax-mixtures).
     constrained : bool
         False (default): unconstrained, smooth (capabilities ``smooth``, ``hessp``);
         True: over the PSD cone (capability ``projection``).
@@ -223,8 +227,8 @@ class LargeMarginSoftmaxTemplate:
     name = "large-margin Gaussian classifier (softmax loss)"
     kind = "large_margin"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §11"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax"
     residual_tol = SOFTMAX_RESIDUAL_TOL
 
     def __init__(self, Z: Any, y: np.ndarray, components: np.ndarray | None = None, *,
@@ -241,8 +245,8 @@ class LargeMarginSoftmaxTemplate:
             raise DataValidationError(
                 f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
                 f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
-        # the public feature map of §11.6: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1
-        self.feature_map = feature_map  # or u(x) of §11.9 on the unscaled z
+        # the public feature map of privacy-softmax-feature-map: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1
+        self.feature_map = feature_map  # or u(x) of privacy-feature-map-structures on the unscaled z
         if feature_map is not None and (constrained or feature_map.d + 1 != self.Z.shape[1]):
             raise ParameterError(f"{owner}.__init__: a feature map needs constrained=False and D = d + 1 "
                                  f"= {feature_map.d + 1} columns; got {self.Z.shape[1]}.")
@@ -316,12 +320,15 @@ class LargeMarginSoftmaxTemplate:
                 f"{type(self).__name__}.gradient_difference_rank: unconstrained minimizer: "
                 "Gaussian objective perturbation uses the change of variables b = -n grad J(Phi), "
                 "valid for an unconstrained minimizer; build the template with "
-                "constrained=False (docs/privacy.md §11.3).")
-        return 2 * (self.C - 1) * self.K  # §11.3 (K = 1), §11.11
+                "constrained=False "
+                "(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).")
+        # privacy-softmax-gaussian-objective (K = 1), privacy-softmax-mixtures
+        return 2 * (self.C - 1) * self.K
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> SoftmaxPrivacyConstants:
-        """G = √2, r = S − 1, c_u = 1/2, T = 1 − 1/S, m = S − 1, S = 1 + (C − 1)K (§11.1, §11.11)."""
+        """G = √2, r = S − 1, c_u = 1/2, T = 1 − 1/S, m = S − 1, S = 1 + (C − 1)K
+        (privacy-softmax-constants, privacy-softmax-mixtures)."""
         k = mixture_constants(self.C, self.K)
         fields = {f.name for f in dataclasses.fields(SoftmaxPrivacyConstants)}
         kw = {key: v for key, v in k.items() if key in fields}
@@ -344,7 +351,8 @@ class LargeMarginSoftmaxTemplate:
                 "perturbation uses the change of "
                 "variables b = -n grad J(Phi), valid for an unconstrained minimizer; use "
                 "structure='unconstrained'.")
-        r, where = (self.C - 1) * self.K, ("§11.1" if self.K == 1 else "§11.11, K > 1")
+        r, where = (self.C - 1) * self.K, ("privacy-softmax-constants" if self.K == 1 else
+                                           "privacy-softmax-mixtures, K > 1")
         conds.append(Condition(
             "softmax loss constants", True, f"derived (docs/privacy.md {where})",
             f"G = sqrt(2), Hessian rank <= {r}, eigenvalues <= 1/2, trace <= "
@@ -388,28 +396,31 @@ class LargeMarginSoftmaxTemplate:
             "rows clipped to the public norm bound q and mapped to z = [x; 1]/sqrt(q^2 + 1), "
             "so ||z|| <= 1; preprocessing that reads the data is not covered",
             f"component assignment: {self.assignment}",
-            "loss: softmax (cross-entropy) on the scores -z'Phi_c z (docs/privacy.md §11.1)",
+            "loss: softmax (cross-entropy) on the scores -z'Phi_c z "
+            "(docs/privacy/large_margin_softmax.md#privacy-softmax-constants)",
         ]
         if self.constant_weight is not None:
             a.append(f"public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = "
                      f"{self.constant_weight:g}, ||z'|| <= 1; Phi released for z = [x; 1]/"
-                     "sqrt(q^2 + 1) as S Phi' S (docs/privacy.md §11.6)")
+                     "sqrt(q^2 + 1) as S Phi' S "
+                     "(docs/privacy/large_margin_softmax.md#privacy-softmax-feature-map)")
         if self.feature_map is not None:
-            a[3] = "loss: softmax (cross-entropy) on the scores -<Theta_c, u(x)> (§11.1, §11.9)"
+            a[3] = ("loss: softmax (cross-entropy) on the scores -<Theta_c, u(x)> "
+                    "(privacy-softmax-constants, privacy-feature-map-structures)")
             a.append(self.feature_map.describe())
         if self.constrained:
             a.append(
                 "PSD constraints: the guarantee relies on the extension of objective perturbation "
                 "to convex sets by Kifer, Smith & Thakurta (COLT 2012, Thm. 2), stated for "
                 "rank-one Hessians and extended to rank C - 1 by dpconvex's trace bound "
-                "(docs/privacy.md §4.6)")
+                "(docs/privacy/large_margin.md#privacy-lm-psd-constraint)")
         else:
             a.append(
                 "unconstrained, smooth, strongly convex objective: b -> Phi is a bijection "
                 "(change of variables of CMS, no convex-domain extension); the released Phi is "
                 "the minimizer plus the common shift t*I, t = max(0, -min eigenvalue over the "
                 "classes), which makes every block PSD and changes no prediction "
-                "(docs/privacy.md §11.4)")
+                "(docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift)")
         a.append("the released Phi is the minimizer of the perturbed objective, accepted only "
                  f"when its optimality residual is <= {self.residual_tol:g}")
         return a
@@ -673,7 +684,7 @@ class LargeMarginSoftmaxTemplate:
         :meth:`hessian` over the records S = {0, k, 2k, ...} (k up to 20, at least 100
         records per coefficient), averaged over |S|. With ``bound`` the softmax weights
         diag p − ppᵀ are replaced by a majorant at every θ (p_0 p_1 <= 1/4 for two classes,
-        (1/2) I otherwise: §11.1), for a safe first Newton step from any start. A solver
+        (1/2) I otherwise: privacy-softmax-constants), for a safe first Newton step from any start. A solver
         uses it for search directions only; the gradient is always exact.
         """
         return self._hessian_on(theta, extra_reg, max(1, self._sample_step), bound=bound)
@@ -735,7 +746,8 @@ class LargeMarginSoftmaxTemplate:
         return natural_residual(theta, grad, self.space.project)
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
-        """μ + Δ + (1/2)·λ_max(M): the data Hessian is <= (1/2)·M (§11.1, §4.7)."""
+        """μ + Δ + (1/2)·λ_max(M): the data Hessian is <= (1/2)·M
+        (privacy-softmax-constants, privacy-lm-solver-accuracy)."""
         if self._gram_norm is None:
             Z = self.Z if isinstance(self.Z, AugmentedRows) else np.asarray(self.Z)
             self._gram_norm = self.space.gram_operator_norm(Z)

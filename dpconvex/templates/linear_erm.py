@@ -7,7 +7,7 @@ clipping before the template is built), the noise ``b`` and the total
 regularization ``Λ + Δ`` held as :class:`cvxpy.Parameter` so that a new draw
 re-solves without rebuilding. An intercept is a constant feature appended to
 every row *before* the template (so it is regularized and inside the norm
-bound, docs/privacy.md §2.3).
+bound, docs/privacy/linear_erm.md#privacy-intercept).
 
 The rows are read through a design operator (:mod:`dpconvex.data.operators`):
 dense rows use a CSR copy for the products when they are mostly zero, and
@@ -51,7 +51,7 @@ from .base import (
 __all__ = ["MARGIN_LABELS", "RESIDUAL_TOL", "LinearERMTemplate", "check_margin_labels"]
 
 #: Largest gradient norm of the perturbed objective at which a solve is
-#: accepted as the exact minimizer (docs/privacy.md §5).
+#: accepted as the exact minimizer (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 RESIDUAL_TOL = 1e-6
 
 #: The labels of a margin loss ℓ(y·wᵀx): the proof's |ℓ'(y·wᵀx) y x| <= |ℓ'|·q needs |y| = 1.
@@ -97,8 +97,8 @@ class LinearERMTemplate:
 
     J(θ) = (1/n) Σ ℓ(yᵢ θᵀxᵢ) + (Λ/2)‖θ‖² + (1/n) bᵀθ for a margin loss, or
     (1/n) Σ ℓ(θᵀxᵢ, yᵢ) + ... for a loss of the prediction (``loss.kind == "regression"``;
-    Kifer, Smith & Thakurta, COLT 2012, §3), minimized over ``constraint_set`` when one is
-    given (KST §4; docs/privacy.md §15.4–15.5).
+    Kifer, Smith & Thakurta, COLT 2012, Section 3), minimized over ``constraint_set`` when one is
+    given (KST Section 4; docs/privacy/user_objectives.md#privacy-prediction-losses, privacy-constraints).
 
     Parameters
     ----------
@@ -145,12 +145,13 @@ class LinearERMTemplate:
     name = "linear ERM"
     kind = "linear_erm"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §2-3"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation"
     noise_symmetric = False
     residual_tol = RESIDUAL_TOL
     #: k: one replaced record's gradient difference ℓ′ y x − ℓ′ y′ x′ lies in span{x, x′}
-    #: for every θ (Gaussian objective perturbation, docs/privacy.md §10.2).
+    #: for every θ (Gaussian objective perturbation,
+    #: docs/privacy/gaussian_linear.md#privacy-gaussian-objective).
     gradient_difference_rank = 2
     cvxpy_options: dict[str, Any] = {}  # noqa: RUF012
 
@@ -239,10 +240,11 @@ class LinearERMTemplate:
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> PrivacyConstants:
-        """G = |ℓ'|·q, r = 1, c_u = T = c·q^2, μ = Λ from the regularizer (docs/privacy.md §2-3).
+        """G = |ℓ'|·q, r = 1, c_u = T = c·q^2, μ = Λ from the regularizer
+        (docs/privacy/linear_erm.md#privacy-linear-erm, privacy-perturbation).
 
         One record's Hessian ℓ''(y θᵀx) x xᵀ is rank one with trace ℓ''·||x||² <= c q²
-        (T, the trace bound of the one-sided slack, §3.3).
+        (T, the trace bound of the one-sided slack, privacy-jacobian-slack).
         """
         q = self.data_norm
         return PrivacyConstants(
@@ -310,7 +312,8 @@ class LinearERMTemplate:
             a.append(f"parameters restricted to {self.constraint_set.describe()}: objective "
                      "perturbation over a closed convex set by Kifer, Smith & Thakurta (COLT 2012, "
                      "rank-one per-record Hessians); output perturbation's noisy output is "
-                     "projected back onto the set (post-processing) (docs/privacy.md §15.5)")
+                     "projected back onto the set (post-processing) "
+                     "(docs/privacy/user_objectives.md#privacy-constraints)")
             if not self.constraint_set.exact_projection:
                 a.append("the set has no exact projection: the accuracy check measures the natural "
                          "residual with a projection a solver computes (SCS, else Clarabel), which "
@@ -320,7 +323,7 @@ class LinearERMTemplate:
             a.append(self.rows.certificate_note)
         if "curvature" in needs and self.loss.name == "huber":
             a.append("Huber hinge is C^1 with ℓ'' bounded and piecewise constant; "
-                     "the change-of-variables argument is used as in CMS §3.4.2")
+                     "the change-of-variables argument is used as in CMS Section 3.4.2")
         return a
 
     @property
@@ -340,7 +343,9 @@ class LinearERMTemplate:
 
     def distance_bound(self, residual: float, mu: float) -> float:
         """||w - w*|| <= res/μ unconstrained; (1 + L)/μ · res over a set, with res the natural
-        residual and L = c q² + μ the public Lipschitz bound of ∇J (docs/privacy.md §5, §4.7).
+        residual and L = c q² + μ the public Lipschitz bound of ∇J
+        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
+        privacy-lm-solver-accuracy).
 
         Over a set without an exact projection the residual is measured with a solver's
         projection and bounds nothing: :class:`~dpconvex.PrivacyError`.

@@ -93,7 +93,7 @@ def psd_shift(theta: np.ndarray) -> tuple[np.ndarray, float]:
 
     Post-processing of released matrices: zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for
     every class, so argmin_c (every prediction) is unchanged, and every block is
-    PSD (docs/privacy.md §11.4).
+    PSD (docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift).
 
     Examples
     --------

@@ -4,7 +4,7 @@
 
 with labels in {-1, +1} and rows clipped to a public norm bound (intercept
 column included). It declares no regularizer: noisy gradient descent's proof
-needs only per-example gradient clipping (docs/privacy.md §6.3).
+needs only per-example gradient clipping (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ class EmpiricalRiskTemplate:
     name = "empirical risk (clipped gradients)"
     kind = "noisy_gd"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §6.3"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd"
     capabilities = frozenset({"per_example_gradients"})
     noise_symmetric = False
     residual_tol = float("inf")

@@ -3,11 +3,11 @@
 For a record (u, y) with a PUBLIC component m_i (the nearest public or DP-released
 center: a function of the record and public quantities only), the loss of the
 large-margin softmax template is a softmax over the S = 1 + (C − 1)K *active* scores
-(docs/privacy.md §11.11)
+(docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures)
 
     ℓ(Φ; u, y, m_i) = log( e^{−a_{y,m_i}} + Σ_{c≠y, m} e^{−a_{c,m}} ) + a_{y,m_i},
 
-a_{c,m} = ⟨Φ_{c,m}, u⟩ (u = zzᵀ, or the public feature map u(x) of §11.9), the other
+a_{c,m} = ⟨Φ_{c,m}, u⟩ (u = zzᵀ, or the public feature map u(x) of privacy-feature-map-structures), the other
 components of the true class inactive. With p = softmax(−a) over the active set:
 
 * gradient (e_{(y,m_i)} − p) ⊗ u on the active set: G = √2;
@@ -15,11 +15,12 @@ components of the true class inactive. With p = softmax(−a) over the active se
   eigenvalue <= 1/2, trace <= T = 1 − 1/S;
 * the gradient lies in {Σ α_j e_j ⊗ u : α supported on the active set, Σ α = 0}, of
   dimension S − 1 fixed by (u, y, m_i): one replace-one pair's gradient differences span
-  <= k = 2(C − 1)K dimensions (the bound ★ of §10.1).
+  <= k = 2(C − 1)K dimensions (the bound ★ of privacy-gaussian-profile-bound).
 
-K = 1 is the softmax loss of §11.1 (S = C, every score active; no mask, so the K = 1 path
-is the arithmetic of §11.1). The softmax max-difference bound ★★ of §11.3 is
-derived for K = 1 only: ``softmax_classes`` is 0 for K > 1, so only ★ is used.
+K = 1 is the softmax loss of privacy-softmax-constants (S = C, every score active; no mask, so the K = 1 path
+is the arithmetic of privacy-softmax-constants). The softmax max-difference bound ★★ of
+privacy-softmax-gaussian-objective is derived for K = 1 only: ``softmax_classes`` is 0 for K > 1, so only ★
+is used.
 
 Score column j = c·K + m (the block order of :class:`~.parameterizations.SymmetricShift`
 and of the (C, K, D, D) release).
@@ -44,7 +45,8 @@ __all__ = ["active_scores", "mixture_constants", "softmax_constants", "softmax_r
 
 
 def softmax_constants(n_classes: int) -> dict[str, float]:
-    """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1 (docs/privacy.md §11.1).
+    """G = √2, r = C − 1, c_u = 1/2, T = 1 − 1/C, m = C − 1
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-constants).
 
     Examples
     --------
@@ -60,11 +62,12 @@ def softmax_constants(n_classes: int) -> dict[str, float]:
 
 
 def mixture_constants(n_classes: int, n_components: int) -> dict[str, float]:
-    """The constants of §11.11 for K components per class (§11.1's for K = 1).
+    """The constants of privacy-softmax-mixtures for K components per class
+    (privacy-softmax-constants's for K = 1).
 
     G = √2, r = (C − 1)K, c_u = 1/2, T = 1 − 1/S with S = 1 + (C − 1)K, gradient span
-    dimension (C − 1)K; ``softmax_classes`` = 0 for K > 1 (the bound ★★ of §11.3 is not
-    derived for mixtures).
+    dimension (C − 1)K; ``softmax_classes`` = 0 for K > 1 (the bound ★★ of
+    privacy-softmax-gaussian-objective is not derived for mixtures).
 
     Examples
     --------
@@ -115,8 +118,8 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
     if constrained:
         raise ParameterError(
             f"{caller}: the softmax mixture (n_components = {K}) is derived for the "
-            "unconstrained template only (docs/privacy.md §11.11); use constrained=False, or "
-            "n_components=1 for the PSD-constrained softmax template.")
+            "unconstrained template only (docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures); "
+            "use constrained=False, or n_components=1 for the PSD-constrained softmax template.")
     comps = None if components is None else np.asarray(components)
     if comps is None or comps.shape != y.shape or (comps.size and (
             comps.min() < 0 or comps.max() >= K or not np.all(comps == np.round(comps)))):

@@ -2,11 +2,13 @@
 
 The squared-loss problem min_θ Σ_i (θᵀx̃_i − u_i)² + λ‖θ‖² depends on the records only
 through A and b, so a mechanism can perturb them instead of an objective
-(sufficient-statistics perturbation, Wang 2018; docs/privacy.md §16). The template holds the
-public facts the mechanisms calibrate from (n, p, the row bound q̃, the label bound 1, a
-ridge given by the caller) and computes A and b when a mechanism first asks for them
-(:func:`dpconvex.data.sufficient.sufficient_statistics`: one pass over the rows). It never
-chooses a solver: the mechanisms post-process the noisy statistics in closed form.
+(sufficient-statistics perturbation, Wang 2018;
+docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics). The template holds
+the public facts the mechanisms calibrate from (n, p, the row bound q̃, the label bound
+1, a ridge given by the caller) and computes A and b when a mechanism first asks for
+them (:func:`dpconvex.data.sufficient.sufficient_statistics`: one pass over the rows).
+It never chooses a solver: the mechanisms post-process the noisy statistics in closed
+form.
 
 References
 ----------
@@ -66,8 +68,8 @@ class SufficientStatisticsTemplate:
     name = "sufficient statistics"
     kind = "linear_ssp"
     #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy.md §15).
-    derivation = "docs/privacy.md §16"
+    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
+    derivation = "docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics"
     capabilities = frozenset({"sufficient_statistics"})
     noise_symmetric = False
     residual_tol = math.inf

@@ -66,8 +66,8 @@ SAFE = 0.99  # confidence of the "bound <= claimed epsilon" audits (false alarm 
 # Adjacent pairs: 1-D linear ERM, q = 1. With n = 10, Λ = 0.5 (q²/(nΛ) = 0.2 < 1 − h) the
 # Huber and smooth hinges keep the differing record on their linear part, so the argmin
 # moves by exactly the output-perturbation sensitivity 2q/(nΛ). With n = 5, Λ = 0.05 the
-# (one-sided, docs/privacy.md §3.3) Jacobian slack exceeds ε/2 for all three losses and objective
-# perturbation takes the Δ branch.
+# (one-sided, docs/privacy/perturbation.md#privacy-jacobian-slack) Jacobian slack
+# exceeds ε/2 for all three losses and objective perturbation takes the Δ branch.
 N_MAIN, LAM_MAIN = 10, 0.5
 N_DELTA, LAM_DELTA = 5, 0.05
 
@@ -285,8 +285,9 @@ def test_objective_perturbation_audit(loss, n, lam, delta_branch):
     D, Dp = _pair(n)
     mech = LinearERMMechanism(loss, epsilon=EPS, mechanism="objective", lam=lam)
     cal = mech.calibration(D)
-    # the Δ branch is taken iff the slack at Λ exceeds ε/2 (docs/privacy.md §3.2); the
-    # small-n pair must exercise it
+    # the Δ branch is taken iff the slack at Λ exceeds ε/2
+    # (docs/privacy/perturbation.md#privacy-objective-perturbation); the small-n pair
+    # must exercise it
     k = mech.prepare(D)[0].privacy_constants()
     expected = jacobian_slack(n, k.strong_convexity, k.hessian_trace_bound, k.hessian_rank) > EPS / 2
     assert (cal.extra_strong_convexity > 0) == expected

@@ -1,4 +1,4 @@
-"""Audit of a released range through ``draft_schema`` (docs/privacy/bounds.md §18.6).
+"""Audit of a released range through ``draft_schema`` (docs/privacy/bounds.md#privacy-bounds-checks).
 
 Each run is one ``draft_schema`` of a one-column table (seeded from the audit's generator:
 every step of the path, from the table to the released ``Numeric``), at ε = 1. The pair

@@ -1,4 +1,5 @@
-"""Audit of PrivateLargeMarginGaussian's default release (docs/privacy.md §11.12).
+"""Audit of PrivateLargeMarginGaussian's default release
+(docs/privacy/large_margin_softmax.md#privacy-softmax-audit).
 
 The pair is benchmarks/audited_epsilon_large_margin_softmax.py's "flip" (C = 2, n = 4, d = 1, the
 first label flipped): its gradient difference (e_0 − e_1) ⊗ u is constant with norm √2
@@ -13,7 +14,8 @@ above the claim ε = 1 is a failure with probability < 0.05 (seeds are fixed, so
 is deterministic). Power: the noise/8 mutant (true ε 3.7 on the pair) gives 2.05, 1.72,
 1.89 at seeds 0, 1, 2 with 400 runs per data set. The noise/4 mutant (true ε 1.84) needs
 more runs than a fast test has (expected bound ~1.1 at 1,200 runs, 0.995 measured at seed 0);
-it is caught by benchmarks/audited_epsilon_large_margin_softmax.py (docs/privacy.md §11.12).
+it is caught by benchmarks/audited_epsilon_large_margin_softmax.py
+(docs/privacy/large_margin_softmax.md#privacy-softmax-audit).
 """
 
 from __future__ import annotations

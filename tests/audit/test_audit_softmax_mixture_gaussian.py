@@ -1,7 +1,8 @@
 """Audit of the softmax-mixture (K = 2) Gaussian release through the real estimator path.
 
-The fast counterpart of benchmarks/audited_epsilon_softmax_mixture.py (docs/privacy.md
-§11.11, "Exact Gaussian check"; §11.12 for the statistic). The released object is what
+The fast counterpart of benchmarks/audited_epsilon_softmax_mixture.py
+(docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures, "Exact Gaussian check";
+privacy-softmax-audit for the statistic). The released object is what
 ``PrivateLargeMarginGaussian(epsilon=1, delta=1e-5, loss="softmax", n_components=2,
 mechanism="gaussian_objective", component_assignment="nearest_public_center")`` releases
 (:class:`~dpconvex.audit.estimator_release.EstimatorReleaseMechanism` runs the

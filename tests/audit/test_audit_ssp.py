@@ -1,4 +1,5 @@
-"""Audit of PrivateLinearRegression through ``fit`` (docs/privacy.md §16.4).
+"""Audit of PrivateLinearRegression through ``fit``
+(docs/privacy/sufficient_statistics.md#privacy-ssp-checks).
 
 Each run is one ``fit`` of a clone (:class:`~dpconvex.audit.EstimatorMechanism`: the noise
 drawn from the audit's generator, every step of the estimator's path), on the worst pair for

@@ -1,6 +1,6 @@
 """Per-record row scaling (``row_norm="unit"``), column selection and ``intercept_scaling``.
 
-docs/privacy.md §12. The map x ↦ x / ||x|| · q is checked
+docs/privacy/row_scaling.md#privacy-row-scaling. The map x ↦ x / ||x|| · q is checked
 row by row (norms, zero rows, sparse and Dask input equal to the dense map), as a
 per-record map (replacing one record changes one row), through the loaders (shapes,
 feature names, checksums still checked), and ``intercept_scaling`` s through the
@@ -303,7 +303,8 @@ def test_intercept_is_s_times_last_weight(cls, mechanism):
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_default_intercept_scaling_is_one_quarter(cls):
-    """The default chosen on validation splits (docs/privacy.md §12): s = 0.25, q̃² = q² + 1/16."""
+    """The default chosen on validation splits
+    (docs/privacy/row_scaling.md#privacy-row-scaling): s = 0.25, q̃² = q² + 1/16."""
     assert cls().get_params()["intercept_scaling"] == 0.25
     assert cls().get_params()["fit_intercept"] is True
     X, y = _data(n=50)

@@ -1,4 +1,5 @@
-"""Class priors and the within-class variance of PrivateGaussianCentroid (docs/privacy.md §4.9.1).
+"""Class priors and the within-class variance of PrivateGaussianCentroid
+(docs/privacy/large_margin.md#privacy-centroid-priors).
 
 The decision rule is argmin_c ‖u − μ_c‖² − 2σ̂² log π_c, the Bayes rule of
 u | c ~ N(μ_c, σ̂²I) with priors π; σ̂² and the empirical priors are functions of the

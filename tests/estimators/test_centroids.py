@@ -1,6 +1,6 @@
 """PrivateGaussianCentroid, the class-sum mechanisms and the analytic Gaussian calibration.
 
-docs/privacy.md §4.9. Statistical checks state their false-alarm rate; every
+docs/privacy/large_margin.md#privacy-class-centroids. Statistical checks state their false-alarm rate; every
 random draw is seeded, so each test is deterministic.
 """
 
@@ -298,8 +298,9 @@ def test_audit_catches_a_quarter_noise_mutant():
 
 
 # ------------------------------------------------------------------- accuracy
-#: Feature ranges of sklearn's wine description (public in the sense of docs/privacy.md §1 only
-#: if one accepts the published summary table as prior knowledge; see benchmarks/centroids_accuracy.py).
+#: Feature ranges of sklearn's wine description (public in the sense of
+#: docs/privacy/setting.md#privacy-setting only if one accepts the published summary table as prior
+#: knowledge; see benchmarks/centroids_accuracy.py).
 WINE_LO = np.array([11.0, 0.74, 1.36, 10.6, 70, 0.98, 0.34, 0.13, 0.41, 1.28, 0.48, 1.27, 278])
 WINE_HI = np.array([14.8, 5.80, 3.23, 30.0, 162, 3.88, 5.08, 0.66, 3.58, 13.0, 1.71, 4.00, 1680])
 

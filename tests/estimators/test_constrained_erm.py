@@ -4,7 +4,7 @@ Objective perturbation over a closed convex set is Kifer, Smith & Thakurta (COLT
 a loss of rank-one per-record Hessians the calibration of the unconstrained case holds. The
 exact privacy-loss check below computes, in one dimension over θ >= 0, the released law —
 a density on θ > 0 and a point mass at the boundary θ = 0 — for neighbouring datasets
-(docs/privacy.md §15.5).
+(docs/privacy/user_objectives.md#privacy-constraints).
 """
 
 from __future__ import annotations

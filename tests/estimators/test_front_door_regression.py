@@ -1,4 +1,6 @@
-"""The regression front door (docs/privacy.md §17): the rule, the safeguard and its privacy.
+"""The regression front door
+(docs/privacy/front_door_regression.md#privacy-front-door-regression): the rule, the
+safeguard and its privacy.
 
 Exact privacy loss on tiny problems: the whole safeguard (the data-independent split, a
 stand-in learner with an exactly computable ε-DP law, the private mean's Laplace density
@@ -244,13 +246,13 @@ def _median_fit(X, y, seed):
 
 
 def test_the_validation_labels_do_not_reach_the_learner():
-    # The learner gets the centre of label_range for every validation row (§17.3 step 3), so
-    # its coefficients are the same bit for bit whatever those labels are. Exact equality is
-    # justified: one process, the same seed, the same code path and the same inputs to the
-    # learner. A validation label that reached the objective's value (the constant
-    # ℓ(0, u_i) of a zero-weighted row, read by the solver's line search) would move them by
-    # about 7e-15 in the labels' units on this table (4 of the 10 single changes and the
-    # 40 changes at once).
+    # The learner gets the centre of label_range for every validation row
+    # (privacy-regressor-safeguard step 3), so its coefficients are the same bit for bit
+    # whatever those labels are. Exact equality is justified: one process, the same seed,
+    # the same code path and the same inputs to the learner. A validation label that reached
+    # the objective's value (the constant ℓ(0, u_i) of a zero-weighted row, read by the
+    # solver's line search) would move them by about 7e-15 in the labels' units on this
+    # table (4 of the 10 single changes and the 40 changes at once).
     seed, n = 3, 300
     X, y = _table(n=n)
     n_fit = n - regression_validation_rows(n, "auto")

@@ -1,4 +1,5 @@
-"""The front door's safeguard (docs/privacy.md §14.4): the model or a constant class, chosen privately.
+"""The front door's safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard):
+the model or a constant class, chosen privately.
 
 Exact privacy loss on tiny problems: the whole procedure (the data-independent split, a
 learner with an exactly computable ε-DP law, the mistakes counted by the library's

@@ -1,4 +1,5 @@
-"""The (ε, δ) mechanisms through the linear estimators and the auditor (docs/privacy.md §10).
+"""The (ε, δ) mechanisms through the linear estimators and the auditor
+(docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
 
 (c) audits through dpconvex.audit (the library's release path); (d) ``delta=`` on the
 estimators: validation messages, certificate, ledger, seeded output noise, sklearn API,

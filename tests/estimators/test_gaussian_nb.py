@@ -1,10 +1,11 @@
 """PrivateGaussianNB: the class moments' sensitivities, the two mechanisms and the estimator.
 
-docs/privacy.md §19. The three checks of the derivation: the sensitivities are the maxima
-over every neighbour of tiny data sets on a grid (and are attained); the privacy loss of the
-implemented release computed exactly on those neighbours (the pure form's density ratio,
-the Gaussian form's δ(ε) for the realised sensitivity); an audit through the real ``fit``.
-Statistical checks state their false-alarm rate; every random draw is seeded.
+docs/privacy/gaussian_nb.md#privacy-gaussian-nb. The three checks of the derivation: the
+sensitivities are the maxima over every neighbour of tiny data sets on a grid (and are
+attained); the privacy loss of the implemented release computed exactly on those neighbours
+(the pure form's density ratio, the Gaussian form's δ(ε) for the realised sensitivity); an
+audit through the real ``fit``. Statistical checks state their false-alarm rate; every
+random draw is seeded.
 """
 
 from __future__ import annotations

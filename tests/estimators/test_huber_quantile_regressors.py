@@ -3,9 +3,10 @@
 Each is checked against the general estimator with the same loss and seed (the same release,
 bit for bit: one code path), by its certificate (the loss it names), its parameters (no
 ``loss``; τ in (0, 1)), the order of its quantiles on a synthetic problem, its
-``mechanism="auto"`` (objective perturbation, Gaussian at δ > 0: docs/privacy.md §15.4) and
-Dask rows. The privacy of the losses is checked in tests/estimators/test_linear_regressor.py
-(exact privacy loss) and tests/audit/test_audit_regression_constrained.py.
+``mechanism="auto"`` (objective perturbation, Gaussian at δ > 0:
+docs/privacy/user_objectives.md#privacy-prediction-losses) and Dask rows. The privacy of the
+losses is checked in tests/estimators/test_linear_regressor.py (exact privacy loss) and
+tests/audit/test_audit_regression_constrained.py.
 """
 
 from __future__ import annotations

@@ -113,7 +113,8 @@ def test_pipeline_with_private_learner():
 
 
 def test_auto_components_rule():
-    # D = round(C (n ε)^{2/3}) clipped to [10, 1000] (docs/privacy.md §6.6)
+    # D = round(C (n ε)^{2/3}) clipped to [10, 1000]
+    # (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto)
     assert COMPONENTS_CONSTANT == 0.1 and COMPONENTS_RANGE == (10, 1000)
     assert auto_components(30162, 0.1) == round(0.1 * 3016.2 ** (2 / 3)) == 21
     assert auto_components(50000, 1.0) == 136

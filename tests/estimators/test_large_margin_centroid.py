@@ -1,4 +1,5 @@
-"""PrivateLargeMarginGaussian: row_norm, mechanism="centroid" and the "auto" switch (§11.13)."""
+"""PrivateLargeMarginGaussian: row_norm, mechanism="centroid" and the "auto" switch
+(privacy-centroid-switch)."""
 
 import pickle
 import warnings

@@ -1,5 +1,5 @@
 """The linear learners warn, before solving, when the privacy noise outweighs any data part
-(dpconvex.privacy.rules.noise_dominance, docs/privacy.md §6.7).
+(dpconvex.privacy.rules.noise_dominance, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
 
 ρ₀ = E‖noise‖ / (largest data gradient at θ = 0) is computed from the calibration and the
 loss's declared constants alone. These tests check its closed forms (worst case ρ: 2p/(nε')

@@ -1,4 +1,5 @@
-"""PrivateLinearRegression: AdaSSP through the estimator (docs/privacy.md §16).
+"""PrivateLinearRegression: AdaSSP through the estimator
+(docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics).
 
 The privacy constants are checked in tests/privacy/test_ssp.py (derivation, exact privacy
 loss) and tests/audit/test_audit_ssp.py (the audit through ``fit``). Here: the release is
@@ -61,7 +62,7 @@ def test_a_release_is_the_ridge_of_the_noisy_statistics_and_holds_nothing_else()
     fitted = {k for k in vars(reg) if k.endswith("_") and not k.startswith("_")}
     assert fitted == {"coef_", "intercept_", "n_features_in_", "certificate_"}
     text = str(reg.certificate_)
-    assert "AdaSSP" in text and "discarded" in text and "§16" in text
+    assert "AdaSSP" in text and "discarded" in text and "docs/privacy/sufficient_statistics.md#" in text
     # the same seed, the same release; another seed, another release
     assert np.array_equal(_reg().fit(X, y).coef_, reg.coef_)
     assert not np.array_equal(_reg(random_state=1).fit(X, y).coef_, reg.coef_)
@@ -100,9 +101,9 @@ def test_sparse_and_dask_rows_give_the_dense_release():
     # A and b are float64 sums of the same n = 400 rows in another order (blocks, sparse
     # entries, chunks): they differ by at most ~n·eps ≈ 1e-13 of their size (measured
     # <= 9e-17 of max|A|). Each noisy statistic is then snapped to its public grid (noise
-    # scale · 2^-21, docs/privacy.md §5), which gives the same noisy statistics unless one
-    # lies within that difference of a grid boundary: the releases agree to 1e-12 relative
-    # (bit for bit for seeds 0-4).
+    # scale · 2^-21, docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness),
+    # which gives the same noisy statistics unless one lies within that difference of a
+    # grid boundary: the releases agree to 1e-12 relative (bit for bit for seeds 0-4).
     scale = np.max(np.abs(dense.coef_))
     for other in (sparse, lazy):
         np.testing.assert_allclose(other.coef_, dense.coef_, rtol=0, atol=1e-12 * scale)

@@ -1,10 +1,10 @@
 """Private linear regression: losses of the prediction, stated in CVXPY or shipped.
 
-The regression form of objective perturbation ([KST] §3: a convex loss ℓ(z, y) of the
+The regression form of objective perturbation ([KST] Section 3: a convex loss ℓ(z, y) of the
 prediction, rank-one per-record Hessians) is checked by an exact privacy-loss computation on
 tiny one-dimensional problems, where the released θ has a density in closed form
-(docs/privacy.md §15.4); the estimator by its certificate, its label maps and a utility check
-on synthetic data.
+(docs/privacy/user_objectives.md#privacy-prediction-losses); the estimator by its
+certificate, its label maps and a utility check on synthetic data.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ PAIRWISE = {"loss": "pairwise", "lam": 2e-2}
 
 
 #: The default softmax template, kept on the objective path (the "auto" switch would release
-#: class centroids at wine's small n·ε/(C(d + 1)); docs/privacy.md §11.13).
+#: class centroids at wine's small n·ε/(C(d + 1));
+#: docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 SOFTMAX = {"mechanism": "objective"}
 
 

@@ -1,17 +1,18 @@
 """NoisyGradientDescent and PrivateGaussianCentroid warn, before the release, when the public
 noise ratio says the model is likely no better than the majority class
-(dpconvex.privacy.rules.noise_dominance, docs/privacy.md §6.8).
+(dpconvex.privacy.rules.noise_dominance, docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
 
 The ratios read public quantities only (n from the shape of X, p or d, the size C of the
 label set, ε, δ, the calibration): these tests check their closed forms, that two data
 sets with the same n, p, C and ε give the same ratio (and that the ratio moves with n, so
 the check can fail), that each warning fires on the side of its threshold on the splits of
-benchmarks/only_epsilon_defaults.py (the measured cases of §6.8: scikit-learn breast cancer, 398
-training rows, noisy GD ρ_GD = 0.96 at ε = 0.1 (warns) and 0.12 at ε = 1 (does not); wine,
-124 rows, centroids ρ_cent = 1.49 at ε = 0.1 (warns) and 0.18 at ε = 1 (does not); noisy GD
-one-vs-rest on wine 0.86 at ε = 1 (does not) and on digits 2.6 at ε = 1 (warns)), the
-message, and that the one-vs-rest fit warns once. ``release`` is replaced by a stub that
-raises, so no model is trained (the warning must come before it). All deterministic.
+benchmarks/only_epsilon_defaults.py (the measured cases of
+privacy-noise-warning-gd-centroids: scikit-learn breast cancer, 398 training rows, noisy
+GD ρ_GD = 0.96 at ε = 0.1 (warns) and 0.12 at ε = 1 (does not); wine, 124 rows, centroids
+ρ_cent = 1.49 at ε = 0.1 (warns) and 0.18 at ε = 1 (does not); noisy GD one-vs-rest on
+wine 0.86 at ε = 1 (does not) and on digits 2.6 at ε = 1 (warns)), the message, and that
+the one-vs-rest fit warns once. ``release`` is replaced by a stub that raises, so no model
+is trained (the warning must come before it). All deterministic.
 """
 
 from __future__ import annotations
@@ -157,7 +158,8 @@ def test_gd_binary_fires_on_the_right_side(cancer, no_release, epsilon, warns):
     if warns:
         assert "NoisyGradientDescent: at epsilon = 0.1" in msgs[0]
         for part in ("n = 398 rows", "p = 31 parameters", "larger epsilon", "more rows",
-                     "PrivateGaussianCentroid", "§6.8", f"threshold {GD_NOISE_RATIO:g}"):
+                     "PrivateGaussianCentroid", "privacy-noise-warning-gd-centroids",
+                     f"threshold {GD_NOISE_RATIO:g}"):
             assert part in msgs[0]
 
 
@@ -183,7 +185,7 @@ def test_centroid_fires_on_the_right_side(wine, no_release, epsilon, warns):
     assert len(msgs) == int(warns)
     if warns:
         for part in ("PrivateGaussianCentroid: at epsilon = 0.1", "n/C = 124/3", "d = 13",
-                     "larger epsilon", "more rows", "§6.8"):
+                     "larger epsilon", "more rows", "privacy-noise-warning-gd-centroids"):
             assert part in msgs[0]
         assert "mechanism='gaussian'" not in msgs[0]  # already the Gaussian mechanism
 

@@ -138,7 +138,7 @@ def test_labels_of_any_type_and_reproducibility():
     assert not np.array_equal(a.coef_, c.coef_)
     assert set(a.predict(X)) <= {"spam", "ham"}
     assert a.score(X, y) > 0.8
-    three = NoisyGradientDescent(**kw).fit(X, np.arange(400) % 3)  # one-vs-rest (§6.5)
+    three = NoisyGradientDescent(**kw).fit(X, np.arange(400) % 3)  # one-vs-rest (privacy-one-vs-rest)
     assert three.coef_.shape == (3, X.shape[1])
 
 

@@ -1,4 +1,5 @@
-"""Multiclass for the binary learners: one-vs-rest with the budget split inside (docs/privacy.md §6.5)."""
+"""Multiclass for the binary learners: one-vs-rest with the budget split inside
+(docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ On Dask rows the regressor builds the in-memory template (same public constants,
 calibration, same noise draw); only where the loss terms are summed changes. Both fits solve
 the same perturbed objective, so their releases differ by at most the two solves' distances
 to its exact minimizer, which the template states from each solve's residual
-(:meth:`LinearERMTemplate.distance_bound`, docs/privacy.md §5) — the tolerance of the
+(:meth:`LinearERMTemplate.distance_bound`,
+docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) — the tolerance of the
 comparisons below.
 """
 

@@ -1,5 +1,6 @@
-"""The safeguard's validation rows are a mask (docs/privacy.md §14.4): the model does not
-depend on them, whatever the labels are.
+"""The safeguard's validation rows are a mask
+(docs/privacy/front_door.md#privacy-classifier-safeguard): the model does not depend on
+them, whatever the labels are.
 
 The learner is fitted with the rows left out (``FitContext.excluded``): its labels are
 the user's (classes of any magnitude, strings, bools) and the rows left out get zero

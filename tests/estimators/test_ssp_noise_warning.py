@@ -1,5 +1,6 @@
 """PrivateLinearRegression warns, before the noise is drawn, when AdaSSP's noise outweighs what
-n rows can carry (dpconvex.privacy.rules.noise_dominance, docs/privacy.md §16.7).
+n rows can carry (dpconvex.privacy.rules.noise_dominance,
+docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
 
 ρ_SSP = s_A √(p log(2p²/ρ)) / (n q̃²/p + λ_given) reads n, p, q̃, ε, δ, the given ridge and
 the mechanism's calibration only. These tests check its closed form, that it reads no data
@@ -88,7 +89,7 @@ def test_fires_on_a_small_problem(kw):
     assert found[0].filename == __file__  # points at the caller's line
     text = str(found[0].message)
     assert text.startswith("PrivateLinearRegression: at epsilon = ")
-    assert "no better than a constant prediction" in text and "§16.7" in text
+    assert "no better than a constant prediction" in text and "privacy-noise-warning-ssp" in text
     assert text.endswith(REGRESSION_CHECK_NOTE)
 
 

@@ -78,7 +78,8 @@ def test_delta_alone_works_on_every_estimator():
                         (dp.PrivateClassifier, y3), (dp.PrivateClassifier, y)]:
         classes = sorted(set(labels.tolist()))
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", dp.PrivacyWarning)  # the noise warnings (§6.7)
+            # the noise warnings (privacy-noise-warning-linear)
+            warnings.simplefilter("ignore", dp.PrivacyWarning)
             est = cls(epsilon=1.0, delta=1e-5, classes=classes, random_state=0).fit(X, labels)
         assert est.certificate_.delta == pytest.approx(1e-5), cls.__name__
         assert est.certificate_.epsilon <= 1.0 + 1e-12

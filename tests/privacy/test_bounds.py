@@ -1,7 +1,7 @@
 """A schema released by ``draft_schema``: what it reads, what it costs, what it releases.
 
-docs/privacy/bounds.md §18. A released range reads its column through the counts of the
-public grid only (§18.1), so a table whose every value is replaced by another value of the
+docs/privacy/bounds.md#privacy-bounds. A released range reads its column through the counts of the
+public grid only (privacy-bounds-grid), so a table whose every value is replaced by another value of the
 same grid cell gives the same schema for the same seed; a vocabulary reads the categories'
 counts only. Two neighbouring tables (one record replaced) give schemas that differ only in
 the released numbers: the same certificate, the same kinds of declarations, no warning on
@@ -44,7 +44,7 @@ def _table(n: int = 3000, seed: int = 0) -> pd.DataFrame:
     })
 
 
-#: The kind of the table's text column (its dtype is a reader's: declared, §18.1).
+#: The kind of the table's text column (its dtype is a reader's: declared, privacy-bounds-grid).
 TABLE_KINDS = {"plan": "categorical"}
 
 
@@ -98,7 +98,7 @@ def test_every_value_replaced_inside_its_grid_cell_gives_the_same_schema(seed):
 
 
 def test_a_refined_range_reads_the_cell_counts_only():
-    """n = 100,000 at ε = 1: the rule refines (§18.2); the same cell counts, the same range."""
+    """n = 100,000 at ε = 1: the rule refines (privacy-bounds-range); the same cell counts, the same range."""
     rng = np.random.default_rng(4)
     values = rng.lognormal(3, 1, 100_000)
     assert refine_range(values.size, 1.0, (0.01, 0.99)).refine
@@ -174,7 +174,7 @@ def _survey_neighbours() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_a_column_typed_by_its_reader_is_refused_without_its_kind(monkeypatch, delta):
-    """§18.1: without ``kinds``, a column whose dtype is neither a number nor a bool is
+    """privacy-bounds-grid: without ``kinds``, a column whose dtype is neither a number nor a bool is
     refused by name, with the ``kinds=`` line to write, before a value is read or the ledger
     charged: never released as a vocabulary (δ > 0) nor refused as one (δ = 0)."""
     monkeypatch.setattr(bounds_module, "cell_counts", _unread)
@@ -190,7 +190,7 @@ def test_a_column_typed_by_its_reader_is_refused_without_its_kind(monkeypatch, d
 
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 def test_with_its_kind_declared_both_neighbours_get_the_same_mechanism(delta):
-    """§18.1: with ``kinds={"age": "numeric"}`` the record 'unknown' is a missing value, and
+    """privacy-bounds-grid: with ``kinds={"age": "numeric"}`` the record 'unknown' is a missing value, and
     the neighbours get the same plan: a range (``Numeric``) under the same certificate."""
     with_unknown, without = _survey_neighbours()
     a, warned_a = _draft(with_unknown, delta=delta, kinds={"age": "numeric"}, random_state=3)
@@ -202,7 +202,7 @@ def test_with_its_kind_declared_both_neighbours_get_the_same_mechanism(delta):
 
 def test_a_token_that_is_not_a_number_is_missing_in_a_numeric_column(monkeypatch):
     """Each value is parsed alone: '23' and ' 42' are numbers, 'unknown', '', 'NA' and None
-    are missing (counted in no cell, §18.1)."""
+    are missing (counted in no cell, privacy-bounds-grid)."""
     seen = []
     real = bounds_module.cell_counts
 
@@ -341,7 +341,7 @@ def test_many_columns_compose_by_the_pld_accountant_within_the_budget():
 
 def test_a_range_with_too_little_epsilon_is_refused_before_anything_is_read(monkeypatch):
     """n·ε below MIN_RECORDS_EPSILON (public: n and the column's ε) is refused before a value
-    is read or a budget is charged (docs/privacy/bounds.md §18.2)."""
+    is read or a budget is charged (docs/privacy/bounds.md#privacy-bounds-range)."""
     def unread(values):
         raise AssertionError("a value was read")
 
@@ -374,7 +374,7 @@ def test_to_code_carries_the_release():
     schema = dp.draft_schema(_table(), epsilon=1.0, delta=1e-6, kinds=TABLE_KINDS, random_state=0)
     code = schema.to_code()
     assert code.startswith("# Released by draft_schema at (epsilon, delta) = (1, 1e-06),")
-    assert "docs/privacy/bounds.md §18" in code
+    assert "docs/privacy/bounds.md#privacy-bounds" in code
     space: dict = {}
     exec(code, space)
     assert space["schema"].declarations == schema.declarations

@@ -1,7 +1,7 @@
-"""Exact privacy loss of the private bounds on tiny inputs (docs/privacy/bounds.md §18.6).
+"""Exact privacy loss of the private bounds on tiny inputs (docs/privacy/bounds.md#privacy-bounds-checks).
 
-The laws below are written from the mechanisms' definitions (docs/privacy/bounds.md §18.2,
-§18.3) with the library's constants — the grid of :mod:`dpconvex.data.log_grid`, and the
+The laws below are written from the mechanisms' definitions (docs/privacy/bounds.md#privacy-bounds-range,
+privacy-bounds-vocabulary) with the library's constants — the grid of :mod:`dpconvex.data.log_grid`, and the
 Laplace scale, threshold and ε per level that ``QuantileRange.calibrate`` and
 ``StableVocabulary.calibrate`` return — not with the mechanisms' code, which a check
 compares with them (:func:`test_the_exact_laws_are_those_of_the_code`).
@@ -271,7 +271,7 @@ def conditional_log_ratio(cells_d: np.ndarray, cells_p: np.ndarray, f: int, l: i
                           noise: RangeNoise) -> float:
     """max |ln| of the ratio of the laws of (lo, hi) given the coarse range (f, l): the two
     exponential mechanisms over the edges FIRST[f] ... LAST[l] + 1 (adaptive composition's
-    second step, §18.2)."""
+    second step, privacy-bounds-range)."""
     edges = np.arange(FIRST[f], LAST[l] + 2)
     m = edges.size
     laws = []
@@ -413,7 +413,7 @@ def test_the_exact_vocabulary_law_is_that_of_the_code():
 
 
 # ------------------------------------------------------------------ the range
-# Measured worst log-ratios over the 315 pairs (docs/privacy/bounds.md §18.6): coarse only
+# Measured worst log-ratios over the 315 pairs (docs/privacy/bounds.md#privacy-bounds-checks): coarse only
 # 0.511, 1.082, 15.000 at ε = 1, 2, 15; refined 0.502, 1.004, 9.249.
 @pytest.mark.parametrize(("epsilon", "refine"), [
     (1.0, False), (2.0, False), (15.0, False), (1.0, True),
@@ -493,7 +493,7 @@ def test_the_noisy_histogram_the_median_reads_costs_epsilon_one():
                                                 (0.1, 0.1)])
 def test_exact_delta_of_the_vocabulary_is_at_most_delta(epsilon, delta):
     """(0.1, 0.1): δ > 1 − e^{−ε/2}, where the ratio on the sets without the lone category
-    exceeds e^ε and δ still covers it (§18.3)."""
+    exceeds e^ε and δ still covers it (privacy-bounds-vocabulary)."""
     assert vocabulary_delta(epsilon, delta) <= delta * (1 + TOL)
 
 

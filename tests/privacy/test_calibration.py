@@ -1,4 +1,5 @@
-"""Calibration of output and objective perturbation against CMS's formulas (docs/privacy.md §3)."""
+"""Calibration of output and objective perturbation against CMS's formulas
+(docs/privacy/perturbation.md#privacy-perturbation)."""
 
 import math
 
@@ -29,7 +30,7 @@ def cms_slack(c, q, n, lam):
 
 
 def one_sided_slack(c, q, n, lam):
-    """The one-sided slack of docs/privacy.md §3.3: log(1 + cq^2/(nΛ))."""
+    """The one-sided slack of docs/privacy/perturbation.md#privacy-jacobian-slack: log(1 + cq^2/(nΛ))."""
     return math.log1p(c * q**2 / (n * lam))
 
 
@@ -70,7 +71,7 @@ def test_delta_branch_matches_cms():
     two = calibrate_objective_perturbation(eps, n, _consts(c, q, lam), slack="two_sided")
     delta_cms = c * q**2 / (n * (math.exp(eps / 4) - 1)) - lam
     assert two.extra_strong_convexity == pytest.approx(delta_cms, rel=1e-9)
-    # one-sided (§3.3): log(1 + cq²/(nμ')) = ε/2, Δ = cq²/(n(e^{ε/2} − 1)) − Λ
+    # one-sided (privacy-jacobian-slack): log(1 + cq²/(nμ')) = ε/2, Δ = cq²/(n(e^{ε/2} − 1)) − Λ
     cal = calibrate_objective_perturbation(eps, n, _consts(c, q, lam))
     delta_one = c * q**2 / (n * (math.exp(eps / 2) - 1)) - lam
     assert cal.extra_strong_convexity == pytest.approx(delta_one, rel=1e-9)

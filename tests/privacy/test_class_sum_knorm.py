@@ -1,4 +1,5 @@
-"""The K-norm mechanism "knorm_sum" on the class sums and counts (docs/privacy.md §4.9).
+"""The K-norm mechanism "knorm_sum" on the class sums and counts
+(docs/privacy/large_margin.md#privacy-class-centroids).
 
 Exact checks of the privacy loss of the implemented density on tiny neighbouring data
 sets (every kind of neighbour), statistical checks of the sampler (KS tests at level

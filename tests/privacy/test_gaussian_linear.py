@@ -1,4 +1,5 @@
-"""Gaussian (ε, δ) mechanisms of the linear learners (docs/privacy.md §10).
+"""Gaussian (ε, δ) mechanisms of the linear learners
+(docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
 
 (a) σ never below the analytic-Gaussian σ for the same sensitivity;
 (b) exact privacy profile of the ideal gaussian_objective mechanism on 1-D and 2-D

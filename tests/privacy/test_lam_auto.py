@@ -1,4 +1,5 @@
-"""lam="auto": the public rule for Λ (dpconvex/privacy/rules/lam.py, docs/privacy.md §3.4)."""
+"""lam="auto": the public rule for Λ (dpconvex/privacy/rules/lam.py,
+docs/privacy/perturbation.md#privacy-lambda-rule)."""
 
 from __future__ import annotations
 
@@ -81,7 +82,8 @@ def test_objective_rule_is_at_least_the_delta_floor(loss, eps, n):
     floor = delta_floor(n, eps, q, loss)
     curv = dp.objectives.get_loss(loss).curvature
     # the calibration's threshold for the one-sided slack log(1 + c q^2/(nΛ))
-    # (docs/privacy.md §3.3) is c q^2 / (n (e^{eps/2} - 1)); CMS's two-sided one has e^{eps/4}
+    # (docs/privacy/perturbation.md#privacy-jacobian-slack) is c q^2 / (n (e^{eps/2} -
+    # 1)); CMS's two-sided one has e^{eps/4}
     assert floor == pytest.approx(curv * q * q / (n * math.expm1(eps / 2.0)), rel=1e-9)
     assert lam >= floor
 
@@ -156,7 +158,7 @@ def test_auto_beats_the_majority_class_at_eps_1(mech):
 
 
 def test_stability_weight_is_chosen_per_mechanism_family():
-    """w: objective family 1/16 (the corpus's selection seeds), output family 1 (§3.4)."""
+    """w: objective family 1/16 (the corpus's selection seeds), output family 1 (privacy-lambda-rule)."""
     assert STABILITY_WEIGHTS == {"objective": 1.0 / 16.0, "output": 1.0}
     for name in ("objective", "gaussian_objective", "amp", "gaussian_amp", "none"):
         assert stability_weight_for(name) == 1.0 / 16.0
@@ -189,7 +191,8 @@ def test_without_noise_the_rule_is_the_closed_form_minimizer(weight, n):
 
 
 def test_reference_norm_is_chosen_per_mechanism_family():
-    """R: objective family 16, output family 8 (validation, docs/privacy.md §3.4)."""
+    """R: objective family 16, output family 8 (validation,
+    docs/privacy/perturbation.md#privacy-lambda-rule)."""
     assert REFERENCE_NORM == REFERENCE_NORMS["objective"] == 16.0
     for name in ("objective", "gaussian_objective", "amp", "gaussian_amp", "none"):
         assert reference_norm_for(name) == 16.0

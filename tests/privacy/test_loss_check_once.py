@@ -1,6 +1,6 @@
 """A shipped loss is established by its derivation (no probe at a fit); a user's loss is probed
 once per description of its code and state, and again whenever that description changes
-(dpconvex/privacy/checks.py::check_loss, docs/privacy.md §15.1)."""
+(dpconvex/privacy/checks.py::check_loss, docs/privacy/user_objectives.md#privacy-margin-loss-bounds)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_fit_with_a_shipped_loss_runs_no_probe(probes):
     est = dp.PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
     assert probes == []
     hows = {c.name: c.how for c in est.certificate_.conditions}
-    assert hows["|ℓ'| bound"] == "derived (docs/privacy.md §2.1)"
+    assert hows["|ℓ'| bound"] == "derived (docs/privacy/linear_erm.md#privacy-loss-constants)"
 
 
 class Redeclared(HuberHinge):

@@ -1,9 +1,10 @@
-"""Exact privacy loss of objective perturbation on tiny linear ERM problems (docs/privacy.md §3.3).
+"""Exact privacy loss of objective perturbation on tiny linear ERM problems
+(docs/privacy/perturbation.md#privacy-jacobian-slack).
 
 The ideal mechanism releases θ = argmin J_D(θ) + ⟨b, θ⟩/n with J_D(θ) = (1/n) Σ ℓ(y_i θᵀx_i)
 + ((Λ + Δ)/2)||θ||² and b with density ν(b) ∝ exp(−β||b||) on R^p (norm-Gamma,
 ``noise.norm_gamma``). b ↦ θ is a bijection of R^p with inverse b_D(θ) = −n∇J_D(θ), so by the
-change of variables (docs/privacy.md §3.2-3.3)
+change of variables (docs/privacy/perturbation.md#privacy-objective-perturbation, privacy-jacobian-slack)
 
     p_D(θ) = ν(b_D(θ)) · det(n ∇²J_D(θ)),
 

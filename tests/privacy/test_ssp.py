@@ -1,10 +1,13 @@
-"""Sufficient-statistics perturbation (docs/privacy.md §16): sensitivities and exact privacy loss.
+"""Sufficient-statistics perturbation
+(docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics): sensitivities and
+exact privacy loss.
 
 Three checks of every constant in the noise scales:
 
-* the derivation (§16.1): each stated sensitivity is an upper bound on the replace-one change
-  over a dense grid of records in one and two dimensions, and is attained (to 1e-9) there;
-* the exact privacy loss (§16.2) of the released statistics at neighbouring data sets built
+* the derivation (privacy-ssp-sensitivities): each stated sensitivity is an upper bound on
+  the replace-one change over a dense grid of records in one and two dimensions, and is
+  attained (to 1e-9) there;
+* the exact privacy loss (privacy-ssp-calibration) of the released statistics at neighbouring data sets built
   from corners of the record domain: for the pure form the supremum over outputs of the
   log density ratio, Σ_j β_j ‖f_j(D) − f_j(D′)‖ with the rates of the mechanism's own
   calibration, at most ε (and above ε/2, above 0.999ε where the joint bound is attained:

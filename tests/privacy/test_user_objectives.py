@@ -1,4 +1,4 @@
-"""A user's own objective is checked, never trusted (docs/privacy.md §15).
+"""A user's own objective is checked, never trusted (docs/privacy/user_objectives.md#privacy-user-objectives).
 
 Each case of the review: labels outside a margin loss's domain, a template declaring a
 gradient bound it does not have, constraints a backend would drop, slope bounds that hold

@@ -156,7 +156,8 @@ def test_certificate_lists_how_each_condition_was_established():
     hows = {c.name: c.how for c in cert.conditions}
     assert hows["convexity"] == "CVXPY DCP analysis"
     for name in ("loss convexity", "loss forms agree", "|ℓ'| bound", "ℓ'' bound (c)"):
-        assert hows[name] == "derived (docs/privacy.md §2.1)"  # a shipped loss: not probed
+        # a shipped loss: not probed
+        assert hows[name] == "derived (docs/privacy/linear_erm.md#privacy-loss-constants)"
     mine = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine")
     cert, _ = verify(_template(mine), epsilon=1.0, mechanism="objective")
     hows = {c.name: c.how for c in cert.conditions}

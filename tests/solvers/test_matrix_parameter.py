@@ -4,9 +4,10 @@ Oracles: SciPy's BFGS on the same objective written flat, CVXPY + Clarabel on th
 own CVXPY form, and the error bound of strong convexity. For a μ-strongly convex J,
 ||θ − θ*|| <= ||∇J(θ)||/μ, so two points with residuals r₁, r₂ lie within (r₁ + r₂)/μ of
 each other; over a convex set the natural residual bounds it as (1 + L)/μ · r
-(``docs/privacy.md`` §4.7). The tests compare within these bounds computed from the
-residuals each solve reports, never bit for bit. The template asserts that every call
-reaches it in the space's shape (a flat θ or v would fail the test).
+(``docs/privacy/large_margin.md#privacy-lm-solver-accuracy``). The tests compare within
+these bounds computed from the residuals each solve reports, never bit for bit. The
+template asserts that every call reaches it in the space's shape (a flat θ or v would
+fail the test).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Feature-map structures of the softmax large-margin template (docs/privacy.md §11.9).
+"""Feature-map structures of the softmax large-margin template
+(docs/privacy/large_margin_softmax.md#privacy-feature-map-structures).
 
 u(x) = [wq·svec(x̂x̂ᵀ) | wq·(x̂∘x̂) | –, wl·x̂, wc]/N for "full" | "diagonal" | "linear":
 ||u|| <= 1; the map Θ ↦ Φ (release and quadratic-form path) and its adjoint; the
@@ -283,7 +284,7 @@ def test_bad_feature_options_are_refused_by_name(kw, match):
 
 
 def test_structure_with_mixtures_has_one_block_of_m_per_component():
-    """K = 2 (§11.11): the linear map's parameter is (C·K, m), released as (C, K, D, D)."""
+    """K = 2 (privacy-softmax-mixtures): the linear map's parameter is (C·K, m), released as (C, K, D, D)."""
     X, y = _fit_data(n=60)
     est = PrivateLargeMarginGaussian(loss="softmax", n_components=2, structure="linear",
                                      epsilon=2.0, random_state=0)
@@ -298,7 +299,7 @@ def test_structure_with_mixtures_has_one_block_of_m_per_component():
 @pytest.mark.slow
 @pytest.mark.parametrize("structure,w", [("linear", None), ("diagonal", None), ("full", (1, 1, .3))])
 def test_dask_fit_equals_the_in_memory_fit(structure, w):
-    """Dask rows: the same template through the quadratic forms of the records (§9.1)."""
+    """Dask rows: the same template through the quadratic forms of the records (privacy-large-margin-dask)."""
     dask = pytest.importorskip("dask")
     da = pytest.importorskip("dask.array")
     X, y = _fit_data(n=120)

@@ -2,7 +2,7 @@
 
 Oracles: an independent CVXPY formulation solved by Clarabel and SCS (objective
 to 1e-6 relative), finite differences of the NumPy objective (gradient and
-Hessian), closed-form bounds (docs/privacy.md §4), and a seeded KS test on the
+Hessian), closed-form bounds (docs/privacy/large_margin.md#privacy-large-margin), and a seeded KS test on the
 noise norm with a stated false-alarm rate.
 """
 
@@ -195,7 +195,8 @@ def test_per_record_gradient_norm_never_exceeds_G_and_approaches_it(C, K):
 @pytest.mark.slow
 @pytest.mark.parametrize("C,K", [(2, 1), (3, 1), (2, 2), (3, 2), (2, 3)])
 def test_per_record_hessian_rank_and_trace_within_declared_constants(C, K):
-    """The slack r log(1 + T/(r nμ)) needs H_i PSD, rank(H_i) <= r and tr(H_i) <= T (§3.3, §4.4)."""
+    """The slack r log(1 + T/(r nμ)) needs H_i PSD, rank(H_i) <= r and tr(H_i) <= T
+    (privacy-jacobian-slack, privacy-lm-jacobian-slack)."""
     rng = np.random.default_rng(7 * C + K)
     D, h = 3, 0.5
     max_trace = 0.0
@@ -219,9 +220,10 @@ def test_per_record_hessian_rank_and_trace_within_declared_constants(C, K):
         assert w.min() >= -1e-6, "per-record Hessian must be PSD"
         assert int(np.sum(w > 1e-6)) <= consts.hessian_rank
         assert w.sum() <= consts.hessian_rank * consts.hessian_term_bound + 1e-6
-        # the sharper trace bound of §4.4: (C - 1)(2c + L (1 - 1/K)) with c = 1/(2h), L = 1
+        # the sharper trace bound of privacy-lm-jacobian-slack: (C - 1)(2c + L (1 -
+        # 1/K)) with c = 1/(2h), L = 1
         assert w.sum() <= (C - 1) * (1 / h + (1 - 1 / K)) + 1e-6
-        assert w.sum() <= consts.hessian_trace_bound + 1e-6  # the declared T (§3.3)
+        assert w.sum() <= consts.hessian_trace_bound + 1e-6  # the declared T (privacy-jacobian-slack)
         max_trace = max(max_trace, float(w.sum()))
     # the trials reach the curvature (the test could fail): a K = 1 term attains 2c = 1/h
     assert max_trace >= 0.75 / h
@@ -414,7 +416,7 @@ def test_template_input_validation():
 
 @pytest.mark.parametrize("C,K", [(2, 1), (3, 2)])
 def test_distance_bound_holds_at_inexact_points(C, K):
-    """||Φ − Φ*|| <= (1 + L)/μ · res(Φ) with L from public constants only (§4.7)."""
+    """||Φ − Φ*|| <= (1 + L)/μ · res(Φ) with L from public constants only (privacy-lm-solver-accuracy)."""
     t = _template(n=120, d=2, C=C, K=K, seed=11)
     b = _sym_noise(t.noise_shape, 2.0, seed=4)
     star = solve(t, b, 0.1, solver="native").x

@@ -81,7 +81,7 @@ def test_the_one_pass_objective_is_the_softmax_objective(C):
     assert {"hessian", "hessp"} <= t_rows.capabilities
     th = rng.normal(size=t_arr.space.shape)
     b = rng.normal(size=t_arr.space.shape)
-    # the reference: scores and adjoint of the space, the softmax of §11.1
+    # the reference: scores and adjoint of the space, the softmax of privacy-softmax-constants
     A = np.ascontiguousarray(t_arr.space.forms(Z, th.reshape(t_arr.noise_shape)))
     lse = np.log(np.exp(-A).sum(axis=1))
     val = (lse.sum() + A[np.arange(n), y].sum()) / n + 0.005 * th @ th + b @ th / n

@@ -1,7 +1,8 @@
 """Softmax large-margin template, Gaussian objective perturbation and the PSD shift.
 
-docs/privacy.md §11. Every random draw is seeded, so each test is deterministic;
-the Monte Carlo checks state their false-alarm rate.
+docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax. Every random draw is
+seeded, so each test is deterministic; the Monte Carlo checks state their false-alarm
+rate.
 
 The exact privacy loss of the ideal mechanism is computed by an independent
 implementation (Newton's method in the orthonormal coordinates of the symmetric
@@ -76,7 +77,7 @@ def random_unit_z(rng: np.random.Generator, D: int, norm: float | None = None) -
     return z / np.linalg.norm(z) * (rng.uniform(0, 1) if norm is None else norm)
 
 
-# ----------------------------------------------------------- §11.1 declared constants
+# ----------------------------------------------------------- privacy-softmax-constants declared constants
 @pytest.mark.parametrize("C", [2, 3, 5])
 def test_per_record_gradient_and_hessian_within_declared_constants(C):
     """300 random (Φ, z, y): ||∇ℓ|| <= G = √2, Hessian PSD, rank <= C − 1, λ_max <= 1/2,
@@ -142,7 +143,8 @@ def test_gradient_differences_of_one_pair_span_2_C_minus_1_dimensions(C):
     assert t.gradient_difference_rank == 2 * (C - 1)
 
 
-# ------------------------------------------------ §11.3 exact loss of the ideal mechanism
+# ------------------------------------------------ privacy-softmax-gaussian-objective
+# exact loss of the ideal mechanism
 class TinyProblem:
     """J_D(θ) = (1/n) Σ ℓ + (μ/2)||θ||², θ ∈ R^{C × m} in orthonormal coordinates."""
 
@@ -184,7 +186,7 @@ def privacy_losses(P: TinyProblem, Pp: TinyProblem, sigma: float, draws: int, se
     """Exact L(θ) = log φ(b)/φ(b') + log det H_D/det H_D' at θ ~ M(D); also log-det part, R."""
     rng = np.random.default_rng(seed)
     m = P.U.shape[1]
-    # the subspace V holding every gradient difference of this pair (§11.3)
+    # the subspace V holding every gradient difference of this pair (privacy-softmax-gaussian-objective)
     basis = []
     for c in range(P.C - 1):
         for u in (P.U[-1], Pp.U[-1]):
@@ -206,7 +208,7 @@ def privacy_losses(P: TinyProblem, Pp: TinyProblem, sigma: float, draws: int, se
         m1 = max(0.0, max(beta[yy] - beta[c] for c in range(P.C) if c != yy))
         m2 = max(0.0, max(betap[c] - betap[yp] for c in range(P.C) if c != yp))
         W.append(m1 + m2)
-    privacy_losses.W = np.array(W)  # the statistic of the softmax bound (§11.3)
+    privacy_losses.W = np.array(W)  # the statistic of the softmax bound (privacy-softmax-gaussian-objective)
     return np.array(L), np.array(LJ), np.array(R)
 
 
@@ -227,8 +229,9 @@ def adversarial_pairs(C: int):
 @pytest.mark.slow
 @pytest.mark.parametrize("C", [3, 4])
 def test_exact_privacy_loss_never_exceeds_the_bound(C):
-    """Pointwise, exactly: L(θ) <= ε_J + aR + a²/2 and the log-det part <= ε_J (§11.3), on
-    adversarial pairs incl. the same x with two labels, at n = 4 (slack ~ 0.3 of ε = 1)."""
+    """Pointwise, exactly: L(θ) <= ε_J + aR + a²/2 and the log-det part <= ε_J
+    (privacy-softmax-gaussian-objective), on adversarial pairs incl. the same x with two
+    labels, at n = 4 (slack ~ 0.3 of ε = 1)."""
     mu, eps, delta = 0.5, 1.0, 0.05
     for (Z, y), (Zp, yp) in adversarial_pairs(C):
         P, Pp = TinyProblem(Z, y, C, mu), TinyProblem(Zp, yp, C, mu)
@@ -383,7 +386,7 @@ def test_inaccurate_solve_is_not_released():
         release(t, "gaussian_objective_lm", Budget(1.0, 1e-5), None, 0, max_iter=1)
 
 
-# --------------------------------------------------------------- §11.4 the PSD shift
+# --------------------------------------------------------------- privacy-softmax-psd-shift the PSD shift
 def test_psd_shift_makes_every_block_psd_and_changes_no_prediction():
     rng = np.random.default_rng(5)
     for _ in range(20):
@@ -410,14 +413,14 @@ def test_estimator_softmax_gaussian_release_is_psd_and_predicts_like_the_minimiz
     Z = augment_and_scale(clip_rows(X, 1.0)[0], 1.0)
     t = LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.05, data_norm=1.0)
     raw = release(t, "gaussian_objective_lm", Budget(2.0, 1e-5), None, 0).theta
-    Zt = t.Z  # z' = S z, the template's public feature map (§11.6)
+    Zt = t.Z  # z' = S z, the template's public feature map (privacy-softmax-feature-map)
     assert np.allclose(Zt, Z * t.scale) and np.linalg.norm(Zt, axis=1).max() <= 1 + 1e-12
     raw_pred = np.argmin(np.einsum("ij,cjk,ik->ic", Zt, raw.reshape(3, 4, 4), Zt), axis=1)
     assert np.array_equal(est.classes_[raw_pred], est.predict(X))
     assert any("common shift" in a for a in est.certificate_.assumptions)
 
 
-# ------------------------------------------------------------ estimator options (§11.5)
+# ------------------------------------------------------------ estimator options (privacy-softmax-lambda-rule)
 def test_estimator_option_errors():
     X, y = small_data()
     with pytest.raises(ParameterError, match="unconstrained"):

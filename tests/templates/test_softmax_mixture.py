@@ -1,4 +1,5 @@
-"""The softmax loss for mixtures, K > 1 components per class (docs/privacy.md §11.11).
+"""The softmax loss for mixtures, K > 1 components per class
+(docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures).
 
 Checks, with an implementation of the loss written here (own active set, softmax, gradient
 and Hessian; not the library's):
@@ -9,7 +10,7 @@ and Hessian; not the library's):
   <= S − 1 = (C − 1)K, eigenvalues <= 1/2, trace <= 1 − 1/S (attained at Θ = 0);
 * one pair's gradient differences span exactly 2(C − 1)K dimensions (so K = 1's
   k = 2(C − 1) would be wrong);
-* the exact privacy loss of the ideal pure-ε mechanism (change of variables, §3.3) on tiny
+* the exact privacy loss of the ideal pure-ε mechanism (change of variables, privacy-jacobian-slack) on tiny
   problems (C = 2, K = 2, n = 4, u in 1-D and 2-D; adversarial replace-one pairs incl. the
   same u with another label or another component) never exceeds the claim ε′ + slack, and
   mutants (half the slack; the K = 1 constants r = C − 1, T = 1 − 1/C) are exceeded;
@@ -236,7 +237,7 @@ def _max_abs_loss(D: list, Dp: list, mu: float, beta: float, dim: int, seed: int
 
 
 def _claim(mu: float, beta: float, r: int, T: float) -> float:
-    """ε′ + slack: ε′ = 2Gβ (G = √2), slack = r log(1 + T/(r n μ)) (§3.3)."""
+    """ε′ + slack: ε′ = 2Gβ (G = √2), slack = r log(1 + T/(r n μ)) (privacy-jacobian-slack)."""
     return 2 * math.sqrt(2) * beta + jacobian_slack(N4, mu, T, r)
 
 

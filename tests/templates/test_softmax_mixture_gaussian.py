@@ -1,17 +1,17 @@
 """Exact (ε, δ) check of Gaussian objective perturbation on the softmax mixture (K > 1).
 
-docs/privacy.md §11.11 ("Exact Gaussian check"): the calibration of
+docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures ("Exact Gaussian check"): the calibration of
 ``mechanism="gaussian_objective"`` for K = 2 components per class (σ from the bound (★)
-of §10.1 with S = 2G = 2√2, k = 2(C − 1)K and the one-sided slack r = (C − 1)K,
+of privacy-gaussian-profile-bound with S = 2G = 2√2, k = 2(C − 1)K and the one-sided slack r = (C − 1)K,
 T = 1 − 1/S) checked three ways:
 
 1. **Exact privacy profile of the ideal mechanism.** Exact minimizer θ(b) of
    Σ_i ℓ_i(θ) + (nμ/2)||θ||² + ⟨b, θ⟩ (n·J of the library's template, μ = lam + Δ),
    b ~ N(0, σ²I) on the p = C·K·m orthonormal coordinates of Θ (the feature-map space of
-   §11.9), σ, Δ from the library's own calibration of a template on the same records.
+   privacy-feature-map-structures), σ, Δ from the library's own calibration of a template on the same records.
    The loss is written here (own active set, softmax, gradient, Hessian; Newton's method
    batched over samples), not the library's. At an output θ the exact privacy loss is
-   (change of variables, §10.1)
+   (change of variables, privacy-gaussian-profile-bound)
 
        L(θ) = (||b_D′(θ)||² − ||b_D(θ)||²)/(2σ²) + ln det H_D(θ) − ln det H_D′(θ),
        b_X(θ) = −Σ_i ∇ℓ_i(θ) − nμθ,  H_X = Σ_i ∇²ℓ_i + nμI,
@@ -27,14 +27,15 @@ T = 1 − 1/S) checked three ways:
 2. σ is never below the analytic-Gaussian σ (Balle & Wang 2018) for the sensitivity 2G
    at the same (ε, δ), over a grid of (ε, δ, C, K).
 3. The audit through ``dpconvex.audit`` is benchmarks/audited_epsilon_softmax_mixture.py
-   (too slow for the suite; results in docs/privacy.md §11.11).
+   (too slow for the suite; results in docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures).
 
 Every draw is seeded: each test is deterministic. Tiny problems: C = 2, 3; K = 2; n = 4;
 u in 1-D and 2-D; adversarial replace-one pairs incl. the same u with another label,
 another component, both; −u; the zero record; an orthogonal u (2-D).
 
 Run ``python tests/templates/test_softmax_mixture_gaussian.py --samples 20000`` for the table of
-docs/privacy.md §11.11 (δ at the library's σ and at mutants, every pair).
+docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures (δ at the library's σ and at
+mutants, every pair).
 """
 
 from __future__ import annotations
@@ -244,7 +245,8 @@ def profiles(C: int, dim: int, lam: float, eps: float, delta: float, N: int, see
                 th, bA, ldA = cache[a]
                 bB, ldB = noise_and_logdet(probs[c], th)
                 L = (np.sum(bB * bB, 1) - np.sum(bA * bA, 1)) / (2 * sig**2) + ldA - ldB
-                if check_pointwise:  # the written bound of §10.1 holds at every sample
+                # the written bound of privacy-gaussian-profile-bound holds at every sample
+                if check_pointwise:
                     v = bB - bA
                     assert np.all(np.linalg.norm(v, axis=1) <= S2 + 1e-9)
                     assert np.all(ldA - ldB <= eps_j + 1e-9)
@@ -380,7 +382,7 @@ def test_mutant_calibrations_violate_the_claim(mutant):
     Measured (N = 2·10⁴): δ̂ = 0.034 and 0.025. σ/2 is NOT caught on any pair of any
     problem (δ̂ <= 1.3·10⁻⁴), nor K = 1's k = 2(C − 1) (σ × 0.80–0.84, δ̂ = 0): on these
     pairs the bound is conservative by a factor 3 (C = 2) to 4.5 (C = 3) in σ
-    (docs/privacy.md §11.11)."""
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures)."""
     N = 10000
     sig, s_lib = mutant_sigma(mutant)
     assert sig < 0.3 * s_lib
@@ -414,7 +416,8 @@ def test_sigma_never_below_the_analytic_gaussian_sigma_for_2G(C, K):
 
 
 # ------------------------------------------------------------ the table of the docs
-def main() -> None:  # pragma: no cover - measurement for docs/privacy.md §11.11
+# pragma: no cover - measurement for docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures
+def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=20000)
     ap.add_argument("--audit-pair", action="store_true",
@@ -448,7 +451,8 @@ def main() -> None:  # pragma: no cover - measurement for docs/privacy.md §11.1
               f"[{lower_bound(m, args.samples):.4g}, {upper_bound(m, args.samples):.4g}]")
 
 
-def audit_pair_profile(N: int) -> None:  # pragma: no cover - docs/privacy.md §11.11
+# pragma: no cover - docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures
+def audit_pair_profile(N: int) -> None:
     """Exact δ(ε) of the audit's flipmix pair (benchmarks/audited_epsilon_softmax_mixture.py):
     the estimator's own template (u, λ) and calibration, noise × 1, 1/4, 1/8."""
     import warnings

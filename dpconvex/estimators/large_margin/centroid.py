@@ -1,7 +1,7 @@
 """``mechanism="centroid"`` and ``row_norm`` of :class:`~dpconvex.PrivateLargeMarginGaussian`.
 
 DP class centroids (:class:`~dpconvex.estimators.centroids.PrivateGaussianCentroid`,
-docs/privacy.md §4.9) released in the large-margin estimator's own form: with
+docs/privacy/large_margin.md#privacy-class-centroids) released in the large-margin estimator's own form: with
 z = [x; 1]/√(q² + 1) (``augment_and_scale``) and μ_c the released class mean in
 u = x/q units,
 
@@ -10,16 +10,16 @@ u = x/q units,
 with a_c = 2σ̂²(log π_max − log π_c) >= 0 the prior term of the class
 (:func:`~dpconvex.estimators.centroids.prior_penalty`; π from the released counts,
 σ̂² the within-class variance estimated from the released sums and counts,
-docs/privacy.md §4.9.1). Since the last entry of z is 1/√(q² + 1),
+docs/privacy/large_margin.md#privacy-centroid-priors). Since the last entry of z is 1/√(q² + 1),
 zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: Φ_c is PSD and ``predict`` is the Bayes rule of
 x/q | c ~ N(μ_c, σ̂²I) with priors π. Φ is a function of the release only
-(post-processing), so the privacy of the fit is that of §4.9. It is the Gaussian
+(post-processing), so the privacy of the fit is that of privacy-class-centroids. It is the Gaussian
 classifier of Pathak & Raj with a shared isotropic covariance, the λ → ∞ limit of the
 large-margin objective.
-Derivation and measurements: docs/privacy.md §11.13.
+Derivation and measurements: docs/privacy/large_margin_softmax.md#privacy-centroid-switch.
 
 The per-record map of ``row_norm="unit"`` (x ↦ q·x/‖x‖ after clipping to q, zero
-rows stay zero; DESIGN.md §5, docs/privacy.md §12.1) is applied here for both
+rows stay zero; DESIGN.md §5, docs/privacy/row_scaling.md#privacy-row-norm-unit) is applied here for both
 paths, in fit, certify and predict.
 
 References
@@ -66,7 +66,8 @@ __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "
 #: Certificate line of ``row_norm="unit"`` (the public per-record map).
 ROW_MAP_NOTE = ("row_norm='unit': every row clipped to data_norm q, then scaled to the bound, "
                 "x -> q x / ||x|| (zero rows stay zero), in training and prediction: a public "
-                "map reading only the record itself (docs/privacy.md §12.1, §11.13)")
+                "map reading only the record itself (docs/privacy/row_scaling.md#privacy-row-norm-unit, "
+                "privacy-centroid-switch)")
 
 #: Certificate line of ``mechanism="centroid"``: Φ from the released class means.
 PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], mu_c the "
@@ -75,7 +76,7 @@ PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], 
             "released sums and counts), so z^T Phi_c z = ||x/q - mu_c||^2 + a_c: a "
             "post-processing of the release (Pathak & Raj's Gaussian classifier with a shared "
             "isotropic covariance, the lam -> infinity limit of the large-margin objective; "
-            "docs/privacy.md §4.9.1, §11.13)")
+            "docs/privacy/large_margin.md#privacy-centroid-priors, privacy-centroid-switch)")
 
 
 def map_rows(est: LargeMarginEstimator, Xc: Any) -> Any:
@@ -175,7 +176,7 @@ def centroid_mechanism(est: LargeMarginEstimator) -> str:
 
 
 def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> PrivateGaussianCentroid:
-    """The §4.9 estimator on the prepared rows (already mapped: row_norm "none" there).
+    """The privacy-class-centroids estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
     the certificate through it, so the ledger is charged once.
@@ -190,7 +191,7 @@ def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> P
 
 
 def check_centroid_params(est: LargeMarginEstimator) -> None:
-    """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as §4.9."""
+    """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as privacy-class-centroids."""
     owner = type(est).__name__
     if not single_component(est):
         k = est.n_components
@@ -205,7 +206,7 @@ def check_centroid_params(est: LargeMarginEstimator) -> None:
         raise ParameterError(f"The 'optimality_tol' parameter of {owner} must be None with "
                              f"mechanism={CENTROID!r}, which solves nothing. Got "
                              f"{est.optimality_tol!r} instead.")
-    centroid_estimator(est)._validate_params()  # delta: the table's rule (§4.9)
+    centroid_estimator(est)._validate_params()  # delta: the table's rule (privacy-class-centroids)
 
 
 def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) -> np.ndarray:

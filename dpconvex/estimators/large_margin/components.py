@@ -31,7 +31,7 @@ the others). This module offers three rules, and says which one a model used:
 References
 ----------
 .. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
-   Differential Privacy. IEEE TDSC 9(4), 2012 (component assignment §4).
+   Differential Privacy. IEEE TDSC 9(4), 2012 (component assignment Section 4).
 .. [BDMN] A. Blum, C. Dwork, F. McSherry, K. Nissim. Practical Privacy: the SuLQ
    Framework. PODS 2005 (noisy Lloyd iterations).
 .. [SCLJ] D. Su, J. Cao, N. Li, E. Bertino, H. Jin. Differentially Private

@@ -9,7 +9,7 @@ public centers. The template is the in-memory one over a
 :class:`~dpconvex.data.dask_gram.DaskGram`: the loss and its gradient are
 summed per chunk on the workers in one pass per solver iteration; the solver,
 noise, calibration and residual check run on the driver from public parameters
-(n, the label set, q, ε, λ), exactly as in memory (docs/privacy.md §9.1).
+(n, the label set, q, ε, λ), exactly as in memory (docs/privacy/data_backends.md#privacy-large-margin-dask).
 
 Supported: K = 1, and K > 1 with ``component_assignment`` None or
 ``"nearest_public_center"``. DP k-means and the non-private GMM read the data
@@ -140,7 +140,7 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
     facts = LargeMarginFacts(d, labels.classes, labels.assumption, n_classes=C, n_components=K,
                              n_rows=n, rows=prepared_rows(est, X_checked),  # lazy, per chunk
                              y=y_checked)
-    if uses_centroid(est, n, C, d):  # DP class centroids (§11.13): summed per chunk
+    if uses_centroid(est, n, C, d):  # DP class centroids (privacy-centroid-switch): summed per chunk
         return Prepared(template=None, reusable=False, meta=facts)
     rows_with_records = _with_records(X_checked, labels)
     # per chunk, ``outside`` holds the records that contribute no loss (the dropped column)

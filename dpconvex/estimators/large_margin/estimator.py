@@ -2,7 +2,7 @@
 
 scikit-learn-compatible estimator over
 :class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`, with the
-calibration corrected as in ``docs/privacy.md`` §4.
+calibration corrected as in ``docs/privacy/large_margin.md#privacy-large-margin``.
 
 References
 ----------
@@ -127,12 +127,13 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
     classified to argmin_c min_m zᵀ Φ_{c,m} z. With ``loss="pairwise"`` training
     minimizes the objective of Pathak & Raj (TDSC 2012, eq. 11) — Huber hinge on the
     large-margin constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F — plus (1/n) Σ ⟨b, Φ⟩,
-    b calibrated as in ``docs/privacy.md`` §4. The defaults ("auto", §11.10): the
-    softmax loss on a public feature map linear in x (K = 1; pairwise for K > 1),
-    pure ε-DP noise (Gaussian when ``delta > 0``), lam from the public rule of §11.5,
-    rows scaled to the norm bound (``row_norm``), and, with C >= 3 classes, DP class
-    centroids released as Φ while r = n·ε/(C(d + 1)) is small, with δ = 0 as with
-    δ > 0 (§11.13; ``mechanism`` below);
+    b calibrated as in ``docs/privacy/large_margin.md#privacy-large-margin``. The
+    defaults ("auto", privacy-large-margin-defaults): the softmax loss on a public
+    feature map linear in x (K = 1; pairwise for K > 1), pure ε-DP noise (Gaussian when
+    ``delta > 0``), lam from the public rule of privacy-softmax-lambda-rule, rows scaled
+    to the norm bound (``row_norm``), and, with C >= 3 classes, DP class centroids
+    released as Φ while r = n·ε/(C(d + 1)) is small, with δ = 0 as with δ > 0
+    (privacy-centroid-switch; ``mechanism`` below);
     :mod:`dpconvex.privacy.rules.large_margin` resolves them from the parameters (and the
     public n, C and d) only.
 
@@ -150,8 +151,9 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
         Strong-convexity modulus μ of the regularizer (lam/2) Σ ||Φ||²_F, as
         ``lam`` in every dpconvex estimator; lam > 0 is required for objective
         perturbation. "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public
-        per-coordinate noise scale (docs/privacy.md §11.5). (The paper's estimator:
-        ``loss="pairwise", lam=2e-2``.)
+        per-coordinate noise scale
+        (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule). (The paper's
+        estimator: ``loss="pairwise", lam=2e-2``.)
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int or "auto", default="auto"
@@ -169,14 +171,13 @@ default="auto"
         ``extra_terms`` and ``optimality_tol`` None) and r = n·ε/(C(d + 1)) is below
         :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 15 with δ = 0
         (``delta`` None or 0), 10 with δ > 0 (n rows, C classes, d features: public;
-        :func:`~dpconvex.privacy.rules.large_margin.uses_centroid`, docs/privacy.md
-        §11.13); the certificate states r and the threshold. "gaussian_objective":
-        (ε, δ)-DP, Gaussian noise, softmax loss only (§11.3). "centroid": DP class
-        centroids (§4.9; the Gaussian mechanism on the class sums and counts with
-        ``delta > 0``, else the pure-ε K-norm mechanism "knorm_sum") released as Φ_c
-        with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c, a_c >= 0 the class's prior term (K = 1;
-        lam, gamma, h, loss and structure unused).
-        "none" is the explicit NON-private baseline.
+        :func:`~dpconvex.privacy.rules.large_margin.uses_centroid`,
+        docs/privacy/large_margin_softmax.md#privacy-centroid-switch); the certificate states r and the
+        threshold. "gaussian_objective": (ε, δ)-DP, Gaussian noise, softmax loss only
+        (privacy-softmax-gaussian-objective). "centroid": DP class centroids (privacy-class-centroids; the
+        Gaussian mechanism on the class sums and counts with ``delta > 0``, else the pure-ε K-norm mechanism
+        "knorm_sum") released as Φ_c with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c, a_c >= 0 the class's prior term (K =
+        1; lam, gamma, h, loss and structure unused). "none" is the explicit NON-private baseline.
     data_norm : float, default=1.0
         Public bound q on ||x||; rows above it are scaled down to it.
 
@@ -202,7 +203,7 @@ default="auto"
         "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy
         on the scores −zᵀΦ_c z, unconstrained, released with a common PSD shift Φ_c + tI
         (same predictions; K > 1: softmax over the record's active components,
-        §11.11). Else a margin loss of the paper's PSD-constrained
+        privacy-softmax-mixtures). Else a margin loss of the paper's PSD-constrained
         pairwise template ("pairwise" or None: ``HuberHinge(h)``). Any
         :class:`~dpconvex.objectives.losses.Loss` with declared ``deriv_bound`` and
         ``curvature``; the verifier probes them.
@@ -223,7 +224,7 @@ default="auto"
         :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima
         perturbation (Iyengar et al. 2019): solve to residual <= γ and cover the
         distance (1 + L)/μ·γ to the exact minimizer with output noise (10 % of
-        ε); see ``docs/privacy.md`` §4.7 and §5.
+        ε); see ``docs/privacy/large_margin.md#privacy-lm-solver-accuracy`` and privacy-accuracy-randomness.
     max_iter : int or None, default=None
         Cap on the solver's iterations (None: the backend's default).
     accountant : BudgetAccountant or None, default=None
@@ -253,20 +254,22 @@ default="auto"
         on the data. Either way :func:`dpconvex.collect_diagnostics` records
         them for the data holder.
     structure : {"auto", "full", "diagonal", "linear"}, default="auto"
-        "auto": "linear" with the softmax loss (§11.10), "full" with the pairwise one.
+        "auto": "linear" with the softmax loss (privacy-large-margin-defaults), "full" with the pairwise one.
         Softmax only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with
         weights ``feature_weights`` = (wq, wl, wc) of the quadratic (full svec(x̂x̂ᵀ) or
         diagonal x̂∘x̂), linear x̂ and constant parts, x̂ = x/q; noise dimension C·m
-        (docs/privacy.md §11.9). ``Phi_`` stays the matrices for z.
+        (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures). ``Phi_``
+        stays the matrices for z.
     feature_weights : (wq, wl, wc) or None, default=None
-        None: "full" is the z′ map of §11.6, else ``feature_map.DEFAULT_WEIGHTS``.
+        None: "full" is the z′ map of privacy-softmax-feature-map, else ``feature_map.DEFAULT_WEIGHTS``.
     row_norm : {"auto", "unit", "none"}, default="auto"
         "unit": after clipping to q every row is scaled to the bound, x ↦ q·x/‖x‖ (zero
         rows stay zero), in fit and predict: a public map reading only the record
-        (docs/privacy.md §12.1). "auto": "unit" with the softmax loss, "none" with the
-        pairwise template (the paper's estimator unchanged; §11.13). Pass "none"
-        when a row's length carries the label (e.g. non-negative severity scores: on the
-        UCI breast-cancer loader "unit" cost 7 points, §11.13), or center the encoding
+        (docs/privacy/row_scaling.md#privacy-row-norm-unit). "auto": "unit" with the softmax
+        loss, "none" with the pairwise template (the paper's estimator unchanged;
+        privacy-centroid-switch). Pass "none" when a row's length carries the label (e.g.
+        non-negative severity scores: on the UCI breast-cancer loader "unit" cost 7 points,
+        privacy-centroid-switch), or center the encoding
         (``load_breast_cancer_wisconsin(encoding="log-centered")``: 0.886 → 0.962).
 
     Warns
@@ -274,7 +277,7 @@ default="auto"
     PrivacyWarning
         In ``fit``, before the solve, when the ratio of the objective's expected
         noise to the largest possible data gradient exceeds a measured threshold
-        (docs/privacy.md §11).
+        (docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax).
         The check reads public quantities only (n, p, ε, δ and the public
         bounds), not the strength of the data's signal: a model can be no
         better than the majority class without the warning too, so compare it
@@ -411,7 +414,7 @@ default="auto"
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for (names from the registry).
 
-        ``mechanism="centroid"``: the §4.9 mechanism it releases through (its (ε, δ)
+        ``mechanism="centroid"``: the privacy-class-centroids mechanism it releases through (its (ε, δ)
         shape); "auto" gives the objective path's, the centroid switch needing n and C.
         """
         if is_centroid(self):
@@ -576,7 +579,7 @@ default="auto"
         # the generator of this fit; when the build drew from it (DP k-means), the same one
         # (fit and a sweep hand it to both steps)
         noise = noise_source(self, context.noise)
-        if plan.learner == CENTROID_LEARNER:  # §11.13 (never reusable)
+        if plan.learner == CENTROID_LEARNER:  # privacy-centroid-switch (never reusable)
             return fit_centroid(self, self._centroid_rows(prep), prep.meta.y, hold,
                                 context.inner(noise))
         mechanism = plan.mechanism

@@ -2,13 +2,15 @@
 
 * ``"pairwise"``: the paper's PSD-constrained template (Huber hinge on the pairwise margins,
   trace and Frobenius regularizers; Pathak & Raj 2010, 2012), pure ε objective perturbation;
-* ``"softmax"``: the unconstrained softmax template on a public feature map (docs/privacy.md
-  §11.9-11.10), pure ε or Gaussian objective perturbation;
-* ``"centroid"``: DP class centroids released as Φ (docs/privacy.md §11.13).
+* ``"softmax"``: the unconstrained softmax template on a public feature map
+  (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures, privacy-large-margin-defaults), pure ε
+  or Gaussian objective perturbation;
+* ``"centroid"``: DP class centroids released as Φ
+  (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
 :func:`choose_learner` reads the parameters and the public shape (n, C) only; each
 learner's ``plan`` resolves its "auto" options once (mechanism, budget and its parts, Λ
-by the rule of §11.5 on the template's public constants, the backend) into a
+by the rule of privacy-softmax-lambda-rule on the template's public constants, the backend) into a
 :class:`~dpconvex.estimators.base.FitPlan`.
 """
 
@@ -65,7 +67,8 @@ KMEANS = "k-means"
 
 #: The certificate line of lam='auto' (the value is the plan's).
 LAM_RULE = (f"lam='auto': max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), "
-            "s the public per-coordinate noise scale (docs/privacy.md §11.5)")
+            "s the public per-coordinate noise scale "
+            "(docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule)")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
 ``mechanism="gaussian_objective"`` with ``delta`` ((ε, δ)-DP Gaussian objective
 perturbation), ``lam="auto"`` (a public rule for the modulus) and the
 certificate of a fit with a component assignment. Derivations:
-``docs/privacy.md`` §11.
+``docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax``.
 
 References
 ----------
@@ -70,7 +70,8 @@ __all__ = [
 
 #: ``loss="softmax"``: the softmax (cross-entropy) loss on the scores −zᵀΦ_c z.
 SOFTMAX = "softmax"
-#: lam='auto': μ = max(AUTO_LAM_FLOOR, μ_half, κ·s(μ)/n) (docs/privacy.md §11.5).
+#: lam='auto': μ = max(AUTO_LAM_FLOOR, μ_half, κ·s(μ)/n)
+#: (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule).
 AUTO_LAM_KAPPA = 1.0
 AUTO_LAM_FLOOR = 1e-4
 #: δ of ``delta=None`` with an (ε, δ) mechanism: min(DEFAULT_DELTA, 1/n²).
@@ -137,7 +138,7 @@ class MatrixTerms(Constraint):
         return "a sequence of MatrixTerm"
 
 
-#: The mechanisms of the large-margin objective (§11): its own Gaussian objective
+#: The mechanisms of the large-margin objective (privacy-large-margin-softmax): its own Gaussian objective
 #: perturbation is offered as "gaussian_objective" (``mechanism="centroid"`` releases
 #: through the class-sum estimator's menu instead).
 LARGE_MARGIN_MENU = MechanismMenu(
@@ -241,7 +242,8 @@ def noise_scale(template: LargeMarginTemplate, mech: Mechanism, budget: Budget, 
 
 def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
              kappa: float = AUTO_LAM_KAPPA) -> float:
-    """lam='auto': the root of μ = max(1e-4, μ_half, κ·s(μ)/n) (docs/privacy.md §11.5).
+    """lam='auto': the root of μ = max(1e-4, μ_half, κ·s(μ)/n)
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule).
 
     μ_half is the modulus at which the one-sided Jacobian slack is ε/2 (below it
     the calibration's Δ branch raises the modulus anyway); s(μ) the public
@@ -316,7 +318,7 @@ def lam_note(template: LargeMarginTemplate, est: LargeMarginEstimator) -> list[s
         return []
     return [f"lam = {template.lam:.6g} chosen by the public rule lam='auto': "
             f"max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), s the public "
-            "per-coordinate noise scale (docs/privacy.md §11.5)"]
+            "per-coordinate noise scale (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule)"]
 
 
 def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> Certificate:

@@ -6,7 +6,7 @@ the data at random into m + 1 disjoint parts, trains candidate i on part i
 with the full ε, counts the mistakes z_i of each candidate on the last part,
 and picks a candidate with the exponential mechanism ([MT07]_), probability
 ∝ exp(-ε z_i / 2). The whole procedure is ε-differentially private
-([CMS]_ Theorem 24; derivation in ``docs/privacy.md`` §6.2):
+([CMS]_ Theorem 24; derivation in ``docs/privacy/tuning_gd_ledger.md#privacy-private-tuning``):
 
 * a record in training part j influences only candidate j, itself ε-DP, and
   the rest of the procedure post-processes the candidates and a validation
@@ -22,7 +22,7 @@ public set is taken; only the training costs privacy (ε, parallel).
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), §5.2, Alg. 4, Theorem 24.
+   Empirical Risk Minimization. JMLR 12 (2011), Section 5.2, Alg. 4, Theorem 24.
 .. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
    FOCS 2007 (the exponential mechanism).
 .. [McS09] F. McSherry. Privacy Integrated Queries. SIGMOD 2009 (parallel
@@ -69,7 +69,8 @@ AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
 
 def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
                   factors: Sequence[float] = AUTO_LAM_FACTORS) -> dict[str, list[float]]:
-    """Candidates Λ_auto × ``factors`` centred on the public rule (docs/privacy.md §3.4, §6.2).
+    """Candidates Λ_auto × ``factors`` centred on the public rule
+    (docs/privacy/perturbation.md#privacy-lambda-rule, privacy-private-tuning).
 
     Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` with ``epsilon`` on
     n rows of d features: the estimator's own preprocessing is run on an all-zero
@@ -229,7 +230,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     """ε-DP choice among fixed candidate hyperparameters ([CMS]_ Alg. 4).
 
     .. note:: Each candidate sees only 1/(m+1) of the rows. Measured on Adult and
-       KDDCup99 (docs/privacy.md §6.2.3) this loses to the untuned public rule
+       KDDCup99 (docs/privacy/tuning_gd_ledger.md#privacy-tuning-pays) this loses to the untuned public rule
        ``lam="auto"`` and to :class:`dpconvex.estimators.selection.random.PrivateRandomSearch`;
        for Λ, prefer ``lam="auto"`` without tuning.
 

@@ -25,7 +25,7 @@ logarithmic K. The search sets ε₁ = ε / (2 + η) (rounded down), so the whol
 ε-DP. K, the scores and the other runs' models are NOT released: the theorem
 covers the best run only, and knowing K would make it a K-fold composition. The
 run time reveals K, so it must not be published either. Derivation and
-conditions: ``docs/privacy.md`` §6.2.
+conditions: ``docs/privacy/tuning_gd_ledger.md#privacy-private-tuning``.
 
 References
 ----------
@@ -174,7 +174,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     param_grid : dict, list of dict, or "auto"
         Candidate settings as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`,
         fixed before seeing the data. ``"auto"``: Λ_auto × (1/4, 1, 4), with
-        Λ_auto the public rule ``lam="auto"`` (docs/privacy.md §3.4) for the
+        Λ_auto the public rule ``lam="auto"`` (docs/privacy/perturbation.md#privacy-lambda-rule) for the
         training split's size and ε₁ (:func:`dpconvex.estimators.selection.grid.auto_lam_grid`).
     epsilon : float
         ε > 0 of the whole search (each run gets ε₁ = ε/(2 + η)).
@@ -298,7 +298,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         f"{candidate.get(key, base[key])!r} > 0; "
                         "private selection by random repetition is implemented for pure "
                         f"epsilon-DP candidates only. Set {key} to 0 or None in the estimator "
-                        "and the grid (delta = 0; docs/privacy.md §6.2).")
+                        "and the grid (delta = 0; docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
         return candidates
 
     def fit(self, X: Any, y: Any) -> PrivateRandomSearch:

@@ -15,7 +15,7 @@ another variable). Unlike the classical σ = Δ √(2 ln(1.25/δ))/ε (Dwork & R
 2014, Thm. A.1), the condition is exact and holds for every ε > 0, not only
 ε < 1; it gives the smaller σ wherever both apply.
 
-docs/privacy.md §4.9 uses it for the DP class centroids.
+docs/privacy/large_margin.md#privacy-class-centroids uses it for the DP class centroids.
 
 References
 ----------

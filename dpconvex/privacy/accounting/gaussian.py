@@ -1,6 +1,6 @@
 """Calibration of composed Gaussian mechanisms (noisy gradient descent) by ``dp_accounting``.
 
-Moved from ``estimators/noisy_gd.py`` (derivation in docs/privacy.md §6.3). Under
+Moved from ``estimators/noisy_gd.py`` (derivation in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Under
 replace-one adjacency with n public, replacing one record changes the mean of
 the clipped gradients by at most Δ = 2C/n in L2; each step adds N(0, s² I) with
 s = z·Δ. ``dp_accounting`` composes the T steps (RDP or PLD) and a bisection

@@ -5,7 +5,7 @@ parameter space) and the exact minimizer θ(b) of a smooth, μ-strongly convex
 objective J(θ; D) + ⟨b, θ⟩/n. For replace-one neighbours D, D′ (record z
 replaced by z′) the map b ↦ θ is a bijection and, at an output θ, the two
 noise vectors differ by v(θ) = ∇ℓ(θ; z) − ∇ℓ(θ; z′) with ‖v‖ <= S = 2G. The
-privacy loss at θ is (docs/privacy.md §10.1)
+privacy loss at θ is (docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound)
 
     L(θ) = log φ_σ(b) / φ_σ(b + v) + log |det ∂b/∂θ (D)| / |det ∂b/∂θ (D′)|
          <= (2⟨b, v⟩ + ‖v‖²) / (2σ²) + ε_J
@@ -14,7 +14,7 @@ privacy loss at θ is (docs/privacy.md §10.1)
 with V the (at most k-dimensional) span that contains v(θ) for *every* θ of
 this pair (linear ERM: span{x, x′}, k = 2; the softmax large-margin template:
 k = 2(C − 1)), and ε_J the one-sided Jacobian slack r log(1 + T/(r n μ))
-(§3.3). Under M(D) the noise is exactly b ~ N(0, σ² I), so R ~ χ_k. Since
+(privacy-jacobian-slack). Under M(D) the noise is exactly b ~ N(0, σ² I), so R ~ χ_k. Since
 the hockey-stick divergence δ(ε) = E_{M(D)}[(1 − e^{ε − L})₊] is increasing
 in L, replacing L by the bound gives a valid upper bound:
 
@@ -62,7 +62,8 @@ def _log_chi_pdf(r: float, k: int) -> float:
 
 def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k: int,
                              slack: float = 0.0) -> float:
-    """The bound (★) on δ(ε) of Gaussian objective perturbation (docs/privacy.md §10.1).
+    """The bound (★) on δ(ε) of Gaussian objective perturbation
+    (docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound).
 
     Parameters
     ----------
@@ -75,7 +76,7 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     k : int
         Dimension of a subspace that contains every such difference of one pair.
     slack : float
-        ε_J, the log Jacobian-ratio bound (one-sided, §3.3).
+        ε_J, the log Jacobian-ratio bound (one-sided, privacy-jacobian-slack).
 
     Returns
     -------

@@ -1,9 +1,11 @@
 """A second privacy-profile bound for Gaussian objective perturbation of the softmax loss.
 
-For the softmax large-margin template (docs/privacy.md §11.1, §11.3) the per-record
-gradient is (e_y − p) ⊗ U with U = zzᵀ, ||U||_F <= 1, p a probability vector. With
-b ~ N(0, σ² I) in orthonormal coordinates, β_c = ⟨b_c, U⟩/σ and β′_c = ⟨b_c, U′⟩/σ,
-the privacy loss of a replace-one pair at an output Φ satisfies (§11.3)
+For the softmax large-margin template
+(docs/privacy/large_margin_softmax.md#privacy-softmax-constants,
+privacy-softmax-gaussian-objective) the per-record gradient is (e_y − p) ⊗ U with U =
+zzᵀ, ||U||_F <= 1, p a probability vector. With b ~ N(0, σ² I) in orthonormal
+coordinates, β_c = ⟨b_c, U⟩/σ and β′_c = ⟨b_c, U′⟩/σ, the privacy loss of a replace-one
+pair at an output Φ satisfies (privacy-softmax-gaussian-objective)
 
     L <= ε_J + S²/(2σ²) + W/σ,   S = 2√2,
     W = max(0, max_{c≠y}(β_y − β_c)) + max(0, max_{c≠y′}(β′_c − β′_{y′})),
@@ -44,7 +46,9 @@ def _tail(t: float, n_classes: int) -> float:
 
 def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
                             slack: float = 0.0) -> float:
-    """The bound above on δ(ε) (docs/privacy.md §11.3), for S = 2√2 and ||z|| <= 1.
+    """The bound above on δ(ε)
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective), for S =
+    2√2 and ||z|| <= 1.
 
     Parameters
     ----------

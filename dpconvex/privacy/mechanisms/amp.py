@@ -1,4 +1,5 @@
-"""Approximate-minima perturbation (Iyengar et al., IEEE S&P 2019; docs/privacy.md §5).
+"""Approximate-minima perturbation (Iyengar et al., IEEE S&P 2019;
+docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 
 The budget is split: ε₁ = (1 - fraction)·ε for the inner mechanism (objective
 or output perturbation) and ε₂ = fraction·ε for extra output noise covering the
@@ -143,7 +144,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         return self.inner.noise_report(problem, main, mu, calibration=inner)
 
     def _radius(self, template: ObjectiveTemplate, inner: Calibration) -> tuple[float, float]:
-        """(μ with Δ, ρ): the distance bound of a solve with residual <= γ (docs/privacy.md §5)."""
+        """(μ with Δ, ρ): the distance bound of a solve with residual <= γ
+        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness)."""
         mu = template.privacy_constants().strong_convexity + inner.extra_strong_convexity
         return mu, float(template.distance_bound(self.gamma, mu))
 
@@ -187,8 +189,10 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         assert cal is not None
         inner, cover = cal.extra["inner"], self.cover_law(template, cal)
         if self.inner.adds_output_noise:
-            # one snap, after the cover (docs/privacy.md §5): the cover then hides the exact
-            # real-valued output, and the grid is the coarser of the two noises' grids
+            # one snap, after the cover
+            # (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): the
+            # cover then hides the exact real-valued output, and the grid is the coarser
+            # of the two noises' grids
             res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
                               max_iter=max_iter, tol=self.gamma,
                               caller=f"{type(self).__name__}.run")

@@ -103,9 +103,10 @@ class NoiseReport:
 
     The Λ rule (:mod:`dpconvex.privacy.rules.lam`), the noise warnings
     (:mod:`dpconvex.privacy.rules.noise_dominance`) and the
-    large-margin options read this instead of the mechanism's name (docs/privacy.md §3.4).
-    The numeric fields that depend on the modulus are ndarrays when the report is
-    evaluated on a grid of moduli, floats otherwise.
+    large-margin options read this instead of the mechanism's name
+    (docs/privacy/perturbation.md#privacy-lambda-rule). The numeric fields that depend
+    on the modulus are ndarrays when the report is evaluated on a grid of moduli, floats
+    otherwise.
 
     Attributes
     ----------
@@ -311,8 +312,9 @@ class Mechanism(ABC, Generic[TemplateT]):
     #: True for a cover around an inner mechanism (approximate minima), chosen through an
     #: estimator's ``optimality_tol`` rather than by name.
     wraps: ClassVar[bool] = False
-    #: True when the approximate-minima cover is derived for this mechanism (docs/privacy.md
-    #: §5, §10.4): an inner mechanism without it is not covered.
+    #: True when the approximate-minima cover is derived for this mechanism
+    #: (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
+    #: privacy-gaussian-amp): an inner mechanism without it is not covered.
     amp_derived: ClassVar[bool] = True
     #: Where the noise enters (:data:`PLACEMENTS`); None: the mechanism reports no noise.
     placement: str | None = None
@@ -421,8 +423,9 @@ class Mechanism(ABC, Generic[TemplateT]):
 
         Public facts only: the tolerance met and the distance to the exact
         minimizer it leaves uncovered, tol/μ-type bounds from the template's
-        declared ``distance_bound`` (docs/privacy.md §5) — never the residual
-        itself, which depends on the data.
+        declared ``distance_bound``
+        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) — never the
+        residual itself, which depends on the data.
         """
         if result is None or not self.private:
             return []
@@ -466,7 +469,7 @@ def _no_noise_report(mech: Mechanism) -> ParameterError:
         f"{type(mech).__name__}.noise_report: mechanism {mech.name!r} does not report its "
         "noise: lam='auto' and the noise "
         "warnings need Mechanism.noise_report (where the noise enters, E||b||^2, the "
-        f"sensitivity; docs/privacy.md §3.4). Implement noise_report on "
+        f"sensitivity; docs/privacy/perturbation.md#privacy-lambda-rule). Implement noise_report on "
         f"{type(mech).__name__}, or use a numeric lam with a mechanism that reports it.")
 
 

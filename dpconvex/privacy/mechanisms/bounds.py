@@ -1,6 +1,6 @@
 """Private bounds: a range from a noisy octave histogram and quantiles, a stable vocabulary.
 
-``"quantile_range"`` (ε-DP, docs/privacy/bounds.md §18.2): Laplace noise of scale 2/ε₁ on
+``"quantile_range"`` (ε-DP, docs/privacy/bounds.md#privacy-bounds-range): Laplace noise of scale 2/ε₁ on
 the counts of the values in each octave of the public grid (:mod:`dpconvex.data.log_grid`;
 replacing one record changes two counts by 1, so the L1 sensitivity is 2); the coarse range
 spans the octaves whose noisy count passes τ = (2/ε₁) ln(N_OCTAVES/(2β)) (as ApproxBounds,
@@ -9,9 +9,9 @@ then the exponential mechanism ([Smith11]_) over the cell edges inside the coars
 with utility −|#{values below the edge} − q n| (sensitivity 1). The noisy histogram's
 median octave is released with the range (post-processing: the encoder's log decision).
 
-``"stable_vocabulary"`` ((ε, δ)-DP, §18.3): Laplace noise of scale 2/ε on the count of every
-category seen; a category is released when its noisy count passes
-τ = 1 + (2/ε) ln(1/(2δ)) ([KKMN09]_; [BNS16]_). Counts are never released.
+``"stable_vocabulary"`` ((ε, δ)-DP, privacy-bounds-vocabulary): Laplace noise of scale
+2/ε on the count of every category seen; a category is released when its noisy count
+passes τ = 1 + (2/ε) ln(1/(2δ)) ([KKMN09]_; [BNS16]_). Counts are never released.
 
 References
 ----------
@@ -132,7 +132,7 @@ class QuantileRange(Mechanism["RangeTemplate"]):
         return Certificate(
             mechanism=f"range of the {template.values_name}: Laplace histogram over signed "
                       f"octaves, the octaves above a threshold{refined} "
-                      "(docs/privacy/bounds.md §18.2)",
+                      "(docs/privacy/bounds.md#privacy-bounds-range)",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, private=True,
             conditions=list(conditions),
             quantities={"records": template.n, "levels": [lo, hi], "refined": template.refine,
@@ -210,7 +210,7 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
         return Certificate(
             mechanism=f"vocabulary of the {template.values_name}: the categories whose Laplace-"
                       "noised count passes a threshold (Korolova et al. 2009; "
-                      "docs/privacy/bounds.md §18.3)",
+                      "docs/privacy/bounds.md#privacy-bounds-vocabulary)",
             epsilon_requested=budget.epsilon, epsilon=budget.epsilon, delta=budget.delta,
             private=True, conditions=list(conditions),
             quantities={"records": template.n, **cal.extra})

@@ -36,13 +36,13 @@ All round the release to the public snapping grid of their per-coordinate
 noise scale (σ; E‖b‖/√p = √p/β; E‖b_c‖/√(d + 1) = √(d + 1)/β)
 (:func:`dpconvex.privacy.noise.snap`, after [Mir12]_).
 
-The derivation above is for the ball ‖u‖ <= 1 of the centroids (docs/privacy.md §4.9). A
-template declares the set its vectors u lie in as ``record_set``
-(:mod:`~dpconvex.privacy.mechanisms.record_sets`), and each mechanism reads its sensitivity
-in its own norm from that set. Gaussian naive Bayes
-(:class:`~dpconvex.estimators.gaussian_nb.ClassMomentTemplate`) sums u = (t, 2t² − 1) with t
-in the box [−1, 1]^d (docs/privacy.md §19), for which ``"gaussian"`` and a fourth mechanism are
-offered:
+The derivation above is for the ball ‖u‖ <= 1 of the centroids
+(docs/privacy/large_margin.md#privacy-class-centroids). A template declares the set its
+vectors u lie in as ``record_set`` (:mod:`~dpconvex.privacy.mechanisms.record_sets`),
+and each mechanism reads its sensitivity in its own norm from that set. Gaussian naive
+Bayes (:class:`~dpconvex.estimators.gaussian_nb.ClassMomentTemplate`) sums u = (t, 2t² −
+1) with t in the box [−1, 1]^d (docs/privacy/gaussian_nb.md#privacy-gaussian-nb), for
+which ``"gaussian"`` and a fourth mechanism are offered:
 
 ``"knorm_sup_sum"`` (pure ε-DP)
     The K-norm mechanism for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞: V + b, b with density
@@ -57,7 +57,7 @@ References
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
 .. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy.
-   STOC 2010, §2 (the K-norm mechanism).
+   STOC 2010, Section 2 (the K-norm mechanism).
 .. [Mir12] I. Mironov. On Significance of the Least Significant Bits for
    Differential Privacy. CCS 2012 (snapping).
 """
@@ -84,15 +84,16 @@ __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumK
            "ClassSumNormGamma",
            "class_sum_block_sensitivity", "class_sum_sensitivity", "class_sums"]
 
-#: The public count weight w of ``"knorm_sum"`` (docs/privacy.md §4.9): it balances the
-#: error of a class mean from the sum noise against that from the count noise.
+#: The public count weight w of ``"knorm_sum"``
+#: (docs/privacy/large_margin.md#privacy-class-centroids): it balances the error of a
+#: class mean from the sum noise against that from the count noise.
 KNORM_COUNT_WEIGHT = 0.5
 
 
 def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
     """L2 sensitivity of the joint vector (s_1, w n_1, ..., s_C, w n_C) under replace-one.
 
-    max(2B, √(2(B² + w²))) for ‖u‖ <= B (docs/privacy.md §4.9): the same-class
+    max(2B, √(2(B² + w²))) for ‖u‖ <= B (docs/privacy/large_margin.md#privacy-class-centroids): the same-class
     change u − u′ (the count coordinate cancels) or the move of (u, w) and
     (u′, w) between two classes. 2 for B = 1 and w <= 1.
 
@@ -110,7 +111,7 @@ def class_sum_sensitivity(feature_bound: float, count_weight: float) -> float:
 def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> float:
     """Replace-one sensitivity of V in the block norm ‖V‖_{1,2} = Σ_c ‖V_c‖₂.
 
-    2√(B² + w²) for ‖u‖ <= B (docs/privacy.md §4.9): the move of (u, w) and
+    2√(B² + w²) for ‖u‖ <= B (docs/privacy/large_margin.md#privacy-class-centroids): the move of (u, w) and
     (u′, w) between two classes changes two rows by ‖(u, w)‖ + ‖(u′, w)‖; a
     same-class change (2B) and a record outside the label set (√(B² + w²))
     change less.
@@ -257,7 +258,8 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             Condition("feature bound", True, "enforced by dpconvex (per-record clipping)",
                       records.bound_line),
             Condition("replace-one sensitivity", True,
-                      f"derived ({getattr(template, 'derivation', 'docs/privacy.md §4.9')})",
+                      "derived (" + getattr(template, "derivation",
+                                            "docs/privacy/large_margin.md#privacy-class-centroids") + ")",
                       records.sensitivity_detail(self.norm, w)),
             *noise_conds,
         ]
@@ -276,7 +278,8 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
                 "adjacency: replace one record (label included); records outside the public "
                 "label set contribute nothing",
                 records.assumption,
-                "idealized real-valued noise, rounded to a public grid (docs/privacy.md §5)",
+                "idealized real-valued noise, rounded to a public grid "
+                "(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness)",
                 *template.assumptions(self.needs),
             ],
         )
@@ -391,7 +394,7 @@ class ClassSumKNorm(_ClassSumNoise):
     <= exp(β‖V − V′‖_{1,2}) <= e^ε. The density is a product over the C rows: each
     row is independent norm-Gamma noise on R^{d+1} (radius Gamma(d + 1, 1/β),
     direction uniform). The count weight defaults to :data:`KNORM_COUNT_WEIGHT`
-    (docs/privacy.md §4.9).
+    (docs/privacy/large_margin.md#privacy-class-centroids).
 
     Parameters
     ----------
@@ -463,9 +466,10 @@ class ClassSumKNormSup(_ClassSumNoise):
 
     The noise b has density ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ with Δ the replace-one
     sensitivity of V in that norm (2 max(1, w) for the class moments of Gaussian naive Bayes,
-    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`; docs/privacy.md §19.3), so the
-    density ratio of neighbours is exp(β(‖v − V′‖_{1,∞} − ‖v − V‖_{1,∞})) <= exp(β‖V − V′‖_{1,∞})
-    <= e^ε. The density is a product over the C rows: each row is an independent draw of
+    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`;
+    docs/privacy/gaussian_nb.md#privacy-nb-mechanisms), so the density ratio of neighbours is
+    exp(β(‖v − V′‖_{1,∞} − ‖v − V‖_{1,∞})) <= exp(β‖V − V′‖_{1,∞}) <= e^ε. The density is a
+    product over the C rows: each row is an independent draw of
     :func:`~dpconvex.privacy.noise.sup_norm_gamma` on R^k, k the entries of a row (radius
     Gamma(k + 1, 1/β), a point uniform in the cube [−1, 1]^k).
 

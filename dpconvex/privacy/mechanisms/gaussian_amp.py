@@ -1,11 +1,12 @@
-"""Approximate-minima perturbation with Gaussian noise ([INS+19]_ Alg. 1; docs/privacy.md §10.4).
+"""Approximate-minima perturbation with Gaussian noise ([INS+19]_ Alg. 1;
+docs/privacy/gaussian_linear.md#privacy-gaussian-amp).
 
 The budget (ε, δ) is split: (ε₁, δ₁) = (1 − a)(ε, δ) for the inner Gaussian
-mechanism (objective or output perturbation, §10.2-10.3) and (ε₂, δ₂) = a(ε, δ)
-for Gaussian cover noise b₂ ~ N(0, σ₂² I). The solve must reach residual <= γ,
-so the released point θ̂ is within ρ = ``template.distance_bound(γ, μ)`` of the
-exact minimizer θ* (μ including Δ). σ₂ is the analytic Gaussian σ ([BW18]_) for
-the sensitivity 2ρ.
+mechanism (objective or output perturbation, privacy-gaussian-objective,
+privacy-gaussian-output) and (ε₂, δ₂) = a(ε, δ) for Gaussian cover noise b₂ ~ N(0, σ₂²
+I). The solve must reach residual <= γ, so the released point θ̂ is within ρ =
+``template.distance_bound(γ, μ)`` of the exact minimizer θ* (μ including Δ). σ₂ is the
+analytic Gaussian σ ([BW18]_) for the sensitivity 2ρ.
 
 Proof (adaptive composition, Dwork & Roth 2014 Thm. 3.16). Release first
 o₁ = θ*(D, b₁) — (ε₁, δ₁)-DP by the inner mechanism — and then, given o₁,
@@ -14,7 +15,7 @@ o₂ = e + b₂ with e = θ̂ − θ*. Given o₁ and D the noise b₁ is determ
 adjacent D, D′ and the same o₁ the two centres differ by at most 2ρ, and the
 Gaussian mechanism with σ₂ is (ε₂, δ₂)-DP for that sensitivity. The pair is
 (ε₁ + ε₂, δ₁ + δ₂)-DP, and θ̂ + b₂ = o₁ + o₂ is a post-processing of it. This
-is the Gaussian counterpart of the pure AMP argument of §5 with the same
+is the Gaussian counterpart of the pure AMP argument of privacy-accuracy-randomness with the same
 sensitivity 2ρ; [INS+19]_ state it with the classical Gaussian calibration.
 
 References
@@ -135,7 +136,8 @@ class GaussianApproximateMinima(ApproximateMinima):
             quantities={"amp_fraction": self.fraction},
             assumptions=["adaptive composition: the exact minimizer is (eps1, delta1)-DP; given "
                          "it, the solver's error (norm <= rho) plus the cover noise is a Gaussian "
-                         "mechanism of sensitivity 2 rho (docs/privacy.md §10.4)"],
+                         "mechanism of sensitivity 2 rho "
+                         "(docs/privacy/gaussian_linear.md#privacy-gaussian-amp)"],
             labels=["mechanism", "AMP cover"])
 
     def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:

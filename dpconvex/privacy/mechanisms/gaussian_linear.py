@@ -1,10 +1,11 @@
 """(ε, δ) mechanisms for the linear learners: Gaussian objective and output perturbation.
 
-Both are for replace-one adjacency and the exact minimizer (docs/privacy.md §10).
+Both are for replace-one adjacency and the exact minimizer
+(docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
 
-``"gaussian_objective"`` (§10.2)
+``"gaussian_objective"`` (privacy-gaussian-objective)
     Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p). The Jacobian
-    slack ε_J and Δ come from the pure calibration of §3.2
+    slack ε_J and Δ come from the pure calibration of privacy-objective-perturbation
     (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`,
     which raises the modulus when ε_J > ε/2), so any change of the slack reaches
     both mechanisms. σ is the smallest σ with the privacy-profile bound (★) of
@@ -12,7 +13,7 @@ Both are for replace-one adjacency and the exact minimizer (docs/privacy.md §10
     sensitivity S = 2G and k = 2: for a linear model the per-record gradient is
     ℓ′(y⟨x, θ⟩) y x, so the difference of one replaced record's gradients lies in
     span{x, x′} for every θ ([KST12]_ Thm. 2 extended to replace-one, [RKW23]_).
-``"gaussian_output"`` (§10.3)
+``"gaussian_output"`` (privacy-gaussian-output)
     The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration
     ([BW18]_ Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), rounded
     to the public grid of σ (:func:`dpconvex.privacy.noise.snap`).
@@ -98,10 +99,12 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
 
 def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: PrivacyConstants,
                                  k: int) -> Calibration:
-    """σ, ε_J and Δ of Gaussian objective perturbation (docs/privacy.md §10.2).
+    """σ, ε_J and Δ of Gaussian objective perturbation
+    (docs/privacy/gaussian_linear.md#privacy-gaussian-objective).
 
     ε_J and Δ are those of :func:`calibrate_objective_perturbation` (the slack of
-    §3.2/§3.3 and its Δ branch); σ solves (★) at (ε, δ) with S = 2G and ``k``.
+    privacy-objective-perturbation/privacy-jacobian-slack and its Δ branch); σ solves
+    (★) at (ε, δ) with S = 2G and ``k``.
 
     Examples
     --------
@@ -131,7 +134,8 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
 
 
 def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: PrivacyConstants) -> Calibration:
-    """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ) (docs/privacy.md §10.3).
+    """σ of Gaussian output perturbation: analytic Gaussian for 2G/(nμ)
+    (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
 
     Examples
     --------
@@ -158,7 +162,7 @@ def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Priv
 
 
 #: Slack values at which the unit σ of (★) is computed exactly before interpolation (a
-#: report on a grid of moduli, docs/privacy.md §10.5).
+#: report on a grid of moduli, docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule).
 _SLACK_POINTS = 24
 
 
@@ -211,13 +215,14 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
                 f"{type(self).__name__}.conditions: mechanism '{self.name}' draws i.i.d. "
                 f"N(0, sigma^2) coordinates of a vector in R^p; template '{template.name}' has "
                 "matrix or symmetric noise, which this derivation does not cover. Use a "
-                "mechanism made for this template (docs/privacy.md §10).")
+                "mechanism made for this template (docs/privacy/gaussian_linear.md#privacy-gaussian-linear).")
         if self.name == "gaussian_objective" and getattr(template, "constraint_set", None) is not None:
             raise PrivacyError(
                 f"{type(self).__name__}.conditions: mechanism '{self.name}' is derived for the "
-                "unconstrained minimizer (b = -n∇J(θ) one-to-one, docs/privacy.md §10.1); over a "
-                "constraint set that map is not one-to-one. Use mechanism='objective' (pure ε, "
-                "covered over a convex set) or 'gaussian_output' (docs/privacy.md §15.5).")
+                "unconstrained minimizer (b = -n∇J(θ) one-to-one, "
+                "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound); over a constraint set that "
+                "map is not one-to-one. Use mechanism='objective' (pure ε, covered over a convex set) or "
+                "'gaussian_output' (docs/privacy/user_objectives.md#privacy-constraints).")
         conds = super().conditions(template, budget)
         mu = template.privacy_constants().strong_convexity
         conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
@@ -254,12 +259,15 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
             epsilon=cal.epsilon, delta=budget.delta, private=True, conditions=conds,
             quantities=quantities,
             assumptions=[*template.assumptions(self.needs),
-                         "idealized real-valued Gaussian noise (docs/privacy.md §5, §10)"])
+                         "idealized real-valued Gaussian noise "
+                         "(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness, "
+                         "privacy-gaussian-linear)"])
 
 
 @register
 class GaussianObjectivePerturbation(_GaussianLinear):
-    """Objective perturbation with b ~ N(0, σ² I): (ε, δ)-DP (docs/privacy.md §10.2).
+    """Objective perturbation with b ~ N(0, σ² I): (ε, δ)-DP
+    (docs/privacy/gaussian_linear.md#privacy-gaussian-objective).
 
     Examples
     --------
@@ -286,7 +294,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     name = "gaussian_objective"
     pure_name = "objective"
     label = "Gaussian objective perturbation (KST 2012 Thm. 2, replace-one profile)"
-    bound_text = "privacy-profile bound (*) of docs/privacy.md §10.1, k = 2 (span{x, x'})"
+    bound_text = ("privacy-profile bound (*) of "
+                  "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound, k = 2 (span{x, x'})")
     needs = frozenset({"strong_convexity", "curvature"})
 
     placement = "objective"
@@ -308,7 +317,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
         """b ~ N(0, σ² I_p) in the objective: E‖b‖ <= √p σ, E‖b‖² = p σ², μ_eff = μ + Δ.
 
         On a grid of moduli σ(μ) is the unit σ of (★) times S = 2G, computed exactly at a
-        few slack values and interpolated in between (docs/privacy.md §10.5): a public
+        few slack values and interpolated in between
+        (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public
         heuristic for the Λ rule; a release recomputes σ exactly.
         """
         consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
@@ -347,7 +357,8 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
 @register
 class GaussianOutputPerturbation(_GaussianLinear):
-    """The exact minimizer plus N(0, σ² I), analytic σ for 2G/(nμ) (docs/privacy.md §10.3).
+    """The exact minimizer plus N(0, σ² I), analytic σ for 2G/(nμ)
+    (docs/privacy/gaussian_linear.md#privacy-gaussian-output).
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 The mechanism of :mod:`dpconvex.privacy.mechanisms.gaussian_linear`
 (``"gaussian_objective"``) with the large-margin template's constants
-(docs/privacy.md §11.3): minimize
+(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective): minimize
 
     J(Φ; D) + (1/n) Σ_c ⟨b_c, Φ_c⟩ + (Δ/2) Σ_c ||Φ_c||²_F,
 
@@ -12,10 +12,11 @@ what the solver backends' ``space.project_noise`` makes of i.i.d. N(0, σ²)
 entries: (B + Bᵀ)/2. σ solves the privacy-profile bound (★) of
 :mod:`dpconvex.privacy.accounting.objective_gaussian` with S = 2G = 2√2,
 k = 2(C − 1)K (the template's declared ``gradient_difference_rank``) and the one-sided slack
-ε_J = r log(1 + T/(r n μ)), r = (C − 1)K, T = 1 − 1/S, S = 1 + (C − 1)K (§11.1-11.3; K > 1:
-§11.11, where only (★) is used). It is
-registered under its own name so that the linear mechanism keeps its
-template kinds; :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian` maps
+ε_J = r log(1 + T/(r n μ)), r = (C − 1)K, T = 1 − 1/S, S = 1 + (C − 1)K
+(privacy-softmax-constants to privacy-softmax-gaussian-objective; K > 1:
+privacy-softmax-mixtures, where only (★) is used). It is registered under its own name so
+that the linear mechanism keeps its template kinds;
+:class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian` maps
 ``mechanism="gaussian_objective"`` to it.
 
 References
@@ -56,7 +57,8 @@ GAUSSIAN_OBJECTIVE_LM = "gaussian_objective_lm"
 
 def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: PrivacyConstants,
                                k: int) -> Calibration:
-    """ε_J, Δ and σ: the smaller σ of the bound (★) (§10.1) and the softmax bound (§11.3).
+    """ε_J, Δ and σ: the smaller σ of the bound (★) (privacy-gaussian-profile-bound) and
+    the softmax bound (privacy-softmax-gaussian-objective).
 
     The softmax bound applies only when the constants declare the softmax form
     (``softmax_classes`` = C >= 2, G = √2); both bound δ at every σ, so the smaller σ
@@ -88,12 +90,14 @@ def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: Pri
             objective_gaussian_delta(epsilon, s2, cal.sensitivity, k, cal.slack))
     return dataclasses.replace(cal, extra={
         **cal.extra, "noise std": s2, "delta at sigma": d, "sigma (*)": s1,
-        "bound": "softmax max-difference bound (docs/privacy.md §11.3)"})
+        "bound": "softmax max-difference bound "
+        "(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)"})
 
 
 @register
 class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
-    """Gaussian objective perturbation on the unconstrained softmax large-margin template (§11.3).
+    """Gaussian objective perturbation on the unconstrained softmax large-margin
+    template (privacy-softmax-gaussian-objective).
 
     Examples
     --------
@@ -114,9 +118,10 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
 
     name = GAUSSIAN_OBJECTIVE_LM
     label = "Gaussian objective perturbation (privacy-profile bound, replace-one)"
-    bound_text = ("the smaller sigma of the privacy-profile bound (*) of docs/privacy.md §10.1 "
-                  "(S = 2G, k = 2(C - 1)K) and, for K = 1 only, the softmax max-difference bound "
-                  "of §11.3")
+    bound_text = ("the smaller sigma of the privacy-profile bound (*) of "
+                  "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound (S = 2G, k = 2(C - 1)K) "
+                  "and, for K = 1 only, the softmax max-difference bound of "
+                  "privacy-softmax-gaussian-objective")
 
     #: The approximate-minima cover is derived for the linear learners' Gaussian mechanisms
     #: only; an inexact large-margin solve is not covered (optimality_tol=None).
@@ -149,13 +154,14 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
                                f"modulus mu = {mu:g}"))
         if template.noise_symmetric:
             conds.append(Condition(
-                "Gaussian noise on symmetric blocks", True, "derived (docs/privacy.md §11.3)",
+                "Gaussian noise on symmetric blocks", True,
+                "derived (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)",
                 "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on every "
                 "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}"))
         else:
             conds.append(Condition(
                 "Gaussian noise on the feature-map coordinates", True,
-                "derived (docs/privacy.md §11.9)",
+                "derived (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures)",
                 "i.i.d. N(0, sigma^2) on the p = C m orthonormal coordinates of Theta (C "
                 "classes x m features of the public map u(x))"))
         return conds

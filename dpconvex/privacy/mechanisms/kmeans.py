@@ -1,4 +1,5 @@
-"""Per-class differentially private k-means (noisy Lloyd iterations; docs/privacy.md §4.5).
+"""Per-class differentially private k-means (noisy Lloyd iterations;
+docs/privacy/large_margin.md#privacy-lm-strong-convexity).
 
 Each of the T iterations assigns every record of class c to the nearest current
 center of class c, then releases, for every (class, component) cell j, a noisy

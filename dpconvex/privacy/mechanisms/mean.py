@@ -1,4 +1,5 @@
-"""The Laplace mechanism on a bounded mean ([DMNS06]_; docs/privacy.md §17.2).
+"""The Laplace mechanism on a bounded mean ([DMNS06]_;
+docs/privacy/front_door_regression.md#privacy-private-mean).
 
 For n values in [−b, b] with n public, replacing one record moves the mean by at most 2b/n;
 adding Laplace noise of scale 2b/(nε), snapping to the scale's public grid and clipping to

@@ -2,10 +2,10 @@
 
 Each step releases the mean of per-example gradients clipped to norm C plus
 N(0, s² I), s = z · 2C/n; ``dp_accounting`` calibrates z for the T-fold
-composition (:mod:`dpconvex.privacy.accounting.gaussian`, docs/privacy.md §6.3).
+composition (:mod:`dpconvex.privacy.accounting.gaussian`, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 Projection onto the ball and averaging of the iterates are post-processing.
 
-Default rules (docs/privacy.md §6.3). Any of ``steps``,
+Default rules (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Any of ``steps``,
 ``radius``, ``clip`` and ``learning_rate`` left at None is set by a rule that
 reads only public quantities: n (public under replace-one adjacency), the
 dimension p, the row-norm bound q̃ of the template (intercept included), the
@@ -46,7 +46,7 @@ by their rules, on breast cancer, Adult and synthetic rows over a range of n,
 is within 0.1 points of the least such mean (selection seeds; the report seeds
 are checked separately). A lower :data:`MAX_STEPS` would cost accuracy on
 Adult, which still gains from the steps up to it. Measured by
-``benchmarks/noisy_gd_steps.py`` in docs/privacy.md §6.3.
+``benchmarks/noisy_gd_steps.py`` in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
 
 Averaging. The released model is the average of the last half of the iterates
 (``average="last_half"``, t > T/2; Shamir & Zhang 2013 show suffix averaging
@@ -131,7 +131,7 @@ def max_steps(n: int, p: int) -> int:
     <= 10¹¹ and T <= 10⁶ bound a fit to minutes, and the floor keeps every T
     of the steps rule allowed. Privacy does not depend on T (the accountant
     calibrates z for any T), so the cap is a bound on running time only
-    (docs/privacy.md §6.3).
+    (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 
     Examples
     --------
@@ -251,7 +251,7 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
     states T before any data are read. With the default clip and step, T = ⌈:data:`TRAVEL`
     · c nμ⌉ (c the loss's curvature bound: 0.325 nμ for the logistic loss), the fewest
     steps whose held-out accuracy, averaged over the measured data sets, is within 0.1
-    points of the best (``benchmarks/noisy_gd_steps.py``, docs/privacy.md §6.3).
+    points of the best (``benchmarks/noisy_gd_steps.py``, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 
     Parameters
     ----------
@@ -452,7 +452,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
             raise ParameterError(f"{type(self).__name__}.calibrate: steps = {self.steps:,} is "
                                  "above the cap "
                                  f"{max_steps(n, p):,} for n = {n:,} records and p = {p} parameters "
-                                 "(a bound on running time, docs/privacy.md §6.3). Lower steps.")
+                                 "(a bound on running time, "
+                                 "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Lower steps.")
         if self.delta_rule and budget.delta != default_delta(n):
             raise PrivacyError(f"{type(self).__name__}.calibrate: delta = {budget.delta:g} is not "
                                f"the public rule 1/n^2 = {default_delta(n):g} for n = {n}. Use "
@@ -478,7 +479,8 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
 
         ``expected_norm`` is s √p ‖w‖₂/‖w‖₁: the noise on the weighted average of the noisy
         steps behind the released average iterate (w_t the share of averaged iterates
-        after step t; docs/privacy.md §6.7); ``coordinate_scale`` is s, the per-step σ.
+        after step t; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear);
+        ``coordinate_scale`` is s, the per-step σ.
         """
         cal = calibration if calibration is not None else self.calibrate(problem, budget)
         x, p = cal.extra, int(problem.p)

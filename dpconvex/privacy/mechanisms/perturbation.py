@@ -1,11 +1,11 @@
 """Output and objective perturbation ([CMS]_ Alg. 1 and 2) and the non-private baseline.
 
-Calibration (derived in docs/privacy.md §3.2-3.3). One record's loss Hessian H is
-PSD with rank <= ``r`` and trace <= ``T`` (declared by the template:
-``hessian_trace_bound``, or ``r * c_u`` when only the per-term bound c_u is
-declared), and the regularizer is ``mu``-strongly convex. The Jacobian of the
-change of variables b -> θ is A + H with A ⪰ nμI the part without the replaced
-record, so the Jacobian ratio is bounded one-sidedly:
+Calibration (derived in docs/privacy/perturbation.md#privacy-objective-perturbation,
+privacy-jacobian-slack). One record's loss Hessian H is PSD with rank <= ``r`` and trace
+<= ``T`` (declared by the template: ``hessian_trace_bound``, or ``r * c_u`` when only
+the per-term bound c_u is declared), and the regularizer is ``mu``-strongly convex. The
+Jacobian of the change of variables b -> θ is A + H with A ⪰ nμI the part without the
+replaced record, so the Jacobian ratio is bounded one-sidedly:
 
     det(A + H)/det(A + H') <= det(A + H)/det(A) <= (1 + T/(r n mu))^r,
     slack = r log(1 + T/(r n mu)),
@@ -65,7 +65,8 @@ SLACK_RULES: tuple[str, ...] = ("one_sided", "two_sided")
 
 
 def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
-    """One-sided, trace-based log Jacobian-ratio bound r·log(1 + T/(r n μ)) (docs/privacy.md §3.3).
+    """One-sided, trace-based log Jacobian-ratio bound r·log(1 + T/(r n μ))
+    (docs/privacy/perturbation.md#privacy-jacobian-slack).
 
     Parameters
     ----------
@@ -102,7 +103,7 @@ def jacobian_slack_two_sided(n: int, mu: float, term_bound: float, rank: int) ->
 
     For comparison with the one-sided bound (:func:`jacobian_slack`); the
     calibration uses it only with ``slack="two_sided"``. ``term_bound`` is c_u,
-    the spectral-norm bound of each of the r PSD terms (docs/privacy.md §3.3).
+    the spectral-norm bound of each of the r PSD terms (docs/privacy/perturbation.md#privacy-jacobian-slack).
 
     Examples
     --------
@@ -158,7 +159,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
                                      slack: str = "one_sided",
                                      caller: str = "calibrate_objective_perturbation"
                                      ) -> Calibration:
-    """Objective perturbation calibration ([CMS]_ Alg. 2, generalized; docs/privacy.md §3.2-3.3).
+    """Objective perturbation calibration ([CMS]_ Alg. 2, generalized;
+    docs/privacy/perturbation.md#privacy-objective-perturbation,
+    privacy-jacobian-slack).
 
     Parameters
     ----------
@@ -170,7 +173,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         The template's declared constants (G, r, c_u, optional T, μ).
     slack : {"one_sided", "two_sided"}, default="one_sided"
         The Jacobian-slack rule: the one-sided trace bound r log(1 + T/(r n μ))
-        (§3.3), or CMS's two-sided 2 r log(1 + c_u/(n μ)) (for comparison).
+        (privacy-jacobian-slack), or CMS's two-sided 2 r log(1 + c_u/(n μ)) (for comparison).
     caller : str, default="calibrate_objective_perturbation"
         The public call that calibrates (``"ObjectivePerturbation.calibrate"``), opening
         the messages of a refusal.
@@ -228,8 +231,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     if eps_slack > epsilon / 2.0:
         # Raise the modulus to mu' with slack(mu') = ε/2 (CMS Alg. 2's Δ branch, re-solved for
         # the rule in use). Switching as soon as the slack exceeds ε/2 is equally private (Δ
-        # depends on public constants only) and keeps ε' >= ε/2 (docs/privacy.md §3.2). The
-        # factor (1 + 1e-12) keeps the slack strictly below ε/2 in floating point.
+        # depends on public constants only) and keeps ε' >= ε/2
+        # (docs/privacy/perturbation.md#privacy-objective-perturbation). The factor (1 +
+        # 1e-12) keeps the slack strictly below ε/2 in floating point.
         mu_needed = modulus_for_half() * (1.0 + 1e-12)
         delta_reg = max(mu_needed - mu, 0.0)
         eps_slack = slack_at(mu + delta_reg)
@@ -264,8 +268,9 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
                                           ) -> Calibration:
     """:func:`calibrate_objective_perturbation` at every modulus of ``moduli``, as arrays.
 
-    The same calibration (docs/privacy.md §3.2-3.3) with NumPy's elementwise operations in
-    place of a loop over the moduli: what a report on a grid of moduli reads (the Λ rule,
+    The same calibration (docs/privacy/perturbation.md#privacy-objective-perturbation,
+    privacy-jacobian-slack) with NumPy's elementwise operations in place of a loop over
+    the moduli: what a report on a grid of moduli reads (the Λ rule,
     :func:`dpconvex.privacy.rules.lam.grid_report`). ``consts.strong_convexity`` is ignored.
     The operations are those of the scalar calibration in the same order; NumPy's ``log1p``
     may differ from :func:`math.log1p` in the last bit, so an entry may differ from the
@@ -398,8 +403,9 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ.
 
     For the one-sided slack log(1 + c q²/(nΛ)) of linear ERM this is
-    c q² / (n (e^{ε/2} − 1)) (docs/privacy.md §3.4): read from the calibration itself at
-    a vanishing modulus, so it follows any change of the slack.
+    c q² / (n (e^{ε/2} − 1)) (docs/privacy/perturbation.md#privacy-lambda-rule): read
+    from the calibration itself at a vanishing modulus, so it follows any change of the
+    slack.
 
     Examples
     --------

@@ -6,11 +6,11 @@ of x, w the public count weight. The set U that every u lies in fixes the replac
 sensitivity of V in each norm the mechanisms calibrate to. Two sets are derived:
 
 :class:`NormBall`
-    ‖u‖₂ <= B: the class centroids' feature vectors (docs/privacy.md §4.9).
+    ‖u‖₂ <= B: the class centroids' feature vectors (docs/privacy/large_margin.md#privacy-class-centroids).
 :class:`MomentBox`
     u = (t, 2t² − 1) with t ∈ [−1, 1]^d the features mapped onto their public ranges:
     the class sums of the features and of their squares of Gaussian naive Bayes
-    (docs/privacy.md §19.2).
+    (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
 
 A template declares its set as ``record_set``; a template without one is read as
 ``NormBall(template.data_norm)`` (:func:`record_set_of`).
@@ -44,7 +44,8 @@ __all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet"
 NORMS: tuple[str, ...] = ("l2", "block_l2", "block_linf")
 
 #: G = max over t, t′ ∈ [−1, 1] of (t − t′)² + (2t² − 2t′²)² = 71/16 + √2/2 (at t = 1,
-#: t′ = (√2 − 2)/4): the squared L2 change of one feature's (t, 2t² − 1) (docs/privacy.md §19.2).
+#: t′ = (√2 − 2)/4): the squared L2 change of one feature's (t, 2t² − 1)
+#: (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
 MOMENT_SAME_CLASS_L2 = 71.0 / 16.0 + math.sqrt(2.0) / 2.0
 
 
@@ -83,7 +84,8 @@ def _check_norm(norm: str, owner: str) -> str:
 
 @dataclass(frozen=True)
 class NormBall:
-    """U = {u : ‖u‖₂ <= B}: the class centroids' feature vectors (docs/privacy.md §4.9).
+    """U = {u : ‖u‖₂ <= B}: the class centroids' feature vectors
+    (docs/privacy/large_margin.md#privacy-class-centroids).
 
     Same class: ‖u − u′‖ <= 2B in every norm used here (‖·‖_∞ <= ‖·‖₂); two classes: the rows
     (u, w) and (u′, w), of L2 norm <= √(B² + w²) and sup norm <= max(B, w).
@@ -141,8 +143,8 @@ class MomentBox:
 
     The features x are clipped to their public ranges [lo_j, hi_j] and mapped onto
     t_j = (2x_j − lo_j − hi_j)/(hi_j − lo_j) ∈ [−1, 1]; the squares are mapped onto
-    s_j = 2t_j² − 1 ∈ [−1, 1] (docs/privacy.md §19.2). Per feature, with a = t − t′ and
-    σ = t + t′ (|a| + |σ| <= 2):
+    s_j = 2t_j² − 1 ∈ [−1, 1] (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
+    Per feature, with a = t − t′ and σ = t + t′ (|a| + |σ| <= 2):
 
     * same class: (t − t′)² + (s − s′)² = a²(1 + 4σ²) <= G = :data:`MOMENT_SAME_CLASS_L2`,
       and max(|t − t′|, |s − s′|) <= 2 (at t = −t′ = 1), |t − t′| + |s − s′| <= 25/8;

@@ -15,14 +15,16 @@ share of the budget goes to steps 2–3), and
     θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃,
 
 Π₊ the projection onto the PSD cone (A is PSD, so Π₊ moves Ã towards A). Replace-one
-sensitivities (docs/privacy.md §16.1): Δ_A = √2 q̃² (Frobenius), Δ_b = 2q̃, Δ_λ = q̃².
+sensitivities (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities): Δ_A =
+√2 q̃² (Frobenius), Δ_b = 2q̃, Δ_λ = q̃².
 
 Each statistic f_j gets noise of scale proportional to its sensitivity Δ_j, so the
 statistics divided by their Δ_j are released with one common noise level; their joint
-replace-one change is bounded once (docs/privacy.md §16.1): Σ_j (‖Δf_j‖/Δ_j)² <= 25/16 for
-(A, b) (one record cannot be the worst case of both: orthogonal rows move A most, one row
-with its label flipped moves b most), + 1 with λ_min; Σ_j ‖Δf_j‖/Δ_j <= G₂ =
-√(1 − c*²) + √((1 + c*)/2), c* = (√33 − 1)/16 (G₂ ≈ 1.7602), + 1 with λ_min.
+replace-one change is bounded once
+(docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities): Σ_j (‖Δf_j‖/Δ_j)² <=
+25/16 for (A, b) (one record cannot be the worst case of both: orthogonal rows move A
+most, one row with its label flipped moves b most), + 1 with λ_min; Σ_j ‖Δf_j‖/Δ_j <= G₂
+= √(1 − c*²) + √((1 + c*)/2), c* = (√33 − 1)/16 (G₂ ≈ 1.7602), + 1 with λ_min.
 
 ``"gaussian_ssp"`` ((ε, δ)-DP)
     Gaussian noise on all three: one Gaussian mechanism on the scaled statistics, of
@@ -101,7 +103,8 @@ class SSPTemplate(Template, Protocol):
 
 
 def gram_sensitivity(row_bound: float) -> float:
-    """Replace-one Frobenius sensitivity of A = Σ x̃x̃ᵀ: √2 q̃² (docs/privacy.md §16.1).
+    """Replace-one Frobenius sensitivity of A = Σ x̃x̃ᵀ: √2 q̃²
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
     ‖xxᵀ − x′x′ᵀ‖_F² = ‖x‖⁴ + ‖x′‖⁴ − 2(xᵀx′)² <= 2q̃⁴, with equality for orthogonal rows
     of norm q̃.
@@ -116,7 +119,8 @@ def gram_sensitivity(row_bound: float) -> float:
 
 
 def cross_sensitivity(row_bound: float) -> float:
-    """Replace-one L2 sensitivity of b = Σ u x̃ with |u| <= 1: 2q̃ (docs/privacy.md §16.1).
+    """Replace-one L2 sensitivity of b = Σ u x̃ with |u| <= 1: 2q̃
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
     Examples
     --------
@@ -128,7 +132,8 @@ def cross_sensitivity(row_bound: float) -> float:
 
 
 def eigenvalue_sensitivity(row_bound: float) -> float:
-    """Replace-one sensitivity of λ_min(A): q̃² (Weyl, with the PSD rank-one change; §16.1).
+    """Replace-one sensitivity of λ_min(A): q̃² (Weyl, with the PSD rank-one change;
+    privacy-ssp-sensitivities).
 
     Examples
     --------
@@ -151,7 +156,7 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     ‖Δf_A‖²/Δ_A² = (a² + b² − 2c²)/2 and ‖Δf_b‖²/Δ_b² <= (a + b + 2|c|)/4, both increasing
     in a and b, so at a = b = 1 the sum is 1 − c² + (1 + |c|)/2 <= 25/16 (at |c| = 1/4) and
     the sum of the square roots √(1 − c²) + √((1 + |c|)/2) <= G₂ (at |c| = c*); λ_min adds at
-    most 1 to either (docs/privacy.md §16.1).
+    most 1 to either (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
     Parameters
     ----------
@@ -215,7 +220,8 @@ def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
 
 def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
                    psd: bool = True) -> np.ndarray:
-    """θ = (Π₊(Ã) + λI)⁻¹ b̃ by one symmetric eigendecomposition (docs/privacy.md §16.3).
+    """θ = (Π₊(Ã) + λI)⁻¹ b̃ by one symmetric eigendecomposition
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
     Π₊ sets the negative eigenvalues of the symmetric Ã to 0 (its Frobenius projection onto
     the PSD cone); with ``psd=False`` Ã is taken as it is and the eigenvalues e + λ <= 0 are
@@ -253,7 +259,8 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
 
     @staticmethod
     def sensitivities(template: SSPTemplate) -> dict[str, float]:
-        """Δ of each statistic (the norms of docs/privacy.md §16.1)."""
+        """Δ of each statistic (the norms of
+        docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
         q = template.data_norm
         return {"eigenvalue": eigenvalue_sensitivity(q), "gram": gram_sensitivity(q),
                 "cross": cross_sensitivity(q)}
@@ -308,7 +315,8 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
                       f"every row x~ (intercept column included) has ||x~|| <= q~ = {q:.6g}"),
             Condition("label bound", True, "enforced by dpconvex (per-record clipping to "
                       "label_range and the map onto [-1, 1])", "every label has |u| <= 1"),
-            Condition("replace-one sensitivity", True, "derived (docs/privacy.md §16.1)",
+            Condition("replace-one sensitivity", True,
+                      "derived (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)",
                       "; ".join(f"{part} {sens[part]:.6g}" for part in parts)
                       + " (lambda_min(A): q~^2; A in Frobenius norm: sqrt(2) q~^2; b: 2 q~)"),
             *noise_conds,
@@ -334,8 +342,9 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
                 "per-record public maps",
                 released,
                 "theta = (P(A~) + lambda I)^-1 b~, P the projection onto the PSD cone: "
-                "post-processing (docs/privacy.md §16.3)",
-                "idealized real-valued noise, rounded to a public grid (docs/privacy.md §5)",
+                "post-processing (docs/privacy/sufficient_statistics.md#privacy-ssp-release)",
+                "idealized real-valued noise, rounded to a public grid "
+                "(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness)",
                 *template.assumptions(self.needs),
             ],
         )
@@ -349,7 +358,7 @@ class GaussianSSP(_SufficientStatistics):
     unit noise whose replace-one change is √(Σ_j (‖Δf_j‖/Δ_j)²)/τ <= J/τ, J =
     :func:`joint_sensitivity` (5/4 for (A, b), √(41)/4 with λ_min). With τ = J σ₁ and σ₁
     the analytic σ for sensitivity 1 ([BW18]_ Thm. 8), the release is (ε, δ)-DP
-    (docs/privacy.md §16.2).
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
     Examples
     --------
@@ -424,7 +433,7 @@ class PureSSP(_SufficientStatistics):
     is measured in (for A: the Frobenius norm, drawn in the symmetric subspace of dimension
     p(p + 1)/2; for λ_min: Laplace), so the joint density ratio of neighbours is at most
     exp(β Σ_j ‖Δf_j‖/Δ_j) <= exp(β G), G = :func:`joint_sensitivity` (≈ 1.7602 for (A, b),
-    ≈ 2.7602 with λ_min); β = ε/G (docs/privacy.md §16.2).
+    ≈ 2.7602 with λ_min); β = ε/G (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """Rules of the private bounds: when a range is refined, and the budget of a label range.
 
 Both are public functions of (n, ε, the quantile levels): no rule reads the data
-(docs/privacy/bounds.md §18.2, §18.4).
+(docs/privacy/bounds.md#privacy-bounds-range, privacy-private-label-range).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ REFERENCE_CANDIDATES = 128
 #: the octaves holding the values from empty ones (the largest of 166 Laplace(2/ε) draws is
 #: about (2/ε) ln 166 ≈ 10/ε, against a third of the records in the modal octave of data
 #: spread over three octaves: 20/ε at n·ε = 60), and a range far from the data could be
-#: released. The release is refused before anything is read (docs/privacy/bounds.md §18.2).
+#: released. The release is refused before anything is read (docs/privacy/bounds.md#privacy-bounds-range).
 MIN_RECORDS_EPSILON = 60.0
 #: The share of a regressor's ε spent on its label range with ``label_range="private"``.
 LABEL_SHARE = 0.1
@@ -76,8 +76,9 @@ def refine_range(n: int, epsilon: float, levels: tuple[float, float]) -> RangeCh
         return RangeChoice(True, (
             f"range refined by quantiles at levels ({levels[0]:g}, {levels[1]:g}): the rank "
             f"error bound (2/eps_q) ln(G/beta) = {error:.4g} is at most half the smaller tail "
-            f"({need:.4g} values; n = {n}, eps_q = {eps_q:.4g}; docs/privacy/bounds.md §18.2)"))
+            f"({need:.4g} values; n = {n}, eps_q = {eps_q:.4g}; "
+            "docs/privacy/bounds.md#privacy-bounds-range)"))
     return RangeChoice(False, (
         f"coarse range only: the levels ({levels[0]:g}, {levels[1]:g}) need a rank error of at "
         f"most {need:.4g} values and the budget gives {error:.4g} (n = {n}); the whole epsilon "
-        "goes to the histogram over octaves (docs/privacy/bounds.md §18.2)"))
+        "goes to the histogram over octaves (docs/privacy/bounds.md#privacy-bounds-range)"))

@@ -1,34 +1,37 @@
 """The learner of :class:`~dpconvex.PrivateClassifier`, from public quantities only.
 
-The rule (docs/privacy.md §14.2), on n rows, C classes (the public label set), ε and δ:
+The rule (docs/privacy/front_door.md#privacy-private-classifier), on n rows, C classes
+(the public label set), ε and δ:
 
 * C = 2, δ > 0 and n at most :data:`GD_ROWS_AT_MOST`: noisy gradient descent on the
-  logistic loss with an intercept (Gaussian noise per step, docs/privacy.md §6.3), the
-  binary learner with the largest mean gain over the majority class on the selection
-  corpus with δ > 0 (docs/privacy.md §14.2);
+  logistic loss with an intercept (Gaussian noise per step,
+  docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd), the binary learner with the
+  largest mean gain over the majority class on the selection corpus with δ > 0
+  (docs/privacy/front_door.md#privacy-private-classifier);
 * C = 2, pure ε and r = n·ε/(C(d + 1)) below :data:`BINARY_CENTROID_BELOW` (5, where
   the safeguard's "auto" is off): DP class centroids with priors from the noisy counts
-  (K-norm noise, §4.9): with so few records per class, per unit of ε and per coordinate the
+  (K-norm noise, privacy-class-centroids): with so few records per class, per unit of ε and per coordinate the
   Huber SVM's noise outweighs its signal, and the centroids' priors keep the majority
   class where the signal is weak (chosen on the corpus's binary tables at 250 to 1,000
-  training rows, docs/privacy.md §14.2);
-* C = 2 otherwise: the private Huber SVM with an intercept (CMS §3.4.2), objective
+  training rows, docs/privacy/front_door.md#privacy-private-classifier);
+* C = 2 otherwise: the private Huber SVM with an intercept (CMS Section 3.4.2), objective
   perturbation (pure ε-DP; Gaussian objective perturbation when δ > 0): one noise
   vector of d + 1 coordinates, the most accurate binary learner at its defaults with
-  pure ε on the corpus and on the canonical binary sets (docs/privacy.md §14.2);
+  pure ε on the corpus and on the canonical binary sets
+  (docs/privacy/front_door.md#privacy-private-classifier);
 * C > 2 and r = n·ε/(C(d + 1)) below
   :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (10 with δ > 0, 15 for
   pure ε; :func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`, the rule
   of the large-margin classifier's own "auto" switch): DP class centroids with priors
   from the noisy counts (pure ε: K-norm noise; δ > 0: the analytic Gaussian
-  mechanism; §4.9), the better choice while each class has few records per unit of ε
+  mechanism; privacy-class-centroids), the better choice while each class has few records per unit of ε
   and per coordinate;
 * C > 2 otherwise, with the public per-feature ranges known (``feature_range`` or a
   schema) and d at most :data:`NB_MULTICLASS_FEATURES_AT_MOST`: DP Gaussian naive Bayes
-  (§19), whose per-class variances separate classes that differ in spread, not only in
+  (privacy-gaussian-nb), whose per-class variances separate classes that differ in spread, not only in
   mean;
 * C > 2 otherwise: the large-margin Gaussian classifier with the softmax loss
-  (§11.10), which learns a full linear map per class once the data outweigh the
+  (privacy-large-margin-defaults), which learns a full linear map per class once the data outweigh the
   noise.
 
 With the public per-feature ranges known, two classes and d at most
@@ -70,7 +73,7 @@ GAUSSIAN_NB = "Gaussian naive Bayes"
 #: where classes differ in spread (kershaw, d = 9: +19 to +31 points; chem97, d = 3: +11) and
 #: stayed within a point of the large-margin softmax on the others (nhis, verbagg, hawks,
 #: olive, satact); on every table with d >= 16 it lost 3 to 14 points (its diagonal model
-#: misses the correlations of one-hot blocks). docs/privacy.md §14.2.
+#: misses the correlations of one-hot blocks). docs/privacy/front_door.md#privacy-private-classifier.
 NB_MULTICLASS_FEATURES_AT_MOST = 12
 #: Two classes and the public per-feature ranges known: DP Gaussian naive Bayes up to this
 #: many features, before every other binary line. On the selection corpus it gained on the one
@@ -88,22 +91,24 @@ GD_ROWS_AT_MOST = 20_000
 #: gained with d >= 8 (rotterdam +2 to +3 points, body +7 to +15 at ε >= 1, german +0.3 to
 #: +1.1) and cost with d <= 6 (whickham, d = 2: −6 to −9; flchain, d = 6: −4 to −5): a row's
 #: length is one of d directions of its information, and the fewer they are the more the
-#: map throws away (docs/privacy.md §14.2).
+#: map throws away (docs/privacy/front_door.md#privacy-private-classifier).
 UNIT_ROWS_AT_LEAST = 8
 #: What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a constant
-#: class (docs/privacy.md §14.4).
+#: class (docs/privacy/front_door.md#privacy-classifier-safeguard).
 CONSTANT = "constant class"
 
-#: ``safeguard="auto"``: on up to this many rows (docs/privacy.md §14.4). On the selection
-#: corpus, on tables of 10,000 to 51,394 training rows the safeguard changed the mean accuracy
-#: by less than 0.1 point and no cell was below the majority class with or without it; above
-#: the cap the learner keeps every row and the front door copies no row of X for the parts.
+#: ``safeguard="auto"``: on up to this many rows
+#: (docs/privacy/front_door.md#privacy-classifier-safeguard). On the selection corpus, on
+#: tables of 10,000 to 51,394 training rows the safeguard changed the mean accuracy by less
+#: than 0.1 point and no cell was below the majority class with or without it; above the cap
+#: the learner keeps every row and the front door copies no row of X for the parts.
 SAFEGUARD_ROWS_AT_MOST = 100_000
 
-#: ``safeguard="auto"``: on only where r = n·ε/(C(d + 1)) is at least this (docs/privacy.md
-#: §14.4). Below it the learner is dominated by its noise and every row it gives up to the
-#: validation part costs it accuracy (on the canonical sets' selection seeds: digits −7 points
-#: at ε = 1); chosen on the selection corpus and the canonical sets' selection seeds.
+#: ``safeguard="auto"``: on only where r = n·ε/(C(d + 1)) is at least this
+#: (docs/privacy/front_door.md#privacy-classifier-safeguard). Below it the learner is
+#: dominated by its noise and every row it gives up to the validation part costs it accuracy
+#: (on the canonical sets' selection seeds: digits −7 points at ε = 1); chosen on the
+#: selection corpus and the canonical sets' selection seeds.
 SAFEGUARD_R_AT_LEAST = 5.0
 
 #: Two classes with pure ε: DP class centroids while r = n·ε/(C(d + 1)) is below this, the
@@ -116,7 +121,8 @@ SAFEGUARD_R_AT_LEAST = 5.0
 #: covid +3.7 to +6.8 points). Switching up to r = 10 removed 9 more cells below the majority
 #: class (each by at most 2.5 points) but cost tables with signal, where the safeguard
 #: already guards the Huber SVM (German work −5.4, Rotterdam −4.6; scikit-learn's
-#: breast-cancer set at ε = 1, r = 6.4: −3.9 on its selection seeds; docs/privacy.md §14.2).
+#: breast-cancer set at ε = 1, r = 6.4: −3.9 on its selection seeds;
+#: docs/privacy/front_door.md#privacy-private-classifier).
 BINARY_CENTROID_BELOW = SAFEGUARD_R_AT_LEAST
 
 
@@ -149,10 +155,11 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
     return bool(safeguard)
 
 
-#: ``validation_fraction="auto"`` of the safeguard (docs/privacy.md §14.4): (share, cap, floor
-#: share): ⌈0.2 n⌉ validation rows up to 600, and never fewer than ⌈0.1 n⌉. Chosen on the
-#: selection corpus's seeds: below about 3,000 rows a fifth validates best (a tenth leaves the
-#: selection too noisy), above it a tenth (the learner keeps more rows).
+#: ``validation_fraction="auto"`` of the safeguard
+#: (docs/privacy/front_door.md#privacy-classifier-safeguard): (share, cap, floor share):
+#: ⌈0.2 n⌉ validation rows up to 600, and never fewer than ⌈0.1 n⌉. Chosen on the
+#: selection corpus's seeds: below about 3,000 rows a fifth validates best (a tenth
+#: leaves the selection too noisy), above it a tenth (the learner keeps more rows).
 AUTO_VALIDATION = (0.2, 600, 0.1)
 
 
@@ -245,21 +252,22 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
         return FrontDoorChoice(GAUSSIAN_NB, (
             f"PrivateClassifier: C = {int(n_classes)} classes, d = {d} <= "
             f"{NB_BINARY_FEATURES_AT_MOST} features and public per-feature ranges -> DP Gaussian "
-            f"naive Bayes ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
-            "epsilon, delta and whether the ranges are given only)"))
+            f"naive Bayes ({privacy}): the front door's rule "
+            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon, delta and whether the "
+            "ranges are given only)"))
     if int(n_classes) <= 2 and approx and int(n) <= GD_ROWS_AT_MOST:
         return FrontDoorChoice(NOISY_GD, (
             f"PrivateClassifier: C = {int(n_classes)} classes, delta > 0 and n = {int(n)} <= "
             f"{GD_ROWS_AT_MOST} -> noisy gradient descent on the logistic loss with an "
-            f"intercept ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, "
-            "epsilon and delta only)"))
+            f"intercept ({privacy}): the front door's rule "
+            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, epsilon and delta only)"))
     r = records_per_coordinate(n, n_classes, n_features, epsilon)
     if int(n_classes) <= 2 and not approx and r < BINARY_CENTROID_BELOW:
         return FrontDoorChoice(CENTROID, (
             f"PrivateClassifier: C = {int(n_classes)} classes, {privacy} and n epsilon / "
             f"(C (d + 1)) = {r:.4g} < {BINARY_CENTROID_BELOW:g} -> DP class centroids with "
-            "priors from the noisy counts: the front door's rule (docs/privacy.md §14.2; n, C, "
-            "d, epsilon and delta only)"))
+            "priors from the noisy counts: the front door's rule "
+            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"))
     if int(n_classes) <= 2:
         unit = row_norm == "auto" and int(n_features) >= UNIT_ROWS_AT_LEAST
         if row_norm != "auto":
@@ -271,22 +279,23 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
         return FrontDoorChoice(LINEAR, (
             f"PrivateClassifier: C = {int(n_classes)} classes -> the Huber SVM with an "
             f"intercept, objective perturbation ({privacy}), {rows}: the front door's rule "
-            "(docs/privacy.md §14.2; n, C, d, epsilon and delta only)"), "unit" if unit else "none")
+            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"),
+                               "unit" if unit else "none")
     below = CENTROID_BELOW[approx]
     shape = (f"C = {int(n_classes)} classes and n epsilon / (C (d + 1)) = {r:.4g} "
              f"{'<' if r < below else '>='} {below:g}")
     if centroids_preferred(n, n_classes, n_features, epsilon, delta):
         return FrontDoorChoice(CENTROID, (
             f"PrivateClassifier: {shape} -> DP class centroids with priors from the noisy "
-            f"counts ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
-            "epsilon and delta only)"))
+            f"counts ({privacy}): the front door's rule "
+            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"))
     if ranges_known and d <= NB_MULTICLASS_FEATURES_AT_MOST:
         return FrontDoorChoice(GAUSSIAN_NB, (
             f"PrivateClassifier: {shape}, d = {d} <= {NB_MULTICLASS_FEATURES_AT_MOST} features "
             f"and public per-feature ranges -> DP Gaussian naive Bayes ({privacy}): the front "
-            "door's rule (docs/privacy.md §14.2; n, C, d, epsilon, delta and whether the ranges "
-            "are given only)"))
+            "door's rule (docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon, delta and "
+            "whether the ranges are given only)"))
     return FrontDoorChoice(LARGE_MARGIN, (
         f"PrivateClassifier: {shape} -> the large-margin Gaussian classifier with the "
-        f"softmax loss ({privacy}): the front door's rule (docs/privacy.md §14.2; n, C, d, "
-        "epsilon and delta only)"))
+        f"softmax loss ({privacy}): the front door's rule "
+        "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"))

@@ -1,21 +1,21 @@
 """The learner and the safeguard of :class:`~dpconvex.PrivateRegressor`, from public quantities only.
 
-The rule (docs/privacy.md §17.1), on n rows, d columns, ε and δ, with
+The rule (docs/privacy/front_door_regression.md#privacy-regressor-rule), on n rows, d columns, ε and δ, with
 r = n·ε/(d + 1) the records per unit of ε and per coordinate:
 
 * r below :data:`CONSTANT_BELOW`: the constant, the private mean of the labels (the
-  Laplace mechanism with the whole ε, §17.2): no linear learner beats the training mean's
+  Laplace mechanism with the whole ε, privacy-private-mean): no linear learner beats the training mean's
   R² at so few records per coordinate on the selection corpus;
 * otherwise the smoothed median regression (:class:`~dpconvex.PrivateQuantileRegressor`'s
   loss at τ = 0.5) with an intercept, objective perturbation; its Gaussian form where
   δ > 0 and n >= :data:`GAUSSIAN_ROWS_AT_LEAST`.
 
-The safeguard (§17.3), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the private mean of every
-row with a share ε_c of ε (:func:`mean_epsilon`), then the learner on a fitting part and the
-exponential mechanism over {the model, the mean} on a validation part, each with ε − ε_c;
-the utility is minus the validation rows' squared error on the unit label scale, the model's
-lowered by a public handicap (:func:`selection_handicap`) so that a model no better than the
-mean is released with probability at most :data:`HANDICAP_LEVEL`.
+The safeguard (privacy-regressor-safeguard), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the
+private mean of every row with a share ε_c of ε (:func:`mean_epsilon`), then the learner on
+a fitting part and the exponential mechanism over {the model, the mean} on a validation
+part, each with ε − ε_c; the utility is minus the validation rows' squared error on the unit
+label scale, the model's lowered by a public handicap (:func:`selection_handicap`) so that a
+model no better than the mean is released with probability at most :data:`HANDICAP_LEVEL`.
 
 n is public under replace-one adjacency, d the number of columns, ε and δ are parameters.
 No data value is read. The constants were chosen on the regression corpus's selection seeds
@@ -110,7 +110,8 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
         return RegressionChoice(CONSTANT, "laplace_mean", (
             f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {CONSTANT_BELOW:g} -> the "
             "private mean of the labels (Laplace mechanism, the whole epsilon): the front "
-            "door's rule (docs/privacy.md §17.1; n, d, epsilon and delta only)"))
+            "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and "
+            "delta only)"))
     gaussian = approx and int(n) >= GAUSSIAN_ROWS_AT_LEAST
     mechanism = "gaussian_objective" if gaussian else "objective"
     form = ("Gaussian objective perturbation ((epsilon, delta)-DP)" if gaussian else
@@ -119,7 +120,8 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     return RegressionChoice(MEDIAN, mechanism, (
         f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} >= {CONSTANT_BELOW:g} -> median "
         f"regression (smoothed pinball loss, tau = 0.5) with an intercept, {form}: the front "
-        "door's rule (docs/privacy.md §17.1; n, d, epsilon and delta only)"))
+        "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and delta "
+        "only)"))
 
 
 def regression_safeguard_applies(n: int, learner: str, safeguard: bool | str) -> bool:
@@ -173,7 +175,8 @@ def selection_handicap(epsilon: float, sensitivity: float = 1.0) -> float:
     """m = (2Δ/ε)·ln(1/β), β = :data:`HANDICAP_LEVEL`: subtracted from the model's utility.
 
     With two candidates, a model whose utility is at most the mean's is selected with
-    probability 1/(1 + exp(ε(m + gap)/(2Δ))) <= β (docs/privacy.md §17.3).
+    probability 1/(1 + exp(ε(m + gap)/(2Δ))) <= β
+    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
 
     Examples
     --------

@@ -9,8 +9,8 @@ quantities that are public before the data are read (n, ε, the norm bound q,
 the dimension p, the loss constants |ℓ'| <= L and ℓ'' <= c, the mechanism) and
 one constant per placement of the noise, the reference norm R of a good predictor,
 fixed once on validation splits of training data, and one weight w on the stability term,
-fixed on the selection seeds of the benchmark corpus (docs/privacy.md §3.4). It never
-reads X or y.
+fixed on the selection seeds of the benchmark corpus
+(docs/privacy/perturbation.md#privacy-lambda-rule). It never reads X or y.
 
 The mechanism reports its noise (:meth:`~dpconvex.privacy.mechanisms.Mechanism.noise_report`,
 evaluated once on the grid of candidate Λ): where it enters (objective or output),
@@ -29,11 +29,12 @@ With G = L q:
 linear term bᵀθ/n; the output term is the second-order excess of θ̂ + b for a
 uniformly oriented b, whose squared projection on a row is ||x||²||b||²/p). E‖b‖² is
 p(p + 1)/β² for norm-Gamma noise (objective: β = ε'/(2G); output: β = ε n Λ/(2G)) and
-p σ² for Gaussian noise (docs/privacy.md §10.5). For objective placement the result is
-never below the report's ``modulus_floor``, the smallest Λ for which the calibration adds
-no Δ (c q² / (n (e^{ε/2} - 1)) for the one-sided slack log(1 + c q²/(nΛ))): below it the
-calibration would raise the modulus to the threshold anyway and spend only ε/2 on the
-noise. A mechanism that does not report its noise is refused by name.
+p σ² for Gaussian noise (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule).
+For objective placement the result is never below the report's ``modulus_floor``, the
+smallest Λ for which the calibration adds no Δ (c q² / (n (e^{ε/2} - 1)) for the
+one-sided slack log(1 + c q²/(nΛ))): below it the calibration would raise the modulus to
+the threshold anyway and spend only ε/2 on the noise. A mechanism that does not report
+its noise is refused by name.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ AUTO = "auto"
 #: perturbation, pure or Gaussian). The non-private baseline takes the objective value.
 #: Chosen on validation splits of the TRAINING data of Adult (adult.data 80/20) and
 #: KDDCup99 (inside the 50,000 training rows of the 70,000-row sample), never on a test
-#: set: benchmarks/lam_rule_validation.py, docs/privacy.md §3.4.
+#: set: benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule.
 REFERENCE_NORMS = {"objective": 16.0, "output": 8.0}
 # Validation, 10 noise seeds, intercept_scaling 0.25 (2026-11-23; `lam_auto.py --validate-only
 # 10`): mean relative excess of the error over the best grid Λ for R = 1, 2, 4, 8, 16, 32 —
@@ -80,8 +81,9 @@ REFERENCE_NORM = REFERENCE_NORMS["objective"]
 #: at full weight it over-regularizes where n is large against the noise (the fitted model
 #: shrinks towards a constant on imbalanced tables). Objective placement: chosen among
 #: 1, 1/4, 1/16 and 0 (with R = 16) on the selection seeds of the benchmark corpus
-#: (benchmarks/corpus_run.py --seeds selection; docs/privacy.md §3.4). Output placement: not
-#: re-chosen (1, the weight R = 8 was chosen with).
+#: (benchmarks/corpus_run.py --seeds selection;
+#: docs/privacy/perturbation.md#privacy-lambda-rule). Output placement: not re-chosen
+#: (1, the weight R = 8 was chosen with).
 STABILITY_WEIGHTS = {"objective": 1.0 / 16.0, "output": 1.0}
 
 
@@ -176,7 +178,7 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """Smallest Λ at which objective perturbation adds no Δ (the calibration's own threshold).
 
-    For the one-sided slack log(1 + c q²/(nΛ)) (docs/privacy.md §3.3) this is
+    For the one-sided slack log(1 + c q²/(nΛ)) (docs/privacy/perturbation.md#privacy-jacobian-slack) this is
     c q² / (n (e^{ε/2} - 1)) (it is c q² / (n (e^{ε/4} - 1)) for CMS's two-sided
     slack 2 log(1 + c q²/(nΛ))). Read from
     :func:`~dpconvex.privacy.mechanisms.perturbation.objective_modulus_floor`, so it
@@ -234,7 +236,8 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
         w, the weight of the stability term; None: the placement's
         :data:`STABILITY_WEIGHTS` value (:func:`stability_weight_for`).
     delta : float, default=0.0
-        δ of the fit (the (ε, δ) mechanisms need δ > 0; docs/privacy.md §10.5).
+        δ of the fit (the (ε, δ) mechanisms need δ > 0;
+        docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule).
     report : NoiseReport or None, default=None
         The mechanism's report on :data:`LAM_GRID` when the caller has it
         (:func:`grid_report`); None computes it.
@@ -318,7 +321,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
         eps = report.epsilon if report is not None else float(epsilon)
         return value, (
             f"lam = {value:.3g} chosen by the public rule lam='auto' "
-            f"(dpconvex.privacy.rules.lam.auto_lam, docs/privacy.md §3.4): the minimizer of "
+            "(dpconvex.privacy.rules.lam.auto_lam, docs/privacy/perturbation.md#privacy-lambda-rule): the "
+            "minimizer of "
             f"a bias + stability + noise bound from public quantities only: mechanism "
             f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
             f"q = {q:.6g}, p = {int(p)}, "

@@ -1,32 +1,33 @@
 """The "auto" defaults of :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian`.
 
-A user who sets only ``epsilon`` gets (docs/privacy.md §11.10, where the
+A user who sets only ``epsilon`` gets
+(docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults, where the
 measurements behind each choice are):
 
 * ``loss="auto"``: the softmax loss (unconstrained, L-BFGS/Newton, seconds on
   Adult and KDDCup99) for one component per class (``n_components`` 1 or "auto");
   the paper's pairwise Huber template (PSD-constrained) for mixtures (the softmax
-  mixture of §11.11 is ``loss="softmax"``; it did not beat K = 1 where measured);
+  mixture of privacy-softmax-mixtures is ``loss="softmax"``; it did not beat K = 1 where measured);
 * ``structure="auto"``: ``"linear"`` for the softmax loss (Φ_c linear in x: the
-  shared-Ψ structure of §11.9, p = C(d + 1) coordinates of noise), ``"full"``
+  shared-Ψ structure of privacy-feature-map-structures, p = C(d + 1) coordinates of noise), ``"full"``
   (the only one there is) for the pairwise loss;
 * ``mechanism="auto"``: pure ε-DP objective perturbation (``"objective"``), or
   Gaussian objective perturbation (``"gaussian_objective"``) when ``delta > 0`` is
   given (softmax only);
-* ``lam="auto"``: the public rule of §11.5;
+* ``lam="auto"``: the public rule of privacy-softmax-lambda-rule;
 * ``row_norm="auto"``: ``"unit"`` (every row clipped to q, then scaled to q: a map
   reading only the record) with the softmax loss, ``"none"`` with the pairwise one
-  (§11.13);
+  (privacy-centroid-switch);
 * ``n_components="auto"``: one component per class at every public shape
   (:func:`components_per_class`; measured in benchmarks/recorded/mixture_components.md),
   so the other rules read "auto" as K = 1 (:func:`single_component`);
 * with K = 1, C >= 3 classes and the objective parameters at their defaults,
-  ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids, §4.9, §11.13)
-  when r = n·ε/(C(d + 1)) is below :data:`CENTROID_BELOW` (10 with δ > 0, 15 for
-  pure ε): :func:`centroids_preferred`, the one rule that the front door
-  (:class:`~dpconvex.PrivateClassifier`) uses too. n rows, C classes and d features
-  are public shape facts, so this is decided once the data's shape is known, never
-  from their values.
+  ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids,
+  privacy-class-centroids, privacy-centroid-switch) when r = n·ε/(C(d + 1)) is below
+  :data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε): :func:`centroids_preferred`,
+  the one rule that the front door (:class:`~dpconvex.PrivateClassifier`) uses too. n
+  rows, C classes and d features are public shape facts, so this is decided once the
+  data's shape is known, never from their values.
 
 ``loss="pairwise"`` (or None) with ``lam=2e-2`` is the paper's estimator
 (Pathak & Raj, PSDM 2010), the specification and the
@@ -56,17 +57,20 @@ __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE"
 AUTO = "auto"
 #: ``loss="pairwise"``: the paper's pairwise Huber template (same as ``loss=None``).
 PAIRWISE = "pairwise"
-#: The structure of ``structure="auto"`` with the softmax loss (docs/privacy.md §11.10).
+#: The structure of ``structure="auto"`` with the softmax loss
+#: (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults).
 DEFAULT_STRUCTURE = "linear"
 _SOFTMAX = "softmax"
-#: ``mechanism="centroid"``: DP class centroids released as Φ (docs/privacy.md §11.13).
+#: ``mechanism="centroid"``: DP class centroids released as Φ
+#: (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 CENTROID = "centroid"
 #: Values of ``row_norm``: "auto", "unit" (x ↦ q·x/‖x‖ after clipping) or "none".
 ROW_NORMS = ("auto", "unit", "none")
 #: DP class centroids are preferred to the softmax objective while
-#: r = n·ε/(C(d + 1)) is below this, by whether δ > 0 (docs/privacy.md §11.13, §14.2;
-#: chosen on the selection corpus's seeds with benchmarks/corpus_run.py, the table in
-#: docs/privacy/large_margin_softmax.md).
+#: r = n·ε/(C(d + 1)) is below this, by whether δ > 0
+#: (docs/privacy/large_margin_softmax.md#privacy-centroid-switch,
+#: privacy-private-classifier; chosen on the selection corpus's seeds with
+#: benchmarks/corpus_run.py, the table in docs/privacy/large_margin_softmax.md).
 CENTROID_BELOW: dict[bool, float] = {False: 15.0, True: 10.0}
 
 
@@ -84,11 +88,12 @@ def records_per_coordinate(n: int, n_classes: int, n_features: int, epsilon: flo
 
 def centroids_preferred(n: int, n_classes: int, n_features: int, epsilon: float,
                         delta: Any) -> bool:
-    """Whether DP class centroids beat the softmax objective for this public shape (§11.13).
+    """Whether DP class centroids beat the softmax objective for this public shape (privacy-centroid-switch).
 
     C >= 3 and r = n·ε/(C(d + 1)) < ``CENTROID_BELOW[delta > 0]``. Two classes never
     switch: the centroids' shared isotropic covariance loses to the majority class on
-    imbalanced binary tables where a linear model does not (docs/privacy.md §11.13).
+    imbalanced binary tables where a linear model does not
+    (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
     Examples
     --------
@@ -358,7 +363,8 @@ def positive_delta(est: LargeMarginSettings) -> bool:
 
 
 def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> bool:
-    """Whether a fit on n rows, C classes and d features releases DP class centroids (§11.13).
+    """Whether a fit on n rows, C classes and d features releases DP class centroids
+    (privacy-centroid-switch).
 
     ``mechanism="centroid"``, or ``mechanism="auto"`` with K = 1 (``n_components`` 1 or
     "auto": :func:`single_component`), the objective's parameters at their defaults
@@ -406,4 +412,4 @@ def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features
     below = CENTROID_BELOW[has_positive_delta(est.delta)]
     return (f"mechanism='auto' -> DP class centroids: C = {int(n_classes)} classes and "
             f"n epsilon / (C (d + 1)) = {r:.4g} < {below:g} (public shape facts and the "
-            "parameters only; docs/privacy.md §11.13)")
+            "parameters only; docs/privacy/large_margin_softmax.md#privacy-centroid-switch)")

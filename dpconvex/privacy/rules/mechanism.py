@@ -1,6 +1,6 @@
 """``mechanism="auto"``: one rule for every estimator, from δ and the estimator's menu only.
 
-The rule (docs/privacy.md §14.1):
+The rule (docs/privacy/front_door.md#privacy-mechanism-auto):
 
 * δ = 0 (or None, "not given"): the pure ε-DP mechanism of the estimator's menu;
 * δ > 0: the (ε, δ) mechanism of the menu, which spends δ for less noise.
@@ -8,22 +8,26 @@ The rule (docs/privacy.md §14.1):
 Each estimator family names the pair in its
 :class:`~dpconvex.privacy.mechanisms.MechanismMenu` (``auto``):
 
-==========================  ==============================  =====================================
-estimators                  δ = 0 (pure ε-DP)               δ > 0 ((ε, δ)-DP)
-==========================  ==============================  =====================================
-linear classifiers and      ``"objective"`` (CMS Alg. 2)    ``"gaussian_objective"`` (§10.2)
-regressors
-large-margin Gaussian       ``"objective"`` (§11.2)         ``"gaussian_objective"`` (§11.3)
-class centroids             ``"knorm_sum"`` (§4.9)          ``"gaussian"`` (§4.9)
-linear regression (SSP)     ``"ssp"`` (§16.2)               ``"gaussian_ssp"`` (§16.2)
-Gaussian naive Bayes        ``"knorm_sup_sum"`` (§19.3)     ``"gaussian"`` (§19.3)
-==========================  ==============================  =====================================
+===============================  ======================  ===========================
+estimators                       δ = 0 (pure ε-DP)       δ > 0 ((ε, δ)-DP)
+===============================  ======================  ===========================
+linear classifiers, regressors   ``"objective"``         ``"gaussian_objective"``
+large-margin Gaussian            ``"objective"``         ``"gaussian_objective"``
+class centroids                  ``"knorm_sum"``         ``"gaussian"``
+linear regression (SSP)          ``"ssp"``               ``"gaussian_ssp"``
+Gaussian naive Bayes             ``"knorm_sup_sum"``     ``"gaussian"``
+===============================  ======================  ===========================
 
-Objective perturbation is the mechanism the measurements of §3 and §10.6 favour for
-the linear learners at every ε tried; the Gaussian variants add noise of scale
-O(√log(1/δ)/ε) per coordinate instead of a norm of O(p/ε), the gain that δ buys.
-The choice reads only ``mechanism`` and ``delta`` (parameters, public), never the
-data, and its reason is a line of the certificate (:func:`resolve_mechanism`).
+Their derivations: privacy-gaussian-objective (linear), privacy-softmax-objective and
+privacy-softmax-gaussian-objective (large margin), privacy-class-centroids,
+privacy-ssp-calibration and privacy-nb-mechanisms.
+
+Objective perturbation is the mechanism the measurements of privacy-perturbation and
+privacy-gaussian-measurements favour for the linear learners at every ε tried; the
+Gaussian variants add noise of scale O(√log(1/δ)/ε) per coordinate instead of a norm of
+O(p/ε), the gain that δ buys. The choice reads only ``mechanism`` and ``delta``
+(parameters, public), never the data, and its reason is a line of the certificate
+(:func:`resolve_mechanism`).
 
 δ against n. An (ε, δ) guarantee with δ >= 1/n protects no one: releasing one whole
 record, drawn uniformly at random, is (0, 1/n)-DP under replace-one adjacency (a
@@ -128,7 +132,7 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
         name, because = pure, "delta = 0 (not given)"
     return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
                                "the one rule of dpconvex.privacy.rules.mechanism "
-                               "(docs/privacy.md §14.1)")
+                               "(docs/privacy/front_door.md#privacy-mechanism-auto)")
 
 
 def delta_rows_note(delta: Any, n: Any) -> str | None:

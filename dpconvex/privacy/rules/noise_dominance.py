@@ -9,21 +9,20 @@ shape of X, public under replace-one adjacency), p or d, the size C of the label
 the loss's declared constants and the mechanism's calibration and noise report — never a
 value of X or y, so the verdict and the message are the same on neighbouring data sets.
 
-=================  ===========================================================  =========
-family             ρ (E‖b‖ = p/β for norm-Gamma noise, √p σ for Gaussian)       threshold
-=================  ===========================================================  =========
-``linear``         objective: E‖b‖/(n |ℓ'(0)| q); output: E‖b‖ Λ/(|ℓ'(0)| q)     1
-``gd``             max(1, C/2) · s √p ‖w‖₂ / (min(C_clip, |ℓ'(0)| q) ‖w‖₁)      0.9
-``centroid``       s C / n (the noise on a class mean at the class count n/C)   1
-``ssp``            s_A √(p log(2p²/0.05)) / (n q̃²/p + λ_given)                 0.5
-``large_margin``   √p s / (n G), s the objective noise's coordinate scale       1
-``softmax``        the same ratio for the softmax large-margin template        0.5
-=================  ===========================================================  =========
+The families, their ρ (E‖b‖ = p/β for norm-Gamma noise, √p σ for Gaussian) and thresholds:
+
+* ``linear``: objective E‖b‖/(n |ℓ'(0)| q), output E‖b‖ Λ/(|ℓ'(0)| q); threshold 1.
+* ``gd``: max(1, C/2) · s √p ‖w‖₂ / (min(C_clip, |ℓ'(0)| q) ‖w‖₁); threshold 0.9.
+* ``centroid``: s C / n (the noise on a class mean at the class count n/C); threshold 1.
+* ``ssp``: s_A √(p log(2p²/0.05)) / (n q̃²/p + λ_given); threshold 0.5.
+* ``large_margin``: √p s / (n G), s the objective noise's coordinate scale; threshold 1.
+* ``softmax``: the same ratio for the softmax large-margin template; threshold 0.5.
 
 ``worst_case=True`` (linear, gd) compares with the data part's bound at any θ (G = L q, or
 the clip) instead of at θ = 0. The derivations and the measurements behind the thresholds:
-docs/privacy.md §6.7 (linear), §6.8 (noisy GD, centroids), §11.10 (large margin), §16.7
-(sufficient statistics).
+docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear (linear),
+privacy-noise-warning-gd-centroids (noisy GD, centroids), privacy-large-margin-defaults
+(large margin), privacy-noise-warning-ssp (sufficient statistics).
 
 References
 ----------
@@ -53,13 +52,15 @@ __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO",
            "exceeds", "noise_dominates", "noise_ratio", "ovr_gd_warning",
            "warn_if_noise_dominates"]
 
-#: ``linear``: derived, the released direction is within arcsin(1/ρ) of a random one (§6.7).
+#: ``linear``: derived, the released direction is within arcsin(1/ρ) of a random one
+#: (privacy-noise-warning-linear).
 LINEAR_NOISE_RATIO = 1.0
-#: ``gd``: measured between breast cancer at ε = 0.1 (0.959) and wine at ε = 1 (0.855) (§6.8).
+#: ``gd``: measured between breast cancer at ε = 0.1 (0.959) and wine at ε = 1 (0.855)
+#: (privacy-noise-warning-gd-centroids).
 GD_NOISE_RATIO = 0.9
-#: ``centroid``: measured (§6.8).
+#: ``centroid``: measured (privacy-noise-warning-gd-centroids).
 CENTROID_NOISE_RATIO = 1.0
-#: ``ssp``: measured on the regression corpus's selection seeds (§16.7).
+#: ``ssp``: measured on the regression corpus's selection seeds (privacy-noise-warning-ssp).
 SSP_NOISE_RATIO = 0.5
 #: ``large_margin``: the noise term's gradient E‖b‖/n against the largest data gradient G.
 LARGE_MARGIN_NOISE_RATIO = 1.0
@@ -72,7 +73,8 @@ THRESHOLDS: dict[str, float] = {
     "softmax": SOFTMAX_NOISE_RATIO}
 
 #: The last sentences of every classifier's "noise is large" warning: what a check on public
-#: quantities cannot see (docs/privacy.md §6.7). No data statistic enters it.
+#: quantities cannot see (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). No
+#: data statistic enters it.
 PUBLIC_CHECK_NOTE = (
     "This check reads public quantities only (n, p, epsilon, delta and the public bounds), "
     "not the strength of the signal in the data: a model can be no better than the majority "
@@ -284,7 +286,8 @@ def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Bu
             f"start (p = {p} noise coordinates, n = {template.n}; public quantities only), so "
             f"the model's direction is within {angle:.0f} degrees of a random one (to first "
             f"order): the model is likely no better than {baseline}. Use a larger epsilon, more "
-            f"rows, or fewer features (docs/privacy.md §6.7). {note}")
+            "rows, or fewer features (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). "
+            f"{note}")
     if family == "gd":
         where = f"at epsilon = {budget.epsilon:g}, delta = {budget.delta:.3g}"
         if n_classes > 2:
@@ -298,7 +301,8 @@ def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Bu
             f"n = {template.n} rows; public quantities only; threshold {GD_NOISE_RATIO:g}), so "
             "the model is likely no better than the majority class. Use a larger epsilon, a "
             "larger delta, more rows, fewer features or classes, or PrivateGaussianCentroid "
-            f"(one noisy release, no noise per step) (docs/privacy.md §6.8). {PUBLIC_CHECK_NOTE}")
+            "(one noisy release, no noise per step) "
+            f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
     if family == "centroid":
         remedy = ("a larger epsilon or more rows" if not mech.pure else
                   "a larger epsilon, more rows, or delta > 0 with mechanism='gaussian' (its "
@@ -309,7 +313,8 @@ def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Bu
             f"noise scale {rho * n / template.C:.3g}, d = {template.d} features; public "
             f"quantities only, threshold {CENTROID_NOISE_RATIO:g}), while the class means lie "
             f"in the unit ball, so the model is likely no better than the majority class. Use "
-            f"{remedy}, or fewer classes (docs/privacy.md §6.8). {PUBLIC_CHECK_NOTE}")
+            f"{remedy}, or fewer classes "
+            f"(docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). {PUBLIC_CHECK_NOTE}")
     if family == "ssp":
         remedy = ("a larger epsilon, more rows, or fewer features" if not mech.pure else
                   "a larger epsilon, more rows, fewer features, or delta > 0 (the Gaussian "
@@ -320,7 +325,8 @@ def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Bu
             f"{template.n}, p = {template.p} columns including the intercept; public "
             f"quantities only, threshold {SSP_NOISE_RATIO:g}), so the ridge or the noise takes "
             f"over the directions the rows fill least and the model is likely no better than a "
-            f"constant prediction. Use {remedy} (docs/privacy.md §16.7). {REGRESSION_CHECK_NOTE}")
+            f"constant prediction. Use {remedy} "
+            f"(docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp). {REGRESSION_CHECK_NOTE}")
     return (  # large_margin, softmax
         f"at epsilon = {budget.epsilon:g} the objective's noise is large for this problem: its "
         f"expected norm over n is {rho:.2g} x the largest possible data gradient (p = "
@@ -328,7 +334,9 @@ def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Bu
         "released model is likely no better than the majority class. Use a larger epsilon or "
         "fewer features, DP class centroids (PrivateGaussianCentroid, or mechanism='centroid': "
         "what the defaults release with delta > 0 at small n*epsilon/C), or delta > 0 "
-        f"(Gaussian objective perturbation; docs/privacy.md §11, §11.13). {PUBLIC_CHECK_NOTE}")
+        "(Gaussian objective perturbation; "
+        "docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax, privacy-centroid-switch). "
+        f"{PUBLIC_CHECK_NOTE}")
 
 
 def warn_if_noise_dominates(family: str, template: Any, mech: Mechanism, budget: Budget,
