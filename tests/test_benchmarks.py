@@ -25,8 +25,8 @@ import harness  # noqa: E402
 import numpy as np  # noqa: E402
 
 SCRIPTS = sorted(p.stem for p in BENCH.glob("*.py") if p.stem != "harness")
-#: scripts that read the package's source, not data: standard library only, no harness
-SOURCE_SCRIPTS = {"style_counts"}
+#: scripts that read the package (its source, or one traced fit), no data files: no harness
+SOURCE_SCRIPTS = {"style_counts", "trace_fit"}
 
 
 def test_accuracy_table_needs_both_baselines():
