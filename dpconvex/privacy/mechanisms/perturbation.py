@@ -155,6 +155,22 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     return per_term if declared is None else min(float(declared), per_term)
 
 
+def _objective_calibration(epsilon: float, eps_slack: Any, eps_noise: Any, delta_reg: Any,
+                           consts: PrivacyConstants) -> Calibration:
+    """The calibration of objective perturbation from its parts (scalars, or arrays on a grid)."""
+    sensitivity = 2.0 * consts.grad_bound
+    return Calibration(
+        mechanism="objective",
+        epsilon_requested=epsilon,
+        epsilon=eps_slack + eps_noise,
+        epsilon_noise=eps_noise,
+        slack=eps_slack,
+        extra_strong_convexity=delta_reg,
+        sensitivity=sensitivity,
+        noise_rate=eps_noise / sensitivity,
+    )
+
+
 def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
                                      slack: str = "one_sided",
                                      caller: str = "calibrate_objective_perturbation"
@@ -238,17 +254,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         delta_reg = max(mu_needed - mu, 0.0)
         eps_slack = slack_at(mu + delta_reg)
         eps_noise = remaining(epsilon, max(eps_slack, epsilon / 2.0))
-    sensitivity = 2.0 * consts.grad_bound
-    return Calibration(
-        mechanism="objective",
-        epsilon_requested=epsilon,
-        epsilon=eps_slack + eps_noise,
-        epsilon_noise=eps_noise,
-        slack=eps_slack,
-        extra_strong_convexity=delta_reg,
-        sensitivity=sensitivity,
-        noise_rate=eps_noise / sensitivity,
-    )
+    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts)
 
 
 def _remaining_grid(total: float, spent: np.ndarray) -> np.ndarray:
@@ -351,17 +357,7 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
         eps_noise = np.where(raised, _remaining_grid(epsilon, np.maximum(slack_raised,
                                                                          epsilon / 2.0)),
                              eps_noise)
-    sensitivity = 2.0 * consts.grad_bound
-    return Calibration(
-        mechanism="objective",
-        epsilon_requested=epsilon,
-        epsilon=eps_slack + eps_noise,
-        epsilon_noise=eps_noise,
-        slack=eps_slack,
-        extra_strong_convexity=delta_reg,
-        sensitivity=sensitivity,
-        noise_rate=eps_noise / sensitivity,
-    )
+    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts)
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
