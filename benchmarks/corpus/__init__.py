@@ -153,9 +153,10 @@ class Split(NamedTuple):
 
 def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
                        dict[str, CorpusTable], dict[str, RegressionTable]]:
-    from . import binary, classification_check, multiclass, regression, regression_check
+    from . import binary, classification_check, multiclass, regression, regression_check, walked
 
-    corpus = (binary.TABLES, multiclass.TABLES, regression.TABLES)
+    corpus = (binary.TABLES, multiclass.TABLES, walked.TABLES, regression.TABLES,
+              walked.REGRESSION_TABLES)
     checks = (classification_check.CHECK_TABLES, regression_check.CHECK_TABLES)
     groups = (*corpus, *checks)
     names = [n for g in groups for n in g]
@@ -175,15 +176,16 @@ def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
                    if t.task != task)
     if tasks:
         raise ValueError(f"check tables {tasks} are declared under the other task's check")
-    bad = sorted(n for n, t in {**regression.TABLES, **checks[1]}.items()
+    bad = sorted(n for n, t in {**regression.TABLES, **walked.REGRESSION_TABLES,
+                                **checks[1]}.items()
                  if not t.label_range[0] < t.label_range[1]
                  or t.label_transform not in (None, *LABEL_TRANSFORMS))
     if bad:
         raise ValueError(f"regression tables {bad} need lo < hi and a known label_transform")
     if set(CHECK_SEEDS) & (set(SELECTION_SEEDS) | set(REPORT_SEEDS)):
         raise ValueError("the checks' seeds overlap the corpus's selection or report seeds")
-    return ({**binary.TABLES, **multiclass.TABLES}, dict(regression.TABLES), dict(checks[0]),
-            dict(checks[1]))
+    return ({**binary.TABLES, **multiclass.TABLES, **walked.TABLES},
+            {**regression.TABLES, **walked.REGRESSION_TABLES}, dict(checks[0]), dict(checks[1]))
 
 
 #: the tasks, in the order ``tables`` and ``check_tables`` name them

@@ -79,8 +79,441 @@ from the label and outcomes observed with it or after it are declared ``None``.
 
 from __future__ import annotations
 
+from dpconvex import Binary, Categorical, Numeric, PublicSchema
+
 from . import CorpusTable, RegressionTable
 
-TABLES: dict[str, CorpusTable] = {}
+_NO_YES = {"0": "no", "1": "yes"}  # a 0/1 indicator label
+_DUMMY = ("0.0", "1.0")  # a 0/1 dummy read as float; a missing value takes the "other" slot
+_Y_N_NK = ("y", "n", "nk")  # DAAG's monica factors: yes, no, not known
 
-REGRESSION_TABLES: dict[str, RegressionTable] = {}
+
+def _codes(low: int, high: int, suffix: str = "") -> tuple[str, ...]:
+    """The text of the integer codes ``low..high`` ("1", "2", ...; ``suffix=".0"`` for a float
+    column: "1.0", "2.0", ...)."""
+    return tuple(f"{v}{suffix}" for v in range(low, high + 1))
+
+
+#: the nineteen other spending items of gss_spending ("-1 = too much, 0 = about right, 1 = too
+#: little"), each a feature of the space-program table
+_NAT_ITEMS = ("natenvir", "natheal", "natcity", "natcrime", "natdrug", "nateduc", "natrace",
+              "natarms", "nataid", "natfare", "natroad", "natsoc", "natmass", "natpark",
+              "natchld", "natsci", "natenrgy")
+_NAT = ("-1.0", "0.0", "1.0")
+_OCCUPATIONS = ("farm", "operatives", "craftsmen", "sales", "professional")
+
+TABLES: dict[str, CorpusTable] = {
+    # Stat2Data::FinalFourLong: "NCAA Final Four by seed with individual cases for each team each
+    # year". Final4: "1=made Final Four or 0=did not make Final Four". Year: "Year (1979 -
+    # 2010)". Seed: "Seed in NCAA men's basketball tournament: 1 to 16".
+    "finalfour_seed": CorpusTable(
+        "Stat2Data", "FinalFourLong", "Final4", ("no", "yes"),
+        PublicSchema({
+            "Year": Numeric(1979, 2010),
+            "Seed": Numeric(1, 16),
+            "Final4": None,
+        }),
+        "A team of an NCAA men's tournament; label: it made the Final Four, from its seed and the "
+        "year (2,048 rows, 2 classes).",
+        label_map=_NO_YES,
+    ),
+    # stevedata::voteincome: "turnout and demographic data from the 2000 Current Population
+    # Survey". vote: "whether the person voted (1) or did not vote". state: "either Arkansas
+    # (AK) or South Carolina (SC)". year: "a numeric constant for the year (2000)". income:
+    # "ranging from 4 (less than $5000) to 17 (greater than $75000)". education: "ranging from 1
+    # (less than high school education) to 4 (more than college education)". age: "in
+    # years,ranging from 18 to 85". female: "a woman (1) or a man (0)".
+    "voteincome_vote": CorpusTable(
+        "stevedata", "voteincome", "vote", ("no", "yes"),
+        PublicSchema({
+            "state": Categorical(("AK", "SC")),
+            "year": None,
+            "vote": None,
+            "income": Numeric(4, 17),
+            "education": Numeric(1, 4),
+            "age": Numeric(18, 85),
+            "female": Binary(positive=1),
+        }),
+        "A respondent of the 2000 CPS in two states; label: voted, from income, education, age "
+        "and sex (1,500 rows, 2 classes).",
+        label_map=_NO_YES,
+    ),
+    # openintro::smoking: "Survey data on smoking habits from the UK". smoke: "Smoking status with
+    # levels No and Yes". gender: "Female and Male". age: "Age." ([0, 100]). marital_status:
+    # "Divorced, Married, Separated, Single and Widowed". highest_qualification: "A Levels,
+    # Degree, GCSE/CSE, GCSE/O Level, Higher/Sub Degree, No Qualification, ONC/BTEC and
+    # Other/Sub Degree". nationality: "British, English, Irish, Scottish, Welsh, Other, Refused
+    # and Unknown". ethnicity: "Asian, Black, Chinese, Mixed, White and Refused Unknown".
+    # gross_income: "Under 2,600, 2,600 to 5,200, 5,200 to 10,400, 10,400 to 15,600, 15,600 to
+    # 20,800, 20,800 to 28,600, 28,600 to 36,400, Above 36,400, Refused and Unknown". region:
+    # "London, Midlands & East Anglia, Scotland, South East, South West, The North and Wales".
+    # amt_weekends, amt_weekdays (cigarettes per day) and type (of cigarettes) are answered by
+    # smokers only, with the label: left out.
+    "smoking_uk": CorpusTable(
+        "openintro", "smoking", "smoke", ("No", "Yes"),
+        PublicSchema({
+            "gender": Categorical(("Female", "Male")),
+            "age": Numeric(0, 100),
+            "marital_status": Categorical(("Divorced", "Married", "Separated", "Single",
+                                           "Widowed")),
+            "highest_qualification": Categorical((
+                "A Levels", "Degree", "GCSE/CSE", "GCSE/O Level", "Higher/Sub Degree",
+                "No Qualification", "ONC/BTEC", "Other/Sub Degree")),
+            "nationality": Categorical(("British", "English", "Irish", "Scottish", "Welsh",
+                                        "Other", "Refused", "Unknown")),
+            "ethnicity": Categorical(("Asian", "Black", "Chinese", "Mixed", "White", "Refused",
+                                      "Unknown")),
+            "gross_income": Categorical((
+                "Under 2,600", "2,600 to 5,200", "5,200 to 10,400", "10,400 to 15,600",
+                "15,600 to 20,800", "20,800 to 28,600", "28,600 to 36,400", "Above 36,400",
+                "Refused", "Unknown")),
+            "region": Categorical(("London", "Midlands & East Anglia", "Scotland", "South East",
+                                   "South West", "The North", "Wales")),
+            "smoke": None,
+            "amt_weekends": None,
+            "amt_weekdays": None,
+            "type": None,
+        }),
+        "A UK survey respondent; label: smokes, from sex, age, marital status, qualification, "
+        "nationality, ethnicity, income band and region (1,691 rows, 2 classes).",
+    ),
+    # DAAG::mifem: "WHO Monica Data", "the subset that has data for females" of monica. outcome:
+    # "mortality outcome, a factor with levels live, dead". age: "age at onset" ([0, 100]).
+    # yronset: "year of onset" (no range documented: left out). premi: "previous myocardial
+    # infarction event, a factor with levels y, n, nk not known". smstat: "smoking status, a
+    # factor with levels c current, x ex-smoker, n non-smoker, nk not known". diabetes, highbp
+    # ("high blood pressure"), hichol ("high cholesterol"), angina, stroke: "a factor with levels
+    # y, n, nk not known".
+    "mifem_outcome": CorpusTable(
+        "DAAG", "mifem", "outcome", ("live", "dead"),
+        PublicSchema({
+            "outcome": None,
+            "age": Numeric(0, 100),
+            "yronset": None,
+            "premi": Categorical(_Y_N_NK),
+            "smstat": Categorical(("c", "x", "n", "nk")),
+            "diabetes": Categorical(_Y_N_NK),
+            "highbp": Categorical(_Y_N_NK),
+            "hichol": Categorical(_Y_N_NK),
+            "angina": Categorical(_Y_N_NK),
+            "stroke": Categorical(_Y_N_NK),
+        }),
+        "A woman with a myocardial infarction in the Newcastle (Australia) Monica register; "
+        "label: dead or alive, from age, previous infarction, smoking and risk factors (1,295 "
+        "rows, 2 classes).",
+    ),
+    # MASS::Aids2: "patients diagnosed with AIDS in Australia before 1 July 1991". status: "A
+    # (alive) or D (dead) at end of observation". state: "Grouped state of origin: NSW includes
+    # ACT and other is WA, SA, NT and TAS" (the two states it leaves, QLD and VIC, are groups of
+    # their own; a spelling outside these takes the "other" slot). sex: "Sex of patient" (F,
+    # M). age: "Age (years) at diagnosis" ([0, 100]). diag and death are dates (death is
+    # observed with the label); T.categ ("Reported transmission category") has no documented
+    # levels: left out.
+    "aids2_status": CorpusTable(
+        "MASS", "Aids2", "status", ("A", "D"),
+        PublicSchema({
+            "state": Categorical(("NSW", "QLD", "VIC", "other")),
+            "sex": Categorical(("F", "M")),
+            "diag": None,
+            "death": None,
+            "status": None,
+            "T.categ": None,
+            "age": Numeric(0, 100),
+        }),
+        "An Australian AIDS patient diagnosed before July 1991; label: alive or dead at the end "
+        "of observation, from state, sex and age (2,843 rows, 2 classes).",
+    ),
+    # stevedata::gss_spending: "attitudes on toward national spending for various things in the
+    # General Social Survey for 2018". The nat* items: "-1 = respondent thinks country is
+    # spending too much on this topic, 0 = ... about (the) right amount, and 1 = ... too
+    # little"; natspac ("spending on the space program", the first) is the label, the other
+    # seventeen are features. sumnat and sumnatsoc are sums of the items, the label among them:
+    # left out. year: "a numeric constant" (2018). id: "a unique identifier". age, educ: have
+    # missing values: left out. sex: "(1 = female, 0 = male)". degree: "0 = did not graduate
+    # high school, 1 = high school, 2 = junior college, 3 = bachelor degree, 4 = graduate
+    # degree". race: "1 = white, 2 = black, 3 = other". rincom16: "(min: 1 (under $1,000),
+    # max: 26 ($170,000 or over))". partyid: "0 to 6. 7 = supporters of other parties".
+    # polviews: "(min: 1 (extremely liberal), max: 7 (extremely conservative))". xnorcsiz: "1 =
+    # city, greater than 250k residents ... 10 = open country". news: "1 = everyday ... 5 =
+    # never". wrkstat: "1 = working full-time ... 8 = other". Codes read as float where the
+    # column has missing values; a missing answer takes the "other" slot.
+    "gss_space": CorpusTable(
+        "stevedata", "gss_spending", "natspac", ("too much", "about right", "too little"),
+        PublicSchema({
+            "year": None,
+            "id": None,
+            "age": None,
+            "sex": Binary(positive=1),
+            "educ": None,
+            "degree": Categorical(_codes(0, 4)),
+            "race": Categorical(_codes(1, 3)),
+            "rincom16": Categorical(_codes(1, 26, ".0")),
+            "partyid": Categorical(_codes(0, 7, ".0")),
+            "polviews": Categorical(_codes(1, 7, ".0")),
+            "xnorcsiz": Categorical(_codes(1, 10)),
+            "news": Categorical(_codes(1, 5, ".0")),
+            "wrkstat": Categorical(_codes(1, 8, ".0")),
+            "natspac": None,
+            **{item: Categorical(_NAT) for item in _NAT_ITEMS},
+            "sumnat": None,
+            "sumnatsoc": None,
+        }),
+        "A GSS 2018 respondent; label: spending on the space program is too much, about right "
+        "or too little, from the other spending items and demographics (2,348 rows less those "
+        "without an answer, 3 classes).",
+        label_map={"-1.0": "too much", "0.0": "about right", "1.0": "too little"},
+    ),
+    # survival::logan: "Intergenerational occupational mobility data with covariates" (GSS
+    # 1972-78). occupation: "subject's occupation, a factor with levels farm, operatives,
+    # craftsmen, sales, and professional". focc: "father's occupation" (the same five
+    # categories of a mobility table). education: "total years of schooling, 0 to 20". race:
+    # "levels of non-black and black".
+    "logan_occupation": CorpusTable(
+        "survival", "logan", "occupation", _OCCUPATIONS,
+        PublicSchema({
+            "occupation": None,
+            "focc": Categorical(_OCCUPATIONS),
+            "education": Numeric(0, 20),
+            "race": Binary(positive="black"),
+        }),
+        "A GSS 1972-78 respondent; label: occupation (farm, operatives, craftsmen, sales, "
+        "professional), from the father's occupation, schooling and race (838 rows, 5 classes).",
+    ),
+    # survival::transplant: "Subjects on a liver transplant waiting list from 1990-1999, and
+    # their disposition". event: "final disposition: censored, death, ltx or withdraw". sex: "m
+    # or f". abo: "blood type: A, B, AB or O". year: "year in which they entered the waiting
+    # list" (1990-1999). age ("age at addition to the waiting list") has missing values: left
+    # out. futime ("time from entry to final disposition") is observed with the label.
+    "transplant_event": CorpusTable(
+        "survival", "transplant", "event", ("censored", "death", "ltx", "withdraw"),
+        PublicSchema({
+            "age": None,
+            "sex": Categorical(("m", "f")),
+            "abo": Categorical(("A", "B", "AB", "O")),
+            "year": Numeric(1990, 1999),
+            "futime": None,
+            "event": None,
+        }),
+        "A patient added to a liver transplant waiting list; label: the final disposition "
+        "(censored, death, transplant, withdrawn), from sex, blood type and year (815 rows, "
+        "4 classes).",
+    ),
+    # causaldata::thornton_hiv: "an experiment in Malawi looking at whether cash incentives
+    # could encourage people to learn the results of their HIV tests". got: "Got HIV results"
+    # (0/1; missing for those not tested: left out). distvct: "Distance in kilometers" (Malawi
+    # is under 1,000 km long: [0, 1,000]). any: "Received any incentive" (0/1, with missing
+    # values: read as float, a missing value the "other" slot). villnum:
+    # "Village ID". tinc ("Total incentive", no unit documented), age (missing values) and
+    # hiv2004 ("HIV results", codes not documented) are left out.
+    "thornton_got": CorpusTable(
+        "causaldata", "thornton_hiv", "got", ("no", "yes"),
+        PublicSchema({
+            "villnum": None,
+            "got": None,
+            "distvct": Numeric(0, 1000),
+            "tinc": None,
+            "any": Categorical(_DUMMY),
+            "age": None,
+            "hiv2004": None,
+        }),
+        "A tested participant in Malawi; label: went to learn the HIV result, from any "
+        "incentive and the distance to the results centre (4,820 rows, 2,894 with the label, "
+        "2 classes).",
+        label_map={"0.0": "no", "1.0": "yes"},
+    ),
+    # causaldata::social_insure: "a two-round social network-based experiment on getting farmers
+    # to get insurance". takeup_survey: "Whether farmer ended up purchasing insurance. (1 =
+    # yes)". default: "(1 = default is to buy, 0 = default is to not buy)". intensive: "(1 =
+    # yes)". male: "Gender of Household Head (1 = male)"; literacy: "1 = literate, 0 =
+    # illiterate" (both with missing values: their codes read as float, a missing answer the
+    # "other" slot). pre_takeup_rate: "Takeup rate prior to experiment" (a rate, [0, 1]).
+    # address, village: identifiers. age, agpop (household size) have missing values;
+    # ricearea_2010 (no unit), disaster_prob and risk_averse (no scale documented): left out.
+    "social_insure_takeup": CorpusTable(
+        "causaldata", "social_insure", "takeup_survey", ("no", "yes"),
+        PublicSchema({
+            "address": None,
+            "village": None,
+            "takeup_survey": None,
+            "age": None,
+            "agpop": None,
+            "ricearea_2010": None,
+            "disaster_prob": None,
+            "male": Categorical(_DUMMY),
+            "default": Binary(positive=1),
+            "intensive": Binary(positive=1),
+            "risk_averse": None,
+            "literacy": Categorical(_DUMMY),
+            "pre_takeup_rate": Numeric(0, 1),
+        }),
+        "A farmer in an insurance experiment; label: bought the insurance, from the "
+        "session's default and intensity, the household head's sex and literacy and the prior "
+        "take-up rate (1,410 rows, 2 classes).",
+        label_map=_NO_YES,
+    ),
+    # DAAG::dengue: "for each of 2000 administrative regions, whether or not dengue was recorded
+    # at any time between 1961 and 1990". NoYes: "Was dengue observed? (1=yes)". Xmin, Xmax:
+    # "minimum / maximum longitude" ([-180, 180]); Ymin, Ymax: latitude ([-90, 90]). humid,
+    # temp and h10pix (no unit or range documented) and trees ("Percent tree cover", missing
+    # values) are left out, with their 90th percentiles.
+    "dengue_presence": CorpusTable(
+        "DAAG", "dengue", "NoYes", ("no", "yes"),
+        PublicSchema({
+            "humid": None,
+            "humid90": None,
+            "temp": None,
+            "temp90": None,
+            "h10pix": None,
+            "h10pix90": None,
+            "trees": None,
+            "trees90": None,
+            "NoYes": None,
+            "Xmin": Numeric(-180, 180),
+            "Xmax": Numeric(-180, 180),
+            "Ymin": Numeric(-90, 90),
+            "Ymax": Numeric(-90, 90),
+        }),
+        "An administrative region; label: dengue recorded in 1961-1990, from its longitude and "
+        "latitude range (2,000 rows, 2 classes).",
+        label_map=_NO_YES,
+    ),
+    # Stat2Data::CavsShooting: "Shooting success on 2-point shots and 3-point shots for the
+    # 2016-17 NBA season for two Cleveland Cavalier basketball players". Hit: "1=made or
+    # 0=missed". Player: "Frye or Irving". ShotType: "Two or Three".
+    "cavs_hit": CorpusTable(
+        "Stat2Data", "CavsShooting", "Hit", ("no", "yes"),
+        PublicSchema({
+            "Player": Categorical(("Frye", "Irving")),
+            "ShotType": Categorical(("Two", "Three")),
+            "Hit": None,
+        }),
+        "A shot attempt by one of two Cleveland Cavaliers players in 2016-17; label: made, from "
+        "the player and the shot type (1,940 rows, 2 classes).",
+        label_map=_NO_YES,
+    ),
+}
+
+#: a live birth's weight, [500, 6,000] g as in corpus.regression's bwght2_grams, in ounces
+#: rounded outward (1 oz = 28.35 g)
+_BIRTH_OUNCES = (17, 212)
+
+REGRESSION_TABLES: dict[str, RegressionTable] = {
+    # wooldridge::cps91: the May 1991 Current Population Survey, "restricted to married women";
+    # the notes: "we can estimate a labor supply function". hours: "wife's weekly hours" (the
+    # hours of a week: [0, 168]). husage: "husband's age", age: "wife's age" ([0, 100]).
+    # huseduc, educ: "yrs schooling" ([0, 25]). husunion: "=1 if hus. in union" (missing
+    # values: read as float, a missing answer the "other" slot). husearns: "hus. weekly earns"
+    # (dollars; a generous cap of 100,000, log-scaled). husblck, hushisp, black, hispanic,
+    # kidge6 ("have child >= 6"), kidlt6 ("have child < 6"): 0/1. hushrs: "hus. weekly hours"
+    # ([0, 168]). nwifeinc: "non-wife inc, $1000s" (a cap of 10,000, log-scaled). earns
+    # ("wife's weekly earnings"), hrwage (earns/hours), lwage, inlf ("=1 if wife in labor
+    # force") and union (the wife's) come with the label, faminc holds her earnings; husexp,
+    # exper and expersq are computed from ages and schooling: all left out.
+    "cps91_hours": RegressionTable(
+        "wooldridge", "cps91", "hours", (0, 168),
+        PublicSchema({
+            "husage": Numeric(0, 100),
+            "husunion": Categorical(_DUMMY),
+            "husearns": Numeric(0, 100_000, log=True),
+            "huseduc": Numeric(0, 25),
+            "husblck": Binary(positive=1),
+            "hushisp": Binary(positive=1),
+            "hushrs": Numeric(0, 168),
+            "kidge6": Binary(positive=1),
+            "earns": None,
+            "age": Numeric(0, 100),
+            "black": Binary(positive=1),
+            "educ": Numeric(0, 25),
+            "hispanic": Binary(positive=1),
+            "union": None,
+            "faminc": None,
+            "husexp": None,
+            "exper": None,
+            "kidlt6": Binary(positive=1),
+            "hours": None,
+            "expersq": None,
+            "nwifeinc": Numeric(0, 10_000, log=True),
+            "inlf": None,
+            "hrwage": None,
+            "lwage": None,
+        }),
+        "A married woman in the May 1991 CPS; label: her weekly hours of work, from her age, "
+        "schooling, children, non-wife income and her husband's (5,634 rows).",
+    ),
+    # wooldridge::bwght: births from the 1988 National Health Interview Survey (Mullahy 1997).
+    # bwght: "birth weight, ounces" (a live birth, [500, 6,000] g: [17, 212] oz). faminc: "1988
+    # family income, $1000s" (a cap of 1,000, log-scaled). parity: "birth order of child" ([1,
+    # 20]). male, white: "=1 if". cigs: "cigs smked per day while preg" (a cap of 100,
+    # log-scaled). cigtax, cigprice (no unit documented), fatheduc and motheduc (missing
+    # values) are left out; lbwght and bwghtlbs are the label, packs is cigs / 20, lfaminc is
+    # log(faminc).
+    "bwght_ounces": RegressionTable(
+        "wooldridge", "bwght", "bwght", _BIRTH_OUNCES,
+        PublicSchema({
+            "faminc": Numeric(0, 1000, log=True),
+            "cigtax": None,
+            "cigprice": None,
+            "bwght": None,
+            "fatheduc": None,
+            "motheduc": None,
+            "parity": Numeric(1, 20),
+            "male": Binary(positive=1),
+            "white": Binary(positive=1),
+            "cigs": Numeric(0, 100, log=True),
+            "lbwght": None,
+            "bwghtlbs": None,
+            "packs": None,
+            "lfaminc": None,
+        }),
+        "A birth in the 1988 NHIS; label: birth weight in ounces, from family income, birth "
+        "order, sex, race and the mother's smoking (1,388 rows).",
+    ),
+    # mosaicData::Gestation: "Birth weight, date, and gestational period collected as part of the
+    # Child Health and Development Studies in 1961 and 1962". wt: "birth weight (in ounces)" (a
+    # live birth, [500, 6,000] g: [17, 212] oz). gestation: "length of gestation (in days)" (a
+    # pregnancy, under a year: [0, 365]; a row without it is left out). parity: "total number of
+    # previous pregnancies" ([0, 20]). race: "mother's race: asian, black, mex, mixed, or
+    # white". age: "mother's age in years" ([0, 100]; a row without it is left out). smoke:
+    # "does mother smoke? (never, smokes now, until current pregnancy, once did, not now)".
+    # time: "time since quitting smoking" and number: "number of cigarettes smoked per day",
+    # their documented levels. plurality, outcome and sex are constants ("all single fetus",
+    # "all live birth", "male"); id, date: identifiers; ed, ded, drace, marital, inc (codes not
+    # documented) and ht, wt.1, dage, dht, dwt (missing values) are left out.
+    "gestation_weight": RegressionTable(
+        "mosaicData", "Gestation", "wt", _BIRTH_OUNCES,
+        PublicSchema({
+            "id": None,
+            "plurality": None,
+            "outcome": None,
+            "date": None,
+            "gestation": Numeric(0, 365),
+            "sex": None,
+            "wt": None,
+            "parity": Numeric(0, 20),
+            "race": Categorical(("asian", "black", "mex", "mixed", "white")),
+            "age": Numeric(0, 100),
+            "ed": None,
+            "ht": None,
+            "wt.1": None,
+            "drace": None,
+            "dage": None,
+            "ded": None,
+            "dht": None,
+            "dwt": None,
+            "marital": None,
+            "inc": None,
+            "smoke": Categorical(("never", "smokes now", "until current pregnancy",
+                                  "once did, not now")),
+            "time": Categorical(("never smoked", "still smokes", "during current preg",
+                                 "within 1 year", "1 to 2 years ago", "2 to 3 years ago",
+                                 "3 to 4 years ago", "5 to 9 years ago", "10+ years ago",
+                                 "quit and don't know")),
+            "number": Categorical(("never", "1-4", "5-9", "10-14", "15-19", "20-29", "30-39",
+                                   "40-60", "60+", "smoke but don't know")),
+        }),
+        "A single male live birth of the CHDS, 1961-62; label: birth weight in "
+        "ounces, from gestation, parity and the mother's race, age and smoking (1,236 rows less "
+        "those without gestation or age).",
+        drop_missing=("gestation", "age"),
+    ),
+}
