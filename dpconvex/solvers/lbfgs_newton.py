@@ -32,7 +32,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 
-from ._threads import single_threaded
+from .base import single_threaded
 
 if TYPE_CHECKING:
     from ..templates.base import SmoothTemplate

@@ -314,7 +314,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     """
     if isinstance(lam, str) and lam == AUTO:
         mech, loss = _as_mechanism(mechanism), _as_loss(loss)
-        key = "output" if getattr(mech, "placement", None) == "output" else "objective"
+        placement = getattr(mech, "placement", None)
+        key = "output" if placement == "output" else "objective"
         R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]  # the placement's constants
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
         value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
