@@ -313,10 +313,13 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     (True, True)
     """
     if isinstance(lam, str) and lam == AUTO:
-        mech = _as_mechanism(mechanism)
+        mech, loss = _as_mechanism(mechanism), _as_loss(loss)
+        placement = getattr(mech, "placement", None)
+        key = "output" if placement == "output" else "objective"
+        R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]  # the placement's constants
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
-        value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report)
-        loss = _as_loss(loss)
+        value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
+                         reference_norm=R, stability_weight=w)
         mech_name = report.mechanism if report is not None else mech.name
         eps = report.epsilon if report is not None else float(epsilon)
         return value, (
@@ -327,8 +330,7 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
             f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
             f"q = {q:.6g}, p = {int(p)}, "
             f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
-            f"R = {reference_norm_for(mech):g}, stability weight w = "
-            f"{stability_weight_for(mech):g}; no data value is read"
+            f"R = {R:g}, stability weight w = {w:g}; no data value is read"
         )
     value = float(lam)
     return value, f"lam = {value:g} given explicitly (a public parameter)"
