@@ -286,8 +286,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                                "ssp", prep.template, plan.mechanism, plan.budget, owner,
                                calibration=calibration))
         certificate = released.certificate
-        certificate.assumptions.extend(note for note in plan.notes
-                                       if note and note not in certificate.assumptions)
+        certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
         self._set_coefficients(released.theta, prep.meta.n_features)
         self.certificate_ = certificate
