@@ -70,7 +70,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..._validation import check_float
-from ...errors import ParameterError
 from ...solvers.base import Backend, SolveResult
 from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
@@ -78,6 +77,7 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
+from .gaussian_linear import check_gaussian_budget
 from .record_sets import NormBall, record_set_of
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
@@ -314,11 +314,7 @@ class ClassSumGaussian(_ClassSumNoise):
 
     def check_budget(self, budget: Budget) -> Budget:
         budget = super().check_budget(budget)
-        if not budget.delta > 0.0:
-            raise ParameterError(
-                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is (epsilon, "
-                "delta)-DP and needs delta > 0 (got "
-                f"{budget.delta!r}); use mechanism='knorm_sum' for pure epsilon-DP.")
+        check_gaussian_budget(budget, self.name, "knorm_sum", f"{type(self).__name__}.check_budget")
         return budget
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:

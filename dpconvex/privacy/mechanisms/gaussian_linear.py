@@ -233,6 +233,47 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
         """σ of the calibration (the audit's mis-calibration scales this entry)."""
         return float(cal.extra["noise std"])
 
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """N(0, σ² I_p) in the objective (μ_eff = μ + Δ) or on the minimizer (μ_eff = μ):
+        E‖b‖ <= √p σ, E‖b‖² = p σ²; on a grid of moduli by :meth:`_grid`."""
+        consts = problem.privacy_constants()
+        _need_delta(f"{type(self).__name__}.noise_report", self.name, budget.delta)
+        p = int(consts.dimension)
+        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
+        cal = None
+        if np.ndim(modulus) > 0:
+            mu_eff, sigma, sens = self._grid(problem, budget, consts, modulus)
+        else:
+            cal = self.report_calibration(problem, budget, mu, calibration,
+                                          lambda c: self._calibrate_at(problem, budget, c))
+            mu_eff = modulus + cal.extra_strong_convexity
+            sigma, sens = float(cal.extra["noise std"]), cal.sensitivity
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=budget.epsilon,
+            delta=budget.delta, modulus=modulus, modulus_eff=mu_eff, sensitivity=sens,
+            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
+            coordinate_scale=sigma, modulus_floor=self._modulus_floor(problem, budget, consts),
+            grad_bound=float(consts.grad_bound), calibration=cal)
+
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
+        return self._calibrate_at(template, budget, template.privacy_constants())
+
+    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
+              modulus: np.ndarray) -> tuple[Any, Any, Any]:
+        """(μ_eff, σ, sensitivity) on a grid of moduli."""
+        raise NotImplementedError
+
+    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
+                      consts: PrivacyConstants) -> Calibration:
+        """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
+        raise NotImplementedError
+
+    def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
+                       consts: PrivacyConstants) -> float:
+        return 0.0
+
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
@@ -300,48 +341,26 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
     placement = "objective"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_gaussian_objective(budget.epsilon, budget.delta, template.n,
-                                            template.privacy_constants(),
-                                            gradient_difference_rank(template))
-
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
-        """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
         return calibrate_gaussian_objective(budget.epsilon, budget.delta, problem.n, consts,
                                             gradient_difference_rank(problem))
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """b ~ N(0, σ² I_p) in the objective: E‖b‖ <= √p σ, E‖b‖² = p σ², μ_eff = μ + Δ.
-
-        On a grid of moduli σ(μ) is the unit σ of (★) times S = 2G, computed exactly at a
-        few slack values and interpolated in between
-        (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public
-        heuristic for the Λ rule; a release recomputes σ exactly.
-        """
-        consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
-        _need_delta(f"{type(self).__name__}.noise_report", self.name, dlt)
-        p = int(consts.dimension)
-        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
+    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
+              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """(μ + Δ, σ, S) on a grid of moduli: σ(μ) is the unit σ of (★) times S = 2G, computed
+        exactly at a few slack values and interpolated in between
+        (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public heuristic
+        for the Λ rule; a release recomputes σ exactly."""
+        grid = calibrate_objective_perturbation_grid(budget.epsilon, problem.n, consts, modulus)
         S = 2.0 * consts.grad_bound
-        cal = None
-        if np.ndim(modulus) > 0:
-            grid = calibrate_objective_perturbation_grid(eps, n, consts, modulus)
-            mu_eff, slacks = modulus + grid.extra_strong_convexity, grid.slack
-            sigma: float | np.ndarray = S * _unit_sigma_objective(
-                eps, dlt, gradient_difference_rank(problem), slacks)
-        else:
-            cal = self.report_calibration(problem, budget, mu, calibration,
-                                          lambda c: self._calibrate_at(problem, budget, c))
-            mu_eff, sigma = modulus + cal.extra_strong_convexity, float(cal.extra["noise std"])
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=dlt,
-            modulus=modulus, modulus_eff=mu_eff, sensitivity=S,
-            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
-            coordinate_scale=sigma, modulus_floor=objective_modulus_floor(eps, n, consts),
-            grad_bound=float(consts.grad_bound), calibration=cal)
+        sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
+                                          gradient_difference_rank(problem), grid.slack)
+        return modulus + grid.extra_strong_convexity, sigma, S
+
+    def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
+                       consts: PrivacyConstants) -> float:
+        return objective_modulus_floor(budget.epsilon, problem.n, consts)
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -389,36 +408,17 @@ class GaussianOutputPerturbation(_GaussianLinear):
 
     placement = "output"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_gaussian_output(budget.epsilon, budget.delta, template.n,
-                                         template.privacy_constants())
-
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """N(0, σ² I_p) on the minimizer, σ analytic for 2G/(nμ): E‖b‖² = p σ².
-
-        On a grid of moduli σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ is linear in the
-        sensitivity).
-        """
-        consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
-        _need_delta(f"{type(self).__name__}.noise_report", self.name, dlt)
-        p = int(consts.dimension)
-        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
+    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
+              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(μ, σ, 2G/(nμ)) on a grid of moduli: σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ
+        is linear in the sensitivity)."""
         S = 2.0 * consts.grad_bound
-        cal = None
-        if np.ndim(modulus) > 0:
-            sigma = analytic_gaussian_sigma(eps, dlt, 1.0) * S / (n * modulus)
-            sens = S / (n * modulus)
-        else:
-            cal = self.report_calibration(problem, budget, mu, calibration,
-                                          lambda c: calibrate_gaussian_output(eps, dlt, n, c))
-            sigma, sens = float(cal.extra["noise std"]), cal.sensitivity
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=dlt,
-            modulus=modulus, modulus_eff=modulus, sensitivity=sens,
-            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
-            coordinate_scale=sigma, grad_bound=float(consts.grad_bound), calibration=cal)
+        sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * modulus)
+        return modulus, sigma, S / (problem.n * modulus)
+
+    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
+                      consts: PrivacyConstants) -> Calibration:
+        return calibrate_gaussian_output(budget.epsilon, budget.delta, problem.n, consts)
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,

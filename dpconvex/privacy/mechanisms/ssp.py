@@ -68,6 +68,7 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, register
+from .gaussian_linear import check_gaussian_budget
 
 __all__ = ["FAILURE_PROBABILITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
            "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
@@ -381,11 +382,7 @@ class GaussianSSP(_SufficientStatistics):
 
     def check_budget(self, budget: Budget) -> Budget:
         budget = super().check_budget(budget)
-        if not budget.delta > 0.0:
-            raise ParameterError(
-                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is (epsilon, "
-                f"delta)-DP and needs delta > 0 (got {budget.delta!r}); use mechanism='ssp' "
-                "for pure epsilon-DP.")
+        check_gaussian_budget(budget, self.name, "ssp", f"{type(self).__name__}.check_budget")
         return budget
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
