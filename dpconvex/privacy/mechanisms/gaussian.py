@@ -241,8 +241,18 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
         return self.noise_law(cal).add(class_sums(template, self.count_weight), rng), None, False
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        """The mechanism's calibration condition and quantities."""
-        raise NotImplementedError
+        """The mechanism's calibration condition and quantities (a pure one: its density's
+        :attr:`law_text`, and the ratio bound exp(β Δ) = e^ε)."""
+        k = int(cal.extra.get("block dimension", 0))
+        return [Condition(
+            "noise calibration", True, self.law_source,
+            self.law_text.format(k=k, k_plus_one=k + 1)
+            + f"density ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
+              f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")], {"noise rate beta": cal.noise_rate}
+
+    #: A pure mechanism's noise density and where its bound comes from, for the certificate.
+    law_text = ""
+    law_source = "K-norm mechanism (Hardt & Talwar 2010), computed from public parameters"
 
     #: The certificate's name of the sensitivity (the norm it is measured in).
     sensitivity_name = "L2 sensitivity"
@@ -369,12 +379,7 @@ class ClassSumNormGamma(_ClassSumNoise):
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget)
 
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        cond = Condition(
-            "noise calibration", True, "computed from public parameters",
-            f"density ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
-            f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
-        return [cond], {"noise rate beta": cal.noise_rate}
+    law_source = "computed from public parameters"
 
     def noise_law(self, cal: Calibration) -> Noise:
         return NormGamma(cal.noise_rate)
@@ -428,15 +433,7 @@ class ClassSumKNorm(_ClassSumNoise):
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
 
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        k = int(cal.extra["block dimension"])
-        cond = Condition(
-            "noise calibration", True, "K-norm mechanism (Hardt & Talwar 2010), computed from "
-            "public parameters",
-            f"density exp(-beta sum_c ||b_c||), each row's norm ~ Gamma({k}, 1/beta): density "
-            f"ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
-            f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
-        return [cond], {"noise rate beta": cal.noise_rate}
+    law_text = "density exp(-beta sum_c ||b_c||), each row's norm ~ Gamma({k}, 1/beta): "
 
     def noise_law(self, cal: Calibration) -> Noise:
         """One independent norm-Gamma law per class row (per-coordinate scale √(d + 1)/β)."""
@@ -501,15 +498,8 @@ class ClassSumKNormSup(_ClassSumNoise):
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
 
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        k = int(cal.extra["block dimension"])
-        cond = Condition(
-            "noise calibration", True, "K-norm mechanism (Hardt & Talwar 2010), computed from "
-            "public parameters",
-            f"density exp(-beta sum_c ||b_c||_inf), each row a Gamma({k + 1}, 1/beta) radius "
-            f"times a point uniform in [-1, 1]^{k}: density ratio <= exp(beta * sensitivity) = "
-            f"exp({cal.noise_rate:.6g} * {cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
-        return [cond], {"noise rate beta": cal.noise_rate}
+    law_text = ("density exp(-beta sum_c ||b_c||_inf), each row a Gamma({k_plus_one}, 1/beta) "
+                "radius times a point uniform in [-1, 1]^{k}: ")
 
     def noise_law(self, cal: Calibration) -> Noise:
         """One independent sup-norm-Gamma law per class row (E b_j² = (k + 1)(k + 2)/(3β²))."""
