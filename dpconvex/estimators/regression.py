@@ -274,7 +274,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
     def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
         """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""
-        lo, hi = (float(v) for v in self.label_range)
+        lo, hi = self._label_bounds()
         return _parameter_set(self.constraints, plan.n_features, self.fit_intercept, owner,
                               self.solver, scale=0.5 * (hi - lo))
 

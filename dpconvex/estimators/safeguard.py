@@ -24,6 +24,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -189,9 +190,9 @@ def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
     >>> squared_error_utilities([np.array([0.25, 1.0])], np.zeros(2), [0.0], clip=0.5).tolist()
     [-1.25]
     """
-    u = np.asarray(u, dtype=float)
-    return np.array([-float(np.sum(np.minimum(1.0, ((np.clip(p, -1.0, 1.0) - u) / clip) ** 2)))
-                     - float(m) for p, m in zip(unit_predictions, handicaps, strict=True)])
+    p = np.clip(np.asarray(unit_predictions, dtype=float), -1.0, 1.0)  # (candidates, rows)
+    residual = (p - np.asarray(u, dtype=float)) / clip
+    return -np.sum(np.minimum(1.0, residual**2), axis=1) - np.asarray(handicaps, dtype=float)
 
 
 def _plain(label: Any) -> Any:
@@ -203,19 +204,22 @@ def constant_name(label: Any) -> str:
     return f"constant {_plain(label)!r}"
 
 
-def safeguard_sizes(n: int, validation_fraction: float | str, caller: str) -> tuple[int, int]:
+def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
+                    rows: Callable[[int, float | str], int] = safeguard_validation_rows
+                    ) -> tuple[int, int]:
     """(fitting rows, validation rows) for n rows (public: n and the parameter only).
 
-    ⌈fraction · n⌉ rows validate, or with ``"auto"`` the rule
-    :func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`. ``caller``: the
-    public call ("PrivateClassifier.fit"), for the message.
+    ``rows(n, validation_fraction)`` rows validate: ⌈fraction · n⌉, or with ``"auto"`` the
+    front door's rule (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`,
+    the regressor's :func:`~dpconvex.privacy.rules.front_door_regression.regression_validation_rows`).
+    ``caller``: the public call ("PrivateClassifier.fit"), for the message.
 
     Raises
     ------
     DataValidationError
         Fewer than 2 fitting rows or no validation row.
     """
-    n_val = safeguard_validation_rows(int(n), validation_fraction)
+    n_val = rows(int(n), validation_fraction)
     n_fit = int(n) - n_val
     if n_val < 1 or n_fit < 2:
         raise DataValidationError(
