@@ -56,7 +56,6 @@ from ..privacy.rules.front_door_regression import (
 from ..privacy.rules.mechanism import has_positive_delta
 from ..templates.bounded_mean import BoundedMeanTemplate
 from .base import FitContext, FitPlan, PrivateEstimator
-from .front_door import _take_rows
 from .label_range import LabelRange, LabelRangeMixin, private_bounds
 from .regression import PrivateLinearRegressor
 from .safeguard import (
@@ -65,6 +64,7 @@ from .safeguard import (
     safeguard_sizes,
     select_release,
     squared_error_utilities,
+    take_rows,
 )
 from .schema_input import SchemaInputMixin, SchemaOrNone
 
@@ -358,7 +358,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 warnings.simplefilter("ignore", PrivacyWarning)
                 learner._fit_with(X_checked, y_unit, context.excluding(held).inner(
                     NoiseSource(fit_rng, noise.seeded)))
-            X_val = _take_rows(X_checked, validation, n, owner, self)
+            X_val = take_rows(X_checked, validation, n, owner, self)
             model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
             utilities = squared_error_utilities(
                 [model_unit, np.full(n_val, mean)], u[validation],

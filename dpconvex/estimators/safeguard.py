@@ -28,8 +28,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._validation import checks_feature_names
+from .._validation import checks_feature_names, is_dask_collection
 from ..data.validation import check_array
 from ..errors import DataValidationError
 from ..privacy.budget import Budget
@@ -37,10 +38,10 @@ from ..privacy.certificate import Certificate
 from ..privacy.release import release
 from ..privacy.rules.front_door import safeguard_validation_rows
 from ..templates.selection import SelectionTemplate
-from .parts import predicted
+from .parts import check_rows, predicted
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "constant_name", "safeguard_mistakes",
-           "safeguard_sizes", "select_release", "squared_error_utilities"]
+           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows"]
 
 
 class ConstantClassifier:
@@ -228,6 +229,25 @@ def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
             f"{validation_fraction!r}). Use more rows, another validation_fraction, "
             "or safeguard=False.")
     return n_fit, n_val
+
+
+def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
+    """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
+    validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
+    collection's lazily (its chunks stay on the workers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.safeguard import take_rows
+    >>> take_rows(np.arange(8).reshape(4, 2), np.array([1, 3]), 4, "Demo", None).tolist()
+    [[2, 3], [6, 7]]
+    """
+    if is_dask_collection(X):
+        return check_rows(X, np.zeros(n), f"{owner}.fit", estimator)[0][rows]
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
