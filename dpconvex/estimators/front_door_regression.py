@@ -207,12 +207,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         self.validation_fraction = validation_fraction
         self.schema = schema
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = True
-        tags.input_tags.sparse = True
-        return tags
-
     # ------------------------------------------------------------------------ plan
     def _delta(self) -> float:
         return float(self.delta) if has_positive_delta(self.delta) else 0.0

@@ -228,12 +228,6 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         self.vouch = vouch
         self.constraints = constraints
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = True
-        tags.input_tags.sparse = True
-        return tags
-
     # ------------------------------------------------------------------ parameters
     def _make_loss(self) -> Loss:
         if isinstance(self.loss, Loss):
@@ -260,17 +254,13 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         budget = self._budget(mechanism)
         loss = self._make_loss()
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
-        lo, hi = self._label_bounds()
         label_note = self._label_note()
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
             template="linear ERM", learner="linear regression", mechanism=mechanism,
             budget=budget, backend=self._backend(), lam=lam, lam_rule=rule,
             notes=(note, label_note, *self._mechanism_notes()),
-            options={"loss": loss.name, "norm bound q~": self._norm_bound(),
-                     "label_range": (lo, hi),
-                     "fit_intercept": bool(self.fit_intercept),
-                     "intercept_scaling": float(self.intercept_scaling)})
+            options={"loss": loss.name, **self._row_options()})
 
     def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
         """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""

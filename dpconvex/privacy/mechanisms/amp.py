@@ -65,11 +65,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("amp", inner="objective", fraction=0.1)
     >>> mech.wraps, mech.pure
     (True, True)

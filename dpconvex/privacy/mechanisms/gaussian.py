@@ -28,7 +28,8 @@ and the counts ride along at no cost with w = 1. Three mechanisms:
     The K-norm mechanism ([HT10]_) for the block norm ‖V‖_{1,2} = Σ_c ‖V_c‖₂:
     V + b, b with density ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂, Δ₁₂ = 2√(1 + w²) the
     replace-one sensitivity in that norm, with the public count weight w = 1/2
-    (:data:`KNORM_COUNT_WEIGHT`). The density factorizes over the C rows: each row
+    (:data:`KNORM_COUNT_WEIGHT`), so the density ratio of neighbours is at most
+    exp(β‖V − V′‖_{1,2}) <= e^ε. The density factorizes over the C rows: each row
     is independent norm-Gamma noise on R^{d+1}, so the per-coordinate scale is
     √(d + 1)/β instead of √(C(d + 1))/β.
 
@@ -305,8 +306,7 @@ class ClassSumGaussian(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> rng = np.random.default_rng(0)
-    >>> U = rng.normal(size=(30, 3))
+    >>> U = np.random.default_rng(0).normal(size=(30, 3))
     >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
     >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
     >>> mech = get_mechanism("gaussian")
@@ -360,8 +360,7 @@ class ClassSumNormGamma(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> rng = np.random.default_rng(0)
-    >>> U = rng.normal(size=(30, 3))
+    >>> U = np.random.default_rng(0).normal(size=(30, 3))
     >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
     >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
     >>> mech = get_mechanism("norm_gamma_sum")
@@ -389,13 +388,8 @@ class ClassSumNormGamma(_ClassSumNoise):
 class ClassSumKNorm(_ClassSumNoise):
     """K-norm mechanism ([HT10]_) for ‖V‖_{1,2} = Σ_c ‖V_c‖ on the class sums and counts: pure ε-DP.
 
-    The noise b has density ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂ with Δ₁₂ = 2√(B² + w²)
-    the replace-one sensitivity in that norm (:func:`class_sum_block_sensitivity`),
-    so the density ratio of neighbours is exp(β(‖v − V′‖_{1,2} − ‖v − V‖_{1,2}))
-    <= exp(β‖V − V′‖_{1,2}) <= e^ε. The density is a product over the C rows: each
-    row is independent norm-Gamma noise on R^{d+1} (radius Gamma(d + 1, 1/β),
-    direction uniform). The count weight defaults to :data:`KNORM_COUNT_WEIGHT`
-    (docs/privacy/large_margin.md#privacy-class-centroids).
+    b ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂ (:func:`class_sum_block_sensitivity`; derived in the
+    module docstring): one independent norm-Gamma row per class (radius Gamma(d + 1, 1/β)).
 
     Parameters
     ----------
@@ -408,8 +402,7 @@ class ClassSumKNorm(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> rng = np.random.default_rng(0)
-    >>> U = rng.normal(size=(30, 3))
+    >>> U = np.random.default_rng(0).normal(size=(30, 3))
     >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
     >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
     >>> mech = get_mechanism("knorm_sum")
@@ -457,17 +450,14 @@ class ClassSumKNorm(_ClassSumNoise):
 class ClassSumKNormSup(_ClassSumNoise):
     """K-norm mechanism ([HT10]_) for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞ on the class sums and counts: pure ε-DP.
 
-    The noise b has density ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ with Δ the replace-one
-    sensitivity of V in that norm (2 max(1, w) for the class moments of Gaussian naive Bayes,
+    b ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ with Δ the replace-one sensitivity of V in that norm
+    (2 max(1, w) for the class moments of Gaussian naive Bayes,
     :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`;
     docs/privacy/gaussian_nb.md#privacy-nb-mechanisms), so the density ratio of neighbours is
-    exp(β(‖v − V′‖_{1,∞} − ‖v − V‖_{1,∞})) <= exp(β‖V − V′‖_{1,∞}) <= e^ε. The density is a
-    product over the C rows: each row is an independent draw of
-    :func:`~dpconvex.privacy.noise.sup_norm_gamma` on R^k, k the entries of a row (radius
-    Gamma(k + 1, 1/β), a point uniform in the cube [−1, 1]^k).
-
-    It suits a record set that is a box: there every coordinate of a record can reach its
-    bound at once, and the sup norm charges the whole box as much as one coordinate.
+    at most exp(β‖V − V′‖_{1,∞}) <= e^ε: one independent
+    :func:`~dpconvex.privacy.noise.sup_norm_gamma` row per class (radius Gamma(k + 1, 1/β),
+    a point uniform in [−1, 1]^k). It suits a box, where every coordinate of a record can
+    reach its bound at once.
 
     Parameters
     ----------

@@ -77,11 +77,9 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import gradient_difference_rank
     >>> gradient_difference_rank(template)
     2
@@ -108,16 +106,11 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_objective
-    >>> cal = calibrate_gaussian_objective(1.0, 1e-5, 40, template.privacy_constants(), k=1)
+    >>> from dpconvex.templates.base import PrivacyConstants
+    >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
+    ...                           strong_convexity=0.1, dimension=3)
+    >>> cal = calibrate_gaussian_objective(1.0, 1e-5, 40, consts, k=1)
     >>> round(cal.extra["noise std"], 3), cal.delta
     (8.227, 1e-05)
     """
@@ -139,16 +132,11 @@ def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Priv
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_output
-    >>> cal = calibrate_gaussian_output(1.0, 1e-5, 40, template.privacy_constants())
+    >>> from dpconvex.templates.base import PrivacyConstants
+    >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
+    ...                           strong_convexity=0.1, dimension=3)
+    >>> cal = calibrate_gaussian_output(1.0, 1e-5, 40, consts)
     >>> cal.sensitivity, round(cal.extra["noise std"], 4)
     (0.5, 1.8653)
     """
@@ -317,11 +305,9 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("gaussian_objective")
     >>> mech.pure
     False
@@ -386,11 +372,9 @@ class GaussianOutputPerturbation(_GaussianLinear):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("gaussian_output")
     >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
     1.8653
