@@ -70,6 +70,7 @@ from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
+from ..privacy.mechanisms.gaussian import class_sum_matrix
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
@@ -292,14 +293,7 @@ def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any
     the label set); ``record_map`` builds u from each raw row (k entries), exactly as the
     in-memory path builds it.
     """
-    U = record_map(block[:, :-1])
-    label, k = block[:, -1], U.shape[1]
-    V = np.zeros((C, k + 1))
-    for class_index in range(C):
-        rows = label == class_index
-        V[class_index, :k] = U[rows].sum(axis=0)
-        V[class_index, k] = w * float(np.count_nonzero(rows))
-    return V.reshape(1, -1)
+    return class_sum_matrix(record_map(block[:, :-1]), block[:, -1], C, w).reshape(1, -1)
 
 
 #: Entries per block of :class:`_BlockRows` (512 KB of float64).

@@ -83,7 +83,8 @@ from .record_sets import NormBall, record_set_of
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
            "ClassSumNormGamma",
-           "class_sum_block_sensitivity", "class_sum_sensitivity", "class_sums"]
+           "class_sum_block_sensitivity", "class_sum_matrix", "class_sum_sensitivity",
+           "class_sums"]
 
 #: The public count weight w of ``"knorm_sum"``
 #: (docs/privacy/large_margin.md#privacy-class-centroids): it balances the error of a
@@ -173,15 +174,28 @@ def class_sums(template: ClassSumsTemplate, count_weight: float) -> np.ndarray:
     array([[1.1, 0.5, 2. ],
            [0. , 0.8, 1. ]])
     """
-    C, d = template.C, template.d
     if "chunked_class_sums" in template.capabilities:  # rows on Dask workers: summed per chunk
         return template.class_sums_chunked(count_weight)
-    X, y = template.X, template.y
-    V = np.zeros((C, d + 1))
+    return class_sum_matrix(template.X, template.y, template.C, count_weight)
+
+
+def class_sum_matrix(U: Any, label: np.ndarray, C: int, count_weight: float) -> np.ndarray:
+    """(Σ_{i: label_i = c} u_i, w · #{i: label_i = c}) for c < C, shape (C, k + 1) (rows of
+    another label, -1 for a record outside the label set, add nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.mechanisms.gaussian import class_sum_matrix
+    >>> class_sum_matrix(np.eye(2), np.array([1, -1]), 2, 0.5).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 0.0, 0.5]]
+    """
+    k = U.shape[1]
+    V = np.zeros((C, k + 1))
     for c in range(C):  # C is small; a per-class sum keeps the order of the rows
-        rows = y == c
-        V[c, :d] = X[rows].sum(axis=0)
-        V[c, d] = count_weight * float(np.count_nonzero(rows))
+        rows = label == c
+        V[c, :k] = U[rows].sum(axis=0)
+        V[c, k] = count_weight * float(np.count_nonzero(rows))
     return V
 
 
