@@ -477,6 +477,11 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     #: The mechanisms offered and what "auto" resolves to.
     mechanism_menu: ClassVar[MechanismMenu] = CENTROID_MENU
 
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict (read per block)
+        return tags
+
     def _resolved(self) -> AutoMechanism:
         """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
         self._parameter_constraints["delta"].check("delta", self.delta, type(self).__name__)
@@ -689,11 +694,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     #: CSR/CSC rows: clipped, scaled and summed per class on their stored entries.
     _accepts_sparse: ClassVar[bool] = True
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict, never densified
-        return tags
 
     # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {

@@ -435,11 +435,6 @@ class PrivateGaussianNB(ClassSumEstimator):
         self.random_state = random_state
         self.accountant = accountant
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict, read per block
-        return tags
-
     # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
