@@ -96,18 +96,14 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
       intercept by objective perturbation ([CMS11]_ Alg. 2 for a loss of the prediction,
       [KST12]_ Section 3), its Gaussian form where δ > 0 on enough rows.
 
-    The **safeguard**
-    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard; on by default up
-    to 100,000 rows): the private mean of every row's label is released with a share ε_c
-    of ε (:func:`~dpconvex.privacy.rules.front_door_regression.mean_epsilon`); a
-    permutation drawn independently of the data splits the rows into a fitting part, on
-    which the learner is fitted with ε − ε_c (the validation rows get zero factors, X is
-    not copied, and the centre of ``label_range`` as a public placeholder label), and a
-    validation part, on which the exponential mechanism ([MT07]_) with ε − ε_c selects
-    the model or the mean by their squared error, the model's lowered by a public
-    handicap so that a model no better than the mean is released with probability at
-    most 5 %. Sequential composition of the mean with the parallel composition of the
-    two parts: (ε, δ)-DP in all. Labels are clipped to ``label_range``, predictions too.
+    The **safeguard** (on by default up to 100,000 rows;
+    docs/privacy/front_door_regression.md#privacy-regressor-safeguard): the private mean of
+    every row's label with a share ε_c of ε, then, on disjoint parts drawn independently of
+    the data, the learner (the validation rows zeroed) and the exponential mechanism
+    ([MT07]_) selecting the model or the mean by their squared error, each with ε − ε_c
+    and the model handicapped so that one no better than the mean is released with
+    probability at most 5 %: (ε, δ)-DP in all. Labels are clipped to ``label_range``,
+    predictions too.
 
     Parameters
     ----------
@@ -291,42 +287,31 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if private_bounds(self.label_range) is not None:
             return self._fit_private_labels(X, y, context)
         self._validate_params()
-        owner = type(self).__name__
+        owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
         choice, guarded = self._route(n, n_features)
         if choice.learner == CONSTANT:
             check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
             noise = noise_source(self, context.noise)
-            with reserve_budget(self.accountant, float(self.epsilon), 0.0, owner) as hold:
+            with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
                 u = self._unit_labels(y, n, f"{owner}.fit")
-                mean = _mean_release(float(np.sum(u)), n, float(self.epsilon), noise)
+                mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
                 certificate = mean.certificate
                 certificate.state(self._label_note(), choice.reason)
                 hold.commit_certificate(certificate)
             self._set_constant(float(mean.theta[0]), n_features, certificate)
-        elif guarded:
-            self._fit_safeguarded(X, y, n, n_features, choice, context)
-        else:
-            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
+            self.n_features_in_ = n_features
+            return with_feature_names(self, names)
+        if not guarded:
+            learner = self._make(choice.mechanism, epsilon, guarded=False)
             learner._fit_with(X, y, context.inner(noise_source(self, context.noise)))
             learner.certificate_.assumptions.extend((choice.reason, *self._unguarded_note(n)))
             self.estimator_, self.learner_ = learner, choice.learner
             self.certificate_ = learner.certificate_
-        self.n_features_in_ = n_features
-        return with_feature_names(self, names)
-
-    def _set_constant(self, mean: float, n_features: int, certificate: Certificate) -> None:
-        """Release the private mean (unit scale) as the constant prediction."""
-        self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
-        self.estimator_.certificate_ = certificate
-        self.learner_ = CONSTANT
-        self.certificate_ = certificate
-
-    def _fit_safeguarded(self, X: Any, y: Any, n: int, n_features: int,
-                         choice: RegressionChoice, context: FitContext) -> None:
-        owner = type(self).__name__
-        epsilon = float(self.epsilon)
+            self.n_features_in_ = n_features
+            return with_feature_names(self, names)
+        # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
         n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
         learner = self._make(choice.mechanism, rest, guarded=True)
         noise = noise_source(self, context.noise)
@@ -366,16 +351,25 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if best == 0:
             self.estimator_, self.learner_ = learner, choice.learner
             self.certificate_ = certificate
-            return
-        self._set_constant(mean, n_features, certificate)
-        warnings.warn(
-            f"{owner}.fit: the safeguard released the private mean of the labels instead "
-            f"of the {choice.learner} model: the private selection on the validation rows "
-            "favoured it (a part of the release, "
-            "docs/privacy/front_door_regression.md#privacy-regressor-safeguard). The signal in these "
-            f"rows does not outweigh the noise at epsilon = {epsilon:g}: use a larger "
-            "epsilon, delta > 0, more rows or fewer features, or compare with "
-            "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
+        else:
+            self._set_constant(mean, n_features, certificate)
+            warnings.warn(
+                f"{owner}.fit: the safeguard released the private mean of the labels instead "
+                f"of the {choice.learner} model: the private selection on the validation rows "
+                "favoured it (a part of the release, "
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard). The signal "
+                f"in these rows does not outweigh the noise at epsilon = {epsilon:g}: use a "
+                "larger epsilon, delta > 0, more rows or fewer features, or compare with "
+                "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
+        self.n_features_in_ = n_features
+        return with_feature_names(self, names)
+
+    def _set_constant(self, mean: float, n_features: int, certificate: Certificate) -> None:
+        """Release the private mean (unit scale) as the constant prediction."""
+        self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
+        self.estimator_.certificate_ = certificate
+        self.learner_ = CONSTANT
+        self.certificate_ = certificate
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
                                choice: RegressionChoice, parts: tuple[int, int, float, float],
