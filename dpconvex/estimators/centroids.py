@@ -188,22 +188,8 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
     ‖μ_c‖² (E‖s̃_c‖² = ‖s_c‖² + E_c; a class mean has norm <= 1) and
     π̂_c = max(ñ_c, f)/Σ_c′ max(ñ_c′, f). The maximum likelihood variance of the model
     u | c ~ N(μ_c, σ²I_d) is W/d. Every input is released or public: post-processing.
-
-    Parameters
-    ----------
-    V : ndarray of shape (C, d + 1)
-        The released class sums and w times the counts.
-    count_weight : float
-        w (public).
-    floor : float
-        The public count floor f.
-    sum_noise_energy : ndarray of shape (C,)
-        E_c (public).
-
-    Returns
-    -------
-    float
-        σ̂² > 0 in the units of u (‖u‖ <= 1).
+    ``V`` of shape (C, d + 1), ``sum_noise_energy`` the E_c (C,); returns σ̂² > 0 in the
+    units of u (‖u‖ <= 1).
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1
