@@ -128,36 +128,17 @@ def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> fl
 
 
 class ClassSumsTemplate(Template, Protocol):
-    """What the class-sum mechanisms read of a template (capability ``"cell_sums"``).
+    """What the class-sum mechanisms read of a template (capability ``"cell_sums"``)."""
 
-    Attributes
-    ----------
-    C : int
-        Number of classes.
-    d : int
-        Number of features of a row (the sums have d + 1 entries per class: the counts last).
-    X : ndarray or operator
-        The rows u_i, each of norm at most ``data_norm``.
-    y : ndarray of int
-        Class index of each row, in ``range(C)``.
-    data_norm : float
-        Public bound on the norm of a row.
-
-    Methods
-    -------
-    class_sums_chunked(count_weight)
-        The (C, d + 1) class sums computed where the rows live (capability
-        ``"chunked_class_sums"`` only).
-    """
-
-    C: int
-    d: int
-    X: Any
-    y: np.ndarray
-    data_norm: float
+    C: int  #: number of classes
+    d: int  #: features of a row (the sums have d + 1 entries per class: the counts last)
+    X: Any  #: the rows u_i, each of norm at most ``data_norm``
+    y: np.ndarray  #: class index of each row, in ``range(C)``
+    data_norm: float  #: public bound on the norm of a row
 
     def class_sums_chunked(self, count_weight: float) -> np.ndarray:
-        """The class sums and weighted counts, summed chunk by chunk."""
+        """The (C, d + 1) class sums and weighted counts, summed where the rows live
+        (capability ``"chunked_class_sums"`` only)."""
         ...
 
 

@@ -156,27 +156,13 @@ def default_delta(n: int) -> float:
 
 
 class PerExampleGradientsTemplate(Template, Protocol):
-    """What noisy gradient descent reads of a template (capability ``"per_example_gradients"``).
+    """What noisy gradient descent reads of a template (capability ``"per_example_gradients"``)."""
 
-    Attributes
-    ----------
-    loss : Loss
-        The margin loss ℓ(y x·θ); its derivative bound times ``data_norm`` bounds a gradient.
-    data_norm : float
-        Public bound on the norm of a row.
-    X : ndarray, sparse matrix or row operator
-        The rows (a Dask row operator when they live on workers).
-    y : ndarray
-        Labels in {-1, +1}.
-    p : int
-        Number of parameters.
-    """
-
-    loss: Loss
-    data_norm: float
-    X: Any
-    y: np.ndarray
-    p: int
+    loss: Loss  #: the margin loss ℓ(y x·θ); its slope bound times ``data_norm`` bounds a gradient
+    data_norm: float  #: public bound on the norm of a row
+    X: Any  #: the rows: array, sparse matrix or row operator (Dask: on the workers)
+    y: np.ndarray  #: labels in {-1, +1}
+    p: int  #: number of parameters
 
 
 @dataclass(frozen=True)

@@ -81,25 +81,12 @@ FAILURE_PROBABILITY = 0.05
 
 
 class SSPTemplate(Template, Protocol):
-    """What the mechanisms read of a template (capability ``"sufficient_statistics"``).
+    """What the mechanisms read of a template (capability ``"sufficient_statistics"``)."""
 
-    Attributes
-    ----------
-    gram : ndarray of shape (p, p)
-        A = Σ x̃x̃ᵀ.
-    cross : ndarray of shape (p,)
-        b = Σ u x̃.
-    data_norm : float
-        q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map).
-    ridge : float or None
-        λ given by the caller (None: the adaptive rule).
-    p : int
-    """
-
-    gram: np.ndarray
-    cross: np.ndarray
-    data_norm: float
-    ridge: float | None
+    gram: np.ndarray  #: A = Σ x̃x̃ᵀ, shape (p, p)
+    cross: np.ndarray  #: b = Σ u x̃, shape (p,)
+    data_norm: float  #: q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map)
+    ridge: float | None  #: λ given by the caller (None: the adaptive rule)
     p: int
 
 
