@@ -165,12 +165,6 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
     return np.exp(np.interp(slacks, pts, logs))
 
 
-def _need_delta(caller: str, name: str, delta: float) -> None:
-    if not delta > 0.0:
-        raise ParameterError(f"{caller}: lam='auto' for mechanism '{name}' needs delta > 0; got "
-                             f"{delta!r}. Set delta (e.g. 1/n**2).")
-
-
 def check_gaussian_budget(budget: Budget, name: str, pure_name: str, caller: str) -> None:
     """An (ε, δ) mechanism needs δ > 0; the message names the pure alternative.
 
@@ -227,7 +221,10 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
         """N(0, σ² I_p) in the objective (μ_eff = μ + Δ) or on the minimizer (μ_eff = μ):
         E‖b‖ <= √p σ, E‖b‖² = p σ²; on a grid of moduli by :meth:`_grid`."""
         consts = problem.privacy_constants()
-        _need_delta(f"{type(self).__name__}.noise_report", self.name, budget.delta)
+        if not budget.delta > 0.0:
+            raise ParameterError(
+                f"{type(self).__name__}.noise_report: lam='auto' for mechanism '{self.name}' "
+                f"needs delta > 0; got {budget.delta!r}. Set delta (e.g. 1/n**2).")
         p = int(consts.dimension)
         modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         cal = None
