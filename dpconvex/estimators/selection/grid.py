@@ -198,6 +198,51 @@ class SelectedEstimator:
         return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
+    def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
+                         epsilon: float = 1.0) -> list[dict[str, Any]]:
+        """The expanded ``param_grid``; for "auto", Λ_auto × factors on a part of ``part``
+        = (rows, features) at ``epsilon``, or the factors alone before the size is known."""
+        valid = list(self.estimator.get_params(deep=True))
+        grid = self.param_grid
+        if isinstance(grid, str) and grid == "auto":
+            if part is None:
+                return [{"lam": factor} for factor in AUTO_LAM_FACTORS]
+            grid = auto_lam_grid(self.estimator, part[0], part[1], epsilon, owner)
+        return _check_param_grid(grid, valid, owner)
+
+    def _epsilon_key(self, owner: str) -> str:
+        """The estimator's one ``epsilon`` parameter key, after checking it is an estimator."""
+        if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
+                f"Got {self.estimator!r} instead.")
+        keys = self._keys("epsilon")
+        if len(keys) != 1:
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
+                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
+                f"Got one with {keys!r} instead.")
+        return keys[0]
+
+    def _overrides(self, epsilon: float, unknown: str, y: Any, owner: str,
+                   context: FitContext) -> tuple[dict[str, Any], Any]:
+        """What the search sets on every candidate, and the public labels (or None).
+
+        The candidates' ``random_state`` is the caller's (their noise comes through
+        :func:`~dpconvex.estimators.base.fit_with`); with a ``classes`` parameter they take
+        the public label set, and a label outside it is refused ("raise") before any fit.
+        """
+        overrides: dict[str, Any] = {self._keys("epsilon")[0]: epsilon}
+        overrides.update({key: None for key in self._keys("accountant")})
+        overrides.update({key: self.random_state for key in self._keys("random_state")})
+        overrides.update({key: unknown for key in self._keys("unknown_labels")})
+        labels = None
+        if self._keys("classes"):
+            labels = encode_labels(y, self.classes, f"{owner}.fit", unknown_labels=unknown,
+                                   excluded=context.excluded, warning=context.label_warning)
+            overrides.update({key: list(labels.classes) for key in self._keys("classes")})
+        return overrides, labels
+
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
         """The search's generator (:func:`dpconvex._random.noise_source`: ``given``, else
         from ``random_state``), after checking that no ``random_state`` of the kept
@@ -367,23 +412,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         names = feature_names_of(X, f"{owner}.fit")
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
-        if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
-            raise ParameterError(
-                f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
-                f"Got {self.estimator!r} instead."
-            )
-        epsilon_keys = self._keys("epsilon")
-        if len(epsilon_keys) != 1:
-            raise ParameterError(
-                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
-                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
-                f"Got one with {epsilon_keys!r} instead."
-            )
-        valid = list(self.estimator.get_params(deep=True))
-        auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
-        # "auto": m = len(AUTO_LAM_FACTORS) is known now; the values once n is read
-        candidates = ([{"lam": factor} for factor in AUTO_LAM_FACTORS] if auto
-                      else _check_param_grid(self.param_grid, valid, owner))
+        self._epsilon_key(owner)
+        candidates = self._grid_candidates(owner)  # "auto": m now, the values once n is read
         m = len(candidates)
         public = self.public_validation is not None
         noise = self._noise(owner, context.noise)
@@ -412,25 +442,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 )
             parts = np.array_split(noise_rng.permutation(n), n_parts)
             rows = Parts(X_checked, y_checked, parts)
-            if auto:  # Λ_auto for the smallest part (public: n, d, ε only)
-                candidates = _check_param_grid(
-                    auto_lam_grid(self.estimator, n // n_parts, X_checked.shape[1], epsilon,
-                                  owner),
-                    valid, owner)
+            # "auto": Λ_auto for the smallest part (public: n, d, ε only)
+            candidates = self._grid_candidates(owner, (n // n_parts, X_checked.shape[1]), epsilon)
             children = noise_rng.spawn(m)
 
-            overrides_base: dict[str, Any] = {epsilon_keys[0]: epsilon}
-            overrides_base.update({key: None for key in self._keys("accountant")})
-            # the candidates' random_state is the caller's; their noise comes through the channel
-            overrides_base.update({key: self.random_state for key in self._keys("random_state")})
-            overrides_base.update({key: unknown for key in self._keys("unknown_labels")})
-            labels = None
-            if self._keys("classes"):  # the candidates take the public label set
-                # refuses a label outside it (unknown_labels="raise") before any candidate
-                labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=unknown,
-                                       excluded=context.excluded, warning=context.label_warning)
-                overrides_base.update({key: list(labels.classes)
-                                       for key in self._keys("classes")})
+            overrides_base, labels = self._overrides(epsilon, unknown, y_checked, owner, context)
             models, certificates = [], []
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)
@@ -501,10 +517,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         owner = type(self).__name__
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
-        valid = list(self.estimator.get_params(deep=True))
-        auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
-        candidates = ([{"lam": factor} for factor in AUTO_LAM_FACTORS] if auto
-                      else _check_param_grid(self.param_grid, valid, owner))
+        candidates = self._grid_candidates(owner)
         epsilon_keys = self._keys("epsilon")
         if len(epsilon_keys) != 1 or not hasattr(self.estimator, "certify"):
             raise ParameterError(
@@ -517,11 +530,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         m = len(candidates)
         parts = np.array_split(np.arange(X_checked.shape[0]), m if public else m + 1)
         rows = Parts(X_checked, y_checked, parts)
-        if auto:
-            candidates = _check_param_grid(auto_lam_grid(
-                self.estimator, X_checked.shape[0] // len(parts), X_checked.shape[1], epsilon,
-                owner),
-                valid, owner)
+        candidates = self._grid_candidates(
+            owner, (X_checked.shape[0] // len(parts), X_checked.shape[1]), epsilon)
         certificates = []
         for index, params in enumerate(candidates):
             candidate = clone(self.estimator).set_params(
