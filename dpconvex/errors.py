@@ -9,20 +9,9 @@ user input derive from :class:`ValueError` (so scikit-learn's conventions and
 from __future__ import annotations
 
 __all__ = [
-    "BudgetError",
-    "BudgetPickleError",
-    "BudgetProcessError",
-    "DPConvexError",
-    "DataTypeError",
-    "DataValidationError",
-    "DatasetError",
-    "NotFittedError",
-    "ParameterError",
-    "PrivacyError",
-    "PrivacyLeakWarning",
-    "PrivacyWarning",
-    "SolverError",
-    "user_stacklevel",
+    "BudgetError", "BudgetPickleError", "BudgetProcessError", "DPConvexError", "DataTypeError",
+    "DataValidationError", "DatasetError", "NotFittedError", "ParameterError", "PrivacyError",
+    "PrivacyLeakWarning", "PrivacyWarning", "SolverError", "user_stacklevel",
 ]
 
 import contextlib

@@ -63,10 +63,7 @@ if TYPE_CHECKING:
     from ..templates.base import ObjectiveTemplate, SmoothTemplate
 
 __all__ = [
-    "EstimatorMechanism",
-    "ExponentialMechanism",
-    "LargeMarginMechanism",
-    "LinearERMMechanism",
+    "EstimatorMechanism", "ExponentialMechanism", "LargeMarginMechanism", "LinearERMMechanism",
     "NoisyGDMechanism",
 ]
 

@@ -42,10 +42,7 @@ from .._validation import MAX_INT, check_float, check_int
 from ..errors import ParameterError
 
 __all__ = [
-    "DIRECTIONS",
-    "clopper_pearson_lower",
-    "clopper_pearson_upper",
-    "epsilon_from_counts",
+    "DIRECTIONS", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_from_counts",
 ]
 
 #: The four events/directions: event {s > t} ("above") or {s <= t} ("below"),

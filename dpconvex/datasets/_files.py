@@ -25,14 +25,8 @@ import numpy as np
 from ..errors import DatasetError, ParameterError
 
 __all__ = [
-    "CHECKSUM_ENV_VAR",
-    "DATASET_SHA256",
-    "DATASET_URLS",
-    "DATA_ENV_VAR",
-    "data_search_path",
-    "fetch_file",
-    "get_data_home",
-    "project_root",
+    "CHECKSUM_ENV_VAR", "DATASET_SHA256", "DATASET_URLS", "DATA_ENV_VAR", "data_search_path",
+    "fetch_file", "get_data_home", "project_root",
 ]
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"

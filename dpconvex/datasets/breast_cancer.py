@@ -76,19 +76,8 @@ def load_breast_cancer_wisconsin(
 
     Parameters
     ----------
-    data_home : str, path-like or None
-        Folder holding the file. If None: ``$DPCONVEX_DATA`` (if relative,
-        tried against the current directory, then against the project root),
-        else ``<project root>/../shared/datasets``, else ``~/.cache/dpconvex``;
-        see :func:`get_data_home`.
-    download : bool, default=True
-        Download the file from the UCI archive if missing (checked against
-        :data:`DATASET_SHA256`).
-    verify_checksum : bool or None, default=None
-        Check a local file against its pinned SHA-256 (:data:`DATASET_SHA256`),
-        once per process per (path, size, mtime); a mismatch raises
-        DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
-        False loads your own copy unchecked. Downloads are always checked.
+    data_home, download, verify_checksum
+        As in :func:`~dpconvex.datasets.load_adult`.
     row_norm : {"none", "unit"}, default="none"
         "none": the public-range encoding divided by the public constant.
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).

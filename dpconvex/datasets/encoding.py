@@ -20,10 +20,7 @@ from ..data.schema import PublicSchema
 from ..errors import ParameterError
 
 __all__ = [
-    "category_codes",
-    "encode",
-    "encode_matrix",
-    "scale_by_public_ranges",
+    "category_codes", "encode", "encode_matrix", "scale_by_public_ranges",
 ]
 
 

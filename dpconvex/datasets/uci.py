@@ -123,8 +123,8 @@ def load_adult(
       bound the noise is calibrated to. ``row_norm="none"`` keeps the rows
       divided by the public constant.
 
-    No statistic of the loaded data (max, min, mean, std, vocabulary) enters
-    the encoding, so replacing one record changes only its own row.
+    No statistic of the loaded data enters the encoding: replacing one record
+    changes only its own row.
 
     Parameters
     ----------
@@ -418,19 +418,13 @@ def load_kddcup99(
       1, x ↦ x / ||x||, a map of the record itself (docs/privacy/row_scaling.md#privacy-row-scaling); a
       typical row has norm about 0.47 (mean) after the divisor.
 
-    Row order and split. The file holds its records in runs of one label
-    (534 runs) and the mix of attack types changes along it, so a prefix of
-    the file is not a sample of it: train on its first rows and test on the
-    rest, and the test rows come from another distribution. The rows are
-    therefore returned in the order of a fixed public permutation,
-    ``numpy.random.default_rng(KDDCUP99_ORDER_SEED).permutation(n_rows)``
-    (:data:`KDDCUP99_ORDER_SEED`), drawn from a public seed: it depends on
-    the number of rows only and reads no value of the data, so any prefix of
-    that order is a uniform sample of the rows. The same permutation defines
-    a fixed, disjoint split: ``subset="test"`` is its last
+    Row order and split. The file holds its records in runs of one label (534 runs)
+    and the mix of attack types drifts along it, so a prefix of the file is not a
+    sample of it. The rows are returned in the order of a fixed public permutation
+    (:data:`KDDCUP99_ORDER_SEED`; it depends on the row count only), so any prefix is
+    a uniform sample; ``subset="test"`` is its last
     ``ceil(KDDCUP99_TEST_FRACTION * n_rows)`` positions (98,805 rows),
-    ``subset="train"`` the others (395,216 rows). Use these two subsets to
-    hold out test rows that every user of the loader shares; make
+    ``subset="train"`` the others (395,216): a shared held-out test set; make
     validation splits inside ``subset="train"``.
 
     Parameters
@@ -453,22 +447,8 @@ def load_kddcup99(
         Ignored when ``n_samples`` is None: the public permutation is fixed.
         For a random order of all rows of your own, pass ``n_samples`` equal to
         the number of rows.
-    data_home : str, path-like or None
-        Folder holding the file. If None: ``$DPCONVEX_DATA`` (if relative,
-        tried against the current directory, then against the project root),
-        else ``<project root>/../shared/datasets``, else ``~/.cache/dpconvex``;
-        see :func:`get_data_home`.
-    download : bool, default=True
-        Download the file from the UCI KDD archive if missing (checked against
-        :data:`DATASET_SHA256`).
-    verify_checksum : bool or None, default=None
-        Check a local file against its pinned SHA-256 (:data:`DATASET_SHA256`),
-        once per process per (path, size, mtime); a mismatch raises
-        DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
-        False loads your own copy unchecked. Downloads are always checked.
-    row_norm : {"unit", "none"}, default="unit"
-        "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
-        "none": the public-range encoding divided by the public constant.
+    data_home, download, verify_checksum, row_norm
+        As in :func:`load_adult`.
     columns, drop : sequence of str
         Attributes (file column names) to keep (None: all 41) or leave out;
         the divisor counts the kept ones. See :func:`load_adult`. Trade-off:

@@ -29,15 +29,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
-    "CONSTANT_PREDICTION",
-    "MAJORITY",
-    "OutputError",
-    "ProblemResult",
-    "check_output_dir",
-    "format_table",
-    "plot_result",
-    "result_to_dict",
-    "write_outputs",
+    "CONSTANT_PREDICTION", "MAJORITY", "OutputError", "ProblemResult", "check_output_dir",
+    "format_table", "plot_result", "result_to_dict", "write_outputs",
 ]
 
 

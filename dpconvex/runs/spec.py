@@ -40,22 +40,9 @@ from typing import Any
 from ..errors import DPConvexError
 
 __all__ = [
-    "DATASETS",
-    "ESTIMATORS",
-    "MAX_PROBLEM_FITS",
-    "MAX_RUNS",
-    "METRICS",
-    "Expect",
-    "Method",
-    "Problem",
-    "ProblemError",
-    "check_fits",
-    "count_fits",
-    "find_problem",
-    "import_object",
-    "list_problems",
-    "load_problem",
-    "problem_dirs",
+    "DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS", "Expect", "Method",
+    "Problem", "ProblemError", "check_fits", "count_fits", "find_problem", "import_object",
+    "list_problems", "load_problem", "problem_dirs",
 ]
 
 #: Environment variable naming extra folders of problem files.
@@ -142,17 +129,10 @@ DATASETS: dict[str, Callable[..., Any]] = {
 
 #: Estimators a problem may name (public dpconvex classes); any other by import path.
 ESTIMATORS = (
-    "PrivateLogisticRegression",
-    "PrivateHuberSVM",
-    "PrivateLinearClassifier",
-    "PrivateLinearRegressor",
-    "PrivateLinearRegression",
-    "PrivateHuberRegressor",
-    "PrivateQuantileRegressor",
-    "PrivateRegressor",
-    "PrivateLargeMarginGaussian",
-    "NoisyGradientDescent",
-    "PrivateGaussianCentroid",
+    "PrivateLogisticRegression", "PrivateHuberSVM", "PrivateLinearClassifier",
+    "PrivateLinearRegressor", "PrivateLinearRegression", "PrivateHuberRegressor",
+    "PrivateQuantileRegressor", "PrivateRegressor", "PrivateLargeMarginGaussian",
+    "NoisyGradientDescent", "PrivateGaussianCentroid",
 )
 
 #: Constructor parameters set by the runner, never by a problem file.
