@@ -141,7 +141,14 @@ class ConvexSet:
         return None
 
     def params(self) -> dict[str, Any]:
-        """The constructor's parameters (scalars, arrays, ``indices``)."""
+        """The constructor's parameters (scalars, arrays, ``indices``).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Box, L2Ball
+        >>> L2Ball(2.0).params(), Box(0.0, 1.0).params()
+        ({'radius': 2.0, 'center': None, 'indices': None}, {'lower': 0.0, 'upper': 1.0, 'indices': None})
+        """
         raise NotImplementedError
 
     # ---------------------------------------------------------------- shared
@@ -346,14 +353,6 @@ class L2Ball(ConvexSet):
         return f"the l2 ball ||{inner}||_2 <= {self.radius:g}{tail}"
 
     def params(self) -> dict[str, Any]:
-        """``radius``, ``center`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import L2Ball
-        >>> L2Ball(2.0).params()
-        {'radius': 2.0, 'center': None, 'indices': None}
-        """
         return {"radius": self.radius, "center": self.center, "indices": self.indices}
 
 
@@ -432,14 +431,6 @@ class Box(ConvexSet):
         return f"the box l <= {w} <= u with l = {lo}, u = {hi}"
 
     def params(self) -> dict[str, Any]:
-        """``lower``, ``upper`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import Box
-        >>> Box(0.0, 1.0).params()
-        {'lower': 0.0, 'upper': 1.0, 'indices': None}
-        """
         return {"lower": self.lower, "upper": self.upper, "indices": self.indices}
 
     def _family(self) -> type:
@@ -503,14 +494,6 @@ class NonNegative(Box):
         return f"the nonnegative orthant {w} >= 0"
 
     def params(self) -> dict[str, Any]:
-        """``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import NonNegative
-        >>> NonNegative().params()
-        {'indices': None}
-        """
         return {"indices": self.indices}
 
 
@@ -532,10 +515,8 @@ def _project_simplex(v: np.ndarray, total: float) -> np.ndarray:
 class L1Ball(ConvexSet):
     """The ℓ1 ball ||w||_1 <= radius.
 
-    The projection is that of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
-    projections onto the l1-ball for learning in high dimensions" (ICML 2008), Section 4: θ
-    itself inside the ball, else sign(θ) · Π_simplex(|θ|) onto the simplex of total
-    ``radius`` (their Fig. 1, as in :class:`Simplex`).
+    The projection of Duchi et al. (ICML 2008, Section 4): θ itself inside the ball, else
+    sign(θ) · Π_simplex(|θ|) onto the simplex of total ``radius``.
 
     Parameters
     ----------
@@ -570,23 +551,14 @@ class L1Ball(ConvexSet):
         return f"the l1 ball ||{w}||_1 <= {self.radius:g}"
 
     def params(self) -> dict[str, Any]:
-        """``radius`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import L1Ball
-        >>> L1Ball(2.0).params()
-        {'radius': 2.0, 'indices': None}
-        """
         return {"radius": self.radius, "indices": self.indices}
 
 
 class Simplex(ConvexSet):
     """The scaled probability simplex {w >= 0, Σ w = total}.
 
-    The projection is Fig. 1 of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
-    projections onto the l1-ball for learning in high dimensions" (ICML 2008): sort θ,
-    find the threshold τ, return max(θ − τ, 0); O(p log p).
+    The projection of Duchi et al. (ICML 2008, Fig. 1): sort θ, find the threshold τ, return
+    max(θ − τ, 0); O(p log p).
 
     Parameters
     ----------
@@ -619,14 +591,6 @@ class Simplex(ConvexSet):
         return f"the simplex {w} >= 0, sum({w}) = {self.total:g}"
 
     def params(self) -> dict[str, Any]:
-        """``total`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import Simplex
-        >>> Simplex().params()
-        {'total': 1.0, 'indices': None}
-        """
         return {"total": self.total, "indices": self.indices}
 
 
@@ -699,14 +663,6 @@ class Intersection(ConvexSet):
         return "the intersection of " + "; ".join(s.describe() for s in self.sets)
 
     def params(self) -> dict[str, Any]:
-        """``sets``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import Intersection, L2Ball, NonNegative
-        >>> Intersection(L2Ball(1.0, indices=[0]), NonNegative(indices=[1])).params()
-        {'sets': (L2Ball(radius=1.0, indices=[0]), NonNegative(indices=[1]))}
-        """
         return {"sets": self.sets}
 
     def __repr__(self) -> str:
@@ -974,16 +930,7 @@ class CVXPYSet(ConvexSet):
                 "Clarabel)")
 
     def params(self) -> dict[str, Any]:
-        """``constraints`` (as CVXPY prints them) and ``shape``.
-
-        Examples
-        --------
-        >>> import cvxpy as cp
-        >>> from dpconvex.objectives import CVXPYSet
-        >>> w = cp.Variable(2)
-        >>> CVXPYSet([w >= 0], w).params()
-        {'constraints': ('0.0 <= w',), 'shape': (2,)}
-        """
+        """``constraints`` (as CVXPY prints them) and ``shape``."""
         return {"constraints": tuple(_text(c) for c in self.constraints), "shape": self.shape}
 
     def __repr__(self) -> str:
