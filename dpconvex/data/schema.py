@@ -90,10 +90,8 @@ class Numeric:
         Map by ``log1p(x - low) / log1p(high - low)`` instead of linearly (for
         heavy-tailed columns such as amounts and counts).
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: the range was read from data, so
-        the declaration is not public. A schema with a drafted declaration is a
-        draft (``suggested=True``); a declaration written in code carries no
-        mark and does not compare equal to a drafted one.
+        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
+        holding it is a draft; see :attr:`PublicSchema.declarations`).
 
     Examples
     --------
@@ -141,10 +139,8 @@ class Categorical:
         vocabulary (``("0", "1", "2")`` for integer codes); a vocabulary that no
         value of the column's dtype can match is refused.
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: the vocabulary was read from data, so
-        the declaration is not public. A schema with a drafted declaration is a
-        draft (``suggested=True``); a declaration written in code carries no
-        mark and does not compare equal to a drafted one.
+        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
+        holding it is a draft; see :attr:`PublicSchema.declarations`).
 
     Examples
     --------
@@ -193,10 +189,8 @@ class Binary:
         A positive value that no value of the column's dtype can equal is
         refused. A missing value (NaN, None) is refused rather than read as 0.
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: the positive value was read from data, so
-        the declaration is not public. A schema with a drafted declaration is a
-        draft (``suggested=True``); a declaration written in code carries no
-        mark and does not compare equal to a drafted one.
+        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
+        holding it is a draft; see :attr:`PublicSchema.declarations`).
 
     Examples
     --------
@@ -402,13 +396,10 @@ class PublicSchema:
         for c, rng in self.numeric.items():
             _check_range(c, rng, caller)
         for c, vocabulary in self.categories.items():
-            if isinstance(vocabulary, (str, bytes)) or not isinstance(vocabulary, Sequence) or \
-                    not all(isinstance(v, (str, bytes)) for v in vocabulary):
-                raise ParameterError(f"{caller}: the vocabulary of {c!r} must be a sequence of "
-                                     f"categories (str). Got {_shown(vocabulary)} instead.")
-            if len(set(vocabulary)) != len(vocabulary):
-                raise ParameterError(f"{caller}: the vocabulary of {c!r} repeats a category; "
-                                     "list each category once.")
+            try:
+                Categorical(vocabulary)
+            except ParameterError as exc:
+                raise ParameterError(f"{caller}: column {c!r}: {exc}") from None
         for positive in self.binary.values():
             Binary(positive)
         for name, subset, within in (("log_scaled", self.log_scaled, self.numeric),
