@@ -1,30 +1,17 @@
 """The encoder: a table mapped record by record by a public schema.
 
-:class:`PublicEncoder` is the scikit-learn transformer that applies a
-:class:`~dpconvex.data.schema.PublicSchema`, one record at a time:
+:class:`PublicEncoder` applies a :class:`~dpconvex.data.schema.PublicSchema` one record at a
+time: numeric columns clipped to ``[low, high]`` and mapped onto ``[0, 1]`` (linearly, or by
+``log1p(x - low) / log1p(high - low)``; ``[-1/2, 1/2]`` when centered), categorical columns
+one-hot over the public vocabulary (an unlisted value to the "other" slot or an all-zero
+block; the vocabulary is never extended from the data), binary columns to 0/1. Every row is
+then divided by the public constant :func:`~dpconvex.data.schema.norm_divisor`, the square
+root of the largest squared norm an encoded row can have, so ``||x|| <= 1`` for every
+possible record (times ``data_norm``); ``row_norm="unit"`` then scales every non-zero row to
+norm ``data_norm`` (:func:`dpconvex.data.row_scaling.normalize_rows`).
 
-1. **Numeric columns** are clipped to ``[low, high]`` and mapped onto
-   ``[0, 1]``, linearly, ``(x - low) / (high - low)``, or, with ``log=True``,
-   ``log1p(x - low) / log1p(high - low)``. A ``centered`` schema then
-   subtracts ``1/2``, so those features lie in ``[-1/2, 1/2]``.
-2. **Categorical columns** are one-hot encoded over the public vocabulary. A
-   value that is not listed sets the column's "other" slot (``other=True``) or
-   gives an all-zero block (``other=False``); the vocabulary is never extended
-   from the data.
-3. **Binary columns** give one feature: 1 for the positive value, else 0.
-4. **Row norm.** Each numeric feature has absolute value at most ``b`` (``1``,
-   or ``1/2`` when centered), each one-hot block holds at most one 1 and each
-   binary feature is 0 or 1, so a row's squared norm is at most
-   ``b**2 * (#numeric) + (#categorical) + (#binary)``. Every row is divided by
-   the square root of that public constant
-   (:func:`~dpconvex.data.schema.norm_divisor`), so ``||x|| <= 1`` for every
-   possible record (times ``data_norm``), and ``row_norm="unit"`` then scales
-   every non-zero row to norm ``data_norm``
-   (:func:`dpconvex.data.row_scaling.normalize_rows`).
-
-No step reads another record or a statistic of the data, so replacing one
-record changes one row and nothing else, which is what the per-record norm
-bound of the privacy analysis needs (docs/privacy/row_scaling.md#privacy-public-schemas).
+No step reads another record or a statistic of the data, so replacing one record changes one
+row and nothing else (docs/privacy/row_scaling.md#privacy-public-schemas).
 """
 
 from __future__ import annotations
@@ -104,11 +91,8 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
       float column, a positive value no integer (or bool) equals over an
       integer (bool) column, and a column of dates are refused.
 
-    An object column can hold anything, so its dtype proves nothing and it
-    passes here: the value checks that follow still refuse text in a numeric
-    column and, for a binary column with a numeric positive value, text among
-    the values; a categorical or text-positive binary column of objects is
-    compared as text, value by value, as documented.
+    An object column's dtype proves nothing: it passes here, and the value checks
+    that follow refuse what they can.
 
     Raises
     ------
@@ -307,15 +291,10 @@ def encode_parts(
 class PublicEncoder(TransformerMixin, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
 
-    ``fit`` only checks (the columns, their types, the values' validity) and
-    records ``feature_names_in_`` and ``n_features_in_``; it reads no
-    statistic of the data, so two fits on tables with the same columns leave
-    identical encoders. ``transform`` maps every record by itself and the
-    schema's constants: numeric columns clipped to their range and scaled
-    (optionally by ``log1p``), categorical columns one-hot over their
-    vocabulary (an unknown value to the "other" slot), binary columns to 0/1,
-    then every row divided by the schema's public divisor and, with
-    ``row_norm="unit"``, scaled to norm ``data_norm`` (docs/privacy/row_scaling.md#privacy-public-schemas).
+    ``fit`` only checks (the columns, their types, the values' validity) and records
+    ``feature_names_in_`` and ``n_features_in_``; it reads no statistic of the data.
+    ``transform`` maps every record by itself and the schema's constants (module
+    docstring; docs/privacy/row_scaling.md#privacy-public-schemas).
 
     Parameters
     ----------
