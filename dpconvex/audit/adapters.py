@@ -239,31 +239,18 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
             self.loss, self.lam, self.data_norm, clip_rows(X, self.data_norm)[0], y)
 
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
-        """A statistic: the log density ratio ln f_D(θ)/f_D′(θ) of one release θ.
+        """A statistic: the log density ratio ln f_D(θ)/f_D′(θ) of one release θ (a callable).
 
-        By Neyman–Pearson, thresholding it gives the most powerful events for
-        the pair, so audits with it come closest to the true ε (white-box; the
-        bound stays valid whatever statistic is used). It is rounded to
-        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals, so that it
-        audits the real-valued calibration and not the floating-point
-        representation of the output (computed in floats, its last bits
-        distinguish D from D′ by themselves; ``float_consistency_statistic``
-        audits that separately). Computed from the library's calibration
+        By Neyman–Pearson, thresholding it gives the most powerful events for the pair, so
+        audits with it come closest to the true ε (white-box; the bound stays valid whatever
+        statistic is used). Rounded to :data:`~dpconvex.audit.statistics.LLR_DECIMALS`
+        decimals, so that it audits the real-valued calibration, not the last bits of the
+        floats (``float_consistency_statistic`` audits those). From the library's calibration
         (rate β, Δ) and the two templates:
 
         * output perturbation: β(||θ − θ*_D′|| − ||θ − θ*_D||);
-        * objective perturbation (change of variables b ↦ θ, [CMS]_ Section 3.2):
-          with b_X(θ) = −n ∇J_X(θ) the noise that makes θ optimal on X,
-          β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ).
-
-        Parameters
-        ----------
-        D, D_prime : tuple (X, y)
-
-        Returns
-        -------
-        callable
-            One release -> float.
+        * objective perturbation (change of variables b ↦ θ, [CMS]_ Section 3.2): with
+          b_X(θ) = −n ∇J_X(θ), β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ).
         """
         tD, calD, xD = self.prepare(D)
         tDp, calDp, xDp = self.prepare(D_prime)
@@ -373,21 +360,11 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
         return data_key(X, y), build
 
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
-        """A statistic approximating ln f_D(Φ)/f_D′(Φ) (white-box, see LinearERMMechanism).
+        """A statistic approximating ln f_D(Φ)/f_D′(Φ) (white-box; one flattened Φ -> float).
 
-        β(||b_D′(Φ)||_F − ||b_D(Φ)||_F) with b_X(Φ) = −n ∇J_X(Φ) the noise that
-        makes Φ stationary on X; the Jacobian term and the PSD constraint's
-        normal cone are ignored (exact for interior solutions up to the
-        Jacobian). Any statistic gives a valid bound; this one gives power.
-
-        Parameters
-        ----------
-        D, D_prime : tuple (X, y)
-
-        Returns
-        -------
-        callable
-            One flattened Φ -> float.
+        β(||b_D′(Φ)||_F − ||b_D(Φ)||_F) with b_X(Φ) = −n ∇J_X(Φ) the noise that makes Φ
+        stationary on X; the Jacobian term and the PSD constraint's normal cone are ignored.
+        Any statistic gives a valid bound; this one gives power.
         """
         tD, calD, _ = self.prepare(D)
         tDp, calDp, _ = self.prepare(D_prime)

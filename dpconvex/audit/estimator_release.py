@@ -184,20 +184,10 @@ class EstimatorReleaseMechanism:
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
         """The statistic ln f_D(θ)/f_D′(θ) of one release (module docstring), rounded.
 
-        Computed from the runs' calibration (so for a mis-calibrated mechanism it is
-        the mutant's own log-likelihood ratio) and the two templates; rounded to
-        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals. Objective
-        perturbation on an unconstrained template only (the change of variables);
+        From the runs' calibration (for a mis-calibrated mechanism, the mutant's own ratio)
+        and the two templates, rounded to :data:`~dpconvex.audit.statistics.LLR_DECIMALS`
+        decimals; one θ -> float. Objective perturbation on an unconstrained template only;
         anything else raises :class:`~dpconvex.errors.ParameterError`.
-
-        Parameters
-        ----------
-        D, D_prime : tuple (X, y)
-
-        Returns
-        -------
-        callable
-            One θ -> float.
         """
         tD, _, _ = self.prepare(D)
         tDp, _, _ = self.prepare(D_prime)
