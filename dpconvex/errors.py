@@ -193,36 +193,26 @@ class BudgetError(DPConvexError):
 class BudgetPickleError(BudgetError):
     """A budget ledger was used outside the process and the object that created it.
 
-    A copy in a worker process would record the worker's spends and the
-    caller's ledger nothing; dpconvex raises the subclass
-    :class:`BudgetProcessError` when a copy is asked to spend. Deliberately not
-    a :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries
-    catch to fall back to another path.
+    A copy in a worker process would record the worker's spends and the caller's ledger
+    nothing; a copy asked to spend raises the subclass :class:`BudgetProcessError`. Not a
+    :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries catch to fall
+    back to another path.
 
     Examples
     --------
-    >>> import pickle
-    >>> from dpconvex import BudgetAccountant
-    >>> from dpconvex.errors import BudgetPickleError
-    >>> copy = pickle.loads(pickle.dumps(BudgetAccountant(epsilon=1.0)))
-    >>> try:
-    ...     copy.spend(0.5)
-    ... except BudgetPickleError as exc:
-    ...     print(type(exc).__name__)
-    BudgetProcessError
+    >>> from dpconvex.errors import BudgetError, BudgetPickleError, BudgetProcessError
+    >>> issubclass(BudgetProcessError, BudgetPickleError), issubclass(BudgetPickleError, BudgetError)
+    (True, True)
     """
 
 
 class BudgetProcessError(BudgetPickleError):
     """A copy of a budget ledger was asked to authorize or record a spend.
 
-    A copy is a ledger unpickled (e.g. in a joblib/loky or multiprocessing
-    worker) or inherited by a forked process (``os.fork``, a fork
-    ``multiprocessing.Pool`` or ``ProcessPoolExecutor``): its spends would
-    never reach the ledger that created it. The message says what to do: fit in
-    the process that created the ledger, or give the workers
-    ``accountant=None`` and record their guarantees in the ledger with
-    ``spend``.
+    A copy is a ledger unpickled (e.g. in a joblib/loky worker) or inherited by a forked
+    process (``os.fork``, a fork ``multiprocessing.Pool``): its spends would never reach the
+    ledger that created it. Fit in the process that created the ledger, or give the workers
+    ``accountant=None`` and record their guarantees in the ledger with ``spend``.
 
     Examples
     --------

@@ -70,24 +70,12 @@ class ProblemError(DPConvexError, ValueError):
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> from dpconvex import DPConvexError
-    >>> from dpconvex.runs import ProblemError, load_problem
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> bad = pathlib.Path(tmp.name) / "bad.toml"
-    >>> _ = bad.write_text('''
-    ... [data]
-    ... dataset = "no such data"
-    ... ''')
+    >>> from dpconvex.runs import ProblemError, import_object
     >>> try:
-    ...     load_problem(bad)
-    ... except ProblemError:
-    ...     print("invalid problem file")
-    ...
-    invalid problem file
-    >>> issubclass(ProblemError, DPConvexError)
-    True
-    >>> tmp.cleanup()
+    ...     import_object("not an import path")
+    ... except ProblemError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, ValueError))
+    ProblemError True
     """
 
 
