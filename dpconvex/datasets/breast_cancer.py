@@ -61,18 +61,12 @@ def load_breast_cancer_wisconsin(
     missing ``Bare Nuclei`` value (``?``) and the sample-id column, leaving 683
     rows: 444 benign and 239 malignant.
 
-    Features (9 columns, :data:`BREAST_CANCER_FEATURE_NAMES`): each is
-    documented as an integer 1 - 10 (:data:`BREAST_CANCER_NUMERIC_RANGES`); it is
-    clipped to ``[1, 10]``, mapped to ``(x - 1) / 9``, and every row is divided
-    by the public constant ``sqrt(9) = 3``, so every row has norm at most 1.
-    ``row_norm="unit"`` would then scale every non-zero row to norm exactly 1
-    (x ↦ x / ||x||, a map of the record itself, docs/privacy/row_scaling.md#privacy-row-scaling); unlike
-    on Adult and KDD Cup 1999 it is *not* the default here: all nine
-    attributes grow with malignancy, so a row's length carries much of the
-    label, and the map discards it: even the non-private error rises with
-    "unit" (measured with ``benchmarks/row_scaling.py``,
-    docs/privacy/row_scaling.md#privacy-row-norm-unit,
-    privacy-row-scaling-measurements).
+    Features (9 columns, :data:`BREAST_CANCER_FEATURE_NAMES`): each documented as an
+    integer 1 - 10 (:data:`BREAST_CANCER_NUMERIC_RANGES`), clipped and mapped to
+    ``(x - 1) / 9``; rows divided by ``sqrt(9) = 3``. ``row_norm="unit"`` is *not* the
+    default here: all nine attributes grow with malignancy, so a row's length carries much
+    of the label and even the non-private error rises with "unit"
+    (docs/privacy/row_scaling.md#privacy-row-norm-unit, privacy-row-scaling-measurements).
 
     Parameters
     ----------
@@ -85,20 +79,11 @@ def load_breast_cancer_wisconsin(
         Attributes to keep (None: all 9) or leave out; see
         :func:`~dpconvex.datasets.load_adult`.
     encoding : {"linear", "log-centered"}, default="linear"
-        The public per-feature map, before the division by the public row
-        bound. "linear": ``(x - 1) / 9`` in ``[0, 1]``, rows divided by 3 (a
-        benign record with every score 1 is the zero row). "log-centered":
-        ``log(x) / log(10) - 1/2`` in ``[-1/2, 1/2]``, rows divided by
-        ``sqrt(9)/2 = 1.5``; it reads only the record and the documented range
-        1 - 10, so it is as public as "linear". It separates the classes by
-        direction instead of length, which is what DP class centroids and the
-        large-margin classifier's unit rows need: chosen on validation splits
-        of the training parts (benchmarks/breast_cancer_maps.py), it
-        lifts ``PrivateGaussianCentroid(row_norm="none")`` at epsilon = 1,
-        delta = 1e-5 from 0.956 to 0.967 test accuracy (583/100, 5 splits x 5
-        seeds; 0.962 to 0.972 over 50 splits) and
-        ``PrivateLargeMarginGaussian``'s defaults from 0.886 to 0.962 (50
-        splits: 0.904 to 0.969); docs/privacy/large_margin_softmax.md#privacy-centroid-switch.
+        The public per-feature map. "linear": ``(x - 1) / 9`` in ``[0, 1]``, rows divided by
+        3. "log-centered": ``log(x) / log(10) - 1/2`` in ``[-1/2, 1/2]``, rows divided by 1.5,
+        as public as "linear"; it separates the classes by direction instead of length, which
+        DP class centroids and the large-margin classifier need (measured in
+        docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
     Returns
     -------
@@ -113,11 +98,9 @@ def load_breast_cancer_wisconsin(
     Raises
     ------
     ParameterError
-        A flag that is not a bool, an invalid row option or an unknown
-        ``encoding``.
+        A flag that is not a bool, an invalid row option or an unknown ``encoding``.
     DatasetError
-        If the file is missing and cannot be downloaded, is malformed, or does
-        not match its pinned SHA-256 (unless the check is turned off).
+        As in :func:`~dpconvex.datasets.load_adult`.
 
     References
     ----------

@@ -101,30 +101,15 @@ def load_adult(
     30,162 training rows (``adult.data``), 15,060 test rows (``adult.test``)
     and 45,222 in all.
 
-    Features (104 columns, in file order, names in :data:`ADULT_FEATURE_NAMES`):
-
-    * 5 numeric attributes, clipped to the public ranges of
-      :data:`ADULT_NUMERIC_RANGES` and mapped to ``[0, 1]``. Age ``[0, 100]``,
-      education-num ``[1, 16]`` and hours-per-week ``[0, 99]`` are scaled
-      linearly, ``(x - lo) / (hi - lo)``. Capital-gain ``[0, 99999]`` (census
-      top code) and capital-loss ``[0, 99999]`` (no documented cap found, so
-      the same public five-digit bound) are heavy-tailed and log-scaled
-      (:data:`ADULT_LOG_SCALED`): ``x`` maps to ``log1p(x) / log1p(99999)``.
-    * ``fnlwgt`` is dropped: it is the census sampling weight, not an attribute
-      of the person, and has no public bound.
-    * 8 categorical attributes one-hot encoded over the category lists of
-      ``adult.names`` (:data:`ADULT_CATEGORIES`); 99 columns. An unlisted value
-      gives an all-zero block.
-    * Each row is divided by the public constant ``sqrt(5 + 8) = sqrt(13)``,
-      so every row has Euclidean norm at most 1 by construction.
-    * ``row_norm="unit"`` (the default) then scales every row to norm exactly
-      1, x ↦ x / ||x||, a map of the record itself (docs/privacy/row_scaling.md#privacy-row-scaling): a
-      typical row (mean norm 0.82 after the divisor) then uses the whole norm
-      bound the noise is calibrated to. ``row_norm="none"`` keeps the rows
-      divided by the public constant.
-
-    No statistic of the loaded data enters the encoding: replacing one record
-    changes only its own row.
+    Features (104 columns, names in :data:`ADULT_FEATURE_NAMES`): 5 numeric attributes
+    clipped to the public ranges of :data:`ADULT_NUMERIC_RANGES` and mapped to ``[0, 1]``
+    (capital-gain and capital-loss, heavy-tailed, by ``log1p(x) / log1p(99999)``,
+    :data:`ADULT_LOG_SCALED`); 8 categorical attributes one-hot over the lists of
+    ``adult.names`` (:data:`ADULT_CATEGORIES`; 99 columns); ``fnlwgt``, the census sampling
+    weight with no public bound, dropped. Rows are divided by ``sqrt(13)``, then
+    ``row_norm="unit"`` (the default) scales each to norm 1, a map of the record itself
+    (docs/privacy/row_scaling.md#privacy-row-scaling). No statistic of the loaded data
+    enters the encoding.
 
     Parameters
     ----------
@@ -133,36 +118,24 @@ def load_adult(
         (whose first line ``|1x3 Cross validator`` is skipped and whose labels
         end with ``.``), ``"all"`` both, training rows first.
     data_home : str, path-like or None
-        Folder holding the files. If None: ``$DPCONVEX_DATA`` (if relative,
-        tried against the current directory, then against the project root),
-        else ``<project root>/../shared/datasets``, else ``~/.cache/dpconvex``;
-        see :func:`get_data_home`.
+        Folder holding the files; None: the folders of :func:`get_data_home`.
     download : bool, default=True
-        Download a missing file from the UCI archive (checked against
-        :data:`DATASET_SHA256`) and save it in the data home.
+        Download a missing file from UCI (checked against :data:`DATASET_SHA256`).
     verify_checksum : bool or None, default=None
-        Check a local file against its pinned SHA-256 (:data:`DATASET_SHA256`),
-        once per process per (path, size, mtime); a mismatch raises
-        DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
-        False loads your own copy unchecked. Downloads are always checked.
+        Check a local file against its pinned SHA-256 once per process (a mismatch raises
+        DatasetError). None checks unless ``DPCONVEX_SKIP_CHECKSUM=1``; False loads your own
+        copy unchecked. Downloads are always checked.
     return_frame : bool, default=False
-        Return a ``pandas.DataFrame`` with named columns and a
-        ``pandas.Series`` instead of arrays. Needs pandas, which is not a
-        dependency of dpconvex.
+        Return a ``pandas.DataFrame`` and a ``pandas.Series`` (needs pandas).
     row_norm : {"unit", "none"}, default="unit"
-        "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
-        "none": the public-range encoding divided by the public constant.
+        "unit": every non-zero row scaled to norm 1. "none": the rows divided by the public
+        constant.
     columns : sequence of str or None, default=None
-        Attribute names (file column names, e.g. ``"age"``, ``"workclass"``)
-        to keep; None keeps all 13.
+        Attribute names (file column names, e.g. ``"age"``) to keep; None keeps all 13.
     drop : sequence of str, default=()
-        Attributes to leave out, e.g. ``("native-country",)``: its one-hot
-        block has 41 columns and one value (United-States) in 91% of the
-        rows, so it carries little information per unit of the norm budget;
-        without it the divisor is ``sqrt(12)``, and under ``row_norm="unit"``
-        the other attributes get a larger share of the unit norm. Dropping an
-        attribute also drops its information; benchmarks/row_scaling.py
-        measures the trade-off. A choice of the schema, never of the data.
+        Attributes to leave out, e.g. ``("native-country",)`` (41 one-hot columns, one value
+        in 91% of the rows: little information per unit of the norm budget; the divisor
+        counts the kept attributes; benchmarks/row_scaling.py measures the trade-off).
 
     Returns
     -------
@@ -180,14 +153,12 @@ def load_adult(
     Raises
     ------
     ParameterError
-        If ``subset`` is not one of the three options, a flag is not a bool,
-        ``verify_checksum`` is not a bool or None, ``row_norm`` is not "unit"
-        or "none", or ``columns`` / ``drop`` name an unknown attribute or keep none.
+        An unknown ``subset`` or ``row_norm``, a flag that is not a bool, or ``columns`` /
+        ``drop`` naming an unknown attribute or keeping none.
     DatasetError
-        If a file is missing and cannot be downloaded, is malformed, or does
-        not match its pinned SHA-256 (unless the check is turned off).
+        A file missing and not downloadable, malformed, or not matching its SHA-256.
     ImportError
-        If ``return_frame=True`` and pandas is not installed.
+        ``return_frame=True`` without pandas.
 
     References
     ----------
@@ -399,24 +370,13 @@ def load_kddcup99(
     attack (any label other than ``normal.``), ``y = 0`` for normal traffic
     (97,278 rows).
 
-    Features (122 columns, in file order, names in
-    :data:`KDDCUP99_FEATURE_NAMES`):
-
-    * 38 numeric columns, clipped to the public ranges of
-      :data:`KDDCUP99_NUMERIC_RANGES` and mapped to ``[0, 1]``: rates
-      ``[0, 1]``; 0/1 flags ``[0, 1]``; ``count``, ``srv_count`` ``[0, 511]``;
-      ``dst_host_count``, ``dst_host_srv_count`` ``[0, 255]`` (the
-      extractor's caps); durations, byte counts and event counts
-      (:data:`KDDCUP99_LOG_SCALED`) by ``log1p(x) / log1p(2**32 - 1)``, the
-      range of an unsigned 32-bit counter, as no maximum is documented.
-    * ``protocol_type`` (3), ``service`` (70) and ``flag`` (11) one-hot
-      encoded over the public schema in :data:`KDDCUP99_CATEGORIES`; 84
-      columns. A value not listed gives an all-zero block.
-    * Each row is divided by the public constant ``sqrt(38 + 3) = sqrt(41)``,
-      so every row has Euclidean norm at most 1 by construction.
-    * ``row_norm="unit"`` (the default) then scales every row to norm exactly
-      1, x ↦ x / ||x||, a map of the record itself (docs/privacy/row_scaling.md#privacy-row-scaling); a
-      typical row has norm about 0.47 (mean) after the divisor.
+    Features (122 columns, names in :data:`KDDCUP99_FEATURE_NAMES`): 38 numeric columns
+    clipped to the public ranges of :data:`KDDCUP99_NUMERIC_RANGES` and mapped to ``[0, 1]``
+    (durations, byte and event counts, :data:`KDDCUP99_LOG_SCALED`, by
+    ``log1p(x) / log1p(2**32 - 1)``); ``protocol_type`` (3), ``service`` (70) and ``flag``
+    (11) one-hot over :data:`KDDCUP99_CATEGORIES`. Rows are divided by ``sqrt(41)``, then
+    ``row_norm="unit"`` (the default) scales each to norm 1
+    (docs/privacy/row_scaling.md#privacy-row-scaling).
 
     Row order and split. The file holds its records in runs of one label (534 runs)
     and the mix of attack types drifts along it, so a prefix of the file is not a
@@ -471,14 +431,10 @@ def load_kddcup99(
     Raises
     ------
     ParameterError
-        If ``n_samples`` is not None or an int in ``[1, number of rows of
-        subset]``, ``subset`` is not one of the three options, ``shuffle`` is
-        not a bool, ``random_state`` is invalid, or a row option is invalid
-        (see :func:`load_adult`).
+        ``n_samples`` not None or an int in ``[1, rows of subset]``, an unknown ``subset``,
+        a bad ``shuffle`` or ``random_state``, or a row option as in :func:`load_adult`.
     DatasetError
-        If the file is missing and cannot be downloaded, is malformed, does
-        not match its pinned SHA-256 (unless the check is turned off), or
-        holds too few records for the requested subset.
+        As in :func:`load_adult`, or too few records for the requested subset.
 
     References
     ----------
