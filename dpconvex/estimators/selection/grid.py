@@ -279,69 +279,52 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
        ``lam="auto"`` and to :class:`dpconvex.estimators.selection.random.PrivateRandomSearch`;
        for Λ, prefer ``lam="auto"`` without tuning.
 
-    Rows in memory (dense or SciPy sparse, as the estimator takes them) or a Dask
-    array or DataFrame of numeric columns (for an estimator with a Dask backend): each
-    part's rows are then taken per chunk on the workers, never collected, and the
-    mistakes counted from predictions made per chunk
-    (:mod:`dpconvex.estimators.parts`); the split, the
-    noise and the accounting are those of rows in memory.
+    Rows in memory, or a Dask array or DataFrame (for an estimator with a Dask backend):
+    each part is then taken and scored per chunk on the workers
+    (:mod:`dpconvex.estimators.parts`), with the split, noise and accounting of rows in
+    memory.
 
     Parameters
     ----------
     estimator : estimator
-        A dpconvex private estimator (one with an ``epsilon`` parameter and a
-        ``certificate_`` after fit), or a Pipeline whose single private step
-        has them (e.g. RandomFourierFeatures then PrivateLogisticRegression).
-        It is cloned for each candidate.
+        A dpconvex private estimator (an ``epsilon`` parameter, a ``certificate_`` after
+        fit), or a Pipeline whose single private step has them (e.g. RandomFourierFeatures
+        then PrivateLogisticRegression); cloned for each candidate.
 
-        .. warning:: Pipeline steps before the private one must be per-record
-           maps fitted without reading the data (like RandomFourierFeatures);
-           a StandardScaler, say, learns statistics of its part that no
-           certificate covers.
+        .. warning:: Pipeline steps before the private one must be per-record maps fitted
+           without reading the data (a StandardScaler learns statistics of its part that no
+           certificate covers).
     param_grid : dict, list of dict, or "auto"
-        Maps parameter names to lists of values, as in scikit-learn's
-        ``GridSearchCV``. The m candidates must be fixed before seeing the
-        data (never derived from it). ``epsilon``, ``random_state`` and
-        ``accountant`` cannot be tuned. ``"auto"``: Λ_auto × (1/4, 1, 4), Λ_auto
-        the public rule ``lam="auto"`` for a part's size and ε
-        (:func:`auto_lam_grid`; linear estimators only).
+        Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the
+        data; ``epsilon``, ``random_state``, ``accountant`` and ``unknown_labels`` cannot be
+        tuned. ``"auto"``: Λ_auto × (1/4, 1, 4), Λ_auto the public rule ``lam="auto"`` for a
+        part's size and ε (:func:`auto_lam_grid`; linear estimators only).
     epsilon : float
-        ε > 0 of the whole search. **The search sets it as the epsilon of
-        every candidate** (overriding the estimator's own ``epsilon``) and uses
-        it for the selection; the result is ε-DP end to end (plus the δ of
-        (ε, δ) candidates such as NoisyGradientDescent).
+        ε > 0 of the whole search. **The search sets it as the epsilon of every candidate**
+        and uses it for the selection: the result is ε-DP end to end (plus the δ of (ε, δ)
+        candidates such as NoisyGradientDescent).
     random_state : None or int, default=None
-        Seeds all the randomness: the split, each candidate's noise and the
-        selection. None seeds from the OS at each fit (required for a real
-        release). Each candidate draws from an independent child generator
-        handed to its fit as an argument (:func:`~dpconvex.estimators.base.fit_with`), never stored
-        on it: every ``random_state`` parameter of a candidate is set to this
-        value. A generator is refused (it would be kept on the search).
+        Seeds the split, each candidate's noise and the selection; None seeds from the OS at
+        each fit (required for a real release). Each candidate draws from a child generator
+        handed to its fit (:func:`~dpconvex.estimators.base.fit_with`), never stored on it;
+        its ``random_state`` parameters are set to this value. A generator is refused.
     public_validation : tuple (X_val, y_val) or None, default=None
-        A *public* labelled set (not part of the private data). If given, the
-        private data is split into m parts only, each candidate is trained on
-        its part, and the candidate with the fewest mistakes on the public
-        set is taken (ties: the first); only training costs privacy.
+        A *public* labelled set: the private data is then split into m parts only and the
+        candidate with the fewest mistakes on the public set is taken (ties: the first);
+        only training costs privacy.
 
-        .. warning:: Passing a held-out split of the private data here is not
-           private: use it only for data whose release is allowed.
+        .. warning:: A held-out split of the private data here is not private.
     accountant : BudgetAccountant or None, default=None
-        Ledger charged once with the end-to-end (ε, δ) of the search. The
-        candidates' own ``accountant`` parameters are set to None.
+        Ledger charged once with the (ε, δ) of the search (the candidates' are None).
     classes : sequence of labels or None, default=None
-        The public label set, given to every candidate (``classes=``), so that a
-        random part without one of the classes still trains (no refusal read
-        from one record). None takes the set declared with y, else reads it
-        from the whole y (one :class:`~dpconvex.errors.PrivacyLeakWarning` per
-        fit, "assumed public").
+        The public label set, given to every candidate, so that a part without one of the
+        classes still trains. None takes the set declared with y, else reads it from y (one
+        :class:`~dpconvex.errors.PrivacyLeakWarning` per fit).
     unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does; given to every
-        candidate (``unknown_labels=``, so it cannot be tuned). "raise": the fit is
-        refused with a :class:`~dpconvex.errors.DataValidationError` before any
-        candidate is trained (the ledger's hold is given back; the message names
-        the declared classes and what to change, never a count or a label of y).
-        "ignore": the records with such labels contribute no loss to the candidates
-        (docs/privacy.md), for pipelines that must never branch on the data.
+        What a label of y outside the public label set does, given to every candidate.
+        "raise": the fit is refused with a :class:`~dpconvex.errors.DataValidationError`
+        before any candidate is trained (the message names no count or label of y).
+        "ignore": such records contribute no loss (docs/privacy.md).
 
     Attributes
     ----------
