@@ -331,6 +331,8 @@ def fetch_file(
     DatasetError
         If the file is missing and cannot be downloaded, or its SHA-256 is wrong.
     """
+    download = bool(check_bool("download", download, caller))
+    verify_checksum = check_bool("verify_checksum", verify_checksum, caller, allow_none=True)
     folders, home = data_search_path(data_home, caller)
     for folder in folders:
         path = folder / filename

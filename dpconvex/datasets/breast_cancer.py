@@ -17,7 +17,7 @@ from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError
-from ._files import check_bool, complete_csv_rows, fetch_file
+from ._files import complete_csv_rows, fetch_file
 from ._rows import select_schema
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
@@ -121,8 +121,6 @@ def load_breast_cancer_wisconsin(
     ((683, 9), [0, 1], 239)
     """
     owner = "load_breast_cancer_wisconsin"
-    download = check_bool("download", download, owner)
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     schema, row_norm = select_schema(BREAST_CANCER_SCHEMA, row_norm, columns, drop, owner)
     schema = _encoding_schema(schema, encoding, owner)
     path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum, owner)

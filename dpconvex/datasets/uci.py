@@ -188,9 +188,7 @@ def load_adult(
         raise ParameterError(
             f"The 'subset' parameter of {owner} must be one of {options}. Got {subset!r} instead."
         )
-    download = check_bool("download", download, owner)
     return_frame = check_bool("return_frame", return_frame, owner)
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     schema, row_norm = select_schema(ADULT_SCHEMA, row_norm, columns, drop, owner)
     if return_frame:
         try:
@@ -474,9 +472,7 @@ def load_kddcup99(
             f"The 'n_samples' parameter of {owner} must be None or an int >= 1. "
             f"Got {n_samples!r} instead."
         )
-    download = check_bool("download", download, owner)
     shuffle = check_bool("shuffle", shuffle, owner)
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     rng = check_random_state(random_state, "load_kddcup99") if n_samples is not None else None
     schema, row_norm = select_schema(KDDCUP99_SCHEMA, row_norm, columns, drop, owner)
 
