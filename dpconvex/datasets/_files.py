@@ -416,3 +416,20 @@ def complete_csv_rows(path: Path, n_fields: int, what: str,
             )
         if "?" not in fields:
             yield lineno, fields
+
+
+def labelled_csv(path: Path, columns: tuple[str, ...], skip: int, labels: dict[str, int],
+                 what: str, caller: str, word: str = "label") -> tuple[dict[str, list[str]], list[int]]:
+    """The columns and encoded labels of a UCI file's complete records: ``skip`` leading
+    fields (an id) before ``columns``, the label last (a trailing '.' dropped, as in
+    adult.test); an unknown label raises a DatasetError naming the line."""
+    raw: dict[str, list[str]] = {c: [] for c in columns}
+    y: list[int] = []
+    for lineno, fields in complete_csv_rows(path, skip + len(columns) + 1, what, caller):
+        if fields[-1].rstrip(".") not in labels:
+            raise DatasetError(f"{caller}: {path}, line {lineno}: unknown {word} {fields[-1]!r} "
+                               f"(expected {' or '.join(map(repr, labels))}). Is this {what}?")
+        y.append(labels[fields[-1].rstrip(".")])
+        for col, value in zip(columns, fields[skip:-1], strict=True):
+            raw[col].append(value)
+    return raw, y

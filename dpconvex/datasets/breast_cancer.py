@@ -17,7 +17,7 @@ from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError
-from ._files import complete_csv_rows, fetch_file
+from ._files import fetch_file, labelled_csv
 from ._rows import select_schema
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
@@ -124,18 +124,8 @@ def load_breast_cancer_wisconsin(
     schema, row_norm = select_schema(BREAST_CANCER_SCHEMA, row_norm, columns, drop, owner)
     schema = _encoding_schema(schema, encoding, owner)
     path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum, owner)
-    raw: dict[str, list[str]] = {c: [] for c in _BREAST_COLUMNS}
-    labels: list[int] = []
-    for lineno, fields in complete_csv_rows(path, len(_BREAST_COLUMNS) + 2,
-                                            "the original UCI breast-cancer file", owner):
-        if fields[-1] not in _BREAST_LABELS:
-            raise DatasetError(
-                f"load_breast_cancer_wisconsin: {path}, line {lineno}: unknown class "
-                f"{fields[-1]!r} (expected 2 or 4). Is this the original UCI breast-cancer file?"
-            )
-        labels.append(_BREAST_LABELS[fields[-1]])
-        for col, value in zip(_BREAST_COLUMNS, fields[1:-1], strict=True):
-            raw[col].append(value)
+    raw, labels = labelled_csv(path, _BREAST_COLUMNS, 1, _BREAST_LABELS,
+                               "the original UCI breast-cancer file", owner, word="class")
     if not labels:
         raise DatasetError(f"load_breast_cancer_wisconsin: no complete records found in {path}. "
                            "Replace it with the UCI file.")

@@ -28,7 +28,7 @@ from .._random import RandomStateLike, check_random_state
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..errors import DatasetError, ParameterError
-from ._files import check_bool, complete_csv_rows, fetch_file
+from ._files import check_bool, fetch_file, labelled_csv
 from ._rows import select_schema
 from .schemas import (
     _ADULT_COLUMNS,
@@ -51,25 +51,6 @@ __all__ = ["KDDCUP99_ORDER_SEED", "KDDCUP99_TEST_FRACTION", "load_adult", "load_
 # --------------------------------------------------------------------------
 
 _ADULT_LABELS = {">50K": 1, "<=50K": 0}
-
-
-def _parse_adult(path: Path, caller: str) -> tuple[dict[str, list[str]], list[int]]:
-    """Read one Adult file: complete rows only (rows with '?' are dropped)."""
-    raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
-    labels: list[int] = []
-    for lineno, fields in complete_csv_rows(path, len(_ADULT_COLUMNS) + 1, "the UCI Adult file",
-                                             caller):
-        label = fields[-1].rstrip(".")  # adult.test labels end with '.'
-        if label not in _ADULT_LABELS:
-            raise DatasetError(
-                f"{caller}: {path}, line {lineno}: unknown label {fields[-1]!r} "
-                "(expected '>50K' or '<=50K', optionally followed by '.'). Is this the UCI "
-                "Adult file?"
-            )
-        labels.append(_ADULT_LABELS[label])
-        for col, value in zip(_ADULT_COLUMNS, fields, strict=False):
-            raw[col].append(value)
-    return raw, labels
 
 
 def _to_float(values: Sequence[str], column: str, path: Path | str, caller: str) -> np.ndarray:
@@ -206,7 +187,8 @@ def load_adult(
     raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
     labels: list[int] = []
     for path in paths:
-        part, part_labels = _parse_adult(path, owner)
+        part, part_labels = labelled_csv(path, _ADULT_COLUMNS, 0, _ADULT_LABELS,
+                                         "the UCI Adult file", owner)
         for col in _ADULT_COLUMNS:
             raw[col].extend(part[col])
         labels.extend(part_labels)
