@@ -668,9 +668,6 @@ class Intersection(ConvexSet):
     def __repr__(self) -> str:
         return f"Intersection({', '.join(repr(s) for s in self.sets)})"
 
-    def _key(self) -> dict[str, Any]:
-        return {"sets": None}
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Intersection):
             return NotImplemented
