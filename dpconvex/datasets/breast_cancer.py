@@ -15,10 +15,10 @@ import numpy as np
 
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
+from ..data.row_scaling import check_row_norm
 from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError
 from ._files import fetch_file, labelled_csv
-from ._rows import select_schema
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
 
@@ -121,7 +121,8 @@ def load_breast_cancer_wisconsin(
     ((683, 9), [0, 1], 239)
     """
     owner = "load_breast_cancer_wisconsin"
-    schema, row_norm = select_schema(BREAST_CANCER_SCHEMA, row_norm, columns, drop, owner)
+    row_norm = check_row_norm(row_norm, owner)
+    schema = BREAST_CANCER_SCHEMA.select(columns, drop, caller=owner)
     schema = _encoding_schema(schema, encoding, owner)
     path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum, owner)
     raw, labels = labelled_csv(path, _BREAST_COLUMNS, 1, _BREAST_LABELS,

@@ -1,14 +1,11 @@
 """UCI loaders: Adult and KDD Cup 1999 (10%) (Breast Cancer Wisconsin: ``breast_cancer``).
 
-Each loader parses the UCI file, keeps the records CMS Section 7 keep, and encodes them
-with :class:`dpconvex.PublicEncoder` and the schemas of
-:mod:`dpconvex.datasets.schemas`, which (``row_norm="unit"``, the default) also
-scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these
-rows are dominated by one-hot blocks, so a row's length carries little of the
-label, and the map gives every row the whole norm budget.
-``columns=`` / ``drop=`` select feature columns on the public schema
-(:mod:`dpconvex.datasets._rows`). Files are found, checked and downloaded by
-:mod:`dpconvex.datasets._files`.
+Each loader parses the UCI file, keeps the records CMS Section 7 keep, and encodes them with
+:class:`dpconvex.PublicEncoder` and the schemas of :mod:`dpconvex.datasets.schemas`
+(``columns=`` / ``drop=`` select columns on the schema), which with ``row_norm="unit"``, the
+default, also scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these rows are
+dominated by one-hot blocks, so a row's length carries little of the label. Files are found,
+checked and downloaded by :mod:`dpconvex.datasets._files`.
 """
 
 from __future__ import annotations
@@ -27,9 +24,9 @@ import numpy as np
 from .._random import RandomStateLike, check_random_state
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
+from ..data.row_scaling import check_row_norm
 from ..errors import DatasetError, ParameterError
 from ._files import check_bool, fetch_file, labelled_csv
-from ._rows import select_schema
 from .schemas import (
     _ADULT_COLUMNS,
     _KDD_COLUMNS,
@@ -170,7 +167,8 @@ def load_adult(
             f"The 'subset' parameter of {owner} must be one of {options}. Got {subset!r} instead."
         )
     return_frame = check_bool("return_frame", return_frame, owner)
-    schema, row_norm = select_schema(ADULT_SCHEMA, row_norm, columns, drop, owner)
+    row_norm = check_row_norm(row_norm, owner)
+    schema = ADULT_SCHEMA.select(columns, drop, caller=owner)
     if return_frame:
         try:
             import pandas as pd
@@ -456,7 +454,8 @@ def load_kddcup99(
         )
     shuffle = check_bool("shuffle", shuffle, owner)
     rng = check_random_state(random_state, "load_kddcup99") if n_samples is not None else None
-    schema, row_norm = select_schema(KDDCUP99_SCHEMA, row_norm, columns, drop, owner)
+    row_norm = check_row_norm(row_norm, owner)
+    schema = KDDCUP99_SCHEMA.select(columns, drop, caller=owner)
 
     path = fetch_file(_KDD_FILE, data_home, download, verify_checksum, owner)
     try:
