@@ -16,17 +16,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..data.encoder import encode_parts
-from ..data.schema import PublicSchema
+from ..data.schema import PublicSchema, _shown
 from ..errors import ParameterError
 
 __all__ = [
     "category_codes", "encode", "encode_matrix", "scale_by_public_ranges",
 ]
-
-
-def _shown(value: object) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _real_array(values: object, caller: str, name: str) -> np.ndarray:
