@@ -1,20 +1,12 @@
 """An estimator's release step as an auditable mechanism (one ``release`` call per run).
 
-:class:`EstimatorReleaseMechanism` audits exactly what an estimator releases
-with its parameters: the template is built by the estimator's public ``plan`` and
-``prepare`` (validation, clipping, label maps, the public feature map, the parameter
-set of ``constraints``, Λ), the budget is the plan's objective-perturbation share
-(all of it for the linear learners), and each run is one
-:func:`dpconvex.privacy.release.release` with the estimator's mechanism — the path
-of ``fit``, post-processing onto the parameter set included. Only the template and
-the public steps are cached (:class:`~dpconvex.audit._memo.Audited`), so a run
-costs one solve instead of one ``fit``. The output with
-``np.random.default_rng(seed)`` is the parameter vector θ whose post-processing is
-the estimator's model with ``random_state=seed``: ``Phi_`` of
-:class:`~dpconvex.PrivateLargeMarginGaussian`
-(tests/audit/test_audit_large_margin_softmax.py), ``coef_`` and ``intercept_`` of
-the linear classifiers and of :class:`~dpconvex.PrivateLinearRegressor`
-(tests/audit/test_audit_regression_constrained.py).
+:class:`EstimatorReleaseMechanism` audits exactly what an estimator releases with its
+parameters: the template built by the estimator's public ``plan`` and ``prepare``, the plan's
+objective-perturbation budget, and per run one :func:`dpconvex.privacy.release.release` with
+the estimator's mechanism — the path of ``fit``, post-processing onto the parameter set
+included, at the cost of one solve (only the public steps are cached,
+:class:`~dpconvex.audit._memo.Audited`). With ``np.random.default_rng(seed)`` the output is
+the θ behind the estimator's model with ``random_state=seed`` (tests/audit/).
 
 It also gives the white-box statistic of the change of variables of
 objective perturbation ([CMS]_ Section 3.2;

@@ -236,12 +236,11 @@ def norm_divisor(
 ) -> float:
     """Return the public constant every encoded row is divided by.
 
-    Each numeric feature is scaled into ``[0, 1]`` (or ``[-1/2, 1/2]`` when
-    ``centered``), each one-hot block holds at most one 1 and each binary
-    feature is 0 or 1, so an encoded row has squared norm at most
-    ``b**2 * len(numeric) + len(categories) + binary`` with ``b = 1`` (``1/2``
-    when centered); its square root is the divisor, and the divided rows have
-    Euclidean norm at most 1 for *every* possible record.
+    Each numeric feature lies in ``[0, 1]`` (``[-1/2, 1/2]`` when ``centered``: b = 1/2,
+    else b = 1), each one-hot block holds at most one 1 and each binary feature is 0 or 1,
+    so an encoded row has squared norm at most ``b**2 * len(numeric) + len(categories) +
+    binary``; its square root is the divisor, and the divided rows have norm at most 1 for
+    *every* possible record (``sqrt(13)`` for Adult, ``sqrt(41)`` for KDD Cup 1999).
 
     Parameters
     ----------
@@ -253,13 +252,6 @@ def norm_divisor(
         Whether the numeric features are centered to ``[-1/2, 1/2]``.
     binary : int, default=0
         The number of binary columns.
-
-    Returns
-    -------
-    float
-        ``sqrt(len(numeric) + len(categories) + binary)``, e.g. ``sqrt(13)`` for
-        Adult, ``sqrt(41)`` for KDD Cup 1999; ``sqrt(len(numeric)) / 2`` for a
-        centered all-numeric table.
 
     References
     ----------
@@ -628,15 +620,8 @@ class PublicSchema:
         Returns
         -------
         PublicSchema
-            ``self`` when nothing is removed; else a schema whose columns are the
-            kept feature columns, with a divisor that counts only them
-            (:func:`norm_divisor`).
-
-        Raises
-        ------
-        ParameterError
-            A name that is not a feature column, a string instead of a sequence,
-            or a selection that keeps no column.
+            ``self`` when nothing is removed; else the kept feature columns, with a divisor
+            that counts only them.
         """
         valid = self.features
         for name, sel in (("columns", columns), ("drop", drop)):
