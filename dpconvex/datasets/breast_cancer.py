@@ -106,9 +106,8 @@ def load_breast_cancer_wisconsin(
     ----------
     .. [BCW] W. H. Wolberg. Breast Cancer Wisconsin (Original). UCI Machine
        Learning Repository, 1992. doi:10.24432/C5HP4Z.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7 (preprocessing
-       to norm <= 1; here with public ranges instead of data maxima).
+    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
+       where public ranges are used here).
 
     Examples
     --------

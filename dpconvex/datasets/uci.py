@@ -142,10 +142,8 @@ def load_adult(
     ----------
     .. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository,
        1996. doi:10.24432/C5XW20.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7. CMS scale
-       columns by their maxima in the data; here public ranges are used
-       instead (see :mod:`dpconvex.datasets`).
+    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
+       where public ranges are used here, :mod:`dpconvex.datasets`).
 
     Examples
     --------
@@ -418,10 +416,8 @@ def load_kddcup99(
     ----------
     .. [KDD99] S. Stolfo, W. Fan, W. Lee, A. Prodromidis, P. Chan. KDD Cup 1999
        Data. UCI Machine Learning Repository, 1999. doi:10.24432/C51C7N.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7. CMS scale
-       columns by their maxima in the data; here public ranges are used
-       instead (see :mod:`dpconvex.datasets`).
+    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
+       where public ranges are used here, :mod:`dpconvex.datasets`).
 
     Examples
     --------
