@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import (
+    _short_repr,
     check_feature_names,
     check_fitted,
     check_float,
@@ -36,7 +37,7 @@ from .._validation import (
 )
 from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning, user_stacklevel
 from .row_scaling import check_row_norm, normalize_rows
-from .schema import OTHER, PublicSchema, _shown
+from .schema import OTHER, PublicSchema
 from .tables import dtype_kind, is_missing, table_columns
 
 __all__ = ["PublicEncoder", "encode_parts"]
@@ -70,7 +71,7 @@ def _number_text(text: str | bytes, kind: str) -> bool:
 def _binary_text_message(caller: str, column: str, positive: Any, holds: str) -> str:
     """The refusal of a numeric positive value for a column of text (one message for both checks)."""
     return (f"{caller}: binary column {column!r} holds {holds}, but its positive value "
-            f"{_shown(positive)} is a number, which no text equals: every record would be 0. "
+            f"{_short_repr(positive)} is a number, which no text equals: every record would be 0. "
             "Declare Binary(positive=...) with the text that means yes, e.g. "
             "Binary(positive=\"yes\").")
 
@@ -133,7 +134,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
             }[kind]
             raise DataTypeError(
                 f"{caller}: categorical column {column!r} holds {holds}, which are compared with "
-                f"the vocabulary as text, and the vocabulary entries {_shown(never)} are not the "
+                f"the vocabulary as text, and the vocabulary entries {_short_repr(never)} are not the "
                 f"text of any such value: every record would go to the '{OTHER}' slot. {fix}")
     if column in schema.binary:
         positive = schema.binary[column]
@@ -141,7 +142,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
             if kind in ("bool", "int", "float") and not _number_text(positive, kind):
                 raise DataTypeError(
                     f"{caller}: binary column {column!r} holds {holds}, which are compared with the "
-                    f"positive value {_shown(positive)} as text, and no such value has that text: "
+                    f"positive value {_short_repr(positive)} as text, and no such value has that text: "
                     "every record would be 0. Declare the positive value as the number (or bool) "
                     "that means yes, e.g. Binary(positive=1).")
         elif kind == "text":
@@ -150,7 +151,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
                 kind == "int" and isinstance(positive, float) and not positive.is_integer()):
             raise DataTypeError(
                 f"{caller}: binary column {column!r} holds {holds}, and none of them equals the "
-                f"positive value {_shown(positive)}: every record would be 0. Declare the value "
+                f"positive value {_short_repr(positive)}: every record would be 0. Declare the value "
                 "that means yes, e.g. Binary(positive=1) (or positive=True for bools).")
 
 
@@ -369,7 +370,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if not isinstance(self.schema, PublicSchema):
             raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema, e.g. "
                                  "PublicSchema({'age': Numeric(0, 120)}). Got "
-                                 f"{_shown(self.schema)} instead.")
+                                 f"{_short_repr(self.schema)} instead.")
         row_norm = check_row_norm(self.row_norm, owner)
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
@@ -397,7 +398,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
                 f"{caller}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
-                f"(read by position, in this order: {_shown(expected)}).")
+                f"(read by position, in this order: {_short_repr(expected)}).")
         for col, dtype in zip(expected, dtypes, strict=True):
             _check_dtype(schema, col, dtype, caller)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
@@ -533,7 +534,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if input_features is not None and list(input_features) != list(schema.columns):
             raise DataValidationError(f"{type(self).__name__}.get_feature_names_out: "
                                       "input_features must be the schema's columns "
-                                      f"{_shown(list(schema.columns))}.")
+                                      f"{_short_repr(list(schema.columns))}.")
         return np.asarray(schema.feature_names, dtype=object)
 
     def __sklearn_tags__(self) -> Any:
