@@ -761,15 +761,12 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
 class CVXPYSet(ConvexSet):
     """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
 
-    The constraints are re-expressed on a variable of the set's own (named ``w``), so
-    that the set keeps only them, and checked once: no :class:`cvxpy.Parameter` (its
-    value may change after the check), no variable other than ``var``, every constraint
-    DCP (a convex set), and a common point (a feasibility solve by Clarabel; the set is
-    public, so solving on it reads no data). :meth:`project` solves min ||v − θ||² over
-    the set (:data:`PROJECTION_SOLVES`: SCS, then Clarabel). A solver's point is within
-    its tolerances, not exact (``exact_projection`` is False): the native solvers, whose
-    accuracy check needs the exact projection, refuse the set, and a natural residual
-    measured with this projection bounds no distance to a minimizer.
+    The constraints are re-expressed on the set's own variable ``w`` and checked once: no
+    :class:`cvxpy.Parameter` (its value may change), no other variable, every constraint
+    DCP, and a common point (a Clarabel feasibility solve on the public set).
+    :meth:`project` solves min ||v − θ||² over the set (:data:`PROJECTION_SOLVES`), within
+    the solvers' tolerances, not exactly (``exact_projection`` is False): the native
+    solvers, whose accuracy check needs the exact projection, refuse the set.
 
     .. warning::
        The set is public: build the constraints without looking at the private data
@@ -790,12 +787,6 @@ class CVXPYSet(ConvexSet):
         The constraints, on the set's own variable.
     shape : tuple of int
         The parameter's shape (that of ``var``).
-
-    Raises
-    ------
-    ParameterError
-        For a constraint with a parameter, on another variable, or not DCP, and for a
-        set without a point.
 
     Examples
     --------

@@ -80,39 +80,27 @@ class ProblemError(DPConvexError, ValueError):
 
 
 # ----------------------------------------------------------------------------- registries
-def _sk(name: str) -> Any:
-    from ..datasets import load_sklearn
+def _loader(name: str, *args: str, split: bool = False) -> Callable[..., Any]:
+    """``dpconvex.datasets.<name>(*args, **options)``, imported when called; with ``split``,
+    its "train" and "test" subsets."""
+    def load(**options: Any) -> Any:
+        from .. import datasets
 
-    return load_sklearn(name)
-
-
-def _load_adult(**kw: Any) -> dict[str, Any]:
-    from ..datasets import load_adult
-
-    return {"train": load_adult("train", **kw), "test": load_adult("test", **kw)}
-
-
-def _load_kddcup99(**kw: Any) -> Any:
-    from ..datasets import load_kddcup99
-
-    return load_kddcup99(**kw)
+        loader = getattr(datasets, name)
+        if split:
+            return {part: loader(part, **options) for part in ("train", "test")}
+        return loader(*args, **options)
+    return load
 
 
-def _load_bcw(**kw: Any) -> Any:
-    from ..datasets import load_breast_cancer_wisconsin
-
-    return load_breast_cancer_wisconsin(**kw)
-
-
-#: Datasets by name: a loader returning (X, y) or {"train": (X, y), "test": (X, y)}.
+#: Datasets by name: a loader returning (X, y) or {"train": (X, y), "test": (X, y)}; the
+#: scikit-learn sets take no options (any is an error).
 DATASETS: dict[str, Callable[..., Any]] = {
-    "adult": _load_adult,
-    "kddcup99": _load_kddcup99,
-    "breast_cancer_wisconsin": _load_bcw,
-    "sklearn_breast_cancer": lambda: _sk("breast_cancer"),  # no options: any is an error
-    "sklearn_wine": lambda: _sk("wine"),
-    "sklearn_digits": lambda: _sk("digits"),
-    "sklearn_diabetes": lambda: _sk("diabetes"),
+    "adult": _loader("load_adult", split=True),
+    "kddcup99": _loader("load_kddcup99"),
+    "breast_cancer_wisconsin": _loader("load_breast_cancer_wisconsin"),
+    **{f"sklearn_{name}": _loader("load_sklearn", name)
+       for name in ("breast_cancer", "wine", "digits", "diabetes")},
 }
 
 #: Estimators a problem may name (public dpconvex classes); any other by import path.
