@@ -52,7 +52,7 @@ from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
 from ..templates.selection import SelectionTemplate
-from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
+from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, check_noise_scale, data_key
 from .statistics import LLR_DECIMALS, gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
 TemplateT = TypeVar("TemplateT", bound="ObjectiveTemplate")
 
 
-class _TemplateAdapter(Generic[TemplateT]):
+class _TemplateAdapter(Sampled, Generic[TemplateT]):
     """Shared part of the adapters that solve a template: one template, backend and center per data set."""
 
     owner = ""
@@ -149,19 +149,9 @@ class _TemplateAdapter(Generic[TemplateT]):
         """The non-private minimizer θ* on ``data`` (the center of output perturbation)."""
         return self.prepare(data)[2].copy()
 
-    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` independent releases (one ``release`` call each), flattened: (n_runs, p)."""
+    def _runs(self, data: Any) -> tuple[TemplateT, Audited, Budget, OnceUnperturbed, int]:
         key, (t, _, x0) = self._prepare(data)
-        backend, budget = self._backends[key], Budget(self.epsilon, self.delta)
-        out = np.empty((n_runs, x0.size))
-        for r in range(n_runs):
-            theta = release(t, self._mech, budget, backend, rng).theta
-            assert theta is not None
-            out[r] = np.ravel(theta)
-        return out
-
-    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+        return t, self._mech, Budget(self.epsilon, self.delta), self._backends[key], x0.size
 
 
 class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
@@ -378,7 +368,7 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
         return llr_large_margin
 
 
-class NoisyGDMechanism:
+class NoisyGDMechanism(Sampled):
     """:class:`~dpconvex.NoisyGradientDescent`'s release, one ``release`` call per run.
 
     Per data set the :class:`EmpiricalRiskTemplate` is built as the estimator
@@ -458,19 +448,12 @@ class NoisyGDMechanism:
         t = self.prepare(data)
         return release(t, self._library, self.budget(t), dry_run=True).certificate
 
-    def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` releases of the averaged iterate θ̄ (intercept last), shape (n_runs, p)."""
-        t = self.prepare(data)
-        out = np.empty((n_runs, t.p))
-        for r in range(n_runs):
-            out[r] = release(t, self._mech, self.budget(t), None, rng).theta
-        return out
-
-    def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+    def _runs(self, data: Data) -> tuple[EmpiricalRiskTemplate, Audited, Budget, None, int]:
+        t = self.prepare(data)  # a run releases the averaged iterate, intercept last
+        return t, self._mech, self.budget(t), None, t.p
 
 
-class ExponentialMechanism:
+class ExponentialMechanism(Sampled):
     """The library's exponential mechanism ([MT07]_) through ``release``, as in private tuning.
 
     ``data`` is the utility vector; each run is one
@@ -519,16 +502,8 @@ class ExponentialMechanism:
             self._cache[key] = SelectionTemplate(u, self.sensitivity, 1)
         return self._cache[key]
 
-    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` selected indices, shape (n_runs, 1)."""
-        t, budget = self.prepare(data), Budget(self.epsilon)
-        out = np.empty((n_runs, 1))
-        for r in range(n_runs):
-            out[r] = release(t, self._mech, budget, None, rng).theta
-        return out
-
-    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+    def _runs(self, data: Any) -> tuple[SelectionTemplate, Audited, Budget, None, int]:
+        return self.prepare(data), self._mech, Budget(self.epsilon), None, 1  # the index
 
 
 def _default_estimator_output(estimator: BaseEstimator) -> np.ndarray:

@@ -46,8 +46,7 @@ from ..errors import ParameterError
 from ..estimators.base import PrivateEstimator
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration
-from ..privacy.release import release
-from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
+from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, check_noise_scale, data_key
 from .statistics import gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
@@ -58,7 +57,7 @@ __all__ = ["EstimatorReleaseMechanism"]
 Data = tuple[np.ndarray, np.ndarray]
 
 
-class EstimatorReleaseMechanism:
+class EstimatorReleaseMechanism(Sampled):
     """The release of a private estimator with its parameters: plan, prepare, one ``release`` per run.
 
     Per data set the template is built once by the estimator's ``plan_for`` and
@@ -160,18 +159,9 @@ class EstimatorReleaseMechanism:
         """The claimed (ε, δ) of one release on ``data``."""
         return self.prepare(data)[1]
 
-    def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` independent releases θ (one ``release`` each), shape (n_runs, p)."""
+    def _runs(self, data: Data) -> tuple[Any, Audited, Budget, OnceUnperturbed, int]:
         t, budget, backend = self.prepare(data)
-        out = np.empty((n_runs, int(t.space.dimension)))
-        for r in range(n_runs):
-            theta = release(t, self._mech, budget, backend, rng).theta
-            assert theta is not None
-            out[r] = np.ravel(theta)
-        return out
-
-    def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+        return t, self._mech, budget, backend, int(t.space.dimension)
 
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
         """The statistic ln f_D(θ)/f_D′(θ) of one release (module docstring), rounded.
