@@ -436,8 +436,7 @@ class Box(ConvexSet):
     def _family(self) -> type:
         return Box
 
-    def _key(self) -> dict[str, Any]:
-        return {"lower": self.lower, "upper": self.upper, "indices": self.indices}
+    _key = params  # NonNegative's params leave the bounds out; its key keeps them
 
 
 def _is_numeric(value: Any) -> bool:

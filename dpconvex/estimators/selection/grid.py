@@ -198,6 +198,16 @@ class SelectedEstimator:
         return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
+    def fit(self, X: Any, y: Any) -> Any:
+        """Split the rows, train the candidates, select one privately; return self.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, BudgetError
+            And any error of a candidate's fit (nothing is released then).
+        """
+        return self._fit_with(X, y, NO_CONTEXT)  # type: ignore[attr-defined]
+
     def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
                          epsilon: float = 1.0) -> list[dict[str, Any]]:
         """The expanded ``param_grid``; for "auto", Λ_auto × factors on a part of ``part``
@@ -376,16 +386,6 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
-
-    def fit(self, X: Any, y: Any) -> PrivateGridSearch:
-        """Split, train each candidate on its part, select privately.
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, BudgetError
-            And any error of a candidate's fit (nothing is released then).
-        """
-        return self._fit_with(X, y, NO_CONTEXT)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateGridSearch:
         """:meth:`fit` inside ``context``: the candidates draw from generators spawned

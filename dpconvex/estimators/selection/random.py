@@ -55,7 +55,7 @@ from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import SEEDED
-from ..base import NO_CONTEXT, FitContext, fit_with
+from ..base import FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
 from .grid import SelectedEstimator, _find_certificate
 
@@ -278,16 +278,6 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         f"epsilon-DP candidates only. Set {key} to 0 or None in the estimator "
                         "and the grid (delta = 0; docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
         return candidates
-
-    def fit(self, X: Any, y: Any) -> PrivateRandomSearch:
-        """Split, run K random candidates on the training split, release the best.
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, BudgetError
-            And any error of a run's fit (nothing is released then).
-        """
-        return self._fit_with(X, y, NO_CONTEXT)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRandomSearch:
         """:meth:`fit` inside ``context``: the runs draw from generators spawned from this
