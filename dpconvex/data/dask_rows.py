@@ -700,14 +700,10 @@ class DaskRows:
                     ) -> tuple[float, np.ndarray | None, np.ndarray | None, int]:
         """Sums over the rows a_i of functions of their margins m_i = a_iᵀw, in one pass.
 
-        (Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|) for the margin loss
-        ``loss``, S = rows 0, step, 2·step, ... (the rows of :meth:`every`; no Gram when
-        ``step`` is 0, the whole Gram when it is 1; no value or gradient without
-        ``gradient``). A loss of the prediction ℓ(z, y) (``kind`` "regression") reads
-        ℓ(m_i, y_i) with the labels :meth:`with_labels` left on the workers. Each chunk
-        computes its margins and their terms on its worker, so only p + p² numbers per
-        chunk travel, never a vector of length n: the objective, gradient and (sampled)
-        Hessian of a linear template in one pass.
+        (Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|), S = rows 0, step,
+        2·step, ... (:meth:`every`; no Gram when ``step`` is 0; no value or gradient without
+        ``gradient``). A loss of the prediction ℓ(z, y) reads the labels of
+        :meth:`with_labels` on the workers. Only p + p² numbers per chunk travel.
 
         Raises
         ------
@@ -853,13 +849,9 @@ class DaskRows:
     def compact(self) -> DaskRows:
         """Persist the rows on the workers once if they fit (module docstring); return self.
 
-        The chunks are persisted as the in-memory operator stores rows: CSR
-        when at most 25% of a chunk is non-zero (:meth:`DenseRows.compact`),
-        else dense. They fit when their size is at most :data:`PERSIST_FRACTION`
-        of the workers' memory: the dense size, or, when that is too large, the
-        compacted size counted in one pass. Persisting happens in place, so the
-        template's norm check and its products read the one persisted copy; the
-        choice changes where and how the chunks are stored, never the rows.
+        They fit when their dense size, or else their compacted size (counted in one pass),
+        is at most :data:`PERSIST_FRACTION` of the workers' memory. In place: the template's
+        norm check and products read the one persisted copy; the rows never change.
         """
         if self.persisted or self.persist is False:
             return self

@@ -311,17 +311,13 @@ class PublicSchema:
         Categorical columns with an "other" slot for values outside the
         vocabulary (else such a value gives an all-zero block).
     suggested : bool, default=False
-        The schema was read from data and is not public; :class:`PublicEncoder`
-        warns when it is used. Set by :func:`~dpconvex.draft_schema`, and set whenever a
-        declaration carries the ``drafted`` mark, so a schema rebuilt from a
-        draft's :attr:`declarations` is a draft too. With ``suggested=True``
-        every feature column is drafted.
+        The schema was read from data and is not public (:class:`PublicEncoder` warns).
+        Set by :func:`~dpconvex.draft_schema`, and whenever a declaration carries the
+        ``drafted`` mark; with ``suggested=True`` every feature column is drafted.
     release : Certificate or None, default=None
         The certificate of the private release that produced this schema
-        (:func:`~dpconvex.draft_schema` with ``epsilon``): the schema is public
-        (a differentially private release, not read from data), and a front door
-        given it states the release as a part of its own certificate. None for a
-        schema written from public knowledge.
+        (:func:`~dpconvex.draft_schema` with ``epsilon``); a front door given the schema
+        states it as a part of its own certificate. None for public knowledge.
 
     See Also
     --------
