@@ -107,14 +107,6 @@ def project_root() -> Path | None:
     return root
 
 
-def _check_data_home(data_home: Any, caller: str) -> None:
-    if data_home is not None and not isinstance(data_home, str | os.PathLike):
-        raise ParameterError(
-            f"The 'data_home' parameter of {caller} must be None, a str or a path-like object. "
-            f"Got {data_home!r} instead."
-        )
-
-
 def data_search_path(data_home: str | os.PathLike[str] | None = None,
                      caller: str = "get_data_home") -> tuple[list[Path], Path]:
     """Return the folders a dataset file is looked up in, and where a download is saved.
@@ -134,7 +126,9 @@ def data_search_path(data_home: str | os.PathLike[str] | None = None,
     save_to : pathlib.Path
         The folder a downloaded file is saved in.
     """
-    _check_data_home(data_home, caller)
+    if data_home is not None and not isinstance(data_home, str | os.PathLike):
+        raise ParameterError(f"The 'data_home' parameter of {caller} must be None, a str or a "
+                             f"path-like object. Got {data_home!r} instead.")
     if data_home is not None:
         home = Path(data_home).expanduser()
         return [home], home
@@ -164,14 +158,10 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
 
     1. ``data_home``, if given (used as given, ``~`` expanded; a relative path
        is relative to the current directory).
-    2. The environment variable ``DPCONVEX_DATA``, if set and non-empty. An
-       absolute path is used as is. A relative path (e.g. the README's
-       ``DPCONVEX_DATA=../shared/datasets``) is looked up first against the
-       current directory and, if no such folder exists there, against the
-       project root (the folder holding dpconvex's ``pyproject.toml`` above
-       the package, in a source checkout), so that it works from the project
-       root and from any folder below it, e.g. a notebook run in
-       ``notebooks/``.
+    2. The environment variable ``DPCONVEX_DATA``, if set and non-empty; a relative path
+       (the README's ``DPCONVEX_DATA=../shared/datasets``) against the current directory,
+       else against the project root of a source checkout (so it works from a notebook
+       run in ``notebooks/`` too).
     3. Otherwise ``<project root>/../shared/datasets`` if that folder exists
        (source checkouts only), then ``~/.cache/dpconvex``, which is created
        if missing and is where downloads are saved.
