@@ -157,12 +157,10 @@ class _TemplateAdapter(Sampled, Generic[TemplateT]):
 class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     """Output or objective perturbation ([CMS]_ Alg. 1 / 2) on :class:`LinearERMTemplate`.
 
-    One call is one :func:`~dpconvex.privacy.release.release` of the library's
-    mechanism on the template built (once per data set) from ``data``: the
-    noise drawn with the library's calibration, the solve by the library's
-    backend, the accuracy check and the snapping of output perturbation. The
-    output equals ``coef_`` of a linear estimator with ``fit_intercept=False``
-    and the same parameters and seed.
+    One call is one :func:`~dpconvex.privacy.release.release` of the library's mechanism on
+    the template built once per data set (calibration, noise, solve, accuracy check,
+    snapping): ``coef_`` of a linear estimator with ``fit_intercept=False``, the same
+    parameters and seed.
 
     Parameters
     ----------
@@ -178,8 +176,7 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     h : float, default=0.5
         Width of the Huber/smooth hinge.
     noise_scale : float, default=1.0
-        Multiplies every noise draw. 1 is the library's calibration; < 1 is a
-        deliberately MIS-CALIBRATED mechanism (e.g. 0.5: noise rate doubled,
+        Multiplies every noise draw: < 1 is a deliberately MIS-CALIBRATED mechanism (0.5:
         true ε doubled), for checking that audits have power.
     solver : str, default="native"
         Backend name (the registry's) or a backend.
@@ -286,12 +283,9 @@ def _gaussian_llr(output: bool, tD: SmoothTemplate, calD: Calibration, xD: np.nd
 class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
     """Objective perturbation on :class:`LargeMarginGaussianTemplate`, through ``release``.
 
-    The template is built once per data set; each run is one
-    :func:`~dpconvex.privacy.release.release` (symmetric noise with the
-    library's rate, the backend's solve, the accuracy check, the projection);
-    the output is Φ flattened (C·K·D·D entries). ``data`` is (X, y) with
-    class indices y in {0, ..., C − 1}; rows are clipped to ``data_norm`` and
-    mapped to z = [x; 1]/sqrt(q² + 1), as in
+    As :class:`LinearERMMechanism`, on the large-margin template; the output is Φ flattened
+    (C·K·D·D entries). ``data`` is (X, y) with class indices y in {0, ..., C − 1}; rows are
+    clipped to ``data_norm`` and mapped to z = [x; 1]/sqrt(q² + 1), as in
     :class:`~dpconvex.PrivateLargeMarginGaussian`.
 
     Parameters
@@ -371,12 +365,9 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
 class NoisyGDMechanism(Sampled):
     """:class:`~dpconvex.NoisyGradientDescent`'s release, one ``release`` call per run.
 
-    Per data set the :class:`EmpiricalRiskTemplate` is built as the estimator
-    builds it (rows clipped to ``data_norm``, intercept column, ±1 labels) and
-    the :class:`~dpconvex.privacy.mechanisms.noisy_gd.NoisyGD` mechanism gets
-    the estimator's parameters; each run is one
-    :func:`~dpconvex.privacy.release.release`, so the output of
-    ``mechanism(data, np.random.default_rng(seed))`` is the estimator's
+    Per data set the :class:`EmpiricalRiskTemplate` is built as the estimator builds it, and
+    the :class:`~dpconvex.privacy.mechanisms.noisy_gd.NoisyGD` mechanism gets the estimator's
+    parameters: ``mechanism(data, np.random.default_rng(seed))`` is the estimator's
     ``[coef_, intercept_]`` with ``random_state=seed``.
 
     Parameters
@@ -518,12 +509,9 @@ def _default_estimator_output(estimator: BaseEstimator) -> np.ndarray:
 class EstimatorMechanism:
     """Any dpconvex estimator, end to end: one ``fit`` per run (slow, but every step of a fit).
 
-    Each run clones the estimator and fits the clone on ``data = (X, y)``,
-    its noise drawn from the audit's generator: the generator is handed to
-    that fit as an argument (:func:`dpconvex.estimators.base.fit_with`, which a meta-estimator's
-    fit passes on to its sub-estimators), never set as a parameter, so the
-    fitted clone holds no generator. The output is ``[coef_, intercept_]``
-    (or ``Phi_`` for the large-margin classifier), or
+    Each run fits a clone on ``data = (X, y)`` with the audit's generator handed to the fit
+    (:func:`dpconvex.estimators.base.fit_with`), never stored on it. The output is
+    ``[coef_, intercept_]`` (``Phi_`` for the large-margin classifier), or
     ``output(fitted_estimator)``.
 
     Parameters
