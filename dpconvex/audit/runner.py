@@ -285,24 +285,19 @@ def audit(
 ) -> AuditResult:
     """Audit a mechanism on an adjacent pair: a lower bound on its ε ([JUO20]_, [NST+21]_).
 
-    Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs``
-    times each (or ``mechanism.sample(data, n_runs, rng)`` when the mechanism
-    provides it, see :class:`BatchMechanism`), then
+    Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs`` times each (or
+    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`), then
 
-    1. *selection* (the first ``selection_fraction`` of the runs of each data
-       set): fixes the statistic — by default the projection of the flattened
-       output onto m_D − m_D′, the difference of the mean outputs on D and D′
-       estimated on these runs — and the event {s > t} or {s <= t} and its
-       direction, maximizing over a grid of quantile thresholds the
-       Clopper–Pearson bound these frequencies would give on the evaluation
-       sizes;
-    2. *evaluation* (the remaining runs, never seen by step 1): counts the
-       event and returns the Clopper–Pearson lower bound on
-       ln((P[E | D] − δ)/P[E | D′]) (or the reverse), α/2 per bound.
+    1. *selection* (the first ``selection_fraction`` of each data set's runs): fixes the
+       statistic — by default the projection of the flattened output onto m_D − m_D′, the
+       difference of the mean outputs estimated on these runs — and the event {s > t} or
+       {s <= t} and its direction, maximizing over quantile thresholds the Clopper–Pearson
+       bound these frequencies would give on the evaluation sizes;
+    2. *evaluation* (the remaining runs, never seen by step 1): the Clopper–Pearson lower
+       bound on ln((P[E | D] − δ)/P[E | D′]) (or the reverse), α/2 per bound.
 
-    With probability >= ``confidence`` the returned bound does not exceed the
-    mechanism's true ε: a bound above the claimed ε is a privacy bug (false
-    alarm probability <= 1 − confidence).
+    With probability >= ``confidence`` the bound does not exceed the mechanism's true ε: a
+    bound above the claimed ε is a privacy bug.
 
     Parameters
     ----------

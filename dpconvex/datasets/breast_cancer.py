@@ -88,12 +88,10 @@ def load_breast_cancer_wisconsin(
     Returns
     -------
     X : ndarray of shape (683, 9), dtype float64
-        Encoded features (fewer columns with ``columns`` / ``drop``); every
-        row has norm <= 1 (exactly 1 for non-zero rows with ``row_norm="unit"``).
+        Encoded features (fewer with ``columns`` / ``drop``), every row of norm <= 1.
     y : LabelArray of shape (683,), dtype int64
-        1 = malignant (class 4), 0 = benign (class 2): a NumPy array carrying the
-        public label set :data:`BREAST_CANCER_CLASSES` (``y.classes``;
-        :mod:`dpconvex.data.labels`).
+        1 = malignant (class 4), 0 = benign (class 2), carrying the public label set
+        :data:`BREAST_CANCER_CLASSES`.
 
     Raises
     ------

@@ -118,15 +118,12 @@ def load_adult(
     Returns
     -------
     X : ndarray of shape (n_samples, 104), dtype float64
-        Encoded features (fewer columns with ``columns`` / ``drop``; names in
-        :data:`ADULT_FEATURE_NAMES`, or ``ADULT_SCHEMA.select(...).feature_names``);
-        every row has norm <= 1 (exactly 1 for non-zero rows with
-        ``row_norm="unit"``).
+        Encoded features (fewer with ``columns`` / ``drop``: names in
+        ``ADULT_SCHEMA.select(...).feature_names``), every row of norm <= 1.
     y : LabelArray of shape (n_samples,), dtype int64
-        1 for income ``>50K``, 0 for ``<=50K``: a NumPy array carrying the public
-        label set :data:`ADULT_CLASSES` (``y.classes``), so a fit needs no
-        ``classes=`` (:mod:`dpconvex.data.labels`). With ``return_frame=True`` a
-        category-dtype ``pandas.Series`` with those categories.
+        1 for income ``>50K``, 0 for ``<=50K``, carrying the public label set
+        :data:`ADULT_CLASSES` (a fit needs no ``classes=``); with ``return_frame=True`` a
+        category-dtype ``pandas.Series``.
 
     Raises
     ------
@@ -366,43 +363,30 @@ def load_kddcup99(
     Parameters
     ----------
     n_samples : int or None, default=None
-        If given, return a uniform random sample of this many distinct rows of
-        ``subset`` (without replacement, in random order, drawn with
-        ``random_state``), as CMS used 70,000 rows. None returns every row of
-        ``subset``, in the order ``shuffle`` says.
+        A uniform random sample of this many distinct rows of ``subset`` (drawn with
+        ``random_state``), as CMS used 70,000 rows; None: every row of ``subset``.
     subset : {"all", "train", "test"}, default="all"
-        ``"all"``: every row; ``"train"`` / ``"test"``: the two disjoint parts
-        of the fixed public split described above (together all rows).
+        Every row, or one of the two disjoint parts of the fixed public split above.
     shuffle : bool, default=True
-        True: the rows in the order of the public permutation (with
-        ``n_samples``, in the random order of the sample). False: in file
-        order (with ``n_samples``, the sampled rows sorted into file order).
-        The rows a subset holds do not depend on ``shuffle``.
+        True: in the order of the public permutation (of the sample, with ``n_samples``).
+        False: in file order. The rows a subset holds do not depend on it.
     random_state : None, int or numpy.random.Generator
-        Randomness of the sample; see :func:`dpconvex._random.check_random_state`.
-        Ignored when ``n_samples`` is None: the public permutation is fixed.
-        For a random order of all rows of your own, pass ``n_samples`` equal to
-        the number of rows.
+        Randomness of the sample; ignored when ``n_samples`` is None (the public
+        permutation is fixed).
     data_home, download, verify_checksum, row_norm
         As in :func:`load_adult`.
     columns, drop : sequence of str
-        Attributes (file column names) to keep (None: all 41) or leave out;
-        the divisor counts the kept ones. See :func:`load_adult`. Trade-off:
-        ``drop=("service", "flag")`` (the 66- and 11-column one-hot blocks)
-        helps pure-ε logistic regression and hurts Gaussian-objective logistic
-        regression, so it is not the default (measured at ε = 0.1 in
-        benchmarks/recorded/kdd_public_knobs.md, choices on validation splits
-        of the training rows).
+        Attributes to keep (None: all 41) or leave out, as in :func:`load_adult`.
+        ``drop=("service", "flag")`` helps pure-ε and hurts Gaussian-objective logistic
+        regression, so it is not the default (benchmarks/recorded/kdd_public_knobs.md).
 
     Returns
     -------
     X : ndarray of shape (n_samples, 122), dtype float64
-        Encoded features (fewer columns with ``columns`` / ``drop``); every
-        row has norm <= 1 (exactly 1 for non-zero rows with
-        ``row_norm="unit"``). (All 494,021 rows take about 480 MB.)
+        Encoded features (fewer with ``columns`` / ``drop``), every row of norm <= 1 (all
+        494,021 rows take about 480 MB).
     y : LabelArray of shape (n_samples,), dtype int64
-        1 = attack, 0 = normal: a NumPy array carrying the public label set
-        :data:`KDDCUP99_CLASSES` (``y.classes``; :mod:`dpconvex.data.labels`).
+        1 = attack, 0 = normal, carrying the public label set :data:`KDDCUP99_CLASSES`.
 
     Raises
     ------
