@@ -396,7 +396,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         self._epsilon_key(owner)
-        candidates = self._grid_candidates(owner)  # "auto": m now, the values once n is read
+        candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
         public = self.public_validation is not None
         noise = self._noise(owner, context.noise)
