@@ -253,6 +253,19 @@ class SelectedEstimator:
             overrides.update({key: list(labels.classes) for key in self._keys("classes")})
         return overrides, labels
 
+    def _certified(self, params: dict[str, Any], epsilon: float, unknown: str, rows: Any,
+                   owner: str) -> Certificate:
+        """The certificate a candidate's fit on ``rows`` (its part) would carry (a dry run)."""
+        if not hasattr(self.estimator, "certify"):
+            raise ParameterError(
+                f"{owner}.certify: the estimator {type(self.estimator).__name__} has no certify() "
+                "method; a certificate without training needs a dpconvex estimator. Call fit "
+                "instead.")
+        candidate = clone(self.estimator).set_params(
+            **params, **{self._epsilon_key(owner): epsilon},
+            **{key: unknown for key in self._keys("unknown_labels")})
+        return candidate.certify(*rows)
+
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
         """The search's generator (:func:`dpconvex._random.noise_source`: ``given``, else
         from ``random_state``), after checking that no ``random_state`` of the kept
@@ -501,13 +514,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
         candidates = self._grid_candidates(owner)
-        epsilon_keys = self._keys("epsilon")
-        if len(epsilon_keys) != 1 or not hasattr(self.estimator, "certify"):
-            raise ParameterError(
-                f"{owner}.certify: the estimator {type(self.estimator).__name__} has no "
-                "certify() method or not exactly one 'epsilon' parameter; a certificate without "
-                "training needs a dpconvex estimator with both. Call fit instead."
-            )
+        self._epsilon_key(owner)
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         public = self.public_validation is not None
         m = len(candidates)
@@ -515,12 +522,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         rows = Parts(X_checked, y_checked, parts)
         candidates = self._grid_candidates(
             owner, (X_checked.shape[0] // len(parts), X_checked.shape[1]), epsilon)
-        certificates = []
-        for index, params in enumerate(candidates):
-            candidate = clone(self.estimator).set_params(
-                **params, **{epsilon_keys[0]: epsilon},
-                **{key: unknown for key in self._keys("unknown_labels")})
-            certificates.append(candidate.certify(*rows[index]))
+        certificates = [self._certified(params, epsilon, unknown, rows[index], owner)
+                        for index, params in enumerate(candidates)]
         if public:
             selection = Certificate(
                 mechanism="selection on a public validation set (argmin of mistakes)",

@@ -423,19 +423,13 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """
         owner = type(self).__name__
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
-        if not hasattr(self.estimator, "certify"):
-            raise ParameterError(f"{owner}.certify: the estimator {type(self.estimator).__name__} "
-                                 "has no certify() method; a certificate without training needs "
-                                 "a dpconvex estimator. Call fit instead.")
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
         candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1],
                                       eps1)
-        candidate = clone(self.estimator).set_params(
-            **candidates[0], **{self._keys("epsilon")[0]: eps1},
-            **{key: self.unknown_labels for key in self._keys("unknown_labels")})
-        run_certificate = candidate.certify(*Parts(X_checked, y_checked, [train_index])[0])
+        run_certificate = self._certified(candidates[0], eps1, self.unknown_labels,
+                                          Parts(X_checked, y_checked, [train_index])[0], owner)
         return self._certificate(f"{owner}.certify", epsilon, eps1, repetitions, run_certificate,
                                  len(candidates), [train_index.size, n_val])
