@@ -55,16 +55,9 @@ class DPConvexError(Exception):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex import PrivateLogisticRegression
-    >>> from dpconvex.errors import DPConvexError
-    >>> X, y = np.eye(2), np.array([0, 1])
-    >>> try:
-    ...     PrivateLogisticRegression(epsilon=-1.0, classes=[0, 1]).fit(X, y)
-    ... except DPConvexError as exc:
-    ...     print(type(exc).__name__, "-", exc)
-    ParameterError - The 'epsilon' parameter of PrivateLogisticRegression must be a float in
-    (0, inf). Got -1.0 instead.
+    >>> from dpconvex.errors import DPConvexError, ParameterError, SolverError
+    >>> issubclass(ParameterError, (DPConvexError, ValueError)), issubclass(SolverError, RuntimeError)
+    (True, True)
     """
 
 
