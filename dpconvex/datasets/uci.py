@@ -455,11 +455,8 @@ def load_kddcup99(
 
     idx = _kdd_rows(n_total, subset, shuffle, n_samples, rng, owner, path)
     if idx is not None:
-        lines = [lines[i] for i in idx]
-        protocol = [protocol[i] for i in idx]
-        service = [service[i] for i in idx]
-        flag = [flag[i] for i in idx]
-        labels = [labels[i] for i in idx]
+        lines, protocol, service, flag, labels = ([column[i] for i in idx] for column in
+                                                  (lines, protocol, service, flag, labels))
     del raw
 
     numeric = _kdd_numeric(b"\n".join(lines), path, owner)

@@ -114,6 +114,9 @@ ESTIMATORS = (
 #: Constructor parameters set by the runner, never by a problem file.
 _GRID_PARAMS = ("epsilon", "random_state")
 
+#: What a problem's ``dataset`` may be, for messages.
+_DATASET_CHOICE = (f"choose one of {sorted(DATASETS)}, the import path of a loader "
+                   "(\"package.module:function\") or the path of a .csv file.")
 _TOP_KEYS = {"name", "title", "reference", "description", "metric", "data", "grid", "method",
              "expect", "quick"}
 _DATA_KEYS = {"dataset", "target", "split", "test_size", "train_size", "options"}
@@ -821,9 +824,7 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
                        "file or a loader returning a DataFrame. Remove it.")
         return _Source(DATASETS[dataset], None, None)
     if ":" not in dataset:
-        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
-                   f"{sorted(DATASETS)}, the import path of a loader (\"package.module:function\") "
-                   "or the path of a .csv file.")
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
     loader = _import(dataset, (path, "data.dataset"))
     if not callable(loader):
         raise _err(path, "data.dataset", f"{dataset!r} names an object of type "
@@ -838,11 +839,9 @@ def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
     _check_keys(path, "data.", data, _DATA_KEYS)
     dataset = data.get("dataset")
     if dataset is None:
-        raise _err(path, "data.dataset", f"is required; choose one of {sorted(DATASETS)}, the "
-                   "import path of a loader or the path of a .csv file.")
+        raise _err(path, "data.dataset", f"is required; {_DATASET_CHOICE}")
     if not isinstance(dataset, str):
-        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
-                   f"{sorted(DATASETS)}, the import path of a loader or the path of a .csv file.")
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
     split = data.get("split", "random")
     if split not in ("random", "given"):
         raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")
