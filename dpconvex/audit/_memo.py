@@ -22,6 +22,7 @@ import numpy as np
 from .._validation import check_float
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration, Mechanism
+from ..privacy.release import release
 from ..solvers.base import Backend, SolveResult
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["Audited", "OnceUnperturbed", "backend_for", "check_noise_scale", "data_key"]
+__all__ = ["Audited", "OnceUnperturbed", "Sampled", "backend_for", "check_noise_scale", "data_key"]
 
 
 def data_key(*arrays: np.ndarray) -> str:
@@ -62,13 +63,8 @@ class Audited(Mechanism["Template"]):
     def __init__(self, inner: Mechanism, noise_scale: float = 1.0):
         self.inner = inner
         self.noise_scale = float(noise_scale)
-        # the registry's class attributes, per instance (they are the inner mechanism's)
-        self.name = inner.name  # type: ignore[misc]
-        self.needs = inner.needs  # type: ignore[misc]
-        self.private = inner.private  # type: ignore[misc]
-        self.solves = inner.solves  # type: ignore[misc]
-        self.pure = inner.pure  # type: ignore[misc]
-        self.adds_output_noise = inner.adds_output_noise  # type: ignore[misc]
+        for attr in ("name", "needs", "private", "solves", "pure", "adds_output_noise"):
+            setattr(self, attr, getattr(inner, attr))  # the registry's class attributes, per instance
         self._memo: dict[tuple[str, int, Budget], tuple[Template, Any]] = {}
 
     def _once(self, what: str, template: Template, budget: Budget, compute: Callable[[], T]) -> T:
@@ -115,6 +111,26 @@ class Audited(Mechanism["Template"]):
     def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:
         return self.inner.solve_condition(template, result, cal)
+
+
+class Sampled:
+    """An adapter whose runs are one ``release`` call each: ``sample`` stacks ``n_runs`` of
+    them, flattened to shape (n_runs, p); ``adapter(data, rng)`` is one."""
+
+    def _runs(self, data: Any) -> tuple[Any, Mechanism, Budget, Any, int]:
+        """(template, mechanism, budget, backend, p) of the runs on ``data``."""
+        raise NotImplementedError
+
+    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_runs`` independent releases (one ``release`` call each), shape (n_runs, p)."""
+        template, mechanism, budget, backend, p = self._runs(data)
+        out = np.empty((n_runs, p))
+        for r in range(n_runs):
+            out[r] = np.ravel(release(template, mechanism, budget, backend, rng).theta)
+        return out
+
+    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, 1, rng)[0]
 
 
 class OnceUnperturbed:

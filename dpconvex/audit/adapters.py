@@ -52,7 +52,7 @@ from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
 from ..templates.selection import SelectionTemplate
-from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
+from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, check_noise_scale, data_key
 from .statistics import LLR_DECIMALS, gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
@@ -63,10 +63,7 @@ if TYPE_CHECKING:
     from ..templates.base import ObjectiveTemplate, SmoothTemplate
 
 __all__ = [
-    "EstimatorMechanism",
-    "ExponentialMechanism",
-    "LargeMarginMechanism",
-    "LinearERMMechanism",
+    "EstimatorMechanism", "ExponentialMechanism", "LargeMarginMechanism", "LinearERMMechanism",
     "NoisyGDMechanism",
 ]
 
@@ -104,7 +101,7 @@ def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np
 TemplateT = TypeVar("TemplateT", bound="ObjectiveTemplate")
 
 
-class _TemplateAdapter(Generic[TemplateT]):
+class _TemplateAdapter(Sampled, Generic[TemplateT]):
     """Shared part of the adapters that solve a template: one template, backend and center per data set."""
 
     owner = ""
@@ -152,30 +149,18 @@ class _TemplateAdapter(Generic[TemplateT]):
         """The non-private minimizer θ* on ``data`` (the center of output perturbation)."""
         return self.prepare(data)[2].copy()
 
-    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` independent releases (one ``release`` call each), flattened: (n_runs, p)."""
+    def _runs(self, data: Any) -> tuple[TemplateT, Audited, Budget, OnceUnperturbed, int]:
         key, (t, _, x0) = self._prepare(data)
-        backend, budget = self._backends[key], Budget(self.epsilon, self.delta)
-        out = np.empty((n_runs, x0.size))
-        for r in range(n_runs):
-            theta = release(t, self._mech, budget, backend, rng).theta
-            assert theta is not None
-            out[r] = np.ravel(theta)
-        return out
-
-    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+        return t, self._mech, Budget(self.epsilon, self.delta), self._backends[key], x0.size
 
 
 class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     """Output or objective perturbation ([CMS]_ Alg. 1 / 2) on :class:`LinearERMTemplate`.
 
-    One call is one :func:`~dpconvex.privacy.release.release` of the library's
-    mechanism on the template built (once per data set) from ``data``: the
-    noise drawn with the library's calibration, the solve by the library's
-    backend, the accuracy check and the snapping of output perturbation. The
-    output equals ``coef_`` of a linear estimator with ``fit_intercept=False``
-    and the same parameters and seed.
+    One call is one :func:`~dpconvex.privacy.release.release` of the library's mechanism on
+    the template built once per data set (calibration, noise, solve, accuracy check,
+    snapping): ``coef_`` of a linear estimator with ``fit_intercept=False``, the same
+    parameters and seed.
 
     Parameters
     ----------
@@ -191,8 +176,7 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     h : float, default=0.5
         Width of the Huber/smooth hinge.
     noise_scale : float, default=1.0
-        Multiplies every noise draw. 1 is the library's calibration; < 1 is a
-        deliberately MIS-CALIBRATED mechanism (e.g. 0.5: noise rate doubled,
+        Multiplies every noise draw: < 1 is a deliberately MIS-CALIBRATED mechanism (0.5:
         true ε doubled), for checking that audits have power.
     solver : str, default="native"
         Backend name (the registry's) or a backend.
@@ -242,31 +226,18 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
             self.loss, self.lam, self.data_norm, clip_rows(X, self.data_norm)[0], y)
 
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
-        """A statistic: the log density ratio ln f_D(θ)/f_D′(θ) of one release θ.
+        """A statistic: the log density ratio ln f_D(θ)/f_D′(θ) of one release θ (a callable).
 
-        By Neyman–Pearson, thresholding it gives the most powerful events for
-        the pair, so audits with it come closest to the true ε (white-box; the
-        bound stays valid whatever statistic is used). It is rounded to
-        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals, so that it
-        audits the real-valued calibration and not the floating-point
-        representation of the output (computed in floats, its last bits
-        distinguish D from D′ by themselves; ``float_consistency_statistic``
-        audits that separately). Computed from the library's calibration
+        By Neyman–Pearson, thresholding it gives the most powerful events for the pair, so
+        audits with it come closest to the true ε (white-box; the bound stays valid whatever
+        statistic is used). Rounded to :data:`~dpconvex.audit.statistics.LLR_DECIMALS`
+        decimals, so that it audits the real-valued calibration, not the last bits of the
+        floats (``float_consistency_statistic`` audits those). From the library's calibration
         (rate β, Δ) and the two templates:
 
         * output perturbation: β(||θ − θ*_D′|| − ||θ − θ*_D||);
-        * objective perturbation (change of variables b ↦ θ, [CMS]_ Section 3.2):
-          with b_X(θ) = −n ∇J_X(θ) the noise that makes θ optimal on X,
-          β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ).
-
-        Parameters
-        ----------
-        D, D_prime : tuple (X, y)
-
-        Returns
-        -------
-        callable
-            One release -> float.
+        * objective perturbation (change of variables b ↦ θ, [CMS]_ Section 3.2): with
+          b_X(θ) = −n ∇J_X(θ), β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ).
         """
         tD, calD, xD = self.prepare(D)
         tDp, calDp, xDp = self.prepare(D_prime)
@@ -312,12 +283,9 @@ def _gaussian_llr(output: bool, tD: SmoothTemplate, calD: Calibration, xD: np.nd
 class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
     """Objective perturbation on :class:`LargeMarginGaussianTemplate`, through ``release``.
 
-    The template is built once per data set; each run is one
-    :func:`~dpconvex.privacy.release.release` (symmetric noise with the
-    library's rate, the backend's solve, the accuracy check, the projection);
-    the output is Φ flattened (C·K·D·D entries). ``data`` is (X, y) with
-    class indices y in {0, ..., C − 1}; rows are clipped to ``data_norm`` and
-    mapped to z = [x; 1]/sqrt(q² + 1), as in
+    As :class:`LinearERMMechanism`, on the large-margin template; the output is Φ flattened
+    (C·K·D·D entries). ``data`` is (X, y) with class indices y in {0, ..., C − 1}; rows are
+    clipped to ``data_norm`` and mapped to z = [x; 1]/sqrt(q² + 1), as in
     :class:`~dpconvex.PrivateLargeMarginGaussian`.
 
     Parameters
@@ -376,21 +344,11 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
         return data_key(X, y), build
 
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
-        """A statistic approximating ln f_D(Φ)/f_D′(Φ) (white-box, see LinearERMMechanism).
+        """A statistic approximating ln f_D(Φ)/f_D′(Φ) (white-box; one flattened Φ -> float).
 
-        β(||b_D′(Φ)||_F − ||b_D(Φ)||_F) with b_X(Φ) = −n ∇J_X(Φ) the noise that
-        makes Φ stationary on X; the Jacobian term and the PSD constraint's
-        normal cone are ignored (exact for interior solutions up to the
-        Jacobian). Any statistic gives a valid bound; this one gives power.
-
-        Parameters
-        ----------
-        D, D_prime : tuple (X, y)
-
-        Returns
-        -------
-        callable
-            One flattened Φ -> float.
+        β(||b_D′(Φ)||_F − ||b_D(Φ)||_F) with b_X(Φ) = −n ∇J_X(Φ) the noise that makes Φ
+        stationary on X; the Jacobian term and the PSD constraint's normal cone are ignored.
+        Any statistic gives a valid bound; this one gives power.
         """
         tD, calD, _ = self.prepare(D)
         tDp, calDp, _ = self.prepare(D_prime)
@@ -404,15 +362,12 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
         return llr_large_margin
 
 
-class NoisyGDMechanism:
+class NoisyGDMechanism(Sampled):
     """:class:`~dpconvex.NoisyGradientDescent`'s release, one ``release`` call per run.
 
-    Per data set the :class:`EmpiricalRiskTemplate` is built as the estimator
-    builds it (rows clipped to ``data_norm``, intercept column, ±1 labels) and
-    the :class:`~dpconvex.privacy.mechanisms.noisy_gd.NoisyGD` mechanism gets
-    the estimator's parameters; each run is one
-    :func:`~dpconvex.privacy.release.release`, so the output of
-    ``mechanism(data, np.random.default_rng(seed))`` is the estimator's
+    Per data set the :class:`EmpiricalRiskTemplate` is built as the estimator builds it, and
+    the :class:`~dpconvex.privacy.mechanisms.noisy_gd.NoisyGD` mechanism gets the estimator's
+    parameters: ``mechanism(data, np.random.default_rng(seed))`` is the estimator's
     ``[coef_, intercept_]`` with ``random_state=seed``.
 
     Parameters
@@ -484,19 +439,12 @@ class NoisyGDMechanism:
         t = self.prepare(data)
         return release(t, self._library, self.budget(t), dry_run=True).certificate
 
-    def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` releases of the averaged iterate θ̄ (intercept last), shape (n_runs, p)."""
-        t = self.prepare(data)
-        out = np.empty((n_runs, t.p))
-        for r in range(n_runs):
-            out[r] = release(t, self._mech, self.budget(t), None, rng).theta
-        return out
-
-    def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+    def _runs(self, data: Data) -> tuple[EmpiricalRiskTemplate, Audited, Budget, None, int]:
+        t = self.prepare(data)  # a run releases the averaged iterate, intercept last
+        return t, self._mech, self.budget(t), None, t.p
 
 
-class ExponentialMechanism:
+class ExponentialMechanism(Sampled):
     """The library's exponential mechanism ([MT07]_) through ``release``, as in private tuning.
 
     ``data`` is the utility vector; each run is one
@@ -545,16 +493,8 @@ class ExponentialMechanism:
             self._cache[key] = SelectionTemplate(u, self.sensitivity, 1)
         return self._cache[key]
 
-    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` selected indices, shape (n_runs, 1)."""
-        t, budget = self.prepare(data), Budget(self.epsilon)
-        out = np.empty((n_runs, 1))
-        for r in range(n_runs):
-            out[r] = release(t, self._mech, budget, None, rng).theta
-        return out
-
-    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+    def _runs(self, data: Any) -> tuple[SelectionTemplate, Audited, Budget, None, int]:
+        return self.prepare(data), self._mech, Budget(self.epsilon), None, 1  # the index
 
 
 def _default_estimator_output(estimator: BaseEstimator) -> np.ndarray:
@@ -569,12 +509,9 @@ def _default_estimator_output(estimator: BaseEstimator) -> np.ndarray:
 class EstimatorMechanism:
     """Any dpconvex estimator, end to end: one ``fit`` per run (slow, but every step of a fit).
 
-    Each run clones the estimator and fits the clone on ``data = (X, y)``,
-    its noise drawn from the audit's generator: the generator is handed to
-    that fit as an argument (:func:`dpconvex.estimators.base.fit_with`, which a meta-estimator's
-    fit passes on to its sub-estimators), never set as a parameter, so the
-    fitted clone holds no generator. The output is ``[coef_, intercept_]``
-    (or ``Phi_`` for the large-margin classifier), or
+    Each run fits a clone on ``data = (X, y)`` with the audit's generator handed to the fit
+    (:func:`dpconvex.estimators.base.fit_with`), never stored on it. The output is
+    ``[coef_, intercept_]`` (``Phi_`` for the large-margin classifier), or
     ``output(fitted_estimator)``.
 
     Parameters

@@ -38,14 +38,11 @@ from typing import Any
 import numpy as np
 from scipy.stats import beta as beta_dist
 
-from .._validation import MAX_INT, check_float, check_int
+from .._validation import MAX_INT, _short_repr, check_float, check_int
 from ..errors import ParameterError
 
 __all__ = [
-    "DIRECTIONS",
-    "clopper_pearson_lower",
-    "clopper_pearson_upper",
-    "epsilon_from_counts",
+    "DIRECTIONS", "clopper_pearson_lower", "clopper_pearson_upper", "epsilon_from_counts",
 ]
 
 #: The four events/directions: event {s > t} ("above") or {s <= t} ("below"),
@@ -59,7 +56,7 @@ def _counts(k: Any, n: Any, alpha: Any, caller: str) -> tuple[np.ndarray, np.nda
     out = []
     for name, v in (("k", k), ("n", n)):
         msg = (f"The '{name}' parameter of {caller} must be a count: an int (or array of ints) "
-               f"in [0, {MAX_INT:,}]. Got {_shown(v)} instead.")
+               f"in [0, {MAX_INT:,}]. Got {_short_repr(v)} instead.")
         try:
             raw = np.asarray(v)
             if raw.dtype.kind not in "iuf" and not (raw.dtype.kind == "O" and raw.size and all(
@@ -82,10 +79,6 @@ def _counts(k: Any, n: Any, alpha: Any, caller: str) -> tuple[np.ndarray, np.nda
         raise ParameterError(f"{caller}: a count k exceeds its number of trials n; pass k <= n.")
     return out[0], out[1], alpha
 
-
-def _shown(v: Any) -> str:
-    text = repr(v) if not isinstance(v, int) or abs(v) < 10**50 else "a huge int"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _cp_lower(k: Any, n: Any, alpha: float) -> np.ndarray:

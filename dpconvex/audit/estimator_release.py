@@ -1,20 +1,12 @@
 """An estimator's release step as an auditable mechanism (one ``release`` call per run).
 
-:class:`EstimatorReleaseMechanism` audits exactly what an estimator releases
-with its parameters: the template is built by the estimator's public ``plan`` and
-``prepare`` (validation, clipping, label maps, the public feature map, the parameter
-set of ``constraints``, Λ), the budget is the plan's objective-perturbation share
-(all of it for the linear learners), and each run is one
-:func:`dpconvex.privacy.release.release` with the estimator's mechanism — the path
-of ``fit``, post-processing onto the parameter set included. Only the template and
-the public steps are cached (:class:`~dpconvex.audit._memo.Audited`), so a run
-costs one solve instead of one ``fit``. The output with
-``np.random.default_rng(seed)`` is the parameter vector θ whose post-processing is
-the estimator's model with ``random_state=seed``: ``Phi_`` of
-:class:`~dpconvex.PrivateLargeMarginGaussian`
-(tests/audit/test_audit_large_margin_softmax.py), ``coef_`` and ``intercept_`` of
-the linear classifiers and of :class:`~dpconvex.PrivateLinearRegressor`
-(tests/audit/test_audit_regression_constrained.py).
+:class:`EstimatorReleaseMechanism` audits exactly what an estimator releases with its
+parameters: the template built by the estimator's public ``plan`` and ``prepare``, the plan's
+objective-perturbation budget, and per run one :func:`dpconvex.privacy.release.release` with
+the estimator's mechanism — the path of ``fit``, post-processing onto the parameter set
+included, at the cost of one solve (only the public steps are cached,
+:class:`~dpconvex.audit._memo.Audited`). With ``np.random.default_rng(seed)`` the output is
+the θ behind the estimator's model with ``random_state=seed`` (tests/audit/).
 
 It also gives the white-box statistic of the change of variables of
 objective perturbation ([CMS]_ Section 3.2;
@@ -54,8 +46,7 @@ from ..errors import ParameterError
 from ..estimators.base import PrivateEstimator
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration
-from ..privacy.release import release
-from ._memo import Audited, OnceUnperturbed, backend_for, check_noise_scale, data_key
+from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, check_noise_scale, data_key
 from .statistics import gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
@@ -66,7 +57,7 @@ __all__ = ["EstimatorReleaseMechanism"]
 Data = tuple[np.ndarray, np.ndarray]
 
 
-class EstimatorReleaseMechanism:
+class EstimatorReleaseMechanism(Sampled):
     """The release of a private estimator with its parameters: plan, prepare, one ``release`` per run.
 
     Per data set the template is built once by the estimator's ``plan_for`` and
@@ -168,36 +159,17 @@ class EstimatorReleaseMechanism:
         """The claimed (ε, δ) of one release on ``data``."""
         return self.prepare(data)[1]
 
-    def sample(self, data: Data, n_runs: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_runs`` independent releases θ (one ``release`` each), shape (n_runs, p)."""
+    def _runs(self, data: Data) -> tuple[Any, Audited, Budget, OnceUnperturbed, int]:
         t, budget, backend = self.prepare(data)
-        out = np.empty((n_runs, int(t.space.dimension)))
-        for r in range(n_runs):
-            theta = release(t, self._mech, budget, backend, rng).theta
-            assert theta is not None
-            out[r] = np.ravel(theta)
-        return out
-
-    def __call__(self, data: Data, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng)[0]
+        return t, self._mech, budget, backend, int(t.space.dimension)
 
     def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
         """The statistic ln f_D(θ)/f_D′(θ) of one release (module docstring), rounded.
 
-        Computed from the runs' calibration (so for a mis-calibrated mechanism it is
-        the mutant's own log-likelihood ratio) and the two templates; rounded to
-        :data:`~dpconvex.audit.statistics.LLR_DECIMALS` decimals. Objective
-        perturbation on an unconstrained template only (the change of variables);
+        From the runs' calibration (for a mis-calibrated mechanism, the mutant's own ratio)
+        and the two templates, rounded to :data:`~dpconvex.audit.statistics.LLR_DECIMALS`
+        decimals; one θ -> float. Objective perturbation on an unconstrained template only;
         anything else raises :class:`~dpconvex.errors.ParameterError`.
-
-        Parameters
-        ----------
-        D, D_prime : tuple (X, y)
-
-        Returns
-        -------
-        callable
-            One θ -> float.
         """
         tD, _, _ = self.prepare(D)
         tDp, _, _ = self.prepare(D_prime)

@@ -211,31 +211,19 @@ def epsilon_lower_bound(
                 "epsilon_lower_bound: threshold=None needs at least 2 runs per data set (one to select "
                 "the event, one to evaluate it); pass more runs or a threshold.")
         kD, kDp = split(s_D.size, fraction), split(s_Dp.size, fraction)
-        sel_D, ev_D = s_D[:kD], s_D[kD:]
-        sel_Dp, ev_Dp = s_Dp[:kDp], s_Dp[kDp:]
-        threshold, chosen, _ = select_event(sel_D, sel_Dp, ev_D.size, ev_Dp.size,
+        threshold, chosen, _ = select_event(s_D[:kD], s_Dp[:kDp], s_D.size - kD, s_Dp.size - kDp,
                                             alpha / 2.0, delta, q)
-        if direction is None:
-            direction = chosen
-        alpha_tail = alpha / 2.0
-        eps, cD, cDp, p_lo, q_hi = bound_at(ev_D, ev_Dp, threshold, direction, alpha_tail, delta)
-        return AuditResult(eps, (cD, cDp), (ev_D.size, ev_Dp.size), float(threshold),
-                           direction, 1.0 - alpha, p_lo, q_hi, delta, (kD, kDp), alpha_tail,
-                           desc)
-    if direction is not None:
-        alpha_tail = alpha / 2.0
-        eps, cD, cDp, p_lo, q_hi = bound_at(s_D, s_Dp, threshold, direction, alpha_tail, delta)
-        return AuditResult(eps, (cD, cDp), (s_D.size, s_Dp.size), threshold, direction,
-                           1.0 - alpha, p_lo, q_hi, delta, (0, 0), alpha_tail, desc)
-    alpha_tail = alpha / 4.0
-    best: tuple[float, int, int, float, float, str] | None = None
-    for d in DIRECTIONS:
-        eps, cD, cDp, p_lo, q_hi = bound_at(s_D, s_Dp, threshold, d, alpha_tail, delta)
-        if best is None or eps > best[0]:
-            best = (eps, cD, cDp, p_lo, q_hi, d)
-    assert best is not None
-    return AuditResult(best[0], (best[1], best[2]), (s_D.size, s_Dp.size), threshold, best[5],
-                       1.0 - alpha, best[3], best[4], delta, (0, 0), alpha_tail, desc)
+        direction = chosen if direction is None else direction
+        s_D, s_Dp, n_selection = s_D[kD:], s_Dp[kDp:], (kD, kDp)
+    else:
+        n_selection = (0, 0)
+    # a direction fixed in advance: α/2 per bound; the best of all four: α/4 (union bound)
+    alpha_tail = alpha / (4.0 if direction is None else 2.0)
+    eps, cD, cDp, p_lo, q_hi, direction = max(
+        ((*bound_at(s_D, s_Dp, threshold, d, alpha_tail, delta), d)
+         for d in (DIRECTIONS if direction is None else (direction,))), key=lambda r: r[0])
+    return AuditResult(eps, (cD, cDp), (s_D.size, s_Dp.size), float(threshold), direction,
+                       1.0 - alpha, p_lo, q_hi, delta, n_selection, alpha_tail, desc)
 
 
 @runtime_checkable
@@ -297,24 +285,19 @@ def audit(
 ) -> AuditResult:
     """Audit a mechanism on an adjacent pair: a lower bound on its ε ([JUO20]_, [NST+21]_).
 
-    Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs``
-    times each (or ``mechanism.sample(data, n_runs, rng)`` when the mechanism
-    provides it, see :class:`BatchMechanism`), then
+    Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs`` times each (or
+    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`), then
 
-    1. *selection* (the first ``selection_fraction`` of the runs of each data
-       set): fixes the statistic — by default the projection of the flattened
-       output onto m_D − m_D′, the difference of the mean outputs on D and D′
-       estimated on these runs — and the event {s > t} or {s <= t} and its
-       direction, maximizing over a grid of quantile thresholds the
-       Clopper–Pearson bound these frequencies would give on the evaluation
-       sizes;
-    2. *evaluation* (the remaining runs, never seen by step 1): counts the
-       event and returns the Clopper–Pearson lower bound on
-       ln((P[E | D] − δ)/P[E | D′]) (or the reverse), α/2 per bound.
+    1. *selection* (the first ``selection_fraction`` of each data set's runs): fixes the
+       statistic — by default the projection of the flattened output onto m_D − m_D′, the
+       difference of the mean outputs estimated on these runs — and the event {s > t} or
+       {s <= t} and its direction, maximizing over quantile thresholds the Clopper–Pearson
+       bound these frequencies would give on the evaluation sizes;
+    2. *evaluation* (the remaining runs, never seen by step 1): the Clopper–Pearson lower
+       bound on ln((P[E | D] − δ)/P[E | D′]) (or the reverse), α/2 per bound.
 
-    With probability >= ``confidence`` the returned bound does not exceed the
-    mechanism's true ε: a bound above the claimed ε is a privacy bug (false
-    alarm probability <= 1 − confidence).
+    With probability >= ``confidence`` the bound does not exceed the mechanism's true ε: a
+    bound above the claimed ε is a privacy bug.
 
     Parameters
     ----------

@@ -17,18 +17,12 @@ from the records, with the records left on the Dask workers:
   chunk results, weighted n_c/n, are summed on the cluster. Only
   1 + C·K·D² numbers per chunk travel back; no n-vector is sent per pass.
 
-The records are built per chunk by a per-record map (clip to the public bound,
-augment, scale: the estimator's own code, see :mod:`dpconvex.estimators.large_margin.dask`),
-so every chunk holds exactly the in-memory rows; the products equal the
-in-memory ones up to the order of the sums. The chunks and the chunk views are
-persisted on the workers when the records take at most
-:data:`~dpconvex.data.dask_rows.PERSIST_FRACTION` of the cluster's worker memory
-(as :class:`~dpconvex.data.dask_rows.DaskRows`); otherwise every pass recomputes
-them from their source. Persisted chunks are spread round-robin over the workers and
-each chunk's tasks prefer the worker holding it (a preference, not a pin: when that
-worker is lost, Dask recomputes the chunk elsewhere), so work stealing does not copy
-chunks between workers. The solver, the noise and the calibration stay on the
-driver (docs/privacy/data_backends.md#privacy-large-margin-dask).
+The records are built per chunk by the estimator's own per-record map
+(:mod:`dpconvex.estimators.large_margin.dask`), so the products equal the in-memory ones up
+to the order of the sums. Chunks and chunk views are persisted by the rule of
+:class:`~dpconvex.data.dask_rows.DaskRows`, spread round-robin over the workers, each chunk's
+tasks preferring the worker holding it (a preference, not a pin); the solver, the noise and
+the calibration stay on the driver (docs/privacy/data_backends.md#privacy-large-margin-dask).
 """
 
 from __future__ import annotations

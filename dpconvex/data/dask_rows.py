@@ -1,89 +1,43 @@
 """Rows held in a Dask array, split into row chunks: the out-of-core design operator.
 
 :class:`DaskRows` answers the products of the :class:`~dpconvex.data.operators.DesignOperator`
-Protocol with the rows left on the Dask workers: every product is a per-chunk
-computation (``X_c w``, ``X_cᵀ v_c``, ``X_cᵀ diag(d_c) X_c``) whose partial
-results are summed on the cluster (a tree reduction), so only vectors of length
-n or p and the p×p weighted Gram reach the driver, where the solver, the noise
-and the calibration run. Per-record maps (clipping to the public bound, the
-intercept column, the label scaling) are applied lazily per chunk: a chunk
-holds whole rows, and these maps read one row and public constants only, so
-they give exactly the rows of the in-memory maps
-(docs/privacy/linear_erm.md#privacy-intercept, privacy-data-backends).
-
-Every product equals the in-memory operator's (:class:`~dpconvex.data.operators.DenseRows`,
-:class:`~dpconvex.data.operators.CSRRows`) up to the order of the sums: each
-chunk runs the in-memory operator's own code on its block of rows.
+Protocol with the rows left on the Dask workers: each product is a per-chunk computation
+that runs the in-memory operator's own code (:class:`~dpconvex.data.operators.DenseRows`,
+:class:`~dpconvex.data.operators.CSRRows`) on its block of rows, and the partial results are
+summed in a fixed tree, so only vectors of length n or p and the p×p weighted Gram reach the
+driver, and every product equals the in-memory one up to the order of the sums. Per-record
+maps (clipping to the public bound, the intercept column, the label scaling) read one row and
+public constants, so they are applied lazily per chunk and give exactly the in-memory rows
+(docs/privacy/data_backends.md: what runs where, failures and timeouts).
 
 Memory: persist or recompute
 ----------------------------
-A solve passes over the rows some tens of times. :meth:`DaskRows.compact`
-(called once by a template, before its products) decides once:
+A solve passes over the rows some tens of times. :meth:`DaskRows.compact` decides once:
 
-* the preprocessed rows are persisted on the workers, stored as the in-memory
-  operator stores them (CSR for a chunk at most 25% non-zero, as
-  :meth:`DenseRows.compact <dpconvex.data.operators.DenseRows.compact>`; dense
-  otherwise), if they take at most :data:`PERSIST_FRACTION` (40%) of the
-  cluster's worker memory (the sum of the workers' ``memory_limit``; without a
-  distributed client, of this machine's available memory): the dense size, or,
-  when that is too large, the compacted size counted in one pass. Every pass
-  then reads them from worker memory;
-* otherwise nothing is persisted and every pass recomputes the chunks from
-  their source (e.g. the on-disk chunks of
-  :func:`dpconvex.datasets.load_kddcup99_dask`, or the user's Parquet files),
-  so no worker ever holds more than a few chunks. The clipping to the public
-  bound and the intercept column then act inside each product as row factors
-  (:class:`~dpconvex.data.operators.ScaledRows` over the chunk, as the in-memory
-  linear learners hold their rows), so a pass makes no clipped copy of a chunk.
+* the preprocessed rows are persisted on the workers, stored as the in-memory operator
+  stores them (CSR for a chunk at most 25% non-zero), if they take at most
+  :data:`PERSIST_FRACTION` (40%) of the cluster's worker memory (the sum of the workers'
+  ``memory_limit``; without a distributed client, this machine's available memory);
+* otherwise every pass recomputes the chunks from their source (e.g. on-disk chunks), and
+  the clipping and the intercept act inside each product as row factors
+  (:class:`~dpconvex.data.operators.ScaledRows`), so no pass makes a clipped copy.
 
-A pass is one round trip to the cluster: the per-chunk partial sums (p or p²
-numbers each) come back with the products and are added on the driver in the
-fixed tree order of the cluster's sum; label signs (factors in {-1, 0, 1}) are
-held on the workers as int8, sent once, and so are the labels a loss of the prediction
-ℓ(z, y) reads (:meth:`DaskRows.with_labels`, float64).
-
-40% stays below Dask's spill thresholds (60% of ``memory_limit`` for stored
-data, 70% for the whole process) with room for the temporaries of a task (a
-chunk or two) and the worker's own memory; spilling persisted chunks to disk
-and reading them back on every pass costs more than recomputing them from an
-on-disk source. ``DaskRows(X, persist=True/False)`` overrides the rule (the
-estimators apply it). The rule counts the preprocessed rows only: an ``X`` you
-persisted yourself stays in memory beside them.
-
-The driver holds the parameters, the p×p Gram of a Newton step and the labels
-(8n bytes), never the n×p rows. The linear learners' objective, gradient and
-(sampled) Hessian at a point come from :meth:`DaskRows.margin_sums`: each task
-computes its chunk's margins (or predictions, for a regression loss, beside the
-chunk's labels) and returns p + p² sums, so their solve sends no vector of length n.
-The other products (``matvec``, ``rmatvec``, ``weighted_gram`` with per-row weights)
-carry vectors of length n.
-
-A worker lost during a product is handled by Dask: its tasks are retried on the
-remaining workers and persisted chunks it held are recomputed from their
-lineage, giving the same numbers. When Dask gives up (e.g. ``KilledWorker``
-after ``distributed.scheduler.allowed-failures`` retries), the product raises
-:class:`~dpconvex.errors.SolverError`: nothing is released and no budget is
-charged.
+40% stays below Dask's spill thresholds (60% of ``memory_limit`` for stored data, 70% for
+the process) with room for a task's temporaries; spilling persisted chunks and reading them
+back on every pass costs more than recomputing them. ``DaskRows(X, persist=True/False)``
+overrides the rule. Label signs are held on the workers as int8 and the labels a loss of the
+prediction reads as float64 (:meth:`DaskRows.with_labels`), sent once; the linear learners'
+objective, gradient and sampled Hessian come from :meth:`DaskRows.margin_sums` (p + p² sums per
+chunk, no vector of length n).
 
 Timeouts
 --------
-Every blocking computation on a distributed cluster (:func:`compute`: the
-products, the norm and finiteness checks, chunk sizes, labels, waits for
-persisted chunks) is bounded in time, so a fit on a dead or stuck cluster
-fails instead of hanging with its ledger reservation held:
-
-* ``dpconvex.dask.timeout`` (Dask config, seconds, default
-  :data:`COMPUTE_TIMEOUT`): the longest one computation may take;
-* ``dpconvex.dask.no-workers-timeout`` (default :data:`NO_WORKERS_TIMEOUT`):
-  the longest the scheduler may have no worker at all while a computation
-  waits (every worker died, or the cluster was scaled to zero).
-
-Either one raises :class:`~dpconvex.errors.SolverError` after cancelling the
-computation; set them per fit with ``dask.config.set({"dpconvex.dask.timeout":
-3600})``. They are Dask settings, not estimator parameters: they describe the
-cluster, not the learner, and stay out of ``get_params``, clones and pickles.
-The local schedulers (no ``distributed.Client``) run in this process, have no
-worker to lose and are not timed.
+Every blocking computation on a distributed cluster (:func:`compute`) is bounded by the Dask
+config values ``dpconvex.dask.timeout`` (default :data:`COMPUTE_TIMEOUT`) and
+``dpconvex.dask.no-workers-timeout`` (default :data:`NO_WORKERS_TIMEOUT`); past either, or
+when Dask gives up on a lost worker, it raises :class:`~dpconvex.errors.SolverError` after
+cancelling the computation (nothing released, no budget charged). The local schedulers are
+not timed.
 """
 
 from __future__ import annotations
@@ -745,14 +699,10 @@ class DaskRows:
                     ) -> tuple[float, np.ndarray | None, np.ndarray | None, int]:
         """Sums over the rows a_i of functions of their margins m_i = a_iᵀw, in one pass.
 
-        (Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|) for the margin loss
-        ``loss``, S = rows 0, step, 2·step, ... (the rows of :meth:`every`; no Gram when
-        ``step`` is 0, the whole Gram when it is 1; no value or gradient without
-        ``gradient``). A loss of the prediction ℓ(z, y) (``kind`` "regression") reads
-        ℓ(m_i, y_i) with the labels :meth:`with_labels` left on the workers. Each chunk
-        computes its margins and their terms on its worker, so only p + p² numbers per
-        chunk travel, never a vector of length n: the objective, gradient and (sampled)
-        Hessian of a linear template in one pass.
+        (Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|), S = rows 0, step,
+        2·step, ... (:meth:`every`; no Gram when ``step`` is 0; no value or gradient without
+        ``gradient``). A loss of the prediction ℓ(z, y) reads the labels of
+        :meth:`with_labels` on the workers. Only p + p² numbers per chunk travel.
 
         Raises
         ------
@@ -898,13 +848,9 @@ class DaskRows:
     def compact(self) -> DaskRows:
         """Persist the rows on the workers once if they fit (module docstring); return self.
 
-        The chunks are persisted as the in-memory operator stores rows: CSR
-        when at most 25% of a chunk is non-zero (:meth:`DenseRows.compact`),
-        else dense. They fit when their size is at most :data:`PERSIST_FRACTION`
-        of the workers' memory: the dense size, or, when that is too large, the
-        compacted size counted in one pass. Persisting happens in place, so the
-        template's norm check and its products read the one persisted copy; the
-        choice changes where and how the chunks are stored, never the rows.
+        They fit when their dense size, or else their compacted size (counted in one pass),
+        is at most :data:`PERSIST_FRACTION` of the workers' memory. In place: the template's
+        norm check and products read the one persisted copy; the rows never change.
         """
         if self.persisted or self.persist is False:
             return self

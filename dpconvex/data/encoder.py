@@ -1,30 +1,17 @@
 """The encoder: a table mapped record by record by a public schema.
 
-:class:`PublicEncoder` is the scikit-learn transformer that applies a
-:class:`~dpconvex.data.schema.PublicSchema`, one record at a time:
+:class:`PublicEncoder` applies a :class:`~dpconvex.data.schema.PublicSchema` one record at a
+time: numeric columns clipped to ``[low, high]`` and mapped onto ``[0, 1]`` (linearly, or by
+``log1p(x - low) / log1p(high - low)``; ``[-1/2, 1/2]`` when centered), categorical columns
+one-hot over the public vocabulary (an unlisted value to the "other" slot or an all-zero
+block; the vocabulary is never extended from the data), binary columns to 0/1. Every row is
+then divided by the public constant :func:`~dpconvex.data.schema.norm_divisor`, the square
+root of the largest squared norm an encoded row can have, so ``||x|| <= 1`` for every
+possible record (times ``data_norm``); ``row_norm="unit"`` then scales every non-zero row to
+norm ``data_norm`` (:func:`dpconvex.data.row_scaling.normalize_rows`).
 
-1. **Numeric columns** are clipped to ``[low, high]`` and mapped onto
-   ``[0, 1]``, linearly, ``(x - low) / (high - low)``, or, with ``log=True``,
-   ``log1p(x - low) / log1p(high - low)``. A ``centered`` schema then
-   subtracts ``1/2``, so those features lie in ``[-1/2, 1/2]``.
-2. **Categorical columns** are one-hot encoded over the public vocabulary. A
-   value that is not listed sets the column's "other" slot (``other=True``) or
-   gives an all-zero block (``other=False``); the vocabulary is never extended
-   from the data.
-3. **Binary columns** give one feature: 1 for the positive value, else 0.
-4. **Row norm.** Each numeric feature has absolute value at most ``b`` (``1``,
-   or ``1/2`` when centered), each one-hot block holds at most one 1 and each
-   binary feature is 0 or 1, so a row's squared norm is at most
-   ``b**2 * (#numeric) + (#categorical) + (#binary)``. Every row is divided by
-   the square root of that public constant
-   (:func:`~dpconvex.data.schema.norm_divisor`), so ``||x|| <= 1`` for every
-   possible record (times ``data_norm``), and ``row_norm="unit"`` then scales
-   every non-zero row to norm ``data_norm``
-   (:func:`dpconvex.data.row_scaling.normalize_rows`).
-
-No step reads another record or a statistic of the data, so replacing one
-record changes one row and nothing else, which is what the per-record norm
-bound of the privacy analysis needs (docs/privacy/row_scaling.md#privacy-public-schemas).
+No step reads another record or a statistic of the data, so replacing one record changes one
+row and nothing else (docs/privacy/row_scaling.md#privacy-public-schemas).
 """
 
 from __future__ import annotations
@@ -39,6 +26,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import (
+    _short_repr,
     check_feature_names,
     check_fitted,
     check_float,
@@ -49,7 +37,7 @@ from .._validation import (
 )
 from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning, user_stacklevel
 from .row_scaling import check_row_norm, normalize_rows
-from .schema import OTHER, PublicSchema, _shown
+from .schema import OTHER, PublicSchema
 from .tables import dtype_kind, is_missing, table_columns
 
 __all__ = ["PublicEncoder", "encode_parts"]
@@ -83,7 +71,7 @@ def _number_text(text: str | bytes, kind: str) -> bool:
 def _binary_text_message(caller: str, column: str, positive: Any, holds: str) -> str:
     """The refusal of a numeric positive value for a column of text (one message for both checks)."""
     return (f"{caller}: binary column {column!r} holds {holds}, but its positive value "
-            f"{_shown(positive)} is a number, which no text equals: every record would be 0. "
+            f"{_short_repr(positive)} is a number, which no text equals: every record would be 0. "
             "Declare Binary(positive=...) with the text that means yes, e.g. "
             "Binary(positive=\"yes\").")
 
@@ -104,11 +92,8 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
       float column, a positive value no integer (or bool) equals over an
       integer (bool) column, and a column of dates are refused.
 
-    An object column can hold anything, so its dtype proves nothing and it
-    passes here: the value checks that follow still refuse text in a numeric
-    column and, for a binary column with a numeric positive value, text among
-    the values; a categorical or text-positive binary column of objects is
-    compared as text, value by value, as documented.
+    An object column's dtype proves nothing: it passes here, and the value checks
+    that follow refuse what they can.
 
     Raises
     ------
@@ -149,7 +134,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
             }[kind]
             raise DataTypeError(
                 f"{caller}: categorical column {column!r} holds {holds}, which are compared with "
-                f"the vocabulary as text, and the vocabulary entries {_shown(never)} are not the "
+                f"the vocabulary as text, and the vocabulary entries {_short_repr(never)} are not the "
                 f"text of any such value: every record would go to the '{OTHER}' slot. {fix}")
     if column in schema.binary:
         positive = schema.binary[column]
@@ -157,7 +142,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
             if kind in ("bool", "int", "float") and not _number_text(positive, kind):
                 raise DataTypeError(
                     f"{caller}: binary column {column!r} holds {holds}, which are compared with the "
-                    f"positive value {_shown(positive)} as text, and no such value has that text: "
+                    f"positive value {_short_repr(positive)} as text, and no such value has that text: "
                     "every record would be 0. Declare the positive value as the number (or bool) "
                     "that means yes, e.g. Binary(positive=1).")
         elif kind == "text":
@@ -166,7 +151,7 @@ def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> 
                 kind == "int" and isinstance(positive, float) and not positive.is_integer()):
             raise DataTypeError(
                 f"{caller}: binary column {column!r} holds {holds}, and none of them equals the "
-                f"positive value {_shown(positive)}: every record would be 0. Declare the value "
+                f"positive value {_short_repr(positive)}: every record would be 0. Declare the value "
                 "that means yes, e.g. Binary(positive=1) (or positive=True for bools).")
 
 
@@ -307,15 +292,10 @@ def encode_parts(
 class PublicEncoder(TransformerMixin, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
 
-    ``fit`` only checks (the columns, their types, the values' validity) and
-    records ``feature_names_in_`` and ``n_features_in_``; it reads no
-    statistic of the data, so two fits on tables with the same columns leave
-    identical encoders. ``transform`` maps every record by itself and the
-    schema's constants: numeric columns clipped to their range and scaled
-    (optionally by ``log1p``), categorical columns one-hot over their
-    vocabulary (an unknown value to the "other" slot), binary columns to 0/1,
-    then every row divided by the schema's public divisor and, with
-    ``row_norm="unit"``, scaled to norm ``data_norm`` (docs/privacy/row_scaling.md#privacy-public-schemas).
+    ``fit`` only checks (the columns, their types, the values' validity) and records
+    ``feature_names_in_`` and ``n_features_in_``; it reads no statistic of the data.
+    ``transform`` maps every record by itself and the schema's constants (module
+    docstring; docs/privacy/row_scaling.md#privacy-public-schemas).
 
     Parameters
     ----------
@@ -390,7 +370,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if not isinstance(self.schema, PublicSchema):
             raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema, e.g. "
                                  "PublicSchema({'age': Numeric(0, 120)}). Got "
-                                 f"{_shown(self.schema)} instead.")
+                                 f"{_short_repr(self.schema)} instead.")
         row_norm = check_row_norm(self.row_norm, owner)
         q = check_float("data_norm", self.data_norm, owner)
         return self.schema, row_norm, q
@@ -418,7 +398,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if names is None and len(cols) != len(expected):
             raise DataValidationError(
                 f"{caller}: X has {len(cols)} column(s), but the schema declares {len(expected)} "
-                f"(read by position, in this order: {_shown(expected)}).")
+                f"(read by position, in this order: {_short_repr(expected)}).")
         for col, dtype in zip(expected, dtypes, strict=True):
             _check_dtype(schema, col, dtype, caller)
         parts: dict[str, Any] = {"numeric": {}, "codes": {}, "binary": {}}
@@ -554,7 +534,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         if input_features is not None and list(input_features) != list(schema.columns):
             raise DataValidationError(f"{type(self).__name__}.get_feature_names_out: "
                                       "input_features must be the schema's columns "
-                                      f"{_shown(list(schema.columns))}.")
+                                      f"{_short_repr(list(schema.columns))}.")
         return np.asarray(schema.feature_names, dtype=object)
 
     def __sklearn_tags__(self) -> Any:

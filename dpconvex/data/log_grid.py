@@ -20,14 +20,7 @@ from functools import cache
 import numpy as np
 
 __all__ = [
-    "K_MAX",
-    "K_MIN",
-    "N_CELLS",
-    "N_OCTAVES",
-    "SUB_CELLS",
-    "cell_counts",
-    "cell_edges",
-    "cell_of",
+    "K_MAX", "K_MIN", "N_CELLS", "N_OCTAVES", "SUB_CELLS", "cell_counts", "cell_edges", "cell_of",
     "octave_of_cell",
 ]
 

@@ -1,14 +1,10 @@
 """Per-record row scaling to the public norm bound: ``row_norm="unit"``, x ↦ x / ||x|| · q.
 
-The map reads only the record itself and the public constant q, so, like the
-clipping of :mod:`dpconvex.data.preprocess`, it commutes with the replace-one
-adjacency of the privacy proofs: replacing record i changes row i and no other
-row (docs/privacy/row_scaling.md#privacy-row-scaling). Rows then use the whole norm budget q instead of
-the fraction a public worst-case divisor leaves them (Adult rows have mean
-norm 0.82 after the division by sqrt(13), KDD Cup 1999 rows 0.47 after
-sqrt(41)); the noise of the mechanisms is calibrated to q either way, so the
-signal-to-noise ratio of such a row improves by the inverse factor. A zero row
-has no direction and stays zero.
+The map reads only the record itself and the public constant q: replacing record i
+changes row i and no other (docs/privacy/row_scaling.md#privacy-row-scaling). Rows then use
+the whole norm budget q the noise is calibrated to, instead of the fraction a public
+worst-case divisor leaves them (mean norm 0.82 on Adult, 0.47 on KDD Cup 1999). A zero row
+stays zero.
 
 Dense arrays, SciPy sparse rows (kept CSR, never densified) and Dask arrays
 (mapped lazily per chunk, a chunk holding whole rows) give the same rows.
@@ -98,14 +94,9 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
 
     Notes
     -----
-    A per-record map: row i of the output is a fixed function of row i of
-    the input and q only, so a replace-one neighbour of the data set gives a
-    replace-one neighbour of the rows, and the norm bound ``||x|| <= q`` of
-    every privacy proof holds for every possible record
-    (docs/privacy/row_scaling.md#privacy-row-scaling). Compare the public-range divisor
-    of
-    :func:`dpconvex.data.schema.norm_divisor`, which guarantees the
-    bound for the worst-case record and leaves typical rows well inside it.
+    A per-record map (module docstring): the norm bound ``||x|| <= q`` of every privacy
+    proof holds for every possible record, where the public-range divisor of
+    :func:`dpconvex.data.schema.norm_divisor` leaves typical rows well inside it.
 
     References
     ----------

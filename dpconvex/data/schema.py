@@ -27,11 +27,7 @@ import numpy as np
 from ..errors import ParameterError
 
 __all__ = [
-    "Binary",
-    "Categorical",
-    "Numeric",
-    "PublicSchema",
-    "norm_divisor",
+    "Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor",
 ]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
@@ -94,10 +90,8 @@ class Numeric:
         Map by ``log1p(x - low) / log1p(high - low)`` instead of linearly (for
         heavy-tailed columns such as amounts and counts).
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: the range was read from data, so
-        the declaration is not public. A schema with a drafted declaration is a
-        draft (``suggested=True``); a declaration written in code carries no
-        mark and does not compare equal to a drafted one.
+        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
+        holding it is a draft; see :attr:`PublicSchema.declarations`).
 
     Examples
     --------
@@ -145,10 +139,8 @@ class Categorical:
         vocabulary (``("0", "1", "2")`` for integer codes); a vocabulary that no
         value of the column's dtype can match is refused.
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: the vocabulary was read from data, so
-        the declaration is not public. A schema with a drafted declaration is a
-        draft (``suggested=True``); a declaration written in code carries no
-        mark and does not compare equal to a drafted one.
+        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
+        holding it is a draft; see :attr:`PublicSchema.declarations`).
 
     Examples
     --------
@@ -197,10 +189,8 @@ class Binary:
         A positive value that no value of the column's dtype can equal is
         refused. A missing value (NaN, None) is refused rather than read as 0.
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: the positive value was read from data, so
-        the declaration is not public. A schema with a drafted declaration is a
-        draft (``suggested=True``); a declaration written in code carries no
-        mark and does not compare equal to a drafted one.
+        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
+        holding it is a draft; see :attr:`PublicSchema.declarations`).
 
     Examples
     --------
@@ -246,12 +236,11 @@ def norm_divisor(
 ) -> float:
     """Return the public constant every encoded row is divided by.
 
-    Each numeric feature is scaled into ``[0, 1]`` (or ``[-1/2, 1/2]`` when
-    ``centered``), each one-hot block holds at most one 1 and each binary
-    feature is 0 or 1, so an encoded row has squared norm at most
-    ``b**2 * len(numeric) + len(categories) + binary`` with ``b = 1`` (``1/2``
-    when centered); its square root is the divisor, and the divided rows have
-    Euclidean norm at most 1 for *every* possible record.
+    Each numeric feature lies in ``[0, 1]`` (``[-1/2, 1/2]`` when ``centered``: b = 1/2,
+    else b = 1), each one-hot block holds at most one 1 and each binary feature is 0 or 1,
+    so an encoded row has squared norm at most ``b**2 * len(numeric) + len(categories) +
+    binary``; its square root is the divisor, and the divided rows have norm at most 1 for
+    *every* possible record (``sqrt(13)`` for Adult, ``sqrt(41)`` for KDD Cup 1999).
 
     Parameters
     ----------
@@ -263,13 +252,6 @@ def norm_divisor(
         Whether the numeric features are centered to ``[-1/2, 1/2]``.
     binary : int, default=0
         The number of binary columns.
-
-    Returns
-    -------
-    float
-        ``sqrt(len(numeric) + len(categories) + binary)``, e.g. ``sqrt(13)`` for
-        Adult, ``sqrt(41)`` for KDD Cup 1999; ``sqrt(len(numeric)) / 2`` for a
-        centered all-numeric table.
 
     References
     ----------
@@ -329,17 +311,13 @@ class PublicSchema:
         Categorical columns with an "other" slot for values outside the
         vocabulary (else such a value gives an all-zero block).
     suggested : bool, default=False
-        The schema was read from data and is not public; :class:`PublicEncoder`
-        warns when it is used. Set by :func:`~dpconvex.draft_schema`, and set whenever a
-        declaration carries the ``drafted`` mark, so a schema rebuilt from a
-        draft's :attr:`declarations` is a draft too. With ``suggested=True``
-        every feature column is drafted.
+        The schema was read from data and is not public (:class:`PublicEncoder` warns).
+        Set by :func:`~dpconvex.draft_schema`, and whenever a declaration carries the
+        ``drafted`` mark; with ``suggested=True`` every feature column is drafted.
     release : Certificate or None, default=None
         The certificate of the private release that produced this schema
-        (:func:`~dpconvex.draft_schema` with ``epsilon``): the schema is public
-        (a differentially private release, not read from data), and a front door
-        given it states the release as a part of its own certificate. None for a
-        schema written from public knowledge.
+        (:func:`~dpconvex.draft_schema` with ``epsilon``); a front door given the schema
+        states it as a part of its own certificate. None for public knowledge.
 
     See Also
     --------
@@ -406,13 +384,10 @@ class PublicSchema:
         for c, rng in self.numeric.items():
             _check_range(c, rng, caller)
         for c, vocabulary in self.categories.items():
-            if isinstance(vocabulary, (str, bytes)) or not isinstance(vocabulary, Sequence) or \
-                    not all(isinstance(v, (str, bytes)) for v in vocabulary):
-                raise ParameterError(f"{caller}: the vocabulary of {c!r} must be a sequence of "
-                                     f"categories (str). Got {_shown(vocabulary)} instead.")
-            if len(set(vocabulary)) != len(vocabulary):
-                raise ParameterError(f"{caller}: the vocabulary of {c!r} repeats a category; "
-                                     "list each category once.")
+            try:
+                Categorical(vocabulary)
+            except ParameterError as exc:
+                raise ParameterError(f"{caller}: column {c!r}: {exc}") from None
         for positive in self.binary.values():
             Binary(positive)
         for name, subset, within in (("log_scaled", self.log_scaled, self.numeric),
@@ -641,15 +616,8 @@ class PublicSchema:
         Returns
         -------
         PublicSchema
-            ``self`` when nothing is removed; else a schema whose columns are the
-            kept feature columns, with a divisor that counts only them
-            (:func:`norm_divisor`).
-
-        Raises
-        ------
-        ParameterError
-            A name that is not a feature column, a string instead of a sequence,
-            or a selection that keeps no column.
+            ``self`` when nothing is removed; else the kept feature columns, with a divisor
+            that counts only them.
         """
         valid = self.features
         for name, sel in (("columns", columns), ("drop", drop)):

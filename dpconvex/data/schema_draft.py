@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import _short_repr
 from ..errors import ParameterError
-from .schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
+from .schema import Binary, Categorical, Declaration, Numeric, PublicSchema
 from .tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 
 __all__ = ["KINDS", "LEAK_TEXT", "check_kinds", "kind_of_dtype", "read_schema"]
@@ -93,7 +94,7 @@ def check_kinds(kinds: Any, names: list[str], declared: Collection[str],
     if not isinstance(kinds, Mapping):
         raise ParameterError(f"The 'kinds' parameter of {caller} must be a mapping of column "
                              "names to 'numeric', 'binary' or 'categorical'. Got "
-                             f"{_shown(kinds)} instead.")
+                             f"{_short_repr(kinds)} instead.")
     unknown = [c for c in kinds if c not in names]
     if unknown:
         raise ParameterError(f"{caller}: 'kinds' names column(s) {unknown!r} that are not in the "
@@ -105,7 +106,7 @@ def check_kinds(kinds: Any, names: list[str], declared: Collection[str],
     for c, kind in kinds.items():
         if not isinstance(kind, str) or kind not in KINDS:
             raise ParameterError(f"{caller}: the kind of column {c!r} must be one of 'numeric', "
-                                 f"'binary', 'categorical'. Got {_shown(kind)} instead.")
+                                 f"'binary', 'categorical'. Got {_short_repr(kind)} instead.")
     return dict(kinds)
 
 

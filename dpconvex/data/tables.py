@@ -22,17 +22,7 @@ __all__ = ["category_texts", "column_array", "dtype_kind", "is_missing", "number
 
 
 def is_missing(v: Any) -> bool:
-    """Whether a value is missing: None, a float NaN, pandas ``NA`` or ``NaT``.
-
-    Parameters
-    ----------
-    v : object
-        One value of a column.
-
-    Returns
-    -------
-    bool
-    """
+    """Whether one value of a column is missing: None, a float NaN, pandas ``NA`` or ``NaT``."""
     if v is None:
         return True
     if isinstance(v, float | np.floating):
@@ -59,15 +49,6 @@ def number_values(values: np.ndarray) -> np.ndarray:
     A value is parsed by itself (``float(value)``; text such as ``"23"`` or ``" 4.5"`` is a
     number, ``"unknown"``, ``""`` and ``"NA"`` are not), so a record's number never depends
     on the other records or on the dtype a reader gave the column.
-
-    Parameters
-    ----------
-    values : ndarray of shape (n_records,)
-        One column's values (:func:`column_array`).
-
-    Returns
-    -------
-    ndarray of float64, shape (n_records,)
 
     Examples
     --------
@@ -107,15 +88,6 @@ def category_texts(values: np.ndarray) -> list[str | None]:
     ``"3"`` all give ``"3"``): a column of codes that a reader makes float because one
     record is missing keeps the codes' text. Other values give ``str(value)``.
 
-    Parameters
-    ----------
-    values : ndarray of shape (n_records,)
-        One column's values (:func:`column_array`).
-
-    Returns
-    -------
-    list of str or None
-
     Examples
     --------
     >>> import numpy as np
@@ -133,15 +105,6 @@ def column_array(column: Any) -> np.ndarray:
     ``boolean``, a ``category`` of integers) gives floats in ``to_numpy()``, whose
     text (``'1.0'``) no longer matches a vocabulary of codes; it is read as an
     object array of its values instead (missing values as NaN or ``pd.NA``).
-
-    Parameters
-    ----------
-    column : pandas.Series or array-like
-        One column of a table.
-
-    Returns
-    -------
-    ndarray of shape (n_records,)
     """
     dtype = getattr(column, "dtype", None)
     values = np.asarray(column.to_numpy() if hasattr(column, "to_numpy") else column)
@@ -247,15 +210,6 @@ def dtype_kind(dtype: Any) -> str:
     its categories are. An object column can hold anything (text, numbers,
     both), so its dtype proves nothing: it is ``"object"``, and so is any dtype
     not listed here (intervals, ...).
-
-    Parameters
-    ----------
-    dtype : numpy.dtype or pandas extension dtype
-        A column's dtype.
-
-    Returns
-    -------
-    str
     """
     categories = getattr(dtype, "categories", None)
     if categories is not None and getattr(dtype, "name", None) == "category":

@@ -25,14 +25,8 @@ import numpy as np
 from ..errors import DatasetError, ParameterError
 
 __all__ = [
-    "CHECKSUM_ENV_VAR",
-    "DATASET_SHA256",
-    "DATASET_URLS",
-    "DATA_ENV_VAR",
-    "data_search_path",
-    "fetch_file",
-    "get_data_home",
-    "project_root",
+    "CHECKSUM_ENV_VAR", "DATASET_SHA256", "DATASET_URLS", "DATA_ENV_VAR", "data_search_path",
+    "fetch_file", "get_data_home", "project_root",
 ]
 
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
@@ -113,14 +107,6 @@ def project_root() -> Path | None:
     return root
 
 
-def _check_data_home(data_home: Any, caller: str) -> None:
-    if data_home is not None and not isinstance(data_home, str | os.PathLike):
-        raise ParameterError(
-            f"The 'data_home' parameter of {caller} must be None, a str or a path-like object. "
-            f"Got {data_home!r} instead."
-        )
-
-
 def data_search_path(data_home: str | os.PathLike[str] | None = None,
                      caller: str = "get_data_home") -> tuple[list[Path], Path]:
     """Return the folders a dataset file is looked up in, and where a download is saved.
@@ -140,7 +126,9 @@ def data_search_path(data_home: str | os.PathLike[str] | None = None,
     save_to : pathlib.Path
         The folder a downloaded file is saved in.
     """
-    _check_data_home(data_home, caller)
+    if data_home is not None and not isinstance(data_home, str | os.PathLike):
+        raise ParameterError(f"The 'data_home' parameter of {caller} must be None, a str or a "
+                             f"path-like object. Got {data_home!r} instead.")
     if data_home is not None:
         home = Path(data_home).expanduser()
         return [home], home
@@ -170,14 +158,10 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
 
     1. ``data_home``, if given (used as given, ``~`` expanded; a relative path
        is relative to the current directory).
-    2. The environment variable ``DPCONVEX_DATA``, if set and non-empty. An
-       absolute path is used as is. A relative path (e.g. the README's
-       ``DPCONVEX_DATA=../shared/datasets``) is looked up first against the
-       current directory and, if no such folder exists there, against the
-       project root (the folder holding dpconvex's ``pyproject.toml`` above
-       the package, in a source checkout), so that it works from the project
-       root and from any folder below it, e.g. a notebook run in
-       ``notebooks/``.
+    2. The environment variable ``DPCONVEX_DATA``, if set and non-empty; a relative path
+       (the README's ``DPCONVEX_DATA=../shared/datasets``) against the current directory,
+       else against the project root of a source checkout (so it works from a notebook
+       run in ``notebooks/`` too).
     3. Otherwise ``<project root>/../shared/datasets`` if that folder exists
        (source checkouts only), then ``~/.cache/dpconvex``, which is created
        if missing and is where downloads are saved.
@@ -337,6 +321,8 @@ def fetch_file(
     DatasetError
         If the file is missing and cannot be downloaded, or its SHA-256 is wrong.
     """
+    download = bool(check_bool("download", download, caller))
+    verify_checksum = check_bool("verify_checksum", verify_checksum, caller, allow_none=True)
     folders, home = data_search_path(data_home, caller)
     for folder in folders:
         path = folder / filename
@@ -420,3 +406,20 @@ def complete_csv_rows(path: Path, n_fields: int, what: str,
             )
         if "?" not in fields:
             yield lineno, fields
+
+
+def labelled_csv(path: Path, columns: tuple[str, ...], skip: int, labels: dict[str, int],
+                 what: str, caller: str, word: str = "label") -> tuple[dict[str, list[str]], list[int]]:
+    """The columns and encoded labels of a UCI file's complete records: ``skip`` leading
+    fields (an id) before ``columns``, the label last (a trailing '.' dropped, as in
+    adult.test); an unknown label raises a DatasetError naming the line."""
+    raw: dict[str, list[str]] = {c: [] for c in columns}
+    y: list[int] = []
+    for lineno, fields in complete_csv_rows(path, skip + len(columns) + 1, what, caller):
+        if fields[-1].rstrip(".") not in labels:
+            raise DatasetError(f"{caller}: {path}, line {lineno}: unknown {word} {fields[-1]!r} "
+                               f"(expected {' or '.join(map(repr, labels))}). Is this {what}?")
+        y.append(labels[fields[-1].rstrip(".")])
+        for col, value in zip(columns, fields[skip:-1], strict=True):
+            raw[col].append(value)
+    return raw, y

@@ -15,10 +15,10 @@ import numpy as np
 
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
+from ..data.row_scaling import check_row_norm
 from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError
-from ._files import check_bool, complete_csv_rows, fetch_file
-from ._rows import select_schema
+from ._files import fetch_file, labelled_csv
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
 
@@ -61,34 +61,17 @@ def load_breast_cancer_wisconsin(
     missing ``Bare Nuclei`` value (``?``) and the sample-id column, leaving 683
     rows: 444 benign and 239 malignant.
 
-    Features (9 columns, :data:`BREAST_CANCER_FEATURE_NAMES`): each is
-    documented as an integer 1 - 10 (:data:`BREAST_CANCER_NUMERIC_RANGES`); it is
-    clipped to ``[1, 10]``, mapped to ``(x - 1) / 9``, and every row is divided
-    by the public constant ``sqrt(9) = 3``, so every row has norm at most 1.
-    ``row_norm="unit"`` would then scale every non-zero row to norm exactly 1
-    (x ↦ x / ||x||, a map of the record itself, docs/privacy/row_scaling.md#privacy-row-scaling); unlike
-    on Adult and KDD Cup 1999 it is *not* the default here: all nine
-    attributes grow with malignancy, so a row's length carries much of the
-    label, and the map discards it: even the non-private error rises with
-    "unit" (measured with ``benchmarks/row_scaling.py``,
-    docs/privacy/row_scaling.md#privacy-row-norm-unit,
-    privacy-row-scaling-measurements).
+    Features (9 columns, :data:`BREAST_CANCER_FEATURE_NAMES`): each documented as an
+    integer 1 - 10 (:data:`BREAST_CANCER_NUMERIC_RANGES`), clipped and mapped to
+    ``(x - 1) / 9``; rows divided by ``sqrt(9) = 3``. ``row_norm="unit"`` is *not* the
+    default here: all nine attributes grow with malignancy, so a row's length carries much
+    of the label and even the non-private error rises with "unit"
+    (docs/privacy/row_scaling.md#privacy-row-norm-unit, privacy-row-scaling-measurements).
 
     Parameters
     ----------
-    data_home : str, path-like or None
-        Folder holding the file. If None: ``$DPCONVEX_DATA`` (if relative,
-        tried against the current directory, then against the project root),
-        else ``<project root>/../shared/datasets``, else ``~/.cache/dpconvex``;
-        see :func:`get_data_home`.
-    download : bool, default=True
-        Download the file from the UCI archive if missing (checked against
-        :data:`DATASET_SHA256`).
-    verify_checksum : bool or None, default=None
-        Check a local file against its pinned SHA-256 (:data:`DATASET_SHA256`),
-        once per process per (path, size, mtime); a mismatch raises
-        DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
-        False loads your own copy unchecked. Downloads are always checked.
+    data_home, download, verify_checksum
+        As in :func:`~dpconvex.datasets.load_adult`.
     row_norm : {"none", "unit"}, default="none"
         "none": the public-range encoding divided by the public constant.
         "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
@@ -96,47 +79,33 @@ def load_breast_cancer_wisconsin(
         Attributes to keep (None: all 9) or leave out; see
         :func:`~dpconvex.datasets.load_adult`.
     encoding : {"linear", "log-centered"}, default="linear"
-        The public per-feature map, before the division by the public row
-        bound. "linear": ``(x - 1) / 9`` in ``[0, 1]``, rows divided by 3 (a
-        benign record with every score 1 is the zero row). "log-centered":
-        ``log(x) / log(10) - 1/2`` in ``[-1/2, 1/2]``, rows divided by
-        ``sqrt(9)/2 = 1.5``; it reads only the record and the documented range
-        1 - 10, so it is as public as "linear". It separates the classes by
-        direction instead of length, which is what DP class centroids and the
-        large-margin classifier's unit rows need: chosen on validation splits
-        of the training parts (benchmarks/breast_cancer_maps.py), it
-        lifts ``PrivateGaussianCentroid(row_norm="none")`` at epsilon = 1,
-        delta = 1e-5 from 0.956 to 0.967 test accuracy (583/100, 5 splits x 5
-        seeds; 0.962 to 0.972 over 50 splits) and
-        ``PrivateLargeMarginGaussian``'s defaults from 0.886 to 0.962 (50
-        splits: 0.904 to 0.969); docs/privacy/large_margin_softmax.md#privacy-centroid-switch.
+        The public per-feature map. "linear": ``(x - 1) / 9`` in ``[0, 1]``, rows divided by
+        3. "log-centered": ``log(x) / log(10) - 1/2`` in ``[-1/2, 1/2]``, rows divided by 1.5,
+        as public as "linear"; it separates the classes by direction instead of length, which
+        DP class centroids and the large-margin classifier need (measured in
+        docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
     Returns
     -------
     X : ndarray of shape (683, 9), dtype float64
-        Encoded features (fewer columns with ``columns`` / ``drop``); every
-        row has norm <= 1 (exactly 1 for non-zero rows with ``row_norm="unit"``).
+        Encoded features (fewer with ``columns`` / ``drop``), every row of norm <= 1.
     y : LabelArray of shape (683,), dtype int64
-        1 = malignant (class 4), 0 = benign (class 2): a NumPy array carrying the
-        public label set :data:`BREAST_CANCER_CLASSES` (``y.classes``;
-        :mod:`dpconvex.data.labels`).
+        1 = malignant (class 4), 0 = benign (class 2), carrying the public label set
+        :data:`BREAST_CANCER_CLASSES`.
 
     Raises
     ------
     ParameterError
-        A flag that is not a bool, an invalid row option or an unknown
-        ``encoding``.
+        A flag that is not a bool, an invalid row option or an unknown ``encoding``.
     DatasetError
-        If the file is missing and cannot be downloaded, is malformed, or does
-        not match its pinned SHA-256 (unless the check is turned off).
+        As in :func:`~dpconvex.datasets.load_adult`.
 
     References
     ----------
     .. [BCW] W. H. Wolberg. Breast Cancer Wisconsin (Original). UCI Machine
        Learning Repository, 1992. doi:10.24432/C5HP4Z.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7 (preprocessing
-       to norm <= 1; here with public ranges instead of data maxima).
+    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
+       where public ranges are used here).
 
     Examples
     --------
@@ -149,23 +118,12 @@ def load_breast_cancer_wisconsin(
     ((683, 9), [0, 1], 239)
     """
     owner = "load_breast_cancer_wisconsin"
-    download = check_bool("download", download, owner)
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
-    schema, row_norm = select_schema(BREAST_CANCER_SCHEMA, row_norm, columns, drop, owner)
+    row_norm = check_row_norm(row_norm, owner)
+    schema = BREAST_CANCER_SCHEMA.select(columns, drop, caller=owner)
     schema = _encoding_schema(schema, encoding, owner)
     path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum, owner)
-    raw: dict[str, list[str]] = {c: [] for c in _BREAST_COLUMNS}
-    labels: list[int] = []
-    for lineno, fields in complete_csv_rows(path, len(_BREAST_COLUMNS) + 2,
-                                            "the original UCI breast-cancer file", owner):
-        if fields[-1] not in _BREAST_LABELS:
-            raise DatasetError(
-                f"load_breast_cancer_wisconsin: {path}, line {lineno}: unknown class "
-                f"{fields[-1]!r} (expected 2 or 4). Is this the original UCI breast-cancer file?"
-            )
-        labels.append(_BREAST_LABELS[fields[-1]])
-        for col, value in zip(_BREAST_COLUMNS, fields[1:-1], strict=True):
-            raw[col].append(value)
+    raw, labels = labelled_csv(path, _BREAST_COLUMNS, 1, _BREAST_LABELS,
+                               "the original UCI breast-cancer file", owner, word="class")
     if not labels:
         raise DatasetError(f"load_breast_cancer_wisconsin: no complete records found in {path}. "
                            "Replace it with the UCI file.")

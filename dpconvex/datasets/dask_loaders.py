@@ -1,21 +1,12 @@
 """Out-of-core loaders: KDD Cup 1999 streamed into a Dask array, and your own tables.
 
-:func:`load_kddcup99_dask` reads ``kddcup.data.gz`` (the full 4.9-million-record
-file; the 10% file ``kddcup.data_10_percent.gz`` when the full one is absent)
-``chunksize`` records at a time, encodes each chunk with the same public-range
-encoder as :func:`~dpconvex.datasets.load_kddcup99`
-(:func:`~dpconvex.datasets.encoding.encode` with
-:data:`~dpconvex.datasets.schemas.KDDCUP99_SCHEMA`: a per-record map, so a
-chunk's rows are exactly the rows the in-memory loader gives for those
-records), and writes it to an on-disk chunk store (one ``.npy`` file per
-chunk). The returned Dask array reads the chunks from there, so no step holds
-the whole matrix: the driver holds one chunk while streaming, and a worker a
-few chunks while computing. A gzip file cannot be read from the middle, which
-is why the chunks are written once rather than re-read from the ``.gz`` on every
-pass of a solver. The store holds the public-range encoding; the column
-selection (``columns=`` / ``drop=``) and the per-record scaling
-(``row_norm="unit"``, the default, as in the in-memory loader) are applied
-lazily to each chunk when it is read.
+:func:`load_kddcup99_dask` streams ``kddcup.data.gz`` (4.9 million records; the 10% file
+when the full one is absent) ``chunksize`` records at a time, encodes each chunk with the
+public-range encoder of :func:`~dpconvex.datasets.load_kddcup99` (a per-record map: a chunk's
+rows are the in-memory loader's rows for those records) and writes it once to an on-disk
+chunk store (a gzip file cannot be read from the middle). The returned Dask array reads the
+chunks from there, so no step holds the whole matrix; the column selection and
+``row_norm="unit"`` are applied lazily per chunk.
 
 Your own Parquet or CSV files: read them with Dask, describe the table by a
 :class:`~dpconvex.PublicSchema` (public ranges and

@@ -15,27 +15,18 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .._validation import _short_repr, check_numeric_dtype
 from ..data.encoder import encode_parts
 from ..data.schema import PublicSchema
 from ..errors import ParameterError
 
 __all__ = [
-    "category_codes",
-    "encode",
-    "encode_matrix",
-    "scale_by_public_ranges",
+    "category_codes", "encode", "encode_matrix", "scale_by_public_ranges",
 ]
-
-
-def _shown(value: object) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _real_array(values: object, caller: str, name: str) -> np.ndarray:
     """``values`` as a new float64 array; text, dates, complex numbers and None are refused."""
-    from .._validation import check_numeric_dtype
-
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
@@ -121,7 +112,7 @@ def encode(
     owner = "encode"
     if not isinstance(schema, PublicSchema):
         raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema. Got "
-                             f"{_shown(schema)} instead.")
+                             f"{_short_repr(schema)} instead.")
     if schema.binary:
         raise ParameterError(f"encode: the schema has binary column(s) {list(schema.binary)!r}; "
                              "encode such a table with dpconvex.PublicEncoder(schema).")
@@ -130,7 +121,7 @@ def encode(
                                 ("codes", codes, schema.categories)):
         if not isinstance(table, Mapping):
             raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
-                                 f"column name. Got {_shown(table)} instead.")
+                                 f"column name. Got {_short_repr(table)} instead.")
         missing = [c for c in schema.columns if c in needed and c not in table]
         if missing:
             raise ParameterError(f"encode: '{name}' has no values for column(s) {missing!r}; "
@@ -183,7 +174,7 @@ def encode_matrix(X: np.ndarray, schema: PublicSchema) -> np.ndarray:
     """
     if not isinstance(schema, PublicSchema):
         raise ParameterError(f"The 'schema' parameter of encode_matrix must be a PublicSchema. Got "
-                             f"{_shown(schema)} instead.")
+                             f"{_short_repr(schema)} instead.")
     X = _real_array(X, "encode_matrix", "X")
     d = len(schema.columns)
     if X.ndim != 2 or X.shape[1] != d:

@@ -14,29 +14,12 @@ from __future__ import annotations
 from ..data.schema import PublicSchema
 
 __all__ = [
-    "ADULT_CATEGORIES",
-    "ADULT_CLASSES",
-    "ADULT_FEATURE_NAMES",
-    "ADULT_LOG_SCALED",
-    "ADULT_NUMERIC_RANGES",
-    "ADULT_SCHEMA",
-    "BREAST_CANCER_CLASSES",
-    "BREAST_CANCER_FEATURE_NAMES",
-    "BREAST_CANCER_NUMERIC_RANGES",
-    "BREAST_CANCER_SCHEMA",
-    "DIGITS_PIXEL_RANGE",
-    "KDDCUP99_CATEGORIES",
-    "KDDCUP99_CLASSES",
-    "KDDCUP99_FEATURE_NAMES",
-    "KDDCUP99_LOG_SCALED",
-    "KDDCUP99_NUMERIC_RANGES",
-    "KDDCUP99_SCHEMA",
-    "SKLEARN_BREAST_CANCER_RANGES",
-    "SKLEARN_CLASSES",
-    "SKLEARN_DIABETES_RANGE",
-    "SKLEARN_LABEL_RANGES",
-    "SKLEARN_SCHEMAS",
-    "SKLEARN_WINE_RANGES",
+    "ADULT_CATEGORIES", "ADULT_CLASSES", "ADULT_FEATURE_NAMES", "ADULT_LOG_SCALED",
+    "ADULT_NUMERIC_RANGES", "ADULT_SCHEMA", "BREAST_CANCER_CLASSES", "BREAST_CANCER_FEATURE_NAMES",
+    "BREAST_CANCER_NUMERIC_RANGES", "BREAST_CANCER_SCHEMA", "DIGITS_PIXEL_RANGE",
+    "KDDCUP99_CATEGORIES", "KDDCUP99_CLASSES", "KDDCUP99_FEATURE_NAMES", "KDDCUP99_LOG_SCALED",
+    "KDDCUP99_NUMERIC_RANGES", "KDDCUP99_SCHEMA", "SKLEARN_BREAST_CANCER_RANGES", "SKLEARN_CLASSES",
+    "SKLEARN_DIABETES_RANGE", "SKLEARN_LABEL_RANGES", "SKLEARN_SCHEMAS", "SKLEARN_WINE_RANGES",
 ]
 
 # --------------------------------------------------------------------------
@@ -45,19 +28,8 @@ __all__ = [
 
 #: The 14 attributes of adult.data / adult.test, in file order (then the label).
 _ADULT_COLUMNS: tuple[str, ...] = (
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
+    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week",
     "native-country",
 )
 
@@ -165,6 +137,8 @@ _UINT32_MAX = float(2**32 - 1)
 _RATE = (0.0, 1.0)
 _BINARY = (0.0, 1.0)
 _COUNTER = (0.0, _UINT32_MAX)
+_KDD_FLAGS = ("land", "logged_in", "root_shell", "su_attempted", "is_host_login", "is_guest_login")
+_KDD_CAPS = {"count": 511.0, "srv_count": 511.0, "dst_host_count": 255.0, "dst_host_srv_count": 255.0}
 
 #: Public range ``(lo, hi)`` of each of the 38 numeric KDD'99 columns.
 #:
@@ -184,44 +158,9 @@ _COUNTER = (0.0, _UINT32_MAX)
 #:   ``[0, 2**32 - 1]``, with the log transform (:data:`KDDCUP99_LOG_SCALED`),
 #:   so that ``x`` maps to ``log1p(x) / log1p(2**32 - 1)``.
 KDDCUP99_NUMERIC_RANGES: dict[str, tuple[float, float]] = {
-    "duration": _COUNTER,
-    "src_bytes": _COUNTER,
-    "dst_bytes": _COUNTER,
-    "land": _BINARY,
-    "wrong_fragment": _COUNTER,
-    "urgent": _COUNTER,
-    "hot": _COUNTER,
-    "num_failed_logins": _COUNTER,
-    "logged_in": _BINARY,
-    "num_compromised": _COUNTER,
-    "root_shell": _BINARY,
-    "su_attempted": _BINARY,
-    "num_root": _COUNTER,
-    "num_file_creations": _COUNTER,
-    "num_shells": _COUNTER,
-    "num_access_files": _COUNTER,
-    "num_outbound_cmds": _COUNTER,
-    "is_host_login": _BINARY,
-    "is_guest_login": _BINARY,
-    "count": (0.0, 511.0),
-    "srv_count": (0.0, 511.0),
-    "serror_rate": _RATE,
-    "srv_serror_rate": _RATE,
-    "rerror_rate": _RATE,
-    "srv_rerror_rate": _RATE,
-    "same_srv_rate": _RATE,
-    "diff_srv_rate": _RATE,
-    "srv_diff_host_rate": _RATE,
-    "dst_host_count": (0.0, 255.0),
-    "dst_host_srv_count": (0.0, 255.0),
-    "dst_host_same_srv_rate": _RATE,
-    "dst_host_diff_srv_rate": _RATE,
-    "dst_host_same_src_port_rate": _RATE,
-    "dst_host_srv_diff_host_rate": _RATE,
-    "dst_host_serror_rate": _RATE,
-    "dst_host_srv_serror_rate": _RATE,
-    "dst_host_rerror_rate": _RATE,
-    "dst_host_srv_rerror_rate": _RATE,
+    name: (_RATE if name.endswith("_rate") else _BINARY if name in _KDD_FLAGS
+           else (0.0, _KDD_CAPS[name]) if name in _KDD_CAPS else _COUNTER)
+    for name in _KDD_COLUMNS if name not in KDDCUP99_CATEGORIES
 }
 
 #: Numeric KDD'99 columns scaled by ``log1p(x - lo) / log1p(hi - lo)``
@@ -235,15 +174,8 @@ KDDCUP99_LOG_SCALED: frozenset[str] = frozenset(
 # --------------------------------------------------------------------------
 
 _BREAST_COLUMNS: tuple[str, ...] = (
-    "clump_thickness",
-    "uniformity_of_cell_size",
-    "uniformity_of_cell_shape",
-    "marginal_adhesion",
-    "single_epithelial_cell_size",
-    "bare_nuclei",
-    "bland_chromatin",
-    "normal_nucleoli",
-    "mitoses",
+    "clump_thickness", "uniformity_of_cell_size", "uniformity_of_cell_shape", "marginal_adhesion",
+    "single_epithelial_cell_size", "bare_nuclei", "bland_chromatin", "normal_nucleoli", "mitoses",
 )
 
 #: Every feature is documented (breast-cancer-wisconsin.names, Section 7) as 1 - 10;

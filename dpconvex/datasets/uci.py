@@ -1,14 +1,11 @@
 """UCI loaders: Adult and KDD Cup 1999 (10%) (Breast Cancer Wisconsin: ``breast_cancer``).
 
-Each loader parses the UCI file, keeps the records CMS Section 7 keep, and encodes them
-with :class:`dpconvex.PublicEncoder` and the schemas of
-:mod:`dpconvex.datasets.schemas`, which (``row_norm="unit"``, the default) also
-scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these
-rows are dominated by one-hot blocks, so a row's length carries little of the
-label, and the map gives every row the whole norm budget.
-``columns=`` / ``drop=`` select feature columns on the public schema
-(:mod:`dpconvex.datasets._rows`). Files are found, checked and downloaded by
-:mod:`dpconvex.datasets._files`.
+Each loader parses the UCI file, keeps the records CMS Section 7 keep, and encodes them with
+:class:`dpconvex.PublicEncoder` and the schemas of :mod:`dpconvex.datasets.schemas`
+(``columns=`` / ``drop=`` select columns on the schema), which with ``row_norm="unit"``, the
+default, also scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these rows are
+dominated by one-hot blocks, so a row's length carries little of the label. Files are found,
+checked and downloaded by :mod:`dpconvex.datasets._files`.
 """
 
 from __future__ import annotations
@@ -27,9 +24,9 @@ import numpy as np
 from .._random import RandomStateLike, check_random_state
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
+from ..data.row_scaling import check_row_norm
 from ..errors import DatasetError, ParameterError
-from ._files import check_bool, complete_csv_rows, fetch_file
-from ._rows import select_schema
+from ._files import check_bool, fetch_file, labelled_csv
 from .schemas import (
     _ADULT_COLUMNS,
     _KDD_COLUMNS,
@@ -51,25 +48,6 @@ __all__ = ["KDDCUP99_ORDER_SEED", "KDDCUP99_TEST_FRACTION", "load_adult", "load_
 # --------------------------------------------------------------------------
 
 _ADULT_LABELS = {">50K": 1, "<=50K": 0}
-
-
-def _parse_adult(path: Path, caller: str) -> tuple[dict[str, list[str]], list[int]]:
-    """Read one Adult file: complete rows only (rows with '?' are dropped)."""
-    raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
-    labels: list[int] = []
-    for lineno, fields in complete_csv_rows(path, len(_ADULT_COLUMNS) + 1, "the UCI Adult file",
-                                             caller):
-        label = fields[-1].rstrip(".")  # adult.test labels end with '.'
-        if label not in _ADULT_LABELS:
-            raise DatasetError(
-                f"{caller}: {path}, line {lineno}: unknown label {fields[-1]!r} "
-                "(expected '>50K' or '<=50K', optionally followed by '.'). Is this the UCI "
-                "Adult file?"
-            )
-        labels.append(_ADULT_LABELS[label])
-        for col, value in zip(_ADULT_COLUMNS, fields, strict=False):
-            raw[col].append(value)
-    return raw, labels
 
 
 def _to_float(values: Sequence[str], column: str, path: Path | str, caller: str) -> np.ndarray:
@@ -101,30 +79,15 @@ def load_adult(
     30,162 training rows (``adult.data``), 15,060 test rows (``adult.test``)
     and 45,222 in all.
 
-    Features (104 columns, in file order, names in :data:`ADULT_FEATURE_NAMES`):
-
-    * 5 numeric attributes, clipped to the public ranges of
-      :data:`ADULT_NUMERIC_RANGES` and mapped to ``[0, 1]``. Age ``[0, 100]``,
-      education-num ``[1, 16]`` and hours-per-week ``[0, 99]`` are scaled
-      linearly, ``(x - lo) / (hi - lo)``. Capital-gain ``[0, 99999]`` (census
-      top code) and capital-loss ``[0, 99999]`` (no documented cap found, so
-      the same public five-digit bound) are heavy-tailed and log-scaled
-      (:data:`ADULT_LOG_SCALED`): ``x`` maps to ``log1p(x) / log1p(99999)``.
-    * ``fnlwgt`` is dropped: it is the census sampling weight, not an attribute
-      of the person, and has no public bound.
-    * 8 categorical attributes one-hot encoded over the category lists of
-      ``adult.names`` (:data:`ADULT_CATEGORIES`); 99 columns. An unlisted value
-      gives an all-zero block.
-    * Each row is divided by the public constant ``sqrt(5 + 8) = sqrt(13)``,
-      so every row has Euclidean norm at most 1 by construction.
-    * ``row_norm="unit"`` (the default) then scales every row to norm exactly
-      1, x ↦ x / ||x||, a map of the record itself (docs/privacy/row_scaling.md#privacy-row-scaling): a
-      typical row (mean norm 0.82 after the divisor) then uses the whole norm
-      bound the noise is calibrated to. ``row_norm="none"`` keeps the rows
-      divided by the public constant.
-
-    No statistic of the loaded data (max, min, mean, std, vocabulary) enters
-    the encoding, so replacing one record changes only its own row.
+    Features (104 columns, names in :data:`ADULT_FEATURE_NAMES`): 5 numeric attributes
+    clipped to the public ranges of :data:`ADULT_NUMERIC_RANGES` and mapped to ``[0, 1]``
+    (capital-gain and capital-loss, heavy-tailed, by ``log1p(x) / log1p(99999)``,
+    :data:`ADULT_LOG_SCALED`); 8 categorical attributes one-hot over the lists of
+    ``adult.names`` (:data:`ADULT_CATEGORIES`; 99 columns); ``fnlwgt``, the census sampling
+    weight with no public bound, dropped. Rows are divided by ``sqrt(13)``, then
+    ``row_norm="unit"`` (the default) scales each to norm 1, a map of the record itself
+    (docs/privacy/row_scaling.md#privacy-row-scaling). No statistic of the loaded data
+    enters the encoding.
 
     Parameters
     ----------
@@ -133,70 +96,51 @@ def load_adult(
         (whose first line ``|1x3 Cross validator`` is skipped and whose labels
         end with ``.``), ``"all"`` both, training rows first.
     data_home : str, path-like or None
-        Folder holding the files. If None: ``$DPCONVEX_DATA`` (if relative,
-        tried against the current directory, then against the project root),
-        else ``<project root>/../shared/datasets``, else ``~/.cache/dpconvex``;
-        see :func:`get_data_home`.
+        Folder holding the files; None: the folders of :func:`get_data_home`.
     download : bool, default=True
-        Download a missing file from the UCI archive (checked against
-        :data:`DATASET_SHA256`) and save it in the data home.
+        Download a missing file from UCI (checked against :data:`DATASET_SHA256`).
     verify_checksum : bool or None, default=None
-        Check a local file against its pinned SHA-256 (:data:`DATASET_SHA256`),
-        once per process per (path, size, mtime); a mismatch raises
-        DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
-        False loads your own copy unchecked. Downloads are always checked.
+        Check a local file against its pinned SHA-256 once per process (a mismatch raises
+        DatasetError). None checks unless ``DPCONVEX_SKIP_CHECKSUM=1``; False loads your own
+        copy unchecked. Downloads are always checked.
     return_frame : bool, default=False
-        Return a ``pandas.DataFrame`` with named columns and a
-        ``pandas.Series`` instead of arrays. Needs pandas, which is not a
-        dependency of dpconvex.
+        Return a ``pandas.DataFrame`` and a ``pandas.Series`` (needs pandas).
     row_norm : {"unit", "none"}, default="unit"
-        "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
-        "none": the public-range encoding divided by the public constant.
+        "unit": every non-zero row scaled to norm 1. "none": the rows divided by the public
+        constant.
     columns : sequence of str or None, default=None
-        Attribute names (file column names, e.g. ``"age"``, ``"workclass"``)
-        to keep; None keeps all 13.
+        Attribute names (file column names, e.g. ``"age"``) to keep; None keeps all 13.
     drop : sequence of str, default=()
-        Attributes to leave out, e.g. ``("native-country",)``: its one-hot
-        block has 41 columns and one value (United-States) in 91% of the
-        rows, so it carries little information per unit of the norm budget;
-        without it the divisor is ``sqrt(12)``, and under ``row_norm="unit"``
-        the other attributes get a larger share of the unit norm. Dropping an
-        attribute also drops its information; benchmarks/row_scaling.py
-        measures the trade-off. A choice of the schema, never of the data.
+        Attributes to leave out, e.g. ``("native-country",)`` (41 one-hot columns, one value
+        in 91% of the rows: little information per unit of the norm budget; the divisor
+        counts the kept attributes; benchmarks/row_scaling.py measures the trade-off).
 
     Returns
     -------
     X : ndarray of shape (n_samples, 104), dtype float64
-        Encoded features (fewer columns with ``columns`` / ``drop``; names in
-        :data:`ADULT_FEATURE_NAMES`, or ``ADULT_SCHEMA.select(...).feature_names``);
-        every row has norm <= 1 (exactly 1 for non-zero rows with
-        ``row_norm="unit"``).
+        Encoded features (fewer with ``columns`` / ``drop``: names in
+        ``ADULT_SCHEMA.select(...).feature_names``), every row of norm <= 1.
     y : LabelArray of shape (n_samples,), dtype int64
-        1 for income ``>50K``, 0 for ``<=50K``: a NumPy array carrying the public
-        label set :data:`ADULT_CLASSES` (``y.classes``), so a fit needs no
-        ``classes=`` (:mod:`dpconvex.data.labels`). With ``return_frame=True`` a
-        category-dtype ``pandas.Series`` with those categories.
+        1 for income ``>50K``, 0 for ``<=50K``, carrying the public label set
+        :data:`ADULT_CLASSES` (a fit needs no ``classes=``); with ``return_frame=True`` a
+        category-dtype ``pandas.Series``.
 
     Raises
     ------
     ParameterError
-        If ``subset`` is not one of the three options, a flag is not a bool,
-        ``verify_checksum`` is not a bool or None, ``row_norm`` is not "unit"
-        or "none", or ``columns`` / ``drop`` name an unknown attribute or keep none.
+        An unknown ``subset`` or ``row_norm``, a flag that is not a bool, or ``columns`` /
+        ``drop`` naming an unknown attribute or keeping none.
     DatasetError
-        If a file is missing and cannot be downloaded, is malformed, or does
-        not match its pinned SHA-256 (unless the check is turned off).
+        A file missing and not downloadable, malformed, or not matching its SHA-256.
     ImportError
-        If ``return_frame=True`` and pandas is not installed.
+        ``return_frame=True`` without pandas.
 
     References
     ----------
     .. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository,
        1996. doi:10.24432/C5XW20.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7. CMS scale
-       columns by their maxima in the data; here public ranges are used
-       instead (see :mod:`dpconvex.datasets`).
+    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
+       where public ranges are used here, :mod:`dpconvex.datasets`).
 
     Examples
     --------
@@ -217,10 +161,9 @@ def load_adult(
         raise ParameterError(
             f"The 'subset' parameter of {owner} must be one of {options}. Got {subset!r} instead."
         )
-    download = check_bool("download", download, owner)
     return_frame = check_bool("return_frame", return_frame, owner)
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
-    schema, row_norm = select_schema(ADULT_SCHEMA, row_norm, columns, drop, owner)
+    row_norm = check_row_norm(row_norm, owner)
+    schema = ADULT_SCHEMA.select(columns, drop, caller=owner)
     if return_frame:
         try:
             import pandas as pd
@@ -237,7 +180,8 @@ def load_adult(
     raw: dict[str, list[str]] = {c: [] for c in _ADULT_COLUMNS}
     labels: list[int] = []
     for path in paths:
-        part, part_labels = _parse_adult(path, owner)
+        part, part_labels = labelled_csv(path, _ADULT_COLUMNS, 0, _ADULT_LABELS,
+                                         "the UCI Adult file", owner)
         for col in _ADULT_COLUMNS:
             raw[col].extend(part[col])
         labels.extend(part_labels)
@@ -399,115 +343,65 @@ def load_kddcup99(
     attack (any label other than ``normal.``), ``y = 0`` for normal traffic
     (97,278 rows).
 
-    Features (122 columns, in file order, names in
-    :data:`KDDCUP99_FEATURE_NAMES`):
+    Features (122 columns, names in :data:`KDDCUP99_FEATURE_NAMES`): 38 numeric columns
+    clipped to the public ranges of :data:`KDDCUP99_NUMERIC_RANGES` and mapped to ``[0, 1]``
+    (durations, byte and event counts, :data:`KDDCUP99_LOG_SCALED`, by
+    ``log1p(x) / log1p(2**32 - 1)``); ``protocol_type`` (3), ``service`` (70) and ``flag``
+    (11) one-hot over :data:`KDDCUP99_CATEGORIES`. Rows are divided by ``sqrt(41)``, then
+    ``row_norm="unit"`` (the default) scales each to norm 1
+    (docs/privacy/row_scaling.md#privacy-row-scaling).
 
-    * 38 numeric columns, clipped to the public ranges of
-      :data:`KDDCUP99_NUMERIC_RANGES` and mapped to ``[0, 1]``: rates
-      ``[0, 1]``; 0/1 flags ``[0, 1]``; ``count``, ``srv_count`` ``[0, 511]``;
-      ``dst_host_count``, ``dst_host_srv_count`` ``[0, 255]`` (the
-      extractor's caps); durations, byte counts and event counts
-      (:data:`KDDCUP99_LOG_SCALED`) by ``log1p(x) / log1p(2**32 - 1)``, the
-      range of an unsigned 32-bit counter, as no maximum is documented.
-    * ``protocol_type`` (3), ``service`` (70) and ``flag`` (11) one-hot
-      encoded over the public schema in :data:`KDDCUP99_CATEGORIES`; 84
-      columns. A value not listed gives an all-zero block.
-    * Each row is divided by the public constant ``sqrt(38 + 3) = sqrt(41)``,
-      so every row has Euclidean norm at most 1 by construction.
-    * ``row_norm="unit"`` (the default) then scales every row to norm exactly
-      1, x ↦ x / ||x||, a map of the record itself (docs/privacy/row_scaling.md#privacy-row-scaling); a
-      typical row has norm about 0.47 (mean) after the divisor.
-
-    Row order and split. The file holds its records in runs of one label
-    (534 runs) and the mix of attack types changes along it, so a prefix of
-    the file is not a sample of it: train on its first rows and test on the
-    rest, and the test rows come from another distribution. The rows are
-    therefore returned in the order of a fixed public permutation,
-    ``numpy.random.default_rng(KDDCUP99_ORDER_SEED).permutation(n_rows)``
-    (:data:`KDDCUP99_ORDER_SEED`), drawn from a public seed: it depends on
-    the number of rows only and reads no value of the data, so any prefix of
-    that order is a uniform sample of the rows. The same permutation defines
-    a fixed, disjoint split: ``subset="test"`` is its last
+    Row order and split. The file holds its records in runs of one label (534 runs)
+    and the mix of attack types drifts along it, so a prefix of the file is not a
+    sample of it. The rows are returned in the order of a fixed public permutation
+    (:data:`KDDCUP99_ORDER_SEED`; it depends on the row count only), so any prefix is
+    a uniform sample; ``subset="test"`` is its last
     ``ceil(KDDCUP99_TEST_FRACTION * n_rows)`` positions (98,805 rows),
-    ``subset="train"`` the others (395,216 rows). Use these two subsets to
-    hold out test rows that every user of the loader shares; make
+    ``subset="train"`` the others (395,216): a shared held-out test set; make
     validation splits inside ``subset="train"``.
 
     Parameters
     ----------
     n_samples : int or None, default=None
-        If given, return a uniform random sample of this many distinct rows of
-        ``subset`` (without replacement, in random order, drawn with
-        ``random_state``), as CMS used 70,000 rows. None returns every row of
-        ``subset``, in the order ``shuffle`` says.
+        A uniform random sample of this many distinct rows of ``subset`` (drawn with
+        ``random_state``), as CMS used 70,000 rows; None: every row of ``subset``.
     subset : {"all", "train", "test"}, default="all"
-        ``"all"``: every row; ``"train"`` / ``"test"``: the two disjoint parts
-        of the fixed public split described above (together all rows).
+        Every row, or one of the two disjoint parts of the fixed public split above.
     shuffle : bool, default=True
-        True: the rows in the order of the public permutation (with
-        ``n_samples``, in the random order of the sample). False: in file
-        order (with ``n_samples``, the sampled rows sorted into file order).
-        The rows a subset holds do not depend on ``shuffle``.
+        True: in the order of the public permutation (of the sample, with ``n_samples``).
+        False: in file order. The rows a subset holds do not depend on it.
     random_state : None, int or numpy.random.Generator
-        Randomness of the sample; see :func:`dpconvex._random.check_random_state`.
-        Ignored when ``n_samples`` is None: the public permutation is fixed.
-        For a random order of all rows of your own, pass ``n_samples`` equal to
-        the number of rows.
-    data_home : str, path-like or None
-        Folder holding the file. If None: ``$DPCONVEX_DATA`` (if relative,
-        tried against the current directory, then against the project root),
-        else ``<project root>/../shared/datasets``, else ``~/.cache/dpconvex``;
-        see :func:`get_data_home`.
-    download : bool, default=True
-        Download the file from the UCI KDD archive if missing (checked against
-        :data:`DATASET_SHA256`).
-    verify_checksum : bool or None, default=None
-        Check a local file against its pinned SHA-256 (:data:`DATASET_SHA256`),
-        once per process per (path, size, mtime); a mismatch raises
-        DatasetError. None checks unless ``DPCONVEX_SKIP_CHECKSUM=1`` is set;
-        False loads your own copy unchecked. Downloads are always checked.
-    row_norm : {"unit", "none"}, default="unit"
-        "unit": every non-zero row scaled to norm 1 (zero rows stay zero).
-        "none": the public-range encoding divided by the public constant.
+        Randomness of the sample; ignored when ``n_samples`` is None (the public
+        permutation is fixed).
+    data_home, download, verify_checksum, row_norm
+        As in :func:`load_adult`.
     columns, drop : sequence of str
-        Attributes (file column names) to keep (None: all 41) or leave out;
-        the divisor counts the kept ones. See :func:`load_adult`. Trade-off:
-        ``drop=("service", "flag")`` (the 66- and 11-column one-hot blocks)
-        helps pure-ε logistic regression and hurts Gaussian-objective logistic
-        regression, so it is not the default (measured at ε = 0.1 in
-        benchmarks/recorded/kdd_public_knobs.md, choices on validation splits
-        of the training rows).
+        Attributes to keep (None: all 41) or leave out, as in :func:`load_adult`.
+        ``drop=("service", "flag")`` helps pure-ε and hurts Gaussian-objective logistic
+        regression, so it is not the default (benchmarks/recorded/kdd_public_knobs.md).
 
     Returns
     -------
     X : ndarray of shape (n_samples, 122), dtype float64
-        Encoded features (fewer columns with ``columns`` / ``drop``); every
-        row has norm <= 1 (exactly 1 for non-zero rows with
-        ``row_norm="unit"``). (All 494,021 rows take about 480 MB.)
+        Encoded features (fewer with ``columns`` / ``drop``), every row of norm <= 1 (all
+        494,021 rows take about 480 MB).
     y : LabelArray of shape (n_samples,), dtype int64
-        1 = attack, 0 = normal: a NumPy array carrying the public label set
-        :data:`KDDCUP99_CLASSES` (``y.classes``; :mod:`dpconvex.data.labels`).
+        1 = attack, 0 = normal, carrying the public label set :data:`KDDCUP99_CLASSES`.
 
     Raises
     ------
     ParameterError
-        If ``n_samples`` is not None or an int in ``[1, number of rows of
-        subset]``, ``subset`` is not one of the three options, ``shuffle`` is
-        not a bool, ``random_state`` is invalid, or a row option is invalid
-        (see :func:`load_adult`).
+        ``n_samples`` not None or an int in ``[1, rows of subset]``, an unknown ``subset``,
+        a bad ``shuffle`` or ``random_state``, or a row option as in :func:`load_adult`.
     DatasetError
-        If the file is missing and cannot be downloaded, is malformed, does
-        not match its pinned SHA-256 (unless the check is turned off), or
-        holds too few records for the requested subset.
+        As in :func:`load_adult`, or too few records for the requested subset.
 
     References
     ----------
     .. [KDD99] S. Stolfo, W. Fan, W. Lee, A. Prodromidis, P. Chan. KDD Cup 1999
        Data. UCI Machine Learning Repository, 1999. doi:10.24432/C51C7N.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-       Empirical Risk Minimization. JMLR 12:1069-1109, 2011, Section 7. CMS scale
-       columns by their maxima in the data; here public ranges are used
-       instead (see :mod:`dpconvex.datasets`).
+    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
+       where public ranges are used here, :mod:`dpconvex.datasets`).
 
     Examples
     --------
@@ -538,11 +432,10 @@ def load_kddcup99(
             f"The 'n_samples' parameter of {owner} must be None or an int >= 1. "
             f"Got {n_samples!r} instead."
         )
-    download = check_bool("download", download, owner)
     shuffle = check_bool("shuffle", shuffle, owner)
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
     rng = check_random_state(random_state, "load_kddcup99") if n_samples is not None else None
-    schema, row_norm = select_schema(KDDCUP99_SCHEMA, row_norm, columns, drop, owner)
+    row_norm = check_row_norm(row_norm, owner)
+    schema = KDDCUP99_SCHEMA.select(columns, drop, caller=owner)
 
     path = fetch_file(_KDD_FILE, data_home, download, verify_checksum, owner)
     try:
@@ -562,11 +455,8 @@ def load_kddcup99(
 
     idx = _kdd_rows(n_total, subset, shuffle, n_samples, rng, owner, path)
     if idx is not None:
-        lines = [lines[i] for i in idx]
-        protocol = [protocol[i] for i in idx]
-        service = [service[i] for i in idx]
-        flag = [flag[i] for i in idx]
-        labels = [labels[i] for i in idx]
+        lines, protocol, service, flag, labels = ([column[i] for i in idx] for column in
+                                                  (lines, protocol, service, flag, labels))
     del raw
 
     numeric = _kdd_numeric(b"\n".join(lines), path, owner)

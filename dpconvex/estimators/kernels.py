@@ -1,13 +1,10 @@
 """Kernels through random features: a data-independent feature map ([CMS]_ Alg. 3).
 
-CMS Alg. 3 makes any private *linear* learner a private *kernel* learner: draw
-D random parameters from the Fourier transform of a shift-invariant kernel
-(Rahimi & Recht, NIPS 2007), map each record through the resulting bounded
-features, and train the linear learner on the mapped data. Because the draw
-depends on nothing but the number of input features, the random parameters
-are public: releasing them with the model costs no privacy, and the privacy
-of the pipeline is that of the linear learner (the map is applied record by
-record, so replacing one record changes one mapped row).
+CMS Alg. 3 makes any private *linear* learner a private *kernel* learner: draw D random
+parameters from the Fourier transform of a shift-invariant kernel ([RR07]_), map each record
+through the bounded features, and train the linear learner on the mapped rows. The draw
+depends only on the number of input features, so the parameters are public, and the map is
+per record: the pipeline's privacy is the linear learner's.
 
 .. warning:: ``gamma`` must be chosen without looking at the private data
    (scikit-learn's ``gamma="scale"`` uses the variance of X and is not
@@ -128,11 +125,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         (named so that :class:`~dpconvex.PrivateGridSearch` still finds exactly one
         ``epsilon``, the learner's, in a Pipeline).
     random_state : None or int, default=None
-        None seeds from the OS at each fit; an int fixes the seed. The draw is
-        data-independent either way, so a fixed seed does not weaken privacy
-        here (the parameters are released). A generator is refused (it would be
-        kept on the transformer); in a search each candidate's map draws from a
-        generator handed to its fit.
+        None seeds from the OS at each fit; an int fixes the seed (the draw is
+        data-independent and released, so a fixed seed costs no privacy here). A generator
+        is refused; in a search each candidate's map draws from a generator handed to its fit.
 
     Attributes
     ----------
@@ -148,16 +143,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     Examples
     --------
+    A circle-shaped problem (the map draws from the shape of X only):
+
+    >>> import numpy as np
     >>> from sklearn.pipeline import make_pipeline
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex.estimators.kernels import RandomFourierFeatures
-    >>> rff = RandomFourierFeatures(n_components=200, gamma=2.0)
-    >>> clf = make_pipeline(rff, PrivateLogisticRegression(epsilon=1.0,
-    ...                     data_norm=rff.data_norm))
-
-    Fitted on a circle-shaped problem (the map draws from the shape of X only):
-
-    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(1000, 2))
     >>> y = (np.linalg.norm(X, axis=1) > 1.2).astype(int)

@@ -127,13 +127,9 @@ def epsilon_sweep(
         Randomized runs (independent noise draws) per ε; ``runs * len(epsilons)`` is
         at most :data:`MAX_FITS` (every fitted model is kept).
     random_state : None, int or Generator
-        Seeds all draws of the sweep (one generator, used by the fits in order
-        and handed to each fit as an argument,
-        :class:`~dpconvex.estimators.base.FitContext`, never stored). Every fitted
-        model's ``random_state`` is this value when it is None or an int, and None
-        when it is a Generator (a generator is never kept on a model). With None
-        the noise is seeded from the OS and the certificates do not carry the
-        "seeded" note.
+        Seeds all draws of the sweep: one generator, handed to the fits in order, never
+        stored (each model's ``random_state`` is this value, or None for a Generator).
+        None seeds from the OS (the certificates then carry no "seeded" note).
     warm_start : bool, default=True
         Start each native solve from the previous solve of the sweep. The
         released models have the same distribution either way (module docstring).
@@ -144,14 +140,12 @@ def epsilon_sweep(
 
     Notes
     -----
-    A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through its public
-    ``plan`` / ``prepare`` / ``fit_prepared``: one prepared template is shared across the
-    sweep when its preparation spends no budget and does not depend on ε
-    (``Prepared.reusable``); one-vs-rest plans and any other estimator (for example
-    :class:`~dpconvex.PrivateGridSearch`) are simply refitted at each point. Each fit
-    charges ``estimator.accountant``, if any; the sweep stops at
-    the first fit the budget does not allow (:class:`~dpconvex.BudgetError`).
-    The composition over the whole sweep is the sum of the fits' ε.
+    A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through ``plan`` /
+    ``prepare`` / ``fit_prepared``, one prepared template shared across the sweep when it
+    spends no budget and does not depend on ε (``Prepared.reusable``); one-vs-rest plans and
+    other estimators are refitted at each point. Each fit charges ``estimator.accountant``
+    (the sweep stops at the first fit the budget refuses, :class:`~dpconvex.BudgetError`):
+    the sweep costs the sum of the fits' ε.
 
     Examples
     --------

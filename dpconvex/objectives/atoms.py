@@ -203,10 +203,6 @@ def _passthrough(expr: cp.Expression, args: list) -> _Node:
     return _walk(args[0])
 
 
-def _negated(expr: cp.Expression, args: list) -> _Node:
-    return _walk(args[0])
-
-
 def _logistic(expr: cp.Expression, args: list) -> _Node:
     return _compose("logistic", 1.0, 0.25, _walk(args[0]))
 
@@ -218,18 +214,14 @@ def _huber(expr: cp.Expression, args: list) -> _Node:
     return _compose("huber", 2.0 * abs(M), 2.0, _walk(args[0]), zero_slope_at_kink=True)
 
 
-def _power(expr: cp.Expression, args: list) -> _Node:
-    inner = _walk(args[0])
-    if inner.constant:
-        return inner
-    return _Node(math.inf, math.inf, math.inf, ("power", *inner.atoms))
-
-
-def _exp(expr: cp.Expression, args: list) -> _Node:
-    inner = _walk(args[0])
-    if inner.constant:
-        return inner
-    return _Node(math.inf, math.inf, math.inf, ("exp", *inner.atoms))
+def _unbounded(name: str) -> Callable[[cp.Expression, list], _Node]:
+    """The rule of an atom of unbounded slope (powers, exp): L = c = ∞ unless constant."""
+    def rule(expr: cp.Expression, args: list) -> _Node:
+        inner = _walk(args[0])
+        if inner.constant:
+            return inner
+        return _Node(math.inf, math.inf, math.inf, (name, *inner.atoms))
+    return rule
 
 
 def _max_like(expr: cp.Expression, args: list) -> _Node:
@@ -255,7 +247,7 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
 #: against finite differences of the atom.
 ATOMS: dict[str, Callable[[cp.Expression, list], _Node]] = {
     "AddExpression": _affine_sum,
-    "NegExpression": _negated,
+    "NegExpression": _passthrough,  # −u has the bounds of u
     "multiply": _scaled,
     "MulExpression": _scaled,
     "DivExpression": _divided,
@@ -271,10 +263,10 @@ ATOMS: dict[str, Callable[[cp.Expression, list], _Node]] = {
     "pos": _max_like,
     "neg": _max_like,
     "log_sum_exp": _log_sum_exp,
-    "power": _power,
-    "PowerApprox": _power,
-    "square": _power,
-    "exp": _exp,
+    "power": _unbounded("power"),
+    "PowerApprox": _unbounded("power"),
+    "square": _unbounded("power"),
+    "exp": _unbounded("exp"),
 }
 
 

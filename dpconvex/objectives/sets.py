@@ -141,7 +141,14 @@ class ConvexSet:
         return None
 
     def params(self) -> dict[str, Any]:
-        """The constructor's parameters (scalars, arrays, ``indices``)."""
+        """The constructor's parameters (scalars, arrays, ``indices``).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Box, L2Ball
+        >>> L2Ball(2.0).params(), Box(0.0, 1.0).params()
+        ({'radius': 2.0, 'center': None, 'indices': None}, {'lower': 0.0, 'upper': 1.0, 'indices': None})
+        """
         raise NotImplementedError
 
     # ---------------------------------------------------------------- shared
@@ -346,14 +353,6 @@ class L2Ball(ConvexSet):
         return f"the l2 ball ||{inner}||_2 <= {self.radius:g}{tail}"
 
     def params(self) -> dict[str, Any]:
-        """``radius``, ``center`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import L2Ball
-        >>> L2Ball(2.0).params()
-        {'radius': 2.0, 'center': None, 'indices': None}
-        """
         return {"radius": self.radius, "center": self.center, "indices": self.indices}
 
 
@@ -432,21 +431,12 @@ class Box(ConvexSet):
         return f"the box l <= {w} <= u with l = {lo}, u = {hi}"
 
     def params(self) -> dict[str, Any]:
-        """``lower``, ``upper`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import Box
-        >>> Box(0.0, 1.0).params()
-        {'lower': 0.0, 'upper': 1.0, 'indices': None}
-        """
         return {"lower": self.lower, "upper": self.upper, "indices": self.indices}
 
     def _family(self) -> type:
         return Box
 
-    def _key(self) -> dict[str, Any]:
-        return {"lower": self.lower, "upper": self.upper, "indices": self.indices}
+    _key = params  # NonNegative's params leave the bounds out; its key keeps them
 
 
 def _is_numeric(value: Any) -> bool:
@@ -503,14 +493,6 @@ class NonNegative(Box):
         return f"the nonnegative orthant {w} >= 0"
 
     def params(self) -> dict[str, Any]:
-        """``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import NonNegative
-        >>> NonNegative().params()
-        {'indices': None}
-        """
         return {"indices": self.indices}
 
 
@@ -532,10 +514,8 @@ def _project_simplex(v: np.ndarray, total: float) -> np.ndarray:
 class L1Ball(ConvexSet):
     """The ℓ1 ball ||w||_1 <= radius.
 
-    The projection is that of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
-    projections onto the l1-ball for learning in high dimensions" (ICML 2008), Section 4: θ
-    itself inside the ball, else sign(θ) · Π_simplex(|θ|) onto the simplex of total
-    ``radius`` (their Fig. 1, as in :class:`Simplex`).
+    The projection of Duchi et al. (ICML 2008, Section 4): θ itself inside the ball, else
+    sign(θ) · Π_simplex(|θ|) onto the simplex of total ``radius``.
 
     Parameters
     ----------
@@ -570,23 +550,14 @@ class L1Ball(ConvexSet):
         return f"the l1 ball ||{w}||_1 <= {self.radius:g}"
 
     def params(self) -> dict[str, Any]:
-        """``radius`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import L1Ball
-        >>> L1Ball(2.0).params()
-        {'radius': 2.0, 'indices': None}
-        """
         return {"radius": self.radius, "indices": self.indices}
 
 
 class Simplex(ConvexSet):
     """The scaled probability simplex {w >= 0, Σ w = total}.
 
-    The projection is Fig. 1 of Duchi, Shalev-Shwartz, Singer and Chandra, "Efficient
-    projections onto the l1-ball for learning in high dimensions" (ICML 2008): sort θ,
-    find the threshold τ, return max(θ − τ, 0); O(p log p).
+    The projection of Duchi et al. (ICML 2008, Fig. 1): sort θ, find the threshold τ, return
+    max(θ − τ, 0); O(p log p).
 
     Parameters
     ----------
@@ -619,14 +590,6 @@ class Simplex(ConvexSet):
         return f"the simplex {w} >= 0, sum({w}) = {self.total:g}"
 
     def params(self) -> dict[str, Any]:
-        """``total`` and ``indices``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import Simplex
-        >>> Simplex().params()
-        {'total': 1.0, 'indices': None}
-        """
         return {"total": self.total, "indices": self.indices}
 
 
@@ -699,21 +662,10 @@ class Intersection(ConvexSet):
         return "the intersection of " + "; ".join(s.describe() for s in self.sets)
 
     def params(self) -> dict[str, Any]:
-        """``sets``.
-
-        Examples
-        --------
-        >>> from dpconvex.objectives import Intersection, L2Ball, NonNegative
-        >>> Intersection(L2Ball(1.0, indices=[0]), NonNegative(indices=[1])).params()
-        {'sets': (L2Ball(radius=1.0, indices=[0]), NonNegative(indices=[1]))}
-        """
         return {"sets": self.sets}
 
     def __repr__(self) -> str:
         return f"Intersection({', '.join(repr(s) for s in self.sets)})"
-
-    def _key(self) -> dict[str, Any]:
-        return {"sets": None}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Intersection):
@@ -808,15 +760,12 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
 class CVXPYSet(ConvexSet):
     """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
 
-    The constraints are re-expressed on a variable of the set's own (named ``w``), so
-    that the set keeps only them, and checked once: no :class:`cvxpy.Parameter` (its
-    value may change after the check), no variable other than ``var``, every constraint
-    DCP (a convex set), and a common point (a feasibility solve by Clarabel; the set is
-    public, so solving on it reads no data). :meth:`project` solves min ||v − θ||² over
-    the set (:data:`PROJECTION_SOLVES`: SCS, then Clarabel). A solver's point is within
-    its tolerances, not exact (``exact_projection`` is False): the native solvers, whose
-    accuracy check needs the exact projection, refuse the set, and a natural residual
-    measured with this projection bounds no distance to a minimizer.
+    The constraints are re-expressed on the set's own variable ``w`` and checked once: no
+    :class:`cvxpy.Parameter` (its value may change), no other variable, every constraint
+    DCP, and a common point (a Clarabel feasibility solve on the public set).
+    :meth:`project` solves min ||v − θ||² over the set (:data:`PROJECTION_SOLVES`), within
+    the solvers' tolerances, not exactly (``exact_projection`` is False): the native
+    solvers, whose accuracy check needs the exact projection, refuse the set.
 
     .. warning::
        The set is public: build the constraints without looking at the private data
@@ -837,12 +786,6 @@ class CVXPYSet(ConvexSet):
         The constraints, on the set's own variable.
     shape : tuple of int
         The parameter's shape (that of ``var``).
-
-    Raises
-    ------
-    ParameterError
-        For a constraint with a parameter, on another variable, or not DCP, and for a
-        set without a point.
 
     Examples
     --------
@@ -974,16 +917,7 @@ class CVXPYSet(ConvexSet):
                 "Clarabel)")
 
     def params(self) -> dict[str, Any]:
-        """``constraints`` (as CVXPY prints them) and ``shape``.
-
-        Examples
-        --------
-        >>> import cvxpy as cp
-        >>> from dpconvex.objectives import CVXPYSet
-        >>> w = cp.Variable(2)
-        >>> CVXPYSet([w >= 0], w).params()
-        {'constraints': ('0.0 <= w',), 'shape': (2,)}
-        """
+        """``constraints`` (as CVXPY prints them) and ``shape``."""
         return {"constraints": tuple(_text(c) for c in self.constraints), "shape": self.shape}
 
     def __repr__(self) -> str:

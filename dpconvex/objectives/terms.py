@@ -1,10 +1,5 @@
-"""Data-independent matrix terms R(Φ) of the large-margin objective, and their probe.
-
-A :class:`MatrixTerm` may read only Φ (never the data): its gradient cancels in
-the replace-one difference, so the sensitivity is unchanged, and its Hessian
-(PSD, by convexity) only adds to the Jacobian's strong-convexity floor
-(docs/privacy/large_margin.md#privacy-large-margin).
-"""
+"""Data-independent matrix terms R(Φ) of the large-margin objective, and their probe
+(docs/privacy/large_margin.md#privacy-large-margin)."""
 
 from __future__ import annotations
 

@@ -14,15 +14,9 @@ in ``problems/README.md``; adding a problem means writing a file, not code.
 - :mod:`dpconvex.runs.band`: :func:`record_band` and :func:`assert_within_band`, a
   regression test for your own model (the spread of its score over recorded seeds).
 
-A problem file may name a learner, a parameter value (a user's
-:class:`~dpconvex.objectives.Loss`, a ``constraints`` callable) or a dataset loader
-by import path ``"package.module:object"``: loading the file imports the module and
-runs its code, so a problem file that names one is code you trust, like a
-``conftest.py``.
-
-Experiments seed their noise (``[grid] seed``) so that results are
-reproducible; seeded noise is fine for measuring utility but a model trained
-with a known seed is not private: real releases use ``random_state=None``.
+A problem file may name a learner, a parameter value or a dataset loader by import path
+(:mod:`dpconvex.runs.spec`): code you trust, like a ``conftest.py``. Experiments seed their
+noise (``[grid] seed``): a model trained with a known seed is not private.
 """
 
 from __future__ import annotations
@@ -59,38 +53,10 @@ from .spec import (
 )
 
 __all__ = [
-    "CONSTANT_PREDICTION",
-    "DATASETS",
-    "ESTIMATORS",
-    "MAJORITY",
-    "MAX_PROBLEM_FITS",
-    "MAX_RUNS",
-    "METRICS",
-    "Band",
-    "Expect",
-    "Method",
-    "OutputError",
-    "Problem",
-    "ProblemError",
-    "ProblemResult",
-    "WarningTally",
-    "assert_within_band",
-    "check_output_dir",
-    "constant_r2",
-    "find_problem",
-    "first_sentence",
-    "format_table",
-    "import_object",
-    "list_problems",
-    "load_data",
-    "load_problem",
-    "majority_error",
-    "plot_result",
-    "problem_dirs",
-    "record_band",
-    "release_name",
-    "result_to_dict",
-    "run_problem",
-    "warning_lines",
-    "write_outputs",
+    "CONSTANT_PREDICTION", "DATASETS", "ESTIMATORS", "MAJORITY", "MAX_PROBLEM_FITS", "MAX_RUNS",
+    "METRICS", "Band", "Expect", "Method", "OutputError", "Problem", "ProblemError",
+    "ProblemResult", "WarningTally", "assert_within_band", "check_output_dir", "constant_r2",
+    "find_problem", "first_sentence", "format_table", "import_object", "list_problems", "load_data",
+    "load_problem", "majority_error", "plot_result", "problem_dirs", "record_band", "release_name",
+    "result_to_dict", "run_problem", "warning_lines", "write_outputs",
 ]

@@ -315,20 +315,16 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     Returns
     -------
     ProblemResult
-        Scores per method and point, the trivial baseline of every run (the
-        majority class: most frequent label of the run's training rows, scored on
-        its test rows; for R², the constant prediction: the mean training label),
-        what each fit released (read from its certificate,
-        :func:`~dpconvex.runs.release_name`), the band checks, and the warnings
-        the fits raised: each distinct text once, with how many fits raised it.
+        Scores per method and point, the trivial baseline of every run (majority class,
+        or for R² the mean training label), what each fit released (from its certificate,
+        :func:`~dpconvex.runs.release_name`), the band checks and the fits' warnings.
 
     Warns
     -----
     Warning
-        Each distinct warning the fits (and the data loader) raised, once, in its
-        own category, with how many fits raised it; the fits' own warnings are
-        captured (:class:`~dpconvex.runs.WarningTally`, process-global) and are in
-        ``ProblemResult.warnings``.
+        Each distinct warning the fits (and the data loader) raised, once, in its own
+        category, with how many fits raised it (captured by
+        :class:`~dpconvex.runs.WarningTally`, process-global).
 
     Raises
     ------

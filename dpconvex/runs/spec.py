@@ -40,22 +40,9 @@ from typing import Any
 from ..errors import DPConvexError
 
 __all__ = [
-    "DATASETS",
-    "ESTIMATORS",
-    "MAX_PROBLEM_FITS",
-    "MAX_RUNS",
-    "METRICS",
-    "Expect",
-    "Method",
-    "Problem",
-    "ProblemError",
-    "check_fits",
-    "count_fits",
-    "find_problem",
-    "import_object",
-    "list_problems",
-    "load_problem",
-    "problem_dirs",
+    "DATASETS", "ESTIMATORS", "MAX_PROBLEM_FITS", "MAX_RUNS", "METRICS", "Expect", "Method",
+    "Problem", "ProblemError", "check_fits", "count_fits", "find_problem", "import_object",
+    "list_problems", "load_problem", "problem_dirs",
 ]
 
 #: Environment variable naming extra folders of problem files.
@@ -83,81 +70,53 @@ class ProblemError(DPConvexError, ValueError):
 
     Examples
     --------
-    >>> import pathlib, tempfile
-    >>> from dpconvex import DPConvexError
-    >>> from dpconvex.runs import ProblemError, load_problem
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> bad = pathlib.Path(tmp.name) / "bad.toml"
-    >>> _ = bad.write_text('''
-    ... [data]
-    ... dataset = "no such data"
-    ... ''')
+    >>> from dpconvex.runs import ProblemError, import_object
     >>> try:
-    ...     load_problem(bad)
-    ... except ProblemError:
-    ...     print("invalid problem file")
-    ...
-    invalid problem file
-    >>> issubclass(ProblemError, DPConvexError)
-    True
-    >>> tmp.cleanup()
+    ...     import_object("not an import path")
+    ... except ProblemError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, ValueError))
+    ProblemError True
     """
 
 
 # ----------------------------------------------------------------------------- registries
-def _sk(name: str) -> Any:
-    from ..datasets import load_sklearn
+def _loader(name: str, *args: str, split: bool = False) -> Callable[..., Any]:
+    """``dpconvex.datasets.<name>(*args, **options)``, imported when called; with ``split``,
+    its "train" and "test" subsets."""
+    def load(**options: Any) -> Any:
+        from .. import datasets
 
-    return load_sklearn(name)
-
-
-def _load_adult(**kw: Any) -> dict[str, Any]:
-    from ..datasets import load_adult
-
-    return {"train": load_adult("train", **kw), "test": load_adult("test", **kw)}
-
-
-def _load_kddcup99(**kw: Any) -> Any:
-    from ..datasets import load_kddcup99
-
-    return load_kddcup99(**kw)
+        loader = getattr(datasets, name)
+        if split:
+            return {part: loader(part, **options) for part in ("train", "test")}
+        return loader(*args, **options)
+    return load
 
 
-def _load_bcw(**kw: Any) -> Any:
-    from ..datasets import load_breast_cancer_wisconsin
-
-    return load_breast_cancer_wisconsin(**kw)
-
-
-#: Datasets by name: a loader returning (X, y) or {"train": (X, y), "test": (X, y)}.
+#: Datasets by name: a loader returning (X, y) or {"train": (X, y), "test": (X, y)}; the
+#: scikit-learn sets take no options (any is an error).
 DATASETS: dict[str, Callable[..., Any]] = {
-    "adult": _load_adult,
-    "kddcup99": _load_kddcup99,
-    "breast_cancer_wisconsin": _load_bcw,
-    "sklearn_breast_cancer": lambda: _sk("breast_cancer"),  # no options: any is an error
-    "sklearn_wine": lambda: _sk("wine"),
-    "sklearn_digits": lambda: _sk("digits"),
-    "sklearn_diabetes": lambda: _sk("diabetes"),
+    "adult": _loader("load_adult", split=True),
+    "kddcup99": _loader("load_kddcup99"),
+    "breast_cancer_wisconsin": _loader("load_breast_cancer_wisconsin"),
+    **{f"sklearn_{name}": _loader("load_sklearn", name)
+       for name in ("breast_cancer", "wine", "digits", "diabetes")},
 }
 
 #: Estimators a problem may name (public dpconvex classes); any other by import path.
 ESTIMATORS = (
-    "PrivateLogisticRegression",
-    "PrivateHuberSVM",
-    "PrivateLinearClassifier",
-    "PrivateLinearRegressor",
-    "PrivateLinearRegression",
-    "PrivateHuberRegressor",
-    "PrivateQuantileRegressor",
-    "PrivateRegressor",
-    "PrivateLargeMarginGaussian",
-    "NoisyGradientDescent",
-    "PrivateGaussianCentroid",
+    "PrivateLogisticRegression", "PrivateHuberSVM", "PrivateLinearClassifier",
+    "PrivateLinearRegressor", "PrivateLinearRegression", "PrivateHuberRegressor",
+    "PrivateQuantileRegressor", "PrivateRegressor", "PrivateLargeMarginGaussian",
+    "NoisyGradientDescent", "PrivateGaussianCentroid",
 )
 
 #: Constructor parameters set by the runner, never by a problem file.
 _GRID_PARAMS = ("epsilon", "random_state")
 
+#: What a problem's ``dataset`` may be, for messages.
+_DATASET_CHOICE = (f"choose one of {sorted(DATASETS)}, the import path of a loader "
+                   "(\"package.module:function\") or the path of a .csv file.")
 _TOP_KEYS = {"name", "title", "reference", "description", "metric", "data", "grid", "method",
              "expect", "quick"}
 _DATA_KEYS = {"dataset", "target", "split", "test_size", "train_size", "options"}
@@ -865,9 +824,7 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
                        "file or a loader returning a DataFrame. Remove it.")
         return _Source(DATASETS[dataset], None, None)
     if ":" not in dataset:
-        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
-                   f"{sorted(DATASETS)}, the import path of a loader (\"package.module:function\") "
-                   "or the path of a .csv file.")
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
     loader = _import(dataset, (path, "data.dataset"))
     if not callable(loader):
         raise _err(path, "data.dataset", f"{dataset!r} names an object of type "
@@ -882,11 +839,9 @@ def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
     _check_keys(path, "data.", data, _DATA_KEYS)
     dataset = data.get("dataset")
     if dataset is None:
-        raise _err(path, "data.dataset", f"is required; choose one of {sorted(DATASETS)}, the "
-                   "import path of a loader or the path of a .csv file.")
+        raise _err(path, "data.dataset", f"is required; {_DATASET_CHOICE}")
     if not isinstance(dataset, str):
-        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; choose one of "
-                   f"{sorted(DATASETS)}, the import path of a loader or the path of a .csv file.")
+        raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
     split = data.get("split", "random")
     if split not in ("random", "given"):
         raise _err(path, "data.split", f"must be 'random' or 'given', got {split!r}.")

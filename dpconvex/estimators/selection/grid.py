@@ -198,6 +198,74 @@ class SelectedEstimator:
         return [params[key.rpartition("__")[0]] if "__" in key else candidate
                 for key in self._keys("random_state")]
 
+    def fit(self, X: Any, y: Any) -> Any:
+        """Split the rows, train the candidates, select one privately; return self.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, BudgetError
+            And any error of a candidate's fit (nothing is released then).
+        """
+        return self._fit_with(X, y, NO_CONTEXT)  # type: ignore[attr-defined]
+
+    def _grid_candidates(self, owner: str, part: tuple[int, int] | None = None,
+                         epsilon: float = 1.0) -> list[dict[str, Any]]:
+        """The expanded ``param_grid``; for "auto", Λ_auto × factors on a part of ``part``
+        = (rows, features) at ``epsilon``, or the factors alone before the size is known."""
+        valid = list(self.estimator.get_params(deep=True))
+        grid = self.param_grid
+        if isinstance(grid, str) and grid == "auto":
+            if part is None:
+                return [{"lam": factor} for factor in AUTO_LAM_FACTORS]
+            grid = auto_lam_grid(self.estimator, part[0], part[1], epsilon, owner)
+        return _check_param_grid(grid, valid, owner)
+
+    def _epsilon_key(self, owner: str) -> str:
+        """The estimator's one ``epsilon`` parameter key, after checking it is an estimator."""
+        if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
+                f"Got {self.estimator!r} instead.")
+        keys = self._keys("epsilon")
+        if len(keys) != 1:
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
+                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
+                f"Got one with {keys!r} instead.")
+        return keys[0]
+
+    def _overrides(self, epsilon: float, unknown: str, y: Any, owner: str,
+                   context: FitContext) -> tuple[dict[str, Any], Any]:
+        """What the search sets on every candidate, and the public labels (or None).
+
+        The candidates' ``random_state`` is the caller's (their noise comes through
+        :func:`~dpconvex.estimators.base.fit_with`); with a ``classes`` parameter they take
+        the public label set, and a label outside it is refused ("raise") before any fit.
+        """
+        overrides: dict[str, Any] = {self._keys("epsilon")[0]: epsilon}
+        overrides.update({key: None for key in self._keys("accountant")})
+        overrides.update({key: self.random_state for key in self._keys("random_state")})
+        overrides.update({key: unknown for key in self._keys("unknown_labels")})
+        labels = None
+        if self._keys("classes"):
+            labels = encode_labels(y, self.classes, f"{owner}.fit", unknown_labels=unknown,
+                                   excluded=context.excluded, warning=context.label_warning)
+            overrides.update({key: list(labels.classes) for key in self._keys("classes")})
+        return overrides, labels
+
+    def _certified(self, params: dict[str, Any], epsilon: float, unknown: str, rows: Any,
+                   owner: str) -> Certificate:
+        """The certificate a candidate's fit on ``rows`` (its part) would carry (a dry run)."""
+        if not hasattr(self.estimator, "certify"):
+            raise ParameterError(
+                f"{owner}.certify: the estimator {type(self.estimator).__name__} has no certify() "
+                "method; a certificate without training needs a dpconvex estimator. Call fit "
+                "instead.")
+        candidate = clone(self.estimator).set_params(
+            **params, **{self._epsilon_key(owner): epsilon},
+            **{key: unknown for key in self._keys("unknown_labels")})
+        return candidate.certify(*rows)
+
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
         """The search's generator (:func:`dpconvex._random.noise_source`: ``given``, else
         from ``random_state``), after checking that no ``random_state`` of the kept
@@ -234,69 +302,52 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
        ``lam="auto"`` and to :class:`dpconvex.estimators.selection.random.PrivateRandomSearch`;
        for Λ, prefer ``lam="auto"`` without tuning.
 
-    Rows in memory (dense or SciPy sparse, as the estimator takes them) or a Dask
-    array or DataFrame of numeric columns (for an estimator with a Dask backend): each
-    part's rows are then taken per chunk on the workers, never collected, and the
-    mistakes counted from predictions made per chunk
-    (:mod:`dpconvex.estimators.parts`); the split, the
-    noise and the accounting are those of rows in memory.
+    Rows in memory, or a Dask array or DataFrame (for an estimator with a Dask backend):
+    each part is then taken and scored per chunk on the workers
+    (:mod:`dpconvex.estimators.parts`), with the split, noise and accounting of rows in
+    memory.
 
     Parameters
     ----------
     estimator : estimator
-        A dpconvex private estimator (one with an ``epsilon`` parameter and a
-        ``certificate_`` after fit), or a Pipeline whose single private step
-        has them (e.g. RandomFourierFeatures then PrivateLogisticRegression).
-        It is cloned for each candidate.
+        A dpconvex private estimator (an ``epsilon`` parameter, a ``certificate_`` after
+        fit), or a Pipeline whose single private step has them (e.g. RandomFourierFeatures
+        then PrivateLogisticRegression); cloned for each candidate.
 
-        .. warning:: Pipeline steps before the private one must be per-record
-           maps fitted without reading the data (like RandomFourierFeatures);
-           a StandardScaler, say, learns statistics of its part that no
-           certificate covers.
+        .. warning:: Pipeline steps before the private one must be per-record maps fitted
+           without reading the data (a StandardScaler learns statistics of its part that no
+           certificate covers).
     param_grid : dict, list of dict, or "auto"
-        Maps parameter names to lists of values, as in scikit-learn's
-        ``GridSearchCV``. The m candidates must be fixed before seeing the
-        data (never derived from it). ``epsilon``, ``random_state`` and
-        ``accountant`` cannot be tuned. ``"auto"``: Λ_auto × (1/4, 1, 4), Λ_auto
-        the public rule ``lam="auto"`` for a part's size and ε
-        (:func:`auto_lam_grid`; linear estimators only).
+        Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the
+        data; ``epsilon``, ``random_state``, ``accountant`` and ``unknown_labels`` cannot be
+        tuned. ``"auto"``: Λ_auto × (1/4, 1, 4), Λ_auto the public rule ``lam="auto"`` for a
+        part's size and ε (:func:`auto_lam_grid`; linear estimators only).
     epsilon : float
-        ε > 0 of the whole search. **The search sets it as the epsilon of
-        every candidate** (overriding the estimator's own ``epsilon``) and uses
-        it for the selection; the result is ε-DP end to end (plus the δ of
-        (ε, δ) candidates such as NoisyGradientDescent).
+        ε > 0 of the whole search. **The search sets it as the epsilon of every candidate**
+        and uses it for the selection: the result is ε-DP end to end (plus the δ of (ε, δ)
+        candidates such as NoisyGradientDescent).
     random_state : None or int, default=None
-        Seeds all the randomness: the split, each candidate's noise and the
-        selection. None seeds from the OS at each fit (required for a real
-        release). Each candidate draws from an independent child generator
-        handed to its fit as an argument (:func:`~dpconvex.estimators.base.fit_with`), never stored
-        on it: every ``random_state`` parameter of a candidate is set to this
-        value. A generator is refused (it would be kept on the search).
+        Seeds the split, each candidate's noise and the selection; None seeds from the OS at
+        each fit (required for a real release). Each candidate draws from a child generator
+        handed to its fit (:func:`~dpconvex.estimators.base.fit_with`), never stored on it;
+        its ``random_state`` parameters are set to this value. A generator is refused.
     public_validation : tuple (X_val, y_val) or None, default=None
-        A *public* labelled set (not part of the private data). If given, the
-        private data is split into m parts only, each candidate is trained on
-        its part, and the candidate with the fewest mistakes on the public
-        set is taken (ties: the first); only training costs privacy.
+        A *public* labelled set: the private data is then split into m parts only and the
+        candidate with the fewest mistakes on the public set is taken (ties: the first);
+        only training costs privacy.
 
-        .. warning:: Passing a held-out split of the private data here is not
-           private: use it only for data whose release is allowed.
+        .. warning:: A held-out split of the private data here is not private.
     accountant : BudgetAccountant or None, default=None
-        Ledger charged once with the end-to-end (ε, δ) of the search. The
-        candidates' own ``accountant`` parameters are set to None.
+        Ledger charged once with the (ε, δ) of the search (the candidates' are None).
     classes : sequence of labels or None, default=None
-        The public label set, given to every candidate (``classes=``), so that a
-        random part without one of the classes still trains (no refusal read
-        from one record). None takes the set declared with y, else reads it
-        from the whole y (one :class:`~dpconvex.errors.PrivacyLeakWarning` per
-        fit, "assumed public").
+        The public label set, given to every candidate, so that a part without one of the
+        classes still trains. None takes the set declared with y, else reads it from y (one
+        :class:`~dpconvex.errors.PrivacyLeakWarning` per fit).
     unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does; given to every
-        candidate (``unknown_labels=``, so it cannot be tuned). "raise": the fit is
-        refused with a :class:`~dpconvex.errors.DataValidationError` before any
-        candidate is trained (the ledger's hold is given back; the message names
-        the declared classes and what to change, never a count or a label of y).
-        "ignore": the records with such labels contribute no loss to the candidates
-        (docs/privacy.md), for pipelines that must never branch on the data.
+        What a label of y outside the public label set does, given to every candidate.
+        "raise": the fit is refused with a :class:`~dpconvex.errors.DataValidationError`
+        before any candidate is trained (the message names no count or label of y).
+        "ignore": such records contribute no loss (docs/privacy.md).
 
     Attributes
     ----------
@@ -349,16 +400,6 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         self.classes = classes
         self.unknown_labels = unknown_labels
 
-    def fit(self, X: Any, y: Any) -> PrivateGridSearch:
-        """Split, train each candidate on its part, select privately.
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, BudgetError
-            And any error of a candidate's fit (nothing is released then).
-        """
-        return self._fit_with(X, y, NO_CONTEXT)
-
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateGridSearch:
         """:meth:`fit` inside ``context``: the candidates draw from generators spawned
         from this fit's and share one label-set warning."""
@@ -367,23 +408,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         names = feature_names_of(X, f"{owner}.fit")
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
-        if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
-            raise ParameterError(
-                f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
-                f"Got {self.estimator!r} instead."
-            )
-        epsilon_keys = self._keys("epsilon")
-        if len(epsilon_keys) != 1:
-            raise ParameterError(
-                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
-                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
-                f"Got one with {epsilon_keys!r} instead."
-            )
-        valid = list(self.estimator.get_params(deep=True))
-        auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
-        # "auto": m = len(AUTO_LAM_FACTORS) is known now; the values once n is read
-        candidates = ([{"lam": factor} for factor in AUTO_LAM_FACTORS] if auto
-                      else _check_param_grid(self.param_grid, valid, owner))
+        self._epsilon_key(owner)
+        candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
         public = self.public_validation is not None
         noise = self._noise(owner, context.noise)
@@ -412,25 +438,11 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 )
             parts = np.array_split(noise_rng.permutation(n), n_parts)
             rows = Parts(X_checked, y_checked, parts)
-            if auto:  # Λ_auto for the smallest part (public: n, d, ε only)
-                candidates = _check_param_grid(
-                    auto_lam_grid(self.estimator, n // n_parts, X_checked.shape[1], epsilon,
-                                  owner),
-                    valid, owner)
+            # "auto": Λ_auto for the smallest part (public: n, d, ε only)
+            candidates = self._grid_candidates(owner, (n // n_parts, X_checked.shape[1]), epsilon)
             children = noise_rng.spawn(m)
 
-            overrides_base: dict[str, Any] = {epsilon_keys[0]: epsilon}
-            overrides_base.update({key: None for key in self._keys("accountant")})
-            # the candidates' random_state is the caller's; their noise comes through the channel
-            overrides_base.update({key: self.random_state for key in self._keys("random_state")})
-            overrides_base.update({key: unknown for key in self._keys("unknown_labels")})
-            labels = None
-            if self._keys("classes"):  # the candidates take the public label set
-                # refuses a label outside it (unknown_labels="raise") before any candidate
-                labels = encode_labels(y_checked, self.classes, f"{owner}.fit", unknown_labels=unknown,
-                                       excluded=context.excluded, warning=context.label_warning)
-                overrides_base.update({key: list(labels.classes)
-                                       for key in self._keys("classes")})
+            overrides_base, labels = self._overrides(epsilon, unknown, y_checked, owner, context)
             models, certificates = [], []
             for index, params in enumerate(candidates):
                 candidate = clone(self.estimator)
@@ -501,33 +513,17 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         owner = type(self).__name__
         epsilon = check_float("epsilon", self.epsilon, owner)
         unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
-        valid = list(self.estimator.get_params(deep=True))
-        auto = isinstance(self.param_grid, str) and self.param_grid == "auto"
-        candidates = ([{"lam": factor} for factor in AUTO_LAM_FACTORS] if auto
-                      else _check_param_grid(self.param_grid, valid, owner))
-        epsilon_keys = self._keys("epsilon")
-        if len(epsilon_keys) != 1 or not hasattr(self.estimator, "certify"):
-            raise ParameterError(
-                f"{owner}.certify: the estimator {type(self.estimator).__name__} has no "
-                "certify() method or not exactly one 'epsilon' parameter; a certificate without "
-                "training needs a dpconvex estimator with both. Call fit instead."
-            )
+        candidates = self._grid_candidates(owner)
+        self._epsilon_key(owner)
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         public = self.public_validation is not None
         m = len(candidates)
         parts = np.array_split(np.arange(X_checked.shape[0]), m if public else m + 1)
         rows = Parts(X_checked, y_checked, parts)
-        if auto:
-            candidates = _check_param_grid(auto_lam_grid(
-                self.estimator, X_checked.shape[0] // len(parts), X_checked.shape[1], epsilon,
-                owner),
-                valid, owner)
-        certificates = []
-        for index, params in enumerate(candidates):
-            candidate = clone(self.estimator).set_params(
-                **params, **{epsilon_keys[0]: epsilon},
-                **{key: unknown for key in self._keys("unknown_labels")})
-            certificates.append(candidate.certify(*rows[index]))
+        candidates = self._grid_candidates(
+            owner, (X_checked.shape[0] // len(parts), X_checked.shape[1]), epsilon)
+        certificates = [self._certified(params, epsilon, unknown, rows[index], owner)
+                        for index, params in enumerate(candidates)]
         if public:
             selection = Certificate(
                 mechanism="selection on a public validation set (argmin of mistakes)",

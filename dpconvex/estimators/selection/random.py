@@ -49,14 +49,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 
 from ..._random import NoiseSource
 from ..._validation import check_float, feature_names_of, with_feature_names
-from ...data.labels import LABEL_POLICY, encode_labels
+from ...data.labels import LABEL_POLICY
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
-from ..base import NO_CONTEXT, FitContext, fit_with
+from ..base import FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
-from .grid import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
+from .grid import SelectedEstimator, _find_certificate
 
 __all__ = ["PrivateRandomSearch", "Repetitions", "discrete_laplace"]
 
@@ -186,26 +186,16 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     validation_fraction : float, default=0.1
         Share of the rows in the validation split, in (0, 1).
     random_state : None or int, default=None
-        Seeds the split, K, the candidate draws, the candidates' noise and the
-        score noise. None seeds from the OS at each fit (required for a real
-        release). Each run's fit draws from its own child generator, handed to
-        the fit as an argument (:func:`~dpconvex.estimators.base.fit_with`) and never stored: the
-        runs' ``random_state`` parameters are set to this value. A generator is
-        refused (it would be kept on the search).
+        Seeds the split, K, the candidate draws, the runs' noise and the score noise,
+        as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch` (None:
+        from the OS at each fit, required for a real release; a generator is refused).
     accountant : BudgetAccountant or None, default=None
         Ledger charged once with the search's ε (the runs' own accountants are None).
     classes : sequence of labels or None, default=None
-        The public label set, given to every run (``classes=``). None takes the
-        set declared with y, else reads it from y (one
-        :class:`~dpconvex.errors.PrivacyLeakWarning` per fit, "assumed public").
+        The public label set, given to every run (as in ``PrivateGridSearch``).
     unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does; given to every run
-        (``unknown_labels=``, so it cannot be tuned). "raise": the fit is refused
-        with a :class:`~dpconvex.errors.DataValidationError` before any run (the
-        ledger's hold is given back; the message names the declared classes and
-        what to change, never a count or a label of y). "ignore": the records with
-        such labels contribute no loss to the runs (docs/privacy.md), for
-        pipelines that must never branch on the data.
+        What a label of y outside the public label set does, given to every run (as
+        in ``PrivateGridSearch``; "raise" refuses the fit before any run).
 
     Attributes
     ----------
@@ -267,15 +257,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                            high_inclusive=True)
         frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
         LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
-        if not hasattr(self.estimator, "get_params") or not hasattr(self.estimator, "fit"):
-            raise ParameterError(
-                f"The 'estimator' parameter of {owner} must be a scikit-learn estimator. "
-                f"Got {self.estimator!r} instead.")
-        if len(self._keys("epsilon")) != 1:
-            raise ParameterError(
-                f"The 'estimator' parameter of {owner} must have exactly one 'epsilon' "
-                "parameter (a dpconvex private estimator or a Pipeline with one private step). "
-                f"Got one with {self._keys('epsilon')!r} instead.")
+        self._epsilon_key(owner)
         reps = Repetitions.with_mean(self.repetitions, mean)
         eps1 = split_even(epsilon, int(reps.multiplier))  # (2 + η) ε₁ <= ε in floating point
         return epsilon, eps1, reps, frac
@@ -283,11 +265,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     def _candidates(self, caller: str, n_train: int, d: int, eps1: float) -> list[dict[str, Any]]:
         """The grid's candidates, each refused unless pure epsilon-DP (``caller``: the message's
         "Owner.method")."""
-        owner = caller.split(".")[0]
-        grid = self.param_grid
-        if isinstance(grid, str) and grid == "auto":
-            grid = auto_lam_grid(self.estimator, n_train, d, eps1, owner)
-        candidates = _check_param_grid(grid, list(self.estimator.get_params(deep=True)), owner)
+        candidates = self._grid_candidates(caller.split(".")[0], (n_train, d), eps1)
         base = self.estimator.get_params(deep=True)
         for candidate in candidates:  # the theorem used here is the pure-ε one: δ must be 0
             for key in self._keys("delta"):
@@ -299,16 +277,6 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                         f"epsilon-DP candidates only. Set {key} to 0 or None in the estimator "
                         "and the grid (delta = 0; docs/privacy/tuning_gd_ledger.md#privacy-private-tuning).")
         return candidates
-
-    def fit(self, X: Any, y: Any) -> PrivateRandomSearch:
-        """Split, run K random candidates on the training split, release the best.
-
-        Raises
-        ------
-        ParameterError, DataValidationError, PrivacyError, BudgetError
-            And any error of a run's fit (nothing is released then).
-        """
-        return self._fit_with(X, y, NO_CONTEXT)
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRandomSearch:
         """:meth:`fit` inside ``context``: the runs draw from generators spawned from this
@@ -334,17 +302,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             train, validation = order[n_val:], order[:n_val]
             candidates = self._candidates(f"{owner}.fit", train.size, X_checked.shape[1], eps1)
             m = len(candidates)
-            overrides: dict[str, Any] = {self._keys("epsilon")[0]: eps1}
-            overrides.update({key: None for key in self._keys("accountant")})
-            # the runs' random_state is the caller's; their noise comes through the channel
-            overrides.update({key: self.random_state for key in self._keys("random_state")})
-            overrides.update({key: self.unknown_labels for key in self._keys("unknown_labels")})
-            labels = None
-            if self._keys("classes"):  # refuses a label outside it ("raise") before any run
-                labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                                       unknown_labels=self.unknown_labels,
-                                       excluded=context.excluded, warning=context.label_warning)
-                overrides.update({key: list(labels.classes) for key in self._keys("classes")})
+            overrides, labels = self._overrides(eps1, self.unknown_labels, y_checked, owner,
+                                                context)
             split = Parts(X_checked, y_checked, [train, validation])
             (X_train, y_train), (X_validation, y_validation) = split[0], split[1]
             k_runs = repetitions.sample(noise_rng)  # public randomness; never stored or released
@@ -463,19 +422,13 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         """
         owner = type(self).__name__
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
-        if not hasattr(self.estimator, "certify"):
-            raise ParameterError(f"{owner}.certify: the estimator {type(self.estimator).__name__} "
-                                 "has no certify() method; a certificate without training needs "
-                                 "a dpconvex estimator. Call fit instead.")
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         n = X_checked.shape[0]
         n_val = int(math.ceil(fraction * n))
         train_index = np.arange(n_val, n)
         candidates = self._candidates(f"{owner}.certify", train_index.size, X_checked.shape[1],
                                       eps1)
-        candidate = clone(self.estimator).set_params(
-            **candidates[0], **{self._keys("epsilon")[0]: eps1},
-            **{key: self.unknown_labels for key in self._keys("unknown_labels")})
-        run_certificate = candidate.certify(*Parts(X_checked, y_checked, [train_index])[0])
+        run_certificate = self._certified(candidates[0], eps1, self.unknown_labels,
+                                          Parts(X_checked, y_checked, [train_index])[0], owner)
         return self._certificate(f"{owner}.certify", epsilon, eps1, repetitions, run_certificate,
                                  len(candidates), [train_index.size, n_val])
