@@ -152,6 +152,17 @@ class LargeMarginProblem:
     the records z (n × D, D = d + 1, ||z|| <= 1), the class indices y, C, K, the
     Frobenius regularizer (modulus μ = lam), the parameterization ``space`` and the
     certificate's common lines; each adds its loss, constants and numerics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> from dpconvex.templates.large_margin import LargeMarginProblem
+    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+    >>> Z = augment_and_scale(np.eye(4)[:, :3] / 2, data_norm=1.0)
+    >>> template = LargeMarginSoftmaxTemplate(Z, np.array([0, 1, 0, 1]), n_classes=2, lam=0.5)
+    >>> isinstance(template, LargeMarginProblem), (template.n, template.D, template.C, template.lam)
+    (True, (4, 4, 2, 0.5))
     """
 
     kind = "large_margin"

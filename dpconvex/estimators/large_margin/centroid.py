@@ -50,18 +50,17 @@ from ...privacy.rules.large_margin import (
     positive_delta,
     resolved_row_norm,
     single_component,
-    uses_centroid,
 )
 from ...templates.large_margin_rows import AugmentedRows
 from ..base import CertificateHold, FitContext
 from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
-    from .parameters import LargeMarginEstimator
+    from ...privacy.rules.large_margin import LargeMarginSettings
 
-__all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "certify_centroid",
-           "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows", "phi_from_means",
-           "prepared_rows", "row_notes", "uses_centroid"]
+__all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "centroid_notes",
+           "certify_centroid", "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows",
+           "phi_from_means", "prepared_rows", "row_notes"]
 
 #: Certificate line of ``row_norm="unit"`` (the public per-record map).
 ROW_MAP_NOTE = ("row_norm='unit': every row clipped to data_norm q, then scaled to the bound, "
@@ -79,14 +78,14 @@ PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], 
             "docs/privacy/large_margin.md#privacy-centroid-priors, privacy-centroid-switch)")
 
 
-def map_rows(est: LargeMarginEstimator, Xc: Any) -> Any:
+def map_rows(est: LargeMarginSettings, Xc: Any) -> Any:
     """The public per-record map of ``row_norm`` on rows already clipped to q."""
     if resolved_row_norm(est) != "unit":
         return Xc
     return normalize_rows(Xc, float(est.data_norm))
 
 
-def clip_and_map(est: LargeMarginEstimator, X: Any) -> tuple[Any, int]:
+def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
     """Rows clipped to q and mapped by ``row_norm``; and how many rows the clip scales down.
 
     With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled
@@ -105,7 +104,7 @@ def clip_and_map(est: LargeMarginEstimator, X: Any) -> tuple[Any, int]:
 _LEAN_NORMS = (1e-100, 1e100)
 
 
-def augmented_rows(est: LargeMarginEstimator, X: Any, dropped: np.ndarray
+def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray
                    ) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
@@ -146,7 +145,7 @@ def augmented_rows(est: LargeMarginEstimator, X: Any, dropped: np.ndarray
     return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 
-def row_notes(est: LargeMarginEstimator) -> list[str]:
+def row_notes(est: LargeMarginSettings) -> list[str]:
     """The certificate line of the row map (empty for ``"none"``)."""
     return [ROW_MAP_NOTE] if resolved_row_norm(est) == "unit" else []
 
@@ -156,7 +155,7 @@ def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
     return normalize_rows(block, q) if unit else clip_rows(block, q)[0]
 
 
-def prepared_rows(est: LargeMarginEstimator, Xv: Any) -> Any:
+def prepared_rows(est: LargeMarginSettings, Xv: Any) -> Any:
     """Rows clipped to q and mapped by ``row_norm``: an ndarray, or lazily per Dask chunk."""
     q = float(est.data_norm)
     if is_dask_collection(Xv):
@@ -165,7 +164,7 @@ def prepared_rows(est: LargeMarginEstimator, Xv: Any) -> Any:
     return clip_and_map(est, Xv)[0]
 
 
-def centroid_mechanism(est: LargeMarginEstimator) -> str:
+def centroid_mechanism(est: LargeMarginSettings) -> str:
     """The inner mechanism: "gaussian" with ``delta > 0``, else "knorm_sum" (pure ε).
 
     The rule of ``mechanism="auto"`` for the class sums
@@ -175,7 +174,7 @@ def centroid_mechanism(est: LargeMarginEstimator) -> str:
     return approximate if positive_delta(est) else pure
 
 
-def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> PrivateGaussianCentroid:
+def centroid_estimator(est: LargeMarginSettings, random_state: Any = None) -> PrivateGaussianCentroid:
     """The privacy-class-centroids estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
@@ -190,7 +189,7 @@ def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> P
                                    row_norm="none")
 
 
-def check_centroid_params(est: LargeMarginEstimator) -> None:
+def check_centroid_params(est: LargeMarginSettings) -> None:
     """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as privacy-class-centroids."""
     owner = type(est).__name__
     if not single_component(est):
@@ -229,26 +228,25 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     return Phi
 
 
-def _finish(est: LargeMarginEstimator, certificate: Certificate,
-            shape: tuple[int, int, int]) -> Certificate:
-    """The row map, Φ and the reasons of "auto" (the centroid switch, one component)."""
-    certificate.assumptions += [*row_notes(est), PHI_NOTE,
-                                *filter(None, [centroid_reason(est, *shape),
-                                               components_reason(est, *shape)])]
-    return certificate
+def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> list[str]:
+    """The certificate lines of a centroid fit on (n, C, d): the row map, Φ and the reasons
+    of "auto" (the centroid switch, one component)."""
+    return [*row_notes(est), PHI_NOTE,
+            *filter(None, [centroid_reason(est, *shape), components_reason(est, *shape)])]
 
 
-def certify_centroid(est: LargeMarginEstimator, rows: Any, y: Any,
+def certify_centroid(est: LargeMarginSettings, rows: Any, y: Any,
                      context: FitContext) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
     inner = centroid_estimator(est)
     # the outer fit has read the label set (and warned)
     certificate = inner._certify_with(rows, y, context.one_label_warning(issued=True))
-    return _finish(est, certificate, inner.public_shape(rows, y))
+    certificate.assumptions += centroid_notes(est, inner.public_shape(rows, y))
+    return certificate
 
 
-def fit_centroid(est: LargeMarginEstimator, rows: Any, y: Any, hold: CertificateHold,
-                 context: FitContext) -> LargeMarginEstimator:
+def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateHold,
+                 context: FitContext) -> LargeMarginSettings:
     """Release the class means on the prepared rows and store them, with the priors, as ``Phi_``.
 
     ``hold`` is the large-margin fit's reservation (committed here with the centroid
@@ -262,7 +260,8 @@ def fit_centroid(est: LargeMarginEstimator, rows: Any, y: Any, hold: Certificate
     # the outer fit has read the label set (and warned)
     inner._fit_with(rows, y, context.one_label_warning(issued=True).inner(context.noise,
                                                                            held=True))
-    certificate = _finish(est, inner.certificate_, shape)
+    certificate = inner.certificate_
+    certificate.assumptions += centroid_notes(est, shape)
     hold.commit_certificate(certificate)
     q = float(est.data_norm)
     est.certificate_ = certificate

@@ -61,9 +61,9 @@ from ...privacy.rules.large_margin import (
     components_reason,
     is_centroid,
     resolved_components,
+    resolved_mechanism,
     resolved_structure,
 )
-from ...privacy.rules.mechanism import resolve_mechanism
 from ...privacy.rules.noise_dominance import warn_if_noise_dominates
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import (
@@ -90,30 +90,28 @@ from .centroid import (
 from .components import ASSIGNMENTS, assign_components
 from .learners import (
     CENTROID_LEARNER,
-    SOFTMAX_LEARNER,
-    LargeMarginFacts,
-    choose_learner,
-    learner_of,
-    objective_part,
-)
-from .options import (
     LARGE_MARGIN_MENU,
     MAX_COMPONENTS,
     MAX_GAMMA,
     MAX_KMEANS_ITER,
     MAX_VERBOSE,
     SOFTMAX,
+    SOFTMAX_LEARNER,
     Centers,
+    LargeMarginFacts,
     MatrixTerms,
     build_template,
     check_consistency,
+    choose_learner,
     compose_with_assignment,
     lam_is_auto,
     lam_note,
+    learner_of,
     noise_family,
     objective_budget,
+    objective_part,
+    objective_reasons,
     released_matrices,
-    resolved_mechanism,
 )
 
 __all__ = ["PrivateLargeMarginGaussian"]
@@ -598,10 +596,8 @@ default="auto"
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
-        reasons = [resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).reason,
-                   components_reason(self, facts.n_rows, C, d)]
         certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
-                                    *row_notes(self), *filter(None, reasons)]
+                                    *row_notes(self), *objective_reasons(self, facts.n_rows, C, d)]
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = facts.classes

@@ -44,8 +44,12 @@ from .mechanism import has_positive_delta, resolve_mechanism
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    import numpy as np
+
+    from ...data.labels import LabelSet
     from ...objectives.losses import Loss
-    from ..mechanisms import MechanismMenu
+    from ..certificate import Certificate
+    from ..mechanisms import Mechanism, MechanismMenu
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
            "ROW_NORMS", "centroid_reason", "centroids_preferred", "components_per_class",
@@ -112,46 +116,15 @@ def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float
                          delta: Any) -> int:
     """K of ``n_components="auto"``: the mixture components per class for this public shape.
 
-    One at every shape, because no mixture gained where measured
-    (benchmarks/recorded/mixture_components.md): on scikit-learn's wine, iris, breast cancer
-    and digits, ε ∈ {0.5, 1, 2, 4}, δ ∈ {0, 1e-5}, K = 2 and 3 with public centers or DP
-    k-means, the pairwise and softmax losses, lam ∈ {"auto", 2e-3, 2e-2} and gamma ∈
-    {1e-2, 1e-3}, the best mixture beat the best one-component setting on the choosing
-    seeds (100..104) by more than 0.01 and two standard errors in none of the 32 (set, δ,
-    ε) cells. On the reporting seeds (0..9) at ε = 1, one component per class (the defaults)
-    against the best mixture chosen on the choosing seeds:
-
-    ============= ============= =============
-    set           δ = 0         δ = 1e-5
-    ============= ============= =============
-    wine          0.867 / 0.296 0.852 / 0.628
-    iris          0.838 / 0.720 0.838 / 0.664
-    breast cancer 0.832 / 0.804 0.881 / 0.860
-    digits        0.419 / 0.154 0.780 / 0.365
-    ============= ============= =============
-
-    (majority class 0.389, 0.333, 0.626, 0.102). Each of a class's K blocks sees about 1/K
-    of its records under noise coordinates of its own, and the best mixtures (softmax, with
-    δ = 0 as with δ > 0) stay below one component per class up to ε = 4.
-
-    The arguments are the public facts a rule may read (n rows, C classes, d features, ε,
-    δ); the answer depends on none of them. The rules that run before the shape is known
-    (loss, structure, row map, centroid switch) read "auto" as one component
+    One at every shape: no mixture gained where measured (wine, iris, breast cancer and
+    digits at ε ∈ {0.5, 1, 2, 4}, δ ∈ {0, 1e-5}, K = 2 and 3 with public centers or DP
+    k-means, both losses, lam ∈ {"auto", 2e-3, 2e-2}, gamma ∈ {1e-2, 1e-3}: the best
+    mixture beat the best one-component setting by more than 0.01 and two standard errors
+    in none of the 32 (set, δ, ε) cells; benchmarks/recorded/mixture_components.md, the
+    table in docs/guide/large_margin.md). The arguments are the public facts a rule may
+    read (n rows, C classes, d features, ε, δ); the answer depends on none of them. The
+    rules that run before the shape is known read "auto" as one component
     (:func:`single_component`).
-
-    Parameters
-    ----------
-    n, n_classes, n_features : int
-        The fit's rows, classes (the size of the public label set) and features.
-    epsilon : float
-        The fit's total ε.
-    delta : float or None
-        The fit's δ (None or 0: pure ε).
-
-    Returns
-    -------
-    int
-        K >= 1.
 
     Examples
     --------
@@ -164,26 +137,11 @@ def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float
     return 1
 
 
-
 class LargeMarginSettings(Protocol):
-    """The large-margin classifier's parameters these rules read, as set (before validation).
-
-    ``structure``, ``row_norm`` and ``feature_weights`` are read when present (their
-    defaults otherwise); the values are the user's, so each is whatever was passed.
-
-    Attributes
-    ----------
-    loss : "auto", "pairwise", "softmax", Loss or None
-    n_components : int or "auto"
-    mechanism : str
-    epsilon : float
-    delta : float or None
-    lam : float or "auto"
-    extra_terms : sequence
-    optimality_tol : float or None
-    mechanism_menu : MechanismMenu
-        The estimator's mechanisms and its "auto" pair.
-    """
+    """A :class:`~dpconvex.PrivateLargeMarginGaussian` as these rules and the estimator's
+    parts (:mod:`dpconvex.estimators.large_margin`) see it: its parameters as set (see the
+    estimator for their meaning), the methods a Dask chunk calls and the fitted attributes
+    the centroid release sets."""
 
     loss: Loss | str | None
     n_components: int | str
@@ -194,6 +152,35 @@ class LargeMarginSettings(Protocol):
     extra_terms: Sequence[object] | None
     optimality_tol: float | None
     mechanism_menu: MechanismMenu
+    gamma: float
+    h: float
+    data_norm: float
+    component_assignment: str | None
+    centers: Any
+    kmeans_epsilon_fraction: float
+    kmeans_iter: int
+    solver: str | None
+    random_state: Any
+    max_iter: int | None
+    accountant: Any
+    classes: Any
+    verbose: int
+    structure: str
+    feature_weights: tuple[float, float, float] | None
+    row_norm: str
+    unknown_labels: str
+    classes_: np.ndarray
+    n_features_in_: int
+    Phi_: np.ndarray
+    centers_: np.ndarray | None
+    certificate_: Certificate
+    component_assignment_: str
+
+    def _mechanism(self) -> Mechanism: ...
+
+    def _train_z(self, Xc: np.ndarray, labels: LabelSet) -> np.ndarray: ...
+
+    def class_scores(self, X: Any) -> np.ndarray: ...
 
 
 def _is(value: Any, name: str) -> bool:
@@ -209,11 +196,11 @@ def single_component(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import single_component
-    >>> single_component(PrivateLargeMarginGaussian())
+    >>> single_component(LargeMarginSettings())
     True
-    >>> single_component(PrivateLargeMarginGaussian(n_components=2))
+    >>> single_component(LargeMarginSettings(n_components=2))
     False
     """
     k = est.n_components
@@ -227,11 +214,11 @@ def resolved_components(est: LargeMarginSettings, n: int, n_classes: int, n_feat
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import resolved_components
-    >>> resolved_components(PrivateLargeMarginGaussian(), n=124, n_classes=3, n_features=13)
+    >>> resolved_components(LargeMarginSettings(), n=124, n_classes=3, n_features=13)
     1
-    >>> resolved_components(PrivateLargeMarginGaussian(n_components=2), 124, 3, 13)
+    >>> resolved_components(LargeMarginSettings(n_components=2), 124, 3, 13)
     2
     """
     if _is(est.n_components, AUTO):
@@ -245,11 +232,11 @@ def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_featur
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import components_reason
-    >>> components_reason(PrivateLargeMarginGaussian(), 124, 3, 13)[:40]
+    >>> components_reason(LargeMarginSettings(), 124, 3, 13)[:40]
     "n_components='auto' -> K = 1 component p"
-    >>> components_reason(PrivateLargeMarginGaussian(n_components=2), 124, 3, 13) is None
+    >>> components_reason(LargeMarginSettings(n_components=2), 124, 3, 13) is None
     True
     """
     if not _is(est.n_components, AUTO):
@@ -265,11 +252,11 @@ def resolved_loss(est: LargeMarginSettings) -> str | Loss | None:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import resolved_loss
-    >>> resolved_loss(PrivateLargeMarginGaussian())
+    >>> resolved_loss(LargeMarginSettings())
     'softmax'
-    >>> resolved_loss(PrivateLargeMarginGaussian(n_components=2)) is None
+    >>> resolved_loss(LargeMarginSettings(n_components=2)) is None
     True
     """
     loss = est.loss
@@ -285,11 +272,11 @@ def resolved_structure(est: LargeMarginSettings) -> Any:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import DEFAULT_STRUCTURE, resolved_structure
-    >>> resolved_structure(PrivateLargeMarginGaussian()) == DEFAULT_STRUCTURE
+    >>> resolved_structure(LargeMarginSettings()) == DEFAULT_STRUCTURE
     True
-    >>> resolved_structure(PrivateLargeMarginGaussian(loss="pairwise"))
+    >>> resolved_structure(LargeMarginSettings(loss="pairwise"))
     'full'
     """
     structure = getattr(est, "structure", "full")
@@ -306,11 +293,11 @@ def resolved_mechanism(est: LargeMarginSettings) -> str:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import resolved_mechanism
-    >>> resolved_mechanism(PrivateLargeMarginGaussian())
+    >>> resolved_mechanism(LargeMarginSettings())
     'objective'
-    >>> resolved_mechanism(PrivateLargeMarginGaussian(delta=1e-6))
+    >>> resolved_mechanism(LargeMarginSettings(delta=1e-6))
     'gaussian_objective'
     """
     return resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).name
@@ -321,11 +308,11 @@ def resolved_row_norm(est: LargeMarginSettings) -> str:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import resolved_row_norm
-    >>> resolved_row_norm(PrivateLargeMarginGaussian())
+    >>> resolved_row_norm(LargeMarginSettings())
     'unit'
-    >>> resolved_row_norm(PrivateLargeMarginGaussian(loss="pairwise"))
+    >>> resolved_row_norm(LargeMarginSettings(loss="pairwise"))
     'none'
     """
     row_norm = getattr(est, "row_norm", "none")
@@ -339,11 +326,11 @@ def is_centroid(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import is_centroid
-    >>> is_centroid(PrivateLargeMarginGaussian(mechanism="centroid"))
+    >>> is_centroid(LargeMarginSettings(mechanism="centroid"))
     True
-    >>> is_centroid(PrivateLargeMarginGaussian())
+    >>> is_centroid(LargeMarginSettings())
     False
     """
     return _is(est.mechanism, CENTROID)
@@ -354,9 +341,9 @@ def positive_delta(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import positive_delta
-    >>> positive_delta(PrivateLargeMarginGaussian(delta=1e-6)), positive_delta(PrivateLargeMarginGaussian())
+    >>> positive_delta(LargeMarginSettings(delta=1e-6)), positive_delta(LargeMarginSettings())
     (True, False)
     """
     return has_positive_delta(est.delta)
@@ -374,9 +361,9 @@ def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: 
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import uses_centroid
-    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-6)
+    >>> est = LargeMarginSettings(epsilon=1.0, delta=1e-6)
     >>> uses_centroid(est, n=1257, n_classes=10, n_features=64)
     True
     >>> uses_centroid(est, n=1257, n_classes=2, n_features=64)
@@ -398,9 +385,9 @@ def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import LargeMarginSettings
     >>> from dpconvex.privacy.rules.large_margin import centroid_reason
-    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-6)
+    >>> est = LargeMarginSettings(epsilon=1.0, delta=1e-6)
     >>> centroid_reason(est, n=1257, n_classes=10, n_features=64).startswith("mechanism='auto' -> DP class")
     True
     >>> centroid_reason(est, n=100000, n_classes=10, n_features=64) is None
