@@ -1,33 +1,26 @@
 """``mechanism="centroid"`` and ``row_norm`` of :class:`~dpconvex.PrivateLargeMarginGaussian`.
 
 DP class centroids (:class:`~dpconvex.estimators.centroids.PrivateGaussianCentroid`,
-docs/privacy/large_margin.md#privacy-class-centroids) released in the large-margin estimator's own form: with
-z = [x; 1]/√(q² + 1) (``augment_and_scale``) and μ_c the released class mean in
-u = x/q units,
+docs/privacy/large_margin.md#privacy-class-centroids) released in the large-margin form: with
+z = [x; 1]/√(q² + 1) and μ_c the released class mean in u = x/q units,
 
     Φ_c = (q² + 1)·(N_cᵀ N_c + a_c e_{d+1} e_{d+1}ᵀ),   N_c = [I/q, −μ_c]   (d × (d + 1)),
 
-with a_c = 2σ̂²(log π_max − log π_c) >= 0 the prior term of the class
-(:func:`~dpconvex.estimators.centroids.prior_penalty`; π from the released counts,
-σ̂² the within-class variance estimated from the released sums and counts,
-docs/privacy/large_margin.md#privacy-centroid-priors). Since the last entry of z is 1/√(q² + 1),
-zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: Φ_c is PSD and ``predict`` is the Bayes rule of
-x/q | c ~ N(μ_c, σ̂²I) with priors π. Φ is a function of the release only
-(post-processing), so the privacy of the fit is that of privacy-class-centroids. It is the Gaussian
-classifier of Pathak & Raj with a shared isotropic covariance, the λ → ∞ limit of the
-large-margin objective.
-Derivation and measurements: docs/privacy/large_margin_softmax.md#privacy-centroid-switch.
+a_c = 2σ̂²(log π_max − log π_c) >= 0 the prior term of the class
+(:func:`~dpconvex.estimators.centroids.prior_penalty`, docs/privacy/large_margin.md#privacy-centroid-priors),
+so zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: Φ_c is PSD, ``predict`` is the Bayes rule of
+x/q | c ~ N(μ_c, σ̂²I) with priors π (Pathak & Raj's classifier with a shared isotropic
+covariance, the λ → ∞ limit of the large-margin objective), and Φ is post-processing of
+the release (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
-The per-record map of ``row_norm="unit"`` (x ↦ q·x/‖x‖ after clipping to q, zero
-rows stay zero; DESIGN.md §5, docs/privacy/row_scaling.md#privacy-row-norm-unit) is applied here for both
-paths, in fit, certify and predict.
+The per-record map of ``row_norm="unit"`` (x ↦ q·x/‖x‖ after clipping to q, zero rows stay
+zero; docs/privacy/row_scaling.md#privacy-row-norm-unit) is applied here for both paths, in
+fit, certify and predict.
 
 References
 ----------
 .. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
    with Differential Privacy. PSDM 2010.
-.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
-   Privacy: Analytical Calibration and Optimal Denoising. ICML 2018.
 """
 
 from __future__ import annotations
@@ -108,18 +101,13 @@ def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray
                    ) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
-    The maps of :func:`clip_and_map`, the appended constant of
-    :func:`~dpconvex.data.preprocess.augment_and_scale` and the zero record of a record that
-    contributes no loss (``dropped``: a label outside the public set, a row left out of the
-    fit) are per-row factors: s_i = q/‖x_i‖ (``row_norm="unit"``, 0 for a zero row) or
-    min(1, q/‖x_i‖), over r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 when dropped
-    (:class:`~dpconvex.templates.large_margin_rows.AugmentedRows` gives such a record exactly
-    zero products, whatever its stored row). Each reads the record and public constants
-    only. Returns the records and how many rows the clip scales down (dropped records not
-    counted), or None when the rows are not a dense float64 array or a nonzero norm of a
-    kept row lies outside [1e-100, 1e100] (the products x·w, taken before the factor s_i,
-    could then overflow or underflow): :func:`clip_and_map` handles those rows on a copy.
-    The choice reads the kept rows only.
+    The clip (or ``row_norm="unit"``) and the appended constant are per-row factors of the
+    record alone: s_i = q/‖x_i‖ ("unit", 0 for a zero row) or min(1, q/‖x_i‖), over
+    r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 for a record that contributes no loss
+    (``dropped``). Returns the records and how many kept rows the clip scales down, or None
+    (then :func:`clip_and_map` works on a copy) when X is not a dense float64 array or a
+    nonzero norm of a kept row lies outside [1e-100, 1e100] (the products x·w, taken before
+    the factor s_i, could overflow or underflow).
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float64:
         return None
