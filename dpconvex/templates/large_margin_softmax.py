@@ -384,22 +384,11 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                     else float(np.max(np.linalg.norm(np.asarray(self.Z), axis=1))))
             conds.append(self._norm_condition(zmax))
         else:
-            conds.append(self._norm_condition(float(np.max(self._feature_norms())), "u(x)"))
+            norms = self.feature_map.feature_norms(self.Z)
+            conds.append(self._norm_condition(float(np.max(norms)), "u(x)"))
         if not conds[-1].holds:
             raise PrivacyError(f"{owner}.conditions: record norm bound: {conds[-1].detail}")
         return conds
-
-    def _feature_norms(self) -> np.ndarray:
-        """||u_i|| of every record; for :class:`AugmentedRows` from their stored norms (no pass)."""
-        fm = self.feature_map
-        assert fm is not None
-        if not isinstance(self.Z, AugmentedRows) or fm.structure == "diagonal":
-            return fm.feature_norms(self.Z)
-        q = float(fm.data_norm)
-        wq, wl, wc = fm.weights
-        s2 = self.Z.head_norms() ** 2 * ((q * q + 1.0) / (q * q))  # ||x̂||², x̂ = (r/q) z_x
-        t2 = self.Z.column ** 2 * (q * q + 1.0)  # t = r z_1
-        return np.sqrt(wq * wq * s2 * s2 + wl * wl * t2 * s2 + wc * wc * t2 * t2) / fm.norm
 
     def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         """What the guarantee assumes, for the certificate."""
@@ -446,20 +435,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
             buf = self._buffers[name] = np.empty(shape)
         return buf
 
-    def _softmax(self, A: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """p = softmax(−a) over the active set, written to ``out``; returns log Σ exp(−a)."""
-        np.negative(A, out=out)
-        if self._logmask is not None:  # inactive scores: −inf
-            out += self._logmask
-        return softmax_rows(out, self._buffer("lse", (self.n,)))
-
-    def _probs(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Scores a = (z_iᵀΦ_j z_i), shape (n, C·K), and p = softmax(−a) over the active set."""
-        A = self.space.forms(self.Z, theta.reshape(self.noise_shape))  # (n, C·K)
-        P = np.empty(np.shape(A))
-        self._softmax(A, P)
-        return A, P
-
     # ------------------------------------------- the feature map linear in z, in one pass
     def _linear_map(self) -> bool:
         """Whether the scores are linear in z with rows in memory (``structure="linear"``).
@@ -476,20 +451,16 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
     def _linear_rows(self) -> tuple[AugmentedRows, np.ndarray]:
         """(the rows ρ_i z_i, as views of the stored rows; the column weights k)."""
         if self._linear is None:
-            fm = self.feature_map
-            assert fm is not None
-            q, N = float(fm.data_norm), fm.norm
-            r = math.sqrt(q * q + 1.0)
-            _, wl, wc = fm.weights
-            k = np.full(fm.d + 1, wl * r / (q * N))
-            k[-1] = wc * r / N
+            assert self.feature_map is not None
+            r, k = self.feature_map.linear_weights()
             rows = self.Z if isinstance(self.Z, AugmentedRows) else AugmentedRows.from_array(self.Z)
             self._linear = (rows.rescaled(rows.column * r), k)
         return self._linear
 
     def _softmax_block(self, F: np.ndarray, rows: slice, P: np.ndarray,
                        lse: np.ndarray | None = None) -> np.ndarray:
-        """p = softmax(−F) over the active set of a block of rows, written to ``P``; its lse."""
+        """p = softmax(−F) over the active set of a block of rows (inactive scores: −inf),
+        written to ``P``; returns log Σ exp(−F)."""
         np.negative(F, out=P)
         if self._logmask is not None:
             P += self._logmask[rows]
@@ -613,7 +584,7 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         else:
             A = np.asarray(self.space.forms(self.Z, Phi), dtype=float)  # (n, C·K)
             W = self._buffer("scores", A.shape)
-            lse = self._softmax(A, W)  # W holds p
+            lse = self._softmax_block(A, slice(None), W, self._buffer("lse", (self.n,)))  # W: p
             val = float(np.sum(lse) + np.sum(A.ravel()[self._target_flat])) / self.n
             # dℓ/da_c = [c = y] − p_c, over n
             np.negative(W, out=W)
@@ -663,7 +634,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
                 return out.reshape(np.shape(v))
 
             return hv_linear
-        _, P = self._probs(Phi)  # P is the closure's own (outlives later objective calls)
+        A = self.space.forms(self.Z, Phi)  # (n, C·K)
+        P = np.empty(np.shape(A))  # the closure's own (outlives later objective calls)
+        self._softmax_block(A, slice(None), P)
 
         def hv(v: np.ndarray) -> np.ndarray:
             V = np.asarray(v, dtype=float).reshape(self.noise_shape)

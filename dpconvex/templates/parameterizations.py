@@ -46,19 +46,10 @@ _SPARSE_FRACTION = 0.25
 
 
 def project_psd(X: np.ndarray) -> np.ndarray:
-    """Euclidean (Frobenius) projection of each symmetric block onto the PSD cone.
+    """Euclidean (Frobenius) projection of each block of X (..., D, D) onto the PSD cone.
 
-    Parameters
-    ----------
-    X : ndarray of shape (..., D, D)
-        Blocks; each is symmetrized as (X + Xᵀ)/2 first (the projection of a
-        square matrix onto the symmetric subspace).
-
-    Returns
-    -------
-    ndarray of the same shape, every block symmetric with eigenvalues >= 0:
-    V max(Λ, 0) Vᵀ with X = V Λ Vᵀ (``numpy.linalg.eigh``, one call over all
-    blocks).
+    Each block is symmetrized, (X + Xᵀ)/2, then V max(Λ, 0) Vᵀ with X = V Λ Vᵀ (one
+    ``numpy.linalg.eigh`` call over all blocks).
 
     Examples
     --------
@@ -124,10 +115,8 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
                        seed: int = 0) -> float:
     """Largest eigenvalue of M: V ↦ (1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ on symmetric matrices.
 
-    Power iteration (from a fixed, data-independent start); the result is
-    inflated by 1 % because power iteration approaches λ_max from below. Used
-    only to initialise the solver's Lipschitz estimate (backtracking corrects
-    it); it is never released. λ_max(M) <= max_i ||z_i||⁴.
+    Power iteration from a fixed, data-independent start, inflated by 1 % (it approaches
+    λ_max from below); only the solver's first Lipschitz estimate, never released.
 
     Examples
     --------
@@ -249,20 +238,10 @@ class BlockParameterization(QuadraticParameterization, Protocol):
 
 
 class FullPSD:
-    """One symmetric PSD D × D block Φ_{c,m} per class c and component m.
+    """One symmetric PSD D × D block Φ_{c,m} per class c and component m (D = d + 1).
 
-    Parameters
-    ----------
-    n_classes, n_components, D : int
-        C, K and the block size D = d + 1.
-
-    Attributes
-    ----------
-    shape, blocks : (C, K, D, D)
-        The iterate is the blocks.
-    dimension : int
-        p = C·K·D(D + 1)/2 (the symmetric subspace: the noise is drawn there).
-    symmetric : True
+    ``shape`` = ``blocks`` = (C, K, D, D); p = C·K·D(D + 1)/2 (the symmetric subspace,
+    where the noise is drawn).
 
     Examples
     --------
@@ -304,11 +283,8 @@ class FullPSD:
 
     # ------------------------------------------------------------ linear maps
     def forms(self, Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
-        """z_iᵀ Φ_j z_i for all rows, shape (n, J) with j = c·K + m.
-
-        ``Z`` may be a :class:`~dpconvex.data.dask_gram.DaskGram` (records on Dask
-        workers): the same products per chunk.
-        """
+        """z_iᵀ Φ_j z_i for all rows, shape (n, J) with j = c·K + m (per chunk for a
+        :class:`~dpconvex.data.dask_gram.DaskGram`)."""
         if not isinstance(Z, np.ndarray):
             return Z.forms(Phi.reshape(self.J, self.D, self.D))
         return quadratic_forms(Z, Phi.reshape(self.J, self.D, self.D))
@@ -383,15 +359,12 @@ class FullPSD:
 class SymmetricShift(FullPSD):
     """Symmetric D × D blocks, unconstrained, stored flat; released with the common PSD shift.
 
-    The quadratic forms, their adjoint and the noise subspace are those of
-    :class:`FullPSD` (symmetric blocks, p = C·K·D(D + 1)/2). The parameters are
-    stored as one flat vector of length C·K·D² (``shape``), the form the
-    L-BFGS / Newton backend works in; ``blocks`` is the (C, K, D, D) view.
-    ``project`` and ``project_noise`` symmetrize each block (the noise is then
-    N(0, σ²) on the diagonal and N(0, σ²/2) off it for i.i.d. N(0, σ²) entries:
-    N(0, σ² I_p) in the orthonormal basis {E_ii, (E_ij + E_ji)/√2});
-    ``postprocess`` applies :func:`psd_shift`. The CVXPY variables are symmetric
-    without a PSD constraint.
+    The forms, adjoint and noise subspace of :class:`FullPSD`, stored as one flat vector
+    of length C·K·D² (``shape``, what the L-BFGS / Newton backend works in; ``blocks`` is
+    the (C, K, D, D) view). ``project`` and ``project_noise`` symmetrize each block (i.i.d.
+    N(0, σ²) entries become N(0, σ² I_p) in the orthonormal basis
+    {E_ii, (E_ij + E_ji)/√2}); ``postprocess`` applies :func:`psd_shift`; the CVXPY
+    variables are symmetric without a PSD constraint.
 
     Examples
     --------

@@ -1,37 +1,17 @@
 """The "auto" defaults of :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian`.
 
-A user who sets only ``epsilon`` gets
-(docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults, where the
-measurements behind each choice are):
-
-* ``loss="auto"``: the softmax loss (unconstrained, L-BFGS/Newton, seconds on
-  Adult and KDDCup99) for one component per class (``n_components`` 1 or "auto");
-  the paper's pairwise Huber template (PSD-constrained) for mixtures (the softmax
-  mixture of privacy-softmax-mixtures is ``loss="softmax"``; it did not beat K = 1 where measured);
-* ``structure="auto"``: ``"linear"`` for the softmax loss (Φ_c linear in x: the
-  shared-Ψ structure of privacy-feature-map-structures, p = C(d + 1) coordinates of noise), ``"full"``
-  (the only one there is) for the pairwise loss;
-* ``mechanism="auto"``: pure ε-DP objective perturbation (``"objective"``), or
-  Gaussian objective perturbation (``"gaussian_objective"``) when ``delta > 0`` is
-  given (softmax only);
-* ``lam="auto"``: the public rule of privacy-softmax-lambda-rule;
-* ``row_norm="auto"``: ``"unit"`` (every row clipped to q, then scaled to q: a map
-  reading only the record) with the softmax loss, ``"none"`` with the pairwise one
-  (privacy-centroid-switch);
-* ``n_components="auto"``: one component per class at every public shape
-  (:func:`components_per_class`; measured in benchmarks/recorded/mixture_components.md),
-  so the other rules read "auto" as K = 1 (:func:`single_component`);
-* with K = 1, C >= 3 classes and the objective parameters at their defaults,
-  ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids,
-  privacy-class-centroids, privacy-centroid-switch) when r = n·ε/(C(d + 1)) is below
-  :data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε): :func:`centroids_preferred`,
-  the one rule that the front door (:class:`~dpconvex.PrivateClassifier`) uses too. n
-  rows, C classes and d features are public shape facts, so this is decided once the
-  data's shape is known, never from their values.
-
-``loss="pairwise"`` (or None) with ``lam=2e-2`` is the paper's estimator
-(Pathak & Raj, PSDM 2010), the specification and the
-regression oracle. Every resolution reads only the parameters, never the data.
+A user who sets only ``epsilon`` gets (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults,
+where the measurements behind each choice are): the softmax loss for one component per class
+and the paper's pairwise Huber template for mixtures (``loss``); the feature map linear in x
+for the softmax loss (``structure``); pure ε-DP objective perturbation, or the Gaussian one
+when ``delta > 0`` (``mechanism``); the public rule of privacy-softmax-lambda-rule (``lam``);
+rows scaled to the bound with the softmax loss (``row_norm``); one component per class at
+every shape (``n_components``, :func:`components_per_class`); and, with K = 1, C >= 3 and the
+objective's parameters at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
+:data:`CENTROID_BELOW` (:func:`centroids_preferred`, the one rule the front door
+:class:`~dpconvex.PrivateClassifier` uses too). n, C and d are public shape facts; every
+resolution reads only them and the parameters, never the data. ``loss="pairwise"`` (or None)
+with ``lam=2e-2`` is the paper's estimator (Pathak & Raj, PSDM 2010).
 """
 
 from __future__ import annotations
