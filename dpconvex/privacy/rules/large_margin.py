@@ -109,10 +109,8 @@ def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float
     Examples
     --------
     >>> from dpconvex.privacy.rules.large_margin import components_per_class
-    >>> components_per_class(124, 3, 13, 1.0, None)   # wine's 70 % split at epsilon = 1
-    1
-    >>> components_per_class(10**6, 2, 10, 8.0, 1e-5)
-    1
+    >>> components_per_class(124, 3, 13, 1.0, None), components_per_class(10**6, 2, 10, 8.0, 1e-5)
+    (1, 1)
     """
     return 1
 
@@ -176,12 +174,10 @@ def single_component(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import single_component
-    >>> single_component(LargeMarginSettings())
-    True
-    >>> single_component(LargeMarginSettings(n_components=2))
-    False
+    >>> single_component(LM()), single_component(LM(n_components=2))
+    (True, False)
     """
     k = est.n_components
     if _is(k, AUTO):
@@ -194,12 +190,10 @@ def resolved_components(est: LargeMarginSettings, n: int, n_classes: int, n_feat
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_components
-    >>> resolved_components(LargeMarginSettings(), n=124, n_classes=3, n_features=13)
-    1
-    >>> resolved_components(LargeMarginSettings(n_components=2), 124, 3, 13)
-    2
+    >>> resolved_components(LM(), 124, 3, 13), resolved_components(LM(n_components=2), 124, 3, 13)
+    (1, 2)
     """
     if _is(est.n_components, AUTO):
         return components_per_class(n, n_classes, n_features, est.epsilon, est.delta)
@@ -212,11 +206,11 @@ def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_featur
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import components_reason
-    >>> components_reason(LargeMarginSettings(), 124, 3, 13)[:40]
+    >>> components_reason(LM(), 124, 3, 13)[:40]
     "n_components='auto' -> K = 1 component p"
-    >>> components_reason(LargeMarginSettings(n_components=2), 124, 3, 13) is None
+    >>> components_reason(LM(n_components=2), 124, 3, 13) is None
     True
     """
     if not _is(est.n_components, AUTO):
@@ -232,12 +226,10 @@ def resolved_loss(est: LargeMarginSettings) -> str | Loss | None:
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_loss
-    >>> resolved_loss(LargeMarginSettings())
-    'softmax'
-    >>> resolved_loss(LargeMarginSettings(n_components=2)) is None
-    True
+    >>> resolved_loss(LM()), resolved_loss(LM(n_components=2))
+    ('softmax', None)
     """
     loss = est.loss
     if _is(loss, AUTO):
@@ -252,12 +244,10 @@ def resolved_structure(est: LargeMarginSettings) -> Any:
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import DEFAULT_STRUCTURE, resolved_structure
-    >>> resolved_structure(LargeMarginSettings()) == DEFAULT_STRUCTURE
-    True
-    >>> resolved_structure(LargeMarginSettings(loss="pairwise"))
-    'full'
+    >>> resolved_structure(LM()) == DEFAULT_STRUCTURE, resolved_structure(LM(loss="pairwise"))
+    (True, 'full')
     """
     structure = getattr(est, "structure", "full")
     if _is(structure, AUTO):
@@ -273,12 +263,10 @@ def resolved_mechanism(est: LargeMarginSettings) -> str:
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_mechanism
-    >>> resolved_mechanism(LargeMarginSettings())
-    'objective'
-    >>> resolved_mechanism(LargeMarginSettings(delta=1e-6))
-    'gaussian_objective'
+    >>> resolved_mechanism(LM()), resolved_mechanism(LM(delta=1e-6))
+    ('objective', 'gaussian_objective')
     """
     return resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).name
 
@@ -288,12 +276,10 @@ def resolved_row_norm(est: LargeMarginSettings) -> str:
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_row_norm
-    >>> resolved_row_norm(LargeMarginSettings())
-    'unit'
-    >>> resolved_row_norm(LargeMarginSettings(loss="pairwise"))
-    'none'
+    >>> resolved_row_norm(LM()), resolved_row_norm(LM(loss="pairwise"))
+    ('unit', 'none')
     """
     row_norm = getattr(est, "row_norm", "none")
     if _is(row_norm, AUTO):
@@ -306,12 +292,10 @@ def is_centroid(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import is_centroid
-    >>> is_centroid(LargeMarginSettings(mechanism="centroid"))
-    True
-    >>> is_centroid(LargeMarginSettings())
-    False
+    >>> is_centroid(LM(mechanism="centroid")), is_centroid(LM())
+    (True, False)
     """
     return _is(est.mechanism, CENTROID)
 
@@ -321,9 +305,9 @@ def positive_delta(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import positive_delta
-    >>> positive_delta(LargeMarginSettings(delta=1e-6)), positive_delta(LargeMarginSettings())
+    >>> positive_delta(LM(delta=1e-6)), positive_delta(LM())
     (True, False)
     """
     return has_positive_delta(est.delta)
@@ -341,13 +325,11 @@ def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: 
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import uses_centroid
-    >>> est = LargeMarginSettings(epsilon=1.0, delta=1e-6)
-    >>> uses_centroid(est, n=1257, n_classes=10, n_features=64)
-    True
-    >>> uses_centroid(est, n=1257, n_classes=2, n_features=64)
-    False
+    >>> est = LM(epsilon=1.0, delta=1e-6)
+    >>> uses_centroid(est, 1257, n_classes=10, n_features=64), uses_centroid(est, 1257, 2, 64)
+    (True, False)
     """
     if is_centroid(est):
         return True
@@ -365,9 +347,9 @@ def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features
 
     Examples
     --------
-    >>> from dpconvex import LargeMarginSettings
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import centroid_reason
-    >>> est = LargeMarginSettings(epsilon=1.0, delta=1e-6)
+    >>> est = LM(epsilon=1.0, delta=1e-6)
     >>> centroid_reason(est, n=1257, n_classes=10, n_features=64).startswith("mechanism='auto' -> DP class")
     True
     >>> centroid_reason(est, n=100000, n_classes=10, n_features=64) is None
