@@ -361,12 +361,11 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> PrivacyConstants:
-        """G = L·sqrt(C(C−1)), r = (C−1)K, c_u = 2c (K = 1) or max(2c, L/2), μ = 2λ.
+        """G = L·sqrt(C(C−1)), r = (C−1)K, c_u = 2c (K = 1) or max(2c, L/2), μ = 2λ, and the
+        Hessian trace bound T = (C−1)(2c + L(1 − 1/K)) of the one-sided slack.
 
-        With ||z|| <= 1, L = ``loss.deriv_bound``, c = ``loss.curvature``
-        (docs/privacy/large_margin.md#privacy-lm-sensitivity to privacy-lm-jacobian-slack); μ from the
-        regularizer. Hessian trace bound T = (C−1)(2c + L(1 − 1/K)) (privacy-lm-jacobian-slack) for the
-        one-sided slack (privacy-jacobian-slack).
+        ||z|| <= 1, L = ``loss.deriv_bound``, c = ``loss.curvature``
+        (docs/privacy/large_margin.md#privacy-lm-sensitivity to privacy-lm-jacobian-slack).
         """
         L = float(self.loss.deriv_bound)
         c = float(self.loss.curvature)
@@ -382,11 +381,8 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         )
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        """Establish the conditions of the proof for a mechanism's needs; raise PrivacyError on failure.
-
-        ``needs``: what the mechanism's proof uses (``"strong_convexity"``,
-        ``"curvature"``, ...), or a registered mechanism name.
-        """
+        """The conditions of the proof for a mechanism's ``needs`` (``"strong_convexity"``,
+        ``"curvature"``, ... or a mechanism name); PrivacyError on failure."""
         needs = needs_of(needs)
         owner = type(self).__name__
         conds: list[Condition] = []
@@ -530,10 +526,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
     def public_lipschitz_bound(self, mu: float) -> float:
         """Lipschitz constant of ∇J from public constants only: μ + 2cC + [K > 1]·L/2.
 
-        The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz with
-        λ_max(M) <= max ||z||⁴ <= 1
-        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy); μ = 2λ + Δ is the
-        quadratic term's. Extra terms have no declared Lipschitz constant: ``inf`` then.
+        The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz, λ_max(M) <=
+        max ||z||⁴ <= 1 (privacy-lm-solver-accuracy); ``inf`` with extra terms (no declared
+        Lipschitz constant).
         """
         if self.extra_terms or not math.isfinite(self.loss.curvature):
             return math.inf
@@ -542,13 +537,10 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         return float(mu) + 2.0 * c * self.C + (0.5 * L if self.K > 1 else 0.0)
 
     def distance_bound(self, residual: float, mu: float) -> float:
-        """||Φ − Φ*||_F <= (1 + L)/μ · res(Φ) for the natural residual
-        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy).
-
-        The error bound of a μ-strongly monotone, L-Lipschitz variational inequality
-        (F = ∇J over the PSD cone), L from :meth:`public_lipschitz_bound` (public
-        constants only: it calibrates the AMP cover noise).
-        """
+        """||Φ − Φ*||_F <= (1 + L)/μ · res(Φ) for the natural residual: the error bound of a
+        μ-strongly monotone, L-Lipschitz variational inequality (F = ∇J over the PSD cone),
+        L = :meth:`public_lipschitz_bound` (public: it calibrates the AMP cover noise;
+        docs/privacy/large_margin.md#privacy-lm-solver-accuracy)."""
         L = self.public_lipschitz_bound(mu)
         if not math.isfinite(L):
             raise PrivacyError(
@@ -564,14 +556,9 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
         return self.space.postprocess(theta)
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
-        """Initial Lipschitz estimate of ∇J, the solver's first step size.
-
-        :meth:`public_lipschitz_bound` when finite; else (extra terms, or a loss with
-        unbounded curvature) μ_total + (2cC + [K>1]·L/2)·λ_max(M), M the operator
-        V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ
-        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy), by power iteration.
-        The solver adapts its step from there and backtracks if it is too small.
-        """
+        """Initial Lipschitz estimate of ∇J (the solver's first step; it backtracks from there):
+        :meth:`public_lipschitz_bound` when finite, else μ_total + (2cC + [K>1]·L/2)·λ_max(M),
+        M: V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ by power iteration (privacy-lm-solver-accuracy)."""
         mu = self.regularizer.strong_convexity + float(extra_reg)
         public = self.public_lipschitz_bound(mu)
         if math.isfinite(public):

@@ -437,13 +437,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
 
     # ------------------------------------------- the feature map linear in z, in one pass
     def _linear_map(self) -> bool:
-        """Whether the scores are linear in z with rows in memory (``structure="linear"``).
-
-        Then ⟨Θ_c, u_i⟩ = ρ_i (k ∘ Θ_c) · z_i with ρ_i = r z_{i,1} (r = sqrt(q² + 1)) and the
-        public column weights k of :class:`~.feature_map.FeatureMapSpace`: the objective, its
-        gradient and a Hessian-vector product each read the rows once
-        (:meth:`AugmentedRows.forms_adjoint`).
-        """
+        """Whether the scores are linear in z with rows in memory (``structure="linear"``):
+        ⟨Θ_c, u_i⟩ = ρ_i (k ∘ Θ_c) · z_i (:meth:`FeatureMap.linear_weights`), so the objective,
+        its gradient and a Hessian-vector product each read the rows once."""
         fm = self.feature_map
         return (fm is not None and fm.structure == "linear"
                 and isinstance(self.Z, (np.ndarray, AugmentedRows)))
@@ -567,12 +563,9 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
 
     def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
-        """J and ∇J (returned in the shape of ``theta``; flat in, flat out).
-
-        One fused, stable log-sum-exp / softmax on a work array reused across calls; on a
-        feature map linear in z, one pass over the rows. A repeated call at the same point
-        (a solver's last iterate, the release's residual check) returns the value computed.
-        """
+        """J and ∇J in the shape of ``theta``: one stable log-sum-exp / softmax on a reused work
+        array (one pass over the rows on a feature map linear in z); a repeated call at the
+        same point (the release's residual check) returns the value computed."""
         shape = np.shape(theta)
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
         reg = self.regularizer.lam + float(extra_reg)
@@ -659,14 +652,10 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
 
     def sampled_hessian(self, theta: np.ndarray, extra_reg: float = 0.0, *,
                         bound: bool = False) -> np.ndarray:
-        """An estimate of ∇²J(θ) from every k-th record (capability ``"sampled_hessian"``).
-
-        :meth:`hessian` over the records S = {0, k, 2k, ...} (k up to 20, at least 100
-        records per coefficient), averaged over |S|. With ``bound`` the softmax weights
-        diag p − ppᵀ are replaced by a majorant at every θ (p_0 p_1 <= 1/4 for two classes,
-        (1/2) I otherwise: privacy-softmax-constants), for a safe first Newton step from any start. A solver
-        uses it for search directions only; the gradient is always exact.
-        """
+        """:meth:`hessian` over every k-th record (k up to 20, at least 100 records per
+        coefficient), averaged (capability ``"sampled_hessian"``): search directions only.
+        ``bound``: diag p − ppᵀ replaced by a majorant at every θ (p_0 p_1 <= 1/4 for two
+        classes, (1/2) I otherwise), for a safe first Newton step from any start."""
         return self._hessian_on(theta, extra_reg, max(1, self._sample_step), bound=bound)
 
     def _hessian_on(self, theta: np.ndarray, extra_reg: float, step: int, *,
