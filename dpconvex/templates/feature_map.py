@@ -288,10 +288,10 @@ class FeatureMapSpace(EuclideanSpace):
     are already the noise law of privacy-feature-map-structures (:class:`EuclideanSpace`: a reshape).
 
     ``"diagonal"`` on in-memory rows: one product with the n × m features (built once per
-    Z); otherwise (and on a design operator) the quadratic forms of ``quad`` at
-    Φ = :meth:`FeatureMap.to_blocks` (Θ) and the adjoint :meth:`FeatureMap.from_blocks`.
-    (The softmax template reads ``"linear"`` on in-memory rows in one pass of its own,
-    :meth:`FeatureMap.linear_weights`.)
+    Z); ``"linear"``: one product with the rows z scaled per column and per row
+    (:meth:`FeatureMap.linear_weights`, no feature matrix); ``"full"``, or a design
+    operator: the quadratic forms of ``quad`` at Φ = :meth:`FeatureMap.to_blocks` (Θ) and
+    the adjoint :meth:`FeatureMap.from_blocks`.
 
     Examples
     --------
@@ -318,9 +318,24 @@ class FeatureMapSpace(EuclideanSpace):
             self._cache = (Z, self.fmap.features(Z))
         return self._cache[1]
 
+    def _linear_parts(self, Z: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """``"linear"`` on in-memory rows: (t, k) of :meth:`FeatureMap.linear_weights`."""
+        if not isinstance(Z, np.ndarray) or self.fmap.structure != "linear":
+            return None
+        if self._cache is None or self._cache[0] is not Z:
+            r, k = self.fmap.linear_weights()
+            self._cache = (Z, (Z[:, -1] * r, k))
+        return self._cache[1]
+
     def forms(self, Z: Any, theta: np.ndarray) -> np.ndarray:
         """⟨Θ_c, u_i⟩ for every row and class, shape (n, C)."""
         T = np.asarray(theta, dtype=float).reshape(self.blocks)
+        lin = self._linear_parts(Z)
+        if lin is not None:
+            t, k = lin
+            F = ((T * k) @ Z.T).T  # (n, C), column-major: BLAS's faster order for C << n
+            F *= t[:, None]
+            return F
         U = self._features(Z)
         if U is not None:
             return U @ T.T
@@ -328,6 +343,10 @@ class FeatureMapSpace(EuclideanSpace):
 
     def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
         """Σ_i W[i, c] u_i, shape (C, m)."""
+        lin = self._linear_parts(Z)
+        if lin is not None:
+            t, k = lin
+            return ((np.asarray(W, dtype=float) * t[:, None]).T @ Z) * k
         U = self._features(Z)
         if U is not None:
             return np.asarray(W, dtype=float).T @ U

@@ -149,8 +149,9 @@ default="auto"
         "centroid" when C >= 3, K = 1, the objective's parameters are at their defaults
         (``loss``, ``structure``, ``lam`` "auto"; ``feature_weights``, ``extra_terms``,
         ``optimality_tol`` None) and r = n·ε/(C(d + 1)) is below
-        :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (15 with δ = 0, 10
-        with δ > 0; :func:`~dpconvex.privacy.rules.large_margin.uses_centroid`); the
+        :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 15 with δ = 0
+        (``delta`` None or 0), 10 with δ > 0
+        (:func:`~dpconvex.privacy.rules.large_margin.uses_centroid`); the
         certificate states r and the threshold. "gaussian_objective": (ε, δ)-DP, softmax
         loss only (privacy-softmax-gaussian-objective). "centroid": DP class centroids
         (privacy-class-centroids; Gaussian with ``delta > 0``, else the pure-ε K-norm
@@ -425,7 +426,7 @@ default="auto"
             if lean is not None:  # K = 1: the assignment reads the rows' shape only
                 return lean[0], X_checked, lean[1]
         clipped, n_clipped = clip_and_map(self, zero_rows(X_checked, labels.dropped))
-        return None, clipped, n_clipped
+        return self._train_z(clipped, labels), clipped, n_clipped
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Certificate:
         """The verifier's checks and calibration on the template a fit on (X, y) builds.
@@ -440,12 +441,11 @@ default="auto"
         X_checked, labels, C, K = self._check_data(X, y, context)
         if plan.learner == CENTROID_LEARNER:
             return certify_centroid(self, prepared_rows(self, X_checked), y, context)
-        Z, clipped, _ = self._train_rows(X_checked, labels, plan, K)
+        Z = self._train_rows(X_checked, labels, plan, K)[0]
         components = np.zeros(len(labels.index), dtype=np.int64)
-        template = build_template(self, self._train_z(clipped, labels) if Z is None else Z,
-                                      labels.index, components, C, K,
-                                      "(certify: not assigned)", plan.mechanism,
-                                      objective_part(plan), lam=plan.lam)
+        template = build_template(self, Z, labels.index, components, C, K,
+                                  "(certify: not assigned)", plan.mechanism,
+                                  objective_part(plan), lam=plan.lam)
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
@@ -508,8 +508,7 @@ default="auto"
             n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
         mechanism = plan.mechanism
         template = build_template(
-            self, self._train_z(clipped, labels) if Z is None else Z, class_indices,
-            assignment.components, C, K, assignment.description, mechanism,
+            self, Z, class_indices, assignment.components, C, K, assignment.description, mechanism,
             objective_budget(self, mechanism, assignment.epsilon, len(class_indices)),
             lam=plan.lam)
         reusable = K == 1 or assignment.method == "nearest_public_center"

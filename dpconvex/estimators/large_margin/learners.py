@@ -389,27 +389,11 @@ def noise_family(template: LargeMarginTemplate) -> str:
 
 @dataclass(frozen=True)
 class LargeMarginFacts(PreparedFacts):
-    """A large-margin problem's facts: its shape, the labels and the rows its release reads.
-
-    Attributes
-    ----------
-    n_classes, n_components : int
-        C, the size of the label set, and K, the components per class.
-    n_rows : int
-        The records of the template (n).
-    y : array-like or None
-        The labels as given (the centroid learner's inner fit encodes them again).
-    rows : array-like or None
-        The clipped, mapped rows of the centroid learner (which builds no template).
-    X : ndarray or None
-        The validated rows of an objective learner (a sweep's centroid fit maps them again
-        instead of keeping a second copy).
-    dropped : ndarray of bool or None
-        The records that contribute no loss (:attr:`~dpconvex.data.labels.LabelSet.dropped`;
-        zeroed in every map of X).
-    assign : ComponentAssignment or None
-        The component assignment the template was built with.
-    """
+    """A large-margin problem's facts: C (the label set's size), K, n (``n_rows``), the labels
+    as given (``y``: the centroid learner encodes them again), the clipped, mapped ``rows`` of
+    the centroid learner (no template), the validated ``X`` of an objective learner (a
+    sweep's centroid fit maps it again), the records that contribute no loss (``dropped``)
+    and the component assignment the template was built with (``assign``)."""
 
     n_classes: int = 0
     n_components: int = 1
@@ -427,11 +411,8 @@ def objective_part(plan: FitPlan) -> Budget:
 
 
 class _AtShape:
-    """A template's public constants at the fit's n (constants that do not depend on the rows).
-
-    ``auto_lam`` and the backend policy read ``n``, ``privacy_constants()`` and
-    ``capabilities`` only; ``cvxpy_size()`` is the size at the fit's n.
-    """
+    """A template's public constants at the fit's n (what ``auto_lam`` and the backend policy
+    read: ``n``, ``privacy_constants()``, ``capabilities``, ``cvxpy_size()``)."""
 
     def __init__(self, template: Template, n: int):
         self._template, self.n = template, int(n)

@@ -8,7 +8,7 @@ when ``delta > 0`` (``mechanism``); the public rule of privacy-softmax-lambda-ru
 rows scaled to the bound with the softmax loss (``row_norm``); one component per class at
 every shape (``n_components``, :func:`components_per_class`); and, with K = 1, C >= 3 and the
 objective's parameters at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
-:data:`CENTROID_BELOW` (:func:`centroids_preferred`, the one rule the front door
+:data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε; :func:`centroids_preferred`, the one rule the front door
 :class:`~dpconvex.PrivateClassifier` uses too). n, C and d are public shape facts; every
 resolution reads only them and the parameters, never the data. ``loss="pairwise"`` (or None)
 with ``lam=2e-2`` is the paper's estimator (Pathak & Raj, PSDM 2010).
