@@ -78,6 +78,7 @@ from .centroid import (
 from .components import ASSIGNMENTS, assign_components
 from .learners import (
     CENTROID_LEARNER,
+    KMEANS,
     LARGE_MARGIN_MENU,
     MAX_COMPONENTS,
     MAX_GAMMA,
@@ -474,9 +475,8 @@ default="auto"
         """
         progress.say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan, context)
-        facts = prep.meta
-        progress.say(f"template built: C = {facts.n_classes}, K = {facts.n_components}, "
-                     f"d = {facts.n_features}")
+        progress.say(f"template built: C = {prep.meta.n_classes}, K = {prep.meta.n_components}, "
+                     f"d = {prep.meta.n_features}")
         return prep
 
     def _build(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
@@ -495,22 +495,15 @@ default="auto"
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
             return Prepared(template=None, reusable=False,
                             meta=dataclasses.replace(facts, rows=clipped))
-        private = plan.mechanism.private
-        total_epsilon = float(self.epsilon) if private else math.inf
-        method = self.component_assignment
-        use_kmeans = K > 1 and method == "dp_kmeans"
-        kmeans_epsilon = (float(self.kmeans_epsilon_fraction) * total_epsilon
-                          if (use_kmeans and private) else None)
+        kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         noise = noise_source(self, context.noise)  # the fit's generator, for both steps
         assignment = assign_components(
-            method, clipped, class_indices, C, K, data_norm=q, epsilon=kmeans_epsilon,
-            centers=self.centers,
+            self.component_assignment, clipped, class_indices, C, K, data_norm=q,
+            epsilon=None if kmeans is None else kmeans.epsilon, centers=self.centers,
             n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
-        mechanism = plan.mechanism
-        template = build_template(
-            self, Z, class_indices, assignment.components, C, K, assignment.description, mechanism,
-            objective_budget(self, mechanism, assignment.epsilon, len(class_indices)),
-            lam=plan.lam)
+        template = build_template(self, Z, class_indices, assignment.components, C, K,
+                                  assignment.description, plan.mechanism, objective_part(plan),
+                                  lam=plan.lam)
         reusable = K == 1 or assignment.method == "nearest_public_center"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
         # the validated X again (_centroid_rows) rather than keeping a second copy
