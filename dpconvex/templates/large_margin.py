@@ -156,13 +156,10 @@ class LargeMarginProblem:
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex.data.preprocess import augment_and_scale
-    >>> from dpconvex.templates.large_margin import LargeMarginProblem
-    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-    >>> Z = augment_and_scale(np.eye(4)[:, :3] / 2, data_norm=1.0)
-    >>> template = LargeMarginSoftmaxTemplate(Z, np.array([0, 1, 0, 1]), n_classes=2, lam=0.5)
-    >>> isinstance(template, LargeMarginProblem), (template.n, template.D, template.C, template.lam)
-    (True, (4, 4, 2, 0.5))
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate
+    >>> template = LargeMarginGaussianTemplate(np.eye(4) / 2, np.array([0, 1, 0, 1]), n_classes=2, lam=0.5)
+    >>> template.n, template.D, template.C, template.lam, template.dimension
+    (4, 4, 2, 0.5, 20)
     """
 
     kind = "large_margin"

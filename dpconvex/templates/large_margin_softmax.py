@@ -217,13 +217,9 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.preprocess import augment_and_scale
-    >>> rng = np.random.default_rng(0)
-    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
-    >>> y = np.arange(30) % 3
-    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-    >>> consts = LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.5).privacy_constants()
+    >>> from dpconvex.templates.large_margin_softmax import (
+    ...     SoftmaxPrivacyConstants, mixture_constants)
+    >>> consts = SoftmaxPrivacyConstants(strong_convexity=0.5, dimension=48, **mixture_constants(3))
     >>> consts.gradient_span_dimension, consts.softmax_classes
     (2, 3)
     """
