@@ -26,11 +26,13 @@ independent symmetric matrix per block, a :class:`cvxpy.Parameter` each), Δ the
 extra regularization of CMS Alg. 2, and R_k optional data-independent convex
 terms supplied by the user (:class:`~dpconvex.objectives.terms.MatrixTerm`).
 
-The template is a problem statement: the form of Φ (projection, noise subspace,
-quadratic forms and their adjoint, CVXPY variables) is its parameterization
-(:class:`~dpconvex.templates.parameterizations.FullPSD`), the modulus μ = 2λ
-comes from its regularizer (:class:`~dpconvex.objectives.regularizers.Frobenius`),
-and the solver is chosen by :func:`dpconvex.solvers.get_backend`.
+The template is a problem statement: the records, labels, classes and modulus μ = 2λ
+(:class:`~dpconvex.objectives.regularizers.Frobenius`) are :class:`LargeMarginProblem`,
+which the softmax template (:mod:`dpconvex.templates.large_margin_softmax`) shares; the
+form of Φ (projection, noise subspace, quadratic forms and their adjoint, CVXPY variables)
+is its parameterization (:class:`~dpconvex.templates.parameterizations.FullPSD`); the
+CVXPY form (the ``"cvxpy"`` capability) is a set of methods; the solver is chosen by
+:func:`dpconvex.solvers.get_backend`.
 
 Privacy constants (derived in ``docs/privacy/large_margin.md#privacy-large-margin``; L = loss.deriv_bound,
 c = loss.curvature, ||z|| <= 1):
