@@ -80,32 +80,35 @@ def check_float(
     ParameterError
         With the accepted range in the message.
     """
-    rng = _interval(low, high, low_inclusive, high_inclusive)
-    shown = _short_repr(value)
-    msg = f"The '{name}' parameter of {owner} must be a float in {rng}. Got {shown} instead."
+    def refusal(why: str = "") -> ParameterError:  # the message is built only for a refusal
+        rng = _interval(low, high, low_inclusive, high_inclusive)
+        return ParameterError(why.format(rng=rng, shown=_short_repr(value)) or
+                              f"The '{name}' parameter of {owner} must be a float in {rng}. "
+                              f"Got {_short_repr(value)} instead.")
+
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise ParameterError(msg)
+        raise refusal()
     try:
         v = float(value)
     except (OverflowError, ValueError, TypeError):
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be a finite float in {rng}; {shown} does "
+        raise refusal(
+            f"The '{name}' parameter of {owner} must be a finite float in {{rng}}; {{shown}} does "
             "not fit in a float64 (largest about 1.8e308). Pass a float of magnitude at most "
             f"{MAX_MAGNITUDE:g}."
         ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
-        raise ParameterError(msg)
+        raise refusal()
     closed = ("neither", "right", "left", "both")[2 * low_inclusive + high_inclusive]
     if not (v in Interval(Real, low, None if math.isinf(high) else high, closed=closed)
             or (allow_inf and v == math.inf)):
-        raise ParameterError(msg)
+        raise refusal()
     if magnitude and math.isfinite(v) and v != 0.0 and not (
             MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be a float in {rng} of magnitude between "
+        raise refusal(
+            f"The '{name}' parameter of {owner} must be a float in {{rng}} of magnitude between "
             f"{MIN_MAGNITUDE:g} and {MAX_MAGNITUDE:g}: outside that range float64 products "
             "such as n*lam or epsilon/sensitivity overflow or underflow (division by zero, "
-            f"infinite noise). Got {shown} instead."
+            "infinite noise). Got {shown} instead."
         )
     return v
 
@@ -137,20 +140,16 @@ def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MA
     why : str
         The reason for ``high`` (memory, time), appended to the message of a value above it.
     """
-    shown = _short_repr(value)
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+    if (isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer))
+            or int(value) < low):
         raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {shown} instead."
-        )
-    if int(value) < low:
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be an int >= {low}. Got {shown} instead."
-        )
+            f"The '{name}' parameter of {owner} must be an int >= {low}. "
+            f"Got {_short_repr(value)} instead.")
     if int(value) > high:
         reason = why or "larger values are not representable in the float64 arithmetic that uses it"
         raise ParameterError(
             f"The '{name}' parameter of {owner} must be an int in [{low}, {high:,}]: {reason}. "
-            f"Got {shown} instead."
+            f"Got {_short_repr(value)} instead."
         )
     return int(value)
 

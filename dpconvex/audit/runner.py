@@ -32,7 +32,7 @@ import numpy as np
 from .._random import RandomStateLike, check_random_state
 from .._validation import check_float, check_int, check_option
 from ..errors import ParameterError
-from ..solvers._threads import single_threaded
+from ..solvers.base import single_threaded
 from .bounds import DIRECTIONS, bound_at, check_confidence, check_delta
 from .statistics import (
     check_quantiles,

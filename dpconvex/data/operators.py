@@ -652,7 +652,7 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
     n, q = X.shape
     p = q + (t is not None)
     H = np.zeros((p, p))
-    step = _gram_rows(p)
+    step = max(1, 4 * _BLOCK_ENTRIES // p)  # the rows of _gram_rows(p)
     buf = np.empty((min(step, n), p))
     half = bool(np.all(d >= 0))
     r = s * np.sqrt(d) if half else s

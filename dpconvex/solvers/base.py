@@ -12,10 +12,12 @@ from __future__ import annotations
 import abc
 import enum
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from ..errors import ParameterError
 
@@ -337,3 +339,17 @@ def rows_in_memory(template: Template) -> bool:
     a template without it is taken to hold its data in memory).
     """
     return bool(getattr(getattr(template, "rows", None), "in_memory", True))
+
+
+#: One cached :class:`threadpoolctl.ThreadpoolController`: ``threadpool_limits`` scans every
+#: loaded shared library on each call (measured 2.9 ms per call with scikit-learn, SciPy and
+#: CVXPY loaded); the controller scans once and its ``limit`` costs about 0.02 ms.
+_controller: ThreadpoolController | None = None
+
+
+def single_threaded(user_api: str | None = None) -> AbstractContextManager:
+    """Context manager limiting the BLAS / OpenMP pools (or only ``user_api``) to one thread."""
+    global _controller
+    if _controller is None:  # lazily: the BLAS libraries are loaded by then
+        _controller = ThreadpoolController()
+    return _controller.limit(limits=1, user_api=user_api)

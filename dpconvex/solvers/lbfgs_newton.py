@@ -21,6 +21,7 @@ Hessian-vector products (``"hessp"``) above.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 
-from ._threads import single_threaded
+from .base import single_threaded
 
 if TYPE_CHECKING:
     from ..templates.base import SmoothTemplate
@@ -122,84 +123,86 @@ def minimize_smooth(
     # problems on a loaded 2-core machine), so run single-threaded.
     limit = single_threaded() if np.size(x0) <= 256 else contextlib.nullcontext()
     with limit:
-        return _minimize(fun_grad, hess, hessp, x0, tol=tol, max_iter=max_iter,
-                         newton_steps=newton_steps, t0=t0, hess_sample=hess_sample)
-
-
-def _minimize(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x0: np.ndarray, *,
-              tol: float, max_iter: int, newton_steps: int, t0: float,
-              hess_sample: HessSample | None = None) -> SolveResult:
-    # Small p: a dense Hessian costs a few gradient evaluations, and one or two Newton
-    # steps from ||∇J|| ~ 1e3·tol reach tol, saving the slow tail of L-BFGS (measured
-    # on Adult, p = 105: 17 + 1 Newton vs 38 L-BFGS iterations, 2.7x faster). If the
-    # polish does not reach tol, L-BFGS resumes with the tight tolerance: the stopping
-    # rule ||∇J|| <= tol is the same either way.
-    # Large p with Hessian-vector products: Newton-CG takes over at the same point
-    # (measured: n = 5000, p = 2000 dense, Λ = 1e-5: 0.37 s vs 0.64 s logistic, 0.90 s
-    # vs 1.35 s Huber; neutral on sparse rows). Dense Hessians above p = 128 cost more
-    # than the L-BFGS tail they save, so there they only finish a stalled L-BFGS.
-    second_order = hess is not None or hessp is not None
-    early = newton_steps > 0 and (
-        (hess is not None and np.size(x0) <= _EARLY_NEWTON_MAX_P) or (hess is None and hessp is not None))
-    phases = [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]
-    x = np.array(x0, dtype=float, copy=True)  # never alias the caller's warm start
-    iters = 0
-    messages = []
-    newton = 0
-    f, gn = np.nan, np.inf
-    sampled = 0
-    if np.any(x) or (hess_sample is not None and hess is not None and newton_steps > 0):
-        f, g = fun_grad(x)  # a warm start may already be the minimizer (e.g. output perturbation)
-        gn = float(np.linalg.norm(g))
-    if hess_sample is not None and hess is not None and newton_steps > 0 and gn > tol:
-        # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
-        # it from the start take fewer passes over the rows than L-BFGS (the passes per fit:
-        # benchmarks/recorded/speed.md)
-        x, f, g, gn, sampled = _sampled_newton(fun_grad, hess, hess_sample, x, f, g, gn, tol=tol)
-        iters += sampled
-        newton += sampled
-    for gtol in phases:
-        if gn <= tol:
-            break
-        res = minimize(fun_grad, x, jac=True, method="L-BFGS-B",
-                       options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20})
-        messages.append(str(res.message))
-        x = np.asarray(res.x, dtype=float)
-        f, g = fun_grad(x)
-        iters += int(res.nit)
-        gn = float(np.linalg.norm(g))
-        if second_order and newton_steps > 0:
-            x, f, g, gn, k = _newton_polish(fun_grad, hess, hessp, x, f, g, gn, tol=tol,
-                                            steps=newton_steps)
-            iters += k
-            newton += k
-    status = SolveStatus.OPTIMAL if gn <= tol else SolveStatus.INACCURATE
-    if not np.all(np.isfinite(x)):
-        status = SolveStatus.FAILED
-    return SolveResult(
-        x=x, status=status, objective=float(f), residual=gn, solver="native",
-        iterations=iters, seconds=time.perf_counter() - t0,
-        info={"method": ("sampled Newton, " if hess_sample is not None and hess is not None
-                         and newton_steps > 0 else "")
-              + "L-BFGS-B + " + ("Newton" if hess is not None else "Newton-CG") + " polish",
-              "scipy_message": "; ".join(messages), "lbfgs_phases": len(messages),
-              "newton_steps": newton, "sampled_newton_steps": sampled},
-    )
-
-
-def _newton_direction(hess: Hess | None, hessp: HessP | None, x: np.ndarray, g: np.ndarray,
-                      gn: float) -> np.ndarray | None:
-    """Solve ∇²J(x) s = ∇J(x): dense, or by CG to relative residual min(0.5, sqrt(||g||))."""
-    if hess is not None:
-        try:
-            return np.linalg.solve(hess(x), g)
-        except np.linalg.LinAlgError:
-            return None
-    assert hessp is not None
-    hv = hessp(x)
-    op = LinearOperator((g.size, g.size), matvec=hv, dtype=float)
-    step, info = cg(op, g, rtol=min(0.5, np.sqrt(gn)), atol=0.0, maxiter=max(50, 2 * g.size))
-    return step if np.all(np.isfinite(step)) and info >= 0 else None
+        # Small p: a dense Hessian costs a few gradient evaluations, and one or two Newton
+        # steps from ||∇J|| ~ 1e3·tol reach tol, saving the slow tail of L-BFGS (measured
+        # on Adult, p = 105: 17 + 1 Newton vs 38 L-BFGS iterations, 2.7x faster). If the
+        # polish does not reach tol, L-BFGS resumes with the tight tolerance: the stopping
+        # rule ||∇J|| <= tol is the same either way.
+        # Large p with Hessian-vector products: Newton-CG takes over at the same point
+        # (measured: n = 5000, p = 2000 dense, Λ = 1e-5: 0.37 s vs 0.64 s logistic, 0.90 s
+        # vs 1.35 s Huber; neutral on sparse rows). Dense Hessians above p = 128 cost more
+        # than the L-BFGS tail they save, so there they only finish a stalled L-BFGS.
+        second_order = hess is not None or hessp is not None
+        early = newton_steps > 0 and (
+            (hess is not None and np.size(x0) <= _EARLY_NEWTON_MAX_P) or (hess is None and hessp is not None))
+        phases = [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]
+        x = np.array(x0, dtype=float, copy=True)  # never alias the caller's warm start
+        iters = 0
+        messages = []
+        newton = 0
+        f, gn = np.nan, np.inf
+        sampled = 0
+        if np.any(x) or (hess_sample is not None and hess is not None and newton_steps > 0):
+            f, g = fun_grad(x)  # a warm start may already be the minimizer (e.g. output perturbation)
+            gn = float(np.linalg.norm(g))
+        if hess_sample is not None and hess is not None and newton_steps > 0 and gn > tol:
+            # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
+            # it from the start take fewer passes over the rows than L-BFGS (the passes per fit:
+            # benchmarks/recorded/speed.md)
+            x, f, g, gn, sampled = _sampled_newton(fun_grad, hess, hess_sample, x, f, g, gn, tol=tol)
+            iters += sampled
+            newton += sampled
+        for gtol in phases:
+            if gn <= tol:
+                break
+            res = minimize(fun_grad, x, jac=True, method="L-BFGS-B",
+                           options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20})
+            messages.append(str(res.message))
+            x = np.asarray(res.x, dtype=float)
+            f, g = fun_grad(x)
+            iters += int(res.nit)
+            gn = float(np.linalg.norm(g))
+            # the Newton (or Newton-CG) polish: steps with backtracking until ||∇J|| <= tol
+            for _ in range(newton_steps if second_order else 0):
+                if gn <= tol:
+                    break
+                if hess is not None:  # ∇²J(x) s = ∇J(x): dense, or by CG to relative residual
+                    try:               # min(0.5, sqrt(||g||))
+                        step = np.linalg.solve(hess(x), g)
+                    except np.linalg.LinAlgError:
+                        break
+                else:
+                    assert hessp is not None
+                    op = LinearOperator((g.size, g.size), matvec=hessp(x), dtype=float)
+                    step, info = cg(op, g, rtol=min(0.5, np.sqrt(gn)), atol=0.0,
+                                    maxiter=max(50, 2 * g.size))
+                    if not (np.all(np.isfinite(step)) and info >= 0):
+                        break
+                t = 1.0
+                while t > 1e-10:
+                    xn = x - t * step
+                    fn, gnew = fun_grad(xn)
+                    if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
+                        break
+                    t *= 0.5
+                else:
+                    break
+                x, f, g = xn, fn, gnew
+                gn = float(np.linalg.norm(g))
+                iters += 1
+                newton += 1
+        status = SolveStatus.OPTIMAL if gn <= tol else SolveStatus.INACCURATE
+        if not np.all(np.isfinite(x)):
+            status = SolveStatus.FAILED
+        return SolveResult(
+            x=x, status=status, objective=float(f), residual=gn, solver="native",
+            iterations=iters, seconds=time.perf_counter() - t0,
+            info={"method": ("sampled Newton, " if hess_sample is not None and hess is not None
+                             and newton_steps > 0 else "")
+                  + "L-BFGS-B + " + ("Newton" if hess is not None else "Newton-CG") + " polish",
+                  "scipy_message": "; ".join(messages), "lbfgs_phases": len(messages),
+                  "newton_steps": newton, "sampled_newton_steps": sampled},
+        )
 
 
 def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: np.ndarray,
@@ -247,32 +250,6 @@ def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: n
         last, gn = gn, float(np.linalg.norm(g))
         if exact is not None and gn > 0.5 * last:  # the Hessian moved: form it anew
             exact = None
-        k += 1
-    return x, f, g, gn, k
-
-
-def _newton_polish(fun_grad: FunGrad, hess: Hess | None, hessp: HessP | None, x: np.ndarray,
-                   f: float, g: np.ndarray, gn: float, *, tol: float, steps: int
-                   ) -> tuple[np.ndarray, float, np.ndarray, float, int]:
-    """Newton (or Newton-CG) steps with backtracking until ||∇J|| <= tol."""
-    k = 0
-    for _ in range(steps):
-        if gn <= tol:
-            break
-        step = _newton_direction(hess, hessp, x, g, gn)
-        if step is None:
-            break
-        t = 1.0
-        while t > 1e-10:
-            xn = x - t * step
-            fn, gnew = fun_grad(xn)
-            if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
-                break
-            t *= 0.5
-        else:
-            break
-        x, f, g = xn, fn, gnew
-        gn = float(np.linalg.norm(g))
         k += 1
     return x, f, g, gn, k
 
@@ -341,6 +318,10 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
             return np.asarray(template.sampled_hessian(w.reshape(shape), extra_reg, bound=bound)
                               ).reshape(size, size)
 
+        if len(shape) == 1:  # a vector parameter: the template's own methods, no reshaping
+            fun_grad = functools.partial(template.objective, b=b, extra_reg=extra_reg)
+            if dense:
+                hess = functools.partial(template.hessian, extra_reg=extra_reg)
         res = minimize_smooth(
             fun_grad, hess if dense else None, x0, hessp=hessp if products else None,
             hess_sample=hess_sample if sample else None,

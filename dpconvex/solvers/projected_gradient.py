@@ -57,7 +57,7 @@ import numpy as np
 
 from .. import _progress as progress
 from ..templates.base import natural_residual
-from ._threads import single_threaded
+from .base import single_threaded
 
 if TYPE_CHECKING:
     from ..templates.base import ProjectionTemplate

@@ -218,12 +218,6 @@ class LinearERMTemplate:
                 "range only. Clip the labels to the range (a per-record public map), or declare "
                 "the range they come from.")
 
-    def _labels_at(self, rows: slice | np.ndarray | None) -> tuple[np.ndarray, ...]:
-        """() for a margin loss; (y[rows],) for a regression loss (the loss's second argument)."""
-        if not self.regression:
-            return ()
-        return (self.y if rows is None else self.y[rows],)
-
     @property
     def X(self) -> Any:
         """The rows as stored (ndarray, or CSR for sparse input)."""
@@ -394,11 +388,20 @@ class LinearERMTemplate:
                 self._last_sample = (w.copy(), gram, count)
         else:
             def deriv(m: np.ndarray, rows: slice) -> np.ndarray:
-                lv, ld = self.loss.value_and_deriv(m, *self._labels_at(rows))
+                lv, ld = self.loss.value_and_deriv(m, *((self.y[rows],) if self.regression else ()))
                 total[0] += float(np.sum(lv))
                 return ld
 
-            r = self._margins_rmatvec(w, deriv)
+            # Aᵀ ℓ'(A w) in one pass over the rows when the operator fuses the two
+            # products; the margins A w are kept
+            fused = getattr(self._ops, "matvec_rmatvec", None)
+            last = self._last_margins
+            if fused is None or (last is not None and last[0].shape == w.shape
+                                 and np.array_equal(last[0], w)):
+                r = self._ops.rmatvec(deriv(self._margins(w), slice(0, self.n)))
+            else:
+                m, r = fused(w, deriv)
+                self._last_margins = (w.copy(), m)
         val = total[0] / self.n + 0.5 * reg * float(w @ w) + float(b @ w) / self.n
         grad = r / self.n + reg * w + b / self.n
         self._last_objective = (w.copy(), np.array(b, dtype=float), reg, val, grad.copy())
@@ -415,21 +418,6 @@ class LinearERMTemplate:
         self._last_margins = (w.copy(), m)
         return m
 
-    def _margins_rmatvec(self, w: np.ndarray, f: Callable[[np.ndarray, slice], np.ndarray]
-                         ) -> np.ndarray:
-        """Aᵀ f(A w) (``f(m_block, rows)`` per block of rows), in one pass over the rows
-        when the operator fuses the two products; the margins A w are kept."""
-        w = np.asarray(w, dtype=float)
-        fused = getattr(self._ops, "matvec_rmatvec", None)
-        last = self._last_margins
-        if fused is None or (last is not None and last[0].shape == w.shape
-                             and np.array_equal(last[0], w)):
-            m = self._margins(w)
-            return self._ops.rmatvec(f(m, slice(0, self.n)))
-        m, r = fused(w, f)
-        self._last_margins = (w.copy(), m)
-        return r
-
     def residual(self, w: np.ndarray, b: np.ndarray | None = None, extra_reg: float = 0.0) -> float:
         """||w − Π(w − ∇J(w))||: ||∇J(w)||_2 unconstrained, the natural residual over a set."""
         grad = self.objective(w, b, extra_reg)[1]
@@ -443,8 +431,8 @@ class LinearERMTemplate:
         if self._on_workers:
             H = self._ops.margin_sums(w, self.loss, gradient=False, step=1)[2] / self.n
         else:
-            H = self._ops.weighted_gram(self.loss.deriv2(self._margins(w), *self._labels_at(None))
-                                        ) / self.n
+            labels = (self.y,) if self.regression else ()
+            H = self._ops.weighted_gram(self.loss.deriv2(self._margins(w), *labels)) / self.n
         H[np.diag_indices_from(H)] += reg
         return H
 
@@ -474,14 +462,14 @@ class LinearERMTemplate:
         else:
             sub = self._ops.every(k)
             H = sub.weighted_gram(self.loss.deriv2(self._margins(w)[::k],
-                                                   *self._labels_at(slice(None, None, k)))) / sub.n
+                                                   *((self.y[::k],) if self.regression else ()))) / sub.n
         H[np.diag_indices_from(H)] += reg
         return H
 
     def hessp(self, w: np.ndarray, extra_reg: float = 0.0) -> Callable[[np.ndarray], np.ndarray]:
         """v -> ∇²J(w) v without forming the Hessian: (1/n) Aᵀ(ℓ''(m) ⊙ (A v)) + (Λ + Δ) v."""
         reg = self.regularizer.lam + float(extra_reg)
-        d2 = self.loss.deriv2(self._margins(w), *self._labels_at(None)) / self.n
+        d2 = self.loss.deriv2(self._margins(w), *((self.y,) if self.regression else ())) / self.n
         fused = getattr(self._ops, "matvec_rmatvec", None)
         if fused is None:
             return lambda v: self._ops.rmatvec(d2 * self._ops.matvec(v)) + reg * v

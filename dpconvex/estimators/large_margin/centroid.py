@@ -35,7 +35,7 @@ from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
-from ...privacy.certificate import Certificate
+from ...privacy.certificate import Certificate, RowMap
 from ...privacy.rules.large_margin import (
     CENTROID,
     centroid_reason,
@@ -133,9 +133,9 @@ def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray
     return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 
-def row_notes(est: LargeMarginSettings) -> list[str]:
-    """The certificate line of the row map (empty for ``"none"``)."""
-    return [ROW_MAP_NOTE] if resolved_row_norm(est) == "unit" else []
+def row_notes(est: LargeMarginSettings) -> list[RowMap]:
+    """The certificate's row map (empty for ``"none"``)."""
+    return [RowMap("unit", ROW_MAP_NOTE)] if resolved_row_norm(est) == "unit" else []
 
 
 def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
@@ -216,7 +216,7 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     return Phi
 
 
-def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> list[str]:
+def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> list[RowMap | str]:
     """The certificate lines of a centroid fit on (n, C, d): the row map, Φ and the reasons
     of "auto" (the centroid switch, one component)."""
     return [*row_notes(est), PHI_NOTE,
@@ -229,7 +229,7 @@ def certify_centroid(est: LargeMarginSettings, rows: Any, y: Any,
     inner = centroid_estimator(est)
     # the outer fit has read the label set (and warned)
     certificate = inner._certify_with(rows, y, context.one_label_warning(issued=True))
-    certificate.assumptions += centroid_notes(est, inner.public_shape(rows, y))
+    certificate.state(*centroid_notes(est, inner.public_shape(rows, y)))
     return certificate
 
 
@@ -249,7 +249,7 @@ def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateH
     inner._fit_with(rows, y, context.one_label_warning(issued=True).inner(context.noise,
                                                                            held=True))
     certificate = inner.certificate_
-    certificate.assumptions += centroid_notes(est, shape)
+    certificate.state(*centroid_notes(est, shape))
     hold.commit_certificate(certificate)
     q = float(est.data_norm)
     est.certificate_ = certificate

@@ -450,7 +450,7 @@ default="auto"
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
-        certificate.assumptions += [*row_notes(self), *filter(None, [reason])]
+        certificate.state(*row_notes(self), reason)
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -542,8 +542,8 @@ default="auto"
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
-        certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
-                                    *row_notes(self), *objective_reasons(self, facts.n_rows, C, d)]
+        certificate.state(prep.meta.label_note, *lam_note(prep.template, self), *row_notes(self),
+                          *objective_reasons(self, facts.n_rows, C, d))
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = facts.classes

@@ -42,7 +42,7 @@ from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import HuberHinge
 from ...objectives.regularizers import Frobenius
 from ...privacy.budget import Budget, remaining
-from ...privacy.certificate import Certificate, compose_sequential
+from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
 from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
 from ...privacy.release import release
@@ -318,9 +318,9 @@ def released_matrices(template: LargeMarginTemplate, theta: np.ndarray, C: int, 
     return np.asarray(theta).reshape(C, K, D, D), 0.0
 
 
-def lam_note(template: LargeMarginTemplate, est: LargeMarginSettings) -> list[str]:
-    """The certificate line of lam='auto' (empty for a numeric lam)."""
-    return [f"lam = {template.lam:.6g} chosen by the public rule {LAM_RULE}"] if lam_is_auto(est.lam) else []
+def lam_note(template: LargeMarginTemplate, est: LargeMarginSettings) -> list[LamRule]:
+    """The certificate's Λ rule for lam='auto' (empty for a numeric lam)."""
+    return [LamRule(template.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []
 
 
 def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[str]:
@@ -479,8 +479,7 @@ class _ObjectiveLearner:
             options["structure"] = resolved_structure(est)
         else:
             options["gamma"] = float(est.gamma)
-        notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
-            else []
+        notes: list[LamRule | RowMap | str] = [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
         notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
@@ -496,7 +495,7 @@ class _ObjectiveLearner:
     def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
         certificate = release(prep.template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
-        certificate.assumptions += list(plan.notes)
+        certificate.state(*plan.notes)
         return certificate
 
 
@@ -529,7 +528,7 @@ class _CentroidLearner:
     def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
         inner, inner_plan = self._inner_plan(est, plan)
         certificate = inner._certify(prep, inner_plan)
-        certificate.assumptions += centroid_notes(est, (plan.n, plan.n_classes, plan.n_features))
+        certificate.state(*centroid_notes(est, (plan.n, plan.n_classes, plan.n_features)))
         return certificate
 
 
