@@ -114,16 +114,9 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
 
 @dataclass(frozen=True)
 class FeatureMap:
-    """The public map x ↦ u(x) of a structure, on z = [x; 1]/sqrt(q² + 1) (module docstring).
-
-    Attributes
-    ----------
-    structure : {"full", "diagonal", "linear"}
-    weights : (wq, wl, wc)
-    data_norm : float
-        q > 0.
-    d : int
-        Number of features.
+    """The public map x ↦ u(x) of a ``structure`` ("full", "diagonal", "linear") with
+    ``weights`` (wq, wl, wc), on z = [x; 1]/sqrt(q² + 1), q = ``data_norm``, d features
+    (module docstring).
 
     Examples
     --------

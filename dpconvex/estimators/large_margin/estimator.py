@@ -598,20 +598,12 @@ default="auto"
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Softmax of the class scores: P(c | x) ∝ exp(−min_m zᵀΦ_{c,m}z).
+        """Softmax of the class scores, P(c | x) ∝ exp(−min_m zᵀΦ_{c,m}z), shape (n_samples,
+        n_classes) (column j: ``classes_[j]``; two columns for two classes).
 
-        A monotone post-processing of the released model (a function of
-        ``Phi_`` and the public row scaling only: no further privacy cost).
-        The ordering of the classes is that of :meth:`class_scores`, so
-        ``argmax`` agrees with :meth:`predict`; the values are not calibrated
-        probabilities (the scores' scale is set by the regularization and the
-        noise).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Column j is the probability of ``classes_[j]`` (two columns for
-            two classes, as in scikit-learn); rows sum to 1.
+        Post-processing of ``Phi_`` and the public row scaling (no further privacy cost);
+        ``argmax`` agrees with :meth:`predict`, but the values are not calibrated
+        probabilities (their scale is set by the regularization and the noise).
         """
         scores = self.class_scores(X)
         exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))

@@ -136,13 +136,10 @@ class LargeMarginSettings(Protocol):
     component_assignment: str | None
     centers: Any
     kmeans_epsilon_fraction: float
-    kmeans_iter: int
     solver: str | None
     random_state: Any
-    max_iter: int | None
     accountant: Any
     classes: Any
-    verbose: int
     structure: str
     feature_weights: tuple[float, float, float] | None
     row_norm: str
