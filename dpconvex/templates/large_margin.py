@@ -166,6 +166,8 @@ class LargeMarginProblem:
 
     kind = "large_margin"
     space: QuadraticParameterization
+    #: Over the feasible set of ``space`` (the PSD cone); False: unconstrained (softmax).
+    constrained = True
 
     def _set_problem(self, y: np.ndarray, n_classes: int, n_components: int, lam: float,
                      assignment: str) -> None:
@@ -215,6 +217,24 @@ class LargeMarginProblem:
             "so ||z|| <= 1; preprocessing that reads the data is not covered",
             f"component assignment: {self.assignment}",
         ]
+
+    def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
+                  extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
+        raise NotImplementedError  # each template's loss
+
+    def residual(self, theta: np.ndarray, b: np.ndarray | None = None,
+                 extra_reg: float = 0.0) -> float:
+        """The optimality residual (same for every backend): ||∇J||_F unconstrained, else the
+        natural residual ||Φ − Π(Φ − ∇J(Φ))||_F over the feasible set."""
+        grad = self.objective(theta, b, extra_reg)[1]
+        if not self.constrained:
+            return float(np.linalg.norm(grad))
+        return natural_residual(theta, grad, self.space.project)
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        """The release's post-processing (no privacy cost): the PSD projection, or the common
+        PSD shift of an unconstrained form."""
+        return self.space.postprocess(np.asarray(theta).reshape(self.space.shape))
 
     @staticmethod
     def _norm_condition(zmax: float, name: str = "z = [x; 1]/sqrt(q^2 + 1)") -> Condition:
@@ -517,11 +537,6 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
             grad = grad + np.asarray(t.grad_fn(P), dtype=float).reshape(np.shape(Phi))
         return val, grad
 
-    def residual(self, Phi: np.ndarray, b: np.ndarray | None = None,
-                 extra_reg: float = 0.0) -> float:
-        """Natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F (same for every backend)."""
-        return natural_residual(Phi, self.objective(Phi, b, extra_reg)[1], self.space.project)
-
     def public_lipschitz_bound(self, mu: float) -> float:
         """Lipschitz constant of ∇J from public constants only: μ + 2cC + [K > 1]·L/2.
 
@@ -549,10 +564,6 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
                 "minimizer cannot be bounded from a residual. Use optimality_tol=None."
             )
         return (1.0 + L) / float(mu) * float(residual)
-
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        """Project released matrices onto the PSD cone (post-processing costs no privacy)."""
-        return self.space.postprocess(theta)
 
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
         """Initial Lipschitz estimate of ∇J (the solver's first step; it backtracks from there):

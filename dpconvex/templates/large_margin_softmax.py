@@ -75,7 +75,7 @@ import numpy as np
 
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..privacy.certificate import Condition
-from .base import PrivacyConstants, natural_residual, needs_of, sample_step
+from .base import PrivacyConstants, needs_of, sample_step
 from .feature_map import FeatureMap, FeatureMapSpace
 from .large_margin import LargeMarginProblem, softmax_rows
 from .large_margin_rows import AugmentedRows
@@ -702,14 +702,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         H[np.diag_indices_from(H)] += self.regularizer.lam + float(extra_reg)
         return H
 
-    def residual(self, theta: np.ndarray, b: np.ndarray | None = None,
-                 extra_reg: float = 0.0) -> float:
-        """||∇J||_F (unconstrained) or the natural residual over the PSD cone."""
-        grad = self.objective(theta, b, extra_reg)[1]
-        if not self.constrained:
-            return float(np.linalg.norm(grad))
-        return natural_residual(theta, grad, self.space.project)
-
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
         """μ + Δ + (1/2)·λ_max(M): the data Hessian is <= (1/2)·M
         (privacy-softmax-constants, privacy-lm-solver-accuracy)."""
@@ -723,10 +715,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
         if not self.constrained:
             return float(residual) / float(mu)
         return (1.0 + float(mu) + 0.5) / float(mu) * float(residual)
-
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        """PSD shift (unconstrained) or PSD projection (constrained); free post-processing."""
-        return self.space.postprocess(np.asarray(theta).reshape(self.space.shape))
 
     def release_shift(self, theta: np.ndarray) -> tuple[np.ndarray, float]:
         """The released matrices for z = [x; 1]/sqrt(q² + 1), SΦ'S, and the common shift t.
