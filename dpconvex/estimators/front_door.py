@@ -65,8 +65,7 @@ from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, Private
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
-from .large_margin.learners import CENTROID_LEARNER, objective_part
-from .large_margin.options import noise_family
+from .large_margin.learners import CENTROID_LEARNER, noise_family, objective_part
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
 from .parts import check_rows

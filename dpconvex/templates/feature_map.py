@@ -49,6 +49,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from .base import EuclideanSpace
+from .large_margin_rows import AugmentedRows
 
 __all__ = ["DEFAULT_WEIGHTS", "STRUCTURES", "FeatureMap", "FeatureMapSpace", "check_feature_options",
            "feature_map_of"]
@@ -66,13 +67,8 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
                           ) -> tuple[float, float, float] | None:
     """Validate ``structure`` / ``feature_weights``; the weights to use (None: the z′ path).
 
-    Raises
-    ------
-    ParameterError
-        Unknown structure; structure/weights without ``loss="softmax"`` (every K: the
-        mixture's parameter is (C·K, m), privacy-softmax-mixtures); weights not three
-        finite reals >= 0, all zero in the parts the structure uses, or wq > 0 with
-        ``"linear"``.
+    ParameterError for an unknown structure, structure/weights without ``loss="softmax"``,
+    weights not three finite reals >= 0, all zero, or wq > 0 with ``"linear"``.
 
     Examples
     --------
@@ -118,16 +114,9 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
 
 @dataclass(frozen=True)
 class FeatureMap:
-    """The public map x ↦ u(x) of a structure, on z = [x; 1]/sqrt(q² + 1) (module docstring).
-
-    Attributes
-    ----------
-    structure : {"full", "diagonal", "linear"}
-    weights : (wq, wl, wc)
-    data_norm : float
-        q > 0.
-    d : int
-        Number of features.
+    """The public map x ↦ u(x) of a ``structure`` ("full", "diagonal", "linear") with
+    ``weights`` (wq, wl, wc), on z = [x; 1]/sqrt(q² + 1), q = ``data_norm``, d features
+    (module docstring).
 
     Examples
     --------
@@ -161,6 +150,20 @@ class FeatureMap:
     def m(self) -> int:
         """Length of u: the quadratic, d linear and 1 constant coordinates."""
         return self.n_quadratic + self.d + 1
+
+    def linear_weights(self) -> tuple[float, np.ndarray]:
+        """(r, k) of ``"linear"``: u_i = t_i · k ∘ z_i with t_i = r·z_{i,1}, r = sqrt(q² + 1).
+
+        u = [wl·t·x̂, wc·t²]/N with x̂ = (r/q) z_x and t² = t·r·z_1, so the scores are
+        t ∘ (Z (k ∘ Θ)ᵀ) and the adjoint k ∘ ((t ∘ W)ᵀ Z): products with the rows z
+        themselves, no n × m feature matrix.
+        """
+        q, N = float(self.data_norm), self.norm
+        r = math.sqrt(q * q + 1.0)
+        _, wl, wc = self.weights
+        k = np.full(self.d + 1, wl * r / (q * N))
+        k[-1] = wc * r / N
+        return r, k
 
     def _k(self) -> tuple[float, float, float]:
         """Entry factors of Φ_c: (r² wq/(N q²), r² wl/(2 N q), r² wc/N)."""
@@ -202,8 +205,14 @@ class FeatureMap:
 
     def feature_norms(self, Z: Any) -> np.ndarray:
         """||u_i|| for every record (exact in memory; an upper bound for ``"diagonal"`` on a
-        design operator, from ||x̂ ∘ x̂|| <= ||x̂||²)."""
+        design operator, from ||x̂ ∘ x̂|| <= ||x̂||²; from the stored norms of
+        :class:`~.large_margin_rows.AugmentedRows`, no pass over the rows)."""
         wq, wl, wc = self.weights
+        if isinstance(Z, AugmentedRows) and self.structure != "diagonal":
+            q = float(self.data_norm)
+            s2 = Z.head_norms() ** 2 * ((q * q + 1.0) / (q * q))  # ||x̂||², x̂ = (r/q) z_x
+            t2 = Z.column ** 2 * (q * q + 1.0)  # t = r z_1
+            return np.sqrt(wq * wq * s2 * s2 + wl * wl * t2 * s2 + wc * wc * t2 * t2) / self.norm
         if isinstance(Z, np.ndarray):  # on views of Z: no copy of the rows
             Z = np.asarray(Z, dtype=float)
             q = float(self.data_norm)
@@ -272,11 +281,10 @@ class FeatureMapSpace(EuclideanSpace):
     are already the noise law of privacy-feature-map-structures (:class:`EuclideanSpace`: a reshape).
 
     ``"diagonal"`` on in-memory rows: one product with the n × m features (built once per
-    Z); ``"linear"``: one product with the rows z, scaled per column and per row (u is z
-    scaled, so no feature matrix is built). ``"full"``, or records held by a design operator (Dask): the
-    quadratic forms zᵀΦ_c z of ``quad`` (a :class:`~.parameterizations.SymmetricShift` over
-    (C, 1, D, D)) with
-    Φ = :meth:`FeatureMap.to_blocks` (Θ), and the adjoint :meth:`FeatureMap.from_blocks`.
+    Z); ``"linear"``: one product with the rows z scaled per column and per row
+    (:meth:`FeatureMap.linear_weights`, no feature matrix); ``"full"``, or a design
+    operator: the quadratic forms of ``quad`` at Φ = :meth:`FeatureMap.to_blocks` (Θ) and
+    the adjoint :meth:`FeatureMap.from_blocks`.
 
     Examples
     --------
@@ -304,20 +312,11 @@ class FeatureMapSpace(EuclideanSpace):
         return self._cache[1]
 
     def _linear_parts(self, Z: Any) -> tuple[np.ndarray, np.ndarray] | None:
-        """``"linear"`` on in-memory rows: (t, k) with u_i = t_i · k ∘ z_i, t = r·z_1.
-
-        u = [wl·t·x̂, wc·t²]/N with x̂ = (r/q) z_x and t² = t·r·z_1, so the forms are
-        t ∘ (Z (k ∘ Θ)ᵀ) and the adjoint k ∘ ((t ∘ W)ᵀ Z): products with the rows z
-        themselves, no n × m feature matrix.
-        """
+        """``"linear"`` on in-memory rows: (t, k) of :meth:`FeatureMap.linear_weights`."""
         if not isinstance(Z, np.ndarray) or self.fmap.structure != "linear":
             return None
         if self._cache is None or self._cache[0] is not Z:
-            q, d = float(self.fmap.data_norm), self.fmap.d
-            r, N = math.sqrt(q * q + 1.0), self.fmap.norm
-            _, wl, wc = self.fmap.weights
-            k = np.full(d + 1, wl * r / (q * N))
-            k[-1] = wc * r / N
+            r, k = self.fmap.linear_weights()
             self._cache = (Z, (Z[:, -1] * r, k))
         return self._cache[1]
 

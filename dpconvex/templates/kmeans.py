@@ -34,19 +34,9 @@ class _Centers:
 class KMeansTemplate:
     """Rows clipped to a public norm bound, class indices, and the public k-means settings.
 
-    Parameters
-    ----------
-    X : ndarray (n, d)
-        Rows with ||x|| <= data_norm (the caller clips).
-    y : ndarray (n,)
-        Class indices in {0, ..., C − 1}.
-    n_classes, n_components : int
-    data_norm : float
-        Public bound q.
-    n_iter : int
-        Lloyd iterations T.
-    init_centers : ndarray (C, K, d)
-        Public starting centers.
+    ``X`` (n, d) holds rows with ||x|| <= ``data_norm`` = q (the caller clips), ``y`` class
+    indices in {0, ..., C − 1}; ``n_iter`` Lloyd iterations start from the public
+    ``init_centers`` (C, K, d).
 
     Examples
     --------

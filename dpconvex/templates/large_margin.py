@@ -26,11 +26,13 @@ independent symmetric matrix per block, a :class:`cvxpy.Parameter` each), Δ the
 extra regularization of CMS Alg. 2, and R_k optional data-independent convex
 terms supplied by the user (:class:`~dpconvex.objectives.terms.MatrixTerm`).
 
-The template is a problem statement: the form of Φ (projection, noise subspace,
-quadratic forms and their adjoint, CVXPY variables) is its parameterization
-(:class:`~dpconvex.templates.parameterizations.FullPSD`), the modulus μ = 2λ
-comes from its regularizer (:class:`~dpconvex.objectives.regularizers.Frobenius`),
-and the solver is chosen by :func:`dpconvex.solvers.get_backend`.
+The template is a problem statement: the records, labels, classes and modulus μ = 2λ
+(:class:`~dpconvex.objectives.regularizers.Frobenius`) are :class:`LargeMarginProblem`,
+which the softmax template (:mod:`dpconvex.templates.large_margin_softmax`) shares; the
+form of Φ (projection, noise subspace, quadratic forms and their adjoint, CVXPY variables)
+is its parameterization (:class:`~dpconvex.templates.parameterizations.FullPSD`); the
+CVXPY form (the ``"cvxpy"`` capability) is a set of methods; the solver is chosen by
+:func:`dpconvex.solvers.get_backend`.
 
 Privacy constants (derived in ``docs/privacy/large_margin.md#privacy-large-margin``; L = loss.deriv_bound,
 c = loss.curvature, ||z|| <= 1):
@@ -64,6 +66,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
 
 from .._validation import check_float
@@ -75,16 +78,16 @@ from ..objectives.terms import MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss
 from .base import PrivacyConstants, natural_residual, needs_of
-from .large_margin_cvxpy import LargeMarginCVXPY
-from .parameterizations import BlockParameterization, FullPSD, max_row_norm
-from .softmax_mixture import softmax_rows
+from .parameterizations import BlockParameterization, FullPSD, QuadraticParameterization, max_row_norm
 
 __all__ = [
     "RESIDUAL_TOL",
     "LargeMarginGaussianTemplate",
+    "LargeMarginProblem",
     "MatrixTerm",
     "augment_and_scale",
     "psi_frobenius",
+    "softmax_rows",
 ]
 
 #: Largest natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F at which a solve is
@@ -95,9 +98,157 @@ __all__ = [
 #: cone).
 RESIDUAL_TOL = 1e-6
 
+#: Up to this many scores per row, the row maxima and sums are taken column by column
+#: (NumPy's reductions along a short last axis cost several times more per entry).
+_COLUMNWISE_MAX_SCORES = 16
 
-class LargeMarginGaussianTemplate(LargeMarginCVXPY):
-    """Private large-margin Gaussian (mixture) classifier: the template.
+
+def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
+    """Softmax over the last axis of ``N``, in place; returns the log-sum-exp of every row.
+
+    ``N`` (writeable, C-contiguous float64, shape (..., S)) is overwritten with
+    p = softmax(N): the row maxima m, then exp(N − m) and its row sums s, then N / s; the
+    result is m + log s (written to ``lse`` when given). Every exponent is <= 0; entries
+    of −inf (inactive scores) give p = 0 as long as every row has a finite entry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.large_margin import softmax_rows
+    >>> N = np.array([[0.0, np.log(3.0)], [1000.0, 1000.0]])
+    >>> softmax_rows(N).round(6).tolist(), N.round(6).tolist()
+    ([1.386294, 1000.693147], [[0.25, 0.75], [0.5, 0.5]])
+    """
+    if not (N.flags.c_contiguous and N.flags.writeable and N.dtype == np.float64):
+        raise ParameterError("softmax_rows: it works in place, so N must be a writeable, C-contiguous "
+                             f"float64 array; got dtype {N.dtype}. Pass np.array(N, dtype=float).")
+    S = N.shape[-1]
+    R = N.reshape(-1, S)  # a view: N is C-contiguous
+    out = np.empty(R.shape[0]) if lse is None else lse.reshape(-1)
+    columnwise = S <= _COLUMNWISE_MAX_SCORES
+    if columnwise:
+        np.copyto(out, R[:, 0])
+        for j in range(1, S):
+            np.maximum(out, R[:, j], out=out)
+    else:
+        np.max(R, axis=1, out=out)
+    R -= out[:, None]
+    np.exp(R, out=R)
+    if columnwise:
+        s = R[:, 0].copy()
+        for j in range(1, S):
+            s += R[:, j]
+    else:
+        s = R.sum(axis=1)
+    R /= s[:, None]
+    np.log(s, out=s)
+    out += s
+    return lse if lse is not None else out.reshape(N.shape[:-1])
+
+
+class LargeMarginProblem:
+    """The problem both large-margin templates state: records, labels, classes, modulus.
+
+    The pairwise template (:class:`LargeMarginGaussianTemplate`) and the softmax template
+    (:class:`~dpconvex.templates.large_margin_softmax.LargeMarginSoftmaxTemplate`) share
+    the records z (n × D, D = d + 1, ||z|| <= 1), the class indices y, C, K, the
+    Frobenius regularizer (modulus μ = lam), the parameterization ``space`` and the
+    certificate's common lines; each adds its loss, constants and numerics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate
+    >>> template = LargeMarginGaussianTemplate(np.eye(4) / 2, np.array([0, 1, 0, 1]), n_classes=2, lam=0.5)
+    >>> template.n, template.D, template.C, template.lam, template.dimension
+    (4, 4, 2, 0.5, 20)
+    """
+
+    kind = "large_margin"
+    space: QuadraticParameterization
+    #: Over the feasible set of ``space`` (the PSD cone); False: unconstrained (softmax).
+    constrained = True
+
+    def _set_problem(self, y: np.ndarray, n_classes: int, n_components: int, lam: float,
+                     assignment: str) -> None:
+        """Check the records ``self.Z`` and the labels; set n, D, d, C, K, y and the regularizer."""
+        owner = type(self).__name__
+        if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
+            raise DataValidationError(
+                f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
+                f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
+        self.n, self.D = (int(s) for s in self.Z.shape)
+        self.d = self.D - 1
+        self.C, self.K = int(n_classes), int(n_components)
+        if self.C < 2 or self.K < 1:
+            raise ParameterError(
+                f"{owner}.__init__: n_classes must be >= 2 and n_components >= 1; got {self.C} "
+                f"and {self.K}. Pass at least two classes and one component.")
+        self.y = np.asarray(y).astype(np.int64)
+        if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
+            raise DataValidationError(
+                f"{owner}.__init__: y must hold n = {self.n} class indices in [0, {self.C - 1}].")
+        self.regularizer = Frobenius(check_float("lam", lam, owner, low_inclusive=True))
+        self.assignment = assignment
+
+    @property
+    def lam(self) -> float:
+        """The modulus μ of the regularizer (lam/2) Σ||Φ||²_F (the paper's λ = lam/2)."""
+        return self.regularizer.lam
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        """One noise block per class and component (``space.blocks``)."""
+        return self.space.blocks
+
+    @property
+    def noise_symmetric(self) -> bool:
+        return self.space.symmetric
+
+    @property
+    def dimension(self) -> int:
+        """p, the dimension of the parameter (and noise) space."""
+        return self.space.dimension
+
+    def _common_assumptions(self) -> list[str]:
+        return [
+            "adjacency: datasets differing in one record (replace-one)",
+            "rows clipped to the public norm bound q and mapped to z = [x; 1]/sqrt(q^2 + 1), "
+            "so ||z|| <= 1; preprocessing that reads the data is not covered",
+            f"component assignment: {self.assignment}",
+        ]
+
+    def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
+                  extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
+        raise NotImplementedError  # each template's loss
+
+    def residual(self, theta: np.ndarray, b: np.ndarray | None = None,
+                 extra_reg: float = 0.0) -> float:
+        """The optimality residual (same for every backend): ||∇J||_F unconstrained, else the
+        natural residual ||Φ − Π(Φ − ∇J(Φ))||_F over the feasible set."""
+        grad = self.objective(theta, b, extra_reg)[1]
+        if not self.constrained:
+            return float(np.linalg.norm(grad))
+        return natural_residual(theta, grad, self.space.project)
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        """The release's post-processing (no privacy cost): the PSD projection, or the common
+        PSD shift of an unconstrained form."""
+        return self.space.postprocess(np.asarray(theta).reshape(self.space.shape))
+
+    @staticmethod
+    def _norm_condition(zmax: float, name: str = "z = [x; 1]/sqrt(q^2 + 1)") -> Condition:
+        """The record-norm condition: every record (``name``) inside the unit ball."""
+        ok = zmax <= 1.0 + 1e-12
+        return Condition(
+            "record norm bound", ok, "checked on the scaled records",
+            f"every {name} has ||{name[0]}|| <= 1" if ok
+            else f"a record has ||{name[0]}|| > 1: clip x to ||x|| <= q and scale "
+                 "with augment_and_scale(X, q)")
+
+
+class LargeMarginGaussianTemplate(LargeMarginProblem):
+    """Private large-margin Gaussian (mixture) classifier: the pairwise template.
 
     Parameters
     ----------
@@ -110,44 +261,33 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         (None: all 0, required when K = 1). The rule that produced it must read
         only the record and public or already-privatized data
         (:mod:`dpconvex.estimators.large_margin.components`); ``assignment`` describes it.
-    n_classes : int
-        C >= 2.
-    n_components : int
-        K >= 1.
+    n_classes, n_components : int
+        C >= 2 and K >= 1.
     lam : float
-        μ >= 0, the strong-convexity modulus of the regularizer
-        ``Frobenius(lam)`` = (lam/2) Σ||Φ||²_F (the paper's λ is lam/2; lam > 0
-        is required for objective and output perturbation).
+        μ >= 0, the strong-convexity modulus of ``Frobenius(lam)`` = (lam/2) Σ||Φ||²_F
+        (the paper's λ is lam/2; lam > 0 is required for objective perturbation).
     gamma : float
         γ >= 0, weight of the trace term Σ tr(Ψ).
     loss : Loss or None
-        Convex margin loss with declared ``deriv_bound`` and ``curvature``;
-        default ``HuberHinge(0.5)``. For K > 1 it must also be non-increasing
-        (the margin is concave in Φ), which the verifier probes.
+        Convex margin loss with declared ``deriv_bound`` and ``curvature``; default
+        ``HuberHinge(0.5)``. For K > 1 it must be non-increasing (the margin is concave
+        in Φ), which the verifier probes.
     extra_terms : sequence of MatrixTerm
         Additional data-independent convex terms.
     assignment : str
         Human-readable description of the component assignment (certificate).
     parameterization : class or None
-        The form of Φ (default :class:`~dpconvex.templates.parameterizations.FullPSD`),
-        built as ``cls(C, K, D)``: a
-        :class:`~dpconvex.templates.parameterizations.BlockParameterization` (projection,
-        noise subspace, quadratic forms, adjoint, trace of Ψ, CVXPY variables), e.g. any
-        form in :data:`~dpconvex.templates.parameterizations.PARAMETERIZATIONS`. A new
-        form is one class.
+        The form of Φ, built as ``cls(C, K, D)`` (default
+        :class:`~dpconvex.templates.parameterizations.FullPSD`): a
+        :class:`~dpconvex.templates.parameterizations.BlockParameterization`, e.g. any
+        form in :data:`~dpconvex.templates.parameterizations.PARAMETERIZATIONS`.
 
     Attributes
     ----------
     name, kind, n, capabilities, space, noise_shape, noise_symmetric, residual_tol
-        The template contract (:mod:`dpconvex.templates.base`); ``space`` is a
-        :class:`~dpconvex.templates.parameterizations.FullPSD`.
+        The template contract (:mod:`dpconvex.templates.base`).
     regularizer : Frobenius
         The one source of the strong-convexity modulus μ = 2λ.
-
-    References
-    ----------
-    Sha & Saul (ICASSP 2006); Pathak & Raj (PSDM 2010; IEEE TDSC 2012, eq. 11);
-    corrections in ``docs/privacy/large_margin.md#privacy-large-margin``.
 
     Examples
     --------
@@ -158,19 +298,22 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
     >>> y = np.arange(30) % 3
     >>> from dpconvex.templates import LargeMarginGaussianTemplate
     >>> template = LargeMarginGaussianTemplate(Z, y, n_classes=3, lam=0.5)
-    >>> template.space.shape
-    (3, 1, 4, 4)
+    >>> template.space.shape, "cvxpy" in template.capabilities
+    ((3, 1, 4, 4), True)
     >>> consts = template.privacy_constants()
     >>> round(consts.grad_bound, 4), consts.hessian_rank, consts.strong_convexity
     (2.4495, 2, 0.5)
     """
 
     name = "large-margin Gaussian classifier"
-    kind = "large_margin"
     #: Where the constants of this class are derived (a subclass is checked as a user's
     #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin.md#privacy-large-margin"
     residual_tol = RESIDUAL_TOL
+    space: BlockParameterization
+    #: Options for the CVXPY backends: the SciPy canonicalization backend (the
+    #: default C++ one was by far the slowest at digits size, see CVXPY_NOTES).
+    cvxpy_options: dict[str, Any] = {"canon_backend": "SCIPY"}  # noqa: RUF012
 
     def __init__(
         self,
@@ -192,25 +335,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         # in_memory flag, read through ``rows``, keeps them from the CVXPY backends
         self.Z = Z if getattr(Z, "in_memory", True) is False else np.ascontiguousarray(Z, dtype=float)
         self.rows = None if isinstance(self.Z, np.ndarray) else self.Z
-        if self.Z.ndim != 2 or self.Z.shape[1] < 2:
-            raise DataValidationError(
-                f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
-                f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm)."
-            )
-        self.n, self.D = self.Z.shape
-        self.d = self.D - 1
-        self.C = int(n_classes)
-        self.K = int(n_components)
-        if self.C < 2 or self.K < 1:
-            raise ParameterError(
-                f"{owner}.__init__: n_classes must be >= 2 and n_components >= 1; got {self.C} "
-                f"and {self.K}. Pass at least two classes and one component."
-            )
-        self.y = np.asarray(y).astype(np.int64)
-        if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
-            raise DataValidationError(
-                f"{owner}.__init__: y must hold n = {self.n} class indices in [0, {self.C - 1}]."
-            )
+        self._set_problem(y, n_classes, n_components, lam, assignment)
         comp = np.zeros(self.n, dtype=np.int64) if components is None else np.asarray(components)
         self.components = comp.astype(np.int64)
         if (self.components.shape != (self.n,) or self.components.min() < 0
@@ -218,7 +343,6 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
             raise DataValidationError(
                 f"{owner}.__init__: components must hold n = {self.n} indices in [0, {self.K - 1}]."
             )
-        self.regularizer = Frobenius(check_float("lam", lam, owner, low_inclusive=True))
         self.gamma = check_float("gamma", gamma, owner, low_inclusive=True)
         self.loss = HuberHinge(0.5) if loss is None else loss
         if not isinstance(self.loss, Loss):
@@ -233,9 +357,7 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
                     f"The 'extra_terms' parameter of {owner} must hold MatrixTerm objects "
                     f"(cvxpy_fn, value_fn, grad_fn). Got {t!r} instead."
                 )
-        self.assignment = assignment
-        # the form of Φ: a class of templates/parameterizations.py (one class per form)
-        self.space: BlockParameterization = (parameterization or FullPSD)(self.C, self.K, self.D)
+        self.space = (parameterization or FullPSD)(self.C, self.K, self.D)
         self.J = self.C * self.K
         self.capabilities = frozenset({"objective", "projection"}
                                       | ({"cvxpy"} if self.loss.has_cvxpy else set()))
@@ -252,38 +374,17 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         Xc, _ = clip_rows(np.asarray(X, dtype=float), q)
         return cls(augment_and_scale(Xc, q), y, components, **kwargs)
 
-    # ------------------------------------------------------------------ shapes
-    @property
-    def lam(self) -> float:
-        """The modulus μ of the regularizer (lam/2) Σ||Φ||²_F (the paper's λ = lam/2)."""
-        return self.regularizer.lam
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        """(C, K, D, D): one symmetric noise matrix per class and component (``space.blocks``)."""
-        return self.space.blocks
-
-    @property
-    def noise_symmetric(self) -> bool:
-        return self.space.symmetric
-
-    @property
-    def dimension(self) -> int:
-        """p = C·K·D(D + 1)/2, the dimension of the parameter (and noise) space."""
-        return self.space.dimension
-
     def cvxpy_size(self) -> int:
         """n·C·K·D(D+1)/2: nonzeros of the margin constraints CVXPY must canonicalize."""
         return self.n * self.dimension
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> PrivacyConstants:
-        """G = L·sqrt(C(C−1)), r = (C−1)K, c_u = 2c (K = 1) or max(2c, L/2), μ = 2λ.
+        """G = L·sqrt(C(C−1)), r = (C−1)K, c_u = 2c (K = 1) or max(2c, L/2), μ = 2λ, and the
+        Hessian trace bound T = (C−1)(2c + L(1 − 1/K)) of the one-sided slack.
 
-        With ||z|| <= 1, L = ``loss.deriv_bound``, c = ``loss.curvature``
-        (docs/privacy/large_margin.md#privacy-lm-sensitivity to privacy-lm-jacobian-slack); μ from the
-        regularizer. Hessian trace bound T = (C−1)(2c + L(1 − 1/K)) (privacy-lm-jacobian-slack) for the
-        one-sided slack (privacy-jacobian-slack).
+        ||z|| <= 1, L = ``loss.deriv_bound``, c = ``loss.curvature``
+        (docs/privacy/large_margin.md#privacy-lm-sensitivity to privacy-lm-jacobian-slack).
         """
         L = float(self.loss.deriv_bound)
         c = float(self.loss.curvature)
@@ -299,53 +400,42 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         )
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        """Establish the conditions of the proof for a mechanism's needs; raise PrivacyError on failure.
-
-        ``needs``: what the mechanism's proof uses (``"strong_convexity"``,
-        ``"curvature"``, ...), or a registered mechanism name.
-        """
+        """The conditions of the proof for a mechanism's ``needs`` (``"strong_convexity"``,
+        ``"curvature"``, ... or a mechanism name); PrivacyError on failure."""
         needs = needs_of(needs)
+        owner = type(self).__name__
         conds: list[Condition] = []
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"{type(self).__name__}.conditions: strong convexity: lam = {self.lam:g}, but "
-                "the mechanism needs a "
-                "strongly convex objective. The Huber loss is not strongly convex and the trace "
-                "term gamma * tr(Psi) is linear, so the objective of Pathak & Raj (PSDM 2010) "
+                f"{owner}.conditions: strong convexity: lam = {self.lam:g}, but the mechanism "
+                "needs a strongly convex objective. The Huber loss is not strongly convex and the "
+                "trace term gamma * tr(Psi) is linear, so the objective of Pathak & Raj (PSDM 2010) "
                 "without the lam * ||Phi||_F^2 term of the TDSC 2012 version is NOT strongly "
                 "convex: its minimizer is not a bijective function of the noise and the privacy "
                 "proof fails. Use lam > 0 (e.g. lam=2e-2)."
             )
         # (1) convexity of the whole CVXPY objective (same structure, public surrogate rows)
         if self.loss.has_cvxpy:
-            obj = self._surrogate_objective()
             conds.append(check_dcp_convex(
-                obj, f"the large-margin objective with loss '{self.loss.name}'"
+                self._surrogate_objective(),
+                f"the large-margin objective with loss '{self.loss.name}'"
                 + (f" and terms {[t.name for t in self.extra_terms]}" if self.extra_terms else ""),
-                f"{type(self).__name__}.conditions"))
+                f"{owner}.conditions"))
         elif self.extra_terms:
             raise PrivacyError(
-                f"{type(self).__name__}.conditions: convexity: extra terms can only be checked "
-                "through CVXPY, but loss "
-                f"'{self.loss.name}' has no cvxpy_expr. Use a loss with a DCP form."
+                f"{owner}.conditions: convexity: extra terms can only be checked through CVXPY, "
+                f"but loss '{self.loss.name}' has no cvxpy_expr. Use a loss with a DCP form."
             )
         # (2) the loss's declared constants against its own code
         conds += check_loss(self.loss, need_curvature="curvature" in needs,
-                            caller=f"{type(self).__name__}.conditions")
+                            caller=f"{owner}.conditions")
         if self.K > 1:
             conds.append(self._probe_monotone())
         # (3) extra terms: gradient consistent with value (differentiable, as declared)
         for t in self.extra_terms:
             conds.append(probe_term(t, self.noise_shape))
-        # (4) records inside the unit ball
-        zmax = max_row_norm(self.Z)  # per chunk for Dask records: a check, not a calibration
-        ok = zmax <= 1.0 + 1e-12
-        conds.append(Condition(
-            "record norm bound", ok, "checked on the scaled records",
-            "every z = [x; 1]/sqrt(q^2 + 1) has ||z|| <= 1" if ok
-            else "a record has ||z|| > 1: clip x to ||x|| <= q and scale "
-                 "with augment_and_scale(X, q)",
-        ))
+        # (4) records inside the unit ball (per chunk for Dask records: a check, not a calibration)
+        conds.append(self._norm_condition(max_row_norm(self.Z)))
         # (5) the Hessian-term bound needs ℓ'' bounded (objective perturbation)
         if "curvature" in needs and self.K > 1:
             conds.append(Condition(
@@ -359,15 +449,10 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
     def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         """What the guarantee assumes, for the certificate."""
         needs = needs_of(needs)
-        a = [
-            "adjacency: datasets differing in one record (replace-one)",
-            "rows clipped to the public norm bound q and mapped to z = [x; 1]/sqrt(q^2 + 1), "
-            "so ||z|| <= 1; preprocessing that reads the data is not covered",
-            f"component assignment: {self.assignment}",
-            "noise: one independent symmetric matrix per class and component, drawn with "
-            "density ∝ exp(-beta ||b||_F) on the symmetric subspace of dimension "
-            f"p = C K (d+1)(d+2)/2 = {self.dimension}",
-        ]
+        a = [*self._common_assumptions(),
+             "noise: one independent symmetric matrix per class and component, drawn with "
+             "density ∝ exp(-beta ||b||_F) on the symmetric subspace of dimension "
+             f"p = C K (d+1)(d+2)/2 = {self.dimension}"]
         if self.rows is not None:  # an out-of-core backend says so
             a.append(self.rows.certificate_note)
         if "curvature" in needs:
@@ -452,18 +537,12 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
             grad = grad + np.asarray(t.grad_fn(P), dtype=float).reshape(np.shape(Phi))
         return val, grad
 
-    def residual(self, Phi: np.ndarray, b: np.ndarray | None = None,
-                 extra_reg: float = 0.0) -> float:
-        """Natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F (same for every backend)."""
-        return natural_residual(Phi, self.objective(Phi, b, extra_reg)[1], self.space.project)
-
     def public_lipschitz_bound(self, mu: float) -> float:
         """Lipschitz constant of ∇J from public constants only: μ + 2cC + [K > 1]·L/2.
 
-        The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz with
-        λ_max(M) <= max ||z||⁴ <= 1
-        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy); μ = 2λ + Δ is the
-        quadratic term's. Extra terms have no declared Lipschitz constant: ``inf`` then.
+        The data term's gradient is (2cC + [K > 1] L/2)·λ_max(M)-Lipschitz, λ_max(M) <=
+        max ||z||⁴ <= 1 (privacy-lm-solver-accuracy); ``inf`` with extra terms (no declared
+        Lipschitz constant).
         """
         if self.extra_terms or not math.isfinite(self.loss.curvature):
             return math.inf
@@ -472,14 +551,10 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         return float(mu) + 2.0 * c * self.C + (0.5 * L if self.K > 1 else 0.0)
 
     def distance_bound(self, residual: float, mu: float) -> float:
-        """||Φ − Φ*||_F <= (1 + L)/μ · res(Φ) for the natural residual
-        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy).
-
-        The error bound of a μ-strongly monotone, L-Lipschitz variational
-        inequality (here F = ∇J over the PSD cone), with L from
-        :meth:`public_lipschitz_bound` (public constants only: it calibrates the
-        AMP cover noise).
-        """
+        """||Φ − Φ*||_F <= (1 + L)/μ · res(Φ) for the natural residual: the error bound of a
+        μ-strongly monotone, L-Lipschitz variational inequality (F = ∇J over the PSD cone),
+        L = :meth:`public_lipschitz_bound` (public: it calibrates the AMP cover noise;
+        docs/privacy/large_margin.md#privacy-lm-solver-accuracy)."""
         L = self.public_lipschitz_bound(mu)
         if not math.isfinite(L):
             raise PrivacyError(
@@ -490,21 +565,10 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
             )
         return (1.0 + L) / float(mu) * float(residual)
 
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        """Project released matrices onto the PSD cone (post-processing costs no privacy)."""
-        return self.space.postprocess(theta)
-
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
-        """Initial Lipschitz estimate of ∇J, the solver's first step size.
-
-        The public bound :meth:`public_lipschitz_bound` (μ_total + 2cC + [K>1]·L/2,
-        no pass over the rows) when it is finite; else (extra terms, or a loss with
-        unbounded curvature) μ_total + (2cC + [K>1]·L/2)·λ_max(M), M the operator
-        V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ
-        (docs/privacy/large_margin.md#privacy-lm-solver-accuracy), by power iteration.
-        The solver adapts its step to the local curvature from there and backtracks if
-        the estimate is too small.
-        """
+        """Initial Lipschitz estimate of ∇J (the solver's first step; it backtracks from there):
+        :meth:`public_lipschitz_bound` when finite, else μ_total + (2cC + [K>1]·L/2)·λ_max(M),
+        M: V ↦ (1/n) Σ ⟨z zᵀ, V⟩ z zᵀ by power iteration (privacy-lm-solver-accuracy)."""
         mu = self.regularizer.strong_convexity + float(extra_reg)
         public = self.public_lipschitz_bound(mu)
         if math.isfinite(public):
@@ -515,3 +579,94 @@ class LargeMarginGaussianTemplate(LargeMarginCVXPY):
         L = float(self.loss.deriv_bound)
         data = (2.0 * c * self.C + (0.5 * L if self.K > 1 else 0.0)) * self._gram_norm
         return self.regularizer.strong_convexity + float(extra_reg) + data
+
+    # ------------------------------------------------------------------- CVXPY
+    # Margins zᵀΦz for all rows through an auxiliary variable Q (n × C·K) with
+    # Q[:, j] == A @ hvec(Φ_j), A the half-vectorized z zᵀ rows (the form that
+    # canonicalizes fastest at scale, see CVXPY_NOTES); the noise is one symmetric 2-D
+    # cvxpy.Parameter per block and λ + Δ/2 a parameter, so a new draw re-solves without
+    # rebuilding. The noise arrives in the iterate's shape ``space.shape`` and is read per
+    # block through ``space.blocks``; the solution goes back in ``space.shape``.
+    def _build(self, Z: np.ndarray, y: np.ndarray, comp: np.ndarray) -> dict[str, Any]:
+        """CVXPY problem for records Z (the template's, or a structural surrogate)."""
+        n, d, C, K = Z.shape[0], self.d, self.C, self.K
+        J = C * K
+        sp_ = self.space
+        A = sp_.cvxpy_form_rows(Z)
+        Phi = sp_.cvxpy_variables()
+        B = sp_.cvxpy_noise()
+        reg = cp.Parameter(nonneg=True, value=self.regularizer.weight, name="reg")
+        flat = [P for row in Phi for P in row]
+        hv = [sp_.cvxpy_hvec(P) for P in flat]
+        hv_w = [sp_.cvxpy_hvec_weighted(P) for P in flat]
+        Q = cp.Variable((n, J), name="Q")
+        cons = [Q[:, j] == A @ hv[j] for j in range(J)]
+        own_col = y * K + comp
+        own = Q[np.arange(n), own_col]
+        parts = []
+        for c in range(C):
+            rows = np.flatnonzero(y != c)
+            if rows.size == 0:
+                continue
+            if K == 1:
+                parts.append(Q[rows, c] - own[rows])
+            else:
+                parts.append(-own[rows] - cp.log_sum_exp(-Q[rows, c * K:(c + 1) * K], axis=1))
+        margins = cp.hstack(parts)
+        obj = cp.sum(self.loss.cvxpy_expr(margins)) / n
+        if self.gamma > 0:
+            obj = obj + self.gamma * sum(sp_.cvxpy_psi_trace(P, d) for P in flat)
+        obj = obj + reg * sum(cp.sum_squares(h) for h in hv_w)
+        obj = obj + sum(cp.sum(cp.multiply(Bp, P)) for Brow, Prow in zip(B, Phi, strict=True)
+                        for Bp, P in zip(Brow, Prow, strict=True)) / n
+        for t in self.extra_terms:
+            obj = obj + t.cvxpy_fn(Phi)
+        return {"problem": cp.Problem(cp.Minimize(obj), cons), "Phi": Phi, "B": B, "reg": reg,
+                "objective": obj}
+
+    def _surrogate_objective(self) -> cp.Expression:
+        """The objective's structure on public rows (one record per class and component).
+
+        DCP convexity depends on the atoms and signs, not on the records' values, so the
+        check runs on a few public rows and never builds the full problem.
+        """
+        rng = np.random.default_rng(0)
+        y = np.repeat(np.arange(self.C), self.K)
+        comp = np.tile(np.arange(self.K), self.C)
+        Z = rng.standard_normal((y.size, self.D))
+        Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+        return self._build(Z, y, comp)["objective"]
+
+    def cvxpy_problem(self) -> dict[str, Any]:
+        """Build (once) the CVXPY problem: ``problem``, ``Phi`` (``Phi[c][m]``), ``B`` (the
+        symmetric noise parameters) and ``reg`` (the parameter λ + Δ/2)."""
+        if not self.loss.has_cvxpy:
+            raise ParameterError(
+                f"{type(self).__name__}.cvxpy_problem: loss '{self.loss.name}' has no DCP form in "
+                "CVXPY, so the CVXPY backends "
+                "(clarabel, scs) cannot solve it: missing capability 'cvxpy'. Use "
+                "solver='native'."
+            )
+        if self._cvx is None:
+            self._cvx = self._build(self.Z, self.y, self.components)
+        return self._cvx
+
+    def cvxpy_set(self, b: np.ndarray | None, extra_reg: float) -> None:
+        """Set the noise parameters from ``b`` of shape ``space.shape`` (zero when None) and λ + Δ/2."""
+        cv = self.cvxpy_problem()
+        B = None if b is None else np.reshape(b, self.space.blocks)
+        for c in range(self.C):
+            for m in range(self.K):
+                cv["B"][c][m].value = np.zeros((self.D, self.D)) if B is None else B[c, m]
+        cv["reg"].value = self.regularizer.weight + 0.5 * extra_reg
+
+    def cvxpy_solution(self) -> tuple[np.ndarray | None, dict[str, Any]]:
+        """The solved Φ (shape ``space.shape``) projected onto the feasible set, and the
+        minimum eigenvalue over the blocks before projecting (CVXPY's PSD variables may
+        carry eigenvalues slightly below 0; the residual is computed at the projection)."""
+        Phi_raw = self.space.cvxpy_value(self.cvxpy_problem()["Phi"])
+        if Phi_raw is None:
+            return None, {}
+        blocks = np.reshape(Phi_raw, self.space.blocks)
+        min_eig = float(np.min(np.linalg.eigvalsh(0.5 * (blocks + np.swapaxes(blocks, -1, -2)))))
+        return self.space.project(Phi_raw), {"min_eig_before_projection": min_eig}

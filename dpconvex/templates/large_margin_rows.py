@@ -1,21 +1,13 @@
 """The records z_i = [s_i x_i, c_i] of the large-margin templates, without a copy of the rows.
 
-A large-margin template reads every record as z = [x; 1]/sqrt(q² + 1) after the public
-per-record maps (clipping to q, ``row_norm="unit"``, a zeroed row for a label outside
-the public set; docs/privacy/large_margin.md#privacy-lm-model, privacy-row-norm-unit).
-Each of these maps is a factor of the row and a value of the appended coordinate, both
-functions of the record alone: z_i = [s_i x_i, c_i]. :class:`AugmentedRows` keeps the
-stored rows x_i as given (never written, never copied) and applies s_i and c_i inside
-every product, one block of rows at a time, so a fit holds no n × (d + 1) array.
-
-:meth:`AugmentedRows.forms_adjoint` is the kernel of the softmax template on a public
-feature map linear in z (``structure="linear"``,
-docs/privacy/large_margin_softmax.md#privacy-feature-map-structures): the scores F = Z Wᵀ
-of a block, the per-row weights V = f(F) and the accumulated adjoint Vᵀ Z in one read of
-the block, so an objective and its gradient (or a Hessian-vector product) read the rows
-once. The quadratic forms and weighted Gram matrices of the other templates are there too
-(:meth:`AugmentedRows.forms`, :meth:`AugmentedRows.weighted_gram`), with the same results
-as on the materialized array (:meth:`AugmentedRows.toarray`).
+The public per-record maps (clipping to q, ``row_norm="unit"``, a zeroed row for a label
+outside the public set; docs/privacy/large_margin.md#privacy-lm-model, privacy-row-norm-unit)
+are a factor s_i of the row and a value c_i of the appended coordinate, both functions of the
+record alone. :class:`AugmentedRows` keeps the stored rows x_i as given (never written, never
+copied) and applies s_i and c_i inside every product, one block of rows at a time.
+:meth:`AugmentedRows.forms_adjoint` is the kernel of the softmax template on a public feature
+map linear in z (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures): the
+scores of a block, their per-row weights and the accumulated adjoint in one read of the block.
 """
 
 from __future__ import annotations
@@ -40,26 +32,11 @@ BlockWeights = Callable[[np.ndarray, slice], np.ndarray]
 class AugmentedRows:
     """Records z_i = [s_i x_i, c_i] over stored rows x_i: a per-row scale and an appended column.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-        The stored rows (float64; read in place, never written).
-    scale : ndarray of shape (n,) or None
-        s_i (None: 1 for every row).
-    column : ndarray of shape (n,)
-        c_i, the appended coordinate.
-    base_norms : ndarray of shape (n,) or None
-        ||x_i|| when already computed (the norms need no pass over the rows then).
-
-    A record with s_i = c_i = 0 (a zeroed record: a label outside the public set, a row left
-    out of the fit) is the zero vector: its products, scores and norm are exactly 0 whatever
-    its stored row holds (a product x_i·w that would overflow included).
-
-    Attributes
-    ----------
-    n, D : int
-        Records and coordinates (D = d + 1); ``shape`` is (n, D), ``ndim`` 2.
-    in_memory : True
+    ``X`` (n, d) float64 is read in place, never written; ``scale`` is s_i (None: 1),
+    ``column`` c_i, ``base_norms`` ||x_i|| when already computed. A record with
+    s_i = c_i = 0 (a zeroed record) is the zero vector: its products, scores and norm are
+    exactly 0 whatever its stored row holds (a product x_i·w that would overflow included).
+    ``shape`` is (n, D), D = d + 1.
 
     Examples
     --------
@@ -201,20 +178,11 @@ class AugmentedRows:
 
     # -------------------------------------------------------------- products
     def forms_adjoint(self, W: np.ndarray, f: BlockWeights) -> np.ndarray:
-        """Σ_i V_ij z_i for V = f(Z Wᵀ) computed block by block: one read of the rows.
+        """Vᵀ Z (the shape of W) for V = f(Z Wᵀ), block by block: one read of the rows.
 
-        Parameters
-        ----------
-        W : ndarray of shape (J, D) or (D,)
-            The linear scores F_ij = z_i · W_j (one score per record, F_i = z_i · W, for a
-            vector: matrix-vector products).
-        f : callable
-            ``f(F_b, rows) -> V_b``: the weights (b, J) or (b,) of a block's scores F_b of the
-            same shape (it may overwrite and return F_b).
-
-        Returns
-        -------
-        ndarray of the shape of W: Vᵀ Z.
+        ``W`` (J, D), or (D,) for one score per record (matrix-vector products);
+        ``f(F_b, rows) -> V_b`` gives the weights of a block's scores F_b, of the same shape
+        (it may overwrite and return F_b).
         """
         W = np.asarray(W, dtype=float)
         one = W.ndim == 1

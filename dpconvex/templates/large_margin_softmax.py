@@ -1,67 +1,71 @@
 """Large-margin Gaussian classifier with the softmax (cross-entropy) loss: the template.
 
-Same model as :mod:`dpconvex.templates.large_margin` (one symmetric D × D matrix
-Φ_c per class, z = [x; 1]/sqrt(q² + 1) with ||z|| <= 1, class argmin_c zᵀΦ_c z),
-trained with the multinomial logistic loss on the scores −a_c, a_c = zᵀΦ_c z:
+Same model as :mod:`dpconvex.templates.large_margin` (symmetric D × D matrices Φ_{c,m},
+z = [x; 1]/sqrt(q² + 1) with ||z|| <= 1, class argmin_c zᵀΦ_c z), trained with the
+multinomial logistic loss on the scores −a_c, a_c = zᵀΦ_c z:
 
     ℓ(Φ; z, y) = log Σ_c exp(−a_c) + a_y,
 
     J(Φ) = (1/n) Σ_i ℓ(Φ; z_i, y_i) + ((lam + Δ)/2) Σ_c ||Φ_c||²_F + (1/n) Σ_c ⟨b_c, Φ_c⟩,
 
-either **unconstrained** (``constrained=False``, the default: smooth and
-lam-strongly convex, solved by L-BFGS / Newton-CG to ||∇J|| <= tolerance; the
-released matrices are the minimizer plus the common shift tI,
-t = max(0, −min_c λ_min(Φ_c)), which makes every block PSD and changes no
-prediction because zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||² for every c) or over the
-PSD cone (``constrained=True``, projected gradient; the convex-domain extension
-of Kifer, Smith & Thakurta is then assumed, as for the pairwise template).
+either **unconstrained** (``constrained=False``, the default: smooth and lam-strongly
+convex, solved to ||∇J|| <= tolerance; the released matrices are the minimizer plus the
+common shift tI, t = max(0, −min_c λ_min(Φ_c)), which makes every block PSD and changes
+no prediction since zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||²) or over the PSD cone
+(``constrained=True``, projected gradient; the convex-domain extension of Kifer, Smith &
+Thakurta is then assumed, as for the pairwise template).
 
-Privacy constants (derived in ``docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax``,
-||z|| <= 1; for K = 1 below, for K > 1 components per class see
-:mod:`~dpconvex.templates.softmax_mixture` and privacy-softmax-mixtures):
+**Mixtures** (K >= 1 components per class, docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures).
+A record (u, y) with a PUBLIC component m_i (the nearest public or DP-released center) has
+the loss over its S = 1 + (C − 1)K *active* scores, the other components of its class
+inactive (:func:`active_scores`):
 
-* per-record gradient (e_y − p) ⊗ zzᵀ, p = softmax(−a): G = √2;
-* per-record Hessian (diag p − ppᵀ) ⊗ vec(zzᵀ)vec(zzᵀ)ᵀ: rank <= C − 1, each
-  eigenvalue <= 1/2 (Gershgorin), trace (1 − Σp²)||z||⁴ <= T = 1 − 1/C;
-* every per-record gradient lies in the (C − 1)-dimensional subspace
-  {Σ_c α_c e_c ⊗ zzᵀ : Σ_c α_c = 0}, fixed by the record: the replace-one
-  gradient differences of one pair span at most k = 2(C − 1) dimensions;
+    ℓ(Φ; u, y, m_i) = log( e^{−a_{y,m_i}} + Σ_{c≠y, m} e^{−a_{c,m}} ) + a_{y,m_i}.
+
+Privacy constants (privacy-softmax-constants, privacy-softmax-mixtures; ||u|| <= 1, u = zzᵀ or the
+public u(x) of privacy-feature-map-structures, p = softmax(−a) over the active set):
+
+* per-record gradient (e_{(y,m_i)} − p) ⊗ u: G = √2;
+* per-record Hessian (diag p − ppᵀ) ⊗ uuᵀ: rank <= S − 1 = (C − 1)K, each eigenvalue
+  <= 1/2 (Gershgorin), trace <= T = 1 − 1/S;
+* every per-record gradient lies in {Σ α_j e_j ⊗ u : α on the active set, Σ α = 0}, of
+  dimension S − 1 fixed by the record: the replace-one gradient differences of one pair
+  span at most k = 2(C − 1)K dimensions (the bound ★ of privacy-gaussian-profile-bound; the
+  max-difference bound ★★ of privacy-softmax-gaussian-objective is derived for K = 1 only,
+  so ``softmax_classes`` is 0 for K > 1);
 * μ = lam from :class:`~dpconvex.objectives.regularizers.Frobenius`.
 
-With ``data_norm=q`` the template first applies the public per-record map
-z′ = [x; w q]/(q √(1 + w²)) (``constant_weight`` w, privacy-softmax-feature-map; ||z′|| <= 1) and learns Φ′
-for z′; :meth:`LargeMarginSoftmaxTemplate.release_shift` returns Φ = SΦ′S for the
-original z (then the PSD shift). With ``feature_map`` (a
-:class:`~dpconvex.templates.feature_map.FeatureMap`, privacy-feature-map-structures) it
-learns Θ ∈ R^{C×m} on a public u(x), ||u|| <= 1, instead (same constants), released as
-Φ_c for z.
+Score column j = c·K + m (the block order of the (C, K, D, D) release). With
+``data_norm=q`` the template first applies the public map z′ = [x; w q]/(q √(1 + w²))
+(``constant_weight`` w, privacy-softmax-feature-map; ||z′|| <= 1) and releases Φ = SΦ′S
+for the original z (:meth:`LargeMarginSoftmaxTemplate.release_shift`). With
+``feature_map`` (a :class:`~dpconvex.templates.feature_map.FeatureMap`,
+privacy-feature-map-structures) it learns Θ ∈ R^{C×m} on a public u(x), ||u|| <= 1 (same
+constants), released as Φ_c for z.
 
-Every data access goes through the parameterization's ``space.forms(Z, Φ)`` and
-``space.adjoint(Z, W)`` (so a design operator that implements them, e.g. rows
-on Dask workers, serves this template unchanged), except on the public feature map
-linear in z with the rows in memory (``structure="linear"``, an array or
+Every data access goes through ``space.forms(Z, Φ)`` and ``space.adjoint(Z, W)`` (so a
+design operator that implements them, e.g. rows on Dask workers, serves this template
+unchanged), except on the feature map linear in z with the rows in memory
+(``structure="linear"``, an array or
 :class:`~dpconvex.templates.large_margin_rows.AugmentedRows`): there the scores, the
-softmax and the adjoint of each block of rows are computed together, so an objective
-and its gradient read the rows once (two classes: through the difference of the two
-scores, one matrix-vector product each way), and the dense Hessian (p <= 128) is one
-weighted Gram pass, or a pass over every k-th record for the sampled Hessian that the
-native solver's Newton steps use on many rows.
+softmax and the adjoint of each block of rows are computed together, so an objective and
+its gradient read the rows once (two classes: through the difference of the two scores),
+and the dense Hessian (p <= 128) is one weighted Gram pass, or a pass over every k-th
+record for the sampled Hessian of the native solver's Newton steps.
 
 References
 ----------
 .. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for Phonetic
    Classification and Recognition. ICASSP 2006.
-.. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
-   with Differential Privacy. PSDM 2010.
-.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
+.. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with Differential
+   Privacy. IEEE TDSC 9(4), 2012, eq. 11 (the mixture model and the component
+   assignment; the softmax loss and its constants are dpconvex's).
 .. [KST] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
    Minimization and High-dimensional Regression. COLT 2012, Thm. 2.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -69,12 +73,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..objectives.regularizers import Frobenius
 from ..privacy.certificate import Condition
-from .base import PrivacyConstants, natural_residual, needs_of, sample_step
+from .base import PrivacyConstants, needs_of, sample_step
 from .feature_map import FeatureMap, FeatureMapSpace
+from .large_margin import LargeMarginProblem, softmax_rows
 from .large_margin_rows import AugmentedRows
 from .parameterizations import (
     FullPSD,
@@ -83,21 +86,31 @@ from .parameterizations import (
     project_psd,
     psd_shift,
 )
-from .softmax_mixture import active_scores, mixture_constants, softmax_constants, softmax_rows
 
 __all__ = [
     "CONSTANT_WEIGHT",
     "SOFTMAX_RESIDUAL_TOL",
-    "feature_scale",
     "LargeMarginSoftmaxTemplate",
     "SoftmaxPrivacyConstants",
-    "softmax_constants",
+    "active_scores",
+    "feature_scale",
+    "mixture_constants",
 ]
 
 #: Weight w of the constant coordinate relative to the largest ||x||
 #: (privacy-softmax-feature-map): the template uses z' = [x; w q]/(q sqrt(1 + w²));
 #: chosen on validation splits of training data.
 CONSTANT_WEIGHT = 0.25
+
+#: Up to this dimension the template on a public feature map linear in z offers the dense
+#: Hessian (capability ``"hessian"``, one weighted-Gram pass over the rows): the native
+#: backend then finishes L-BFGS with Newton steps on it instead of Newton-CG, whose every
+#: conjugate-gradient step reads the rows once more.
+DENSE_HESSIAN_MAX_P = 128
+
+#: Largest optimality residual at which a solve counts as the exact minimizer
+#: (||∇J||_F unconstrained; the natural residual over the PSD cone otherwise).
+SOFTMAX_RESIDUAL_TOL = 1e-6
 
 
 def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np.ndarray:
@@ -125,17 +138,66 @@ def feature_scale(D: int, data_norm: float | None, constant_weight: float) -> np
     return s
 
 
-#: Up to this dimension the template on a public feature map linear in z offers the dense
-#: Hessian (capability ``"hessian"``, one weighted-Gram pass over the rows): the native
-#: backend then finishes L-BFGS with Newton steps on it instead of Newton-CG, whose every
-#: conjugate-gradient step reads the rows once more.
-DENSE_HESSIAN_MAX_P = 128
+def mixture_constants(n_classes: int, n_components: int = 1) -> dict[str, float]:
+    """G = √2, r = S − 1, c_u = 1/2, T = 1 − 1/S and gradient span m = S − 1 for
+    S = 1 + (C − 1)K active scores (privacy-softmax-constants; K > 1: privacy-softmax-mixtures);
+    ``softmax_classes`` = C for K = 1, 0 for K > 1 (★★ is derived for K = 1 only).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.large_margin_softmax import mixture_constants
+    >>> c = mixture_constants(3)
+    >>> round(c["grad_bound"], 4), c["hessian_rank"], round(c["hessian_trace_bound"], 4)
+    (1.4142, 2, 0.6667)
+    >>> mixture_constants(3, 2)["hessian_rank"], mixture_constants(3, 2)["softmax_classes"]
+    (4, 0)
+    """
+    C, K = int(n_classes), int(n_components)
+    S = 1 + (C - 1) * K  # = C for K = 1
+    return {"grad_bound": math.sqrt(2.0), "hessian_rank": S - 1, "hessian_term_bound": 0.5,
+            "hessian_trace_bound": 1.0 - 1.0 / S, "gradient_span_dimension": S - 1,
+            "softmax_classes": C if K == 1 else 0}
 
 
+def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: int,
+                  caller: str, constrained: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """(target column y·K + m_i per record, additive log-mask of shape (n, C·K) or None).
 
-#: Largest optimality residual at which a solve counts as the exact minimizer
-#: (||∇J||_F unconstrained; the natural residual over the PSD cone otherwise).
-SOFTMAX_RESIDUAL_TOL = 1e-6
+    The mask is 0 on the active scores and −inf on the K − 1 other components of the
+    true class; None for K = 1 (every score active). Raises ParameterError for K > 1
+    with ``constrained=True`` (not derived) and DataValidationError for components
+    missing, of the wrong shape or outside [0, K − 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.templates.large_margin_softmax import active_scores
+    >>> target, mask = active_scores(np.array([0, 2, 1]), None, 3, 1, "demo", False)
+    >>> target, mask is None
+    (array([0, 2, 1]), True)
+    """
+    C, K = int(n_classes), int(n_components)
+    y = np.asarray(y, dtype=np.int64)
+    if K == 1:
+        return y, None
+    if constrained:
+        raise ParameterError(
+            f"{caller}: the softmax mixture (n_components = {K}) is derived for the "
+            "unconstrained template only (docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures); "
+            "use constrained=False, or n_components=1 for the PSD-constrained softmax template.")
+    comps = None if components is None else np.asarray(components)
+    if comps is None or comps.shape != y.shape or (comps.size and (
+            comps.min() < 0 or comps.max() >= K or not np.all(comps == np.round(comps)))):
+        raise DataValidationError(
+            f"{caller}: n_components = {K} needs one component index in [0, {K - 1}] per "
+            "record (components=, e.g. from dpconvex.estimators.large_margin.components.assign_components).")
+    target = y * K + comps.astype(np.int64)
+    mask = np.zeros((y.shape[0], C * K))
+    rows = np.arange(y.shape[0])
+    for m in range(K):
+        mask[rows, y * K + m] = -np.inf
+    mask[rows, target] = 0.0
+    return target, mask
 
 
 @dataclass(frozen=True)
@@ -145,68 +207,55 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
     Attributes
     ----------
     gradient_span_dimension : int
-        m: every per-record gradient ∇ℓ(θ; z, y), for every θ, lies in a subspace
-        of dimension <= m that depends only on the record (C − 1 for the softmax
-        loss). The replace-one differences of one pair then lie in a fixed
-        subspace of dimension <= 2m (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).
+        m: every per-record gradient lies, for every θ, in a subspace of dimension <= m
+        that depends only on the record (S − 1), so the replace-one differences of one
+        pair lie in a fixed subspace of dimension <= 2m
+        (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).
     softmax_classes : int
-        C when the per-record gradient is (e_y − p) ⊗ zzᵀ with ||z|| <= 1 (the softmax
-        form the bound of :mod:`~dpconvex.privacy.accounting.softmax_gaussian` uses); 0 else.
+        C when the per-record gradient is (e_y − p) ⊗ zzᵀ with ||z|| <= 1 (the form the
+        bound of :mod:`~dpconvex.privacy.accounting.softmax_gaussian` uses); 0 else.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.preprocess import augment_and_scale
-    >>> rng = np.random.default_rng(0)
-    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
-    >>> y = np.arange(30) % 3
     >>> from dpconvex.templates.large_margin_softmax import (
-    ...     LargeMarginSoftmaxTemplate, SoftmaxPrivacyConstants)
-    >>> consts = LargeMarginSoftmaxTemplate(Z, y, n_classes=3, lam=0.5).privacy_constants()
-    >>> isinstance(consts, SoftmaxPrivacyConstants), consts.gradient_span_dimension, consts.softmax_classes
-    (True, 2, 3)
+    ...     SoftmaxPrivacyConstants, mixture_constants)
+    >>> consts = SoftmaxPrivacyConstants(strong_convexity=0.5, dimension=48, **mixture_constants(3))
+    >>> consts.gradient_span_dimension, consts.softmax_classes
+    (2, 3)
     """
 
     gradient_span_dimension: int = 0
     softmax_classes: int = 0
 
 
-def _contiguous_rows(Z: np.ndarray) -> np.ndarray:
-    """Z as C-contiguous float64 rows; a broadcast constant (a plan's shape-only rows) as is."""
-    Z = np.asarray(Z, dtype=float)
-    if Z.ndim == 2 and Z.strides == (0, 0):  # one value for every entry: nothing to lay out
-        return Z
-    return np.ascontiguousarray(Z)
-
-
-class LargeMarginSoftmaxTemplate:
+class LargeMarginSoftmaxTemplate(LargeMarginProblem):
     """Softmax-loss large-margin Gaussian (mixture) classifier, unconstrained or PSD-constrained.
 
     Parameters
     ----------
     Z : array of shape (n, D)
         Augmented, scaled records, ||z_i|| <= 1
-        (:func:`~dpconvex.data.preprocess.augment_and_scale`).
+        (:func:`~dpconvex.data.preprocess.augment_and_scale`), an
+        :class:`~dpconvex.templates.large_margin_rows.AugmentedRows` or a design operator.
     y : ndarray of shape (n,)
         Class indices in {0, ..., C − 1}.
-    n_classes : int
-        C >= 2.
-    lam : float
-        μ >= 0, modulus of (lam/2) Σ||Φ_c||²_F (> 0 for any private mechanism).
+    components : ndarray of shape (n,) or None
+        Public component index of each record (K > 1 only).
+    n_classes, lam, assignment
+        As :class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`.
     n_components : int
-        K >= 1; K > 1 needs ``components`` (public assignment) and constrained=False
-        (privacy-softmax-mixtures).
+        K >= 1; K > 1 needs ``components`` and constrained=False (privacy-softmax-mixtures).
     constrained : bool
         False (default): unconstrained, smooth (capabilities ``smooth``, ``hessp``);
         True: over the PSD cone (capability ``projection``).
-    assignment : str
-        Certificate text for the component assignment (trivial for K = 1).
     parameterization : class or None
-        The form of Φ, built as ``cls(C, K, D)``: a
-        :class:`~dpconvex.templates.parameterizations.QuadraticParameterization` (default:
+        The form of Φ, built as ``cls(C, K, D)`` (default
         :class:`~dpconvex.templates.parameterizations.SymmetricShift` unconstrained,
-        :class:`~dpconvex.templates.parameterizations.FullPSD` constrained; every form in
-        :data:`~dpconvex.templates.parameterizations.PARAMETERIZATIONS` qualifies).
+        :class:`~dpconvex.templates.parameterizations.FullPSD` constrained).
+    data_norm, constant_weight : float
+        The public map z′ of privacy-softmax-feature-map (None: Z as given).
+    feature_map : FeatureMap or None
+        A public u(x) (privacy-feature-map-structures); needs constrained=False.
 
     Examples
     --------
@@ -225,7 +274,6 @@ class LargeMarginSoftmaxTemplate:
     """
 
     name = "large-margin Gaussian classifier (softmax loss)"
-    kind = "large_margin"
     #: Where the constants of this class are derived (a subclass is checked as a user's
     #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax"
@@ -238,15 +286,19 @@ class LargeMarginSoftmaxTemplate:
                  data_norm: float | None = None,
                  constant_weight: float = CONSTANT_WEIGHT, feature_map: FeatureMap | None = None):
         owner = type(self).__name__
-        # an ndarray is laid out as C-contiguous rows; AugmentedRows (the stored rows with the
-        # per-record scale and constant, no copy) and design operators (Dask) are kept as given
-        self.Z = Z if not isinstance(Z, np.ndarray) else _contiguous_rows(Z)
+        # an ndarray is laid out as C-contiguous rows, except a broadcast constant (a plan's
+        # shape-only rows); AugmentedRows and design operators (Dask) are kept as given
+        if isinstance(Z, np.ndarray):
+            Z = np.asarray(Z, dtype=float)
+            Z = Z if Z.ndim == 2 and Z.strides == (0, 0) else np.ascontiguousarray(Z)
+        self.Z = Z
         if len(self.Z.shape) != 2 or self.Z.shape[1] < 2:
             raise DataValidationError(
                 f"{owner}.__init__: Z must be 2-D (n, d + 1) with the appended constant; got shape "
                 f"{self.Z.shape}. Build it with augment_and_scale(X, data_norm).")
-        # the public feature map of privacy-softmax-feature-map: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1
-        self.feature_map = feature_map  # or u(x) of privacy-feature-map-structures on the unscaled z
+        # the public map of privacy-softmax-feature-map: z' = S z, S = diag(α, ..., α, β), ||z'|| <= 1,
+        # or u(x) of privacy-feature-map-structures on the unscaled z
+        self.feature_map = feature_map
         if feature_map is not None and (constrained or feature_map.d + 1 != self.Z.shape[1]):
             raise ParameterError(f"{owner}.__init__: a feature map needs constrained=False and D = d + 1 "
                                  f"= {feature_map.d + 1} columns; got {self.Z.shape[1]}.")
@@ -256,22 +308,10 @@ class LargeMarginSoftmaxTemplate:
         if data_norm is not None and feature_map is None:
             self.Z = (self.Z.rescaled(1.0, self.scale[0], self.scale[-1])
                       if isinstance(self.Z, AugmentedRows) else self.Z * self.scale)
-        self.n, self.D = (int(s) for s in self.Z.shape)
-        self.d = self.D - 1
-        self.C, self.K = int(n_classes), int(n_components)
-        if self.C < 2:
-            raise ParameterError(f"{owner}.__init__: n_classes must be >= 2; got {self.C}. Pass at "
-                                 "least two classes.")
-        self.y = np.asarray(y).astype(np.int64)
-        if self.y.shape != (self.n,) or self.y.min() < 0 or self.y.max() >= self.C:
-            raise DataValidationError(
-                f"{owner}.__init__: y must hold n = {self.n} class indices in [0, {self.C - 1}].")
-        self.regularizer = Frobenius(check_float("lam", lam, owner, low_inclusive=True))
+        self._set_problem(y, n_classes, n_components, lam, assignment)
         self.constrained = bool(constrained)
-        self.assignment = assignment
         default = FullPSD if self.constrained else SymmetricShift
-        self.space: QuadraticParameterization = (parameterization or default)(self.C, self.K,
-                                                                              self.D)
+        self.space = (parameterization or default)(self.C, self.K, self.D)
         if feature_map is not None:
             self.space = FeatureMapSpace(feature_map, self.C * self.K, self.space)
         self.capabilities = frozenset({"objective", "projection"} if self.constrained
@@ -290,30 +330,12 @@ class LargeMarginSoftmaxTemplate:
             if self._sample_step:
                 self.capabilities = self.capabilities | {"sampled_hessian"}
 
-    # ------------------------------------------------------------------ shapes
-    @property
-    def lam(self) -> float:
-        return self.regularizer.lam
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        """(C, K, D, D): one symmetric noise block per (class, component); may store Φ flat."""
-        return self.space.blocks
-
-    @property
-    def noise_symmetric(self) -> bool:
-        return self.space.symmetric
-
-    @property
-    def dimension(self) -> int:
-        return self.space.dimension
-
     @property
     def gradient_difference_rank(self) -> int:
         """k = 2(C − 1)K: dimension of a subspace holding one pair's gradient differences.
 
-        Only for the unconstrained template: the Gaussian bound (★) uses the
-        change of variables b = −n∇J(Φ) at an unconstrained minimizer.
+        Only for the unconstrained template: the Gaussian bound (★) uses the change of
+        variables b = −n∇J(Φ) at an unconstrained minimizer.
         """
         if self.constrained:
             raise PrivacyError(
@@ -322,83 +344,53 @@ class LargeMarginSoftmaxTemplate:
                 "valid for an unconstrained minimizer; build the template with "
                 "constrained=False "
                 "(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).")
-        # privacy-softmax-gaussian-objective (K = 1), privacy-softmax-mixtures
         return 2 * (self.C - 1) * self.K
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> SoftmaxPrivacyConstants:
-        """G = √2, r = S − 1, c_u = 1/2, T = 1 − 1/S, m = S − 1, S = 1 + (C − 1)K
-        (privacy-softmax-constants, privacy-softmax-mixtures)."""
-        k = mixture_constants(self.C, self.K)
-        fields = {f.name for f in dataclasses.fields(SoftmaxPrivacyConstants)}
-        kw = {key: v for key, v in k.items() if key in fields}
+        """The constants of :func:`mixture_constants`, μ = lam and p."""
         return SoftmaxPrivacyConstants(strong_convexity=self.regularizer.strong_convexity,
-                                       dimension=self.dimension, **kw)
+                                       dimension=self.dimension,
+                                       **mixture_constants(self.C, self.K))
 
     def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
         """Conditions of the proof; raises PrivacyError on the first failure."""
         needs = needs_of(needs)
-        conds: list[Condition] = []
+        owner = type(self).__name__
         if "strong_convexity" in needs and not self.lam > 0:
             raise PrivacyError(
-                f"{type(self).__name__}.conditions: strong convexity: lam = {self.lam:g}; the "
-                "perturbation proofs need the "
-                "objective to be strongly convex (the softmax loss is not): use lam > 0 or "
-                "lam='auto'.")
+                f"{owner}.conditions: strong convexity: lam = {self.lam:g}; the perturbation "
+                "proofs need the objective to be strongly convex (the softmax loss is not): use "
+                "lam > 0 or lam='auto'.")
         if "unconstrained" in needs and self.constrained:
             raise PrivacyError(
-                f"{type(self).__name__}.conditions: unconstrained minimizer: Gaussian objective "
-                "perturbation uses the change of "
-                "variables b = -n grad J(Phi), valid for an unconstrained minimizer; use "
-                "structure='unconstrained'.")
+                f"{owner}.conditions: unconstrained minimizer: Gaussian objective perturbation "
+                "uses the change of variables b = -n grad J(Phi), valid for an unconstrained "
+                "minimizer; use structure='unconstrained'.")
         r, where = (self.C - 1) * self.K, ("privacy-softmax-constants" if self.K == 1 else
                                            "privacy-softmax-mixtures, K > 1")
-        conds.append(Condition(
+        conds = [Condition(
             "softmax loss constants", True, f"derived (docs/privacy.md {where})",
             f"G = sqrt(2), Hessian rank <= {r}, eigenvalues <= 1/2, trace <= "
             f"1 - 1/S = {1 - 1 / (r + 1):.6g} (S = {r + 1} active scores), gradient subspace "
-            f"dimension {r}"))
-        fm = self.feature_map
-        zmax = self._max_row_norm() if fm is None else float(np.max(self._feature_norms()))
-        ok, name = zmax <= 1.0 + 1e-12, ("z = [x; 1]/sqrt(q^2 + 1)" if fm is None else "u(x)")
-        conds.append(Condition(
-            "record norm bound", ok, "checked on the scaled records",
-            f"every {name} has ||{name[0]}|| <= 1" if ok
-            else f"a record has ||{name[0]}|| > 1: clip x to ||x|| <= q and scale "
-                 "with augment_and_scale(X, q)"))
-        if not ok:
-            raise PrivacyError(f"{type(self).__name__}.conditions: record norm bound: "
-                               f"{conds[-1].detail}")
+            f"dimension {r}")]
+        if self.feature_map is None:
+            norms = getattr(self.Z, "row_norms", None)  # a design operator's, where the rows live
+            zmax = (float(np.max(norms())) if callable(norms)
+                    else float(np.max(np.linalg.norm(np.asarray(self.Z), axis=1))))
+            conds.append(self._norm_condition(zmax))
+        else:
+            norms = self.feature_map.feature_norms(self.Z)
+            conds.append(self._norm_condition(float(np.max(norms)), "u(x)"))
+        if not conds[-1].holds:
+            raise PrivacyError(f"{owner}.conditions: record norm bound: {conds[-1].detail}")
         return conds
-
-    def _feature_norms(self) -> np.ndarray:
-        """||u_i|| of every record; for :class:`AugmentedRows` from their stored norms (no pass)."""
-        fm = self.feature_map
-        assert fm is not None
-        if not isinstance(self.Z, AugmentedRows) or fm.structure == "diagonal":
-            return fm.feature_norms(self.Z)
-        q = float(fm.data_norm)
-        wq, wl, wc = fm.weights
-        s2 = self.Z.head_norms() ** 2 * ((q * q + 1.0) / (q * q))  # ||x̂||², x̂ = (r/q) z_x
-        t2 = self.Z.column ** 2 * (q * q + 1.0)  # t = r z_1
-        return np.sqrt(wq * wq * s2 * s2 + wl * wl * t2 * s2 + wc * wc * t2 * t2) / fm.norm
-
-    def _max_row_norm(self) -> float:
-        norms = getattr(self.Z, "row_norms", None)
-        if callable(norms):  # a design operator computes its row norms where the rows live
-            return float(np.max(norms()))
-        return float(np.max(np.linalg.norm(np.asarray(self.Z), axis=1)))
 
     def assumptions(self, needs: Iterable[str] | str) -> list[str]:
         """What the guarantee assumes, for the certificate."""
-        a = [
-            "adjacency: datasets differing in one record (replace-one)",
-            "rows clipped to the public norm bound q and mapped to z = [x; 1]/sqrt(q^2 + 1), "
-            "so ||z|| <= 1; preprocessing that reads the data is not covered",
-            f"component assignment: {self.assignment}",
-            "loss: softmax (cross-entropy) on the scores -z'Phi_c z "
-            "(docs/privacy/large_margin_softmax.md#privacy-softmax-constants)",
-        ]
+        a = [*self._common_assumptions(),
+             "loss: softmax (cross-entropy) on the scores -z'Phi_c z "
+             "(docs/privacy/large_margin_softmax.md#privacy-softmax-constants)"]
         if self.constant_weight is not None:
             a.append(f"public feature map z' = [x; w q]/(q sqrt(1 + w^2)), w = "
                      f"{self.constant_weight:g}, ||z'|| <= 1; Phi released for z = [x; 1]/"
@@ -439,29 +431,11 @@ class LargeMarginSoftmaxTemplate:
             buf = self._buffers[name] = np.empty(shape)
         return buf
 
-    def _softmax(self, A: np.ndarray, out: np.ndarray) -> np.ndarray:
-        """p = softmax(−a) over the active set, written to ``out``; returns log Σ exp(−a)."""
-        np.negative(A, out=out)
-        if self._logmask is not None:  # inactive scores: −inf
-            out += self._logmask
-        return softmax_rows(out, self._buffer("lse", (self.n,)))
-
-    def _probs(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Scores a = (z_iᵀΦ_j z_i), shape (n, C·K), and p = softmax(−a) over the active set."""
-        A = self.space.forms(self.Z, theta.reshape(self.noise_shape))  # (n, C·K)
-        P = np.empty(np.shape(A))
-        self._softmax(A, P)
-        return A, P
-
     # ------------------------------------------- the feature map linear in z, in one pass
     def _linear_map(self) -> bool:
-        """Whether the scores are linear in z with rows in memory (``structure="linear"``).
-
-        Then ⟨Θ_c, u_i⟩ = ρ_i (k ∘ Θ_c) · z_i with ρ_i = r z_{i,1} (r = sqrt(q² + 1)) and the
-        public column weights k of :class:`~.feature_map.FeatureMapSpace`: the objective, its
-        gradient and a Hessian-vector product each read the rows once
-        (:meth:`AugmentedRows.forms_adjoint`).
-        """
+        """Whether the scores are linear in z with rows in memory (``structure="linear"``):
+        ⟨Θ_c, u_i⟩ = ρ_i (k ∘ Θ_c) · z_i (:meth:`FeatureMap.linear_weights`), so the objective,
+        its gradient and a Hessian-vector product each read the rows once."""
         fm = self.feature_map
         return (fm is not None and fm.structure == "linear"
                 and isinstance(self.Z, (np.ndarray, AugmentedRows)))
@@ -469,20 +443,16 @@ class LargeMarginSoftmaxTemplate:
     def _linear_rows(self) -> tuple[AugmentedRows, np.ndarray]:
         """(the rows ρ_i z_i, as views of the stored rows; the column weights k)."""
         if self._linear is None:
-            fm = self.feature_map
-            assert fm is not None
-            q, N = float(fm.data_norm), fm.norm
-            r = math.sqrt(q * q + 1.0)
-            _, wl, wc = fm.weights
-            k = np.full(fm.d + 1, wl * r / (q * N))
-            k[-1] = wc * r / N
+            assert self.feature_map is not None
+            r, k = self.feature_map.linear_weights()
             rows = self.Z if isinstance(self.Z, AugmentedRows) else AugmentedRows.from_array(self.Z)
             self._linear = (rows.rescaled(rows.column * r), k)
         return self._linear
 
     def _softmax_block(self, F: np.ndarray, rows: slice, P: np.ndarray,
                        lse: np.ndarray | None = None) -> np.ndarray:
-        """p = softmax(−F) over the active set of a block of rows, written to ``P``; its lse."""
+        """p = softmax(−F) over the active set of a block of rows (inactive scores: −inf),
+        written to ``P``; returns log Σ exp(−F)."""
         np.negative(F, out=P)
         if self._logmask is not None:
             P += self._logmask[rows]
@@ -589,12 +559,9 @@ class LargeMarginSoftmaxTemplate:
 
     def objective(self, theta: np.ndarray, b: np.ndarray | None = None,
                   extra_reg: float = 0.0) -> tuple[float, np.ndarray]:
-        """J and ∇J (returned in the shape of ``theta``; flat in, flat out).
-
-        One fused, stable log-sum-exp / softmax on a work array reused across calls; on a
-        feature map linear in z, one pass over the rows. A repeated call at the same point
-        (a solver's last iterate, the release's residual check) returns the value computed.
-        """
+        """J and ∇J in the shape of ``theta``: one stable log-sum-exp / softmax on a reused work
+        array (one pass over the rows on a feature map linear in z); a repeated call at the
+        same point (the release's residual check) returns the value computed."""
         shape = np.shape(theta)
         Phi = np.asarray(theta, dtype=float).reshape(self.noise_shape)
         reg = self.regularizer.lam + float(extra_reg)
@@ -606,7 +573,7 @@ class LargeMarginSoftmaxTemplate:
         else:
             A = np.asarray(self.space.forms(self.Z, Phi), dtype=float)  # (n, C·K)
             W = self._buffer("scores", A.shape)
-            lse = self._softmax(A, W)  # W holds p
+            lse = self._softmax_block(A, slice(None), W, self._buffer("lse", (self.n,)))  # W: p
             val = float(np.sum(lse) + np.sum(A.ravel()[self._target_flat])) / self.n
             # dℓ/da_c = [c = y] − p_c, over n
             np.negative(W, out=W)
@@ -656,7 +623,9 @@ class LargeMarginSoftmaxTemplate:
                 return out.reshape(np.shape(v))
 
             return hv_linear
-        _, P = self._probs(Phi)  # P is the closure's own (outlives later objective calls)
+        A = self.space.forms(self.Z, Phi)  # (n, C·K)
+        P = np.empty(np.shape(A))  # the closure's own (outlives later objective calls)
+        self._softmax_block(A, slice(None), P)
 
         def hv(v: np.ndarray) -> np.ndarray:
             V = np.asarray(v, dtype=float).reshape(self.noise_shape)
@@ -679,14 +648,10 @@ class LargeMarginSoftmaxTemplate:
 
     def sampled_hessian(self, theta: np.ndarray, extra_reg: float = 0.0, *,
                         bound: bool = False) -> np.ndarray:
-        """An estimate of ∇²J(θ) from every k-th record (capability ``"sampled_hessian"``).
-
-        :meth:`hessian` over the records S = {0, k, 2k, ...} (k up to 20, at least 100
-        records per coefficient), averaged over |S|. With ``bound`` the softmax weights
-        diag p − ppᵀ are replaced by a majorant at every θ (p_0 p_1 <= 1/4 for two classes,
-        (1/2) I otherwise: privacy-softmax-constants), for a safe first Newton step from any start. A solver
-        uses it for search directions only; the gradient is always exact.
-        """
+        """:meth:`hessian` over every k-th record (k up to 20, at least 100 records per
+        coefficient), averaged (capability ``"sampled_hessian"``): search directions only.
+        ``bound``: diag p − ppᵀ replaced by a majorant at every θ (p_0 p_1 <= 1/4 for two
+        classes, (1/2) I otherwise), for a safe first Newton step from any start."""
         return self._hessian_on(theta, extra_reg, max(1, self._sample_step), bound=bound)
 
     def _hessian_on(self, theta: np.ndarray, extra_reg: float, step: int, *,
@@ -737,14 +702,6 @@ class LargeMarginSoftmaxTemplate:
         H[np.diag_indices_from(H)] += self.regularizer.lam + float(extra_reg)
         return H
 
-    def residual(self, theta: np.ndarray, b: np.ndarray | None = None,
-                 extra_reg: float = 0.0) -> float:
-        """||∇J||_F (unconstrained) or the natural residual over the PSD cone."""
-        grad = self.objective(theta, b, extra_reg)[1]
-        if not self.constrained:
-            return float(np.linalg.norm(grad))
-        return natural_residual(theta, grad, self.space.project)
-
     def lipschitz_bound(self, extra_reg: float = 0.0) -> float:
         """μ + Δ + (1/2)·λ_max(M): the data Hessian is <= (1/2)·M
         (privacy-softmax-constants, privacy-lm-solver-accuracy)."""
@@ -758,10 +715,6 @@ class LargeMarginSoftmaxTemplate:
         if not self.constrained:
             return float(residual) / float(mu)
         return (1.0 + float(mu) + 0.5) / float(mu) * float(residual)
-
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        """PSD shift (unconstrained) or PSD projection (constrained); free post-processing."""
-        return self.space.postprocess(np.asarray(theta).reshape(self.space.shape))
 
     def release_shift(self, theta: np.ndarray) -> tuple[np.ndarray, float]:
         """The released matrices for z = [x; 1]/sqrt(q² + 1), SΦ'S, and the common shift t.

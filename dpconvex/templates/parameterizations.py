@@ -1,29 +1,18 @@
 """Parameterizations of the large-margin Gaussian classifier's matrices Φ_{c,m}.
 
-A parameterization owns everything that depends on the form of Φ: the
-quadratic forms z_iᵀ Φ_j z_i and their adjoint Σ_i w_ij z_i z_iᵀ, the
-projection onto the feasible set, the noise subspace, the trace of the
-precision block, and the CVXPY variables. The template
-(:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) writes
-its objective through these, so that another form (e.g. a diagonal Φ) is one
-class with the same methods. What a form must provide is written down as two
-protocols: :class:`QuadraticParameterization` (what every large-margin template,
-solver backend and mechanism reads) and :class:`BlockParameterization` (that, plus
-the trace of the precision block and the CVXPY form the pairwise template
-:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate` builds on).
+A parameterization owns everything that depends on the form of Φ: the quadratic forms
+z_iᵀ Φ_j z_i and their adjoint Σ_i w_ij z_i z_iᵀ, the projection onto the feasible set,
+the noise subspace, the trace of the precision block and the CVXPY variables, so another
+form (e.g. a diagonal Φ) is one class with the same methods
+(:class:`QuadraticParameterization`, :class:`BlockParameterization`). The forms, each
+built as ``cls(n_classes, n_components, D)`` and listed in :data:`PARAMETERIZATIONS`:
 
-The forms, each built as ``cls(n_classes, n_components, D)`` and listed in
-:data:`PARAMETERIZATIONS`:
+* :class:`FullPSD`: one symmetric PSD D × D block per class c and component m, the form
+  of Sha & Saul and Pathak & Raj;
+* :class:`SymmetricShift`: symmetric blocks without a constraint, stored flat, released
+  with the common PSD shift (:func:`psd_shift`).
 
-* :class:`FullPSD`: one symmetric positive semidefinite D × D block per class c
-  and component m, the form of Sha & Saul and Pathak & Raj;
-* :class:`SymmetricShift`: symmetric blocks without a constraint, stored flat,
-  released with the common PSD shift (:func:`psd_shift`).
-
-The NumPy helpers keep memory at O(n·D + J·D²): the quadratic forms for all
-rows are computed block by block with one matrix product each
-(:func:`quadratic_forms`) and the weighted sums with one product each
-(:func:`weighted_gram`); no n × D² matrix is ever formed.
+Memory stays O(n·D + J·D²): no n × D² matrix is ever formed.
 """
 
 from __future__ import annotations
@@ -57,19 +46,10 @@ _SPARSE_FRACTION = 0.25
 
 
 def project_psd(X: np.ndarray) -> np.ndarray:
-    """Euclidean (Frobenius) projection of each symmetric block onto the PSD cone.
+    """Euclidean (Frobenius) projection of each block of X (..., D, D) onto the PSD cone.
 
-    Parameters
-    ----------
-    X : ndarray of shape (..., D, D)
-        Blocks; each is symmetrized as (X + Xᵀ)/2 first (the projection of a
-        square matrix onto the symmetric subspace).
-
-    Returns
-    -------
-    ndarray of the same shape, every block symmetric with eigenvalues >= 0:
-    V max(Λ, 0) Vᵀ with X = V Λ Vᵀ (``numpy.linalg.eigh``, one call over all
-    blocks).
+    Each block is symmetrized, (X + Xᵀ)/2, then V max(Λ, 0) Vᵀ with X = V Λ Vᵀ (one
+    ``numpy.linalg.eigh`` call over all blocks).
 
     Examples
     --------
@@ -135,10 +115,8 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
                        seed: int = 0) -> float:
     """Largest eigenvalue of M: V ↦ (1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ on symmetric matrices.
 
-    Power iteration (from a fixed, data-independent start); the result is
-    inflated by 1 % because power iteration approaches λ_max from below. Used
-    only to initialise the solver's Lipschitz estimate (backtracking corrects
-    it); it is never released. λ_max(M) <= max_i ||z_i||⁴.
+    Power iteration from a fixed, data-independent start, inflated by 1 % (it approaches
+    λ_max from below); only the solver's first Lipschitz estimate, never released.
 
     Examples
     --------
@@ -174,28 +152,16 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
 class QuadraticParameterization(Protocol):
     """What a form of the large-margin matrices provides to templates, solvers and mechanisms.
 
-    The scores of record i are linear in the parameters: a_ij = z_iᵀ Φ_j z_i (or
-    ⟨Θ_j, u(z_i)⟩ for a public feature map u, ||u|| <= 1), so an objective reads the
-    records only through :meth:`forms` and their adjoint :meth:`adjoint`. The solver
-    backends work on arrays of shape ``shape``; the mechanisms draw noise of shape
-    ``blocks`` (``symmetric``: in the symmetric subspace of each block) and the solver
-    backends map it to ``shape`` with :meth:`project_noise`.
-
-    Attributes
-    ----------
-    shape : tuple of int
-        Shape of the iterate the solver backends work in (``(C, K, D, D)``, or flat).
-    blocks : tuple of int
-        Shape of the noise and of the block view of an iterate (``(C, K, D, D)`` for
-        matrix blocks, ``(C, m)`` for a feature map); ``prod(blocks) == prod(shape)``.
-    dimension : int
-        p, the dimension of the parameter and noise space (a symmetric D × D block
-        counts D(D + 1)/2 coordinates).
-    symmetric : bool
-        Whether the noise is drawn in the symmetric subspace of every block (the last
-        two axes of ``blocks``).
-    name : str
-        The form, in words (certificate and report text).
+    The scores a_ij = z_iᵀ Φ_j z_i (or ⟨Θ_j, u(z_i)⟩ for a public feature map u,
+    ||u|| <= 1) are linear in the parameters, so an objective reads the records only
+    through :meth:`forms` (shape (n, J)) and its adjoint :meth:`adjoint`. The solvers work
+    on arrays of shape ``shape``; the mechanisms draw noise of shape ``blocks``
+    (``prod(blocks) == prod(shape)``; ``symmetric``: in the symmetric subspace of each
+    block), which :meth:`project_noise` maps to ``shape``. ``dimension`` is p (a symmetric
+    D × D block counts D(D + 1)/2), ``name`` the form in words. :meth:`project` is the
+    Euclidean projection onto the feasible set, :meth:`postprocess` what a release applies
+    (free post-processing) and :meth:`gram_operator_norm` a bound or estimate of λ_max of
+    the forms' normal operator over n (the solvers' first step; never released).
 
     Examples
     --------
@@ -213,81 +179,17 @@ class QuadraticParameterization(Protocol):
     symmetric: bool
     name: str
 
-    def project(self, theta: np.ndarray) -> np.ndarray:
-        """Euclidean projection of an iterate onto the feasible set, same shape as ``theta``.
+    def project(self, theta: np.ndarray) -> np.ndarray: ...
 
-        Parameters
-        ----------
-        theta : ndarray of shape ``shape``
+    def postprocess(self, theta: np.ndarray) -> np.ndarray: ...
 
-        Returns
-        -------
-        ndarray of the shape of ``theta``.
-        """
-        ...
+    def project_noise(self, b: np.ndarray) -> np.ndarray: ...
 
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        """What a release applies to the solved or noised parameters (free post-processing).
+    def forms(self, Z: Any, Phi: np.ndarray) -> np.ndarray: ...
 
-        Parameters
-        ----------
-        theta : ndarray of shape ``shape``
+    def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray: ...
 
-        Returns
-        -------
-        ndarray
-            The released parameters (e.g. PSD blocks of shape ``(C, K, D, D)``).
-        """
-        ...
-
-    def project_noise(self, b: np.ndarray) -> np.ndarray:
-        """Noise of shape ``blocks`` (or ``shape``) mapped into the noise subspace.
-
-        Parameters
-        ----------
-        b : ndarray with ``prod(shape)`` entries
-
-        Returns
-        -------
-        ndarray of shape ``shape``: the perturbation term of the objective is
-        ⟨b, θ⟩/n with this array.
-        """
-        ...
-
-    def forms(self, Z: Any, Phi: np.ndarray) -> np.ndarray:
-        """The scores of every record under every block.
-
-        Parameters
-        ----------
-        Z : ndarray of shape (n, D) or a design operator holding the records
-        Phi : ndarray with ``prod(shape)`` entries
-
-        Returns
-        -------
-        ndarray of shape (n, J), J the number of blocks (C·K).
-        """
-        ...
-
-    def adjoint(self, Z: Any, W: np.ndarray) -> np.ndarray:
-        """The adjoint of :meth:`forms`: the gradient of Σ_ij W_ij · forms(Z, Φ)_ij in Φ.
-
-        Parameters
-        ----------
-        Z : ndarray of shape (n, D) or a design operator holding the records
-        W : ndarray of shape (n, J)
-
-        Returns
-        -------
-        ndarray of shape ``shape`` (``blocks`` for :class:`FullPSD`, where the two agree).
-        """
-        ...
-
-    def gram_operator_norm(self, Z: Any) -> float:
-        """An estimate or bound of λ_max of the normal operator of :meth:`forms`, divided by n.
-
-        Initialises the solvers' Lipschitz estimate; never released.
-        """
-        ...
+    def gram_operator_norm(self, Z: Any) -> float: ...
 
 
 @runtime_checkable
@@ -295,16 +197,12 @@ class BlockParameterization(QuadraticParameterization, Protocol):
     """A :class:`QuadraticParameterization` with C·K symmetric D × D blocks and a CVXPY form.
 
     What the pairwise template
-    (:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) and its
-    CVXPY form (:class:`~dpconvex.templates.large_margin_cvxpy.LargeMarginCVXPY`) read
-    besides the quadratic forms: the trace of the precision block Ψ (top-left d × d) and
-    one CVXPY variable and one noise parameter per block. ``blocks`` is ``(C, K, D, D)``;
-    ``shape`` may differ (e.g. flat).
-
-    Attributes
-    ----------
-    C, K, D, J : int
-        Classes, components per class, block size and number of blocks C·K.
+    (:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) reads besides
+    the forms: the trace of the precision block Ψ (top-left d × d) and its gradient, and
+    one CVXPY variable (``Phi[c][m]``, on the feasible set) and one symmetric noise
+    parameter (``B[c][m]``) per block, with rows a_i such that a_iᵀ ``cvxpy_hvec(P)`` =
+    z_iᵀ P z_i and ``cvxpy_hvec_weighted(P)`` of squared norm ||P||²_F. ``blocks`` is
+    ``(C, K, D, D)``; ``shape`` may differ (e.g. flat).
 
     Examples
     --------
@@ -320,59 +218,30 @@ class BlockParameterization(QuadraticParameterization, Protocol):
     D: int
     J: int
 
-    def psi_trace(self, Phi: np.ndarray, d: int) -> float:
-        """Σ_{c,m} tr(Ψ_{c,m}) for an iterate ``Phi`` of shape ``shape``."""
-        ...
+    def psi_trace(self, Phi: np.ndarray, d: int) -> float: ...
 
-    def add_psi_trace_grad(self, grad: np.ndarray, d: int, weight: float) -> None:
-        """``grad += weight · ∇ Σ tr(Ψ)`` in place, ``grad`` of shape ``shape``."""
-        ...
+    def add_psi_trace_grad(self, grad: np.ndarray, d: int, weight: float) -> None: ...
 
-    def cvxpy_variables(self) -> list[list[cp.Variable]]:
-        """``Phi[c][m]``: one symmetric (D, D) CVXPY variable per block, constrained to the
-        feasible set (e.g. ``PSD=True``)."""
-        ...
+    def cvxpy_variables(self) -> list[list[cp.Variable]]: ...
 
-    def cvxpy_noise(self) -> list[list[cp.Parameter]]:
-        """``B[c][m]``: one symmetric (D, D) CVXPY parameter per block for the noise."""
-        ...
+    def cvxpy_noise(self) -> list[list[cp.Parameter]]: ...
 
-    def cvxpy_form_rows(self, Z: np.ndarray) -> np.ndarray:
-        """Rows a_i with a_iᵀ ``cvxpy_hvec(P)`` = z_iᵀ P z_i, shape (n, D(D + 1)/2)."""
-        ...
+    def cvxpy_form_rows(self, Z: np.ndarray) -> np.ndarray: ...
 
-    def cvxpy_hvec(self, P: cp.Variable) -> cp.Expression:
-        """The coordinates of one block that :meth:`cvxpy_form_rows` act on."""
-        ...
+    def cvxpy_hvec(self, P: cp.Variable) -> cp.Expression: ...
 
-    def cvxpy_hvec_weighted(self, P: cp.Variable) -> cp.Expression:
-        """Coordinates of one block whose squared Euclidean norm is ||P||²_F."""
-        ...
+    def cvxpy_hvec_weighted(self, P: cp.Variable) -> cp.Expression: ...
 
-    def cvxpy_psi_trace(self, P: cp.Variable, d: int) -> cp.Expression:
-        """tr(Ψ) of one block as a CVXPY expression."""
-        ...
+    def cvxpy_psi_trace(self, P: cp.Variable, d: int) -> cp.Expression: ...
 
-    def cvxpy_value(self, Phi: list[list[cp.Variable]]) -> np.ndarray | None:
-        """The solved variables as an iterate of shape ``shape``; None if any is missing."""
-        ...
+    def cvxpy_value(self, Phi: list[list[cp.Variable]]) -> np.ndarray | None: ...
 
 
 class FullPSD:
-    """One symmetric PSD D × D block Φ_{c,m} per class c and component m.
+    """One symmetric PSD D × D block Φ_{c,m} per class c and component m (D = d + 1).
 
-    Parameters
-    ----------
-    n_classes, n_components, D : int
-        C, K and the block size D = d + 1.
-
-    Attributes
-    ----------
-    shape, blocks : (C, K, D, D)
-        The iterate is the blocks.
-    dimension : int
-        p = C·K·D(D + 1)/2 (the symmetric subspace: the noise is drawn there).
-    symmetric : True
+    ``shape`` = ``blocks`` = (C, K, D, D); p = C·K·D(D + 1)/2 (the symmetric subspace,
+    where the noise is drawn).
 
     Examples
     --------
@@ -414,11 +283,8 @@ class FullPSD:
 
     # ------------------------------------------------------------ linear maps
     def forms(self, Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
-        """z_iᵀ Φ_j z_i for all rows, shape (n, J) with j = c·K + m.
-
-        ``Z`` may be a :class:`~dpconvex.data.dask_gram.DaskGram` (records on Dask
-        workers): the same products per chunk.
-        """
+        """z_iᵀ Φ_j z_i for all rows, shape (n, J) with j = c·K + m (per chunk for a
+        :class:`~dpconvex.data.dask_gram.DaskGram`)."""
         if not isinstance(Z, np.ndarray):
             return Z.forms(Phi.reshape(self.J, self.D, self.D))
         return quadratic_forms(Z, Phi.reshape(self.J, self.D, self.D))
@@ -493,15 +359,12 @@ class FullPSD:
 class SymmetricShift(FullPSD):
     """Symmetric D × D blocks, unconstrained, stored flat; released with the common PSD shift.
 
-    The quadratic forms, their adjoint and the noise subspace are those of
-    :class:`FullPSD` (symmetric blocks, p = C·K·D(D + 1)/2). The parameters are
-    stored as one flat vector of length C·K·D² (``shape``), the form the
-    L-BFGS / Newton backend works in; ``blocks`` is the (C, K, D, D) view.
-    ``project`` and ``project_noise`` symmetrize each block (the noise is then
-    N(0, σ²) on the diagonal and N(0, σ²/2) off it for i.i.d. N(0, σ²) entries:
-    N(0, σ² I_p) in the orthonormal basis {E_ii, (E_ij + E_ji)/√2});
-    ``postprocess`` applies :func:`psd_shift`. The CVXPY variables are symmetric
-    without a PSD constraint.
+    The forms, adjoint and noise subspace of :class:`FullPSD`, stored as one flat vector
+    of length C·K·D² (``shape``, what the L-BFGS / Newton backend works in; ``blocks`` is
+    the (C, K, D, D) view). ``project`` and ``project_noise`` symmetrize each block (i.i.d.
+    N(0, σ²) entries become N(0, σ² I_p) in the orthonormal basis
+    {E_ii, (E_ij + E_ji)/√2}); ``postprocess`` applies :func:`psd_shift`; the CVXPY
+    variables are symmetric without a PSD constraint.
 
     Examples
     --------

@@ -30,7 +30,7 @@ import dpconvex as dp
 from dpconvex.audit import epsilon_lower_bound
 from dpconvex.audit.estimator_release import EstimatorReleaseMechanism
 from dpconvex.errors import PrivacyWarning
-from dpconvex.estimators.large_margin import options as large_margin_options
+from dpconvex.estimators.large_margin import learners as large_margin_learners
 
 X = np.array([[1.0], [-1.0], [1.0], [-1.0]])
 Y = np.array([0, 1, 0, 1])
@@ -66,7 +66,7 @@ def test_adapter_releases_what_the_estimator_releases():
         fitted = dp.PrivateLargeMarginGaussian(
             epsilon=1.0, classes=[0, 1], random_state=7).fit(X, Y)
     t = m.prepare((X, Y))[0]
-    Phi = large_margin_options.released_matrices(t, theta, 2, 1, 2)[0]
+    Phi = large_margin_learners.released_matrices(t, theta, 2, 1, 2)[0]
     np.testing.assert_array_equal(Phi, fitted.Phi_)
 
 

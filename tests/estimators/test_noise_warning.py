@@ -17,8 +17,7 @@ import pytest
 import dpconvex as dp
 from dpconvex.datasets import load_sklearn
 from dpconvex.errors import PrivacyWarning
-from dpconvex.estimators.large_margin.learners import objective_part
-from dpconvex.estimators.large_margin.options import noise_family
+from dpconvex.estimators.large_margin.learners import noise_family, objective_part
 from dpconvex.privacy.rules.noise_dominance import (
     LARGE_MARGIN_NOISE_RATIO,
     SOFTMAX_NOISE_RATIO,

@@ -9,7 +9,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.estimators.centroids import CENTROID_MENU
-from dpconvex.estimators.large_margin.options import LARGE_MARGIN_MENU
+from dpconvex.estimators.large_margin.learners import LARGE_MARGIN_MENU
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.estimators.ssp import SSP_MENU
 from dpconvex.privacy.rules.mechanism import resolve_mechanism

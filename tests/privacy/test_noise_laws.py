@@ -64,7 +64,7 @@ NOT_RELEASE_NOISE = {
                                       "of a private random search (a selection)",
     "objectives/terms.py": "probe points of a declared constant",
     "privacy/declarations.py": "probe points of a declared constant",
-    "templates/large_margin_cvxpy.py": "probe points of the compiled problem",
+    "templates/large_margin.py": "probe points of the compiled problem",
     "templates/parameterizations.py": "a fixed public basis",
 }
 DRAWS = {"normal", "standard_normal", "laplace", "gamma", "standard_gamma", "exponential",

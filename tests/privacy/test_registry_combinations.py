@@ -26,7 +26,7 @@ from dpconvex.data.preprocess import augment_and_scale
 from dpconvex.errors import DPConvexError, ParameterError, PrivacyError
 from dpconvex.estimators.centroids import CENTROID_MENU
 from dpconvex.estimators.gaussian_nb import PrivateGaussianNB
-from dpconvex.estimators.large_margin.options import LARGE_MARGIN_MENU
+from dpconvex.estimators.large_margin.learners import LARGE_MARGIN_MENU
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.estimators.ssp import SSP_MENU
 from dpconvex.objectives.losses import LOSSES, Loss

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from dpconvex.data.preprocess import augment_and_scale
-from dpconvex.estimators.large_margin.options import LARGE_MARGIN_MENU
+from dpconvex.estimators.large_margin.learners import LARGE_MARGIN_MENU
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.release import release

@@ -20,7 +20,7 @@ from scipy.special import logsumexp, softmax
 from dpconvex.data.preprocess import augment_and_scale, clip_rows
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError, SolverError
 from dpconvex.estimators.large_margin.estimator import PrivateLargeMarginGaussian
-from dpconvex.estimators.large_margin.options import AUTO_LAM_KAPPA, auto_lam
+from dpconvex.estimators.large_margin.learners import AUTO_LAM_KAPPA, auto_lam
 from dpconvex.privacy.accounting.analytic_gaussian import (
     analytic_gaussian_delta,
     analytic_gaussian_sigma,

@@ -40,8 +40,7 @@ from dpconvex.privacy.mechanisms.perturbation import (
     jacobian_slack,
 )
 from dpconvex.templates.feature_map import FeatureMap
-from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
-from dpconvex.templates.softmax_mixture import mixture_constants
+from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate, mixture_constants
 
 
 # ------------------------------------------------------------ independent implementation

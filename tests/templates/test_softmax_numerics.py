@@ -21,10 +21,9 @@ from dpconvex.errors import ParameterError
 from dpconvex.estimators.large_margin.centroid import clip_and_map
 from dpconvex.estimators.large_margin.estimator import PrivateLargeMarginGaussian
 from dpconvex.templates.feature_map import FeatureMap, FeatureMapSpace
-from dpconvex.templates.large_margin import LargeMarginGaussianTemplate
+from dpconvex.templates.large_margin import LargeMarginGaussianTemplate, softmax_rows
 from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 from dpconvex.templates.parameterizations import SymmetricShift
-from dpconvex.templates.softmax_mixture import softmax_rows
 
 
 @pytest.mark.parametrize("S", [2, 3, 20])

@@ -1,33 +1,26 @@
 """``mechanism="centroid"`` and ``row_norm`` of :class:`~dpconvex.PrivateLargeMarginGaussian`.
 
 DP class centroids (:class:`~dpconvex.estimators.centroids.PrivateGaussianCentroid`,
-docs/privacy/large_margin.md#privacy-class-centroids) released in the large-margin estimator's own form: with
-z = [x; 1]/√(q² + 1) (``augment_and_scale``) and μ_c the released class mean in
-u = x/q units,
+docs/privacy/large_margin.md#privacy-class-centroids) released in the large-margin form: with
+z = [x; 1]/√(q² + 1) and μ_c the released class mean in u = x/q units,
 
     Φ_c = (q² + 1)·(N_cᵀ N_c + a_c e_{d+1} e_{d+1}ᵀ),   N_c = [I/q, −μ_c]   (d × (d + 1)),
 
-with a_c = 2σ̂²(log π_max − log π_c) >= 0 the prior term of the class
-(:func:`~dpconvex.estimators.centroids.prior_penalty`; π from the released counts,
-σ̂² the within-class variance estimated from the released sums and counts,
-docs/privacy/large_margin.md#privacy-centroid-priors). Since the last entry of z is 1/√(q² + 1),
-zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: Φ_c is PSD and ``predict`` is the Bayes rule of
-x/q | c ~ N(μ_c, σ̂²I) with priors π. Φ is a function of the release only
-(post-processing), so the privacy of the fit is that of privacy-class-centroids. It is the Gaussian
-classifier of Pathak & Raj with a shared isotropic covariance, the λ → ∞ limit of the
-large-margin objective.
-Derivation and measurements: docs/privacy/large_margin_softmax.md#privacy-centroid-switch.
+a_c = 2σ̂²(log π_max − log π_c) >= 0 the prior term of the class
+(:func:`~dpconvex.estimators.centroids.prior_penalty`, docs/privacy/large_margin.md#privacy-centroid-priors),
+so zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: Φ_c is PSD, ``predict`` is the Bayes rule of
+x/q | c ~ N(μ_c, σ̂²I) with priors π (Pathak & Raj's classifier with a shared isotropic
+covariance, the λ → ∞ limit of the large-margin objective), and Φ is post-processing of
+the release (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
-The per-record map of ``row_norm="unit"`` (x ↦ q·x/‖x‖ after clipping to q, zero
-rows stay zero; DESIGN.md §5, docs/privacy/row_scaling.md#privacy-row-norm-unit) is applied here for both
-paths, in fit, certify and predict.
+The per-record map of ``row_norm="unit"`` (x ↦ q·x/‖x‖ after clipping to q, zero rows stay
+zero; docs/privacy/row_scaling.md#privacy-row-norm-unit) is applied here for both paths, in
+fit, certify and predict.
 
 References
 ----------
 .. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
    with Differential Privacy. PSDM 2010.
-.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
-   Privacy: Analytical Calibration and Optimal Denoising. ICML 2018.
 """
 
 from __future__ import annotations
@@ -50,18 +43,17 @@ from ...privacy.rules.large_margin import (
     positive_delta,
     resolved_row_norm,
     single_component,
-    uses_centroid,
 )
 from ...templates.large_margin_rows import AugmentedRows
 from ..base import CertificateHold, FitContext
 from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
-    from .parameters import LargeMarginEstimator
+    from ...privacy.rules.large_margin import LargeMarginSettings
 
-__all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "certify_centroid",
-           "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows", "phi_from_means",
-           "prepared_rows", "row_notes", "uses_centroid"]
+__all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "centroid_notes",
+           "certify_centroid", "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows",
+           "phi_from_means", "prepared_rows", "row_notes"]
 
 #: Certificate line of ``row_norm="unit"`` (the public per-record map).
 ROW_MAP_NOTE = ("row_norm='unit': every row clipped to data_norm q, then scaled to the bound, "
@@ -79,14 +71,14 @@ PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], 
             "docs/privacy/large_margin.md#privacy-centroid-priors, privacy-centroid-switch)")
 
 
-def map_rows(est: LargeMarginEstimator, Xc: Any) -> Any:
+def map_rows(est: LargeMarginSettings, Xc: Any) -> Any:
     """The public per-record map of ``row_norm`` on rows already clipped to q."""
     if resolved_row_norm(est) != "unit":
         return Xc
     return normalize_rows(Xc, float(est.data_norm))
 
 
-def clip_and_map(est: LargeMarginEstimator, X: Any) -> tuple[Any, int]:
+def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
     """Rows clipped to q and mapped by ``row_norm``; and how many rows the clip scales down.
 
     With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled
@@ -105,22 +97,17 @@ def clip_and_map(est: LargeMarginEstimator, X: Any) -> tuple[Any, int]:
 _LEAN_NORMS = (1e-100, 1e100)
 
 
-def augmented_rows(est: LargeMarginEstimator, X: Any, dropped: np.ndarray
+def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray
                    ) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
-    The maps of :func:`clip_and_map`, the appended constant of
-    :func:`~dpconvex.data.preprocess.augment_and_scale` and the zero record of a record that
-    contributes no loss (``dropped``: a label outside the public set, a row left out of the
-    fit) are per-row factors: s_i = q/‖x_i‖ (``row_norm="unit"``, 0 for a zero row) or
-    min(1, q/‖x_i‖), over r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 when dropped
-    (:class:`~dpconvex.templates.large_margin_rows.AugmentedRows` gives such a record exactly
-    zero products, whatever its stored row). Each reads the record and public constants
-    only. Returns the records and how many rows the clip scales down (dropped records not
-    counted), or None when the rows are not a dense float64 array or a nonzero norm of a
-    kept row lies outside [1e-100, 1e100] (the products x·w, taken before the factor s_i,
-    could then overflow or underflow): :func:`clip_and_map` handles those rows on a copy.
-    The choice reads the kept rows only.
+    The clip (or ``row_norm="unit"``) and the appended constant are per-row factors of the
+    record alone: s_i = q/‖x_i‖ ("unit", 0 for a zero row) or min(1, q/‖x_i‖), over
+    r = sqrt(q² + 1), and c_i = 1/r; s_i = c_i = 0 for a record that contributes no loss
+    (``dropped``). Returns the records and how many kept rows the clip scales down, or None
+    (then :func:`clip_and_map` works on a copy) when X is not a dense float64 array or a
+    nonzero norm of a kept row lies outside [1e-100, 1e100] (the products x·w, taken before
+    the factor s_i, could overflow or underflow).
     """
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.dtype != np.float64:
         return None
@@ -146,7 +133,7 @@ def augmented_rows(est: LargeMarginEstimator, X: Any, dropped: np.ndarray
     return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 
-def row_notes(est: LargeMarginEstimator) -> list[RowMap]:
+def row_notes(est: LargeMarginSettings) -> list[RowMap]:
     """The certificate's row map (empty for ``"none"``)."""
     return [RowMap("unit", ROW_MAP_NOTE)] if resolved_row_norm(est) == "unit" else []
 
@@ -156,7 +143,7 @@ def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
     return normalize_rows(block, q) if unit else clip_rows(block, q)[0]
 
 
-def prepared_rows(est: LargeMarginEstimator, Xv: Any) -> Any:
+def prepared_rows(est: LargeMarginSettings, Xv: Any) -> Any:
     """Rows clipped to q and mapped by ``row_norm``: an ndarray, or lazily per Dask chunk."""
     q = float(est.data_norm)
     if is_dask_collection(Xv):
@@ -165,7 +152,7 @@ def prepared_rows(est: LargeMarginEstimator, Xv: Any) -> Any:
     return clip_and_map(est, Xv)[0]
 
 
-def centroid_mechanism(est: LargeMarginEstimator) -> str:
+def centroid_mechanism(est: LargeMarginSettings) -> str:
     """The inner mechanism: "gaussian" with ``delta > 0``, else "knorm_sum" (pure ε).
 
     The rule of ``mechanism="auto"`` for the class sums
@@ -175,7 +162,7 @@ def centroid_mechanism(est: LargeMarginEstimator) -> str:
     return approximate if positive_delta(est) else pure
 
 
-def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> PrivateGaussianCentroid:
+def centroid_estimator(est: LargeMarginSettings, random_state: Any = None) -> PrivateGaussianCentroid:
     """The privacy-class-centroids estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
@@ -190,7 +177,7 @@ def centroid_estimator(est: LargeMarginEstimator, random_state: Any = None) -> P
                                    row_norm="none")
 
 
-def check_centroid_params(est: LargeMarginEstimator) -> None:
+def check_centroid_params(est: LargeMarginSettings) -> None:
     """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as privacy-class-centroids."""
     owner = type(est).__name__
     if not single_component(est):
@@ -229,25 +216,25 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     return Phi
 
 
-def _finish(est: LargeMarginEstimator, certificate: Certificate,
-            shape: tuple[int, int, int]) -> Certificate:
-    """The row map, Φ and the reasons of "auto" (the centroid switch, one component)."""
-    certificate.state(*row_notes(est), PHI_NOTE, centroid_reason(est, *shape),
-                      components_reason(est, *shape))
-    return certificate
+def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> list[RowMap | str]:
+    """The certificate lines of a centroid fit on (n, C, d): the row map, Φ and the reasons
+    of "auto" (the centroid switch, one component)."""
+    return [*row_notes(est), PHI_NOTE,
+            *filter(None, [centroid_reason(est, *shape), components_reason(est, *shape)])]
 
 
-def certify_centroid(est: LargeMarginEstimator, rows: Any, y: Any,
+def certify_centroid(est: LargeMarginSettings, rows: Any, y: Any,
                      context: FitContext) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
     inner = centroid_estimator(est)
     # the outer fit has read the label set (and warned)
     certificate = inner._certify_with(rows, y, context.one_label_warning(issued=True))
-    return _finish(est, certificate, inner.public_shape(rows, y))
+    certificate.state(*centroid_notes(est, inner.public_shape(rows, y)))
+    return certificate
 
 
-def fit_centroid(est: LargeMarginEstimator, rows: Any, y: Any, hold: CertificateHold,
-                 context: FitContext) -> LargeMarginEstimator:
+def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateHold,
+                 context: FitContext) -> LargeMarginSettings:
     """Release the class means on the prepared rows and store them, with the priors, as ``Phi_``.
 
     ``hold`` is the large-margin fit's reservation (committed here with the centroid
@@ -261,7 +248,8 @@ def fit_centroid(est: LargeMarginEstimator, rows: Any, y: Any, hold: Certificate
     # the outer fit has read the label set (and warned)
     inner._fit_with(rows, y, context.one_label_warning(issued=True).inner(context.noise,
                                                                            held=True))
-    certificate = _finish(est, inner.certificate_, shape)
+    certificate = inner.certificate_
+    certificate.state(*centroid_notes(est, shape))
     hold.commit_certificate(certificate)
     q = float(est.data_norm)
     est.certificate_ = certificate

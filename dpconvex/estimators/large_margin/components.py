@@ -74,26 +74,11 @@ PUBLIC_CENTER_SEED = 20120401
 
 @dataclass
 class ComponentAssignment:
-    """Result of a component assignment.
-
-    Attributes
-    ----------
-    components : ndarray of shape (n,)
-        m_i in {0, ..., K − 1}.
-    method : str
-    private : bool
-        False for ``"gmm_nonprivate"`` and for the noiseless k-means of the
-        non-private baseline (``"dp_kmeans"`` with ``epsilon=None``).
-    epsilon : float
-        Budget spent by the assignment itself (0 for public centers and K = 1).
-    centers : ndarray of shape (C, K, d) or None
-        The centers used (public, or released by DP k-means).
-    certificate : Certificate or None
-        Certificate of the k-means step (``"dp_kmeans"``; not private without noise).
-    description : str
-        One line for the model's certificate.
-    notes : list of str
-    """
+    """Result of a component assignment: the components m_i (n,), the method, whether it is
+    private (False for "gmm_nonprivate" and the noiseless k-means of the non-private
+    baseline), the ε it spent (0 for public centers and K = 1), the centers used (public or
+    DP-released), the k-means step's certificate, and its certificate line
+    (``description``)."""
 
     components: np.ndarray
     method: str
@@ -107,21 +92,8 @@ class ComponentAssignment:
 
 def public_centers(n_classes: int, n_components: int, n_features: int, radius: float,
                    seed: int = PUBLIC_CENTER_SEED) -> np.ndarray:
-    """Data-independent centers: uniform in the ball of radius ``radius``, fixed seed.
-
-    Parameters
-    ----------
-    n_classes, n_components, n_features : int
-    radius : float
-        The public row-norm bound q.
-    seed : int
-        Public seed (default :data:`PUBLIC_CENTER_SEED`); the centers depend on
-        nothing else.
-
-    Returns
-    -------
-    ndarray of shape (C, K, d)
-    """
+    """Data-independent centers of shape (C, K, d): uniform in the ball of radius ``radius``
+    (the public row-norm bound q), from the public ``seed`` only."""
     center_rng = np.random.default_rng(seed)
     directions = center_rng.standard_normal((n_classes, n_components, n_features))
     directions /= np.linalg.norm(directions, axis=-1, keepdims=True)
@@ -161,30 +133,11 @@ def dp_kmeans(
     center error (O(q/ε_cnt) from the count, O(q d/ε_sum) from the sum).
     Sequential composition over T iterations gives ε_km-DP.
 
-    Parameters
-    ----------
-    X : ndarray (n, d)
-        Rows with ||x|| <= data_norm (the caller clips).
-    y : ndarray (n,)
-        Class indices in {0, ..., C − 1}.
-    n_classes, n_components : int
-    epsilon : float or None
-        ε_km > 0; None runs noiseless Lloyd (for the non-private baseline only).
-    data_norm : float
-        Public bound q.
-    n_iter : int
-    init_centers : ndarray (C, K, d) or None
-        Public starting centers (default :func:`public_centers`).
-    random_state : None, int or Generator
-        None seeds from the OS.
-    seeded : bool or None
-        Whether the caller seeded the noise (None: ``random_state is not None``);
-        an estimator passes what :func:`dpconvex._random.noise_source` says.
-
-    Returns
-    -------
-    centers : ndarray (C, K, d)
-    certificate : Certificate
+    X (n, d) holds rows with ||x|| <= q = ``data_norm`` (the caller clips), y class
+    indices; ``epsilon`` None runs noiseless Lloyd (the non-private baseline only);
+    ``init_centers``: public starting centers (default :func:`public_centers`); ``seeded``:
+    whether the caller seeded the noise (None: ``random_state is not None``). Returns the
+    released centers (C, K, d) and the certificate.
     """
     q = check_float("data_norm", data_norm, "dp_kmeans")
     n_iter = check_int("n_iter", n_iter, "dp_kmeans")
@@ -220,33 +173,12 @@ def assign_components(
     random_state: RandomStateLike = None,
     seeded: bool | None = None,
 ) -> ComponentAssignment:
-    """Assign each record a component of its class.
+    """Assign each record (rows X clipped to ``data_norm``, class indices y) a component of
+    its class by ``method`` (None: "nearest_public_center"; trivial for K = 1).
 
-    Parameters
-    ----------
-    method : {None, "nearest_public_center", "dp_kmeans", "gmm_nonprivate"}
-        None: "nearest_public_center" (trivial for K = 1).
-    X : ndarray (n, d)
-        Rows clipped to ``data_norm``.
-    y : ndarray (n,)
-        Class indices.
-    n_classes, n_components : int
-    data_norm : float
-        Public bound q.
-    epsilon : float or None
-        Budget of the DP k-means step (``"dp_kmeans"`` only); None: noiseless
-        (non-private baseline).
-    centers : ndarray (C, K, d) or None
-        Public centers (user-given, fixed before seeing the data).
-    n_iter : int
-        Lloyd iterations for ``"dp_kmeans"``.
-    random_state : None, int or Generator
-    seeded : bool or None
-        Whether the caller seeded ``random_state`` (:func:`dp_kmeans`).
-
-    Returns
-    -------
-    ComponentAssignment
+    ``epsilon``: the budget of "dp_kmeans" (None: noiseless, the non-private baseline);
+    ``centers``: public centers (user-given, fixed before seeing the data); ``n_iter``,
+    ``random_state`` and ``seeded`` as :func:`dp_kmeans`.
     """
     if method is None:
         method = "nearest_public_center"

@@ -1,19 +1,13 @@
 """Dask input for :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian`.
 
-The estimator's ``fit``, ``certify`` and ``class_scores`` call these functions
-when X is a Dask collection. The records stay on the Dask workers: every chunk
-applies the estimator's own per-record maps (zero rows outside the public label
-set, clip to the public bound q, augment and scale: ``_train_z``) and, for
-K > 1, the nearest-public-center assignment, which reads only the record and
-public centers. The template is the in-memory one over a
-:class:`~dpconvex.data.dask_gram.DaskGram`: the loss and its gradient are
-summed per chunk on the workers in one pass per solver iteration; the solver,
-noise, calibration and residual check run on the driver from public parameters
-(n, the label set, q, ε, λ), exactly as in memory (docs/privacy/data_backends.md#privacy-large-margin-dask).
-
-Supported: K = 1, and K > 1 with ``component_assignment`` None or
-``"nearest_public_center"``. DP k-means and the non-private GMM read the data
-set as a whole and are refused by name.
+The estimator's ``fit``, ``certify`` and ``class_scores`` call these functions when X is a
+Dask collection. The records stay on the workers: every chunk applies the estimator's own
+per-record maps (``_train_z``) and, for K > 1, the nearest-public-center assignment (a rule
+reading only the record and public centers). The template is the in-memory one over a
+:class:`~dpconvex.data.dask_gram.DaskGram` (the loss and its gradient summed per chunk in
+one pass per solver iteration); the solver, noise, calibration and residual check run on the
+driver from public parameters (docs/privacy/data_backends.md#privacy-large-margin-dask).
+DP k-means and the non-private GMM read the data set as a whole and are refused by name.
 """
 
 from __future__ import annotations
@@ -36,16 +30,16 @@ from ...privacy.rules.large_margin import (
     components_reason,
     resolved_components,
     single_component,
+    uses_centroid,
 )
 from ...templates.kmeans import assign_nearest
 from ..base import NO_CONTEXT, FitContext, Prepared
-from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes, uses_centroid
+from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes
 from .components import assign_components
-from .learners import LargeMarginFacts
-from .options import build_template, fit_budget, objective_budget
+from .learners import LargeMarginFacts, build_template, fit_budget, objective_budget
 
 if TYPE_CHECKING:
-    from .parameters import LargeMarginEstimator
+    from ...privacy.rules.large_margin import LargeMarginSettings
 
 __all__ = ["DASK_ASSIGNMENTS", "build_dask", "certify_dask", "class_scores_dask"]
 
@@ -58,33 +52,26 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
     return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=L[:, 1].astype(bool))
 
 
-def _clipped(block: np.ndarray, dropped: np.ndarray, q: float,
-             est: LargeMarginEstimator) -> np.ndarray:
-    """The in-memory ``_build``'s rows: records that contribute no loss zeroed, clipped to q,
-    mapped by ``row_norm``."""
-    return clip_and_map(est, zero_rows(block, dropped))[0]
-
-
 # A chunk of ``_with_records``: the d feature columns, then (class index, dropped).
-def _z_block(block: np.ndarray, est: LargeMarginEstimator, stub: LabelSet, q: float) -> np.ndarray:
+def _z_block(block: np.ndarray, est: LargeMarginSettings, stub: LabelSet, q: float) -> np.ndarray:
     labels = _chunk_labels(stub, block[:, -2:])
-    return np.asarray(est._train_z(_clipped(block[:, :-2], labels.dropped, q, est), labels),
-                      dtype=float)
+    clipped = clip_and_map(est, zero_rows(block[:, :-2], labels.dropped))[0]
+    return np.asarray(est._train_z(clipped, labels), dtype=float)
 
 
 def _components_block(block: np.ndarray, centers: np.ndarray, q: float,
-                      est: LargeMarginEstimator) -> np.ndarray:
+                      est: LargeMarginSettings) -> np.ndarray:
     labels = block[:, -2:]
-    clipped = _clipped(block[:, :-2], labels[:, 1].astype(bool), q, est)
+    clipped = clip_and_map(est, zero_rows(block[:, :-2], labels[:, 1].astype(bool)))[0]
     return assign_nearest(clipped, labels[:, 0].astype(np.int64), centers)
 
 
-def _scores_block(block: np.ndarray, est: LargeMarginEstimator) -> np.ndarray:
+def _scores_block(block: np.ndarray, est: LargeMarginSettings) -> np.ndarray:
     return est.class_scores(block)  # an ndarray chunk: the in-memory code
 
 
 # ------------------------------------------------------------------------------ build
-def _shippable(est: LargeMarginEstimator) -> Any:
+def _shippable(est: LargeMarginSettings) -> Any:
     """A shallow copy of the estimator to send to the workers: without its ledger (a
     ledger refuses to be pickled, so that no copy records spends) and its noise source."""
     shipped = copy.copy(est)
@@ -102,23 +89,13 @@ def _with_records(rows: da.Array, labels: LabelSet) -> da.Array:
     return da.concatenate([rows, record_columns], axis=1).rechunk({1: -1})
 
 
-def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | None = None,
+def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None = None,
                lam: float | None = None, context: FitContext = NO_CONTEXT) -> Prepared:
     """The estimator's ``prepare`` for Dask X: the same template over a :class:`DaskGram`.
 
-    ``lam``: Λ of the fit's plan (None: the rule is applied here); ``context``: the fit's
-    (the rows left out, the label-set warning).
-
-    n and the label set are public parameters (``classes=``, else read from y
-    and flagged "assumed public" as in memory); y (n labels) is brought to the
-    driver, the rows never are.
-
-    Raises
-    ------
-    ParameterError
-        ``component_assignment`` other than None / "nearest_public_center" with K > 1.
-    DataValidationError, DataTypeError
-        As :func:`dpconvex.data.dask_rows.check_dask`.
+    ``lam``: Λ of the fit's plan (None: the rule is applied here); ``context``: the fit's.
+    y (n labels) is brought to the driver, the rows never are. Raises ParameterError for a
+    ``component_assignment`` other than None / "nearest_public_center" with K > 1.
     """
     owner = type(est).__name__
     method = est.component_assignment
@@ -169,7 +146,7 @@ def build_dask(est: LargeMarginEstimator, X: Any, y: Any, *, persist: bool | Non
                     meta=dataclasses.replace(facts, assign=assignment))
 
 
-def certify_dask(est: LargeMarginEstimator, X: Any, y: Any,
+def certify_dask(est: LargeMarginSettings, X: Any, y: Any,
                  context: FitContext = NO_CONTEXT) -> Certificate:
     """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
     prep = build_dask(est, X, y, context=context)
@@ -184,7 +161,7 @@ def certify_dask(est: LargeMarginEstimator, X: Any, y: Any,
     return certificate
 
 
-def class_scores_dask(est: LargeMarginEstimator, X: Any) -> np.ndarray:
+def class_scores_dask(est: LargeMarginSettings, X: Any) -> np.ndarray:
     """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver."""
     X_checked = check_array(X, f"{type(est).__name__}.class_scores", accept_dask=True,
                             n_features=est.n_features_in_)

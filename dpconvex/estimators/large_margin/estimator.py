@@ -1,18 +1,6 @@
-"""ε-differentially private large-margin Gaussian (mixture) classifier (Pathak & Raj).
-
-scikit-learn-compatible estimator over
-:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`, with the
-calibration corrected as in ``docs/privacy/large_margin.md#privacy-large-margin``.
-
-References
-----------
-.. [SS] F. Sha, L. K. Saul. Large Margin Gaussian Mixture Modeling for Phonetic
-   Classification and Recognition. ICASSP 2006.
-.. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian Classification
-   with Differential Privacy. PSDM 2010.
-.. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
-   Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
-"""
+"""ε-differentially private large-margin Gaussian (mixture) classifier (Pathak & Raj, PSDM 2010;
+IEEE TDSC 2012), with the calibration corrected as in
+``docs/privacy/large_margin.md#privacy-large-margin``."""
 
 from __future__ import annotations
 
@@ -61,9 +49,9 @@ from ...privacy.rules.large_margin import (
     components_reason,
     is_centroid,
     resolved_components,
+    resolved_mechanism,
     resolved_structure,
 )
-from ...privacy.rules.mechanism import resolve_mechanism
 from ...privacy.rules.noise_dominance import warn_if_noise_dominates
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import (
@@ -90,30 +78,29 @@ from .centroid import (
 from .components import ASSIGNMENTS, assign_components
 from .learners import (
     CENTROID_LEARNER,
-    SOFTMAX_LEARNER,
-    LargeMarginFacts,
-    choose_learner,
-    learner_of,
-    objective_part,
-)
-from .options import (
+    KMEANS,
     LARGE_MARGIN_MENU,
     MAX_COMPONENTS,
     MAX_GAMMA,
     MAX_KMEANS_ITER,
     MAX_VERBOSE,
     SOFTMAX,
+    SOFTMAX_LEARNER,
     Centers,
+    LargeMarginFacts,
     MatrixTerms,
     build_template,
     check_consistency,
+    choose_learner,
     compose_with_assignment,
     lam_is_auto,
     lam_note,
+    learner_of,
     noise_family,
     objective_budget,
+    objective_part,
+    objective_reasons,
     released_matrices,
-    resolved_mechanism,
 )
 
 __all__ = ["PrivateLargeMarginGaussian"]
@@ -122,179 +109,146 @@ __all__ = ["PrivateLargeMarginGaussian"]
 class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
     """DP large-margin Gaussian (mixture) classifier by objective perturbation.
 
-    Each class c (and component m) gets a PSD matrix Φ_{c,m} of size
-    (d + 1) × (d + 1); a row x is mapped to z = [x; 1]/sqrt(q² + 1) and
-    classified to argmin_c min_m zᵀ Φ_{c,m} z. With ``loss="pairwise"`` training
-    minimizes the objective of Pathak & Raj (TDSC 2012, eq. 11) — Huber hinge on the
-    large-margin constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F — plus (1/n) Σ ⟨b, Φ⟩,
-    b calibrated as in ``docs/privacy/large_margin.md#privacy-large-margin``. The
-    defaults ("auto", privacy-large-margin-defaults): the softmax loss on a public
+    Each class c (and component m) gets a PSD matrix Φ_{c,m} of size (d + 1) × (d + 1); a
+    row x is mapped to z = [x; 1]/sqrt(q² + 1) and classified to argmin_c min_m zᵀΦ_{c,m}z.
+    With ``loss="pairwise"`` training minimizes the objective of Pathak & Raj (TDSC 2012,
+    eq. 11) — Huber hinge on the large-margin constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F —
+    plus (1/n) Σ ⟨b, Φ⟩, b calibrated as in
+    ``docs/privacy/large_margin.md#privacy-large-margin``. The defaults ("auto",
+    privacy-large-margin-defaults, resolved from the parameters and the public n, C and d
+    only by :mod:`dpconvex.privacy.rules.large_margin`): the softmax loss on a public
     feature map linear in x (K = 1; pairwise for K > 1), pure ε-DP noise (Gaussian when
-    ``delta > 0``), lam from the public rule of privacy-softmax-lambda-rule, rows scaled
-    to the norm bound (``row_norm``), and, with C >= 3 classes, DP class centroids
-    released as Φ while r = n·ε/(C(d + 1)) is small, with δ = 0 as with δ > 0
-    (privacy-centroid-switch; ``mechanism`` below);
-    :mod:`dpconvex.privacy.rules.large_margin` resolves them from the parameters (and the
-    public n, C and d) only.
+    ``delta > 0``), lam from the public rule of privacy-softmax-lambda-rule, rows scaled to
+    the norm bound, and, with C >= 3 classes, DP class centroids released as Φ while
+    r = n·ε/(C(d + 1)) is small (privacy-centroid-switch; ``mechanism`` below).
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Total privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
-        provided (k-means share included), never above it.
+        Total privacy budget ε > 0 (k-means share included); ``certificate_.epsilon`` is
+        the guarantee provided, never above it.
     delta : float or None, default=None
-        δ of ``mechanism="gaussian_objective"`` (None: min(1e-5, 1/n²)); None or 0
-        for the pure mechanisms.
+        δ of ``mechanism="gaussian_objective"`` (None: min(1e-5, 1/n²)); None or 0 for
+        the pure mechanisms.
     gamma : float, default=1e-2
         γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
     lam : float or "auto", default="auto"
-        Strong-convexity modulus μ of the regularizer (lam/2) Σ ||Φ||²_F, as
-        ``lam`` in every dpconvex estimator; lam > 0 is required for objective
-        perturbation. "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public
-        per-coordinate noise scale
-        (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule). (The paper's
-        estimator: ``loss="pairwise", lam=2e-2``.)
+        Strong-convexity modulus μ of (lam/2) Σ ||Φ||²_F (> 0 for objective
+        perturbation). "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public
+        per-coordinate noise scale (privacy-softmax-lambda-rule). The paper's estimator:
+        ``loss="pairwise", lam=2e-2``.
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int or "auto", default="auto"
-        K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012). "auto": the public
-        rule :func:`~dpconvex.privacy.rules.large_margin.components_per_class`, one
-        component per class at every shape (no mixture beat K = 1 on the measured sets,
-        benchmarks/recorded/mixture_components.md); the certificate states the K used.
-        A mixture needs ``loss="pairwise"`` (its "auto" loss) or ``loss="softmax"``, and
-        public centers or ``component_assignment="dp_kmeans"``.
+        K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012). "auto": one per class
+        at every shape (:func:`~dpconvex.privacy.rules.large_margin.components_per_class`);
+        the certificate states the K used. A mixture needs ``loss`` "pairwise" (its
+        "auto") or "softmax", and public centers or ``component_assignment="dp_kmeans"``.
     mechanism : {"auto", "objective", "gaussian_objective", "centroid", "none"}, \
 default="auto"
-        "auto": "gaussian_objective" when ``delta > 0`` is given, else "objective" (pure
-        ε); but "centroid" when C >= 3, K = 1, the objective's parameters are at their
-        defaults (``loss``, ``structure`` and ``lam`` "auto", ``feature_weights``,
-        ``extra_terms`` and ``optimality_tol`` None) and r = n·ε/(C(d + 1)) is below
+        "auto": "gaussian_objective" when ``delta > 0``, else "objective" (pure ε); but
+        "centroid" when C >= 3, K = 1, the objective's parameters are at their defaults
+        (``loss``, ``structure``, ``lam`` "auto"; ``feature_weights``, ``extra_terms``,
+        ``optimality_tol`` None) and r = n·ε/(C(d + 1)) is below
         :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 15 with δ = 0
-        (``delta`` None or 0), 10 with δ > 0 (n rows, C classes, d features: public;
-        :func:`~dpconvex.privacy.rules.large_margin.uses_centroid`,
-        docs/privacy/large_margin_softmax.md#privacy-centroid-switch); the certificate states r and the
-        threshold. "gaussian_objective": (ε, δ)-DP, Gaussian noise, softmax loss only
-        (privacy-softmax-gaussian-objective). "centroid": DP class centroids (privacy-class-centroids; the
-        Gaussian mechanism on the class sums and counts with ``delta > 0``, else the pure-ε K-norm mechanism
-        "knorm_sum") released as Φ_c with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c, a_c >= 0 the class's prior term (K =
-        1; lam, gamma, h, loss and structure unused). "none" is the explicit NON-private baseline.
+        (``delta`` None or 0), 10 with δ > 0
+        (:func:`~dpconvex.privacy.rules.large_margin.uses_centroid`); the
+        certificate states r and the threshold. "gaussian_objective": (ε, δ)-DP, softmax
+        loss only (privacy-softmax-gaussian-objective). "centroid": DP class centroids
+        (privacy-class-centroids; Gaussian with ``delta > 0``, else the pure-ε K-norm
+        mechanism "knorm_sum") released as Φ_c with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c (K = 1;
+        lam, gamma, h, loss and structure unused). "none": the NON-private baseline.
     data_norm : float, default=1.0
-        Public bound q on ||x||; rows above it are scaled down to it.
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that
-           leaks. Use a bound known before seeing the data.
+        Public bound q on ||x||; rows above it are scaled down to it. Never set it from
+        the data (e.g. the max row norm): that leaks.
     component_assignment : {None, "nearest_public_center", "dp_kmeans", \
 "gmm_nonprivate"}, default=None
         How each training record gets its component m_i when K > 1 (None:
-        "nearest_public_center"); see :mod:`dpconvex.estimators.large_margin.components`.
-
-        .. warning:: "gmm_nonprivate" reads the whole private data set: the
-           model is then NOT differentially private (the certificate says so).
+        "nearest_public_center"; :mod:`dpconvex.estimators.large_margin.components`).
+        "gmm_nonprivate" reads the whole private data set: the model is then NOT
+        differentially private (the certificate says so).
     centers : array of shape (C, K, n_features) or None, default=None
-        Public centers for "nearest_public_center" (or the public start of
-        "dp_kmeans"), in the order of the label set (``classes_``). Must be fixed before
-        seeing the data. None: a data-independent public rule.
+        Public centers for "nearest_public_center" (or the public start of "dp_kmeans"),
+        in the order of ``classes_``, fixed before seeing the data. None: a
+        data-independent public rule.
     kmeans_epsilon_fraction : float, default=0.2
-        Share of ε spent on "dp_kmeans" (the rest goes to the objective
-        perturbation; sequential composition).
+        Share of ε spent on "dp_kmeans" (sequential composition with the objective).
     kmeans_iter : int, default=3
         Noisy Lloyd iterations of "dp_kmeans".
     loss : "auto", "softmax", "pairwise", Loss or None, default="auto"
-        "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy
-        on the scores −zᵀΦ_c z, unconstrained, released with a common PSD shift Φ_c + tI
-        (same predictions; K > 1: softmax over the record's active components,
+        "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy on
+        the scores −zᵀΦ_c z, unconstrained, released with a common PSD shift Φ_c + tI
+        (same predictions; K > 1: over the record's active components,
         privacy-softmax-mixtures). Else a margin loss of the paper's PSD-constrained
-        pairwise template ("pairwise" or None: ``HuberHinge(h)``). Any
+        pairwise template ("pairwise" or None: ``HuberHinge(h)``; any
         :class:`~dpconvex.objectives.losses.Loss` with declared ``deriv_bound`` and
-        ``curvature``; the verifier probes them.
+        ``curvature``, which the verifier probes).
     extra_terms : sequence of MatrixTerm or None, default=None
-        Extra data-independent convex terms of the objective.
+        Extra data-independent convex terms of the objective (pairwise loss).
     solver : {None, "clarabel", "scs", "native"}, default=None
-        None: the native solver (accelerated projected gradient over the PSD
-        cone for the pairwise loss, L-BFGS + Newton for the softmax loss;
-        :func:`~dpconvex.solvers.auto_backend`). "clarabel" and "scs" solve the
-        pairwise loss's CVXPY form; Clarabel often stops short of the release
-        tolerance on the PSD cone, and the fit then raises ``SolverError``.
+        None: the native solver (:func:`~dpconvex.solvers.auto_backend`). "clarabel" and
+        "scs" solve the pairwise loss's CVXPY form; a solve short of the release tolerance
+        raises ``SolverError``.
     random_state : None or int, default=None
-        None seeds the noise (and DP k-means) from the OS at each fit (required
-        for a real release); an int fixes the seed (experiments only). A
-        generator is refused: it would be kept on the model.
+        None seeds the noise (and DP k-means) from the OS at each fit (required for a real
+        release); an int fixes the seed (experiments only). A generator is refused.
     optimality_tol : float or None, default=None
         None: release only the exact minimizer (natural residual <= 1e-6, else
-        :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima
-        perturbation (Iyengar et al. 2019): solve to residual <= γ and cover the
-        distance (1 + L)/μ·γ to the exact minimizer with output noise (10 % of
-        ε); see ``docs/privacy/large_margin.md#privacy-lm-solver-accuracy`` and privacy-accuracy-randomness.
+        :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima perturbation
+        (Iyengar et al. 2019), solving to residual <= γ and covering the distance
+        (1 + L)/μ·γ with output noise (10 % of ε; privacy-lm-solver-accuracy).
     max_iter : int or None, default=None
         Cap on the solver's iterations (None: the backend's default).
     accountant : BudgetAccountant or None, default=None
-        Ledger checked before the fit (``BudgetError`` if ε does not fit) and
-        charged with the certificate's ε after it.
+        Ledger checked before the fit (``BudgetError`` if ε does not fit) and charged
+        with the certificate's ε after it.
     verbose : int, default=0
-        Progress on stderr for long fits: 1 prints the steps (component
-        assignment, solve, release), 2 also the solver's iterations and
-        residuals every 100 iterations. Shown to the data holder, never stored.
+        Progress on stderr: 1 the steps, 2 also the solver's iterations. Never stored.
     classes : sequence of labels or None, default=None
-        The public label set (C = len(classes) fixes the model's shape, the noise
-        dimension and the sensitivity). With it nothing about the labels is read
-        from the data (labels outside it: ``unknown_labels``), and a class with
-        fewer than K records, or none, still gets a model. None takes
-        the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
-        pandas Categorical), else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning`; the certificate then says
-        "assumed public" (:mod:`dpconvex.data.labels`).
+        The public label set (C = len(classes) fixes the model's shape, the noise and the
+        sensitivity; a class with fewer than K records, or none, still gets a model).
+        None takes the set declared with y, else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning` (:mod:`dpconvex.data.labels`).
     unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y; Dask input:
-        one pass over the labels, which the fit brings to the driver anyway).
-        "ignore": the records with such labels contribute no loss (z = 0, a
-        per-record map; docs/privacy.md), for pipelines that must never branch
-        on the data. Either way :func:`dpconvex.collect_diagnostics` records
-        them for the data holder.
+        A label of y outside the label set: "raise" refuses the fit before any noise or
+        budget (:class:`~dpconvex.errors.DataValidationError`, naming the declared
+        classes, never a count or a label of y); "ignore" gives such records no loss
+        (z = 0, a per-record map). Either way
+        :func:`dpconvex.collect_diagnostics` records them for the data holder.
     structure : {"auto", "full", "diagonal", "linear"}, default="auto"
-        "auto": "linear" with the softmax loss (privacy-large-margin-defaults), "full" with the pairwise one.
-        Softmax only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with
-        weights ``feature_weights`` = (wq, wl, wc) of the quadratic (full svec(x̂x̂ᵀ) or
-        diagonal x̂∘x̂), linear x̂ and constant parts, x̂ = x/q; noise dimension C·m
-        (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures). ``Phi_``
-        stays the matrices for z.
+        "auto": "linear" with the softmax loss, "full" with the pairwise one. Softmax
+        only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with weights
+        ``feature_weights`` = (wq, wl, wc) of the quadratic (full or diagonal), linear and
+        constant parts of x̂ = x/q (privacy-feature-map-structures); ``Phi_`` stays the
+        matrices for z.
     feature_weights : (wq, wl, wc) or None, default=None
-        None: "full" is the z′ map of privacy-softmax-feature-map, else ``feature_map.DEFAULT_WEIGHTS``.
+        None: "full" is the z′ map of privacy-softmax-feature-map, else
+        ``feature_map.DEFAULT_WEIGHTS``.
     row_norm : {"auto", "unit", "none"}, default="auto"
         "unit": after clipping to q every row is scaled to the bound, x ↦ q·x/‖x‖ (zero
-        rows stay zero), in fit and predict: a public map reading only the record
-        (docs/privacy/row_scaling.md#privacy-row-norm-unit). "auto": "unit" with the softmax
-        loss, "none" with the pairwise template (the paper's estimator unchanged;
-        privacy-centroid-switch). Pass "none" when a row's length carries the label (e.g.
-        non-negative severity scores: on the UCI breast-cancer loader "unit" cost 7 points,
-        privacy-centroid-switch), or center the encoding
-        (``load_breast_cancer_wisconsin(encoding="log-centered")``: 0.886 → 0.962).
+        rows stay zero), in fit and predict (privacy-row-norm-unit). "auto": "unit" with
+        the softmax loss, "none" with the pairwise template. Pass "none" when a row's
+        length carries the label (e.g. non-negative severity scores), or center the
+        encoding.
 
     Warns
     -----
     PrivacyWarning
-        In ``fit``, before the solve, when the ratio of the objective's expected
-        noise to the largest possible data gradient exceeds a measured threshold
-        (docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax).
-        The check reads public quantities only (n, p, ε, δ and the public
-        bounds), not the strength of the data's signal: a model can be no
-        better than the majority class without the warning too, so compare it
-        with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
+        In ``fit``, before the solve, when the ratio of the objective's expected noise to
+        the largest possible data gradient exceeds a measured threshold
+        (privacy-large-margin-softmax). It reads public quantities only, not the data's
+        signal: compare a model with the majority class on held-out rows too.
 
     Attributes
     ----------
     classes_ : ndarray of shape (C,)
     n_features_in_ : int
     Phi_ : ndarray of shape (C, K, d + 1, d + 1)
-        Symmetric PSD matrices (projected onto the PSD cone).
+        Symmetric PSD matrices.
     centers_ : ndarray of shape (C, K, n_features) or None
         Centers used by the component assignment (public or DP-released).
     certificate_ : Certificate
-        Public facts only: the solve's diagnostics are never stored (see
-        :func:`dpconvex.collect_diagnostics`).
+        Public facts only (the solve's diagnostics: :func:`dpconvex.collect_diagnostics`).
     component_assignment_ : str
 
     References
@@ -473,7 +427,7 @@ default="auto"
             if lean is not None:  # K = 1: the assignment reads the rows' shape only
                 return lean[0], X_checked, lean[1]
         clipped, n_clipped = clip_and_map(self, zero_rows(X_checked, labels.dropped))
-        return None, clipped, n_clipped
+        return self._train_z(clipped, labels), clipped, n_clipped
 
     def _certify_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Certificate:
         """The verifier's checks and calibration on the template a fit on (X, y) builds.
@@ -488,12 +442,11 @@ default="auto"
         X_checked, labels, C, K = self._check_data(X, y, context)
         if plan.learner == CENTROID_LEARNER:
             return certify_centroid(self, prepared_rows(self, X_checked), y, context)
-        Z, clipped, _ = self._train_rows(X_checked, labels, plan, K)
+        Z = self._train_rows(X_checked, labels, plan, K)[0]
         components = np.zeros(len(labels.index), dtype=np.int64)
-        template = build_template(self, self._train_z(clipped, labels) if Z is None else Z,
-                                      labels.index, components, C, K,
-                                      "(certify: not assigned)", plan.mechanism,
-                                      objective_part(plan), lam=plan.lam)
+        template = build_template(self, Z, labels.index, components, C, K,
+                                  "(certify: not assigned)", plan.mechanism,
+                                  objective_part(plan), lam=plan.lam)
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
@@ -522,9 +475,8 @@ default="auto"
         """
         progress.say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan, context)
-        facts = prep.meta
-        progress.say(f"template built: C = {facts.n_classes}, K = {facts.n_components}, "
-                     f"d = {facts.n_features}")
+        progress.say(f"template built: C = {prep.meta.n_classes}, K = {prep.meta.n_components}, "
+                     f"d = {prep.meta.n_features}")
         return prep
 
     def _build(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Prepared:
@@ -543,23 +495,15 @@ default="auto"
         if plan.learner == CENTROID_LEARNER:  # no template; rebuilt at each fit of a sweep
             return Prepared(template=None, reusable=False,
                             meta=dataclasses.replace(facts, rows=clipped))
-        private = plan.mechanism.private
-        total_epsilon = float(self.epsilon) if private else math.inf
-        method = self.component_assignment
-        use_kmeans = K > 1 and method == "dp_kmeans"
-        kmeans_epsilon = (float(self.kmeans_epsilon_fraction) * total_epsilon
-                          if (use_kmeans and private) else None)
+        kmeans = plan.parts.get(KMEANS)  # DP k-means's share of ε (private fits with K > 1)
         noise = noise_source(self, context.noise)  # the fit's generator, for both steps
         assignment = assign_components(
-            method, clipped, class_indices, C, K, data_norm=q, epsilon=kmeans_epsilon,
-            centers=self.centers,
+            self.component_assignment, clipped, class_indices, C, K, data_norm=q,
+            epsilon=None if kmeans is None else kmeans.epsilon, centers=self.centers,
             n_iter=int(self.kmeans_iter), random_state=noise.rng, seeded=noise.seeded)
-        mechanism = plan.mechanism
-        template = build_template(
-            self, self._train_z(clipped, labels) if Z is None else Z, class_indices,
-            assignment.components, C, K, assignment.description, mechanism,
-            objective_budget(self, mechanism, assignment.epsilon, len(class_indices)),
-            lam=plan.lam)
+        template = build_template(self, Z, class_indices, assignment.components, C, K,
+                                  assignment.description, plan.mechanism, objective_part(plan),
+                                  lam=plan.lam)
         reusable = K == 1 or assignment.method == "nearest_public_center"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
         # the validated X again (_centroid_rows) rather than keeping a second copy
@@ -598,10 +542,8 @@ default="auto"
         certificate = compose_with_assignment(objective_certificate, assignment, total_epsilon)
         facts = prep.meta
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
-        reasons = [resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).reason,
-                   components_reason(self, facts.n_rows, C, d)]
-        certificate.state(prep.meta.label_note, *lam_note(prep.template, self),
-                          *row_notes(self), *reasons)
+        certificate.state(prep.meta.label_note, *lam_note(prep.template, self), *row_notes(self),
+                          *objective_reasons(self, facts.n_rows, C, d))
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = facts.classes
@@ -656,20 +598,12 @@ default="auto"
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Softmax of the class scores: P(c | x) ∝ exp(−min_m zᵀΦ_{c,m}z).
+        """Softmax of the class scores, P(c | x) ∝ exp(−min_m zᵀΦ_{c,m}z), shape (n_samples,
+        n_classes) (column j: ``classes_[j]``; two columns for two classes).
 
-        A monotone post-processing of the released model (a function of
-        ``Phi_`` and the public row scaling only: no further privacy cost).
-        The ordering of the classes is that of :meth:`class_scores`, so
-        ``argmax`` agrees with :meth:`predict`; the values are not calibrated
-        probabilities (the scores' scale is set by the regularization and the
-        noise).
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Column j is the probability of ``classes_[j]`` (two columns for
-            two classes, as in scikit-learn); rows sum to 1.
+        Post-processing of ``Phi_`` and the public row scaling (no further privacy cost);
+        ``argmax`` agrees with :meth:`predict`, but the values are not calibrated
+        probabilities (their scale is set by the regularization and the noise).
         """
         scores = self.class_scores(X)
         exp_scores = np.exp(scores - scores.max(axis=1, keepdims=True))

@@ -1,61 +1,82 @@
-"""The three learners behind :class:`~dpconvex.PrivateLargeMarginGaussian`, chosen in ``plan``.
+"""How :class:`~dpconvex.PrivateLargeMarginGaussian` turns its parameters into a problem.
+
+The parameters checked against each other (:func:`check_consistency`), the budget
+(:func:`fit_budget`, :func:`objective_budget`), Λ of ``lam="auto"`` (:func:`auto_lam`,
+docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule), the template
+(:func:`build_template`: the softmax template on a public feature map, or the paper's
+pairwise PSD template), the released Φ and the certificate of a fit with a component
+assignment; and the three learners, chosen in ``plan``:
 
 * ``"pairwise"``: the paper's PSD-constrained template (Huber hinge on the pairwise margins,
   trace and Frobenius regularizers; Pathak & Raj 2010, 2012), pure ε objective perturbation;
 * ``"softmax"``: the unconstrained softmax template on a public feature map
-  (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures, privacy-large-margin-defaults), pure ε
-  or Gaussian objective perturbation;
-* ``"centroid"``: DP class centroids released as Φ
-  (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
+  (privacy-feature-map-structures, privacy-large-margin-defaults), pure ε or Gaussian
+  objective perturbation;
+* ``"centroid"``: DP class centroids released as Φ (privacy-centroid-switch).
 
 :func:`choose_learner` reads the parameters and the public shape (n, C) only; each
-learner's ``plan`` resolves its "auto" options once (mechanism, budget and its parts, Λ
-by the rule of privacy-softmax-lambda-rule on the template's public constants, the backend) into a
+learner's ``plan`` resolves its "auto" options once (mechanism, budget and its parts, Λ on
+the template's public constants, the backend) into a
 :class:`~dpconvex.estimators.base.FitPlan`.
+
+References
+----------
+.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
+.. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+   Minimization and High-dimensional Regression. COLT 2012, Theorem 2.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...privacy.budget import Budget
-from ...privacy.certificate import LamRule
+from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_float
+from ...errors import ParameterError, PrivacyError
+from ...objectives.losses import HuberHinge
+from ...objectives.regularizers import Frobenius
+from ...privacy.budget import Budget, remaining
+from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
+from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
+from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
-    centroid_reason,
     components_reason,
+    is_centroid,
     resolved_components,
     resolved_loss,
+    resolved_mechanism,
     resolved_row_norm,
     resolved_structure,
     uses_centroid,
 )
 from ...privacy.rules.mechanism import resolve_mechanism
 from ...solvers.registry import auto_backend
+from ...templates.feature_map import check_feature_options, feature_map_of
+from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
+from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
 from ..base import FitPlan, Prepared, PreparedFacts
-from .centroid import PHI_NOTE, centroid_estimator, row_notes
+from .centroid import centroid_estimator, centroid_notes, check_centroid_params, row_notes
 from .components import ComponentAssignment
-from .options import (
-    AUTO_LAM_FLOOR,
-    AUTO_LAM_KAPPA,
-    auto_lam,
-    build_template,
-    fit_budget,
-    lam_is_auto,
-    objective_budget,
-)
 
 if TYPE_CHECKING:
-    from ...privacy.mechanisms.base import Mechanism
+    from ...privacy.rules.large_margin import LargeMarginSettings
     from ...templates.base import Template
-    from .parameters import LargeMarginEstimator
 
-__all__ = ["CENTROID_LEARNER", "LEARNERS", "LargeMarginFacts", "PAIRWISE_LEARNER", "SOFTMAX_LEARNER",
-           "choose_learner", "learner_of", "objective_part"]
+#: The two templates of the objective learners (pairwise PSD, softmax on a feature map).
+LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
+
+__all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LEARNERS", "LargeMarginFacts",
+           "PAIRWISE_LEARNER", "SOFTMAX_LEARNER", "auto_lam", "build_template",
+           "check_consistency", "choose_learner", "compose_with_assignment", "fit_budget",
+           "learner_of", "noise_family", "objective_budget", "objective_part",
+           "released_matrices"]
 
 PAIRWISE_LEARNER = "pairwise"
 SOFTMAX_LEARNER = "softmax"
@@ -66,35 +87,313 @@ OBJECTIVE = "objective perturbation"
 #: The key of the DP k-means share in ``FitPlan.parts``.
 KMEANS = "k-means"
 
+#: ``loss="softmax"``: the softmax (cross-entropy) loss on the scores −zᵀΦ_c z.
+SOFTMAX = "softmax"
+#: lam='auto': μ = max(AUTO_LAM_FLOOR, μ_half, κ·s(μ)/n)
+#: (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule).
+AUTO_LAM_KAPPA = 1.0
+AUTO_LAM_FLOOR = 1e-4
 #: The certificate line of lam='auto' (the value is the plan's).
 LAM_RULE = (f"lam='auto': max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), "
             "s the public per-coordinate noise scale "
             "(docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule)")
+#: δ of ``delta=None`` with an (ε, δ) mechanism: min(DEFAULT_DELTA, 1/n²).
+DEFAULT_DELTA = 1e-5
+#: Largest ``gamma``. The trace term's gradient γI outweighs the whole loss gradient (at
+#: most C − 1 in norm: |ℓ′| <= 1, ‖zzᵀ‖ <= 1) once γ > C − 1, so the Ψ blocks are already
+#: 0 well below this; above it the solver's conditioning fails (a capped, refused solve
+#: after minutes).
+MAX_GAMMA = 1e6
+#: Largest ``n_components`` (K per class).
+MAX_COMPONENTS = 10**4
+#: Largest ``kmeans_iter``.
+MAX_KMEANS_ITER = 10**4
+#: Largest ``verbose``.
+MAX_VERBOSE = 2
+
+
+def _finite_floats(value: Any) -> np.ndarray | None:
+    """``value`` as an array of finite floats, or None if it is not one (a string, a dict, ...)."""
+    if isinstance(value, (str, bytes, dict)):
+        return None
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
+            return None
+        c = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return c if np.all(np.isfinite(c)) else None
+
+
+@dataclass(frozen=True)
+class Centers(Constraint):
+    """``centers``: finite real numbers (the shape (C, K, d) is checked once C and d are known)."""
+
+    def check(self, name: str, value: Any, owner: str) -> np.ndarray:
+        c = _finite_floats(value)
+        if c is None:
+            raise ParameterError(f"The '{name}' parameter of {owner} must be None or {self}. "
+                                 f"Got {_short_repr(value)} instead.")
+        return c
+
+    def __str__(self) -> str:
+        return "a finite array of floats of shape (n_classes, n_components, n_features)"
+
+
+@dataclass(frozen=True)
+class MatrixTerms(Constraint):
+    """``extra_terms``: a sequence of :class:`~dpconvex.templates.large_margin.MatrixTerm`."""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if isinstance(value, (str, bytes, dict)) or not isinstance(value, Iterable) or not all(
+                isinstance(t, MatrixTerm) for t in list(value)):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be None or {self}. "
+                                 f"Got {_short_repr(value)} instead.")
+        return value
+
+    def __str__(self) -> str:
+        return "a sequence of MatrixTerm"
+
+
+#: The mechanisms of the large-margin objective (privacy-large-margin-softmax): its own Gaussian objective
+#: perturbation is offered as "gaussian_objective" (``mechanism="centroid"`` releases
+#: through the class-sum estimator's menu instead).
+LARGE_MARGIN_MENU = MechanismMenu(
+    {"objective": "objective", "none": "none", "gaussian_objective": "gaussian_objective_lm"},
+    auto=("objective", "gaussian_objective"))
+
+
+#: ``lam`` of an objective without noise: "auto" or Λ >= 0 (no privacy proof needs Λ > 0).
+_LAM_WITHOUT_NOISE = Auto(Float(low_inclusive=True))
+
+
+def _check_lam(est: LargeMarginSettings, mech: Mechanism, owner: str) -> None:
+    """lam against the mechanism: > 0 for a private objective (the privacy proof needs it),
+    >= 0 without noise, > 0 for the centroids (unused there, but a bad value is refused)."""
+    lam = est.lam
+    objective = not is_centroid(est)
+    if (objective and mech.private and isinstance(lam, numbers.Real)
+            and not isinstance(lam, bool) and lam <= 0):
+        raise PrivacyError(
+            f"The 'lam' parameter of {owner} must be > 0 with a private mechanism. Got {lam!r} "
+            "instead: strong convexity fails, and objective perturbation needs a strongly "
+            "convex objective. The Huber and softmax losses are not strongly convex and the "
+            "trace term gamma * tr(Psi) is linear, so without (lam/2) * ||Phi||_F^2 the "
+            "privacy proof fails. Use lam > 0 (e.g. lam=2e-2 or lam='auto'), or "
+            "mechanism='none' for a non-private fit.")
+    rule = _LAM_WITHOUT_NOISE if objective and not mech.private else LAM
+    rule.check("lam", lam, owner)
+
+
+def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
+    """The rules across the estimator's parameters (each alone is checked by its table).
+
+    ``lam`` against the mechanism; ``structure`` and ``feature_weights`` against the
+    loss; ``extra_terms`` and ``delta`` against the loss and the mechanism; with
+    ``mechanism="centroid"``, the options an objective would use.
+    """
+    owner = type(est).__name__
+    _check_lam(est, mech, owner)
+    if is_centroid(est):  # the objective's options are unused, but bad values are refused
+        check_centroid_params(est)
+        check_feature_options(resolved_structure(est), est.feature_weights, owner, softmax=True)
+        if est.centers is not None and np.ndim(est.centers) != 3:
+            raise ParameterError(f"The 'centers' parameter of {owner} must be None or an array "
+                                 "of shape (n_classes, n_components, n_features).")
+        return
+    softmax = isinstance(resolved_loss(est), str)
+    check_feature_options(resolved_structure(est), est.feature_weights, owner, softmax=softmax)
+    if softmax and est.extra_terms:
+        raise ParameterError(f"The 'extra_terms' parameter of {owner} must be empty with the "
+                             "softmax loss (the default for n_components=1): extra_terms need "
+                             "the CVXPY form of the pairwise loss. Pass loss='pairwise'.")
+    if not mech.pure and mech.private and not softmax:
+        raise ParameterError(
+            f"The 'loss' parameter of {owner} must be 'softmax' with "
+            f"mechanism={resolved_mechanism(est)!r} (delta > 0), which needs an unconstrained "
+            f"minimizer. Got {est.loss!r} instead (a pairwise loss): use loss='softmax' (the "
+            "pairwise template is PSD-constrained and pure epsilon-DP only; use delta=None "
+            "there).")
+    if est.delta is not None:
+        check_float("delta", est.delta, owner, low_inclusive=mech.pure, high=1.0)
+        if mech.pure and est.delta != 0:
+            raise ParameterError(f"The 'delta' parameter of {owner} must be None or 0 with the "
+                                 f"pure epsilon-DP mechanism {est.mechanism!r}. Got {est.delta!r}.")
+
+
+def lam_is_auto(lam: Any) -> bool:
+    return isinstance(lam, str) and lam == "auto"
+
+
+def objective_budget(est: LargeMarginSettings, mech: Mechanism,
+                     assign_epsilon: float | None, n: int) -> Budget:
+    """The budget left for the perturbation after a private component assignment."""
+    eps = float(est.epsilon) if mech.private else math.inf
+    return fit_budget(est, mech, remaining(eps, assign_epsilon) if mech.private else eps, n)
+
+
+def fit_budget(est: LargeMarginSettings, mech: Mechanism, epsilon: float, n: int) -> Budget:
+    """(ε, δ) of the fit: δ = 0 for pure mechanisms, else ``delta`` or min(1e-5, 1/n²)."""
+    if not mech.private:
+        return Budget.unlimited()
+    if mech.pure:
+        return Budget(epsilon)
+    delta = est.delta if est.delta is not None else min(DEFAULT_DELTA, 1.0 / (float(n) ** 2))
+    return Budget(epsilon, float(delta))
+
+
+def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
+             kappa: float = AUTO_LAM_KAPPA) -> float:
+    """lam='auto': the root of μ = max(1e-4, μ_half, κ·s(μ)/n)
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule).
+
+    μ_half is the modulus at which the one-sided Jacobian slack is ε/2 (below it
+    the calibration's Δ branch raises the modulus anyway); s(μ) the public
+    per-coordinate noise scale, non-increasing in μ, so the root is unique and
+    found by bisection in log μ. Public constants only (n, ε, δ, C, D).
+    """
+    n = template.n
+    if not mech.private:
+        return AUTO_LAM_FLOOR
+    consts = template.privacy_constants()
+    T, r = hessian_trace_bound(consts), consts.hessian_rank
+    lo = max(AUTO_LAM_FLOOR, half_epsilon_modulus(budget.epsilon, n, T, r) * (1.0 + 1e-9))
+
+    # the public per-coordinate noise scale s(μ) (σ, or √p·2G/ε′ for norm-Gamma) of the
+    # objective's noise (approximate minima's inner mechanism, at the whole budget)
+    noise = require_noise_report(getattr(mech, "inner", mech))
+
+    def rule(mu: float) -> float:
+        return max(lo, kappa * float(noise.noise_report(template, budget, mu).coordinate_scale) / n)
+
+    if rule(lo) <= lo:
+        return lo
+    hi = rule(lo)  # rule(hi) <= rule(lo) = hi: the root is in [lo, hi]
+    for _ in range(40):
+        if hi / lo < 1.0 + 1e-3:
+            break
+        mid = math.sqrt(lo * hi)
+        if rule(mid) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def build_template(est: LargeMarginSettings, Z: Any, y_idx: np.ndarray, comps: np.ndarray,
+                   C: int, K: int, assignment: str, mech: Mechanism, budget: Budget, *,
+                   lam: float | None = None) -> LargeMarginTemplate:
+    """The template of a fit: softmax (unconstrained) or the paper's pairwise PSD template.
+
+    ``lam``: with lam='auto', the value the fit's plan resolved (None: apply the rule here).
+    """
+    lam0 = 1.0 if lam_is_auto(est.lam) else float(est.lam)
+    loss = resolved_loss(est)
+    template: LargeMarginTemplate
+    if isinstance(loss, str):
+        structure = resolved_structure(est)
+        weights = check_feature_options(structure, getattr(est, "feature_weights", None),
+                                        type(est).__name__, softmax=True)
+        fmap = feature_map_of(weights, structure, float(est.data_norm), int(Z.shape[1]) - 1)
+        template = LargeMarginSoftmaxTemplate(Z, y_idx, comps if K > 1 else None, n_classes=C,
+                                              lam=lam0, n_components=K, assignment=assignment,
+                                              data_norm=float(est.data_norm), feature_map=fmap)
+    else:
+        template = LargeMarginGaussianTemplate(
+            Z, y_idx, comps, n_classes=C, n_components=K, lam=lam0, gamma=float(est.gamma),
+            loss=loss if loss is not None else HuberHinge(est.h),
+            extra_terms=tuple(est.extra_terms or ()), assignment=assignment)
+    if lam_is_auto(est.lam):
+        template.regularizer = Frobenius(auto_lam(template, mech, budget) if lam is None else lam)
+    return template
+
+
+def released_matrices(template: LargeMarginTemplate, theta: np.ndarray, C: int, K: int, D: int
+                      ) -> tuple[np.ndarray, float]:
+    """(Φ of shape (C, K, D, D), the common PSD shift t) — post-processing of the release."""
+    if isinstance(template, LargeMarginSoftmaxTemplate):
+        Phi, t = template.release_shift(theta)
+        return Phi.reshape(C, K, D, D), t
+    return np.asarray(theta).reshape(C, K, D, D), 0.0
+
+
+def lam_note(template: LargeMarginTemplate, est: LargeMarginSettings) -> list[LamRule]:
+    """The certificate's Λ rule for lam='auto' (empty for a numeric lam)."""
+    return [LamRule(template.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []
+
+
+def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[str]:
+    """The certificate lines of the objective path's "auto" choices (mechanism, K)."""
+    return [r for r in (resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,
+                        components_reason(est, n, C, d)) if r]
+
+
+def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> Certificate:
+    """Certificate of the whole fit: component assignment + objective perturbation.
+
+    A non-private fit (``mechanism="none"``) keeps the baseline's certificate (no
+    guarantee) and states the assignment that ran, with its noiseless k-means as a part;
+    a private objective perturbation on components of a non-private assignment is not
+    private end to end; a private assignment is composed sequentially with it.
+
+    Examples
+    --------
+    >>> import math
+    >>> from dpconvex import Certificate
+    >>> from dpconvex.estimators.large_margin.components import ComponentAssignment
+    >>> from dpconvex.estimators.large_margin.learners import compose_with_assignment
+    >>> baseline = Certificate("non-private baseline (demo)", math.inf, math.inf, private=False)
+    >>> assign = ComponentAssignment(None, "dp_kmeans", False, 0.0,
+    ...                              description="per-class k-means without noise")
+    >>> compose_with_assignment(baseline, assign, math.inf).assumptions
+    ['component assignment: per-class k-means without noise']
+    """
+    if not obj.private:  # the non-private baseline: no guarantee to compose
+        obj.assumptions.append(f"component assignment: {assign.description}")
+        if assign.certificate is not None:  # its noiseless k-means
+            obj.parts.append(assign.certificate)
+        return obj
+    if not assign.private:
+        return compose_sequential(
+            [obj], mechanism=f"{obj.mechanism} with NON-PRIVATE component assignment",
+            epsilon_requested=eps_total, quantities=obj.quantities,
+            assumptions=[
+                "PRIVACY IS NOT END-TO-END: the mixture components were assigned by a "
+                f"non-private rule reading the private data (component_assignment="
+                f"{assign.method!r}: {assign.description}); only the objective perturbation "
+                f"given those components is {obj.epsilon:.6g}-DP, which is not a guarantee "
+                "for the data set.",
+                *obj.assumptions],
+            solver=obj.solver, private=False)
+    if assign.certificate is None:
+        return obj
+    km = assign.certificate
+    return compose_sequential(
+        [km, obj],
+        mechanism="sequential composition: per-class DP k-means, then " + obj.mechanism,
+        epsilon_requested=eps_total,
+        quantities={"epsilon k-means": km.epsilon, "epsilon objective perturbation":
+                    obj.epsilon, "k-means share of epsilon": km.epsilon / eps_total},
+        assumptions=["the objective perturbation uses components assigned by the nearest "
+                     "DP-released center, a rule reading only the record and the released "
+                     "centers (adaptive sequential composition)"],
+        solver=obj.solver, labels=["k-means", "objective perturbation"])
+
+
+def noise_family(template: LargeMarginTemplate) -> str:
+    """The noise-dominance family of ``template`` (:mod:`dpconvex.privacy.rules.noise_dominance`):
+    "softmax" for the softmax template, "large_margin" for the pairwise one."""
+    return "softmax" if isinstance(template, LargeMarginSoftmaxTemplate) else "large_margin"
 
 
 @dataclass(frozen=True)
 class LargeMarginFacts(PreparedFacts):
-    """A large-margin problem's facts: its shape, the labels and the rows its release reads.
-
-    Attributes
-    ----------
-    n_classes, n_components : int
-        C, the size of the label set, and K, the components per class.
-    n_rows : int
-        The records of the template (n).
-    y : array-like or None
-        The labels as given (the centroid learner's inner fit encodes them again).
-    rows : array-like or None
-        The clipped, mapped rows of the centroid learner (which builds no template).
-    X : ndarray or None
-        The validated rows of an objective learner (a sweep's centroid fit maps them again
-        instead of keeping a second copy).
-    dropped : ndarray of bool or None
-        The records that contribute no loss (:attr:`~dpconvex.data.labels.LabelSet.dropped`;
-        zeroed in every map of X).
-    assign : ComponentAssignment or None
-        The component assignment the template was built with.
-    """
+    """A large-margin problem's facts: C (the label set's size), K, n (``n_rows``), the labels
+    as given (``y``: the centroid learner encodes them again), the clipped, mapped ``rows`` of
+    the centroid learner (no template), the validated ``X`` of an objective learner (a
+    sweep's centroid fit maps it again), the records that contribute no loss (``dropped``)
+    and the component assignment the template was built with (``assign``)."""
 
     n_classes: int = 0
     n_components: int = 1
@@ -112,11 +411,8 @@ def objective_part(plan: FitPlan) -> Budget:
 
 
 class _AtShape:
-    """A template's public constants at the fit's n (constants that do not depend on the rows).
-
-    ``auto_lam`` and the backend policy read ``n``, ``privacy_constants()`` and
-    ``capabilities`` only; ``cvxpy_size()`` is the size at the fit's n.
-    """
+    """A template's public constants at the fit's n (what ``auto_lam`` and the backend policy
+    read: ``n``, ``privacy_constants()``, ``capabilities``, ``cvxpy_size()``)."""
 
     def __init__(self, template: Template, n: int):
         self._template, self.n = template, int(n)
@@ -146,13 +442,13 @@ class _ObjectiveLearner:
     name: str
     template: str
 
-    def _template(self, est: LargeMarginEstimator, plan_n: int | None, C: int, K: int,
+    def _template(self, est: LargeMarginSettings, plan_n: int | None, C: int, K: int,
                   d: int, mechanism: Mechanism, budget: Budget, lam: float | None) -> Template:
         Z, y, components = _stub_rows(C, K, d, plan_n)
         return build_template(est, Z, y, components, C, K, "(plan: not assigned)", mechanism,
                               budget, lam=1.0 if lam is None else lam)
 
-    def plan(self, est: LargeMarginEstimator, n: int, C: int, p: int) -> FitPlan:
+    def plan(self, est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         mechanism = est._mechanism()
         private = mechanism.private
         total_epsilon = float(est.epsilon) if private else math.inf
@@ -183,23 +479,20 @@ class _ObjectiveLearner:
             options["structure"] = resolved_structure(est)
         else:
             options["gamma"] = float(est.gamma)
-        notes: list = [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
-        notes += row_notes(est)
-        reasons = [resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,
-                   components_reason(est, n, C, p)]
-        notes += filter(None, reasons)
+        notes: list[LamRule | RowMap | str] = [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
+        notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
         return FitPlan(
             estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
             learner=self.name, mechanism=mechanism, budget=total, parts=parts, lam=lam,
             lam_rule=rule, backend=backend, options=options, notes=tuple(notes))
 
-    def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
+    def prepare_shape(self, est: LargeMarginSettings, plan: FitPlan) -> Prepared:
         K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
         template = self._template(est, plan.n, plan.n_classes, K, plan.n_features,
                                   plan.mechanism, objective_part(plan), plan.lam)
         return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
-    def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
+    def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
         certificate = release(prep.template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         certificate.state(*plan.notes)
@@ -213,11 +506,11 @@ class _CentroidLearner:
     name: str = CENTROID_LEARNER
     template: str = "class sums (released as Phi)"
 
-    def _inner_plan(self, est: LargeMarginEstimator, plan: FitPlan) -> tuple[Any, FitPlan]:
+    def _inner_plan(self, est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
         inner = centroid_estimator(est)
         return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
 
-    def plan(self, est: LargeMarginEstimator, n: int, C: int, p: int) -> FitPlan:
+    def plan(self, est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         inner = centroid_estimator(est)
         inner_plan = inner.plan(n, C, p)
         return FitPlan(
@@ -226,19 +519,16 @@ class _CentroidLearner:
             backend=inner_plan.backend,
             lam_rule="no objective",
             options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
-            notes=(*inner_plan.notes, *row_notes(est), PHI_NOTE,
-                   *filter(None, [centroid_reason(est, n, C, p), components_reason(est, n, C, p)])))
+            notes=(*inner_plan.notes, *centroid_notes(est, (n, C, p))))
 
-    def prepare_shape(self, est: LargeMarginEstimator, plan: FitPlan) -> Prepared:
+    def prepare_shape(self, est: LargeMarginSettings, plan: FitPlan) -> Prepared:
         inner, inner_plan = self._inner_plan(est, plan)
         return inner.prepare_shape(inner_plan)
 
-    def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
+    def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
         inner, inner_plan = self._inner_plan(est, plan)
         certificate = inner._certify(prep, inner_plan)
-        shape = (plan.n, plan.n_classes, plan.n_features)
-        certificate.state(*row_notes(est), PHI_NOTE, centroid_reason(est, *shape),
-                          components_reason(est, *shape))
+        certificate.state(*centroid_notes(est, (plan.n, plan.n_classes, plan.n_features)))
         return certificate
 
 
@@ -250,7 +540,7 @@ LEARNERS: dict[str, Any] = {
 }
 
 
-def choose_learner(est: LargeMarginEstimator, n: int, n_classes: int, n_features: int) -> Any:
+def choose_learner(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> Any:
     """The learner of a fit on n rows, C classes and d features (public), from the parameters."""
     if uses_centroid(est, n, n_classes, n_features):
         return LEARNERS[CENTROID_LEARNER]

@@ -46,20 +46,10 @@ def _tail(t: float, n_classes: int) -> float:
 
 def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
                             slack: float = 0.0) -> float:
-    """The bound above on δ(ε)
-    (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective), for S =
-    2√2 and ||z|| <= 1.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε of the guarantee (including ``slack``).
-    sigma : float
-        Standard deviation of each orthonormal noise coordinate.
-    n_classes : int
-        C >= 2.
-    slack : float
-        ε_J, the one-sided Jacobian slack.
+    """The bound above on δ(ε) for S = 2√2 and ||z|| <= 1
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective): ε of the
+    guarantee (the one-sided Jacobian ``slack`` ε_J included), σ of each orthonormal noise
+    coordinate, C = ``n_classes`` >= 2.
 
     Examples
     --------

@@ -1,23 +1,15 @@
 """Gaussian objective perturbation for the large-margin (softmax) template: (ε, δ)-DP.
 
-The mechanism of :mod:`dpconvex.privacy.mechanisms.gaussian_linear`
-(``"gaussian_objective"``) with the large-margin template's constants
-(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective): minimize
-
-    J(Φ; D) + (1/n) Σ_c ⟨b_c, Φ_c⟩ + (Δ/2) Σ_c ||Φ_c||²_F,
-
-b ~ N(0, σ²) in the orthonormal coordinates {E_ii, (E_ij + E_ji)/√2} of each
-symmetric block (entries: diagonal N(0, σ²), off-diagonal N(0, σ²/2)), which is
-what the solver backends' ``space.project_noise`` makes of i.i.d. N(0, σ²)
-entries: (B + Bᵀ)/2. σ solves the privacy-profile bound (★) of
-:mod:`dpconvex.privacy.accounting.objective_gaussian` with S = 2G = 2√2,
-k = 2(C − 1)K (the template's declared ``gradient_difference_rank``) and the one-sided slack
-ε_J = r log(1 + T/(r n μ)), r = (C − 1)K, T = 1 − 1/S, S = 1 + (C − 1)K
-(privacy-softmax-constants to privacy-softmax-gaussian-objective; K > 1:
-privacy-softmax-mixtures, where only (★) is used). It is registered under its own name so
-that the linear mechanism keeps its template kinds;
-:class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian` maps
-``mechanism="gaussian_objective"`` to it.
+The mechanism of :mod:`dpconvex.privacy.mechanisms.gaussian_linear` with the large-margin
+template's constants (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective):
+minimize J(Φ; D) + (1/n) Σ_c ⟨b_c, Φ_c⟩ + (Δ/2) Σ_c ||Φ_c||²_F with b ~ N(0, σ²) in the
+orthonormal coordinates {E_ii, (E_ij + E_ji)/√2} of each symmetric block (what
+``space.project_noise`` makes of i.i.d. N(0, σ²) entries: (B + Bᵀ)/2). σ is the smaller of
+the privacy-profile bound (★) of :mod:`dpconvex.privacy.accounting.objective_gaussian`
+(S = 2G = 2√2, k = 2(C − 1)K the template's ``gradient_difference_rank``, one-sided slack
+ε_J = r log(1 + T/(r n μ)), r = (C − 1)K, T = 1 − 1/S, S = 1 + (C − 1)K) and, for K = 1,
+the softmax max-difference bound of :mod:`dpconvex.privacy.accounting.softmax_gaussian`.
+:class:`~dpconvex.PrivateLargeMarginGaussian` maps ``mechanism="gaussian_objective"`` to it.
 
 References
 ----------
@@ -128,9 +120,7 @@ class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
     amp_derived = False
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_softmax_gaussian(budget.epsilon, budget.delta, template.n,
-                                          template.privacy_constants(),
-                                          gradient_difference_rank(template))
+        return self._calibrate_at(template, budget, template.privacy_constants())
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:

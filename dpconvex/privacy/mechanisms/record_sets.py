@@ -50,29 +50,19 @@ MOMENT_SAME_CLASS_L2 = 71.0 / 16.0 + math.sqrt(2.0) / 2.0
 
 
 class RecordSet(Protocol):
-    """What the class-sum mechanisms read of the set U of one record's vector u.
-
-    Attributes
-    ----------
-    width : str
-        The entries of u in terms of the features d ("d", "2d"), for the certificate.
-    bound_line : str
-        The certificate's statement of U (a condition's detail).
-    assumption : str
-        The certificate's statement of the public map that puts every record in U.
-    """
+    """What the class-sum mechanisms read of the set U of one record's vector u: ``width``
+    (the entries of u in terms of the features d, "d" or "2d"), the certificate's statements
+    of U (``bound_line``) and of the public map that puts every record in U
+    (``assumption``), and the replace-one sensitivity of V in a norm of :data:`NORMS` with
+    its certificate line (each kind of neighbour's change and the maximum)."""
 
     width: str
     bound_line: str
     assumption: str
 
-    def sensitivity(self, norm: str, count_weight: float) -> float:
-        """The replace-one sensitivity of V in ``norm`` (one of :data:`NORMS`)."""
-        ...
+    def sensitivity(self, norm: str, count_weight: float) -> float: ...
 
-    def sensitivity_detail(self, norm: str, count_weight: float) -> str:
-        """The certificate's line: each kind of neighbour's change and the maximum."""
-        ...
+    def sensitivity_detail(self, norm: str, count_weight: float) -> str: ...
 
 
 def _check_norm(norm: str, owner: str) -> str:

@@ -1,37 +1,17 @@
 """The "auto" defaults of :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian`.
 
-A user who sets only ``epsilon`` gets
-(docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults, where the
-measurements behind each choice are):
-
-* ``loss="auto"``: the softmax loss (unconstrained, L-BFGS/Newton, seconds on
-  Adult and KDDCup99) for one component per class (``n_components`` 1 or "auto");
-  the paper's pairwise Huber template (PSD-constrained) for mixtures (the softmax
-  mixture of privacy-softmax-mixtures is ``loss="softmax"``; it did not beat K = 1 where measured);
-* ``structure="auto"``: ``"linear"`` for the softmax loss (Φ_c linear in x: the
-  shared-Ψ structure of privacy-feature-map-structures, p = C(d + 1) coordinates of noise), ``"full"``
-  (the only one there is) for the pairwise loss;
-* ``mechanism="auto"``: pure ε-DP objective perturbation (``"objective"``), or
-  Gaussian objective perturbation (``"gaussian_objective"``) when ``delta > 0`` is
-  given (softmax only);
-* ``lam="auto"``: the public rule of privacy-softmax-lambda-rule;
-* ``row_norm="auto"``: ``"unit"`` (every row clipped to q, then scaled to q: a map
-  reading only the record) with the softmax loss, ``"none"`` with the pairwise one
-  (privacy-centroid-switch);
-* ``n_components="auto"``: one component per class at every public shape
-  (:func:`components_per_class`; measured in benchmarks/recorded/mixture_components.md),
-  so the other rules read "auto" as K = 1 (:func:`single_component`);
-* with K = 1, C >= 3 classes and the objective parameters at their defaults,
-  ``mechanism="auto"`` becomes ``"centroid"`` (DP class centroids,
-  privacy-class-centroids, privacy-centroid-switch) when r = n·ε/(C(d + 1)) is below
-  :data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε): :func:`centroids_preferred`,
-  the one rule that the front door (:class:`~dpconvex.PrivateClassifier`) uses too. n
-  rows, C classes and d features are public shape facts, so this is decided once the
-  data's shape is known, never from their values.
-
-``loss="pairwise"`` (or None) with ``lam=2e-2`` is the paper's estimator
-(Pathak & Raj, PSDM 2010), the specification and the
-regression oracle. Every resolution reads only the parameters, never the data.
+A user who sets only ``epsilon`` gets (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults,
+where the measurements behind each choice are): the softmax loss for one component per class
+and the paper's pairwise Huber template for mixtures (``loss``); the feature map linear in x
+for the softmax loss (``structure``); pure ε-DP objective perturbation, or the Gaussian one
+when ``delta > 0`` (``mechanism``); the public rule of privacy-softmax-lambda-rule (``lam``);
+rows scaled to the bound with the softmax loss (``row_norm``); one component per class at
+every shape (``n_components``, :func:`components_per_class`); and, with K = 1, C >= 3 and the
+objective's parameters at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
+:data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε; :func:`centroids_preferred`, the one rule the front door
+:class:`~dpconvex.PrivateClassifier` uses too). n, C and d are public shape facts; every
+resolution reads only them and the parameters, never the data. ``loss="pairwise"`` (or None)
+with ``lam=2e-2`` is the paper's estimator (Pathak & Raj, PSDM 2010).
 """
 
 from __future__ import annotations
@@ -44,8 +24,12 @@ from .mechanism import has_positive_delta, resolve_mechanism
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    import numpy as np
+
+    from ...data.labels import LabelSet
     from ...objectives.losses import Loss
-    from ..mechanisms import MechanismMenu
+    from ..certificate import Certificate
+    from ..mechanisms import Mechanism, MechanismMenu
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
            "ROW_NORMS", "centroid_reason", "centroids_preferred", "components_per_class",
@@ -112,78 +96,30 @@ def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float
                          delta: Any) -> int:
     """K of ``n_components="auto"``: the mixture components per class for this public shape.
 
-    One at every shape, because no mixture gained where measured
-    (benchmarks/recorded/mixture_components.md): on scikit-learn's wine, iris, breast cancer
-    and digits, ε ∈ {0.5, 1, 2, 4}, δ ∈ {0, 1e-5}, K = 2 and 3 with public centers or DP
-    k-means, the pairwise and softmax losses, lam ∈ {"auto", 2e-3, 2e-2} and gamma ∈
-    {1e-2, 1e-3}, the best mixture beat the best one-component setting on the choosing
-    seeds (100..104) by more than 0.01 and two standard errors in none of the 32 (set, δ,
-    ε) cells. On the reporting seeds (0..9) at ε = 1, one component per class (the defaults)
-    against the best mixture chosen on the choosing seeds:
-
-    ============= ============= =============
-    set           δ = 0         δ = 1e-5
-    ============= ============= =============
-    wine          0.867 / 0.296 0.852 / 0.628
-    iris          0.838 / 0.720 0.838 / 0.664
-    breast cancer 0.832 / 0.804 0.881 / 0.860
-    digits        0.419 / 0.154 0.780 / 0.365
-    ============= ============= =============
-
-    (majority class 0.389, 0.333, 0.626, 0.102). Each of a class's K blocks sees about 1/K
-    of its records under noise coordinates of its own, and the best mixtures (softmax, with
-    δ = 0 as with δ > 0) stay below one component per class up to ε = 4.
-
-    The arguments are the public facts a rule may read (n rows, C classes, d features, ε,
-    δ); the answer depends on none of them. The rules that run before the shape is known
-    (loss, structure, row map, centroid switch) read "auto" as one component
+    One at every shape: no mixture gained where measured (wine, iris, breast cancer and
+    digits at ε ∈ {0.5, 1, 2, 4}, δ ∈ {0, 1e-5}, K = 2 and 3 with public centers or DP
+    k-means, both losses, lam ∈ {"auto", 2e-3, 2e-2}, gamma ∈ {1e-2, 1e-3}: the best
+    mixture beat the best one-component setting by more than 0.01 and two standard errors
+    in none of the 32 (set, δ, ε) cells; benchmarks/recorded/mixture_components.md, the
+    table in docs/guide/large_margin.md). The arguments are the public facts a rule may
+    read (n rows, C classes, d features, ε, δ); the answer depends on none of them. The
+    rules that run before the shape is known read "auto" as one component
     (:func:`single_component`).
-
-    Parameters
-    ----------
-    n, n_classes, n_features : int
-        The fit's rows, classes (the size of the public label set) and features.
-    epsilon : float
-        The fit's total ε.
-    delta : float or None
-        The fit's δ (None or 0: pure ε).
-
-    Returns
-    -------
-    int
-        K >= 1.
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.large_margin import components_per_class
-    >>> components_per_class(124, 3, 13, 1.0, None)   # wine's 70 % split at epsilon = 1
-    1
-    >>> components_per_class(10**6, 2, 10, 8.0, 1e-5)
-    1
+    >>> components_per_class(124, 3, 13, 1.0, None), components_per_class(10**6, 2, 10, 8.0, 1e-5)
+    (1, 1)
     """
     return 1
 
 
-
 class LargeMarginSettings(Protocol):
-    """The large-margin classifier's parameters these rules read, as set (before validation).
-
-    ``structure``, ``row_norm`` and ``feature_weights`` are read when present (their
-    defaults otherwise); the values are the user's, so each is whatever was passed.
-
-    Attributes
-    ----------
-    loss : "auto", "pairwise", "softmax", Loss or None
-    n_components : int or "auto"
-    mechanism : str
-    epsilon : float
-    delta : float or None
-    lam : float or "auto"
-    extra_terms : sequence
-    optimality_tol : float or None
-    mechanism_menu : MechanismMenu
-        The estimator's mechanisms and its "auto" pair.
-    """
+    """A :class:`~dpconvex.PrivateLargeMarginGaussian` as these rules and the estimator's
+    parts (:mod:`dpconvex.estimators.large_margin`) see it: its parameters as set (see the
+    estimator for their meaning), the methods a Dask chunk calls and the fitted attributes
+    the centroid release sets."""
 
     loss: Loss | str | None
     n_components: int | str
@@ -194,6 +130,32 @@ class LargeMarginSettings(Protocol):
     extra_terms: Sequence[object] | None
     optimality_tol: float | None
     mechanism_menu: MechanismMenu
+    gamma: float
+    h: float
+    data_norm: float
+    component_assignment: str | None
+    centers: Any
+    kmeans_epsilon_fraction: float
+    solver: str | None
+    random_state: Any
+    accountant: Any
+    classes: Any
+    structure: str
+    feature_weights: tuple[float, float, float] | None
+    row_norm: str
+    unknown_labels: str
+    classes_: np.ndarray
+    n_features_in_: int
+    Phi_: np.ndarray
+    centers_: np.ndarray | None
+    certificate_: Certificate
+    component_assignment_: str
+
+    def _mechanism(self) -> Mechanism: ...
+
+    def _train_z(self, Xc: np.ndarray, labels: LabelSet) -> np.ndarray: ...
+
+    def class_scores(self, X: Any) -> np.ndarray: ...
 
 
 def _is(value: Any, name: str) -> bool:
@@ -209,12 +171,10 @@ def single_component(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import single_component
-    >>> single_component(PrivateLargeMarginGaussian())
-    True
-    >>> single_component(PrivateLargeMarginGaussian(n_components=2))
-    False
+    >>> single_component(LM()), single_component(LM(n_components=2))
+    (True, False)
     """
     k = est.n_components
     if _is(k, AUTO):
@@ -227,12 +187,10 @@ def resolved_components(est: LargeMarginSettings, n: int, n_classes: int, n_feat
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_components
-    >>> resolved_components(PrivateLargeMarginGaussian(), n=124, n_classes=3, n_features=13)
-    1
-    >>> resolved_components(PrivateLargeMarginGaussian(n_components=2), 124, 3, 13)
-    2
+    >>> resolved_components(LM(), 124, 3, 13), resolved_components(LM(n_components=2), 124, 3, 13)
+    (1, 2)
     """
     if _is(est.n_components, AUTO):
         return components_per_class(n, n_classes, n_features, est.epsilon, est.delta)
@@ -245,11 +203,11 @@ def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_featur
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import components_reason
-    >>> components_reason(PrivateLargeMarginGaussian(), 124, 3, 13)[:40]
+    >>> components_reason(LM(), 124, 3, 13)[:40]
     "n_components='auto' -> K = 1 component p"
-    >>> components_reason(PrivateLargeMarginGaussian(n_components=2), 124, 3, 13) is None
+    >>> components_reason(LM(n_components=2), 124, 3, 13) is None
     True
     """
     if not _is(est.n_components, AUTO):
@@ -265,12 +223,10 @@ def resolved_loss(est: LargeMarginSettings) -> str | Loss | None:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_loss
-    >>> resolved_loss(PrivateLargeMarginGaussian())
-    'softmax'
-    >>> resolved_loss(PrivateLargeMarginGaussian(n_components=2)) is None
-    True
+    >>> resolved_loss(LM()), resolved_loss(LM(n_components=2))
+    ('softmax', None)
     """
     loss = est.loss
     if _is(loss, AUTO):
@@ -285,12 +241,10 @@ def resolved_structure(est: LargeMarginSettings) -> Any:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import DEFAULT_STRUCTURE, resolved_structure
-    >>> resolved_structure(PrivateLargeMarginGaussian()) == DEFAULT_STRUCTURE
-    True
-    >>> resolved_structure(PrivateLargeMarginGaussian(loss="pairwise"))
-    'full'
+    >>> resolved_structure(LM()) == DEFAULT_STRUCTURE, resolved_structure(LM(loss="pairwise"))
+    (True, 'full')
     """
     structure = getattr(est, "structure", "full")
     if _is(structure, AUTO):
@@ -306,12 +260,10 @@ def resolved_mechanism(est: LargeMarginSettings) -> str:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_mechanism
-    >>> resolved_mechanism(PrivateLargeMarginGaussian())
-    'objective'
-    >>> resolved_mechanism(PrivateLargeMarginGaussian(delta=1e-6))
-    'gaussian_objective'
+    >>> resolved_mechanism(LM()), resolved_mechanism(LM(delta=1e-6))
+    ('objective', 'gaussian_objective')
     """
     return resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).name
 
@@ -321,12 +273,10 @@ def resolved_row_norm(est: LargeMarginSettings) -> str:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import resolved_row_norm
-    >>> resolved_row_norm(PrivateLargeMarginGaussian())
-    'unit'
-    >>> resolved_row_norm(PrivateLargeMarginGaussian(loss="pairwise"))
-    'none'
+    >>> resolved_row_norm(LM()), resolved_row_norm(LM(loss="pairwise"))
+    ('unit', 'none')
     """
     row_norm = getattr(est, "row_norm", "none")
     if _is(row_norm, AUTO):
@@ -339,12 +289,10 @@ def is_centroid(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import is_centroid
-    >>> is_centroid(PrivateLargeMarginGaussian(mechanism="centroid"))
-    True
-    >>> is_centroid(PrivateLargeMarginGaussian())
-    False
+    >>> is_centroid(LM(mechanism="centroid")), is_centroid(LM())
+    (True, False)
     """
     return _is(est.mechanism, CENTROID)
 
@@ -354,9 +302,9 @@ def positive_delta(est: LargeMarginSettings) -> bool:
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import positive_delta
-    >>> positive_delta(PrivateLargeMarginGaussian(delta=1e-6)), positive_delta(PrivateLargeMarginGaussian())
+    >>> positive_delta(LM(delta=1e-6)), positive_delta(LM())
     (True, False)
     """
     return has_positive_delta(est.delta)
@@ -374,13 +322,11 @@ def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: 
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import uses_centroid
-    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-6)
-    >>> uses_centroid(est, n=1257, n_classes=10, n_features=64)
-    True
-    >>> uses_centroid(est, n=1257, n_classes=2, n_features=64)
-    False
+    >>> est = LM(epsilon=1.0, delta=1e-6)
+    >>> uses_centroid(est, 1257, n_classes=10, n_features=64), uses_centroid(est, 1257, 2, 64)
+    (True, False)
     """
     if is_centroid(est):
         return True
@@ -398,9 +344,9 @@ def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features
 
     Examples
     --------
-    >>> from dpconvex import PrivateLargeMarginGaussian
+    >>> from dpconvex import PrivateLargeMarginGaussian as LM
     >>> from dpconvex.privacy.rules.large_margin import centroid_reason
-    >>> est = PrivateLargeMarginGaussian(epsilon=1.0, delta=1e-6)
+    >>> est = LM(epsilon=1.0, delta=1e-6)
     >>> centroid_reason(est, n=1257, n_classes=10, n_features=64).startswith("mechanism='auto' -> DP class")
     True
     >>> centroid_reason(est, n=100000, n_classes=10, n_features=64) is None
