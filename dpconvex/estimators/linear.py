@@ -49,7 +49,7 @@ from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.release import release
-from ..privacy.rules.lam import resolve_lam
+from ..privacy.rules.lam import resolve_lam, resolve_smoothing
 from ..privacy.rules.mechanism import resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
@@ -485,25 +485,37 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
             return self._plan_ovr(n, n_classes, n_features)
         mechanism = self._mechanism()
         budget = self._budget(mechanism)
-        loss = self._make_loss()
         q = self._norm_bound()
+        loss, smoothing_note = resolve_smoothing(
+            self._make_loss(), self.lam, mechanism, n, self.epsilon, q,
+            n_features + int(self.fit_intercept), delta=float(self.delta))
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
+        smoothing = getattr(loss, "smoothing", None)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,
             backend=self._backend(), lam=lam, lam_rule=rule,
-            notes=(note, *self._mechanism_notes(),
+            notes=(note, *([smoothing_note] if smoothing_note else []),
+                   *self._mechanism_notes(),
                    *([UNIT_ROWS_NOTE] if self.row_norm == "unit" else [])),
             options={"loss": loss.name, "norm bound q~": q,
                      "fit_intercept": bool(self.fit_intercept),
-                     "intercept_scaling": float(self.intercept_scaling)})
+                     "intercept_scaling": float(self.intercept_scaling),
+                     **({"smoothing h": smoothing.h} if smoothing is not None else {})})
+
+    def _plan_loss(self, plan: FitPlan) -> Loss:
+        """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
+        loss = self._make_loss()
+        h = plan.options.get("smoothing h")
+        return loss.smoothed(h) if h is not None and getattr(
+            loss, "smoothing_unresolved", False) else loss
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         check_binary_plan(plan, owner)
-        loss = self._make_loss()
+        loss = self._plan_loss(plan)
         from .._validation import is_dask_collection
         from ..data.validation import computed
 
@@ -546,7 +558,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         # one zero row broadcast, with its factors held apart (the labels' signs scale those,
         # never an n x p array)
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
-        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), rows,
+        template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), rows,
                                      np.ones(plan.n),
                                      _parameter_set(self.constraints, plan.n_features,
                                                     self.fit_intercept,
