@@ -308,7 +308,9 @@ def main(argv: list[str] | None = None) -> None:
             "worker_peak_memory": sorted(poll.peak.values()),
             "worker_peak_memory_share_of_limit": [m / limit for m in sorted(poll.peak.values())],
             "learner": big.learner_, "certificate_epsilon": big.certificate_.epsilon,
-            "backend": next((a for a in big.certificate_.assumptions if "dask" in a), None),
+            "backend": next((f"dask ({c.row_map.chunks} chunks)" for c in
+                             (big.certificate_, *big.certificate_.parts)
+                             if c.row_map and c.row_map.chunks), None),
         }
         print(json.dumps(log["dask"]), flush=True)
     finally:

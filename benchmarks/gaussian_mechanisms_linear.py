@@ -64,8 +64,8 @@ def accuracy(loss, mech, delta, tol, X, y, Xt, yt, seeds) -> tuple[float, float,
         m = estimator(loss, epsilon=EPSILON, delta=delta, mechanism=mech, optimality_tol=tol,
                       random_state=1000 + s, **EXTRA).fit(X, y)
         accs.append(m.score(Xt, yt))
-        lam = next((a for a in m.certificate_.assumptions if a.startswith("lam = ")), "")
-    lam_val = float(lam.split()[2]) if lam else float("nan")
+        lam = m.certificate_.lam_rule
+    lam_val = lam.lam if lam else float("nan")
     return float(np.mean(accs)), float(np.std(accs)), lam_val
 
 

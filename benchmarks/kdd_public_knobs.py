@@ -194,8 +194,8 @@ def run(ds, split, est, mech, icpt, drop, h, lam, seeds):
             warnings.simplefilter("ignore")
             m = cls(random_state=s, **kw).fit(X, y)
         errs.append(float(1.0 - m.score(Xe, ye)))
-        note = m.certificate_.assumptions[-1]
-        lam_used = float(note.split("lam = ")[1].split()[0]) if "lam = " in note else lam_v
+        rule = m.certificate_.lam_rule
+        lam_used = rule.lam if rule else lam_v
     return errs, lam_used
 
 

@@ -15,7 +15,7 @@ release. So
   adapters) hands the fit of a sub-estimator its :class:`NoiseSource` as an
   argument (:class:`~dpconvex.estimators.base.FitContext`), never by storing it
   on the sub-estimator. The source also carries whether the caller seeded the
-  noise, which the certificate states (:data:`dpconvex.privacy.release.SEEDED`).
+  noise, which the certificate states (``Certificate.seeded``).
 
 Function-level APIs that do not keep their argument (the samplers of
 :mod:`dpconvex.privacy.noise`, :func:`~dpconvex.privacy.release.release`,

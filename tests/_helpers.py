@@ -92,3 +92,12 @@ def traced_peak(fn: Callable[[], Any]) -> tuple[Any, int]:
         return out, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def certificate_facts(certificate: Any, name: str) -> list[Any]:
+    """The values of the field ``name`` (``label_source``, ``row_map``, ...) that a certificate
+    and its parts state, depth first (a composed certificate states them in its parts)."""
+    out = [] if getattr(certificate, name) in (None, False) else [getattr(certificate, name)]
+    for part in certificate.parts:
+        out += certificate_facts(part, name)
+    return out

@@ -103,7 +103,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
     "dpconvex.privacy.mechanisms.noisy_gd": ("AVERAGING", "DELTA_RULE"),
     "dpconvex.privacy.mechanisms.perturbation": ("SLACK_RULES",),
     "dpconvex.privacy.noise": ("SNAP_BITS",),
-    "dpconvex.privacy.release": ("SEEDED",),
+    "dpconvex.privacy.certificate": ("SEEDED",),
     "dpconvex.privacy.rules.front_door": ("AUTO_VALIDATION", "BINARY_CENTROID_BELOW",
                                           "CENTROID", "CONSTANT", "GAUSSIAN_NB",
                                           "NB_BINARY_FEATURES_AT_MOST",

@@ -31,10 +31,11 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics, record_diagnostic
-from dpconvex.data.labels import LabelArray, declared_classes
+from dpconvex.data.labels import INFERRED, LabelArray, declared_classes
 from dpconvex.estimators.base import FitContext
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.objectives.losses import HuberHinge
+from dpconvex.privacy.certificate import SEEDED, LabelSource
 
 #: Attributes that ARE the release (noised parameters, or a private selection).
 RELEASED = {"coef_", "intercept_", "Phi_", "centers_", "means_", "counts_", "best_index_",
@@ -156,9 +157,9 @@ def test_label_set_is_a_public_parameter():
     lin = dp.PrivateLogisticRegression(epsilon=1.0, classes=["no", "yes"], random_state=0)
     lin.fit(X, np.array(["yes"] * 60))
     assert list(lin.classes_) == ["no", "yes"]
-    assert "given by the caller" in str(lin.certificate_)
+    assert lin.certificate_.label_source == LabelSource("parameter", ("no", "yes"), "raise")
     inferred = dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, (X[:, 0] > 0))
-    assert "assumed public" in str(inferred.certificate_)
+    assert inferred.certificate_.label_source == INFERRED and not INFERRED.public
 
 
 def test_records_outside_the_label_set_contribute_no_loss():
@@ -209,8 +210,8 @@ def test_seeded_release_is_marked_not_private():
     X, y = _pair()[0]
     seeded = dp.PrivateLogisticRegression(epsilon=1.0, random_state=0).fit(X, y)
     fresh = dp.PrivateLogisticRegression(epsilon=1.0).fit(X, y)
-    assert "noise seeded by the caller" in str(seeded.certificate_)
-    assert "noise seeded by the caller" not in str(fresh.certificate_)
+    assert seeded.certificate_.seeded and not fresh.certificate_.seeded
+    assert SEEDED in str(seeded.certificate_) and SEEDED not in str(fresh.certificate_)
 
 
 def test_diagnostics_only_through_the_explicit_channel():
@@ -562,7 +563,7 @@ def test_no_label_set_warning_when_the_set_is_public():
     m = _lr(random_state=0)
     assert not _leak_warnings(lambda: m.fit(X[y != 2], part))
     assert m.classes_.tolist() == [0, 1, 2] and type(m.classes_) is np.ndarray
-    assert "declared with y" in str(m.certificate_)
+    assert m.certificate_.label_source.source == "declared"
     cat = pd.Series(pd.Categorical(np.asarray(part), categories=[0, 1, 2]))
     c = dp.PrivateGaussianCentroid(epsilon=1.0, random_state=0)
     assert not _leak_warnings(lambda: c.fit(X[y != 2], cat))

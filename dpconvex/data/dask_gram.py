@@ -41,6 +41,7 @@ import dask
 import dask.array as da
 import numpy as np
 
+from ..privacy.certificate import RowMap
 from . import dask_rows
 from .dask_rows import compute
 from .gram import quadratic_forms, weighted_gram
@@ -215,11 +216,9 @@ class DaskGram:
         return len(self.Z.chunks[0])
 
     @property
-    def certificate_note(self) -> str:
-        """The backend line of a certificate (the chunk count is the caller's choice, so public)."""
-        return (f"data backend: dask ({self.n_chunks} chunks): the loss, its gradient and the "
-                "Gram products summed per row chunk on the workers; noise, calibration and "
-                "solver on the driver; the privacy analysis does not depend on the backend")
+    def certificate_note(self) -> RowMap:
+        """The certificate's backend fact (the chunk count is the caller's choice, so public)."""
+        return RowMap(chunks=self.n_chunks)
 
     # ---------------------------------------------------------------- storage
     def _chunks(self) -> list[Any]:

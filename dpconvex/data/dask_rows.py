@@ -103,6 +103,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
+from ..privacy.certificate import RowMap
 from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows, ScaledRows, clip_scale
 from .operators import row_norms as _row_norms
 from .preprocess import add_intercept as _add_intercept
@@ -711,11 +712,9 @@ class DaskRows:
         return 8 * self.n * self.p
 
     @property
-    def certificate_note(self) -> str:
-        """The backend line of a certificate (the chunk count is the caller's choice, so public)."""
-        return (f"data backend: dask ({self.n_chunks} chunks): products summed per row chunk on "
-                "the workers; noise, calibration and solver on the driver; the privacy analysis "
-                "does not depend on the backend")
+    def certificate_note(self) -> RowMap:
+        """The certificate's backend fact (the chunk count is the caller's choice, so public)."""
+        return RowMap(chunks=self.n_chunks)
 
     # ------------------------------------------------------------------ products
     def matvec(self, w: np.ndarray) -> np.ndarray:

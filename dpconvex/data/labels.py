@@ -12,7 +12,7 @@ which label is +1. A fit takes it from, in this order:
    categories inferred by pandas are read from the data);
 3. neither: the set is read from y (``np.unique``), the fit issues a
    :class:`~dpconvex.errors.PrivacyLeakWarning` (once per fit, with the same
-   text whatever the data are) and the certificate lists the assumption
+   text whatever the data are) and the certificate's ``label_source`` is
    :data:`INFERRED`.
 
 ``classes=`` given together with a declared set must list the same labels
@@ -56,14 +56,14 @@ from ..errors import (
     PrivacyLeakWarning,
     user_stacklevel,
 )
+from ..privacy.certificate import LabelSource
 
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
            "LabelSet", "LabelWarning", "check_classes", "check_excluded", "check_labels",
            "declared_classes", "encode_labels", "label_set_of", "zero_rows"]
 
-#: The certificate assumption added when the label set is read from the data.
-INFERRED = ("label set read from the data (classes=None): assumed public; pass the public "
-            "label set as classes=[...] so that it is not read from the records")
+#: The certificate's label source when the label set is read from the data.
+INFERRED = LabelSource("inferred")
 
 #: The text of the :class:`~dpconvex.errors.PrivacyLeakWarning` (after the owner's name).
 INFERRED_WARNING = (
@@ -319,17 +319,11 @@ class LabelSet:
         return self.source == "inferred"
 
     @property
-    def assumption(self) -> str:
-        """The certificate line stating where the label set came from."""
+    def assumption(self) -> LabelSource:
+        """Where the label set came from: the certificate's ``label_source``."""
         if self.inferred:
             return INFERRED
-        where = ("given by the caller" if self.source == "parameter" else
-                 "declared with y (a dpconvex.datasets loader's schema, or the categories of a "
-                 "pandas Categorical)")
-        other = ("records with other labels contribute no loss (their rows are zeroed; "
-                 "unknown_labels='ignore')" if self.unknown_labels == "ignore" else
-                 "a fit with records of other labels is refused (unknown_labels='raise')")
-        return f"label set {where} (public): {self.classes.tolist()!r}; {other}"
+        return LabelSource(self.source, tuple(self.classes.tolist()), self.unknown_labels)
 
     def signs(self) -> np.ndarray:
         """Binary labels as ±1: ``classes[1]`` is +1 (records outside the set: -1, zero rows)."""

@@ -49,7 +49,7 @@ from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
     from ..privacy.accounting.ledger import Spend
-    from ..privacy.certificate import Certificate
+    from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 
@@ -222,9 +222,9 @@ class PreparedFacts:
     classes : ndarray or None
         The label set in the model's order; None for a problem of the public shape only
         (:meth:`PrivateEstimator.prepare_shape`).
-    label_note : str or None
-        The certificate line on where the label set came from (declared, or read from y
-        and assumed public); None where the template states it or no labels were read.
+    label_note : LabelSource or None
+        Where the label set came from (the certificate's ``label_source``); None where the
+        template states it or no labels were read.
 
     Examples
     --------
@@ -239,7 +239,7 @@ class PreparedFacts:
 
     n_features: int
     classes: np.ndarray | None = None
-    label_note: str | None = None
+    label_note: LabelSource | None = None
 
 
 FactsT = TypeVar("FactsT", bound=PreparedFacts)
@@ -342,8 +342,9 @@ class FitPlan:
     learner : str
         The learner: "linear ERM", "noisy gradient descent", "centroid", and for
         :class:`~dpconvex.PrivateLargeMarginGaussian` "pairwise", "softmax" or "centroid".
-    notes : tuple of str
-        The certificate notes the plan determines (a subset of ``certificate_.assumptions``).
+    notes : tuple of str or typed facts
+        The certificate notes the plan determines (lines of ``certificate_.assumptions``,
+        or facts of its fields: :meth:`~dpconvex.Certificate.states` holds for each).
     sub_plans : tuple of FitPlan
         One-vs-rest: the plans of the C binary models.
     """
@@ -361,7 +362,7 @@ class FitPlan:
     parts: Mapping[str, Budget] = field(default_factory=dict)
     lam: float | None = None
     lam_rule: str = ""
-    notes: tuple[str, ...] = ()
+    notes: tuple[str | Fact, ...] = ()
     sub_plans: tuple[FitPlan, ...] = ()
 
     def __post_init__(self) -> None:
@@ -687,8 +688,7 @@ class PrivateEstimator(BaseEstimator):
 
         certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True,
                               vouch=self._vouched()).certificate
-        certificate.assumptions.extend(note for note in (prep.meta.label_note, *plan.notes)
-                                       if note and note not in certificate.assumptions)
+        certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
 
 

@@ -68,7 +68,7 @@ from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..privacy.budget import Budget
-from ..privacy.certificate import Certificate
+from ..privacy.certificate import Certificate, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import Release, release
@@ -104,9 +104,10 @@ DELTA_RULE = "delta chosen by the public rule min(1e-5, 1/n^2) (n, the number of
 FEATURE_MAP = ("feature map u = clip(x, data_norm) / data_norm (per record, public), so "
                "||u|| <= 1; the count coordinate w = 1 plays the role of a constant feature")
 
-#: Certificate line of the per-record scaling.
-UNIT_ROWS = ("row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay zero), a map "
-             "that reads only the record itself, so typical rows use the whole norm bound")
+#: The certificate's row map of the per-record scaling.
+UNIT_ROWS = RowMap("unit", "row_norm='unit': every u scaled to norm 1 (u/||u||, zero rows stay "
+                   "zero), a map that reads only the record itself, so typical rows use the "
+                   "whole norm bound")
 
 #: The post-processing of the release, for the certificate.
 POSTPROCESSING = ("class means mu_c = s_c / max(n_c, max(1, s/w)) from the noisy sums and counts "

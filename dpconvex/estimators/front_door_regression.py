@@ -334,7 +334,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             u = self._unit_labels(y, n, f"{owner}.fit")
             mean, certificate = self._mean_release(u, float(self.epsilon), noise.rng,
                                                    noise.seeded)
-            certificate.assumptions.extend((self._label_note(), reason))
+            certificate.state(self._label_note(), reason)
             hold.commit_certificate(certificate)
         self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
         self.estimator_.certificate_ = certificate
@@ -472,7 +472,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if choice.learner == CONSTANT:
             certificate = release(BoundedMeanTemplate(0.0, n_rows), "laplace_mean",
                                   Budget(float(self.epsilon)), dry_run=True).certificate
-            certificate.assumptions.extend((self._label_note(), choice.reason))
+            certificate.state(self._label_note(), choice.reason)
             return certificate
         if not self._guarded(n_rows, d):
             learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)

@@ -475,7 +475,7 @@ class PrivateGaussianNB(ClassSumEstimator):
                      "var_floor": float(self.var_floor),
                      "priors": self.priors if isinstance(self.priors, str) else "given"})
 
-    def _notes(self, plan: FitPlan, label_note: str, rows_note: str | None) -> list[str]:
+    def _notes(self, plan: FitPlan, label_note: Any, rows_note: Any) -> list[Any]:
         """The certificate's notes: the plan's, the label set's and the Dask rows' (if any)."""
         rule = [DELTA_RULE] if DELTA_RULE in plan.notes else []
         return [MOMENT_MAP, NB_POSTPROCESSING, *rule, label_note,

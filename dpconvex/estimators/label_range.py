@@ -30,6 +30,7 @@ from .._validation import (
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, ParameterError, user_stacklevel
 from ..objectives.losses import parse_label_range
+from ..privacy.certificate import LabelSource
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..templates.bounds import check_levels
 from .base import FitContext
@@ -267,11 +268,10 @@ class LabelRangeMixin:
                                       "(NaN or inf). Remove or impute them first.")
         return values
 
-    def _label_note(self) -> str:
-        """The certificate's line on the label maps (public)."""
+    def _label_note(self) -> LabelSource:
+        """The certificate's label source: the public label range and its maps."""
         lo, hi = self._label_bounds()  # a private range: the inner fit's public one
-        return (f"labels clipped to the public label_range [{lo:g}, {hi:g}] and mapped onto "
-                "[-1, 1] (per-record public maps); predictions mapped back and clipped")
+        return LabelSource("label_range", label_range=(lo, hi))
 
     def _unit_labels(self, y: Any, n: int, owner: str = "", *, check_only: bool = False
                      ) -> np.ndarray:

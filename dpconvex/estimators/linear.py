@@ -47,6 +47,7 @@ from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget
+from ..privacy.certificate import LamRule, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam, resolve_smoothing
@@ -116,10 +117,11 @@ class LinearDecisionMixin(ClassifierScoreMixin):
         return self.classes_[(scores > 0).astype(int)]
 
 
-#: The certificate line of ``row_norm="unit"``.
-UNIT_ROWS_NOTE = ("row_norm='unit': every non-zero row scaled to the norm bound q (x -> q x/||x||, "
-                  "zero rows stay zero), in fit and predict: a map that reads only the record "
-                  "itself (docs/privacy/row_scaling.md#privacy-row-norm-unit)")
+#: The certificate's row map of ``row_norm="unit"``.
+UNIT_ROWS_NOTE = RowMap("unit", "row_norm='unit': every non-zero row scaled to the norm bound q "
+                        "(x -> q x/||x||, zero rows stay zero), in fit and predict: a map that "
+                        "reads only the record itself "
+                        "(docs/privacy/row_scaling.md#privacy-row-norm-unit)")
 
 #: Dense rows with norms up to this are clipped inside the products (:func:`_implicit_rows`);
 #: beyond it the products of the stored rows could overflow, and the rows are clipped
@@ -262,8 +264,8 @@ class LinearPlanMixin:
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
     def _lam(self, mechanism: Mechanism, n: int, n_features: int, loss: Loss
-             ) -> tuple[float, str, str]:
-        """Λ (given, or the public rule of ``lam="auto"``), the rule's note and its name."""
+             ) -> tuple[float, LamRule, str]:
+        """Λ (given, or the public rule of ``lam="auto"``), the certificate's rule and its name."""
         lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, self._norm_bound(),
                                 n_features + int(self.fit_intercept), loss,
                                 delta=float(self.delta))
@@ -583,8 +585,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                                "linear", prep.template, mechanism, budget, owner,
                                calibration=calibration))
         theta, certificate = released.theta, released.certificate
-        certificate.assumptions.append(prep.meta.label_note)
-        certificate.assumptions.extend(plan.notes)
+        certificate.state(prep.meta.label_note, *plan.notes)
         hold.commit_certificate(certificate)
         d = prep.meta.n_features
         self.classes_ = prep.meta.classes

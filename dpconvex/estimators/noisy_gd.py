@@ -493,8 +493,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate
         calibration = released.calibration
-        certificate.assumptions.append(prep.meta.label_note)
-        certificate.assumptions.extend(prep.meta.backend_notes)  # e.g. "data backend: dask (...)"
+        certificate.state(prep.meta.label_note, *prep.meta.backend_notes)  # backend: RowMap
         hold.commit_certificate(certificate)
 
         extra = calibration.extra

@@ -323,7 +323,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                                "linear", prep.template, mechanism, budget, owner,
                                calibration=calibration, regression=True))
         theta, certificate = released.theta, released.certificate
-        certificate.assumptions.extend(note for note in plan.notes if note)
+        certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
         self._set_coefficients(theta, prep.meta.n_features)
         self.certificate_ = certificate

@@ -43,6 +43,7 @@ from ..data.preprocess import note_clipped
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
+from ..privacy.certificate import RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
@@ -261,13 +262,11 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         return Prepared(template=template, meta=PreparedFacts(d))
 
     @staticmethod
-    def _template_notes(X_checked: Any) -> tuple[str, ...]:
-        """The certificate's line on where the statistics were summed (Dask rows only)."""
+    def _template_notes(X_checked: Any) -> tuple[RowMap, ...]:
+        """The certificate's row map: A and b summed per row chunk (Dask rows only)."""
         if not is_dask_collection(X_checked):
             return ()
-        return (f"data backend: dask ({len(X_checked.chunks[0])} chunks): A and b summed per "
-                "row chunk on the workers; noise and post-processing on the driver; the "
-                "privacy analysis does not depend on the backend",)
+        return (RowMap(chunks=len(X_checked.chunks[0])),)
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
@@ -286,8 +285,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                                "ssp", prep.template, plan.mechanism, plan.budget, owner,
                                calibration=calibration))
         certificate = released.certificate
-        certificate.assumptions.extend(note for note in plan.notes
-                                       if note and note not in certificate.assumptions)
+        certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
         self._set_coefficients(released.theta, prep.meta.n_features)
         self.certificate_ = certificate

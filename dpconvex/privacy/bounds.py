@@ -39,7 +39,7 @@ from ..templates.bounds import RangeTemplate, VocabularyTemplate, check_levels
 from .accounting import reserve_budget
 from .budget import Budget, split_even
 from .certificate import Certificate, Condition, compose_sequential
-from .release import SEEDED, release, seeded_noise
+from .release import release, seeded_noise
 from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 
 #: A released range [lo >= 0, hi] is log-scaled when hi is at least this multiple of the
@@ -164,7 +164,7 @@ def release_vocabulary(values: Any, budget: Budget, *, n: int | None = None,
         template = VocabularyTemplate([1], max(n_records, 1), name=name)
         certificate = release(template, "stable_vocabulary", budget, dry_run=True).certificate
         if seeded_noise(rng, seeded):  # the line the release adds, so no value switches it
-            certificate.assumptions.append(SEEDED)
+            certificate.seeded = True
         return (), certificate
     template = VocabularyTemplate([seen[k] for k in names], n_records, name=name)
     released = release(template, "stable_vocabulary", budget, None, rng, seeded=seeded)

@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field, fields
 from typing import Any
 
 from ..errors import PrivacyError
 
-__all__ = ["Certificate", "Condition", "compose_parallel", "compose_sequential"]
+__all__ = ["SEEDED", "Certificate", "Condition", "LabelSource", "LamRule", "RowMap",
+           "compose_parallel", "compose_sequential"]
+
+#: The certificate line of a release whose noise the caller seeded (``Certificate.seeded``).
+SEEDED = ("noise seeded by the caller (random_state given): reproducible by anyone who knows "
+          "the seed, so NOT private unless the seed is secret and used once; use "
+          "random_state=None (OS entropy) for a real release")
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,146 @@ class Condition:
     unverified: str = ""
 
 
+@dataclass(frozen=True)
+class LabelSource:
+    """Where a fit's labels got their public facts: a certificate field.
+
+    Attributes
+    ----------
+    source : {"parameter", "declared", "inferred", "label_range"}
+        The label set given as ``classes=``, declared with y (a
+        :mod:`dpconvex.datasets` loader's schema or a pandas Categorical), read from y
+        and assumed public, or a regression's public label range.
+    classes : tuple
+        The public label set ("parameter", "declared"; empty otherwise: a set read from
+        y is not repeated here).
+    unknown_labels : str
+        A class label outside the public set: ``"raise"`` (the fit is refused) or
+        ``"ignore"`` (the record contributes no loss); ``""`` where there is no set.
+    label_range : tuple of float
+        ``(lo, hi)`` of a regression ("label_range"; empty otherwise).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import LabelSource
+    >>> str(LabelSource("parameter", (0, 1), "raise")).split(";")[0]
+    'label set given by the caller (public): [0, 1]'
+    >>> LabelSource("inferred").public
+    False
+    """
+
+    source: str
+    classes: tuple = ()
+    unknown_labels: str = ""
+    label_range: tuple[float, ...] = ()
+
+    @property
+    def public(self) -> bool:
+        """False when the label set was read from the data (assumed public)."""
+        return self.source != "inferred"
+
+    def __str__(self) -> str:
+        if self.source == "inferred":
+            return ("label set read from the data (classes=None): assumed public; pass the "
+                    "public label set as classes=[...] so that it is not read from the records")
+        if self.source == "label_range":
+            lo, hi = self.label_range
+            return (f"labels clipped to the public label_range [{lo:g}, {hi:g}] and mapped onto "
+                    "[-1, 1] (per-record public maps); predictions mapped back and clipped")
+        where = ("given by the caller" if self.source == "parameter" else
+                 "declared with y (a dpconvex.datasets loader's schema, or the categories of a "
+                 "pandas Categorical)")
+        other = ("records with other labels contribute no loss (their rows are zeroed; "
+                 "unknown_labels='ignore')" if self.unknown_labels == "ignore" else
+                 "a fit with records of other labels is refused (unknown_labels='raise')")
+        return f"label set {where} (public): {list(self.classes)!r}; {other}"
+
+
+@dataclass(frozen=True)
+class LamRule:
+    """How the regularization Λ of a fit was chosen: a certificate field.
+
+    Attributes
+    ----------
+    lam : float
+        The Λ the release used.
+    rule : {"given", "auto"}
+        ``"given"``: a public parameter; ``"auto"``: a public rule of public quantities.
+    how : str
+        For ``"auto"``: the rule and the public quantities it read.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import LamRule
+    >>> print(LamRule(0.05, "given"))
+    lam = 0.05 given explicitly (a public parameter)
+    """
+
+    lam: float
+    rule: str = "given"
+    how: str = ""
+
+    def __str__(self) -> str:
+        if self.rule == "given":
+            return f"lam = {self.lam:g} given explicitly (a public parameter)"
+        return f"lam = {self.lam:.6g} chosen by the public rule {self.how}"
+
+
+@dataclass(frozen=True)
+class RowMap:
+    """The public per-record maps of the rows and where the rows are held: a certificate field.
+
+    Attributes
+    ----------
+    row_norm : {"none", "unit"}
+        ``"unit"``: every non-zero row scaled to the norm bound (zero rows stay zero), in
+        fit and predict; ``"none"``: rows above the bound are clipped only.
+    unit_map : str
+        With ``"unit"``: the scaling as the estimator states it (which vector, to which
+        norm, where it is derived).
+    chunks : int or None
+        Row chunks of a Dask backend (the caller's layout, so public); None: in memory.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.certificate import RowMap
+    >>> both = RowMap(chunks=3).merge(RowMap("unit"))
+    >>> both.row_norm, both.chunks
+    ('unit', 3)
+    """
+
+    row_norm: str = "none"
+    unit_map: str = ""
+    chunks: int | None = None
+
+    def merge(self, other: RowMap) -> RowMap:
+        """This map with the facts ``other`` states (those it leaves at their defaults kept)."""
+        return RowMap(*(b if b != f.default else a for a, b, f in
+                        zip(astuple(self), astuple(other), fields(RowMap), strict=True)))
+
+    def lines(self) -> list[str]:
+        """The certificate lines of the map (none for in-memory rows clipped only)."""
+        out = []
+        if self.row_norm == "unit":
+            out.append(self.unit_map or
+                       "row_norm='unit': every non-zero row scaled to the norm bound (zero rows "
+                       "stay zero), in fit and predict: a map that reads only the record itself "
+                       "(docs/privacy/row_scaling.md#privacy-row-norm-unit)")
+        if self.chunks is not None:
+            out.append(f"data backend: dask ({self.chunks} chunks): the products over the rows "
+                       "(loss, gradient, Gram) summed per row chunk on the workers; noise, "
+                       "calibration and solver on the driver; the privacy analysis does not "
+                       "depend on the backend")
+        return out
+
+    def __str__(self) -> str:
+        return "; ".join(self.lines()) or "rows clipped to the norm bound only, in memory"
+
+
+#: The typed facts a certificate holds in fields of their own (:meth:`Certificate.state`).
+Fact = LabelSource | LamRule | RowMap
+
+
 @dataclass
 class Certificate:
     """A record of the privacy guarantee a release carries.
@@ -78,10 +224,23 @@ class Certificate:
         Solver name, status and optimality residual of the released solve.
     parts : list of Certificate
         Sub-mechanisms composed into this one (budget splits).
+    label_source : LabelSource or None
+        Where the labels' public facts came from (None: no labels read, or stated by a part).
+    lam_rule : LamRule or None
+        How Λ was chosen (None: no Λ, or stated by a part).
+    row_map : RowMap or None
+        The public maps of the rows and their backend (None: not stated).
+    seeded : bool
+        True when the caller seeded the noise (:data:`SEEDED`): reproducible by whoever
+        knows the seed, so not private unless the seed is secret and used once.
+
+    Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`) given among
+    ``assumptions`` go to their fields (:meth:`state`); the text renders every field.
 
     Examples
     --------
     >>> from dpconvex import Certificate, Condition
+    >>> from dpconvex.privacy.certificate import LamRule
     >>> cert = Certificate("objective perturbation (CMS Alg. 2)", epsilon_requested=1.0, epsilon=1.0,
     ...                    conditions=[Condition("strong convexity", True, "declared", "mu = 0.1")])
     >>> cert.all_hold
@@ -93,6 +252,9 @@ class Certificate:
         [ok  ] strong convexity (declared): mu = 0.1
     >>> cert.to_dict()["epsilon"]
     1.0
+    >>> cert.state(LamRule(0.1, "given"))
+    >>> cert.lam_rule.rule, cert.states(LamRule(0.1, "given"))
+    ('given', True)
     """
 
     mechanism: str
@@ -105,6 +267,45 @@ class Certificate:
     assumptions: list[str] = field(default_factory=list)
     solver: dict[str, Any] = field(default_factory=dict)
     parts: list[Certificate] = field(default_factory=list)
+    label_source: LabelSource | None = None
+    lam_rule: LamRule | None = None
+    row_map: RowMap | None = None
+    seeded: bool = False
+
+    def __post_init__(self) -> None:
+        given, self.assumptions = self.assumptions, []
+        self.state(*given)
+
+    def state(self, *facts: Fact | str | None) -> None:
+        """Add facts: a typed fact to its field (row maps merge), a line to ``assumptions``.
+
+        Empty facts and lines already stated are skipped.
+        """
+        for fact in facts:
+            if isinstance(fact, LabelSource):
+                self.label_source = fact
+            elif isinstance(fact, LamRule):
+                self.lam_rule = fact
+            elif isinstance(fact, RowMap):
+                self.row_map = fact if self.row_map is None else self.row_map.merge(fact)
+            elif fact and fact not in self.assumptions:
+                self.assumptions.append(fact)
+
+    def states(self, fact: Fact | str) -> bool:
+        """Whether the certificate itself (not a part) states ``fact``."""
+        if isinstance(fact, LabelSource):
+            return self.label_source == fact
+        if isinstance(fact, LamRule):
+            return self.lam_rule == fact
+        if isinstance(fact, RowMap):
+            return self.row_map is not None and self.row_map.merge(fact) == self.row_map
+        return fact in self.assumptions
+
+    def notes(self) -> list[str]:
+        """Every stated line: the typed facts rendered, then ``assumptions``, then :data:`SEEDED`."""
+        lines = [str(f) for f in (self.label_source, self.lam_rule) if f is not None]
+        lines += self.row_map.lines() if self.row_map is not None else []
+        return lines + list(self.assumptions) + ([SEEDED] if self.seeded else [])
 
     @property
     def all_hold(self) -> bool:
@@ -135,10 +336,10 @@ class Certificate:
                 lines.append(f"    {k} = {_fmt(v)}")
         if self.solver:
             lines.append("  solver: " + ", ".join(f"{k}={_fmt(v)}" for k, v in self.solver.items()))
-        if self.assumptions:
+        notes = self.notes()
+        if notes:
             lines.append("  assumptions:")
-            for a in self.assumptions:
-                lines.append(f"    - {a}")
+            lines.extend(f"    - {a}" for a in notes)
         for p in self.parts:
             sub = str(p).splitlines()
             lines.append("  part: " + sub[0])

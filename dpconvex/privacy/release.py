@@ -33,17 +33,11 @@ from .mechanisms.base import Calibration, Mechanism, get_mechanism
 if TYPE_CHECKING:
     from ..templates.base import Template
 
-__all__ = ["SEEDED", "Release", "release", "seeded_noise"]
-
-
-#: The certificate line of a release whose noise the caller seeded.
-SEEDED = ("noise seeded by the caller (random_state given): reproducible by anyone who knows "
-          "the seed, so NOT private unless the seed is secret and used once; use "
-          "random_state=None (OS entropy) for a real release")
+__all__ = ["Release", "release", "seeded_noise"]
 
 
 def seeded_noise(rng: RandomStateLike, seeded: bool | None) -> bool:
-    """Whether a release's noise is seeded by the caller (its certificate then holds :data:`SEEDED`).
+    """Whether a release's noise is seeded by the caller (its certificate's ``seeded``).
 
     ``seeded`` if given, else ``rng is not None`` (the rule of :func:`release`).
 
@@ -249,5 +243,5 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         record_solve(solve_result)
     certificate.conditions.extend(mechanism.solve_condition(template, solve_result, calibration))
     if mechanism.private and seeded_noise(rng, seeded):
-        certificate.assumptions.append(SEEDED)
+        certificate.seeded = True
     return Release(np.asarray(theta), certificate, calibration, solve_result)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from _helpers import certificate_facts
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils import estimator_checks
@@ -225,6 +226,7 @@ def test_a_label_set_read_from_y_warns_that_it_also_chooses_the_learner():
         clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], random_state=0).fit(X, y)
     assert not any(issubclass(w.category, dp.PrivacyLeakWarning) for w in caught)
     assert not any("read from the data" in a for a in clf.certificate_.assumptions)
+    assert all(s.public for s in certificate_facts(clf.certificate_, "label_source"))
 
 
 def test_the_noise_checks_leave_other_threads_warnings_alone():

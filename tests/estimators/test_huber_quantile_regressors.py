@@ -123,7 +123,7 @@ def test_auto_is_objective_perturbation_pure_or_gaussian_by_delta(cls, delta, me
     X, y = _table(n=300)
     plan = cls(epsilon=1.0, delta=delta, label_range=LABELS).plan_for(X, y)
     assert plan.mechanism_name == mechanism
-    assert any(f"mechanism='auto' -> '{mechanism}'" in note for note in plan.notes)
+    assert any(f"mechanism='auto' -> '{mechanism}'" in str(note) for note in plan.notes)
 
 
 def test_dask_rows_give_the_in_memory_release():
@@ -135,7 +135,7 @@ def test_dask_rows_give_the_in_memory_release():
             lazy = cls(**common).fit(da.from_array(X, chunks=(200, 3)), da.from_array(y, chunks=200))
         # the solver's products summed per chunk: the same minimizer to the solver's tolerance
         np.testing.assert_allclose(lazy.coef_, dense.coef_, rtol=1e-6, atol=1e-6)
-        assert any("dask" in a for a in lazy.certificate_.assumptions)
+        assert lazy.certificate_.row_map.chunks == 3
 
 
 def test_a_fitted_model_pickles_and_predicts_the_same():

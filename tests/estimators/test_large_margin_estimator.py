@@ -316,7 +316,7 @@ def test_plan_and_certificate_state_the_resolved_components(kw):
     est = dp.PrivateLargeMarginGaussian(classes=[0, 1, 2], random_state=3, **kw)
     line = "n_components='auto' -> K = 1 component per class"
     plan = est.plan_for(X, y)
-    assert sum(note.startswith(line) for note in plan.notes) == 1
+    assert sum(str(note).startswith(line) for note in plan.notes) == 1
     assert sum(a.startswith(line) for a in est.certify(X, y).assumptions) == 1
     assert sum(a.startswith(line) for a in est.fit(X, y).certificate_.assumptions) == 1
     given = dp.PrivateLargeMarginGaussian(classes=[0, 1, 2], random_state=3, n_components=1,

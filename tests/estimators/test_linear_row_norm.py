@@ -44,8 +44,8 @@ def test_unit_rows_fit_equals_the_fit_on_scaled_rows(estimator, sparse):
     np.testing.assert_allclose(unit.decision_function(rows),
                                scaled.decision_function(normalize_rows(X)), rtol=0, atol=1e-8)
     assert unit.decision_function(X[5:6])[0] == pytest.approx(unit.intercept_[0])  # zero row
-    assert UNIT_ROWS_NOTE in unit.certificate_.assumptions
-    assert UNIT_ROWS_NOTE not in scaled.certificate_.assumptions
+    assert unit.certificate_.row_map == UNIT_ROWS_NOTE
+    assert unit.certificate_.row_map.row_norm == "unit" and scaled.certificate_.row_map is None
     if not sparse:  # the rows are read in place
         assert unit.decision_function(X * 7.0) == pytest.approx(unit.decision_function(X))
 
@@ -87,7 +87,8 @@ def test_the_front_door_scales_rows_for_the_huber_svm_from_d_only(d, expected):
         clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0,
                                    safeguard=False).fit(X, y)
     assert clf.estimator_.row_norm == expected
-    assert (UNIT_ROWS_NOTE in clf.certificate_.assumptions) == (expected == "unit")
+    row_map = clf.certificate_.row_map
+    assert (row_map.row_norm if row_map else "none") == expected
     assert choice.reason in clf.certificate_.assumptions
 
 

@@ -12,6 +12,7 @@ from sklearn.base import clone
 import dpconvex as dp
 from dpconvex.errors import ParameterError
 from dpconvex.estimators.linear import LINEAR_MENU
+from dpconvex.privacy.certificate import LamRule
 from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.rules.lam import (
     REFERENCE_NORM,
@@ -98,14 +99,14 @@ def test_amp_uses_the_inner_mechanism():
 def test_certificate_states_the_rule(cls):
     X, y = _data(3)
     est = cls(epsilon=1.0, random_state=0).fit(X, y)
-    notes = [a for a in est.certificate_.assumptions if a.startswith("lam = ")]
-    assert len(notes) == 1 and "public rule lam='auto'" in notes[0]
-    assert f"{_cert_lam(est):.3g}" in notes[0]
+    rule = est.certificate_.lam_rule
+    assert (rule.rule, rule.lam) == ("auto", _cert_lam(est))
+    assert rule.how.startswith("lam='auto' (dpconvex.privacy.rules.lam.auto_lam")
     mechanism = resolve_mechanism(est.mechanism, est.delta, LINEAR_MENU.auto).name
-    assert f"R = {reference_norm_for(mechanism):g}" in notes[0]
+    assert f"R = {reference_norm_for(mechanism):g}" in rule.how
     explicit = cls(epsilon=1.0, lam=0.05, random_state=0).fit(X, y)
     assert _cert_lam(explicit) == 0.05
-    assert "lam = 0.05 given explicitly (a public parameter)" in explicit.certificate_.assumptions
+    assert explicit.certificate_.lam_rule == LamRule(0.05, "given")
 
 
 def test_certify_and_none_work_with_auto():

@@ -201,8 +201,8 @@ def test_a_fit_with_lam_auto_releases_with_a_certificate_naming_it():
     cert = est.certificate_
     assert cert.private and cert.epsilon <= 1.0
     assert "Laplace output perturbation (test)" in cert.mechanism
-    note = next(a for a in cert.assumptions if "lam='auto'" in a)
-    assert f"mechanism {LAPLACE}" in note and "R = 8" in note
+    assert cert.lam_rule.rule == "auto"
+    assert f"mechanism {LAPLACE}" in cert.lam_rule.how and "R = 8" in cert.lam_rule.how
 
 
 def test_a_mechanism_without_noise_report_is_refused_by_name():

@@ -42,7 +42,7 @@ from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
-from ...privacy.certificate import Certificate
+from ...privacy.certificate import Certificate, RowMap
 from ...privacy.rules.large_margin import (
     CENTROID,
     centroid_reason,
@@ -146,9 +146,9 @@ def augmented_rows(est: LargeMarginEstimator, X: Any, dropped: np.ndarray
     return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 
-def row_notes(est: LargeMarginEstimator) -> list[str]:
-    """The certificate line of the row map (empty for ``"none"``)."""
-    return [ROW_MAP_NOTE] if resolved_row_norm(est) == "unit" else []
+def row_notes(est: LargeMarginEstimator) -> list[RowMap]:
+    """The certificate's row map (empty for ``"none"``)."""
+    return [RowMap("unit", ROW_MAP_NOTE)] if resolved_row_norm(est) == "unit" else []
 
 
 def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
@@ -232,9 +232,8 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
 def _finish(est: LargeMarginEstimator, certificate: Certificate,
             shape: tuple[int, int, int]) -> Certificate:
     """The row map, Φ and the reasons of "auto" (the centroid switch, one component)."""
-    certificate.assumptions += [*row_notes(est), PHI_NOTE,
-                                *filter(None, [centroid_reason(est, *shape),
-                                               components_reason(est, *shape)])]
+    certificate.state(*row_notes(est), PHI_NOTE, centroid_reason(est, *shape),
+                      components_reason(est, *shape))
     return certificate
 
 

@@ -180,7 +180,7 @@ def certify_dask(est: LargeMarginEstimator, X: Any, y: Any,
     certificate = release(prep.template, mechanism, budget, dry_run=True).certificate
     facts = prep.meta
     reason = components_reason(est, facts.n_rows, facts.n_classes, facts.n_features)
-    certificate.assumptions += [*row_notes(est), *filter(None, [reason])]
+    certificate.state(*row_notes(est), reason)
     return certificate
 
 

@@ -497,7 +497,7 @@ default="auto"
         certificate = release(template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         reason = components_reason(self, plan.n, plan.n_classes, plan.n_features)
-        certificate.assumptions += [*row_notes(self), *filter(None, [reason])]
+        certificate.state(*row_notes(self), reason)
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -600,8 +600,8 @@ default="auto"
         C, K, d = facts.n_classes, facts.n_components, facts.n_features
         reasons = [resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).reason,
                    components_reason(self, facts.n_rows, C, d)]
-        certificate.assumptions += [prep.meta.label_note, *lam_note(prep.template, self),
-                                    *row_notes(self), *filter(None, reasons)]
+        certificate.state(prep.meta.label_note, *lam_note(prep.template, self),
+                          *row_notes(self), *reasons)
         hold.commit_certificate(certificate)
         self.certificate_ = certificate
         self.classes_ = facts.classes

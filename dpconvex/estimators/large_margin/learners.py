@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...privacy.budget import Budget
+from ...privacy.certificate import LamRule
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
     centroid_reason,
@@ -182,8 +183,7 @@ class _ObjectiveLearner:
             options["structure"] = resolved_structure(est)
         else:
             options["gamma"] = float(est.gamma)
-        notes = [f"lam = {lam:.6g} chosen by the public rule {LAM_RULE}"] if rule == LAM_RULE \
-            else []
+        notes: list = [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
         notes += row_notes(est)
         reasons = [resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,
                    components_reason(est, n, C, p)]
@@ -202,7 +202,7 @@ class _ObjectiveLearner:
     def certify(self, est: LargeMarginEstimator, prep: Prepared, plan: FitPlan) -> Any:
         certificate = release(prep.template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
-        certificate.assumptions += list(plan.notes)
+        certificate.state(*plan.notes)
         return certificate
 
 
@@ -237,9 +237,8 @@ class _CentroidLearner:
         inner, inner_plan = self._inner_plan(est, plan)
         certificate = inner._certify(prep, inner_plan)
         shape = (plan.n, plan.n_classes, plan.n_features)
-        certificate.assumptions += [*row_notes(est), PHI_NOTE,
-                                    *filter(None, [centroid_reason(est, *shape),
-                                                   components_reason(est, *shape)])]
+        certificate.state(*row_notes(est), PHI_NOTE, centroid_reason(est, *shape),
+                          components_reason(est, *shape))
         return certificate
 
 

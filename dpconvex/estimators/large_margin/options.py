@@ -30,7 +30,7 @@ from ...errors import ParameterError, PrivacyError
 from ...objectives.losses import HuberHinge
 from ...objectives.regularizers import Frobenius
 from ...privacy.budget import Budget, remaining
-from ...privacy.certificate import Certificate, compose_sequential
+from ...privacy.certificate import Certificate, LamRule, compose_sequential
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
 from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
 from ...privacy.rules.large_margin import (
@@ -312,13 +312,13 @@ def released_matrices(template: LargeMarginTemplate, theta: np.ndarray, C: int, 
     return np.asarray(theta).reshape(C, K, D, D), 0.0
 
 
-def lam_note(template: LargeMarginTemplate, est: LargeMarginEstimator) -> list[str]:
-    """The certificate line of lam='auto' (empty for a numeric lam)."""
+def lam_note(template: LargeMarginTemplate, est: LargeMarginEstimator) -> list[LamRule]:
+    """The certificate's Λ rule for lam='auto' (empty for a numeric lam)."""
     if not lam_is_auto(est.lam):
         return []
-    return [f"lam = {template.lam:.6g} chosen by the public rule lam='auto': "
+    return [LamRule(template.lam, "auto", "lam='auto': "
             f"max({AUTO_LAM_FLOOR:g}, mu_half, {AUTO_LAM_KAPPA:g} * s / n), s the public "
-            "per-coordinate noise scale (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule)"]
+            "per-coordinate noise scale (docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule)")]
 
 
 def compose_with_assignment(obj: Certificate, assign: Any, eps_total: float) -> Certificate:

@@ -474,7 +474,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                                             selection_certificate, m,
                                             [int(part.size) for part in parts], public)
             if labels is not None:
-                certificate.assumptions.append(labels.assumption)
+                certificate.state(labels.assumption)
             hold.commit_certificate(certificate)
 
         self.candidates_ = candidates

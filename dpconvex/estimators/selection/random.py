@@ -54,7 +54,6 @@ from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
-from ...privacy.release import SEEDED
 from ..base import NO_CONTEXT, FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes
 from .grid import SelectedEstimator, _check_param_grid, _find_certificate, auto_lam_grid
@@ -377,9 +376,9 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
             certificate = self._certificate(f"{owner}.fit", epsilon, eps1, repetitions,
                                             run_certificate, m, [train.size, validation.size])
             if labels is not None:
-                certificate.assumptions.append(labels.assumption)
+                certificate.state(labels.assumption)
             if noise.seeded:
-                certificate.assumptions.append(SEEDED)
+                certificate.seeded = True
             hold.commit_certificate(certificate)
 
         self.candidates_ = candidates

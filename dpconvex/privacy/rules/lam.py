@@ -46,6 +46,7 @@ import numpy as np
 
 from ...errors import ParameterError, PrivacyError
 from ..budget import Budget
+from ..certificate import LamRule
 
 if TYPE_CHECKING:
     from ...objectives.losses import Loss
@@ -364,8 +365,8 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
 
 
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
-                loss: str | Loss, *, delta: float = 0.0) -> tuple[float, str]:
-    """(Λ, certificate note): ``lam`` itself, or :func:`auto_lam` for ``lam="auto"``.
+                loss: str | Loss, *, delta: float = 0.0) -> tuple[float, LamRule]:
+    """(Λ, the certificate's Λ rule): ``lam`` itself, or :func:`auto_lam` for ``lam="auto"``.
 
     The mechanism's noise is evaluated once (:func:`grid_report`) for both the rule and
     the note.
@@ -375,9 +376,9 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     >>> from dpconvex.privacy.rules.lam import resolve_lam
     >>> resolve_lam(0.1, "objective", 1000, 1.0, 1.0, 5, "logistic")[0]
     0.1
-    >>> lam, note = resolve_lam("auto", "objective", 1000, 1.0, 1.0, 5, "logistic")
-    >>> lam > 0, note.startswith("lam")
-    (True, True)
+    >>> lam, rule = resolve_lam("auto", "objective", 1000, 1.0, 1.0, 5, "logistic")
+    >>> lam > 0, rule.rule, rule.lam == lam
+    (True, 'auto', True)
     """
     if isinstance(lam, str) and lam == AUTO:
         mech, loss = _as_mechanism(mechanism), _as_loss(loss)
@@ -389,15 +390,14 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
                          reference_norm=R, stability_weight=w)
         mech_name = report.mechanism if report is not None else mech.name
         eps = report.epsilon if report is not None else float(epsilon)
-        return value, (
-            f"lam = {value:.3g} chosen by the public rule lam='auto' "
+        return value, LamRule(value, AUTO, (
+            "lam='auto' "
             "(dpconvex.privacy.rules.lam.auto_lam, docs/privacy/perturbation.md#privacy-lambda-rule): the "
             "minimizer of "
             f"a bias + stability + noise bound from public quantities only: mechanism "
             f"{mech_name}, n = {int(n)}, epsilon = {eps:g}, delta = {float(delta):g}, "
             f"q = {q:.6g}, p = {int(p)}, "
             f"|l'| <= {loss.deriv_bound:g}, l'' <= {loss.curvature:g}, reference norm "
-            f"R = {R:g}, stability weight w = {w:g}; no data value is read"
-        )
+            f"R = {R:g}, stability weight w = {w:g}; no data value is read"))
     value = float(lam)
-    return value, f"lam = {value:g} given explicitly (a public parameter)"
+    return value, LamRule(value)
