@@ -492,7 +492,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
             self._make_loss(), self.lam, mechanism, n, self.epsilon, q,
             n_features + int(self.fit_intercept), delta=float(self.delta))
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
-        smoothing = getattr(loss, "smoothing", None)
+        smoothing = getattr(loss, "smoothed_kinks", None)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,

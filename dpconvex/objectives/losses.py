@@ -166,7 +166,7 @@ class Loss:
         >>> loss.deriv(np.array([0.0, 3.0]), np.array([0.25, 0.0])).tolist()
         [-0.5, 1.0]
         >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=0.5)
-        >>> hinge.deriv_bound, hinge.curvature, hinge.smoothing.gap
+        >>> hinge.deriv_bound, hinge.curvature, hinge.smoothed_kinks.gap
         (1.0, 1.0, 0.125)
         """
         return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range,
@@ -211,14 +211,14 @@ class CVXPYLoss(Loss):
         #: The smoothing asked for ("auto", h or None); :attr:`smoothing` is what was done.
         self.smoothing_rule = _check_smoothing(smoothing)
         #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
-        self.smoothing = None
+        self.smoothed_kinks = None
         stated = derive_bounds(fn, label_range) if _kink_count(fn, kind) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
         self.has_kinks = stated is not None and math.isinf(stated.curvature)
         if self.has_kinks and isinstance(self.smoothing_rule, float):
             h = self.smoothing_rule
             args = _probe_args(kind)
-            self.smoothing = smooth_kinks(fn(*args), h)[1]
+            self.smoothed_kinks = smooth_kinks(fn(*args), h)[1]
             fn = _smoothed(fn, h)
         self.fn = fn
         self._form = _compile(fn, kind, self.name)

@@ -313,7 +313,7 @@ class LinearERMTemplate:
                          "residual with a projection a solver computes (SCS, else Clarabel), which "
                          "is within the solver's tolerances and not exact, so the check bounds no "
                          "distance to the exact minimizer and none is stated")
-        smoothing = getattr(self.loss, "smoothing", None)
+        smoothing = getattr(self.loss, "smoothed_kinks", None)
         if smoothing is not None:
             a.append(f"loss '{self.loss.name}' smoothed: its {smoothing.kinks} kink(s) Huberized at "
                      f"half-width h = {smoothing.h:g} (dpconvex.objectives.atoms.smooth_kinks, "

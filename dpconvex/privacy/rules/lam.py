@@ -328,7 +328,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     >>> from dpconvex.privacy.rules.lam import resolve_smoothing
     >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m))
     >>> smoothed, note = resolve_smoothing(hinge, "auto", "objective", 1000, 1.0, 1.0, 5)
-    >>> smoothed.smoothing.h > 0, smoothed.curvature < float("inf"), note.startswith("loss")
+    >>> smoothed.smoothed_kinks.h > 0, smoothed.curvature < float("inf"), note.startswith("loss")
     (True, True, True)
     """
     if not getattr(loss, "smoothing_unresolved", False):
@@ -351,7 +351,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
         else:
             value = float(np.min(bound[LAM_GRID >= floor])) if np.any(LAM_GRID >= floor) \
                 else float(bound[-1])
-        total = value + candidate.smoothing.gap
+        total = value + candidate.smoothed_kinks.gap
         if best is None or total < best[0]:
             best = (total, h, candidate)
     assert best is not None
