@@ -320,7 +320,8 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
 
         if len(shape) == 1:  # a vector parameter: the template's own methods, no reshaping
             fun_grad = functools.partial(template.objective, b=b, extra_reg=extra_reg)
-            hess = functools.partial(template.hessian, extra_reg=extra_reg)
+            if dense:
+                hess = functools.partial(template.hessian, extra_reg=extra_reg)
         res = minimize_smooth(
             fun_grad, hess if dense else None, x0, hessp=hessp if products else None,
             hess_sample=hess_sample if sample else None,
