@@ -44,7 +44,7 @@ from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
 from ..data.validation import check_array
 from ..errors import ParameterError
-from ..objectives.losses import LOSSES, Loss, get_loss
+from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget
 from ..privacy.certificate import LamRule, RowMap
@@ -771,12 +771,16 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
-        "loss": LossParameter(tuple(sorted(LOSSES))),
+        "loss": LossParameter(tuple(sorted(LOSSES)), callables=True),
         "vouch": Vouch(),
     }
 
     def _make_loss(self) -> Loss:
-        return self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
+        if isinstance(self.loss, Loss):
+            return self.loss
+        if callable(self.loss):  # a margin loss stated in CVXPY atoms: compiled here
+            return stated_loss(self.loss, "margin", type(self).__name__)
+        return get_loss(self.loss)
 
     def _vouched(self) -> tuple[str, ...]:
         return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)

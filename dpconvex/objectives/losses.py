@@ -285,6 +285,39 @@ class CVXPYLoss(Loss):
         return out
 
 
+def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
+                label_range: tuple[float, float] | None = None) -> CVXPYLoss:
+    """The loss an estimator's ``loss=`` callable states: ``fn(m)`` (margin) or ``fn(z, y)``.
+
+    Compiled by :meth:`Loss.from_cvxpy` with the defaults (``smoothing="auto"``), named after
+    the function; a callable of the other arity is refused by name.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.losses import stated_loss
+    >>> stated_loss(lambda m: cp.logistic(-m), "margin", "Model").curvature
+    0.25
+    """
+    import inspect
+
+    try:
+        arity = len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        arity = 1 if kind == "margin" else 2
+    want = 1 if kind == "margin" else 2
+    if arity != want:
+        args = "fn(m) of the margin m = y·wᵀx" if kind == "margin" else \
+            "fn(z, y) of the prediction z and the label y"
+        raise ParameterError(
+            f"The 'loss' parameter of {owner}: a callable loss here is {args}; the function "
+            f"given takes {arity} argument(s). State the loss with {want} argument(s), or pass "
+            "a dpconvex.objectives.Loss.")
+    name = getattr(fn, "__name__", "cvxpy_loss")
+    return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name,
+                           label_range=label_range)
+
+
 def _check_smoothing(smoothing: Any) -> float | str | None:
     if smoothing is None or (isinstance(smoothing, str) and smoothing == "auto"):
         return smoothing
