@@ -51,7 +51,7 @@ from ..privacy.certificate import LamRule, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam, resolve_smoothing
-from ..privacy.rules.mechanism import resolve_mechanism
+from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
@@ -200,7 +200,14 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
 
     theta = cp.Variable(n_features + int(fit_intercept))
     coef = theta[:n_features] if fit_intercept else theta
-    stated = constraints(coef * scale if scale != 1.0 else coef)
+    try:
+        stated = constraints(coef * scale if scale != 1.0 else coef)
+    except Exception as exc:  # the user's callable, called on a CVXPY variable
+        raise ParameterError(
+            f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
+            f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY variable "
+            f"of {n_features} entries. Return CVXPY constraints on it, e.g. "
+            "lambda coef: cp.norm(coef, 2) <= 1.") from None
     listed = ([stated] if isinstance(stated, cp.Constraint)
               else list(stated) if isinstance(stated, (list, tuple)) else [])
     if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
@@ -242,21 +249,38 @@ class LinearPlanMixin:
         if mech.private:  # δ = 0 for pure mechanisms, δ > 0 for the Gaussian ones (named error)
             mech.check_budget(self._budget(mech))
 
+    def _auto_choice(self) -> AutoMechanism:
+        """The mechanism's name and, for "auto", why: by δ (the one rule), except that with
+        ``constraints=`` the pure mechanism stands for the Gaussian objective one, which is
+        derived for the unconstrained minimizer only."""
+        choice = resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto)
+        auto = self.mechanism_menu.auto
+        if choice.reason is None or getattr(self, "constraints", None) is None or \
+                auto is None or choice.name == auto[0]:
+            return choice
+        return AutoMechanism(auto[0], (
+            f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: within "
+            f"the (epsilon, delta) asked) because constraints= is given: {choice.name!r} is "
+            "derived for the unconstrained minimizer, objective perturbation over a closed "
+            "convex set is covered (Kifer, Smith & Thakurta 2012, "
+            "docs/privacy/user_objectives.md#privacy-constraints)"))
+
     def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
-        name = resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).name
-        return build_mechanism(name, type(self).__name__, self.mechanism_menu,
-                               **self._mechanism_options())
+        """The mechanism object the parameters ask for ("auto": :meth:`_auto_choice`)."""
+        return build_mechanism(self._auto_choice().name, type(self).__name__,
+                               self.mechanism_menu, **self._mechanism_options())
 
     def _mechanism_notes(self) -> tuple[str, ...]:
         """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto).reason
+        reason = self._auto_choice().reason
         return () if reason is None else (reason,)
 
     def _budget(self, mechanism: Mechanism) -> Budget:
         if not mechanism.private:
             return Budget.unlimited()
-        return Budget(float(self.epsilon), float(self.delta))
+        # "auto" chose a pure mechanism for a δ > 0 (over constraints=): it spends no δ
+        pure_auto = mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
+        return Budget(float(self.epsilon), 0.0 if pure_auto else float(self.delta))
 
     def _norm_bound(self) -> float:
         """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""

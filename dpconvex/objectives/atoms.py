@@ -124,8 +124,9 @@ def _const_value(expr: cp.Expression) -> float | None:
 
 
 def _mul(a: float, node: _Node) -> _Node:
-    a = abs(a)
-    return _Node(a * node.slope, a * node.curvature, a * node.smooth_curvature, node.atoms)
+    a = abs(a)  # 0 · ∞ = 0: an atom weighted 0 adds nothing
+    return _Node(_times(a, node.slope), _times(a, node.curvature),
+                 _times(a, node.smooth_curvature), node.atoms)
 
 
 def _compose(name: str, lf: float, cf: float, inner: _Node, *, zero_slope_at_kink: bool = False
@@ -194,6 +195,26 @@ def _affine_slope(expr: cp.Expression) -> float | None:
         for v, value in saved:
             v.value = value
     return abs(slopes.pop()) if len(slopes) == 1 else None
+
+
+def _signed_slope(expr: cp.Expression) -> float | None:
+    """a of an expression a·z + b(y) (0 for one constant in z), or None (see _affine_slope)."""
+    if not expr.variables():
+        return 0.0
+    if _affine_slope(expr) is None:
+        return None
+    z = expr.variables()[0]
+    saved = [(v, v.value) for v in (z, *expr.parameters())]
+    try:
+        for p in expr.parameters():
+            p.value = 0.0
+        z.value = 0.0
+        low = float(np.asarray(expr.value, dtype=float).reshape(()))
+        z.value = 1.0
+        return float(np.asarray(expr.value, dtype=float).reshape(())) - low
+    finally:
+        for v, value in saved:
+            v.value = value
 
 
 def _affine_sum(expr: cp.Expression, args: list) -> _Node:
@@ -274,6 +295,11 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
     live = [n for n in nodes if not n.constant] or nodes
     slope = max(n.slope for n in live)
     curv = _times(slope, slope) + max(n.curvature for n in live)
+    signed = [_signed_slope(p) for p in parts]
+    if all(a is not None for a in signed):
+        # affine pieces: g'' = Var_p(a) <= (max a − min a)²/4 (Popoviciu), e.g. 1/4 for
+        # log(1 + exp(−m)) = log_sum_exp([0, −m])
+        curv = (max(signed) - min(signed)) ** 2 / 4.0
     return _Node(slope, curv, curv, ("log_sum_exp", *(x for n in live for x in n.atoms)))
 
 
@@ -707,3 +733,46 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
             "minimum with an affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an "
             "affine expression.") from None
     return out, Smoothing(float(h), int(count), float(gap))
+
+
+def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
+              z_vec: Any, y_vec: Any = None) -> cp.Expression:
+    """The loss of a scalar prediction ``z`` (and label), built for a vector of predictions.
+
+    A form such as ``cp.log_sum_exp(cp.hstack([0, -m]))`` is one function of a scalar m, but
+    applied to a vector it concatenates the whole vector; here each ``log_sum_exp`` of a
+    stack becomes ``cp.log_sum_exp(cp.vstack(...), axis=0)`` (one per prediction) and every
+    other atom is rebuilt on the vector arguments, elementwise.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from dpconvex.objectives.atoms import vectorize
+    >>> m = cp.Variable()
+    >>> form = cp.log_sum_exp(cp.hstack([0, -m]))     # log(1 + exp(-m)), scalar m
+    >>> expr = vectorize(form, m, None, np.array([-30.0, 0.0]))
+    >>> np.round(expr.value, 4).tolist()
+    [30.0, 0.6931]
+    """
+    def walk(e: cp.Expression) -> Any:
+        if isinstance(e, cp.Variable) and e.id == z.id:
+            return z_vec
+        if label is not None and isinstance(e, cp.Parameter) and e.id == label.id:
+            return y_vec
+        if not e.variables() and not (label is not None and label in e.parameters()):
+            return e
+        name = type(e).__name__
+        if name == "log_sum_exp" and type(e.args[0]).__name__ in ("Hstack", "Vstack"):
+            parts = [walk(a) for a in e.args[0].args]
+            size = max(int(np.prod(getattr(p, "shape", ()) or (1,))) for p in parts)
+            stacked = [p if getattr(p, "size", 1) == size else p * np.ones(size) for p in parts]
+            return cp.log_sum_exp(cp.vstack(stacked), axis=0)
+        args = [walk(a) for a in e.args]
+        if name in ("Promote", "promote", "reshape", "index") and getattr(args[0], "size", 1) > 1:
+            return args[0]
+        if all(a is b for a, b in zip(args, e.args, strict=True)):
+            return e
+        return e.copy([cp.Constant(a) if isinstance(a, np.ndarray) else a for a in args])
+
+    return walk(expr)

@@ -252,7 +252,23 @@ class CVXPYLoss(Loss):
         return v, d1
 
     def cvxpy_expr(self, z, y=None):
-        return self.fn(z) if self.kind == "margin" else self.fn(z, y)
+        if self._elementwise:
+            return self.fn(z) if self.kind == "margin" else self.fn(z, y)
+        from .atoms import vectorize  # a form of one prediction (log_sum_exp of a stack)
+
+        return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
+
+    @property
+    def _elementwise(self) -> bool:
+        """Whether the stated form applied to a vector is that vector's losses, one each."""
+        if not hasattr(self, "_elementwise_cache"):
+            probe = _probe_args(self.kind)
+            probe[0] = cp.Variable(2)
+            try:
+                self._elementwise_cache = self.fn(*probe).shape == (2,)
+            except Exception:  # e.g. a stack of a scalar and a vector: not elementwise
+                self._elementwise_cache = False
+        return self._elementwise_cache
 
     @property
     def smoothing_unresolved(self) -> bool:
@@ -388,6 +404,21 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
             "called on a scalar CVXPY variable. Build the loss of one prediction from CVXPY "
             "atoms, elementwise (a loss of C predictions is kind='multiclass').") from None
     expr = form.expr
+    if isinstance(expr, cp.Expression) and len(expr.variables()) > 1:
+        names = ", ".join(sorted(v.name() for v in expr.variables() if v.id != form.z.id))
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} reads CVXPY variables other than its "
+            f"argument ({names}). A loss is a function of the prediction (and the label) only: "
+            "write the other quantities as constants.")
+    label_id = None if form.label is None else form.label.id
+    stated = [p for p in (expr.parameters() if isinstance(expr, cp.Expression) else [])
+              if p.id != label_id]
+    if stated:
+        shown = ", ".join(f"{p.name()} (value {p.value})" for p in stated)
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} reads cp.Parameter {shown}, which can "
+            "change after its bounds are derived. Write its value as a constant (e.g. "
+            "2.0 * m for a parameter of value 2), and state the loss again to change it.")
     if not isinstance(expr, cp.Expression) or not expr.variables():
         raise ParameterError(
             f"Loss.from_cvxpy: loss '{name}': fn{args} gave {type(expr).__name__} "

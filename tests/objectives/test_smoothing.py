@@ -168,3 +168,49 @@ def test_a_callable_of_the_wrong_arity_is_refused_by_name():
     X, y = _table()
     with pytest.raises(ParameterError, match=r"fn\(m\) of the margin"):
         dp.PrivateLinearClassifier(loss=lambda z, y: cp.abs(z - y), epsilon=1.0).fit(X, y)
+
+
+def test_the_logistic_loss_written_with_log_sum_exp_is_the_logistic_loss():
+    """log(1 + exp(−m)) as cp.log_sum_exp(cp.hstack([0, -m])): one prediction per stack."""
+    X, y = _table()
+    stated = Loss.from_cvxpy(lambda m: cp.log_sum_exp(cp.hstack([0, -m])), name="lse")
+    assert (stated.deriv_bound, stated.curvature) == (1.0, 0.25)   # Var of a Bernoulli <= 1/4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        fits = [dp.PrivateLinearClassifier(loss=loss, epsilon=1.0, random_state=0, classes=[0, 1],
+                                           solver=solver).fit(X, y)
+                for loss, solver in [(stated, None), (stated, "clarabel"), ("logistic", None)]]
+    lam = fits[2].certificate_.lam_rule.lam
+    # a release's residual is at most 1e-8 (native) or 1e-6 (the accuracy check of a CVXPY
+    # backend), so each model is within residual/Λ of the same exact minimizer
+    np.testing.assert_allclose(fits[0].coef_, fits[2].coef_, rtol=0, atol=2e-8 / lam)
+    np.testing.assert_allclose(fits[1].coef_, fits[2].coef_, rtol=0, atol=2e-6 / lam)
+
+
+def test_stated_losses_that_cannot_be_one_are_refused_by_name():
+    p, other = cp.Parameter(value=2.0, name="p"), cp.Variable(name="w2")
+    with pytest.raises(ParameterError, match="cp.Parameter p"):
+        Loss.from_cvxpy(lambda m: cp.logistic(-p * m))
+    with pytest.raises(ParameterError, match=r"variables other than its argument \(w2\)"):
+        Loss.from_cvxpy(lambda m: cp.logistic(-m) + cp.square(other))
+    assert Loss.from_cvxpy(lambda m: cp.logistic(-m) + 0 * cp.pos(m)).curvature == 0.25
+
+    def raising(coef):
+        raise KeyError("no such column")
+
+    X, y = _table()
+    with pytest.raises(ParameterError, match="the callable raised KeyError"):
+        dp.PrivateLogisticRegression(epsilon=1.0, constraints=raising, classes=[0, 1]).fit(X, y)
+
+
+def test_auto_with_delta_and_constraints_chooses_objective_perturbation():
+    X, y = _table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        model = dp.PrivateLogisticRegression(epsilon=1.0, delta=1e-5, random_state=0,
+                                             constraints=lambda w: cp.norm(w, 2) <= 1,
+                                             classes=[0, 1]).fit(X, y)
+    cert = model.certificate_
+    assert cert.mechanism.startswith("objective perturbation") and cert.delta == 0.0
+    assert np.linalg.norm(model.coef_) <= 1 + 1e-9
+    assert any("because constraints= is given" in str(a) for a in cert.assumptions)
