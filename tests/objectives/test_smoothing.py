@@ -214,3 +214,22 @@ def test_auto_with_delta_and_constraints_chooses_objective_perturbation():
     assert cert.mechanism.startswith("objective perturbation") and cert.delta == 0.0
     assert np.linalg.norm(model.coef_) <= 1 + 1e-9
     assert any("because constraints= is given" in str(a) for a in cert.assumptions)
+
+
+def test_a_cvxpy_solve_is_announced_with_its_cost_before_it_starts():
+    X, y = _table()
+    kw = dict(epsilon=1.0, random_state=0, classes=[0, 1])
+    cases = [(None, lambda c: cp.norm(c, "inf") + cp.norm(c, 1) <= 2, "cannot project"),
+             ("clarabel", lambda c: cp.norm(c, 1) <= 1, "solves this problem too"),
+             (None, lambda c: cp.norm(c, 1) <= 1, None)]
+    for solver, constraints, said in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = dp.PrivateLogisticRegression(solver=solver, constraints=constraints,
+                                                 **kw).fit(X, y)
+        costs = [str(w.message) for w in caught if w.category is dp.SolverCostWarning]
+        assert model.certificate_.all_hold
+        if said is None:
+            assert costs == [] and model.certificate_.solver["backend"] == "native"
+        else:
+            assert len(costs) == 1 and said in costs[0] and "n = 400 rows x p = 6" in costs[0]
