@@ -548,6 +548,13 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         loss, smoothing_note = resolve_smoothing(
             self._make_loss(), self.lam, mechanism, n, self.epsilon, q,
             n_features + int(self.fit_intercept), delta=float(self.delta))
+        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
+            raise ParameterError(
+                f"{type(self).__name__}.fit: loss '{loss.name}' has kinks and smoothing=None: "
+                "objective perturbation needs a bounded curvature, and no solver certifies the "
+                "minimizer of a kinked loss (its optimality residual, the gradient's norm, is not "
+                "defined at a kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: "
+                "the fit chooses the half-width with lam) or a half-width h > 0.")
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
         smoothing = getattr(loss, "smoothed_kinks", None)
         return FitPlan(

@@ -145,8 +145,11 @@ def test_objective_perturbation_refuses_an_unsmoothed_kink_with_the_way_out():
     hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=None)
     est = dp.PrivateLinearClassifier(loss=hinge, epsilon=1.0, mechanism="objective",
                                      random_state=0, classes=[0, 1])
-    with pytest.raises(PrivacyError, match=r"smoothing=h"):
+    with pytest.raises(ParameterError, match=r"smoothing=None: objective perturbation"):
         est.fit(X, y)
+    template = dp.templates.LinearERMTemplate(hinge, 0.1, 1.0, X, np.where(y > 0, 1, -1))
+    with pytest.raises(PrivacyError, match=r"smoothing=h"):
+        dp.release(template, "objective", dp.Budget(1.0), rng=0)
 
 
 def test_a_callable_loss_is_compiled_by_the_estimator():
