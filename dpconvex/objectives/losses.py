@@ -222,6 +222,9 @@ class CVXPYLoss(Loss):
             fn = _smoothed(fn, h)
         self.fn = fn
         self._form = _compile(fn, kind, self.name)
+        #: Whether the form applied to a vector is that vector's losses, one each (else
+        #: :meth:`cvxpy_expr` builds it elementwise from the form of one prediction).
+        self._elementwise = _elementwise(fn, kind)
         if not self._form.supported:
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
@@ -258,17 +261,6 @@ class CVXPYLoss(Loss):
 
         return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
 
-    @property
-    def _elementwise(self) -> bool:
-        """Whether the stated form applied to a vector is that vector's losses, one each."""
-        if not hasattr(self, "_elementwise_cache"):
-            probe = _probe_args(self.kind)
-            probe[0] = cp.Variable(2)
-            try:
-                self._elementwise_cache = self.fn(*probe).shape == (2,)
-            except Exception:  # e.g. a stack of a scalar and a vector: not elementwise
-                self._elementwise_cache = False
-        return self._elementwise_cache
 
     @property
     def smoothing_unresolved(self) -> bool:
@@ -345,6 +337,15 @@ def _check_smoothing(smoothing: Any) -> float | str | None:
         "The 'smoothing' parameter of Loss.from_cvxpy must be 'auto', None or a float h in "
         f"[1e-12, 1e12] (the half-width of each smoothed kink). Got {_short_repr(smoothing)} "
         "instead.")
+
+
+def _elementwise(fn: Callable[..., cp.Expression], kind: str) -> bool:
+    probe = _probe_args(kind)
+    probe[0] = cp.Variable(2)
+    try:
+        return fn(*probe).shape == (2,)
+    except Exception:  # e.g. a stack of a scalar and a vector: not elementwise
+        return False
 
 
 def _probe_args(kind: str) -> list[Any]:
