@@ -59,22 +59,9 @@ def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: floa
                      ) -> np.ndarray:
     """The Gram matrix of [c x, s, u] over dense rows, flattened, then the count clipped.
 
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-        Raw rows (read block by block; not copied).
-    u : ndarray of shape (n,)
-        Labels on the unit scale.
-    bound : float
-        The public norm bound q.
-    intercept : float or None
-        The intercept column s (None: no column).
-
-    Returns
-    -------
-    ndarray of shape ((p + 1)² + 1,)
-        With p = d + (intercept is not None): the (p + 1) × (p + 1) matrix
-        Σ_i [x̃_i; u_i][x̃_i; u_i]ᵀ row by row, then the number of rows with ‖x‖ > q.
+    The arguments as :func:`sufficient_statistics`'s (X dense, read block by block, not
+    copied). Returns, with p = d + (intercept is not None), the (p + 1) × (p + 1) matrix
+    Σ_i [x̃_i; u_i][x̃_i; u_i]ᵀ row by row, then the number of rows with ‖x‖ > q.
 
     Examples
     --------

@@ -70,6 +70,7 @@ from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
+from ..privacy.mechanisms.gaussian import class_sum_matrix
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import Release, release
 from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
@@ -187,22 +188,8 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
     ‖μ_c‖² (E‖s̃_c‖² = ‖s_c‖² + E_c; a class mean has norm <= 1) and
     π̂_c = max(ñ_c, f)/Σ_c′ max(ñ_c′, f). The maximum likelihood variance of the model
     u | c ~ N(μ_c, σ²I_d) is W/d. Every input is released or public: post-processing.
-
-    Parameters
-    ----------
-    V : ndarray of shape (C, d + 1)
-        The released class sums and w times the counts.
-    count_weight : float
-        w (public).
-    floor : float
-        The public count floor f.
-    sum_noise_energy : ndarray of shape (C,)
-        E_c (public).
-
-    Returns
-    -------
-    float
-        σ̂² > 0 in the units of u (‖u‖ <= 1).
+    ``V`` of shape (C, d + 1), ``sum_noise_energy`` the E_c (C,); returns σ̂² > 0 in the
+    units of u (‖u‖ <= 1).
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1
@@ -292,14 +279,7 @@ def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any
     the label set); ``record_map`` builds u from each raw row (k entries), exactly as the
     in-memory path builds it.
     """
-    U = record_map(block[:, :-1])
-    label, k = block[:, -1], U.shape[1]
-    V = np.zeros((C, k + 1))
-    for class_index in range(C):
-        rows = label == class_index
-        V[class_index, :k] = U[rows].sum(axis=0)
-        V[class_index, k] = w * float(np.count_nonzero(rows))
-    return V.reshape(1, -1)
+    return class_sum_matrix(record_map(block[:, :-1]), block[:, -1], C, w).reshape(1, -1)
 
 
 #: Entries per block of :class:`_BlockRows` (512 KB of float64).
@@ -482,6 +462,11 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
 
     #: The mechanisms offered and what "auto" resolves to.
     mechanism_menu: ClassVar[MechanismMenu] = CENTROID_MENU
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict (read per block)
+        return tags
 
     def _resolved(self) -> AutoMechanism:
         """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
@@ -695,11 +680,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     #: CSR/CSC rows: clipped, scaled and summed per class on their stored entries.
     _accepts_sparse: ClassVar[bool] = True
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict, never densified
-        return tags
 
     # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {

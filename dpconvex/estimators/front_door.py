@@ -34,7 +34,6 @@ from .._validation import (
     check_fitted,
     checks_feature_names,
     feature_names_of,
-    is_dask_collection,
     with_feature_names,
 )
 from ..data.labels import (
@@ -78,6 +77,7 @@ from .safeguard import (
     safeguard_mistakes,
     safeguard_sizes,
     select_release,
+    take_rows,
 )
 from .schema_input import SchemaInputMixin, SchemaOrNone
 
@@ -98,17 +98,6 @@ INFERRED_CHOICE_WARNING = (
 INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
                    "assumed public: one record with a new label can change the learner; pass "
                    "classes=[...] so that neither is read from the records")
-
-
-def _take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
-    """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
-    validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
-    collection's lazily (its chunks stay on the workers)."""
-    if is_dask_collection(X):
-        return check_rows(X, np.zeros(n), f"{owner}.fit", estimator)[0][rows]
-    if hasattr(X, "iloc"):
-        return X.iloc[rows]
-    return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
 def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
@@ -496,7 +485,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             # the validation rows are left out of the learner's fit (zero factors, X not copied)
             learner._fit_with(_rows_for(name, X), y_checked,
                               context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded)))
-            X_val = _take_rows(X, validation, n, owner, self)
+            X_val = take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
             best, selection = select_release(mistakes, epsilon, n_val, select_rng, noise.seeded)

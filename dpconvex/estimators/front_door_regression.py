@@ -36,16 +36,17 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.validation import check_array
-from ..errors import DataValidationError, PrivacyError, PrivacyWarning, user_stacklevel
+from ..errors import PrivacyError, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
 from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
-from ..privacy.release import release
+from ..privacy.release import Release, release
 from ..privacy.rules.front_door_regression import (
     CONSTANT,
     HANDICAP_LEVEL,
     RESIDUAL_CLIP,
+    RegressionChoice,
     choose_regression_learner,
     mean_epsilon,
     regression_safeguard_applies,
@@ -55,10 +56,16 @@ from ..privacy.rules.front_door_regression import (
 from ..privacy.rules.mechanism import has_positive_delta
 from ..templates.bounded_mean import BoundedMeanTemplate
 from .base import FitContext, FitPlan, PrivateEstimator
-from .front_door import _take_rows
 from .label_range import LabelRange, LabelRangeMixin, private_bounds
 from .regression import PrivateLinearRegressor
-from .safeguard import ConstantRegressor, dry_selection, select_release, squared_error_utilities
+from .safeguard import (
+    ConstantRegressor,
+    dry_selection,
+    safeguard_sizes,
+    select_release,
+    squared_error_utilities,
+    take_rows,
+)
 from .schema_input import SchemaInputMixin, SchemaOrNone
 
 __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
@@ -89,18 +96,14 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
       intercept by objective perturbation ([CMS11]_ Alg. 2 for a loss of the prediction,
       [KST12]_ Section 3), its Gaussian form where δ > 0 on enough rows.
 
-    The **safeguard**
-    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard; on by default up
-    to 100,000 rows): the private mean of every row's label is released with a share ε_c
-    of ε (:func:`~dpconvex.privacy.rules.front_door_regression.mean_epsilon`); a
-    permutation drawn independently of the data splits the rows into a fitting part, on
-    which the learner is fitted with ε − ε_c (the validation rows get zero factors, X is
-    not copied, and the centre of ``label_range`` as a public placeholder label), and a
-    validation part, on which the exponential mechanism ([MT07]_) with ε − ε_c selects
-    the model or the mean by their squared error, the model's lowered by a public
-    handicap so that a model no better than the mean is released with probability at
-    most 5 %. Sequential composition of the mean with the parallel composition of the
-    two parts: (ε, δ)-DP in all. Labels are clipped to ``label_range``, predictions too.
+    The **safeguard** (on by default up to 100,000 rows;
+    docs/privacy/front_door_regression.md#privacy-regressor-safeguard): the private mean of
+    every row's label with a share ε_c of ε, then, on disjoint parts drawn independently of
+    the data, the learner (the validation rows zeroed) and the exponential mechanism
+    ([MT07]_) selecting the model or the mean by their squared error, each with ε − ε_c
+    and the model handicapped so that one no better than the mean is released with
+    probability at most 5 %: (ε, δ)-DP in all. Labels are clipped to ``label_range``,
+    predictions too.
 
     Parameters
     ----------
@@ -200,22 +203,21 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         self.validation_fraction = validation_fraction
         self.schema = schema
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = True
-        tags.input_tags.sparse = True
-        return tags
-
     # ------------------------------------------------------------------------ plan
     def _delta(self) -> float:
         return float(self.delta) if has_positive_delta(self.delta) else 0.0
 
-    def _choice(self, n: int, n_features: int) -> Any:
-        return choose_regression_learner(n, n_features, float(self.epsilon), self._delta())
+    def _route(self, n: int, n_features: int) -> tuple[RegressionChoice, bool]:
+        """The rule's learner and whether the safeguard runs (n, d, ε, δ only)."""
+        choice = choose_regression_learner(n, n_features, float(self.epsilon), self._delta())
+        return choice, regression_safeguard_applies(n, choice.learner, self.safeguard)
 
-    def _guarded(self, n: int, n_features: int) -> bool:
-        return regression_safeguard_applies(n, self._choice(n, n_features).learner,
-                                            self.safeguard)
+    def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
+        """The safeguard's part sizes (n_fit, n_val), the mean's ε_c and the ε − ε_c left."""
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller,
+                                       regression_validation_rows)
+        eps_mean = mean_epsilon(n, float(self.epsilon))
+        return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean)
 
     def _make(self, mechanism: str, epsilon: float, *, guarded: bool) -> PrivateLinearRegressor:
         """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard, which
@@ -226,18 +228,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
             random_state=self.random_state, accountant=None if guarded else self.accountant)
 
-    def _sizes(self, n: int, caller: str) -> tuple[int, int]:
-        n_val = regression_validation_rows(n, self.validation_fraction)
-        if n_val < 1 or n - n_val < 2:
-            raise DataValidationError(
-                f"{caller}: n_samples = {n} rows cannot be split into a fitting part of at "
-                "least 2 rows and a validation part of at least 1 (validation_fraction = "
-                f"{self.validation_fraction!r}). Use more rows, another validation_fraction, "
-                "or safeguard=False.")
-        return n - n_val, n_val
-
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        choice = self._choice(n, n_features)
+        choice, guarded = self._route(n, n_features)
         owner = type(self).__name__
         if choice.learner == CONSTANT:
             return FitPlan(
@@ -247,21 +239,19 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 backend="none (closed form)",
                 options={"label_range": self._label_bounds()},
                 notes=(self._label_note(), choice.reason))
-        if not self._guarded(n, n_features):
-            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
-            learner_plan = learner.plan(n, 1, n_features)
+        if not guarded:
+            learner_plan = self._make(choice.mechanism, float(self.epsilon),
+                                      guarded=False).plan(n, 1, n_features)
             return dataclasses.replace(learner_plan, estimator=owner, notes=(
                 *learner_plan.notes, choice.reason, *self._unguarded_note(n)))
-        n_fit, n_val = self._sizes(n, f"{owner}.plan")
-        eps_mean = mean_epsilon(n, float(self.epsilon))
-        learner = self._make(choice.mechanism, remaining(float(self.epsilon), eps_mean), guarded=True)
-        learner_plan = learner.plan(n, 1, n_features)
-        rest = Budget(remaining(float(self.epsilon), eps_mean), learner_plan.budget.delta)
+        n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.plan")
+        learner_plan = self._make(choice.mechanism, rest, guarded=True).plan(n, 1, n_features)
         return dataclasses.replace(
             learner_plan, estimator=owner,
             budget=Budget(float(self.epsilon), self._delta()),
             parts={"private mean (every row)": Budget(eps_mean),
-                   "model (fitting part)": rest, "selection (validation part)": Budget(rest.epsilon)},
+                   "model (fitting part)": Budget(rest, learner_plan.budget.delta),
+                   "selection (validation part)": Budget(rest)},
             notes=(*learner_plan.notes, choice.reason,
                    self._safeguard_note(n_fit, n_val, eps_mean)))
 
@@ -297,57 +287,32 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if private_bounds(self.label_range) is not None:
             return self._fit_private_labels(X, y, context)
         self._validate_params()
-        owner = type(self).__name__
+        owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        choice = self._choice(n, n_features)
+        choice, guarded = self._route(n, n_features)
         if choice.learner == CONSTANT:
-            self._fit_constant(X, y, n, n_features, choice.reason, context)
-        elif self._guarded(n, n_features):
-            self._fit_safeguarded(X, y, n, n_features, choice, context)
-        else:
-            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
+            check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
+            noise = noise_source(self, context.noise)
+            with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
+                u = self._unit_labels(y, n, f"{owner}.fit")
+                mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
+                certificate = mean.certificate
+                certificate.state(self._label_note(), choice.reason)
+                hold.commit_certificate(certificate)
+            self._set_constant(float(mean.theta[0]), n_features, certificate)
+            self.n_features_in_ = n_features
+            return with_feature_names(self, names)
+        if not guarded:
+            learner = self._make(choice.mechanism, epsilon, guarded=False)
             learner._fit_with(X, y, context.inner(noise_source(self, context.noise)))
             learner.certificate_.assumptions.extend((choice.reason, *self._unguarded_note(n)))
             self.estimator_, self.learner_ = learner, choice.learner
             self.certificate_ = learner.certificate_
-        self.n_features_in_ = n_features
-        return with_feature_names(self, names)
-
-    def _mean_release(self, u: np.ndarray, epsilon: float, rng: np.random.Generator,
-                      seeded: bool) -> tuple[float, Certificate]:
-        """The private mean of the unit labels (Laplace, privacy-private-mean), on the unit scale."""
-        released = release(BoundedMeanTemplate(lambda: float(np.sum(u)), u.size), "laplace_mean",
-                           Budget(float(epsilon)), None, rng, seeded=seeded)
-        return float(released.theta[0]), released.certificate
-
-    def _from_unit(self, value: float) -> float:
-        lo, hi = self._label_bounds()
-        return 0.5 * (hi + lo) + 0.5 * (hi - lo) * float(value)
-
-    def _fit_constant(self, X: Any, y: Any, n: int, n_features: int, reason: str,
-                      context: FitContext) -> None:
-        owner = type(self).__name__
-        check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        noise = noise_source(self, context.noise)
-        with reserve_budget(self.accountant, float(self.epsilon), 0.0, owner) as hold:
-            u = self._unit_labels(y, n, f"{owner}.fit")
-            mean, certificate = self._mean_release(u, float(self.epsilon), noise.rng,
-                                                   noise.seeded)
-            certificate.state(self._label_note(), reason)
-            hold.commit_certificate(certificate)
-        self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
-        self.estimator_.certificate_ = certificate
-        self.learner_ = CONSTANT
-        self.certificate_ = certificate
-
-    def _fit_safeguarded(self, X: Any, y: Any, n: int, n_features: int, choice: Any,
-                         context: FitContext) -> None:
-        owner = type(self).__name__
-        epsilon = float(self.epsilon)
-        n_fit, n_val = self._sizes(n, f"{owner}.fit")
-        eps_mean = mean_epsilon(n, epsilon)
-        rest = remaining(epsilon, eps_mean)
+            self.n_features_in_ = n_features
+            return with_feature_names(self, names)
+        # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
+        n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
         learner = self._make(choice.mechanism, rest, guarded=True)
         noise = noise_source(self, context.noise)
         with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold:
@@ -359,9 +324,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             held = np.zeros(n, dtype=bool)
             held[validation] = True
             mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-            mean, mean_certificate = self._mean_release(u, eps_mean, mean_rng, noise.seeded)
+            released_mean = _mean_release(float(np.sum(u)), n, eps_mean,
+                                          NoiseSource(mean_rng, noise.seeded))
+            mean = float(released_mean.theta[0])
             lo, hi = self._label_bounds()
-            y_unit = u * (0.5 * (hi - lo)) + 0.5 * (hi + lo)  # the clipped labels, in their units
+            y_unit = self._from_unit(u)  # the clipped labels, in their units
             # the validation rows get the public placeholder: the centre of label_range (u = 0),
             # so no value of theirs reaches the learner (not even its objective's constant)
             y_unit[validation] = 0.5 * (hi + lo)
@@ -370,39 +337,45 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 warnings.simplefilter("ignore", PrivacyWarning)
                 learner._fit_with(X_checked, y_unit, context.excluding(held).inner(
                     NoiseSource(fit_rng, noise.seeded)))
-            X_val = _take_rows(X_checked, validation, n, owner, self)
+            X_val = take_rows(X_checked, validation, n, owner, self)
             model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
-            u_val = u[validation]
             utilities = squared_error_utilities(
-                [model_unit, np.full(n_val, mean)], u_val, [selection_handicap(rest), 0.0],
-                clip=RESIDUAL_CLIP)
+                [model_unit, np.full(n_val, mean)], u[validation],
+                [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
             best, selection = select_release(np.zeros(2), rest, n_val, select_rng, noise.seeded,
                                              utilities=utilities, description=SELECTION_UTILITY)
             certificate = self._safeguard_certificate(
-                mean_certificate, learner.certificate_, selection, choice, (n_fit, n_val),
-                eps_mean, selected=best)
+                released_mean.certificate, learner.certificate_, selection, choice,
+                (n_fit, n_val, eps_mean, rest), selected=best)
             hold.commit_certificate(certificate)
         if best == 0:
             self.estimator_, self.learner_ = learner, choice.learner
+            self.certificate_ = certificate
         else:
-            self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
-            self.estimator_.certificate_ = certificate
-            self.learner_ = CONSTANT
+            self._set_constant(mean, n_features, certificate)
             warnings.warn(
                 f"{owner}.fit: the safeguard released the private mean of the labels instead "
                 f"of the {choice.learner} model: the private selection on the validation rows "
                 "favoured it (a part of the release, "
-                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard). The signal in these "
-                f"rows does not outweigh the noise at epsilon = {epsilon:g}: use a larger "
-                "epsilon, delta > 0, more rows or fewer features, or compare with "
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard). The signal "
+                f"in these rows does not outweigh the noise at epsilon = {epsilon:g}: use a "
+                "larger epsilon, delta > 0, more rows or fewer features, or compare with "
                 "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
+        self.n_features_in_ = n_features
+        return with_feature_names(self, names)
+
+    def _set_constant(self, mean: float, n_features: int, certificate: Certificate) -> None:
+        """Release the private mean (unit scale) as the constant prediction."""
+        self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
+        self.estimator_.certificate_ = certificate
+        self.learner_ = CONSTANT
         self.certificate_ = certificate
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
-                               choice: Any, sizes: tuple[int, int], eps_mean: float,
+                               choice: RegressionChoice, parts: tuple[int, int, float, float],
                                selected: int | None = None) -> Certificate:
         """Sequential: the mean, then the parallel composition of the model and the selection."""
-        n_fit, n_val = sizes
+        n_fit, n_val, eps_mean, rest = parts
         candidates = [choice.learner, CONSTANT]
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
@@ -416,22 +389,19 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates,
-            "epsilon of the mean": eps_mean,
-            "selection handicap": selection_handicap(remaining(float(self.epsilon), eps_mean))}
+            "epsilon of the mean": eps_mean, "selection handicap": selection_handicap(rest)}
         if selected is not None:
             quantities["safeguard selected"] = candidates[selected]
-        owner = type(self).__name__
         try:
-            parts = compose_parallel(
+            both = compose_parallel(
                 [model, selection],
                 mechanism=("the learner on the fitting part, the exponential mechanism over the "
                            "model and the mean on the validation part "
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
-                epsilon_requested=remaining(float(self.epsilon), eps_mean), delta_requested=self._delta(),
-                conditions=conditions,
+                epsilon_requested=rest, delta_requested=self._delta(), conditions=conditions,
                 labels=["model (fitting part)", "selection (validation part)"])
             return compose_sequential(
-                [mean, parts],
+                [mean, both],
                 mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
                            "then the learner and the selection on disjoint parts "
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
@@ -442,7 +412,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                              "replace-one adjacency; n is public (it fixes the part sizes)"],
                 labels=["private mean (every row)", "model and selection (disjoint parts)"])
         except PrivacyError as exc:
-            raise PrivacyError(f"{owner}.fit: {exc}") from None
+            raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
 
     # --------------------------------------------------------------------- certify
     def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
@@ -462,32 +432,26 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if X is None:
             plan = self.plan(n if n is not None else 0, 1,
                              n_features if n_features is not None else 0)
-            size = (plan.n, plan.n_features)
+            n_rows, d = plan.n, plan.n_features
         else:
-            shape = self.public_shape(X, y)
-            size = (shape[0], shape[2])
-        n_rows, d = size
-        choice = self._choice(n_rows, d)
-        owner = type(self).__name__
+            n_rows, _, d = self.public_shape(X, y)
+        choice, guarded = self._route(n_rows, d)
         if choice.learner == CONSTANT:
-            certificate = release(BoundedMeanTemplate(0.0, n_rows), "laplace_mean",
-                                  Budget(float(self.epsilon)), dry_run=True).certificate
+            certificate = _mean_release(0.0, n_rows, float(self.epsilon)).certificate
             certificate.state(self._label_note(), choice.reason)
             return certificate
-        if not self._guarded(n_rows, d):
+        if not guarded:
             learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
             certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
             certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
             return certificate
-        n_fit, n_val = self._sizes(n_rows, f"{owner}.certify")
-        eps_mean = mean_epsilon(n_rows, float(self.epsilon))
-        learner = self._make(choice.mechanism, remaining(float(self.epsilon), eps_mean), guarded=True)
-        mean = release(BoundedMeanTemplate(0.0, n_rows), "laplace_mean", Budget(eps_mean),
-                       dry_run=True).certificate
-        model = learner.certify(n=n_rows, n_classes=1, n_features=d)
-        selection = dry_selection(2, remaining(float(self.epsilon), eps_mean), n_val, SELECTION_UTILITY)
-        return self._safeguard_certificate(mean, model, selection, choice, (n_fit, n_val),
-                                           eps_mean)
+        parts = self._parts(n_rows, f"{type(self).__name__}.certify")
+        _, n_val, eps_mean, rest = parts
+        model = self._make(choice.mechanism, rest, guarded=True).certify(
+            n=n_rows, n_classes=1, n_features=d)
+        return self._safeguard_certificate(
+            _mean_release(0.0, n_rows, eps_mean).certificate, model,
+            dry_selection(2, rest, n_val, SELECTION_UTILITY), choice, parts)
 
     # --------------------------------------------------------------------- predict
     @checks_feature_names
@@ -495,3 +459,13 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         """The released model's predictions, in the labels' units (within ``label_range``)."""
         check_fitted(self, "estimator_")
         return self.estimator_.predict(self._encoded(X))
+
+
+def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None
+                  ) -> Release:
+    """The private mean of n unit labels summing to ``total`` (Laplace, privacy-private-mean),
+    on the unit scale; without ``noise`` the dry run (``certify``)."""
+    template, budget = BoundedMeanTemplate(total, n), Budget(float(epsilon))
+    if noise is None:
+        return release(template, "laplace_mean", budget, dry_run=True)
+    return release(template, "laplace_mean", budget, None, noise.rng, seeded=noise.seeded)

@@ -251,27 +251,9 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
     * v_c = max(M_c − μ_c², φ) + e/m_c², φ = ``var_floor``: the public floor, plus the noise
       variance of μ_c (the predictive variance of t given the noisy mean).
 
-    Every input is released or public: post-processing.
-
-    Parameters
-    ----------
-    V : ndarray of shape (C, 2d + 1)
-        The released sums of t, of 2t² − 1, and w times the counts.
-    count_weight : float
-        w (public).
-    floor : float
-        The public count floor f.
-    noise_second_moment : float
-        e = E b_j² (public, from the calibration).
-    var_floor : float
-        φ (public).
-
-    Returns
-    -------
-    means, variances : ndarray of shape (C, d)
-        In the units of t.
-    counts : ndarray of shape (C,)
-        ñ_c as released.
+    Every input is released or public: post-processing. ``V`` of shape (C, 2d + 1), the
+    arguments w, f, e and φ; returns the means and variances (C, d) in the units of t and
+    the counts ñ_c (C,) as released.
 
     Examples
     --------
@@ -434,11 +416,6 @@ class PrivateGaussianNB(ClassSumEstimator):
         self.unknown_labels = unknown_labels
         self.random_state = random_state
         self.accountant = accountant
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict, read per block
-        return tags
 
     # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {

@@ -118,6 +118,18 @@ class LabelRangeMixin:
     ``_set_coefficients`` sets ``coef_``, ``intercept_`` and ``n_features_in_``.
     """
 
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = True  # noise from the OS unless random_state is set
+        tags.input_tags.sparse = True  # CSR/CSC rows (dense or per chunk, never densified)
+        return tags
+
+    def _row_options(self) -> dict[str, Any]:
+        """The plan's options on the rows and labels (public parameters)."""
+        return {"norm bound q~": self._norm_bound(), "label_range": self._label_bounds(),
+                "fit_intercept": bool(self.fit_intercept),
+                "intercept_scaling": float(self.intercept_scaling)}
+
     def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
         """(n, 1, n_features): a regression has no label set to read."""
         n, _, p = super().public_shape(X, np.zeros(1))
@@ -130,9 +142,14 @@ class LabelRangeMixin:
         if private_bounds(self.label_range) is not None:
             check_fitted(self, "label_range_")
             lo, hi = self.label_range_
-            return float(lo), float(hi)
-        lo, hi = (float(v) for v in self.label_range)
-        return lo, hi
+        else:
+            lo, hi = self.label_range
+        return float(lo), float(hi)
+
+    def _from_unit(self, u: Any) -> Any:
+        """The unit scale's u mapped back to the labels' units: u·(hi − lo)/2 + (hi + lo)/2."""
+        lo, hi = self._label_bounds()
+        return u * (0.5 * (hi - lo)) + 0.5 * (hi + lo)
 
     # ------------------------------------------------------- a label range released in the fit
     def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> Any:
@@ -316,9 +333,7 @@ class LabelRangeMixin:
         from .._validation import check_sample_weight
 
         pred = self.predict(X)
-        lo, hi = self._label_bounds()
-        truth = (self._unit_labels(y, pred.size, check_only=True) * 0.5 * (hi - lo)
-                 + 0.5 * (hi + lo))
+        truth = self._from_unit(self._unit_labels(y, pred.size, check_only=True))
         weights = None if sample_weight is None else check_sample_weight(
             sample_weight, pred.size, f"{type(self).__name__}.score")
         return float(r2_score(truth, pred, sample_weight=weights))

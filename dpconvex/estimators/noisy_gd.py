@@ -168,17 +168,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         δ in (0, 1) of the whole run. None: δ = 1/n² (n public), and the
         certificate says "delta chosen by the public rule 1/n^2 (n public)".
     steps : int or None, default=None
-        Number T of gradient steps (public). None: T = ⌈D/(ηC)⌉ in
-        [20, 1000] with the travel D = 1.3 nμ/q̃ (μ the Gaussian-DP parameter
-        of (ε, δ), q̃ the row-norm bound with the intercept; 0.325 nμ steps for
-        the logistic loss with the default clip and step), resolved by
-        :meth:`plan`: long runs where much signal survives the noise, early
-        stopping where little does (the constant: the fewest steps within 0.1
-        points of the best held-out accuracy, averaged over the data sets of
-        ``benchmarks/noisy_gd_steps.py``; docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
-        An explicit T is at most min(10⁶, max(1000, ⌊10¹¹/(n p)⌋)), p the
-        number of parameters (:func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps`:
-        a bound on running time, checked from the shape of X before the fit starts).
+        Number T of gradient steps (public). None: T = ⌈D/(ηC)⌉ in [20, 1000] with the
+        travel D = 1.3 nμ/q̃ (:func:`~dpconvex.privacy.mechanisms.noisy_gd.steps_rule`,
+        resolved by :meth:`plan`): long runs where much signal survives the noise, early
+        stopping where little does. An explicit T is at most
+        :func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps` (a bound on running time).
     radius : float or None, default=None
         Radius R of the L2 ball the parameters (intercept included) are
         projected onto (public). None: η (CT + 3 s sqrt(Tp)), the reach of the

@@ -83,25 +83,13 @@ class _LossChoice(Constraint):
         return "one of 'huber', 'pinball', 'squared' or a dpconvex.objectives.Loss instance"
 
 
-class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
-                             PrivateEstimator):
-    """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
-
-    Parameters
-    ----------
-    loss : {"huber", "pinball", "squared"} or Loss, default="huber"
-        "huber": :class:`~dpconvex.objectives.HuberRegression` (threshold ``huber_threshold``
-        on the unit label scale); "pinball": the smoothed quantile loss
-        :class:`~dpconvex.objectives.Pinball` (``quantile``); "squared": (z − y)²/2, whose
-        slope is unbounded on the predictions a release can reach, so the verifier refuses it
-        with the reason (docs/privacy/user_objectives.md#privacy-prediction-losses). A
-        :class:`~dpconvex.objectives.Loss` of kind "regression" (e.g. from
-        :meth:`Loss.from_cvxpy`) with ``label_range=(-1, 1)``: it sees the labels on the unit
-        scale.
+#: The parameters every private linear regressor shares, written into each class docstring
+#: at its ``{regression_parameters}`` line (as the classifiers' ``LINEAR_PARAMETERS_DOC``).
+REGRESSION_PARAMETERS_DOC = """\
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
-    label_range : (float, float), "private" or PrivateBounds
+    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
         The public range (lo, hi) of the labels, from documentation, never from the data:
         labels are clipped to it (a per-record map; the count goes to
         :func:`~dpconvex.collect_diagnostics` only) and predictions too.
@@ -109,29 +97,27 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
     data_norm : float, default=1.0
         Public bound q on each row's norm (rows are clipped to it).
+
+        .. warning:: Never set it from the data (e.g. the max row norm): that leaks.
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
     intercept_scaling : float, default=1.0
     lam : float or "auto", default="auto"
-        Λ; "auto": the public rule of the classifiers (docs/privacy/perturbation.md#privacy-lambda-rule).
+        Λ; "auto": the public rule of the linear models (docs/privacy/perturbation.md#privacy-lambda-rule).
     mechanism : str, default="auto"
-        "objective", "output", "gaussian_objective", "gaussian_output", "none"; "auto" by δ.
-    quantile : float, default=0.5
-        τ of the pinball loss.
-    huber_threshold : float, default=0.5
-        M of the Huber loss on the unit label scale (a quarter of the label range).
+        "objective", "output", "gaussian_objective", "gaussian_output", "none" (the explicit
+        NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
+        Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
     solver : str or None, default=None
     random_state : None, int or Generator, default=None
         None draws the noise from the OS (a release); a seed makes an experiment.
     max_iter : int or None, default=None
     accountant : BudgetAccountant or None, default=None
-    vouch : tuple of str, default=()
-        Constants of a user's loss that you vouch for (docs/privacy/user_objectives.md#privacy-vouch).
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
         (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`: a
         ball, box, orthant, ℓ1 ball or simplex for every solver, any other DCP set for
-        ``solver="clarabel"`` or ``"scs"``.
+        ``solver="clarabel"`` or ``"scs"`` (docs/privacy/user_objectives.md#privacy-constraints).
 
     Warns
     -----
@@ -150,6 +136,39 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     intercept_ : float
     n_features_in_ : int
     certificate_ : Certificate
+"""
+
+
+def _regression_docs(cls: type) -> type:
+    """Write :data:`REGRESSION_PARAMETERS_DOC` into ``cls.__doc__`` at ``{regression_parameters}``."""
+    if cls.__doc__:  # None under python -OO
+        cls.__doc__ = cls.__doc__.replace("    {regression_parameters}\n", REGRESSION_PARAMETERS_DOC)
+    return cls
+
+
+@_regression_docs
+class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
+                             PrivateEstimator):
+    """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
+
+    Parameters
+    ----------
+    loss : {"huber", "pinball", "squared"} or Loss, default="huber"
+        "huber": :class:`~dpconvex.objectives.HuberRegression` (threshold ``huber_threshold``
+        on the unit label scale); "pinball": the smoothed quantile loss
+        :class:`~dpconvex.objectives.Pinball` (``quantile``); "squared": (z − y)²/2, whose
+        slope is unbounded on the predictions a release can reach, so the verifier refuses it
+        with the reason (docs/privacy/user_objectives.md#privacy-prediction-losses). A
+        :class:`~dpconvex.objectives.Loss` of kind "regression" (e.g. from
+        :meth:`Loss.from_cvxpy`) with ``label_range=(-1, 1)``: it sees the labels on the unit
+        scale.
+    quantile : float, default=0.5
+        τ of the pinball loss.
+    huber_threshold : float, default=0.5
+        M of the Huber loss on the unit label scale (a quarter of the label range).
+    vouch : tuple of str, default=()
+        Constants of a user's loss that you vouch for (docs/privacy/user_objectives.md#privacy-vouch).
+    {regression_parameters}
 
     Examples
     --------
@@ -209,12 +228,6 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         self.vouch = vouch
         self.constraints = constraints
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = True
-        tags.input_tags.sparse = True
-        return tags
-
     # ------------------------------------------------------------------ parameters
     def _make_loss(self) -> Loss:
         if isinstance(self.loss, Loss):
@@ -232,7 +245,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         return get_regression_loss(self.loss, UNIT_LABELS)
 
     def _vouched(self) -> tuple[str, ...]:
-        return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)
+        vouch = getattr(self, "vouch", ())  # the fixed-loss regressors: a shipped, derived loss
+        return (vouch,) if isinstance(vouch, str) else tuple(vouch)
 
     # ----------------------------------------------------------------------- plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -240,21 +254,17 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         budget = self._budget(mechanism)
         loss = self._make_loss()
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
-        lo, hi = self._label_bounds()
         label_note = self._label_note()
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
             template="linear ERM", learner="linear regression", mechanism=mechanism,
             budget=budget, backend=self._backend(), lam=lam, lam_rule=rule,
             notes=(note, label_note, *self._mechanism_notes()),
-            options={"loss": loss.name, "norm bound q~": self._norm_bound(),
-                     "label_range": (lo, hi),
-                     "fit_intercept": bool(self.fit_intercept),
-                     "intercept_scaling": float(self.intercept_scaling)})
+            options={"loss": loss.name, **self._row_options()})
 
     def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
         """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""
-        lo, hi = (float(v) for v in self.label_range)
+        lo, hi = self._label_bounds()
         return _parameter_set(self.constraints, plan.n_features, self.fit_intercept, owner,
                               self.solver, scale=0.5 * (hi - lo))
 
@@ -338,6 +348,7 @@ _FIXED_LOSS_CONSTRAINTS: dict[str, Constraint] = {
     if name not in ("loss", "quantile", "huber_threshold", "vouch")}
 
 
+@_regression_docs
 class PrivateHuberRegressor(PrivateLinearRegressor):
     """ε- (or (ε, δ)-) differentially private linear regression with the Huber loss.
 
@@ -352,60 +363,12 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
 
     Parameters
     ----------
-    epsilon : float, default=1.0
-    delta : float, default=0.0
-        δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
-    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
-        The public range (lo, hi) of the labels, from documentation, never from the data:
-        labels are clipped to it (a per-record map; the count goes to
-        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
-        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
-    data_norm : float, default=1.0
-        Public bound q on each row's norm (rows are clipped to it).
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that leaks.
-    fit_intercept : bool, default=True
-        An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
-    intercept_scaling : float, default=1.0
-    lam : float or "auto", default="auto"
-        Λ; "auto": the public rule of the linear models (docs/privacy/perturbation.md#privacy-lambda-rule).
-    mechanism : str, default="auto"
-        "objective", "output", "gaussian_objective", "gaussian_output", "none" (the explicit
-        NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
-        Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
     huber_threshold : float, default=0.5
         M, where the loss turns from squared to linear, on the unit label scale: residuals
         beyond M·(hi − lo)/2 in the labels' units count linearly (the default: a quarter of
         the label range). A smaller M resists outliers more and has curvature 1/M, which
         objective perturbation pays for.
-    solver : str or None, default=None
-    random_state : None, int or Generator, default=None
-        None draws the noise from the OS (a release); a seed makes an experiment.
-    max_iter : int or None, default=None
-    accountant : BudgetAccountant or None, default=None
-    constraints : callable or None, default=None
-        ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
-        as in :class:`PrivateLinearRegressor` (docs/privacy/user_objectives.md#privacy-constraints).
-
-    Warns
-    -----
-    PrivacyWarning
-        In ``fit``, before the solve, when the expected noise outweighs the largest possible
-        data gradient at the start
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
-        public quantities only, not the strength of the data's signal: compare the model
-        with the training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``)
-        even without it.
-
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_features,)
-        In the labels' units.
-    intercept_ : float
-    n_features_in_ : int
-    certificate_ : Certificate
-        Its loss is "huber_regression".
+    {regression_parameters}
 
     See Also
     --------
@@ -460,10 +423,8 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     def _make_loss(self) -> Loss:
         return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
 
-    def _vouched(self) -> tuple[str, ...]:
-        return ()
 
-
+@_regression_docs
 class PrivateQuantileRegressor(PrivateLinearRegressor):
     """ε- (or (ε, δ)-) differentially private linear quantile regression (smoothed pinball loss).
 
@@ -475,37 +436,14 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     (docs/privacy/user_objectives.md#privacy-prediction-losses), so objective perturbation
     ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ Section 3) and output perturbation
     ([CMS]_ Alg. 1) apply. The prediction estimates the τ-quantile of the label given x,
-    clipped to the public ``label_range``.
+    clipped to the public ``label_range``. Objective perturbation had the lower test MAE of
+    the median regressor than output perturbation in every table × ε × δ of the regression
+    corpus's selection seeds (docs/privacy/user_objectives.md#privacy-prediction-losses).
 
     Parameters
     ----------
     quantile : float, default=0.5
         τ in (0, 1): the quantile predicted (0.5: the median).
-    epsilon : float, default=1.0
-    delta : float, default=0.0
-        δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
-    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
-        The public range (lo, hi) of the labels, from documentation, never from the data:
-        labels are clipped to it (a per-record map; the count goes to
-        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
-        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
-    data_norm : float, default=1.0
-        Public bound q on each row's norm (rows are clipped to it).
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that leaks.
-    fit_intercept : bool, default=True
-        An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
-    intercept_scaling : float, default=1.0
-    lam : float or "auto", default="auto"
-        Λ; "auto": the public rule of the linear models (docs/privacy/perturbation.md#privacy-lambda-rule).
-    mechanism : str, default="auto"
-        "objective", "output", "gaussian_objective", "gaussian_output", "none" (the explicit
-        NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
-        Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
-        Objective perturbation had the lower test MAE of the median regressor than
-        output perturbation in every table × ε × δ of the regression corpus's selection
-        seeds (docs/privacy/user_objectives.md#privacy-prediction-losses).
     smoothing : float, default=0.05
         h, the width of the smoothing on the unit label scale (h·(hi − lo)/2 in the labels'
         units). The minimizer of the smoothed loss is the τ-quantile of the residual plus a
@@ -513,33 +451,7 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
         where h is not small against their spread on the unit scale; a smaller h has
         curvature 1/(4h), which objective perturbation pays for
         (docs/privacy/user_objectives.md#privacy-prediction-losses).
-    solver : str or None, default=None
-    random_state : None, int or Generator, default=None
-        None draws the noise from the OS (a release); a seed makes an experiment.
-    max_iter : int or None, default=None
-    accountant : BudgetAccountant or None, default=None
-    constraints : callable or None, default=None
-        ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
-        as in :class:`PrivateLinearRegressor` (docs/privacy/user_objectives.md#privacy-constraints).
-
-    Warns
-    -----
-    PrivacyWarning
-        In ``fit``, before the solve, when the expected noise outweighs the largest possible
-        data gradient at the start
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
-        public quantities only, not the strength of the data's signal: compare the model
-        with the training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``)
-        even without it.
-
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_features,)
-        In the labels' units.
-    intercept_ : float
-    n_features_in_ : int
-    certificate_ : Certificate
-        Its loss is "pinball".
+    {regression_parameters}
 
     See Also
     --------
@@ -595,6 +507,3 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     def _make_loss(self) -> Loss:
         return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile),
                                    smoothing=float(self.smoothing))
-
-    def _vouched(self) -> tuple[str, ...]:
-        return ()

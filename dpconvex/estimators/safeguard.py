@@ -24,11 +24,13 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
-from .._validation import checks_feature_names
+from .._validation import checks_feature_names, is_dask_collection
 from ..data.validation import check_array
 from ..errors import DataValidationError
 from ..privacy.budget import Budget
@@ -36,10 +38,10 @@ from ..privacy.certificate import Certificate
 from ..privacy.release import release
 from ..privacy.rules.front_door import safeguard_validation_rows
 from ..templates.selection import SelectionTemplate
-from .parts import predicted
+from .parts import check_rows, predicted
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "constant_name", "safeguard_mistakes",
-           "safeguard_sizes", "select_release", "squared_error_utilities"]
+           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows"]
 
 
 class ConstantClassifier:
@@ -189,9 +191,9 @@ def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
     >>> squared_error_utilities([np.array([0.25, 1.0])], np.zeros(2), [0.0], clip=0.5).tolist()
     [-1.25]
     """
-    u = np.asarray(u, dtype=float)
-    return np.array([-float(np.sum(np.minimum(1.0, ((np.clip(p, -1.0, 1.0) - u) / clip) ** 2)))
-                     - float(m) for p, m in zip(unit_predictions, handicaps, strict=True)])
+    p = np.clip(np.asarray(unit_predictions, dtype=float), -1.0, 1.0)  # (candidates, rows)
+    residual = (p - np.asarray(u, dtype=float)) / clip
+    return -np.sum(np.minimum(1.0, residual**2), axis=1) - np.asarray(handicaps, dtype=float)
 
 
 def _plain(label: Any) -> Any:
@@ -203,19 +205,22 @@ def constant_name(label: Any) -> str:
     return f"constant {_plain(label)!r}"
 
 
-def safeguard_sizes(n: int, validation_fraction: float | str, caller: str) -> tuple[int, int]:
+def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
+                    rows: Callable[[int, float | str], int] = safeguard_validation_rows
+                    ) -> tuple[int, int]:
     """(fitting rows, validation rows) for n rows (public: n and the parameter only).
 
-    ⌈fraction · n⌉ rows validate, or with ``"auto"`` the rule
-    :func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`. ``caller``: the
-    public call ("PrivateClassifier.fit"), for the message.
+    ``rows(n, validation_fraction)`` rows validate: ⌈fraction · n⌉, or with ``"auto"`` the
+    front door's rule (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`,
+    the regressor's :func:`~dpconvex.privacy.rules.front_door_regression.regression_validation_rows`).
+    ``caller``: the public call ("PrivateClassifier.fit"), for the message.
 
     Raises
     ------
     DataValidationError
         Fewer than 2 fitting rows or no validation row.
     """
-    n_val = safeguard_validation_rows(int(n), validation_fraction)
+    n_val = rows(int(n), validation_fraction)
     n_fit = int(n) - n_val
     if n_val < 1 or n_fit < 2:
         raise DataValidationError(
@@ -224,6 +229,25 @@ def safeguard_sizes(n: int, validation_fraction: float | str, caller: str) -> tu
             f"{validation_fraction!r}). Use more rows, another validation_fraction, "
             "or safeguard=False.")
     return n_fit, n_val
+
+
+def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
+    """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
+    validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
+    collection's lazily (its chunks stay on the workers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.safeguard import take_rows
+    >>> take_rows(np.arange(8).reshape(4, 2), np.array([1, 3]), 4, "Demo", None).tolist()
+    [[2, 3], [6, 7]]
+    """
+    if is_dask_collection(X):
+        return check_rows(X, np.zeros(n), f"{owner}.fit", estimator)[0][rows]
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
 
 
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:

@@ -194,12 +194,6 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         self.random_state = random_state
         self.accountant = accountant
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = True  # noise from the OS unless random_state is set
-        tags.input_tags.sparse = True  # CSR/CSC rows: the statistics read their stored entries
-        return tags
-
     # ----------------------------------------------------------------- parameters
     def _mechanism(self) -> Mechanism:
         """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
@@ -221,7 +215,6 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     # ----------------------------------------------------------------------- plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism = self._mechanism()
-        lo, hi = self._label_bounds()
         if isinstance(self.lam, str):
             rule = ("lam='auto': AdaSSP's adaptive ridge from a private lower bound on "
                     "lambda_min(X^T X) (Wang 2018 Alg. 2; "
@@ -235,9 +228,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
             backend="closed form (no solver)",
             lam=None if isinstance(self.lam, str) else float(self.lam), lam_rule=rule,
             notes=(self._label_note(), ROWS_NOTE, *self._mechanism_notes()),
-            options={"norm bound q~": self._norm_bound(), "label_range": (lo, hi),
-                     "fit_intercept": bool(self.fit_intercept),
-                     "intercept_scaling": float(self.intercept_scaling)})
+            options=self._row_options())
 
     # -------------------------------------------------------------------- prepare
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,

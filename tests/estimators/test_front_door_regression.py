@@ -25,7 +25,7 @@ from dpconvex import BudgetAccountant, PrivateRegressor
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.safeguard import ConstantRegressor, squared_error_utilities
-from dpconvex.privacy.mechanisms.mean import mean_sensitivity
+from dpconvex.privacy.mechanisms.scalar import mean_sensitivity
 from dpconvex.privacy.rules import front_door_regression as rules
 from dpconvex.privacy.rules.front_door_regression import (
     CONSTANT,

@@ -5,7 +5,6 @@ from . import gaussian as _gaussian  # noqa: F401  ("gaussian", "norm_gamma_sum"
 from . import gaussian_amp as _gaussian_amp  # noqa: F401  (registers "gaussian_amp")
 from . import gaussian_linear as _gaussian_linear  # noqa: F401  (gaussian_objective/_output)
 from . import gaussian_objective_lm as _gaussian_objective_lm  # noqa: F401  (large margin)
-from . import mean as _mean  # noqa: F401  (registers "laplace_mean")
 from . import noisy_gd as _noisy_gd  # noqa: F401  (registers "noisy_gd")
 from . import ssp as _ssp  # noqa: F401  ("ssp", "gaussian_ssp", "none_ssp")
 from .amp import ApproximateMinima
@@ -25,7 +24,6 @@ from .base import (
     require_accurate,
     require_noise_report,
 )
-from .exponential import Exponential
 from .kmeans import DPKMeans
 from .perturbation import (
     NonPrivate,
@@ -39,6 +37,7 @@ from .perturbation import (
     jacobian_slack,
     jacobian_slack_two_sided,
 )
+from .scalar import Exponential  # also registers "laplace_mean"
 
 __all__ = [
     "MECHANISMS",

@@ -14,7 +14,7 @@ References
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,11 +65,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("amp", inner="objective", fraction=0.1)
     >>> mech.wraps, mech.pure
     (True, True)
@@ -120,16 +118,21 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         main, cover = self._split(budget)
         cal = self.inner.calibrate(template, main)
         assert cal is not None
-        mu, radius = self._radius(template, cal)
-        sensitivity = 2.0 * radius
-        rate = cover.epsilon / sensitivity
+        mu = template.privacy_constants().strong_convexity + cal.extra_strong_convexity
+        radius = float(template.distance_bound(self.gamma, mu))  # the solve's distance bound ρ
+        rate, extra = self._cover_noise(cover, 2.0 * radius)
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
             epsilon=cal.epsilon + cover.epsilon, epsilon_noise=cal.epsilon_noise,
             slack=cal.slack, extra_strong_convexity=cal.extra_strong_convexity,
-            sensitivity=sensitivity, noise_rate=rate,
-            extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius},
-        )
+            sensitivity=2.0 * radius, noise_rate=rate, delta=cal.delta + cover.delta,
+            extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius,
+                   **extra})
+
+    def _cover_noise(self, cover: Budget, sensitivity: float) -> tuple[float, dict[str, Any]]:
+        """(rate, extra quantities) of the cover noise for the sensitivity 2ρ: norm-Gamma of
+        rate ε₂/(2ρ) (Gaussian in gaussian_amp.py)."""
+        return cover.epsilon / sensitivity, {}
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -143,44 +146,44 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         inner = calibration.extra["inner"] if calibration is not None else None
         return self.inner.noise_report(problem, main, mu, calibration=inner)
 
-    def _radius(self, template: ObjectiveTemplate, inner: Calibration) -> tuple[float, float]:
-        """(μ with Δ, ρ): the distance bound of a solve with residual <= γ
-        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness)."""
-        mu = template.privacy_constants().strong_convexity + inner.extra_strong_convexity
-        return mu, float(template.distance_bound(self.gamma, mu))
+    #: The certificate's words for the cover and the whole (the Gaussian form: gaussian_amp.py).
+    cover_label = "AMP output cover (Iyengar et al. 2019)"
+    composition_label = "approximate-minima perturbation"
+    composition_assumption = (
+        "the exact minimizer of the perturbed objective is private by the mechanism's proof; "
+        "the released point differs from it by at most the distance bound, which the cover "
+        "noise masks (Iyengar et al. 2019)")
+
+    def _cover_description(self, template: ObjectiveTemplate, cal: Calibration
+                           ) -> tuple[list[Condition], dict[str, Any]]:
+        """The cover's calibration conditions and quantities."""
+        return [], {"distance bound": cal.extra["radius"],
+                    "sensitivity 2*distance": cal.sensitivity, "noise rate beta": cal.noise_rate,
+                    "expected noise norm": template.privacy_constants().dimension / cal.noise_rate}
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
-        inner_cal: Calibration = cal.extra["inner"]
-        main_cert = self.inner.certificate(template, cal.extra["main"], inner_cal, conditions)
-        eps_amp = cal.extra["cover"].epsilon
-        amp_cert = Certificate(
-            mechanism="AMP output cover (Iyengar et al. 2019)",
-            epsilon_requested=eps_amp,
-            epsilon=eps_amp,
+        main_cert = self.inner.certificate(template, cal.extra["main"], cal.extra["inner"],
+                                           conditions)
+        cover = cal.extra["cover"]
+        conds, quantities = self._cover_description(template, cal)
+        cover_cert = Certificate(
+            mechanism=self.cover_label, epsilon_requested=cover.epsilon, epsilon=cover.epsilon,
+            delta=cover.delta,
             conditions=[Condition(
                 "approximate solve", True, "declared tolerance; checked after the solve",
                 f"residual <= gamma = {self.gamma:g}; distance to the exact minimizer "
-                f"<= {cal.extra['radius']:.3g} (modulus {cal.extra['mu']:.3g})",
-            )],
+                f"<= {cal.extra['radius']:.3g} (modulus {cal.extra['mu']:.3g})"), *conds],
             quantities={"gamma": self.gamma, "strong convexity (with Delta)": cal.extra["mu"],
-                        "distance bound": cal.extra["radius"],
-                        "sensitivity 2*distance": cal.sensitivity,
-                        "noise rate beta": cal.noise_rate,
-                        "expected noise norm": template.privacy_constants().dimension
-                        / cal.noise_rate},
-        )
+                        **quantities})
         return compose_sequential(
-            [main_cert, amp_cert],
-            mechanism=f"approximate-minima perturbation: {main_cert.mechanism} + output cover",
-            epsilon_requested=budget.epsilon,
+            [main_cert, cover_cert],
+            mechanism=f"{self.composition_label}: {main_cert.mechanism} + "
+                      f"{'output cover' if self.pure else 'cover'}",
+            epsilon_requested=budget.epsilon, delta_requested=None if self.pure else budget.delta,
             quantities={"amp_fraction": self.fraction},
-            assumptions=["the exact minimizer of the perturbed objective is private by the "
-                         "mechanism's proof; the released point differs from it by at most the "
-                         "distance bound, which the cover noise masks (Iyengar et al. 2019)"],
-            labels=["mechanism", "AMP cover"],
-        )
+            assumptions=[self.composition_assumption], labels=["mechanism", "AMP cover"])
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,

@@ -28,7 +28,8 @@ and the counts ride along at no cost with w = 1. Three mechanisms:
     The K-norm mechanism ([HT10]_) for the block norm ‖V‖_{1,2} = Σ_c ‖V_c‖₂:
     V + b, b with density ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂, Δ₁₂ = 2√(1 + w²) the
     replace-one sensitivity in that norm, with the public count weight w = 1/2
-    (:data:`KNORM_COUNT_WEIGHT`). The density factorizes over the C rows: each row
+    (:data:`KNORM_COUNT_WEIGHT`), so the density ratio of neighbours is at most
+    exp(β‖V − V′‖_{1,2}) <= e^ε. The density factorizes over the C rows: each row
     is independent norm-Gamma noise on R^{d+1}, so the per-coordinate scale is
     √(d + 1)/β instead of √(C(d + 1))/β.
 
@@ -70,7 +71,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..._validation import check_float
-from ...errors import ParameterError
 from ...solvers.base import Backend, SolveResult
 from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
@@ -78,11 +78,13 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
+from .gaussian_linear import check_gaussian_budget
 from .record_sets import NormBall, record_set_of
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
            "ClassSumNormGamma",
-           "class_sum_block_sensitivity", "class_sum_sensitivity", "class_sums"]
+           "class_sum_block_sensitivity", "class_sum_matrix", "class_sum_sensitivity",
+           "class_sums"]
 
 #: The public count weight w of ``"knorm_sum"``
 #: (docs/privacy/large_margin.md#privacy-class-centroids): it balances the error of a
@@ -126,36 +128,17 @@ def class_sum_block_sensitivity(feature_bound: float, count_weight: float) -> fl
 
 
 class ClassSumsTemplate(Template, Protocol):
-    """What the class-sum mechanisms read of a template (capability ``"cell_sums"``).
+    """What the class-sum mechanisms read of a template (capability ``"cell_sums"``)."""
 
-    Attributes
-    ----------
-    C : int
-        Number of classes.
-    d : int
-        Number of features of a row (the sums have d + 1 entries per class: the counts last).
-    X : ndarray or operator
-        The rows u_i, each of norm at most ``data_norm``.
-    y : ndarray of int
-        Class index of each row, in ``range(C)``.
-    data_norm : float
-        Public bound on the norm of a row.
-
-    Methods
-    -------
-    class_sums_chunked(count_weight)
-        The (C, d + 1) class sums computed where the rows live (capability
-        ``"chunked_class_sums"`` only).
-    """
-
-    C: int
-    d: int
-    X: Any
-    y: np.ndarray
-    data_norm: float
+    C: int  #: number of classes
+    d: int  #: features of a row (the sums have d + 1 entries per class: the counts last)
+    X: Any  #: the rows u_i, each of norm at most ``data_norm``
+    y: np.ndarray  #: class index of each row, in ``range(C)``
+    data_norm: float  #: public bound on the norm of a row
 
     def class_sums_chunked(self, count_weight: float) -> np.ndarray:
-        """The class sums and weighted counts, summed chunk by chunk."""
+        """The (C, d + 1) class sums and weighted counts, summed where the rows live
+        (capability ``"chunked_class_sums"`` only)."""
         ...
 
 
@@ -172,15 +155,28 @@ def class_sums(template: ClassSumsTemplate, count_weight: float) -> np.ndarray:
     array([[1.1, 0.5, 2. ],
            [0. , 0.8, 1. ]])
     """
-    C, d = template.C, template.d
     if "chunked_class_sums" in template.capabilities:  # rows on Dask workers: summed per chunk
         return template.class_sums_chunked(count_weight)
-    X, y = template.X, template.y
-    V = np.zeros((C, d + 1))
+    return class_sum_matrix(template.X, template.y, template.C, count_weight)
+
+
+def class_sum_matrix(U: Any, label: np.ndarray, C: int, count_weight: float) -> np.ndarray:
+    """(Σ_{i: label_i = c} u_i, w · #{i: label_i = c}) for c < C, shape (C, k + 1) (rows of
+    another label, -1 for a record outside the label set, add nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.privacy.mechanisms.gaussian import class_sum_matrix
+    >>> class_sum_matrix(np.eye(2), np.array([1, -1]), 2, 0.5).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 0.0, 0.5]]
+    """
+    k = U.shape[1]
+    V = np.zeros((C, k + 1))
     for c in range(C):  # C is small; a per-class sum keeps the order of the rows
-        rows = y == c
-        V[c, :d] = X[rows].sum(axis=0)
-        V[c, d] = count_weight * float(np.count_nonzero(rows))
+        rows = label == c
+        V[c, :k] = U[rows].sum(axis=0)
+        V[c, k] = count_weight * float(np.count_nonzero(rows))
     return V
 
 
@@ -241,8 +237,18 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
         return self.noise_law(cal).add(class_sums(template, self.count_weight), rng), None, False
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        """The mechanism's calibration condition and quantities."""
-        raise NotImplementedError
+        """The mechanism's calibration condition and quantities (a pure one: its density's
+        :attr:`law_text`, and the ratio bound exp(β Δ) = e^ε)."""
+        k = int(cal.extra.get("block dimension", 0))
+        return [Condition(
+            "noise calibration", True, self.law_source,
+            self.law_text.format(k=k, k_plus_one=k + 1)
+            + f"density ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
+              f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")], {"noise rate beta": cal.noise_rate}
+
+    #: A pure mechanism's noise density and where its bound comes from, for the certificate.
+    law_text = ""
+    law_source = "K-norm mechanism (Hardt & Talwar 2010), computed from public parameters"
 
     #: The certificate's name of the sensitivity (the norm it is measured in).
     sensitivity_name = "L2 sensitivity"
@@ -295,8 +301,7 @@ class ClassSumGaussian(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> rng = np.random.default_rng(0)
-    >>> U = rng.normal(size=(30, 3))
+    >>> U = np.random.default_rng(0).normal(size=(30, 3))
     >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
     >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
     >>> mech = get_mechanism("gaussian")
@@ -314,11 +319,7 @@ class ClassSumGaussian(_ClassSumNoise):
 
     def check_budget(self, budget: Budget) -> Budget:
         budget = super().check_budget(budget)
-        if not budget.delta > 0.0:
-            raise ParameterError(
-                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is (epsilon, "
-                "delta)-DP and needs delta > 0 (got "
-                f"{budget.delta!r}); use mechanism='knorm_sum' for pure epsilon-DP.")
+        check_gaussian_budget(budget, self.name, "knorm_sum", f"{type(self).__name__}.check_budget")
         return budget
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
@@ -354,8 +355,7 @@ class ClassSumNormGamma(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> rng = np.random.default_rng(0)
-    >>> U = rng.normal(size=(30, 3))
+    >>> U = np.random.default_rng(0).normal(size=(30, 3))
     >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
     >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
     >>> mech = get_mechanism("norm_gamma_sum")
@@ -373,12 +373,7 @@ class ClassSumNormGamma(_ClassSumNoise):
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget)
 
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        cond = Condition(
-            "noise calibration", True, "computed from public parameters",
-            f"density ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
-            f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
-        return [cond], {"noise rate beta": cal.noise_rate}
+    law_source = "computed from public parameters"
 
     def noise_law(self, cal: Calibration) -> Noise:
         return NormGamma(cal.noise_rate)
@@ -388,13 +383,8 @@ class ClassSumNormGamma(_ClassSumNoise):
 class ClassSumKNorm(_ClassSumNoise):
     """K-norm mechanism ([HT10]_) for ‖V‖_{1,2} = Σ_c ‖V_c‖ on the class sums and counts: pure ε-DP.
 
-    The noise b has density ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂ with Δ₁₂ = 2√(B² + w²)
-    the replace-one sensitivity in that norm (:func:`class_sum_block_sensitivity`),
-    so the density ratio of neighbours is exp(β(‖v − V′‖_{1,2} − ‖v − V‖_{1,2}))
-    <= exp(β‖V − V′‖_{1,2}) <= e^ε. The density is a product over the C rows: each
-    row is independent norm-Gamma noise on R^{d+1} (radius Gamma(d + 1, 1/β),
-    direction uniform). The count weight defaults to :data:`KNORM_COUNT_WEIGHT`
-    (docs/privacy/large_margin.md#privacy-class-centroids).
+    b ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂ (:func:`class_sum_block_sensitivity`; derived in the
+    module docstring): one independent norm-Gamma row per class (radius Gamma(d + 1, 1/β)).
 
     Parameters
     ----------
@@ -407,8 +397,7 @@ class ClassSumKNorm(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> rng = np.random.default_rng(0)
-    >>> U = rng.normal(size=(30, 3))
+    >>> U = np.random.default_rng(0).normal(size=(30, 3))
     >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
     >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
     >>> mech = get_mechanism("knorm_sum")
@@ -432,15 +421,7 @@ class ClassSumKNorm(_ClassSumNoise):
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
 
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        k = int(cal.extra["block dimension"])
-        cond = Condition(
-            "noise calibration", True, "K-norm mechanism (Hardt & Talwar 2010), computed from "
-            "public parameters",
-            f"density exp(-beta sum_c ||b_c||), each row's norm ~ Gamma({k}, 1/beta): density "
-            f"ratio <= exp(beta * sensitivity) = exp({cal.noise_rate:.6g} * "
-            f"{cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
-        return [cond], {"noise rate beta": cal.noise_rate}
+    law_text = "density exp(-beta sum_c ||b_c||), each row's norm ~ Gamma({k}, 1/beta): "
 
     def noise_law(self, cal: Calibration) -> Noise:
         """One independent norm-Gamma law per class row (per-coordinate scale √(d + 1)/β)."""
@@ -464,17 +445,14 @@ class ClassSumKNorm(_ClassSumNoise):
 class ClassSumKNormSup(_ClassSumNoise):
     """K-norm mechanism ([HT10]_) for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞ on the class sums and counts: pure ε-DP.
 
-    The noise b has density ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ with Δ the replace-one
-    sensitivity of V in that norm (2 max(1, w) for the class moments of Gaussian naive Bayes,
+    b ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ with Δ the replace-one sensitivity of V in that norm
+    (2 max(1, w) for the class moments of Gaussian naive Bayes,
     :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`;
     docs/privacy/gaussian_nb.md#privacy-nb-mechanisms), so the density ratio of neighbours is
-    exp(β(‖v − V′‖_{1,∞} − ‖v − V‖_{1,∞})) <= exp(β‖V − V′‖_{1,∞}) <= e^ε. The density is a
-    product over the C rows: each row is an independent draw of
-    :func:`~dpconvex.privacy.noise.sup_norm_gamma` on R^k, k the entries of a row (radius
-    Gamma(k + 1, 1/β), a point uniform in the cube [−1, 1]^k).
-
-    It suits a record set that is a box: there every coordinate of a record can reach its
-    bound at once, and the sup norm charges the whole box as much as one coordinate.
+    at most exp(β‖V − V′‖_{1,∞}) <= e^ε: one independent
+    :func:`~dpconvex.privacy.noise.sup_norm_gamma` row per class (radius Gamma(k + 1, 1/β),
+    a point uniform in [−1, 1]^k). It suits a box, where every coordinate of a record can
+    reach its bound at once.
 
     Parameters
     ----------
@@ -505,15 +483,8 @@ class ClassSumKNormSup(_ClassSumNoise):
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         return self._pure_calibration(template, budget, {"block dimension": int(template.d) + 1})
 
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        k = int(cal.extra["block dimension"])
-        cond = Condition(
-            "noise calibration", True, "K-norm mechanism (Hardt & Talwar 2010), computed from "
-            "public parameters",
-            f"density exp(-beta sum_c ||b_c||_inf), each row a Gamma({k + 1}, 1/beta) radius "
-            f"times a point uniform in [-1, 1]^{k}: density ratio <= exp(beta * sensitivity) = "
-            f"exp({cal.noise_rate:.6g} * {cal.sensitivity:.6g}) = exp({cal.epsilon:g})")
-        return [cond], {"noise rate beta": cal.noise_rate}
+    law_text = ("density exp(-beta sum_c ||b_c||_inf), each row a Gamma({k_plus_one}, 1/beta) "
+                "radius times a point uniform in [-1, 1]^{k}: ")
 
     def noise_law(self, cal: Calibration) -> Noise:
         """One independent sup-norm-Gamma law per class row (E b_j² = (k + 1)(k + 2)/(3β²))."""

@@ -29,11 +29,11 @@ References
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
-from ..certificate import Certificate, Condition, compose_sequential
+from ..certificate import Condition
 from ..noise import Gaussian, Noise
 from .amp import ApproximateMinima
 from .base import Calibration, register
@@ -67,11 +67,9 @@ class GaussianApproximateMinima(ApproximateMinima):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("gaussian_amp")
     >>> mech.pure
     False
@@ -93,52 +91,29 @@ class GaussianApproximateMinima(ApproximateMinima):
                               f"{type(self).__name__}.check_budget")
         return budget
 
-    def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> Calibration:
-        main, cover = self._split(budget)
-        cal = self.inner.calibrate(template, main)
-        assert cal is not None
-        mu, radius = self._radius(template, cal)
-        sens = 2.0 * radius
-        sigma = analytic_gaussian_sigma(cover.epsilon, cover.delta, sens)
-        return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon,
-            epsilon=cal.epsilon + cover.epsilon, epsilon_noise=cal.epsilon_noise,
-            slack=cal.slack, extra_strong_convexity=cal.extra_strong_convexity,
-            sensitivity=sens, noise_rate=math.nan, delta=cal.delta + cover.delta,
-            extra={"inner": cal, "main": main, "cover": cover, "mu": mu, "radius": radius,
-                   "noise std": sigma,
-                   "delta at sigma": analytic_gaussian_delta(cover.epsilon, sigma, sens)})
+    cover_label = "Gaussian AMP output cover (Iyengar et al. 2019, analytic Gaussian)"
+    composition_label = "Gaussian approximate-minima perturbation"
+    composition_assumption = (
+        "adaptive composition: the exact minimizer is (eps1, delta1)-DP; given it, the "
+        "solver's error (norm <= rho) plus the cover noise is a Gaussian mechanism of "
+        "sensitivity 2 rho (docs/privacy/gaussian_linear.md#privacy-gaussian-amp)")
 
-    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
-                    conditions: list[Condition]) -> Certificate:
-        assert cal is not None
-        main, cover = cal.extra["main"], cal.extra["cover"]
-        main_cert = self.inner.certificate(template, main, cal.extra["inner"], conditions)
+    def _cover_noise(self, cover: Budget, sensitivity: float) -> tuple[float, dict[str, Any]]:
+        """σ₂: the analytic Gaussian σ at (ε₂, δ₂) for the sensitivity 2ρ."""
+        sigma = analytic_gaussian_sigma(cover.epsilon, cover.delta, sensitivity)
+        return math.nan, {"noise std": sigma, "delta at sigma": analytic_gaussian_delta(
+            cover.epsilon, sigma, sensitivity)}
+
+    def _cover_description(self, template: ObjectiveTemplate, cal: Calibration
+                           ) -> tuple[list[Condition], dict[str, Any]]:
+        cover = cal.extra["cover"]
         sigma, dlt = float(cal.extra["noise std"]), cal.extra["delta at sigma"]
-        cover_cert = Certificate(
-            mechanism="Gaussian AMP output cover (Iyengar et al. 2019, analytic Gaussian)",
-            epsilon_requested=cover.epsilon, epsilon=cover.epsilon, delta=cover.delta,
-            conditions=[
-                Condition("approximate solve", True, "declared tolerance; checked after the solve",
-                          f"residual <= gamma = {self.gamma:g}; distance to the exact minimizer "
-                          f"<= {cal.extra['radius']:.3g} (modulus {cal.extra['mu']:.3g})"),
-                Condition("cover calibration", dlt <= cover.delta,
+        return [Condition("cover calibration", dlt <= cover.delta,
                           "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2 rho",
                           f"sigma = {sigma:.6g}: delta({cover.epsilon:.6g}) = {dlt:.3g} <= "
-                          f"{cover.delta:.3g}")],
-            quantities={"gamma": self.gamma, "strong convexity (with Delta)": cal.extra["mu"],
-                        "distance bound rho": cal.extra["radius"],
-                        "sensitivity 2*rho": cal.sensitivity, "cover noise std": sigma})
-        return compose_sequential(
-            [main_cert, cover_cert],
-            mechanism=f"Gaussian approximate-minima perturbation: {main_cert.mechanism} + cover",
-            epsilon_requested=budget.epsilon, delta_requested=budget.delta,
-            quantities={"amp_fraction": self.fraction},
-            assumptions=["adaptive composition: the exact minimizer is (eps1, delta1)-DP; given "
-                         "it, the solver's error (norm <= rho) plus the cover noise is a Gaussian "
-                         "mechanism of sensitivity 2 rho "
-                         "(docs/privacy/gaussian_linear.md#privacy-gaussian-amp)"],
-            labels=["mechanism", "AMP cover"])
+                          f"{cover.delta:.3g}")], {
+            "distance bound rho": cal.extra["radius"], "sensitivity 2*rho": cal.sensitivity,
+            "cover noise std": sigma}
 
     def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
         """The cover's noise: N(0, σ²) per coordinate, σ for the sensitivity 2ρ."""

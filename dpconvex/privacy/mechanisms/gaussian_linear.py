@@ -77,11 +77,9 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import gradient_difference_rank
     >>> gradient_difference_rank(template)
     2
@@ -108,16 +106,11 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_objective
-    >>> cal = calibrate_gaussian_objective(1.0, 1e-5, 40, template.privacy_constants(), k=1)
+    >>> from dpconvex.templates.base import PrivacyConstants
+    >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
+    ...                           strong_convexity=0.1, dimension=3)
+    >>> cal = calibrate_gaussian_objective(1.0, 1e-5, 40, consts, k=1)
     >>> round(cal.extra["noise std"], 3), cal.delta
     (8.227, 1e-05)
     """
@@ -139,16 +132,11 @@ def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Priv
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_gaussian_output
-    >>> cal = calibrate_gaussian_output(1.0, 1e-5, 40, template.privacy_constants())
+    >>> from dpconvex.templates.base import PrivacyConstants
+    >>> consts = PrivacyConstants(grad_bound=1.0, hessian_rank=1, hessian_term_bound=0.25,
+    ...                           strong_convexity=0.1, dimension=3)
+    >>> cal = calibrate_gaussian_output(1.0, 1e-5, 40, consts)
     >>> cal.sensitivity, round(cal.extra["noise std"], 4)
     (0.5, 1.8653)
     """
@@ -175,12 +163,6 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
     pts = np.linspace(lo, hi, _SLACK_POINTS)
     logs = np.log([objective_gaussian_sigma(eps, delta, 1.0, k, float(s)) for s in pts])
     return np.exp(np.interp(slacks, pts, logs))
-
-
-def _need_delta(caller: str, name: str, delta: float) -> None:
-    if not delta > 0.0:
-        raise ParameterError(f"{caller}: lam='auto' for mechanism '{name}' needs delta > 0; got "
-                             f"{delta!r}. Set delta (e.g. 1/n**2).")
 
 
 def check_gaussian_budget(budget: Budget, name: str, pure_name: str, caller: str) -> None:
@@ -233,6 +215,50 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
         """σ of the calibration (the audit's mis-calibration scales this entry)."""
         return float(cal.extra["noise std"])
 
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """N(0, σ² I_p) in the objective (μ_eff = μ + Δ) or on the minimizer (μ_eff = μ):
+        E‖b‖ <= √p σ, E‖b‖² = p σ²; on a grid of moduli by :meth:`_grid`."""
+        consts = problem.privacy_constants()
+        if not budget.delta > 0.0:
+            raise ParameterError(
+                f"{type(self).__name__}.noise_report: lam='auto' for mechanism '{self.name}' "
+                f"needs delta > 0; got {budget.delta!r}. Set delta (e.g. 1/n**2).")
+        p = int(consts.dimension)
+        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
+        cal = None
+        if np.ndim(modulus) > 0:
+            mu_eff, sigma, sens = self._grid(problem, budget, consts, modulus)
+        else:
+            cal = self.report_calibration(problem, budget, mu, calibration,
+                                          lambda c: self._calibrate_at(problem, budget, c))
+            mu_eff = modulus + cal.extra_strong_convexity
+            sigma, sens = float(cal.extra["noise std"]), cal.sensitivity
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=budget.epsilon,
+            delta=budget.delta, modulus=modulus, modulus_eff=mu_eff, sensitivity=sens,
+            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
+            coordinate_scale=sigma, modulus_floor=self._modulus_floor(problem, budget, consts),
+            grad_bound=float(consts.grad_bound), calibration=cal)
+
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
+        return self._calibrate_at(template, budget, template.privacy_constants())
+
+    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
+              modulus: np.ndarray) -> tuple[Any, Any, Any]:
+        """(μ_eff, σ, sensitivity) on a grid of moduli."""
+        raise NotImplementedError
+
+    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
+                      consts: PrivacyConstants) -> Calibration:
+        """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
+        raise NotImplementedError
+
+    def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
+                       consts: PrivacyConstants) -> float:
+        return 0.0
+
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
         assert cal is not None
@@ -276,11 +302,9 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("gaussian_objective")
     >>> mech.pure
     False
@@ -300,48 +324,26 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
     placement = "objective"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_gaussian_objective(budget.epsilon, budget.delta, template.n,
-                                            template.privacy_constants(),
-                                            gradient_difference_rank(template))
-
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
-        """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
         return calibrate_gaussian_objective(budget.epsilon, budget.delta, problem.n, consts,
                                             gradient_difference_rank(problem))
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """b ~ N(0, σ² I_p) in the objective: E‖b‖ <= √p σ, E‖b‖² = p σ², μ_eff = μ + Δ.
-
-        On a grid of moduli σ(μ) is the unit σ of (★) times S = 2G, computed exactly at a
-        few slack values and interpolated in between
-        (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public
-        heuristic for the Λ rule; a release recomputes σ exactly.
-        """
-        consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
-        _need_delta(f"{type(self).__name__}.noise_report", self.name, dlt)
-        p = int(consts.dimension)
-        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
+    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
+              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """(μ + Δ, σ, S) on a grid of moduli: σ(μ) is the unit σ of (★) times S = 2G, computed
+        exactly at a few slack values and interpolated in between
+        (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public heuristic
+        for the Λ rule; a release recomputes σ exactly."""
+        grid = calibrate_objective_perturbation_grid(budget.epsilon, problem.n, consts, modulus)
         S = 2.0 * consts.grad_bound
-        cal = None
-        if np.ndim(modulus) > 0:
-            grid = calibrate_objective_perturbation_grid(eps, n, consts, modulus)
-            mu_eff, slacks = modulus + grid.extra_strong_convexity, grid.slack
-            sigma: float | np.ndarray = S * _unit_sigma_objective(
-                eps, dlt, gradient_difference_rank(problem), slacks)
-        else:
-            cal = self.report_calibration(problem, budget, mu, calibration,
-                                          lambda c: self._calibrate_at(problem, budget, c))
-            mu_eff, sigma = modulus + cal.extra_strong_convexity, float(cal.extra["noise std"])
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=dlt,
-            modulus=modulus, modulus_eff=mu_eff, sensitivity=S,
-            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
-            coordinate_scale=sigma, modulus_floor=objective_modulus_floor(eps, n, consts),
-            grad_bound=float(consts.grad_bound), calibration=cal)
+        sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
+                                          gradient_difference_rank(problem), grid.slack)
+        return modulus + grid.extra_strong_convexity, sigma, S
+
+    def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
+                       consts: PrivacyConstants) -> float:
+        return objective_modulus_floor(budget.epsilon, problem.n, consts)
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -367,11 +369,9 @@ class GaussianOutputPerturbation(_GaussianLinear):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
     >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("gaussian_output")
     >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
     1.8653
@@ -389,36 +389,17 @@ class GaussianOutputPerturbation(_GaussianLinear):
 
     placement = "output"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_gaussian_output(budget.epsilon, budget.delta, template.n,
-                                         template.privacy_constants())
-
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """N(0, σ² I_p) on the minimizer, σ analytic for 2G/(nμ): E‖b‖² = p σ².
-
-        On a grid of moduli σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ is linear in the
-        sensitivity).
-        """
-        consts, eps, dlt, n = problem.privacy_constants(), budget.epsilon, budget.delta, problem.n
-        _need_delta(f"{type(self).__name__}.noise_report", self.name, dlt)
-        p = int(consts.dimension)
-        modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
+    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
+              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(μ, σ, 2G/(nμ)) on a grid of moduli: σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ
+        is linear in the sensitivity)."""
         S = 2.0 * consts.grad_bound
-        cal = None
-        if np.ndim(modulus) > 0:
-            sigma = analytic_gaussian_sigma(eps, dlt, 1.0) * S / (n * modulus)
-            sens = S / (n * modulus)
-        else:
-            cal = self.report_calibration(problem, budget, mu, calibration,
-                                          lambda c: calibrate_gaussian_output(eps, dlt, n, c))
-            sigma, sens = float(cal.extra["noise std"]), cal.sensitivity
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=dlt,
-            modulus=modulus, modulus_eff=modulus, sensitivity=sens,
-            expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
-            coordinate_scale=sigma, grad_bound=float(consts.grad_bound), calibration=cal)
+        sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * modulus)
+        return modulus, sigma, S / (problem.n * modulus)
+
+    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
+                      consts: PrivacyConstants) -> Calibration:
+        return calibrate_gaussian_output(budget.epsilon, budget.delta, problem.n, consts)
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,

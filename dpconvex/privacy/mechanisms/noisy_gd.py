@@ -156,27 +156,13 @@ def default_delta(n: int) -> float:
 
 
 class PerExampleGradientsTemplate(Template, Protocol):
-    """What noisy gradient descent reads of a template (capability ``"per_example_gradients"``).
+    """What noisy gradient descent reads of a template (capability ``"per_example_gradients"``)."""
 
-    Attributes
-    ----------
-    loss : Loss
-        The margin loss ℓ(y x·θ); its derivative bound times ``data_norm`` bounds a gradient.
-    data_norm : float
-        Public bound on the norm of a row.
-    X : ndarray, sparse matrix or row operator
-        The rows (a Dask row operator when they live on workers).
-    y : ndarray
-        Labels in {-1, +1}.
-    p : int
-        Number of parameters.
-    """
-
-    loss: Loss
-    data_norm: float
-    X: Any
-    y: np.ndarray
-    p: int
+    loss: Loss  #: the margin loss ℓ(y x·θ); its slope bound times ``data_norm`` bounds a gradient
+    data_norm: float  #: public bound on the norm of a row
+    X: Any  #: the rows: array, sparse matrix or row operator (Dask: on the workers)
+    y: np.ndarray  #: labels in {-1, +1}
+    p: int  #: number of parameters
 
 
 @dataclass(frozen=True)
@@ -215,19 +201,8 @@ def _step_cap(loss: Loss, q: float) -> float:
 
 
 def clip_rule(loss: Loss, q: float) -> tuple[float, str]:
-    """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ and its certificate line.
-
-    Parameters
-    ----------
-    loss : Loss
-        Margin loss (``deriv_bound`` is read).
-    q : float
-        Public bound q̃ on the row norm, intercept column included.
-
-    Returns
-    -------
-    (float, str)
-        C, and the line the certificate lists under its assumptions.
+    """The clip C = :data:`CLIP_FRACTION` · |l'|max · q̃ (q̃ the row-norm bound with the
+    intercept) and the line the certificate lists under its assumptions.
 
     Examples
     --------
@@ -253,25 +228,9 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
     steps whose held-out accuracy, averaged over the measured data sets, is within 0.1
     points of the best (``benchmarks/noisy_gd_steps.py``, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 
-    Parameters
-    ----------
-    loss : Loss
-        Margin loss (``deriv_bound`` and ``curvature`` are read).
-    n : int
-        Number of records (public).
-    q : float
-        Public bound q̃ on the row norm, intercept column included.
-    budget : Budget
-        (ε, δ) of the run.
-    clip : float
-        The clip C (given, or :func:`clip_rule`).
-    learning_rate : float or None, default=None
-        An explicit η; None: 2/L.
-
-    Returns
-    -------
-    (int, str)
-        T, and the line the certificate lists under its assumptions.
+    ``loss``, ``n`` and ``q`` as in :func:`default_settings`; ``clip`` the given C or
+    :func:`clip_rule`'s; ``learning_rate`` an explicit η (None: 2/L). Returns T and the
+    line the certificate lists under its assumptions.
 
     Examples
     --------
@@ -580,54 +539,39 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
         s, eta, C, R, T = (x["noise std"], x["learning rate"], x["clip"], x["radius"],
                            x["steps"])
         first = self._averaged(T)[0]
-        if hasattr(Xc, "chunk_sum"):  # rows on Dask workers (DaskRows, labels folded in)
-            return self._run_chunked(Xc.compact(), loss, n, p, s, eta, C, R, T, first, rng), None, False
-        rows = _signed_rows(Xc, template.y)
-        # ||r_i|| of the signed rows r_i = y_i x_i, once: the per-example gradient is
-        # l'(r_i theta) r_i, of norm |l'(r_i theta)| ||r_i||
-        norms = rows.row_norms()
-        deriv = loss.deriv
+        if hasattr(Xc, "chunk_sum"):
+            # rows on Dask workers (DaskRows, labels folded in): one distributed pass per step
+            # (DaskRows.chunk_sum of _clipped_gradient_block); the rest of the loop on the driver
+            chunks = Xc.compact()
 
-        def clipped(m: np.ndarray, idx: slice) -> np.ndarray:
-            """l'(m_i) min(1, C/||g_i||) for the block's rows: the clipped gradients' weights."""
-            d1 = deriv(m)
-            return d1 * np.minimum(1.0, C / np.maximum(np.abs(d1) * norms[idx], 1e-300))
+            def gradient_sum(theta: np.ndarray) -> np.ndarray:
+                return chunks.chunk_sum(_clipped_gradient_block, theta, loss.deriv, C)
+        else:
+            rows = _signed_rows(Xc, template.y)
+            # ||r_i|| of the signed rows r_i = y_i x_i, once: the per-example gradient is
+            # l'(r_i theta) r_i, of norm |l'(r_i theta)| ||r_i||
+            norms = rows.row_norms()
+
+            def clipped(m: np.ndarray, idx: slice) -> np.ndarray:
+                """l'(m_i) min(1, C/||g_i||) for the block's rows: the clipped gradients' weights."""
+                d1 = loss.deriv(m)
+                return d1 * np.minimum(1.0, C / np.maximum(np.abs(d1) * norms[idx], 1e-300))
+
+            def gradient_sum(theta: np.ndarray) -> np.ndarray:
+                return rows.matvec_rmatvec(theta, clipped)[1]  # one pass: R theta, then R^T v
 
         theta = np.zeros(p)
         total = np.zeros(p)
         step_noise = Gaussian(s)
         for t in range(T):
-            grad = rows.matvec_rmatvec(theta, clipped)[1] / n  # one pass: R theta, then R^T v
             # the released quantity of each step: the noisy gradient, snapped (Noise.add)
-            theta = theta - eta * step_noise.add(grad, rng)
+            theta = theta - eta * step_noise.add(gradient_sum(theta) / n, rng)
             nrm = float(np.linalg.norm(theta))
             if nrm > R:
                 theta *= R / nrm
             if t >= first:
                 total += theta
         return total / (T - first), None, False
-
-    @staticmethod
-    def _run_chunked(rows: Any, loss: Loss, n: int, p: int, s: float, eta: float, C: float,
-                     R: float, T: int, first: int, rng: np.random.Generator) -> np.ndarray:
-        """The loop of :meth:`run` with the clipped gradient sum taken per chunk on the workers.
-
-        One distributed pass per step (:meth:`~dpconvex.data.dask_rows.DaskRows.chunk_sum`
-        of :func:`_clipped_gradient_block`); the noise draws, the snapping, the
-        projection and the averaging are those of the in-memory loop, on the driver.
-        """
-        theta = np.zeros(p)
-        total = np.zeros(p)
-        step_noise = Gaussian(s)
-        for t in range(T):
-            grad = rows.chunk_sum(_clipped_gradient_block, theta, loss.deriv, C) / n
-            theta = theta - eta * step_noise.add(grad, rng)
-            nrm = float(np.linalg.norm(theta))
-            if nrm > R:
-                theta *= R / nrm
-            if t >= first:
-                total += theta
-        return total / (T - first)
 
 
 def _signed_rows(X: Any, y: np.ndarray) -> Any:

@@ -68,6 +68,7 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, register
+from .gaussian_linear import check_gaussian_budget
 
 __all__ = ["FAILURE_PROBABILITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
            "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
@@ -80,25 +81,12 @@ FAILURE_PROBABILITY = 0.05
 
 
 class SSPTemplate(Template, Protocol):
-    """What the mechanisms read of a template (capability ``"sufficient_statistics"``).
+    """What the mechanisms read of a template (capability ``"sufficient_statistics"``)."""
 
-    Attributes
-    ----------
-    gram : ndarray of shape (p, p)
-        A = Σ x̃x̃ᵀ.
-    cross : ndarray of shape (p,)
-        b = Σ u x̃.
-    data_norm : float
-        q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map).
-    ridge : float or None
-        λ given by the caller (None: the adaptive rule).
-    p : int
-    """
-
-    gram: np.ndarray
-    cross: np.ndarray
-    data_norm: float
-    ridge: float | None
+    gram: np.ndarray  #: A = Σ x̃x̃ᵀ, shape (p, p)
+    cross: np.ndarray  #: b = Σ u x̃, shape (p,)
+    data_norm: float  #: q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map)
+    ridge: float | None  #: λ given by the caller (None: the adaptive rule)
     p: int
 
 
@@ -381,11 +369,7 @@ class GaussianSSP(_SufficientStatistics):
 
     def check_budget(self, budget: Budget) -> Budget:
         budget = super().check_budget(budget)
-        if not budget.delta > 0.0:
-            raise ParameterError(
-                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is (epsilon, "
-                f"delta)-DP and needs delta > 0 (got {budget.delta!r}); use mechanism='ssp' "
-                "for pure epsilon-DP.")
+        check_gaussian_budget(budget, self.name, "ssp", f"{type(self).__name__}.check_budget")
         return budget
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:

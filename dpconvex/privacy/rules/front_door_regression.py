@@ -87,11 +87,6 @@ class RegressionChoice(NamedTuple):
     reason: str
 
 
-def records_per_coordinate(n: int, n_features: int, epsilon: float) -> float:
-    """r = n·ε/(d + 1) (public)."""
-    return float(n) * float(epsilon) / (int(n_features) + 1)
-
-
 def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: float | None
                               ) -> RegressionChoice:
     """The learner for n rows, d features, ε and δ (the module's rule; public only).
@@ -104,7 +99,7 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     >>> choose_regression_learner(30000, 20, 1.0, 1e-9).mechanism
     'gaussian_objective'
     """
-    r = records_per_coordinate(n, n_features, epsilon)
+    r = float(n) * float(epsilon) / (int(n_features) + 1)  # records per unit of ε and coordinate
     approx = has_positive_delta(delta)
     if r < CONSTANT_BELOW:
         return RegressionChoice(CONSTANT, "laplace_mean", (
