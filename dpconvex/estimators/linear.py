@@ -224,6 +224,17 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
     return found
 
 
+def check_smoothed(loss: Loss, owner: str) -> None:
+    """Refuse, by name and with the way out, a loss whose kinks were left (``smoothing=None``)."""
+    if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
+        raise ParameterError(
+            f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
+            "perturbation needs a bounded curvature, and no solver certifies the minimizer of a "
+            "kinked loss (its optimality residual, the gradient's norm, is not defined at a "
+            "kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: the fit chooses "
+            "the half-width with lam) or a half-width h > 0.")
+
+
 #: Seconds per stored entry (row × column) of a linear ERM fit by Clarabel, measured on the
 #: project's 2-core machines (20,000-50,000 rows × 20 features over an l1 ball: 28-34 s,
 #: where the native solver took 0.02-0.07 s); an order of magnitude, for the warning.
@@ -548,13 +559,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         loss, smoothing_note = resolve_smoothing(
             self._make_loss(), self.lam, mechanism, n, self.epsilon, q,
             n_features + int(self.fit_intercept), delta=float(self.delta))
-        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
-            raise ParameterError(
-                f"{type(self).__name__}.fit: loss '{loss.name}' has kinks and smoothing=None: "
-                "objective perturbation needs a bounded curvature, and no solver certifies the "
-                "minimizer of a kinked loss (its optimality residual, the gradient's norm, is not "
-                "defined at a kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: "
-                "the fit chooses the half-width with lam) or a half-width h > 0.")
+        check_smoothed(loss, type(self).__name__)
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
         smoothing = getattr(loss, "smoothed_kinks", None)
         return FitPlan(

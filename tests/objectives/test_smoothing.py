@@ -236,3 +236,20 @@ def test_a_cvxpy_solve_is_announced_with_its_cost_before_it_starts():
             assert costs == [] and model.certificate_.solver["backend"] == "native"
         else:
             assert len(costs) == 1 and said in costs[0] and "n = 400 rows x p = 6" in costs[0]
+
+
+def test_a_kinked_regression_loss_is_one_line_on_the_estimators_label_range():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 3)) / 2
+    y = 50 + 20 * X[:, 0] - 20 * X[:, 1] + rng.normal(size=3000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dp.PrivacyWarning)
+        reg = dp.PrivateLinearRegressor(loss=lambda z, y: cp.abs(z - y), epsilon=2.0,
+                                        label_range=(0, 100), random_state=0).fit(X, y)
+    assert reg.certificate_.all_hold and reg.certificate_.epsilon <= 2.0
+    assert any("smoothed: its 1 kink(s)" in str(a) for a in reg.certificate_.assumptions)
+    # far better than the constant median on its rows (R² of the median is about 0)
+    assert reg.score(X, y) > 0.5
+    stated = Loss.from_cvxpy(lambda z, y: cp.abs(z - y), kind="regression", label_range=(0, 100))
+    with pytest.raises(ParameterError, match="Pass the function itself"):
+        dp.PrivateLinearRegressor(loss=stated, label_range=(0, 100)).fit(X, y)
