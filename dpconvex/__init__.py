@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "ParameterError": "errors",
     "PrivacyError": "errors",
     "PrivacyLeakWarning": "errors",
+    "SolverCostWarning": "errors",
     "PrivacyWarning": "errors",
     "SolverError": "errors",
     "PrivateHuberSVM": "estimators",

@@ -307,3 +307,17 @@ class PrivacyLeakWarning(PrivacyWarning):
     ...     PrivateLogisticRegression(classes=[0, 1], random_state=0).fit(X, y).classes_.tolist()
     [0, 1]
     """
+
+
+class SolverCostWarning(UserWarning):
+    """A fit goes to a solver that will take long for its size (said before it starts).
+
+    Only public facts: the solver, the rows and columns, and the measured cost per entry.
+
+    Examples
+    --------
+    >>> from dpconvex.errors import SolverCostWarning
+    >>> issubclass(SolverCostWarning, UserWarning)
+    True
+    """
+

@@ -29,15 +29,20 @@ class LossParameter(Constraint):
     """
 
     names: tuple[Any, ...]
+    #: Also a callable stating the loss in CVXPY atoms (``lambda m: cp.pos(1 - m)``), which
+    #: the estimator compiles with :meth:`dpconvex.objectives.Loss.from_cvxpy`.
+    callables: bool = False
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        if not (isinstance(value, Loss) or _is_one_of(value, list(self.names))):
+        stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
+        if not (stated or isinstance(value, Loss) or _is_one_of(value, list(self.names))):
             raise self.refusal(name, value, owner)
         return value
 
     def __str__(self) -> str:
         names = ", ".join(map(repr, self.names))
-        return f"one of {names} or a dpconvex.objectives.Loss instance"
+        stated = ", a callable stating it in CVXPY atoms" if self.callables else ""
+        return f"one of {names}{stated} or a dpconvex.objectives.Loss instance"
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,9 @@ from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
 from ..errors import ParameterError
-from ..objectives.losses import Loss, get_regression_loss
+from ..objectives.losses import Loss, get_regression_loss, stated_loss
 from ..privacy.release import release
+from ..privacy.rules.lam import resolve_smoothing
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
@@ -62,7 +63,13 @@ from .base import (
 )
 from .constraints import SOLVER, ParameterSet, Vouch
 from .label_range import LabelRange, LabelRangeMixin
-from .linear import LinearPlanMixin, _implicit_rows, _parameter_set
+from .linear import (
+    LinearPlanMixin,
+    _implicit_rows,
+    _parameter_set,
+    check_smoothed,
+    warn_cvxpy_cost,
+)
 
 __all__ = ["UNIT_LABELS", "PrivateHuberRegressor", "PrivateLinearRegressor",
            "PrivateQuantileRegressor"]
@@ -72,15 +79,18 @@ UNIT_LABELS = (-1.0, 1.0)
 
 
 class _LossChoice(Constraint):
-    """"huber", "pinball", "squared" or a regression :class:`~dpconvex.objectives.Loss`."""
+    """"huber", "pinball", "squared", a callable ``fn(z, y)`` in CVXPY atoms or a regression
+    :class:`~dpconvex.objectives.Loss`."""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        if isinstance(value, Loss) or value in ("huber", "pinball", "squared"):
+        if isinstance(value, Loss) or (callable(value) and not isinstance(value, type)) or \
+                (isinstance(value, str) and value in ("huber", "pinball", "squared")):
             return value
         raise self.refusal(name, value, owner)
 
     def __str__(self) -> str:
-        return "one of 'huber', 'pinball', 'squared' or a dpconvex.objectives.Loss instance"
+        return ("one of 'huber', 'pinball', 'squared', a callable fn(z, y) stating the loss in "
+                "CVXPY atoms or a dpconvex.objectives.Loss instance")
 
 
 #: The parameters every private linear regressor shares, written into each class docstring
@@ -236,8 +246,11 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                 raise ParameterError(
                     f"{type(self).__name__}.fit: a Loss instance must be of kind 'regression' with "
                     "label_range=(-1, 1): the estimator maps the labels onto [-1, 1] by the public "
-                    "label_range before the loss sees them.")
+                    "label_range before the loss sees them. Pass the function itself, "
+                    "loss=lambda z, y: ..., and the estimator states it on that range.")
             return self.loss
+        if callable(self.loss):  # stated in CVXPY atoms, on the unit label scale
+            return stated_loss(self.loss, "regression", type(self).__name__, UNIT_LABELS)
         if self.loss == "huber":
             return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
         if self.loss == "pinball":
@@ -252,15 +265,28 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism = self._mechanism()
         budget = self._budget(mechanism)
-        loss = self._make_loss()
+        loss, smoothing_note = resolve_smoothing(
+            self._make_loss(), self.lam, mechanism, n, self.epsilon, self._norm_bound(),
+            n_features + int(self.fit_intercept), delta=float(self.delta))
+        check_smoothed(loss, type(self).__name__)
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
         label_note = self._label_note()
+        smoothing = getattr(loss, "smoothed_kinks", None)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
             template="linear ERM", learner="linear regression", mechanism=mechanism,
             budget=budget, backend=self._backend(), lam=lam, lam_rule=rule,
-            notes=(note, label_note, *self._mechanism_notes()),
-            options={"loss": loss.name, **self._row_options()})
+            notes=(note, label_note, *self._mechanism_notes(),
+                   *([smoothing_note] if smoothing_note else [])),
+            options={"loss": loss.name, **self._row_options(),
+                     **({"smoothing h": smoothing.h} if smoothing is not None else {})})
+
+    def _plan_loss(self, plan: FitPlan) -> Loss:
+        """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
+        loss = self._make_loss()
+        h = plan.options.get("smoothing h")
+        return loss.smoothed(h) if h is not None and getattr(
+            loss, "smoothing_unresolved", False) else loss
 
     def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
         """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""
@@ -305,8 +331,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
             if self.fit_intercept:
                 design = add_intercept(design, float(self.intercept_scaling))
             design = zero_rows(design, dropped)  # records left out of the fit
-        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), design, u,
+        template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), design, u,
                                      self._parameter_set(plan, owner))
+        warn_cvxpy_cost(template, self.solver, type(self).__name__)
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
                         reusable=not isinstance(self.lam, str))
 
@@ -315,7 +342,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
         p = plan.n_features + int(self.fit_intercept)
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
-        template = LinearERMTemplate(self._make_loss(), plan.lam, self._norm_bound(), rows,
+        template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), rows,
                                      np.zeros(plan.n),
                                      self._parameter_set(plan, f"{type(self).__name__}.certify"))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features, None, plan.notes[1]))

@@ -124,8 +124,9 @@ def _const_value(expr: cp.Expression) -> float | None:
 
 
 def _mul(a: float, node: _Node) -> _Node:
-    a = abs(a)
-    return _Node(a * node.slope, a * node.curvature, a * node.smooth_curvature, node.atoms)
+    a = abs(a)  # 0 · ∞ = 0: an atom weighted 0 adds nothing
+    return _Node(_times(a, node.slope), _times(a, node.curvature),
+                 _times(a, node.smooth_curvature), node.atoms)
 
 
 def _compose(name: str, lf: float, cf: float, inner: _Node, *, zero_slope_at_kink: bool = False
@@ -161,12 +162,59 @@ def _walk(expr: cp.Expression) -> _Node:
         if expr.size != 1:
             raise _Unknown
         return _Node(1.0, 0.0, 0.0, ("affine",))
+    slope = _affine_slope(expr)
+    if slope is not None:
+        return _Node(slope, 0.0, 0.0, ("affine",))
     name = type(expr).__name__
     args = expr.args
     handler = ATOMS.get(name)
     if handler is None:
         raise _Unknown
     return handler(expr, args)
+
+
+def _affine_slope(expr: cp.Expression) -> float | None:
+    """|a| of an expression a·z + b(y) affine in the one variable z whose slope a reads no label
+    (evaluated at z = 0, 1 and two labels), else None (the atom rules bound it)."""
+    if expr.size != 1 or not expr.is_affine() or len(expr.variables()) != 1:
+        return None
+    z, labels = expr.variables()[0], expr.parameters()
+    if z.size != 1 or any(p.id not in _LABEL_BOUND or p.size != 1 for p in labels):
+        return None
+    saved = [(v, v.value) for v in (z, *labels)]
+    try:
+        slopes = set()
+        for y in (0.0, 1.0):
+            for p in labels:
+                p.value = y
+            z.value = 0.0
+            low = float(np.asarray(expr.value, dtype=float).reshape(()))
+            z.value = 1.0
+            slopes.add(float(np.asarray(expr.value, dtype=float).reshape(())) - low)
+    finally:
+        for v, value in saved:
+            v.value = value
+    return abs(slopes.pop()) if len(slopes) == 1 else None
+
+
+def _signed_slope(expr: cp.Expression) -> float | None:
+    """a of an expression a·z + b(y) (0 for one constant in z), or None (see _affine_slope)."""
+    if not expr.variables():
+        return 0.0
+    if _affine_slope(expr) is None:
+        return None
+    z = expr.variables()[0]
+    saved = [(v, v.value) for v in (z, *expr.parameters())]
+    try:
+        for p in expr.parameters():
+            p.value = 0.0
+        z.value = 0.0
+        low = float(np.asarray(expr.value, dtype=float).reshape(()))
+        z.value = 1.0
+        return float(np.asarray(expr.value, dtype=float).reshape(())) - low
+    finally:
+        for v, value in saved:
+            v.value = value
 
 
 def _affine_sum(expr: cp.Expression, args: list) -> _Node:
@@ -239,6 +287,11 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
     live = [n for n in nodes if not n.constant] or nodes
     slope = max(n.slope for n in live)
     curv = _times(slope, slope) + max(n.curvature for n in live)
+    signed = [_signed_slope(p) for p in parts]
+    if all(a is not None for a in signed):
+        # affine pieces: g'' = Var_p(a) <= (max a − min a)²/4 (Popoviciu), e.g. 1/4 for
+        # log(1 + exp(−m)) = log_sum_exp([0, −m])
+        curv = (max(signed) - min(signed)) ** 2 / 4.0
     return _Node(slope, curv, curv, ("log_sum_exp", *(x for n in live for x in n.atoms)))
 
 
@@ -521,3 +574,197 @@ def _numeric_any(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, 
     if type(expr).__name__ == "log_sum_exp":
         return _numeric_lse(expr, env)
     return _numeric(expr, env)
+
+
+# ---------------------------------------------------------------- smoothing of kinks
+@dataclass(frozen=True)
+class Smoothing:
+    """The kinks of a stated loss replaced by their Huberizations (:func:`smooth_kinks`).
+
+    Attributes
+    ----------
+    h : float
+        The half-width: each kink's slope changes linearly over [−h, h] around it.
+    kinks : int
+        How many kinks (``pos``, ``abs``, ``maximum``/``minimum`` pieces) were replaced.
+    gap : float
+        A bound on |ℓ_h − ℓ| over all predictions (and labels): the largest difference
+        between the smoothed and the stated loss (``inf`` where an outer atom has an
+        unbounded slope).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.atoms import smooth_kinks
+    >>> m = cp.Variable()
+    >>> expr, s = smooth_kinks(cp.pos(1 - m), 0.5)
+    >>> s.kinks, s.gap
+    (1, 0.125)
+    """
+
+    h: float
+    kinks: int
+    gap: float
+
+
+def _pos_h(d: cp.Expression, h: float) -> cp.Expression:
+    """pos Huberized at half-width h: 0 below −h, (d + h)²/(4h) on [−h, h], d above h
+    ([CMS]_ eq. 35 for d = 1 − m); convex and increasing in d, so DCP for a convex d."""
+    return cp.huber(cp.pos(d + h), 2.0 * h) / (4.0 * h)
+
+
+def _max_h(parts: list[tuple[cp.Expression, float]], h: float) -> tuple[cp.Expression, float, int]:
+    """max of smoothed expressions: r + pos_h(max(others − r)) for an affine reference r.
+
+    The reference is a constant argument if there is one, else the first affine one; the
+    others may be convex (their differences with r stay convex, and pos_h is increasing).
+    Raises :class:`_Unknown` without an affine argument (no DCP smoothing then).
+    """
+    affine = [i for i, (e, _) in enumerate(parts) if e.is_affine()]
+    if not affine:
+        raise _Unknown
+    const = [i for i in affine if not parts[i][0].variables() and not parts[i][0].parameters()]
+    if len(parts) == 2 and len(affine) == 2 and not const:
+        # two affine pieces: (a + b)/2 + |a − b|_h/2, the same function, whose derived slope
+        # bound is the larger slope (the reference form's would add the two)
+        (a, ga), (b, gb) = parts
+        return ((a + b) / 2.0 + cp.huber(a - b, h) / (4.0 * h) + h / 4.0,
+                max(ga, gb) + h / 4.0, 1)
+    k = (const or affine)[0]
+    ref, ref_gap = parts[k]
+    others = [(e - ref, g + ref_gap) for i, (e, g) in enumerate(parts) if i != k]
+    if len(others) == 1:
+        inner, inner_gap, count = others[0][0], others[0][1], 0
+    else:
+        inner, inner_gap, count = _max_h(others, h)
+    return ref + _pos_h(inner, h), ref_gap + inner_gap + h / 4.0, count + 1
+
+
+def _smooth(expr: cp.Expression, h: float) -> tuple[cp.Expression, float, int]:
+    """(expr with its kinks smoothed, bound on the change, kinks smoothed)."""
+    if isinstance(expr, (cp.Variable, cp.Parameter)) or not (expr.variables() or expr.parameters()):
+        return expr, 0.0, 0  # the prediction may be a Variable or a Parameter (a probe)
+    name = type(expr).__name__
+    done = [_smooth(a, h) for a in expr.args]
+    count = sum(c for _, _, c in done)
+    if name in ("maximum", "minimum"):
+        sign = 1.0 if name == "maximum" else -1.0
+        out, gap, more = _max_h([(sign * e, g) for e, g, _ in done], h)
+        return sign * out, gap, count + more
+    if name == "abs":
+        (inner, g, _), = done
+        if not inner.is_affine():
+            raise _Unknown
+        return cp.huber(inner, h) / (2.0 * h) + h / 2.0, g + h / 2.0, count + 1
+    if count == 0:
+        return expr, 0.0, 0
+    gaps = [g for _, g, _ in done]
+    if name == "AddExpression":
+        gap = sum(gaps)
+    elif name in ("multiply", "MulExpression", "DivExpression"):
+        factors = [a for a, (_, g, _) in zip(expr.args, done, strict=True) if g == 0.0]
+        if not factors:  # a product of two smoothed expressions: no bound here
+            raise _Unknown
+        scale = 1.0
+        for a in factors:
+            c = _const_value(a) if not _label_only(a) else None
+            if c is None:
+                raise _Unknown
+            scale *= abs(c) if name != "DivExpression" else 1.0 / abs(c)
+        gap = scale * max(gaps)
+    elif name in ("huber",):
+        gap = 2.0 * abs(float(np.asarray(expr.M.value, dtype=float))) * max(gaps)
+    elif name in ("NegExpression", "reshape", "index", "promote", "Promote", "logistic",
+                  "log_sum_exp", "Hstack", "Vstack"):
+        gap = max(gaps)
+    else:  # power, exp: an unbounded slope scales the change without bound
+        gap = math.inf
+    return expr.copy([e for e, _, _ in done]), gap, count
+
+
+def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothing]:
+    """Replace every kink of a loss's CVXPY form by its Huberization of half-width ``h``.
+
+    ``maximum``/``minimum`` of pieces of which one is affine (``pos``, ``neg``, the pinball
+    and ε-insensitive losses) become r + pos_h(max(others − r)), with pos_h the Huber
+    hinge of [CMS]_ eq. 35 (0 below −h, (d + h)²/(4h) on [−h, h], d above); ``abs`` of an
+    affine argument becomes huber(u, h)/(2h) + h/2. Each keeps the slope bound of the kink
+    and has curvature (its slope jump)/(2h) there, which :func:`derive_bounds` derives from
+    the ``huber`` atom; each changes the loss by at most (its slope jump)·h/4, added up
+    through the outer atoms by their slope bounds (:class:`Smoothing`). An expression
+    without kinks is returned as it is.
+
+    Raises
+    ------
+    ParameterError
+        ``h`` is not a positive finite float, or a kink has no affine piece (no DCP
+        smoothing).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from dpconvex.objectives.atoms import smooth_kinks
+    >>> z = cp.Variable()
+    >>> expr, s = smooth_kinks(cp.abs(z - 1.0), 0.5)
+    >>> s.kinks, s.gap, expr.is_convex()
+    (1, 0.25, True)
+    """
+    from ..errors import ParameterError
+
+    if isinstance(h, bool) or not isinstance(h, (int, float, np.floating)) or not (
+            math.isfinite(float(h)) and float(h) > 0):
+        raise ParameterError(f"smooth_kinks: the half-width h must be a positive finite float. "
+                             f"Got {h!r} instead.")
+    try:
+        out, gap, count = _smooth(expr, float(h))
+    except _Unknown:
+        raise ParameterError(
+            "smooth_kinks: a kink of the loss (maximum, minimum or abs) has no affine piece, "
+            "so it has no convex smoothing in CVXPY's rules. State each kink as a maximum or "
+            "minimum with an affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an "
+            "affine expression.") from None
+    return out, Smoothing(float(h), int(count), float(gap))
+
+
+def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
+              z_vec: Any, y_vec: Any = None) -> cp.Expression:
+    """The loss of a scalar prediction ``z`` (and label), built for a vector of predictions.
+
+    A form such as ``cp.log_sum_exp(cp.hstack([0, -m]))`` is one function of a scalar m, but
+    applied to a vector it concatenates the whole vector; here each ``log_sum_exp`` of a
+    stack becomes ``cp.log_sum_exp(cp.vstack(...), axis=0)`` (one per prediction) and every
+    other atom is rebuilt on the vector arguments, elementwise.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from dpconvex.objectives.atoms import vectorize
+    >>> m = cp.Variable()
+    >>> form = cp.log_sum_exp(cp.hstack([0, -m]))     # log(1 + exp(-m)), scalar m
+    >>> expr = vectorize(form, m, None, np.array([-30.0, 0.0]))
+    >>> np.round(expr.value, 4).tolist()
+    [30.0, 0.6931]
+    """
+    def walk(e: cp.Expression) -> Any:
+        if isinstance(e, cp.Variable) and e.id == z.id:
+            return z_vec
+        if label is not None and isinstance(e, cp.Parameter) and e.id == label.id:
+            return y_vec
+        if not e.variables() and not (label is not None and label in e.parameters()):
+            return e
+        name = type(e).__name__
+        if name == "log_sum_exp" and type(e.args[0]).__name__ in ("Hstack", "Vstack"):
+            parts = [walk(a) for a in e.args[0].args]
+            size = max(int(np.prod(getattr(p, "shape", ()) or (1,))) for p in parts)
+            stacked = [p if getattr(p, "size", 1) == size else p * np.ones(size) for p in parts]
+            return cp.log_sum_exp(cp.vstack(stacked), axis=0)
+        args = [walk(a) for a in e.args]
+        if name in ("Promote", "promote", "reshape", "index") and getattr(args[0], "size", 1) > 1:
+            return args[0]
+        if all(a is b for a, b in zip(args, e.args, strict=True)):
+            return e
+        return e.copy([cp.Constant(a) if isinstance(a, np.ndarray) else a for a in args])
+
+    return walk(expr)

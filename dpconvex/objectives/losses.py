@@ -105,7 +105,8 @@ class Loss:
     @classmethod
     def from_cvxpy(cls, fn: Callable[..., cp.Expression], kind: str = "margin", name: str | None = None,
                    *, label_range: tuple[float, float] | None = None,
-                   deriv_bound: float | None = None, curvature: float | None = None) -> CVXPYLoss:
+                   deriv_bound: float | None = None, curvature: float | None = None,
+                   smoothing: float | str | None = "auto") -> CVXPYLoss:
         """A loss stated once, in CVXPY atoms: ``fn(m)`` (margin) or ``fn(z, y)`` (regression).
 
         The NumPy value and derivatives the native solvers use are derived from the same
@@ -131,6 +132,17 @@ class Loss:
             The public range of the labels (regression).
         deriv_bound, curvature : float or None
             Declared bounds; None takes the derived ones.
+        smoothing : "auto", float or None, default="auto"
+            The kinks of the loss (``cp.pos``, ``cp.abs``, ``cp.maximum``/``cp.minimum`` with
+            an affine piece: the hinge, absolute, pinball and ε-insensitive losses) are
+            replaced by their Huberizations of half-width h
+            (:func:`~dpconvex.objectives.atoms.smooth_kinks`; [CMS]_ Section 3.4.2 for the
+            hinge): the slope bound stays, the curvature is each kink's slope jump / (2h),
+            and the certificate states h and the largest change of the loss. A float is h;
+            "auto" lets the estimator choose h with Λ by its public rule
+            (:func:`dpconvex.privacy.rules.lam.resolve_smoothing`); None keeps the kinks
+            (curvature ∞: output perturbation and noisy gradient descent only). A loss
+            without kinks is not changed.
 
         Returns
         -------
@@ -153,9 +165,12 @@ class Loss:
         (1.0, 2.0)
         >>> loss.deriv(np.array([0.0, 3.0]), np.array([0.25, 0.0])).tolist()
         [-0.5, 1.0]
+        >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m), smoothing=0.5)
+        >>> hinge.deriv_bound, hinge.curvature, hinge.smoothed_kinks.gap
+        (1.0, 1.0, 0.125)
         """
         return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range,
-                         deriv_bound=deriv_bound, curvature=curvature)
+                         deriv_bound=deriv_bound, curvature=curvature, smoothing=smoothing)
 
 
 class CVXPYLoss(Loss):
@@ -174,8 +189,9 @@ class CVXPYLoss(Loss):
 
     def __init__(self, fn: Callable[..., cp.Expression], *, kind: str = "margin",
                  name: str | None = None, label_range: tuple[float, float] | None = None,
-                 deriv_bound: float | None = None, curvature: float | None = None):
-        from .atoms import derive_bounds
+                 deriv_bound: float | None = None, curvature: float | None = None,
+                 smoothing: float | str | None = "auto"):
+        from .atoms import derive_bounds, smooth_kinks
 
         if kind == "multiclass":
             raise ParameterError(MULTICLASS_REFUSAL)
@@ -187,11 +203,28 @@ class CVXPYLoss(Loss):
         elif label_range is not None:
             raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
                                  "label_range only with kind='regression'.")
-        self.fn = fn
+        self.stated_fn = fn
         self.kind = kind  # type: ignore[misc]
         self.name = name or "cvxpy_loss"  # type: ignore[misc]
         self.label_range = label_range
+        self._declared = (deriv_bound, curvature)
+        #: The smoothing asked for ("auto", h or None); :attr:`smoothing` is what was done.
+        self.smoothing_rule = _check_smoothing(smoothing)
+        #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
+        self.smoothed_kinks = None
+        stated = derive_bounds(fn, label_range) if _kink_count(fn, kind) else None
+        # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
+        self.has_kinks = stated is not None and math.isinf(stated.curvature)
+        if self.has_kinks and isinstance(self.smoothing_rule, float):
+            h = self.smoothing_rule
+            args = _probe_args(kind)
+            self.smoothed_kinks = smooth_kinks(fn(*args), h)[1]
+            fn = _smoothed(fn, h)
+        self.fn = fn
         self._form = _compile(fn, kind, self.name)
+        #: Whether the form applied to a vector is that vector's losses, one each (else
+        #: :meth:`cvxpy_expr` builds it elementwise from the form of one prediction).
+        self._elementwise = _elementwise(fn, kind)
         if not self._form.supported:
             raise ParameterError(
                 f"Loss.from_cvxpy: loss '{self.name}' uses an atom outside "
@@ -222,13 +255,128 @@ class CVXPYLoss(Loss):
         return v, d1
 
     def cvxpy_expr(self, z, y=None):
-        return self.fn(z) if self.kind == "margin" else self.fn(z, y)
+        if self._elementwise:
+            return self.fn(z) if self.kind == "margin" else self.fn(z, y)
+        from .atoms import vectorize  # a form of one prediction (log_sum_exp of a stack)
+
+        return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
+
+
+    @property
+    def smoothing_unresolved(self) -> bool:
+        """Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h)."""
+        return self.has_kinks and self.smoothing_rule == "auto"
+
+    def smoothed(self, h: float) -> CVXPYLoss:
+        """This loss with its kinks Huberized at half-width ``h`` (itself when it has none).
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import Loss
+        >>> Loss.from_cvxpy(lambda m: cp.pos(1 - m)).smoothed(0.25).curvature
+        2.0
+        """
+        if not self.has_kinks:
+            return self
+        deriv_bound, curvature = self._declared
+        return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name,
+                         label_range=self.label_range, deriv_bound=deriv_bound,
+                         curvature=curvature, smoothing=float(h))
 
     def params(self):
         out: dict[str, Any] = {"kind": self.kind, "name": self.name}
         if self.label_range is not None:
             out["label_range"] = self.label_range
+        if self.has_kinks:
+            out["smoothing"] = self.smoothing_rule
         return out
+
+
+def stated_loss(fn: Callable[..., cp.Expression], kind: str, owner: str,
+                label_range: tuple[float, float] | None = None) -> CVXPYLoss:
+    """The loss an estimator's ``loss=`` callable states: ``fn(m)`` (margin) or ``fn(z, y)``.
+
+    Compiled by :meth:`Loss.from_cvxpy` with the defaults (``smoothing="auto"``), named after
+    the function; a callable of the other arity is refused by name.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.losses import stated_loss
+    >>> stated_loss(lambda m: cp.logistic(-m), "margin", "Model").curvature
+    0.25
+    """
+    import inspect
+
+    try:
+        arity = len(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        arity = 1 if kind == "margin" else 2
+    want = 1 if kind == "margin" else 2
+    if arity != want:
+        args = "fn(m) of the margin m = y·wᵀx" if kind == "margin" else \
+            "fn(z, y) of the prediction z and the label y"
+        raise ParameterError(
+            f"The 'loss' parameter of {owner}: a callable loss here is {args}; the function "
+            f"given takes {arity} argument(s). State the loss with {want} argument(s), or pass "
+            "a dpconvex.objectives.Loss.")
+    name = getattr(fn, "__name__", "cvxpy_loss")
+    return Loss.from_cvxpy(fn, kind=kind, name=None if name == "<lambda>" else name,
+                           label_range=label_range)
+
+
+def _check_smoothing(smoothing: Any) -> float | str | None:
+    if smoothing is None or (isinstance(smoothing, str) and smoothing == "auto"):
+        return smoothing
+    if not isinstance(smoothing, bool) and isinstance(smoothing, (int, float, np.floating)):
+        h = float(smoothing)
+        if math.isfinite(h) and 1e-12 <= h <= 1e12:
+            return h
+    raise ParameterError(
+        "The 'smoothing' parameter of Loss.from_cvxpy must be 'auto', None or a float h in "
+        f"[1e-12, 1e12] (the half-width of each smoothed kink). Got {_short_repr(smoothing)} "
+        "instead.")
+
+
+def _elementwise(fn: Callable[..., cp.Expression], kind: str) -> bool:
+    probe = _probe_args(kind)
+    probe[0] = cp.Variable(2)
+    try:
+        return fn(*probe).shape == (2,)
+    except Exception:  # e.g. a stack of a scalar and a vector: not elementwise
+        return False
+
+
+def _probe_args(kind: str) -> list[Any]:
+    return [cp.Variable()] + ([cp.Parameter()] if kind == "regression" else [])
+
+
+def _kink_count(fn: Callable[..., cp.Expression], kind: str) -> int:
+    """How many kinks (maximum, minimum, abs) the stated form has (0 when fn fails: the
+    compile step reports that by name)."""
+    try:
+        expr = fn(*_probe_args(kind))
+        stack = [expr] if isinstance(expr, cp.Expression) else []
+    except Exception:  # the user's function: _compile raises the named error
+        return 0
+    count = 0
+    while stack:
+        e = stack.pop()
+        count += type(e).__name__ in ("maximum", "minimum", "abs") and bool(
+            e.variables() or e.parameters())
+        stack.extend(e.args)
+    return count
+
+
+def _smoothed(fn: Callable[..., cp.Expression], h: float) -> Callable[..., cp.Expression]:
+    """``fn`` with its kinks smoothed at half-width h, built anew on every call."""
+    from .atoms import smooth_kinks
+
+    def smoothed(*args: Any) -> cp.Expression:
+        return smooth_kinks(fn(*args), h)[0]
+
+    return smoothed
 
 
 #: Why ``Loss.from_cvxpy(kind="multiclass")`` is refused, and what to use instead.
@@ -257,6 +405,21 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
             "called on a scalar CVXPY variable. Build the loss of one prediction from CVXPY "
             "atoms, elementwise (a loss of C predictions is kind='multiclass').") from None
     expr = form.expr
+    if isinstance(expr, cp.Expression) and len(expr.variables()) > 1:
+        names = ", ".join(sorted(v.name() for v in expr.variables() if v.id != form.z.id))
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} reads CVXPY variables other than its "
+            f"argument ({names}). A loss is a function of the prediction (and the label) only: "
+            "write the other quantities as constants.")
+    label_id = None if form.label is None else form.label.id
+    stated = [p for p in (expr.parameters() if isinstance(expr, cp.Expression) else [])
+              if p.id != label_id]
+    if stated:
+        shown = ", ".join(f"{p.name()} (value {p.value})" for p in stated)
+        raise ParameterError(
+            f"Loss.from_cvxpy: loss '{name}': fn{args} reads cp.Parameter {shown}, which can "
+            "change after its bounds are derived. Write its value as a constant (e.g. "
+            "2.0 * m for a parameter of value 2), and state the loss again to change it.")
     if not isinstance(expr, cp.Expression) or not expr.variables():
         raise ParameterError(
             f"Loss.from_cvxpy: loss '{name}': fn{args} gave {type(expr).__name__} "

@@ -565,6 +565,13 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
                 f"{caller}: convexity: loss '{loss.name}' declares a negative second derivative "
                 f"({np.min(d2):.3g}). Use a convex loss."
             )
+        if not math.isfinite(c) and getattr(loss, "has_kinks", False):
+            raise PrivacyError(
+                f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
+                "minimum), where ℓ'' is unbounded, and objective perturbation needs a bounded "
+                "ℓ''. Smooth them: Loss.from_cvxpy(..., smoothing=h) with a half-width h > 0, or "
+                "smoothing='auto' through an estimator (it chooses h with Λ); or use output "
+                "perturbation, which needs only the slope bound.")
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "

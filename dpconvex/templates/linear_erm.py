@@ -313,6 +313,13 @@ class LinearERMTemplate:
                          "residual with a projection a solver computes (SCS, else Clarabel), which "
                          "is within the solver's tolerances and not exact, so the check bounds no "
                          "distance to the exact minimizer and none is stated")
+        smoothing = getattr(self.loss, "smoothed_kinks", None)
+        if smoothing is not None:
+            a.append(f"loss '{self.loss.name}' smoothed: its {smoothing.kinks} kink(s) Huberized at "
+                     f"half-width h = {smoothing.h:g} (dpconvex.objectives.atoms.smooth_kinks, "
+                     "CMS Section 3.4.2); the smoothed loss differs from the stated one by at most "
+                     f"{smoothing.gap:.6g} at every prediction (derived from its CVXPY form), and "
+                     "the release minimizes the smoothed loss")
         if getattr(self.rows, "certificate_note", None):  # an out-of-core backend says so
             a.append(self.rows.certificate_note)
         if "curvature" in needs and self.loss.name == "huber":

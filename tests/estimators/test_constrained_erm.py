@@ -48,12 +48,21 @@ def test_native_and_clarabel_honour_the_set_and_agree(constraints, inside, mecha
     np.testing.assert_allclose(fits[0].coef_, fits[1].coef_, atol=1e-3)
 
 
-@pytest.mark.parametrize("solver", [None, "auto", "native"])
-def test_a_set_without_an_exact_projection_is_refused_by_the_native_solvers(solver):
+def test_a_set_without_an_exact_projection_is_refused_by_the_native_solvers():
     X, y = _binary(n=200)
-    with pytest.raises(ParameterError, match="Pass solver='clarabel' or solver='scs'"):
-        dp.PrivateLogisticRegression(classes=[0, 1], solver=solver,
+    with pytest.raises(ParameterError, match="Pass solver='auto'"):
+        dp.PrivateLogisticRegression(classes=[0, 1], solver="native",
                                      constraints=lambda w: [w[0] + w[1] <= 1]).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", [None, "auto"])
+def test_a_set_without_an_exact_projection_goes_to_a_cvxpy_backend(solver):
+    X, y = _binary(n=200)
+    with pytest.warns(dp.SolverCostWarning, match="cannot project"):
+        model = dp.PrivateLogisticRegression(classes=[0, 1], solver=solver, random_state=0,
+                                             constraints=lambda w: [w[0] + w[1] <= 1]).fit(X, y)
+    assert model.coef_[0][0] + model.coef_[0][1] <= 1 + 1e-6  # the solver's feasibility
+    assert model.certificate_.solver["backend"] in ("clarabel", "scs")
 
 
 def test_gaussian_objective_perturbation_is_refused_over_a_set():

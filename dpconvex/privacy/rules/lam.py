@@ -267,9 +267,17 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     mech = _as_mechanism(mechanism)
     R = float(reference_norm_for(mech) if reference_norm is None else reference_norm)
     w = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
-    n, p, q = int(n), int(p), float(q)
     if report is None:
-        report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
+        report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
+    bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, report)
+    best = float(LAM_GRID[int(np.argmin(bound))])
+    return max(float(f"{best:.3g}"), floor)
+
+
+def _bound(mech: Mechanism, n: int, q: float, p: int, loss: Loss, R: float, w: float,
+           report: NoiseReport | None) -> tuple[np.ndarray, float]:
+    """The bound of the module docstring on :data:`LAM_GRID`, and the floor of Λ (the
+    smallest Λ at which objective perturbation adds no Δ; 0 elsewhere)."""
     G = loss.deriv_bound * q
     c = float(loss.curvature)
     c_u = c * q * q
@@ -292,9 +300,68 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
             f"auto_lam: lam='auto' weighs noise on the objective or the output; mechanism "
             f"{getattr(mech, 'name', mech)!r} places its noise on the {report.placement} "
             "(no Λ to choose): pass a numeric lam.")
-    bound = mu_eff * R * R / 2.0 + w * G * G / (n * mu_eff) + noise
-    best = float(lam[int(np.argmin(bound))])
-    return max(float(f"{best:.3g}"), floor)
+    return mu_eff * R * R / 2.0 + w * G * G / (n * mu_eff) + noise, floor
+
+
+#: Half-widths h searched by :func:`resolve_smoothing`, in units of the loss's scale (a
+#: margin for a margin loss, the width of the label range for a regression loss).
+SMOOTHING_GRID = np.logspace(-3, 1, 17)
+SMOOTHING_GRID.flags.writeable = False
+
+
+def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, epsilon: float,
+                      q: float, p: int, *, delta: float = 0.0) -> tuple[Loss, str | None]:
+    """The loss at the half-width h of its kinks chosen with Λ from public quantities only.
+
+    For a loss stated with kinks and ``smoothing="auto"``
+    (:meth:`~dpconvex.objectives.Loss.from_cvxpy`), h minimizes the Λ rule's bound (at the
+    Λ it chooses, or at the given ``lam``) plus the smoothing's largest change of the loss,
+    over :data:`SMOOTHING_GRID` times the loss's scale: a small h keeps the loss close to the
+    stated one but raises its curvature (the Jacobian slack and Δ of objective
+    perturbation), a large h the reverse (docs/privacy/user_objectives.md#privacy-smoothing).
+    Any other loss is returned as it is, with no note.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives import Loss
+    >>> from dpconvex.privacy.rules.lam import resolve_smoothing
+    >>> hinge = Loss.from_cvxpy(lambda m: cp.pos(1 - m))
+    >>> smoothed, note = resolve_smoothing(hinge, "auto", "objective", 1000, 1.0, 1.0, 5)
+    >>> smoothed.smoothed_kinks.h > 0, smoothed.curvature < float("inf"), note.startswith("loss")
+    (True, True, True)
+    """
+    if not getattr(loss, "smoothing_unresolved", False):
+        return loss, None
+    mech = _as_mechanism(mechanism)
+    placement = getattr(mech, "placement", None)
+    key = "output" if placement == "output" else "objective"
+    R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
+    lo_hi = loss.label_range
+    scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
+    given = not (isinstance(lam, str) and lam == AUTO)
+    best: tuple[float, float, Loss] | None = None
+    for h in SMOOTHING_GRID * scale:
+        h = float(f"{h:.3g}")
+        candidate = loss.smoothed(h)
+        report = grid_report(mech, int(n), epsilon, float(q), int(p), candidate, delta=delta)
+        bound, floor = _bound(mech, int(n), float(q), int(p), candidate, R, w, report)
+        if given:
+            value = float(np.interp(np.log(float(lam)), np.log(LAM_GRID), bound))
+        else:
+            value = float(np.min(bound[LAM_GRID >= floor])) if np.any(LAM_GRID >= floor) \
+                else float(bound[-1])
+        total = value + candidate.smoothed_kinks.gap
+        if best is None or total < best[0]:
+            best = (total, h, candidate)
+    assert best is not None
+    _, h, smoothed = best
+    return smoothed, (
+        f"loss smoothed at half-width h = {h:g} chosen by the public rule smoothing='auto' "
+        "(dpconvex.privacy.rules.lam.resolve_smoothing, "
+        "docs/privacy/user_objectives.md#privacy-smoothing): the h of "
+        f"{SMOOTHING_GRID.size} candidates minimizing the Λ rule's bound plus the largest "
+        f"change of the loss, from n, epsilon, q, p and the loss's constants only")
 
 
 def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
