@@ -423,9 +423,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     >>> from dpconvex.templates import LinearERMTemplate
     >>> class Mine(LinearERMTemplate):      # a subclass is a user's template
     ...     name = "mine"
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
     >>> [c.name for c in declaration_conditions(t, {"strong_convexity"})][:3]
     ['user template', 'dimension p', 'strong convexity mu']

@@ -72,10 +72,7 @@ class Release:
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> rel = release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), "objective", Budget(1.0), rng=0)
     >>> rel.theta.shape, rel.certificate.all_hold, rel.calibration.mechanism
     ((3,), True, 'objective')
@@ -169,10 +166,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> rel = release(template, "objective", Budget(1.0), rng=0)
     >>> rel.theta.shape

@@ -118,10 +118,7 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.verify import verify
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> cert, cal = verify(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), epsilon=1.0, mechanism="objective")
     >>> cert.all_hold, cert.epsilon
     (True, 1.0)

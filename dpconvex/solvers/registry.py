@@ -85,9 +85,7 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend
     >>> backend = PolishedBackend(ClarabelBackend(), LbfgsNewton())
@@ -182,9 +180,7 @@ def suitable_backends(template: Template) -> list[str]:
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import suitable_backends
     >>> suitable_backends(template)
@@ -237,9 +233,7 @@ def auto_backend(template: Template) -> Backend:
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LargeMarginGaussianTemplate, LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import auto_backend
     >>> type(auto_backend(template)).__name__   # smooth and unconstrained: L-BFGS + Newton
@@ -278,9 +272,7 @@ def get_backend(name: str | None, template: Template) -> Backend:
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import get_backend
     >>> type(get_backend("auto", template)).__name__
@@ -307,9 +299,7 @@ def solve(template: ObjectiveTemplate, b: np.ndarray | None = None, extra_reg: f
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import solve
     >>> res = solve(template)

@@ -85,9 +85,7 @@ class PrivacyConstants:
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.templates import PrivacyConstants
     >>> consts = template.privacy_constants()
@@ -410,9 +408,7 @@ class Template(Protocol):
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.templates import Template
     >>> from dpconvex.templates.base import missing_members
@@ -484,9 +480,7 @@ class ObjectiveTemplate(Template, Protocol):
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.templates.base import ObjectiveTemplate
     >>> isinstance(template, ObjectiveTemplate)
@@ -540,9 +534,7 @@ class SmoothTemplate(ObjectiveTemplate, Protocol):
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.templates.base import SmoothTemplate
     >>> isinstance(template, SmoothTemplate), template.hessian(np.zeros(3)).shape
@@ -598,9 +590,7 @@ class CVXPYTemplate(ObjectiveTemplate, Protocol):
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.templates.base import CVXPYTemplate
     >>> isinstance(template, CVXPYTemplate), "cvxpy" in template.capabilities
@@ -687,9 +677,7 @@ def missing_members(candidate: object) -> list[str]:
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.templates.base import missing_members
     >>> missing_members(template)

@@ -41,9 +41,7 @@ class EmpiricalRiskTemplate:
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> template.n, template.p, sorted(template.capabilities)
     (40, 3, ['per_example_gradients'])

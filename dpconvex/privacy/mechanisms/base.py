@@ -67,10 +67,7 @@ class Calibration:
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
     >>> cal.mechanism, cal.epsilon, cal.sensitivity
@@ -151,10 +148,7 @@ class NoiseReport:
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> rep = get_mechanism("objective").noise_report(template, Budget(1.0))
     >>> rep.placement, rep.dimension, round(rep.coordinate_scale, 3)
@@ -703,10 +697,7 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
     >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.privacy.mechanisms.base import solve_exact
     >>> from dpconvex.solvers import get_backend

@@ -362,9 +362,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("noisy_gd", steps=20, accounting="rdp")
     >>> cal = mech.calibrate(template, Budget(1.0, 1e-5))

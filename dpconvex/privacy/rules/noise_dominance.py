@@ -219,10 +219,7 @@ def noise_ratio(family: str, template: Any, mech: Mechanism, budget: Budget, *,
     >>> from dpconvex.privacy.rules.noise_dominance import noise_ratio
     >>> from dpconvex.templates import LinearERMTemplate
     >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
     >>> round(noise_ratio("linear", template, get_mechanism("objective"), Budget(1.0)), 3)
     0.319

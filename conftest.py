@@ -1,0 +1,21 @@
+"""The doctest namespace of every docstring example in dpconvex/ (pytest --doctest-modules).
+
+Each example starts from the same names, made anew for every docstring (so no example
+sees another's changes): ``np``; ``rng``, a NumPy generator seeded 0 after it drew ``X``;
+``X``, 40 rows of 3 features scaled to norm 1; ``y``, the labels sign(X[:, 0]) in {-1, +1}.
+An example that needs other data makes them itself.
+"""
+
+import numpy as np
+import pytest
+from _pytest.doctest import DoctestItem
+
+
+@pytest.fixture(autouse=True)
+def _doctest_data(request: pytest.FixtureRequest, doctest_namespace: dict) -> None:
+    if not isinstance(request.node, DoctestItem):
+        return
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    doctest_namespace.update(np=np, rng=rng, X=X, y=np.where(X[:, 0] > 0, 1, -1))
