@@ -378,6 +378,19 @@ class FitPlan:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def check_data(self, shape: tuple[int, ...], owner: str, *, binary: bool = False) -> None:
+        """Refuse data other than the plan's (n rows, ``n_features`` columns), and with
+        ``binary`` a one-vs-rest plan (its binary models are prepared with their own plans)."""
+        if binary and self.sub_plans:
+            raise ParameterError(
+                f"{owner}.prepare: the plan is one-vs-rest over {self.n_classes} classes; prepare "
+                "each binary model with its plan (plan.sub_plans[c]) or call fit.")
+        if (int(shape[0]), int(shape[1])) != (self.n, self.n_features):
+            raise ParameterError(
+                f"{owner}.prepare: the plan is for n = {self.n} rows and {self.n_features} "
+                f"features; X has shape {tuple(int(v) for v in shape)}. Make the plan with "
+                "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
+
     @property
     def mechanism_name(self) -> str:
         """The registry name of :attr:`mechanism`."""

@@ -87,7 +87,6 @@ from .base import (
     PrivateEstimator,
 )
 from .constraints import ROW_NORM
-from .ovr import check_plan_shape
 
 __all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "BallRows",
            "ClassSumEstimator", "ClassSumTemplate", "PrivateGaussianCentroid", "Priors",
@@ -716,7 +715,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
         X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        check_plan_shape(plan, X_checked.shape, owner)
+        plan.check_data(X_checked.shape, owner)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
         labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
                                unknown_labels=self.unknown_labels, excluded=context.excluded,

@@ -69,7 +69,6 @@ from .centroids import (
     class_priors,
     label_rows,
 )
-from .ovr import check_plan_shape
 
 __all__ = ["MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR", "ClassMomentTemplate", "FeatureRange",
            "MomentRows", "PrivateGaussianNB", "class_moments", "feature_bounds"]
@@ -464,7 +463,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         owner = type(self).__name__
         X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                 accept_dask=True)
-        check_plan_shape(plan, X_checked.shape, owner)
+        plan.check_data(X_checked.shape, owner)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
         labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
                                unknown_labels=self.unknown_labels, excluded=context.excluded,

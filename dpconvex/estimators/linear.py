@@ -65,7 +65,7 @@ from .base import (
     PrivateEstimator,
 )
 from .constraints import ROW_NORM, SOLVER, LossParameter, ParameterSet, Vouch
-from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
+from .ovr import OneVsRestMixin
 
 if TYPE_CHECKING:
     import cvxpy as cp
@@ -585,13 +585,12 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
-        check_binary_plan(plan, owner)
         loss = self._plan_loss(plan)
         from .._validation import is_dask_collection
         from ..data.validation import computed
 
         X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        check_plan_shape(plan, X_checked.shape, owner)
+        plan.check_data(X_checked.shape, owner, binary=True)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
         labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
                                unknown_labels=self.unknown_labels, excluded=context.excluded,

@@ -118,7 +118,7 @@ from .base import (
 )
 from .constraints import LossParameter
 from .linear import LinearDecisionMixin, _implicit_rows
-from .ovr import OneVsRestMixin, check_binary_plan, check_plan_shape
+from .ovr import OneVsRestMixin
 
 __all__ = [
     "ACCOUNTING",
@@ -422,10 +422,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         product are clipped on a copy; Dask rows stay on the workers.
         """
         owner = type(self).__name__
-        check_binary_plan(plan, owner)
         q = float(self.data_norm)
         X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
-        check_plan_shape(plan, X_checked.shape, owner)
+        plan.check_data(X_checked.shape, owner, binary=True)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
         labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
                                unknown_labels=self.unknown_labels, excluded=context.excluded,

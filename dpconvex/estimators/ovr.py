@@ -18,33 +18,15 @@ from sklearn.base import clone
 
 from ..data.labels import check_labels, encode_labels
 from ..data.validation import computed
-from ..errors import ParameterError
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import compose_sequential
 from .base import FitContext, FitPlan, Prepared
 
-__all__ = ["OneVsRestMixin", "check_binary_plan", "check_plan_shape"]
+__all__ = ["OneVsRestMixin"]
 
 #: The certificate note of one-vs-rest (the plan's, and the composed certificate's).
 OVR_NOTE = ("one-vs-rest: each binary model reads every record, so the C releases compose "
             "sequentially (epsilon split evenly)")
-
-
-def check_binary_plan(plan: FitPlan, owner: str) -> None:
-    """``prepare`` takes a binary plan; a one-vs-rest plan is prepared per class."""
-    if plan.sub_plans:
-        raise ParameterError(
-            f"{owner}.prepare: the plan is one-vs-rest over {plan.n_classes} classes; prepare "
-            "each binary model with its plan (plan.sub_plans[c]) or call fit.")
-
-
-def check_plan_shape(plan: FitPlan, shape: tuple[int, ...], owner: str) -> None:
-    """The data are those the plan was made for (n rows, ``n_features`` columns)."""
-    if (int(shape[0]), int(shape[1])) != (plan.n, plan.n_features):
-        raise ParameterError(
-            f"{owner}.prepare: the plan is for n = {plan.n} rows and {plan.n_features} "
-            f"features; X has shape {tuple(int(v) for v in shape)}. Make the plan with "
-            "plan(n, n_classes, n_features) of these data (or plan_for(X, y)).")
 
 
 class OneVsRestMixin:

@@ -59,7 +59,6 @@ from .base import (
 )
 from .label_range import LabelRange, LabelRangeMixin
 from .linear import LinearPlanMixin
-from .ovr import check_plan_shape
 
 __all__ = ["PrivateLinearRegression"]
 
@@ -236,7 +235,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         """Validate the rows and labels; the template computes A and b in one pass when asked."""
         owner = f"{type(self).__name__}.fit"
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
-        check_plan_shape(plan, X_checked.shape, type(self).__name__)
+        plan.check_data(X_checked.shape, type(self).__name__)
         n, d = plan.n, plan.n_features
         u = self._unit_labels(computed(y), n, owner)
         q = float(self.data_norm)

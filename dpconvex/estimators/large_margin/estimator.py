@@ -65,7 +65,6 @@ from ..base import (
 )
 from ..centroids import CENTROID_MENU
 from ..constraints import SOLVER, LossParameter
-from ..ovr import check_plan_shape
 from .centroid import (
     augmented_rows,
     centroid_mechanism,
@@ -485,7 +484,7 @@ default="auto"
 
             return build_dask(self, X, y, lam=plan.lam, context=context)
         X_checked, labels, C, K = self._check_data(X, y, context)
-        check_plan_shape(plan, X_checked.shape, type(self).__name__)
+        plan.check_data(X_checked.shape, type(self).__name__)
         class_indices, classes = labels.index, labels.classes
         q = float(self.data_norm)
         Z, clipped, n_clipped = self._train_rows(X_checked, labels, plan, K)
