@@ -164,7 +164,7 @@ def _walk(expr: cp.Expression) -> _Node:
         return _Node(1.0, 0.0, 0.0, ("affine",))
     slope = _affine_slope(expr)
     if slope is not None:
-        return _Node(slope, 0.0, 0.0, ("affine",))
+        return _Node(abs(slope), 0.0, 0.0, ("affine",))
     name = type(expr).__name__
     args = expr.args
     handler = ATOMS.get(name)
@@ -174,8 +174,10 @@ def _walk(expr: cp.Expression) -> _Node:
 
 
 def _affine_slope(expr: cp.Expression) -> float | None:
-    """|a| of an expression a·z + b(y) affine in the one variable z whose slope a reads no label
-    (evaluated at z = 0, 1 and two labels), else None (the atom rules bound it)."""
+    """a of an expression a·z + b(y) affine in the one variable z whose slope a reads no label
+    (evaluated at z = 0, 1 and two labels; 0 for a constant), else None (the atom rules bound it)."""
+    if not expr.variables() and expr.size == 1:
+        return 0.0
     if expr.size != 1 or not expr.is_affine() or len(expr.variables()) != 1:
         return None
     z, labels = expr.variables()[0], expr.parameters()
@@ -194,27 +196,7 @@ def _affine_slope(expr: cp.Expression) -> float | None:
     finally:
         for v, value in saved:
             v.value = value
-    return abs(slopes.pop()) if len(slopes) == 1 else None
-
-
-def _signed_slope(expr: cp.Expression) -> float | None:
-    """a of an expression a·z + b(y) (0 for one constant in z), or None (see _affine_slope)."""
-    if not expr.variables():
-        return 0.0
-    if _affine_slope(expr) is None:
-        return None
-    z = expr.variables()[0]
-    saved = [(v, v.value) for v in (z, *expr.parameters())]
-    try:
-        for p in expr.parameters():
-            p.value = 0.0
-        z.value = 0.0
-        low = float(np.asarray(expr.value, dtype=float).reshape(()))
-        z.value = 1.0
-        return float(np.asarray(expr.value, dtype=float).reshape(())) - low
-    finally:
-        for v, value in saved:
-            v.value = value
+    return slopes.pop() if len(slopes) == 1 else None
 
 
 def _affine_sum(expr: cp.Expression, args: list) -> _Node:
@@ -287,7 +269,7 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
     live = [n for n in nodes if not n.constant] or nodes
     slope = max(n.slope for n in live)
     curv = _times(slope, slope) + max(n.curvature for n in live)
-    signed = [_signed_slope(p) for p in parts]
+    signed = [_affine_slope(p) for p in parts]
     if all(a is not None for a in signed):
         # affine pieces: g'' = Var_p(a) <= (max a − min a)²/4 (Popoviciu), e.g. 1/4 for
         # log(1 + exp(−m)) = log_sum_exp([0, −m])
