@@ -208,7 +208,7 @@ class CVXPYLoss(Loss):
         self.name = name or "cvxpy_loss"  # type: ignore[misc]
         self.label_range = label_range
         self._declared = (deriv_bound, curvature)
-        #: The smoothing asked for ("auto", h or None); :attr:`smoothing` is what was done.
+        #: The smoothing asked for ("auto", h or None); :attr:`smoothed_kinks` is what was done.
         self.smoothing_rule = _check_smoothing(smoothing)
         #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
         self.smoothed_kinks = None
