@@ -65,23 +65,10 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
     """The bound (★) on δ(ε) of Gaussian objective perturbation
     (docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound).
 
-    Parameters
-    ----------
-    epsilon : float
-        The ε of the (ε, δ) guarantee (total, including ``slack``).
-    sigma : float
-        Standard deviation of each noise coordinate.
-    sensitivity : float
-        S, a bound on ‖∇ℓ(θ; z) − ∇ℓ(θ; z′)‖ over θ and replace-one pairs (2G).
-    k : int
-        Dimension of a subspace that contains every such difference of one pair.
-    slack : float
-        ε_J, the log Jacobian-ratio bound (one-sided, privacy-jacobian-slack).
-
-    Returns
-    -------
-    float
-        An upper bound on the hockey-stick divergence at ε.
+    An upper bound on the hockey-stick divergence at ``epsilon`` (the total ε, ``slack``
+    included); ``sigma`` of each noise coordinate; S = ``sensitivity`` >= ‖∇ℓ(θ; z) −
+    ∇ℓ(θ; z′)‖ over θ and replace-one pairs (2G); ``k`` the dimension of a subspace holding
+    every such difference of one pair; ``slack`` ε_J (one-sided, privacy-jacobian-slack).
 
     Examples
     --------
@@ -117,10 +104,7 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
                              slack: float = 0.0) -> float:
     """Smallest σ (to :data:`SIGMA_RTOL`) with :func:`objective_gaussian_delta` <= δ.
 
-    Raises
-    ------
-    PrivacyError
-        If ε <= slack (no budget left for the noise) or δ is not in (0, 1).
+    PrivacyError if ε <= slack (no budget left for the noise) or δ is not in (0, 1).
 
     Examples
     --------
@@ -128,20 +112,21 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
     >>> round(objective_gaussian_sigma(1.0, 1e-5, sensitivity=2.0, k=1), 3)
     7.768
     """
-    if not 0.0 < delta < 1.0:
-        raise PrivacyError(f"objective_gaussian_sigma: Gaussian objective perturbation needs 0 < delta < 1; "
-                           f"got {delta}. Pass a delta in (0, 1).")
-    if not epsilon > slack:
-        raise PrivacyError(
-            f"objective_gaussian_sigma: the Jacobian slack {slack:.6g} uses all of "
-            f"epsilon = {epsilon:g}; raise lam or epsilon."
-        )
+    _check_budget("objective_gaussian_sigma", epsilon, delta, slack)
     if sensitivity == 0:
         return 0.0
-
     return smallest_feasible_sigma(
         lambda s: objective_gaussian_delta(epsilon, s, sensitivity, k, slack) <= delta,
         sensitivity)
+
+
+def _check_budget(owner: str, epsilon: float, delta: float, slack: float) -> None:
+    if not 0.0 < delta < 1.0:
+        raise PrivacyError(f"{owner}: Gaussian objective perturbation needs 0 < delta < 1; "
+                           f"got {delta}. Pass a delta in (0, 1).")
+    if not epsilon > slack:
+        raise PrivacyError(f"{owner}: the Jacobian slack {slack:.6g} uses all of "
+                           f"epsilon = {epsilon:g}; raise lam or epsilon.")
 
 
 def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:

@@ -33,7 +33,7 @@ from scipy import integrate
 from scipy.special import ndtr
 
 from ...errors import PrivacyError
-from .objective_gaussian import smallest_feasible_sigma
+from .objective_gaussian import _check_budget, smallest_feasible_sigma
 
 __all__ = ["softmax_objective_delta", "softmax_objective_sigma"]
 
@@ -87,12 +87,6 @@ def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
     >>> round(softmax_objective_sigma(1.0, 1e-5, n_classes=3), 3)
     11.408
     """
-    if not 0.0 < delta < 1.0:
-        raise PrivacyError(f"softmax_objective_sigma: Gaussian objective perturbation needs 0 < delta < 1; "
-                           f"got {delta}. Pass a delta in (0, 1).")
-    if not epsilon > slack:
-        raise PrivacyError(f"softmax_objective_sigma: the Jacobian slack {slack:.6g} "
-                           f"uses all of epsilon = {epsilon:g}; raise lam or epsilon.")
-
+    _check_budget("softmax_objective_sigma", epsilon, delta, slack)
     return smallest_feasible_sigma(
         lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0)
