@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import cvxpy as cp
@@ -71,6 +73,18 @@ def shipped_derivation(obj: object) -> str | None:
     if isinstance(derivation, str) and derivation and cls.__module__.startswith("dpconvex."):
         return derivation
     return None
+
+
+@contextmanager
+def user_code(what: str, hint: str) -> Iterator[None]:
+    """Report an exception of a user's code (any but a :class:`DPConvexError`) as a
+    :class:`PrivacyError`: ``"{what}: its code raised ... {hint}"``."""
+    try:
+        yield
+    except DPConvexError:
+        raise
+    except Exception as exc:
+        raise PrivacyError(f"{what}: its code raised {type(exc).__name__} ({exc}) {hint}") from None
 
 
 def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
@@ -182,37 +196,16 @@ _SLOPE_REMEDY = ("Objective and output perturbation need a bounded |ℓ'|: use a
                  "per-record gradient.")
 
 
-def _probe_labels(label_range: Any) -> tuple[float, ...]:
-    lo, hi = (float(v) for v in label_range)
-    return (lo, 0.5 * (lo + hi), hi)
-
-
 class _AtLabel:
     """A regression loss ℓ(·, y) at one label y, seen as a function of z alone (the probes)."""
 
     def __init__(self, loss: Loss, y: float):
-        self.loss, self.y = loss, float(y)
-        self.name = loss.name
-        self.has_cvxpy = loss.has_cvxpy
+        self.loss, self.y, self.name, self.has_cvxpy = loss, float(y), loss.name, loss.has_cvxpy
         self.kinks = tuple(self.y + float(k) for k in loss.kinks)
 
-    def _labels(self, z: Any) -> np.ndarray:
-        return np.full(np.shape(z), self.y)
-
-    def value(self, z):
-        return self.loss.value(z, self._labels(z))
-
-    def deriv(self, z):
-        return self.loss.deriv(z, self._labels(z))
-
-    def deriv2(self, z):
-        return self.loss.deriv2(z, self._labels(z))
-
-    def value_and_deriv(self, z):
-        return self.loss.value_and_deriv(z, self._labels(z))
-
-    def cvxpy_expr(self, z):
-        return self.loss.cvxpy_expr(z, self._labels(z))
+    def __getattr__(self, method: str) -> Any:  # value, deriv, deriv2, value_and_deriv, cvxpy_expr
+        fn = getattr(self.loss, method)
+        return lambda z: fn(z, np.full(np.shape(z), self.y))
 
 
 def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
@@ -232,10 +225,21 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
 def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") -> list[Condition]:
     """Establish a margin loss's declared constants on all of ℝ, and check its code.
 
-    See :func:`_check_loss` (what is checked,
-    docs/privacy/user_objectives.md#privacy-margin-loss-bounds). The loss's own code is
-    evaluated at fixed margins only (no data); an exception it raises is reported as a
-    :class:`PrivacyError` naming the loss.
+    The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
+    ``curvature``) must hold at every margin, since a release can reach any margin. Each is
+    established by a derivation: docs/privacy/linear_erm.md#privacy-loss-constants for a
+    loss dpconvex ships (:func:`shipped_derivation`), else the atom table applied to the
+    loss's CVXPY form (:func:`~dpconvex.objectives.atoms.derive_bounds`), which also refuses
+    a loss of unbounded slope. A bound with neither is "declared, not verified"
+    (``Condition.unverified`` names it; docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
+
+    The loss's code is evaluated at fixed margins only (no data; an exception it raises is
+    a :class:`PrivacyError` naming the loss), on a fine grid with points around declared
+    kinks and far out: the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`); ``deriv``
+    matches finite differences of ``value``, and ``value_and_deriv`` (what the native
+    solver calls) matches both; ℓ' is non-decreasing (convexity); and no probe margin
+    exceeds a declared bound. A probe refutes, it does not establish: the certificate says
+    which did what. ``caller`` (``"LinearERMTemplate.conditions"``) opens the messages.
 
     Raises
     ------
@@ -299,26 +303,18 @@ def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
     _declared(loss, "deriv_bound", caller, finite=True)
     if need_curvature:
         _declared(loss, "curvature", caller, finite=False)
-    try:
-        codes = ([_AtLabel(loss, y) for y in _probe_labels(loss.label_range)] if regression
-                 else [loss])
-        conds = [_check_loss(loss, code, derived, need_curvature=need_curvature, caller=caller)
-                 for code in codes][0]
-        if regression:
-            lo, hi = loss.label_range
-            conds.append(Condition("label range", True, "declared public range; every check "
-                                   "above ran at its ends and middle",
-                                   f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
-        return conds
-    except DPConvexError:
-        raise
-    except Exception as exc:  # the user's loss code, evaluated at fixed margins
-        raise PrivacyError(
-            f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}': its code raised "
-            f"{type(exc).__name__} ({exc}) when evaluated at fixed margins. value, deriv, "
-            "deriv2 and value_and_deriv take an array of margins and return an array of the "
-            "same shape; cvxpy_expr returns an elementwise CVXPY expression; kinks is a "
-            "tuple of floats.") from None
+    with user_code(f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}'",
+                   "when evaluated at fixed margins. value, deriv, deriv2 and value_and_deriv "
+                   "take an array of margins and return an array of the same shape; cvxpy_expr "
+                   "returns an elementwise CVXPY expression; kinks is a tuple of floats."):
+        if not regression:
+            return _check_loss(loss, loss, derived, need_curvature=need_curvature, caller=caller)
+        lo, hi = (float(v) for v in loss.label_range)
+        conds = [_check_loss(loss, _AtLabel(loss, y), derived, need_curvature=need_curvature,
+                             caller=caller) for y in (lo, 0.5 * (lo + hi), hi)][0]
+        return conds + [Condition("label range", True, "declared public range; every check "
+                                  "above ran at its ends and middle",
+                                  f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it")]
 
 
 def _trusted_derivation(loss: Loss) -> str | None:
@@ -456,32 +452,7 @@ def _loss_description(loss: Loss) -> Any:
 
 def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_curvature: bool,
                 caller: str = "check_loss") -> list[Condition]:
-    """Establish a margin loss's declared constants on all of ℝ, and check its code.
-
-    The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
-    ``curvature``) must hold at every margin, since a release can reach any margin. Each
-    is established by a derivation: docs/privacy/linear_erm.md#privacy-loss-constants
-    for a loss dpconvex ships (:func:`shipped_derivation`), else the atom table applied
-    to the loss's CVXPY form (:func:`~dpconvex.objectives.atoms.derive_margin_bounds`),
-    which also refuses a loss of unbounded slope. A bound with neither is returned as
-    "declared, not verified" (``Condition.unverified`` names it):
-    :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for
-    it.
-
-    Numerical checks of the loss's code, on a fine grid of margins (with points around
-    declared kinks and far out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`);
-    ``deriv`` matches finite differences of ``value``, and ``value_and_deriv`` (what the
-    native solver calls) matches both; ℓ' is non-decreasing (convexity); and no probe
-    margin exceeds a declared bound. A probe refutes, it does not establish: the
-    certificate says which did what. ``caller``: the public call that checks
-    (``"LinearERMTemplate.conditions"``), opening the messages.
-
-    Raises
-    ------
-    PrivacyError
-        Naming the violated bound or mismatch, where, and how to fix it.
-
-    """
+    """The probes of :func:`check_loss` on ``code`` (the loss, or a regression loss at a label)."""
     conds: list[Condition] = []
     m = _probe_grid(tuple(float(k) for k in code.kinks))
     d1 = np.asarray(code.deriv(m), dtype=float)
