@@ -88,10 +88,8 @@ def user_code(what: str, hint: str) -> Iterator[None]:
 
 
 def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
-    """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError if not convex.
-
-    ``caller``: the public call that checks (``"LinearERMTemplate.conditions"``), opening
-    the message.
+    """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError (opened by
+    ``caller``) if not convex.
 
     Examples
     --------
@@ -104,10 +102,9 @@ def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_co
     """
     if not expr.is_convex():
         raise PrivacyError(
-            f"{caller}: convexity: {what} is not convex under CVXPY's DCP rules, so the "
-            "privacy proofs (which need a convex objective) do not apply. Rewrite it "
-            "with DCP-convex atoms (see https://www.cvxpy.org/tutorial/dcp/)."
-        )
+            f"{caller}: convexity: {what} is not convex under CVXPY's DCP rules, so the privacy "
+            "proofs (which need a convex objective) do not apply. Rewrite it with DCP-convex atoms "
+            "(see https://www.cvxpy.org/tutorial/dcp/).")
     return Condition("convexity", True, "CVXPY DCP analysis", f"{what} is DCP-convex")
 
 
@@ -162,9 +159,10 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
 
 
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
-                     derivation: str | None, how_derived: str, observed: float, caller: str,
-                     remedy: str) -> Condition:
-    """The condition stating how a declared bound (|ℓ'| or ℓ'') was established on ℝ."""
+                     derivation: str | None, how_derived: str, observed: float, caller: str
+                     ) -> Condition:
+    """The condition stating how a declared bound (|ℓ'| or ℓ'') was established on ℝ (an
+    unbounded derived slope is refused before, by :func:`_probe_loss`)."""
     if derivation is not None:
         return Condition(what, True, f"derived ({derivation}); numerical probe agrees",
                          f"declared {declared:g} on all of ℝ; max observed on the probe grid "
@@ -177,9 +175,11 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
             "value beyond it", unverified=attr)
     if not math.isfinite(derived):
         raise PrivacyError(
-            f"{caller}: {what}: loss '{loss.name}' has an unbounded {remedy[0]} on ℝ ({how_derived}), "
-            f"so no declared bound holds at every margin a release can reach (the noise is "
-            f"unbounded). {remedy[1]}")
+            f"{caller}: {what}: loss '{loss.name}' has an unbounded curvature on ℝ ({how_derived}), "
+            "so no declared bound holds at every margin a release can reach (the noise is "
+            "unbounded). Objective perturbation needs a bounded ℓ'' (a kink has none): smooth the "
+            "loss (e.g. a Huberized hinge), or use output perturbation, which needs only the "
+            "slope bound.")
     if declared < derived * (1 - 1e-12):
         raise PrivacyError(
             f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived "
@@ -479,9 +479,8 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         raise PrivacyError(
             f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
             f"{float(np.ravel(code.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value "
-            f"give {fd[k]:.6g}. "
-            "Fix the loss's deriv() so the declared bounds are about the real derivative."
-        )
+            f"give {fd[k]:.6g}. Fix the loss's deriv() so the declared bounds are about the "
+            "real derivative.")
     # the fused value_and_deriv the solvers use is the same function
     vf, df = (np.asarray(a, dtype=float) for a in code.value_and_deriv(m))
     bad = ~(np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15))
@@ -489,19 +488,16 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         k = int(np.argmax(bad))
         raise PrivacyError(
             f"{caller}: value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, "
-            f"{float(df[k]):.6g}) "
-            f"at m = {m[k]:.4g}, but value() and deriv() give ({float(v[k]):.6g}, "
-            f"{float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the solver minimizes the "
-            "loss whose bounds were checked."
-        )
+            f"{float(df[k]):.6g}) at m = {m[k]:.4g}, but value() and deriv() give "
+            f"({float(v[k]):.6g}, {float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the "
+            "solver minimizes the loss whose bounds were checked.")
     # convexity: derivative non-decreasing
     dd = np.diff(d1)
     if np.min(dd) < -1e-9:
         k = int(np.argmin(dd))
         raise PrivacyError(
             f"{caller}: convexity: loss '{loss.name}' has a decreasing derivative near m = {m[k]:.4g} "
-            "(the numerical probe found it non-convex). Use a convex loss."
-        )
+            "(the numerical probe found it non-convex). Use a convex loss.")
     conds.append(Condition("loss convexity", True, "numerical probe",
                            f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]"))
     derivation = shipped_derivation(loss)
@@ -517,15 +513,12 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     if obs > loss.deriv_bound * (1 + PROBE_RTOL):
         k = int(np.argmax(np.abs(d1)))
         raise PrivacyError(
-            f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= "
-            f"{loss.deriv_bound:g}, but the "
-            f"numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
-            f"{obs:.6g} (the noise scales with it) or bound the loss's slope."
-        )
-    conds.append(_bound_condition(
-        loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
-        None if derived is None else derived.slope, derivation, how, obs, caller,
-        ("slope", _SLOPE_REMEDY)))
+            f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= {loss.deriv_bound:g}, "
+            f"but the numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
+            f"{obs:.6g} (the noise scales with it) or bound the loss's slope.")
+    conds.append(_bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
+                                  None if derived is None else derived.slope, derivation, how, obs,
+                                  caller))
     if need_curvature:
         c = float(loss.curvature)
         d2 = np.asarray(code.deriv2(m), dtype=float)
@@ -534,8 +527,7 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         if np.min(d2) < -1e-12:
             raise PrivacyError(
                 f"{caller}: convexity: loss '{loss.name}' declares a negative second derivative "
-                f"({np.min(d2):.3g}). Use a convex loss."
-            )
+                f"({np.min(d2):.3g}). Use a convex loss.")
         if not math.isfinite(c) and getattr(loss, "has_kinks", False):
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
@@ -545,14 +537,10 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
                 "perturbation, which needs only the slope bound.")
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
-                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "
-                f"probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian slack "
-                "scales with it)."
-            )
-        conds.append(_bound_condition(
-            loss, "ℓ'' bound (c)", "curvature", c,
-            None if derived is None else derived.curvature, derivation, how, obs2, caller,
-            ("curvature", "Objective perturbation needs a bounded ℓ'' (a kink has none): smooth "
-                          "the loss (e.g. a Huberized hinge), or use output perturbation, which "
-                          "needs only the slope bound.")))
+                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the "
+                f"numerical probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian "
+                "slack scales with it).")
+        conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
+                                      None if derived is None else derived.curvature, derivation,
+                                      how, obs2, caller))
     return conds

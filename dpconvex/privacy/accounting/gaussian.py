@@ -73,11 +73,10 @@ RDP_ORDERS: tuple[float, ...] = tuple(sorted(
 #: pessimistic, so its ε is an upper bound.
 PLD_DISCRETIZATION = 1e-4
 
-#: Largest privacy-loss grid the PLD accountant may build (points). Its size is about
-#: 2·10⁵ μ with μ = sqrt(T)/z the Gaussian-DP parameter (:func:`pld_points`), whatever T;
-#: an accountant call's time and memory grow with it, steeply above a few million points.
-#: The cap (μ = 12.5, ε ≈ 125 at δ = 10⁻⁵) refuses a larger grid with a named error
-#: instead of minutes and gigabytes (measured in benchmarks/recorded/pld_accountant_cost.md).
+#: Largest privacy-loss grid the PLD accountant may build: about 2·10⁵ μ points with
+#: μ = sqrt(T)/z (:func:`pld_points`); time and memory grow steeply above a few million. The
+#: cap (μ = 12.5, ε ≈ 125 at δ = 10⁻⁵) refuses a larger grid with a named error instead of
+#: minutes and gigabytes (benchmarks/recorded/pld_accountant_cost.md).
 PLD_MAX_POINTS = 2_500_000
 
 
@@ -308,15 +307,10 @@ def _bisect(feasible: Callable[[float], bool], hi: float, rtol: float, error: st
 
 
 def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> None:
-    """Narrow the accountant's feasibility threshold to a relative width << ``rtol``.
-
-    The threshold lies just above the exact Gaussian-DP solution ``z_exact``
-    (PLD is within about 10⁻⁶ of it); a few Illinois (regula falsi) steps on
-    log ε_acc against z, started from there, pin it down, so that the search
-    path of :func:`_bisect` then needs the accountant only at its end point.
-    The exact curve stands in for the accountant's value at the lower end
-    until the accountant has been called below the threshold.
-    """
+    """Narrow the accountant's feasibility threshold, just above the exact Gaussian-DP
+    ``z_exact`` (PLD: within about 10⁻⁶), to a relative width << ``rtol`` by Illinois
+    (regula falsi) steps on log ε_acc against z, so that the path of :func:`_bisect` needs
+    the accountant only at its end. The exact curve stands in at the lower end."""
     a = z_exact * (1.0 - 1e-8)
     while not oracle.exact_infeasible(a):
         a = z_exact - 10.0 * (z_exact - a)
@@ -393,11 +387,8 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
     failed, the plain bisection would run). Cached per (ε, δ, T, accounting, rtol): all
     arguments are public.
 
-    Raises
-    ------
-    PrivacyError
-        If no multiplier up to 2^60 reaches the target, or the accountant
-        disagrees with the exact curve.
+    PrivacyError if no multiplier up to 2^60 reaches the target, or the accountant
+    disagrees with the exact curve.
 
     Examples
     --------

@@ -105,17 +105,8 @@ if hasattr(os, "register_at_fork"):
 
 @dataclass(frozen=True)
 class Spend:
-    """One recorded release.
-
-    Attributes
-    ----------
-    label : str
-        What was released (e.g. the estimator's name).
-    epsilon, delta : float
-        Its (ε, δ) guarantee.
-    group : int or None
-        Index of the ``parallel()`` block the spend belongs to; None for a
-        sequential spend.
+    """One recorded release: its ``label`` (e.g. the estimator's name), its (ε, δ)
+    guarantee and the index of its ``parallel()`` block (``group``; None: sequential).
 
     Examples
     --------
@@ -139,22 +130,10 @@ class BudgetAccountant:
     Parameters
     ----------
     epsilon : float
-        Total ε budget, > 0 (``math.inf`` to record without a limit). There is
-        no default: an unlimited budget must be asked for explicitly.
+        Total ε budget, > 0 (``math.inf`` to record without a limit; no default: an
+        unlimited budget must be asked for explicitly).
     delta : float, default=0.0
         Total δ budget, in [0, 1).
-
-    Attributes
-    ----------
-    spends : list of Spend
-        Every recorded (committed) spend, in order.
-    spent : tuple of float
-        (ε, δ) spent so far: sequential spends add; each ``parallel()`` block
-        counts once, with the maximum ε and maximum δ of its spends.
-    reserved : list of Spend
-        Budget held by open reservations (fits in progress).
-    remaining : tuple of float
-        (ε, δ) left once the spends and the open reservations are counted.
 
     Examples
     --------
