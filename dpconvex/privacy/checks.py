@@ -1,19 +1,13 @@
 """Checks of a privacy proof's conditions: DCP convexity, a loss's bounds on ℝ, numerical probes.
 
-A loss's slope and curvature bounds must hold at every margin a release can reach, which
-is all of ℝ (the noise is unbounded). They are *established* by a derivation: the one
-written in docs/privacy/linear_erm.md#privacy-loss-constants for a loss dpconvex ships, or the atom table
-(:mod:`dpconvex.objectives.atoms`) applied to the loss's CVXPY form. A numerical probe
-on a window of margins can refute a declared bound, never establish it; a bound with no
-derivation is "declared, not verified" (:attr:`Condition.unverified`), and
-:func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it
-(docs/privacy/user_objectives.md#privacy-user-objectives).
-
-A shipped loss, as constructed, is established by its derivation alone: nothing is probed
-at a fit (the test suite probes the shipped classes). A user's loss is probed, once per
-description of its code and state (:func:`_loss_description`): the conditions of a loss
-described the same way are reused, and a loss that cannot be described by value is probed
-at every check.
+A loss's slope and curvature bounds must hold at every margin a release can reach (all of
+ℝ: the noise is unbounded), so a derivation establishes them (:func:`check_loss`) and a
+probe can only refute them; a bound with no derivation is "declared, not verified", which
+:func:`~dpconvex.privacy.release.release` refuses unless the caller vouches for it
+(docs/privacy/user_objectives.md#privacy-user-objectives). A shipped loss, as constructed,
+is not probed at a fit (the test suite probes the shipped classes); a user's loss is probed
+once per description of its code and state (:func:`_loss_description`), and at every check
+when it cannot be described by value.
 """
 
 from __future__ import annotations
@@ -272,12 +266,10 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
             _declared(loss, "curvature", caller, finite=False)
         return _derived_conditions(loss, derivation, need_curvature=need_curvature,
                                    regression=regression)
-    key = _loss_description(loss)
-    if key is not None:
-        key = (key, bool(need_curvature))
-        known = _PROBED.get(key)
-        if known is not None:
-            return list(known)
+    described = _loss_description(loss)
+    key = None if described is None else (described, bool(need_curvature))
+    if key in _PROBED:
+        return list(_PROBED[key])
     conds = _probe_loss(loss, regression, need_curvature=need_curvature, caller=caller)
     if key is not None:
         if len(_PROBED) >= _PROBED_SIZE:
@@ -312,20 +304,12 @@ def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
         lo, hi = (float(v) for v in loss.label_range)
         conds = [_check_loss(loss, _AtLabel(loss, y), derived, need_curvature=need_curvature,
                              caller=caller) for y in (lo, 0.5 * (lo + hi), hi)][0]
-        return conds + [Condition("label range", True, "declared public range; every check "
-                                  "above ran at its ends and middle",
-                                  f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it")]
+        return conds + [_label_range(loss, "every check above ran at its ends and middle")]
 
 
 def _trusted_derivation(loss: Loss) -> str | None:
-    """The derivation of a shipped loss as its class constructs it, else None.
-
-    A loss is trusted by derivation when its class is shipped (:func:`shipped_derivation`)
-    and its instance state is exactly the parameters its constructor validates
-    (``params()``), still valid: re-validated by constructing the class from them. A shipped
-    instance with other attributes (a redeclared bound, a replaced method) is checked as a
-    user's loss.
-    """
+    """The derivation of a shipped loss whose state is exactly the parameters its constructor
+    validates (``params()``, re-validated by constructing the class from them), else None."""
     derivation = shipped_derivation(loss)
     if derivation is None:
         return None
@@ -349,17 +333,17 @@ def _derived_conditions(loss: Loss, derivation: str, *, need_curvature: bool,
                                "cvxpy_expr and value() state one function of the "
                                f"{'prediction' if regression else 'margin'} (the shipped class; "
                                "its forms are compared at fixed margins by dpconvex's tests)"))
-    conds.append(Condition("|ℓ'| bound", True, how,
-                           f"declared {float(loss.deriv_bound):g} on all of ℝ"))
+    conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(loss.deriv_bound):g} on all of ℝ"))
     if need_curvature:
-        conds.append(Condition("ℓ'' bound (c)", True, how,
-                               f"declared {float(loss.curvature):g} on all of ℝ"))
-    if regression:
-        lo, hi = loss.label_range
-        conds.append(Condition("label range", True, "declared public range; the derivation "
-                               "holds for every label in it",
-                               f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
-    return conds
+        conds.append(Condition("ℓ'' bound (c)", True, how, f"declared {float(loss.curvature):g} on all of ℝ"))
+    return conds + ([_label_range(loss, "the derivation holds for every label in it")]
+                    if regression else [])
+
+
+def _label_range(loss: Loss, how: str) -> Condition:
+    lo, hi = loss.label_range
+    return Condition("label range", True, f"declared public range; {how}",
+                     f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it")
 
 
 #: Conditions of the user losses already probed, by (description, need_curvature): at most
@@ -373,15 +357,10 @@ class _NoDescription(Exception):
 
 
 def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
-    """A hashable description of ``value`` that changes when what it computes may change.
-
-    By value: numbers, strings, bytes, None, tuples, lists, sets, dicts and arrays of them.
-    Functions: their code, defaults, closure contents and the globals their code reads.
-    Modules, builtins, ufuncs and the classes of dpconvex, NumPy, SciPy and CVXPY: by
-    identity (library code, not the loss's state); any other class: its identity and its
-    own attributes, described. Anything else (an object with its own mutable state) has no
-    description.
-    """
+    """A hashable description of ``value`` that changes when what it computes may change:
+    containers and arrays by value; functions by code, defaults, closure and the globals they
+    read; library modules and classes by identity, other classes with their attributes. An
+    object with its own mutable state has none (:class:`_NoDescription`)."""
     if id(value) in seen:
         return ("cycle",)
     seen = seen | {id(value)}
@@ -403,7 +382,17 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
     if isinstance(value, property):
         return (property, _describe(value.fget, seen), _describe(value.fset, seen))
     if isinstance(value, types.FunctionType):
-        return _describe_function(value, seen)
+        names: set[str] = set()
+        stack = [value.__code__]
+        while stack:  # the names read by the function and the functions defined in it
+            code = stack.pop()
+            names.update(code.co_names)
+            stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        glob = tuple((name, _describe(value.__globals__[name], seen)) for name in sorted(names)
+                     if name in value.__globals__)
+        return (types.FunctionType, value.__code__, _describe(value.__defaults__, seen),
+                _describe(value.__kwdefaults__, seen),
+                tuple(_describe(c.cell_contents, seen) for c in value.__closure__ or ()), glob)
     if isinstance(value, type):
         if _is_library(value):
             return ("id", value)
@@ -418,27 +407,12 @@ def _is_library(cls: type) -> bool:
     return module.split(".")[0] in ("builtins", "dpconvex", "numpy", "scipy", "cvxpy")
 
 
-def _describe_function(fn: types.FunctionType, seen: frozenset[int]) -> Any:
-    names: set[str] = set()
-    stack = [fn.__code__]
-    while stack:  # the names read by the function and the functions defined in it
-        code = stack.pop()
-        names.update(code.co_names)
-        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    cells = tuple(_describe(c.cell_contents, seen) for c in fn.__closure__ or ())
-    glob = tuple((name, _describe(fn.__globals__[name], seen)) for name in sorted(names)
-                 if name in fn.__globals__)
-    return (types.FunctionType, fn.__code__, _describe(fn.__defaults__, seen),
-            _describe(fn.__kwdefaults__, seen), cells, glob)
-
-
 def _loss_description(loss: Loss) -> Any:
     """An immutable description of everything the checks of a user's loss read, or None.
 
-    The loss's class (by identity) with the attributes of each of its classes outside the
-    libraries, and its instance attributes (:func:`_describe`). For :class:`CVXPYLoss` its compiled NumPy
-    form and derived bounds are left out: both are built from ``fn`` at construction, and
-    ``fn`` is described. None (probe at every check) when a part has no description.
+    Its class with the attributes of its non-library classes, and its instance attributes
+    (:func:`_describe`); a :class:`CVXPYLoss`'s compiled form and derived bounds are built
+    from the described ``fn``. None (probe at every check) when a part has no description.
     """
     skip = ("_form", "derived") if type(loss) is CVXPYLoss else ()
     try:

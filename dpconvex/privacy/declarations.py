@@ -40,9 +40,7 @@ __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_co
            "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
-#: them: a loss's slope and curvature bounds, a template's G, its Hessian constants (r, c_u,
-#: T), its CVXPY form's relation to the parameter space, its distance bound, a utility
-#: sensitivity and a cell-sum row bound.
+#: them (a cell-sum row bound: ``"data_norm"``).
 VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "cvxpy_form",
                               "distance_bound", "sensitivity", "data_norm")
 
@@ -100,10 +98,8 @@ def _unverified(name: str, constant: str, detail: str) -> Condition:
 
 
 def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
-    domain = template.record_domain
+    domain, G, worst = template.record_domain, float(consts.grad_bound), 0.0
     X, y = _probe_records(domain)
-    G = float(consts.grad_bound)
-    worst = 0.0
     points = _theta_points(tuple(template.space.shape))
     for theta in points:
         grads = np.asarray(template.record_gradients(theta, X, y), dtype=float)
@@ -186,9 +182,7 @@ def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) ->
                                "Declare the regularizer's modulus.")
         return Condition("strong convexity mu", True, f"derived from the regularizer ({derivation})",
                          f"declared {mu:g} <= {reg!r}'s modulus {have:g}")
-    rng = _probe_rng()
-    shape = tuple(template.space.shape)
-    low = math.inf
+    rng, shape, low = _probe_rng(), tuple(template.space.shape), math.inf
     for scale in (1e-2, 1.0, 1e2, 1e4):
         a, b = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
         diff = (a - b).ravel()
@@ -258,9 +252,7 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
     """objective = mean per-record loss + R + ⟨b, θ⟩/n (gradients compared), its value and
     gradient agree, and the residual is at least the optimality residual over the space."""
     name = _caller_name(template)
-    shape = tuple(template.space.shape)
-    rng = _probe_rng()
-    n = int(template.n)
+    shape, rng, n = tuple(template.space.shape), _probe_rng(), int(template.n)
     theta = rng.normal(size=shape)
     b = rng.normal(size=shape)
     value, grad = template.objective(theta, b, 0.0)
@@ -308,9 +300,8 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
             f"{caller}: objective: template '{name}': the gradient objective() returns is not the "
             "derivative of the value it returns (central differences disagree). Fix the gradient: "
             "the solvers stop where it vanishes.")
-    residual = float(template.residual(theta, b, 0.0))
-    floor = natural_residual(theta, grad, template.space.project)
-    if residual < floor * (1 - RTOL):
+    if float(template.residual(theta, b, 0.0)) < natural_residual(
+            theta, grad, template.space.project) * (1 - RTOL):
         raise PrivacyError(
             f"{caller}: residual: template '{name}': residual() is below the optimality residual "
             "||θ - Π(θ - ∇J(θ))|| over its parameter space, so the accuracy check could accept a "
@@ -324,8 +315,7 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
 def _check_cvxpy_form(template: Template, caller: str) -> Condition:
     """No constraint in the CVXPY form that the parameter space lacks; the same objective."""
     name = _caller_name(template)
-    form = template.cvxpy_problem()
-    problem = form["problem"]
+    problem = template.cvxpy_problem()["problem"]
     shape = tuple(template.space.shape)
     candidates = [v for v in problem.variables() if tuple(v.shape) == shape]
     if len(candidates) != 1:
@@ -365,11 +355,9 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
                 "backends and the native solvers would minimize different objectives: make them "
                 "one, with the noise b and Δ = extra_reg entering both.")
     template.cvxpy_set(None, 0.0)
-    n_cons = len(problem.constraints)
     return Condition("CVXPY form = objective over the parameter space", True,
-                     "numerical comparison at probe points",
-                     f"{n_cons} constraint(s), each holding on the space's projections; the "
-                     "objectives agree")
+                     "numerical comparison at probe points", f"{len(problem.constraints)} "
+                     "constraint(s), each holding on the space's projections; the objectives agree")
 
 
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release"
@@ -382,7 +370,6 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.declarations import declaration_conditions
     >>> from dpconvex.templates import LinearERMTemplate
@@ -492,9 +479,7 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     ...     print("refused")
     refused
     """
-    if isinstance(vouch, str):
-        vouch = (vouch,)
-    names = set(vouch)
+    names = {vouch} if isinstance(vouch, str) else set(vouch)
     unknown = sorted(str(v) for v in names - set(VOUCHABLE))
     if unknown:
         raise ParameterError(f"{caller}: vouch names {unknown}, which are not constants a caller can "

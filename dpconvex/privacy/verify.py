@@ -76,7 +76,6 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.verify import verify
     >>> from dpconvex.templates import LinearERMTemplate

@@ -251,7 +251,7 @@ class _Feasibility:
 
     def __init__(self, epsilon: float, delta: float, steps: int, accounting: str):
         self.epsilon, self.delta, self.steps, self.accounting = epsilon, delta, steps, accounting
-        self.values: dict[float, float] = {}
+        self.values: dict[float, float] = {}  # every value the accountant returned
         self.lo, self.hi = 0.0, math.inf  # largest known infeasible, smallest known feasible
 
     def eps(self, z: float) -> float:

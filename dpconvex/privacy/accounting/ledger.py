@@ -166,11 +166,8 @@ class BudgetAccountant:
         self._lock = threading.RLock()
         self._spends: list[Spend] = []
         self._holds: dict[int, Spend] = {}
-        self._n_groups = 0
-        self._n_holds = 0
-        self._id = next(_LEDGER_IDS)
-        self._pid = os.getpid()
-        self._detached = False
+        self._n_groups = self._n_holds = 0
+        self._id, self._pid, self._detached = next(_LEDGER_IDS), os.getpid(), False
         _LIVE_LEDGERS.add(self)
 
     # -- budget -----------------------------------------------------------
@@ -223,11 +220,10 @@ class BudgetAccountant:
     # -- spending ---------------------------------------------------------
     def _validate(self, epsilon: Any, delta: Any) -> tuple[float, float]:
         owner = type(self).__name__
-        e = check_float("epsilon", epsilon, owner, low=0.0, low_inclusive=True, allow_inf=True,
-                        magnitude=False)
-        d = check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
-                        high_inclusive=True, magnitude=False)
-        return e, d
+        return (check_float("epsilon", epsilon, owner, low=0.0, low_inclusive=True, allow_inf=True,
+                            magnitude=False),
+                check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
+                            high_inclusive=True, magnitude=False))
 
     def _is_copy(self) -> bool:
         return self._detached or os.getpid() != self._pid
@@ -250,12 +246,6 @@ class BudgetAccountant:
                 return group
         return None
 
-    @staticmethod
-    def _exceeds(total: float, budget: float) -> bool:
-        if math.isinf(budget):
-            return False
-        return total > budget * (1.0 + BUDGET_RTOL)
-
     def _check_locked(self, probe: Spend, caller: str) -> None:
         """Raise BudgetError if ``probe`` does not fit (the caller holds the lock)."""
         if self._delta == 0.0 and probe.delta > 0.0:
@@ -267,7 +257,7 @@ class BudgetAccountant:
             )
         holds = list(self._holds.values())
         te, td = self._total([*self._spends, *holds, probe])
-        if self._exceeds(te, self._epsilon) or self._exceeds(td, self._delta):
+        if te > self._epsilon * (1.0 + BUDGET_RTOL) or td > self._delta * (1.0 + BUDGET_RTOL):
             ue, ud = self._total([*self._spends, *holds])
             re, rd = max(self._epsilon - ue, 0.0), max(self._delta - ud, 0.0)
             where = " (inside a parallel block)" if probe.group is not None else ""

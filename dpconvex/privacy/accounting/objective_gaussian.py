@@ -56,10 +56,6 @@ __all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_fea
 SIGMA_RTOL = 1e-10
 
 
-def _log_chi_pdf(r: float, k: int) -> float:
-    return (k - 1) * math.log(r) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0) - gammaln(0.5 * k)
-
-
 def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k: int,
                              slack: float = 0.0) -> float:
     """The bound (★) on δ(ε) of Gaussian objective perturbation
@@ -92,7 +88,11 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
 
     # E[e^{c - aR}; R > r0] = ∫_{r0}^∞ exp(c - a r + log f_k(r)) dr, done in log form
     def integrand(r: float) -> float:
-        return math.exp(c - a * r + _log_chi_pdf(r, k)) if r > 0 else 0.0
+        if r <= 0:
+            return 0.0
+        log_chi_pdf = ((k - 1) * math.log(r) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0)
+                       - gammaln(0.5 * k))
+        return math.exp(c - a * r + log_chi_pdf)
 
     hi = max(r0, math.sqrt(k)) + 40.0
     val, _ = integrate.quad(integrand, r0, hi, epsabs=0.0, epsrel=1e-12, limit=400)
@@ -130,10 +130,8 @@ def _check_budget(owner: str, epsilon: float, delta: float, slack: float) -> Non
 
 
 def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
-    """Smallest σ (to :data:`SIGMA_RTOL`, the feasible end) with ``ok(σ)``, for ``ok`` monotone.
-
-    Brackets from [scale·1e-3, scale] outwards by doubling / halving, then bisects; the
-    returned σ always satisfies ``ok``.
+    """Smallest σ (to :data:`SIGMA_RTOL`; it satisfies ``ok``) with ``ok(σ)``, for ``ok``
+    monotone: brackets from [scale·1e-3, scale] by doubling / halving, then bisects.
 
     Examples
     --------

@@ -40,10 +40,6 @@ __all__ = ["softmax_objective_delta", "softmax_objective_sigma"]
 _S2_HALF = 4.0  # S²/2 with S = 2√2
 
 
-def _tail(t: float, n_classes: int) -> float:
-    return min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
-
-
 def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
                             slack: float = 0.0) -> float:
     """The bound above on δ(ε) for S = 2√2 and ||z|| <= 1
@@ -67,8 +63,9 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
         return 1.0
     t0 = c * sigma
 
-    def integrand(t: float) -> float:
-        return math.exp(c - t / sigma) / sigma * _tail(t, n_classes)
+    def integrand(t: float) -> float:  # g′(t) P[W > t], the tail by the union bound
+        tail = min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
+        return math.exp(c - t / sigma) / sigma * tail
 
     t_max = t0 + 60.0 * sigma + 60.0
     val, _ = integrate.quad(integrand, t0, t_max, epsabs=0.0, epsrel=1e-12, limit=400)
