@@ -70,15 +70,16 @@ def shipped_derivation(obj: object) -> str | None:
 
 
 @contextmanager
-def user_code(what: str, hint: str) -> Iterator[None]:
+def user_code(caller: str, what: str, hint: str) -> Iterator[None]:
     """Report an exception of a user's code (any but a :class:`DPConvexError`) as a
-    :class:`PrivacyError`: ``"{what}: its code raised ... {hint}"``."""
+    :class:`PrivacyError`: ``"{caller}: {what}: its code raised ... {hint}"``."""
     try:
         yield
     except DPConvexError:
         raise
     except Exception as exc:
-        raise PrivacyError(f"{what}: its code raised {type(exc).__name__} ({exc}) {hint}") from None
+        raise PrivacyError(f"{caller}: {what}: its code raised {type(exc).__name__} ({exc}) "
+                           f"{hint}") from None
 
 
 def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
@@ -111,8 +112,7 @@ def _probe_grid(kinks: tuple[float, ...]) -> np.ndarray:
 
 
 def _cvxpy_values(loss: Loss, m: np.ndarray) -> np.ndarray:
-    param = cp.Parameter(m.size, value=m)
-    return np.asarray(loss.cvxpy_expr(param).value, dtype=float).reshape(-1)
+    return np.asarray(loss.cvxpy_expr(cp.Parameter(m.size, value=m)).value, dtype=float).reshape(-1)
 
 
 def _check_forms_agree(loss: Loss, caller: str) -> Condition:
@@ -295,7 +295,7 @@ def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
     _declared(loss, "deriv_bound", caller, finite=True)
     if need_curvature:
         _declared(loss, "curvature", caller, finite=False)
-    with user_code(f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}'",
+    with user_code(caller, f"loss '{getattr(loss, 'name', type(loss).__name__)}'",
                    "when evaluated at fixed margins. value, deriv, deriv2 and value_and_deriv "
                    "take an array of margins and return an array of the same shape; cvxpy_expr "
                    "returns an elementwise CVXPY expression; kinks is a tuple of floats."):

@@ -389,7 +389,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     conds = [Condition("user template", True, "named",
                        f"{type(template).__qualname__} is not a template dpconvex ships: each "
                        "constant it declares is checked below, or named as not verified")]
-    with user_code(f"{caller}: template '{_caller_name(template)}'",
+    with user_code(caller, f"template '{_caller_name(template)}'",
                    "while its declarations were checked. Follow the template contract "
                    "(dpconvex.templates.base): arrays of the space's shape from objective and "
                    "record_gradients (one row per record), a RecordDomain, a PrivacyConstants."):

@@ -120,12 +120,12 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
         sensitivity)
 
 
-def _check_budget(owner: str, epsilon: float, delta: float, slack: float) -> None:
+def _check_budget(caller: str, epsilon: float, delta: float, slack: float) -> None:
     if not 0.0 < delta < 1.0:
-        raise PrivacyError(f"{owner}: Gaussian objective perturbation needs 0 < delta < 1; "
+        raise PrivacyError(f"{caller}: Gaussian objective perturbation needs 0 < delta < 1; "
                            f"got {delta}. Pass a delta in (0, 1).")
     if not epsilon > slack:
-        raise PrivacyError(f"{owner}: the Jacobian slack {slack:.6g} uses all of "
+        raise PrivacyError(f"{caller}: the Jacobian slack {slack:.6g} uses all of "
                            f"epsilon = {epsilon:g}; raise lam or epsilon.")
 
 
