@@ -304,7 +304,9 @@ def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
         lo, hi = (float(v) for v in loss.label_range)
         conds = [_check_loss(loss, _AtLabel(loss, y), derived, need_curvature=need_curvature,
                              caller=caller) for y in (lo, 0.5 * (lo + hi), hi)][0]
-        return conds + [_label_range(loss, "every check above ran at its ends and middle")]
+        return conds + [Condition("label range", True, "declared public range; every check "
+                                  "above ran at its ends and middle",
+                                  f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it")]
 
 
 def _trusted_derivation(loss: Loss) -> str | None:
@@ -336,14 +338,12 @@ def _derived_conditions(loss: Loss, derivation: str, *, need_curvature: bool,
     conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(loss.deriv_bound):g} on all of ℝ"))
     if need_curvature:
         conds.append(Condition("ℓ'' bound (c)", True, how, f"declared {float(loss.curvature):g} on all of ℝ"))
-    return conds + ([_label_range(loss, "the derivation holds for every label in it")]
-                    if regression else [])
-
-
-def _label_range(loss: Loss, how: str) -> Condition:
-    lo, hi = loss.label_range
-    return Condition("label range", True, f"declared public range; {how}",
-                     f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it")
+    if regression:
+        lo, hi = loss.label_range
+        conds.append(Condition("label range", True, "declared public range; the derivation "
+                               "holds for every label in it",
+                               f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
+    return conds
 
 
 #: Conditions of the user losses already probed, by (description, need_curvature): at most

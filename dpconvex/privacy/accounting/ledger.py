@@ -306,8 +306,7 @@ class BudgetAccountant:
         hold = Spend(str(label), e, d, self._current_group())
         with self._lock:
             self._check_locked(hold, "BudgetAccountant.reserve")
-            key = self._n_holds
-            self._n_holds += 1
+            key, self._n_holds = self._n_holds, self._n_holds + 1
             self._holds[key] = hold
         return Reservation(self, key, hold)
 
@@ -326,10 +325,9 @@ class BudgetAccountant:
             return spend
 
     def _release(self, key: int) -> None:
-        if self._is_copy():  # a copy's holds are a record of the original's, left as copied
-            return
-        with self._lock:
-            self._holds.pop(key, None)
+        if not self._is_copy():  # a copy's holds are a record of the original's, left as copied
+            with self._lock:
+                self._holds.pop(key, None)
 
     @contextmanager
     def parallel(self) -> Iterator[BudgetAccountant]:
@@ -348,8 +346,7 @@ class BudgetAccountant:
                 "counted in several branches. Close the outer block first."
             )
         with self._lock:
-            group = self._n_groups
-            self._n_groups += 1
+            group, self._n_groups = self._n_groups, self._n_groups + 1
         token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group)))
         try:
             yield self
