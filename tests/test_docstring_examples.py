@@ -118,7 +118,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
         "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO",
         "LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE",
         "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO", "THRESHOLDS"),
-    "dpconvex.privacy.verify": ("MECHANISMS", "PROBE_RTOL"),
+    "dpconvex.privacy.verify": ("MECHANISMS",),
     "dpconvex.templates": ("TEMPLATES",),
     "dpconvex.templates.base": ("CAPABILITY_MEMBERS", "PARAM_SPACE_MEMBERS", "TEMPLATE_MEMBERS"),
     "dpconvex.templates.feature_map": ("DEFAULT_WEIGHTS", "STRUCTURES"),

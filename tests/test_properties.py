@@ -18,13 +18,13 @@ from hypothesis.extra.numpy import arrays
 from dpconvex.errors import ParameterError
 from dpconvex.estimators.noisy_gd import calibrate_noise_multiplier, gaussian_composition_epsilon, gdp_epsilon
 from dpconvex.privacy import noise
-from dpconvex.privacy.verify import (
-    PrivacyConstants,
-    _remaining,
+from dpconvex.privacy.budget import remaining as _remaining
+from dpconvex.privacy.mechanisms import (
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
     jacobian_slack,
 )
+from dpconvex.templates.base import PrivacyConstants
 
 FAST = settings(deadline=None, max_examples=60)
 RTOL = 1e-12

@@ -1,25 +1,21 @@
 """Checks of a privacy proof's conditions: DCP convexity, a loss's bounds on ℝ, numerical probes.
 
-A loss's slope and curvature bounds must hold at every margin a release can reach, which
-is all of ℝ (the noise is unbounded). They are *established* by a derivation: the one
-written in docs/privacy/linear_erm.md#privacy-loss-constants for a loss dpconvex ships, or the atom table
-(:mod:`dpconvex.objectives.atoms`) applied to the loss's CVXPY form. A numerical probe
-on a window of margins can refute a declared bound, never establish it; a bound with no
-derivation is "declared, not verified" (:attr:`Condition.unverified`), and
-:func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for it
-(docs/privacy/user_objectives.md#privacy-user-objectives).
-
-A shipped loss, as constructed, is established by its derivation alone: nothing is probed
-at a fit (the test suite probes the shipped classes). A user's loss is probed, once per
-description of its code and state (:func:`_loss_description`): the conditions of a loss
-described the same way are reused, and a loss that cannot be described by value is probed
-at every check.
+A loss's slope and curvature bounds must hold at every margin a release can reach (all of
+ℝ: the noise is unbounded), so a derivation establishes them (:func:`check_loss`) and a
+probe can only refute them; a bound with no derivation is "declared, not verified", which
+:func:`~dpconvex.privacy.release.release` refuses unless the caller vouches for it
+(docs/privacy/user_objectives.md#privacy-user-objectives). A shipped loss, as constructed,
+is not probed at a fit (the test suite probes the shipped classes); a user's loss is probed
+once per description of its code and state (:func:`_loss_description`), and at every check
+when it cannot be described by value.
 """
 
 from __future__ import annotations
 
 import math
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import cvxpy as cp
@@ -73,11 +69,22 @@ def shipped_derivation(obj: object) -> str | None:
     return None
 
 
-def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
-    """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError if not convex.
+@contextmanager
+def user_code(caller: str, what: str, hint: str) -> Iterator[None]:
+    """Report an exception of a user's code (any but a :class:`DPConvexError`) as a
+    :class:`PrivacyError`: ``"{caller}: {what}: its code raised ... {hint}"``."""
+    try:
+        yield
+    except DPConvexError:
+        raise
+    except Exception as exc:
+        raise PrivacyError(f"{caller}: {what}: its code raised {type(exc).__name__} ({exc}) "
+                           f"{hint}") from None
 
-    ``caller``: the public call that checks (``"LinearERMTemplate.conditions"``), opening
-    the message.
+
+def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_convex") -> Condition:
+    """Convexity of a CVXPY expression by DCP analysis; raises PrivacyError (opened by
+    ``caller``) if not convex.
 
     Examples
     --------
@@ -90,10 +97,9 @@ def check_dcp_convex(expr: cp.Expression, what: str, caller: str = "check_dcp_co
     """
     if not expr.is_convex():
         raise PrivacyError(
-            f"{caller}: convexity: {what} is not convex under CVXPY's DCP rules, so the "
-            "privacy proofs (which need a convex objective) do not apply. Rewrite it "
-            "with DCP-convex atoms (see https://www.cvxpy.org/tutorial/dcp/)."
-        )
+            f"{caller}: convexity: {what} is not convex under CVXPY's DCP rules, so the privacy "
+            "proofs (which need a convex objective) do not apply. Rewrite it with DCP-convex atoms "
+            "(see https://www.cvxpy.org/tutorial/dcp/).")
     return Condition("convexity", True, "CVXPY DCP analysis", f"{what} is DCP-convex")
 
 
@@ -106,8 +112,7 @@ def _probe_grid(kinks: tuple[float, ...]) -> np.ndarray:
 
 
 def _cvxpy_values(loss: Loss, m: np.ndarray) -> np.ndarray:
-    param = cp.Parameter(m.size, value=m)
-    return np.asarray(loss.cvxpy_expr(param).value, dtype=float).reshape(-1)
+    return np.asarray(loss.cvxpy_expr(cp.Parameter(m.size, value=m)).value, dtype=float).reshape(-1)
 
 
 def _check_forms_agree(loss: Loss, caller: str) -> Condition:
@@ -148,9 +153,10 @@ def _check_forms_agree(loss: Loss, caller: str) -> Condition:
 
 
 def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived: float | None,
-                     derivation: str | None, how_derived: str, observed: float, caller: str,
-                     remedy: str) -> Condition:
-    """The condition stating how a declared bound (|ℓ'| or ℓ'') was established on ℝ."""
+                     derivation: str | None, how_derived: str, observed: float, caller: str
+                     ) -> Condition:
+    """The condition stating how a declared bound (|ℓ'| or ℓ'') was established on ℝ (an
+    unbounded derived slope is refused before, by :func:`_probe_loss`)."""
     if derivation is not None:
         return Condition(what, True, f"derived ({derivation}); numerical probe agrees",
                          f"declared {declared:g} on all of ℝ; max observed on the probe grid "
@@ -163,9 +169,11 @@ def _bound_condition(loss: Loss, what: str, attr: str, declared: float, derived:
             "value beyond it", unverified=attr)
     if not math.isfinite(derived):
         raise PrivacyError(
-            f"{caller}: {what}: loss '{loss.name}' has an unbounded {remedy[0]} on ℝ ({how_derived}), "
-            f"so no declared bound holds at every margin a release can reach (the noise is "
-            f"unbounded). {remedy[1]}")
+            f"{caller}: {what}: loss '{loss.name}' has an unbounded curvature on ℝ ({how_derived}), "
+            "so no declared bound holds at every margin a release can reach (the noise is "
+            "unbounded). Objective perturbation needs a bounded ℓ'' (a kink has none): smooth the "
+            "loss (e.g. a Huberized hinge), or use output perturbation, which needs only the "
+            "slope bound.")
     if declared < derived * (1 - 1e-12):
         raise PrivacyError(
             f"{caller}: {what}: loss '{loss.name}' declares {declared:.10g}, but the bound derived "
@@ -182,37 +190,16 @@ _SLOPE_REMEDY = ("Objective and output perturbation need a bounded |ℓ'|: use a
                  "per-record gradient.")
 
 
-def _probe_labels(label_range: Any) -> tuple[float, ...]:
-    lo, hi = (float(v) for v in label_range)
-    return (lo, 0.5 * (lo + hi), hi)
-
-
 class _AtLabel:
     """A regression loss ℓ(·, y) at one label y, seen as a function of z alone (the probes)."""
 
     def __init__(self, loss: Loss, y: float):
-        self.loss, self.y = loss, float(y)
-        self.name = loss.name
-        self.has_cvxpy = loss.has_cvxpy
+        self.loss, self.y, self.name, self.has_cvxpy = loss, float(y), loss.name, loss.has_cvxpy
         self.kinks = tuple(self.y + float(k) for k in loss.kinks)
 
-    def _labels(self, z: Any) -> np.ndarray:
-        return np.full(np.shape(z), self.y)
-
-    def value(self, z):
-        return self.loss.value(z, self._labels(z))
-
-    def deriv(self, z):
-        return self.loss.deriv(z, self._labels(z))
-
-    def deriv2(self, z):
-        return self.loss.deriv2(z, self._labels(z))
-
-    def value_and_deriv(self, z):
-        return self.loss.value_and_deriv(z, self._labels(z))
-
-    def cvxpy_expr(self, z):
-        return self.loss.cvxpy_expr(z, self._labels(z))
+    def __getattr__(self, method: str) -> Any:  # value, deriv, deriv2, value_and_deriv, cvxpy_expr
+        fn = getattr(self.loss, method)
+        return lambda z: fn(z, np.full(np.shape(z), self.y))
 
 
 def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
@@ -232,10 +219,21 @@ def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
 def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") -> list[Condition]:
     """Establish a margin loss's declared constants on all of ℝ, and check its code.
 
-    See :func:`_check_loss` (what is checked,
-    docs/privacy/user_objectives.md#privacy-margin-loss-bounds). The loss's own code is
-    evaluated at fixed margins only (no data); an exception it raises is reported as a
-    :class:`PrivacyError` naming the loss.
+    The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
+    ``curvature``) must hold at every margin, since a release can reach any margin. Each is
+    established by a derivation: docs/privacy/linear_erm.md#privacy-loss-constants for a
+    loss dpconvex ships (:func:`shipped_derivation`), else the atom table applied to the
+    loss's CVXPY form (:func:`~dpconvex.objectives.atoms.derive_bounds`), which also refuses
+    a loss of unbounded slope. A bound with neither is "declared, not verified"
+    (``Condition.unverified`` names it; docs/privacy/user_objectives.md#privacy-margin-loss-bounds).
+
+    The loss's code is evaluated at fixed margins only (no data; an exception it raises is
+    a :class:`PrivacyError` naming the loss), on a fine grid with points around declared
+    kinks and far out: the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`); ``deriv``
+    matches finite differences of ``value``, and ``value_and_deriv`` (what the native
+    solver calls) matches both; ℓ' is non-decreasing (convexity); and no probe margin
+    exceeds a declared bound. A probe refutes, it does not establish: the certificate says
+    which did what. ``caller`` (``"LinearERMTemplate.conditions"``) opens the messages.
 
     Raises
     ------
@@ -268,12 +266,10 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
             _declared(loss, "curvature", caller, finite=False)
         return _derived_conditions(loss, derivation, need_curvature=need_curvature,
                                    regression=regression)
-    key = _loss_description(loss)
-    if key is not None:
-        key = (key, bool(need_curvature))
-        known = _PROBED.get(key)
-        if known is not None:
-            return list(known)
+    described = _loss_description(loss)
+    key = None if described is None else (described, bool(need_curvature))
+    if key in _PROBED:
+        return list(_PROBED[key])
     conds = _probe_loss(loss, regression, need_curvature=need_curvature, caller=caller)
     if key is not None:
         if len(_PROBED) >= _PROBED_SIZE:
@@ -299,37 +295,23 @@ def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
     _declared(loss, "deriv_bound", caller, finite=True)
     if need_curvature:
         _declared(loss, "curvature", caller, finite=False)
-    try:
-        codes = ([_AtLabel(loss, y) for y in _probe_labels(loss.label_range)] if regression
-                 else [loss])
-        conds = [_check_loss(loss, code, derived, need_curvature=need_curvature, caller=caller)
-                 for code in codes][0]
-        if regression:
-            lo, hi = loss.label_range
-            conds.append(Condition("label range", True, "declared public range; every check "
-                                   "above ran at its ends and middle",
-                                   f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
-        return conds
-    except DPConvexError:
-        raise
-    except Exception as exc:  # the user's loss code, evaluated at fixed margins
-        raise PrivacyError(
-            f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}': its code raised "
-            f"{type(exc).__name__} ({exc}) when evaluated at fixed margins. value, deriv, "
-            "deriv2 and value_and_deriv take an array of margins and return an array of the "
-            "same shape; cvxpy_expr returns an elementwise CVXPY expression; kinks is a "
-            "tuple of floats.") from None
+    with user_code(caller, f"loss '{getattr(loss, 'name', type(loss).__name__)}'",
+                   "when evaluated at fixed margins. value, deriv, deriv2 and value_and_deriv "
+                   "take an array of margins and return an array of the same shape; cvxpy_expr "
+                   "returns an elementwise CVXPY expression; kinks is a tuple of floats."):
+        if not regression:
+            return _check_loss(loss, loss, derived, need_curvature=need_curvature, caller=caller)
+        lo, hi = (float(v) for v in loss.label_range)
+        conds = [_check_loss(loss, _AtLabel(loss, y), derived, need_curvature=need_curvature,
+                             caller=caller) for y in (lo, 0.5 * (lo + hi), hi)][0]
+        return conds + [Condition("label range", True, "declared public range; every check "
+                                  "above ran at its ends and middle",
+                                  f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it")]
 
 
 def _trusted_derivation(loss: Loss) -> str | None:
-    """The derivation of a shipped loss as its class constructs it, else None.
-
-    A loss is trusted by derivation when its class is shipped (:func:`shipped_derivation`)
-    and its instance state is exactly the parameters its constructor validates
-    (``params()``), still valid: re-validated by constructing the class from them. A shipped
-    instance with other attributes (a redeclared bound, a replaced method) is checked as a
-    user's loss.
-    """
+    """The derivation of a shipped loss whose state is exactly the parameters its constructor
+    validates (``params()``, re-validated by constructing the class from them), else None."""
     derivation = shipped_derivation(loss)
     if derivation is None:
         return None
@@ -353,11 +335,9 @@ def _derived_conditions(loss: Loss, derivation: str, *, need_curvature: bool,
                                "cvxpy_expr and value() state one function of the "
                                f"{'prediction' if regression else 'margin'} (the shipped class; "
                                "its forms are compared at fixed margins by dpconvex's tests)"))
-    conds.append(Condition("|ℓ'| bound", True, how,
-                           f"declared {float(loss.deriv_bound):g} on all of ℝ"))
+    conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(loss.deriv_bound):g} on all of ℝ"))
     if need_curvature:
-        conds.append(Condition("ℓ'' bound (c)", True, how,
-                               f"declared {float(loss.curvature):g} on all of ℝ"))
+        conds.append(Condition("ℓ'' bound (c)", True, how, f"declared {float(loss.curvature):g} on all of ℝ"))
     if regression:
         lo, hi = loss.label_range
         conds.append(Condition("label range", True, "declared public range; the derivation "
@@ -377,15 +357,10 @@ class _NoDescription(Exception):
 
 
 def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
-    """A hashable description of ``value`` that changes when what it computes may change.
-
-    By value: numbers, strings, bytes, None, tuples, lists, sets, dicts and arrays of them.
-    Functions: their code, defaults, closure contents and the globals their code reads.
-    Modules, builtins, ufuncs and the classes of dpconvex, NumPy, SciPy and CVXPY: by
-    identity (library code, not the loss's state); any other class: its identity and its
-    own attributes, described. Anything else (an object with its own mutable state) has no
-    description.
-    """
+    """A hashable description of ``value`` that changes when what it computes may change:
+    containers and arrays by value; functions by code, defaults, closure and the globals they
+    read; library modules and classes by identity, other classes with their attributes. An
+    object with its own mutable state has none (:class:`_NoDescription`)."""
     if id(value) in seen:
         return ("cycle",)
     seen = seen | {id(value)}
@@ -407,7 +382,17 @@ def _describe(value: Any, seen: frozenset[int] = frozenset()) -> Any:
     if isinstance(value, property):
         return (property, _describe(value.fget, seen), _describe(value.fset, seen))
     if isinstance(value, types.FunctionType):
-        return _describe_function(value, seen)
+        names: set[str] = set()
+        stack = [value.__code__]
+        while stack:  # the names read by the function and the functions defined in it
+            code = stack.pop()
+            names.update(code.co_names)
+            stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        glob = tuple((name, _describe(value.__globals__[name], seen)) for name in sorted(names)
+                     if name in value.__globals__)
+        return (types.FunctionType, value.__code__, _describe(value.__defaults__, seen),
+                _describe(value.__kwdefaults__, seen),
+                tuple(_describe(c.cell_contents, seen) for c in value.__closure__ or ()), glob)
     if isinstance(value, type):
         if _is_library(value):
             return ("id", value)
@@ -422,27 +407,12 @@ def _is_library(cls: type) -> bool:
     return module.split(".")[0] in ("builtins", "dpconvex", "numpy", "scipy", "cvxpy")
 
 
-def _describe_function(fn: types.FunctionType, seen: frozenset[int]) -> Any:
-    names: set[str] = set()
-    stack = [fn.__code__]
-    while stack:  # the names read by the function and the functions defined in it
-        code = stack.pop()
-        names.update(code.co_names)
-        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    cells = tuple(_describe(c.cell_contents, seen) for c in fn.__closure__ or ())
-    glob = tuple((name, _describe(fn.__globals__[name], seen)) for name in sorted(names)
-                 if name in fn.__globals__)
-    return (types.FunctionType, fn.__code__, _describe(fn.__defaults__, seen),
-            _describe(fn.__kwdefaults__, seen), cells, glob)
-
-
 def _loss_description(loss: Loss) -> Any:
     """An immutable description of everything the checks of a user's loss read, or None.
 
-    The loss's class (by identity) with the attributes of each of its classes outside the
-    libraries, and its instance attributes (:func:`_describe`). For :class:`CVXPYLoss` its compiled NumPy
-    form and derived bounds are left out: both are built from ``fn`` at construction, and
-    ``fn`` is described. None (probe at every check) when a part has no description.
+    Its class with the attributes of its non-library classes, and its instance attributes
+    (:func:`_describe`); a :class:`CVXPYLoss`'s compiled form and derived bounds are built
+    from the described ``fn``. None (probe at every check) when a part has no description.
     """
     skip = ("_form", "derived") if type(loss) is CVXPYLoss else ()
     try:
@@ -456,32 +426,7 @@ def _loss_description(loss: Loss) -> Any:
 
 def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_curvature: bool,
                 caller: str = "check_loss") -> list[Condition]:
-    """Establish a margin loss's declared constants on all of ℝ, and check its code.
-
-    The slope bound |ℓ'| <= ``deriv_bound`` (and, with ``need_curvature``, ℓ'' <=
-    ``curvature``) must hold at every margin, since a release can reach any margin. Each
-    is established by a derivation: docs/privacy/linear_erm.md#privacy-loss-constants
-    for a loss dpconvex ships (:func:`shipped_derivation`), else the atom table applied
-    to the loss's CVXPY form (:func:`~dpconvex.objectives.atoms.derive_margin_bounds`),
-    which also refuses a loss of unbounded slope. A bound with neither is returned as
-    "declared, not verified" (``Condition.unverified`` names it):
-    :func:`~dpconvex.privacy.release.release` refuses it unless the caller vouches for
-    it.
-
-    Numerical checks of the loss's code, on a fine grid of margins (with points around
-    declared kinks and far out): the CVXPY form and ``value()`` agree (:data:`FORM_RTOL`);
-    ``deriv`` matches finite differences of ``value``, and ``value_and_deriv`` (what the
-    native solver calls) matches both; ℓ' is non-decreasing (convexity); and no probe
-    margin exceeds a declared bound. A probe refutes, it does not establish: the
-    certificate says which did what. ``caller``: the public call that checks
-    (``"LinearERMTemplate.conditions"``), opening the messages.
-
-    Raises
-    ------
-    PrivacyError
-        Naming the violated bound or mismatch, where, and how to fix it.
-
-    """
+    """The probes of :func:`check_loss` on ``code`` (the loss, or a regression loss at a label)."""
     conds: list[Condition] = []
     m = _probe_grid(tuple(float(k) for k in code.kinks))
     d1 = np.asarray(code.deriv(m), dtype=float)
@@ -508,9 +453,8 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         raise PrivacyError(
             f"{caller}: derivative: loss '{loss.name}' declares deriv({mi[k]:.4g}) = "
             f"{float(np.ravel(code.deriv(mi[k:k + 1]))[0]):.6g} but finite differences of value "
-            f"give {fd[k]:.6g}. "
-            "Fix the loss's deriv() so the declared bounds are about the real derivative."
-        )
+            f"give {fd[k]:.6g}. Fix the loss's deriv() so the declared bounds are about the "
+            "real derivative.")
     # the fused value_and_deriv the solvers use is the same function
     vf, df = (np.asarray(a, dtype=float) for a in code.value_and_deriv(m))
     bad = ~(np.isclose(vf, v, rtol=1e-10, atol=1e-300) & np.isclose(df, d1, rtol=1e-10, atol=1e-15))
@@ -518,19 +462,16 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         k = int(np.argmax(bad))
         raise PrivacyError(
             f"{caller}: value_and_deriv: loss '{loss.name}' returns ({float(vf[k]):.6g}, "
-            f"{float(df[k]):.6g}) "
-            f"at m = {m[k]:.4g}, but value() and deriv() give ({float(v[k]):.6g}, "
-            f"{float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the solver minimizes the "
-            "loss whose bounds were checked."
-        )
+            f"{float(df[k]):.6g}) at m = {m[k]:.4g}, but value() and deriv() give "
+            f"({float(v[k]):.6g}, {float(d1[k]):.6g}). Fix value_and_deriv (or remove it) so the "
+            "solver minimizes the loss whose bounds were checked.")
     # convexity: derivative non-decreasing
     dd = np.diff(d1)
     if np.min(dd) < -1e-9:
         k = int(np.argmin(dd))
         raise PrivacyError(
             f"{caller}: convexity: loss '{loss.name}' has a decreasing derivative near m = {m[k]:.4g} "
-            "(the numerical probe found it non-convex). Use a convex loss."
-        )
+            "(the numerical probe found it non-convex). Use a convex loss.")
     conds.append(Condition("loss convexity", True, "numerical probe",
                            f"ℓ' non-decreasing on {m.size} margins in [-1e6, 1e6]"))
     derivation = shipped_derivation(loss)
@@ -546,15 +487,12 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
     if obs > loss.deriv_bound * (1 + PROBE_RTOL):
         k = int(np.argmax(np.abs(d1)))
         raise PrivacyError(
-            f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= "
-            f"{loss.deriv_bound:g}, but the "
-            f"numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
-            f"{obs:.6g} (the noise scales with it) or bound the loss's slope."
-        )
-    conds.append(_bound_condition(
-        loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
-        None if derived is None else derived.slope, derivation, how, obs, caller,
-        ("slope", _SLOPE_REMEDY)))
+            f"{caller}: derivative bound: loss '{loss.name}' declares |ℓ'| <= {loss.deriv_bound:g}, "
+            f"but the numerical probe found |ℓ'({m[k]:.4g})| = {obs:.6g}. Declare deriv_bound >= "
+            f"{obs:.6g} (the noise scales with it) or bound the loss's slope.")
+    conds.append(_bound_condition(loss, "|ℓ'| bound", "deriv_bound", float(loss.deriv_bound),
+                                  None if derived is None else derived.slope, derivation, how, obs,
+                                  caller))
     if need_curvature:
         c = float(loss.curvature)
         d2 = np.asarray(code.deriv2(m), dtype=float)
@@ -563,8 +501,7 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
         if np.min(d2) < -1e-12:
             raise PrivacyError(
                 f"{caller}: convexity: loss '{loss.name}' declares a negative second derivative "
-                f"({np.min(d2):.3g}). Use a convex loss."
-            )
+                f"({np.min(d2):.3g}). Use a convex loss.")
         if not math.isfinite(c) and getattr(loss, "has_kinks", False):
             raise PrivacyError(
                 f"{caller}: curvature bound: loss '{loss.name}' has kinks (pos, abs, maximum or "
@@ -574,14 +511,10 @@ def _check_loss(loss: Loss, code: Any, derived: DerivedBounds | None, *, need_cu
                 "perturbation, which needs only the slope bound.")
         if not math.isfinite(c) or obs2 > c * (1 + 1e-3) + 1e-12:
             raise PrivacyError(
-                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the numerical "
-                f"probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian slack "
-                "scales with it)."
-            )
-        conds.append(_bound_condition(
-            loss, "ℓ'' bound (c)", "curvature", c,
-            None if derived is None else derived.curvature, derivation, how, obs2, caller,
-            ("curvature", "Objective perturbation needs a bounded ℓ'' (a kink has none): smooth "
-                          "the loss (e.g. a Huberized hinge), or use output perturbation, which "
-                          "needs only the slope bound.")))
+                f"{caller}: curvature bound: loss '{loss.name}' declares ℓ'' <= {c:g}, but the "
+                f"numerical probe found {obs2:.6g}. Declare curvature >= {obs2:.6g} (the Jacobian "
+                "slack scales with it).")
+        conds.append(_bound_condition(loss, "ℓ'' bound (c)", "curvature", c,
+                                      None if derived is None else derived.curvature, derivation,
+                                      how, obs2, caller))
     return conds

@@ -1,35 +1,26 @@
 """A user's template: each constant it declares is checked, or named as declared and not verified.
 
-The templates dpconvex ships derive their constants in docs/privacy.md (their class names
-the section: :func:`~dpconvex.privacy.checks.shipped_derivation`). Any other template — a
-class written in a notebook, or a subclass of a shipped one, which may change what the
-derivation was about — is a *user template*, and :func:`declaration_conditions` checks what
-it declares against its own functions (docs/privacy/user_objectives.md#privacy-user-objectives):
+The templates dpconvex ships derive their constants in docs/privacy (their class names the
+section: :func:`~dpconvex.privacy.checks.shipped_derivation`). Any other template (a class
+written in a notebook, or a subclass of a shipped one) is a *user template*, whose
+declarations :func:`declaration_conditions` checks against its own functions
+(docs/privacy/user_objectives.md#privacy-user-objectives): p against the parameter space;
+μ against the regularizer (derived for a shipped one, else probed on pairs of points); G,
+and with curvature r, c_u and T, against ``record_gradients`` on records of the public
+``record_domain`` at parameters of norm up to max(:data:`THETA_SCALES`) (Hessians by
+finite differences while p <= :data:`HESSIAN_PROBE_MAX_DIM`); that ``objective`` is the
+mean per-record loss plus the regularizer and the noise term, with a gradient that is the
+derivative of its value, and ``residual`` at least the optimality residual over the space;
+that a CVXPY form has no constraint the space lacks (the native solvers and the accuracy
+check would drop it) and the same objective.
 
-* the dimension p against the parameter space;
-* the strong-convexity modulus μ against the regularizer (derived for a shipped
-  regularizer; probed on pairs of points for another);
-* G, and with curvature r, c_u and T, against ``record_gradients`` (capability
-  ``"per_record"``) on records of the public ``record_domain`` at parameters of norm up to
-  :data:`THETA_SCALES`'s largest (finite differences for the Hessian terms while p <=
-  :data:`HESSIAN_PROBE_MAX_DIM`);
-* that ``objective`` is the mean of those per-record losses plus the regularizer and the
-  noise term, that its gradient is the derivative of its value, and that ``residual``
-  is at least the optimality residual over the space;
-* that a CVXPY form has no constraint the parameter space lacks (the native solvers and
-  the accuracy check work in the space, so such a constraint would be dropped) and the
-  same objective.
-
-A probe refutes a declaration, it does not prove one; the certificate says which
-constants were probed and how. A constant nothing can check (no per-record functions; a
-Hessian too large to probe; a declared distance bound) is returned as "declared, not
-verified" with :attr:`Condition.unverified` set: :func:`~dpconvex.privacy.release.release`
-refuses it unless the caller vouches for it (``vouch=``).
-
-The checks that read the template's own records (the objective's consistency) pass on
-every dataset when the template's code is what it declares: they can refuse only a
-template whose declarations are false, so they add no data-dependent refusal to a correct
-one (docs/privacy/user_objectives.md#privacy-vouch).
+A probe refutes a declaration, it does not prove one; the certificate says which constants
+were probed and how. A constant nothing can check is "declared, not verified"
+(:attr:`Condition.unverified`): :func:`~dpconvex.privacy.release.release` refuses it unless
+the caller vouches for it (``vouch=``). The checks that read the template's own records
+pass on every dataset when its code is what it declares: they refuse only false
+declarations, adding no data-dependent refusal to a correct template
+(docs/privacy/user_objectives.md#privacy-vouch).
 """
 
 from __future__ import annotations
@@ -40,18 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DPConvexError, ParameterError, PrivacyError
+from ..errors import ParameterError, PrivacyError
 from ..templates.base import PrivacyConstants, Template, natural_residual
 from .certificate import Condition
-from .checks import shipped_derivation
+from .checks import shipped_derivation, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
            "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
-#: them: a loss's slope and curvature bounds, a template's G, its Hessian constants (r, c_u,
-#: T), its CVXPY form's relation to the parameter space, its distance bound, a utility
-#: sensitivity and a cell-sum row bound.
+#: them (a cell-sum row bound: ``"data_norm"``).
 VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "cvxpy_form",
                               "distance_bound", "sensitivity", "data_norm")
 
@@ -77,24 +66,17 @@ def _probe_rng() -> np.random.Generator:
     return np.random.default_rng(20_111)
 
 
-def _unit_rows(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
-    Z = rng.normal(size=(k, d))
-    return Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300)
-
-
 def _probe_records(domain: Any) -> tuple[np.ndarray, np.ndarray]:
     """Records of the public domain: rows of norm q and q/2 (random directions and the
     coordinate axes), each with every probe label."""
     d, q = int(domain.n_features), float(domain.data_norm)
     rng = _probe_rng()
-    rows = [q * _unit_rows(rng, 24, d), 0.5 * q * _unit_rows(rng, 8, d)]
+    unit = [Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300)
+            for Z in (rng.normal(size=(24, d)), rng.normal(size=(8, d)))]
     axes = np.eye(d)[: min(d, 8)] * q
-    rows += [axes, -axes]
-    R = np.vstack(rows)
+    R = np.vstack([q * unit[0], 0.5 * q * unit[1], axes, -axes])
     labels = domain.probe_labels()
-    X = np.repeat(R, len(labels), axis=0)
-    y = np.tile(np.asarray(labels, dtype=float), R.shape[0])
-    return X, y
+    return np.repeat(R, len(labels), axis=0), np.tile(np.asarray(labels, dtype=float), R.shape[0])
 
 
 def _theta_points(shape: tuple[int, ...]) -> list[np.ndarray]:
@@ -107,10 +89,6 @@ def _theta_points(shape: tuple[int, ...]) -> list[np.ndarray]:
     return out
 
 
-def _grad_norms(G: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(G.reshape(G.shape[0], -1), axis=1)
-
-
 def _caller_name(template: Template) -> str:
     return getattr(template, "name", type(template).__name__)
 
@@ -120,13 +98,12 @@ def _unverified(name: str, constant: str, detail: str) -> Condition:
 
 
 def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
-    domain = template.record_domain
+    domain, G, worst = template.record_domain, float(consts.grad_bound), 0.0
     X, y = _probe_records(domain)
-    G = float(consts.grad_bound)
-    worst = 0.0
     points = _theta_points(tuple(template.space.shape))
     for theta in points:
-        norms = _grad_norms(np.asarray(template.record_gradients(theta, X, y), dtype=float))
+        grads = np.asarray(template.record_gradients(theta, X, y), dtype=float)
+        norms = np.linalg.norm(grads.reshape(grads.shape[0], -1), axis=1)
         if not np.all(np.isfinite(norms)):
             raise PrivacyError(f"{caller}: G: record_gradients of template '{_caller_name(template)}' "
                                "is not finite on a record of its public domain. Fix it.")
@@ -144,16 +121,17 @@ def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str)
                      "refutes a bound, it does not prove one)")
 
 
-def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -> list[Condition]:
+_HESSIAN = "Hessian rank r, term bound c_u, trace T"
+
+
+def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
     shape = tuple(template.space.shape)
     p = int(np.prod(shape))
-    r = int(consts.hessian_rank)
-    c_u = float(consts.hessian_term_bound)
+    r, c_u = int(consts.hessian_rank), float(consts.hessian_term_bound)
     T = c_u * r if consts.hessian_trace_bound is None else float(consts.hessian_trace_bound)
     if p > HESSIAN_PROBE_MAX_DIM:
-        return [_unverified("Hessian rank r, term bound c_u, trace T", "hessian",
-                            f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; p = {p} > "
-                            f"{HESSIAN_PROBE_MAX_DIM}: not probed")]
+        return _unverified(_HESSIAN, "hessian", f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; "
+                           f"p = {p} > {HESSIAN_PROBE_MAX_DIM}: not probed")
     X, y = _probe_records(template.record_domain)
     X, y = X[::3], y[::3]
     worst_eig, worst_trace, worst_rank, lowest = 0.0, 0.0, 0, 0.0
@@ -169,11 +147,10 @@ def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -
         H = np.stack(cols, axis=2)
         H = 0.5 * (H + np.transpose(H, (0, 2, 1)))
         eig = np.linalg.eigvalsh(H)
-        scale = max(1.0, c_u)
         worst_eig = max(worst_eig, float(eig.max(initial=0.0)))
         lowest = min(lowest, float(eig.min(initial=0.0)))
         worst_trace = max(worst_trace, float(np.max(np.trace(H, axis1=1, axis2=2), initial=0.0)))
-        worst_rank = max(worst_rank, int(np.max(np.sum(eig > 1e-4 * scale, axis=1), initial=0)))
+        worst_rank = max(worst_rank, int(np.max(np.sum(eig > 1e-4 * max(1.0, c_u), axis=1), initial=0)))
     name = _caller_name(template)
     if lowest < -1e-4 * max(1.0, c_u):
         raise PrivacyError(f"{caller}: convexity: template '{name}': a per-record loss Hessian "
@@ -185,12 +162,11 @@ def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -
             f"but finite differences of record_gradients give rank {worst_rank}, largest "
             f"eigenvalue {worst_eig:.6g}, trace {worst_trace:.6g}. Declare constants at least "
             "these (the Jacobian slack grows with them).")
-    return [Condition("Hessian rank r, term bound c_u, trace T", True,
-                      "numerical probe: finite differences of record_gradients on the public "
-                      "record domain",
-                      f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; observed rank <= {worst_rank}, "
-                      f"eigenvalue <= {worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, "
-                      "it does not prove)")]
+    return Condition(_HESSIAN, True, "numerical probe: finite differences of record_gradients "
+                     "on the public record domain",
+                     f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; observed rank <= {worst_rank}, "
+                     f"eigenvalue <= {worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, "
+                     "it does not prove)")
 
 
 def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
@@ -206,9 +182,7 @@ def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) ->
                                "Declare the regularizer's modulus.")
         return Condition("strong convexity mu", True, f"derived from the regularizer ({derivation})",
                          f"declared {mu:g} <= {reg!r}'s modulus {have:g}")
-    rng = _probe_rng()
-    shape = tuple(template.space.shape)
-    low = math.inf
+    rng, shape, low = _probe_rng(), tuple(template.space.shape), math.inf
     for scale in (1e-2, 1.0, 1e2, 1e4):
         a, b = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
         diff = (a - b).ravel()
@@ -278,9 +252,7 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
     """objective = mean per-record loss + R + ⟨b, θ⟩/n (gradients compared), its value and
     gradient agree, and the residual is at least the optimality residual over the space."""
     name = _caller_name(template)
-    shape = tuple(template.space.shape)
-    rng = _probe_rng()
-    n = int(template.n)
+    shape, rng, n = tuple(template.space.shape), _probe_rng(), int(template.n)
     theta = rng.normal(size=shape)
     b = rng.normal(size=shape)
     value, grad = template.objective(theta, b, 0.0)
@@ -328,9 +300,8 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
             f"{caller}: objective: template '{name}': the gradient objective() returns is not the "
             "derivative of the value it returns (central differences disagree). Fix the gradient: "
             "the solvers stop where it vanishes.")
-    residual = float(template.residual(theta, b, 0.0))
-    floor = natural_residual(theta, grad, template.space.project)
-    if residual < floor * (1 - RTOL):
+    if float(template.residual(theta, b, 0.0)) < natural_residual(
+            theta, grad, template.space.project) * (1 - RTOL):
         raise PrivacyError(
             f"{caller}: residual: template '{name}': residual() is below the optimality residual "
             "||θ - Π(θ - ∇J(θ))|| over its parameter space, so the accuracy check could accept a "
@@ -344,8 +315,7 @@ def _check_objective(template: Template, caller: str) -> list[Condition]:
 def _check_cvxpy_form(template: Template, caller: str) -> Condition:
     """No constraint in the CVXPY form that the parameter space lacks; the same objective."""
     name = _caller_name(template)
-    form = template.cvxpy_problem()
-    problem = form["problem"]
+    problem = template.cvxpy_problem()["problem"]
     shape = tuple(template.space.shape)
     candidates = [v for v in problem.variables() if tuple(v.shape) == shape]
     if len(candidates) != 1:
@@ -385,39 +355,21 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
                 "backends and the native solvers would minimize different objectives: make them "
                 "one, with the noise b and Δ = extra_reg entering both.")
     template.cvxpy_set(None, 0.0)
-    n_cons = len(problem.constraints)
     return Condition("CVXPY form = objective over the parameter space", True,
-                     "numerical comparison at probe points",
-                     f"{n_cons} constraint(s), each holding on the space's projections; the "
-                     "objectives agree")
+                     "numerical comparison at probe points", f"{len(problem.constraints)} "
+                     "constraint(s), each holding on the space's projections; the objectives agree")
 
 
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release"
                            ) -> list[Condition]:
     """Check what a user template declares for a mechanism's ``needs`` (nothing for a shipped one).
 
-    Parameters
-    ----------
-    template : Template
-    needs : iterable of str
-        The mechanism's needs (``mechanism.needs``).
-    caller : str
-        The public call that checks, opening the messages.
-
-    Returns
-    -------
-    list of Condition
-        How each declared constant was established; those nobody could check carry
-        :attr:`Condition.unverified`.
-
-    Raises
-    ------
-    PrivacyError
-        A probe refutes a declaration, or two forms of the template disagree.
+    Returns how each declared constant was established (those nobody could check carry
+    :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
+    declaration or two forms of the template disagree. ``caller`` opens the messages.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.declarations import declaration_conditions
     >>> from dpconvex.templates import LinearERMTemplate
@@ -437,25 +389,19 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     conds = [Condition("user template", True, "named",
                        f"{type(template).__qualname__} is not a template dpconvex ships: each "
                        "constant it declares is checked below, or named as not verified")]
-    try:
-        conds += _declarations(template, needs, caps, caller)
-    except DPConvexError:
-        raise
-    except Exception as exc:  # the user's template code, evaluated at probe points
-        raise PrivacyError(
-            f"{caller}: template '{_caller_name(template)}': its code raised {type(exc).__name__} "
-            f"({exc}) while its declarations were checked. Follow the template contract "
-            "(dpconvex.templates.base): arrays of the space's shape from objective and "
-            "record_gradients (one row per record), a RecordDomain, a PrivacyConstants.") from None
-    return conds
+    with user_code(caller, f"template '{_caller_name(template)}'",
+                   "while its declarations were checked. Follow the template contract "
+                   "(dpconvex.templates.base): arrays of the space's shape from objective and "
+                   "record_gradients (one row per record), a RecordDomain, a PrivacyConstants."):
+        return conds + _declarations(template, needs, caps, caller)
 
 
 def _check_constants(template: Template, consts: PrivacyConstants, caller: str) -> None:
     """Declared constants that are numbers of their range (else a named error)."""
     name = _caller_name(template)
-    fields = {"grad_bound": (False, True), "hessian_term_bound": (True, False),
-              "strong_convexity": (False, True)}
-    for field_name, (zero_ok, finite) in fields.items():
+    for field_name, zero_ok, finite in (("grad_bound", False, True),
+                                        ("hessian_term_bound", True, False),
+                                        ("strong_convexity", False, True)):
         value = getattr(consts, field_name, None)
         try:
             number = float(value)
@@ -482,22 +428,18 @@ def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str
             raise PrivacyError(f"{caller}: dimension: template '{_caller_name(template)}' declares "
                                f"p = {consts.dimension}, but its parameter space has dimension {p}. "
                                "Declare the space's dimension (the noise is drawn in it).")
-        conds.append(Condition("dimension p", True, "compared with the parameter space",
-                               f"p = {p}"))
-        conds.append(_check_modulus(template, consts, caller))
+        conds += [Condition("dimension p", True, "compared with the parameter space", f"p = {p}"),
+                  _check_modulus(template, consts, caller)]
         if "per_record" in caps:
-            conds.append(_check_records(template, caller))
-            conds.append(_check_grad_bound(template, consts, caller))
+            conds += [_check_records(template, caller), _check_grad_bound(template, consts, caller)]
             if "curvature" in needs:
-                conds += _check_hessians(template, consts, caller)
+                conds.append(_check_hessians(template, consts, caller))
         else:
+            none = "the template has no record_gradients (capability 'per_record') to check"
             conds.append(_unverified("G (per-record gradient bound)", "grad_bound",
-                                     f"declared {float(consts.grad_bound):g}; the template has no "
-                                     "record_gradients (capability 'per_record') to check it on"))
+                                     f"declared {float(consts.grad_bound):g}; {none} it on"))
             if "curvature" in needs:
-                conds.append(_unverified("Hessian rank r, term bound c_u, trace T", "hessian",
-                                         "declared; the template has no record_gradients "
-                                         "(capability 'per_record') to check them on"))
+                conds.append(_unverified(_HESSIAN, "hessian", f"declared; {none} them on"))
         conds += _check_objective(template, caller)
         if "cvxpy" in caps:
             conds.append(_check_cvxpy_form(template, caller))
@@ -520,16 +462,9 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
             ) -> list[Condition]:
     """``conditions`` with the caller's vouching applied; raises while any stays unverified.
 
-    Each condition with :attr:`Condition.unverified` set must name a constant in ``vouch``;
-    it is then kept, its ``how`` saying that the caller vouched for it (the certificate
-    states it). A name in ``vouch`` that no condition needs is refused as a typo.
-
-    Raises
-    ------
-    PrivacyError
-        Conditions rest on constants nobody verified and the caller did not vouch for.
-    ParameterError
-        ``vouch`` names a constant no condition needs.
+    Each condition with :attr:`Condition.unverified` set must name a constant in ``vouch``
+    (else :class:`PrivacyError`); its ``how`` then says that the caller vouched for it. A
+    name in ``vouch`` that no condition needs is refused as a typo (ParameterError).
 
     Examples
     --------
@@ -544,9 +479,7 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     ...     print("refused")
     refused
     """
-    if isinstance(vouch, str):
-        vouch = (vouch,)
-    names = set(vouch)
+    names = {vouch} if isinstance(vouch, str) else set(vouch)
     unknown = sorted(str(v) for v in names - set(VOUCHABLE))
     if unknown:
         raise ParameterError(f"{caller}: vouch names {unknown}, which are not constants a caller can "

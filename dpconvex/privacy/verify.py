@@ -1,18 +1,10 @@
 """The privacy verifier: a template's conditions and calibration, without training.
 
-This module is a thin layer over the one release
-pipeline: :func:`verify` is :func:`dpconvex.privacy.release.release` with
-``dry_run=True``, and each constant has its home elsewhere (docs/privacy/constants.md#privacy-constants):
-
-* calibrations: :mod:`dpconvex.privacy.mechanisms` (objective and output
-  perturbation: ``calibrate_objective_perturbation``,
-  ``calibrate_output_perturbation``, ``jacobian_slack``);
-* checks: :mod:`dpconvex.privacy.checks` (DCP convexity, numerical probes);
-* declared constants: :class:`dpconvex.templates.base.PrivacyConstants`;
-* float-safe budget arithmetic: :mod:`dpconvex.privacy.budget`.
-
-The names below are re-exported so that the verifier's calibrations and checks
-import from one module.
+:func:`verify` is :func:`dpconvex.privacy.release.release` with ``dry_run=True``; each
+constant has its home elsewhere (docs/privacy/constants.md#privacy-constants): calibrations
+in :mod:`dpconvex.privacy.mechanisms`, checks in :mod:`dpconvex.privacy.checks`, declared
+constants in :class:`dpconvex.templates.base.PrivacyConstants`, float-safe budget
+arithmetic in :mod:`dpconvex.privacy.budget`.
 """
 
 from __future__ import annotations
@@ -20,47 +12,17 @@ from __future__ import annotations
 import math
 
 from .._validation import check_float
-from ..templates.base import PrivacyConstants, Template
+from ..templates.base import Template
 from .budget import Budget
-from .budget import remaining as _remaining
 from .certificate import Certificate
-from .checks import PROBE_RTOL, check_dcp_convex, check_loss
-from .mechanisms import (
-    Calibration,
-    Mechanism,
-    build_mechanism,
-    calibrate_objective_perturbation,
-    calibrate_output_perturbation,
-    jacobian_slack,
-    mechanism_names,
-)
+from .mechanisms import Calibration, build_mechanism, mechanism_names
 from .release import release
 
-__all__ = [
-    "MECHANISMS",
-    "PROBE_RTOL",
-    "Calibration",
-    "PrivacyConstants",
-    "Template",
-    "_remaining",
-    "calibrate_objective_perturbation",
-    "calibrate_output_perturbation",
-    "check_dcp_convex",
-    "jacobian_slack",
-    "check_loss",
-    "verify",
-]
+__all__ = ["MECHANISMS", "verify"]
 
 #: Mechanisms that solve a template and may be named here (read from the registry); the
 #: covers around an inner mechanism (approximate minima) are chosen through ``optimality_tol``.
 MECHANISMS = mechanism_names(solves=True, wraps=False)
-
-
-def _mechanism(name: str, optimality_tol: float | None, amp_fraction: float) -> Mechanism:
-    """The registered mechanism ``name`` (any but a cover: those come with ``optimality_tol``);
-    one the template cannot serve is refused by its capabilities (``check_template``)."""
-    return build_mechanism(name, "verify", None, optimality_tol=optimality_tol,
-                           amp_fraction=amp_fraction)
 
 
 def verify(template: Template, *, epsilon: float, mechanism: str, delta: float = 0.0,
@@ -114,7 +76,6 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.verify import verify
     >>> from dpconvex.templates import LinearERMTemplate
@@ -125,7 +86,9 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     >>> round(cal.noise_rate, 4)
     0.4697
     """
-    mech = _mechanism(mechanism, optimality_tol, amp_fraction)
+    # a template the mechanism cannot serve is refused by its capabilities (check_template)
+    mech = build_mechanism(mechanism, "verify", None, optimality_tol=optimality_tol,
+                           amp_fraction=amp_fraction)
     if not mech.private:
         budget = Budget(math.inf)
     else:

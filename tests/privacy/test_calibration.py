@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 
 import dpconvex as dp
 from dpconvex.privacy import noise
-from dpconvex.privacy.verify import (
-    PrivacyConstants,
+from dpconvex.privacy.mechanisms import (
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
 )
+from dpconvex.templates.base import PrivacyConstants
 
 
 def _consts(c, q, lam, p=5):

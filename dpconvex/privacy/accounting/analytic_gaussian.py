@@ -34,7 +34,7 @@ import math
 from scipy.special import log_ndtr, ndtr
 
 from ..._validation import check_float
-from ...errors import PrivacyError
+from .gaussian import _bisect
 
 __all__ = [
     "ANALYTIC_RTOL",
@@ -59,20 +59,8 @@ def _delta_unit(epsilon: float, s: float) -> float:
 def analytic_gaussian_delta(epsilon: float, sigma: float, sensitivity: float) -> float:
     """δ(ε) of the Gaussian mechanism with std ``sigma`` and L2 sensitivity Δ ([BW18]_ Thm. 8).
 
-    Parameters
-    ----------
-    epsilon : float
-        ε >= 0.
-    sigma : float
-        Noise standard deviation σ > 0 (per coordinate, i.i.d.).
-    sensitivity : float
-        L2 sensitivity Δ > 0.
-
-    Returns
-    -------
-    float
-        Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), clamped at 0 (rounding):
-        the smallest δ for which the mechanism is (ε, δ)-DP.
+    ε >= 0, σ > 0 per i.i.d. coordinate, Δ > 0. Returns Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) −
+    εσ/Δ), clamped at 0 (rounding): the smallest δ for which the mechanism is (ε, δ)-DP.
 
     Examples
     --------
@@ -92,64 +80,24 @@ def analytic_gaussian_delta(epsilon: float, sigma: float, sensitivity: float) ->
 @functools.lru_cache(maxsize=256)
 def _sigma_unit(epsilon: float, delta: float, rtol: float) -> float:
     """Smallest s = σ/Δ (to ``rtol``, feasible end of the bracket) with δ(ε, s) <= δ."""
-    hi = 1.0
-    while _delta_unit(epsilon, hi) > delta:
-        hi *= 2.0
-        if hi > 2.0**80:  # pragma: no cover - needs an absurd (ε, δ)
-            raise PrivacyError(
-                f"analytic_gaussian_sigma: no sigma reaches epsilon={epsilon:g} at "
-                f"delta={delta:g}. Raise epsilon or delta.")
-    lo = hi / 2.0
-    while _delta_unit(epsilon, lo) <= delta:
-        hi, lo = lo, lo / 2.0
-        if lo < 2.0**-80:  # pragma: no cover - needs an absurd (ε, δ)
-            return hi
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        if _delta_unit(epsilon, mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return _bisect(lambda s: _delta_unit(epsilon, s) <= delta, 1.0, rtol,
+                   f"analytic_gaussian_sigma: no sigma reaches epsilon={epsilon:g} at "
+                   f"delta={delta:g}. Raise epsilon or delta.", cap=2.0**80, floor=2.0**-80)
 
 
 def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
     """The smallest σ with which f(D) + N(0, σ²I) is (ε, δ)-DP ([BW18]_ Thm. 8, by bisection).
 
-    Bisection on s = σ/Δ keeping the upper end feasible, so the returned σ
-    always satisfies ``analytic_gaussian_delta(epsilon, sigma, sensitivity) <=
-    delta`` (as computed in floating point) and is at most
-    :data:`ANALYTIC_RTOL` (relative) above the exact solution. Results are
-    cached per (ε, δ): every argument is public.
-
-    Parameters
-    ----------
-    epsilon : float
-        ε > 0 (any size: the condition is exact, not restricted to ε < 1).
-    delta : float
-        δ in (0, 1).
-    sensitivity : float
-        The statistic's L2 sensitivity Δ > 0 under the adjacency of the proof.
-
-    Returns
-    -------
-    float
-        σ.
-
-    Raises
-    ------
-    ParameterError
-        ε, δ or Δ out of range (δ = 0 has no Gaussian solution: use a pure
-        mechanism).
+    Bisection on s = σ/Δ keeping the upper end feasible, so the returned σ always satisfies
+    ``analytic_gaussian_delta(epsilon, sigma, sensitivity) <= delta`` (in floating point)
+    and is at most :data:`ANALYTIC_RTOL` (relative) above the exact solution; cached per
+    (ε, δ), all public. ε > 0 of any size (the condition is exact), δ in (0, 1) (δ = 0 has no
+    Gaussian solution: ParameterError), Δ > 0 the L2 sensitivity under the proof's adjacency.
 
     Examples
     --------
     >>> round(analytic_gaussian_sigma(1.0, 1e-5, 1.0), 4)
     3.7306
-
-    References
-    ----------
-    [BW18]_ Theorem 8 (the condition) and Algorithm 1 (its solution).
     """
     owner = "analytic_gaussian_sigma"
     epsilon = check_float("epsilon", epsilon, owner, magnitude=False)

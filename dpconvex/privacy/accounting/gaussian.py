@@ -1,10 +1,10 @@
 """Calibration of composed Gaussian mechanisms (noisy gradient descent) by ``dp_accounting``.
 
-Moved from ``estimators/noisy_gd.py`` (derivation in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Under
-replace-one adjacency with n public, replacing one record changes the mean of
-the clipped gradients by at most Δ = 2C/n in L2; each step adds N(0, s² I) with
-s = z·Δ. ``dp_accounting`` composes the T steps (RDP or PLD) and a bisection
-finds the smallest z whose composed ε at δ is at most the target.
+Derivation in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd. Under replace-one
+adjacency with n public, replacing one record changes the mean of the clipped gradients by
+at most Δ = 2C/n in L2; each step adds N(0, s² I) with s = z·Δ. ``dp_accounting`` composes
+the T steps (RDP or PLD) and a bisection finds the smallest z whose composed ε at δ is at
+most the target.
 
 .. note:: ``dp_accounting.GaussianDpEvent(z)`` with ``ADD_OR_REMOVE_ONE`` reads z
    as std / (L2 distance of neighbouring outputs), so passing z = s / (2C/n) is
@@ -73,19 +73,11 @@ RDP_ORDERS: tuple[float, ...] = tuple(sorted(
 #: pessimistic, so its ε is an upper bound.
 PLD_DISCRETIZATION = 1e-4
 
-#: Largest privacy-loss grid the PLD accountant may build (points). Its size is about
-#: 2·10⁵ μ with μ = sqrt(T)/z the Gaussian-DP parameter (:func:`pld_points`), whatever T;
-#: an accountant call's time and memory grow with it, steeply above a few million points.
-#: The cap (μ = 12.5, ε ≈ 125 at δ = 10⁻⁵) refuses a larger grid with a named error
-#: instead of minutes and gigabytes (measured in benchmarks/recorded/pld_accountant_cost.md).
+#: Largest privacy-loss grid the PLD accountant may build: about 2·10⁵ μ points with
+#: μ = sqrt(T)/z (:func:`pld_points`); time and memory grow steeply above a few million. The
+#: cap (μ = 12.5, ε ≈ 125 at δ = 10⁻⁵) refuses a larger grid with a named error instead of
+#: minutes and gigabytes (benchmarks/recorded/pld_accountant_cost.md).
 PLD_MAX_POINTS = 2_500_000
-
-
-def _dp_accounting_version() -> str:
-    try:
-        return version("dp-accounting")
-    except PackageNotFoundError:  # pragma: no cover
-        return "unknown"
 
 
 def _make_accountant(accounting: str) -> dp_accounting.PrivacyAccountant:
@@ -100,17 +92,8 @@ def _make_accountant(accounting: str) -> dp_accounting.PrivacyAccountant:
 
 
 def accountant_name(accounting: str) -> str:
-    """The ``dp_accounting`` accountant behind ``accounting`` and its version (for certificates).
-
-    Parameters
-    ----------
-    accounting : {"rdp", "pld"}
-        Renyi DP or privacy-loss-distribution accounting (:data:`ACCOUNTING`).
-
-    Returns
-    -------
-    str
-        E.g. ``"dp_accounting.rdp.RdpAccountant (dp-accounting X.Y.Z)"``.
+    """The ``dp_accounting`` accountant behind ``accounting`` ("rdp": Renyi DP, "pld":
+    privacy-loss distribution) and its version, for certificates.
 
     Examples
     --------
@@ -121,7 +104,11 @@ def accountant_name(accounting: str) -> str:
     True
     """
     cls = "rdp.RdpAccountant" if accounting == "rdp" else "pld.PLDAccountant"
-    return f"dp_accounting.{cls} (dp-accounting {_dp_accounting_version()})"
+    try:
+        ver = version("dp-accounting")
+    except PackageNotFoundError:  # pragma: no cover
+        ver = "unknown"
+    return f"dp_accounting.{cls} (dp-accounting {ver})"
 
 
 def pld_points(noise_multiplier: float, steps: int) -> float:
@@ -170,25 +157,11 @@ def check_pld_size(noise_multiplier: float, steps: int) -> None:
 
 def gaussian_composition_epsilon(noise_multiplier: float, steps: int, delta: float,
                                  accounting: str = "rdp") -> float:
-    """ε at δ of ``steps`` Gaussian mechanisms with noise multiplier z, by ``dp_accounting``.
+    """ε at δ in (0, 1) of T = ``steps`` adaptively composed Gaussian mechanisms, by ``dp_accounting``.
 
-    z is the ratio of the noise standard deviation to the L2 distance between
-    the outputs on neighbouring data sets (see the module note).
-
-    Parameters
-    ----------
-    noise_multiplier : float
-        z > 0.
-    steps : int
-        T >= 1 (adaptive composition).
-    delta : float
-        In (0, 1).
-    accounting : {"rdp", "pld"}
-
-    Returns
-    -------
-    float
-        The accountant's ε (an upper bound on the true one).
+    z = ``noise_multiplier`` > 0 is the ratio of the noise standard deviation to the L2
+    distance between the outputs on neighbouring data sets (see the module note). The
+    accountant's ε is an upper bound on the true one.
 
     Examples
     --------
@@ -226,19 +199,20 @@ def gdp_epsilon(noise_multiplier: float, steps: int, delta: float) -> float:
     True
     """
     mu = math.sqrt(int(steps)) / float(noise_multiplier)
-
-    def delta_of(eps: float) -> float:
-        a = -eps / mu + mu / 2.0
-        b = -eps / mu - mu / 2.0
-        # exp capped below float64 overflow: beyond it δ(ε) is negative either way
-        return float(ndtr(a) - math.exp(min(eps + log_ndtr(b), _LOG_MAX)))
-
-    if delta_of(0.0) <= delta:
+    if _gdp_delta(0.0, mu) <= delta:
         return 0.0
     hi = 1.0
-    while delta_of(hi) > delta:
+    while _gdp_delta(hi, mu) > delta:
         hi *= 2.0
-    return float(brentq(lambda e: delta_of(e) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12))
+    return float(brentq(lambda e: _gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+def _gdp_delta(eps: float, mu: float) -> float:
+    """δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2) of μ-GDP ([DRS22]_ Cor. 2.13)."""
+    a = -eps / mu + mu / 2.0
+    b = -eps / mu - mu / 2.0
+    # exp capped below float64 overflow: beyond it δ(ε) is negative either way
+    return float(ndtr(a) - math.exp(min(eps + log_ndtr(b), _LOG_MAX)))
 
 
 def gdp_mu(epsilon: float, delta: float) -> float:
@@ -260,11 +234,7 @@ def gdp_mu(epsilon: float, delta: float) -> float:
     epsilon, delta = float(epsilon), float(delta)
 
     def gap(log_mu: float) -> float:
-        mu = math.exp(log_mu)
-        a = -epsilon / mu + mu / 2.0
-        b = -epsilon / mu - mu / 2.0
-        d = float(ndtr(a) - math.exp(min(epsilon + log_ndtr(b), _LOG_MAX)))
-        return math.log(max(d, 1e-320)) - math.log(delta)
+        return math.log(max(_gdp_delta(epsilon, math.exp(log_mu)), 1e-320)) - math.log(delta)
 
     lo, hi = -1.0, 1.0
     while gap(lo) > 0:
@@ -275,19 +245,13 @@ def gdp_mu(epsilon: float, delta: float) -> float:
 
 
 class _Feasibility:
-    """Answers "ε_acc(z) <= ε?" with as few accountant calls as the answer allows.
-
-    Two rules answer without calling the accountant: a z whose exact
-    Gaussian-DP ε already exceeds the target is infeasible for every sound
-    accountant (an accountant never reports less than the exact ε, which
-    :func:`calibrate_noise_multiplier` checks), and, ε_acc being decreasing in
-    z, a z above a known feasible one is feasible and one below a known
-    infeasible one is not. Every value the accountant returned is kept.
-    """
+    """Answers "ε_acc(z) <= ε?", calling the accountant only when two rules cannot: a z whose
+    exact Gaussian-DP ε exceeds the target is infeasible for every sound accountant (checked
+    by :func:`calibrate_noise_multiplier`), and ε_acc decreases in z."""
 
     def __init__(self, epsilon: float, delta: float, steps: int, accounting: str):
         self.epsilon, self.delta, self.steps, self.accounting = epsilon, delta, steps, accounting
-        self.values: dict[float, float] = {}
+        self.values: dict[float, float] = {}  # every value the accountant returned
         self.lo, self.hi = 0.0, math.inf  # largest known infeasible, smallest known feasible
 
     def eps(self, z: float) -> float:
@@ -316,22 +280,23 @@ class _Feasibility:
         return self.eps(z) <= self.epsilon
 
 
-def _bisect(feasible: Callable[[float], bool], hi: float, rtol: float, what: str) -> float:
-    """The calibration's search path: double to a feasible z, halve, then bisect to ``rtol``.
+def _bisect(feasible: Callable[[float], bool], hi: float, rtol: float, error: str,
+            cap: float = 2.0**60, floor: float = 1e-12) -> float:
+    """Smallest feasible x (to ``rtol``, the feasible end) for a monotone ``feasible``: double
+    ``hi`` to a feasible x (PrivacyError ``error`` above ``cap``), halve, bisect.
 
-    The path depends only on the answers of ``feasible``, so any oracle that
-    gives the same answers returns the same z, bit for bit.
+    The path depends only on the answers of ``feasible``, so any oracle that gives the same
+    answers returns the same x, bit for bit.
     """
     while not feasible(hi):
         hi *= 2.0
-        if hi > 2.0**60:
-            raise PrivacyError(f"calibrate_noise_multiplier: no noise multiplier reaches {what}. "
-                               "Raise epsilon or delta, or use fewer steps.")
+        if hi > cap:
+            raise PrivacyError(error)
     lo = hi / 2.0
     while feasible(lo):
         hi, lo = lo, lo / 2.0
-        if lo < 1e-12:  # pragma: no cover - needs an absurd epsilon
-            break
+        if lo < floor:  # pragma: no cover - needs an absurd epsilon
+            return hi
     while hi - lo > rtol * hi:
         mid = 0.5 * (lo + hi)
         if feasible(mid):
@@ -342,15 +307,10 @@ def _bisect(feasible: Callable[[float], bool], hi: float, rtol: float, what: str
 
 
 def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> None:
-    """Narrow the accountant's feasibility threshold to a relative width << ``rtol``.
-
-    The threshold lies just above the exact Gaussian-DP solution ``z_exact``
-    (PLD is within about 10⁻⁶ of it); a few Illinois (regula falsi) steps on
-    log ε_acc against z, started from there, pin it down, so that the search
-    path of :func:`_bisect` then needs the accountant only at its end point.
-    The exact curve stands in for the accountant's value at the lower end
-    until the accountant has been called below the threshold.
-    """
+    """Narrow the accountant's feasibility threshold, just above the exact Gaussian-DP
+    ``z_exact`` (PLD: within about 10⁻⁶), to a relative width << ``rtol`` by Illinois
+    (regula falsi) steps on log ε_acc against z, so that the path of :func:`_bisect` needs
+    the accountant only at its end. The exact curve stands in at the lower end."""
     a = z_exact * (1.0 - 1e-8)
     while not oracle.exact_infeasible(a):
         a = z_exact - 10.0 * (z_exact - a)
@@ -391,7 +351,8 @@ def _bracket_threshold(oracle: _Feasibility, z_exact: float, rtol: float) -> Non
 @functools.lru_cache(maxsize=512)
 def _calibrate(epsilon: float, delta: float, steps: int, accounting: str, rtol: float
                ) -> tuple[float, float]:
-    what = f"epsilon={epsilon:g} at delta={delta:g} with {steps} steps"
+    what = (f"calibrate_noise_multiplier: no noise multiplier reaches epsilon={epsilon:g} at "
+            f"delta={delta:g} with {steps} steps. Raise epsilon or delta, or use fewer steps.")
     hi = 1.0
     oracle = _Feasibility(epsilon, delta, steps, accounting)
     if accounting == "pld":
@@ -411,49 +372,23 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
                                ) -> tuple[float, float]:
     """Smallest noise multiplier z (to ``rtol``) such that T Gaussian steps are (ε, δ)-DP.
 
-    Bisection on z with the ``dp_accounting`` accountant as the oracle,
-    keeping the upper end feasible: the returned z always satisfies
-    ``gaussian_composition_epsilon(z, steps, delta, accounting) <= epsilon``.
-    The PLD search starts from the RDP solution. The result is checked against
-    the exact Gaussian-DP curve (:func:`gdp_epsilon`); an accountant reporting
-    less than the exact ε raises instead of releasing.
+    Bisection on z with the ``dp_accounting`` accountant as the oracle, keeping the upper
+    end feasible: the returned (z, ε achieved) satisfy ``gaussian_composition_epsilon(z,
+    steps, delta, accounting) <= epsilon``. The PLD search starts from the RDP solution. The
+    result is checked against the exact Gaussian-DP curve (:func:`gdp_epsilon`); an
+    accountant reporting less than the exact ε raises instead of releasing.
 
-    Speed (a plain bisection that asks the PLD accountant every question takes 77 s
-    at ε = 20 and 284 s at ε = 50 with 1,000 steps). The search path is that
-    bisection's, but most of its questions are
-    answered without the accountant: a z below the exact Gaussian-DP solution
-    is infeasible for any sound accountant, and the PLD threshold, which lies
-    within about 10⁻⁶ of that solution, is first bracketed by a few regula
-    falsi steps, after which the answers along the path follow from
-    monotonicity. Typically 5 PLD calls instead of 23, returning the same z bit
-    for bit (a final accountant call checks the returned z; if that check
-    failed, the plain bisection would run). Results are cached per
-    (ε, δ, T, accounting, rtol): all arguments are public.
+    Speed: the search path is the plain bisection's (which asks the PLD accountant every
+    question: 77 s at ε = 20, 284 s at ε = 50 with 1,000 steps), but most answers need no
+    accountant call: a z below the exact Gaussian-DP solution is infeasible for any sound
+    accountant, and the PLD threshold, within about 10⁻⁶ of that solution, is first
+    bracketed by a few regula falsi steps, after which monotonicity answers. Typically 5 PLD
+    calls instead of 23, the same z bit for bit (a final accountant call checks it; if that
+    failed, the plain bisection would run). Cached per (ε, δ, T, accounting, rtol): all
+    arguments are public.
 
-    Parameters
-    ----------
-    epsilon : float
-        Target ε > 0.
-    delta : float
-        Target δ in (0, 1).
-    steps : int
-        T >= 1.
-    accounting : {"rdp", "pld"}
-    rtol : float
-        Relative width of the final bracket.
-
-    Returns
-    -------
-    z : float
-        Noise multiplier.
-    epsilon_achieved : float
-        The accountant's ε at z (<= ``epsilon``).
-
-    Raises
-    ------
-    PrivacyError
-        If no multiplier up to 2^60 reaches the target, or the accountant
-        disagrees with the exact curve.
+    PrivacyError if no multiplier up to 2^60 reaches the target, or the accountant
+    disagrees with the exact curve.
 
     Examples
     --------

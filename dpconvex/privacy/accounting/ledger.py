@@ -10,56 +10,36 @@ records every private release made from it. Releases compose
   maximum ε and the maximum δ of its spends (McSherry 2009, Thm. 4), because
   one record influences at most one of them.
 
-Estimators take ``accountant=None`` or a ledger. The race-free way is a
-reservation, held from before the fit until the certificate is known::
+Estimators take ``accountant=None`` or a ledger, and hold a reservation from before the fit
+until the certificate is known::
 
-    from dpconvex.privacy.accounting import reserve_budget
+    with reserve_budget(self.accountant, self.epsilon, delta, label=name) as hold:
+        ...fit, build the certificate...
+        hold.commit_certificate(certificate)   # before storing fitted attributes
 
-    def fit(self, X, y):
-        ...validate parameters...
-        with reserve_budget(self.accountant, self.epsilon, delta, label=name) as hold:
-            ...fit, build the certificate...
-            hold.commit_certificate(certificate)   # before storing fitted attributes
-        ...store fitted attributes...
+The reservation refuses (:class:`~dpconvex.errors.BudgetError`) before any computation
+when (ε, δ) does not fit in what remains, *reservations of fits running in other threads
+included*; the commit records what the certificate guarantees; an exception gives the
+held budget back. ``check_budget`` (before) / ``charge`` (after) also work, but two
+threads can both pass the check before either is charged.
 
-The reservation refuses (with :class:`~dpconvex.errors.BudgetError`) before any
-computation when the requested (ε, δ) does not fit in what remains *including
-the reservations of fits still running in other threads*; the commit records
-what the certificate guarantees; an exception inside the block gives the held
-budget back. The pair ``check_budget`` (before) / ``charge`` (after) also
-works, but two threads can both pass the check before either is charged.
+Threads: every read and write holds a :class:`threading.RLock`. A ``parallel()`` block
+belongs to the :mod:`contextvars` context (thread or asyncio task) that opened it; spends
+made meanwhile from other threads are sequential (counted in full, conservative).
 
-Concurrency (one process)
-    Every read and write of the ledger holds a :class:`threading.RLock`, so
-    ``check``, ``spend``, ``reserve`` and ``commit`` are atomic. A
-    ``parallel()`` block is scoped to the :mod:`contextvars` context that
-    opened it (its thread, or its asyncio task): spends made meanwhile from
-    other threads are sequential, i.e. counted in full (conservative).
-Processes
-    Only the ledger object in the process that created it spends. A ledger
-    remembers that process's id; a copy of it -- unpickled (a joblib/loky or
-    multiprocessing worker, ``cross_val_score(..., n_jobs=2)``) or inherited
-    by a forked process (``os.fork``, a fork ``multiprocessing.Pool`` or
-    ``ProcessPoolExecutor``) -- refuses ``check``, ``spend``, ``reserve``,
-    a reservation's commit and ``parallel()`` with
-    :class:`~dpconvex.errors.BudgetProcessError` (a
-    :class:`~dpconvex.errors.BudgetPickleError`), since its spends would never
-    reach the original. Pickling therefore succeeds, so that a worker's fit
-    raises the named error and joblib re-raises it in the caller with its
-    type. Reading a copy (``spent``, ``remaining``, ``spends``, ``reserved``)
-    is allowed: it shows the ledger as it was when copied (public facts, the
-    (ε, δ) of past releases). Fit in one process, or give each worker
-    ``accountant=None`` and record the workers' guarantees in the caller's
-    ledger with :meth:`BudgetAccountant.spend`. A ledger that a worker
-    creates itself (including one built at import of a module the worker
-    re-imports, as spawned processes do) is a separate ledger, not a copy:
-    the caller's ledger knows nothing of it.
+Processes: only the ledger object in the process that created it spends. A copy --
+unpickled (a joblib/loky or multiprocessing worker, ``cross_val_score(..., n_jobs=2)``)
+or inherited by a forked process -- refuses ``check``, ``spend``, ``reserve``, a commit
+and ``parallel()`` with :class:`~dpconvex.errors.BudgetProcessError`, since its spends
+would never reach the original (pickling succeeds, so that joblib re-raises the named
+error in the caller). A copy can be read: it shows the ledger as it was when copied. Fit
+in one process, or give each worker ``accountant=None`` and record the workers'
+guarantees with :meth:`BudgetAccountant.spend`. A ledger a worker creates itself (also one
+built at import of a module a spawned worker re-imports) is a separate ledger.
 
-.. warning:: The ledger trusts its caller on two points: that every release
-   from the data set is charged to it, and that releases grouped in a
-   ``parallel()`` block really read disjoint records. Basic composition is
-   conservative; a tighter (advanced or RDP) composition of many small spends
-   is not attempted.
+.. warning:: The ledger trusts its caller that every release from the data set is charged
+   to it, and that releases in a ``parallel()`` block read disjoint records. Basic
+   composition is conservative; no tighter (advanced or RDP) composition is attempted.
 
 References
 ----------
@@ -125,17 +105,8 @@ if hasattr(os, "register_at_fork"):
 
 @dataclass(frozen=True)
 class Spend:
-    """One recorded release.
-
-    Attributes
-    ----------
-    label : str
-        What was released (e.g. the estimator's name).
-    epsilon, delta : float
-        Its (ε, δ) guarantee.
-    group : int or None
-        Index of the ``parallel()`` block the spend belongs to; None for a
-        sequential spend.
+    """One recorded release: its ``label`` (e.g. the estimator's name), its (ε, δ)
+    guarantee and the index of its ``parallel()`` block (``group``; None: sequential).
 
     Examples
     --------
@@ -159,22 +130,10 @@ class BudgetAccountant:
     Parameters
     ----------
     epsilon : float
-        Total ε budget, > 0 (``math.inf`` to record without a limit). There is
-        no default: an unlimited budget must be asked for explicitly.
+        Total ε budget, > 0 (``math.inf`` to record without a limit; no default: an
+        unlimited budget must be asked for explicitly).
     delta : float, default=0.0
         Total δ budget, in [0, 1).
-
-    Attributes
-    ----------
-    spends : list of Spend
-        Every recorded (committed) spend, in order.
-    spent : tuple of float
-        (ε, δ) spent so far: sequential spends add; each ``parallel()`` block
-        counts once, with the maximum ε and maximum δ of its spends.
-    reserved : list of Spend
-        Budget held by open reservations (fits in progress).
-    remaining : tuple of float
-        (ε, δ) left once the spends and the open reservations are counted.
 
     Examples
     --------
@@ -192,24 +151,11 @@ class BudgetAccountant:
 
     Notes
     -----
-    *Threads.* Each method holds an :class:`threading.RLock`; :meth:`reserve`
-    makes check-and-hold atomic, so N threads racing for more than what is left
-    cannot all be admitted. A ``parallel()`` block belongs to the context
-    (thread or asyncio task) that opened it; to put worker threads' spends in
-    the block, run them in a copy of that context
-    (``contextvars.copy_context().run``).
-
-    *Processes.* Only this object, in the process that created it, spends.
-    A copy -- unpickled, or inherited by a forked process -- can be read (it
-    shows the ledger as it was when copied) but refuses every check, spend,
-    reservation, commit and ``parallel()`` block with
-    :class:`~dpconvex.errors.BudgetProcessError`. A shared cross-process
-    store was not chosen: it would need a server process and could not stop a
-    worker that outlives it. See the module docstring for what to do.
-
-    *Copies.* ``copy.copy``, ``copy.deepcopy``, and therefore
-    ``sklearn.base.clone`` of an estimator holding the ledger, return the same
-    ledger: two copies could otherwise each spend the whole budget.
+    Threads and processes: see the module docstring; to put worker threads' spends in a
+    ``parallel()`` block, run them in a copy of its context
+    (``contextvars.copy_context().run``). ``copy.copy``, ``copy.deepcopy`` and so
+    ``sklearn.base.clone`` of an estimator holding the ledger return the same ledger: two
+    copies could otherwise each spend the whole budget.
     """
 
     def __init__(self, epsilon: float, delta: float = 0.0):
@@ -220,11 +166,8 @@ class BudgetAccountant:
         self._lock = threading.RLock()
         self._spends: list[Spend] = []
         self._holds: dict[int, Spend] = {}
-        self._n_groups = 0
-        self._n_holds = 0
-        self._id = next(_LEDGER_IDS)
-        self._pid = os.getpid()
-        self._detached = False
+        self._n_groups = self._n_holds = 0
+        self._id, self._pid, self._detached = next(_LEDGER_IDS), os.getpid(), False
         _LIVE_LEDGERS.add(self)
 
     # -- budget -----------------------------------------------------------
@@ -252,20 +195,14 @@ class BudgetAccountant:
 
     @staticmethod
     def _total(spends: list[Spend]) -> tuple[float, float]:
-        eps: list[float] = []
-        dels: list[float] = []
+        seq = [(s.epsilon, s.delta) for s in spends if s.group is None]
         groups: dict[int, tuple[float, float]] = {}
         for s in spends:
-            if s.group is None:
-                eps.append(s.epsilon)
-                dels.append(s.delta)
-            else:
+            if s.group is not None:
                 e0, d0 = groups.get(s.group, (0.0, 0.0))
                 groups[s.group] = (max(e0, s.epsilon), max(d0, s.delta))
-        for e, d in groups.values():
-            eps.append(e)
-            dels.append(d)
-        return math.fsum(eps), math.fsum(dels)
+        terms = seq + list(groups.values())
+        return math.fsum(e for e, _ in terms), math.fsum(d for _, d in terms)
 
     @property
     def spent(self) -> tuple[float, float]:
@@ -283,11 +220,10 @@ class BudgetAccountant:
     # -- spending ---------------------------------------------------------
     def _validate(self, epsilon: Any, delta: Any) -> tuple[float, float]:
         owner = type(self).__name__
-        e = check_float("epsilon", epsilon, owner, low=0.0, low_inclusive=True, allow_inf=True,
-                        magnitude=False)
-        d = check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
-                        high_inclusive=True, magnitude=False)
-        return e, d
+        return (check_float("epsilon", epsilon, owner, low=0.0, low_inclusive=True, allow_inf=True,
+                            magnitude=False),
+                check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
+                            high_inclusive=True, magnitude=False))
 
     def _is_copy(self) -> bool:
         return self._detached or os.getpid() != self._pid
@@ -310,18 +246,8 @@ class BudgetAccountant:
                 return group
         return None
 
-    @staticmethod
-    def _exceeds(total: float, budget: float) -> bool:
-        if math.isinf(budget):
-            return False
-        return total > budget * (1.0 + BUDGET_RTOL)
-
     def _check_locked(self, probe: Spend, caller: str) -> None:
-        """Raise BudgetError if ``probe`` does not fit; the caller holds the lock.
-
-        ``caller``: the public method that asked ("BudgetAccountant.spend"), opening the
-        message.
-        """
+        """Raise BudgetError if ``probe`` does not fit (the caller holds the lock)."""
         if self._delta == 0.0 and probe.delta > 0.0:
             raise BudgetError(
                 f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}) would "
@@ -331,7 +257,7 @@ class BudgetAccountant:
             )
         holds = list(self._holds.values())
         te, td = self._total([*self._spends, *holds, probe])
-        if self._exceeds(te, self._epsilon) or self._exceeds(td, self._delta):
+        if te > self._epsilon * (1.0 + BUDGET_RTOL) or td > self._delta * (1.0 + BUDGET_RTOL):
             ue, ud = self._total([*self._spends, *holds])
             re, rd = max(self._epsilon - ue, 0.0), max(self._delta - ud, 0.0)
             where = " (inside a parallel block)" if probe.group is not None else ""
@@ -347,10 +273,8 @@ class BudgetAccountant:
     def check(self, epsilon: float, delta: float = 0.0) -> None:
         """Raise :class:`BudgetError` if spending (ε, δ) now would exceed the budget.
 
-        Open reservations count as spent. Inside a ``parallel()`` block of this
-        context the spend is composed by max with the other spends of the block.
-        The answer can be stale as soon as it is returned if other threads
-        spend: use :meth:`reserve` to check and hold atomically.
+        Open reservations count as spent; inside a ``parallel()`` block the spend composes
+        by max. Other threads may spend meanwhile: :meth:`reserve` checks and holds atomically.
         """
         self._require_original("BudgetAccountant.check", "check a spend")
         e, d = self._validate(epsilon, delta)
@@ -370,28 +294,19 @@ class BudgetAccountant:
             self._spends.append(spend)
 
     def reserve(self, epsilon: float, delta: float = 0.0, label: str = "") -> Reservation:
-        """Hold (ε, δ) for a release in progress; raise :class:`BudgetError` if it does not fit.
+        """Hold (ε, δ) for a release in progress (a :class:`Reservation`); raise
+        :class:`BudgetError` if it does not fit.
 
-        The check and the hold are atomic: until the reservation is committed or
-        released, every other check, spend and reservation counts it as spent.
-        A reservation made inside a ``parallel()`` block belongs to that block.
-
-        Returns
-        -------
-        Reservation
-            Call :meth:`Reservation.commit` (or
-            :meth:`Reservation.commit_certificate`) with the final guarantee,
-            or :meth:`Reservation.release` on failure. Used as a context
-            manager, an exception gives the budget back and a normal exit
-            without commit commits the reserved (ε, δ).
+        Check and hold are atomic: until the reservation is committed or released, every
+        other check, spend and reservation counts it as spent. A reservation made inside a
+        ``parallel()`` block belongs to that block.
         """
         self._require_original("BudgetAccountant.reserve", "reserve budget")
         e, d = self._validate(epsilon, delta)
         hold = Spend(str(label), e, d, self._current_group())
         with self._lock:
             self._check_locked(hold, "BudgetAccountant.reserve")
-            key = self._n_holds
-            self._n_holds += 1
+            key, self._n_holds = self._n_holds, self._n_holds + 1
             self._holds[key] = hold
         return Reservation(self, key, hold)
 
@@ -410,23 +325,19 @@ class BudgetAccountant:
             return spend
 
     def _release(self, key: int) -> None:
-        if self._is_copy():  # a copy's holds are a record of the original's, left as copied
-            return
-        with self._lock:
-            self._holds.pop(key, None)
+        if not self._is_copy():  # a copy's holds are a record of the original's, left as copied
+            with self._lock:
+                self._holds.pop(key, None)
 
     @contextmanager
     def parallel(self) -> Iterator[BudgetAccountant]:
         """Block whose spends are on disjoint records: it costs their max ε and max δ.
 
-        The block is scoped to the current context (thread or asyncio task):
-        spends made meanwhile by other threads stay sequential. Blocks do not
-        nest. Spends recorded before an exception inside the block stay
-        recorded.
+        Scoped to the current context (other threads' spends stay sequential); blocks do
+        not nest; spends recorded before an exception in the block stay recorded.
 
-        .. warning:: Use it only when every spend in the block reads a
-           different, disjoint subset of the records (e.g. models trained on
-           the parts of a random partition); otherwise the ledger undercounts.
+        .. warning:: Only when every spend in the block reads a disjoint subset of the
+           records (e.g. the parts of a random partition); otherwise the ledger undercounts.
         """
         self._require_original("BudgetAccountant.parallel", "open a parallel() block")
         if self._current_group() is not None:
@@ -435,8 +346,7 @@ class BudgetAccountant:
                 "counted in several branches. Close the outer block first."
             )
         with self._lock:
-            group = self._n_groups
-            self._n_groups += 1
+            group, self._n_groups = self._n_groups, self._n_groups + 1
         token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group)))
         try:
             yield self
@@ -487,12 +397,8 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
                    label: str = "estimator") -> Reservation:
     """Before a fit: hold (ε, δ) on ``accountant`` atomically (a no-op hold when it is None).
 
-    Raises
-    ------
-    ParameterError
-        If ``accountant`` is neither None nor a :class:`BudgetAccountant`.
-    BudgetError
-        If (ε, δ) does not fit in what remains, open reservations included.
+    ``ParameterError`` if ``accountant`` is neither None nor a ledger; ``BudgetError`` if
+    (ε, δ) does not fit in what remains, open reservations included.
 
     Examples
     --------
@@ -515,18 +421,10 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
 
 def check_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float = 0.0,
                  owner: str = "estimator") -> None:
-    """Before a fit: raise :class:`BudgetError` if (ε, δ) does not fit in the ledger.
+    """Before a fit: raise :class:`BudgetError` if (ε, δ) does not fit (no-op for None).
 
-    No-op when ``accountant`` is None. Not atomic with the later
-    :func:`charge`: prefer :func:`reserve_budget` when fits may run
-    concurrently.
-
-    Raises
-    ------
-    ParameterError
-        If ``accountant`` is neither None nor a :class:`BudgetAccountant`.
-    BudgetError
-        If the spend would exceed the remaining budget.
+    Not atomic with the later :func:`charge`: prefer :func:`reserve_budget` when fits may
+    run concurrently. ``ParameterError`` if ``accountant`` is neither None nor a ledger.
 
     Examples
     --------
@@ -547,24 +445,11 @@ def check_budget(accountant: BudgetAccountant | None, epsilon: float, delta: flo
 
 
 def charge(accountant: BudgetAccountant | None, certificate: Certificate, label: str) -> None:
-    """After a fit: record the guarantee of ``certificate`` in the ledger.
+    """After a fit: record the certificate's (ε, δ) under ``label`` (no-op for None).
 
-    No-op when ``accountant`` is None. A non-private certificate
-    (``certificate.private`` False) is charged ε = inf, which only an
-    unlimited ledger accepts. Call it before storing the fitted attributes,
-    so a refused charge leaves no fitted model behind.
-
-    Parameters
-    ----------
-    accountant : BudgetAccountant or None
-    certificate : Certificate
-        Its ``epsilon`` and ``delta`` are recorded.
-    label : str
-        Name of the release in the ledger.
-
-    Raises
-    ------
-    ParameterError, BudgetError
+    A non-private certificate is charged ε = inf, which only an unlimited ledger accepts.
+    Call it before storing the fitted attributes, so a refused charge (``BudgetError``)
+    leaves no fitted model behind.
 
     Examples
     --------
@@ -587,19 +472,12 @@ def charge(accountant: BudgetAccountant | None, certificate: Certificate, label:
 class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.
 
-    Made by :meth:`BudgetAccountant.reserve`. Exactly one of :meth:`commit`,
-    :meth:`commit_certificate` or :meth:`release` takes effect; later calls
-    raise :class:`~dpconvex.errors.ParameterError` (commit) or do nothing
-    (release). As a context manager: an exception releases the hold; a normal
-    exit without a commit commits the reserved (ε, δ) (a release may have been
-    made, so the conservative choice).
-
-    Attributes
-    ----------
-    label : str
-    epsilon, delta : float
-        The reserved guarantee.
-    state : {"open", "committed", "released"}
+    Exactly one of :meth:`commit`, :meth:`commit_certificate` or :meth:`release` takes
+    effect; later calls raise :class:`~dpconvex.errors.ParameterError` (commit) or do
+    nothing (release). As a context manager: an exception releases the hold; a normal exit
+    without a commit commits the reserved (ε, δ) (a release may have been made). Attributes:
+    ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open", "committed",
+    "released").
 
     Examples
     --------
@@ -614,23 +492,15 @@ class Reservation:
     """
 
     def __init__(self, accountant: BudgetAccountant | None, key: int, hold: Spend):
-        self._accountant = accountant
-        self._key = key
-        self.label = hold.label
-        self.epsilon = hold.epsilon
-        self.delta = hold.delta
-        self.state = "open"
+        self._accountant, self._key = accountant, key
+        self.label, self.epsilon, self.delta, self.state = hold.label, hold.epsilon, hold.delta, "open"
 
     def commit(self, epsilon: float | None = None, delta: float | None = None) -> Spend | None:
         """Record the final guarantee (default: the reserved one) in place of the hold.
 
-        Call it before storing the fitted attributes: if the final (ε, δ) is
-        larger than reserved and does not fit, :class:`BudgetError` is raised,
-        the hold is released and nothing is recorded.
-
-        Returns
-        -------
-        Spend, or None for the no-op reservation of ``accountant=None``.
+        Call it before storing the fitted attributes: a final (ε, δ) that does not fit
+        raises :class:`BudgetError`, releases the hold and records nothing. Returns the
+        Spend (None for the no-op reservation of ``accountant=None``).
         """
         if self.state != "open":
             raise ParameterError(f"Reservation.commit: this reservation is already {self.state}; "
@@ -653,9 +523,9 @@ class Reservation:
 
     def release(self) -> None:
         """Give the held budget back (the release failed or was abandoned)."""
-        if self.state == "open" and self._accountant is not None:
-            self._accountant._release(self._key)
         if self.state == "open":
+            if self._accountant is not None:
+                self._accountant._release(self._key)
             self.state = "released"
 
     def __enter__(self) -> Reservation:

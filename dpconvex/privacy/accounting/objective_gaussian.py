@@ -56,32 +56,15 @@ __all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_fea
 SIGMA_RTOL = 1e-10
 
 
-def _log_chi_pdf(r: float, k: int) -> float:
-    return (k - 1) * math.log(r) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0) - gammaln(0.5 * k)
-
-
 def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k: int,
                              slack: float = 0.0) -> float:
     """The bound (★) on δ(ε) of Gaussian objective perturbation
     (docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound).
 
-    Parameters
-    ----------
-    epsilon : float
-        The ε of the (ε, δ) guarantee (total, including ``slack``).
-    sigma : float
-        Standard deviation of each noise coordinate.
-    sensitivity : float
-        S, a bound on ‖∇ℓ(θ; z) − ∇ℓ(θ; z′)‖ over θ and replace-one pairs (2G).
-    k : int
-        Dimension of a subspace that contains every such difference of one pair.
-    slack : float
-        ε_J, the log Jacobian-ratio bound (one-sided, privacy-jacobian-slack).
-
-    Returns
-    -------
-    float
-        An upper bound on the hockey-stick divergence at ε.
+    An upper bound on the hockey-stick divergence at ``epsilon`` (the total ε, ``slack``
+    included); ``sigma`` of each noise coordinate; S = ``sensitivity`` >= ‖∇ℓ(θ; z) −
+    ∇ℓ(θ; z′)‖ over θ and replace-one pairs (2G); ``k`` the dimension of a subspace holding
+    every such difference of one pair; ``slack`` ε_J (one-sided, privacy-jacobian-slack).
 
     Examples
     --------
@@ -105,7 +88,11 @@ def objective_gaussian_delta(epsilon: float, sigma: float, sensitivity: float, k
 
     # E[e^{c - aR}; R > r0] = ∫_{r0}^∞ exp(c - a r + log f_k(r)) dr, done in log form
     def integrand(r: float) -> float:
-        return math.exp(c - a * r + _log_chi_pdf(r, k)) if r > 0 else 0.0
+        if r <= 0:
+            return 0.0
+        log_chi_pdf = ((k - 1) * math.log(r) - 0.5 * r * r - (0.5 * k - 1) * math.log(2.0)
+                       - gammaln(0.5 * k))
+        return math.exp(c - a * r + log_chi_pdf)
 
     hi = max(r0, math.sqrt(k)) + 40.0
     val, _ = integrate.quad(integrand, r0, hi, epsabs=0.0, epsrel=1e-12, limit=400)
@@ -117,10 +104,7 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
                              slack: float = 0.0) -> float:
     """Smallest σ (to :data:`SIGMA_RTOL`) with :func:`objective_gaussian_delta` <= δ.
 
-    Raises
-    ------
-    PrivacyError
-        If ε <= slack (no budget left for the noise) or δ is not in (0, 1).
+    PrivacyError if ε <= slack (no budget left for the noise) or δ is not in (0, 1).
 
     Examples
     --------
@@ -128,27 +112,26 @@ def objective_gaussian_sigma(epsilon: float, delta: float, sensitivity: float, k
     >>> round(objective_gaussian_sigma(1.0, 1e-5, sensitivity=2.0, k=1), 3)
     7.768
     """
-    if not 0.0 < delta < 1.0:
-        raise PrivacyError(f"objective_gaussian_sigma: Gaussian objective perturbation needs 0 < delta < 1; "
-                           f"got {delta}. Pass a delta in (0, 1).")
-    if not epsilon > slack:
-        raise PrivacyError(
-            f"objective_gaussian_sigma: the Jacobian slack {slack:.6g} uses all of "
-            f"epsilon = {epsilon:g}; raise lam or epsilon."
-        )
+    _check_budget("objective_gaussian_sigma", epsilon, delta, slack)
     if sensitivity == 0:
         return 0.0
-
     return smallest_feasible_sigma(
         lambda s: objective_gaussian_delta(epsilon, s, sensitivity, k, slack) <= delta,
         sensitivity)
 
 
-def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
-    """Smallest σ (to :data:`SIGMA_RTOL`, the feasible end) with ``ok(σ)``, for ``ok`` monotone.
+def _check_budget(caller: str, epsilon: float, delta: float, slack: float) -> None:
+    if not 0.0 < delta < 1.0:
+        raise PrivacyError(f"{caller}: Gaussian objective perturbation needs 0 < delta < 1; "
+                           f"got {delta}. Pass a delta in (0, 1).")
+    if not epsilon > slack:
+        raise PrivacyError(f"{caller}: the Jacobian slack {slack:.6g} uses all of "
+                           f"epsilon = {epsilon:g}; raise lam or epsilon.")
 
-    Brackets from [scale·1e-3, scale] outwards by doubling / halving, then bisects; the
-    returned σ always satisfies ``ok``.
+
+def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
+    """Smallest σ (to :data:`SIGMA_RTOL`; it satisfies ``ok``) with ``ok(σ)``, for ``ok``
+    monotone: brackets from [scale·1e-3, scale] by doubling / halving, then bisects.
 
     Examples
     --------

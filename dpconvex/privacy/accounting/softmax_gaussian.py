@@ -33,15 +33,11 @@ from scipy import integrate
 from scipy.special import ndtr
 
 from ...errors import PrivacyError
-from .objective_gaussian import smallest_feasible_sigma
+from .objective_gaussian import _check_budget, smallest_feasible_sigma
 
 __all__ = ["softmax_objective_delta", "softmax_objective_sigma"]
 
 _S2_HALF = 4.0  # S²/2 with S = 2√2
-
-
-def _tail(t: float, n_classes: int) -> float:
-    return min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
 
 
 def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
@@ -67,8 +63,9 @@ def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
         return 1.0
     t0 = c * sigma
 
-    def integrand(t: float) -> float:
-        return math.exp(c - t / sigma) / sigma * _tail(t, n_classes)
+    def integrand(t: float) -> float:  # g′(t) P[W > t], the tail by the union bound
+        tail = min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
+        return math.exp(c - t / sigma) / sigma * tail
 
     t_max = t0 + 60.0 * sigma + 60.0
     val, _ = integrate.quad(integrand, t0, t_max, epsabs=0.0, epsrel=1e-12, limit=400)
@@ -87,12 +84,6 @@ def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
     >>> round(softmax_objective_sigma(1.0, 1e-5, n_classes=3), 3)
     11.408
     """
-    if not 0.0 < delta < 1.0:
-        raise PrivacyError(f"softmax_objective_sigma: Gaussian objective perturbation needs 0 < delta < 1; "
-                           f"got {delta}. Pass a delta in (0, 1).")
-    if not epsilon > slack:
-        raise PrivacyError(f"softmax_objective_sigma: the Jacobian slack {slack:.6g} "
-                           f"uses all of epsilon = {epsilon:g}; raise lam or epsilon.")
-
+    _check_budget("softmax_objective_sigma", epsilon, delta, slack)
     return smallest_feasible_sigma(
         lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0)
