@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -23,12 +23,6 @@ from ..errors import ParameterError
 
 if TYPE_CHECKING:
     from ..templates.base import ObjectiveTemplate, Template
-
-#: Functions naming the registered backends that can solve a template; the registry
-#: (:mod:`dpconvex.solvers.registry`) adds its finder when imported, so that a
-#: backend's refusal can name one that fits.
-BACKEND_FINDERS: list[Callable[[Template], list[str]]] = []
-
 
 class SolveStatus(enum.Enum):
     """One status set for every backend (as cvxpy's STATUS_MAP per solver).
@@ -85,11 +79,9 @@ class SolveResult:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import SolveResult, SolveStatus, solve
     >>> res = solve(template)
     >>> isinstance(res, SolveResult), res.status is SolveStatus.OPTIMAL, res.x.shape
@@ -144,11 +136,9 @@ class Backend(abc.ABC, Generic[TemplateT]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import Backend, get_backend
     >>> backend = get_backend("native", template)
     >>> isinstance(backend, Backend), backend.supports(template)
@@ -242,7 +232,7 @@ class Backend(abc.ABC, Generic[TemplateT]):
         missing = self.requires - have
         if not missing:
             return
-        fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
+        fits = other_backends(template, ())
         hint = (f"Use solver={fits[0]!r}" + (f" (or one of {fits[1:]!r})" if fits[1:] else "")
                 + "." if fits else "No registered backend can solve it.")
         raise ParameterError(
@@ -273,18 +263,17 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers.base import other_backends
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
     """
+    from .registry import suitable_backends  # the registry imports every backend module
+
     ran = set(failed.split("+") if isinstance(failed, str) else failed)
-    fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
-    return [name for name in dict.fromkeys(fits) if name not in ran]
+    return [name for name in suitable_backends(template) if name not in ran]
 
 
 def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
@@ -297,11 +286,9 @@ def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers.base import retry_advice
     >>> print(retry_advice(template, "clarabel"))
     Try solver='native' or solver='scs' (the other registered backends that can solve this

@@ -232,7 +232,7 @@ class EuclideanSpace:
     symmetric = False
 
     def __init__(self, shape: tuple[int, ...]):
-        self.shape = tuple(int(s) for s in shape)
+        self.shape = tuple(map(int, shape))
         self.dimension = int(np.prod(self.shape))
 
     def project(self, theta: np.ndarray) -> np.ndarray:

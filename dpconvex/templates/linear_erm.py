@@ -68,7 +68,6 @@ def check_margin_labels(y: np.ndarray, caller: str) -> None:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.linear_erm import check_margin_labels
     >>> check_margin_labels(np.array([1.0, -1.0]), "demo")
     >>> try:
@@ -126,11 +125,9 @@ class LinearERMTemplate:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> template.name, template.space.shape
     ('linear ERM', (3,))
     >>> consts = template.privacy_constants()
