@@ -1,7 +1,7 @@
 """Status enum, result record, and the :class:`Backend` base class of every solver backend.
 
 A backend declares the template capabilities it requires (``requires``), maps
-its solver's statuses onto :class:`SolveStatus` (``status_map``), and returns a
+its solver's statuses onto :class:`SolveStatus`, and returns a
 :class:`SolveResult` whose ``residual`` is computed by dpconvex (the template's
 ``residual``), not trusted from the solver. Backends are chosen in one registry
 (:mod:`dpconvex.solvers.registry`).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -130,9 +130,6 @@ class Backend(abc.ABC, Generic[TemplateT]):
         Whether it needs the rows in one process's memory (CVXPY canonicalizes the
         whole design matrix). Such a backend refuses a template whose rows are
         out of core (its ``rows`` operator has ``in_memory`` False: a Dask array).
-    status_map : mapping
-        The solver's raw statuses onto :class:`SolveStatus` (empty when the
-        backend reports :class:`SolveStatus` directly).
 
     Examples
     --------
@@ -150,7 +147,6 @@ class Backend(abc.ABC, Generic[TemplateT]):
     name: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()
     in_memory: ClassVar[bool] = True
-    status_map: ClassVar[Mapping[str, SolveStatus]] = {}
 
     def solve(self, template: TemplateT, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:

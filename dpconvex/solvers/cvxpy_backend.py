@@ -97,7 +97,6 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
     """
 
     requires = frozenset({"cvxpy"})
-    status_map = CVXPY_STATUS_MAP
     #: The solver's option capping its iterations.
     max_iter_option: ClassVar[str] = "max_iter"
 
