@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -23,6 +23,12 @@ from ..errors import ParameterError
 
 if TYPE_CHECKING:
     from ..templates.base import ObjectiveTemplate, Template
+
+#: Functions naming the registered backends that can solve a template; the registry
+#: (:mod:`dpconvex.solvers.registry`) adds its finder when imported, so that a
+#: backend's refusal can name one that fits.
+BACKEND_FINDERS: list[Callable[[Template], list[str]]] = []
+
 
 class SolveStatus(enum.Enum):
     """One status set for every backend (as cvxpy's STATUS_MAP per solver).
@@ -266,10 +272,9 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
     """
-    from .registry import suitable_backends  # the registry imports every backend module
-
     ran = set(failed.split("+") if isinstance(failed, str) else failed)
-    return [name for name in suitable_backends(template) if name not in ran]
+    fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
+    return [name for name in dict.fromkeys(fits) if name not in ran]
 
 
 def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:

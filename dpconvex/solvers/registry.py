@@ -38,7 +38,7 @@ from ..errors import ParameterError
 if TYPE_CHECKING:
     from ..templates.base import ObjectiveTemplate, Template
 
-from .base import Backend, SolveResult
+from .base import BACKEND_FINDERS, Backend, SolveResult
 from .cvxpy_backend import ClarabelBackend, SCSBackend
 from .lbfgs_newton import LbfgsNewton
 from .projected_gradient import ProjectedGradient
@@ -188,6 +188,8 @@ def suitable_backends(template: Template) -> list[str]:
             names.append(backend_class.name)
     return names
 
+
+BACKEND_FINDERS.append(suitable_backends)
 
 
 def _by_name(name: str, template: Template) -> Backend:
