@@ -1,7 +1,7 @@
 """Status enum, result record, and the :class:`Backend` base class of every solver backend.
 
 A backend declares the template capabilities it requires (``requires``), maps
-its solver's statuses onto :class:`SolveStatus` (``status_map``), and returns a
+its solver's statuses onto :class:`SolveStatus`, and returns a
 :class:`SolveResult` whose ``residual`` is computed by dpconvex (the template's
 ``residual``), not trusted from the solver. Backends are chosen in one registry
 (:mod:`dpconvex.solvers.registry`).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -85,11 +85,9 @@ class SolveResult:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import SolveResult, SolveStatus, solve
     >>> res = solve(template)
     >>> isinstance(res, SolveResult), res.status is SolveStatus.OPTIMAL, res.x.shape
@@ -138,17 +136,12 @@ class Backend(abc.ABC, Generic[TemplateT]):
         Whether it needs the rows in one process's memory (CVXPY canonicalizes the
         whole design matrix). Such a backend refuses a template whose rows are
         out of core (its ``rows`` operator has ``in_memory`` False: a Dask array).
-    status_map : mapping
-        The solver's raw statuses onto :class:`SolveStatus` (empty when the
-        backend reports :class:`SolveStatus` directly).
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import Backend, get_backend
     >>> backend = get_backend("native", template)
     >>> isinstance(backend, Backend), backend.supports(template)
@@ -160,7 +153,6 @@ class Backend(abc.ABC, Generic[TemplateT]):
     name: ClassVar[str] = ""
     requires: ClassVar[frozenset[str]] = frozenset()
     in_memory: ClassVar[bool] = True
-    status_map: ClassVar[Mapping[str, SolveStatus]] = {}
 
     def solve(self, template: TemplateT, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
@@ -242,7 +234,7 @@ class Backend(abc.ABC, Generic[TemplateT]):
         missing = self.requires - have
         if not missing:
             return
-        fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
+        fits = other_backends(template, ())
         hint = (f"Use solver={fits[0]!r}" + (f" (or one of {fits[1:]!r})" if fits[1:] else "")
                 + "." if fits else "No registered backend can solve it.")
         raise ParameterError(
@@ -273,11 +265,9 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers.base import other_backends
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
@@ -297,11 +287,9 @@ def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers.base import retry_advice
     >>> print(retry_advice(template, "clarabel"))
     Try solver='native' or solver='scs' (the other registered backends that can solve this

@@ -84,11 +84,9 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import ClarabelBackend, CVXPYBackend
     >>> backend = ClarabelBackend()
     >>> isinstance(backend, CVXPYBackend), sorted(backend.requires)
@@ -99,7 +97,6 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
     """
 
     requires = frozenset({"cvxpy"})
-    status_map = CVXPY_STATUS_MAP
     #: The solver's option capping its iterations.
     max_iter_option: ClassVar[str] = "max_iter"
 
@@ -107,14 +104,10 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         compiled = template.cvxpy_problem()
         template.cvxpy_set(b, extra_reg)
-        with warnings.catch_warnings():
-            # "Solution may be inaccurate": dpconvex computes and checks the residual itself
-            warnings.filterwarnings("ignore", message="Solution may be inaccurate",
-                                    category=UserWarning)
-            options: dict[str, Any] = dict(template.cvxpy_options)
-            if max_iter is not None:
-                options[self.max_iter_option] = int(max_iter)
-            status, seconds, raw_status = solve_problem(compiled["problem"], self.name, **options)
+        options: dict[str, Any] = dict(template.cvxpy_options)
+        if max_iter is not None:
+            options[self.max_iter_option] = int(max_iter)
+        status, seconds, raw_status = solve_problem(compiled["problem"], self.name, **options)
         x, info = template.cvxpy_solution()
         if x is None:
             return SolveResult(None, SolveStatus.FAILED if status == SolveStatus.OPTIMAL
@@ -135,19 +128,12 @@ class ClarabelBackend(CVXPYBackend):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import ClarabelBackend
-    >>> res = ClarabelBackend().solve(template, None)
-    >>> res.solver, res.status.name
-    ('clarabel', 'OPTIMAL')
+    >>> ClarabelBackend().name, ClarabelBackend().max_iter_option
+    ('clarabel', 'max_iter')
     """
 
     name = "clarabel"
-    max_iter_option = "max_iter"
 
 
 class SCSBackend(CVXPYBackend):
@@ -155,15 +141,9 @@ class SCSBackend(CVXPYBackend):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
     >>> from dpconvex.solvers import SCSBackend
-    >>> res = SCSBackend().solve(template, None)
-    >>> res.solver, res.x.shape
-    ('scs', (3,))
+    >>> SCSBackend().name, SCSBackend().max_iter_option
+    ('scs', 'max_iters')
     """
 
     name = "scs"

@@ -108,7 +108,6 @@ def minimize_smooth(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.solvers.lbfgs_newton import minimize_smooth
     >>> target = np.array([1.0, -2.0])
     >>> def fun_grad(x):
@@ -266,11 +265,9 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import LbfgsNewton
     >>> backend = LbfgsNewton()
     >>> backend.name, sorted(backend.requires)

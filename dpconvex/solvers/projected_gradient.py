@@ -115,7 +115,6 @@ def accelerated_projected_gradient(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.solvers.projected_gradient import accelerated_projected_gradient
     >>> target = np.array([2.0, -1.0])
     >>> def fun_grad(x):
@@ -238,7 +237,6 @@ class ProjectedGradient(Backend["ProjectionTemplate"]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.solvers import ProjectedGradient
     >>> from dpconvex.templates import LargeMarginGaussianTemplate

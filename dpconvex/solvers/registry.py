@@ -82,11 +82,9 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import ClarabelBackend, LbfgsNewton, PolishedBackend
     >>> backend = PolishedBackend(ClarabelBackend(), LbfgsNewton())
     >>> res = backend.solve(template, None)
@@ -177,11 +175,9 @@ def suitable_backends(template: Template) -> list[str]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import suitable_backends
     >>> suitable_backends(template)
     ['native', 'clarabel', 'scs']
@@ -215,13 +211,6 @@ def _by_name(name: str, template: Template) -> Backend:
     return candidates[0]  # pragma: no cover
 
 
-def _native(template: Template) -> Backend | None:
-    for backend_class in _CLASSES:
-        if backend_class.name == "native" and backend_class().supports(template):
-            return backend_class()
-    return None
-
-
 def auto_backend(template: Template) -> Backend:
     """The ``"auto"`` policy: the native solver where one fits, else CVXPY (module docstring).
 
@@ -229,12 +218,10 @@ def auto_backend(template: Template) -> Backend:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LargeMarginGaussianTemplate, LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import auto_backend
     >>> type(auto_backend(template)).__name__   # smooth and unconstrained: L-BFGS + Newton
     'LbfgsNewton'
@@ -243,12 +230,9 @@ def auto_backend(template: Template) -> Backend:
     >>> sorted(psd.capabilities), type(auto_backend(psd)).__name__   # over the PSD cone
     (['cvxpy', 'objective', 'projection'], 'ProjectedGradient')
     """
-    native = _native(template)
-    if native is not None:
-        return native
-    fits = suitable_backends(template)
-    if fits:
-        return _by_name(fits[0], template)
+    for backend_class in _CLASSES:  # the native classes come first
+        if backend_class().supports(template):
+            return backend_class()
     caps = frozenset(getattr(template, "capabilities", ()))
     requirements = sorted({tuple(sorted(backend_class.requires)) for backend_class in _CLASSES})
     raise ParameterError(
@@ -269,11 +253,9 @@ def get_backend(name: str | None, template: Template) -> Backend:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import get_backend
     >>> type(get_backend("auto", template)).__name__
     'LbfgsNewton'
@@ -296,11 +278,9 @@ def solve(template: ObjectiveTemplate, b: np.ndarray | None = None, extra_reg: f
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import solve
     >>> res = solve(template)
     >>> res.status.name, res.residual <= template.residual_tol

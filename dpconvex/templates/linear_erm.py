@@ -48,7 +48,7 @@ from .base import (
     sample_step,
 )
 
-__all__ = ["MARGIN_LABELS", "RESIDUAL_TOL", "LinearERMTemplate", "check_margin_labels"]
+__all__ = ["MARGIN_LABELS", "RESIDUAL_TOL", "LinearERMTemplate"]
 
 #: Largest gradient norm of the perturbed objective at which a solve is
 #: accepted as the exact minimizer (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
@@ -56,35 +56,6 @@ RESIDUAL_TOL = 1e-6
 
 #: The labels of a margin loss ℓ(y·wᵀx): the proof's |ℓ'(y·wᵀx) y x| <= |ℓ'|·q needs |y| = 1.
 MARGIN_LABELS = (-1.0, 1.0)
-
-
-def check_margin_labels(y: np.ndarray, caller: str) -> None:
-    """Refuse labels outside {−1, +1} (a margin loss's label domain), before any noise.
-
-    Raises
-    ------
-    DataValidationError
-        Naming what was found and the encoding to use.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpconvex.templates.linear_erm import check_margin_labels
-    >>> check_margin_labels(np.array([1.0, -1.0]), "demo")
-    >>> try:
-    ...     check_margin_labels(np.array([0.0, 1.0]), "demo")
-    ... except ValueError as err:
-    ...     print(type(err).__name__)
-    DataValidationError
-    """
-    outside = ~np.isin(y, MARGIN_LABELS)
-    if np.any(outside):
-        raise DataValidationError(
-            f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels outside it: "
-            "the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode the labels "
-            "as -1/+1 (e.g. "
-            "np.where(y == positive_class, 1.0, -1.0)), or use an estimator such as "
-            "dp.PrivateLinearClassifier(classes=[...]), which encodes them.")
 
 
 def _takes_every(ops: DesignOperator) -> bool:
@@ -126,11 +97,9 @@ class LinearERMTemplate:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> template.name, template.space.shape
     ('linear ERM', (3,))
     >>> consts = template.privacy_constants()
@@ -170,6 +139,7 @@ class LinearERMTemplate:
         # a set without an exact projection: the CVXPY backends only
         self.space = (EuclideanSpace((self.p,)) if constraint_set is None
                       else ConstrainedSpace((self.p,), constraint_set))
+        self.noise_shape = self.space.shape
         self.capabilities = frozenset(
             ({"objective", "smooth", "hessian", "hessp", "per_record"} if constraint_set is None
              else {"objective", "per_record"}
@@ -204,9 +174,19 @@ class LinearERMTemplate:
         self._last_sample: tuple[np.ndarray, np.ndarray, int] | None = None
 
     def _check_labels(self, caller: str) -> None:
-        """Labels in the loss's label domain: {−1, +1} (margin), its label range (regression)."""
+        """Labels in the loss's label domain: {−1, +1} (margin), its label range (regression).
+
+        Refused before any noise with :class:`~dpconvex.DataValidationError`, naming the
+        encoding to use.
+        """
         if not self.regression:
-            check_margin_labels(self.y, caller)
+            if not np.all(np.isin(self.y, MARGIN_LABELS)):
+                raise DataValidationError(
+                    f"{caller}: a margin loss takes labels in {{-1, +1}}, but y has labels outside "
+                    "it: the per-record gradient bound G = |ℓ'|·q holds only for |y| = 1. Encode "
+                    "the labels as -1/+1 (e.g. np.where(y == positive_class, 1.0, -1.0)), or use an "
+                    "estimator such as dp.PrivateLinearClassifier(classes=[...]), which encodes "
+                    "them.")
             return
         lo, hi = self.loss.label_range
         if not bool(np.all((self.y >= lo) & (self.y <= hi))):
@@ -225,10 +205,6 @@ class LinearERMTemplate:
     def lam(self) -> float:
         """Λ, the regularizer's weight (and modulus)."""
         return self.regularizer.lam
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        return self.space.shape
 
     # ----------------------------------------------------------------- privacy
     def privacy_constants(self) -> PrivacyConstants:
@@ -368,10 +344,6 @@ class LinearERMTemplate:
         c = float(self.loss.curvature)
         reg = self.regularizer.lam + float(extra_reg)
         return (c * self.data_norm ** 2 if math.isfinite(c) else 1.0) + reg
-
-    def postprocess(self, theta: np.ndarray) -> np.ndarray:
-        """The identity (R^p needs no projection)."""
-        return self.space.postprocess(theta)
 
     # ---------------------------------------------------------------- numerics
     def objective(self, w: np.ndarray, b: np.ndarray | None = None,
