@@ -275,10 +275,9 @@ class ClassifierScoreMixin(ClassifierMixin):
         """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0)."""
         owner = type(self).__name__
         check_fitted(self, "classes_")
-        sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
-            if hasattr(self, "__sklearn_tags__") else False
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
-        rows = check_array(X, f"{owner}.score", accept_sparse=sparse_ok, accept_dask=True)
+        rows = check_array(X, f"{owner}.score", accept_sparse=self.__sklearn_tags__().input_tags.sparse,
+                           accept_dask=True)
         labels = check_labels(computed(y), rows.shape[0], f"{owner}.score")
         known = np.array([any(label == known_class for known_class in self.classes_)
                           for label in labels.tolist()]) \
@@ -476,8 +475,18 @@ class PrivateEstimator(BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
-    #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them).
+    #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them); the
+    #: ``sparse`` input tag.
     _accepts_sparse: ClassVar[bool] = False
+    #: The ``non_deterministic`` tag: the noise is drawn from the OS unless ``random_state``
+    #: is set.
+    _non_deterministic: ClassVar[bool] = True
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self._non_deterministic
+        tags.input_tags.sparse = self._accepts_sparse
+        return tags
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self) -> None:  # type: ignore[override]

@@ -316,13 +316,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self.schema = schema
         self.feature_range = feature_range
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        tags.non_deterministic = True
-        tags.input_tags.sparse = True  # scipy.sparse rows for every learner (_rows_for)
-        return tags
-
     # ------------------------------------------------------------------------ plan
     def _delta(self) -> float:
         return float(self.delta) if has_positive_delta(self.delta) else 0.0

@@ -539,13 +539,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     def _make_loss(self) -> Loss:
         raise NotImplementedError
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
-        tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
-        tags.input_tags.sparse = True  # CSR/CSC rows through the design-operator seam
-        return tags
-
     def _mechanism_options(self) -> dict[str, Any]:
         return {"optimality_tol": self.optimality_tol}
 

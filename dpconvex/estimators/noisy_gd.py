@@ -304,12 +304,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         self.classes = classes
         self.unknown_labels = unknown_labels
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
-        tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
-        return tags
-
     def _make_loss(self) -> Loss:
         loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
         if not (math.isfinite(loss.deriv_bound) and loss.deriv_bound > 0):
