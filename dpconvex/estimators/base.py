@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -53,8 +54,54 @@ if TYPE_CHECKING:
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 
-__all__ = ["NO_CONTEXT", "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan",
-           "Prepared", "PreparedFacts", "PrivateEstimator", "fit_with", "public_rows"]
+__all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "CertificateHold", "ClassifierScoreMixin", "FitContext",
+           "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator", "fill_docs", "fit_with",
+           "public_rows"]
+
+#: The parameter entries the private estimators share, each written into a docstring at its
+#: ``{name}`` line by :func:`fill_docs` (as scikit-learn's shared docs).
+PARAMETER_DOCS = {
+    "random_state": """\
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real release); an int
+        fixes the seed (experiments only). A generator is refused: it would be kept on the
+        model, and its holder could replay the noise (docs/privacy/release.md#privacy-release).
+""",
+    "accountant": """\
+    accountant : BudgetAccountant or None, default=None
+        A privacy-budget ledger: checked before the fit (:class:`BudgetError` if it would
+        overspend), charged the certificate's (ε, δ) after it.
+""",
+    "unknown_labels": """\
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does. "raise": the fit is refused
+        with a :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
+        budget spent (the message names the declared classes and what to change, never a
+        count or a label of y). "ignore": the records with such labels contribute nothing
+        to the fit (a per-record map, so the guarantee holds; docs/privacy.md), for
+        pipelines that must never branch on the data. Either way
+        :func:`dpconvex.collect_diagnostics` records them for the data holder.
+""",
+    "classes_none": """\
+        None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
+        pandas Categorical), else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public" in the certificate;
+        :mod:`dpconvex.data.labels`).
+""",
+}
+
+
+def fill_docs(doc: str | None) -> str | None:
+    """``doc`` with each ``{name}`` line of :data:`PARAMETER_DOCS` replaced by its entry.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import fill_docs
+    >>> print(fill_docs("Parameters\\n----------\\n    {accountant}\\n").splitlines()[2])
+        accountant : BudgetAccountant or None, default=None
+    """
+    return doc and re.sub(r"^ *\{(\w+)\}\n", lambda line: PARAMETER_DOCS.get(line[1], line[0]),
+                          doc, flags=re.MULTILINE)
 
 
 @dataclass(frozen=True, eq=False)
@@ -481,6 +528,10 @@ class PrivateEstimator(BaseEstimator):
     #: The ``non_deterministic`` tag: the noise is drawn from the OS unless ``random_state``
     #: is set.
     _non_deterministic: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()

@@ -578,25 +578,11 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the released shape; labels
         outside it: ``unknown_labels``); a class without records still
-        gets a (noise-only) mean. None takes the set declared with y (the
-        ``dpconvex.datasets`` loaders' labels, a pandas Categorical), else reads
-        it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
-        public" in the certificate; :mod:`dpconvex.data.labels`).
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y). "ignore":
-        the records with such labels contribute nothing to any class sum or
-        count (docs/privacy/large_margin.md#privacy-class-centroids), for pipelines that must never branch on
-        the data. Either way
-        :func:`dpconvex.collect_diagnostics` records them for the data holder.
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is
-        refused: it would be kept on the model.
-    accountant : BudgetAccountant or None, default=None
-        Ledger holding (ε, δ) during the fit and charged with the certificate's.
+        gets a (noise-only) mean.
+        {classes_none}
+    {unknown_labels}
+    {random_state}
+    {accountant}
 
     Warns
     -----

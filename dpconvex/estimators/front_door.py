@@ -179,22 +179,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         (the ``dpconvex.datasets`` loaders, a pandas Categorical), else reads it from
         y with a :class:`~dpconvex.errors.PrivacyLeakWarning`: C then also chooses the
         learner, so one record with a new label can change which model is released.
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does, passed to the chosen
-        learner. "raise": the fit is refused with a
-        :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
-        budget spent (the message names the declared classes and what to change,
-        never a count or a label of y). "ignore": the records with such labels
-        contribute no loss (docs/privacy.md), for pipelines that must never branch
-        on the data. Either way :func:`dpconvex.collect_diagnostics` records them.
+    {unknown_labels}
     data_norm : float, default=1.0
         Public bound q on ‖x‖; rows above it are scaled down to it. Never set it
         from the data. :class:`~dpconvex.PublicEncoder` builds rows within 1.
-    random_state : None or int, default=None
-        None seeds the noise from the OS (required for a real release); an int fixes
-        it (experiments only).
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged with the certificate's (ε, δ).
+    {random_state}
+    {accountant}
     safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
         mechanism selects on a validation part of the rows

@@ -122,11 +122,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     data_norm : float, default=1.0
         Public bound q on ‖x‖; rows above it are scaled down to it.
         :class:`~dpconvex.PublicEncoder` builds rows within 1.
-    random_state : None or int, default=None
-        None seeds the noise from the OS (required for a real release); an int fixes it
-        (experiments only).
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged with the certificate's (ε, δ).
+    {random_state}
+    {accountant}
     safeguard : "auto" or bool, default="auto"
         "auto": on for a model on at most 100,000 rows. False fits the learner on every row
         with the whole (ε, δ).

@@ -63,6 +63,7 @@ from .base import (
     Prepared,
     PreparedFacts,
     PrivateEstimator,
+    fill_docs,
 )
 from .constraints import ROW_NORM, SOLVER, LossParameter, ParameterSet, Vouch
 from .ovr import OneVsRestMixin
@@ -349,7 +350,7 @@ class LinearPlanMixin:
 
 #: The parameters every private linear classifier shares, stated once and written into
 #: each class docstring at its ``{linear_parameters}`` line (as scikit-learn's shared docs).
-LINEAR_PARAMETERS_DOC = """\
+LINEAR_PARAMETERS_DOC = fill_docs("""\
     epsilon : float, default=1.0
         Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided, never above it.
@@ -422,11 +423,7 @@ LINEAR_PARAMETERS_DOC = """\
     solver : {None, "clarabel", "scs", "native"}, default=None
         None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
         only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is
-        refused: it would be kept on the model, and its holder could replay the
-        noise (docs/privacy/release.md#privacy-release).
+    {random_state}
     optimality_tol : float or None, default=None
         None: release only the (numerically) exact minimizer, residual <= 1e-6,
         else raise :class:`SolverError`. A float γ: approximate-minima
@@ -438,9 +435,7 @@ LINEAR_PARAMETERS_DOC = """\
     max_iter : int or None, default=None
         Cap on solver iterations; a capped solve is released only if its residual
         meets the tolerance of the chosen mode.
-    accountant : BudgetAccountant or None, default=None
-        A privacy-budget ledger: checked before the fit (:class:`BudgetError` if
-        it would overspend), charged the certificate's (ε, δ) after it.
+    {accountant}
     classes : sequence of labels or None, default=None
         The public label set. Two labels: one binary model, ``classes[1]`` the
         positive class. C > 2 labels: one-vs-rest inside the estimator, C binary
@@ -449,22 +444,10 @@ LINEAR_PARAMETERS_DOC = """\
         every record, so the C releases compose sequentially to (ε, δ), and
         ``certificate_`` is that composition (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest). With it,
         nothing about the labels is read from the data (a missing class still
-        gives a model; labels outside it: ``unknown_labels``). None takes the
-        set declared with y (the ``dpconvex.datasets`` loaders' labels, a
-        pandas Categorical), else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning`, and the certificate says
-        so ("assumed public"); :mod:`dpconvex.data.labels`.
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y; the refusal
-        is seen by the data holder only, nothing is released). "ignore": the
-        records with such labels contribute no loss (their rows are zeroed, a
-        per-record map, so the guarantee holds; docs/privacy.md), for pipelines
-        that must never branch on the data. Either way
-        :func:`dpconvex.collect_diagnostics` records them for the data holder.
-"""
+        gives a model; labels outside it: ``unknown_labels``).
+        {classes_none}
+    {unknown_labels}
+""")
 
 #: The ``Warns`` entry every private linear classifier shares (its ``{linear_warns}`` line).
 LINEAR_WARNS_DOC = """\

@@ -203,12 +203,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         Shamir & Zhang 2013: early iterates, far from the optimum, do not
         pull the average back), or all T of them. Post-processing: the
         privacy guarantee is the same.
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is
-        refused: it would be kept on the model.
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged with the (ε, δ) of the fit (checked before it).
+    {random_state}
+    {accountant}
     classes : sequence of labels or None, default=None
         The public label set (labels outside it: ``unknown_labels``). Two
         labels: one run, ``classes[1]`` is +1. C > 2 labels: one-vs-rest inside
@@ -216,19 +212,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         sequentially (every run reads every record), each with ε/C
         (:func:`~dpconvex.privacy.budget.split_even`) and δ/C of an explicit
         ``delta``; with ``delta=None`` each run takes the rule δ = 1/n², so the
-        model's δ is C/n² (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest). None
-        takes the set declared with y, else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public";
-        :mod:`dpconvex.data.labels`).
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y). "ignore":
-        the records with such labels contribute no gradient (their rows are
-        zeroed, a per-record map; docs/privacy.md), for pipelines that must
-        never branch on the data. Either way :func:`dpconvex.collect_diagnostics`
-        records them for the data holder.
+        model's δ is C/n² (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
+        {classes_none}
+    {unknown_labels}
 
     Warns
     -----

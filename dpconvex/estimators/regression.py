@@ -60,6 +60,7 @@ from .base import (
     Prepared,
     PreparedFacts,
     PrivateEstimator,
+    fill_docs,
 )
 from .constraints import SOLVER, ParameterSet, Vouch
 from .label_range import LabelRange, LabelRangeMixin
@@ -95,7 +96,7 @@ class _LossChoice(Constraint):
 
 #: The parameters every private linear regressor shares, written into each class docstring
 #: at its ``{regression_parameters}`` line (as the classifiers' ``LINEAR_PARAMETERS_DOC``).
-REGRESSION_PARAMETERS_DOC = """\
+REGRESSION_PARAMETERS_DOC = fill_docs("""\
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
@@ -119,10 +120,9 @@ REGRESSION_PARAMETERS_DOC = """\
         NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
         Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
     solver : str or None, default=None
-    random_state : None, int or Generator, default=None
-        None draws the noise from the OS (a release); a seed makes an experiment.
+    {random_state}
     max_iter : int or None, default=None
-    accountant : BudgetAccountant or None, default=None
+    {accountant}
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
         (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`: a
@@ -146,7 +146,7 @@ REGRESSION_PARAMETERS_DOC = """\
     intercept_ : float
     n_features_in_ : int
     certificate_ : Certificate
-"""
+""")
 
 
 def _regression_docs(cls: type) -> type:

@@ -116,10 +116,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         NON-private baseline (the exact ridge, or the minimum-norm least squares with
         ``lam="auto"``). Objective and output perturbation are refused: the squared loss
         has no slope bound (docs/privacy/user_objectives.md#privacy-prediction-losses).
-    random_state : None or int, default=None
-        None draws the noise from the OS (a release); an int makes an experiment.
-    accountant : BudgetAccountant or None, default=None
-        A ledger checked before the fit and charged the certificate's (ε, δ) after it.
+    {random_state}
+    {accountant}
 
     Warns
     -----
