@@ -712,12 +712,7 @@ class PrivateEstimator(BaseEstimator):
         Raises :class:`PrivacyError` exactly when ``fit`` would.
         """
         if X is None:
-            if n is None or n_classes is None or n_features is None:
-                raise ParameterError(
-                    f"{type(self).__name__}.certify: neither (X, y) nor the public shape was "
-                    "given. Pass (X, y), or n, n_classes and n_features for a certificate "
-                    "before the data.")
-            plan = self.plan(n, n_classes, n_features)
+            plan = self.plan(*_given_shape(self, n, n_classes, n_features))
             if plan.sub_plans:
                 return _stating_delta(self._certify_sub_plans(plan), plan)
             return _stating_delta(self._certify(self.prepare_shape(plan), plan), plan)
@@ -788,6 +783,15 @@ def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
     if note is not None and note not in certificate.assumptions:
         certificate.assumptions.append(note)
     return certificate
+
+
+def _given_shape(owner: Any, *shape: int | None) -> tuple[int, ...]:
+    """(n, n_classes, n_features) given to ``certify`` without data, or its named error."""
+    if any(value is None for value in shape):
+        raise ParameterError(
+            f"{type(owner).__name__}.certify: neither (X, y) nor the public shape was given. "
+            "Pass (X, y), or n, n_classes and n_features for a certificate before the data.")
+    return shape  # type: ignore[return-value]
 
 
 def _check_shape_fact(name: str, value: Any, owner: str, *, low: int) -> int:

@@ -43,7 +43,7 @@ from ..data.labels import (
     encode_labels,
 )
 from ..data.validation import computed
-from ..errors import ParameterError, PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
+from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
 from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
@@ -61,7 +61,7 @@ from ..privacy.rules.front_door import (
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.mechanism import has_positive_delta
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
-from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, PrivateEstimator
+from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, PrivateEstimator, _given_shape
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
@@ -260,9 +260,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateClassifier
-    >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(400, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = (X[:, 0] > 0).astype(int)
     >>> clf = PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
@@ -360,17 +358,17 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                  learner=self._choice(n, n_classes, n_features).learner)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        if not self._guarded(n, n_classes, n_features):
-            _, reason, learner = self._learner(n, n_classes, n_features)
-            learner_plan = learner.plan(n, n_classes, n_features)
-            return dataclasses.replace(learner_plan, estimator=type(self).__name__,
-                                       notes=(*learner_plan.notes, reason,
-                                              *self._unguarded_note(n, n_classes, n_features)))
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{type(self).__name__}.plan")
-        _, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
+        guarded = self._guarded(n, n_classes, n_features)
+        if guarded:
+            note = (self._safeguard_note(
+                *safeguard_sizes(n, self.validation_fraction, f"{type(self).__name__}.plan"),
+                n_classes),)
+        else:
+            note = self._unguarded_note(n, n_classes, n_features)
+        _, reason, learner = self._learner(n, n_classes, n_features, guarded=guarded)
         learner_plan = learner.plan(n, n_classes, n_features)
-        return dataclasses.replace(learner_plan, estimator=type(self).__name__, notes=(
-            *learner_plan.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
+        return dataclasses.replace(learner_plan, estimator=type(self).__name__,
+                                   notes=(*learner_plan.notes, reason, *note))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
@@ -574,12 +572,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                            n_features=n_features)
         self._validate_params()
         if X is None:
-            if n is None or n_classes is None or n_features is None:
-                raise ParameterError(
-                    f"{type(self).__name__}.certify: neither (X, y) nor the public shape was "
-                    "given. Pass (X, y), or n, n_classes and n_features for a certificate "
-                    "before the data.")
-            plan = self.plan(n, n_classes, n_features)  # validates the shape facts
+            plan = self.plan(*_given_shape(self, n, n_classes, n_features))  # validates them
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)

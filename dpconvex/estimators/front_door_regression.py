@@ -46,11 +46,11 @@ from ..privacy.rules.front_door_regression import (
     CONSTANT,
     HANDICAP_LEVEL,
     RESIDUAL_CLIP,
+    VALIDATION,
     RegressionChoice,
     choose_regression_learner,
     mean_epsilon,
     regression_safeguard_applies,
-    regression_validation_rows,
     selection_handicap,
 )
 from ..privacy.rules.mechanism import has_positive_delta
@@ -211,8 +211,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
 
     def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
         """The safeguard's part sizes (n_fit, n_val), the mean's ε_c and the ε − ε_c left."""
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller,
-                                       regression_validation_rows)
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, VALIDATION)
         eps_mean = mean_epsilon(n, float(self.epsilon))
         return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean)
 

@@ -163,19 +163,24 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
 AUTO_VALIDATION = (0.2, 600, 0.1)
 
 
-def safeguard_validation_rows(n: int, validation_fraction: float | str) -> int:
+def safeguard_validation_rows(n: int, validation_fraction: float | str,
+                              auto: tuple[float, int, float] = AUTO_VALIDATION) -> int:
     """Rows of the safeguard's validation part for n rows (public: n and the parameter only).
+
+    ``auto``: (share, cap, floor share) of ``"auto"``, the front door's or the regressor's
+    (:data:`~dpconvex.privacy.rules.front_door_regression.VALIDATION`).
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import safeguard_validation_rows
+    >>> from dpconvex.privacy.rules.front_door_regression import VALIDATION
     >>> [safeguard_validation_rows(n, "auto") for n in (500, 3000, 5000, 20000)]
     [100, 600, 600, 2000]
-    >>> safeguard_validation_rows(500, 0.3)
-    150
+    >>> safeguard_validation_rows(500, 0.3), safeguard_validation_rows(5000, "auto", VALIDATION)
+    (150, 1000)
     """
     if isinstance(validation_fraction, str):  # "auto"
-        share, cap, floor = AUTO_VALIDATION
+        share, cap, floor = auto
         return max(math.ceil(floor * n), min(math.ceil(share * n), cap))
     return math.ceil(float(validation_fraction) * n)
 
