@@ -43,7 +43,7 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LabelWarning, check_labels, label_set_of
+from ..data.labels import LabelWarning, check_excluded, check_labels, label_set_of
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
@@ -131,13 +131,11 @@ class FitContext:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex._random import NoiseSource
     >>> from dpconvex.estimators.base import NO_CONTEXT, fit_with
-    >>> X = np.random.default_rng(0).normal(size=(50, 3)) / 2; y = (X[:, 0] > 0).astype(int)
     >>> noise = NoiseSource(np.random.default_rng(1), seeded=True)
-    >>> est = PrivateLogisticRegression(classes=[0, 1])
+    >>> est = PrivateLogisticRegression(classes=[-1, 1])
     >>> fit_with(est, X, y, NO_CONTEXT.inner(noise)).random_state is None  # nothing stored
     True
     """
@@ -162,11 +160,8 @@ class FitContext:
             ``rows`` is not a 1-D boolean mask.
         """
         mask = np.asarray(rows)
-        if mask.dtype != bool or mask.ndim != 1:
-            raise ParameterError(
-                "FitContext.excluding: the rows left out of the fit must be a 1-D boolean mask "
-                f"over the records. Got dtype {mask.dtype} and shape {mask.shape} instead.")
-        return dataclasses.replace(self, excluded=mask)
+        return dataclasses.replace(
+            self, excluded=check_excluded(mask, mask.size, "FitContext.excluding"))
 
     def one_label_warning(self, *, issued: bool = False) -> FitContext:
         """This context with one label-set warning for the fits inside it.
@@ -275,13 +270,11 @@ class PreparedFacts:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
-    >>> X = np.random.default_rng(0).normal(size=(50, 3)) / 2; y = (X[:, 0] > 0).astype(int)
-    >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
+    >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1])
     >>> facts = est.prepare(X, y, est.plan_for(X, y)).meta
     >>> facts.n_features, facts.classes.tolist()
-    (3, [0, 1])
+    (3, [-1, 1])
     """
 
     n_features: int

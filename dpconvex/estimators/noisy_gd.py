@@ -140,23 +140,13 @@ class NoisyGDFacts(PreparedFacts):
 class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator):
     """(ε, δ)-DP linear classifier by noisy projected gradient descent ([ACG+16]_, [BST14]_).
 
-    Minimizes the empirical risk (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an
-    intercept, over the ball ||θ|| <= R by T steps of
-
-        θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))),   θ_0 = 0,
-
-    where ĝ_t is the mean of the per-example gradients each clipped to norm
-    C, and returns the average of the last half of the iterates (θ_t, t > T/2).
-    The noise standard deviation is s = z · 2C/n, with the noise multiplier z
-    found by ``dp_accounting`` (bisection) so that the T-fold composition is
-    (ε, δ)-DP under replace-one adjacency (see the module docstring and
-    ``docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd``). Every iterate is private, not only the released
-    average.
-
-    Only ``epsilon`` is required. Every other setting left at None is set by a
-    public rule (n, p, q, the loss constants, ε and δ only; listed with its
-    value in ``certificate_.assumptions``, defined in
-    :mod:`dpconvex.privacy.mechanisms.noisy_gd`).
+    T steps θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))) from θ_0 = 0 on the empirical risk
+    (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an intercept, ĝ_t the mean of the per-example
+    gradients clipped to norm C, s = z · 2C/n with z calibrated by ``dp_accounting`` (module
+    docstring, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); the model averages the
+    last half of the iterates, every one of which is private. Only ``epsilon`` is required:
+    every setting left at None is set by a public rule
+    (:mod:`dpconvex.privacy.mechanisms.noisy_gd`), listed in ``certificate_.assumptions``.
 
     Parameters
     ----------
@@ -255,13 +245,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = (X[:, 0] > 0).astype(int)
     >>> from dpconvex import NoisyGradientDescent
     >>> clf = NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=50, accounting="rdp",
-    ...                            classes=[0, 1], random_state=0).fit(X, y)
+    ...                            classes=[-1, 1], random_state=0).fit(X, y)
     >>> clf.steps_, clf.certificate_.delta
     (50, 1e-05)
     >>> bool(clf.noise_multiplier_ > 0), clf.coef_.shape
@@ -500,10 +486,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             Rows sum to 1; ``argmax`` agrees with :meth:`predict`.
         """
         f = self.decision_function(X)
-        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
-            logistic = np.exp(-np.logaddexp(0.0, -f))
-            return logistic / np.maximum(logistic.sum(axis=1, keepdims=True), 1e-300)
         sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
+        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
+            return sigmoid / np.maximum(sigmoid.sum(axis=1, keepdims=True), 1e-300)
         # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
         sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
         return np.column_stack([1.0 - sigmoid, sigmoid])
