@@ -426,16 +426,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         learner._fit_with(_rows_for(name, X), y,
                           context.one_label_warning(issued=inferred).inner(noise))
-        learner.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape)))
-        if inferred:
-            learner.certificate_.assumptions.append(INFERRED_CHOICE)
-        self.estimator_ = learner
-        self.learner_ = name
-        self.classes_ = learner.classes_
-        self.n_features_in_ = learner.n_features_in_
+        learner.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape),
+                                                 *([INFERRED_CHOICE] if inferred else [])))
+        self.estimator_, self.learner_, self.certificate_ = learner, name, learner.certificate_
+        self.classes_, self.n_features_in_ = learner.classes_, learner.n_features_in_
         if hasattr(learner, "feature_names_in_"):
             self.feature_names_in_ = learner.feature_names_in_
-        self.certificate_ = learner.certificate_
         return self
 
     def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],

@@ -405,23 +405,22 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             # labels folded into the rows (0: outside the label set), as in memory below
             rows = rows.scale_rows(signs * (~labels.dropped))
             meta = dataclasses.replace(meta, backend_notes=(rows.certificate_note,))
-            n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
-            template = self._shape_template(n, p)
-            template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
-            return Prepared(template=template, meta=meta)
-        # the rows read in place: clip factor, intercept column, zeroed records (outside the
-        # label set: no gradient) and label signs held as per-row factors (ScaledRows)
-        rows = _implicit_rows(X_checked, q, 1.0 if self.fit_intercept else None, labels.dropped, owner)
-        if rows is None:  # norms whose products could overflow: the rows clipped on a copy
-            clipped, n_clipped = clip_rows(X_checked, q)
-            note_clipped(n_clipped, X_checked.shape[0], q, owner)
-            if self.fit_intercept:
-                clipped = np.hstack([clipped, np.ones((clipped.shape[0], 1))])
-            rows = ScaledRows(DenseRows(zero_rows(clipped, labels.dropped)),
-                              np.ones(clipped.shape[0]))
-        rows = rows.compact().scale_rows(signs)
+        else:
+            # the rows read in place: clip factor, intercept column, zeroed records (outside
+            # the label set: no gradient) and label signs held as per-row factors (ScaledRows)
+            rows = _implicit_rows(X_checked, q, 1.0 if self.fit_intercept else None,
+                                  labels.dropped, owner)
+            if rows is None:  # norms whose products could overflow: the rows clipped on a copy
+                clipped, n_clipped = clip_rows(X_checked, q)
+                note_clipped(n_clipped, X_checked.shape[0], q, owner)
+                if self.fit_intercept:
+                    clipped = np.hstack([clipped, np.ones((clipped.shape[0], 1))])
+                rows = ScaledRows(DenseRows(zero_rows(clipped, labels.dropped)),
+                                  np.ones(clipped.shape[0]))
+            rows = rows.compact().scale_rows(signs)
         template = self._shape_template(rows.n, rows.p)
-        template.X, template.y = rows, np.ones(rows.n)  # NoisyGD.run reads the operator
+        # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
+        template.X, template.y = rows, np.ones(rows.n)
         return Prepared(template=template, meta=meta)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:

@@ -1,30 +1,17 @@
 """The learner of :class:`~dpconvex.PrivateClassifier`, from public quantities only.
 
-The rule (docs/privacy/front_door.md#privacy-private-classifier), on n rows, C classes
-(the public label set), d columns, ε and δ, with r = n·ε/(C(d + 1)):
-
-* public per-feature ranges, C = 2 and d <= :data:`NB_BINARY_FEATURES_AT_MOST`: DP Gaussian
-  naive Bayes (privacy-gaussian-nb);
-* C = 2, δ > 0 and n <= :data:`GD_ROWS_AT_MOST`: noisy gradient descent on the logistic loss
-  with an intercept (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd);
-* C = 2, pure ε and r < :data:`BINARY_CENTROID_BELOW`: DP class centroids with priors from
-  the noisy counts (privacy-class-centroids);
-* C = 2 otherwise: the private Huber SVM with an intercept (CMS Section 3.4.2), objective
-  perturbation (Gaussian when δ > 0), rows scaled to the norm bound from
-  d >= :data:`UNIT_ROWS_AT_LEAST`;
-* C > 2 and r below :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`
-  (:func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`, the large-margin
-  classifier's own switch): DP class centroids;
-* C > 2, public per-feature ranges and d <= :data:`NB_MULTICLASS_FEATURES_AT_MOST`: DP
-  Gaussian naive Bayes, whose per-class variances separate classes that differ in spread;
-* C > 2 otherwise: the large-margin Gaussian classifier with the softmax loss
-  (privacy-large-margin-defaults).
-
-n is public under replace-one adjacency, C is the declared label set, d the number of
-columns, ε and δ are parameters, and whether per-feature ranges are known is a fact of the
-call. No data value is read. Each threshold's comment says what it was chosen on (the
-selection corpus's seeds, checked on its report seeds: benchmarks/corpus_run.py;
-docs/privacy/large_margin_softmax.md, "the switch's thresholds").
+:func:`choose_front_door_learner` reads n rows, C classes (the public label set), d columns,
+ε, δ and whether public per-feature ranges are given, and picks the learner by the lines
+listed in :class:`~dpconvex.PrivateClassifier`'s docstring
+(docs/privacy/front_door.md#privacy-private-classifier). n is public under replace-one
+adjacency, C is the declared label set, d the number of columns, ε and δ are parameters,
+and whether the ranges are known is a fact of the call; no data value is read. The
+multiclass switch to DP class centroids is the large-margin classifier's own
+(:data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (10 with δ > 0, 15 for pure ε),
+:func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`). Each
+threshold's comment says what it was chosen on (the selection corpus's seeds, checked on
+its report seeds: benchmarks/corpus_run.py; docs/privacy/large_margin_softmax.md, "the
+switch's thresholds").
 """
 
 from __future__ import annotations
