@@ -82,6 +82,18 @@ PARAMETER_DOCS = {
         pipelines that must never branch on the data. Either way
         :func:`dpconvex.collect_diagnostics` records them for the data holder.
 """,
+    "data_norm": """\
+    data_norm : float, default=1.0
+        Public bound q on ‖x‖; rows above it are scaled down to it. Never set it from the
+        data (e.g. the max row norm): that leaks. :class:`~dpconvex.PublicEncoder` builds
+        rows within 1.
+""",
+    "public_check": """\
+        The check reads public quantities only (n, p, ε, δ and the public bounds), not the
+        strength of the data's signal: a model can be no better than the majority class
+        without the warning too, so compare it with the majority class on held-out rows
+        (``sklearn.dummy.DummyClassifier``).
+""",
     "classes_none": """\
         None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
         pandas Categorical), else reads it from y with a

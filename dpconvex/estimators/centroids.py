@@ -589,11 +589,8 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     PrivacyWarning
         In ``fit``, before the release, when the noise on a class mean at the
         expected class count exceeds a measured threshold
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). The check
-        reads public quantities only (n, p, ε, δ and the public bounds), not the
-        strength of the data's signal: a model can be no better than the majority class
-        without the warning too, so compare it with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
+        {public_check}
 
     Attributes
     ----------

@@ -180,9 +180,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         y with a :class:`~dpconvex.errors.PrivacyLeakWarning`: C then also chooses the
         learner, so one record with a new label can change which model is released.
     {unknown_labels}
-    data_norm : float, default=1.0
-        Public bound q on ‖x‖; rows above it are scaled down to it. Never set it
-        from the data. :class:`~dpconvex.PublicEncoder` builds rows within 1.
+    {data_norm}
     {random_state}
     {accountant}
     safeguard : "auto" or bool, default="auto"

@@ -119,9 +119,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a
         share of ε (``label_range_``), the rule then sees the ε left
         (docs/privacy/bounds.md#privacy-private-label-range).
-    data_norm : float, default=1.0
-        Public bound q on ‖x‖; rows above it are scaled down to it.
-        :class:`~dpconvex.PublicEncoder` builds rows within 1.
+    {data_norm}
     {random_state}
     {accountant}
     safeguard : "auto" or bool, default="auto"

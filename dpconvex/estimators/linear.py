@@ -382,11 +382,7 @@ LINEAR_PARAMETERS_DOC = fill_docs("""\
         the exact minimizer plus N(0, σ²I), σ the analytic Gaussian calibration (Balle &
         Wang 2018) for 2G/(nΛ) (privacy-gaussian-output). The Gaussian ones need
         ``delta`` > 0. "none" is the explicit NON-private baseline.
-    data_norm : float, default=1.0
-        Public bound q on ||x||; rows above it are scaled down to it.
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that
-           leaks. Use a bound known before seeing the data.
+    {data_norm}
     row_norm : {"none", "unit"}, default="none"
         "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖ (zero rows stay
         zero), in fit and predict: a public map that reads only the record
@@ -450,16 +446,13 @@ LINEAR_PARAMETERS_DOC = fill_docs("""\
 """)
 
 #: The ``Warns`` entry every private linear classifier shares (its ``{linear_warns}`` line).
-LINEAR_WARNS_DOC = """\
+LINEAR_WARNS_DOC = fill_docs("""\
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the
         largest possible data gradient at the start
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
-        public quantities only (n, p, ε, δ and the public bounds), not the strength of
-        the data's signal: a model can be no better than the majority class without the
-        warning too, so compare it with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
-"""
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
+        {public_check}
+""")
 
 
 def _linear_docs(cls: type) -> type:

@@ -178,10 +178,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         Per-example gradient norm bound C (public). None: half the Lipschitz
         bound, |ℓ'|_max q̃ / 2. If C is at least the Lipschitz bound, clipping
         never acts and the run minimizes the true empirical risk.
-    data_norm : float, default=1.0
-        Public bound q on ||x||: rows above it are scaled down to it.
-
-        .. warning:: Never set it from the data (e.g. the max row norm).
+    {data_norm}
     fit_intercept : bool, default=True
         Append a constant feature 1 (inside the ball like every coordinate).
     accounting : {"pld", "rdp"}, default="pld"
@@ -212,11 +209,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         In ``fit``, before the run, when the noise on the released average
         outweighs the data gradient at the start by more than a measured
         threshold (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
-        The check reads public quantities only (n, p, ε, δ and the public
-        bounds), not the strength of the data's signal: a model can be no
-        better than the majority class without the warning too, so compare it
-        with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
+        {public_check}
 
     Attributes
     ----------

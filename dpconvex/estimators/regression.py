@@ -106,10 +106,7 @@ REGRESSION_PARAMETERS_DOC = fill_docs("""\
         :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
         of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
-    data_norm : float, default=1.0
-        Public bound q on each row's norm (rows are clipped to it).
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that leaks.
+    {data_norm}
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
     intercept_scaling : float, default=1.0

@@ -157,9 +157,7 @@ default="auto"
         (privacy-class-centroids; Gaussian with ``delta > 0``, else the pure-ε K-norm
         mechanism "knorm_sum") released as Φ_c with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c (K = 1;
         lam, gamma, h, loss and structure unused). "none": the NON-private baseline.
-    data_norm : float, default=1.0
-        Public bound q on ||x||; rows above it are scaled down to it. Never set it from
-        the data (e.g. the max row norm): that leaks.
+    {data_norm}
     component_assignment : {None, "nearest_public_center", "dp_kmeans", \
 "gmm_nonprivate"}, default=None
         How each training record gets its component m_i when K > 1 (None:
