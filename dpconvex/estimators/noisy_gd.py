@@ -24,10 +24,10 @@ is a Gaussian mechanism with noise multiplier z = s / Δ (ratio of the noise
 std to the L2 distance between neighbouring outputs). The T steps are an
 adaptive composition of T such mechanisms; ``dp_accounting`` composes them
 (RDP, Mironov 2017; or PLD, Koskela et al. 2020 / Doroshenko et al. 2022) and
-a bisection finds the smallest z whose composed ε at the target δ is at most
-ε (:func:`calibrate_noise_multiplier`, fast: most of the bisection's questions
-are answered by the exact Gaussian-DP curve). Projection and averaging are
-post-processing.
+a bisection finds the smallest z whose composed ε at the target δ is at most ε
+(:func:`~dpconvex.privacy.accounting.gaussian.calibrate_noise_multiplier`, fast: most of
+the bisection's questions are answered by the exact Gaussian-DP curve). Projection and
+averaging are post-processing.
 
 .. note:: ``dp_accounting.GaussianDpEvent(z)`` is a Gaussian mechanism whose
    neighbouring outputs are at L2 distance <= 1 from each other *under the
@@ -87,13 +87,7 @@ from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
-from ..privacy.accounting.gaussian import (
-    ACCOUNTING,
-    calibrate_noise_multiplier,
-    default_learning_rate,
-    gaussian_composition_epsilon,
-    gdp_epsilon,
-)
+from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.mechanisms.noisy_gd import (
@@ -120,14 +114,7 @@ from .constraints import LossParameter
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin
 
-__all__ = [
-    "ACCOUNTING",
-    "NoisyGradientDescent",
-    "calibrate_noise_multiplier",
-    "default_learning_rate",
-    "gaussian_composition_epsilon",
-    "gdp_epsilon",
-]
+__all__ = ["NoisyGradientDescent"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,9 +157,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         projection rarely acts (a binding ball hurt on validation data).
     learning_rate : float or None, default=None
         Step η. None: min(2/L, R/(s sqrt(Tp))) with L = c q̃² the smoothness
-        bound of the clipped risk (c the loss's curvature bound) and p the
-        number of parameters (:func:`default_learning_rate` with the cap 2/L,
-        the stability limit of gradient descent; the noise-balancing term
+        bound of the clipped risk (c the loss's curvature bound) and p the number of
+        parameters (:func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate` with
+        the cap 2/L, the stability limit of gradient descent; the noise-balancing term
         R/(s sqrt(Tp)) of averaged projected SGD acts only when R is small).
     clip : float or None, default=None
         Per-example gradient norm bound C (public). None: half the Lipschitz
