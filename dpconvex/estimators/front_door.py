@@ -36,12 +36,7 @@ from .._validation import (
     feature_names_of,
     with_feature_names,
 )
-from ..data.labels import (
-    LABEL_POLICY,
-    check_labels,
-    declared_classes,
-    encode_labels,
-)
+from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels
 from ..data.validation import computed
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget

@@ -90,26 +90,11 @@ from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
-from ..privacy.mechanisms.noisy_gd import (
-    AVERAGING,
-    NoisyGD,
-    clip_rule,
-    default_delta,
-    max_steps,
-    steps_rule,
-)
+from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import ovr_gd_warning, warn_if_noise_dominates
 from ..templates.risk import EmpiricalRiskTemplate
-from .base import (
-    NO_CONTEXT,
-    CertificateHold,
-    FitContext,
-    FitPlan,
-    Prepared,
-    PreparedFacts,
-    PrivateEstimator,
-)
+from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .constraints import LossParameter
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin
