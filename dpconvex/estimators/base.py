@@ -772,8 +772,7 @@ class _StatingHold:
         self._hold, self._note = hold, note
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        if self._note not in certificate.assumptions:
-            certificate.assumptions.append(self._note)
+        certificate.state(self._note)
         return self._hold.commit_certificate(certificate)
 
     def __getattr__(self, name: str) -> Any:
@@ -784,9 +783,7 @@ def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
     """The dry run's certificate with the line a fit's would carry when δ >= 1/n (public)."""
     from ..privacy.rules.mechanism import delta_rows_note
 
-    note = delta_rows_note(plan.budget.delta, plan.n)
-    if note is not None and note not in certificate.assumptions:
-        certificate.assumptions.append(note)
+    certificate.state(delta_rows_note(plan.budget.delta, plan.n))
     return certificate
 
 

@@ -112,13 +112,8 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
 
 
 def _rows_for(learner: str, X: Any) -> Any:
-    """X as the learner takes it: scipy.sparse rows densified for the large-margin learner and
-    noisy gradient descent.
-
-    The Huber SVM and the class centroids read sparse rows on their stored entries; the
-    large-margin template holds the n x (d + 1) design densely in any case, and noisy
-    gradient descent takes dense rows.
-    """
+    """X as the learner takes it: scipy.sparse rows densified for the large-margin learner (its
+    template holds the design densely) and noisy gradient descent (dense rows only)."""
     return X.toarray() if learner in (LARGE_MARGIN, NOISY_GD) and sp.issparse(X) else X
 
 

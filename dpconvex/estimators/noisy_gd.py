@@ -304,9 +304,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         budget = Budget(float(self.epsilon), delta)
         loss = self._make_loss()
         q = self._augmented_norm()
-        # C and T by their public rules (closed forms of n, q~, the loss, epsilon and delta),
-        # with the certificate's own lines; R and eta need the noise multiplier z, which the
-        # accountant calibrates at fit time
         notes: list[str] = []
         clip = optional_float(self.clip)
         if clip is None:
