@@ -49,7 +49,7 @@ from ..base import CertificateHold, FitContext
 from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
 
 if TYPE_CHECKING:
-    from .estimator import PrivateLargeMarginGaussian
+    from ...privacy.rules.large_margin import LargeMarginSettings
 
 __all__ = ["PHI_NOTE", "ROW_MAP_NOTE", "augmented_rows", "centroid_mechanism", "centroid_notes",
            "certify_centroid", "check_centroid_params", "clip_and_map", "fit_centroid", "map_rows",
@@ -71,14 +71,14 @@ PHI_NOTE = ("Phi_c = (q^2 + 1) (N_c^T N_c + a_c e e^T) with N_c = [I/q, -mu_c], 
             "docs/privacy/large_margin.md#privacy-centroid-priors, privacy-centroid-switch)")
 
 
-def map_rows(est: PrivateLargeMarginGaussian, Xc: Any) -> Any:
+def map_rows(est: LargeMarginSettings, Xc: Any) -> Any:
     """The public per-record map of ``row_norm`` on rows already clipped to q."""
     if resolved_row_norm(est) != "unit":
         return Xc
     return normalize_rows(Xc, float(est.data_norm))
 
 
-def clip_and_map(est: PrivateLargeMarginGaussian, X: Any) -> tuple[Any, int]:
+def clip_and_map(est: LargeMarginSettings, X: Any) -> tuple[Any, int]:
     """Rows clipped to q and mapped by ``row_norm``; and how many rows the clip scales down.
 
     With ``row_norm="unit"`` on dense rows the clip is part of the scaling (a row scaled
@@ -97,7 +97,7 @@ def clip_and_map(est: PrivateLargeMarginGaussian, X: Any) -> tuple[Any, int]:
 _LEAN_NORMS = (1e-100, 1e100)
 
 
-def augmented_rows(est: PrivateLargeMarginGaussian, X: Any, dropped: np.ndarray
+def augmented_rows(est: LargeMarginSettings, X: Any, dropped: np.ndarray
                    ) -> tuple[AugmentedRows, int] | None:
     """The training records z_i = [s_i x_i, c_i] over the validated rows, without a copy of them.
 
@@ -133,7 +133,7 @@ def augmented_rows(est: PrivateLargeMarginGaussian, X: Any, dropped: np.ndarray
     return AugmentedRows(X, s, c, base_norms=norms), int(np.count_nonzero(over))
 
 
-def row_notes(est: PrivateLargeMarginGaussian) -> list[RowMap]:
+def row_notes(est: LargeMarginSettings) -> list[RowMap]:
     """The certificate's row map (empty for ``"none"``)."""
     return [RowMap("unit", ROW_MAP_NOTE)] if resolved_row_norm(est) == "unit" else []
 
@@ -143,7 +143,7 @@ def _lazy_block(block: np.ndarray, q: float, unit: bool) -> np.ndarray:
     return normalize_rows(block, q) if unit else clip_rows(block, q)[0]
 
 
-def prepared_rows(est: PrivateLargeMarginGaussian, Xv: Any) -> Any:
+def prepared_rows(est: LargeMarginSettings, Xv: Any) -> Any:
     """Rows clipped to q and mapped by ``row_norm``: an ndarray, or lazily per Dask chunk."""
     q = float(est.data_norm)
     if is_dask_collection(Xv):
@@ -152,7 +152,7 @@ def prepared_rows(est: PrivateLargeMarginGaussian, Xv: Any) -> Any:
     return clip_and_map(est, Xv)[0]
 
 
-def centroid_mechanism(est: PrivateLargeMarginGaussian) -> str:
+def centroid_mechanism(est: LargeMarginSettings) -> str:
     """The inner mechanism: "gaussian" with ``delta > 0``, else "knorm_sum" (pure ε).
 
     The rule of ``mechanism="auto"`` for the class sums
@@ -162,7 +162,7 @@ def centroid_mechanism(est: PrivateLargeMarginGaussian) -> str:
     return approximate if has_positive_delta(est.delta) else pure
 
 
-def centroid_estimator(est: PrivateLargeMarginGaussian, random_state: Any = None) -> PrivateGaussianCentroid:
+def centroid_estimator(est: LargeMarginSettings, random_state: Any = None) -> PrivateGaussianCentroid:
     """The privacy-class-centroids estimator on the prepared rows (already mapped: row_norm "none" there).
 
     ``accountant=None``: the large-margin fit holds the (ε, δ) reservation and commits
@@ -177,7 +177,7 @@ def centroid_estimator(est: PrivateLargeMarginGaussian, random_state: Any = None
                                    row_norm="none")
 
 
-def check_centroid_params(est: PrivateLargeMarginGaussian) -> None:
+def check_centroid_params(est: LargeMarginSettings) -> None:
     """``mechanism="centroid"``: one component, no extra terms, no AMP; (ε, δ) as privacy-class-centroids."""
     owner = type(est).__name__
     if not single_component(est):
@@ -216,14 +216,14 @@ def phi_from_means(mu: np.ndarray, q: float, penalty: np.ndarray | None = None) 
     return Phi
 
 
-def centroid_notes(est: PrivateLargeMarginGaussian, shape: tuple[int, int, int]) -> list[RowMap | str]:
+def centroid_notes(est: LargeMarginSettings, shape: tuple[int, int, int]) -> list[RowMap | str]:
     """The certificate lines of a centroid fit on (n, C, d): the row map, Φ and the reasons
     of "auto" (the centroid switch, one component)."""
     return [*row_notes(est), PHI_NOTE,
             *filter(None, [centroid_reason(est, *shape), components_reason(est, *shape)])]
 
 
-def certify_centroid(est: PrivateLargeMarginGaussian, rows: Any, y: Any,
+def certify_centroid(est: LargeMarginSettings, rows: Any, y: Any,
                      context: FitContext) -> Certificate:
     """The certificate of a centroid fit on the prepared rows, without drawing noise."""
     inner = centroid_estimator(est)
@@ -233,8 +233,8 @@ def certify_centroid(est: PrivateLargeMarginGaussian, rows: Any, y: Any,
     return certificate
 
 
-def fit_centroid(est: PrivateLargeMarginGaussian, rows: Any, y: Any, hold: CertificateHold,
-                 context: FitContext) -> PrivateLargeMarginGaussian:
+def fit_centroid(est: LargeMarginSettings, rows: Any, y: Any, hold: CertificateHold,
+                 context: FitContext) -> LargeMarginSettings:
     """Release the class means on the prepared rows and store them, with the priors, as ``Phi_``.
 
     ``hold`` is the large-margin fit's reservation (committed here with the centroid

@@ -39,7 +39,7 @@ from .components import assign_components
 from .learners import LargeMarginFacts, build_template, fit_budget, objective_budget
 
 if TYPE_CHECKING:
-    from .estimator import PrivateLargeMarginGaussian
+    from ...privacy.rules.large_margin import LargeMarginSettings
 
 __all__ = ["DASK_ASSIGNMENTS", "build_dask", "certify_dask", "class_scores_dask"]
 
@@ -53,25 +53,25 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, dropped).
-def _z_block(block: np.ndarray, est: PrivateLargeMarginGaussian, stub: LabelSet, q: float) -> np.ndarray:
+def _z_block(block: np.ndarray, est: LargeMarginSettings, stub: LabelSet, q: float) -> np.ndarray:
     labels = _chunk_labels(stub, block[:, -2:])
     clipped = clip_and_map(est, zero_rows(block[:, :-2], labels.dropped))[0]
     return np.asarray(est._train_z(clipped, labels), dtype=float)
 
 
 def _components_block(block: np.ndarray, centers: np.ndarray, q: float,
-                      est: PrivateLargeMarginGaussian) -> np.ndarray:
+                      est: LargeMarginSettings) -> np.ndarray:
     labels = block[:, -2:]
     clipped = clip_and_map(est, zero_rows(block[:, :-2], labels[:, 1].astype(bool)))[0]
     return assign_nearest(clipped, labels[:, 0].astype(np.int64), centers)
 
 
-def _scores_block(block: np.ndarray, est: PrivateLargeMarginGaussian) -> np.ndarray:
+def _scores_block(block: np.ndarray, est: LargeMarginSettings) -> np.ndarray:
     return est.class_scores(block)  # an ndarray chunk: the in-memory code
 
 
 # ------------------------------------------------------------------------------ build
-def _shippable(est: PrivateLargeMarginGaussian) -> Any:
+def _shippable(est: LargeMarginSettings) -> Any:
     """A shallow copy of the estimator to send to the workers: without its ledger (a
     ledger refuses to be pickled, so that no copy records spends) and its noise source."""
     shipped = copy.copy(est)
@@ -89,7 +89,7 @@ def _with_records(rows: da.Array, labels: LabelSet) -> da.Array:
     return da.concatenate([rows, record_columns], axis=1).rechunk({1: -1})
 
 
-def build_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any, *, persist: bool | None = None,
+def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None = None,
                lam: float | None = None, context: FitContext = NO_CONTEXT) -> Prepared:
     """The estimator's ``prepare`` for Dask X: the same template over a :class:`DaskGram`.
 
@@ -146,7 +146,7 @@ def build_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any, *, persist: bool
                     meta=dataclasses.replace(facts, assign=assignment))
 
 
-def certify_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any,
+def certify_dask(est: LargeMarginSettings, X: Any, y: Any,
                  context: FitContext = NO_CONTEXT) -> Certificate:
     """The estimator's ``certify`` for Dask X (checks and calibration, no noise drawn)."""
     prep = build_dask(est, X, y, context=context)
@@ -161,7 +161,7 @@ def certify_dask(est: PrivateLargeMarginGaussian, X: Any, y: Any,
     return certificate
 
 
-def class_scores_dask(est: PrivateLargeMarginGaussian, X: Any) -> np.ndarray:
+def class_scores_dask(est: LargeMarginSettings, X: Any) -> np.ndarray:
     """The estimator's ``class_scores`` per chunk of a Dask X; (n, C) numbers to the driver."""
     X_checked = check_array(X, f"{type(est).__name__}.class_scores", accept_dask=True,
                             n_features=est.n_features_in_)

@@ -66,8 +66,8 @@ from .centroid import centroid_estimator, centroid_notes, check_centroid_params,
 from .components import ComponentAssignment
 
 if TYPE_CHECKING:
+    from ...privacy.rules.large_margin import LargeMarginSettings
     from ...templates.base import Template
-    from .estimator import PrivateLargeMarginGaussian
 
 #: The two templates of the objective learners (pairwise PSD, softmax on a feature map).
 LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
@@ -168,7 +168,7 @@ LARGE_MARGIN_MENU = MechanismMenu(
 _LAM_WITHOUT_NOISE = Auto(Float(low_inclusive=True))
 
 
-def _check_lam(est: PrivateLargeMarginGaussian, mech: Mechanism, owner: str) -> None:
+def _check_lam(est: LargeMarginSettings, mech: Mechanism, owner: str) -> None:
     """lam against the mechanism: > 0 for a private objective (the privacy proof needs it),
     >= 0 without noise, > 0 for the centroids (unused there, but a bad value is refused)."""
     lam = est.lam
@@ -186,7 +186,7 @@ def _check_lam(est: PrivateLargeMarginGaussian, mech: Mechanism, owner: str) -> 
     rule.check("lam", lam, owner)
 
 
-def check_consistency(est: PrivateLargeMarginGaussian, mech: Mechanism) -> None:
+def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
     """The rules across the estimator's parameters (each alone is checked by its table).
 
     ``lam`` against the mechanism; ``structure`` and ``feature_weights`` against the
@@ -226,14 +226,14 @@ def lam_is_auto(lam: Any) -> bool:
     return isinstance(lam, str) and lam == "auto"
 
 
-def objective_budget(est: PrivateLargeMarginGaussian, mech: Mechanism,
+def objective_budget(est: LargeMarginSettings, mech: Mechanism,
                      assign_epsilon: float | None, n: int) -> Budget:
     """The budget left for the perturbation after a private component assignment."""
     eps = float(est.epsilon) if mech.private else math.inf
     return fit_budget(est, mech, remaining(eps, assign_epsilon) if mech.private else eps, n)
 
 
-def fit_budget(est: PrivateLargeMarginGaussian, mech: Mechanism, epsilon: float, n: int) -> Budget:
+def fit_budget(est: LargeMarginSettings, mech: Mechanism, epsilon: float, n: int) -> Budget:
     """(ε, δ) of the fit: δ = 0 for pure mechanisms, else ``delta`` or min(1e-5, 1/n²)."""
     if not mech.private:
         return Budget.unlimited()
@@ -281,7 +281,7 @@ def auto_lam(template: LargeMarginTemplate, mech: Mechanism, budget: Budget,
     return hi
 
 
-def build_template(est: PrivateLargeMarginGaussian, Z: Any, y_idx: np.ndarray, comps: np.ndarray,
+def build_template(est: LargeMarginSettings, Z: Any, y_idx: np.ndarray, comps: np.ndarray,
                    C: int, K: int, assignment: str, mech: Mechanism, budget: Budget, *,
                    lam: float | None = None) -> LargeMarginTemplate:
     """The template of a fit: softmax (unconstrained) or the paper's pairwise PSD template.
@@ -318,12 +318,12 @@ def released_matrices(template: LargeMarginTemplate, theta: np.ndarray, C: int, 
     return np.asarray(theta).reshape(C, K, D, D), 0.0
 
 
-def lam_note(template: LargeMarginTemplate, est: PrivateLargeMarginGaussian) -> list[LamRule]:
+def lam_note(template: LargeMarginTemplate, est: LargeMarginSettings) -> list[LamRule]:
     """The certificate's Λ rule for lam='auto' (empty for a numeric lam)."""
     return [LamRule(template.lam, "auto", LAM_RULE)] if lam_is_auto(est.lam) else []
 
 
-def objective_reasons(est: PrivateLargeMarginGaussian, n: int, C: int, d: int) -> list[str]:
+def objective_reasons(est: LargeMarginSettings, n: int, C: int, d: int) -> list[str]:
     """The certificate lines of the objective path's "auto" choices (mechanism, K)."""
     return [r for r in (resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).reason,
                         components_reason(est, n, C, d)) if r]
@@ -442,13 +442,13 @@ class _ObjectiveLearner:
     name: str
     template: str
 
-    def _template(self, est: PrivateLargeMarginGaussian, plan_n: int | None, C: int, K: int,
+    def _template(self, est: LargeMarginSettings, plan_n: int | None, C: int, K: int,
                   d: int, mechanism: Mechanism, budget: Budget, lam: float | None) -> Template:
         Z, y, components = _stub_rows(C, K, d, plan_n)
         return build_template(est, Z, y, components, C, K, "(plan: not assigned)", mechanism,
                               budget, lam=1.0 if lam is None else lam)
 
-    def plan(self, est: PrivateLargeMarginGaussian, n: int, C: int, p: int) -> FitPlan:
+    def plan(self, est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         mechanism = est._mechanism()
         private = mechanism.private
         total_epsilon = float(est.epsilon) if private else math.inf
@@ -486,13 +486,13 @@ class _ObjectiveLearner:
             learner=self.name, mechanism=mechanism, budget=total, parts=parts, lam=lam,
             lam_rule=rule, backend=backend, options=options, notes=tuple(notes))
 
-    def prepare_shape(self, est: PrivateLargeMarginGaussian, plan: FitPlan) -> Prepared:
+    def prepare_shape(self, est: LargeMarginSettings, plan: FitPlan) -> Prepared:
         K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
         template = self._template(est, plan.n, plan.n_classes, K, plan.n_features,
                                   plan.mechanism, objective_part(plan), plan.lam)
         return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
-    def certify(self, est: PrivateLargeMarginGaussian, prep: Prepared, plan: FitPlan) -> Any:
+    def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
         certificate = release(prep.template, plan.mechanism, objective_part(plan),
                               dry_run=True).certificate
         certificate.state(*plan.notes)
@@ -506,11 +506,11 @@ class _CentroidLearner:
     name: str = CENTROID_LEARNER
     template: str = "class sums (released as Phi)"
 
-    def _inner_plan(self, est: PrivateLargeMarginGaussian, plan: FitPlan) -> tuple[Any, FitPlan]:
+    def _inner_plan(self, est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
         inner = centroid_estimator(est)
         return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
 
-    def plan(self, est: PrivateLargeMarginGaussian, n: int, C: int, p: int) -> FitPlan:
+    def plan(self, est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         inner = centroid_estimator(est)
         inner_plan = inner.plan(n, C, p)
         return FitPlan(
@@ -521,11 +521,11 @@ class _CentroidLearner:
             options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
             notes=(*inner_plan.notes, *centroid_notes(est, (n, C, p))))
 
-    def prepare_shape(self, est: PrivateLargeMarginGaussian, plan: FitPlan) -> Prepared:
+    def prepare_shape(self, est: LargeMarginSettings, plan: FitPlan) -> Prepared:
         inner, inner_plan = self._inner_plan(est, plan)
         return inner.prepare_shape(inner_plan)
 
-    def certify(self, est: PrivateLargeMarginGaussian, prep: Prepared, plan: FitPlan) -> Any:
+    def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
         inner, inner_plan = self._inner_plan(est, plan)
         certificate = inner._certify(prep, inner_plan)
         certificate.state(*centroid_notes(est, (plan.n, plan.n_classes, plan.n_features)))
@@ -540,7 +540,7 @@ LEARNERS: dict[str, Any] = {
 }
 
 
-def choose_learner(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n_features: int) -> Any:
+def choose_learner(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> Any:
     """The learner of a fit on n rows, C classes and d features (public), from the parameters."""
     if uses_centroid(est, n, n_classes, n_features):
         return LEARNERS[CENTROID_LEARNER]

@@ -17,13 +17,19 @@ with ``lam=2e-2`` is the paper's estimator (Pathak & Raj, PSDM 2010).
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .mechanism import has_positive_delta, resolve_mechanism
 
 if TYPE_CHECKING:
-    from ...estimators.large_margin.estimator import PrivateLargeMarginGaussian
+    from collections.abc import Sequence
+
+    import numpy as np
+
+    from ...data.labels import LabelSet
     from ...objectives.losses import Loss
+    from ..certificate import Certificate
+    from ..mechanisms import Mechanism, MechanismMenu
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
            "ROW_NORMS", "centroid_reason", "centroids_preferred", "components_per_class",
@@ -109,11 +115,54 @@ def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float
     return 1
 
 
+class LargeMarginSettings(Protocol):
+    """A :class:`~dpconvex.PrivateLargeMarginGaussian` as these rules and the estimator's
+    parts (:mod:`dpconvex.estimators.large_margin`) see it: its parameters as set (see the
+    estimator for their meaning), the methods a Dask chunk calls and the fitted attributes
+    the centroid release sets."""
+
+    loss: Loss | str | None
+    n_components: int | str
+    mechanism: str
+    epsilon: float
+    delta: float | None
+    lam: float | str
+    extra_terms: Sequence[object] | None
+    optimality_tol: float | None
+    mechanism_menu: MechanismMenu
+    gamma: float
+    h: float
+    data_norm: float
+    component_assignment: str | None
+    centers: Any
+    kmeans_epsilon_fraction: float
+    solver: str | None
+    random_state: Any
+    accountant: Any
+    classes: Any
+    structure: str
+    feature_weights: tuple[float, float, float] | None
+    row_norm: str
+    unknown_labels: str
+    classes_: np.ndarray
+    n_features_in_: int
+    Phi_: np.ndarray
+    centers_: np.ndarray | None
+    certificate_: Certificate
+    component_assignment_: str
+
+    def _mechanism(self) -> Mechanism: ...
+
+    def _train_z(self, Xc: np.ndarray, labels: LabelSet) -> np.ndarray: ...
+
+    def class_scores(self, X: Any) -> np.ndarray: ...
+
+
 def _is(value: Any, name: str) -> bool:
     return isinstance(value, str) and value == name
 
 
-def single_component(est: PrivateLargeMarginGaussian) -> bool:
+def single_component(est: LargeMarginSettings) -> bool:
     """Whether the fit has one component per class: ``n_components`` 1, or "auto".
 
     "auto" resolves to 1 at every public shape (:func:`components_per_class`), so the
@@ -133,7 +182,7 @@ def single_component(est: PrivateLargeMarginGaussian) -> bool:
     return isinstance(k, numbers.Integral) and not isinstance(k, bool) and int(k) == 1
 
 
-def resolved_components(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n_features: int) -> int:
+def resolved_components(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> int:
     """K of a fit on n rows, C classes and d features: ``n_components``, or the public rule.
 
     Examples
@@ -148,7 +197,7 @@ def resolved_components(est: PrivateLargeMarginGaussian, n: int, n_classes: int,
     return int(est.n_components)
 
 
-def components_reason(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n_features: int
+def components_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features: int
                       ) -> str | None:
     """The plan's and certificate's line of ``n_components="auto"`` (None for a given K).
 
@@ -169,7 +218,7 @@ def components_reason(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n
             "(benchmarks/recorded/mixture_components.md; public parameters only, no budget)")
 
 
-def resolved_loss(est: PrivateLargeMarginGaussian) -> str | Loss | None:
+def resolved_loss(est: LargeMarginSettings) -> str | Loss | None:
     """``"softmax"``, a Loss instance, or None (the pairwise Huber loss HuberHinge(h)).
 
     Examples
@@ -187,7 +236,7 @@ def resolved_loss(est: PrivateLargeMarginGaussian) -> str | Loss | None:
     return loss
 
 
-def resolved_structure(est: PrivateLargeMarginGaussian) -> Any:
+def resolved_structure(est: LargeMarginSettings) -> Any:
     """The feature structure: ``DEFAULT_STRUCTURE`` for softmax, "full" otherwise, under "auto".
 
     Examples
@@ -203,7 +252,7 @@ def resolved_structure(est: PrivateLargeMarginGaussian) -> Any:
     return structure
 
 
-def resolved_mechanism(est: PrivateLargeMarginGaussian) -> str:
+def resolved_mechanism(est: LargeMarginSettings) -> str:
     """The objective path's mechanism: "auto" by the one rule of :mod:`.mechanism`.
 
     ``"gaussian_objective"`` when ``delta > 0`` is given, else ``"objective"``; whether
@@ -219,7 +268,7 @@ def resolved_mechanism(est: PrivateLargeMarginGaussian) -> str:
     return resolve_mechanism(est.mechanism, est.delta, est.mechanism_menu.auto).name
 
 
-def resolved_row_norm(est: PrivateLargeMarginGaussian) -> str:
+def resolved_row_norm(est: LargeMarginSettings) -> str:
     """``"unit"`` under "auto" with the softmax loss, ``"none"`` with the pairwise template.
 
     Examples
@@ -235,7 +284,7 @@ def resolved_row_norm(est: PrivateLargeMarginGaussian) -> str:
     return row_norm
 
 
-def is_centroid(est: PrivateLargeMarginGaussian) -> bool:
+def is_centroid(est: LargeMarginSettings) -> bool:
     """Whether ``mechanism="centroid"`` was asked for explicitly.
 
     Examples
@@ -248,7 +297,7 @@ def is_centroid(est: PrivateLargeMarginGaussian) -> bool:
     return _is(est.mechanism, CENTROID)
 
 
-def uses_centroid(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n_features: int) -> bool:
+def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> bool:
     """Whether a fit on n rows, C classes and d features releases DP class centroids
     (privacy-centroid-switch).
 
@@ -277,7 +326,7 @@ def uses_centroid(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n_fea
     return defaults and centroids_preferred(n, n_classes, n_features, est.epsilon, est.delta)
 
 
-def centroid_reason(est: PrivateLargeMarginGaussian, n: int, n_classes: int, n_features: int) -> str | None:
+def centroid_reason(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> str | None:
     """The certificate's line when ``mechanism="auto"`` switched to the centroids, else None.
 
     Examples
