@@ -51,7 +51,7 @@ from sklearn.pipeline import make_pipeline
 import dpconvex as dp
 from dpconvex.datasets import KDDCUP99_FEATURE_NAMES, load_adult, load_kddcup99
 from dpconvex.estimators.kernels import RandomFourierFeatures
-from dpconvex.estimators.noisy_gd import calibrate_noise_multiplier
+from dpconvex.privacy.accounting.gaussian import calibrate_noise_multiplier
 
 LAMBDAS = [1e-6, 1e-5, 1e-4, 1e-3, 1e-2]  # 5 candidates of Λ (CMS Alg. 4)
 RADII = [5.0, 10.0, 20.0, 50.0, 100.0]  # 5 candidates of R for noisy GD

@@ -16,8 +16,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from dpconvex.errors import ParameterError
-from dpconvex.estimators.noisy_gd import calibrate_noise_multiplier, gaussian_composition_epsilon, gdp_epsilon
 from dpconvex.privacy import noise
+from dpconvex.privacy.accounting.gaussian import (
+    calibrate_noise_multiplier,
+    gaussian_composition_epsilon,
+    gdp_epsilon,
+)
 from dpconvex.privacy.budget import remaining as _remaining
 from dpconvex.privacy.mechanisms import (
     calibrate_objective_perturbation,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LabelWarning, check_labels, label_set_of
+from ..data.labels import LabelWarning, check_excluded, check_labels, label_set_of
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
@@ -53,8 +54,66 @@ if TYPE_CHECKING:
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 
-__all__ = ["NO_CONTEXT", "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan",
-           "Prepared", "PreparedFacts", "PrivateEstimator", "fit_with", "public_rows"]
+__all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "CertificateHold", "ClassifierScoreMixin", "FitContext",
+           "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator", "fill_docs", "fit_with",
+           "public_rows"]
+
+#: The parameter entries the private estimators share, each written into a docstring at its
+#: ``{name}`` line by :func:`fill_docs` (as scikit-learn's shared docs).
+PARAMETER_DOCS = {
+    "random_state": """\
+    random_state : None or int, default=None
+        None seeds the noise from the OS at each fit (required for a real release); an int
+        fixes the seed (experiments only). A generator is refused: it would be kept on the
+        model, and its holder could replay the noise (docs/privacy/release.md#privacy-release).
+""",
+    "accountant": """\
+    accountant : BudgetAccountant or None, default=None
+        A privacy-budget ledger: checked before the fit (:class:`BudgetError` if it would
+        overspend), charged the certificate's (ε, δ) after it.
+""",
+    "unknown_labels": """\
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        What a label of y outside the public label set does. "raise": the fit is refused
+        with a :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
+        budget spent (the message names the declared classes and what to change, never a
+        count or a label of y). "ignore": the records with such labels contribute nothing
+        to the fit (a per-record map, so the guarantee holds; docs/privacy.md), for
+        pipelines that must never branch on the data. Either way
+        :func:`dpconvex.collect_diagnostics` records them for the data holder.
+""",
+    "data_norm": """\
+    data_norm : float, default=1.0
+        Public bound q on ‖x‖; rows above it are scaled down to it. Never set it from the
+        data (e.g. the max row norm): that leaks. :class:`~dpconvex.PublicEncoder` builds
+        rows within 1.
+""",
+    "public_check": """\
+        The check reads public quantities only (n, p, ε, δ and the public bounds), not the
+        strength of the data's signal: a model can be no better than the majority class
+        without the warning too, so compare it with the majority class on held-out rows
+        (``sklearn.dummy.DummyClassifier``).
+""",
+    "classes_none": """\
+        None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
+        pandas Categorical), else reads it from y with a
+        :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public" in the certificate;
+        :mod:`dpconvex.data.labels`).
+""",
+}
+
+
+def fill_docs(doc: str | None) -> str | None:
+    """``doc`` with each ``{name}`` line of :data:`PARAMETER_DOCS` replaced by its entry.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import fill_docs
+    >>> print(fill_docs("Parameters\\n----------\\n    {accountant}\\n").splitlines()[2])
+        accountant : BudgetAccountant or None, default=None
+    """
+    return doc and re.sub(r"^ *\{(\w+)\}\n", lambda line: PARAMETER_DOCS.get(line[1], line[0]),
+                          doc, flags=re.MULTILINE)
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,13 +143,11 @@ class FitContext:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex._random import NoiseSource
     >>> from dpconvex.estimators.base import NO_CONTEXT, fit_with
-    >>> X = np.random.default_rng(0).normal(size=(50, 3)) / 2; y = (X[:, 0] > 0).astype(int)
     >>> noise = NoiseSource(np.random.default_rng(1), seeded=True)
-    >>> est = PrivateLogisticRegression(classes=[0, 1])
+    >>> est = PrivateLogisticRegression(classes=[-1, 1])
     >>> fit_with(est, X, y, NO_CONTEXT.inner(noise)).random_state is None  # nothing stored
     True
     """
@@ -115,11 +172,8 @@ class FitContext:
             ``rows`` is not a 1-D boolean mask.
         """
         mask = np.asarray(rows)
-        if mask.dtype != bool or mask.ndim != 1:
-            raise ParameterError(
-                "FitContext.excluding: the rows left out of the fit must be a 1-D boolean mask "
-                f"over the records. Got dtype {mask.dtype} and shape {mask.shape} instead.")
-        return dataclasses.replace(self, excluded=mask)
+        return dataclasses.replace(
+            self, excluded=check_excluded(mask, mask.size, "FitContext.excluding"))
 
     def one_label_warning(self, *, issued: bool = False) -> FitContext:
         """This context with one label-set warning for the fits inside it.
@@ -228,13 +282,11 @@ class PreparedFacts:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
-    >>> X = np.random.default_rng(0).normal(size=(50, 3)) / 2; y = (X[:, 0] > 0).astype(int)
-    >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1])
+    >>> est = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1])
     >>> facts = est.prepare(X, y, est.plan_for(X, y)).meta
     >>> facts.n_features, facts.classes.tolist()
-    (3, [0, 1])
+    (3, [-1, 1])
     """
 
     n_features: int
@@ -275,10 +327,9 @@ class ClassifierScoreMixin(ClassifierMixin):
         """Mean accuracy on (X, y), weighted by ``sample_weight`` (finite, >= 0, not all 0)."""
         owner = type(self).__name__
         check_fitted(self, "classes_")
-        sparse_ok = bool(getattr(self.__sklearn_tags__().input_tags, "sparse", False)) \
-            if hasattr(self, "__sklearn_tags__") else False
         # Dask rows pass here; predict() refuses them where the estimator has no Dask backend
-        rows = check_array(X, f"{owner}.score", accept_sparse=sparse_ok, accept_dask=True)
+        rows = check_array(X, f"{owner}.score", accept_sparse=self.__sklearn_tags__().input_tags.sparse,
+                           accept_dask=True)
         labels = check_labels(computed(y), rows.shape[0], f"{owner}.score")
         known = np.array([any(label == known_class for known_class in self.classes_)
                           for label in labels.tolist()]) \
@@ -476,8 +527,22 @@ class PrivateEstimator(BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
-    #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them).
+    #: Sparse (CSR/CSC) rows accepted by ``fit`` (the public shape is read from them); the
+    #: ``sparse`` input tag.
     _accepts_sparse: ClassVar[bool] = False
+    #: The ``non_deterministic`` tag: the noise is drawn from the OS unless ``random_state``
+    #: is set.
+    _non_deterministic: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self._non_deterministic
+        tags.input_tags.sparse = self._accepts_sparse
+        return tags
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self) -> None:  # type: ignore[override]
@@ -652,12 +717,7 @@ class PrivateEstimator(BaseEstimator):
         Raises :class:`PrivacyError` exactly when ``fit`` would.
         """
         if X is None:
-            if n is None or n_classes is None or n_features is None:
-                raise ParameterError(
-                    f"{type(self).__name__}.certify: neither (X, y) nor the public shape was "
-                    "given. Pass (X, y), or n, n_classes and n_features for a certificate "
-                    "before the data.")
-            plan = self.plan(n, n_classes, n_features)
+            plan = self.plan(*_given_shape(self, n, n_classes, n_features))
             if plan.sub_plans:
                 return _stating_delta(self._certify_sub_plans(plan), plan)
             return _stating_delta(self._certify(self.prepare_shape(plan), plan), plan)
@@ -712,8 +772,7 @@ class _StatingHold:
         self._hold, self._note = hold, note
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        if self._note not in certificate.assumptions:
-            certificate.assumptions.append(self._note)
+        certificate.state(self._note)
         return self._hold.commit_certificate(certificate)
 
     def __getattr__(self, name: str) -> Any:
@@ -724,10 +783,17 @@ def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
     """The dry run's certificate with the line a fit's would carry when δ >= 1/n (public)."""
     from ..privacy.rules.mechanism import delta_rows_note
 
-    note = delta_rows_note(plan.budget.delta, plan.n)
-    if note is not None and note not in certificate.assumptions:
-        certificate.assumptions.append(note)
+    certificate.state(delta_rows_note(plan.budget.delta, plan.n))
     return certificate
+
+
+def _given_shape(owner: Any, *shape: int | None) -> tuple[int, ...]:
+    """(n, n_classes, n_features) given to ``certify`` without data, or its named error."""
+    if any(value is None for value in shape):
+        raise ParameterError(
+            f"{type(owner).__name__}.certify: neither (X, y) nor the public shape was given. "
+            "Pass (X, y), or n, n_classes and n_features for a certificate before the data.")
+    return shape  # type: ignore[return-value]
 
 
 def _check_shape_fact(name: str, value: Any, owner: str, *, low: int) -> int:

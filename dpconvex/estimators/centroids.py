@@ -462,10 +462,7 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     #: The mechanisms offered and what "auto" resolves to.
     mechanism_menu: ClassVar[MechanismMenu] = CENTROID_MENU
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # scipy.sparse rows in fit and predict (read per block)
-        return tags
+    _non_deterministic: ClassVar[bool] = False  # scikit-learn's repeat-fit checks hold seeded
 
     def _resolved(self) -> AutoMechanism:
         """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
@@ -581,36 +578,19 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the released shape; labels
         outside it: ``unknown_labels``); a class without records still
-        gets a (noise-only) mean. None takes the set declared with y (the
-        ``dpconvex.datasets`` loaders' labels, a pandas Categorical), else reads
-        it from y with a :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed
-        public" in the certificate; :mod:`dpconvex.data.labels`).
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y). "ignore":
-        the records with such labels contribute nothing to any class sum or
-        count (docs/privacy/large_margin.md#privacy-class-centroids), for pipelines that must never branch on
-        the data. Either way
-        :func:`dpconvex.collect_diagnostics` records them for the data holder.
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is
-        refused: it would be kept on the model.
-    accountant : BudgetAccountant or None, default=None
-        Ledger holding (ε, δ) during the fit and charged with the certificate's.
+        gets a (noise-only) mean.
+        {classes_none}
+    {unknown_labels}
+    {random_state}
+    {accountant}
 
     Warns
     -----
     PrivacyWarning
         In ``fit``, before the release, when the noise on a class mean at the
         expected class count exceeds a measured threshold
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids). The check
-        reads public quantities only (n, p, ε, δ and the public bounds), not the
-        strength of the data's signal: a model can be no better than the majority class
-        without the warning too, so compare it with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
+        {public_check}
 
     Attributes
     ----------

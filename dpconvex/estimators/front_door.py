@@ -36,14 +36,9 @@ from .._validation import (
     feature_names_of,
     with_feature_names,
 )
-from ..data.labels import (
-    LABEL_POLICY,
-    check_labels,
-    declared_classes,
-    encode_labels,
-)
+from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels
 from ..data.validation import computed
-from ..errors import ParameterError, PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
+from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
 from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
@@ -61,7 +56,7 @@ from ..privacy.rules.front_door import (
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.mechanism import has_positive_delta
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
-from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, PrivateEstimator
+from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, PrivateEstimator, _given_shape
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
@@ -117,13 +112,8 @@ def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_featur
 
 
 def _rows_for(learner: str, X: Any) -> Any:
-    """X as the learner takes it: scipy.sparse rows densified for the large-margin learner and
-    noisy gradient descent.
-
-    The Huber SVM and the class centroids read sparse rows on their stored entries; the
-    large-margin template holds the n x (d + 1) design densely in any case, and noisy
-    gradient descent takes dense rows.
-    """
+    """X as the learner takes it: scipy.sparse rows densified for the large-margin learner (its
+    template holds the design densely) and noisy gradient descent (dense rows only)."""
     return X.toarray() if learner in (LARGE_MARGIN, NOISY_GD) and sp.issparse(X) else X
 
 
@@ -179,22 +169,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         (the ``dpconvex.datasets`` loaders, a pandas Categorical), else reads it from
         y with a :class:`~dpconvex.errors.PrivacyLeakWarning`: C then also chooses the
         learner, so one record with a new label can change which model is released.
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does, passed to the chosen
-        learner. "raise": the fit is refused with a
-        :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
-        budget spent (the message names the declared classes and what to change,
-        never a count or a label of y). "ignore": the records with such labels
-        contribute no loss (docs/privacy.md), for pipelines that must never branch
-        on the data. Either way :func:`dpconvex.collect_diagnostics` records them.
-    data_norm : float, default=1.0
-        Public bound q on ‖x‖; rows above it are scaled down to it. Never set it
-        from the data. :class:`~dpconvex.PublicEncoder` builds rows within 1.
-    random_state : None or int, default=None
-        None seeds the noise from the OS (required for a real release); an int fixes
-        it (experiments only).
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged with the certificate's (ε, δ).
+    {unknown_labels}
+    {data_norm}
+    {random_state}
+    {accountant}
     safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
         mechanism selects on a validation part of the rows
@@ -270,9 +248,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateClassifier
-    >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(400, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = (X[:, 0] > 0).astype(int)
     >>> clf = PrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
@@ -315,13 +291,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self.row_norm = row_norm
         self.schema = schema
         self.feature_range = feature_range
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        tags.non_deterministic = True
-        tags.input_tags.sparse = True  # scipy.sparse rows for every learner (_rows_for)
-        return tags
 
     # ------------------------------------------------------------------------ plan
     def _delta(self) -> float:
@@ -377,17 +346,17 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                  learner=self._choice(n, n_classes, n_features).learner)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        if not self._guarded(n, n_classes, n_features):
-            _, reason, learner = self._learner(n, n_classes, n_features)
-            learner_plan = learner.plan(n, n_classes, n_features)
-            return dataclasses.replace(learner_plan, estimator=type(self).__name__,
-                                       notes=(*learner_plan.notes, reason,
-                                              *self._unguarded_note(n, n_classes, n_features)))
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, f"{type(self).__name__}.plan")
-        _, reason, learner = self._learner(n, n_classes, n_features, guarded=True)
+        guarded = self._guarded(n, n_classes, n_features)
+        if guarded:
+            note = (self._safeguard_note(
+                *safeguard_sizes(n, self.validation_fraction, f"{type(self).__name__}.plan"),
+                n_classes),)
+        else:
+            note = self._unguarded_note(n, n_classes, n_features)
+        _, reason, learner = self._learner(n, n_classes, n_features, guarded=guarded)
         learner_plan = learner.plan(n, n_classes, n_features)
-        return dataclasses.replace(learner_plan, estimator=type(self).__name__, notes=(
-            *learner_plan.notes, reason, self._safeguard_note(n_fit, n_val, n_classes)))
+        return dataclasses.replace(learner_plan, estimator=type(self).__name__,
+                                   notes=(*learner_plan.notes, reason, *note))
 
     def _unguarded_note(self, n: int, n_classes: int, n_features: int) -> tuple[str, ...]:
         """The certificate's line when safeguard="auto" leaves the safeguard off (public)."""
@@ -445,16 +414,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         learner._fit_with(_rows_for(name, X), y,
                           context.one_label_warning(issued=inferred).inner(noise))
-        learner.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape)))
-        if inferred:
-            learner.certificate_.assumptions.append(INFERRED_CHOICE)
-        self.estimator_ = learner
-        self.learner_ = name
-        self.classes_ = learner.classes_
-        self.n_features_in_ = learner.n_features_in_
+        learner.certificate_.assumptions.extend((reason, *self._unguarded_note(*shape),
+                                                 *([INFERRED_CHOICE] if inferred else [])))
+        self.estimator_, self.learner_, self.certificate_ = learner, name, learner.certificate_
+        self.classes_, self.n_features_in_ = learner.classes_, learner.n_features_in_
         if hasattr(learner, "feature_names_in_"):
             self.feature_names_in_ = learner.feature_names_in_
-        self.certificate_ = learner.certificate_
         return self
 
     def _fit_safeguarded(self, X: Any, y: Any, shape: tuple[int, int, int],
@@ -591,12 +556,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                            n_features=n_features)
         self._validate_params()
         if X is None:
-            if n is None or n_classes is None or n_features is None:
-                raise ParameterError(
-                    f"{type(self).__name__}.certify: neither (X, y) nor the public shape was "
-                    "given. Pass (X, y), or n, n_classes and n_features for a certificate "
-                    "before the data.")
-            plan = self.plan(n, n_classes, n_features)  # validates the shape facts
+            plan = self.plan(*_given_shape(self, n, n_classes, n_features))  # validates them
             size = (plan.n, plan.n_classes, plan.n_features)
         else:
             size = self.public_shape(X, y)

@@ -46,11 +46,11 @@ from ..privacy.rules.front_door_regression import (
     CONSTANT,
     HANDICAP_LEVEL,
     RESIDUAL_CLIP,
+    VALIDATION,
     RegressionChoice,
     choose_regression_learner,
     mean_epsilon,
     regression_safeguard_applies,
-    regression_validation_rows,
     selection_handicap,
 )
 from ..privacy.rules.mechanism import has_positive_delta
@@ -119,14 +119,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a
         share of ε (``label_range_``), the rule then sees the ε left
         (docs/privacy/bounds.md#privacy-private-label-range).
-    data_norm : float, default=1.0
-        Public bound q on ‖x‖; rows above it are scaled down to it.
-        :class:`~dpconvex.PublicEncoder` builds rows within 1.
-    random_state : None or int, default=None
-        None seeds the noise from the OS (required for a real release); an int fixes it
-        (experiments only).
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged with the certificate's (ε, δ).
+    {data_norm}
+    {random_state}
+    {accountant}
     safeguard : "auto" or bool, default="auto"
         "auto": on for a model on at most 100,000 rows. False fits the learner on every row
         with the whole (ε, δ).
@@ -214,8 +209,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
 
     def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
         """The safeguard's part sizes (n_fit, n_val), the mean's ε_c and the ε − ε_c left."""
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller,
-                                       regression_validation_rows)
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, VALIDATION)
         eps_mean = mean_epsilon(n, float(self.epsilon))
         return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean)
 

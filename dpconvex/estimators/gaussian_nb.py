@@ -337,17 +337,11 @@ class PrivateGaussianNB(ClassSumEstimator):
         (post-processing); "uniform": 1/C; an array: public priors in the order of
         ``classes_``, positive, normalized to sum to 1.
     classes : sequence of labels or None, default=None
-        The public label set (C = len(classes) fixes the released shape); None takes the set
-        declared with y, else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning`.
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does: refuse the fit before any budget
-        is spent, or leave its record out of every sum and count.
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real release); an int
-        fixes the seed (experiments only). A generator is refused.
-    accountant : BudgetAccountant or None, default=None
-        Ledger holding (ε, δ) during the fit and charged with the certificate's.
+        The public label set (C = len(classes) fixes the released shape).
+        {classes_none}
+    {unknown_labels}
+    {random_state}
+    {accountant}
 
     Attributes
     ----------

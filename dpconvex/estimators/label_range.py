@@ -118,12 +118,6 @@ class LabelRangeMixin:
     ``_set_coefficients`` sets ``coef_``, ``intercept_`` and ``n_features_in_``.
     """
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = True  # noise from the OS unless random_state is set
-        tags.input_tags.sparse = True  # CSR/CSC rows (dense or per chunk, never densified)
-        return tags
-
     def _row_options(self) -> dict[str, Any]:
         """The plan's options on the rows and labels (public parameters)."""
         return {"norm bound q~": self._norm_bound(), "label_range": self._label_bounds(),

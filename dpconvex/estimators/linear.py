@@ -63,6 +63,7 @@ from .base import (
     Prepared,
     PreparedFacts,
     PrivateEstimator,
+    fill_docs,
 )
 from .constraints import ROW_NORM, SOLVER, LossParameter, ParameterSet, Vouch
 from .ovr import OneVsRestMixin
@@ -349,7 +350,7 @@ class LinearPlanMixin:
 
 #: The parameters every private linear classifier shares, stated once and written into
 #: each class docstring at its ``{linear_parameters}`` line (as scikit-learn's shared docs).
-LINEAR_PARAMETERS_DOC = """\
+LINEAR_PARAMETERS_DOC = fill_docs("""\
     epsilon : float, default=1.0
         Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided, never above it.
@@ -381,11 +382,7 @@ LINEAR_PARAMETERS_DOC = """\
         the exact minimizer plus N(0, σ²I), σ the analytic Gaussian calibration (Balle &
         Wang 2018) for 2G/(nΛ) (privacy-gaussian-output). The Gaussian ones need
         ``delta`` > 0. "none" is the explicit NON-private baseline.
-    data_norm : float, default=1.0
-        Public bound q on ||x||; rows above it are scaled down to it.
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that
-           leaks. Use a bound known before seeing the data.
+    {data_norm}
     row_norm : {"none", "unit"}, default="none"
         "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖ (zero rows stay
         zero), in fit and predict: a public map that reads only the record
@@ -422,11 +419,7 @@ LINEAR_PARAMETERS_DOC = """\
     solver : {None, "clarabel", "scs", "native"}, default=None
         None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
         only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is
-        refused: it would be kept on the model, and its holder could replay the
-        noise (docs/privacy/release.md#privacy-release).
+    {random_state}
     optimality_tol : float or None, default=None
         None: release only the (numerically) exact minimizer, residual <= 1e-6,
         else raise :class:`SolverError`. A float γ: approximate-minima
@@ -438,9 +431,7 @@ LINEAR_PARAMETERS_DOC = """\
     max_iter : int or None, default=None
         Cap on solver iterations; a capped solve is released only if its residual
         meets the tolerance of the chosen mode.
-    accountant : BudgetAccountant or None, default=None
-        A privacy-budget ledger: checked before the fit (:class:`BudgetError` if
-        it would overspend), charged the certificate's (ε, δ) after it.
+    {accountant}
     classes : sequence of labels or None, default=None
         The public label set. Two labels: one binary model, ``classes[1]`` the
         positive class. C > 2 labels: one-vs-rest inside the estimator, C binary
@@ -449,34 +440,19 @@ LINEAR_PARAMETERS_DOC = """\
         every record, so the C releases compose sequentially to (ε, δ), and
         ``certificate_`` is that composition (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest). With it,
         nothing about the labels is read from the data (a missing class still
-        gives a model; labels outside it: ``unknown_labels``). None takes the
-        set declared with y (the ``dpconvex.datasets`` loaders' labels, a
-        pandas Categorical), else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning`, and the certificate says
-        so ("assumed public"); :mod:`dpconvex.data.labels`.
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y; the refusal
-        is seen by the data holder only, nothing is released). "ignore": the
-        records with such labels contribute no loss (their rows are zeroed, a
-        per-record map, so the guarantee holds; docs/privacy.md), for pipelines
-        that must never branch on the data. Either way
-        :func:`dpconvex.collect_diagnostics` records them for the data holder.
-"""
+        gives a model; labels outside it: ``unknown_labels``).
+        {classes_none}
+    {unknown_labels}
+""")
 
 #: The ``Warns`` entry every private linear classifier shares (its ``{linear_warns}`` line).
-LINEAR_WARNS_DOC = """\
+LINEAR_WARNS_DOC = fill_docs("""\
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the
         largest possible data gradient at the start
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
-        public quantities only (n, p, ε, δ and the public bounds), not the strength of
-        the data's signal: a model can be no better than the majority class without the
-        warning too, so compare it with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
-"""
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
+        {public_check}
+""")
 
 
 def _linear_docs(cls: type) -> type:
@@ -538,13 +514,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
 
     def _make_loss(self) -> Loss:
         raise NotImplementedError
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
-        tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
-        tags.input_tags.sparse = True  # CSR/CSC rows through the design-operator seam
-        return tags
 
     def _mechanism_options(self) -> dict[str, Any]:
         return {"optimality_tol": self.optimality_tol}

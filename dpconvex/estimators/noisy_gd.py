@@ -24,10 +24,10 @@ is a Gaussian mechanism with noise multiplier z = s / Δ (ratio of the noise
 std to the L2 distance between neighbouring outputs). The T steps are an
 adaptive composition of T such mechanisms; ``dp_accounting`` composes them
 (RDP, Mironov 2017; or PLD, Koskela et al. 2020 / Doroshenko et al. 2022) and
-a bisection finds the smallest z whose composed ε at the target δ is at most
-ε (:func:`calibrate_noise_multiplier`, fast: most of the bisection's questions
-are answered by the exact Gaussian-DP curve). Projection and averaging are
-post-processing.
+a bisection finds the smallest z whose composed ε at the target δ is at most ε
+(:func:`~dpconvex.privacy.accounting.gaussian.calibrate_noise_multiplier`, fast: most of
+the bisection's questions are answered by the exact Gaussian-DP curve). Projection and
+averaging are post-processing.
 
 .. note:: ``dp_accounting.GaussianDpEvent(z)`` is a Gaussian mechanism whose
    neighbouring outputs are at L2 distance <= 1 from each other *under the
@@ -87,47 +87,19 @@ from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array, computed
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
-from ..privacy.accounting.gaussian import (
-    ACCOUNTING,
-    calibrate_noise_multiplier,
-    default_learning_rate,
-    gaussian_composition_epsilon,
-    gdp_epsilon,
-)
+from ..privacy.accounting.gaussian import ACCOUNTING
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
-from ..privacy.mechanisms.noisy_gd import (
-    AVERAGING,
-    NoisyGD,
-    clip_rule,
-    default_delta,
-    max_steps,
-    steps_rule,
-)
+from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import ovr_gd_warning, warn_if_noise_dominates
 from ..templates.risk import EmpiricalRiskTemplate
-from .base import (
-    NO_CONTEXT,
-    CertificateHold,
-    FitContext,
-    FitPlan,
-    Prepared,
-    PreparedFacts,
-    PrivateEstimator,
-)
+from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts, PrivateEstimator
 from .constraints import LossParameter
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin
 
-__all__ = [
-    "ACCOUNTING",
-    "NoisyGradientDescent",
-    "calibrate_noise_multiplier",
-    "default_learning_rate",
-    "gaussian_composition_epsilon",
-    "gdp_epsilon",
-]
+__all__ = ["NoisyGradientDescent"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,23 +112,13 @@ class NoisyGDFacts(PreparedFacts):
 class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator):
     """(ε, δ)-DP linear classifier by noisy projected gradient descent ([ACG+16]_, [BST14]_).
 
-    Minimizes the empirical risk (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an
-    intercept, over the ball ||θ|| <= R by T steps of
-
-        θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))),   θ_0 = 0,
-
-    where ĝ_t is the mean of the per-example gradients each clipped to norm
-    C, and returns the average of the last half of the iterates (θ_t, t > T/2).
-    The noise standard deviation is s = z · 2C/n, with the noise multiplier z
-    found by ``dp_accounting`` (bisection) so that the T-fold composition is
-    (ε, δ)-DP under replace-one adjacency (see the module docstring and
-    ``docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd``). Every iterate is private, not only the released
-    average.
-
-    Only ``epsilon`` is required. Every other setting left at None is set by a
-    public rule (n, p, q, the loss constants, ε and δ only; listed with its
-    value in ``certificate_.assumptions``, defined in
-    :mod:`dpconvex.privacy.mechanisms.noisy_gd`).
+    T steps θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))) from θ_0 = 0 on the empirical risk
+    (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an intercept, ĝ_t the mean of the per-example
+    gradients clipped to norm C, s = z · 2C/n with z calibrated by ``dp_accounting`` (module
+    docstring, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); the model averages the
+    last half of the iterates, every one of which is private. Only ``epsilon`` is required:
+    every setting left at None is set by a public rule
+    (:mod:`dpconvex.privacy.mechanisms.noisy_gd`), listed in ``certificate_.assumptions``.
 
     Parameters
     ----------
@@ -180,18 +142,15 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         projection rarely acts (a binding ball hurt on validation data).
     learning_rate : float or None, default=None
         Step η. None: min(2/L, R/(s sqrt(Tp))) with L = c q̃² the smoothness
-        bound of the clipped risk (c the loss's curvature bound) and p the
-        number of parameters (:func:`default_learning_rate` with the cap 2/L,
-        the stability limit of gradient descent; the noise-balancing term
+        bound of the clipped risk (c the loss's curvature bound) and p the number of
+        parameters (:func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate` with
+        the cap 2/L, the stability limit of gradient descent; the noise-balancing term
         R/(s sqrt(Tp)) of averaged projected SGD acts only when R is small).
     clip : float or None, default=None
         Per-example gradient norm bound C (public). None: half the Lipschitz
         bound, |ℓ'|_max q̃ / 2. If C is at least the Lipschitz bound, clipping
         never acts and the run minimizes the true empirical risk.
-    data_norm : float, default=1.0
-        Public bound q on ||x||: rows above it are scaled down to it.
-
-        .. warning:: Never set it from the data (e.g. the max row norm).
+    {data_norm}
     fit_intercept : bool, default=True
         Append a constant feature 1 (inside the ball like every coordinate).
     accounting : {"pld", "rdp"}, default="pld"
@@ -203,12 +162,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         Shamir & Zhang 2013: early iterates, far from the optimum, do not
         pull the average back), or all T of them. Post-processing: the
         privacy guarantee is the same.
-    random_state : None or int, default=None
-        None seeds the noise from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is
-        refused: it would be kept on the model.
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged with the (ε, δ) of the fit (checked before it).
+    {random_state}
+    {accountant}
     classes : sequence of labels or None, default=None
         The public label set (labels outside it: ``unknown_labels``). Two
         labels: one run, ``classes[1]`` is +1. C > 2 labels: one-vs-rest inside
@@ -216,19 +171,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         sequentially (every run reads every record), each with ε/C
         (:func:`~dpconvex.privacy.budget.split_even`) and δ/C of an explicit
         ``delta``; with ``delta=None`` each run takes the rule δ = 1/n², so the
-        model's δ is C/n² (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest). None
-        takes the set declared with y, else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public";
-        :mod:`dpconvex.data.labels`).
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does. "raise": the fit
-        is refused with a :class:`~dpconvex.errors.DataValidationError` before
-        any noise is drawn or budget spent (the message names the declared
-        classes and what to change, never a count or a label of y). "ignore":
-        the records with such labels contribute no gradient (their rows are
-        zeroed, a per-record map; docs/privacy.md), for pipelines that must
-        never branch on the data. Either way :func:`dpconvex.collect_diagnostics`
-        records them for the data holder.
+        model's δ is C/n² (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
+        {classes_none}
+    {unknown_labels}
 
     Warns
     -----
@@ -236,11 +181,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         In ``fit``, before the run, when the noise on the released average
         outweighs the data gradient at the start by more than a measured
         threshold (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
-        The check reads public quantities only (n, p, ε, δ and the public
-        bounds), not the strength of the data's signal: a model can be no
-        better than the majority class without the warning too, so compare it
-        with the majority class on held-out rows
-        (``sklearn.dummy.DummyClassifier``).
+        {public_check}
 
     Attributes
     ----------
@@ -269,13 +210,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = (X[:, 0] > 0).astype(int)
     >>> from dpconvex import NoisyGradientDescent
     >>> clf = NoisyGradientDescent(epsilon=1.0, delta=1e-5, steps=50, accounting="rdp",
-    ...                            classes=[0, 1], random_state=0).fit(X, y)
+    ...                            classes=[-1, 1], random_state=0).fit(X, y)
     >>> clf.steps_, clf.certificate_.delta
     (50, 1e-05)
     >>> bool(clf.noise_multiplier_ > 0), clf.coef_.shape
@@ -303,12 +240,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         self.accountant = accountant
         self.classes = classes
         self.unknown_labels = unknown_labels
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True  # one-vs-rest, budget split inside (ovr.py)
-        tags.non_deterministic = True  # noise is drawn from the OS unless random_state is set
-        return tags
 
     def _make_loss(self) -> Loss:
         loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)
@@ -373,9 +304,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         budget = Budget(float(self.epsilon), delta)
         loss = self._make_loss()
         q = self._augmented_norm()
-        # C and T by their public rules (closed forms of n, q~, the loss, epsilon and delta),
-        # with the certificate's own lines; R and eta need the noise multiplier z, which the
-        # accountant calibrates at fit time
         notes: list[str] = []
         clip = optional_float(self.clip)
         if clip is None:
@@ -439,23 +367,22 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             # labels folded into the rows (0: outside the label set), as in memory below
             rows = rows.scale_rows(signs * (~labels.dropped))
             meta = dataclasses.replace(meta, backend_notes=(rows.certificate_note,))
-            n, p = rows.n, rows.p  # the template's shape; its rows stay on the workers
-            template = self._shape_template(n, p)
-            template.X, template.y = rows, np.ones(n)  # NoisyGD.run reads rows per chunk
-            return Prepared(template=template, meta=meta)
-        # the rows read in place: clip factor, intercept column, zeroed records (outside the
-        # label set: no gradient) and label signs held as per-row factors (ScaledRows)
-        rows = _implicit_rows(X_checked, q, 1.0 if self.fit_intercept else None, labels.dropped, owner)
-        if rows is None:  # norms whose products could overflow: the rows clipped on a copy
-            clipped, n_clipped = clip_rows(X_checked, q)
-            note_clipped(n_clipped, X_checked.shape[0], q, owner)
-            if self.fit_intercept:
-                clipped = np.hstack([clipped, np.ones((clipped.shape[0], 1))])
-            rows = ScaledRows(DenseRows(zero_rows(clipped, labels.dropped)),
-                              np.ones(clipped.shape[0]))
-        rows = rows.compact().scale_rows(signs)
+        else:
+            # the rows read in place: clip factor, intercept column, zeroed records (outside
+            # the label set: no gradient) and label signs held as per-row factors (ScaledRows)
+            rows = _implicit_rows(X_checked, q, 1.0 if self.fit_intercept else None,
+                                  labels.dropped, owner)
+            if rows is None:  # norms whose products could overflow: the rows clipped on a copy
+                clipped, n_clipped = clip_rows(X_checked, q)
+                note_clipped(n_clipped, X_checked.shape[0], q, owner)
+                if self.fit_intercept:
+                    clipped = np.hstack([clipped, np.ones((clipped.shape[0], 1))])
+                rows = ScaledRows(DenseRows(zero_rows(clipped, labels.dropped)),
+                                  np.ones(clipped.shape[0]))
+            rows = rows.compact().scale_rows(signs)
         template = self._shape_template(rows.n, rows.p)
-        template.X, template.y = rows, np.ones(rows.n)  # NoisyGD.run reads the operator
+        # NoisyGD.run reads the operator (Dask rows per chunk, on the workers)
+        template.X, template.y = rows, np.ones(rows.n)
         return Prepared(template=template, meta=meta)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
@@ -520,10 +447,9 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
             Rows sum to 1; ``argmax`` agrees with :meth:`predict`.
         """
         f = self.decision_function(X)
-        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
-            logistic = np.exp(-np.logaddexp(0.0, -f))
-            return logistic / np.maximum(logistic.sum(axis=1, keepdims=True), 1e-300)
         sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
+        if f.ndim == 2:  # one-vs-rest: normalized logistic scores
+            return sigmoid / np.maximum(sigmoid.sum(axis=1, keepdims=True), 1e-300)
         # |f| below ~1e-16 rounds σ(f) to 1/2: keep argmax equal to predict (f > 0 -> classes_[1])
         sigmoid = np.where((f > 0) & (sigmoid <= 0.5), np.nextafter(0.5, 1.0), sigmoid)
         return np.column_stack([1.0 - sigmoid, sigmoid])

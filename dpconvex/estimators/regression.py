@@ -60,6 +60,7 @@ from .base import (
     Prepared,
     PreparedFacts,
     PrivateEstimator,
+    fill_docs,
 )
 from .constraints import SOLVER, ParameterSet, Vouch
 from .label_range import LabelRange, LabelRangeMixin
@@ -95,7 +96,7 @@ class _LossChoice(Constraint):
 
 #: The parameters every private linear regressor shares, written into each class docstring
 #: at its ``{regression_parameters}`` line (as the classifiers' ``LINEAR_PARAMETERS_DOC``).
-REGRESSION_PARAMETERS_DOC = """\
+REGRESSION_PARAMETERS_DOC = fill_docs("""\
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
@@ -105,10 +106,7 @@ REGRESSION_PARAMETERS_DOC = """\
         :func:`~dpconvex.collect_diagnostics` only) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
         of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
-    data_norm : float, default=1.0
-        Public bound q on each row's norm (rows are clipped to it).
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that leaks.
+    {data_norm}
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
     intercept_scaling : float, default=1.0
@@ -119,10 +117,9 @@ REGRESSION_PARAMETERS_DOC = """\
         NON-private baseline); "auto": objective perturbation, pure ε when δ = 0 and
         Gaussian when δ > 0 (docs/privacy/front_door.md#privacy-mechanism-auto).
     solver : str or None, default=None
-    random_state : None, int or Generator, default=None
-        None draws the noise from the OS (a release); a seed makes an experiment.
+    {random_state}
     max_iter : int or None, default=None
-    accountant : BudgetAccountant or None, default=None
+    {accountant}
     constraints : callable or None, default=None
         ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
         (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`: a
@@ -146,7 +143,7 @@ REGRESSION_PARAMETERS_DOC = """\
     intercept_ : float
     n_features_in_ : int
     certificate_ : Certificate
-"""
+""")
 
 
 def _regression_docs(cls: type) -> type:

@@ -24,7 +24,6 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,7 +35,7 @@ from ..errors import DataValidationError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.release import release
-from ..privacy.rules.front_door import safeguard_validation_rows
+from ..privacy.rules.front_door import AUTO_VALIDATION, safeguard_validation_rows
 from ..templates.selection import SelectionTemplate
 from .parts import check_rows, predicted
 
@@ -206,13 +205,12 @@ def constant_name(label: Any) -> str:
 
 
 def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
-                    rows: Callable[[int, float | str], int] = safeguard_validation_rows
-                    ) -> tuple[int, int]:
+                    auto: tuple[float, int, float] = AUTO_VALIDATION) -> tuple[int, int]:
     """(fitting rows, validation rows) for n rows (public: n and the parameter only).
 
-    ``rows(n, validation_fraction)`` rows validate: ⌈fraction · n⌉, or with ``"auto"`` the
-    front door's rule (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`,
-    the regressor's :func:`~dpconvex.privacy.rules.front_door_regression.regression_validation_rows`).
+    :func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows` rows validate:
+    ⌈fraction · n⌉, or with ``"auto"`` the rule ``auto`` (the front door's, or the regressor's
+    :data:`~dpconvex.privacy.rules.front_door_regression.VALIDATION`).
     ``caller``: the public call ("PrivateClassifier.fit"), for the message.
 
     Raises
@@ -220,7 +218,7 @@ def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
     DataValidationError
         Fewer than 2 fitting rows or no validation row.
     """
-    n_val = rows(int(n), validation_fraction)
+    n_val = safeguard_validation_rows(int(n), validation_fraction, auto)
     n_fit = int(n) - n_val
     if n_val < 1 or n_fit < 2:
         raise DataValidationError(

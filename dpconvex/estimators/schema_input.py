@@ -77,14 +77,12 @@ class SchemaInputMixin:
 
         The front door on the rows draws from this fit's generator (``context.noise``, else
         ``random_state``)."""
-        from sklearn.base import clone
-
         from ..data.encoder import PublicEncoder
 
         self._validate_params()
         encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
         rows = encoder.fit_transform(X)
-        inner = clone(self).set_params(schema=None, **self._schema_row_params())
+        inner = self._on_rows()
         inner.accountant = self.accountant  # clone copies a ledger; the same one is charged
         inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
         for key, value in vars(inner).items():
@@ -121,12 +119,16 @@ class SchemaInputMixin:
                          "draft_schema; the model's epsilon (what is left) to this fit's"],
             labels=["schema", "model"])
 
-    def _certify_on_schema(self, X: Any, y: Any, **shape: Any) -> Any:
+    def _on_rows(self) -> Any:
+        """This front door on the encoded rows: no schema, the schema's row parameters."""
         from sklearn.base import clone
 
+        return clone(self).set_params(schema=None, **self._schema_row_params())
+
+    def _certify_on_schema(self, X: Any, y: Any, **shape: Any) -> Any:
         from ..data.encoder import PublicEncoder
 
-        inner = clone(self).set_params(schema=None, **self._schema_row_params())
+        inner = self._on_rows()
         if X is not None:
             X = PublicEncoder(self.schema, data_norm=float(self.data_norm)).fit_transform(X)
         elif shape.get("n_features") is not None:

@@ -97,10 +97,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         labels are clipped to it (a per-record map) and predictions too.
         "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
         of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
-    data_norm : float, default=1.0
-        Public bound q on each row's norm (rows above it are scaled down to it).
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that leaks.
+    {data_norm}
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound
         (q̃ = √(q² + s²)); it is regularized with the other coordinates.
@@ -116,10 +113,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         NON-private baseline (the exact ridge, or the minimum-norm least squares with
         ``lam="auto"``). Objective and output perturbation are refused: the squared loss
         has no slope bound (docs/privacy/user_objectives.md#privacy-prediction-losses).
-    random_state : None or int, default=None
-        None draws the noise from the OS (a release); an int makes an experiment.
-    accountant : BudgetAccountant or None, default=None
-        A ledger checked before the fit and charged the certificate's (ε, δ) after it.
+    {random_state}
+    {accountant}
 
     Warns
     -----

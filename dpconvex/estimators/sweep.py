@@ -54,12 +54,8 @@ class EpsilonSweep:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = (X[:, 0] > 0).astype(int)
     >>> from dpconvex import EpsilonSweep, PrivateLogisticRegression, epsilon_sweep
-    >>> sweep = epsilon_sweep(PrivateLogisticRegression(lam=0.1, classes=[0, 1]), X, y,
+    >>> sweep = epsilon_sweep(PrivateLogisticRegression(lam=0.1, classes=[-1, 1]), X, y,
     ...                       epsilons=[0.5, 1.0], random_state=0)
     >>> isinstance(sweep, EpsilonSweep), sweep.templates_built  # a fixed lam: one template
     (True, 1)
@@ -149,12 +145,8 @@ def epsilon_sweep(
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = (X[:, 0] > 0).astype(int)
     >>> from dpconvex import PrivateLogisticRegression, epsilon_sweep
-    >>> sweep = epsilon_sweep(PrivateLogisticRegression(classes=[0, 1]), X, y,
+    >>> sweep = epsilon_sweep(PrivateLogisticRegression(classes=[-1, 1]), X, y,
     ...                       epsilons=[0.5, 1.0], runs=2, random_state=0)
     >>> sweep.epsilons, len(sweep.estimators), len(sweep.estimators[0])
     ((0.5, 1.0), 2, 2)

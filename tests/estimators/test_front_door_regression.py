@@ -27,12 +27,13 @@ from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
 from dpconvex.estimators.safeguard import ConstantRegressor, squared_error_utilities
 from dpconvex.privacy.mechanisms.scalar import mean_sensitivity
 from dpconvex.privacy.rules import front_door_regression as rules
+from dpconvex.privacy.rules.front_door import safeguard_validation_rows
 from dpconvex.privacy.rules.front_door_regression import (
     CONSTANT,
     MEDIAN,
+    VALIDATION,
     choose_regression_learner,
     mean_epsilon,
-    regression_validation_rows,
     selection_handicap,
 )
 
@@ -168,7 +169,7 @@ def test_the_rule_reads_public_quantities_only():
     assert choose_regression_learner(3000, 13, 0.5, 0.0).learner == MEDIAN
     assert choose_regression_learner(3000, 13, 0.5, 1e-7).mechanism == "objective"
     assert choose_regression_learner(30000, 13, 0.5, 1e-9).mechanism == "gaussian_objective"
-    assert [regression_validation_rows(n, "auto") for n in (100, 10_000, 30_000)] == \
+    assert [safeguard_validation_rows(n, "auto", VALIDATION) for n in (100, 10_000, 30_000)] == \
         [20, 2000, 3000]
     assert mean_epsilon(100, 1.0) == 0.5 and mean_epsilon(10**7, 2.0) == 0.1
 
@@ -255,7 +256,7 @@ def test_the_validation_labels_do_not_reach_the_learner():
     # table (4 of the 10 single changes and the 40 changes at once).
     seed, n = 3, 300
     X, y = _table(n=n)
-    n_fit = n - regression_validation_rows(n, "auto")
+    n_fit = n - safeguard_validation_rows(n, "auto", VALIDATION)
     validation = np.sort(np.random.default_rng(seed).permutation(n)[n_fit:])  # the fit's split
     base = _median_fit(X, y, seed)
     labels = np.random.default_rng(1)

@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpconvex import NoisyGradientDescent
 from dpconvex.errors import ParameterError
-from dpconvex.estimators.noisy_gd import (
+from dpconvex.privacy.accounting.gaussian import (
     calibrate_noise_multiplier,
     gaussian_composition_epsilon,
     gdp_epsilon,
@@ -173,8 +173,8 @@ def test_parameter_validation(bad):
 
 
 def test_default_learning_rate_rule():
-    from dpconvex.estimators.noisy_gd import default_learning_rate
     from dpconvex.objectives.losses import get_loss
+    from dpconvex.privacy.accounting.gaussian import default_learning_rate
 
     logistic = get_loss("logistic")  # c = 1/4; with ||x|| <= 1 and an intercept, L = 1/2
     q = math.sqrt(2.0)

@@ -40,10 +40,10 @@ from ...privacy.rules.large_margin import (
     CENTROID,
     centroid_reason,
     components_reason,
-    positive_delta,
     resolved_row_norm,
     single_component,
 )
+from ...privacy.rules.mechanism import has_positive_delta
 from ...templates.large_margin_rows import AugmentedRows
 from ..base import CertificateHold, FitContext
 from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
@@ -159,7 +159,7 @@ def centroid_mechanism(est: LargeMarginSettings) -> str:
     (:func:`dpconvex.privacy.rules.mechanism.resolve_mechanism`).
     """
     pure, approximate = CENTROID_MENU.auto
-    return approximate if positive_delta(est) else pure
+    return approximate if has_positive_delta(est.delta) else pure
 
 
 def centroid_estimator(est: LargeMarginSettings, random_state: Any = None) -> PrivateGaussianCentroid:
@@ -169,7 +169,7 @@ def centroid_estimator(est: LargeMarginSettings, random_state: Any = None) -> Pr
     the certificate through it, so the ledger is charged once.
     """
     mechanism_name = centroid_mechanism(est)
-    delta = est.delta if positive_delta(est) else None  # the Gaussian mechanism's δ
+    delta = est.delta if has_positive_delta(est.delta) else None  # the Gaussian mechanism's δ
     return PrivateGaussianCentroid(epsilon=est.epsilon, delta=delta, mechanism=mechanism_name,
                                    data_norm=est.data_norm, classes=est.classes,
                                    unknown_labels=est.unknown_labels,

@@ -157,9 +157,7 @@ default="auto"
         (privacy-class-centroids; Gaussian with ``delta > 0``, else the pure-ε K-norm
         mechanism "knorm_sum") released as Φ_c with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c (K = 1;
         lam, gamma, h, loss and structure unused). "none": the NON-private baseline.
-    data_norm : float, default=1.0
-        Public bound q on ||x||; rows above it are scaled down to it. Never set it from
-        the data (e.g. the max row norm): that leaks.
+    {data_norm}
     component_assignment : {None, "nearest_public_center", "dp_kmeans", \
 "gmm_nonprivate"}, default=None
         How each training record gets its component m_i when K > 1 (None:
@@ -198,22 +196,14 @@ default="auto"
         (1 + L)/μ·γ with output noise (10 % of ε; privacy-lm-solver-accuracy).
     max_iter : int or None, default=None
         Cap on the solver's iterations (None: the backend's default).
-    accountant : BudgetAccountant or None, default=None
-        Ledger checked before the fit (``BudgetError`` if ε does not fit) and charged
-        with the certificate's ε after it.
+    {accountant}
     verbose : int, default=0
         Progress on stderr: 1 the steps, 2 also the solver's iterations. Never stored.
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the model's shape, the noise and the
         sensitivity; a class with fewer than K records, or none, still gets a model).
-        None takes the set declared with y, else reads it from y with a
-        :class:`~dpconvex.errors.PrivacyLeakWarning` (:mod:`dpconvex.data.labels`).
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        A label of y outside the label set: "raise" refuses the fit before any noise or
-        budget (:class:`~dpconvex.errors.DataValidationError`, naming the declared
-        classes, never a count or a label of y); "ignore" gives such records no loss
-        (z = 0, a per-record map). Either way
-        :func:`dpconvex.collect_diagnostics` records them for the data holder.
+        {classes_none}
+    {unknown_labels}
     structure : {"auto", "full", "diagonal", "linear"}, default="auto"
         "auto": "linear" with the softmax loss, "full" with the pairwise one. Softmax
         only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with weights
@@ -330,6 +320,7 @@ default="auto"
     # -------------------------------------------------------------- validation
     #: The mechanisms ``mechanism=`` offers on the objective path, and the "auto" pair.
     mechanism_menu: ClassVar[MechanismMenu] = LARGE_MARGIN_MENU
+    _non_deterministic: ClassVar[bool] = False  # scikit-learn's repeat-fit checks hold seeded
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": Optional(DELTA),  # against the mechanism: _check_consistency

@@ -9,16 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = [
-    "COARSE_SHARE",
-    "DEFAULT_LEVELS",
-    "FAILURE_PROBABILITY",
-    "LABEL_SHARE",
-    "MIN_RECORDS_EPSILON",
-    "REFERENCE_CANDIDATES",
-    "RangeChoice",
-    "refine_range",
-]
+__all__ = ["COARSE_SHARE", "DEFAULT_LEVELS", "FAILURE_PROBABILITY", "LABEL_SHARE",
+           "MIN_RECORDS_EPSILON", "REFERENCE_CANDIDATES", "RangeChoice", "refine_range"]
 
 #: The quantile levels of a released range when none are given: 1 % of the values may lie
 #: below it and 1 % above (when the budget resolves them, else the coarse range stands).

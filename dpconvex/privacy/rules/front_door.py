@@ -1,47 +1,17 @@
 """The learner of :class:`~dpconvex.PrivateClassifier`, from public quantities only.
 
-The rule (docs/privacy/front_door.md#privacy-private-classifier), on n rows, C classes
-(the public label set), ε and δ:
-
-* C = 2, δ > 0 and n at most :data:`GD_ROWS_AT_MOST`: noisy gradient descent on the
-  logistic loss with an intercept (Gaussian noise per step,
-  docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd), the binary learner with the
-  largest mean gain over the majority class on the selection corpus with δ > 0
-  (docs/privacy/front_door.md#privacy-private-classifier);
-* C = 2, pure ε and r = n·ε/(C(d + 1)) below :data:`BINARY_CENTROID_BELOW` (5, where
-  the safeguard's "auto" is off): DP class centroids with priors from the noisy counts
-  (K-norm noise, privacy-class-centroids): with so few records per class, per unit of ε and per coordinate the
-  Huber SVM's noise outweighs its signal, and the centroids' priors keep the majority
-  class where the signal is weak (chosen on the corpus's binary tables at 250 to 1,000
-  training rows, docs/privacy/front_door.md#privacy-private-classifier);
-* C = 2 otherwise: the private Huber SVM with an intercept (CMS Section 3.4.2), objective
-  perturbation (pure ε-DP; Gaussian objective perturbation when δ > 0): one noise
-  vector of d + 1 coordinates, the most accurate binary learner at its defaults with
-  pure ε on the corpus and on the canonical binary sets
-  (docs/privacy/front_door.md#privacy-private-classifier);
-* C > 2 and r = n·ε/(C(d + 1)) below
-  :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (10 with δ > 0, 15 for
-  pure ε; :func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`, the rule
-  of the large-margin classifier's own "auto" switch): DP class centroids with priors
-  from the noisy counts (pure ε: K-norm noise; δ > 0: the analytic Gaussian
-  mechanism; privacy-class-centroids), the better choice while each class has few records per unit of ε
-  and per coordinate;
-* C > 2 otherwise, with the public per-feature ranges known (``feature_range`` or a
-  schema) and d at most :data:`NB_MULTICLASS_FEATURES_AT_MOST`: DP Gaussian naive Bayes
-  (privacy-gaussian-nb), whose per-class variances separate classes that differ in spread, not only in
-  mean;
-* C > 2 otherwise: the large-margin Gaussian classifier with the softmax loss
-  (privacy-large-margin-defaults), which learns a full linear map per class once the data outweigh the
-  noise.
-
-With the public per-feature ranges known, two classes and d at most
-:data:`NB_BINARY_FEATURES_AT_MOST` take DP Gaussian naive Bayes before any line above.
-
-n is public under replace-one adjacency, C is the declared label set, d the number of
-columns, ε and δ are parameters, and whether per-feature ranges are known is a fact of the
-call. No data value is read. The thresholds were chosen on the
-selection corpus's seeds and checked on its report seeds (benchmarks/corpus_run.py;
-docs/privacy/large_margin_softmax.md, "the switch's thresholds").
+:func:`choose_front_door_learner` reads n rows, C classes (the public label set), d columns,
+ε, δ and whether public per-feature ranges are given, and picks the learner by the lines
+listed in :class:`~dpconvex.PrivateClassifier`'s docstring
+(docs/privacy/front_door.md#privacy-private-classifier). n is public under replace-one
+adjacency, C is the declared label set, d the number of columns, ε and δ are parameters,
+and whether the ranges are known is a fact of the call; no data value is read. The
+multiclass switch to DP class centroids is the large-margin classifier's own
+(:data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (10 with δ > 0, 15 for pure ε),
+:func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`). Each
+threshold's comment says what it was chosen on (the selection corpus's seeds, checked on
+its report seeds: benchmarks/corpus_run.py; docs/privacy/large_margin_softmax.md, "the
+switch's thresholds").
 """
 
 from __future__ import annotations
@@ -163,19 +133,24 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
 AUTO_VALIDATION = (0.2, 600, 0.1)
 
 
-def safeguard_validation_rows(n: int, validation_fraction: float | str) -> int:
+def safeguard_validation_rows(n: int, validation_fraction: float | str,
+                              auto: tuple[float, int, float] = AUTO_VALIDATION) -> int:
     """Rows of the safeguard's validation part for n rows (public: n and the parameter only).
+
+    ``auto``: (share, cap, floor share) of ``"auto"``, the front door's or the regressor's
+    (:data:`~dpconvex.privacy.rules.front_door_regression.VALIDATION`).
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door import safeguard_validation_rows
+    >>> from dpconvex.privacy.rules.front_door_regression import VALIDATION
     >>> [safeguard_validation_rows(n, "auto") for n in (500, 3000, 5000, 20000)]
     [100, 600, 600, 2000]
-    >>> safeguard_validation_rows(500, 0.3)
-    150
+    >>> safeguard_validation_rows(500, 0.3), safeguard_validation_rows(5000, "auto", VALIDATION)
+    (150, 1000)
     """
     if isinstance(validation_fraction, str):  # "auto"
-        share, cap, floor = AUTO_VALIDATION
+        share, cap, floor = auto
         return max(math.ceil(floor * n), min(math.ceil(share * n), cap))
     return math.ceil(float(validation_fraction) * n)
 
@@ -247,55 +222,47 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
     """
     approx = has_positive_delta(delta)
     privacy = "(epsilon, delta)-DP" if approx else "pure epsilon-DP"
-    d = int(n_features)
-    if ranges_known and int(n_classes) <= 2 and d <= NB_BINARY_FEATURES_AT_MOST:
-        return FrontDoorChoice(GAUSSIAN_NB, (
-            f"PrivateClassifier: C = {int(n_classes)} classes, d = {d} <= "
-            f"{NB_BINARY_FEATURES_AT_MOST} features and public per-feature ranges -> DP Gaussian "
-            f"naive Bayes ({privacy}): the front door's rule "
-            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon, delta and whether the "
-            "ranges are given only)"))
-    if int(n_classes) <= 2 and approx and int(n) <= GD_ROWS_AT_MOST:
-        return FrontDoorChoice(NOISY_GD, (
-            f"PrivateClassifier: C = {int(n_classes)} classes, delta > 0 and n = {int(n)} <= "
-            f"{GD_ROWS_AT_MOST} -> noisy gradient descent on the logistic loss with an "
-            f"intercept ({privacy}): the front door's rule "
-            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, epsilon and delta only)"))
+    C, d = int(n_classes), int(n_features)
+    ranges = "n, C, d, epsilon, delta and whether the ranges are given"
+    if ranges_known and C <= 2 and d <= NB_BINARY_FEATURES_AT_MOST:
+        return _chosen(GAUSSIAN_NB, f"C = {C} classes, d = {d} <= {NB_BINARY_FEATURES_AT_MOST} "
+                       f"features and public per-feature ranges -> DP Gaussian naive Bayes "
+                       f"({privacy})", ranges)
+    if C <= 2 and approx and int(n) <= GD_ROWS_AT_MOST:
+        return _chosen(NOISY_GD, f"C = {C} classes, delta > 0 and n = {int(n)} <= "
+                       f"{GD_ROWS_AT_MOST} -> noisy gradient descent on the logistic loss with "
+                       f"an intercept ({privacy})", "n, C, epsilon and delta")
     r = records_per_coordinate(n, n_classes, n_features, epsilon)
-    if int(n_classes) <= 2 and not approx and r < BINARY_CENTROID_BELOW:
-        return FrontDoorChoice(CENTROID, (
-            f"PrivateClassifier: C = {int(n_classes)} classes, {privacy} and n epsilon / "
-            f"(C (d + 1)) = {r:.4g} < {BINARY_CENTROID_BELOW:g} -> DP class centroids with "
-            "priors from the noisy counts: the front door's rule "
-            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"))
-    if int(n_classes) <= 2:
-        unit = row_norm == "auto" and int(n_features) >= UNIT_ROWS_AT_LEAST
+    if C <= 2 and not approx and r < BINARY_CENTROID_BELOW:
+        return _chosen(CENTROID, f"C = {C} classes, {privacy} and n epsilon / (C (d + 1)) = "
+                       f"{r:.4g} < {BINARY_CENTROID_BELOW:g} -> DP class centroids with priors "
+                       "from the noisy counts")
+    if C <= 2:
+        unit = row_norm == "auto" and d >= UNIT_ROWS_AT_LEAST
         if row_norm != "auto":
             rows = f"rows clipped only (row_norm={row_norm!r})"
         elif unit:
-            rows = f"rows scaled to the norm bound (d = {int(n_features)} >= {UNIT_ROWS_AT_LEAST})"
+            rows = f"rows scaled to the norm bound (d = {d} >= {UNIT_ROWS_AT_LEAST})"
         else:
-            rows = f"rows clipped only (d = {int(n_features)} < {UNIT_ROWS_AT_LEAST})"
-        return FrontDoorChoice(LINEAR, (
-            f"PrivateClassifier: C = {int(n_classes)} classes -> the Huber SVM with an "
-            f"intercept, objective perturbation ({privacy}), {rows}: the front door's rule "
-            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"),
-                               "unit" if unit else "none")
+            rows = f"rows clipped only (d = {d} < {UNIT_ROWS_AT_LEAST})"
+        return _chosen(LINEAR, f"C = {C} classes -> the Huber SVM with an intercept, objective "
+                       f"perturbation ({privacy}), {rows}", row_norm="unit" if unit else "none")
     below = CENTROID_BELOW[approx]
-    shape = (f"C = {int(n_classes)} classes and n epsilon / (C (d + 1)) = {r:.4g} "
-             f"{'<' if r < below else '>='} {below:g}")
+    shape = f"C = {C} classes and n epsilon / (C (d + 1)) = {r:.4g} {'<' if r < below else '>='} {below:g}"
     if centroids_preferred(n, n_classes, n_features, epsilon, delta):
-        return FrontDoorChoice(CENTROID, (
-            f"PrivateClassifier: {shape} -> DP class centroids with priors from the noisy "
-            f"counts ({privacy}): the front door's rule "
-            "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"))
+        return _chosen(CENTROID, f"{shape} -> DP class centroids with priors from the noisy "
+                       f"counts ({privacy})")
     if ranges_known and d <= NB_MULTICLASS_FEATURES_AT_MOST:
-        return FrontDoorChoice(GAUSSIAN_NB, (
-            f"PrivateClassifier: {shape}, d = {d} <= {NB_MULTICLASS_FEATURES_AT_MOST} features "
-            f"and public per-feature ranges -> DP Gaussian naive Bayes ({privacy}): the front "
-            "door's rule (docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon, delta and "
-            "whether the ranges are given only)"))
-    return FrontDoorChoice(LARGE_MARGIN, (
-        f"PrivateClassifier: {shape} -> the large-margin Gaussian classifier with the "
-        f"softmax loss ({privacy}): the front door's rule "
-        "(docs/privacy/front_door.md#privacy-private-classifier; n, C, d, epsilon and delta only)"))
+        return _chosen(GAUSSIAN_NB, f"{shape}, d = {d} <= {NB_MULTICLASS_FEATURES_AT_MOST} "
+                       f"features and public per-feature ranges -> DP Gaussian naive Bayes "
+                       f"({privacy})", ranges)
+    return _chosen(LARGE_MARGIN, f"{shape} -> the large-margin Gaussian classifier with the "
+                   f"softmax loss ({privacy})")
+
+
+def _chosen(learner: str, why: str, reads: str = "n, C, d, epsilon and delta",
+            row_norm: str = "none") -> FrontDoorChoice:
+    """The choice with its certificate line: ``why`` and what the rule read."""
+    return FrontDoorChoice(learner, f"PrivateClassifier: {why}: the front door's rule "
+                           f"(docs/privacy/front_door.md#privacy-private-classifier; {reads} only)",
+                           row_norm)

@@ -34,7 +34,7 @@ __all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEV
            "MEAN_RECORDS", "MEAN_SHARE", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice",
            "SAFEGUARD_ROWS_AT_MOST",
            "VALIDATION", "choose_regression_learner", "mean_epsilon",
-           "regression_safeguard_applies", "regression_validation_rows", "selection_handicap"]
+           "regression_safeguard_applies", "selection_handicap"]
 
 #: Learner names of the rule.
 MEDIAN = "median regression"
@@ -136,21 +136,6 @@ def regression_safeguard_applies(n: int, learner: str, safeguard: bool | str) ->
     if isinstance(safeguard, str):  # "auto"
         return int(n) <= SAFEGUARD_ROWS_AT_MOST
     return bool(safeguard)
-
-
-def regression_validation_rows(n: int, validation_fraction: float | str) -> int:
-    """Validation rows of the safeguard (public: n and the parameter only).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.rules.front_door_regression import regression_validation_rows
-    >>> [regression_validation_rows(n, "auto") for n in (500, 5000, 50000)]
-    [100, 1000, 5000]
-    """
-    if isinstance(validation_fraction, str):  # "auto"
-        share, cap, floor = VALIDATION
-        return max(math.ceil(floor * n), min(math.ceil(share * n), cap))
-    return math.ceil(float(validation_fraction) * n)
 
 
 def mean_epsilon(n: int, epsilon: float) -> float:

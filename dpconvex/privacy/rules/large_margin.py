@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AUTO", "CENTROID", "CENTROID_BELOW", "DEFAULT_STRUCTURE", "PAIRWISE",
            "ROW_NORMS", "centroid_reason", "centroids_preferred", "components_per_class",
-           "components_reason", "is_centroid", "positive_delta", "records_per_coordinate",
+           "components_reason", "is_centroid", "records_per_coordinate",
            "resolved_components", "resolved_loss", "resolved_mechanism", "resolved_row_norm",
            "resolved_structure", "single_component", "uses_centroid"]
 
@@ -295,19 +295,6 @@ def is_centroid(est: LargeMarginSettings) -> bool:
     (True, False)
     """
     return _is(est.mechanism, CENTROID)
-
-
-def positive_delta(est: LargeMarginSettings) -> bool:
-    """Whether ``delta`` is a real number > 0 (the Gaussian mechanisms' signal).
-
-    Examples
-    --------
-    >>> from dpconvex import PrivateLargeMarginGaussian as LM
-    >>> from dpconvex.privacy.rules.large_margin import positive_delta
-    >>> positive_delta(LM(delta=1e-6)), positive_delta(LM())
-    (True, False)
-    """
-    return has_positive_delta(est.delta)
 
 
 def uses_centroid(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> bool:

@@ -212,7 +212,6 @@ def noise_ratio(family: str, template: Any, mech: Mechanism, budget: Budget, *,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -254,7 +253,6 @@ def noise_dominates(family: str, template: Any, mech: Mechanism, budget: Budget,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -352,7 +350,6 @@ def warn_if_noise_dominates(family: str, template: Any, mech: Mechanism, budget:
     Examples
     --------
     >>> import warnings
-    >>> import numpy as np
     >>> from dpconvex import Budget, PrivacyWarning
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
@@ -400,7 +397,6 @@ def ovr_gd_warning(est: Any, X: Any, n_classes: int, owner: str
     Examples
     --------
     >>> import warnings
-    >>> import numpy as np
     >>> from dpconvex import NoisyGradientDescent
     >>> from dpconvex.privacy.rules.noise_dominance import ovr_gd_warning
     >>> est = NoisyGradientDescent(epsilon=0.1, steps=20, accounting="rdp")
@@ -447,7 +443,6 @@ def estimator_noise_dominance(est: Any, X: Any, y: Any = None, *, n_classes: int
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import NoisyGradientDescent, PrivateLogisticRegression
     >>> from dpconvex.privacy.rules.noise_dominance import estimator_noise_dominance
     >>> est = NoisyGradientDescent(epsilon=1.0, steps=20, accounting="rdp")
