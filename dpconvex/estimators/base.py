@@ -538,6 +538,12 @@ class PrivateEstimator(BaseEstimator):
         super().__init_subclass__(**kwargs)
         cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
 
+    def _store_params(self, params: dict[str, Any]) -> None:
+        """Store an ``__init__``'s arguments (its ``locals()``) unchanged, as scikit-learn asks."""
+        for name, value in params.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
+
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.non_deterministic = self._non_deterministic

@@ -502,6 +502,17 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
             return Budget(epsilon, default_delta(n)), True
         return Budget(epsilon, float(self.delta)), False
 
+    def _checked(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> tuple[Any, Any]:
+        """X checked against ``plan`` (dense, sparse or Dask) and its labels encoded."""
+        owner = type(self).__name__
+        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
+                                accept_dask=True)
+        plan.check_data(X_checked.shape, owner)
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit",
+                                        unknown_labels=self.unknown_labels,
+                                        excluded=context.excluded, warning=context.label_warning)
+
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
@@ -626,7 +637,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from sklearn.datasets import load_breast_cancer
     >>> from dpconvex import PrivateGaussianCentroid
     >>> X, y = load_breast_cancer(return_X_y=True)
@@ -645,17 +655,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
                  temperature: float | None = None, classes: Any = None,
                  random_state: Any = None, accountant: Any = None, row_norm: str = "unit",
                  priors: Any = "empirical", unknown_labels: str = "raise"):
-        self.epsilon = epsilon
-        self.row_norm = row_norm
-        self.unknown_labels = unknown_labels
-        self.delta = delta
-        self.mechanism = mechanism
-        self.priors = priors
-        self.data_norm = data_norm
-        self.temperature = temperature
-        self.classes = classes
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_params(locals())
 
     #: CSR/CSC rows: clipped, scaled and summed per class on their stored entries.
     _accepts_sparse: ClassVar[bool] = True
@@ -694,12 +694,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        plan.check_data(X_checked.shape, owner)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                               unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        X_checked, labels = self._checked(X, y, plan, context)
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
         meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels

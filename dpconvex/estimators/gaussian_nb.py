@@ -52,8 +52,8 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels
-from ..data.validation import check_array, computed
+from ..data.labels import LABEL_POLICY
+from ..data.validation import check_array
 from ..errors import ParameterError
 from ..privacy.mechanisms import Mechanism, MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
@@ -152,7 +152,6 @@ class MomentRows:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.gaussian_nb import MomentRows
     >>> MomentRows(np.array([0.0]), np.array([10.0]))(np.array([[5.0], [10.0], [20.0]]))
     array([[ 0., -1.],
@@ -201,7 +200,6 @@ class ClassMomentTemplate(ClassSumTemplate):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.gaussian_nb import ClassMomentTemplate
     >>> from dpconvex.privacy.mechanisms.gaussian import class_sums
     >>> X = np.array([[0.5, -1.0], [1.0, 0.0], [0.0, 0.0]])
@@ -256,7 +254,6 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.estimators.gaussian_nb import class_moments
     >>> V = np.array([[5.0, 0.0, 10.0], [-2.0, -8.0, 10.0]])   # d = 1, two classes
     >>> means, variances, counts = class_moments(V, 1.0, 1.0, 0.0, 1e-2)
@@ -373,7 +370,6 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateGaussianNB
     >>> from dpconvex.datasets import SKLEARN_SCHEMAS, load_sklearn
     >>> X, y = load_sklearn("breast_cancer")   # numerics in ±1/(2 divisor), ranges published
@@ -399,16 +395,7 @@ class PrivateGaussianNB(ClassSumEstimator):
                  var_floor: float = VAR_FLOOR, priors: Any = "empirical", classes: Any = None,
                  unknown_labels: str = "raise", random_state: Any = None,
                  accountant: Any = None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.feature_range = feature_range
-        self.var_floor = var_floor
-        self.priors = priors
-        self.classes = classes
-        self.unknown_labels = unknown_labels
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_params(locals())
 
     # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
@@ -455,13 +442,7 @@ class PrivateGaussianNB(ClassSumEstimator):
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
         owner = type(self).__name__
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
-                                accept_dask=True)
-        plan.check_data(X_checked.shape, owner)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit",
-                               unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        X_checked, labels = self._checked(X, y, plan, context)
         lo, hi = feature_bounds(self.feature_range, X_checked.shape[1], owner)
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         rows = label_rows(X_checked, labels)

@@ -495,22 +495,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
                  row_norm: str = "none", constraints: ParameterSetRule | None = None):
         """The parameters every linear classifier shares (:data:`LINEAR_PARAMETERS_DOC`)."""
-        self.epsilon = epsilon
-        self.lam = lam
-        self.mechanism = mechanism
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.solver = solver
-        self.random_state = random_state
-        self.optimality_tol = optimality_tol
-        self.max_iter = max_iter
-        self.accountant = accountant
-        self.classes = classes
-        self.delta = delta
-        self.intercept_scaling = intercept_scaling
-        self.unknown_labels = unknown_labels
-        self.row_norm = row_norm
-        self.constraints = constraints
+        self._store_params(locals())
 
     def _make_loss(self) -> Loss:
         raise NotImplementedError
@@ -676,12 +661,8 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = (X[:, 0] > 0).astype(int)
     >>> from dpconvex import PrivateLogisticRegression
-    >>> clf = PrivateLogisticRegression(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    >>> clf = PrivateLogisticRegression(epsilon=1.0, classes=[-1, 1], random_state=0).fit(X, y)
     >>> clf.coef_.shape, clf.intercept_.shape
     ((1, 3), (1,))
     >>> clf.certificate_.epsilon <= 1.0
@@ -713,10 +694,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateHuberSVM
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
     >>> y = np.where(X[:, 0] > 0, "spam", "ham")
     >>> clf = PrivateHuberSVM(epsilon=1.0, h=0.5, classes=["ham", "spam"], random_state=0).fit(X, y)
     >>> clf.classes_.tolist()
@@ -733,13 +711,7 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
                  classes: ArrayLike | None = None, delta: float = 0.0,
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
                  row_norm: str = "none", constraints: ParameterSetRule | None = None):
-        super().__init__(epsilon=epsilon, lam=lam, mechanism=mechanism, data_norm=data_norm,
-                         fit_intercept=fit_intercept, solver=solver, random_state=random_state,
-                         optimality_tol=optimality_tol, max_iter=max_iter, accountant=accountant,
-                         classes=classes, delta=delta, intercept_scaling=intercept_scaling,
-                         unknown_labels=unknown_labels, row_norm=row_norm, constraints=constraints)
-        self.h = h
-        self.loss = loss
+        self._store_params(locals())
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,
@@ -777,12 +749,8 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> y = (X[:, 0] > 0).astype(int)
     >>> from dpconvex import PrivateLinearClassifier
-    >>> clf = PrivateLinearClassifier(loss="smooth_hinge", epsilon=1.0, classes=[0, 1],
+    >>> clf = PrivateLinearClassifier(loss="smooth_hinge", epsilon=1.0, classes=[-1, 1],
     ...                               random_state=0).fit(X, y)
     >>> clf.coef_.shape
     (1, 3)
@@ -799,13 +767,7 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
                  intercept_scaling: float = 0.25, unknown_labels: str = "raise",
                  row_norm: str = "none", vouch: tuple[str, ...] = (),
                  constraints: ParameterSetRule | None = None):
-        super().__init__(epsilon=epsilon, lam=lam, mechanism=mechanism, data_norm=data_norm,
-                         fit_intercept=fit_intercept, solver=solver, random_state=random_state,
-                         optimality_tol=optimality_tol, max_iter=max_iter, accountant=accountant,
-                         classes=classes, delta=delta, intercept_scaling=intercept_scaling,
-                         unknown_labels=unknown_labels, row_norm=row_norm, constraints=constraints)
-        self.loss = loss
-        self.vouch = vouch
+        self._store_params(locals())
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **_PrivateLinearClassifier._parameter_constraints,

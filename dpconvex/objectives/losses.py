@@ -49,7 +49,6 @@ class Loss:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Loss, get_loss
     >>> loss = get_loss("logistic")
     >>> isinstance(loss, Loss), loss.deriv_bound, loss.curvature
@@ -157,8 +156,7 @@ class Loss:
         Examples
         --------
         >>> import cvxpy as cp
-        >>> import numpy as np
-        >>> from dpconvex.objectives import Loss
+            >>> from dpconvex.objectives import Loss
         >>> loss = Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression",
         ...                        name="huber", label_range=(0.0, 10.0))
         >>> loss.deriv_bound, loss.curvature
@@ -470,7 +468,6 @@ class Logistic(Loss):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> loss = Logistic()
     >>> loss.name, loss.deriv_bound, loss.curvature
@@ -534,7 +531,6 @@ class HuberHinge(_SmoothedHinge):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import HuberHinge
     >>> loss = HuberHinge(h=0.5)
     >>> loss.curvature, loss.kinks
@@ -584,7 +580,6 @@ class SmoothHinge(_SmoothedHinge):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import SmoothHinge
     >>> loss = SmoothHinge(h=0.5)
     >>> loss.deriv_bound, loss.curvature
@@ -640,7 +635,6 @@ class HuberRegression(_RegressionLoss):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import HuberRegression
     >>> loss = HuberRegression(0.5, label_range=(0.0, 1.0))
     >>> loss.deriv_bound, loss.curvature
@@ -697,7 +691,6 @@ class Pinball(_RegressionLoss):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Pinball
     >>> loss = Pinball(0.9, label_range=(0.0, 1.0), smoothing=0.01)
     >>> loss.deriv_bound, loss.curvature

@@ -68,7 +68,6 @@ class L2(Regularizer):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import L2
     >>> reg = L2(0.5)
     >>> reg.value(np.array([1.0, 1.0])), reg.grad(np.array([1.0, 1.0])), reg.strong_convexity
@@ -111,7 +110,6 @@ class Frobenius(Regularizer):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Frobenius
     >>> reg = Frobenius(0.5)
     >>> reg.weight, reg.strong_convexity

@@ -88,7 +88,6 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget
     >>> from dpconvex.privacy.bounds import release_range
     >>> ages = np.random.default_rng(0).integers(18, 90, 10000)
@@ -399,7 +398,6 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
 
     Examples
     --------
-    >>> import numpy as np
     >>> import pandas as pd
     >>> import dpconvex as dp
     >>> rng = np.random.default_rng(0)
