@@ -79,12 +79,12 @@ class Loss:
     def deriv2(self, m: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def value_and_deriv(self, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(ℓ(m), ℓ'(m)) together, for solvers; override when the two share work.
-
-        The verifier's probe checks that it agrees with ``value`` and ``deriv``.
+    def value_and_deriv(self, m: np.ndarray, *label: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(ℓ, ℓ') together (of ``(z, y)`` for a regression loss), for solvers; override when
+        the two share work. The verifier's probe checks that it agrees with ``value`` and
+        ``deriv``.
         """
-        return self.value(m), self.deriv(m)
+        return self.value(m, *label), self.deriv(m, *label)
 
     def cvxpy_expr(self, m: cp.Expression) -> cp.Expression:
         raise NotImplementedError(f"{type(self).__name__}.cvxpy_expr: loss '{self.name}' has no "
@@ -156,7 +156,7 @@ class Loss:
         Examples
         --------
         >>> import cvxpy as cp
-            >>> from dpconvex.objectives import Loss
+        >>> from dpconvex.objectives import Loss
         >>> loss = Loss.from_cvxpy(lambda z, y: cp.huber(z - y, 0.5), kind="regression",
         ...                        name="huber", label_range=(0.0, 10.0))
         >>> loss.deriv_bound, loss.curvature
@@ -258,7 +258,6 @@ class CVXPYLoss(Loss):
         from .atoms import vectorize  # a form of one prediction (log_sum_exp of a stack)
 
         return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
-
 
     @property
     def smoothing_unresolved(self) -> bool:
@@ -514,6 +513,10 @@ class _SmoothedHinge(Loss):
     def __init__(self, h: float = 0.5):
         self.h = check_float("h", h, type(self).__name__)
 
+    @staticmethod
+    def _s(m: Any) -> np.ndarray:
+        return 1.0 - np.asarray(m, dtype=float)
+
     @property
     def kinks(self):
         return (1.0 - self.h, 1.0 + self.h)
@@ -548,17 +551,15 @@ class HuberHinge(_SmoothedHinge):
         return 1.0 / (2.0 * self.h)
 
     def value(self, m):
-        s = 1.0 - np.asarray(m, dtype=float)
-        h = self.h
+        s, h = self._s(m), self.h
         return np.where(s > h, s, np.where(s < -h, 0.0, (s + h) ** 2 / (4 * h)))
 
     def deriv(self, m):
-        s = 1.0 - np.asarray(m, dtype=float)
-        h = self.h
+        s, h = self._s(m), self.h
         return -np.where(s > h, 1.0, np.where(s < -h, 0.0, (s + h) / (2 * h)))
 
     def deriv2(self, m):
-        s = 1.0 - np.asarray(m, dtype=float)
+        s = self._s(m)
         return np.where(np.abs(s) <= self.h, 1.0 / (2 * self.h), 0.0)
 
     def cvxpy_expr(self, m):
@@ -598,20 +599,17 @@ class SmoothHinge(_SmoothedHinge):
         return 3.0 / (4.0 * self.h)
 
     def value(self, m):
-        s = 1.0 - np.asarray(m, dtype=float)
-        h = self.h
+        s, h = self._s(m), self.h
         mid = -(s**4) / (16 * h**3) + 3 * s**2 / (8 * h) + s / 2 + 3 * h / 16
         return np.where(s > h, s, np.where(s < -h, 0.0, mid))
 
     def deriv(self, m):
-        s = 1.0 - np.asarray(m, dtype=float)
-        h = self.h
+        s, h = self._s(m), self.h
         mid = -(s**3) / (4 * h**3) + 3 * s / (4 * h) + 0.5
         return -np.where(s > h, 1.0, np.where(s < -h, 0.0, mid))
 
     def deriv2(self, m):
-        s = 1.0 - np.asarray(m, dtype=float)
-        h = self.h
+        s, h = self._s(m), self.h
         return np.where(np.abs(s) <= h, 3.0 / (4 * h) * (1 - s**2 / h**2), 0.0)
 
 
@@ -623,8 +621,10 @@ class _RegressionLoss(Loss):
     def __init__(self, label_range: tuple[float, float]):
         self.label_range = _check_label_range(label_range, type(self).__name__)
 
-    def value_and_deriv(self, z, y=None):
-        return self.value(z, y), self.deriv(z, y)
+    @staticmethod
+    def _r(z: Any, y: Any) -> np.ndarray:
+        """The residual z − y."""
+        return np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
 
 
 class HuberRegression(_RegressionLoss):
@@ -656,16 +656,16 @@ class HuberRegression(_RegressionLoss):
         return 1.0 / self.M
 
     def value(self, z, y=None):
-        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        r = self._r(z, y)
         a = np.abs(r)
         return np.where(a <= self.M, r * r / (2 * self.M), a - self.M / 2)
 
     def deriv(self, z, y=None):
-        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        r = self._r(z, y)
         return np.clip(r / self.M, -1.0, 1.0)
 
     def deriv2(self, z, y=None):
-        r = np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
+        r = self._r(z, y)
         return np.where(np.abs(r) <= self.M, 1.0 / self.M, 0.0)
 
     def cvxpy_expr(self, z, y=None):
@@ -716,9 +716,6 @@ class Pinball(_RegressionLoss):
     @property
     def curvature(self) -> float:  # type: ignore[override]
         return 1.0 / (4.0 * self.smoothing)
-
-    def _r(self, z, y):
-        return np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
 
     def value(self, z, y=None):
         r, h = self._r(z, y), self.smoothing

@@ -9,8 +9,8 @@ modulus μ of the term. A template reads μ from its regularizer only
 term's form:
 
 * :class:`L2` ``(lam / 2) ||w||²`` (linear ERM, [CMS]_): μ = lam;
-* :class:`Frobenius` ``lam Σ ||Φ||²_F`` (large-margin Gaussian classifier,
-  [PR12]_ eq. 11): μ = 2·lam.
+* :class:`Frobenius` ``(lam / 2) Σ ||Φ||²_F`` (large-margin Gaussian classifier,
+  [PR12]_ eq. 11 with its λ = lam / 2): μ = lam.
 
 References
 ----------
@@ -63,7 +63,27 @@ class Regularizer:
         raise NotImplementedError
 
 
-class L2(Regularizer):
+class _Quadratic(Regularizer):
+    """A multiple of the squared norm, lam-strongly convex (μ = lam): Hessian lam·I."""
+
+    def __init__(self, lam: float):
+        self.lam = check_float("lam", lam, type(self).__name__, low=0.0, low_inclusive=True)
+
+    @property
+    def strong_convexity(self) -> float:  # type: ignore[override]
+        return self.lam
+
+    def grad(self, w: np.ndarray) -> np.ndarray:
+        return self.lam * np.asarray(w)
+
+    def hess_scale(self) -> float:
+        return self.lam
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(lam={self.lam!r})"
+
+
+class L2(_Quadratic):
     """(lam / 2) ||w||^2, lam-strongly convex (μ = lam); ``w`` of any shape (||.||_F for a matrix).
 
     Examples
@@ -79,30 +99,14 @@ class L2(Regularizer):
     name = "l2"
     derivation = "docs/privacy/perturbation.md#privacy-perturbation"
 
-    def __init__(self, lam: float):
-        self.lam = check_float("lam", lam, "L2", low=0.0, low_inclusive=True)
-
-    @property
-    def strong_convexity(self) -> float:  # type: ignore[override]
-        return self.lam
-
     def value(self, w: np.ndarray) -> float:
         return 0.5 * self.lam * float(np.vdot(w, w))
-
-    def grad(self, w: np.ndarray) -> np.ndarray:
-        return self.lam * np.asarray(w)
-
-    def hess_scale(self) -> float:
-        return self.lam
 
     def cvxpy_expr(self, w: cp.Expression) -> cp.Expression:
         return 0.5 * self.lam * cp.sum_squares(w)
 
-    def __repr__(self) -> str:
-        return f"L2(lam={self.lam!r})"
 
-
-class Frobenius(Regularizer):
+class Frobenius(_Quadratic):
     """(lam / 2) Σ ||Φ||²_F over all blocks, lam-strongly convex (μ = lam, as :class:`L2`).
 
     [PR12]_ eq. 11 writes λ Σ ||Φ||²_F; here λ = ``weight`` = lam / 2, so that
@@ -121,32 +125,16 @@ class Frobenius(Regularizer):
     name = "frobenius"
     derivation = "docs/privacy/large_margin.md#privacy-lm-strong-convexity"
 
-    def __init__(self, lam: float):
-        self.lam = check_float("lam", lam, "Frobenius", low=0.0, low_inclusive=True)
-
     @property
     def weight(self) -> float:
         """λ = lam / 2, the coefficient of Σ ||Φ||²_F in the objective."""
         return 0.5 * self.lam
 
-    @property
-    def strong_convexity(self) -> float:  # type: ignore[override]
-        return self.lam
-
     def value(self, w: np.ndarray) -> float:
         return self.weight * float(np.sum(np.asarray(w) ** 2))
 
-    def grad(self, w: np.ndarray) -> np.ndarray:
-        return self.lam * np.asarray(w)
-
-    def hess_scale(self) -> float:
-        return self.lam
-
     def cvxpy_expr(self, w: cp.Expression) -> cp.Expression:
         return self.weight * cp.sum_squares(w)
-
-    def __repr__(self) -> str:
-        return f"Frobenius(lam={self.lam!r})"
 
 
 #: Registry of regularizers by name.
