@@ -701,27 +701,23 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else [])]
-        record_map = BallRows(q, self.row_norm == "unit")
-        if is_dask_collection(X_checked):  # u built and summed per chunk on the workers, one pass
+        if is_dask_collection(X_checked) or isinstance(X_checked, np.ndarray):
+            # u built and summed per chunk on the workers (one pass), or block by block: no copy
             rows = label_rows(X_checked, labels)
+            if isinstance(X_checked, np.ndarray):
+                note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)),
+                             X_checked.shape[0], q, owner)
+            else:
+                notes.append(rows.certificate_note)
             template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=[*notes, rows.certificate_note,
-                                               *self._mechanism_notes()],
-                                        rows=rows, record_map=record_map)
-            return Prepared(template=template, meta=meta)
-        notes.extend(self._mechanism_notes())
-        if isinstance(X_checked, np.ndarray):  # u built and summed block by block: no copy of X
-            note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)), X_checked.shape[0],
-                         q, owner)
-            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=notes, rows=label_rows(X_checked, labels),
-                                        record_map=record_map)
-            return Prepared(template=template, meta=meta)
-        # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
-        clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
-        note_clipped(n_clipped, X_checked.shape[0], q, owner)
-        template = ClassSumTemplate(self._u(clipped / q), labels.index[keep],
-                                    int(labels.classes.size), notes=notes)
+                                        notes=[*notes, *self._mechanism_notes()], rows=rows,
+                                        record_map=BallRows(q, self.row_norm == "unit"))
+        else:  # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
+            clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
+            note_clipped(n_clipped, X_checked.shape[0], q, owner)
+            template = ClassSumTemplate(self._u(clipped / q), labels.index[keep],
+                                        int(labels.classes.size),
+                                        notes=[*notes, *self._mechanism_notes()])
         return Prepared(template=template, meta=meta)
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:

@@ -139,21 +139,16 @@ def _unit_factors_safe(norms: np.ndarray, q: float) -> bool:
 
 def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: np.ndarray,
                    owner: str, *, unit: bool = False) -> ScaledRows | None:
-    """Dense rows clipped to q, with the intercept column and zeroed records, as factors.
+    """Dense or SciPy sparse rows clipped to q, with the intercept column and zeroed records,
+    as factors (:class:`~dpconvex.data.operators.ScaledRows`: the rows are not copied).
 
-    Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]``: the same per-record maps as
+    Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||,
+    :func:`~dpconvex.data.operators.unit_scale`): the per-record maps of
     :func:`~dpconvex.data.preprocess.clip_rows`, :func:`~dpconvex.data.preprocess.add_intercept`
-    and :func:`~dpconvex.data.labels.zero_rows` (each reads record i and public
-    constants only; docs/privacy/linear_erm.md#privacy-intercept, privacy-row-scaling),
-    held as a row scale and a column by :class:`~dpconvex.data.operators.ScaledRows` so
-    that the rows are not copied; keep_i = 0 for the records that contribute no loss
-    (``dropped``: a label outside the set, a row left out of the fit), whose products
-    are then exactly 0. ``unit``: the factor is q/||x_i|| instead (every non-zero row
-    scaled to q,
-    :func:`~dpconvex.data.operators.unit_scale`). SciPy sparse rows are read on their stored
-    entries (:class:`~dpconvex.data.operators.CSRRows`). None for rows of another kind, or
-    norms of kept rows whose products could overflow: the guard and the count of clipped
-    rows read the kept rows only.
+    and :func:`~dpconvex.data.labels.zero_rows` (docs/privacy/linear_erm.md#privacy-intercept,
+    privacy-row-scaling); keep_i = 0 for the ``dropped`` records, whose products are then
+    exactly 0. None for rows of another kind, or kept rows whose products could overflow
+    (the guard and the count of clipped rows read the kept rows only).
     """
     if sp.issparse(X_checked):
         rows: DenseRows | CSRRows = CSRRows(X_checked)
@@ -403,19 +398,18 @@ LINEAR_PARAMETERS_DOC = fill_docs("""\
         (docs/privacy/user_objectives.md#privacy-constraints). A constraint with a
         ``cp.Parameter``, on another variable, not DCP, or a set without a point is refused.
     fit_intercept : bool, default=True
-        Append a constant feature (regularized, inside the norm bound).
+        Append a constant feature (regularized, inside the norm bound): data without one-hot
+        blocks span no constant direction and need it.
     intercept_scaling : float, default=0.25
         The constant s > 0 appended when ``fit_intercept`` (as in scikit-learn's
         liblinear): the rows become [x, s], the norm bound q̃ = sqrt(q² + s²)
         enters every noise constant, and ``intercept_ = s·θ_last``. A smaller s
         spends less of the norm budget on the constant but regularizes the
         intercept more (its penalty is Λ/(2s²)·b²); docs/privacy/row_scaling.md#privacy-row-scaling.
-        The default 0.25 was chosen over 0.5 on validation splits of the
-        training data only (Adult and KDD Cup 1999), and s = 1 measured worst
-        of the three; an intercept is kept (``fit_intercept=True``) because
-        data without one-hot blocks, which span no constant direction, need
-        it. Measured in benchmarks/recorded/kdd_public_knobs.md and
-        docs/privacy/row_scaling.md#privacy-intercept-scaling, privacy-row-scaling-measurements.
+        The default 0.25: s = 1 measured worst, and 0.25 at least as good as 0.5 in 28 of 32
+        cells on validation splits of the training data only (Adult, KDD Cup 1999;
+        benchmarks/recorded/kdd_public_knobs.md,
+        docs/privacy/row_scaling.md#privacy-intercept-scaling, privacy-row-scaling-measurements).
     solver : {None, "clarabel", "scs", "native"}, default=None
         None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
         only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
@@ -535,6 +529,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         return loss.smoothed(h) if h is not None and getattr(
             loss, "smoothing_unresolved", False) else loss
 
+    def _constraint_set(self, plan: FitPlan, caller: str) -> ConvexSet | None:
+        return _parameter_set(self.constraints, plan.n_features, self.fit_intercept, caller,
+                              self.solver)
+
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
@@ -570,9 +568,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                 design = add_intercept(design, float(self.intercept_scaling))
             design = zero_rows(design, labels.dropped)  # records that contribute no loss
         template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs,
-                                     _parameter_set(self.constraints, plan.n_features,
-                                                    self.fit_intercept, f"{owner}.fit",
-                                                    self.solver))
+                                     self._constraint_set(plan, f"{owner}.fit"))
         warn_cvxpy_cost(template, self.solver, owner)
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], classes, labels.assumption),
@@ -585,10 +581,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
         template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), rows,
                                      np.ones(plan.n),
-                                     _parameter_set(self.constraints, plan.n_features,
-                                                    self.fit_intercept,
-                                                    f"{type(self).__name__}.certify",
-                                                    self.solver))
+                                     self._constraint_set(plan, f"{type(self).__name__}.certify"))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
