@@ -463,6 +463,20 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     mechanism_menu: ClassVar[MechanismMenu] = CENTROID_MENU
 
     _non_deterministic: ClassVar[bool] = False  # scikit-learn's repeat-fit checks hold seeded
+    #: CSR/CSC rows: the centroids' clipped and summed per class on their stored entries, naive
+    #: Bayes' read as dense one block of rows at a time (t is not sparse).
+    _accepts_sparse: ClassVar[bool] = True
+    #: The rules of the parameters every class-sum estimator has.
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
+        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "priors": Priors(),  # its length against the label set in the plan
+        "classes": CLASSES,
+        "unknown_labels": LABEL_POLICY,
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+    }
 
     def _resolved(self) -> AutoMechanism:
         """``mechanism`` with "auto" resolved by δ (δ checked first: a named error, not a crash)."""
@@ -518,7 +532,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
 
     def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                             context: FitContext) -> Release:
-        """Draw the noise, release the template's class sums, commit the certificate to ``hold``.
+        """Draw the noise, release the template's class sums, commit the certificate to ``hold``
+        and store it, the classes and the number of features.
 
         The noise comes from ``random_state`` or what a meta-estimator handed this fit
         (``context.noise``); the released vector and its calibration are returned (nothing
@@ -529,7 +544,17 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
                            seeded=noise.seeded)
         assert released.theta is not None and released.calibration is not None
         hold.commit_certificate(released.certificate)
+        self.certificate_ = released.certificate
+        self.classes_ = prep.meta.classes
+        self.n_features_in_ = prep.meta.n_features
         return released
+
+    def _plan_priors(self, n_classes: int) -> str:
+        """``priors`` checked against the public label set; the plan's entry for it."""
+        if isinstance(self.priors, str):
+            return self.priors
+        class_priors(self.priors, np.zeros(n_classes), 1.0, type(self).__name__)
+        return "given"
 
 
 class PrivateGaussianCentroid(ClassSumEstimator):
@@ -657,30 +682,17 @@ class PrivateGaussianCentroid(ClassSumEstimator):
                  priors: Any = "empirical", unknown_labels: str = "raise"):
         self._store_params(locals())
 
-    #: CSR/CSC rows: clipped, scaled and summed per class on their stored entries.
-    _accepts_sparse: ClassVar[bool] = True
-
-    # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "epsilon": EPSILON,
+        **ClassSumEstimator._parameter_constraints,
         "data_norm": DATA_NORM,
         "row_norm": ROW_NORM,
-        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
         "temperature": Optional(Float()),
-        "priors": Priors(),  # its length against the label set in the plan
-        "random_state": RANDOM_STATE,
-        "classes": CLASSES,
-        "unknown_labels": LABEL_POLICY,
-        "accountant": ACCOUNTANT,
     }
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
         mechanism = self._mechanism()
         budget, rule = self._budget(mechanism, n)
-        if not isinstance(self.priors, str):  # public priors: one per class of the label set
-            class_priors(self.priors, np.zeros(n_classes), 1.0, type(self).__name__)
         notes = (FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  *([UNIT_ROWS] if self.row_norm == "unit" else []), *self._mechanism_notes())
         return FitPlan(
@@ -688,7 +700,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
             template="class sums", learner="centroid", mechanism=mechanism, budget=budget,
             backend="closed form (no solver)", lam_rule="no regularizer", notes=notes,
             options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm,
-                     "priors": self.priors if isinstance(self.priors, str) else "given"})
+                     "priors": self._plan_priors(n_classes)})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
@@ -736,7 +748,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         # (privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n)
         released = self._release_class_sums(prep, plan, hold, context)
-        certificate = released.certificate
         V = released.theta
         w = float(getattr(mechanism, "count_weight", 1.0))
         counts = V[:, d] / w
@@ -746,9 +757,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
         # post-processing of V (privacy-centroid-priors): the within-class variance and the priors
         energy = _sum_noise_energy(mechanism, released.calibration, V.shape)
-        self.certificate_ = certificate
-        self.classes_ = prep.meta.classes
-        self.n_features_in_ = d
         self.means_ = mu * float(self.data_norm)
         self.counts_ = counts
         self.within_class_var_ = within_class_variance(V, w, floor, energy)

@@ -39,20 +39,12 @@ from scipy.special import logsumexp
 
 from .._diagnostics import record_diagnostic
 from .._validation import (
-    ACCOUNTANT,
-    CLASSES,
-    DELTA,
-    EPSILON,
-    RANDOM_STATE,
     Constraint,
     Float,
-    NoValidation,
-    Optional,
     check_fitted,
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LABEL_POLICY
 from ..data.validation import check_array
 from ..errors import ParameterError
 from ..privacy.mechanisms import Mechanism, MechanismMenu
@@ -64,7 +56,6 @@ from .centroids import (
     DELTA_RULE,
     ClassSumEstimator,
     ClassSumTemplate,
-    Priors,
     _BlockRows,
     class_priors,
     label_rows,
@@ -387,8 +378,6 @@ class PrivateGaussianNB(ClassSumEstimator):
     mechanism_menu: ClassVar[MechanismMenu] = MechanismMenu(
         {"gaussian": "gaussian", "knorm_sup_sum": "knorm_sup_sum"},
         auto=("knorm_sup_sum", "gaussian"))
-    #: CSR/CSC rows: read as dense one block of rows at a time (t is not sparse).
-    _accepts_sparse: ClassVar[bool] = True
 
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
                  mechanism: str = "auto", feature_range: Any = (-1.0, 1.0),
@@ -397,18 +386,10 @@ class PrivateGaussianNB(ClassSumEstimator):
                  accountant: Any = None):
         self._store_params(locals())
 
-    # -------------------------------------------------------------- validation
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "epsilon": EPSILON,
-        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        **ClassSumEstimator._parameter_constraints,
         "feature_range": FeatureRange(),  # its length against the columns in the plan
         "var_floor": Float(high=1.0, high_inclusive=True),
-        "priors": Priors(),  # its length against the label set in the plan
-        "classes": CLASSES,
-        "unknown_labels": LABEL_POLICY,
-        "random_state": RANDOM_STATE,
-        "accountant": ACCOUNTANT,
     }
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -417,8 +398,6 @@ class PrivateGaussianNB(ClassSumEstimator):
         mechanism = self._mechanism()
         budget, rule = self._budget(mechanism, n)
         feature_bounds(self.feature_range, n_features, owner)
-        if not isinstance(self.priors, str):  # public priors: one per class of the label set
-            class_priors(self.priors, np.zeros(n_classes), 1.0, owner)
         notes = (MOMENT_MAP, NB_POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  *self._mechanism_notes())
         ranges = np.asarray(self.feature_range, dtype=float)
@@ -430,13 +409,7 @@ class PrivateGaussianNB(ClassSumEstimator):
             options={"feature_range": (tuple(ranges.tolist()) if ranges.shape == (2,)
                                        else "one (lo, hi) per feature"),
                      "var_floor": float(self.var_floor),
-                     "priors": self.priors if isinstance(self.priors, str) else "given"})
-
-    def _notes(self, plan: FitPlan, label_note: Any, rows_note: Any) -> list[Any]:
-        """The certificate's notes: the plan's, the label set's and the Dask rows' (if any)."""
-        rule = [DELTA_RULE] if DELTA_RULE in plan.notes else []
-        return [MOMENT_MAP, NB_POSTPROCESSING, *rule, label_note,
-                *([rows_note] if rows_note else []), *self._mechanism_notes()]
+                     "priors": self._plan_priors(n_classes)})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
@@ -450,7 +423,9 @@ class PrivateGaussianNB(ClassSumEstimator):
         if not dask:  # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics)
             record_diagnostic(owner, "records with a feature outside feature_range (clipped to it)",
                               _outside_range(X_checked, lo, hi, keep), X_checked.shape[0])
-        notes = self._notes(plan, labels.assumption, rows.certificate_note if dask else None)
+        notes = [MOMENT_MAP, NB_POSTPROCESSING, *([DELTA_RULE] if DELTA_RULE in plan.notes else []),
+                 labels.assumption, *([rows.certificate_note] if dask else []),
+                 *self._mechanism_notes()]
         template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
                                        lo=lo, hi=hi, notes=notes, rows=rows)
         return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
@@ -472,9 +447,6 @@ class PrivateGaussianNB(ClassSumEstimator):
                                                       float(self.var_floor))
         lo, hi = feature_bounds(self.feature_range, prep.meta.n_features, owner)
         half = (hi - lo) / 2.0
-        self.certificate_ = released.certificate
-        self.classes_ = prep.meta.classes
-        self.n_features_in_ = prep.meta.n_features
         self.theta_ = lo + half * (means + 1.0)
         self.var_ = variances * half**2
         self.class_count_ = counts

@@ -475,27 +475,24 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     with reserve_budget(accountant, budget.epsilon, budget.delta, caller) as hold:
         for name, values in zip(names, cols, strict=True):
             how = plan[name]
-            if how == "declared":
-                decls[name] = given[name]
-            elif how == "binary":
-                decls[name] = Binary(positive=True)
-            elif how == "range":
+            if how in ("declared", "binary"):
+                decls[name] = given[name] if how == "declared" else Binary(positive=True)
+                continue
+            column = f"values of column {name!r}"
+            if how == "range":
                 lo, hi, median, cert = release_range(
                     number_values(values), Budget(budgets.range_epsilon), n=n, levels=levels,
-                    name=f"values of column {name!r}", rng=rng, seeded=seed is not None)
+                    name=column, rng=rng, seeded=seed is not None)
                 log = lo >= 0.0 and hi >= LOG_TAIL_OCTAVES_RATIO * max(median, 0.0)
                 decls[name] = Numeric(lo, hi, log=bool(log))
-                parts.append(cert)
-                labels.append(f"range of {name!r}")
             else:
                 assert budgets.vocabulary is not None
-                vocabulary, cert = release_vocabulary(
-                    category_texts(values), budgets.vocabulary, n=n,
-                    name=f"values of column {name!r}",
-                    rng=rng, seeded=seed is not None)
+                vocabulary, cert = release_vocabulary(category_texts(values), budgets.vocabulary,
+                                                      n=n, name=column, rng=rng,
+                                                      seeded=seed is not None)
                 decls[name] = Categorical(vocabulary, other=True)
-                parts.append(cert)
-                labels.append(f"vocabulary of {name!r}")
+            parts.append(cert)
+            labels.append(f"{how} of {name!r}")
         assumptions = list(_SCHEMA_ASSUMPTIONS)
         if parts:
             certificate = _compose_columns(parts, labels, budget, budgets, assumptions)
