@@ -4,22 +4,13 @@ The class-sum template, the block and chunk readers of the rows and the release 
 :class:`ClassSumEstimator` serve Gaussian naive Bayes too
 (:mod:`dpconvex.estimators.gaussian_nb`), whose per-record map adds the squares.
 
-:class:`PrivateGaussianCentroid` releases, in one noisy vector, the class sums
-s_c = Σ_{i: y_i = c} u_i of the public feature map u = clip(x, q)/q
-(‖u‖ <= 1) and the class counts n_c, then classifies by the nearest debiased
-class mean μ_c = s̃_c / max(ñ_c, floor). Replacing one record changes the
-joint vector by at most 2 in L2 norm (docs/privacy/large_margin.md#privacy-class-centroids), so the analytic
-Gaussian mechanism of Balle & Wang (2018) with Δ = 2 makes the release
-(ε, δ)-DP; a pure ε-DP variant adds norm-Gamma noise instead. Everything
-after the noisy vector is post-processing.
-
-The rule is the Gaussian classifier with one shared, isotropic covariance σ²I
-(linear discriminant analysis with a multiple of the identity: [HTF09]_ Section 4.3),
-the λ → ∞ limit of the large-margin Gaussian classifier:
-argmin_c ‖u − μ_c‖² − 2σ̂² log π_c, with the class priors π_c taken from the
-released counts and σ̂² the within-class variance estimated from the released
-sums and counts (:func:`within_class_variance`, docs/privacy/large_margin.md#privacy-centroid-priors).
-It is the best private option measured when n·ε/C is below about 10³
+:class:`PrivateGaussianCentroid` releases, in one noisy vector, the class sums of the public
+feature map u = clip(x, q)/q and the class counts (replace-one L2 sensitivity 2,
+docs/privacy/large_margin.md#privacy-class-centroids); everything after is post-processing.
+Its rule is the Gaussian classifier with one shared, isotropic covariance σ²I ([HTF09]_
+Section 4.3), the λ → ∞ limit of the large-margin Gaussian classifier, with priors and σ̂²
+from the release (docs/privacy/large_margin.md#privacy-centroid-priors): the best private
+option measured when n·ε/C is below about 10³
 (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
 References

@@ -1,18 +1,12 @@
 """Differentially private Gaussian naive Bayes: class moments from one release of class sums.
 
-:class:`PrivateGaussianNB` maps each record, from itself and public constants only, onto
-t = (2x − lo − hi)/(hi − lo) ∈ [−1, 1]^d (x clipped to its public per-feature range
-[lo, hi]) and releases, in one noisy vector, the class sums of u = (t, 2t² − 1) and the
-class counts: V_c = Σ_{i: y_i = c} (t_i, 2t_i² − 1, w). The sums of u are the sufficient
-statistics of a Gaussian with a diagonal covariance per class, so the class means, the
-per-class variances and the class priors of Gaussian naive Bayes ([HTF09]_ Section 6.6.3) follow
-from V by post-processing. The release is that of the class centroids
-(:mod:`dpconvex.estimators.centroids`, one :class:`~dpconvex.estimators.centroids.ClassSumTemplate`
-with another per-record map) with the replace-one sensitivities of the box
-(:class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`,
-docs/privacy/gaussian_nb.md#privacy-nb-sensitivities): the sup-norm K-norm mechanism for
-pure ε-DP and the analytic Gaussian mechanism for (ε, δ)-DP
-(docs/privacy/gaussian_nb.md#privacy-nb-mechanisms).
+:class:`PrivateGaussianNB` releases the class sums V_c = Σ_{i: y_i = c} (t_i, 2t_i² − 1, w)
+of the per-record map t of x onto [−1, 1]^d: the sufficient statistics of Gaussian naive
+Bayes ([HTF09]_ Section 6.6.3), whose model follows by post-processing. The release is that
+of the class centroids (:mod:`dpconvex.estimators.centroids`, a
+:class:`~dpconvex.estimators.centroids.ClassSumTemplate` with another per-record map) with
+the sensitivities of the box :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`
+(docs/privacy/gaussian_nb.md#privacy-nb-sensitivities, privacy-nb-mechanisms).
 
 References
 ----------

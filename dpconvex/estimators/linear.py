@@ -350,13 +350,9 @@ LINEAR_PARAMETERS_DOC = fill_docs("""\
         Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided, never above it.
     delta : float, default=0.0
-        δ in [0, 1) of an (ε, δ) guarantee (replace-one adjacency). With
-        ``mechanism="auto"``, 0 gives pure ε-DP objective perturbation and δ > 0
-        (e.g. 1/n²) Gaussian objective perturbation. A mechanism named explicitly
-        must match: a pure one ("objective", "output") needs 0, a Gaussian one
-        ("gaussian_objective", "gaussian_output") δ > 0, otherwise
-        :class:`ParameterError` says which to change. The ledger is charged
-        (ε, δ) and ``certificate_.delta`` states δ.
+        δ in [0, 1) of an (ε, δ) guarantee (replace-one adjacency; e.g. 1/n²), matching
+        ``mechanism`` (else :class:`ParameterError` says which to change). The ledger is
+        charged (ε, δ) and ``certificate_.delta`` states δ.
     lam : "auto" or float, default="auto"
         Regularization Λ > 0. "auto": Λ from the public rule
         :func:`dpconvex.privacy.rules.lam.auto_lam` (n, ε, ``data_norm``, p, the
