@@ -8,18 +8,13 @@ The class-sum template, the block and chunk readers of the rows and the release 
 feature map u = clip(x, q)/q and the class counts (replace-one L2 sensitivity 2,
 docs/privacy/large_margin.md#privacy-class-centroids); everything after is post-processing.
 Its rule is the Gaussian classifier with one shared, isotropic covariance σ²I ([HTF09]_
-Section 4.3), the λ → ∞ limit of the large-margin Gaussian classifier, with priors and σ̂²
-from the release (docs/privacy/large_margin.md#privacy-centroid-priors): the best private
-option measured when n·ε/C is below about 10³
+Section 4.3), the λ → ∞ limit of the large-margin Gaussian classifier ([PR10]_), with
+priors and σ̂² from the release (docs/privacy/large_margin.md#privacy-centroid-priors): the
+best private option measured when n·ε/C is below about 10³
 (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
 References
 ----------
-.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
-   Differential Privacy: Analytical Calibration and Optimal Denoising.
-   ICML 2018, Theorem 8 and Algorithm 1.
-.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
 .. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of Statistical
    Learning, 2nd ed. Springer 2009, Section 4.3 (LDA; nearest centroid).
 .. [PR10] M. A. Pathak, B. Raj. Large Margin Multiclass Gaussian

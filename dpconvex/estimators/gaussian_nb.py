@@ -10,12 +10,6 @@ the sensitivities of the box :class:`~dpconvex.privacy.mechanisms.record_sets.Mo
 
 References
 ----------
-.. [VSBH13] J. Vaidya, B. Shafiq, A. Basu, Y. Hong. Differentially Private Naive Bayes
-   Classification. IEEE/WIC/ACM WI-IAT 2013, §IV-B (Gaussian attributes: noisy means and
-   standard deviations per class).
-.. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy. STOC 2010, Section 2.
-.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential Privacy:
-   Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
 .. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of Statistical Learning,
    2nd ed. Springer 2009, Section 6.6.3 (naive Bayes).
 """

@@ -586,10 +586,8 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         owner = type(self).__name__
         mechanism, budget = plan.mechanism, plan.budget
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
-        # the noise warning reads the release's own calibration (public quantities only,
-        # before any noise is drawn;
-        # docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear): one
-        # calibration per fit
+        # the noise warning reads the release's one calibration (public quantities only, before
+        # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=self._vouched(),

@@ -328,13 +328,10 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     """Draft a public schema for a table: privately with ``epsilon``, else read (not private).
 
     With ``epsilon``, every column that ``declared`` does not give is released under one
-    budget (docs/privacy/bounds.md#privacy-bounds), by its kind: the kind ``kinds`` gives, else the
-    kind of a number or bool dtype. A dtype that a reader inferred from the values
-    (``read_csv``, the DataFrame constructor) is a statistic of them: one record
-    ``"unknown"`` makes a column of numbers text. So a column of any other dtype (text,
-    ``object``, ``category``) must be in ``kinds``, and is refused by name before anything
-    is read or charged; declare every column's kind to make the plan public whatever the
-    reader did. The kinds:
+    budget (docs/privacy/bounds.md#privacy-bounds), by its kind: the kind ``kinds`` gives, else
+    that of a number or bool dtype (a dtype a reader inferred from the values, as
+    ``read_csv`` does, is a statistic of them: one record ``"unknown"`` makes a column of
+    numbers text; declare every column's kind to make the plan public). The kinds:
 
     - ``"numeric"``: the range by :func:`release_range` (a Laplace histogram over signed
       powers of two, then the quantile ``levels`` by the exponential mechanism when the
