@@ -126,8 +126,7 @@ class Priors(Constraint):
         except (TypeError, ValueError, OverflowError):
             a = None
         if a is None or a.ndim != 1 or a.size < 1 or isinstance(value, (bool, np.bool_)):
-            raise ParameterError(
-                f"The '{name}' parameter of {owner} must be {self}. Got {value!r} instead.")
+            raise self.refusal(name, value, owner)
         if not (np.all(np.isfinite(a)) and np.all(a > 0)):
             raise ParameterError(
                 f"The '{name}' parameter of {owner} must hold positive finite numbers (they are "

@@ -1,14 +1,10 @@
 """Margin losses for private ERM, each with the constants its privacy proof needs.
 
-A loss is a function of the margin ``m = y * f(x)`` (labels in {-1, +1}).
-Each class carries:
-
-* ``value``, ``deriv``, ``deriv2``: NumPy value and first/second derivative in m;
-* ``cvxpy_expr(m)``: the same function as a DCP-convex CVXPY expression, or
-  ``has_cvxpy = False`` when no exact DCP form exists (the CVXPY backends then
-  refuse it and name the missing capability);
-* ``deriv_bound``: a declared bound on |ℓ'(m)| (CMS requires 1);
-* ``curvature``: a declared bound c on ℓ''(m) (CMS Alg. 2's constant c).
+A loss is a function of the margin ``m = y * f(x)`` (labels in {-1, +1}). Each class
+carries its NumPy value and first and second derivatives in m, the same function as a
+DCP-convex CVXPY expression (or ``has_cvxpy = False``: the CVXPY backends then refuse it by
+name), a declared bound ``deriv_bound`` on |ℓ'(m)| (CMS requires 1) and a declared bound
+``curvature`` on ℓ''(m) (CMS Alg. 2's constant c).
 
 The verifier (:func:`dpconvex.privacy.checks.check_loss`) establishes the declared
 constants on all of ℝ: from docs/privacy/linear_erm.md#privacy-loss-constants for the
