@@ -580,13 +580,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         released noisy counts, π_c ∝ max(ñ_c, f) (post-processing, no privacy
         cost); "uniform": equal priors (the nearest class mean); an array: public
         priors in the order of ``classes_``, positive, normalized to sum to 1.
-    data_norm : float, default=1.0
-        Public bound q on ‖x‖; rows above it are scaled down to it.
-
-        .. warning:: Never set it from the data (e.g. the max row norm): that
-           leaks. Give a tight public bound: the noise on the means is fixed
-           in u = x/q units, so a loose q wastes signal. Per-record maps such
-           as x ↦ x/‖x‖ (which read only the record) use the whole bound.
+    {data_norm}
+        Give a tight bound: the noise on the means is fixed in u = x/q units, so a loose q
+        wastes signal.
     row_norm : {"unit", "none"}, default="unit"
         "unit" scales every row to the norm bound (u/‖u‖; zero rows stay zero), a
         per-record public map (DESIGN.md §5) that lets typical rows use the whole

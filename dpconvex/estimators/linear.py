@@ -35,6 +35,7 @@ from .._validation import (
     _short_repr,
     check_fitted,
     checks_feature_names,
+    is_dask_collection,
 )
 from ..data.design import as_design
 from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
@@ -42,7 +43,7 @@ from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_sc
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
-from ..data.validation import check_array
+from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
@@ -87,8 +88,6 @@ class LinearDecisionMixin(ClassifierScoreMixin):
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed score wᵀx + b; positive means ``classes_[1]``."""
         check_fitted(self, "coef_")
-        from .._validation import is_dask_collection
-
         X_checked = check_array(X, f"{type(self).__name__}.decision_function", n_features=self.n_features_in_,
                                 accept_sparse=True, accept_dask=True)
         unit = getattr(self, "row_norm", "none") == "unit"  # the fit's per-record map, alike
@@ -525,18 +524,11 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         return loss.smoothed(h) if h is not None and getattr(
             loss, "smoothing_unresolved", False) else loss
 
-    def _constraint_set(self, plan: FitPlan, caller: str) -> ConvexSet | None:
-        return _parameter_set(self.constraints, plan.n_features, self.fit_intercept, caller,
-                              self.solver)
-
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         loss = self._plan_loss(plan)
-        from .._validation import is_dask_collection
-        from ..data.validation import computed
-
         X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
         plan.check_data(X_checked.shape, owner, binary=True)
         y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
@@ -564,7 +556,9 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                 design = add_intercept(design, float(self.intercept_scaling))
             design = zero_rows(design, labels.dropped)  # records that contribute no loss
         template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs,
-                                     self._constraint_set(plan, f"{owner}.fit"))
+                                     _parameter_set(self.constraints, plan.n_features,
+                                                    self.fit_intercept, f"{owner}.fit",
+                                                    self.solver))
         warn_cvxpy_cost(template, self.solver, owner)
         return Prepared(template=template,
                         meta=PreparedFacts(X_checked.shape[1], classes, labels.assumption),
@@ -577,7 +571,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
         template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), rows,
                                      np.ones(plan.n),
-                                     self._constraint_set(plan, f"{type(self).__name__}.certify"))
+                                     _parameter_set(self.constraints, plan.n_features,
+                                                    self.fit_intercept,
+                                                    f"{type(self).__name__}.certify",
+                                                    self.solver))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
