@@ -160,7 +160,6 @@ def norm_gamma(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import norm_gamma
     >>> b = norm_gamma(5, beta=2.0, random_state=0)
     >>> b.shape
@@ -351,7 +350,6 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import snap, snap_grid
     >>> x = snap(np.array([0.123456789, -1.0]), noise_scale=0.5)
     >>> bool(np.all(np.round(x / snap_grid(0.5)) == x / snap_grid(0.5)))
@@ -390,7 +388,6 @@ class Noise:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Laplace, snap_grid
     >>> law = Laplace(scale=0.5)
     >>> out = law.add(np.array([0.25, -1.0]), np.random.default_rng(0))
@@ -449,7 +446,6 @@ class Laplace(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Laplace
     >>> Laplace(2.0).sample((3,), np.random.default_rng(0)).shape
     (3,)
@@ -483,7 +479,6 @@ class Gaussian(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Gaussian
     >>> E = Gaussian(1.0, symmetric=True).sample((3, 3), np.random.default_rng(0))
     >>> bool(np.array_equal(E, E.T)), Gaussian(1.0, symmetric=True).moments((3, 3))[1]
@@ -520,7 +515,6 @@ class NormGamma(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import NormGamma
     >>> law = NormGamma(2.0, rows=True)
     >>> law.sample((3, 4), np.random.default_rng(0)).shape, law.coordinate_scale((3, 4))
@@ -573,7 +567,6 @@ class SupNormGamma(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import SupNormGamma
     >>> SupNormGamma(1.0).sample((2, 3), np.random.default_rng(0)).shape
     (2, 3)
@@ -609,7 +602,6 @@ class NoiseSum(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Gaussian, Laplace, NoiseSum
     >>> law = NoiseSum(Gaussian(1.0), Laplace(2.0))
     >>> law.coordinate_scale((3,)), law.moments((1,))[1]

@@ -20,7 +20,6 @@ from .base import (
     get_mechanism,
     mechanism_names,
     register,
-    reports_noise,
     require_accurate,
     require_noise_report,
 )
@@ -64,7 +63,6 @@ __all__ = [
     "jacobian_slack_two_sided",
     "mechanism_names",
     "register",
-    "reports_noise",
     "require_accurate",
     "require_noise_report",
 ]
