@@ -9,10 +9,10 @@ its public per-coordinate scale and moments for the noise reports and warnings. 
 mechanism draws from a generator or calls :func:`snap` itself; a test reads the
 package's source to keep it so.
 
-The samplers below the laws draw the noise of [CMS]_ (Alg. 1 and 2) and the Laplace
-and Gaussian mechanisms. All take ``random_state`` (None: a generator seeded from the
-OS; an int or :class:`numpy.random.Generator`: reproducible) and validate their scale
-parameters, because a wrong scale is a privacy bug.
+The samplers below the laws draw the noise of [CMS]_ (Alg. 1 and 2), of the K-norm
+mechanism for the sup norm and of the exponential mechanism. All take ``random_state``
+(None: a generator seeded from the OS; an int or :class:`numpy.random.Generator`:
+reproducible) and validate their scale parameters, because a wrong scale is a privacy bug.
 
 .. warning:: These samplers produce IEEE floating-point numbers. Mironov
    (CCS 2012) showed that the low-order bits of floating-point Laplace noise can
@@ -45,8 +45,6 @@ __all__ = [
     "NormGamma",
     "SupNormGamma",
     "exponential_mechanism",
-    "gaussian",
-    "laplace",
     "norm_gamma",
     "sup_norm_gamma",
     "snap",
@@ -220,39 +218,6 @@ def sup_norm_gamma(
     p = int(np.prod(shape, dtype=np.int64))
     radius = rng.gamma(shape=p + 1, scale=1.0 / beta)
     return (radius * rng.uniform(-1.0, 1.0, size=p)).reshape(shape)
-
-
-def gaussian(
-    shape: int | Sequence[int], sigma: float, random_state: RandomStateLike = None
-) -> np.ndarray:
-    """I.i.d. N(0, sigma^2) noise (the Gaussian mechanism).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.noise import gaussian
-    >>> b = gaussian((2, 3), sigma=0.5, random_state=0)
-    >>> b.shape
-    (2, 3)
-    """
-    shape = _check_shape(shape, "gaussian", scalar=True)
-    sigma = _check_scale("sigma", sigma)
-    return check_random_state(random_state, "gaussian").normal(0.0, sigma, size=shape)
-
-
-def laplace(
-    shape: int | Sequence[int], scale: float, random_state: RandomStateLike = None
-) -> np.ndarray:
-    """I.i.d. Laplace(0, scale) noise (the Laplace mechanism, scale = sensitivity / epsilon).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.noise import laplace
-    >>> laplace(4, scale=1.0, random_state=0).shape
-    (4,)
-    """
-    shape = _check_shape(shape, "laplace", scalar=True)
-    scale = _check_scale("scale", scale)
-    return check_random_state(random_state, "laplace").laplace(0.0, scale, size=shape)
 
 
 def exponential_mechanism(
@@ -460,7 +425,7 @@ class Laplace(Noise):
         return f"Laplace(scale={self.scale!r})"
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        return laplace(shape, self.scale, rng)
+        return rng.laplace(0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True))
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         return self.scale
@@ -493,7 +458,7 @@ class Gaussian(Noise):
         return f"Gaussian(sigma={self.sigma!r}, symmetric={self.symmetric})"
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        G = gaussian(shape, self.sigma, rng)
+        G = rng.normal(0.0, self.sigma, size=_check_shape(shape, "Gaussian.sample", scalar=True))
         return 0.5 * (G + np.swapaxes(G, -1, -2)) if self.symmetric else G
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:

@@ -20,7 +20,6 @@ from .base import (
     get_mechanism,
     mechanism_names,
     register,
-    require_accurate,
     require_noise_report,
 )
 from .kmeans import DPKMeans
@@ -63,6 +62,5 @@ __all__ = [
     "jacobian_slack_two_sided",
     "mechanism_names",
     "register",
-    "require_accurate",
     "require_noise_report",
 ]

@@ -41,7 +41,6 @@ __all__ = [
     "get_mechanism",
     "mechanism_names",
     "register",
-    "require_accurate",
     "require_noise_report",
     "solve_exact",
 ]
@@ -552,11 +551,15 @@ class MechanismMenu:
         return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto)
 
 
-def require_accurate(res: SolveResult, tol: float, caller: str = "require_accurate", *,
-                     template: Template | None = None) -> SolveResult:
-    """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol).
+def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
+                warm_start: np.ndarray | None = None, max_iter: int | None = None,
+                tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
+    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
 
-    The message, opened by ``caller`` (the public call that solved:
+    The one solve of the exact-minimizer mechanisms (objective / output perturbation and
+    their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; a solve
+    that failed or whose residual is above ``tol`` raises :class:`SolverError`. The
+    message, opened by ``caller`` (the public call that solved:
     ``"ObjectivePerturbation.run"``), names the solver, its status and the tolerance,
     never the residual or the solver's details (data statistics): a refused solve goes
     to :func:`~dpconvex.collect_diagnostics` for the data holder. What to try next
@@ -566,18 +569,23 @@ def require_accurate(res: SolveResult, tol: float, caller: str = "require_accura
     Examples
     --------
     >>> from dpconvex import SolverError
-    >>> from dpconvex.privacy.mechanisms import require_accurate
-    >>> from dpconvex.solvers import SolveResult, SolveStatus
-    >>> res = SolveResult(np.zeros(2), SolveStatus.OPTIMAL, objective=0.0, residual=1e-10, solver="demo")
-    >>> require_accurate(res, 1e-8) is res
-    True
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> from dpconvex.privacy.mechanisms.base import solve_exact
+    >>> from dpconvex.solvers import get_backend
+    >>> res = solve_exact(template, get_backend("auto", template), None, 0.0)
+    >>> res.status.name, res.residual <= template.residual_tol
+    ('OPTIMAL', True)
     >>> try:
-    ...     require_accurate(SolveResult(np.zeros(2), SolveStatus.OPTIMAL, 0.0, 1e-3, "demo"), 1e-8)
+    ...     solve_exact(template, get_backend("native", template), None, 0.0, max_iter=1)
     ... except SolverError:
     ...     print("not accurate enough to release")
     ...
     not accurate enough to release
     """
+    tol = template.residual_tol if tol is None else tol
+    res = backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
@@ -599,32 +607,6 @@ def require_accurate(res: SolveResult, tol: float, caller: str = "require_accura
             "(the residual reached: dpconvex.collect_diagnostics)."
         )
     return res
-
-
-def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
-                warm_start: np.ndarray | None = None, max_iter: int | None = None,
-                tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
-    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
-
-    The one solve of the exact-minimizer mechanisms (objective / output perturbation and
-    their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; anything
-    less accurate raises :class:`SolverError` (:func:`require_accurate`), its message opened
-    by ``caller`` (the public call that solved: ``"ObjectivePerturbation.run"``).
-
-    Examples
-    --------
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
-    >>> from dpconvex.privacy.mechanisms.base import solve_exact
-    >>> from dpconvex.solvers import get_backend
-    >>> res = solve_exact(template, get_backend("auto", template), None, 0.0)
-    >>> res.status.name, res.residual <= template.residual_tol
-    ('OPTIMAL', True)
-    """
-    tol = template.residual_tol if tol is None else tol
-    return require_accurate(backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                          max_iter=max_iter), tol, caller, template=template)
 
 
 def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,

@@ -398,11 +398,6 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     return tiny + cal.extra_strong_convexity
 
 
-def _modulus(consts: PrivacyConstants, mu: float | np.ndarray | None) -> Any:
-    """The modulus a report is asked about: the declared one (``mu=None``) or ``mu``."""
-    return consts.strong_convexity if mu is None else mu
-
-
 def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
     """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p)).
 
@@ -417,9 +412,31 @@ def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
 
 
 class _Perturbation(Mechanism["ObjectiveTemplate"]):
-    """Shared certificate of the CMS perturbation mechanisms."""
+    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms."""
 
     label = ""
+
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
+        return self._calibrate(budget.epsilon, template.n, template.privacy_constants(),
+                               caller=f"{type(self).__name__}.calibrate")
+
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """Norm-Gamma b of rate β: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β² (:meth:`_noise_fields`)."""
+        consts, eps = problem.privacy_constants(), budget.epsilon
+        p = int(consts.dimension)
+        modulus = consts.strong_convexity if mu is None else mu
+        cal = None
+        if np.ndim(modulus) == 0:  # else a grid of moduli (the Λ rule)
+            cal = self.report_calibration(problem, budget, mu, calibration,
+                                          lambda c: self._calibrate(eps, problem.n, c))
+        fields = self._noise_fields(problem, eps, consts, modulus, cal)
+        rate = fields.pop("rate")
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
+            modulus=modulus, expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
+            grad_bound=float(consts.grad_bound), calibration=cal, **fields)
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         conds = super().conditions(template, budget)
@@ -494,34 +511,17 @@ class ObjectivePerturbation(_Perturbation):
 
     placement = "objective"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_objective_perturbation(budget.epsilon, template.n,
-                                                template.privacy_constants(),
-                                                caller=f"{type(self).__name__}.calibrate")
+    _calibrate = staticmethod(calibrate_objective_perturbation)
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """Norm-Gamma b in the objective: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β², μ_eff = μ + Δ."""
-        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
-        p = int(consts.dimension)
-        modulus = _modulus(consts, mu)
-        cal = None
-        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
-            grid = calibrate_objective_perturbation_grid(eps, n, consts, modulus)
-            mu_eff, rate = modulus + grid.extra_strong_convexity, grid.noise_rate
-        else:
-            cal = self.report_calibration(
-                problem, budget, mu, calibration,
-                lambda c: calibrate_objective_perturbation(eps, n, c))
-            mu_eff, rate = modulus + cal.extra_strong_convexity, cal.noise_rate
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
-            modulus=modulus, modulus_eff=mu_eff, sensitivity=2.0 * consts.grad_bound,
-            expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
-            coordinate_scale=math.sqrt(p) / rate,
-            modulus_floor=objective_modulus_floor(eps, n, consts),
-            grad_bound=float(consts.grad_bound), calibration=cal)
+    def _noise_fields(self, problem: ConstantsSource, eps: float, consts: PrivacyConstants,
+                      modulus: Any, cal: Calibration | None) -> dict[str, Any]:
+        """In the objective: μ_eff = μ + Δ, per-coordinate scale √p/β."""
+        if cal is None:  # a grid of moduli: one array calibration
+            cal = calibrate_objective_perturbation_grid(eps, problem.n, consts, modulus)
+        return {"rate": cal.noise_rate, "modulus_eff": modulus + cal.extra_strong_convexity,
+                "sensitivity": 2.0 * consts.grad_bound,
+                "coordinate_scale": math.sqrt(int(consts.dimension)) / cal.noise_rate,
+                "modulus_floor": objective_modulus_floor(eps, problem.n, consts)}
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -562,34 +562,19 @@ class OutputPerturbation(_Perturbation):
 
     placement = "output"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_output_perturbation(budget.epsilon, template.n,
-                                             template.privacy_constants(),
-                                             caller=f"{type(self).__name__}.calibrate")
+    _calibrate = staticmethod(calibrate_output_perturbation)
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """Norm-Gamma b on the minimizer: β = ε n μ/(2G), E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
-        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
-        p = int(consts.dimension)
-        modulus = _modulus(consts, mu)
-        cal = None
-        if np.ndim(modulus) > 0:  # a grid of moduli: β is linear in μ
-            unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
+    def _noise_fields(self, problem: ConstantsSource, eps: float, consts: PrivacyConstants,
+                      modulus: Any, cal: Calibration | None) -> dict[str, Any]:
+        """On the minimizer: β = ε n μ/(2G), linear in μ on a grid of moduli."""
+        if cal is None:
+            unit = calibrate_output_perturbation(eps, problem.n, at_modulus(consts, 1.0))
             rate, sens = unit.noise_rate * modulus, unit.sensitivity / modulus
         else:
-            cal = self.report_calibration(
-                problem, budget, mu, calibration,
-                lambda c: calibrate_output_perturbation(eps, n, c))
             rate, sens = cal.noise_rate, cal.sensitivity
-        shape = getattr(problem, "noise_shape", None) or (p,)
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
-            modulus=modulus, modulus_eff=modulus, sensitivity=sens,
-            expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
-            coordinate_scale=coordinate_scale(shape, rate),
-            grad_bound=float(consts.grad_bound), calibration=cal)
+        shape = getattr(problem, "noise_shape", None) or (int(consts.dimension),)
+        return {"rate": rate, "modulus_eff": modulus, "sensitivity": sens,
+                "coordinate_scale": coordinate_scale(shape, rate)}
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -644,7 +629,7 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
                      calibration: Calibration | None = None) -> NoiseReport:
         """No noise: every moment is 0."""
         consts = problem.privacy_constants()
-        modulus = _modulus(consts, mu)
+        modulus = consts.strong_convexity if mu is None else mu
         zero = np.zeros_like(modulus, dtype=float) if np.ndim(modulus) > 0 else 0.0
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=int(consts.dimension),
