@@ -412,7 +412,11 @@ def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
 
 
 class _Perturbation(Mechanism["ObjectiveTemplate"]):
-    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms."""
+    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms.
+
+    Each subclass gives ``_calibrate`` (its calibration), ``_grid`` (the same on an array of
+    moduli), ``_modulus_floor`` and ``_coordinate_scale`` (of its noise, for the report).
+    """
 
     label = ""
 
@@ -423,20 +427,24 @@ class _Perturbation(Mechanism["ObjectiveTemplate"]):
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
-        """Norm-Gamma b of rate β: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β² (:meth:`_noise_fields`)."""
-        consts, eps = problem.privacy_constants(), budget.epsilon
+        """Norm-Gamma b of rate β: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
+        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
         p = int(consts.dimension)
         modulus = consts.strong_convexity if mu is None else mu
-        cal = None
-        if np.ndim(modulus) == 0:  # else a grid of moduli (the Λ rule)
-            cal = self.report_calibration(problem, budget, mu, calibration,
-                                          lambda c: self._calibrate(eps, problem.n, c))
-        fields = self._noise_fields(problem, eps, consts, modulus, cal)
-        rate = fields.pop("rate")
+        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
+            cal, grid = None, self._grid(eps, n, consts, modulus)
+        else:
+            cal = grid = self.report_calibration(problem, budget, mu, calibration,
+                                                 lambda c: self._calibrate(eps, n, c))
+        rate = grid.noise_rate
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
-            modulus=modulus, expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
-            grad_bound=float(consts.grad_bound), calibration=cal, **fields)
+            modulus=modulus, modulus_eff=modulus + grid.extra_strong_convexity,
+            sensitivity=grid.sensitivity, expected_norm=p / rate,
+            expected_sq_norm=p * (p + 1.0) / rate**2,
+            coordinate_scale=self._coordinate_scale(problem, p, rate),
+            modulus_floor=self._modulus_floor(eps, n, consts),
+            grad_bound=float(consts.grad_bound), calibration=cal)
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         conds = super().conditions(template, budget)
@@ -512,16 +520,11 @@ class ObjectivePerturbation(_Perturbation):
     placement = "objective"
 
     _calibrate = staticmethod(calibrate_objective_perturbation)
+    _grid = staticmethod(calibrate_objective_perturbation_grid)
+    _modulus_floor = staticmethod(objective_modulus_floor)
 
-    def _noise_fields(self, problem: ConstantsSource, eps: float, consts: PrivacyConstants,
-                      modulus: Any, cal: Calibration | None) -> dict[str, Any]:
-        """In the objective: μ_eff = μ + Δ, per-coordinate scale √p/β."""
-        if cal is None:  # a grid of moduli: one array calibration
-            cal = calibrate_objective_perturbation_grid(eps, problem.n, consts, modulus)
-        return {"rate": cal.noise_rate, "modulus_eff": modulus + cal.extra_strong_convexity,
-                "sensitivity": 2.0 * consts.grad_bound,
-                "coordinate_scale": math.sqrt(int(consts.dimension)) / cal.noise_rate,
-                "modulus_floor": objective_modulus_floor(eps, problem.n, consts)}
+    def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
+        return math.sqrt(p) / rate
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -564,17 +567,18 @@ class OutputPerturbation(_Perturbation):
 
     _calibrate = staticmethod(calibrate_output_perturbation)
 
-    def _noise_fields(self, problem: ConstantsSource, eps: float, consts: PrivacyConstants,
-                      modulus: Any, cal: Calibration | None) -> dict[str, Any]:
-        """On the minimizer: β = ε n μ/(2G), linear in μ on a grid of moduli."""
-        if cal is None:
-            unit = calibrate_output_perturbation(eps, problem.n, at_modulus(consts, 1.0))
-            rate, sens = unit.noise_rate * modulus, unit.sensitivity / modulus
-        else:
-            rate, sens = cal.noise_rate, cal.sensitivity
-        shape = getattr(problem, "noise_shape", None) or (int(consts.dimension),)
-        return {"rate": rate, "modulus_eff": modulus, "sensitivity": sens,
-                "coordinate_scale": coordinate_scale(shape, rate)}
+    def _grid(self, eps: float, n: int, consts: PrivacyConstants, moduli: np.ndarray
+              ) -> Calibration:
+        """β = ε n μ/(2G) and the sensitivity 2G/(n μ) on a grid of moduli."""
+        unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
+        return Calibration(mechanism=self.name, epsilon_requested=eps,
+                           sensitivity=unit.sensitivity / moduli, noise_rate=unit.noise_rate * moduli)
+
+    def _modulus_floor(self, eps: float, n: int, consts: PrivacyConstants) -> float:
+        return 0.0
+
+    def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
+        return coordinate_scale(getattr(problem, "noise_shape", None) or (p,), rate)
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
