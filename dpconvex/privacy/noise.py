@@ -362,6 +362,9 @@ class Noise:
     (1.0, 1.0)
     """
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """One draw of the law on an array of ``shape``."""
         raise NotImplementedError
@@ -421,9 +424,6 @@ class Laplace(Noise):
     def __init__(self, scale: float) -> None:
         self.scale = _check_scale("scale", scale)
 
-    def __repr__(self) -> str:
-        return f"Laplace(scale={self.scale!r})"
-
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         return rng.laplace(0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True))
 
@@ -453,9 +453,6 @@ class Gaussian(Noise):
     def __init__(self, sigma: float, *, symmetric: bool = False) -> None:
         self.sigma = _check_scale("sigma", sigma)
         self.symmetric = bool(symmetric)
-
-    def __repr__(self) -> str:
-        return f"Gaussian(sigma={self.sigma!r}, symmetric={self.symmetric})"
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         G = rng.normal(0.0, self.sigma, size=_check_shape(shape, "Gaussian.sample", scalar=True))
@@ -495,9 +492,6 @@ class NormGamma(Noise):
                                  "are not supported. Draw symmetric noise on the whole "
                                  "array (rows=False).")
         self.symmetric, self.rows = bool(symmetric), bool(rows)
-
-    def __repr__(self) -> str:
-        return f"NormGamma(rate={self.rate!r}, symmetric={self.symmetric}, rows={self.rows})"
 
     def _block(self, shape: tuple[int, ...]) -> int:
         if self.rows:
@@ -541,9 +535,6 @@ class SupNormGamma(Noise):
 
     def __init__(self, rate: float) -> None:
         self.rate = _check_scale("beta", rate)
-
-    def __repr__(self) -> str:
-        return f"SupNormGamma(rate={self.rate!r})"
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         k = _entries(shape[1:])

@@ -82,19 +82,6 @@ class Release:
     diagnostics: SolveResult | None = None
 
 
-def _check_members(template: Template) -> None:
-    """Refuse, by name, a template missing members of the written contract."""
-    from ..templates.base import missing_members
-
-    missing = missing_members(template)
-    if missing:
-        raise ParameterError(
-            f"release: template '{getattr(template, 'name', type(template).__name__)}' "
-            f"({type(template).__qualname__}) lacks {missing}, which the template contract "
-            "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for each "
-            "capability it declares). Add them, or drop the capability that asks for them.")
-
-
 def release(template: Template, mechanism: Mechanism | str, budget: Budget,
             backend: Any = None, rng: RandomStateLike = None, *,
             warm_start: np.ndarray | None = None, max_iter: int | None = None,
@@ -176,7 +163,14 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
     mechanism.check_template(template)
     if not type(template).__module__.startswith("dpconvex."):  # shipped templates: by review
-        _check_members(template)
+        from ..templates.base import missing_members
+
+        if missing := missing_members(template):
+            raise ParameterError(
+                f"release: template '{getattr(template, 'name', type(template).__name__)}' "
+                f"({type(template).__qualname__}) lacks {missing}, which the template contract "
+                "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for "
+                "each capability it declares). Add them, or drop the capability that asks for them.")
     budget = mechanism.check_budget(budget)
     conditions = mechanism.conditions(template, budget)
     conditions = vouched(conditions + declaration_conditions(template, mechanism.needs),
@@ -187,12 +181,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         return Release(None, certificate, calibration, None)
     if on_calibrated is not None:
         on_calibrated(calibration)
-    if mechanism.solves:
-        from ..solvers.registry import get_backend
+    from ..solvers.registry import get_backend
 
-        solver_backend = backend if hasattr(backend, "solve") else get_backend(backend, template)
-    else:
-        solver_backend = None
+    solver_backend = None if not mechanism.solves else (
+        backend if hasattr(backend, "solve") else get_backend(backend, template))
     noise_rng = check_random_state(rng, "release", "rng")
     progress.say(f"{mechanism.name}: noise drawn, solving {template.name} (n = {template.n}) with "
                  f"backend {getattr(solver_backend, 'name', 'none')}")
