@@ -70,7 +70,7 @@ __all__ = [
 Data = tuple[np.ndarray, np.ndarray]
 
 #: The private mechanisms a linear ERM adapter can audit (the linear estimators' menu).
-_PRIVATE_LINEAR = tuple(n for n in LINEAR_MENU.names() if MECHANISMS[n].private)
+_PRIVATE_LINEAR = tuple(n for n in LINEAR_MENU.offered if MECHANISMS[n].private)
 
 
 def _data(data: Any, owner: str, *, labels: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -9,10 +9,10 @@ its public per-coordinate scale and moments for the noise reports and warnings. 
 mechanism draws from a generator or calls :func:`snap` itself; a test reads the
 package's source to keep it so.
 
-The samplers below the laws draw the noise of [CMS]_ (Alg. 1 and 2) and the Laplace
-and Gaussian mechanisms. All take ``random_state`` (None: a generator seeded from the
-OS; an int or :class:`numpy.random.Generator`: reproducible) and validate their scale
-parameters, because a wrong scale is a privacy bug.
+The samplers below the laws draw the noise of [CMS]_ (Alg. 1 and 2), of the K-norm
+mechanism for the sup norm and of the exponential mechanism. All take ``random_state``
+(None: a generator seeded from the OS; an int or :class:`numpy.random.Generator`:
+reproducible) and validate their scale parameters, because a wrong scale is a privacy bug.
 
 .. warning:: These samplers produce IEEE floating-point numbers. Mironov
    (CCS 2012) showed that the low-order bits of floating-point Laplace noise can
@@ -45,8 +45,6 @@ __all__ = [
     "NormGamma",
     "SupNormGamma",
     "exponential_mechanism",
-    "gaussian",
-    "laplace",
     "norm_gamma",
     "sup_norm_gamma",
     "snap",
@@ -160,7 +158,6 @@ def norm_gamma(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import norm_gamma
     >>> b = norm_gamma(5, beta=2.0, random_state=0)
     >>> b.shape
@@ -221,39 +218,6 @@ def sup_norm_gamma(
     p = int(np.prod(shape, dtype=np.int64))
     radius = rng.gamma(shape=p + 1, scale=1.0 / beta)
     return (radius * rng.uniform(-1.0, 1.0, size=p)).reshape(shape)
-
-
-def gaussian(
-    shape: int | Sequence[int], sigma: float, random_state: RandomStateLike = None
-) -> np.ndarray:
-    """I.i.d. N(0, sigma^2) noise (the Gaussian mechanism).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.noise import gaussian
-    >>> b = gaussian((2, 3), sigma=0.5, random_state=0)
-    >>> b.shape
-    (2, 3)
-    """
-    shape = _check_shape(shape, "gaussian", scalar=True)
-    sigma = _check_scale("sigma", sigma)
-    return check_random_state(random_state, "gaussian").normal(0.0, sigma, size=shape)
-
-
-def laplace(
-    shape: int | Sequence[int], scale: float, random_state: RandomStateLike = None
-) -> np.ndarray:
-    """I.i.d. Laplace(0, scale) noise (the Laplace mechanism, scale = sensitivity / epsilon).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.noise import laplace
-    >>> laplace(4, scale=1.0, random_state=0).shape
-    (4,)
-    """
-    shape = _check_shape(shape, "laplace", scalar=True)
-    scale = _check_scale("scale", scale)
-    return check_random_state(random_state, "laplace").laplace(0.0, scale, size=shape)
 
 
 def exponential_mechanism(
@@ -351,7 +315,6 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import snap, snap_grid
     >>> x = snap(np.array([0.123456789, -1.0]), noise_scale=0.5)
     >>> bool(np.all(np.round(x / snap_grid(0.5)) == x / snap_grid(0.5)))
@@ -390,7 +353,6 @@ class Noise:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Laplace, snap_grid
     >>> law = Laplace(scale=0.5)
     >>> out = law.add(np.array([0.25, -1.0]), np.random.default_rng(0))
@@ -399,6 +361,9 @@ class Noise:
     >>> law.moments((2,))
     (1.0, 1.0)
     """
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         """One draw of the law on an array of ``shape``."""
@@ -449,7 +414,6 @@ class Laplace(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Laplace
     >>> Laplace(2.0).sample((3,), np.random.default_rng(0)).shape
     (3,)
@@ -460,11 +424,8 @@ class Laplace(Noise):
     def __init__(self, scale: float) -> None:
         self.scale = _check_scale("scale", scale)
 
-    def __repr__(self) -> str:
-        return f"Laplace(scale={self.scale!r})"
-
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        return laplace(shape, self.scale, rng)
+        return rng.laplace(0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True))
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
         return self.scale
@@ -483,7 +444,6 @@ class Gaussian(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Gaussian
     >>> E = Gaussian(1.0, symmetric=True).sample((3, 3), np.random.default_rng(0))
     >>> bool(np.array_equal(E, E.T)), Gaussian(1.0, symmetric=True).moments((3, 3))[1]
@@ -494,11 +454,8 @@ class Gaussian(Noise):
         self.sigma = _check_scale("sigma", sigma)
         self.symmetric = bool(symmetric)
 
-    def __repr__(self) -> str:
-        return f"Gaussian(sigma={self.sigma!r}, symmetric={self.symmetric})"
-
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        G = gaussian(shape, self.sigma, rng)
+        G = rng.normal(0.0, self.sigma, size=_check_shape(shape, "Gaussian.sample", scalar=True))
         return 0.5 * (G + np.swapaxes(G, -1, -2)) if self.symmetric else G
 
     def coordinate_scale(self, shape: tuple[int, ...]) -> float:
@@ -520,7 +477,6 @@ class NormGamma(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import NormGamma
     >>> law = NormGamma(2.0, rows=True)
     >>> law.sample((3, 4), np.random.default_rng(0)).shape, law.coordinate_scale((3, 4))
@@ -536,9 +492,6 @@ class NormGamma(Noise):
                                  "are not supported. Draw symmetric noise on the whole "
                                  "array (rows=False).")
         self.symmetric, self.rows = bool(symmetric), bool(rows)
-
-    def __repr__(self) -> str:
-        return f"NormGamma(rate={self.rate!r}, symmetric={self.symmetric}, rows={self.rows})"
 
     def _block(self, shape: tuple[int, ...]) -> int:
         if self.rows:
@@ -573,7 +526,6 @@ class SupNormGamma(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import SupNormGamma
     >>> SupNormGamma(1.0).sample((2, 3), np.random.default_rng(0)).shape
     (2, 3)
@@ -583,9 +535,6 @@ class SupNormGamma(Noise):
 
     def __init__(self, rate: float) -> None:
         self.rate = _check_scale("beta", rate)
-
-    def __repr__(self) -> str:
-        return f"SupNormGamma(rate={self.rate!r})"
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         k = _entries(shape[1:])
@@ -609,7 +558,6 @@ class NoiseSum(Noise):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.noise import Gaussian, Laplace, NoiseSum
     >>> law = NoiseSum(Gaussian(1.0), Laplace(2.0))
     >>> law.coordinate_scale((3,)), law.moments((1,))[1]

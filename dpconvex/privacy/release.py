@@ -68,11 +68,9 @@ class Release:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> rel = release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), "objective", Budget(1.0), rng=0)
     >>> rel.theta.shape, rel.certificate.all_hold, rel.calibration.mechanism
     ((3,), True, 'objective')
@@ -82,19 +80,6 @@ class Release:
     certificate: Certificate
     calibration: Calibration | None = None
     diagnostics: SolveResult | None = None
-
-
-def _check_members(template: Template) -> None:
-    """Refuse, by name, a template missing members of the written contract."""
-    from ..templates.base import missing_members
-
-    missing = missing_members(template)
-    if missing:
-        raise ParameterError(
-            f"release: template '{getattr(template, 'name', type(template).__name__)}' "
-            f"({type(template).__qualname__}) lacks {missing}, which the template contract "
-            "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for each "
-            "capability it declares). Add them, or drop the capability that asks for them.")
 
 
 def release(template: Template, mechanism: Mechanism | str, budget: Budget,
@@ -162,11 +147,9 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> rel = release(template, "objective", Budget(1.0), rng=0)
     >>> rel.theta.shape
@@ -180,7 +163,14 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     mechanism = get_mechanism(mechanism) if isinstance(mechanism, str) else mechanism
     mechanism.check_template(template)
     if not type(template).__module__.startswith("dpconvex."):  # shipped templates: by review
-        _check_members(template)
+        from ..templates.base import missing_members
+
+        if missing := missing_members(template):
+            raise ParameterError(
+                f"release: template '{getattr(template, 'name', type(template).__name__)}' "
+                f"({type(template).__qualname__}) lacks {missing}, which the template contract "
+                "requires (dpconvex.templates.base: TEMPLATE_MEMBERS, CAPABILITY_MEMBERS for "
+                "each capability it declares). Add them, or drop the capability that asks for them.")
     budget = mechanism.check_budget(budget)
     conditions = mechanism.conditions(template, budget)
     conditions = vouched(conditions + declaration_conditions(template, mechanism.needs),
@@ -191,12 +181,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         return Release(None, certificate, calibration, None)
     if on_calibrated is not None:
         on_calibrated(calibration)
-    if mechanism.solves:
-        from ..solvers.registry import get_backend
+    from ..solvers.registry import get_backend
 
-        solver_backend = backend if hasattr(backend, "solve") else get_backend(backend, template)
-    else:
-        solver_backend = None
+    solver_backend = None if not mechanism.solves else (
+        backend if hasattr(backend, "solve") else get_backend(backend, template))
     noise_rng = check_random_state(rng, "release", "rng")
     progress.say(f"{mechanism.name}: noise drawn, solving {template.name} (n = {template.n}) with "
                  f"backend {getattr(solver_backend, 'name', 'none')}")

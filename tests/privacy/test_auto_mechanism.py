@@ -35,7 +35,7 @@ def test_a_named_mechanism_is_returned_as_given():
 def test_every_auto_mechanism_is_on_its_menu():
     for family, menu in MENUS.items():
         for name in menu.auto:
-            assert name in menu.names(), (family, name)
+            assert name in menu.offered, (family, name)
 
 
 def test_every_estimator_with_a_mechanism_parameter_has_a_menu():

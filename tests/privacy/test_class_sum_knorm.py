@@ -52,7 +52,7 @@ def _V(U, y, C=3, w=W) -> np.ndarray:
 # ------------------------------------------------------------ registry, calibration
 def test_registered_for_the_centroid_kind_and_calibrated_from_public_constants():
     assert MECHANISMS["knorm_sum"] is ClassSumKNorm
-    assert ClassSumKNorm.pure is True and "knorm_sum" in CENTROID_MENU.names()
+    assert ClassSumKNorm.pure is True and "knorm_sum" in CENTROID_MENU.offered
     mech = build_mechanism("knorm_sum", "test", CENTROID_MENU)
     assert mech.count_weight == W == 0.5
     with pytest.raises(ParameterError):

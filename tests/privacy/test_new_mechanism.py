@@ -67,8 +67,7 @@ class LaplaceOutput(Mechanism):
         consts, eps = template.privacy_constants(), budget.epsilon
         b = self._scale(eps, template.n, consts, consts.strong_convexity)
         return Calibration(
-            mechanism=self.name, epsilon_requested=eps, epsilon=eps, epsilon_noise=eps,
-            slack=0.0, extra_strong_convexity=0.0,
+            mechanism=self.name, epsilon_requested=eps,
             sensitivity=2.0 * consts.grad_bound / (template.n * consts.strong_convexity),
             noise_rate=math.sqrt(consts.dimension) / b,  # coordinate_scale(p, rate) = b
             extra={"laplace scale": b})

@@ -115,12 +115,12 @@ def test_bad_shapes_raise():
 
 
 def test_gaussian_and_laplace_scales():
-    g = noise.gaussian(20000, 2.0, random_state=0)
+    g = noise.Gaussian(2.0).sample((20000,), np.random.default_rng(0))
     assert stats.kstest(g, stats.norm(scale=2.0).cdf).pvalue > ALPHA
-    lap = noise.laplace(20000, 0.5, random_state=0)
+    lap = noise.Laplace(0.5).sample((20000,), np.random.default_rng(0))
     assert stats.kstest(lap, stats.laplace(scale=0.5).cdf).pvalue > ALPHA
     with pytest.raises(ParameterError):
-        noise.gaussian(3, 0.0)
+        noise.Gaussian(0.0)
 
 
 @pytest.mark.slow

@@ -20,8 +20,6 @@ from .base import (
     get_mechanism,
     mechanism_names,
     register,
-    reports_noise,
-    require_accurate,
     require_noise_report,
 )
 from .kmeans import DPKMeans
@@ -64,7 +62,5 @@ __all__ = [
     "jacobian_slack_two_sided",
     "mechanism_names",
     "register",
-    "reports_noise",
-    "require_accurate",
     "require_noise_report",
 ]

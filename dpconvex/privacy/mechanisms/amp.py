@@ -30,7 +30,6 @@ from .base import (
     NoiseReport,
     get_mechanism,
     register,
-    reports_noise,
     solve_exact,
 )
 
@@ -89,7 +88,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     def _check_inner(self, mech: Mechanism) -> Mechanism:
         """The inner mechanism: reports objective or output noise, and is pure as this cover."""
         kind = "pure epsilon-DP" if self.pure else "(epsilon, delta)-DP"
-        if (mech.wraps or not mech.private or mech.pure != self.pure or not reports_noise(mech)
+        if (mech.wraps or not mech.private or mech.pure != self.pure
+                or type(mech).noise_report is Mechanism.noise_report
                 or not mech.amp_derived or mech.placement not in ("objective", "output")
                 or (mech.adds_output_noise and not hasattr(mech, "noise_law"))):
             raise ParameterError(

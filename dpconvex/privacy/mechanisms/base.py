@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Union
 
 import numpy as np
 
@@ -32,42 +32,37 @@ __all__ = [
     "MECHANISMS",
     "PLACEMENTS",
     "Calibration",
-    "ConstantsSource",
     "Mechanism",
     "MechanismMenu",
     "NoiseReport",
     "PublicProblem",
     "at_modulus",
     "build_mechanism",
-    "check_private_budget",
     "get_mechanism",
     "mechanism_names",
     "register",
-    "reports_noise",
-    "require_accurate",
     "require_noise_report",
     "solve_exact",
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Calibration:
-    """Noise calibration computed from public constants.
+    """Noise calibration computed from public constants (keyword arguments only).
 
     ``noise_rate`` β: for norm-Gamma noise the density is ∝ exp(-β ||b||).
     ``extra_strong_convexity`` Δ: add (Δ/2)||θ||^2 to the objective (objective
-    perturbation only). ``epsilon`` = ``slack + epsilon_noise`` <= requested;
+    perturbation only). ``epsilon`` = ``slack + epsilon_noise`` <= requested
+    (``epsilon`` defaults to ``epsilon_requested``, ``epsilon_noise`` to ``epsilon``);
     ``delta`` the δ of an (ε, δ) guarantee (0 for the pure mechanisms).
     ``extra`` holds mechanism-specific public quantities.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> cal = get_mechanism("objective").calibrate(template, Budget(1.0))
     >>> cal.mechanism, cal.epsilon, cal.sensitivity
@@ -78,14 +73,20 @@ class Calibration:
 
     mechanism: str
     epsilon_requested: float
-    epsilon: float
-    epsilon_noise: float
-    slack: float
-    extra_strong_convexity: float
+    epsilon: float | None = None
+    epsilon_noise: float | None = None
+    slack: float = 0.0
+    extra_strong_convexity: float = 0.0
     sensitivity: float
     noise_rate: float
     delta: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.epsilon is None:
+            object.__setattr__(self, "epsilon", self.epsilon_requested)
+        if self.epsilon_noise is None:
+            object.__setattr__(self, "epsilon_noise", self.epsilon)
 
 
 #: Where a mechanism's noise enters (:attr:`NoiseReport.placement`): into the objective
@@ -143,12 +144,10 @@ class NoiseReport:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> rep = get_mechanism("objective").noise_report(template, Budget(1.0))
     >>> rep.placement, rep.dimension, round(rep.coordinate_scale, 3)
@@ -207,43 +206,8 @@ class PublicProblem:
         return self.constants
 
 
-class ConstantsSource(Protocol):
-    """What a noise report reads of a problem: a template, or a :class:`PublicProblem`.
-
-    Attributes
-    ----------
-    n : int
-        Number of records.
-    name : str
-        Name of the problem (error messages, certificates).
-
-    Methods
-    -------
-    privacy_constants()
-        The declared :class:`~dpconvex.templates.base.PrivacyConstants`.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms import PublicProblem
-    >>> from dpconvex.templates import PrivacyConstants
-    >>> problem = PublicProblem(n=1000, constants=PrivacyConstants(1.0, 1, 0.25, 0.01, 10))
-    >>> problem.n, problem.privacy_constants().dimension   # a ConstantsSource, as a template is
-    (1000, 10)
-    """
-
-    @property
-    def n(self) -> int:
-        """Number of records."""
-        ...
-
-    @property
-    def name(self) -> str:
-        """Name of the problem."""
-        ...
-
-    def privacy_constants(self) -> PrivacyConstants:
-        """The declared public constants."""
-        ...
+#: What a noise report reads of a problem (``n``, ``name``, ``privacy_constants()``).
+ConstantsSource = Union["Template", PublicProblem]
 
 
 #: The template a mechanism runs on: a :class:`~dpconvex.templates.base.Template` with
@@ -315,9 +279,19 @@ class Mechanism(ABC, Generic[TemplateT]):
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
-        """Validate the budget for this mechanism (pure mechanisms need δ = 0)."""
-        return check_private_budget(budget, self.name, pure=self.pure,
-                                    caller=f"{type(self).__name__}.check_budget")
+        """Validate the budget: a private mechanism needs a finite ε > 0; a pure one δ = 0."""
+        caller, name = f"{type(self).__name__}.check_budget", self.name
+        if not isinstance(budget, Budget):
+            raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} "
+                                 "instead.")
+        if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
+            raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
+                                 f"{budget.epsilon!r} instead.")
+        if self.pure and budget.delta != 0.0:
+            raise ParameterError(
+                f"{caller}: mechanism '{name}' is pure epsilon-DP: use delta = 0 (got "
+                f"{budget.delta!r}), or an (epsilon, delta) mechanism.")
+        return budget
 
     def check_template(self, template: Template) -> None:
         """Refuse, by name, a template that does not offer a capability this mechanism needs.
@@ -467,18 +441,6 @@ def _no_noise_report(mech: Mechanism) -> ParameterError:
         f"{type(mech).__name__}, or use a numeric lam with a mechanism that reports it.")
 
 
-def reports_noise(mech: Mechanism) -> bool:
-    """Whether ``mech`` implements :meth:`Mechanism.noise_report`.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms import get_mechanism, reports_noise
-    >>> reports_noise(get_mechanism("objective")), reports_noise(get_mechanism("exponential"))
-    (True, False)
-    """
-    return type(mech).noise_report is not Mechanism.noise_report
-
-
 def require_noise_report(mech: Mechanism) -> Mechanism:
     """``mech``, or the :class:`ParameterError` of :meth:`Mechanism.noise_report` naming it.
 
@@ -495,7 +457,7 @@ def require_noise_report(mech: Mechanism) -> Mechanism:
     ...
     exponential reports no noise
     """
-    if mech.private and not reports_noise(mech):
+    if mech.private and type(mech).noise_report is Mechanism.noise_report:
         raise _no_noise_report(mech)
     return mech
 
@@ -566,7 +528,7 @@ class MechanismMenu:
     >>> from dpconvex.privacy.mechanisms import MechanismMenu
     >>> menu = MechanismMenu({"objective": "objective", "gaussian_objective":
     ...                       "gaussian_objective_lm"}, auto=("objective", "gaussian_objective"))
-    >>> menu.names(), menu.registered("gaussian_objective")
+    >>> tuple(menu.offered), menu.offered["gaussian_objective"]
     (('objective', 'gaussian_objective'), 'gaussian_objective_lm')
 
     A mechanism registered in a user's module is offered by a subclass of the estimator
@@ -584,59 +546,20 @@ class MechanismMenu:
                              "registered or not offered. Register the mechanism, or name "
                              "only offered names in 'auto'.")
 
-    def names(self) -> tuple[str, ...]:
-        """The values ``mechanism=`` may take (besides ``"auto"`` where the menu has it)."""
-        return tuple(self.offered)
-
-    def registered(self, name: str) -> str:
-        """The registry name of the offered ``name``."""
-        return self.offered[name]
-
     def with_mechanisms(self, *names: str) -> MechanismMenu:
         """This menu with the registered mechanisms ``names`` offered under their own names."""
         return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto)
 
 
-def check_private_budget(budget: Budget, name: str, *, pure: bool,
-                         caller: str = "check_private_budget") -> Budget:
-    """A private mechanism needs a finite ε > 0; a pure one needs δ = 0.
+def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
+                warm_start: np.ndarray | None = None, max_iter: int | None = None,
+                tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
+    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
 
-    ``caller`` opens the messages: the public call that checks (``"Owner.check_budget"``).
-
-    Examples
-    --------
-    >>> from dpconvex import Budget, ParameterError
-    >>> from dpconvex.privacy.mechanisms.base import check_private_budget
-    >>> check_private_budget(Budget(1.0), "objective", pure=True)
-    Budget(epsilon=1.0, delta=0.0)
-    >>> try:
-    ...     check_private_budget(Budget(1.0, 1e-6), "objective", pure=True)
-    ... except ParameterError:
-    ...     print("a pure mechanism needs delta = 0")
-    ...
-    a pure mechanism needs delta = 0
-    """
-    if not isinstance(budget, Budget):
-        raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} "
-                             "instead.")
-    if not math.isfinite(budget.epsilon) or budget.epsilon <= 0:
-        raise ParameterError(
-            f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got {budget.epsilon!r} "
-            "instead."
-        )
-    if pure and budget.delta != 0.0:
-        raise ParameterError(
-            f"{caller}: mechanism '{name}' is pure epsilon-DP: use delta = 0 (got {budget.delta!r}), or an "
-            "(epsilon, delta) mechanism."
-        )
-    return budget
-
-
-def require_accurate(res: SolveResult, tol: float, caller: str = "require_accurate", *,
-                     template: Template | None = None) -> SolveResult:
-    """Raise :class:`SolverError` unless ``res`` is an accurate solve (residual <= tol).
-
-    The message, opened by ``caller`` (the public call that solved:
+    The one solve of the exact-minimizer mechanisms (objective / output perturbation and
+    their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; a solve
+    that failed or whose residual is above ``tol`` raises :class:`SolverError`. The
+    message, opened by ``caller`` (the public call that solved:
     ``"ObjectivePerturbation.run"``), names the solver, its status and the tolerance,
     never the residual or the solver's details (data statistics): a refused solve goes
     to :func:`~dpconvex.collect_diagnostics` for the data holder. What to try next
@@ -645,20 +568,24 @@ def require_accurate(res: SolveResult, tol: float, caller: str = "require_accura
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import SolverError
-    >>> from dpconvex.privacy.mechanisms import require_accurate
-    >>> from dpconvex.solvers import SolveResult, SolveStatus
-    >>> res = SolveResult(np.zeros(2), SolveStatus.OPTIMAL, objective=0.0, residual=1e-10, solver="demo")
-    >>> require_accurate(res, 1e-8) is res
-    True
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
+    >>> from dpconvex.privacy.mechanisms.base import solve_exact
+    >>> from dpconvex.solvers import get_backend
+    >>> res = solve_exact(template, get_backend("auto", template), None, 0.0)
+    >>> res.status.name, res.residual <= template.residual_tol
+    ('OPTIMAL', True)
     >>> try:
-    ...     require_accurate(SolveResult(np.zeros(2), SolveStatus.OPTIMAL, 0.0, 1e-3, "demo"), 1e-8)
+    ...     solve_exact(template, get_backend("native", template), None, 0.0, max_iter=1)
     ... except SolverError:
     ...     print("not accurate enough to release")
     ...
     not accurate enough to release
     """
+    tol = template.residual_tol if tol is None else tol
+    res = backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
@@ -680,34 +607,6 @@ def require_accurate(res: SolveResult, tol: float, caller: str = "require_accura
             "(the residual reached: dpconvex.collect_diagnostics)."
         )
     return res
-
-
-def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
-                warm_start: np.ndarray | None = None, max_iter: int | None = None,
-                tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
-    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
-
-    The one solve of the exact-minimizer mechanisms (objective / output perturbation and
-    their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; anything
-    less accurate raises :class:`SolverError` (:func:`require_accurate`), its message opened
-    by ``caller`` (the public call that solved: ``"ObjectivePerturbation.run"``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
-    >>> from dpconvex.privacy.mechanisms.base import solve_exact
-    >>> from dpconvex.solvers import get_backend
-    >>> res = solve_exact(template, get_backend("auto", template), None, 0.0)
-    >>> res.status.name, res.residual <= template.residual_tol
-    ('OPTIMAL', True)
-    """
-    tol = template.residual_tol if tol is None else tol
-    return require_accurate(backend.solve(template, b, extra_reg, warm_start=warm_start,
-                                          max_iter=max_iter), tol, caller, template=template)
 
 
 def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
@@ -741,10 +640,9 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
     if menu is None:
         allowed = mechanism_names(wraps=False)
     else:
-        allowed = menu.names()
+        allowed = tuple(menu.offered)
         if isinstance(name, str) and name in menu.offered:
-            name = menu.registered(name)
-            allowed = tuple(menu.offered.values())
+            name, allowed = menu.offered[name], tuple(menu.offered.values())
     mech = get_mechanism(name, owner, allowed=allowed)
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover

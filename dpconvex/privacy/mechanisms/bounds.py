@@ -117,9 +117,8 @@ class QuantileRange(Mechanism["RangeTemplate"]):
     def calibrate(self, template: RangeTemplate, budget: Budget) -> Calibration:
         coarse, level = _shares(template, budget.epsilon)
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
-            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=2.0, noise_rate=coarse / 2.0,
+            mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=2.0,
+            noise_rate=coarse / 2.0,
             extra={"epsilon of the histogram": coarse, "epsilon of each level": level,
                    "laplace scale": 2.0 / coarse, "threshold": coarse_threshold(coarse)})
 
@@ -199,8 +198,7 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
     def calibrate(self, template: VocabularyTemplate, budget: Budget) -> Calibration:
         eps, delta = budget.epsilon, budget.delta
         return Calibration(
-            mechanism=self.name, epsilon_requested=eps, epsilon=eps, epsilon_noise=eps,
-            slack=0.0, extra_strong_convexity=0.0, sensitivity=2.0, noise_rate=eps / 2.0,
+            mechanism=self.name, epsilon_requested=eps, sensitivity=2.0, noise_rate=eps / 2.0,
             delta=delta, extra={"laplace scale": 2.0 / eps,
                                 "threshold": vocabulary_threshold(eps, delta)})
 

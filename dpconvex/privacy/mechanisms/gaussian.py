@@ -204,9 +204,8 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
         """A pure ε-DP calibration: rate β = ε/Δ, the whole ε on the noise (no slack)."""
         sens = self.sensitivity(template)
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
-            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=sens, noise_rate=budget.epsilon / sens,
+            mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
+            noise_rate=budget.epsilon / sens,
             extra={"count weight": self.count_weight, **(extra or {})})
 
     def noise_law(self, cal: Calibration) -> Noise:
@@ -326,9 +325,8 @@ class ClassSumGaussian(_ClassSumNoise):
         sens = self.sensitivity(template)
         sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, sens)
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
-            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=sens, noise_rate=math.nan, delta=budget.delta,
+            mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
+            noise_rate=math.nan, delta=budget.delta,
             extra={"noise std": sigma, "count weight": self.count_weight,
                    "delta at sigma": analytic_gaussian_delta(budget.epsilon, sigma, sens)})
 

@@ -118,7 +118,7 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
     S = 2.0 * consts.grad_bound
     sigma = objective_gaussian_sigma(epsilon, delta, S, k, pure.slack)
     return Calibration(
-        mechanism="gaussian_objective", epsilon_requested=epsilon, epsilon=epsilon,
+        mechanism="gaussian_objective", epsilon_requested=epsilon,
         epsilon_noise=remaining(epsilon, pure.slack), slack=pure.slack,
         extra_strong_convexity=pure.extra_strong_convexity, sensitivity=S,
         noise_rate=math.nan, delta=delta,
@@ -143,8 +143,7 @@ def calibrate_gaussian_output(epsilon: float, delta: float, n: int, consts: Priv
     S = calibrate_output_perturbation(epsilon, n, consts).sensitivity  # 2G/(nμ), μ > 0 checked
     sigma = analytic_gaussian_sigma(epsilon, delta, S)
     return Calibration(
-        mechanism="gaussian_output", epsilon_requested=epsilon, epsilon=epsilon,
-        epsilon_noise=epsilon, slack=0.0, extra_strong_convexity=0.0, sensitivity=S,
+        mechanism="gaussian_output", epsilon_requested=epsilon, sensitivity=S,
         noise_rate=math.nan, delta=delta,
         extra={"noise std": sigma, "delta at sigma": analytic_gaussian_delta(epsilon, sigma, S)})
 

@@ -123,8 +123,8 @@ class DPKMeans(Mechanism[KMeansTemplate]):
         q = template.data_norm
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon,
-            epsilon=template.n_iter * (eps_cnt + eps_sum), epsilon_noise=eps_it, slack=0.0,
-            extra_strong_convexity=0.0, sensitivity=2.0 * q, noise_rate=eps_sum / (2.0 * q),
+            epsilon=template.n_iter * (eps_cnt + eps_sum), epsilon_noise=eps_it,
+            sensitivity=2.0 * q, noise_rate=eps_sum / (2.0 * q),
             extra={"eps_it": eps_it, "eps_cnt": eps_cnt, "eps_sum": eps_sum})
 
     def certificate(self, template: KMeansTemplate, budget: Budget, cal: Calibration | None,

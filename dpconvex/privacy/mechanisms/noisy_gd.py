@@ -420,7 +420,6 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
                               learning_rate=self.learning_rate, accounting=self.accounting)
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=st.epsilon,
-            epsilon_noise=st.epsilon, slack=0.0, extra_strong_convexity=0.0,
             sensitivity=2.0 * st.clip / n, noise_rate=math.nan, delta=budget.delta,
             extra={"noise multiplier": st.noise_multiplier, "noise std": st.noise_std,
                    "learning rate": st.learning_rate, "steps": st.steps, "radius": st.radius,

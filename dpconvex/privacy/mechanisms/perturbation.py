@@ -155,6 +155,32 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     return per_term if declared is None else min(float(declared), per_term)
 
 
+def _objective_checks(consts: PrivacyConstants, mu_min: float, slack: str, caller: str) -> float:
+    """Refuse a slack rule, modulus or curvature the calibration cannot use; return T."""
+    if slack not in SLACK_RULES:
+        raise ParameterError(f"The 'slack' argument of {caller} must be one of {SLACK_RULES}. "
+                             f"Got {slack!r} instead.")
+    if not mu_min > 0:
+        raise PrivacyError(
+            f"{caller}: strong convexity: objective perturbation needs a strongly convex "
+            f"objective (modulus > 0), got {mu_min}. Use a regularization strength lam > 0.")
+    T = hessian_trace_bound(consts)
+    if not math.isfinite(T if slack == "one_sided" else consts.hessian_term_bound):
+        raise PrivacyError(
+            f"{caller}: curvature bound: objective perturbation needs a bounded second "
+            "derivative of the loss (declared curvature is infinite). Use a smooth loss "
+            "(logistic, huber, smooth_hinge) or output perturbation.")
+    return T
+
+
+def _half_modulus(epsilon: float, n: int, consts: PrivacyConstants, T: float, slack: str) -> float:
+    """The modulus at which the slack of the rule ``slack`` is ε/2 (r > 0)."""
+    r = consts.hessian_rank
+    if slack == "one_sided":
+        return half_epsilon_modulus(epsilon, n, T, r)
+    return consts.hessian_term_bound / (n * math.expm1(epsilon / (4.0 * r)))
+
+
 def _objective_calibration(epsilon: float, eps_slack: Any, eps_noise: Any, delta_reg: Any,
                            consts: PrivacyConstants) -> Calibration:
     """The calibration of objective perturbation from its parts (scalars, or arrays on a grid)."""
@@ -211,36 +237,14 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     >>> round(cal.slack, 4), round(cal.noise_rate, 4), cal.extra_strong_convexity
     (0.0606, 0.4697, 0.0)
     """
-    if slack not in SLACK_RULES:
-        raise ParameterError(f"The 'slack' argument of calibrate_objective_perturbation must be "
-                             f"one of {SLACK_RULES}. Got {slack!r} instead.")
     mu, c_u, r = consts.strong_convexity, consts.hessian_term_bound, consts.hessian_rank
-    if not mu > 0:
-        raise PrivacyError(
-            f"{caller}: strong convexity: objective perturbation needs "
-            "a strongly convex objective "
-            f"(modulus > 0), got {mu}. Use a regularization strength lam > 0."
-        )
-    T = hessian_trace_bound(consts)
-    if not math.isfinite(T if slack == "one_sided" else c_u):
-        raise PrivacyError(
-            f"{caller}: curvature bound: objective perturbation needs a "
-            "bounded second derivative "
-            "of the loss (declared curvature is infinite). Use a smooth loss (logistic, "
-            "huber, smooth_hinge) or output perturbation."
-        )
-    if slack == "one_sided":
-        def slack_at(m: float) -> float:
+    T = _objective_checks(consts, mu, slack, caller)
+
+    def slack_at(m: float) -> float:
+        if slack == "one_sided":
             return jacobian_slack(n, m, T, r)
+        return jacobian_slack_two_sided(n, m, c_u, r)
 
-        def modulus_for_half() -> float:
-            return half_epsilon_modulus(epsilon, n, T, r)
-    else:
-        def slack_at(m: float) -> float:
-            return jacobian_slack_two_sided(n, m, c_u, r)
-
-        def modulus_for_half() -> float:
-            return c_u / (n * math.expm1(epsilon / (4.0 * r)))
     eps_slack = slack_at(mu)
     delta_reg = 0.0
     eps_noise = remaining(epsilon, eps_slack)
@@ -250,7 +254,7 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         # depends on public constants only) and keeps ε' >= ε/2
         # (docs/privacy/perturbation.md#privacy-objective-perturbation). The factor (1 +
         # 1e-12) keeps the slack strictly below ε/2 in floating point.
-        mu_needed = modulus_for_half() * (1.0 + 1e-12)
+        mu_needed = _half_modulus(epsilon, n, consts, T, slack) * (1.0 + 1e-12)
         delta_reg = max(mu_needed - mu, 0.0)
         eps_slack = slack_at(mu + delta_reg)
         eps_noise = remaining(epsilon, max(eps_slack, epsilon / 2.0))
@@ -305,7 +309,6 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.privacy.mechanisms.perturbation import (
     ...     calibrate_objective_perturbation, calibrate_objective_perturbation_grid)
     >>> from dpconvex.templates import PrivacyConstants
@@ -317,22 +320,9 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     ...     calibrate_objective_perturbation(1.0, 40, consts).noise_rate, 4)
     (0.4697, 0.4697)
     """
-    if slack not in SLACK_RULES:
-        raise ParameterError(f"The 'slack' argument of calibrate_objective_perturbation_grid must "
-                             f"be one of {SLACK_RULES}. Got {slack!r} instead.")
     mu = np.asarray(moduli, dtype=float)
     c_u, r = consts.hessian_term_bound, consts.hessian_rank
-    if not np.all(mu > 0):
-        raise PrivacyError(
-            f"{caller}: strong convexity: objective perturbation needs a strongly convex "
-            f"objective (modulus > 0), got {float(np.min(mu))}. Use a regularization strength "
-            "lam > 0.")
-    T = hessian_trace_bound(consts)
-    if not math.isfinite(T if slack == "one_sided" else c_u):
-        raise PrivacyError(
-            f"{caller}: curvature bound: objective perturbation needs a bounded second "
-            "derivative of the loss (declared curvature is infinite). Use a smooth loss "
-            "(logistic, huber, smooth_hinge) or output perturbation.")
+    T = _objective_checks(consts, float(np.min(mu, initial=np.inf)), slack, caller)
 
     def slack_at(m: np.ndarray) -> np.ndarray:
         if slack == "one_sided":
@@ -348,9 +338,7 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     delta_reg = np.zeros_like(mu)
     raised = eps_slack > epsilon / 2.0
     if np.any(raised):  # the Δ branch of the scalar calibration, where it is taken
-        mu_for_half = (half_epsilon_modulus(epsilon, n, T, r) if slack == "one_sided"
-                       else c_u / (n * math.expm1(epsilon / (4.0 * r))))
-        mu_needed = mu_for_half * (1.0 + 1e-12)
+        mu_needed = _half_modulus(epsilon, n, consts, T, slack) * (1.0 + 1e-12)
         delta_reg = np.where(raised, np.maximum(mu_needed - mu, 0.0), 0.0)
         slack_raised = slack_at(mu + delta_reg)
         eps_slack = np.where(raised, slack_raised, eps_slack)
@@ -385,12 +373,7 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
     sensitivity = 2.0 * consts.grad_bound / (n * mu)
     return Calibration(
         mechanism="output",
-        epsilon_requested=epsilon,
-        epsilon=epsilon,
-        epsilon_noise=epsilon,
-        slack=0.0,
-        extra_strong_convexity=0.0,
-        sensitivity=sensitivity,
+        epsilon_requested=epsilon, sensitivity=sensitivity,
         noise_rate=epsilon / sensitivity,
     )
 
@@ -415,11 +398,6 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     return tiny + cal.extra_strong_convexity
 
 
-def _modulus(consts: PrivacyConstants, mu: float | np.ndarray | None) -> Any:
-    """The modulus a report is asked about: the declared one (``mu=None``) or ``mu``."""
-    return consts.strong_convexity if mu is None else mu
-
-
 def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
     """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p)).
 
@@ -434,9 +412,39 @@ def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
 
 
 class _Perturbation(Mechanism["ObjectiveTemplate"]):
-    """Shared certificate of the CMS perturbation mechanisms."""
+    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms.
+
+    Each subclass gives ``_calibrate`` (its calibration), ``_grid`` (the same on an array of
+    moduli), ``_modulus_floor`` and ``_coordinate_scale`` (of its noise, for the report).
+    """
 
     label = ""
+
+    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
+        return self._calibrate(budget.epsilon, template.n, template.privacy_constants(),
+                               caller=f"{type(self).__name__}.calibrate")
+
+    def noise_report(self, problem: ConstantsSource, budget: Budget,
+                     mu: float | np.ndarray | None = None, *,
+                     calibration: Calibration | None = None) -> NoiseReport:
+        """Norm-Gamma b of rate β: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
+        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
+        p = int(consts.dimension)
+        modulus = consts.strong_convexity if mu is None else mu
+        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
+            cal, grid = None, self._grid(eps, n, consts, modulus)
+        else:
+            cal = grid = self.report_calibration(problem, budget, mu, calibration,
+                                                 lambda c: self._calibrate(eps, n, c))
+        rate = grid.noise_rate
+        return NoiseReport(
+            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
+            modulus=modulus, modulus_eff=modulus + grid.extra_strong_convexity,
+            sensitivity=grid.sensitivity, expected_norm=p / rate,
+            expected_sq_norm=p * (p + 1.0) / rate**2,
+            coordinate_scale=self._coordinate_scale(problem, p, rate),
+            modulus_floor=self._modulus_floor(eps, n, consts),
+            grad_bound=float(consts.grad_bound), calibration=cal)
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         conds = super().conditions(template, budget)
@@ -489,12 +497,10 @@ class ObjectivePerturbation(_Perturbation):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> mech = get_mechanism("objective")
     >>> type(mech).__name__, mech.pure
@@ -513,34 +519,12 @@ class ObjectivePerturbation(_Perturbation):
 
     placement = "objective"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_objective_perturbation(budget.epsilon, template.n,
-                                                template.privacy_constants(),
-                                                caller=f"{type(self).__name__}.calibrate")
+    _calibrate = staticmethod(calibrate_objective_perturbation)
+    _grid = staticmethod(calibrate_objective_perturbation_grid)
+    _modulus_floor = staticmethod(objective_modulus_floor)
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """Norm-Gamma b in the objective: E‖b‖ = p/β, E‖b‖² = p(p + 1)/β², μ_eff = μ + Δ."""
-        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
-        p = int(consts.dimension)
-        modulus = _modulus(consts, mu)
-        cal = None
-        if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
-            grid = calibrate_objective_perturbation_grid(eps, n, consts, modulus)
-            mu_eff, rate = modulus + grid.extra_strong_convexity, grid.noise_rate
-        else:
-            cal = self.report_calibration(
-                problem, budget, mu, calibration,
-                lambda c: calibrate_objective_perturbation(eps, n, c))
-            mu_eff, rate = modulus + cal.extra_strong_convexity, cal.noise_rate
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
-            modulus=modulus, modulus_eff=mu_eff, sensitivity=2.0 * consts.grad_bound,
-            expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
-            coordinate_scale=math.sqrt(p) / rate,
-            modulus_floor=objective_modulus_floor(eps, n, consts),
-            grad_bound=float(consts.grad_bound), calibration=cal)
+    def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
+        return math.sqrt(p) / rate
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -561,12 +545,10 @@ class OutputPerturbation(_Perturbation):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> mech = get_mechanism("output")
     >>> cal = mech.calibrate(template, Budget(1.0))
@@ -583,34 +565,20 @@ class OutputPerturbation(_Perturbation):
 
     placement = "output"
 
-    def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
-        return calibrate_output_perturbation(budget.epsilon, template.n,
-                                             template.privacy_constants(),
-                                             caller=f"{type(self).__name__}.calibrate")
+    _calibrate = staticmethod(calibrate_output_perturbation)
 
-    def noise_report(self, problem: ConstantsSource, budget: Budget,
-                     mu: float | np.ndarray | None = None, *,
-                     calibration: Calibration | None = None) -> NoiseReport:
-        """Norm-Gamma b on the minimizer: β = ε n μ/(2G), E‖b‖ = p/β, E‖b‖² = p(p + 1)/β²."""
-        consts, eps, n = problem.privacy_constants(), budget.epsilon, problem.n
-        p = int(consts.dimension)
-        modulus = _modulus(consts, mu)
-        cal = None
-        if np.ndim(modulus) > 0:  # a grid of moduli: β is linear in μ
-            unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
-            rate, sens = unit.noise_rate * modulus, unit.sensitivity / modulus
-        else:
-            cal = self.report_calibration(
-                problem, budget, mu, calibration,
-                lambda c: calibrate_output_perturbation(eps, n, c))
-            rate, sens = cal.noise_rate, cal.sensitivity
-        shape = getattr(problem, "noise_shape", None) or (p,)
-        return NoiseReport(
-            mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
-            modulus=modulus, modulus_eff=modulus, sensitivity=sens,
-            expected_norm=p / rate, expected_sq_norm=p * (p + 1.0) / rate**2,
-            coordinate_scale=coordinate_scale(shape, rate),
-            grad_bound=float(consts.grad_bound), calibration=cal)
+    def _grid(self, eps: float, n: int, consts: PrivacyConstants, moduli: np.ndarray
+              ) -> Calibration:
+        """β = ε n μ/(2G) and the sensitivity 2G/(n μ) on a grid of moduli."""
+        unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
+        return Calibration(mechanism=self.name, epsilon_requested=eps,
+                           sensitivity=unit.sensitivity / moduli, noise_rate=unit.noise_rate * moduli)
+
+    def _modulus_floor(self, eps: float, n: int, consts: PrivacyConstants) -> float:
+        return 0.0
+
+    def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
+        return coordinate_scale(getattr(problem, "noise_shape", None) or (p,), rate)
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -633,12 +601,10 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> mech = get_mechanism("none")
     >>> mech.private
@@ -667,7 +633,7 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
                      calibration: Calibration | None = None) -> NoiseReport:
         """No noise: every moment is 0."""
         consts = problem.privacy_constants()
-        modulus = _modulus(consts, mu)
+        modulus = consts.strong_convexity if mu is None else mu
         zero = np.zeros_like(modulus, dtype=float) if np.ndim(modulus) > 0 else 0.0
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=int(consts.dimension),

@@ -76,9 +76,8 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     def calibrate(self, template: BoundedMeanTemplate, budget: Budget) -> Calibration:
         sens = mean_sensitivity(template.n, template.bound)
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
-            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=sens, noise_rate=budget.epsilon / sens,
+            mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
+            noise_rate=budget.epsilon / sens,
             extra={"laplace scale": sens / budget.epsilon})
 
     def certificate(self, template: BoundedMeanTemplate, budget: Budget, cal: Calibration | None,
@@ -134,9 +133,7 @@ class Exponential(Mechanism["SelectionTemplate"]):
 
     def calibrate(self, template: SelectionTemplate, budget: Budget) -> Calibration:
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
-            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=template.sensitivity,
+            mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=template.sensitivity,
             noise_rate=budget.epsilon / (2.0 * template.sensitivity))
 
     def certificate(self, template: SelectionTemplate, budget: Budget, cal: Calibration | None,

@@ -379,9 +379,8 @@ class GaussianSSP(_SufficientStatistics):
         sens = self.sensitivities(template)
         sigmas = {part: sens[part] * joint * unit for part in parts}
         return Calibration(
-            mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=budget.epsilon,
-            epsilon_noise=budget.epsilon, slack=0.0, extra_strong_convexity=0.0,
-            sensitivity=joint, noise_rate=math.nan, delta=budget.delta,
+            mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=joint,
+            noise_rate=math.nan, delta=budget.delta,
             extra={"unit sigma": unit, "joint sensitivity": joint, "noise std": sigmas,
                    "delta at sigma": analytic_gaussian_delta(budget.epsilon, unit, 1.0)})
 
@@ -456,7 +455,6 @@ class PureSSP(_SufficientStatistics):
         rates = {part: beta / sens[part] for part in parts}
         return Calibration(
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=beta * joint,
-            epsilon_noise=beta * joint, slack=0.0, extra_strong_convexity=0.0,
             sensitivity=joint, noise_rate=beta,
             extra={"joint sensitivity": joint, "noise rate": rates,
                    "dimension": {"eigenvalue": 1, "gram": symmetric_dimension(
