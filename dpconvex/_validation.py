@@ -224,25 +224,8 @@ class Constraint:
                               f"Got {_short_repr(value)} instead.")
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        """Return ``value`` (normalized) if it satisfies the rule, else raise.
-
-        Parameters
-        ----------
-        name : str
-            The parameter's name, for the message.
-        value : object
-            The parameter's value.
-        owner : str
-            The estimator's class name, for the message.
-
-        Returns
-        -------
-        object
-
-        Raises
-        ------
-        ParameterError
-        """
+        """Return ``value`` (normalized) if it satisfies the rule, else raise
+        :class:`ParameterError` naming the parameter ``name`` of the class ``owner``."""
         raise NotImplementedError
 
 
@@ -461,11 +444,11 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
     kind = raw.dtype.kind
     if kind in "biuf":
         return
+    complex_data = DataValidationError(
+        f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+        "imaginary parts into columns).")
     if kind == "c":
-        raise DataValidationError(
-            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
+        raise complex_data
     if kind in "US":
         raise DataTypeError(
             f"{caller}: {name} must be an array of numbers; it holds "
@@ -498,10 +481,7 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
             "before fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
-        raise DataValidationError(
-            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
+        raise complex_data
     if any(issubclass(t, _TIME_TYPES) for t in types):
         raise DataTypeError(
             f"{caller}: {name} holds dates or times; convert them to numbers with a public map "

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from .._validation import Options, _reject_masked
+from .._validation import Options, _is_missing_type, _reject_masked
 from ..errors import (
     DataTypeError,
     DataValidationError,
@@ -151,12 +151,13 @@ def declared_classes(y: Any) -> np.ndarray | None:
     return None
 
 
-def _value_kind(v: Any) -> str:
-    if isinstance(v, (str, np.str_)):
+def _kind(t: type) -> str:
+    """The kind of a label's type: "str", "number" (labels of one kind sort), or its name."""
+    if issubclass(t, (str, np.str_)):
         return "str"
-    if isinstance(v, (numbers.Number, np.number, np.bool_)):
+    if issubclass(t, (numbers.Number, np.number, np.bool_)):
         return "number"
-    return type(v).__name__
+    return t.__name__
 
 
 #: How :func:`check_classes` names the ``classes=`` parameter (its default ``source``).
@@ -201,7 +202,7 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
     values = list(classes)
     for v in values:
         t = type(v)
-        if v is None or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")):
+        if _is_missing_type(t):
             raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
         if isinstance(v, (complex, np.complexfloating)) or isinstance(v, (bytes, np.bytes_)):
@@ -215,7 +216,7 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
         except TypeError:
             raise _refuse(caller, source, classes, f"has an unhashable label of type {t.__name__}; "
                           "list ints or strings") from None
-    kinds = {_value_kind(v) for v in values}
+    kinds = {_kind(type(v)) for v in values}
     if len(kinds) > 1:
         raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
                       "use labels of one type, as in y (e.g. all str or all numbers)")
@@ -243,9 +244,6 @@ class LabelWarning:
 
     Examples
     --------
-    >>> import warnings
-    >>> import numpy as np
-    >>> from dpconvex.data.labels import LabelWarning, encode_labels
     >>> once = LabelWarning()
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -264,15 +262,6 @@ class LabelWarning:
         return f"LabelWarning(issued={self.issued})"
 
 
-
-
-def _warn_inferred(owner: str, warning: LabelWarning | None) -> None:
-    if warning is not None:
-        if warning.issued:
-            return
-        warning.issued = True
-    warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
-                  stacklevel=user_stacklevel())
 
 
 # ------------------------------------------------------------- label sets
@@ -314,14 +303,9 @@ class LabelSet:
         return self.outside if self.excluded is None else self.outside | self.excluded
 
     @property
-    def inferred(self) -> bool:
-        """True when the set was read from y."""
-        return self.source == "inferred"
-
-    @property
     def assumption(self) -> LabelSource:
         """Where the label set came from: the certificate's ``label_source``."""
-        if self.inferred:
+        if self.source == "inferred":
             return INFERRED
         return LabelSource(self.source, tuple(self.classes.tolist()), self.unknown_labels)
 
@@ -433,14 +417,18 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         excluded = check_excluded(excluded, len(y), caller)
     public = _public_set(y, classes, caller, binary)
     if public is None:
-        _warn_inferred(owner, warning)  # before any refusal: it depends on classes=None only
+        if warning is None or not warning.issued:  # before any refusal: classes=None only
+            if warning is not None:
+                warning.issued = True
+            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
+                          stacklevel=user_stacklevel())
         c, idx = _inferred_set(y, caller, binary)
         labels = LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels,
                           excluded)
     else:
         c, source = public
-        _check_kinds(y, c, caller, source)
         values = np.asarray(y)
+        _check_kinds(values, c, caller, source)
         idx = _lookup(values, c)
         outside = idx < 0
         refuse = unknown_labels == "raise" and bool(np.any(outside))
@@ -487,21 +475,17 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     return table[inverse.ravel()]
 
 
-def _shown_classes(c: np.ndarray) -> str:
-    """The public label set as a message shows it (the first labels of a long one)."""
-    labels = c.tolist()
-    if len(labels) <= 12:
-        return repr(labels)
-    return repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]"
-
-
 def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
-    """The refusal of a label outside the public set: public facts and the fixes only."""
+    """The refusal of a label outside the public set: public facts and the fixes only (the
+    set shown by its first ten labels when it has more than twelve)."""
+    labels = c.tolist()
+    shown = repr(labels) if len(labels) <= 12 else (
+        repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]")
     where = ("classes=" if source == "parameter" else
              "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
              "Categorical's categories): ")
     return (
-        f"{caller}: y has labels that are not in {where}{_shown_classes(c)}, and "
+        f"{caller}: y has labels that are not in {where}{shown}, and "
         "unknown_labels='raise' refuses such a fit (nothing was fitted or released). List "
         "every label exactly as it appears in y, with the same type and spelling (case "
         "included), in classes=; or map the labels of y onto the declared classes before "
@@ -511,20 +495,15 @@ def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
     )
 
 
-def _labels_kind(y: np.ndarray) -> str:
-    """"number" or "str" (or a type name) of validated labels, from their dtype (one kind)."""
-    kind = np.asarray(y).dtype.kind
-    if kind in "biuf":
-        return "number"
-    if kind == "U":
-        return "str"
-    return _value_kind(np.asarray(y).flat[0]) if len(y) else "number"
-
-
 def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None:
-    """Refuse labels of another kind than the label set (every record would be outside it)."""
-    want = {_value_kind(v) for v in c.tolist()}
-    got = _labels_kind(y)
+    """Refuse labels of another kind than the label set (every record would be outside it).
+
+    Validated labels are of one kind, read from their dtype (object: the first label's).
+    """
+    want = {_kind(type(v)) for v in c.tolist()}
+    kind = y.dtype.kind
+    got = ("number" if kind in "biuf" else "str" if kind == "U"
+           else _kind(type(y.flat[0])) if len(y) else "number")
     if want != {got}:
         where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
         raise DataValidationError(
@@ -553,8 +532,6 @@ def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray |
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.labels import encode_labels
     >>> labels = encode_labels(np.array([0, 1, 1]), [0, 1], "Doc.fit",
     ...                        excluded=np.array([False, True, False]))
     >>> labels.dropped.tolist(), labels.index.tolist(), labels.outside.tolist()
@@ -606,14 +583,6 @@ def zero_rows(X: Any, dropped: np.ndarray) -> Any:
 
 
 # ------------------------------------------------------------- the labels y
-def _label_kind(t: type) -> str:
-    if issubclass(t, (str, np.str_)):
-        return "str"
-    if issubclass(t, (numbers.Number, np.number, np.bool_)):
-        return "number"
-    return t.__name__
-
-
 def _check_label_values(values: np.ndarray, caller: str) -> None:
     """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers).
 
@@ -624,8 +593,7 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
     missing = None
     if type(None) in types:
         missing = "None"
-    elif any(t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
-             for t in types):
+    elif any(map(_is_missing_type, types)):
         missing = "pandas NA"
     elif any(issubclass(t, (float, np.floating)) for t in types):
         floats = [v for v in values if isinstance(v, (float, np.floating))]
@@ -640,7 +608,7 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
         raise DataValidationError(_complex_labels(caller))
     if any(issubclass(t, (bytes, np.bytes_)) for t in types):
         raise DataTypeError(_bytes_labels(caller))
-    kinds = {_label_kind(t) for t in types}
+    kinds = set(map(_kind, types))
     if kinds == {"number"} and any(issubclass(t, (float, np.floating)) for t in types):
         floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
         if np.any(floats != np.round(floats)):

@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix_body
+from .._validation import check_matrix_body, check_numeric_dtype
 from ..errors import DataTypeError, DataValidationError
 
 __all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_csr",
@@ -104,7 +104,6 @@ class DesignOperator(Protocol):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import DesignOperator, as_design
     >>> isinstance(as_design(np.eye(2)), DesignOperator)
     True
@@ -151,7 +150,6 @@ class DenseRows:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import DenseRows
     >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
     >>> ops.n, ops.p, ops.is_sparse
@@ -230,11 +228,9 @@ class DenseRows:
         if self.X.size < _SPARSE_MIN_ENTRIES or self.X.strides[0] == 0:
             return self  # few entries, or one row broadcast (a plan's shape-only rows)
         step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # counted per block: no n x p mask
-        if rows is None:
-            nnz = sum(int(np.count_nonzero(self.X[s:s + step])) for s in range(0, self.n, step))
-        else:
-            nnz = sum(int(np.count_nonzero(self.X[s:s + step][rows[s:s + step]]))
-                      for s in range(0, self.n, step))
+        nnz = sum(int(np.count_nonzero(self.X[s:s + step] if rows is None else
+                                       self.X[s:s + step][rows[s:s + step]]))
+                  for s in range(0, self.n, step))
         if nnz > _SPARSE_MAX_DENSITY * self.X.size:
             return self
         nonzero = self.X != 0
@@ -257,8 +253,6 @@ class CSRRows:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
     >>> from dpconvex.data import CSRRows
     >>> ops = CSRRows(sp.random(4, 3, density=0.5, random_state=0))
     >>> ops.n, ops.p, ops.is_sparse
@@ -273,14 +267,8 @@ class CSRRows:
         if not sp.issparse(A):
             raise TypeError(f"CSRRows.__init__: needs a scipy.sparse matrix; got "
                             f"{type(A).__name__}. Pass DenseRows a dense array.")
-        A = sp.csr_array(A)
-        if A.dtype != np.float64:
-            A = A.astype(np.float64)
-        if not A.has_canonical_format:  # duplicates or unsorted indices: fix a copy
-            A = A.copy()
-            A.sum_duplicates()
-        self.A = A
-        self.n, self.p = A.shape
+        self.A = canonical_csr(A)
+        self.n, self.p = self.A.shape
 
     @property
     def matrix(self) -> sp.csr_array:
@@ -376,9 +364,7 @@ class ScaledRows:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import DenseRows
-    >>> from dpconvex.data.operators import ScaledRows
     >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])), np.array([0.2, 1.0]),
     ...                  np.array([0.5, 0.5]))
     >>> ops.n, ops.p, ops.matrix.tolist()
@@ -541,8 +527,6 @@ def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.operators import clip_scale
     >>> s, k = clip_scale(np.array([5.0, 0.5, 0.0]), 1.0)
     >>> s.tolist(), k
     ([0.2, 1.0, 1.0], 1)
@@ -562,8 +546,6 @@ def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.operators import unit_scale
     >>> unit_scale(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
     [0.2, 2.0, 1.0]
     """
@@ -586,13 +568,7 @@ def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None
     if X.ndim != 2:
         raise DataValidationError(
             f"{caller}: {name} must be 2-D (n_samples, n_features); got shape {X.shape}.")
-    if X.dtype.kind == "c":
-        raise DataValidationError(
-            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
-    if X.dtype.kind not in "biuf":
-        raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
+    check_numeric_dtype(X, caller, name)  # SciPy stores bool, int, float or complex only
     A = canonical_csr(X)
     return check_matrix_body(A, A.data, caller, name, min_samples, n_features)
 
@@ -619,7 +595,6 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
 
     Examples
     --------
-    >>> import scipy.sparse as sp
     >>> from dpconvex.data import row_blocks
     >>> A = sp.csr_array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [4.0, 0.0, 5.0]])
     >>> [(rows.tolist(), A.data[idx].tolist()) for rows, idx in row_blocks(A.indptr)]
@@ -652,7 +627,7 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
     n, q = X.shape
     p = q + (t is not None)
     H = np.zeros((p, p))
-    step = max(1, 4 * _BLOCK_ENTRIES // p)  # the rows of _gram_rows(p)
+    step = _gram_rows(p)
     buf = np.empty((min(step, n), p))
     half = bool(np.all(d >= 0))
     r = s * np.sqrt(d) if half else s

@@ -75,7 +75,6 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import clip_rows
     >>> X_clipped, n_clipped = clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]]), bound=1.0)
     >>> X_clipped.tolist(), n_clipped
@@ -106,7 +105,6 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import add_intercept
     >>> add_intercept(np.array([[0.6, 0.8]]), value=0.25).tolist()
     [[0.6, 0.8, 0.25]]
@@ -115,12 +113,7 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
         X = np.asarray(X, dtype=float)
         col = np.ones((X.shape[0], 1)) if value == 1.0 else np.full((X.shape[0], 1), float(value))
         return np.hstack([X, col])
-    A = sp.csr_array(X)
-    if A.dtype != np.float64:
-        A = A.astype(np.float64)
-    if not A.has_canonical_format:
-        A = A.copy()
-        A.sum_duplicates()
+    A = canonical_csr(X)
     n, p = A.shape
     idx_dtype = np.int32 if max(A.nnz + n, p + 1) < np.iinfo(np.int32).max else np.int64
     indptr = A.indptr.astype(idx_dtype) + np.arange(n + 1, dtype=idx_dtype)
@@ -146,7 +139,6 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import augment_and_scale
     >>> z = augment_and_scale(np.array([[1.0, 0.0], [0.0, 0.5]]), data_norm=1.0)
     >>> z.shape, np.linalg.norm(z, axis=1).round(3).tolist()

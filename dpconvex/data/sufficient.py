@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .operators import _BLOCK_ENTRIES, canonical_csr, clip_scale, row_blocks, row_norms
+from .operators import CSRRows, _gram_rows, canonical_csr, clip_scale, row_norms
 
 __all__ = ["Moments", "moments_of_block", "sufficient_statistics"]
 
@@ -37,8 +37,6 @@ class Moments(NamedTuple):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> X = np.array([[3.0, 4.0], [0.0, 0.5]]); u = np.array([1.0, -1.0])
     >>> m = sufficient_statistics(X, u, bound=1.0, intercept=None)
     >>> m.gram.round(12).tolist(), m.cross.round(12).tolist(), m.n_clipped
@@ -48,11 +46,6 @@ class Moments(NamedTuple):
     gram: np.ndarray
     cross: np.ndarray
     n_clipped: int
-
-
-def _rows_per_block(width: int) -> int:
-    """Rows per block: about 2 MB of a block of ``width`` columns, at least one row."""
-    return max(1, 4 * _BLOCK_ENTRIES // max(width, 1))
 
 
 def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: float | None
@@ -65,8 +58,6 @@ def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: floa
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.sufficient import moments_of_block
     >>> moments_of_block(np.array([[2.0], [0.5]]), np.array([1.0, 0.0]), 1.0, None).tolist()
     [1.25, 1.0, 1.0, 1.0, 1.0]
     """
@@ -74,7 +65,7 @@ def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: floa
     p = d + (intercept is not None)
     H = np.zeros((p + 1, p + 1))
     clipped = 0
-    step = _rows_per_block(p + 1)
+    step = _gram_rows(p + 1)
     buf = np.empty((min(step, max(n, 1)), p + 1))
     if intercept is not None:
         buf[:, d] = intercept
@@ -100,12 +91,9 @@ def _sparse_moments(X: Any, u: np.ndarray, bound: float, intercept: float | None
     A = canonical_csr(X)
     n, d = A.shape
     p = d + (intercept is not None)
-    norms = np.zeros(n)
-    for rows, idx in row_blocks(A.indptr):
-        norms[rows] = row_norms(A.data[idx])
-    scale, clipped = clip_scale(norms, bound)
+    scale, clipped = clip_scale(CSRRows(A).row_norms(), bound)
     H = np.zeros((p + 1, p + 1))
-    step = max(1, 4 * _BLOCK_ENTRIES // max(1, int(A.nnz // max(n, 1)) + 1))
+    step = _gram_rows(int(A.nnz // max(n, 1)) + 1)
     for a in range(0, n, step):
         rows = slice(a, min(n, a + step))
         lo, hi = A.indptr[a], A.indptr[rows.stop]
@@ -146,8 +134,6 @@ def sufficient_statistics(X: Any, u: np.ndarray, bound: float, intercept: float 
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> X = np.array([[0.6, 0.0], [0.0, 2.0]]); u = np.array([1.0, 0.5])
     >>> m = sufficient_statistics(X, u, bound=1.0, intercept=1.0)
     >>> m.gram.tolist()
