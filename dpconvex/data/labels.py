@@ -1,39 +1,16 @@
 """The label set of a classifier: a public parameter, never read from one record (DESIGN.md §4).
 
-The label set fixes the class count C (the shape of the model, the noise
-dimension, the sensitivity), the label → index map and, for a binary model,
-which label is +1. A fit takes it from, in this order:
-
-1. ``classes=`` given: nothing about the label set is read from y;
-2. a label set declared with y: a :class:`LabelArray` (the labels the bundled
-   loaders of :mod:`dpconvex.datasets` return, with the public label set of
-   their schema) or a pandas ``Categorical`` / category-dtype ``Series``, whose
-   categories are the set (build it as ``pd.Categorical(y, categories=[...])``:
-   categories inferred by pandas are read from the data);
-3. neither: the set is read from y (``np.unique``), the fit issues a
-   :class:`~dpconvex.errors.PrivacyLeakWarning` (once per fit, with the same
-   text whatever the data are) and the certificate's ``label_source`` is
-   :data:`INFERRED`.
-
-``classes=`` given together with a declared set must list the same labels
-(its order wins). A record whose label is outside a public label set is
-handled by the estimator's ``unknown_labels`` parameter (:data:`UNKNOWN_LABELS`):
-
-* ``"raise"`` (the default): the fit is refused with a
-  :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
-  budget spent. The message names the declared (public) set and what to change;
-  it carries no count and no label of y. The refusal is seen by the data
-  holder only; nothing is released (docs/privacy.md, input errors that depend
-  on the data).
-* ``"ignore"``: the record contributes no loss. Its row is replaced by the
-  zero vector, so its loss term is a constant with zero gradient and Hessian
-  (the minimizer and the privacy proof are those of the other records, with n
-  unchanged). No warning says so (whether one record is outside the set is a
-  data fact).
-
-Either way the count and the labels go to :func:`dpconvex.collect_diagnostics`.
-A class with no records still gets parameters (noise and regularization only),
-so whether a model is released never depends on one record of a declared class.
+The label set fixes the class count C (the shape of the model, the noise dimension, the
+sensitivity), the label → index map and, for a binary model, which label is +1. A fit takes
+it from ``classes=``, else from a set declared with y (a :class:`LabelArray`, as the
+bundled loaders return, or a pandas categorical with the public categories), else reads it
+from y (``np.unique``) with one :class:`~dpconvex.errors.PrivacyLeakWarning` per fit and
+the certificate's ``label_source`` :data:`INFERRED`. A record whose label is outside a
+public set is refused (``unknown_labels="raise"``: a named error that names the public set,
+no count or label of y) or contributes no loss (``"ignore"``: its row is zeroed, n
+unchanged); either way the count goes to :func:`dpconvex.collect_diagnostics`. A class with
+no records still gets parameters. The rules and why each message is public:
+docs/privacy/messages.md#privacy-messages and #privacy-unknown-labels.
 """
 
 from __future__ import annotations
@@ -379,37 +356,27 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     Parameters
     ----------
     y : ndarray
-        Labels already checked by :func:`check_labels` (a
-        :class:`LabelArray` when y declared its label set).
+        Labels checked by :func:`check_labels` (a :class:`LabelArray` when y declared its set).
     classes : sequence or None
-        The public label set; None takes the set declared with y, else reads
-        it from y (a :class:`~dpconvex.errors.PrivacyLeakWarning`, assumed public).
+        The public label set; None: the set declared with y, else read from y (warned).
     caller : str
     binary : bool
         Two classes exactly.
     unknown_labels : {"raise", "ignore"}, default="raise"
-        A label outside a public set: refuse (``"raise"``), or mark the record
-        ``outside`` for the caller to zero its row (``"ignore"``).
+        A label outside a public set: refuse, or mark the record ``outside`` (row zeroed).
     excluded : ndarray of bool or None, default=None
-        Records the caller leaves out of the fit (the front door's validation rows),
-        one entry per record: :attr:`LabelSet.excluded`; their labels are not read
-        past the encoding (index 0).
+        Records left out of the fit (the front door's validation rows): :attr:`LabelSet.excluded`.
     warning : LabelWarning or None, default=None
-        The label-set warning shared by the fits of one fit made of fits; None: a read of
-        the set from y warns.
+        The label-set warning shared by the fits of one fit made of fits (None: warn).
 
     Raises
     ------
     ParameterError
-        A malformed ``classes`` or declared set (see :func:`check_classes`),
-        ``classes`` not matching the set declared with y, or an
-        ``unknown_labels`` other than "raise" and "ignore".
+        A malformed ``classes`` or declared set (:func:`check_classes`), the two not
+        listing the same labels, or an ``unknown_labels`` not in :data:`UNKNOWN_LABELS`.
     DataValidationError
-        The set is read from y and y does not show it (e.g. one class): the
-        message asks for ``classes=``. With ``unknown_labels="raise"``, a label
-        of y outside the public set: the message names the public set and what
-        to change. Neither prints data statistics (no count, no label of y);
-        :func:`dpconvex.collect_diagnostics` records the labels outside the set.
+        A set read from y that y does not show (e.g. one class); with ``"raise"``, a label
+        outside the public set. Neither message holds a count or a label of y.
     """
     owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
@@ -605,14 +572,14 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
             "label (a missing label cannot be a class)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
-        raise DataValidationError(_complex_labels(caller))
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
     if any(issubclass(t, (bytes, np.bytes_)) for t in types):
-        raise DataTypeError(_bytes_labels(caller))
+        raise DataTypeError(_BYTES_LABELS.format(caller))
     kinds = set(map(_kind, types))
     if kinds == {"number"} and any(issubclass(t, (float, np.floating)) for t in types):
         floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
         if np.any(floats != np.round(floats)):
-            raise DataValidationError(_continuous_labels(caller))
+            raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
         raise DataValidationError(
             f"{caller}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
@@ -628,19 +595,14 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
             ) from None
 
 
-def _complex_labels(caller: str) -> str:
-    return (f"{caller}: Unknown label type: complex. y must hold class labels (ints or strings); "
-            "got complex numbers. Encode the classes as ints or strings.")
-
-
-def _bytes_labels(caller: str) -> str:
-    return (f"{caller}: labels represented as bytes are not supported (as in scikit-learn). "
-            "Decode them to strings first, e.g. y.astype(str).")
-
-
-def _continuous_labels(caller: str) -> str:
-    return (f"{caller}: Unknown label type: continuous. y must hold class labels; got "
-            "non-integer floats (a regression target?). Encode the classes as ints or strings.")
+#: The refusals of labels scikit-learn's ``type_of_target`` refuses or calls continuous.
+_COMPLEX_LABELS = ("{}: Unknown label type: complex. y must hold class labels (ints or strings); "
+                   "got complex numbers. Encode the classes as ints or strings.")
+_BYTES_LABELS = ("{}: labels represented as bytes are not supported (as in scikit-learn). "
+                 "Decode them to strings first, e.g. y.astype(str).")
+_CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class labels; got "
+                      "non-integer floats (a regression target?). Encode the classes as ints or "
+                      "strings.")
 
 
 def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
@@ -676,9 +638,9 @@ def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
             f"{caller}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
         )
     if yy.dtype.kind == "c":
-        raise DataValidationError(_complex_labels(caller))
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
     if yy.dtype.kind == "S":
-        raise DataTypeError(_bytes_labels(caller))
+        raise DataTypeError(_BYTES_LABELS.format(caller))
     if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
         raise DataValidationError(f"{caller}: y contains NaN or infinite labels; drop those rows.")
     if yy.dtype.kind == "O":
@@ -687,6 +649,6 @@ def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
         # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
         _check_label_values(np.asarray(y, dtype=object).ravel(), caller)
     if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
-        raise DataValidationError(_continuous_labels(caller))
+        raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     declared = declared_classes(y)  # a label set declared with y travels with the labels
     return yy if declared is None else LabelArray(yy, declared)

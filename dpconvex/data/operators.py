@@ -118,31 +118,24 @@ class DesignOperator(Protocol):
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """X w, shape (n,)."""
-        ...
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
         """Xᵀ v, shape (p,)."""
-        ...
 
     def row_norms(self) -> np.ndarray:
         """||x_i||_2 for every row, shape (n,), without overflow."""
-        ...
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Σ_i d_i x_i x_iᵀ = Xᵀ diag(d) X as a dense (p, p) array."""
-        ...
 
     def scale_rows(self, s: np.ndarray) -> DesignOperator:
         """A new operator with row i multiplied by s_i (a per-record map)."""
-        ...
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
         """A new operator with rows f(block of rows) (f must treat each row on its own)."""
-        ...
 
     def compact(self) -> DesignOperator:
         """The cheapest storage for the products (e.g. CSR for mostly-zero dense rows)."""
-        ...
 
 
 class DenseRows:
@@ -188,15 +181,7 @@ class DenseRows:
         ``f(m_block, rows)`` maps the block's products (rows the slice of the block) to one
         weight per row, each from its own row's product only.
         """
-        m = np.empty(self.n)
-        out = np.zeros(self.p)
-        step = _gram_rows(self.p)
-        for a in range(0, self.n, step):
-            rows = slice(a, a + step)
-            B = self.X[rows]
-            m[rows] = B @ w
-            out += f(m[rows], rows) @ B
-        return m, out
+        return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f)  # (times 1.0: exact)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X)."""
