@@ -58,10 +58,9 @@ def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def row_norms(X: np.ndarray) -> np.ndarray:
     """Euclidean norm of every row, without overflow for entries up to the float64 maximum.
 
-    Uses einsum (about 2x faster than ``np.linalg.norm(axis=1)``) and recomputes,
-    scaled by the row's max-abs entry, the rows whose sum of squares overflowed
-    (entries above ~1e154) or fell into the subnormal range (entries below
-    ~1e-154). A norm above the float64 maximum (~1.8e308) is returned as inf.
+    einsum (about 2x faster than ``np.linalg.norm(axis=1)``), then the rows whose sum of
+    squares overflowed or became subnormal recomputed scaled by their max-abs entry. A norm
+    above the float64 maximum (~1.8e308) is inf.
     """
     X = np.asarray(X, dtype=float)
     sq = np.einsum("ij,ij->i", X, X)
@@ -202,13 +201,11 @@ class DenseRows:
         return DenseRows(self.X[::step])
 
     def compact(self, rows: np.ndarray | None = None) -> DesignOperator:
-        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
-        (also for one row broadcast to n rows).
+        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self.
 
-        ``rows``: a boolean mask of the rows that count; the others (zero rows of a
-        :class:`ScaledRows`) are neither counted nor stored (empty rows of the CSR copy).
-        The choice changes only the arithmetic of the products, not their values
-        beyond rounding.
+        ``rows``: a mask of the rows that count; the others (zero rows of a
+        :class:`ScaledRows`) are neither counted nor stored. The choice changes the
+        products' arithmetic, not their values beyond rounding.
         """
         if self.X.size < _SPARSE_MIN_ENTRIES or self.X.strides[0] == 0:
             return self  # few entries, or one row broadcast (a plan's shape-only rows)
@@ -319,15 +316,10 @@ class CSRRows:
 class ScaledRows:
     """Rows ``[s_i x_i, t_i]``: stored rows x_i times a per-row scale, with an appended column.
 
-    The scale and the column act inside the products, so the stored rows are
-    never copied: ``matvec``, ``rmatvec``, ``weighted_gram`` and ``row_norms``
-    run on the base operator with the scale folded into the vectors (a dense
-    float64 array is read in place, CSR rows keep their arrays). This is how a
-    per-record map such as clipping to a public norm bound (``s_i = min(1,
-    q / ||x_i||)``), an intercept column (``t_i`` a public constant), a zeroed
-    row (``s_i = t_i = 0``) or a label sign (``s_i, t_i`` times ``y_i``) is
-    applied: each factor reads record i and public constants only
-    (docs/privacy/linear_erm.md#privacy-intercept).
+    The factors act inside the products (the stored rows are never copied). So are applied
+    the per-record maps clipping (``s_i = min(1, q / ||x_i||)``), an intercept column (``t_i``
+    public), a zeroed row (``s_i = t_i = 0``) and a label sign (``s_i, t_i`` times ``y_i``):
+    each reads record i and public constants only (docs/privacy/linear_erm.md#privacy-intercept).
 
     Parameters
     ----------
@@ -341,11 +333,9 @@ class ScaledRows:
         ||x_i|| of the stored rows when already computed (saves a pass in
         :meth:`row_norms`).
 
-    A row with s_i = 0 and t_i = 0 (or no column) is the zero row: its products and norm
-    are exactly 0 whatever its stored row holds (a product x_i·w that would overflow
-    included), and :meth:`compact` reads and stores only the other rows. So the rows of
-    zeroed records (a label outside the public set, a row left out of the fit) choose no
-    code path and cost no storage.
+    A zero row (s_i = 0 and t_i = 0 or no column) has products and norm exactly 0 whatever
+    its stored row holds (an overflowing x_i·w included), and :meth:`compact` reads and
+    stores only the other rows: zeroed records choose no code path and cost no storage.
 
     Examples
     --------
@@ -543,10 +533,8 @@ def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None
                  min_samples: int = 1) -> sp.csr_array:
     """Validate SciPy sparse rows without densifying them; return a float64 ``csr_array``.
 
-    The checks of :func:`dpconvex.data.validation.check_array` (2-D, enough samples,
-    at least one feature, finite, real, the expected number of features), run on
-    the stored entries, with messages opened by ``caller`` ("Owner.method"). CSR float64
-    input with sorted indices is not copied.
+    The checks of :func:`dpconvex.data.validation.check_array`, on the stored entries (CSR
+    float64 input with sorted indices is not copied).
     """
     if not sp.issparse(X):
         raise DataTypeError(f"{caller}: {name} must be a scipy.sparse matrix; got {type(X).__name__}.")

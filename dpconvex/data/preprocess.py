@@ -111,22 +111,12 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
     """
     if not sp.issparse(X):
         X = np.asarray(X, dtype=float)
-        col = np.ones((X.shape[0], 1)) if value == 1.0 else np.full((X.shape[0], 1), float(value))
-        return np.hstack([X, col])
+        return np.hstack([X, np.full((X.shape[0], 1), float(value))])
     A = canonical_csr(X)
-    n, p = A.shape
-    idx_dtype = np.int32 if max(A.nnz + n, p + 1) < np.iinfo(np.int32).max else np.int64
-    indptr = A.indptr.astype(idx_dtype) + np.arange(n + 1, dtype=idx_dtype)
-    last = indptr[1:] - 1  # where each row's new entry goes (after its sorted columns)
-    keep = np.ones(indptr[-1], dtype=bool)
-    keep[last] = False
-    indices = np.empty(indptr[-1], dtype=idx_dtype)
-    data = np.empty(indptr[-1])
-    indices[keep] = A.indices
-    indices[last] = p
-    data[keep] = A.data
-    data[last] = float(value)
-    return sp.csr_array((data, indices, indptr), shape=(n, p + 1))
+    n = A.shape[0]  # the column stored in every row, even a zero value
+    col = sp.csr_array((np.full(n, float(value)), np.zeros(n, dtype=A.indptr.dtype),
+                        np.arange(n + 1, dtype=A.indptr.dtype)), shape=(n, 1))
+    return sp.csr_array(sp.hstack([A, col], format="csr"))
 
 
 def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
