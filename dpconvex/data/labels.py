@@ -65,20 +65,10 @@ LABEL_POLICY = Options(UNKNOWN_LABELS, meaning=(
 class LabelArray(np.ndarray):
     """Labels that carry their public label set (``classes``): a NumPy array in every other way.
 
-    The bundled loaders return y as a ``LabelArray``, so a fit on their labels
-    needs no ``classes=`` and reads nothing about the label set from the
-    records. Slices, fancy indexing, copies and pickles keep the set; the
-    results of ufuncs and reductions (``y == 1``, ``y.sum()``) are plain
-    arrays and scalars; a conversion to another kind of values (numbers ↔
-    strings) drops it, as does ``np.asarray(y)`` (a fit on such y reads the set
-    from the data and warns).
-
-    Parameters
-    ----------
-    values : array-like
-        The labels.
-    classes : sequence
-        The public label set, in the order that defines the class indices.
+    The bundled loaders return y so: a fit on their labels needs no ``classes=``. Slices,
+    fancy indexing, copies and pickles keep the set (in class-index order); ufuncs and
+    reductions (``y == 1``, ``y.sum()``) give plain arrays and scalars; a conversion between
+    numbers and strings drops it, as does ``np.asarray(y)``.
 
     Examples
     --------
@@ -151,28 +141,13 @@ def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
 
 def check_classes(classes: Any, caller: str, binary: bool = False, *,
                   source: str = _PARAMETER) -> np.ndarray:
-    """Validate a public label set; return it as a 1-D array.
+    """Validate a public label set (in class-index order); return it as a 1-D array.
 
-    Parameters
-    ----------
-    classes : sequence
-        The labels, in the order that defines the class indices.
-    caller : str
-        The public call ("Owner.method", e.g. ``"PrivateLogisticRegression.fit"``); a
-        malformed ``classes=`` is refused in scikit-learn's words, which name the class
-        (``caller`` up to its dot).
-    binary : bool
-        Exactly two labels.
-    source : str
-        How the message names the set (the parameter, or the set declared with y).
-
-    Raises
-    ------
-    ParameterError
-        Not a sequence, fewer than two labels (not two when ``binary``), a
-        missing value (None, NaN, pandas NA), an infinite or non-integer float,
-        complex numbers or bytes, labels of mixed types (str and numbers), or a
-        repeated label.
+    Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of
+    ``caller`` "Owner.method", for ``classes=``; else naming ``source``): not a sequence,
+    fewer than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA),
+    an infinite or non-integer float, complex numbers or bytes, labels of mixed types, or a
+    repeated label.
     """
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise _refuse(caller, source, classes, "must be None or a sequence of labels")
@@ -557,15 +532,10 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
     when some are floats (which may be NaN).
     """
     types = set(map(type, values))
-    missing = None
-    if type(None) in types:
-        missing = "None"
-    elif any(map(_is_missing_type, types)):
-        missing = "pandas NA"
-    elif any(issubclass(t, (float, np.floating)) for t in types):
-        floats = [v for v in values if isinstance(v, (float, np.floating))]
-        if np.any(np.isnan(np.asarray(floats, dtype=float))):
-            missing = "NaN"
+    floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float
+                        ) if any(issubclass(t, (float, np.floating)) for t in types) else np.zeros(0)
+    missing = ("None" if type(None) in types else "pandas NA" if any(map(_is_missing_type, types))
+               else "NaN" if np.isnan(floats).any() else None)
     if missing is not None:
         raise DataValidationError(
             f"{caller}: y contains {missing} labels; drop those rows or give them a real class "
@@ -576,10 +546,8 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
     if any(issubclass(t, (bytes, np.bytes_)) for t in types):
         raise DataTypeError(_BYTES_LABELS.format(caller))
     kinds = set(map(_kind, types))
-    if kinds == {"number"} and any(issubclass(t, (float, np.floating)) for t in types):
-        floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
-        if np.any(floats != np.round(floats)):
-            raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
+    if kinds == {"number"} and np.any(floats != np.round(floats)):
+        raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
         raise DataValidationError(
             f"{caller}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "

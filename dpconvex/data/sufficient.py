@@ -1,23 +1,13 @@
 """The sufficient statistics of a linear regression, XᵀX and Xᵀu, in one pass over the rows.
 
 Row i of the design is x̃_i = [c_i x_i, s] with c_i = min(1, q/‖x_i‖) (the row clipped to
-the public norm bound q, a per-record map) and s the public intercept column (none without
-an intercept); u_i ∈ [−1, 1] is its label on the unit scale. :func:`sufficient_statistics`
-returns A = Σ_i x̃_i x̃_iᵀ and b = Σ_i u_i x̃_i, the two statistics sufficient-statistics
-perturbation releases
-(docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics), reading every row
-once:
-
-* dense rows (a NumPy array): in blocks of about 2 MB, each block's norms, clipping factors
-  and the Gram matrix of the block [c x, s, u] computed while it is in cache; the rows are
-  never copied (one block-sized buffer);
-* SciPy sparse rows: the same per block of rows, each block's Gram a sparse product on its
-  stored entries (X is never densified);
-* Dask rows: the dense kernel per chunk on the workers, the (p + 1)² partial sums added in a
-  tree (:meth:`~dpconvex.data.dask_rows.DaskRows.chunk_sum`); only they travel.
-
-The count of rows clipped is returned beside the statistics: it is a statistic of the data
-for :func:`dpconvex.collect_diagnostics`, never part of a release.
+the public norm bound q, a per-record map) and s the public intercept column (if any); u_i ∈
+[−1, 1] is its label on the unit scale. :func:`sufficient_statistics` returns A = Σ x̃_i x̃_iᵀ
+and b = Σ u_i x̃_i, the statistics sufficient-statistics perturbation releases
+(docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics), per block of rows of
+about 2 MB (dense: never copied; SciPy sparse: on the stored entries; Dask: per chunk on the
+workers, only the (p + 1)² partial sums travel). The count of rows clipped returned beside
+them is a statistic of the data for :func:`dpconvex.collect_diagnostics`, never released.
 """
 
 from __future__ import annotations
