@@ -17,10 +17,8 @@ from sklearn.utils._param_validation import Interval
 
 from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError
 
-#: Accepted magnitudes of a nonzero float parameter (documented in :func:`check_float`).
-#: dpconvex computes in float64; outside this range products such as n·λ, ε/Δ or
-#: the noise scale Δ/ε over- or underflow (e.g. ``lam=1e308`` made n·λ = inf and
-#: the sensitivity 0; ``epsilon=5e-324`` made ε/(4r) = 0 and divided by zero).
+#: Accepted magnitudes of a nonzero float parameter: outside them float64 products such as
+#: n·λ, ε/Δ or Δ/ε over- or underflow (``lam=1e308``: n·λ = inf; ``epsilon=5e-324``: ε/(4r) = 0).
 MIN_MAGNITUDE = 1e-100
 MAX_MAGNITUDE = 1e100
 
@@ -125,12 +123,8 @@ def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MA
 
 
 def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:
-    """Refuse a parameter array of more than :data:`MAX_ARRAY_ENTRIES` float64 entries.
-
-    ``entries`` is computed from public quantities (shapes and parameters), before the
-    array is allocated; ``caller`` ("Owner.method" or a function's name) opens the message;
-    ``fix`` says which parameter to lower.
-    """
+    """Refuse a parameter array of more than :data:`MAX_ARRAY_ENTRIES` float64 entries
+    (``entries`` from public shapes and parameters, before allocation; ``fix``: what to lower)."""
     if entries > MAX_ARRAY_ENTRIES:
         raise ParameterError(
             f"{caller}: {what} would hold {entries:,} float64 entries, above the cap of "
@@ -456,11 +450,8 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
 
 def check_matrix_body(A: Any, values: np.ndarray, caller: str, name: str, min_samples: int,
                       n_features: int | None) -> Any:
-    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored ones).
-
-    ``caller`` ("Owner.method") opens the messages; a column count other than the fitted
-    one is refused in scikit-learn's words, which name the class (``caller`` up to its dot).
-    """
+    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored
+    ones); a column count other than the fitted one in scikit-learn's words."""
     if A.shape[0] < min_samples:
         raise DataValidationError(
             f"{caller}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
@@ -608,11 +599,8 @@ def checks_feature_names(method: Any) -> Any:
 
 
 def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
-    """Validate score weights: real, finite, >= 0, shape (n,), not all zero; scaled to max 1.
-
-    ``caller`` ("Owner.method") opens the messages. Returns the weights divided by their
-    largest value (the weighted mean is unchanged and its sum cannot overflow).
-    """
+    """Validate score weights (real, finite, >= 0, shape (n,), not all zero); return them
+    divided by their largest (the weighted mean is unchanged and its sum cannot overflow)."""
     if isinstance(sample_weight, (numbers.Real, np.number)) and not isinstance(sample_weight, bool):
         raise DataValidationError(
             f"{caller}: sample_weight must be an array of shape ({n},), one weight per sample; "

@@ -187,12 +187,9 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
 
 # ------------------------------------------------------- one warning per fit
 class LabelWarning:
-    """The label-set warning of one fit made of fits: issued at most once.
-
-    A fit made of fits (a search, a sweep, a front door and its learner) makes one and
-    hands it to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
-    the first read of the label set from y warns, the others do not. ``issued=True``
-    when the caller has warned already.
+    """The label-set warning of one fit made of fits (a search, a sweep, a front door and its
+    learner), handed to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
+    only the first read of the set from y warns (``issued=True``: the caller has warned).
 
     Examples
     --------
@@ -224,20 +221,17 @@ class LabelSet:
     Attributes
     ----------
     classes : ndarray
-        The label set, in the order that defines the class indices.
+        The label set, in class-index order.
     index : ndarray of int
-        Class index of each record (0 for the records in ``dropped``: their labels are
-        not read past the encoding).
+        Class index of each record (0 for the records in ``dropped``).
     outside : ndarray of bool
-        Records whose label is not in ``classes`` (they contribute no loss; any
-        only with ``unknown_labels="ignore"``).
+        Records whose label is not in ``classes`` (any only with ``unknown_labels="ignore"``).
     source : {"parameter", "declared", "inferred"}
         ``classes=``, the set declared with y, or read from y.
     unknown_labels : {"raise", "ignore"}
         The policy for labels outside a public set (:data:`UNKNOWN_LABELS`).
     excluded : ndarray of bool or None
-        Records the caller left out of the fit (:func:`check_excluded`; they contribute no
-        loss whatever their label); None: none.
+        Records the caller left out of the fit (:func:`check_excluded`); None: none.
     """
 
     classes: np.ndarray
@@ -311,11 +305,8 @@ def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.nda
 
 
 def label_set_of(y: Any, classes: Any, caller: str) -> np.ndarray | None:
-    """The label set a fit on validated labels ``y`` would use, without warning or encoding.
-
-    For choosing a path before the fit (one-vs-rest or binary); None when the
-    set cannot be made out (the fit then raises the named error).
-    """
+    """The label set a fit on validated labels ``y`` would use (for choosing one-vs-rest or
+    binary before it), without warning or encoding; None when the fit would refuse it."""
     try:
         public = _public_set(y, classes, caller, False)
         return public[0] if public is not None else _inferred_set(y, caller, False)[0]
@@ -390,12 +381,8 @@ _COMPARE_MAX_CLASSES = 16
 
 
 def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup.
-
-    The distinct labels are looked up (``{label: index}.get``, so ``1``, ``1.0``
-    and ``True`` are one label, as in Python) and the result is spread back over
-    the records, with no Python-level work per record.
-    """
+    """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup
+    (``1``, ``1.0`` and ``True`` are one label), looking up the distinct labels only."""
     lookup = {v: i for i, v in enumerate(c.tolist())}
     if values.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -459,18 +446,10 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None
 def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray | None:
     """The mask of the records left out of a fit on n records (None: none), checked.
 
-    The learner zeroes their rows by a per-row factor (X is not copied), as for a label
-    outside the set with ``unknown_labels="ignore"``, so the model does not depend on
-    those records; the learners' storage choices and guards read the other rows only.
-    The front door's safeguard fits its learner so, with the validation part left out
-    (docs/privacy/front_door.md#privacy-classifier-safeguard).
-
-    Raises
-    ------
-    ParameterError
-        ``rows`` is not a 1-D boolean mask.
-    DataValidationError
-        It does not have one entry per record.
+    Their rows are zeroed as those of labels outside the set with ``unknown_labels="ignore"``
+    (:attr:`LabelSet.dropped`): the front door's safeguard leaves its validation part out so
+    (docs/privacy/front_door.md#privacy-classifier-safeguard). Not a 1-D boolean mask: a
+    :class:`ParameterError`; not one entry per record: a :class:`DataValidationError`.
 
     Examples
     --------
@@ -510,8 +489,7 @@ def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.nda
 
 
 def zero_rows(X: Any, dropped: np.ndarray) -> Any:
-    """A copy of the rows with those of the records that contribute no loss
-    (:attr:`LabelSet.dropped`) replaced by zeros (dense, or sparse without their entries)."""
+    """A copy of the rows with those of :attr:`LabelSet.dropped` zeroed (sparse: removed)."""
     if not np.any(dropped):
         return X
     keep = (~dropped).astype(float)
@@ -574,16 +552,11 @@ _CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class lab
 
 
 def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
-    """Validate a 1-D label vector of length n_samples.
+    """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`).
 
-    Raises :class:`DataValidationError` for missing labels (None, NaN, pandas
-    NA; the message "None labels; drop those rows" is kept), labels of mixed
-    types (e.g. str and int) that cannot be sorted into classes, a masked array
-    with masked entries, a wrong shape, and the targets scikit-learn's
-    ``type_of_target`` calls continuous (non-integer floats, also in object
-    arrays) or refuses (complex numbers; bytes, a :class:`DataTypeError`).
-    Labels that declare their label set (a :class:`dpconvex.data.labels.LabelArray`,
-    a pandas categorical) come back as a ``LabelArray`` carrying it.
+    Refused (:class:`DataValidationError`): missing labels (None, NaN, pandas NA), labels
+    of mixed types, masked entries, a wrong shape, and what scikit-learn's
+    ``type_of_target`` calls continuous or refuses (complex; bytes: a :class:`DataTypeError`).
     """
     if y is None:
         raise DataValidationError(

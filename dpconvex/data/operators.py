@@ -227,11 +227,8 @@ class DenseRows:
 class CSRRows:
     """Rows held in a SciPy CSR matrix; nothing here densifies them.
 
-    Parameters
-    ----------
-    A : scipy.sparse matrix or array (any format)
-        Converted to ``csr_array`` (CSC, COO, ... are converted without
-        densifying; CSR float64 input with sorted indices is not copied).
+    Any SciPy format is converted to a float64 ``csr_array`` without densifying (CSR
+    float64 input with sorted indices is not copied).
 
     Examples
     --------
@@ -321,17 +318,9 @@ class ScaledRows:
     public), a zeroed row (``s_i = t_i = 0``) and a label sign (``s_i, t_i`` times ``y_i``):
     each reads record i and public constants only (docs/privacy/linear_erm.md#privacy-intercept).
 
-    Parameters
-    ----------
-    base : DesignOperator
-        The stored rows x_i (e.g. :class:`DenseRows`, :class:`CSRRows`).
-    scale : ndarray of shape (n,)
-        s_i, the factor of row i.
-    column : ndarray of shape (n,) or None
-        t_i, the appended last column (None: no column).
-    base_norms : ndarray of shape (n,) or None
-        ||x_i|| of the stored rows when already computed (saves a pass in
-        :meth:`row_norms`).
+    ``base`` holds the stored rows x_i (a :class:`DenseRows`, :class:`CSRRows`), ``scale``
+    the s_i, ``column`` the t_i (None: no column), ``base_norms`` the ||x_i|| when already
+    computed (saves a pass in :meth:`row_norms`).
 
     A zero row (s_i = 0 and t_i = 0 or no column) has products and norm exactly 0 whatever
     its stored row holds (an overflowing x_i·w included), and :meth:`compact` reads and
@@ -561,10 +550,9 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
                ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Group CSR rows by their number k of stored entries, for dense row-wise work.
 
-    Yields ``(rows, idx)`` with ``idx`` of shape (len(rows), k): ``data[idx]`` is a
-    dense block holding exactly the stored entries of those rows (a row's norm,
-    or its clipping, only needs them). Rows without entries are skipped. Memory
-    per block is at most about ``max_entries`` entries (at least one row).
+    Yields ``(rows, idx)``, ``data[idx]`` a dense (len(rows), k) block of exactly the stored
+    entries of those rows (all a row's norm or clipping needs), of at most about
+    ``max_entries`` entries (at least one row); rows without entries are skipped.
 
     Examples
     --------

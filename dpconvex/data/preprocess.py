@@ -26,13 +26,11 @@ __all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows",
 
 
 def clip_dense_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
-    """Scale every row of ``X`` with norm above ``bound`` down to norm ``bound``.
+    """:func:`clip_rows` of dense rows: the clipped copy and the number of rows clipped.
 
-    ``bound`` is a public constant given by the user; it is never estimated
-    from the data. Returns the clipped copy and the number of rows clipped.
-    Rows with huge entries are clipped correctly: ``[1e200, 1e200]`` with bound
-    1 becomes ``[0.7071, 0.7071]``, and a row whose norm exceeds the float64
-    maximum is divided by its max-abs entry before scaling.
+    Huge entries are clipped correctly (``[1e200, 1e200]`` with bound 1 becomes ``[0.7071,
+    0.7071]``): a row whose norm exceeds the float64 maximum is divided by its max-abs entry
+    first.
     """
     norms = row_norms(X)
     over = norms > bound
@@ -66,12 +64,6 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
         ``X`` itself when no row exceeds the bound.
     n_clipped : int
         Number of rows scaled down.
-
-    Notes
-    -----
-    Both paths use the overflow-safe dense :func:`clip_dense_rows`
-    (the sparse path on blocks holding the stored entries of rows with equal
-    numbers of non-zeros: a row's norm and its scaling only involve those).
 
     Examples
     --------
@@ -142,12 +134,9 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
 def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
     """NOT PRIVATE: record how many rows clipping to the public norm bound scaled down.
 
-    How many rows a bound clips is a data statistic (one record changes it), so
-    no warning says it: the count goes to :func:`dpconvex.collect_diagnostics`
-    for the data holder (``diag.note("scaled down")``). Many clipped rows can
-    erase most of the signal (e.g. raw features of very different scales):
-    scale the features by public ranges first (dpconvex.datasets does), or pass
-    a larger public ``data_norm``.
+    A data statistic (one record changes it), so no warning says it: it goes to
+    :func:`dpconvex.collect_diagnostics` (``diag.note("scaled down")``). Many clipped rows
+    can erase the signal: scale features by public ranges first, or raise ``data_norm``.
     """
     from .._diagnostics import record_diagnostic
 
