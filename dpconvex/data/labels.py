@@ -154,7 +154,7 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
     values = list(classes)
     for v in values:
         t = type(v)
-        if _is_missing_type(t):
+        if v is None or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")):
             raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
                           "missing label cannot be a class; list real labels")
         if isinstance(v, (complex, np.complexfloating)) or isinstance(v, (bytes, np.bytes_)):
@@ -168,7 +168,7 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
         except TypeError:
             raise _refuse(caller, source, classes, f"has an unhashable label of type {t.__name__}; "
                           "list ints or strings") from None
-    kinds = {_kind(type(v)) for v in values}
+    kinds = set(map(_kind, map(type, values)))
     if len(kinds) > 1:
         raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
                       "use labels of one type, as in y (e.g. all str or all numbers)")
@@ -429,7 +429,7 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None
 
     Validated labels are of one kind, read from their dtype (object: the first label's).
     """
-    want = {_kind(type(v)) for v in c.tolist()}
+    want = set(map(_kind, map(type, c.tolist())))
     kind = y.dtype.kind
     got = ("number" if kind in "biuf" else "str" if kind == "U"
            else _kind(type(y.flat[0])) if len(y) else "number")
