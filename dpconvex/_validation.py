@@ -17,10 +17,8 @@ from sklearn.utils._param_validation import Interval
 
 from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError
 
-#: Accepted magnitudes of a nonzero float parameter (documented in :func:`check_float`).
-#: dpconvex computes in float64; outside this range products such as n·λ, ε/Δ or
-#: the noise scale Δ/ε over- or underflow (e.g. ``lam=1e308`` made n·λ = inf and
-#: the sensitivity 0; ``epsilon=5e-324`` made ε/(4r) = 0 and divided by zero).
+#: Accepted magnitudes of a nonzero float parameter: outside them float64 products such as
+#: n·λ, ε/Δ or Δ/ε over- or underflow (``lam=1e308``: n·λ = inf; ``epsilon=5e-324``: ε/(4r) = 0).
 MIN_MAGNITUDE = 1e-100
 MAX_MAGNITUDE = 1e100
 
@@ -54,31 +52,12 @@ def check_float(
 ) -> float:
     """Return ``value`` as a float in the stated interval, or raise :class:`ParameterError`.
 
-    Parameters
-    ----------
-    name, owner : str
-        Parameter and owner named in the message.
-    value : int, float, numpy scalar or fractions.Fraction
-        bool and non-numbers are refused; a number too large for float64
-        (``10**400``, a huge ``Fraction``) is refused, not rounded to inf.
-    low, high, low_inclusive, high_inclusive : float, bool
-        The interval.
-    allow_inf : bool, default=False
-        Accept +inf (e.g. an unlimited budget).
-    magnitude : bool, default=True
-        Also require a nonzero finite value to have magnitude in
-        [:data:`MIN_MAGNITUDE`, :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so that
-        the calibrations (products and quotients of a few parameters and n) stay
-        finite and nonzero in float64. 0 passes when the interval allows it.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ParameterError
-        With the accepted range in the message.
+    ``value`` is an int, float, NumPy scalar or ``Fraction``: bool, non-numbers and numbers
+    too large for float64 (``10**400``) are refused, not rounded to inf. ``allow_inf``
+    accepts +inf (an unlimited budget). ``magnitude`` also requires a nonzero finite value
+    to lie in [:data:`MIN_MAGNITUDE`, :data:`MAX_MAGNITUDE`] = [1e-100, 1e100], so the
+    calibrations (products and quotients of a few parameters and n) stay finite and nonzero
+    in float64. The message names ``name`` of ``owner`` and the accepted range.
     """
     def refusal(why: str = "") -> ParameterError:  # the message is built only for a refusal
         rng = _interval(low, high, low_inclusive, high_inclusive)
@@ -127,19 +106,8 @@ MAX_ARRAY_ENTRIES = 10**8
 
 def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MAX_INT,
               why: str = "") -> int:
-    """Return ``value`` as an int in [low, high], or raise :class:`ParameterError`.
-
-    Parameters
-    ----------
-    name, owner : str
-        Parameter and owner named in the message.
-    value : int or numpy integer
-        bool, floats and non-numbers are refused.
-    low, high : int
-        The accepted range; ``high`` defaults to :data:`MAX_INT`.
-    why : str
-        The reason for ``high`` (memory, time), appended to the message of a value above it.
-    """
+    """Return ``value`` (an int or NumPy integer; not a bool) in [low, high], or raise
+    :class:`ParameterError`; ``why`` (memory, time) is the reason given for ``high``."""
     if (isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer))
             or int(value) < low):
         raise ParameterError(
@@ -155,12 +123,8 @@ def check_int(name: str, value: Any, owner: str, *, low: int = 1, high: int = MA
 
 
 def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:
-    """Refuse a parameter array of more than :data:`MAX_ARRAY_ENTRIES` float64 entries.
-
-    ``entries`` is computed from public quantities (shapes and parameters), before the
-    array is allocated; ``caller`` ("Owner.method" or a function's name) opens the message;
-    ``fix`` says which parameter to lower.
-    """
+    """Refuse a parameter array of more than :data:`MAX_ARRAY_ENTRIES` float64 entries
+    (``entries`` from public shapes and parameters, before allocation; ``fix``: what to lower)."""
     if entries > MAX_ARRAY_ENTRIES:
         raise ParameterError(
             f"{caller}: {what} would hold {entries:,} float64 entries, above the cap of "
@@ -202,12 +166,10 @@ def check_bool(name: str, value: Any, owner: str) -> bool:
 class Constraint:
     """A rule on one estimator parameter: the check of ``_parameter_constraints`` and its doc.
 
-    Each rule is a small frozen object with scikit-learn's constraint interface
-    (``is_satisfied_by``, ``str``; intervals are decided by scikit-learn's ``Interval``);
-    ``check(name, value, owner)`` returns the value (normalized: a float, an int, a
-    bool) or raises :class:`ParameterError` in scikit-learn's form, "The 'epsilon'
-    parameter of Owner must be a float in (0, inf). Got -1 instead."; ``str(rule)``
-    says what is accepted, in the words of that message.
+    A frozen object with scikit-learn's constraint interface (``is_satisfied_by``, ``str``);
+    ``check(name, value, owner)`` returns the value normalized or raises
+    :class:`ParameterError` in scikit-learn's form ("The 'epsilon' parameter of Owner must
+    be a float in (0, inf). Got -1 instead."), whose rule is ``str(rule)``.
     """
 
     def is_satisfied_by(self, val: Any) -> bool:
@@ -224,25 +186,8 @@ class Constraint:
                               f"Got {_short_repr(value)} instead.")
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        """Return ``value`` (normalized) if it satisfies the rule, else raise.
-
-        Parameters
-        ----------
-        name : str
-            The parameter's name, for the message.
-        value : object
-            The parameter's value.
-        owner : str
-            The estimator's class name, for the message.
-
-        Returns
-        -------
-        object
-
-        Raises
-        ------
-        ParameterError
-        """
+        """Return ``value`` (normalized) if it satisfies the rule, else raise
+        :class:`ParameterError` naming the parameter ``name`` of the class ``owner``."""
         raise NotImplementedError
 
 
@@ -450,22 +395,19 @@ def _is_missing_type(t: type) -> bool:
 def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
     """Refuse what is not a real number, before any conversion to float64.
 
-    scikit-learn's ``check_array(dtype="numeric")`` refuses string and bytes arrays
-    but converts an object array of numeric strings ("1.5") and passes datetime64;
-    here every one of these is refused, and so are complex numbers and missing
-    values (None, pandas NA), each with a :class:`DataTypeError` (or
-    :class:`DataValidationError`) that says what to change, opened by ``caller``
-    ("Owner.method" or a function's name). Numeric kinds (bool, int, float) and object
-    arrays of numbers pass.
+    Strings, bytes (also numeric strings in an object array: unlike scikit-learn's
+    ``check_array``), dates, complex numbers and missing values (None, pandas NA) are
+    refused with a :class:`DataTypeError` or :class:`DataValidationError` opened by
+    ``caller``; bool, int, float and object arrays of numbers pass.
     """
     kind = raw.dtype.kind
     if kind in "biuf":
         return
+    complex_data = DataValidationError(
+        f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
+        "imaginary parts into columns).")
     if kind == "c":
-        raise DataValidationError(
-            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
+        raise complex_data
     if kind in "US":
         raise DataTypeError(
             f"{caller}: {name} must be an array of numbers; it holds "
@@ -498,10 +440,7 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
             "before fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
-        raise DataValidationError(
-            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
+        raise complex_data
     if any(issubclass(t, _TIME_TYPES) for t in types):
         raise DataTypeError(
             f"{caller}: {name} holds dates or times; convert them to numbers with a public map "
@@ -511,11 +450,8 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
 
 def check_matrix_body(A: Any, values: np.ndarray, caller: str, name: str, min_samples: int,
                       n_features: int | None) -> Any:
-    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored ones).
-
-    ``caller`` ("Owner.method") opens the messages; a column count other than the fitted
-    one is refused in scikit-learn's words, which name the class (``caller`` up to its dot).
-    """
+    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored
+    ones); a column count other than the fitted one in scikit-learn's words."""
     if A.shape[0] < min_samples:
         raise DataValidationError(
             f"{caller}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
@@ -581,10 +517,8 @@ def check_fitted(estimator: Any, attribute: str) -> None:
 def feature_names_of(X: Any, caller: str) -> np.ndarray | None:
     """The column names of a data frame (pandas, Dask) when they are all strings, else None.
 
-    As scikit-learn: a frame whose names are all strings has feature names; one
-    with no string name (e.g. the default 0, 1, ...) has none; mixing string and
-    non-string names is refused with :class:`DataTypeError`, whose message ``caller``
-    ("Owner.method" or a function's name) opens.
+    As scikit-learn: no string name (e.g. the default 0, 1, ...) means no feature names;
+    string and other names mixed are refused (:class:`DataTypeError`, opened by ``caller``).
     """
     if isinstance(X, np.ndarray) or not hasattr(X, "columns"):
         return None
@@ -608,13 +542,9 @@ def feature_names_of(X: Any, caller: str) -> np.ndarray | None:
 def check_feature_names(estimator: Any, X: Any, caller: str) -> None:
     """Refuse a frame whose columns differ from ``feature_names_in_`` (reordered, renamed, missing).
 
-    A model fitted on a frame records ``feature_names_in_``; at predict time a
-    frame must have the same columns in the same order (a reordered frame would
-    silently feed each coefficient the wrong column). An array without names
-    passed to a model fitted with names is taken by position with scikit-learn's
-    warning ("X does not have valid feature names, but ... was fitted with
-    feature names"); frames passed to a model fitted without names are taken as
-    they are. ``caller`` ("Owner.method") opens the message of a refusal.
+    A reordered frame would silently feed each coefficient the wrong column. An array
+    passed to a model fitted with names is taken by position with scikit-learn's warning;
+    a frame passed to a model fitted without names is taken as it is.
     """
     fitted = getattr(estimator, "feature_names_in_", None)
     names = feature_names_of(X, caller)
@@ -646,13 +576,11 @@ def check_feature_names(estimator: Any, X: Any, caller: str) -> None:
 
 
 def with_feature_names(estimator: Any, names: np.ndarray | None) -> Any:
-    """Record ``feature_names_in_`` at the end of a successful fit; return the estimator.
+    """Record ``feature_names_in_`` (from :func:`feature_names_of`, read before any other
+    step) at the end of a successful fit, or remove an earlier fit's; return the estimator.
 
-    ``names`` comes from :func:`feature_names_of` on the X of the fit, read (and
-    mixed name types refused) before any other step, so a refused fit leaves no
-    attribute behind; a fit on an array removes the names of an earlier fit on a
-    frame. Each ``fit`` calls it on its return path (a decorator would add a frame
-    between the caller and the fit's warnings).
+    Each ``fit`` calls it on its return path: a refused fit leaves no attribute behind (a
+    decorator would add a frame between the caller and the fit's warnings).
     """
     if names is None:
         estimator.__dict__.pop("feature_names_in_", None)
@@ -671,11 +599,8 @@ def checks_feature_names(method: Any) -> Any:
 
 
 def check_sample_weight(sample_weight: Any, n: int, caller: str) -> np.ndarray:
-    """Validate score weights: real, finite, >= 0, shape (n,), not all zero; scaled to max 1.
-
-    ``caller`` ("Owner.method") opens the messages. Returns the weights divided by their
-    largest value (the weighted mean is unchanged and its sum cannot overflow).
-    """
+    """Validate score weights (real, finite, >= 0, shape (n,), not all zero); return them
+    divided by their largest (the weighted mean is unchanged and its sum cannot overflow)."""
     if isinstance(sample_weight, (numbers.Real, np.number)) and not isinstance(sample_weight, bool):
         raise DataValidationError(
             f"{caller}: sample_weight must be an array of shape ({n},), one weight per sample; "

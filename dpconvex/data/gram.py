@@ -17,16 +17,9 @@ _GATHER_FRACTION = 0.3
 
 
 def quadratic_forms(Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
-    """z_iᵀ Φ_j z_i for every row i and block j.
+    """z_iᵀ Φ_j z_i, shape (n, J), for rows Z (n, D) and blocks Phi (J, D, D).
 
-    Parameters
-    ----------
-    Z : ndarray of shape (n, D)
-    Phi : ndarray of shape (J, D, D)
-
-    Returns
-    -------
-    ndarray of shape (n, J). Memory O(n·D) beyond the output (one block at a time).
+    Memory O(n·D) beyond the output (one block at a time).
     """
     out = np.empty((Z.shape[0], Phi.shape[0]))
     for j in range(Phi.shape[0]):
@@ -35,16 +28,9 @@ def quadratic_forms(Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
 
 
 def weighted_gram(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Σ_i W[i, j] z_i z_iᵀ for every block j.
+    """Σ_i W[i, j] z_i z_iᵀ, shape (J, D, D) symmetric, for rows Z (n, D) and weights W (n, J).
 
-    Parameters
-    ----------
-    Z : ndarray of shape (n, D)
-    W : ndarray of shape (n, J)
-
-    Returns
-    -------
-    ndarray of shape (J, D, D), symmetric blocks. Memory O(n·D) beyond the output.
+    Memory O(n·D) beyond the output.
     """
     J = W.shape[1]
     D = Z.shape[1]

@@ -1,39 +1,16 @@
 """The label set of a classifier: a public parameter, never read from one record (DESIGN.md §4).
 
-The label set fixes the class count C (the shape of the model, the noise
-dimension, the sensitivity), the label → index map and, for a binary model,
-which label is +1. A fit takes it from, in this order:
-
-1. ``classes=`` given: nothing about the label set is read from y;
-2. a label set declared with y: a :class:`LabelArray` (the labels the bundled
-   loaders of :mod:`dpconvex.datasets` return, with the public label set of
-   their schema) or a pandas ``Categorical`` / category-dtype ``Series``, whose
-   categories are the set (build it as ``pd.Categorical(y, categories=[...])``:
-   categories inferred by pandas are read from the data);
-3. neither: the set is read from y (``np.unique``), the fit issues a
-   :class:`~dpconvex.errors.PrivacyLeakWarning` (once per fit, with the same
-   text whatever the data are) and the certificate's ``label_source`` is
-   :data:`INFERRED`.
-
-``classes=`` given together with a declared set must list the same labels
-(its order wins). A record whose label is outside a public label set is
-handled by the estimator's ``unknown_labels`` parameter (:data:`UNKNOWN_LABELS`):
-
-* ``"raise"`` (the default): the fit is refused with a
-  :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
-  budget spent. The message names the declared (public) set and what to change;
-  it carries no count and no label of y. The refusal is seen by the data
-  holder only; nothing is released (docs/privacy.md, input errors that depend
-  on the data).
-* ``"ignore"``: the record contributes no loss. Its row is replaced by the
-  zero vector, so its loss term is a constant with zero gradient and Hessian
-  (the minimizer and the privacy proof are those of the other records, with n
-  unchanged). No warning says so (whether one record is outside the set is a
-  data fact).
-
-Either way the count and the labels go to :func:`dpconvex.collect_diagnostics`.
-A class with no records still gets parameters (noise and regularization only),
-so whether a model is released never depends on one record of a declared class.
+The label set fixes the class count C (the shape of the model, the noise dimension, the
+sensitivity), the label → index map and, for a binary model, which label is +1. A fit takes
+it from ``classes=``, else from a set declared with y (a :class:`LabelArray`, as the
+bundled loaders return, or a pandas categorical with the public categories), else reads it
+from y (``np.unique``) with one :class:`~dpconvex.errors.PrivacyLeakWarning` per fit and
+the certificate's ``label_source`` :data:`INFERRED`. A record whose label is outside a
+public set is refused (``unknown_labels="raise"``: a named error that names the public set,
+no count or label of y) or contributes no loss (``"ignore"``: its row is zeroed, n
+unchanged); either way the count goes to :func:`dpconvex.collect_diagnostics`. A class with
+no records still gets parameters. The rules and why each message is public:
+docs/privacy/messages.md#privacy-messages and #privacy-unknown-labels.
 """
 
 from __future__ import annotations
@@ -48,7 +25,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
-from .._validation import Options, _reject_masked
+from .._validation import Options, _is_missing_type, _reject_masked
 from ..errors import (
     DataTypeError,
     DataValidationError,
@@ -88,20 +65,10 @@ LABEL_POLICY = Options(UNKNOWN_LABELS, meaning=(
 class LabelArray(np.ndarray):
     """Labels that carry their public label set (``classes``): a NumPy array in every other way.
 
-    The bundled loaders return y as a ``LabelArray``, so a fit on their labels
-    needs no ``classes=`` and reads nothing about the label set from the
-    records. Slices, fancy indexing, copies and pickles keep the set; the
-    results of ufuncs and reductions (``y == 1``, ``y.sum()``) are plain
-    arrays and scalars; a conversion to another kind of values (numbers ↔
-    strings) drops it, as does ``np.asarray(y)`` (a fit on such y reads the set
-    from the data and warns).
-
-    Parameters
-    ----------
-    values : array-like
-        The labels.
-    classes : sequence
-        The public label set, in the order that defines the class indices.
+    The bundled loaders return y so: a fit on their labels needs no ``classes=``. Slices,
+    fancy indexing, copies and pickles keep the set (in class-index order); ufuncs and
+    reductions (``y == 1``, ``y.sum()``) give plain arrays and scalars; a conversion between
+    numbers and strings drops it, as does ``np.asarray(y)``.
 
     Examples
     --------
@@ -151,12 +118,13 @@ def declared_classes(y: Any) -> np.ndarray | None:
     return None
 
 
-def _value_kind(v: Any) -> str:
-    if isinstance(v, (str, np.str_)):
+def _kind(t: type) -> str:
+    """The kind of a label's type: "str", "number" (labels of one kind sort), or its name."""
+    if issubclass(t, (str, np.str_)):
         return "str"
-    if isinstance(v, (numbers.Number, np.number, np.bool_)):
+    if issubclass(t, (numbers.Number, np.number, np.bool_)):
         return "number"
-    return type(v).__name__
+    return t.__name__
 
 
 #: How :func:`check_classes` names the ``classes=`` parameter (its default ``source``).
@@ -173,28 +141,13 @@ def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
 
 def check_classes(classes: Any, caller: str, binary: bool = False, *,
                   source: str = _PARAMETER) -> np.ndarray:
-    """Validate a public label set; return it as a 1-D array.
+    """Validate a public label set (in class-index order); return it as a 1-D array.
 
-    Parameters
-    ----------
-    classes : sequence
-        The labels, in the order that defines the class indices.
-    caller : str
-        The public call ("Owner.method", e.g. ``"PrivateLogisticRegression.fit"``); a
-        malformed ``classes=`` is refused in scikit-learn's words, which name the class
-        (``caller`` up to its dot).
-    binary : bool
-        Exactly two labels.
-    source : str
-        How the message names the set (the parameter, or the set declared with y).
-
-    Raises
-    ------
-    ParameterError
-        Not a sequence, fewer than two labels (not two when ``binary``), a
-        missing value (None, NaN, pandas NA), an infinite or non-integer float,
-        complex numbers or bytes, labels of mixed types (str and numbers), or a
-        repeated label.
+    Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of
+    ``caller`` "Owner.method", for ``classes=``; else naming ``source``): not a sequence,
+    fewer than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA),
+    an infinite or non-integer float, complex numbers or bytes, labels of mixed types, or a
+    repeated label.
     """
     if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
         raise _refuse(caller, source, classes, "must be None or a sequence of labels")
@@ -215,7 +168,7 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
         except TypeError:
             raise _refuse(caller, source, classes, f"has an unhashable label of type {t.__name__}; "
                           "list ints or strings") from None
-    kinds = {_value_kind(v) for v in values}
+    kinds = set(map(_kind, map(type, values)))
     if len(kinds) > 1:
         raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
                       "use labels of one type, as in y (e.g. all str or all numbers)")
@@ -234,18 +187,12 @@ def check_classes(classes: Any, caller: str, binary: bool = False, *,
 
 # ------------------------------------------------------- one warning per fit
 class LabelWarning:
-    """The label-set warning of one fit made of fits: issued at most once.
-
-    A fit made of fits (a search, a sweep, a front door and its learner) makes one and
-    hands it to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
-    the first read of the label set from y warns, the others do not. ``issued=True``
-    when the caller has warned already.
+    """The label-set warning of one fit made of fits (a search, a sweep, a front door and its
+    learner), handed to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
+    only the first read of the set from y warns (``issued=True``: the caller has warned).
 
     Examples
     --------
-    >>> import warnings
-    >>> import numpy as np
-    >>> from dpconvex.data.labels import LabelWarning, encode_labels
     >>> once = LabelWarning()
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -266,15 +213,6 @@ class LabelWarning:
 
 
 
-def _warn_inferred(owner: str, warning: LabelWarning | None) -> None:
-    if warning is not None:
-        if warning.issued:
-            return
-        warning.issued = True
-    warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
-                  stacklevel=user_stacklevel())
-
-
 # ------------------------------------------------------------- label sets
 @dataclass(frozen=True)
 class LabelSet:
@@ -283,20 +221,17 @@ class LabelSet:
     Attributes
     ----------
     classes : ndarray
-        The label set, in the order that defines the class indices.
+        The label set, in class-index order.
     index : ndarray of int
-        Class index of each record (0 for the records in ``dropped``: their labels are
-        not read past the encoding).
+        Class index of each record (0 for the records in ``dropped``).
     outside : ndarray of bool
-        Records whose label is not in ``classes`` (they contribute no loss; any
-        only with ``unknown_labels="ignore"``).
+        Records whose label is not in ``classes`` (any only with ``unknown_labels="ignore"``).
     source : {"parameter", "declared", "inferred"}
         ``classes=``, the set declared with y, or read from y.
     unknown_labels : {"raise", "ignore"}
         The policy for labels outside a public set (:data:`UNKNOWN_LABELS`).
     excluded : ndarray of bool or None
-        Records the caller left out of the fit (:func:`check_excluded`; they contribute no
-        loss whatever their label); None: none.
+        Records the caller left out of the fit (:func:`check_excluded`); None: none.
     """
 
     classes: np.ndarray
@@ -314,14 +249,9 @@ class LabelSet:
         return self.outside if self.excluded is None else self.outside | self.excluded
 
     @property
-    def inferred(self) -> bool:
-        """True when the set was read from y."""
-        return self.source == "inferred"
-
-    @property
     def assumption(self) -> LabelSource:
         """Where the label set came from: the certificate's ``label_source``."""
-        if self.inferred:
+        if self.source == "inferred":
             return INFERRED
         return LabelSource(self.source, tuple(self.classes.tolist()), self.unknown_labels)
 
@@ -375,11 +305,8 @@ def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.nda
 
 
 def label_set_of(y: Any, classes: Any, caller: str) -> np.ndarray | None:
-    """The label set a fit on validated labels ``y`` would use, without warning or encoding.
-
-    For choosing a path before the fit (one-vs-rest or binary); None when the
-    set cannot be made out (the fit then raises the named error).
-    """
+    """The label set a fit on validated labels ``y`` would use (for choosing one-vs-rest or
+    binary before it), without warning or encoding; None when the fit would refuse it."""
     try:
         public = _public_set(y, classes, caller, False)
         return public[0] if public is not None else _inferred_set(y, caller, False)[0]
@@ -395,37 +322,27 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     Parameters
     ----------
     y : ndarray
-        Labels already checked by :func:`check_labels` (a
-        :class:`LabelArray` when y declared its label set).
+        Labels checked by :func:`check_labels` (a :class:`LabelArray` when y declared its set).
     classes : sequence or None
-        The public label set; None takes the set declared with y, else reads
-        it from y (a :class:`~dpconvex.errors.PrivacyLeakWarning`, assumed public).
+        The public label set; None: the set declared with y, else read from y (warned).
     caller : str
     binary : bool
         Two classes exactly.
     unknown_labels : {"raise", "ignore"}, default="raise"
-        A label outside a public set: refuse (``"raise"``), or mark the record
-        ``outside`` for the caller to zero its row (``"ignore"``).
+        A label outside a public set: refuse, or mark the record ``outside`` (row zeroed).
     excluded : ndarray of bool or None, default=None
-        Records the caller leaves out of the fit (the front door's validation rows),
-        one entry per record: :attr:`LabelSet.excluded`; their labels are not read
-        past the encoding (index 0).
+        Records left out of the fit (the front door's validation rows): :attr:`LabelSet.excluded`.
     warning : LabelWarning or None, default=None
-        The label-set warning shared by the fits of one fit made of fits; None: a read of
-        the set from y warns.
+        The label-set warning shared by the fits of one fit made of fits (None: warn).
 
     Raises
     ------
     ParameterError
-        A malformed ``classes`` or declared set (see :func:`check_classes`),
-        ``classes`` not matching the set declared with y, or an
-        ``unknown_labels`` other than "raise" and "ignore".
+        A malformed ``classes`` or declared set (:func:`check_classes`), the two not
+        listing the same labels, or an ``unknown_labels`` not in :data:`UNKNOWN_LABELS`.
     DataValidationError
-        The set is read from y and y does not show it (e.g. one class): the
-        message asks for ``classes=``. With ``unknown_labels="raise"``, a label
-        of y outside the public set: the message names the public set and what
-        to change. Neither prints data statistics (no count, no label of y);
-        :func:`dpconvex.collect_diagnostics` records the labels outside the set.
+        A set read from y that y does not show (e.g. one class); with ``"raise"``, a label
+        outside the public set. Neither message holds a count or a label of y.
     """
     owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
     unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
@@ -433,14 +350,18 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
         excluded = check_excluded(excluded, len(y), caller)
     public = _public_set(y, classes, caller, binary)
     if public is None:
-        _warn_inferred(owner, warning)  # before any refusal: it depends on classes=None only
+        if warning is None or not warning.issued:  # before any refusal: classes=None only
+            if warning is not None:
+                warning.issued = True
+            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
+                          stacklevel=user_stacklevel())
         c, idx = _inferred_set(y, caller, binary)
         labels = LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels,
                           excluded)
     else:
         c, source = public
-        _check_kinds(y, c, caller, source)
         values = np.asarray(y)
+        _check_kinds(values, c, caller, source)
         idx = _lookup(values, c)
         outside = idx < 0
         refuse = unknown_labels == "raise" and bool(np.any(outside))
@@ -460,12 +381,8 @@ _COMPARE_MAX_CLASSES = 16
 
 
 def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup.
-
-    The distinct labels are looked up (``{label: index}.get``, so ``1``, ``1.0``
-    and ``True`` are one label, as in Python) and the result is spread back over
-    the records, with no Python-level work per record.
-    """
+    """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup
+    (``1``, ``1.0`` and ``True`` are one label), looking up the distinct labels only."""
     lookup = {v: i for i, v in enumerate(c.tolist())}
     if values.size == 0:
         return np.zeros(0, dtype=np.int64)
@@ -487,21 +404,17 @@ def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     return table[inverse.ravel()]
 
 
-def _shown_classes(c: np.ndarray) -> str:
-    """The public label set as a message shows it (the first labels of a long one)."""
-    labels = c.tolist()
-    if len(labels) <= 12:
-        return repr(labels)
-    return repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]"
-
-
 def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
-    """The refusal of a label outside the public set: public facts and the fixes only."""
+    """The refusal of a label outside the public set: public facts and the fixes only (the
+    set shown by its first ten labels when it has more than twelve)."""
+    labels = c.tolist()
+    shown = repr(labels) if len(labels) <= 12 else (
+        repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]")
     where = ("classes=" if source == "parameter" else
              "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
              "Categorical's categories): ")
     return (
-        f"{caller}: y has labels that are not in {where}{_shown_classes(c)}, and "
+        f"{caller}: y has labels that are not in {where}{shown}, and "
         "unknown_labels='raise' refuses such a fit (nothing was fitted or released). List "
         "every label exactly as it appears in y, with the same type and spelling (case "
         "included), in classes=; or map the labels of y onto the declared classes before "
@@ -511,20 +424,15 @@ def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
     )
 
 
-def _labels_kind(y: np.ndarray) -> str:
-    """"number" or "str" (or a type name) of validated labels, from their dtype (one kind)."""
-    kind = np.asarray(y).dtype.kind
-    if kind in "biuf":
-        return "number"
-    if kind == "U":
-        return "str"
-    return _value_kind(np.asarray(y).flat[0]) if len(y) else "number"
-
-
 def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None:
-    """Refuse labels of another kind than the label set (every record would be outside it)."""
-    want = {_value_kind(v) for v in c.tolist()}
-    got = _labels_kind(y)
+    """Refuse labels of another kind than the label set (every record would be outside it).
+
+    Validated labels are of one kind, read from their dtype (object: the first label's).
+    """
+    want = set(map(_kind, map(type, c.tolist())))
+    kind = y.dtype.kind
+    got = ("number" if kind in "biuf" else "str" if kind == "U"
+           else _kind(type(y.flat[0])) if len(y) else "number")
     if want != {got}:
         where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
         raise DataValidationError(
@@ -538,23 +446,13 @@ def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None
 def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray | None:
     """The mask of the records left out of a fit on n records (None: none), checked.
 
-    The learner zeroes their rows by a per-row factor (X is not copied), as for a label
-    outside the set with ``unknown_labels="ignore"``, so the model does not depend on
-    those records; the learners' storage choices and guards read the other rows only.
-    The front door's safeguard fits its learner so, with the validation part left out
-    (docs/privacy/front_door.md#privacy-classifier-safeguard).
-
-    Raises
-    ------
-    ParameterError
-        ``rows`` is not a 1-D boolean mask.
-    DataValidationError
-        It does not have one entry per record.
+    Their rows are zeroed as those of labels outside the set with ``unknown_labels="ignore"``
+    (:attr:`LabelSet.dropped`): the front door's safeguard leaves its validation part out so
+    (docs/privacy/front_door.md#privacy-classifier-safeguard). Not a 1-D boolean mask: a
+    :class:`ParameterError`; not one entry per record: a :class:`DataValidationError`.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.labels import encode_labels
     >>> labels = encode_labels(np.array([0, 1, 1]), [0, 1], "Doc.fit",
     ...                        excluded=np.array([False, True, False]))
     >>> labels.dropped.tolist(), labels.index.tolist(), labels.outside.tolist()
@@ -591,8 +489,7 @@ def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.nda
 
 
 def zero_rows(X: Any, dropped: np.ndarray) -> Any:
-    """A copy of the rows with those of the records that contribute no loss
-    (:attr:`LabelSet.dropped`) replaced by zeros (dense, or sparse without their entries)."""
+    """A copy of the rows with those of :attr:`LabelSet.dropped` zeroed (sparse: removed)."""
     if not np.any(dropped):
         return X
     keep = (~dropped).astype(float)
@@ -606,14 +503,6 @@ def zero_rows(X: Any, dropped: np.ndarray) -> Any:
 
 
 # ------------------------------------------------------------- the labels y
-def _label_kind(t: type) -> str:
-    if issubclass(t, (str, np.str_)):
-        return "str"
-    if issubclass(t, (numbers.Number, np.number, np.bool_)):
-        return "number"
-    return t.__name__
-
-
 def _check_label_values(values: np.ndarray, caller: str) -> None:
     """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers).
 
@@ -621,30 +510,22 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
     when some are floats (which may be NaN).
     """
     types = set(map(type, values))
-    missing = None
-    if type(None) in types:
-        missing = "None"
-    elif any(t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")
-             for t in types):
-        missing = "pandas NA"
-    elif any(issubclass(t, (float, np.floating)) for t in types):
-        floats = [v for v in values if isinstance(v, (float, np.floating))]
-        if np.any(np.isnan(np.asarray(floats, dtype=float))):
-            missing = "NaN"
+    floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float
+                        ) if any(issubclass(t, (float, np.floating)) for t in types) else np.zeros(0)
+    missing = ("None" if type(None) in types else "pandas NA" if any(map(_is_missing_type, types))
+               else "NaN" if np.isnan(floats).any() else None)
     if missing is not None:
         raise DataValidationError(
             f"{caller}: y contains {missing} labels; drop those rows or give them a real class "
             "label (a missing label cannot be a class)."
         )
     if any(issubclass(t, (complex, np.complexfloating)) for t in types):
-        raise DataValidationError(_complex_labels(caller))
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
     if any(issubclass(t, (bytes, np.bytes_)) for t in types):
-        raise DataTypeError(_bytes_labels(caller))
-    kinds = {_label_kind(t) for t in types}
-    if kinds == {"number"} and any(issubclass(t, (float, np.floating)) for t in types):
-        floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float)
-        if np.any(floats != np.round(floats)):
-            raise DataValidationError(_continuous_labels(caller))
+        raise DataTypeError(_BYTES_LABELS.format(caller))
+    kinds = set(map(_kind, types))
+    if kinds == {"number"} and np.any(floats != np.round(floats)):
+        raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
         raise DataValidationError(
             f"{caller}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
@@ -660,32 +541,22 @@ def _check_label_values(values: np.ndarray, caller: str) -> None:
             ) from None
 
 
-def _complex_labels(caller: str) -> str:
-    return (f"{caller}: Unknown label type: complex. y must hold class labels (ints or strings); "
-            "got complex numbers. Encode the classes as ints or strings.")
-
-
-def _bytes_labels(caller: str) -> str:
-    return (f"{caller}: labels represented as bytes are not supported (as in scikit-learn). "
-            "Decode them to strings first, e.g. y.astype(str).")
-
-
-def _continuous_labels(caller: str) -> str:
-    return (f"{caller}: Unknown label type: continuous. y must hold class labels; got "
-            "non-integer floats (a regression target?). Encode the classes as ints or strings.")
+#: The refusals of labels scikit-learn's ``type_of_target`` refuses or calls continuous.
+_COMPLEX_LABELS = ("{}: Unknown label type: complex. y must hold class labels (ints or strings); "
+                   "got complex numbers. Encode the classes as ints or strings.")
+_BYTES_LABELS = ("{}: labels represented as bytes are not supported (as in scikit-learn). "
+                 "Decode them to strings first, e.g. y.astype(str).")
+_CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class labels; got "
+                      "non-integer floats (a regression target?). Encode the classes as ints or "
+                      "strings.")
 
 
 def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
-    """Validate a 1-D label vector of length n_samples.
+    """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`).
 
-    Raises :class:`DataValidationError` for missing labels (None, NaN, pandas
-    NA; the message "None labels; drop those rows" is kept), labels of mixed
-    types (e.g. str and int) that cannot be sorted into classes, a masked array
-    with masked entries, a wrong shape, and the targets scikit-learn's
-    ``type_of_target`` calls continuous (non-integer floats, also in object
-    arrays) or refuses (complex numbers; bytes, a :class:`DataTypeError`).
-    Labels that declare their label set (a :class:`dpconvex.data.labels.LabelArray`,
-    a pandas categorical) come back as a ``LabelArray`` carrying it.
+    Refused (:class:`DataValidationError`): missing labels (None, NaN, pandas NA), labels
+    of mixed types, masked entries, a wrong shape, and what scikit-learn's
+    ``type_of_target`` calls continuous or refuses (complex; bytes: a :class:`DataTypeError`).
     """
     if y is None:
         raise DataValidationError(
@@ -708,9 +579,9 @@ def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
             f"{caller}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
         )
     if yy.dtype.kind == "c":
-        raise DataValidationError(_complex_labels(caller))
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
     if yy.dtype.kind == "S":
-        raise DataTypeError(_bytes_labels(caller))
+        raise DataTypeError(_BYTES_LABELS.format(caller))
     if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
         raise DataValidationError(f"{caller}: y contains NaN or infinite labels; drop those rows.")
     if yy.dtype.kind == "O":
@@ -719,6 +590,6 @@ def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
         # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
         _check_label_values(np.asarray(y, dtype=object).ravel(), caller)
     if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
-        raise DataValidationError(_continuous_labels(caller))
+        raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
     declared = declared_classes(y)  # a label set declared with y travels with the labels
     return yy if declared is None else LabelArray(yy, declared)

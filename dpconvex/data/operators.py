@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_matrix_body
+from .._validation import check_matrix_body, check_numeric_dtype
 from ..errors import DataTypeError, DataValidationError
 
 __all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_csr",
@@ -58,10 +58,9 @@ def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def row_norms(X: np.ndarray) -> np.ndarray:
     """Euclidean norm of every row, without overflow for entries up to the float64 maximum.
 
-    Uses einsum (about 2x faster than ``np.linalg.norm(axis=1)``) and recomputes,
-    scaled by the row's max-abs entry, the rows whose sum of squares overflowed
-    (entries above ~1e154) or fell into the subnormal range (entries below
-    ~1e-154). A norm above the float64 maximum (~1.8e308) is returned as inf.
+    einsum (about 2x faster than ``np.linalg.norm(axis=1)``), then the rows whose sum of
+    squares overflowed or became subnormal recomputed scaled by their max-abs entry. A norm
+    above the float64 maximum (~1.8e308) is inf.
     """
     X = np.asarray(X, dtype=float)
     sq = np.einsum("ij,ij->i", X, X)
@@ -104,7 +103,6 @@ class DesignOperator(Protocol):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import DesignOperator, as_design
     >>> isinstance(as_design(np.eye(2)), DesignOperator)
     True
@@ -119,31 +117,24 @@ class DesignOperator(Protocol):
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """X w, shape (n,)."""
-        ...
 
     def rmatvec(self, v: np.ndarray) -> np.ndarray:
         """Xᵀ v, shape (p,)."""
-        ...
 
     def row_norms(self) -> np.ndarray:
         """||x_i||_2 for every row, shape (n,), without overflow."""
-        ...
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Σ_i d_i x_i x_iᵀ = Xᵀ diag(d) X as a dense (p, p) array."""
-        ...
 
     def scale_rows(self, s: np.ndarray) -> DesignOperator:
         """A new operator with row i multiplied by s_i (a per-record map)."""
-        ...
 
     def map_rows(self, f: Callable[[Any], Any]) -> DesignOperator:
         """A new operator with rows f(block of rows) (f must treat each row on its own)."""
-        ...
 
     def compact(self) -> DesignOperator:
         """The cheapest storage for the products (e.g. CSR for mostly-zero dense rows)."""
-        ...
 
 
 class DenseRows:
@@ -151,7 +142,6 @@ class DenseRows:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import DenseRows
     >>> ops = DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]]))
     >>> ops.n, ops.p, ops.is_sparse
@@ -190,15 +180,7 @@ class DenseRows:
         ``f(m_block, rows)`` maps the block's products (rows the slice of the block) to one
         weight per row, each from its own row's product only.
         """
-        m = np.empty(self.n)
-        out = np.zeros(self.p)
-        step = _gram_rows(self.p)
-        for a in range(0, self.n, step):
-            rows = slice(a, a + step)
-            B = self.X[rows]
-            m[rows] = B @ w
-            out += f(m[rows], rows) @ B
-        return m, out
+        return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f)  # (times 1.0: exact)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
         """Xᵀ diag(d) X summed over blocks of rows (memory of one block, never of X)."""
@@ -219,22 +201,18 @@ class DenseRows:
         return DenseRows(self.X[::step])
 
     def compact(self, rows: np.ndarray | None = None) -> DesignOperator:
-        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
-        (also for one row broadcast to n rows).
+        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self.
 
-        ``rows``: a boolean mask of the rows that count; the others (zero rows of a
-        :class:`ScaledRows`) are neither counted nor stored (empty rows of the CSR copy).
-        The choice changes only the arithmetic of the products, not their values
-        beyond rounding.
+        ``rows``: a mask of the rows that count; the others (zero rows of a
+        :class:`ScaledRows`) are neither counted nor stored. The choice changes the
+        products' arithmetic, not their values beyond rounding.
         """
         if self.X.size < _SPARSE_MIN_ENTRIES or self.X.strides[0] == 0:
             return self  # few entries, or one row broadcast (a plan's shape-only rows)
         step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # counted per block: no n x p mask
-        if rows is None:
-            nnz = sum(int(np.count_nonzero(self.X[s:s + step])) for s in range(0, self.n, step))
-        else:
-            nnz = sum(int(np.count_nonzero(self.X[s:s + step][rows[s:s + step]]))
-                      for s in range(0, self.n, step))
+        nnz = sum(int(np.count_nonzero(self.X[s:s + step] if rows is None else
+                                       self.X[s:s + step][rows[s:s + step]]))
+                  for s in range(0, self.n, step))
         if nnz > _SPARSE_MAX_DENSITY * self.X.size:
             return self
         nonzero = self.X != 0
@@ -249,16 +227,11 @@ class DenseRows:
 class CSRRows:
     """Rows held in a SciPy CSR matrix; nothing here densifies them.
 
-    Parameters
-    ----------
-    A : scipy.sparse matrix or array (any format)
-        Converted to ``csr_array`` (CSC, COO, ... are converted without
-        densifying; CSR float64 input with sorted indices is not copied).
+    Any SciPy format is converted to a float64 ``csr_array`` without densifying (CSR
+    float64 input with sorted indices is not copied).
 
     Examples
     --------
-    >>> import numpy as np
-    >>> import scipy.sparse as sp
     >>> from dpconvex.data import CSRRows
     >>> ops = CSRRows(sp.random(4, 3, density=0.5, random_state=0))
     >>> ops.n, ops.p, ops.is_sparse
@@ -273,14 +246,8 @@ class CSRRows:
         if not sp.issparse(A):
             raise TypeError(f"CSRRows.__init__: needs a scipy.sparse matrix; got "
                             f"{type(A).__name__}. Pass DenseRows a dense array.")
-        A = sp.csr_array(A)
-        if A.dtype != np.float64:
-            A = A.astype(np.float64)
-        if not A.has_canonical_format:  # duplicates or unsorted indices: fix a copy
-            A = A.copy()
-            A.sum_duplicates()
-        self.A = A
-        self.n, self.p = A.shape
+        self.A = canonical_csr(A)
+        self.n, self.p = self.A.shape
 
     @property
     def matrix(self) -> sp.csr_array:
@@ -346,39 +313,22 @@ class CSRRows:
 class ScaledRows:
     """Rows ``[s_i x_i, t_i]``: stored rows x_i times a per-row scale, with an appended column.
 
-    The scale and the column act inside the products, so the stored rows are
-    never copied: ``matvec``, ``rmatvec``, ``weighted_gram`` and ``row_norms``
-    run on the base operator with the scale folded into the vectors (a dense
-    float64 array is read in place, CSR rows keep their arrays). This is how a
-    per-record map such as clipping to a public norm bound (``s_i = min(1,
-    q / ||x_i||)``), an intercept column (``t_i`` a public constant), a zeroed
-    row (``s_i = t_i = 0``) or a label sign (``s_i, t_i`` times ``y_i``) is
-    applied: each factor reads record i and public constants only
-    (docs/privacy/linear_erm.md#privacy-intercept).
+    The factors act inside the products (the stored rows are never copied). So are applied
+    the per-record maps clipping (``s_i = min(1, q / ||x_i||)``), an intercept column (``t_i``
+    public), a zeroed row (``s_i = t_i = 0``) and a label sign (``s_i, t_i`` times ``y_i``):
+    each reads record i and public constants only (docs/privacy/linear_erm.md#privacy-intercept).
 
-    Parameters
-    ----------
-    base : DesignOperator
-        The stored rows x_i (e.g. :class:`DenseRows`, :class:`CSRRows`).
-    scale : ndarray of shape (n,)
-        s_i, the factor of row i.
-    column : ndarray of shape (n,) or None
-        t_i, the appended last column (None: no column).
-    base_norms : ndarray of shape (n,) or None
-        ||x_i|| of the stored rows when already computed (saves a pass in
-        :meth:`row_norms`).
+    ``base`` holds the stored rows x_i (a :class:`DenseRows`, :class:`CSRRows`), ``scale``
+    the s_i, ``column`` the t_i (None: no column), ``base_norms`` the ||x_i|| when already
+    computed (saves a pass in :meth:`row_norms`).
 
-    A row with s_i = 0 and t_i = 0 (or no column) is the zero row: its products and norm
-    are exactly 0 whatever its stored row holds (a product x_i·w that would overflow
-    included), and :meth:`compact` reads and stores only the other rows. So the rows of
-    zeroed records (a label outside the public set, a row left out of the fit) choose no
-    code path and cost no storage.
+    A zero row (s_i = 0 and t_i = 0 or no column) has products and norm exactly 0 whatever
+    its stored row holds (an overflowing x_i·w included), and :meth:`compact` reads and
+    stores only the other rows: zeroed records choose no code path and cost no storage.
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import DenseRows
-    >>> from dpconvex.data.operators import ScaledRows
     >>> ops = ScaledRows(DenseRows(np.array([[3.0, 4.0], [0.0, 1.0]])), np.array([0.2, 1.0]),
     ...                  np.array([0.5, 0.5]))
     >>> ops.n, ops.p, ops.matrix.tolist()
@@ -541,8 +491,6 @@ def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.operators import clip_scale
     >>> s, k = clip_scale(np.array([5.0, 0.5, 0.0]), 1.0)
     >>> s.tolist(), k
     ([0.2, 1.0, 1.0], 1)
@@ -562,8 +510,6 @@ def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.operators import unit_scale
     >>> unit_scale(np.array([5.0, 0.5, 0.0]), 1.0).tolist()
     [0.2, 2.0, 1.0]
     """
@@ -576,23 +522,15 @@ def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None
                  min_samples: int = 1) -> sp.csr_array:
     """Validate SciPy sparse rows without densifying them; return a float64 ``csr_array``.
 
-    The checks of :func:`dpconvex.data.validation.check_array` (2-D, enough samples,
-    at least one feature, finite, real, the expected number of features), run on
-    the stored entries, with messages opened by ``caller`` ("Owner.method"). CSR float64
-    input with sorted indices is not copied.
+    The checks of :func:`dpconvex.data.validation.check_array`, on the stored entries (CSR
+    float64 input with sorted indices is not copied).
     """
     if not sp.issparse(X):
         raise DataTypeError(f"{caller}: {name} must be a scipy.sparse matrix; got {type(X).__name__}.")
     if X.ndim != 2:
         raise DataValidationError(
             f"{caller}: {name} must be 2-D (n_samples, n_features); got shape {X.shape}.")
-    if X.dtype.kind == "c":
-        raise DataValidationError(
-            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
-    if X.dtype.kind not in "biuf":
-        raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
+    check_numeric_dtype(X, caller, name)  # SciPy stores bool, int, float or complex only
     A = canonical_csr(X)
     return check_matrix_body(A, A.data, caller, name, min_samples, n_features)
 
@@ -612,14 +550,12 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
                ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Group CSR rows by their number k of stored entries, for dense row-wise work.
 
-    Yields ``(rows, idx)`` with ``idx`` of shape (len(rows), k): ``data[idx]`` is a
-    dense block holding exactly the stored entries of those rows (a row's norm,
-    or its clipping, only needs them). Rows without entries are skipped. Memory
-    per block is at most about ``max_entries`` entries (at least one row).
+    Yields ``(rows, idx)``, ``data[idx]`` a dense (len(rows), k) block of exactly the stored
+    entries of those rows (all a row's norm or clipping needs), of at most about
+    ``max_entries`` entries (at least one row); rows without entries are skipped.
 
     Examples
     --------
-    >>> import scipy.sparse as sp
     >>> from dpconvex.data import row_blocks
     >>> A = sp.csr_array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [4.0, 0.0, 5.0]])
     >>> [(rows.tolist(), A.data[idx].tolist()) for rows, idx in row_blocks(A.indptr)]
@@ -652,7 +588,7 @@ def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | N
     n, q = X.shape
     p = q + (t is not None)
     H = np.zeros((p, p))
-    step = max(1, 4 * _BLOCK_ENTRIES // p)  # the rows of _gram_rows(p)
+    step = _gram_rows(p)
     buf = np.empty((min(step, n), p))
     half = bool(np.all(d >= 0))
     r = s * np.sqrt(d) if half else s

@@ -26,13 +26,11 @@ __all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows",
 
 
 def clip_dense_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
-    """Scale every row of ``X`` with norm above ``bound`` down to norm ``bound``.
+    """:func:`clip_rows` of dense rows: the clipped copy and the number of rows clipped.
 
-    ``bound`` is a public constant given by the user; it is never estimated
-    from the data. Returns the clipped copy and the number of rows clipped.
-    Rows with huge entries are clipped correctly: ``[1e200, 1e200]`` with bound
-    1 becomes ``[0.7071, 0.7071]``, and a row whose norm exceeds the float64
-    maximum is divided by its max-abs entry before scaling.
+    Huge entries are clipped correctly (``[1e200, 1e200]`` with bound 1 becomes ``[0.7071,
+    0.7071]``): a row whose norm exceeds the float64 maximum is divided by its max-abs entry
+    first.
     """
     norms = row_norms(X)
     over = norms > bound
@@ -67,15 +65,8 @@ def clip_rows(X: Any, bound: float) -> tuple[Any, int]:
     n_clipped : int
         Number of rows scaled down.
 
-    Notes
-    -----
-    Both paths use the overflow-safe dense :func:`clip_dense_rows`
-    (the sparse path on blocks holding the stored entries of rows with equal
-    numbers of non-zeros: a row's norm and its scaling only involve those).
-
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import clip_rows
     >>> X_clipped, n_clipped = clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]]), bound=1.0)
     >>> X_clipped.tolist(), n_clipped
@@ -106,34 +97,18 @@ def add_intercept(X: Any, value: float = 1.0) -> Any:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import add_intercept
     >>> add_intercept(np.array([[0.6, 0.8]]), value=0.25).tolist()
     [[0.6, 0.8, 0.25]]
     """
     if not sp.issparse(X):
         X = np.asarray(X, dtype=float)
-        col = np.ones((X.shape[0], 1)) if value == 1.0 else np.full((X.shape[0], 1), float(value))
-        return np.hstack([X, col])
-    A = sp.csr_array(X)
-    if A.dtype != np.float64:
-        A = A.astype(np.float64)
-    if not A.has_canonical_format:
-        A = A.copy()
-        A.sum_duplicates()
-    n, p = A.shape
-    idx_dtype = np.int32 if max(A.nnz + n, p + 1) < np.iinfo(np.int32).max else np.int64
-    indptr = A.indptr.astype(idx_dtype) + np.arange(n + 1, dtype=idx_dtype)
-    last = indptr[1:] - 1  # where each row's new entry goes (after its sorted columns)
-    keep = np.ones(indptr[-1], dtype=bool)
-    keep[last] = False
-    indices = np.empty(indptr[-1], dtype=idx_dtype)
-    data = np.empty(indptr[-1])
-    indices[keep] = A.indices
-    indices[last] = p
-    data[keep] = A.data
-    data[last] = float(value)
-    return sp.csr_array((data, indices, indptr), shape=(n, p + 1))
+        return np.hstack([X, np.full((X.shape[0], 1), float(value))])
+    A = canonical_csr(X)
+    n = A.shape[0]  # the column stored in every row, even a zero value
+    col = sp.csr_array((np.full(n, float(value)), np.zeros(n, dtype=A.indptr.dtype),
+                        np.arange(n + 1, dtype=A.indptr.dtype)), shape=(n, 1))
+    return sp.csr_array(sp.hstack([A, col], format="csr"))
 
 
 def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
@@ -146,7 +121,6 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data import augment_and_scale
     >>> z = augment_and_scale(np.array([[1.0, 0.0], [0.0, 0.5]]), data_norm=1.0)
     >>> z.shape, np.linalg.norm(z, axis=1).round(3).tolist()
@@ -160,12 +134,9 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
 def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
     """NOT PRIVATE: record how many rows clipping to the public norm bound scaled down.
 
-    How many rows a bound clips is a data statistic (one record changes it), so
-    no warning says it: the count goes to :func:`dpconvex.collect_diagnostics`
-    for the data holder (``diag.note("scaled down")``). Many clipped rows can
-    erase most of the signal (e.g. raw features of very different scales):
-    scale the features by public ranges first (dpconvex.datasets does), or pass
-    a larger public ``data_norm``.
+    A data statistic (one record changes it), so no warning says it: it goes to
+    :func:`dpconvex.collect_diagnostics` (``diag.note("scaled down")``). Many clipped rows
+    can erase the signal: scale features by public ranges first, or raise ``data_norm``.
     """
     from .._diagnostics import record_diagnostic
 

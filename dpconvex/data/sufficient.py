@@ -1,23 +1,13 @@
 """The sufficient statistics of a linear regression, XᵀX and Xᵀu, in one pass over the rows.
 
 Row i of the design is x̃_i = [c_i x_i, s] with c_i = min(1, q/‖x_i‖) (the row clipped to
-the public norm bound q, a per-record map) and s the public intercept column (none without
-an intercept); u_i ∈ [−1, 1] is its label on the unit scale. :func:`sufficient_statistics`
-returns A = Σ_i x̃_i x̃_iᵀ and b = Σ_i u_i x̃_i, the two statistics sufficient-statistics
-perturbation releases
-(docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics), reading every row
-once:
-
-* dense rows (a NumPy array): in blocks of about 2 MB, each block's norms, clipping factors
-  and the Gram matrix of the block [c x, s, u] computed while it is in cache; the rows are
-  never copied (one block-sized buffer);
-* SciPy sparse rows: the same per block of rows, each block's Gram a sparse product on its
-  stored entries (X is never densified);
-* Dask rows: the dense kernel per chunk on the workers, the (p + 1)² partial sums added in a
-  tree (:meth:`~dpconvex.data.dask_rows.DaskRows.chunk_sum`); only they travel.
-
-The count of rows clipped is returned beside the statistics: it is a statistic of the data
-for :func:`dpconvex.collect_diagnostics`, never part of a release.
+the public norm bound q, a per-record map) and s the public intercept column (if any); u_i ∈
+[−1, 1] is its label on the unit scale. :func:`sufficient_statistics` returns A = Σ x̃_i x̃_iᵀ
+and b = Σ u_i x̃_i, the statistics sufficient-statistics perturbation releases
+(docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics), per block of rows of
+about 2 MB (dense: never copied; SciPy sparse: on the stored entries; Dask: per chunk on the
+workers, only the (p + 1)² partial sums travel). The count of rows clipped returned beside
+them is a statistic of the data for :func:`dpconvex.collect_diagnostics`, never released.
 """
 
 from __future__ import annotations
@@ -27,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .operators import _BLOCK_ENTRIES, canonical_csr, clip_scale, row_blocks, row_norms
+from .operators import CSRRows, _gram_rows, canonical_csr, clip_scale, row_norms
 
 __all__ = ["Moments", "moments_of_block", "sufficient_statistics"]
 
@@ -37,8 +27,6 @@ class Moments(NamedTuple):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> X = np.array([[3.0, 4.0], [0.0, 0.5]]); u = np.array([1.0, -1.0])
     >>> m = sufficient_statistics(X, u, bound=1.0, intercept=None)
     >>> m.gram.round(12).tolist(), m.cross.round(12).tolist(), m.n_clipped
@@ -48,11 +36,6 @@ class Moments(NamedTuple):
     gram: np.ndarray
     cross: np.ndarray
     n_clipped: int
-
-
-def _rows_per_block(width: int) -> int:
-    """Rows per block: about 2 MB of a block of ``width`` columns, at least one row."""
-    return max(1, 4 * _BLOCK_ENTRIES // max(width, 1))
 
 
 def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: float | None
@@ -65,8 +48,6 @@ def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: floa
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.sufficient import moments_of_block
     >>> moments_of_block(np.array([[2.0], [0.5]]), np.array([1.0, 0.0]), 1.0, None).tolist()
     [1.25, 1.0, 1.0, 1.0, 1.0]
     """
@@ -74,7 +55,7 @@ def moments_of_block(X: np.ndarray, u: np.ndarray, bound: float, intercept: floa
     p = d + (intercept is not None)
     H = np.zeros((p + 1, p + 1))
     clipped = 0
-    step = _rows_per_block(p + 1)
+    step = _gram_rows(p + 1)
     buf = np.empty((min(step, max(n, 1)), p + 1))
     if intercept is not None:
         buf[:, d] = intercept
@@ -100,12 +81,9 @@ def _sparse_moments(X: Any, u: np.ndarray, bound: float, intercept: float | None
     A = canonical_csr(X)
     n, d = A.shape
     p = d + (intercept is not None)
-    norms = np.zeros(n)
-    for rows, idx in row_blocks(A.indptr):
-        norms[rows] = row_norms(A.data[idx])
-    scale, clipped = clip_scale(norms, bound)
+    scale, clipped = clip_scale(CSRRows(A).row_norms(), bound)
     H = np.zeros((p + 1, p + 1))
-    step = max(1, 4 * _BLOCK_ENTRIES // max(1, int(A.nnz // max(n, 1)) + 1))
+    step = _gram_rows(int(A.nnz // max(n, 1)) + 1)
     for a in range(0, n, step):
         rows = slice(a, min(n, a + step))
         lo, hi = A.indptr[a], A.indptr[rows.stop]
@@ -146,8 +124,6 @@ def sufficient_statistics(X: Any, u: np.ndarray, bound: float, intercept: float 
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> X = np.array([[0.6, 0.0], [0.0, 2.0]]); u = np.array([1.0, 0.5])
     >>> m = sufficient_statistics(X, u, bound=1.0, intercept=1.0)
     >>> m.gram.tolist()

@@ -34,16 +34,12 @@ def computed(x: Any) -> Any:
 
 def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
                 min_samples: int = 1, accept_sparse: bool = False, accept_dask: bool = False) -> Any:
-    """Validate a 2-D finite float matrix.
+    """Validate a 2-D finite float matrix; ``caller`` ("Owner.method") opens every message.
 
-    With ``accept_sparse=True`` a SciPy sparse matrix (CSR, CSC, ...) is checked
-    on its stored entries and returned as a float64 ``csr_array``, never
-    densified (:func:`dpconvex.data.operators.check_sparse`); otherwise it is
-    refused. With ``accept_dask=True`` a ``dask.array.Array`` or a Dask DataFrame
-    of numeric columns is checked on the cluster and returned as a float64 Dask
-    array, never computed into memory (:func:`dpconvex.data.dask_rows.check_dask`);
-    otherwise it is refused. ``caller`` ("Owner.method", e.g.
-    ``"PrivateLogisticRegression.fit"``) opens every message.
+    SciPy sparse rows (``accept_sparse``) come back as a float64 ``csr_array``, never
+    densified; Dask rows (``accept_dask``: an array or a DataFrame of numeric columns) as
+    a float64 Dask array checked on the cluster, never computed into memory. Without the
+    flag, either is refused.
     """
     if is_dask_collection(X):
         if accept_dask:
