@@ -337,6 +337,26 @@ class LinearPlanMixin:
             "(docs/privacy/perturbation.md#privacy-lambda-rule)")
         return lam, note, rule
 
+    def _smoothed_loss(self, mechanism: Mechanism, n: int, n_features: int
+                       ) -> tuple[Loss, tuple[str, ...], dict[str, float]]:
+        """The plan's loss (kinks smoothed at the public rule's h,
+        :func:`~dpconvex.privacy.rules.lam.resolve_smoothing`), the rule's certificate note,
+        and the plan option that records h (read back by :meth:`_plan_loss`)."""
+        loss, note = resolve_smoothing(self._make_loss(), self.lam, mechanism, n, self.epsilon,
+                                       self._norm_bound(), n_features + int(self.fit_intercept),
+                                       delta=float(self.delta))
+        check_smoothed(loss, type(self).__name__)
+        smoothing = getattr(loss, "smoothed_kinks", None)
+        return (loss, () if note is None else (note,),
+                {} if smoothing is None else {"smoothing h": smoothing.h})
+
+    def _plan_loss(self, plan: FitPlan) -> Loss:
+        """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
+        loss = self._make_loss()
+        h = plan.options.get("smoothing h")
+        return loss.smoothed(h) if h is not None and getattr(
+            loss, "smoothing_unresolved", False) else loss
+
     def _backend(self) -> str:
         """The solver of the plan: linear ERM templates are smooth, so "auto" is native."""
         return "native" if self.solver in (None, "auto") else self.solver
@@ -499,30 +519,17 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         mechanism = self._mechanism()
         budget = self._budget(mechanism)
         q = self._norm_bound()
-        loss, smoothing_note = resolve_smoothing(
-            self._make_loss(), self.lam, mechanism, n, self.epsilon, q,
-            n_features + int(self.fit_intercept), delta=float(self.delta))
-        check_smoothed(loss, type(self).__name__)
+        loss, smoothing_note, smoothing = self._smoothed_loss(mechanism, n, n_features)
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
-        smoothing = getattr(loss, "smoothed_kinks", None)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,
             backend=self._backend(), lam=lam, lam_rule=rule,
-            notes=(note, *([smoothing_note] if smoothing_note else []),
-                   *self._mechanism_notes(),
+            notes=(note, *smoothing_note, *self._mechanism_notes(),
                    *([UNIT_ROWS_NOTE] if self.row_norm == "unit" else [])),
             options={"loss": loss.name, "norm bound q~": q,
                      "fit_intercept": bool(self.fit_intercept),
-                     "intercept_scaling": float(self.intercept_scaling),
-                     **({"smoothing h": smoothing.h} if smoothing is not None else {})})
-
-    def _plan_loss(self, plan: FitPlan) -> Loss:
-        """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
-        loss = self._make_loss()
-        h = plan.options.get("smoothing h")
-        return loss.smoothed(h) if h is not None and getattr(
-            loss, "smoothing_unresolved", False) else loss
+                     "intercept_scaling": float(self.intercept_scaling), **smoothing})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:

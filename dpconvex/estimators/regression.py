@@ -49,7 +49,6 @@ from ..data.validation import check_array
 from ..errors import ParameterError
 from ..objectives.losses import Loss, get_regression_loss, stated_loss
 from ..privacy.release import release
-from ..privacy.rules.lam import resolve_smoothing
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
@@ -68,7 +67,6 @@ from .linear import (
     LinearPlanMixin,
     _implicit_rows,
     _parameter_set,
-    check_smoothed,
     warn_cvxpy_cost,
 )
 
@@ -262,28 +260,15 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         mechanism = self._mechanism()
         budget = self._budget(mechanism)
-        loss, smoothing_note = resolve_smoothing(
-            self._make_loss(), self.lam, mechanism, n, self.epsilon, self._norm_bound(),
-            n_features + int(self.fit_intercept), delta=float(self.delta))
-        check_smoothed(loss, type(self).__name__)
+        loss, smoothing_note, smoothing = self._smoothed_loss(mechanism, n, n_features)
         lam, note, rule = self._lam(mechanism, n, n_features, loss)
         label_note = self._label_note()
-        smoothing = getattr(loss, "smoothed_kinks", None)
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
             template="linear ERM", learner="linear regression", mechanism=mechanism,
             budget=budget, backend=self._backend(), lam=lam, lam_rule=rule,
-            notes=(note, label_note, *self._mechanism_notes(),
-                   *([smoothing_note] if smoothing_note else [])),
-            options={"loss": loss.name, **self._row_options(),
-                     **({"smoothing h": smoothing.h} if smoothing is not None else {})})
-
-    def _plan_loss(self, plan: FitPlan) -> Loss:
-        """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
-        loss = self._make_loss()
-        h = plan.options.get("smoothing h")
-        return loss.smoothed(h) if h is not None and getattr(
-            loss, "smoothing_unresolved", False) else loss
+            notes=(note, label_note, *self._mechanism_notes(), *smoothing_note),
+            options={"loss": loss.name, **self._row_options(), **smoothing})
 
     def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
         """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""

@@ -206,13 +206,13 @@ class CVXPYLoss(Loss):
         self.smoothing_rule = _check_smoothing(smoothing)
         #: :class:`~dpconvex.objectives.atoms.Smoothing` of the kinks replaced, or None.
         self.smoothed_kinks = None
-        stated = derive_bounds(fn, label_range) if _kink_count(fn, kind) else None
+        form = _stated_form(fn, kind)
+        stated = derive_bounds(fn, label_range) if _has_kink_atom(form) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
         self.has_kinks = stated is not None and math.isinf(stated.curvature)
         if self.has_kinks and isinstance(self.smoothing_rule, float):
             h = self.smoothing_rule
-            args = _probe_args(kind)
-            self.smoothed_kinks = smooth_kinks(fn(*args), h)[1]
+            self.smoothed_kinks = smooth_kinks(form, h)[1]
             fn = _smoothed(fn, h)
         self.fn = fn
         self._form = _compile(fn, kind, self.name)
@@ -345,21 +345,25 @@ def _probe_args(kind: str) -> list[Any]:
     return [cp.Variable()] + ([cp.Parameter()] if kind == "regression" else [])
 
 
-def _kink_count(fn: Callable[..., cp.Expression], kind: str) -> int:
-    """How many kinks (maximum, minimum, abs) the stated form has (0 when fn fails: the
-    compile step reports that by name)."""
+def _stated_form(fn: Callable[..., cp.Expression], kind: str) -> cp.Expression | None:
+    """``fn`` on a scalar prediction (and label), or None when it fails or gives no
+    expression (the compile step reports that by name)."""
     try:
         expr = fn(*_probe_args(kind))
-        stack = [expr] if isinstance(expr, cp.Expression) else []
     except Exception:  # the user's function: _compile raises the named error
-        return 0
-    count = 0
+        return None
+    return expr if isinstance(expr, cp.Expression) else None
+
+
+def _has_kink_atom(expr: cp.Expression | None) -> bool:
+    """Whether the form holds a maximum, minimum or abs of the prediction (or label)."""
+    stack = [] if expr is None else [expr]
     while stack:
         e = stack.pop()
-        count += type(e).__name__ in ("maximum", "minimum", "abs") and bool(
-            e.variables() or e.parameters())
+        if type(e).__name__ in ("maximum", "minimum", "abs") and (e.variables() or e.parameters()):
+            return True
         stack.extend(e.args)
-    return count
+    return False
 
 
 def _smoothed(fn: Callable[..., cp.Expression], h: float) -> Callable[..., cp.Expression]:

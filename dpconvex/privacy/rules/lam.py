@@ -334,8 +334,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
     mech = _as_mechanism(mechanism)
-    placement = getattr(mech, "placement", None)
-    key = "output" if placement == "output" else "objective"
+    key = _placement_key(mech)
     R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
@@ -382,9 +381,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     """
     if isinstance(lam, str) and lam == AUTO:
         mech, loss = _as_mechanism(mechanism), _as_loss(loss)
-        placement = getattr(mech, "placement", None)
-        key = "output" if placement == "output" else "objective"
-        R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]  # the placement's constants
+        key = _placement_key(mech)
+        R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
         value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
                          reference_norm=R, stability_weight=w)
