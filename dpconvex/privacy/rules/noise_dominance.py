@@ -44,7 +44,9 @@ from ...errors import DPConvexError, PrivacyError, PrivacyWarning, user_stacklev
 from ..budget import Budget
 
 if TYPE_CHECKING:
-    from ..mechanisms.base import Calibration, Mechanism, NoiseReport
+    from sklearn.base import BaseEstimator
+
+    from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport
 
 __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO",
            "LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE",
@@ -106,7 +108,7 @@ def exceeds(ratio: float | None, threshold: float) -> bool:
     return ratio is not None and ratio > threshold
 
 
-def _report(template: Any, mech: Mechanism, budget: Budget,
+def _report(template: ConstantsSource, mech: Mechanism, budget: Budget,
             calibration: Calibration | None = None, mu: float | None = None
             ) -> NoiseReport | None:
     """The mechanism's noise report (None: not private, or no calibration can be made)."""
@@ -131,7 +133,7 @@ def _start_fraction(loss: Any) -> float:
     return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
 
 
-def _linear(template: Any, mech: Mechanism, budget: Budget, calibration: Calibration | None,
+def _linear(template: ConstantsSource, mech: Mechanism, budget: Budget, calibration: Calibration | None,
             worst_case: bool) -> tuple[float | None, int]:
     """(ρ₀ or ρ of a margin loss, p): by where the mechanism's noise enters."""
     report = _report(template, mech, budget, calibration)
@@ -150,7 +152,7 @@ def _linear(template: Any, mech: Mechanism, budget: Budget, calibration: Calibra
     return None, p
 
 
-def _large_margin(template: Any, mech: Mechanism, budget: Budget) -> float | None:
+def _large_margin(template: ConstantsSource, mech: Mechanism, budget: Budget) -> float | None:
     """√p s/(n G), s the coordinate scale of the objective's noise (approximate minima: its
     inner mechanism at the whole budget)."""
     from ..mechanisms import require_noise_report
@@ -166,7 +168,7 @@ def _large_margin(template: Any, mech: Mechanism, budget: Budget) -> float | Non
     return math.sqrt(consts.dimension) * s / (template.n * consts.grad_bound)
 
 
-def _ssp(template: Any, mech: Mechanism, budget: Budget,
+def _ssp(template: ConstantsSource, mech: Mechanism, budget: Budget,
          calibration: Calibration | None) -> float | None:
     """R / (n q̃²/p + λ_given), R the adaptive ridge at a noisy λ_min of 0."""
     from ..mechanisms.ssp import adaptive_ridge
@@ -179,7 +181,7 @@ def _ssp(template: Any, mech: Mechanism, budget: Budget,
     return bound / (template.n * template.data_norm**2 / template.p + given)
 
 
-def noise_ratio(family: str, template: Any, mech: Mechanism, budget: Budget, *,
+def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget, *,
                 calibration: Calibration | None = None, n: int | None = None,
                 n_classes: int = 2, worst_case: bool = False, norm: bool = False
                 ) -> float | None:
@@ -247,7 +249,7 @@ def noise_ratio(family: str, template: Any, mech: Mechanism, budget: Budget, *,
     raise ValueError(f"noise_ratio: unknown family {family!r}. Use one of {sorted(THRESHOLDS)}.")
 
 
-def noise_dominates(family: str, template: Any, mech: Mechanism, budget: Budget,
+def noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget,
                     **public: Any) -> bool:
     """Whether :func:`warn_if_noise_dominates` warns: ρ above the family's threshold.
 
@@ -268,7 +270,7 @@ def noise_dominates(family: str, template: Any, mech: Mechanism, budget: Budget,
     return exceeds(noise_ratio(family, template, mech, budget, **public), THRESHOLDS[family])
 
 
-def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Budget, p: int,
+def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism, budget: Budget, p: int,
              n: int | None, n_classes: int, epsilon: float | None, regression: bool) -> str:
     """The warning's text: ρ, the public quantities it reads, the remedies, the closing note."""
     at = f"at epsilon = {budget.epsilon:g} the noise is large for this problem"
@@ -334,7 +336,7 @@ def _message(family: str, rho: float, template: Any, mech: Mechanism, budget: Bu
         f"{PUBLIC_CHECK_NOTE}")
 
 
-def warn_if_noise_dominates(family: str, template: Any, mech: Mechanism, budget: Budget,
+def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, budget: Budget,
                             owner: str, *,
                             calibration: Calibration | None = None, n: int | None = None,
                             n_classes: int = 2, epsilon: float | None = None,
@@ -385,7 +387,7 @@ def _quiet_binary_gd() -> Iterator[None]:
         yield
 
 
-def ovr_gd_warning(est: Any, X: Any, n_classes: int, owner: str
+def ovr_gd_warning(est: BaseEstimator, X: Any, n_classes: int, owner: str
                    ) -> contextlib.AbstractContextManager[None]:
     """A one-vs-rest noisy-GD fit's one warning (``gd`` at C = ``n_classes``), before its fits.
 
@@ -418,7 +420,7 @@ def ovr_gd_warning(est: Any, X: Any, n_classes: int, owner: str
     return _quiet_binary_gd()
 
 
-def _shape_problem(est: Any, X: Any, n_classes: int) -> tuple[Any, Mechanism, Budget] | None:
+def _shape_problem(est: BaseEstimator, X: Any, n_classes: int) -> tuple[Any, Mechanism, Budget] | None:
     """(template with zero data, mechanism, budget) of one binary model of ``est`` at X's shape."""
     shape = getattr(X, "shape", None)
     if shape is None or len(shape) != 2 or not shape[0] >= 1:
@@ -431,7 +433,7 @@ def _shape_problem(est: Any, X: Any, n_classes: int) -> tuple[Any, Mechanism, Bu
         return None
 
 
-def estimator_noise_dominance(est: Any, X: Any, y: Any = None, *, n_classes: int | None = None,
+def estimator_noise_dominance(est: BaseEstimator, X: Any, y: Any = None, *, n_classes: int | None = None,
                               worst_case: bool = False
                               ) -> tuple[float | None, Any, Mechanism | None, Budget | None]:
     """(ρ, template, mechanism, budget) a fit of ``est`` on (X, y) would warn with, unfitted.
