@@ -48,7 +48,7 @@ from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget
-from ..privacy.certificate import LamRule, RowMap
+from ..privacy.certificate import RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam, resolve_smoothing
@@ -283,11 +283,6 @@ class LinearPlanMixin:
     def _mechanism_options(self) -> dict[str, Any]:
         return {}
 
-    def _check_consistency(self) -> None:
-        mech = self._mechanism()
-        if mech.private:  # δ = 0 for pure mechanisms, δ > 0 for the Gaussian ones (named error)
-            mech.check_budget(self._budget(mech))
-
     def _auto_choice(self) -> AutoMechanism:
         """The mechanism's name and, for "auto", why: by δ (the one rule), except that with
         ``constraints=`` the pure mechanism stands for the Gaussian objective one, which is
@@ -304,51 +299,63 @@ class LinearPlanMixin:
             "convex set is covered (Kifer, Smith & Thakurta 2012, "
             "docs/privacy/user_objectives.md#privacy-constraints)"))
 
-    def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for ("auto": :meth:`_auto_choice`)."""
-        return build_mechanism(self._auto_choice().name, type(self).__name__,
-                               self.mechanism_menu, **self._mechanism_options())
+    def _mechanism(self, name: str | None = None) -> Mechanism:
+        """The mechanism object of ``name`` (None: the one the parameters ask for, "auto"
+        resolved by :meth:`_auto_choice`)."""
+        return build_mechanism(self._auto_choice().name if name is None else name,
+                               type(self).__name__, self.mechanism_menu,
+                               **self._mechanism_options())
 
-    def _mechanism_notes(self) -> tuple[str, ...]:
-        """The certificate's line on why ``mechanism="auto"`` chose the mechanism (if it did)."""
-        reason = self._auto_choice().reason
-        return () if reason is None else (reason,)
+    def _mechanism_and_budget(self) -> tuple[Mechanism, Budget, tuple[str, ...]]:
+        """The mechanism, its budget and the certificate's line on why "auto" chose it.
 
-    def _budget(self, mechanism: Mechanism) -> Budget:
-        if not mechanism.private:
-            return Budget.unlimited()
-        # "auto" chose a pure mechanism for a δ > 0 (over constraints=): it spends no δ
-        pure_auto = mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
-        return Budget(float(self.epsilon), 0.0 if pure_auto else float(self.delta))
+        A pure mechanism that "auto" chose for δ > 0 (over ``constraints=``) spends no δ; a
+        mismatch of mechanism and δ is refused by name (:meth:`Mechanism.check_budget`).
+        """
+        choice = self._auto_choice()
+        mechanism = self._mechanism(choice.name)
+        budget = Budget.unlimited()
+        if mechanism.private:
+            pure_auto = mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
+            budget = mechanism.check_budget(Budget(float(self.epsilon),
+                                                   0.0 if pure_auto else float(self.delta)))
+        return mechanism, budget, () if choice.reason is None else (choice.reason,)
 
     def _norm_bound(self) -> float:
         """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""
         q = float(self.data_norm)
         return math.sqrt(q * q + float(self.intercept_scaling) ** 2) if self.fit_intercept else q
 
-    def _lam(self, mechanism: Mechanism, n: int, n_features: int, loss: Loss
-             ) -> tuple[float, LamRule, str]:
-        """Λ (given, or the public rule of ``lam="auto"``), the certificate's rule and its name."""
-        lam, note = resolve_lam(self.lam, mechanism, n, self.epsilon, self._norm_bound(),
-                                n_features + int(self.fit_intercept), loss,
-                                delta=float(self.delta))
-        rule = "given" if not isinstance(self.lam, str) else (
-            "lam='auto': dpconvex.privacy.rules.lam.auto_lam "
-            "(docs/privacy/perturbation.md#privacy-lambda-rule)")
-        return lam, note, rule
+    def _linear_plan(self, n: int, n_classes: int, n_features: int, *, learner: str,
+                     notes: tuple[Any, ...], options: dict[str, Any]) -> FitPlan:
+        """The plan of one linear model, from the parameters and (n, d) only.
 
-    def _smoothed_loss(self, mechanism: Mechanism, n: int, n_features: int
-                       ) -> tuple[Loss, tuple[str, ...], dict[str, float]]:
-        """The plan's loss (kinks smoothed at the public rule's h,
-        :func:`~dpconvex.privacy.rules.lam.resolve_smoothing`), the rule's certificate note,
-        and the plan option that records h (read back by :meth:`_plan_loss`)."""
-        loss, note = resolve_smoothing(self._make_loss(), self.lam, mechanism, n, self.epsilon,
-                                       self._norm_bound(), n_features + int(self.fit_intercept),
-                                       delta=float(self.delta))
-        check_smoothed(loss, type(self).__name__)
+        The mechanism and its budget (:meth:`_mechanism_and_budget`); the loss with its kinks
+        smoothed at the public rule's h (:func:`~dpconvex.privacy.rules.lam.resolve_smoothing`,
+        recorded in the options and read back by :meth:`_plan_loss`); Λ, given or by the
+        public rule; the solver (linear ERM templates are smooth: "auto" is native).
+        ``notes`` and ``options``: the estimator's own certificate lines and plan options.
+        """
+        owner = type(self).__name__
+        mechanism, budget, mechanism_notes = self._mechanism_and_budget()
+        q, p = self._norm_bound(), n_features + int(self.fit_intercept)
+        loss, smoothing_note = resolve_smoothing(self._make_loss(), self.lam, mechanism, n,
+                                                 self.epsilon, q, p, delta=float(self.delta))
+        check_smoothed(loss, owner)
+        lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
+                                    delta=float(self.delta))
         smoothing = getattr(loss, "smoothed_kinks", None)
-        return (loss, () if note is None else (note,),
-                {} if smoothing is None else {"smoothing h": smoothing.h})
+        return FitPlan(
+            estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
+            template="linear ERM", learner=learner, mechanism=mechanism, budget=budget,
+            backend="native" if self.solver in (None, "auto") else self.solver, lam=lam,
+            lam_rule="given" if not isinstance(self.lam, str) else (
+                "lam='auto': dpconvex.privacy.rules.lam.auto_lam "
+                "(docs/privacy/perturbation.md#privacy-lambda-rule)"),
+            notes=(lam_note, *([] if smoothing_note is None else [smoothing_note]),
+                   *mechanism_notes, *notes),
+            options={"loss": loss.name, **options,
+                     **({} if smoothing is None else {"smoothing h": smoothing.h})})
 
     def _plan_loss(self, plan: FitPlan) -> Loss:
         """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
@@ -356,10 +363,6 @@ class LinearPlanMixin:
         h = plan.options.get("smoothing h")
         return loss.smoothed(h) if h is not None and getattr(
             loss, "smoothing_unresolved", False) else loss
-
-    def _backend(self) -> str:
-        """The solver of the plan: linear ERM templates are smooth, so "auto" is native."""
-        return "native" if self.solver in (None, "auto") else self.solver
 
 
 #: The parameters every private linear classifier shares, stated once and written into
@@ -516,20 +519,11 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         """Mechanism, budget, Λ (the public rule for "auto") and backend of a fit; no data."""
         if n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
-        mechanism = self._mechanism()
-        budget = self._budget(mechanism)
-        q = self._norm_bound()
-        loss, smoothing_note, smoothing = self._smoothed_loss(mechanism, n, n_features)
-        lam, note, rule = self._lam(mechanism, n, n_features, loss)
-        return FitPlan(
-            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template="linear ERM", learner="linear ERM", mechanism=mechanism, budget=budget,
-            backend=self._backend(), lam=lam, lam_rule=rule,
-            notes=(note, *smoothing_note, *self._mechanism_notes(),
-                   *([UNIT_ROWS_NOTE] if self.row_norm == "unit" else [])),
-            options={"loss": loss.name, "norm bound q~": q,
-                     "fit_intercept": bool(self.fit_intercept),
-                     "intercept_scaling": float(self.intercept_scaling), **smoothing})
+        return self._linear_plan(
+            n, n_classes, n_features, learner="linear ERM",
+            notes=(UNIT_ROWS_NOTE,) if self.row_norm == "unit" else (),
+            options={"norm bound q~": self._norm_bound(), "fit_intercept": bool(self.fit_intercept),
+                     "intercept_scaling": float(self.intercept_scaling)})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:

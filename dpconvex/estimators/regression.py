@@ -258,17 +258,8 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
     # ----------------------------------------------------------------------- plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        mechanism = self._mechanism()
-        budget = self._budget(mechanism)
-        loss, smoothing_note, smoothing = self._smoothed_loss(mechanism, n, n_features)
-        lam, note, rule = self._lam(mechanism, n, n_features, loss)
-        label_note = self._label_note()
-        return FitPlan(
-            estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
-            template="linear ERM", learner="linear regression", mechanism=mechanism,
-            budget=budget, backend=self._backend(), lam=lam, lam_rule=rule,
-            notes=(note, label_note, *self._mechanism_notes(), *smoothing_note),
-            options={"loss": loss.name, **self._row_options(), **smoothing})
+        return self._linear_plan(n, 1, n_features, learner="linear regression",
+                                 notes=(self._label_note(),), options=self._row_options())
 
     def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
         """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""

@@ -189,8 +189,9 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         self.accountant = accountant
 
     # ----------------------------------------------------------------- parameters
-    def _mechanism(self) -> Mechanism:
-        """The mechanism object the parameters ask for ("auto": by δ, the one rule)."""
+    def _mechanism(self, name: str | None = None) -> Mechanism:
+        """The mechanism object of ``name`` (None: the one the parameters ask for; "auto": by δ,
+        the one rule)."""
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
             raise ParameterError(
                 f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "
@@ -200,7 +201,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                 "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') perturbs a loss "
                 "whose slope is bounded. "
                 f"Got {self.mechanism!r} instead.")
-        return super()._mechanism()
+        return super()._mechanism(name)
 
     def _ridge(self, n: int) -> float | None:
         """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the adaptive rule."""
@@ -208,7 +209,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
 
     # ----------------------------------------------------------------------- plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        mechanism = self._mechanism()
+        mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         if isinstance(self.lam, str):
             rule = ("lam='auto': AdaSSP's adaptive ridge from a private lower bound on "
                     "lambda_min(X^T X) (Wang 2018 Alg. 2; "
@@ -218,10 +219,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         return FitPlan(
             estimator=type(self).__name__, n=n, n_classes=1, n_features=n_features,
             template="sufficient statistics", learner="linear regression (squared loss)",
-            mechanism=mechanism, budget=self._budget(mechanism),
+            mechanism=mechanism, budget=budget,
             backend="closed form (no solver)",
             lam=None if isinstance(self.lam, str) else float(self.lam), lam_rule=rule,
-            notes=(self._label_note(), ROWS_NOTE, *self._mechanism_notes()),
+            notes=(self._label_note(), ROWS_NOTE, *mechanism_notes),
             options=self._row_options())
 
     # -------------------------------------------------------------------- prepare
