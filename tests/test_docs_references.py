@@ -45,7 +45,8 @@ def _files() -> list[Path]:
             continue
         out.extend(p for p in sorted(path.rglob("*"))
                    if p.suffix in SUFFIXES and p.is_file() and "_build" not in p.parts
-                   and "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts)
+                   and "__pycache__" not in p.parts
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
     return out
 
 

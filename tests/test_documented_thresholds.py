@@ -105,7 +105,8 @@ def _swept_files() -> list[Path]:
         path = ROOT / name
         found = [path] if path.is_file() else sorted(path.rglob("*"))
         out += [p for p in found if p.suffix in {".md", ".rst", ".toml", ".ipynb", ".py"}
-                and "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts]
+                and "__pycache__" not in p.parts
+                and not any(part.startswith(".") for part in p.relative_to(ROOT).parts)]
     return out
 
 

@@ -56,7 +56,7 @@ def _files() -> list[Path]:
         elif path.is_dir():
             out.extend(p for p in sorted(path.rglob("*"))
                        if p.is_file() and "__pycache__" not in p.parts
-                       and ".ipynb_checkpoints" not in p.parts)
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
     return [p for p in out if p.name != "CHANGELOG.md"]
 
 
