@@ -41,12 +41,9 @@ class KMeansTemplate:
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 2))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> centers = rng.normal(size=(3, 2, 2)) / 4
     >>> from dpconvex.templates.kmeans import KMeansTemplate
-    >>> template = KMeansTemplate(X, np.arange(30) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
+    >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
     >>> template.kind, sorted(template.capabilities), template.K
     ('kmeans', ['cell_sums'], 2)
     """
