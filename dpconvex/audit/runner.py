@@ -321,10 +321,6 @@ def audit(
     quantiles : sequence of float or None
         Quantile levels tried as thresholds (default 0.005, ..., 0.995).
 
-    Returns
-    -------
-    AuditResult
-
     Notes
     -----
     BLAS is limited to one thread while the mechanism runs: on the tiny

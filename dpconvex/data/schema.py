@@ -659,10 +659,6 @@ class PublicSchema:
         ----------
         name : str, default="schema"
             The variable the source assigns.
-
-        Returns
-        -------
-        str
         """
         decls = self.declarations
         used = sorted({type(d).__name__ for d in decls.values() if d is not None})

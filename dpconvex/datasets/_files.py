@@ -312,10 +312,6 @@ def fetch_file(
     caller : str
         The public loader called (its name opens the messages).
 
-    Returns
-    -------
-    pathlib.Path
-
     Raises
     ------
     DatasetError

@@ -182,10 +182,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             Read for its shape only (and validated): d always, n only for
             ``n_components="auto"``.
         y : ignored
-
-        Returns
-        -------
-        self
         """
         from .base import NO_CONTEXT
 

@@ -342,10 +342,6 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     label : str or None
         What was recorded (default: the estimator's class name).
 
-    Returns
-    -------
-    Band
-
     Raises
     ------
     ParameterError

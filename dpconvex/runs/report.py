@@ -322,10 +322,6 @@ def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
     path : path-like
         The PNG file to write (directly; :func:`write_outputs` writes atomically).
 
-    Returns
-    -------
-    Path
-
     Examples
     --------
     >>> from dpconvex.runs import ProblemResult, load_problem

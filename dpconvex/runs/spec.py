@@ -417,10 +417,6 @@ def import_object(target: str) -> Any:
     target : str
         ``"package.module:object"``; the object may be a dotted path (``"mod:Class.attr"``).
 
-    Returns
-    -------
-    object
-
     Raises
     ------
     ProblemError
@@ -895,10 +891,6 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     ----------
     name : str or path-like
         A problem name (see :func:`list_problems`) or the path of a ``.toml`` file.
-
-    Returns
-    -------
-    Problem
 
     Raises
     ------
