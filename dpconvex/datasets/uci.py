@@ -1,12 +1,5 @@
-"""UCI loaders: Adult and KDD Cup 1999 (10%) (Breast Cancer Wisconsin: ``breast_cancer``).
-
-Each loader parses the UCI file, keeps the records CMS Section 7 keep, and encodes them with
-:class:`dpconvex.PublicEncoder` and the schemas of :mod:`dpconvex.datasets.schemas`
-(``columns=`` / ``drop=`` select columns on the schema), which with ``row_norm="unit"``, the
-default, also scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these rows are
-dominated by one-hot blocks, so a row's length carries little of the label. Files are found,
-checked and downloaded by :mod:`dpconvex.datasets._files`.
-"""
+"""UCI loaders: Adult and KDD Cup 1999 (10%), encoded by the public schemas of
+:mod:`dpconvex.datasets.schemas` (the package docstring states the preprocessing)."""
 
 from __future__ import annotations
 

@@ -122,10 +122,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         distributions (within about 10⁻⁶ of the exact curve) or Rényi DP
         ([Mir17]_, as in [ACG+16]_; about 5–8 % more noise).
     average : {"last_half", "all"}, default="last_half"
-        The released model averages the iterates t > T/2 (suffix averaging,
-        Shamir & Zhang 2013: early iterates, far from the optimum, do not
-        pull the average back), or all T of them. Post-processing: the
-        privacy guarantee is the same.
+        Average the iterates t > T/2 (suffix averaging, Shamir & Zhang 2013) or all T of
+        them: post-processing, the guarantee is the same.
     {random_state}
     {accountant}
     classes : sequence of labels or None, default=None
@@ -167,10 +165,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         η used.
     certificate_ : Certificate
         Names the accountant, z, s, the sensitivity and the public rules used.
-
-    References
-    ----------
-    [ACG+16]_, [Mir17]_, [BST14]_; CMS JMLR 2011 for the ERM setting.
 
     Examples
     --------
