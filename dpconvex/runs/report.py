@@ -93,14 +93,6 @@ class ProblemResult:
         return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
                 for m, d in self.errors.items()}
 
-    def table(self) -> str:
-        """The result as a Markdown table, followed by the band checks."""
-        return format_table(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form written to ``results.json``."""
-        return result_to_dict(self)
-
     def rows(self) -> list[tuple[str, str, dict[float, list[float]]]]:
         """(row label, method, errors by x): one row per method and distinct release.
 
