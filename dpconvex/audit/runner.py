@@ -327,11 +327,6 @@ def audit(
     problems audits use, thread start-up dominates SciPy's L-BFGS-B (measured
     in benchmarks/recorded/blas_threads_small_solves.md).
 
-    References
-    ----------
-    [JUO20]_ (Algorithm 2: run, threshold, Clopper–Pearson), [NST+21]_
-    (worst-case pairs, held-out threshold), [CP34]_.
-
     Examples
     --------
     >>> import numpy as np
