@@ -128,13 +128,6 @@ def load_adult(
     ImportError
         ``return_frame=True`` without pandas.
 
-    References
-    ----------
-    .. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository,
-       1996. doi:10.24432/C5XW20.
-    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
-       where public ranges are used here, :mod:`dpconvex.datasets`).
-
     Examples
     --------
     Needs ``adult.data`` and ``adult.test`` in the data folder
@@ -388,13 +381,6 @@ def load_kddcup99(
         a bad ``shuffle`` or ``random_state``, or a row option as in :func:`load_adult`.
     DatasetError
         As in :func:`load_adult`, or too few records for the requested subset.
-
-    References
-    ----------
-    .. [KDD99] S. Stolfo, W. Fan, W. Lee, A. Prodromidis, P. Chan. KDD Cup 1999
-       Data. UCI Machine Learning Repository, 1999. doi:10.24432/C51C7N.
-    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
-       where public ranges are used here, :mod:`dpconvex.datasets`).
 
     Examples
     --------
