@@ -363,8 +363,6 @@ class ClassSumTemplate:
 
     name = "class sums"
     kind = "centroid"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin.md#privacy-class-centroids"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False

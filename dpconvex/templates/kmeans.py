@@ -50,8 +50,6 @@ class KMeansTemplate:
 
     name = "per-class k-means"
     kind = "kmeans"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin.md#privacy-lm-mixture-budget"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False
