@@ -156,12 +156,9 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
 class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-DP hyperparameter selection by random repetition ([LT19]_, [PS22]_ Cor. 3).
 
-    Every run trains a uniformly random candidate on the same training split with
-    ε₁ = ε/(2 + η) and scores it on a disjoint validation split with ε₁ (noisy
-    mistake count); after a random number K of runs the best-scoring model is
-    released. Unlike :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch` (CMS Alg. 4) no
-    candidate is confined to 1/(m+1) of the rows; the price is ε₁ < ε per run.
-    Dask rows are split per chunk on the workers as in
+    The procedure of the module docstring: K runs, each a random candidate trained with
+    ε₁ = ε/(2 + η) and scored with ε₁; the best-scoring model is released. Dask rows are
+    split per chunk on the workers as in
     :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`.
 
     Parameters
