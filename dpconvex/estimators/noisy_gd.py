@@ -183,21 +183,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                  clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
                  accounting: str = "pld", average: str = "last_half", random_state: Any = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
-        self.loss = loss
-        self.epsilon = epsilon
-        self.delta = delta
-        self.steps = steps
-        self.radius = radius
-        self.learning_rate = learning_rate
-        self.clip = clip
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.accounting = accounting
-        self.average = average
-        self.random_state = random_state
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
+        self._store_params(locals())
 
     def _make_loss(self) -> Loss:
         loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)

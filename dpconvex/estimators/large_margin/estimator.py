@@ -260,57 +260,18 @@ default="auto"
     (4,)
     """
 
-    def __init__(
-        self,
-        *,
-        epsilon: float = 1.0,
-        delta: float | None = None,
-        gamma: float = 1e-2,
-        lam: float | str = "auto",
-        h: float = 0.5,
-        n_components: int | str = "auto",
-        mechanism: str = "auto",
-        data_norm: float = 1.0,
-        component_assignment: str | None = None,
-        centers: Any = None,
-        kmeans_epsilon_fraction: float = 0.2,
-        kmeans_iter: int = 3,
-        loss: Loss | str | None = "auto",
-        extra_terms: Sequence[MatrixTerm] | None = None,
-        solver: str | None = None,
-        random_state: Any = None,
-        optimality_tol: float | None = None,
-        max_iter: int | None = None,
-        accountant: Any = None,
-        classes: Any = None,
-        verbose: int = 0,
-        structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
-        row_norm: str = "auto",
-        unknown_labels: str = "raise",
-    ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.gamma = gamma
-        self.lam = lam
-        self.h = h
-        self.n_components = n_components
-        self.mechanism = mechanism
-        self.data_norm = data_norm
-        self.component_assignment = component_assignment
-        self.centers = centers
-        self.kmeans_epsilon_fraction = kmeans_epsilon_fraction
-        self.kmeans_iter = kmeans_iter
-        self.loss = loss
-        self.extra_terms = extra_terms
-        self.solver = solver
-        self.random_state = random_state
-        self.optimality_tol = optimality_tol
-        self.max_iter = max_iter
-        self.accountant = accountant
-        self.classes, self.verbose = classes, verbose
-        self.structure, self.feature_weights = structure, feature_weights
-        self.row_norm = row_norm
-        self.unknown_labels = unknown_labels
+    def __init__(self, *, epsilon: float = 1.0, delta: float | None = None, gamma: float = 1e-2,
+                 lam: float | str = "auto", h: float = 0.5, n_components: int | str = "auto",
+                 mechanism: str = "auto", data_norm: float = 1.0,
+                 component_assignment: str | None = None, centers: Any = None,
+                 kmeans_epsilon_fraction: float = 0.2, kmeans_iter: int = 3,
+                 loss: Loss | str | None = "auto", extra_terms: Sequence[MatrixTerm] | None = None,
+                 solver: str | None = None, random_state: Any = None,
+                 optimality_tol: float | None = None, max_iter: int | None = None,
+                 accountant: Any = None, classes: Any = None, verbose: int = 0,
+                 structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
+                 row_norm: str = "auto", unknown_labels: str = "raise"):
+        self._store_params(locals())
 
     # -------------------------------------------------------------- validation
     #: The mechanisms ``mechanism=`` offers on the objective path, and the "auto" pair.

@@ -233,16 +233,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                  repetitions: str = "logarithmic", mean_runs: float = 10.0,
                  validation_fraction: float = 0.1, random_state: Any = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.epsilon = epsilon
-        self.repetitions = repetitions
-        self.mean_runs = mean_runs
-        self.validation_fraction = validation_fraction
-        self.random_state = random_state
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
+        self._store_params(locals())
 
     def _check_params(self, owner: str) -> tuple[float, float, Repetitions, float]:
         epsilon = check_float("epsilon", self.epsilon, owner)
