@@ -114,7 +114,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     import warnings
 
     from .runs.fits import warning_lines
-    from .runs.report import check_output_dir, write_outputs
+    from .runs.report import check_output_dir, format_table, write_outputs
     from .runs.runner import run_problem
     from .runs.spec import load_problem
 
@@ -125,7 +125,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         res = run_problem(pr, runs=args.runs, quick=args.quick, progress=not args.no_progress)
     js, png = write_outputs(res, out)
-    print(res.table())
+    print(format_table(res))
     print(f"\n{res.seconds:.1f} s; wrote {js} and {png}", flush=True)
     # after the table: each distinct warning of the fits once, on one line of stderr
     for line in warning_lines(res.warnings, res.fits, full_text=f"{js} (key 'warnings')"):

@@ -204,10 +204,6 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
     delta : float, default=0.0
         δ of an (ε, δ)-DP claim.
 
-    Returns
-    -------
-    float
-
     References
     ----------
     [JUO20]_ Section 3, [CP34]_.

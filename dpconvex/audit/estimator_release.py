@@ -60,11 +60,8 @@ Data = tuple[np.ndarray, np.ndarray]
 class EstimatorReleaseMechanism(Sampled):
     """The release of a private estimator with its parameters: plan, prepare, one ``release`` per run.
 
-    Per data set the template is built once by the estimator's ``plan_for`` and
-    ``prepare`` (Λ and the budget from the plan); each run is one
-    :func:`~dpconvex.privacy.release.release` of the estimator's mechanism
-    (noise, solve, residual check, post-processing onto the parameter set),
-    output θ flattened.
+    The template is built once per data set; each run outputs the released θ, flattened
+    (module docstring).
 
     Parameters
     ----------

@@ -27,6 +27,16 @@ from ..objectives.losses import parse_label_range
 __all__ = ["exponential_mechanism_pair", "large_margin_pair", "linear_erm_pair"]
 
 
+def _shared_rows(n: int, d: int, q: float, rng: np.random.Generator) -> np.ndarray:
+    """n rows: row 0 zero, the others of norm in [q/4, q] on the axes e_1, ..., e_{d−1}."""
+    X = np.zeros((n, d))
+    if d > 1:
+        G = rng.standard_normal((n - 1, d - 1))
+        G /= np.maximum(np.linalg.norm(G, axis=1, keepdims=True), 1e-12)
+        X[1:, 1:] = G * (q * rng.uniform(0.25, 1.0, size=(n - 1, 1)))
+    return X
+
+
 def linear_erm_pair(
     n: int, d: int, *, data_norm: float = 1.0, label_range: tuple[float, float] = (-1.0, 1.0),
     anchors: int = 0, random_state: RandomStateLike = None,
@@ -75,10 +85,6 @@ def linear_erm_pair(
     X, y, X_prime, y_prime : ndarray
         Rows (n, d) and labels of D and D′.
 
-    References
-    ----------
-    [NST+21]_ (worst-case adjacent data sets for auditing).
-
     Examples
     --------
     >>> from dpconvex.audit import linear_erm_pair
@@ -104,11 +110,7 @@ def linear_erm_pair(
     k = check_int("anchors", anchors, owner, low=0, high=n - 1,
                   why="the anchors are records 1, ..., k of the n records")
     rng = check_random_state(random_state, "linear_erm_pair")
-    X = np.zeros((n, d))
-    if d > 1:
-        G = rng.standard_normal((n - 1, d - 1))
-        G /= np.maximum(np.linalg.norm(G, axis=1, keepdims=True), 1e-12)
-        X[1:, 1:] = G * (q * rng.uniform(0.25, 1.0, size=(n - 1, 1)))
+    X = _shared_rows(n, d, q, rng)
     y = np.where(np.arange(n) % 2 == 0, hi, lo)
     X[: k + 1] = 0.0
     X[: k + 1, 0] = q
@@ -149,10 +151,6 @@ def large_margin_pair(
     X, y, X_prime, y_prime : ndarray
         Rows (n, d) and class indices of D and D′.
 
-    References
-    ----------
-    [NST+21]_.
-
     Examples
     --------
     >>> from dpconvex.audit import large_margin_pair
@@ -167,11 +165,7 @@ def large_margin_pair(
     C = check_int("n_classes", n_classes, owner, low=2)
     q = check_float("data_norm", data_norm, owner)
     rng = check_random_state(random_state, "large_margin_pair")
-    X = np.zeros((n, d))
-    if d > 1:
-        G = rng.standard_normal((n - 1, d - 1))
-        G /= np.maximum(np.linalg.norm(G, axis=1, keepdims=True), 1e-12)
-        X[1:, 1:] = G * (q * rng.uniform(0.25, 1.0, size=(n - 1, 1)))
+    X = _shared_rows(n, d, q, rng)
     y = np.arange(n, dtype=np.int64) % C
     X[0, 0] = q
     y[0] = 0

@@ -321,20 +321,11 @@ def audit(
     quantiles : sequence of float or None
         Quantile levels tried as thresholds (default 0.005, ..., 0.995).
 
-    Returns
-    -------
-    AuditResult
-
     Notes
     -----
     BLAS is limited to one thread while the mechanism runs: on the tiny
     problems audits use, thread start-up dominates SciPy's L-BFGS-B (measured
     in benchmarks/recorded/blas_threads_small_solves.md).
-
-    References
-    ----------
-    [JUO20]_ (Algorithm 2: run, threshold, Clopper–Pearson), [NST+21]_
-    (worst-case pairs, held-out threshold), [CP34]_.
 
     Examples
     --------

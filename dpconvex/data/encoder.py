@@ -79,27 +79,11 @@ def _binary_text_message(caller: str, column: str, positive: Any, holds: str) ->
 def _check_dtype(schema: PublicSchema, column: str, dtype: Any, caller: str) -> None:
     """Refuse a declaration that no value of the column's dtype can match, from the dtype alone.
 
-    One rule for every column type, read from the dtype and the public
-    declaration only (no value and no statistic of the data):
-
-    * ``Numeric``: a column of text or of dates/time spans is refused.
-    * ``Categorical``: the values are compared with the vocabulary as text, so
-      over a bool, integer or float column every vocabulary entry must be the
-      ``str`` of such a value (``"3"`` for an integer, ``"3.0"`` for a float,
-      ``"True"`` for a bool); a column of dates is refused.
-    * ``Binary``: a numeric positive value over a column of text, a text
-      positive value that is not the ``str`` of a value of a bool, integer or
-      float column, a positive value no integer (or bool) equals over an
-      integer (bool) column, and a column of dates are refused.
-
-    An object column's dtype proves nothing: it passes here, and the value checks
-    that follow refuse what they can.
-
-    Raises
-    ------
-    DataTypeError
-        The declaration and the dtype cannot match; the message names the
-        column, its dtype and the declaration to write instead.
+    Reads the dtype and the public declaration only (no value, no statistic of the data):
+    a Numeric column of text or dates, a vocabulary or positive value that is not the text
+    of any value of a bool/int/float column, a numeric positive value over text, and dates
+    declared as categories are refused (:class:`DataTypeError` naming the fix). An object
+    column passes here; the value checks that follow refuse what they can.
     """
     kind = dtype_kind(dtype)
     holds = f"{_KIND_TEXT.get(kind, 'objects')} (dtype {dtype})"
@@ -440,23 +424,14 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             The table: the schema's columns in its order (an array: by position).
         y : ignored
 
-        Returns
-        -------
-        PublicEncoder
-            self.
-
         Raises
         ------
-        ParameterError
-            A parameter that is not valid.
         DataValidationError
             Columns that differ from the schema's, no record, a numeric value
             that is NaN or infinite, a missing binary value.
         DataTypeError
-            Text in a numeric column, a sparse matrix, a Dask collection, or a
-            column whose dtype no value of its declaration can match (text
-            declared Numeric, integer codes against a vocabulary of names, a
-            numeric positive value over a column of text).
+            A sparse matrix, a Dask collection, or a dtype no value of its declaration
+            can match (class Notes).
         """
         schema, _, _ = self._start()
         names, _ = self._read(X, schema, f"{type(self).__name__}.fit")
@@ -524,10 +499,6 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         ----------
         input_features : array-like of str or None
             If given, must equal the schema's columns.
-
-        Returns
-        -------
-        ndarray of str objects
         """
         check_fitted(self, "n_features_in_")
         schema = self._params()[0]

@@ -87,17 +87,6 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
         Every non-zero row has norm q up to rounding, never above q as computed
         by :func:`dpconvex.data.operators.row_norms`; zero rows stay zero.
 
-    Raises
-    ------
-    ParameterError
-        If ``bound`` is not a positive float.
-
-    Notes
-    -----
-    A per-record map (module docstring): the norm bound ``||x|| <= q`` of every privacy
-    proof holds for every possible record, where the public-range divisor of
-    :func:`dpconvex.data.schema.norm_divisor` leaves typical rows well inside it.
-
     References
     ----------
     .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private

@@ -139,8 +139,7 @@ class Categorical:
         vocabulary (``("0", "1", "2")`` for integer codes); a vocabulary that no
         value of the column's dtype can match is refused.
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
-        holding it is a draft; see :attr:`PublicSchema.declarations`).
+        As in :class:`Numeric`.
 
     Examples
     --------
@@ -189,8 +188,7 @@ class Binary:
         A positive value that no value of the column's dtype can equal is
         refused. A missing value (NaN, None) is refused rather than read as 0.
     drafted : bool, default=False
-        Set by :func:`~dpconvex.draft_schema`: read from data, not public (a schema
-        holding it is a draft; see :attr:`PublicSchema.declarations`).
+        As in :class:`Numeric`.
 
     Examples
     --------
@@ -659,10 +657,6 @@ class PublicSchema:
         ----------
         name : str, default="schema"
             The variable the source assigns.
-
-        Returns
-        -------
-        str
         """
         decls = self.declarations
         used = sorted({type(d).__name__ for d in decls.values() if d is not None})

@@ -130,11 +130,6 @@ def read_schema(X: Any, kinds: Mapping[str, str] | None = None) -> PublicSchema:
     kinds : mapping of str to str, optional
         What columns hold: ``"numeric"``, ``"binary"`` or ``"categorical"`` (:data:`KINDS`).
 
-    Returns
-    -------
-    PublicSchema
-        The draft, with ``suggested=True``.
-
     Raises
     ------
     ParameterError

@@ -118,10 +118,6 @@ def sufficient_statistics(X: Any, u: np.ndarray, bound: float, intercept: float 
     intercept : float or None
         The public intercept column s (None: none).
 
-    Returns
-    -------
-    Moments
-
     Examples
     --------
     >>> X = np.array([[0.6, 0.0], [0.0, 2.0]]); u = np.array([1.0, 0.5])

@@ -140,14 +140,6 @@ def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarra
         Each column's values (:func:`column_array`).
     dtypes : list
         Each column's dtype, as the table holds it.
-
-    Raises
-    ------
-    DataTypeError
-        A sparse matrix or a Dask collection.
-    DataValidationError
-        Columns of different lengths, not 1-D, an array that is not 2-D, no
-        record or no column.
     """
     if is_dask_collection(X):
         raise DataTypeError(f"{caller}: got a Dask collection; encode a Dask DataFrame partition "

@@ -166,17 +166,13 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
        (source checkouts only), then ``~/.cache/dpconvex``, which is created
        if missing and is where downloads are saved.
 
+    The result is the first existing folder of that order, else the folder where downloads
+    would be saved; a folder given explicitly or through the environment is not created.
+
     Parameters
     ----------
     data_home : str, path-like or None
         The folder to use, or None for the search above.
-
-    Returns
-    -------
-    pathlib.Path
-        The first existing folder of that order, else the folder where
-        downloads would be saved. A folder given explicitly or through the
-        environment is not created here.
 
     Raises
     ------
@@ -311,10 +307,6 @@ def fetch_file(
         ``DPCONVEX_SKIP_CHECKSUM=1``. Downloads are always checked.
     caller : str
         The public loader called (its name opens the messages).
-
-    Returns
-    -------
-    pathlib.Path
 
     Raises
     ------

@@ -100,13 +100,6 @@ def load_breast_cancer_wisconsin(
     DatasetError
         As in :func:`~dpconvex.datasets.load_adult`.
 
-    References
-    ----------
-    .. [BCW] W. H. Wolberg. Breast Cancer Wisconsin (Original). UCI Machine
-       Learning Repository, 1992. doi:10.24432/C5HP4Z.
-    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
-       where public ranges are used here).
-
     Examples
     --------
     Needs ``breast-cancer-wisconsin.data`` in the data folder

@@ -1,12 +1,5 @@
-"""UCI loaders: Adult and KDD Cup 1999 (10%) (Breast Cancer Wisconsin: ``breast_cancer``).
-
-Each loader parses the UCI file, keeps the records CMS Section 7 keep, and encodes them with
-:class:`dpconvex.PublicEncoder` and the schemas of :mod:`dpconvex.datasets.schemas`
-(``columns=`` / ``drop=`` select columns on the schema), which with ``row_norm="unit"``, the
-default, also scales every row to norm 1 (:mod:`dpconvex.data.row_scaling`): these rows are
-dominated by one-hot blocks, so a row's length carries little of the label. Files are found,
-checked and downloaded by :mod:`dpconvex.datasets._files`.
-"""
+"""UCI loaders: Adult and KDD Cup 1999 (10%), encoded by the public schemas of
+:mod:`dpconvex.datasets.schemas` (the package docstring states the preprocessing)."""
 
 from __future__ import annotations
 
@@ -134,13 +127,6 @@ def load_adult(
         A file missing and not downloadable, malformed, or not matching its SHA-256.
     ImportError
         ``return_frame=True`` without pandas.
-
-    References
-    ----------
-    .. [ADULT] B. Becker, R. Kohavi. Adult. UCI Machine Learning Repository,
-       1996. doi:10.24432/C5XW20.
-    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
-       where public ranges are used here, :mod:`dpconvex.datasets`).
 
     Examples
     --------
@@ -395,13 +381,6 @@ def load_kddcup99(
         a bad ``shuffle`` or ``random_state``, or a row option as in :func:`load_adult`.
     DatasetError
         As in :func:`load_adult`, or too few records for the requested subset.
-
-    References
-    ----------
-    .. [KDD99] S. Stolfo, W. Fan, W. Lee, A. Prodromidis, P. Chan. KDD Cup 1999
-       Data. UCI Machine Learning Repository, 1999. doi:10.24432/C51C7N.
-    .. [CMS] Chaudhuri, Monteleoni, Sarwate, JMLR 12 (2011), Section 7 (with data maxima
-       where public ranges are used here, :mod:`dpconvex.datasets`).
 
     Examples
     --------

@@ -363,8 +363,6 @@ class ClassSumTemplate:
 
     name = "class sums"
     kind = "centroid"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin.md#privacy-class-centroids"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False
@@ -585,8 +583,8 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         wastes signal.
     row_norm : {"unit", "none"}, default="unit"
         "unit" scales every row to the norm bound (u/‖u‖; zero rows stay zero), a
-        per-record public map (DESIGN.md §5) that lets typical rows use the whole
-        bound; "none" keeps u = clip(x, q)/q.
+        per-record public map (docs/privacy/row_scaling.md#privacy-row-norm-unit) that
+        lets typical rows use the whole bound; "none" keeps u = clip(x, q)/q.
     temperature : float or None, default=None
         τ > 0 of :meth:`predict_proba`, P(c | x) ∝ exp(−(‖u − μ_c‖² − 2σ̂² log π_c)/(2τ)).
         None: τ = σ̂² (``within_class_var_``), so the probabilities are the
@@ -636,10 +634,6 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
        Differential Privacy: Analytical Calibration and Optimal Denoising.
        ICML 2018, Theorem 8.
-    .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially
-       Private Empirical Risk Minimization. JMLR 12 (2011), Alg. 1.
-    .. [HTF09] T. Hastie, R. Tibshirani, J. Friedman. The Elements of
-       Statistical Learning, 2nd ed., Section 4.3.
 
     Examples
     --------

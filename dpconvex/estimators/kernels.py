@@ -75,11 +75,6 @@ def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONS
         Privacy budget of the learner that follows (inf: the largest D).
     constant : float, default=COMPONENTS_CONSTANT
         C.
-
-    Returns
-    -------
-    int
-        D in [10, 1000].
     """
     fewest, most = COMPONENTS_RANGE
     if not math.isfinite(float(epsilon)):
@@ -157,10 +152,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     >>> Z = rff.transform(X)
     >>> Z.shape, bool(np.linalg.norm(Z, axis=1).max() <= 1.0)
     ((1000, 20), True)
-
-    References
-    ----------
-    [CMS]_ Alg. 3 and Theorem 22; [RR07]_.
     """
 
     #: Public bound on ||transform(x)|| for every x.
@@ -182,10 +173,6 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             Read for its shape only (and validated): d always, n only for
             ``n_components="auto"``.
         y : ignored
-
-        Returns
-        -------
-        self
         """
         from .base import NO_CONTEXT
 

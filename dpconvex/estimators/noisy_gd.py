@@ -1,58 +1,22 @@
 """Noisy projected gradient descent with per-example clipping and a maintained accountant.
 
-Full-batch projected gradient descent on the empirical risk (1/n) Σ ℓ(y_i θᵀx_i)
-over the ball ||θ|| <= R, where each step releases the mean of the per-example
-gradients, clipped to norm C, plus Gaussian noise (the Gaussian mechanism;
-Dwork & Roth 2014, App. A), and the model is the average of the last half of
-the iterates (``average="all"``: of all of them).
-
-Only ``epsilon`` is required: δ defaults to 1/n² (n is public under
-replace-one adjacency) and the steps, radius, clip norm and step size to
-public rules of n, p, the norm bound q, the loss constants and (ε, δ)
-(:func:`dpconvex.privacy.mechanisms.noisy_gd.default_settings`); the
-certificate lists every rule used with its value. Explicit values override the
-rules.
-
-Calibration (derived in ``docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd``). Under replace-one adjacency
-with n public, replacing record i changes the mean of the clipped gradients
-g̃_i = g_i · min(1, C/||g_i||) by at most
-
-    Δ = ||g̃_i - g̃'_i|| / n <= 2C / n
-
-in L2, whatever θ is. Each step adds N(0, s² I_p) with s = z · Δ, so one step
-is a Gaussian mechanism with noise multiplier z = s / Δ (ratio of the noise
-std to the L2 distance between neighbouring outputs). The T steps are an
-adaptive composition of T such mechanisms; ``dp_accounting`` composes them
-(RDP, Mironov 2017; or PLD, Koskela et al. 2020 / Doroshenko et al. 2022) and
-a bisection finds the smallest z whose composed ε at the target δ is at most ε
-(:func:`~dpconvex.privacy.accounting.gaussian.calibrate_noise_multiplier`, fast: most of
-the bisection's questions are answered by the exact Gaussian-DP curve). Projection and
-averaging are post-processing.
-
-.. note:: ``dp_accounting.GaussianDpEvent(z)`` is a Gaussian mechanism whose
-   neighbouring outputs are at L2 distance <= 1 from each other *under the
-   accountant's neighbouring relation*: with ``ADD_OR_REMOVE_ONE`` (used here)
-   this is exactly "std / distance = z", so passing z = s / (2C/n) is right
-   for replace-one. The PLD accountant with ``REPLACE_ONE`` would instead
-   read z as std / C (distance 2), and the RDP accountant ignores the relation
-   for Gaussian events; mixing these conventions silently halves or doubles
-   the sensitivity.
+Full-batch projected gradient descent on (1/n) Σ ℓ(y_i θᵀx_i) over ||θ|| <= R: each step
+releases the mean of the per-example gradients clipped to norm C plus Gaussian noise,
+and the model averages the last half of the iterates. Only ``epsilon`` is required:
+the other settings follow public rules
+(:func:`dpconvex.privacy.mechanisms.noisy_gd.default_settings`). The calibration
+(replace-one sensitivity 2C/n per step, T steps composed by ``dp_accounting``, and the
+accountant's neighbouring-relation convention) is derived in
+:mod:`dpconvex.privacy.mechanisms.noisy_gd`, :mod:`dpconvex.privacy.accounting.gaussian`
+and ``docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd``.
 
 References
 ----------
-.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011) (the ERM setting, Section 2).
 .. [ACG+16] M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov,
-   K. Talwar, L. Zhang. Deep Learning with Differential Privacy. CCS 2016
-   (per-example clipping, noise multiplier, moments accountant).
-.. [Mir17] I. Mironov. Rényi Differential Privacy. CSF 2017 (RDP of the
-   Gaussian mechanism, α/(2z²); composition; conversion to (ε, δ)).
+   K. Talwar, L. Zhang. Deep Learning with Differential Privacy. CCS 2016.
 .. [BST14] R. Bassily, A. Smith, A. Thakurta. Private Empirical Risk
-   Minimization: Efficient Algorithms and Tight Error Bounds. FOCS 2014
-   (noisy projected gradient methods for convex ERM).
-.. [DRS22] J. Dong, A. Roth, W. Su. Gaussian Differential Privacy. JRSS B 84
-   (2022) (composition of Gaussian mechanisms is exactly Gaussian; used by
-   the tests as an independent check).
+   Minimization: Efficient Algorithms and Tight Error Bounds. FOCS 2014.
+.. [Mir17] I. Mironov. Rényi Differential Privacy. CSF 2017.
 """
 
 from __future__ import annotations
@@ -158,10 +122,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         distributions (within about 10⁻⁶ of the exact curve) or Rényi DP
         ([Mir17]_, as in [ACG+16]_; about 5–8 % more noise).
     average : {"last_half", "all"}, default="last_half"
-        The released model averages the iterates t > T/2 (suffix averaging,
-        Shamir & Zhang 2013: early iterates, far from the optimum, do not
-        pull the average back), or all T of them. Post-processing: the
-        privacy guarantee is the same.
+        Average the iterates t > T/2 (suffix averaging, Shamir & Zhang 2013) or all T of
+        them: post-processing, the guarantee is the same.
     {random_state}
     {accountant}
     classes : sequence of labels or None, default=None
@@ -204,10 +166,6 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     certificate_ : Certificate
         Names the accountant, z, s, the sensitivity and the public rules used.
 
-    References
-    ----------
-    [ACG+16]_, [Mir17]_, [BST14]_; CMS JMLR 2011 for the ERM setting.
-
     Examples
     --------
     >>> from dpconvex import NoisyGradientDescent
@@ -225,21 +183,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
                  clip: float | None = None, data_norm: float = 1.0, fit_intercept: bool = True,
                  accounting: str = "pld", average: str = "last_half", random_state: Any = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
-        self.loss = loss
-        self.epsilon = epsilon
-        self.delta = delta
-        self.steps = steps
-        self.radius = radius
-        self.learning_rate = learning_rate
-        self.clip = clip
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.accounting = accounting
-        self.average = average
-        self.random_state = random_state
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
+        self._store_params(locals())
 
     def _make_loss(self) -> Loss:
         loss = self.loss if isinstance(self.loss, Loss) else get_loss(self.loss)

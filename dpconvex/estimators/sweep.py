@@ -130,10 +130,6 @@ def epsilon_sweep(
         Start each native solve from the previous solve of the sweep. The
         released models have the same distribution either way (module docstring).
 
-    Returns
-    -------
-    EpsilonSweep
-
     Notes
     -----
     A :class:`~dpconvex.estimators.base.PrivateEstimator` is fitted through ``plan`` /

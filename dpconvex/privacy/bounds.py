@@ -373,18 +373,11 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     random_state : None or int
         Seed of the noise (None: from the OS).
 
-    Returns
-    -------
-    PublicSchema
-        Private: carries ``release`` (its certificate). Read: ``suggested=True``.
-
     Raises
     ------
     ParameterError
-        With ``epsilon``: a column whose dtype is not a number or bool dtype, in neither
-        ``declared`` nor ``kinds``; a categorical column with δ = 0; a bad parameter
-        (``kinds`` naming a column not in the table, or a kind not in ``"numeric"``,
-        ``"binary"``, ``"categorical"``); a column of dates or complex numbers.
+        With ``epsilon``: a column of undeclared kind (above); a categorical column with
+        δ = 0; a bad ``kinds``; a column of dates or complex numbers.
     BudgetError
         The budget does not fit in what remains on ``accountant``.
 

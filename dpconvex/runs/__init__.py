@@ -7,8 +7,9 @@ suite runs every problem in its ``--quick`` form. The file format is documented
 in ``problems/README.md``; adding a problem means writing a file, not code.
 
 - :mod:`dpconvex.runs.spec`: the schema, the registries, lookup and validation;
-- :mod:`dpconvex.runs.runner`: :func:`run_problem` and :class:`ProblemResult`;
-- :mod:`dpconvex.runs.report`: the table, ``results.json``, the plot, safe writing;
+- :mod:`dpconvex.runs.runner`: :func:`run_problem`;
+- :mod:`dpconvex.runs.report`: :class:`ProblemResult`, the table, ``results.json``, the
+  plot, safe writing;
 - :mod:`dpconvex.runs.fits`: what each fit released (from its certificate) and the
   warnings of the fits, each distinct text once with its count;
 - :mod:`dpconvex.runs.band`: :func:`record_band` and :func:`assert_within_band`, a

@@ -9,9 +9,6 @@ message) naming the score, the band and the seeds it was recorded on.
 A band covers what was recorded: those seeds, on that data. A fit with another seed
 can fall outside it without anything being wrong; a test pins a recorded seed, or
 records enough seeds and a margin for the spread it wants to cover.
-
-Seeded fits are experiments: a model trained with a known seed is not private.
-Real releases use ``random_state=None``.
 """
 
 from __future__ import annotations
@@ -90,9 +87,8 @@ def score(estimator: Any, X: Any, y: Any, metric: str) -> float:
 class Band:
     """The band of a model's score: min..max over recorded seeds, widened by ``margin``.
 
-    ``lo`` and ``hi`` are derived from the recorded scores, so the band always
-    states what it covers (:attr:`statement`); :func:`record_band` makes one,
-    :meth:`write` and :meth:`read` keep it in a TOML or JSON file.
+    :func:`record_band` makes one; :meth:`write` and :meth:`read` keep it in a TOML or
+    JSON file, with :attr:`statement` saying what it covers.
 
     Parameters
     ----------
@@ -106,13 +102,6 @@ class Band:
         Added on each side of min..max (in the metric's units).
     label : str, default=""
         What was recorded (named in messages).
-
-    Attributes
-    ----------
-    lo, hi : float
-        ``min(scores) - margin`` and ``max(scores) + margin``.
-    statement : str
-        What the band covers, in words (written to its file as ``covers``).
 
     Examples
     --------
@@ -187,14 +176,8 @@ class Band:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], caller: str = "Band.from_dict") -> Band:
-        """A band from its file form; ``lo`` and ``hi``, when given, must match the scores.
-
-        Raises
-        ------
-        ProblemError
-            Unknown or missing keys, bad values, or ``lo``/``hi`` that are not
-            min − margin and max + margin of the scores (edit the margin instead).
-        """
+        """A band from its file form; ``lo`` and ``hi``, when given, must match the scores
+        (a :class:`ProblemError` otherwise, as for unknown or missing keys and bad values)."""
         if not isinstance(data, dict):
             raise ProblemError(f"{caller}: a band must be a table of keys. Record it with "
                                "record_band and write it with Band.write.")
@@ -248,12 +231,8 @@ class Band:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Band:
-        """Read a band written by :meth:`write` (``.toml`` or ``.json``).
-
-        Raises
-        ------
-        ProblemError
-            The file cannot be read or parsed, or is not a valid band.
+        """Read a band written by :meth:`write` (``.toml`` or ``.json``); a file that cannot be
+        read or is not a valid band raises :class:`ProblemError`.
 
         Examples
         --------
@@ -342,10 +321,6 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     label : str or None
         What was recorded (default: the estimator's class name).
 
-    Returns
-    -------
-    Band
-
     Raises
     ------
     ParameterError
@@ -410,17 +385,10 @@ def assert_within_band(result: Any, band: Band, X: Any = None, y: Any = None) ->
     X, y : array-like, optional
         The rows to score an estimator on (required with an estimator).
 
-    Returns
-    -------
-    float
-        The score.
-
     Raises
     ------
     AssertionError
         The score is outside the band (or NaN).
-    ParameterError
-        ``band`` is not a Band, or an estimator came without ``X`` and ``y``.
 
     Examples
     --------

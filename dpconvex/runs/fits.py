@@ -53,10 +53,6 @@ def release_name(estimator: BaseEstimator) -> str:
     estimator : fitted dpconvex estimator
         Any estimator with a ``certificate_``.
 
-    Returns
-    -------
-    str
-
     Examples
     --------
     >>> import numpy as np

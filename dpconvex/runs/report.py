@@ -93,14 +93,6 @@ class ProblemResult:
         return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
                 for m, d in self.errors.items()}
 
-    def table(self) -> str:
-        """The result as a Markdown table, followed by the band checks."""
-        return format_table(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form written to ``results.json``."""
-        return result_to_dict(self)
-
     def rows(self) -> list[tuple[str, str, dict[float, list[float]]]]:
         """(row label, method, errors by x): one row per method and distinct release.
 
@@ -152,13 +144,9 @@ def _cell(values: list[float]) -> str:
 def format_table(result: ProblemResult) -> str:
     """Markdown table of scores (mean ± std over runs), then the band checks.
 
-    The score is the problem's metric: test error, or test R² (higher is better).
-    Columns: one per ε (or training-set size), ``non-private`` (score-vs-ε
-    problems) and the trivial baseline on the same test rows: ``majority class``
-    (the error of predicting the most frequent training label) or ``constant
-    prediction`` (the R² of predicting the mean training label). Rows: one per
-    method and distinct release, ``"method → release"`` with the learner and
-    mechanism read from the fits' certificates (:meth:`ProblemResult.rows`).
+    Columns: one per ε (or training-set size), ``non-private`` (score-vs-ε problems) and
+    the trivial baseline on the same test rows (:data:`MAJORITY` or
+    :data:`CONSTANT_PREDICTION`); rows: :meth:`ProblemResult.rows`.
 
     Examples
     --------
@@ -208,15 +196,10 @@ def _stats(values: list[float]) -> dict[str, Any]:
 
 
 def result_to_dict(result: ProblemResult) -> dict[str, Any]:
-    """The JSON form of a result (``results.json``).
-
-    The keys of the first format are kept unchanged; added: ``metric``
-    (``"error"`` or ``"r2"``: what ``results`` and ``baselines`` hold), ``baselines``
-    (the trivial score per run, ``{"majority class": {mean, std, errors}}``, or
-    ``{"constant prediction": ...}`` for R²),
-    ``released`` (per method and point, ``{release name: fits}`` from the
-    certificates), ``fits`` and ``warnings`` (each distinct warning of the fits
-    once: ``{category, message, fits, methods}``).
+    """The JSON form of a result (``results.json``): among its keys ``metric`` (``"error"``
+    or ``"r2"``), ``baselines`` (the trivial score per run), ``released`` (per method and
+    point, ``{release name: fits}``), ``fits`` and ``warnings``
+    (``{category, message, fits, methods}``).
 
     Examples
     --------
@@ -311,20 +294,15 @@ def _save_png(result: ProblemResult, target: str | os.PathLike[str] | IO[bytes])
 def plot_result(result: ProblemResult, path: str | os.PathLike[str]) -> Path:
     """Plot the score (test error or R²) vs ε (log-x), or vs n for a learning curve, as PNG.
 
-    Private methods are drawn with error bars (std over runs), one series per
-    method and distinct release (labelled as the table's rows, from the
-    certificates); non-private methods and the trivial baseline (majority class,
-    or constant prediction for R²) as horizontal lines with a shaded ± std band. The legend is below the axes.
+    Private methods are drawn with error bars (std over runs), one series per row of the
+    table; non-private methods and the trivial baseline as horizontal lines with a shaded
+    ± std band.
 
     Parameters
     ----------
     result : ProblemResult
     path : path-like
         The PNG file to write (directly; :func:`write_outputs` writes atomically).
-
-    Returns
-    -------
-    Path
 
     Examples
     --------
@@ -430,17 +408,9 @@ def _write_temp(target: Path, mode: str, write: Callable[[Any], None], temps: li
 
 
 def write_outputs(result: ProblemResult, out_dir: str | os.PathLike[str]) -> tuple[Path, Path]:
-    """Write ``results.json`` and ``error_vs_epsilon.png`` into ``out_dir``, atomically.
-
-    Both files are first written in full to temporary files in ``out_dir``,
-    then renamed over the existing ones (the plot first, then the JSON). If
-    anything fails, the temporary files and the folders this call created
-    are removed and the earlier outputs are left as they were.
-
-    Returns
-    -------
-    (Path, Path)
-        The JSON and PNG paths.
+    """Write ``results.json`` and ``error_vs_epsilon.png`` into ``out_dir``, atomically
+    (module docstring; the plot first, then the JSON); return their paths. On a failure the
+    temporary files and the folders this call created are removed.
 
     Raises
     ------

@@ -312,13 +312,6 @@ def run_problem(problem: Problem | str, *, runs: int | None = None, quick: bool 
     progress : bool
         Draw a progress bar on stderr.
 
-    Returns
-    -------
-    ProblemResult
-        Scores per method and point, the trivial baseline of every run (majority class,
-        or for R² the mean training label), what each fit released (from its certificate,
-        :func:`~dpconvex.runs.release_name`), the band checks and the fits' warnings.
-
     Warns
     -----
     Warning

@@ -1,9 +1,4 @@
-"""The problem-file schema: registries, lookup, parsing and validation.
-
-A problem file names a dataset and its split, the learners and their
-parameters, the ε grid, the number of randomized runs, and the band each result
-must fall in (the regression oracle). The format is documented in
-``problems/README.md``; adding a problem means writing a file, not code.
+"""The problem-file schema (``problems/README.md``): registries, lookup, parsing and validation.
 
 Problem files are looked up, in order (:func:`problem_dirs`):
 
@@ -416,10 +411,6 @@ def import_object(target: str) -> Any:
     ----------
     target : str
         ``"package.module:object"``; the object may be a dotted path (``"mod:Class.attr"``).
-
-    Returns
-    -------
-    object
 
     Raises
     ------
@@ -895,10 +886,6 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     ----------
     name : str or path-like
         A problem name (see :func:`list_problems`) or the path of a ``.toml`` file.
-
-    Returns
-    -------
-    Problem
 
     Raises
     ------

@@ -49,8 +49,6 @@ class BoundedMeanTemplate:
 
     name = "bounded mean"
     kind = "bounded_mean"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/front_door_regression.md#privacy-private-mean"
     capabilities = frozenset({"bounded_sum"})
     noise_symmetric = False

@@ -86,7 +86,6 @@ class RangeTemplate:
 
     name = "range"
     kind = "range"
-    #: Where the constants of this class are derived.
     derivation = "docs/privacy/bounds.md#privacy-bounds-range"
     capabilities = frozenset({"grid_counts"})
     noise_symmetric = False

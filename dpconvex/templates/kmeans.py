@@ -41,20 +41,15 @@ class KMeansTemplate:
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 2))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> centers = rng.normal(size=(3, 2, 2)) / 4
     >>> from dpconvex.templates.kmeans import KMeansTemplate
-    >>> template = KMeansTemplate(X, np.arange(30) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
+    >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
     >>> template.kind, sorted(template.capabilities), template.K
     ('kmeans', ['cell_sums'], 2)
     """
 
     name = "per-class k-means"
     kind = "kmeans"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin.md#privacy-lm-mixture-budget"
     capabilities = frozenset({"cell_sums"})
     noise_symmetric = False

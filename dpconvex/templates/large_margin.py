@@ -306,8 +306,6 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
     """
 
     name = "large-margin Gaussian classifier"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin.md#privacy-large-margin"
     residual_tol = RESIDUAL_TOL
     space: BlockParameterization

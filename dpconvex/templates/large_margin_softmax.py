@@ -274,8 +274,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
     """
 
     name = "large-margin Gaussian classifier (softmax loss)"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/large_margin_softmax.md#privacy-large-margin-softmax"
     residual_tol = SOFTMAX_RESIDUAL_TOL
 

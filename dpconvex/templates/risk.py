@@ -49,8 +49,6 @@ class EmpiricalRiskTemplate:
 
     name = "empirical risk (clipped gradients)"
     kind = "noisy_gd"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd"
     capabilities = frozenset({"per_example_gradients"})
     noise_symmetric = False

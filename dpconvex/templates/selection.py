@@ -48,8 +48,6 @@ class SelectionTemplate:
 
     name = "selection by utility"
     kind = "selection"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/tuning_gd_ledger.md#privacy-private-tuning"
     capabilities = frozenset({"utilities"})
     noise_symmetric = False

@@ -67,8 +67,6 @@ class SufficientStatisticsTemplate:
 
     name = "sufficient statistics"
     kind = "linear_ssp"
-    #: Where the constants of this class are derived (a subclass is checked as a user's
-    #: template, docs/privacy/user_objectives.md#privacy-user-objectives).
     derivation = "docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics"
     capabilities = frozenset({"sufficient_statistics"})
     noise_symmetric = False

@@ -23,10 +23,12 @@ from dpconvex.runs import (
     ProblemError,
     assert_within_band,
     constant_r2,
+    format_table,
     import_object,
     load_data,
     load_problem,
     record_band,
+    result_to_dict,
     run_problem,
 )
 
@@ -129,14 +131,14 @@ def test_import_path_estimator_and_loss_run_and_report_r2(tmp_path, user_module,
     assert mine.private and not baseline.private
     assert baseline.params["loss"] is module.huber
     result = run_problem(problem, progress=False)
-    assert result.passed, result.table()
+    assert result.passed, format_table(result)
     assert set(result.errors) == {"mine", "mine non-private"} and set(result.errors["mine"]) == {10.0}
     assert len(result.baselines[CONSTANT_PREDICTION]) == 2 and MAJORITY not in result.baselines
     assert result.released["mine"][10.0] == {"objective perturbation on linear ERM": 2}
-    table = result.table()
+    table = format_table(result)
     assert "test R², mean ± std" in table and f"| {CONSTANT_PREDICTION} |" in table
     assert "[ok  ] mine at ε=10.0: R² " in table
-    payload = json.loads(json.dumps(result.to_dict()))
+    payload = json.loads(json.dumps(result_to_dict(result)))
     assert payload["metric"] == "r2" and payload["checks"][0]["min_r2"] == 0.3
 
 
@@ -152,7 +154,7 @@ params = { alpha = 1.0 }
     assert not problem.methods[2].private
     result = run_problem(problem, progress=False)
     assert set(result.errors["ridge"]) == {float("inf")} and len(result.errors["ridge"][np.inf]) == 2
-    assert "| ridge |" in result.table()  # no release to name: it has no certificate
+    assert "| ridge |" in format_table(result)  # no release to name: it has no certificate
 
 
 def test_the_grid_epsilon_reaches_a_factory_without_an_epsilon_parameter(tmp_path, user_module):
@@ -315,7 +317,7 @@ def test_a_csv_file_relative_to_the_problem_file(tmp_path):
     X, y = load_data(problem)
     assert X.shape == (200, 2) and y.dtype == np.float64 and set(y.tolist()) == {0.0, 1.0}
     result = run_problem(problem, progress=False)
-    assert result.passed, result.table()
+    assert result.passed, format_table(result)
     assert len(result.baselines[MAJORITY]) == 1
 
 

@@ -12,6 +12,7 @@ from dpconvex.errors import PrivacyWarning
 from dpconvex.runs import (
     WarningTally,
     first_sentence,
+    format_table,
     load_data,
     release_name,
     run_problem,
@@ -94,7 +95,7 @@ def test_rows_name_the_release_read_from_the_certificates(run):
         assert result.released["LM defaults"][eps] == {release_name(est): 3}
         assert release_name(est) in [label.split(" → ", 1)[1] for label, m, _ in result.rows()
                                      if m == "LM defaults"]
-    table = result.table()
+    table = format_table(result)
     labels = [ln.split(" | ")[0][2:] for ln in table.splitlines() if ln.startswith("| LM")]
     assert labels and all(" → " in label for label in labels)
     assert "| LM non-private → non-private baseline" in table and "| majority class |" in table

@@ -110,16 +110,11 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
 
     Each class c (and component m) gets a PSD matrix Φ_{c,m} of size (d + 1) × (d + 1); a
     row x is mapped to z = [x; 1]/sqrt(q² + 1) and classified to argmin_c min_m zᵀΦ_{c,m}z.
-    With ``loss="pairwise"`` training minimizes the objective of Pathak & Raj (TDSC 2012,
-    eq. 11) — Huber hinge on the large-margin constraints, γ Σ tr(Ψ) + (lam/2) Σ ||Φ||²_F —
-    plus (1/n) Σ ⟨b, Φ⟩, b calibrated as in
-    ``docs/privacy/large_margin.md#privacy-large-margin``. The defaults ("auto",
-    privacy-large-margin-defaults, resolved from the parameters and the public n, C and d
-    only by :mod:`dpconvex.privacy.rules.large_margin`): the softmax loss on a public
-    feature map linear in x (K = 1; pairwise for K > 1), pure ε-DP noise (Gaussian when
-    ``delta > 0``), lam from the public rule of privacy-softmax-lambda-rule, rows scaled to
-    the norm bound, and, with C >= 3 classes, DP class centroids released as Φ while
-    r = n·ε/(C(d + 1)) is small (privacy-centroid-switch; ``mechanism`` below).
+    Training minimizes a large-margin loss plus (lam/2) Σ ||Φ||²_F (and, pairwise, γ Σ tr(Ψ);
+    Pathak & Raj, TDSC 2012, eq. 11) plus (1/n) Σ ⟨b, Φ⟩, b calibrated as in
+    ``docs/privacy/large_margin.md#privacy-large-margin``. The "auto" defaults read the
+    parameters and the public n, C and d only (:mod:`dpconvex.privacy.rules.large_margin`,
+    privacy-large-margin-defaults; ``loss``, ``mechanism`` and ``lam`` below).
 
     Parameters
     ----------
@@ -265,57 +260,18 @@ default="auto"
     (4,)
     """
 
-    def __init__(
-        self,
-        *,
-        epsilon: float = 1.0,
-        delta: float | None = None,
-        gamma: float = 1e-2,
-        lam: float | str = "auto",
-        h: float = 0.5,
-        n_components: int | str = "auto",
-        mechanism: str = "auto",
-        data_norm: float = 1.0,
-        component_assignment: str | None = None,
-        centers: Any = None,
-        kmeans_epsilon_fraction: float = 0.2,
-        kmeans_iter: int = 3,
-        loss: Loss | str | None = "auto",
-        extra_terms: Sequence[MatrixTerm] | None = None,
-        solver: str | None = None,
-        random_state: Any = None,
-        optimality_tol: float | None = None,
-        max_iter: int | None = None,
-        accountant: Any = None,
-        classes: Any = None,
-        verbose: int = 0,
-        structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
-        row_norm: str = "auto",
-        unknown_labels: str = "raise",
-    ):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.gamma = gamma
-        self.lam = lam
-        self.h = h
-        self.n_components = n_components
-        self.mechanism = mechanism
-        self.data_norm = data_norm
-        self.component_assignment = component_assignment
-        self.centers = centers
-        self.kmeans_epsilon_fraction = kmeans_epsilon_fraction
-        self.kmeans_iter = kmeans_iter
-        self.loss = loss
-        self.extra_terms = extra_terms
-        self.solver = solver
-        self.random_state = random_state
-        self.optimality_tol = optimality_tol
-        self.max_iter = max_iter
-        self.accountant = accountant
-        self.classes, self.verbose = classes, verbose
-        self.structure, self.feature_weights = structure, feature_weights
-        self.row_norm = row_norm
-        self.unknown_labels = unknown_labels
+    def __init__(self, *, epsilon: float = 1.0, delta: float | None = None, gamma: float = 1e-2,
+                 lam: float | str = "auto", h: float = 0.5, n_components: int | str = "auto",
+                 mechanism: str = "auto", data_norm: float = 1.0,
+                 component_assignment: str | None = None, centers: Any = None,
+                 kmeans_epsilon_fraction: float = 0.2, kmeans_iter: int = 3,
+                 loss: Loss | str | None = "auto", extra_terms: Sequence[MatrixTerm] | None = None,
+                 solver: str | None = None, random_state: Any = None,
+                 optimality_tol: float | None = None, max_iter: int | None = None,
+                 accountant: Any = None, classes: Any = None, verbose: int = 0,
+                 structure: str = "auto", feature_weights: tuple[float, float, float] | None = None,
+                 row_norm: str = "auto", unknown_labels: str = "raise"):
+        self._store_params(locals())
 
     # -------------------------------------------------------------- validation
     #: The mechanisms ``mechanism=`` offers on the objective path, and the "auto" pair.
@@ -383,7 +339,7 @@ default="auto"
         C = len(classes) always; with ``classes=`` nothing about the label set is
         read from y, and a class with fewer than K records (or none) still gets
         a model (its blocks get noise and regularization only): no refusal
-        depends on one record (DESIGN.md §4).
+        depends on one record.
         """
         owner = type(self).__name__
         Xv = check_array(X, f"{owner}.fit", min_samples=2)

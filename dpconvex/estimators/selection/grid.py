@@ -55,7 +55,7 @@ from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
 from ...templates.selection import SelectionTemplate
-from ..base import NO_CONTEXT, FitContext, fit_with
+from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fit_with
 from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
@@ -178,6 +178,7 @@ class SelectedEstimator:
     a leaf name, and predictions delegated to ``best_estimator_`` (post-processing)."""
 
     estimator: Any
+    _store_params = PrivateEstimator._store_params
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()  # type: ignore[misc]
@@ -391,14 +392,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
     def __init__(self, estimator: Any, param_grid: Any, *, epsilon: float,
                  random_state: Any = None, public_validation: Any = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.epsilon = epsilon
-        self.random_state = random_state
-        self.public_validation = public_validation
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
+        self._store_params(locals())
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateGridSearch:
         """:meth:`fit` inside ``context``: the candidates draw from generators spawned

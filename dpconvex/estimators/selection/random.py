@@ -156,12 +156,9 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
 class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-DP hyperparameter selection by random repetition ([LT19]_, [PS22]_ Cor. 3).
 
-    Every run trains a uniformly random candidate on the same training split with
-    ε₁ = ε/(2 + η) and scores it on a disjoint validation split with ε₁ (noisy
-    mistake count); after a random number K of runs the best-scoring model is
-    released. Unlike :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch` (CMS Alg. 4) no
-    candidate is confined to 1/(m+1) of the rows; the price is ε₁ < ε per run.
-    Dask rows are split per chunk on the workers as in
+    The procedure of the module docstring: K runs, each a random candidate trained with
+    ε₁ = ε/(2 + η) and scored with ε₁; the best-scoring model is released. Dask rows are
+    split per chunk on the workers as in
     :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`.
 
     Parameters
@@ -236,16 +233,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                  repetitions: str = "logarithmic", mean_runs: float = 10.0,
                  validation_fraction: float = 0.1, random_state: Any = None,
                  accountant: Any = None, classes: Any = None, unknown_labels: str = "raise"):
-        self.estimator = estimator
-        self.param_grid = param_grid
-        self.epsilon = epsilon
-        self.repetitions = repetitions
-        self.mean_runs = mean_runs
-        self.validation_fraction = validation_fraction
-        self.random_state = random_state
-        self.accountant = accountant
-        self.classes = classes
-        self.unknown_labels = unknown_labels
+        self._store_params(locals())
 
     def _check_params(self, owner: str) -> tuple[float, float, Repetitions, float]:
         epsilon = check_float("epsilon", self.epsilon, owner)

@@ -378,14 +378,10 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
     result is checked against the exact Gaussian-DP curve (:func:`gdp_epsilon`); an
     accountant reporting less than the exact ε raises instead of releasing.
 
-    Speed: the search path is the plain bisection's (which asks the PLD accountant every
-    question: 77 s at ε = 20, 284 s at ε = 50 with 1,000 steps), but most answers need no
-    accountant call: a z below the exact Gaussian-DP solution is infeasible for any sound
-    accountant, and the PLD threshold, within about 10⁻⁶ of that solution, is first
-    bracketed by a few regula falsi steps, after which monotonicity answers. Typically 5 PLD
-    calls instead of 23, the same z bit for bit (a final accountant call checks it; if that
-    failed, the plain bisection would run). Cached per (ε, δ, T, accounting, rtol): all
-    arguments are public.
+    The search path is the plain bisection's, but most answers need no accountant call: a z
+    below the exact Gaussian-DP solution is infeasible, and the PLD threshold is first
+    bracketed by a few regula falsi steps (typically 5 PLD calls instead of 23, the same z
+    bit for bit; a final accountant call checks it). Cached per (ε, δ, T, accounting, rtol).
 
     PrivacyError if no multiplier up to 2^60 reaches the target, or the accountant
     disagrees with the exact curve.

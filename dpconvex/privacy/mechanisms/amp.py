@@ -59,14 +59,12 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> X = np.random.default_rng(0).normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
     >>> mech = get_mechanism("amp", inner="objective", fraction=0.1)
     >>> mech.wraps, mech.pure
     (True, True)

@@ -300,9 +300,7 @@ class ClassSumGaussian(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> U = np.random.default_rng(0).normal(size=(30, 3))
-    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
-    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> template = ClassSumTemplate(X, np.arange(40) % 3, n_classes=3)  # X: conftest.py
     >>> mech = get_mechanism("gaussian")
     >>> type(mech).__name__, mech.pure
     ('ClassSumGaussian', False)
@@ -353,9 +351,7 @@ class ClassSumNormGamma(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> U = np.random.default_rng(0).normal(size=(30, 3))
-    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
-    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> template = ClassSumTemplate(X, np.arange(40) % 3, n_classes=3)  # X: conftest.py
     >>> mech = get_mechanism("norm_gamma_sum")
     >>> cal = mech.calibrate(template, Budget(1.0))
     >>> cal.sensitivity, cal.noise_rate
@@ -395,9 +391,7 @@ class ClassSumKNorm(_ClassSumNoise):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.estimators.centroids import ClassSumTemplate
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> U = np.random.default_rng(0).normal(size=(30, 3))
-    >>> U /= np.linalg.norm(U, axis=1, keepdims=True)
-    >>> template = ClassSumTemplate(U, np.arange(30) % 3, n_classes=3)
+    >>> template = ClassSumTemplate(X, np.arange(40) % 3, n_classes=3)  # X: conftest.py
     >>> mech = get_mechanism("knorm_sum")
     >>> mech.count_weight, mech.pure
     (0.5, True)

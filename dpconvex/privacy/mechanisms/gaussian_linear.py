@@ -74,12 +74,10 @@ def gradient_difference_rank(template: ConstantsSource) -> int:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> X = np.random.default_rng(0).normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
     >>> from dpconvex.privacy.mechanisms.gaussian_linear import gradient_difference_rank
     >>> gradient_difference_rank(template)
     2
@@ -296,14 +294,12 @@ class GaussianObjectivePerturbation(_GaussianLinear):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> X = np.random.default_rng(0).normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
     >>> mech = get_mechanism("gaussian_objective")
     >>> mech.pure
     False
@@ -363,14 +359,12 @@ class GaussianOutputPerturbation(_GaussianLinear):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> X = np.random.default_rng(0).normal(size=(40, 3))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
     >>> mech = get_mechanism("gaussian_output")
     >>> round(mech.noise_report(template, Budget(1.0, 1e-5)).coordinate_scale, 4)
     1.8653

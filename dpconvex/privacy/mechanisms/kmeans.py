@@ -43,14 +43,11 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from dpconvex.templates.kmeans import KMeansTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 2))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> centers = rng.normal(size=(3, 2, 2)) / 4
-    >>> template = KMeansTemplate(X, np.arange(30) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
+    >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
     >>> from dpconvex.privacy.mechanisms.kmeans import lloyd
     >>> lloyd(template).shape
-    (3, 2, 2)
+    (3, 2, 3)
     """
     C, K, d, J = template.C, template.K, template.d, template.C * template.K
     X, y = template.X, template.y
@@ -78,11 +75,8 @@ class DPKMeans(Mechanism[KMeansTemplate]):
     --------
     >>> import numpy as np
     >>> from dpconvex.templates.kmeans import KMeansTemplate
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(30, 2))
-    >>> X /= np.linalg.norm(X, axis=1, keepdims=True)
-    >>> centers = rng.normal(size=(3, 2, 2)) / 4
-    >>> template = KMeansTemplate(X, np.arange(30) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
+    >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
     >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> mech = get_mechanism("dp_kmeans")
@@ -90,7 +84,7 @@ class DPKMeans(Mechanism[KMeansTemplate]):
     True
     >>> rel = release(template, mech, Budget(1.0), rng=0)
     >>> rel.theta.shape, rel.certificate.epsilon
-    ((3, 2, 2), 1.0)
+    ((3, 2, 3), 1.0)
     """
 
     name = "dp_kmeans"

@@ -34,25 +34,12 @@ T steps of multiplier z are exactly μ-GDP when z = sqrt(T)/μ):
   clipped steps plus three standard deviations of the summed noise, so the
   projection rarely acts.
 
-The clip, step and radius constants were chosen on validation splits of the
-training data only (Adult: adult.data split 80/20; KDDCup99: the 50,000
-training rows of a 70,000-row sample split 40,000/10,000; ε ∈ {0.1, 1}; 3
-seeds), never on a test set. There, accuracy depended on the travel ηCT much
-more than on η, C or T separately; a ball small enough to bind (R = 10 or 20)
-did worse than stopping (down to the majority class), hence the non-binding
-radius rule. :data:`TRAVEL` is chosen from held-out accuracy against T, the other settings
-by their rules, on breast cancer, Adult and synthetic rows over a range of n,
-ε and δ: the fewest steps whose mean shortfall from each case's best accuracy
-is within 0.1 points of the least such mean (selection seeds; the report seeds
-are checked separately). A lower :data:`MAX_STEPS` would cost accuracy on
-Adult, which still gains from the steps up to it. Measured by
-``benchmarks/noisy_gd_steps.py`` in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
+The constants were chosen on validation splits of training data only, never on a test
+set; the measurements (``benchmarks/noisy_gd_steps.py``) are in
+docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
 
-Averaging. The released model is the average of the last half of the iterates
-(``average="last_half"``, t > T/2; Shamir & Zhang 2013 show suffix averaging
-attains the optimal rate where the full average does not); ``"all"`` averages
-every iterate. Both are post-processing of
-the T private steps.
+Averaging. The model averages the iterates t > T/2 (``average="last_half"``; suffix
+averaging attains the optimal rate, [SZ13]_) or all of them (``"all"``): post-processing.
 
 References
 ----------
