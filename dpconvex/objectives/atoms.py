@@ -371,24 +371,20 @@ def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, fl
 
 
 # ------------------------------------------------------------- numeric evaluation
-# A part is (value, ∂/∂z, ∂²/∂z²); a derivative that does not vary with the row is a scalar
+# A part is (value, ∂/∂z, ∂²/∂z²); a derivative that does not vary with the row is a float
 # (0.0 for a constant), so the rules below spend no array pass on it.
+def _zero(x: Any) -> bool:
+    return not isinstance(x, np.ndarray) and x == 0.0
+
+
 def _plus(a: Any, b: Any) -> Any:
     """a + b, with a scalar 0 added for free."""
-    if np.isscalar(b) and b == 0.0:
-        return a
-    if np.isscalar(a) and a == 0.0:
-        return b
-    return a + b
+    return a if _zero(b) else b if _zero(a) else a + b
 
 
 def _times_part(c: float, x: Any) -> Any:
     """c·x for a constant c, free for c = 1 or x = 0."""
-    if c == 1.0:
-        return x
-    if np.isscalar(x) and x == 0.0:
-        return 0.0
-    return c * x
+    return x if c == 1.0 else 0.0 if _zero(x) else c * x
 
 
 def _n_add(expr, parts, second):
@@ -406,7 +402,7 @@ def _n_neg(expr, parts, second):
 def _constant(part: tuple) -> float | None:
     """The value of a part that is a constant in z (a float), else None."""
     v, d1, d2 = part
-    return float(v) if np.isscalar(v) and np.isscalar(d1) and d1 == 0.0 and d2 == 0.0 else None
+    return float(v) if not isinstance(v, np.ndarray) and _zero(d1) and _zero(d2) else None
 
 
 def _n_mul(expr, parts, second):
@@ -442,7 +438,7 @@ def _n_logistic(expr, parts, second):
     if not second:
         return value, s * u1, 0.0
     d2 = s * (1 - s) * u1 * u1
-    return value, s * u1, d2 if np.isscalar(u2) and u2 == 0.0 else d2 + s * u2
+    return value, s * u1, d2 if _zero(u2) else d2 + s * u2
 
 
 def _n_huber(expr, parts, second):
@@ -455,7 +451,7 @@ def _n_huber(expr, parts, second):
     if not second:
         return value, f1 * u1, 0.0
     d2 = np.where(inside, 2.0, 0.0) * u1 * u1
-    return value, f1 * u1, d2 if np.isscalar(u2) and u2 == 0.0 else d2 + f1 * u2
+    return value, f1 * u1, d2 if _zero(u2) else d2 + f1 * u2
 
 
 def _select(parts, later_wins):
@@ -465,9 +461,13 @@ def _select(parts, later_wins):
         take = later_wins(np.asarray(w, dtype=float), np.asarray(v, dtype=float))
         v = np.where(take, w, v)
         # a derivative equal in both (e.g. 0.0 of two constants) needs no pass
-        d1 = d1 if np.isscalar(d1) and np.isscalar(e1) and d1 == e1 else np.where(take, e1, d1)
-        d2 = d2 if np.isscalar(d2) and np.isscalar(e2) and d2 == e2 else np.where(take, e2, d2)
+        d1 = d1 if _same_scalar(d1, e1) else np.where(take, e1, d1)
+        d2 = d2 if _same_scalar(d2, e2) else np.where(take, e2, d2)
     return v, d1, d2
+
+
+def _same_scalar(a: Any, b: Any) -> bool:
+    return not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray) and a == b
 
 
 def _n_maximum(expr, parts, second):
@@ -547,6 +547,10 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> list[tuple]:
                 args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") \
                     else e.args
             kids = [visit(a) for a in args]
+            identity = {_n_add: 0.0, _n_mul: 1.0}.get(rule)  # x + 0 and 1·x: no step
+            live = [k for k in kids if steps[k] != ("const", identity)]
+            if identity is not None and len(live) == 1:
+                return live[0]
             steps.append((rule, e, kids))
         return len(steps) - 1
 
