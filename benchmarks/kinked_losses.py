@@ -3,7 +3,7 @@
 Part 1, the hinge. ``PrivateLinearClassifier(loss=lambda m: cp.pos(1 - m), epsilon=ε,
 classes=[0, 1])`` (``smoothing="auto"``: the half-width chosen with Λ; ``mechanism="auto"``:
 objective perturbation) on scikit-learn's breast cancer (``dp.datasets.load_sklearn``: rows of
-norm <= 1), beside ``PrivateHuberSVM`` (the hand-written Huber hinge, h = 0.5) at the same ε,
+norm <= 1), beside ``PrivateHuberSVM`` (the same hinge Huberized at h = 0.5) at the same ε,
 the non-private fit of the same stated loss (``mechanism="none"``) and the majority class;
 test accuracy.
 

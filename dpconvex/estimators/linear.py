@@ -669,7 +669,8 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
     {linear_parameters}
     h : float, default=0.5
         Huber (or smooth-hinge) width h > 0; the curvature bound is 1/(2h)
-        (huber) or 3/(4h) (smooth_hinge).
+        (huber: the hinge ``cp.pos(1 - m)`` Huberized at half-width h by the loss compiler,
+        :class:`~dpconvex.objectives.HuberHinge`) or 3/(4h) (smooth_hinge).
     loss : {"huber", "smooth_hinge"}, default="huber"
         "smooth_hinge" has no DCP form: only ``solver="native"`` accepts it.
 

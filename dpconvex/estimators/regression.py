@@ -7,7 +7,8 @@ read through two public per-record maps: clipped to ``label_range`` = (lo, hi), 
 to u = (2y − lo − hi)/(hi − lo) ∈ [−1, 1]; the loss sees u, so its constants do not depend
 on the labels' units, and predictions are mapped back (and clipped to the range).
 :class:`PrivateHuberRegressor` and :class:`PrivateQuantileRegressor` are the same estimator
-with the loss fixed: the Huber loss, and the smoothed pinball loss of a quantile τ ([KB78]_).
+with the loss fixed: the Huber loss, and the pinball loss of a quantile τ ([KB78]_) with its
+kink smoothed by the loss compiler.
 
 References
 ----------
@@ -36,6 +37,7 @@ from .._validation import (
     LAM,
     MAX_ITER_RULE,
     RANDOM_STATE,
+    Auto,
     Bool,
     Constraint,
     Float,
@@ -160,8 +162,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     ----------
     loss : {"huber", "pinball", "squared"} or Loss, default="huber"
         "huber": :class:`~dpconvex.objectives.HuberRegression` (threshold ``huber_threshold``
-        on the unit label scale); "pinball": the smoothed quantile loss
-        :class:`~dpconvex.objectives.Pinball` (``quantile``); "squared": (z − y)²/2, whose
+        on the unit label scale); "pinball": the quantile loss
+        :class:`~dpconvex.objectives.Pinball` (``quantile``, its kink smoothed at half-width
+        0.1 on the unit scale); "squared": (z − y)²/2, whose
         slope is unbounded on the predictions a release can reach, so the verifier refuses it
         with the reason (docs/privacy/user_objectives.md#privacy-prediction-losses). A
         :class:`~dpconvex.objectives.Loss` of kind "regression" (e.g. from
@@ -373,7 +376,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     See Also
     --------
     PrivateLinearRegressor : any loss of the prediction, a user's included.
-    PrivateQuantileRegressor : the smoothed pinball loss of a quantile.
+    PrivateQuantileRegressor : the pinball loss of a quantile.
     PrivateLinearRegression : the squared loss, by sufficient-statistics perturbation.
 
     References
@@ -429,10 +432,11 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     """ε- (or (ε, δ)-) differentially private linear quantile regression (smoothed pinball loss).
 
     :class:`PrivateLinearRegressor` with ``loss="pinball"`` fixed: it minimizes
-    (1/n) Σ ℓ(wᵀx̃ᵢ, uᵢ) + (Λ/2)‖(w, b/s)‖² with the quantile loss ρ_τ of [KB78]_ smoothed
-    over a width h, ℓ(z, u) = (1 − τ)·r + h·log(1 + e^{−r/h}), r = z − u, which differs
-    from ρ_τ(u − z) by at most h·log 2. Its slope is at most max(τ, 1 − τ) and its curvature
-    at most 1/(4h) on all of ℝ and for every label
+    (1/n) Σ ℓ(wᵀx̃ᵢ, uᵢ) + (Λ/2)‖(w, b/s)‖² with the quantile loss ρ_τ(u − z) of [KB78]_,
+    stated in CVXPY (:func:`~dpconvex.objectives.losses.pinball`) and its kink Huberized by
+    the loss compiler at half-width h: ℓ = ρ_τ where |z − u| >= h, and at most h/4 above it
+    (:class:`~dpconvex.objectives.Pinball`). Its slope is at most max(τ, 1 − τ) and its
+    curvature at most 1/(2h) on all of ℝ and for every label
     (docs/privacy/user_objectives.md#privacy-prediction-losses), so objective perturbation
     ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ Section 3) and output perturbation
     ([CMS]_ Alg. 1) apply. The prediction estimates the τ-quantile of the label given x,
@@ -444,12 +448,12 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     ----------
     quantile : float, default=0.5
         τ in (0, 1): the quantile predicted (0.5: the median).
-    smoothing : float, default=0.05
-        h, the width of the smoothing on the unit label scale (h·(hi − lo)/2 in the labels'
-        units). The minimizer of the smoothed loss is the τ-quantile of the residual plus a
-        logistic variable of scale h, so its quantiles lie further out than the residuals'
-        where h is not small against their spread on the unit scale; a smaller h has
-        curvature 1/(4h), which objective perturbation pays for
+    smoothing : float or "auto", default=0.1
+        h, the half-width of the smoothed kink on the unit label scale (h·(hi − lo)/2 in the
+        labels' units): residuals within h of the prediction count quadratically, which moves
+        the fitted quantile by at most h; a smaller h has curvature 1/(2h), which objective
+        perturbation pays for. "auto": h chosen with Λ by the public rule of
+        :func:`~dpconvex.privacy.rules.lam.resolve_smoothing`
         (docs/privacy/user_objectives.md#privacy-prediction-losses).
     {regression_parameters}
 
@@ -480,12 +484,13 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     """
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        **_FIXED_LOSS_CONSTRAINTS, "quantile": Float(high=1.0), "smoothing": Float()}
+        **_FIXED_LOSS_CONSTRAINTS, "quantile": Float(high=1.0), "smoothing": Auto(Float())}
 
     def __init__(self, *, quantile: float = 0.5, epsilon: float = 1.0, delta: float = 0.0,
                  label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
-                 lam: float | str = "auto", mechanism: str = "auto", smoothing: float = 0.05,
+                 lam: float | str = "auto", mechanism: str = "auto",
+                 smoothing: float | str = 0.1,
                  solver: str | None = None, random_state: Any = None,
                  max_iter: int | None = None, accountant: Any = None, constraints: Any = None):
         self.quantile = quantile
@@ -506,4 +511,4 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
 
     def _make_loss(self) -> Loss:
         return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile),
-                                   smoothing=float(self.smoothing))
+                                   smoothing=self.smoothing)

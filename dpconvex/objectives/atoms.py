@@ -371,48 +371,61 @@ def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, fl
 
 
 # ------------------------------------------------------------- numeric evaluation
-def _numeric(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:
-    """(value, ∂/∂z, ∂²/∂z²) of ``expr`` at the arrays of ``env`` (id -> (v, d1, d2))."""
-    if isinstance(expr, (cp.Variable, cp.Parameter)) and expr.id in env:
-        return env[expr.id]
-    if not expr.variables() and not any(p.id in env for p in expr.parameters()):
-        c = float(np.asarray(expr.value, dtype=float).reshape(()))
-        return c, 0.0, 0.0
-    name = type(expr).__name__
-    if name == "log_sum_exp":
-        return _numeric_lse(expr, env)
-    rule = _NUMERIC.get(name)
-    if rule is None:
-        raise _Unknown
-    return rule(expr, [_numeric(a, env) for a in expr.args])
+# A part is (value, ∂/∂z, ∂²/∂z²); a derivative that does not vary with the row is a float
+# (0.0 for a constant), so the rules below spend no array pass on it.
+def _zero(x: Any) -> bool:
+    return not isinstance(x, np.ndarray) and x == 0.0
 
 
-def _n_add(expr, parts):
-    return (sum(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts))
+def _plus(a: Any, b: Any) -> Any:
+    """a + b, with a scalar 0 added for free."""
+    return a if _zero(b) else b if _zero(a) else a + b
 
 
-def _n_neg(expr, parts):
+def _times_part(c: float, x: Any) -> Any:
+    """c·x for a constant c, free for c = 1 or x = 0."""
+    return x if c == 1.0 else 0.0 if _zero(x) else c * x
+
+
+def _n_add(expr, parts, second):
+    out = list(parts[0])
+    for part in parts[1:]:
+        out = [_plus(a, b) for a, b in zip(out, part, strict=True)]
+    return tuple(out)
+
+
+def _n_neg(expr, parts, second):
     v, d1, d2 = parts[0]
     return -v, -d1, -d2
 
 
-def _n_mul(expr, parts):
+def _constant(part: tuple) -> float | None:
+    """The value of a part that is a constant in z (a float), else None."""
+    v, d1, d2 = part
+    return float(v) if not isinstance(v, np.ndarray) and _zero(d1) and _zero(d2) else None
+
+
+def _n_mul(expr, parts, second):
+    for i in (0, 1):
+        c = _constant(parts[i])
+        if c is not None:
+            return tuple(_times_part(c, x) for x in parts[1 - i])
     (u, u1, u2), (v, v1, v2) = parts
-    return u * v, u1 * v + u * v1, u2 * v + 2 * u1 * v1 + u * v2
+    return u * v, u1 * v + u * v1, u2 * v + 2 * u1 * v1 + u * v2 if second else 0.0
 
 
-def _n_div(expr, parts):
+def _n_div(expr, parts, second):
     (u, u1, u2), (c, c1, _) = parts
     if np.any(np.asarray(c1) != 0):
         raise _Unknown
     return u / c, u1 / c, u2 / c
 
 
-def _n_pass(expr, parts):
+def _n_pass(expr, parts, second):
     return parts[0]
 
 
-def _n_logistic(expr, parts):
+def _n_logistic(expr, parts, second):
     # one exp for the value and the slope: with e = exp(-|u|), log(1 + e^u) = max(u, 0) +
     # log1p(e) and σ(u) = 1/(1 + e) for u >= 0, e/(1 + e) for u < 0 (no overflow)
     u, u1, u2 = parts[0]
@@ -422,61 +435,71 @@ def _n_logistic(expr, parts):
     s = np.where(u >= 0, inv, e * inv)
     value = np.log1p(e)
     value += np.maximum(u, 0.0)
-    return value, s * u1, s * (1 - s) * u1 * u1 + s * u2
+    if not second:
+        return value, s * u1, 0.0
+    d2 = s * (1 - s) * u1 * u1
+    return value, s * u1, d2 if _zero(u2) else d2 + s * u2
 
 
-def _n_huber(expr, parts):
+def _n_huber(expr, parts, second):
     u, u1, u2 = parts[0]
     M = float(np.asarray(expr.M.value, dtype=float))
-    inside = np.abs(u) <= M
-    value = np.where(inside, u * u, 2 * M * np.abs(u) - M * M)
+    a = np.abs(u)
+    inside = a <= M
+    value = np.where(inside, u * u, 2 * M * a - M * M)
     f1 = np.clip(2 * u, -2 * M, 2 * M)
-    return value, f1 * u1, np.where(inside, 2.0, 0.0) * u1 * u1 + f1 * u2
+    if not second:
+        return value, f1 * u1, 0.0
+    d2 = np.where(inside, 2.0, 0.0) * u1 * u1
+    return value, f1 * u1, d2 if _zero(u2) else d2 + f1 * u2
 
 
-def _select(parts, pick):
-    values = np.broadcast_arrays(*[np.asarray(p[0], dtype=float) for p in parts])
-    k = pick(np.stack(values), axis=0)
-    out = []
-    for j in range(3):  # a derivative may be a scalar: broadcast to the values' shape
-        stacked = np.stack([np.broadcast_to(np.asarray(p[j], dtype=float), k.shape) for p in parts])
-        out.append(np.take_along_axis(stacked, k[None], axis=0)[0])
-    return tuple(out)
+def _select(parts, later_wins):
+    """The part whose value is picked, row by row: the first of the extremal ones."""
+    v, d1, d2 = parts[0]
+    for w, e1, e2 in parts[1:]:
+        take = later_wins(np.asarray(w, dtype=float), np.asarray(v, dtype=float))
+        v = np.where(take, w, v)
+        # a derivative equal in both (e.g. 0.0 of two constants) needs no pass
+        d1 = d1 if _same_scalar(d1, e1) else np.where(take, e1, d1)
+        d2 = d2 if _same_scalar(d2, e2) else np.where(take, e2, d2)
+    return v, d1, d2
 
 
-def _n_maximum(expr, parts):
-    return _select(parts, np.argmax)
+def _same_scalar(a: Any, b: Any) -> bool:
+    return not isinstance(a, np.ndarray) and not isinstance(b, np.ndarray) and a == b
 
 
-def _n_minimum(expr, parts):
-    return _select(parts, np.argmin)
+def _n_maximum(expr, parts, second):
+    return _select(parts, np.greater)
 
 
-def _n_abs(expr, parts):
+def _n_minimum(expr, parts, second):
+    return _select(parts, np.less)
+
+
+def _n_abs(expr, parts, second):
     u, u1, u2 = parts[0]
     sign = np.where(np.asarray(u) < 0, -1.0, 1.0)
-    return np.abs(u), sign * u1, sign * u2
+    return np.abs(u), sign * u1, sign * u2 if second else 0.0
 
 
-def _n_power(expr, parts):
+def _n_power(expr, parts, second):
     u, u1, u2 = parts[0]
     p = float(np.asarray(getattr(expr, "_p_orig", getattr(expr, "p", 2.0)), dtype=float))
     u = np.asarray(u, dtype=float)
     f1 = p * np.abs(u) ** (p - 1) * np.sign(u) if p != 2 else 2 * u
     f2 = p * (p - 1) * np.abs(u) ** (p - 2) if p != 2 else 2.0
-    return np.abs(u) ** p if p != 2 else u * u, f1 * u1, f2 * u1 * u1 + f1 * u2
+    return np.abs(u) ** p if p != 2 else u * u, f1 * u1, f2 * u1 * u1 + f1 * u2 if second else 0.0
 
 
-def _n_exp(expr, parts):
+def _n_exp(expr, parts, second):
     u, u1, u2 = parts[0]
     e = np.exp(u)
-    return e, e * u1, e * (u1 * u1 + u2)
+    return e, e * u1, e * (u1 * u1 + u2) if second else 0.0
 
 
-def _numeric_lse(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:
-    inner = expr.args[0]
-    pieces = [_numeric(p, env) for p in inner.args] if type(inner).__name__ in (
-        "Hstack", "Vstack") else [_numeric(inner, env)]
+def _n_lse(expr, pieces, second):
     v = np.stack(np.broadcast_arrays(*[np.asarray(p[0], dtype=float) for p in pieces]))
     # a derivative may be a scalar: broadcast to the values' shape
     d1, d2 = (np.stack([np.broadcast_to(np.asarray(p[j], dtype=float), v.shape[1:]) for p in pieces])
@@ -486,6 +509,8 @@ def _numeric_lse(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, 
     total = np.sum(w, axis=0)
     prob = w / total
     g1 = np.sum(prob * d1, axis=0)
+    if not second:
+        return top + np.log(total), g1, 0.0
     return top + np.log(total), g1, np.sum(prob * (d2 + d1 * d1), axis=0) - g1 * g1
 
 
@@ -497,16 +522,63 @@ _NUMERIC: dict[str, Callable[[cp.Expression, list], tuple[Any, Any, Any]]] = {
     "promote": _n_pass, "Promote": _n_pass, "logistic": _n_logistic, "huber": _n_huber,
     "maximum": _n_maximum, "minimum": _n_minimum, "abs": _n_abs, "pos": _n_maximum,
     "neg": _n_minimum, "power": _n_power, "PowerApprox": _n_power, "square": _n_power,
-    "exp": _n_exp,
+    "exp": _n_exp, "log_sum_exp": _n_lse,
 }
+
+
+def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> list[tuple]:
+    """``expr`` as steps in evaluation order, read once: ("input", i) for the i-th of the
+    ``inputs`` (variable or parameter ids), ("const", c) for a sub-expression constant in
+    them (its value folded), (rule, expr, argument steps) for an atom of :data:`_NUMERIC`."""
+    steps: list[tuple] = []
+
+    def visit(e: cp.Expression) -> int:
+        if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
+            steps.append(("input", inputs.index(e.id)))
+        elif not e.variables() and not any(p.id in inputs for p in e.parameters()):
+            steps.append(("const", float(np.asarray(e.value, dtype=float).reshape(()))))
+        else:
+            name = type(e).__name__
+            rule = _NUMERIC.get(name)
+            if rule is None:
+                raise _Unknown
+            args = e.args
+            if name == "log_sum_exp":  # the pieces of its stack, one per argument
+                args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") \
+                    else e.args
+            kids = [visit(a) for a in args]
+            identity = {_n_add: 0.0, _n_mul: 1.0}.get(rule)  # x + 0 and 1·x: no step
+            live = [k for k in kids if steps[k] != ("const", identity)]
+            if identity is not None and len(live) == 1:
+                return live[0]
+            steps.append((rule, e, kids))
+        return len(steps) - 1
+
+    visit(expr)
+    return steps
+
+
+def _run(steps: list[tuple], inputs: tuple, second: bool) -> tuple[Any, Any, Any]:
+    """The program's (value, first, second derivative); with ``second`` False the second
+    derivative is not computed (0.0)."""
+    out: list[tuple] = []
+    for step in steps:
+        if step[0] == "input":
+            out.append(inputs[step[1]])
+        elif step[0] == "const":
+            out.append((step[1], 0.0, 0.0))
+        else:
+            out.append(step[0](step[1], [out[k] for k in step[2]], second))
+    return out[-1]
 
 
 class CompiledForm:
     """A CVXPY loss form compiled once into a vectorized NumPy value and derivatives in z.
 
     The expression ``fn(z)`` (or ``fn(z, y)``) is built once on a scalar variable (and a
-    scalar label parameter); :meth:`evaluate` then walks it with NumPy arrays of any length
-    — one pass of array arithmetic per atom, never CVXPY per record.
+    scalar label parameter) and read once into a program of its atoms' rules, constants
+    folded; :meth:`evaluate` then runs it on NumPy arrays of any length — one pass of array
+    arithmetic per atom, never CVXPY per record or per call.
 
     Examples
     --------
@@ -526,21 +598,23 @@ class CompiledForm:
         self.expr = fn(*args)
         self.supported = True
         try:
+            self._steps = _program(self.expr, tuple(a.id for a in args))
             with np.errstate(all="ignore"):  # a probe of the atoms' rules, not of values
                 self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
         except _Unknown:
             self.supported = False
 
-    def evaluate(self, z: np.ndarray, y: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(ℓ, ∂ℓ/∂z, ∂²ℓ/∂z²) at the predictions ``z`` (and labels ``y``), as arrays."""
+    def evaluate(self, z: np.ndarray, y: np.ndarray | None = None, *, second: bool = True
+                 ) -> tuple[np.ndarray, ...]:
+        """(ℓ, ∂ℓ/∂z, ∂²ℓ/∂z²) at the predictions ``z`` (and labels ``y``), as arrays; (ℓ,
+        ∂ℓ/∂z) with ``second=False`` (what a first-order solver reads, at less cost)."""
         z = np.asarray(z, dtype=float)
         # the derivatives of z and of the label in z are constants: scalars, not n-arrays
-        env = {self.z.id: (z, 1.0, 0.0)}
+        inputs: tuple = ((z, 1.0, 0.0),)
         if self.label is not None:
-            env[self.label.id] = (np.broadcast_to(np.asarray(y, dtype=float), z.shape), 0.0, 0.0)
-        out = _numeric_any(self.expr, env)
-        return tuple(_own_array(a, z) for a in out)
+            inputs += ((np.broadcast_to(np.asarray(y, dtype=float), z.shape), 0.0, 0.0),)
+        out = _run(self._steps, inputs, second)
+        return tuple(_own_array(a, z) for a in out[:3 if second else 2])
 
 
 def _own_array(a: Any, z: np.ndarray) -> np.ndarray:
@@ -550,12 +624,6 @@ def _own_array(a: Any, z: np.ndarray) -> np.ndarray:
             a.base is None and a is not z:
         return a
     return np.broadcast_to(np.asarray(a, dtype=float), z.shape).copy()
-
-
-def _numeric_any(expr: cp.Expression, env: dict[int, tuple]) -> tuple[Any, Any, Any]:
-    if type(expr).__name__ == "log_sum_exp":
-        return _numeric_lse(expr, env)
-    return _numeric(expr, env)
 
 
 # ---------------------------------------------------------------- smoothing of kinks

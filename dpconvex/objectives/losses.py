@@ -6,11 +6,13 @@ DCP-convex CVXPY expression (or ``has_cvxpy = False``: the CVXPY backends then r
 name), a declared bound ``deriv_bound`` on |ℓ'(m)| (CMS requires 1) and a declared bound
 ``curvature`` on ℓ''(m) (CMS Alg. 2's constant c).
 
-The verifier (:func:`dpconvex.privacy.checks.check_loss`) establishes the declared
-constants on all of ℝ: from docs/privacy/linear_erm.md#privacy-loss-constants for the
-losses below, from the CVXPY form's atoms for a user's loss
-(:mod:`dpconvex.objectives.atoms`). Adding a loss = one subclass + one entry in
-:data:`LOSSES`.
+The Huber hinge and the pinball loss are stated in CVXPY (:func:`hinge`, :func:`pinball`) and
+compiled as a user's loss is (:meth:`Loss.from_cvxpy`: one expression gives the NumPy forms,
+the bounds and the smoothing of the kinks). The verifier
+(:func:`dpconvex.privacy.checks.check_loss`) establishes the declared constants on all of ℝ:
+from docs/privacy/linear_erm.md#privacy-loss-constants for the losses written by hand below,
+from the CVXPY form's atoms for a compiled one (:mod:`dpconvex.objectives.atoms`). Adding a
+loss = one subclass + one entry in :data:`LOSSES`.
 
 References
 ----------
@@ -21,6 +23,8 @@ References
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -33,7 +37,7 @@ from .._validation import _short_repr, check_float
 from ..errors import ParameterError
 
 __all__ = ["LOSSES", "REGRESSION_LOSSES", "CVXPYLoss", "HuberHinge", "HuberRegression", "Logistic",
-           "Loss", "Pinball", "SmoothHinge", "get_loss", "get_regression_loss"]
+           "Loss", "Pinball", "SmoothHinge", "get_loss", "get_regression_loss", "hinge", "pinball"]
 
 
 class Loss:
@@ -232,8 +236,9 @@ class CVXPYLoss(Loss):
         self.curvature = (float(derived.curvature) if curvature is None and derived is not None
                           else math.inf if curvature is None else curvature)
 
-    def _eval(self, z: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self._form.evaluate(np.asarray(z, dtype=float), None if self.kind == "margin" else y)
+    def _eval(self, z: Any, y: Any, second: bool = False) -> tuple[np.ndarray, ...]:
+        return self._form.evaluate(np.asarray(z, dtype=float),
+                                   None if self.kind == "margin" else y, second=second)
 
     def value(self, z, y=None):
         return self._eval(z, y)[0]
@@ -242,11 +247,12 @@ class CVXPYLoss(Loss):
         return self._eval(z, y)[1]
 
     def deriv2(self, z, y=None):
-        return self._eval(z, y)[2]
+        return self._eval(z, y, second=True)[2]
 
     def value_and_deriv(self, z, y=None):
-        v, d1, _ = self._eval(z, y)
-        return v, d1
+        if type(self).value is not CVXPYLoss.value or type(self).deriv is not CVXPYLoss.deriv:
+            return super().value_and_deriv(z, *(() if y is None else (y,)))  # a subclass's loss
+        return self._eval(z, y)
 
     def cvxpy_expr(self, z, y=None):
         if self._elementwise:
@@ -273,6 +279,9 @@ class CVXPYLoss(Loss):
         if not self.has_kinks:
             return self
         deriv_bound, curvature = self._declared
+        if self._declared == (None, None) and self.stated_fn.__module__ == __name__:
+            return copy.copy(_compiled(self.stated_fn, self.kind, self.name, self.label_range,
+                                       float(h)))
         return CVXPYLoss(self.stated_fn, kind=self.kind, name=self.name,
                          label_range=self.label_range, deriv_bound=deriv_bound,
                          curvature=curvature, smoothing=float(h))
@@ -507,15 +516,67 @@ class Logistic(Loss):
         return cp.logistic(-m)
 
 
-class _SmoothedHinge(Loss):
-    """Shared parts of the hinge losses smoothed over |1 - m| <= h (width h > 0)."""
+@functools.lru_cache(maxsize=64)
+def _compiled(fn: Callable[..., cp.Expression], kind: str, name: str,
+              label_range: tuple[float, float] | None, smoothing: float | str | None
+              ) -> CVXPYLoss:
+    """A loss dpconvex states in CVXPY (``fn`` of this module), compiled once per parameters:
+    its form, bounds and smoothing are read-only and shared by the instances."""
+    return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range, smoothing=smoothing)
+
+
+class _ShippedForm(CVXPYLoss):
+    """A loss dpconvex states in CVXPY, built by its constructor from :meth:`params` alone
+    (pickled as those parameters: the compiled form holds closures)."""
+
+    def __reduce__(self):
+        fresh = vars(type(self)(**self.params()))
+        changed = {k: v for k, v in vars(self).items() if k not in fresh or fresh[k] is not v}
+        return (_rebuilt, (type(self), self.params(), changed))
+
+
+def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:
+    loss = cls(**params)
+    vars(loss).update(state)
+    return loss
+
+
+def hinge(m: cp.Expression) -> cp.Expression:
+    """The hinge loss max(0, 1 − m) as CVXPY's SVM example states it (kinked at m = 1).
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.losses import hinge
+    >>> float(hinge(cp.Constant(0.25)).value)
+    0.75
+    """
+    return cp.pos(1 - m)
+
+
+class HuberHinge(_ShippedForm):
+    """Huber hinge ([CMS]_ eq. 35): the hinge :func:`hinge` with its kink smoothed at half-width h > 0.
+
+    ℓ(m) = 0 for m > 1 + h; (1 + h − m)²/(4h) for |1 − m| <= h; 1 − m for m < 1 − h: the
+    loss compiler's Huberization of ``cp.pos(1 - m)``
+    (:func:`~dpconvex.objectives.atoms.smooth_kinks`), from whose one CVXPY form its NumPy
+    value and derivatives and its bounds |ℓ'| <= 1, ℓ'' <= 1/(2h) are derived.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import HuberHinge
+    >>> loss = HuberHinge(h=0.5)
+    >>> loss.deriv_bound, loss.curvature, loss.kinks
+    (1.0, 1.0, (0.5, 1.5))
+    >>> loss.value(np.array([-1.0, 1.0, 2.0]))
+    array([2.   , 0.125, 0.   ])
+    """
+
+    name = "huber"  # type: ignore[misc]
 
     def __init__(self, h: float = 0.5):
         self.h = check_float("h", h, type(self).__name__)
-
-    @staticmethod
-    def _s(m: Any) -> np.ndarray:
-        return 1.0 - np.asarray(m, dtype=float)
+        vars(self).update(vars(_compiled(hinge, "margin", type(self).name, None, self.h)))
 
     @property
     def kinks(self):
@@ -525,51 +586,7 @@ class _SmoothedHinge(Loss):
         return {"h": self.h}
 
 
-class HuberHinge(_SmoothedHinge):
-    """Huber hinge ([CMS]_ eq. 35), with parameter h > 0.
-
-    ℓ(m) = 0 for m > 1 + h; (1 + h - m)^2 / (4h) for |1 - m| <= h; 1 - m for
-    m < 1 - h. |ℓ'| <= 1 and ℓ'' <= 1/(2h) (ℓ is C^1 with a piecewise-constant
-    second derivative).
-
-    Examples
-    --------
-    >>> from dpconvex.objectives import HuberHinge
-    >>> loss = HuberHinge(h=0.5)
-    >>> loss.curvature, loss.kinks
-    (1.0, (0.5, 1.5))
-    >>> loss.value(np.array([-1.0, 1.0, 2.0]))
-    array([2.   , 0.125, 0.   ])
-    """
-
-    name = "huber"
-    derivation = "docs/privacy/linear_erm.md#privacy-loss-constants"
-    deriv_bound = 1.0
-
-    @property
-    def curvature(self) -> float:  # type: ignore[override]
-        return 1.0 / (2.0 * self.h)
-
-    def value(self, m):
-        s, h = self._s(m), self.h
-        return np.where(s > h, s, np.where(s < -h, 0.0, (s + h) ** 2 / (4 * h)))
-
-    def deriv(self, m):
-        s, h = self._s(m), self.h
-        return -np.where(s > h, 1.0, np.where(s < -h, 0.0, (s + h) / (2 * h)))
-
-    def deriv2(self, m):
-        s = self._s(m)
-        return np.where(np.abs(s) <= self.h, 1.0 / (2 * self.h), 0.0)
-
-    def cvxpy_expr(self, m):
-        # huber(x, M) = x^2 (|x| <= M), 2M|x| - M^2 otherwise; with x = pos(1 + h - m)
-        # and M = 2h, huber/(4h) equals ℓ exactly (see CVXPY_NOTES: pos() is required).
-        h = self.h
-        return cp.huber(cp.pos(1 + h - m), 2 * h) / (4 * h)
-
-
-class SmoothHinge(_SmoothedHinge):
+class SmoothHinge(Loss):
     """Smooth hinge ℓ_s ([CMS]_ eq. 23), with parameter h > 0.
 
     With s = 1 - m: ℓ = 0 for s < -h; 1 - m for s > h; and
@@ -594,6 +611,9 @@ class SmoothHinge(_SmoothedHinge):
     has_cvxpy = False
     deriv_bound = 1.0
 
+    def __init__(self, h: float = 0.5):
+        self.h = check_float("h", h, type(self).__name__)
+
     @property
     def curvature(self) -> float:  # type: ignore[override]
         return 3.0 / (4.0 * self.h)
@@ -611,6 +631,17 @@ class SmoothHinge(_SmoothedHinge):
     def deriv2(self, m):
         s, h = self._s(m), self.h
         return np.where(np.abs(s) <= h, 3.0 / (4 * h) * (1 - s**2 / h**2), 0.0)
+
+    @staticmethod
+    def _s(m: Any) -> np.ndarray:
+        return 1.0 - np.asarray(m, dtype=float)
+
+    @property
+    def kinks(self):
+        return (1.0 - self.h, 1.0 + self.h)
+
+    def params(self):
+        return {"h": self.h}
 
 
 class _RegressionLoss(Loss):
@@ -680,63 +711,56 @@ class HuberRegression(_RegressionLoss):
         return {"M": self.M, "label_range": self.label_range}
 
 
-class Pinball(_RegressionLoss):
-    """The quantile (pinball) loss ρ_τ(y − z), smoothed over a width h so that it has curvature.
+@functools.lru_cache(maxsize=64)
+def pinball(quantile: float) -> Callable[[cp.Expression, cp.Expression], cp.Expression]:
+    """The pinball loss of a quantile τ as a CVXPY form ``fn(z, y)``: max(τ(y − z), (τ − 1)(y − z)).
 
-    With r = z − y: ℓ(z, y) = (1 − τ)·r + h·log(1 + exp(−r/h)), which tends to the pinball
-    loss max(τ(y − z), (τ − 1)(y − z)) as h → 0 (they differ by at most h·log 2).
-    ∂ℓ/∂z = (1 − τ) − σ(−r/h) ∈ (−τ, 1 − τ), so |∂ℓ/∂z| <= max(τ, 1 − τ); ∂²ℓ/∂z² =
-    σ(1 − σ)/h <= 1/(4h), on all of ℝ and for every label
-    (docs/privacy/user_objectives.md#privacy-prediction-losses).
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from dpconvex.objectives.losses import pinball
+    >>> float(pinball(0.9)(cp.Constant(0.0), cp.Constant(1.0)).value)
+    0.9
+    """
+    def pinball_loss(z: cp.Expression, y: cp.Expression) -> cp.Expression:
+        return cp.maximum(quantile * (y - z), (quantile - 1.0) * (y - z))
+
+    return pinball_loss
+
+
+class Pinball(_ShippedForm):
+    """The quantile (pinball) loss ρ_τ(y − z) of [KB78]_, :func:`pinball`, its kink smoothed by the compiler.
+
+    The kink at z = y is Huberized at half-width h (:func:`~dpconvex.objectives.atoms.smooth_kinks`):
+    with r = z − y, ℓ = (1 − 2τ)·r/2 + huber(r, h)/(4h) + h/4, within h/4 of ρ_τ. Its
+    bounds, derived from that CVXPY form on all of ℝ and for every label, are |∂ℓ/∂z| <=
+    max(τ, 1 − τ) and ∂²ℓ/∂z² <= 1/(2h) (docs/privacy/user_objectives.md#privacy-prediction-losses).
+    ``smoothing`` is h on the scale of ``label_range``; ``"auto"`` leaves h to the estimator's
+    public rule, chosen with Λ (:func:`~dpconvex.privacy.rules.lam.resolve_smoothing`).
 
     Examples
     --------
     >>> from dpconvex.objectives import Pinball
     >>> loss = Pinball(0.9, label_range=(0.0, 1.0), smoothing=0.01)
     >>> loss.deriv_bound, loss.curvature
-    (0.9, 25.0)
+    (0.9, 50.0)
     >>> loss.value(np.array([0.0, 1.0]), np.array([0.5, 0.5])).round(3).tolist()
     [0.45, 0.05]
     """
 
-    name = "pinball"
-    derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
+    name = "pinball"  # type: ignore[misc]
 
     def __init__(self, quantile: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0),
-                 smoothing: float = 0.05):
+                 smoothing: float | str = 0.1):
         self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0,
                                     high_inclusive=False)
-        self.smoothing = check_float("smoothing", smoothing, type(self).__name__)
-        super().__init__(label_range)
-
-    @property
-    def deriv_bound(self) -> float:  # type: ignore[override]
-        return max(self.quantile, 1.0 - self.quantile)
-
-    @property
-    def curvature(self) -> float:  # type: ignore[override]
-        return 1.0 / (4.0 * self.smoothing)
-
-    def value(self, z, y=None):
-        r, h = self._r(z, y), self.smoothing
-        return (1.0 - self.quantile) * r + h * np.logaddexp(0.0, -r / h)
-
-    def deriv(self, z, y=None):
-        r, h = self._r(z, y), self.smoothing
-        return (1.0 - self.quantile) - expit(-r / h)
-
-    def deriv2(self, z, y=None):
-        r, h = self._r(z, y), self.smoothing
-        s = expit(-r / h)
-        return s * (1.0 - s) / h
-
-    def cvxpy_expr(self, z, y=None):
-        h = self.smoothing
-        return (1.0 - self.quantile) * (z - y) + h * cp.logistic(-(z - y) / h)
+        vars(self).update(vars(_compiled(pinball(self.quantile), "regression", type(self).name,
+                                         _check_label_range(label_range, type(self).__name__),
+                                         _check_smoothing(smoothing))))
 
     def params(self):
         return {"quantile": self.quantile, "label_range": self.label_range,
-                "smoothing": self.smoothing}
+                "smoothing": self.smoothing_rule}
 
 
 #: Registry of losses by name: one entry per loss class.

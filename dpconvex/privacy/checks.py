@@ -245,9 +245,9 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     Examples
     --------
     >>> import cvxpy as cp
-    >>> from dpconvex.objectives import HuberHinge, Loss
+    >>> from dpconvex.objectives import Loss, SmoothHinge
     >>> from dpconvex.privacy.checks import check_loss
-    >>> conds = check_loss(HuberHinge(h=0.5), need_curvature=True)
+    >>> conds = check_loss(SmoothHinge(h=0.5), need_curvature=True)
     >>> for c in conds[-2:]:
     ...     print(c.name, "|", c.how)
     |ℓ'| bound | derived (docs/privacy/linear_erm.md#privacy-loss-constants)
@@ -411,10 +411,10 @@ def _loss_description(loss: Loss) -> Any:
     """An immutable description of everything the checks of a user's loss read, or None.
 
     Its class with the attributes of its non-library classes, and its instance attributes
-    (:func:`_describe`); a :class:`CVXPYLoss`'s compiled form and derived bounds are built
-    from the described ``fn``. None (probe at every check) when a part has no description.
+    (:func:`_describe`); a :class:`CVXPYLoss`'s compiled form, derived bounds and smoothing
+    record are built from the described ``fn``. None (probe at every check) when a part has no description.
     """
-    skip = ("_form", "derived") if type(loss) is CVXPYLoss else ()
+    skip = ("_form", "derived", "smoothed_kinks") if isinstance(loss, CVXPYLoss) else ()
     try:
         return (type(loss),
                 tuple(_describe(cls) for cls in type(loss).__mro__ if not _is_library(cls)),

@@ -102,10 +102,11 @@ def test_the_losss_width_is_positive(name, value):
 
 def test_predicted_quantiles_are_ordered_and_near_their_levels():
     """τ = 0.1 below τ = 0.9 at ε = 20 (n = 4,000), and about 10 % and 90 % of the held-out
-    labels below them. The smoothed loss's minimizer is the τ-quantile of the residual plus a
-    logistic variable of scale h (h·100 label units here): with h = 0.01, std √(5² + 1.8²),
-    so the expected gap is 2 · 1.28 · 5.3 ≈ 13.6 label units (measured 13.5 for seeds 0-2,
-    shares 0.093 and 0.922); the default h = 0.05 would double it."""
+    labels below them. The smoothed loss's gradient vanishes where E[clip((z − u)/h, −1, 1)]
+    = 2τ − 1, within h (h·100 label units here) of the τ-quantile: with h = 0.01 and noise of
+    sd 5 the expected gap is 2 · 1.28 · 5 ≈ 12.8 label units (measured 12.8 for seeds 0-2,
+    shares 0.104 and 0.914); the default h = 0.1, twice the noise's sd, gives 20.0 (shares
+    0.024 and 0.981)."""
     X, y = _table(n=4000)
     Xt, yt = _table(n=2000, seed=1)
     low, high = (dp.PrivateQuantileRegressor(quantile=q, smoothing=0.01, epsilon=20.0,
@@ -115,6 +116,15 @@ def test_predicted_quantiles_are_ordered_and_near_their_levels():
     assert 11.0 < np.mean(gap) < 16.0 and np.all(gap > 0)
     below = [float(np.mean(yt <= m.predict(Xt))) for m in (low, high)]
     assert 0.05 < below[0] < 0.15 and 0.85 < below[1] < 0.95, below
+
+
+def test_smoothing_auto_is_chosen_with_lam_and_stated():
+    X, y = _table(n=1000)
+    reg = dp.PrivateQuantileRegressor(quantile=0.3, smoothing="auto", epsilon=1.0,
+                                      label_range=LABELS, random_state=0).fit(X, y)
+    notes = [str(a) for a in reg.certificate_.assumptions]
+    assert any("smoothing='auto'" in a for a in notes)
+    assert any("loss 'pinball' smoothed" in a for a in notes)
 
 
 @pytest.mark.parametrize("cls", [dp.PrivateHuberRegressor, dp.PrivateQuantileRegressor])

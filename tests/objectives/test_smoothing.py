@@ -8,6 +8,7 @@ computes exactly and whose release the audits test. Deterministic: grids, no ran
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import cvxpy as cp
@@ -16,7 +17,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError, PrivacyError
-from dpconvex.objectives import HuberHinge, Loss
+from dpconvex.objectives import HuberHinge, Loss, Pinball
 from dpconvex.objectives.atoms import smooth_kinks
 from dpconvex.privacy.rules.lam import resolve_smoothing
 
@@ -56,14 +57,46 @@ def test_smoothed_loss_keeps_the_slope_and_stays_within_its_gap(name, fn, kind, 
 
 
 def test_the_smoothed_hinge_is_the_huber_hinge_of_cms():
-    """pos_h(1 − m) = CMS eq. 35: the function whose exact privacy loss and audits are tested."""
+    """pos_h(1 − m) = CMS eq. 35 (HuberHinge), against its closed form: 0 for m > 1 + h,
+    (1 + h − m)²/(4h) for |1 − m| <= h, 1 − m below; ℓ' and ℓ'' piece by piece."""
     for h in (0.1, 0.5, 1.0):
         smoothed, huber = _loss(lambda m: cp.pos(1 - m), "margin", h), HuberHinge(h=h)
-        assert (smoothed.deriv_bound, smoothed.curvature) == (huber.deriv_bound, huber.curvature)
-        for f in ("value", "deriv", "deriv2"):
-            np.testing.assert_allclose(getattr(smoothed, f)(Z), getattr(huber, f)(Z),
-                                       rtol=1e-12, atol=1e-12)
+        s = 1.0 - Z
+        mid = np.abs(s) <= h
+        value = np.where(s > h, s, np.where(s < -h, 0.0, (s + h) ** 2 / (4 * h)))
+        deriv = -np.where(s > h, 1.0, np.where(s < -h, 0.0, (s + h) / (2 * h)))
+        for loss in (smoothed, huber):
+            assert (loss.deriv_bound, loss.curvature) == (1.0, 1.0 / (2 * h))
+            np.testing.assert_allclose(loss.value(Z), value, rtol=1e-12, atol=1e-12)
+            assert np.array_equal(loss.deriv(Z), deriv)  # bit for bit: slopes in exact arithmetic
+            assert np.array_equal(loss.deriv2(Z), np.where(mid, 1.0 / (2 * h), 0.0))
         assert smoothed.smoothed_kinks.gap == h / 4  # (1 + h − 1)²/(4h) at the kink
+
+
+def test_pinball_is_the_huberized_quantile_loss():
+    """Pinball(τ, h): ρ_τ(y − z) for |z − y| >= h, (1 − 2τ)r/2 + r²/(4h) + h/4 within."""
+    y = np.linspace(-1.0, 1.0, Z.size)
+    r = Z - y
+    for tau, h in ((0.1, 0.05), (0.5, 0.1), (0.9, 0.3)):
+        loss = Pinball(tau, smoothing=h)
+        inside = np.abs(r) <= h
+        value = np.where(inside, (1 - 2 * tau) * r / 2 + r * r / (4 * h) + h / 4,
+                         np.maximum(tau * -r, (tau - 1) * -r))
+        np.testing.assert_allclose(loss.value(Z, y), value, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(loss.deriv(Z, y), (1 - 2 * tau) / 2 + np.clip(r / h, -1, 1) / 2,
+                                   rtol=1e-12, atol=1e-12)
+        assert np.array_equal(loss.deriv2(Z, y), np.where(inside, 1 / (2 * h), 0.0))
+        assert (loss.deriv_bound, loss.curvature) == (max(tau, 1 - tau), 1 / (2 * h))
+
+
+def test_shipped_compiled_losses_pickle_as_their_parameters():
+    for loss in (HuberHinge(0.3), Pinball(0.2, (0.0, 4.0), smoothing=0.5), Pinball(0.7)):
+        again = pickle.loads(pickle.dumps(loss))
+        assert type(again) is type(loss) and again.params() == loss.params()
+        args = () if loss.kind == "margin" else (np.full(Z.size, 0.5),)
+        assert np.array_equal(again.value(Z, *args), loss.value(Z, *args))
+    assert Pinball(0.7).smoothing_unresolved is False
+    assert Pinball(0.7, smoothing="auto").smoothing_unresolved
 
 
 def test_curvature_is_the_slope_jump_over_2h():

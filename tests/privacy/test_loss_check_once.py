@@ -15,8 +15,9 @@ import dpconvex as dp
 from dpconvex.objectives import HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
 from dpconvex.privacy import checks
 
-SHIPPED = (Logistic(), HuberHinge(0.5), SmoothHinge(0.3), HuberRegression(1.0, (0.0, 4.0)),
-           Pinball(0.7, (0.0, 4.0)))
+SHIPPED = (Logistic(), SmoothHinge(0.3), HuberRegression(1.0, (0.0, 4.0)))
+#: Shipped losses stated in CVXPY: derived from their form's atoms, probed once per parameters.
+STATED = (HuberHinge(0.5), Pinball(0.7, (0.0, 4.0), smoothing=0.1))
 
 
 @pytest.fixture
@@ -44,6 +45,18 @@ def test_shipped_loss_is_established_without_a_probe(probes, loss):
     assert not any("probe" in c.how or "probe" in c.detail for c in conds)
 
 
+@pytest.mark.parametrize("loss", STATED, ids=repr)
+def test_shipped_stated_loss_is_derived_from_its_form_and_probed_once(probes, loss):
+    conds = checks.check_loss(loss, need_curvature=True)
+    assert all(c.holds for c in conds)
+    assert {c.how for c in conds if c.name.endswith("bound") or c.name.endswith("(c)")} == {
+        "derived on all of ℝ from the CVXPY form's atoms"}
+    probed = len(probes)  # one grid, or one per label (lo, middle, hi) for a regression loss
+    again = type(loss)(**loss.params())  # another instance of the same parameters
+    assert checks.check_loss(again, need_curvature=True) == conds
+    assert len(probes) == probed
+
+
 def test_fit_with_a_shipped_loss_runs_no_probe(probes):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3)) / 3
@@ -54,16 +67,16 @@ def test_fit_with_a_shipped_loss_runs_no_probe(probes):
     assert hows["|ℓ'| bound"] == "derived (docs/privacy/linear_erm.md#privacy-loss-constants)"
 
 
-class Redeclared(HuberHinge):
+class Redeclared(SmoothHinge):
     pass
 
 
 def test_shipped_instance_changed_after_construction_is_probed(probes):
-    loss = HuberHinge(0.5)
+    loss = SmoothHinge(0.5)
     loss.curvature_note = "mine"  # state beyond the constructor's parameters
     checks.check_loss(loss, need_curvature=True)
     assert len(probes) == 1
-    bad = HuberHinge(0.5)
+    bad = SmoothHinge(0.5)
     bad.h = -1.0  # a value the constructor refuses: not what the derivation is about
     with pytest.raises(dp.ParameterError, match="curvature"):
         checks.check_loss(bad, need_curvature=True)  # refused before any probe
