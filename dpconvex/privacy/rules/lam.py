@@ -8,7 +8,8 @@ minimizer of a public bound on the excess regularized risk, built from
 quantities that are public before the data are read (n, ε, the norm bound q,
 the dimension p, the loss constants |ℓ'| <= L and ℓ'' <= c, the mechanism) and
 one constant per placement of the noise, the reference norm R of a good predictor,
-fixed once on validation splits of training data, and one weight w on the stability term,
+fixed once on validation splits of training data (for a regression loss on the objective,
+on the regression corpus's selection seeds), and one weight w on the stability term,
 fixed on the selection seeds of the benchmark corpus
 (docs/privacy/perturbation.md#privacy-lambda-rule). It never reads X or y.
 
@@ -67,13 +68,19 @@ AUTO = "auto"
 #: Chosen on validation splits of the TRAINING data of Adult (adult.data 80/20) and
 #: KDDCup99 (inside the 50,000 training rows of the 70,000-row sample), never on a test
 #: set: benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule.
-REFERENCE_NORMS = {"objective": 16.0, "output": 8.0}
+REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0}
 # Validation, 10 noise seeds, intercept_scaling 0.25 (2026-11-23; `lam_auto.py --validate-only
 # 10`): mean relative excess of the error over the best grid Λ for R = 1, 2, 4, 8, 16, 32 —
 # objective: Adult 0.243 0.161 0.069 0.013 -0.008 0.029, KDDCup99 2.59 0.905 0.307 0.092
 # 0.018 0.063 (R = 16 on both); output: Adult 0.119 0.083 0.022 0.005 0.090 0.235, KDDCup99
 # 1.33 0.320 0.030 0.006 0.932 2.79 (R = 8 on both). The Gaussian mechanisms take their
 # placement's R (not validated separately).
+# "regression": a loss of kind "regression" (the labels on the unit scale [-1, 1]) with its
+# noise on the objective. Chosen among R = 0.5, 0.75, 1, 1.5, 2, 4, 8, 16 on the selection
+# seeds of the regression corpus (21 tables, 5 seeds, epsilon 1 and 2, delta 0; Huber and
+# pinball losses at their defaults): cells whose test R^2 is more than 0.05 below the training
+# mean's — Huber 2, 1, 0, 1, 1, 5, 11, 16; pinball 0, 0, 0, 0, 1, 3, 4, 5 — R = 1 the only value
+# with none for both (docs/privacy/perturbation.md#privacy-lambda-rule).
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
 
@@ -102,6 +109,16 @@ def _placement_key(mechanism: str | Mechanism) -> str:
     return "output" if placement == "output" else "objective"
 
 
+def _reference_key(mechanism: str | Mechanism, loss: str | Loss | None) -> str:
+    """The key of :data:`REFERENCE_NORMS`: the placement, or "regression" for a loss of kind
+    "regression" with its noise on the objective."""
+    key = _placement_key(mechanism)
+    if key == "objective" and loss is not None and \
+            getattr(_as_loss(loss), "kind", "margin") == "regression":
+        return "regression"
+    return key
+
+
 def stability_weight_for(mechanism: str | Mechanism) -> float:
     """w of :data:`STABILITY_WEIGHTS` for the placement of a mechanism's noise (name or object).
 
@@ -114,16 +131,20 @@ def stability_weight_for(mechanism: str | Mechanism) -> float:
     return STABILITY_WEIGHTS[_placement_key(mechanism)]
 
 
-def reference_norm_for(mechanism: str | Mechanism) -> float:
-    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object).
+def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None) -> float:
+    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object)
+    and, given the loss, its kind (a regression loss on the objective: "regression").
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.lam import reference_norm_for
     >>> reference_norm_for("objective"), reference_norm_for("output")
     (16.0, 8.0)
+    >>> from dpconvex.objectives.losses import get_regression_loss
+    >>> reference_norm_for("objective", get_regression_loss("huber", (-1.0, 1.0)))
+    1.0
     """
-    return REFERENCE_NORMS[_placement_key(mechanism)]
+    return REFERENCE_NORMS[_reference_key(mechanism, loss)]
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -231,8 +252,8 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     loss : str or Loss
         A loss with declared constants ``deriv_bound`` (|ℓ'|) and ``curvature`` (c).
     reference_norm : float or None, default=None
-        R in the bias term; None: the placement's :data:`REFERENCE_NORMS` value
-        (:func:`reference_norm_for`).
+        R in the bias term; None: the :data:`REFERENCE_NORMS` value of the placement and
+        the loss's kind (:func:`reference_norm_for`).
     stability_weight : float or None, default=None
         w, the weight of the stability term; None: the placement's
         :data:`STABILITY_WEIGHTS` value (:func:`stability_weight_for`).
@@ -265,7 +286,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     """
     loss = _as_loss(loss)
     mech = _as_mechanism(mechanism)
-    R = float(reference_norm_for(mech) if reference_norm is None else reference_norm)
+    R = float(reference_norm_for(mech, loss) if reference_norm is None else reference_norm)
     w = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
     if report is None:
         report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
@@ -334,8 +355,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
     mech = _as_mechanism(mechanism)
-    key = _placement_key(mech)
-    R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
+    R, w = reference_norm_for(mech, loss), stability_weight_for(mech)
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -381,8 +401,7 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     """
     if isinstance(lam, str) and lam == AUTO:
         mech, loss = _as_mechanism(mechanism), _as_loss(loss)
-        key = _placement_key(mech)
-        R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
+        R, w = reference_norm_for(mech, loss), stability_weight_for(mech)
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
         value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
                          reference_norm=R, stability_weight=w)
