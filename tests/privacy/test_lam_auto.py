@@ -18,6 +18,7 @@ from dpconvex.privacy.mechanisms import build_mechanism
 from dpconvex.privacy.rules.lam import (
     REFERENCE_NORM,
     REFERENCE_NORMS,
+    REGRESSION_RECORDS,
     STABILITY_WEIGHTS,
     auto_lam,
     delta_floor,
@@ -210,24 +211,31 @@ def test_reference_norm_is_chosen_per_mechanism_family():
 
 
 def test_reference_norm_of_a_regression_loss_on_the_objective():
-    """A regression loss (labels on the unit scale) takes R = 1 with its noise on the objective
-    (pure or Gaussian), the placement's R on the output; the rule's Λ follows it."""
+    """A regression loss (labels on the unit scale) with its noise on the objective (pure or
+    Gaussian): R = n·ε/(p · REGRESSION_RECORDS) within [1, 16]; on the output the placement's
+    R; the rule's Λ follows it."""
     from dpconvex.objectives.losses import get_regression_loss
 
     huber = get_regression_loss("huber", (-1.0, 1.0), M=0.5)
-    assert REFERENCE_NORMS["regression"] == 1.0
+    assert REFERENCE_NORMS["regression"] == 1.0 and REGRESSION_RECORDS == 100.0
     for name in ("objective", "gaussian_objective"):
-        assert reference_norm_for(name, huber) == 1.0
+        assert reference_norm_for(name, huber, 10.0) == 1.0
+        assert reference_norm_for(name, huber, 400.0) == 4.0
+        assert reference_norm_for(name, huber, 1e6) == 16.0
+        assert reference_norm_for(name, huber) == 1.0  # no r: the floor
     for name in ("output", "gaussian_output"):
-        assert reference_norm_for(name, huber) == 8.0
-    assert reference_norm_for("objective", "huber") == 16.0  # a margin loss
-    assert auto_lam("objective", 854, 1.0, math.sqrt(2.0), 37, huber) == auto_lam(
-        "objective", 854, 1.0, math.sqrt(2.0), 37, huber, reference_norm=1.0)
+        assert reference_norm_for(name, huber, 400.0) == 8.0
+    assert reference_norm_for("objective", "huber", 400.0) == 16.0  # a margin loss
+    n, p, q = 854, 37, math.sqrt(2.0)
+    assert auto_lam("objective", n, 1.0, q, p, huber) == auto_lam(
+        "objective", n, 1.0, q, p, huber, reference_norm=1.0)  # r = 23
+    assert auto_lam("objective", 40_000, 1.0, q, p, huber) == auto_lam(
+        "objective", 40_000, 1.0, q, p, huber, reference_norm=40_000 / p / 100)
 
 
 def test_a_noise_dominated_regressor_shrinks_towards_a_constant():
     """Few rows per coordinate (n ε/(d + 1) = 32) and a weak signal, one-hot-like rows: at the
-    regression R the Huber regressor at its defaults (a user's Huber loss too) stays within 0.25
+    regression R (1 at this r) the Huber regressor at its defaults (a user's Huber loss too) stays within 0.25
     R² of the training mean on held-out rows, where Λ of R = 16 lets the noise carry it below
     R² −3 (−3.3 to −9.9 on these rows over 5 seeds; R = 1: −0.03 to −0.18)."""
     from sklearn.metrics import r2_score

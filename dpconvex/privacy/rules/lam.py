@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     from ...objectives.losses import Loss
     from ..mechanisms.base import Mechanism, NoiseReport, PublicProblem
 
-__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "STABILITY_WEIGHTS",
+__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "REGRESSION_RECORDS",
+           "STABILITY_WEIGHTS",
            "auto_lam", "delta_floor", "grid_report", "reference_norm_for", "resolve_lam",
            "stability_weight_for"]
 
@@ -76,13 +77,21 @@ REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0}
 # 1.33 0.320 0.030 0.006 0.932 2.79 (R = 8 on both). The Gaussian mechanisms take their
 # placement's R (not validated separately).
 # "regression": a loss of kind "regression" (the labels on the unit scale [-1, 1]) with its
-# noise on the objective. Chosen among R = 0.5, 0.75, 1, 1.5, 2, 4, 8, 16 on the selection
-# seeds of the regression corpus (21 tables, 5 seeds, epsilon 1 and 2, delta 0; Huber and
-# pinball losses at their defaults): cells whose test R^2 is more than 0.05 below the training
-# mean's — Huber 2, 1, 0, 1, 1, 5, 11, 16; pinball 0, 0, 0, 0, 1, 3, 4, 5 — R = 1 the only value
-# with none for both (docs/privacy/perturbation.md#privacy-lambda-rule).
+# noise on the objective takes R = r / REGRESSION_RECORDS, r = n·ε/p the records per unit of ε
+# and per coordinate, kept within [1, 16] (the objective placement's R): see
+# :data:`REGRESSION_RECORDS`.
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
+
+#: A regression loss on the objective: R = n·ε/(p · REGRESSION_RECORDS), within
+#: [REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]] = [1, 16]. Where the noise
+#: dominates (few records per coordinate) a small R, a large Λ, keeps the noise from carrying
+#: the predictions past the labels' mean; with many records the bias of a large Λ costs more
+#: (a large table's good predictor is long). Chosen on the regression corpus's selection seeds
+#: (21 tables, 5 seeds, ε ∈ {1, 2}, δ = 0, the Huber and pinball losses at their defaults;
+#: docs/privacy/perturbation.md#privacy-lambda-rule) among one R for all fits (0.5 to 16) and
+#: R = r/k within [1, 16] for k = 25, 50, 100, 200, 400.
+REGRESSION_RECORDS = 100.0
 
 #: w, the weight of the stability term G²/(n μ_eff), per placement of the noise. The term is
 #: the uniform-stability bound on the generalization gap, a worst case over distributions;
@@ -110,8 +119,8 @@ def _placement_key(mechanism: str | Mechanism) -> str:
 
 
 def _reference_key(mechanism: str | Mechanism, loss: str | Loss | None) -> str:
-    """The key of :data:`REFERENCE_NORMS`: the placement, or "regression" for a loss of kind
-    "regression" with its noise on the objective."""
+    """The placement, or "regression" for a loss of kind "regression" with its noise on the
+    objective."""
     key = _placement_key(mechanism)
     if key == "objective" and loss is not None and \
             getattr(_as_loss(loss), "kind", "margin") == "regression":
@@ -131,9 +140,13 @@ def stability_weight_for(mechanism: str | Mechanism) -> float:
     return STABILITY_WEIGHTS[_placement_key(mechanism)]
 
 
-def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None) -> float:
-    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object)
-    and, given the loss, its kind (a regression loss on the objective: "regression").
+def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None,
+                       records: float | None = None) -> float:
+    """R for the placement of a mechanism's noise (name or object) and, given the loss, its kind.
+
+    :data:`REFERENCE_NORMS` of the placement; for a regression loss on the objective,
+    ``records`` / :data:`REGRESSION_RECORDS` within [1, 16], ``records`` being r = n·ε/p
+    (None: the floor, 1).
 
     Examples
     --------
@@ -141,10 +154,21 @@ def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = Non
     >>> reference_norm_for("objective"), reference_norm_for("output")
     (16.0, 8.0)
     >>> from dpconvex.objectives.losses import get_regression_loss
-    >>> reference_norm_for("objective", get_regression_loss("huber", (-1.0, 1.0)))
-    1.0
+    >>> huber = get_regression_loss("huber", (-1.0, 1.0))
+    >>> [reference_norm_for("objective", huber, r) for r in (20.0, 400.0, 1e5)]
+    [1.0, 4.0, 16.0]
     """
-    return REFERENCE_NORMS[_reference_key(mechanism, loss)]
+    key = _reference_key(mechanism, loss)
+    if key != "regression":
+        return REFERENCE_NORMS[key]
+    low, high = REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]
+    r = 0.0 if records is None or math.isnan(float(records)) else float(records)
+    return float(min(high, max(low, r / REGRESSION_RECORDS)))
+
+
+def _records(n: int, epsilon: float, p: int) -> float:
+    """r = n·ε/p, the records per unit of ε and per coordinate (∞ for ε = ∞)."""
+    return float(n) * float(epsilon) / max(int(p), 1)
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -252,8 +276,8 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     loss : str or Loss
         A loss with declared constants ``deriv_bound`` (|ℓ'|) and ``curvature`` (c).
     reference_norm : float or None, default=None
-        R in the bias term; None: the :data:`REFERENCE_NORMS` value of the placement and
-        the loss's kind (:func:`reference_norm_for`).
+        R in the bias term; None: :func:`reference_norm_for` (the placement, the loss's
+        kind and, for a regression loss, n·ε/p).
     stability_weight : float or None, default=None
         w, the weight of the stability term; None: the placement's
         :data:`STABILITY_WEIGHTS` value (:func:`stability_weight_for`).
@@ -286,7 +310,8 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     """
     loss = _as_loss(loss)
     mech = _as_mechanism(mechanism)
-    R = float(reference_norm_for(mech, loss) if reference_norm is None else reference_norm)
+    R = float(reference_norm_for(mech, loss, _records(n, epsilon, p)) if reference_norm is None
+              else reference_norm)
     w = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
     if report is None:
         report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
@@ -355,7 +380,8 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
     mech = _as_mechanism(mechanism)
-    R, w = reference_norm_for(mech, loss), stability_weight_for(mech)
+    R = reference_norm_for(mech, loss, _records(n, epsilon, p))
+    w = stability_weight_for(mech)
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -401,7 +427,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     """
     if isinstance(lam, str) and lam == AUTO:
         mech, loss = _as_mechanism(mechanism), _as_loss(loss)
-        R, w = reference_norm_for(mech, loss), stability_weight_for(mech)
+        R = reference_norm_for(mech, loss, _records(n, epsilon, p))
+        w = stability_weight_for(mech)
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
         value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
                          reference_norm=R, stability_weight=w)
