@@ -11,12 +11,13 @@ Columns: ``fd`` the front door at its defaults; ``med_g`` / ``med_u`` median reg
 without the safeguard (the rule's constant switch off); ``gmed_g`` / ``gmed_u`` the same with
 Gaussian objective perturbation at δ > 0 on every n; ``ssp`` ``PrivateLinearRegression`` at
 δ > 0; ``const`` the private mean with the whole ε; ``h<β>/m<M>`` the front door with
-``HANDICAP_LEVEL = β`` and ``MEAN_RECORDS = M`` (``--handicaps``).
+``HANDICAP_LEVEL = β`` and ``MEAN_RECORDS = M`` (``--handicaps``); ``k<κ>`` the front door
+with ``RESIDUAL_CLIP = κ`` (``--clips``).
 
 Run (from the repository root; one process, about 5 minutes per part on 2 shared cores)::
 
     PYTHONPATH=$PWD DPCONVEX_DATA=... python benchmarks/corpus/regression_variants.py \
-        --seeds selection --out /tmp/variants.jsonl [--handicaps]
+        --seeds selection --out /tmp/variants.jsonl [--handicaps | --clips]
 
 One JSON line per (table, seed, ε, δ); ``--summary FILE`` prints the cell table and counts.
 """
@@ -38,6 +39,7 @@ import corpus  # noqa: E402
 
 EPSILONS = (0.5, 1.0, 2.0)
 HANDICAPS = tuple((b, m) for b in (0.05, 0.15, 0.3, 0.5) for m in (1500.0, 500.0))
+CLIPS = (0.25, 0.375, 0.5, 0.75)
 
 
 def stated_huber(eps: float, delta: float, label_range, seed: int):
@@ -58,10 +60,11 @@ def _fit_r2(est, sp) -> float:
     return float(r2_score(sp.y_test, est.fit(sp.X_train, sp.y_train).predict(sp.X_test)))
 
 
-def run(seeds, out: Path, handicaps: bool) -> None:
+def run(seeds, out: Path, handicaps: bool, clips: bool = False) -> None:
     from sklearn.metrics import r2_score
 
     import dpconvex as dp
+    import dpconvex.estimators.front_door_regression as fde
     import dpconvex.privacy.rules.front_door_regression as fdr
 
     defaults = (fdr.CONSTANT_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,
@@ -96,13 +99,22 @@ def run(seeds, out: Path, handicaps: bool) -> None:
                         if handicaps:
                             variants = {f"h{b:g}/m{m:g}": ((cb, gr, b, m), "auto")
                                         for b, m in HANDICAPS}
+                        if clips:
+                            variants = {}
+                            clip = fdr.RESIDUAL_CLIP
+                            try:
+                                for k in CLIPS:
+                                    fdr.RESIDUAL_CLIP = fde.RESIDUAL_CLIP = k
+                                    res[f"k{k:g}"] = _fit_r2(dp.PrivateRegressor(**common), sp)
+                            finally:
+                                fdr.RESIDUAL_CLIP = fde.RESIDUAL_CLIP = clip
                         try:
                             for key, (consts, guard) in variants.items():
                                 setting(*consts)
                                 res[key] = _fit_r2(dp.PrivateRegressor(safeguard=guard, **common), sp)
                         finally:
                             setting(*defaults)
-                        if dl and not handicaps:
+                        if dl and not (handicaps or clips):
                             res["ssp"] = _fit_r2(dp.PrivateLinearRegression(**common), sp)
                         fh.write(json.dumps(dict(table=name, seed=seed, eps=eps, dl=dl, n=n, d=d,
                                                  mean=mean, **res)) + "\n")
@@ -139,13 +151,14 @@ def main(argv=None) -> None:
     p.add_argument("--seeds", choices=("selection", "report"), default="selection")
     p.add_argument("--out", type=Path)
     p.add_argument("--handicaps", action="store_true")
+    p.add_argument("--clips", action="store_true")
     p.add_argument("--summary", type=Path)
     a = p.parse_args(argv)
     if a.summary:
         summary(a.summary)
         return
     seeds = corpus.SELECTION_SEEDS if a.seeds == "selection" else corpus.REPORT_SEEDS
-    run(seeds, a.out, a.handicaps)
+    run(seeds, a.out, a.handicaps, a.clips)
 
 
 if __name__ == "__main__":
