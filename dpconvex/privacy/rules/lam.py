@@ -118,16 +118,6 @@ def _placement_key(mechanism: str | Mechanism) -> str:
     return "output" if placement == "output" else "objective"
 
 
-def _reference_key(mechanism: str | Mechanism, loss: str | Loss | None) -> str:
-    """The placement, or "regression" for a loss of kind "regression" with its noise on the
-    objective."""
-    key = _placement_key(mechanism)
-    if key == "objective" and loss is not None and \
-            getattr(_as_loss(loss), "kind", "margin") == "regression":
-        return "regression"
-    return key
-
-
 def stability_weight_for(mechanism: str | Mechanism) -> float:
     """w of :data:`STABILITY_WEIGHTS` for the placement of a mechanism's noise (name or object).
 
@@ -158,17 +148,20 @@ def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = Non
     >>> [reference_norm_for("objective", huber, r) for r in (20.0, 400.0, 1e5)]
     [1.0, 4.0, 16.0]
     """
-    key = _reference_key(mechanism, loss)
-    if key != "regression":
-        return REFERENCE_NORMS[key]
-    low, high = REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]
+    return _rule_constants(_as_mechanism(mechanism), loss, records)[0]
+
+
+def _rule_constants(mech: Mechanism, loss: str | Loss | None, records: float | None
+                    ) -> tuple[float, float]:
+    """(R, w) of the rule for a mechanism object, the loss (None: a margin loss) and
+    r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`)."""
+    key = _placement_key(mech)
+    w = STABILITY_WEIGHTS[key]
+    if key == "output" or loss is None or getattr(_as_loss(loss), "kind", "margin") != "regression":
+        return REFERENCE_NORMS[key], w
     r = 0.0 if records is None or math.isnan(float(records)) else float(records)
-    return float(min(high, max(low, r / REGRESSION_RECORDS)))
-
-
-def _records(n: int, epsilon: float, p: int) -> float:
-    """r = n·ε/p, the records per unit of ε and per coordinate (∞ for ε = ∞)."""
-    return float(n) * float(epsilon) / max(int(p), 1)
+    low, high = REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]
+    return float(min(high, max(low, r / REGRESSION_RECORDS))), w
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -310,9 +303,9 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     """
     loss = _as_loss(loss)
     mech = _as_mechanism(mechanism)
-    R = float(reference_norm_for(mech, loss, _records(n, epsilon, p)) if reference_norm is None
-              else reference_norm)
-    w = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
+    R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
+    R = float(R if reference_norm is None else reference_norm)
+    w = float(w if stability_weight is None else stability_weight)
     if report is None:
         report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
     bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, report)
@@ -380,8 +373,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
     mech = _as_mechanism(mechanism)
-    R = reference_norm_for(mech, loss, _records(n, epsilon, p))
-    w = stability_weight_for(mech)
+    R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -427,8 +419,7 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     """
     if isinstance(lam, str) and lam == AUTO:
         mech, loss = _as_mechanism(mechanism), _as_loss(loss)
-        R = reference_norm_for(mech, loss, _records(n, epsilon, p))
-        w = stability_weight_for(mech)
+        R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
         value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
                          reference_norm=R, stability_weight=w)
