@@ -109,11 +109,8 @@ def _is_schema(value: Any) -> bool:
 
 
 def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range``.
-
-    A :class:`~dpconvex.PublicSchema` gives the per-feature ranges of the rows of
-    ``PublicEncoder(schema)`` (:meth:`~dpconvex.PublicSchema.encoded_range`, ``data_norm=1``):
-    its constants only.
+    """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range`` (a schema:
+    :meth:`~dpconvex.PublicSchema.encoded_range`, its constants only).
 
     Examples
     --------
@@ -316,13 +313,9 @@ class PrivateGaussianNB(ClassSumEstimator):
     feature_range : (float, float), array-like of shape (n_features, 2) or PublicSchema, default=(-1.0, 1.0)
         The public range [lo, hi] of every feature, or of each. Values outside are clipped to
         it (a per-record map). A :class:`~dpconvex.PublicSchema`: the ranges of the rows of
-        ``PublicEncoder(schema)`` (``data_norm=1``; :meth:`~dpconvex.PublicSchema.encoded_range`),
-        e.g. ``make_pipeline(PublicEncoder(schema), PrivateGaussianNB(feature_range=schema))``:
-        the noise is fixed in units of the range, and the encoder's ranges are (0,
-        1/schema.divisor) per column (±1/(2 schema.divisor) for a centered schema's numeric
-        columns), a fraction of the default's. The default holds every row of norm <= 1 (the
-        output of :class:`~dpconvex.PublicEncoder` and of
-        :func:`dpconvex.datasets.load_sklearn`) whatever made it, so it is wide for any of them.
+        ``PublicEncoder(schema)`` (``data_norm=1``, :meth:`~dpconvex.PublicSchema.encoded_range`:
+        1/schema.divisor wide), e.g. after ``PublicEncoder(schema)`` in a pipeline. The default
+        holds every row of norm <= 1, whatever made it; the noise is in units of the range.
 
         .. warning:: Never set it from the data (e.g. the columns' minima and maxima): that
            leaks. The noise is fixed in units of the range, so a loose range wastes signal.

@@ -76,21 +76,14 @@ REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0}
 # 0.018 0.063 (R = 16 on both); output: Adult 0.119 0.083 0.022 0.005 0.090 0.235, KDDCup99
 # 1.33 0.320 0.030 0.006 0.932 2.79 (R = 8 on both). The Gaussian mechanisms take their
 # placement's R (not validated separately).
-# "regression": a loss of kind "regression" (the labels on the unit scale [-1, 1]) with its
-# noise on the objective takes R = r / REGRESSION_RECORDS, r = n·ε/p the records per unit of ε
-# and per coordinate, kept within [1, 16] (the objective placement's R): see
-# :data:`REGRESSION_RECORDS`.
+# "regression": the floor of a regression loss's R (:data:`REGRESSION_RECORDS`).
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
 
-#: A regression loss on the objective: R = n·ε/(p · REGRESSION_RECORDS), within
-#: [REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]] = [1, 16]. Where the noise
-#: dominates (few records per coordinate) a small R, a large Λ, keeps the noise from carrying
-#: the predictions past the labels' mean; with many records the bias of a large Λ costs more
-#: (a large table's good predictor is long). Chosen on the regression corpus's selection seeds
-#: (21 tables, 5 seeds, ε ∈ {1, 2}, δ = 0, the Huber and pinball losses at their defaults;
-#: docs/privacy/perturbation.md#privacy-lambda-rule) among one R for all fits (0.5 to 16) and
-#: R = r/k within [1, 16] for k = 25, 50, 100, 200, 400.
+#: A regression loss (labels on [-1, 1]) on the objective: R = n·ε/(p · REGRESSION_RECORDS)
+#: within [1, 16]: a large Λ where the noise dominates, the classifiers' R with many records.
+#: Chosen on the regression corpus's selection seeds among one R for all fits (0.5 to 16) and
+#: k = 25, 50, 100, 200, 400 (docs/privacy/perturbation.md#privacy-lambda-rule).
 REGRESSION_RECORDS = 100.0
 
 #: w, the weight of the stability term G²/(n μ_eff), per placement of the noise. The term is
@@ -132,11 +125,9 @@ def stability_weight_for(mechanism: str | Mechanism) -> float:
 
 def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None,
                        records: float | None = None) -> float:
-    """R for the placement of a mechanism's noise (name or object) and, given the loss, its kind.
-
-    :data:`REFERENCE_NORMS` of the placement; for a regression loss on the objective,
-    ``records`` / :data:`REGRESSION_RECORDS` within [1, 16], ``records`` being r = n·ε/p
-    (None: the floor, 1).
+    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object);
+    for a regression loss on the objective, r / :data:`REGRESSION_RECORDS` within [1, 16]
+    (``records``: r = n·ε/p; None: 1).
 
     Examples
     --------
