@@ -21,7 +21,8 @@ learner does not apply):
 * ``front_door``: ``PrivateClassifier(epsilon, delta, classes, random_state=seed,
   feature_range=...)`` (its safeguard on, the default; ``feature_range`` the table's public
   per-feature range of an encoded row, what a fit with ``schema=`` takes by itself);
-  ``front_door_unguarded`` the same with ``safeguard=False``; ``front_door_rows`` without
+  ``front_door_unguarded`` and ``front_door_guarded`` the same with ``safeguard=False`` and
+  ``safeguard=True``; ``front_door_rows`` without
   ``feature_range`` (rows known only to lie within ``data_norm``);
 * single estimators at their defaults with only ε, δ, ``classes`` and the seed set:
   ``logistic`` (``PrivateLogisticRegression``), ``huber`` (``PrivateHuberSVM``),
@@ -242,6 +243,8 @@ LEARNERS: dict[str, Learner] = {
     "logistic_unit": Learner(_unit_rows(_single("PrivateLogisticRegression")), False,
                              "PrivateLogisticRegression on x/‖x‖"),
     "huber_unit": Learner(_unit_rows(_single("PrivateHuberSVM")), False, "PrivateHuberSVM on x/‖x‖"),
+    "front_door_guarded": Learner(_front_door(safeguard=True), False,
+                                  "PrivateClassifier(safeguard=True)", bounds=True),
     "front_door_unguarded": Learner(_front_door(safeguard=False), False,
                                     "PrivateClassifier(safeguard=False)", bounds=True),
     # the front door told only that its rows lie within data_norm (no per-feature ranges)

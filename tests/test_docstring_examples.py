@@ -110,7 +110,7 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
                                           "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST",
                                           "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST"),
     "dpconvex.privacy.rules.lam": ("AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS",
-                                   "STABILITY_WEIGHTS"),
+                                   "REGRESSION_RECORDS", "STABILITY_WEIGHTS"),
     "dpconvex.privacy.rules.large_margin": ("AUTO", "CENTROID", "CENTROID_BELOW",
                                             "DEFAULT_STRUCTURE", "PAIRWISE", "ROW_NORMS"),
     "dpconvex.privacy.rules.mechanism": ("AUTO",),

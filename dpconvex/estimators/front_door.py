@@ -214,11 +214,12 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         (``epsilon``: what is left), docs/privacy/bounds.md#privacy-bounds-composition. The schema also gives
         the public per-feature ranges of the encoded rows
         (:meth:`~dpconvex.PublicSchema.encoded_range`) when ``feature_range`` is None.
-    feature_range : None, (float, float) or array-like of shape (n_features, 2), default=None
+    feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
         The public range of each feature of the rows, as
-        :class:`~dpconvex.PrivateGaussianNB` takes it (e.g.
-        ``np.column_stack(schema.encoded_range())`` for rows of ``PublicEncoder(schema)``;
-        never the data's min and max). Given (or taken from ``schema``), the rule may choose
+        :class:`~dpconvex.PrivateGaussianNB` takes it (a schema: the ranges of the rows of
+        ``PublicEncoder(schema)``, ``make_pipeline(PublicEncoder(schema),
+        PrivateClassifier(feature_range=schema))``; never the data's min and max). Given (or
+        taken from ``schema``: the same choice and the same release), the rule may choose
         Gaussian naive Bayes, whose noise scales with each feature's width; None: the rows are
         known only to lie within ``data_norm``, and naive Bayes is not chosen.
 

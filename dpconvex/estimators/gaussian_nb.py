@@ -73,13 +73,16 @@ NB_POSTPROCESSING = ("class means mu_c = clip(S_c / m_c, -1, 1) and second momen
 
 @dataclass(frozen=True)
 class FeatureRange(Constraint):
-    """``feature_range``: (lo, hi) for every feature, or one (lo, hi) row per feature.
+    """``feature_range``: (lo, hi) for every feature, one (lo, hi) row per feature, or a
+    :class:`~dpconvex.PublicSchema` (the ranges of the rows its encoder makes).
 
     Finite numbers with lo < hi; the number of rows is checked against the data's columns
     in the plan (:func:`feature_bounds`).
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
+        if _is_schema(value):
+            return value
         try:
             bounds = np.asarray(value, dtype=float)
         except (TypeError, ValueError, OverflowError):
@@ -95,12 +98,19 @@ class FeatureRange(Constraint):
         return value
 
     def __str__(self) -> str:
-        return ("a pair (lo, hi) of finite numbers with lo < hi, or an array-like of shape "
-                "(n_features, 2) of such pairs: the public range of each feature")
+        return ("a pair (lo, hi) of finite numbers with lo < hi, an array-like of shape "
+                "(n_features, 2) of such pairs: the public range of each feature, or a "
+                "PublicSchema: the ranges of the rows PublicEncoder(schema) makes")
+
+
+def _is_schema(value: Any) -> bool:
+    """Whether ``value`` is a :class:`~dpconvex.PublicSchema` (read without importing it)."""
+    return callable(getattr(value, "encoded_range", None)) and hasattr(value, "divisor")
 
 
 def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range``.
+    """(lo, hi), arrays of shape (n_features,), from a validated ``feature_range`` (a schema:
+    :meth:`~dpconvex.PublicSchema.encoded_range`, its constants only).
 
     Examples
     --------
@@ -110,7 +120,13 @@ def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.
     ([0.0, 0.0, 0.0], [10.0, 10.0, 10.0])
     >>> feature_bounds([(0, 1), (-2, 2)], 2, "Demo")[1].tolist()
     [1.0, 2.0]
+    >>> from dpconvex import Categorical, Numeric, PublicSchema
+    >>> schema = PublicSchema({"age": Numeric(0, 120), "plan": Categorical(("a", "b"))})
+    >>> [round(float(v), 4) for v in feature_bounds(schema, 4, "Demo")[1]]
+    [0.7071, 0.7071, 0.7071, 0.7071]
     """
+    if _is_schema(feature_range):
+        feature_range = np.column_stack(feature_range.encoded_range())
     bounds = np.asarray(feature_range, dtype=float)
     if bounds.shape == (2,):
         bounds = np.broadcast_to(bounds, (int(n_features), 2))
@@ -294,13 +310,12 @@ class PrivateGaussianNB(ClassSumEstimator):
         of root mean square about 2(2d + 2)/(√3 ε); "gaussian": (ε, δ)-DP, σ from the
         analytic calibration for Δ₂ = √(G d) (G ≈ 5.14, d >= 2), of order √d/ε: the better
         choice for many features.
-    feature_range : (float, float) or array-like of shape (n_features, 2), default=(-1.0, 1.0)
+    feature_range : (float, float), array-like of shape (n_features, 2) or PublicSchema, default=(-1.0, 1.0)
         The public range [lo, hi] of every feature, or of each. Values outside are clipped to
-        it (a per-record map). The default holds every row of norm <= 1: the output of
-        :class:`~dpconvex.PublicEncoder` (``data_norm=1``) and of
-        :func:`dpconvex.datasets.load_sklearn`; the tighter range of such an encoder's
-        numeric columns is (0, 1/schema.divisor), or ±1/(2 schema.divisor) for a centered
-        schema.
+        it (a per-record map). A :class:`~dpconvex.PublicSchema`: the ranges of the rows of
+        ``PublicEncoder(schema)`` (``data_norm=1``, :meth:`~dpconvex.PublicSchema.encoded_range`:
+        1/schema.divisor wide), e.g. after ``PublicEncoder(schema)`` in a pipeline. The default
+        holds every row of norm <= 1, whatever made it; the noise is in units of the range.
 
         .. warning:: Never set it from the data (e.g. the columns' minima and maxima): that
            leaks. The noise is fixed in units of the range, so a loose range wastes signal.
@@ -385,10 +400,11 @@ class PrivateGaussianNB(ClassSumEstimator):
         owner = type(self).__name__
         mechanism = self._mechanism()
         budget, rule = self._budget(mechanism, n)
-        feature_bounds(self.feature_range, n_features, owner)
+        lo, hi = feature_bounds(self.feature_range, n_features, owner)
         notes = (MOMENT_MAP, NB_POSTPROCESSING, *([DELTA_RULE] if rule else []),
                  *self._mechanism_notes())
-        ranges = np.asarray(self.feature_range, dtype=float)
+        ranges = np.asarray(self.feature_range if not _is_schema(self.feature_range)
+                            else np.column_stack([lo, hi]), dtype=float)
         return FitPlan(
             estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
             template="class moment sums", learner="gaussian naive Bayes", mechanism=mechanism,

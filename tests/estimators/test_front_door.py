@@ -417,3 +417,28 @@ def test_a_bad_feature_range_is_refused_by_name():
     with pytest.raises(dp.ParameterError, match="feature_range"):
         dp.PrivateClassifier(classes=[0, 1, 2], feature_range=np.zeros((3, 2)) + [0, 1],
                              random_state=0).fit(X, y)  # 3 rows of ranges for 4 features
+
+
+def test_the_same_choice_and_release_whichever_way_the_schema_ranges_come():
+    """schema=, feature_range=schema after PublicEncoder(schema), and feature_range= the
+    encoded ranges: one decision and one release (the rule reads whether ranges are given)."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    y = rng.integers(0, 3, size=n)
+    df = pd.DataFrame({"a": 50 + rng.normal(size=n) * np.array([1.0, 5.0, 15.0])[y],
+                       "b": rng.uniform(0, 100, n)})
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 100), "b": dp.Numeric(0, 100)})
+    rows = dp.PublicEncoder(schema).fit_transform(df)
+    common = {"epsilon": 1.0, "classes": [0, 1, 2], "random_state": 0}
+    by_schema = dp.PrivateClassifier(schema=schema, **common).fit(df, y)
+    piped = make_pipeline(dp.PublicEncoder(schema),
+                          dp.PrivateClassifier(feature_range=schema, **common)).fit(df, y)
+    by_ranges = dp.PrivateClassifier(feature_range=np.column_stack(schema.encoded_range()),
+                                     **common).fit(rows, y)
+    assert by_schema.learner_ == piped[-1].learner_ == by_ranges.learner_ == GAUSSIAN_NB
+    for other in (piped.predict_proba(df), by_ranges.predict_proba(rows)):
+        np.testing.assert_allclose(by_schema.predict_proba(df), other, rtol=1e-12, atol=1e-12)
+    nb = dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows, y)
+    np.testing.assert_allclose(nb.theta_, by_ranges.estimator_.theta_, rtol=1e-12, atol=1e-15)
+    with pytest.raises(dp.ParameterError, match="one \\(lo, hi\\) row per feature"):
+        dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows[:, :1], y)

@@ -41,8 +41,10 @@ EPS = 1.0
 
 
 # ------------------------------------------------------------ exact privacy loss
-LEVELS = (-0.5, 0.5)  # the stand-in learner releases one of these constant predictions
-VALUES = (-1.0, 0.0, 1.0)  # a record's label on the unit scale (its row plays no part)
+# Labels and levels within κ of each other, so that the clipped terms min(1, (r/κ)²) do not
+# all saturate at 1 and the check can see a mutant's loss.
+LEVELS = (-0.25, 0.25)  # the stand-in learner releases one of these constant predictions
+VALUES = (-0.5, 0.0, 0.5)  # a record's label on the unit scale (its row plays no part)
 
 
 def _softmax(u: np.ndarray, eps: float) -> np.ndarray:

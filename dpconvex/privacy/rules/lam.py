@@ -8,7 +8,8 @@ minimizer of a public bound on the excess regularized risk, built from
 quantities that are public before the data are read (n, ε, the norm bound q,
 the dimension p, the loss constants |ℓ'| <= L and ℓ'' <= c, the mechanism) and
 one constant per placement of the noise, the reference norm R of a good predictor,
-fixed once on validation splits of training data, and one weight w on the stability term,
+fixed once on validation splits of training data (for a regression loss on the objective,
+on the regression corpus's selection seeds), and one weight w on the stability term,
 fixed on the selection seeds of the benchmark corpus
 (docs/privacy/perturbation.md#privacy-lambda-rule). It never reads X or y.
 
@@ -52,7 +53,8 @@ if TYPE_CHECKING:
     from ...objectives.losses import Loss
     from ..mechanisms.base import Mechanism, NoiseReport, PublicProblem
 
-__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "STABILITY_WEIGHTS",
+__all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "REGRESSION_RECORDS",
+           "STABILITY_WEIGHTS",
            "auto_lam", "delta_floor", "grid_report", "reference_norm_for", "resolve_lam",
            "stability_weight_for"]
 
@@ -67,15 +69,22 @@ AUTO = "auto"
 #: Chosen on validation splits of the TRAINING data of Adult (adult.data 80/20) and
 #: KDDCup99 (inside the 50,000 training rows of the 70,000-row sample), never on a test
 #: set: benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule.
-REFERENCE_NORMS = {"objective": 16.0, "output": 8.0}
+REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0}
 # Validation, 10 noise seeds, intercept_scaling 0.25 (2026-11-23; `lam_auto.py --validate-only
 # 10`): mean relative excess of the error over the best grid Λ for R = 1, 2, 4, 8, 16, 32 —
 # objective: Adult 0.243 0.161 0.069 0.013 -0.008 0.029, KDDCup99 2.59 0.905 0.307 0.092
 # 0.018 0.063 (R = 16 on both); output: Adult 0.119 0.083 0.022 0.005 0.090 0.235, KDDCup99
 # 1.33 0.320 0.030 0.006 0.932 2.79 (R = 8 on both). The Gaussian mechanisms take their
 # placement's R (not validated separately).
+# "regression": the floor of a regression loss's R (:data:`REGRESSION_RECORDS`).
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
+
+#: A regression loss (labels on [-1, 1]) on the objective: R = n·ε/(p · REGRESSION_RECORDS)
+#: within [1, 16]: a large Λ where the noise dominates, the classifiers' R with many records.
+#: Chosen on the regression corpus's selection seeds among one R for all fits (0.5 to 16) and
+#: k = 25, 50, 100, 200, 400 (docs/privacy/perturbation.md#privacy-lambda-rule).
+REGRESSION_RECORDS = 100.0
 
 #: w, the weight of the stability term G²/(n μ_eff), per placement of the noise. The term is
 #: the uniform-stability bound on the generalization gap, a worst case over distributions;
@@ -114,16 +123,36 @@ def stability_weight_for(mechanism: str | Mechanism) -> float:
     return STABILITY_WEIGHTS[_placement_key(mechanism)]
 
 
-def reference_norm_for(mechanism: str | Mechanism) -> float:
-    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object).
+def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None,
+                       records: float | None = None) -> float:
+    """R of :data:`REFERENCE_NORMS` for the placement of a mechanism's noise (name or object);
+    for a regression loss on the objective, r / :data:`REGRESSION_RECORDS` within [1, 16]
+    (``records``: r = n·ε/p; None: 1).
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.lam import reference_norm_for
     >>> reference_norm_for("objective"), reference_norm_for("output")
     (16.0, 8.0)
+    >>> from dpconvex.objectives.losses import get_regression_loss
+    >>> huber = get_regression_loss("huber", (-1.0, 1.0))
+    >>> [reference_norm_for("objective", huber, r) for r in (20.0, 400.0, 1e5)]
+    [1.0, 4.0, 16.0]
     """
-    return REFERENCE_NORMS[_placement_key(mechanism)]
+    return _rule_constants(_as_mechanism(mechanism), loss, records)[0]
+
+
+def _rule_constants(mech: Mechanism, loss: str | Loss | None, records: float | None
+                    ) -> tuple[float, float]:
+    """(R, w) of the rule for a mechanism object, the loss (None: a margin loss) and
+    r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`)."""
+    key = _placement_key(mech)
+    w = STABILITY_WEIGHTS[key]
+    if key == "output" or loss is None or getattr(_as_loss(loss), "kind", "margin") != "regression":
+        return REFERENCE_NORMS[key], w
+    r = 0.0 if records is None or math.isnan(float(records)) else float(records)
+    low, high = REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]
+    return float(min(high, max(low, r / REGRESSION_RECORDS))), w
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -231,8 +260,8 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     loss : str or Loss
         A loss with declared constants ``deriv_bound`` (|ℓ'|) and ``curvature`` (c).
     reference_norm : float or None, default=None
-        R in the bias term; None: the placement's :data:`REFERENCE_NORMS` value
-        (:func:`reference_norm_for`).
+        R in the bias term; None: :func:`reference_norm_for` (the placement, the loss's
+        kind and, for a regression loss, n·ε/p).
     stability_weight : float or None, default=None
         w, the weight of the stability term; None: the placement's
         :data:`STABILITY_WEIGHTS` value (:func:`stability_weight_for`).
@@ -265,8 +294,9 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     """
     loss = _as_loss(loss)
     mech = _as_mechanism(mechanism)
-    R = float(reference_norm_for(mech) if reference_norm is None else reference_norm)
-    w = float(stability_weight_for(mech) if stability_weight is None else stability_weight)
+    R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
+    R = float(R if reference_norm is None else reference_norm)
+    w = float(w if stability_weight is None else stability_weight)
     if report is None:
         report = grid_report(mech, int(n), epsilon, float(q), int(p), loss, delta=delta)
     bound, floor = _bound(mech, int(n), float(q), int(p), loss, R, w, report)
@@ -334,8 +364,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
     mech = _as_mechanism(mechanism)
-    key = _placement_key(mech)
-    R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
+    R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -381,8 +410,7 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     """
     if isinstance(lam, str) and lam == AUTO:
         mech, loss = _as_mechanism(mechanism), _as_loss(loss)
-        key = _placement_key(mech)
-        R, w = REFERENCE_NORMS[key], STABILITY_WEIGHTS[key]
+        R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
         value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
                          reference_norm=R, stability_weight=w)

@@ -1,0 +1,165 @@
+"""The regression front door's variants on the regression corpus: what its rule and safeguard leave.
+
+Question: per cell table × ε × δ (means over the seeds of test R² − the training mean's), how
+does ``PrivateRegressor`` compare with the median regression it guards, fitted without the
+safeguard, its Gaussian form at δ > 0, ``PrivateLinearRegression`` (AdaSSP) at δ > 0 and the
+private mean; and how do the safeguard's constants (``HANDICAP_LEVEL``, ``MEAN_RECORDS`` of
+:mod:`dpconvex.privacy.rules.front_door_regression`) move it? The variants set those module
+constants for the length of a fit (a benchmark, never the package's own path).
+
+Columns: ``fd`` the front door at its defaults; ``med_g`` / ``med_u`` median regression with /
+without the safeguard (the rule's constant switch off); ``gmed_g`` / ``gmed_u`` the same with
+Gaussian objective perturbation at δ > 0 on every n; ``ssp`` ``PrivateLinearRegression`` at
+δ > 0; ``const`` the private mean with the whole ε; ``h<β>/m<M>`` the front door with
+``HANDICAP_LEVEL = β`` and ``MEAN_RECORDS = M`` (``--handicaps``); ``k<κ>`` the front door
+with ``RESIDUAL_CLIP = κ`` (``--clips``).
+
+Run (from the repository root; one process, about 5 minutes per part on 2 shared cores)::
+
+    PYTHONPATH=$PWD DPCONVEX_DATA=... python benchmarks/corpus/regression_variants.py \
+        --seeds selection --out /tmp/variants.jsonl [--handicaps | --clips]
+
+One JSON line per (table, seed, ε, δ); ``--summary FILE`` prints the cell table and counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+import corpus  # noqa: E402
+
+EPSILONS = (0.5, 1.0, 2.0)
+HANDICAPS = tuple((b, m) for b in (0.05, 0.15, 0.3, 0.5) for m in (1500.0, 500.0))
+CLIPS = (0.25, 0.375, 0.5, 0.75)
+
+
+def stated_huber(eps: float, delta: float, label_range, seed: int):
+    """A user's own loss for ``corpus_run.py --task regression --learners
+    corpus.regression_variants:stated_huber``: the Huber loss stated in CVXPY atoms on the unit
+    label scale, ``PrivateLinearRegressor`` at its other defaults."""
+    import cvxpy as cp
+
+    import dpconvex as dp
+
+    return dp.PrivateLinearRegressor(loss=lambda z, u: cp.huber(z - u, 0.5), epsilon=eps,
+                                     delta=delta, label_range=label_range, random_state=seed)
+
+
+def _fit_r2(est, sp) -> float:
+    from sklearn.metrics import r2_score
+
+    return float(r2_score(sp.y_test, est.fit(sp.X_train, sp.y_train).predict(sp.X_test)))
+
+
+def run(seeds, out: Path, handicaps: bool, clips: bool = False) -> None:
+    from sklearn.metrics import r2_score
+
+    import dpconvex as dp
+    import dpconvex.estimators.front_door_regression as fde
+    import dpconvex.privacy.rules.front_door_regression as fdr
+
+    defaults = (fdr.CONSTANT_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,
+                fdr.MEAN_RECORDS)
+
+    def setting(constant_below, gaussian_rows, handicap, mean_records):
+        (fdr.CONSTANT_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,
+         fdr.MEAN_RECORDS) = constant_below, gaussian_rows, handicap, mean_records
+
+    warnings.simplefilter("ignore")
+    with out.open("a") as fh:
+        for name in corpus.REGRESSION_TABLES:
+            for seed in seeds:
+                sp = corpus.split(name, seed)
+                lr = corpus.table(name).learner_label_range
+                n, d = sp.X_train.shape
+                mean = float(r2_score(sp.y_test, np.full(len(sp.y_test), sp.y_train.mean())))
+                for eps in EPSILONS:
+                    for dl in (0, 1):
+                        delta = 1.0 / n**2 if dl else 0.0
+                        common = {"epsilon": eps, "delta": delta, "label_range": lr,
+                                  "random_state": seed}
+                        res = {}
+                        cb, gr, hl, mr = defaults
+                        variants = {"fd": ((cb, gr, hl, mr), "auto"),
+                                    "med_g": ((0.0, gr, hl, mr), True),
+                                    "med_u": ((0.0, gr, hl, mr), False),
+                                    "const": ((float("inf"), gr, hl, mr), "auto")}
+                        if dl:
+                            variants.update({"gmed_g": ((0.0, 0, hl, mr), True),
+                                             "gmed_u": ((0.0, 0, hl, mr), False)})
+                        if handicaps:
+                            variants = {f"h{b:g}/m{m:g}": ((cb, gr, b, m), "auto")
+                                        for b, m in HANDICAPS}
+                        if clips:
+                            variants = {}
+                            clip = fdr.RESIDUAL_CLIP
+                            try:
+                                for k in CLIPS:
+                                    fdr.RESIDUAL_CLIP = fde.RESIDUAL_CLIP = k
+                                    res[f"k{k:g}"] = _fit_r2(dp.PrivateRegressor(**common), sp)
+                            finally:
+                                fdr.RESIDUAL_CLIP = fde.RESIDUAL_CLIP = clip
+                        try:
+                            for key, (consts, guard) in variants.items():
+                                setting(*consts)
+                                res[key] = _fit_r2(dp.PrivateRegressor(safeguard=guard, **common), sp)
+                        finally:
+                            setting(*defaults)
+                        if dl and not (handicaps or clips):
+                            res["ssp"] = _fit_r2(dp.PrivateLinearRegression(**common), sp)
+                        fh.write(json.dumps(dict(table=name, seed=seed, eps=eps, dl=dl, n=n, d=d,
+                                                 mean=mean, **res)) + "\n")
+                fh.flush()
+                print(name, seed, flush=True)
+
+
+def summary(path: Path) -> None:
+    """Per cell, the means of (R² − the mean's); then the cells below the mean − 0.005 and
+    those where the unguarded median beats a column by more than 0.05."""
+    recs = [json.loads(line) for line in path.open()]
+    cols = list(dict.fromkeys(k for r in recs for k in r
+                              if k not in ("table", "seed", "eps", "dl", "n", "d", "mean")))
+    cells = collections.defaultdict(lambda: collections.defaultdict(list))
+    for r in recs:
+        for k in cols:
+            if k in r:
+                cells[(r["table"], r["eps"], r["dl"])][k].append(r[k] - r["mean"])
+    means = {c: {k: float(np.mean(v)) for k, v in kv.items()} for c, kv in cells.items()}
+    print("table eps dl | " + " ".join(f"{k:>9s}" for k in cols))
+    for c in sorted(means):
+        print(f"{c[0]:18s} {c[1]:g} {c[2]} | " + " ".join(
+            f"{means[c][k]:+9.3f}" if k in means[c] else "        -" for k in cols))
+    for k in cols:
+        vals = [m[k] for m in means.values() if k in m]
+        missed = sum(m["med_u"] - m[k] > 0.05 for m in means.values() if k in m and "med_u" in m)
+        print(f"{k:12s} cells {len(vals):3d}  below the mean − 0.005: "
+              f"{sum(v < -0.005 for v in vals):3d}  mean {np.mean(vals):+.3f}  worst "
+              f"{min(vals):+.3f}  unguarded median better by > 0.05: {missed}")
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", choices=("selection", "report"), default="selection")
+    p.add_argument("--out", type=Path)
+    p.add_argument("--handicaps", action="store_true")
+    p.add_argument("--clips", action="store_true")
+    p.add_argument("--summary", type=Path)
+    a = p.parse_args(argv)
+    if a.summary:
+        summary(a.summary)
+        return
+    seeds = corpus.SELECTION_SEEDS if a.seeds == "selection" else corpus.REPORT_SEEDS
+    run(seeds, a.out, a.handicaps, a.clips)
+
+
+if __name__ == "__main__":
+    main()
