@@ -244,7 +244,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
 
         template = SufficientStatisticsTemplate(
             statistics, n, d + int(self.fit_intercept), self._norm_bound(),
-            ridge=self._ridge(n), notes=self._template_notes(X_checked))
+            ridge=self._ridge(n), free=d if self.fit_intercept else None,
+            notes=self._template_notes(X_checked))
         return Prepared(template=template, meta=PreparedFacts(d))
 
     @staticmethod
@@ -257,7 +258,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
         template = SufficientStatisticsTemplate(zero_statistics(p), plan.n, p, self._norm_bound(),
-                                                ridge=self._ridge(plan.n))
+                                                ridge=self._ridge(plan.n),
+                                                free=plan.n_features if self.fit_intercept else None)
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     # --------------------------------------------------------------------- release

@@ -50,6 +50,9 @@ class SufficientStatisticsTemplate:
     ridge : float or None, default=None
         λ given by the caller, in the units of the sums; None: the mechanism's adaptive
         rule chooses it from a private estimate of λ_min(A).
+    free : int or None, default=None
+        The coordinate the ridge leaves out (the intercept column, public): its coefficient
+        is not shrunk towards 0, as in scikit-learn's ``Ridge``.
     notes : sequence of str, default=()
         Public facts for the certificate (how the rows and labels were mapped).
 
@@ -73,7 +76,8 @@ class SufficientStatisticsTemplate:
     residual_tol = math.inf
 
     def __init__(self, statistics: Moments | Callable[[], Moments], n: int, p: int,
-                 data_norm: float, *, ridge: float | None = None, notes: Sequence[str] = ()):
+                 data_norm: float, *, ridge: float | None = None, free: int | None = None,
+                 notes: Sequence[str] = ()):
         self._statistics = statistics
         self.n, self.p = int(n), int(p)
         self.data_norm = float(data_norm)
@@ -81,6 +85,7 @@ class SufficientStatisticsTemplate:
             raise ParameterError("The 'data_norm' argument of SufficientStatisticsTemplate must "
                                  f"be a finite float > 0. Got {data_norm!r} instead.")
         self.ridge = None if ridge is None else float(ridge)
+        self.free = None if free is None else int(free)
         self.notes = tuple(notes)
         self.space = EuclideanSpace((self.p,))
 

@@ -19,7 +19,6 @@ import dask.array as da
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.linear_model import Ridge
 
 import dpconvex as dp
 from dpconvex.data.sufficient import sufficient_statistics
@@ -45,11 +44,12 @@ def test_none_is_the_exact_ridge_on_the_clipped_rows_and_unit_labels():
     X, y = _data()
     lam = 0.01
     reg = _reg(mechanism="none", lam=lam).fit(X, y)
-    # the same problem by hand: rows clipped to q = 1, the column s = 1, u on [-1, 1]
+    # the same problem by hand: rows clipped to q = 1, the column s = 1, u on [-1, 1], the
+    # ridge n·Λ on the coefficients and not on the intercept column
     norms = np.linalg.norm(X, axis=1, keepdims=True)
     Z = np.hstack([X * np.minimum(1.0, 1.0 / norms), np.ones((len(X), 1))])
     u = (2 * np.clip(y, *LABELS) - sum(LABELS)) / (LABELS[1] - LABELS[0])
-    ref = Ridge(alpha=len(X) * lam, fit_intercept=False, solver="cholesky").fit(Z, u).coef_
+    ref = np.linalg.solve(Z.T @ Z + len(X) * lam * np.diag([1.0, 1.0, 1.0, 0.0]), Z.T @ u)
     half, mid = (LABELS[1] - LABELS[0]) / 2, sum(LABELS) / 2
     np.testing.assert_allclose(reg.coef_, half * ref[:3], rtol=1e-10)
     assert reg.intercept_ == pytest.approx(mid + half * ref[3], rel=1e-10)

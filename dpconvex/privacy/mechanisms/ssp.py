@@ -207,13 +207,15 @@ def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
 
 
 def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
-                   psd: bool = True) -> np.ndarray:
-    """θ = (Π₊(Ã) + λI)⁻¹ b̃ by one symmetric eigendecomposition
-    (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+                   psd: bool = True, free: int | None = None) -> np.ndarray:
+    """θ = (Π₊(Ã) + λD)⁻¹ b̃ (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
     Π₊ sets the negative eigenvalues of the symmetric Ã to 0 (its Frobenius projection onto
-    the PSD cone); with ``psd=False`` Ã is taken as it is and the eigenvalues e + λ <= 0 are
-    dropped (the minimum-norm solution: the non-private baseline).
+    the PSD cone); with ``psd=False`` Ã is taken as it is (the non-private baseline). D is
+    the identity, or with ``free`` the identity without that coordinate (the intercept
+    column, which the ridge leaves unshrunk). Where the matrix is singular the solution is
+    the minimum-norm one (eigenvalues <= 0 dropped; with ``free``, least squares). A
+    function of the released statistics and public λ only: post-processing.
 
     Examples
     --------
@@ -221,10 +223,16 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
     >>> from dpconvex.privacy.mechanisms.ssp import ridge_solution
     >>> ridge_solution(np.diag([3.0, -1.0]), np.array([4.0, 1.0]), 1.0).tolist()
     [1.0, 1.0]
+    >>> ridge_solution(np.diag([3.0, 2.0]), np.array([4.0, 1.0]), 1.0, free=1).tolist()
+    [1.0, 0.5]
     """
     e, V = np.linalg.eigh(0.5 * (gram + gram.T))
     if psd:
         e = np.maximum(e, 0.0)
+    if free is not None:
+        matrix = (V * e) @ V.T + float(ridge) * np.eye(len(e))
+        matrix[free, free] -= float(ridge)
+        return np.linalg.lstsq(matrix, cross, rcond=None)[0]
     total = e + float(ridge)
     keep = total > (0.0 if psd else 1e-12 * max(float(np.abs(total).max()), 1e-300))
     coef = np.zeros_like(total)
@@ -283,7 +291,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         else:
             lower = max(0.0, float(noisy["eigenvalue"]) - self.shift() * scales["eigenvalue"])
             ridge = max(adaptive_ridge(lower, scales["gram"], p), scales["gram"])
-        return ridge_solution(noisy["gram"], noisy["cross"], ridge), None, False
+        return ridge_solution(noisy["gram"], noisy["cross"], ridge, free=template.free), None, False
 
     def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -530,4 +538,5 @@ class NonPrivateSSP(_SufficientStatistics):
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
         ridge = 0.0 if template.ridge is None else template.ridge
-        return ridge_solution(template.gram, template.cross, ridge, psd=False), None, False
+        return ridge_solution(template.gram, template.cross, ridge, psd=False,
+                              free=template.free), None, False
