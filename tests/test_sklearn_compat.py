@@ -33,8 +33,9 @@ NO_N_ITER = {"check_non_transformer_estimators_n_iter":
              "n_iter_ depends on the data and is not released (DESIGN.md §4)"}
 
 
-#: The private regressor's R² on check_regressors_train's 200 rows at ε = 1 (seeds 0-2:
-#: 0.09, -1.05, -0.45 with objective perturbation; the non-private fit reaches 0.61).
+#: check_regressors_train asks for R² > 0.5 on its 200 rows (the non-private fit reaches 0.61).
+#: At ε = 1 output perturbation, the quantile loss with δ > 0, AdaSSP and the front door fall
+#: below it; objective perturbation of the Huber loss (the regression loss's λ rule) passes.
 NOISY_REGRESSOR = {"check_regressors_train":
                    "ε = 1 noise dominates on 200 rows; sklearn asks for R² > 0.5"}
 
@@ -49,7 +50,9 @@ def _expected_failures(est):
     if isinstance(est, dp.PrivateLinearRegression):  # a closed form: no solver, no n_iter_
         return dict(NOISY_REGRESSOR) if est.mechanism != "none" else {}
     if isinstance(est, dp.PrivateLinearRegressor) and est.mechanism != "none":
-        return {**NO_N_ITER, **NOISY_REGRESSOR}
+        passes = (est.mechanism == "auto" and not est.delta
+                  and not isinstance(est, dp.PrivateQuantileRegressor))
+        return {**NO_N_ITER, **({} if passes else NOISY_REGRESSOR)}
     return dict(NO_N_ITER)
 
 

@@ -729,7 +729,8 @@ def pinball(quantile: float) -> Callable[[cp.Expression, cp.Expression], cp.Expr
 
 
 class Pinball(_ShippedForm):
-    """The quantile (pinball) loss ρ_τ(y − z) of [KB78]_, :func:`pinball`, its kink smoothed by the compiler.
+    """The quantile (pinball) loss ρ_τ(y − z) (Koenker & Bassett 1978), :func:`pinball`, its kink
+    smoothed by the compiler.
 
     The kink at z = y is Huberized at half-width h (:func:`~dpconvex.objectives.atoms.smooth_kinks`):
     with r = z − y, ℓ = (1 − 2τ)·r/2 + huber(r, h)/(4h) + h/4, within h/4 of ρ_τ. Its
