@@ -530,9 +530,20 @@ class _ShippedForm(CVXPYLoss):
     (pickled as those parameters: the compiled form holds closures)."""
 
     def __reduce__(self):
+        return (_rebuilt, (type(self), self.params(), self._changed()))
+
+    def _changed(self) -> dict[str, Any]:
+        """The attributes that are not those its constructor gives for :meth:`params` (the
+        compiled parts are shared per parameters, so an unchanged one is the same object)."""
         fresh = vars(type(self)(**self.params()))
-        changed = {k: v for k, v in vars(self).items() if k not in fresh or fresh[k] is not v}
-        return (_rebuilt, (type(self), self.params(), changed))
+        return {k: v for k, v in vars(self).items() if k not in fresh or fresh[k] is not v}
+
+    def description(self) -> tuple[Any, ...] | None:
+        """(class, parameters) when the instance is what its constructor builds from them
+        (a dpconvex class, no attribute changed), else None: the verifier's cache key."""
+        if not type(self).__module__.startswith("dpconvex.") or self._changed():
+            return None
+        return (type(self), tuple(sorted(self.params().items())))
 
 
 def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:

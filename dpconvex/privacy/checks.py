@@ -412,8 +412,13 @@ def _loss_description(loss: Loss) -> Any:
 
     Its class with the attributes of its non-library classes, and its instance attributes
     (:func:`_describe`); a :class:`CVXPYLoss`'s compiled form, derived bounds and smoothing
-    record are built from the described ``fn``. None (probe at every check) when a part has no description.
+    record are built from the described ``fn``. A loss dpconvex states in CVXPY (the Huber
+    hinge, the pinball loss) left as its constructor built it is described by its class and
+    parameters. None (probe at every check) when a part has no description.
     """
+    shipped = getattr(loss, "description", None)
+    if callable(shipped) and (key := shipped()) is not None:
+        return key
     skip = ("_form", "derived", "smoothed_kinks") if isinstance(loss, CVXPYLoss) else ()
     try:
         return (type(loss),

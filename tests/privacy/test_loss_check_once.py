@@ -57,6 +57,21 @@ def test_shipped_stated_loss_is_derived_from_its_form_and_probed_once(probes, lo
     assert len(probes) == probed
 
 
+def test_shipped_stated_loss_changed_after_construction_is_probed_again(probes):
+    """A pristine shipped stated loss is keyed by its class and parameters; one whose stated
+    function was replaced is described by its code and state and probed again (here its
+    forms then disagree, which the probe finds)."""
+    loss = HuberHinge(0.5)
+    assert checks._loss_description(loss) == (HuberHinge, (("h", 0.5),))
+    checks.check_loss(loss, need_curvature=True)
+    changed = HuberHinge(0.5)
+    changed.fn = lambda m: cp.pos(2 - m)  # noqa: E731 (another hinge under the same parameters)
+    assert changed.description() is None
+    with pytest.raises(dp.PrivacyError, match="forms"):
+        checks.check_loss(changed, need_curvature=True)
+    assert len(probes) == 2
+
+
 def test_fit_with_a_shipped_loss_runs_no_probe(probes):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3)) / 3
