@@ -390,13 +390,17 @@ def test_naive_bayes_from_the_front_door_with_public_ranges():
     assert clf.score(X_test, y_test) > max(0.6, plain.score(X_test, y_test) + 0.1)
 
 
-def test_a_schema_gives_the_public_ranges_of_its_rows():
-    rng = np.random.default_rng(3)
-    n = 3000
+def _schema_table(n=3000, seed=3):
+    """A table of three classes that differ in the spread of one column, with its schema."""
+    rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, size=n)
     df = pd.DataFrame({"a": 50 + rng.normal(size=n) * np.array([1.0, 5.0, 15.0])[y],
                        "b": rng.uniform(0, 100, n)})
-    schema = dp.PublicSchema({"a": dp.Numeric(0, 100), "b": dp.Numeric(0, 100)})
+    return df, y, dp.PublicSchema({"a": dp.Numeric(0, 100), "b": dp.Numeric(0, 100)})
+
+
+def test_a_schema_gives_the_public_ranges_of_its_rows():
+    df, y, schema = _schema_table()
     clf = dp.PrivateClassifier(epsilon=1.0, classes=[0, 1, 2], schema=schema,
                                random_state=0).fit(df, y)
     assert clf.learner_ == GAUSSIAN_NB
@@ -422,12 +426,7 @@ def test_a_bad_feature_range_is_refused_by_name():
 def test_the_same_choice_and_release_whichever_way_the_schema_ranges_come():
     """schema=, feature_range=schema after PublicEncoder(schema), and feature_range= the
     encoded ranges: one decision and one release (the rule reads whether ranges are given)."""
-    rng = np.random.default_rng(3)
-    n = 3000
-    y = rng.integers(0, 3, size=n)
-    df = pd.DataFrame({"a": 50 + rng.normal(size=n) * np.array([1.0, 5.0, 15.0])[y],
-                       "b": rng.uniform(0, 100, n)})
-    schema = dp.PublicSchema({"a": dp.Numeric(0, 100), "b": dp.Numeric(0, 100)})
+    df, y, schema = _schema_table()
     rows = dp.PublicEncoder(schema).fit_transform(df)
     common = {"epsilon": 1.0, "classes": [0, 1, 2], "random_state": 0}
     by_schema = dp.PrivateClassifier(schema=schema, **common).fit(df, y)
