@@ -416,8 +416,10 @@ def _loss_description(loss: Loss) -> Any:
     hinge, the pinball loss) left as its constructor built it is described by its class and
     parameters. None (probe at every check) when a part has no description.
     """
-    shipped = getattr(loss, "description", None)
-    if callable(shipped) and (key := shipped()) is not None:
+    # a dpconvex class's own description only: a user's class may define a method of that name
+    shipped = (getattr(type(loss), "description", None)
+               if type(loss).__module__.startswith("dpconvex.") else None)
+    if callable(shipped) and (key := shipped(loss)) is not None:
         return key
     skip = ("_form", "derived", "smoothed_kinks") if isinstance(loss, CVXPYLoss) else ()
     try:

@@ -72,6 +72,19 @@ def test_shipped_stated_loss_changed_after_construction_is_probed_again(probes):
     assert len(probes) == 2
 
 
+def test_a_user_method_named_description_is_not_the_cache_key():
+    """Only a dpconvex class's own description keys the cache; a user's loss is described by
+    its code and state whatever methods it defines."""
+    stated = Loss.from_cvxpy(lambda m: cp.logistic(-m), name="mine")
+
+    class Mine(type(stated)):
+        def description(self):
+            return ("always the same",)
+
+    mine = Mine(stated.stated_fn, kind="margin", name="mine")
+    assert checks._loss_description(mine) != ("always the same",)
+
+
 def test_fit_with_a_shipped_loss_runs_no_probe(probes):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3)) / 3
