@@ -104,8 +104,10 @@ class FeatureRange(Constraint):
 
 
 def _is_schema(value: Any) -> bool:
-    """Whether ``value`` is a :class:`~dpconvex.PublicSchema` (read without importing it)."""
-    return callable(getattr(value, "encoded_range", None)) and hasattr(value, "divisor")
+    """Whether ``value`` is a :class:`~dpconvex.PublicSchema` (as ``SchemaOrNone`` checks it)."""
+    from ..data.schema import PublicSchema
+
+    return isinstance(value, PublicSchema)
 
 
 def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
