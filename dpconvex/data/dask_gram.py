@@ -44,14 +44,6 @@ __all__ = ["DaskGram"]
 
 
 # --------------------------------------------------------- per-chunk kernels (run on workers)
-def _forms_block(Z: np.ndarray, Phi: np.ndarray) -> np.ndarray:
-    return quadratic_forms(Z, Phi)
-
-
-def _gram_block(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
-    return weighted_gram(Z, W)
-
-
 def _normal_block(Z: np.ndarray, V: np.ndarray, n: int) -> np.ndarray:
     a = np.einsum("ij,ij->i", Z @ V, Z)  # the arithmetic of gram_operator_norm, per chunk
     return weighted_gram(Z, a[:, None] / n)[0]
@@ -66,23 +58,8 @@ def _max_norm_block(Z: np.ndarray) -> np.ndarray:
 
 
 class ChunkedLossTemplate(Protocol):
-    """What :meth:`DaskGram.data_loss` reads of a template: its records and its data loss.
-
-    A chunk view is a shallow copy with ``Z`` the chunk's rows, ``n`` its row count and
-    every per-record array attribute (leading dimension n) cut to the chunk.
-
-    Attributes
-    ----------
-    Z : ndarray
-        The records (one row each).
-    n : int
-        Number of records.
-
-    Methods
-    -------
-    data_loss(Phi)
-        (mean data loss, its gradient in Φ) over the template's records.
-    """
+    """What :meth:`DaskGram.data_loss` reads of a template: its records ``Z`` (``n`` rows)
+    and its data loss (a chunk view: :meth:`DaskGram.bind`)."""
 
     Z: Any
     n: int
@@ -110,13 +87,6 @@ def _loss_block(view: ChunkedLossTemplate, Phi: np.ndarray, n: int) -> np.ndarra
     out[0] = w * val
     out[1:] = w * np.asarray(grad, dtype=float).ravel()
     return out
-
-
-def _reduce(parts: list[Any], nbytes: int) -> np.ndarray:
-    """Σ of the per-chunk partials (``nbytes`` each): added on the driver when small (one
-    round trip fewer), else in a tree on the cluster; the same order of sums
-    (:func:`dpconvex.data.dask_rows._reduce`)."""
-    return dask_rows._reduce(parts, nbytes)
 
 
 def _identity(x: Any) -> Any:
@@ -239,7 +209,7 @@ class DaskGram:
     def forms(self, Phi: np.ndarray) -> np.ndarray:
         """z_iᵀ Φ_j z_i for every row and block j, shape (n, J); Φ of shape (J, D, D)."""
         P = _delayed_value(np.asarray(Phi, dtype=float))
-        parts = compute(*[dask.delayed(_forms_block)(b, P) for b in self._chunks()])
+        parts = compute(*[dask.delayed(quadratic_forms)(b, P) for b in self._chunks()])
         return np.concatenate(parts)
 
     def weighted_gram(self, W: np.ndarray) -> np.ndarray:
@@ -248,15 +218,15 @@ class DaskGram:
         if W.shape[0] != self.n:
             raise ValueError(f"DaskGram.weighted_gram: expected weights of n = {self.n} rows; "
                              f"got shape {W.shape}. Pass one weight per row.")
-        parts = [dask.delayed(_gram_block)(b, Wc)
+        parts = [dask.delayed(weighted_gram)(b, Wc)
                  for b, Wc in zip(self._chunks(), self._split(W), strict=True)]
-        return _reduce(parts, 8 * (W.size // max(self.n, 1)) * self.D * self.D)
+        return dask_rows._reduce(parts, 8 * (W.size // max(self.n, 1)) * self.D * self.D)
 
     def normal_apply(self, V: np.ndarray) -> np.ndarray:
         """(1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ for a symmetric (D, D) V, in one pass."""
         Vd = _delayed_value(np.asarray(V, dtype=float))
         parts = [dask.delayed(_normal_block)(b, Vd, self.n) for b in self._chunks()]
-        return _reduce(parts, 8 * self.D * self.D)
+        return dask_rows._reduce(parts, 8 * self.D * self.D)
 
     def row_norms(self) -> np.ndarray:
         """||z_i|| for every record, shape (n,) (for a template's norm check)."""
@@ -278,14 +248,9 @@ class DaskGram:
 
     # ------------------------------------------------------- the one-pass loss
     def bind(self, template: ChunkedLossTemplate) -> DaskGram:
-        """Build (and persist with the chunks) one chunk view of ``template`` per row chunk.
-
-        A chunk view is a shallow copy of the template with ``Z`` the chunk's
-        rows, ``n`` its row count, and every per-record array attribute (an
-        ndarray of leading dimension n: labels, components, derived masks) cut
-        to the chunk's rows; everything else (loss, parameterization, C, K) is
-        shared. Empty chunks get no view.
-        """
+        """Build (and persist with the chunks) one chunk view of ``template`` per non-empty
+        row chunk: a shallow copy whose ``Z``, ``n`` and per-record arrays (leading dimension
+        n: labels, components, masks) are the chunk's; everything else is shared."""
         n = self.n
         per_record = {k: v for k, v in vars(template).items()
                       if k != "Z" and isinstance(v, np.ndarray) and v.ndim >= 1 and v.shape[0] == n}
@@ -308,12 +273,8 @@ class DaskGram:
         return self
 
     def data_loss(self, template: ChunkedLossTemplate, Phi: np.ndarray) -> tuple[float, np.ndarray]:
-        """``template.data_loss(Phi)`` summed over the chunks in one distributed pass.
-
-        Each chunk view runs the template's own ``data_loss`` on its rows; the
-        results weighted n_c/n are tree-summed on the cluster. The last result
-        is kept for a repeated call at the same Φ (e.g. the residual check).
-        """
+        """``template.data_loss(Phi)`` in one distributed pass (module docstring); the last
+        result is kept for a repeated call at the same Φ (e.g. the residual check)."""
         Phi = np.ascontiguousarray(Phi, dtype=float)
         key = Phi.tobytes()
         if self._bound is template and self._memo is not None and self._memo[0] == key:
@@ -325,7 +286,7 @@ class DaskGram:
         for v, home in zip(self._views or [], self._view_homes, strict=True):
             with _near(home):
                 parts.append(dask.delayed(_loss_block)(v, P, self.n))
-        out = _reduce(parts, 8 * (1 + Phi.size))
+        out = dask_rows._reduce(parts, 8 * (1 + Phi.size))
         val, grad = float(out[0]), out[1:].reshape(Phi.shape)
         self._memo = (key, val, grad.copy())
         return val, grad

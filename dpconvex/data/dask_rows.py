@@ -93,6 +93,13 @@ def _op(B: Any, s: np.ndarray | None = None) -> Any:
     return op if s is None else op.scale_rows(s[:, 0])
 
 
+def _signed(B: Any, s: np.ndarray | None, signs: bool) -> tuple[Any, np.ndarray | None]:
+    """(the chunk's operator, the signs s_i kept out of it, or None: the factors are in it)."""
+    if s is not None and signs:
+        return _op(B), s[:, 0]
+    return _op(B, s), None
+
+
 #: Rows with norms up to this are clipped inside the products (:func:`_implicit_block`), as
 #: the in-memory linear learners do; beyond it a chunk is clipped on a copy.
 _IMPLICIT_MAX_NORM = 1e100
@@ -100,20 +107,9 @@ _IMPLICIT_MAX_NORM = 1e100
 
 
 class MarginLoss(Protocol):
-    """What the chunk sums read of a loss of the rows' products m_i = a_iᵀw.
-
-    A margin loss ℓ(m) (e.g. :class:`dpconvex.objectives.Logistic`, the labels folded into
-    the rows as signs), or a loss of the prediction ℓ(z, y) of ``kind`` "regression"
-    (e.g. :class:`dpconvex.objectives.HuberRegression`), which also reads the rows' labels
-    (:meth:`DaskRows.with_labels`): ``labels`` is then the labels of the same rows.
-
-    Methods
-    -------
-    value_and_deriv(m, *labels)
-        (ℓ, ∂ℓ/∂m) elementwise.
-    deriv2(m, *labels)
-        ∂²ℓ/∂m² elementwise.
-    """
+    """What the chunk sums read of a loss of the rows' products m_i = a_iᵀw: a margin loss
+    ℓ(m) (the labels folded into the rows as signs), or a loss of the prediction ℓ(z, y) of
+    ``kind`` "regression", which also reads the rows' labels (:meth:`DaskRows.with_labels`)."""
 
     def value_and_deriv(self, m: np.ndarray, *labels: np.ndarray
                         ) -> tuple[np.ndarray, np.ndarray]:
@@ -147,9 +143,8 @@ def _implicit_block(B: np.ndarray, bound: float, value: float | None) -> Any:
 
 
 def _matvec_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray) -> np.ndarray:
-    if s is not None and signs:
-        return _op(B).matvec(w) * s[:, 0]
-    return _op(B, s).matvec(w)
+    op, sign = _signed(B, s, signs)
+    return op.matvec(w) if sign is None else op.matvec(w) * sign
 
 
 def _rmatvec_block(B: Any, s: np.ndarray | None, signs: bool, v: np.ndarray) -> np.ndarray:
@@ -163,9 +158,8 @@ def _rmatvec_block(B: Any, s: np.ndarray | None, signs: bool, v: np.ndarray) -> 
 
 
 def _gram_block(B: Any, s: np.ndarray | None, signs: bool, d: np.ndarray) -> np.ndarray:
-    if s is not None and signs:
-        return _op(B).weighted_gram(d[:, 0] * (s[:, 0] * s[:, 0]))[None, :, :]
-    return _op(B, s).weighted_gram(d[:, 0])[None, :, :]
+    op, sign = _signed(B, s, signs)
+    return op.weighted_gram(d[:, 0] if sign is None else d[:, 0] * (sign * sign))[None, :, :]
 
 
 def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: MarginLoss,
@@ -178,8 +172,8 @@ def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss
     (m_i, y_i). The terms are those of the in-memory template's products on the same rows
     (:meth:`DaskRows.margin_sums`).
     """
-    op = _op(B) if s is not None and signs else _op(B, s)
-    sign = s[:, 0].astype(float) if s is not None and signs else None
+    op, sign = _signed(B, s, signs)
+    sign = None if sign is None else sign.astype(float)
     p = w.shape[0]
     out = np.zeros(2 + p + (p * p if step else 0))
     if gradient:
@@ -227,9 +221,8 @@ def _sum_parts(*parts: np.ndarray) -> np.ndarray:
 
 
 def _norms_block(B: Any, s: np.ndarray | None, signs: bool) -> np.ndarray:
-    if s is not None and signs:
-        return _op(B).row_norms() * np.abs(s[:, 0])
-    return _op(B, s).row_norms()
+    op, sign = _signed(B, s, signs)
+    return op.row_norms() if sign is None else op.row_norms() * np.abs(sign)
 
 
 def _max_norm_block(B: Any, s: np.ndarray | None, signs: bool) -> float:
@@ -400,45 +393,47 @@ def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_lim
                 client.cancel(futures)
 
 
-def compute(*arrays: Any) -> tuple[Any, ...]:
-    """``dask.compute`` within the timeouts, a lost cluster turned into a named error.
-
-    On a distributed cluster the collections are submitted as futures and
-    awaited within ``dpconvex.dask.timeout`` and
-    ``dpconvex.dask.no-workers-timeout`` (module docstring, "Timeouts"); the
-    results are those of ``dask.compute`` (the same tasks).
-
-    Raises
-    ------
-    SolverError
-        The cluster gave up (e.g. ``KilledWorker``), timed out, or has had no
-        worker: nothing is released; a fit's ledger reservation is returned.
-    """
+@contextlib.contextmanager
+def _cluster_failures(caller: str, during: str, fix: str) -> Any:
+    """Turn a cluster's failure (``KilledWorker``, a lost connection, ...) into a SolverError."""
     try:
-        with warnings.catch_warnings():  # the n-vectors of a product travel with its graph
-            warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
-            client = _distributed_client(arrays)
-            if client is None:
-                return dask.compute(*arrays)
-            limits = _timeouts("compute")
-            pieces = [_pieces(a) for a in arrays]
-            flat = [p for ps, _ in pieces for p in ps]
-            futures = {f.key: f for f in client.compute(flat)}
-            _wait("compute", client, list(futures.values()), *limits)
-            values = dict(zip(futures, client.gather(list(futures.values())), strict=True))
-            return tuple(_joined([values[p.key] for p in ps], grid) for ps, grid in pieces)
+        yield
     except DPConvexError:
         raise
     except Exception as exc:
         if not _cluster_failure(exc):
             raise
         raise SolverError(
-            f"compute: the Dask cluster failed during a distributed product ({type(exc).__name__}: {exc}). "
+            f"{caller}: the Dask cluster failed {during} ({type(exc).__name__}: {exc}). {fix}"
+        ) from exc
+
+
+def compute(*arrays: Any) -> tuple[Any, ...]:
+    """``dask.compute`` within the timeouts, a lost cluster turned into a named error.
+
+    On a distributed cluster the collections are submitted as futures and awaited
+    within the timeouts (module docstring, "Timeouts"); the results are those of
+    ``dask.compute`` (the same tasks). SolverError when the cluster gave up (e.g.
+    ``KilledWorker``), timed out, or has had no worker: nothing is released.
+    """
+    with _cluster_failures(
+            "compute", "during a distributed product",
             "Dask retries a task on another worker and recomputes lost chunks from their "
             "source, and gave up here; no model is released and no privacy budget is charged. "
             "Restart the workers (client.restart()) or give them more memory "
-            "(LocalCluster(memory_limit=...)), then fit again."
-        ) from exc
+            "(LocalCluster(memory_limit=...)), then fit again."), warnings.catch_warnings():
+        # the n-vectors of a product travel with its graph
+        warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+        client = _distributed_client(arrays)
+        if client is None:
+            return dask.compute(*arrays)
+        limits = _timeouts("compute")
+        pieces = [_pieces(a) for a in arrays]
+        flat = [p for ps, _ in pieces for p in ps]
+        futures = {f.key: f for f in client.compute(flat)}
+        _wait("compute", client, list(futures.values()), *limits)
+        values = dict(zip(futures, client.gather(list(futures.values())), strict=True))
+        return tuple(_joined([values[p.key] for p in ps], grid) for ps, grid in pieces)
 
 
 def _pieces(x: Any) -> tuple[list[Any], Any]:
@@ -483,16 +478,10 @@ def wait_persisted(collections: list[Any]) -> None:
     if client is None or not futures:
         return
     limits = _timeouts("wait_persisted")
-    try:
+    with _cluster_failures("wait_persisted", "while storing the rows",
+                           "No model is released and no privacy budget is charged. Restart the "
+                           "workers, then fit again."):
         _wait("wait_persisted", client, futures, *limits)
-    except DPConvexError:
-        raise
-    except Exception as exc:
-        if not _cluster_failure(exc):
-            raise
-        raise SolverError(f"wait_persisted: the Dask cluster failed while storing the rows "
-                          f"({type(exc).__name__}: {exc}); no model is released and no privacy "
-                          "budget is charged. Restart the workers, then fit again.") from exc
 
 
 def _chunk_shape(B: Any) -> np.ndarray:
@@ -655,7 +644,8 @@ class DaskRows:
         """The (lazy) Dask array of the rows."""
         if self._scale is None:
             return self.X
-        return self.X * self._column(np.concatenate(self._scale)[:, 0])  # B * s per chunk
+        s = np.concatenate(self._scale).astype(float)  # (n, 1): B * s per chunk
+        return self.X * da.from_array(s, chunks=(self.X.chunks[0], (1,)), name=False)
 
     @property
     def n_chunks(self) -> int:
@@ -872,14 +862,6 @@ class DaskRows:
         return int(sum(compute(*[_delayed(_stored_bytes)(b) for b in self._blocks()])))
 
     # --------------------------------------------------------------------- helpers
-    def _column(self, v: np.ndarray) -> da.Array:
-        """A length-n vector as an (n, 1) Dask array chunked like the rows."""
-        v = np.asarray(v, dtype=float)
-        if v.shape != (self.n,):
-            raise ValueError(f"DaskRows.matrix: expected a vector of length n = {self.n}; got "
-                             f"shape {v.shape}. Pass one value per row.")
-        return da.from_array(v[:, None], chunks=(self.X.chunks[0], (1,)), name=False)
-
     def _split(self, v: np.ndarray, caller: str) -> list[np.ndarray]:
         """A length-n vector cut along the row chunks, as (c, 1) columns (``caller``: the
         method reading it, for the message)."""

@@ -48,7 +48,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "derive_bounds", "derive_margin_bounds"]
+__all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "derive_bounds"]
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,8 @@ class DerivedBounds:
     Examples
     --------
     >>> import cvxpy as cp
-    >>> from dpconvex.objectives.atoms import derive_margin_bounds
-    >>> b = derive_margin_bounds(lambda m: cp.logistic(-m))
+    >>> from dpconvex.objectives.atoms import derive_bounds
+    >>> b = derive_bounds(lambda m: cp.logistic(-m))
     >>> b.slope, b.curvature, b.atoms
     (1.0, 0.25, ('logistic', 'affine'))
     """
@@ -96,7 +96,7 @@ class _Node:
 
 
 class _Unknown(Exception):
-    """An atom or a form outside :data:`ATOMS` (never shown: :func:`derive_margin_bounds`
+    """An atom or a form outside :data:`ATOMS` (never shown: :func:`derive_bounds`
     then returns None)."""
 
 
@@ -305,47 +305,25 @@ ATOMS: dict[str, Callable[[cp.Expression, list], _Node]] = {
 }
 
 
-def derive_margin_bounds(fn: Callable[[cp.Expression], cp.Expression]) -> DerivedBounds | None:
-    """Bounds on |ℓ'| and ℓ'' over all of ℝ for the loss ``fn(m)`` written in CVXPY atoms.
-
-    Parameters
-    ----------
-    fn : callable
-        The loss's CVXPY form, ``fn(m)`` for a margin expression ``m``.
-
-    Returns
-    -------
-    DerivedBounds or None
-        None when the expression uses an atom outside :data:`ATOMS` (nothing is derived).
-
-    Examples
-    --------
-    >>> import cvxpy as cp
-    >>> from dpconvex.objectives.atoms import derive_margin_bounds
-    >>> h = 0.5   # the Huber hinge of CMS eq. 35
-    >>> b = derive_margin_bounds(lambda m: cp.huber(cp.pos(1 + h - m), 2 * h) / (4 * h))
-    >>> b.slope, b.curvature
-    (1.0, 1.0)
-    >>> derive_margin_bounds(lambda m: cp.square(cp.pos(1 - m))).slope   # squared hinge
-    inf
-    >>> derive_margin_bounds(lambda m: cp.entr(m)) is None               # not in the table
-    True
-    """
-    return derive_bounds(fn)
-
-
 def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, float] | None = None
                   ) -> DerivedBounds | None:
     """Bounds on |∂ℓ/∂z| and ∂²ℓ/∂z² over z ∈ ℝ (and y in ``label_range``) from CVXPY atoms.
 
     ``fn(z)`` for a margin loss; ``fn(z, y)`` for a loss of the prediction z and a label y in
     ``label_range`` = (lo, hi): the label is a constant in z of magnitude at most
-    max(|lo|, |hi|), so it may shift an argument or scale it (y·z), never divide.
+    max(|lo|, |hi|), so it may shift an argument or scale it (y·z), never divide. None when
+    the expression uses an atom outside :data:`ATOMS` (nothing is derived).
 
     Examples
     --------
     >>> import cvxpy as cp
     >>> from dpconvex.objectives.atoms import derive_bounds
+    >>> h = 0.5   # the Huber hinge of CMS eq. 35
+    >>> b = derive_bounds(lambda m: cp.huber(cp.pos(1 + h - m), 2 * h) / (4 * h))
+    >>> b.slope, b.curvature
+    (1.0, 1.0)
+    >>> derive_bounds(lambda m: cp.entr(m)) is None               # not in the table
+    True
     >>> b = derive_bounds(lambda z, y: cp.huber(z - y, 1.0), label_range=(0.0, 10.0))
     >>> b.slope, b.curvature
     (2.0, 2.0)

@@ -655,21 +655,7 @@ class SmoothHinge(Loss):
         return {"h": self.h}
 
 
-class _RegressionLoss(Loss):
-    """Shared parts of the regression losses ℓ(z, y) shipped with dpconvex."""
-
-    kind = "regression"
-
-    def __init__(self, label_range: tuple[float, float]):
-        self.label_range = _check_label_range(label_range, type(self).__name__)
-
-    @staticmethod
-    def _r(z: Any, y: Any) -> np.ndarray:
-        """The residual z − y."""
-        return np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
-
-
-class HuberRegression(_RegressionLoss):
+class HuberRegression(Loss):
     """ℓ(z, y) = huber_M(z − y) / (2M): squared near the label, linear beyond M.
 
     With r = z − y: r²/(2M) for |r| <= M, |r| − M/2 beyond. |∂ℓ/∂z| <= 1 and ∂²ℓ/∂z²
@@ -686,12 +672,18 @@ class HuberRegression(_RegressionLoss):
     """
 
     name = "huber_regression"
+    kind = "regression"
     derivation = "docs/privacy/user_objectives.md#privacy-prediction-losses"
     deriv_bound = 1.0
 
     def __init__(self, M: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
         self.M = check_float("M", M, type(self).__name__)
-        super().__init__(label_range)
+        self.label_range = _check_label_range(label_range, type(self).__name__)
+
+    @staticmethod
+    def _r(z: Any, y: Any) -> np.ndarray:
+        """The residual z − y."""
+        return np.asarray(z, dtype=float) - np.asarray(y, dtype=float)
 
     @property
     def curvature(self) -> float:  # type: ignore[override]

@@ -242,7 +242,7 @@ def test_recognize_needs_a_variable():
                            "Got 0.0 instead."),
     (lambda: L2Ball(1.0, center="a"), "The 'center' parameter of L2Ball must be None"),
     (lambda: L2Ball(1.0, center=[0.0, 1.0], indices=[0, 1, 2]),
-     "The 'center' parameter of L2Ball must have one entry per index (3)"),
+     "The 'center' parameter of L2Ball must be a scalar or have one entry per index (3)"),
     (lambda: Box(1.0, 0.0), "The 'upper' parameter of Box must be at least 'lower'"),
     (lambda: Box(np.inf, np.inf), "The 'lower' parameter of Box must be a float"),
     (lambda: Box(0.0, [1.0, np.nan]), "The 'upper' parameter of Box must be a float"),

@@ -17,7 +17,7 @@ from scipy.special import expit
 import dpconvex as dp
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.objectives import L2, HuberHinge, HuberRegression, Logistic, Loss, Pinball, SmoothHinge
-from dpconvex.objectives.atoms import ATOMS, CompiledForm, derive_margin_bounds
+from dpconvex.objectives.atoms import ATOMS, CompiledForm, derive_bounds
 from dpconvex.privacy.checks import check_loss
 from dpconvex.templates import EuclideanSpace, LinearERMTemplate, PrivacyConstants, RecordDomain
 from dpconvex.templates.base import natural_residual
@@ -322,7 +322,7 @@ def test_a_declared_bound_below_the_derived_one_is_refused():
     (lambda m: cp.exp(-m), np.inf, np.inf),
 ])
 def test_atom_bounds_hold_against_finite_differences(expr, slope, curv):
-    derived = derive_margin_bounds(expr)
+    derived = derive_bounds(expr)
     assert derived.slope == pytest.approx(slope) and derived.curvature == pytest.approx(curv)
     m = np.linspace(-60, 60, 6001)
     point = cp.Parameter()
@@ -371,7 +371,7 @@ def test_a_compiled_form_returns_arrays_of_its_own():
 
 
 def test_an_atom_outside_the_table_derives_nothing():
-    assert derive_margin_bounds(lambda m: cp.entr(m)) is None
+    assert derive_bounds(lambda m: cp.entr(m)) is None
     assert "entr" not in ATOMS
 
 
@@ -480,8 +480,6 @@ def test_a_subgradient_at_a_kink_is_accepted():
 
 def test_a_function_of_the_label_is_never_read_as_a_small_constant():
     """y·z has slope |y| <= max(|lo|, |hi|); 2y·z or a kink at y − 1 are not derived lower."""
-    from dpconvex.objectives.atoms import derive_bounds
-
     assert derive_bounds(lambda z, y: cp.huber(cp.multiply(y, z), 1.0), (-3, 3)).slope == 6.0
     assert derive_bounds(lambda z, y: cp.huber(2 * y * z, 1.0), (-3, 3)) is None
     kinked = derive_bounds(lambda z, y: cp.huber(cp.maximum(z, y - 1), 1.0), (-3, 3))
