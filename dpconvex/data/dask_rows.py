@@ -56,6 +56,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_numeric_dtype
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
 from ..privacy.certificate import RowMap
 from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows, ScaledRows, clip_scale
@@ -939,13 +940,9 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
             f"{caller}: {name} must be 2-D (n_samples, n_features); got a Dask array with "
             f"{X.ndim} dimension(s). Reshape it (X.reshape(-1, 1) for a single feature)."
         )
-    if X.dtype.kind == "c":
-        raise DataValidationError(
-            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-            "imaginary parts into columns)."
-        )
-    if X.dtype.kind not in "biuf":
+    if X.dtype.kind == "O":  # read from the metadata: the values are not computed
         raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
+    check_numeric_dtype(X, caller, name)
     rows = DaskRows(X)
     if rows.n < min_samples:
         raise DataValidationError(

@@ -104,11 +104,7 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     if not isinstance(X, np.ndarray) and not sp.issparse(X) and hasattr(X, "map_blocks"):
         return normalize_rows_lazy(X, q)
     if not sp.issparse(X):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ParameterError(f"The 'X' argument of normalize_rows must be a 2-D array of "
-                             f"rows. Got shape {X.shape} instead.")
-        return _unit_dense(X, q)
+        return _unit_dense(_two_dim(np.asarray(X, dtype=np.float64)), q)
     A = canonical_csr(X)
     data = A.data.copy()
     for _rows, idx in row_blocks(A.indptr):
@@ -116,8 +112,11 @@ def normalize_rows(X: Any, bound: float = 1.0) -> Any:
     return sp.csr_array((data, A.indices, A.indptr), shape=A.shape)
 
 
-def _unit_block(B: Any, bound: float) -> Any:
-    return normalize_rows(B, bound)
+def _two_dim(X: Any) -> Any:
+    if X.ndim != 2:
+        raise ParameterError(f"The 'X' argument of normalize_rows must be a 2-D array of "
+                             f"rows. Got shape {X.shape} instead.")
+    return X
 
 
 def normalize_rows_lazy(X: Any, bound: float = 1.0) -> Any:
@@ -128,9 +127,6 @@ def normalize_rows_lazy(X: Any, bound: float = 1.0) -> Any:
     records (the map reads one row at a time).
     """
     q = check_float("bound", bound, "normalize_rows")
-    if X.ndim != 2:
-        raise ParameterError(f"The 'X' argument of normalize_rows must be a 2-D array of "
-                             f"rows. Got shape {X.shape} instead.")
-    if len(X.chunks[1]) > 1:
+    if len(_two_dim(X).chunks[1]) > 1:
         X = X.rechunk({1: -1})
-    return X.map_blocks(_unit_block, bound=q, dtype=np.float64)
+    return X.map_blocks(normalize_rows, bound=q, dtype=np.float64)

@@ -520,10 +520,7 @@ class PublicSchema:
     @property
     def n_features(self) -> int:
         """Number of encoded features."""
-        return sum(
-            len(self.categories[c]) + (c in self.other) if c in self.categories else 1
-            for c in self.features
-        )
+        return len(self.feature_names)
 
     @property
     def divisor(self) -> float:

@@ -755,14 +755,12 @@ class CVXPYSet(ConvexSet):
     exact_projection = False
 
     def __init__(self, constraints: Iterable[cp.Constraint] | cp.Constraint, var: cp.Variable):
-        if not isinstance(var, cp.Variable) or any(
-                v is not None and v is not False for v in var.attributes.values()):
+        if not isinstance(var, cp.Variable) or _has_attributes(var):
             raise ParameterError(
                 "The 'var' parameter of CVXPYSet must be a cvxpy.Variable declared without "
                 f"attributes. Got {_short_repr(var)} instead.")
-        listed = ([constraints] if isinstance(constraints, cp.Constraint)
-                  else list(constraints) if isinstance(constraints, Iterable) else [])
-        if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
+        listed = _listed(constraints)
+        if not listed:
             raise ParameterError(
                 "The 'constraints' parameter of CVXPYSet must be a cvxpy constraint or a "
                 f"non-empty list of them. Got {_short_repr(constraints)} instead.")
@@ -843,6 +841,18 @@ class CVXPYSet(ConvexSet):
         return other is self if isinstance(other, ConvexSet) else NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _has_attributes(var: cp.Variable) -> bool:
+    """Whether ``var`` constrains itself (``nonneg=True``, ``bounds=``, ``integer=True``)."""
+    return any(v is not None and v is not False for v in var.attributes.values())
+
+
+def _listed(constraints: Any) -> list[cp.Constraint]:
+    """One constraint or an iterable of them as a list; [] for anything else."""
+    listed = ([constraints] if isinstance(constraints, cp.Constraint)
+              else list(constraints) if isinstance(constraints, Iterable) else [])
+    return listed if all(isinstance(c, cp.Constraint) for c in listed) else []
 
 
 def _solve_quietly(problem: cp.Problem, solver: str, options: dict[str, Any]) -> str:
@@ -1142,11 +1152,9 @@ def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint,
         raise ParameterError(
             "The 'var' argument of recognize must be a cvxpy.Variable. Got "
             f"{_short_repr(var)} instead.")
-    listed = [constraints] if isinstance(constraints, cp.Constraint) else list(constraints)
-    if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
+    listed = _listed(constraints)
+    if not listed or _has_attributes(var):
         return None
-    if any(v is not None and v is not False for v in var.attributes.values()):
-        return None  # nonneg=True, bounds=..., integer=True: the variable constrains itself
     try:
         return _combine([_piece(c, var) for c in listed], int(var.size))
     except (_Unrecognized, ParameterError):
