@@ -167,10 +167,9 @@ def _walk(expr: cp.Expression) -> _Node:
         return _Node(abs(slope), 0.0, 0.0, ("affine",))
     name = type(expr).__name__
     args = expr.args
-    handler = ATOMS.get(name)
-    if handler is None:
+    if name not in ATOMS:
         raise _Unknown
-    return handler(expr, args)
+    return ATOMS[name][0](expr, args)
 
 
 def _affine_slope(expr: cp.Expression) -> float | None:
@@ -275,34 +274,6 @@ def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
         # log(1 + exp(−m)) = log_sum_exp([0, −m])
         curv = (max(signed) - min(signed)) ** 2 / 4.0
     return _Node(slope, curv, curv, ("log_sum_exp", *(x for n in live for x in n.atoms)))
-
-
-#: The atom table: CVXPY expression class name -> the rule giving its (L, c) from its
-#: arguments'. One entry per atom; ``tests/objectives/test_atoms.py`` checks each rule
-#: against finite differences of the atom.
-ATOMS: dict[str, Callable[[cp.Expression, list], _Node]] = {
-    "AddExpression": _affine_sum,
-    "NegExpression": _passthrough,  # −u has the bounds of u
-    "multiply": _scaled,
-    "MulExpression": _scaled,
-    "DivExpression": _divided,
-    "reshape": _passthrough,
-    "index": _passthrough,
-    "promote": _passthrough,
-    "Promote": _passthrough,
-    "logistic": _logistic,
-    "huber": _huber,
-    "maximum": _max_like,
-    "minimum": _max_like,
-    "abs": _max_like,
-    "pos": _max_like,
-    "neg": _max_like,
-    "log_sum_exp": _log_sum_exp,
-    "power": _unbounded("power"),
-    "PowerApprox": _unbounded("power"),
-    "square": _unbounded("power"),
-    "exp": _unbounded("exp"),
-}
 
 
 def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, float] | None = None
@@ -492,22 +463,39 @@ def _n_lse(expr, pieces, second):
     return top + np.log(total), g1, np.sum(prob * (d2 + d1 * d1), axis=0) - g1 * g1
 
 
-#: The numeric rule of each atom: (value, first, second derivative in z) from its
-#: arguments', by the chain and product rules (vectorized over the rows).
-_NUMERIC: dict[str, Callable[[cp.Expression, list], tuple[Any, Any, Any]]] = {
-    "AddExpression": _n_add, "NegExpression": _n_neg, "multiply": _n_mul,
-    "MulExpression": _n_mul, "DivExpression": _n_div, "reshape": _n_pass, "index": _n_pass,
-    "promote": _n_pass, "Promote": _n_pass, "logistic": _n_logistic, "huber": _n_huber,
-    "maximum": _n_maximum, "minimum": _n_minimum, "abs": _n_abs, "pos": _n_maximum,
-    "neg": _n_minimum, "power": _n_power, "PowerApprox": _n_power, "square": _n_power,
-    "exp": _n_exp, "log_sum_exp": _n_lse,
+#: The atom table: CVXPY expression class name -> (the rule giving its (L, c) from its
+#: arguments', the numeric rule giving its (value, first, second derivative in z) from its
+#: arguments' by the chain and product rules, vectorized over the rows). One entry per
+#: atom; ``tests/privacy/test_user_objectives.py`` checks the rules against the atoms.
+ATOMS: dict[str, tuple[Callable[[cp.Expression, list], _Node], Callable[..., tuple]]] = {
+    "AddExpression": (_affine_sum, _n_add),
+    "NegExpression": (_passthrough, _n_neg),  # −u has the bounds of u
+    "multiply": (_scaled, _n_mul),
+    "MulExpression": (_scaled, _n_mul),
+    "DivExpression": (_divided, _n_div),
+    "reshape": (_passthrough, _n_pass),
+    "index": (_passthrough, _n_pass),
+    "promote": (_passthrough, _n_pass),
+    "Promote": (_passthrough, _n_pass),
+    "logistic": (_logistic, _n_logistic),
+    "huber": (_huber, _n_huber),
+    "maximum": (_max_like, _n_maximum),
+    "minimum": (_max_like, _n_minimum),
+    "abs": (_max_like, _n_abs),
+    "pos": (_max_like, _n_maximum),
+    "neg": (_max_like, _n_minimum),
+    "log_sum_exp": (_log_sum_exp, _n_lse),
+    "power": (_unbounded("power"), _n_power),
+    "PowerApprox": (_unbounded("power"), _n_power),
+    "square": (_unbounded("power"), _n_power),
+    "exp": (_unbounded("exp"), _n_exp),
 }
 
 
 def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> list[tuple]:
     """``expr`` as steps in evaluation order, read once: ("input", i) for the i-th of the
     ``inputs`` (variable or parameter ids), ("const", c) for a sub-expression constant in
-    them (its value folded), (rule, expr, argument steps) for an atom of :data:`_NUMERIC`."""
+    them (its value folded), (rule, expr, argument steps) for an atom of :data:`ATOMS`."""
     steps: list[tuple] = []
 
     def visit(e: cp.Expression) -> int:
@@ -517,9 +505,9 @@ def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> list[tuple]:
             steps.append(("const", float(np.asarray(e.value, dtype=float).reshape(()))))
         else:
             name = type(e).__name__
-            rule = _NUMERIC.get(name)
-            if rule is None:
+            if name not in ATOMS:
                 raise _Unknown
+            rule = ATOMS[name][1]
             args = e.args
             if name == "log_sum_exp":  # the pieces of its stack, one per argument
                 args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") \
