@@ -510,29 +510,13 @@ def known_chunks(X: da.Array) -> da.Array:
 
 
 def split_rows(X: da.Array, part: np.ndarray, k: int) -> list[da.Array]:
-    """The rows of ``X`` in each of the parts 0, ..., k - 1, lazily per chunk, in row order.
+    """The rows of ``X`` (n, p) in each of the parts 0, ..., k - 1, lazily per chunk, in row order.
 
-    ``part[i]`` is the part of row i (a public assignment, e.g. from a random
-    permutation drawn independently of the data); a row with any other value is in
-    no part. Part j is the Dask array of the rows i with ``part[i] == j``, in their
-    order in ``X``: every chunk of ``X`` gives its rows of part j, selected on the
-    workers, and nothing is computed here. The assignment travels to the workers
-    once, cut along the row chunks (persisted on a distributed cluster); chunks with
-    no row of a part are left out of that part. The labels of part j are
-    ``y[part == j]``.
-
-    Parameters
-    ----------
-    X : dask.array.Array of shape (n, p)
-    part : ndarray of shape (n,)
-        Non-negative integers at most k.
-    k : int
-        Number of parts.
-
-    Returns
-    -------
-    list of dask.array.Array
-        k arrays of shapes (count of part j, p), with known chunk sizes.
+    ``part[i]`` (n non-negative ints) is the part of row i, a public assignment (e.g. a
+    random permutation drawn independently of the data); a row with another value is in no
+    part. Part j is a Dask array (known chunk sizes) of the rows with ``part == j``, selected
+    on the workers; its labels are ``y[part == j]``. The assignment travels to the workers
+    once, cut along the row chunks; nothing is computed here.
     """
     X = known_chunks(X)
     if len(X.chunks[1]) > 1:

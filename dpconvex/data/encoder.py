@@ -218,28 +218,13 @@ def encode_parts(
     codes: Mapping[str, np.ndarray],
     binary: Mapping[str, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Assemble the encoded rows from checked columns (float64 numbers, vocabulary codes, 0/1).
+    """The encoded rows (n_records, schema.n_features), each of norm at most 1, from checked
+    columns: the shared last step of :class:`PublicEncoder` and
+    :func:`dpconvex.datasets.encoding.encode`.
 
-    The shared last step of :class:`PublicEncoder` and
-    :func:`dpconvex.datasets.encoding.encode`: each numeric column clipped and
-    mapped, each categorical code one-hot (``-1``: the "other" slot, or an
-    all-zero block), each binary value copied, every row divided by
-    ``schema.divisor``.
-
-    Parameters
-    ----------
-    schema : PublicSchema
-    numeric : mapping of str to float64 array
-        Every numeric column of the schema (finite or clipped values).
-    codes : mapping of str to intp array
-        Every categorical column: indices into its vocabulary, -1 outside it.
-    binary : mapping of str to float64 array, optional
-        Every binary column as 0.0 / 1.0.
-
-    Returns
-    -------
-    ndarray of shape (n_records, schema.n_features), dtype float64
-        Every row has Euclidean norm at most 1.
+    Each numeric column (float64) is clipped and mapped, each categorical code (an index
+    into the vocabulary; ``-1``: the "other" slot, or an all-zero block) one-hot, each binary
+    value (0.0 / 1.0) copied, and every row divided by ``schema.divisor``.
     """
     binary = {} if binary is None else binary
     first = next(iter([*numeric.values(), *codes.values(), *binary.values()]))
@@ -416,13 +401,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- API
     def fit(self, X: Any, y: Any = None) -> PublicEncoder:
-        """Check X against the schema and record its column names; read no statistic.
-
-        Parameters
-        ----------
-        X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
-            The table: the schema's columns in its order (an array: by position).
-        y : ignored
+        """Check X (the schema's columns in its order; an array: by position) and record its
+        column names; read no statistic.
 
         Raises
         ------
@@ -439,12 +419,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         return with_feature_names(self, names)
 
     def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
-        """``fit(X).transform(X)``, reading X once.
-
-        Returns
-        -------
-        ndarray of shape (n_records, schema.n_features), dtype float64
-        """
+        """``fit(X).transform(X)``, reading X once."""
         schema, row_norm, q = self._start()
         names, parts = self._read(X, schema, f"{type(self).__name__}.fit_transform")
         Z = self._encode(parts, schema, row_norm, q)
@@ -455,24 +430,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     def transform(self, X: Any) -> np.ndarray:
         """Encode every record of X by itself and the schema's public constants.
 
-        Parameters
-        ----------
-        X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
-            As in :meth:`fit`. An encoder fitted on named columns (a DataFrame
-            or a mapping) takes named columns only: an array would be read by
-            position, and two swapped columns would go unnoticed.
-
-        Returns
-        -------
-        ndarray of shape (n_records, schema.n_features), dtype float64
-            Every row has Euclidean norm at most ``data_norm`` (exactly
-            ``data_norm`` for non-zero rows with ``row_norm="unit"``).
-
-        Raises
-        ------
-        DataValidationError
-            As in :meth:`fit`; also X without column names (a NumPy array, a
-            frame with unnamed columns) when the encoder was fitted with names.
+        Returns the rows (n_records, schema.n_features) of norm at most ``data_norm``
+        (exactly ``data_norm`` for non-zero rows with ``row_norm="unit"``). Raises as
+        :meth:`fit`, and DataValidationError for X without column names (an array: two
+        swapped columns would go unnoticed) when the encoder was fitted with names.
         """
         check_fitted(self, "n_features_in_")
         caller = f"{type(self).__name__}.transform"
@@ -493,13 +454,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         return self._encode(parts, schema, row_norm, q)
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
-        """Names of the encoded features: numeric and binary columns, ``column=category``.
-
-        Parameters
-        ----------
-        input_features : array-like of str or None
-            If given, must equal the schema's columns.
-        """
+        """Names of the encoded features: numeric and binary columns, ``column=category``
+        (``input_features``, if given, must equal the schema's columns)."""
         check_fitted(self, "n_features_in_")
         schema = self._params()[0]
         if input_features is not None and list(input_features) != list(schema.columns):

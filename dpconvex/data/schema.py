@@ -596,24 +596,9 @@ class PublicSchema:
 
     def select(self, columns: Sequence[str] | None = None, drop: Sequence[str] = (),
                *, caller: str = "PublicSchema.select") -> PublicSchema:
-        """The schema restricted to some columns: a public, schema-level column selection.
-
-        Parameters
-        ----------
-        columns : sequence of str or None
-            The feature columns to keep (column order is kept); None keeps all.
-        drop : sequence of str
-            Feature columns to remove (after ``columns``).
-        caller : str
-            The public call selecting ("PublicSchema.select", or a loader's name), named
-            in error messages.
-
-        Returns
-        -------
-        PublicSchema
-            ``self`` when nothing is removed; else the kept feature columns, with a divisor
-            that counts only them.
-        """
+        """The schema restricted to the feature ``columns`` (None: all, in column order) less
+        ``drop``: ``self`` when nothing is removed, else a schema whose divisor counts the
+        kept columns only (``caller``, the public call selecting, opens the messages)."""
         valid = self.features
         for name, sel in (("columns", columns), ("drop", drop)):
             if sel is None and name == "columns":
@@ -643,17 +628,11 @@ class PublicSchema:
         return PublicSchema({c: declarations[c] for c in keep}, centered=self.centered)
 
     def to_code(self, name: str = "schema") -> str:
-        """The Python source that builds this schema: paste it into your code to freeze it.
+        """The Python source that assigns this schema to ``name``: paste it into your code.
 
-        Floats are written with :func:`repr`, so ``exec`` of the source gives a
-        schema that encodes every record as this one does. The source carries
-        no ``drafted`` mark: the schema it builds from a draft is a reviewed
-        schema, which does not compare equal to the draft.
-
-        Parameters
-        ----------
-        name : str, default="schema"
-            The variable the source assigns.
+        Floats are written with :func:`repr`, so ``exec`` of the source gives a schema that
+        encodes every record as this one does. The source carries no ``drafted`` mark: the
+        schema it builds from a draft is a reviewed schema, not equal to the draft.
         """
         decls = self.declarations
         used = sorted({type(d).__name__ for d in decls.values() if d is not None})

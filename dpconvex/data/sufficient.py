@@ -107,16 +107,9 @@ def sufficient_statistics(X: Any, u: np.ndarray, bound: float, intercept: float 
                           ) -> Moments:
     """A = Σ x̃x̃ᵀ and b = Σ u x̃ of the clipped rows with their intercept column, in one pass.
 
-    Parameters
-    ----------
-    X : ndarray, scipy.sparse matrix or dask.array.Array of shape (n, d)
-        The rows as validated (never copied, densified or computed into memory).
-    u : ndarray of shape (n,)
-        Labels on the unit scale, in [−1, 1].
-    bound : float
-        The public norm bound q each row is clipped to.
-    intercept : float or None
-        The public intercept column s (None: none).
+    The rows X (n, d) as validated (dense, SciPy sparse or Dask: never copied, densified or
+    computed into memory), u their labels in [−1, 1], ``bound`` the public q and
+    ``intercept`` the public column s (None: none); module docstring.
 
     Examples
     --------

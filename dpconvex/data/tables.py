@@ -115,31 +115,14 @@ def column_array(column: Any) -> np.ndarray:
 
 
 def table_columns(X: Any, caller: str) -> tuple[list[str] | None, list[np.ndarray], list[Any]]:
-    """The column names (None for positional input), each column's values and its dtype.
+    """(names, columns, dtypes) of a table: a pandas DataFrame, a mapping of column name to
+    1-D values, or a 2-D array-like (``caller`` opens the messages).
 
-    Takes a pandas DataFrame, a mapping of column name to 1-D values, or a 2-D
-    array-like; refuses sparse matrices, Dask collections, masked arrays with
-    masked entries and tables without rows, with named errors. The dtypes are
-    the table's own (a pandas ``category``, ``string`` or ``Int64`` column keeps
-    its dtype), for the encoder's check of each column's dtype against its
-    declaration.
-
-    Parameters
-    ----------
-    X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array-like
-        The table.
-    caller : str
-        The public call reading the table ("Owner.method" or a function's name), which
-        opens the error messages.
-
-    Returns
-    -------
-    names : list of str or None
-        The column names; None for an array or a frame without string column names.
-    columns : list of ndarray
-        Each column's values (:func:`column_array`).
-    dtypes : list
-        Each column's dtype, as the table holds it.
+    ``names`` is None for an array or a frame without string column names; each column's
+    values come from :func:`column_array`; the dtypes are the table's own (a pandas
+    ``category``, ``string`` or ``Int64`` column keeps its dtype), for the encoder's check
+    against the declarations. Sparse matrices, Dask collections, masked arrays with masked
+    entries and tables without rows are refused with named errors.
     """
     if is_dask_collection(X):
         raise DataTypeError(f"{caller}: got a Dask collection; encode a Dask DataFrame partition "
