@@ -1,21 +1,11 @@
 """Scaled records z_i held in a Dask array: the out-of-core operator of the large-margin template.
 
-:class:`DaskGram` answers the products the large-margin template
-(:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) and its
-parameterization (:class:`~dpconvex.templates.parameterizations.FullPSD`) read
-from the records, with the records left on the Dask workers:
-
-* the quadratic forms z_iᵀ Φ_j z_i (``forms``: n × J numbers to the driver);
-* the weighted Gram Σ_i W_ij z_i z_iᵀ (``weighted_gram``: per-chunk Grams, tree-summed);
-* the normal operator V ↦ (1/n) Σ_i ⟨z_i z_iᵀ, V⟩ z_i z_iᵀ (``normal_apply``, one
-  pass per power iteration of :func:`~dpconvex.templates.parameterizations.gram_operator_norm`);
-* max_i ||z_i|| (``max_row_norm``: the record-norm *check* of the template's
-  conditions; never a calibration input);
-* the data loss and its gradient in **one pass** (``data_loss``): every chunk
-  runs the template's own :meth:`data_loss` on its rows (a *chunk view*: a
-  shallow copy of the template whose records are the chunk's), and the
-  chunk results, weighted n_c/n, are summed on the cluster. Only
-  1 + C·K·D² numbers per chunk travel back; no n-vector is sent per pass.
+:class:`DaskGram` answers the products the large-margin template and its parameterization
+read from the records (quadratic forms, weighted Grams, the normal operator, row norms),
+with the records left on the Dask workers, and the data loss and its gradient in **one
+pass**: every chunk runs the template's own :meth:`data_loss` on its rows (a *chunk view*:
+a shallow copy of the template whose records are the chunk's), and the chunk results,
+weighted n_c/n, are summed on the cluster; only 1 + C·K·D² numbers per chunk travel back.
 
 The records are built per chunk by the estimator's own per-record map
 (:mod:`dpconvex.estimators.large_margin.dask`), so the products equal the in-memory ones up
@@ -161,9 +151,7 @@ class DaskGram:
         if not isinstance(Z, da.Array) or Z.ndim != 2:
             raise TypeError(f"DaskGram.__init__: needs a 2-D dask.array.Array; got {Z!r}. "
                             "Pass the encoded rows as a 2-D Dask array.")
-        Z = dask_rows.known_chunks(Z)
-        if len(Z.chunks[1]) > 1:
-            Z = Z.rechunk({1: -1})
+        Z = dask_rows.whole_rows(Z)
         self.Z = Z.astype(np.float64) if Z.dtype != np.float64 else Z
         self.n, self.D = (int(s) for s in self.Z.shape)
         self.shape = (self.n, self.D)

@@ -65,7 +65,7 @@ from .preprocess import add_intercept as _add_intercept
 from .preprocess import clip_rows as _clip_dense_rows
 
 __all__ = ["COMPUTE_TIMEOUT", "NO_WORKERS_TIMEOUT", "PERSIST_FRACTION", "DaskRows", "check_dask", "compute",
-           "known_chunks", "split_rows", "wait_persisted"]
+           "known_chunks", "split_rows", "wait_persisted", "whole_rows"]
 
 #: The preprocessed rows are persisted on the workers when they take at most this
 #: fraction of the cluster's worker memory (module docstring).
@@ -288,11 +288,16 @@ def _delayed(f: Callable[..., Any]) -> Any:
     return dask.delayed(f, pure=False)
 
 
+def _in_tree(parts: list[Any], add: Callable[..., Any]) -> Any:
+    """The partials added by ``add`` in a fixed tree, ``_FAN_IN`` per node."""
+    while len(parts) > 1:
+        parts = [add(*parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
+    return parts[0]
+
+
 def _tree_sum(parts: list[Any]) -> Any:
     """One Delayed sum of the per-chunk partials, added in a fixed tree on the cluster."""
-    while len(parts) > 1:
-        parts = [_delayed(_sum_parts)(*parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
-    return parts[0]
+    return _in_tree(parts, _delayed(_sum_parts))
 
 
 #: The per-chunk partials of a product are brought to the driver and added there when they
@@ -310,10 +315,7 @@ def _reduce(parts: list[Any], nbytes: int) -> np.ndarray:
     """
     if len(parts) * nbytes > _DRIVER_SUM_BYTES:
         return np.asarray(compute(_tree_sum(parts))[0])
-    values = list(compute(*parts))
-    while len(values) > 1:
-        values = [_sum_parts(*values[i:i + _FAN_IN]) for i in range(0, len(values), _FAN_IN)]
-    return np.asarray(values[0])
+    return np.asarray(_in_tree(list(compute(*parts)), _sum_parts))
 
 
 def _timeouts(caller: str) -> tuple[float, float]:
@@ -489,6 +491,12 @@ def _chunk_shape(B: Any) -> np.ndarray:
     return np.array(B.shape, dtype=np.int64)[(None,) * B.ndim]
 
 
+def whole_rows(X: da.Array) -> da.Array:
+    """``X`` with known chunk sizes (:func:`known_chunks`) and one chunk along the columns."""
+    X = known_chunks(X)
+    return X.rechunk({1: -1}) if len(X.chunks[1]) > 1 else X
+
+
 def known_chunks(X: da.Array) -> da.Array:
     """``X`` with its chunk sizes known: ``X.compute_chunk_sizes()`` within the timeouts.
 
@@ -518,9 +526,7 @@ def split_rows(X: da.Array, part: np.ndarray, k: int) -> list[da.Array]:
     on the workers; its labels are ``y[part == j]``. The assignment travels to the workers
     once, cut along the row chunks; nothing is computed here.
     """
-    X = known_chunks(X)
-    if len(X.chunks[1]) > 1:
-        X = X.rechunk({1: -1})
+    X = whole_rows(X)
     part = np.asarray(part)
     if part.shape != (X.shape[0],):
         raise ValueError(f"split_rows: expected one part per row ({X.shape[0]}); got shape "
@@ -608,12 +614,8 @@ class DaskRows:
         if X.ndim != 2:
             raise ValueError(f"DaskRows.__init__: needs a 2-D array; got shape {X.shape}. "
                              "Pass the rows as a 2-D Dask array.")
-        X = known_chunks(X)
-        if X.dtype != np.float64:
-            X = X.astype(np.float64)
-        if len(X.chunks[1]) > 1:
-            X = X.rechunk({1: -1})
-        self.X = X
+        X = whole_rows(X)
+        self.X = X if X.dtype == np.float64 else X.astype(np.float64)
         self.n, self.p = (int(s) for s in X.shape)
         self.persist = persist
         self.persisted = False

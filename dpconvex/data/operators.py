@@ -376,12 +376,8 @@ class ScaledRows:
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         w = np.asarray(w, dtype=float)
-        if self.zeroed is None:
-            out = self.base.matvec(w[:self.base.p]) * self.scale
-        else:
-            with np.errstate(over="ignore", invalid="ignore"):
-                out = self.base.matvec(w[:self.base.p]) * self.scale
-            out[self.zeroed] = 0.0
+        out = _scaled_products(self.base.matvec(w[:self.base.p]), self.scale, self.zeroed,
+                               np.empty(self.n))
         if self.column is not None:
             out += self.column * w[self.base.p]
         return out
@@ -408,13 +404,8 @@ class ScaledRows:
         for a in range(0, self.n, step):
             rows = slice(a, a + step)
             B = X[rows]
-            mb = m[rows]
-            if zeroed is None or not zeroed[rows].any():
-                np.multiply(B @ w[:q], s[rows], out=mb)
-            else:
-                with np.errstate(over="ignore", invalid="ignore"):
-                    np.multiply(B @ w[:q], s[rows], out=mb)
-                mb[zeroed[rows]] = 0.0
+            mb = _scaled_products(B @ w[:q], s[rows], None if zeroed is None or not
+                                  zeroed[rows].any() else zeroed[rows], m[rows])
             if t is not None:
                 mb += t[rows] * w[q]
             v = f(mb, rows)
@@ -480,6 +471,17 @@ class ScaledRows:
 
     def __repr__(self) -> str:
         return f"ScaledRows({self.base!r}, column={self.column is not None})"
+
+
+def _scaled_products(m: np.ndarray, s: np.ndarray, zeroed: np.ndarray | None,
+                     out: np.ndarray) -> np.ndarray:
+    """m · s into ``out``, with the ``zeroed`` rows exactly 0 (their products may overflow)."""
+    if zeroed is None:
+        return np.multiply(m, s, out=out)
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.multiply(m, s, out=out)
+    out[zeroed] = 0.0
+    return out
 
 
 def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:

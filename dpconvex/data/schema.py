@@ -1,17 +1,10 @@
 """Public schemas: a table described column by column, with constants known before any record.
 
-A :class:`PublicSchema` says what each column of a table is: a numeric column
-has a public range (``Numeric(low, high, log=False)``), a categorical column a
-public vocabulary (``Categorical(vocabulary, other=True)``), a binary column its
-positive value (``Binary(positive=...)``); a column declared ``None`` is present
-in the table and not used. The schema fixes the encoded features
-(:attr:`PublicSchema.feature_names`) and the public constant every encoded row
-is divided by (:func:`norm_divisor`), and prints itself as the Python source
-that builds it (:meth:`PublicSchema.to_code`).
-
-Nothing here reads data. :class:`dpconvex.data.encoder.PublicEncoder` applies a
-schema record by record; :func:`dpconvex.data.schema_draft.draft_schema` drafts
-one from a table, for a person to review.
+A :class:`PublicSchema` declares each column :class:`Numeric`, :class:`Categorical`,
+:class:`Binary` or ``None`` (present, not used); it fixes the encoded features and the
+public divisor of every encoded row (:func:`norm_divisor`). Nothing here reads data:
+:class:`dpconvex.data.encoder.PublicEncoder` applies a schema record by record, and
+:func:`dpconvex.draft_schema` drafts one from a table, for a person to review.
 """
 
 from __future__ import annotations
@@ -26,17 +19,17 @@ import numpy as np
 
 from ..errors import ParameterError
 
+def _shown(value: object) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 __all__ = [
     "Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor",
 ]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
-
-
-def _shown(value: object) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_range(column: str, rng: object, caller: str) -> None:

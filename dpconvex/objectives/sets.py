@@ -462,10 +462,7 @@ def _project_simplex(v: np.ndarray, total: float) -> np.ndarray:
 
 
 class L1Ball(ConvexSet):
-    """The ℓ1 ball ||w||_1 <= radius.
-
-    The projection of Duchi et al. (ICML 2008, Section 4): θ itself inside the ball, else
-    sign(θ) · Π_simplex(|θ|) onto the simplex of total ``radius``.
+    """The ℓ1 ball ||w||_1 <= radius (projection: Duchi et al. 2008, Section 4).
 
     Parameters
     ----------
@@ -504,10 +501,8 @@ class L1Ball(ConvexSet):
 
 
 class Simplex(ConvexSet):
-    """The scaled probability simplex {w >= 0, Σ w = total}.
-
-    The projection of Duchi et al. (ICML 2008, Fig. 1): sort θ, find the threshold τ, return
-    max(θ − τ, 0); O(p log p).
+    """The scaled probability simplex {w >= 0, Σ w = total} (projection: Duchi et al. 2008, Fig. 1,
+    O(p log p)).
 
     Parameters
     ----------
@@ -546,17 +541,11 @@ class Simplex(ConvexSet):
 class Intersection(ConvexSet):
     """An intersection whose projection is exact: sets on disjoint coordinates; boxes merged.
 
-    Two cases only, each with an exact projection:
-
-    * boxes (:class:`Box`, :class:`NonNegative`) on the same coordinates (the same
-      ``indices``) merge into one box, lower = max of the lowers, upper = min of the
-      uppers (a box is a product of intervals);
-    * sets on disjoint coordinates (e.g. a ball on the coefficients, a box on the
-      intercept): the projection acts on each block separately.
-
-    Anything else (a ball and the orthant on the same coordinates, boxes on overlapping
-    but different coordinates) raises :class:`~dpconvex.ParameterError`: the composition
-    of the projections is not the projection onto the intersection.
+    Boxes (:class:`Box`, :class:`NonNegative`) on the same ``indices`` merge into one box
+    (a box is a product of intervals); sets on disjoint coordinates (e.g. a ball on the
+    coefficients, a box on the intercept) are projected block by block. Anything else
+    raises :class:`~dpconvex.ParameterError`: the composition of the projections is not
+    the projection onto the intersection.
 
     Parameters
     ----------
