@@ -19,17 +19,17 @@ import numpy as np
 
 from ..errors import ParameterError
 
-def _shown(value: object) -> str:
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 __all__ = [
     "Binary", "Categorical", "Numeric", "PublicSchema", "norm_divisor",
 ]
 
 #: The suffix of the feature that takes a categorical value outside the vocabulary.
 OTHER = "<other>"
+
+
+def _shown(value: object) -> str:
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_range(column: str, rng: object, caller: str) -> None:
