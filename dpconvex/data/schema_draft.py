@@ -73,11 +73,8 @@ def check_kinds(kinds: Any, names: list[str], declared: Collection[str],
                 caller: str) -> dict[str, str]:
     """The checked ``kinds`` mapping (column name to one of :data:`KINDS`); reads no value.
 
-    Raises
-    ------
-    ParameterError
-        Not a mapping, a column that is not in the table or is also in ``declared``, or a
-        kind not in :data:`KINDS`.
+    A ParameterError for what is not a mapping, a column not in the table or also in
+    ``declared``, or a kind not in :data:`KINDS`.
 
     Examples
     --------
@@ -121,20 +118,8 @@ def read_schema(X: Any, kinds: Mapping[str, str] | None = None) -> PublicSchema:
     an "other" slot). A column in ``kinds`` is drafted as its kind says (a
     ``"numeric"`` column's values that do not parse as numbers are missing).
     Every one of these is a statistic of the records, so the draft is flagged
-    (``suggested=True``).
-
-    Parameters
-    ----------
-    X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array
-        The table (an array's columns are named ``x0, x1, ...``).
-    kinds : mapping of str to str, optional
-        What columns hold: ``"numeric"``, ``"binary"`` or ``"categorical"`` (:data:`KINDS`).
-
-    Raises
-    ------
-    ParameterError
-        A column of dates, of complex numbers, or with no usable value; an
-        input that is not a table.
+    (``suggested=True``). ``X`` and ``kinds`` as :func:`dpconvex.draft_schema` takes them;
+    a column of dates, of complex numbers or with no usable value is a ParameterError.
 
     Examples
     --------

@@ -142,16 +142,6 @@ def _times(a: float, b: float) -> float:
     return 0.0 if a == 0.0 or b == 0.0 else a * b
 
 
-def _kink(name: str, args: list[_Node], at_zero: bool) -> _Node:
-    live = [a for a in args if not a.constant]
-    if not live:
-        return _Node(0.0, 0.0, 0.0, (name,), constant=True)
-    slope = max(a.slope for a in live)
-    smooth = max(a.curvature for a in live)
-    atoms = tuple(x for a in live for x in a.atoms)
-    return _Node(slope, math.inf, smooth, (name, *atoms), kink_at_zero=at_zero and len(live) == 1)
-
-
 def _walk(expr: cp.Expression) -> _Node:
     if _label_only(expr):  # constant in z: it may shift an argument
         return _Node(0.0, 0.0, 0.0, (), constant=True)
@@ -258,7 +248,12 @@ def _max_like(expr: cp.Expression, args: list) -> _Node:
     name = type(expr).__name__
     at_zero = name == "abs" or all(
         not _label_only(a) and (a.variables() or _const_value(a) == 0.0) for a in args)
-    return _kink(name, [_walk(a) for a in args], at_zero)
+    live = [n for n in map(_walk, args) if not n.constant]
+    if not live:
+        return _Node(0.0, 0.0, 0.0, (name,), constant=True)
+    atoms = tuple(x for n in live for x in n.atoms)
+    return _Node(max(n.slope for n in live), math.inf, max(n.curvature for n in live),
+                 (name, *atoms), kink_at_zero=at_zero and len(live) == 1)
 
 
 def _log_sum_exp(expr: cp.Expression, args: list) -> _Node:
