@@ -1,4 +1,4 @@
-"""The label set of a classifier: a public parameter, never read from one record (DESIGN.md §4).
+"""The label set of a classifier: a public parameter, never read from one record.
 
 The label set fixes the class count C (the shape of the model, the noise dimension, the
 sensitivity), the label → index map and, for a binary model, which label is +1. A fit takes

@@ -1,18 +1,8 @@
 """Design operators: the one seam between the templates and how the rows are stored.
 
-A template never touches the stored rows directly; it asks its
-:class:`DesignOperator` for products (``X w``, ``Xᵀ v``), row norms, the
-weighted Gram matrix ``Σ_i d_i x_i x_iᵀ`` and per-record maps. Two in-memory
-implementations:
-
-* :class:`DenseRows`: a NumPy array;
-* :class:`CSRRows`: a SciPy CSR matrix, never densified (products, norms,
-  clipping and scaling work on the stored non-zeros only);
-
-and :class:`ScaledRows`, either of them with a per-row factor and an appended
-column applied inside the products (clipping, an intercept column, zeroed
-records and label signs without a copy of the rows). Dense rows fuse
-``Xᵀ f(X w)`` into one pass over the rows (``matvec_rmatvec``).
+A template never touches the stored rows directly; it asks its :class:`DesignOperator`
+(:class:`DenseRows`, :class:`CSRRows`, or either with per-row factors, :class:`ScaledRows`)
+for products, row norms, weighted Gram matrices and per-record maps.
 
 A per-record map (:meth:`DesignOperator.map_rows`, :meth:`DesignOperator.scale_rows`)
 transforms each row from that row and public constants only; it is what
