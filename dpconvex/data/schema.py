@@ -50,12 +50,14 @@ def _check_range(column: str, rng: object, caller: str) -> None:
         raise ParameterError(msg)
 
 
-def _check_drafted(decl: Any) -> None:
-    """Refuse a ``drafted`` mark that is not a bool."""
-    if not isinstance(decl.drafted, (bool, np.bool_)):
-        raise ParameterError(f"The 'drafted' parameter of {type(decl).__name__} must be a bool. Got "
-                             f"{_shown(decl.drafted)} instead.")
-    object.__setattr__(decl, "drafted", bool(decl.drafted))
+def _check_bools(obj: Any, *names: str) -> None:
+    """Refuse attributes ``names`` of a frozen dataclass that are not bools; store them as bool."""
+    for name in names:
+        value = getattr(obj, name)
+        if not isinstance(value, (bool, np.bool_)):
+            raise ParameterError(f"The '{name}' parameter of {type(obj).__name__} must be a bool. "
+                                 f"Got {_shown(value)} instead.")
+        object.__setattr__(obj, name, bool(value))
 
 
 def _declaration_repr(decl: Any) -> str:
@@ -106,13 +108,9 @@ class Numeric:
     def __post_init__(self) -> None:
         """Refuse a range that is not finite with low < high, or a non-bool ``log``."""
         _check_range("Numeric", (self.low, self.high), "Numeric")
-        _check_drafted(self)
-        if not isinstance(self.log, (bool, np.bool_)):
-            raise ParameterError(f"The 'log' parameter of Numeric must be a bool. Got "
-                                 f"{_shown(self.log)} instead.")
+        _check_bools(self, "drafted", "log")
         object.__setattr__(self, "low", float(self.low))
         object.__setattr__(self, "high", float(self.high))
-        object.__setattr__(self, "log", bool(self.log))
 
 
 @dataclass(frozen=True)
@@ -154,7 +152,7 @@ class Categorical:
 
     def __post_init__(self) -> None:
         """Refuse a vocabulary that is not a sequence of distinct strings."""
-        _check_drafted(self)
+        _check_bools(self, "drafted", "other")
         voc = self.vocabulary
         if isinstance(voc, (str, bytes)) or not isinstance(voc, (Sequence, np.ndarray)) or \
                 not all(isinstance(v, (str, bytes)) for v in voc):
@@ -162,11 +160,7 @@ class Categorical:
                                  f"categories (str). Got {_shown(voc)} instead.")
         if len(set(voc)) != len(voc):
             raise ParameterError("The 'vocabulary' parameter of Categorical repeats a category.")
-        if not isinstance(self.other, (bool, np.bool_)):
-            raise ParameterError(f"The 'other' parameter of Categorical must be a bool. Got "
-                                 f"{_shown(self.other)} instead.")
         object.__setattr__(self, "vocabulary", tuple(voc))
-        object.__setattr__(self, "other", bool(self.other))
 
 
 @dataclass(frozen=True)
@@ -200,7 +194,7 @@ class Binary:
 
     def __post_init__(self) -> None:
         """Refuse a positive value that is not a str, a bool or a finite number."""
-        _check_drafted(self)
+        _check_bools(self, "drafted")
         p = self.positive
         if isinstance(p, np.generic):
             p = p.item()
@@ -396,10 +390,7 @@ class PublicSchema:
             if self.suggested or drafted:
                 raise ParameterError(f"{caller}: a schema read from data (drafted) cannot carry "
                                      "a private release's certificate.")
-        for name in ("centered", "suggested"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ParameterError(f"The '{name}' parameter of {owner} must be a bool. Got "
-                                     f"{_shown(getattr(self, name))} instead.")
+        _check_bools(self, "centered", "suggested")
         names = self.feature_names
         if len(set(names)) != len(names):
             dup = sorted({n for n in names if names.count(n) > 1})
