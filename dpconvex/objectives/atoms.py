@@ -48,6 +48,8 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
+from .._validation import check_float
+
 __all__ = ["ATOMS", "CompiledForm", "DerivedBounds", "derive_bounds"]
 
 
@@ -723,19 +725,16 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
     """
     from ..errors import ParameterError
 
-    if isinstance(h, bool) or not isinstance(h, (int, float, np.floating)) or not (
-            math.isfinite(float(h)) and float(h) > 0):
-        raise ParameterError(f"smooth_kinks: the half-width h must be a positive finite float. "
-                             f"Got {h!r} instead.")
+    h = check_float("h", h, "smooth_kinks", magnitude=False)
     try:
-        out, gap, count = _smooth(expr, float(h))
+        out, gap, count = _smooth(expr, h)
     except _Unknown:
         raise ParameterError(
             "smooth_kinks: a kink of the loss (maximum, minimum or abs) has no affine piece, "
             "so it has no convex smoothing in CVXPY's rules. State each kink as a maximum or "
             "minimum with an affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an "
             "affine expression.") from None
-    return out, Smoothing(float(h), int(count), float(gap))
+    return out, Smoothing(h, int(count), float(gap))
 
 
 def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
