@@ -39,13 +39,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
-from .base import Calibration, Mechanism, NoiseReport, register, solve_exact
+from .base import Calibration, ExactMinimizer, NoiseReport, register
 from .perturbation import (
     calibrate_objective_perturbation,
     calibrate_objective_perturbation_grid,
@@ -174,7 +173,7 @@ def check_gaussian_budget(budget: Budget, name: str, pure_name: str, caller: str
             "for pure epsilon-DP.")
 
 
-class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
+class _GaussianLinear(ExactMinimizer):
     """Shared budget check and certificate of the two Gaussian linear mechanisms."""
 
     pure = False
@@ -202,15 +201,15 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
                 "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound); over a constraint set that "
                 "map is not one-to-one. Use mechanism='objective' (pure ε, covered over a convex set) or "
                 "'gaussian_output' (docs/privacy/user_objectives.md#privacy-constraints).")
-        conds = super().conditions(template, budget)
-        mu = template.privacy_constants().strong_convexity
-        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
-                               f"modulus mu = {mu:g}"))
-        return conds
+        return super().conditions(template, budget)
 
     def noise_std(self, cal: Calibration) -> float:
         """σ of the calibration (the audit's mis-calibration scales this entry)."""
         return float(cal.extra["noise std"])
+
+    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """N(0, σ²) on each coordinate (of the objective's b, or of the minimizer's noise)."""
+        return Gaussian(self.noise_std(cal))
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -340,16 +339,6 @@ class GaussianObjectivePerturbation(_GaussianLinear):
                        consts: PrivacyConstants) -> float:
         return objective_modulus_floor(budget.epsilon, problem.n, consts)
 
-    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        b = Gaussian(self.noise_std(cal)).sample(template.noise_shape, rng)
-        res = solve_exact(template, backend, b, cal.extra_strong_convexity,
-                          warm_start=warm_start, max_iter=max_iter, tol=tol,
-                          caller=f"{type(self).__name__}.run")
-        return np.array(res.x, copy=True), res, False
 
 
 @register
@@ -393,17 +382,3 @@ class GaussianOutputPerturbation(_GaussianLinear):
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
         return calibrate_gaussian_output(budget.epsilon, budget.delta, problem.n, consts)
-
-    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol, caller=f"{type(self).__name__}.run")
-        theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
-        return theta, res, True
-
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The noise added to the minimizer: N(0, σ²) on each coordinate."""
-        return Gaussian(self.noise_std(cal))
