@@ -4,19 +4,15 @@ Both are for replace-one adjacency and the exact minimizer
 (docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
 
 ``"gaussian_objective"`` (privacy-gaussian-objective)
-    Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p). The Jacobian
-    slack ε_J and Δ come from the pure calibration of privacy-objective-perturbation
-    (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`,
-    which raises the modulus when ε_J > ε/2), so any change of the slack reaches
-    both mechanisms. σ is the smallest σ with the privacy-profile bound (★) of
-    :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, for the
-    sensitivity S = 2G and k = 2: for a linear model the per-record gradient is
-    ℓ′(y⟨x, θ⟩) y x, so the difference of one replaced record's gradients lies in
-    span{x, x′} for every θ ([KST12]_ Thm. 2 extended to replace-one, [RKW23]_).
+    Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p): ε_J and Δ from the pure
+    calibration (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`),
+    σ the smallest with the profile bound (★) of
+    :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2
+    (one record's gradient difference lies in span{x, x′}: [KST12]_ Thm. 2 extended to
+    replace-one, [RKW23]_).
 ``"gaussian_output"`` (privacy-gaussian-output)
-    The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration
-    ([BW18]_ Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), rounded
-    to the public grid of σ (:func:`dpconvex.privacy.noise.snap`).
+    The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration ([BW18]_
+    Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), snapped to the grid of σ.
 
 References
 ----------
