@@ -36,6 +36,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning, user_stacklevel
+from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema
 from .tables import dtype_kind, is_missing, table_columns
@@ -406,7 +407,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             return normalize_rows(Z, q)
         if q != 1.0:
             Z *= q
-        return Z
+        lo, hi = schema.encoded_range(q)  # the schema's constants: public
+        return RangedRows(Z, np.column_stack([lo, hi]))
 
     def _start(self) -> tuple[PublicSchema, str | None, float]:
         params = self._params()
@@ -466,7 +468,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_records, schema.n_features), dtype float64
             Every row has Euclidean norm at most ``data_norm`` (exactly
-            ``data_norm`` for non-zero rows with ``row_norm="unit"``).
+            ``data_norm`` for non-zero rows with ``row_norm="unit"``). With
+            ``row_norm="none"`` a :class:`~dpconvex.data.RangedRows` that carries
+            the schema's per-feature ranges (:meth:`PublicSchema.encoded_range
+            <dpconvex.PublicSchema.encoded_range>`) to the next step of a pipeline.
 
         Raises
         ------
