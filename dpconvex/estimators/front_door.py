@@ -96,8 +96,9 @@ INFERRED_CHOICE = ("the learner was chosen with the label set read from the data
                    "classes=[...] so that neither is read from the records")
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
-ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (PublicEncoder: the "
-                    "schema's encoded_range, constants of the schema only), as feature_range")
+ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
+                    "are the schema's encoded_range, constants of the schema), taken as public "
+                    "as a feature_range would be")
 
 
 def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
