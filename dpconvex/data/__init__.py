@@ -12,10 +12,10 @@ from .preprocess import add_intercept, augment_and_scale, clip_rows, normalize_r
 #: The public schema's names and the module of each, imported on first access (PEP 562): a
 #: fit on arrays loads none of these modules.
 _SCHEMA = {"Binary": "schema", "Categorical": "schema", "Numeric": "schema",
-           "PublicSchema": "schema", "PublicEncoder": "encoder"}
+           "PublicSchema": "schema", "PublicEncoder": "encoder", "RangedRows": "ranged_rows"}
 
 __all__ = ["Binary", "CSRRows", "Categorical", "DenseRows", "DesignOperator", "Numeric",
-           "PublicEncoder", "PublicSchema", "add_intercept", "as_design",
+           "PublicEncoder", "PublicSchema", "RangedRows", "add_intercept", "as_design",
            "augment_and_scale", "clip_rows", "normalize_rows", "row_blocks"]
 
 

@@ -29,6 +29,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..errors import DataTypeError, DataValidationError, ParameterError, PrivacyLeakWarning, user_stacklevel
+from .ranged_rows import RangedRows
 from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema
 from .tables import dtype_kind, is_missing, table_columns
@@ -374,7 +375,8 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
             return normalize_rows(Z, q)
         if q != 1.0:
             Z *= q
-        return Z
+        lo, hi = schema.encoded_range(q)  # the schema's constants: public
+        return RangedRows(Z, np.column_stack([lo, hi]))
 
     def _start(self) -> tuple[PublicSchema, str | None, float]:
         params = self._params()
@@ -414,7 +416,10 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         """Encode every record of X by itself and the schema's public constants.
 
         Returns the rows (n_records, schema.n_features) of norm at most ``data_norm``
-        (exactly ``data_norm`` for non-zero rows with ``row_norm="unit"``). Raises as
+        (exactly ``data_norm`` for non-zero rows with ``row_norm="unit"``); with
+        ``row_norm="none"`` a :class:`~dpconvex.data.RangedRows` that carries the schema's
+        per-feature ranges (:meth:`PublicSchema.encoded_range
+        <dpconvex.PublicSchema.encoded_range>`) to the next step of a pipeline. Raises as
         :meth:`fit`, and DataValidationError for X without column names (an array: two
         swapped columns would go unnoticed) when the encoder was fitted with names.
         """

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 
 from .._random import NoiseSource, noise_source
 from .._validation import (
@@ -37,6 +38,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels
+from ..data.ranged_rows import rows_feature_range
 from ..data.validation import computed
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
@@ -92,6 +94,11 @@ INFERRED_CHOICE_WARNING = (
 INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
                    "assumed public: one record with a new label can change the learner; pass "
                    "classes=[...] so that neither is read from the records")
+
+#: The certificate line of a fit whose per-feature ranges came with its rows.
+ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
+                    "are the schema's encoded_range, constants of the schema), taken as public "
+                    "as a feature_range would be")
 
 
 def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
@@ -382,6 +389,19 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 f"classes on those {n_val} (validation_fraction = "
                 f"{self.validation_fraction!r}; docs/privacy/front_door.md#privacy-classifier-safeguard)")
 
+    def _with_rows_ranges(self, X: Any) -> PrivateClassifier | None:
+        """This front door with the public per-feature ranges its rows carry
+        (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s)
+        when neither ``schema`` nor ``feature_range`` gives ranges; else None."""
+        ranges = None if self.schema is not None or self.feature_range is not None \
+            else rows_feature_range(X)
+        return None if ranges is None else clone(self).set_params(feature_range=ranges)
+
+    def plan_for(self, X: Any, y: Any) -> FitPlan:
+        """``plan(*public_shape(X, y))``, with the per-feature ranges the rows carry."""
+        ranged = self._with_rows_ranges(X)
+        return super().plan_for(X, y) if ranged is None else ranged.plan_for(X, y)
+
     def _schema_row_params(self) -> dict[str, Any]:
         """The schema's public per-feature ranges of the encoded rows, unless given."""
         if self.feature_range is not None:
@@ -402,6 +422,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """
         if self.schema is not None:
             return self._fit_on_schema(X, y, context)
+        ranged = self._with_rows_ranges(X)
+        if ranged is not None:
+            self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
+            return self
         self._validate_params()
         shape = self.public_shape(X, y)
         inferred = self.classes is None and declared_classes(y) is None
@@ -555,6 +579,11 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         if self.schema is not None:
             return self._certify_on_schema(X, y, n=n, n_classes=n_classes,
                                            n_features=n_features)
+        ranged = self._with_rows_ranges(X)
+        if ranged is not None:
+            certificate = ranged.certify(X, y)
+            certificate.assumptions.append(ROWS_RANGES_NOTE)
+            return certificate
         self._validate_params()
         if X is None:
             plan = self.plan(*_given_shape(self, n, n_classes, n_features))  # validates them

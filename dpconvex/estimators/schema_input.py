@@ -82,12 +82,7 @@ class SchemaInputMixin:
         self._validate_params()
         encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
         rows = encoder.fit_transform(X)
-        inner = self._on_rows()
-        inner.accountant = self.accountant  # clone copies a ledger; the same one is charged
-        inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
-        for key, value in vars(inner).items():
-            if key.endswith("_") and not key.startswith("_"):
-                setattr(self, key, value)
+        inner = self._fit_as(self._on_rows(), rows, y, context)
         self.encoder_ = encoder
         self.n_features_in_ = encoder.n_features_in_
         if getattr(encoder, "feature_names_in_", None) is not None:
@@ -96,6 +91,17 @@ class SchemaInputMixin:
             del self.feature_names_in_
         self.certificate_ = self._with_schema_part(inner.certificate_)
         return self
+
+    def _fit_as(self, inner: Any, rows: Any, y: Any, context: FitContext) -> Any:
+        """Fit ``inner`` (a clone of this front door with other parameters) on the rows,
+        drawing from this fit's generator and charging this fit's ledger, and take its
+        fitted attributes."""
+        inner.accountant = self.accountant  # clone copies a ledger; the same one is charged
+        inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
+        for key, value in vars(inner).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(self, key, value)
+        return inner
 
     def _with_schema_part(self, model: Any) -> Any:
         """The model's certificate, after the schema's release when it was released."""

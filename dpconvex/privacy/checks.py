@@ -13,6 +13,7 @@ when it cannot be described by value.
 from __future__ import annotations
 
 import math
+import numbers
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -202,14 +203,34 @@ class _AtLabel:
         return lambda z: fn(z, np.full(np.shape(z), self.y))
 
 
-def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
-    """A declared constant as a float > 0 (finite when ``finite``), or a named error."""
-    value = getattr(loss, attr, None)
-    is_number = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
-        value, (bool, np.bool_))
-    number = float(value) if is_number else math.nan
-    if math.isnan(number) or number < 0 or (attr == "deriv_bound" and number == 0) or (
+def declared_number(value: Any, *, zero_ok: bool, finite: bool) -> float | None:
+    """A declared constant as a float >= 0 (> 0 unless ``zero_ok``, finite when ``finite``);
+    None for anything else (a bool, a string, an array, NaN, a number out of its range).
+
+    The one reading of a declared constant: a loss's bounds and a template's constants.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.checks import declared_number
+    >>> declared_number(0.25, zero_ok=False, finite=True), declared_number(True, zero_ok=False, finite=True)
+    (0.25, None)
+    >>> declared_number(float("inf"), zero_ok=True, finite=False)
+    inf
+    """
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        return None
+    number = float(value)
+    if math.isnan(number) or number < 0 or (number == 0 and not zero_ok) or (
             finite and math.isinf(number)):
+        return None
+    return number
+
+
+def _declared(loss: Loss, attr: str, caller: str, *, finite: bool) -> float:
+    """A declared bound of ``loss`` (:func:`declared_number`), or a named error."""
+    value = getattr(loss, attr, None)
+    number = declared_number(value, zero_ok=attr != "deriv_bound", finite=finite)
+    if number is None:
         bound = "a finite float > 0" if finite else "a float > 0 (inf: no bound)"
         raise ParameterError(f"{caller}: loss '{getattr(loss, 'name', type(loss).__name__)}' "
                              f"declares {attr} = {value!r}; declare {bound}.")

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import ParameterError, PrivacyError
 from ..templates.base import PrivacyConstants, Template, natural_residual
 from .certificate import Condition
-from .checks import shipped_derivation, user_code
+from .checks import declared_number, shipped_derivation, user_code
 
 __all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
            "vouched"]
@@ -403,12 +403,7 @@ def _check_constants(template: Template, consts: PrivacyConstants, caller: str) 
                                         ("hessian_term_bound", True, False),
                                         ("strong_convexity", False, True)):
         value = getattr(consts, field_name, None)
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = math.nan
-        if math.isnan(number) or number < 0 or (number == 0 and not zero_ok) or (
-                finite and math.isinf(number)):
+        if declared_number(value, zero_ok=zero_ok, finite=finite) is None:
             raise ParameterError(f"{caller}: template '{name}' declares {field_name} = {value!r}; "
                                  "declare a finite float > 0 (hessian_term_bound: >= 0).")
 

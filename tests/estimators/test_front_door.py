@@ -17,6 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils import estimator_checks
 
 import dpconvex as dp
+from dpconvex.estimators.front_door import ROWS_RANGES_NOTE
 from dpconvex.privacy.rules.front_door import (
     BINARY_CENTROID_BELOW,
     CENTROID,
@@ -439,5 +440,17 @@ def test_the_same_choice_and_release_whichever_way_the_schema_ranges_come():
         np.testing.assert_allclose(by_schema.predict_proba(df), other, rtol=1e-12, atol=1e-12)
     nb = dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows, y)
     np.testing.assert_allclose(nb.theta_, by_ranges.estimator_.theta_, rtol=1e-12, atol=1e-15)
+    # the README's pipeline, no feature_range: the encoder's rows carry the schema's ranges
+    plain_pipe = make_pipeline(dp.PublicEncoder(schema), dp.PrivateClassifier(**common)).fit(df, y)
+    assert plain_pipe[-1].learner_ == GAUSSIAN_NB
+    np.testing.assert_allclose(plain_pipe.predict_proba(df), by_schema.predict_proba(df),
+                               rtol=1e-12, atol=1e-12)
+    assert ROWS_RANGES_NOTE in plain_pipe[-1].certificate_.assumptions
+    assert plain_pipe[-1].feature_range is None  # a parameter is never set by fit
+    front = dp.PrivateClassifier(**common)
+    assert front.plan_for(rows, y).learner == by_ranges.plan_for(rows, y).learner
+    assert ROWS_RANGES_NOTE in front.certify(rows, y).assumptions
+    # rows without their ranges (np.asarray) are rows known only to lie within data_norm
+    assert dp.PrivateClassifier(**common).fit(np.asarray(rows), y).learner_ != GAUSSIAN_NB
     with pytest.raises(dp.ParameterError, match="one \\(lo, hi\\) row per feature"):
         dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows[:, :1], y)

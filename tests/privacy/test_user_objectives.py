@@ -442,6 +442,14 @@ def test_declared_bounds_must_be_numbers_of_their_range(bad):
         check_loss(loss, need_curvature=False)
 
 
+@pytest.mark.parametrize("bad", [True, "1", np.array([1.0]), np.nan, 0.0])
+def test_a_template_declares_its_constants_as_numbers_of_their_range(bad):
+    # the same reading as a loss's bounds: a bool, a string or an array is no number
+    X, s = _rows()
+    with pytest.raises(ParameterError, match="declares grad_bound"):
+        dp.release(UserLogistic(X, s, grad_bound=bad), "objective", dp.Budget(1.0), dry_run=True)
+
+
 def test_an_instance_redeclaring_a_shipped_bound_is_checked_as_a_users():
     loss = Logistic()
     loss.curvature = 0.2498

@@ -1,41 +1,19 @@
 """A privacy-budget ledger: sequential and parallel composition of (ε, δ) spends.
 
-A :class:`BudgetAccountant` holds a total budget (ε, δ) for one data set and
-records every private release made from it. Releases compose
+A :class:`BudgetAccountant` holds a total budget (ε, δ) for one data set and records every
+private release made from it. Releases compose sequentially (the ε's and δ's add: [DR14]_
+Thm. 3.16) or, inside a :meth:`BudgetAccountant.parallel` block of releases on disjoint
+records, in parallel (the block costs the maximum ε and δ: [McS09]_ Thm. 4).
 
-* **sequentially** by default: the ε's add and the δ's add (basic composition,
-  Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Thm. 3.16);
-* **in parallel** inside a :meth:`BudgetAccountant.parallel` block, for
-  releases computed on *disjoint* subsets of the records: the block costs the
-  maximum ε and the maximum δ of its spends (McSherry 2009, Thm. 4), because
-  one record influences at most one of them.
-
-Estimators take ``accountant=None`` or a ledger, and hold a reservation from before the fit
-until the certificate is known::
-
-    with reserve_budget(self.accountant, self.epsilon, delta, label=name) as hold:
-        ...fit, build the certificate...
-        hold.commit_certificate(certificate)   # before storing fitted attributes
-
-The reservation refuses (:class:`~dpconvex.errors.BudgetError`) before any computation
-when (ε, δ) does not fit in what remains, *reservations of fits running in other threads
-included*; the commit records what the certificate guarantees; an exception gives the
-held budget back. ``check_budget`` (before) / ``charge`` (after) also work, but two
-threads can both pass the check before either is charged.
-
-Threads: every read and write holds a :class:`threading.RLock`. A ``parallel()`` block
-belongs to the :mod:`contextvars` context (thread or asyncio task) that opened it; spends
-made meanwhile from other threads are sequential (counted in full, conservative).
-
-Processes: only the ledger object in the process that created it spends. A copy --
-unpickled (a joblib/loky or multiprocessing worker, ``cross_val_score(..., n_jobs=2)``)
-or inherited by a forked process -- refuses ``check``, ``spend``, ``reserve``, a commit
-and ``parallel()`` with :class:`~dpconvex.errors.BudgetProcessError`, since its spends
-would never reach the original (pickling succeeds, so that joblib re-raises the named
-error in the caller). A copy can be read: it shows the ledger as it was when copied. Fit
-in one process, or give each worker ``accountant=None`` and record the workers'
-guarantees with :meth:`BudgetAccountant.spend`. A ledger a worker creates itself (also one
-built at import of a module a spawned worker re-imports) is a separate ledger.
+Estimators hold a reservation (:func:`reserve_budget`) from before the fit until the
+certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before any
+computation when (ε, δ) does not fit in what remains (other threads' reservations
+included), the commit records what the certificate guarantees, and an exception gives the
+hold back. Every read and write holds one lock; a ``parallel()`` block belongs to the
+:mod:`contextvars` context that opened it. Only the ledger object in the process that
+created it spends: a copy (unpickled in a worker, or forked) refuses with
+:class:`~dpconvex.errors.BudgetProcessError`. The rules and their tests:
+docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
 
 .. warning:: The ledger trusts its caller that every release from the data set is charged
    to it, and that releases in a ``parallel()`` block read disjoint records. Basic

@@ -27,11 +27,13 @@ from ..certificate import Certificate, Condition
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template
+    from ..noise import Noise
 
 __all__ = [
     "MECHANISMS",
     "PLACEMENTS",
     "Calibration",
+    "ExactMinimizer",
     "Mechanism",
     "MechanismMenu",
     "NoiseReport",
@@ -607,6 +609,44 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
             "(the residual reached: dpconvex.collect_diagnostics)."
         )
     return res
+
+
+class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
+    """A mechanism that releases the exact minimizer of its template, noised on the
+    objective (b drawn, then the perturbed objective solved) or on the output (the
+    minimizer solved, then noised and snapped): the perturbation mechanisms, their
+    Gaussian forms and the non-private baseline.
+
+    A private subclass gives :meth:`noise_law` (the one law its noise is drawn from).
+    """
+
+    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """The law of the noise on the objective or the output."""
+        raise NotImplementedError
+
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
+        conds = super().conditions(template, budget)
+        mu = template.privacy_constants().strong_convexity
+        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
+                               f"modulus mu = {mu:g}"))
+        return conds
+
+    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        b, extra_reg = None, 0.0
+        if self.placement == "objective":
+            assert cal is not None
+            b = self.noise_law(template, cal).sample(template.noise_shape, rng)
+            extra_reg = cal.extra_strong_convexity
+        res = solve_exact(template, backend, b, extra_reg, warm_start=warm_start,
+                          max_iter=max_iter, tol=tol, caller=f"{type(self).__name__}.run")
+        if self.placement == "output":
+            assert cal is not None
+            theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
+            return theta, res, True
+        return np.array(res.x, copy=True), res, False
 
 
 def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,

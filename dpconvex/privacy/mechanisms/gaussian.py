@@ -1,54 +1,26 @@
 """Noisy class sums and counts in one vector: the DP class centroids and Gaussian naive Bayes.
 
-The template (:class:`~dpconvex.estimators.centroids.ClassSumTemplate`) holds public
-feature vectors u_i with ‖u_i‖ <= 1 (``data_norm``) and class indices y_i. The
-released statistic is the joint vector V ∈ R^{C × (d + 1)} whose row c is
-
-    V_c = Σ_{i: y_i = c} (u_i, w) = (s_c, w n_c),
-
-the class sum of u and w times the class count, w the public count weight
-(1 for the two L2 mechanisms, 1/2 for ``"knorm_sum"``). Replacing one record (u, c) by (u′, c′) changes V by
-e_c ⊗ (u − u′, 0) if c = c′ (norm <= 2) and by e_c ⊗ (u, w) − e_c′ ⊗ (u′, w)
-otherwise (norm <= √(2(1 + w²))); a record outside the public label set adds
-nothing (a change of norm <= √(1 + w²)). So the L2 sensitivity is
-
-    Δ = max(2, √(2(1 + w²))) = 2 for w <= 1,
-
-and the counts ride along at no cost with w = 1. Three mechanisms:
+The released statistic is V ∈ R^{C × (d + 1)}, row c = Σ_{i: y_i = c} (u_i, w) = (s_c, w n_c):
+the class sums of the public-bounded vectors u_i and w times the class counts (w the public
+count weight). A record outside the public label set adds nothing. The template declares the
+set u lies in (``record_set``: the ball ‖u‖ <= 1 of the centroids, the box of naive Bayes;
+:mod:`~dpconvex.privacy.mechanisms.record_sets`), and each mechanism reads its replace-one
+sensitivity Δ in its own norm from that set (ball, w <= 1: Δ₂ = 2, Δ₁₂ = 2√(1 + w²)).
+Derivations: docs/privacy/large_margin.md#privacy-class-centroids (the ball) and
+docs/privacy/gaussian_nb.md#privacy-nb-mechanisms (the box).
 
 ``"gaussian"`` ((ε, δ)-DP)
-    V + N(0, σ² I), σ the analytic Gaussian calibration for Δ
-    (:func:`~dpconvex.privacy.accounting.analytic_gaussian.analytic_gaussian_sigma`,
-    [BW18]_ Thm. 8).
+    V + N(0, σ² I), σ the analytic Gaussian calibration for Δ₂ ([BW18]_ Thm. 8).
 ``"norm_gamma_sum"`` (pure ε-DP)
-    V + b, b with density ∝ exp(−β‖b‖_F) on R^{C(d+1)}, β = ε/Δ (the norm-based
-    mechanism of output perturbation, [CMS]_ Alg. 1): the density ratio is
-    exp(β(‖v − V′‖ − ‖v − V‖)) <= exp(β‖V − V′‖) <= e^ε.
+    V + b, density ∝ exp(−β‖b‖_F), β = ε/Δ₂ ([CMS]_ Alg. 1's noise).
 ``"knorm_sum"`` (pure ε-DP)
-    The K-norm mechanism ([HT10]_) for the block norm ‖V‖_{1,2} = Σ_c ‖V_c‖₂:
-    V + b, b with density ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂, Δ₁₂ = 2√(1 + w²) the
-    replace-one sensitivity in that norm, with the public count weight w = 1/2
-    (:data:`KNORM_COUNT_WEIGHT`), so the density ratio of neighbours is at most
-    exp(β‖V − V′‖_{1,2}) <= e^ε. The density factorizes over the C rows: each row
-    is independent norm-Gamma noise on R^{d+1}, so the per-coordinate scale is
-    √(d + 1)/β instead of √(C(d + 1))/β.
+    The K-norm mechanism ([HT10]_) for ‖V‖_{1,2} = Σ_c ‖V_c‖₂: density ∝ exp(−β Σ_c ‖b_c‖),
+    β = ε/Δ₁₂, w = 1/2 (:data:`KNORM_COUNT_WEIGHT`); one norm-Gamma row per class.
+``"knorm_sup_sum"`` (pure ε-DP, the box)
+    The K-norm mechanism for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞: one sup-norm-Gamma row per class.
 
-All round the release to the public snapping grid of their per-coordinate
-noise scale (σ; E‖b‖/√p = √p/β; E‖b_c‖/√(d + 1) = √(d + 1)/β)
+All snap the release to the public grid of their per-coordinate noise scale
 (:func:`dpconvex.privacy.noise.snap`, after [Mir12]_).
-
-The derivation above is for the ball ‖u‖ <= 1 of the centroids
-(docs/privacy/large_margin.md#privacy-class-centroids). A template declares the set its
-vectors u lie in as ``record_set`` (:mod:`~dpconvex.privacy.mechanisms.record_sets`),
-and each mechanism reads its sensitivity in its own norm from that set. Gaussian naive
-Bayes (:class:`~dpconvex.estimators.gaussian_nb.ClassMomentTemplate`) sums u = (t, 2t² −
-1) with t in the box [−1, 1]^d (docs/privacy/gaussian_nb.md#privacy-gaussian-nb), for
-which ``"gaussian"`` and a fourth mechanism are offered:
-
-``"knorm_sup_sum"`` (pure ε-DP)
-    The K-norm mechanism for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞: V + b, b with density
-    ∝ exp(−β Σ_c ‖b_c‖_∞), β = ε/Δ, Δ = 2 for the box with w <= 1; one independent
-    sup-norm-Gamma row per class.
 
 References
 ----------
@@ -377,8 +349,9 @@ class ClassSumNormGamma(_ClassSumNoise):
 class ClassSumKNorm(_ClassSumNoise):
     """K-norm mechanism ([HT10]_) for ‖V‖_{1,2} = Σ_c ‖V_c‖ on the class sums and counts: pure ε-DP.
 
-    b ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂ (:func:`class_sum_block_sensitivity`; derived in the
-    module docstring): one independent norm-Gamma row per class (radius Gamma(d + 1, 1/β)).
+    b ∝ exp(−β Σ_c ‖b_c‖), β = ε/Δ₁₂ (:func:`class_sum_block_sensitivity`;
+    docs/privacy/large_margin.md#privacy-class-centroids): one independent norm-Gamma row per
+    class (radius Gamma(d + 1, 1/β)).
 
     Parameters
     ----------

@@ -4,19 +4,15 @@ Both are for replace-one adjacency and the exact minimizer
 (docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
 
 ``"gaussian_objective"`` (privacy-gaussian-objective)
-    Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p). The Jacobian
-    slack ε_J and Δ come from the pure calibration of privacy-objective-perturbation
-    (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`,
-    which raises the modulus when ε_J > ε/2), so any change of the slack reaches
-    both mechanisms. σ is the smallest σ with the privacy-profile bound (★) of
-    :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, for the
-    sensitivity S = 2G and k = 2: for a linear model the per-record gradient is
-    ℓ′(y⟨x, θ⟩) y x, so the difference of one replaced record's gradients lies in
-    span{x, x′} for every θ ([KST12]_ Thm. 2 extended to replace-one, [RKW23]_).
+    Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p): ε_J and Δ from the pure
+    calibration (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`),
+    σ the smallest with the profile bound (★) of
+    :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2
+    (one record's gradient difference lies in span{x, x′}: [KST12]_ Thm. 2 extended to
+    replace-one, [RKW23]_).
 ``"gaussian_output"`` (privacy-gaussian-output)
-    The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration
-    ([BW18]_ Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), rounded
-    to the public grid of σ (:func:`dpconvex.privacy.noise.snap`).
+    The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration ([BW18]_
+    Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), snapped to the grid of σ.
 
 References
 ----------
@@ -39,13 +35,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import Backend, SolveResult
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
-from .base import Calibration, Mechanism, NoiseReport, register, solve_exact
+from .base import Calibration, ExactMinimizer, NoiseReport, register
 from .perturbation import (
     calibrate_objective_perturbation,
     calibrate_objective_perturbation_grid,
@@ -174,7 +169,7 @@ def check_gaussian_budget(budget: Budget, name: str, pure_name: str, caller: str
             "for pure epsilon-DP.")
 
 
-class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
+class _GaussianLinear(ExactMinimizer):
     """Shared budget check and certificate of the two Gaussian linear mechanisms."""
 
     pure = False
@@ -202,15 +197,15 @@ class _GaussianLinear(Mechanism["ObjectiveTemplate"]):
                 "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound); over a constraint set that "
                 "map is not one-to-one. Use mechanism='objective' (pure ε, covered over a convex set) or "
                 "'gaussian_output' (docs/privacy/user_objectives.md#privacy-constraints).")
-        conds = super().conditions(template, budget)
-        mu = template.privacy_constants().strong_convexity
-        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
-                               f"modulus mu = {mu:g}"))
-        return conds
+        return super().conditions(template, budget)
 
     def noise_std(self, cal: Calibration) -> float:
         """σ of the calibration (the audit's mis-calibration scales this entry)."""
         return float(cal.extra["noise std"])
+
+    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """N(0, σ²) on each coordinate (of the objective's b, or of the minimizer's noise)."""
+        return Gaussian(self.noise_std(cal))
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -340,16 +335,6 @@ class GaussianObjectivePerturbation(_GaussianLinear):
                        consts: PrivacyConstants) -> float:
         return objective_modulus_floor(budget.epsilon, problem.n, consts)
 
-    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        b = Gaussian(self.noise_std(cal)).sample(template.noise_shape, rng)
-        res = solve_exact(template, backend, b, cal.extra_strong_convexity,
-                          warm_start=warm_start, max_iter=max_iter, tol=tol,
-                          caller=f"{type(self).__name__}.run")
-        return np.array(res.x, copy=True), res, False
 
 
 @register
@@ -393,17 +378,3 @@ class GaussianOutputPerturbation(_GaussianLinear):
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
         return calibrate_gaussian_output(budget.epsilon, budget.delta, problem.n, consts)
-
-    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol, caller=f"{type(self).__name__}.run")
-        theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
-        return theta, res, True
-
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The noise added to the minimizer: N(0, σ²) on each coordinate."""
-        return Gaussian(self.noise_std(cal))

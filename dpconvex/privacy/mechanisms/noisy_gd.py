@@ -2,44 +2,18 @@
 
 Each step releases the mean of per-example gradients clipped to norm C plus
 N(0, s² I), s = z · 2C/n; ``dp_accounting`` calibrates z for the T-fold
-composition (:mod:`dpconvex.privacy.accounting.gaussian`, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
-Projection onto the ball and averaging of the iterates are post-processing.
+composition (:mod:`dpconvex.privacy.accounting.gaussian`,
+docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Projection onto the ball and
+averaging of the iterates (the last half, [SZ13]_, or all) are post-processing.
 
-Default rules (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd). Any of ``steps``,
-``radius``, ``clip`` and ``learning_rate`` left at None is set by a rule that
-reads only public quantities: n (public under replace-one adjacency), the
-dimension p, the row-norm bound q̃ of the template (intercept included), the
-loss constants (|ℓ'| <= 1, curvature c) and the budget (ε, δ). The
-certificate lists every rule used with its value. With G = |ℓ'|_max q̃ the
-Lipschitz bound, L = c q̃² the smoothness bound and μ the Gaussian-DP
-parameter of (ε, δ) (:func:`~dpconvex.privacy.accounting.gaussian.gdp_mu`;
-T steps of multiplier z are exactly μ-GDP when z = sqrt(T)/μ):
-
-* clip C = G/2 (:data:`CLIP_FRACTION`): half the sensitivity, hence half the
-  noise, of a clip that never acts; for the logistic loss only misclassified
-  records are clipped (|ℓ'(m)| > 1/2 needs m < 0);
-* learning rate η = min(2/L, R/(s sqrt(Tp))) (:data:`STEP_FACTOR`): 2/L is the
-  stability limit of gradient descent under the curvature bound, and the
-  second term (the noise-balancing step of averaged projected SGD) does not
-  bind under the radius rule;
-* steps T = ⌈D/(ηC)⌉ clamped to [:data:`MIN_STEPS`, :data:`MAX_STEPS`], with
-  the travel D = :data:`TRAVEL` · nμ/q̃. ηCT bounds how far the clipped
-  gradients move θ, while the summed noise moves it by about
-  η s sqrt(Tp) = 2 sqrt(p) ηCT/(nμ): with D ∝ nμ the noise's displacement is
-  the same whatever n and ε, and the run stops early where little signal
-  survives the noise (small n or ε) — the regularization of this learner.
-  With the default C and η (ηC q̃ = 1/c, c the curvature bound) the rule is
-  T = ⌈:data:`TRAVEL` · c nμ⌉: 0.325 nμ for the logistic loss;
-* radius R = η (CT + 3 s sqrt(Tp)) (:data:`RADIUS_NOISE_SDS`): the reach of the
-  clipped steps plus three standard deviations of the summed noise, so the
-  projection rarely acts.
-
-The constants were chosen on validation splits of training data only, never on a test
-set; the measurements (``benchmarks/noisy_gd_steps.py``) are in
-docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
-
-Averaging. The model averages the iterates t > T/2 (``average="last_half"``; suffix
-averaging attains the optimal rate, [SZ13]_) or all of them (``"all"``): post-processing.
+Any of ``steps``, ``radius``, ``clip`` and ``learning_rate`` left at None is set by a rule
+that reads only public quantities (n, p, the row-norm bound q̃, the loss constants, (ε, δ));
+the certificate lists each rule with its value. With G = |ℓ'|max q̃, L = c q̃² and μ the
+Gaussian-DP parameter of (ε, δ): clip C = :data:`CLIP_FRACTION` · G; step
+η = min(:data:`STEP_FACTOR`/L, R/(s√(Tp))); steps T = ⌈D/(ηC)⌉ in
+[:data:`MIN_STEPS`, :data:`MAX_STEPS`] with travel D = :data:`TRAVEL` · nμ/q̃; radius
+R = η(CT + :data:`RADIUS_NOISE_SDS` · s√(Tp)). Why each rule, and the measurements behind
+the constants (validation splits of training data only): docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
 
 References
 ----------

@@ -34,11 +34,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError
-from ...solvers.base import Backend, SolveResult
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import Noise, NormGamma
-from .base import Calibration, Mechanism, NoiseReport, at_modulus, register, solve_exact
+from .base import Calibration, ExactMinimizer, NoiseReport, at_modulus, register
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
@@ -411,7 +410,7 @@ def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
     return m / rate / np.sqrt(m)
 
 
-class _Perturbation(Mechanism["ObjectiveTemplate"]):
+class _Perturbation(ExactMinimizer):
     """Shared calibration, noise report and certificate of the CMS perturbation mechanisms.
 
     Each subclass gives ``_calibrate`` (its calibration), ``_grid`` (the same on an array of
@@ -446,12 +445,9 @@ class _Perturbation(Mechanism["ObjectiveTemplate"]):
             modulus_floor=self._modulus_floor(eps, n, consts),
             grad_bound=float(consts.grad_bound), calibration=cal)
 
-    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
-        conds = super().conditions(template, budget)
-        mu = template.privacy_constants().strong_convexity
-        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
-                               f"modulus mu = {mu:g}"))
-        return conds
+    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """Norm-Gamma of rate β on the template's space (on the objective or the output)."""
+        return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -526,17 +522,6 @@ class ObjectivePerturbation(_Perturbation):
     def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
         return math.sqrt(p) / rate
 
-    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        b = NormGamma(cal.noise_rate, symmetric=template.noise_symmetric).sample(
-            template.noise_shape, rng)
-        res = solve_exact(template, backend, b, cal.extra_strong_convexity,
-                          warm_start=warm_start, max_iter=max_iter, tol=tol,
-                          caller=f"{type(self).__name__}.run")
-        return np.array(res.x, copy=True), res, False
 
 
 @register
@@ -580,23 +565,10 @@ class OutputPerturbation(_Perturbation):
     def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
         return coordinate_scale(getattr(problem, "noise_shape", None) or (p,), rate)
 
-    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        assert cal is not None
-        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol, caller=f"{type(self).__name__}.run")
-        theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
-        return theta, res, True
-
-    def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The noise added to the minimizer: norm-Gamma of rate β on the template's space."""
-        return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
 
 
 @register
-class NonPrivate(Mechanism["ObjectiveTemplate"]):
+class NonPrivate(ExactMinimizer):
     """The explicit NON-private baseline: the exact minimizer, no noise, no guarantee.
 
     Examples
@@ -650,12 +622,3 @@ class NonPrivate(Mechanism["ObjectiveTemplate"]):
             private=False,
             assumptions=["mechanism='none' adds no noise: the model is NOT private."],
         )
-
-    def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
-            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
-            max_iter: int | None = None, tol: float | None = None
-            ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol,
-                          caller=f"{type(self).__name__}.run")
-        return np.array(res.x, copy=True), res, False

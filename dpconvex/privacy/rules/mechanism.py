@@ -1,44 +1,18 @@
 """``mechanism="auto"``: one rule for every estimator, from δ and the estimator's menu only.
 
-The rule (docs/privacy/front_door.md#privacy-mechanism-auto):
-
-* δ = 0 (or None, "not given"): the pure ε-DP mechanism of the estimator's menu;
-* δ > 0: the (ε, δ) mechanism of the menu, which spends δ for less noise.
-
-Each estimator family names the pair in its
-:class:`~dpconvex.privacy.mechanisms.MechanismMenu` (``auto``):
-
-===============================  ======================  ===========================
-estimators                       δ = 0 (pure ε-DP)       δ > 0 ((ε, δ)-DP)
-===============================  ======================  ===========================
-linear classifiers, regressors   ``"objective"``         ``"gaussian_objective"``
-large-margin Gaussian            ``"objective"``         ``"gaussian_objective"``
-class centroids                  ``"knorm_sum"``         ``"gaussian"``
-linear regression (SSP)          ``"ssp"``               ``"gaussian_ssp"``
-Gaussian naive Bayes             ``"knorm_sup_sum"``     ``"gaussian"``
-===============================  ======================  ===========================
-
-Their derivations: privacy-gaussian-objective (linear), privacy-softmax-objective and
-privacy-softmax-gaussian-objective (large margin), privacy-class-centroids,
-privacy-ssp-calibration and privacy-nb-mechanisms.
-
-Objective perturbation is the mechanism the measurements of privacy-perturbation and
-privacy-gaussian-measurements favour for the linear learners at every ε tried; the
-Gaussian variants add noise of scale O(√log(1/δ)/ε) per coordinate instead of a norm of
-O(p/ε), the gain that δ buys. The choice reads only ``mechanism`` and ``delta``
-(parameters, public), never the data, and its reason is a line of the certificate
+δ = 0 (or None, "not given") chooses the pure ε-DP mechanism of the estimator's
+:class:`~dpconvex.privacy.mechanisms.MechanismMenu` (``auto``), δ > 0 its (ε, δ) mechanism,
+which spends δ for less noise (the table of pairs and the measurements behind them:
+docs/privacy/front_door.md#privacy-mechanism-auto). The choice reads only ``mechanism``
+and ``delta``, never the data, and its reason is a line of the certificate
 (:func:`resolve_mechanism`).
 
-δ against n. An (ε, δ) guarantee with δ >= 1/n protects no one: releasing one whole
-record, drawn uniformly at random, is (0, 1/n)-DP under replace-one adjacency (a
-neighbouring data set changes the release's law by at most 1/n in total variation).
-n, the number of rows, is public in this library, so every fit compares its δ with
-1/n before it reads the data (:func:`warn_if_delta_not_small`): a
-:class:`~dpconvex.errors.PrivacyWarning` names the rule and the fix (δ well below
-1/n, e.g. 1/n²; or δ = 0), and the certificate states the condition
-(:func:`delta_rows_note`). It warns instead of refusing: the guarantee is true as
-stated, tests and experiments run on tiny data with a fixed δ, and a scikit-learn
-estimator warns about a weak but valid setting.
+δ against n: an (ε, δ) guarantee with δ >= 1/n protects no one (releasing one record drawn
+at random is (0, 1/n)-DP). n is public here, so every fit compares δ with 1/n before it
+reads the data (:func:`warn_if_delta_not_small`: a
+:class:`~dpconvex.errors.PrivacyWarning` that names the fix) and the certificate states the
+condition (:func:`delta_rows_note`). It warns rather than refuses: the guarantee is true as
+stated.
 """
 
 from __future__ import annotations

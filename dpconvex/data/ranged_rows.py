@@ -1,0 +1,101 @@
+"""Encoded rows that carry the public per-feature range of every column through a pipeline."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["RangedRows", "rows_feature_range"]
+
+
+class RangedRows(np.ndarray):
+    """Rows that carry their public per-feature ranges (``feature_range``, shape
+    (n_features, 2)): a NumPy array in every other way.
+
+    :class:`~dpconvex.PublicEncoder` returns its rows so (with ``row_norm="none"``): the
+    ranges are :meth:`PublicSchema.encoded_range <dpconvex.PublicSchema.encoded_range>`,
+    constants of the schema only. A learner that takes public per-feature ranges and is
+    given none reads them from its rows (:class:`~dpconvex.PrivateClassifier`), so
+    ``make_pipeline(PublicEncoder(schema), PrivateClassifier(...))`` chooses and releases as
+    ``PrivateClassifier(schema=schema)`` does. A selection of rows (a slice, a mask, an index
+    array), a copy and a pickle keep the ranges; arithmetic, reductions, a selection of
+    columns and ``np.asarray`` give a plain array.
+
+    Examples
+    --------
+    >>> rows = RangedRows(np.zeros((4, 2)), [[0.0, 1.0], [-1.0, 1.0]])
+    >>> rows[1:3].feature_range.tolist(), type(rows[:, :1]).__name__, type(rows + 1).__name__
+    ([[0.0, 1.0], [-1.0, 1.0]], 'ndarray', 'ndarray')
+    """
+
+    feature_range: np.ndarray | None
+
+    def __new__(cls, rows: Any, feature_range: Any) -> RangedRows:
+        obj = np.asarray(rows).view(cls)
+        ranges = np.array(feature_range, dtype=float)
+        ranges.flags.writeable = False
+        obj.feature_range = ranges
+        return obj
+
+    def __array_finalize__(self, obj: Any) -> None:
+        if obj is None:
+            return
+        ranges = getattr(obj, "feature_range", None)
+        same_columns = self.ndim == 2 and getattr(obj, "ndim", 0) == 2 \
+            and self.shape[1] == obj.shape[1]
+        self.feature_range = ranges if same_columns else None
+
+    # a transpose turns columns into rows: a plain array (NumPy finalizes a transposed view
+    # before its strides are swapped, so __array_finalize__ cannot tell)
+    def transpose(self, *axes: Any) -> np.ndarray:
+        return self.view(np.ndarray).transpose(*axes)
+
+    def swapaxes(self, axis1: int, axis2: int) -> np.ndarray:
+        return self.view(np.ndarray).swapaxes(axis1, axis2)
+
+    @property
+    def T(self) -> np.ndarray:  # noqa: N802 - NumPy's name
+        return self.view(np.ndarray).T
+
+    def __getitem__(self, key: Any) -> Any:
+        out = super().__getitem__(key)
+        if isinstance(out, RangedRows) and not _selects_rows(key):
+            return out.view(np.ndarray)
+        return out
+
+    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        out = np.asarray(arr).view(np.ndarray)
+        return out[()] if return_scalar else out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        fn, args, state = super().__reduce__()  # type: ignore[misc]
+        return fn, args, (state, self.feature_range)
+
+    def __setstate__(self, state: Any) -> None:
+        array_state, ranges = state
+        super().__setstate__(array_state)
+        self.feature_range = ranges
+
+
+def _selects_rows(key: Any) -> bool:
+    """Whether ``rows[key]`` selects rows and keeps every column in its place."""
+    if not isinstance(key, tuple):
+        return True
+    columns = key[1] if len(key) == 2 else slice(None)
+    return len(key) <= 2 and (columns is Ellipsis
+                              or (isinstance(columns, slice) and columns == slice(None)))
+
+
+def rows_feature_range(X: Any) -> np.ndarray | None:
+    """The public per-feature ranges X carries (:class:`RangedRows`), or None.
+
+    Examples
+    --------
+    >>> rows_feature_range(RangedRows(np.zeros((2, 1)), [[0.0, 1.0]])).tolist()
+    [[0.0, 1.0]]
+    >>> rows_feature_range(np.zeros((2, 1))) is None
+    True
+    """
+    ranges = getattr(X, "feature_range", None) if isinstance(X, RangedRows) else None
+    return None if ranges is None else np.array(ranges)
