@@ -13,11 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._validation import check_option
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm
 from ..data.schema import PublicSchema
-from ..errors import DatasetError, ParameterError
+from ..errors import DatasetError
 from ._files import fetch_file, labelled_csv
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
@@ -36,11 +37,7 @@ BREAST_CANCER_ENCODINGS: tuple[str, ...] = ("linear", "log-centered")
 
 def _encoding_schema(schema: PublicSchema, encoding: object, owner: str) -> PublicSchema:
     """``schema`` with the public map named by ``encoding`` (see the loader's docstring)."""
-    if not isinstance(encoding, str) or encoding not in BREAST_CANCER_ENCODINGS:
-        raise ParameterError(
-            f"The 'encoding' parameter of {owner} must be one of "
-            f"{list(BREAST_CANCER_ENCODINGS)!r}; got {encoding!r}.")
-    if encoding == "linear":
+    if check_option("encoding", encoding, BREAST_CANCER_ENCODINGS, owner) == "linear":
         return schema
     return dataclasses.replace(schema, log_scaled=frozenset(schema.numeric), centered=True)
 

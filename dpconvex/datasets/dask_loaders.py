@@ -53,7 +53,7 @@ from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError, PrivacyLeakWarning
-from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
+from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file
 from .encoding import category_codes, encode
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
 from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
@@ -225,8 +225,7 @@ def kddcup99_chunk_store(
         if value is not None and not isinstance(value, str | os.PathLike):
             raise ParameterError(f"The '{name}' parameter of {owner} must be None, a str or a "
                                  f"path-like object. Got {type(value).__name__} instead.")
-    download = bool(check_bool("download", download, owner))
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
+    download, verify_checksum = check_flags(download, verify_checksum, owner)
     source = _find_source(path, data_home, download, verify_checksum, owner).resolve()
     stat = source.stat()
     key = hashlib.sha256(
