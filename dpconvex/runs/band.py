@@ -41,21 +41,6 @@ _FILE_KEYS = {"label", "metric", "lo", "hi", "margin", "seeds", "scores", "cover
 _FILE_TOL = 1e-9
 
 
-def default_metric(estimator: Any) -> str:
-    """"r2" for a regressor (:func:`sklearn.base.is_regressor`), "error" otherwise.
-
-    Examples
-    --------
-    >>> import dpconvex as dp
-    >>> from dpconvex.runs.band import default_metric
-    >>> default_metric(dp.PrivateLinearRegressor()), default_metric(dp.PrivateLogisticRegression())
-    ('r2', 'error')
-    """
-    from sklearn.base import is_regressor
-
-    return "r2" if is_regressor(estimator) else "error"
-
-
 def score(estimator: Any, X: Any, y: Any, metric: str) -> float:
     """The score of a fitted estimator on (X, y): test error or R².
 
@@ -342,6 +327,8 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     >>> band.lo < min(band.scores) <= max(band.scores) < band.hi
     True
     """
+    from sklearn.base import is_regressor
+
     caller = "record_band"
     make = _maker(make_estimator)
     seeds = _seeds(list(seeds) if isinstance(seeds, range) else seeds, caller)
@@ -363,7 +350,7 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
             raise ParameterError(f"{caller}: {type(est).__name__} has no 'random_state' parameter, "
                                  "and a band records the spread over seeds. Give an estimator "
                                  "that takes random_state.")
-        metric = metric or default_metric(est)
+        metric = metric or ("r2" if is_regressor(est) else "error")
         name = type(est).__name__
         est.set_params(random_state=seed).fit(X, y)
         scores.append(score(est, X_score, y_score, metric))

@@ -274,17 +274,10 @@ def problem_dirs() -> list[Path]:
     >>> all(d.is_dir() for d in problem_dirs())
     True
     """
-    dirs: list[Path] = []
     env = os.environ.get(PROBLEMS_ENV, "")
-    dirs.extend(Path(p).expanduser() for p in env.split(os.pathsep) if p)
-    for d in (_checkout_dir(), _installed_dir()):
-        if d is not None:
-            dirs.append(d)
-    out: list[Path] = []
-    for d in dirs:
-        if d not in out:
-            out.append(d)
-    return out
+    dirs = [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+    dirs += [d for d in (_checkout_dir(), _installed_dir()) if d is not None]
+    return list(dict.fromkeys(dirs))
 
 
 def list_problems() -> list[Path]:
