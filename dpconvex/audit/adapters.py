@@ -52,7 +52,7 @@ from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
 from ..templates.selection import SelectionTemplate
-from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, check_noise_scale, data_key
+from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, data_key
 from .statistics import LLR_DECIMALS, gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ class _TemplateAdapter(Sampled, Generic[TemplateT]):
     def __init__(self, mechanism: str, epsilon: float, noise_scale: float, solver: Any):
         self.mechanism = mechanism
         self.epsilon = check_float("epsilon", epsilon, self.owner)
-        self.noise_scale = check_noise_scale(noise_scale, self.owner)
+        self.noise_scale = check_float("noise_scale", noise_scale, self.owner)
         if not hasattr(solver, "solve"):  # a backend object, or a registered name
             check_solver_name(solver, self.owner)
         self.solver = solver
@@ -376,7 +376,7 @@ class NoisyGDMechanism(Sampled):
             raise ParameterError(f"The 'estimator' parameter of {owner} must be an unfitted "
                                  f"NoisyGradientDescent. Got {type(estimator).__name__}.")
         self.estimator = estimator
-        self.noise_scale = check_noise_scale(noise_scale, owner)
+        self.noise_scale = check_float("noise_scale", noise_scale, owner)
         p = estimator.get_params()
         # None leaves a setting to the mechanism's public rules, as the estimator does
         self._library = NoisyGD(steps=p["steps"], radius=p["radius"], clip=p["clip"],
