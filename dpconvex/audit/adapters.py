@@ -53,7 +53,7 @@ from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
 from ..templates.selection import SelectionTemplate
 from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, data_key
-from .statistics import LLR_DECIMALS, gaussian_noise_term, objective_llr, pure_noise_term
+from .statistics import LLR_DECIMALS, float_array, gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -459,12 +459,7 @@ class ExponentialMechanism(Sampled):
         owner = type(self).__name__
         msg = (f"{owner}.prepare: data must be the utility vector, a non-empty 1-D array of finite "
                "floats (one utility per candidate).")
-        if isinstance(data, (str, bytes)):
-            raise ParameterError(msg)
-        try:
-            u = np.asarray(data, dtype=float)
-        except (TypeError, ValueError, OverflowError):
-            raise ParameterError(msg) from None
+        u = float_array(data, msg)
         if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
             raise ParameterError(msg)
         key = data_key(u)

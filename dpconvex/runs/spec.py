@@ -260,13 +260,7 @@ def _installed_dir() -> Path | None:
 
 
 def problem_dirs() -> list[Path]:
-    """Folders searched for problem files, in order (see the module docstring).
-
-    Returns
-    -------
-    list of Path
-        ``$DPCONVEX_PROBLEMS`` folders, the source checkout's ``problems/``,
-        then the installed copy; duplicates removed.
+    """Folders searched for problem files, in the order of the module docstring, without repeats.
 
     Examples
     --------
@@ -336,11 +330,7 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
 
 # ----------------------------------------------------------------------------- validation
 def _err(path: Path, key: str, msg: str, caller: str = "load_problem") -> ProblemError:
-    """The error of a problem file's ``key``: ``"{caller}: {path}: key '{key}': {msg}"``.
-
-    ``caller`` is the public function that read the key (:func:`load_problem`, unless
-    :func:`~dpconvex.runs.run_problem` overrides it).
-    """
+    """The error of a problem file's ``key``, opening with the public function that read it."""
     return ProblemError(f"{caller}: {path}: key '{key}': {msg}")
 
 

@@ -1,11 +1,4 @@
-"""Status enum, result record, and the :class:`Backend` base class of every solver backend.
-
-A backend declares the template capabilities it requires (``requires``), maps
-its solver's statuses onto :class:`SolveStatus`, and returns a
-:class:`SolveResult` whose ``residual`` is computed by dpconvex (the template's
-``residual``), not trusted from the solver. Backends are chosen in one registry
-(:mod:`dpconvex.solvers.registry`).
-"""
+"""The status set, the result record and the :class:`Backend` base class (package docstring)."""
 
 from __future__ import annotations
 
