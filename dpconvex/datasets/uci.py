@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._random import RandomStateLike, check_random_state
-from .._validation import check_bool, check_option
+from .._validation import check_bool, check_int, check_option
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm
@@ -395,15 +395,8 @@ def load_kddcup99(
     """
     owner = "load_kddcup99"
     check_option("subset", subset, ("all", "train", "test"), owner)
-    if n_samples is not None and (
-        isinstance(n_samples, bool | np.bool_)
-        or not isinstance(n_samples, int | np.integer)
-        or n_samples < 1
-    ):
-        raise ParameterError(
-            f"The 'n_samples' parameter of {owner} must be None or an int >= 1. "
-            f"Got {n_samples!r} instead."
-        )
+    if n_samples is not None:
+        n_samples = check_int("n_samples", n_samples, owner)
     shuffle = check_bool("shuffle", shuffle, owner)
     rng = check_random_state(random_state, "load_kddcup99") if n_samples is not None else None
     row_norm = check_row_norm(row_norm, owner)
