@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float, check_int
+from .._validation import check_float, check_int, check_option
 from ..errors import ParameterError
 from .spec import METRICS, ProblemError
 
@@ -109,9 +109,7 @@ class Band:
     label: str = ""
 
     def __post_init__(self) -> None:
-        if self.metric not in METRICS:
-            raise ParameterError(f"The 'metric' parameter of Band must be one of {list(METRICS)}. "
-                                 f"Got {self.metric!r} instead.")
+        check_option("metric", self.metric, METRICS, "Band")
         seeds = _seeds(self.seeds, "Band")
         if isinstance(self.scores, (str, bytes)) or not isinstance(self.scores, Sequence) or \
                 len(self.scores) != len(seeds):
@@ -332,9 +330,7 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     caller = "record_band"
     make = _maker(make_estimator)
     seeds = _seeds(list(seeds) if isinstance(seeds, range) else seeds, caller)
-    if metric is not None and metric not in METRICS:
-        raise ParameterError(f"The 'metric' parameter of {caller} must be one of {list(METRICS)} or "
-                             f"None. Got {metric!r} instead.")
+    check_option("metric", metric, (*METRICS, None), caller)
     margin = check_float("margin", margin, caller, low_inclusive=True, magnitude=False)
     if (X_test is None) != (y_test is None):
         raise ParameterError(f"{caller}: X_test and y_test go together. Give both, or neither to "
