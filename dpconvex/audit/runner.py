@@ -1,12 +1,11 @@
 """Run a mechanism on an adjacent pair and turn its outputs into a lower bound on ε.
 
-:func:`audit` runs ``mechanism(data, rng)`` ``n_runs`` times on each data set,
-chooses the statistic, threshold and direction on a *selection* part of the
-runs and computes the Clopper–Pearson bound on the disjoint *evaluation* part
-(so the choice cannot inflate the bound); :func:`epsilon_lower_bound` does the
-same from outputs computed elsewhere. With probability >= ``confidence`` the
-bound does not exceed the mechanism's true ε ([JUO20]_, [NST+21]_, [CP34]_;
-derivation in :mod:`dpconvex.audit.bounds` and ``docs/privacy/auditing.md#privacy-auditing``).
+:func:`audit` runs ``mechanism(data, rng)`` ``n_runs`` times on each data set and hands
+the statistics of the outputs to :func:`epsilon_lower_bound`, which chooses the event on a
+*selection* part of the runs and bounds ε on the disjoint *evaluation* part. With
+probability >= ``confidence`` the bound does not exceed the mechanism's true ε ([JUO20]_,
+[NST+21]_, [CP34]_; derivation in :mod:`dpconvex.audit.bounds` and
+``docs/privacy/auditing.md#privacy-auditing``).
 
 References
 ----------
