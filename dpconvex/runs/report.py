@@ -88,11 +88,6 @@ class ProblemResult:
         """True when every band check holds."""
         return all(c["ok"] for c in self.checks)
 
-    def summary(self) -> dict[str, dict[float, tuple[float, float]]]:
-        """(mean, std) of the score per method and x."""
-        return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
-                for m, d in self.errors.items()}
-
     def rows(self) -> list[tuple[str, str, dict[float, list[float]]]]:
         """(row label, method, errors by x): one row per method and distinct release.
 
