@@ -870,18 +870,7 @@ def loader_cases() -> list[Case]:
                           is_bad_value("get_data_home", "data_home", vid), check=lambda r: []))
     # encoders over a public schema
     schema = dp.PublicSchema(columns=("u", "v"), numeric={"u": (0.0, 1.0), "v": (0.0, 10.0)})
-    M = np.array([[0.5, 3.0], [2.0, -1.0]])
-    cases.append(Case("encode_matrix(good)", lambda: ds.encode_matrix(M, schema), False,
-                      check=lambda Z: [] if np.all(np.isfinite(Z)) else ["non-finite"]))
-    for xid, Xb in BAD_X:
-        if xid in ("X zero features", "X one row", "X empty"):
-            continue
-        cases.append(Case(f"encode_matrix({xid})", lambda Xb=Xb: ds.encode_matrix(Xb, schema), True))
     for vid, value in BAD_VALUES:
-        cases.append(Case(f"encode_matrix(schema={vid})",
-                          lambda value=value: ds.encode_matrix(M, value), True))
-        cases.append(Case(f"scale_by_public_ranges(ranges={vid})",
-                          lambda value=value: ds.scale_by_public_ranges(M, value), True))
         cases.append(Case(f"norm_divisor(numeric={vid})",
                           lambda value=value: dp.data.schema.norm_divisor(value),
                           is_bad_value("norm_divisor", "numeric", vid),
@@ -900,12 +889,6 @@ def loader_cases() -> list[Case]:
             args = {"columns": ("u",), "numeric": {"u": (0.0, 1.0)}, **kw}
             return dp.PublicSchema(**args)
         cases.append(Case(f"PublicSchema({sid})", build, True))
-    for rid, ranges in [("ranges NaN", [(0.0, math.nan), (0.0, 1.0)]),
-                        ("ranges reversed", [(1.0, 0.0), (0.0, 1.0)]),
-                        ("ranges short", [(0.0, 1.0)]),
-                        ("ranges equal", [(1.0, 1.0), (0.0, 1.0)])]:
-        cases.append(Case(f"scale_by_public_ranges({rid})",
-                          lambda ranges=ranges: ds.scale_by_public_ranges(M, ranges), True))
     return cases
 
 

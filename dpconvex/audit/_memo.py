@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from .._validation import check_float
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration, Mechanism
 from ..privacy.release import release
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["Audited", "OnceUnperturbed", "Sampled", "backend_for", "check_noise_scale", "data_key"]
+__all__ = ["Audited", "OnceUnperturbed", "Sampled", "backend_for", "data_key"]
 
 
 def data_key(*arrays: np.ndarray) -> str:
@@ -42,11 +41,6 @@ def data_key(*arrays: np.ndarray) -> str:
         h.update(str((a.dtype.str, a.shape)).encode())
         h.update(a.tobytes())
     return h.hexdigest()
-
-
-def check_noise_scale(noise_scale: float, owner: str) -> float:
-    """``noise_scale`` > 0."""
-    return check_float("noise_scale", noise_scale, owner)
 
 
 class Audited(Mechanism["Template"]):

@@ -52,8 +52,8 @@ from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate
 from ..templates.selection import SelectionTemplate
-from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, check_noise_scale, data_key
-from .statistics import LLR_DECIMALS, gaussian_noise_term, objective_llr, pure_noise_term
+from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, data_key
+from .statistics import LLR_DECIMALS, float_array, gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
@@ -111,7 +111,7 @@ class _TemplateAdapter(Sampled, Generic[TemplateT]):
     def __init__(self, mechanism: str, epsilon: float, noise_scale: float, solver: Any):
         self.mechanism = mechanism
         self.epsilon = check_float("epsilon", epsilon, self.owner)
-        self.noise_scale = check_noise_scale(noise_scale, self.owner)
+        self.noise_scale = check_float("noise_scale", noise_scale, self.owner)
         if not hasattr(solver, "solve"):  # a backend object, or a registered name
             check_solver_name(solver, self.owner)
         self.solver = solver
@@ -237,47 +237,26 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
 
         * output perturbation: β(||θ − θ*_D′|| − ||θ − θ*_D||);
         * objective perturbation (change of variables b ↦ θ, [CMS]_ Section 3.2): with
-          b_X(θ) = −n ∇J_X(θ), β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ).
+          b_X(θ) = −n ∇J_X(θ), β(||b_D′(θ)|| − ||b_D(θ)||) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ);
+        * the Gaussian mechanisms (docs/privacy/gaussian_linear.md#privacy-gaussian-objective,
+          privacy-gaussian-output): the same with (‖·_D′‖² − ‖·_D‖²)/(2σ²) for the norm term.
         """
         tD, calD, xD = self.prepare(D)
         tDp, calDp, xDp = self.prepare(D_prime)
-        beta = calD.noise_rate
-        if not MECHANISMS[self.mechanism].pure:  # Gaussian: squared norms over 2σ² (privacy-gaussian-linear)
-            return _gaussian_llr(MECHANISMS[self.mechanism].adds_output_noise, tD, calD, xD,
-                                 tDp, calDp, xDp)
-        if MECHANISMS[self.mechanism].adds_output_noise:
+        mech = MECHANISMS[self.mechanism]
+        noise = (pure_noise_term(calD.noise_rate) if mech.pure
+                 else gaussian_noise_term(calD.extra["noise std"]))
+        if mech.adds_output_noise:
             def llr_output(theta: np.ndarray) -> float:
                 th = np.asarray(theta, dtype=float).ravel()
-                return round(beta * float(np.linalg.norm(th - xDp) - np.linalg.norm(th - xD)),
-                             LLR_DECIMALS)
+                return round(noise(th - xD, th - xDp), LLR_DECIMALS)
             return llr_output
         return objective_llr(tD, calD.extra_strong_convexity, tDp, calDp.extra_strong_convexity,
-                             pure_noise_term(beta), _hessian_logdet)
+                             noise, _hessian_logdet)
 
 
 def _hessian_logdet(t: SmoothTemplate, th: np.ndarray, extra: float) -> float:
     return float(np.linalg.slogdet(t.hessian(th, extra))[1])
-
-
-def _gaussian_llr(output: bool, tD: SmoothTemplate, calD: Calibration, xD: np.ndarray,
-                  tDp: SmoothTemplate,
-                  calDp: Calibration, xDp: np.ndarray) -> Callable[[np.ndarray], float]:
-    """ln f_D/f_D′ of the Gaussian linear mechanisms
-    (docs/privacy/gaussian_linear.md#privacy-gaussian-objective,
-    privacy-gaussian-output).
-
-    Output: (‖θ − θ*_D′‖² − ‖θ − θ*_D‖²)/(2σ²). Objective: (‖b_D′(θ)‖² − ‖b_D(θ)‖²)/(2σ²)
-    + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ), b_X(θ) = −n ∇J_X(θ) (with Δ).
-    """
-    two_var = 2.0 * float(calD.extra["noise std"]) ** 2
-    if output:
-        def llr_gaussian_output(theta: np.ndarray) -> float:
-            th = np.asarray(theta, dtype=float).ravel()
-            return round(float(np.sum((th - xDp) ** 2) - np.sum((th - xD) ** 2)) / two_var,
-                         LLR_DECIMALS)
-        return llr_gaussian_output
-    return objective_llr(tD, calD.extra_strong_convexity, tDp, calDp.extra_strong_convexity,
-                         gaussian_noise_term(calD.extra["noise std"]), _hessian_logdet)
 
 
 class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
@@ -397,7 +376,7 @@ class NoisyGDMechanism(Sampled):
             raise ParameterError(f"The 'estimator' parameter of {owner} must be an unfitted "
                                  f"NoisyGradientDescent. Got {type(estimator).__name__}.")
         self.estimator = estimator
-        self.noise_scale = check_noise_scale(noise_scale, owner)
+        self.noise_scale = check_float("noise_scale", noise_scale, owner)
         p = estimator.get_params()
         # None leaves a setting to the mechanism's public rules, as the estimator does
         self._library = NoisyGD(steps=p["steps"], radius=p["radius"], clip=p["clip"],
@@ -480,12 +459,7 @@ class ExponentialMechanism(Sampled):
         owner = type(self).__name__
         msg = (f"{owner}.prepare: data must be the utility vector, a non-empty 1-D array of finite "
                "floats (one utility per candidate).")
-        if isinstance(data, (str, bytes)):
-            raise ParameterError(msg)
-        try:
-            u = np.asarray(data, dtype=float)
-        except (TypeError, ValueError, OverflowError):
-            raise ParameterError(msg) from None
+        u = float_array(data, msg)
         if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
             raise ParameterError(msg)
         key = data_key(u)

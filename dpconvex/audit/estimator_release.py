@@ -42,11 +42,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._validation import check_float
 from ..errors import ParameterError
 from ..estimators.base import PrivateEstimator
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import Calibration
-from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, check_noise_scale, data_key
+from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, data_key
 from .statistics import gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class EstimatorReleaseMechanism(Sampled):
                 f"{type(estimator).__name__}.")
         estimator._validate_params()
         self.estimator = estimator
-        self.noise_scale = check_noise_scale(noise_scale, owner)
+        self.noise_scale = check_float("noise_scale", noise_scale, owner)
         self._library = estimator._mechanism()
         self._mech = Audited(self._library, self.noise_scale)
         self._cache: dict[str, tuple[Any, Budget, OnceUnperturbed]] = {}

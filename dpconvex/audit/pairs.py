@@ -27,6 +27,14 @@ from ..objectives.losses import parse_label_range
 __all__ = ["exponential_mechanism_pair", "large_margin_pair", "linear_erm_pair"]
 
 
+def _sizes(n: int, d: int, data_norm: float, owner: str) -> tuple[int, int, float]:
+    """n >= 2 records of d >= 1 features (two n x d arrays that fit), and q > 0."""
+    n = check_int("n", n, owner, low=2)
+    d = check_int("d", d, owner)
+    check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
+    return n, d, check_float("data_norm", data_norm, owner)
+
+
 def _shared_rows(n: int, d: int, q: float, rng: np.random.Generator) -> np.ndarray:
     """n rows: row 0 zero, the others of norm in [q/4, q] on the axes e_1, ..., e_{d−1}."""
     X = np.zeros((n, d))
@@ -98,10 +106,7 @@ def linear_erm_pair(
     ([1.0, 1.0, 0.0, 0.0], [10.0, 10.0, 10.0, 0.0], [0.0, 10.0, 10.0, 0.0])
     """
     owner = "linear_erm_pair"
-    n = check_int("n", n, owner, low=2)
-    d = check_int("d", d, owner)
-    check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
-    q = check_float("data_norm", data_norm, owner)
+    n, d, q = _sizes(n, d, data_norm, owner)
     labels = parse_label_range(label_range)
     if labels is None:
         raise ParameterError(f"The 'label_range' parameter of {owner} must be (lo, hi) with "
@@ -109,7 +114,7 @@ def linear_erm_pair(
     lo, hi = labels
     k = check_int("anchors", anchors, owner, low=0, high=n - 1,
                   why="the anchors are records 1, ..., k of the n records")
-    rng = check_random_state(random_state, "linear_erm_pair")
+    rng = check_random_state(random_state, owner)
     X = _shared_rows(n, d, q, rng)
     y = np.where(np.arange(n) % 2 == 0, hi, lo)
     X[: k + 1] = 0.0
@@ -159,12 +164,9 @@ def large_margin_pair(
     ((6, 3), True, 1)
     """
     owner = "large_margin_pair"
-    n = check_int("n", n, owner, low=2)
-    d = check_int("d", d, owner)
-    check_array_entries(2 * n * d, f"the pair (two {n} x {d} arrays)", owner, "Lower n or d.")
+    n, d, q = _sizes(n, d, data_norm, owner)
     C = check_int("n_classes", n_classes, owner, low=2)
-    q = check_float("data_norm", data_norm, owner)
-    rng = check_random_state(random_state, "large_margin_pair")
+    rng = check_random_state(random_state, owner)
     X = _shared_rows(n, d, q, rng)
     y = np.arange(n, dtype=np.int64) % C
     X[0, 0] = q

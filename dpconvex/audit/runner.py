@@ -1,12 +1,11 @@
 """Run a mechanism on an adjacent pair and turn its outputs into a lower bound on ε.
 
-:func:`audit` runs ``mechanism(data, rng)`` ``n_runs`` times on each data set,
-chooses the statistic, threshold and direction on a *selection* part of the
-runs and computes the Clopper–Pearson bound on the disjoint *evaluation* part
-(so the choice cannot inflate the bound); :func:`epsilon_lower_bound` does the
-same from outputs computed elsewhere. With probability >= ``confidence`` the
-bound does not exceed the mechanism's true ε ([JUO20]_, [NST+21]_, [CP34]_;
-derivation in :mod:`dpconvex.audit.bounds` and ``docs/privacy/auditing.md#privacy-auditing``).
+:func:`audit` runs ``mechanism(data, rng)`` ``n_runs`` times on each data set and hands
+the statistics of the outputs to :func:`epsilon_lower_bound`, which chooses the event on a
+*selection* part of the runs and bounds ε on the disjoint *evaluation* part. With
+probability >= ``confidence`` the bound does not exceed the mechanism's true ε ([JUO20]_,
+[NST+21]_, [CP34]_; derivation in :mod:`dpconvex.audit.bounds` and
+``docs/privacy/auditing.md#privacy-auditing``).
 
 References
 ----------
@@ -22,6 +21,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -341,11 +341,11 @@ def audit(
     n_runs = check_int("n_runs", n_runs, owner, low=2, high=MAX_RUNS,
                        why="the outputs of every run are held in memory, and the bound grows "
                            "only like log(n_runs)")
-    alpha = 1.0 - check_confidence(confidence, owner)
+    check_confidence(confidence, owner)  # every argument is checked before the runs
     delta = check_delta(delta, owner)
     fraction = check_float("selection_fraction", selection_fraction, owner, high=1.0)
     check_statistic(statistic, owner)
-    q = check_quantiles(quantiles, owner)
+    check_quantiles(quantiles, owner)
     if not callable(mechanism):
         raise ParameterError(f"audit: mechanism must be callable as mechanism(data, rng). "
                              f"Got {mechanism!r} instead.")
@@ -357,21 +357,16 @@ def audit(
         raise ParameterError(
             f"audit: outputs on D have {out_D.shape[1]} entries, on D' {out_Dp.shape[1]}; "
             "the mechanism must release the same shape on adjacent data sets.")
-    k = split(n_runs, fraction)
-    sel_D, ev_D, sel_Dp, ev_Dp = out_D[:k], out_D[k:], out_Dp[:k], out_Dp[k:]
-    if statistic is None:
-        v = projection_direction(sel_D, sel_Dp)
-        s_sel_D, s_sel_Dp, s_D, s_Dp = sel_D @ v, sel_Dp @ v, ev_D @ v, ev_Dp @ v
+    if statistic is None:  # the projection onto m_D - m_D', estimated on the selection runs
+        k = split(n_runs, fraction)
+        v = projection_direction(out_D[:k], out_Dp[:k])
+        s_D = np.concatenate([out_D[:k] @ v, out_D[k:] @ v])
+        s_Dp = np.concatenate([out_Dp[:k] @ v, out_Dp[k:] @ v])
         desc = "projection onto the difference of the mean outputs (selection runs)"
     else:
-        s_sel_D = statistic_values(sel_D, statistic, owner, "outputs on D")
-        s_sel_Dp = statistic_values(sel_Dp, statistic, owner, "outputs on D'")
-        s_D = statistic_values(ev_D, statistic, owner, "outputs on D")
-        s_Dp = statistic_values(ev_Dp, statistic, owner, "outputs on D'")
+        s_D = statistic_values(out_D, statistic, owner, "outputs on D")
+        s_Dp = statistic_values(out_Dp, statistic, owner, "outputs on D'")
         desc = statistic_name(statistic)
-    alpha_tail = alpha / 2.0
-    threshold, direction, _ = select_event(s_sel_D, s_sel_Dp, s_D.size, s_Dp.size, alpha_tail,
-                                           delta, q)
-    eps, cD, cDp, p_lo, q_hi = bound_at(s_D, s_Dp, threshold, direction, alpha_tail, delta)
-    return AuditResult(eps, (cD, cDp), (s_D.size, s_Dp.size), threshold, direction,
-                       1.0 - alpha, p_lo, q_hi, delta, (k, k), alpha_tail, desc)
+    result = epsilon_lower_bound(s_D, s_Dp, statistic=None, confidence=confidence, delta=delta,
+                                 selection_fraction=fraction, quantiles=quantiles)
+    return dataclasses.replace(result, statistic=desc)

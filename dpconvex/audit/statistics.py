@@ -95,18 +95,23 @@ def _as_float(value: Any, caller: str) -> float:
                              "float; it must map one output to one number.") from None
 
 
+def float_array(value: Any, msg: str) -> np.ndarray:
+    """``value`` as a float array, or :class:`ParameterError` with ``msg`` (text is refused)."""
+    if isinstance(value, (str, bytes)):
+        raise ParameterError(msg)
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(msg) from None
+
+
 def check_quantiles(quantiles: Any, owner: str) -> np.ndarray:
     """Quantile levels tried as thresholds: None (the default grid) or floats in [0, 1]."""
     if quantiles is None:
         return DEFAULT_QUANTILES
     msg = (f"The 'quantiles' parameter of {owner} must be None or a non-empty 1-D sequence of "
            "floats in [0, 1].")
-    if isinstance(quantiles, (str, bytes)):
-        raise ParameterError(msg)
-    try:
-        q = np.asarray(quantiles, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(msg) from None
+    q = float_array(quantiles, msg)
     if q.ndim != 1 or q.size == 0 or not np.all((q >= 0.0) & (q <= 1.0)):
         raise ParameterError(msg)
     return q
@@ -212,12 +217,7 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
     """
     msg = ("The 'center' parameter of float_consistency_statistic must be an array of finite "
            "floats (the center c the adversary tests against).")
-    if isinstance(center, (str, bytes)):
-        raise ParameterError(msg)
-    try:
-        c = np.asarray(center, dtype=float).ravel()
-    except (TypeError, ValueError, OverflowError):
-        raise ParameterError(msg) from None
+    c = float_array(center, msg).ravel()
     if c.size == 0 or not np.all(np.isfinite(c)):
         raise ParameterError(msg)
 

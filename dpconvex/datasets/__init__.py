@@ -54,7 +54,7 @@ from ._files import (
 )
 from .breast_cancer import BREAST_CANCER_ENCODINGS, load_breast_cancer_wisconsin
 from .dask_loaders import load_kddcup99_dask as load_kddcup99_dask  # Dask imported on call
-from .encoding import encode, encode_matrix, scale_by_public_ranges
+from .encoding import encode
 from .schemas import (
     ADULT_CATEGORIES,
     ADULT_CLASSES,
@@ -91,7 +91,6 @@ __all__ = [
     "KDDCUP99_CATEGORIES", "KDDCUP99_CLASSES", "KDDCUP99_FEATURE_NAMES", "KDDCUP99_LOG_SCALED",
     "KDDCUP99_NUMERIC_RANGES", "KDDCUP99_ORDER_SEED", "KDDCUP99_SCHEMA", "KDDCUP99_TEST_FRACTION",
     "SKLEARN_BREAST_CANCER_RANGES", "SKLEARN_CLASSES", "SKLEARN_DIABETES_RANGE",
-    "SKLEARN_LABEL_RANGES", "SKLEARN_SCHEMAS", "SKLEARN_WINE_RANGES", "encode", "encode_matrix",
+    "SKLEARN_LABEL_RANGES", "SKLEARN_SCHEMAS", "SKLEARN_WINE_RANGES", "encode",
     "get_data_home", "load_adult", "load_breast_cancer_wisconsin", "load_kddcup99", "load_sklearn",
-    "scale_by_public_ranges",
 ]

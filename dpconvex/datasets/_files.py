@@ -20,8 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from .._validation import check_bool
 from ..errors import DatasetError, ParameterError
 
 __all__ = [
@@ -72,16 +71,11 @@ _DEFAULT_HOME = "~/.cache/dpconvex"
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
 
 
-def check_bool(name: str, value: Any, owner: str, *, allow_none: bool = False) -> bool | None:
-    """Return ``value`` as a bool, or raise a ParameterError naming the parameter."""
-    if allow_none and value is None:
-        return None
-    if not isinstance(value, bool | np.bool_):
-        kind = "a bool or None" if allow_none else "a bool"
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be {kind}. Got {value!r} instead."
-        )
-    return bool(value)
+def check_flags(download: Any, verify_checksum: Any, owner: str) -> tuple[bool, bool | None]:
+    """``download`` (a bool) and ``verify_checksum`` (a bool or None), checked."""
+    if verify_checksum is not None:
+        verify_checksum = check_bool("verify_checksum", verify_checksum, owner)
+    return check_bool("download", download, owner), verify_checksum
 
 
 # --------------------------------------------------------------------------
@@ -313,8 +307,7 @@ def fetch_file(
     DatasetError
         If the file is missing and cannot be downloaded, or its SHA-256 is wrong.
     """
-    download = bool(check_bool("download", download, caller))
-    verify_checksum = check_bool("verify_checksum", verify_checksum, caller, allow_none=True)
+    download, verify_checksum = check_flags(download, verify_checksum, caller)
     folders, home = data_search_path(data_home, caller)
     for folder in folders:
         path = folder / filename

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._validation import check_option
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm
-from ..data.schema import PublicSchema
-from ..errors import DatasetError, ParameterError
+from ..errors import DatasetError
 from ._files import fetch_file, labelled_csv
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA
 from .uci import _to_float
@@ -32,17 +32,6 @@ _BREAST_LABELS = {"4": 1, "2": 0}
 #: ``"linear"`` (x - 1)/9, the default, and ``"log-centered"``
 #: log(x)/log(10) - 1/2 (the schema's ``log_scaled`` and ``centered`` options).
 BREAST_CANCER_ENCODINGS: tuple[str, ...] = ("linear", "log-centered")
-
-
-def _encoding_schema(schema: PublicSchema, encoding: object, owner: str) -> PublicSchema:
-    """``schema`` with the public map named by ``encoding`` (see the loader's docstring)."""
-    if not isinstance(encoding, str) or encoding not in BREAST_CANCER_ENCODINGS:
-        raise ParameterError(
-            f"The 'encoding' parameter of {owner} must be one of "
-            f"{list(BREAST_CANCER_ENCODINGS)!r}; got {encoding!r}.")
-    if encoding == "linear":
-        return schema
-    return dataclasses.replace(schema, log_scaled=frozenset(schema.numeric), centered=True)
 
 
 def load_breast_cancer_wisconsin(
@@ -113,7 +102,8 @@ def load_breast_cancer_wisconsin(
     owner = "load_breast_cancer_wisconsin"
     row_norm = check_row_norm(row_norm, owner)
     schema = BREAST_CANCER_SCHEMA.select(columns, drop, caller=owner)
-    schema = _encoding_schema(schema, encoding, owner)
+    if check_option("encoding", encoding, BREAST_CANCER_ENCODINGS, owner) == "log-centered":
+        schema = dataclasses.replace(schema, log_scaled=frozenset(schema.numeric), centered=True)
     path = fetch_file(_BREAST_FILE, data_home, download, verify_checksum, owner)
     raw, labels = labelled_csv(path, _BREAST_COLUMNS, 1, _BREAST_LABELS,
                                "the original UCI breast-cancer file", owner, word="class")

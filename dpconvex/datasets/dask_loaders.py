@@ -47,13 +47,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._validation import check_array_entries
+from .._validation import check_array_entries, check_int
 from ..data.encoder import _SUGGESTED_TEXT, PublicEncoder
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError, PrivacyLeakWarning
-from ._files import _DEFAULT_HOME, check_bool, data_search_path, fetch_file
+from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file
 from .encoding import category_codes, encode
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
 from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
@@ -214,29 +214,25 @@ def kddcup99_chunk_store(
     written last. Parameters as in :func:`load_kddcup99_dask`.
     """
     owner = "load_kddcup99_dask"
-    if isinstance(chunksize, bool) or not isinstance(chunksize, int | np.integer) or chunksize < 1:
-        raise ParameterError(
-            f"The 'chunksize' parameter of {owner} must be an int >= 1. Got {chunksize!r} instead."
-        )
-    check_array_entries(int(chunksize) * KDDCUP99_SCHEMA.n_features,
+    chunksize = check_int("chunksize", chunksize, owner)
+    check_array_entries(chunksize * KDDCUP99_SCHEMA.n_features,
                         f"one chunk (chunksize x {KDDCUP99_SCHEMA.n_features} features)", owner,
                         "Lower chunksize.")
     for name, value in (("path", path), ("data_home", data_home), ("cache_dir", cache_dir)):
         if value is not None and not isinstance(value, str | os.PathLike):
             raise ParameterError(f"The '{name}' parameter of {owner} must be None, a str or a "
                                  f"path-like object. Got {type(value).__name__} instead.")
-    download = bool(check_bool("download", download, owner))
-    verify_checksum = check_bool("verify_checksum", verify_checksum, owner, allow_none=True)
+    download, verify_checksum = check_flags(download, verify_checksum, owner)
     source = _find_source(path, data_home, download, verify_checksum, owner).resolve()
     stat = source.stat()
     key = hashlib.sha256(
-        f"{source}|{stat.st_size}|{stat.st_mtime_ns}|{int(chunksize)}|{_STORE_VERSION}".encode()
+        f"{source}|{stat.st_size}|{stat.st_mtime_ns}|{chunksize}|{_STORE_VERSION}".encode()
     ).hexdigest()[:16]
     root = Path(_DEFAULT_HOME) / "dask" if cache_dir is None else Path(cache_dir)
     # absolute: the lazy array reads the chunks later, from whatever the working folder is then
     store = root.expanduser().resolve() / f"{source.name.split('.')[0]}-{key}"
     if not (store / "meta.json").is_file():
-        _write_store(source, store, int(chunksize), owner)
+        _write_store(source, store, chunksize, owner)
     return store
 
 

@@ -3,10 +3,9 @@
 :func:`encode` takes the numeric columns and the vocabulary codes of a table
 (:func:`category_codes`) and returns the rows of
 :class:`~dpconvex.data.encoder.PublicEncoder` for the same schema (the shared
-last step, :func:`~dpconvex.data.encoder.encode_parts`); :func:`encode_matrix`
-and :func:`scale_by_public_ranges` do the same for an all-numeric matrix. The
-map reads only the record itself and constants written in the schema, never a
-statistic of the loaded data (docs/privacy/row_scaling.md#privacy-public-schemas).
+last step, :func:`~dpconvex.data.encoder.encode_parts`). The map reads only the
+record itself and constants written in the schema, never a statistic of the loaded data
+(docs/privacy/row_scaling.md#privacy-public-schemas).
 """
 
 from __future__ import annotations
@@ -20,28 +19,22 @@ from ..data.encoder import encode_parts
 from ..data.schema import PublicSchema
 from ..errors import ParameterError
 
-__all__ = [
-    "category_codes", "encode", "encode_matrix", "scale_by_public_ranges",
-]
+__all__ = ["category_codes", "encode"]
 
 
-def _real_array(values: object, caller: str, name: str) -> np.ndarray:
-    """``values`` as a new float64 array; text, dates, complex numbers and None are refused."""
+def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
+    """A column of raw numbers as a new float64 array: real numbers only, no NaN."""
+    name = f"column {column!r}"
     try:
         raw = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged nested sequences
         raise ParameterError(f"{caller}: {name} must be an array of real numbers ({exc}).") from None
     check_numeric_dtype(raw, caller, name)
     try:
-        return np.array(raw, dtype=np.float64, copy=True)
+        x = np.array(raw, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError) as exc:
         raise ParameterError(f"{caller}: {name} must hold real numbers that fit in float64 "
                              f"({exc}).") from None
-
-
-def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
-    """A column of raw numbers as float64 (a copy): real numbers only, no NaN."""
-    x = _real_array(values, caller, f"column {column!r}")
     if x.ndim != 1:
         raise ParameterError(f"{caller}: column {column!r} must be 1-D (one value per record); "
                              f"got shape {x.shape}.")
@@ -141,77 +134,3 @@ def encode(
                 "vocabulary (-1 for a value outside it); see category_codes.")
         checked[col] = c
     return encode_parts(schema, numeric, checked)
-
-
-def encode_matrix(X: np.ndarray, schema: PublicSchema) -> np.ndarray:
-    """Encode an all-numeric matrix whose columns are ``schema.columns``, in order.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_records, len(schema.columns))
-        Raw values.
-    schema : PublicSchema
-        An all-numeric schema (e.g. from :meth:`PublicSchema.from_ranges`).
-
-    Returns
-    -------
-    ndarray of shape (n_records, len(schema.columns)), dtype float64
-        Every row has Euclidean norm at most 1.
-
-    Raises
-    ------
-    ParameterError
-        If ``X`` is not 2-D with one column per schema column.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpconvex import PublicSchema
-    >>> from dpconvex.datasets import encode_matrix
-    >>> schema = PublicSchema.from_ranges([(0, 10), (0, 100)])
-    >>> encode_matrix(np.array([[5.0, 100.0], [20.0, 0.0]]), schema).round(4).tolist()
-    [[0.3536, 0.7071], [0.7071, 0.0]]
-    """
-    if not isinstance(schema, PublicSchema):
-        raise ParameterError(f"The 'schema' parameter of encode_matrix must be a PublicSchema. Got "
-                             f"{_short_repr(schema)} instead.")
-    X = _real_array(X, "encode_matrix", "X")
-    d = len(schema.columns)
-    if X.ndim != 2 or X.shape[1] != d:
-        raise ParameterError(f"encode_matrix: X must have {d} columns to match the ranges; got "
-                             f"{X.shape}.")
-    return encode(schema, {c: X[:, k] for k, c in enumerate(schema.columns)})
-
-
-def scale_by_public_ranges(X: np.ndarray, ranges: Sequence[tuple[float, float]]) -> np.ndarray:
-    """Map columns to [-1/2, 1/2] by fixed (min, max) ranges, clip, divide rows by sqrt(d)/2.
-
-    The centered form of :func:`encode` for an all-numeric matrix: every
-    coordinate is in ``[-1/2, 1/2]``, so ``||x||**2 <= d/4``, and every row has
-    norm <= 1 for *every* possible record.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_records, d)
-        Raw values.
-    ranges : sequence of (lo, hi)
-        Public range of each of the ``d`` columns.
-
-    Returns
-    -------
-    ndarray of shape (n_records, d), dtype float64
-
-    Raises
-    ------
-    ParameterError
-        If ``X`` does not have ``len(ranges)`` columns.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpconvex.datasets import scale_by_public_ranges
-    >>> Z = scale_by_public_ranges(np.array([[0.0, 50.0], [10.0, 200.0]]), [(0, 10), (0, 100)])
-    >>> Z.round(4).tolist()  # (x - lo)/(hi - lo) - 1/2, clipped, over sqrt(2)/2
-    [[-0.7071, 0.0], [0.7071, 0.7071]]
-    """
-    return encode_matrix(X, PublicSchema.from_ranges(ranges, centered=True))

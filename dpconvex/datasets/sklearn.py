@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_option
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
-from ..errors import ParameterError
 from .schemas import SKLEARN_CLASSES, SKLEARN_LABEL_RANGES, SKLEARN_SCHEMAS
 
 __all__ = ["load_sklearn"]
@@ -80,11 +80,7 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
         "digits": load_digits,
         "diabetes": load_diabetes,
     }
-    if not isinstance(name, str) or name not in loaders:
-        raise ParameterError(
-            f"The 'name' parameter of load_sklearn must be one of ('breast_cancer', 'wine', "
-            f"'digits', 'diabetes'). Got {name!r} instead."
-        )
+    check_option("name", name, loaders, "load_sklearn")
     X, y = loaders[name](return_X_y=True)
     encoded = PublicEncoder(SKLEARN_SCHEMAS[name]).fit_transform(X)
     if name in SKLEARN_LABEL_RANGES:  # a regression target: no label set

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._random import RandomStateLike, check_random_state
+from .._validation import check_bool, check_int, check_option
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm
 from ..errors import DatasetError, ParameterError
-from ._files import check_bool, fetch_file, labelled_csv
+from ._files import fetch_file, labelled_csv
 from .schemas import (
     _ADULT_COLUMNS,
     _KDD_COLUMNS,
@@ -142,11 +143,7 @@ def load_adult(
     (15060, 63)
     """
     owner = "load_adult"
-    options = ("train", "test", "all")
-    if not isinstance(subset, str) or subset not in options:
-        raise ParameterError(
-            f"The 'subset' parameter of {owner} must be one of {options}. Got {subset!r} instead."
-        )
+    check_option("subset", subset, ("train", "test", "all"), owner)
     return_frame = check_bool("return_frame", return_frame, owner)
     row_norm = check_row_norm(row_norm, owner)
     schema = ADULT_SCHEMA.select(columns, drop, caller=owner)
@@ -397,20 +394,9 @@ def load_kddcup99(
     ``load_kddcup99(subset="train")`` gives the other 395,216 rows.
     """
     owner = "load_kddcup99"
-    options = ("all", "train", "test")
-    if not isinstance(subset, str) or subset not in options:
-        raise ParameterError(
-            f"The 'subset' parameter of {owner} must be one of {options}. Got {subset!r} instead."
-        )
-    if n_samples is not None and (
-        isinstance(n_samples, bool | np.bool_)
-        or not isinstance(n_samples, int | np.integer)
-        or n_samples < 1
-    ):
-        raise ParameterError(
-            f"The 'n_samples' parameter of {owner} must be None or an int >= 1. "
-            f"Got {n_samples!r} instead."
-        )
+    check_option("subset", subset, ("all", "train", "test"), owner)
+    if n_samples is not None:
+        n_samples = check_int("n_samples", n_samples, owner)
     shuffle = check_bool("shuffle", shuffle, owner)
     rng = check_random_state(random_state, "load_kddcup99") if n_samples is not None else None
     row_norm = check_row_norm(row_norm, owner)

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_float, check_int
+from .._validation import check_float, check_int, check_option
 from ..errors import ParameterError
 from .spec import METRICS, ProblemError
 
@@ -39,21 +39,6 @@ _FILE_KEYS = {"label", "metric", "lo", "hi", "margin", "seeds", "scores", "cover
 #: max + margin: a value written with repr() reads back exactly; this allows a few
 #: digits typed by hand, far below any margin a band states.
 _FILE_TOL = 1e-9
-
-
-def default_metric(estimator: Any) -> str:
-    """"r2" for a regressor (:func:`sklearn.base.is_regressor`), "error" otherwise.
-
-    Examples
-    --------
-    >>> import dpconvex as dp
-    >>> from dpconvex.runs.band import default_metric
-    >>> default_metric(dp.PrivateLinearRegressor()), default_metric(dp.PrivateLogisticRegression())
-    ('r2', 'error')
-    """
-    from sklearn.base import is_regressor
-
-    return "r2" if is_regressor(estimator) else "error"
 
 
 def score(estimator: Any, X: Any, y: Any, metric: str) -> float:
@@ -124,9 +109,7 @@ class Band:
     label: str = ""
 
     def __post_init__(self) -> None:
-        if self.metric not in METRICS:
-            raise ParameterError(f"The 'metric' parameter of Band must be one of {list(METRICS)}. "
-                                 f"Got {self.metric!r} instead.")
+        check_option("metric", self.metric, METRICS, "Band")
         seeds = _seeds(self.seeds, "Band")
         if isinstance(self.scores, (str, bytes)) or not isinstance(self.scores, Sequence) or \
                 len(self.scores) != len(seeds):
@@ -342,12 +325,12 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
     >>> band.lo < min(band.scores) <= max(band.scores) < band.hi
     True
     """
+    from sklearn.base import is_regressor
+
     caller = "record_band"
     make = _maker(make_estimator)
     seeds = _seeds(list(seeds) if isinstance(seeds, range) else seeds, caller)
-    if metric is not None and metric not in METRICS:
-        raise ParameterError(f"The 'metric' parameter of {caller} must be one of {list(METRICS)} or "
-                             f"None. Got {metric!r} instead.")
+    check_option("metric", metric, (*METRICS, None), caller)
     margin = check_float("margin", margin, caller, low_inclusive=True, magnitude=False)
     if (X_test is None) != (y_test is None):
         raise ParameterError(f"{caller}: X_test and y_test go together. Give both, or neither to "
@@ -363,7 +346,7 @@ def record_band(make_estimator: Any, X: Any, y: Any, seeds: Sequence[int], *,
             raise ParameterError(f"{caller}: {type(est).__name__} has no 'random_state' parameter, "
                                  "and a band records the spread over seeds. Give an estimator "
                                  "that takes random_state.")
-        metric = metric or default_metric(est)
+        metric = metric or ("r2" if is_regressor(est) else "error")
         name = type(est).__name__
         est.set_params(random_state=seed).fit(X, y)
         scores.append(score(est, X_score, y_score, metric))

@@ -1,11 +1,4 @@
-"""What the fits of a run released and what they warned, for its table and summary.
-
-- :func:`release_name`: the learner and mechanism a fitted estimator released, read
-  from its certificate (``certificate_.mechanism``; the front door's ``learner_``;
-  the chosen model of a private tuning);
-- :class:`WarningTally`: the warnings raised by many fits, each distinct text once
-  with how many fits raised it, and its one-line form for a summary after a table.
-"""
+"""What the fits of a run released (:func:`release_name`) and what they warned (:class:`WarningTally`)."""
 
 from __future__ import annotations
 

@@ -88,11 +88,6 @@ class ProblemResult:
         """True when every band check holds."""
         return all(c["ok"] for c in self.checks)
 
-    def summary(self) -> dict[str, dict[float, tuple[float, float]]]:
-        """(mean, std) of the score per method and x."""
-        return {m: {e: (float(np.mean(v)), float(np.std(v))) for e, v in d.items()}
-                for m, d in self.errors.items()}
-
     def rows(self) -> list[tuple[str, str, dict[float, list[float]]]]:
         """(row label, method, errors by x): one row per method and distinct release.
 
@@ -251,18 +246,14 @@ def _figure(result: ProblemResult) -> Figure:
     nonprivate = {m.label for m in result.problem.methods if not m.private}
     lines = 0
     for label, m, d in result.rows():
-        if curve:
-            es = sorted(d)
-            ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
-                        marker="o", capsize=3, ls="--" if m in nonprivate else "-", label=label)
-            continue
-        if math.inf in d:
+        if not curve and math.inf in d:  # a non-private method: one score per run
             _hline(ax, d[math.inf], label, ls="--", lw=1.3, color=str(0.15 + 0.3 * (lines % 3)))
             lines += 1
             continue
         es = sorted(d)
         ax.errorbar(es, [np.mean(d[e]) for e in es], yerr=[np.std(d[e]) for e in es],
-                    marker="o", capsize=3, label=label)
+                    marker="o", capsize=3, ls="--" if curve and m in nonprivate else "-",
+                    label=label)
     what, baseline, _ = _METRIC[result.problem.metric]
     if result.baselines.get(baseline):
         _hline(ax, result.baselines[baseline], f"{baseline} (trivial)", ls=":", lw=1.6,

@@ -260,13 +260,7 @@ def _installed_dir() -> Path | None:
 
 
 def problem_dirs() -> list[Path]:
-    """Folders searched for problem files, in order (see the module docstring).
-
-    Returns
-    -------
-    list of Path
-        ``$DPCONVEX_PROBLEMS`` folders, the source checkout's ``problems/``,
-        then the installed copy; duplicates removed.
+    """Folders searched for problem files, in the order of the module docstring, without repeats.
 
     Examples
     --------
@@ -274,17 +268,10 @@ def problem_dirs() -> list[Path]:
     >>> all(d.is_dir() for d in problem_dirs())
     True
     """
-    dirs: list[Path] = []
     env = os.environ.get(PROBLEMS_ENV, "")
-    dirs.extend(Path(p).expanduser() for p in env.split(os.pathsep) if p)
-    for d in (_checkout_dir(), _installed_dir()):
-        if d is not None:
-            dirs.append(d)
-    out: list[Path] = []
-    for d in dirs:
-        if d not in out:
-            out.append(d)
-    return out
+    dirs = [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+    dirs += [d for d in (_checkout_dir(), _installed_dir()) if d is not None]
+    return list(dict.fromkeys(dirs))
 
 
 def list_problems() -> list[Path]:
@@ -343,11 +330,7 @@ def find_problem(name: str | os.PathLike[str]) -> Path:
 
 # ----------------------------------------------------------------------------- validation
 def _err(path: Path, key: str, msg: str, caller: str = "load_problem") -> ProblemError:
-    """The error of a problem file's ``key``: ``"{caller}: {path}: key '{key}': {msg}"``.
-
-    ``caller`` is the public function that read the key (:func:`load_problem`, unless
-    :func:`~dpconvex.runs.run_problem` overrides it).
-    """
+    """The error of a problem file's ``key``, opening with the public function that read it."""
     return ProblemError(f"{caller}: {path}: key '{key}': {msg}")
 
 
@@ -779,13 +762,8 @@ def _metric(path: Path, raw: dict[str, Any], methods: list[Method], built: list[
     return metric
 
 
-@dataclass
-class _Source:
-    """Where the data come from: a loader (registered or imported) or a CSV file."""
-
-    loader: Callable[..., Any] | None
-    csv: Path | None
-    target: str | None
+#: Where a problem's data come from: (a registered or imported loader, a CSV file, the target).
+_Source = tuple[Callable[..., Any] | None, Path | None, str | None]
 
 
 def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
@@ -808,12 +786,12 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
                        "column (target = \"...\").")
         if "options" in data:
             raise _err(path, "data.options", "a CSV file takes no loader options: remove them.")
-        return _Source(None, csv, target)
+        return None, csv, target
     if dataset in DATASETS:
         if target is not None:
             raise _err(path, "data.target", f"{dataset!r} gives (X, y): target applies to a CSV "
                        "file or a loader returning a DataFrame. Remove it.")
-        return _Source(DATASETS[dataset], None, None)
+        return DATASETS[dataset], None, None
     if ":" not in dataset:
         raise _err(path, "data.dataset", f"unknown dataset {dataset!r}; {_DATASET_CHOICE}")
     loader = _import(dataset, (path, "data.dataset"))
@@ -821,7 +799,7 @@ def _source(path: Path, data: dict[str, Any], dataset: str) -> _Source:
         raise _err(path, "data.dataset", f"{dataset!r} names an object of type "
                    f"{type(loader).__name__}, not a loader (a function returning (X, y) or a "
                    "DataFrame). Name one.")
-    return _Source(loader, None, target)
+    return loader, None, target
 
 
 def _check_data(path: Path, data: Any) -> tuple[str, str, _Source]:
@@ -914,7 +892,7 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
     reference = _str(path, "reference", raw.get("reference", ""))
     _str(path, "description", raw.get("description", ""))
     data = raw.get("data")
-    dataset, split, source = _check_data(path, data)
+    dataset, split, (loader, csv, target) = _check_data(path, data)
     grid = raw.get("grid", {})
     _check_keys(path, "grid.", grid, _GRID_KEYS)
     epsilons = _floats(path, "grid.epsilon", grid.get("epsilon"))
@@ -944,5 +922,5 @@ def load_problem(name: str | os.PathLike[str]) -> Problem:
         quick_runs=q_runs, quick_epsilons=q_eps,
         quick_max_train=None if quick.get("max_train") is None else
         _int(path, "quick.max_train", quick["max_train"]), quick_expect=q_expect,
-        metric=metric, target=source.target, loader=source.loader, csv=source.csv,
+        metric=metric, target=target, loader=loader, csv=csv,
     )

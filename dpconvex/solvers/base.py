@@ -1,11 +1,4 @@
-"""Status enum, result record, and the :class:`Backend` base class of every solver backend.
-
-A backend declares the template capabilities it requires (``requires``), maps
-its solver's statuses onto :class:`SolveStatus`, and returns a
-:class:`SolveResult` whose ``residual`` is computed by dpconvex (the template's
-``residual``), not trusted from the solver. Backends are chosen in one registry
-(:mod:`dpconvex.solvers.registry`).
-"""
+"""The status set, the result record and the :class:`Backend` base class (package docstring)."""
 
 from __future__ import annotations
 
@@ -26,7 +19,7 @@ if TYPE_CHECKING:
 
 #: Functions naming the registered backends that can solve a template; the registry
 #: (:mod:`dpconvex.solvers.registry`) adds its finder when imported, so that a
-#: backend's refusal can name one that fits.
+#: backend's refusal can name one that fits without this module importing the registry.
 BACKEND_FINDERS: list[Callable[[Template], list[str]]] = []
 
 
@@ -272,9 +265,14 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
     """
-    ran = set(failed.split("+") if isinstance(failed, str) else failed)
+    ran = _ran(failed)
     fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
     return [name for name in dict.fromkeys(fits) if name not in ran]
+
+
+def _ran(failed: Iterable[str] | str) -> list[str]:
+    """The solvers that ran, sorted: ``"clarabel+native"`` names both."""
+    return sorted(set(failed.split("+") if isinstance(failed, str) else failed))
 
 
 def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
@@ -298,7 +296,7 @@ def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
     No other registered backend can solve this template: raise max_iter if you capped the
     iterations, or use a larger lam (a better-conditioned objective)
     """
-    ran = sorted(set(failed.split("+") if isinstance(failed, str) else failed))
+    ran = _ran(failed)
     if template is None:
         return (f"Try a registered backend other than {' and '.join(map(repr, ran))} that can "
                 "solve this template (dpconvex.solvers.suitable_backends lists them), or raise "

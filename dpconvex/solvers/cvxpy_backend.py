@@ -17,14 +17,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import cvxpy as cp
 import numpy as np
 
-from ..errors import SolverError
-
 if TYPE_CHECKING:
     from ..templates.base import CVXPYTemplate
 
 from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
 
-__all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend", "solve_problem"]
+__all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend"]
 
 #: Solver options used by default: tight tolerances, because objective
 #: perturbation is private only at the exact minimizer.
@@ -42,39 +40,6 @@ DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 _CVXPY_NAMES = {"clarabel": cp.CLARABEL, "scs": cp.SCS}
-
-
-def solve_problem(problem: cp.Problem, solver: str, **options: Any) -> tuple[SolveStatus, float, str]:
-    """Solve ``problem`` in place; return (status, seconds, raw status).
-
-    Solver exceptions become ``SolveStatus.FAILED`` (the caller raises
-    :class:`SolverError` and releases nothing).
-
-    Examples
-    --------
-    >>> import cvxpy as cp
-    >>> from dpconvex.solvers.cvxpy_backend import solve_problem
-    >>> x = cp.Variable()
-    >>> problem = cp.Problem(cp.Minimize(cp.square(x - 1.0)))
-    >>> status, seconds, raw = solve_problem(problem, "clarabel")
-    >>> status.name, raw, round(float(x.value), 4)
-    ('OPTIMAL', 'optimal', 1.0)
-    """
-    if solver not in _CVXPY_NAMES:
-        raise SolverError(f"solve_problem: unknown CVXPY backend {solver!r}; use one of "
-                          f"{sorted(_CVXPY_NAMES)}.")
-    solver_options = {**DEFAULT_OPTIONS[solver], **options}
-    start = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            # dpconvex checks the residual itself and refuses inaccurate solves
-            warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-            problem.solve(solver=_CVXPY_NAMES[solver], **solver_options)
-    except cp.error.SolverError as exc:
-        return SolveStatus.FAILED, time.perf_counter() - start, f"solver_error: {exc}"
-    seconds = time.perf_counter() - start
-    raw = str(problem.status)
-    return CVXPY_STATUS_MAP.get(raw, SolveStatus.FAILED), seconds, raw
 
 
 class CVXPYBackend(Backend["CVXPYTemplate"]):
@@ -104,10 +69,20 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
                warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
         compiled = template.cvxpy_problem()
         template.cvxpy_set(b, extra_reg)
-        options: dict[str, Any] = dict(template.cvxpy_options)
+        options: dict[str, Any] = {**DEFAULT_OPTIONS[self.name], **template.cvxpy_options}
         if max_iter is not None:
             options[self.max_iter_option] = int(max_iter)
-        status, seconds, raw_status = solve_problem(compiled["problem"], self.name, **options)
+        start = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                # dpconvex checks the residual itself and refuses inaccurate solves
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                compiled["problem"].solve(solver=_CVXPY_NAMES[self.name], **options)
+            raw_status = str(compiled["problem"].status)
+        except cp.error.SolverError as exc:  # FAILED: the release raises SolverError
+            raw_status = f"solver_error: {exc}"
+        seconds = time.perf_counter() - start
+        status = CVXPY_STATUS_MAP.get(raw_status, SolveStatus.FAILED)
         x, info = template.cvxpy_solution()
         if x is None:
             return SolveResult(None, SolveStatus.FAILED if status == SolveStatus.OPTIMAL

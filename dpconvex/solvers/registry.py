@@ -212,9 +212,7 @@ def _by_name(name: str, template: Template) -> Backend:
 
 
 def auto_backend(template: Template) -> Backend:
-    """The ``"auto"`` policy: the native solver where one fits, else CVXPY (module docstring).
-
-    A function of the template's capabilities (and where its rows live) only.
+    """The ``"auto"`` policy of the module docstring: the native solver where one fits, else CVXPY.
 
     Examples
     --------

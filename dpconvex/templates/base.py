@@ -26,6 +26,7 @@ contract does not declare.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -54,6 +55,7 @@ __all__ = [
     "RecordDomain",
     "SmoothTemplate",
     "SolverSpace",
+    "StatisticTemplate",
     "Template",
     "missing_members",
     "natural_residual",
@@ -389,6 +391,37 @@ class Template(Protocol):
 
     def assumptions(self, needs: Iterable[str]) -> list[str]:
         """What the guarantee assumes, for the certificate."""
+
+
+class StatisticTemplate:
+    """The shared part of the templates whose mechanism releases a noisy statistic.
+
+    Their release is no minimizer (``residual_tol`` is inf: nothing is solved), their
+    proof has no condition beyond the bounds the caller's per-record maps guarantee, and
+    their noise has the space's shape unless a subclass says otherwise.
+
+    Examples
+    --------
+    >>> from dpconvex.templates.base import StatisticTemplate
+    >>> from dpconvex.templates.bounded_mean import BoundedMeanTemplate
+    >>> template = BoundedMeanTemplate(3.0, n=10)
+    >>> isinstance(template, StatisticTemplate), template.noise_shape, template.conditions(())
+    (True, (1,), [])
+    """
+
+    noise_symmetric = False
+    residual_tol = math.inf
+    space: ParamSpace
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return self.space.shape
+
+    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
+        return []
+
+    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
+        return []
 
 
 @runtime_checkable

@@ -14,16 +14,15 @@ References
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from ..errors import ParameterError
-from .base import EuclideanSpace
+from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["BoundedMeanTemplate"]
 
 
-class BoundedMeanTemplate:
+class BoundedMeanTemplate(StatisticTemplate):
     """n values u_i with |u_i| <= 1 (per-record public maps), seen through their sum.
 
     Offers the capability ``"bounded_sum"``: ``total`` (Σ uᵢ, computed on first use) and
@@ -51,8 +50,6 @@ class BoundedMeanTemplate:
     kind = "bounded_mean"
     derivation = "docs/privacy/front_door_regression.md#privacy-private-mean"
     capabilities = frozenset({"bounded_sum"})
-    noise_symmetric = False
-    residual_tol = math.inf
     space = EuclideanSpace((1,))
     #: The public bound on every |uᵢ| (the label map's range).
     bound = 1.0
@@ -70,14 +67,3 @@ class BoundedMeanTemplate:
         if callable(self._total):
             self._total = float(self._total())
         return float(self._total)
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        return (1,)
-
-    def conditions(self, needs: Iterable[str] | str) -> list:
-        return []
-
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
-        return []
-

@@ -19,13 +19,13 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ..data.log_grid import N_CELLS
 from ..errors import ParameterError
-from .base import EuclideanSpace
+from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["RangeTemplate", "VocabularyTemplate", "check_levels"]
 
@@ -50,7 +50,7 @@ def check_levels(levels: object, owner: str, name: str = "levels") -> tuple[floa
     return lo, hi
 
 
-class RangeTemplate:
+class RangeTemplate(StatisticTemplate):
     """n values seen through their counts on the public grid: what a private range reads.
 
     Offers the capability ``"grid_counts"``: ``cell_counts`` (the count of values in each
@@ -88,8 +88,6 @@ class RangeTemplate:
     kind = "range"
     derivation = "docs/privacy/bounds.md#privacy-bounds-range"
     capabilities = frozenset({"grid_counts"})
-    noise_symmetric = False
-    residual_tol = math.inf
     space = EuclideanSpace((3,))
 
     def __init__(self, counts: np.ndarray | Callable[[], np.ndarray], n: int,
@@ -115,18 +113,8 @@ class RangeTemplate:
                                  "uncounted).")
         return counts
 
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        return (3,)
 
-    def conditions(self, needs: Iterable[str] | str) -> list:
-        return []
-
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
-        return []
-
-
-class VocabularyTemplate:
+class VocabularyTemplate(StatisticTemplate):
     """The categories seen in a column and their counts: what a private vocabulary reads.
 
     Offers the capability ``"category_counts"``: ``category_counts`` (the count of each
@@ -155,8 +143,6 @@ class VocabularyTemplate:
     kind = "vocabulary"
     derivation = "docs/privacy/bounds.md#privacy-bounds-vocabulary"
     capabilities = frozenset({"category_counts"})
-    noise_symmetric = False
-    residual_tol = math.inf
 
     def __init__(self, counts: Sequence[int] | np.ndarray, n: int, *, name: str = "values"):
         self.category_counts = np.asarray(counts, dtype=np.int64).reshape(-1)
@@ -166,13 +152,3 @@ class VocabularyTemplate:
                                  "sum to at most n, a positive number of records.")
         self.values_name = str(name)
         self.space = EuclideanSpace((max(1, self.category_counts.size),))
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        return (max(1, self.category_counts.size),)
-
-    def conditions(self, needs: Iterable[str] | str) -> list:
-        return []
-
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
-        return []

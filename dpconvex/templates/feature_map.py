@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_option
 from ..errors import ParameterError
 from .base import EuclideanSpace
 from .large_margin_rows import AugmentedRows
@@ -78,9 +79,7 @@ def check_feature_options(structure: Any, weights: Any, owner: str, *, softmax: 
     >>> check_feature_options("full", None, "demo", softmax=True) is None
     True
     """
-    if not isinstance(structure, str) or structure not in STRUCTURES:
-        raise ParameterError(f"The 'structure' parameter of {owner} must be one of "
-                             f"{', '.join(map(repr, STRUCTURES))}. Got {structure!r} instead.")
+    check_option("structure", structure, STRUCTURES, owner)
     if structure == "full" and weights is None:
         return None
     if not softmax:

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from ..privacy.certificate import Condition
+from .base import StatisticTemplate
 
 __all__ = ["KMeansTemplate", "assign_nearest"]
 
@@ -31,7 +27,7 @@ class _Centers:
         return theta
 
 
-class KMeansTemplate:
+class KMeansTemplate(StatisticTemplate):
     """Rows clipped to a public norm bound, class indices, and the public k-means settings.
 
     ``X`` (n, d) holds rows with ||x|| <= ``data_norm`` = q (the caller clips), ``y`` class
@@ -52,8 +48,6 @@ class KMeansTemplate:
     kind = "kmeans"
     derivation = "docs/privacy/large_margin.md#privacy-lm-mixture-budget"
     capabilities = frozenset({"cell_sums"})
-    noise_symmetric = False
-    residual_tol = float("inf")
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, n_components: int, *,
                  data_norm: float, n_iter: int, init_centers: np.ndarray):
@@ -69,12 +63,6 @@ class KMeansTemplate:
     @property
     def noise_shape(self) -> tuple[int, ...]:
         return (self.C * self.K, self.d)
-
-    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        return []
-
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
-        return []
 
 
 def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndarray:

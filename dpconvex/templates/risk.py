@@ -9,21 +9,15 @@ needs only per-example gradient clipping (docs/privacy/tuning_gd_ledger.md#priva
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ..objectives.losses import Loss
-from .base import EuclideanSpace
-
-if TYPE_CHECKING:
-    from ..privacy.certificate import Condition
+from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["EmpiricalRiskTemplate"]
 
 
-class EmpiricalRiskTemplate:
+class EmpiricalRiskTemplate(StatisticTemplate):
     """Clipped rows, ±1 labels and a margin loss (the problem of noisy gradient descent).
 
     Parameters
@@ -51,8 +45,6 @@ class EmpiricalRiskTemplate:
     kind = "noisy_gd"
     derivation = "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd"
     capabilities = frozenset({"per_example_gradients"})
-    noise_symmetric = False
-    residual_tol = float("inf")
 
     def __init__(self, loss: Loss, data_norm: float, X: np.ndarray, y: np.ndarray):
         self.loss = loss
@@ -61,13 +53,3 @@ class EmpiricalRiskTemplate:
         self.y = np.asarray(y, dtype=float)
         self.n, self.p = self.X.shape
         self.space = EuclideanSpace((self.p,))
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        return (self.p,)
-
-    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        return []
-
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
-        return []

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from .base import EuclideanSpace
-
-if TYPE_CHECKING:
-    from ..privacy.certificate import Condition
+from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["SelectionTemplate"]
 
@@ -20,7 +16,7 @@ MISTAKES = ("u_i = -(mistakes of candidate i on the held-out part); replacing on
             "record changes each u_i by at most {sensitivity:g}")
 
 
-class SelectionTemplate:
+class SelectionTemplate(StatisticTemplate):
     """Utilities u_i of candidates computed on the private data, with a public sensitivity.
 
     Parameters
@@ -50,8 +46,6 @@ class SelectionTemplate:
     kind = "selection"
     derivation = "docs/privacy/tuning_gd_ledger.md#privacy-private-tuning"
     capabilities = frozenset({"utilities"})
-    noise_symmetric = False
-    residual_tol = float("inf")
     space = EuclideanSpace((1,))  # the released value is one index
 
     def __init__(self, utilities: Any, sensitivity: float, n: int,
@@ -65,9 +59,3 @@ class SelectionTemplate:
     @property
     def noise_shape(self) -> tuple[int, ...]:
         return (int(self.utilities.size),)
-
-    def conditions(self, needs: Iterable[str] | str) -> list[Condition]:
-        return []
-
-    def assumptions(self, needs: Iterable[str] | str) -> list[str]:
-        return []

@@ -26,12 +26,12 @@ import numpy as np
 
 from ..data.sufficient import Moments
 from ..errors import ParameterError
-from .base import EuclideanSpace
+from .base import EuclideanSpace, StatisticTemplate
 
 __all__ = ["SufficientStatisticsTemplate", "zero_statistics"]
 
 
-class SufficientStatisticsTemplate:
+class SufficientStatisticsTemplate(StatisticTemplate):
     """Rows x̃ with ‖x̃‖ <= q̃ and labels |u| <= 1, seen through A = Σ x̃x̃ᵀ and b = Σ u x̃.
 
     Offers the capability ``"sufficient_statistics"``: ``gram`` (A), ``cross`` (b),
@@ -72,8 +72,6 @@ class SufficientStatisticsTemplate:
     kind = "linear_ssp"
     derivation = "docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics"
     capabilities = frozenset({"sufficient_statistics"})
-    noise_symmetric = False
-    residual_tol = math.inf
 
     def __init__(self, statistics: Moments | Callable[[], Moments], n: int, p: int,
                  data_norm: float, *, ridge: float | None = None, free: int | None = None,
@@ -108,14 +106,6 @@ class SufficientStatisticsTemplate:
     def cross(self) -> np.ndarray:
         """b = Σ u x̃, shape (p,)."""
         return self._moments.cross
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        return self.space.shape
-
-    def conditions(self, needs: Iterable[str]) -> list:
-        """No condition beyond the bounds, which hold by construction (the per-record maps)."""
-        return []
 
     def assumptions(self, needs: Iterable[str]) -> list[str]:
         return list(self.notes)

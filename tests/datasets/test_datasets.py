@@ -721,19 +721,17 @@ def test_sklearn_diabetes_is_encoded_by_its_documented_range():
 
 
 def test_one_encoder_for_every_loader(tmp_path):
-    """scale_by_public_ranges is the centered form of the same encoder as the UCI loaders."""
-    from dpconvex import PublicSchema
-    from dpconvex.datasets import SKLEARN_WINE_RANGES, encode_matrix, scale_by_public_ranges
+    """The centered schema of public ranges is the same encoder as the uncentered one, shifted."""
+    from dpconvex import PublicEncoder, PublicSchema
+    from dpconvex.datasets import SKLEARN_WINE_RANGES
 
     rng = np.random.default_rng(0)
     lo = np.array([r[0] for r in SKLEARN_WINE_RANGES])
     hi = np.array([r[1] for r in SKLEARN_WINE_RANGES])
     X = lo + (hi - lo) * rng.uniform(-0.5, 1.5, size=(200, lo.size))
-    Z = scale_by_public_ranges(X, SKLEARN_WINE_RANGES)
+    Z = PublicEncoder(PublicSchema.from_ranges(SKLEARN_WINE_RANGES, centered=True)).fit_transform(X)
     assert np.abs(Z).max() <= 0.5 / (math.sqrt(lo.size) / 2) + 1e-15
     assert np.linalg.norm(Z, axis=1).max() <= 1.0 + 1e-12
-    U = encode_matrix(X, PublicSchema.from_ranges(SKLEARN_WINE_RANGES))
+    U = PublicEncoder(PublicSchema.from_ranges(SKLEARN_WINE_RANGES)).fit_transform(X)
     np.testing.assert_allclose(Z * math.sqrt(lo.size) / 2 + 0.5, U * math.sqrt(lo.size))
     assert norm_divisor(SKLEARN_WINE_RANGES, centered=True) == math.sqrt(lo.size) / 2
-    with pytest.raises(ParameterError, match="13 columns"):
-        scale_by_public_ranges(X[:, :5], SKLEARN_WINE_RANGES)
