@@ -94,6 +94,20 @@ PARAMETER_DOCS = {
         without the warning too, so compare it with the majority class on held-out rows
         (``sklearn.dummy.DummyClassifier``).
 """,
+    "class_sum_delta": """\
+    delta : float or None, default=None
+        None or 0: pure ε-DP under ``mechanism="auto"``. δ in (0, 1): the Gaussian
+        mechanism's δ. With ``mechanism="gaussian"`` named explicitly, None uses the public
+        rule δ = min(1e-5, 1/n²), n the number of rows (a line of the certificate). Must be
+        None or 0 for a pure mechanism.
+""",
+    "priors": """\
+    priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
+        Class priors π of the decision rule (as in scikit-learn's
+        :class:`~sklearn.neighbors.NearestCentroid`). "empirical": from the released noisy
+        counts, π_c ∝ max(ñ_c, f) (post-processing, no privacy cost); "uniform": 1/C; an
+        array: public priors in the order of ``classes_``, positive, normalized to sum to 1.
+""",
     "classes_none": """\
         None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
         pandas Categorical), else reads it from y with a

@@ -24,7 +24,7 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -270,6 +270,15 @@ def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any
 _SUM_BLOCK_ENTRIES = 1 << 16
 
 
+def dense_blocks(X: Any, width: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, rows as a dense array) of X in blocks of about :data:`_SUM_BLOCK_ENTRIES`
+    entries (``width`` entries per row: the columns of X unless given)."""
+    step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1] if width is None else width, 1))
+    for start in range(0, X.shape[0], step):
+        rows = X[start:start + step]
+        yield start, rows.toarray() if sp.issparse(rows) else rows
+
+
 class _BlockRows:
     """Rows in memory (dense, or sparse read as dense one block at a time) and their class
     index (-1: outside the label set), read in blocks of rows by :meth:`chunk_sum` as
@@ -282,13 +291,9 @@ class _BlockRows:
 
     def chunk_sum(self, k: Any, *a: Any) -> np.ndarray:
         """Σ over the blocks of k(block with the class column, None, False, *a)."""
-        step = max(1, _SUM_BLOCK_ENTRIES // self.p)
         total = None
-        for start in range(0, self.n, step):
-            rows = self.X[start:start + step]
-            block = np.empty((rows.shape[0], self.p))
-            block[:, :-1] = rows.toarray() if sp.issparse(rows) else rows
-            block[:, -1] = self.label[start:start + step]
+        for start, rows in dense_blocks(self.X, self.p):
+            block = np.column_stack([rows, self.label[start:start + rows.shape[0]]])
             part = k(block, None, False, *a)
             total = part if total is None else total + part
         return total
@@ -315,9 +320,7 @@ def label_rows(X: Any, labels: Any) -> Any:
 
 def _over_bound(X: np.ndarray, q: float) -> np.ndarray:
     """Rows with norm above q (the rows ``clip_rows`` scales down), block by block."""
-    step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1], 1))
-    return np.concatenate([row_norms(X[start:start + step]) > q
-                           for start in range(0, X.shape[0], step)]
+    return np.concatenate([row_norms(rows) > q for _, rows in dense_blocks(X)]
                           or [np.zeros(0, dtype=bool)])
 
 
@@ -490,14 +493,22 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
                     f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
                     "mechanism='auto' with delta=None for pure epsilon-DP.")
 
-    def _budget(self, mechanism: Mechanism, n: int) -> tuple[Budget, bool]:
-        """(ε, δ) of the fit and whether δ came from the public rule."""
-        epsilon = float(self.epsilon)
-        if mechanism.pure:
-            return Budget(epsilon, 0.0), False
-        if self.delta is None:
-            return Budget(epsilon, default_delta(n)), True
-        return Budget(epsilon, float(self.delta)), False
+    def _class_sum_plan(self, n: int, n_classes: int, n_features: int, *, template: str,
+                        learner: str, notes: tuple[str, str], row_notes: tuple[Any, ...],
+                        options: dict[str, Any]) -> FitPlan:
+        """The plan of one release of class sums: the mechanism ("auto": by δ), (ε, δ) with
+        δ = min(1e-5, 1/n²) when a Gaussian mechanism is named with ``delta=None`` (a line
+        of the certificate), and the learner's own ``notes`` and ``row_notes``."""
+        mechanism = self._mechanism()
+        epsilon, rule = float(self.epsilon), not mechanism.pure and self.delta is None
+        delta = 0.0 if mechanism.pure else default_delta(n) if rule else float(self.delta)
+        return FitPlan(
+            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
+            template=template, learner=learner, mechanism=mechanism,
+            budget=Budget(epsilon, delta), backend="closed form (no solver)",
+            lam_rule="no regularizer",
+            notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes, *self._mechanism_notes()),
+            options={**options, "priors": self._plan_priors(n_classes)})
 
     def _checked(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> tuple[Any, Any]:
         """X checked against ``plan`` (dense, sparse or Dask) and its labels encoded."""
@@ -558,12 +569,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     ----------
     epsilon : float, default=1.0
         ε > 0.
-    delta : float or None, default=None
-        None or 0: not given, pure ε-DP under ``mechanism="auto"``. δ in (0, 1):
-        the Gaussian mechanism's δ. With ``mechanism="gaussian"`` named
-        explicitly, None uses the public rule δ = min(1e-5, 1/n²), n the number
-        of rows (certificate: :data:`DELTA_RULE`). Must be None or 0 for a pure
-        mechanism.
+    {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sum", "norm_gamma_sum"}, default="auto"
         "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian"
         when δ > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`; the
@@ -572,12 +578,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         "knorm_sum": pure ε-DP K-norm noise on the class sums and counts;
         "norm_gamma_sum": pure ε-DP, density ∝ exp(−(ε/2)‖b‖) (per-coordinate
         scale √(C(d + 1))·2/ε: much more noise when C·d is large).
-    priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
-        Class priors π of the decision rule (as in scikit-learn's
-        :class:`~sklearn.neighbors.NearestCentroid`). "empirical": from the
-        released noisy counts, π_c ∝ max(ñ_c, f) (post-processing, no privacy
-        cost); "uniform": equal priors (the nearest class mean); an array: public
-        priors in the order of ``classes_``, positive, normalized to sum to 1.
+    {priors}
     {data_norm}
         Give a tight bound: the noise on the means is fixed in u = x/q units, so a loose q
         wastes signal.
@@ -665,17 +666,11 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     }
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
-        mechanism = self._mechanism()
-        budget, rule = self._budget(mechanism, n)
-        notes = (FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 *([UNIT_ROWS] if self.row_norm == "unit" else []), *self._mechanism_notes())
-        return FitPlan(
-            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template="class sums", learner="centroid", mechanism=mechanism, budget=budget,
-            backend="closed form (no solver)", lam_rule="no regularizer", notes=notes,
-            options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm,
-                     "priors": self._plan_priors(n_classes)})
+        return self._class_sum_plan(
+            n, n_classes, n_features, template="class sums", learner="centroid",
+            notes=(FEATURE_MAP, POSTPROCESSING),
+            row_notes=(UNIT_ROWS,) if self.row_norm == "unit" else (),
+            options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
@@ -743,21 +738,17 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         return _unit(U) if self.row_norm == "unit" else U
 
     # ----------------------------------------------------------------- predict
-    def _sq_distances(self, X: Any) -> np.ndarray:
-        """‖u − μ_c‖² for u = clip(x, q)/q, shape (n_samples, C)."""
+    def _penalized(self, X: Any) -> np.ndarray:
+        """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c) for u = clip(x, q)/q, shape (n_samples, C);
+        lower wins."""
         check_fitted(self, "means_")
-        owner = type(self).__name__
-        rows = check_array(X, f"{owner}.predict", n_features=self.n_features_in_, accept_sparse=True)
+        rows = check_array(X, f"{type(self).__name__}.predict", n_features=self.n_features_in_,
+                           accept_sparse=True)
         q = float(self.data_norm)
         U = self._u(clip_rows(rows, q)[0] / q)
         M = self.means_ / q
-        distances = (_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
-                     + np.einsum("ij,ij->i", M, M)[None, :])
-        return np.maximum(distances, 0.0)
-
-    def _penalized(self, X: Any) -> np.ndarray:
-        """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c), shape (n_samples, C); lower wins."""
-        distances = self._sq_distances(X)  # checks that the model is fitted
+        distances = np.maximum(_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
+                               + np.einsum("ij,ij->i", M, M)[None, :], 0.0)
         return distances + prior_penalty(self.class_prior_, self.within_class_var_)[None, :]
 
     @checks_feature_names
@@ -783,7 +774,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
         With equal priors the label of the nearest class mean.
         """
-        penalized = self._penalized(X)  # checks that the model is fitted
+        penalized = self._penalized(X)
         return self.classes_[np.argmin(penalized, axis=1)]
 
     @checks_feature_names
