@@ -525,13 +525,14 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
     def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                            context: FitContext) -> Release:
+                            context: FitContext) -> tuple[Release, float, float]:
         """Draw the noise, release the template's class sums, commit the certificate to ``hold``
         and store it, the classes and the number of features.
 
         The noise comes from ``random_state`` or what a meta-estimator handed this fit
-        (``context.noise``); the released vector and its calibration are returned (nothing
-        else of the fit is kept).
+        (``context.noise``). Returns the release (vector and calibration: nothing else of
+        the fit is kept), the count weight w and the public count floor f = max(1, s/w), s
+        the per-coordinate noise scale.
         """
         noise = noise_source(self, context.noise)
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
@@ -541,7 +542,9 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         self.certificate_ = released.certificate
         self.classes_ = prep.meta.classes
         self.n_features_in_ = prep.meta.n_features
-        return released
+        w = float(getattr(plan.mechanism, "count_weight", 1.0))
+        law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
+        return released, w, max(1.0, float(law.coordinate_scale(released.theta.shape)) / w)
 
     def _plan_priors(self, n_classes: int) -> str:
         """``priors`` checked against the public label set; the plan's entry for it."""
@@ -717,12 +720,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         # public quantities only (n, C, d, epsilon, delta), before the release
         # (privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n)
-        released = self._release_class_sums(prep, plan, hold, context)
+        released, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
-        w = float(getattr(mechanism, "count_weight", 1.0))
         counts = V[:, d] / w
-        scale = float(mechanism.noise_law(released.calibration).coordinate_scale(V.shape))  # type: ignore[attr-defined]
-        floor = max(1.0, scale / w)
         mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
         # post-processing of V (privacy-centroid-priors): the within-class variance and the priors

@@ -34,9 +34,8 @@ from .._validation import (
 )
 from ..data.validation import check_array
 from ..errors import ParameterError
-from ..privacy.mechanisms import Mechanism, MechanismMenu
+from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
-from ..privacy.release import Release
 from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts
 from .centroids import (
     DELTA_RULE,
@@ -428,9 +427,11 @@ class PrivateGaussianNB(ClassSumEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianNB:
         """Release the noisy class moments and store the model (post-processing of V)."""
         owner = type(self).__name__
-        released = self._release_class_sums(prep, plan, hold, context)
-        means, variances, counts, floor = _moments_of(released, plan.mechanism,
-                                                      float(self.var_floor))
+        released, w, floor = self._release_class_sums(prep, plan, hold, context)
+        V = released.theta
+        law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
+        means, variances, counts = class_moments(V, w, floor, float(law.moments(V.shape)[1]) / V.size,
+                                                 float(self.var_floor))
         lo, hi = feature_bounds(self.feature_range, prep.meta.n_features, owner)
         half = (hi - lo) / 2.0
         self.theta_ = lo + half * (means + 1.0)
@@ -484,17 +485,3 @@ class PrivateGaussianNB(ClassSumEstimator):
         """The class of largest posterior (ties: the first class in ``classes_``)."""
         joint = self.predict_joint_log_proba(X)  # checks that the model is fitted
         return self.classes_[np.argmax(joint, axis=1)]
-
-
-def _moments_of(released: Release, mechanism: Mechanism, var_floor: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(means, variances, counts) of t from a release, and the public count floor f."""
-    assert released.theta is not None and released.calibration is not None
-    V = released.theta
-    w = float(getattr(mechanism, "count_weight", 1.0))
-    law = mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
-    scale = float(law.coordinate_scale(V.shape))
-    second_moment = float(law.moments(V.shape)[1]) / V.size
-    floor = max(1.0, scale / w)
-    means, variances, counts = class_moments(V, w, floor, second_moment, var_floor)
-    return means, variances, counts, floor
