@@ -55,8 +55,7 @@ if TYPE_CHECKING:
     from ..templates.base import Template
 
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "CertificateHold", "ClassifierScoreMixin", "FitContext",
-           "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator", "fill_docs", "fit_with",
-           "public_rows"]
+           "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator", "fill_docs", "fit_with"]
 
 #: The parameter entries the private estimators share, each written into a docstring at its
 #: ``{name}`` line by :func:`fill_docs` (as scikit-learn's shared docs).
@@ -207,28 +206,16 @@ NO_CONTEXT = FitContext()
 
 
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
-             noise: Iterable[tuple[Any, NoiseSource]] = ()) -> Any:
+             noise: Iterable[tuple[Any, NoiseSource]] | Mapping[int, NoiseSource] = ()) -> Any:
     """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
 
     A dpconvex estimator takes the context; ``noise`` names the noise source of each
     object that draws (the estimator itself, or steps of a
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
-    its own source); any other estimator is fitted with ``fit(X, y)``.
-
-    Returns
-    -------
-    The fitted estimator.
+    its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted
+    estimator.
     """
-    given = {id(owner): source for owner, source in noise}
-    return _fit_part(estimator, X, y, context, given)
-
-
-def _takes_context(estimator: Any) -> bool:
-    return callable(getattr(type(estimator), "_fit_with", None))
-
-
-def _fit_part(estimator: Any, X: Any, y: Any, context: FitContext,
-              given: Mapping[int, NoiseSource]) -> Any:
+    given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
         return estimator._fit_with(X, y, context.inner(given.get(id(estimator))))
     from sklearn.pipeline import Pipeline
@@ -243,14 +230,18 @@ def _fit_part(estimator: Any, X: Any, y: Any, context: FitContext,
             if step is None or step == "passthrough":
                 continue
             if _takes_context(step) or isinstance(step, Pipeline):
-                rows = _fit_part(step, rows, y, context, given).transform(rows)
+                rows = fit_with(step, rows, y, context, given).transform(rows)
             else:
                 rows = step.fit_transform(rows, y)
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
-            _fit_part(final, rows, y, context, given)
+            fit_with(final, rows, y, context, given)
         return estimator
     return estimator.fit(X, y)
+
+
+def _takes_context(estimator: Any) -> bool:
+    return callable(getattr(type(estimator), "_fit_with", None))
 
 
 @runtime_checkable
@@ -357,15 +348,7 @@ class ClassifierScoreMixin(ClassifierMixin):
             )
         weights = None if sample_weight is None else check_sample_weight(
             sample_weight, len(labels), f"{owner}.score")
-        predicted_labels = self.predict(rows)
-        correct = (predicted_labels == labels).astype(float)
-        if weights is None:
-            return float(correct.mean())
-        return float(np.average(correct, weights=weights))
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
+        return float(np.average(self.predict(rows) == labels, weights=weights))
 
 
 def _show(value: Any) -> str:
@@ -431,8 +414,8 @@ class FitPlan:
     sub_plans: tuple[FitPlan, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "options", _frozen(self.options))
-        object.__setattr__(self, "parts", _frozen(self.parts))
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
+        object.__setattr__(self, "parts", MappingProxyType(dict(self.parts or {})))
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "sub_plans", tuple(self.sub_plans))
 
@@ -485,14 +468,11 @@ class FitPlan:
         return "\n".join(lines)
 
 
-def public_rows(X: Any) -> int | None:
-    """n from the shape of X alone (public under replace-one adjacency), or None if unknown.
-
-    A Dask array of unknown chunk sizes has them counted (within the cluster timeouts).
-    """
+def _known_shape(X: Any) -> tuple[int, int] | None:
+    """(n, p) from the shape of X alone (public under replace-one adjacency), or None if
+    unknown. A Dask array of unknown chunk sizes has them counted (within the cluster
+    timeouts)."""
     shape = getattr(X, "shape", None)
-    if shape is None:
-        return None
     try:
         n = shape[0]
         if not isinstance(n, numbers.Integral):
@@ -504,16 +484,8 @@ def public_rows(X: Any) -> int | None:
                 from ..data.dask_rows import compute
 
                 n = compute(n)[0]
-        return int(n)
+        return (int(n), int(shape[1])) if len(shape) == 2 else None
     except (TypeError, IndexError, ValueError, DPConvexError):
-        return None
-
-
-def _public_columns(X: Any) -> int | None:
-    shape = getattr(X, "shape", None)
-    try:
-        return int(shape[1]) if shape is not None and len(shape) == 2 else None
-    except (TypeError, IndexError, ValueError):
         return None
 
 
@@ -605,8 +577,8 @@ class PrivateEstimator(BaseEstimator):
         fewer than two labels is planned as two (``prepare`` refuses it by name).
         """
         owner = type(self).__name__
-        n, p = public_rows(X), _public_columns(X)
-        if n is None or p is None or n < 2 or p < 1:
+        n, p = _known_shape(X) or (0, 0)
+        if n < 2 or p < 1:
             rows = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse,
                                accept_dask=True)
             n, p = int(rows.shape[0]), int(rows.shape[1])
