@@ -57,6 +57,7 @@ from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
+    PARAMETER_DOCS,
     CertificateHold,
     ClassifierScoreMixin,
     FitContext,
@@ -219,17 +220,6 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
     return found
 
 
-def check_smoothed(loss: Loss, owner: str) -> None:
-    """Refuse, by name and with the way out, a loss whose kinks were left (``smoothing=None``)."""
-    if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
-        raise ParameterError(
-            f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
-            "perturbation needs a bounded curvature, and no solver certifies the minimizer of a "
-            "kinked loss (its optimality residual, the gradient's norm, is not defined at a "
-            "kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: the fit chooses "
-            "the half-width with lam) or a half-width h > 0.")
-
-
 #: Seconds per stored entry (row × column) of a linear ERM fit by Clarabel, measured on the
 #: project's 2-core machines (20,000-50,000 rows × 20 features over an l1 ball: 28-34 s,
 #: where the native solver took 0.02-0.07 s); an order of magnitude, for the warning.
@@ -341,7 +331,13 @@ class LinearPlanMixin:
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
         loss, smoothing_note = resolve_smoothing(self._make_loss(), self.lam, mechanism, n,
                                                  self.epsilon, q, p, delta=float(self.delta))
-        check_smoothed(loss, owner)
+        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
+            raise ParameterError(
+                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
+                "perturbation needs a bounded curvature, and no solver certifies the minimizer of "
+                "a kinked loss (its optimality residual, the gradient's norm, is not defined at a "
+                "kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: the fit "
+                "chooses the half-width with lam) or a half-width h > 0.")
         lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
                                     delta=float(self.delta))
         smoothing = getattr(loss, "smoothed_kinks", None)
@@ -367,7 +363,7 @@ class LinearPlanMixin:
 
 #: The parameters every private linear classifier shares, stated once and written into
 #: each class docstring at its ``{linear_parameters}`` line (as scikit-learn's shared docs).
-LINEAR_PARAMETERS_DOC = fill_docs("""\
+LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
     epsilon : float, default=1.0
         Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided, never above it.
@@ -458,21 +454,13 @@ LINEAR_PARAMETERS_DOC = fill_docs("""\
 """)
 
 #: The ``Warns`` entry every private linear classifier shares (its ``{linear_warns}`` line).
-LINEAR_WARNS_DOC = fill_docs("""\
+LINEAR_WARNS_DOC = PARAMETER_DOCS["linear_warns"] = fill_docs("""\
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the
         largest possible data gradient at the start
         (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
         {public_check}
 """)
-
-
-def _linear_docs(cls: type) -> type:
-    """Write :data:`LINEAR_PARAMETERS_DOC` and :data:`LINEAR_WARNS_DOC` into ``cls.__doc__``."""
-    if cls.__doc__:  # None under python -OO
-        cls.__doc__ = (cls.__doc__.replace("    {linear_parameters}\n", LINEAR_PARAMETERS_DOC)
-                       .replace("    {linear_warns}\n", LINEAR_WARNS_DOC))
-    return cls
 
 
 class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin,
@@ -618,7 +606,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         return np.column_stack([1 - logistic, logistic])
 
 
-@_linear_docs
 class PrivateLogisticRegression(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private L2-regularized logistic regression ([CMS]_ Section 3.4.1).
 
@@ -660,7 +647,6 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         return get_loss("logistic")
 
 
-@_linear_docs
 class PrivateHuberSVM(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private Huber SVM ([CMS]_ Section 3.4.2, eq. 35; smooth hinge eq. 23).
 
@@ -709,7 +695,6 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
         return get_loss(self.loss, h=self.h)
 
 
-@_linear_docs
 class PrivateLinearClassifier(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private linear classifier with any margin loss ([CMS]_ Alg. 1-2).
 
