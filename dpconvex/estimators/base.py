@@ -582,22 +582,16 @@ class PrivateEstimator(BaseEstimator):
             rows = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse,
                                accept_dask=True)
             n, p = int(rows.shape[0]), int(rows.shape[1])
-        return n, max(2, self._label_count(y, n)), p
-
-    def _label_count(self, y: Any, n: int) -> int:
         classes = getattr(self, "classes", None)
-        if classes is not None:
-            try:
+        try:  # where the set cannot be made out, prepare raises the named error
+            if classes is not None:
                 label_set = np.asarray(list(classes))
-            except (TypeError, ValueError):
-                return 2  # prepare raises the named error on 'classes'
-            return int(label_set.size) if label_set.ndim == 1 else 2
-        try:
-            labels = check_labels(computed(y), n, f"{type(self).__name__}.fit")
+                return n, max(2, int(label_set.size) if label_set.ndim == 1 else 2), p
+            label_set = label_set_of(check_labels(computed(y), n, f"{owner}.fit"), None,
+                                     f"{owner}.fit")
         except (DPConvexError, IndexError, TypeError, ValueError):
-            return 2  # prepare raises it with the full context (X, lengths)
-        label_set = label_set_of(labels, None, f"{type(self).__name__}.fit")
-        return 2 if label_set is None else int(label_set.size)
+            return n, 2, p
+        return n, max(2, 2 if label_set is None else int(label_set.size)), p
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
         """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
@@ -659,10 +653,6 @@ class PrivateEstimator(BaseEstimator):
         """
         return nullcontext()
 
-    def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator | None:
-        """A fit that takes another path before the plan (a released label range), or None."""
-        return None
-
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget, prepare, release.
 
@@ -682,9 +672,6 @@ class PrivateEstimator(BaseEstimator):
         from .._random import noise_source
         from .._validation import feature_names_of, with_feature_names
 
-        diverted = self._diverted_fit(X, y, context)
-        if diverted is not None:
-            return diverted
         self._validate_params()
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))

@@ -129,9 +129,6 @@ class LabelRangeMixin:
         n, _, p = super().public_shape(X, np.zeros(1))
         return n, 1, p
 
-    def _label_count(self, y: Any, n: int) -> int:
-        return 1
-
     def _label_bounds(self) -> tuple[float, float]:
         if private_bounds(self.label_range) is not None:
             check_fitted(self, "label_range_")
@@ -146,11 +143,12 @@ class LabelRangeMixin:
         return u * (0.5 * (hi - lo)) + 0.5 * (hi + lo)
 
     # ------------------------------------------------------- a label range released in the fit
-    def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> Any:
-        """A fit with ``label_range="private"``: release the range first (else None)."""
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
+        """:meth:`fit` inside ``context``; with ``label_range="private"`` the range is
+        released first (:meth:`_fit_private_labels`)."""
         if private_bounds(self.label_range) is not None:
             return self._fit_private_labels(X, y, context)
-        return None
+        return super()._fit_with(X, y, context)  # type: ignore[misc]
 
     def _inner(self, epsilon: float, label_range: tuple[float, float]) -> Any:
         """This regressor on a public label range, at ``epsilon``, charging no ledger."""

@@ -270,9 +270,6 @@ class LinearPlanMixin:
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
     mechanism_menu: ClassVar[MechanismMenu] = LINEAR_MENU
 
-    def _mechanism_options(self) -> dict[str, Any]:
-        return {}
-
     def _auto_choice(self) -> AutoMechanism:
         """The mechanism's name and, for "auto", why: by δ (the one rule), except that with
         ``constraints=`` the pure mechanism stands for the Gaussian objective one, which is
@@ -291,10 +288,11 @@ class LinearPlanMixin:
 
     def _mechanism(self, name: str | None = None) -> Mechanism:
         """The mechanism object of ``name`` (None: the one the parameters ask for, "auto"
-        resolved by :meth:`_auto_choice`)."""
+        resolved by :meth:`_auto_choice`), wrapped in approximate-minima perturbation when
+        the estimator has an ``optimality_tol`` set."""
         return build_mechanism(self._auto_choice().name if name is None else name,
                                type(self).__name__, self.mechanism_menu,
-                               **self._mechanism_options())
+                               optimality_tol=getattr(self, "optimality_tol", None))
 
     def _mechanism_and_budget(self) -> tuple[Mechanism, Budget, tuple[str, ...]]:
         """The mechanism, its budget and the certificate's line on why "auto" chose it.
@@ -499,9 +497,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
 
     def _make_loss(self) -> Loss:
         raise NotImplementedError
-
-    def _mechanism_options(self) -> dict[str, Any]:
-        return {"optimality_tol": self.optimality_tol}
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """Mechanism, budget, Λ (the public rule for "auto") and backend of a fit; no data."""
