@@ -653,6 +653,10 @@ class PrivateEstimator(BaseEstimator):
         """
         return nullcontext()
 
+    def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator | None:
+        """A fit that takes another path before the plan (a released label range), or None."""
+        return None
+
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget, prepare, release.
 
@@ -672,6 +676,9 @@ class PrivateEstimator(BaseEstimator):
         from .._random import noise_source
         from .._validation import feature_names_of, with_feature_names
 
+        diverted = self._diverted_fit(X, y, context)
+        if diverted is not None:
+            return diverted
         self._validate_params()
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))
