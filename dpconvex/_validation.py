@@ -142,24 +142,14 @@ def _is_one_of(value: Any, options: list[Any]) -> bool:
 
 def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *,
                  meaning: str = "") -> Any:
-    """Check ``value`` is one of ``options``; ``meaning`` (what each does) joins the message."""
-    options = list(options)
-    if not _is_one_of(value, options):
-        said = f": {meaning}" if meaning else ""
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be one of {options!r}{said}. "
-            f"Got {_short_repr(value)} instead."
-        )
-    return value
+    """Check ``value`` is one of ``options`` (:class:`Options`); ``meaning`` (what each does)
+    joins the message."""
+    return Options(tuple(options), meaning).check(name, value, owner)
 
 
 def check_bool(name: str, value: Any, owner: str) -> bool:
     """Return ``value`` as a bool (Python or NumPy), or raise :class:`ParameterError`."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be a bool. Got {_short_repr(value)} instead."
-        )
-    return bool(value)
+    return Bool().check(name, value, owner)
 
 
 # ---------------------------------------------------------------- parameter constraints
@@ -242,7 +232,7 @@ class Int(Constraint):
 
 @dataclass(frozen=True)
 class Options(Constraint):
-    """One of ``values``, by :func:`check_option`; ``meaning`` says what each does.
+    """One of ``values``; ``meaning`` says what each does (in the message).
 
     Examples
     --------
@@ -254,7 +244,11 @@ class Options(Constraint):
     meaning: str = ""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        return check_option(name, value, self.values, owner, meaning=self.meaning)
+        if not _is_one_of(value, list(self.values)):
+            said = f": {self.meaning}" if self.meaning else ""
+            raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
+                                 f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")
+        return value
 
     def __str__(self) -> str:
         return f"one of {list(self.values)!r}"
@@ -262,10 +256,12 @@ class Options(Constraint):
 
 @dataclass(frozen=True)
 class Bool(Constraint):
-    """A bool (Python or NumPy), by :func:`check_bool`."""
+    """A bool (Python or NumPy)."""
 
     def check(self, name: str, value: Any, owner: str) -> bool:
-        return check_bool(name, value, owner)
+        if not isinstance(value, (bool, np.bool_)):
+            raise self.refusal(name, value, owner)
+        return bool(value)
 
     def __str__(self) -> str:
         return "a bool"
