@@ -31,13 +31,13 @@ from ..._validation import (
     Optional,
     Options,
     check_array_entries,
+    check_fitted,
     checks_feature_names,
     is_dask_collection,
 )
 from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
 from ...data.preprocess import note_clipped
 from ...data.validation import check_array
-from ...errors import NotFittedError
 from ...objectives.losses import Loss
 from ...objectives.regularizers import Frobenius
 from ...privacy.certificate import Certificate
@@ -501,11 +501,7 @@ default="auto"
 
     # ----------------------------------------------------------------- predict
     def _z(self, X: Any) -> np.ndarray:
-        if not hasattr(self, "Phi_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
+        check_fitted(self, "Phi_")
         X_checked = check_array(X, f"{type(self).__name__}.class_scores", n_features=self.n_features_in_)
         return augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
 
