@@ -9,11 +9,9 @@ import numbers
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
 from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError
 
@@ -77,9 +75,9 @@ def check_float(
         ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise refusal()
-    closed = ("neither", "right", "left", "both")[2 * low_inclusive + high_inclusive]
-    if not (v in Interval(Real, low, None if math.isinf(high) else high, closed=closed)
-            or (allow_inf and v == math.inf)):
+    above = v >= low if low_inclusive else v > low
+    below = v <= high if high_inclusive else v < high
+    if not (above and (below or (allow_inf and v == math.inf))):
         raise refusal()
     if magnitude and math.isfinite(v) and v != 0.0 and not (
             MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
