@@ -89,16 +89,17 @@ from .learners import (
     LargeMarginFacts,
     MatrixTerms,
     build_template,
+    certify_prepared,
     check_consistency,
-    choose_learner,
     compose_with_assignment,
     lam_is_auto,
     lam_note,
-    learner_of,
     noise_family,
     objective_budget,
     objective_part,
     objective_reasons,
+    plan_fit,
+    prepare_shape,
     released_matrices,
 )
 
@@ -327,9 +328,7 @@ default="auto"
 
     # ------------------------------------------------------------------------ plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """The learner (:data:`~.learners.LEARNERS`) and every "auto" resolved, once."""
-        learner = choose_learner(self, n, n_classes, n_features)
-        return learner.plan(self, n, n_classes, n_features)
+        return plan_fit(self, n, n_classes, n_features)
 
     # --------------------------------------------------------------------- fit
     def _check_data(self, X: Any, y: Any,
@@ -400,10 +399,10 @@ default="auto"
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return learner_of(plan).prepare_shape(self, plan)
+        return prepare_shape(self, plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
-        return learner_of(plan).certify(self, prep, plan)
+        return certify_prepared(self, prep, plan)
 
     def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
         """The verbosity (the fit's one generator serves the component assignment and the
