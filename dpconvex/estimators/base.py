@@ -43,12 +43,13 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LabelWarning, check_excluded, check_labels, label_set_of
+from ..data.labels import LabelWarning, check_excluded, check_labels, encode_labels, label_set_of
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
+    from ..data.labels import LabelSet
     from ..privacy.accounting.ledger import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
@@ -606,6 +607,20 @@ class PrivateEstimator(BaseEstimator):
         left out, the label-set warning, the noise source of a preparation that draws).
         """
         raise NotImplementedError
+
+    def _checked_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext, *,
+                      binary: bool = False) -> tuple[Any, LabelSet]:
+        """X checked against ``plan`` (rows in memory, sparse if the estimator takes them, or
+        Dask) and its labels encoded against ``classes`` (``context``: the rows left out, the
+        label-set warning; ``binary``: two labels, a one-vs-rest plan refused)."""
+        owner = type(self).__name__
+        X_checked = check_array(X, f"{owner}.fit", min_samples=2,
+                                accept_sparse=self._accepts_sparse, accept_dask=True)
+        plan.check_data(X_checked.shape, owner, binary=binary)
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit", binary=binary,
+                                        unknown_labels=self.unknown_labels,
+                                        excluded=context.excluded, warning=context.label_warning)
 
     @contextmanager
     def _reserve(self, plan: FitPlan, context: FitContext) -> Iterator[CertificateHold]:

@@ -48,10 +48,10 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels
+from ..data.labels import LABEL_POLICY
 from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows, note_clipped
-from ..data.validation import check_array, computed
+from ..data.validation import check_array
 from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, RowMap
@@ -510,17 +510,6 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
             notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes, *self._mechanism_notes()),
             options={**options, "priors": self._plan_priors(n_classes)})
 
-    def _checked(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> tuple[Any, Any]:
-        """X checked against ``plan`` (dense, sparse or Dask) and its labels encoded."""
-        owner = type(self).__name__
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
-                                accept_dask=True)
-        plan.check_data(X_checked.shape, owner)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit",
-                                        unknown_labels=self.unknown_labels,
-                                        excluded=context.excluded, warning=context.label_warning)
-
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
@@ -679,7 +668,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
-        X_checked, labels = self._checked(X, y, plan, context)
+        X_checked, labels = self._checked_data(X, y, plan, context)
         q = float(self.data_norm)
         rule = DELTA_RULE in plan.notes
         meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels

@@ -400,7 +400,7 @@ class PrivateGaussianNB(ClassSumEstimator):
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
         owner = type(self).__name__
-        X_checked, labels = self._checked(X, y, plan, context)
+        X_checked, labels = self._checked_data(X, y, plan, context)
         lo, hi = feature_bounds(self.feature_range, X_checked.shape[1], owner)
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         rows = label_rows(X_checked, labels)

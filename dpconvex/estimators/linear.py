@@ -38,12 +38,12 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.design import as_design
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
+from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
-from ..data.validation import check_array, computed
+from ..data.validation import check_array
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
@@ -513,12 +513,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         loss = self._plan_loss(plan)
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        plan.check_data(X_checked.shape, owner, binary=True)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
-                               unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         classes, signs = labels.classes, labels.signs()
         q = float(self.data_norm)
         unit = self.row_norm == "unit"

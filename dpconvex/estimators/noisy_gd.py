@@ -45,10 +45,9 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
+from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import DenseRows, ScaledRows
 from ..data.preprocess import clip_rows, note_clipped
-from ..data.validation import check_array, computed
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
@@ -295,12 +294,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         owner = type(self).__name__
         q = float(self.data_norm)
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
-        plan.check_data(X_checked.shape, owner, binary=True)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
-                               unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         classes, signs = labels.classes, labels.signs()
         meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)
         if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
