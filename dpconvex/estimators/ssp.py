@@ -177,16 +177,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", random_state: Any = None,
                  accountant: Any = None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.label_range = label_range
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.lam = lam
-        self.mechanism = mechanism
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
     def _mechanism(self, name: str | None = None) -> Mechanism:
@@ -245,15 +236,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         template = SufficientStatisticsTemplate(
             statistics, n, d + int(self.fit_intercept), self._norm_bound(),
             ridge=self._ridge(n), free=d if self.fit_intercept else None,
-            notes=self._template_notes(X_checked))
+            # the certificate's row map: A and b summed per row chunk (Dask rows only)
+            notes=(RowMap(chunks=len(X_checked.chunks[0])),) if is_dask_collection(X_checked)
+            else ())
         return Prepared(template=template, meta=PreparedFacts(d))
-
-    @staticmethod
-    def _template_notes(X_checked: Any) -> tuple[RowMap, ...]:
-        """The certificate's row map: A and b summed per row chunk (Dask rows only)."""
-        if not is_dask_collection(X_checked):
-            return ()
-        return (RowMap(chunks=len(X_checked.chunks[0])),)
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
