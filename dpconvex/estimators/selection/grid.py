@@ -69,29 +69,13 @@ AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
 
 def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
                   factors: Sequence[float] = AUTO_LAM_FACTORS) -> dict[str, list[float]]:
-    """Candidates Λ_auto × ``factors`` centred on the public rule
+    """``{"lam": [Λ_auto · f for f in factors]}``: candidates centred on the public rule
     (docs/privacy/perturbation.md#privacy-lambda-rule, privacy-private-tuning).
 
-    Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` with ``epsilon`` on
-    n rows of d features: the estimator's own preprocessing is run on an all-zero
-    n × d matrix (no data is read), so every public parameter it uses (data_norm,
-    intercept, mechanism, δ, ...) enters as in a real fit.
-
-    Parameters
-    ----------
-    estimator : a dpconvex linear estimator with a ``lam`` parameter
-    n, d : int
-        Rows and features of the part each candidate will be trained on (public).
-    epsilon : float
-        ε of each candidate's fit.
-    owner : str
-        Name for error messages.
-    factors : sequence of float
-
-    Returns
-    -------
-    dict
-        ``{"lam": [Λ_auto · f for f in factors]}``.
+    Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` (a dpconvex linear
+    classifier) with ``epsilon`` on the n rows of d features of a candidate's part: its
+    public plan (no data is read), so every public parameter it uses (data_norm,
+    intercept, mechanism, δ, ...) enters as in a real fit. ``owner`` opens the messages.
     """
     from ..linear import _PrivateLinearClassifier
 
