@@ -48,7 +48,7 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LABEL_POLICY
+from ..data.labels import LABEL_POLICY, LabelSet
 from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows, note_clipped
 from ..data.validation import check_array
@@ -510,6 +510,13 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
             notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes, *self._mechanism_notes()),
             options={**options, "priors": self._plan_priors(n_classes)})
 
+    def _template_notes(self, plan: FitPlan, labels: LabelSet, *extra: Any) -> list[Any]:
+        """The certificate lines of a fit: the plan's first two (the record map and the
+        post-processing), the line of δ's rule, the label source, ``extra`` and why
+        ``mechanism="auto"`` chose the mechanism."""
+        return [*plan.notes[:2], *([DELTA_RULE] if DELTA_RULE in plan.notes else []),
+                labels.assumption, *extra, *self._mechanism_notes()]
+
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
@@ -669,30 +676,26 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
         X_checked, labels = self._checked_data(X, y, plan, context)
-        q = float(self.data_norm)
-        rule = DELTA_RULE in plan.notes
-        meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels
+        q, unit = float(self.data_norm), self.row_norm == "unit"
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
-        notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else [])]
-        if is_dask_collection(X_checked) or isinstance(X_checked, np.ndarray):
+        dask = is_dask_collection(X_checked)
+        U, rows, record_map = None, None, None
+        if dask or isinstance(X_checked, np.ndarray):
             # u built and summed per chunk on the workers (one pass), or block by block: no copy
-            rows = label_rows(X_checked, labels)
-            if isinstance(X_checked, np.ndarray):
+            rows, record_map = label_rows(X_checked, labels), BallRows(q, unit)
+            if not dask:
                 note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)),
                              X_checked.shape[0], q, owner)
-            else:
-                notes.append(rows.certificate_note)
-            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=[*notes, *self._mechanism_notes()], rows=rows,
-                                        record_map=BallRows(q, self.row_norm == "unit"))
         else:  # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
             clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
             note_clipped(n_clipped, X_checked.shape[0], q, owner)
-            template = ClassSumTemplate(self._u(clipped / q), labels.index[keep],
-                                        int(labels.classes.size),
-                                        notes=[*notes, *self._mechanism_notes()])
-        return Prepared(template=template, meta=meta)
+            U = self._u(clipped / q)
+        notes = self._template_notes(plan, labels, *([UNIT_ROWS] if unit else []),
+                                     *([rows.certificate_note] if dask else []))
+        template = ClassSumTemplate(U, labels.index[keep], int(labels.classes.size), notes=notes,
+                                    rows=rows, record_map=record_map)
+        # the template states the labels
+        return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         template = ClassSumTemplate(np.broadcast_to(0.0, (plan.n, plan.n_features)),

@@ -38,7 +38,6 @@ from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
 from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts
 from .centroids import (
-    DELTA_RULE,
     ClassSumEstimator,
     ClassSumTemplate,
     _BlockRows,
@@ -408,9 +407,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         if not dask:  # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics)
             record_diagnostic(owner, "records with a feature outside feature_range (clipped to it)",
                               _outside_range(X_checked, lo, hi, keep), X_checked.shape[0])
-        notes = [MOMENT_MAP, NB_POSTPROCESSING, *([DELTA_RULE] if DELTA_RULE in plan.notes else []),
-                 labels.assumption, *([rows.certificate_note] if dask else []),
-                 *self._mechanism_notes()]
+        notes = self._template_notes(plan, labels, *([rows.certificate_note] if dask else []))
         template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
                                        lo=lo, hi=hi, notes=notes, rows=rows)
         return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))

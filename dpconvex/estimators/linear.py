@@ -468,10 +468,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
-        "delta": DELTA,  # against the mechanism: _check_consistency
+        "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)
         "lam": LAM,
         "data_norm": DATA_NORM,
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "mechanism": NoValidation("built (and named in errors) by the plan (_mechanism_and_budget)"),
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),  # s > 0 (privacy-row-scaling)
         "solver": SOLVER,

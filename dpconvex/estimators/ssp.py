@@ -159,13 +159,13 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
-        "delta": DELTA,  # against the mechanism: _check_consistency
+        "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)
         "label_range": LabelRange(),
         "data_norm": DATA_NORM,
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),
         "lam": LAM,
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "mechanism": NoValidation("built (and named in errors) by the plan (_mechanism_and_budget)"),
         "random_state": RANDOM_STATE,
         "accountant": ACCOUNTANT,
     }
