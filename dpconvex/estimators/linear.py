@@ -559,7 +559,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
-        owner = type(self).__name__
         mechanism, budget = plan.mechanism, plan.budget
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         # the noise warning reads the release's one calibration (public quantities only, before
@@ -568,7 +567,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=self._vouched(),
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               "linear", prep.template, mechanism, budget, owner,
+                               "linear", prep.template, mechanism, budget, type(self).__name__,
                                calibration=calibration))
         theta, certificate = released.theta, released.certificate
         certificate.state(prep.meta.label_note, *plan.notes)

@@ -252,11 +252,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLinearRegression:
         noise = noise_source(self, context.noise)
-        owner = type(self).__name__
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
                            seeded=noise.seeded,
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               "ssp", prep.template, plan.mechanism, plan.budget, owner,
+                               "ssp", prep.template, plan.mechanism, plan.budget, type(self).__name__,
                                calibration=calibration))
         certificate = released.certificate
         certificate.state(*plan.notes)

@@ -464,7 +464,6 @@ default="auto"
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
         """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
-        owner = type(self).__name__
         # the generator of this fit; when the build drew from it (DP k-means), the same one
         # (fit and a sweep hand it to both steps)
         noise = noise_source(self, context.noise)
@@ -480,7 +479,7 @@ default="auto"
         if lam_is_auto(self.lam):
             prep.template.regularizer = Frobenius(plan.lam)
         warn_if_noise_dominates(noise_family(prep.template), prep.template, mechanism, budget,
-                                owner)
+                                type(self).__name__)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
         theta, objective_certificate = released.theta, released.certificate
