@@ -397,48 +397,38 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
     kind = raw.dtype.kind
     if kind in "biuf":
         return
-    complex_data = DataValidationError(
-        f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-        "imaginary parts into columns).")
-    if kind == "c":
-        raise complex_data
-    if kind in "US":
+    types = set(map(type, raw.ravel().tolist())) if kind == "O" else set()
+
+    def holds(*classes: type) -> bool:  # an entry of an object array of one of the classes
+        return any(issubclass(t, classes) for t in types)
+
+    if kind in "US" or holds(*_TEXT_TYPES):
+        held, how = ((f"{'strings' if kind == 'U' else 'bytes'} (dtype {raw.dtype})",
+                      "X.astype(float) once they are checked") if kind in "US" else
+                     ("strings or bytes (in an object array)", "pandas.to_numeric"))
         raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; it holds "
-            f"{'strings' if kind == 'U' else 'bytes'} (dtype {raw.dtype}), and dpconvex does not "
-            "read numbers from text: convert numeric columns yourself (e.g. "
-            "X.astype(float) once they are checked). Encode categorical columns first."
-        )
-    if kind in "Mm":
-        raise DataTypeError(
-            f"{caller}: {name} holds {'dates' if kind == 'M' else 'time spans'} (dtype "
-            f"{raw.dtype}); convert them to numbers with a public map first (e.g. days since a "
-            "fixed date, divided by a public range)."
-        )
-    if kind != "O":
-        raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
-            "to a plain numeric array first."
-        )
-    types = set(map(type, raw.ravel().tolist()))
-    if any(issubclass(t, _TEXT_TYPES) for t in types):
-        raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; it holds strings or bytes (in an "
-            "object array), and dpconvex does not read numbers from text: convert numeric "
-            "columns yourself (e.g. pandas.to_numeric). "
-            "Encode categorical columns first."
-        )
+            f"{caller}: {name} must be an array of numbers; it holds {held}, and dpconvex does "
+            f"not read numbers from text: convert numeric columns yourself (e.g. {how}). "
+            "Encode categorical columns first.")
     if any(_is_missing_type(t) for t in types):
         raise DataValidationError(
             f"{caller}: {name} contains missing values (None or pandas NA). Impute or drop them "
             "before fitting (with a public rule: imputing from data statistics costs privacy)."
         )
-    if any(issubclass(t, (complex, np.complexfloating)) for t in types):
-        raise complex_data
-    if any(issubclass(t, _TIME_TYPES) for t in types):
+    if kind == "c" or holds(complex, np.complexfloating):
+        raise DataValidationError(
+            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real "
+            "and imaginary parts into columns).")
+    if kind in "Mm" or holds(*_TIME_TYPES):
+        held = (f"{'dates' if kind == 'M' else 'time spans'} (dtype {raw.dtype})"
+                if kind in "Mm" else "dates or times")
         raise DataTypeError(
-            f"{caller}: {name} holds dates or times; convert them to numbers with a public map "
-            "first (e.g. days since a fixed date, divided by a public range)."
+            f"{caller}: {name} holds {held}; convert them to numbers with a public map first "
+            "(e.g. days since a fixed date, divided by a public range).")
+    if kind != "O":
+        raise DataTypeError(
+            f"{caller}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
+            "to a plain numeric array first."
         )
 
 
