@@ -34,14 +34,11 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["GENERATOR_TYPES", "NoiseSource", "RandomStateLike", "SeedLike", "check_random_state",
+__all__ = ["GENERATOR_TYPES", "NoiseSource", "RandomStateLike", "check_random_state",
            "check_seed", "noise_source"]
 
 #: What the function-level APIs accept as ``random_state``.
 RandomStateLike = None | int | np.random.Generator
-
-#: What an estimator accepts as ``random_state``.
-SeedLike = None | int
 
 #: Objects whose state replays a stream of random numbers: never stored on a model.
 GENERATOR_TYPES: tuple[type, ...] = (
