@@ -452,7 +452,7 @@ LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
 """)
 
 #: The ``Warns`` entry every private linear classifier shares (its ``{linear_warns}`` line).
-LINEAR_WARNS_DOC = PARAMETER_DOCS["linear_warns"] = fill_docs("""\
+PARAMETER_DOCS["linear_warns"] = fill_docs("""\
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the
         largest possible data gradient at the start
