@@ -126,21 +126,9 @@ def diagnostics_open() -> bool:
 
 def record_diagnostic(owner: str, what: str, count: int | None = None, n: int | None = None,
                       values: Any = ()) -> None:
-    """NOT PRIVATE: record a fact about the data in every open collector (no-op when none is).
-
-    The data holder's channel for what a warning must not say (counts,
-    shares, values of records): see :func:`collect_diagnostics`.
-
-    Parameters
-    ----------
-    owner : str
-    what : str
-        What was counted.
-    count, n : int or None
-        How many records it concerns, out of how many.
-    values : iterable
-        Examples of the values concerned (the first :data:`MAX_NOTE_VALUES` are kept).
-    """
+    """NOT PRIVATE: record a :class:`DiagnosticNote` in every open collector (no-op when none
+    is): the data holder's channel for what a warning must not say (counts, shares, values
+    of records; the first :data:`MAX_NOTE_VALUES` values are kept)."""
     sinks = _DIAGNOSTICS.get()
     if not sinks:
         return

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["enabled", "iteration", "say", "verbosity"]
+__all__ = ["iteration", "say", "verbosity"]
 
 #: The verbosity of the fit running in this context: (level, its start time).
 _VERBOSITY: ContextVar[tuple[int, float]] = ContextVar("dpconvex_verbose", default=(0, 0.0))
@@ -26,11 +26,6 @@ def verbosity(level: int) -> Iterator[None]:
         yield
     finally:
         _VERBOSITY.reset(token)
-
-
-def enabled(level: int = 1) -> bool:
-    """Whether messages of ``level`` are printed."""
-    return _VERBOSITY.get()[0] >= level
 
 
 def say(message: str, level: int = 1) -> None:

@@ -34,14 +34,11 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["GENERATOR_TYPES", "NoiseSource", "RandomStateLike", "SeedLike", "check_random_state",
+__all__ = ["GENERATOR_TYPES", "NoiseSource", "RandomStateLike", "check_random_state",
            "check_seed", "noise_source"]
 
 #: What the function-level APIs accept as ``random_state``.
 RandomStateLike = None | int | np.random.Generator
-
-#: What an estimator accepts as ``random_state``.
-SeedLike = None | int
 
 #: Objects whose state replays a stream of random numbers: never stored on a model.
 GENERATOR_TYPES: tuple[type, ...] = (
@@ -53,21 +50,10 @@ def check_random_state(random_state: RandomStateLike, caller: str,
                        name: str = "random_state") -> np.random.Generator:
     """Turn a function-level ``random_state`` into a :class:`numpy.random.Generator`.
 
-    For APIs that use the generator and do not keep it. Estimators take their
-    generator from :func:`noise_source` instead.
-
-    Parameters
-    ----------
-    random_state : None, int or numpy.random.Generator
-        ``None`` gives a fresh generator seeded from the operating system's
-        entropy source (the only choice fit for releasing a private model);
-        an int or a Generator makes the draw reproducible (for tests and
-        experiments). A Generator is used as is (its stream advances).
-    caller : str
-        The public function the user called (``"audit"``, ``"PrivateKMeans.fit"``), for
-        the message.
-    name : str, default="random_state"
-        The argument's name in ``caller``, for the message.
+    For APIs that use the generator and do not keep it (estimators use :func:`noise_source`).
+    None: a fresh generator seeded from the OS (the only choice fit for a release); an int
+    or a Generator (used as is, its stream advances) makes the draw reproducible. ``caller``
+    and ``name``, the public function and its argument, open the message.
 
     .. warning:: A fixed seed makes the noise predictable to anyone who knows
        it; a model trained with a published seed is not private.
@@ -86,26 +72,11 @@ def check_random_state(random_state: RandomStateLike, caller: str,
 
 
 def check_seed(random_state: Any, owner: str) -> int | None:
-    """Validate an estimator's ``random_state``: None or a non-negative int.
+    """Validate an estimator's ``random_state`` (``owner``: its name): None or a non-negative int.
 
-    Parameters
-    ----------
-    random_state : object
-        The parameter's value.
-    owner : str
-        The estimator's name, for the message.
-
-    Returns
-    -------
-    int or None
-
-    Raises
-    ------
-    ParameterError
-        Anything else. A generator (numpy Generator, BitGenerator, SeedSequence,
-        RandomState, or :class:`random.Random`) is refused with the reason: a
-        generator stored on a model lets whoever holds the model or its pickle
-        replay its noise.
+    Anything else raises :class:`ParameterError`; a generator (numpy Generator,
+    BitGenerator, SeedSequence, RandomState, :class:`random.Random`) with the reason: stored
+    on a model, it lets whoever holds the model or its pickle replay its noise.
     """
     if random_state is None:
         return None
@@ -117,9 +88,9 @@ def check_seed(random_state: Any, owner: str) -> int | None:
             "generator kept on a model lets whoever holds the model or its pickle replay the "
             "noise of the release. Pass None or an int; to draw several fits from one "
             "generator, use dpconvex.epsilon_sweep(..., random_state=generator).")
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if int(random_state) >= 0:
-            return int(random_state)
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
+            and int(random_state) >= 0:
+        return int(random_state)
     raise ParameterError(
         f"The 'random_state' parameter of {owner} must be None (noise seeded from the OS) or "
         f"a non-negative int. Got {random_state!r} instead.")
@@ -148,19 +119,7 @@ def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
 
     ``given``, the source the caller of the fit handed it (a meta-estimator's), if
     any; otherwise a new one from ``owner.random_state`` (None: seeded from the
-    OS; an int: that seed). ``owner.random_state`` is validated either way
-    (:func:`check_seed`).
-
-    Parameters
-    ----------
-    owner : estimator
-        The object being fitted (with a ``random_state`` attribute).
-    given : NoiseSource or None, default=None
-        The source handed to this fit.
-
-    Returns
-    -------
-    NoiseSource
+    OS; an int: that seed), validated either way (:func:`check_seed`).
 
     Examples
     --------

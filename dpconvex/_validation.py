@@ -9,11 +9,9 @@ import numbers
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from numbers import Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
 
 from .errors import DataTypeError, DataValidationError, NotFittedError, ParameterError
 
@@ -77,9 +75,9 @@ def check_float(
         ) from None
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise refusal()
-    closed = ("neither", "right", "left", "both")[2 * low_inclusive + high_inclusive]
-    if not (v in Interval(Real, low, None if math.isinf(high) else high, closed=closed)
-            or (allow_inf and v == math.inf)):
+    above = v >= low if low_inclusive else v > low
+    below = v <= high if high_inclusive else v < high
+    if not (above and (below or (allow_inf and v == math.inf))):
         raise refusal()
     if magnitude and math.isfinite(v) and v != 0.0 and not (
             MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE):
@@ -142,24 +140,14 @@ def _is_one_of(value: Any, options: list[Any]) -> bool:
 
 def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *,
                  meaning: str = "") -> Any:
-    """Check ``value`` is one of ``options``; ``meaning`` (what each does) joins the message."""
-    options = list(options)
-    if not _is_one_of(value, options):
-        said = f": {meaning}" if meaning else ""
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be one of {options!r}{said}. "
-            f"Got {_short_repr(value)} instead."
-        )
-    return value
+    """Check ``value`` is one of ``options`` (:class:`Options`); ``meaning`` (what each does)
+    joins the message."""
+    return Options(tuple(options), meaning).check(name, value, owner)
 
 
 def check_bool(name: str, value: Any, owner: str) -> bool:
     """Return ``value`` as a bool (Python or NumPy), or raise :class:`ParameterError`."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(
-            f"The '{name}' parameter of {owner} must be a bool. Got {_short_repr(value)} instead."
-        )
-    return bool(value)
+    return Bool().check(name, value, owner)
 
 
 # ---------------------------------------------------------------- parameter constraints
@@ -242,7 +230,7 @@ class Int(Constraint):
 
 @dataclass(frozen=True)
 class Options(Constraint):
-    """One of ``values``, by :func:`check_option`; ``meaning`` says what each does.
+    """One of ``values``; ``meaning`` says what each does (in the message).
 
     Examples
     --------
@@ -254,7 +242,11 @@ class Options(Constraint):
     meaning: str = ""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        return check_option(name, value, self.values, owner, meaning=self.meaning)
+        if not _is_one_of(value, list(self.values)):
+            said = f": {self.meaning}" if self.meaning else ""
+            raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
+                                 f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")
+        return value
 
     def __str__(self) -> str:
         return f"one of {list(self.values)!r}"
@@ -262,10 +254,12 @@ class Options(Constraint):
 
 @dataclass(frozen=True)
 class Bool(Constraint):
-    """A bool (Python or NumPy), by :func:`check_bool`."""
+    """A bool (Python or NumPy)."""
 
     def check(self, name: str, value: Any, owner: str) -> bool:
-        return check_bool(name, value, owner)
+        if not isinstance(value, (bool, np.bool_)):
+            raise self.refusal(name, value, owner)
+        return bool(value)
 
     def __str__(self) -> str:
         return "a bool"
@@ -403,48 +397,38 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
     kind = raw.dtype.kind
     if kind in "biuf":
         return
-    complex_data = DataValidationError(
-        f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real and "
-        "imaginary parts into columns).")
-    if kind == "c":
-        raise complex_data
-    if kind in "US":
+    types = set(map(type, raw.ravel().tolist())) if kind == "O" else set()
+
+    def holds(*classes: type) -> bool:  # an entry of an object array of one of the classes
+        return any(issubclass(t, classes) for t in types)
+
+    if kind in "US" or holds(*_TEXT_TYPES):
+        held, how = ((f"{'strings' if kind == 'U' else 'bytes'} (dtype {raw.dtype})",
+                      "X.astype(float) once they are checked") if kind in "US" else
+                     ("strings or bytes (in an object array)", "pandas.to_numeric"))
         raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; it holds "
-            f"{'strings' if kind == 'U' else 'bytes'} (dtype {raw.dtype}), and dpconvex does not "
-            "read numbers from text: convert numeric columns yourself (e.g. "
-            "X.astype(float) once they are checked). Encode categorical columns first."
-        )
-    if kind in "Mm":
-        raise DataTypeError(
-            f"{caller}: {name} holds {'dates' if kind == 'M' else 'time spans'} (dtype "
-            f"{raw.dtype}); convert them to numbers with a public map first (e.g. days since a "
-            "fixed date, divided by a public range)."
-        )
-    if kind != "O":
-        raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
-            "to a plain numeric array first."
-        )
-    types = set(map(type, raw.ravel().tolist()))
-    if any(issubclass(t, _TEXT_TYPES) for t in types):
-        raise DataTypeError(
-            f"{caller}: {name} must be an array of numbers; it holds strings or bytes (in an "
-            "object array), and dpconvex does not read numbers from text: convert numeric "
-            "columns yourself (e.g. pandas.to_numeric). "
-            "Encode categorical columns first."
-        )
+            f"{caller}: {name} must be an array of numbers; it holds {held}, and dpconvex does "
+            f"not read numbers from text: convert numeric columns yourself (e.g. {how}). "
+            "Encode categorical columns first.")
     if any(_is_missing_type(t) for t in types):
         raise DataValidationError(
             f"{caller}: {name} contains missing values (None or pandas NA). Impute or drop them "
             "before fitting (with a public rule: imputing from data statistics costs privacy)."
         )
-    if any(issubclass(t, (complex, np.complexfloating)) for t in types):
-        raise complex_data
-    if any(issubclass(t, _TIME_TYPES) for t in types):
+    if kind == "c" or holds(complex, np.complexfloating):
+        raise DataValidationError(
+            f"{caller}: Complex data not supported in {name}; pass real numbers (e.g. split real "
+            "and imaginary parts into columns).")
+    if kind in "Mm" or holds(*_TIME_TYPES):
+        held = (f"{'dates' if kind == 'M' else 'time spans'} (dtype {raw.dtype})"
+                if kind in "Mm" else "dates or times")
         raise DataTypeError(
-            f"{caller}: {name} holds dates or times; convert them to numbers with a public map "
-            "first (e.g. days since a fixed date, divided by a public range)."
+            f"{caller}: {name} holds {held}; convert them to numbers with a public map first "
+            "(e.g. days since a fixed date, divided by a public range).")
+    if kind != "O":
+        raise DataTypeError(
+            f"{caller}: {name} must be an array of numbers; got dtype {raw.dtype}. Convert it "
+            "to a plain numeric array first."
         )
 
 

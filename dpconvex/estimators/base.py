@@ -43,20 +43,20 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LabelWarning, check_excluded, check_labels, label_set_of
+from ..data.labels import LabelWarning, check_excluded, check_labels, encode_labels, label_set_of
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
+    from ..data.labels import LabelSet
     from ..privacy.accounting.ledger import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "CertificateHold", "ClassifierScoreMixin", "FitContext",
-           "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator", "fill_docs", "fit_with",
-           "public_rows"]
+           "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator", "fill_docs", "fit_with"]
 
 #: The parameter entries the private estimators share, each written into a docstring at its
 #: ``{name}`` line by :func:`fill_docs` (as scikit-learn's shared docs).
@@ -93,6 +93,20 @@ PARAMETER_DOCS = {
         strength of the data's signal: a model can be no better than the majority class
         without the warning too, so compare it with the majority class on held-out rows
         (``sklearn.dummy.DummyClassifier``).
+""",
+    "class_sum_delta": """\
+    delta : float or None, default=None
+        None or 0: pure ε-DP under ``mechanism="auto"``. δ in (0, 1): the Gaussian
+        mechanism's δ. With ``mechanism="gaussian"`` named explicitly, None uses the public
+        rule δ = min(1e-5, 1/n²), n the number of rows (a line of the certificate). Must be
+        None or 0 for a pure mechanism.
+""",
+    "priors": """\
+    priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
+        Class priors π of the decision rule (as in scikit-learn's
+        :class:`~sklearn.neighbors.NearestCentroid`). "empirical": from the released noisy
+        counts, π_c ∝ max(ñ_c, f) (post-processing, no privacy cost); "uniform": 1/C; an
+        array: public priors in the order of ``classes_``, positive, normalized to sum to 1.
 """,
     "classes_none": """\
         None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
@@ -193,28 +207,16 @@ NO_CONTEXT = FitContext()
 
 
 def fit_with(estimator: Any, X: Any, y: Any, context: FitContext,
-             noise: Iterable[tuple[Any, NoiseSource]] = ()) -> Any:
+             noise: Iterable[tuple[Any, NoiseSource]] | Mapping[int, NoiseSource] = ()) -> Any:
     """Fit ``estimator`` on (X, y) inside ``context``: the fit of a meta-estimator's part.
 
     A dpconvex estimator takes the context; ``noise`` names the noise source of each
     object that draws (the estimator itself, or steps of a
     :class:`~sklearn.pipeline.Pipeline`, whose steps are then fitted in turn, each with
-    its own source); any other estimator is fitted with ``fit(X, y)``.
-
-    Returns
-    -------
-    The fitted estimator.
+    its own source); any other estimator is fitted with ``fit(X, y)``. Returns the fitted
+    estimator.
     """
-    given = {id(owner): source for owner, source in noise}
-    return _fit_part(estimator, X, y, context, given)
-
-
-def _takes_context(estimator: Any) -> bool:
-    return callable(getattr(type(estimator), "_fit_with", None))
-
-
-def _fit_part(estimator: Any, X: Any, y: Any, context: FitContext,
-              given: Mapping[int, NoiseSource]) -> Any:
+    given = noise if isinstance(noise, Mapping) else {id(owner): source for owner, source in noise}
     if _takes_context(estimator):
         return estimator._fit_with(X, y, context.inner(given.get(id(estimator))))
     from sklearn.pipeline import Pipeline
@@ -229,14 +231,18 @@ def _fit_part(estimator: Any, X: Any, y: Any, context: FitContext,
             if step is None or step == "passthrough":
                 continue
             if _takes_context(step) or isinstance(step, Pipeline):
-                rows = _fit_part(step, rows, y, context, given).transform(rows)
+                rows = fit_with(step, rows, y, context, given).transform(rows)
             else:
                 rows = step.fit_transform(rows, y)
         final = estimator.steps[-1][1]
         if final is not None and final != "passthrough":
-            _fit_part(final, rows, y, context, given)
+            fit_with(final, rows, y, context, given)
         return estimator
     return estimator.fit(X, y)
+
+
+def _takes_context(estimator: Any) -> bool:
+    return callable(getattr(type(estimator), "_fit_with", None))
 
 
 @runtime_checkable
@@ -343,15 +349,7 @@ class ClassifierScoreMixin(ClassifierMixin):
             )
         weights = None if sample_weight is None else check_sample_weight(
             sample_weight, len(labels), f"{owner}.score")
-        predicted_labels = self.predict(rows)
-        correct = (predicted_labels == labels).astype(float)
-        if weights is None:
-            return float(correct.mean())
-        return float(np.average(correct, weights=weights))
-
-
-def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    return MappingProxyType(dict(mapping or {}))
+        return float(np.average(self.predict(rows) == labels, weights=weights))
 
 
 def _show(value: Any) -> str:
@@ -417,8 +415,8 @@ class FitPlan:
     sub_plans: tuple[FitPlan, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "options", _frozen(self.options))
-        object.__setattr__(self, "parts", _frozen(self.parts))
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
+        object.__setattr__(self, "parts", MappingProxyType(dict(self.parts or {})))
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "sub_plans", tuple(self.sub_plans))
 
@@ -471,14 +469,11 @@ class FitPlan:
         return "\n".join(lines)
 
 
-def public_rows(X: Any) -> int | None:
-    """n from the shape of X alone (public under replace-one adjacency), or None if unknown.
-
-    A Dask array of unknown chunk sizes has them counted (within the cluster timeouts).
-    """
+def _known_shape(X: Any) -> tuple[int, int] | None:
+    """(n, p) from the shape of X alone (public under replace-one adjacency), or None if
+    unknown. A Dask array of unknown chunk sizes has them counted (within the cluster
+    timeouts)."""
     shape = getattr(X, "shape", None)
-    if shape is None:
-        return None
     try:
         n = shape[0]
         if not isinstance(n, numbers.Integral):
@@ -490,16 +485,8 @@ def public_rows(X: Any) -> int | None:
                 from ..data.dask_rows import compute
 
                 n = compute(n)[0]
-        return int(n)
+        return (int(n), int(shape[1])) if len(shape) == 2 else None
     except (TypeError, IndexError, ValueError, DPConvexError):
-        return None
-
-
-def _public_columns(X: Any) -> int | None:
-    shape = getattr(X, "shape", None)
-    try:
-        return int(shape[1]) if shape is not None and len(shape) == 2 else None
-    except (TypeError, IndexError, ValueError):
         return None
 
 
@@ -591,27 +578,21 @@ class PrivateEstimator(BaseEstimator):
         fewer than two labels is planned as two (``prepare`` refuses it by name).
         """
         owner = type(self).__name__
-        n, p = public_rows(X), _public_columns(X)
-        if n is None or p is None or n < 2 or p < 1:
+        n, p = _known_shape(X) or (0, 0)
+        if n < 2 or p < 1:
             rows = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse,
                                accept_dask=True)
             n, p = int(rows.shape[0]), int(rows.shape[1])
-        return n, max(2, self._label_count(y, n)), p
-
-    def _label_count(self, y: Any, n: int) -> int:
         classes = getattr(self, "classes", None)
-        if classes is not None:
-            try:
+        try:  # where the set cannot be made out, prepare raises the named error
+            if classes is not None:
                 label_set = np.asarray(list(classes))
-            except (TypeError, ValueError):
-                return 2  # prepare raises the named error on 'classes'
-            return int(label_set.size) if label_set.ndim == 1 else 2
-        try:
-            labels = check_labels(computed(y), n, f"{type(self).__name__}.fit")
+                return n, max(2, int(label_set.size) if label_set.ndim == 1 else 2), p
+            label_set = label_set_of(check_labels(computed(y), n, f"{owner}.fit"), None,
+                                     f"{owner}.fit")
         except (DPConvexError, IndexError, TypeError, ValueError):
-            return 2  # prepare raises it with the full context (X, lengths)
-        label_set = label_set_of(labels, None, f"{type(self).__name__}.fit")
-        return 2 if label_set is None else int(label_set.size)
+            return n, 2, p
+        return n, max(2, 2 if label_set is None else int(label_set.size)), p
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
         """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
@@ -626,6 +607,20 @@ class PrivateEstimator(BaseEstimator):
         left out, the label-set warning, the noise source of a preparation that draws).
         """
         raise NotImplementedError
+
+    def _checked_data(self, X: Any, y: Any, plan: FitPlan, context: FitContext, *,
+                      binary: bool = False) -> tuple[Any, LabelSet]:
+        """X checked against ``plan`` (rows in memory, sparse if the estimator takes them, or
+        Dask) and its labels encoded against ``classes`` (``context``: the rows left out, the
+        label-set warning; ``binary``: two labels, a one-vs-rest plan refused)."""
+        owner = type(self).__name__
+        X_checked = check_array(X, f"{owner}.fit", min_samples=2,
+                                accept_sparse=self._accepts_sparse, accept_dask=True)
+        plan.check_data(X_checked.shape, owner, binary=binary)
+        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
+        return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit", binary=binary,
+                                        unknown_labels=self.unknown_labels,
+                                        excluded=context.excluded, warning=context.label_warning)
 
     @contextmanager
     def _reserve(self, plan: FitPlan, context: FitContext) -> Iterator[CertificateHold]:

@@ -24,7 +24,7 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -48,10 +48,10 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels
+from ..data.labels import LABEL_POLICY, LabelSet
 from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows, note_clipped
-from ..data.validation import check_array, computed
+from ..data.validation import check_array
 from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, RowMap
@@ -270,6 +270,15 @@ def _class_sum_block(block: np.ndarray, scale: Any, signs: bool, record_map: Any
 _SUM_BLOCK_ENTRIES = 1 << 16
 
 
+def dense_blocks(X: Any, width: int | None = None) -> Iterator[tuple[int, np.ndarray]]:
+    """(first row, rows as a dense array) of X in blocks of about :data:`_SUM_BLOCK_ENTRIES`
+    entries (``width`` entries per row: the columns of X unless given)."""
+    step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1] if width is None else width, 1))
+    for start in range(0, X.shape[0], step):
+        rows = X[start:start + step]
+        yield start, rows.toarray() if sp.issparse(rows) else rows
+
+
 class _BlockRows:
     """Rows in memory (dense, or sparse read as dense one block at a time) and their class
     index (-1: outside the label set), read in blocks of rows by :meth:`chunk_sum` as
@@ -282,13 +291,9 @@ class _BlockRows:
 
     def chunk_sum(self, k: Any, *a: Any) -> np.ndarray:
         """Σ over the blocks of k(block with the class column, None, False, *a)."""
-        step = max(1, _SUM_BLOCK_ENTRIES // self.p)
         total = None
-        for start in range(0, self.n, step):
-            rows = self.X[start:start + step]
-            block = np.empty((rows.shape[0], self.p))
-            block[:, :-1] = rows.toarray() if sp.issparse(rows) else rows
-            block[:, -1] = self.label[start:start + step]
+        for start, rows in dense_blocks(self.X, self.p):
+            block = np.column_stack([rows, self.label[start:start + rows.shape[0]]])
             part = k(block, None, False, *a)
             total = part if total is None else total + part
         return total
@@ -315,9 +320,7 @@ def label_rows(X: Any, labels: Any) -> Any:
 
 def _over_bound(X: np.ndarray, q: float) -> np.ndarray:
     """Rows with norm above q (the rows ``clip_rows`` scales down), block by block."""
-    step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1], 1))
-    return np.concatenate([row_norms(X[start:start + step]) > q
-                           for start in range(0, X.shape[0], step)]
+    return np.concatenate([row_norms(rows) > q for _, rows in dense_blocks(X)]
                           or [np.zeros(0, dtype=bool)])
 
 
@@ -490,37 +493,42 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
                     f"{mech.name!r} (or None for the public rule). Got {self.delta!r}; use "
                     "mechanism='auto' with delta=None for pure epsilon-DP.")
 
-    def _budget(self, mechanism: Mechanism, n: int) -> tuple[Budget, bool]:
-        """(ε, δ) of the fit and whether δ came from the public rule."""
-        epsilon = float(self.epsilon)
-        if mechanism.pure:
-            return Budget(epsilon, 0.0), False
-        if self.delta is None:
-            return Budget(epsilon, default_delta(n)), True
-        return Budget(epsilon, float(self.delta)), False
+    def _class_sum_plan(self, n: int, n_classes: int, n_features: int, *, template: str,
+                        learner: str, notes: tuple[str, str], row_notes: tuple[Any, ...],
+                        options: dict[str, Any]) -> FitPlan:
+        """The plan of one release of class sums: the mechanism ("auto": by δ), (ε, δ) with
+        δ = min(1e-5, 1/n²) when a Gaussian mechanism is named with ``delta=None`` (a line
+        of the certificate), and the learner's own ``notes`` and ``row_notes``."""
+        mechanism = self._mechanism()
+        epsilon, rule = float(self.epsilon), not mechanism.pure and self.delta is None
+        delta = 0.0 if mechanism.pure else default_delta(n) if rule else float(self.delta)
+        return FitPlan(
+            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
+            template=template, learner=learner, mechanism=mechanism,
+            budget=Budget(epsilon, delta), backend="closed form (no solver)",
+            lam_rule="no regularizer",
+            notes=(*notes, *([DELTA_RULE] if rule else []), *row_notes, *self._mechanism_notes()),
+            options={**options, "priors": self._plan_priors(n_classes)})
 
-    def _checked(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> tuple[Any, Any]:
-        """X checked against ``plan`` (dense, sparse or Dask) and its labels encoded."""
-        owner = type(self).__name__
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
-                                accept_dask=True)
-        plan.check_data(X_checked.shape, owner)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        return X_checked, encode_labels(y_checked, self.classes, f"{owner}.fit",
-                                        unknown_labels=self.unknown_labels,
-                                        excluded=context.excluded, warning=context.label_warning)
+    def _template_notes(self, plan: FitPlan, labels: LabelSet, *extra: Any) -> list[Any]:
+        """The certificate lines of a fit: the plan's first two (the record map and the
+        post-processing), the line of δ's rule, the label source, ``extra`` and why
+        ``mechanism="auto"`` chose the mechanism."""
+        return [*plan.notes[:2], *([DELTA_RULE] if DELTA_RULE in plan.notes else []),
+                labels.assumption, *extra, *self._mechanism_notes()]
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
     def _release_class_sums(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                            context: FitContext) -> Release:
+                            context: FitContext) -> tuple[Release, float, float]:
         """Draw the noise, release the template's class sums, commit the certificate to ``hold``
         and store it, the classes and the number of features.
 
         The noise comes from ``random_state`` or what a meta-estimator handed this fit
-        (``context.noise``); the released vector and its calibration are returned (nothing
-        else of the fit is kept).
+        (``context.noise``). Returns the release (vector and calibration: nothing else of
+        the fit is kept), the count weight w and the public count floor f = max(1, s/w), s
+        the per-coordinate noise scale.
         """
         noise = noise_source(self, context.noise)
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
@@ -530,7 +538,9 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         self.certificate_ = released.certificate
         self.classes_ = prep.meta.classes
         self.n_features_in_ = prep.meta.n_features
-        return released
+        w = float(getattr(plan.mechanism, "count_weight", 1.0))
+        law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
+        return released, w, max(1.0, float(law.coordinate_scale(released.theta.shape)) / w)
 
     def _plan_priors(self, n_classes: int) -> str:
         """``priors`` checked against the public label set; the plan's entry for it."""
@@ -558,12 +568,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     ----------
     epsilon : float, default=1.0
         ε > 0.
-    delta : float or None, default=None
-        None or 0: not given, pure ε-DP under ``mechanism="auto"``. δ in (0, 1):
-        the Gaussian mechanism's δ. With ``mechanism="gaussian"`` named
-        explicitly, None uses the public rule δ = min(1e-5, 1/n²), n the number
-        of rows (certificate: :data:`DELTA_RULE`). Must be None or 0 for a pure
-        mechanism.
+    {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sum", "norm_gamma_sum"}, default="auto"
         "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian"
         when δ > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`; the
@@ -572,12 +577,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         "knorm_sum": pure ε-DP K-norm noise on the class sums and counts;
         "norm_gamma_sum": pure ε-DP, density ∝ exp(−(ε/2)‖b‖) (per-coordinate
         scale √(C(d + 1))·2/ε: much more noise when C·d is large).
-    priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
-        Class priors π of the decision rule (as in scikit-learn's
-        :class:`~sklearn.neighbors.NearestCentroid`). "empirical": from the
-        released noisy counts, π_c ∝ max(ñ_c, f) (post-processing, no privacy
-        cost); "uniform": equal priors (the nearest class mean); an array: public
-        priors in the order of ``classes_``, positive, normalized to sum to 1.
+    {priors}
     {data_norm}
         Give a tight bound: the noise on the means is fixed in u = x/q units, so a loose q
         wastes signal.
@@ -665,47 +665,37 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     }
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """The mechanism, (ε, δ) (δ = min(1e-5, 1/n²) when None) and notes of a fit."""
-        mechanism = self._mechanism()
-        budget, rule = self._budget(mechanism, n)
-        notes = (FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 *([UNIT_ROWS] if self.row_norm == "unit" else []), *self._mechanism_notes())
-        return FitPlan(
-            estimator=type(self).__name__, n=n, n_classes=n_classes, n_features=n_features,
-            template="class sums", learner="centroid", mechanism=mechanism, budget=budget,
-            backend="closed form (no solver)", lam_rule="no regularizer", notes=notes,
-            options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm,
-                     "priors": self._plan_priors(n_classes)})
+        return self._class_sum_plan(
+            n, n_classes, n_features, template="class sums", learner="centroid",
+            notes=(FEATURE_MAP, POSTPROCESSING),
+            row_notes=(UNIT_ROWS,) if self.row_norm == "unit" else (),
+            options={"data_norm q": float(self.data_norm), "row_norm": self.row_norm})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels, map rows to u, build the class-sum template of ``plan``."""
         owner = type(self).__name__
-        X_checked, labels = self._checked(X, y, plan, context)
-        q = float(self.data_norm)
-        rule = DELTA_RULE in plan.notes
-        meta = PreparedFacts(X_checked.shape[1], labels.classes)  # the template states the labels
+        X_checked, labels = self._checked_data(X, y, plan, context)
+        q, unit = float(self.data_norm), self.row_norm == "unit"
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
-        notes = [FEATURE_MAP, POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 labels.assumption, *([UNIT_ROWS] if self.row_norm == "unit" else [])]
-        if is_dask_collection(X_checked) or isinstance(X_checked, np.ndarray):
+        dask = is_dask_collection(X_checked)
+        U, rows, record_map = None, None, None
+        if dask or isinstance(X_checked, np.ndarray):
             # u built and summed per chunk on the workers (one pass), or block by block: no copy
-            rows = label_rows(X_checked, labels)
-            if isinstance(X_checked, np.ndarray):
+            rows, record_map = label_rows(X_checked, labels), BallRows(q, unit)
+            if not dask:
                 note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)),
                              X_checked.shape[0], q, owner)
-            else:
-                notes.append(rows.certificate_note)
-            template = ClassSumTemplate(None, labels.index[keep], int(labels.classes.size),
-                                        notes=[*notes, *self._mechanism_notes()], rows=rows,
-                                        record_map=BallRows(q, self.row_norm == "unit"))
         else:  # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
             clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
             note_clipped(n_clipped, X_checked.shape[0], q, owner)
-            template = ClassSumTemplate(self._u(clipped / q), labels.index[keep],
-                                        int(labels.classes.size),
-                                        notes=[*notes, *self._mechanism_notes()])
-        return Prepared(template=template, meta=meta)
+            U = self._u(clipped / q)
+        notes = self._template_notes(plan, labels, *([UNIT_ROWS] if unit else []),
+                                     *([rows.certificate_note] if dask else []))
+        template = ClassSumTemplate(U, labels.index[keep], int(labels.classes.size), notes=notes,
+                                    rows=rows, record_map=record_map)
+        # the template states the labels
+        return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         template = ClassSumTemplate(np.broadcast_to(0.0, (plan.n, plan.n_features)),
@@ -722,12 +712,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         # public quantities only (n, C, d, epsilon, delta), before the release
         # (privacy-noise-warning-gd-centroids)
         warn_if_noise_dominates("centroid", template, mechanism, budget, owner, n=plan.n)
-        released = self._release_class_sums(prep, plan, hold, context)
+        released, w, floor = self._release_class_sums(prep, plan, hold, context)
         V = released.theta
-        w = float(getattr(mechanism, "count_weight", 1.0))
         counts = V[:, d] / w
-        scale = float(mechanism.noise_law(released.calibration).coordinate_scale(V.shape))  # type: ignore[attr-defined]
-        floor = max(1.0, scale / w)
         mu = V[:, :d] / np.maximum(counts, floor)[:, None]
         mu *= np.minimum(1.0, 1.0 / np.maximum(np.linalg.norm(mu, axis=1), 1e-300))[:, None]
         # post-processing of V (privacy-centroid-priors): the within-class variance and the priors
@@ -743,21 +730,17 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         return _unit(U) if self.row_norm == "unit" else U
 
     # ----------------------------------------------------------------- predict
-    def _sq_distances(self, X: Any) -> np.ndarray:
-        """‖u − μ_c‖² for u = clip(x, q)/q, shape (n_samples, C)."""
+    def _penalized(self, X: Any) -> np.ndarray:
+        """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c) for u = clip(x, q)/q, shape (n_samples, C);
+        lower wins."""
         check_fitted(self, "means_")
-        owner = type(self).__name__
-        rows = check_array(X, f"{owner}.predict", n_features=self.n_features_in_, accept_sparse=True)
+        rows = check_array(X, f"{type(self).__name__}.predict", n_features=self.n_features_in_,
+                           accept_sparse=True)
         q = float(self.data_norm)
         U = self._u(clip_rows(rows, q)[0] / q)
         M = self.means_ / q
-        distances = (_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
-                     + np.einsum("ij,ij->i", M, M)[None, :])
-        return np.maximum(distances, 0.0)
-
-    def _penalized(self, X: Any) -> np.ndarray:
-        """‖u − μ_c‖² + 2σ̂²(log π_max − log π_c), shape (n_samples, C); lower wins."""
-        distances = self._sq_distances(X)  # checks that the model is fitted
+        distances = np.maximum(_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
+                               + np.einsum("ij,ij->i", M, M)[None, :], 0.0)
         return distances + prior_penalty(self.class_prior_, self.within_class_var_)[None, :]
 
     @checks_feature_names
@@ -783,7 +766,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
 
         With equal priors the label of the nearest class mean.
         """
-        penalized = self._penalized(X)  # checks that the model is fitted
+        penalized = self._penalized(X)
         return self.classes_[np.argmin(penalized, axis=1)]
 
     @checks_feature_names

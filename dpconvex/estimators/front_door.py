@@ -287,18 +287,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                  unknown_labels: str = "raise", safeguard: bool | str = "auto",
                  validation_fraction: float | str = "auto", row_norm: str = "auto",
                  schema: Any = None, feature_range: Any = None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.classes = classes
-        self.unknown_labels = unknown_labels
-        self.data_norm = data_norm
-        self.random_state = random_state
-        self.accountant = accountant
-        self.safeguard = safeguard
-        self.validation_fraction = validation_fraction
-        self.row_norm = row_norm
-        self.schema = schema
-        self.feature_range = feature_range
+        self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
     def _delta(self) -> float:

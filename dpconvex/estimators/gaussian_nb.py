@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from .._diagnostics import record_diagnostic
@@ -35,17 +34,15 @@ from .._validation import (
 )
 from ..data.validation import check_array
 from ..errors import ParameterError
-from ..privacy.mechanisms import Mechanism, MechanismMenu
+from ..privacy.mechanisms import MechanismMenu
 from ..privacy.mechanisms.record_sets import MomentBox, RecordSet
-from ..privacy.release import Release
 from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts
 from .centroids import (
-    _SUM_BLOCK_ENTRIES,
-    DELTA_RULE,
     ClassSumEstimator,
     ClassSumTemplate,
     _BlockRows,
     class_priors,
+    dense_blocks,
     label_rows,
 )
 
@@ -269,14 +266,9 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
 
 def _outside_range(X: Any, lo: np.ndarray, hi: np.ndarray, keep: np.ndarray) -> int:
     """How many kept records have a feature outside [lo, hi] (block by block; NOT PRIVATE)."""
-    step = max(1, _SUM_BLOCK_ENTRIES // max(X.shape[1], 1))
-    total = 0
-    for start in range(0, X.shape[0], step):
-        rows = X[start:start + step]
-        block = rows.toarray() if sp.issparse(rows) else rows
-        outside = np.any((block < lo) | (block > hi), axis=1)
-        total += int(np.count_nonzero(outside & keep[start:start + step]))
-    return total
+    return sum(int(np.count_nonzero(np.any((block < lo) | (block > hi), axis=1)
+                                    & keep[start:start + block.shape[0]]))
+               for start, block in dense_blocks(X))
 
 
 class PrivateGaussianNB(ClassSumEstimator):
@@ -301,10 +293,7 @@ class PrivateGaussianNB(ClassSumEstimator):
     ----------
     epsilon : float, default=1.0
         ε > 0.
-    delta : float or None, default=None
-        None or 0: pure ε-DP under ``mechanism="auto"``. δ in (0, 1): the Gaussian
-        mechanism's δ. With ``mechanism="gaussian"`` named explicitly, None uses the public
-        rule δ = min(1e-5, 1/n²), n the number of rows. Must be None or 0 for a pure mechanism.
+    {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sup_sum"}, default="auto"
         "auto": "knorm_sup_sum" when ``delta`` is None or 0, "gaussian" when δ > 0 (the one
         rule of :mod:`dpconvex.privacy.rules.mechanism`; the certificate states the choice).
@@ -325,10 +314,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         φ in (0, 1]: the public floor of every variance, in units of the feature's half range
         squared ((hi − lo)/2)²; the noise variance of the class mean is added to it
         (docs/privacy/gaussian_nb.md#privacy-nb-release).
-    priors : {"empirical", "uniform"} or array-like of shape (n_classes,), default="empirical"
-        Class priors π. "empirical": from the released noisy counts, π_c ∝ max(ñ_c, f)
-        (post-processing); "uniform": 1/C; an array: public priors in the order of
-        ``classes_``, positive, normalized to sum to 1.
+    {priors}
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes) fixes the released shape).
         {classes_none}
@@ -398,30 +384,22 @@ class PrivateGaussianNB(ClassSumEstimator):
     }
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """The mechanism, (ε, δ), the feature ranges checked against the columns, and notes."""
-        owner = type(self).__name__
-        mechanism = self._mechanism()
-        budget, rule = self._budget(mechanism, n)
-        lo, hi = feature_bounds(self.feature_range, n_features, owner)
-        notes = (MOMENT_MAP, NB_POSTPROCESSING, *([DELTA_RULE] if rule else []),
-                 *self._mechanism_notes())
+        """The plan of a fit, with the feature ranges checked against the columns."""
+        lo, hi = feature_bounds(self.feature_range, n_features, type(self).__name__)
         ranges = np.asarray(self.feature_range if not _is_schema(self.feature_range)
                             else np.column_stack([lo, hi]), dtype=float)
-        return FitPlan(
-            estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
-            template="class moment sums", learner="gaussian naive Bayes", mechanism=mechanism,
-            budget=budget, backend="closed form (no solver)", lam_rule="no regularizer",
-            notes=notes,
+        return self._class_sum_plan(
+            n, n_classes, n_features, template="class moment sums",
+            learner="gaussian naive Bayes", notes=(MOMENT_MAP, NB_POSTPROCESSING), row_notes=(),
             options={"feature_range": (tuple(ranges.tolist()) if ranges.shape == (2,)
                                        else "one (lo, hi) per feature"),
-                     "var_floor": float(self.var_floor),
-                     "priors": self._plan_priors(n_classes)})
+                     "var_floor": float(self.var_floor)})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, encode labels and build the class-moment template of ``plan`` (no copy of X)."""
         owner = type(self).__name__
-        X_checked, labels = self._checked(X, y, plan, context)
+        X_checked, labels = self._checked_data(X, y, plan, context)
         lo, hi = feature_bounds(self.feature_range, X_checked.shape[1], owner)
         keep = ~labels.dropped  # dropped records (outside the set, left out) add nothing
         rows = label_rows(X_checked, labels)
@@ -429,9 +407,7 @@ class PrivateGaussianNB(ClassSumEstimator):
         if not dask:  # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics)
             record_diagnostic(owner, "records with a feature outside feature_range (clipped to it)",
                               _outside_range(X_checked, lo, hi, keep), X_checked.shape[0])
-        notes = [MOMENT_MAP, NB_POSTPROCESSING, *([DELTA_RULE] if DELTA_RULE in plan.notes else []),
-                 labels.assumption, *([rows.certificate_note] if dask else []),
-                 *self._mechanism_notes()]
+        notes = self._template_notes(plan, labels, *([rows.certificate_note] if dask else []))
         template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
                                        lo=lo, hi=hi, notes=notes, rows=rows)
         return Prepared(template=template, meta=PreparedFacts(X_checked.shape[1], labels.classes))
@@ -448,9 +424,11 @@ class PrivateGaussianNB(ClassSumEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateGaussianNB:
         """Release the noisy class moments and store the model (post-processing of V)."""
         owner = type(self).__name__
-        released = self._release_class_sums(prep, plan, hold, context)
-        means, variances, counts, floor = _moments_of(released, plan.mechanism,
-                                                      float(self.var_floor))
+        released, w, floor = self._release_class_sums(prep, plan, hold, context)
+        V = released.theta
+        law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
+        means, variances, counts = class_moments(V, w, floor, float(law.moments(V.shape)[1]) / V.size,
+                                                 float(self.var_floor))
         lo, hi = feature_bounds(self.feature_range, prep.meta.n_features, owner)
         half = (hi - lo) / 2.0
         self.theta_ = lo + half * (means + 1.0)
@@ -476,11 +454,9 @@ class PrivateGaussianNB(ClassSumEstimator):
                     - 0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
                     - 0.5 * np.sum(self.theta_**2 * inverse_var, axis=1))
         linear = (self.theta_ * inverse_var).T
-        step = max(1, _SUM_BLOCK_ENTRIES // max(self.n_features_in_, 1))
         parts = []
-        for start in range(0, rows.shape[0], step):
-            block = rows[start:start + step]
-            x = np.clip(block.toarray() if sp.issparse(block) else block, lo, hi)
+        for _, block in dense_blocks(rows):
+            x = np.clip(block, lo, hi)
             parts.append(constant - 0.5 * (x * x) @ inverse_var.T + x @ linear)
         return np.vstack(parts)
 
@@ -506,17 +482,3 @@ class PrivateGaussianNB(ClassSumEstimator):
         """The class of largest posterior (ties: the first class in ``classes_``)."""
         joint = self.predict_joint_log_proba(X)  # checks that the model is fitted
         return self.classes_[np.argmax(joint, axis=1)]
-
-
-def _moments_of(released: Release, mechanism: Mechanism, var_floor: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """(means, variances, counts) of t from a release, and the public count floor f."""
-    assert released.theta is not None and released.calibration is not None
-    V = released.theta
-    w = float(getattr(mechanism, "count_weight", 1.0))
-    law = mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
-    scale = float(law.coordinate_scale(V.shape))
-    second_moment = float(law.moments(V.shape)[1]) / V.size
-    floor = max(1.0, scale / w)
-    means, variances, counts = class_moments(V, w, floor, second_moment, var_floor)
-    return means, variances, counts, floor

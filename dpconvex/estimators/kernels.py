@@ -64,17 +64,9 @@ def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONS
     ∝ R p G/(n ε) at the balancing Λ), while the random-feature approximation of a kernel
     predictor costs O(1/√D) (Rahimi & Recht 2008). Balancing a/√D against b D/(n ε) gives
     D ∝ (n ε)^{2/3}; the constant C is fitted on validation data (:data:`COMPONENTS_CONSTANT`).
-    Reads n (public under replace-one adjacency) and ε only, never a data value
+    Reads n, the number of training records (public under replace-one adjacency), and ε,
+    the budget of the learner that follows (inf: the largest D), never a data value
     (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto).
-
-    Parameters
-    ----------
-    n : int
-        Number of training records.
-    epsilon : float
-        Privacy budget of the learner that follows (inf: the largest D).
-    constant : float, default=COMPONENTS_CONSTANT
-        C.
     """
     fewest, most = COMPONENTS_RANGE
     if not math.isfinite(float(epsilon)):

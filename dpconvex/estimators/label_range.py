@@ -129,9 +129,6 @@ class LabelRangeMixin:
         n, _, p = super().public_shape(X, np.zeros(1))
         return n, 1, p
 
-    def _label_count(self, y: Any, n: int) -> int:
-        return 1
-
     def _label_bounds(self) -> tuple[float, float]:
         if private_bounds(self.label_range) is not None:
             check_fitted(self, "label_range_")

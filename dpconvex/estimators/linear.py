@@ -38,12 +38,12 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.design import as_design
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
+from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept, note_clipped
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
-from ..data.validation import check_array, computed
+from ..data.validation import check_array
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
@@ -57,6 +57,7 @@ from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
+    PARAMETER_DOCS,
     CertificateHold,
     ClassifierScoreMixin,
     FitContext,
@@ -219,17 +220,6 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
     return found
 
 
-def check_smoothed(loss: Loss, owner: str) -> None:
-    """Refuse, by name and with the way out, a loss whose kinks were left (``smoothing=None``)."""
-    if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
-        raise ParameterError(
-            f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
-            "perturbation needs a bounded curvature, and no solver certifies the minimizer of a "
-            "kinked loss (its optimality residual, the gradient's norm, is not defined at a "
-            "kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: the fit chooses "
-            "the half-width with lam) or a half-width h > 0.")
-
-
 #: Seconds per stored entry (row × column) of a linear ERM fit by Clarabel, measured on the
 #: project's 2-core machines (20,000-50,000 rows × 20 features over an l1 ball: 28-34 s,
 #: where the native solver took 0.02-0.07 s); an order of magnitude, for the warning.
@@ -280,9 +270,6 @@ class LinearPlanMixin:
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
     mechanism_menu: ClassVar[MechanismMenu] = LINEAR_MENU
 
-    def _mechanism_options(self) -> dict[str, Any]:
-        return {}
-
     def _auto_choice(self) -> AutoMechanism:
         """The mechanism's name and, for "auto", why: by δ (the one rule), except that with
         ``constraints=`` the pure mechanism stands for the Gaussian objective one, which is
@@ -301,10 +288,11 @@ class LinearPlanMixin:
 
     def _mechanism(self, name: str | None = None) -> Mechanism:
         """The mechanism object of ``name`` (None: the one the parameters ask for, "auto"
-        resolved by :meth:`_auto_choice`)."""
+        resolved by :meth:`_auto_choice`), wrapped in approximate-minima perturbation when
+        the estimator has an ``optimality_tol`` set."""
         return build_mechanism(self._auto_choice().name if name is None else name,
                                type(self).__name__, self.mechanism_menu,
-                               **self._mechanism_options())
+                               optimality_tol=getattr(self, "optimality_tol", None))
 
     def _mechanism_and_budget(self) -> tuple[Mechanism, Budget, tuple[str, ...]]:
         """The mechanism, its budget and the certificate's line on why "auto" chose it.
@@ -341,7 +329,13 @@ class LinearPlanMixin:
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
         loss, smoothing_note = resolve_smoothing(self._make_loss(), self.lam, mechanism, n,
                                                  self.epsilon, q, p, delta=float(self.delta))
-        check_smoothed(loss, owner)
+        if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
+            raise ParameterError(
+                f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
+                "perturbation needs a bounded curvature, and no solver certifies the minimizer of "
+                "a kinked loss (its optimality residual, the gradient's norm, is not defined at a "
+                "kink). Pass Loss.from_cvxpy(..., smoothing='auto') (the default: the fit "
+                "chooses the half-width with lam) or a half-width h > 0.")
         lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
                                     delta=float(self.delta))
         smoothing = getattr(loss, "smoothed_kinks", None)
@@ -367,7 +361,7 @@ class LinearPlanMixin:
 
 #: The parameters every private linear classifier shares, stated once and written into
 #: each class docstring at its ``{linear_parameters}`` line (as scikit-learn's shared docs).
-LINEAR_PARAMETERS_DOC = fill_docs("""\
+LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
     epsilon : float, default=1.0
         Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
         provided, never above it.
@@ -458,21 +452,13 @@ LINEAR_PARAMETERS_DOC = fill_docs("""\
 """)
 
 #: The ``Warns`` entry every private linear classifier shares (its ``{linear_warns}`` line).
-LINEAR_WARNS_DOC = fill_docs("""\
+PARAMETER_DOCS["linear_warns"] = fill_docs("""\
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the
         largest possible data gradient at the start
         (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
         {public_check}
 """)
-
-
-def _linear_docs(cls: type) -> type:
-    """Write :data:`LINEAR_PARAMETERS_DOC` and :data:`LINEAR_WARNS_DOC` into ``cls.__doc__``."""
-    if cls.__doc__:  # None under python -OO
-        cls.__doc__ = (cls.__doc__.replace("    {linear_parameters}\n", LINEAR_PARAMETERS_DOC)
-                       .replace("    {linear_warns}\n", LINEAR_WARNS_DOC))
-    return cls
 
 
 class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMixin,
@@ -482,10 +468,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
-        "delta": DELTA,  # against the mechanism: _check_consistency
+        "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)
         "lam": LAM,
         "data_norm": DATA_NORM,
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "mechanism": NoValidation("built (and named in errors) by the plan (_mechanism_and_budget)"),
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),  # s > 0 (privacy-row-scaling)
         "solver": SOLVER,
@@ -512,9 +498,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     def _make_loss(self) -> Loss:
         raise NotImplementedError
 
-    def _mechanism_options(self) -> dict[str, Any]:
-        return {"optimality_tol": self.optimality_tol}
-
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """Mechanism, budget, Λ (the public rule for "auto") and backend of a fit; no data."""
         if n_classes > 2:
@@ -530,12 +513,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
         loss = self._plan_loss(plan)
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
-        plan.check_data(X_checked.shape, owner, binary=True)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
-                               unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         classes, signs = labels.classes, labels.signs()
         q = float(self.data_norm)
         unit = self.row_norm == "unit"
@@ -581,7 +559,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> _PrivateLinearClassifier:
         """Noise, release and the fitted attributes (the private part of a fit)."""
-        owner = type(self).__name__
         mechanism, budget = plan.mechanism, plan.budget
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         # the noise warning reads the release's one calibration (public quantities only, before
@@ -590,7 +567,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=self._vouched(),
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               "linear", prep.template, mechanism, budget, owner,
+                               "linear", prep.template, mechanism, budget, type(self).__name__,
                                calibration=calibration))
         theta, certificate = released.theta, released.certificate
         certificate.state(prep.meta.label_note, *plan.notes)
@@ -618,7 +595,6 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         return np.column_stack([1 - logistic, logistic])
 
 
-@_linear_docs
 class PrivateLogisticRegression(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private L2-regularized logistic regression ([CMS]_ Section 3.4.1).
 
@@ -660,7 +636,6 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
         return get_loss("logistic")
 
 
-@_linear_docs
 class PrivateHuberSVM(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private Huber SVM ([CMS]_ Section 3.4.2, eq. 35; smooth hinge eq. 23).
 
@@ -709,7 +684,6 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
         return get_loss(self.loss, h=self.h)
 
 
-@_linear_docs
 class PrivateLinearClassifier(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private linear classifier with any margin loss ([CMS]_ Alg. 1-2).
 

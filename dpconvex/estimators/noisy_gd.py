@@ -45,10 +45,9 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
+from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import DenseRows, ScaledRows
 from ..data.preprocess import clip_rows, note_clipped
-from ..data.validation import check_array, computed
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING
@@ -229,11 +228,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         if n_classes > 2:
             return self._plan_ovr(n, n_classes, n_features)
-        owner = type(self).__name__
         T = None
         if self.steps is not None:  # a bound on running time, from the public shape (privacy-noisy-gd)
             p = n_features + int(bool(self.fit_intercept))
-            T = check_int("steps", self.steps, owner, high=max_steps(n, p), why=(
+            T = check_int("steps", self.steps, type(self).__name__, high=max_steps(n, p), why=(
                 f"a run makes T passes over the {n:,} x {p} clipped rows; the cap bounds T and "
                 "T*n*p, hence the running time (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd)"))
         def optional_float(value: Any) -> float | None:
@@ -295,12 +293,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """
         owner = type(self).__name__
         q = float(self.data_norm)
-        X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_dask=True)
-        plan.check_data(X_checked.shape, owner, binary=True)
-        y_checked = check_labels(computed(y), X_checked.shape[0], f"{owner}.fit")
-        labels = encode_labels(y_checked, self.classes, f"{owner}.fit", binary=True,
-                               unknown_labels=self.unknown_labels, excluded=context.excluded,
-                               warning=context.label_warning)
+        X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         classes, signs = labels.classes, labels.signs()
         meta = NoisyGDFacts(X_checked.shape[1], classes, labels.assumption)
         if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
@@ -347,12 +340,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> NoisyGradientDescent:
         """Noise, the run and the fitted attributes (``warm_start`` unused: θ_0 = 0)."""
-        owner = type(self).__name__
         template, mechanism, budget = prep.template, plan.mechanism, plan.budget
         # public quantities only, before the solve
         # (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
         # privacy-noise-warning-gd-centroids)
-        warn_if_noise_dominates("gd", template, mechanism, budget, owner)
+        warn_if_noise_dominates("gd", template, mechanism, budget, type(self).__name__)
         noise = noise_source(self, context.noise)  # random_state, or a meta-estimator's
         released = release(template, mechanism, budget, None, noise.rng, seeded=noise.seeded)
         theta_bar, certificate = released.theta, released.certificate

@@ -82,8 +82,7 @@ class OneVsRestMixin:
         """
         owner = type(self).__name__
         C = plan.n_classes
-        epsilon = float(self.epsilon)
-        epsilon_per_class = split_even(epsilon, C)
+        epsilon_per_class = split_even(float(self.epsilon), C)
         y = computed(y)
         y_checked = check_labels(y, len(y), f"{owner}.fit")
         # the set of the plan (warns if read from y); refuses unknown labels before the hold
@@ -102,13 +101,9 @@ class OneVsRestMixin:
                 models.append(binary_model.fit_prepared(prepared, sub_plan,
                                                         context=binary_context))
                 certificates.append(binary_model.certificate_)
-            certificate = compose_sequential(
-                certificates,
-                mechanism=f"one-vs-rest over {C} classes: {certificates[0].mechanism}",
-                epsilon_requested=epsilon,
-                quantities={"classes C": C, "epsilon per class": epsilon_per_class},
-                assumptions=[OVR_NOTE, labels.assumption],
-                labels=[f"class {label!r}" for label in classes.tolist()])
+            certificate = self._composed(certificates, epsilon_per_class,
+                                         [f"class {label!r}" for label in classes.tolist()],
+                                         labels.assumption)
             hold.commit_certificate(certificate)
         self.classes_ = classes
         self.n_features_in_ = models[0].n_features_in_
@@ -124,11 +119,15 @@ class OneVsRestMixin:
             binary_model._certify(binary_model.prepare_shape(sub_plan) if parts is None
                                   else parts[class_index], sub_plan)
             for class_index, sub_plan in enumerate(plan.sub_plans)]
+        return self._composed(certificates, plan.sub_plans[0].budget.epsilon,
+                              [f"class {class_index}" for class_index in range(plan.n_classes)])
+
+    def _composed(self, certificates: list[Any], epsilon_per_class: float, labels: list[str],
+                  *assumptions: Any) -> Any:
+        """The sequential composition of the C binary certificates, for the whole model."""
+        C = len(certificates)
         return compose_sequential(
-            certificates,
-            mechanism=f"one-vs-rest over {plan.n_classes} classes: {certificates[0].mechanism}",
+            certificates, mechanism=f"one-vs-rest over {C} classes: {certificates[0].mechanism}",
             epsilon_requested=float(self.epsilon),
-            quantities={"classes C": plan.n_classes,
-                        "epsilon per class": plan.sub_plans[0].budget.epsilon},
-            assumptions=[OVR_NOTE],
-            labels=[f"class {class_index}" for class_index in range(plan.n_classes)])
+            quantities={"classes C": C, "epsilon per class": epsilon_per_class},
+            assumptions=[OVR_NOTE, *assumptions], labels=labels)

@@ -159,13 +159,13 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     _accepts_sparse = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
-        "delta": DELTA,  # against the mechanism: _check_consistency
+        "delta": DELTA,  # against the mechanism: in the plan (_mechanism_and_budget)
         "label_range": LabelRange(),
         "data_norm": DATA_NORM,
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),
         "lam": LAM,
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "mechanism": NoValidation("built (and named in errors) by the plan (_mechanism_and_budget)"),
         "random_state": RANDOM_STATE,
         "accountant": ACCOUNTANT,
     }
@@ -177,16 +177,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                  fit_intercept: bool = True, intercept_scaling: float = 1.0,
                  lam: float | str = "auto", mechanism: str = "auto", random_state: Any = None,
                  accountant: Any = None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.label_range = label_range
-        self.data_norm = data_norm
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.lam = lam
-        self.mechanism = mechanism
-        self.random_state = random_state
-        self.accountant = accountant
+        self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
     def _mechanism(self, name: str | None = None) -> Mechanism:
@@ -245,15 +236,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         template = SufficientStatisticsTemplate(
             statistics, n, d + int(self.fit_intercept), self._norm_bound(),
             ridge=self._ridge(n), free=d if self.fit_intercept else None,
-            notes=self._template_notes(X_checked))
+            # the certificate's row map: A and b summed per row chunk (Dask rows only)
+            notes=(RowMap(chunks=len(X_checked.chunks[0])),) if is_dask_collection(X_checked)
+            else ())
         return Prepared(template=template, meta=PreparedFacts(d))
-
-    @staticmethod
-    def _template_notes(X_checked: Any) -> tuple[RowMap, ...]:
-        """The certificate's row map: A and b summed per row chunk (Dask rows only)."""
-        if not is_dask_collection(X_checked):
-            return ()
-        return (RowMap(chunks=len(X_checked.chunks[0])),)
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
         p = plan.n_features + int(self.fit_intercept)
@@ -266,11 +252,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLinearRegression:
         noise = noise_source(self, context.noise)
-        owner = type(self).__name__
         released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
                            seeded=noise.seeded,
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               "ssp", prep.template, plan.mechanism, plan.budget, owner,
+                               "ssp", prep.template, plan.mechanism, plan.budget, type(self).__name__,
                                calibration=calibration))
         certificate = released.certificate
         certificate.state(*plan.notes)

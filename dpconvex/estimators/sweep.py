@@ -26,7 +26,14 @@ import numpy as np
 
 from .._diagnostics import collect_diagnostics
 from .._random import NoiseSource, RandomStateLike, check_random_state
-from .._validation import check_bool, check_float, check_int, feature_names_of, is_dask_collection
+from .._validation import (
+    check_bool,
+    check_float,
+    check_int,
+    feature_names_of,
+    is_dask_collection,
+    with_feature_names,
+)
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from .base import NO_CONTEXT, PrivateEstimator, fit_with
@@ -164,7 +171,8 @@ def epsilon_sweep(
             "The 'estimator' parameter of epsilon_sweep must be an estimator with an 'epsilon' "
             f"parameter. Got {type(estimator).__name__}, which has none."
         )
-    names = feature_names_of(X, "epsilon_sweep")  # recorded on every model, as fit does
+    # recorded on every model, as fit does (a Dask DataFrame is checked into an array once)
+    names = feature_names_of(X, "epsilon_sweep")
     if is_dask_collection(X):  # checked once; the rows stay on the workers, y comes to the driver
         X = check_array(X, "epsilon_sweep", min_samples=2, accept_dask=True)
         y = computed(y)
@@ -183,7 +191,8 @@ def epsilon_sweep(
             # plan (e.g. PrivateGridSearch) are plain fits
             plan = model.plan_for(X, y) if _prepares(model) else None
             if plan is None or plan.sub_plans:  # this fit draws from the sweep's generator
-                fits.append(_named(fit_with(model, X, y, context, [(model, noise)]), names))
+                fits.append(with_feature_names(fit_with(model, X, y, context, [(model, noise)]),
+                                               names))
                 continue
             model_context = context.inner(noise)
             if prepared is None or not prepared.reusable:
@@ -197,7 +206,7 @@ def epsilon_sweep(
                                    context=model_context)
             if diagnostics and diagnostics[-1].x is not None:
                 previous = np.asarray(diagnostics[-1].x, dtype=float)
-            fits.append(_named(model, names))
+            fits.append(with_feature_names(model, names))
         sweep.estimators.append(fits)
     sweep.seconds = time.perf_counter() - started
     return sweep
@@ -207,14 +216,6 @@ def _prepares(estimator: Any) -> bool:
     """Whether ``estimator`` is fitted through ``prepare`` / ``fit_prepared`` (a PrivateEstimator
     that implements them); any other estimator is fitted with ``fit``."""
     return isinstance(estimator, PrivateEstimator) and type(estimator).prepare is not PrivateEstimator.prepare
-
-
-def _named(estimator: Any, names: np.ndarray | None) -> Any:
-    """``estimator`` with the feature names of the sweep's X (a Dask DataFrame is checked into
-    an array once, so its fits see no names)."""
-    if names is not None:
-        estimator.feature_names_in_ = names
-    return estimator
 
 
 def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:

@@ -53,13 +53,13 @@ def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, dropped).
-def _z_block(block: np.ndarray, est: LargeMarginSettings, stub: LabelSet, q: float) -> np.ndarray:
+def _z_block(block: np.ndarray, est: LargeMarginSettings, stub: LabelSet) -> np.ndarray:
     labels = _chunk_labels(stub, block[:, -2:])
     clipped = clip_and_map(est, zero_rows(block[:, :-2], labels.dropped))[0]
     return np.asarray(est._train_z(clipped, labels), dtype=float)
 
 
-def _components_block(block: np.ndarray, centers: np.ndarray, q: float,
+def _components_block(block: np.ndarray, centers: np.ndarray,
                       est: LargeMarginSettings) -> np.ndarray:
     labels = block[:, -2:]
     clipped = clip_and_map(est, zero_rows(block[:, :-2], labels[:, 1].astype(bool)))[0]
@@ -130,13 +130,12 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
         components = np.zeros(n, dtype=np.int64)
     else:
         parts = rows_with_records.map_blocks(_components_block, centers=assignment.centers,
-                                             q=q, est=_shippable(est), drop_axis=1,
-                                             dtype=np.int64)
+                                             est=_shippable(est), drop_axis=1, dtype=np.int64)
         components = np.asarray(compute(parts)[0], dtype=np.int64)
     assignment = dataclasses.replace(assignment, components=components)
     width = int(est._train_z(np.zeros((1, d)), _chunk_labels(stub, np.zeros((1, 2), np.int64)))
                 .shape[1])
-    Z = rows_with_records.map_blocks(_z_block, est=_shippable(est), stub=stub, q=q,
+    Z = rows_with_records.map_blocks(_z_block, est=_shippable(est), stub=stub,
                                      chunks=(X_checked.chunks[0], (width,)), dtype=float)
     mechanism = est._mechanism()  # the in-memory build's template, over the Dask records
     template = build_template(est, DaskGram(Z, persist=persist), labels.index, components, C, K,

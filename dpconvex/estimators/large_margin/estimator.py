@@ -31,13 +31,13 @@ from ..._validation import (
     Optional,
     Options,
     check_array_entries,
+    check_fitted,
     checks_feature_names,
     is_dask_collection,
 )
 from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
 from ...data.preprocess import note_clipped
 from ...data.validation import check_array
-from ...errors import NotFittedError
 from ...objectives.losses import Loss
 from ...objectives.regularizers import Frobenius
 from ...privacy.certificate import Certificate
@@ -89,16 +89,17 @@ from .learners import (
     LargeMarginFacts,
     MatrixTerms,
     build_template,
+    certify_prepared,
     check_consistency,
-    choose_learner,
     compose_with_assignment,
     lam_is_auto,
     lam_note,
-    learner_of,
     noise_family,
     objective_budget,
     objective_part,
     objective_reasons,
+    plan_fit,
+    prepare_shape,
     released_matrices,
 )
 
@@ -327,9 +328,7 @@ default="auto"
 
     # ------------------------------------------------------------------------ plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        """The learner (:data:`~.learners.LEARNERS`) and every "auto" resolved, once."""
-        learner = choose_learner(self, n, n_classes, n_features)
-        return learner.plan(self, n, n_classes, n_features)
+        return plan_fit(self, n, n_classes, n_features)
 
     # --------------------------------------------------------------------- fit
     def _check_data(self, X: Any, y: Any,
@@ -400,10 +399,10 @@ default="auto"
         return certificate
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
-        return learner_of(plan).prepare_shape(self, plan)
+        return prepare_shape(self, plan)
 
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
-        return learner_of(plan).certify(self, prep, plan)
+        return certify_prepared(self, prep, plan)
 
     def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
         """The verbosity (the fit's one generator serves the component assignment and the
@@ -465,7 +464,6 @@ default="auto"
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
         """The private part of a fit on a prepared template: noise, release, ``Phi_``."""
-        owner = type(self).__name__
         # the generator of this fit; when the build drew from it (DP k-means), the same one
         # (fit and a sweep hand it to both steps)
         noise = noise_source(self, context.noise)
@@ -481,7 +479,7 @@ default="auto"
         if lam_is_auto(self.lam):
             prep.template.regularizer = Frobenius(plan.lam)
         warn_if_noise_dominates(noise_family(prep.template), prep.template, mechanism, budget,
-                                owner)
+                                type(self).__name__)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded)
         theta, objective_certificate = released.theta, released.certificate
@@ -501,11 +499,7 @@ default="auto"
 
     # ----------------------------------------------------------------- predict
     def _z(self, X: Any) -> np.ndarray:
-        if not hasattr(self, "Phi_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with "
-                "appropriate arguments before using this estimator."
-            )
+        check_fitted(self, "Phi_")
         X_checked = check_array(X, f"{type(self).__name__}.class_scores", n_features=self.n_features_in_)
         return augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
 

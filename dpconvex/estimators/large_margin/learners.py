@@ -5,7 +5,7 @@ The parameters checked against each other (:func:`check_consistency`), the budge
 docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule), the template
 (:func:`build_template`: the softmax template on a public feature map, or the paper's
 pairwise PSD template), the released Φ and the certificate of a fit with a component
-assignment; and the three learners, chosen in ``plan``:
+assignment; and the three learners, chosen in the plan (:func:`plan_fit`):
 
 * ``"pairwise"``: the paper's PSD-constrained template (Huber hinge on the pairwise margins,
   trace and Frobenius regularizers; Pathak & Raj 2010, 2012), pure ε objective perturbation;
@@ -14,10 +14,7 @@ assignment; and the three learners, chosen in ``plan``:
   objective perturbation;
 * ``"centroid"``: DP class centroids released as Φ (privacy-centroid-switch).
 
-:func:`choose_learner` reads the parameters and the public shape (n, C) only; each
-learner's ``plan`` resolves its "auto" options once (mechanism, budget and its parts, Λ on
-the template's public constants, the backend) into a
-:class:`~dpconvex.estimators.base.FitPlan`.
+:func:`plan_fit` reads the parameters and the public shape (n, C, d) only.
 
 References
 ----------
@@ -72,11 +69,10 @@ if TYPE_CHECKING:
 #: The two templates of the objective learners (pairwise PSD, softmax on a feature map).
 LargeMarginTemplate = LargeMarginGaussianTemplate | LargeMarginSoftmaxTemplate
 
-__all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LEARNERS", "LargeMarginFacts",
-           "PAIRWISE_LEARNER", "SOFTMAX_LEARNER", "auto_lam", "build_template",
-           "check_consistency", "choose_learner", "compose_with_assignment", "fit_budget",
-           "learner_of", "noise_family", "objective_budget", "objective_part",
-           "released_matrices"]
+__all__ = ["CENTROID_LEARNER", "LARGE_MARGIN_MENU", "LargeMarginFacts", "PAIRWISE_LEARNER",
+           "SOFTMAX_LEARNER", "TEMPLATES", "auto_lam", "build_template", "certify_prepared",
+           "check_consistency", "compose_with_assignment", "fit_budget", "noise_family",
+           "objective_budget", "objective_part", "plan_fit", "prepare_shape", "released_matrices"]
 
 PAIRWISE_LEARNER = "pairwise"
 SOFTMAX_LEARNER = "softmax"
@@ -435,118 +431,97 @@ def _stub_rows(C: int, K: int, d: int, n: int | None = None) -> tuple[np.ndarray
             ((row_index // C) % K).astype(np.int64))
 
 
-@dataclass(frozen=True)
-class _ObjectiveLearner:
-    """Objective perturbation of a large-margin template (pairwise or softmax)."""
+#: The template of each learner (``FitPlan.template``).
+TEMPLATES = {PAIRWISE_LEARNER: "large-margin pairwise (PSD)",
+             SOFTMAX_LEARNER: "large-margin softmax (feature map)",
+             CENTROID_LEARNER: "class sums (released as Phi)"}
 
-    name: str
-    template: str
 
-    def _template(self, est: LargeMarginSettings, plan_n: int | None, C: int, K: int,
-                  d: int, mechanism: Mechanism, budget: Budget, lam: float | None) -> Template:
-        Z, y, components = _stub_rows(C, K, d, plan_n)
-        return build_template(est, Z, y, components, C, K, "(plan: not assigned)", mechanism,
-                              budget, lam=1.0 if lam is None else lam)
+def _stub_template(est: LargeMarginSettings, plan_n: int | None, C: int, K: int, d: int,
+                   mechanism: Mechanism, budget: Budget, lam: float | None) -> Template:
+    Z, y, components = _stub_rows(C, K, d, plan_n)
+    return build_template(est, Z, y, components, C, K, "(plan: not assigned)", mechanism,
+                          budget, lam=1.0 if lam is None else lam)
 
-    def plan(self, est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
-        mechanism = est._mechanism()
-        private = mechanism.private
-        total_epsilon = float(est.epsilon) if private else math.inf
-        K = resolved_components(est, n, C, p)
-        total = fit_budget(est, mechanism, total_epsilon, n)
-        kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
-        kmeans_epsilon = float(est.kmeans_epsilon_fraction) * total_epsilon if kmeans else None
-        objective = objective_budget(est, mechanism, kmeans_epsilon if kmeans else 0.0, n)
-        parts = {KMEANS: Budget(kmeans_epsilon), OBJECTIVE: objective} if kmeans else {}
-        stub = _AtShape(self._template(est, None, C, K, p, mechanism, objective, None), n)
-        if lam_is_auto(est.lam):
-            lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
-        else:
-            lam, rule = float(est.lam), "given"
-        backend = (auto_backend(stub).label if est.solver in (None, "auto")
-                   else str(est.solver))
-        loss = resolved_loss(est)
-        options: dict[str, Any] = {
-            "loss": loss if isinstance(loss, str) else
-            (getattr(loss, "name", type(loss).__name__) if loss is not None else
-             f"huber hinge (h = {float(est.h):g})"),
-            "n_components K": K, "data_norm q": float(est.data_norm),
-            "row_norm": resolved_row_norm(est),
-            "component_assignment": est.component_assignment or
-            ("trivial" if K == 1 else "nearest_public_center"),
-            "dimension p": int(stub.dimension)}
-        if self.name == SOFTMAX_LEARNER:
-            options["structure"] = resolved_structure(est)
-        else:
-            options["gamma"] = float(est.gamma)
-        notes: list[LamRule | RowMap | str] = [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
-        notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
+
+def _centroid_plan(est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
+    """The class-centroid estimator of the centroid learner and its plan."""
+    inner = centroid_estimator(est)
+    return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
+
+
+def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
+    """The plan of a fit on n rows, C classes and p features (public): the learner, chosen
+    from the parameters and the shape, with every "auto" resolved once (mechanism, budget
+    and its parts, Λ on the template's public constants, the backend)."""
+    if uses_centroid(est, n, C, p):
+        inner_plan = centroid_estimator(est).plan(n, C, p)
         return FitPlan(
-            estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
-            learner=self.name, mechanism=mechanism, budget=total, parts=parts, lam=lam,
-            lam_rule=rule, backend=backend, options=options, notes=tuple(notes))
-
-    def prepare_shape(self, est: LargeMarginSettings, plan: FitPlan) -> Prepared:
-        K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
-        template = self._template(est, plan.n, plan.n_classes, K, plan.n_features,
-                                  plan.mechanism, objective_part(plan), plan.lam)
-        return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
-
-    def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
-        certificate = release(prep.template, plan.mechanism, objective_part(plan),
-                              dry_run=True).certificate
-        certificate.state(*plan.notes)
-        return certificate
-
-
-@dataclass(frozen=True)
-class _CentroidLearner:
-    """DP class centroids (:class:`~dpconvex.PrivateGaussianCentroid`) released as Φ."""
-
-    name: str = CENTROID_LEARNER
-    template: str = "class sums (released as Phi)"
-
-    def _inner_plan(self, est: LargeMarginSettings, plan: FitPlan) -> tuple[Any, FitPlan]:
-        inner = centroid_estimator(est)
-        return inner, inner.plan(plan.n, plan.n_classes, plan.n_features)
-
-    def plan(self, est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
-        inner = centroid_estimator(est)
-        inner_plan = inner.plan(n, C, p)
-        return FitPlan(
-            estimator=type(est).__name__, n=n, n_classes=C, n_features=p, template=self.template,
-            learner=self.name, mechanism=inner_plan.mechanism, budget=inner_plan.budget,
-            backend=inner_plan.backend,
-            lam_rule="no objective",
+            estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
+            template=TEMPLATES[CENTROID_LEARNER], learner=CENTROID_LEARNER,
+            mechanism=inner_plan.mechanism, budget=inner_plan.budget,
+            backend=inner_plan.backend, lam_rule="no objective",
             options={"data_norm q": float(est.data_norm), "row_norm": resolved_row_norm(est)},
             notes=(*inner_plan.notes, *centroid_notes(est, (n, C, p))))
+    learner = SOFTMAX_LEARNER if isinstance(resolved_loss(est), str) else PAIRWISE_LEARNER
+    mechanism = est._mechanism()
+    private = mechanism.private
+    total_epsilon = float(est.epsilon) if private else math.inf
+    K = resolved_components(est, n, C, p)
+    total = fit_budget(est, mechanism, total_epsilon, n)
+    kmeans = K > 1 and est.component_assignment == "dp_kmeans" and private
+    kmeans_epsilon = float(est.kmeans_epsilon_fraction) * total_epsilon if kmeans else None
+    objective = objective_budget(est, mechanism, kmeans_epsilon if kmeans else 0.0, n)
+    parts = {KMEANS: Budget(kmeans_epsilon), OBJECTIVE: objective} if kmeans else {}
+    stub = _AtShape(_stub_template(est, None, C, K, p, mechanism, objective, None), n)
+    if lam_is_auto(est.lam):
+        lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
+    else:
+        lam, rule = float(est.lam), "given"
+    backend = (auto_backend(stub).label if est.solver in (None, "auto")
+               else str(est.solver))
+    loss = resolved_loss(est)
+    options: dict[str, Any] = {
+        "loss": loss if isinstance(loss, str) else
+        (getattr(loss, "name", type(loss).__name__) if loss is not None else
+         f"huber hinge (h = {float(est.h):g})"),
+        "n_components K": K, "data_norm q": float(est.data_norm),
+        "row_norm": resolved_row_norm(est),
+        "component_assignment": est.component_assignment or
+        ("trivial" if K == 1 else "nearest_public_center"),
+        "dimension p": int(stub.dimension)}
+    if learner == SOFTMAX_LEARNER:
+        options["structure"] = resolved_structure(est)
+    else:
+        options["gamma"] = float(est.gamma)
+    notes: list[LamRule | RowMap | str] = [LamRule(lam, "auto", LAM_RULE)] if rule == LAM_RULE else []
+    notes += [*row_notes(est), *objective_reasons(est, n, C, p)]
+    return FitPlan(
+        estimator=type(est).__name__, n=n, n_classes=C, n_features=p,
+        template=TEMPLATES[learner], learner=learner, mechanism=mechanism, budget=total,
+        parts=parts, lam=lam, lam_rule=rule, backend=backend, options=options,
+        notes=tuple(notes))
 
-    def prepare_shape(self, est: LargeMarginSettings, plan: FitPlan) -> Prepared:
-        inner, inner_plan = self._inner_plan(est, plan)
+
+def prepare_shape(est: LargeMarginSettings, plan: FitPlan) -> Prepared:
+    """The prepared problem of ``plan`` with every data value 0 (public shape only)."""
+    if plan.learner == CENTROID_LEARNER:
+        inner, inner_plan = _centroid_plan(est, plan)
         return inner.prepare_shape(inner_plan)
+    K = resolved_components(est, plan.n, plan.n_classes, plan.n_features)
+    template = _stub_template(est, plan.n, plan.n_classes, K, plan.n_features,
+                              plan.mechanism, objective_part(plan), plan.lam)
+    return Prepared(template=template, meta=LargeMarginFacts(plan.n_features))
 
-    def certify(self, est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Any:
-        inner, inner_plan = self._inner_plan(est, plan)
+
+def certify_prepared(est: LargeMarginSettings, prep: Prepared, plan: FitPlan) -> Certificate:
+    """The dry run of ``plan`` on ``prep``: no noise drawn, nothing charged."""
+    if plan.learner == CENTROID_LEARNER:
+        inner, inner_plan = _centroid_plan(est, plan)
         certificate = inner._certify(prep, inner_plan)
         certificate.state(*centroid_notes(est, (plan.n, plan.n_classes, plan.n_features)))
         return certificate
-
-
-#: The learners by name (``FitPlan.learner``).
-LEARNERS: dict[str, Any] = {
-    PAIRWISE_LEARNER: _ObjectiveLearner(PAIRWISE_LEARNER, "large-margin pairwise (PSD)"),
-    SOFTMAX_LEARNER: _ObjectiveLearner(SOFTMAX_LEARNER, "large-margin softmax (feature map)"),
-    CENTROID_LEARNER: _CentroidLearner(),
-}
-
-
-def choose_learner(est: LargeMarginSettings, n: int, n_classes: int, n_features: int) -> Any:
-    """The learner of a fit on n rows, C classes and d features (public), from the parameters."""
-    if uses_centroid(est, n, n_classes, n_features):
-        return LEARNERS[CENTROID_LEARNER]
-    return LEARNERS[SOFTMAX_LEARNER if isinstance(resolved_loss(est), str) else PAIRWISE_LEARNER]
-
-
-def learner_of(plan: FitPlan) -> Any:
-    """The learner a plan was made by."""
-    return LEARNERS[plan.learner]
+    certificate = release(prep.template, plan.mechanism, objective_part(plan),
+                          dry_run=True).certificate
+    certificate.state(*plan.notes)
+    return certificate

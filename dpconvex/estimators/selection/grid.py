@@ -69,29 +69,13 @@ AUTO_LAM_FACTORS = (0.25, 1.0, 4.0)
 
 def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
                   factors: Sequence[float] = AUTO_LAM_FACTORS) -> dict[str, list[float]]:
-    """Candidates Λ_auto × ``factors`` centred on the public rule
+    """``{"lam": [Λ_auto · f for f in factors]}``: candidates centred on the public rule
     (docs/privacy/perturbation.md#privacy-lambda-rule, privacy-private-tuning).
 
-    Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` with ``epsilon`` on
-    n rows of d features: the estimator's own preprocessing is run on an all-zero
-    n × d matrix (no data is read), so every public parameter it uses (data_norm,
-    intercept, mechanism, δ, ...) enters as in a real fit.
-
-    Parameters
-    ----------
-    estimator : a dpconvex linear estimator with a ``lam`` parameter
-    n, d : int
-        Rows and features of the part each candidate will be trained on (public).
-    epsilon : float
-        ε of each candidate's fit.
-    owner : str
-        Name for error messages.
-    factors : sequence of float
-
-    Returns
-    -------
-    dict
-        ``{"lam": [Λ_auto · f for f in factors]}``.
+    Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` (a dpconvex linear
+    classifier) with ``epsilon`` on the n rows of d features of a candidate's part: its
+    public plan (no data is read), so every public parameter it uses (data_norm,
+    intercept, mechanism, δ, ...) enters as in a real fit. ``owner`` opens the messages.
     """
     from ..linear import _PrivateLinearClassifier
 
@@ -220,6 +204,27 @@ class SelectedEstimator:
                 return [{"lam": factor} for factor in AUTO_LAM_FACTORS]
             grid = auto_lam_grid(self.estimator, part[0], part[1], epsilon, owner)
         return _check_param_grid(grid, valid, owner)
+
+    def _checked(self, owner: str) -> tuple[float, str]:
+        """(ε, ``unknown_labels``), checked, after checking the estimator has one ``epsilon``."""
+        epsilon = check_float("epsilon", self.epsilon, owner)
+        unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
+        self._epsilon_key(owner)
+        return epsilon, unknown
+
+    def _set_selected(self, candidates: list[dict[str, Any]], best: int, model: Any,
+                      sizes: list[int], certificate: Certificate, n_features: int,
+                      names: np.ndarray | None) -> Any:
+        """Store the released candidate and the search's public facts; return self."""
+        self.candidates_ = candidates
+        self.best_index_ = best
+        self.best_params_ = candidates[best]
+        self.best_estimator_ = model
+        self.part_sizes_ = [int(size) for size in sizes]
+        self.certificate_ = certificate
+        self.classes_ = getattr(model, "classes_", None)
+        self.n_features_in_ = n_features
+        return with_feature_names(self, names)
 
     def _epsilon_key(self, owner: str) -> str:
         """The estimator's one ``epsilon`` parameter key, after checking it is an estimator."""
@@ -400,9 +405,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         owner = type(self).__name__
         context = context.one_label_warning()  # the candidates' fits do not repeat it
         names = feature_names_of(X, f"{owner}.fit")
-        epsilon = check_float("epsilon", self.epsilon, owner)
-        unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
-        self._epsilon_key(owner)
+        epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)  # "auto": the factors (m) before n is read
         m = len(candidates)
         public = self.public_validation is not None
@@ -483,19 +486,12 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
                 certificate.state(labels.assumption)
             hold.commit_certificate(certificate)
 
-        self.candidates_ = candidates
-        self.best_index_ = best
-        self.best_params_ = candidates[best]
-        self.best_estimator_ = models[best]
-        self.part_sizes_ = [int(part.size) for part in parts]
         if public:
             self.validation_mistakes_ = validation_mistakes
         elif hasattr(self, "validation_mistakes_"):
             del self.validation_mistakes_
-        self.certificate_ = certificate
-        self.classes_ = getattr(models[best], "classes_", None)
-        self.n_features_in_ = X_checked.shape[1]
-        return with_feature_names(self, names)
+        return self._set_selected(candidates, best, models[best], [part.size for part in parts],
+                                  certificate, X_checked.shape[1], names)
 
     def certify(self, X: Any, y: Any) -> Certificate:
         """The certificate a fit on (X, y) would carry, without training (no noise drawn).
@@ -505,10 +501,8 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         exponential mechanism. Raises what ``fit`` would raise for the candidates.
         """
         owner = type(self).__name__
-        epsilon = check_float("epsilon", self.epsilon, owner)
-        unknown = LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
+        epsilon, unknown = self._checked(owner)
         candidates = self._grid_candidates(owner)
-        self._epsilon_key(owner)
         X_checked, y_checked = check_rows(X, y, f"{owner}.certify", self.estimator)
         public = self.public_validation is not None
         m = len(candidates)

@@ -48,8 +48,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
 from ..._random import NoiseSource
-from ..._validation import check_float, feature_names_of, with_feature_names
-from ...data.labels import LABEL_POLICY
+from ..._validation import check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import reserve_budget
 from ...privacy.budget import split_even
@@ -236,16 +235,11 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         self._store_params(locals())
 
     def _check_params(self, owner: str) -> tuple[float, float, Repetitions, float]:
-        epsilon = check_float("epsilon", self.epsilon, owner)
-        if not isinstance(self.repetitions, str) or self.repetitions not in _ETA:
-            raise ParameterError(
-                f"The 'repetitions' parameter of {owner} must be one of {sorted(_ETA)}. "
-                f"Got {self.repetitions!r} instead.")
+        epsilon, _ = self._checked(owner)
+        check_option("repetitions", self.repetitions, sorted(_ETA), owner)
         mean = check_float("mean_runs", self.mean_runs, owner, low=1.0, high=MAX_MEAN_RUNS,
                            high_inclusive=True)
         frac = check_float("validation_fraction", self.validation_fraction, owner, high=1.0)
-        LABEL_POLICY.check("unknown_labels", self.unknown_labels, owner)
-        self._epsilon_key(owner)
         reps = Repetitions.with_mean(self.repetitions, mean)
         eps1 = split_even(epsilon, int(reps.multiplier))  # (2 + η) ε₁ <= ε in floating point
         return epsilon, eps1, reps, frac
@@ -328,15 +322,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
                 certificate.seeded = True
             hold.commit_certificate(certificate)
 
-        self.candidates_ = candidates
-        self.best_index_ = best_index
-        self.best_params_ = candidates[best_index]
-        self.best_estimator_ = model
-        self.part_sizes_ = [int(train.size), int(validation.size)]
-        self.certificate_ = certificate
-        self.classes_ = getattr(model, "classes_", None)
-        self.n_features_in_ = X_checked.shape[1]
-        return with_feature_names(self, names)
+        return self._set_selected(candidates, best_index, model, [train.size, validation.size],
+                                  certificate, X_checked.shape[1], names)
 
     @staticmethod
     def _score_certificate(eps1: float, n_val: int) -> Certificate:
