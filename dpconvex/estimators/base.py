@@ -55,8 +55,14 @@ if TYPE_CHECKING:
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 
-__all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "CertificateHold", "ClassifierScoreMixin", "FitContext",
-           "FitPlan", "Prepared", "PreparedFacts", "PrivateEstimator", "fill_docs", "fit_with"]
+__all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "CertificateHold",
+           "ClassifierScoreMixin", "FitContext", "FitPlan", "Prepared", "PreparedFacts",
+           "PrivateEstimator", "fill_docs", "fit_with"]
+
+#: The certificate line of a fit whose per-feature ranges came with its rows.
+ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
+                    "are the schema's encoded_range, constants of the schema), taken as public "
+                    "as a feature_range would be")
 
 #: The parameter entries the private estimators share, each written into a docstring at its
 #: ``{name}`` line by :func:`fill_docs` (as scikit-learn's shared docs).
@@ -596,7 +602,43 @@ class PrivateEstimator(BaseEstimator):
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
         """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
+        ranged = self._with_rows_ranges(X)
+        if ranged is not None:
+            return ranged.plan_for(X, y)
         return self.plan(*self.public_shape(X, y))
+
+    #: Whether the estimator takes public per-feature ranges (``feature_range``) from rows
+    #: that carry them (:class:`~dpconvex.data.RangedRows`) when none are given.
+    takes_rows_ranges: ClassVar[bool] = False
+
+    def _with_rows_ranges(self, X: Any) -> PrivateEstimator | None:
+        """This estimator with ``feature_range`` the public per-feature ranges its rows carry
+        (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s, the schema's
+        constants), where it takes them and none are given; else None."""
+        if not self.takes_rows_ranges or getattr(self, "feature_range", None) is not None \
+                or getattr(self, "schema", None) is not None:
+            return None
+        from sklearn.base import clone
+
+        from ..data.ranged_rows import rows_feature_range
+
+        ranges = rows_feature_range(X)
+        return None if ranges is None else clone(self).set_params(feature_range=ranges)
+
+    def _fit_as(self, inner: PrivateEstimator, rows: Any, y: Any,
+                context: FitContext) -> PrivateEstimator:
+        """Fit ``inner`` (a clone of this estimator with other parameters) on the rows, drawing
+        from this fit's generator and charging this fit's ledger, and take its fitted
+        attributes."""
+        from .._random import noise_source
+
+        if hasattr(self, "accountant"):  # clone copies a ledger; the same one is charged
+            inner.accountant = self.accountant
+        inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
+        for key, value in vars(inner).items():
+            if key.endswith("_") and not key.startswith("_"):
+                setattr(self, key, value)
+        return inner
 
     # ----------------------------------------------------------------- prepare/fit
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
@@ -691,6 +733,10 @@ class PrivateEstimator(BaseEstimator):
         from .._random import noise_source
         from .._validation import feature_names_of, with_feature_names
 
+        ranged = self._with_rows_ranges(X)
+        if ranged is not None:
+            self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
+            return self
         diverted = self._diverted_fit(X, y, context)
         if diverted is not None:
             return diverted
@@ -726,6 +772,11 @@ class PrivateEstimator(BaseEstimator):
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""
+        ranged = self._with_rows_ranges(X)
+        if ranged is not None:
+            certificate = ranged._certify_with(X, y, context)
+            certificate.assumptions.append(ROWS_RANGES_NOTE)
+            return certificate
         plan = self.plan_for(X, y)
         return _stating_delta(self._certify_data(X, y, plan, context), plan)
 

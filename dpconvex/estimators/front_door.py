@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import clone
 
 from .._random import NoiseSource, noise_source
 from .._validation import (
@@ -38,7 +37,6 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels
-from ..data.ranged_rows import rows_feature_range
 from ..data.validation import computed
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
@@ -58,7 +56,15 @@ from ..privacy.rules.front_door import (
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.mechanism import has_positive_delta
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
-from .base import NO_CONTEXT, ClassifierScoreMixin, FitContext, FitPlan, PrivateEstimator, _given_shape
+from .base import (
+    NO_CONTEXT,
+    ROWS_RANGES_NOTE,
+    ClassifierScoreMixin,
+    FitContext,
+    FitPlan,
+    PrivateEstimator,
+    _given_shape,
+)
 from .centroids import PrivateGaussianCentroid
 from .gaussian_nb import FeatureRange, PrivateGaussianNB, feature_bounds
 from .large_margin import PrivateLargeMarginGaussian
@@ -94,12 +100,6 @@ INFERRED_CHOICE_WARNING = (
 INFERRED_CHOICE = ("the learner was chosen with the label set read from the data (classes=None), "
                    "assumed public: one record with a new label can change the learner; pass "
                    "classes=[...] so that neither is read from the records")
-
-#: The certificate line of a fit whose per-feature ranges came with its rows.
-ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
-                    "are the schema's encoded_range, constants of the schema), taken as public "
-                    "as a feature_range would be")
-
 
 def _noise_dominates(learner: PrivateEstimator, n: int, n_classes: int, n_features: int) -> bool:
     """Whether ``learner``'s public noise check fires on the shape-only problem of its plan.
@@ -267,6 +267,8 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     """
 
     _accepts_sparse: ClassVar[bool] = True
+    takes_rows_ranges = True
+
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
         "delta": Optional(DELTA),
@@ -377,19 +379,6 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                 f"exponential mechanism selects the model or one of the {n_classes} constant "
                 f"classes on those {n_val} (validation_fraction = "
                 f"{self.validation_fraction!r}; docs/privacy/front_door.md#privacy-classifier-safeguard)")
-
-    def _with_rows_ranges(self, X: Any) -> PrivateClassifier | None:
-        """This front door with the public per-feature ranges its rows carry
-        (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s)
-        when neither ``schema`` nor ``feature_range`` gives ranges; else None."""
-        ranges = None if self.schema is not None or self.feature_range is not None \
-            else rows_feature_range(X)
-        return None if ranges is None else clone(self).set_params(feature_range=ranges)
-
-    def plan_for(self, X: Any, y: Any) -> FitPlan:
-        """``plan(*public_shape(X, y))``, with the per-feature ranges the rows carry."""
-        ranged = self._with_rows_ranges(X)
-        return super().plan_for(X, y) if ranged is None else ranged.plan_for(X, y)
 
     def _schema_row_params(self) -> dict[str, Any]:
         """The schema's public per-feature ranges of the encoded rows, unless given."""

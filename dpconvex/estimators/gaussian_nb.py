@@ -28,6 +28,7 @@ from .._diagnostics import record_diagnostic
 from .._validation import (
     Constraint,
     Float,
+    Optional,
     check_fitted,
     checks_feature_names,
     is_dask_collection,
@@ -46,8 +47,9 @@ from .centroids import (
     label_rows,
 )
 
-__all__ = ["MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR", "ClassMomentTemplate", "FeatureRange",
-           "MomentRows", "PrivateGaussianNB", "class_moments", "feature_bounds"]
+__all__ = ["DEFAULT_FEATURE_RANGE", "MOMENT_MAP", "NB_POSTPROCESSING", "VAR_FLOOR",
+           "ClassMomentTemplate", "FeatureRange", "MomentRows", "PrivateGaussianNB",
+           "class_moments", "feature_bounds"]
 
 #: The default public floor φ of the variances, in units of the half range squared
 #: ((hi − lo)/2)² of each feature (docs/privacy/gaussian_nb.md#privacy-nb-release).
@@ -66,6 +68,11 @@ NB_POSTPROCESSING = ("class means mu_c = clip(S_c / m_c, -1, 1) and second momen
                      "variance of mu_c; class priors from the noisy counts; prediction by the "
                      "Gaussian naive Bayes log-likelihood: post-processing "
                      "(docs/privacy/gaussian_nb.md#privacy-nb-release)")
+
+
+#: The range of every feature of :class:`PrivateGaussianNB` given none (and rows that carry
+#: none): it holds every row of norm <= 1.
+DEFAULT_FEATURE_RANGE = (-1.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,8 @@ def feature_bounds(feature_range: Any, n_features: int, owner: str) -> tuple[np.
     >>> [round(float(v), 4) for v in feature_bounds(schema, 4, "Demo")[1]]
     [0.7071, 0.7071, 0.7071, 0.7071]
     """
+    if feature_range is None:
+        feature_range = DEFAULT_FEATURE_RANGE
     if _is_schema(feature_range):
         feature_range = np.column_stack(feature_range.encoded_range())
     bounds = np.asarray(feature_range, dtype=float)
@@ -301,12 +310,14 @@ class PrivateGaussianNB(ClassSumEstimator):
         of root mean square about 2(2d + 2)/(√3 ε); "gaussian": (ε, δ)-DP, σ from the
         analytic calibration for Δ₂ = √(G d) (G ≈ 5.14, d >= 2), of order √d/ε: the better
         choice for many features.
-    feature_range : (float, float), array-like of shape (n_features, 2) or PublicSchema, default=(-1.0, 1.0)
+    feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
         The public range [lo, hi] of every feature, or of each. Values outside are clipped to
         it (a per-record map). A :class:`~dpconvex.PublicSchema`: the ranges of the rows of
         ``PublicEncoder(schema)`` (``data_norm=1``, :meth:`~dpconvex.PublicSchema.encoded_range`:
-        1/schema.divisor wide), e.g. after ``PublicEncoder(schema)`` in a pipeline. The default
-        holds every row of norm <= 1, whatever made it; the noise is in units of the range.
+        1/schema.divisor wide). None: the ranges the rows carry
+        (:class:`~dpconvex.data.RangedRows`: after ``PublicEncoder(schema)`` in a pipeline,
+        the schema's), else (−1, 1) (:data:`DEFAULT_FEATURE_RANGE`), which holds every row of
+        norm <= 1 whatever made it. The noise is in units of the range.
 
         .. warning:: Never set it from the data (e.g. the columns' minima and maxima): that
            leaks. The noise is fixed in units of the range, so a loose range wastes signal.
@@ -369,9 +380,10 @@ class PrivateGaussianNB(ClassSumEstimator):
     mechanism_menu: ClassVar[MechanismMenu] = MechanismMenu(
         {"gaussian": "gaussian", "knorm_sup_sum": "knorm_sup_sum"},
         auto=("knorm_sup_sum", "gaussian"))
+    takes_rows_ranges = True
 
     def __init__(self, *, epsilon: float = 1.0, delta: float | None = None,
-                 mechanism: str = "auto", feature_range: Any = (-1.0, 1.0),
+                 mechanism: str = "auto", feature_range: Any = None,
                  var_floor: float = VAR_FLOOR, priors: Any = "empirical", classes: Any = None,
                  unknown_labels: str = "raise", random_state: Any = None,
                  accountant: Any = None):
@@ -379,15 +391,16 @@ class PrivateGaussianNB(ClassSumEstimator):
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         **ClassSumEstimator._parameter_constraints,
-        "feature_range": FeatureRange(),  # its length against the columns in the plan
+        "feature_range": Optional(FeatureRange()),  # its length: against the plan's columns
         "var_floor": Float(high=1.0, high_inclusive=True),
     }
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         """The plan of a fit, with the feature ranges checked against the columns."""
         lo, hi = feature_bounds(self.feature_range, n_features, type(self).__name__)
-        ranges = np.asarray(self.feature_range if not _is_schema(self.feature_range)
-                            else np.column_stack([lo, hi]), dtype=float)
+        given = DEFAULT_FEATURE_RANGE if self.feature_range is None else self.feature_range
+        ranges = np.asarray(given if not _is_schema(given) else np.column_stack([lo, hi]),
+                            dtype=float)
         return self._class_sum_plan(
             n, n_classes, n_features, template="class moment sums",
             learner="gaussian naive Bayes", notes=(MOMENT_MAP, NB_POSTPROCESSING), row_notes=(),

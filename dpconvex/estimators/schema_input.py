@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from .._random import noise_source
 from .._validation import Constraint, check_fitted
 from ..errors import ParameterError
 from .base import FitContext
@@ -91,17 +90,6 @@ class SchemaInputMixin:
             del self.feature_names_in_
         self.certificate_ = self._with_schema_part(inner.certificate_)
         return self
-
-    def _fit_as(self, inner: Any, rows: Any, y: Any, context: FitContext) -> Any:
-        """Fit ``inner`` (a clone of this front door with other parameters) on the rows,
-        drawing from this fit's generator and charging this fit's ledger, and take its
-        fitted attributes."""
-        inner.accountant = self.accountant  # clone copies a ledger; the same one is charged
-        inner._fit_with(rows, y, context.inner(noise_source(self, context.noise)))
-        for key, value in vars(inner).items():
-            if key.endswith("_") and not key.startswith("_"):
-                setattr(self, key, value)
-        return inner
 
     def _with_schema_part(self, model: Any) -> Any:
         """The model's certificate, after the schema's release when it was released."""

@@ -17,7 +17,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils import estimator_checks
 
 import dpconvex as dp
-from dpconvex.estimators.front_door import ROWS_RANGES_NOTE
+from dpconvex.estimators.base import ROWS_RANGES_NOTE
 from dpconvex.privacy.rules.front_door import (
     BINARY_CENTROID_BELOW,
     CENTROID,

@@ -549,3 +549,30 @@ def test_audit_through_the_fit_catches_a_quarter_noise_mutant(monkeypatch):
     r = audit(EstimatorMechanism(est, output=_released), D, Dp, n_runs=FULL_RUNS, confidence=0.95,
               random_state=6)
     assert r.epsilon_lower_bound > 2.0, r
+
+
+def test_rows_that_carry_their_ranges_give_them_when_none_are_given():
+    """PublicEncoder's rows carry the schema's ranges: naive Bayes in a pipeline takes them
+    (the release of feature_range=schema); plain arrays keep the default (-1, 1)."""
+    import pandas as pd
+    from sklearn.pipeline import make_pipeline
+
+    from dpconvex.estimators.base import ROWS_RANGES_NOTE
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, size=600)
+    df = pd.DataFrame({"a": 50 + rng.normal(size=600) * np.array([1.0, 5.0, 15.0])[y],
+                       "b": rng.uniform(0, 100, 600)})
+    schema = dp.PublicSchema({"a": dp.Numeric(0, 100), "b": dp.Numeric(0, 100)})
+    rows = dp.PublicEncoder(schema).fit_transform(df)
+    common = {"epsilon": 1.0, "classes": [0, 1, 2], "random_state": 0}
+    piped = make_pipeline(dp.PublicEncoder(schema), dp.PrivateGaussianNB(**common)).fit(df, y)
+    given = dp.PrivateGaussianNB(feature_range=schema, **common).fit(rows, y)
+    np.testing.assert_allclose(piped[-1].theta_, given.theta_, rtol=1e-12, atol=1e-15)
+    assert piped[-1].feature_range is None and ROWS_RANGES_NOTE in piped[-1].certificate_.assumptions
+    nb = dp.PrivateGaussianNB(**common)
+    assert nb.plan_for(rows, y).options == given.plan_for(rows, y).options
+    assert ROWS_RANGES_NOTE in nb.certify(rows, y).assumptions
+    plain = dp.PrivateGaussianNB(**common).fit(np.asarray(rows), y)
+    default = dp.PrivateGaussianNB(feature_range=(-1.0, 1.0), **common).fit(np.asarray(rows), y)
+    np.testing.assert_array_equal(plain.theta_, default.theta_)

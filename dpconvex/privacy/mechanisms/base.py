@@ -618,6 +618,13 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
     Gaussian forms and the non-private baseline.
 
     A private subclass gives :meth:`noise_law` (the one law its noise is drawn from).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import ExactMinimizer, get_mechanism
+    >>> [isinstance(get_mechanism(name), ExactMinimizer)
+    ...  for name in ("objective", "gaussian_output", "none", "knorm_sum")]
+    [True, True, True, False]
     """
 
     def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
