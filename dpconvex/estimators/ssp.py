@@ -245,6 +245,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         template = SufficientStatisticsTemplate(
             statistics, n, d + int(self.fit_intercept), self._norm_bound(),
             ridge=self._ridge(n), free=d if self.fit_intercept else None,
+            free_value=float(self.intercept_scaling),
             notes=self._template_notes(X_checked))
         return Prepared(template=template, meta=PreparedFacts(d))
 
@@ -259,7 +260,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         p = plan.n_features + int(self.fit_intercept)
         template = SufficientStatisticsTemplate(zero_statistics(p), plan.n, p, self._norm_bound(),
                                                 ridge=self._ridge(plan.n),
-                                                free=plan.n_features if self.fit_intercept else None)
+                                                free=plan.n_features if self.fit_intercept else None,
+                                                free_value=float(self.intercept_scaling))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     # --------------------------------------------------------------------- release
