@@ -91,6 +91,8 @@ class SSPTemplate(Template, Protocol):
     cross: np.ndarray  #: b = Σ u x̃, shape (p,)
     data_norm: float  #: q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map)
     ridge: float | None  #: λ given by the caller (None: the adaptive rule)
+    free: int | None  #: the intercept column (None: no intercept)
+    free_value: float | None  #: its public value s in every row
     p: int
 
 
@@ -199,13 +201,13 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
 
 def _free_diagonal(template: SSPTemplate) -> float | None:
     """n·s², A's entry at the intercept column (every row holds s there): public."""
-    value = getattr(template, "free_value", None)
+    value = template.free_value
     return None if template.free is None or value is None else template.n * value * value
 
 
 def _total_released(template: SSPTemplate) -> bool:
     """Whether the label sum is released: an intercept column of public value s > 0."""
-    value = getattr(template, "free_value", None)
+    value = template.free_value
     return template.free is not None and value is not None and value > 0
 
 
