@@ -83,8 +83,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     a lower bound λ̂ on λ_min(A), Ã = A + E (E symmetric) and b̃ = b + e, A = Σ x̃x̃ᵀ,
     b = Σ u x̃; then θ = (Π₊(Ã) + λI)⁻¹ b̃ with the adaptive ridge
     λ = max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2, line 2), Π₊ the projection onto
-    the PSD cone. The noise is Gaussian ((ε, δ): the analytic calibration of [BW18]_ for the
-    three statistics jointly) or, with δ = 0, Laplace and norm-Gamma noise (pure ε). Every
+    the PSD cone; with an intercept, the ridge shrinks it towards the released mean of the
+    labels (the pure form releases their sum too). The noise is Gaussian ((ε, δ): the analytic
+    calibration of [BW18]_ for the statistics jointly) or, with δ = 0, Laplace and norm-Gamma
+    noise (pure ε). Every
     constant is derived in docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics.
 
     Parameters
@@ -236,6 +238,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         template = SufficientStatisticsTemplate(
             statistics, n, d + int(self.fit_intercept), self._norm_bound(),
             ridge=self._ridge(n), free=d if self.fit_intercept else None,
+            free_value=float(self.intercept_scaling),
             # the certificate's row map: A and b summed per row chunk (Dask rows only)
             notes=(RowMap(chunks=len(X_checked.chunks[0])),) if is_dask_collection(X_checked)
             else ())
@@ -245,7 +248,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         p = plan.n_features + int(self.fit_intercept)
         template = SufficientStatisticsTemplate(zero_statistics(p), plan.n, p, self._norm_bound(),
                                                 ridge=self._ridge(plan.n),
-                                                free=plan.n_features if self.fit_intercept else None)
+                                                free=plan.n_features if self.fit_intercept else None,
+                                                free_value=float(self.intercept_scaling))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     # --------------------------------------------------------------------- release

@@ -53,6 +53,9 @@ class SufficientStatisticsTemplate(StatisticTemplate):
     free : int or None, default=None
         The coordinate the ridge leaves out (the intercept column, public): its coefficient
         is not shrunk towards 0, as in scikit-learn's ``Ridge``.
+    free_value : float or None, default=None
+        The public value s of the ``free`` column in every row (the intercept scaling): its
+        diagonal entry of A is n·s², known without the data.
     notes : sequence of str, default=()
         Public facts for the certificate (how the rows and labels were mapped).
 
@@ -75,7 +78,7 @@ class SufficientStatisticsTemplate(StatisticTemplate):
 
     def __init__(self, statistics: Moments | Callable[[], Moments], n: int, p: int,
                  data_norm: float, *, ridge: float | None = None, free: int | None = None,
-                 notes: Sequence[str] = ()):
+                 free_value: float | None = None, notes: Sequence[str] = ()):
         self._statistics = statistics
         self.n, self.p = int(n), int(p)
         self.data_norm = float(data_norm)
@@ -84,6 +87,7 @@ class SufficientStatisticsTemplate(StatisticTemplate):
                                  f"be a finite float > 0. Got {data_norm!r} instead.")
         self.ridge = None if ridge is None else float(ridge)
         self.free = None if free is None else int(free)
+        self.free_value = None if free is None or free_value is None else float(free_value)
         self.notes = tuple(notes)
         self.space = EuclideanSpace((self.p,))
 

@@ -193,10 +193,10 @@ def test_certify_is_the_certificate_of_fit_without_noise_or_charge():
 def test_a_given_lam_is_the_ridge_n_lam_and_releases_no_eigenvalue():
     X, y = _data()
     cert = _reg(lam=0.1).fit(X, y).certificate_
-    assert cert.quantities["released statistics"] == "gram, cross"
+    assert cert.quantities["released statistics"] == "gram, cross, total"  # S: the intercept
     assert "n * lam" in cert.quantities["ridge"] and f"{0.1 * len(X):.6g}" in cert.quantities["ridge"]
     auto = _reg().fit(X, y).certificate_
-    assert auto.quantities["released statistics"] == "eigenvalue, gram, cross"
+    assert auto.quantities["released statistics"] == "eigenvalue, gram, cross, total"
 
 
 def test_diagnostics_count_the_clipped_rows_and_labels_for_the_data_holder():

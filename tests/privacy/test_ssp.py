@@ -35,6 +35,7 @@ from dpconvex.errors import ParameterError, PrivacyError
 from dpconvex.objectives import Logistic
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.mechanisms.ssp import (
+    TOTAL_SENSITIVITY,
     adaptive_ridge,
     cross_sensitivity,
     eigenvalue_sensitivity,
@@ -52,8 +53,9 @@ def _template(X: np.ndarray, u: np.ndarray, q: float, s: float | None,
               ridge: float | None = None) -> SufficientStatisticsTemplate:
     p = X.shape[1] + (s is not None)
     bound = math.hypot(q, s) if s is not None else q
+    free = None if s is None else X.shape[1]  # the intercept column: the label sum is released
     return SufficientStatisticsTemplate(sufficient_statistics(X, u, q, s), X.shape[0], p, bound,
-                                        ridge=ridge)
+                                        ridge=ridge, free=free, free_value=s)
 
 
 def _records(d: int, q: float) -> list[np.ndarray]:
@@ -87,7 +89,8 @@ def _template_of(d: int, q: float, s: float | None, ridge: float | None
     """A template of the case's public shape (what the calibration reads)."""
     p = d + (s is not None)
     bound = math.hypot(q, s) if s is not None else q
-    return SufficientStatisticsTemplate(zero_statistics(p), 3, p, bound, ridge=ridge)
+    return SufficientStatisticsTemplate(zero_statistics(p), 3, p, bound, ridge=ridge,
+                                        free=None if s is None else d, free_value=s)
 
 
 CASES = [(1, 1.0, 1.0), (1, 2.0, 0.5), (2, 1.0, None), (2, 0.7, None)]
@@ -99,27 +102,33 @@ def test_each_sensitivity_bounds_the_replace_one_change_and_is_attained(d, q, s)
     qt = math.hypot(q, s) if s is not None else q
     worst = {"eigenvalue": 0.0, "gram": 0.0, "cross": 0.0}
     for a, b in _neighbours(d, q, s):
-        worst["eigenvalue"] = max(worst["eigenvalue"], abs(a["eigenvalue"] - b["eigenvalue"]))
-        worst["gram"] = max(worst["gram"], float(np.linalg.norm(a["gram"] - b["gram"])))
-        worst["cross"] = max(worst["cross"], float(np.linalg.norm(a["cross"] - b["cross"])))
+        for part in a:  # the label sum too, with an intercept column
+            worst[part] = max(worst.get(part, 0.0),
+                              float(np.linalg.norm(np.asarray(a[part]) - np.asarray(b[part]))))
     stated = {"eigenvalue": eigenvalue_sensitivity(qt), "gram": gram_sensitivity(qt),
-              "cross": cross_sensitivity(qt)}
+              "cross": cross_sensitivity(qt), "total": TOTAL_SENSITIVITY}
     for part in worst:
         assert worst[part] <= stated[part] * (1 + 1e-12), part
     # the Gram and cross bounds are attained: orthogonal rows of norm q~ (two dimensions, or
     # x = ±q beside the intercept column s = q), and one row with its label flipped
     assert worst["cross"] == pytest.approx(stated["cross"], rel=1e-9)
+    assert ("total" in worst) == (s is not None)
+    if s is not None:  # a label flipped moves the sum by 2
+        assert worst["total"] == pytest.approx(stated["total"], rel=1e-9)
     if s is None or s == q:
         assert worst["gram"] == pytest.approx(stated["gram"], rel=1e-9)
 
 
 @pytest.mark.parametrize("d, q, s", CASES)
 def test_the_joint_bounds_hold_over_the_grid(d, q, s):
-    """Σ_j (‖Δf_j‖/Δ_j)² <= 25/16 and Σ_j ‖Δf_j‖/Δ_j <= G₂ for (A, b), + 1 with λ_min."""
+    """Σ_j (‖Δf_j‖/Δ_j)² <= 25/16 and Σ_j ‖Δf_j‖/Δ_j <= G₂ for (A, b), + 1 with λ_min and
+    + 1 with the label sum."""
     qt = math.hypot(q, s) if s is not None else q
     sens = {"eigenvalue": eigenvalue_sensitivity(qt), "gram": gram_sensitivity(qt),
-            "cross": cross_sensitivity(qt)}
-    for parts in (("gram", "cross"), ("eigenvalue", "gram", "cross")):
+            "cross": cross_sensitivity(qt), "total": TOTAL_SENSITIVITY}
+    extra = (("total",),) if s is not None else ((),)
+    for parts in [(*base, *more) for base in (("gram", "cross"), ("eigenvalue", "gram", "cross"))
+                  for more in ((), *extra)]:
         l1 = l2 = 0.0
         for a, b in _neighbours(d, q, s):
             r = [float(np.linalg.norm(np.asarray(a[k]) - np.asarray(b[k]))) / sens[k] for k in parts]
@@ -154,6 +163,7 @@ def _pure_loss(cal, a, b) -> float:
 def test_exact_privacy_loss_of_the_pure_release_is_at_most_epsilon(d, q, s, ridge):
     budget = Budget(1.0)
     cal = get_mechanism("ssp").calibrate(_template_of(d, q, s, ridge), budget)
+    assert ("total" in cal.extra["noise rate"]) == (s is not None)  # the label sum, covered
     worst = max(_pure_loss(cal, a, b) for a, b in _neighbours(d, q, s))
     assert worst <= budget.epsilon * (1 + 1e-12)
     assert worst > 0.5 * budget.epsilon  # the check can fail: the loss reaches most of epsilon
@@ -173,7 +183,8 @@ def test_the_pure_density_ratio_at_drawn_outputs_is_at_most_its_supremum():
         total = 0.0
         for part, rate in cal.extra["noise rate"].items():
             shape = np.shape(a[part])
-            noise = (rng.laplace(0.0, 1.0 / rate) if part == "eigenvalue"
+            noise = (rng.laplace(0.0, 1.0 / rate, size=np.shape(a[part]))
+                     if part in ("eigenvalue", "total")
                      else norm_gamma(shape, rate, rng, symmetric=part == "gram"))
             out = np.asarray(a[part]) + noise
             total += rate * (np.linalg.norm(out - b[part]) - np.linalg.norm(out - a[part]))
@@ -216,6 +227,23 @@ def test_exact_privacy_loss_of_the_gaussian_release_is_at_most_delta(d, q, s, ri
 
 
 # ---------------------------------------------------------------- post-processing
+def test_ridge_solution_with_a_public_diagonal_shrinks_towards_the_centre():
+    """With the intercept's public entry n·s² and a centre c, θ minimizes
+    ‖X̃θ − u‖² + λ‖θ − c e_s‖² (exact statistics); a large λ returns θ ≈ c e_s: a model
+    whose coefficients the noise forces to 0 predicts the released mean, not the midpoint."""
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.uniform(-0.5, 0.5, size=(50, 2)), np.full(50, 0.5)])
+    u = np.clip(-0.6 + X[:, 0] + 0.1 * rng.normal(size=50), -1, 1)
+    A, b, centre = X.T @ X, X.T @ u, float(u.mean()) / 0.5
+    for lam in (0.5, 1e6):
+        start = np.array([0.0, 0.0, centre])
+        expected = start + np.linalg.solve(A + lam * np.eye(3), b - A @ start)
+        got = ridge_solution(A, b, lam, free=2, free_diagonal=50 * 0.25, centre=centre)
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    assert float(got[2]) * 0.5 == pytest.approx(float(u.mean()), abs=1e-4)
+    assert float(np.max(np.abs(got[:2]))) < 1e-4
+
+
 def test_ridge_solution_is_the_ridge_regression_of_the_statistics():
     rng = np.random.default_rng(0)
     Z = rng.normal(size=(50, 3))

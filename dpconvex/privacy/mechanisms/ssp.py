@@ -70,7 +70,7 @@ from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
 from .base import Calibration, Mechanism, register
 from .gaussian_linear import check_gaussian_budget
 
-__all__ = ["FAILURE_PROBABILITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
+__all__ = ["FAILURE_PROBABILITY", "TOTAL_SENSITIVITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
            "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
            "joint_sensitivity", "ridge_solution", "statistics_of"]
 
@@ -78,6 +78,10 @@ __all__ = ["FAILURE_PROBABILITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
 #: bound with probability >= 1 − ρ, and the ridge covers the noise's spectral norm
 #: √(p log(2p²/ρ)) s_A of [Wan18]_'s analysis. Public.
 FAILURE_PROBABILITY = 0.05
+
+#: Replace-one sensitivity of the label sum S = Σ u with |u| <= 1: 2
+#: (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
+TOTAL_SENSITIVITY = 2.0
 
 
 class SSPTemplate(Template, Protocol):
@@ -87,6 +91,8 @@ class SSPTemplate(Template, Protocol):
     cross: np.ndarray  #: b = Σ u x̃, shape (p,)
     data_norm: float  #: q̃, the public bound on ‖x̃‖ (|u| <= 1 by the label map)
     ridge: float | None  #: λ given by the caller (None: the adaptive rule)
+    free: int | None  #: the intercept column (None: no intercept)
+    free_value: float | None  #: its public value s in every row
     p: int
 
 
@@ -143,13 +149,14 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     the squared norms of the two rows, c their inner product, |u|, |u′| <= 1):
     ‖Δf_A‖²/Δ_A² = (a² + b² − 2c²)/2 and ‖Δf_b‖²/Δ_b² <= (a + b + 2|c|)/4, both increasing
     in a and b, so at a = b = 1 the sum is 1 − c² + (1 + |c|)/2 <= 25/16 (at |c| = 1/4) and
-    the sum of the square roots √(1 − c²) + √((1 + |c|)/2) <= G₂ (at |c| = c*); λ_min adds at
-    most 1 to either (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
+    the sum of the square roots √(1 − c²) + √((1 + |c|)/2) <= G₂ (at |c| = c*); λ_min and the
+    label sum add at most 1 each to either
+    (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
     Parameters
     ----------
     parts : tuple of str
-        The released statistics among "eigenvalue", "gram", "cross".
+        The released statistics among "eigenvalue", "gram", "cross", "total".
     norm : {"l2", "l1"}
         "l2": the bound on √(Σ_j (‖Δf_j‖/Δ_j)²) (Gaussian noise); "l1": on Σ_j ‖Δf_j‖/Δ_j
         (norm-based pure noise).
@@ -171,7 +178,8 @@ def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
 
 
 def statistics_of(template: SSPTemplate) -> dict[str, Any]:
-    """The three released statistics of ``template`` before noise: λ_min(A), A and b.
+    """The released statistics of ``template`` before noise: λ_min(A), A, b and, with an
+    intercept column of public value s, the label sum S = b_s/s.
 
     Examples
     --------
@@ -184,8 +192,23 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
     1.0
     """
     A = np.asarray(template.gram, dtype=float)
-    return {"eigenvalue": float(np.linalg.eigvalsh(A)[0]), "gram": A,
-            "cross": np.asarray(template.cross, dtype=float)}
+    b = np.asarray(template.cross, dtype=float)
+    out = {"eigenvalue": float(np.linalg.eigvalsh(A)[0]), "gram": A, "cross": b}
+    if _total_released(template):
+        out["total"] = np.asarray([b[template.free] / template.free_value])
+    return out
+
+
+def _free_diagonal(template: SSPTemplate) -> float | None:
+    """n·s², A's entry at the intercept column (every row holds s there): public."""
+    value = template.free_value
+    return None if template.free is None or value is None else template.n * value * value
+
+
+def _total_released(template: SSPTemplate) -> bool:
+    """Whether the label sum is released: an intercept column of public value s > 0."""
+    value = template.free_value
+    return template.free is not None and value is not None and value > 0
 
 
 def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
@@ -207,15 +230,20 @@ def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
 
 
 def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
-                   psd: bool = True, free: int | None = None) -> np.ndarray:
+                   psd: bool = True, free: int | None = None,
+                   free_diagonal: float | None = None, centre: float = 0.0) -> np.ndarray:
     """θ = (Π₊(Ã) + λD)⁻¹ b̃ (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
     Π₊ sets the negative eigenvalues of the symmetric Ã to 0 (its Frobenius projection onto
     the PSD cone); with ``psd=False`` Ã is taken as it is (the non-private baseline). D is
     the identity, or with ``free`` the identity without that coordinate (the intercept
     column, which the ridge leaves unshrunk). Where the matrix is singular the solution is
-    the minimum-norm one (eigenvalues <= 0 dropped; with ``free``, least squares). A
-    function of the released statistics and public λ only: post-processing.
+    the minimum-norm one (eigenvalues <= 0 dropped; with ``free``, least squares). With
+    ``free_diagonal`` a = n·s², the public entry of A at the intercept column, M = Π₊(Ã) with
+    that entry set to a, and θ₀ = ``centre`` on the intercept coordinate (0 elsewhere):
+    θ = θ₀ + (M + λI)⁺(b̃ − Mθ₀), the ridge shrinking every coordinate towards θ₀ (the
+    intercept towards the released mean, not the middle of the label range). A function of
+    the released statistics and public λ, a, θ₀ only: post-processing.
 
     Examples
     --------
@@ -225,7 +253,19 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
     [1.0, 1.0]
     >>> ridge_solution(np.diag([3.0, 2.0]), np.array([4.0, 1.0]), 1.0, free=1).tolist()
     [1.0, 0.5]
+    >>> ridge_solution(np.diag([3.0, 5.0]), np.array([4.0, 1.0]), 1e9, free=1,
+    ...                free_diagonal=2.0, centre=0.5).round(6).tolist()
+    [0.0, 0.5]
     """
+    if free is not None and free_diagonal is not None:
+        e, V = np.linalg.eigh(0.5 * (gram + gram.T))
+        matrix = (V * (np.maximum(e, 0.0) if psd else e)) @ V.T
+        matrix[free, free] = float(free_diagonal)
+        start = np.zeros(len(cross))
+        start[free] = float(centre)
+        step = np.linalg.lstsq(matrix + float(ridge) * np.eye(len(cross)),
+                               cross - matrix @ start, rcond=None)[0]
+        return start + step
     e, V = np.linalg.eigh(0.5 * (gram + gram.T))
     if psd:
         e = np.maximum(e, 0.0)
@@ -247,11 +287,14 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
     solves = False
     placement = "sum"
     noise_label = ""
+    #: Whether the label sum S is released with an intercept column (privacy-ssp-calibration).
+    label_sum = False
 
-    @staticmethod
-    def parts(template: SSPTemplate) -> tuple[str, ...]:
-        """The released statistics: λ_min only when the ridge is chosen by the adaptive rule."""
-        return ("gram", "cross") if template.ridge is not None else ("eigenvalue", "gram", "cross")
+    def parts(self, template: SSPTemplate) -> tuple[str, ...]:
+        """The released statistics: λ_min only when the ridge is chosen by the adaptive rule,
+        the label sum S only with an intercept column."""
+        parts = ("gram", "cross") if template.ridge is not None else ("eigenvalue", "gram", "cross")
+        return (*parts, "total") if self.label_sum and _total_released(template) else parts
 
     @staticmethod
     def sensitivities(template: SSPTemplate) -> dict[str, float]:
@@ -259,7 +302,7 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)."""
         q = template.data_norm
         return {"eigenvalue": eigenvalue_sensitivity(q), "gram": gram_sensitivity(q),
-                "cross": cross_sensitivity(q)}
+                "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
 
     def scales(self, cal: Calibration) -> dict[str, float]:
         """The public per-coordinate noise scale of each released statistic."""
@@ -272,6 +315,23 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
     def noise_law(self, cal: Calibration, part: str) -> Noise:
         """The law of the noise on the statistic ``part`` (its scale is :meth:`scales`'s)."""
         raise NotImplementedError
+
+    def variance(self, cal: Calibration, part: str) -> float:
+        """The noise's variance on one coordinate of the statistic ``part`` (public)."""
+        raise NotImplementedError
+
+    def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration,
+                         template: SSPTemplate) -> np.ndarray:
+        """b̃ with its intercept coordinate the inverse-variance mean of b̃_s and s·S̃, two
+        released estimates of the same s·Σu (post-processing; privacy-ssp-release)."""
+        cross = np.array(noisy["cross"], dtype=float)
+        if "total" not in noisy:
+            return cross
+        free, s = template.free, float(template.free_value)
+        v_cross, v_total = self.variance(cal, "cross"), s * s * self.variance(cal, "total")
+        weight = v_cross / (v_cross + v_total)
+        cross[free] = (1.0 - weight) * cross[free] + weight * s * float(noisy["total"][0])
+        return cross
 
     def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
         """The calibration condition and quantities of this noise."""
@@ -291,7 +351,11 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         else:
             lower = max(0.0, float(noisy["eigenvalue"]) - self.shift() * scales["eigenvalue"])
             ridge = max(adaptive_ridge(lower, scales["gram"], p), scales["gram"])
-        return ridge_solution(noisy["gram"], noisy["cross"], ridge, free=template.free), None, False
+        cross = self._intercept_cross(noisy, cal, template)
+        diagonal = _free_diagonal(template)  # θ₀: the released mean Σu/n on the scale 1/s
+        centre = 0.0 if diagonal is None else cross[template.free] / diagonal
+        return ridge_solution(noisy["gram"], cross, ridge, free=template.free,
+                              free_diagonal=diagonal, centre=centre), None, False
 
     def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -314,10 +378,11 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
             Condition("replace-one sensitivity", True,
                       "derived (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities)",
                       "; ".join(f"{part} {sens[part]:.6g}" for part in parts)
-                      + " (lambda_min(A): q~^2; A in Frobenius norm: sqrt(2) q~^2; b: 2 q~)"),
+                      + " (lambda_min(A): q~^2; A in Frobenius norm: sqrt(2) q~^2; b: 2 q~; "
+                      "the label sum S: 2)"),
             *noise_conds,
         ]
-        released = ("the noisy lambda_min(A), A and b are computed inside the mechanism and "
+        released = ("the noisy lambda_min(A), A, b (and S) are computed inside the mechanism and "
                     "discarded; the guarantee covers their joint release, so theta, the ridge "
                     "and every function of them are post-processing; the fitted model stores "
                     "theta (coef_, intercept_) only")
@@ -337,8 +402,10 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
                 f"rows x~ = [clip(x, q), s] with ||x~|| <= {q:.6g} and labels u in [-1, 1]: "
                 "per-record public maps",
                 released,
-                "theta = (P(A~) + lambda I)^-1 b~, P the projection onto the PSD cone: "
-                "post-processing (docs/privacy/sufficient_statistics.md#privacy-ssp-release)",
+                "theta = (P(A~) + lambda I)^-1 b~, P the projection onto the PSD cone (with an "
+                "intercept column: its public entry n s^2 of A, b~'s intercept coordinate "
+                "combined with s S~, the ridge centred at the released mean): post-processing "
+                "(docs/privacy/sufficient_statistics.md#privacy-ssp-release)",
                 "idealized real-valued noise, rounded to a public grid "
                 "(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness)",
                 *template.assumptions(self.needs),
@@ -398,6 +465,9 @@ class GaussianSSP(_SufficientStatistics):
     def shift(self) -> float:
         return float(ndtri(1.0 - FAILURE_PROBABILITY))
 
+    def variance(self, cal: Calibration, part: str) -> float:
+        return float(cal.extra["noise std"][part]) ** 2
+
     def noise_law(self, cal: Calibration, part: str) -> Noise:
         """N(0, σ²) per coordinate; on A in the orthonormal basis of symmetric matrices."""
         return Gaussian(cal.extra["noise std"][part], symmetric=part == "gram")
@@ -443,6 +513,7 @@ class PureSSP(_SufficientStatistics):
 
     name = "ssp"
     pure = True
+    label_sum = True
     noise_label = "pure epsilon-DP Laplace and norm-Gamma noise"
 
     def check_budget(self, budget: Budget) -> Budget:
@@ -465,7 +536,7 @@ class PureSSP(_SufficientStatistics):
             mechanism=self.name, epsilon_requested=budget.epsilon, epsilon=beta * joint,
             sensitivity=joint, noise_rate=beta,
             extra={"joint sensitivity": joint, "noise rate": rates,
-                   "dimension": {"eigenvalue": 1, "gram": symmetric_dimension(
+                   "dimension": {"eigenvalue": 1, "total": 1, "gram": symmetric_dimension(
                        (template.p, template.p)), "cross": template.p}})
 
     def scales(self, cal: Calibration) -> dict[str, float]:
@@ -477,10 +548,16 @@ class PureSSP(_SufficientStatistics):
     def shift(self) -> float:
         return math.log(1.0 / (2.0 * FAILURE_PROBABILITY))
 
+    def variance(self, cal: Calibration, part: str) -> float:
+        """(m + 1)/β_j²: E‖noise‖² = m(m + 1)/β_j² of norm-Gamma noise on m coordinates,
+        shared evenly (Laplace, m = 1: 2/β_j²)."""
+        m = cal.extra["dimension"][part]
+        return (m + 1.0) / cal.extra["noise rate"][part] ** 2
+
     def noise_law(self, cal: Calibration, part: str) -> Noise:
         """Laplace on λ_min; norm-Gamma on A (symmetric subspace) and on b."""
         rate = cal.extra["noise rate"][part]
-        if part == "eigenvalue":
+        if part in ("eigenvalue", "total"):
             return Laplace(1.0 / rate)
         return NormGamma(rate, symmetric=part == "gram")
 
