@@ -49,13 +49,16 @@ class RangedRows(np.ndarray):
     # a transpose turns columns into rows: a plain array (NumPy finalizes a transposed view
     # before its strides are swapped, so __array_finalize__ cannot tell)
     def transpose(self, *axes: Any) -> np.ndarray:
+        """The transposed rows, a plain array (the ranges are of the columns)."""
         return self.view(np.ndarray).transpose(*axes)
 
     def swapaxes(self, axis1: int, axis2: int) -> np.ndarray:
+        """The rows with two axes swapped, a plain array."""
         return self.view(np.ndarray).swapaxes(axis1, axis2)
 
     @property
     def T(self) -> np.ndarray:  # noqa: N802 - NumPy's name
+        """The transposed rows, a plain array."""
         return self.view(np.ndarray).T
 
     def __getitem__(self, key: Any) -> Any:
