@@ -23,7 +23,9 @@ learner does not apply):
   per-feature range of an encoded row, what a fit with ``schema=`` takes by itself);
   ``front_door_unguarded`` and ``front_door_guarded`` the same with ``safeguard=False`` and
   ``safeguard=True``; ``front_door_rows`` without
-  ``feature_range`` (rows known only to lie within ``data_norm``);
+  ``feature_range`` (rows known only to lie within ``data_norm``); ``front_door_pipeline``
+  without ``feature_range`` on rows that carry the ranges (``RangedRows``, as
+  ``make_pipeline(PublicEncoder(schema), PrivateClassifier(...))`` hands them);
 * single estimators at their defaults with only ε, δ, ``classes`` and the seed set:
   ``logistic`` (``PrivateLogisticRegression``), ``huber`` (``PrivateHuberSVM``),
   ``large_margin`` (``PrivateLargeMarginGaussian``, ``delta=None`` at δ = 0),
@@ -179,13 +181,16 @@ class Learner:
     best of these. ``label`` is the table's row label. ``bounds``: the factory also takes
     ``feature_range=(lo, hi)``, the table's public per-feature range of an encoded row
     (``schema.encoded_range()``, from the schema's constants only), as diffprivlib's
-    GaussianNB takes its ``bounds``.
+    GaussianNB takes its ``bounds``. ``ranged``: the learner is fitted on rows that carry
+    those ranges (:class:`dpconvex.data.RangedRows`, what ``PublicEncoder(schema)`` hands the
+    next step of a pipeline).
     """
 
     factory: Callable[..., Any]
     single: bool = False
     label: str = ""
     bounds: bool = False
+    ranged: bool = False
 
 
 def _front_door(**fixed: Any) -> Callable:
@@ -249,6 +254,8 @@ LEARNERS: dict[str, Learner] = {
                                     "PrivateClassifier(safeguard=False)", bounds=True),
     # the front door told only that its rows lie within data_norm (no per-feature ranges)
     "front_door_rows": Learner(_front_door(), False, "PrivateClassifier without feature_range"),
+    "front_door_pipeline": Learner(_front_door(), False, "PrivateClassifier on the encoder's rows",
+                                   ranged=True),
     "softmax": Learner(_single("PrivateLargeMarginGaussian", delta_none=True, loss="softmax"), False,
                        "PrivateLargeMarginGaussian(loss='softmax')"),
 }
@@ -615,6 +622,8 @@ def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
         lr = LogisticRegression(max_iter=2000).fit(sp.X_train, sp.y_train)
         record(NON_PRIVATE, None, None, float(lr.score(sp.X_test, sp.y_test)),
                secs=time.perf_counter() - s)
+    from dpconvex.data import RangedRows
+
     rule = RULES.get(job.get("rule", ""))
     lo, hi = corpus.table(name).schema.encoded_range()  # public: the schema's constants
     bounds = np.column_stack([lo, hi])
@@ -633,9 +642,11 @@ def _run_split(job: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]
                     continue
                 s = time.perf_counter()
                 try:
+                    X_fit = (RangedRows(sp.X_train, bounds) if LEARNERS[learner].ranged
+                             else sp.X_train)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
-                        est.fit(sp.X_train, sp.y_train)
+                        est.fit(X_fit, sp.y_train)
                     acc, err = float(est.score(sp.X_test, sp.y_test)), None
                 except Exception as exc:  # a refusal is a result of the defaults
                     acc, err = None, f"{type(exc).__name__}: {exc}"[:200]
