@@ -257,18 +257,17 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
     ...                free_diagonal=2.0, centre=0.5).round(6).tolist()
     [0.0, 0.5]
     """
+    e, V = np.linalg.eigh(0.5 * (gram + gram.T))
+    if psd:
+        e = np.maximum(e, 0.0)
     if free is not None and free_diagonal is not None:
-        e, V = np.linalg.eigh(0.5 * (gram + gram.T))
-        matrix = (V * (np.maximum(e, 0.0) if psd else e)) @ V.T
+        matrix = (V * e) @ V.T
         matrix[free, free] = float(free_diagonal)
         start = np.zeros(len(cross))
         start[free] = float(centre)
         step = np.linalg.lstsq(matrix + float(ridge) * np.eye(len(cross)),
                                cross - matrix @ start, rcond=None)[0]
         return start + step
-    e, V = np.linalg.eigh(0.5 * (gram + gram.T))
-    if psd:
-        e = np.maximum(e, 0.0)
     if free is not None:
         matrix = (V * e) @ V.T + float(ridge) * np.eye(len(e))
         matrix[free, free] -= float(ridge)
