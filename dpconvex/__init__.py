@@ -62,7 +62,7 @@ _EXPORTS: dict[str, str] = {
     "Categorical": "data.schema",
     "Binary": "data.schema",
     "draft_schema": "privacy.bounds",
-    "PrivateBounds": "estimators.label_range",
+    "PrivateBounds": "estimators.regression",
     "Loss": "objectives.losses",
 }
 

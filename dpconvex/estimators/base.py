@@ -38,12 +38,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .._random import NoiseSource
 from .._validation import (
     Constraint,
+    Options,
+    _is_one_of,
     check_fitted,
     check_sample_weight,
     checks_feature_names,
     is_dask_collection,
 )
 from ..data.labels import LabelWarning, check_excluded, check_labels, encode_labels, label_set_of
+from ..data.row_scaling import ROW_NORMS
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.budget import Budget
@@ -55,9 +58,10 @@ if TYPE_CHECKING:
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
 
-__all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "CertificateHold",
-           "ClassifierScoreMixin", "FitContext", "FitPlan", "Prepared", "PreparedFacts",
-           "PrivateEstimator", "fill_docs", "fit_with"]
+__all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
+           "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan", "LossParameter",
+           "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Solver", "Vouch",
+           "fill_docs", "fit_with"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
 ROWS_RANGES_NOTE = ("the per-feature ranges are those the rows carry (RangedRows; PublicEncoder's "
@@ -134,6 +138,106 @@ def fill_docs(doc: str | None) -> str | None:
     """
     return doc and re.sub(r"^ *\{(\w+)\}\n", lambda line: PARAMETER_DOCS.get(line[1], line[0]),
                           doc, flags=re.MULTILINE)
+
+
+# The parameter constraints that name a registered loss or solver (the generic ones, Float,
+# Int, Options, ..., live in dpconvex._validation, below every registry).
+@dataclass(frozen=True)
+class LossParameter(Constraint):
+    """A loss named in ``names`` or a :class:`dpconvex.objectives.Loss` instance.
+
+    Examples
+    --------
+    >>> str(LossParameter(("huber", None)))
+    "one of 'huber', None or a dpconvex.objectives.Loss instance"
+    """
+
+    names: tuple[Any, ...]
+    #: Also a callable stating the loss in CVXPY atoms (``lambda m: cp.pos(1 - m)``), which
+    #: the estimator compiles with :meth:`dpconvex.objectives.Loss.from_cvxpy`.
+    callables: bool = False
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        from ..objectives.losses import Loss
+
+        stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
+        if not (stated or isinstance(value, Loss) or _is_one_of(value, list(self.names))):
+            raise self.refusal(name, value, owner)
+        return value
+
+    def __str__(self) -> str:
+        names = ", ".join(map(repr, self.names))
+        stated = ", a callable stating it in CVXPY atoms" if self.callables else ""
+        return f"one of {names}{stated} or a dpconvex.objectives.Loss instance"
+
+
+@dataclass(frozen=True)
+class Solver(Constraint):
+    """None or the name of a registered solver backend, by
+    :func:`dpconvex.solvers.check_solver_name` (the registry is read at check time)."""
+
+    def check(self, name: str, value: Any, owner: str) -> str | None:
+        from ..solvers.registry import check_solver_name
+
+        return check_solver_name(value, owner)
+
+    def __str__(self) -> str:
+        return "None or a registered solver name (dpconvex.solvers.backend_names())"
+
+
+#: The solver backend (None: the native solver).
+SOLVER = Solver()
+
+
+#: ``row_norm`` of the linear learners and the class centroids: "unit" scales every
+#: non-zero row to the norm bound (a per-record public map,
+#: docs/privacy/row_scaling.md#privacy-row-norm-unit), "none" only clips.
+ROW_NORM = Options(ROW_NORMS)
+
+
+@dataclass(frozen=True)
+class Vouch(Constraint):
+    """A tuple of the constant names a caller may vouch for
+    (:data:`dpconvex.privacy.declarations.VOUCHABLE`).
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import Vouch
+    >>> Vouch().check("vouch", ["curvature"], "Demo")
+    ('curvature',)
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        from ..privacy.declarations import VOUCHABLE
+
+        items = (value,) if isinstance(value, str) else value
+        if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
+            raise self.refusal(name, value, owner)
+        return tuple(items)
+
+    def __str__(self) -> str:
+        return "a tuple of names from dpconvex.privacy.declarations.VOUCHABLE"
+
+
+@dataclass(frozen=True)
+class ParameterSet(Constraint):
+    """None, or a callable taking the coefficient variable and returning CVXPY constraints.
+
+    Examples
+    --------
+    >>> from dpconvex.estimators.base import ParameterSet
+    >>> ParameterSet().check("constraints", None, "Demo") is None
+    True
+    """
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if value is not None and not callable(value):
+            raise self.refusal(name, value, owner)
+        return value
+
+    def __str__(self) -> str:
+        return ("None or a callable taking the coefficient variable (a cvxpy.Variable) and "
+                "returning a list of CVXPY constraints")
 
 
 @dataclass(frozen=True, eq=False)

@@ -64,6 +64,7 @@ from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import (
     NO_CONTEXT,
+    ROW_NORM,
     CertificateHold,
     ClassifierScoreMixin,
     FitContext,
@@ -72,7 +73,6 @@ from .base import (
     PreparedFacts,
     PrivateEstimator,
 )
-from .constraints import ROW_NORM
 
 __all__ = ["DEFAULT_DELTA", "DELTA_RULE", "PRIORS", "WITHIN_FLOOR", "BallRows",
            "ClassSumEstimator", "ClassSumTemplate", "PrivateGaussianCentroid", "Priors",

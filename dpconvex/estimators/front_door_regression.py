@@ -56,8 +56,7 @@ from ..privacy.rules.front_door_regression import (
 from ..privacy.rules.mechanism import has_positive_delta
 from ..templates.bounded_mean import BoundedMeanTemplate
 from .base import FitContext, FitPlan, PrivateEstimator
-from .label_range import LabelRange, LabelRangeMixin, private_bounds
-from .regression import PrivateLinearRegressor
+from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds
 from .safeguard import (
     ConstantRegressor,
     dry_selection,
@@ -188,15 +187,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                  random_state: Any = None, accountant: Any = None,
                  safeguard: bool | str = "auto", validation_fraction: float | str = "auto",
                  schema: Any = None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.label_range = label_range
-        self.data_norm = data_norm
-        self.random_state = random_state
-        self.accountant = accountant
-        self.safeguard = safeguard
-        self.validation_fraction = validation_fraction
-        self.schema = schema
+        self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
     def _delta(self) -> float:

@@ -58,16 +58,20 @@ from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
     PARAMETER_DOCS,
+    ROW_NORM,
+    SOLVER,
     CertificateHold,
     ClassifierScoreMixin,
     FitContext,
     FitPlan,
+    LossParameter,
+    ParameterSet,
     Prepared,
     PreparedFacts,
     PrivateEstimator,
+    Vouch,
     fill_docs,
 )
-from .constraints import ROW_NORM, SOLVER, LossParameter, ParameterSet, Vouch
 from .ovr import OneVsRestMixin
 
 if TYPE_CHECKING:

@@ -57,8 +57,16 @@ from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import ovr_gd_warning, warn_if_noise_dominates
 from ..templates.risk import EmpiricalRiskTemplate
-from .base import NO_CONTEXT, CertificateHold, FitContext, FitPlan, Prepared, PreparedFacts, PrivateEstimator
-from .constraints import LossParameter
+from .base import (
+    NO_CONTEXT,
+    CertificateHold,
+    FitContext,
+    FitPlan,
+    LossParameter,
+    Prepared,
+    PreparedFacts,
+    PrivateEstimator,
+)
 from .linear import LinearDecisionMixin, _implicit_rows
 from .ovr import OneVsRestMixin
 

@@ -57,8 +57,8 @@ from .base import (
     PreparedFacts,
     PrivateEstimator,
 )
-from .label_range import LabelRange, LabelRangeMixin
 from .linear import LinearPlanMixin
+from .regression import LabelRange, LabelRangeMixin
 
 __all__ = ["PrivateLinearRegression"]
 

@@ -56,15 +56,16 @@ from ...privacy.rules.noise_dominance import warn_if_noise_dominates
 from ...templates.large_margin import MatrixTerm, augment_and_scale
 from ..base import (
     NO_CONTEXT,
+    SOLVER,
     CertificateHold,
     ClassifierScoreMixin,
     FitContext,
     FitPlan,
+    LossParameter,
     Prepared,
     PrivateEstimator,
 )
 from ..centroids import CENTROID_MENU
-from ..constraints import SOLVER, LossParameter
 from .centroid import (
     augmented_rows,
     centroid_mechanism,
