@@ -579,27 +579,6 @@ class FitPlan:
         return "\n".join(lines)
 
 
-def _known_shape(X: Any) -> tuple[int, int] | None:
-    """(n, p) from the shape of X alone (public under replace-one adjacency), or None if
-    unknown. A Dask array of unknown chunk sizes has them counted (within the cluster
-    timeouts)."""
-    shape = getattr(X, "shape", None)
-    try:
-        n = shape[0]
-        if not isinstance(n, numbers.Integral):
-            if is_dask_collection(X) and hasattr(X, "chunks") and math.isnan(float(n)):
-                from ..data.dask_rows import known_chunks
-
-                n = known_chunks(X).shape[0]
-            elif is_dask_collection(X):
-                from ..data.dask_rows import compute
-
-                n = compute(n)[0]
-        return (int(n), int(shape[1])) if len(shape) == 2 else None
-    except (TypeError, IndexError, ValueError, DPConvexError):
-        return None
-
-
 class PrivateEstimator(BaseEstimator):
     """The base of the private estimators: one validation, a public plan, prepare, release.
 
@@ -688,7 +667,18 @@ class PrivateEstimator(BaseEstimator):
         fewer than two labels is planned as two (``prepare`` refuses it by name).
         """
         owner = type(self).__name__
-        n, p = _known_shape(X) or (0, 0)
+        shape = getattr(X, "shape", None)  # (n, p) from the shape alone, public under replace-one
+        try:
+            n = shape[0]
+            if not isinstance(n, numbers.Integral) and is_dask_collection(X):
+                from ..data.dask_rows import compute, known_chunks
+
+                # a Dask array of unknown chunk sizes has them counted (within the timeouts)
+                n = known_chunks(X).shape[0] if hasattr(X, "chunks") and math.isnan(float(n)) \
+                    else compute(n)[0]
+            n, p = (int(n), int(shape[1])) if len(shape) == 2 else (0, 0)
+        except (TypeError, IndexError, ValueError, DPConvexError):
+            n, p = 0, 0
         if n < 2 or p < 1:
             rows = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse,
                                accept_dask=True)
@@ -814,10 +804,6 @@ class PrivateEstimator(BaseEstimator):
         """
         return nullcontext()
 
-    def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator | None:
-        """A fit that takes another path before the plan (a released label range), or None."""
-        return None
-
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget, prepare, release.
 
@@ -841,9 +827,6 @@ class PrivateEstimator(BaseEstimator):
         if ranged is not None:
             self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
             return self
-        diverted = self._diverted_fit(X, y, context)
-        if diverted is not None:
-            return diverted
         self._validate_params()
         names = feature_names_of(X, f"{type(self).__name__}.fit")
         plan = self._plan(*self.public_shape(X, y))

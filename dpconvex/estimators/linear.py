@@ -355,6 +355,30 @@ class LinearPlanMixin:
             options={"loss": loss.name, **options,
                      **({} if smoothing is None else {"smoothing h": smoothing.h})})
 
+    def _design(self, X_checked: Any, dropped: np.ndarray, owner: str, *,
+                unit: bool = False) -> Any:
+        """The rows of the template: clipped to q (``unit``: scaled to it), the intercept
+        column appended, the ``dropped`` records zeroed; per-record public maps
+        (data/preprocess). Dense and sparse rows are read in place, Dask rows lazily per
+        chunk (data/dask_rows); rows whose products could overflow are clipped on a copy."""
+        q = float(self.data_norm)
+        scaling = float(self.intercept_scaling) if self.fit_intercept else None
+        if is_dask_collection(X_checked):
+            from ..data.dask_rows import DaskRows
+
+            design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
+            if scaling is not None:
+                design = design.add_intercept(scaling)
+            return design.scale_rows((~dropped).astype(float)) if dropped.any() else design
+        design = _implicit_rows(X_checked, q, scaling, dropped, owner, unit=unit)
+        if design is None:
+            design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
+            note_clipped(n_clipped, X_checked.shape[0], q, owner)
+            if scaling is not None:
+                design = add_intercept(design, scaling)
+            design = zero_rows(design, dropped)  # records that contribute no loss
+        return design
+
     def _plan_loss(self, plan: FitPlan) -> Loss:
         """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
         loss = self._make_loss()
@@ -519,25 +543,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         loss = self._plan_loss(plan)
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
         classes, signs = labels.classes, labels.signs()
-        q = float(self.data_norm)
-        unit = self.row_norm == "unit"
-        if is_dask_collection(X_checked):  # the same per-record maps, lazily per chunk (data/dask_rows)
-            from ..data.dask_rows import DaskRows
-
-            design = DaskRows(normalize_rows_lazy(X_checked, q) if unit else X_checked).clip(q)
-            if self.fit_intercept:
-                design = design.add_intercept(float(self.intercept_scaling))
-            if labels.dropped.any():
-                design = design.scale_rows((~labels.dropped).astype(float))
-        else:  # per-record public maps (data/preprocess); dense rows are read in place
-            scaling = float(self.intercept_scaling) if self.fit_intercept else None
-            design = _implicit_rows(X_checked, q, scaling, labels.dropped, owner, unit=unit)
-        if design is None:  # norms whose products could overflow: the rows clipped on a copy
-            design, n_clipped = clip_design(normalize_rows(X_checked, q) if unit else X_checked, q)
-            note_clipped(n_clipped, X_checked.shape[0], q, owner)
-            if self.fit_intercept:
-                design = add_intercept(design, float(self.intercept_scaling))
-            design = zero_rows(design, labels.dropped)  # records that contribute no loss
+        design = self._design(X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
         template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs,
                                      _parameter_set(self.constraints, plan.n_features,
                                                     self.fit_intercept, f"{owner}.fit",

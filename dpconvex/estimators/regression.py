@@ -55,9 +55,7 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import check_excluded, zero_rows
-from ..data.preprocess import add_intercept, note_clipped
-from ..data.preprocess import clip_rows as clip_design
+from ..data.labels import check_excluded
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, ParameterError, user_stacklevel
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
@@ -82,7 +80,6 @@ from .base import (
 )
 from .linear import (
     LinearPlanMixin,
-    _implicit_rows,
     _parameter_set,
     warn_cvxpy_cost,
 )
@@ -197,11 +194,11 @@ class LabelRangeMixin:
         return u * (0.5 * (hi - lo)) + 0.5 * (hi + lo)
 
     # ------------------------------------------------------- a label range released in the fit
-    def _diverted_fit(self, X: Any, y: Any, context: FitContext) -> Any:
-        """A fit with ``label_range="private"``: release the range first (else None)."""
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> Any:
+        """:meth:`fit` inside ``context``; with ``label_range="private"`` the range first."""
         if private_bounds(self.label_range) is not None:
             return self._fit_private_labels(X, y, context)
-        return None
+        return super()._fit_with(X, y, context)
 
     def _inner(self, epsilon: float, label_range: tuple[float, float]) -> Any:
         """This regressor on a public label range, at ``epsilon``, charging no ledger."""
@@ -361,6 +358,25 @@ class LabelRangeMixin:
         unit /= hi - lo
         # the map's rounding can leave [-1, 1] by an ulp at an end (hi = log(18823)): clip
         return np.clip(unit, -1.0, 1.0, out=unit)
+
+    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
+                 context: FitContext, warm_start: np.ndarray | None) -> Any:
+        """Noise, release and the fitted attributes in the labels' units (the private part)."""
+        noise = noise_source(self, context.noise)
+        owner, mechanism, budget = type(self).__name__, plan.mechanism, plan.budget
+        family = "ssp" if plan.template == "sufficient statistics" else "linear"
+        released = release(prep.template, mechanism, budget, getattr(self, "solver", None),
+                           noise.rng, warm_start=warm_start, max_iter=getattr(self, "max_iter", None),
+                           seeded=noise.seeded, vouch=self._vouched(),
+                           on_calibrated=lambda calibration: warn_if_noise_dominates(
+                               family, prep.template, mechanism, budget, owner,
+                               calibration=calibration, regression=family == "linear"))
+        certificate = released.certificate
+        certificate.state(*plan.notes)
+        hold.commit_certificate(certificate)
+        self._set_coefficients(released.theta, prep.meta.n_features)
+        self.certificate_ = certificate
+        return self
 
     def _set_coefficients(self, theta: np.ndarray, n_features: int) -> None:
         """``coef_`` and ``intercept_`` in the labels' units from θ fitted on u (post-processing)."""
@@ -591,26 +607,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
         n, d = X_checked.shape
         u = self._unit_labels(y, n, owner)
-        q = float(self.data_norm)
-        scaling = float(self.intercept_scaling) if self.fit_intercept else None
         excluded = check_excluded(context.excluded, n, owner)
-        dropped = np.zeros(n, dtype=bool) if excluded is None else excluded
-        if is_dask_collection(X_checked):
-            from ..data.dask_rows import DaskRows
-
-            design = DaskRows(X_checked).clip(q)
-            if self.fit_intercept:
-                design = design.add_intercept(float(self.intercept_scaling))
-            if dropped.any():
-                design = design.scale_rows((~dropped).astype(float))
-        else:
-            design = _implicit_rows(X_checked, q, scaling, dropped, owner)
-        if design is None:  # norms whose products could overflow: the rows clipped on a copy
-            design, n_clipped = clip_design(X_checked, q)
-            note_clipped(n_clipped, n, q, owner)
-            if self.fit_intercept:
-                design = add_intercept(design, float(self.intercept_scaling))
-            design = zero_rows(design, dropped)  # records left out of the fit
+        design = self._design(X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
+                              owner)
         template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), design, u,
                                      self._parameter_set(plan, owner))
         warn_cvxpy_cost(template, self.solver, type(self).__name__)
@@ -626,25 +625,6 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                                      np.zeros(plan.n),
                                      self._parameter_set(plan, f"{type(self).__name__}.certify"))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
-
-    # --------------------------------------------------------------------- release
-    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 context: FitContext, warm_start: np.ndarray | None) -> PrivateLinearRegressor:
-        noise = noise_source(self, context.noise)
-        owner = type(self).__name__
-        mechanism, budget = plan.mechanism, plan.budget
-        released = release(prep.template, mechanism, budget, self.solver, noise.rng,
-                           warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-                           vouch=self._vouched(),
-                           on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               "linear", prep.template, mechanism, budget, owner,
-                               calibration=calibration, regression=True))
-        theta, certificate = released.theta, released.certificate
-        certificate.state(*plan.notes)
-        hold.commit_certificate(certificate)
-        self._set_coefficients(theta, prep.meta.n_features)
-        self.certificate_ = certificate
-        return self
 
 
 #: The parameters every fixed-loss regressor shares with :class:`PrivateLinearRegressor`:

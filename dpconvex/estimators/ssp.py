@@ -22,10 +22,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import numpy as np
 from sklearn.base import RegressorMixin
 
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -45,12 +43,9 @@ from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..privacy.certificate import RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu
-from ..privacy.release import release
-from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (
     NO_CONTEXT,
-    CertificateHold,
     FitContext,
     FitPlan,
     Prepared,
@@ -251,19 +246,3 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                                                 free=plan.n_features if self.fit_intercept else None,
                                                 free_value=float(self.intercept_scaling))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
-
-    # --------------------------------------------------------------------- release
-    def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
-                 context: FitContext, warm_start: np.ndarray | None) -> PrivateLinearRegression:
-        noise = noise_source(self, context.noise)
-        released = release(prep.template, plan.mechanism, plan.budget, None, noise.rng,
-                           seeded=noise.seeded,
-                           on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               "ssp", prep.template, plan.mechanism, plan.budget, type(self).__name__,
-                               calibration=calibration))
-        certificate = released.certificate
-        certificate.state(*plan.notes)
-        hold.commit_certificate(certificate)
-        self._set_coefficients(released.theta, prep.meta.n_features)
-        self.certificate_ = certificate
-        return self
