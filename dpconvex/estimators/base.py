@@ -118,6 +118,19 @@ PARAMETER_DOCS = {
         counts, π_c ∝ max(ñ_c, f) (post-processing, no privacy cost); "uniform": 1/C; an
         array: public priors in the order of ``classes_``, positive, normalized to sum to 1.
 """,
+    "label_range": """\
+    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
+        The labels' public range (lo, hi), from documentation, never from the data: labels
+        are clipped to it (a per-record map; the count goes to
+        :func:`~dpconvex.collect_diagnostics` only) and predictions too. "private" or
+        :class:`~dpconvex.PrivateBounds`: released from the labels with a share of ε inside
+        the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
+""",
+    "public_check_regression": """\
+        The check reads public quantities only (n, p, ε, δ and the public bounds), not the
+        strength of the data's signal: compare the model with the training labels' mean on
+        held-out rows (``sklearn.dummy.DummyRegressor``) even without the warning.
+""",
     "classes_none": """\
         None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
         pandas Categorical), else reads it from y with a

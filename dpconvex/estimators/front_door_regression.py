@@ -111,13 +111,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     delta : float, default=0.0
         δ in [0, 1): 0 for pure ε-DP; δ > 0 (e.g. 1/n²) lets the learner use its Gaussian
         mechanism on enough rows.
-    label_range : (float, float), "private" or PrivateBounds
-        The labels' public range (lo, hi), from documentation, never from the data: labels
-        are clipped to it (a per-record map the certificate states; the count goes to
-        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
-        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a
-        share of ε (``label_range_``), the rule then sees the ε left
-        (docs/privacy/bounds.md#privacy-private-label-range).
+    {label_range}
+        With a private range the rule sees the ε left.
     {data_norm}
     {random_state}
     {accountant}

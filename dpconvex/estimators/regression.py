@@ -67,6 +67,7 @@ from ..templates.bounds import check_levels
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
+    PARAMETER_DOCS,
     SOLVER,
     CertificateHold,
     FitContext,
@@ -431,17 +432,12 @@ class _LossChoice(Constraint):
 
 
 #: The parameters every private linear regressor shares, written into each class docstring
-#: at its ``{regression_parameters}`` line (as the classifiers' ``LINEAR_PARAMETERS_DOC``).
-REGRESSION_PARAMETERS_DOC = fill_docs("""\
+#: at its ``{regression_parameters}`` line.
+PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian mechanisms (``mechanism="auto"``).
-    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
-        The public range (lo, hi) of the labels, from documentation, never from the data:
-        labels are clipped to it (a per-record map; the count goes to
-        :func:`~dpconvex.collect_diagnostics` only) and predictions too.
-        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
+    {label_range}
     {data_norm}
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound.
@@ -467,10 +463,8 @@ REGRESSION_PARAMETERS_DOC = fill_docs("""\
     PrivacyWarning
         In ``fit``, before the solve, when the expected noise outweighs the largest possible
         data gradient at the start
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear). The check reads
-        public quantities only, not the strength of the data's signal: compare the model
-        with the training labels' mean on held-out rows (``sklearn.dummy.DummyRegressor``)
-        even without it.
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear).
+        {public_check_regression}
 
     Attributes
     ----------
@@ -482,14 +476,6 @@ REGRESSION_PARAMETERS_DOC = fill_docs("""\
 """)
 
 
-def _regression_docs(cls: type) -> type:
-    """Write :data:`REGRESSION_PARAMETERS_DOC` into ``cls.__doc__`` at ``{regression_parameters}``."""
-    if cls.__doc__:  # None under python -OO
-        cls.__doc__ = cls.__doc__.replace("    {regression_parameters}\n", REGRESSION_PARAMETERS_DOC)
-    return cls
-
-
-@_regression_docs
 class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                              PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private linear regression with a convex loss of the prediction.
@@ -635,7 +621,6 @@ _FIXED_LOSS_CONSTRAINTS: dict[str, Constraint] = {
     if name not in ("loss", "quantile", "huber_threshold", "vouch")}
 
 
-@_regression_docs
 class PrivateHuberRegressor(PrivateLinearRegressor):
     """ε- (or (ε, δ)-) differentially private linear regression with the Huber loss.
 
@@ -662,13 +647,6 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
     PrivateLinearRegressor : any loss of the prediction, a user's included.
     PrivateQuantileRegressor : the pinball loss of a quantile.
     PrivateLinearRegression : the squared loss, by sufficient-statistics perturbation.
-
-    References
-    ----------
-    .. [CMS] Chaudhuri, Monteleoni, Sarwate. Differentially Private Empirical Risk
-       Minimization. JMLR 12 (2011), Alg. 1-2.
-    .. [KST] Kifer, Smith, Thakurta. Private Convex Empirical Risk Minimization and
-       High-dimensional Regression. COLT 2012, Section 3.
 
     Examples
     --------
@@ -698,7 +676,6 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
 
 
-@_regression_docs
 class PrivateQuantileRegressor(PrivateLinearRegressor):
     """ε- (or (ε, δ)-) differentially private linear quantile regression (smoothed pinball loss).
 
@@ -732,14 +709,6 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
     --------
     PrivateLinearRegressor : any loss of the prediction, a user's included.
     PrivateHuberRegressor : the Huber loss.
-
-    References
-    ----------
-    .. [KB78] Koenker, Bassett. Regression Quantiles. Econometrica 46 (1978), 33-50.
-    .. [CMS] Chaudhuri, Monteleoni, Sarwate. Differentially Private Empirical Risk
-       Minimization. JMLR 12 (2011), Alg. 1-2.
-    .. [KST] Kifer, Smith, Thakurta. Private Convex Empirical Risk Minimization and
-       High-dimensional Regression. COLT 2012, Section 3.
 
     Examples
     --------

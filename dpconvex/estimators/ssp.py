@@ -2,13 +2,9 @@
 
 :class:`PrivateLinearRegression` fits the squared loss, which objective and output
 perturbation cannot take (its slope is unbounded:
-docs/privacy/user_objectives.md#privacy-prediction-losses), the way the field's best
-methods do ([Wan18]_): it releases noisy versions of A = Σ x̃x̃ᵀ and b = Σ u x̃ (and,
-for the adaptive ridge, of λ_min(A)) and solves the ridge regression on them. The rows
-and labels go through the same public per-record maps as
-:class:`~dpconvex.PrivateLinearRegressor`: rows clipped to ``data_norm`` q with the intercept
-column s inside the bound q̃ = √(q² + s²), labels clipped to ``label_range`` and mapped onto
-u ∈ [−1, 1]; the statistics are read in one pass over the rows (dense, sparse or Dask).
+docs/privacy/user_objectives.md#privacy-prediction-losses): it releases noisy versions of
+A = Σ x̃x̃ᵀ and b = Σ u x̃ (and of λ_min(A)), read in one pass over the rows (dense, sparse
+or Dask) after the public per-record maps of :class:`~dpconvex.PrivateLinearRegressor`.
 
 References
 ----------
@@ -89,11 +85,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     epsilon : float, default=1.0
     delta : float, default=0.0
         δ > 0 takes the Gaussian form under ``mechanism="auto"``.
-    label_range : (float, float), "private" or PrivateBounds, default=(-1.0, 1.0)
-        The public range (lo, hi) of the labels, from documentation, never from the data:
-        labels are clipped to it (a per-record map) and predictions too.
-        "private" or :class:`~dpconvex.PrivateBounds`: released from the labels with a share
-        of ε inside the fit (``label_range_``; docs/privacy/bounds.md#privacy-private-label-range).
+    {label_range}
     {data_norm}
     fit_intercept : bool, default=True
         An intercept as a constant column s = ``intercept_scaling`` inside the norm bound
@@ -118,11 +110,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     PrivacyWarning
         In ``fit``, before the noise is drawn, when the bound on the noise in XᵀX that the
         ridge must cover exceeds half the largest smallest eigenvalue n rows can give XᵀX
-        (n q̃²/p; docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp). The
-        check reads public quantities only (n, p, ε, δ and the public bounds), not the
-        strength of the data's signal: a model can be no better than a constant prediction
-        without the warning too, so compare it with the training labels' mean on held-out
-        rows (``sklearn.dummy.DummyRegressor``).
+        (n q̃²/p; docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
+        {public_check_regression}
 
     Attributes
     ----------
@@ -144,13 +133,6 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     >>> reg = PrivateLinearRegression(epsilon=1.0, label_range=(-5, 15), random_state=0).fit(X, y)
     >>> reg.score(X, y) > 0.5, reg.certificate_.epsilon <= 1.0
     (True, True)
-
-    References
-    ----------
-    .. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
-       adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2.
-    .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
-       Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
     """
 
     _accepts_sparse = True
