@@ -74,6 +74,8 @@ from .noisy_gd import NoisyGradientDescent
 from .parts import check_rows
 from .safeguard import (
     ConstantClassifier,
+    SchemaInputMixin,
+    SchemaOrNone,
     constant_name,
     dry_selection,
     safeguard_mistakes,
@@ -81,7 +83,6 @@ from .safeguard import (
     select_release,
     take_rows,
 )
-from .schema_input import SchemaInputMixin, SchemaOrNone
 
 __all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
 

@@ -59,13 +59,14 @@ from .base import FitContext, FitPlan, PrivateEstimator
 from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds
 from .safeguard import (
     ConstantRegressor,
+    SchemaInputMixin,
+    SchemaOrNone,
     dry_selection,
     safeguard_sizes,
     select_release,
     squared_error_utilities,
     take_rows,
 )
-from .schema_input import SchemaInputMixin, SchemaOrNone
 
 __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
 
