@@ -225,18 +225,6 @@ def _unit(U: Any) -> Any:
     return np.divide(U, norms, out=np.zeros_like(U), where=norms > 0)
 
 
-def _one_row_broadcast(U: Any) -> bool:
-    """Whether ``U`` is one row broadcast to n rows (a read-only view with row stride 0)."""
-    return isinstance(U, np.ndarray) and U.ndim == 2 and U.shape[0] > 1 and U.strides[0] == 0
-
-
-def _sq_norms(U: Any) -> np.ndarray:
-    """‖u‖² per row of dense or sparse rows (sparse: on the stored entries)."""
-    if sp.issparse(U):
-        return np.asarray(U.multiply(U).sum(axis=1), dtype=float).ravel()
-    return np.einsum("ij,ij->i", U, U)
-
-
 @dataclass(frozen=True)
 class BallRows:
     """The centroids' public map of a block of raw rows to feature vectors u (one row each).
@@ -318,12 +306,6 @@ def label_rows(X: Any, labels: Any) -> Any:
     return DaskRows(da.concatenate([X, index_column], axis=1))
 
 
-def _over_bound(X: np.ndarray, q: float) -> np.ndarray:
-    """Rows with norm above q (the rows ``clip_rows`` scales down), block by block."""
-    return np.concatenate([row_norms(rows) > q for _, rows in dense_blocks(X)]
-                          or [np.zeros(0, dtype=bool)])
-
-
 def default_delta(n: int) -> float:
     """δ = min(1e-5, 1/n²): the public rule of ``delta=None`` (n is public under replace-one)."""
     return min(DEFAULT_DELTA, 1.0 / (float(n) * float(n)))
@@ -387,7 +369,8 @@ class ClassSumTemplate:
             # raw rows + class column, read per chunk (Dask) or per block (in memory)
             self.capabilities = frozenset({"cell_sums", "chunked_class_sums"})
             self.X, self.n, self.d = rows, int(self.y.size), self._record_width(rows.p - 1)
-        elif _one_row_broadcast(U):  # a plan's shape-only rows: the one row is clipped once
+        elif isinstance(U, np.ndarray) and U.ndim == 2 and U.shape[0] > 1 and U.strides[0] == 0:
+            # a plan's shape-only rows (one row broadcast, row stride 0): the row clipped once
             self.X = np.broadcast_to(clip_rows(np.asarray(U[:1], dtype=float), self.data_norm)[0],
                                      U.shape)
             self.n, self.d = self.X.shape
@@ -684,7 +667,8 @@ class PrivateGaussianCentroid(ClassSumEstimator):
             # u built and summed per chunk on the workers (one pass), or block by block: no copy
             rows, record_map = label_rows(X_checked, labels), BallRows(q, unit)
             if not dask:
-                note_clipped(int(np.count_nonzero(_over_bound(X_checked, q) & keep)),
+                over = [row_norms(block) > q for _, block in dense_blocks(X_checked)]  # block by block
+                note_clipped(int(np.count_nonzero(np.concatenate(over or [np.zeros(0, bool)]) & keep)),
                              X_checked.shape[0], q, owner)
         else:  # sparse rows: the kept rows only are clipped (whether clipping copies reads no other)
             clipped, n_clipped = clip_rows(X_checked if keep.all() else X_checked[keep], q)
@@ -739,7 +723,9 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         q = float(self.data_norm)
         U = self._u(clip_rows(rows, q)[0] / q)
         M = self.means_ / q
-        distances = np.maximum(_sq_norms(U)[:, None] - 2.0 * np.asarray(U @ M.T)
+        sq_norms = np.asarray(U.multiply(U).sum(axis=1), dtype=float).ravel() if sp.issparse(U) \
+            else np.einsum("ij,ij->i", U, U)  # sparse rows: on the stored entries
+        distances = np.maximum(sq_norms[:, None] - 2.0 * np.asarray(U @ M.T)
                                + np.einsum("ij,ij->i", M, M)[None, :], 0.0)
         return distances + prior_penalty(self.class_prior_, self.within_class_var_)[None, :]
 

@@ -273,13 +273,6 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
     return means, variances, counts
 
 
-def _outside_range(X: Any, lo: np.ndarray, hi: np.ndarray, keep: np.ndarray) -> int:
-    """How many kept records have a feature outside [lo, hi] (block by block; NOT PRIVATE)."""
-    return sum(int(np.count_nonzero(np.any((block < lo) | (block > hi), axis=1)
-                                    & keep[start:start + block.shape[0]]))
-               for start, block in dense_blocks(X))
-
-
 class PrivateGaussianNB(ClassSumEstimator):
     """DP Gaussian naive Bayes from one noisy release of class sums, sums of squares and counts.
 
@@ -418,8 +411,11 @@ class PrivateGaussianNB(ClassSumEstimator):
         rows = label_rows(X_checked, labels)
         dask = is_dask_collection(X_checked)
         if not dask:  # NOT PRIVATE: for the data holder (dpconvex.collect_diagnostics)
+            outside = sum(int(np.count_nonzero(np.any((block < lo) | (block > hi), axis=1)
+                                               & keep[start:start + block.shape[0]]))
+                          for start, block in dense_blocks(X_checked))  # block by block
             record_diagnostic(owner, "records with a feature outside feature_range (clipped to it)",
-                              _outside_range(X_checked, lo, hi, keep), X_checked.shape[0])
+                              outside, X_checked.shape[0])
         notes = self._template_notes(plan, labels, *([rows.certificate_note] if dask else []))
         template = ClassMomentTemplate(None, labels.index[keep], int(labels.classes.size),
                                        lo=lo, hi=hi, notes=notes, rows=rows)

@@ -96,13 +96,6 @@ class EpsilonSweep:
         return [[fitted.certificate_ for fitted in fits] for fits in self.estimators]
 
 
-def _fresh(estimator: Any, **params: Any) -> Any:
-    """A new unfitted estimator with the same parameters (the accountant object is shared,
-    not copied as :func:`sklearn.base.clone` would) and ``params`` overridden."""
-    fresh = type(estimator)(**estimator.get_params(deep=False))
-    return fresh.set_params(**params)
-
-
 def epsilon_sweep(
     estimator: Any,
     X: Any,
@@ -186,10 +179,14 @@ def epsilon_sweep(
     for epsilon in epsilon_grid:
         fits = []
         for _ in range(runs):
-            model = _fresh(estimator, epsilon=epsilon, random_state=stored)
-            # the plan of this fit (public shape only); one-vs-rest and estimators without a
-            # plan (e.g. PrivateGridSearch) are plain fits
-            plan = model.plan_for(X, y) if _prepares(model) else None
+            # a new estimator with the same parameters (the accountant is shared, not copied
+            # as sklearn.base.clone would)
+            model = type(estimator)(**estimator.get_params(deep=False)).set_params(
+                epsilon=epsilon, random_state=stored)
+            # the plan of this fit (public shape only); one-vs-rest and estimators without
+            # prepare / fit_prepared (e.g. PrivateGridSearch) are plain fits
+            plan = model.plan_for(X, y) if isinstance(model, PrivateEstimator) and \
+                type(model).prepare is not PrivateEstimator.prepare else None
             if plan is None or plan.sub_plans:  # this fit draws from the sweep's generator
                 fits.append(with_feature_names(fit_with(model, X, y, context, [(model, noise)]),
                                                names))
@@ -210,12 +207,6 @@ def epsilon_sweep(
         sweep.estimators.append(fits)
     sweep.seconds = time.perf_counter() - started
     return sweep
-
-
-def _prepares(estimator: Any) -> bool:
-    """Whether ``estimator`` is fitted through ``prepare`` / ``fit_prepared`` (a PrivateEstimator
-    that implements them); any other estimator is fitted with ``fit``."""
-    return isinstance(estimator, PrivateEstimator) and type(estimator).prepare is not PrivateEstimator.prepare
 
 
 def _check_epsilons(epsilons: Sequence[float]) -> tuple[float, ...]:

@@ -108,27 +108,20 @@ MAX_KMEANS_ITER = 10**4
 MAX_VERBOSE = 2
 
 
-def _finite_floats(value: Any) -> np.ndarray | None:
-    """``value`` as an array of finite floats, or None if it is not one (a string, a dict, ...)."""
-    if isinstance(value, (str, bytes, dict)):
-        return None
-    try:
-        raw = np.asarray(value)
-        if raw.dtype.kind not in "biuf" and raw.dtype.kind != "O":
-            return None
-        c = np.asarray(raw, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    return c if np.all(np.isfinite(c)) else None
-
-
 @dataclass(frozen=True)
 class Centers(Constraint):
     """``centers``: finite real numbers (the shape (C, K, d) is checked once C and d are known)."""
 
     def check(self, name: str, value: Any, owner: str) -> np.ndarray:
-        c = _finite_floats(value)
-        if c is None:
+        c = None  # value as an array of finite floats, if it is one (not a string, a dict, ...)
+        if not isinstance(value, (str, bytes, dict)):
+            try:
+                raw = np.asarray(value)
+                if raw.dtype.kind in "biufO":
+                    c = np.asarray(raw, dtype=float)
+            except (TypeError, ValueError, OverflowError):
+                pass
+        if c is None or not np.all(np.isfinite(c)):
             raise ParameterError(f"The '{name}' parameter of {owner} must be None or {self}. "
                                  f"Got {_short_repr(value)} instead.")
         return c
@@ -164,9 +157,16 @@ LARGE_MARGIN_MENU = MechanismMenu(
 _LAM_WITHOUT_NOISE = Auto(Float(low_inclusive=True))
 
 
-def _check_lam(est: LargeMarginSettings, mech: Mechanism, owner: str) -> None:
-    """lam against the mechanism: > 0 for a private objective (the privacy proof needs it),
-    >= 0 without noise, > 0 for the centroids (unused there, but a bad value is refused)."""
+def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
+    """The rules across the estimator's parameters (each alone is checked by its table).
+
+    ``lam`` against the mechanism; ``structure`` and ``feature_weights`` against the
+    loss; ``extra_terms`` and ``delta`` against the loss and the mechanism; with
+    ``mechanism="centroid"``, the options an objective would use.
+    """
+    owner = type(est).__name__
+    # lam: > 0 for a private objective (the privacy proof needs it), >= 0 without noise,
+    # > 0 for the centroids (unused there, but a bad value is refused)
     lam = est.lam
     objective = not is_centroid(est)
     if (objective and mech.private and isinstance(lam, numbers.Real)
@@ -180,17 +180,6 @@ def _check_lam(est: LargeMarginSettings, mech: Mechanism, owner: str) -> None:
             "mechanism='none' for a non-private fit.")
     rule = _LAM_WITHOUT_NOISE if objective and not mech.private else LAM
     rule.check("lam", lam, owner)
-
-
-def check_consistency(est: LargeMarginSettings, mech: Mechanism) -> None:
-    """The rules across the estimator's parameters (each alone is checked by its table).
-
-    ``lam`` against the mechanism; ``structure`` and ``feature_weights`` against the
-    loss; ``extra_terms`` and ``delta`` against the loss and the mechanism; with
-    ``mechanism="centroid"``, the options an objective would use.
-    """
-    owner = type(est).__name__
-    _check_lam(est, mech, owner)
     if is_centroid(est):  # the objective's options are unused, but bad values are refused
         check_centroid_params(est)
         check_feature_options(resolved_structure(est), est.feature_weights, owner, softmax=True)
