@@ -40,7 +40,7 @@ from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_l
 from ..data.validation import computed
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
-from ..privacy.certificate import Certificate, compose_parallel
+from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
     CENTROID,
     CONSTANT,
@@ -78,12 +78,10 @@ from .safeguard import (
     SchemaOrNone,
     constant_name,
     dry_selection,
-    safeguard_conditions,
     safeguard_mistakes,
     safeguard_sizes,
     select_release,
     take_rows,
-    validation_split,
 )
 
 __all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
@@ -396,6 +394,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
 
         The learner draws from this fit's generator (``context.noise``, else
         ``random_state``) and shares its label-set warning.
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         if self.schema is not None:
             return self._fit_on_schema(X, y, context)
@@ -443,7 +445,10 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                    unknown_labels=self.unknown_labels, excluded=context.excluded,
                                    warning=context.label_warning)
             learner.set_params(classes=list(labels.classes))
-            validation, held = validation_split(noise.rng, n, n_fit)  # privacy-classifier-safeguard
+            order = noise.rng.permutation(n)  # independent of the data (privacy-classifier-safeguard)
+            validation = np.sort(order[n_fit:])
+            held = np.zeros(n, dtype=bool)
+            held[validation] = True
             fit_rng, select_rng = noise.rng.spawn(2)
             # the validation rows are left out of the learner's fit (zero factors, X not copied)
             learner._fit_with(_rows_for(name, X), y_checked,
@@ -491,8 +496,16 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates}
         if selected is not None:
             quantities["safeguard selected"] = candidates[selected]
-        conditions = safeguard_conditions(f"the rule's learner ({name}) and the {len(classes)} "
-                                          "constant classes of the public label set", n_fit, n_val)
+        conditions = [
+            Condition("candidates fixed before the data", True, "enforced by dpconvex",
+                      f"the rule's learner ({name}) and the {len(classes)} constant classes of "
+                      "the public label set"),
+            Condition("disjoint parts", True, "enforced by dpconvex",
+                      f"a permutation drawn independently of the data splits the {n_fit + n_val} "
+                      f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
+                      "(sizes from n only); the learner reads the first, the selection the "
+                      "second"),
+        ]
         try:
             return compose_parallel(
                 [model, selection],

@@ -39,7 +39,7 @@ from ..data.validation import check_array
 from ..errors import PrivacyError, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
 from ..privacy.budget import Budget, remaining
-from ..privacy.certificate import Certificate, compose_parallel, compose_sequential
+from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import Release, release
 from ..privacy.rules.front_door_regression import (
@@ -62,12 +62,10 @@ from .safeguard import (
     SchemaInputMixin,
     SchemaOrNone,
     dry_selection,
-    safeguard_conditions,
     safeguard_sizes,
     select_release,
     squared_error_utilities,
     take_rows,
-    validation_split,
 )
 
 __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
@@ -260,6 +258,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRegressor:
         """Choose the learner from (n, d, ε, δ), fit it, and (safeguard) select the release
         (:meth:`fit` inside ``context``; the learner draws from this fit's generator).
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
         """
         if self.schema is not None:
             return self._fit_on_schema(X, y, context)
@@ -298,7 +300,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                     accept_dask=True)
             u = self._unit_labels(y, n, f"{owner}.fit")
-            validation, held = validation_split(noise.rng, n, n_fit)  # privacy-regressor-safeguard
+            order = noise.rng.permutation(n)  # independent of the data (privacy-regressor-safeguard)
+            validation = np.sort(order[n_fit:])
+            held = np.zeros(n, dtype=bool)
+            held[validation] = True
             mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
             released_mean = _mean_release(float(np.sum(u)), n, eps_mean,
                                           NoiseSource(mean_rng, noise.seeded))
@@ -353,8 +358,15 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         """Sequential: the mean, then the parallel composition of the model and the selection."""
         n_fit, n_val, eps_mean, rest = parts
         candidates = [choice.learner, CONSTANT]
-        conditions = safeguard_conditions(
-            f"the rule's learner ({choice.learner}) and the private mean", n_fit, n_val)
+        conditions = [
+            Condition("candidates fixed before the data", True, "enforced by dpconvex",
+                      f"the rule's learner ({choice.learner}) and the private mean"),
+            Condition("disjoint parts", True, "enforced by dpconvex",
+                      f"a permutation drawn independently of the data splits the {n_fit + n_val} "
+                      f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
+                      "(sizes from n only); the learner reads the first, the selection the "
+                      "second"),
+        ]
         quantities: dict[str, Any] = {
             "safeguard validation fraction": self.validation_fraction,
             "part sizes": [n_fit, n_val], "safeguard candidates": candidates,

@@ -42,7 +42,7 @@ from .._validation import Constraint, check_fitted, checks_feature_names, is_das
 from ..data.validation import check_array
 from ..errors import DataValidationError, ParameterError
 from ..privacy.budget import Budget
-from ..privacy.certificate import Certificate, Condition
+from ..privacy.certificate import Certificate
 from ..privacy.release import release
 from ..privacy.rules.front_door import AUTO_VALIDATION, safeguard_validation_rows
 from ..templates.selection import SelectionTemplate
@@ -50,8 +50,8 @@ from .base import FitContext
 from .parts import check_rows, predicted
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "SchemaInputMixin", "SchemaOrNone",
-           "constant_name", "safeguard_conditions", "safeguard_mistakes", "safeguard_sizes",
-           "select_release", "squared_error_utilities", "take_rows", "validation_split"]
+           "constant_name", "safeguard_mistakes",
+           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows"]
 
 
 class ConstantClassifier:
@@ -283,27 +283,6 @@ def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.ran
     selection = release(SelectionTemplate(u, 1.0, n_val, description), "exponential",
                         Budget(float(epsilon)), None, rng, seeded=seeded)
     return int(selection.theta[0]), selection.certificate
-
-
-def validation_split(rng: np.random.Generator, n: int, n_fit: int) -> tuple[np.ndarray, np.ndarray]:
-    """The validation rows (sorted) and their boolean mask, from a permutation drawn from
-    ``rng`` independently of the data."""
-    validation = np.sort(rng.permutation(n)[n_fit:])
-    held = np.zeros(n, dtype=bool)
-    held[validation] = True
-    return validation, held
-
-
-def safeguard_conditions(candidates: str, n_fit: int, n_val: int) -> list[Condition]:
-    """The safeguard certificate's conditions: ``candidates`` fixed before the data, and the
-    disjoint parts of the n_fit + n_val rows."""
-    return [
-        Condition("candidates fixed before the data", True, "enforced by dpconvex", candidates),
-        Condition("disjoint parts", True, "enforced by dpconvex",
-                  f"a permutation drawn independently of the data splits the {n_fit + n_val} "
-                  f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
-                  "(sizes from n only); the learner reads the first, the selection the second"),
-    ]
 
 
 def dry_selection(n_candidates: int, epsilon: float, n_val: int,
