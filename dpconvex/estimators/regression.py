@@ -570,12 +570,6 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         return self._linear_plan(n, 1, n_features, learner="linear regression",
                                  notes=(self._label_note(),), options=self._row_options())
 
-    def _parameter_set(self, plan: FitPlan, owner: str) -> Any:
-        """The coefficients' set, stated in the labels' units (coef = θ·(hi − lo)/2)."""
-        lo, hi = self._label_bounds()
-        return _parameter_set(self.constraints, plan.n_features, self.fit_intercept, owner,
-                              self.solver, scale=0.5 * (hi - lo))
-
     # -------------------------------------------------------------------- prepare
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
@@ -596,8 +590,11 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         excluded = check_excluded(context.excluded, n, owner)
         design = self._design(X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
                               owner)
+        lo, hi = self._label_bounds()  # the coefficients' set, in the labels' units
         template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), design, u,
-                                     self._parameter_set(plan, owner))
+                                     _parameter_set(self.constraints, plan.n_features,
+                                                    self.fit_intercept, owner, self.solver,
+                                                    scale=0.5 * (hi - lo)))
         warn_cvxpy_cost(template, self.solver, type(self).__name__)
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
                         reusable=not isinstance(self.lam, str))
@@ -607,9 +604,12 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
         p = plan.n_features + int(self.fit_intercept)
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
+        lo, hi = self._label_bounds()  # the coefficients' set, in the labels' units
         template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), rows,
                                      np.zeros(plan.n),
-                                     self._parameter_set(plan, f"{type(self).__name__}.certify"))
+                                     _parameter_set(self.constraints, plan.n_features,
+                                                    self.fit_intercept, f"{type(self).__name__}.certify",
+                                                    self.solver, scale=0.5 * (hi - lo)))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
 
 
