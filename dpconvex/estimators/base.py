@@ -823,7 +823,7 @@ class PrivateEstimator(BaseEstimator):
         One skeleton for every learner: validate the parameters, plan from the public
         shape, then inside :meth:`_fit_context` hold the plan's budget before the data
         are read, :meth:`prepare` and release. One-vs-rest plans fit their binary models
-        (:mod:`dpconvex.estimators.ovr`), each holding its own share.
+        (:class:`~dpconvex.estimators.linear.OneVsRestMixin`), each holding its own share.
 
         Raises
         ------

@@ -67,8 +67,7 @@ from .base import (
     PreparedFacts,
     PrivateEstimator,
 )
-from .linear import LinearDecisionMixin, _implicit_rows
-from .ovr import OneVsRestMixin
+from .linear import LinearDecisionMixin, OneVsRestMixin, _implicit_rows
 
 __all__ = ["NoisyGradientDescent"]
 
@@ -339,7 +338,7 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         (privacy-noise-warning-gd-centroids).
 
         The binary models get ε/C and δ/C each, composed sequentially
-        (:mod:`dpconvex.estimators.ovr`).
+        (:class:`~dpconvex.estimators.linear.OneVsRestMixin`).
         """
         if not plan.sub_plans:
             return nullcontext()
