@@ -14,7 +14,7 @@ here from the data under a privacy budget charged like any fit (docs/privacy/bou
   or bool dtype;
 - the regressors' ``label_range="private"`` or
   :class:`~dpconvex.PrivateBounds` releases the label range inside the fit, from the same
-  budget (:mod:`dpconvex.estimators.label_range`).
+  budget (:mod:`dpconvex.estimators.regression`).
 
 Without ``epsilon``, :func:`draft_schema` reads the data (not private) and says so.
 """
