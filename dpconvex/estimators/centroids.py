@@ -525,6 +525,13 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         law = plan.mechanism.noise_law(released.calibration)  # type: ignore[attr-defined]
         return released, w, max(1.0, float(law.coordinate_scale(released.theta.shape)) / w)
 
+    @checks_feature_names
+    def decision_function(self, X: Any) -> np.ndarray:
+        """The class scores (``_scores``, higher wins); for two classes the score of
+        ``classes_[1]`` minus that of ``classes_[0]``."""
+        scores = self._scores(X)
+        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
     def _plan_priors(self, n_classes: int) -> str:
         """``priors`` checked against the public label set; the plan's entry for it."""
         if isinstance(self.priors, str):
@@ -740,11 +747,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         tau = self.within_class_var_ if self.temperature is None else float(self.temperature)
         return -penalized / (2.0 * tau)
 
-    @checks_feature_names
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Class scores; for two classes the score of ``classes_[1]`` minus that of ``classes_[0]``."""
-        scores = self.class_scores(X)
-        return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+    _scores = class_scores
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:

@@ -469,6 +469,8 @@ class PrivateGaussianNB(ClassSumEstimator):
             parts.append(constant - 0.5 * (x * x) @ inverse_var.T + x @ linear)
         return np.vstack(parts)
 
+    _scores = predict_joint_log_proba
+
     @checks_feature_names
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """log P(c | x): the joint log-likelihood normalized over the classes."""
@@ -479,12 +481,6 @@ class PrivateGaussianNB(ClassSumEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """P(c | x) under the released model; column j is the probability of ``classes_[j]``."""
         return np.exp(self.predict_log_proba(X))
-
-    @checks_feature_names
-    def decision_function(self, X: Any) -> np.ndarray:
-        """The joint log-likelihoods; for two classes that of ``classes_[1]`` minus ``classes_[0]``."""
-        joint = self.predict_joint_log_proba(X)
-        return joint[:, 1] - joint[:, 0] if joint.shape[1] == 2 else joint
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:

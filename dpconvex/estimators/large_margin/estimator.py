@@ -452,15 +452,9 @@ default="auto"
                                   lam=plan.lam)
         reusable = K == 1 or assignment.method == "nearest_public_center"
         # the template holds the rows (as z); a sweep's centroid fit on this Prepared maps
-        # the validated X again (_centroid_rows) rather than keeping a second copy
+        # the validated X again (_release) rather than keeping a second copy
         return Prepared(template=template, reusable=reusable, meta=dataclasses.replace(
             facts, X=X_checked, dropped=labels.dropped, assign=assignment))
-
-    def _centroid_rows(self, prep: Prepared) -> Any:
-        """The prepared rows: kept by a centroid ``prepare``, else mapped again from X."""
-        if prep.meta.rows is not None:
-            return prep.meta.rows
-        return clip_and_map(self, zero_rows(prep.meta.X, prep.meta.dropped))[0]
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateLargeMarginGaussian:
@@ -469,8 +463,10 @@ default="auto"
         # (fit and a sweep hand it to both steps)
         noise = noise_source(self, context.noise)
         if plan.learner == CENTROID_LEARNER:  # privacy-centroid-switch (never reusable)
-            return fit_centroid(self, self._centroid_rows(prep), prep.meta.y, hold,
-                                context.inner(noise))
+            # the rows kept by a centroid prepare, else mapped again from the validated X
+            rows = prep.meta.rows if prep.meta.rows is not None else clip_and_map(
+                self, zero_rows(prep.meta.X, prep.meta.dropped))[0]
+            return fit_centroid(self, rows, prep.meta.y, hold, context.inner(noise))
         mechanism = plan.mechanism
         total_epsilon = float(self.epsilon) if mechanism.private else math.inf
         assignment = prep.meta.assign
@@ -499,11 +495,6 @@ default="auto"
         return self
 
     # ----------------------------------------------------------------- predict
-    def _z(self, X: Any) -> np.ndarray:
-        check_fitted(self, "Phi_")
-        X_checked = check_array(X, f"{type(self).__name__}.class_scores", n_features=self.n_features_in_)
-        return augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
-
     def class_scores(self, X: Any) -> np.ndarray:
         """Per-class scores −min_m zᵀΦ_{c,m}z, shape (n_samples, n_classes); higher wins.
 
@@ -513,7 +504,9 @@ default="auto"
             from .dask import class_scores_dask
 
             return class_scores_dask(self, X)
-        Z = self._z(X)
+        check_fitted(self, "Phi_")
+        X_checked = check_array(X, f"{type(self).__name__}.class_scores", n_features=self.n_features_in_)
+        Z = augment_and_scale(prepared_rows(self, X_checked), float(self.data_norm))
         C, K, D, _ = self.Phi_.shape
         P = self.Phi_.reshape(C * K, D, D)
         forms = np.stack([np.einsum("ij,ij->i", Z @ P[cell], Z) for cell in range(C * K)],
