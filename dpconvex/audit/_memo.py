@@ -155,6 +155,6 @@ class OnceUnperturbed:
 
 def backend_for(solver: Any, template: Template) -> OnceUnperturbed:
     """The registry's backend for ``solver`` (a name or a backend), solving the unperturbed problem once."""
-    from ..solvers.registry import get_backend
+    from ..solvers.base import get_backend
 
     return OnceUnperturbed(solver if hasattr(solver, "solve") else get_backend(solver, template))

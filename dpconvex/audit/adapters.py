@@ -47,7 +47,7 @@ from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.release import release
-from ..solvers.registry import check_solver_name
+from ..solvers.base import check_solver_name
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.risk import EmpiricalRiskTemplate

@@ -13,21 +13,26 @@ solve's message names the other backends that fit the template (:func:`retry_adv
 
 from __future__ import annotations
 
-from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus, other_backends, retry_advice
-from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
-from .lbfgs_newton import LbfgsNewton
-from .projected_gradient import ProjectedGradient
-from .registry import (
+from .base import (
     BACKENDS,
+    CVXPY_STATUS_MAP,
     SOLVERS,
+    Backend,
     PolishedBackend,
+    SolveResult,
+    SolveStatus,
     auto_backend,
     backend_names,
     check_solver_name,
     get_backend,
+    other_backends,
+    retry_advice,
     solve,
     suitable_backends,
 )
+from .cvxpy_backend import ClarabelBackend, CVXPYBackend, SCSBackend
+from .lbfgs_newton import LbfgsNewton
+from .projected_gradient import ProjectedGradient
 
 __all__ = [
     "BACKENDS",
