@@ -287,16 +287,11 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
     """
-    ran = _ran(failed)
+    ran = set(failed.split("+") if isinstance(failed, str) else failed)
     return [name for name in suitable_backends(template) if name not in ran]
 
 
-def _ran(failed: Iterable[str] | str) -> list[str]:
-    """The solvers that ran, sorted: ``"clarabel+native"`` names both."""
-    return sorted(set(failed.split("+") if isinstance(failed, str) else failed))
-
-
-def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
+def retry_advice(template: Template, failed: Iterable[str] | str) -> str:
     """What to do when the solvers in ``failed`` did not solve ``template`` to its tolerance.
 
     Names the other registered backends that can solve the template
@@ -317,12 +312,7 @@ def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
     No other registered backend can solve this template: raise max_iter if you capped the
     iterations, or use a larger lam (a better-conditioned objective)
     """
-    ran = _ran(failed)
-    if template is None:
-        return (f"Try a registered backend other than {' and '.join(map(repr, ran))} that can "
-                "solve this template (dpconvex.solvers.suitable_backends lists them), or raise "
-                "max_iter if you capped the iterations")
-    others = other_backends(template, ran)
+    others = other_backends(template, failed)
     if others:
         return ("Try " + " or ".join(f"solver={name!r}" for name in others)
                 + " (the other registered backends that can solve this template), or raise "
@@ -474,25 +464,6 @@ def suitable_backends(template: Template) -> list[str]:
     return names
 
 
-def _by_name(name: str, template: Template) -> Backend:
-    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
-    for backend in candidates:
-        if backend.supports(template):
-            return backend
-    if len(candidates) > 1:
-        have = sorted(getattr(template, "capabilities", ()))
-        needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
-        fits = suitable_backends(template)
-        raise ParameterError(
-            f"get_backend: solver {name!r} cannot solve the template "
-            f"'{getattr(template, 'name', template)}': "
-            f"it needs the capabilities {needs}; the template has {have!r}. "
-            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it.")
-        )
-    candidates[0].check(template)  # raises, naming what is missing
-    return candidates[0]  # pragma: no cover
-
-
 def auto_backend(template: Template) -> Backend:
     """The ``"auto"`` policy of the module docstring: the native solver where one fits, else CVXPY.
 
@@ -545,7 +516,22 @@ def get_backend(name: str | None, template: Template) -> Backend:
     check_solver_name(name, "get_backend")
     if name is None or name == "auto":
         return auto_backend(template)
-    return _by_name(name, template)
+    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
+    for backend in candidates:
+        if backend.supports(template):
+            return backend
+    if len(candidates) > 1:
+        have = sorted(getattr(template, "capabilities", ()))
+        needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
+        fits = suitable_backends(template)
+        raise ParameterError(
+            f"get_backend: solver {name!r} cannot solve the template "
+            f"'{getattr(template, 'name', template)}': "
+            f"it needs the capabilities {needs}; the template has {have!r}. "
+            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it.")
+        )
+    candidates[0].check(template)  # raises, naming what is missing
+    return candidates[0]  # pragma: no cover
 
 
 def solve(template: ObjectiveTemplate, b: np.ndarray | None = None, extra_reg: float = 0.0, *,
