@@ -50,8 +50,7 @@ from ..privacy.release import release
 from ..solvers.base import check_solver_name
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
-from ..templates.risk import EmpiricalRiskTemplate
-from ..templates.selection import SelectionTemplate
+from ..templates.statistics import EmpiricalRiskTemplate, SelectionTemplate
 from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, data_key
 from .statistics import LLR_DECIMALS, float_array, gaussian_noise_term, objective_llr, pure_noise_term
 

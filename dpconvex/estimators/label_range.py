@@ -32,7 +32,7 @@ from ..errors import DataValidationError, ParameterError, user_stacklevel
 from ..objectives.losses import parse_label_range
 from ..privacy.certificate import LabelSource
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
-from ..templates.bounds import check_levels
+from ..templates.statistics import check_levels
 from .base import FitContext
 
 __all__ = ["LabelRange", "LabelRangeMixin", "PrivateBounds"]
@@ -217,7 +217,7 @@ class LabelRangeMixin:
         from ..privacy.certificate import compose_sequential
         from ..privacy.release import release
         from ..privacy.rules.bounds import refine_range
-        from ..templates.bounds import RangeTemplate
+        from ..templates.statistics import RangeTemplate
 
         self._validate_params()
         spec = private_bounds(self.label_range)

@@ -47,7 +47,7 @@ from ..privacy.certificate import RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
-from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
+from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (
     NO_CONTEXT,
     CertificateHold,
