@@ -350,7 +350,6 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import LinearERMMechanism, audit, linear_erm_pair
     >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
     >>> mech = LinearERMMechanism("huber", epsilon=1.0, mechanism="output", lam=0.1)
@@ -445,7 +444,6 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import LargeMarginMechanism, large_margin_pair
     >>> X, y, X_prime, y_prime = large_margin_pair(8, 1, random_state=0)
     >>> mech = LargeMarginMechanism(epsilon=1.0, lam=1.0)
@@ -517,7 +515,6 @@ class NoisyGDMechanism(Sampled):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import NoisyGradientDescent
     >>> from dpconvex.audit import NoisyGDMechanism, linear_erm_pair
     >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
@@ -659,7 +656,6 @@ class EstimatorMechanism:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex.audit import EstimatorMechanism, linear_erm_pair
     >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
@@ -728,7 +724,6 @@ class EstimatorReleaseMechanism(Sampled):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLargeMarginGaussian, PrivateLinearRegressor
     >>> from dpconvex.audit import EstimatorReleaseMechanism, large_margin_pair, linear_erm_pair
     >>> X, y, X_prime, y_prime = large_margin_pair(8, 2, random_state=0)

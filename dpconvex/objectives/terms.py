@@ -44,7 +44,6 @@ class MatrixTerm:
     Examples
     --------
     >>> import cvxpy as cp
-    >>> import numpy as np
     >>> from dpconvex.objectives import MatrixTerm
     >>> term = MatrixTerm("sum of squares",
     ...                   cvxpy_fn=lambda Phi: sum(cp.sum_squares(P) for row in Phi for P in row),
@@ -67,7 +66,6 @@ def psi_frobenius(weight: float, d: int) -> MatrixTerm:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import psi_frobenius
     >>> term = psi_frobenius(0.1, d=2)
     >>> term.name

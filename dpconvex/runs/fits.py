@@ -48,7 +48,6 @@ def release_name(estimator: BaseEstimator) -> str:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateClassifier, PrivateLogisticRegression
     >>> from dpconvex.runs import release_name
     >>> rng = np.random.default_rng(0)

@@ -113,7 +113,6 @@ def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.large_margin import softmax_rows
     >>> N = np.array([[0.0, np.log(3.0)], [1000.0, 1000.0]])
     >>> softmax_rows(N).round(6).tolist(), N.round(6).tolist()
@@ -157,7 +156,6 @@ class LargeMarginProblem:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates import LargeMarginGaussianTemplate
     >>> template = LargeMarginGaussianTemplate(np.eye(4) / 2, np.array([0, 1, 0, 1]), n_classes=2, lam=0.5)
     >>> template.n, template.D, template.C, template.lam, template.dimension
@@ -291,7 +289,6 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> rng = np.random.default_rng(0)
     >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)

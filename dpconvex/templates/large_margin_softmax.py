@@ -170,7 +170,6 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.large_margin_softmax import active_scores
     >>> target, mask = active_scores(np.array([0, 2, 1]), None, 3, 1, "demo", False)
     >>> target, mask is None
@@ -259,7 +258,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> rng = np.random.default_rng(0)
     >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)

@@ -173,7 +173,6 @@ class EmpiricalRiskTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
     >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
@@ -224,7 +223,6 @@ class KMeansTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.statistics import KMeansTemplate
     >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
     >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
@@ -258,7 +256,6 @@ def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndar
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.statistics import assign_nearest
     >>> centers = np.array([[[0.0, 0.0], [1.0, 1.0]]])   # class 0, two components
     >>> assign_nearest(np.array([[0.1, 0.0], [0.9, 1.2]]), np.array([0, 0]), centers)
@@ -312,7 +309,6 @@ class RangeTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.log_grid import cell_counts
     >>> from dpconvex.templates.statistics import RangeTemplate
@@ -424,7 +420,6 @@ class SufficientStatisticsTemplate(StatisticTemplate):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> X = np.array([[0.6, 0.0], [0.0, 0.8], [0.3, 0.3]]); u = np.array([1.0, -1.0, 0.5])
