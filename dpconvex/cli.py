@@ -113,8 +113,7 @@ def _cmd_list() -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import warnings
 
-    from .runs.fits import warning_lines
-    from .runs.report import check_output_dir, format_table, write_outputs
+    from .runs.report import check_output_dir, format_table, warning_lines, write_outputs
     from .runs.runner import run_problem
     from .runs.spec import load_problem
 

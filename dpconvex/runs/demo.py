@@ -17,7 +17,7 @@ from .._random import NoiseSource
 from ..datasets import load_sklearn
 from ..errors import ParameterError
 from ..estimators.base import NO_CONTEXT, fit_with
-from .fits import WarningTally, release_name
+from .report import WarningTally, release_name
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator

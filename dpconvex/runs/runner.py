@@ -22,8 +22,7 @@ from .._validation import check_bool, check_int
 from ..errors import DatasetError
 from ..estimators.sweep import epsilon_sweep
 from .band import score
-from .fits import WarningTally, release_name
-from .report import CONSTANT_PREDICTION, MAJORITY, ProblemResult
+from .report import CONSTANT_PREDICTION, MAJORITY, ProblemResult, WarningTally, release_name
 from .spec import (
     DATASETS,
     MAX_RUNS,
