@@ -13,7 +13,7 @@ from typing import Any
 from .._validation import Constraint, Options, _is_one_of
 from ..data.row_scaling import ROW_NORMS
 from ..objectives.losses import Loss
-from ..solvers.base import check_solver_name
+from ..solvers.registry import check_solver_name
 
 __all__ = ["ROW_NORM", "SOLVER", "LossParameter", "Solver"]
 

@@ -181,7 +181,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         return Release(None, certificate, calibration, None)
     if on_calibrated is not None:
         on_calibrated(calibration)
-    from ..solvers.base import get_backend
+    from ..solvers.registry import get_backend
 
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))

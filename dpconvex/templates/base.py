@@ -2,7 +2,7 @@
 
 A template is a problem statement: data (through a design operator), public
 constants, the objective and its parameter space. It never chooses or calls a
-solver (that is :mod:`dpconvex.solvers.base`) and never calibrates noise
+solver (that is :mod:`dpconvex.solvers.registry`) and never calibrates noise
 (that is :mod:`dpconvex.privacy.mechanisms`).
 
 The contract has two layers, each stated once:

@@ -54,7 +54,7 @@ from ...privacy.rules.large_margin import (
     uses_centroid,
 )
 from ...privacy.rules.mechanism import resolve_mechanism
-from ...solvers.base import auto_backend
+from ...solvers.registry import auto_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
