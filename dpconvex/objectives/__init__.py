@@ -1,8 +1,8 @@
 """Objective pieces: margin losses, regularizers (the one source of μ) and data-free matrix terms.
 
 - :mod:`~dpconvex.objectives.losses`: margin losses ℓ(m) with their declared privacy
-  constants (derivative bound, curvature), one registry :data:`LOSSES`;
-- :mod:`~dpconvex.objectives.regularizers`: the L2 / Frobenius regularizers;
+  constants (derivative bound, curvature), one registry :data:`LOSSES`, and the L2 /
+  Frobenius regularizers (the one source of μ);
 - :mod:`~dpconvex.objectives.terms`: extra data-independent matrix terms of the
   large-margin objective;
 - :mod:`~dpconvex.objectives.sets`: closed convex parameter sets with exact Euclidean
@@ -16,19 +16,22 @@ SciPy, CVXPY).
 from __future__ import annotations
 
 from .losses import (
+    L2,
     LOSSES,
     REGRESSION_LOSSES,
+    REGULARIZERS,
     CVXPYLoss,
+    Frobenius,
     HuberHinge,
     HuberRegression,
     Logistic,
     Loss,
     Pinball,
+    Regularizer,
     SmoothHinge,
     get_loss,
     get_regression_loss,
 )
-from .regularizers import L2, REGULARIZERS, Frobenius, Regularizer
 from .sets import (
     Box,
     ConvexSet,
@@ -43,8 +46,7 @@ from .sets import (
 from .terms import MatrixTerm, probe_term, psi_frobenius
 
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "Box", "CVXPYLoss", "CVXPYSet",
-           "ConvexSet",
-           "Frobenius", "HuberHinge", "HuberRegression", "Intersection", "L1Ball", "L2Ball",
-           "Logistic", "Loss", "MatrixTerm", "NonNegative", "Pinball", "Regularizer", "Simplex",
-           "SmoothHinge", "get_loss", "get_regression_loss", "probe_term", "psi_frobenius",
-           "recognize"]
+           "ConvexSet", "Frobenius", "HuberHinge", "HuberRegression", "Intersection", "L1Ball",
+           "L2Ball", "Logistic", "Loss", "MatrixTerm", "NonNegative", "Pinball", "Regularizer",
+           "Simplex", "SmoothHinge", "get_loss", "get_regression_loss", "probe_term",
+           "psi_frobenius", "recognize"]

@@ -1,4 +1,5 @@
-"""Margin losses for private ERM, each with the constants its privacy proof needs.
+"""The terms of a private ERM objective, each with the constants its privacy proof needs:
+losses (G, c) and regularizers (μ).
 
 A loss is a function of the margin ``m = y * f(x)`` (labels in {-1, +1}). Each class
 carries its NumPy value and first and second derivatives in m, the same function as a
@@ -14,11 +15,21 @@ from docs/privacy/linear_erm.md#privacy-loss-constants for the losses written by
 from the CVXPY form's atoms for a compiled one (:mod:`dpconvex.objectives.atoms`). Adding a
 loss = one subclass + one entry in :data:`LOSSES`.
 
+A regularizer is the one source of a template's strong-convexity modulus μ
+(``template.regularizer.strong_convexity``): its privacy constants declare that μ, and the
+solvers use it. ``lam`` is the weight written in front of the term, so μ depends on its
+form: :class:`L2` ``(lam / 2) ||w||²`` (linear ERM; [CMS]_: (1/2)||f||² is 1-strongly
+convex, so Λ N(f) is Λ-strongly convex, Alg. 1-2): μ = lam; :class:`Frobenius`
+``(lam / 2) Σ ||Φ||²_F`` (large-margin Gaussian classifier, [PR12]_ eq. 11 with its
+λ = lam / 2): μ = lam.
+
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12:1069-1109, 2011. Logistic loss Section 3.4.1;
    smooth hinge ℓ_s eq. (23); Huber hinge eq. (35).
+.. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
+   Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
 """
 
 from __future__ import annotations
@@ -36,8 +47,9 @@ from scipy.special import expit
 from .._validation import _short_repr, check_float
 from ..errors import ParameterError
 
-__all__ = ["LOSSES", "REGRESSION_LOSSES", "CVXPYLoss", "HuberHinge", "HuberRegression", "Logistic",
-           "Loss", "Pinball", "SmoothHinge", "get_loss", "get_regression_loss", "hinge", "pinball"]
+__all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "CVXPYLoss", "Frobenius",
+           "HuberHinge", "HuberRegression", "Logistic", "Loss", "Pinball", "Regularizer",
+           "SmoothHinge", "get_loss", "get_regression_loss", "hinge", "pinball"]
 
 
 class Loss:
@@ -827,3 +839,113 @@ def get_loss(name: str | Loss, **params: Any) -> Loss:
         raise ParameterError(f"The 'name' argument of get_loss must be one of {sorted(LOSSES)} "
                              f"or a Loss instance. Got {name!r} instead.")
     return LOSSES[name](**params)
+
+
+# ----------------------------------------------------------------------------- regularizers
+class Regularizer:
+    """Base class. ``strong_convexity`` is the modulus μ of the term (in ||.||_2 / ||.||_F).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import L2, Regularizer
+    >>> reg = L2(0.1)
+    >>> isinstance(reg, Regularizer), reg.strong_convexity
+    (True, 0.1)
+    """
+
+    name: ClassVar[str] = "regularizer"
+    #: Where dpconvex derives this class's modulus (set by the regularizers dpconvex ships,
+    #: for their own class only; :func:`~dpconvex.privacy.checks.shipped_derivation`).
+    derivation: ClassVar[str] = ""
+    strong_convexity: float = 0.0
+
+    def value(self, w: np.ndarray) -> float:
+        raise NotImplementedError
+
+    def grad(self, w: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def hess_scale(self) -> float:
+        """Hessian = hess_scale() * I for quadratic regularizers."""
+        raise NotImplementedError
+
+    def cvxpy_expr(self, w: cp.Expression) -> cp.Expression:
+        raise NotImplementedError
+
+
+class _Quadratic(Regularizer):
+    """A multiple of the squared norm, lam-strongly convex (μ = lam): Hessian lam·I."""
+
+    def __init__(self, lam: float):
+        self.lam = check_float("lam", lam, type(self).__name__, low=0.0, low_inclusive=True)
+
+    @property
+    def strong_convexity(self) -> float:  # type: ignore[override]
+        return self.lam
+
+    def grad(self, w: np.ndarray) -> np.ndarray:
+        return self.lam * np.asarray(w)
+
+    def hess_scale(self) -> float:
+        return self.lam
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(lam={self.lam!r})"
+
+
+class L2(_Quadratic):
+    """(lam / 2) ||w||^2, lam-strongly convex (μ = lam); ``w`` of any shape (||.||_F for a matrix).
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import L2
+    >>> reg = L2(0.5)
+    >>> reg.value(np.array([1.0, 1.0])), reg.grad(np.array([1.0, 1.0])), reg.strong_convexity
+    (0.5, array([0.5, 0.5]), 0.5)
+    >>> reg.value(np.ones((2, 3)))   # a matrix parameter: (lam / 2) ||W||_F^2
+    1.5
+    """
+
+    name = "l2"
+    derivation = "docs/privacy/perturbation.md#privacy-perturbation"
+
+    def value(self, w: np.ndarray) -> float:
+        return 0.5 * self.lam * float(np.vdot(w, w))
+
+    def cvxpy_expr(self, w: cp.Expression) -> cp.Expression:
+        return 0.5 * self.lam * cp.sum_squares(w)
+
+
+class Frobenius(_Quadratic):
+    """(lam / 2) Σ ||Φ||²_F over all blocks, lam-strongly convex (μ = lam, as :class:`L2`).
+
+    [PR12]_ eq. 11 writes λ Σ ||Φ||²_F; here λ = ``weight`` = lam / 2, so that
+    ``lam`` means the strong-convexity modulus in every dpconvex estimator.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Frobenius
+    >>> reg = Frobenius(0.5)
+    >>> reg.weight, reg.strong_convexity
+    (0.25, 0.5)
+    >>> reg.value(np.ones((2, 2, 2)))
+    2.0
+    """
+
+    name = "frobenius"
+    derivation = "docs/privacy/large_margin.md#privacy-lm-strong-convexity"
+
+    @property
+    def weight(self) -> float:
+        """λ = lam / 2, the coefficient of Σ ||Φ||²_F in the objective."""
+        return 0.5 * self.lam
+
+    def value(self, w: np.ndarray) -> float:
+        return self.weight * float(np.sum(np.asarray(w) ** 2))
+
+    def cvxpy_expr(self, w: cp.Expression) -> cp.Expression:
+        return self.weight * cp.sum_squares(w)
+
+
+#: Registry of regularizers by name.
+REGULARIZERS: dict[str, type[Regularizer]] = {L2.name: L2, Frobenius.name: Frobenius}

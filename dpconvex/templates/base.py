@@ -38,7 +38,7 @@ from ..errors import ParameterError
 from ..objectives.sets import ConvexSet
 
 if TYPE_CHECKING:
-    from ..objectives.regularizers import Regularizer
+    from ..objectives.losses import Regularizer
     from ..privacy.certificate import Condition
 
 __all__ = [

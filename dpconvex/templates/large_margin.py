@@ -27,7 +27,7 @@ extra regularization of CMS Alg. 2, and R_k optional data-independent convex
 terms supplied by the user (:class:`~dpconvex.objectives.terms.MatrixTerm`).
 
 The template is a problem statement: the records, labels, classes and modulus μ = 2λ
-(:class:`~dpconvex.objectives.regularizers.Frobenius`) are :class:`LargeMarginProblem`,
+(:class:`~dpconvex.objectives.losses.Frobenius`) are :class:`LargeMarginProblem`,
 which the softmax template (:mod:`dpconvex.templates.large_margin_softmax`) shares; the
 form of Φ (projection, noise subspace, quadratic forms and their adjoint, CVXPY variables)
 is its parameterization (:class:`~dpconvex.templates.parameterizations.FullPSD`); the
@@ -72,8 +72,7 @@ import numpy as np
 from .._validation import check_float
 from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..objectives.losses import HuberHinge, Loss
-from ..objectives.regularizers import Frobenius
+from ..objectives.losses import Frobenius, HuberHinge, Loss
 from ..objectives.terms import MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss

@@ -33,7 +33,7 @@ public u(x) of privacy-feature-map-structures, p = softmax(−a) over the active
   span at most k = 2(C − 1)K dimensions (the bound ★ of privacy-gaussian-profile-bound; the
   max-difference bound ★★ of privacy-softmax-gaussian-objective is derived for K = 1 only,
   so ``softmax_classes`` is 0 for K > 1);
-* μ = lam from :class:`~dpconvex.objectives.regularizers.Frobenius`.
+* μ = lam from :class:`~dpconvex.objectives.losses.Frobenius`.
 
 Score column j = c·K + m (the block order of the (C, K, D, D) release). With
 ``data_norm=q`` the template first applies the public map z′ = [x; w q]/(q √(1 + w²))
