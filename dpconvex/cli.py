@@ -159,7 +159,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command in (None, "demo"):
-        from .runs.demo import run_demo
+        from .runs.runner import run_demo
 
         run_demo(runs=getattr(args, "runs", 10), lam=getattr(args, "lam", 1e-3),
                  seed=getattr(args, "seed", None))
