@@ -564,6 +564,20 @@ def _rebuilt(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Loss:
     return loss
 
 
+class _HingeWidth:
+    """The hinge's kink at m = 1 smoothed over [1 − h, 1 + h] (:class:`HuberHinge`,
+    :class:`SmoothHinge`): the kinks and the one parameter h."""
+
+    h: float
+
+    @property
+    def kinks(self) -> tuple[float, float]:
+        return (1.0 - self.h, 1.0 + self.h)
+
+    def params(self) -> dict[str, Any]:
+        return {"h": self.h}
+
+
 def hinge(m: cp.Expression) -> cp.Expression:
     """The hinge loss max(0, 1 − m) as CVXPY's SVM example states it (kinked at m = 1).
 
@@ -577,7 +591,7 @@ def hinge(m: cp.Expression) -> cp.Expression:
     return cp.pos(1 - m)
 
 
-class HuberHinge(_ShippedForm):
+class HuberHinge(_HingeWidth, _ShippedForm):
     """Huber hinge ([CMS]_ eq. 35): the hinge :func:`hinge` with its kink smoothed at half-width h > 0.
 
     ℓ(m) = 0 for m > 1 + h; (1 + h − m)²/(4h) for |1 − m| <= h; 1 − m for m < 1 − h: the
@@ -601,15 +615,8 @@ class HuberHinge(_ShippedForm):
         self.h = check_float("h", h, type(self).__name__)
         vars(self).update(vars(_compiled(hinge, "margin", type(self).name, None, self.h)))
 
-    @property
-    def kinks(self):
-        return (1.0 - self.h, 1.0 + self.h)
 
-    def params(self):
-        return {"h": self.h}
-
-
-class SmoothHinge(Loss):
+class SmoothHinge(_HingeWidth, Loss):
     """Smooth hinge ℓ_s ([CMS]_ eq. 23), with parameter h > 0.
 
     With s = 1 - m: ℓ = 0 for s < -h; 1 - m for s > h; and
@@ -658,13 +665,6 @@ class SmoothHinge(Loss):
     @staticmethod
     def _s(m: Any) -> np.ndarray:
         return 1.0 - np.asarray(m, dtype=float)
-
-    @property
-    def kinks(self):
-        return (1.0 - self.h, 1.0 + self.h)
-
-    def params(self):
-        return {"h": self.h}
 
 
 class HuberRegression(Loss):
