@@ -64,7 +64,6 @@ MODULES = (
     "dpconvex.objectives",
     "dpconvex.objectives.losses",
     "dpconvex.objectives.sets",
-    "dpconvex.objectives.terms",
     "dpconvex.solvers",
     "dpconvex.solvers.cvxpy_backend",
     "dpconvex.solvers.lbfgs_newton",

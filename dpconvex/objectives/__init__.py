@@ -2,9 +2,8 @@
 
 - :mod:`~dpconvex.objectives.losses`: margin losses ℓ(m) with their declared privacy
   constants (derivative bound, curvature), one registry :data:`LOSSES`, and the L2 /
-  Frobenius regularizers (the one source of μ);
-- :mod:`~dpconvex.objectives.terms`: extra data-independent matrix terms of the
-  large-margin objective;
+  Frobenius regularizers (the one source of μ) and the extra data-independent matrix terms
+  of the large-margin objective;
 - :mod:`~dpconvex.objectives.sets`: closed convex parameter sets with exact Euclidean
   projections (ball, box, orthant, ℓ1 ball, simplex), :func:`recognize`, which reads
   them from CVXPY constraints, and :class:`CVXPYSet`, any other DCP constraint set.
@@ -26,11 +25,14 @@ from .losses import (
     HuberRegression,
     Logistic,
     Loss,
+    MatrixTerm,
     Pinball,
     Regularizer,
     SmoothHinge,
     get_loss,
     get_regression_loss,
+    probe_term,
+    psi_frobenius,
 )
 from .sets import (
     Box,
@@ -43,7 +45,6 @@ from .sets import (
     Simplex,
     recognize,
 )
-from .terms import MatrixTerm, probe_term, psi_frobenius
 
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "Box", "CVXPYLoss", "CVXPYSet",
            "ConvexSet", "Frobenius", "HuberHinge", "HuberRegression", "Intersection", "L1Ball",

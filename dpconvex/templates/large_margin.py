@@ -24,7 +24,7 @@ margin loss (default: the Huber hinge, ``HuberHinge(h)``, for which
 loss), Ψ_{c,m} is the top-left d × d block of Φ_{c,m}, b is the noise (one
 independent symmetric matrix per block, a :class:`cvxpy.Parameter` each), Δ the
 extra regularization of CMS Alg. 2, and R_k optional data-independent convex
-terms supplied by the user (:class:`~dpconvex.objectives.terms.MatrixTerm`).
+terms supplied by the user (:class:`~dpconvex.objectives.losses.MatrixTerm`).
 
 The template is a problem statement: the records, labels, classes and modulus μ = 2λ
 (:class:`~dpconvex.objectives.losses.Frobenius`) are :class:`LargeMarginProblem`,
@@ -72,8 +72,7 @@ import numpy as np
 from .._validation import check_float
 from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..objectives.losses import Frobenius, HuberHinge, Loss
-from ..objectives.terms import MatrixTerm, probe_term, psi_frobenius
+from ..objectives.losses import Frobenius, HuberHinge, Loss, MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss
 from .base import PrivacyConstants, natural_residual, needs_of
