@@ -4,7 +4,7 @@ Claimed vs audited ε (dpconvex.audit) of ``PrivateLargeMarginGaussian(epsilon=1
 (pure ε-DP objective perturbation, norm-Gamma noise) and
 ``PrivateLargeMarginGaussian(epsilon=1, delta=1e-5)`` (Gaussian objective
 perturbation), each run one ``release`` on the template the estimator builds
-(:class:`dpconvex.audit.estimator_release.EstimatorReleaseMechanism`: clipping,
+(:class:`dpconvex.audit.adapters.EstimatorReleaseMechanism`: clipping,
 public feature map u = [wl x/q, wc]/N with (0, 1, 0.1), lam="auto"), and of
 mutants whose noise is multiplied by 1/2 and 1/4 while the certificate still
 claims ε = 1 (``noise_scale``, the Audited calibration of dpconvex.audit).
@@ -44,7 +44,7 @@ import numpy as np
 
 import dpconvex as dp
 from dpconvex.audit import audit
-from dpconvex.audit.estimator_release import EstimatorReleaseMechanism
+from dpconvex.audit.adapters import EstimatorReleaseMechanism
 from dpconvex.errors import PrivacyWarning
 
 DELTA = 1e-5

@@ -5,7 +5,7 @@ loss="softmax", n_components=2, mechanism="gaussian_objective",
 component_assignment="nearest_public_center", centers=...)`` with its other defaults
 (structure "linear", u = [wl·x/q, wc]/N with (0, 1, 0.1), lam="auto"), each run one
 ``release`` on the template the estimator builds
-(:class:`dpconvex.audit.estimator_release.EstimatorReleaseMechanism`; public centers
+(:class:`dpconvex.audit.adapters.EstimatorReleaseMechanism`; public centers
 spend no budget and draw no randomness, so the template is reusable), and of mutants
 whose noise is multiplied by s < 1 while the certificate still claims (1, 1e-5)
 (``noise_scale``). Statistic: the white-box log-likelihood ratio of the change of
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 import dpconvex as dp
-from dpconvex.audit.estimator_release import EstimatorReleaseMechanism
+from dpconvex.audit.adapters import EstimatorReleaseMechanism
 
 sys.path.insert(0, str(Path(__file__).parent))
 import harness  # noqa: E402

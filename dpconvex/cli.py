@@ -113,8 +113,7 @@ def _cmd_list() -> int:
 def _cmd_run(args: argparse.Namespace) -> int:
     import warnings
 
-    from .runs.fits import warning_lines
-    from .runs.report import check_output_dir, format_table, write_outputs
+    from .runs.report import check_output_dir, format_table, warning_lines, write_outputs
     from .runs.runner import run_problem
     from .runs.spec import load_problem
 
@@ -160,7 +159,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command in (None, "demo"):
-        from .runs.demo import run_demo
+        from .runs.runner import run_demo
 
         run_demo(runs=getattr(args, "runs", 10), lam=getattr(args, "lam", 1e-3),
                  seed=getattr(args, "seed", None))

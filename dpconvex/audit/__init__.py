@@ -32,13 +32,13 @@ References
 
 from .adapters import (
     EstimatorMechanism,
+    EstimatorReleaseMechanism,
     ExponentialMechanism,
     LargeMarginMechanism,
     LinearERMMechanism,
     NoisyGDMechanism,
 )
 from .bounds import DIRECTIONS, clopper_pearson_lower, clopper_pearson_upper, epsilon_from_counts
-from .estimator_release import EstimatorReleaseMechanism
 from .pairs import exponential_mechanism_pair, large_margin_pair, linear_erm_pair
 from .runner import AuditResult, BatchMechanism, audit, epsilon_lower_bound
 from .statistics import float_consistency_statistic

@@ -11,7 +11,8 @@ of it. An adapter only
   result on every run (conditions, calibration, certificate) and the
   unperturbed solve (the center of output perturbation, a deterministic
   function of the data, computed once per sweep by ``epsilon_sweep`` too,
-  docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) — see :mod:`dpconvex.audit._memo`;
+  docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): :class:`Audited` and
+  :class:`OnceUnperturbed`, which change nothing ``release`` computes;
 * optionally multiplies the noise by ``noise_scale`` < 1: a deliberately
   MIS-CALIBRATED mechanism (its certificate still claims the library's ε), to
   check that an audit has power.
@@ -20,16 +21,43 @@ The output of ``adapter(data, np.random.default_rng(seed))`` equals, bit for
 bit, the parameters an estimator releases with ``random_state=seed`` on the
 same data (tests/audit/test_audit.py).
 
+:class:`EstimatorReleaseMechanism` audits what an estimator releases with its parameters:
+the template of its public ``plan`` and ``prepare``, the plan's budget, and per run one
+``release`` with its mechanism (the path of ``fit``, post-processing onto the parameter set
+included). It also gives the white-box statistic of the change of variables of
+objective perturbation ([CMS]_ Section 3.2;
+docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective,
+privacy-softmax-audit): with b_X(θ) = −n ∇J_X(θ) the noise that makes θ the minimizer on
+X,
+
+* pure (norm-Gamma noise, density ∝ exp(−β‖b‖)):
+  ln f_D(θ)/f_D′(θ) = β(‖b_D′(θ)‖ − ‖b_D(θ)‖) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ);
+* Gaussian (b ~ N(0, σ²I)):
+  (‖b_D′(θ)‖² − ‖b_D(θ)‖²)/(2σ²) + the same log-determinants,
+
+exact for an unconstrained template (softmax, linear ERM without ``constraints``:
+b ↦ θ is a bijection). By Neyman–Pearson, thresholding it gives the most powerful
+events for the pair; any statistic gives a valid bound. Over a parameter set the
+minimizer sits on the boundary for a set of noises of positive probability (the
+normal cone there), b ↦ θ is no longer a bijection and the released law has mass
+on the boundary: audit those releases with a threshold statistic on a projection
+of θ (e.g. ``lambda theta: theta[0]``), which is valid for any mechanism.
+
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2.
+   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 and 2; Section 3.2 (change of
+   variables).
 .. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
    FOCS 2007.
+.. [JUO20] M. Jagielski, J. Ullman, A. Oprea. Auditing Differentially Private
+   Machine Learning: How Private is Private SGD? NeurIPS 2020.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -41,33 +69,165 @@ from .._validation import check_float, check_int, check_option
 from ..data.preprocess import clip_rows
 from ..data.validation import check_array
 from ..errors import ParameterError
+from ..estimators.base import PrivateEstimator
 from ..estimators.linear import LINEAR_MENU
 from ..objectives.losses import HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
-from ..privacy.mechanisms import MECHANISMS, Calibration, get_mechanism
+from ..privacy.mechanisms import MECHANISMS, Calibration, Mechanism, get_mechanism
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
 from ..privacy.release import release
+from ..solvers.base import Backend, SolveResult
 from ..solvers.registry import check_solver_name
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
-from ..templates.risk import EmpiricalRiskTemplate
-from ..templates.selection import SelectionTemplate
-from ._memo import Audited, OnceUnperturbed, Sampled, backend_for, data_key
+from ..templates.statistics import EmpiricalRiskTemplate, SelectionTemplate
 from .statistics import LLR_DECIMALS, float_array, gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:
     from sklearn.base import BaseEstimator
 
     from ..estimators.noisy_gd import NoisyGradientDescent
-    from ..privacy.certificate import Certificate
-    from ..templates.base import ObjectiveTemplate, SmoothTemplate
+    from ..privacy.certificate import Certificate, Condition
+    from ..templates.base import ObjectiveTemplate, SmoothTemplate, Template
 
 __all__ = [
-    "EstimatorMechanism", "ExponentialMechanism", "LargeMarginMechanism", "LinearERMMechanism",
-    "NoisyGDMechanism",
+    "EstimatorMechanism", "EstimatorReleaseMechanism", "ExponentialMechanism",
+    "LargeMarginMechanism", "LinearERMMechanism", "NoisyGDMechanism",
 ]
 
 Data = tuple[np.ndarray, np.ndarray]
+T = TypeVar("T")
+
+
+# ----------------------------------------------------------------------------- memoized steps
+def data_key(*arrays: np.ndarray) -> str:
+    """A hash of the arrays' dtypes, shapes and bytes (the adapters' cache key)."""
+    h = hashlib.sha1()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+class Audited(Mechanism["Template"]):
+    """A library mechanism with its public steps memoized (and, for power checks, mis-calibrated).
+
+    ``check_budget``, ``run`` and ``solve_condition`` are the inner
+    mechanism's. ``conditions``, ``calibrate`` and ``certificate`` are the
+    inner mechanism's too, computed once per (template, budget): they draw no
+    randomness and give the same result on every run. With ``noise_scale`` s != 1 the calibration's noise
+    is multiplied by s (norm-Gamma rate β/s; Gaussian std s·σ) while ε stays
+    the claimed one.
+    """
+
+    def __init__(self, inner: Mechanism, noise_scale: float = 1.0):
+        self.inner = inner
+        self.noise_scale = float(noise_scale)
+        for attr in ("name", "needs", "private", "solves", "pure", "adds_output_noise"):
+            setattr(self, attr, getattr(inner, attr))  # the registry's class attributes, per instance
+        self._memo: dict[tuple[str, int, Budget], tuple[Template, Any]] = {}
+
+    def _once(self, what: str, template: Template, budget: Budget, compute: Callable[[], T]) -> T:
+        key = (what, id(template), budget)
+        if key not in self._memo:  # the template is kept alive with its entry
+            self._memo[key] = (template, compute())
+        return self._memo[key][1]
+
+    def check_budget(self, budget: Budget) -> Budget:
+        return self.inner.check_budget(budget)
+
+    def conditions(self, template: Template, budget: Budget) -> list[Condition]:
+        return list(self._once("conditions", template, budget,
+                               lambda: self.inner.conditions(template, budget)))
+
+    def calibrate(self, template: Template, budget: Budget) -> Calibration | None:
+        def compute() -> Calibration | None:
+            cal = self.inner.calibrate(template, budget)
+            if cal is None or self.noise_scale == 1.0:
+                return cal
+            s = self.noise_scale
+            extra = dict(cal.extra)
+            if "noise std" in extra:
+                extra["noise std"] = extra["noise std"] * s
+            return dataclasses.replace(cal, noise_rate=cal.noise_rate / s, extra=extra)
+
+        return self._once("calibrate", template, budget, compute)
+
+    def certificate(self, template: Template, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        cert = self._once("certificate", template, budget,
+                          lambda: self.inner.certificate(template, budget, cal, conditions))
+        # release() appends the solve's condition: hand it a fresh list every run
+        return dataclasses.replace(cert, conditions=list(cert.conditions),
+                                   assumptions=list(cert.assumptions))
+
+    def run(self, template: Template, cal: Calibration | None, backend: Backend,
+            rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
+            max_iter: int | None = None, tol: float | None = None
+            ) -> tuple[np.ndarray, SolveResult | None, bool]:
+        return self.inner.run(template, cal, backend, rng, warm_start=warm_start,
+                              max_iter=max_iter, tol=tol)
+
+    def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
+                        cal: Calibration | None = None) -> list[Condition]:
+        return self.inner.solve_condition(template, result, cal)
+
+
+class Sampled:
+    """An adapter whose runs are one ``release`` call each: ``sample`` stacks ``n_runs`` of
+    them, flattened to shape (n_runs, p); ``adapter(data, rng)`` is one."""
+
+    def _runs(self, data: Any) -> tuple[Any, Mechanism, Budget, Any, int]:
+        """(template, mechanism, budget, backend, p) of the runs on ``data``."""
+        raise NotImplementedError
+
+    def sample(self, data: Any, n_runs: int, rng: np.random.Generator) -> np.ndarray:
+        """``n_runs`` independent releases (one ``release`` call each), shape (n_runs, p)."""
+        template, mechanism, budget, backend, p = self._runs(data)
+        out = np.empty((n_runs, p))
+        for r in range(n_runs):
+            out[r] = np.ravel(release(template, mechanism, budget, backend, rng).theta)
+        return out
+
+    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, 1, rng)[0]
+
+
+class OnceUnperturbed:
+    """A solver backend that solves each template's unperturbed problem once.
+
+    The unperturbed solve (no noise, no extra regularization, no warm start)
+    is a deterministic function of the data; every other solve is delegated.
+    """
+
+    def __init__(self, backend: Backend):
+        self.backend = backend
+        self._memo: dict[tuple[int, float, int | None], tuple[ObjectiveTemplate, SolveResult]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.backend, name)
+
+    def solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0, *,
+              warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        if b is not None or warm_start is not None:
+            return self.backend.solve(template, b, extra_reg, warm_start=warm_start,
+                                      max_iter=max_iter)
+        key = (id(template), float(extra_reg), max_iter)
+        if key not in self._memo:
+            self._memo[key] = (template, self.backend.solve(template, None, extra_reg,
+                                                            max_iter=max_iter))
+        return self._memo[key][1]
+
+
+def backend_for(solver: Any, template: Template) -> OnceUnperturbed:
+    """The registry's backend for ``solver`` (a name or a backend), solving the unperturbed problem once."""
+    from ..solvers.registry import get_backend
+
+    return OnceUnperturbed(solver if hasattr(solver, "solve") else get_backend(solver, template))
+
+
+# ----------------------------------------------------------------------------- adapters
 
 #: The private mechanisms a linear ERM adapter can audit (the linear estimators' menu).
 _PRIVATE_LINEAR = tuple(n for n in LINEAR_MENU.offered if MECHANISMS[n].private)
@@ -191,7 +351,6 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import LinearERMMechanism, audit, linear_erm_pair
     >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
     >>> mech = LinearERMMechanism("huber", epsilon=1.0, mechanism="output", lam=0.1)
@@ -286,7 +445,6 @@ class LargeMarginMechanism(_TemplateAdapter[LargeMarginGaussianTemplate]):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import LargeMarginMechanism, large_margin_pair
     >>> X, y, X_prime, y_prime = large_margin_pair(8, 1, random_state=0)
     >>> mech = LargeMarginMechanism(epsilon=1.0, lam=1.0)
@@ -358,7 +516,6 @@ class NoisyGDMechanism(Sampled):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import NoisyGradientDescent
     >>> from dpconvex.audit import NoisyGDMechanism, linear_erm_pair
     >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
@@ -500,7 +657,6 @@ class EstimatorMechanism:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex import PrivateLogisticRegression
     >>> from dpconvex.audit import EstimatorMechanism, linear_erm_pair
     >>> X, y, X_prime, y_prime = linear_erm_pair(20, 2, random_state=0)
@@ -541,3 +697,140 @@ class EstimatorMechanism:
         except (TypeError, ValueError, OverflowError):
             raise ParameterError(f"{type(self).__name__}.__call__: output(estimator) returned "
                                  f"{type(out).__name__}, not an array of floats.") from None
+
+
+class EstimatorReleaseMechanism(Sampled):
+    """The release of a private estimator with its parameters: plan, prepare, one ``release`` per run.
+
+    The template is built once per data set; each run outputs the released θ, flattened
+    (module docstring).
+
+    Parameters
+    ----------
+    estimator : PrivateEstimator
+        Unfitted, with the parameters to audit (``random_state`` is ignored): a
+        :class:`~dpconvex.PrivateLargeMarginGaussian`, a
+        :class:`~dpconvex.PrivateLinearRegressor` or a binary linear classifier
+        (:class:`~dpconvex.PrivateLogisticRegression`, :class:`~dpconvex.PrivateHuberSVM`,
+        :class:`~dpconvex.PrivateLinearClassifier`). The build must be reusable (it
+        draws no randomness, spends no budget and does not depend on ε): K = 1, or
+        K > 1 with public ``centers``, on the objective path (the centroid release
+        of docs/privacy/large_margin_softmax.md#privacy-centroid-switch is audited
+        through ``PrivateGaussianCentroid``); a number for ``lam`` on the linear
+        learners.
+    noise_scale : float, default=1.0
+        Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
+        while the claimed (ε, δ) stays the library's: s < 1 is a deliberately
+        MIS-CALIBRATED mechanism, to check that an audit has power.
+
+    Examples
+    --------
+    >>> from dpconvex import PrivateLargeMarginGaussian, PrivateLinearRegressor
+    >>> from dpconvex.audit import EstimatorReleaseMechanism, large_margin_pair, linear_erm_pair
+    >>> X, y, X_prime, y_prime = large_margin_pair(8, 2, random_state=0)
+    >>> mech = EstimatorReleaseMechanism(PrivateLargeMarginGaussian(epsilon=1.0, classes=[0, 1]))
+    >>> mech.sample((X, y), 3, np.random.default_rng(0)).shape  # theta of each run, flattened
+    (3, 6)
+    >>> X, y, X_prime, y_prime = linear_erm_pair(10, 1)  # labels at the ends of (-1, 1)
+    >>> reg = PrivateLinearRegressor(epsilon=1.0, lam=0.5, fit_intercept=False,
+    ...                              constraints=lambda w: [w >= 0])
+    >>> theta = EstimatorReleaseMechanism(reg).sample((X, y), 4, np.random.default_rng(0))
+    >>> theta.shape, bool((theta >= 0).all())  # projected onto the orthant
+    ((4, 1), True)
+    """
+
+    def __init__(self, estimator: PrivateEstimator, *, noise_scale: float = 1.0):
+        owner = type(self).__name__
+        if not isinstance(estimator, PrivateEstimator) or not callable(
+                getattr(estimator, "_mechanism", None)):
+            raise ParameterError(
+                f"The 'estimator' parameter of {owner} must be an unfitted private estimator "
+                "that releases one template (PrivateLargeMarginGaussian, PrivateLinearRegressor, "
+                f"PrivateLogisticRegression, PrivateHuberSVM, PrivateLinearClassifier). Got "
+                f"{type(estimator).__name__}.")
+        estimator._validate_params()
+        self.estimator = estimator
+        self.noise_scale = check_float("noise_scale", noise_scale, owner)
+        self._library = estimator._mechanism()
+        self._mech = Audited(self._library, self.noise_scale)
+        self._cache: dict[str, tuple[Any, Budget, OnceUnperturbed]] = {}
+
+    @property
+    def pure(self) -> bool:
+        """True for pure ε-DP (norm-Gamma noise), False for the Gaussian mechanism."""
+        return bool(self._library.pure)
+
+    def prepare(self, data: Data) -> tuple[Any, Budget, OnceUnperturbed]:
+        """(template, budget, backend) of ``data`` as ``fit`` builds them, cached."""
+        from ..estimators.large_margin.learners import CENTROID_LEARNER, objective_part
+
+        X, y = (np.asarray(a) for a in data)
+        key = data_key(np.asarray(X, dtype=float), y)
+        if key not in self._cache:
+            plan = self.estimator.plan_for(X, y)  # the public plan of fit (Λ, budget)
+            if plan.sub_plans:
+                raise ParameterError(
+                    "EstimatorReleaseMechanism.prepare: the plan fits one binary model per class "
+                    f"(one-vs-rest, {plan.n_classes} classes), not one release. Audit a binary "
+                    "problem: two labels, or classes= with two entries.")
+            prep = self.estimator.prepare(X, y, plan)
+            if not prep.reusable or plan.learner == CENTROID_LEARNER or prep.template is None:
+                raise ParameterError(
+                    "EstimatorReleaseMechanism.prepare: the build draws randomness or spends "
+                    "budget (DP k-means), releases class centroids (no template), or depends on ε "
+                    "(lam='auto' on a linear learner), so it cannot serve every run. Audit K = 1 "
+                    "or public centers on the objective path (e.g. "
+                    "mechanism='gaussian_objective'), or pass a number for lam.")
+            t = prep.template
+            budget = objective_part(plan)
+            self._cache[key] = (t, budget, backend_for(self.estimator.solver, t))
+        return self._cache[key]
+
+    def calibration(self, data: Data) -> Calibration:
+        """The calibration the runs use (the library's, times ``noise_scale``)."""
+        t, budget, _ = self.prepare(data)
+        cal = self._mech.calibrate(t, budget)
+        assert cal is not None
+        return cal
+
+    def budget(self, data: Data) -> Budget:
+        """The claimed (ε, δ) of one release on ``data``."""
+        return self.prepare(data)[1]
+
+    def _runs(self, data: Data) -> tuple[Any, Audited, Budget, OnceUnperturbed, int]:
+        t, budget, backend = self.prepare(data)
+        return t, self._mech, budget, backend, int(t.space.dimension)
+
+    def log_likelihood_ratio(self, D: Data, D_prime: Data) -> Callable[[np.ndarray], float]:
+        """The statistic ln f_D(θ)/f_D′(θ) of one release (module docstring), rounded.
+
+        From the runs' calibration (for a mis-calibrated mechanism, the mutant's own ratio)
+        and the two templates, rounded to :data:`~dpconvex.audit.statistics.LLR_DECIMALS`
+        decimals; one θ -> float. Objective perturbation on an unconstrained template only;
+        anything else raises :class:`~dpconvex.errors.ParameterError`.
+        """
+        tD, _, _ = self.prepare(D)
+        tDp, _, _ = self.prepare(D_prime)
+        if self._library.adds_output_noise or not (self._library.private and self._library.solves):
+            raise ParameterError(
+                "EstimatorReleaseMechanism.log_likelihood_ratio: the statistic is the change of "
+                "variables of objective perturbation, and the estimator's mechanism is "
+                f"'{self._library.name}'. Pass a threshold statistic on a projection of θ "
+                "instead (e.g. lambda theta: theta[0]).")
+        if not all("hessp" in t.capabilities for t in (tD, tDp)):
+            raise ParameterError(
+                "EstimatorReleaseMechanism.log_likelihood_ratio: the change of variables b -> θ "
+                "is a bijection only for an unconstrained minimizer; over the parameter set of "
+                "'constraints' the released law has mass on the boundary. Pass a threshold "
+                "statistic on a projection of θ instead (e.g. lambda theta: theta[0]).")
+        cal = self.calibration(D)
+        delta_reg = float(cal.extra_strong_convexity)
+        noise = (pure_noise_term(float(cal.noise_rate)) if self.pure
+                 else gaussian_noise_term(float(cal.extra["noise std"])))
+
+        def logdet(t: SmoothTemplate, th: np.ndarray, extra: float) -> float:
+            hv = t.hessp(th, extra)
+            H = np.column_stack([np.ravel(hv(e)) for e in np.eye(th.size)])
+            return float(np.linalg.slogdet(0.5 * (H + H.T))[1])
+
+        return objective_llr(tD, delta_reg, tDp, delta_reg, noise, logdet)

@@ -183,7 +183,6 @@ def epsilon_lower_bound(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import epsilon_lower_bound
     >>> rng = np.random.default_rng(0)
     >>> out_D = 1.0 + rng.laplace(size=2000)   # a count with sensitivity 1, epsilon = 1
@@ -232,7 +231,6 @@ class BatchMechanism(Protocol):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import BatchMechanism, ExponentialMechanism
     >>> mech = ExponentialMechanism(epsilon=1.0)
     >>> isinstance(mech, BatchMechanism)
@@ -329,7 +327,6 @@ def audit(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import audit
     >>> def laplace_count(data, rng):  # a sum with sensitivity 1 and Laplace noise of scale 1/epsilon
     ...     return np.array([sum(data) + rng.laplace(scale=1.0)])

@@ -208,7 +208,6 @@ def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.audit import float_consistency_statistic
     >>> center = np.array([0.1, 0.2])
     >>> s = float_consistency_statistic(center)

@@ -54,7 +54,7 @@ from ..privacy.rules.front_door_regression import (
     selection_handicap,
 )
 from ..privacy.rules.mechanism import has_positive_delta
-from ..templates.bounded_mean import BoundedMeanTemplate
+from ..templates.statistics import BoundedMeanTemplate
 from .base import FitContext, FitPlan, PrivateEstimator
 from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds
 from .safeguard import (

@@ -56,7 +56,7 @@ from ..privacy.certificate import Certificate
 from ..privacy.mechanisms.noisy_gd import AVERAGING, NoisyGD, clip_rule, default_delta, max_steps, steps_rule
 from ..privacy.release import release
 from ..privacy.rules.noise_dominance import ovr_gd_warning, warn_if_noise_dominates
-from ..templates.risk import EmpiricalRiskTemplate
+from ..templates.statistics import EmpiricalRiskTemplate
 from .base import (
     NO_CONTEXT,
     CertificateHold,

@@ -63,8 +63,8 @@ from ..privacy.certificate import LabelSource
 from ..privacy.release import release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
-from ..templates.bounds import check_levels
 from ..templates.linear_erm import LinearERMTemplate
+from ..templates.statistics import check_levels
 from .base import (
     NO_CONTEXT,
     PARAMETER_DOCS,
@@ -269,7 +269,7 @@ class LabelRangeMixin:
         from ..privacy.certificate import compose_sequential
         from ..privacy.release import release
         from ..privacy.rules.bounds import refine_range
-        from ..templates.bounds import RangeTemplate
+        from ..templates.statistics import RangeTemplate
 
         self._validate_params()
         spec = private_bounds(self.label_range)

@@ -45,7 +45,7 @@ from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.release import release
 from ..privacy.rules.front_door import AUTO_VALIDATION, safeguard_validation_rows
-from ..templates.selection import SelectionTemplate
+from ..templates.statistics import SelectionTemplate
 from .base import FitContext
 from .parts import check_rows, predicted
 

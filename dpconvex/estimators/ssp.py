@@ -39,7 +39,7 @@ from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..privacy.certificate import RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu
-from ..templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
+from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (
     NO_CONTEXT,
     FitContext,

@@ -1,10 +1,9 @@
 """Objective pieces: margin losses, regularizers (the one source of μ) and data-free matrix terms.
 
 - :mod:`~dpconvex.objectives.losses`: margin losses ℓ(m) with their declared privacy
-  constants (derivative bound, curvature), one registry :data:`LOSSES`;
-- :mod:`~dpconvex.objectives.regularizers`: the L2 / Frobenius regularizers;
-- :mod:`~dpconvex.objectives.terms`: extra data-independent matrix terms of the
-  large-margin objective;
+  constants (derivative bound, curvature), one registry :data:`LOSSES`, and the L2 /
+  Frobenius regularizers (the one source of μ) and the extra data-independent matrix terms
+  of the large-margin objective;
 - :mod:`~dpconvex.objectives.sets`: closed convex parameter sets with exact Euclidean
   projections (ball, box, orthant, ℓ1 ball, simplex), :func:`recognize`, which reads
   them from CVXPY constraints, and :class:`CVXPYSet`, any other DCP constraint set.
@@ -16,19 +15,25 @@ SciPy, CVXPY).
 from __future__ import annotations
 
 from .losses import (
+    L2,
     LOSSES,
     REGRESSION_LOSSES,
+    REGULARIZERS,
     CVXPYLoss,
+    Frobenius,
     HuberHinge,
     HuberRegression,
     Logistic,
     Loss,
+    MatrixTerm,
     Pinball,
+    Regularizer,
     SmoothHinge,
     get_loss,
     get_regression_loss,
+    probe_term,
+    psi_frobenius,
 )
-from .regularizers import L2, REGULARIZERS, Frobenius, Regularizer
 from .sets import (
     Box,
     ConvexSet,
@@ -40,11 +45,9 @@ from .sets import (
     Simplex,
     recognize,
 )
-from .terms import MatrixTerm, probe_term, psi_frobenius
 
 __all__ = ["L2", "LOSSES", "REGRESSION_LOSSES", "REGULARIZERS", "Box", "CVXPYLoss", "CVXPYSet",
-           "ConvexSet",
-           "Frobenius", "HuberHinge", "HuberRegression", "Intersection", "L1Ball", "L2Ball",
-           "Logistic", "Loss", "MatrixTerm", "NonNegative", "Pinball", "Regularizer", "Simplex",
-           "SmoothHinge", "get_loss", "get_regression_loss", "probe_term", "psi_frobenius",
-           "recognize"]
+           "ConvexSet", "Frobenius", "HuberHinge", "HuberRegression", "Intersection", "L1Ball",
+           "L2Ball", "Logistic", "Loss", "MatrixTerm", "NonNegative", "Pinball", "Regularizer",
+           "Simplex", "SmoothHinge", "get_loss", "get_regression_loss", "probe_term",
+           "psi_frobenius", "recognize"]

@@ -546,7 +546,6 @@ class CompiledForm:
     Examples
     --------
     >>> import cvxpy as cp
-    >>> import numpy as np
     >>> from dpconvex.objectives.atoms import CompiledForm
     >>> form = CompiledForm(lambda z, y: cp.huber(z - y, 1.0), with_label=True)
     >>> v, d1, d2 = form.evaluate(np.array([0.0, 3.0]), np.array([0.5, 0.0]))
@@ -716,7 +715,6 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
     Examples
     --------
     >>> import cvxpy as cp
-    >>> import numpy as np
     >>> from dpconvex.objectives.atoms import smooth_kinks
     >>> z = cp.Variable()
     >>> expr, s = smooth_kinks(cp.abs(z - 1.0), 0.5)
@@ -749,7 +747,6 @@ def vectorize(expr: cp.Expression, z: cp.Variable, label: cp.Parameter | None,
     Examples
     --------
     >>> import cvxpy as cp
-    >>> import numpy as np
     >>> from dpconvex.objectives.atoms import vectorize
     >>> m = cp.Variable()
     >>> form = cp.log_sum_exp(cp.hstack([0, -m]))     # log(1 + exp(-m)), scalar m

@@ -109,7 +109,6 @@ class ConvexSet:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import ConvexSet, L2Ball
     >>> ball = L2Ball(1.0, indices=[0, 1])        # the last coordinate stays free
     >>> isinstance(ball, ConvexSet)
@@ -262,7 +261,6 @@ class L2Ball(ConvexSet):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import L2Ball
     >>> ball = L2Ball(0.5)
     >>> ball
@@ -324,7 +322,6 @@ class Box(ConvexSet):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Box
     >>> box = Box(-1.0, [1.0, 2.0, np.inf])
     >>> box
@@ -425,7 +422,6 @@ class NonNegative(Box):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Box, NonNegative
     >>> NonNegative(indices=[0]).project(np.array([-1.0, -1.0]))
     array([ 0., -1.])
@@ -473,7 +469,6 @@ class L1Ball(ConvexSet):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import L1Ball
     >>> L1Ball(1.0).project(np.array([2.0, -0.5, 0.1]))
     array([ 1., -0.,  0.])
@@ -513,7 +508,6 @@ class Simplex(ConvexSet):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Simplex
     >>> Simplex().project(np.array([1.0, 0.5, 0.0]))   # tau = 0.25
     array([0.75, 0.25, 0.  ])
@@ -559,7 +553,6 @@ class Intersection(ConvexSet):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.objectives import Box, Intersection, L2Ball, NonNegative
     >>> Intersection(Box(-1.0, 1.0), NonNegative()).sets
     (Box(lower=0.0, upper=1.0),)
@@ -729,7 +722,6 @@ class CVXPYSet(ConvexSet):
     Examples
     --------
     >>> import cvxpy as cp
-    >>> import numpy as np
     >>> from dpconvex.objectives import CVXPYSet
     >>> w = cp.Variable(2)
     >>> half_plane = CVXPYSet([w[0] + w[1] <= 1], w)

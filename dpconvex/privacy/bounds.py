@@ -35,7 +35,7 @@ from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchem
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning
-from ..templates.bounds import RangeTemplate, VocabularyTemplate, check_levels
+from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
 from .accounting import reserve_budget
 from .budget import Budget, split_even
 from .certificate import Certificate, Condition, compose_sequential

@@ -8,10 +8,9 @@ in ``problems/README.md``; adding a problem means writing a file, not code.
 
 - :mod:`dpconvex.runs.spec`: the schema, the registries, lookup and validation;
 - :mod:`dpconvex.runs.runner`: :func:`run_problem`;
-- :mod:`dpconvex.runs.report`: :class:`ProblemResult`, the table, ``results.json``, the
-  plot, safe writing;
-- :mod:`dpconvex.runs.fits`: what each fit released (from its certificate) and the
-  warnings of the fits, each distinct text once with its count;
+- :mod:`dpconvex.runs.report`: what each fit released (from its certificate) and the
+  warnings of the fits, each distinct text once with its count; :class:`ProblemResult`, the
+  table, ``results.json``, the plot, safe writing;
 - :mod:`dpconvex.runs.band`: :func:`record_band` and :func:`assert_within_band`, a
   regression test for your own model (the spread of its score over recorded seeds).
 
@@ -23,16 +22,19 @@ noise (``[grid] seed``): a model trained with a known seed is not private.
 from __future__ import annotations
 
 from .band import Band, assert_within_band, record_band
-from .fits import WarningTally, first_sentence, release_name, warning_lines
 from .report import (
     CONSTANT_PREDICTION,
     MAJORITY,
     OutputError,
     ProblemResult,
+    WarningTally,
     check_output_dir,
+    first_sentence,
     format_table,
     plot_result,
+    release_name,
     result_to_dict,
+    warning_lines,
     write_outputs,
 )
 from .runner import constant_r2, load_data, majority_error, run_problem

@@ -1,14 +1,10 @@
-"""Solver backends, one registry, and one status set.
+"""Solver backends, one registry (:mod:`dpconvex.solvers.registry`: by name, or the ``"auto"``
+policy) and one status set.
 
-Every backend returns a :class:`SolveResult` whose ``status`` is a
-:class:`SolveStatus` and whose ``residual`` is an optimality residual computed
-by dpconvex itself (the template's ``residual``, not trusted from the solver).
-Release code accepts only a residual <= the template's ``residual_tol``.
-
-Backends (:class:`Backend` subclasses) declare the template capabilities they
-require; :func:`get_backend` picks one by name (``"auto"``: the one policy of
-:func:`auto_backend`), and :func:`solve` is ``get_backend(...).solve(...)``. A refused
-solve's message names the other backends that fit the template (:func:`retry_advice`).
+Every backend returns a :class:`SolveResult` with a :class:`SolveStatus` and a ``residual``
+computed by dpconvex (the template's ``residual``, never the solver's); release code accepts
+only a residual <= the template's ``residual_tol``. A refused solve's message names the
+other backends that fit the template (:func:`retry_advice`).
 """
 
 from __future__ import annotations

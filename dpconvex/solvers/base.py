@@ -265,17 +265,12 @@ def other_backends(template: Template, failed: Iterable[str] | str) -> list[str]
     >>> other_backends(template, "native"), other_backends(template, "clarabel+native")
     (['clarabel', 'scs'], ['scs'])
     """
-    ran = _ran(failed)
+    ran = set(failed.split("+") if isinstance(failed, str) else failed)
     fits = [name for finder in BACKEND_FINDERS for name in finder(template)]
     return [name for name in dict.fromkeys(fits) if name not in ran]
 
 
-def _ran(failed: Iterable[str] | str) -> list[str]:
-    """The solvers that ran, sorted: ``"clarabel+native"`` names both."""
-    return sorted(set(failed.split("+") if isinstance(failed, str) else failed))
-
-
-def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
+def retry_advice(template: Template, failed: Iterable[str] | str) -> str:
     """What to do when the solvers in ``failed`` did not solve ``template`` to its tolerance.
 
     Names the other registered backends that can solve the template
@@ -296,12 +291,7 @@ def retry_advice(template: Template | None, failed: Iterable[str] | str) -> str:
     No other registered backend can solve this template: raise max_iter if you capped the
     iterations, or use a larger lam (a better-conditioned objective)
     """
-    ran = _ran(failed)
-    if template is None:
-        return (f"Try a registered backend other than {' and '.join(map(repr, ran))} that can "
-                "solve this template (dpconvex.solvers.suitable_backends lists them), or raise "
-                "max_iter if you capped the iterations")
-    others = other_backends(template, ran)
+    others = other_backends(template, failed)
     if others:
         return ("Try " + " or ".join(f"solver={name!r}" for name in others)
                 + " (the other registered backends that can solve this template), or raise "

@@ -12,10 +12,8 @@ the exact gradient in every step and the exact Hessian for the last ones. The
 residual reported is the gradient norm ||∇J(x)||_2 computed at the returned point;
 the stopping rule does not depend on which steps got there.
 
-:class:`LbfgsNewton` is the ``"native"`` backend for templates with the
-``"smooth"`` capability (e.g. linear ERM): it uses the dense Hessian
-(``"hessian"``) up to :data:`_DENSE_HESSIAN_MAX_P` coefficients and
-Hessian-vector products (``"hessp"``) above.
+:class:`LbfgsNewton` is the ``"native"`` backend for the ``"smooth"`` capability: the
+dense Hessian up to :data:`_DENSE_HESSIAN_MAX_P` coefficients, Hessian-vector products above.
 """
 
 from __future__ import annotations
@@ -32,12 +30,10 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 
-from .base import single_threaded
+from .base import Backend, SolveResult, SolveStatus, single_threaded
 
 if TYPE_CHECKING:
     from ..templates.base import SmoothTemplate
-
-from .base import Backend, SolveResult, SolveStatus
 
 __all__ = ["LbfgsNewton", "minimize_smooth"]
 

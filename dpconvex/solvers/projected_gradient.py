@@ -6,29 +6,13 @@ large-margin classifier, the identity for R^p), where J is smooth (Lipschitz
 gradient) and μ-strongly convex.
 
 Method: accelerated projected gradient (Nesterov's constant-momentum scheme for
-strongly convex objectives, momentum (√L − √μ)/(√L + √μ)) with a step 1/L that
-follows the local curvature of J: after each step, L is set to 1.5 times the
-curvature along that step (2 (J(x⁺) − J(y) − ⟨∇J(y), x⁺ − y⟩)/||x⁺ − y||², or
-⟨∇J(x⁺) − ∇J(y), x⁺ − y⟩/||x⁺ − y||² once the value difference is below the
-rounding of J), at most the L that passed and at least a quarter of it; and
-backtracking when a step's curvature exceeds its L (so an initial L far above
-the curvature near the solution costs a few iterations, and a user-supplied
-term with an unknown Lipschitz constant is safe). Restart [OC] when the value
-rises or the step turns against the momentum.
-
-Optimality residual (the same definition is applied to every backend's
-solution, see :func:`dpconvex.templates.base.natural_residual`): the *natural
-residual* of the variational inequality 0 ∈ ∇J(θ) + N_S(θ),
-
-    res(θ) = ||θ − Π_S(θ − ∇J(θ))||,
-
-the gradient mapping with unit step. It is zero exactly at the constrained
-minimizer; it equals ||∇J(θ)|| where the constraint is inactive; it does not
-depend on a solver's internal step size; and for a μ-strongly convex, L-smooth
-J, ||θ − θ*|| <= (1 + L)/μ · res(θ).
-
-:class:`ProjectedGradient` is the ``"native"`` backend for templates with the
-``"projection"`` capability.
+strongly convex objectives [N]_, momentum (√L − √μ)/(√L + √μ)) with a step 1/L that
+follows the local curvature of J (:func:`accelerated_projected_gradient`, ``L0``), with
+backtracking ([BT]_) when a step's curvature exceeds its L (so a user-supplied term with
+an unknown Lipschitz constant is safe), and restart [OC]_ when the value rises or the step
+turns against the momentum. The residual is the natural residual
+||θ − Π_S(θ − ∇J(θ))|| (:func:`dpconvex.templates.base.natural_residual`, the same for
+every backend); for a μ-strongly convex, L-smooth J, ||θ − θ*|| <= (1 + L)/μ · res(θ).
 
 References
 ----------
@@ -42,8 +26,6 @@ References
 .. [BCG] S. Becker, E. Candès, M. Grant. Templates for convex cone problems with
    applications to sparse signal recovery. Math. Prog. Comp. 3, 2011, Section 5.3
    (TFOCS: the local Lipschitz estimate from gradients when values are rounding).
-.. [PR12] M. A. Pathak, B. Raj. Large Margin Gaussian Mixture Models with
-   Differential Privacy. IEEE TDSC 9(4), 2012, eq. 11.
 """
 
 from __future__ import annotations
@@ -57,13 +39,11 @@ import numpy as np
 
 from .. import _progress as progress
 from ..templates.base import natural_residual
-from .base import single_threaded
+from .base import Backend, SolveResult, SolveStatus, single_threaded
+from .lbfgs_newton import NATIVE_TOL_FACTOR
 
 if TYPE_CHECKING:
     from ..templates.base import ProjectionTemplate
-
-from .base import Backend, SolveResult, SolveStatus
-from .lbfgs_newton import NATIVE_TOL_FACTOR
 
 __all__ = ["ProjectedGradient", "accelerated_projected_gradient"]
 
@@ -98,8 +78,10 @@ def accelerated_projected_gradient(
     L0 : float
         Initial estimate of the Lipschitz constant of ∇J (the first step is 1/L0).
         Raised to max(2L, 1.5 × the curvature) whenever a step's curvature exceeds L
-        (backtracking); after each step, set to 1.5 × its curvature within
-        [L/4, L] (and >= μ).
+        (backtracking); after each step, set to 1.5 × its curvature within [L/4, L]
+        (and >= μ). The curvature along a step d = x⁺ − y is 2 (J(x⁺) − J(y) −
+        ⟨∇J(y), d⟩)/||d||², or ⟨∇J(x⁺) − ∇J(y), d⟩/||d||² once the value difference is
+        below the rounding of J ([BCG]_).
     tol : float
         Stop when the natural residual ||θ − Π(θ − ∇J(θ))|| <= tol.
     max_iter : int
@@ -143,11 +125,7 @@ _CURVATURE_MARGIN = 1.5
 
 def _local_curvature(fy: float, fn: float, gy: np.ndarray, gn: np.ndarray, d: np.ndarray,
                      dd: float) -> float:
-    """The curvature of J along the step d = x⁺ − y: the smallest L of the descent lemma.
-
-    2 (J(x⁺) − J(y) − ⟨∇J(y), d⟩)/||d||² while the value difference is above rounding;
-    ⟨∇J(x⁺) − ∇J(y), d⟩/||d||² (equal for a quadratic) once it is not.
-    """
+    """The curvature of J along d = x⁺ − y (the smallest L of the descent lemma; ``L0``)."""
     if dd <= 0.0:
         return 0.0
     if abs(fn - fy) >= _VALUE_RELIABLE * max(abs(fn), abs(fy)):

@@ -192,25 +192,6 @@ def suitable_backends(template: Template) -> list[str]:
 BACKEND_FINDERS.append(suitable_backends)
 
 
-def _by_name(name: str, template: Template) -> Backend:
-    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
-    for backend in candidates:
-        if backend.supports(template):
-            return backend
-    if len(candidates) > 1:
-        have = sorted(getattr(template, "capabilities", ()))
-        needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
-        fits = suitable_backends(template)
-        raise ParameterError(
-            f"get_backend: solver {name!r} cannot solve the template "
-            f"'{getattr(template, 'name', template)}': "
-            f"it needs the capabilities {needs}; the template has {have!r}. "
-            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it.")
-        )
-    candidates[0].check(template)  # raises, naming what is missing
-    return candidates[0]  # pragma: no cover
-
-
 def auto_backend(template: Template) -> Backend:
     """The ``"auto"`` policy of the module docstring: the native solver where one fits, else CVXPY.
 
@@ -263,7 +244,22 @@ def get_backend(name: str | None, template: Template) -> Backend:
     check_solver_name(name, "get_backend")
     if name is None or name == "auto":
         return auto_backend(template)
-    return _by_name(name, template)
+    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
+    for backend in candidates:
+        if backend.supports(template):
+            return backend
+    if len(candidates) > 1:
+        have = sorted(getattr(template, "capabilities", ()))
+        needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
+        fits = suitable_backends(template)
+        raise ParameterError(
+            f"get_backend: solver {name!r} cannot solve the template "
+            f"'{getattr(template, 'name', template)}': "
+            f"it needs the capabilities {needs}; the template has {have!r}. "
+            + (f"Use solver={fits[0]!r}." if fits else "No registered backend can solve it.")
+        )
+    candidates[0].check(template)  # raises, naming what is missing
+    return candidates[0]  # pragma: no cover
 
 
 def solve(template: ObjectiveTemplate, b: np.ndarray | None = None, extra_reg: float = 0.0, *,

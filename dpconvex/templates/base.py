@@ -5,22 +5,13 @@ constants, the objective and its parameter space. It never chooses or calls a
 solver (that is :mod:`dpconvex.solvers.registry`) and never calibrates noise
 (that is :mod:`dpconvex.privacy.mechanisms`).
 
-The contract has two layers, each stated once:
-
-* :class:`Template`: the members every template has (:data:`TEMPLATE_MEMBERS` is read
-  off the class);
-* capabilities: each name in ``template.capabilities`` promises the members listed for it
-  in :data:`CAPABILITY_MEMBERS`. The solver capabilities read them off their Protocol
-  classes (:class:`ObjectiveTemplate`, :class:`SmoothTemplate`,
-  :class:`ProjectionTemplate`, :class:`CVXPYTemplate`); the data accesses of the other
-  mechanisms are listed in the table. Backends declare the capabilities they require
-  (``Backend.requires``); mechanisms the needs they check through
-  ``template.conditions(needs)``.
-
-:func:`missing_members` checks a template against both layers (the release refuses one
-that lacks a member); ``tests/solvers/test_backends.py`` checks every registered template
-and greps the release, mechanisms and solvers for ``template.<member>`` uses that the
-contract does not declare.
+The contract has two layers, each stated once: :class:`Template`, the members every
+template has (:data:`TEMPLATE_MEMBERS`); and the capabilities, each name in
+``template.capabilities`` promising the members of :data:`CAPABILITY_MEMBERS` (read off
+the Protocol classes for the solver capabilities). :func:`missing_members` checks both (the
+release refuses a template that lacks a member); ``tests/solvers/test_backends.py`` checks
+every registered template and greps the release, mechanisms and solvers for
+``template.<member>`` uses that the contract does not declare.
 """
 
 from __future__ import annotations
@@ -38,7 +29,7 @@ from ..errors import ParameterError
 from ..objectives.sets import ConvexSet
 
 if TYPE_CHECKING:
-    from ..objectives.regularizers import Regularizer
+    from ..objectives.losses import Regularizer
     from ..privacy.certificate import Condition
 
 __all__ = [
@@ -403,7 +394,7 @@ class StatisticTemplate:
     Examples
     --------
     >>> from dpconvex.templates.base import StatisticTemplate
-    >>> from dpconvex.templates.bounded_mean import BoundedMeanTemplate
+    >>> from dpconvex.templates.statistics import BoundedMeanTemplate
     >>> template = BoundedMeanTemplate(3.0, n=10)
     >>> isinstance(template, StatisticTemplate), template.noise_shape, template.conditions(())
     (True, (1,), [])

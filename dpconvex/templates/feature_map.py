@@ -119,7 +119,6 @@ class FeatureMap:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.templates.feature_map import FeatureMap
     >>> fmap = FeatureMap("linear", (0.0, 1.0, 0.1), data_norm=1.0, d=3)
@@ -287,7 +286,6 @@ class FeatureMapSpace(EuclideanSpace):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates import FullPSD
     >>> from dpconvex.templates.feature_map import FeatureMap, FeatureMapSpace
     >>> fmap = FeatureMap("linear", (0.0, 1.0, 0.1), data_norm=1.0, d=3)

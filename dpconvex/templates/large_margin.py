@@ -24,10 +24,10 @@ margin loss (default: the Huber hinge, ``HuberHinge(h)``, for which
 loss), Ψ_{c,m} is the top-left d × d block of Φ_{c,m}, b is the noise (one
 independent symmetric matrix per block, a :class:`cvxpy.Parameter` each), Δ the
 extra regularization of CMS Alg. 2, and R_k optional data-independent convex
-terms supplied by the user (:class:`~dpconvex.objectives.terms.MatrixTerm`).
+terms supplied by the user (:class:`~dpconvex.objectives.losses.MatrixTerm`).
 
 The template is a problem statement: the records, labels, classes and modulus μ = 2λ
-(:class:`~dpconvex.objectives.regularizers.Frobenius`) are :class:`LargeMarginProblem`,
+(:class:`~dpconvex.objectives.losses.Frobenius`) are :class:`LargeMarginProblem`,
 which the softmax template (:mod:`dpconvex.templates.large_margin_softmax`) shares; the
 form of Φ (projection, noise subspace, quadratic forms and their adjoint, CVXPY variables)
 is its parameterization (:class:`~dpconvex.templates.parameterizations.FullPSD`); the
@@ -72,9 +72,7 @@ import numpy as np
 from .._validation import check_float
 from ..data.preprocess import augment_and_scale, clip_rows
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..objectives.losses import HuberHinge, Loss
-from ..objectives.regularizers import Frobenius
-from ..objectives.terms import MatrixTerm, probe_term, psi_frobenius
+from ..objectives.losses import Frobenius, HuberHinge, Loss, MatrixTerm, probe_term, psi_frobenius
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss
 from .base import PrivacyConstants, natural_residual, needs_of
@@ -113,7 +111,6 @@ def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.large_margin import softmax_rows
     >>> N = np.array([[0.0, np.log(3.0)], [1000.0, 1000.0]])
     >>> softmax_rows(N).round(6).tolist(), N.round(6).tolist()
@@ -157,7 +154,6 @@ class LargeMarginProblem:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates import LargeMarginGaussianTemplate
     >>> template = LargeMarginGaussianTemplate(np.eye(4) / 2, np.array([0, 1, 0, 1]), n_classes=2, lam=0.5)
     >>> template.n, template.D, template.C, template.lam, template.dimension
@@ -291,7 +287,6 @@ class LargeMarginGaussianTemplate(LargeMarginProblem):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> rng = np.random.default_rng(0)
     >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)

@@ -40,7 +40,6 @@ class AugmentedRows:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.large_margin_rows import AugmentedRows
     >>> X = np.array([[3.0, 4.0], [0.0, 1.0]])
     >>> rows = AugmentedRows(X, np.array([0.2, 1.0]), np.array([0.5, 0.5]))

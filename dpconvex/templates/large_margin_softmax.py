@@ -33,7 +33,7 @@ public u(x) of privacy-feature-map-structures, p = softmax(−a) over the active
   span at most k = 2(C − 1)K dimensions (the bound ★ of privacy-gaussian-profile-bound; the
   max-difference bound ★★ of privacy-softmax-gaussian-objective is derived for K = 1 only,
   so ``softmax_classes`` is 0 for K > 1);
-* μ = lam from :class:`~dpconvex.objectives.regularizers.Frobenius`.
+* μ = lam from :class:`~dpconvex.objectives.losses.Frobenius`.
 
 Score column j = c·K + m (the block order of the (C, K, D, D) release). With
 ``data_norm=q`` the template first applies the public map z′ = [x; w q]/(q √(1 + w²))
@@ -170,7 +170,6 @@ def active_scores(y: np.ndarray, components: Any, n_classes: int, n_components: 
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.large_margin_softmax import active_scores
     >>> target, mask = active_scores(np.array([0, 2, 1]), None, 3, 1, "demo", False)
     >>> target, mask is None
@@ -259,7 +258,6 @@ class LargeMarginSoftmaxTemplate(LargeMarginProblem):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.data.preprocess import augment_and_scale
     >>> rng = np.random.default_rng(0)
     >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)

@@ -33,8 +33,7 @@ import numpy as np
 from ..data.design import as_design
 from ..data.operators import DesignOperator
 from ..errors import DataValidationError, ParameterError, PrivacyError
-from ..objectives.losses import Loss
-from ..objectives.regularizers import L2
+from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet
 from ..privacy.certificate import Condition
 from ..privacy.checks import check_dcp_convex, check_loss

@@ -53,7 +53,6 @@ def project_psd(X: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.parameterizations import project_psd
     >>> project_psd(np.array([[[1.0, 0.0], [0.0, -2.0]]]))
     array([[[1., 0.],
@@ -77,7 +76,6 @@ def psd_shift(theta: np.ndarray) -> tuple[np.ndarray, float]:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.parameterizations import psd_shift
     >>> shifted, t = psd_shift(np.array([[[1.0, 0.0], [0.0, -2.0]]]))
     >>> t
@@ -101,7 +99,6 @@ def max_row_norm(Z: np.ndarray) -> float:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.parameterizations import max_row_norm
     >>> max_row_norm(np.array([[3.0, 4.0], [0.0, 1.0]]))
     5.0
@@ -120,7 +117,6 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.parameterizations import gram_operator_norm
     >>> Z = np.eye(3)
     >>> round(gram_operator_norm(Z), 4)
@@ -245,7 +241,6 @@ class FullPSD:
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates import FullPSD
     >>> par = FullPSD(n_classes=2, n_components=1, D=3)
     >>> par.shape
@@ -368,7 +363,6 @@ class SymmetricShift(FullPSD):
 
     Examples
     --------
-    >>> import numpy as np
     >>> from dpconvex.templates.parameterizations import SymmetricShift
     >>> par = SymmetricShift(n_classes=2, n_components=1, D=3)
     >>> theta = par.project(np.random.default_rng(0).normal(size=par.shape))

@@ -57,7 +57,7 @@ from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import jacobian_slack
 from dpconvex.privacy.release import release
 from dpconvex.templates.large_margin import LargeMarginGaussianTemplate
-from dpconvex.templates.selection import SelectionTemplate
+from dpconvex.templates.statistics import SelectionTemplate
 
 LOSSES = ("logistic", "huber", "smooth_hinge")
 EPS = 1.0

@@ -28,7 +28,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.audit import epsilon_lower_bound
-from dpconvex.audit.estimator_release import EstimatorReleaseMechanism
+from dpconvex.audit.adapters import EstimatorReleaseMechanism
 from dpconvex.errors import PrivacyWarning
 from dpconvex.estimators.large_margin import learners as large_margin_learners
 

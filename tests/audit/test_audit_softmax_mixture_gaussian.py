@@ -5,7 +5,7 @@ The fast counterpart of benchmarks/audited_epsilon_softmax_mixture.py
 privacy-softmax-audit for the statistic). The released object is what
 ``PrivateLargeMarginGaussian(epsilon=1, delta=1e-5, loss="softmax", n_components=2,
 mechanism="gaussian_objective", component_assignment="nearest_public_center")`` releases
-(:class:`~dpconvex.audit.estimator_release.EstimatorReleaseMechanism` runs the
+(:class:`~dpconvex.audit.adapters.EstimatorReleaseMechanism` runs the
 estimator's own template and noise draw). The pair is the experiment's "flipmix" (C = 2,
 K = 2, n = 4, d = 1, public centers class 0 at (+1, −1), class 1 at (−1, +1)): D′ flips
 the first label, which also moves that record to the other component, so the active sets
@@ -31,7 +31,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.audit import audit
-from dpconvex.audit.estimator_release import EstimatorReleaseMechanism
+from dpconvex.audit.adapters import EstimatorReleaseMechanism
 from dpconvex.errors import PrivacyWarning
 
 DELTA = 1e-5

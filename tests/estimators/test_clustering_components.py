@@ -14,7 +14,7 @@ from dpconvex.estimators.large_margin.components import (
     dp_kmeans,
     public_centers,
 )
-from dpconvex.templates.kmeans import assign_nearest
+from dpconvex.templates.statistics import assign_nearest
 
 
 def _blobs(n=600, d=2, seed=0):

@@ -495,7 +495,7 @@ def _labelled_copy_release(X: np.ndarray, y: np.ndarray, seed: int, **kw) -> np.
     from dpconvex import Budget, release
     from dpconvex.objectives import Logistic
     from dpconvex.privacy.mechanisms import get_mechanism
-    from dpconvex.templates.risk import EmpiricalRiskTemplate
+    from dpconvex.templates.statistics import EmpiricalRiskTemplate
 
     Xc = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
     Xc = np.hstack([Xc, np.ones((len(y), 1))])

@@ -37,7 +37,7 @@ from dpconvex.estimators.safeguard import safeguard_mistakes, safeguard_sizes
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.templates.large_margin_rows import AugmentedRows
-from dpconvex.templates.selection import SelectionTemplate
+from dpconvex.templates.statistics import SelectionTemplate
 
 EPS = 1.0
 BIG = 2**53

@@ -49,7 +49,7 @@ import dpconvex as dp
 from dpconvex.data.log_grid import N_CELLS, N_OCTAVES, cell_edges, cell_of, octave_of_cell
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms.bounds import QuantileRange, StableVocabulary
-from dpconvex.templates.bounds import RangeTemplate, VocabularyTemplate
+from dpconvex.templates.statistics import RangeTemplate, VocabularyTemplate
 
 #: The tiny tables' values: a negative octave, the cell around 0, two cells of one octave, the
 #: next octave, and a missing value (counted in no cell).

@@ -38,7 +38,7 @@ from dpconvex.privacy.noise import (
     snap_grid,
 )
 from dpconvex.privacy.release import release
-from dpconvex.templates.bounded_mean import BoundedMeanTemplate
+from dpconvex.templates.statistics import BoundedMeanTemplate
 
 PACKAGE = pathlib.Path(dp.__file__).parent
 SAFE = 0.99

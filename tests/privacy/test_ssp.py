@@ -46,7 +46,7 @@ from dpconvex.privacy.mechanisms.ssp import (
 )
 from dpconvex.privacy.noise import norm_gamma
 from dpconvex.templates import LinearERMTemplate
-from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate, zero_statistics
+from dpconvex.templates.statistics import SufficientStatisticsTemplate, zero_statistics
 
 
 def _template(X: np.ndarray, u: np.ndarray, q: float, s: float | None,

@@ -405,7 +405,7 @@ def test_console_entry_point_refuses_in_one_line(case, sandbox):
 def test_python_api_raises_named_errors(sandbox):
     from dpconvex.errors import ParameterError
     from dpconvex.runs import ProblemError, load_problem, run_problem
-    from dpconvex.runs.demo import run_demo
+    from dpconvex.runs.runner import run_demo
 
     file, _ = _sandbox(sandbox, Case("api"))
     for runs in (0, -1, 10**20, 1.5, "3", True):

@@ -18,7 +18,7 @@ from dpconvex.runs import (
     run_problem,
     warning_lines,
 )
-from dpconvex.runs.demo import run_demo
+from dpconvex.runs.runner import run_demo
 
 # objective perturbation on wine at small epsilon: every fit at epsilon 0.3 and 1 warns
 PROBLEM = """

@@ -22,7 +22,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import log_softmax, softmax
 
-from dpconvex.objectives.regularizers import L2
+from dpconvex.objectives.losses import L2
 from dpconvex.privacy.certificate import Condition
 from dpconvex.templates.base import EuclideanSpace, PrivacyConstants, RecordDomain
 

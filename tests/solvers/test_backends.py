@@ -16,8 +16,7 @@ import pytest
 
 import dpconvex as dp
 from dpconvex.errors import ParameterError
-from dpconvex.objectives.losses import HuberHinge, Logistic, SmoothHinge
-from dpconvex.objectives.regularizers import L2, REGULARIZERS, Frobenius
+from dpconvex.objectives.losses import L2, REGULARIZERS, Frobenius, HuberHinge, Logistic, SmoothHinge
 from dpconvex.privacy.certificate import Condition
 from dpconvex.solvers import (
     BACKENDS,

@@ -168,7 +168,7 @@ def test_large_margin_first_step_reads_no_rows(monkeypatch):
     """The pairwise template's initial Lipschitz estimate is its public bound μ + Δ + 2cC (no
     power iteration over the rows); with an extra term (no declared constant) it is estimated."""
     from dpconvex.data.preprocess import augment_and_scale
-    from dpconvex.objectives.terms import psi_frobenius
+    from dpconvex.objectives.losses import psi_frobenius
     from dpconvex.templates import LargeMarginGaussianTemplate
 
     rng = np.random.default_rng(9)

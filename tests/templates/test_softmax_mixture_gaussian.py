@@ -457,7 +457,7 @@ def audit_pair_profile(N: int) -> None:
     the estimator's own template (u, λ) and calibration, noise × 1, 1/4, 1/8."""
     import warnings
 
-    from dpconvex.audit.estimator_release import EstimatorReleaseMechanism
+    from dpconvex.audit.adapters import EstimatorReleaseMechanism
     from dpconvex.estimators.large_margin.estimator import PrivateLargeMarginGaussian
 
     X = np.array([[1.0], [-1.0], [1.0], [-1.0]])

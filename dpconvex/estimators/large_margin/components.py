@@ -53,7 +53,7 @@ from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms.kmeans import lloyd
 from ...privacy.release import release
-from ...templates.kmeans import KMeansTemplate, assign_nearest
+from ...templates.statistics import KMeansTemplate, assign_nearest
 
 __all__ = [
     "ASSIGNMENTS",

@@ -32,7 +32,7 @@ from ...privacy.rules.large_margin import (
     single_component,
     uses_centroid,
 )
-from ...templates.kmeans import assign_nearest
+from ...templates.statistics import assign_nearest
 from ..base import NO_CONTEXT, FitContext, Prepared
 from .centroid import certify_centroid, clip_and_map, prepared_rows, row_notes
 from .components import assign_components

@@ -38,8 +38,7 @@ from ..._validation import (
 from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
 from ...data.preprocess import note_clipped
 from ...data.validation import check_array
-from ...objectives.losses import Loss
-from ...objectives.regularizers import Frobenius
+from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ...privacy.release import release

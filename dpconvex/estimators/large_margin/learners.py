@@ -36,8 +36,7 @@ import numpy as np
 
 from ..._validation import LAM, Auto, Constraint, Float, _short_repr, check_float
 from ...errors import ParameterError, PrivacyError
-from ...objectives.losses import HuberHinge
-from ...objectives.regularizers import Frobenius
+from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, remaining
 from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report

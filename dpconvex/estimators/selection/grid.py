@@ -54,7 +54,7 @@ from ...privacy.accounting import reserve_budget
 from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
-from ...templates.selection import SelectionTemplate
+from ...templates.statistics import SelectionTemplate
 from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fit_with
 from ..parts import Parts, check_rows, mistakes
 

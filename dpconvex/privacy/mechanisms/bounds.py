@@ -42,7 +42,7 @@ from ..rules.bounds import COARSE_SHARE, FAILURE_PROBABILITY
 from .base import Calibration, Mechanism, register
 
 if TYPE_CHECKING:
-    from ...templates.bounds import RangeTemplate, VocabularyTemplate
+    from ...templates.statistics import RangeTemplate, VocabularyTemplate
 
 __all__ = ["QuantileRange", "StableVocabulary", "coarse_threshold", "vocabulary_threshold"]
 
@@ -93,7 +93,7 @@ class QuantileRange(Mechanism["RangeTemplate"]):
     >>> import numpy as np
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.log_grid import cell_counts
-    >>> from dpconvex.templates.bounds import RangeTemplate
+    >>> from dpconvex.templates.statistics import RangeTemplate
     >>> income = np.random.default_rng(1).lognormal(10, 1, 20000)
     >>> template = RangeTemplate(cell_counts(income), 20000, (0.01, 0.99), refine=False)
     >>> lo, hi, median = release(template, "quantile_range", Budget(0.5), rng=0).theta
@@ -176,7 +176,7 @@ class StableVocabulary(Mechanism["VocabularyTemplate"]):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.templates.bounds import VocabularyTemplate
+    >>> from dpconvex.templates.statistics import VocabularyTemplate
     >>> release(VocabularyTemplate([900, 40, 1], 941), "stable_vocabulary",
     ...         Budget(1.0, 1e-6), rng=0).theta.tolist()
     [0, 1]

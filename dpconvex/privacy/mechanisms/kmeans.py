@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...solvers.base import Backend, SolveResult
-from ...templates.kmeans import KMeansTemplate, assign_nearest
+from ...templates.statistics import KMeansTemplate, assign_nearest
 from ..budget import Budget, remaining, split_even
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, NormGamma
@@ -42,7 +42,7 @@ def lloyd(template: KMeansTemplate, noise: Any = None) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex.templates.kmeans import KMeansTemplate
+    >>> from dpconvex.templates.statistics import KMeansTemplate
     >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
     >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
     >>> from dpconvex.privacy.mechanisms.kmeans import lloyd
@@ -74,7 +74,7 @@ class DPKMeans(Mechanism[KMeansTemplate]):
     Examples
     --------
     >>> import numpy as np
-    >>> from dpconvex.templates.kmeans import KMeansTemplate
+    >>> from dpconvex.templates.statistics import KMeansTemplate
     >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
     >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
     >>> from dpconvex import Budget, release

@@ -322,7 +322,7 @@ class NoisyGD(Mechanism[PerExampleGradientsTemplate]):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
+    >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
     >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
     >>> mech = get_mechanism("noisy_gd", steps=20, accounting="rdp")

@@ -30,8 +30,7 @@ from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
 
 if TYPE_CHECKING:
-    from ...templates.bounded_mean import BoundedMeanTemplate
-    from ...templates.selection import SelectionTemplate
+    from ...templates.statistics import BoundedMeanTemplate, SelectionTemplate
 
 __all__ = ["Exponential", "LaplaceMean", "mean_sensitivity"]
 
@@ -55,7 +54,7 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.templates.bounded_mean import BoundedMeanTemplate
+    >>> from dpconvex.templates.statistics import BoundedMeanTemplate
     >>> released = release(BoundedMeanTemplate(50.0, n=100), "laplace_mean", Budget(1.0), rng=0)
     >>> abs(float(released.theta[0]) - 0.5) < 0.2, released.certificate.epsilon
     (True, 1.0)
@@ -107,13 +106,13 @@ class Exponential(Mechanism["SelectionTemplate"]):
     """Private selection of one candidate by its utility.
 
     The candidates and utilities are those of a
-    :class:`~dpconvex.templates.selection.SelectionTemplate`.
+    :class:`~dpconvex.templates.statistics.SelectionTemplate`.
 
     Examples
     --------
     >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates.selection import SelectionTemplate
+    >>> from dpconvex.templates.statistics import SelectionTemplate
     >>> template = SelectionTemplate([0.1, 0.5, 30.0], sensitivity=1.0, n=40)
     >>> mech = get_mechanism("exponential")
     >>> mech.pure, mech.solves

@@ -1,6 +1,6 @@
 """Sufficient-statistics perturbation: a private ridge regression from noisy XᵀX and Xᵀy.
 
-AdaSSP ([Wan18]_, Alg. 2) on a :class:`~dpconvex.templates.sufficient_statistics.SufficientStatisticsTemplate`
+AdaSSP ([Wan18]_, Alg. 2) on a :class:`~dpconvex.templates.statistics.SufficientStatisticsTemplate`
 (rows ‖x̃‖ <= q̃, labels |u| <= 1) releases three statistics with independent noise,
 
 1. λ̂ = λ_min(A) + noise, shifted down by t noise scales (a lower bound with probability
@@ -186,7 +186,7 @@ def statistics_of(template: SSPTemplate) -> dict[str, Any]:
     >>> import numpy as np
     >>> from dpconvex.data.sufficient import Moments
     >>> from dpconvex.privacy.mechanisms.ssp import statistics_of
-    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> t = SufficientStatisticsTemplate(Moments(np.diag([2.0, 1.0]), np.ones(2), 0), 3, 2, 1.0)
     >>> float(statistics_of(t)["eigenvalue"])
     1.0
@@ -428,7 +428,7 @@ class GaussianSSP(_SufficientStatistics):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
     >>> t = SufficientStatisticsTemplate(sufficient_statistics(X, u, 1.0, None), 500, 2, 1.0)
@@ -501,7 +501,7 @@ class PureSSP(_SufficientStatistics):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import sufficient_statistics
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(500, 2)) / 2; u = np.clip(X @ [1.0, -0.5], -1, 1)
     >>> t = SufficientStatisticsTemplate(sufficient_statistics(X, u, 1.0, None), 500, 2, 1.0)
@@ -582,7 +582,7 @@ class NonPrivateSSP(_SufficientStatistics):
     >>> from dpconvex import Budget, release
     >>> from dpconvex.data.sufficient import Moments
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates.sufficient_statistics import SufficientStatisticsTemplate
+    >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
     >>> t = SufficientStatisticsTemplate(Moments(np.diag([2.0, 0.0]), np.array([4.0, 0.0]), 0),
     ...                                  3, 2, 1.0)
     >>> release(t, get_mechanism("none_ssp"), Budget.unlimited()).theta.tolist()

@@ -219,7 +219,7 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     >>> from dpconvex.privacy.mechanisms import get_mechanism
     >>> from dpconvex.privacy.rules.noise_dominance import noise_ratio
     >>> from dpconvex.templates import LinearERMTemplate
-    >>> from dpconvex.templates.risk import EmpiricalRiskTemplate
+    >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
     >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
     >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
     >>> round(noise_ratio("linear", template, get_mechanism("objective"), Budget(1.0)), 3)

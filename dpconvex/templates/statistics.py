@@ -1,0 +1,488 @@
+"""The templates whose mechanism releases a noisy statistic, not a minimizer.
+
+Each holds the public facts its mechanism calibrates from and reads the private data through
+one statistic, computed on first use (``StatisticTemplate``: nothing is solved):
+
+* :class:`BoundedMeanTemplate`: the sum of n values in [−1, 1], the statistic of a
+  regression's constant prediction (the training mean of the labels clipped to the public
+  ``label_range`` and mapped onto [−1, 1]). Replacing one record moves the sum by at most 2,
+  so the mean by at most 2/n: the Laplace mechanism on it is ε-DP ([DMNS06]_;
+  docs/privacy/front_door_regression.md#privacy-private-mean).
+* :class:`SelectionTemplate`: candidates' utilities with a public sensitivity (the
+  exponential mechanism's problem).
+* :class:`EmpiricalRiskTemplate`: the clipped empirical risk (1/n) Σ ℓ(y_i θᵀx_i) over
+  ||θ|| <= R that noisy gradient descent runs on; no regularizer: its proof needs only
+  per-example gradient clipping (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
+* :class:`KMeansTemplate`: per-class k-means (the data and public settings DP k-means runs on).
+* :class:`RangeTemplate` and :class:`VocabularyTemplate`: a column's values through their
+  counts on the public grid of :mod:`dpconvex.data.log_grid` (``"quantile_range"`` releases
+  a range [lo, hi] without a starting bound, docs/privacy/bounds.md#privacy-bounds-range),
+  and the counts of the categories seen (``"stable_vocabulary"`` keeps those whose noisy
+  count clears a threshold, (ε, δ), privacy-bounds-vocabulary). Replacing one record moves
+  one value from one cell (category) to another: two counts change by 1.
+* :class:`SufficientStatisticsTemplate`: a ridge regression min_θ Σ (θᵀx̃_i − u_i)² + λ‖θ‖²
+  through A = Σ x̃x̃ᵀ and b = Σ u x̃, which a mechanism perturbs instead of an objective
+  (docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics); the mechanisms
+  post-process the noisy statistics in closed form.
+
+References
+----------
+.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. Calibrating Noise to Sensitivity in
+   Private Data Analysis. TCC 2006 (the Laplace mechanism).
+.. [Smith11] A. Smith. Privacy-preserving statistical estimation with optimal convergence
+   rates. STOC 2011 (the exponential mechanism for quantiles).
+.. [KKMN09] A. Korolova, K. Kenthapadi, N. Mishra, A. Ntoulas. Releasing search queries and
+   clicks privately. WWW 2009 (the stability-based histogram).
+.. [Wan18] Y.-X. Wang. Revisiting differentially private linear regression: optimal and
+   adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..data.log_grid import N_CELLS
+from ..data.sufficient import Moments
+from ..errors import ParameterError
+from ..objectives.losses import Loss
+from .base import EuclideanSpace, StatisticTemplate
+
+__all__ = ["BoundedMeanTemplate", "EmpiricalRiskTemplate", "KMeansTemplate", "RangeTemplate",
+           "SelectionTemplate", "SufficientStatisticsTemplate", "VocabularyTemplate",
+           "assign_nearest", "check_levels", "zero_statistics"]
+
+
+# ---------------------------------------------------------------------- bounded mean
+class BoundedMeanTemplate(StatisticTemplate):
+    """n values u_i with |u_i| <= 1 (per-record public maps), seen through their sum.
+
+    Offers the capability ``"bounded_sum"``: ``total`` (Σ uᵢ, computed on first use) and
+    ``bound`` (1, the public bound on |uᵢ|).
+
+    Parameters
+    ----------
+    total : float or callable
+        Σ uᵢ, or a function computing it on first use.
+    n : int
+        Number of records (public).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.templates.statistics import BoundedMeanTemplate
+    >>> template = BoundedMeanTemplate(30.0, n=100)
+    >>> template.kind, sorted(template.capabilities), template.total
+    ('bounded_mean', ['bounded_sum'], 30.0)
+    >>> release(template, "laplace_mean", Budget(1.0), rng=0).theta.shape
+    (1,)
+    """
+
+    name = "bounded mean"
+    kind = "bounded_mean"
+    derivation = "docs/privacy/front_door_regression.md#privacy-private-mean"
+    capabilities = frozenset({"bounded_sum"})
+    space = EuclideanSpace((1,))
+    #: The public bound on every |uᵢ| (the label map's range).
+    bound = 1.0
+
+    def __init__(self, total: float | Callable[[], float], n: int):
+        self._total = total
+        self.n = int(n)
+        if self.n < 1:
+            raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate must be a positive "
+                                 f"number of records. Got {n!r} instead.")
+
+    @property
+    def total(self) -> float:
+        """Σ uᵢ (computed once, on first use: a statistic of the private data)."""
+        if callable(self._total):
+            self._total = float(self._total())
+        return float(self._total)
+
+
+# ---------------------------------------------------------------------- selection
+#: The utility of the classifiers' selections: minus the mistakes on the held-out part
+#: (formatted with the sensitivity).
+MISTAKES = ("u_i = -(mistakes of candidate i on the held-out part); replacing one held-out "
+            "record changes each u_i by at most {sensitivity:g}")
+
+
+class SelectionTemplate(StatisticTemplate):
+    """Utilities u_i of candidates computed on the private data, with a public sensitivity.
+
+    Parameters
+    ----------
+    utilities : array-like of shape (m,)
+        u_i (higher is better), e.g. minus the validation mistakes of candidate i.
+    sensitivity : float
+        Public bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
+    n : int
+        Number of records the utilities read (public).
+    description : str or None, default=None
+        What u_i is and why one record moves it by at most ``sensitivity`` (the
+        certificate's line); None: minus the validation mistakes (:data:`MISTAKES`).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.templates.statistics import SelectionTemplate
+    >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
+    >>> template.kind, sorted(template.capabilities)
+    ('selection', ['utilities'])
+    >>> release(template, "exponential", Budget(1.0), rng=0).theta.shape
+    (1,)
+    """
+
+    name = "selection by utility"
+    kind = "selection"
+    derivation = "docs/privacy/tuning_gd_ledger.md#privacy-private-tuning"
+    capabilities = frozenset({"utilities"})
+    space = EuclideanSpace((1,))  # the released value is one index
+
+    def __init__(self, utilities: Any, sensitivity: float, n: int,
+                 description: str | None = None):
+        self.utilities = np.asarray(utilities, dtype=float)
+        self.sensitivity = float(sensitivity)
+        self.n = int(n)
+        self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
+                            else str(description))
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return (int(self.utilities.size),)
+
+
+# ---------------------------------------------------------------------- empirical risk
+class EmpiricalRiskTemplate(StatisticTemplate):
+    """Clipped rows, ±1 labels and a margin loss (the problem of noisy gradient descent).
+
+    Parameters
+    ----------
+    loss : Loss
+    data_norm : float
+        Public bound on the rows given (intercept column included).
+    X : ndarray (n, p)
+        Rows with norm <= data_norm (the caller clips).
+    y : ndarray (n,)
+        Labels in {-1, +1}.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.templates.statistics import EmpiricalRiskTemplate
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+    >>> template = EmpiricalRiskTemplate(Logistic(), 1.0, X, np.where(X[:, 0] > 0, 1, -1))
+    >>> template.n, template.p, sorted(template.capabilities)
+    (40, 3, ['per_example_gradients'])
+    """
+
+    name = "empirical risk (clipped gradients)"
+    kind = "noisy_gd"
+    derivation = "docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd"
+    capabilities = frozenset({"per_example_gradients"})
+
+    def __init__(self, loss: Loss, data_norm: float, X: np.ndarray, y: np.ndarray):
+        self.loss = loss
+        self.data_norm = float(data_norm)
+        self.X = np.asarray(X, dtype=float)
+        self.y = np.asarray(y, dtype=float)
+        self.n, self.p = self.X.shape
+        self.space = EuclideanSpace((self.p,))
+
+
+# ---------------------------------------------------------------------- kmeans
+class _Centers:
+    """Centers in the ball of radius q (the release is projected onto it)."""
+
+    symmetric = False
+
+    def __init__(self, shape: tuple[int, int, int], radius: float):
+        self.shape = shape
+        self.dimension = int(np.prod(shape))
+        self.radius = radius
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        nrm = np.linalg.norm(theta, axis=-1, keepdims=True)
+        return theta * np.minimum(1.0, self.radius / np.maximum(nrm, 1e-300))
+
+    def postprocess(self, theta: np.ndarray) -> np.ndarray:
+        return theta
+
+
+class KMeansTemplate(StatisticTemplate):
+    """Rows clipped to a public norm bound, class indices, and the public k-means settings.
+
+    ``X`` (n, d) holds rows with ||x|| <= ``data_norm`` = q (the caller clips), ``y`` class
+    indices in {0, ..., C − 1}; ``n_iter`` Lloyd iterations start from the public
+    ``init_centers`` (C, K, d).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.statistics import KMeansTemplate
+    >>> centers = rng.normal(size=(3, 2, 3)) / 4  # np, rng, X: the doctest namespace, conftest.py
+    >>> template = KMeansTemplate(X, np.arange(40) % 3, 3, 2, data_norm=1.0, n_iter=2, init_centers=centers)
+    >>> template.kind, sorted(template.capabilities), template.K
+    ('kmeans', ['cell_sums'], 2)
+    """
+
+    name = "per-class k-means"
+    kind = "kmeans"
+    derivation = "docs/privacy/large_margin.md#privacy-lm-mixture-budget"
+    capabilities = frozenset({"cell_sums"})
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, n_components: int, *,
+                 data_norm: float, n_iter: int, init_centers: np.ndarray):
+        self.X = X
+        self.y = y
+        self.C, self.K = int(n_classes), int(n_components)
+        self.n, self.d = X.shape
+        self.data_norm = float(data_norm)
+        self.n_iter = int(n_iter)
+        self.init_centers = init_centers
+        self.space = _Centers((self.C, self.K, self.d), self.data_norm)
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return (self.C * self.K, self.d)
+
+
+def assign_nearest(X: np.ndarray, y: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """m_i = argmin_m ||x_i − centers[y_i, m]|| (reads only record i and the centers).
+
+    Examples
+    --------
+    >>> from dpconvex.templates.statistics import assign_nearest
+    >>> centers = np.array([[[0.0, 0.0], [1.0, 1.0]]])   # class 0, two components
+    >>> assign_nearest(np.array([[0.1, 0.0], [0.9, 1.2]]), np.array([0, 0]), centers)
+    array([0, 1])
+    """
+    diff = X[:, None, :] - centers[y]  # (n, K, d); K and d are small
+    return np.argmin(np.einsum("ikd,ikd->ik", diff, diff), axis=1).astype(np.int64)
+
+
+# ---------------------------------------------------------------------- range and vocabulary
+def check_levels(levels: object, owner: str, name: str = "levels") -> tuple[float, float]:
+    """Two quantile levels 0 <= q_lo < q_hi <= 1 (public), as floats.
+
+    Examples
+    --------
+    >>> from dpconvex.templates.statistics import check_levels
+    >>> check_levels((0.01, 0.99), "Demo")
+    (0.01, 0.99)
+    """
+    try:
+        lo, hi = (float(v) for v in levels)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        lo = hi = math.nan
+    if not (0.0 <= lo < hi <= 1.0):
+        raise ParameterError(f"The '{name}' parameter of {owner} must be two quantile levels "
+                             f"(q_lo, q_hi) with 0 <= q_lo < q_hi <= 1, e.g. (0.01, 0.99). Got "
+                             f"{levels!r} instead.")
+    return lo, hi
+
+
+class RangeTemplate(StatisticTemplate):
+    """n values seen through their counts on the public grid: what a private range reads.
+
+    Offers the capability ``"grid_counts"``: ``cell_counts`` (the count of values in each
+    cell of :mod:`dpconvex.data.log_grid`, computed on first use), ``levels`` (the public
+    quantile levels of the bounds) and ``refine`` (whether the bounds are refined inside
+    the coarse range, decided by a public rule: :func:`dpconvex.privacy.rules.bounds.refine_range`).
+
+    Parameters
+    ----------
+    counts : ndarray of int of shape (N_CELLS,), or callable returning it
+        The values' counts per grid cell (:func:`dpconvex.data.log_grid.cell_counts`).
+    n : int
+        Number of records (public); a record whose value is missing is counted in no cell.
+    levels : (float, float)
+        Quantile levels (q_lo, q_hi) of the bounds.
+    refine : bool
+        Refine the bounds inside the coarse range by the exponential mechanism.
+    name : str
+        What the values are (e.g. "column 'age'"), for the certificate.
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.data.log_grid import cell_counts
+    >>> from dpconvex.templates.statistics import RangeTemplate
+    >>> ages = np.random.default_rng(0).integers(18, 90, 5000).astype(float)
+    >>> template = RangeTemplate(cell_counts(ages), 5000, (0.01, 0.99), refine=True)
+    >>> lo, hi, _ = release(template, "quantile_range", Budget(1.0), rng=0).theta
+    >>> bool(16 <= lo <= 24 and 80 <= hi <= 128)
+    True
+    """
+
+    name = "range"
+    kind = "range"
+    derivation = "docs/privacy/bounds.md#privacy-bounds-range"
+    capabilities = frozenset({"grid_counts"})
+    space = EuclideanSpace((3,))
+
+    def __init__(self, counts: np.ndarray | Callable[[], np.ndarray], n: int,
+                 levels: Sequence[float], *, refine: bool, name: str = "values"):
+        self._counts = counts
+        self.n = int(n)
+        if self.n < 1:
+            raise ParameterError(f"The 'n' parameter of RangeTemplate must be a positive number "
+                                 f"of records. Got {n!r} instead.")
+        self.levels = check_levels(levels, "RangeTemplate")
+        self.refine = bool(refine)
+        self.values_name = str(name)
+
+    @property
+    def cell_counts(self) -> np.ndarray:
+        """The counts per grid cell (computed once, on first use: a statistic of the data)."""
+        if callable(self._counts):
+            self._counts = self._counts()
+        counts = np.asarray(self._counts, dtype=np.int64)
+        if counts.shape != (N_CELLS,) or counts.sum() > self.n or counts.min() < 0:
+            raise ParameterError(f"RangeTemplate.cell_counts: the counts must be {N_CELLS} cell "
+                                 f"counts summing to at most n = {self.n} (missing values "
+                                 "uncounted).")
+        return counts
+
+
+class VocabularyTemplate(StatisticTemplate):
+    """The categories seen in a column and their counts: what a private vocabulary reads.
+
+    Offers the capability ``"category_counts"``: ``category_counts`` (the count of each
+    category seen, in the order of the categories; a statistic of the data). The released
+    vector holds the indices of the categories kept.
+
+    Parameters
+    ----------
+    counts : array-like of int
+        The count of each category seen (every count >= 1).
+    n : int
+        Number of values (public).
+    name : str
+        What the values are, for the certificate.
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.templates.statistics import VocabularyTemplate
+    >>> template = VocabularyTemplate([3000, 1500, 2], 4502)
+    >>> release(template, "stable_vocabulary", Budget(1.0, 1e-6), rng=0).theta.tolist()
+    [0, 1]
+    """
+
+    name = "vocabulary"
+    kind = "vocabulary"
+    derivation = "docs/privacy/bounds.md#privacy-bounds-vocabulary"
+    capabilities = frozenset({"category_counts"})
+
+    def __init__(self, counts: Sequence[int] | np.ndarray, n: int, *, name: str = "values"):
+        self.category_counts = np.asarray(counts, dtype=np.int64).reshape(-1)
+        self.n = int(n)
+        if self.n < 1 or np.any(self.category_counts < 1) or self.category_counts.sum() > self.n:
+            raise ParameterError("VocabularyTemplate.__init__: the counts must be positive and "
+                                 "sum to at most n, a positive number of records.")
+        self.values_name = str(name)
+        self.space = EuclideanSpace((max(1, self.category_counts.size),))
+
+
+# ---------------------------------------------------------------------- sufficient statistics
+class SufficientStatisticsTemplate(StatisticTemplate):
+    """Rows x̃ with ‖x̃‖ <= q̃ and labels |u| <= 1, seen through A = Σ x̃x̃ᵀ and b = Σ u x̃.
+
+    Offers the capability ``"sufficient_statistics"``: ``gram`` (A), ``cross`` (b),
+    ``data_norm`` (q̃), ``ridge`` and ``p``.
+
+    Parameters
+    ----------
+    statistics : Moments or callable
+        The statistics, or a function computing them on first use (the clipping and the
+        label map are the caller's per-record maps: ‖x̃‖ <= ``data_norm`` and |u| <= 1 must
+        hold by construction).
+    n, p : int
+        Rows and columns of the design (public).
+    data_norm : float
+        The public bound q̃ on every row's norm (the intercept column included).
+    ridge : float or None, default=None
+        λ given by the caller, in the units of the sums; None: the mechanism's adaptive
+        rule chooses it from a private estimate of λ_min(A).
+    free : int or None, default=None
+        The coordinate the ridge leaves out (the intercept column, public): its coefficient
+        is not shrunk towards 0, as in scikit-learn's ``Ridge``.
+    free_value : float or None, default=None
+        The public value s of the ``free`` column in every row (the intercept scaling): its
+        diagonal entry of A is n·s², known without the data.
+    notes : sequence of str, default=()
+        Public facts for the certificate (how the rows and labels were mapped).
+
+    Examples
+    --------
+    >>> from dpconvex.data.sufficient import sufficient_statistics
+    >>> from dpconvex.templates.statistics import SufficientStatisticsTemplate
+    >>> X = np.array([[0.6, 0.0], [0.0, 0.8], [0.3, 0.3]]); u = np.array([1.0, -1.0, 0.5])
+    >>> t = SufficientStatisticsTemplate(lambda: sufficient_statistics(X, u, 1.0, None),
+    ...                                  n=3, p=2, data_norm=1.0)
+    >>> t.gram.round(2).tolist(), t.cross.round(2).tolist()
+    ([[0.45, 0.09], [0.09, 0.73]], [0.75, -0.65])
+    """
+
+    name = "sufficient statistics"
+    kind = "linear_ssp"
+    derivation = "docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics"
+    capabilities = frozenset({"sufficient_statistics"})
+
+    def __init__(self, statistics: Moments | Callable[[], Moments], n: int, p: int,
+                 data_norm: float, *, ridge: float | None = None, free: int | None = None,
+                 free_value: float | None = None, notes: Sequence[str] = ()):
+        self._statistics = statistics
+        self.n, self.p = int(n), int(p)
+        self.data_norm = float(data_norm)
+        if not (math.isfinite(self.data_norm) and self.data_norm > 0):
+            raise ParameterError("The 'data_norm' argument of SufficientStatisticsTemplate must "
+                                 f"be a finite float > 0. Got {data_norm!r} instead.")
+        self.ridge = None if ridge is None else float(ridge)
+        self.free = None if free is None else int(free)
+        self.free_value = None if free is None or free_value is None else float(free_value)
+        self.notes = tuple(notes)
+        self.space = EuclideanSpace((self.p,))
+
+    @cached_property
+    def _moments(self) -> Moments:
+        stats = self._statistics() if callable(self._statistics) else self._statistics
+        if stats.gram.shape != (self.p, self.p) or stats.cross.shape != (self.p,):
+            raise ParameterError(
+                f"SufficientStatisticsTemplate.gram: the statistics have shapes {stats.gram.shape} "
+                f"and {stats.cross.shape}, not ({self.p}, {self.p}) and ({self.p},). Compute "
+                "them on the p columns of the design.")
+        return stats
+
+    @property
+    def gram(self) -> np.ndarray:
+        """A = Σ x̃x̃ᵀ, shape (p, p)."""
+        return self._moments.gram
+
+    @property
+    def cross(self) -> np.ndarray:
+        """b = Σ u x̃, shape (p,)."""
+        return self._moments.cross
+
+    def assumptions(self, needs: Iterable[str]) -> list[str]:
+        return list(self.notes)
+
+    def __repr__(self) -> str:
+        return f"SufficientStatisticsTemplate(n={self.n}, p={self.p}, q~={self.data_norm:g})"
+
+
+def zero_statistics(p: int) -> Moments:
+    """A = 0 and b = 0 of the shape (p, p), (p,): the template of a plan without data.
+
+    Examples
+    --------
+    >>> from dpconvex.templates.statistics import zero_statistics
+    >>> zero_statistics(2).gram.shape
+    (2, 2)
+    """
+    return Moments(np.zeros((p, p)), np.zeros(p), 0)
