@@ -62,7 +62,7 @@ NOT_RELEASE_NOISE = {
     "estimators/selection/grid.py": "the random split of the rows into parts",
     "estimators/selection/random.py": "the split, the candidate index and the stopping time "
                                       "of a private random search (a selection)",
-    "objectives/terms.py": "probe points of a declared constant",
+    "objectives/losses.py": "probe points of a declared constant",
     "privacy/declarations.py": "probe points of a declared constant",
     "templates/large_margin.py": "probe points of the compiled problem",
     "templates/parameterizations.py": "a fixed public basis",
