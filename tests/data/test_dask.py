@@ -31,10 +31,9 @@ from _helpers import certificate_facts, loopback_client  # noqa: E402
 import dpconvex as dp  # noqa: E402
 from dpconvex.data import dask_rows  # noqa: E402
 from dpconvex.data.dask_rows import DaskRows  # noqa: E402
-from dpconvex.data.design import as_design  # noqa: E402
 from dpconvex.data.operators import DenseRows  # noqa: E402
 from dpconvex.data.preprocess import add_intercept, clip_rows  # noqa: E402
-from dpconvex.data.validation import check_array  # noqa: E402
+from dpconvex.data.validation import as_design, check_array  # noqa: E402
 from dpconvex.errors import DataTypeError, DataValidationError, ParameterError, SolverError  # noqa: E402
 from dpconvex.objectives.losses import get_loss  # noqa: E402
 from dpconvex.solvers.registry import get_backend, suitable_backends  # noqa: E402
