@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _progress as progress
+from .. import _diagnostics as diagnostics
 from ..templates.base import natural_residual
 from .base import single_threaded
 
@@ -216,7 +216,7 @@ def _apg(fun_grad: FunGrad, x0: np.ndarray, *, project: Project, mu: float, L0: 
             fy, gy = fun_grad(y)
         x, fx, gx = xn, fn, gn
         res = natural_residual(x, gx, project)
-        progress.iteration("accelerated projected gradient", it, res)
+        diagnostics.iteration("accelerated projected gradient", it, res)
     return SolveResult(
         x=x, status=status, objective=float(fx), residual=float(res), solver="native",
         iterations=it, seconds=time.perf_counter() - t0,
