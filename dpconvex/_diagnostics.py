@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["MAX_NOTE_VALUES", "DiagnosticNote", "Diagnostics", "collect_diagnostics",
-           "diagnostics_open", "iteration", "record_diagnostic", "record_solve", "say", "verbosity"]
+           "diagnostics_open", "iteration", "note_clipped", "record_diagnostic", "record_solve",
+           "say", "verbosity"]
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,17 @@ def record_diagnostic(owner: str, what: str, count: int | None = None, n: int | 
                           None if n is None else int(n), tuple(values)[:MAX_NOTE_VALUES])
     for sink in sinks:
         sink.notes.append(note)
+
+
+def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
+    """NOT PRIVATE: record how many rows clipping to the public norm bound scaled down.
+
+    A data statistic (one record changes it), so no warning says it: it goes to
+    :func:`collect_diagnostics` (``diag.note("scaled down")``). Many clipped rows can erase
+    the signal: scale features by public ranges first, or raise ``data_norm``.
+    """
+    record_diagnostic(owner, f"rows scaled down to data_norm={bound:g} (norm above it)",
+                      n_clipped, n)
 
 
 def record_solve(res: Any) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from .._diagnostics import note_clipped
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -39,7 +40,7 @@ from .._validation import (
 )
 from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
-from ..data.preprocess import add_intercept, note_clipped
+from ..data.preprocess import add_intercept
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
 from ..data.validation import as_design, check_array

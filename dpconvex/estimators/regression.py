@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import RegressorMixin
 
+from .._diagnostics import note_clipped
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -45,7 +46,7 @@ from .._validation import (
     is_dask_collection,
 )
 from ..data.labels import check_excluded, zero_rows
-from ..data.preprocess import add_intercept, note_clipped
+from ..data.preprocess import add_intercept
 from ..data.preprocess import clip_rows as clip_design
 from ..data.validation import check_array
 from ..errors import ParameterError

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import RegressorMixin
 
+from .._diagnostics import note_clipped
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -39,7 +40,6 @@ from .._validation import (
     NoValidation,
     is_dask_collection,
 )
-from ..data.preprocess import note_clipped
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
 from ..errors import ParameterError

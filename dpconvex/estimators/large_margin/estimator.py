@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..._diagnostics import say, verbosity
+from ..._diagnostics import note_clipped, say, verbosity
 from ..._random import noise_source
 from ..._validation import (
     ACCOUNTANT,
@@ -36,7 +36,6 @@ from ..._validation import (
     is_dask_collection,
 )
 from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
-from ...data.preprocess import note_clipped
 from ...data.validation import check_array
 from ...objectives.losses import Loss
 from ...objectives.regularizers import Frobenius
