@@ -253,9 +253,9 @@ def test_kddcup99_dask_loader_rows_equal_the_in_memory_loader(client, data_home,
 
 def test_from_dataframe_applies_the_public_schema_per_partition():
     from dpconvex import PublicSchema
+    from dpconvex.data.encoder import category_codes
     from dpconvex.datasets import encode
     from dpconvex.datasets.dask_loaders import from_dataframe
-    from dpconvex.datasets.encoding import category_codes
 
     rng = np.random.default_rng(3)
     pdf = pd.DataFrame({"age": rng.integers(0, 130, 400).astype(float),
