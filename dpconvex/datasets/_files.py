@@ -84,12 +84,8 @@ def check_flags(download: Any, verify_checksum: Any, owner: str) -> tuple[bool, 
 
 @functools.lru_cache(maxsize=1)
 def project_root() -> Path | None:
-    """Return the source checkout dpconvex is imported from, or None if installed.
-
-    The project root is the folder holding ``pyproject.toml`` (of the project
-    named ``dpconvex``) directly above the ``dpconvex`` package: it exists for
-    a source checkout and an editable install, not for a wheel.
-    """
+    """The source checkout dpconvex is imported from (the folder above the package holding
+    the ``pyproject.toml`` of ``dpconvex``: a checkout or an editable install), else None."""
     root = Path(__file__).resolve().parents[2]
     try:
         text = (root / "pyproject.toml").read_text(encoding="utf-8")
@@ -102,23 +98,9 @@ def project_root() -> Path | None:
 
 def data_search_path(data_home: str | os.PathLike[str] | None = None,
                      caller: str = "get_data_home") -> tuple[list[Path], Path]:
-    """Return the folders a dataset file is looked up in, and where a download is saved.
-
-    Parameters
-    ----------
-    data_home : str, path-like or None
-        An explicit folder; see :func:`get_data_home` for the order used
-        when it is None.
-    caller : str, default="get_data_home"
-        The public function called (its name opens the messages).
-
-    Returns
-    -------
-    folders : list of pathlib.Path
-        The folders to look in, in order (absolute, ``~`` expanded).
-    save_to : pathlib.Path
-        The folder a downloaded file is saved in.
-    """
+    """(the folders a dataset file is looked up in, in order, ``~`` expanded; the folder a
+    download is saved in), by the order of :func:`get_data_home`; ``caller``, the public
+    function called, opens the messages."""
     if data_home is not None and not isinstance(data_home, str | os.PathLike):
         raise ParameterError(f"The 'data_home' parameter of {caller} must be None, a str or a "
                              f"path-like object. Got {data_home!r} instead.")
@@ -273,27 +255,10 @@ def fetch_file(
     verify_checksum: bool | None,
     caller: str,
 ) -> Path:
-    """Return the path of ``filename``, checked against its SHA-256, downloading it if allowed.
-
-    Parameters
-    ----------
-    filename : str
-        A key of :data:`DATASET_URLS`.
-    data_home : str, path-like or None
-        See :func:`get_data_home`.
-    download : bool
-        Download the file from :data:`DATASET_URLS` if it is found nowhere.
-    verify_checksum : bool or None, default=None
-        Check a local file against :data:`DATASET_SHA256`; None checks unless
-        ``DPCONVEX_SKIP_CHECKSUM=1``. Downloads are always checked.
-    caller : str
-        The public loader called (its name opens the messages).
-
-    Raises
-    ------
-    DatasetError
-        If the file is missing and cannot be downloaded, or its SHA-256 is wrong.
-    """
+    """The path of ``filename`` (a key of :data:`DATASET_URLS`) in the folders of
+    ``data_home``, checked against its SHA-256 (:func:`verify_file`), else downloaded if
+    ``download`` (always checked); a DatasetError opened by ``caller``, the public loader,
+    when it is missing and not downloadable or its SHA-256 is wrong."""
     download, verify_checksum = check_flags(download, verify_checksum, caller)
     folders, home = data_search_path(data_home, caller)
     for folder in folders:
