@@ -1,14 +1,18 @@
-"""NOT PRIVATE: the data holder's diagnostic channel (what a warning must not say).
+"""NOT PRIVATE: the data holder's channels, diagnostics and progress (what a warning must not say).
 
 Facts about the data (how many rows were scaled down to the norm bound, which labels
 were outside ``classes=``) and the solves behind releases go to every open
 :func:`collect_diagnostics` context and nowhere else: never onto a fitted model, into a
-certificate, a warning or an exception. Every layer records through this module; it
-imports nothing from dpconvex.
+certificate, a warning or an exception. Progress lines of long fits (``verbose=``,
+:func:`verbosity`) go to stderr and may show data-dependent figures (residuals,
+iterations) the same way: shown, never stored. These are the two user-facing contexts
+of a fit; every layer reports through this module, which imports nothing from dpconvex.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -16,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["MAX_NOTE_VALUES", "DiagnosticNote", "Diagnostics", "collect_diagnostics",
-           "diagnostics_open", "record_diagnostic", "record_solve"]
+           "diagnostics_open", "iteration", "note_clipped", "record_diagnostic", "record_solve",
+           "say", "verbosity"]
 
 
 @dataclass(frozen=True)
@@ -138,7 +143,47 @@ def record_diagnostic(owner: str, what: str, count: int | None = None, n: int | 
         sink.notes.append(note)
 
 
+def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
+    """NOT PRIVATE: record how many rows clipping to the public norm bound scaled down.
+
+    A data statistic (one record changes it), so no warning says it: it goes to
+    :func:`collect_diagnostics` (``diag.note("scaled down")``). Many clipped rows can erase
+    the signal: scale features by public ranges first, or raise ``data_norm``.
+    """
+    record_diagnostic(owner, f"rows scaled down to data_norm={bound:g} (norm above it)",
+                      n_clipped, n)
+
+
 def record_solve(res: Any) -> None:
     """NOT PRIVATE: add a solve's diagnostics to every open collector (no-op when none is)."""
     for sink in _DIAGNOSTICS.get():
         sink.append(res)
+
+
+# ---------------------------------------------------------------- progress (verbose=)
+#: The verbosity of the fit running in this context: (level, its start time).
+_VERBOSITY: ContextVar[tuple[int, float]] = ContextVar("dpconvex_verbose", default=(0, 0.0))
+
+
+@contextmanager
+def verbosity(level: int) -> Iterator[None]:
+    """Print progress at ``level`` (0: nothing; 1: steps of the fit; 2: also solver iterations)."""
+    token = _VERBOSITY.set((int(level), time.perf_counter()))
+    try:
+        yield
+    finally:
+        _VERBOSITY.reset(token)
+
+
+def say(message: str, level: int = 1) -> None:
+    """Print one progress line with the elapsed time."""
+    shown, t0 = _VERBOSITY.get()
+    if shown >= level:
+        print(f"[dpconvex {time.perf_counter() - t0:7.1f} s] {message}", file=sys.stderr,
+              flush=True)
+
+
+def iteration(solver: str, it: int, residual: float, every: int = 100) -> None:
+    """Solver progress every ``every`` iterations at level 2 (not private: a diagnostic)."""
+    if _VERBOSITY.get()[0] >= 2 and it % every == 0:
+        say(f"{solver}: iteration {it}, optimality residual {residual:.3g} (not private)", 2)

@@ -432,10 +432,14 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
         )
 
 
-def check_matrix_body(A: Any, values: np.ndarray, caller: str, name: str, min_samples: int,
+def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: int,
                       n_features: int | None) -> Any:
-    """Shape and finiteness checks shared by dense and sparse input (``values``: the stored
-    ones); a column count other than the fitted one in scikit-learn's words."""
+    """Shape and finiteness checks shared by dense, sparse and Dask input.
+
+    ``values`` are the stored entries, or a function returning whether they are all finite
+    (Dask: a pass over the data, made after the shape checks); a column count other than
+    the fitted one is refused in scikit-learn's words.
+    """
     if A.shape[0] < min_samples:
         raise DataValidationError(
             f"{caller}: {name} has {A.shape[0]} sample(s); at least {min_samples} are needed."
@@ -444,15 +448,15 @@ def check_matrix_body(A: Any, values: np.ndarray, caller: str, name: str, min_sa
         raise DataValidationError(
             f"{caller}: {name} has 0 feature(s) (shape={A.shape}) while a minimum of 1 is required."
         )
-    if not _all_finite(values):  # the message counts nothing (a data statistic)
-        raise DataValidationError(
-            f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
-            "fitting (with a public rule: imputing from data statistics costs privacy)."
-        )
     if n_features is not None and A.shape[1] != n_features:
         raise DataValidationError(
             f"{name} has {A.shape[1]} features, but {caller.split('.')[0]} is expecting "
             f"{n_features} features as input (the number seen in fit)."
+        )
+    if not (values() if callable(values) else _all_finite(values)):  # the message counts nothing
+        raise DataValidationError(
+            f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
+            "fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     return A
 

@@ -157,27 +157,19 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dispatch(args: argparse.Namespace) -> int:
-    if args.command in (None, "demo"):
-        from .runs.runner import run_demo
-
-        run_demo(runs=getattr(args, "runs", 10), lam=getattr(args, "lam", 1e-3),
-                 seed=getattr(args, "seed", None))
-        return 0
-    if args.command == "list":
-        return _cmd_list()
-    if args.command == "run":
-        return _cmd_run(args)
-    if args.command == "verify":
-        return _cmd_verify(args)
-    return 1
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``dpconvex`` console script."""
     args = _parser().parse_args(argv)
     try:
-        return _dispatch(args)
+        if args.command in (None, "demo"):
+            from .runs.runner import run_demo
+
+            run_demo(runs=getattr(args, "runs", 10), lam=getattr(args, "lam", 1e-3),
+                     seed=getattr(args, "seed", None))
+            return 0
+        if args.command == "list":
+            return _cmd_list()
+        return _cmd_run(args) if args.command == "run" else _cmd_verify(args)
     except Exception as exc:
         from .errors import DPConvexError
 

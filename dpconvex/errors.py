@@ -62,10 +62,7 @@ class DPConvexError(Exception):
 
 
 class ParameterError(DPConvexError, ValueError):
-    """A constructor or function parameter has an invalid value or type.
-
-    Raised in ``fit`` (scikit-learn convention), with a message of the form
-    "The 'epsilon' parameter of X must be a float in (0, inf). Got -1 instead."
+    """A parameter has an invalid value or type (raised in ``fit``, in scikit-learn's form).
 
     Examples
     --------
@@ -81,12 +78,8 @@ class ParameterError(DPConvexError, ValueError):
 
 
 class DataValidationError(DPConvexError, ValueError):
-    """The data passed to ``fit``/``predict`` is unusable as given.
-
-    NaN or infinite values, wrong shapes, too few rows, a single class, too
-    many classes, labels outside the declared ``classes`` (with the default
-    ``unknown_labels="raise"``), labels unseen during ``fit``, or rows above
-    the public norm bound when clipping is disabled.
+    """The data passed to ``fit``/``predict`` is unusable as given (NaN, shapes, too few
+    rows or classes, labels outside ``classes=``, rows above the norm bound unclipped).
 
     Examples
     --------
@@ -118,10 +111,8 @@ class DataTypeError(DataValidationError, TypeError):
 
 
 class PrivacyError(DPConvexError):
-    """A condition of the privacy proof fails; nothing is released.
-
-    The message names the condition (e.g. strong convexity, derivative bound)
-    and the change that makes it hold.
+    """A condition of the privacy proof fails (named, with the change that makes it hold);
+    nothing is released.
 
     Examples
     --------
@@ -141,10 +132,8 @@ class PrivacyError(DPConvexError):
 
 
 class SolverError(DPConvexError, RuntimeError):
-    """The optimizer failed or was inaccurate; no model is released.
-
-    Objective perturbation is private only for the exact minimizer of the
-    perturbed objective, so an inaccurate solve must not be released.
+    """The optimizer failed or was inaccurate; no model is released (objective perturbation
+    is private only for the exact minimizer of the perturbed objective).
 
     Examples
     --------
@@ -186,10 +175,9 @@ class BudgetError(DPConvexError):
 class BudgetPickleError(BudgetError):
     """A budget ledger was used outside the process and the object that created it.
 
-    A copy in a worker process would record the worker's spends and the caller's ledger
-    nothing; a copy asked to spend raises the subclass :class:`BudgetProcessError`. Not a
-    :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries catch to fall
-    back to another path.
+    A copy asked to spend raises the subclass :class:`BudgetProcessError`. Not a
+    :class:`TypeError` or :class:`pickle.PicklingError`, which some libraries catch to
+    fall back to another path.
 
     Examples
     --------
@@ -279,15 +267,11 @@ class PrivacyWarning(UserWarning):
 
 
 class PrivacyLeakWarning(PrivacyWarning):
-    """A fact treated as public was read from the private data.
+    """A fact treated as public was read from the private data (as diffprivlib's warning).
 
-    Issued, in the style of diffprivlib's warning of the same name, when a fit
-    reads the label set from y because ``classes=`` was not given: the label set
-    fixes the model's shape (the class count and the meaning of each output),
-    so one record with a new label changes the released model deterministically.
-    The warning's text is the same whatever the data are; pass ``classes=[...]``
-    (or y carrying its public label set, as the bundled loaders return it) so
-    that nothing about the labels is read from the records.
+    Issued when a fit reads the label set from y (no ``classes=``): the set fixes the
+    model's shape, so one record with a new label changes the release. The text does not
+    depend on the data; pass ``classes=[...]`` (or y carrying its public label set).
 
     Examples
     --------
@@ -310,9 +294,8 @@ class PrivacyLeakWarning(PrivacyWarning):
 
 
 class SolverCostWarning(UserWarning):
-    """A fit goes to a solver that will take long for its size (said before it starts).
-
-    Only public facts: the solver, the rows and columns, and the measured cost per entry.
+    """A fit goes to a solver that will take long for its size (said before it starts, from
+    public facts only: the solver, the shape and the measured cost per entry).
 
     Examples
     --------

@@ -5,9 +5,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .design import as_design
 from .operators import CSRRows, DenseRows, DesignOperator, row_blocks
 from .preprocess import add_intercept, augment_and_scale, clip_rows, normalize_rows
+from .validation import as_design
 
 #: The public schema's names and the module of each, imported on first access (PEP 562): a
 #: fit on arrays loads none of these modules.

@@ -56,7 +56,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_numeric_dtype
+from .._validation import check_matrix_body, check_numeric_dtype
 from ..errors import DataTypeError, DataValidationError, DPConvexError, ParameterError, SolverError
 from ..privacy.certificate import RowMap
 from .operators import _SPARSE_MAX_DENSITY, _SPARSE_MIN_ENTRIES, CSRRows, DenseRows, ScaledRows, clip_scale
@@ -889,8 +889,8 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
                min_samples: int = 1) -> da.Array:
     """Validate a Dask array or a Dask DataFrame of numeric columns; return a float64 Dask array.
 
-    The checks of :func:`dpconvex.data.validation.check_array` (2-D, numbers, enough
-    samples, at least one feature, finite, the expected number of features).
+    The checks of :func:`dpconvex.data.validation.check_array` (2-D, numbers, then
+    :func:`~dpconvex._validation.check_matrix_body`).
     Shapes and dtypes are read from the collection's metadata; unknown chunk
     sizes and the finiteness check each take one pass over the data (n is a
     public parameter). Columns are rechunked to one chunk per row block. ``caller``
@@ -930,24 +930,7 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
         raise DataTypeError(f"{caller}: {name} must hold numbers; got dtype {X.dtype}.")
     check_numeric_dtype(X, caller, name)
     rows = DaskRows(X)
-    if rows.n < min_samples:
-        raise DataValidationError(
-            f"{caller}: {name} has {rows.n} sample(s); at least {min_samples} are needed."
-        )
-    if rows.p == 0:
-        raise DataValidationError(
-            f"{caller}: {name} has 0 feature(s) (shape={(rows.n, 0)}) while a minimum of 1 is required."
-        )
-    if n_features is not None and rows.p != n_features:
-        raise DataValidationError(
-            f"{name} has {rows.p} features, but {caller.split('.')[0]} is expecting {n_features} features "
-            "as input (the number seen in fit)."
-        )
     counts = rows.X.map_blocks(_nonfinite_block, drop_axis=1, chunks=((1,) * rows.n_chunks,),
                                dtype=np.int64)
-    if int(compute(counts.sum())[0]):  # the message counts nothing (a data statistic)
-        raise DataValidationError(
-            f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
-            "fitting (with a public rule: imputing from data statistics costs privacy)."
-        )
-    return rows.X
+    return check_matrix_body(rows.X, lambda: not int(compute(counts.sum())[0]), caller, name,
+                             min_samples, n_features)

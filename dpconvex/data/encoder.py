@@ -34,7 +34,7 @@ from .row_scaling import check_row_norm, normalize_rows
 from .schema import OTHER, PublicSchema
 from .tables import dtype_kind, is_missing, table_columns
 
-__all__ = ["PublicEncoder", "encode_parts"]
+__all__ = ["PublicEncoder", "category_codes", "encode", "encode_parts"]
 
 _SUGGESTED_TEXT = (
     "PublicEncoder was given a schema drafted by draft_schema from data: its ranges "
@@ -148,8 +148,12 @@ def _numeric_values(values: np.ndarray, column: str, caller: str) -> np.ndarray:
     return x
 
 
-def _category_codes(values: np.ndarray, vocabulary: Sequence[Any]) -> np.ndarray:
-    """Index of each value in the vocabulary, -1 if it is not listed (bytes match their text)."""
+def category_codes(values: Sequence[Any], vocabulary: Sequence[Any]) -> np.ndarray:
+    """Index of each value in the public vocabulary (one-hot order), -1 if it is not listed.
+
+    Values and categories are str or bytes (bytes match their text); any other value is
+    compared as ``str(value)``, a missing one is -1. Returns an intp array of len(values).
+    """
     index: dict[Any, int] = {}
     for i, cat in enumerate(vocabulary):
         index[cat] = i
@@ -214,7 +218,7 @@ def encode_parts(
 ) -> np.ndarray:
     """The encoded rows (n_records, schema.n_features), each of norm at most 1, from checked
     columns: the shared last step of :class:`PublicEncoder` and
-    :func:`dpconvex.datasets.encoding.encode`.
+    :func:`encode`.
 
     Each numeric column (float64) is clipped and mapped, each categorical code (an index
     into the vocabulary; ``-1``: the "other" slot, or an all-zero block) one-hot, each binary
@@ -363,7 +367,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
                     raise DataTypeError(f"{caller}: categorical column {col!r} holds complex "
                                         "numbers; convert them to text or to real numbers "
                                         "first.")
-                parts["codes"][col] = _category_codes(values, schema.categories[col])
+                parts["codes"][col] = category_codes(values, schema.categories[col])
             elif col in schema.binary:
                 parts["binary"][col] = _binary_values(values, schema.binary[col], col, caller)
         return (None if names is None else np.asarray(names, dtype=object)), parts
@@ -460,3 +464,101 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         tags.transformer_tags.preserves_dtype = ["float64"]
         return tags
+
+
+def _numeric_column(values: object, column: str, caller: str) -> np.ndarray:
+    """A column of raw numbers as a new float64 array: real numbers only, no NaN."""
+    name = f"column {column!r}"
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise ParameterError(f"{caller}: {name} must be an array of real numbers ({exc}).") from None
+    check_numeric_dtype(raw, caller, name)
+    try:
+        x = np.array(raw, dtype=np.float64, copy=True)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ParameterError(f"{caller}: {name} must hold real numbers that fit in float64 "
+                             f"({exc}).") from None
+    if x.ndim != 1:
+        raise ParameterError(f"{caller}: column {column!r} must be 1-D (one value per record); "
+                             f"got shape {x.shape}.")
+    if np.any(np.isnan(x)):
+        raise ParameterError(f"{caller}: column {column!r} has missing (NaN) values; drop those "
+                             "records first (a per-record rule) or impute a public value.")
+    return x
+
+
+def encode(
+    schema: PublicSchema,
+    numeric_values: Mapping[str, np.ndarray],
+    codes: Mapping[str, np.ndarray] | None = None,
+) -> np.ndarray:
+    """The rows of :class:`PublicEncoder` from columns already split by kind (no binary ones).
+
+    The numeric columns' raw values and the categorical columns' vocabulary codes
+    (:func:`category_codes`) go through :func:`encode_parts`, the encoder's last step.
+
+    Parameters
+    ----------
+    schema : PublicSchema
+        The public encoding (:class:`~dpconvex.data.schema.PublicSchema`, without
+        binary columns).
+    numeric_values : mapping of str to array
+        The raw values of every numeric column of ``schema`` (one per record).
+    codes : mapping of str to int array, optional
+        For every categorical column, each record's index into its vocabulary,
+        or -1 for a value outside it (the "other" slot, else an all-zero block); see
+        :func:`category_codes`.
+
+    Returns
+    -------
+    ndarray of shape (n_records, schema.n_features), dtype float64
+        Every row has Euclidean norm at most 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Categorical, Numeric, PublicSchema
+    >>> from dpconvex.data.encoder import category_codes, encode
+    >>> schema = PublicSchema({"age": Numeric(0, 100), "plan": Categorical(("basic", "pro"))})
+    >>> codes = category_codes(["pro", "gold"], ("basic", "pro"))
+    >>> codes.tolist()
+    [1, -1]
+    >>> X = encode(schema, {"age": np.array([30.0, 150.0])}, {"plan": codes})
+    >>> (X * schema.divisor).round(2).tolist()  # 150 clipped to 100; "gold" in the other slot
+    [[0.3, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0]]
+    >>> bool(np.linalg.norm(X, axis=1).max() <= 1.0)
+    True
+    """
+    owner = "encode"
+    if not isinstance(schema, PublicSchema):
+        raise ParameterError(f"The 'schema' parameter of {owner} must be a PublicSchema. Got "
+                             f"{_short_repr(schema)} instead.")
+    if schema.binary:
+        raise ParameterError(f"encode: the schema has binary column(s) {list(schema.binary)!r}; "
+                             "encode such a table with dpconvex.PublicEncoder(schema).")
+    codes = {} if codes is None else codes
+    for name, table, needed in (("numeric_values", numeric_values, schema.numeric),
+                                ("codes", codes, schema.categories)):
+        if not isinstance(table, Mapping):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be a mapping keyed by "
+                                 f"column name. Got {_short_repr(table)} instead.")
+        missing = [c for c in schema.columns if c in needed and c not in table]
+        if missing:
+            raise ParameterError(f"encode: '{name}' has no values for column(s) {missing!r}; "
+                                 "pass every column of the schema.")
+    lengths = {len(np.atleast_1d(numeric_values[c])) for c in schema.columns if c in schema.numeric}
+    lengths |= {len(np.atleast_1d(codes[c])) for c in schema.columns if c in schema.categories}
+    if len(lengths) != 1:
+        raise ParameterError("encode: the columns have different numbers of records "
+                             f"({sorted(lengths)}), or the schema has no feature column.")
+    numeric = {c: _numeric_column(numeric_values[c], c, owner) for c in schema.numeric}
+    checked = {}
+    for col in schema.categories:
+        c = np.asarray(codes[col])
+        if c.dtype.kind not in "iu" or c.ndim != 1 or np.any(c >= len(schema.categories[col])):
+            raise ParameterError(
+                f"encode: the codes of {col!r} must be a 1-D int array of indices into its "
+                "vocabulary (-1 for a value outside it); see category_codes.")
+        checked[col] = c
+    return encode_parts(schema, numeric, checked)

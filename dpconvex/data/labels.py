@@ -34,6 +34,7 @@ from ..errors import (
     user_stacklevel,
 )
 from ..privacy.certificate import LabelSource
+from .ranged_rows import PublicArray
 
 __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
            "LabelSet", "LabelWarning", "check_classes", "check_excluded", "check_labels",
@@ -62,7 +63,7 @@ LABEL_POLICY = Options(UNKNOWN_LABELS, meaning=(
     "records contributing no loss"))
 
 
-class LabelArray(np.ndarray):
+class LabelArray(PublicArray):
     """Labels that carry their public label set (``classes``): a NumPy array in every other way.
 
     The bundled loaders return y so: a fit on their labels needs no ``classes=``. Slices,
@@ -77,14 +78,11 @@ class LabelArray(np.ndarray):
     ([0, 1], 'ndarray')
     """
 
+    fact = "classes"
     classes: np.ndarray | None
 
     def __new__(cls, values: Any, classes: Any) -> LabelArray:
-        obj = np.asarray(values).view(cls)
-        c = np.array(list(classes))
-        c.flags.writeable = False
-        obj.classes = c
-        return obj
+        return super().__new__(cls, values, np.array(list(classes)))  # type: ignore[return-value]
 
     def __array_finalize__(self, obj: Any) -> None:
         if obj is None:
@@ -93,19 +91,6 @@ class LabelArray(np.ndarray):
         same = (self.dtype.kind == obj.dtype.kind
                 or (self.dtype.kind in "biuf" and obj.dtype.kind in "biuf"))
         self.classes = c if same else None
-
-    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
-        out = np.asarray(arr).view(np.ndarray)
-        return out[()] if return_scalar else out
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        fn, args, state = super().__reduce__()  # type: ignore[misc]
-        return fn, args, (state, self.classes)
-
-    def __setstate__(self, state: Any) -> None:
-        base, classes = state
-        super().__setstate__(base)
-        self.classes = classes
 
 
 def declared_classes(y: Any) -> np.ndarray | None:

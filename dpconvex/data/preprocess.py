@@ -21,8 +21,7 @@ import scipy.sparse as sp
 from .operators import _scaled_norms, canonical_csr, row_blocks, row_norms
 from .row_scaling import normalize_rows
 
-__all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows", "normalize_rows",
-           "note_clipped"]
+__all__ = ["add_intercept", "augment_and_scale", "clip_dense_rows", "clip_rows", "normalize_rows"]
 
 
 def clip_dense_rows(X: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
@@ -129,16 +128,3 @@ def augment_and_scale(X: np.ndarray, data_norm: float) -> np.ndarray:
     X = np.asarray(X, dtype=float)
     s = 1.0 / math.sqrt(data_norm * data_norm + 1.0)
     return np.hstack([X, np.ones((X.shape[0], 1))]) * s
-
-
-def note_clipped(n_clipped: int, n: int, bound: float, owner: str) -> None:
-    """NOT PRIVATE: record how many rows clipping to the public norm bound scaled down.
-
-    A data statistic (one record changes it), so no warning says it: it goes to
-    :func:`dpconvex.collect_diagnostics` (``diag.note("scaled down")``). Many clipped rows
-    can erase the signal: scale features by public ranges first, or raise ``data_norm``.
-    """
-    from .._diagnostics import record_diagnostic
-
-    record_diagnostic(owner, f"rows scaled down to data_norm={bound:g} (norm above it)",
-                      n_clipped, n)

@@ -6,10 +6,39 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RangedRows", "rows_feature_range"]
+__all__ = ["PublicArray", "RangedRows", "rows_feature_range"]
 
 
-class RangedRows(np.ndarray):
+class PublicArray(np.ndarray):
+    """A NumPy array carrying one public fact, the attribute named :attr:`fact`.
+
+    Copies and pickles keep the fact (read-only); ufuncs and reductions give plain arrays
+    and scalars; each subclass's ``__array_finalize__`` says which views keep it.
+    """
+
+    fact: str
+
+    def __new__(cls, values: Any, fact: np.ndarray) -> PublicArray:
+        obj = np.asarray(values).view(cls)
+        fact.flags.writeable = False
+        setattr(obj, cls.fact, fact)
+        return obj
+
+    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        out = np.asarray(arr).view(np.ndarray)
+        return out[()] if return_scalar else out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        fn, args, state = super().__reduce__()  # type: ignore[misc]
+        return fn, args, (state, getattr(self, self.fact))
+
+    def __setstate__(self, state: Any) -> None:
+        base, fact = state
+        super().__setstate__(base)
+        setattr(self, self.fact, fact)
+
+
+class RangedRows(PublicArray):
     """Rows that carry their public per-feature ranges (``feature_range``, shape
     (n_features, 2)): a NumPy array in every other way.
 
@@ -29,14 +58,11 @@ class RangedRows(np.ndarray):
     ([[0.0, 1.0], [-1.0, 1.0]], 'ndarray', 'ndarray')
     """
 
+    fact = "feature_range"
     feature_range: np.ndarray | None
 
     def __new__(cls, rows: Any, feature_range: Any) -> RangedRows:
-        obj = np.asarray(rows).view(cls)
-        ranges = np.array(feature_range, dtype=float)
-        ranges.flags.writeable = False
-        obj.feature_range = ranges
-        return obj
+        return super().__new__(cls, rows, np.array(feature_range, dtype=float))  # type: ignore[return-value]
 
     def __array_finalize__(self, obj: Any) -> None:
         if obj is None:
@@ -66,19 +92,6 @@ class RangedRows(np.ndarray):
         if isinstance(out, RangedRows) and not _selects_rows(key):
             return out.view(np.ndarray)
         return out
-
-    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
-        out = np.asarray(arr).view(np.ndarray)
-        return out[()] if return_scalar else out
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        fn, args, state = super().__reduce__()  # type: ignore[misc]
-        return fn, args, (state, self.feature_range)
-
-    def __setstate__(self, state: Any) -> None:
-        array_state, ranges = state
-        super().__setstate__(array_state)
-        self.feature_range = ranges
 
 
 def _selects_rows(key: Any) -> bool:

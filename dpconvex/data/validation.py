@@ -1,6 +1,8 @@
-"""Validation of the rows X: dense, SciPy sparse or Dask, checked without densifying.
+"""The rows X in any supported form (dense, SciPy sparse, Dask): checked and wrapped.
 
-:func:`check_array` is the one entry for a design matrix; the dense checks are
+:func:`check_array` validates a design matrix without densifying it and
+:func:`as_design` wraps it as a design operator; both dispatch on the form, importing
+Dask only for Dask input. The dense checks are
 :func:`dpconvex._validation.check_numeric_dtype` and
 :func:`~dpconvex._validation.check_matrix_body`, the sparse ones
 :func:`~dpconvex.data.operators.check_sparse`, the Dask ones
@@ -12,11 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._validation import _reject_masked, check_matrix_body, check_numeric_dtype, is_dask_collection
 from ..errors import DataTypeError, DataValidationError
+from .operators import CSRRows, DenseRows, DesignOperator, ScaledRows, check_sparse
 
-__all__ = ["check_array", "computed"]
+__all__ = ["as_design", "check_array", "computed"]
 
 
 def computed(x: Any) -> Any:
@@ -68,8 +72,6 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
         )
     if hasattr(X, "toarray"):
         if accept_sparse:
-            from .operators import check_sparse
-
             return check_sparse(X, caller, name=name, n_features=n_features,
                                 min_samples=min_samples)
         raise DataValidationError(
@@ -86,3 +88,26 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
             "X.reshape(-1, 1) or a single sample with X.reshape(1, -1)."
         )
     return check_matrix_body(A, A, caller, name, min_samples, n_features)
+
+
+def as_design(X: Any) -> DesignOperator:
+    """Wrap rows as a design operator: an operator as is, SciPy sparse as CSR, else dense.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from dpconvex.data import as_design
+    >>> type(as_design(np.ones((3, 2)))).__name__, type(as_design(sp.eye(3))).__name__
+    ('DenseRows', 'CSRRows')
+    """
+    if isinstance(X, (DenseRows, CSRRows, ScaledRows)):  # the protocol check would read .matrix
+        return X
+    if isinstance(X, DesignOperator):
+        return X
+    if type(X).__module__.startswith("dask."):  # a dask.array: the rows stay on the workers
+        from .dask_rows import DaskRows
+        return DaskRows(X)
+    if sp.issparse(X):
+        return CSRRows(X)
+    return DenseRows(X)

@@ -45,6 +45,7 @@ References
 
 from __future__ import annotations
 
+from ..data.encoder import encode
 from ._files import (
     CHECKSUM_ENV_VAR,
     DATA_ENV_VAR,
@@ -54,7 +55,6 @@ from ._files import (
 )
 from .breast_cancer import BREAST_CANCER_ENCODINGS, load_breast_cancer_wisconsin
 from .dask_loaders import load_kddcup99_dask as load_kddcup99_dask  # Dask imported on call
-from .encoding import encode
 from .schemas import (
     ADULT_CATEGORIES,
     ADULT_CLASSES,

@@ -16,7 +16,6 @@ import re
 import tempfile
 import threading
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,12 +84,8 @@ def check_flags(download: Any, verify_checksum: Any, owner: str) -> tuple[bool, 
 
 @functools.lru_cache(maxsize=1)
 def project_root() -> Path | None:
-    """Return the source checkout dpconvex is imported from, or None if installed.
-
-    The project root is the folder holding ``pyproject.toml`` (of the project
-    named ``dpconvex``) directly above the ``dpconvex`` package: it exists for
-    a source checkout and an editable install, not for a wheel.
-    """
+    """The source checkout dpconvex is imported from (the folder above the package holding
+    the ``pyproject.toml`` of ``dpconvex``: a checkout or an editable install), else None."""
     root = Path(__file__).resolve().parents[2]
     try:
         text = (root / "pyproject.toml").read_text(encoding="utf-8")
@@ -103,23 +98,9 @@ def project_root() -> Path | None:
 
 def data_search_path(data_home: str | os.PathLike[str] | None = None,
                      caller: str = "get_data_home") -> tuple[list[Path], Path]:
-    """Return the folders a dataset file is looked up in, and where a download is saved.
-
-    Parameters
-    ----------
-    data_home : str, path-like or None
-        An explicit folder; see :func:`get_data_home` for the order used
-        when it is None.
-    caller : str, default="get_data_home"
-        The public function called (its name opens the messages).
-
-    Returns
-    -------
-    folders : list of pathlib.Path
-        The folders to look in, in order (absolute, ``~`` expanded).
-    save_to : pathlib.Path
-        The folder a downloaded file is saved in.
-    """
+    """(the folders a dataset file is looked up in, in order, ``~`` expanded; the folder a
+    download is saved in), by the order of :func:`get_data_home`; ``caller``, the public
+    function called, opens the messages."""
     if data_home is not None and not isinstance(data_home, str | os.PathLike):
         raise ParameterError(f"The 'data_home' parameter of {caller} must be None, a str or a "
                              f"path-like object. Got {data_home!r} instead.")
@@ -230,20 +211,14 @@ def file_sha256(path: Path) -> str:
     return digest
 
 
-def checksum_wanted(verify_checksum: bool | None) -> bool:
-    """Whether to check local files: the argument if given, else not ``DPCONVEX_SKIP_CHECKSUM``."""
-    if verify_checksum is not None:
-        return verify_checksum
-    return os.environ.get(CHECKSUM_ENV_VAR, "").strip().lower() not in _TRUTHY
-
-
 def verify_file(path: Path, filename: str, verify_checksum: bool | None, caller: str) -> None:
-    """Raise DatasetError if ``path`` is not the canonical ``filename`` (SHA-256).
-
-    ``caller`` is the public loader called (its name opens the messages).
-    """
+    """Raise DatasetError (opened by ``caller``) if ``path`` is not the canonical ``filename``
+    (SHA-256); checked if ``verify_checksum``, or if it is None and ``DPCONVEX_SKIP_CHECKSUM``
+    is not set."""
+    if verify_checksum is None:
+        verify_checksum = os.environ.get(CHECKSUM_ENV_VAR, "").strip().lower() not in _TRUTHY
     expected = DATASET_SHA256.get(filename)
-    if expected is None or not checksum_wanted(verify_checksum):
+    if expected is None or not verify_checksum:
         return
     try:
         digest = file_sha256(path)
@@ -273,12 +248,6 @@ def _download(url: str, timeout: float) -> bytes:
         return response.read()
 
 
-def _where(folders: list[Path]) -> str:
-    if len(folders) == 1:
-        return str(folders[0])
-    return "any of " + ", ".join(map(str, folders))
-
-
 def fetch_file(
     filename: str,
     data_home: str | os.PathLike[str] | None,
@@ -286,27 +255,10 @@ def fetch_file(
     verify_checksum: bool | None,
     caller: str,
 ) -> Path:
-    """Return the path of ``filename``, checked against its SHA-256, downloading it if allowed.
-
-    Parameters
-    ----------
-    filename : str
-        A key of :data:`DATASET_URLS`.
-    data_home : str, path-like or None
-        See :func:`get_data_home`.
-    download : bool
-        Download the file from :data:`DATASET_URLS` if it is found nowhere.
-    verify_checksum : bool or None, default=None
-        Check a local file against :data:`DATASET_SHA256`; None checks unless
-        ``DPCONVEX_SKIP_CHECKSUM=1``. Downloads are always checked.
-    caller : str
-        The public loader called (its name opens the messages).
-
-    Raises
-    ------
-    DatasetError
-        If the file is missing and cannot be downloaded, or its SHA-256 is wrong.
-    """
+    """The path of ``filename`` (a key of :data:`DATASET_URLS`) in the folders of
+    ``data_home``, checked against its SHA-256 (:func:`verify_file`), else downloaded if
+    ``download`` (always checked); a DatasetError opened by ``caller``, the public loader,
+    when it is missing and not downloadable or its SHA-256 is wrong."""
     download, verify_checksum = check_flags(download, verify_checksum, caller)
     folders, home = data_search_path(data_home, caller)
     for folder in folders:
@@ -316,13 +268,14 @@ def fetch_file(
             return path
     path = home / filename
     url = DATASET_URLS[filename]
+    where = str(folders[0]) if len(folders) == 1 else "any of " + ", ".join(map(str, folders))
     fix = (
         f"Set {DATA_ENV_VAR} to a folder holding {filename}, or pass data_home= (the file is "
         f"at {url})"
     )
     if not download:
         raise DatasetError(
-            f"{caller}: dataset file {filename!r} was not found in {_where(folders)} and "
+            f"{caller}: dataset file {filename!r} was not found in {where} and "
             "download=False. "
             f"{fix}, or pass download=True."
         )
@@ -330,14 +283,14 @@ def fetch_file(
         content = _download(url, _DOWNLOAD_TIMEOUT)
     except Exception as exc:  # URLError, HTTPError, TimeoutError, OSError, ...
         raise DatasetError(
-            f"{caller}: dataset file {filename!r} was not found in {_where(folders)}, and "
+            f"{caller}: dataset file {filename!r} was not found in {where}, and "
             "downloading it "
             f"from {url} failed ({type(exc).__name__}: {exc}). {fix}."
         ) from exc
     digest = hashlib.sha256(content).hexdigest()
     if digest != DATASET_SHA256[filename]:
         raise DatasetError(
-            f"{caller}: dataset file {filename!r} was not found in {_where(folders)}, and the copy "
+            f"{caller}: dataset file {filename!r} was not found in {where}, and the copy "
             f"downloaded from {url} has SHA-256 {digest}, not the expected "
             f"{DATASET_SHA256[filename]}; it was not saved. {fix}."
         )
@@ -361,25 +314,25 @@ def fetch_file(
     return path
 
 
-def read_text(path: Path, caller: str) -> str:
-    """The ASCII text of a dataset file, or a DatasetError (opening with ``caller``) saying why not."""
+def labelled_csv(path: Path, columns: tuple[str, ...], skip: int, labels: dict[str, int],
+                 what: str, caller: str, word: str = "label") -> tuple[dict[str, list[str]], list[int]]:
+    """The columns and encoded labels of a UCI file's complete records.
+
+    Each record holds ``skip`` leading fields (an id), ``columns``, then the label (a trailing
+    '.' dropped, as in adult.test). Blank and banner lines (starting with '|', as in
+    adult.test) and records with a missing value ('?') are skipped; an unreadable file, a
+    record with another number of fields or an unknown label raises a DatasetError naming
+    the line and ``what`` the file should be (opening with ``caller``, the public loader).
+    """
     try:
-        return path.read_text(encoding="ascii", errors="strict")
+        text = path.read_text(encoding="ascii", errors="strict")
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"{caller}: cannot read dataset file {path}: {exc}. Check that it is "
                            "a readable ASCII file (the UCI file).") from exc
-
-
-def complete_csv_rows(path: Path, n_fields: int, what: str,
-                      caller: str) -> Iterator[tuple[int, list[str]]]:
-    """(line number, stripped fields) of every complete comma-separated record of ``path``.
-
-    Blank lines and banner lines (starting with '|', as in adult.test) are skipped, and
-    so are records with a missing value ('?'); a record with another number of fields
-    than ``n_fields`` raises a DatasetError naming the line and ``what`` the file should be
-    (opening with ``caller``, the public loader called).
-    """
-    for lineno, line in enumerate(read_text(path, caller).splitlines(), start=1):
+    n_fields = skip + len(columns) + 1
+    raw: dict[str, list[str]] = {c: [] for c in columns}
+    y: list[int] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("|"):
             continue
@@ -389,18 +342,8 @@ def complete_csv_rows(path: Path, n_fields: int, what: str,
                 f"{caller}: {path}, line {lineno}: expected {n_fields} comma-separated fields, "
                 f"found {len(fields)}. Is this {what}?"
             )
-        if "?" not in fields:
-            yield lineno, fields
-
-
-def labelled_csv(path: Path, columns: tuple[str, ...], skip: int, labels: dict[str, int],
-                 what: str, caller: str, word: str = "label") -> tuple[dict[str, list[str]], list[int]]:
-    """The columns and encoded labels of a UCI file's complete records: ``skip`` leading
-    fields (an id) before ``columns``, the label last (a trailing '.' dropped, as in
-    adult.test); an unknown label raises a DatasetError naming the line."""
-    raw: dict[str, list[str]] = {c: [] for c in columns}
-    y: list[int] = []
-    for lineno, fields in complete_csv_rows(path, skip + len(columns) + 1, what, caller):
+        if "?" in fields:
+            continue
         if fields[-1].rstrip(".") not in labels:
             raise DatasetError(f"{caller}: {path}, line {lineno}: unknown {word} {fields[-1]!r} "
                                f"(expected {' or '.join(map(repr, labels))}). Is this {what}?")

@@ -48,13 +48,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._validation import check_array_entries, check_int
-from ..data.encoder import _SUGGESTED_TEXT, PublicEncoder
+from ..data.encoder import _SUGGESTED_TEXT, PublicEncoder, category_codes, encode
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..data.schema import PublicSchema
 from ..errors import DatasetError, ParameterError, PrivacyLeakWarning
 from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file
-from .encoding import category_codes, encode
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
 from .uci import _KDD_NUMERIC_IDX, _kdd_fields, _kdd_numeric
 

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from .._diagnostics import note_clipped
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -50,7 +51,7 @@ from .._validation import (
 )
 from ..data.labels import LABEL_POLICY, LabelSet
 from ..data.operators import canonical_csr, row_norms
-from ..data.preprocess import clip_rows, note_clipped
+from ..data.preprocess import clip_rows
 from ..data.validation import check_array
 from ..errors import ParameterError
 from ..privacy.budget import Budget

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from .._diagnostics import note_clipped
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -45,13 +46,12 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.design import as_design
 from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
-from ..data.preprocess import add_intercept, note_clipped
+from ..data.preprocess import add_intercept
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
-from ..data.validation import check_array, computed
+from ..data.validation import as_design, check_array, computed
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._diagnostics import note_clipped
 from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
@@ -47,7 +48,7 @@ from .._validation import (
 )
 from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import DenseRows, ScaledRows
-from ..data.preprocess import clip_rows, note_clipped
+from ..data.preprocess import clip_rows
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from sklearn.base import RegressorMixin
 
+from .._diagnostics import note_clipped
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -33,7 +34,6 @@ from .._validation import (
     NoValidation,
     is_dask_collection,
 )
-from ..data.preprocess import note_clipped
 from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
 from ..errors import ParameterError

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import _progress as progress
-from .._diagnostics import record_solve
+from .._diagnostics import record_solve, say
 from .._random import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, SolverError
 from ..solvers.base import SolveResult
@@ -186,7 +185,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     solver_backend = None if not mechanism.solves else (
         backend if hasattr(backend, "solve") else get_backend(backend, template))
     noise_rng = check_random_state(rng, "release", "rng")
-    progress.say(f"{mechanism.name}: noise drawn, solving {template.name} (n = {template.n}) with "
+    say(f"{mechanism.name}: noise drawn, solving {template.name} (n = {template.n}) with "
                  f"backend {getattr(solver_backend, 'name', 'none')}")
     try:
         theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
@@ -208,7 +207,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         ) from exc
     if noised:  # post-processing onto the parameter space (solver outputs are in it already)
         theta = template.space.postprocess(theta)
-    progress.say(f"{mechanism.name}: released after the accuracy check")
+    say(f"{mechanism.name}: released after the accuracy check")
     if not np.all(np.isfinite(theta)):
         raise SolverError(
             "release: the released parameters are not finite (overflow in the noise or the solve); "

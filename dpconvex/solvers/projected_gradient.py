@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import _progress as progress
+from .. import _diagnostics as diagnostics
 from ..templates.base import natural_residual
 from .base import Backend, SolveResult, SolveStatus, single_threaded
 from .lbfgs_newton import NATIVE_TOL_FACTOR
@@ -194,7 +194,7 @@ def _apg(fun_grad: FunGrad, x0: np.ndarray, *, project: Project, mu: float, L0: 
             fy, gy = fun_grad(y)
         x, fx, gx = xn, fn, gn
         res = natural_residual(x, gx, project)
-        progress.iteration("accelerated projected gradient", it, res)
+        diagnostics.iteration("accelerated projected gradient", it, res)
     return SolveResult(
         x=x, status=status, objective=float(fx), residual=float(res), solver="native",
         iterations=it, seconds=time.perf_counter() - t0,

@@ -30,8 +30,8 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from ..data.design import as_design
 from ..data.operators import DesignOperator
+from ..data.validation import as_design
 from ..errors import DataValidationError, ParameterError, PrivacyError
 from ..objectives.losses import L2, Loss
 from ..objectives.sets import ConvexSet

@@ -31,10 +31,9 @@ from _helpers import certificate_facts, loopback_client  # noqa: E402
 import dpconvex as dp  # noqa: E402
 from dpconvex.data import dask_rows  # noqa: E402
 from dpconvex.data.dask_rows import DaskRows  # noqa: E402
-from dpconvex.data.design import as_design  # noqa: E402
 from dpconvex.data.operators import DenseRows  # noqa: E402
 from dpconvex.data.preprocess import add_intercept, clip_rows  # noqa: E402
-from dpconvex.data.validation import check_array  # noqa: E402
+from dpconvex.data.validation import as_design, check_array  # noqa: E402
 from dpconvex.errors import DataTypeError, DataValidationError, ParameterError, SolverError  # noqa: E402
 from dpconvex.objectives.losses import get_loss  # noqa: E402
 from dpconvex.solvers.registry import get_backend, suitable_backends  # noqa: E402
@@ -254,9 +253,9 @@ def test_kddcup99_dask_loader_rows_equal_the_in_memory_loader(client, data_home,
 
 def test_from_dataframe_applies_the_public_schema_per_partition():
     from dpconvex import PublicSchema
+    from dpconvex.data.encoder import category_codes
     from dpconvex.datasets import encode
     from dpconvex.datasets.dask_loaders import from_dataframe
-    from dpconvex.datasets.encoding import category_codes
 
     rng = np.random.default_rng(3)
     pdf = pd.DataFrame({"age": rng.integers(0, 130, 400).astype(float),

@@ -17,9 +17,8 @@ import scipy.sparse as sp
 from _helpers import release_template, traced_peak
 
 from dpconvex.data import CSRRows, DenseRows, add_intercept, clip_rows, row_blocks
-from dpconvex.data.design import as_design
 from dpconvex.data.preprocess import clip_rows as dense_clip_rows
-from dpconvex.data.validation import check_array
+from dpconvex.data.validation import as_design, check_array
 from dpconvex.errors import DataValidationError
 from dpconvex.objectives.losses import HuberHinge, Logistic
 from dpconvex.solvers import solve

@@ -354,9 +354,9 @@ def test_from_dataframe_row_norm_per_partition():
     import dask.dataframe as dd
 
     from dpconvex import PublicSchema
+    from dpconvex.data.encoder import category_codes
     from dpconvex.datasets import encode
     from dpconvex.datasets.dask_loaders import from_dataframe
-    from dpconvex.datasets.encoding import category_codes
 
     rng = np.random.default_rng(8)
     pdf = pd.DataFrame({"age": rng.integers(0, 130, 300).astype(float),

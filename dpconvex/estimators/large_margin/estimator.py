@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ... import _progress as progress
+from ..._diagnostics import note_clipped, say, verbosity
 from ..._random import noise_source
 from ..._validation import (
     ACCOUNTANT,
@@ -36,7 +36,6 @@ from ..._validation import (
     is_dask_collection,
 )
 from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
-from ...data.preprocess import note_clipped
 from ...data.validation import check_array
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
@@ -407,7 +406,7 @@ default="auto"
     def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
         """The verbosity (the fit's one generator serves the component assignment and the
         release: ``context.noise``)."""
-        return progress.verbosity(int(self.verbose))
+        return verbosity(int(self.verbose))
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
@@ -418,9 +417,9 @@ default="auto"
         class, or nearest public centers. DP k-means and the non-private GMM are
         part of each fit; the centroid learner builds no template.
         """
-        progress.say(f"{type(self).__name__}: building the template")
+        say(f"{type(self).__name__}: building the template")
         prep = self._build(X, y, plan, context)
-        progress.say(f"template built: C = {prep.meta.n_classes}, K = {prep.meta.n_components}, "
+        say(f"template built: C = {prep.meta.n_classes}, K = {prep.meta.n_components}, "
                      f"d = {prep.meta.n_features}")
         return prep
 
