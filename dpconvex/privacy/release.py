@@ -27,7 +27,7 @@ from ..errors import DPConvexError, ParameterError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
-from .declarations import declaration_conditions, vouched
+from .checks import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         Declared constants the caller vouches for although nobody verified them (e.g.
         ``("curvature",)`` for a loss with no derivation on all of ℝ; the refusal names
         them). A template dpconvex does not ship has each declared constant checked
-        (:func:`~dpconvex.privacy.declarations.declaration_conditions`); a constant that
+        (:func:`~dpconvex.privacy.checks.declaration_conditions`); a constant that
         cannot be checked is refused unless named here, and the certificate then states
         that the caller vouched for it (docs/privacy/user_objectives.md#privacy-user-objectives).
 
