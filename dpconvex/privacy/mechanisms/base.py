@@ -37,6 +37,7 @@ __all__ = [
     "Mechanism",
     "MechanismMenu",
     "NoiseReport",
+    "NonPrivateBaseline",
     "PublicProblem",
     "at_modulus",
     "build_mechanism",
@@ -278,10 +279,16 @@ class Mechanism(ABC, Generic[TemplateT]):
     amp_derived: ClassVar[bool] = True
     #: Where the noise enters (:data:`PLACEMENTS`); None: the mechanism reports no noise.
     placement: str | None = None
+    #: The mechanism of the other form, named when the budget does not fit this one: an
+    #: (ε, δ) mechanism that names one refuses δ = 0 (set δ, or use this pure one).
+    alternative: ClassVar[str | None] = None
+    #: The name the budget messages give the mechanism (None: :attr:`name`).
+    budget_name: str | None = None
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
-        """Validate the budget: a private mechanism needs a finite ε > 0; a pure one δ = 0."""
+        """Validate the budget: a private mechanism needs a finite ε > 0; a pure one δ = 0, an
+        (ε, δ) one with an :attr:`alternative` δ > 0."""
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
             raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} "
@@ -290,9 +297,16 @@ class Mechanism(ABC, Generic[TemplateT]):
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{budget.epsilon!r} instead.")
         if self.pure and budget.delta != 0.0:
+            other = ("an (epsilon, delta) mechanism" if self.alternative is None else
+                     f"mechanism='{self.alternative}' (or 'auto') for the (epsilon, delta) form")
             raise ParameterError(
                 f"{caller}: mechanism '{name}' is pure epsilon-DP: use delta = 0 (got "
-                f"{budget.delta!r}), or an (epsilon, delta) mechanism.")
+                f"{budget.delta!r}), or {other}.")
+        if not self.pure and self.alternative is not None and not budget.delta > 0.0:
+            raise ParameterError(
+                f"{caller}: mechanism '{self.budget_name or name}' is (epsilon, delta)-DP and "
+                f"needs delta > 0 (got {budget.delta!r}): set delta (e.g. 1/n**2), or use "
+                f"mechanism='{self.alternative}' for pure epsilon-DP.")
         return budget
 
     def check_template(self, template: Template) -> None:
@@ -551,6 +565,36 @@ class MechanismMenu:
     def with_mechanisms(self, *names: str) -> MechanismMenu:
         """This menu with the registered mechanisms ``names`` offered under their own names."""
         return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto)
+
+
+class NonPrivateBaseline(Mechanism[TemplateT]):
+    """An explicit NON-private baseline: no budget, no conditions, no noise, no guarantee.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import NonPrivateBaseline, get_mechanism
+    >>> [isinstance(get_mechanism(name), NonPrivateBaseline) for name in ("none", "none_ssp")]
+    [True, True]
+    """
+
+    private = False
+    placement = "none"
+
+    def check_budget(self, budget: Budget) -> Budget:
+        return Budget.unlimited()
+
+    def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
+        return []
+
+    def calibrate(self, template: TemplateT, budget: Budget) -> None:
+        return None
+
+    def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        return Certificate(
+            mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
+            epsilon=math.inf, private=False,
+            assumptions=["mechanism='none' adds no noise: the model is NOT private."])
 
 
 def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,

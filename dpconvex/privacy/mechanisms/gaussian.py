@@ -50,7 +50,6 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
-from .gaussian_linear import check_gaussian_budget
 from .record_sets import NormBall, record_set_of
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
@@ -284,12 +283,8 @@ class ClassSumGaussian(_ClassSumNoise):
 
     name = "gaussian"
     pure = False
+    alternative = "knorm_sum"
     noise_label = "analytic Gaussian mechanism (Balle & Wang 2018)"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        budget = super().check_budget(budget)
-        check_gaussian_budget(budget, self.name, "knorm_sum", f"{type(self).__name__}.check_budget")
-        return budget
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         sens = self.sensitivity(template)

@@ -37,7 +37,6 @@ from ..certificate import Condition
 from ..noise import Gaussian, Noise
 from .amp import ApproximateMinima
 from .base import Calibration, register
-from .gaussian_linear import check_gaussian_budget
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate
@@ -78,16 +77,12 @@ class GaussianApproximateMinima(ApproximateMinima):
 
     name = "gaussian_amp"
     pure = False
+    alternative = "objective"
 
     def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4,
                  fraction: float = 0.1):
         super().__init__(inner, gamma, fraction)
-
-    def check_budget(self, budget: Budget) -> Budget:
-        budget = super().check_budget(budget)
-        check_gaussian_budget(budget, f"{self.inner.name} with optimality_tol", "objective",
-                              f"{type(self).__name__}.check_budget")
-        return budget
+        self.budget_name = f"{self.inner.name} with optimality_tol"
 
     cover_label = "Gaussian AMP output cover (Iyengar et al. 2019, analytic Gaussian)"
     composition_label = "Gaussian approximate-minima perturbation"

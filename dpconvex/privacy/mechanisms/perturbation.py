@@ -37,7 +37,14 @@ from ...errors import ParameterError, PrivacyError
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import Noise, NormGamma
-from .base import Calibration, ExactMinimizer, NoiseReport, at_modulus, register
+from .base import (
+    Calibration,
+    ExactMinimizer,
+    NoiseReport,
+    NonPrivateBaseline,
+    at_modulus,
+    register,
+)
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
@@ -568,7 +575,7 @@ class OutputPerturbation(_Perturbation):
 
 
 @register
-class NonPrivate(ExactMinimizer):
+class NonPrivate(NonPrivateBaseline, ExactMinimizer):
     """The explicit NON-private baseline: the exact minimizer, no noise, no guarantee.
 
     Examples
@@ -587,18 +594,6 @@ class NonPrivate(ExactMinimizer):
     """
 
     name = "none"
-    private = False
-
-    def check_budget(self, budget: Budget) -> Budget:
-        return Budget.unlimited()
-
-    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
-        return []
-
-    placement = "none"
-
-    def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> None:
-        return None
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -612,13 +607,3 @@ class NonPrivate(ExactMinimizer):
             epsilon=math.inf, delta=0.0, modulus=modulus, modulus_eff=modulus, sensitivity=zero,
             expected_norm=zero, expected_sq_norm=zero, coordinate_scale=zero,
             grad_bound=float(consts.grad_bound))
-
-    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
-                    conditions: list[Condition]) -> Certificate:
-        return Certificate(
-            mechanism=f"non-private baseline ({template.name})",
-            epsilon_requested=math.inf,
-            epsilon=math.inf,
-            private=False,
-            assumptions=["mechanism='none' adds no noise: the model is NOT private."],
-        )

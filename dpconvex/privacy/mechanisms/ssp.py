@@ -60,15 +60,13 @@ from typing import Any, Protocol
 import numpy as np
 from scipy.special import ndtri
 
-from ...errors import ParameterError
 from ...solvers.base import Backend, SolveResult
 from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
-from .base import Calibration, Mechanism, register
-from .gaussian_linear import check_gaussian_budget
+from .base import Calibration, Mechanism, NonPrivateBaseline, register
 
 __all__ = ["FAILURE_PROBABILITY", "TOTAL_SENSITIVITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
            "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
@@ -439,12 +437,8 @@ class GaussianSSP(_SufficientStatistics):
 
     name = "gaussian_ssp"
     pure = False
+    alternative = "ssp"
     noise_label = "analytic Gaussian noise (Balle & Wang 2018)"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        budget = super().check_budget(budget)
-        check_gaussian_budget(budget, self.name, "ssp", f"{type(self).__name__}.check_budget")
-        return budget
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
         parts = self.parts(template)
@@ -513,15 +507,8 @@ class PureSSP(_SufficientStatistics):
     name = "ssp"
     pure = True
     label_sum = True
+    alternative = "gaussian_ssp"
     noise_label = "pure epsilon-DP Laplace and norm-Gamma noise"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        if isinstance(budget, Budget) and budget.delta != 0.0:
-            raise ParameterError(
-                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is pure "
-                f"epsilon-DP: use delta = 0 (got {budget.delta!r}), or mechanism='gaussian_ssp' "
-                "(or 'auto') for the (epsilon, delta) form.")
-        return super().check_budget(budget)
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
         parts = self.parts(template)
@@ -573,7 +560,7 @@ class PureSSP(_SufficientStatistics):
 
 
 @register
-class NonPrivateSSP(_SufficientStatistics):
+class NonPrivateSSP(NonPrivateBaseline, _SufficientStatistics):
     """The explicit NON-private baseline: the exact ridge (minimum-norm least-squares) solution.
 
     Examples
@@ -590,24 +577,6 @@ class NonPrivateSSP(_SufficientStatistics):
     """
 
     name = "none_ssp"
-    private = False
-    placement = "none"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        return Budget.unlimited()
-
-    def conditions(self, template: SSPTemplate, budget: Budget) -> list[Condition]:
-        return []
-
-    def calibrate(self, template: SSPTemplate, budget: Budget) -> None:
-        return None
-
-    def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
-                    conditions: list[Condition]) -> Certificate:
-        return Certificate(
-            mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
-            epsilon=math.inf, private=False,
-            assumptions=["mechanism='none' adds no noise: the model is NOT private."])
 
     def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
