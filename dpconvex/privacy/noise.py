@@ -2,22 +2,13 @@
 
 A mechanism names its noise as a law (:class:`Laplace`, :class:`Gaussian`,
 :class:`NormGamma`, :class:`SupNormGamma`, or a :class:`NoiseSum` of them) built from
-public parameters. The law draws (:meth:`Noise.sample`, for noise that enters an
-objective), adds and snaps (:meth:`Noise.add`, for every additive release: means,
-counts, sums, sufficient statistics, output perturbation, noisy gradients), and carries
-its public per-coordinate scale and moments for the noise reports and warnings. No
-mechanism draws from a generator or calls :func:`snap` itself; a test reads the
-package's source to keep it so.
-
-The samplers below the laws draw the noise of [CMS]_ (Alg. 1 and 2), of the K-norm
-mechanism for the sup norm and of the exponential mechanism. All take ``random_state``
-(None: a generator seeded from the OS; an int or :class:`numpy.random.Generator`:
-reproducible) and validate their scale parameters, because a wrong scale is a privacy bug.
-
-.. warning:: These samplers produce IEEE floating-point numbers. Mironov
-   (CCS 2012) showed that the low-order bits of floating-point Laplace noise can
-   leak the un-noised value. The guarantees computed by dpconvex are for the
-   idealized real-valued mechanism; see ``docs/privacy/accuracy_randomness.md``.
+public parameters. The law draws (:meth:`Noise.sample`: noise that enters an objective),
+adds and snaps (:meth:`Noise.add`: every additive release), and carries its public
+per-coordinate scale and moments for the reports and warnings. No mechanism draws from a
+generator or calls :func:`snap` itself (a test reads the package's source to keep it so).
+The samplers take ``random_state`` (None: seeded from the OS) and validate their scales.
+The guarantees are for the idealized real-valued mechanism; snapping and what it does not
+prove: docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
 References
 ----------
@@ -129,12 +120,9 @@ def norm_gamma(
     random_state: RandomStateLike = None,
     symmetric: bool = False,
 ) -> np.ndarray:
-    """Draw b with density proportional to exp(-beta * ||b||).
+    """Draw b with density ∝ exp(-beta * ||b||), ||.|| the Euclidean (Frobenius) norm.
 
-    ``||.||`` is the Euclidean (Frobenius) norm over the whole array. In a
-    p-dimensional space this density factors into a radius ``||b|| ~
-    Gamma(shape=p, scale=1/beta)`` and a direction uniform on the unit sphere
-    (a normalized standard Gaussian vector) [CMS]_, Alg. 1-2.
+    In p dimensions: radius ``||b|| ~ Gamma(p, 1/beta)`` times a uniform direction [CMS]_.
 
     Parameters
     ----------
@@ -145,12 +133,9 @@ def norm_gamma(
     random_state : None, int or numpy.random.Generator
         None (default) seeds from the OS.
     symmetric : bool
-        If True, the last two axes hold square symmetric matrices and the draw
-        lives in the symmetric subspace, of dimension
-        ``p = prod(shape[:-2]) * k (k + 1) / 2`` (orthonormal basis ``E_ii`` and
-        ``(E_ij + E_ji)/sqrt(2)``), so the density is ∝ exp(-beta ||b||_F) on
-        that space. Drawing in all k^2 coordinates and symmetrizing would not
-        have this density.
+        If True, the last two axes hold symmetric matrices and the draw lives in the
+        symmetric subspace (:func:`symmetric_dimension`; orthonormal basis ``E_ii``,
+        ``(E_ij + E_ji)/sqrt(2)``), where the density is ∝ exp(-beta ||b||_F).
 
     Returns
     -------
@@ -272,20 +257,11 @@ def snap_grid(noise_scale: float) -> float:
 def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     """Round a noisy release to a public power-of-two grid (after Mironov's snapping).
 
-    A floating-point sum fl(c + b) keeps, in its low-order bits, a trace of the
-    center c: an adversary who knows the two candidate centers of adjacent
-    datasets can tell them apart by a round-trip test (Mironov, CCS 2012;
-    ``dpconvex.audit.float_consistency_statistic`` measured it on output
-    perturbation). Rounding every coordinate to the grid g = 2^⌊log2 s⌋ · 2^-20
-    (s = ``noise_scale``, a public per-coordinate noise scale) erases those bits:
-    g is a power of two, so x/g, the rounding and the product are exact, and the
-    grid is far finer than the noise (rounding moves a coordinate by <= g/2 =
-    s·2^-21). Coordinates are clamped to ±2^48·g so that float spacing stays below
-    g/16. The release is a post-processing of the ideal real-valued mechanism
-    except when fl(c + b) and c + b round to different grid points, which needs
-    c + b within a few ulps of a cell boundary (probability ~ 2^-30 per
-    coordinate): docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness states
-    what this does and does not prove.
+    The low-order bits of fl(c + b) keep a trace of the center c (Mironov, CCS 2012).
+    Rounding every coordinate to g = 2^⌊log2 s⌋ · 2^-20 (s = ``noise_scale``) erases them
+    exactly (g is a power of two) and moves a coordinate by <= s·2^-21; coordinates are
+    clamped to ±2^48·g. What this does and does not prove:
+    docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
     Parameters
     ----------
@@ -307,11 +283,6 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
         clamp would overflow (a raw ``OverflowError``).
     PrivacyError
         If ``x`` contains NaN.
-
-    References
-    ----------
-    I. Mironov. On Significance of the Least Significant Bits for Differential
-    Privacy. CCS 2012, Section 5 (the snapping mechanism).
 
     Examples
     --------
@@ -343,13 +314,8 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
 
 # ------------------------------------------------------------------------------- laws
 class Noise:
-    """A public noise law on arrays: the one place where noise is added to a release.
-
-    A law is built from public parameters only (a mechanism's calibration). It draws
-    (:meth:`sample`: noise that enters an objective, as in objective perturbation), adds
-    and snaps (:meth:`add`: every additive release), and states the public facts the
-    reports and warnings read: :meth:`coordinate_scale` (the unit of the snapping grid)
-    and :meth:`moments`.
+    """A public noise law on arrays (module docstring): :meth:`sample`, :meth:`add` (draw and
+    snap), :meth:`coordinate_scale` (the snapping unit) and :meth:`moments`.
 
     Examples
     --------

@@ -1,11 +1,9 @@
 """The ``Mechanism`` interface, its calibration record and the one registry of mechanisms.
 
-A mechanism owns everything of a privacy proof that is not the learning
-problem: its budget checks, the conditions it needs from a template, its
-calibration (from public constants only), its noise draw and its part of the
-certificate. :func:`dpconvex.privacy.release.release` runs any mechanism the
-same way; estimators read the allowed names from :data:`MECHANISMS` and never
-compare mechanism names themselves.
+A mechanism owns everything of a privacy proof that is not the learning problem: its budget
+checks, the conditions it needs from a template, its calibration (public constants only),
+its noise and its part of the certificate; :func:`dpconvex.privacy.release.release` runs
+any mechanism the same way.
 """
 
 from __future__ import annotations
@@ -111,35 +109,23 @@ class NoiseReport:
 
     Attributes
     ----------
-    mechanism : str
-        Name of the mechanism that draws the noise (approximate minima: its inner one).
-    placement : {"objective", "output", "gradient", "sum", "none"}
-        Where the noise enters (:data:`PLACEMENTS`).
+    mechanism, placement : str
+        The mechanism that draws the noise (approximate minima: its inner one), and where
+        the noise enters (:data:`PLACEMENTS`).
     dimension : int
         p, the number of noise coordinates (per cell for DP k-means).
     epsilon, delta : float
         The budget the noise is calibrated with (approximate minima: the inner share).
-    modulus : float or ndarray
-        μ, the strong-convexity modulus asked about (NaN where none applies).
-    modulus_eff : float or ndarray
-        μ + Δ, the modulus of the objective that is solved (objective perturbation may
-        add Δ; equal to ``modulus`` elsewhere).
+    modulus, modulus_eff : float or ndarray
+        μ asked about (NaN where none applies), and μ + Δ of the objective that is solved.
     modulus_floor : float
         The smallest modulus at which the calibration adds no Δ (0 when it never does).
-    sensitivity : float or ndarray
-        The sensitivity the noise is calibrated to.
-    expected_norm : float or ndarray
-        E‖b‖ (norm-Gamma noise: p/β; Gaussian: its bound √p σ). Gradient placement: the
-        same for the noise on the weighted average of the noisy steps behind the release.
-    expected_sq_norm : float or ndarray
-        E‖b‖² (norm-Gamma: p(p + 1)/β²; Gaussian: p σ²).
-    coordinate_scale : float or ndarray
-        The public per-coordinate scale of the noise (E‖b‖/√p, or σ, or the step's σ).
-    grad_bound : float
-        G, the bound on one record's loss gradient the noise is compared with (NaN where
-        none applies).
-    clip : float
-        Gradient placement: the per-example clip C (inf elsewhere).
+    sensitivity, expected_norm, expected_sq_norm, coordinate_scale : float or ndarray
+        The sensitivity; E‖b‖ (norm-Gamma: p/β; Gaussian: its bound √p σ; gradient
+        placement: of the average of the noisy steps), E‖b‖² and the per-coordinate scale.
+    grad_bound, clip : float
+        G of one record's loss gradient (NaN where none applies); the per-example clip C
+        (gradient placement; inf elsewhere).
     calibration : Calibration or None
         The calibration behind the report (None on a grid of moduli).
     extra : dict
@@ -180,11 +166,8 @@ class NoiseReport:
 
 @dataclass(frozen=True)
 class PublicProblem:
-    """What :meth:`Mechanism.noise_report` reads of a problem whose template is not built yet.
-
-    ``n`` and the declared :class:`~dpconvex.templates.base.PrivacyConstants` (and, for the
-    Gaussian objective mechanisms, the declared gradient-difference span k): the Λ rule
-    evaluates a mechanism's noise on this before any data are read.
+    """What :meth:`Mechanism.noise_report` reads of a problem before any data are read (the Λ
+    rule): ``n``, the declared constants and, for the Gaussian objective mechanisms, k.
 
     Examples
     --------
@@ -310,12 +293,8 @@ class Mechanism(ABC, Generic[TemplateT]):
         return budget
 
     def check_template(self, template: Template) -> None:
-        """Refuse, by name, a template that does not offer a capability this mechanism needs.
-
-        A need that is a template capability (per-example gradients, cell sums, utilities:
-        :data:`~dpconvex.templates.base.CAPABILITY_MEMBERS`) must be offered by the
-        template, so that a template of another kind is refused before anything is read.
-        """
+        """Refuse, by name, a template that does not offer a capability this mechanism needs
+        (:data:`~dpconvex.templates.base.CAPABILITY_MEMBERS`), before anything is read."""
         from ...templates.base import CAPABILITY_MEMBERS
 
         offered = frozenset(getattr(template, "capabilities", ()))
@@ -392,25 +371,16 @@ class Mechanism(ABC, Generic[TemplateT]):
     def report_calibration(self, problem: Any, budget: Budget, mu: float | np.ndarray | None,
                            calibration: Calibration | None,
                            at: Callable[[PrivacyConstants], Calibration]) -> Calibration:
-        """The calibration a report at one modulus reads.
-
-        At the declared modulus (``mu=None``): ``calibration`` when given, else this
-        mechanism's :meth:`calibrate`. At another modulus: ``at(constants at mu)``.
-        """
+        """The calibration a report at ``mu`` reads: at the declared modulus (None)
+        ``calibration`` or :meth:`calibrate`, else ``at(constants at mu)``."""
         if mu is None:
             return calibration if calibration is not None else self.calibrate(problem, budget)
         return at(at_modulus(problem.privacy_constants(), mu))
 
     def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:
-        """Conditions established by the solve (appended to the certificate after it).
-
-        Public facts only: the tolerance met and the distance to the exact
-        minimizer it leaves uncovered, tol/μ-type bounds from the template's
-        declared ``distance_bound``
-        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) — never the
-        residual itself, which depends on the data.
-        """
+        """Conditions established by the solve: the tolerance met and the uncovered distance
+        to the exact minimizer (``distance_bound``), never the residual (a data statistic)."""
         if result is None or not self.private:
             return []
         tol = template.residual_tol
@@ -600,17 +570,11 @@ class NonPrivateBaseline(Mechanism[TemplateT]):
 def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
                 warm_start: np.ndarray | None = None, max_iter: int | None = None,
                 tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
-    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
+    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to ``tol`` (default: its
+    ``residual_tol``), else raise :class:`SolverError` opened by ``caller``.
 
-    The one solve of the exact-minimizer mechanisms (objective / output perturbation and
-    their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; a solve
-    that failed or whose residual is above ``tol`` raises :class:`SolverError`. The
-    message, opened by ``caller`` (the public call that solved:
-    ``"ObjectivePerturbation.run"``), names the solver, its status and the tolerance,
-    never the residual or the solver's details (data statistics): a refused solve goes
-    to :func:`~dpconvex.collect_diagnostics` for the data holder. What to try next
-    names the other registered backends that can solve ``template``, never the one
-    that failed (:func:`~dpconvex.solvers.base.retry_advice`).
+    The message names the solver, its status, the tolerance and the other backends to try,
+    never the residual (a data statistic: :func:`~dpconvex.collect_diagnostics`).
 
     Examples
     --------
@@ -656,12 +620,8 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
 
 
 class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
-    """A mechanism that releases the exact minimizer of its template, noised on the
-    objective (b drawn, then the perturbed objective solved) or on the output (the
-    minimizer solved, then noised and snapped): the perturbation mechanisms, their
-    Gaussian forms and the non-private baseline.
-
-    A private subclass gives :meth:`noise_law` (the one law its noise is drawn from).
+    """A mechanism that releases the exact minimizer of its template, noised on the objective
+    or on the output (then snapped); a private subclass gives :meth:`noise_law`.
 
     Examples
     --------

@@ -1,22 +1,10 @@
-"""Approximate-minima perturbation with Gaussian noise ([INS+19]_ Alg. 1;
-docs/privacy/gaussian_linear.md#privacy-gaussian-amp).
+"""Approximate-minima perturbation with Gaussian noise ([INS+19]_ Alg. 1).
 
-The budget (ε, δ) is split: (ε₁, δ₁) = (1 − a)(ε, δ) for the inner Gaussian
-mechanism (objective or output perturbation, privacy-gaussian-objective,
-privacy-gaussian-output) and (ε₂, δ₂) = a(ε, δ) for Gaussian cover noise b₂ ~ N(0, σ₂²
-I). The solve must reach residual <= γ, so the released point θ̂ is within ρ =
-``template.distance_bound(γ, μ)`` of the exact minimizer θ* (μ including Δ). σ₂ is the
-analytic Gaussian σ ([BW18]_) for the sensitivity 2ρ.
-
-Proof (adaptive composition, Dwork & Roth 2014 Thm. 3.16). Release first
-o₁ = θ*(D, b₁) — (ε₁, δ₁)-DP by the inner mechanism — and then, given o₁,
-o₂ = e + b₂ with e = θ̂ − θ*. Given o₁ and D the noise b₁ is determined
-(b₁ = −n∇(J_D + Δ/2‖·‖²)(o₁)), so e is a function of (D, o₁) with ‖e‖ <= ρ; for
-adjacent D, D′ and the same o₁ the two centres differ by at most 2ρ, and the
-Gaussian mechanism with σ₂ is (ε₂, δ₂)-DP for that sensitivity. The pair is
-(ε₁ + ε₂, δ₁ + δ₂)-DP, and θ̂ + b₂ = o₁ + o₂ is a post-processing of it. This
-is the Gaussian counterpart of the pure AMP argument of privacy-accuracy-randomness with the same
-sensitivity 2ρ; [INS+19]_ state it with the classical Gaussian calibration.
+The budget (ε, δ) is split: (1 − a)(ε, δ) for the inner Gaussian mechanism and a(ε, δ) for
+Gaussian cover noise N(0, σ₂² I), σ₂ the analytic Gaussian σ ([BW18]_) for the sensitivity
+2ρ, ρ = ``template.distance_bound(γ, μ)`` the distance from the exact minimizer a solve to
+residual γ leaves. The proof (adaptive composition):
+docs/privacy/gaussian_linear.md#privacy-gaussian-amp.
 
 References
 ----------

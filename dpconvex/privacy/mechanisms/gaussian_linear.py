@@ -1,18 +1,13 @@
 """(ε, δ) mechanisms for the linear learners: Gaussian objective and output perturbation.
 
 Both are for replace-one adjacency and the exact minimizer
-(docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
-
-``"gaussian_objective"`` (privacy-gaussian-objective)
-    Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p): ε_J and Δ from the pure
-    calibration (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`),
-    σ the smallest with the profile bound (★) of
-    :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2
-    (one record's gradient difference lies in span{x, x′}: [KST12]_ Thm. 2 extended to
-    replace-one, [RKW23]_).
-``"gaussian_output"`` (privacy-gaussian-output)
-    The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration ([BW18]_
-    Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), snapped to the grid of σ.
+(docs/privacy/gaussian_linear.md#privacy-gaussian-linear). ``"gaussian_objective"``
+(privacy-gaussian-objective): objective perturbation with b ~ N(0, σ² I_p), ε_J and Δ of
+the pure calibration, σ the smallest with the profile bound (★) of
+:mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2 ([KST12]_
+Thm. 2 extended to replace-one, [RKW23]_). ``"gaussian_output"`` (privacy-gaussian-output):
+the exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian σ ([BW18]_ Thm. 8) for the
+argmin sensitivity 2G/(nμ), snapped to the grid of σ.
 
 References
 ----------
@@ -23,8 +18,6 @@ References
    Learners. NeurIPS 2023.
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
    Differential Privacy. ICML 2018, Theorem 8.
-.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1-2.
 """
 
 from __future__ import annotations

@@ -1,29 +1,18 @@
 """Output and objective perturbation ([CMS]_ Alg. 1 and 2) and the non-private baseline.
 
-Calibration (derived in docs/privacy/perturbation.md#privacy-objective-perturbation,
-privacy-jacobian-slack). One record's loss Hessian H is PSD with rank <= ``r`` and trace
-<= ``T`` (declared by the template: ``hessian_trace_bound``, or ``r * c_u`` when only
-the per-term bound c_u is declared), and the regularizer is ``mu``-strongly convex. The
-Jacobian of the change of variables b -> θ is A + H with A ⪰ nμI the part without the
-replaced record, so the Jacobian ratio is bounded one-sidedly:
-
-    det(A + H)/det(A + H') <= det(A + H)/det(A) <= (1 + T/(r n mu))^r,
-    slack = r log(1 + T/(r n mu)),
-
-which for linear ERM (r = 1, T = c q^2, mu = Λ) is log(1 + c q^2/(nΛ)), half of
-CMS's 2 log(1 + c q^2/(nΛ)). CMS's two-sided form 2 r log(1 + c_u/(n mu)) is
-:func:`jacobian_slack_two_sided` (``slack="two_sided"``; used nowhere by
-default). The noise gets ε' = ε - slack; if the slack exceeds ε/2 the modulus is
-raised to μ' = T/(r n (e^{ε/(2r)} - 1)) (slack = ε/2, ε' = ε/2). The noise rate is
-β = ε'/S with S = 2G.
+Objective perturbation's calibration (derived in
+docs/privacy/perturbation.md#privacy-objective-perturbation, privacy-jacobian-slack): from
+one record's Hessian rank r and trace bound T (``hessian_trace_bound``, else r·c_u) and the
+modulus μ, the one-sided Jacobian slack r log(1 + T/(r n μ)) (:func:`jacobian_slack`; CMS's
+two-sided 2 r log(1 + c_u/(n μ)) with ``slack="two_sided"``); the noise gets ε' = ε − slack,
+and if the slack exceeds ε/2 the modulus is raised to :func:`half_epsilon_modulus`
+(slack = ε' = ε/2). The noise rate is β = ε'/(2G).
 
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011). Alg. 1 (output perturbation),
    Alg. 2 (objective perturbation) and their privacy proofs.
-.. [KST] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
-   Minimization and High-dimensional Regression. COLT 2012 (PMLR 23), Thm. 2.
 """
 
 from __future__ import annotations
@@ -57,7 +46,6 @@ __all__ = [
     "calibrate_objective_perturbation",
     "calibrate_objective_perturbation_grid",
     "calibrate_output_perturbation",
-    "coordinate_scale",
     "SLACK_RULES",
     "half_epsilon_modulus",
     "hessian_trace_bound",
@@ -404,19 +392,6 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     return tiny + cal.extra_strong_convexity
 
 
-def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
-    """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p)).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms import coordinate_scale
-    >>> float(coordinate_scale((4,), rate=2.0))
-    1.0
-    """
-    m = int(np.prod(shape))
-    return m / rate / np.sqrt(m)
-
-
 class _Perturbation(ExactMinimizer):
     """Shared calibration, noise report and certificate of the CMS perturbation mechanisms.
 
@@ -570,7 +545,9 @@ class OutputPerturbation(_Perturbation):
         return 0.0
 
     def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
-        return coordinate_scale(getattr(problem, "noise_shape", None) or (p,), rate)
+        """E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape."""
+        m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
+        return m / rate / np.sqrt(m)
 
 
 

@@ -1,44 +1,17 @@
 """Sufficient-statistics perturbation: a private ridge regression from noisy XᵀX and Xᵀy.
 
 AdaSSP ([Wan18]_, Alg. 2) on a :class:`~dpconvex.templates.sufficient_statistics.SufficientStatisticsTemplate`
-(rows ‖x̃‖ <= q̃, labels |u| <= 1) releases three statistics with independent noise,
+(rows ‖x̃‖ <= q̃, labels |u| <= 1) releases λ̂ = λ_min(A) + noise (lowered by t noise scales
+and floored at 0; skipped when the caller gives λ), Ã = A + E (E symmetric) and b̃ = b + e,
+A = Σ x̃x̃ᵀ, b = Σ u x̃, each snapped to the public grid of its noise scale, and
+post-processes them into θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃ (:func:`ridge_solution`). The
+replace-one sensitivities and the joint bound on the scaled statistics
+(docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities), the calibrations
+(privacy-ssp-calibration) and the post-processing (privacy-ssp-release) are derived there.
 
-1. λ̂ = λ_min(A) + noise, shifted down by t noise scales (a lower bound with probability
-   >= 1 − ρ) and floored at 0, A = Σ x̃x̃ᵀ;
-2. Ã = A + E, E symmetric (isotropic in the orthonormal basis E_ii, (E_ij + E_ji)/√2);
-3. b̃ = b + e, b = Σ u x̃;
-
-and post-processes them: the ridge λ = max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2,
-s_A the per-coordinate scale of E), or the caller's λ (then step 1 is skipped and its
-share of the budget goes to steps 2–3), and
-
-    θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃,
-
-Π₊ the projection onto the PSD cone (A is PSD, so Π₊ moves Ã towards A). Replace-one
-sensitivities (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities): Δ_A =
-√2 q̃² (Frobenius), Δ_b = 2q̃, Δ_λ = q̃².
-
-Each statistic f_j gets noise of scale proportional to its sensitivity Δ_j, so the
-statistics divided by their Δ_j are released with one common noise level; their joint
-replace-one change is bounded once
-(docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities): Σ_j (‖Δf_j‖/Δ_j)² <=
-25/16 for (A, b) (one record cannot be the worst case of both: orthogonal rows move A
-most, one row with its label flipped moves b most), + 1 with λ_min; Σ_j ‖Δf_j‖/Δ_j <= G₂
-= √(1 − c*²) + √((1 + c*)/2), c* = (√33 − 1)/16 (G₂ ≈ 1.7602), + 1 with λ_min.
-
-``"gaussian_ssp"`` ((ε, δ)-DP)
-    Gaussian noise on all three: one Gaussian mechanism on the scaled statistics, of
-    joint sensitivity √(Σ_j (‖Δf_j‖/Δ_j)²), its σ the analytic calibration of Balle & Wang
-    ([BW18]_ Thm. 8; the statistics compose exactly as one Gaussian, [DRS22]_).
-``"ssp"`` (pure ε-DP)
-    Laplace noise on λ_min, norm-Gamma noise ∝ exp(−β_j‖E‖_F) on the symmetric matrices,
-    norm-Gamma noise on b, β_j = β/Δ_j with β = ε/(Σ_j ‖Δf_j‖/Δ_j)'s bound: the joint
-    density ratio is exp(Σ_j β_j(‖o_j − f′_j‖ − ‖o_j − f_j‖)) <= e^ε.
-``"none_ssp"`` (offered as ``mechanism="none"``)
-    The exact (minimum-norm) ridge solution: NOT private.
-
-Every noisy statistic is rounded to the public grid of its noise scale
-(:func:`~dpconvex.privacy.noise.snap`, after [Mir12]_) before the post-processing.
+``"gaussian_ssp"`` ((ε, δ)-DP): :class:`GaussianSSP`; ``"ssp"`` (pure ε-DP):
+:class:`PureSSP`; ``"none_ssp"`` (offered as ``mechanism="none"``): the exact
+(minimum-norm) ridge solution, NOT private.
 
 References
 ----------
@@ -46,10 +19,6 @@ References
    adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
    Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
-.. [DRS22] J. Dong, A. Roth, W. Su. Gaussian Differential Privacy. JRSS B 84 (2022),
-   Cor. 3.3 (the composition of Gaussian mechanisms is a Gaussian mechanism).
-.. [Mir12] I. Mironov. On Significance of the Least Significant Bits for Differential
-   Privacy. CCS 2012.
 """
 
 from __future__ import annotations
