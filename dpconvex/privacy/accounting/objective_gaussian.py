@@ -1,32 +1,15 @@
 """Privacy profile of Gaussian objective perturbation: δ(ε) from a written loss bound.
 
-Objective perturbation with b ~ N(0, σ² I) (in orthonormal coordinates of the
-parameter space) and the exact minimizer θ(b) of a smooth, μ-strongly convex
-objective J(θ; D) + ⟨b, θ⟩/n. For replace-one neighbours D, D′ (record z
-replaced by z′) the map b ↦ θ is a bijection and, at an output θ, the two
-noise vectors differ by v(θ) = ∇ℓ(θ; z) − ∇ℓ(θ; z′) with ‖v‖ <= S = 2G. The
-privacy loss at θ is (docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound)
-
-    L(θ) = log φ_σ(b) / φ_σ(b + v) + log |det ∂b/∂θ (D)| / |det ∂b/∂θ (D′)|
-         <= (2⟨b, v⟩ + ‖v‖²) / (2σ²) + ε_J
-         <= a R + a²/2 + ε_J,           a = S/σ,  R = ‖P_V b‖/σ,
-
-with V the (at most k-dimensional) span that contains v(θ) for *every* θ of
-this pair (linear ERM: span{x, x′}, k = 2; the softmax large-margin template:
-k = 2(C − 1)), and ε_J the one-sided Jacobian slack r log(1 + T/(r n μ))
-(privacy-jacobian-slack). Under M(D) the noise is exactly b ~ N(0, σ² I), so R ~ χ_k. Since
-the hockey-stick divergence δ(ε) = E_{M(D)}[(1 − e^{ε − L})₊] is increasing
-in L, replacing L by the bound gives a valid upper bound:
+Objective perturbation with b ~ N(0, σ² I) and the exact minimizer of a smooth, μ-strongly
+convex J(θ; D) + ⟨b, θ⟩/n. For replace-one neighbours the privacy loss at θ is at most
+a R + a²/2 + ε_J with a = S/σ (S = 2G), R = ‖P_V b‖/σ ~ χ_k (V the k-dimensional span
+holding every gradient difference of the pair) and ε_J the one-sided Jacobian slack, so
+(derived in docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound)
 
     δ(ε) <= E_{R ~ χ_k} [(1 − exp(ε − ε_J − a²/2 − a R))₊]           (★)
 
-This extends Kifer, Smith & Thakurta (2012, Thm. 2), who bound ⟨b, v⟩ by a
-Gaussian tail in one direction (add-remove, rank-one Hessians), to replace-one
-adjacency via the χ_k projection and to the integrated (hockey-stick) form,
-which is never looser than a tail bound P[L > ε]. (★) with k = 1 replaced by a
-one-sided N(0, 1) is Balle & Wang's exact profile of the Gaussian mechanism:
-for k >= 1, χ_k stochastically dominates N(0, 1), so the σ solved here is
-never below the analytic-Gaussian σ for the same sensitivity (tested).
+For k >= 1 the σ solved here is never below the analytic-Gaussian σ for the same
+sensitivity ([BW18]_; tested).
 
 References
 ----------
