@@ -70,7 +70,7 @@ ROW_NORM = Options(ROW_NORMS)
 @dataclass(frozen=True)
 class Vouch(Constraint):
     """A tuple of the constant names a caller may vouch for
-    (:data:`dpconvex.privacy.checks.VOUCHABLE`).
+    (:data:`dpconvex.privacy.declarations.VOUCHABLE`).
 
     Examples
     --------
@@ -80,7 +80,7 @@ class Vouch(Constraint):
     """
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        from ..privacy.checks import VOUCHABLE
+        from ..privacy.declarations import VOUCHABLE
 
         items = (value,) if isinstance(value, str) else value
         if not isinstance(items, (tuple, list)) or any(v not in VOUCHABLE for v in items):
@@ -88,7 +88,7 @@ class Vouch(Constraint):
         return tuple(items)
 
     def __str__(self) -> str:
-        return "a tuple of names from dpconvex.privacy.checks.VOUCHABLE"
+        return "a tuple of names from dpconvex.privacy.declarations.VOUCHABLE"
 
 
 @dataclass(frozen=True)

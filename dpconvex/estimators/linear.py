@@ -699,7 +699,7 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
         A name in :data:`dpconvex.objectives.losses.LOSSES` (with default parameters) or an instance.
     vouch : tuple of str, default=()
         Names of the constants of a user's loss the caller vouches for, from
-        :data:`dpconvex.privacy.checks.VOUCHABLE`: their numerical check is skipped
+        :data:`dpconvex.privacy.declarations.VOUCHABLE`: their numerical check is skipped
         and the certificate says they were vouched for, not checked.
     {linear_parameters}
 

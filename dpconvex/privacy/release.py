@@ -27,7 +27,7 @@ from ..errors import DPConvexError, ParameterError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
-from .checks import declaration_conditions, vouched
+from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     vouch : iterable of str, default=()
         Declared constants nobody could verify that the caller vouches for (e.g.
         ``("curvature",)``); the certificate states it
-        (:func:`~dpconvex.privacy.checks.vouched`,
+        (:func:`~dpconvex.privacy.declarations.vouched`,
         docs/privacy/user_objectives.md#privacy-user-objectives).
 
     Returns

@@ -63,7 +63,7 @@ NOT_RELEASE_NOISE = {
     "estimators/selection/random.py": "the split, the candidate index and the stopping time "
                                       "of a private random search (a selection)",
     "objectives/terms.py": "probe points of a declared constant",
-    "privacy/checks.py": "probe points of a declared constant",
+    "privacy/declarations.py": "probe points of a declared constant",
     "templates/large_margin.py": "probe points of the compiled problem",
     "templates/parameterizations.py": "a fixed public basis",
 }

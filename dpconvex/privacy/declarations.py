@@ -1,0 +1,499 @@
+"""A user's template: each constant it declares is checked, or named as declared and not verified.
+
+The templates dpconvex ships derive their constants in docs/privacy (their class names the
+section: :func:`~dpconvex.privacy.checks.shipped_derivation`). Any other template (a class
+written in a notebook, or a subclass of a shipped one) is a *user template*, whose
+declarations :func:`declaration_conditions` checks against its own functions
+(docs/privacy/user_objectives.md#privacy-user-objectives): p against the parameter space;
+μ against the regularizer (derived for a shipped one, else probed on pairs of points); G,
+and with curvature r, c_u and T, against ``record_gradients`` on records of the public
+``record_domain`` at parameters of norm up to max(:data:`THETA_SCALES`) (Hessians by
+finite differences while p <= :data:`HESSIAN_PROBE_MAX_DIM`); that ``objective`` is the
+mean per-record loss plus the regularizer and the noise term, with a gradient that is the
+derivative of its value, and ``residual`` at least the optimality residual over the space;
+that a CVXPY form has no constraint the space lacks (the native solvers and the accuracy
+check would drop it) and the same objective.
+
+A probe refutes a declaration, it does not prove one; the certificate says which constants
+were probed and how. A constant nothing can check is "declared, not verified"
+(:attr:`Condition.unverified`): :func:`~dpconvex.privacy.release.release` refuses it unless
+the caller vouches for it (``vouch=``). The checks that read the template's own records
+pass on every dataset when its code is what it declares: they refuse only false
+declarations, adding no data-dependent refusal to a correct template
+(docs/privacy/user_objectives.md#privacy-vouch).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError, PrivacyError
+from ..templates.base import PrivacyConstants, Template, natural_residual
+from .certificate import Condition
+from .checks import declared_number, shipped_derivation, user_code
+
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
+           "vouched"]
+
+#: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
+#: them (a cell-sum row bound: ``"data_norm"``).
+VOUCHABLE: tuple[str, ...] = ("deriv_bound", "curvature", "grad_bound", "hessian", "cvxpy_form",
+                              "distance_bound", "sensitivity", "data_norm")
+
+#: Norms of the parameter points at which per-record gradients are probed: from 0 to far
+#: beyond any minimizer a release is likely to reach (the noise is unbounded).
+THETA_SCALES: tuple[float, ...] = (0.0, 1e-2, 1.0, 10.0, 1e2, 1e4, 1e8)
+
+#: Largest parameter dimension at which per-record Hessians are probed by finite differences
+#: (2p gradient evaluations per point).
+HESSIAN_PROBE_MAX_DIM = 64
+
+#: Relative tolerance of the probes of declared bounds (G, c_u, T, μ) and of the
+#: consistency checks of objective, gradient and residual (double-precision sums of the
+#: same terms agree to ~1e-12 relative; 1e-6 leaves room for reordering over many rows).
+RTOL = 1e-6
+
+#: Rows per chunk when a check sums per-record gradients over the template's own records.
+_CHUNK = 8192
+
+
+def _probe_rng() -> np.random.Generator:
+    # the probe's points are public and reproducible; nothing here is noise of a release
+    return np.random.default_rng(20_111)
+
+
+def _probe_records(domain: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Records of the public domain: rows of norm q and q/2 (random directions and the
+    coordinate axes), each with every probe label."""
+    d, q = int(domain.n_features), float(domain.data_norm)
+    rng = _probe_rng()
+    unit = [Z / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300)
+            for Z in (rng.normal(size=(24, d)), rng.normal(size=(8, d)))]
+    axes = np.eye(d)[: min(d, 8)] * q
+    R = np.vstack([q * unit[0], 0.5 * q * unit[1], axes, -axes])
+    labels = domain.probe_labels()
+    return np.repeat(R, len(labels), axis=0), np.tile(np.asarray(labels, dtype=float), R.shape[0])
+
+
+def _theta_points(shape: tuple[int, ...]) -> list[np.ndarray]:
+    rng = _probe_rng()
+    out = []
+    for scale in THETA_SCALES:
+        for _ in range(1 if scale == 0.0 else 2):
+            t = rng.normal(size=shape)
+            out.append(scale * t / max(float(np.linalg.norm(t)), 1e-300))
+    return out
+
+
+def _caller_name(template: Template) -> str:
+    return getattr(template, "name", type(template).__name__)
+
+
+def _unverified(name: str, constant: str, detail: str) -> Condition:
+    return Condition(name, True, "declared, not verified", detail, unverified=constant)
+
+
+def _check_grad_bound(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
+    domain, G, worst = template.record_domain, float(consts.grad_bound), 0.0
+    X, y = _probe_records(domain)
+    points = _theta_points(tuple(template.space.shape))
+    for theta in points:
+        grads = np.asarray(template.record_gradients(theta, X, y), dtype=float)
+        norms = np.linalg.norm(grads.reshape(grads.shape[0], -1), axis=1)
+        if not np.all(np.isfinite(norms)):
+            raise PrivacyError(f"{caller}: G: record_gradients of template '{_caller_name(template)}' "
+                               "is not finite on a record of its public domain. Fix it.")
+        worst = max(worst, float(np.max(norms, initial=0.0)))
+    if worst > G * (1 + RTOL):
+        raise PrivacyError(
+            f"{caller}: G: template '{_caller_name(template)}' declares a per-record gradient "
+            f"bound G = {G:g}, but record_gradients gives {worst:.6g} on a record of its public "
+            f"domain (rows of norm <= {float(domain.data_norm):g}). Declare grad_bound >= "
+            f"{worst:.6g} (the noise scales with it), or bound the loss's slope.")
+    return Condition("G (per-record gradient bound)", True,
+                     "numerical probe of record_gradients on the public record domain",
+                     f"declared {G:g}; at most {worst:.6g} over {X.shape[0]} records x "
+                     f"{len(points)} parameter points of norm up to {max(THETA_SCALES):g} (a probe "
+                     "refutes a bound, it does not prove one)")
+
+
+_HESSIAN = "Hessian rank r, term bound c_u, trace T"
+
+
+def _check_hessians(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
+    shape = tuple(template.space.shape)
+    p = int(np.prod(shape))
+    r, c_u = int(consts.hessian_rank), float(consts.hessian_term_bound)
+    T = c_u * r if consts.hessian_trace_bound is None else float(consts.hessian_trace_bound)
+    if p > HESSIAN_PROBE_MAX_DIM:
+        return _unverified(_HESSIAN, "hessian", f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; "
+                           f"p = {p} > {HESSIAN_PROBE_MAX_DIM}: not probed")
+    X, y = _probe_records(template.record_domain)
+    X, y = X[::3], y[::3]
+    worst_eig, worst_trace, worst_rank, lowest = 0.0, 0.0, 0, 0.0
+    for theta in _theta_points(shape)[:7]:
+        h = 1e-5 * max(1.0, float(np.linalg.norm(theta)))
+        cols = []
+        for j in range(p):
+            e = np.zeros(p)
+            e[j] = h
+            gp = np.asarray(template.record_gradients(theta + e.reshape(shape), X, y), dtype=float)
+            gm = np.asarray(template.record_gradients(theta - e.reshape(shape), X, y), dtype=float)
+            cols.append(((gp - gm) / (2 * h)).reshape(X.shape[0], p))
+        H = np.stack(cols, axis=2)
+        H = 0.5 * (H + np.transpose(H, (0, 2, 1)))
+        eig = np.linalg.eigvalsh(H)
+        worst_eig = max(worst_eig, float(eig.max(initial=0.0)))
+        lowest = min(lowest, float(eig.min(initial=0.0)))
+        worst_trace = max(worst_trace, float(np.max(np.trace(H, axis1=1, axis2=2), initial=0.0)))
+        worst_rank = max(worst_rank, int(np.max(np.sum(eig > 1e-4 * max(1.0, c_u), axis=1), initial=0)))
+    name = _caller_name(template)
+    if lowest < -1e-4 * max(1.0, c_u):
+        raise PrivacyError(f"{caller}: convexity: template '{name}': a per-record loss Hessian "
+                           f"has eigenvalue {lowest:.3g} < 0 (finite differences of "
+                           "record_gradients). Use a convex loss.")
+    if worst_eig > c_u * (1 + 1e-3) + 1e-6 or worst_trace > T * (1 + 1e-3) + 1e-6 or worst_rank > r:
+        raise PrivacyError(
+            f"{caller}: Hessian: template '{name}' declares r = {r}, c_u = {c_u:g}, T = {T:g}, "
+            f"but finite differences of record_gradients give rank {worst_rank}, largest "
+            f"eigenvalue {worst_eig:.6g}, trace {worst_trace:.6g}. Declare constants at least "
+            "these (the Jacobian slack grows with them).")
+    return Condition(_HESSIAN, True, "numerical probe: finite differences of record_gradients "
+                     "on the public record domain",
+                     f"declared r = {r}, c_u = {c_u:g}, T = {T:g}; observed rank <= {worst_rank}, "
+                     f"eigenvalue <= {worst_eig:.6g}, trace <= {worst_trace:.6g} (a probe refutes, "
+                     "it does not prove)")
+
+
+def _check_modulus(template: Template, consts: PrivacyConstants, caller: str) -> Condition:
+    reg = template.regularizer
+    mu = float(consts.strong_convexity)
+    derivation = shipped_derivation(reg)
+    name = _caller_name(template)
+    if derivation is not None:
+        have = float(reg.strong_convexity)
+        if mu > have * (1 + 1e-12):
+            raise PrivacyError(f"{caller}: strong convexity: template '{name}' declares mu = "
+                               f"{mu:g}, but its regularizer {reg!r} is {have:g}-strongly convex. "
+                               "Declare the regularizer's modulus.")
+        return Condition("strong convexity mu", True, f"derived from the regularizer ({derivation})",
+                         f"declared {mu:g} <= {reg!r}'s modulus {have:g}")
+    rng, shape, low = _probe_rng(), tuple(template.space.shape), math.inf
+    for scale in (1e-2, 1.0, 1e2, 1e4):
+        a, b = scale * rng.normal(size=shape), scale * rng.normal(size=shape)
+        diff = (a - b).ravel()
+        gap = float(np.dot((np.asarray(reg.grad(a)) - np.asarray(reg.grad(b))).ravel(), diff))
+        low = min(low, gap / float(diff @ diff))
+    if low < mu * (1 - RTOL):
+        raise PrivacyError(f"{caller}: strong convexity: template '{name}' declares mu = {mu:g}, "
+                           f"but its regularizer's gradient gives a modulus as low as {low:.6g}. "
+                           "Declare the regularizer's real modulus.")
+    return Condition("strong convexity mu", True, "numerical probe of the regularizer's gradient",
+                     f"declared {mu:g}; <grad R(a) - grad R(b), a - b> / ||a - b||^2 >= {low:.6g} "
+                     "at the probed pairs (a probe refutes, it does not prove)")
+
+
+def _check_records(template: Template, caller: str) -> Condition:
+    """The template's own records lie in its public record domain, and there are n of them.
+
+    Reads the records (one pass) only to refuse a template whose declarations are false:
+    the message names no statistic of them.
+    """
+    domain = template.record_domain
+    name = _caller_name(template)
+    X, y = template.X, np.asarray(template.y, dtype=float).reshape(-1)
+    rows, cols = X.shape
+    if rows != int(template.n) or y.size != rows:
+        raise PrivacyError(f"{caller}: records: template '{name}' declares n = {template.n}, but "
+                           "its X and y hold another number of records. Declare n as the number "
+                           "of records (every noise scale divides by it).")
+    if cols != int(domain.n_features):
+        raise PrivacyError(f"{caller}: records: template '{name}': its rows have {cols} entries, "
+                           f"its record_domain {int(domain.n_features)}. Make them agree.")
+    q = float(domain.data_norm)
+    top = 0.0
+    for start in range(0, rows, _CHUNK):
+        block = X[start:start + _CHUNK]
+        block = block.toarray() if hasattr(block, "toarray") else np.asarray(block, dtype=float)
+        top = max(top, float(np.max(np.linalg.norm(block, axis=1), initial=0.0)))
+    if not top <= q * (1 + 1e-12):
+        raise PrivacyError(f"{caller}: records: template '{name}' has rows of norm above its "
+                           f"record_domain's bound q = {q:g}. Clip the rows to q before building "
+                           "the template.")
+    if domain.labels is not None:
+        inside = np.isin(y, np.asarray(domain.labels, dtype=float))
+    else:
+        lo, hi = (float(v) for v in domain.label_range)
+        inside = (y >= lo) & (y <= hi)
+    if not bool(np.all(inside)):
+        raise PrivacyError(f"{caller}: records: template '{name}' has labels outside its "
+                           "record_domain. Encode the labels into the domain, or declare the "
+                           "domain they come from.")
+    return Condition("records in the public record domain", True, "checked on every record",
+                     f"n = {rows} records, rows of norm <= q = {q:g}, labels in the domain")
+
+
+def _mean_record_gradient(template: Template, theta: np.ndarray) -> np.ndarray:
+    X, y = template.X, np.asarray(template.y)
+    n = X.shape[0]
+    total = np.zeros(theta.size)
+    for start in range(0, n, _CHUNK):
+        block = np.asarray(template.record_gradients(theta, X[start:start + _CHUNK],
+                                                     y[start:start + _CHUNK]), dtype=float)
+        total += block.reshape(block.shape[0], -1).sum(axis=0)
+    return total.reshape(theta.shape) / n
+
+
+def _check_objective(template: Template, caller: str) -> list[Condition]:
+    """objective = mean per-record loss + R + ⟨b, θ⟩/n (gradients compared), its value and
+    gradient agree, and the residual is at least the optimality residual over the space."""
+    name = _caller_name(template)
+    shape, rng, n = tuple(template.space.shape), _probe_rng(), int(template.n)
+    theta = rng.normal(size=shape)
+    b = rng.normal(size=shape)
+    value, grad = template.objective(theta, b, 0.0)
+    grad = np.asarray(grad, dtype=float).reshape(shape)
+    conds = []
+    if "per_record" in template.capabilities:
+        expect = (_mean_record_gradient(template, theta) + np.asarray(template.regularizer.grad(theta))
+                  .reshape(shape) + b / n)
+        err = float(np.linalg.norm(grad - expect))
+        if err > RTOL * max(1.0, float(np.linalg.norm(expect))):
+            raise PrivacyError(
+                f"{caller}: objective: template '{name}': the gradient of objective() is not the "
+                "mean of record_gradients over its records plus the regularizer's gradient and "
+                "b/n. The constants are checked on record_gradients and the solvers minimize "
+                "objective(): make them the same objective.")
+        conds.append(Condition("objective = mean per-record loss + regularizer + noise term", True,
+                               "numerical comparison of gradients on the template's records",
+                               f"agree within {RTOL:g} (relative)"))
+    delta = 0.37  # Δ of objective perturbation: the term ((λ + Δ)/2)||θ||² must grow by (Δ/2)||θ||²
+    value_d, grad_d = template.objective(theta, b, delta)
+    grad_d = np.asarray(grad_d, dtype=float).reshape(shape)
+    shift = delta * theta
+    if (float(np.linalg.norm(grad_d - grad - shift)) > RTOL * max(1.0, float(np.linalg.norm(shift)))
+            or abs(value_d - value - 0.5 * delta * float(np.vdot(theta, theta)))
+            > RTOL * max(1.0, abs(float(value_d)))):
+        raise PrivacyError(
+            f"{caller}: objective: template '{name}': objective(theta, b, extra_reg) does not add "
+            "(extra_reg/2)||theta||^2 to the objective (and extra_reg*theta to its gradient). "
+            "Objective perturbation's extra strong convexity Δ is passed as extra_reg; a template "
+            "that ignores it is solved with less strong convexity than its calibration assumes.")
+    if float(template.residual(theta, b, delta)) < natural_residual(
+            theta, grad_d, template.space.project) * (1 - RTOL):
+        raise PrivacyError(
+            f"{caller}: residual: template '{name}': residual(theta, b, extra_reg) is below the "
+            "optimality residual of the objective with extra_reg: return at least "
+            "||θ - Π(θ - ∇J(θ))|| for the objective it is given.")
+    direction = rng.normal(size=shape)
+    direction /= float(np.linalg.norm(direction))
+    h = 1e-4
+    vp = template.objective(theta + h * direction, b, 0.0)[0]
+    vm = template.objective(theta - h * direction, b, 0.0)[0]
+    fd, slope = (vp - vm) / (2 * h), float(np.sum(grad * direction))
+    if abs(fd - slope) > 1e-4 * max(1.0, abs(fd), abs(float(value))):
+        raise PrivacyError(
+            f"{caller}: objective: template '{name}': the gradient objective() returns is not the "
+            "derivative of the value it returns (central differences disagree). Fix the gradient: "
+            "the solvers stop where it vanishes.")
+    if float(template.residual(theta, b, 0.0)) < natural_residual(
+            theta, grad, template.space.project) * (1 - RTOL):
+        raise PrivacyError(
+            f"{caller}: residual: template '{name}': residual() is below the optimality residual "
+            "||θ - Π(θ - ∇J(θ))|| over its parameter space, so the accuracy check could accept a "
+            "point that is not the minimizer. Return at least that residual.")
+    conds.append(Condition("objective, gradient and residual consistent", True,
+                           "numerical comparison (central differences; residual >= "
+                           "||θ - Π(θ - ∇J(θ))||)", "at a probe point"))
+    return conds
+
+
+def _check_cvxpy_form(template: Template, caller: str) -> Condition:
+    """No constraint in the CVXPY form that the parameter space lacks; the same objective."""
+    name = _caller_name(template)
+    problem = template.cvxpy_problem()["problem"]
+    shape = tuple(template.space.shape)
+    candidates = [v for v in problem.variables() if tuple(v.shape) == shape]
+    if len(candidates) != 1:
+        return _unverified("CVXPY form", "cvxpy_form",
+                           f"{len(candidates)} variables of the parameter shape {shape}: the CVXPY "
+                           "form could not be compared with the parameter space")
+    var = candidates[0]
+    rng = _probe_rng()
+    for scale in (1.0, 10.0, 1e3):
+        z = np.asarray(template.space.project(scale * rng.normal(size=shape)), dtype=float)
+        var.value = z
+        for constraint in problem.constraints:
+            try:
+                violation = float(np.max(constraint.violation()))
+            except (ValueError, TypeError):  # involves other variables: not checkable here
+                return _unverified("CVXPY form", "cvxpy_form",
+                                   f"constraint {constraint} involves variables other than the "
+                                   "parameter: it could not be compared with the parameter space")
+            if violation > 1e-7 * (1.0 + float(np.linalg.norm(z))):
+                raise PrivacyError(
+                    f"{caller}: constraints: template '{name}': its CVXPY form has the constraint "
+                    f"{constraint}, which its parameter space ({template.space!r}) does not hold. "
+                    "The native solvers minimize over the space and the accuracy check measures "
+                    "the residual there, so no backend can honour the constraint for this "
+                    "template: declare the set in the space (a project() onto it) or drop the "
+                    "constraint.")
+    b = rng.normal(size=shape)
+    for delta in (0.0, 0.37):
+        template.cvxpy_set(b, delta)
+        var.value = z
+        cvx = float(problem.objective.value)
+        ref = float(template.objective(z, b, delta)[0])
+        if not abs(cvx - ref) <= 1e-6 * max(1.0, abs(ref)):
+            raise PrivacyError(
+                f"{caller}: forms: template '{name}': its CVXPY objective (after cvxpy_set(b, "
+                f"extra_reg={delta:g})) and objective() disagree at a probe point. The CVXPY "
+                "backends and the native solvers would minimize different objectives: make them "
+                "one, with the noise b and Δ = extra_reg entering both.")
+    template.cvxpy_set(None, 0.0)
+    return Condition("CVXPY form = objective over the parameter space", True,
+                     "numerical comparison at probe points", f"{len(problem.constraints)} "
+                     "constraint(s), each holding on the space's projections; the objectives agree")
+
+
+def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release"
+                           ) -> list[Condition]:
+    """Check what a user template declares for a mechanism's ``needs`` (nothing for a shipped one).
+
+    Returns how each declared constant was established (those nobody could check carry
+    :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
+    declaration or two forms of the template disagree. ``caller`` opens the messages.
+
+    Examples
+    --------
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.declarations import declaration_conditions
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> class Mine(LinearERMTemplate):      # a subclass is a user's template
+    ...     name = "mine"
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+    >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    >>> [c.name for c in declaration_conditions(t, {"strong_convexity"})][:3]
+    ['user template', 'dimension p', 'strong convexity mu']
+    >>> declaration_conditions(LinearERMTemplate(Logistic(), 0.1, 1.0, X, t.y), {"strong_convexity"})
+    []
+    """
+    if shipped_derivation(template) is not None:
+        return []
+    needs = frozenset(needs)
+    caps = frozenset(getattr(template, "capabilities", ()))
+    conds = [Condition("user template", True, "named",
+                       f"{type(template).__qualname__} is not a template dpconvex ships: each "
+                       "constant it declares is checked below, or named as not verified")]
+    with user_code(caller, f"template '{_caller_name(template)}'",
+                   "while its declarations were checked. Follow the template contract "
+                   "(dpconvex.templates.base): arrays of the space's shape from objective and "
+                   "record_gradients (one row per record), a RecordDomain, a PrivacyConstants."):
+        return conds + _declarations(template, needs, caps, caller)
+
+
+def _check_constants(template: Template, consts: PrivacyConstants, caller: str) -> None:
+    """Declared constants that are numbers of their range (else a named error)."""
+    name = _caller_name(template)
+    for field_name, zero_ok, finite in (("grad_bound", False, True),
+                                        ("hessian_term_bound", True, False),
+                                        ("strong_convexity", False, True)):
+        value = getattr(consts, field_name, None)
+        if declared_number(value, zero_ok=zero_ok, finite=finite) is None:
+            raise ParameterError(f"{caller}: template '{name}' declares {field_name} = {value!r}; "
+                                 "declare a finite float > 0 (hessian_term_bound: >= 0).")
+
+
+def _declarations(template: Template, needs: frozenset[str], caps: frozenset[str], caller: str
+                  ) -> list[Condition]:
+    conds: list[Condition] = []
+    if needs & {"strong_convexity", "curvature", "distance_bound"}:
+        if "objective" not in caps:
+            raise PrivacyError(f"{caller}: template '{_caller_name(template)}' does not offer the "
+                               "capability 'objective' (privacy_constants, objective, residual, "
+                               "regularizer, distance_bound), which this mechanism reads.")
+        consts = template.privacy_constants()
+        _check_constants(template, consts, caller)
+        p = int(template.space.dimension)
+        if int(consts.dimension) != p:
+            raise PrivacyError(f"{caller}: dimension: template '{_caller_name(template)}' declares "
+                               f"p = {consts.dimension}, but its parameter space has dimension {p}. "
+                               "Declare the space's dimension (the noise is drawn in it).")
+        conds += [Condition("dimension p", True, "compared with the parameter space", f"p = {p}"),
+                  _check_modulus(template, consts, caller)]
+        if "per_record" in caps:
+            conds += [_check_records(template, caller), _check_grad_bound(template, consts, caller)]
+            if "curvature" in needs:
+                conds.append(_check_hessians(template, consts, caller))
+        else:
+            none = "the template has no record_gradients (capability 'per_record') to check"
+            conds.append(_unverified("G (per-record gradient bound)", "grad_bound",
+                                     f"declared {float(consts.grad_bound):g}; {none} it on"))
+            if "curvature" in needs:
+                conds.append(_unverified(_HESSIAN, "hessian", f"declared; {none} them on"))
+        conds += _check_objective(template, caller)
+        if "cvxpy" in caps:
+            conds.append(_check_cvxpy_form(template, caller))
+        if "distance_bound" in needs:
+            conds.append(_unverified("distance bound", "distance_bound",
+                                     "declared distance_bound(residual, mu): not verified"))
+    if "utilities" in needs:
+        conds.append(_unverified("utility sensitivity", "sensitivity",
+                                 f"declared {getattr(template, 'sensitivity', '?')}: not verified"))
+    if "cell_sums" in needs:
+        declared = getattr(template, "record_set", None)
+        shown = (f"record_set {declared!r}" if declared is not None
+                 else f"data_norm {getattr(template, 'data_norm', '?')}")
+        conds.append(_unverified("row norm bound of the cell sums", "data_norm",
+                                 f"declared {shown}: not verified"))
+    return conds
+
+
+def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "release"
+            ) -> list[Condition]:
+    """``conditions`` with the caller's vouching applied; raises while any stays unverified.
+
+    Each condition with :attr:`Condition.unverified` set must name a constant in ``vouch``
+    (else :class:`PrivacyError`); its ``how`` then says that the caller vouched for it. A
+    name in ``vouch`` that no condition needs is refused as a typo (ParameterError).
+
+    Examples
+    --------
+    >>> from dpconvex import Condition, PrivacyError
+    >>> from dpconvex.privacy.declarations import vouched
+    >>> c = Condition("ℓ'' bound (c)", True, "declared, not verified", "declared 2", unverified="curvature")
+    >>> vouched([c], ["curvature"])[0].how
+    'declared; vouched for by the caller (vouch=), not verified'
+    >>> try:
+    ...     vouched([c], [])
+    ... except PrivacyError:
+    ...     print("refused")
+    refused
+    """
+    names = {vouch} if isinstance(vouch, str) else set(vouch)
+    unknown = sorted(str(v) for v in names - set(VOUCHABLE))
+    if unknown:
+        raise ParameterError(f"{caller}: vouch names {unknown}, which are not constants a caller can "
+                             f"vouch for; use names from {list(VOUCHABLE)}.")
+    open_ = sorted({c.unverified for c in conditions if c.unverified})
+    extra = sorted(names - set(open_))
+    if extra:
+        raise ParameterError(
+            f"{caller}: vouch names {extra}, which no condition of this release rests on (the "
+            f"unverified constants are {open_ or 'none'}). Vouch only for what is listed.")
+    missing = [c for c in conditions if c.unverified and c.unverified not in names]
+    if missing:
+        lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
+        raise PrivacyError(
+            f"{caller}: the proof rests on constants nobody verified: {lines}. Give the loss a "
+            "CVXPY form built from the atoms in dpconvex.objectives.atoms.ATOMS, or the template "
+            "record_gradients and record_domain (capability 'per_record'), so that they can be "
+            "checked; or, if you have proved them yourself, pass vouch="
+            f"{tuple(sorted({c.unverified for c in missing}))!r} and the certificate will say "
+            "that you vouched for them.")
+    return [Condition(c.name, c.holds, "declared; vouched for by the caller (vouch=), not verified",
+                      c.detail, c.unverified) if c.unverified else c for c in conditions]
