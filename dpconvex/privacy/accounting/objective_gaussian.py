@@ -11,6 +11,15 @@ holding every gradient difference of the pair) and ε_J the one-sided Jacobian s
 For k >= 1 the σ solved here is never below the analytic-Gaussian σ for the same
 sensitivity ([BW18]_; tested).
 
+A second bound for the softmax large-margin template (S = 2√2): the loss is at most
+ε_J + S²/(2σ²) + W/σ, W a sum of two maxima over the C − 1 other classes of N(0, 2‖U‖²)
+differences, so by the union bound (:func:`softmax_objective_delta`; derived in
+docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)
+
+    δ(ε) <= ∫_{t0}^∞ (e^{c − t/σ}/σ) min(1, 2(C − 1) Φ̄(t/(2√2))) dt,   c = ε − ε_J − S²/(2σ²),
+
+t0 = cσ: a lighter tail than the χ_{2(C−1)} of (★); the mechanism uses the smaller σ.
+
 References
 ----------
 .. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
@@ -29,11 +38,12 @@ import math
 from collections.abc import Callable
 
 from scipy import integrate
-from scipy.special import chdtrc, gammaln
+from scipy.special import chdtrc, gammaln, ndtr
 
 from ...errors import PrivacyError
 
-__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_feasible_sigma"]
+__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_feasible_sigma",
+           "softmax_objective_delta", "softmax_objective_sigma"]
 
 #: Relative width of the final bisection bracket on σ (the returned σ is feasible).
 SIGMA_RTOL = 1e-10
@@ -137,3 +147,56 @@ def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
         else:
             lo = mid
     return hi
+
+
+#: S²/2 of the softmax bound, S = 2√2.
+_S2_HALF = 4.0  # S²/2 with S = 2√2
+
+
+def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
+                            slack: float = 0.0) -> float:
+    """The bound above on δ(ε) for S = 2√2 and ||z|| <= 1
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective): ε of the
+    guarantee (the one-sided Jacobian ``slack`` ε_J included), σ of each orthonormal noise
+    coordinate, C = ``n_classes`` >= 2.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.objective_gaussian import (
+    ...     softmax_objective_delta, softmax_objective_sigma)
+    >>> sigma = softmax_objective_sigma(1.0, 1e-5, n_classes=3)
+    >>> softmax_objective_delta(1.0, sigma, n_classes=3) <= 1e-5
+    True
+    """
+    if not (sigma > 0 and n_classes >= 2):
+        raise PrivacyError(f"softmax_objective_delta: need sigma > 0 and C >= 2; got {sigma}, "
+                           f"{n_classes}. Pass values in range.")
+    c = epsilon - slack - _S2_HALF / (sigma * sigma)
+    if c <= 0.0:
+        return 1.0
+    t0 = c * sigma
+
+    def integrand(t: float) -> float:  # g′(t) P[W > t], the tail by the union bound
+        tail = min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
+        return math.exp(c - t / sigma) / sigma * tail
+
+    t_max = t0 + 60.0 * sigma + 60.0
+    val, _ = integrate.quad(integrand, t0, t_max, epsabs=0.0, epsrel=1e-12, limit=400)
+    # the truncated part: ∫_{t_max}^∞ g′(t) dt <= e^{c − t_max/σ}
+    return min(1.0, val + math.exp(c - t_max / sigma))
+
+
+@functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
+def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
+                            slack: float = 0.0) -> float:
+    """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.objective_gaussian import softmax_objective_sigma
+    >>> round(softmax_objective_sigma(1.0, 1e-5, n_classes=3), 3)
+    11.408
+    """
+    _check_budget("softmax_objective_sigma", epsilon, delta, slack)
+    return smallest_feasible_sigma(
+        lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0)

@@ -2,9 +2,7 @@
 
 from . import bounds as _bounds  # noqa: F401  ("quantile_range", "stable_vocabulary")
 from . import gaussian as _gaussian  # noqa: F401  ("gaussian", "norm_gamma_sum", "knorm_sum")
-from . import gaussian_amp as _gaussian_amp  # noqa: F401  (registers "gaussian_amp")
-from . import gaussian_linear as _gaussian_linear  # noqa: F401  (gaussian_objective/_output)
-from . import gaussian_objective_lm as _gaussian_objective_lm  # noqa: F401  (large margin)
+from . import gaussian_linear as _gaussian_linear  # noqa: F401  (the Gaussian ERM mechanisms)
 from . import noisy_gd as _noisy_gd  # noqa: F401  (registers "noisy_gd")
 from . import ssp as _ssp  # noqa: F401  ("ssp", "gaussian_ssp", "none_ssp")
 from .amp import ApproximateMinima
