@@ -62,22 +62,9 @@ def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
     """One-sided, trace-based log Jacobian-ratio bound r·log(1 + T/(r n μ))
     (docs/privacy/perturbation.md#privacy-jacobian-slack).
 
-    Parameters
-    ----------
-    n : int
-        Number of records.
-    mu : float
-        Strong-convexity modulus μ > 0 of the data-independent part (Λ + Δ).
-    trace_bound : float
-        T >= tr(H) for one record's loss Hessian H.
-    rank : int
-        r >= rank(H).
-
-    Returns
-    -------
-    float
-        r log1p(T/(r n μ)) >= log det(I + H/(nμ)) (AM-GM over the <= r nonzero
-        eigenvalues); 0 when r = 0 or T = 0.
+    n records, μ > 0 the modulus of the data-independent part (Λ + Δ), T >= tr(H) and
+    r >= rank(H) for one record's loss Hessian H: r log1p(T/(r n μ)) >= log det(I + H/(nμ))
+    (AM-GM over the <= r nonzero eigenvalues); 0 when r = 0 or T = 0.
 
     Examples
     --------
@@ -201,25 +188,20 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
 
     Parameters
     ----------
-    epsilon : float
-        Requested ε.
-    n : int
-        Number of records (public under replace-one adjacency).
+    epsilon, n : float, int
+        Requested ε; number of records (public under replace-one adjacency).
     consts : PrivacyConstants
         The template's declared constants (G, r, c_u, optional T, μ).
     slack : {"one_sided", "two_sided"}, default="one_sided"
-        The Jacobian-slack rule: the one-sided trace bound r log(1 + T/(r n μ))
-        (privacy-jacobian-slack), or CMS's two-sided 2 r log(1 + c_u/(n μ)) (for comparison).
+        The Jacobian-slack rule: :func:`jacobian_slack` or :func:`jacobian_slack_two_sided`.
     caller : str, default="calibrate_objective_perturbation"
-        The public call that calibrates (``"ObjectivePerturbation.calibrate"``), opening
-        the messages of a refusal.
+        The public call that calibrates, opening the messages of a refusal.
 
     Returns
     -------
     Calibration
-        The split of ε between the Jacobian slack and the noise, the extra
-        regularization Δ (0 unless the slack exceeds ε/2), and the noise rate
-        β = ε' / (2G).
+        The split of ε between the slack and the noise, Δ (0 unless the slack exceeds ε/2)
+        and the noise rate β = ε' / (2G).
 
     Examples
     --------
@@ -272,28 +254,10 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
                                           ) -> Calibration:
     """:func:`calibrate_objective_perturbation` at every modulus of ``moduli``, as arrays.
 
-    The same calibration (docs/privacy/perturbation.md#privacy-objective-perturbation,
-    privacy-jacobian-slack) with NumPy's elementwise operations in place of a loop over
-    the moduli: what a report on a grid of moduli reads (the Λ rule,
-    :func:`dpconvex.privacy.rules.lam.grid_report`). ``consts.strong_convexity`` is ignored.
-    The operations are those of the scalar calibration in the same order; NumPy's ``log1p``
-    may differ from :func:`math.log1p` in the last bit, so an entry may differ from the
-    scalar calibration by a few ulps. A release calibrates with the scalar function.
-
-    Parameters
-    ----------
-    epsilon : float
-        Requested ε.
-    n : int
-        Number of records.
-    consts : PrivacyConstants
-        The declared constants (G, r, c_u, optional T).
-    moduli : ndarray
-        The moduli μ > 0 at which to calibrate.
-    slack : {"one_sided", "two_sided"}, default="one_sided"
-        The Jacobian-slack rule (as in :func:`calibrate_objective_perturbation`).
-    caller : str, default="calibrate_objective_perturbation_grid"
-        The public call that calibrates, opening the messages of a refusal.
+    The same operations in the same order, elementwise over ``moduli`` (what the Λ rule's
+    report on a grid reads; ``consts.strong_convexity`` is ignored, the other arguments are
+    those of :func:`calibrate_objective_perturbation`). NumPy's ``log1p`` may differ from
+    :func:`math.log1p` in the last bit; a release calibrates with the scalar function.
 
     Returns
     -------
@@ -393,11 +357,8 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
 
 
 class _Perturbation(ExactMinimizer):
-    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms.
-
-    Each subclass gives ``_calibrate`` (its calibration), ``_grid`` (the same on an array of
-    moduli), ``_modulus_floor`` and ``_coordinate_scale`` (of its noise, for the report).
-    """
+    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms
+    (a subclass gives ``_calibrate``, ``_grid``, ``_modulus_floor``, ``_coordinate_scale``)."""
 
     label = ""
 
