@@ -142,7 +142,8 @@ def class_sum_matrix(U: Any, label: np.ndarray, C: int, count_weight: float) -> 
 
 
 class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
-    """Shared part of the two class-sum mechanisms: sensitivity, certificate, statistic."""
+    """Shared part of the class-sum mechanisms: sensitivity, certificate, statistic (a
+    subclass gives ``noise_law(cal)``, the law that draws, adds and snaps)."""
 
     needs = frozenset({"cell_sums"})
     solves = False
@@ -168,11 +169,6 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=budget.epsilon / sens,
             extra={"count weight": self.count_weight, **(extra or {})})
-
-    def noise_law(self, cal: Calibration) -> Noise:
-        """The law of the noise on the class sums and counts: it draws, adds and snaps, and
-        states its per-coordinate scale (the snapping scale; the count floor's unit) and moments."""
-        raise NotImplementedError
 
     def noise_report(self, problem: ClassSumsTemplate, budget: Budget,
                      mu: float | np.ndarray | None = None, *,

@@ -165,7 +165,9 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
 
 
 class _GaussianLinear(ExactMinimizer):
-    """Shared budget check and certificate of the two Gaussian linear mechanisms."""
+    """Shared conditions, noise report and certificate of the Gaussian linear mechanisms (a
+    subclass gives ``_calibrate_at(problem, budget, consts)`` and ``_grid``: (μ_eff, σ,
+    sensitivity) on a grid of moduli)."""
 
     pure = False
     label = ""
@@ -224,16 +226,6 @@ class _GaussianLinear(ExactMinimizer):
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return self._calibrate_at(template, budget, template.privacy_constants())
-
-    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
-              modulus: np.ndarray) -> tuple[Any, Any, Any]:
-        """(μ_eff, σ, sensitivity) on a grid of moduli."""
-        raise NotImplementedError
-
-    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
-                      consts: PrivacyConstants) -> Calibration:
-        """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
-        raise NotImplementedError
 
     def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
                        consts: PrivacyConstants) -> float:

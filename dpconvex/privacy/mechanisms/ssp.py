@@ -112,13 +112,9 @@ _C_STAR = (math.sqrt(33.0) - 1.0) / 16.0
 def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     """Bound on the joint replace-one change of the statistics scaled by their sensitivities.
 
-    With f_j the released statistics and Δ_j their sensitivities (q̃ = 1 after scaling, a, b
-    the squared norms of the two rows, c their inner product, |u|, |u′| <= 1):
-    ‖Δf_A‖²/Δ_A² = (a² + b² − 2c²)/2 and ‖Δf_b‖²/Δ_b² <= (a + b + 2|c|)/4, both increasing
-    in a and b, so at a = b = 1 the sum is 1 − c² + (1 + |c|)/2 <= 25/16 (at |c| = 1/4) and
-    the sum of the square roots √(1 − c²) + √((1 + |c|)/2) <= G₂ (at |c| = c*); λ_min and the
-    label sum add at most 1 each to either
-    (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
+    For (A, b): 25/16 on the sum of squares, G₂ = √(1 − c*²) + √((1 + c*)/2) on the sum;
+    λ_min and the label sum add at most 1 each to either (derived in
+    docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
     Parameters
     ----------
@@ -199,18 +195,13 @@ def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
 def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
                    psd: bool = True, free: int | None = None,
                    free_diagonal: float | None = None, centre: float = 0.0) -> np.ndarray:
-    """θ = (Π₊(Ã) + λD)⁻¹ b̃ (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+    """θ = (Π₊(Ã) + λD)⁻¹ b̃, post-processing (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
-    Π₊ sets the negative eigenvalues of the symmetric Ã to 0 (its Frobenius projection onto
-    the PSD cone); with ``psd=False`` Ã is taken as it is (the non-private baseline). D is
-    the identity, or with ``free`` the identity without that coordinate (the intercept
-    column, which the ridge leaves unshrunk). Where the matrix is singular the solution is
-    the minimum-norm one (eigenvalues <= 0 dropped; with ``free``, least squares). With
-    ``free_diagonal`` a = n·s², the public entry of A at the intercept column, M = Π₊(Ã) with
-    that entry set to a, and θ₀ = ``centre`` on the intercept coordinate (0 elsewhere):
-    θ = θ₀ + (M + λI)⁺(b̃ − Mθ₀), the ridge shrinking every coordinate towards θ₀ (the
-    intercept towards the released mean, not the middle of the label range). A function of
-    the released statistics and public λ, a, θ₀ only: post-processing.
+    Π₊ is the projection onto the PSD cone (``psd=False``: none, the non-private baseline);
+    D the identity, without the coordinate ``free`` (the unshrunk intercept); singular:
+    the minimum-norm solution. With ``free_diagonal`` a = n·s² (A's public intercept entry)
+    and θ₀ = ``centre`` on that coordinate: θ = θ₀ + (M + λI)⁺(b̃ − Mθ₀), M = Π₊(Ã) with
+    that entry set to a.
 
     Examples
     --------
@@ -247,7 +238,10 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
 
 
 class _SufficientStatistics(Mechanism[SSPTemplate]):
-    """Shared part: what is released, the budget's shares, the post-processing, the certificate."""
+    """Shared part: what is released, the post-processing, the certificate. A private
+    subclass gives ``scales(cal)`` (each statistic's per-coordinate noise scale), ``shift()``
+    (t: λ_min is lowered by t scales, P(noise > t scales) = ρ), ``noise_law(cal, part)``,
+    ``variance(cal, part)`` (per coordinate) and ``noise_description(cal)``."""
 
     needs = frozenset({"sufficient_statistics"})
     solves = False
@@ -270,22 +264,6 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         return {"eigenvalue": eigenvalue_sensitivity(q), "gram": gram_sensitivity(q),
                 "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
 
-    def scales(self, cal: Calibration) -> dict[str, float]:
-        """The public per-coordinate noise scale of each released statistic."""
-        raise NotImplementedError
-
-    def shift(self) -> float:
-        """t: the noisy λ_min is lowered by t noise scales (P(noise > t scales) = ρ)."""
-        raise NotImplementedError
-
-    def noise_law(self, cal: Calibration, part: str) -> Noise:
-        """The law of the noise on the statistic ``part`` (its scale is :meth:`scales`'s)."""
-        raise NotImplementedError
-
-    def variance(self, cal: Calibration, part: str) -> float:
-        """The noise's variance on one coordinate of the statistic ``part`` (public)."""
-        raise NotImplementedError
-
     def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration,
                          template: SSPTemplate) -> np.ndarray:
         """b̃ with its intercept coordinate the inverse-variance mean of b̃_s and s·S̃, two
@@ -298,10 +276,6 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         weight = v_cross / (v_cross + v_total)
         cross[free] = (1.0 - weight) * cross[free] + weight * s * float(noisy["total"][0])
         return cross
-
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        """The calibration condition and quantities of this noise."""
-        raise NotImplementedError
 
     def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -381,13 +355,9 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
 
 @register
 class GaussianSSP(_SufficientStatistics):
-    """AdaSSP with Gaussian noise, calibrated jointly by the analytic Gaussian mechanism.
-
-    Each statistic gets σ_j = Δ_j τ; the statistics divided by τΔ_j form one vector with
-    unit noise whose replace-one change is √(Σ_j (‖Δf_j‖/Δ_j)²)/τ <= J/τ, J =
-    :func:`joint_sensitivity` (5/4 for (A, b), √(41)/4 with λ_min). With τ = J σ₁ and σ₁
-    the analytic σ for sensitivity 1 ([BW18]_ Thm. 8), the release is (ε, δ)-DP
-    (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
+    """AdaSSP with Gaussian noise σ_j = Δ_j J σ₁ on each statistic, J =
+    :func:`joint_sensitivity` ("l2") and σ₁ the analytic σ for sensitivity 1 ([BW18]_):
+    (ε, δ)-DP (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
     Examples
     --------
@@ -450,13 +420,9 @@ class GaussianSSP(_SufficientStatistics):
 
 @register
 class PureSSP(_SufficientStatistics):
-    """AdaSSP with pure ε-DP noise: Laplace on λ_min, norm-Gamma on A (symmetric) and on b.
-
-    Each statistic's noise has density ∝ exp(−(β/Δ_j)‖·‖) in the norm its sensitivity Δ_j
-    is measured in (for A: the Frobenius norm, drawn in the symmetric subspace of dimension
-    p(p + 1)/2; for λ_min: Laplace), so the joint density ratio of neighbours is at most
-    exp(β Σ_j ‖Δf_j‖/Δ_j) <= exp(β G), G = :func:`joint_sensitivity` (≈ 1.7602 for (A, b),
-    ≈ 2.7602 with λ_min); β = ε/G (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
+    """AdaSSP with pure ε-DP noise ∝ exp(−(β/Δ_j)‖·‖) on each statistic (Laplace on λ_min,
+    norm-Gamma on A in the symmetric subspace and on b), β = ε/G, G = :func:`joint_sensitivity`
+    ("l1"): ε-DP (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
     Examples
     --------
