@@ -53,8 +53,6 @@ __all__ = [
     "BudgetAccountant",
     "Reservation",
     "Spend",
-    "charge",
-    "check_budget",
     "reserve_budget",
 ]
 
@@ -395,56 +393,6 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
     if acc is None:
         return Reservation(None, -1, Spend(str(label), epsilon, delta))
     return acc.reserve(epsilon, delta, label=label)
-
-
-def check_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float = 0.0,
-                 owner: str = "estimator") -> None:
-    """Before a fit: raise :class:`BudgetError` if (ε, δ) does not fit (no-op for None).
-
-    Not atomic with the later :func:`charge`: prefer :func:`reserve_budget` when fits may
-    run concurrently. ``ParameterError`` if ``accountant`` is neither None nor a ledger.
-
-    Examples
-    --------
-    >>> from dpconvex import BudgetAccountant, BudgetError
-    >>> from dpconvex.privacy.accounting import check_budget
-    >>> acc = BudgetAccountant(epsilon=1.0)
-    >>> check_budget(acc, 0.5)
-    >>> try:
-    ...     check_budget(acc, 2.0)
-    ... except BudgetError:
-    ...     print("refused")
-    ...
-    refused
-    """
-    acc = _check_accountant(accountant, owner)
-    if acc is not None:
-        acc.check(epsilon, delta)
-
-
-def charge(accountant: BudgetAccountant | None, certificate: Certificate, label: str) -> None:
-    """After a fit: record the certificate's (ε, δ) under ``label`` (no-op for None).
-
-    A non-private certificate is charged ε = inf, which only an unlimited ledger accepts.
-    Call it before storing the fitted attributes, so a refused charge (``BudgetError``)
-    leaves no fitted model behind.
-
-    Examples
-    --------
-    >>> from dpconvex import BudgetAccountant, Certificate
-    >>> from dpconvex.privacy.accounting import charge
-    >>> acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
-    >>> cert = Certificate("model", epsilon_requested=0.5, epsilon=0.5, delta=1e-6)
-    >>> charge(acc, cert, label="model")
-    >>> acc.spent
-    (0.5, 1e-06)
-    >>> charge(None, cert, label="model")   # no ledger: nothing to record
-    """
-    acc = _check_accountant(accountant, label)
-    if acc is None:
-        return
-    eps = float(certificate.epsilon) if certificate.private else math.inf
-    acc.spend(eps, float(certificate.delta), label=label)
 
 
 class Reservation:

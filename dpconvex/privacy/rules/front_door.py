@@ -179,23 +179,16 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
 
     Parameters
     ----------
-    n : int
-        Number of rows (public under replace-one adjacency).
-    n_classes : int
-        C, the size of the public label set.
-    n_features : int
-        d, the number of columns.
-    epsilon : float
-        ε > 0.
-    delta : float or None
-        δ (0 or None: pure ε-DP).
+    n, n_classes, n_features : int
+        Rows (public under replace-one adjacency), C (the public label set) and d.
+    epsilon, delta : float, float or None
+        ε > 0 and δ (0 or None: pure ε-DP).
     row_norm : {"auto", "none"}, default="auto"
-        The front door's parameter: "auto" scales the Huber SVM's rows to the norm bound
-        from d >= :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given
-        (clipped only).
+        "auto" scales the Huber SVM's rows to the norm bound from d >=
+        :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given.
     ranges_known : bool, default=False
-        Whether the public per-feature ranges of the rows are given (the front door's
-        ``feature_range``, or its ``schema``): only then can Gaussian naive Bayes be chosen.
+        Whether the public per-feature ranges are given: only then can Gaussian naive Bayes
+        be chosen.
 
     Returns
     -------

@@ -180,22 +180,16 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     Parameters
     ----------
     family : {"linear", "gd", "centroid", "ssp", "large_margin", "softmax"}
-    template : Template or PublicProblem
-        Only its public facts are read (n, p, the loss, ``privacy_constants()``,
-        ``data_norm``, C, d, the ridge given), never its data.
-    mech : Mechanism
-    budget : Budget
-        The (ε, δ) of the release (one binary model's under one-vs-rest).
+    template, mech, budget : Template or PublicProblem, Mechanism, Budget
+        Only the template's public facts are read, never its data; the (ε, δ) of the
+        release (one binary model's under one-vs-rest).
     calibration : Calibration or None, default=None
         The release's calibration when it is already computed (read, not recomputed).
-    n : int or None, default=None
-        ``centroid``: the public number of rows (None: no ratio).
-    n_classes : int, default=2
-        ``gd``: C, the size of the public label set (the factor max(1, C/2)).
-    worst_case : bool, default=False
-        ``linear``, ``gd``: against the data part's bound at any θ instead of at θ = 0.
-    norm : bool, default=False
-        ``centroid``: E‖noise on a mean‖ = ρ √d instead of its sd along a direction.
+    n, n_classes : int or None, int
+        ``centroid``: the public number of rows (None: no ratio); ``gd``: C.
+    worst_case, norm : bool, default=False
+        ``linear``, ``gd``: against the bound at any θ instead of at θ = 0; ``centroid``:
+        E‖noise on a mean‖ = ρ √d instead of its sd along a direction.
 
     Raises
     ------
