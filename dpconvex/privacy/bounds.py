@@ -35,9 +35,8 @@ from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 #: noisy median (a right tail of three octaves or more; post-processing of the release).
 LOG_TAIL_OCTAVES_RATIO = 8.0
 
-__all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget",
-           "column_budgets", "draft_schema", "release_range",
-           "release_vocabulary"]
+__all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "column_budgets",
+           "draft_schema", "release_range", "release_vocabulary"]
 
 
 def _finite(values: Any) -> np.ndarray:

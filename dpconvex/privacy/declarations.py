@@ -24,8 +24,7 @@ from ..templates.base import PrivacyConstants, Template, natural_residual
 from .certificate import Condition
 from .checks import declared_number, shipped_derivation, user_code
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
-           "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).

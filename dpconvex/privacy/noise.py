@@ -27,21 +27,9 @@ from .._random import RandomStateLike, check_random_state
 from .._validation import check_float
 from ..errors import ParameterError, PrivacyError
 
-__all__ = [
-    "SNAP_BITS",
-    "Gaussian",
-    "Laplace",
-    "Noise",
-    "NoiseSum",
-    "NormGamma",
-    "SupNormGamma",
-    "exponential_mechanism",
-    "norm_gamma",
-    "sup_norm_gamma",
-    "snap",
-    "snap_grid",
-    "symmetric_dimension",
-]
+__all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",
+           "exponential_mechanism", "norm_gamma", "sup_norm_gamma", "snap", "snap_grid",
+           "symmetric_dimension"]
 
 #: The snapping grid is 2^-SNAP_BITS of the noise scale (rounded down to a power of two).
 SNAP_BITS = 20

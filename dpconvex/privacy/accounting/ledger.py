@@ -48,13 +48,7 @@ from ...errors import BudgetError, BudgetProcessError, ParameterError
 if TYPE_CHECKING:
     from ..certificate import Certificate
 
-__all__ = [
-    "BUDGET_RTOL",
-    "BudgetAccountant",
-    "Reservation",
-    "Spend",
-    "reserve_budget",
-]
+__all__ = ["BUDGET_RTOL", "BudgetAccountant", "Reservation", "Spend", "reserve_budget"]
 
 #: Relative slack of the budget comparison, absorbing floating-point rounding
 #: of the sums (e.g. ten spends of 0.1 against a budget of 1.0).

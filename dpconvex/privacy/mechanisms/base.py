@@ -27,24 +27,9 @@ if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template
     from ..noise import Noise
 
-__all__ = [
-    "MECHANISMS",
-    "PLACEMENTS",
-    "Calibration",
-    "ExactMinimizer",
-    "Mechanism",
-    "MechanismMenu",
-    "NoiseReport",
-    "NonPrivateBaseline",
-    "PublicProblem",
-    "at_modulus",
-    "build_mechanism",
-    "get_mechanism",
-    "mechanism_names",
-    "register",
-    "require_noise_report",
-    "solve_exact",
-]
+__all__ = ["MECHANISMS", "PLACEMENTS", "Calibration", "ExactMinimizer", "Mechanism", "MechanismMenu",
+           "NoiseReport", "NonPrivateBaseline", "PublicProblem", "at_modulus", "build_mechanism",
+           "get_mechanism", "mechanism_names", "register", "require_noise_report", "solve_exact"]
 
 
 @dataclass(frozen=True, kw_only=True)

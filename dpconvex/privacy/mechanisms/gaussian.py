@@ -43,8 +43,7 @@ from .base import Calibration, Mechanism, NoiseReport, register
 from .record_sets import NormBall, record_set_of
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
-           "ClassSumNormGamma",
-           "class_sum_block_sensitivity", "class_sum_matrix", "class_sum_sensitivity",
+           "ClassSumNormGamma", "class_sum_block_sensitivity", "class_sum_matrix", "class_sum_sensitivity",
            "class_sums"]
 
 #: The public count weight w of ``"knorm_sum"``

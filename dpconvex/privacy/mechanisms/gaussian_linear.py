@@ -56,16 +56,9 @@ if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 
-__all__ = [
-    "GAUSSIAN_OBJECTIVE_LM",
-    "GaussianObjectiveLargeMargin",
-    "GaussianObjectivePerturbation",
-    "GaussianOutputPerturbation",
-    "calibrate_gaussian_objective",
-    "calibrate_gaussian_output",
-    "calibrate_softmax_gaussian",
-    "gradient_difference_rank",
-]
+__all__ = ["GAUSSIAN_OBJECTIVE_LM", "GaussianObjectiveLargeMargin", "GaussianObjectivePerturbation",
+           "GaussianOutputPerturbation", "calibrate_gaussian_objective", "calibrate_gaussian_output",
+           "calibrate_softmax_gaussian", "gradient_difference_rank"]
 
 
 def gradient_difference_rank(template: ConstantsSource) -> int:

@@ -49,17 +49,8 @@ from ..certificate import Certificate, Condition
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, NoiseReport, register
 
-__all__ = [
-    "AVERAGING",
-    "DELTA_RULE",
-    "NoisyGD",
-    "NoisyGDSettings",
-    "clip_rule",
-    "default_delta",
-    "default_settings",
-    "max_steps",
-    "steps_rule",
-]
+__all__ = ["AVERAGING", "DELTA_RULE", "NoisyGD", "NoisyGDSettings", "clip_rule", "default_delta",
+           "default_settings", "max_steps", "steps_rule"]
 
 #: Iterate averaging (post-processing): the last half of the iterates, or all of them.
 AVERAGING = ("last_half", "all")

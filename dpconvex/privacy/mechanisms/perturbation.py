@@ -39,20 +39,10 @@ if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 
-__all__ = [
-    "NonPrivate",
-    "ObjectivePerturbation",
-    "OutputPerturbation",
-    "calibrate_objective_perturbation",
-    "calibrate_objective_perturbation_grid",
-    "calibrate_output_perturbation",
-    "SLACK_RULES",
-    "half_epsilon_modulus",
-    "hessian_trace_bound",
-    "jacobian_slack",
-    "jacobian_slack_two_sided",
-    "objective_modulus_floor",
-]
+__all__ = ["NonPrivate", "ObjectivePerturbation", "OutputPerturbation", "calibrate_objective_perturbation",
+           "calibrate_objective_perturbation_grid", "calibrate_output_perturbation", "SLACK_RULES",
+           "half_epsilon_modulus", "hessian_trace_bound", "jacobian_slack", "jacobian_slack_two_sided",
+           "objective_modulus_floor"]
 
 #: Names of the Jacobian-slack rules :func:`calibrate_objective_perturbation` accepts.
 SLACK_RULES: tuple[str, ...] = ("one_sided", "two_sided")

@@ -37,8 +37,7 @@ from ...errors import ParameterError
 if TYPE_CHECKING:
     from ...templates.base import Template
 
-__all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet",
-           "record_set_of"]
+__all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet", "record_set_of"]
 
 #: The norms a record set states its replace-one sensitivity in.
 NORMS: tuple[str, ...] = ("l2", "block_l2", "block_linf")

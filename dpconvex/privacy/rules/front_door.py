@@ -24,11 +24,9 @@ from .mechanism import has_positive_delta
 
 __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "GAUSSIAN_NB",
            "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR", "NB_BINARY_FEATURES_AT_MOST",
-           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST",
-           "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
-           "FrontDoorChoice",
-           "choose_front_door_learner",
-           "safeguard_applies", "safeguard_validation_rows"]
+           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST",
+           "UNIT_ROWS_AT_LEAST", "FrontDoorChoice", "choose_front_door_learner", "safeguard_applies",
+           "safeguard_validation_rows"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"

@@ -30,11 +30,10 @@ from typing import NamedTuple
 
 from .mechanism import has_positive_delta
 
-__all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL",
-           "MEAN_RECORDS", "MEAN_SHARE", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice",
-           "SAFEGUARD_ROWS_AT_MOST",
-           "VALIDATION", "choose_regression_learner", "mean_epsilon",
-           "regression_safeguard_applies", "selection_handicap"]
+__all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL", "MEAN_RECORDS",
+           "MEAN_SHARE", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice", "SAFEGUARD_ROWS_AT_MOST",
+           "VALIDATION", "choose_regression_learner", "mean_epsilon", "regression_safeguard_applies",
+           "selection_handicap"]
 
 #: Learner names of the rule.
 MEDIAN = "median regression"

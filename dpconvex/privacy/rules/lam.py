@@ -30,9 +30,8 @@ if TYPE_CHECKING:
     from ..mechanisms.base import Mechanism, NoiseReport, PublicProblem
 
 __all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "REGRESSION_RECORDS",
-           "STABILITY_WEIGHTS",
-           "auto_lam", "delta_floor", "grid_report", "reference_norm_for", "resolve_lam",
-           "stability_weight_for"]
+           "STABILITY_WEIGHTS", "auto_lam", "delta_floor", "grid_report", "reference_norm_for",
+           "resolve_lam", "stability_weight_for"]
 
 #: The accepted string value of ``lam``.
 AUTO = "auto"

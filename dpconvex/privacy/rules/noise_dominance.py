@@ -38,11 +38,10 @@ if TYPE_CHECKING:
 
     from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport
 
-__all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO",
-           "LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE",
-           "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO", "THRESHOLDS", "estimator_noise_dominance",
-           "exceeds", "noise_dominates", "noise_ratio", "ovr_gd_warning",
-           "warn_if_noise_dominates"]
+__all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO", "LINEAR_NOISE_RATIO",
+           "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE", "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO",
+           "THRESHOLDS", "estimator_noise_dominance", "exceeds", "noise_dominates", "noise_ratio",
+           "ovr_gd_warning", "warn_if_noise_dominates"]
 
 #: ``linear``: derived, the released direction is within arcsin(1/ρ) of a random one
 #: (privacy-noise-warning-linear).
