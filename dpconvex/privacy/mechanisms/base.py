@@ -205,21 +205,6 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
 class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
-    Attributes
-    ----------
-    name : str
-        Registry name (the estimators' ``mechanism=`` value).
-    needs : frozenset of str
-        What the mechanism's proof needs from a template: ``"strong_convexity"``,
-        ``"curvature"`` (bounded loss curvature: objective perturbation),
-        ``"distance_bound"`` (approximate minima).
-    private : bool
-        False only for the explicit non-private baseline.
-    solves : bool
-        Whether :meth:`run` calls a solver backend.
-    pure : bool
-        True for ε-DP mechanisms (δ must be 0).
-
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import Mechanism, get_mechanism
@@ -230,6 +215,9 @@ class Mechanism(ABC, Generic[TemplateT]):
     (True, True, True, 'output')
     """
 
+    #: Registry name; what the proof needs from a template ("strong_convexity", "curvature",
+    #: "distance_bound", or a template capability); False only for the non-private baseline;
+    #: whether :meth:`run` calls a solver backend; True for ε-DP (δ must be 0).
     name: ClassVar[str] = ""
     needs: ClassVar[frozenset[str]] = frozenset()
     private: ClassVar[bool] = True
@@ -333,23 +321,10 @@ class Mechanism(ABC, Generic[TemplateT]):
                      calibration: Calibration | None = None) -> NoiseReport:
         """The noise this mechanism draws, from public constants only (:class:`NoiseReport`).
 
-        Parameters
-        ----------
-        problem : Template or PublicProblem
-            ``n`` and ``privacy_constants()`` (and what the mechanism's calibration reads).
-        budget : Budget
-            The (ε, δ) the mechanism is run with.
-        mu : None, float or ndarray, default=None
-            The strong-convexity modulus; None: the problem's declared one. An ndarray
-            evaluates the report on a grid of moduli (the Λ rule).
-        calibration : Calibration or None, default=None
-            The calibration of ``problem`` at its declared modulus when it is already
-            computed (a fit's release): the report is read from it, not recomputed.
-
-        Raises
-        ------
-        ParameterError
-            The mechanism does not report its noise (this base implementation).
+        ``problem`` (a template or :class:`PublicProblem`) at the modulus ``mu`` (None: the
+        declared one; an ndarray: a grid, the Λ rule) for ``budget``; ``calibration``: the
+        release's calibration at the declared modulus, read instead of recomputed. This base
+        implementation raises the :class:`ParameterError` that names the mechanism.
         """
         raise _no_noise_report(self)
 
