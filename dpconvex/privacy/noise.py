@@ -158,26 +158,11 @@ def norm_gamma(
 def sup_norm_gamma(
     shape: int | Sequence[int], beta: float, random_state: RandomStateLike = None
 ) -> np.ndarray:
-    """Draw b with density proportional to exp(-beta * ||b||_inf) over the whole array.
+    """Draw b with density ∝ exp(-beta * ||b||_inf) over the whole array (rate beta > 0).
 
-    The K-norm mechanism's sampler for the sup norm (Hardt & Talwar, STOC 2010, Section 2): a
-    radius ``r ~ Gamma(shape=p + 1, scale=1/beta)`` times a point uniform in the unit cube
-    [-1, 1]^p, p the number of entries. The density of b = r·z is
-    ∫_{||b||_inf}^∞ beta^{p+1} r^p e^{-beta r} / p! · (2r)^{-p} dr
-    = beta^p exp(-beta ||b||_inf) / (2^p p!), the law asked for.
-
-    Parameters
-    ----------
-    shape : int or tuple of int
-        Shape of the returned array.
-    beta : float
-        Rate, > 0 (epsilon / sensitivity in the sup norm).
-    random_state : None, int or numpy.random.Generator
-        None (default) seeds from the OS.
-
-    Returns
-    -------
-    numpy.ndarray of float64, of the given shape.
+    The K-norm sampler for the sup norm (Hardt & Talwar, STOC 2010): r ~ Gamma(p + 1, 1/beta)
+    times a point uniform in [-1, 1]^p, whose density is
+    ∫_{||b||_inf}^∞ beta^{p+1} r^p e^{-beta r} / p! · (2r)^{-p} dr = beta^p exp(-beta ||b||_inf) / (2^p p!).
 
     Examples
     --------
@@ -337,23 +322,9 @@ class Noise:
 
     def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
             shape: tuple[int, ...] | None = None) -> np.ndarray:
-        """``value`` plus one draw, snapped to the public grid of :meth:`coordinate_scale`.
-
-        Parameters
-        ----------
-        value : ndarray or float
-            The exact statistic (a mean, counts, sums, a minimizer, a gradient).
-        rng : numpy.random.Generator
-            The fit's noise generator.
-        shape : tuple of int, optional
-            The shape the law is drawn in (default: ``value``'s); the draw is reshaped
-            to ``value``'s shape (e.g. symmetric matrices over a flat parameter vector).
-
-        Returns
-        -------
-        ndarray of ``value``'s shape, every entry on the grid
-        :func:`snap_grid` ``(coordinate_scale(shape))`` (after Mironov, CCS 2012).
-        """
+        """``value`` (the exact statistic) plus one draw from ``rng``, snapped to the grid
+        :func:`snap_grid` ``(coordinate_scale(shape))``; the law is drawn in ``shape``
+        (default: ``value``'s) and reshaped to ``value``'s shape."""
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
         return snap(self._noisy(value, shape, rng), self.coordinate_scale(shape))

@@ -1,19 +1,15 @@
 """A privacy-budget ledger: sequential and parallel composition of (ε, δ) spends.
 
-A :class:`BudgetAccountant` holds a total budget (ε, δ) for one data set and records every
-private release made from it. Releases compose sequentially (the ε's and δ's add: [DR14]_
-Thm. 3.16) or, inside a :meth:`BudgetAccountant.parallel` block of releases on disjoint
-records, in parallel (the block costs the maximum ε and δ: [McS09]_ Thm. 4).
-
-Estimators hold a reservation (:func:`reserve_budget`) from before the fit until the
-certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before any
-computation when (ε, δ) does not fit in what remains (other threads' reservations
-included), the commit records what the certificate guarantees, and an exception gives the
-hold back. Every read and write holds one lock; a ``parallel()`` block belongs to the
-:mod:`contextvars` context that opened it. Only the ledger object in the process that
-created it spends: a copy (unpickled in a worker, or forked) refuses with
-:class:`~dpconvex.errors.BudgetProcessError`. The rules and their tests:
-docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
+A :class:`BudgetAccountant` holds a total (ε, δ) for one data set and records every private
+release from it: sequential composition adds the ε's and δ's ([DR14]_ Thm. 3.16); a
+:meth:`BudgetAccountant.parallel` block of releases on disjoint records costs the maximum
+([McS09]_ Thm. 4). Estimators hold a reservation (:func:`reserve_budget`) from before the fit
+until the certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before any
+computation when (ε, δ) does not fit in what remains, the commit records what the certificate
+guarantees, an exception gives the hold back. One lock guards every read and write; a
+``parallel()`` block belongs to the :mod:`contextvars` context that opened it; a copy in
+another process refuses to spend (:class:`~dpconvex.errors.BudgetProcessError`). The rules
+and their tests: docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
 
 .. warning:: The ledger trusts its caller that every release from the data set is charged
    to it, and that releases in a ``parallel()`` block read disjoint records. Basic
