@@ -47,7 +47,6 @@ MODULES = (
     "dpconvex.privacy.rules.front_door",
     "dpconvex.privacy.rules.lam",
     "dpconvex.privacy.rules.large_margin",
-    "dpconvex.privacy.rules.mechanism",
     "dpconvex.privacy.rules.noise_dominance",
     "dpconvex.privacy.verify",
     "dpconvex.templates",
@@ -110,7 +109,6 @@ _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
                                    "REGRESSION_RECORDS", "STABILITY_WEIGHTS"),
     "dpconvex.privacy.rules.large_margin": ("AUTO", "CENTROID", "CENTROID_BELOW",
                                             "DEFAULT_STRUCTURE", "PAIRWISE", "ROW_NORMS"),
-    "dpconvex.privacy.rules.mechanism": ("AUTO",),
     "dpconvex.privacy.rules.noise_dominance": (
         "CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO",
         "LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE",

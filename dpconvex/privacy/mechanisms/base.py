@@ -14,22 +14,23 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
 
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers.base import Backend, SolveResult, SolveStatus, retry_advice
-from ..budget import Budget
+from ..budget import Budget, has_positive_delta
 from ..certificate import Certificate, Condition
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template
     from ..noise import Noise
 
-__all__ = ["MECHANISMS", "PLACEMENTS", "Calibration", "ExactMinimizer", "Mechanism", "MechanismMenu",
-           "NoiseReport", "NonPrivateBaseline", "PublicProblem", "at_modulus", "build_mechanism",
-           "get_mechanism", "mechanism_names", "register", "require_noise_report", "solve_exact"]
+__all__ = ["MECHANISMS", "PLACEMENTS", "AutoMechanism", "Calibration", "ExactMinimizer", "Mechanism",
+           "MechanismMenu", "NoiseReport", "NonPrivateBaseline", "PublicProblem", "at_modulus",
+           "build_mechanism", "get_mechanism", "mechanism_names", "register", "require_noise_report",
+           "resolve_mechanism", "solve_exact"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -460,7 +461,7 @@ class MechanismMenu:
     registered mechanism it builds (the large-margin estimator offers its own Gaussian
     objective perturbation as ``"gaussian_objective"``), and the pair (pure ε-DP,
     (ε, δ)-DP) of offered names that ``"auto"`` chooses between by δ
-    (:func:`dpconvex.privacy.rules.mechanism.resolve_mechanism`).
+    (:func:`resolve_mechanism`).
 
     Parameters
     ----------
@@ -525,6 +526,76 @@ class NonPrivateBaseline(Mechanism[TemplateT]):
             mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
             epsilon=math.inf, private=False,
             assumptions=["mechanism='none' adds no noise: the model is NOT private."])
+
+
+#: The certificate's words for each mechanism ``"auto"`` may choose.
+_WHY = {
+    "objective": "objective perturbation, pure epsilon-DP",
+    "gaussian_objective": "Gaussian objective perturbation, (epsilon, delta)-DP",
+    "knorm_sum": "K-norm noise on the class sums and counts, pure epsilon-DP",
+    "knorm_sup_sum": "sup-norm K-norm noise on the class sums, sums of squares and counts, "
+                     "pure epsilon-DP",
+    "gaussian": "the analytic Gaussian mechanism on the class sums and counts, (epsilon, delta)-DP",
+    "ssp": "sufficient-statistics perturbation (AdaSSP), pure epsilon-DP",
+    "gaussian_ssp": "sufficient-statistics perturbation (AdaSSP), (epsilon, delta)-DP",
+}
+
+
+class AutoMechanism(NamedTuple):
+    """The mechanism ``mechanism=`` resolves to, and the certificate's line on why (None: given).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import resolve_mechanism
+    >>> auto = resolve_mechanism("auto", 0.0, ("objective", "gaussian_objective"))
+    >>> auto.name, auto.reason is not None
+    ('objective', True)
+    """
+
+    name: str
+    reason: str | None
+
+
+def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | None
+                      ) -> AutoMechanism:
+    """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
+    ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
+
+    Parameters
+    ----------
+    mechanism : str or object
+        The estimator's ``mechanism=``; anything but ``"auto"`` is returned as given
+        (the estimator's menu names it and refuses what it does not offer).
+    delta : float or None
+        The estimator's ``delta=``: 0 or None for pure ε-DP, > 0 for (ε, δ)-DP.
+    auto : tuple of (str, str) or None
+        The estimator's pair (pure ε-DP, (ε, δ)-DP) of ``"auto"``
+        (:attr:`~dpconvex.privacy.mechanisms.MechanismMenu.auto`); None: no ``"auto"``.
+
+    Returns
+    -------
+    AutoMechanism
+        ``name`` and, for "auto", the reason (public: the rule and δ's sign).
+
+    Examples
+    --------
+    >>> resolve_mechanism("auto", 1e-6, ("objective", "gaussian_objective")).name
+    'gaussian_objective'
+    >>> resolve_mechanism("auto", 0.0, ("knorm_sum", "gaussian")).name
+    'knorm_sum'
+    >>> resolve_mechanism("output", 0.0, ("objective", "gaussian_objective"))
+    AutoMechanism(name='output', reason=None)
+    """
+    if not (isinstance(mechanism, str) and mechanism == "auto") or auto is None:
+        return AutoMechanism(mechanism, None)
+    pure, approximate = auto
+    if has_positive_delta(delta):
+        name, because = approximate, "delta > 0 was given"
+    else:
+        name, because = pure, "delta = 0 (not given)"
+    return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
+                               "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
+                               "(docs/privacy/front_door.md#privacy-mechanism-auto)")
 
 
 def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,

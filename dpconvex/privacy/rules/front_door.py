@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from ..budget import has_positive_delta
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
-from .mechanism import has_positive_delta
 
 __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "GAUSSIAN_NB",
            "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR", "NB_BINARY_FEATURES_AT_MOST",

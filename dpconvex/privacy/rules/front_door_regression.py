@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from .mechanism import has_positive_delta
+from ..budget import has_positive_delta
 
 __all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL", "MEAN_RECORDS",
            "MEAN_SHARE", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice", "SAFEGUARD_ROWS_AT_MOST",

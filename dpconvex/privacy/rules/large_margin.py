@@ -16,7 +16,8 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .mechanism import has_positive_delta, resolve_mechanism
+from ..budget import has_positive_delta
+from ..mechanisms.base import resolve_mechanism
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
