@@ -7,7 +7,8 @@ perturbation, or its Gaussian form when ``delta > 0``; the Λ rule of
 privacy-softmax-lambda-rule; rows scaled to the bound with the softmax loss; one component
 per class (:func:`components_per_class`); and with K = 1, C >= 3 and the objective's
 parameters at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
-:data:`CENTROID_BELOW` (:func:`centroids_preferred`, the front door's rule too). Every
+:data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε;
+:func:`centroids_preferred`, the front door's rule too). Every
 resolution reads only n, C, d and the parameters, never the data.
 """
 
