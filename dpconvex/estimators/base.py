@@ -776,14 +776,14 @@ class PrivateEstimator(BaseEstimator):
         """The ledger hold of the plan's budget (checked before any data are read).
 
         Every fit holds its budget here, so this is also where the plan's δ is compared
-        with 1/n (both public; :func:`~dpconvex.privacy.rules.mechanism.warn_if_delta_not_small`):
+        with 1/n (both public; :func:`~dpconvex.privacy.budget.warn_if_delta_not_small`):
         δ >= 1/n warns before the data are read, and the certificate the fit commits to the
         hold states it. A fit inside another fit's hold (``context.held``: the binary
         models of one-vs-rest, the inner fit of the large-margin centroid learner) leaves
         the check to the outer one, which holds the whole δ.
         """
         from ..privacy.accounting import reserve_budget
-        from ..privacy.rules.mechanism import warn_if_delta_not_small
+        from ..privacy.budget import warn_if_delta_not_small
 
         note = None if context.held else warn_if_delta_not_small(plan.budget.delta, plan.n,
                                                                  type(self).__name__)
@@ -933,7 +933,7 @@ class _StatingHold:
 
 def _stating_delta(certificate: Any, plan: FitPlan) -> Any:
     """The dry run's certificate with the line a fit's would carry when δ >= 1/n (public)."""
-    from ..privacy.rules.mechanism import delta_rows_note
+    from ..privacy.budget import delta_rows_note
 
     certificate.state(delta_rows_note(plan.budget.delta, plan.n))
     return certificate

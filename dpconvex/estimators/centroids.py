@@ -57,10 +57,10 @@ from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, RowMap
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
+from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.mechanisms.gaussian import class_sum_matrix
 from ..privacy.mechanisms.record_sets import NormBall, RecordSet
 from ..privacy.release import Release, release
-from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.base import EuclideanSpace
 from .base import (
@@ -562,7 +562,7 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sum", "norm_gamma_sum"}, default="auto"
         "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian"
-        when δ > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`; the
+        when δ > 0 (the one rule of :func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`; the
         certificate states the choice and why). "gaussian": (ε, δ)-DP, σ from
         :func:`~dpconvex.privacy.accounting.analytic_gaussian.analytic_gaussian_sigma`;
         "knorm_sum": pure ε-DP K-norm noise on the class sums and counts;

@@ -40,6 +40,7 @@ from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_l
 from ..data.validation import computed
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
+from ..privacy.budget import has_positive_delta
 from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
     CENTROID,
@@ -54,7 +55,6 @@ from ..privacy.rules.front_door import (
     safeguard_applies,
 )
 from ..privacy.rules.large_margin import records_per_coordinate
-from ..privacy.rules.mechanism import has_positive_delta
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
 from .base import (
     NO_CONTEXT,
@@ -171,7 +171,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         ε > 0 of the release.
     delta : float, default=0.0
         δ in [0, 1): 0 for pure ε-DP; δ > 0 (e.g. 1/n²) lets every learner use its
-        Gaussian mechanism (the one rule of :mod:`dpconvex.privacy.rules.mechanism`).
+        Gaussian mechanism (the one rule of :func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`).
     classes : sequence of labels or None, default=None
         The public label set (C = len(classes)). None takes the set declared with y
         (the ``dpconvex.datasets`` loaders, a pandas Categorical), else reads it from

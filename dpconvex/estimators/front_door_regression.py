@@ -38,7 +38,7 @@ from .._validation import (
 from ..data.validation import check_array
 from ..errors import PrivacyError, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import reserve_budget
-from ..privacy.budget import Budget, remaining
+from ..privacy.budget import Budget, has_positive_delta, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import Release, release
@@ -53,7 +53,6 @@ from ..privacy.rules.front_door_regression import (
     regression_safeguard_applies,
     selection_handicap,
 )
-from ..privacy.rules.mechanism import has_positive_delta
 from ..templates.statistics import BoundedMeanTemplate
 from .base import FitContext, FitPlan, PrivateEstimator
 from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds

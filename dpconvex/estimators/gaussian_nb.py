@@ -298,7 +298,7 @@ class PrivateGaussianNB(ClassSumEstimator):
     {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sup_sum"}, default="auto"
         "auto": "knorm_sup_sum" when ``delta`` is None or 0, "gaussian" when δ > 0 (the one
-        rule of :mod:`dpconvex.privacy.rules.mechanism`; the certificate states the choice).
+        rule of :func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`; the certificate says so).
         "knorm_sup_sum": pure ε-DP, density ∝ exp(−(ε/2) Σ_c ‖b_c‖_∞), per-coordinate noise
         of root mean square about 2(2d + 2)/(√3 ε); "gaussian": (ε, δ)-DP, σ from the
         analytic calibration for Δ₂ = √(G d) (G ≈ 5.14, d >= 2), of order √d/ε: the better

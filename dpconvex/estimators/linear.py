@@ -58,9 +58,9 @@ from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import RowMap, compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
+from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam, resolve_smoothing
-from ..privacy.rules.mechanism import AutoMechanism, resolve_mechanism
 from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
@@ -523,7 +523,7 @@ LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
     mechanism : {"auto", "objective", "output", "gaussian_objective", "gaussian_output", \
 "none"}, default="auto"
         "auto": "objective" when ``delta`` is 0, "gaussian_objective" when it is
-        > 0 (the one rule of :mod:`dpconvex.privacy.rules.mechanism`, the same for
+        > 0 (the one rule of :func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`, the same for
         every estimator; the certificate states the choice and why).
         "objective"/"output": CMS Alg. 2/1 with norm-Gamma noise (pure ε-DP,
         ``delta=0``). "gaussian_objective": objective perturbation with

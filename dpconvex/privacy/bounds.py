@@ -1,22 +1,11 @@
-"""Private bounds: a column's range, a column's vocabulary, a whole schema, a label range.
+"""Private bounds: a column's range, a column's vocabulary, a whole schema.
 
-Every private learner needs public bounds. When no document gives them, they are released
-here from the data under a privacy budget charged like any fit (docs/privacy/bounds.md#privacy-bounds):
-
-- :func:`release_range`: the range of n values without any starting bound — a Laplace
-  histogram over signed powers of two, then (when the budget resolves them) the quantile
-  levels by the exponential mechanism (mechanism ``"quantile_range"``, pure ε);
-- :func:`release_vocabulary`: the categories of a column whose noisy count passes a
-  threshold (``"stable_vocabulary"``, (ε, δ) with δ > 0);
-- :func:`draft_schema`: a :class:`~dpconvex.PublicSchema` for a whole table, every column
-  released (or declared) under one budget, composed across the columns; each column's kind
-  (numeric, binary, categorical) is public input: given in ``kinds=``, or read from a number
-  or bool dtype;
-- the regressors' ``label_range="private"`` or
-  :class:`~dpconvex.PrivateBounds` releases the label range inside the fit, from the same
-  budget (:mod:`dpconvex.estimators.regression`).
-
-Without ``epsilon``, :func:`draft_schema` reads the data (not private) and says so.
+Every private learner needs public bounds; when no document gives them, they are released
+from the data under a budget charged like any fit (docs/privacy/bounds.md#privacy-bounds):
+:func:`release_range` (mechanism ``"quantile_range"``, pure ε), :func:`release_vocabulary`
+(``"stable_vocabulary"``, δ > 0) and :func:`draft_schema` (every column of a table under one
+budget). The regressors' label range is released in the fit
+(:mod:`dpconvex.estimators.regression`).
 """
 
 from __future__ import annotations
@@ -46,9 +35,8 @@ from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range
 #: noisy median (a right tail of three octaves or more; post-processing of the release).
 LOG_TAIL_OCTAVES_RATIO = 8.0
 
-__all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget",
-           "column_budgets", "draft_schema", "release_range",
-           "release_vocabulary"]
+__all__ = ["LOG_TAIL_OCTAVES_RATIO", "ColumnBudgets", "check_range_budget", "column_budgets",
+           "draft_schema", "release_range", "release_vocabulary"]
 
 
 def _finite(values: Any) -> np.ndarray:
@@ -328,29 +316,18 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     """Draft a public schema for a table: privately with ``epsilon``, else read (not private).
 
     With ``epsilon``, every column that ``declared`` does not give is released under one
-    budget (docs/privacy/bounds.md#privacy-bounds), by its kind: the kind ``kinds`` gives, else
-    that of a number or bool dtype (a dtype a reader inferred from the values, as
-    ``read_csv`` does, is a statistic of them: one record ``"unknown"`` makes a column of
-    numbers text; declare every column's kind to make the plan public). The kinds:
+    budget (docs/privacy/bounds.md#privacy-bounds) by its public kind (``kinds``, else a
+    number or bool dtype; a dtype a reader inferred from the values is a statistic of them):
+    ``"numeric"`` a range by :func:`release_range` (``log=True`` for a long right tail; a
+    value that does not parse as a number counts in no cell), ``"categorical"`` a vocabulary
+    by :func:`release_vocabulary` (δ > 0) with an "other" slot, ``"binary"``
+    ``Binary(positive=True)`` (nothing read). The columns compose sequentially (or by the
+    PLD accountant when tighter); the budget is charged to ``accountant`` and the schema
+    carries the certificate (:attr:`PublicSchema.release`).
 
-    - ``"numeric"``: the range by :func:`release_range` (a Laplace histogram over signed
-      powers of two, then the quantile ``levels`` by the exponential mechanism when the
-      budget resolves them; ``log=True`` when the range starts at 0 or above and ends three
-      octaves or more above the noisy median: a long right tail); a value that is missing or
-      does not parse as a number (``"unknown"``, ``""``) is counted in no cell;
-    - ``"categorical"``: the vocabulary of the values' text by :func:`release_vocabulary`
-      (δ > 0 needed; with δ = 0 declare it), with an "other" slot; a whole number's text is
-      an integer's (``3.0`` gives ``"3"``);
-    - ``"binary"``: ``Binary(positive=True)``, nothing read.
-
-    The columns compose sequentially (or by the PLD accountant when tighter, δ > 0). The
-    budget is charged to ``accountant``, and the schema carries the release's certificate
-    (:attr:`PublicSchema.release`): it is public, the encoder does not warn, and a front door
-    given it states it as a part of its certificate.
-
-    Without ``epsilon`` the draft is READ from the data (observed minima, maxima and
-    categories): it is flagged (``suggested=True``), this call warns
-    :class:`~dpconvex.errors.PrivacyLeakWarning`, and so does every encoder given it.
+    Without ``epsilon`` the draft is READ from the data: it is flagged (``suggested=True``)
+    and this call, like every encoder given it, warns
+    :class:`~dpconvex.errors.PrivacyLeakWarning`.
 
     Parameters
     ----------

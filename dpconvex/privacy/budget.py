@@ -5,18 +5,28 @@ budget), :func:`split_even` (k equal parts) or :func:`remaining` (what is left
 after a spend), so that rounding never makes the parts add up to more than the
 whole: with floating point, ``a + (total - a)`` can exceed ``total`` by one ulp,
 and a certificate would then claim more than was requested.
+
+δ against n: an (ε, δ) guarantee with δ >= 1/n protects no one (releasing one record drawn
+at random is (0, 1/n)-DP). n is public, so every fit compares δ with 1/n before it reads the
+data (:func:`warn_if_delta_not_small`, a :class:`~dpconvex.errors.PrivacyWarning` naming the
+fix) and the certificate states it (:func:`delta_rows_note`); the guarantee is true as stated,
+so this warns rather than refuses.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .._validation import check_float
-from ..errors import ParameterError
+from ..errors import ParameterError, PrivacyWarning, user_stacklevel
 
-__all__ = ["Budget", "remaining", "split_budget", "split_even"]
+__all__ = ["Budget", "delta_rows_note", "has_positive_delta", "remaining", "split_budget",
+           "split_even", "warn_if_delta_not_small"]
 
 
 @dataclass(frozen=True)
@@ -149,3 +159,73 @@ def split_even(total: float, k: int) -> float:
     while k * part > total:
         part = math.nextafter(part, 0.0)
     return part
+
+
+def has_positive_delta(delta: Any) -> bool:
+    """Whether ``delta`` is a real number > 0 (None and 0 mean pure ε-DP).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import has_positive_delta
+    >>> has_positive_delta(1e-6), has_positive_delta(0.0), has_positive_delta(None)
+    (True, False, False)
+    """
+    return isinstance(delta, numbers.Real) and not isinstance(delta, bool) and bool(delta > 0)
+
+
+def delta_rows_note(delta: Any, n: Any) -> str | None:
+    """The certificate's line when δ >= 1/n (n rows, public), else None.
+
+    Parameters
+    ----------
+    delta : float or None
+        The δ of the release (0 or None: pure ε-DP, no line).
+    n : int or None
+        The number of rows (public under replace-one adjacency); None: no line.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import delta_rows_note
+    >>> delta_rows_note(1e-6, 100) is None, delta_rows_note(0.0, 10) is None
+    (True, True)
+    >>> delta_rows_note(0.5, 10)[:44]
+    'delta = 0.5 is at least 1/n = 0.1 for n = 10'
+    """
+    if not has_positive_delta(delta) or isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        return None
+    n = int(n)
+    if n < 1 or float(delta) * n < 1.0:
+        return None
+    return (f"delta = {float(delta):.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} rows (n "
+            "public): an (epsilon, delta) guarantee with delta >= 1/n is met by releasing one "
+            "whole record at random, so it protects no record; use delta well below 1/n, e.g. "
+            f"delta = 1/n^2 = {1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) "
+            "(dpconvex.privacy.budget)")
+
+
+def warn_if_delta_not_small(delta: Any, n: Any, owner: str) -> str | None:
+    """Warn (a :class:`~dpconvex.errors.PrivacyWarning`) when δ >= 1/n; return the certificate line.
+
+    Reads δ and n only (public). The warning points at the first caller outside dpconvex.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dpconvex.privacy.budget import warn_if_delta_not_small
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     note = warn_if_delta_not_small(0.5, 10, "demo")
+    ...
+    >>> len(caught), note is not None
+    (1, True)
+    >>> warn_if_delta_not_small(1e-4, 10, "demo") is None
+    True
+    """
+    note = delta_rows_note(delta, n)
+    if note is not None:
+        warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
+    return note

@@ -25,21 +25,15 @@ class Condition:
 
     Attributes
     ----------
-    name : str
-        Short name, e.g. ``"strong convexity"``.
-    holds : bool
-        Whether the condition was established.
-    how : str
-        How it was established: ``"declared"``, ``"numerical probe"``,
-        ``"CVXPY DCP analysis"``, ``"computed from public parameters"``,
-        ``"assumption"``.
-    detail : str
-        The value or reasoning, readable.
+    name, holds : str, bool
+        Short name (e.g. ``"strong convexity"``) and whether the condition was established.
+    how, detail : str
+        How (``"declared"``, ``"numerical probe"``, ``"CVXPY DCP analysis"``, ``"computed
+        from public parameters"``, ``"assumption"``), and the value or reasoning.
     unverified : str
-        The name of a declared constant this condition rests on and nobody verified
-        (e.g. ``"curvature"``), or ``""``. :func:`~dpconvex.privacy.release.release`
-        refuses such a condition unless the caller vouches for that constant
-        (``vouch=``), and the certificate then says so.
+        A declared constant this condition rests on and nobody verified (e.g.
+        ``"curvature"``), or ``""``: :func:`~dpconvex.privacy.release.release` refuses it
+        unless the caller vouches for it (``vouch=``).
 
     Examples
     --------
@@ -204,35 +198,23 @@ class Certificate:
     ----------
     mechanism : str
         E.g. ``"objective perturbation (CMS Alg. 2)"``.
-    epsilon_requested : float
-        The ε the user asked for.
-    epsilon : float
-        The ε actually guaranteed (never above ``epsilon_requested``);
-        ``inf`` for a non-private fit.
-    delta : float
-        The δ of an (ε, δ) guarantee (0 for pure ε-DP).
+    epsilon_requested, epsilon, delta : float
+        The ε asked for; the ε guaranteed (never above it; ``inf`` for a non-private fit);
+        the δ of an (ε, δ) guarantee (0 for pure ε-DP).
     private : bool
         False for the explicit non-private baseline.
-    conditions : list of Condition
-        Every condition of the proof and how it was established.
-    quantities : dict
-        Derived constants (sensitivity, slack, noise rate, ...), all computed
-        from public parameters.
-    assumptions : list of str
-        What the guarantee assumes (adjacency notion, preprocessing, ...).
+    conditions, quantities, assumptions : list of Condition, dict, list of str
+        Every condition of the proof and how it was established; derived constants, all
+        from public parameters; what the guarantee assumes (adjacency, preprocessing, ...).
     solver : dict
-        Solver name, status and optimality residual of the released solve.
+        The backend that solved and the tolerance met (public facts only).
     parts : list of Certificate
         Sub-mechanisms composed into this one (budget splits).
-    label_source : LabelSource or None
-        Where the labels' public facts came from (None: no labels read, or stated by a part).
-    lam_rule : LamRule or None
-        How Λ was chosen (None: no Λ, or stated by a part).
-    row_map : RowMap or None
-        The public maps of the rows and their backend (None: not stated).
+    label_source, lam_rule, row_map : LabelSource, LamRule, RowMap or None
+        Where the labels' public facts came from, how Λ was chosen, the rows' public maps
+        and backend (None: not stated, or stated by a part).
     seeded : bool
-        True when the caller seeded the noise (:data:`SEEDED`): reproducible by whoever
-        knows the seed, so not private unless the seed is secret and used once.
+        True when the caller seeded the noise (:data:`SEEDED`).
 
     Typed facts (:class:`LabelSource`, :class:`LamRule`, :class:`RowMap`) given among
     ``assumptions`` go to their fields (:meth:`state`); the text renders every field.

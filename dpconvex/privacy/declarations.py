@@ -1,26 +1,14 @@
 """A user's template: each constant it declares is checked, or named as declared and not verified.
 
-The templates dpconvex ships derive their constants in docs/privacy (their class names the
-section: :func:`~dpconvex.privacy.checks.shipped_derivation`). Any other template (a class
-written in a notebook, or a subclass of a shipped one) is a *user template*, whose
-declarations :func:`declaration_conditions` checks against its own functions
-(docs/privacy/user_objectives.md#privacy-user-objectives): p against the parameter space;
-μ against the regularizer (derived for a shipped one, else probed on pairs of points); G,
-and with curvature r, c_u and T, against ``record_gradients`` on records of the public
-``record_domain`` at parameters of norm up to max(:data:`THETA_SCALES`) (Hessians by
-finite differences while p <= :data:`HESSIAN_PROBE_MAX_DIM`); that ``objective`` is the
-mean per-record loss plus the regularizer and the noise term, with a gradient that is the
-derivative of its value, and ``residual`` at least the optimality residual over the space;
-that a CVXPY form has no constraint the space lacks (the native solvers and the accuracy
-check would drop it) and the same objective.
-
-A probe refutes a declaration, it does not prove one; the certificate says which constants
-were probed and how. A constant nothing can check is "declared, not verified"
-(:attr:`Condition.unverified`): :func:`~dpconvex.privacy.release.release` refuses it unless
-the caller vouches for it (``vouch=``). The checks that read the template's own records
-pass on every dataset when its code is what it declares: they refuse only false
-declarations, adding no data-dependent refusal to a correct template
-(docs/privacy/user_objectives.md#privacy-vouch).
+A template dpconvex does not ship (:func:`~dpconvex.privacy.checks.shipped_derivation`: a
+class written in a notebook, or a subclass of a shipped one) has its declarations checked
+against its own functions by :func:`declaration_conditions`: p, μ, G (and r, c_u, T) probed
+on records of its public ``record_domain``, its objective, gradient, residual and CVXPY form
+compared (docs/privacy/user_objectives.md#privacy-user-objectives). A probe refutes, it does
+not prove; a constant nothing can check is "declared, not verified"
+(:attr:`Condition.unverified`), which :func:`~dpconvex.privacy.release.release` refuses
+unless the caller vouches for it (:func:`vouched`). The checks that read the template's own
+records refuse only false declarations (docs/privacy/user_objectives.md#privacy-vouch).
 """
 
 from __future__ import annotations
@@ -36,8 +24,7 @@ from ..templates.base import PrivacyConstants, Template, natural_residual
 from .certificate import Condition
 from .checks import declared_number, shipped_derivation, user_code
 
-__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions",
-           "vouched"]
+__all__ = ["HESSIAN_PROBE_MAX_DIM", "THETA_SCALES", "VOUCHABLE", "declaration_conditions", "vouched"]
 
 #: The constants a caller may vouch for (``vouch=``), as :attr:`Condition.unverified` names
 #: them (a cell-sum row bound: ``"data_norm"``).

@@ -2,22 +2,13 @@
 
 A mechanism names its noise as a law (:class:`Laplace`, :class:`Gaussian`,
 :class:`NormGamma`, :class:`SupNormGamma`, or a :class:`NoiseSum` of them) built from
-public parameters. The law draws (:meth:`Noise.sample`, for noise that enters an
-objective), adds and snaps (:meth:`Noise.add`, for every additive release: means,
-counts, sums, sufficient statistics, output perturbation, noisy gradients), and carries
-its public per-coordinate scale and moments for the noise reports and warnings. No
-mechanism draws from a generator or calls :func:`snap` itself; a test reads the
-package's source to keep it so.
-
-The samplers below the laws draw the noise of [CMS]_ (Alg. 1 and 2), of the K-norm
-mechanism for the sup norm and of the exponential mechanism. All take ``random_state``
-(None: a generator seeded from the OS; an int or :class:`numpy.random.Generator`:
-reproducible) and validate their scale parameters, because a wrong scale is a privacy bug.
-
-.. warning:: These samplers produce IEEE floating-point numbers. Mironov
-   (CCS 2012) showed that the low-order bits of floating-point Laplace noise can
-   leak the un-noised value. The guarantees computed by dpconvex are for the
-   idealized real-valued mechanism; see ``docs/privacy/accuracy_randomness.md``.
+public parameters. The law draws (:meth:`Noise.sample`: noise that enters an objective),
+adds and snaps (:meth:`Noise.add`: every additive release), and carries its public
+per-coordinate scale and moments for the reports and warnings. No mechanism draws from a
+generator or calls :func:`snap` itself (a test reads the package's source to keep it so).
+The samplers take ``random_state`` (None: seeded from the OS) and validate their scales.
+The guarantees are for the idealized real-valued mechanism; snapping and what it does not
+prove: docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
 References
 ----------
@@ -36,21 +27,9 @@ from .._random import RandomStateLike, check_random_state
 from .._validation import check_float
 from ..errors import ParameterError, PrivacyError
 
-__all__ = [
-    "SNAP_BITS",
-    "Gaussian",
-    "Laplace",
-    "Noise",
-    "NoiseSum",
-    "NormGamma",
-    "SupNormGamma",
-    "exponential_mechanism",
-    "norm_gamma",
-    "sup_norm_gamma",
-    "snap",
-    "snap_grid",
-    "symmetric_dimension",
-]
+__all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",
+           "exponential_mechanism", "norm_gamma", "sup_norm_gamma", "snap", "snap_grid",
+           "symmetric_dimension"]
 
 #: The snapping grid is 2^-SNAP_BITS of the noise scale (rounded down to a power of two).
 SNAP_BITS = 20
@@ -129,12 +108,9 @@ def norm_gamma(
     random_state: RandomStateLike = None,
     symmetric: bool = False,
 ) -> np.ndarray:
-    """Draw b with density proportional to exp(-beta * ||b||).
+    """Draw b with density ∝ exp(-beta * ||b||), ||.|| the Euclidean (Frobenius) norm.
 
-    ``||.||`` is the Euclidean (Frobenius) norm over the whole array. In a
-    p-dimensional space this density factors into a radius ``||b|| ~
-    Gamma(shape=p, scale=1/beta)`` and a direction uniform on the unit sphere
-    (a normalized standard Gaussian vector) [CMS]_, Alg. 1-2.
+    In p dimensions: radius ``||b|| ~ Gamma(p, 1/beta)`` times a uniform direction [CMS]_.
 
     Parameters
     ----------
@@ -145,12 +121,9 @@ def norm_gamma(
     random_state : None, int or numpy.random.Generator
         None (default) seeds from the OS.
     symmetric : bool
-        If True, the last two axes hold square symmetric matrices and the draw
-        lives in the symmetric subspace, of dimension
-        ``p = prod(shape[:-2]) * k (k + 1) / 2`` (orthonormal basis ``E_ii`` and
-        ``(E_ij + E_ji)/sqrt(2)``), so the density is ∝ exp(-beta ||b||_F) on
-        that space. Drawing in all k^2 coordinates and symmetrizing would not
-        have this density.
+        If True, the last two axes hold symmetric matrices and the draw lives in the
+        symmetric subspace (:func:`symmetric_dimension`; orthonormal basis ``E_ii``,
+        ``(E_ij + E_ji)/sqrt(2)``), where the density is ∝ exp(-beta ||b||_F).
 
     Returns
     -------
@@ -185,26 +158,11 @@ def norm_gamma(
 def sup_norm_gamma(
     shape: int | Sequence[int], beta: float, random_state: RandomStateLike = None
 ) -> np.ndarray:
-    """Draw b with density proportional to exp(-beta * ||b||_inf) over the whole array.
+    """Draw b with density ∝ exp(-beta * ||b||_inf) over the whole array (rate beta > 0).
 
-    The K-norm mechanism's sampler for the sup norm (Hardt & Talwar, STOC 2010, Section 2): a
-    radius ``r ~ Gamma(shape=p + 1, scale=1/beta)`` times a point uniform in the unit cube
-    [-1, 1]^p, p the number of entries. The density of b = r·z is
-    ∫_{||b||_inf}^∞ beta^{p+1} r^p e^{-beta r} / p! · (2r)^{-p} dr
-    = beta^p exp(-beta ||b||_inf) / (2^p p!), the law asked for.
-
-    Parameters
-    ----------
-    shape : int or tuple of int
-        Shape of the returned array.
-    beta : float
-        Rate, > 0 (epsilon / sensitivity in the sup norm).
-    random_state : None, int or numpy.random.Generator
-        None (default) seeds from the OS.
-
-    Returns
-    -------
-    numpy.ndarray of float64, of the given shape.
+    The K-norm sampler for the sup norm (Hardt & Talwar, STOC 2010): r ~ Gamma(p + 1, 1/beta)
+    times a point uniform in [-1, 1]^p, whose density is
+    ∫_{||b||_inf}^∞ beta^{p+1} r^p e^{-beta r} / p! · (2r)^{-p} dr = beta^p exp(-beta ||b||_inf) / (2^p p!).
 
     Examples
     --------
@@ -272,20 +230,11 @@ def snap_grid(noise_scale: float) -> float:
 def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     """Round a noisy release to a public power-of-two grid (after Mironov's snapping).
 
-    A floating-point sum fl(c + b) keeps, in its low-order bits, a trace of the
-    center c: an adversary who knows the two candidate centers of adjacent
-    datasets can tell them apart by a round-trip test (Mironov, CCS 2012;
-    ``dpconvex.audit.float_consistency_statistic`` measured it on output
-    perturbation). Rounding every coordinate to the grid g = 2^⌊log2 s⌋ · 2^-20
-    (s = ``noise_scale``, a public per-coordinate noise scale) erases those bits:
-    g is a power of two, so x/g, the rounding and the product are exact, and the
-    grid is far finer than the noise (rounding moves a coordinate by <= g/2 =
-    s·2^-21). Coordinates are clamped to ±2^48·g so that float spacing stays below
-    g/16. The release is a post-processing of the ideal real-valued mechanism
-    except when fl(c + b) and c + b round to different grid points, which needs
-    c + b within a few ulps of a cell boundary (probability ~ 2^-30 per
-    coordinate): docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness states
-    what this does and does not prove.
+    The low-order bits of fl(c + b) keep a trace of the center c (Mironov, CCS 2012).
+    Rounding every coordinate to g = 2^⌊log2 s⌋ · 2^-20 (s = ``noise_scale``) erases them
+    exactly (g is a power of two) and moves a coordinate by <= s·2^-21; coordinates are
+    clamped to ±2^48·g. What this does and does not prove:
+    docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
     Parameters
     ----------
@@ -307,11 +256,6 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
         clamp would overflow (a raw ``OverflowError``).
     PrivacyError
         If ``x`` contains NaN.
-
-    References
-    ----------
-    I. Mironov. On Significance of the Least Significant Bits for Differential
-    Privacy. CCS 2012, Section 5 (the snapping mechanism).
 
     Examples
     --------
@@ -343,13 +287,8 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
 
 # ------------------------------------------------------------------------------- laws
 class Noise:
-    """A public noise law on arrays: the one place where noise is added to a release.
-
-    A law is built from public parameters only (a mechanism's calibration). It draws
-    (:meth:`sample`: noise that enters an objective, as in objective perturbation), adds
-    and snaps (:meth:`add`: every additive release), and states the public facts the
-    reports and warnings read: :meth:`coordinate_scale` (the unit of the snapping grid)
-    and :meth:`moments`.
+    """A public noise law on arrays (module docstring): :meth:`sample`, :meth:`add` (draw and
+    snap), :meth:`coordinate_scale` (the snapping unit) and :meth:`moments`.
 
     Examples
     --------
@@ -383,23 +322,9 @@ class Noise:
 
     def add(self, value: np.ndarray | float, rng: np.random.Generator, *,
             shape: tuple[int, ...] | None = None) -> np.ndarray:
-        """``value`` plus one draw, snapped to the public grid of :meth:`coordinate_scale`.
-
-        Parameters
-        ----------
-        value : ndarray or float
-            The exact statistic (a mean, counts, sums, a minimizer, a gradient).
-        rng : numpy.random.Generator
-            The fit's noise generator.
-        shape : tuple of int, optional
-            The shape the law is drawn in (default: ``value``'s); the draw is reshaped
-            to ``value``'s shape (e.g. symmetric matrices over a flat parameter vector).
-
-        Returns
-        -------
-        ndarray of ``value``'s shape, every entry on the grid
-        :func:`snap_grid` ``(coordinate_scale(shape))`` (after Mironov, CCS 2012).
-        """
+        """``value`` (the exact statistic) plus one draw from ``rng``, snapped to the grid
+        :func:`snap_grid` ``(coordinate_scale(shape))``; the law is drawn in ``shape``
+        (default: ``value``'s) and reshaped to ``value``'s shape."""
         value = np.asarray(value, dtype=float)
         shape = value.shape if shape is None else tuple(int(s) for s in shape)
         return snap(self._noisy(value, shape, rng), self.coordinate_scale(shape))

@@ -61,9 +61,8 @@ class Release:
     calibration : Calibration or None
         Public calibration constants.
     diagnostics : SolveResult or None
-        The solve behind the release. NOT PRIVATE: for the data holder while
-        developing; never store it on a released model (estimators reach it only
-        through :func:`collect_diagnostics`).
+        The solve behind the release. NOT PRIVATE: never store it on a released model
+        (estimators reach it only through :func:`collect_diagnostics`).
 
     Examples
     --------
@@ -71,8 +70,8 @@ class Release:
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
     >>> rel = release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), "objective", Budget(1.0), rng=0)
-    >>> rel.theta.shape, rel.certificate.all_hold, rel.calibration.mechanism
-    ((3,), True, 'objective')
+    >>> rel.calibration.mechanism
+    'objective'
     """
 
     theta: np.ndarray | None
@@ -110,23 +109,17 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     dry_run : bool
         Stop after the certificate (no noise drawn, no solve): ``certify()``.
     seeded : bool or None
-        Whether the caller fixed the noise's seed (None: ``rng is not None``). A
-        seeded release is reproducible by whoever knows the seed: the certificate
-        then says so (DESIGN.md §4). Estimators pass what
-        :func:`dpconvex._random.noise_source` says (a generator handed down by a
-        search or sweep seeded from the OS is not seeded).
+        Whether the caller fixed the noise's seed (None: ``rng is not None``); the
+        certificate of a seeded release says so. Estimators pass what
+        :func:`dpconvex._random.noise_source` says.
     on_calibrated : callable or None
-        Called with the calibration once the conditions hold and the certificate is made,
-        before any noise is drawn (not in a dry run): an estimator's noise warning reads
-        the mechanism's noise from it (:meth:`Mechanism.noise_report` with
-        ``calibration=``), so a fit calibrates once. Its return value is ignored.
+        Called with the calibration before any noise is drawn (not in a dry run): an
+        estimator's noise warning reads it, so a fit calibrates once.
     vouch : iterable of str, default=()
-        Declared constants the caller vouches for although nobody verified them (e.g.
-        ``("curvature",)`` for a loss with no derivation on all of ℝ; the refusal names
-        them). A template dpconvex does not ship has each declared constant checked
-        (:func:`~dpconvex.privacy.declarations.declaration_conditions`); a constant that
-        cannot be checked is refused unless named here, and the certificate then states
-        that the caller vouched for it (docs/privacy/user_objectives.md#privacy-user-objectives).
+        Declared constants nobody could verify that the caller vouches for (e.g.
+        ``("curvature",)``); the certificate states it
+        (:func:`~dpconvex.privacy.declarations.vouched`,
+        docs/privacy/user_objectives.md#privacy-user-objectives).
 
     Returns
     -------
@@ -135,14 +128,12 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     Raises
     ------
     ParameterError
-        The template lacks members of the template contract
-        (:func:`~dpconvex.templates.base.missing_members`), or ``vouch`` names a constant
+        The template lacks members of the template contract, or ``vouch`` names a constant
         no condition rests on.
     PrivacyError
-        A condition of the proof fails, or rests on a constant nobody verified and the
-        caller did not vouch for.
+        A condition of the proof fails, or rests on a constant nobody verified or vouched for.
     SolverError
-        The solve failed or missed its tolerance, or produced non-finite values.
+        The solve failed, missed its tolerance, or produced non-finite values.
 
     Examples
     --------

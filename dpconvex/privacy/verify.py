@@ -30,9 +30,8 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
            ) -> tuple[Certificate, Calibration | None]:
     """Verify a template for a mechanism and compute its calibration (no noise, no solve).
 
-    The same dry run as an estimator's ``certify()`` (:func:`dpconvex.privacy.release.release`
-    with ``dry_run=True``): for the same template, mechanism and (ε, δ) the calibration
-    (e.g. the Gaussian σ, docs/privacy/gaussian_linear.md#privacy-gaussian-linear) is the one a fit would use.
+    The dry run of an estimator's ``certify()`` (:func:`~dpconvex.privacy.release.release`
+    with ``dry_run=True``): the calibration is the one a fit would use.
 
     Parameters
     ----------
@@ -40,21 +39,14 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     epsilon : float
         Requested ε > 0 (ignored for ``mechanism="none"``).
     mechanism : str
-        A registered mechanism name (:data:`MECHANISMS`), or one the estimators offer
-        for the template's kind (``"gaussian"``, ``"knorm_sum"`` and ``"norm_gamma_sum"`` on the class-sum
-        template of :class:`~dpconvex.estimators.centroids.PrivateGaussianCentroid`).
+        A registered mechanism name that is not a cover (approximate minima:
+        ``optimality_tol``), e.g. one of :data:`MECHANISMS` or a class-sum mechanism.
     delta : float, default=0.0
-        Requested δ: 0 for the pure ε-DP mechanisms ("objective", "output",
-        "norm_gamma_sum", "knorm_sum"), in (0, 1) for the (ε, δ) ones ("gaussian_objective",
-        "gaussian_output", "gaussian_objective_lm", "gaussian";
-        docs/privacy/gaussian_linear.md#privacy-gaussian-linear,
-        privacy-large-margin-softmax, privacy-class-centroids). Ignored for
-        ``mechanism="none"``.
+        Requested δ: 0 for the pure ε-DP mechanisms, in (0, 1) for the (ε, δ) ones (ignored
+        for ``mechanism="none"``).
     optimality_tol : float or None, default=None
         A float γ: approximate-minima perturbation around the mechanism, as the
-        estimators' ``optimality_tol`` ("amp" for a pure mechanism, "gaussian_amp" for
-        a Gaussian one; docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
-        privacy-gaussian-amp).
+        estimators' ``optimality_tol``.
     amp_fraction : float, default=0.1
         Share of (ε, δ) spent on the approximate-minima cover.
 
@@ -69,8 +61,7 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     Raises
     ------
     ParameterError
-        Unknown mechanism, invalid ε or δ, δ > 0 with a pure mechanism, or δ = 0 with
-        an (ε, δ) one (the mechanism's budget check names the alternative).
+        Unknown mechanism, invalid ε or δ, or δ that does not fit the mechanism.
     PrivacyError
         When a condition of the proof fails (nothing may be released).
 

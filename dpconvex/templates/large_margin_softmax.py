@@ -212,7 +212,7 @@ class SoftmaxPrivacyConstants(PrivacyConstants):
         (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).
     softmax_classes : int
         C when the per-record gradient is (e_y − p) ⊗ zzᵀ with ||z|| <= 1 (the form the
-        bound of :mod:`~dpconvex.privacy.accounting.softmax_gaussian` uses); 0 else.
+        softmax bound of :mod:`~dpconvex.privacy.accounting.objective_gaussian` uses); 0 else.
 
     Examples
     --------

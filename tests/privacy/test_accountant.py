@@ -24,7 +24,7 @@ from sklearn.base import clone
 from dpconvex import BudgetAccountant, BudgetError, Certificate, NoisyGradientDescent
 from dpconvex.errors import BudgetPickleError, BudgetProcessError, ParameterError
 from dpconvex.privacy.accounting import Spend
-from dpconvex.privacy.accounting.ledger import charge, check_budget, reserve_budget
+from dpconvex.privacy.accounting.ledger import reserve_budget
 
 
 def test_sequential_totals_and_exact_exhaustion():
@@ -130,21 +130,22 @@ def test_copies_share_the_ledger():
     assert clone(est).accountant is acc
 
 
-def test_charge_and_check_budget_helpers():
-    check_budget(None, 1e9)
-    charge(None, Certificate("x", 1.0, 1.0), "x")
+def test_reserve_budget_checks_the_ledger_and_commits_a_certificate():
+    with reserve_budget(None, 1e9) as hold:  # no ledger: a no-op hold
+        assert hold.commit_certificate(Certificate("x", 1.0, 1.0)) is None
     with pytest.raises(ParameterError, match="BudgetAccountant or None"):
-        check_budget({"epsilon": 1}, 0.1)
+        reserve_budget({"epsilon": 1}, 0.1)
     acc = BudgetAccountant(epsilon=1.0, delta=1e-6)
-    check_budget(acc, 1.0, 1e-6)
+    acc.check(1.0, 1e-6)
     with pytest.raises(BudgetError):
-        check_budget(acc, 1.1)
-    charge(acc, Certificate("m", epsilon_requested=0.5, epsilon=0.4, delta=1e-7), "model")
+        acc.check(1.1)
+    with reserve_budget(acc, 0.5, 1e-7, label="model") as hold:
+        hold.commit_certificate(Certificate("m", epsilon_requested=0.5, epsilon=0.4, delta=1e-7))
     assert acc.spent == pytest.approx((0.4, 1e-7))
     assert acc.spends[0].label == "model"
     nonprivate = Certificate("baseline", math.inf, math.inf, private=False)
-    with pytest.raises(BudgetError):
-        charge(acc, nonprivate, "baseline")
+    with pytest.raises(BudgetError), reserve_budget(acc, 0.1, label="baseline") as hold:
+        hold.commit_certificate(nonprivate)
 
 
 def test_estimator_is_refused_before_fitting():

@@ -12,7 +12,7 @@ from dpconvex.estimators.centroids import CENTROID_MENU
 from dpconvex.estimators.large_margin.learners import LARGE_MARGIN_MENU
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.estimators.ssp import SSP_MENU
-from dpconvex.privacy.rules.mechanism import resolve_mechanism
+from dpconvex.privacy.mechanisms.base import resolve_mechanism
 
 MENUS = {"linear": LINEAR_MENU, "large margin": LARGE_MARGIN_MENU, "centroid": CENTROID_MENU,
          "ssp": SSP_MENU, "naive Bayes": dp.PrivateGaussianNB.mechanism_menu}

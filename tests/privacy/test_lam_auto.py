@@ -15,6 +15,7 @@ from dpconvex.errors import ParameterError
 from dpconvex.estimators.linear import LINEAR_MENU
 from dpconvex.privacy.certificate import LamRule
 from dpconvex.privacy.mechanisms import build_mechanism
+from dpconvex.privacy.mechanisms.base import resolve_mechanism
 from dpconvex.privacy.rules.lam import (
     REFERENCE_NORM,
     REFERENCE_NORMS,
@@ -25,7 +26,6 @@ from dpconvex.privacy.rules.lam import (
     reference_norm_for,
     stability_weight_for,
 )
-from dpconvex.privacy.rules.mechanism import resolve_mechanism
 
 ESTIMATORS = (dp.PrivateLogisticRegression, dp.PrivateHuberSVM, dp.PrivateLinearClassifier)
 

@@ -32,8 +32,8 @@ from dpconvex.privacy.mechanisms import (
     NoiseReport,
     register,
 )
+from dpconvex.privacy.mechanisms.amp import GaussianApproximateMinima
 from dpconvex.privacy.mechanisms.base import solve_exact
-from dpconvex.privacy.mechanisms.gaussian_amp import GaussianApproximateMinima
 from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
 from dpconvex.privacy.noise import Laplace
 from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam

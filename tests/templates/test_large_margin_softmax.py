@@ -28,8 +28,6 @@ from dpconvex.privacy.accounting.analytic_gaussian import (
 from dpconvex.privacy.accounting.objective_gaussian import (
     objective_gaussian_delta,
     objective_gaussian_sigma,
-)
-from dpconvex.privacy.accounting.softmax_gaussian import (
     softmax_objective_delta,
     softmax_objective_sigma,
 )

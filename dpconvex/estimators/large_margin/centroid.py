@@ -35,6 +35,7 @@ from ...data.operators import row_norms
 from ...data.preprocess import clip_rows
 from ...data.row_scaling import normalize_rows
 from ...errors import ParameterError
+from ...privacy.budget import has_positive_delta
 from ...privacy.certificate import Certificate, RowMap
 from ...privacy.rules.large_margin import (
     CENTROID,
@@ -43,7 +44,6 @@ from ...privacy.rules.large_margin import (
     resolved_row_norm,
     single_component,
 )
-from ...privacy.rules.mechanism import has_positive_delta
 from ...templates.large_margin_rows import AugmentedRows
 from ..base import CertificateHold, FitContext
 from ..centroids import CENTROID_MENU, PrivateGaussianCentroid, prior_penalty
@@ -156,7 +156,7 @@ def centroid_mechanism(est: LargeMarginSettings) -> str:
     """The inner mechanism: "gaussian" with ``delta > 0``, else "knorm_sum" (pure ε).
 
     The rule of ``mechanism="auto"`` for the class sums
-    (:func:`dpconvex.privacy.rules.mechanism.resolve_mechanism`).
+    (:func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`).
     """
     pure, approximate = CENTROID_MENU.auto
     return approximate if has_positive_delta(est.delta) else pure

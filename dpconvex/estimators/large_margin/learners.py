@@ -40,6 +40,7 @@ from ...objectives.losses import Frobenius, HuberHinge
 from ...privacy.budget import Budget, remaining
 from ...privacy.certificate import Certificate, LamRule, RowMap, compose_sequential
 from ...privacy.mechanisms import Mechanism, MechanismMenu, require_noise_report
+from ...privacy.mechanisms.base import resolve_mechanism
 from ...privacy.mechanisms.perturbation import half_epsilon_modulus, hessian_trace_bound
 from ...privacy.release import release
 from ...privacy.rules.large_margin import (
@@ -52,7 +53,6 @@ from ...privacy.rules.large_margin import (
     resolved_structure,
     uses_centroid,
 )
-from ...privacy.rules.mechanism import resolve_mechanism
 from ...solvers.registry import auto_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm

@@ -1,21 +1,13 @@
 """The analytic Gaussian mechanism: the smallest σ for one (ε, δ)-DP Gaussian release.
 
-For a statistic f with L2 sensitivity Δ (sup over adjacent D, D′ of
-‖f(D) − f(D′)‖₂), the release f(D) + N(0, σ² I) is (ε, δ)-differentially
-private **if and only if** ([BW18]_, Theorem 8)
+For a statistic of L2 sensitivity Δ, f(D) + N(0, σ² I) is (ε, δ)-DP **if and only if**
+([BW18]_, Theorem 8)
 
     δ(ε, σ) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) <= δ,
 
-with Φ the standard normal CDF. The left side is the hockey-stick divergence
-of N(0, σ²) from N(Δ, σ²) (the privacy profile of the worst pair, reduced to
-one dimension by rotation invariance); it decreases strictly in σ, so the
-smallest σ is found by bisection on the scale-free ratio σ/Δ
-(:func:`analytic_gaussian_sigma`; [BW18]_ Alg. 1 solves the same equation in
-another variable). Unlike the classical σ = Δ √(2 ln(1.25/δ))/ε (Dwork & Roth
-2014, Thm. A.1), the condition is exact and holds for every ε > 0, not only
-ε < 1; it gives the smaller σ wherever both apply.
-
-docs/privacy/large_margin.md#privacy-class-centroids uses it for the DP class centroids.
+the hockey-stick divergence of N(0, σ²) from N(Δ, σ²). It decreases strictly in σ, so the
+smallest σ is found by bisection on σ/Δ (:func:`analytic_gaussian_sigma`). Unlike the
+classical σ = Δ √(2 ln(1.25/δ))/ε ([DR14]_ Thm. A.1) it is exact for every ε > 0.
 
 References
 ----------
@@ -36,12 +28,7 @@ from scipy.special import log_ndtr, ndtr
 from ..._validation import check_float
 from .gaussian import _bisect
 
-__all__ = [
-    "ANALYTIC_RTOL",
-    "analytic_gaussian_delta",
-    "analytic_gaussian_sigma",
-    "classical_gaussian_sigma",
-]
+__all__ = ["ANALYTIC_RTOL", "analytic_gaussian_delta", "analytic_gaussian_sigma", "classical_gaussian_sigma"]
 
 #: Relative width of the final bisection bracket (the returned σ is feasible and at
 #: most this much above the smallest feasible σ).

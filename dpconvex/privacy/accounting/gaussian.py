@@ -36,18 +36,8 @@ from ...objectives.losses import Loss
 if TYPE_CHECKING:
     import dp_accounting
 
-__all__ = [
-    "ACCOUNTING",
-    "PLD_MAX_POINTS",
-    "accountant_name",
-    "calibrate_noise_multiplier",
-    "check_pld_size",
-    "default_learning_rate",
-    "gaussian_composition_epsilon",
-    "gdp_epsilon",
-    "gdp_mu",
-    "pld_points",
-]
+__all__ = ["ACCOUNTING", "PLD_MAX_POINTS", "accountant_name", "calibrate_noise_multiplier", "check_pld_size",
+           "default_learning_rate", "gaussian_composition_epsilon", "gdp_epsilon", "gdp_mu", "pld_points"]
 
 #: Accountants of ``dp_accounting`` that may calibrate the noise.
 ACCOUNTING = ("rdp", "pld")

@@ -1,19 +1,15 @@
 """A privacy-budget ledger: sequential and parallel composition of (ε, δ) spends.
 
-A :class:`BudgetAccountant` holds a total budget (ε, δ) for one data set and records every
-private release made from it. Releases compose sequentially (the ε's and δ's add: [DR14]_
-Thm. 3.16) or, inside a :meth:`BudgetAccountant.parallel` block of releases on disjoint
-records, in parallel (the block costs the maximum ε and δ: [McS09]_ Thm. 4).
-
-Estimators hold a reservation (:func:`reserve_budget`) from before the fit until the
-certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before any
-computation when (ε, δ) does not fit in what remains (other threads' reservations
-included), the commit records what the certificate guarantees, and an exception gives the
-hold back. Every read and write holds one lock; a ``parallel()`` block belongs to the
-:mod:`contextvars` context that opened it. Only the ledger object in the process that
-created it spends: a copy (unpickled in a worker, or forked) refuses with
-:class:`~dpconvex.errors.BudgetProcessError`. The rules and their tests:
-docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
+A :class:`BudgetAccountant` holds a total (ε, δ) for one data set and records every private
+release from it: sequential composition adds the ε's and δ's ([DR14]_ Thm. 3.16); a
+:meth:`BudgetAccountant.parallel` block of releases on disjoint records costs the maximum
+([McS09]_ Thm. 4). Estimators hold a reservation (:func:`reserve_budget`) from before the fit
+until the certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before any
+computation when (ε, δ) does not fit in what remains, the commit records what the certificate
+guarantees, an exception gives the hold back. One lock guards every read and write; a
+``parallel()`` block belongs to the :mod:`contextvars` context that opened it; a copy in
+another process refuses to spend (:class:`~dpconvex.errors.BudgetProcessError`). The rules
+and their tests: docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
 
 .. warning:: The ledger trusts its caller that every release from the data set is charged
    to it, and that releases in a ``parallel()`` block read disjoint records. Basic
@@ -48,15 +44,7 @@ from ...errors import BudgetError, BudgetProcessError, ParameterError
 if TYPE_CHECKING:
     from ..certificate import Certificate
 
-__all__ = [
-    "BUDGET_RTOL",
-    "BudgetAccountant",
-    "Reservation",
-    "Spend",
-    "charge",
-    "check_budget",
-    "reserve_budget",
-]
+__all__ = ["BUDGET_RTOL", "BudgetAccountant", "Reservation", "Spend", "reserve_budget"]
 
 #: Relative slack of the budget comparison, absorbing floating-point rounding
 #: of the sums (e.g. ten spends of 0.1 against a budget of 1.0).
@@ -395,56 +383,6 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
     if acc is None:
         return Reservation(None, -1, Spend(str(label), epsilon, delta))
     return acc.reserve(epsilon, delta, label=label)
-
-
-def check_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float = 0.0,
-                 owner: str = "estimator") -> None:
-    """Before a fit: raise :class:`BudgetError` if (ε, δ) does not fit (no-op for None).
-
-    Not atomic with the later :func:`charge`: prefer :func:`reserve_budget` when fits may
-    run concurrently. ``ParameterError`` if ``accountant`` is neither None nor a ledger.
-
-    Examples
-    --------
-    >>> from dpconvex import BudgetAccountant, BudgetError
-    >>> from dpconvex.privacy.accounting import check_budget
-    >>> acc = BudgetAccountant(epsilon=1.0)
-    >>> check_budget(acc, 0.5)
-    >>> try:
-    ...     check_budget(acc, 2.0)
-    ... except BudgetError:
-    ...     print("refused")
-    ...
-    refused
-    """
-    acc = _check_accountant(accountant, owner)
-    if acc is not None:
-        acc.check(epsilon, delta)
-
-
-def charge(accountant: BudgetAccountant | None, certificate: Certificate, label: str) -> None:
-    """After a fit: record the certificate's (ε, δ) under ``label`` (no-op for None).
-
-    A non-private certificate is charged ε = inf, which only an unlimited ledger accepts.
-    Call it before storing the fitted attributes, so a refused charge (``BudgetError``)
-    leaves no fitted model behind.
-
-    Examples
-    --------
-    >>> from dpconvex import BudgetAccountant, Certificate
-    >>> from dpconvex.privacy.accounting import charge
-    >>> acc = BudgetAccountant(epsilon=1.0, delta=1e-5)
-    >>> cert = Certificate("model", epsilon_requested=0.5, epsilon=0.5, delta=1e-6)
-    >>> charge(acc, cert, label="model")
-    >>> acc.spent
-    (0.5, 1e-06)
-    >>> charge(None, cert, label="model")   # no ledger: nothing to record
-    """
-    acc = _check_accountant(accountant, label)
-    if acc is None:
-        return
-    eps = float(certificate.epsilon) if certificate.private else math.inf
-    acc.spend(eps, float(certificate.delta), label=label)
 
 
 class Reservation:

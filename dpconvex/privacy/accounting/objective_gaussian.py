@@ -1,32 +1,24 @@
 """Privacy profile of Gaussian objective perturbation: δ(ε) from a written loss bound.
 
-Objective perturbation with b ~ N(0, σ² I) (in orthonormal coordinates of the
-parameter space) and the exact minimizer θ(b) of a smooth, μ-strongly convex
-objective J(θ; D) + ⟨b, θ⟩/n. For replace-one neighbours D, D′ (record z
-replaced by z′) the map b ↦ θ is a bijection and, at an output θ, the two
-noise vectors differ by v(θ) = ∇ℓ(θ; z) − ∇ℓ(θ; z′) with ‖v‖ <= S = 2G. The
-privacy loss at θ is (docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound)
-
-    L(θ) = log φ_σ(b) / φ_σ(b + v) + log |det ∂b/∂θ (D)| / |det ∂b/∂θ (D′)|
-         <= (2⟨b, v⟩ + ‖v‖²) / (2σ²) + ε_J
-         <= a R + a²/2 + ε_J,           a = S/σ,  R = ‖P_V b‖/σ,
-
-with V the (at most k-dimensional) span that contains v(θ) for *every* θ of
-this pair (linear ERM: span{x, x′}, k = 2; the softmax large-margin template:
-k = 2(C − 1)), and ε_J the one-sided Jacobian slack r log(1 + T/(r n μ))
-(privacy-jacobian-slack). Under M(D) the noise is exactly b ~ N(0, σ² I), so R ~ χ_k. Since
-the hockey-stick divergence δ(ε) = E_{M(D)}[(1 − e^{ε − L})₊] is increasing
-in L, replacing L by the bound gives a valid upper bound:
+Objective perturbation with b ~ N(0, σ² I) and the exact minimizer of a smooth, μ-strongly
+convex J(θ; D) + ⟨b, θ⟩/n. For replace-one neighbours the privacy loss at θ is at most
+a R + a²/2 + ε_J with a = S/σ (S = 2G), R = ‖P_V b‖/σ ~ χ_k (V the k-dimensional span
+holding every gradient difference of the pair) and ε_J the one-sided Jacobian slack, so
+(derived in docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound)
 
     δ(ε) <= E_{R ~ χ_k} [(1 − exp(ε − ε_J − a²/2 − a R))₊]           (★)
 
-This extends Kifer, Smith & Thakurta (2012, Thm. 2), who bound ⟨b, v⟩ by a
-Gaussian tail in one direction (add-remove, rank-one Hessians), to replace-one
-adjacency via the χ_k projection and to the integrated (hockey-stick) form,
-which is never looser than a tail bound P[L > ε]. (★) with k = 1 replaced by a
-one-sided N(0, 1) is Balle & Wang's exact profile of the Gaussian mechanism:
-for k >= 1, χ_k stochastically dominates N(0, 1), so the σ solved here is
-never below the analytic-Gaussian σ for the same sensitivity (tested).
+For k >= 1 the σ solved here is never below the analytic-Gaussian σ for the same
+sensitivity ([BW18]_; tested).
+
+A second bound for the softmax large-margin template (S = 2√2): the loss is at most
+ε_J + S²/(2σ²) + W/σ, W a sum of two maxima over the C − 1 other classes of N(0, 2‖U‖²)
+differences, so by the union bound (:func:`softmax_objective_delta`; derived in
+docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)
+
+    δ(ε) <= ∫_{t0}^∞ (e^{c − t/σ}/σ) min(1, 2(C − 1) Φ̄(t/(2√2))) dt,   c = ε − ε_J − S²/(2σ²),
+
+t0 = cσ: a lighter tail than the χ_{2(C−1)} of (★); the mechanism uses the smaller σ.
 
 References
 ----------
@@ -46,11 +38,12 @@ import math
 from collections.abc import Callable
 
 from scipy import integrate
-from scipy.special import chdtrc, gammaln
+from scipy.special import chdtrc, gammaln, ndtr
 
 from ...errors import PrivacyError
 
-__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_feasible_sigma"]
+__all__ = ["objective_gaussian_delta", "objective_gaussian_sigma", "smallest_feasible_sigma",
+           "softmax_objective_delta", "softmax_objective_sigma"]
 
 #: Relative width of the final bisection bracket on σ (the returned σ is feasible).
 SIGMA_RTOL = 1e-10
@@ -154,3 +147,56 @@ def smallest_feasible_sigma(ok: Callable[[float], bool], scale: float) -> float:
         else:
             lo = mid
     return hi
+
+
+#: S²/2 of the softmax bound, S = 2√2.
+_S2_HALF = 4.0  # S²/2 with S = 2√2
+
+
+def softmax_objective_delta(epsilon: float, sigma: float, n_classes: int,
+                            slack: float = 0.0) -> float:
+    """The bound above on δ(ε) for S = 2√2 and ||z|| <= 1
+    (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective): ε of the
+    guarantee (the one-sided Jacobian ``slack`` ε_J included), σ of each orthonormal noise
+    coordinate, C = ``n_classes`` >= 2.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.objective_gaussian import (
+    ...     softmax_objective_delta, softmax_objective_sigma)
+    >>> sigma = softmax_objective_sigma(1.0, 1e-5, n_classes=3)
+    >>> softmax_objective_delta(1.0, sigma, n_classes=3) <= 1e-5
+    True
+    """
+    if not (sigma > 0 and n_classes >= 2):
+        raise PrivacyError(f"softmax_objective_delta: need sigma > 0 and C >= 2; got {sigma}, "
+                           f"{n_classes}. Pass values in range.")
+    c = epsilon - slack - _S2_HALF / (sigma * sigma)
+    if c <= 0.0:
+        return 1.0
+    t0 = c * sigma
+
+    def integrand(t: float) -> float:  # g′(t) P[W > t], the tail by the union bound
+        tail = min(1.0, 2.0 * (n_classes - 1) * float(ndtr(-t / (2.0 * math.sqrt(2.0)))))
+        return math.exp(c - t / sigma) / sigma * tail
+
+    t_max = t0 + 60.0 * sigma + 60.0
+    val, _ = integrate.quad(integrand, t0, t_max, epsabs=0.0, epsrel=1e-12, limit=400)
+    # the truncated part: ∫_{t_max}^∞ g′(t) dt <= e^{c − t_max/σ}
+    return min(1.0, val + math.exp(c - t_max / sigma))
+
+
+@functools.lru_cache(maxsize=256)  # every argument is public; a fit calibrates twice
+def softmax_objective_sigma(epsilon: float, delta: float, n_classes: int,
+                            slack: float = 0.0) -> float:
+    """Smallest σ (bisection, the feasible end) with :func:`softmax_objective_delta` <= δ.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting.objective_gaussian import softmax_objective_sigma
+    >>> round(softmax_objective_sigma(1.0, 1e-5, n_classes=3), 3)
+    11.408
+    """
+    _check_budget("softmax_objective_sigma", epsilon, delta, slack)
+    return smallest_feasible_sigma(
+        lambda s: softmax_objective_delta(epsilon, s, n_classes, slack) <= delta, 1.0)

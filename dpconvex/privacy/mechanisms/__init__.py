@@ -2,9 +2,7 @@
 
 from . import bounds as _bounds  # noqa: F401  ("quantile_range", "stable_vocabulary")
 from . import gaussian as _gaussian  # noqa: F401  ("gaussian", "norm_gamma_sum", "knorm_sum")
-from . import gaussian_amp as _gaussian_amp  # noqa: F401  (registers "gaussian_amp")
-from . import gaussian_linear as _gaussian_linear  # noqa: F401  (gaussian_objective/_output)
-from . import gaussian_objective_lm as _gaussian_objective_lm  # noqa: F401  (large margin)
+from . import gaussian_linear as _gaussian_linear  # noqa: F401  (the Gaussian ERM mechanisms)
 from . import noisy_gd as _noisy_gd  # noqa: F401  (registers "noisy_gd")
 from . import ssp as _ssp  # noqa: F401  ("ssp", "gaussian_ssp", "none_ssp")
 from .amp import ApproximateMinima
@@ -16,6 +14,7 @@ from .base import (
     Mechanism,
     MechanismMenu,
     NoiseReport,
+    NonPrivateBaseline,
     PublicProblem,
     build_mechanism,
     get_mechanism,
@@ -30,7 +29,6 @@ from .perturbation import (
     OutputPerturbation,
     calibrate_objective_perturbation,
     calibrate_output_perturbation,
-    coordinate_scale,
     half_epsilon_modulus,
     hessian_trace_bound,
     jacobian_slack,
@@ -38,31 +36,9 @@ from .perturbation import (
 )
 from .scalar import Exponential  # also registers "laplace_mean"
 
-__all__ = [
-    "MECHANISMS",
-    "PLACEMENTS",
-    "ApproximateMinima",
-    "Calibration",
-    "ExactMinimizer",
-    "DPKMeans",
-    "Exponential",
-    "Mechanism",
-    "MechanismMenu",
-    "NoiseReport",
-    "PublicProblem",
-    "build_mechanism",
-    "NonPrivate",
-    "ObjectivePerturbation",
-    "OutputPerturbation",
-    "calibrate_objective_perturbation",
-    "calibrate_output_perturbation",
-    "coordinate_scale",
-    "get_mechanism",
-    "half_epsilon_modulus",
-    "hessian_trace_bound",
-    "jacobian_slack",
-    "jacobian_slack_two_sided",
-    "mechanism_names",
-    "register",
-    "require_noise_report",
-]
+__all__ = ["MECHANISMS", "PLACEMENTS", "ApproximateMinima", "Calibration", "ExactMinimizer", "DPKMeans",
+           "Exponential", "Mechanism", "MechanismMenu", "NoiseReport", "NonPrivateBaseline", "PublicProblem",
+           "build_mechanism", "NonPrivate", "ObjectivePerturbation", "OutputPerturbation",
+           "calibrate_objective_perturbation", "calibrate_output_perturbation", "get_mechanism",
+           "half_epsilon_modulus", "hessian_trace_bound", "jacobian_slack", "jacobian_slack_two_sided",
+           "mechanism_names", "register", "require_noise_report"]

@@ -1,19 +1,25 @@
-"""Approximate-minima perturbation (Iyengar et al., IEEE S&P 2019;
-docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
+"""Approximate-minima perturbation ([INS+19]_ Alg. 1), pure and Gaussian.
 
-The budget is split: ε₁ = (1 - fraction)·ε for the inner mechanism (objective
-or output perturbation) and ε₂ = fraction·ε for extra output noise covering the
-distance (<= ``template.distance_bound(γ, μ)``) between the released point and
-the exact minimizer; the solve must reach residual <= γ.
+The budget is split: (1 - fraction) for the inner mechanism (objective or output
+perturbation) and ``fraction`` for extra output noise covering the distance ρ <=
+``template.distance_bound(γ, μ)`` between the released point and the exact minimizer; the
+solve must reach residual <= γ. The pure cover is norm-Gamma noise of rate ε₂/(2ρ)
+(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); the Gaussian cover
+(:class:`GaussianApproximateMinima`) is the analytic Gaussian σ ([BW18]_) for the
+sensitivity 2ρ at a share of (ε, δ) (adaptive composition:
+docs/privacy/gaussian_linear.md#privacy-gaussian-amp).
 
 References
 ----------
 .. [INS+19] R. Iyengar, J. P. Near, D. Song, O. Thakkar, A. Thakurta, L. Wang.
    Towards Practical Differentially Private Convex Optimization. IEEE S&P 2019.
+.. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
+   Differential Privacy. ICML 2018, Theorem 8.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,9 +27,10 @@ import numpy as np
 from ..._validation import check_float
 from ...errors import ParameterError, PrivacyError
 from ...solvers.base import Backend, SolveResult
+from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget, split_budget
 from ..certificate import Certificate, Condition, compose_sequential
-from ..noise import Noise, NoiseSum, NormGamma
+from ..noise import Gaussian, Noise, NoiseSum, NormGamma
 from .base import (
     Calibration,
     Mechanism,
@@ -37,7 +44,7 @@ if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate
     from .base import ConstantsSource
 
-__all__ = ["ApproximateMinima"]
+__all__ = ["ApproximateMinima", "GaussianApproximateMinima"]
 
 
 @register
@@ -49,7 +56,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
     inner : str
         The inner mechanism's registry name: any registered mechanism whose
         :meth:`~Mechanism.noise_report` places its noise on the objective or the output
-        and that is pure (:class:`~.gaussian_amp.GaussianApproximateMinima`: (ε, δ)), e.g.
+        and that is pure (:class:`GaussianApproximateMinima`: (ε, δ)), e.g.
         "objective" or "output". An output-placement inner provides ``noise_law`` (the law of the noise it
         adds to the minimizer; the cover is added to it before the one snap).
     gamma : float
@@ -129,7 +136,7 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
 
     def _cover_noise(self, cover: Budget, sensitivity: float) -> tuple[float, dict[str, Any]]:
         """(rate, extra quantities) of the cover noise for the sensitivity 2ρ: norm-Gamma of
-        rate ε₂/(2ρ) (Gaussian in gaussian_amp.py)."""
+        rate ε₂/(2ρ) (Gaussian: :class:`GaussianApproximateMinima`)."""
         return cover.epsilon / sensitivity, {}
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
@@ -144,7 +151,8 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         inner = calibration.extra["inner"] if calibration is not None else None
         return self.inner.noise_report(problem, main, mu, calibration=inner)
 
-    #: The certificate's words for the cover and the whole (the Gaussian form: gaussian_amp.py).
+    #: The certificate's words for the cover and the whole (:class:`GaussianApproximateMinima`:
+    #: the Gaussian form).
     cover_label = "AMP output cover (Iyengar et al. 2019)"
     composition_label = "approximate-minima perturbation"
     composition_assumption = (
@@ -204,9 +212,78 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
         return cover.add(theta, rng, shape=template.noise_shape), res, True
 
     def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
-        """The cover's noise: norm-Gamma of the cover's rate (Gaussian in gaussian_amp.py)."""
+        """The cover's noise: norm-Gamma of the cover's rate (Gaussian in the Gaussian form)."""
         return NormGamma(cal.noise_rate, symmetric=template.noise_symmetric)
 
     def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:
         return []
+
+
+@register
+class GaussianApproximateMinima(ApproximateMinima):
+    """Approximate-minima perturbation around a Gaussian mechanism, with Gaussian cover noise.
+
+    Parameters
+    ----------
+    inner : str
+        The inner mechanism's registry name: an (ε, δ) mechanism whose noise report places
+        its noise on the objective or the output (e.g. "gaussian_objective",
+        "gaussian_output").
+    gamma : float
+        Optimality residual the solve must reach (``optimality_tol``).
+    fraction : float
+        Share a of ε and of δ spent on the cover noise, in (0, 1).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.objectives import Logistic
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates import LinearERMTemplate
+    >>> # np, X (40 rows of norm 1), y (labels ±1): the doctest namespace, conftest.py
+    >>> template = LinearERMTemplate(Logistic(), 0.1, 1.0, X, y)
+    >>> mech = get_mechanism("gaussian_amp")
+    >>> mech.pure
+    False
+    >>> rel = release(template, mech, Budget(1.0, 1e-5), rng=0)
+    >>> rel.theta.shape, rel.certificate.delta <= 1e-5
+    ((3,), True)
+    """
+
+    name = "gaussian_amp"
+    pure = False
+    alternative = "objective"
+
+    def __init__(self, inner: str = "gaussian_objective", gamma: float = 1e-4,
+                 fraction: float = 0.1):
+        super().__init__(inner, gamma, fraction)
+        self.budget_name = f"{self.inner.name} with optimality_tol"
+
+    cover_label = "Gaussian AMP output cover (Iyengar et al. 2019, analytic Gaussian)"
+    composition_label = "Gaussian approximate-minima perturbation"
+    composition_assumption = (
+        "adaptive composition: the exact minimizer is (eps1, delta1)-DP; given it, the "
+        "solver's error (norm <= rho) plus the cover noise is a Gaussian mechanism of "
+        "sensitivity 2 rho (docs/privacy/gaussian_linear.md#privacy-gaussian-amp)")
+
+    def _cover_noise(self, cover: Budget, sensitivity: float) -> tuple[float, dict[str, Any]]:
+        """σ₂: the analytic Gaussian σ at (ε₂, δ₂) for the sensitivity 2ρ."""
+        sigma = analytic_gaussian_sigma(cover.epsilon, cover.delta, sensitivity)
+        return math.nan, {"noise std": sigma, "delta at sigma": analytic_gaussian_delta(
+            cover.epsilon, sigma, sensitivity)}
+
+    def _cover_description(self, template: ObjectiveTemplate, cal: Calibration
+                           ) -> tuple[list[Condition], dict[str, Any]]:
+        cover = cal.extra["cover"]
+        sigma, dlt = float(cal.extra["noise std"]), cal.extra["delta at sigma"]
+        return [Condition("cover calibration", dlt <= cover.delta,
+                          "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2 rho",
+                          f"sigma = {sigma:.6g}: delta({cover.epsilon:.6g}) = {dlt:.3g} <= "
+                          f"{cover.delta:.3g}")], {
+            "distance bound rho": cal.extra["radius"], "sensitivity 2*rho": cal.sensitivity,
+            "cover noise std": sigma}
+
+    def cover_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
+        """The cover's noise: N(0, σ²) per coordinate, σ for the sensitivity 2ρ."""
+        return Gaussian(float(cal.extra["noise std"]))

@@ -1,11 +1,9 @@
 """The ``Mechanism`` interface, its calibration record and the one registry of mechanisms.
 
-A mechanism owns everything of a privacy proof that is not the learning
-problem: its budget checks, the conditions it needs from a template, its
-calibration (from public constants only), its noise draw and its part of the
-certificate. :func:`dpconvex.privacy.release.release` runs any mechanism the
-same way; estimators read the allowed names from :data:`MECHANISMS` and never
-compare mechanism names themselves.
+A mechanism owns everything of a privacy proof that is not the learning problem: its budget
+checks, the conditions it needs from a template, its calibration (public constants only),
+its noise and its part of the certificate; :func:`dpconvex.privacy.release.release` runs
+any mechanism the same way.
 """
 
 from __future__ import annotations
@@ -16,36 +14,23 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, Union
 
 import numpy as np
 
 from ...errors import ParameterError, PrivacyError, SolverError
 from ...solvers.base import Backend, SolveResult, SolveStatus, retry_advice
-from ..budget import Budget
+from ..budget import Budget, has_positive_delta
 from ..certificate import Certificate, Condition
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants, Template
     from ..noise import Noise
 
-__all__ = [
-    "MECHANISMS",
-    "PLACEMENTS",
-    "Calibration",
-    "ExactMinimizer",
-    "Mechanism",
-    "MechanismMenu",
-    "NoiseReport",
-    "PublicProblem",
-    "at_modulus",
-    "build_mechanism",
-    "get_mechanism",
-    "mechanism_names",
-    "register",
-    "require_noise_report",
-    "solve_exact",
-]
+__all__ = ["MECHANISMS", "PLACEMENTS", "AutoMechanism", "Calibration", "ExactMinimizer", "Mechanism",
+           "MechanismMenu", "NoiseReport", "NonPrivateBaseline", "PublicProblem", "at_modulus",
+           "build_mechanism", "get_mechanism", "mechanism_names", "register", "require_noise_report",
+           "resolve_mechanism", "solve_exact"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,35 +95,23 @@ class NoiseReport:
 
     Attributes
     ----------
-    mechanism : str
-        Name of the mechanism that draws the noise (approximate minima: its inner one).
-    placement : {"objective", "output", "gradient", "sum", "none"}
-        Where the noise enters (:data:`PLACEMENTS`).
+    mechanism, placement : str
+        The mechanism that draws the noise (approximate minima: its inner one), and where
+        the noise enters (:data:`PLACEMENTS`).
     dimension : int
         p, the number of noise coordinates (per cell for DP k-means).
     epsilon, delta : float
         The budget the noise is calibrated with (approximate minima: the inner share).
-    modulus : float or ndarray
-        μ, the strong-convexity modulus asked about (NaN where none applies).
-    modulus_eff : float or ndarray
-        μ + Δ, the modulus of the objective that is solved (objective perturbation may
-        add Δ; equal to ``modulus`` elsewhere).
+    modulus, modulus_eff : float or ndarray
+        μ asked about (NaN where none applies), and μ + Δ of the objective that is solved.
     modulus_floor : float
         The smallest modulus at which the calibration adds no Δ (0 when it never does).
-    sensitivity : float or ndarray
-        The sensitivity the noise is calibrated to.
-    expected_norm : float or ndarray
-        E‖b‖ (norm-Gamma noise: p/β; Gaussian: its bound √p σ). Gradient placement: the
-        same for the noise on the weighted average of the noisy steps behind the release.
-    expected_sq_norm : float or ndarray
-        E‖b‖² (norm-Gamma: p(p + 1)/β²; Gaussian: p σ²).
-    coordinate_scale : float or ndarray
-        The public per-coordinate scale of the noise (E‖b‖/√p, or σ, or the step's σ).
-    grad_bound : float
-        G, the bound on one record's loss gradient the noise is compared with (NaN where
-        none applies).
-    clip : float
-        Gradient placement: the per-example clip C (inf elsewhere).
+    sensitivity, expected_norm, expected_sq_norm, coordinate_scale : float or ndarray
+        The sensitivity; E‖b‖ (norm-Gamma: p/β; Gaussian: its bound √p σ; gradient
+        placement: of the average of the noisy steps), E‖b‖² and the per-coordinate scale.
+    grad_bound, clip : float
+        G of one record's loss gradient (NaN where none applies); the per-example clip C
+        (gradient placement; inf elsewhere).
     calibration : Calibration or None
         The calibration behind the report (None on a grid of moduli).
     extra : dict
@@ -179,11 +152,8 @@ class NoiseReport:
 
 @dataclass(frozen=True)
 class PublicProblem:
-    """What :meth:`Mechanism.noise_report` reads of a problem whose template is not built yet.
-
-    ``n`` and the declared :class:`~dpconvex.templates.base.PrivacyConstants` (and, for the
-    Gaussian objective mechanisms, the declared gradient-difference span k): the Λ rule
-    evaluates a mechanism's noise on this before any data are read.
+    """What :meth:`Mechanism.noise_report` reads of a problem before any data are read (the Λ
+    rule): ``n``, the declared constants and, for the Gaussian objective mechanisms, k.
 
     Examples
     --------
@@ -236,21 +206,6 @@ def at_modulus(consts: PrivacyConstants, mu: float | np.ndarray) -> PrivacyConst
 class Mechanism(ABC, Generic[TemplateT]):
     """A privacy mechanism (one class per mechanism, registered in :data:`MECHANISMS`).
 
-    Attributes
-    ----------
-    name : str
-        Registry name (the estimators' ``mechanism=`` value).
-    needs : frozenset of str
-        What the mechanism's proof needs from a template: ``"strong_convexity"``,
-        ``"curvature"`` (bounded loss curvature: objective perturbation),
-        ``"distance_bound"`` (approximate minima).
-    private : bool
-        False only for the explicit non-private baseline.
-    solves : bool
-        Whether :meth:`run` calls a solver backend.
-    pure : bool
-        True for ε-DP mechanisms (δ must be 0).
-
     Examples
     --------
     >>> from dpconvex.privacy.mechanisms import Mechanism, get_mechanism
@@ -261,6 +216,9 @@ class Mechanism(ABC, Generic[TemplateT]):
     (True, True, True, 'output')
     """
 
+    #: Registry name; what the proof needs from a template ("strong_convexity", "curvature",
+    #: "distance_bound", or a template capability); False only for the non-private baseline;
+    #: whether :meth:`run` calls a solver backend; True for ε-DP (δ must be 0).
     name: ClassVar[str] = ""
     needs: ClassVar[frozenset[str]] = frozenset()
     private: ClassVar[bool] = True
@@ -278,10 +236,16 @@ class Mechanism(ABC, Generic[TemplateT]):
     amp_derived: ClassVar[bool] = True
     #: Where the noise enters (:data:`PLACEMENTS`); None: the mechanism reports no noise.
     placement: str | None = None
+    #: The mechanism of the other form, named when the budget does not fit this one: an
+    #: (ε, δ) mechanism that names one refuses δ = 0 (set δ, or use this pure one).
+    alternative: ClassVar[str | None] = None
+    #: The name the budget messages give the mechanism (None: :attr:`name`).
+    budget_name: str | None = None
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
-        """Validate the budget: a private mechanism needs a finite ε > 0; a pure one δ = 0."""
+        """Validate the budget: a private mechanism needs a finite ε > 0; a pure one δ = 0, an
+        (ε, δ) one with an :attr:`alternative` δ > 0."""
         caller, name = f"{type(self).__name__}.check_budget", self.name
         if not isinstance(budget, Budget):
             raise ParameterError(f"{caller}: mechanism '{name}' needs a Budget. Got {budget!r} "
@@ -290,18 +254,21 @@ class Mechanism(ABC, Generic[TemplateT]):
             raise ParameterError(f"{caller}: mechanism '{name}' needs a finite epsilon > 0. Got "
                                  f"{budget.epsilon!r} instead.")
         if self.pure and budget.delta != 0.0:
+            other = ("an (epsilon, delta) mechanism" if self.alternative is None else
+                     f"mechanism='{self.alternative}' (or 'auto') for the (epsilon, delta) form")
             raise ParameterError(
                 f"{caller}: mechanism '{name}' is pure epsilon-DP: use delta = 0 (got "
-                f"{budget.delta!r}), or an (epsilon, delta) mechanism.")
+                f"{budget.delta!r}), or {other}.")
+        if not self.pure and self.alternative is not None and not budget.delta > 0.0:
+            raise ParameterError(
+                f"{caller}: mechanism '{self.budget_name or name}' is (epsilon, delta)-DP and "
+                f"needs delta > 0 (got {budget.delta!r}): set delta (e.g. 1/n**2), or use "
+                f"mechanism='{self.alternative}' for pure epsilon-DP.")
         return budget
 
     def check_template(self, template: Template) -> None:
-        """Refuse, by name, a template that does not offer a capability this mechanism needs.
-
-        A need that is a template capability (per-example gradients, cell sums, utilities:
-        :data:`~dpconvex.templates.base.CAPABILITY_MEMBERS`) must be offered by the
-        template, so that a template of another kind is refused before anything is read.
-        """
+        """Refuse, by name, a template that does not offer a capability this mechanism needs
+        (:data:`~dpconvex.templates.base.CAPABILITY_MEMBERS`), before anything is read."""
         from ...templates.base import CAPABILITY_MEMBERS
 
         offered = frozenset(getattr(template, "capabilities", ()))
@@ -355,48 +322,26 @@ class Mechanism(ABC, Generic[TemplateT]):
                      calibration: Calibration | None = None) -> NoiseReport:
         """The noise this mechanism draws, from public constants only (:class:`NoiseReport`).
 
-        Parameters
-        ----------
-        problem : Template or PublicProblem
-            ``n`` and ``privacy_constants()`` (and what the mechanism's calibration reads).
-        budget : Budget
-            The (ε, δ) the mechanism is run with.
-        mu : None, float or ndarray, default=None
-            The strong-convexity modulus; None: the problem's declared one. An ndarray
-            evaluates the report on a grid of moduli (the Λ rule).
-        calibration : Calibration or None, default=None
-            The calibration of ``problem`` at its declared modulus when it is already
-            computed (a fit's release): the report is read from it, not recomputed.
-
-        Raises
-        ------
-        ParameterError
-            The mechanism does not report its noise (this base implementation).
+        ``problem`` (a template or :class:`PublicProblem`) at the modulus ``mu`` (None: the
+        declared one; an ndarray: a grid, the Λ rule) for ``budget``; ``calibration``: the
+        release's calibration at the declared modulus, read instead of recomputed. This base
+        implementation raises the :class:`ParameterError` that names the mechanism.
         """
         raise _no_noise_report(self)
 
     def report_calibration(self, problem: Any, budget: Budget, mu: float | np.ndarray | None,
                            calibration: Calibration | None,
                            at: Callable[[PrivacyConstants], Calibration]) -> Calibration:
-        """The calibration a report at one modulus reads.
-
-        At the declared modulus (``mu=None``): ``calibration`` when given, else this
-        mechanism's :meth:`calibrate`. At another modulus: ``at(constants at mu)``.
-        """
+        """The calibration a report at ``mu`` reads: at the declared modulus (None)
+        ``calibration`` or :meth:`calibrate`, else ``at(constants at mu)``."""
         if mu is None:
             return calibration if calibration is not None else self.calibrate(problem, budget)
         return at(at_modulus(problem.privacy_constants(), mu))
 
     def solve_condition(self, template: ObjectiveTemplate, result: SolveResult | None,
                         cal: Calibration | None = None) -> list[Condition]:
-        """Conditions established by the solve (appended to the certificate after it).
-
-        Public facts only: the tolerance met and the distance to the exact
-        minimizer it leaves uncovered, tol/μ-type bounds from the template's
-        declared ``distance_bound``
-        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) — never the
-        residual itself, which depends on the data.
-        """
+        """Conditions established by the solve: the tolerance met and the uncovered distance
+        to the exact minimizer (``distance_bound``), never the residual (a data statistic)."""
         if result is None or not self.private:
             return []
         tol = template.residual_tol
@@ -516,7 +461,7 @@ class MechanismMenu:
     registered mechanism it builds (the large-margin estimator offers its own Gaussian
     objective perturbation as ``"gaussian_objective"``), and the pair (pure ε-DP,
     (ε, δ)-DP) of offered names that ``"auto"`` chooses between by δ
-    (:func:`dpconvex.privacy.rules.mechanism.resolve_mechanism`).
+    (:func:`resolve_mechanism`).
 
     Parameters
     ----------
@@ -553,20 +498,114 @@ class MechanismMenu:
         return MechanismMenu({**self.offered, **{name: name for name in names}}, self.auto)
 
 
+class NonPrivateBaseline(Mechanism[TemplateT]):
+    """An explicit NON-private baseline: no budget, no conditions, no noise, no guarantee.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms import NonPrivateBaseline, get_mechanism
+    >>> [isinstance(get_mechanism(name), NonPrivateBaseline) for name in ("none", "none_ssp")]
+    [True, True]
+    """
+
+    private = False
+    placement = "none"
+
+    def check_budget(self, budget: Budget) -> Budget:
+        return Budget.unlimited()
+
+    def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
+        return []
+
+    def calibrate(self, template: TemplateT, budget: Budget) -> None:
+        return None
+
+    def certificate(self, template: TemplateT, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        return Certificate(
+            mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
+            epsilon=math.inf, private=False,
+            assumptions=["mechanism='none' adds no noise: the model is NOT private."])
+
+
+#: The certificate's words for each mechanism ``"auto"`` may choose.
+_WHY = {
+    "objective": "objective perturbation, pure epsilon-DP",
+    "gaussian_objective": "Gaussian objective perturbation, (epsilon, delta)-DP",
+    "knorm_sum": "K-norm noise on the class sums and counts, pure epsilon-DP",
+    "knorm_sup_sum": "sup-norm K-norm noise on the class sums, sums of squares and counts, "
+                     "pure epsilon-DP",
+    "gaussian": "the analytic Gaussian mechanism on the class sums and counts, (epsilon, delta)-DP",
+    "ssp": "sufficient-statistics perturbation (AdaSSP), pure epsilon-DP",
+    "gaussian_ssp": "sufficient-statistics perturbation (AdaSSP), (epsilon, delta)-DP",
+}
+
+
+class AutoMechanism(NamedTuple):
+    """The mechanism ``mechanism=`` resolves to, and the certificate's line on why (None: given).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.mechanisms.base import resolve_mechanism
+    >>> auto = resolve_mechanism("auto", 0.0, ("objective", "gaussian_objective"))
+    >>> auto.name, auto.reason is not None
+    ('objective', True)
+    """
+
+    name: str
+    reason: str | None
+
+
+def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | None
+                      ) -> AutoMechanism:
+    """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
+    ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
+
+    Parameters
+    ----------
+    mechanism : str or object
+        The estimator's ``mechanism=``; anything but ``"auto"`` is returned as given
+        (the estimator's menu names it and refuses what it does not offer).
+    delta : float or None
+        The estimator's ``delta=``: 0 or None for pure ε-DP, > 0 for (ε, δ)-DP.
+    auto : tuple of (str, str) or None
+        The estimator's pair (pure ε-DP, (ε, δ)-DP) of ``"auto"``
+        (:attr:`~dpconvex.privacy.mechanisms.MechanismMenu.auto`); None: no ``"auto"``.
+
+    Returns
+    -------
+    AutoMechanism
+        ``name`` and, for "auto", the reason (public: the rule and δ's sign).
+
+    Examples
+    --------
+    >>> resolve_mechanism("auto", 1e-6, ("objective", "gaussian_objective")).name
+    'gaussian_objective'
+    >>> resolve_mechanism("auto", 0.0, ("knorm_sum", "gaussian")).name
+    'knorm_sum'
+    >>> resolve_mechanism("output", 0.0, ("objective", "gaussian_objective"))
+    AutoMechanism(name='output', reason=None)
+    """
+    if not (isinstance(mechanism, str) and mechanism == "auto") or auto is None:
+        return AutoMechanism(mechanism, None)
+    pure, approximate = auto
+    if has_positive_delta(delta):
+        name, because = approximate, "delta > 0 was given"
+    else:
+        name, because = pure, "delta = 0 (not given)"
+    return AutoMechanism(name, f"mechanism='auto' -> {name!r} ({_WHY[name]}) because {because}: "
+                               "the one rule of dpconvex.privacy.mechanisms.base.resolve_mechanism "
+                               "(docs/privacy/front_door.md#privacy-mechanism-auto)")
+
+
 def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
                 warm_start: np.ndarray | None = None, max_iter: int | None = None,
                 tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
-    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to its residual tolerance.
+    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to ``tol`` (default: its
+    ``residual_tol``), else raise :class:`SolverError` opened by ``caller``.
 
-    The one solve of the exact-minimizer mechanisms (objective / output perturbation and
-    their Gaussian forms): ``tol`` defaults to the template's ``residual_tol``; a solve
-    that failed or whose residual is above ``tol`` raises :class:`SolverError`. The
-    message, opened by ``caller`` (the public call that solved:
-    ``"ObjectivePerturbation.run"``), names the solver, its status and the tolerance,
-    never the residual or the solver's details (data statistics): a refused solve goes
-    to :func:`~dpconvex.collect_diagnostics` for the data holder. What to try next
-    names the other registered backends that can solve ``template``, never the one
-    that failed (:func:`~dpconvex.solvers.base.retry_advice`).
+    The message names the solver, its status, the tolerance and the other backends to try,
+    never the residual (a data statistic: :func:`~dpconvex.collect_diagnostics`).
 
     Examples
     --------
@@ -612,12 +651,8 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
 
 
 class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
-    """A mechanism that releases the exact minimizer of its template, noised on the
-    objective (b drawn, then the perturbed objective solved) or on the output (the
-    minimizer solved, then noised and snapped): the perturbation mechanisms, their
-    Gaussian forms and the non-private baseline.
-
-    A private subclass gives :meth:`noise_law` (the one law its noise is drawn from).
+    """A mechanism that releases the exact minimizer of its template, noised on the objective
+    or on the output (then snapped); a private subclass gives :meth:`noise_law`.
 
     Examples
     --------

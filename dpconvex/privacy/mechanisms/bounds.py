@@ -1,17 +1,12 @@
 """Private bounds: a range from a noisy octave histogram and quantiles, a stable vocabulary.
 
-``"quantile_range"`` (ε-DP, docs/privacy/bounds.md#privacy-bounds-range): Laplace noise of scale 2/ε₁ on
-the counts of the values in each octave of the public grid (:mod:`dpconvex.data.log_grid`;
-replacing one record changes two counts by 1, so the L1 sensitivity is 2); the coarse range
-spans the octaves whose noisy count passes τ = (2/ε₁) ln(N_OCTAVES/(2β)) (as ApproxBounds,
-[Wil20]_, and Tumult's ``get_bounds`` do). When the refinement rule says so, each bound is
-then the exponential mechanism ([Smith11]_) over the cell edges inside the coarse range
-with utility −|#{values below the edge} − q n| (sensitivity 1). The noisy histogram's
-median octave is released with the range (post-processing: the encoder's log decision).
-
-``"stable_vocabulary"`` ((ε, δ)-DP, privacy-bounds-vocabulary): Laplace noise of scale
-2/ε on the count of every category seen; a category is released when its noisy count
-passes τ = 1 + (2/ε) ln(1/(2δ)) ([KKMN09]_; [BNS16]_). Counts are never released.
+``"quantile_range"`` (ε-DP, docs/privacy/bounds.md#privacy-bounds-range): Laplace counts of
+the octaves of the public grid (L1 sensitivity 2), the coarse range where a noisy count passes
+:func:`coarse_threshold` ([Wil20]_), then, when the refinement rule says so, each bound by the
+exponential mechanism over the cell edges ([Smith11]_); the noisy histogram's median octave is
+released with it. ``"stable_vocabulary"`` ((ε, δ)-DP, privacy-bounds-vocabulary): the
+categories whose Laplace count passes :func:`vocabulary_threshold` ([KKMN09]_; [BNS16]_);
+counts are never released.
 
 References
 ----------

@@ -1,26 +1,18 @@
 """Noisy class sums and counts in one vector: the DP class centroids and Gaussian naive Bayes.
 
-The released statistic is V ∈ R^{C × (d + 1)}, row c = Σ_{i: y_i = c} (u_i, w) = (s_c, w n_c):
-the class sums of the public-bounded vectors u_i and w times the class counts (w the public
-count weight). A record outside the public label set adds nothing. The template declares the
-set u lies in (``record_set``: the ball ‖u‖ <= 1 of the centroids, the box of naive Bayes;
-:mod:`~dpconvex.privacy.mechanisms.record_sets`), and each mechanism reads its replace-one
-sensitivity Δ in its own norm from that set (ball, w <= 1: Δ₂ = 2, Δ₁₂ = 2√(1 + w²)).
-Derivations: docs/privacy/large_margin.md#privacy-class-centroids (the ball) and
+The released statistic is V ∈ R^{C × (d + 1)}, row c = Σ_{i: y_i = c} (u_i, w) = (s_c, w n_c)
+(w the public count weight; a record outside the public label set adds nothing). Each
+mechanism reads its replace-one sensitivity in its own norm from the set u lies in
+(``record_set``: :mod:`~dpconvex.privacy.mechanisms.record_sets`), and snaps the release to
+the public grid of its per-coordinate noise scale. Derivations:
+docs/privacy/large_margin.md#privacy-class-centroids (the ball) and
 docs/privacy/gaussian_nb.md#privacy-nb-mechanisms (the box).
 
-``"gaussian"`` ((ε, δ)-DP)
-    V + N(0, σ² I), σ the analytic Gaussian calibration for Δ₂ ([BW18]_ Thm. 8).
-``"norm_gamma_sum"`` (pure ε-DP)
-    V + b, density ∝ exp(−β‖b‖_F), β = ε/Δ₂ ([CMS]_ Alg. 1's noise).
-``"knorm_sum"`` (pure ε-DP)
-    The K-norm mechanism ([HT10]_) for ‖V‖_{1,2} = Σ_c ‖V_c‖₂: density ∝ exp(−β Σ_c ‖b_c‖),
-    β = ε/Δ₁₂, w = 1/2 (:data:`KNORM_COUNT_WEIGHT`); one norm-Gamma row per class.
-``"knorm_sup_sum"`` (pure ε-DP, the box)
-    The K-norm mechanism for ‖V‖_{1,∞} = Σ_c ‖V_c‖_∞: one sup-norm-Gamma row per class.
-
-All snap the release to the public grid of their per-coordinate noise scale
-(:func:`dpconvex.privacy.noise.snap`, after [Mir12]_).
+``"gaussian"`` ((ε, δ)): V + N(0, σ² I), analytic σ ([BW18]_ Thm. 8) for Δ₂.
+``"norm_gamma_sum"`` (pure ε): V + b, density ∝ exp(−β‖b‖_F), β = ε/Δ₂ ([CMS]_ Alg. 1).
+``"knorm_sum"`` (pure ε): the K-norm mechanism ([HT10]_) for Σ_c ‖V_c‖₂, β = ε/Δ₁₂,
+w = :data:`KNORM_COUNT_WEIGHT`. ``"knorm_sup_sum"`` (pure ε, the box): the K-norm
+mechanism for Σ_c ‖V_c‖_∞.
 
 References
 ----------
@@ -31,8 +23,6 @@ References
    Empirical Risk Minimization. JMLR 12 (2011), Alg. 1 (norm-Gamma noise).
 .. [HT10] M. Hardt, K. Talwar. On the Geometry of Differential Privacy.
    STOC 2010, Section 2 (the K-norm mechanism).
-.. [Mir12] I. Mironov. On Significance of the Least Significant Bits for
-   Differential Privacy. CCS 2012 (snapping).
 """
 
 from __future__ import annotations
@@ -50,12 +40,10 @@ from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise, NormGamma, SupNormGamma
 from .base import Calibration, Mechanism, NoiseReport, register
-from .gaussian_linear import check_gaussian_budget
 from .record_sets import NormBall, record_set_of
 
 __all__ = ["KNORM_COUNT_WEIGHT", "ClassSumGaussian", "ClassSumKNorm", "ClassSumKNormSup",
-           "ClassSumNormGamma",
-           "class_sum_block_sensitivity", "class_sum_matrix", "class_sum_sensitivity",
+           "ClassSumNormGamma", "class_sum_block_sensitivity", "class_sum_matrix", "class_sum_sensitivity",
            "class_sums"]
 
 #: The public count weight w of ``"knorm_sum"``
@@ -153,7 +141,8 @@ def class_sum_matrix(U: Any, label: np.ndarray, C: int, count_weight: float) -> 
 
 
 class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
-    """Shared part of the two class-sum mechanisms: sensitivity, certificate, statistic."""
+    """Shared part of the class-sum mechanisms: sensitivity, certificate, statistic (a
+    subclass gives ``noise_law(cal)``, the law that draws, adds and snaps)."""
 
     needs = frozenset({"cell_sums"})
     solves = False
@@ -179,11 +168,6 @@ class _ClassSumNoise(Mechanism[ClassSumsTemplate]):
             mechanism=self.name, epsilon_requested=budget.epsilon, sensitivity=sens,
             noise_rate=budget.epsilon / sens,
             extra={"count weight": self.count_weight, **(extra or {})})
-
-    def noise_law(self, cal: Calibration) -> Noise:
-        """The law of the noise on the class sums and counts: it draws, adds and snaps, and
-        states its per-coordinate scale (the snapping scale; the count floor's unit) and moments."""
-        raise NotImplementedError
 
     def noise_report(self, problem: ClassSumsTemplate, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -284,12 +268,8 @@ class ClassSumGaussian(_ClassSumNoise):
 
     name = "gaussian"
     pure = False
+    alternative = "knorm_sum"
     noise_label = "analytic Gaussian mechanism (Balle & Wang 2018)"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        budget = super().check_budget(budget)
-        check_gaussian_budget(budget, self.name, "knorm_sum", f"{type(self).__name__}.check_budget")
-        return budget
 
     def calibrate(self, template: ClassSumsTemplate, budget: Budget) -> Calibration:
         sens = self.sensitivity(template)

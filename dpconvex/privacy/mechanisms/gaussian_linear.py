@@ -1,18 +1,18 @@
 """(ε, δ) mechanisms for the linear learners: Gaussian objective and output perturbation.
 
 Both are for replace-one adjacency and the exact minimizer
-(docs/privacy/gaussian_linear.md#privacy-gaussian-linear).
-
-``"gaussian_objective"`` (privacy-gaussian-objective)
-    Minimize J(θ; D) + ⟨b, θ⟩/n + (Δ/2)‖θ‖² with b ~ N(0, σ² I_p): ε_J and Δ from the pure
-    calibration (:func:`~dpconvex.privacy.mechanisms.perturbation.calibrate_objective_perturbation`),
-    σ the smallest with the profile bound (★) of
-    :mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2
-    (one record's gradient difference lies in span{x, x′}: [KST12]_ Thm. 2 extended to
-    replace-one, [RKW23]_).
-``"gaussian_output"`` (privacy-gaussian-output)
-    The exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian calibration ([BW18]_
-    Thm. 8) for the argmin sensitivity 2G/(nμ) ([CMS]_ Cor. 8), snapped to the grid of σ.
+(docs/privacy/gaussian_linear.md#privacy-gaussian-linear). ``"gaussian_objective"``
+(privacy-gaussian-objective): objective perturbation with b ~ N(0, σ² I_p), ε_J and Δ of
+the pure calibration, σ the smallest with the profile bound (★) of
+:mod:`dpconvex.privacy.accounting.objective_gaussian` <= δ at ε, S = 2G, k = 2 ([KST12]_
+Thm. 2 extended to replace-one, [RKW23]_). ``"gaussian_output"`` (privacy-gaussian-output):
+the exact minimizer plus N(0, σ² I_p), σ the analytic Gaussian σ ([BW18]_ Thm. 8) for the
+argmin sensitivity 2G/(nμ), snapped to the grid of σ.
+``"gaussian_objective_lm"``: Gaussian objective perturbation on the large-margin (softmax)
+template, b ~ N(0, σ²) in the orthonormal coordinates of each symmetric block, σ the smaller
+of (★) (k = 2(C − 1)K) and, for K = 1, the softmax bound of
+:func:`~dpconvex.privacy.accounting.objective_gaussian.softmax_objective_delta`
+(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective).
 
 References
 ----------
@@ -23,12 +23,11 @@ References
    Learners. NeurIPS 2023.
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for
    Differential Privacy. ICML 2018, Theorem 8.
-.. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
-   Empirical Risk Minimization. JMLR 12 (2011), Alg. 1-2.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +35,12 @@ import numpy as np
 
 from ...errors import ParameterError, PrivacyError
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
-from ..accounting.objective_gaussian import objective_gaussian_delta, objective_gaussian_sigma
+from ..accounting.objective_gaussian import (
+    objective_gaussian_delta,
+    objective_gaussian_sigma,
+    softmax_objective_delta,
+    softmax_objective_sigma,
+)
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Noise
@@ -52,13 +56,9 @@ if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 
-__all__ = [
-    "GaussianObjectivePerturbation",
-    "GaussianOutputPerturbation",
-    "calibrate_gaussian_objective",
-    "calibrate_gaussian_output",
-    "gradient_difference_rank",
-]
+__all__ = ["GAUSSIAN_OBJECTIVE_LM", "GaussianObjectiveLargeMargin", "GaussianObjectivePerturbation",
+           "GaussianOutputPerturbation", "calibrate_gaussian_objective", "calibrate_gaussian_output",
+           "calibrate_softmax_gaussian", "gradient_difference_rank"]
 
 
 def gradient_difference_rank(template: ConstantsSource) -> int:
@@ -157,31 +157,14 @@ def _unit_sigma_objective(eps: float, delta: float, k: int, slacks: np.ndarray) 
     return np.exp(np.interp(slacks, pts, logs))
 
 
-def check_gaussian_budget(budget: Budget, name: str, pure_name: str, caller: str) -> None:
-    """An (ε, δ) mechanism needs δ > 0; the message names the pure alternative.
-
-    ``caller`` opens the message: the public call that checks (``"Owner.check_budget"``).
-    """
-    if not budget.delta > 0.0:
-        raise ParameterError(
-            f"{caller}: mechanism '{name}' is (epsilon, delta)-DP and needs delta > 0 (got "
-            f"{budget.delta!r}): set delta (e.g. 1/n**2), or use mechanism='{pure_name}' "
-            "for pure epsilon-DP.")
-
-
 class _GaussianLinear(ExactMinimizer):
-    """Shared budget check and certificate of the two Gaussian linear mechanisms."""
+    """Shared conditions, noise report and certificate of the Gaussian linear mechanisms (a
+    subclass gives ``_calibrate_at(problem, budget, consts)`` and ``_grid``: (μ_eff, σ,
+    sensitivity) on a grid of moduli)."""
 
     pure = False
     label = ""
-    pure_name = ""
     bound_text = ""
-
-    def check_budget(self, budget: Budget) -> Budget:
-        budget = super().check_budget(budget)
-        check_gaussian_budget(budget, self.name, self.pure_name,
-                              f"{type(self).__name__}.check_budget")
-        return budget
 
     def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
         if getattr(template, "noise_symmetric", False) or len(template.noise_shape) != 1:
@@ -236,16 +219,6 @@ class _GaussianLinear(ExactMinimizer):
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return self._calibrate_at(template, budget, template.privacy_constants())
-
-    def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
-              modulus: np.ndarray) -> tuple[Any, Any, Any]:
-        """(μ_eff, σ, sensitivity) on a grid of moduli."""
-        raise NotImplementedError
-
-    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
-                      consts: PrivacyConstants) -> Calibration:
-        """The calibration of :meth:`calibrate` for ``consts`` (another modulus)."""
-        raise NotImplementedError
 
     def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
                        consts: PrivacyConstants) -> float:
@@ -306,7 +279,7 @@ class GaussianObjectivePerturbation(_GaussianLinear):
     """
 
     name = "gaussian_objective"
-    pure_name = "objective"
+    alternative = "objective"
     label = "Gaussian objective perturbation (KST 2012 Thm. 2, replace-one profile)"
     bound_text = ("privacy-profile bound (*) of "
                   "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound, k = 2 (span{x, x'})")
@@ -359,7 +332,7 @@ class GaussianOutputPerturbation(_GaussianLinear):
     """
 
     name = "gaussian_output"
-    pure_name = "output"
+    alternative = "output"
     adds_output_noise = True
     label = "Gaussian output perturbation (analytic Gaussian, Balle & Wang 2018)"
     bound_text = "analytic Gaussian (Balle & Wang 2018, Thm. 8), sensitivity 2G/(n mu)"
@@ -378,3 +351,111 @@ class GaussianOutputPerturbation(_GaussianLinear):
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:
         return calibrate_gaussian_output(budget.epsilon, budget.delta, problem.n, consts)
+
+
+#: Registry name of the large-margin Gaussian objective perturbation.
+GAUSSIAN_OBJECTIVE_LM = "gaussian_objective_lm"
+
+
+def calibrate_softmax_gaussian(epsilon: float, delta: float, n: int, consts: PrivacyConstants,
+                               k: int) -> Calibration:
+    """ε_J, Δ and σ: the smaller σ of the bound (★) (privacy-gaussian-profile-bound) and
+    the softmax bound (privacy-softmax-gaussian-objective).
+
+    The softmax bound applies only when the constants declare the softmax form
+    (``softmax_classes`` = C >= 2, G = √2); both bound δ at every σ, so the smaller σ
+    that meets δ under either is (ε, δ)-DP.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> from dpconvex.privacy.mechanisms.gaussian_linear import calibrate_softmax_gaussian
+    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> template = LargeMarginSoftmaxTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+    >>> consts = template.privacy_constants()
+    >>> cal = calibrate_softmax_gaussian(1.0, 1e-5, 30, consts, k=consts.gradient_span_dimension)
+    >>> cal.epsilon <= 1.0, round(cal.extra["noise std"], 3)
+    (True, 11.891)
+    """
+    cal = calibrate_gaussian_objective(epsilon, delta, n, consts, k)
+    C = int(getattr(consts, "softmax_classes", 0) or 0)
+    s1 = float(cal.extra["noise std"])
+    if C < 2 or not math.isclose(consts.grad_bound, math.sqrt(2.0), rel_tol=1e-12):
+        return dataclasses.replace(cal, extra={**cal.extra, "bound": "(*)"})
+    s2 = softmax_objective_sigma(epsilon, delta, C, cal.slack)
+    if s2 >= s1:
+        return dataclasses.replace(cal, extra={**cal.extra, "bound": "(*)", "sigma softmax": s2})
+    d = min(softmax_objective_delta(epsilon, s2, C, cal.slack),
+            objective_gaussian_delta(epsilon, s2, cal.sensitivity, k, cal.slack))
+    return dataclasses.replace(cal, extra={
+        **cal.extra, "noise std": s2, "delta at sigma": d, "sigma (*)": s1,
+        "bound": "softmax max-difference bound "
+        "(docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)"})
+
+
+@register
+class GaussianObjectiveLargeMargin(GaussianObjectivePerturbation):
+    """Gaussian objective perturbation on the unconstrained softmax large-margin
+    template (privacy-softmax-gaussian-objective).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.data.preprocess import augment_and_scale
+    >>> from dpconvex.privacy.mechanisms import get_mechanism
+    >>> from dpconvex.templates.large_margin_softmax import LargeMarginSoftmaxTemplate
+    >>> rng = np.random.default_rng(0)
+    >>> Z = augment_and_scale(rng.normal(size=(30, 3)) / 3.0, data_norm=1.0)
+    >>> template = LargeMarginSoftmaxTemplate(Z, np.arange(30) % 3, n_classes=3, lam=0.5)
+    >>> mech = get_mechanism("gaussian_objective_lm")
+    >>> mech.pure, mech.name
+    (False, 'gaussian_objective_lm')
+    >>> release(template, mech, Budget(1.0, 1e-5), rng=0).certificate.delta
+    1e-05
+    """
+
+    name = GAUSSIAN_OBJECTIVE_LM
+    label = "Gaussian objective perturbation (privacy-profile bound, replace-one)"
+    bound_text = ("the smaller sigma of the privacy-profile bound (*) of "
+                  "docs/privacy/gaussian_linear.md#privacy-gaussian-profile-bound (S = 2G, k = 2(C - 1)K) "
+                  "and, for K = 1 only, the softmax max-difference bound of "
+                  "privacy-softmax-gaussian-objective")
+
+    #: The approximate-minima cover is derived for the linear learners' Gaussian mechanisms
+    #: only; an inexact large-margin solve is not covered (optimality_tol=None).
+    amp_derived = False
+
+    def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
+                      consts: PrivacyConstants) -> Calibration:
+        return calibrate_softmax_gaussian(budget.epsilon, budget.delta, problem.n, consts,
+                                          gradient_difference_rank(problem))
+
+    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
+                    conditions: list[Condition]) -> Certificate:
+        cert = super().certificate(template, budget, cal, conditions)
+        assert cal is not None
+        cert.quantities["bound used"] = cal.extra.get("bound", "(*)")
+        if "sigma (*)" in cal.extra:
+            cert.quantities["sigma of bound (*)"] = cal.extra["sigma (*)"]
+        return cert
+
+    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
+        """The template's conditions, strong convexity, and the law of the symmetric noise."""
+        conds = ExactMinimizer.conditions(self, template, budget)
+        if template.noise_symmetric:
+            conds.append(Condition(
+                "Gaussian noise on symmetric blocks", True,
+                "derived (docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective)",
+                "i.i.d. N(0, sigma^2) entries symmetrized to (B + B')/2: N(0, sigma^2) on every "
+                "coordinate of the orthonormal basis {E_ii, (E_ij + E_ji)/sqrt 2}"))
+        else:
+            conds.append(Condition(
+                "Gaussian noise on the feature-map coordinates", True,
+                "derived (docs/privacy/large_margin_softmax.md#privacy-feature-map-structures)",
+                "i.i.d. N(0, sigma^2) on the p = C m orthonormal coordinates of Theta (C "
+                "classes x m features of the public map u(x))"))
+        return conds

@@ -1,20 +1,11 @@
-"""Per-class differentially private k-means (noisy Lloyd iterations;
-docs/privacy/large_margin.md#privacy-lm-strong-convexity).
+"""Per-class differentially private k-means: noisy Lloyd iterations.
 
-Each of the T iterations assigns every record of class c to the nearest current
-center of class c, then releases, for every (class, component) cell j, a noisy
-count and a noisy sum:
-
-* counts: n_j + Laplace(2/ε_cnt). Replacing one record (x, y) by (x', y')
-  changes at most two counts by 1 each: L1 sensitivity 2.
-* sums: s_j + v_j with independent v_j of density ∝ exp(−β ||v_j||),
-  β = ε_sum / (2q). The replacement changes Σ_j ||s_j − s'_j|| by at most
-  ||x|| + ||x'|| <= 2q, so the density ratio is at most exp(β·2q) = exp(ε_sum).
-
-New centers are noisy sum / noisy count (kept from the previous iteration when
-the noisy count is below 1), projected onto the ball of radius q
-(post-processing). The per-iteration budget ε/T is split as ε_cnt = ε/(1 + √d),
-ε_sum = ε√d/(1 + √d). Sequential composition over T iterations gives ε-DP.
+Each of T iterations assigns every record of class c to the nearest current center of class c
+and releases, for every (class, component) cell, a Laplace(2/ε_cnt) count (L1 sensitivity 2)
+and a sum with norm-Gamma noise of rate ε_sum/(2q) (Σ_j ‖s_j − s′_j‖ <= 2q); ε/T per
+iteration splits as ε_cnt = ε/(1 + √d), ε_sum = ε√d/(1 + √d). New centers (noisy sum / noisy
+count, projected onto the ball of radius q) are post-processing; T iterations compose
+sequentially (derived in docs/privacy/large_margin.md#privacy-lm-strong-convexity).
 """
 
 from __future__ import annotations

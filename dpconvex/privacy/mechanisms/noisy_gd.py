@@ -49,17 +49,8 @@ from ..certificate import Certificate, Condition
 from ..noise import Gaussian
 from .base import Calibration, Mechanism, NoiseReport, register
 
-__all__ = [
-    "AVERAGING",
-    "DELTA_RULE",
-    "NoisyGD",
-    "NoisyGDSettings",
-    "clip_rule",
-    "default_delta",
-    "default_settings",
-    "max_steps",
-    "steps_rule",
-]
+__all__ = ["AVERAGING", "DELTA_RULE", "NoisyGD", "NoisyGDSettings", "clip_rule", "default_delta",
+           "default_settings", "max_steps", "steps_rule"]
 
 #: Iterate averaging (post-processing): the last half of the iterates, or all of them.
 AVERAGING = ("last_half", "all")
@@ -87,12 +78,8 @@ def max_steps(n: int, p: int) -> int:
     """The largest ``steps`` accepted for n records and p parameters (public quantities).
 
     T_max = min(:data:`MAX_EXPLICIT_STEPS`, max(:data:`MAX_STEPS`, ⌊:data:`MAX_STEP_WORK`
-    / (n p)⌋)). A run makes T full passes over the n × p clipped rows (about
-    3.5 ns per entry and 150 µs of fixed cost per step on one core), so T·n·p
-    <= 10¹¹ and T <= 10⁶ bound a fit to minutes, and the floor keeps every T
-    of the steps rule allowed. Privacy does not depend on T (the accountant
-    calibrates z for any T), so the cap is a bound on running time only
-    (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
+    / (n p)⌋)): a bound on running time only (about 3.5 ns per entry and step), privacy
+    does not depend on T (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 
     Examples
     --------
@@ -182,16 +169,8 @@ def steps_rule(loss: Loss, n: int, q: float, budget: Budget, clip: float,
     """The number of steps T = ⌈D/(ηC)⌉ in [:data:`MIN_STEPS`, :data:`MAX_STEPS`] and its line.
 
     D = :data:`TRAVEL` · nμ/q̃ is the travel, μ the Gaussian-DP parameter of (ε, δ)
-    (:func:`~dpconvex.privacy.accounting.gaussian.gdp_mu`) and η the given learning
-    rate or 2/L (the step the rule assumes). Public quantities only: a fit's plan
-    states T before any data are read. With the default clip and step, T = ⌈:data:`TRAVEL`
-    · c nμ⌉ (c the loss's curvature bound: 0.325 nμ for the logistic loss), the fewest
-    steps whose held-out accuracy, averaged over the measured data sets, is within 0.1
-    points of the best (``benchmarks/noisy_gd_steps.py``, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
-
-    ``loss``, ``n`` and ``q`` as in :func:`default_settings`; ``clip`` the given C or
-    :func:`clip_rule`'s; ``learning_rate`` an explicit η (None: 2/L). Returns T and the
-    line the certificate lists under its assumptions.
+    (:func:`~dpconvex.privacy.accounting.gaussian.gdp_mu`) and η the given ``learning_rate``
+    or 2/L: public quantities only (why: docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
 
     Examples
     --------
@@ -217,27 +196,10 @@ def default_settings(loss: Loss, n: int, p: int, q: float, budget: Budget, *,
                      accounting: str = "pld") -> NoisyGDSettings:
     """Fill the settings left at None by the public rules of the module docstring.
 
-    Parameters
-    ----------
-    loss : Loss
-        Margin loss (``deriv_bound`` and ``curvature`` are read).
-    n, p : int
-        Number of records (public) and of parameters.
-    q : float
-        Public bound q̃ on the row norm, intercept column included.
-    budget : Budget
-        (ε, δ) of the run.
-    steps, radius, clip, learning_rate : optional
-        Explicit values, kept as given.
-    accounting : {"rdp", "pld"}
-
-    Returns
-    -------
-    NoisyGDSettings
-        With ``learning_rate=None`` the step is
-        :func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`
-        with the cap 2/L: min(2/L, R/(s sqrt(Tp))); under the radius rule the
-        cap is the value (R/(s sqrt(Tp)) >= 3 x 2/L there).
+    ``loss`` (its ``deriv_bound`` and ``curvature``), n records (public), p parameters, q̃
+    the public row-norm bound (intercept included), the run's ``budget``; ``steps``,
+    ``radius``, ``clip`` and ``learning_rate`` given are kept (η left at None:
+    min(2/L, R/(s sqrt(Tp))), :func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`).
 
     Examples
     --------

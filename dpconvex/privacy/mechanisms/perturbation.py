@@ -1,29 +1,18 @@
 """Output and objective perturbation ([CMS]_ Alg. 1 and 2) and the non-private baseline.
 
-Calibration (derived in docs/privacy/perturbation.md#privacy-objective-perturbation,
-privacy-jacobian-slack). One record's loss Hessian H is PSD with rank <= ``r`` and trace
-<= ``T`` (declared by the template: ``hessian_trace_bound``, or ``r * c_u`` when only
-the per-term bound c_u is declared), and the regularizer is ``mu``-strongly convex. The
-Jacobian of the change of variables b -> θ is A + H with A ⪰ nμI the part without the
-replaced record, so the Jacobian ratio is bounded one-sidedly:
-
-    det(A + H)/det(A + H') <= det(A + H)/det(A) <= (1 + T/(r n mu))^r,
-    slack = r log(1 + T/(r n mu)),
-
-which for linear ERM (r = 1, T = c q^2, mu = Λ) is log(1 + c q^2/(nΛ)), half of
-CMS's 2 log(1 + c q^2/(nΛ)). CMS's two-sided form 2 r log(1 + c_u/(n mu)) is
-:func:`jacobian_slack_two_sided` (``slack="two_sided"``; used nowhere by
-default). The noise gets ε' = ε - slack; if the slack exceeds ε/2 the modulus is
-raised to μ' = T/(r n (e^{ε/(2r)} - 1)) (slack = ε/2, ε' = ε/2). The noise rate is
-β = ε'/S with S = 2G.
+Objective perturbation's calibration (derived in
+docs/privacy/perturbation.md#privacy-objective-perturbation, privacy-jacobian-slack): from
+one record's Hessian rank r and trace bound T (``hessian_trace_bound``, else r·c_u) and the
+modulus μ, the one-sided Jacobian slack r log(1 + T/(r n μ)) (:func:`jacobian_slack`; CMS's
+two-sided 2 r log(1 + c_u/(n μ)) with ``slack="two_sided"``); the noise gets ε' = ε − slack,
+and if the slack exceeds ε/2 the modulus is raised to :func:`half_epsilon_modulus`
+(slack = ε' = ε/2). The noise rate is β = ε'/(2G).
 
 References
 ----------
 .. [CMS] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
    Empirical Risk Minimization. JMLR 12 (2011). Alg. 1 (output perturbation),
    Alg. 2 (objective perturbation) and their privacy proofs.
-.. [KST] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
-   Minimization and High-dimensional Regression. COLT 2012 (PMLR 23), Thm. 2.
 """
 
 from __future__ import annotations
@@ -37,27 +26,23 @@ from ...errors import ParameterError, PrivacyError
 from ..budget import Budget, remaining
 from ..certificate import Certificate, Condition
 from ..noise import Noise, NormGamma
-from .base import Calibration, ExactMinimizer, NoiseReport, at_modulus, register
+from .base import (
+    Calibration,
+    ExactMinimizer,
+    NoiseReport,
+    NonPrivateBaseline,
+    at_modulus,
+    register,
+)
 
 if TYPE_CHECKING:
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 
-__all__ = [
-    "NonPrivate",
-    "ObjectivePerturbation",
-    "OutputPerturbation",
-    "calibrate_objective_perturbation",
-    "calibrate_objective_perturbation_grid",
-    "calibrate_output_perturbation",
-    "coordinate_scale",
-    "SLACK_RULES",
-    "half_epsilon_modulus",
-    "hessian_trace_bound",
-    "jacobian_slack",
-    "jacobian_slack_two_sided",
-    "objective_modulus_floor",
-]
+__all__ = ["NonPrivate", "ObjectivePerturbation", "OutputPerturbation", "calibrate_objective_perturbation",
+           "calibrate_objective_perturbation_grid", "calibrate_output_perturbation", "SLACK_RULES",
+           "half_epsilon_modulus", "hessian_trace_bound", "jacobian_slack", "jacobian_slack_two_sided",
+           "objective_modulus_floor"]
 
 #: Names of the Jacobian-slack rules :func:`calibrate_objective_perturbation` accepts.
 SLACK_RULES: tuple[str, ...] = ("one_sided", "two_sided")
@@ -67,22 +52,9 @@ def jacobian_slack(n: int, mu: float, trace_bound: float, rank: int) -> float:
     """One-sided, trace-based log Jacobian-ratio bound r·log(1 + T/(r n μ))
     (docs/privacy/perturbation.md#privacy-jacobian-slack).
 
-    Parameters
-    ----------
-    n : int
-        Number of records.
-    mu : float
-        Strong-convexity modulus μ > 0 of the data-independent part (Λ + Δ).
-    trace_bound : float
-        T >= tr(H) for one record's loss Hessian H.
-    rank : int
-        r >= rank(H).
-
-    Returns
-    -------
-    float
-        r log1p(T/(r n μ)) >= log det(I + H/(nμ)) (AM-GM over the <= r nonzero
-        eigenvalues); 0 when r = 0 or T = 0.
+    n records, μ > 0 the modulus of the data-independent part (Λ + Δ), T >= tr(H) and
+    r >= rank(H) for one record's loss Hessian H: r log1p(T/(r n μ)) >= log det(I + H/(nμ))
+    (AM-GM over the <= r nonzero eigenvalues); 0 when r = 0 or T = 0.
 
     Examples
     --------
@@ -206,25 +178,20 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
 
     Parameters
     ----------
-    epsilon : float
-        Requested ε.
-    n : int
-        Number of records (public under replace-one adjacency).
+    epsilon, n : float, int
+        Requested ε; number of records (public under replace-one adjacency).
     consts : PrivacyConstants
         The template's declared constants (G, r, c_u, optional T, μ).
     slack : {"one_sided", "two_sided"}, default="one_sided"
-        The Jacobian-slack rule: the one-sided trace bound r log(1 + T/(r n μ))
-        (privacy-jacobian-slack), or CMS's two-sided 2 r log(1 + c_u/(n μ)) (for comparison).
+        The Jacobian-slack rule: :func:`jacobian_slack` or :func:`jacobian_slack_two_sided`.
     caller : str, default="calibrate_objective_perturbation"
-        The public call that calibrates (``"ObjectivePerturbation.calibrate"``), opening
-        the messages of a refusal.
+        The public call that calibrates, opening the messages of a refusal.
 
     Returns
     -------
     Calibration
-        The split of ε between the Jacobian slack and the noise, the extra
-        regularization Δ (0 unless the slack exceeds ε/2), and the noise rate
-        β = ε' / (2G).
+        The split of ε between the slack and the noise, Δ (0 unless the slack exceeds ε/2)
+        and the noise rate β = ε' / (2G).
 
     Examples
     --------
@@ -277,28 +244,10 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
                                           ) -> Calibration:
     """:func:`calibrate_objective_perturbation` at every modulus of ``moduli``, as arrays.
 
-    The same calibration (docs/privacy/perturbation.md#privacy-objective-perturbation,
-    privacy-jacobian-slack) with NumPy's elementwise operations in place of a loop over
-    the moduli: what a report on a grid of moduli reads (the Λ rule,
-    :func:`dpconvex.privacy.rules.lam.grid_report`). ``consts.strong_convexity`` is ignored.
-    The operations are those of the scalar calibration in the same order; NumPy's ``log1p``
-    may differ from :func:`math.log1p` in the last bit, so an entry may differ from the
-    scalar calibration by a few ulps. A release calibrates with the scalar function.
-
-    Parameters
-    ----------
-    epsilon : float
-        Requested ε.
-    n : int
-        Number of records.
-    consts : PrivacyConstants
-        The declared constants (G, r, c_u, optional T).
-    moduli : ndarray
-        The moduli μ > 0 at which to calibrate.
-    slack : {"one_sided", "two_sided"}, default="one_sided"
-        The Jacobian-slack rule (as in :func:`calibrate_objective_perturbation`).
-    caller : str, default="calibrate_objective_perturbation_grid"
-        The public call that calibrates, opening the messages of a refusal.
+    The same operations in the same order, elementwise over ``moduli`` (what the Λ rule's
+    report on a grid reads; ``consts.strong_convexity`` is ignored, the other arguments are
+    those of :func:`calibrate_objective_perturbation`). NumPy's ``log1p`` may differ from
+    :func:`math.log1p` in the last bit; a release calibrates with the scalar function.
 
     Returns
     -------
@@ -397,25 +346,9 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     return tiny + cal.extra_strong_convexity
 
 
-def coordinate_scale(shape: tuple[int, ...], rate: float) -> float:
-    """Public per-coordinate scale of norm-Gamma noise: E||b|| / sqrt(#entries) = p / (β sqrt(p)).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.mechanisms import coordinate_scale
-    >>> float(coordinate_scale((4,), rate=2.0))
-    1.0
-    """
-    m = int(np.prod(shape))
-    return m / rate / np.sqrt(m)
-
-
 class _Perturbation(ExactMinimizer):
-    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms.
-
-    Each subclass gives ``_calibrate`` (its calibration), ``_grid`` (the same on an array of
-    moduli), ``_modulus_floor`` and ``_coordinate_scale`` (of its noise, for the report).
-    """
+    """Shared calibration, noise report and certificate of the CMS perturbation mechanisms
+    (a subclass gives ``_calibrate``, ``_grid``, ``_modulus_floor``, ``_coordinate_scale``)."""
 
     label = ""
 
@@ -563,12 +496,14 @@ class OutputPerturbation(_Perturbation):
         return 0.0
 
     def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
-        return coordinate_scale(getattr(problem, "noise_shape", None) or (p,), rate)
+        """E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape."""
+        m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
+        return m / rate / np.sqrt(m)
 
 
 
 @register
-class NonPrivate(ExactMinimizer):
+class NonPrivate(NonPrivateBaseline, ExactMinimizer):
     """The explicit NON-private baseline: the exact minimizer, no noise, no guarantee.
 
     Examples
@@ -587,18 +522,6 @@ class NonPrivate(ExactMinimizer):
     """
 
     name = "none"
-    private = False
-
-    def check_budget(self, budget: Budget) -> Budget:
-        return Budget.unlimited()
-
-    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
-        return []
-
-    placement = "none"
-
-    def calibrate(self, template: ObjectiveTemplate, budget: Budget) -> None:
-        return None
 
     def noise_report(self, problem: ConstantsSource, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
@@ -612,13 +535,3 @@ class NonPrivate(ExactMinimizer):
             epsilon=math.inf, delta=0.0, modulus=modulus, modulus_eff=modulus, sensitivity=zero,
             expected_norm=zero, expected_sq_norm=zero, coordinate_scale=zero,
             grad_bound=float(consts.grad_bound))
-
-    def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
-                    conditions: list[Condition]) -> Certificate:
-        return Certificate(
-            mechanism=f"non-private baseline ({template.name})",
-            epsilon_requested=math.inf,
-            epsilon=math.inf,
-            private=False,
-            assumptions=["mechanism='none' adds no noise: the model is NOT private."],
-        )

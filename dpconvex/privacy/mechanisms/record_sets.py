@@ -1,29 +1,15 @@
 """Where one record's contribution to the class sums lies, and the sensitivities that follow.
 
 A record (x, c) adds e_c ⊗ (u, w) to the joint vector V ∈ R^{C × (k + 1)} of the class-sum
-mechanisms (:mod:`dpconvex.privacy.mechanisms.gaussian`): u ∈ R^k is a public per-record map
-of x, w the public count weight. The set U that every u lies in fixes the replace-one
-sensitivity of V in each norm the mechanisms calibrate to. Two sets are derived:
-
-:class:`NormBall`
-    ‖u‖₂ <= B: the class centroids' feature vectors (docs/privacy/large_margin.md#privacy-class-centroids).
-:class:`MomentBox`
-    u = (t, 2t² − 1) with t ∈ [−1, 1]^d the features mapped onto their public ranges:
-    the class sums of the features and of their squares of Gaussian naive Bayes
-    (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
-
-A template declares its set as ``record_set``; a template without one is read as
-``NormBall(template.data_norm)`` (:func:`record_set_of`).
-
-The three norms (:data:`NORMS`), for V with rows V_c:
-
-* ``"l2"``: ‖V‖₂ (the Gaussian and norm-Gamma mechanisms);
-* ``"block_l2"``: Σ_c ‖V_c‖₂ (the K-norm mechanism ``"knorm_sum"``);
-* ``"block_linf"``: Σ_c ‖V_c‖_∞ (the K-norm mechanism ``"knorm_linf_sum"``).
-
-Replacing (u, c) by (u′, c′) changes one row by (u − u′, 0) when c = c′ and two rows, by
-(u, w) and −(u′, w), when c ≠ c′; a record outside the public label set changes one row by
-(u, w). The sensitivity is the largest of the three over U.
+mechanisms (:mod:`dpconvex.privacy.mechanisms.gaussian`), u a public per-record map of x and w
+the public count weight. The set u lies in fixes the replace-one sensitivity of V in each norm
+of :data:`NORMS` (‖V‖₂; Σ_c ‖V_c‖₂ of ``"knorm_sum"``; Σ_c ‖V_c‖_∞ of ``"knorm_sup_sum"``):
+the largest change over the set of one row (same class), two rows (another class) or one row
+(a record outside the label set). :class:`NormBall` (‖u‖₂ <= B, the class centroids:
+docs/privacy/large_margin.md#privacy-class-centroids) and :class:`MomentBox` (u = (t, 2t² − 1),
+t ∈ [−1, 1]^d, Gaussian naive Bayes: docs/privacy/gaussian_nb.md#privacy-nb-sensitivities). A
+template declares its set as ``record_set`` (default: ``NormBall(template.data_norm)``,
+:func:`record_set_of`).
 """
 
 from __future__ import annotations
@@ -37,8 +23,7 @@ from ...errors import ParameterError
 if TYPE_CHECKING:
     from ...templates.base import Template
 
-__all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet",
-           "record_set_of"]
+__all__ = ["MOMENT_SAME_CLASS_L2", "NORMS", "MomentBox", "NormBall", "RecordSet", "record_set_of"]
 
 #: The norms a record set states its replace-one sensitivity in.
 NORMS: tuple[str, ...] = ("l2", "block_l2", "block_linf")

@@ -1,44 +1,18 @@
 """Sufficient-statistics perturbation: a private ridge regression from noisy XᵀX and Xᵀy.
 
 AdaSSP ([Wan18]_, Alg. 2) on a :class:`~dpconvex.templates.statistics.SufficientStatisticsTemplate`
-(rows ‖x̃‖ <= q̃, labels |u| <= 1) releases three statistics with independent noise,
+(rows ‖x̃‖ <= q̃, labels |u| <= 1) releases λ̂ = λ_min(A) + noise (lowered by t noise scales
+and floored at 0; skipped when the caller gives λ), Ã = A + E (E symmetric), b̃ = b + e
+and, in the pure form with an intercept, the label sum S = Σ u (A = Σ x̃x̃ᵀ, b = Σ u x̃),
+each snapped to the public grid of its noise scale, and post-processes them into
+θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃ (:func:`ridge_solution`). The
+replace-one sensitivities and the joint bound on the scaled statistics
+(docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities), the calibrations
+(privacy-ssp-calibration) and the post-processing (privacy-ssp-release) are derived there.
 
-1. λ̂ = λ_min(A) + noise, shifted down by t noise scales (a lower bound with probability
-   >= 1 − ρ) and floored at 0, A = Σ x̃x̃ᵀ;
-2. Ã = A + E, E symmetric (isotropic in the orthonormal basis E_ii, (E_ij + E_ji)/√2);
-3. b̃ = b + e, b = Σ u x̃;
-
-and post-processes them: the ridge λ = max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2,
-s_A the per-coordinate scale of E), or the caller's λ (then step 1 is skipped and its
-share of the budget goes to steps 2–3), and
-
-    θ = (Π₊(Ã) + max(λ, s_A) I)⁻¹ b̃,
-
-Π₊ the projection onto the PSD cone (A is PSD, so Π₊ moves Ã towards A). Replace-one
-sensitivities (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities): Δ_A =
-√2 q̃² (Frobenius), Δ_b = 2q̃, Δ_λ = q̃².
-
-Each statistic f_j gets noise of scale proportional to its sensitivity Δ_j, so the
-statistics divided by their Δ_j are released with one common noise level; their joint
-replace-one change is bounded once
-(docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities): Σ_j (‖Δf_j‖/Δ_j)² <=
-25/16 for (A, b) (one record cannot be the worst case of both: orthogonal rows move A
-most, one row with its label flipped moves b most), + 1 with λ_min; Σ_j ‖Δf_j‖/Δ_j <= G₂
-= √(1 − c*²) + √((1 + c*)/2), c* = (√33 − 1)/16 (G₂ ≈ 1.7602), + 1 with λ_min.
-
-``"gaussian_ssp"`` ((ε, δ)-DP)
-    Gaussian noise on all three: one Gaussian mechanism on the scaled statistics, of
-    joint sensitivity √(Σ_j (‖Δf_j‖/Δ_j)²), its σ the analytic calibration of Balle & Wang
-    ([BW18]_ Thm. 8; the statistics compose exactly as one Gaussian, [DRS22]_).
-``"ssp"`` (pure ε-DP)
-    Laplace noise on λ_min, norm-Gamma noise ∝ exp(−β_j‖E‖_F) on the symmetric matrices,
-    norm-Gamma noise on b, β_j = β/Δ_j with β = ε/(Σ_j ‖Δf_j‖/Δ_j)'s bound: the joint
-    density ratio is exp(Σ_j β_j(‖o_j − f′_j‖ − ‖o_j − f_j‖)) <= e^ε.
-``"none_ssp"`` (offered as ``mechanism="none"``)
-    The exact (minimum-norm) ridge solution: NOT private.
-
-Every noisy statistic is rounded to the public grid of its noise scale
-(:func:`~dpconvex.privacy.noise.snap`, after [Mir12]_) before the post-processing.
+``"gaussian_ssp"`` ((ε, δ)-DP): :class:`GaussianSSP`; ``"ssp"`` (pure ε-DP):
+:class:`PureSSP`; ``"none_ssp"`` (offered as ``mechanism="none"``): the exact
+(minimum-norm) ridge solution, NOT private.
 
 References
 ----------
@@ -46,10 +20,6 @@ References
    adaptive prediction & estimation in unbounded domain. UAI 2018, Alg. 2 (AdaSSP).
 .. [BW18] B. Balle, Y.-X. Wang. Improving the Gaussian Mechanism for Differential
    Privacy: Analytical Calibration and Optimal Denoising. ICML 2018, Theorem 8.
-.. [DRS22] J. Dong, A. Roth, W. Su. Gaussian Differential Privacy. JRSS B 84 (2022),
-   Cor. 3.3 (the composition of Gaussian mechanisms is a Gaussian mechanism).
-.. [Mir12] I. Mironov. On Significance of the Least Significant Bits for Differential
-   Privacy. CCS 2012.
 """
 
 from __future__ import annotations
@@ -60,15 +30,13 @@ from typing import Any, Protocol
 import numpy as np
 from scipy.special import ndtri
 
-from ...errors import ParameterError
 from ...solvers.base import Backend, SolveResult
 from ...templates.base import Template
 from ..accounting.analytic_gaussian import analytic_gaussian_delta, analytic_gaussian_sigma
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Gaussian, Laplace, Noise, NormGamma, symmetric_dimension
-from .base import Calibration, Mechanism, register
-from .gaussian_linear import check_gaussian_budget
+from .base import Calibration, Mechanism, NonPrivateBaseline, register
 
 __all__ = ["FAILURE_PROBABILITY", "TOTAL_SENSITIVITY", "GaussianSSP", "NonPrivateSSP", "PureSSP",
            "adaptive_ridge", "cross_sensitivity", "eigenvalue_sensitivity", "gram_sensitivity",
@@ -145,13 +113,9 @@ _C_STAR = (math.sqrt(33.0) - 1.0) / 16.0
 def joint_sensitivity(parts: tuple[str, ...], norm: str) -> float:
     """Bound on the joint replace-one change of the statistics scaled by their sensitivities.
 
-    With f_j the released statistics and Δ_j their sensitivities (q̃ = 1 after scaling, a, b
-    the squared norms of the two rows, c their inner product, |u|, |u′| <= 1):
-    ‖Δf_A‖²/Δ_A² = (a² + b² − 2c²)/2 and ‖Δf_b‖²/Δ_b² <= (a + b + 2|c|)/4, both increasing
-    in a and b, so at a = b = 1 the sum is 1 − c² + (1 + |c|)/2 <= 25/16 (at |c| = 1/4) and
-    the sum of the square roots √(1 − c²) + √((1 + |c|)/2) <= G₂ (at |c| = c*); λ_min and the
-    label sum add at most 1 each to either
-    (docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
+    For (A, b): 25/16 on the sum of squares, G₂ = √(1 − c*²) + √((1 + c*)/2) on the sum;
+    λ_min and the label sum add at most 1 each to either (derived in
+    docs/privacy/sufficient_statistics.md#privacy-ssp-sensitivities).
 
     Parameters
     ----------
@@ -232,18 +196,13 @@ def adaptive_ridge(eigenvalue_estimate: float, gram_scale: float, p: int,
 def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
                    psd: bool = True, free: int | None = None,
                    free_diagonal: float | None = None, centre: float = 0.0) -> np.ndarray:
-    """θ = (Π₊(Ã) + λD)⁻¹ b̃ (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+    """θ = (Π₊(Ã) + λD)⁻¹ b̃, post-processing (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
-    Π₊ sets the negative eigenvalues of the symmetric Ã to 0 (its Frobenius projection onto
-    the PSD cone); with ``psd=False`` Ã is taken as it is (the non-private baseline). D is
-    the identity, or with ``free`` the identity without that coordinate (the intercept
-    column, which the ridge leaves unshrunk). Where the matrix is singular the solution is
-    the minimum-norm one (eigenvalues <= 0 dropped; with ``free``, least squares). With
-    ``free_diagonal`` a = n·s², the public entry of A at the intercept column, M = Π₊(Ã) with
-    that entry set to a, and θ₀ = ``centre`` on the intercept coordinate (0 elsewhere):
-    θ = θ₀ + (M + λI)⁺(b̃ − Mθ₀), the ridge shrinking every coordinate towards θ₀ (the
-    intercept towards the released mean, not the middle of the label range). A function of
-    the released statistics and public λ, a, θ₀ only: post-processing.
+    Π₊ is the projection onto the PSD cone (``psd=False``: none, the non-private baseline);
+    D the identity, without the coordinate ``free`` (the unshrunk intercept); singular:
+    the minimum-norm solution. With ``free_diagonal`` a = n·s² (A's public intercept entry)
+    and θ₀ = ``centre`` on that coordinate: θ = θ₀ + (M + λI)⁺(b̃ − Mθ₀), M = Π₊(Ã) with
+    that entry set to a.
 
     Examples
     --------
@@ -280,7 +239,10 @@ def ridge_solution(gram: np.ndarray, cross: np.ndarray, ridge: float, *,
 
 
 class _SufficientStatistics(Mechanism[SSPTemplate]):
-    """Shared part: what is released, the budget's shares, the post-processing, the certificate."""
+    """Shared part: what is released, the post-processing, the certificate. A private
+    subclass gives ``scales(cal)`` (each statistic's per-coordinate noise scale), ``shift()``
+    (t: λ_min is lowered by t scales, P(noise > t scales) = ρ), ``noise_law(cal, part)``,
+    ``variance(cal, part)`` (per coordinate) and ``noise_description(cal)``."""
 
     needs = frozenset({"sufficient_statistics"})
     solves = False
@@ -303,22 +265,6 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         return {"eigenvalue": eigenvalue_sensitivity(q), "gram": gram_sensitivity(q),
                 "cross": cross_sensitivity(q), "total": TOTAL_SENSITIVITY}
 
-    def scales(self, cal: Calibration) -> dict[str, float]:
-        """The public per-coordinate noise scale of each released statistic."""
-        raise NotImplementedError
-
-    def shift(self) -> float:
-        """t: the noisy λ_min is lowered by t noise scales (P(noise > t scales) = ρ)."""
-        raise NotImplementedError
-
-    def noise_law(self, cal: Calibration, part: str) -> Noise:
-        """The law of the noise on the statistic ``part`` (its scale is :meth:`scales`'s)."""
-        raise NotImplementedError
-
-    def variance(self, cal: Calibration, part: str) -> float:
-        """The noise's variance on one coordinate of the statistic ``part`` (public)."""
-        raise NotImplementedError
-
     def _intercept_cross(self, noisy: dict[str, Any], cal: Calibration,
                          template: SSPTemplate) -> np.ndarray:
         """b̃ with its intercept coordinate the inverse-variance mean of b̃_s and s·S̃, two
@@ -331,10 +277,6 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
         weight = v_cross / (v_cross + v_total)
         cross[free] = (1.0 - weight) * cross[free] + weight * s * float(noisy["total"][0])
         return cross
-
-    def noise_description(self, cal: Calibration) -> tuple[list[Condition], dict[str, Any]]:
-        """The calibration condition and quantities of this noise."""
-        raise NotImplementedError
 
     def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -414,13 +356,9 @@ class _SufficientStatistics(Mechanism[SSPTemplate]):
 
 @register
 class GaussianSSP(_SufficientStatistics):
-    """AdaSSP with Gaussian noise, calibrated jointly by the analytic Gaussian mechanism.
-
-    Each statistic gets σ_j = Δ_j τ; the statistics divided by τΔ_j form one vector with
-    unit noise whose replace-one change is √(Σ_j (‖Δf_j‖/Δ_j)²)/τ <= J/τ, J =
-    :func:`joint_sensitivity` (5/4 for (A, b), √(41)/4 with λ_min). With τ = J σ₁ and σ₁
-    the analytic σ for sensitivity 1 ([BW18]_ Thm. 8), the release is (ε, δ)-DP
-    (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
+    """AdaSSP with Gaussian noise σ_j = Δ_j J σ₁ on each statistic, J =
+    :func:`joint_sensitivity` ("l2") and σ₁ the analytic σ for sensitivity 1 ([BW18]_):
+    (ε, δ)-DP (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
     Examples
     --------
@@ -439,12 +377,8 @@ class GaussianSSP(_SufficientStatistics):
 
     name = "gaussian_ssp"
     pure = False
+    alternative = "ssp"
     noise_label = "analytic Gaussian noise (Balle & Wang 2018)"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        budget = super().check_budget(budget)
-        check_gaussian_budget(budget, self.name, "ssp", f"{type(self).__name__}.check_budget")
-        return budget
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
         parts = self.parts(template)
@@ -487,13 +421,9 @@ class GaussianSSP(_SufficientStatistics):
 
 @register
 class PureSSP(_SufficientStatistics):
-    """AdaSSP with pure ε-DP noise: Laplace on λ_min, norm-Gamma on A (symmetric) and on b.
-
-    Each statistic's noise has density ∝ exp(−(β/Δ_j)‖·‖) in the norm its sensitivity Δ_j
-    is measured in (for A: the Frobenius norm, drawn in the symmetric subspace of dimension
-    p(p + 1)/2; for λ_min: Laplace), so the joint density ratio of neighbours is at most
-    exp(β Σ_j ‖Δf_j‖/Δ_j) <= exp(β G), G = :func:`joint_sensitivity` (≈ 1.7602 for (A, b),
-    ≈ 2.7602 with λ_min); β = ε/G (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
+    """AdaSSP with pure ε-DP noise ∝ exp(−(β/Δ_j)‖·‖) on each statistic (Laplace on λ_min,
+    norm-Gamma on A in the symmetric subspace and on b), β = ε/G, G = :func:`joint_sensitivity`
+    ("l1"): ε-DP (docs/privacy/sufficient_statistics.md#privacy-ssp-calibration).
 
     Examples
     --------
@@ -513,15 +443,8 @@ class PureSSP(_SufficientStatistics):
     name = "ssp"
     pure = True
     label_sum = True
+    alternative = "gaussian_ssp"
     noise_label = "pure epsilon-DP Laplace and norm-Gamma noise"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        if isinstance(budget, Budget) and budget.delta != 0.0:
-            raise ParameterError(
-                f"{type(self).__name__}.check_budget: mechanism '{self.name}' is pure "
-                f"epsilon-DP: use delta = 0 (got {budget.delta!r}), or mechanism='gaussian_ssp' "
-                "(or 'auto') for the (epsilon, delta) form.")
-        return super().check_budget(budget)
 
     def calibrate(self, template: SSPTemplate, budget: Budget) -> Calibration:
         parts = self.parts(template)
@@ -573,7 +496,7 @@ class PureSSP(_SufficientStatistics):
 
 
 @register
-class NonPrivateSSP(_SufficientStatistics):
+class NonPrivateSSP(NonPrivateBaseline, _SufficientStatistics):
     """The explicit NON-private baseline: the exact ridge (minimum-norm least-squares) solution.
 
     Examples
@@ -590,24 +513,6 @@ class NonPrivateSSP(_SufficientStatistics):
     """
 
     name = "none_ssp"
-    private = False
-    placement = "none"
-
-    def check_budget(self, budget: Budget) -> Budget:
-        return Budget.unlimited()
-
-    def conditions(self, template: SSPTemplate, budget: Budget) -> list[Condition]:
-        return []
-
-    def calibrate(self, template: SSPTemplate, budget: Budget) -> None:
-        return None
-
-    def certificate(self, template: SSPTemplate, budget: Budget, cal: Calibration | None,
-                    conditions: list[Condition]) -> Certificate:
-        return Certificate(
-            mechanism=f"non-private baseline ({template.name})", epsilon_requested=math.inf,
-            epsilon=math.inf, private=False,
-            assumptions=["mechanism='none' adds no noise: the model is NOT private."])
 
     def run(self, template: SSPTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,

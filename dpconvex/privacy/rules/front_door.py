@@ -19,16 +19,14 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from ..budget import has_positive_delta
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
-from .mechanism import has_positive_delta
 
 __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "GAUSSIAN_NB",
            "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR", "NB_BINARY_FEATURES_AT_MOST",
-           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST",
-           "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
-           "FrontDoorChoice",
-           "choose_front_door_learner",
-           "safeguard_applies", "safeguard_validation_rows"]
+           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST",
+           "UNIT_ROWS_AT_LEAST", "FrontDoorChoice", "choose_front_door_learner", "safeguard_applies",
+           "safeguard_validation_rows"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
@@ -179,23 +177,16 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
 
     Parameters
     ----------
-    n : int
-        Number of rows (public under replace-one adjacency).
-    n_classes : int
-        C, the size of the public label set.
-    n_features : int
-        d, the number of columns.
-    epsilon : float
-        ε > 0.
-    delta : float or None
-        δ (0 or None: pure ε-DP).
+    n, n_classes, n_features : int
+        Rows (public under replace-one adjacency), C (the public label set) and d.
+    epsilon, delta : float, float or None
+        ε > 0 and δ (0 or None: pure ε-DP).
     row_norm : {"auto", "none"}, default="auto"
-        The front door's parameter: "auto" scales the Huber SVM's rows to the norm bound
-        from d >= :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given
-        (clipped only).
+        "auto" scales the Huber SVM's rows to the norm bound from d >=
+        :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given.
     ranges_known : bool, default=False
-        Whether the public per-feature ranges of the rows are given (the front door's
-        ``feature_range``, or its ``schema``): only then can Gaussian naive Bayes be chosen.
+        Whether the public per-feature ranges are given: only then can Gaussian naive Bayes
+        be chosen.
 
     Returns
     -------

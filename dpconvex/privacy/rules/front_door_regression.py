@@ -1,26 +1,15 @@
 """The learner and the safeguard of :class:`~dpconvex.PrivateRegressor`, from public quantities only.
 
-The rule (docs/privacy/front_door_regression.md#privacy-regressor-rule), on n rows, d columns, ε and δ, with
-r = n·ε/(d + 1) the records per unit of ε and per coordinate:
-
-* r below :data:`CONSTANT_BELOW`: the constant, the private mean of the labels (the
-  Laplace mechanism with the whole ε, privacy-private-mean): no linear learner beats the training mean's
-  R² at so few records per coordinate on the selection corpus;
-* otherwise the smoothed median regression (:class:`~dpconvex.PrivateQuantileRegressor`'s
-  loss at τ = 0.5) with an intercept, objective perturbation; its Gaussian form where
-  δ > 0 and n >= :data:`GAUSSIAN_ROWS_AT_LEAST`.
-
-The safeguard (privacy-regressor-safeguard), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the
-private mean of every row with a share ε_c of ε (:func:`mean_epsilon`), then the learner on
-a fitting part and the exponential mechanism over {the model, the mean} on a validation
-part, each with ε − ε_c; the utility is minus the validation rows' squared error on the unit
-label scale, the model's lowered by a public handicap (:func:`selection_handicap`) so that a
-model no better than the mean is released with probability at most :data:`HANDICAP_LEVEL`.
-
-n is public under replace-one adjacency, d the number of columns, ε and δ are parameters.
-No data value is read. The constants were chosen on the regression corpus's selection seeds
-(benchmarks/corpus_run.py --task regression --seeds selection) and are reported on its
-report seeds (docs/privacy/front_door_regression.md).
+The rule (docs/privacy/front_door_regression.md#privacy-regressor-rule), with r = n·ε/(d + 1):
+below :data:`CONSTANT_BELOW` the private mean of the labels (privacy-private-mean); otherwise
+the smoothed median regression with an intercept, objective perturbation, its Gaussian form
+where δ > 0 and n >= :data:`GAUSSIAN_ROWS_AT_LEAST`. The safeguard
+(privacy-regressor-safeguard), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the private mean with
+a share of ε (:func:`mean_epsilon`), then the learner on a fitting part and the exponential
+mechanism over {the model, the mean} on a validation part, the model's utility lowered by a
+public handicap (:func:`selection_handicap`). n, d, ε and δ only; no data value is read. The
+constants were chosen on the regression corpus's selection seeds
+(docs/privacy/front_door_regression.md).
 """
 
 from __future__ import annotations
@@ -28,13 +17,12 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from .mechanism import has_positive_delta
+from ..budget import has_positive_delta
 
-__all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL",
-           "MEAN_RECORDS", "MEAN_SHARE", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice",
-           "SAFEGUARD_ROWS_AT_MOST",
-           "VALIDATION", "choose_regression_learner", "mean_epsilon",
-           "regression_safeguard_applies", "selection_handicap"]
+__all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL", "MEAN_RECORDS",
+           "MEAN_SHARE", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice", "SAFEGUARD_ROWS_AT_MOST",
+           "VALIDATION", "choose_regression_learner", "mean_epsilon", "regression_safeguard_applies",
+           "selection_handicap"]
 
 #: Learner names of the rule.
 MEDIAN = "median regression"

@@ -1,41 +1,17 @@
 """A public rule for the regularization strength Λ of the linear learners (``lam="auto"``).
 
-Λ trades the regularization bias against the privacy noise: a larger Λ shrinks
-the model (bias ∝ Λ) but makes the minimizer less sensitive to any one record,
-so less noise is needed (objective perturbation: the noise's effect ∝ 1/Λ;
-output perturbation: the noise norm ∝ 1/Λ). :func:`auto_lam` picks Λ as the
-minimizer of a public bound on the excess regularized risk, built from
-quantities that are public before the data are read (n, ε, the norm bound q,
-the dimension p, the loss constants |ℓ'| <= L and ℓ'' <= c, the mechanism) and
-one constant per placement of the noise, the reference norm R of a good predictor,
-fixed once on validation splits of training data (for a regression loss on the objective,
-on the regression corpus's selection seeds), and one weight w on the stability term,
-fixed on the selection seeds of the benchmark corpus
-(docs/privacy/perturbation.md#privacy-lambda-rule). It never reads X or y.
+:func:`auto_lam` picks Λ as the minimizer over :data:`LAM_GRID` of a public bound on the
+excess regularized risk (derived in docs/privacy/perturbation.md#privacy-lambda-rule), with
+G = L q and the mechanism's :class:`~dpconvex.privacy.mechanisms.NoiseReport` on the grid:
 
-The mechanism reports its noise (:meth:`~dpconvex.privacy.mechanisms.Mechanism.noise_report`,
-evaluated once on the grid of candidate Λ): where it enters (objective or output),
-E‖b‖² and μ_eff = Λ + Δ(Λ) (Δ: the extra regularization an objective calibration adds).
-With G = L q:
-
-    bound(Λ) = μ_eff R²/2            (bias: the penalty at the reference predictor)
-             + w G²/(n μ_eff)        (stability: generalization of Λ-regularized ERM)
-             + noise(Λ)
-
+    bound(Λ) = μ_eff R²/2 + w G²/(n μ_eff) + noise(Λ)
     objective placement:  noise = E‖b‖² / (2 n² μ_eff)
     output placement:     noise = (Λ + c q²/p) E‖b‖² / 2
     no noise (baseline):  noise = 0
 
-(the objective term is the exact excess of a quadratic objective perturbed by the
-linear term bᵀθ/n; the output term is the second-order excess of θ̂ + b for a
-uniformly oriented b, whose squared projection on a row is ||x||²||b||²/p). E‖b‖² is
-p(p + 1)/β² for norm-Gamma noise (objective: β = ε'/(2G); output: β = ε n Λ/(2G)) and
-p σ² for Gaussian noise (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule).
-For objective placement the result is never below the report's ``modulus_floor``, the
-smallest Λ for which the calibration adds no Δ (c q² / (n (e^{ε/2} - 1)) for the
-one-sided slack log(1 + c q²/(nΛ))): below it the calibration would raise the modulus to
-the threshold anyway and spend only ε/2 on the noise. A mechanism that does not report
-its noise is refused by name.
+R (:data:`REFERENCE_NORMS`) and w (:data:`STABILITY_WEIGHTS`) are fixed per placement of the
+noise before any data are read; on the objective the result is never below the report's
+``modulus_floor``. It reads n, ε, q, p, the loss constants and the mechanism, never X or y.
 """
 
 from __future__ import annotations
@@ -54,9 +30,8 @@ if TYPE_CHECKING:
     from ..mechanisms.base import Mechanism, NoiseReport, PublicProblem
 
 __all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "REGRESSION_RECORDS",
-           "STABILITY_WEIGHTS",
-           "auto_lam", "delta_floor", "grid_report", "reference_norm_for", "resolve_lam",
-           "stability_weight_for"]
+           "STABILITY_WEIGHTS", "auto_lam", "delta_floor", "grid_report", "reference_norm_for",
+           "resolve_lam", "stability_weight_for"]
 
 #: The accepted string value of ``lam``.
 AUTO = "auto"
@@ -70,12 +45,7 @@ AUTO = "auto"
 #: KDDCup99 (inside the 50,000 training rows of the 70,000-row sample), never on a test
 #: set: benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule.
 REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0}
-# Validation, 10 noise seeds, intercept_scaling 0.25 (2026-11-23; `lam_auto.py --validate-only
-# 10`): mean relative excess of the error over the best grid Λ for R = 1, 2, 4, 8, 16, 32 —
-# objective: Adult 0.243 0.161 0.069 0.013 -0.008 0.029, KDDCup99 2.59 0.905 0.307 0.092
-# 0.018 0.063 (R = 16 on both); output: Adult 0.119 0.083 0.022 0.005 0.090 0.235, KDDCup99
-# 1.33 0.320 0.030 0.006 0.932 2.79 (R = 8 on both). The Gaussian mechanisms take their
-# placement's R (not validated separately).
+# The measurements behind them: the table of docs/privacy/perturbation.md#privacy-lambda-rule.
 # "regression": the floor of a regression loss's R (:data:`REGRESSION_RECORDS`).
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
@@ -206,13 +176,9 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
 
 
 def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
-    """Smallest Λ at which objective perturbation adds no Δ (the calibration's own threshold).
-
-    For the one-sided slack log(1 + c q²/(nΛ)) (docs/privacy/perturbation.md#privacy-jacobian-slack) this is
-    c q² / (n (e^{ε/2} - 1)) (it is c q² / (n (e^{ε/4} - 1)) for CMS's two-sided
-    slack 2 log(1 + c q²/(nΛ))). Read from
-    :func:`~dpconvex.privacy.mechanisms.perturbation.objective_modulus_floor`, so it
-    follows any change of the slack.
+    """Smallest Λ at which objective perturbation adds no Δ: c q² / (n (e^{ε/2} - 1)) for the
+    one-sided slack, read from
+    :func:`~dpconvex.privacy.mechanisms.perturbation.objective_modulus_floor`.
 
     Examples
     --------
@@ -245,32 +211,19 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     Parameters
     ----------
     mechanism : str or Mechanism
-        A registered name or a mechanism object that reports its noise
-        (:meth:`~dpconvex.privacy.mechanisms.Mechanism.noise_report`) on the objective or
-        the output (approximate minima: its inner mechanism at (1 - fraction) of the
-        budget), or the non-private baseline.
-    n : int
-        Number of records (public under replace-one adjacency).
-    epsilon : float
-        The privacy budget of the fit.
-    q : float
-        Public norm bound of a row as the template sees it (with the intercept column).
-    p : int
-        Number of parameters (features plus the intercept column).
+        A mechanism (or registered name) that reports its noise on the objective or the
+        output, or the non-private baseline.
+    n, epsilon, q, p : int, float, float, int
+        Records, ε, the public row-norm bound and the number of parameters (both with the
+        intercept column).
     loss : str or Loss
         A loss with declared constants ``deriv_bound`` (|ℓ'|) and ``curvature`` (c).
-    reference_norm : float or None, default=None
-        R in the bias term; None: :func:`reference_norm_for` (the placement, the loss's
-        kind and, for a regression loss, n·ε/p).
-    stability_weight : float or None, default=None
-        w, the weight of the stability term; None: the placement's
-        :data:`STABILITY_WEIGHTS` value (:func:`stability_weight_for`).
+    reference_norm, stability_weight : float or None, default=None
+        R and w; None: :func:`reference_norm_for`, :func:`stability_weight_for`.
     delta : float, default=0.0
-        δ of the fit (the (ε, δ) mechanisms need δ > 0;
-        docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule).
+        δ of the fit (the (ε, δ) mechanisms need δ > 0).
     report : NoiseReport or None, default=None
-        The mechanism's report on :data:`LAM_GRID` when the caller has it
-        (:func:`grid_report`); None computes it.
+        The mechanism's report on :data:`LAM_GRID` (:func:`grid_report`); None computes it.
 
     Returns
     -------

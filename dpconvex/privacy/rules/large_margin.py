@@ -1,17 +1,15 @@
 """The "auto" defaults of :class:`~dpconvex.estimators.large_margin.estimator.PrivateLargeMarginGaussian`.
 
-A user who sets only ``epsilon`` gets (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults,
-where the measurements behind each choice are): the softmax loss for one component per class
-and the paper's pairwise Huber template for mixtures (``loss``); the feature map linear in x
-for the softmax loss (``structure``); pure ε-DP objective perturbation, or the Gaussian one
-when ``delta > 0`` (``mechanism``); the public rule of privacy-softmax-lambda-rule (``lam``);
-rows scaled to the bound with the softmax loss (``row_norm``); one component per class at
-every shape (``n_components``, :func:`components_per_class`); and, with K = 1, C >= 3 and the
-objective's parameters at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
-:data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε; :func:`centroids_preferred`, the one rule the front door
-:class:`~dpconvex.PrivateClassifier` uses too). n, C and d are public shape facts; every
-resolution reads only them and the parameters, never the data. ``loss="pairwise"`` (or None)
-with ``lam=2e-2`` is the paper's estimator (Pathak & Raj, PSDM 2010).
+With only ``epsilon`` set (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults
+holds the measurements): the softmax loss for one component per class and the pairwise Huber
+template of Pathak & Raj (PSDM 2010) for mixtures; the feature map linear in x; pure ε-DP objective
+perturbation, or its Gaussian form when ``delta > 0``; the Λ rule of
+privacy-softmax-lambda-rule; rows scaled to the bound with the softmax loss; one component
+per class (:func:`components_per_class`); and with K = 1, C >= 3 and the objective's
+parameters at their defaults, DP class centroids while r = n·ε/(C(d + 1)) is below
+:data:`CENTROID_BELOW` (10 with δ > 0, 15 for pure ε;
+:func:`centroids_preferred`, the front door's rule too). Every
+resolution reads only n, C, d and the parameters, never the data.
 """
 
 from __future__ import annotations
@@ -19,7 +17,8 @@ from __future__ import annotations
 import numbers
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .mechanism import has_positive_delta, resolve_mechanism
+from ..budget import has_positive_delta
+from ..mechanisms.base import resolve_mechanism
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -1,33 +1,23 @@
 """One warning, before any noise is drawn, when the noise outweighs what the data can carry.
 
 Every learner compares the expected noise in what it releases with the largest signal the
-public problem allows, ρ = noise / signal, and warns (a :class:`PrivacyWarning` whose
-message says "the noise is large for this problem", names the public quantities and the
-remedies, and ends with :data:`PUBLIC_CHECK_NOTE`, or :data:`REGRESSION_CHECK_NOTE` for a
-regressor) when ρ exceeds its family's threshold. Only public quantities enter: n (the
-shape of X, public under replace-one adjacency), p or d, the size C of the label set, ε, δ,
-the loss's declared constants and the mechanism's calibration and noise report — never a
-value of X or y, so the verdict and the message are the same on neighbouring data sets.
+public problem allows, ρ = noise / signal, and warns (a :class:`PrivacyWarning` naming the
+public quantities and the remedies, ending with :data:`PUBLIC_CHECK_NOTE` or
+:data:`REGRESSION_CHECK_NOTE`) when ρ exceeds its family's threshold (:data:`THRESHOLDS`).
+Only public quantities enter (n, p or d, C, ε, δ, the declared constants, the mechanism's
+report), never a value of X or y. The families, their ρ (E‖b‖ = p/β for norm-Gamma noise,
+√p σ for Gaussian):
 
-The families, their ρ (E‖b‖ = p/β for norm-Gamma noise, √p σ for Gaussian) and thresholds:
+* ``linear``: objective E‖b‖/(n |ℓ'(0)| q), output E‖b‖ Λ/(|ℓ'(0)| q);
+* ``gd``: max(1, C/2) · s √p ‖w‖₂ / (min(C_clip, |ℓ'(0)| q) ‖w‖₁);
+* ``centroid``: s C / n (the noise on a class mean at the class count n/C);
+* ``ssp``: s_A √(p log(2p²/0.05)) / (n q̃²/p + λ_given);
+* ``large_margin``, ``softmax``: √p s / (n G), s the objective noise's coordinate scale.
 
-* ``linear``: objective E‖b‖/(n |ℓ'(0)| q), output E‖b‖ Λ/(|ℓ'(0)| q); threshold 1.
-* ``gd``: max(1, C/2) · s √p ‖w‖₂ / (min(C_clip, |ℓ'(0)| q) ‖w‖₁); threshold 0.9.
-* ``centroid``: s C / n (the noise on a class mean at the class count n/C); threshold 1.
-* ``ssp``: s_A √(p log(2p²/0.05)) / (n q̃²/p + λ_given); threshold 0.5.
-* ``large_margin``: √p s / (n G), s the objective noise's coordinate scale; threshold 1.
-* ``softmax``: the same ratio for the softmax large-margin template; threshold 0.5.
-
-``worst_case=True`` (linear, gd) compares with the data part's bound at any θ (G = L q, or
-the clip) instead of at θ = 0. The derivations and the measurements behind the thresholds:
-docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear (linear),
-privacy-noise-warning-gd-centroids (noisy GD, centroids), privacy-large-margin-defaults
-(large margin), privacy-noise-warning-ssp (sufficient statistics).
-
-References
-----------
-K. Chaudhuri, C. Monteleoni, A. D. Sarwate, JMLR 12 (2011), Alg. 1-2; D. Kifer, A. Smith,
-A. Thakurta, COLT 2012; Y.-X. Wang, UAI 2018, Alg. 2 (the spectral bound of ``ssp``).
+``worst_case=True`` (linear, gd) compares with the data part's bound at any θ instead of at
+θ = 0. Derivations and the measurements behind the thresholds:
+docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear,
+privacy-noise-warning-gd-centroids, privacy-large-margin-defaults, privacy-noise-warning-ssp.
 """
 
 from __future__ import annotations
@@ -48,11 +38,10 @@ if TYPE_CHECKING:
 
     from ..mechanisms.base import Calibration, ConstantsSource, Mechanism, NoiseReport
 
-__all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO",
-           "LINEAR_NOISE_RATIO", "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE",
-           "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO", "THRESHOLDS", "estimator_noise_dominance",
-           "exceeds", "noise_dominates", "noise_ratio", "ovr_gd_warning",
-           "warn_if_noise_dominates"]
+__all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO", "LINEAR_NOISE_RATIO",
+           "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE", "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO",
+           "THRESHOLDS", "estimator_noise_dominance", "exceeds", "noise_dominates", "noise_ratio",
+           "ovr_gd_warning", "warn_if_noise_dominates"]
 
 #: ``linear``: derived, the released direction is within arcsin(1/ρ) of a random one
 #: (privacy-noise-warning-linear).
@@ -190,22 +179,16 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     Parameters
     ----------
     family : {"linear", "gd", "centroid", "ssp", "large_margin", "softmax"}
-    template : Template or PublicProblem
-        Only its public facts are read (n, p, the loss, ``privacy_constants()``,
-        ``data_norm``, C, d, the ridge given), never its data.
-    mech : Mechanism
-    budget : Budget
-        The (ε, δ) of the release (one binary model's under one-vs-rest).
+    template, mech, budget : Template or PublicProblem, Mechanism, Budget
+        Only the template's public facts are read, never its data; the (ε, δ) of the
+        release (one binary model's under one-vs-rest).
     calibration : Calibration or None, default=None
         The release's calibration when it is already computed (read, not recomputed).
-    n : int or None, default=None
-        ``centroid``: the public number of rows (None: no ratio).
-    n_classes : int, default=2
-        ``gd``: C, the size of the public label set (the factor max(1, C/2)).
-    worst_case : bool, default=False
-        ``linear``, ``gd``: against the data part's bound at any θ instead of at θ = 0.
-    norm : bool, default=False
-        ``centroid``: E‖noise on a mean‖ = ρ √d instead of its sd along a direction.
+    n, n_classes : int or None, int
+        ``centroid``: the public number of rows (None: no ratio); ``gd``: C.
+    worst_case, norm : bool, default=False
+        ``linear``, ``gd``: against the bound at any θ instead of at θ = 0; ``centroid``:
+        E‖noise on a mean‖ = ρ √d instead of its sd along a direction.
 
     Raises
     ------
