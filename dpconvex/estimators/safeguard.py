@@ -33,6 +33,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -40,7 +41,7 @@ import scipy.sparse as sp
 
 from .._validation import Constraint, check_fitted, checks_feature_names, is_dask_collection
 from ..data.validation import check_array
-from ..errors import DataValidationError, ParameterError
+from ..errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.release import release
@@ -51,7 +52,8 @@ from .parts import check_rows, predicted
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "SchemaInputMixin", "SchemaOrNone",
            "constant_name", "safeguard_mistakes",
-           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows"]
+           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows",
+           "warn_constant_released"]
 
 
 class ConstantClassifier:
@@ -257,6 +259,18 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
     if hasattr(X, "iloc"):
         return X.iloc[rows]
     return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
+
+
+def warn_constant_released(owner: str, constant: str, learner: str, epsilon: float,
+                           anchor: str) -> None:
+    """The :class:`~dpconvex.errors.PrivacyWarning` of a safeguard that released ``constant``
+    (what the selection chose, a part of the release) instead of the ``learner`` model."""
+    warnings.warn(
+        f"{owner}.fit: the safeguard released {constant} instead of the {learner} model: the "
+        f"private selection on the validation rows favoured it (a part of the release, {anchor}). "
+        f"The signal in these rows does not outweigh the noise at epsilon = {epsilon:g}: use a "
+        "larger epsilon, delta > 0, more rows or fewer features, or compare with "
+        "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
 
 
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
