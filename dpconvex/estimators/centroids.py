@@ -313,18 +313,14 @@ class ClassSumTemplate:
     """Feature vectors u_i (‖u_i‖ <= ``data_norm``) and class indices: the class-sum problem.
 
     The statistic is the joint vector V ∈ R^{C × (d + 1)} with rows
-    (Σ_{i: y_i = c} u_i, w·n_c); the mechanisms
-    (:mod:`dpconvex.privacy.mechanisms.gaussian`) compute and perturb it. It
-    offers the ``"cell_sums"`` capability with one cell per class (K = 1) and
-    no Lloyd iterations (``n_iter = 0``, ``init_centers = None``).
+    (Σ_{i: y_i = c} u_i, w·n_c), which the mechanisms of
+    :mod:`dpconvex.privacy.mechanisms.gaussian` compute and perturb.
 
     Parameters
     ----------
     U : ndarray or scipy.sparse matrix of shape (n, d)
-        Feature vectors of the records inside the public label set (sparse rows
-        are kept as a ``csr_array``); rows above
-        ``data_norm`` are clipped here (a per-record map), so the bound holds
-        by construction.
+        Feature vectors of the records inside the public label set; rows above
+        ``data_norm`` are clipped here (a per-record map).
     y : ndarray of shape (n,)
         Class indices in {0, ..., C − 1}.
     n_classes : int
@@ -332,16 +328,13 @@ class ClassSumTemplate:
     data_norm : float, default=1.0
         The public bound B on ‖u‖.
     notes : sequence of str, default=()
-        Public facts for the certificate (how u was built, where δ and the
-        label set came from): returned by :meth:`assumptions`.
+        Public facts for the certificate (:meth:`assumptions`).
     rows : block reader or DaskRows, optional
         The raw rows with their class index as a last column (-1: left out), from
-        :func:`label_rows`; U is then None, and u is built and summed block by block
-        (chunk by chunk on Dask workers) by ``record_map``.
+        :func:`label_rows`; U is then None, and ``record_map`` builds u block by block.
     record_map : callable, optional
-        The public per-record map of a block of raw rows to u (picklable):
-        :class:`BallRows` here; the set it lands in is :attr:`record_set`, whose
-        sensitivities the mechanisms read. Default: ``BallRows(1, False, data_norm)``.
+        The public per-record map of a block of raw rows to u (picklable), landing in
+        :attr:`record_set`. Default: ``BallRows(1, False, data_norm)``.
     """
 
     name = "class sums"

@@ -178,12 +178,10 @@ class MomentRows:
 class ClassMomentTemplate(ClassSumTemplate):
     """Raw rows, their public ranges and class indices: the class-moment problem of naive Bayes.
 
-    The statistic is V ∈ R^{C × (2d + 1)} with rows
-    (Σ_{i: y_i = c} t_i, Σ_{i: y_i = c} (2t_i² − 1), w·n_c): the class sums of
-    :class:`MomentRows` and w times the class counts, computed block by block (or chunk by
-    chunk on Dask workers) by the class-sum mechanisms. Every u lies in
-    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox` (``record_set``), whose
-    sensitivities the mechanisms read (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
+    The statistic is V ∈ R^{C × (2d + 1)} with rows (Σ t_i, Σ (2t_i² − 1), w·n_c) over the
+    records of class c (:class:`MomentRows`); every record lies in
+    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`
+    (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
 
     Parameters
     ----------
@@ -198,8 +196,8 @@ class ClassMomentTemplate(ClassSumTemplate):
     notes : sequence of str, default=()
         Public facts for the certificate.
     rows : block reader or DaskRows, optional
-        The rows of the fit with their class index as a last column (-1: a record left
-        out), as :func:`~dpconvex.estimators.centroids.label_rows` builds them; X is then None.
+        The rows with their class index as a last column, from
+        :func:`~dpconvex.estimators.centroids.label_rows`; X is then None.
 
     Examples
     --------
