@@ -161,17 +161,10 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
                           sum_noise_energy: np.ndarray) -> float:
     """σ̂² = max(1 − Σ_c π̂_c m̂_c, W_floor)/d from the released (C, d + 1) vector V (u units).
 
-    The pooled within-class second moment of the records is
-    W = (1/n) Σ_i ‖u_i − μ_{y_i}‖² = (1/n) Σ_i ‖u_i‖² − Σ_c π_c ‖μ_c‖² with π_c = n_c/n,
-    and (1/n) Σ_i ‖u_i‖² <= 1 (= 1 for unit rows without zero rows). With the released
-    sums s̃_c, counts ñ_c = V[c, d]/w, the public count floor f and E_c = E‖b_c‖² the
-    expected noise energy on the d sum coordinates of class c (public, from the
-    mechanism's calibration), m̂_c = min(max(‖s̃_c‖² − E_c, 0)/max(ñ_c, f)², 1) estimates
-    ‖μ_c‖² (E‖s̃_c‖² = ‖s_c‖² + E_c; a class mean has norm <= 1) and
-    π̂_c = max(ñ_c, f)/Σ_c′ max(ñ_c′, f). The maximum likelihood variance of the model
-    u | c ~ N(μ_c, σ²I_d) is W/d. Every input is released or public: post-processing.
-    ``V`` of shape (C, d + 1), ``sum_noise_energy`` the E_c (C,); returns σ̂² > 0 in the
-    units of u (‖u‖ <= 1).
+    m̂_c estimates ‖μ_c‖² from the released sums less the public noise energy E_c
+    (``sum_noise_energy``, shape (C,)) and π̂_c the priors from the floored counts
+    (docs/privacy/large_margin.md#privacy-centroid-priors). Post-processing; returns σ̂² > 0
+    in the units of u.
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1

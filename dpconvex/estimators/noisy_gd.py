@@ -359,15 +359,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities by the logistic link of the decision function.
 
-        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with
-        f = wᵀx + b and σ(f) = 1/(1 + e^(-f)), the model's own probability
-        under the logistic loss (a monotone map of the score for the other
-        losses). A function of the released parameters only: post-processing.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Rows sum to 1; ``argmax`` agrees with :meth:`predict`.
+        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with f = wᵀx + b
+        (one-vs-rest: the C logistic scores normalized to sum to 1).
         """
         f = self.decision_function(X)
         sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow
