@@ -1,23 +1,10 @@
 """What every private estimator shares: the plan of a fit, the prepared problem a fit builds
 before it spends budget, and a ``score`` that validates its labels like ``fit``.
 
-A fit is three public steps (:class:`PrivateEstimator`):
-
-1. ``plan(n, n_classes, n_features)`` -> :class:`FitPlan`: every "auto" resolved from the
-   parameters and the public shape of the data (the template and its options, the mechanism
-   object, the budget and its parts, Λ and the rule that chose it, the backend, the
-   certificate notes the plan determines). It never sees the data.
-2. ``prepare(X, y, plan)`` -> :class:`Prepared`: validated, clipped data and the template.
-3. ``fit_prepared(prep, plan)``: hold the budget, draw the noise, release, store the model.
-
-``fit`` is the three in a row; ``certify`` is the dry run of the same plan (no noise, no
-charge). Sweeps, searches, the auditor and the noise warnings use only these methods.
-
-A meta-estimator (one-vs-rest, the front doors, schema input, a private label range, the
-searches, sweeps, the audit) fits its sub-estimators with a :class:`FitContext`, an
-argument that carries the sub-fit's noise source, the rows it leaves out, the budget hold
-it runs in and the label-set warning it shares (:func:`fit_with`); nothing of it is stored
-on a model.
+A fit is ``plan`` (public facts only, :class:`FitPlan`), ``prepare`` (:class:`Prepared`) and
+the release; ``certify`` is the dry run of the same plan. A meta-estimator fits its parts
+with a :class:`FitContext` (:func:`fit_with`), never stored on a model. The whole path:
+docs/architecture.md.
 """
 
 from __future__ import annotations
