@@ -115,10 +115,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         With the safeguard, the share of rows that validate: ⌈fraction · n⌉, or for "auto"
         ⌈0.2 n⌉ up to 2,000 rows and at least ⌈0.1 n⌉ (n only, public).
     schema : PublicSchema or None, default=None
-        None: X holds rows. A schema: X is the table, encoded by
-        ``PublicEncoder(schema, data_norm=data_norm)`` (``encoder_``); a schema released by
-        :func:`~dpconvex.draft_schema` is composed into the certificate
-        (docs/privacy/bounds.md#privacy-bounds-composition), as for :class:`~dpconvex.PrivateClassifier`.
+        None: X holds rows. A schema: X is the table, encoded as for
+        :class:`~dpconvex.PrivateClassifier` (``encoder_``).
 
     Attributes
     ----------

@@ -141,16 +141,11 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         The labels (any distinct values); with two, ``classes_[1]`` is +1.
     delta_ : float
         δ used. Two classes only, as the five below (one-vs-rest: ``certificate_.parts``).
-    steps_, radius_, clip_ : int, float, float
-        T, R and C used.
-    noise_multiplier_ : float
-        z.
-    noise_std_ : float
-        s = z · 2C / n, per coordinate of the noisy mean gradient.
-    learning_rate_ : float
-        η used.
+    steps_, radius_, clip_, learning_rate_ : int, float, float, float
+        T, R, C and η used.
+    noise_multiplier_, noise_std_ : float
+        z, and s = z · 2C / n per coordinate of the noisy mean gradient.
     certificate_ : Certificate
-        Names the accountant, z, s, the sensitivity and the public rules used.
 
     Examples
     --------

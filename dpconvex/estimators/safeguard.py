@@ -60,26 +60,17 @@ class ConstantClassifier(_Constant):
     """A released constant: every row gets the same class.
 
     What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a
-    constant class (docs/privacy/front_door.md#privacy-classifier-safeguard): the class,
-    the public label set and the number of columns. It is made from the private
-    selection's output, not fitted.
+    constant class (docs/privacy/front_door.md#privacy-classifier-safeguard), made from the
+    selection's output, not fitted; the front door sets its ``certificate_``.
 
     Parameters
     ----------
     constant : label
-        The class predicted for every row.
+        The class predicted for every row (``constant_``).
     classes : sequence of labels
-        The public label set (``constant`` is one of them).
+        The public label set (``classes_``).
     n_features : int
-        Number of columns the rows have.
-
-    Attributes
-    ----------
-    constant_ : label
-    classes_ : ndarray of shape (C,)
-    n_features_in_ : int
-    certificate_ : Certificate
-        Set by the front door: the certificate of the release that selected it.
+        Number of columns the rows have (``n_features_in_``).
 
     Examples
     --------
@@ -129,23 +120,15 @@ class ConstantRegressor(_Constant):
     """A released constant prediction: every row gets the private mean of the labels.
 
     What :class:`~dpconvex.PrivateRegressor` releases when its rule or its safeguard
-    chooses the constant (docs/privacy/front_door_regression.md#privacy-private-mean):
-    the private mean in the labels' units and the number of columns, made from the
-    release, not fitted.
+    chooses the constant (docs/privacy/front_door_regression.md#privacy-private-mean), made
+    from the release, not fitted; the front door sets its ``certificate_``.
 
     Parameters
     ----------
     constant : float
-        The prediction for every row.
+        The prediction for every row, in the labels' units (``constant_``).
     n_features : int
-        Number of columns the rows have.
-
-    Attributes
-    ----------
-    constant_ : float
-    n_features_in_ : int
-    certificate_ : Certificate
-        Set by the front door: the certificate of the release.
+        Number of columns the rows have (``n_features_in_``).
 
     Examples
     --------

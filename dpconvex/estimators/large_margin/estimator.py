@@ -154,12 +154,10 @@ default="auto"
 "gmm_nonprivate"}, default=None
         How each training record gets its component m_i when K > 1 (None:
         "nearest_public_center"; :mod:`dpconvex.estimators.large_margin.components`).
-        "gmm_nonprivate" reads the whole private data set: the model is then NOT
-        differentially private (the certificate says so).
+        "gmm_nonprivate" is NOT differentially private (the certificate says so).
     centers : array of shape (C, K, n_features) or None, default=None
-        Public centers for "nearest_public_center" (or the public start of "dp_kmeans"),
-        in the order of ``classes_``, fixed before seeing the data. None: a
-        data-independent public rule.
+        Public centers (the start of "dp_kmeans"), in the order of ``classes_``, fixed
+        before seeing the data. None: a data-independent public rule.
     kmeans_epsilon_fraction : float, default=0.2
         Share of ε spent on "dp_kmeans" (sequential composition with the objective).
     kmeans_iter : int, default=3
@@ -217,7 +215,6 @@ default="auto"
     centers_ : ndarray of shape (C, K, n_features) or None
         Centers used by the component assignment (public or DP-released).
     certificate_ : Certificate
-        Public facts only (the solve's diagnostics: :func:`dpconvex.collect_diagnostics`).
     component_assignment_ : str
 
     References
