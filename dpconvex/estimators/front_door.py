@@ -1,11 +1,5 @@
-"""The front door: :class:`PrivateClassifier` picks the learner from public quantities only.
-
-One estimator for a user who knows ε (and δ) and the label set: its ``plan`` reads
-(n, C, ε, δ) and chooses a learner by the rule of
-:mod:`dpconvex.privacy.rules.front_door`
-(docs/privacy/front_door.md#privacy-private-classifier), then fits that learner with
-every "auto" left to the library's rules. The choice and its reason are lines of the
-certificate.
+"""The front door: :class:`PrivateClassifier` picks the learner from public quantities only
+(:mod:`dpconvex.privacy.rules.front_door`, docs/privacy/front_door.md#privacy-private-classifier).
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""The front door for regression: :class:`PrivateRegressor` picks the learner from public quantities.
-
-One estimator for a user who knows ε (and δ) and the labels' public range: its ``plan``
-reads (n, d, ε, δ) and chooses the learner by the rule of
-:mod:`dpconvex.privacy.rules.front_door_regression`
-(docs/privacy/front_door_regression.md#privacy-regressor-rule); where the safeguard
-runs, a private selection on a validation part releases the model or the private mean of
-the labels, whichever it favours (privacy-regressor-safeguard). The choice and its
-reasons are lines of the certificate.
+"""The front door for regression: :class:`PrivateRegressor` picks the learner from public
+quantities (:mod:`dpconvex.privacy.rules.front_door_regression`,
+docs/privacy/front_door_regression.md#privacy-regressor-rule).
 """
 
 from __future__ import annotations
@@ -113,7 +107,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         with the whole (ε, δ).
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With the safeguard, the share of rows that validate: ⌈fraction · n⌉, or for "auto"
-        ⌈0.2 n⌉ up to 2,000 rows and at least ⌈0.1 n⌉ (n only, public).
+        max(⌈0.1 n⌉, min(⌈0.2 n⌉, 2,000)).
     schema : PublicSchema or None, default=None
         None: X holds rows. A schema: X is the table, encoded as for
         :class:`~dpconvex.PrivateClassifier` (``encoder_``).

@@ -1,12 +1,9 @@
 """Differentially private Gaussian naive Bayes: class moments from one release of class sums.
 
-:class:`PrivateGaussianNB` releases the class sums V_c = Σ_{i: y_i = c} (t_i, 2t_i² − 1, w)
-of the per-record map t of x onto [−1, 1]^d: the sufficient statistics of Gaussian naive
-Bayes ([HTF09]_ Section 6.6.3), whose model follows by post-processing. The release is that
-of the class centroids (:mod:`dpconvex.estimators.centroids`, a
-:class:`~dpconvex.estimators.centroids.ClassSumTemplate` with another per-record map) with
-the sensitivities of the box :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`
-(docs/privacy/gaussian_nb.md#privacy-nb-sensitivities, privacy-nb-mechanisms).
+:class:`PrivateGaussianNB` releases the class sums of (t, 2t² − 1, w), t the per-record map
+of x onto [−1, 1]^d: the sufficient statistics of Gaussian naive Bayes ([HTF09]_ Section
+6.6.3), by the release of the class centroids (:mod:`dpconvex.estimators.centroids`) with
+another per-record map (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
 
 References
 ----------
@@ -241,17 +238,10 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
     """Class means, variances and counts of t from the released V
     (docs/privacy/gaussian_nb.md#privacy-nb-release).
 
-    With the released rows (S̃_c, Q̃_c, w·ñ_c), m_c = max(ñ_c, f) for the public count floor
-    f, and e = E b_j² the public second moment of one noise coordinate:
-
-    * μ_c = clip(S̃_c/m_c, −1, 1), the projection onto the box that holds every true mean;
-    * M_c = clip((Q̃_c/m_c + 1)/2, 0, 1), the second moment E t², whose true value is in [0, 1];
-    * v_c = max(M_c − μ_c², φ) + e/m_c², φ = ``var_floor``: the public floor, plus the noise
-      variance of μ_c (the predictive variance of t given the noisy mean).
-
-    Every input is released or public: post-processing. ``V`` of shape (C, 2d + 1), the
-    arguments w, f, e and φ; returns the means and variances (C, d) in the units of t and
-    the counts ñ_c (C,) as released.
+    μ_c = clip(S̃_c/m_c, −1, 1), M_c = clip((Q̃_c/m_c + 1)/2, 0, 1) and
+    v_c = max(M_c − μ_c², φ) + e/m_c², with m_c = max(ñ_c, f) for the public count floor f and
+    e the public second moment of one noise coordinate: post-processing. Returns the means
+    and variances (C, d) in the units of t and the counts ñ_c (C,) as released.
 
     Examples
     --------

@@ -446,10 +446,9 @@ PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
     max_iter : int or None, default=None
     {accountant}
     constraints : callable or None, default=None
-        ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
-        (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`: a
-        ball, box, orthant, ℓ1 ball or simplex for every solver, any other DCP set for
-        ``solver="clarabel"`` or ``"scs"`` (docs/privacy/user_objectives.md#privacy-constraints).
+        ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
+        as in :class:`~dpconvex.PrivateLogisticRegression`
+        (docs/privacy/user_objectives.md#privacy-constraints).
 
     Warns
     -----
@@ -476,15 +475,12 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     Parameters
     ----------
     loss : {"huber", "pinball", "squared"} or Loss, default="huber"
-        "huber": :class:`~dpconvex.objectives.HuberRegression` (threshold ``huber_threshold``
-        on the unit label scale); "pinball": the quantile loss
-        :class:`~dpconvex.objectives.Pinball` (``quantile``, its kink smoothed at half-width
-        0.1 on the unit scale); "squared": (z − y)²/2, whose
-        slope is unbounded on the predictions a release can reach, so the verifier refuses it
-        with the reason (docs/privacy/user_objectives.md#privacy-prediction-losses). A
-        :class:`~dpconvex.objectives.Loss` of kind "regression" (e.g. from
-        :meth:`Loss.from_cvxpy`) with ``label_range=(-1, 1)``: it sees the labels on the unit
-        scale.
+        "huber": :class:`~dpconvex.objectives.HuberRegression` (``huber_threshold``);
+        "pinball": the quantile loss :class:`~dpconvex.objectives.Pinball` (``quantile``);
+        "squared": (z − y)²/2, which the verifier refuses, its slope being unbounded
+        (docs/privacy/user_objectives.md#privacy-prediction-losses). A
+        :class:`~dpconvex.objectives.Loss` of kind "regression" with ``label_range=(-1, 1)``
+        sees the labels on the unit scale.
     quantile : float, default=0.5
         τ of the pinball loss.
     huber_threshold : float, default=0.5
@@ -568,13 +564,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip the rows and labels, add the intercept column, build the template.
 
-        Rows held by Dask (a Dask array or DataFrame) stay on the workers: clipped and
-        given the intercept column lazily per chunk (the same per-record maps), with the
-        unit labels sent to the workers once beside them (docs/guide/dask.md). Rows left out
-        of the fit (``context.excluded``: the front door's validation part) get a
-        zero factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the
-        minimizer. The labels are read as given: the front door passes a public placeholder
-        for those rows, so nothing of theirs reaches the objective's value either.
+        Rows held by Dask stay on the workers (the same per-record maps per chunk;
+        docs/guide/dask.md). Rows left out of the fit (``context.excluded``) get a zero
+        factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the minimizer.
         """
         owner = f"{type(self).__name__}.fit"
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)

@@ -61,10 +61,8 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
     """``{"lam": [Λ_auto · f for f in factors]}``: candidates centred on the public rule
     (docs/privacy/perturbation.md#privacy-lambda-rule, privacy-private-tuning).
 
-    Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` (a dpconvex linear
-    classifier) with ``epsilon`` on the n rows of d features of a candidate's part: its
-    public plan (no data is read), so every public parameter it uses (data_norm,
-    intercept, mechanism, δ, ...) enters as in a real fit. ``owner`` opens the messages.
+    Λ_auto is what ``lam="auto"`` gives ``estimator`` (a dpconvex linear classifier) with
+    ``epsilon`` on n rows of d features, from its public plan (no data is read).
     """
     from ..linear import _PrivateLinearClassifier
 
