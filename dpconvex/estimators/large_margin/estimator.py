@@ -142,7 +142,8 @@ default="auto"
         "auto": "gaussian_objective" when ``delta > 0``, else "objective" (pure ε); but
         "centroid" when C >= 3, K = 1, the objective's parameters are at their defaults
         and r = n·ε/(C(d + 1)) is below
-        :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`
+        :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 15 with δ = 0
+        (``delta`` None or 0), 10 with δ > 0
         (:func:`~dpconvex.privacy.rules.large_margin.uses_centroid`,
         docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
         "gaussian_objective": (ε, δ)-DP, softmax loss only
