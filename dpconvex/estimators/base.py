@@ -1,23 +1,10 @@
 """What every private estimator shares: the plan of a fit, the prepared problem a fit builds
 before it spends budget, and a ``score`` that validates its labels like ``fit``.
 
-A fit is three public steps (:class:`PrivateEstimator`):
-
-1. ``plan(n, n_classes, n_features)`` -> :class:`FitPlan`: every "auto" resolved from the
-   parameters and the public shape of the data (the template and its options, the mechanism
-   object, the budget and its parts, Λ and the rule that chose it, the backend, the
-   certificate notes the plan determines). It never sees the data.
-2. ``prepare(X, y, plan)`` -> :class:`Prepared`: validated, clipped data and the template.
-3. ``fit_prepared(prep, plan)``: hold the budget, draw the noise, release, store the model.
-
-``fit`` is the three in a row; ``certify`` is the dry run of the same plan (no noise, no
-charge). Sweeps, searches, the auditor and the noise warnings use only these methods.
-
-A meta-estimator (one-vs-rest, the front doors, schema input, a private label range, the
-searches, sweeps, the audit) fits its sub-estimators with a :class:`FitContext`, an
-argument that carries the sub-fit's noise source, the rows it leaves out, the budget hold
-it runs in and the label-set warning it shares (:func:`fit_with`); nothing of it is stored
-on a model.
+A fit is ``plan`` (public facts only, :class:`FitPlan`), ``prepare`` (:class:`Prepared`) and
+the release; ``certify`` is the dry run of the same plan. A meta-estimator fits its parts
+with a :class:`FitContext` (:func:`fit_with`), never stored on a model. The whole path:
+docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -86,10 +73,8 @@ PARAMETER_DOCS = {
     unknown_labels : {"raise", "ignore"}, default="raise"
         What a label of y outside the public label set does. "raise": the fit is refused
         with a :class:`~dpconvex.errors.DataValidationError` before any noise is drawn or
-        budget spent (the message names the declared classes and what to change, never a
-        count or a label of y). "ignore": the records with such labels contribute nothing
-        to the fit (a per-record map, so the guarantee holds; docs/privacy.md), for
-        pipelines that must never branch on the data. Either way
+        budget spent (naming no count or label of y). "ignore": such records contribute
+        nothing to the fit (a per-record map). Either way
         :func:`dpconvex.collect_diagnostics` records them for the data holder.
 """,
     "data_norm": """\
@@ -257,10 +242,8 @@ class ParameterSet(Constraint):
 class FitContext:
     """What the caller of a fit hands it besides (X, y): an argument, never stored.
 
-    ``fit(X, y)`` runs with the empty context (:data:`NO_CONTEXT`). A meta-estimator
-    fits each sub-estimator with :meth:`inner` of its own context, naming the
-    sub-fit's noise source, so the rows left out, the budget hold and the label-set
-    warning reach every fit inside it.
+    ``fit(X, y)`` runs with :data:`NO_CONTEXT`; a meta-estimator fits each part with
+    :meth:`inner` of its own context.
 
     Attributes
     ----------
@@ -395,8 +378,7 @@ class CertificateHold(Protocol):
 class PreparedFacts:
     """What a prepared problem carries to its release besides the template.
 
-    Learners whose release needs more declare a frozen subclass (one per learner), so a
-    missing or misspelt fact fails where the problem is built, before any budget is held.
+    Learners whose release needs more declare a frozen subclass (one per learner).
 
     Attributes
     ----------
@@ -485,9 +467,8 @@ def _show(value: Any) -> str:
 class FitPlan:
     """What a fit will do, from the parameters and the public shape of the data only.
 
-    A frozen record of public facts (never a data value, a statistic or a random
-    generator): made by :meth:`PrivateEstimator.plan` before any data are read, and
-    equal to what the fitted model's certificate reports.
+    A frozen record of public facts, made by :meth:`PrivateEstimator.plan` before any data
+    are read; equal to what the fitted model's certificate reports.
 
     Attributes
     ----------
@@ -512,11 +493,10 @@ class FitPlan:
     backend : str
         The solver (or closed form) the release uses, "auto" resolved.
     learner : str
-        The learner: "linear ERM", "noisy gradient descent", "centroid", and for
-        :class:`~dpconvex.PrivateLargeMarginGaussian` "pairwise", "softmax" or "centroid".
+        The learner ("linear ERM", "noisy gradient descent", "softmax", ...).
     notes : tuple of str or typed facts
-        The certificate notes the plan determines (lines of ``certificate_.assumptions``,
-        or facts of its fields: :meth:`~dpconvex.Certificate.states` holds for each).
+        The certificate notes the plan determines (:meth:`~dpconvex.Certificate.states`
+        holds for each).
     sub_plans : tuple of FitPlan
         One-vs-rest: the plans of the C binary models.
     """
@@ -598,12 +578,9 @@ class PrivateEstimator(BaseEstimator):
     Classifiers add :class:`ClassifierScoreMixin` and regressors scikit-learn's
     ``RegressorMixin`` (the estimator type, ``score`` and tags come from those).
 
-    Subclasses declare ``_parameter_constraints``: every ``__init__`` parameter ->
-    its rule, a :class:`~dpconvex._validation.Constraint` (``Float``, ``Int``,
-    ``Options``, ``Optional``, ``Auto``, ``Bool``, ``Seed``, ``NoValidation`` with
-    the place it is checked instead), whose ``check`` raises :class:`ParameterError`
-    in scikit-learn's message style; the table is both the check and its
-    documentation. They implement
+    Subclasses declare ``_parameter_constraints`` (every ``__init__`` parameter -> its
+    :class:`~dpconvex._validation.Constraint`, both the check and its documentation) and
+    implement
 
     * ``_check_consistency()``: the rules that involve several parameters (the only
       validation written as code);
@@ -818,12 +795,8 @@ class PrivateEstimator(BaseEstimator):
         return nullcontext()
 
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
-        """Plan from the public shape, hold the budget, prepare, release.
-
-        One skeleton for every learner: validate the parameters, plan from the public
-        shape, then inside :meth:`_fit_context` hold the plan's budget before the data
-        are read, :meth:`prepare` and release. One-vs-rest plans fit their binary models
-        (:class:`~dpconvex.estimators.linear.OneVsRestMixin`), each holding its own share.
+        """Plan from the public shape, hold the budget before the data are read, prepare,
+        release.
 
         Raises
         ------

@@ -9,9 +9,7 @@ feature map u = clip(x, q)/q and the class counts (replace-one L2 sensitivity 2,
 docs/privacy/large_margin.md#privacy-class-centroids); everything after is post-processing.
 Its rule is the Gaussian classifier with one shared, isotropic covariance σ²I ([HTF09]_
 Section 4.3), the λ → ∞ limit of the large-margin Gaussian classifier ([PR10]_), with
-priors and σ̂² from the release (docs/privacy/large_margin.md#privacy-centroid-priors): the
-best private option measured when n·ε/C is below about 10³
-(docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
+priors and σ̂² from the release (docs/privacy/large_margin.md#privacy-centroid-priors).
 
 References
 ----------
@@ -164,17 +162,10 @@ def within_class_variance(V: np.ndarray, count_weight: float, floor: float,
                           sum_noise_energy: np.ndarray) -> float:
     """σ̂² = max(1 − Σ_c π̂_c m̂_c, W_floor)/d from the released (C, d + 1) vector V (u units).
 
-    The pooled within-class second moment of the records is
-    W = (1/n) Σ_i ‖u_i − μ_{y_i}‖² = (1/n) Σ_i ‖u_i‖² − Σ_c π_c ‖μ_c‖² with π_c = n_c/n,
-    and (1/n) Σ_i ‖u_i‖² <= 1 (= 1 for unit rows without zero rows). With the released
-    sums s̃_c, counts ñ_c = V[c, d]/w, the public count floor f and E_c = E‖b_c‖² the
-    expected noise energy on the d sum coordinates of class c (public, from the
-    mechanism's calibration), m̂_c = min(max(‖s̃_c‖² − E_c, 0)/max(ñ_c, f)², 1) estimates
-    ‖μ_c‖² (E‖s̃_c‖² = ‖s_c‖² + E_c; a class mean has norm <= 1) and
-    π̂_c = max(ñ_c, f)/Σ_c′ max(ñ_c′, f). The maximum likelihood variance of the model
-    u | c ~ N(μ_c, σ²I_d) is W/d. Every input is released or public: post-processing.
-    ``V`` of shape (C, d + 1), ``sum_noise_energy`` the E_c (C,); returns σ̂² > 0 in the
-    units of u (‖u‖ <= 1).
+    m̂_c estimates ‖μ_c‖² from the released sums less the public noise energy E_c
+    (``sum_noise_energy``, shape (C,)) and π̂_c the priors from the floored counts
+    (docs/privacy/large_margin.md#privacy-centroid-priors). Post-processing; returns σ̂² > 0
+    in the units of u.
     """
     V = np.asarray(V, dtype=float)
     d = V.shape[1] - 1
@@ -316,18 +307,14 @@ class ClassSumTemplate:
     """Feature vectors u_i (‖u_i‖ <= ``data_norm``) and class indices: the class-sum problem.
 
     The statistic is the joint vector V ∈ R^{C × (d + 1)} with rows
-    (Σ_{i: y_i = c} u_i, w·n_c); the mechanisms
-    (:mod:`dpconvex.privacy.mechanisms.gaussian`) compute and perturb it. It
-    offers the ``"cell_sums"`` capability with one cell per class (K = 1) and
-    no Lloyd iterations (``n_iter = 0``, ``init_centers = None``).
+    (Σ_{i: y_i = c} u_i, w·n_c), which the mechanisms of
+    :mod:`dpconvex.privacy.mechanisms.gaussian` compute and perturb.
 
     Parameters
     ----------
     U : ndarray or scipy.sparse matrix of shape (n, d)
-        Feature vectors of the records inside the public label set (sparse rows
-        are kept as a ``csr_array``); rows above
-        ``data_norm`` are clipped here (a per-record map), so the bound holds
-        by construction.
+        Feature vectors of the records inside the public label set; rows above
+        ``data_norm`` are clipped here (a per-record map).
     y : ndarray of shape (n,)
         Class indices in {0, ..., C − 1}.
     n_classes : int
@@ -335,16 +322,13 @@ class ClassSumTemplate:
     data_norm : float, default=1.0
         The public bound B on ‖u‖.
     notes : sequence of str, default=()
-        Public facts for the certificate (how u was built, where δ and the
-        label set came from): returned by :meth:`assumptions`.
+        Public facts for the certificate (:meth:`assumptions`).
     rows : block reader or DaskRows, optional
         The raw rows with their class index as a last column (-1: left out), from
-        :func:`label_rows`; U is then None, and u is built and summed block by block
-        (chunk by chunk on Dask workers) by ``record_map``.
+        :func:`label_rows`; U is then None, and ``record_map`` builds u block by block.
     record_map : callable, optional
-        The public per-record map of a block of raw rows to u (picklable):
-        :class:`BallRows` here; the set it lands in is :attr:`record_set`, whose
-        sensitivities the mechanisms read. Default: ``BallRows(1, False, data_norm)``.
+        The public per-record map of a block of raw rows to u (picklable), landing in
+        :attr:`record_set`. Default: ``BallRows(1, False, data_norm)``.
     """
 
     name = "class sums"
@@ -544,16 +528,13 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
 class PrivateGaussianCentroid(ClassSumEstimator):
     """DP Gaussian class-mean classifier from noisy class sums and counts.
 
-    Fit releases the joint vector (s_c, n_c)_{c} of class sums of
-    u = clip(x, q)/q and class counts with noise calibrated for the
-    replace-one L2 sensitivity 2 (pure ε-DP by default; the analytic Gaussian
-    mechanism of [BW18]_ when δ > 0 is given), and stores the post-processed
-    class means μ_c = s̃_c / max(ñ_c, f), projected onto the unit ball (which
-    holds every true class mean), with the public floor f = max(1, s) for s the
-    per-coordinate noise scale. A point is classified by the Gaussian model
-    u | c ~ N(μ_c, σ̂²I) with class priors π_c: argmin_c ‖u − μ_c‖² − 2σ̂² log π_c,
-    σ̂² the within-class variance estimated from the released sums and counts
-    (:func:`within_class_variance`). With equal priors it is the nearest mean.
+    Fit releases the class sums of u = clip(x, q)/q and the class counts with noise for
+    the replace-one L2 sensitivity 2 (pure ε-DP by default; the analytic Gaussian mechanism
+    of [BW18]_ when δ > 0), and stores the post-processed class means
+    μ_c = s̃_c / max(ñ_c, f) projected onto the unit ball
+    (docs/privacy/large_margin.md#privacy-class-centroids). A point is classified by
+    argmin_c ‖u − μ_c‖² − 2σ̂² log π_c, σ̂² the within-class variance estimated from the
+    release (:func:`within_class_variance`).
 
     Parameters
     ----------
@@ -561,30 +542,21 @@ class PrivateGaussianCentroid(ClassSumEstimator):
         ε > 0.
     {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sum", "norm_gamma_sum"}, default="auto"
-        "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian"
-        when δ > 0 (the one rule of :func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`; the
-        certificate states the choice and why). "gaussian": (ε, δ)-DP, σ from
-        :func:`~dpconvex.privacy.accounting.analytic_gaussian.analytic_gaussian_sigma`;
-        "knorm_sum": pure ε-DP K-norm noise on the class sums and counts;
-        "norm_gamma_sum": pure ε-DP, density ∝ exp(−(ε/2)‖b‖) (per-coordinate
-        scale √(C(d + 1))·2/ε: much more noise when C·d is large).
+        "auto": "knorm_sum" (pure ε-DP) when ``delta`` is None or 0, "gaussian" when
+        δ > 0 (:func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`). "knorm_sum": K-norm noise on the
+        class sums and counts; "norm_gamma_sum": density ∝ exp(−(ε/2)‖b‖), much more noise
+        when C·d is large.
     {priors}
     {data_norm}
-        Give a tight bound: the noise on the means is fixed in u = x/q units, so a loose q
-        wastes signal.
+        Give a tight bound: a loose q wastes signal.
     row_norm : {"unit", "none"}, default="unit"
-        "unit" scales every row to the norm bound (u/‖u‖; zero rows stay zero), a
-        per-record public map (docs/privacy/row_scaling.md#privacy-row-norm-unit) that
-        lets typical rows use the whole bound; "none" keeps u = clip(x, q)/q.
+        "unit" scales every row to the norm bound (u/‖u‖;
+        docs/privacy/row_scaling.md#privacy-row-norm-unit); "none" keeps u = clip(x, q)/q.
     temperature : float or None, default=None
         τ > 0 of :meth:`predict_proba`, P(c | x) ∝ exp(−(‖u − μ_c‖² − 2σ̂² log π_c)/(2τ)).
-        None: τ = σ̂² (``within_class_var_``), so the probabilities are the
-        posterior of the Gaussian model; another τ tempers them by σ̂²/τ.
-        Predictions do not depend on τ.
+        None: τ = σ̂², the posterior of the Gaussian model. Predictions do not depend on τ.
     classes : sequence of labels or None, default=None
-        The public label set (C = len(classes) fixes the released shape; labels
-        outside it: ``unknown_labels``); a class without records still
-        gets a (noise-only) mean.
+        The public label set (C = len(classes) fixes the released shape).
         {classes_none}
     {unknown_labels}
     {random_state}
@@ -593,9 +565,8 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     Warns
     -----
     PrivacyWarning
-        In ``fit``, before the release, when the noise on a class mean at the
-        expected class count exceeds a measured threshold
-        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
+        In ``fit``, before the release, when the noise on a class mean at the expected class
+        count dominates (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
         {public_check}
 
     Attributes
@@ -606,19 +577,12 @@ class PrivateGaussianCentroid(ClassSumEstimator):
     counts_ : ndarray of shape (C,)
         The noisy class counts ñ_c as released (may be negative or fractional).
     class_prior_ : ndarray of shape (C,)
-        The priors π of the decision rule (from ``priors``; "empirical": from
-        ``counts_``).
+        The priors π of the decision rule.
     within_class_var_ : float
-        σ̂², the within-class variance per coordinate of u = x/q estimated from
-        the released sums and counts (docs/privacy/large_margin.md#privacy-centroid-priors).
+        σ̂², the within-class variance per coordinate of u = x/q
+        (docs/privacy/large_margin.md#privacy-centroid-priors).
     certificate_ : Certificate
     n_features_in_ : int
-
-    Notes
-    -----
-    ``class_prior_`` and ``within_class_var_`` are functions of the released
-    vector and public constants. Nothing else computed from the data is
-    stored: no true counts, no clipping statistics, no noise.
 
     References
     ----------

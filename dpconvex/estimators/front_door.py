@@ -1,11 +1,5 @@
-"""The front door: :class:`PrivateClassifier` picks the learner from public quantities only.
-
-One estimator for a user who knows ε (and δ) and the label set: its ``plan`` reads
-(n, C, ε, δ) and chooses a learner by the rule of
-:mod:`dpconvex.privacy.rules.front_door`
-(docs/privacy/front_door.md#privacy-private-classifier), then fits that learner with
-every "auto" left to the library's rules. The choice and its reason are lines of the
-certificate.
+"""The front door: :class:`PrivateClassifier` picks the learner from public quantities only
+(:mod:`dpconvex.privacy.rules.front_door`, docs/privacy/front_door.md#privacy-private-classifier).
 """
 
 from __future__ import annotations
@@ -82,6 +76,7 @@ from .safeguard import (
     safeguard_sizes,
     select_release,
     take_rows,
+    warn_constant_released,
 )
 
 __all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
@@ -128,42 +123,17 @@ def _rows_for(learner: str, X: Any) -> Any:
 class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator):
     """A differentially private classifier that chooses its learner from public quantities.
 
-    The front door of dpconvex: set ε (and δ) and the public label set; the learner
-    follows from (n, C, d, ε, δ) by the rule of docs/privacy/front_door.md#privacy-private-classifier
-    (:func:`~dpconvex.privacy.rules.front_door.choose_front_door_learner`):
-
-    * two classes, δ > 0 and at most
-      :data:`~dpconvex.privacy.rules.front_door.GD_ROWS_AT_MOST` rows:
-      :class:`~dpconvex.NoisyGradientDescent` on the logistic loss with an intercept
-      (Gaussian noise per step, [BST14]_);
-    * two classes, pure ε and few records per class, per unit of ε and per coordinate
-      (n·ε/(C(d + 1)) below
-      :data:`~dpconvex.privacy.rules.front_door.BINARY_CENTROID_BELOW`):
-      :class:`~dpconvex.PrivateGaussianCentroid`;
-    * two classes otherwise: :class:`~dpconvex.PrivateHuberSVM` with an intercept,
-      objective perturbation ([CMS11]_ Alg. 2, Section 3.4.2; Gaussian objective perturbation
-      when δ > 0, [KST12]_);
-    * more classes and few records per class, per unit of ε and per coordinate
-      (n·ε/(C(d + 1)) below :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`):
-      :class:`~dpconvex.PrivateGaussianCentroid`, DP class centroids with priors
-      from the released noisy counts;
-    * more classes otherwise, with public per-feature ranges (``feature_range`` or
-      ``schema``) and at most
-      :data:`~dpconvex.privacy.rules.front_door.NB_MULTICLASS_FEATURES_AT_MOST` features:
-      :class:`~dpconvex.PrivateGaussianNB` (docs/privacy/gaussian_nb.md#privacy-gaussian-nb);
-    * more classes otherwise: :class:`~dpconvex.PrivateLargeMarginGaussian` with
-      the softmax loss ([PR10]_, docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults).
-
-    With public per-feature ranges, two classes and at most
-    :data:`~dpconvex.privacy.rules.front_door.NB_BINARY_FEATURES_AT_MOST` features take
-    :class:`~dpconvex.PrivateGaussianNB` before any other line.
-
-    The chosen learner is fitted with all its options at their defaults (every
-    "auto" resolved by the library's public rules). The certificate states the
-    choice and why; :meth:`plan` shows it before any data are read. SciPy sparse
-    rows are taken by every learner: the Huber SVM and the class centroids read
-    their stored entries; the large-margin learner, whose template holds the
-    rows densely, gets ``X.toarray()``.
+    The front door of dpconvex: set ε (and δ) and the public label set; the learner follows
+    from (n, C, d, ε, δ) by the rule of docs/privacy/front_door.md#privacy-private-classifier
+    (:func:`~dpconvex.privacy.rules.front_door.choose_front_door_learner`), among
+    :class:`~dpconvex.NoisyGradientDescent` (logistic loss, [BST14]_),
+    :class:`~dpconvex.PrivateHuberSVM` (objective perturbation, [CMS11]_ Alg. 2; Gaussian
+    when δ > 0, [KST12]_), :class:`~dpconvex.PrivateGaussianCentroid`,
+    :class:`~dpconvex.PrivateGaussianNB` (only with public per-feature ranges) and
+    :class:`~dpconvex.PrivateLargeMarginGaussian` with the softmax loss ([PR10]_). The
+    chosen learner is fitted with every option at its default; the certificate states the
+    choice and why, and :meth:`plan` shows it before any data are read. SciPy sparse rows are
+    taken by every learner (densified for the large-margin learner and noisy gradient descent).
 
     Parameters
     ----------
@@ -183,53 +153,33 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     {accountant}
     safeguard : "auto" or bool, default="auto"
         Release the learner's model or a constant class, whichever the exponential
-        mechanism selects on a validation part of the rows
-        (docs/privacy/front_door.md#privacy-classifier-safeguard): the learner is fitted
-        with the whole (ε, δ) on every row, the validation rows' loss set to zero (X is
-        not copied), and the selection spends ε on the validation rows only (parallel
-        composition), so the release stays (ε, δ)-DP. It guards against a model worse
-        than the majority class, at the price of the validation rows' loss (measured in
-        docs/privacy/front_door.md#privacy-classifier-safeguard and
-        benchmarks/recorded/corpus_report.md). A released constant comes with a
-        :class:`~dpconvex.errors.PrivacyWarning`. False fits the learner on all rows;
-        "auto" is True where n ≤
-        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST` (100,000; above,
-        the corpus shows no gain) and r = n·ε/(C(d + 1)) ≥
-        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_R_AT_LEAST` (5; below, the
-        learner is noise-dominated and the validation rows cost it more than the
-        safeguard saves), and the rule's learner is not Gaussian naive Bayes (whose priors
-        from the noisy counts fall back to the majority class by themselves), False elsewhere.
+        mechanism selects on a validation part of the rows; the release stays (ε, δ)-DP
+        (parallel composition, docs/privacy/front_door.md#privacy-classifier-safeguard, where
+        its cost and gain are measured). A released constant comes with a
+        :class:`~dpconvex.errors.PrivacyWarning`. "auto" is True where n ≤
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_ROWS_AT_MOST`, n·ε/(C(d + 1)) ≥
+        :data:`~dpconvex.privacy.rules.front_door.SAFEGUARD_R_AT_LEAST` and the learner is
+        not Gaussian naive Bayes.
     validation_fraction : "auto" or float in (0, 1), default="auto"
-        With ``safeguard=True``, the share of the rows that validate: ⌈fraction · n⌉, or
-        for "auto" ⌈0.2 n⌉ up to 600 rows and at least ⌈0.1 n⌉
-        (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`; n only,
-        public). The split is a permutation drawn independently of the data.
+        With the safeguard, the share of the rows that validate: ⌈fraction · n⌉, or for
+        "auto" max(⌈0.1 n⌉, min(⌈0.2 n⌉, 600))
+        (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`).
     row_norm : {"auto", "none"}, default="auto"
-        "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖ (a per-record public
-        map, docs/privacy/row_scaling.md#privacy-row-norm-unit): the Huber SVM with d >=
-        :data:`~dpconvex.privacy.rules.front_door.UNIT_ROWS_AT_LEAST` (8) features, the class
-        centroids and the large-margin softmax always; noisy gradient descent never
+        "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖
+        (docs/privacy/row_scaling.md#privacy-row-norm-unit), where the rule says so
         (docs/privacy/front_door.md#privacy-private-classifier). "none": every learner keeps
-        the rows as given (clipped to ``data_norm`` only); pass it when a row's length
-        carries the label (e.g. non-negative severity scores: on the UCI breast-cancer set
-        "auto" costs 6 to 7 points).
+        the rows as given (clipped to ``data_norm``); pass it when a row's length carries the
+        label.
     schema : PublicSchema or None, default=None
         None: X holds rows (e.g. from :class:`~dpconvex.PublicEncoder`). A schema: X is the
-        table, encoded record by record by ``PublicEncoder(schema, data_norm=data_norm)``
-        (``encoder_``), in ``fit`` and in every prediction. A schema released by
-        :func:`~dpconvex.draft_schema` with a budget is a part of the release: the
-        certificate composes its (ε, δ) (charged when it was drafted) with the model's
-        (``epsilon``: what is left), docs/privacy/bounds.md#privacy-bounds-composition. The schema also gives
-        the public per-feature ranges of the encoded rows
-        (:meth:`~dpconvex.PublicSchema.encoded_range`) when ``feature_range`` is None.
+        table, encoded by ``PublicEncoder(schema, data_norm=data_norm)`` (``encoder_``) in
+        ``fit`` and every prediction; a schema drafted with a budget is composed into the
+        certificate (docs/privacy/bounds.md#privacy-bounds-composition), and gives the
+        per-feature ranges when ``feature_range`` is None.
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
-        The public range of each feature of the rows, as
-        :class:`~dpconvex.PrivateGaussianNB` takes it (a schema: the ranges of the rows of
-        ``PublicEncoder(schema)``, ``make_pipeline(PublicEncoder(schema),
-        PrivateClassifier(feature_range=schema))``; never the data's min and max). Given (or
-        taken from ``schema``: the same choice and the same release), the rule may choose
-        Gaussian naive Bayes, whose noise scales with each feature's width; None: the rows are
-        known only to lie within ``data_norm``, and naive Bayes is not chosen.
+        The public range of each feature, as :class:`~dpconvex.PrivateGaussianNB` takes it
+        (never the data's min and max). Given, the rule may choose Gaussian naive Bayes; None:
+        naive Bayes is not chosen.
 
     Attributes
     ----------
@@ -470,15 +420,9 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
                                                  n_features)
             self.estimator_.certificate_ = certificate
             self.learner_ = CONSTANT
-            warnings.warn(
-                f"{owner}.fit: the safeguard released a constant class ("
-                f"{certificate.quantities['safeguard selected']}) instead of the {name} model: "
-                "the private selection on the validation rows favoured it (a part of the release, "
-                "docs/privacy/front_door.md#privacy-classifier-safeguard). The signal in these rows does not "
-                "outweigh the noise "
-                f"at epsilon = {epsilon:g}: use a larger epsilon, delta > 0, more rows or fewer "
-                "features, or compare with safeguard=False on held-out rows.",
-                PrivacyWarning, stacklevel=user_stacklevel())  # the caller of fit
+            warn_constant_released(
+                owner, f"a constant class ({certificate.quantities['safeguard selected']})", name,
+                epsilon, "docs/privacy/front_door.md#privacy-classifier-safeguard")
         self.classes_ = np.asarray(labels.classes)
         self.n_features_in_ = n_features
         self.certificate_ = certificate

@@ -1,12 +1,6 @@
-"""The front door for regression: :class:`PrivateRegressor` picks the learner from public quantities.
-
-One estimator for a user who knows ε (and δ) and the labels' public range: its ``plan``
-reads (n, d, ε, δ) and chooses the learner by the rule of
-:mod:`dpconvex.privacy.rules.front_door_regression`
-(docs/privacy/front_door_regression.md#privacy-regressor-rule); where the safeguard
-runs, a private selection on a validation part releases the model or the private mean of
-the labels, whichever it favours (privacy-regressor-safeguard). The choice and its
-reasons are lines of the certificate.
+"""The front door for regression: :class:`PrivateRegressor` picks the learner from public
+quantities (:mod:`dpconvex.privacy.rules.front_door_regression`,
+docs/privacy/front_door_regression.md#privacy-regressor-rule).
 """
 
 from __future__ import annotations
@@ -36,7 +30,7 @@ from .._validation import (
     with_feature_names,
 )
 from ..data.validation import check_array
-from ..errors import PrivacyError, PrivacyWarning, user_stacklevel
+from ..errors import PrivacyError, PrivacyWarning
 from ..privacy.accounting import reserve_budget
 from ..privacy.budget import Budget, has_positive_delta, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
@@ -65,6 +59,7 @@ from .safeguard import (
     select_release,
     squared_error_utilities,
     take_rows,
+    warn_constant_released,
 )
 
 __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
@@ -85,24 +80,14 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     """A differentially private linear regressor that chooses its learner from public quantities.
 
     The front door for regression: set ε (and δ) and the labels' public range; the learner
-    follows from (n, d, ε, δ) by the rule of docs/privacy/front_door_regression.md#privacy-regressor-rule
-    (:func:`~dpconvex.privacy.rules.front_door_regression.choose_regression_learner`):
-
-    * few records per unit of ε and per coordinate (r = n·ε/(d + 1) below
-      :data:`~dpconvex.privacy.rules.front_door_regression.CONSTANT_BELOW`): the constant
-      prediction, the private mean of the labels (the Laplace mechanism, [DMNS06]_);
-    * otherwise median regression (the smoothed pinball loss at τ = 0.5, [KB78]_) with an
-      intercept by objective perturbation ([CMS11]_ Alg. 2 for a loss of the prediction,
-      [KST12]_ Section 3), its Gaussian form where δ > 0 on enough rows.
-
-    The **safeguard** (on by default up to 100,000 rows;
-    docs/privacy/front_door_regression.md#privacy-regressor-safeguard): the private mean of
-    every row's label with a share ε_c of ε, then, on disjoint parts drawn independently of
-    the data, the learner (the validation rows zeroed) and the exponential mechanism
-    ([MT07]_) selecting the model or the mean by their squared error, each with ε − ε_c
-    and the model handicapped so that one no better than the mean is released with
-    probability at most 5 %: (ε, δ)-DP in all. Labels are clipped to ``label_range``,
-    predictions too.
+    follows from (n, d, ε, δ) by the rule of
+    docs/privacy/front_door_regression.md#privacy-regressor-rule: the private mean of the
+    labels (Laplace, [DMNS06]_) on few records per unit of ε and per coordinate, else median
+    regression with an intercept by objective perturbation ([KB78]_, [CMS11]_ Alg. 2,
+    [KST12]_ Section 3). The safeguard
+    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard) selects the model or
+    the private mean on a validation part with the exponential mechanism ([MT07]_). Labels
+    and predictions are clipped to ``label_range``.
 
     Parameters
     ----------
@@ -121,12 +106,10 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         with the whole (ε, δ).
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With the safeguard, the share of rows that validate: ⌈fraction · n⌉, or for "auto"
-        ⌈0.2 n⌉ up to 2,000 rows and at least ⌈0.1 n⌉ (n only, public).
+        max(⌈0.1 n⌉, min(⌈0.2 n⌉, 2,000)).
     schema : PublicSchema or None, default=None
-        None: X holds rows. A schema: X is the table, encoded by
-        ``PublicEncoder(schema, data_norm=data_norm)`` (``encoder_``); a schema released by
-        :func:`~dpconvex.draft_schema` is composed into the certificate
-        (docs/privacy/bounds.md#privacy-bounds-composition), as for :class:`~dpconvex.PrivateClassifier`.
+        None: X holds rows. A schema: X is the table, encoded as for
+        :class:`~dpconvex.PrivateClassifier` (``encoder_``).
 
     Attributes
     ----------
@@ -333,14 +316,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             self.certificate_ = certificate
         else:
             self._set_constant(mean, n_features, certificate)
-            warnings.warn(
-                f"{owner}.fit: the safeguard released the private mean of the labels instead "
-                f"of the {choice.learner} model: the private selection on the validation rows "
-                "favoured it (a part of the release, "
-                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard). The signal "
-                f"in these rows does not outweigh the noise at epsilon = {epsilon:g}: use a "
-                "larger epsilon, delta > 0, more rows or fewer features, or compare with "
-                "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
+            warn_constant_released(owner, "the private mean of the labels", choice.learner,
+                                   epsilon, "docs/privacy/front_door_regression.md"
+                                   "#privacy-regressor-safeguard")
         self.n_features_in_ = n_features
         return with_feature_names(self, names)
 

@@ -1,12 +1,9 @@
 """Differentially private Gaussian naive Bayes: class moments from one release of class sums.
 
-:class:`PrivateGaussianNB` releases the class sums V_c = Σ_{i: y_i = c} (t_i, 2t_i² − 1, w)
-of the per-record map t of x onto [−1, 1]^d: the sufficient statistics of Gaussian naive
-Bayes ([HTF09]_ Section 6.6.3), whose model follows by post-processing. The release is that
-of the class centroids (:mod:`dpconvex.estimators.centroids`, a
-:class:`~dpconvex.estimators.centroids.ClassSumTemplate` with another per-record map) with
-the sensitivities of the box :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`
-(docs/privacy/gaussian_nb.md#privacy-nb-sensitivities, privacy-nb-mechanisms).
+:class:`PrivateGaussianNB` releases the class sums of (t, 2t² − 1, w), t the per-record map
+of x onto [−1, 1]^d: the sufficient statistics of Gaussian naive Bayes ([HTF09]_ Section
+6.6.3), by the release of the class centroids (:mod:`dpconvex.estimators.centroids`) with
+another per-record map (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
 
 References
 ----------
@@ -178,12 +175,10 @@ class MomentRows:
 class ClassMomentTemplate(ClassSumTemplate):
     """Raw rows, their public ranges and class indices: the class-moment problem of naive Bayes.
 
-    The statistic is V ∈ R^{C × (2d + 1)} with rows
-    (Σ_{i: y_i = c} t_i, Σ_{i: y_i = c} (2t_i² − 1), w·n_c): the class sums of
-    :class:`MomentRows` and w times the class counts, computed block by block (or chunk by
-    chunk on Dask workers) by the class-sum mechanisms. Every u lies in
-    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox` (``record_set``), whose
-    sensitivities the mechanisms read (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
+    The statistic is V ∈ R^{C × (2d + 1)} with rows (Σ t_i, Σ (2t_i² − 1), w·n_c) over the
+    records of class c (:class:`MomentRows`); every record lies in
+    :class:`~dpconvex.privacy.mechanisms.record_sets.MomentBox`
+    (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities).
 
     Parameters
     ----------
@@ -198,8 +193,8 @@ class ClassMomentTemplate(ClassSumTemplate):
     notes : sequence of str, default=()
         Public facts for the certificate.
     rows : block reader or DaskRows, optional
-        The rows of the fit with their class index as a last column (-1: a record left
-        out), as :func:`~dpconvex.estimators.centroids.label_rows` builds them; X is then None.
+        The rows with their class index as a last column, from
+        :func:`~dpconvex.estimators.centroids.label_rows`; X is then None.
 
     Examples
     --------
@@ -243,17 +238,10 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
     """Class means, variances and counts of t from the released V
     (docs/privacy/gaussian_nb.md#privacy-nb-release).
 
-    With the released rows (S̃_c, Q̃_c, w·ñ_c), m_c = max(ñ_c, f) for the public count floor
-    f, and e = E b_j² the public second moment of one noise coordinate:
-
-    * μ_c = clip(S̃_c/m_c, −1, 1), the projection onto the box that holds every true mean;
-    * M_c = clip((Q̃_c/m_c + 1)/2, 0, 1), the second moment E t², whose true value is in [0, 1];
-    * v_c = max(M_c − μ_c², φ) + e/m_c², φ = ``var_floor``: the public floor, plus the noise
-      variance of μ_c (the predictive variance of t given the noisy mean).
-
-    Every input is released or public: post-processing. ``V`` of shape (C, 2d + 1), the
-    arguments w, f, e and φ; returns the means and variances (C, d) in the units of t and
-    the counts ñ_c (C,) as released.
+    μ_c = clip(S̃_c/m_c, −1, 1), M_c = clip((Q̃_c/m_c + 1)/2, 0, 1) and
+    v_c = max(M_c − μ_c², φ) + e/m_c², with m_c = max(ñ_c, f) for the public count floor f and
+    e the public second moment of one noise coordinate: post-processing. Returns the means
+    and variances (C, d) in the units of t and the counts ñ_c (C,) as released.
 
     Examples
     --------
@@ -276,20 +264,13 @@ def class_moments(V: np.ndarray, count_weight: float, floor: float, noise_second
 class PrivateGaussianNB(ClassSumEstimator):
     """DP Gaussian naive Bayes from one noisy release of class sums, sums of squares and counts.
 
-    Each feature x_j is clipped to its public range [lo_j, hi_j] and mapped onto
-    t_j = (2x_j − lo_j − hi_j)/(hi_j − lo_j) ∈ [−1, 1]. Fit releases the joint vector
-    (S_c, Q_c, w n_c)_c of the class sums S_c = Σ t and Q_c = Σ (2t² − 1) and the class
-    counts, with the sup-norm K-norm mechanism ([HT10]_; pure ε-DP) or the analytic
-    Gaussian mechanism ([BW18]_; (ε, δ)-DP when δ > 0), calibrated to their replace-one
-    sensitivities (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities,
-    privacy-nb-mechanisms). The class means, per-class diagonal variances and class priors are
-    post-processing of that one vector (:func:`class_moments`), and a point is classified by
-    the Gaussian naive Bayes rule
-
-        argmax_c log π_c − ½ Σ_j [log(2π v_cj) + (x_j − θ_cj)²/v_cj]
-
-    as scikit-learn's :class:`~sklearn.naive_bayes.GaussianNB` does ([VSBH13]_ release the
-    same model's means and variances with Laplace noise per class and feature).
+    Each feature is clipped to its public range and mapped onto t ∈ [−1, 1]. Fit releases the
+    class sums of t and of 2t² − 1 and the class counts in one vector, with the sup-norm
+    K-norm mechanism ([HT10]_; pure ε-DP) or the analytic Gaussian mechanism ([BW18]_; δ > 0)
+    (docs/privacy/gaussian_nb.md#privacy-nb-sensitivities, privacy-nb-mechanisms). The class
+    means, diagonal variances and priors are post-processing (:func:`class_moments`), and a
+    point is classified as by scikit-learn's :class:`~sklearn.naive_bayes.GaussianNB`
+    ([VSBH13]_ release the same model with Laplace noise per class and feature).
 
     Parameters
     ----------
@@ -297,26 +278,19 @@ class PrivateGaussianNB(ClassSumEstimator):
         ε > 0.
     {class_sum_delta}
     mechanism : {"auto", "gaussian", "knorm_sup_sum"}, default="auto"
-        "auto": "knorm_sup_sum" when ``delta`` is None or 0, "gaussian" when δ > 0 (the one
-        rule of :func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`; the certificate says so).
-        "knorm_sup_sum": pure ε-DP, density ∝ exp(−(ε/2) Σ_c ‖b_c‖_∞), per-coordinate noise
-        of root mean square about 2(2d + 2)/(√3 ε); "gaussian": (ε, δ)-DP, σ from the
-        analytic calibration for Δ₂ = √(G d) (G ≈ 5.14, d >= 2), of order √d/ε: the better
-        choice for many features.
+        "auto": "knorm_sup_sum" when ``delta`` is None or 0, "gaussian" when δ > 0
+        (:func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`). "knorm_sup_sum": pure ε-DP, noise of
+        order d/ε; "gaussian": (ε, δ)-DP, noise of order √d/ε, the better choice for many
+        features (docs/privacy/gaussian_nb.md#privacy-nb-mechanisms).
     feature_range : None, (float, float), array-like of shape (n_features, 2) or PublicSchema, default=None
-        The public range [lo, hi] of every feature, or of each. Values outside are clipped to
-        it (a per-record map). A :class:`~dpconvex.PublicSchema`: the ranges of the rows of
-        ``PublicEncoder(schema)`` (``data_norm=1``, :meth:`~dpconvex.PublicSchema.encoded_range`:
-        1/schema.divisor wide). None: the ranges the rows carry
-        (:class:`~dpconvex.data.RangedRows`: after ``PublicEncoder(schema)`` in a pipeline,
-        the schema's), else (−1, 1) (:data:`DEFAULT_FEATURE_RANGE`), which holds every row of
-        norm <= 1 whatever made it. The noise is in units of the range.
-
-        .. warning:: Never set it from the data (e.g. the columns' minima and maxima): that
-           leaks. The noise is fixed in units of the range, so a loose range wastes signal.
+        The public range [lo, hi] of every feature, or of each; values outside are clipped to
+        it. A :class:`~dpconvex.PublicSchema`: the ranges of the rows of
+        ``PublicEncoder(schema)`` (:meth:`~dpconvex.PublicSchema.encoded_range`). None: the
+        ranges the rows carry (:class:`~dpconvex.data.RangedRows`), else (−1, 1)
+        (:data:`DEFAULT_FEATURE_RANGE`). Never set it from the data (that leaks); the noise is
+        in units of the range, so a loose range wastes signal.
     var_floor : float, default=0.03
-        φ in (0, 1]: the public floor of every variance, in units of the feature's half range
-        squared ((hi − lo)/2)²; the noise variance of the class mean is added to it
+        φ in (0, 1]: the public floor of every variance, in units of ((hi − lo)/2)²
         (docs/privacy/gaussian_nb.md#privacy-nb-release).
     {priors}
     classes : sequence of labels or None, default=None
@@ -339,12 +313,6 @@ class PrivateGaussianNB(ClassSumEstimator):
         The priors π of the decision rule.
     certificate_ : Certificate
     n_features_in_ : int
-
-    Notes
-    -----
-    ``theta_``, ``var_``, ``class_count_`` and ``class_prior_`` are functions of the released
-    vector and public constants. Nothing else computed from the data is stored: no true
-    counts, no clipping statistics, no noise.
 
     References
     ----------

@@ -1,14 +1,9 @@
 """Kernels through random features: a data-independent feature map ([CMS]_ Alg. 3).
 
-CMS Alg. 3 makes any private *linear* learner a private *kernel* learner: draw D random
-parameters from the Fourier transform of a shift-invariant kernel ([RR07]_), map each record
-through the bounded features, and train the linear learner on the mapped rows. The draw
-depends only on the number of input features, so the parameters are public, and the map is
-per record: the pipeline's privacy is the linear learner's.
-
-.. warning:: ``gamma`` must be chosen without looking at the private data
-   (scikit-learn's ``gamma="scale"`` uses the variance of X and is not
-   offered). Tune it privately with :class:`dpconvex.PrivateGridSearch`.
+CMS Alg. 3 makes any private *linear* learner a private *kernel* learner: a public draw of
+random Fourier features ([RR07]_), applied record by record, and the linear learner on the
+mapped rows (docs/privacy/tuning_gd_ledger.md#privacy-random-features). ``gamma`` must be
+chosen without the private data; tune it privately with :class:`dpconvex.PrivateGridSearch`.
 
 References
 ----------
@@ -78,43 +73,28 @@ def auto_components(n: int, epsilon: float, *, constant: float = COMPONENTS_CONS
 class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features of the Gaussian (RBF) kernel, rows of norm <= 1 ([CMS]_ Alg. 3).
 
-    Approximates k(x, x') = exp(-gamma ||x - x'||^2). ``fit`` draws, from the
-    number of input features d alone,
-
-    * ω_1, ..., ω_D i.i.d. N(0, 2·gamma·I_d) (the Fourier transform of k), and
-    * b_1, ..., b_D i.i.d. uniform on [0, 2π),
-
-    and ``transform`` maps x to z(x) = (1/sqrt(D)) (cos(ω_jᵀx + b_j))_{j=1..D},
-    as in [CMS]_ Alg. 3 (features φ(x; θ) with |φ| <= 1, scaled by 1/sqrt(D)).
-
-    Norm bound: every coordinate is at most 1/sqrt(D) in absolute value, so
-    ``||z(x)|| <= 1`` for *every* input x, with no clipping and no statistic
-    of the data. Use ``data_norm=1.0`` (:attr:`data_norm`) in the private
-    linear learner that follows. Kernel approximation:
-    E[2 z(x)ᵀz(x')] = k(x, x') ([RR07]_), with deviation O(1/sqrt(D)).
+    Approximates k(x, x') = exp(-gamma ||x - x'||^2): ``fit`` draws ω_j ~ N(0, 2·gamma·I_d)
+    and b_j ~ U[0, 2π) from the number of input features d alone, and ``transform`` maps x
+    to z(x) = (1/sqrt(D)) (cos(ω_jᵀx + b_j))_{j=1..D}, so ``||z(x)|| <= 1`` for every x
+    (docs/privacy/tuning_gd_ledger.md#privacy-random-features). Use ``data_norm=1.0``
+    (:attr:`data_norm`) in the private linear learner that follows.
 
     Parameters
     ----------
     n_components : int or "auto", default=100
-        Number D of random features (the dimension of the mapped data; the
-        private learner's noise lives in that dimension, so a larger D costs
-        accuracy at small ε). ``"auto"``: D = :func:`auto_components` (n, ``learner_epsilon``)
-        with n the number of rows passed to ``fit`` (public under replace-one
-        adjacency) — 21 at n ε = 3,000 and 97 at n ε = 30,000
-        (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto). At most
-        :data:`MAX_COMPONENTS` (10**6), and n_features x D at most 10**8 (the memory of
-        ``random_weights_``); above, :class:`~dpconvex.errors.ParameterError`.
+        Number D of random features (a larger D costs accuracy at small ε). ``"auto"``:
+        D = :func:`auto_components` (n, ``learner_epsilon``), n the number of rows passed to
+        ``fit`` (docs/privacy/tuning_gd_ledger.md#privacy-n-components-auto). At most
+        :data:`MAX_COMPONENTS`, and n_features x D at most 10**8.
     gamma : float, default=1.0
         Kernel width, > 0. Public: never set it from the data.
     learner_epsilon : float or None, default=None
-        The privacy budget ε of the private learner that follows, read only by
-        ``n_components="auto"`` (required there). The map itself spends no budget
-        (named so that :class:`~dpconvex.PrivateGridSearch` still finds exactly one
-        ``epsilon``, the learner's, in a Pipeline).
+        The ε of the private learner that follows, read only by ``n_components="auto"``
+        (required there). The map itself spends no budget.
     random_state : None or int, default=None
         None seeds from the OS at each fit; an int fixes the seed (the draw is
-        data-independent and released, so a fixed seed costs no privacy here). A generator
-        is refused; in a search each candidate's map draws from a generator handed to its fit.
+        data-independent and released, so a fixed seed costs no privacy here). A generator is
+        refused.
 
     Attributes
     ----------

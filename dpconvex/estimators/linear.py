@@ -1,11 +1,8 @@
 """scikit-learn compatible private linear classifiers ([CMS]_), and their one-vs-rest.
 
-:class:`OneVsRestMixin` fits more than two classes as C binary problems ("class c" vs "the
-rest"), each reading every record: parallel composition does not apply, so the C releases
-compose sequentially and each gets ε/C (and δ/C) through
-:func:`dpconvex.privacy.budget.split_even` (Dwork & Roth 2014, Thm. 3.16); the certificate
-is their composition, for the whole model. The label set is public (``classes=``, declared
-with y, or read from y with a warning and flagged "assumed public", :mod:`dpconvex.data.labels`).
+:class:`OneVsRestMixin` fits more than two classes as C binary problems, each reading every
+record and given ε/C (and δ/C): the certificate is their sequential composition
+(docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
 
 References
 ----------
@@ -508,90 +505,59 @@ class LinearPlanMixin:
 #: each class docstring at its ``{linear_parameters}`` line (as scikit-learn's shared docs).
 LINEAR_PARAMETERS_DOC = PARAMETER_DOCS["linear_parameters"] = fill_docs("""\
     epsilon : float, default=1.0
-        Privacy budget ε > 0. ``certificate_.epsilon`` is the guarantee
-        provided, never above it.
+        Privacy budget ε > 0.
     delta : float, default=0.0
         δ in [0, 1) of an (ε, δ) guarantee (replace-one adjacency; e.g. 1/n²), matching
-        ``mechanism`` (else :class:`ParameterError` says which to change). The ledger is
-        charged (ε, δ) and ``certificate_.delta`` states δ.
+        ``mechanism``.
     lam : "auto" or float, default="auto"
-        Regularization Λ > 0. "auto": Λ from the public rule
-        :func:`dpconvex.privacy.rules.lam.auto_lam` (n, ε, ``data_norm``, p, the
-        loss constants and the mechanism; never the data values), which balances
-        the noise against the regularization bias (docs/privacy/perturbation.md#privacy-lambda-rule); the
-        certificate states the rule and the value used.
+        Regularization Λ > 0. "auto": the public rule
+        :func:`dpconvex.privacy.rules.lam.auto_lam` (never the data values;
+        docs/privacy/perturbation.md#privacy-lambda-rule).
     mechanism : {"auto", "objective", "output", "gaussian_objective", "gaussian_output", \
 "none"}, default="auto"
-        "auto": "objective" when ``delta`` is 0, "gaussian_objective" when it is
-        > 0 (the one rule of :func:`dpconvex.privacy.mechanisms.base.resolve_mechanism`, the same for
-        every estimator; the certificate states the choice and why).
-        "objective"/"output": CMS Alg. 2/1 with norm-Gamma noise (pure ε-DP,
-        ``delta=0``). "gaussian_objective": objective perturbation with
-        b ~ N(0, σ²I), σ from the privacy-profile bound of
-        :mod:`dpconvex.privacy.accounting.objective_gaussian` (Kifer, Smith &
-        Thakurta 2012, Thm. 2, extended to replace-one;
-        docs/privacy/gaussian_linear.md#privacy-gaussian-objective). "gaussian_output":
-        the exact minimizer plus N(0, σ²I), σ the analytic Gaussian calibration (Balle &
-        Wang 2018) for 2G/(nΛ) (privacy-gaussian-output). The Gaussian ones need
-        ``delta`` > 0. "none" is the explicit NON-private baseline.
+        "auto": "objective" when ``delta`` is 0, "gaussian_objective" when it is > 0
+        (:func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`). "objective"/"output": CMS Alg. 2/1 with
+        norm-Gamma noise (pure ε-DP). "gaussian_objective": objective perturbation with
+        Gaussian noise (Kifer, Smith & Thakurta 2012, Thm. 2;
+        docs/privacy/gaussian_linear.md#privacy-gaussian-objective). "gaussian_output": the
+        exact minimizer plus analytic Gaussian noise (privacy-gaussian-output). "none" is the
+        explicit NON-private baseline.
     {data_norm}
     row_norm : {"none", "unit"}, default="none"
-        "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖ (zero rows stay
-        zero), in fit and predict: a public map that reads only the record
-        (docs/privacy/row_scaling.md#privacy-row-norm-unit), held as a per-row factor (X
-        is not copied). Rows then use the whole norm bound, at the price of their
-        length; the front door (:class:`~dpconvex.PrivateClassifier`) takes it with d >=
-        8 features (docs/privacy/front_door.md#privacy-private-classifier). "none": rows
-        above q are clipped only.
+        "unit": every non-zero row is scaled to the bound, x ↦ q·x/‖x‖, in fit and predict
+        (docs/privacy/row_scaling.md#privacy-row-norm-unit); rows then use the whole norm
+        bound, at the price of their length. "none": rows above q are clipped only.
     constraints : callable or None, default=None
         ``constraints(w)`` returns a list of CVXPY constraints on the coefficient variable
-        ``w`` (the intercept is free): ``lambda w: [w >= 0]``, ``lambda w: [cp.norm(w, 2) <=
-        0.5]``, a box, an ℓ1 ball or a simplex, which every solver honours (the native one by
-        exact projection), or any other DCP set (``lambda w: [A @ w <= b]``), which the CVXPY
-        backends honour (``solver="clarabel"`` or ``"scs"``; the native ones refuse it). The
-        set must be public (chosen without the data); objective perturbation runs over it
-        (Kifer, Smith & Thakurta 2012) and output perturbation projects its noisy output onto
-        it; the certificate states the set
-        (docs/privacy/user_objectives.md#privacy-constraints). A constraint with a
-        ``cp.Parameter``, on another variable, not DCP, or a set without a point is refused.
+        ``w`` (the intercept is free), chosen without the data: a ball, box, orthant, ℓ1 ball
+        or simplex for every solver (e.g. ``lambda w: [w >= 0]``), any other DCP set for
+        ``solver="clarabel"`` or ``"scs"`` (docs/privacy/user_objectives.md#privacy-constraints).
     fit_intercept : bool, default=True
         Append a constant feature (regularized, inside the norm bound): data without one-hot
         blocks span no constant direction and need it.
     intercept_scaling : float, default=0.25
         The constant s > 0 appended when ``fit_intercept`` (as in scikit-learn's
-        liblinear): the rows become [x, s], the norm bound q̃ = sqrt(q² + s²)
-        enters every noise constant, and ``intercept_ = s·θ_last``. A smaller s
-        spends less of the norm budget on the constant but regularizes the
-        intercept more (its penalty is Λ/(2s²)·b²); docs/privacy/row_scaling.md#privacy-row-scaling.
-        The default 0.25: s = 1 measured worst, and 0.25 at least as good as 0.5 in 28 of 32
-        cells on validation splits of the training data only (Adult, KDD Cup 1999;
-        benchmarks/recorded/kdd_public_knobs.md,
-        docs/privacy/row_scaling.md#privacy-intercept-scaling, privacy-row-scaling-measurements).
+        liblinear): the rows become [x, s], the norm bound q̃ = sqrt(q² + s²), and
+        ``intercept_ = s·θ_last``; the default is measured in
+        docs/privacy/row_scaling.md#privacy-intercept-scaling.
     solver : {None, "clarabel", "scs", "native"}, default=None
         None chooses "native" (L-BFGS + Newton; projected gradient over a set). A set given
         only to the CVXPY backends (see ``constraints``) needs "clarabel" or "scs".
     {random_state}
     optimality_tol : float or None, default=None
-        None: release only the (numerically) exact minimizer, residual <= 1e-6,
-        else raise :class:`SolverError`. A float γ: approximate-minima
-        perturbation (Iyengar et al. 2019): 10% of ε pays for output noise that
-        covers a solve with gradient norm <= γ
-        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness); with a
-        Gaussian mechanism, 10% of ε and of δ pay for Gaussian cover noise
-        ("gaussian_amp", docs/privacy/gaussian_linear.md#privacy-gaussian-amp).
+        None: release only the (numerically) exact minimizer, else raise
+        :class:`SolverError`. A float γ: approximate-minima perturbation (Iyengar et al.
+        2019), output noise covering a solve with gradient norm <= γ
+        (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness,
+        docs/privacy/gaussian_linear.md#privacy-gaussian-amp).
     max_iter : int or None, default=None
         Cap on solver iterations; a capped solve is released only if its residual
         meets the tolerance of the chosen mode.
     {accountant}
     classes : sequence of labels or None, default=None
         The public label set. Two labels: one binary model, ``classes[1]`` the
-        positive class. C > 2 labels: one-vs-rest inside the estimator, C binary
-        models ("class c" vs the rest), each fitted with ε/C and δ/C (a float-safe
-        even split, :func:`~dpconvex.privacy.budget.split_even`); every model reads
-        every record, so the C releases compose sequentially to (ε, δ), and
-        ``certificate_`` is that composition (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest). With it,
-        nothing about the labels is read from the data (a missing class still
-        gives a model; labels outside it: ``unknown_labels``).
+        positive class. C > 2 labels: one-vs-rest, C binary models each fitted with ε/C
+        and δ/C, composed sequentially (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
         {classes_none}
     {unknown_labels}
 """)
@@ -744,8 +710,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of shape (n_classes,)
     certificate_ : Certificate
-        Public facts only (DESIGN.md §4): the solve's residual, objective value and
-        iterations are never stored; see :func:`dpconvex.collect_diagnostics`.
+        Public facts only (the solve's diagnostics: :func:`dpconvex.collect_diagnostics`).
 
     Examples
     --------
@@ -814,11 +779,10 @@ class PrivateHuberSVM(_PrivateLinearClassifier):
 class PrivateLinearClassifier(_PrivateLinearClassifier):
     """ε- (or (ε, δ)-) differentially private linear classifier with any margin loss ([CMS]_ Alg. 1-2).
 
-    The building block for your own perturbed objective: pass a registered loss
-    name or a :class:`~dpconvex.objectives.losses.Loss` instance that declares its constants
-    (|ℓ'| bound, curvature c, and a CVXPY expression if the CVXPY backends should
-    solve it). The verifier checks the declared constants numerically before any
-    noise is drawn and refuses (``PrivacyError``) a loss that violates them.
+    The building block for your own perturbed objective: a registered loss name or a
+    :class:`~dpconvex.objectives.losses.Loss` that declares its constants, which the
+    verifier checks before any noise is drawn
+    (docs/privacy/user_objectives.md#privacy-user-objectives).
 
     Parameters
     ----------

@@ -1,14 +1,8 @@
 """Noisy projected gradient descent with per-example clipping and a maintained accountant.
 
-Full-batch projected gradient descent on (1/n) Σ ℓ(y_i θᵀx_i) over ||θ|| <= R: each step
-releases the mean of the per-example gradients clipped to norm C plus Gaussian noise,
-and the model averages the last half of the iterates. Only ``epsilon`` is required:
-the other settings follow public rules
-(:func:`dpconvex.privacy.mechanisms.noisy_gd.default_settings`). The calibration
-(replace-one sensitivity 2C/n per step, T steps composed by ``dp_accounting``, and the
-accountant's neighbouring-relation convention) is derived in
-:mod:`dpconvex.privacy.mechanisms.noisy_gd`, :mod:`dpconvex.privacy.accounting.gaussian`
-and ``docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd``.
+The calibration (replace-one sensitivity 2C/n per step, T steps composed by
+``dp_accounting``) and the public rules of every setting are derived in
+docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd.
 
 References
 ----------
@@ -85,10 +79,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
 
     T steps θ_t = Π_R(θ_{t-1} - η (ĝ_t + N(0, s² I))) from θ_0 = 0 on the empirical risk
     (1/n) Σ ℓ(y_i θᵀx̃_i), x̃ = [x; 1] with an intercept, ĝ_t the mean of the per-example
-    gradients clipped to norm C, s = z · 2C/n with z calibrated by ``dp_accounting`` (module
-    docstring, docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); the model averages the
-    last half of the iterates, every one of which is private. Only ``epsilon`` is required:
-    every setting left at None is set by a public rule
+    gradients clipped to norm C, s = z · 2C/n with z calibrated by ``dp_accounting``
+    (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd, where every public rule below is
+    derived); the model averages the last half of the iterates. Only ``epsilon`` is
+    required: every setting left at None is set by a public rule
     (:mod:`dpconvex.privacy.mechanisms.noisy_gd`), listed in ``certificate_.assumptions``.
 
     Parameters
@@ -98,58 +92,45 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     epsilon : float
         ε > 0 of the whole run.
     delta : float or None, default=None
-        δ in (0, 1) of the whole run. None: δ = 1/n² (n public), and the
-        certificate says "delta chosen by the public rule 1/n^2 (n public)".
+        δ in (0, 1) of the whole run. None: δ = 1/n² (n public).
     steps : int or None, default=None
-        Number T of gradient steps (public). None: T = ⌈D/(ηC)⌉ in [20, 1000] with the
-        travel D = 1.3 nμ/q̃ (:func:`~dpconvex.privacy.mechanisms.noisy_gd.steps_rule`,
-        resolved by :meth:`plan`): long runs where much signal survives the noise, early
-        stopping where little does. An explicit T is at most
-        :func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps` (a bound on running time).
+        Number T of gradient steps (public). None:
+        :func:`~dpconvex.privacy.mechanisms.noisy_gd.steps_rule`. An explicit T is at most
+        :func:`~dpconvex.privacy.mechanisms.noisy_gd.max_steps`.
     radius : float or None, default=None
         Radius R of the L2 ball the parameters (intercept included) are
-        projected onto (public). None: η (CT + 3 s sqrt(Tp)), the reach of the
-        clipped steps plus three standard deviations of the summed noise, so the
-        projection rarely acts (a binding ball hurt on validation data).
+        projected onto (public). None: η (CT + 3 s sqrt(Tp)), so the projection rarely acts.
     learning_rate : float or None, default=None
-        Step η. None: min(2/L, R/(s sqrt(Tp))) with L = c q̃² the smoothness
-        bound of the clipped risk (c the loss's curvature bound) and p the number of
-        parameters (:func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate` with
-        the cap 2/L, the stability limit of gradient descent; the noise-balancing term
-        R/(s sqrt(Tp)) of averaged projected SGD acts only when R is small).
+        Step η. None: min(2/L, R/(s sqrt(Tp))), L = c q̃² the smoothness bound of the
+        clipped risk and p the number of parameters
+        (:func:`~dpconvex.privacy.accounting.gaussian.default_learning_rate`).
     clip : float or None, default=None
         Per-example gradient norm bound C (public). None: half the Lipschitz
-        bound, |ℓ'|_max q̃ / 2. If C is at least the Lipschitz bound, clipping
-        never acts and the run minimizes the true empirical risk.
+        bound, |ℓ'|_max q̃ / 2.
     {data_norm}
     fit_intercept : bool, default=True
         Append a constant feature 1 (inside the ball like every coordinate).
     accounting : {"pld", "rdp"}, default="pld"
         The ``dp_accounting`` accountant that calibrates z: privacy-loss
-        distributions (within about 10⁻⁶ of the exact curve) or Rényi DP
-        ([Mir17]_, as in [ACG+16]_; about 5–8 % more noise).
+        distributions or Rényi DP ([Mir17]_, as in [ACG+16]_; a little more noise).
     average : {"last_half", "all"}, default="last_half"
-        Average the iterates t > T/2 (suffix averaging, Shamir & Zhang 2013) or all T of
-        them: post-processing, the guarantee is the same.
+        Average the iterates t > T/2 or all T of them (post-processing).
     {random_state}
     {accountant}
     classes : sequence of labels or None, default=None
-        The public label set (labels outside it: ``unknown_labels``). Two
-        labels: one run, ``classes[1]`` is +1. C > 2 labels: one-vs-rest inside
-        the estimator, C binary runs ("class c" vs the rest) composed
-        sequentially (every run reads every record), each with ε/C
-        (:func:`~dpconvex.privacy.budget.split_even`) and δ/C of an explicit
-        ``delta``; with ``delta=None`` each run takes the rule δ = 1/n², so the
-        model's δ is C/n² (docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
+        The public label set. Two labels: one run, ``classes[1]`` is +1. C > 2 labels:
+        one-vs-rest, C binary runs composed sequentially, each with ε/C and δ/C of an
+        explicit ``delta`` (``delta=None``: 1/n² each;
+        docs/privacy/tuning_gd_ledger.md#privacy-one-vs-rest).
         {classes_none}
     {unknown_labels}
 
     Warns
     -----
     PrivacyWarning
-        In ``fit``, before the run, when the noise on the released average
-        outweighs the data gradient at the start by more than a measured
-        threshold (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
+        In ``fit``, before the run, when the noise on the released average outweighs the
+        data gradient at the start
+        (docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-gd-centroids).
         {public_check}
 
     Attributes
@@ -160,18 +141,12 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     classes_ : ndarray of shape (n_classes,)
         The labels (any distinct values); with two, ``classes_[1]`` is +1.
     delta_ : float
-        δ used (1/n² under the default rule). Two classes only, as the five below:
-        one-vs-rest states each run's values in ``certificate_.parts``.
-    steps_, radius_, clip_ : int, float, float
-        T, R and C used.
-    noise_multiplier_ : float
-        z.
-    noise_std_ : float
-        s = z · 2C / n, per coordinate of the noisy mean gradient.
-    learning_rate_ : float
-        η used.
+        δ used. Two classes only, as the five below (one-vs-rest: ``certificate_.parts``).
+    steps_, radius_, clip_, learning_rate_ : int, float, float, float
+        T, R, C and η used.
+    noise_multiplier_, noise_std_ : float
+        z, and s = z · 2C / n per coordinate of the noisy mean gradient.
     certificate_ : Certificate
-        Names the accountant, z, s, the sensitivity and the public rules used.
 
     Examples
     --------
@@ -380,15 +355,8 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities by the logistic link of the decision function.
 
-        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with
-        f = wᵀx + b and σ(f) = 1/(1 + e^(-f)), the model's own probability
-        under the logistic loss (a monotone map of the score for the other
-        losses). A function of the released parameters only: post-processing.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Rows sum to 1; ``argmax`` agrees with :meth:`predict`.
+        Column j is the probability of ``classes_[j]``: [1 - σ(f), σ(f)] with f = wᵀx + b
+        (one-vs-rest: the C logistic scores normalized to sum to 1).
         """
         f = self.decision_function(X)
         sigmoid = np.exp(-np.logaddexp(0.0, -f))  # σ(f) without overflow

@@ -1,17 +1,11 @@
 """Scikit-learn compatible private linear regressors: any convex loss of the prediction.
 
-:class:`PrivateLinearRegressor` minimizes (1/n) Σ ℓ(wᵀxᵢ + b, uᵢ) + (Λ/2)‖(w, b/s)‖² with
-objective (or output) perturbation ([CMS]_ Alg. 1–2, for a loss of the prediction [KST]_),
-on the same template, verifier, certificate and ledger as the classifiers. The labels are
-read through two public per-record maps: clipped to ``label_range`` = (lo, hi), then scaled
-to u = (2y − lo − hi)/(hi − lo) ∈ [−1, 1]; the loss sees u, so its constants do not depend
-on the labels' units, and predictions are mapped back (and clipped to the range).
-:class:`LabelRangeMixin` holds these maps and their inverse for every regressor
-(:class:`~dpconvex.PrivateLinearRegression` and :class:`~dpconvex.PrivateRegressor` too);
+:class:`PrivateLinearRegressor` minimizes (1/n) Σ ℓ(wᵀxᵢ + b, uᵢ) + (Λ/2)‖(w, b/s)‖² by
+objective (or output) perturbation ([CMS]_ Alg. 1–2, for a loss of the prediction [KST]_).
+The labels are clipped to ``label_range`` = (lo, hi) and scaled to u ∈ [−1, 1] (public
+per-record maps held, with their inverse, by :class:`LabelRangeMixin` for every regressor);
 :class:`PrivateBounds` releases the range from the labels inside the fit instead.
-:class:`PrivateHuberRegressor` and :class:`PrivateQuantileRegressor` are the same estimator
-with the loss fixed: the Huber loss, and the pinball loss of a quantile τ ([KB78]_) with its
-kink smoothed by the loss compiler.
+:class:`PrivateHuberRegressor` and :class:`PrivateQuantileRegressor` fix the loss.
 
 References
 ----------
@@ -201,11 +195,21 @@ class LabelRangeMixin:
             return self._fit_private_labels(X, y, context)
         return super()._fit_with(X, y, context)
 
-    def _inner(self, epsilon: float, label_range: tuple[float, float]) -> Any:
-        """This regressor on a public label range, at ``epsilon``, charging no ledger."""
+    def _label_split(self) -> tuple[PrivateBounds, float, float, Any]:
+        """(the range's spec, ε, its share for the labels, this regressor on the ε left with a
+        placeholder range and no ledger), after validating the parameters."""
         from sklearn.base import clone
 
-        return clone(self).set_params(label_range=label_range, epsilon=epsilon, accountant=None)
+        from ..privacy.budget import remaining
+
+        self._validate_params()
+        spec = private_bounds(self.label_range)
+        assert spec is not None
+        epsilon = float(self.epsilon)
+        eps_label = spec.share * epsilon
+        inner = clone(self).set_params(label_range=(-1.0, 1.0),
+                                       epsilon=remaining(epsilon, eps_label), accountant=None)
+        return spec, epsilon, eps_label, inner
 
     def _fit_private_labels(self, X: Any, y: Any, context: FitContext) -> Any:
         """Release the label range with ``share`` of ε, then fit on it with the ε left.
@@ -219,20 +223,14 @@ class LabelRangeMixin:
         from .._validation import feature_names_of, with_feature_names
         from ..privacy.accounting import reserve_budget
         from ..privacy.bounds import check_range_budget, release_range
-        from ..privacy.budget import Budget, remaining
+        from ..privacy.budget import Budget
         from ..privacy.certificate import compose_sequential
 
-        self._validate_params()
-        spec = private_bounds(self.label_range)
-        assert spec is not None
+        spec, epsilon, eps_label, inner = self._label_split()
         owner = type(self).__name__
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        epsilon = float(self.epsilon)
-        eps_label = spec.share * epsilon
-        rest = remaining(epsilon, eps_label)
         check_range_budget(n, eps_label, "labels", f"{owner}.fit")  # public: refused before anything is read
-        inner = self._inner(rest, (-1.0, 1.0))
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
@@ -265,22 +263,17 @@ class LabelRangeMixin:
     def _certify_private_labels(self, X: Any = None, y: Any = None, **shape: Any) -> Any:
         """The certificate a fit with a private label range would carry (nothing drawn)."""
         from ..data.log_grid import N_CELLS
-        from ..privacy.budget import Budget, remaining
+        from ..privacy.budget import Budget
         from ..privacy.certificate import compose_sequential
         from ..privacy.release import release
         from ..privacy.rules.bounds import refine_range
         from ..templates.statistics import RangeTemplate
 
-        self._validate_params()
-        spec = private_bounds(self.label_range)
-        assert spec is not None
-        epsilon = float(self.epsilon)
-        eps_label = spec.share * epsilon
-        rest = remaining(epsilon, eps_label)
+        spec, epsilon, eps_label, inner = self._label_split()
         if X is not None:  # the public shape only: the placeholder range reads no label
             n, _, d = self.public_shape(X, y)
             shape = {"n": n, "n_classes": 1, "n_features": d}
-        model = self._inner(rest, (-1.0, 1.0)).certify(**shape)
+        model = inner.certify(**shape)
         n = shape.get("n")
         choice = refine_range(int(n), eps_label, spec.levels)
         label = release(RangeTemplate(np.zeros(N_CELLS, dtype=np.int64), int(n), spec.levels,
@@ -453,10 +446,9 @@ PARAMETER_DOCS["regression_parameters"] = fill_docs("""\
     max_iter : int or None, default=None
     {accountant}
     constraints : callable or None, default=None
-        ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units
-        (e.g. ``lambda w: [w >= 0]``), as in :class:`~dpconvex.PrivateLogisticRegression`: a
-        ball, box, orthant, ℓ1 ball or simplex for every solver, any other DCP set for
-        ``solver="clarabel"`` or ``"scs"`` (docs/privacy/user_objectives.md#privacy-constraints).
+        ``constraints(w)``: CVXPY constraints on the coefficients ``w`` in the labels' units,
+        as in :class:`~dpconvex.PrivateLogisticRegression`
+        (docs/privacy/user_objectives.md#privacy-constraints).
 
     Warns
     -----
@@ -483,15 +475,12 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
     Parameters
     ----------
     loss : {"huber", "pinball", "squared"} or Loss, default="huber"
-        "huber": :class:`~dpconvex.objectives.HuberRegression` (threshold ``huber_threshold``
-        on the unit label scale); "pinball": the quantile loss
-        :class:`~dpconvex.objectives.Pinball` (``quantile``, its kink smoothed at half-width
-        0.1 on the unit scale); "squared": (z − y)²/2, whose
-        slope is unbounded on the predictions a release can reach, so the verifier refuses it
-        with the reason (docs/privacy/user_objectives.md#privacy-prediction-losses). A
-        :class:`~dpconvex.objectives.Loss` of kind "regression" (e.g. from
-        :meth:`Loss.from_cvxpy`) with ``label_range=(-1, 1)``: it sees the labels on the unit
-        scale.
+        "huber": :class:`~dpconvex.objectives.HuberRegression` (``huber_threshold``);
+        "pinball": the quantile loss :class:`~dpconvex.objectives.Pinball` (``quantile``);
+        "squared": (z − y)²/2, which the verifier refuses, its slope being unbounded
+        (docs/privacy/user_objectives.md#privacy-prediction-losses). A
+        :class:`~dpconvex.objectives.Loss` of kind "regression" with ``label_range=(-1, 1)``
+        sees the labels on the unit scale.
     quantile : float, default=0.5
         τ of the pinball loss.
     huber_threshold : float, default=0.5
@@ -575,13 +564,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip the rows and labels, add the intercept column, build the template.
 
-        Rows held by Dask (a Dask array or DataFrame) stay on the workers: clipped and
-        given the intercept column lazily per chunk (the same per-record maps), with the
-        unit labels sent to the workers once beside them (docs/guide/dask.md). Rows left out
-        of the fit (``context.excluded``: the front door's validation part) get a
-        zero factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the
-        minimizer. The labels are read as given: the front door passes a public placeholder
-        for those rows, so nothing of theirs reaches the objective's value either.
+        Rows held by Dask stay on the workers (the same per-record maps per chunk;
+        docs/guide/dask.md). Rows left out of the fit (``context.excluded``) get a zero
+        factor: their loss ℓ(0, uᵢ) is a constant in θ, so they do not move the minimizer.
         """
         owner = f"{type(self).__name__}.fit"
         X_checked = check_array(X, owner, min_samples=2, accept_sparse=True, accept_dask=True)
@@ -624,22 +609,17 @@ _FIXED_LOSS_CONSTRAINTS: dict[str, Constraint] = {
 class PrivateHuberRegressor(PrivateLinearRegressor):
     """ε- (or (ε, δ)-) differentially private linear regression with the Huber loss.
 
-    :class:`PrivateLinearRegressor` with ``loss="huber"`` fixed: it minimizes
-    (1/n) Σ ℓ(wᵀx̃ᵢ, uᵢ) + (Λ/2)‖(w, b/s)‖² with ℓ(z, u) = huber_M(z − u)/(2M) — r²/(2M) for
-    |r| <= M, |r| − M/2 beyond, r = z − u — on the rows clipped to ``data_norm`` and the
-    labels mapped onto u ∈ [−1, 1] by the public ``label_range``. The loss's slope is at
-    most 1 and its curvature at most 1/M on all of ℝ and for every label, so objective
-    perturbation ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ Section 3) and output
-    perturbation ([CMS]_ Alg. 1) apply with the constants derived in
-    docs/privacy/user_objectives.md#privacy-prediction-losses.
+    :class:`PrivateLinearRegressor` with ``loss="huber"`` fixed: ℓ(z, u) = huber_M(z − u)/(2M)
+    on the labels mapped onto u ∈ [−1, 1], slope at most 1 and curvature at most 1/M, by
+    objective perturbation ([CMS]_ Alg. 2, [KST]_ Section 3) or output perturbation
+    ([CMS]_ Alg. 1) (docs/privacy/user_objectives.md#privacy-prediction-losses).
 
     Parameters
     ----------
     huber_threshold : float, default=0.5
-        M, where the loss turns from squared to linear, on the unit label scale: residuals
-        beyond M·(hi − lo)/2 in the labels' units count linearly (the default: a quarter of
-        the label range). A smaller M resists outliers more and has curvature 1/M, which
-        objective perturbation pays for.
+        M, where the loss turns from squared to linear, on the unit label scale (the
+        default: a quarter of the label range). A smaller M resists outliers more and has
+        curvature 1/M, which objective perturbation pays for.
     {regression_parameters}
 
     See Also
@@ -679,28 +659,20 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
 class PrivateQuantileRegressor(PrivateLinearRegressor):
     """ε- (or (ε, δ)-) differentially private linear quantile regression (smoothed pinball loss).
 
-    :class:`PrivateLinearRegressor` with ``loss="pinball"`` fixed: it minimizes
-    (1/n) Σ ℓ(wᵀx̃ᵢ, uᵢ) + (Λ/2)‖(w, b/s)‖² with the quantile loss ρ_τ(u − z) of [KB78]_,
-    stated in CVXPY (:func:`~dpconvex.objectives.losses.pinball`) and its kink Huberized by
-    the loss compiler at half-width h: ℓ = ρ_τ where |z − u| >= h, and at most h/4 above it
-    (:class:`~dpconvex.objectives.Pinball`). Its slope is at most max(τ, 1 − τ) and its
-    curvature at most 1/(2h) on all of ℝ and for every label
-    (docs/privacy/user_objectives.md#privacy-prediction-losses), so objective perturbation
-    ([CMS]_ Alg. 2, for a loss of the prediction [KST]_ Section 3) and output perturbation
-    ([CMS]_ Alg. 1) apply. The prediction estimates the τ-quantile of the label given x,
-    clipped to the public ``label_range``. Objective perturbation had the lower test MAE of
-    the median regressor than output perturbation in every table × ε × δ of the regression
-    corpus's selection seeds (docs/privacy/user_objectives.md#privacy-prediction-losses).
+    :class:`PrivateLinearRegressor` with ``loss="pinball"`` fixed: the quantile loss
+    ρ_τ(u − z) of [KB78]_ with its kink smoothed at half-width h
+    (:class:`~dpconvex.objectives.Pinball`), slope at most max(τ, 1 − τ) and curvature at most
+    1/(2h), by objective perturbation ([CMS]_ Alg. 2, [KST]_ Section 3) or output
+    perturbation ([CMS]_ Alg. 1) (docs/privacy/user_objectives.md#privacy-prediction-losses).
+    The prediction estimates the τ-quantile of the label given x, clipped to ``label_range``.
 
     Parameters
     ----------
     quantile : float, default=0.5
         τ in (0, 1): the quantile predicted (0.5: the median).
     smoothing : float or "auto", default=0.1
-        h, the half-width of the smoothed kink on the unit label scale (h·(hi − lo)/2 in the
-        labels' units): residuals within h of the prediction count quadratically, which moves
-        the fitted quantile by at most h; a smaller h has curvature 1/(2h), which objective
-        perturbation pays for. "auto": h chosen with Λ by the public rule of
+        h, the half-width of the smoothed kink on the unit label scale; a smaller h has
+        curvature 1/(2h), which objective perturbation pays for. "auto": h chosen with Λ by
         :func:`~dpconvex.privacy.rules.lam.resolve_smoothing`
         (docs/privacy/user_objectives.md#privacy-prediction-losses).
     {regression_parameters}

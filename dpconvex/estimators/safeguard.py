@@ -1,27 +1,16 @@
 """What both front doors share: the safeguard, and the input of a table through a public schema.
 
-The safeguard releases the learner's model or a constant class, chosen privately.
+The safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard) splits the rows by a
+permutation drawn independently of the data into a fitting part and a validation part whose
+sizes depend on n only, fits the learner with the validation rows left out
+(:class:`~dpconvex.estimators.base.FitContext` ``excluded``), and selects the model or a
+constant with the exponential mechanism ([MT07]_) on the validation part: private tuning
+([CMS11]_ Alg. 4) with one trained candidate, (ε, δ)-DP by parallel composition.
 
-A model that predicts worse than a constant is worse than publishing nothing, and no
-public rule can see a weak signal (docs/privacy/front_door.md#privacy-defaults-blind-spots). The safeguard
-(docs/privacy/front_door.md#privacy-classifier-safeguard) splits the rows by a permutation drawn
-independently of the data into a fitting part and a validation part whose sizes depend on n only, fits the
-learner with the validation rows left out (a boolean mask,
-:class:`~dpconvex.estimators.base.FitContext` ``excluded``: their rows get zero factors inside the
-products, X is not copied, and the learner's storage choices and guards read the fitting
-rows only), and selects among the candidates {the model, each constant class}
-with the exponential mechanism ([MT07]_) on the second, the utility of a candidate being
-minus its mistakes there (sensitivity 1 under replace-one). It is private tuning
-([CMS11]_ Alg. 4, docs/privacy/tuning_gd_ledger.md#privacy-private-tuning) with one
-trained candidate and C candidates that read no data: a record is in one part, so the
-whole is (ε, δ)-DP with the full ε on each part (parallel composition).
-
-With ``schema=`` a :class:`~dpconvex.PublicSchema` (hand-written, or released by
-:func:`~dpconvex.draft_schema` with a budget), both front doors take the table itself
-(:class:`SchemaInputMixin`): every record is encoded by :class:`~dpconvex.PublicEncoder`
-(per-record public maps, rows within ``data_norm``), the rule sees the encoded width and
-the ε left after the schema, and a released schema's certificate is composed with the
-model's (docs/privacy/bounds.md#privacy-bounds-composition).
+With ``schema=`` a :class:`~dpconvex.PublicSchema`, both front doors take the table itself
+(:class:`SchemaInputMixin`): every record is encoded by :class:`~dpconvex.PublicEncoder`, and
+a schema released by :func:`~dpconvex.draft_schema` is composed with the model
+(docs/privacy/bounds.md#privacy-bounds-composition).
 
 References
 ----------
@@ -33,6 +22,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -40,7 +30,7 @@ import scipy.sparse as sp
 
 from .._validation import Constraint, check_fitted, checks_feature_names, is_dask_collection
 from ..data.validation import check_array
-from ..errors import DataValidationError, ParameterError
+from ..errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.release import release
@@ -51,33 +41,36 @@ from .parts import check_rows, predicted
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "SchemaInputMixin", "SchemaOrNone",
            "constant_name", "safeguard_mistakes",
-           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows"]
+           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows",
+           "warn_constant_released"]
 
 
-class ConstantClassifier:
+class _Constant:
+    """A released constant of a front door: it checks the rows' width only."""
+
+    n_features_in_: int
+
+    def _rows(self, X: Any) -> int:
+        rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True, accept_dask=True,
+                           n_features=self.n_features_in_)
+        return int(rows.shape[0])
+
+
+class ConstantClassifier(_Constant):
     """A released constant: every row gets the same class.
 
     What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a
-    constant class (docs/privacy/front_door.md#privacy-classifier-safeguard): the class,
-    the public label set and the number of columns. It is made from the private
-    selection's output, not fitted.
+    constant class (docs/privacy/front_door.md#privacy-classifier-safeguard), made from the
+    selection's output, not fitted; the front door sets its ``certificate_``.
 
     Parameters
     ----------
     constant : label
-        The class predicted for every row.
+        The class predicted for every row (``constant_``).
     classes : sequence of labels
-        The public label set (``constant`` is one of them).
+        The public label set (``classes_``).
     n_features : int
-        Number of columns the rows have.
-
-    Attributes
-    ----------
-    constant_ : label
-    classes_ : ndarray of shape (C,)
-    n_features_in_ : int
-    certificate_ : Certificate
-        Set by the front door: the certificate of the release that selected it.
+        Number of columns the rows have (``n_features_in_``).
 
     Examples
     --------
@@ -96,19 +89,13 @@ class ConstantClassifier:
     def __repr__(self) -> str:
         return f"ConstantClassifier(constant={_plain(self.constant_)!r})"
 
-    def _rows(self, X: Any) -> int:
-        rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True, accept_dask=True,
-                           n_features=self.n_features_in_)
-        return int(rows.shape[0])
-
     def _index(self) -> int:
         return int(np.flatnonzero(self.classes_ == self.constant_)[0])
 
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The constant class for every row."""
-        n = self._rows(X)
-        return np.full(n, self.constant_, dtype=self.classes_.dtype)
+        return np.full(self._rows(X), self.constant_, dtype=self.classes_.dtype)
 
     @checks_feature_names
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -129,27 +116,19 @@ class ConstantClassifier:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
 
-class ConstantRegressor:
+class ConstantRegressor(_Constant):
     """A released constant prediction: every row gets the private mean of the labels.
 
     What :class:`~dpconvex.PrivateRegressor` releases when its rule or its safeguard
-    chooses the constant (docs/privacy/front_door_regression.md#privacy-private-mean):
-    the private mean in the labels' units and the number of columns, made from the
-    release, not fitted.
+    chooses the constant (docs/privacy/front_door_regression.md#privacy-private-mean), made
+    from the release, not fitted; the front door sets its ``certificate_``.
 
     Parameters
     ----------
     constant : float
-        The prediction for every row.
+        The prediction for every row, in the labels' units (``constant_``).
     n_features : int
-        Number of columns the rows have.
-
-    Attributes
-    ----------
-    constant_ : float
-    n_features_in_ : int
-    certificate_ : Certificate
-        Set by the front door: the certificate of the release.
+        Number of columns the rows have (``n_features_in_``).
 
     Examples
     --------
@@ -170,9 +149,7 @@ class ConstantRegressor:
     @checks_feature_names
     def predict(self, X: Any) -> np.ndarray:
         """The constant for every row."""
-        rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
-                           accept_dask=True, n_features=self.n_features_in_)
-        return np.full(int(rows.shape[0]), self.constant_)
+        return np.full(self._rows(X), self.constant_)
 
     def score(self, X: Any, y: Any) -> float:
         """R² of the constant on (X, y)."""
@@ -257,6 +234,18 @@ def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> A
     if hasattr(X, "iloc"):
         return X.iloc[rows]
     return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
+
+
+def warn_constant_released(owner: str, constant: str, learner: str, epsilon: float,
+                           anchor: str) -> None:
+    """The :class:`~dpconvex.errors.PrivacyWarning` of a safeguard that released ``constant``
+    (what the selection chose, a part of the release) instead of the ``learner`` model."""
+    warnings.warn(
+        f"{owner}.fit: the safeguard released {constant} instead of the {learner} model: the "
+        f"private selection on the validation rows favoured it (a part of the release, {anchor}). "
+        f"The signal in these rows does not outweigh the noise at epsilon = {epsilon:g}: use a "
+        "larger epsilon, delta > 0, more rows or fewer features, or compare with "
+        "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
 
 
 def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:

@@ -70,15 +70,11 @@ ROWS_NOTE = ("rows clipped to the public data_norm q, the intercept column s app
 class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, PrivateEstimator):
     """ε- (or (ε, δ)-) differentially private ridge regression by sufficient-statistics perturbation.
 
-    AdaSSP ([Wan18]_ Alg. 2): with rows x̃ (‖x̃‖ <= q̃) and labels u ∈ [−1, 1], release
-    a lower bound λ̂ on λ_min(A), Ã = A + E (E symmetric) and b̃ = b + e, A = Σ x̃x̃ᵀ,
-    b = Σ u x̃; then θ = (Π₊(Ã) + λI)⁻¹ b̃ with the adaptive ridge
-    λ = max(0, s_A √(p log(2p²/ρ)) − λ̂) ([Wan18]_ Alg. 2, line 2), Π₊ the projection onto
-    the PSD cone; with an intercept, the ridge shrinks it towards the released mean of the
-    labels (the pure form releases their sum too). The noise is Gaussian ((ε, δ): the analytic
-    calibration of [BW18]_ for the statistics jointly) or, with δ = 0, Laplace and norm-Gamma
-    noise (pure ε). Every
-    constant is derived in docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics.
+    AdaSSP ([Wan18]_ Alg. 2): release a lower bound λ̂ on λ_min(A) and noisy A = Σ x̃x̃ᵀ and
+    b = Σ u x̃, then θ = (Π₊(Ã) + λI)⁻¹ b̃ with the adaptive ridge λ. The noise is Gaussian
+    (the analytic calibration of [BW18]_) or, with δ = 0, Laplace and norm-Gamma (pure ε).
+    Every constant is derived in
+    docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics.
 
     Parameters
     ----------
@@ -99,18 +95,15 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     mechanism : {"auto", "ssp", "gaussian_ssp", "none"}, default="auto"
         "auto": "ssp" (pure ε-DP) when δ = 0, "gaussian_ssp" when δ > 0
         (docs/privacy/front_door.md#privacy-mechanism-auto). "none" is the explicit
-        NON-private baseline (the exact ridge, or the minimum-norm least squares with
-        ``lam="auto"``). Objective and output perturbation are refused: the squared loss
-        has no slope bound (docs/privacy/user_objectives.md#privacy-prediction-losses).
+        NON-private baseline.
     {random_state}
     {accountant}
 
     Warns
     -----
     PrivacyWarning
-        In ``fit``, before the noise is drawn, when the bound on the noise in XᵀX that the
-        ridge must cover exceeds half the largest smallest eigenvalue n rows can give XᵀX
-        (n q̃²/p; docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
+        In ``fit``, before the noise is drawn, when the noise in XᵀX that the ridge must
+        cover dominates (docs/privacy/sufficient_statistics.md#privacy-noise-warning-ssp).
         {public_check_regression}
 
     Attributes
@@ -120,8 +113,7 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
     intercept_ : float
     n_features_in_ : int
     certificate_ : Certificate
-        Public facts only: the noisy statistics and the ridge chosen from them are not
-        stored (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
+        Public facts only (docs/privacy/sufficient_statistics.md#privacy-ssp-release).
 
     Examples
     --------

@@ -6,13 +6,9 @@ and, on the native path, warm-starts every solve from the previous solve of the
 sweep. Each fit is a separate release with its own certificate, charged to the
 estimator's accountant like a call to ``fit``.
 
-Warm starts and privacy
-(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): a solve is started
-from the solution of the previous solve in the same sweep. For objective perturbation
-that is a released model, for output perturbation it is the minimizer of the unperturbed
-objective that every run of the sweep perturbs anew. The start point only changes how
-the solver reaches the minimizer, which it must reach to the same residual tolerance (<=
-1e-6) before anything is released; the noise and the calibration do not depend on it.
+A warm start changes only how the solver reaches the minimizer, which it must reach to the
+same residual tolerance before anything is released; the noise and the calibration do not
+depend on it (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
 """
 
 from __future__ import annotations
@@ -127,8 +123,8 @@ def epsilon_sweep(
         stored (each model's ``random_state`` is this value, or None for a Generator).
         None seeds from the OS (the certificates then carry no "seeded" note).
     warm_start : bool, default=True
-        Start each native solve from the previous solve of the sweep. The
-        released models have the same distribution either way (module docstring).
+        Start each native solve from the previous solve of the sweep (the released models
+        have the same distribution either way).
 
     Notes
     -----

@@ -6,16 +6,11 @@ z = [x; 1]/√(q² + 1) and μ_c the released class mean in u = x/q units,
 
     Φ_c = (q² + 1)·(N_cᵀ N_c + a_c e_{d+1} e_{d+1}ᵀ),   N_c = [I/q, −μ_c]   (d × (d + 1)),
 
-a_c = 2σ̂²(log π_max − log π_c) >= 0 the prior term of the class
-(:func:`~dpconvex.estimators.centroids.prior_penalty`, docs/privacy/large_margin.md#privacy-centroid-priors),
-so zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: Φ_c is PSD, ``predict`` is the Bayes rule of
-x/q | c ~ N(μ_c, σ̂²I) with priors π (Pathak & Raj's classifier with a shared isotropic
-covariance, the λ → ∞ limit of the large-margin objective), and Φ is post-processing of
-the release (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
-
-The per-record map of ``row_norm="unit"`` (x ↦ q·x/‖x‖ after clipping to q, zero rows stay
-zero; docs/privacy/row_scaling.md#privacy-row-norm-unit) is applied here for both paths, in
-fit, certify and predict.
+a_c >= 0 the prior term of the class (:func:`~dpconvex.estimators.centroids.prior_penalty`),
+so zᵀΦ_c z = ‖x/q − μ_c‖² + a_c exactly: post-processing of the release
+(docs/privacy/large_margin_softmax.md#privacy-centroid-switch). The per-record map of
+``row_norm="unit"`` (docs/privacy/row_scaling.md#privacy-row-norm-unit) is applied here for
+both paths, in fit, certify and predict.
 
 References
 ----------

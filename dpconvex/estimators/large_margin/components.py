@@ -1,32 +1,19 @@
 """Per-class mixture-component assignment for the large-margin Gaussian mixture classifier.
 
-Pathak & Raj (IEEE TDSC 2012) take the component m_i of each training record
-from a generative Gaussian mixture fitted on the private data; their privacy
-proof does not cover that step (the assignment of one record depends on all
-the others). This module offers three rules, and says which one a model used:
+Pathak & Raj ([PR12]_) take the component m_i of each record from a Gaussian mixture fitted
+on the private data, which their proof does not cover. The three rules here, derived in
+docs/privacy/large_margin.md#privacy-lm-mixture-budget:
 
 ``"nearest_public_center"`` (private, no budget)
-    m_i = argmin_m ||x_i − μ_{y_i, m}|| for public centers μ: given by the user
-    (``centers``, fixed before seeing the data) or drawn by the public,
-    data-independent rule :func:`public_centers` (uniform in the ball of
-    radius q, from a fixed public seed). The assignment of record i reads only
-    record i and public constants, so the objective is still a sum of
-    per-record terms of the augmented record (x_i, y_i, m_i(x_i, y_i)) and the
-    sensitivity analysis of the template applies unchanged.
-
+    m_i = argmin_m ||x_i − μ_{y_i, m}|| for public centers (``centers``, or
+    :func:`public_centers`): a per-record map.
 ``"dp_kmeans"`` (private, a share of the budget)
-    A few Lloyd iterations per class, each releasing noisy per-(class,
-    component) counts (Laplace) and sums (norm-Gamma, pure ε), started from the
-    public centers; the released centers are then used by the nearest-center
-    rule. The k-means step is ε_km-DP, the objective perturbation on the
-    assigned data ε_obj-DP given the released centers, so by sequential
-    composition the model is (ε_km + ε_obj)-DP (:func:`dp_kmeans`).
-
+    Noisy Lloyd iterations per class ([BDMN]_) started from the public centers, then the
+    nearest released center; composed sequentially with the objective (:func:`dp_kmeans`).
 ``"gmm_nonprivate"`` (NOT private)
-    scikit-learn's :class:`~sklearn.mixture.GaussianMixture` per class on the
-    private data, as in the paper. Only on explicit request; the model's
-    certificate then says privacy is not end-to-end and a
-    :class:`~dpconvex.errors.PrivacyWarning` is issued.
+    scikit-learn's :class:`~sklearn.mixture.GaussianMixture` per class, as in the paper;
+    explicit only, with a :class:`~dpconvex.errors.PrivacyWarning` and a non-private
+    certificate.
 
 References
 ----------
@@ -116,22 +103,10 @@ def dp_kmeans(
 ) -> tuple[np.ndarray, Certificate]:
     """Per-class differentially private k-means (noisy Lloyd iterations).
 
-    Each of the ``n_iter`` iterations assigns every record of class c to the
-    nearest current center of class c, then releases, for every (class,
-    component) cell j, a noisy count and a noisy sum:
-
-    * counts: n_j + Laplace(2/ε_cnt). Replacing one record (x, y) by (x', y')
-      changes at most two counts by 1 each: L1 sensitivity 2.
-    * sums: s_j + v_j with independent v_j of density ∝ exp(−β ||v_j||),
-      β = ε_sum / (2q). The replacement changes Σ_j ||s_j − s'_j|| by at most
-      ||x|| + ||x'|| <= 2q, so the density ratio is at most exp(β·2q) = exp(ε_sum).
-
-    New centers are noisy sum / noisy count (kept from the previous iteration
-    when the noisy count is below 1), projected onto the ball of radius q
-    (post-processing). The per-iteration budget ε_km/T is split as ε_cnt =
-    ε/(1 + √d), ε_sum = ε√d/(1 + √d), which balances the two noise terms of the
-    center error (O(q/ε_cnt) from the count, O(q d/ε_sum) from the sum).
-    Sequential composition over T iterations gives ε_km-DP.
+    Each of the ``n_iter`` iterations assigns every record to the nearest current center of
+    its class, then releases a noisy count (Laplace) and a noisy sum (norm-Gamma) per
+    (class, component) cell; ε_km-DP by sequential composition
+    (docs/privacy/large_margin.md#privacy-lm-mixture-budget).
 
     X (n, d) holds rows with ||x|| <= q = ``data_norm`` (the caller clips), y class
     indices; ``epsilon`` None runs noiseless Lloyd (the non-private baseline only);

@@ -111,16 +111,15 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
     Each class c (and component m) gets a PSD matrix Φ_{c,m} of size (d + 1) × (d + 1); a
     row x is mapped to z = [x; 1]/sqrt(q² + 1) and classified to argmin_c min_m zᵀΦ_{c,m}z.
     Training minimizes a large-margin loss plus (lam/2) Σ ||Φ||²_F (and, pairwise, γ Σ tr(Ψ);
-    Pathak & Raj, TDSC 2012, eq. 11) plus (1/n) Σ ⟨b, Φ⟩, b calibrated as in
-    ``docs/privacy/large_margin.md#privacy-large-margin``. The "auto" defaults read the
-    parameters and the public n, C and d only (:mod:`dpconvex.privacy.rules.large_margin`,
-    privacy-large-margin-defaults; ``loss``, ``mechanism`` and ``lam`` below).
+    [PR12]_ eq. 11) plus (1/n) Σ ⟨b, Φ⟩, b calibrated as in
+    docs/privacy/large_margin.md#privacy-large-margin. Every "auto" reads the parameters
+    and the public n, C and d only
+    (docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults).
 
     Parameters
     ----------
     epsilon : float, default=1.0
-        Total privacy budget ε > 0 (k-means share included); ``certificate_.epsilon`` is
-        the guarantee provided, never above it.
+        Total privacy budget ε > 0 (k-means share included).
     delta : float or None, default=None
         δ of ``mechanism="gaussian_objective"`` (None: min(1e-5, 1/n²)); None or 0 for
         the pure mechanisms.
@@ -128,100 +127,83 @@ class PrivateLargeMarginGaussian(ClassifierScoreMixin, PrivateEstimator):
         γ >= 0, weight of the trace regularizer Σ tr(Ψ_{c,m}).
     lam : float or "auto", default="auto"
         Strong-convexity modulus μ of (lam/2) Σ ||Φ||²_F (> 0 for objective
-        perturbation). "auto": max(1e-4, μ_half, κ·s/n), κ = 1, s the public
-        per-coordinate noise scale (privacy-softmax-lambda-rule). The paper's estimator:
+        perturbation); "auto": privacy-softmax-lambda-rule. The paper's estimator:
         ``loss="pairwise", lam=2e-2``.
     h : float, default=0.5
         Width of the Huber hinge (curvature bound 1/(2h)).
     n_components : int or "auto", default="auto"
-        K Gaussians per class (K = 1: PSDM 2010; K > 1: TDSC 2012). "auto": one per class
-        at every shape (:func:`~dpconvex.privacy.rules.large_margin.components_per_class`);
-        the certificate states the K used. A mixture needs ``loss`` "pairwise" (its
-        "auto") or "softmax", and public centers or ``component_assignment="dp_kmeans"``.
+        K Gaussians per class (K = 1: [PR10]_; K > 1: [PR12]_). "auto": one
+        (:func:`~dpconvex.privacy.rules.large_margin.components_per_class`). A mixture needs
+        public centers or ``component_assignment="dp_kmeans"``.
     mechanism : {"auto", "objective", "gaussian_objective", "centroid", "none"}, \
 default="auto"
         "auto": "gaussian_objective" when ``delta > 0``, else "objective" (pure ε); but
         "centroid" when C >= 3, K = 1, the objective's parameters are at their defaults
-        (``loss``, ``structure``, ``lam`` "auto"; ``feature_weights``, ``extra_terms``,
-        ``optimality_tol`` None) and r = n·ε/(C(d + 1)) is below
+        and r = n·ε/(C(d + 1)) is below
         :data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW`: 15 with δ = 0
         (``delta`` None or 0), 10 with δ > 0
-        (:func:`~dpconvex.privacy.rules.large_margin.uses_centroid`); the
-        certificate states r and the threshold. "gaussian_objective": (ε, δ)-DP, softmax
-        loss only (privacy-softmax-gaussian-objective). "centroid": DP class centroids
-        (privacy-class-centroids; Gaussian with ``delta > 0``, else the pure-ε K-norm
-        mechanism "knorm_sum") released as Φ_c with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c (K = 1;
-        lam, gamma, h, loss and structure unused). "none": the NON-private baseline.
+        (:func:`~dpconvex.privacy.rules.large_margin.uses_centroid`,
+        docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
+        "gaussian_objective": (ε, δ)-DP, softmax loss only
+        (privacy-softmax-gaussian-objective). "centroid": DP class centroids
+        (privacy-class-centroids) released as Φ_c with zᵀΦ_c z = ‖x/q − μ_c‖² + a_c.
+        "none": the NON-private baseline.
     {data_norm}
     component_assignment : {None, "nearest_public_center", "dp_kmeans", \
 "gmm_nonprivate"}, default=None
         How each training record gets its component m_i when K > 1 (None:
         "nearest_public_center"; :mod:`dpconvex.estimators.large_margin.components`).
-        "gmm_nonprivate" reads the whole private data set: the model is then NOT
-        differentially private (the certificate says so).
+        "gmm_nonprivate" is NOT differentially private (the certificate says so).
     centers : array of shape (C, K, n_features) or None, default=None
-        Public centers for "nearest_public_center" (or the public start of "dp_kmeans"),
-        in the order of ``classes_``, fixed before seeing the data. None: a
-        data-independent public rule.
+        Public centers (the start of "dp_kmeans"), in the order of ``classes_``, fixed
+        before seeing the data. None: a data-independent public rule.
     kmeans_epsilon_fraction : float, default=0.2
         Share of ε spent on "dp_kmeans" (sequential composition with the objective).
     kmeans_iter : int, default=3
         Noisy Lloyd iterations of "dp_kmeans".
     loss : "auto", "softmax", "pairwise", Loss or None, default="auto"
         "auto": "softmax" for K = 1, "pairwise" for K > 1. "softmax": the cross-entropy on
-        the scores −zᵀΦ_c z, unconstrained, released with a common PSD shift Φ_c + tI
-        (same predictions; K > 1: over the record's active components,
-        privacy-softmax-mixtures). Else a margin loss of the paper's PSD-constrained
-        pairwise template ("pairwise" or None: ``HuberHinge(h)``; any
-        :class:`~dpconvex.objectives.losses.Loss` with declared ``deriv_bound`` and
-        ``curvature``, which the verifier probes).
+        the scores −zᵀΦ_c z, released with a common PSD shift Φ_c + tI (privacy-softmax-psd-shift).
+        Else a margin loss of the paper's PSD-constrained pairwise template ("pairwise" or
+        None: ``HuberHinge(h)``; a :class:`~dpconvex.objectives.losses.Loss` with declared
+        ``deriv_bound`` and ``curvature``).
     extra_terms : sequence of MatrixTerm or None, default=None
         Extra data-independent convex terms of the objective (pairwise loss).
     solver : {None, "clarabel", "scs", "native"}, default=None
         None: the native solver (:func:`~dpconvex.solvers.auto_backend`). "clarabel" and
-        "scs" solve the pairwise loss's CVXPY form; a solve short of the release tolerance
-        raises ``SolverError``.
-    random_state : None or int, default=None
-        None seeds the noise (and DP k-means) from the OS at each fit (required for a real
-        release); an int fixes the seed (experiments only). A generator is refused.
+        "scs" solve the pairwise loss's CVXPY form.
+    {random_state}
     optimality_tol : float or None, default=None
-        None: release only the exact minimizer (natural residual <= 1e-6, else
-        :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima perturbation
-        (Iyengar et al. 2019), solving to residual <= γ and covering the distance
-        (1 + L)/μ·γ with output noise (10 % of ε; privacy-lm-solver-accuracy).
+        None: release only the exact minimizer (else
+        :class:`~dpconvex.errors.SolverError`). A float γ: approximate-minima perturbation,
+        solving to residual <= γ with output noise (privacy-lm-solver-accuracy).
     max_iter : int or None, default=None
         Cap on the solver's iterations (None: the backend's default).
     {accountant}
     verbose : int, default=0
         Progress on stderr: 1 the steps, 2 also the solver's iterations. Never stored.
     classes : sequence of labels or None, default=None
-        The public label set (C = len(classes) fixes the model's shape, the noise and the
-        sensitivity; a class with fewer than K records, or none, still gets a model).
+        The public label set (C = len(classes)).
         {classes_none}
     {unknown_labels}
     structure : {"auto", "full", "diagonal", "linear"}, default="auto"
         "auto": "linear" with the softmax loss, "full" with the pairwise one. Softmax
-        only: Φ_c is a linear model in a public u(x), ||u|| <= 1, with weights
-        ``feature_weights`` = (wq, wl, wc) of the quadratic (full or diagonal), linear and
-        constant parts of x̂ = x/q (privacy-feature-map-structures); ``Phi_`` stays the
-        matrices for z.
+        only: Φ_c is a linear model in a public feature map u(x), ||u|| <= 1
+        (privacy-feature-map-structures).
     feature_weights : (wq, wl, wc) or None, default=None
         None: "full" is the z′ map of privacy-softmax-feature-map, else
         ``feature_map.DEFAULT_WEIGHTS``.
     row_norm : {"auto", "unit", "none"}, default="auto"
-        "unit": after clipping to q every row is scaled to the bound, x ↦ q·x/‖x‖ (zero
-        rows stay zero), in fit and predict (privacy-row-norm-unit). "auto": "unit" with
-        the softmax loss, "none" with the pairwise template. Pass "none" when a row's
-        length carries the label (e.g. non-negative severity scores), or center the
-        encoding.
+        "unit": every row is scaled to the bound, x ↦ q·x/‖x‖, in fit and predict
+        (privacy-row-norm-unit). "auto": "unit" with the softmax loss, "none" with the
+        pairwise template. Pass "none" when a row's length carries the label.
 
     Warns
     -----
     PrivacyWarning
-        In ``fit``, before the solve, when the ratio of the objective's expected noise to
-        the largest possible data gradient exceeds a measured threshold
-        (privacy-large-margin-softmax). It reads public quantities only, not the data's
-        signal: compare a model with the majority class on held-out rows too.
+        In ``fit``, before the solve, when the objective's expected noise dominates the
+        largest possible data gradient (privacy-softmax-measurements; public quantities
+        only).
 
     Attributes
     ----------
@@ -232,7 +214,6 @@ default="auto"
     centers_ : ndarray of shape (C, K, n_features) or None
         Centers used by the component assignment (public or DP-released).
     certificate_ : Certificate
-        Public facts only (the solve's diagnostics: :func:`dpconvex.collect_diagnostics`).
     component_assignment_ : str
 
     References

@@ -1,20 +1,14 @@
 """How :class:`~dpconvex.PrivateLargeMarginGaussian` turns its parameters into a problem.
 
 The parameters checked against each other (:func:`check_consistency`), the budget
-(:func:`fit_budget`, :func:`objective_budget`), Λ of ``lam="auto"`` (:func:`auto_lam`,
-docs/privacy/large_margin_softmax.md#privacy-softmax-lambda-rule), the template
-(:func:`build_template`: the softmax template on a public feature map, or the paper's
-pairwise PSD template), the released Φ and the certificate of a fit with a component
-assignment; and the three learners, chosen in the plan (:func:`plan_fit`):
-
-* ``"pairwise"``: the paper's PSD-constrained template (Huber hinge on the pairwise margins,
-  trace and Frobenius regularizers; Pathak & Raj 2010, 2012), pure ε objective perturbation;
-* ``"softmax"``: the unconstrained softmax template on a public feature map
-  (privacy-feature-map-structures, privacy-large-margin-defaults), pure ε or Gaussian
-  objective perturbation;
-* ``"centroid"``: DP class centroids released as Φ (privacy-centroid-switch).
-
-:func:`plan_fit` reads the parameters and the public shape (n, C, d) only.
+(:func:`fit_budget`), Λ of ``lam="auto"`` (:func:`auto_lam`), the template
+(:func:`build_template`), the released Φ and the certificate of a fit with a component
+assignment; and the plan (:func:`plan_fit`, the parameters and the public shape (n, C, d)
+only), which chooses among three learners: ``"pairwise"``, the paper's PSD-constrained
+template, pure ε; ``"softmax"``, the unconstrained softmax template on a public feature map
+(docs/privacy/large_margin_softmax.md#privacy-large-margin-defaults), pure ε or Gaussian
+objective perturbation ([CMS]_, [KST12]_); ``"centroid"``, DP class centroids released as Φ
+(privacy-centroid-switch).
 
 References
 ----------

@@ -1,23 +1,12 @@
 """End-to-end private hyperparameter tuning ([CMS]_ Alg. 4).
 
-Picking Λ (or any hyperparameter) by cross-validation on the private data
-leaks: the choice itself depends on every record. CMS Alg. 4 instead splits
-the data at random into m + 1 disjoint parts, trains candidate i on part i
-with the full ε, counts the mistakes z_i of each candidate on the last part,
-and picks a candidate with the exponential mechanism ([MT07]_), probability
-∝ exp(-ε z_i / 2). The whole procedure is ε-differentially private
-([CMS]_ Theorem 24; derivation in ``docs/privacy/tuning_gd_ledger.md#privacy-private-tuning``):
-
-* a record in training part j influences only candidate j, itself ε-DP, and
-  the rest of the procedure post-processes the candidates and a validation
-  part that does not contain the record (parallel composition);
-* a record in the validation part changes every z_i by at most 1, so the
-  selection is ε-DP by the exponential mechanism, and the models do not
-  depend on it.
-
-Either way one record costs max(ε_train, ε_select) = ε. With a *public*
-validation set, the data is split into m parts and the best candidate on the
-public set is taken; only the training costs privacy (ε, parallel).
+Cross-validation on the private data leaks: the choice depends on every record. CMS Alg. 4
+splits the rows at random into m + 1 disjoint parts, trains candidate i on part i with the
+full ε, counts the mistakes z_i of each on the last part and picks one with the
+exponential mechanism ([MT07]_), probability ∝ exp(−ε z_i / 2): ε-DP end to end by
+parallel composition ([McS09]_, [CMS]_ Theorem 24;
+docs/privacy/tuning_gd_ledger.md#privacy-private-tuning). With a *public* validation set the
+rows are split into m parts and only the training costs privacy.
 
 References
 ----------
@@ -55,7 +44,7 @@ from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
 from ...templates.statistics import SelectionTemplate
-from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fit_with
+from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with
 from ..parts import Parts, check_rows, mistakes
 
 __all__ = ["AUTO_LAM_FACTORS", "PrivateGridSearch", "auto_lam_grid"]
@@ -72,10 +61,8 @@ def auto_lam_grid(estimator: Any, n: int, d: int, epsilon: float, owner: str,
     """``{"lam": [Λ_auto · f for f in factors]}``: candidates centred on the public rule
     (docs/privacy/perturbation.md#privacy-lambda-rule, privacy-private-tuning).
 
-    Λ_auto is what ``lam="auto"`` gives a fit of ``estimator`` (a dpconvex linear
-    classifier) with ``epsilon`` on the n rows of d features of a candidate's part: its
-    public plan (no data is read), so every public parameter it uses (data_norm,
-    intercept, mechanism, δ, ...) enters as in a real fit. ``owner`` opens the messages.
+    Λ_auto is what ``lam="auto"`` gives ``estimator`` (a dpconvex linear classifier) with
+    ``epsilon`` on n rows of d features, from its public plan (no data is read).
     """
     from ..linear import _PrivateLinearClassifier
 
@@ -163,6 +150,10 @@ class SelectedEstimator:
 
     estimator: Any
     _store_params = PrivateEstimator._store_params
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = fill_docs(cls.__doc__)  # the shared parameter entries
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()  # type: ignore[misc]
@@ -303,81 +294,52 @@ class SelectedEstimator:
 class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-DP choice among fixed candidate hyperparameters ([CMS]_ Alg. 4).
 
-    .. note:: Each candidate sees only 1/(m+1) of the rows. Measured on Adult and
-       KDDCup99 (docs/privacy/tuning_gd_ledger.md#privacy-tuning-pays) this loses to the untuned public rule
-       ``lam="auto"`` and to :class:`dpconvex.estimators.selection.random.PrivateRandomSearch`;
-       for Λ, prefer ``lam="auto"`` without tuning.
+    .. note:: Each candidate sees only 1/(m+1) of the rows; for Λ, prefer ``lam="auto"``
+       without tuning (docs/privacy/tuning_gd_ledger.md#privacy-tuning-pays).
 
-    Rows in memory, or a Dask array or DataFrame (for an estimator with a Dask backend):
-    each part is then taken and scored per chunk on the workers
-    (:mod:`dpconvex.estimators.parts`), with the split, noise and accounting of rows in
-    memory.
+    Rows in memory, or a Dask array or DataFrame (for an estimator with a Dask backend;
+    :mod:`dpconvex.estimators.parts`).
 
     Parameters
     ----------
     estimator : estimator
         A dpconvex private estimator (an ``epsilon`` parameter, a ``certificate_`` after
-        fit), or a Pipeline whose single private step has them (e.g. RandomFourierFeatures
-        then PrivateLogisticRegression); cloned for each candidate.
-
-        .. warning:: Pipeline steps before the private one must be per-record maps fitted
-           without reading the data (a StandardScaler learns statistics of its part that no
-           certificate covers).
+        fit), or a Pipeline whose single private step has them (steps before it must be
+        per-record maps fitted without reading the data); cloned for each candidate.
     param_grid : dict, list of dict, or "auto"
         Parameter names to lists of values, as in ``GridSearchCV``, fixed before seeing the
         data; ``epsilon``, ``random_state``, ``accountant`` and ``unknown_labels`` cannot be
-        tuned. ``"auto"``: Λ_auto × (1/4, 1, 4), Λ_auto the public rule ``lam="auto"`` for a
-        part's size and ε (:func:`auto_lam_grid`; linear estimators only).
+        tuned. ``"auto"``: Λ_auto × (1/4, 1, 4) (:func:`auto_lam_grid`;
+        docs/privacy/tuning_gd_ledger.md#privacy-tuning-grid-auto).
     epsilon : float
-        ε > 0 of the whole search. **The search sets it as the epsilon of every candidate**
-        and uses it for the selection: the result is ε-DP end to end (plus the δ of (ε, δ)
-        candidates such as NoisyGradientDescent).
-    random_state : None or int, default=None
-        Seeds the split, each candidate's noise and the selection; None seeds from the OS at
-        each fit (required for a real release). Each candidate draws from a child generator
-        handed to its fit (:func:`~dpconvex.estimators.base.fit_with`), never stored on it;
-        its ``random_state`` parameters are set to this value. A generator is refused.
+        ε > 0 of the whole search, set as the epsilon of every candidate and used for the
+        selection (plus the δ of (ε, δ) candidates).
+    {random_state}
+        It seeds the split, each candidate's noise and the selection.
     public_validation : tuple (X_val, y_val) or None, default=None
-        A *public* labelled set: the private data is then split into m parts only and the
-        candidate with the fewest mistakes on the public set is taken (ties: the first);
-        only training costs privacy.
-
-        .. warning:: A held-out split of the private data here is not private.
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged once with the (ε, δ) of the search (the candidates' are None).
+        A *public* labelled set: the candidate with the fewest mistakes on it is taken
+        (ties: the first). A held-out split of the private data here is not private.
+    {accountant}
     classes : sequence of labels or None, default=None
-        The public label set, given to every candidate, so that a part without one of the
-        classes still trains. None takes the set declared with y, else reads it from y (one
-        :class:`~dpconvex.errors.PrivacyLeakWarning` per fit).
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does, given to every candidate.
-        "raise": the fit is refused with a :class:`~dpconvex.errors.DataValidationError`
-        before any candidate is trained (the message names no count or label of y).
-        "ignore": such records contribute no loss (docs/privacy.md).
+        The public label set, given to every candidate.
+        {classes_none}
+    {unknown_labels}
 
     Attributes
     ----------
     best_estimator_ : estimator
-        The selected candidate, trained on its part of the data only (it is
-        not refitted on all the data: that would cost another ε).
+        The selected candidate, trained on its part only.
     best_params_ : dict
     best_index_ : int
         Index of the selected candidate in ``candidates_``.
     candidates_ : list of dict
         The candidate parameter settings, in grid order.
     part_sizes_ : list of int
-        Sizes of the training parts (then, without public validation, of the
-        validation part). They depend only on n.
+        Sizes of the training parts (and of the validation part); they depend only on n.
     validation_mistakes_ : ndarray of int
-        Only with ``public_validation``: the mistakes of each candidate on the
-        public set. Not stored for the private selection (they would leak).
+        Only with ``public_validation``: the mistakes of each candidate on the public set.
     certificate_ : Certificate
-        ε = max(max_i ε_i, ε_select), δ = max_i δ_i; the candidates'
-        certificates and the selection's are in ``certificate_.parts``.
-
-    References
-    ----------
-    [CMS]_ Alg. 4 and Theorem 24; [MT07]_; [McS09]_.
+        ε = max(max_i ε_i, ε_select), δ = max_i δ_i; the parts in ``certificate_.parts``.
 
     Examples
     --------

@@ -1,31 +1,12 @@
 """Private hyperparameter selection by random repetition ([LT19]_, [PS22]_).
 
-CMS Alg. 4 (:class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`) trains each of m
-candidates on 1/(m+1) of the rows. :class:`PrivateRandomSearch` instead trains
-every run on the same training split (a fixed share of all rows), and pays for
-the search with a constant multiple of one run's ε, whatever the number of runs:
-
-1. A uniform random permutation (independent of the data) splits the rows into a
-   training part T (``1 - validation_fraction`` of them) and a validation part V.
-2. One *run* Q: pick a candidate uniformly at random from the grid, train it on T
-   with ε₁ (the estimator's own private mechanism), count its mistakes z on V and
-   add two-sided geometric (discrete Laplace) noise, P(ξ = k) ∝ exp(−ε₁|k|): the
-   score is s = −(z + ξ) + u, u ~ Uniform(0, 1) a data-free tie-break. z has
-   sensitivity 1, so s is ε₁-DP given the model; T and V are disjoint, so one run
-   (model, score) is ε₁-DP (parallel composition).
-3. Draw K from a truncated negative binomial distribution D_{η,γ} ([PS22]_,
-   Definition 1): η = 1 is the geometric distribution P(K = k) = γ(1−γ)^{k−1}
-   ([LT19]_'s random stopping), η = 0 the logarithmic one
-   P(K = k) = (1−γ)^k / (k log(1/γ)). Run Q K times (independently) and release only
-   the model of the best score.
-
-By [PS22]_ Corollary 3 (the pure-DP case of their Theorem 2) the release is
-((2 + η) ε₁)-DP: 3ε₁ for the geometric K (recovering [LT19]_), 2ε₁ for the
-logarithmic K. The search sets ε₁ = ε / (2 + η) (rounded down), so the whole is
-ε-DP. K, the scores and the other runs' models are NOT released: the theorem
-covers the best run only, and knowing K would make it a K-fold composition. The
-run time reveals K, so it must not be published either. Derivation and
-conditions: ``docs/privacy/tuning_gd_ledger.md#privacy-private-tuning``.
+Every run trains a random candidate on the same training split (a share of all rows drawn
+independently of the data) with ε₁ and scores it on the disjoint validation split with
+two-sided geometric noise; after K runs, K drawn from a truncated negative binomial law
+D_{η,γ} ([PS22]_ Definition 1), only the best-scoring model is released. By [PS22]_
+Corollary 3 the release is ((2 + η) ε₁)-DP (parallel composition within a run, [McS09]_),
+and the search sets ε₁ = ε / (2 + η). K, the scores, the other runs' models and the run
+time are not released. Derivation: docs/privacy/tuning_gd_ledger.md#privacy-random-search.
 
 References
 ----------
@@ -155,10 +136,9 @@ def discrete_laplace(epsilon: float, rng: np.random.Generator) -> int:
 class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """ε-DP hyperparameter selection by random repetition ([LT19]_, [PS22]_ Cor. 3).
 
-    The procedure of the module docstring: K runs, each a random candidate trained with
-    ε₁ = ε/(2 + η) and scored with ε₁; the best-scoring model is released. Dask rows are
-    split per chunk on the workers as in
-    :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`.
+    K runs, each a random candidate trained with ε₁ = ε/(2 + η) and scored with ε₁; the
+    best-scoring model is released (docs/privacy/tuning_gd_ledger.md#privacy-random-search).
+    Dask rows as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`.
 
     Parameters
     ----------
@@ -168,9 +148,8 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         Pipeline whose single private step has them. Cloned for every run.
     param_grid : dict, list of dict, or "auto"
         Candidate settings as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch`,
-        fixed before seeing the data. ``"auto"``: Λ_auto × (1/4, 1, 4), with
-        Λ_auto the public rule ``lam="auto"`` (docs/privacy/perturbation.md#privacy-lambda-rule) for the
-        training split's size and ε₁ (:func:`dpconvex.estimators.selection.grid.auto_lam_grid`).
+        fixed before seeing the data, or ``"auto"``
+        (:func:`dpconvex.estimators.selection.grid.auto_lam_grid` for the training split and ε₁).
     epsilon : float
         ε > 0 of the whole search (each run gets ε₁ = ε/(2 + η)).
     repetitions : {"geometric", "logarithmic"}, default="logarithmic"
@@ -181,17 +160,13 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         P(K > t) <= e^{−γ t}); it is never capped, since a cap would change the law.
     validation_fraction : float, default=0.1
         Share of the rows in the validation split, in (0, 1).
-    random_state : None or int, default=None
-        Seeds the split, K, the candidate draws, the runs' noise and the score noise,
-        as in :class:`~dpconvex.estimators.selection.grid.PrivateGridSearch` (None:
-        from the OS at each fit, required for a real release; a generator is refused).
-    accountant : BudgetAccountant or None, default=None
-        Ledger charged once with the search's ε (the runs' own accountants are None).
+    {random_state}
+        It seeds the split, K, the candidate draws, the runs' noise and the score noise.
+    {accountant}
     classes : sequence of labels or None, default=None
-        The public label set, given to every run (as in ``PrivateGridSearch``).
-    unknown_labels : {"raise", "ignore"}, default="raise"
-        What a label of y outside the public label set does, given to every run (as
-        in ``PrivateGridSearch``; "raise" refuses the fit before any run).
+        The public label set, given to every run.
+        {classes_none}
+    {unknown_labels}
 
     Attributes
     ----------
@@ -204,13 +179,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
     part_sizes_ : list of int
         [training rows, validation rows] (they depend only on n).
     certificate_ : Certificate
-        ε = (2 + η) ε₁ <= ε; ``parts`` holds the released run's certificate (its
-        model's and its score's, composed in parallel).
-
-    Notes
-    -----
-    Not released (the guarantee needs them hidden): K, the number of fits, the
-    scores, the other runs' models, and the fit's run time.
+        ε = (2 + η) ε₁ <= ε; ``parts`` holds the released run's certificate.
 
     Examples
     --------
@@ -325,23 +294,20 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         return self._set_selected(candidates, best_index, model, [train.size, validation.size],
                                   certificate, X_checked.shape[1], names)
 
-    @staticmethod
-    def _score_certificate(eps1: float, n_val: int) -> Certificate:
-        return Certificate(
+    def _certificate(self, caller: str, epsilon: float, eps1: float, repetitions: Repetitions,
+                     run_certificate: Certificate, m: int, sizes: list[int]) -> Certificate:
+        score = Certificate(
             mechanism="noisy validation score (geometric mechanism, Ghosh et al. 2009)",
             epsilon_requested=eps1, epsilon=eps1, private=True,
             conditions=[Condition(
                 "score sensitivity", True, "computed from public parameters",
                 "z = mistakes on the validation part; replacing one validation record "
                 "changes z by at most 1; noise P(k) ∝ exp(-epsilon_1 |k|)")],
-            quantities={"validation size": n_val, "noise": "two-sided geometric, "
+            quantities={"validation size": sizes[1], "noise": "two-sided geometric, "
                         f"P(k) ∝ exp(-{eps1:.6g} |k|)"})
-
-    def _certificate(self, caller: str, epsilon: float, eps1: float, repetitions: Repetitions,
-                     run_certificate: Certificate, m: int, sizes: list[int]) -> Certificate:
         try:
             one_run = compose_parallel(
-                [run_certificate, self._score_certificate(eps1, sizes[1])],
+                [run_certificate, score],
                 mechanism="one run: a random candidate trained on the training part + its "
                           "noisy score on the disjoint validation part",
                 epsilon_requested=eps1, delta_requested=0.0, labels=["model", "score"],
