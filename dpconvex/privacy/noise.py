@@ -1,7 +1,7 @@
 """Noise laws and samplers: the one place where noise is added to a release.
 
 A mechanism names its noise as a law (:class:`Laplace`, :class:`Gaussian`,
-:class:`NormGamma`, :class:`SupNormGamma`, or a :class:`NoiseSum` of them) built from
+:class:`NormGamma` of [CMS]_ Alg. 1 and 2, :class:`SupNormGamma`, or a :class:`NoiseSum` of them) built from
 public parameters. The law draws (:meth:`Noise.sample`: noise that enters an objective),
 adds and snaps (:meth:`Noise.add`: every additive release), and carries its public
 per-coordinate scale and moments for the reports and warnings. No mechanism draws from a
