@@ -53,14 +53,10 @@ _POLL = 0.5
 
 
 # --------------------------------------------------------- per-chunk kernels (run on workers)
-# A stored chunk B is an ndarray or, after ``compact``, a CSR matrix when mostly zero;
-# ``_op(B)`` applies the in-memory operator's arithmetic (DenseRows or CSRRows) to it.
-# ``s`` is the chunk's row scaling (a (c, 1) column, int8 with ``signs``, or None). With
-# ``signs`` (every s_i in {-1, 0, 1}, e.g. the labels) it is folded into the vectors:
-# s_i (x_i·w), Σ_i x_i (s_i v_i) and Σ_i (d_i s_i²) x_i x_iᵀ have exactly the terms of the
-# products with the rows s_i x_i (a sign flip or a 0/1 factor is exact), in the same order,
-# without a scaled copy of the chunk. Otherwise the rows are formed per task as
-# ``scale_rows`` of the in-memory operator.
+# A chunk B (an ndarray, or CSR after ``compact``) runs the in-memory operator's arithmetic
+# (``_op``). ``s``, its row scaling ((c, 1), or None), is folded into the vectors when every
+# s_i is in {-1, 0, 1} (``signs``: exact, the same terms in the same order, no scaled copy);
+# otherwise the rows are formed per task by ``scale_rows``.
 def _op(B: Any, s: np.ndarray | None = None) -> Any:
     op = B if isinstance(B, ScaledRows) else CSRRows(B) if sp.issparse(B) else DenseRows(B)
     return op if s is None else op.scale_rows(s[:, 0])
@@ -528,10 +524,8 @@ class DaskRows:
     Parameters
     ----------
     X : dask.array.Array of shape (n, p)
-        The rows (any numeric dtype, converted to float64 lazily). Columns are
-        rechunked to one chunk per row block; unknown chunk sizes are computed.
-        The row chunking is kept: it is the caller's choice (a public quantity
-        recorded in the certificate).
+        The rows (converted to float64 lazily; columns in one chunk). The row chunking is the
+        caller's choice, kept (public: the certificate records it).
     persist : bool or None, default=None
         Whether :meth:`compact` persists the rows on the workers; None applies
         the rule of docs/guide/dask.md#dask-memory.

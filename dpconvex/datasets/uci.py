@@ -201,10 +201,7 @@ _KDD_NUMERIC_IDX: tuple[int, ...] = tuple(
 
 
 def _kdd_numeric(source: bytes, path: Path, caller: str) -> np.ndarray:
-    """Parse the numeric columns of KDD'99 lines (C parser, ~3 s for the 10% file).
-
-    ``caller`` is the public loader called (its name opens the messages).
-    """
+    """Parse the numeric columns of KDD'99 lines (C parser, ~3 s for the 10% file)."""
     try:
         values = np.loadtxt(
             io.BytesIO(source),
@@ -230,12 +227,8 @@ def _kdd_numeric(source: bytes, path: Path, caller: str) -> np.ndarray:
 
 def _kdd_fields(lines: list[bytes], path: Any, first: int, caller: str
                 ) -> tuple[list[bytes], list[bytes], list[bytes], list[bytes]]:
-    """The categorical fields (protocol, service, flag) and the label of each KDD'99 record.
-
-    ``first`` is the record number of ``lines[0]`` (for the error message); a record
-    without the 42 comma-separated fields raises :class:`DatasetError` (opening with
-    ``caller``, the public loader called).
-    """
+    """The categorical fields (protocol, service, flag) and the label of each KDD'99 record
+    (``first``: the record number of ``lines[0]``, for the message of a malformed record)."""
     n_fields = len(_KDD_COLUMNS) + 1
     protocol: list[bytes] = []
     service: list[bytes] = []
