@@ -60,14 +60,8 @@ MAX_NOTE_VALUES = 20
 
 
 class Diagnostics(list):  # type: ignore[type-arg]
-    """NOT PRIVATE: what :func:`collect_diagnostics` yields.
-
-    The list holds the :class:`~dpconvex.solvers.base.SolveResult` of every
-    solve (``diag[-1].residual``); :attr:`notes` the
-    :class:`DiagnosticNote` facts about the data recorded by the fits (rows
-    scaled down to the norm bound, records with labels outside ``classes=``,
-    a solve refused as inaccurate).
-    """
+    """NOT PRIVATE: what :func:`collect_diagnostics` yields: the
+    :class:`~dpconvex.solvers.base.SolveResult` of every solve, and :attr:`notes`."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -87,20 +81,16 @@ _DIAGNOSTICS: ContextVar[tuple[Diagnostics, ...]] = ContextVar("dpconvex_diagnos
 def collect_diagnostics() -> Iterator[Diagnostics]:
     """NOT PRIVATE: collect the diagnostics of every fit and release made in this context.
 
-    The diagnostics (optimality residual, objective value, iterations, time,
-    solver-specific details; how many rows were scaled down to the norm bound;
-    which labels were outside ``classes=``) depend on the data: they are for the
-    data holder while developing, are never stored on a fitted model or in a
-    certificate, never shown in a warning, and must not be published with a
-    model.
+    The diagnostics (residuals, iterations, time; rows scaled down to the norm bound, labels
+    outside ``classes=``) depend on the data: they are for the data holder, never stored or
+    shown in a warning, and must not be published with a model
+    (docs/privacy/messages.md#privacy-messages).
 
     Yields
     ------
     Diagnostics
-        A list filled with the :class:`~dpconvex.solvers.base.SolveResult` of
-        each solve as releases happen (DP k-means and other solver-free
-        mechanisms add nothing), and ``.notes``, the :class:`DiagnosticNote`
-        facts about the data.
+        The :class:`~dpconvex.solvers.base.SolveResult` of each solve (solver-free mechanisms
+        add nothing), and ``.notes``, the :class:`DiagnosticNote` facts about the data.
 
     Examples
     --------

@@ -1,26 +1,11 @@
 """Random-number generators: the one place that hands out the noise of a fit.
 
-A fitted model must not hold a generator: whoever holds the model (or its
-pickle) could rebuild the generator's stream and replay the exact noise of the
-release. So
-
-* an estimator's ``random_state`` parameter is None (a fresh generator seeded
-  from the operating system at each fit) or a non-negative int (a reproducible
-  seed, for experiments): :func:`check_seed` refuses anything else, generators
-  included, with a :class:`~dpconvex.errors.ParameterError`;
-* every fit takes its generator from :func:`noise_source`, which builds it from
-  ``random_state`` unless the caller of the fit handed it one;
-* a meta-estimator (the searches, :func:`~dpconvex.epsilon_sweep`,
-  one-vs-rest, the front doors, the large-margin centroid path, the audit
-  adapters) hands the fit of a sub-estimator its :class:`NoiseSource` as an
-  argument (:class:`~dpconvex.estimators.base.FitContext`), never by storing it
-  on the sub-estimator. The source also carries whether the caller seeded the
-  noise, which the certificate states (``Certificate.seeded``).
-
-Function-level APIs that do not keep their argument (the samplers of
-:mod:`dpconvex.privacy.noise`, :func:`~dpconvex.privacy.release.release`,
-:func:`~dpconvex.epsilon_sweep`, the audit helpers) accept a generator through
-:func:`check_random_state`.
+A fitted model never holds a generator (whoever holds the model or its pickle could replay the
+noise of the release): an estimator's ``random_state`` is None or a non-negative int
+(:func:`check_seed`), every fit takes its generator from :func:`noise_source`, a
+meta-estimator hands its sub-fits a :class:`NoiseSource` as an argument, and function-level
+APIs that do not keep their generator accept one through :func:`check_random_state`
+(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness, "No generator on a model").
 """
 
 from __future__ import annotations
@@ -50,10 +35,8 @@ def check_random_state(random_state: RandomStateLike, caller: str,
                        name: str = "random_state") -> np.random.Generator:
     """Turn a function-level ``random_state`` into a :class:`numpy.random.Generator`.
 
-    For APIs that use the generator and do not keep it (estimators use :func:`noise_source`).
-    None: a fresh generator seeded from the OS (the only choice fit for a release); an int
-    or a Generator (used as is, its stream advances) makes the draw reproducible. ``caller``
-    and ``name``, the public function and its argument, open the message.
+    For APIs that do not keep it. None: seeded from the OS (the only choice fit for a release);
+    an int or a Generator (used as is) makes the draw reproducible.
 
     .. warning:: A fixed seed makes the noise predictable to anyone who knows
        it; a model trained with a published seed is not private.
@@ -74,9 +57,7 @@ def check_random_state(random_state: RandomStateLike, caller: str,
 def check_seed(random_state: Any, owner: str) -> int | None:
     """Validate an estimator's ``random_state`` (``owner``: its name): None or a non-negative int.
 
-    Anything else raises :class:`ParameterError`; a generator (numpy Generator,
-    BitGenerator, SeedSequence, RandomState, :class:`random.Random`) with the reason: stored
-    on a model, it lets whoever holds the model or its pickle replay its noise.
+    Anything else, a generator (:data:`GENERATOR_TYPES`) included, raises :class:`ParameterError`.
     """
     if random_state is None:
         return None
@@ -105,9 +86,7 @@ class NoiseSource:
     rng : numpy.random.Generator
         Used during the fit only; never stored.
     seeded : bool
-        True when the caller fixed the seed (an int ``random_state``, or a
-        meta-estimator or function seeded by its caller): the certificate then
-        says that the noise is reproducible by whoever knows the seed.
+        True when the caller fixed the seed: the certificate says the noise is reproducible.
     """
 
     rng: np.random.Generator
@@ -117,9 +96,8 @@ class NoiseSource:
 def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
     """The generator a fit of ``owner`` draws its noise from.
 
-    ``given``, the source the caller of the fit handed it (a meta-estimator's), if
-    any; otherwise a new one from ``owner.random_state`` (None: seeded from the
-    OS; an int: that seed), validated either way (:func:`check_seed`).
+    ``given`` (a meta-estimator's) if any, else a new one from ``owner.random_state``,
+    validated either way (:func:`check_seed`).
 
     Examples
     --------

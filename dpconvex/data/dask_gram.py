@@ -1,18 +1,11 @@
 """Scaled records z_i held in a Dask array: the out-of-core operator of the large-margin template.
 
-:class:`DaskGram` answers the products the large-margin template and its parameterization
-read from the records (quadratic forms, weighted Grams, the normal operator, row norms),
-with the records left on the Dask workers, and the data loss and its gradient in **one
-pass**: every chunk runs the template's own :meth:`data_loss` on its rows (a *chunk view*:
-a shallow copy of the template whose records are the chunk's), and the chunk results,
-weighted n_c/n, are summed on the cluster; only 1 + C·K·D² numbers per chunk travel back.
-
-The records are built per chunk by the estimator's own per-record map
-(:mod:`dpconvex.estimators.large_margin.dask`), so the products equal the in-memory ones up
-to the order of the sums. Chunks and chunk views are persisted by the rule of
-:class:`~dpconvex.data.dask_rows.DaskRows`, spread round-robin over the workers, each chunk's
-tasks preferring the worker holding it (a preference, not a pin); the solver, the noise and
-the calibration stay on the driver (docs/privacy/data_backends.md#privacy-large-margin-dask).
+:class:`DaskGram` answers the template's products (quadratic forms, weighted Grams, the normal
+operator, row norms) with the records left on the workers, and the data loss and its gradient
+in one pass: every chunk runs the template's own ``data_loss`` on a chunk view (a shallow copy
+whose records are the chunk's), weighted n_c/n and summed. Chunks and views are persisted by
+the rule of :class:`~dpconvex.data.dask_rows.DaskRows`, spread round-robin over the workers
+(docs/privacy/data_backends.md#privacy-large-margin-dask).
 """
 
 from __future__ import annotations

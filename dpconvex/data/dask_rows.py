@@ -1,43 +1,15 @@
 """Rows held in a Dask array, split into row chunks: the out-of-core design operator.
 
-:class:`DaskRows` answers the products of the :class:`~dpconvex.data.operators.DesignOperator`
-Protocol with the rows left on the Dask workers: each product is a per-chunk computation
-that runs the in-memory operator's own code (:class:`~dpconvex.data.operators.DenseRows`,
-:class:`~dpconvex.data.operators.CSRRows`) on its block of rows, and the partial results are
-summed in a fixed tree, so only vectors of length n or p and the p×p weighted Gram reach the
-driver, and every product equals the in-memory one up to the order of the sums. Per-record
-maps (clipping to the public bound, the intercept column, the label scaling) read one row and
-public constants, so they are applied lazily per chunk and give exactly the in-memory rows
-(docs/privacy/data_backends.md: what runs where, failures and timeouts).
-
-Memory: persist or recompute
-----------------------------
-A solve passes over the rows some tens of times. :meth:`DaskRows.compact` decides once:
-
-* the preprocessed rows are persisted on the workers, stored as the in-memory operator
-  stores them (CSR for a chunk at most 25% non-zero), if they take at most
-  :data:`PERSIST_FRACTION` (40%) of the cluster's worker memory (the sum of the workers'
-  ``memory_limit``; without a distributed client, this machine's available memory);
-* otherwise every pass recomputes the chunks from their source (e.g. on-disk chunks), and
-  the clipping and the intercept act inside each product as row factors
-  (:class:`~dpconvex.data.operators.ScaledRows`), so no pass makes a clipped copy.
-
-40% stays below Dask's spill thresholds (60% of ``memory_limit`` for stored data, 70% for
-the process) with room for a task's temporaries; spilling persisted chunks and reading them
-back on every pass costs more than recomputing them. ``DaskRows(X, persist=True/False)``
-overrides the rule. Label signs are held on the workers as int8 and the labels a loss of the
-prediction reads as float64 (:meth:`DaskRows.with_labels`), sent once; the linear learners'
-objective, gradient and sampled Hessian come from :meth:`DaskRows.margin_sums` (p + p² sums per
-chunk, no vector of length n).
-
-Timeouts
---------
+:class:`DaskRows` answers the :class:`~dpconvex.data.operators.DesignOperator` products with
+the rows left on the workers: each chunk runs the in-memory operator's own code and the
+partials are summed in a fixed tree, so only vectors of length n or p and the p×p Gram reach
+the driver; the per-record maps run lazily per chunk (docs/privacy/data_backends.md#privacy-data-backends:
+what runs where, failures and timeouts). When the rows are persisted on the workers and when
+they are recomputed on every pass: docs/guide/dask.md#dask-memory (:data:`PERSIST_FRACTION`).
 Every blocking computation on a distributed cluster (:func:`compute`) is bounded by the Dask
-config values ``dpconvex.dask.timeout`` (default :data:`COMPUTE_TIMEOUT`) and
-``dpconvex.dask.no-workers-timeout`` (default :data:`NO_WORKERS_TIMEOUT`); past either, or
-when Dask gives up on a lost worker, it raises :class:`~dpconvex.errors.SolverError` after
-cancelling the computation (nothing released, no budget charged). The local schedulers are
-not timed.
+config values ``dpconvex.dask.timeout`` (:data:`COMPUTE_TIMEOUT`) and
+``dpconvex.dask.no-workers-timeout`` (:data:`NO_WORKERS_TIMEOUT`); past either it cancels the
+computation and raises :class:`~dpconvex.errors.SolverError`.
 """
 
 from __future__ import annotations
@@ -68,10 +40,10 @@ __all__ = ["COMPUTE_TIMEOUT", "NO_WORKERS_TIMEOUT", "PERSIST_FRACTION", "DaskRow
            "known_chunks", "split_rows", "wait_persisted", "whole_rows"]
 
 #: The preprocessed rows are persisted on the workers when they take at most this
-#: fraction of the cluster's worker memory (module docstring).
+#: fraction of the cluster's worker memory (docs/guide/dask.md#dask-memory).
 PERSIST_FRACTION = 0.4
 #: Seconds one blocking computation on a distributed cluster may take (Dask config
-#: ``dpconvex.dask.timeout`` overrides it; module docstring, "Timeouts").
+#: ``dpconvex.dask.timeout`` overrides it).
 COMPUTE_TIMEOUT = 600.0
 #: Seconds a computation may wait while the scheduler has no worker (Dask config
 #: ``dpconvex.dask.no-workers-timeout``).
@@ -81,14 +53,10 @@ _POLL = 0.5
 
 
 # --------------------------------------------------------- per-chunk kernels (run on workers)
-# A stored chunk B is an ndarray or, after ``compact``, a CSR matrix when mostly zero;
-# ``_op(B)`` applies the in-memory operator's arithmetic (DenseRows or CSRRows) to it.
-# ``s`` is the chunk's row scaling (a (c, 1) column, int8 with ``signs``, or None). With
-# ``signs`` (every s_i in {-1, 0, 1}, e.g. the labels) it is folded into the vectors:
-# s_i (x_i·w), Σ_i x_i (s_i v_i) and Σ_i (d_i s_i²) x_i x_iᵀ have exactly the terms of the
-# products with the rows s_i x_i (a sign flip or a 0/1 factor is exact), in the same order,
-# without a scaled copy of the chunk. Otherwise the rows are formed per task as
-# ``scale_rows`` of the in-memory operator.
+# A chunk B (an ndarray, or CSR after ``compact``) runs the in-memory operator's arithmetic
+# (``_op``). ``s``, its row scaling ((c, 1), or None), is folded into the vectors when every
+# s_i is in {-1, 0, 1} (``signs``: exact, the same terms in the same order, no scaled copy);
+# otherwise the rows are formed per task by ``scale_rows``.
 def _op(B: Any, s: np.ndarray | None = None) -> Any:
     op = B if isinstance(B, ScaledRows) else CSRRows(B) if sp.issparse(B) else DenseRows(B)
     return op if s is None else op.scale_rows(s[:, 0])
@@ -128,13 +96,8 @@ def _reads_labels(loss: Any) -> bool:
 
 
 def _implicit_block(B: np.ndarray, bound: float, value: float | None) -> Any:
-    """The chunk clipped to ``bound``, with the intercept column ``value``, without a copy.
-
-    :class:`~dpconvex.data.operators.ScaledRows` over the stored chunk with the factors
-    min(1, bound/||x_i||) and the column: the in-memory linear learners' rows
-    (``_implicit_rows``), so the products have their arithmetic. A chunk whose norms
-    could overflow in the products is clipped (and augmented) on a copy instead.
-    """
+    """The chunk clipped to ``bound``, with the intercept column ``value``, as the in-memory
+    learners' :class:`~dpconvex.data.operators.ScaledRows` (on a copy if its norms could overflow)."""
     norms = _row_norms(B)
     if not (np.all(norms <= _IMPLICIT_MAX_NORM) and bound >= 1.0 / _IMPLICIT_MAX_NORM):
         out = _clip_block(B, bound)
@@ -166,13 +129,8 @@ def _gram_block(B: Any, s: np.ndarray | None, signs: bool, d: np.ndarray) -> np.
 def _margin_block(B: Any, s: np.ndarray | None, signs: bool, w: np.ndarray, loss: MarginLoss,
                   gradient: bool, start: int, step: int, labels: np.ndarray | None = None
                   ) -> np.ndarray:
-    """One chunk's [Σ ℓ(m_i), |S|, Σ ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ], m = A w, flat.
-
-    The rows a_i = s_i x_i; S holds the chunk's rows start, start + step, ... (none when
-    ``step`` is 0). ``labels`` (the chunk's labels, for a loss of the prediction): ℓ reads
-    (m_i, y_i). The terms are those of the in-memory template's products on the same rows
-    (:meth:`DaskRows.margin_sums`).
-    """
+    """One chunk's [Σ ℓ(m_i), |S|, Σ ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ], m = A w, flat
+    (a_i = s_i x_i; S, ``labels``: :meth:`DaskRows.margin_sums`)."""
     op, sign = _signed(B, s, signs)
     sign = None if sign is None else sign.astype(float)
     p = w.shape[0]
@@ -306,20 +264,15 @@ _DRIVER_SUM_BYTES = 64 << 20
 
 
 def _reduce(parts: list[Any], nbytes: int) -> np.ndarray:
-    """Σ of the per-chunk partials (``nbytes`` each), in the fixed tree of :func:`_tree_sum`.
-
-    When they are small (at most :data:`_DRIVER_SUM_BYTES` together) they come back in
-    the same round trip as the products and are added on the driver, in the same groups
-    and order as the tree on the cluster (so the same numbers), without the dependent
-    sum tasks; otherwise the tree runs on the cluster.
-    """
+    """Σ of the per-chunk partials (``nbytes`` each), in the fixed tree of :func:`_tree_sum`:
+    on the driver, same groups and order, when at most :data:`_DRIVER_SUM_BYTES` together."""
     if len(parts) * nbytes > _DRIVER_SUM_BYTES:
         return np.asarray(compute(_tree_sum(parts))[0])
     return np.asarray(_in_tree(list(compute(*parts)), _sum_parts))
 
 
 def _timeouts(caller: str) -> tuple[float, float]:
-    """(timeout, no-workers timeout) in seconds, from the Dask config (module docstring);
+    """(timeout, no-workers timeout) in seconds, from the Dask config;
     ``caller`` (the public function waiting) opens the message of a bad value."""
     out = []
     for key, default in (("dpconvex.dask.timeout", COMPUTE_TIMEOUT),
@@ -364,8 +317,7 @@ def _timed_out(caller: str, what: str, seconds: float, key: str) -> SolverError:
 
 def _wait(caller: str, client: Any, futures: list[Any], timeout: float, idle_limit: float
           ) -> None:
-    """Wait for ``futures`` within the timeouts; cancel them and raise SolverError past one
-    (``caller``, the public function waiting, opens its message)."""
+    """Wait for ``futures`` within the timeouts; cancel them and raise SolverError past one."""
     from distributed import wait
 
     t0 = time.monotonic()
@@ -412,13 +364,8 @@ def _cluster_failures(caller: str, during: str, fix: str) -> Any:
 
 
 def compute(*arrays: Any) -> tuple[Any, ...]:
-    """``dask.compute`` within the timeouts, a lost cluster turned into a named error.
-
-    On a distributed cluster the collections are submitted as futures and awaited
-    within the timeouts (module docstring, "Timeouts"); the results are those of
-    ``dask.compute`` (the same tasks). SolverError when the cluster gave up (e.g.
-    ``KilledWorker``), timed out, or has had no worker: nothing is released.
-    """
+    """``dask.compute`` within the timeouts (futures on a distributed cluster: the same tasks);
+    SolverError when the cluster gave up (e.g. ``KilledWorker``), timed out or has no worker."""
     with _cluster_failures(
             "compute", "during a distributed product",
             "Dask retries a task on another worker and recomputes lost chunks from their "
@@ -442,10 +389,9 @@ def compute(*arrays: Any) -> tuple[Any, ...]:
 def _pieces(x: Any) -> tuple[list[Any], Any]:
     """A collection as delayed pieces and how to join their values: (pieces, grid).
 
-    ``client.compute`` of a Dask array or frame joins its chunks in one task on a worker:
-    a result larger than a worker's memory limit (the labels of 50M rows) would restart
-    the worker. The chunks are fetched one by one and joined on the client instead
-    (``grid``: the array's block grid; "frame": partitions in order; None: one value).
+    Fetched one by one and joined on the client (``client.compute`` would join them in one
+    worker task, which a result over its memory limit restarts). ``grid``: the array's block
+    grid; "frame": partitions in order; None: one value.
     """
     import dask.array as da
     from dask.delayed import Delayed
@@ -500,8 +446,7 @@ def whole_rows(X: da.Array) -> da.Array:
 def known_chunks(X: da.Array) -> da.Array:
     """``X`` with its chunk sizes known: ``X.compute_chunk_sizes()`` within the timeouts.
 
-    Like ``compute_chunk_sizes``, sets the sizes on ``X`` itself. The chunk
-    sizes are the caller's layout and n is public (module docstring).
+    Like ``compute_chunk_sizes``, sets the sizes on ``X`` itself (the caller's layout; n is public).
     """
     if not any(math.isnan(c) for cs in X.chunks for c in cs):
         return X
@@ -520,11 +465,9 @@ def known_chunks(X: da.Array) -> da.Array:
 def split_rows(X: da.Array, part: np.ndarray, k: int) -> list[da.Array]:
     """The rows of ``X`` (n, p) in each of the parts 0, ..., k - 1, lazily per chunk, in row order.
 
-    ``part[i]`` (n non-negative ints) is the part of row i, a public assignment (e.g. a
-    random permutation drawn independently of the data); a row with another value is in no
-    part. Part j is a Dask array (known chunk sizes) of the rows with ``part == j``, selected
-    on the workers; its labels are ``y[part == j]``. The assignment travels to the workers
-    once, cut along the row chunks; nothing is computed here.
+    ``part[i]``, a public assignment (drawn independently of the data), is the part of row i
+    (another value: no part); part j is a Dask array of the rows with ``part == j``, selected on
+    the workers (labels ``y[part == j]``). Nothing is computed here.
     """
     X = whole_rows(X)
     part = np.asarray(part)
@@ -581,13 +524,11 @@ class DaskRows:
     Parameters
     ----------
     X : dask.array.Array of shape (n, p)
-        The rows (any numeric dtype, converted to float64 lazily). Columns are
-        rechunked to one chunk per row block; unknown chunk sizes are computed.
-        The row chunking is kept: it is the caller's choice (a public quantity
-        recorded in the certificate).
+        The rows (converted to float64 lazily; columns in one chunk). The row chunking is the
+        caller's choice, kept (public: the certificate records it).
     persist : bool or None, default=None
         Whether :meth:`compact` persists the rows on the workers; None applies
-        the rule of the module docstring.
+        the rule of docs/guide/dask.md#dask-memory.
 
     Attributes
     ----------
@@ -674,12 +615,10 @@ class DaskRows:
 
     def margin_sums(self, w: np.ndarray, loss: MarginLoss, *, gradient: bool = True, step: int = 0
                     ) -> tuple[float, np.ndarray | None, np.ndarray | None, int]:
-        """Sums over the rows a_i of functions of their margins m_i = a_iᵀw, in one pass.
+        """(Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|) at the margins m_i = a_iᵀw.
 
-        (Σ_i ℓ(m_i), Σ_i ℓ'(m_i) a_i, Σ_{i∈S} ℓ''(m_i) a_i a_iᵀ, |S|), S = rows 0, step,
-        2·step, ... (:meth:`every`; no Gram when ``step`` is 0; no value or gradient without
-        ``gradient``). A loss of the prediction ℓ(z, y) reads the labels of
-        :meth:`with_labels` on the workers. Only p + p² numbers per chunk travel.
+        One pass; S = rows 0, step, 2·step, ... (:meth:`every`; no Gram when ``step`` is 0; no
+        value or gradient without ``gradient``); a loss of the prediction reads :meth:`with_labels`.
 
         Raises
         ------
@@ -713,13 +652,8 @@ class DaskRows:
         return float(total[0]), grad, gram, int(round(total[1]))
 
     def with_labels(self, y: np.ndarray) -> DaskRows:
-        """The same rows with a label per row, for a loss of the prediction ℓ(z_i, y_i).
-
-        ``y`` is cut along the row chunks and sent to the workers once (as the factors of
-        :meth:`scale_rows`), so no pass carries it: :meth:`margin_sums` evaluates
-        ℓ(a_iᵀw, y_i) per chunk beside the rows. The new operator reads the same (persisted)
-        chunks and row factors as this one; its products are this one's.
-        """
+        """The same rows (and products) with a label per row, sent to the workers once, for a
+        loss of the prediction ℓ(z_i, y_i) in :meth:`margin_sums`."""
         pieces = [c[:, 0] for c in self._split(y, "DaskRows.with_labels")]
         out = copy.copy(self)
         out._labels = list(dask.persist(*[dask.delayed(c) for c in pieces]))
@@ -742,11 +676,9 @@ class DaskRows:
 
     # ------------------------------------------------------------ per-record maps
     def scale_rows(self, s: np.ndarray) -> DaskRows:
-        """Row i times s_i, lazily: each product task forms its chunk's scaled rows.
+        """Row i times s_i, lazily per chunk, over the same (persisted) chunks.
 
-        The new operator reads the same (persisted) chunks as this one; ``s`` is
-        split along the row chunks. Factors in {-1, 0, 1} (labels, zeroed records) are
-        held as int8 (exact) and sent to the workers once, so no pass carries them;
+        Factors in {-1, 0, 1} (labels, zeroed records) are held as int8 (exact) on the workers;
         other factors travel with the tasks unless the rows are persisted.
         """
         s = np.asarray(s, dtype=float)
@@ -765,22 +697,16 @@ class DaskRows:
         return out
 
     def map_rows(self, f: Callable[[np.ndarray], Any]) -> DaskRows:
-        """Rows f(chunk of rows), lazily per chunk; f must treat each row on its own.
-
-        The output width is read from f applied to one zero row.
-        """
+        """Rows f(chunk of rows), lazily per chunk (f treats each row on its own; its width is
+        read from f of one zero row)."""
         width = int(np.asarray(f(np.zeros((1, self.p)))).shape[1])
         X = self.matrix
         return DaskRows(X.map_blocks(_map_block, f=f, width=width, chunks=(X.chunks[0], (width,)),
                                      dtype=float), persist=self.persist)
 
     def clip(self, bound: float) -> DaskRows:
-        """Rows with norm above the public ``bound`` scaled down to it (per chunk, lazily).
-
-        Rows that are not persisted are recomputed on every pass: their products clip
-        them with the in-memory learners' row factors (:func:`_implicit_block`), without
-        a clipped copy of each chunk; ``X`` is the clipped rows either way.
-        """
+        """Rows with norm above the public ``bound`` scaled down to it (per chunk, lazily;
+        recomputed rows are clipped inside the products, :func:`_implicit_block`)."""
         out = self.map_rows(partial(_clip_block, bound=float(bound)))
         if self._scale is None and self._implicit is None and not self.persisted:
             out._implicit = (self.X, float(bound), None)
@@ -795,12 +721,7 @@ class DaskRows:
         return out
 
     def every(self, step: int) -> DaskRows:
-        """Rows 0, step, 2·step, ... of all the rows (a sample for a sampled Hessian).
-
-        The rows of :meth:`DenseRows.every <dpconvex.data.operators.DenseRows.every>`:
-        each chunk gives its rows at global positions that are multiples of ``step``,
-        sliced on the workers from the (persisted) chunks, with their row factors.
-        """
+        """Rows 0, step, 2·step, ... (global positions; sliced on the workers, with their factors)."""
         step = int(step)
         bounds = np.cumsum((0, *self.X.chunks[0]))
         blocks, arrays, scale, sizes = [], [], [], []
@@ -823,12 +744,8 @@ class DaskRows:
         return out
 
     def compact(self) -> DaskRows:
-        """Persist the rows on the workers once if they fit (module docstring); return self.
-
-        They fit when their dense size, or else their compacted size (counted in one pass),
-        is at most :data:`PERSIST_FRACTION` of the workers' memory. In place: the template's
-        norm check and products read the one persisted copy; the rows never change.
-        """
+        """Persist the rows on the workers, in place, if their dense or compacted size fits
+        (docs/guide/dask.md#dask-memory); return self."""
         if self.persisted or self.persist is False:
             return self
         budget = np.inf if self.persist else PERSIST_FRACTION * _cluster_memory()
@@ -889,12 +806,8 @@ def check_dask(X: Any, caller: str, *, name: str = "X", n_features: int | None =
                min_samples: int = 1) -> da.Array:
     """Validate a Dask array or a Dask DataFrame of numeric columns; return a float64 Dask array.
 
-    The checks of :func:`dpconvex.data.validation.check_array` (2-D, numbers, then
-    :func:`~dpconvex._validation.check_matrix_body`).
-    Shapes and dtypes are read from the collection's metadata; unknown chunk
-    sizes and the finiteness check each take one pass over the data (n is a
-    public parameter). Columns are rechunked to one chunk per row block. ``caller``
-    ("Owner.method") opens the messages.
+    The checks of :func:`dpconvex.data.validation.check_array`, from the metadata; unknown
+    chunk sizes and the finiteness check take one pass each (n is public).
 
     Raises
     ------

@@ -259,10 +259,9 @@ def encode_parts(
 class PublicEncoder(TransformerMixin, BaseEstimator):
     """Encode a table by a public schema: per-record maps only, rows of norm <= ``data_norm``.
 
-    ``fit`` only checks (the columns, their types, the values' validity) and records
-    ``feature_names_in_`` and ``n_features_in_``; it reads no statistic of the data.
-    ``transform`` maps every record by itself and the schema's constants (module
-    docstring; docs/privacy/row_scaling.md#privacy-public-schemas).
+    ``fit`` only checks and records ``feature_names_in_`` and ``n_features_in_``; ``transform``
+    maps every record by itself and the schema's constants
+    (docs/privacy/row_scaling.md#privacy-public-schemas).
 
     Parameters
     ----------
@@ -288,16 +287,11 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    A pandas DataFrame (or a mapping of column name to values) must have
-    exactly the schema's columns in the schema's order; a missing, extra,
-    renamed or reordered column is refused with a
-    :class:`~dpconvex.errors.DataValidationError` that names it. A NumPy array
-    (or a frame without string column names) is read by position, column ``k``
-    as ``schema.columns[k]``, by an encoder fitted on one; an encoder fitted on
-    named columns refuses it. Each column's dtype must suit its declaration
-    (text is not Numeric, integer codes do not match a vocabulary of names):
-    a mismatch the dtype proves is refused with a
-    :class:`~dpconvex.errors.DataTypeError` before any value is read.
+    A DataFrame (or a mapping of columns) must have exactly the schema's columns in its order
+    (else :class:`~dpconvex.errors.DataValidationError` naming the column); a NumPy array is
+    read by position, by an encoder fitted on one only. A dtype that cannot suit its
+    declaration (text is not Numeric, integer codes match no vocabulary of names) is refused
+    with a :class:`~dpconvex.errors.DataTypeError` before any value is read.
 
     Examples
     --------
@@ -493,22 +487,17 @@ def encode(
     numeric_values: Mapping[str, np.ndarray],
     codes: Mapping[str, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """The rows of :class:`PublicEncoder` from columns already split by kind (no binary ones).
-
-    The numeric columns' raw values and the categorical columns' vocabulary codes
-    (:func:`category_codes`) go through :func:`encode_parts`, the encoder's last step.
+    """The rows of :class:`PublicEncoder` from columns already split by kind (no binary ones),
+    through :func:`encode_parts`, the encoder's last step.
 
     Parameters
     ----------
     schema : PublicSchema
-        The public encoding (:class:`~dpconvex.data.schema.PublicSchema`, without
-        binary columns).
+        The public encoding, without binary columns.
     numeric_values : mapping of str to array
-        The raw values of every numeric column of ``schema`` (one per record).
+        The raw values of every numeric column (one per record).
     codes : mapping of str to int array, optional
-        For every categorical column, each record's index into its vocabulary,
-        or -1 for a value outside it (the "other" slot, else an all-zero block); see
-        :func:`category_codes`.
+        Every categorical column's vocabulary codes (:func:`category_codes`; -1: outside it).
 
     Returns
     -------

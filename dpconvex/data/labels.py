@@ -1,16 +1,11 @@
 """The label set of a classifier: a public parameter, never read from one record.
 
-The label set fixes the class count C (the shape of the model, the noise dimension, the
-sensitivity), the label → index map and, for a binary model, which label is +1. A fit takes
-it from ``classes=``, else from a set declared with y (a :class:`LabelArray`, as the
-bundled loaders return, or a pandas categorical with the public categories), else reads it
-from y (``np.unique``) with one :class:`~dpconvex.errors.PrivacyLeakWarning` per fit and
-the certificate's ``label_source`` :data:`INFERRED`. A record whose label is outside a
-public set is refused (``unknown_labels="raise"``: a named error that names the public set,
-no count or label of y) or contributes no loss (``"ignore"``: its row is zeroed, n
-unchanged); either way the count goes to :func:`dpconvex.collect_diagnostics`. A class with
-no records still gets parameters. The rules and why each message is public:
-docs/privacy/messages.md#privacy-messages and #privacy-unknown-labels.
+It fixes the class count C (the model's shape, the noise dimension, the sensitivity), the
+label → index map and the +1 label of a binary model. A fit takes it from ``classes=``, else
+from a set declared with y (:class:`LabelArray`, a pandas categorical), else from y with one
+:class:`~dpconvex.errors.PrivacyLeakWarning` (label source :data:`INFERRED`); labels outside a
+public set follow ``unknown_labels`` (docs/privacy/messages.md#privacy-messages,
+docs/privacy/messages.md#privacy-unknown-labels).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Design operators: the one seam between the templates and how the rows are stored.
 
-A template never touches the stored rows directly; it asks its :class:`DesignOperator`
-(:class:`DenseRows`, :class:`CSRRows`, or either with per-row factors, :class:`ScaledRows`)
-for products, row norms, weighted Gram matrices and per-record maps.
-
-A per-record map (:meth:`DesignOperator.map_rows`, :meth:`DesignOperator.scale_rows`)
-transforms each row from that row and public constants only; it is what
-preprocessing such as clipping to a public norm bound must be, for the privacy
-proofs to cover it (docs/privacy/linear_erm.md#privacy-intercept).
+A template asks its :class:`DesignOperator` (:class:`DenseRows`, :class:`CSRRows`, either with
+per-row factors, :class:`ScaledRows`) for products, row norms, weighted Grams and per-record
+maps (each row from that row and public constants only: docs/privacy/linear_erm.md#privacy-intercept).
 """
 
 from __future__ import annotations
@@ -46,12 +41,9 @@ def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row, without overflow for entries up to the float64 maximum.
-
-    einsum (about 2x faster than ``np.linalg.norm(axis=1)``), then the rows whose sum of
-    squares overflowed or became subnormal recomputed scaled by their max-abs entry. A norm
-    above the float64 maximum (~1.8e308) is inf.
-    """
+    """Euclidean norm of every row, without overflow for entries up to the float64 maximum
+    (einsum, then the rows whose sum of squares overflowed or became subnormal recomputed
+    scaled by their max-abs entry; a norm above ~1.8e308 is inf)."""
     X = np.asarray(X, dtype=float)
     sq = np.einsum("ij,ij->i", X, X)
     norms = np.sqrt(sq)
@@ -165,11 +157,7 @@ class DenseRows:
         return row_norms(self.X)
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
-        """``(X w, Xᵀ f(X w))`` in one pass over the rows: each block of rows is read once.
-
-        ``f(m_block, rows)`` maps the block's products (rows the slice of the block) to one
-        weight per row, each from its own row's product only.
-        """
+        """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`)."""
         return ScaledRows(self, np.ones(self.n)).matvec_rmatvec(w, f)  # (times 1.0: exact)
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
@@ -191,12 +179,8 @@ class DenseRows:
         return DenseRows(self.X[::step])
 
     def compact(self, rows: np.ndarray | None = None) -> DesignOperator:
-        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self.
-
-        ``rows``: a mask of the rows that count; the others (zero rows of a
-        :class:`ScaledRows`) are neither counted nor stored. The choice changes the
-        products' arithmetic, not their values beyond rounding.
-        """
+        """A CSR copy when at most 25% of at least 50,000 entries are non-zero, else self
+        (``rows``: a mask of the rows counted and stored; values equal up to rounding)."""
         if self.X.size < _SPARSE_MIN_ENTRIES or self.X.strides[0] == 0:
             return self  # few entries, or one row broadcast (a plan's shape-only rows)
         step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # counted per block: no n x p mask
@@ -215,10 +199,8 @@ class DenseRows:
 
 
 class CSRRows:
-    """Rows held in a SciPy CSR matrix; nothing here densifies them.
-
-    Any SciPy format is converted to a float64 ``csr_array`` without densifying (CSR
-    float64 input with sorted indices is not copied).
+    """Rows held in a SciPy CSR matrix (any format converted, never densified; CSR float64
+    input with sorted indices is not copied).
 
     Examples
     --------
@@ -272,8 +254,7 @@ class CSRRows:
         return norms
 
     def weighted_gram(self, d: np.ndarray) -> np.ndarray:
-        """Aᵀ diag(d) A: the columns of Aᵀ scaled in place of a copy of its values (the
-        same products, in the same order, as ``Aᵀ.multiply(d).tocsr()``, without its COO
+        """Aᵀ diag(d) A: the values of Aᵀ scaled (as ``Aᵀ.multiply(d)``, without its COO
         intermediate), then one sparse product."""
         AT = self.AT
         scaled = sp.csr_array((AT.data * d[AT.indices], AT.indices, AT.indptr), shape=AT.shape)
@@ -303,18 +284,12 @@ class CSRRows:
 class ScaledRows:
     """Rows ``[s_i x_i, t_i]``: stored rows x_i times a per-row scale, with an appended column.
 
-    The factors act inside the products (the stored rows are never copied). So are applied
-    the per-record maps clipping (``s_i = min(1, q / ||x_i||)``), an intercept column (``t_i``
-    public), a zeroed row (``s_i = t_i = 0``) and a label sign (``s_i, t_i`` times ``y_i``):
-    each reads record i and public constants only (docs/privacy/linear_erm.md#privacy-intercept).
-
-    ``base`` holds the stored rows x_i (a :class:`DenseRows`, :class:`CSRRows`), ``scale``
-    the s_i, ``column`` the t_i (None: no column), ``base_norms`` the ||x_i|| when already
-    computed (saves a pass in :meth:`row_norms`).
-
-    A zero row (s_i = 0 and t_i = 0 or no column) has products and norm exactly 0 whatever
-    its stored row holds (an overflowing x_i·w included), and :meth:`compact` reads and
-    stores only the other rows: zeroed records choose no code path and cost no storage.
+    The factors act inside the products (the stored rows ``base`` are never copied): clipping
+    (``s_i = min(1, q / ||x_i||)``), an intercept column (public ``t_i``; ``column=None``: none),
+    a zeroed row (``s_i = t_i = 0``) and a label sign, each a per-record map
+    (docs/privacy/linear_erm.md#privacy-intercept). ``base_norms``: the ||x_i||, if known.
+    A zero row has products and norm exactly 0 whatever its stored row holds, and
+    :meth:`compact` reads and stores only the other rows.
 
     Examples
     --------
@@ -446,11 +421,7 @@ class ScaledRows:
                           base_norms=None if self.base_norms is None else self.base_norms[::step])
 
     def compact(self) -> ScaledRows:
-        """The same factors over the cheapest storage of the stored rows.
-
-        The choice and the storage read the rows that are not zero rows only
-        (:meth:`DenseRows.compact` with ``rows``).
-        """
+        """The same factors over the cheapest storage of the stored rows that are not zero rows."""
         if isinstance(self.base, DenseRows) and self.zeroed is not None:
             base: DesignOperator = self.base.compact(rows=~self.zeroed)
         else:
@@ -477,9 +448,8 @@ def _scaled_products(m: np.ndarray, s: np.ndarray, zeroed: np.ndarray | None,
 def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
     """Factors ``min(1, bound / ||x_i||)`` that clip each row to the public ``bound``.
 
-    The per-record map of :func:`dpconvex.data.preprocess.clip_rows` as a row
-    scale (for :class:`ScaledRows`): row i's factor reads its norm and the
-    public bound only. Returns the factors and how many rows they scale down.
+    :func:`dpconvex.data.preprocess.clip_rows` as a row scale (for :class:`ScaledRows`); also
+    returns how many rows they scale down.
 
     Examples
     --------
@@ -496,9 +466,7 @@ def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:
 def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
     """Factors ``bound / ||x_i||`` that scale each non-zero row to the public ``bound``.
 
-    The per-record map of ``row_norm="unit"`` (:func:`dpconvex.data.row_scaling.normalize_rows`)
-    as a row scale (for :class:`ScaledRows`): row i's factor reads its norm and the public
-    bound only; a zero row keeps the factor 1 (it stays zero).
+    :func:`dpconvex.data.row_scaling.normalize_rows` as a row scale (a zero row keeps factor 1).
 
     Examples
     --------
@@ -512,11 +480,8 @@ def unit_scale(norms: np.ndarray, bound: float) -> np.ndarray:
 
 def check_sparse(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
                  min_samples: int = 1) -> sp.csr_array:
-    """Validate SciPy sparse rows without densifying them; return a float64 ``csr_array``.
-
-    The checks of :func:`dpconvex.data.validation.check_array`, on the stored entries (CSR
-    float64 input with sorted indices is not copied).
-    """
+    """The checks of :func:`dpconvex.data.validation.check_array` on SciPy sparse rows' stored
+    entries; return a float64 ``csr_array`` (:func:`canonical_csr`)."""
     if not sp.issparse(X):
         raise DataTypeError(f"{caller}: {name} must be a scipy.sparse matrix; got {type(X).__name__}.")
     if X.ndim != 2:
@@ -571,11 +536,9 @@ def row_blocks(indptr: np.ndarray, max_entries: int = _BLOCK_ENTRIES
 def _blocked_gram(X: np.ndarray, d: np.ndarray, s: np.ndarray, t: np.ndarray | None) -> np.ndarray:
     """Mᵀ diag(d) M for M = [s x, t] (t None: M = s x), one block of rows at a time.
 
-    With d >= 0 (a convex loss's ℓ'') each block is scaled once by sqrt(d) into a
-    reused buffer and multiplied by its own transpose; otherwise by d on one side. When
-    most d_i are 0 (e.g. the Huber hinge's ℓ'' outside its quadratic zone) and X is
-    C-contiguous, only the rows with d_i != 0 are read into the blocks (the others add exact
-    zeros).
+    With d >= 0 each block is scaled by sqrt(d) into a reused buffer and multiplied by its own
+    transpose (else by d on one side); when most d_i are 0 and X is C-contiguous, only the rows
+    with d_i != 0 are read (the others add exact zeros).
     """
     n, q = X.shape
     p = q + (t is not None)

@@ -268,12 +268,10 @@ def norm_divisor(
 class PublicSchema:
     """Public description of a table: what each column is and how it is encoded.
 
-    Declare it per column, ``PublicSchema({"age": Numeric(0, 120), ...})``, or
-    by tables (``columns``, ``numeric``, ``categories``, ...). Every constant
-    must be known without the data; :func:`~dpconvex.draft_schema` drafts one from a table for
-    review, and :meth:`to_code` prints a schema as the Python source that
-    freezes it. Two schemas are equal when they encode every record the same way
-    and the same columns are drafted: a draft never equals a reviewed schema.
+    Declared per column, ``PublicSchema({"age": Numeric(0, 120), ...})``, or by tables, with
+    constants known without the data (:func:`~dpconvex.draft_schema` drafts one for review;
+    :meth:`to_code` prints it as source). Equal schemas encode every record the same way and
+    draft the same columns.
 
     Parameters
     ----------
@@ -515,11 +513,9 @@ class PublicSchema:
     def encoded_range(self, data_norm: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """Public per-feature range of a row encoded by ``PublicEncoder(self, data_norm=...)``.
 
-        From the schema's constants only: a numeric feature lies in [0, 1] ([-1/2, 1/2] when
-        ``centered``; a log map keeps [0, 1]), a one-hot or binary feature in [0, 1], all
-        divided by :attr:`divisor` and multiplied by ``data_norm`` (``row_norm="none"``). A
-        learner that takes per-feature bounds (e.g. :class:`~dpconvex.PrivateGaussianNB`'s
-        ``feature_range``) can take these: they are public.
+        From the schema's constants only ([0, 1], or [-1/2, 1/2] for a ``centered`` numeric
+        feature, over :attr:`divisor`, times ``data_norm``), so public: a learner's per-feature
+        bounds (e.g. :class:`~dpconvex.PrivateGaussianNB`'s ``feature_range``) can take them.
 
         Parameters
         ----------

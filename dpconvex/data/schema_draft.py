@@ -1,20 +1,10 @@
 """Reading a schema from data: NOT PRIVATE, a starting point for a person to review.
 
-:func:`read_schema` reads a table and proposes a
-:class:`~dpconvex.data.schema.PublicSchema`: the observed ranges of the numeric
-columns and the categories seen. Those are statistics of the records, so the
-draft is flagged, :func:`dpconvex.draft_schema` (without ``epsilon``) warns
-:class:`~dpconvex.errors.PrivacyLeakWarning`, and so does every
-:class:`~dpconvex.data.encoder.PublicEncoder` given the draft. Review it against public
-knowledge and write it into code
-(:meth:`PublicSchema.to_code() <dpconvex.data.schema.PublicSchema.to_code>`)
-before any private use, or release the schema privately (``draft_schema(X, epsilon=...)``).
-
-Both drafts take ``kinds``: what each column holds (:data:`KINDS`), declared by the caller.
-A dtype that a reader inferred from the values (``read_csv``, the DataFrame constructor) is a
-statistic of them, so the private draft reads a column's kind from its dtype only for a
-number or bool dtype (:func:`kind_of_dtype`) and refuses any other column that ``kinds``
-does not give (:func:`check_kinds`).
+:func:`read_schema` proposes a :class:`~dpconvex.data.schema.PublicSchema` from the observed
+ranges and categories; the draft is flagged and warns :class:`~dpconvex.errors.PrivacyLeakWarning`
+until it is reviewed and written into code (docs/privacy/row_scaling.md#privacy-public-schemas).
+A column's kind comes from ``kinds`` (:data:`KINDS`) or a number or bool dtype only
+(:func:`kind_of_dtype`, :func:`check_kinds`; docs/privacy/bounds.md#privacy-bounds-grid).
 """
 
 from __future__ import annotations

@@ -3,31 +3,21 @@
 Chaudhuri, Monteleoni & Sarwate ([CMS]_, Section 7) run their experiments on UCI Adult
 [ADULT]_ and KDD Cup 1999 [KDD99]_; this package also loads the small Wisconsin breast-cancer
 set [BCW]_ and scikit-learn's bundled breast-cancer, wine, digits and diabetes sets. CMS scale
-every column by its *largest value in the data*: one record (a very large capital gain) then
-changes how every other record is encoded, which the privacy proofs (one record's influence
-through its own row) do not cover. Every loader here instead applies one fixed per-record
-map, :class:`dpconvex.PublicEncoder`, driven by the public schemas of
-:mod:`dpconvex.datasets.schemas`, whose ranges and vocabularies come from the datasets'
-documentation, each with its source (:data:`ADULT_NUMERIC_RANGES`,
-:data:`KDDCUP99_NUMERIC_RANGES`, ..., and the log-scaled heavy-tailed columns
-:data:`ADULT_LOG_SCALED`, :data:`KDDCUP99_LOG_SCALED`). Every row is divided by the public
-constant :func:`dpconvex.data.schema.norm_divisor`, so ``||x|| <= 1`` for every possible
-record; ``row_norm="unit"`` (the default of the Adult and KDD Cup 1999 loaders, an option of
-the breast-cancer loader, whose row length carries the label) then scales every non-zero row
-to norm 1 (typical rows have norm 0.82 on Adult, 0.47 on KDD Cup 1999 before it).
-``columns=`` / ``drop=`` select attributes on the public schema. Replacing one record
-changes one row and nothing else (docs/privacy/linear_erm.md#privacy-intercept,
-privacy-row-scaling); dropping records with missing values, as CMS did, is a per-record rule.
+every column by its largest value in the data, which makes one record change every row; every
+loader here applies one fixed per-record map instead, :class:`dpconvex.PublicEncoder` with the
+public schemas of :mod:`dpconvex.datasets.schemas` (ranges and vocabularies from the datasets'
+documentation, each with its source), so every row has ``||x|| <= 1`` for every possible
+record and replacing one record changes one row (docs/privacy/row_scaling.md#privacy-public-schemas;
+``row_norm="unit"``, ``columns=``, ``drop=``: privacy-row-scaling, privacy-column-selection).
+Dropping records with missing values, as CMS did, is a per-record rule.
 
 **Labels.** y is a :class:`dpconvex.data.labels.LabelArray` carrying the public label set of
 the dataset's encoding (:data:`ADULT_CLASSES`, :data:`KDDCUP99_CLASSES`,
-:data:`BREAST_CANCER_CLASSES`, :data:`SKLEARN_CLASSES`), never read from the loaded labels, so
-a fit needs no ``classes=``. A regression target's public range is in
-:data:`SKLEARN_LABEL_RANGES`.
+:data:`BREAST_CANCER_CLASSES`, :data:`SKLEARN_CLASSES`), so a fit needs no ``classes=``; a
+regression target's public range is in :data:`SKLEARN_LABEL_RANGES`.
 
-**Files** are looked up under their UCI names in the folders of :func:`get_data_home`,
-checked against their pinned SHA-256 (:data:`DATASET_SHA256`) once per process (unless
-``verify_checksum=False`` or ``DPCONVEX_SKIP_CHECKSUM=1``), and downloaded from UCI only with
+**Files** are looked up under their UCI names in the folders of :func:`get_data_home`, checked
+against their pinned SHA-256 (:data:`DATASET_SHA256`) and downloaded from UCI only with
 ``download=True``.
 
 References

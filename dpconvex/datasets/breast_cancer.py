@@ -29,8 +29,9 @@ _BREAST_FILE = "breast-cancer-wisconsin.data"
 _BREAST_LABELS = {"4": 1, "2": 0}
 
 #: The public feature maps offered by :func:`load_breast_cancer_wisconsin`:
-#: ``"linear"`` (x - 1)/9, the default, and ``"log-centered"``
-#: log(x)/log(10) - 1/2 (the schema's ``log_scaled`` and ``centered`` options).
+#: ``"linear"`` (x - 1)/9 in [0, 1], rows divided by 3 (the default), and ``"log-centered"``
+#: log(x)/log(10) - 1/2 in [-1/2, 1/2], rows divided by 1.5 (the schema's ``log_scaled`` and
+#: ``centered`` options), as public as "linear".
 BREAST_CANCER_ENCODINGS: tuple[str, ...] = ("linear", "log-centered")
 
 
@@ -50,12 +51,9 @@ def load_breast_cancer_wisconsin(
     missing ``Bare Nuclei`` value (``?``) and the sample-id column, leaving 683
     rows: 444 benign and 239 malignant.
 
-    Features (9 columns, :data:`BREAST_CANCER_FEATURE_NAMES`): each documented as an
-    integer 1 - 10 (:data:`BREAST_CANCER_NUMERIC_RANGES`), clipped and mapped to
-    ``(x - 1) / 9``; rows divided by ``sqrt(9) = 3``. ``row_norm="unit"`` is *not* the
-    default here: all nine attributes grow with malignancy, so a row's length carries much
-    of the label and even the non-private error rises with "unit"
-    (docs/privacy/row_scaling.md#privacy-row-norm-unit, privacy-row-scaling-measurements).
+    Features: :data:`BREAST_CANCER_SCHEMA` (9 attributes documented as 1 - 10).
+    ``row_norm="unit"`` is not the default: all nine grow with malignancy, so a row's length
+    carries much of the label (docs/privacy/row_scaling.md#privacy-row-scaling-measurements).
 
     Parameters
     ----------
@@ -68,11 +66,9 @@ def load_breast_cancer_wisconsin(
         Attributes to keep (None: all 9) or leave out; see
         :func:`~dpconvex.datasets.load_adult`.
     encoding : {"linear", "log-centered"}, default="linear"
-        The public per-feature map. "linear": ``(x - 1) / 9`` in ``[0, 1]``, rows divided by
-        3. "log-centered": ``log(x) / log(10) - 1/2`` in ``[-1/2, 1/2]``, rows divided by 1.5,
-        as public as "linear"; it separates the classes by direction instead of length, which
-        DP class centroids and the large-margin classifier need (measured in
-        docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
+        The public per-feature map (:data:`BREAST_CANCER_ENCODINGS`); "log-centered" separates
+        the classes by direction instead of length, which DP class centroids and the
+        large-margin classifier need (docs/privacy/large_margin_softmax.md#privacy-centroid-switch).
 
     Returns
     -------

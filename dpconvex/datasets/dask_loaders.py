@@ -1,35 +1,10 @@
 """Out-of-core loaders: KDD Cup 1999 streamed into a Dask array, and your own tables.
 
-:func:`load_kddcup99_dask` streams ``kddcup.data.gz`` (4.9 million records; the 10% file
-when the full one is absent) ``chunksize`` records at a time, encodes each chunk with the
-public-range encoder of :func:`~dpconvex.datasets.load_kddcup99` (a per-record map: a chunk's
-rows are the in-memory loader's rows for those records) and writes it once to an on-disk
-chunk store (a gzip file cannot be read from the middle). The returned Dask array reads the
-chunks from there, so no step holds the whole matrix; the column selection and
-``row_norm="unit"`` are applied lazily per chunk.
-
-Your own Parquet or CSV files: read them with Dask, describe the table by a
-:class:`~dpconvex.PublicSchema` (public ranges and
-vocabularies, never computed from the data), and encode it per partition with
-:func:`from_dataframe`::
-
-    import dask.dataframe as dd
-    from dpconvex import PublicSchema
-    from dpconvex.datasets.dask_loaders import from_dataframe
-
-    df = dd.read_parquet("claims/*.parquet")          # or dd.read_csv("claims-*.csv")
-    schema = PublicSchema(
-        columns=("age", "amount", "region"),
-        numeric={"age": (0.0, 120.0), "amount": (0.0, 1e6)},
-        categories={"region": ("north", "south", "east", "west")},
-        log_scaled=frozenset({"amount"}),
-    )
-    X, y = from_dataframe(df, schema, label="fraud")
-    PrivateLogisticRegression(epsilon=0.5, classes=[0, 1]).fit(X, y)
-
-Missing values must be dropped or filled with a public rule before encoding
-(``df.dropna()``, ``df.fillna({...})``); a NaN left in a numeric column makes
-the estimators refuse the data.
+:func:`load_kddcup99_dask` encodes ``kddcup.data.gz`` chunk by chunk with the per-record map
+of :func:`~dpconvex.datasets.load_kddcup99` into an on-disk chunk store (a gzip file cannot be
+read from the middle), so no step holds the whole matrix; :func:`from_dataframe` encodes your
+own Dask DataFrame per partition with a :class:`~dpconvex.PublicSchema` (an example:
+docs/guide/dask.md#dask-own-tables).
 """
 
 from __future__ import annotations

@@ -15,23 +15,16 @@ __all__ = ["load_sklearn"]
 def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     """Load a dataset bundled with scikit-learn, scaled so that every row has norm <= 1.
 
-    The columns are encoded by :class:`dpconvex.PublicEncoder` (columns read by
-    position) with the public schemas of
-    :data:`~dpconvex.datasets.schemas.SKLEARN_SCHEMAS`.
+    The columns are encoded by :class:`dpconvex.PublicEncoder` (read by position) with the
+    public schemas of :data:`~dpconvex.datasets.schemas.SKLEARN_SCHEMAS`: breast cancer, wine
+    and diabetes centered on their published ranges (:data:`SKLEARN_BREAST_CANCER_RANGES`,
+    :data:`SKLEARN_WINE_RANGES`, :data:`SKLEARN_DIABETES_RANGE`), digits on the format's
+    pixel range.
 
     Parameters
     ----------
     name : {"breast_cancer", "wine", "digits", "diabetes"}
-        ``breast_cancer`` and ``wine``: each column is clipped to the (min, max)
-        published in the dataset's description
-        (:data:`SKLEARN_BREAST_CANCER_RANGES`, :data:`SKLEARN_WINE_RANGES`),
-        mapped linearly to ``[-1/2, 1/2]``, and rows are divided by
-        ``sqrt(d)/2``. ``digits``: pixels are in ``[0, 16]`` by the format,
-        mapped to ``[0, 1]``, and rows divided by ``sqrt(64) = 8``.
-        ``diabetes`` (regression): scikit-learn's scaled features, documented as
-        real in ``(-0.2, 0.2)`` (:data:`SKLEARN_DIABETES_RANGE`), clipped to that
-        range, mapped to ``[-1/2, 1/2]`` and rows divided by ``sqrt(10)/2``, that
-        is ``x / (0.2 sqrt(10))``.
+        The dataset (diabetes: regression).
 
     Returns
     -------
@@ -39,12 +32,9 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
         Encoded features; every row has norm <= 1. Breast cancer: (569, 30);
         wine: (178, 13); digits: (1797, 64); diabetes: (442, 10).
     y : LabelArray or ndarray of shape (n_samples,)
-        The labels as scikit-learn gives them. Classification: a NumPy array
-        carrying the documented label set :data:`SKLEARN_CLASSES` ``[name]``
-        (``y.classes``; :mod:`dpconvex.data.labels`), so a fit needs no
-        ``classes=``. Diabetes: the float targets, whose public range for a
-        regressor's ``label_range`` is :data:`SKLEARN_LABEL_RANGES` ``["diabetes"]``,
-        ``(0, 400)``.
+        The labels as scikit-learn gives them, carrying the label set
+        :data:`SKLEARN_CLASSES` ``[name]`` (a fit needs no ``classes=``). Diabetes: the
+        float targets (public range :data:`SKLEARN_LABEL_RANGES` ``["diabetes"]``).
 
     Raises
     ------

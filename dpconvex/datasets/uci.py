@@ -69,19 +69,12 @@ def load_adult(
 ) -> tuple[np.ndarray, np.ndarray] | tuple[pandas.DataFrame, pandas.Series]:
     """Load UCI Adult (census income) with public, per-record preprocessing.
 
-    Rows containing a missing value (``?``) are dropped, as in CMS Section 7, leaving
-    30,162 training rows (``adult.data``), 15,060 test rows (``adult.test``)
-    and 45,222 in all.
-
-    Features (104 columns, names in :data:`ADULT_FEATURE_NAMES`): 5 numeric attributes
-    clipped to the public ranges of :data:`ADULT_NUMERIC_RANGES` and mapped to ``[0, 1]``
-    (capital-gain and capital-loss, heavy-tailed, by ``log1p(x) / log1p(99999)``,
-    :data:`ADULT_LOG_SCALED`); 8 categorical attributes one-hot over the lists of
-    ``adult.names`` (:data:`ADULT_CATEGORIES`; 99 columns); ``fnlwgt``, the census sampling
-    weight with no public bound, dropped. Rows are divided by ``sqrt(13)``, then
-    ``row_norm="unit"`` (the default) scales each to norm 1, a map of the record itself
-    (docs/privacy/row_scaling.md#privacy-row-scaling). No statistic of the loaded data
-    enters the encoding.
+    Rows with a missing value (``?``) are dropped, as in CMS Section 7: 30,162 training rows
+    (``adult.data``), 15,060 test rows (``adult.test``). The encoding is
+    :data:`ADULT_SCHEMA` (104 features, :data:`ADULT_FEATURE_NAMES`: 5 numeric attributes on
+    public ranges, capital-gain and capital-loss log-scaled, 8 one-hot; ``fnlwgt``, with no
+    public bound, dropped), rows divided by ``sqrt(13)``
+    (docs/privacy/row_scaling.md#privacy-row-scaling).
 
     Parameters
     ----------
@@ -105,9 +98,8 @@ def load_adult(
     columns : sequence of str or None, default=None
         Attribute names (file column names, e.g. ``"age"``) to keep; None keeps all 13.
     drop : sequence of str, default=()
-        Attributes to leave out, e.g. ``("native-country",)`` (41 one-hot columns, one value
-        in 91% of the rows: little information per unit of the norm budget; the divisor
-        counts the kept attributes; benchmarks/row_scaling.py measures the trade-off).
+        Attributes to leave out, e.g. ``("native-country",)``; the divisor counts the kept
+        attributes (docs/privacy/row_scaling.md#privacy-column-selection: the trade-off).
 
     Returns
     -------
@@ -194,7 +186,8 @@ _KDD_FILE = "kddcup.data_10_percent.gz"
 #: Seed of the public permutation that orders the rows of :func:`load_kddcup99` and
 #: splits them into ``subset="train"`` / ``"test"``:
 #: ``numpy.random.default_rng(KDDCUP99_ORDER_SEED).permutation(n_rows)``. It depends on
-#: the number of rows only, never on a value in the file.
+#: the number of rows only, never on a value in the file (which holds its records in 534
+#: runs of one label, the mix of attack types drifting along it).
 KDDCUP99_ORDER_SEED = 99
 
 #: Share of the rows in ``load_kddcup99(subset="test")``: the last
@@ -208,10 +201,7 @@ _KDD_NUMERIC_IDX: tuple[int, ...] = tuple(
 
 
 def _kdd_numeric(source: bytes, path: Path, caller: str) -> np.ndarray:
-    """Parse the numeric columns of KDD'99 lines (C parser, ~3 s for the 10% file).
-
-    ``caller`` is the public loader called (its name opens the messages).
-    """
+    """Parse the numeric columns of KDD'99 lines (C parser, ~3 s for the 10% file)."""
     try:
         values = np.loadtxt(
             io.BytesIO(source),
@@ -237,12 +227,8 @@ def _kdd_numeric(source: bytes, path: Path, caller: str) -> np.ndarray:
 
 def _kdd_fields(lines: list[bytes], path: Any, first: int, caller: str
                 ) -> tuple[list[bytes], list[bytes], list[bytes], list[bytes]]:
-    """The categorical fields (protocol, service, flag) and the label of each KDD'99 record.
-
-    ``first`` is the record number of ``lines[0]`` (for the error message); a record
-    without the 42 comma-separated fields raises :class:`DatasetError` (opening with
-    ``caller``, the public loader called).
-    """
+    """The categorical fields (protocol, service, flag) and the label of each KDD'99 record
+    (``first``: the record number of ``lines[0]``, for the message of a malformed record)."""
     n_fields = len(_KDD_COLUMNS) + 1
     protocol: list[bytes] = []
     service: list[bytes] = []
@@ -321,27 +307,16 @@ def load_kddcup99(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Load the KDD Cup 1999 10% training set with public, per-record preprocessing.
 
-    Reads ``kddcup.data_10_percent.gz`` (494,021 connection records, 41
-    features and a label). As in CMS Section 7 the task is binary: ``y = 1`` for an
-    attack (any label other than ``normal.``), ``y = 0`` for normal traffic
-    (97,278 rows).
-
-    Features (122 columns, names in :data:`KDDCUP99_FEATURE_NAMES`): 38 numeric columns
-    clipped to the public ranges of :data:`KDDCUP99_NUMERIC_RANGES` and mapped to ``[0, 1]``
-    (durations, byte and event counts, :data:`KDDCUP99_LOG_SCALED`, by
-    ``log1p(x) / log1p(2**32 - 1)``); ``protocol_type`` (3), ``service`` (70) and ``flag``
-    (11) one-hot over :data:`KDDCUP99_CATEGORIES`. Rows are divided by ``sqrt(41)``, then
-    ``row_norm="unit"`` (the default) scales each to norm 1
+    Reads ``kddcup.data_10_percent.gz`` (494,021 connection records). As in CMS Section 7 the
+    task is binary: ``y = 1`` for an attack, ``y = 0`` for ``normal.`` (97,278 rows). The
+    encoding is :data:`KDDCUP99_SCHEMA` (122 features, :data:`KDDCUP99_FEATURE_NAMES`: 38
+    numeric on public ranges, counts log-scaled, 3 one-hot), rows divided by ``sqrt(41)``
     (docs/privacy/row_scaling.md#privacy-row-scaling).
 
-    Row order and split. The file holds its records in runs of one label (534 runs)
-    and the mix of attack types drifts along it, so a prefix of the file is not a
-    sample of it. The rows are returned in the order of a fixed public permutation
-    (:data:`KDDCUP99_ORDER_SEED`; it depends on the row count only), so any prefix is
-    a uniform sample; ``subset="test"`` is its last
-    ``ceil(KDDCUP99_TEST_FRACTION * n_rows)`` positions (98,805 rows),
-    ``subset="train"`` the others (395,216): a shared held-out test set; make
-    validation splits inside ``subset="train"``.
+    The file holds its records in runs of one label, so a prefix is not a sample: the rows
+    come in the order of a fixed public permutation (:data:`KDDCUP99_ORDER_SEED`), whose last
+    positions form ``subset="test"`` (:data:`KDDCUP99_TEST_FRACTION`), a shared held-out set;
+    make validation splits inside ``subset="train"``.
 
     Parameters
     ----------
