@@ -252,7 +252,9 @@ def resolved_structure(est: LargeMarginSettings) -> Any:
 
 
 def resolved_mechanism(est: LargeMarginSettings) -> str:
-    """The objective path's mechanism: "auto" by the one rule of :func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`.
+    """The objective path's mechanism: "auto" by the one rule of the mechanisms.
+
+    The rule is :func:`~dpconvex.privacy.mechanisms.base.resolve_mechanism`.
 
     ``"gaussian_objective"`` when ``delta > 0`` is given, else ``"objective"``; whether
     "auto" releases centroids instead needs n and C (:func:`uses_centroid`).
