@@ -1,15 +1,10 @@
 """Statistics of a mechanism's outputs and the choice of the audited event.
 
-An audit reduces every output to a scalar statistic s and bounds the ratio of
-the probabilities of an event {s > t} (or {s <= t}) on two adjacent data sets.
-This module holds
-
-* the statistics: the default projection onto the difference of the mean
-  outputs, and :func:`float_consistency_statistic`, a test of the low-order
-  bits of additive floating-point noise ([Mir12]_) (the adapters' white-box
-  ``log_likelihood_ratio`` statistics live with the adapters);
-* the event selection on held-out runs (threshold and direction), whose
-  choice must not see the runs that give the bound ([NST+21]_).
+An audit reduces every output to a scalar s and bounds the ratio of the probabilities of
+{s > t} (or {s <= t}) on two adjacent data sets. Here: the default projection onto the
+difference of the mean outputs, :func:`float_consistency_statistic` ([Mir12]_), and the
+choice of threshold and direction on held-out runs ([NST+21]_); the white-box
+``log_likelihood_ratio`` statistics live with the adapters.
 
 References
 ----------

@@ -1,28 +1,18 @@
-"""The terms of a private ERM objective, each with the constants its privacy proof needs:
-losses (G, c), regularizers (μ) and the data-independent matrix terms R(Φ) of the
-large-margin objective with their probe (docs/privacy/large_margin.md#privacy-large-margin).
+"""The terms of a private ERM objective, each with the constants its privacy proof needs.
 
-A loss is a function of the margin ``m = y * f(x)`` (labels in {-1, +1}). Each class
-carries its NumPy value and first and second derivatives in m, the same function as a
-DCP-convex CVXPY expression (or ``has_cvxpy = False``: the CVXPY backends then refuse it by
-name), a declared bound ``deriv_bound`` on |ℓ'(m)| (CMS requires 1) and a declared bound
-``curvature`` on ℓ''(m) (CMS Alg. 2's constant c).
-
-The Huber hinge and the pinball loss are stated in CVXPY (:func:`hinge`, :func:`pinball`) and
-compiled as a user's loss is (:meth:`Loss.from_cvxpy`: one expression gives the NumPy forms,
-the bounds and the smoothing of the kinks). The verifier
-(:func:`dpconvex.privacy.checks.check_loss`) establishes the declared constants on all of ℝ:
-from docs/privacy/linear_erm.md#privacy-loss-constants for the losses written by hand below,
-from the CVXPY form's atoms for a compiled one (:mod:`dpconvex.objectives.atoms`). Adding a
-loss = one subclass + one entry in :data:`LOSSES`.
+A loss is a function of the margin ``m = y * f(x)`` with NumPy value and derivatives, a
+DCP-convex CVXPY form (or ``has_cvxpy = False``: the CVXPY backends refuse it by name) and
+declared bounds ``deriv_bound`` >= |ℓ'| and ``curvature`` >= ℓ'' ([CMS]_ Alg. 2's c). The
+Huber hinge and the pinball loss are compiled from CVXPY (:meth:`Loss.from_cvxpy`) as a
+user's loss is; :func:`dpconvex.privacy.checks.check_loss` establishes the constants
+(docs/privacy/linear_erm.md#privacy-loss-constants, :mod:`dpconvex.objectives.atoms`).
+Adding a loss = one subclass + one entry in :data:`LOSSES`.
 
 A regularizer is the one source of a template's strong-convexity modulus μ
-(``template.regularizer.strong_convexity``): its privacy constants declare that μ, and the
-solvers use it. ``lam`` is the weight written in front of the term, so μ depends on its
-form: :class:`L2` ``(lam / 2) ||w||²`` (linear ERM; [CMS]_: (1/2)||f||² is 1-strongly
-convex, so Λ N(f) is Λ-strongly convex, Alg. 1-2): μ = lam; :class:`Frobenius`
-``(lam / 2) Σ ||Φ||²_F`` (large-margin Gaussian classifier, [PR12]_ eq. 11 with its
-λ = lam / 2): μ = lam.
+(``template.regularizer.strong_convexity``): :class:`L2` ``(lam / 2) ||w||²`` ([CMS]_
+Alg. 1-2) and :class:`Frobenius` ``(lam / 2) Σ ||Φ||²_F`` ([PR12]_ eq. 11, their λ = lam / 2)
+both give μ = lam. :class:`MatrixTerm` is a data-independent term R(Φ) of the large-margin
+objective (docs/privacy/large_margin.md#privacy-large-margin).
 
 References
 ----------

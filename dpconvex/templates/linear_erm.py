@@ -2,18 +2,11 @@
 
     J(w) = (1/n) Σ_i ℓ(y_i wᵀx_i) + ((Λ + Δ)/2) ||w||^2 + (1/n) bᵀw
 
-with labels y_i in {-1, +1}, rows ||x_i|| <= q (a public bound, enforced by
-clipping before the template is built), the noise ``b`` and the total
-regularization ``Λ + Δ`` held as :class:`cvxpy.Parameter` so that a new draw
-re-solves without rebuilding. An intercept is a constant feature appended to
-every row *before* the template (so it is regularized and inside the norm
-bound, docs/privacy/linear_erm.md#privacy-intercept).
-
-The rows are read through a design operator (:mod:`dpconvex.data.operators`):
-dense rows use a CSR copy for the products when they are mostly zero, and
-SciPy sparse rows (CSR, CSC, ...) are used as CSR without ever being
-densified. The modulus Λ comes from the regularizer ``L2(lam)``, its one
-source.
+with labels y_i in {-1, +1}, rows clipped to ||x_i|| <= q (public), the noise ``b`` and
+``Λ + Δ`` held as :class:`cvxpy.Parameter` (a new draw re-solves without rebuilding), an
+intercept as a constant feature appended before the template
+(docs/privacy/linear_erm.md#privacy-intercept), the rows read through a design operator
+(:mod:`dpconvex.data.operators`; sparse rows never densified) and Λ from ``L2(lam)``.
 
 References
 ----------
