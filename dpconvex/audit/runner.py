@@ -284,18 +284,12 @@ def audit(
     """Audit a mechanism on an adjacent pair: a lower bound on its ε ([JUO20]_, [NST+21]_).
 
     Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs`` times each (or
-    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`), then
-
-    1. *selection* (the first ``selection_fraction`` of each data set's runs): fixes the
-       statistic — by default the projection of the flattened output onto m_D − m_D′, the
-       difference of the mean outputs estimated on these runs — and the event {s > t} or
-       {s <= t} and its direction, maximizing over quantile thresholds the Clopper–Pearson
-       bound these frequencies would give on the evaluation sizes;
-    2. *evaluation* (the remaining runs, never seen by step 1): the Clopper–Pearson lower
-       bound on ln((P[E | D] − δ)/P[E | D′]) (or the reverse), α/2 per bound.
-
-    With probability >= ``confidence`` the bound does not exceed the mechanism's true ε: a
-    bound above the claimed ε is a privacy bug.
+    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`); the first
+    ``selection_fraction`` of each side's runs fixes the statistic (default: the projection
+    onto the difference of the mean outputs), the threshold and the direction; the other
+    runs give the Clopper–Pearson bound, α/2 per side
+    (docs/privacy/auditing.md#privacy-auditing). With probability >= ``confidence`` the bound
+    does not exceed the mechanism's true ε: a bound above the claimed ε is a privacy bug.
 
     Parameters
     ----------

@@ -1,32 +1,13 @@
 """Closed convex parameter sets with exact Euclidean projections, and their CVXPY forms.
 
-A constrained private ERM minimizes over a closed convex set S. The CVXPY backends take
-any DCP constraint; the native projected gradient needs Π_S, the Euclidean projection
-onto S, in closed form (``space.project`` of a template). This module offers the sets
-whose projection is exact, each in both forms (``project`` and ``cvxpy_constraints``),
-and :func:`recognize`, which reads a list of CVXPY constraints on a variable and returns
-the set they describe when it is one of these -- exactly -- and None otherwise. Any other
-DCP constraint set is a :class:`CVXPYSet`: the CVXPY backends solve over it, its
-projection is itself a CVXPY solve (not exact), and the native solvers refuse it.
-
-=====================  ==============================  ===================================
-set                    S                               Π_S(θ)
-=====================  ==============================  ===================================
-:class:`L2Ball`        ||w − c||_2 <= r                c + (θ − c) · min(1, r/||θ − c||_2)
-:class:`Box`           l <= w <= u (per coordinate)    clip(θ, l, u)
-:class:`NonNegative`   w >= 0                          max(θ, 0)
-:class:`L1Ball`        ||w||_1 <= r                    sign(θ) · Π_simplex(|θ|) ([DSSC]_ Section 4)
-:class:`Simplex`       w >= 0, Σ w = t                 max(θ − τ, 0), τ by sorting ([DSSC]_
-                                                       Fig. 1)
-:class:`Intersection`  sets on disjoint coordinates,   each member's projection on its
-                       boxes merged                    coordinates
-=====================  ==============================  ===================================
-
-A parameter of any shape (a (d, C) coefficient matrix) is read as its row-major
-flattening; ``indices=`` restricts a set to some coordinates of that flattening (e.g. the
-coefficients and not the intercept), the others are left free. Sets that constrain the
-same coordinates (a ball and the orthant, two balls) are not offered: the projection onto
-their intersection is not the composition of the projections.
+The native projected gradient needs the exact projection Π_S (``space.project``): each set
+here (:class:`L2Ball`, :class:`Box`, :class:`NonNegative`, :class:`L1Ball`,
+:class:`Simplex`, :class:`Intersection` of sets on disjoint coordinates) has it, and its
+CVXPY form. :func:`recognize` reads CVXPY constraints as one of them, exactly, or gives
+None; any other DCP set is a :class:`CVXPYSet` (CVXPY backends only). A parameter of any
+shape is read row-major; ``indices=`` restricts a set to some coordinates. Sets on the same
+coordinates (a ball and the orthant) are not offered: the projection onto their
+intersection is not the composition (docs/privacy/user_objectives.md#privacy-constraints).
 
 References
 ----------

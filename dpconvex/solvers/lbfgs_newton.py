@@ -1,19 +1,12 @@
 """Native solver for smooth, strongly convex, unconstrained objectives (capability ``"smooth"``).
 
-L-BFGS (SciPy) to a moderate gradient tolerance, then Newton steps with
-backtracking to polish: with the exact dense Hessian when the dimension is
-small, else Newton-CG on exact Hessian-vector products (Nocedal & Wright,
-*Numerical Optimization*, 2nd ed., Alg. 7.1, forcing term
-η_k = min(0.5, sqrt(||∇J||))). A template with many rows per coefficient
-(capability ``"sampled_hessian"``) starts with Newton steps on Hessians from a
-sample of its rows instead (sub-sampled Newton: Byrd, Chin, Neveitt & Nocedal,
-SIAM J. Optim. 21(3), 2011; Roosta-Khorasani & Mahoney, Math. Program. 174, 2019),
-the exact gradient in every step and the exact Hessian for the last ones. The
-residual reported is the gradient norm ||∇J(x)||_2 computed at the returned point;
-the stopping rule does not depend on which steps got there.
-
-:class:`LbfgsNewton` is the ``"native"`` backend for the ``"smooth"`` capability: the
-dense Hessian up to :data:`_DENSE_HESSIAN_MAX_P` coefficients, Hessian-vector products above.
+L-BFGS (SciPy) to a moderate gradient tolerance, then Newton steps with backtracking: the
+exact dense Hessian up to :data:`_DENSE_HESSIAN_MAX_P` coefficients, else Newton-CG on
+Hessian-vector products (Nocedal & Wright, *Numerical Optimization*, 2nd ed., Alg. 7.1,
+η_k = min(0.5, sqrt(||∇J||))). With capability ``"sampled_hessian"`` it starts with
+sub-sampled Newton steps (Byrd, Chin, Neveitt & Nocedal, SIAM J. Optim. 21(3), 2011;
+Roosta-Khorasani & Mahoney, Math. Program. 174, 2019), exact gradients throughout. The
+residual is ||∇J|| at the returned point, whatever steps got there.
 """
 
 from __future__ import annotations

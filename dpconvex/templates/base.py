@@ -1,17 +1,11 @@
 """The template contract: what release, mechanisms and solver backends may use.
 
-A template is a problem statement: data (through a design operator), public
-constants, the objective and its parameter space. It never chooses or calls a
-solver (that is :mod:`dpconvex.solvers.registry`) and never calibrates noise
-(that is :mod:`dpconvex.privacy.mechanisms`).
-
-The contract has two layers, each stated once: :class:`Template`, the members every
-template has (:data:`TEMPLATE_MEMBERS`); and the capabilities, each name in
-``template.capabilities`` promising the members of :data:`CAPABILITY_MEMBERS` (read off
-the Protocol classes for the solver capabilities). :func:`missing_members` checks both (the
-release refuses a template that lacks a member); ``tests/solvers/test_backends.py`` checks
-every registered template and greps the release, mechanisms and solvers for
-``template.<member>`` uses that the contract does not declare.
+A template is a problem statement (data through a design operator, public constants, the
+objective, its parameter space); it never chooses a solver nor calibrates noise. The
+contract: :class:`Template`'s members (:data:`TEMPLATE_MEMBERS`) and, per name in
+``template.capabilities``, the members of :data:`CAPABILITY_MEMBERS` (read off the Protocol
+classes), both checked by :func:`missing_members` (docs/architecture.md#architecture;
+``tests/solvers/test_backends.py`` checks every registered template against it).
 """
 
 from __future__ import annotations

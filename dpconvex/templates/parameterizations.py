@@ -1,18 +1,11 @@
 """Parameterizations of the large-margin Gaussian classifier's matrices Φ_{c,m}.
 
-A parameterization owns everything that depends on the form of Φ: the quadratic forms
-z_iᵀ Φ_j z_i and their adjoint Σ_i w_ij z_i z_iᵀ, the projection onto the feasible set,
-the noise subspace, the trace of the precision block and the CVXPY variables, so another
-form (e.g. a diagonal Φ) is one class with the same methods
-(:class:`QuadraticParameterization`, :class:`BlockParameterization`). The forms, each
-built as ``cls(n_classes, n_components, D)`` and listed in :data:`PARAMETERIZATIONS`:
-
-* :class:`FullPSD`: one symmetric PSD D × D block per class c and component m, the form
-  of Sha & Saul and Pathak & Raj;
-* :class:`SymmetricShift`: symmetric blocks without a constraint, stored flat, released
-  with the common PSD shift (:func:`psd_shift`).
-
-Memory stays O(n·D + J·D²): no n × D² matrix is ever formed.
+A parameterization (:class:`QuadraticParameterization`, :class:`BlockParameterization`)
+owns all that depends on the form of Φ: the forms z_iᵀΦ_j z_i and their adjoint, the
+projection, the noise subspace, the trace term and the CVXPY variables. Forms, built as
+``cls(n_classes, n_components, D)`` (:data:`PARAMETERIZATIONS`): :class:`FullPSD` (one PSD
+block per class and component, the papers' form) and :class:`SymmetricShift` (symmetric,
+unconstrained, released with :func:`psd_shift`). No n × D² matrix is ever formed.
 """
 
 from __future__ import annotations
