@@ -309,8 +309,8 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     h : float, default=0.5
         Width of the Huber/smooth hinge.
     noise_scale : float, default=1.0
-        Multiplies every noise draw: < 1 is a deliberately MIS-CALIBRATED mechanism (0.5:
-        true ε doubled), for checking that audits have power.
+        Multiplies every noise draw: < 1 is a deliberately mis-calibrated mutant (0.5: true ε
+        doubled) that checks an audit has power.
     solver : str, default="native"
         Backend name (the registry's) or a backend.
     delta : float, default=0.0
@@ -692,9 +692,8 @@ class EstimatorReleaseMechanism(Sampled):
         through ``PrivateGaussianCentroid``); a number for ``lam`` on the linear
         learners.
     noise_scale : float, default=1.0
-        Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
-        while the claimed (ε, δ) stays the library's: s < 1 is a deliberately
-        MIS-CALIBRATED mechanism, to check that an audit has power.
+        Multiplies every noise draw (rate β/s, std s·σ), the claim unchanged: s < 1 is a
+        mis-calibrated mutant (see :class:`LinearERMMechanism`).
 
     Examples
     --------

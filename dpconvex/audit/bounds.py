@@ -171,12 +171,10 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
                         confidence: float = 0.95, delta: float = 0.0) -> float:
     """Lower bound on ε from the counts of one event fixed in advance.
 
-    ``k_D`` of ``n_D`` runs on D and ``k_Dprime`` of ``n_Dprime`` runs on D′
-    fall in the event E, which (with its direction: D in the numerator) must
-    have been chosen without looking at these runs. Returns
-    max(0, ln((p_lo − δ)/q_hi)) with one-sided Clopper–Pearson bounds at
-    α/2 each, α = 1 − ``confidence`` (union bound, see the module docstring);
-    the result exceeds the true ε with probability at most α.
+    ``k_D`` of ``n_D`` runs on D and ``k_Dprime`` of ``n_Dprime`` on D′ fall in E, chosen
+    (with its direction, D in the numerator) without these runs. Returns
+    max(0, ln((p_lo − δ)/q_hi)), Clopper–Pearson at α/2 each ([JUO20]_ Section 3, [CP34]_):
+    it exceeds the true ε with probability at most α = 1 − ``confidence``.
 
     Parameters
     ----------
@@ -187,10 +185,6 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
     confidence : float, default=0.95
     delta : float, default=0.0
         δ of an (ε, δ)-DP claim.
-
-    References
-    ----------
-    [JUO20]_ Section 3, [CP34]_.
 
     Examples
     --------

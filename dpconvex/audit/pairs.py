@@ -168,14 +168,11 @@ def exponential_mechanism_pair(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Worst-case utility vectors (u, u′) for the exponential mechanism ([MT07]_).
 
-    u = (0, g) and u′ = (−Δu, g + Δu): every utility moves by at most the
-    sensitivity Δu, in opposite directions. With a = εg/(2Δu),
-    P[0 | u] = 1/(1 + e^a) and P[0 | u′] = 1/(1 + e^{a+ε}), so the ratio
-    (1 + e^{a+ε})/(1 + e^a) increases with the gap g and tends to e^ε
-    (candidate 0 becomes rare, so more runs are needed). In CMS Alg. 4
-    (u_i = −mistakes, Δu = 1) this pair is realized by replacing a held-out
-    record that candidate 0 classifies correctly and candidate 1 wrongly with
-    one for which the opposite holds.
+    u = (0, g) and u′ = (−Δu, g + Δu): every utility moves by the sensitivity Δu, in
+    opposite directions. With a = εg/(2Δu), P[0 | u]/P[0 | u′] = (1 + e^{a+ε})/(1 + e^a)
+    grows with g towards e^ε (candidate 0 becomes rare: more runs). In [CMS]_ Alg. 4
+    (Δu = 1) a held-out record that only candidate 0 classifies right is swapped for one
+    that only candidate 1 does.
 
     Parameters
     ----------

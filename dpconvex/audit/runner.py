@@ -135,10 +135,9 @@ def epsilon_lower_bound(
 ) -> AuditResult:
     """Clopper–Pearson lower bound on ε from outputs on two adjacent data sets.
 
-    The event is E = {statistic(o) > threshold} or its complement, and the
-    bound is ln(p_lo/q_hi) with p_lo a lower bound on P[E | one data set] and
-    q_hi an upper bound on P[E | the other] ([JUO20]_, [NST+21]_, [CP34]_);
-    it is clamped at 0.
+    E = {statistic(o) > threshold} or its complement; the bound is max(0, ln(p_lo/q_hi)),
+    p_lo and q_hi Clopper–Pearson bounds on P[E] under the two data sets ([JUO20]_ Section 3,
+    [NST+21]_, [CP34]_).
 
     .. warning:: The threshold and direction must not be chosen by looking at
        ``outputs_D``/``outputs_Dprime``: a threshold tuned on the same runs
@@ -176,10 +175,6 @@ def epsilon_lower_bound(
     -------
     AuditResult
         ``float(result)`` is the bound.
-
-    References
-    ----------
-    [JUO20]_ Section 3 (Clopper–Pearson bounds on ε), [NST+21]_, [CP34]_.
 
     Examples
     --------

@@ -177,15 +177,11 @@ def select_event(s_D: np.ndarray, s_Dp: np.ndarray, n_eval_D: int, n_eval_Dp: in
 def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
     """Mironov's floating-point test: does the output look like fl(center + noise)?
 
-    Returns the statistic o ↦ 1.0 if the round trip (o − c) + c differs from o
-    in some coordinate, else 0.0, with c = ``center`` (e.g. the non-private
-    minimizer on D′). A release computed in floating point as fl(c + b) passes
-    the round trip (its low-order bits are those of a sum with c), while a
-    release fl(c_D + b) around a different center often does not; the event
-    {s > 0.5} then has probability ~0 under D′ and a large one under D, and the
-    audit's bound grows with the number of runs. This is the attack of
-    [Mir12]_ on textbook floating-point implementations of additive noise. The
-    audit's guarantee does not depend on the test being exact.
+    Returns the statistic o ↦ 1.0 if the round trip (o − c) + c differs from o in some
+    coordinate, else 0.0, with c = ``center`` (e.g. the non-private minimizer on D′): a
+    release fl(c + b) passes it, one around another center often does not ([Mir12]_'s attack
+    on floating-point additive noise; docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
+    The audit's guarantee does not depend on the test being exact.
 
     Parameters
     ----------

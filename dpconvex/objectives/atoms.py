@@ -671,14 +671,11 @@ def _smooth(expr: cp.Expression, h: float) -> tuple[cp.Expression, float, int]:
 def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothing]:
     """Replace every kink of a loss's CVXPY form by its Huberization of half-width ``h``.
 
-    ``maximum``/``minimum`` of pieces of which one is affine (``pos``, ``neg``, the pinball
-    and ε-insensitive losses) become r + pos_h(max(others − r)), with pos_h the Huber
-    hinge of [CMS]_ eq. 35 (0 below −h, (d + h)²/(4h) on [−h, h], d above); ``abs`` of an
-    affine argument becomes huber(u, h)/(2h) + h/2. Each keeps the slope bound of the kink
-    and has curvature (its slope jump)/(2h) there, which :func:`derive_bounds` derives from
-    the ``huber`` atom; each changes the loss by at most (its slope jump)·h/4, added up
-    through the outer atoms by their slope bounds (:class:`Smoothing`). An expression
-    without kinks is returned as it is.
+    ``maximum``/``minimum`` with an affine piece (``pos``, ``neg``, pinball, ε-insensitive)
+    become r + pos_h(max(others − r)), pos_h the Huber hinge of [CMS]_ eq. 35; ``abs`` of an
+    affine u becomes huber(u, h)/(2h) + h/2. Each kink keeps its slope bound, gets curvature
+    (slope jump)/(2h) and changes the loss by at most (slope jump)·h/4 (:class:`Smoothing`;
+    docs/privacy/user_objectives.md#privacy-smoothing). A loss without kinks is returned as is.
 
     Raises
     ------

@@ -516,11 +516,9 @@ class Simplex(ConvexSet):
 class Intersection(ConvexSet):
     """An intersection whose projection is exact: sets on disjoint coordinates; boxes merged.
 
-    Boxes (:class:`Box`, :class:`NonNegative`) on the same ``indices`` merge into one box
-    (a box is a product of intervals); sets on disjoint coordinates (e.g. a ball on the
-    coefficients, a box on the intercept) are projected block by block. Anything else
-    raises :class:`~dpconvex.ParameterError`: the composition of the projections is not
-    the projection onto the intersection.
+    Boxes on the same ``indices`` merge into one box; sets on disjoint coordinates (a ball
+    on the coefficients, a box on the intercept) are projected block by block. Anything
+    else raises :class:`~dpconvex.ParameterError` (the projection would not be exact).
 
     Parameters
     ----------
@@ -673,12 +671,10 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
 class CVXPYSet(ConvexSet):
     """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
 
-    The constraints are re-expressed on the set's own variable ``w`` and checked once: no
-    :class:`cvxpy.Parameter` (its value may change), no other variable, every constraint
-    DCP, and a common point (a Clarabel feasibility solve on the public set).
-    :meth:`project` solves min ||v − θ||² over the set (:data:`PROJECTION_SOLVES`), within
-    the solvers' tolerances, not exactly (``exact_projection`` is False): the native
-    solvers, whose accuracy check needs the exact projection, refuse the set.
+    The constraints are restated on the set's own variable ``w`` and checked once (no
+    :class:`cvxpy.Parameter`, no other variable, DCP, feasible by a Clarabel solve on the
+    public set). :meth:`project` solves min ||v − θ||² (:data:`PROJECTION_SOLVES`) within
+    solver tolerances, not exactly, so the native solvers refuse the set.
 
     .. warning::
        The set is public: build the constraints without looking at the private data
@@ -1073,12 +1069,9 @@ def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint,
     * such sets on disjoint coordinates together (an :class:`Intersection`).
 
     Anything else gives None, never a set that differs from the constraints: a
-    constraint with a :class:`cvxpy.Parameter` (its value may change), on another
-    variable, with a matrix (``A @ var <= b``), a spectral norm (``cp.norm(W, 2)`` of a
-    matrix), a norm per row or column (``axis=``), a hyperplane alone, two sets on the
-    same coordinates (``var >= 0`` with a ball), an empty box, a non-positive radius, or
-    a ``var`` declared with attributes (``nonneg=True``, ``bounds=``, ``integer=True``: the
-    variable then constrains itself).
+    :class:`cvxpy.Parameter`, another variable, a matrix (``A @ var <= b``), a spectral or
+    per-axis norm, a hyperplane alone, two sets on the same coordinates, an empty box, a
+    radius <= 0, or a ``var`` with attributes (``nonneg=True``, ``bounds=``, ...).
 
     Parameters
     ----------

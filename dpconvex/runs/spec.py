@@ -636,10 +636,8 @@ def _signature_check(path: Path, key: str, method: Method, factory: Callable[...
 def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
     """Build the estimator with the method's params and validate them now, not mid-run.
 
-    Private methods are built at ``epsilon`` (the first ε of the grid), as the
-    runner builds them, so that estimators whose ``epsilon`` is required (noisy
-    gradient descent) can be checked too. Sets ``method.private`` from the built
-    estimator (its ``mechanism`` and whether it has an ``epsilon``) and returns it.
+    Private methods are built at ``epsilon`` (the first ε of the grid, as the runner does);
+    sets ``method.private`` from the built estimator and returns it.
     """
     factory = _factory(method)
     _signature_check(path, key, method, factory)

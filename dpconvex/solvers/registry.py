@@ -61,13 +61,11 @@ SOLVERS: tuple[str, ...] = tuple(BACKENDS)
 class PolishedBackend(Backend["ObjectiveTemplate"]):
     """A backend whose solution, if it misses the template's tolerance, is polished by another.
 
-    The polish starts from the first solution with the same noise; its result
-    records the first solve (``info["polished_from"]``) and is named
-    ``"<first>+<polish>"``; its time includes both. That name is a diagnostic (whether
-    the polish ran depends on the data); a certificate states :attr:`label`, which
-    names both solvers and not which of them ran. The ``"auto"`` policy does not build
-    one (it picks the native solver wherever a native solver could polish); pass one as
-    the ``backend`` of :func:`dpconvex.release` to start from a CVXPY solve.
+    The polish starts from the first solution with the same noise; the result is named
+    ``"<first>+<polish>"`` (a diagnostic: whether the polish ran depends on the data) and
+    records the first solve (``info["polished_from"]``); a certificate states :attr:`label`,
+    which names both. ``"auto"`` never builds one; pass one as the ``backend`` of
+    :func:`dpconvex.release` to start from a CVXPY solve.
 
     Examples
     --------

@@ -61,12 +61,8 @@ __all__ = [
     "softmax_rows",
 ]
 
-#: Largest natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F at which a solve is
-#: accepted as the exact minimizer of the perturbed objective
-#: (docs/privacy/large_margin.md#privacy-lm-solver-accuracy). Both the native solver and
-#: CVXPY + Clarabel meet it on the test problems (measured residuals: native <= 1e-9 by
-#: construction, Clarabel typically 1e-9 - 1e-7 after projecting its Φ onto the PSD
-#: cone).
+#: Largest natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F at which a solve is accepted as the
+#: exact minimizer of the perturbed objective (docs/privacy/large_margin.md#privacy-lm-solver-accuracy).
 RESIDUAL_TOL = 1e-6
 
 #: Up to this many scores per row, the row maxima and sums are taken column by column
@@ -119,11 +115,9 @@ def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
 class LargeMarginProblem:
     """The problem both large-margin templates state: records, labels, classes, modulus.
 
-    The pairwise template (:class:`LargeMarginGaussianTemplate`) and the softmax template
-    (:class:`~dpconvex.templates.large_margin_softmax.LargeMarginSoftmaxTemplate`) share
-    the records z (n × D, D = d + 1, ||z|| <= 1), the class indices y, C, K, the
-    Frobenius regularizer (modulus μ = lam), the parameterization ``space`` and the
-    certificate's common lines; each adds its loss, constants and numerics.
+    The pairwise and the softmax template share the records z (n × D, ||z|| <= 1), the class
+    indices y, C, K, the Frobenius regularizer (μ = lam), the parameterization ``space``
+    and the certificate's common lines; each adds its loss, constants and numerics.
 
     Examples
     --------

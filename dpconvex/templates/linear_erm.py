@@ -412,12 +412,10 @@ class LinearERMTemplate:
                         ) -> np.ndarray:
         """An estimate of ∇²J(w) from every k-th row (capability ``"sampled_hessian"``).
 
-        (1/|S|) Σ_{i∈S} ℓ''(m_i) x_i x_iᵀ + (Λ + Δ) I over S = {0, k, 2k, ...}: about n/k
-        rows' Gram work, with k up to 20 and at least 100 rows per coefficient. With
-        ``bound``, ℓ'' is replaced by the loss's declared bound c (when finite), so the
-        matrix estimates a majorant of ∇²J at every w (a safe first Newton step from any
-        start, e.g. for the Huber hinge, whose ℓ'' is 0 at all margins of w = 0). A solver
-        uses it for search directions only; the gradient is always exact.
+        (1/|S|) Σ_{i∈S} ℓ''(m_i) x_i x_iᵀ + (Λ + Δ) I over S = {0, k, 2k, ...} (k <= 20, at
+        least 100 rows per coefficient). ``bound`` puts the declared c for ℓ'' (when finite):
+        a majorant of ∇²J at every w, a safe first Newton step from any start. For search
+        directions only; the gradient is always exact.
         """
         reg = self.regularizer.lam + float(extra_reg)
         k = max(1, self._sample_step)

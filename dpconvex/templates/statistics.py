@@ -7,7 +7,7 @@ one statistic, computed on first use (``StatisticTemplate``: nothing is solved):
 descent), :class:`KMeansTemplate`, :class:`RangeTemplate` and :class:`VocabularyTemplate`
 (counts on the public grid of :mod:`dpconvex.data.log_grid`, [Smith11]_, [KKMN09]_) and
 :class:`SufficientStatisticsTemplate` (ridge through Σ x̃x̃ᵀ and Σ u x̃, [Wan18]_). Each
-class names the docs/privacy section deriving its sensitivity.
+class's ``derivation`` names the docs/privacy section deriving its sensitivity.
 
 References
 ----------
