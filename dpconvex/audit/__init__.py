@@ -1,23 +1,15 @@
 """Empirical privacy auditing: black-box lower bounds on ε from a mechanism's outputs.
 
-A mechanism M is ε-differentially private (or (ε, δ)-DP) if for every pair of
-adjacent data sets D, D′ and every event E,
+Run a mechanism many times on a fixed adjacent pair and bound an event's probabilities on
+each side (Clopper–Pearson): ln((p_lo − δ)/q_hi) > ε is a significant violation of the
+claim ([JUO20]_, [NST+21]_). A bound below the claim proves nothing; one above it is a false
+alarm with probability at most 1 − confidence (docs/privacy/auditing.md#privacy-auditing).
 
-    P[M(D) ∈ E] <= e^ε P[M(D′) ∈ E] + δ.
-
-Run M many times on a fixed adjacent pair, bound p = P[E | D] from below and q = P[E | D′]
-from above (Clopper–Pearson): an event with ln((p_lo − δ)/q_hi) > ε is a significant violation
-of the claim ([JUO20]_, [NST+21]_). The bound is a *lower* bound: a mechanism can pass every
-audit and not be private (a weak pair or event), while a bound above the claimed ε is a false
-alarm with probability at most 1 − confidence.
-
-Modules: :mod:`~dpconvex.audit.bounds` (Clopper–Pearson, :func:`epsilon_from_counts` and the
-confidence split), :mod:`~dpconvex.audit.statistics` (statistics of the outputs,
-:func:`float_consistency_statistic` after [Mir12]_, the event chosen on held-out runs),
-:mod:`~dpconvex.audit.runner` (:func:`audit`, :func:`epsilon_lower_bound`),
-:mod:`~dpconvex.audit.pairs` (adversarial adjacent pairs) and :mod:`~dpconvex.audit.adapters`
-(the library's mechanisms as auditable callables, each run one call of
-:func:`dpconvex.privacy.release.release`; :class:`EstimatorMechanism`: one ``fit`` per run).
+Modules: :mod:`~dpconvex.audit.bounds` (the bounds and the confidence split),
+:mod:`~dpconvex.audit.statistics` (statistics of the outputs, after [Mir12]_ for
+:func:`float_consistency_statistic`), :mod:`~dpconvex.audit.runner` (:func:`audit`,
+:func:`epsilon_lower_bound`), :mod:`~dpconvex.audit.pairs` (adversarial adjacent pairs)
+and :mod:`~dpconvex.audit.adapters` (the library's mechanisms as auditable callables).
 
 References
 ----------

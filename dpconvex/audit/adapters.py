@@ -1,47 +1,20 @@
 """Auditable mechanisms: thin adapters over the library's one release path.
 
-Every run of every adapter is one call of :func:`dpconvex.privacy.release.release`
-with the library's own template and :class:`~dpconvex.privacy.mechanisms.Mechanism`
-— the path the estimators take — so an audit checks the library, not a copy
-of it. An adapter only
+Every run is one call of :func:`dpconvex.privacy.release.release` with the library's own
+template and :class:`~dpconvex.privacy.mechanisms.Mechanism`, so an audit checks the
+library, not a copy: ``adapter(data, np.random.default_rng(seed))`` equals, bit for bit,
+what an estimator releases with ``random_state=seed`` (tests/audit/test_audit.py). An
+adapter builds the template once per data set, memoizes the randomness-free steps and the
+unperturbed solve (:class:`Audited`, :class:`OnceUnperturbed`; they change nothing
+``release`` computes) and may scale the noise by ``noise_scale`` < 1, a deliberately
+mis-calibrated mutant that checks an audit has power.
 
-* builds the template once per data set (cached by a hash of the data), so the
-  template's caches (its CVXPY problem, its row products) serve every run;
-* memoizes the steps of ``release`` that draw no randomness and give the same
-  result on every run (conditions, calibration, certificate) and the
-  unperturbed solve (the center of output perturbation, a deterministic
-  function of the data, computed once per sweep by ``epsilon_sweep`` too,
-  docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): :class:`Audited` and
-  :class:`OnceUnperturbed`, which change nothing ``release`` computes;
-* optionally multiplies the noise by ``noise_scale`` < 1: a deliberately
-  MIS-CALIBRATED mechanism (its certificate still claims the library's ε), to
-  check that an audit has power.
-
-The output of ``adapter(data, np.random.default_rng(seed))`` equals, bit for
-bit, the parameters an estimator releases with ``random_state=seed`` on the
-same data (tests/audit/test_audit.py).
-
-:class:`EstimatorReleaseMechanism` audits what an estimator releases with its parameters:
-the template of its public ``plan`` and ``prepare``, the plan's budget, and per run one
-``release`` with its mechanism (the path of ``fit``, post-processing onto the parameter set
-included). It also gives the white-box statistic of the change of variables of
-objective perturbation ([CMS]_ Section 3.2;
-docs/privacy/large_margin_softmax.md#privacy-softmax-gaussian-objective,
-privacy-softmax-audit): with b_X(θ) = −n ∇J_X(θ) the noise that makes θ the minimizer on
-X,
-
-* pure (norm-Gamma noise, density ∝ exp(−β‖b‖)):
-  ln f_D(θ)/f_D′(θ) = β(‖b_D′(θ)‖ − ‖b_D(θ)‖) + ln det ∇²J_D(θ) − ln det ∇²J_D′(θ);
-* Gaussian (b ~ N(0, σ²I)):
-  (‖b_D′(θ)‖² − ‖b_D(θ)‖²)/(2σ²) + the same log-determinants,
-
-exact for an unconstrained template (softmax, linear ERM without ``constraints``:
-b ↦ θ is a bijection). By Neyman–Pearson, thresholding it gives the most powerful
-events for the pair; any statistic gives a valid bound. Over a parameter set the
-minimizer sits on the boundary for a set of noises of positive probability (the
-normal cone there), b ↦ θ is no longer a bijection and the released law has mass
-on the boundary: audit those releases with a threshold statistic on a projection
-of θ (e.g. ``lambda theta: theta[0]``), which is valid for any mechanism.
+:class:`EstimatorReleaseMechanism` audits an estimator's own ``plan``/``prepare``/``fit``
+path and gives the white-box log-likelihood ratio of the change of variables of objective
+perturbation ([CMS]_ Section 3.2), exact for unconstrained templates only; over a parameter
+set audit a threshold on a projection of θ instead
+(docs/privacy/large_margin_softmax.md#privacy-softmax-audit,
+docs/privacy/auditing.md#privacy-audit-regression-forms).
 
 References
 ----------
@@ -336,8 +309,8 @@ class LinearERMMechanism(_TemplateAdapter[LinearERMTemplate]):
     h : float, default=0.5
         Width of the Huber/smooth hinge.
     noise_scale : float, default=1.0
-        Multiplies every noise draw: < 1 is a deliberately MIS-CALIBRATED mechanism (0.5:
-        true ε doubled), for checking that audits have power.
+        Multiplies every noise draw: < 1 is a deliberately mis-calibrated mutant (0.5: true ε
+        doubled) that checks an audit has power.
     solver : str, default="native"
         Backend name (the registry's) or a backend.
     delta : float, default=0.0
@@ -719,9 +692,8 @@ class EstimatorReleaseMechanism(Sampled):
         through ``PrivateGaussianCentroid``); a number for ``lam`` on the linear
         learners.
     noise_scale : float, default=1.0
-        Multiplies every noise draw (norm-Gamma rate β/s, Gaussian std s·σ)
-        while the claimed (ε, δ) stays the library's: s < 1 is a deliberately
-        MIS-CALIBRATED mechanism, to check that an audit has power.
+        Multiplies every noise draw (rate β/s, std s·σ), the claim unchanged: s < 1 is a
+        mis-calibrated mutant (see :class:`LinearERMMechanism`).
 
     Examples
     --------

@@ -1,26 +1,10 @@
 """Clopper–Pearson bounds on a binomial proportion and the lower bound on ε they give.
 
-Derivation (``docs/privacy/auditing.md#privacy-auditing``). Let k_D of the n_D evaluation runs on D
-and k_D′ of the n_D′ runs on D′ fall in an event E. The one-sided
-Clopper–Pearson bounds ([CP34]_)
-
-    p_lo = Beta⁻¹(α₁; k_D, n_D − k_D + 1)            (0 if k_D = 0),
-    q_hi = Beta⁻¹(1 − α₂; k_D′ + 1, n_D′ − k_D′)      (1 if k_D′ = n_D′)
-
-satisfy P[p < p_lo] <= α₁ and P[q > q_hi] <= α₂ for every p, q. By the union
-bound both hold with probability >= 1 − α₁ − α₂; on that event, (ε, δ)-DP
-gives p_lo − δ <= p − δ <= e^ε q <= e^ε q_hi, hence
-
-    ε >= ε_lb = max(0, ln((p_lo − δ) / q_hi)).
-
-So P[ε_lb > ε] <= α₁ + α₂ = α = 1 − confidence. Budget split: when E and its
-direction (which data set is the numerator) are fixed before the evaluation
-runs are seen, α₁ = α₂ = α/2. When all four directions ({s > t} or {s <= t},
-D over D′ or D′ over D) are tried on the *same* runs and the maximum is
-reported, each of P[s > t | D] and P[s > t | D′] gets a two-sided interval at
-level α/2 (α/4 per tail); the four bounds are functions of these two intervals
-(the complement's bounds are 1 minus the other tail), so all four hold
-simultaneously with probability >= 1 − α.
+With p_lo, q_hi the one-sided Clopper–Pearson bounds ([CP34]_) on an event's probability
+under D and D′, ε >= ε_lb = max(0, ln((p_lo − δ) / q_hi)) fails with probability at most
+α = 1 − confidence: α/2 per side for one event fixed in advance, α/4 per tail when all four
+directions are tried on the same runs. Derivation and budget split:
+docs/privacy/auditing.md#privacy-auditing.
 
 References
 ----------
@@ -187,12 +171,10 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
                         confidence: float = 0.95, delta: float = 0.0) -> float:
     """Lower bound on ε from the counts of one event fixed in advance.
 
-    ``k_D`` of ``n_D`` runs on D and ``k_Dprime`` of ``n_Dprime`` runs on D′
-    fall in the event E, which (with its direction: D in the numerator) must
-    have been chosen without looking at these runs. Returns
-    max(0, ln((p_lo − δ)/q_hi)) with one-sided Clopper–Pearson bounds at
-    α/2 each, α = 1 − ``confidence`` (union bound, see the module docstring);
-    the result exceeds the true ε with probability at most α.
+    ``k_D`` of ``n_D`` runs on D and ``k_Dprime`` of ``n_Dprime`` on D′ fall in E, chosen
+    (with its direction, D in the numerator) without these runs. Returns
+    max(0, ln((p_lo − δ)/q_hi)), Clopper–Pearson at α/2 each ([JUO20]_ Section 3, [CP34]_):
+    it exceeds the true ε with probability at most α = 1 − ``confidence``.
 
     Parameters
     ----------
@@ -203,10 +185,6 @@ def epsilon_from_counts(k_D: int, n_D: int, k_Dprime: int, n_Dprime: int, *,
     confidence : float, default=0.95
     delta : float, default=0.0
         δ of an (ε, δ)-DP claim.
-
-    References
-    ----------
-    [JUO20]_ Section 3, [CP34]_.
 
     Examples
     --------

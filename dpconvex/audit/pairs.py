@@ -51,27 +51,14 @@ def linear_erm_pair(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Adversarial replace-one pair for linear ERM, a classifier's or a regressor's: (X, y, X′, y′).
 
-    Record 0 is the differing record: x_0 = q·e_0 (at the norm bound, on an
-    axis no other record but the anchors uses) with the label hi in D and lo
-    in D′, the ends of ``label_range`` = (lo, hi). With the default (−1, 1)
-    these are the classes +1 and −1, so y_0 x_0 flips to its antipode; for a
-    loss of the prediction ℓ(z, u) they are the ends of the label range. The
-    other n − 1 records are identical in both, with ||x|| <= q on the axes
-    e_1, ..., e_{d−1} (zero rows when d = 1) and labels alternating hi, lo.
-    The objective then separates: coordinate 0 of the minimizer depends on the
-    records on e_0 alone. For the Huber and smooth hinges with q²/(nΛ) < 1 − h,
-    and the Huber regression loss (threshold M) with q²/(nΛ) < 1 − M, both
-    records sit on the linear part of the loss (|ℓ′| = 1), so the argmin moves
-    by exactly the sensitivity 2q/(nΛ) of [CMS]_ Alg. 1 and the gradient by 2q.
-    Use small n (with objective perturbation the Δ branch of [CMS]_ Alg. 2 is
-    then active).
-
-    ``anchors`` = k > 0 makes records 1, ..., k copies of record 0 of D
-    (x = q·e_0, label hi) in both data sets. They move both minimizers along
-    +e_0 alike: with k = 1 and the losses above (while 2q²/(nΛ) stays below
-    1 − h or 1 − M) coordinate 0 of the minimizer is 2q/(nΛ) on D and 0 on D′,
-    so over the non-negative orthant both minimizers lie in the set and
-    projected output perturbation still moves by the whole sensitivity.
+    Record 0 differs: x_0 = q·e_0 (at the norm bound, on an axis of its own) with label hi
+    in D and lo in D′, the ends of ``label_range``; the other records are shared, on the axes
+    e_1, ..., e_{d−1} (zero rows when d = 1), labels alternating. Coordinate 0 of the
+    minimizer then depends on the records on e_0 alone, and for small n with the Huber and
+    smooth hinges or the Huber regression loss it moves by the whole sensitivity 2q/(nΛ) of
+    [CMS]_ Alg. 1. ``anchors`` = k copies record 0 of D into records 1, ..., k of both data
+    sets, so that over the orthant projected output perturbation still moves by the whole
+    sensitivity (docs/privacy/auditing.md#privacy-audit-regression-forms).
 
     Parameters
     ----------
@@ -181,14 +168,11 @@ def exponential_mechanism_pair(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Worst-case utility vectors (u, u′) for the exponential mechanism ([MT07]_).
 
-    u = (0, g) and u′ = (−Δu, g + Δu): every utility moves by at most the
-    sensitivity Δu, in opposite directions. With a = εg/(2Δu),
-    P[0 | u] = 1/(1 + e^a) and P[0 | u′] = 1/(1 + e^{a+ε}), so the ratio
-    (1 + e^{a+ε})/(1 + e^a) increases with the gap g and tends to e^ε
-    (candidate 0 becomes rare, so more runs are needed). In CMS Alg. 4
-    (u_i = −mistakes, Δu = 1) this pair is realized by replacing a held-out
-    record that candidate 0 classifies correctly and candidate 1 wrongly with
-    one for which the opposite holds.
+    u = (0, g) and u′ = (−Δu, g + Δu): every utility moves by the sensitivity Δu, in
+    opposite directions. With a = εg/(2Δu), P[0 | u]/P[0 | u′] = (1 + e^{a+ε})/(1 + e^a)
+    grows with g towards e^ε (candidate 0 becomes rare: more runs). In [CMS]_ Alg. 4
+    (Δu = 1) a held-out record that only candidate 0 classifies right is swapped for one
+    that only candidate 1 does.
 
     Parameters
     ----------

@@ -135,10 +135,9 @@ def epsilon_lower_bound(
 ) -> AuditResult:
     """Clopper–Pearson lower bound on ε from outputs on two adjacent data sets.
 
-    The event is E = {statistic(o) > threshold} or its complement, and the
-    bound is ln(p_lo/q_hi) with p_lo a lower bound on P[E | one data set] and
-    q_hi an upper bound on P[E | the other] ([JUO20]_, [NST+21]_, [CP34]_);
-    it is clamped at 0.
+    E = {statistic(o) > threshold} or its complement; the bound is max(0, ln(p_lo/q_hi)),
+    p_lo and q_hi Clopper–Pearson bounds on P[E] under the two data sets ([JUO20]_ Section 3,
+    [NST+21]_, [CP34]_).
 
     .. warning:: The threshold and direction must not be chosen by looking at
        ``outputs_D``/``outputs_Dprime``: a threshold tuned on the same runs
@@ -176,10 +175,6 @@ def epsilon_lower_bound(
     -------
     AuditResult
         ``float(result)`` is the bound.
-
-    References
-    ----------
-    [JUO20]_ Section 3 (Clopper–Pearson bounds on ε), [NST+21]_, [CP34]_.
 
     Examples
     --------
@@ -284,18 +279,12 @@ def audit(
     """Audit a mechanism on an adjacent pair: a lower bound on its ε ([JUO20]_, [NST+21]_).
 
     Runs ``mechanism(D, rng)`` and ``mechanism(D_prime, rng)`` ``n_runs`` times each (or
-    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`), then
-
-    1. *selection* (the first ``selection_fraction`` of each data set's runs): fixes the
-       statistic — by default the projection of the flattened output onto m_D − m_D′, the
-       difference of the mean outputs estimated on these runs — and the event {s > t} or
-       {s <= t} and its direction, maximizing over quantile thresholds the Clopper–Pearson
-       bound these frequencies would give on the evaluation sizes;
-    2. *evaluation* (the remaining runs, never seen by step 1): the Clopper–Pearson lower
-       bound on ln((P[E | D] − δ)/P[E | D′]) (or the reverse), α/2 per bound.
-
-    With probability >= ``confidence`` the bound does not exceed the mechanism's true ε: a
-    bound above the claimed ε is a privacy bug.
+    ``mechanism.sample(data, n_runs, rng)``, :class:`BatchMechanism`); the first
+    ``selection_fraction`` of each side's runs fixes the statistic (default: the projection
+    onto the difference of the mean outputs), the threshold and the direction; the other
+    runs give the Clopper–Pearson bound, α/2 per side
+    (docs/privacy/auditing.md#privacy-auditing). With probability >= ``confidence`` the bound
+    does not exceed the mechanism's true ε: a bound above the claimed ε is a privacy bug.
 
     Parameters
     ----------

@@ -1,15 +1,10 @@
 """Statistics of a mechanism's outputs and the choice of the audited event.
 
-An audit reduces every output to a scalar statistic s and bounds the ratio of
-the probabilities of an event {s > t} (or {s <= t}) on two adjacent data sets.
-This module holds
-
-* the statistics: the default projection onto the difference of the mean
-  outputs, and :func:`float_consistency_statistic`, a test of the low-order
-  bits of additive floating-point noise ([Mir12]_) (the adapters' white-box
-  ``log_likelihood_ratio`` statistics live with the adapters);
-* the event selection on held-out runs (threshold and direction), whose
-  choice must not see the runs that give the bound ([NST+21]_).
+An audit reduces every output to a scalar s and bounds the ratio of the probabilities of
+{s > t} (or {s <= t}) on two adjacent data sets. Here: the default projection onto the
+difference of the mean outputs, :func:`float_consistency_statistic` ([Mir12]_), and the
+choice of threshold and direction on held-out runs ([NST+21]_); the white-box
+``log_likelihood_ratio`` statistics live with the adapters.
 
 References
 ----------
@@ -182,15 +177,11 @@ def select_event(s_D: np.ndarray, s_Dp: np.ndarray, n_eval_D: int, n_eval_Dp: in
 def float_consistency_statistic(center: Any) -> Callable[[np.ndarray], float]:
     """Mironov's floating-point test: does the output look like fl(center + noise)?
 
-    Returns the statistic o ↦ 1.0 if the round trip (o − c) + c differs from o
-    in some coordinate, else 0.0, with c = ``center`` (e.g. the non-private
-    minimizer on D′). A release computed in floating point as fl(c + b) passes
-    the round trip (its low-order bits are those of a sum with c), while a
-    release fl(c_D + b) around a different center often does not; the event
-    {s > 0.5} then has probability ~0 under D′ and a large one under D, and the
-    audit's bound grows with the number of runs. This is the attack of
-    [Mir12]_ on textbook floating-point implementations of additive noise. The
-    audit's guarantee does not depend on the test being exact.
+    Returns the statistic o ↦ 1.0 if the round trip (o − c) + c differs from o in some
+    coordinate, else 0.0, with c = ``center`` (e.g. the non-private minimizer on D′): a
+    release fl(c + b) passes it, one around another center often does not ([Mir12]_'s attack
+    on floating-point additive noise; docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
+    The audit's guarantee does not depend on the test being exact.
 
     Parameters
     ----------

@@ -4,12 +4,15 @@
   constants (derivative bound, curvature), one registry :data:`LOSSES`, and the L2 /
   Frobenius regularizers (the one source of μ) and the extra data-independent matrix terms
   of the large-margin objective;
+- :mod:`~dpconvex.objectives.atoms`: slope and curvature bounds derived from a loss's
+  CVXPY atoms;
 - :mod:`~dpconvex.objectives.sets`: closed convex parameter sets with exact Euclidean
   projections (ball, box, orthant, ℓ1 ball, simplex), :func:`recognize`, which reads
   them from CVXPY constraints, and :class:`CVXPYSet`, any other DCP constraint set.
 
-Objectives import only :mod:`dpconvex.errors` and :mod:`dpconvex._validation` (and NumPy,
-SciPy, CVXPY).
+Objectives import :mod:`dpconvex.errors`, :mod:`dpconvex._validation` and
+:class:`~dpconvex.privacy.certificate.Condition` (the verdict of :func:`probe_term`),
+besides NumPy, SciPy and CVXPY.
 """
 
 from __future__ import annotations

@@ -1,36 +1,10 @@
 """Slope and curvature bounds of a loss on all of ℝ, derived from its CVXPY atoms.
 
-A margin loss ℓ(m) written with CVXPY atoms ([CVXPY]_) is a composition of functions whose
-derivatives are known. For g = f ∘ u (u a function of the margin m) the chain rule gives
-
-    |g'| <= L_f · L_u,          g'' <= c_f · L_u² + L_f · c_u,
-
-where L is a bound on |f'| and c a bound on f'' over all of ℝ; sums add their bounds,
-a constant factor a scales both by |a|. Each bound is a theorem about the atom, not a
-probe: it holds at every margin a release can reach (the noise is unbounded, so the
-margins of a released model are). A loss whose expression contains an atom outside
-:data:`ATOMS` gets no derived bound (its declared bounds are then "declared, not
-verified", docs/privacy/user_objectives.md#privacy-vouch).
-
-The table (L_f, c_f), with the form each atom takes in CVXPY:
-
-=====================  ===========================  ===============================
-atom                   |f'| bound L_f               f'' bound c_f
-=====================  ===========================  ===============================
-affine (a·u + b)       |a|                          0
-``logistic(u)``        1                            1/4
-``huber(u, M)``        2M                           2
-``pos``/``neg``/       1                            ∞ (a kink), except inside an
-``abs``/``maximum``/                                atom with f'(0) = 0 (``huber``,
-``minimum``                                         ``square``): there 0
-``log_sum_exp``        max of its arguments' L      (max L)² + max c
-``square``, ``power``  ∞ (unbounded slope)          —
-``exp``                ∞                            —
-=====================  ===========================  ===============================
-
-``log_sum_exp``: its gradient is a softmax p, so |g'| = |Σ pᵢ uᵢ'| <= max Lᵢ and
-g'' = Var_p(u') + Σ pᵢ uᵢ'' <= (max Lᵢ)² + max cᵢ (Popoviciu: a variable in
-[−L, L] has variance at most L²).
+For a margin loss written with CVXPY atoms ([CVXPY]_), the chain rule over g = f ∘ u gives
+|g'| <= L_f · L_u and g'' <= c_f · L_u² + L_f · c_u, from the per-atom bounds (L_f, c_f) of
+:data:`ATOMS` (each a theorem about the atom on all of ℝ, not a probe). A loss with an atom
+outside the table gets no derived bound ("declared, not verified"). The table and its
+proofs: docs/privacy/user_objectives.md#privacy-margin-loss-bounds.
 
 References
 ----------
@@ -697,14 +671,11 @@ def _smooth(expr: cp.Expression, h: float) -> tuple[cp.Expression, float, int]:
 def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothing]:
     """Replace every kink of a loss's CVXPY form by its Huberization of half-width ``h``.
 
-    ``maximum``/``minimum`` of pieces of which one is affine (``pos``, ``neg``, the pinball
-    and ε-insensitive losses) become r + pos_h(max(others − r)), with pos_h the Huber
-    hinge of [CMS]_ eq. 35 (0 below −h, (d + h)²/(4h) on [−h, h], d above); ``abs`` of an
-    affine argument becomes huber(u, h)/(2h) + h/2. Each keeps the slope bound of the kink
-    and has curvature (its slope jump)/(2h) there, which :func:`derive_bounds` derives from
-    the ``huber`` atom; each changes the loss by at most (its slope jump)·h/4, added up
-    through the outer atoms by their slope bounds (:class:`Smoothing`). An expression
-    without kinks is returned as it is.
+    ``maximum``/``minimum`` with an affine piece (``pos``, ``neg``, pinball, ε-insensitive)
+    become r + pos_h(max(others − r)), pos_h the Huber hinge of [CMS]_ eq. 35; ``abs`` of an
+    affine u becomes huber(u, h)/(2h) + h/2. Each kink keeps its slope bound, gets curvature
+    (slope jump)/(2h) and changes the loss by at most (slope jump)·h/4 (:class:`Smoothing`;
+    docs/privacy/user_objectives.md#privacy-smoothing). A loss without kinks is returned as is.
 
     Raises
     ------

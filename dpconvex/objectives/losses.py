@@ -1,28 +1,18 @@
-"""The terms of a private ERM objective, each with the constants its privacy proof needs:
-losses (G, c), regularizers (μ) and the data-independent matrix terms R(Φ) of the
-large-margin objective with their probe (docs/privacy/large_margin.md#privacy-large-margin).
+"""The terms of a private ERM objective, each with the constants its privacy proof needs.
 
-A loss is a function of the margin ``m = y * f(x)`` (labels in {-1, +1}). Each class
-carries its NumPy value and first and second derivatives in m, the same function as a
-DCP-convex CVXPY expression (or ``has_cvxpy = False``: the CVXPY backends then refuse it by
-name), a declared bound ``deriv_bound`` on |ℓ'(m)| (CMS requires 1) and a declared bound
-``curvature`` on ℓ''(m) (CMS Alg. 2's constant c).
-
-The Huber hinge and the pinball loss are stated in CVXPY (:func:`hinge`, :func:`pinball`) and
-compiled as a user's loss is (:meth:`Loss.from_cvxpy`: one expression gives the NumPy forms,
-the bounds and the smoothing of the kinks). The verifier
-(:func:`dpconvex.privacy.checks.check_loss`) establishes the declared constants on all of ℝ:
-from docs/privacy/linear_erm.md#privacy-loss-constants for the losses written by hand below,
-from the CVXPY form's atoms for a compiled one (:mod:`dpconvex.objectives.atoms`). Adding a
-loss = one subclass + one entry in :data:`LOSSES`.
+A loss is a function of the margin ``m = y * f(x)`` with NumPy value and derivatives, a
+DCP-convex CVXPY form (or ``has_cvxpy = False``: the CVXPY backends refuse it by name) and
+declared bounds ``deriv_bound`` >= |ℓ'| and ``curvature`` >= ℓ'' ([CMS]_ Alg. 2's c). The
+Huber hinge and the pinball loss are compiled from CVXPY (:meth:`Loss.from_cvxpy`) as a
+user's loss is; :func:`dpconvex.privacy.checks.check_loss` establishes the constants
+(docs/privacy/linear_erm.md#privacy-loss-constants, :mod:`dpconvex.objectives.atoms`).
+Adding a loss = one subclass + one entry in :data:`LOSSES`.
 
 A regularizer is the one source of a template's strong-convexity modulus μ
-(``template.regularizer.strong_convexity``): its privacy constants declare that μ, and the
-solvers use it. ``lam`` is the weight written in front of the term, so μ depends on its
-form: :class:`L2` ``(lam / 2) ||w||²`` (linear ERM; [CMS]_: (1/2)||f||² is 1-strongly
-convex, so Λ N(f) is Λ-strongly convex, Alg. 1-2): μ = lam; :class:`Frobenius`
-``(lam / 2) Σ ||Φ||²_F`` (large-margin Gaussian classifier, [PR12]_ eq. 11 with its
-λ = lam / 2): μ = lam.
+(``template.regularizer.strong_convexity``): :class:`L2` ``(lam / 2) ||w||²`` ([CMS]_
+Alg. 1-2) and :class:`Frobenius` ``(lam / 2) Σ ||Φ||²_F`` ([PR12]_ eq. 11, their λ = lam / 2)
+both give μ = lam. :class:`MatrixTerm` is a data-independent term R(Φ) of the large-margin
+objective (docs/privacy/large_margin.md#privacy-large-margin).
 
 References
 ----------
@@ -598,10 +588,9 @@ def hinge(m: cp.Expression) -> cp.Expression:
 class HuberHinge(_HingeWidth, _ShippedForm):
     """Huber hinge ([CMS]_ eq. 35): the hinge :func:`hinge` with its kink smoothed at half-width h > 0.
 
-    ℓ(m) = 0 for m > 1 + h; (1 + h − m)²/(4h) for |1 − m| <= h; 1 − m for m < 1 − h: the
-    loss compiler's Huberization of ``cp.pos(1 - m)``
-    (:func:`~dpconvex.objectives.atoms.smooth_kinks`), from whose one CVXPY form its NumPy
-    value and derivatives and its bounds |ℓ'| <= 1, ℓ'' <= 1/(2h) are derived.
+    ℓ(m) = 0 for m > 1 + h; (1 + h − m)²/(4h) for |1 − m| <= h; 1 − m for m < 1 − h, compiled
+    from ``cp.pos(1 - m)`` (:func:`~dpconvex.objectives.atoms.smooth_kinks`): |ℓ'| <= 1,
+    ℓ'' <= 1/(2h).
 
     Examples
     --------
@@ -627,8 +616,7 @@ class SmoothHinge(_HingeWidth, Loss):
     -s^4/(16 h^3) + 3 s^2/(8h) + s/2 + 3h/16 on |s| <= h. ℓ is C^2,
     |ℓ'| <= 1 and ℓ'' = 3/(4h) (1 - s^2/h^2) <= 3/(4h).
 
-    No exact DCP form is available (the quartic piece), so only the native
-    solver accepts it (``has_cvxpy = False``).
+    No exact DCP form (the quartic piece): native solver only (``has_cvxpy = False``).
 
     Examples
     --------
@@ -751,12 +739,10 @@ class Pinball(_ShippedForm):
     """The quantile (pinball) loss ρ_τ(y − z) (Koenker & Bassett 1978), :func:`pinball`, its kink
     smoothed by the compiler.
 
-    The kink at z = y is Huberized at half-width h (:func:`~dpconvex.objectives.atoms.smooth_kinks`):
-    with r = z − y, ℓ = (1 − 2τ)·r/2 + huber(r, h)/(4h) + h/4, within h/4 of ρ_τ. Its
-    bounds, derived from that CVXPY form on all of ℝ and for every label, are |∂ℓ/∂z| <=
-    max(τ, 1 − τ) and ∂²ℓ/∂z² <= 1/(2h) (docs/privacy/user_objectives.md#privacy-prediction-losses).
-    ``smoothing`` is h on the scale of ``label_range``; ``"auto"`` leaves h to the estimator's
-    public rule, chosen with Λ (:func:`~dpconvex.privacy.rules.lam.resolve_smoothing`).
+    The kink at z = y is Huberized at half-width h (:func:`~dpconvex.objectives.atoms.smooth_kinks`),
+    within h/4 of ρ_τ; derived bounds |∂ℓ/∂z| <= max(τ, 1 − τ), ∂²ℓ/∂z² <= 1/(2h)
+    (docs/privacy/user_objectives.md#privacy-prediction-losses). ``smoothing`` is h on the
+    scale of ``label_range``; ``"auto"`` leaves h to the estimator's public rule with Λ.
 
     Examples
     --------
@@ -960,11 +946,9 @@ REGULARIZERS: dict[str, type[Regularizer]] = {L2.name: L2, Frobenius.name: Frobe
 class MatrixTerm:
     """A user-supplied convex, differentiable, data-independent term R(Φ).
 
-    It may read only Φ (never the data): its gradient then cancels in the
-    replace-one difference and the sensitivity is unchanged, and its Hessian
-    (PSD, by convexity) only adds to the Jacobian's strong-convexity floor. It is
-    given no credit in the strong-convexity modulus (μ stays 2λ), so a term that
-    happens to be strongly convex is used conservatively.
+    It reads only Φ (never the data), so it changes neither the sensitivity nor, being
+    convex, the Jacobian bound, and gets no strong-convexity credit (μ stays 2λ;
+    docs/privacy/large_margin.md#privacy-lm-model).
 
     Parameters
     ----------

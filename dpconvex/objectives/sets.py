@@ -1,32 +1,13 @@
 """Closed convex parameter sets with exact Euclidean projections, and their CVXPY forms.
 
-A constrained private ERM minimizes over a closed convex set S. The CVXPY backends take
-any DCP constraint; the native projected gradient needs Π_S, the Euclidean projection
-onto S, in closed form (``space.project`` of a template). This module offers the sets
-whose projection is exact, each in both forms (``project`` and ``cvxpy_constraints``),
-and :func:`recognize`, which reads a list of CVXPY constraints on a variable and returns
-the set they describe when it is one of these -- exactly -- and None otherwise. Any other
-DCP constraint set is a :class:`CVXPYSet`: the CVXPY backends solve over it, its
-projection is itself a CVXPY solve (not exact), and the native solvers refuse it.
-
-=====================  ==============================  ===================================
-set                    S                               Π_S(θ)
-=====================  ==============================  ===================================
-:class:`L2Ball`        ||w − c||_2 <= r                c + (θ − c) · min(1, r/||θ − c||_2)
-:class:`Box`           l <= w <= u (per coordinate)    clip(θ, l, u)
-:class:`NonNegative`   w >= 0                          max(θ, 0)
-:class:`L1Ball`        ||w||_1 <= r                    sign(θ) · Π_simplex(|θ|) ([DSSC]_ Section 4)
-:class:`Simplex`       w >= 0, Σ w = t                 max(θ − τ, 0), τ by sorting ([DSSC]_
-                                                       Fig. 1)
-:class:`Intersection`  sets on disjoint coordinates,   each member's projection on its
-                       boxes merged                    coordinates
-=====================  ==============================  ===================================
-
-A parameter of any shape (a (d, C) coefficient matrix) is read as its row-major
-flattening; ``indices=`` restricts a set to some coordinates of that flattening (e.g. the
-coefficients and not the intercept), the others are left free. Sets that constrain the
-same coordinates (a ball and the orthant, two balls) are not offered: the projection onto
-their intersection is not the composition of the projections.
+The native projected gradient needs the exact projection Π_S (``space.project``): each set
+here (:class:`L2Ball`, :class:`Box`, :class:`NonNegative`, :class:`L1Ball`,
+:class:`Simplex`, :class:`Intersection` of sets on disjoint coordinates) has it, and its
+CVXPY form. :func:`recognize` reads CVXPY constraints as one of them, exactly, or gives
+None; any other DCP set is a :class:`CVXPYSet` (CVXPY backends only). A parameter of any
+shape is read row-major; ``indices=`` restricts a set to some coordinates. Sets on the same
+coordinates (a ball and the orthant) are not offered: the projection onto their
+intersection is not the composition (docs/privacy/user_objectives.md#privacy-constraints).
 
 References
 ----------
@@ -535,11 +516,9 @@ class Simplex(ConvexSet):
 class Intersection(ConvexSet):
     """An intersection whose projection is exact: sets on disjoint coordinates; boxes merged.
 
-    Boxes (:class:`Box`, :class:`NonNegative`) on the same ``indices`` merge into one box
-    (a box is a product of intervals); sets on disjoint coordinates (e.g. a ball on the
-    coefficients, a box on the intercept) are projected block by block. Anything else
-    raises :class:`~dpconvex.ParameterError`: the composition of the projections is not
-    the projection onto the intersection.
+    Boxes on the same ``indices`` merge into one box; sets on disjoint coordinates (a ball
+    on the coefficients, a box on the intercept) are projected block by block. Anything
+    else raises :class:`~dpconvex.ParameterError` (the projection would not be exact).
 
     Parameters
     ----------
@@ -692,12 +671,10 @@ def _check_public_convex(constraint: cp.Constraint, var: cp.Variable) -> None:
 class CVXPYSet(ConvexSet):
     """Any DCP constraint set, held as CVXPY constraints: the CVXPY backends solve over it.
 
-    The constraints are re-expressed on the set's own variable ``w`` and checked once: no
-    :class:`cvxpy.Parameter` (its value may change), no other variable, every constraint
-    DCP, and a common point (a Clarabel feasibility solve on the public set).
-    :meth:`project` solves min ||v − θ||² over the set (:data:`PROJECTION_SOLVES`), within
-    the solvers' tolerances, not exactly (``exact_projection`` is False): the native
-    solvers, whose accuracy check needs the exact projection, refuse the set.
+    The constraints are restated on the set's own variable ``w`` and checked once (no
+    :class:`cvxpy.Parameter`, no other variable, DCP, feasible by a Clarabel solve on the
+    public set). :meth:`project` solves min ||v − θ||² (:data:`PROJECTION_SOLVES`) within
+    solver tolerances, not exactly, so the native solvers refuse the set.
 
     .. warning::
        The set is public: build the constraints without looking at the private data
@@ -1092,12 +1069,9 @@ def recognize(constraints: Iterable[cp.Constraint] | cp.Constraint,
     * such sets on disjoint coordinates together (an :class:`Intersection`).
 
     Anything else gives None, never a set that differs from the constraints: a
-    constraint with a :class:`cvxpy.Parameter` (its value may change), on another
-    variable, with a matrix (``A @ var <= b``), a spectral norm (``cp.norm(W, 2)`` of a
-    matrix), a norm per row or column (``axis=``), a hyperplane alone, two sets on the
-    same coordinates (``var >= 0`` with a ball), an empty box, a non-positive radius, or
-    a ``var`` declared with attributes (``nonneg=True``, ``bounds=``, ``integer=True``: the
-    variable then constrains itself).
+    :class:`cvxpy.Parameter`, another variable, a matrix (``A @ var <= b``), a spectral or
+    per-axis norm, a hyperplane alone, two sets on the same coordinates, an empty box, a
+    radius <= 0, or a ``var`` with attributes (``nonneg=True``, ``bounds=``, ...).
 
     Parameters
     ----------

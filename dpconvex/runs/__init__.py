@@ -1,22 +1,16 @@
 """Canonical experiments as declarative TOML files, with their expected bands.
 
-A problem file names a dataset and its split, the learners and their
-parameters, the ε grid, the number of randomized runs, and the band each result
-must fall in (the regression oracle). ``dpconvex run NAME`` runs it; the test
-suite runs every problem in its ``--quick`` form. The file format is documented
-in ``problems/README.md``; adding a problem means writing a file, not code.
+A problem file (format: ``problems/README.md``) names a dataset and split, the learners,
+the ε grid, the runs and the band each result must fall in; ``dpconvex run NAME`` runs it
+and the test suite runs every problem ``--quick``. Modules: :mod:`~dpconvex.runs.spec`
+(schema, registries, validation), :mod:`~dpconvex.runs.runner` (:func:`run_problem`),
+:mod:`~dpconvex.runs.report` (:class:`ProblemResult`, what each fit released, the warning
+tally, outputs) and :mod:`~dpconvex.runs.band` (:func:`record_band`,
+:func:`assert_within_band`: a regression test for your own model).
 
-- :mod:`dpconvex.runs.spec`: the schema, the registries, lookup and validation;
-- :mod:`dpconvex.runs.runner`: :func:`run_problem`;
-- :mod:`dpconvex.runs.report`: what each fit released (from its certificate) and the
-  warnings of the fits, each distinct text once with its count; :class:`ProblemResult`, the
-  table, ``results.json``, the plot, safe writing;
-- :mod:`dpconvex.runs.band`: :func:`record_band` and :func:`assert_within_band`, a
-  regression test for your own model (the spread of its score over recorded seeds).
-
-A problem file may name a learner, a parameter value or a dataset loader by import path
-(:mod:`dpconvex.runs.spec`): code you trust, like a ``conftest.py``. Experiments seed their
-noise (``[grid] seed``): a model trained with a known seed is not private.
+A problem file may name a learner, a value or a loader by import path: code you trust, like
+a ``conftest.py``. Experiments seed their noise (``[grid] seed``): a model trained with a
+known seed is not private.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Regression bands for your own model: record the spread over seeds, check a fit against it.
 
-:func:`record_band` fits a model once per seed and keeps the scores; the
-:class:`Band` is their min..max, widened by a margin you state, and says so in the
-file it is written to (TOML or JSON). :func:`assert_within_band` checks a score or a
-fitted model against it and raises :class:`AssertionError` (pytest shows the
-message) naming the score, the band and the seeds it was recorded on.
-
-A band covers what was recorded: those seeds, on that data. A fit with another seed
-can fall outside it without anything being wrong; a test pins a recorded seed, or
-records enough seeds and a margin for the spread it wants to cover.
+:func:`record_band` fits a model once per seed; the :class:`Band` is the scores' min..max
+widened by a stated margin, written to TOML or JSON. :func:`assert_within_band` checks a
+score or a fitted model against it (:class:`AssertionError` naming score, band and seeds).
+A band covers the recorded seeds on that data: a test pins a recorded seed, or records
+enough seeds and a margin for the spread it wants to cover.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Running a problem: every method at every ε (or training-set size) for every run; and the
 embedded default job (:func:`run_demo`: the front door and private logistic regression on
-breast-cancer data, preprocessed by :func:`dpconvex.datasets.load_sklearn` with its
-published column ranges, see its warning about what the guarantee covers).
-
-Experiments seed their noise (``[grid] seed``) so that results are
-reproducible; seeded noise is fine for measuring utility but a model trained
-with a known seed is not private: real releases use ``random_state=None``.
+breast-cancer data from :func:`dpconvex.datasets.load_sklearn`, whose warning says what the
+guarantee covers). Experiments seed their noise (``[grid] seed``) to be reproducible: a
+model trained with a known seed is not private; real releases use ``random_state=None``.
 """
 
 from __future__ import annotations
@@ -459,14 +456,11 @@ def run_demo(epsilons: tuple[float, ...] = (0.1, 0.5, 1.0, 2.0, 5.0), runs: int 
              lam: float = 1e-3, seed: int | None = None) -> dict:
     """Print the test accuracy of the front door and of private logistic regression at several ε.
 
-    The first row is the front door, :class:`~dpconvex.PrivateClassifier` with
-    only ε set; the comparison rows are private logistic regression at a fixed
-    Λ with objective and with output perturbation. Every row names the learner
-    and mechanism its fits released, read from their certificates
-    (:func:`~dpconvex.runs.release_name`); the non-private model and the
-    majority class are the baselines. The warnings of the fits are summarized
-    after the table on stderr, each distinct text once on one line with how
-    many fits raised it. Last, the certificate of the front door at the largest ε.
+    Rows: the front door (:class:`~dpconvex.PrivateClassifier`, only ε set), then private
+    logistic regression at a fixed Λ with objective and output perturbation, each named by
+    :func:`~dpconvex.runs.release_name`, with the non-private and majority-class baselines;
+    then the fits' warnings on stderr (each distinct text once, with its count) and the
+    front door's certificate at the largest ε.
 
     Parameters
     ----------

@@ -1,20 +1,10 @@
 """The problem-file schema (``problems/README.md``): registries, lookup, parsing and validation.
 
-Problem files are looked up, in order (:func:`problem_dirs`):
-
-1. an explicit path to a ``.toml`` file (``dpconvex run path/to/file.toml``);
-2. the folders in ``$DPCONVEX_PROBLEMS`` (``os.pathsep``-separated);
-3. the ``problems/`` folder of the source checkout the package runs from;
-4. the copy installed with the package (``<prefix>/share/dpconvex/problems``,
-   shipped as data files by ``pip install .`` and by the wheel).
-
-The first file of a given name wins.
-
-A learner, a parameter value or a dataset loader may be named by import path,
-``"package.module:object"`` (:func:`import_object`): the module is imported when the
-file is loaded, from the problem file's folder first, then from the Python path.
-Importing runs the module's code: a problem file that names one is code you trust,
-like a ``conftest.py``.
+Problem files are looked up (:func:`problem_dirs`) as an explicit ``.toml`` path, then in the
+folders of ``$DPCONVEX_PROBLEMS`` (``os.pathsep``-separated), the source checkout's
+``problems/`` and the copy installed with the package; the first file of a name wins. A
+learner, value or loader may be named ``"package.module:object"`` (:func:`import_object`),
+imported from the problem file's folder first: code you trust, like a ``conftest.py``.
 """
 
 from __future__ import annotations
@@ -646,10 +636,8 @@ def _signature_check(path: Path, key: str, method: Method, factory: Callable[...
 def _check_params(path: Path, key: str, method: Method, epsilon: float) -> Any:
     """Build the estimator with the method's params and validate them now, not mid-run.
 
-    Private methods are built at ``epsilon`` (the first ε of the grid), as the
-    runner builds them, so that estimators whose ``epsilon`` is required (noisy
-    gradient descent) can be checked too. Sets ``method.private`` from the built
-    estimator (its ``mechanism`` and whether it has an ``epsilon``) and returns it.
+    Private methods are built at ``epsilon`` (the first ε of the grid, as the runner does);
+    sets ``method.private`` from the built estimator and returns it.
     """
     factory = _factory(method)
     _signature_check(path, key, method, factory)

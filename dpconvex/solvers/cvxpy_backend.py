@@ -24,12 +24,9 @@ from .base import CVXPY_STATUS_MAP, Backend, SolveResult, SolveStatus
 
 __all__ = ["DEFAULT_OPTIONS", "ClarabelBackend", "CVXPYBackend", "SCSBackend"]
 
-#: Solver options used by default: tight tolerances, because objective
-#: perturbation is private only at the exact minimizer.
-#: Both are capped in time (uncapped, SCS ran ~160 s on separable data with a small Λ and
-#: could not be interrupted): a solve stopped by the cap misses the residual check and
-#: raises SolverError (naming the other backends that can solve the template); nothing is
-#: released.
+#: Solver options used by default: tight tolerances (objective perturbation is private only
+#: at the exact minimizer) and a time cap (SCS once ran ~160 s uninterruptibly); a capped
+#: solve misses the residual check and raises SolverError: nothing is released.
 TIME_LIMIT_SECONDS = 60.0
 
 DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {

@@ -1,19 +1,12 @@
 """Native solver for smooth, strongly convex, unconstrained objectives (capability ``"smooth"``).
 
-L-BFGS (SciPy) to a moderate gradient tolerance, then Newton steps with
-backtracking to polish: with the exact dense Hessian when the dimension is
-small, else Newton-CG on exact Hessian-vector products (Nocedal & Wright,
-*Numerical Optimization*, 2nd ed., Alg. 7.1, forcing term
-η_k = min(0.5, sqrt(||∇J||))). A template with many rows per coefficient
-(capability ``"sampled_hessian"``) starts with Newton steps on Hessians from a
-sample of its rows instead (sub-sampled Newton: Byrd, Chin, Neveitt & Nocedal,
-SIAM J. Optim. 21(3), 2011; Roosta-Khorasani & Mahoney, Math. Program. 174, 2019),
-the exact gradient in every step and the exact Hessian for the last ones. The
-residual reported is the gradient norm ||∇J(x)||_2 computed at the returned point;
-the stopping rule does not depend on which steps got there.
-
-:class:`LbfgsNewton` is the ``"native"`` backend for the ``"smooth"`` capability: the
-dense Hessian up to :data:`_DENSE_HESSIAN_MAX_P` coefficients, Hessian-vector products above.
+L-BFGS (SciPy) to a moderate gradient tolerance, then Newton steps with backtracking: the
+exact dense Hessian up to :data:`_DENSE_HESSIAN_MAX_P` coefficients, else Newton-CG on
+Hessian-vector products (Nocedal & Wright, *Numerical Optimization*, 2nd ed., Alg. 7.1,
+η_k = min(0.5, sqrt(||∇J||))). With capability ``"sampled_hessian"`` it starts with
+sub-sampled Newton steps (Byrd, Chin, Neveitt & Nocedal, SIAM J. Optim. 21(3), 2011;
+Roosta-Khorasani & Mahoney, Math. Program. 174, 2019), exact gradients throughout. The
+residual is ||∇J|| at the returned point, whatever steps got there.
 """
 
 from __future__ import annotations
@@ -118,15 +111,10 @@ def minimize_smooth(
     # problems on a loaded 2-core machine), so run single-threaded.
     limit = single_threaded() if np.size(x0) <= 256 else contextlib.nullcontext()
     with limit:
-        # Small p: a dense Hessian costs a few gradient evaluations, and one or two Newton
-        # steps from ||∇J|| ~ 1e3·tol reach tol, saving the slow tail of L-BFGS (measured
-        # on Adult, p = 105: 17 + 1 Newton vs 38 L-BFGS iterations, 2.7x faster). If the
-        # polish does not reach tol, L-BFGS resumes with the tight tolerance: the stopping
-        # rule ||∇J|| <= tol is the same either way.
-        # Large p with Hessian-vector products: Newton-CG takes over at the same point
-        # (measured: n = 5000, p = 2000 dense, Λ = 1e-5: 0.37 s vs 0.64 s logistic, 0.90 s
-        # vs 1.35 s Huber; neutral on sparse rows). Dense Hessians above p = 128 cost more
-        # than the L-BFGS tail they save, so there they only finish a stalled L-BFGS.
+        # Small p: one or two dense Newton steps from ||∇J|| ~ 1e3·tol replace the slow tail of
+        # L-BFGS (Adult, p = 105: 2.7x faster); large p with Hessian-vector products: Newton-CG
+        # takes over at the same point (n = 5000, p = 2000: ~1.6x faster). Above p = 128 dense
+        # Hessians only finish a stalled L-BFGS. Either way the stopping rule is ||∇J|| <= tol.
         second_order = hess is not None or hessp is not None
         early = newton_steps > 0 and (
             (hess is not None and np.size(x0) <= _EARLY_NEWTON_MAX_P) or (hess is None and hessp is not None))

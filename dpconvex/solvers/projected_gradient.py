@@ -1,18 +1,11 @@
 """Accelerated projected gradient for smooth, strongly convex objectives over a convex set.
 
-Minimizes J(θ) over a closed convex set S given by its Euclidean projection
-Π_S (the template's ``space.project``: the PSD cone of every block for the
-large-margin classifier, the identity for R^p), where J is smooth (Lipschitz
-gradient) and μ-strongly convex.
-
-Method: accelerated projected gradient (Nesterov's constant-momentum scheme for
-strongly convex objectives [N]_, momentum (√L − √μ)/(√L + √μ)) with a step 1/L that
-follows the local curvature of J (:func:`accelerated_projected_gradient`, ``L0``), with
-backtracking ([BT]_) when a step's curvature exceeds its L (so a user-supplied term with
-an unknown Lipschitz constant is safe), and restart [OC]_ when the value rises or the step
-turns against the momentum. The residual is the natural residual
-||θ − Π_S(θ − ∇J(θ))|| (:func:`dpconvex.templates.base.natural_residual`, the same for
-every backend); for a μ-strongly convex, L-smooth J, ||θ − θ*|| <= (1 + L)/μ · res(θ).
+Minimizes a smooth, μ-strongly convex J over a closed convex set given by its projection
+(``space.project``): Nesterov's constant-momentum scheme [N]_ with a step 1/L following
+the local curvature, backtracking [BT]_ (safe for user terms of unknown Lipschitz
+constant), and restart [OC]_. The residual is the natural residual
+(:func:`dpconvex.templates.base.natural_residual`), with ||θ − θ*|| <= (1 + L)/μ · res(θ)
+(docs/privacy/large_margin.md#privacy-lm-solver-accuracy).
 
 References
 ----------

@@ -1,30 +1,19 @@
 """The one registry of solver backends and the one ``"auto"`` policy.
 
-``solver=`` names: :func:`backend_names` (``"auto"`` and every registered
-name). A name may stand for several classes (the native solvers): the registry
-picks the one whose required capabilities the template has, so no code outside
-this module chooses a solver by the template's type.
+``solver=`` names: :func:`backend_names` (``"auto"`` and every registered name). A name may
+stand for several classes (the native solvers): the registry picks the one whose required
+capabilities the template has, so no code outside this module chooses a solver by the
+template's type.
 
-The ``"auto"`` policy (:func:`auto_backend`), for every estimator and the auditor,
-reads the template's capabilities only (public: never the data):
-
-1. a native backend when one fits: L-BFGS + Newton for the ``"smooth"`` capability
-   (e.g. linear ERM, the softmax templates), accelerated projected gradient for
-   ``"projection"`` (e.g. the PSD-constrained large-margin template);
-2. else the first CVXPY backend that fits (Clarabel, then SCS);
-3. else :class:`ParameterError` naming what the backends need.
-
-CVXPY is never tried first where a native solver fits: on the large-margin
-templates Clarabel misses the release tolerance on the PSD cone (an interior-point
-method leaves zero eigenvalues at about the square root of its gap) and takes
-tens to hundreds of times the native solver's time when it meets it
-(benchmarks/recorded/solver_speed-large_margin.md); on linear ERM the native
-solver is much faster too (benchmarks/recorded/solver_speed-adult.md). A CVXPY
-backend, or a :class:`PolishedBackend`, stays available by name or object.
-
-Backends that need the rows in memory (``Backend.in_memory``: the CVXPY ones)
-are never chosen for a template whose rows are out of core (a Dask array); a
-request by name raises :class:`ParameterError` saying so.
+:func:`auto_backend` reads the template's capabilities only (never the data): a native
+backend when one fits (L-BFGS + Newton for ``"smooth"``, accelerated projected gradient for
+``"projection"``), else the first CVXPY backend that fits (Clarabel, then SCS), else
+:class:`ParameterError`. Native comes first because Clarabel misses the release tolerance
+on the PSD cone and is much slower where it meets it
+(docs/privacy/large_margin.md#privacy-lm-solver-accuracy); a CVXPY backend or a
+:class:`PolishedBackend` stays available by name or object. Backends that need the rows in
+memory (``Backend.in_memory``) are never chosen for out-of-core rows (Dask); a request by
+name raises :class:`ParameterError`.
 """
 
 from __future__ import annotations
@@ -72,13 +61,11 @@ SOLVERS: tuple[str, ...] = tuple(BACKENDS)
 class PolishedBackend(Backend["ObjectiveTemplate"]):
     """A backend whose solution, if it misses the template's tolerance, is polished by another.
 
-    The polish starts from the first solution with the same noise; its result
-    records the first solve (``info["polished_from"]``) and is named
-    ``"<first>+<polish>"``; its time includes both. That name is a diagnostic (whether
-    the polish ran depends on the data); a certificate states :attr:`label`, which
-    names both solvers and not which of them ran. The ``"auto"`` policy does not build
-    one (it picks the native solver wherever a native solver could polish); pass one as
-    the ``backend`` of :func:`dpconvex.release` to start from a CVXPY solve.
+    The polish starts from the first solution with the same noise; the result is named
+    ``"<first>+<polish>"`` (a diagnostic: whether the polish ran depends on the data) and
+    records the first solve (``info["polished_from"]``); a certificate states :attr:`label`,
+    which names both. ``"auto"`` never builds one; pass one as the ``backend`` of
+    :func:`dpconvex.release` to start from a CVXPY solve.
 
     Examples
     --------

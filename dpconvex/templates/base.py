@@ -1,17 +1,11 @@
 """The template contract: what release, mechanisms and solver backends may use.
 
-A template is a problem statement: data (through a design operator), public
-constants, the objective and its parameter space. It never chooses or calls a
-solver (that is :mod:`dpconvex.solvers.registry`) and never calibrates noise
-(that is :mod:`dpconvex.privacy.mechanisms`).
-
-The contract has two layers, each stated once: :class:`Template`, the members every
-template has (:data:`TEMPLATE_MEMBERS`); and the capabilities, each name in
-``template.capabilities`` promising the members of :data:`CAPABILITY_MEMBERS` (read off
-the Protocol classes for the solver capabilities). :func:`missing_members` checks both (the
-release refuses a template that lacks a member); ``tests/solvers/test_backends.py`` checks
-every registered template and greps the release, mechanisms and solvers for
-``template.<member>`` uses that the contract does not declare.
+A template is a problem statement (data through a design operator, public constants, the
+objective, its parameter space); it never chooses a solver nor calibrates noise. The
+contract: :class:`Template`'s members (:data:`TEMPLATE_MEMBERS`) and, per name in
+``template.capabilities``, the members of :data:`CAPABILITY_MEMBERS` (read off the Protocol
+classes), both checked by :func:`missing_members` (docs/architecture.md#architecture;
+``tests/solvers/test_backends.py`` checks every registered template against it).
 """
 
 from __future__ import annotations
@@ -241,12 +235,10 @@ class EuclideanSpace:
 class ConstrainedSpace(EuclideanSpace):
     """A closed convex set S in R^shape: projection and post-processing are Π_S.
 
-    ``project`` is the set's Euclidean projection: exact, what projected gradient needs,
-    when the set declares ``exact_projection``; else a solve
-    (:class:`~dpconvex.objectives.CVXPYSet`). ``postprocess`` projects too, so that a
-    noisy output (output perturbation) is released inside S, which is post-processing and
-    costs no privacy; ``project_noise`` casts noise to float with the space's shape, as
-    :class:`EuclideanSpace` (the noise itself is not constrained).
+    ``project`` is the set's Euclidean projection (exact when the set declares
+    ``exact_projection``, else a solve, :class:`~dpconvex.objectives.CVXPYSet`);
+    ``postprocess`` projects a noisy output into S (post-processing, no privacy cost);
+    ``project_noise`` only casts noise, as :class:`EuclideanSpace`.
 
     .. warning::
        The set is public: choose it without looking at the private data (a radius
@@ -387,9 +379,8 @@ class Template(Protocol):
 class StatisticTemplate:
     """The shared part of the templates whose mechanism releases a noisy statistic.
 
-    Their release is no minimizer (``residual_tol`` is inf: nothing is solved), their
-    proof has no condition beyond the bounds the caller's per-record maps guarantee, and
-    their noise has the space's shape unless a subclass says otherwise.
+    Nothing is solved (``residual_tol`` is inf), the proof has no condition beyond the
+    bounds of the caller's per-record maps, and the noise has the space's shape.
 
     Examples
     --------
@@ -419,10 +410,8 @@ class StatisticTemplate:
 class ObjectiveTemplate(Template, Protocol):
     """A regularized ERM objective with declared privacy constants (capability ``"objective"``).
 
-    ``b`` is the noise (None: zero), ``extra_reg`` the extra strong convexity Δ of
-    objective perturbation (the regularizer's term is raised so that its modulus
-    grows by Δ); both as the solver backends pass them. ``regularizer`` is the
-    data-independent term; its ``strong_convexity`` is the declared μ.
+    ``b`` is the noise (None: zero) and ``extra_reg`` objective perturbation's extra strong
+    convexity Δ, as the backends pass them; ``regularizer.strong_convexity`` is the declared μ.
 
     Examples
     --------
@@ -609,9 +598,8 @@ _ABSENT = object()
 def needs_of(needs: Iterable[str]) -> frozenset[str]:
     """A mechanism's needs (what its proof uses, e.g. ``{"strong_convexity", "curvature"}``).
 
-    ``template.conditions`` and ``template.assumptions`` take the needs of the
-    mechanism (``mechanism.needs``), never its name, so that no template compares
-    mechanism names.
+    ``template.conditions`` and ``template.assumptions`` take a mechanism's needs, never its
+    name, so that no template compares mechanism names.
 
     Examples
     --------

@@ -1,34 +1,13 @@
 """Public feature maps and structured parameterizations for the softmax large-margin template.
 
-The model is linear in a public per-record feature vector u(x), ||u|| <= 1
-(docs/privacy/large_margin_softmax.md#privacy-feature-map-structures). With x̂ = x/q
-(rows clipped to ||x|| <= q = ``data_norm``), public weights (wq, wl, wc) >= 0 and N the
-norm of the weights used:
-
-* ``"full"``:     u = [wq·svec(x̂x̂ᵀ), wl·x̂, wc]/N,  svec orthonormal (off-diagonals × √2);
-* ``"diagonal"``: u = [wq·(x̂∘x̂), wl·x̂, wc]/N;
-* ``"linear"``:   u = [wl·x̂, wc]/N (wq = 0: the "shared Ψ", linear in x).
-
-||svec(x̂x̂ᵀ)|| = ||x̂||² <= 1 and ||x̂∘x̂|| <= ||x̂||² <= 1, so ||u|| <= 1, and every
-constant of privacy-softmax-constants to privacy-softmax-gaussian-objective holds for u
-in place of zzᵀ (G = √2, Hessian rank C − 1, trace T = 1 − 1/C, gradient span C − 1, k =
-2(C − 1)). The parameter is Θ ∈ R^{C×m}, a_c = ⟨Θ_c, u⟩, in orthonormal coordinates
-(noise i.i.d. N(0, σ²), shape (C, m), not symmetric). The z′ map of
-privacy-softmax-feature-map is ``"full"`` with (wq, wl, wc) = (1, √2·w, w²), N = 1 + w².
-
-Every u is a linear image of zzᵀ for the template's z = [x; 1]/r, r = sqrt(q² + 1)
-(x̂ = (r/q)·z_x and the constant t = r·z_1: x̂·t = (r²/q)·z_x z_1, t² = r² z_1²), so
-a_c = ⟨Θ_c, u⟩ = zᵀΦ_c z with the public linear map (:meth:`FeatureMap.to_blocks`)
-
-    Φ_c = (r²/N)·[[wq·A_c/q², wl·v_c/(2q)], [wl·v_cᵀ/(2q), wc·t_c]],
-
-A_c the symmetric d × d matrix of the quadratic coordinates (diagonal for
-``"diagonal"``, zero for ``"linear"``), v_c the linear and t_c the constant one.
-This one map gives the release (Φ_c for z, then the common PSD shift of privacy-softmax-psd-shift),
-the quadratic forms on records held anywhere (Dask), and, through its adjoint
-:meth:`FeatureMap.from_blocks`, the gradient. In memory, ``"diagonal"`` builds the
-n × m features once (m = 2d + 1); ``"linear"`` (u a per-row and per-column scaling of z)
-works on the rows z directly.
+The model is linear in a public per-record feature vector u(x), ||u|| <= 1: with x̂ = x/q,
+public weights (wq, wl, wc) >= 0 and N their norm, ``"full"`` u = [wq·svec(x̂x̂ᵀ), wl·x̂, wc]/N,
+``"diagonal"`` u = [wq·(x̂∘x̂), wl·x̂, wc]/N, ``"linear"`` u = [wl·x̂, wc]/N. Every softmax
+constant holds for u in place of zzᵀ; the parameter is Θ ∈ R^{C×m}, a_c = ⟨Θ_c, u⟩, noise
+i.i.d. of shape (C, m). Each u is a public linear image of zzᵀ, so Θ_c is released as Φ_c for
+z = [x; 1]/sqrt(q² + 1) (:meth:`FeatureMap.to_blocks`, adjoint :meth:`FeatureMap.from_blocks`),
+which also serves records held anywhere (Dask). Derivations:
+docs/privacy/large_margin_softmax.md#privacy-feature-map-structures.
 
 References
 ----------

@@ -1,48 +1,21 @@
 """Large-margin Gaussian (mixture) classifier as a declarative PSD template.
 
-The Sha & Saul large-margin Gaussian classifier, in the form Pathak & Raj made
-private (PSDM 2010 for one Gaussian per class; IEEE TDSC 2012, eq. 11, for K
-components per class), with the calibration corrected as in
-``docs/privacy/large_margin.md#privacy-large-margin``. Records are augmented and scaled,
+The Sha & Saul classifier as Pathak & Raj made it private (PSDM 2010, K = 1; IEEE TDSC
+2012, eq. 11, K components per class), calibration corrected: records z = [x; 1]/sqrt(q² + 1)
+(||z|| <= 1), one PSD Φ_{c,m} ∈ S^{D} per class and component, class argmin_c min_m zᵀΦ_{c,m}z,
+objective J(Φ) (margin loss, trace term, Frobenius regularizer, noise ⟨b, Φ⟩, user
+:class:`~dpconvex.objectives.losses.MatrixTerm` terms) over Φ ⪰ 0:
+docs/privacy/large_margin.md#privacy-lm-model.
 
-    z = [x; 1] / sqrt(q² + 1),   ||x|| <= q (public bound)  =>  ||z|| <= 1,
+:class:`LargeMarginProblem` (records, labels, classes, μ from
+:class:`~dpconvex.objectives.losses.Frobenius`) is shared with
+:mod:`dpconvex.templates.large_margin_softmax`; the form of Φ is a parameterization
+(:class:`~dpconvex.templates.parameterizations.FullPSD` by default).
 
-and each class c and component m owns a PSD matrix Φ_{c,m} ∈ S^{D}, D = d + 1.
-A record is classified to argmin_c min_m zᵀ Φ_{c,m} z. The template minimizes
-
-    J(Φ) = (1/n) Σ_i Σ_{c ≠ y_i} ℓ(μ_{i,c}) + γ Σ_{c,m} tr(Ψ_{c,m})
-           + (λ + Δ/2) Σ_{c,m} ||Φ_{c,m}||²_F + (1/n) Σ_{c,m} ⟨b_{c,m}, Φ_{c,m}⟩
-           + Σ_k R_k(Φ)            subject to Φ_{c,m} ⪰ 0,
-
-where the margin of record i against class c is
-
-    μ_{i,c} = −z_iᵀ Φ_{y_i, m_i} z_i − log Σ_m exp(−z_iᵀ Φ_{c,m} z_i)
-
-(for K = 1 simply z_iᵀΦ_c z_i − z_iᵀΦ_{y_i} z_i), ℓ is a convex non-increasing
-margin loss (default: the Huber hinge, ``HuberHinge(h)``, for which
-ℓ(μ) = ℓ_h(1 − μ) = ℓ_h(1 + zᵀΦ_{y,m}z + log Σ exp(−zᵀΦ_{c,m}z)), the paper's
-loss), Ψ_{c,m} is the top-left d × d block of Φ_{c,m}, b is the noise (one
-independent symmetric matrix per block, a :class:`cvxpy.Parameter` each), Δ the
-extra regularization of CMS Alg. 2, and R_k optional data-independent convex
-terms supplied by the user (:class:`~dpconvex.objectives.losses.MatrixTerm`).
-
-The template is a problem statement: the records, labels, classes and modulus μ = 2λ
-(:class:`~dpconvex.objectives.losses.Frobenius`) are :class:`LargeMarginProblem`,
-which the softmax template (:mod:`dpconvex.templates.large_margin_softmax`) shares; the
-form of Φ (projection, noise subspace, quadratic forms and their adjoint, CVXPY variables)
-is its parameterization (:class:`~dpconvex.templates.parameterizations.FullPSD`); the
-CVXPY form (the ``"cvxpy"`` capability) is a set of methods; the solver is chosen by
-:func:`dpconvex.solvers.get_backend`.
-
-Privacy constants (derived in ``docs/privacy/large_margin.md#privacy-large-margin``; L = loss.deriv_bound,
-c = loss.curvature, ||z|| <= 1):
-
-* per-record gradient bound G = L·sqrt(C(C − 1)) (replace-one sensitivity 2G);
-* per-record Hessian: a sum of at most r = (C − 1)·K PSD rank-one terms, each of
-  norm <= c_u = 2c for K = 1 and c_u = max(2c, L/2) for K > 1;
-* strong convexity μ = 2λ (the Huber + trace objective of the 2010 paper, λ = 0,
-  is not strongly convex: the trace term is linear);
-* dimension p = C·K·D(D + 1)/2 (noise drawn in the symmetric subspace).
+Privacy constants (L = loss.deriv_bound, c = loss.curvature; derived in
+docs/privacy/large_margin.md#privacy-lm-sensitivity and privacy-lm-jacobian-slack):
+G = L·sqrt(C(C − 1)); Hessian rank r = (C − 1)K with c_u = 2c (K = 1) or max(2c, L/2)
+(K > 1); μ = 2λ; p = C·K·D(D + 1)/2.
 
 References
 ----------
@@ -88,12 +61,8 @@ __all__ = [
     "softmax_rows",
 ]
 
-#: Largest natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F at which a solve is
-#: accepted as the exact minimizer of the perturbed objective
-#: (docs/privacy/large_margin.md#privacy-lm-solver-accuracy). Both the native solver and
-#: CVXPY + Clarabel meet it on the test problems (measured residuals: native <= 1e-9 by
-#: construction, Clarabel typically 1e-9 - 1e-7 after projecting its Φ onto the PSD
-#: cone).
+#: Largest natural residual ||Φ − Π_PSD(Φ − ∇J(Φ))||_F at which a solve is accepted as the
+#: exact minimizer of the perturbed objective (docs/privacy/large_margin.md#privacy-lm-solver-accuracy).
 RESIDUAL_TOL = 1e-6
 
 #: Up to this many scores per row, the row maxima and sums are taken column by column
@@ -146,11 +115,9 @@ def softmax_rows(N: np.ndarray, lse: np.ndarray | None = None) -> np.ndarray:
 class LargeMarginProblem:
     """The problem both large-margin templates state: records, labels, classes, modulus.
 
-    The pairwise template (:class:`LargeMarginGaussianTemplate`) and the softmax template
-    (:class:`~dpconvex.templates.large_margin_softmax.LargeMarginSoftmaxTemplate`) share
-    the records z (n × D, D = d + 1, ||z|| <= 1), the class indices y, C, K, the
-    Frobenius regularizer (modulus μ = lam), the parameterization ``space`` and the
-    certificate's common lines; each adds its loss, constants and numerics.
+    The pairwise and the softmax template share the records z (n × D, ||z|| <= 1), the class
+    indices y, C, K, the Frobenius regularizer (μ = lam), the parameterization ``space``
+    and the certificate's common lines; each adds its loss, constants and numerics.
 
     Examples
     --------

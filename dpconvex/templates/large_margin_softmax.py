@@ -1,57 +1,21 @@
 """Large-margin Gaussian classifier with the softmax (cross-entropy) loss: the template.
 
-Same model as :mod:`dpconvex.templates.large_margin` (symmetric D × D matrices Φ_{c,m},
-z = [x; 1]/sqrt(q² + 1) with ||z|| <= 1, class argmin_c zᵀΦ_c z), trained with the
-multinomial logistic loss on the scores −a_c, a_c = zᵀΦ_c z:
+The model of :mod:`dpconvex.templates.large_margin` trained with the multinomial logistic
+loss ℓ(Φ; z, y) = log Σ_c exp(−a_c) + a_y on the scores a_c = zᵀΦ_c z, either
+unconstrained (default: smooth, lam-strongly convex; released with the common PSD shift
+of docs/privacy/large_margin_softmax.md#privacy-softmax-psd-shift) or over the PSD cone
+(``constrained=True``, Kifer–Smith–Thakurta). Mixtures (K > 1, a public component per
+record, :func:`active_scores`): docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures.
 
-    ℓ(Φ; z, y) = log Σ_c exp(−a_c) + a_y,
+Privacy constants (privacy-softmax-constants, privacy-softmax-mixtures; S = 1 + (C − 1)K
+active scores): G = √2, Hessian rank S − 1 with eigenvalues <= 1/2 and trace <= 1 − 1/S,
+gradient span k = 2(C − 1)K (``softmax_classes`` is C for K = 1, else 0), μ = lam.
 
-    J(Φ) = (1/n) Σ_i ℓ(Φ; z_i, y_i) + ((lam + Δ)/2) Σ_c ||Φ_c||²_F + (1/n) Σ_c ⟨b_c, Φ_c⟩,
-
-either **unconstrained** (``constrained=False``, the default: smooth and lam-strongly
-convex, solved to ||∇J|| <= tolerance; the released matrices are the minimizer plus the
-common shift tI, t = max(0, −min_c λ_min(Φ_c)), which makes every block PSD and changes
-no prediction since zᵀ(Φ_c + tI)z = zᵀΦ_c z + t||z||²) or over the PSD cone
-(``constrained=True``, projected gradient; the convex-domain extension of Kifer, Smith &
-Thakurta is then assumed, as for the pairwise template).
-
-**Mixtures** (K >= 1 components per class, docs/privacy/large_margin_softmax.md#privacy-softmax-mixtures).
-A record (u, y) with a PUBLIC component m_i (the nearest public or DP-released center) has
-the loss over its S = 1 + (C − 1)K *active* scores, the other components of its class
-inactive (:func:`active_scores`):
-
-    ℓ(Φ; u, y, m_i) = log( e^{−a_{y,m_i}} + Σ_{c≠y, m} e^{−a_{c,m}} ) + a_{y,m_i}.
-
-Privacy constants (privacy-softmax-constants, privacy-softmax-mixtures; ||u|| <= 1, u = zzᵀ or the
-public u(x) of privacy-feature-map-structures, p = softmax(−a) over the active set):
-
-* per-record gradient (e_{(y,m_i)} − p) ⊗ u: G = √2;
-* per-record Hessian (diag p − ppᵀ) ⊗ uuᵀ: rank <= S − 1 = (C − 1)K, each eigenvalue
-  <= 1/2 (Gershgorin), trace <= T = 1 − 1/S;
-* every per-record gradient lies in {Σ α_j e_j ⊗ u : α on the active set, Σ α = 0}, of
-  dimension S − 1 fixed by the record: the replace-one gradient differences of one pair
-  span at most k = 2(C − 1)K dimensions (the bound ★ of privacy-gaussian-profile-bound; the
-  max-difference bound ★★ of privacy-softmax-gaussian-objective is derived for K = 1 only,
-  so ``softmax_classes`` is 0 for K > 1);
-* μ = lam from :class:`~dpconvex.objectives.losses.Frobenius`.
-
-Score column j = c·K + m (the block order of the (C, K, D, D) release). With
-``data_norm=q`` the template first applies the public map z′ = [x; w q]/(q √(1 + w²))
-(``constant_weight`` w, privacy-softmax-feature-map; ||z′|| <= 1) and releases Φ = SΦ′S
-for the original z (:meth:`LargeMarginSoftmaxTemplate.release_shift`). With
-``feature_map`` (a :class:`~dpconvex.templates.feature_map.FeatureMap`,
-privacy-feature-map-structures) it learns Θ ∈ R^{C×m} on a public u(x), ||u|| <= 1 (same
-constants), released as Φ_c for z.
-
-Every data access goes through ``space.forms(Z, Φ)`` and ``space.adjoint(Z, W)`` (so a
-design operator that implements them, e.g. rows on Dask workers, serves this template
-unchanged), except on the feature map linear in z with the rows in memory
-(``structure="linear"``, an array or
-:class:`~dpconvex.templates.large_margin_rows.AugmentedRows`): there the scores, the
-softmax and the adjoint of each block of rows are computed together, so an objective and
-its gradient read the rows once (two classes: through the difference of the two scores),
-and the dense Hessian (p <= 128) is one weighted Gram pass, or a pass over every k-th
-record for the sampled Hessian of the native solver's Newton steps.
+Score column j = c·K + m. ``data_norm`` applies the public map of
+privacy-softmax-feature-map (released Φ = SΦ′S, :meth:`LargeMarginSoftmaxTemplate.release_shift`);
+``feature_map`` learns on a public u(x) (privacy-feature-map-structures). Data access is
+``space.forms`` / ``space.adjoint`` (any design operator, e.g. Dask), fused into one pass
+over in-memory rows for ``structure="linear"`` (docs/privacy/data_backends.md#privacy-data-backends).
 
 References
 ----------

@@ -2,18 +2,11 @@
 
     J(w) = (1/n) Σ_i ℓ(y_i wᵀx_i) + ((Λ + Δ)/2) ||w||^2 + (1/n) bᵀw
 
-with labels y_i in {-1, +1}, rows ||x_i|| <= q (a public bound, enforced by
-clipping before the template is built), the noise ``b`` and the total
-regularization ``Λ + Δ`` held as :class:`cvxpy.Parameter` so that a new draw
-re-solves without rebuilding. An intercept is a constant feature appended to
-every row *before* the template (so it is regularized and inside the norm
-bound, docs/privacy/linear_erm.md#privacy-intercept).
-
-The rows are read through a design operator (:mod:`dpconvex.data.operators`):
-dense rows use a CSR copy for the products when they are mostly zero, and
-SciPy sparse rows (CSR, CSC, ...) are used as CSR without ever being
-densified. The modulus Λ comes from the regularizer ``L2(lam)``, its one
-source.
+with labels y_i in {-1, +1}, rows clipped to ||x_i|| <= q (public), the noise ``b`` and
+``Λ + Δ`` held as :class:`cvxpy.Parameter` (a new draw re-solves without rebuilding), an
+intercept as a constant feature appended before the template
+(docs/privacy/linear_erm.md#privacy-intercept), the rows read through a design operator
+(:mod:`dpconvex.data.operators`; sparse rows never densified) and Λ from ``L2(lam)``.
 
 References
 ----------
@@ -419,12 +412,10 @@ class LinearERMTemplate:
                         ) -> np.ndarray:
         """An estimate of ∇²J(w) from every k-th row (capability ``"sampled_hessian"``).
 
-        (1/|S|) Σ_{i∈S} ℓ''(m_i) x_i x_iᵀ + (Λ + Δ) I over S = {0, k, 2k, ...}: about n/k
-        rows' Gram work, with k up to 20 and at least 100 rows per coefficient. With
-        ``bound``, ℓ'' is replaced by the loss's declared bound c (when finite), so the
-        matrix estimates a majorant of ∇²J at every w (a safe first Newton step from any
-        start, e.g. for the Huber hinge, whose ℓ'' is 0 at all margins of w = 0). A solver
-        uses it for search directions only; the gradient is always exact.
+        (1/|S|) Σ_{i∈S} ℓ''(m_i) x_i x_iᵀ + (Λ + Δ) I over S = {0, k, 2k, ...} (k <= 20, at
+        least 100 rows per coefficient). ``bound`` puts the declared c for ℓ'' (when finite):
+        a majorant of ∇²J at every w, a safe first Newton step from any start. For search
+        directions only; the gradient is always exact.
         """
         reg = self.regularizer.lam + float(extra_reg)
         k = max(1, self._sample_step)

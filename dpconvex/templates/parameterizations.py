@@ -1,18 +1,11 @@
 """Parameterizations of the large-margin Gaussian classifier's matrices Φ_{c,m}.
 
-A parameterization owns everything that depends on the form of Φ: the quadratic forms
-z_iᵀ Φ_j z_i and their adjoint Σ_i w_ij z_i z_iᵀ, the projection onto the feasible set,
-the noise subspace, the trace of the precision block and the CVXPY variables, so another
-form (e.g. a diagonal Φ) is one class with the same methods
-(:class:`QuadraticParameterization`, :class:`BlockParameterization`). The forms, each
-built as ``cls(n_classes, n_components, D)`` and listed in :data:`PARAMETERIZATIONS`:
-
-* :class:`FullPSD`: one symmetric PSD D × D block per class c and component m, the form
-  of Sha & Saul and Pathak & Raj;
-* :class:`SymmetricShift`: symmetric blocks without a constraint, stored flat, released
-  with the common PSD shift (:func:`psd_shift`).
-
-Memory stays O(n·D + J·D²): no n × D² matrix is ever formed.
+A parameterization (:class:`QuadraticParameterization`, :class:`BlockParameterization`)
+owns all that depends on the form of Φ: the forms z_iᵀΦ_j z_i and their adjoint, the
+projection, the noise subspace, the trace term and the CVXPY variables. Forms, built as
+``cls(n_classes, n_components, D)`` (:data:`PARAMETERIZATIONS`): :class:`FullPSD` (one PSD
+block per class and component, the papers' form) and :class:`SymmetricShift` (symmetric,
+unconstrained, released with :func:`psd_shift`). No n × D² matrix is ever formed.
 """
 
 from __future__ import annotations
@@ -148,16 +141,12 @@ def gram_operator_norm(Z: np.ndarray, *, n_iter: int = 100, rtol: float = 1e-6,
 class QuadraticParameterization(Protocol):
     """What a form of the large-margin matrices provides to templates, solvers and mechanisms.
 
-    The scores a_ij = z_iᵀ Φ_j z_i (or ⟨Θ_j, u(z_i)⟩ for a public feature map u,
-    ||u|| <= 1) are linear in the parameters, so an objective reads the records only
-    through :meth:`forms` (shape (n, J)) and its adjoint :meth:`adjoint`. The solvers work
-    on arrays of shape ``shape``; the mechanisms draw noise of shape ``blocks``
-    (``prod(blocks) == prod(shape)``; ``symmetric``: in the symmetric subspace of each
-    block), which :meth:`project_noise` maps to ``shape``. ``dimension`` is p (a symmetric
-    D × D block counts D(D + 1)/2), ``name`` the form in words. :meth:`project` is the
-    Euclidean projection onto the feasible set, :meth:`postprocess` what a release applies
-    (free post-processing) and :meth:`gram_operator_norm` a bound or estimate of λ_max of
-    the forms' normal operator over n (the solvers' first step; never released).
+    The scores a_ij = z_iᵀ Φ_j z_i (or ⟨Θ_j, u(z_i)⟩, ||u|| <= 1) are linear in the
+    parameters, so an objective reads the records only through :meth:`forms` (n, J) and
+    :meth:`adjoint`. Solvers work in ``shape``; mechanisms draw noise of shape ``blocks``
+    (symmetric per block if ``symmetric``), mapped by :meth:`project_noise`; ``dimension``
+    is p; :meth:`project` is the Euclidean projection, :meth:`postprocess` the release's
+    post-processing and :meth:`gram_operator_norm` the solvers' first λ_max (never released).
 
     Examples
     --------
@@ -192,13 +181,10 @@ class QuadraticParameterization(Protocol):
 class BlockParameterization(QuadraticParameterization, Protocol):
     """A :class:`QuadraticParameterization` with C·K symmetric D × D blocks and a CVXPY form.
 
-    What the pairwise template
-    (:class:`~dpconvex.templates.large_margin.LargeMarginGaussianTemplate`) reads besides
-    the forms: the trace of the precision block Ψ (top-left d × d) and its gradient, and
-    one CVXPY variable (``Phi[c][m]``, on the feasible set) and one symmetric noise
-    parameter (``B[c][m]``) per block, with rows a_i such that a_iᵀ ``cvxpy_hvec(P)`` =
-    z_iᵀ P z_i and ``cvxpy_hvec_weighted(P)`` of squared norm ||P||²_F. ``blocks`` is
-    ``(C, K, D, D)``; ``shape`` may differ (e.g. flat).
+    Adds what the pairwise template reads: the trace of Ψ (top-left d × d) and its gradient,
+    a CVXPY variable ``Phi[c][m]`` and symmetric noise parameter ``B[c][m]`` per block, and
+    rows a_i with a_iᵀ ``cvxpy_hvec(P)`` = z_iᵀ P z_i (``cvxpy_hvec_weighted(P)`` has squared
+    norm ||P||²_F). ``blocks`` is ``(C, K, D, D)``; ``shape`` may differ (e.g. flat).
 
     Examples
     --------
@@ -354,12 +340,10 @@ class FullPSD:
 class SymmetricShift(FullPSD):
     """Symmetric D × D blocks, unconstrained, stored flat; released with the common PSD shift.
 
-    The forms, adjoint and noise subspace of :class:`FullPSD`, stored as one flat vector
-    of length C·K·D² (``shape``, what the L-BFGS / Newton backend works in; ``blocks`` is
-    the (C, K, D, D) view). ``project`` and ``project_noise`` symmetrize each block (i.i.d.
-    N(0, σ²) entries become N(0, σ² I_p) in the orthonormal basis
-    {E_ii, (E_ij + E_ji)/√2}); ``postprocess`` applies :func:`psd_shift`; the CVXPY
-    variables are symmetric without a PSD constraint.
+    As :class:`FullPSD`, stored flat (``shape`` C·K·D², what L-BFGS / Newton works in).
+    ``project`` and ``project_noise`` symmetrize each block (i.i.d. N(0, σ²) entries become
+    N(0, σ² I_p) in the orthonormal basis {E_ii, (E_ij + E_ji)/√2}); ``postprocess`` is
+    :func:`psd_shift`; the CVXPY variables are symmetric, without a PSD constraint.
 
     Examples
     --------

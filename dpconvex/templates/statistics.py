@@ -2,28 +2,12 @@
 
 Each holds the public facts its mechanism calibrates from and reads the private data through
 one statistic, computed on first use (``StatisticTemplate``: nothing is solved):
-
-* :class:`BoundedMeanTemplate`: the sum of n values in [−1, 1], the statistic of a
-  regression's constant prediction (the training mean of the labels clipped to the public
-  ``label_range`` and mapped onto [−1, 1]). Replacing one record moves the sum by at most 2,
-  so the mean by at most 2/n: the Laplace mechanism on it is ε-DP ([DMNS06]_;
-  docs/privacy/front_door_regression.md#privacy-private-mean).
-* :class:`SelectionTemplate`: candidates' utilities with a public sensitivity (the
-  exponential mechanism's problem).
-* :class:`EmpiricalRiskTemplate`: the clipped empirical risk (1/n) Σ ℓ(y_i θᵀx_i) over
-  ||θ|| <= R that noisy gradient descent runs on; no regularizer: its proof needs only
-  per-example gradient clipping (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd).
-* :class:`KMeansTemplate`: per-class k-means (the data and public settings DP k-means runs on).
-* :class:`RangeTemplate` and :class:`VocabularyTemplate`: a column's values through their
-  counts on the public grid of :mod:`dpconvex.data.log_grid` (``"quantile_range"`` releases
-  a range [lo, hi] without a starting bound, docs/privacy/bounds.md#privacy-bounds-range),
-  and the counts of the categories seen (``"stable_vocabulary"`` keeps those whose noisy
-  count clears a threshold, (ε, δ), privacy-bounds-vocabulary). Replacing one record moves
-  one value from one cell (category) to another: two counts change by 1.
-* :class:`SufficientStatisticsTemplate`: a ridge regression min_θ Σ (θᵀx̃_i − u_i)² + λ‖θ‖²
-  through A = Σ x̃x̃ᵀ and b = Σ u x̃, which a mechanism perturbs instead of an objective
-  (docs/privacy/sufficient_statistics.md#privacy-sufficient-statistics); the mechanisms
-  post-process the noisy statistics in closed form.
+:class:`BoundedMeanTemplate` (a clipped mean, [DMNS06]_), :class:`SelectionTemplate`
+(utilities for the exponential mechanism), :class:`EmpiricalRiskTemplate` (noisy gradient
+descent), :class:`KMeansTemplate`, :class:`RangeTemplate` and :class:`VocabularyTemplate`
+(counts on the public grid of :mod:`dpconvex.data.log_grid`, [Smith11]_, [KKMN09]_) and
+:class:`SufficientStatisticsTemplate` (ridge through Σ x̃x̃ᵀ and Σ u x̃, [Wan18]_). Each
+class's ``derivation`` names the docs/privacy section deriving its sensitivity.
 
 References
 ----------
