@@ -42,7 +42,8 @@ class Calibration:
     perturbation only). ``epsilon`` = ``slack + epsilon_noise`` <= requested
     (``epsilon`` defaults to ``epsilon_requested``, ``epsilon_noise`` to ``epsilon``);
     ``delta`` the δ of an (ε, δ) guarantee (0 for the pure mechanisms).
-    ``extra`` holds mechanism-specific public quantities.
+    ``modulus_floor`` the smallest modulus at which the calibration adds no Δ (0 when it
+    never does). ``extra`` holds mechanism-specific public quantities.
 
     Examples
     --------
@@ -67,6 +68,7 @@ class Calibration:
     sensitivity: float
     noise_rate: float
     delta: float = 0.0
+    modulus_floor: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -122,10 +122,9 @@ def _start_fraction(loss: Any) -> float:
     return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
 
 
-def _linear(template: ConstantsSource, mech: Mechanism, budget: Budget, calibration: Calibration | None,
-            worst_case: bool) -> tuple[float | None, int]:
-    """(ρ₀ or ρ of a margin loss, p): by where the mechanism's noise enters."""
-    report = _report(template, mech, budget, calibration)
+def _linear(template: ConstantsSource, report: NoiseReport | None, worst_case: bool
+            ) -> tuple[float | None, int]:
+    """(ρ₀ or ρ of a margin loss, p) from the mechanism's report: by where its noise enters."""
     if report is None:
         return None, 0
     frac = 1.0 if worst_case else _start_fraction(template.loss)
@@ -215,7 +214,7 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     0.752
     """
     if family in ("linear", "gd"):
-        rho = _linear(template, mech, budget, calibration, worst_case)[0]
+        rho = _linear(template, _report(template, mech, budget, calibration), worst_case)[0]
         return rho if rho is None or family == "linear" else rho * max(1.0, n_classes / 2.0)
     if family == "centroid":
         if n is None or not getattr(mech, "private", True):
@@ -351,7 +350,7 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     """
     p = 0
     if family == "linear":  # the message names the report's dimension
-        rho, p = _linear(template, mech, budget, calibration, False)
+        rho, p = _linear(template, _report(template, mech, budget, calibration), False)
     else:
         rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n,
                           n_classes=n_classes)
