@@ -202,22 +202,10 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     docs/privacy/perturbation.md#privacy-objective-perturbation,
     privacy-jacobian-slack).
 
-    Parameters
-    ----------
-    epsilon, n : float, int
-        Requested ε; number of records (public under replace-one adjacency).
-    consts : PrivacyConstants
-        The template's declared constants (G, r, c_u, optional T, μ).
-    slack : {"one_sided", "two_sided"}, default="one_sided"
-        The Jacobian-slack rule: :func:`jacobian_slack` or :func:`jacobian_slack_two_sided`.
-    caller : str, default="calibrate_objective_perturbation"
-        The public call that calibrates, opening the messages of a refusal.
-
-    Returns
-    -------
-    Calibration
-        The split of ε between the slack and the noise, Δ (0 unless the slack exceeds ε/2)
-        and the noise rate β = ε' / (2G).
+    From ε, n (public under replace-one adjacency) and the declared G, r, c_u, T, μ: the
+    split of ε between the slack (``slack``: :func:`jacobian_slack` or
+    :func:`jacobian_slack_two_sided`) and the noise, Δ (0 unless the slack exceeds ε/2), the
+    noise rate β = ε'/(2G) and the modulus floor. ``caller`` opens a refusal's messages.
 
     Examples
     --------

@@ -140,22 +140,9 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
                               ranges_known: bool = False) -> FrontDoorChoice:
     """The learner for n rows, C classes, d features, ε and δ (the module's rule; public only).
 
-    Parameters
-    ----------
-    n, n_classes, n_features : int
-        Rows (public under replace-one adjacency), C (the public label set) and d.
-    epsilon, delta : float, float or None
-        ε > 0 and δ (0 or None: pure ε-DP).
-    row_norm : {"auto", "none"}, default="auto"
-        "auto" scales the Huber SVM's rows to the norm bound from d >=
-        :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given.
-    ranges_known : bool, default=False
-        Whether the public per-feature ranges are given: only then can Gaussian naive Bayes
-        be chosen.
-
-    Returns
-    -------
-    FrontDoorChoice
+    δ 0 or None is pure ε-DP; ``row_norm="auto"`` scales the Huber SVM's rows to the norm
+    bound from d >= :data:`UNIT_ROWS_AT_LEAST` ("none": every learner's rows as given);
+    Gaussian naive Bayes is chosen only when ``ranges_known`` (public per-feature ranges).
 
     Examples
     --------
