@@ -163,8 +163,8 @@ def _slack(slack: str, n: int, mu: float, T: float, consts: PrivacyConstants) ->
 
 def _modulus_floor(epsilon: float, n: int, consts: PrivacyConstants, T: float, slack: str) -> float:
     """μ + Δ of the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at
-    which no Δ is added (docs/privacy/perturbation.md#privacy-lambda-rule). The calls of
-    :func:`_slack` and :func:`_half_modulus`, one level down."""
+    which no Δ is added (docs/privacy/perturbation.md#privacy-lambda-rule); it selects the
+    rule's functions itself, as :func:`_slack` and :func:`_half_modulus` do."""
     tiny, r, c_u = 1e-300, consts.hessian_rank, consts.hessian_term_bound
     if slack == "one_sided":
         if not jacobian_slack(n, tiny, T, r) > epsilon / 2.0:
