@@ -50,29 +50,12 @@ def release_range(values: Any, budget: Budget, *, n: int | None = None,
                   ) -> tuple[float, float, float, Certificate]:
     """Release a range [lo, hi] of the values (ε-DP), with the histogram's median octave.
 
-    Parameters
-    ----------
-    values : array-like of float
-        One value per record; NaN and infinite values are counted in no cell.
-    budget : Budget
-        A pure budget (δ = 0).
-    n : int, optional
-        The public number of records (default: ``len(values)``).
-    levels : (float, float), default=(0.01, 0.99)
-        The quantile levels of the bounds when the budget resolves them
-        (:func:`dpconvex.privacy.rules.bounds.refine_range`).
-    name : str
-        What the values are, for the certificate.
-    rng : None, int or Generator
-    seeded : bool or None
-
-    Returns
-    -------
-    lo, hi : float
-        The released range (lo < hi).
-    median : float
-        The middle of the octave holding the noisy histogram's median (post-processing).
-    certificate : Certificate
+    ``values``: one per record (NaN and infinite ones count in no cell); ``budget`` pure;
+    ``n`` the public number of records (default ``len(values)``); ``levels`` the quantile
+    levels of the bounds when the budget resolves them
+    (:func:`dpconvex.privacy.rules.bounds.refine_range`); ``name`` the values' name in the
+    certificate. Returns lo < hi, the middle of the octave holding the noisy histogram's
+    median (post-processing) and the certificate.
 
     Examples
     --------
@@ -333,35 +316,25 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     ----------
     X : pandas.DataFrame, mapping of str to 1-D values, or 2-D array
         The table (an array's columns are named ``x0, x1, ...``).
-    epsilon : float or None, default=None
-        The schema's ε; None drafts from the data without privacy.
-    delta : float, default=0.0
-        The schema's δ (only vocabularies need it).
+    epsilon, delta : float or None, float (default None, 0.0)
+        The schema's (ε, δ) (only vocabularies need δ); ε None drafts without privacy.
     levels : (float, float), default=(0.01, 0.99)
         Quantile levels of every released range.
     declared : mapping of str to declaration, or PublicSchema, optional
         Columns known from documentation: used as given, nothing spent on them.
     kinds : mapping of str to str, optional
-        What columns hold, as public input: ``"numeric"``, ``"binary"`` or
-        ``"categorical"``. Required (with ``epsilon``) for every column not in ``declared``
-        whose dtype is not a number or bool dtype.
-    accountant : BudgetAccountant or None
-        The ledger charged with (ε, δ) (the same one the fit is charged to).
-    random_state : None or int
-        Seed of the noise (None: from the OS).
+        ``"numeric"``, ``"binary"`` or ``"categorical"``: required with ``epsilon`` for
+        every undeclared column whose dtype is not a number or bool dtype.
+    accountant, random_state : BudgetAccountant or None, None or int
+        The ledger charged with (ε, δ) (the fit's); the noise's seed.
 
     Raises
     ------
     ParameterError
-        With ``epsilon``: a column of undeclared kind (above); a categorical column with
-        δ = 0; a bad ``kinds``; a column of dates or complex numbers.
+        With ``epsilon``: a column of undeclared kind, a categorical column with δ = 0, a
+        bad ``kinds``, a column of dates or complex numbers.
     BudgetError
         The budget does not fit in what remains on ``accountant``.
-
-    Warns
-    -----
-    PrivacyLeakWarning
-        Without ``epsilon`` only.
 
     Examples
     --------

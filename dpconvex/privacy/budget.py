@@ -104,15 +104,7 @@ def split_budget(budget: Budget, fractions: Sequence[float]) -> tuple[Budget, ..
     :func:`remaining` of ε after the others (so the parts add up to at most ε in
     floating point); δ is split the same way.
 
-    Parameters
-    ----------
-    budget : Budget
-    fractions : sequence of float
-        Positive shares summing to 1 (within 1e-9).
-
-    Returns
-    -------
-    tuple of Budget
+    ``fractions``: positive shares summing to 1 (within 1e-9); returns a tuple of Budget.
 
     Examples
     --------
@@ -176,16 +168,8 @@ def has_positive_delta(delta: Any) -> bool:
 def delta_rows_note(delta: Any, n: Any) -> str | None:
     """The certificate's line when δ >= 1/n (n rows, public), else None.
 
-    Parameters
-    ----------
-    delta : float or None
-        The δ of the release (0 or None: pure ε-DP, no line).
-    n : int or None
-        The number of rows (public under replace-one adjacency); None: no line.
-
-    Returns
-    -------
-    str or None
+    ``delta`` 0 or None (pure ε-DP) or ``n`` None (the rows, public under replace-one
+    adjacency): no line.
 
     Examples
     --------

@@ -408,27 +408,11 @@ def compose_sequential(parts: Sequence[Certificate], *, mechanism: str, epsilon_
     ε and δ add up (Dwork & Roth 2014, Thm. 3.16; adaptive choice of later
     mechanisms allowed). A part that is not private makes the whole not private.
 
-    Parameters
-    ----------
-    parts : sequence of Certificate
-    mechanism : str
-        Name of the composed release.
-    epsilon_requested : float
-        The ε the caller asked for; the composition must not exceed it
-        (raises :class:`~dpconvex.errors.PrivacyError`).
-    delta_requested : float or None
-        The δ asked for, checked likewise when given.
-    conditions, quantities, assumptions, solver
-        Extra entries of the composed certificate.
-    labels : sequence of str or None
-        Short names of the parts for the accounting line.
-    private : bool or None
-        False marks the whole as not private although every part is (e.g. a
-        non-private preprocessing step that has no certificate of its own).
-
-    Returns
-    -------
-    Certificate
+    The composition must not exceed ``epsilon_requested`` (nor ``delta_requested`` when
+    given): else :class:`~dpconvex.errors.PrivacyError`. ``conditions``, ``quantities``,
+    ``assumptions``, ``solver``: extra entries; ``labels``: the parts' short names for the
+    accounting line; ``private=False`` marks the whole as not private although every part
+    is (e.g. a non-private preprocessing step without a certificate of its own).
 
     Examples
     --------

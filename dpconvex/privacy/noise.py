@@ -112,22 +112,10 @@ def norm_gamma(
 
     In p dimensions: radius ``||b|| ~ Gamma(p, 1/beta)`` times a uniform direction [CMS]_.
 
-    Parameters
-    ----------
-    shape : int or tuple of int
-        Shape of the returned array.
-    beta : float
-        Rate, > 0. For objective perturbation ``beta = epsilon' / sensitivity``.
-    random_state : None, int or numpy.random.Generator
-        None (default) seeds from the OS.
-    symmetric : bool
-        If True, the last two axes hold symmetric matrices and the draw lives in the
-        symmetric subspace (:func:`symmetric_dimension`; orthonormal basis ``E_ii``,
-        ``(E_ij + E_ji)/sqrt(2)``), where the density is ∝ exp(-beta ||b||_F).
-
-    Returns
-    -------
-    numpy.ndarray of float64, of the given shape.
+    ``beta`` > 0 is the rate (objective perturbation: ε'/sensitivity); ``random_state``
+    None seeds from the OS; ``symmetric``: the last two axes hold symmetric matrices and
+    the draw lives in the symmetric subspace (:func:`symmetric_dimension`; orthonormal basis
+    ``E_ii``, ``(E_ij + E_ji)/sqrt(2)``), density ∝ exp(-beta ||b||_F).
 
     Examples
     --------
@@ -236,26 +224,11 @@ def snap(x: np.ndarray, noise_scale: float) -> np.ndarray:
     clamped to ±2^48·g. What this does and does not prove:
     docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness.
 
-    Parameters
-    ----------
-    x : ndarray
-        The noisy release.
-    noise_scale : float
-        Public per-coordinate scale of the noise that was added (> 0).
-
-    Returns
-    -------
-    ndarray, same shape, every entry an integer multiple of ``snap_grid(noise_scale)``.
-    Infinite entries are clamped like large ones.
-
-    Raises
-    ------
-    ParameterError
-        If ``noise_scale`` is not in [``SNAP_SCALE_MIN``, ``SNAP_SCALE_MAX``) =
-        [~9.3e-302, ~3.3e299): the grid would not be a normal float or the
-        clamp would overflow (a raw ``OverflowError``).
-    PrivacyError
-        If ``x`` contains NaN.
+    ``noise_scale`` is the public per-coordinate scale of the noise added to ``x``; every
+    entry of the result is an integer multiple of ``snap_grid(noise_scale)`` (infinite ones
+    clamped like large ones). A scale outside [``SNAP_SCALE_MIN``, ``SNAP_SCALE_MAX``) (the
+    grid would not be a normal float, or the clamp would overflow) raises
+    :class:`ParameterError`; a NaN in ``x`` :class:`PrivacyError`.
 
     Examples
     --------

@@ -90,36 +90,26 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
 
     Parameters
     ----------
-    template : Template
-        The problem statement (see :mod:`dpconvex.templates.base`).
-    mechanism : Mechanism or str
-        A mechanism object or a registered name (:data:`~dpconvex.privacy.mechanisms.MECHANISMS`).
-    budget : Budget
-        The requested (ε, δ); ignored by the non-private baseline.
+    template, mechanism, budget : Template, Mechanism or str, Budget
+        The problem statement, a mechanism or its registered name, the requested (ε, δ)
+        (ignored by the non-private baseline).
     backend : Backend, str or None
-        A solver backend or its registered name; None or "auto" applies the
-        registry's policy for the template.
+        A solver backend or its name; None or "auto": the registry's policy for the template.
     rng : None, int or Generator
         None seeds the noise from the OS.
-    warm_start : ndarray, optional
+    warm_start, max_iter : ndarray, int, optional
         Solver start point (never a non-private model:
-        docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness).
-    max_iter : int, optional
-        Cap on the solver's iterations; the accuracy check still decides.
+        docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness) and iteration cap
+        (the accuracy check still decides).
     dry_run : bool
         Stop after the certificate (no noise drawn, no solve): ``certify()``.
     seeded : bool or None
-        Whether the caller fixed the noise's seed (None: ``rng is not None``); the
-        certificate of a seeded release says so. Estimators pass what
-        :func:`dpconvex._random.noise_source` says.
+        Whether the caller fixed the noise's seed (None: ``rng is not None``).
     on_calibrated : callable or None
-        Called with the calibration before any noise is drawn (not in a dry run): an
-        estimator's noise warning reads it, so a fit calibrates once.
+        Called with the calibration before any noise is drawn (not in a dry run).
     vouch : iterable of str, default=()
-        Declared constants nobody could verify that the caller vouches for (e.g.
-        ``("curvature",)``); the certificate states it
-        (:func:`~dpconvex.privacy.declarations.vouched`,
-        docs/privacy/user_objectives.md#privacy-user-objectives).
+        Declared constants nobody could verify that the caller vouches for, e.g.
+        ``("curvature",)`` (:func:`~dpconvex.privacy.declarations.vouched`).
 
     Returns
     -------

@@ -36,27 +36,19 @@ def verify(template: Template, *, epsilon: float, mechanism: str, delta: float =
     Parameters
     ----------
     template : Template
-    epsilon : float
-        Requested ε > 0 (ignored for ``mechanism="none"``).
+    epsilon, delta : float, float (default 0.0)
+        Requested ε > 0 and δ (0 for the pure mechanisms); ignored for ``mechanism="none"``.
     mechanism : str
-        A registered mechanism name that is not a cover (approximate minima:
-        ``optimality_tol``), e.g. one of :data:`MECHANISMS` or a class-sum mechanism.
-    delta : float, default=0.0
-        Requested δ: 0 for the pure ε-DP mechanisms, in (0, 1) for the (ε, δ) ones (ignored
-        for ``mechanism="none"``).
-    optimality_tol : float or None, default=None
-        A float γ: approximate-minima perturbation around the mechanism, as the
-        estimators' ``optimality_tol``.
-    amp_fraction : float, default=0.1
-        Share of (ε, δ) spent on the approximate-minima cover.
+        A registered mechanism name that is not a cover.
+    optimality_tol, amp_fraction : float or None, float (default None, 0.1)
+        As the estimators': approximate-minima perturbation around the mechanism, with
+        that share of (ε, δ) on its cover.
 
     Returns
     -------
-    certificate : Certificate
-        Every condition and the derived quantities; its ε never exceeds the request and
-        ``certificate.delta`` states δ.
-    calibration : Calibration or None
-        None for the non-private baseline.
+    certificate, calibration : Certificate, Calibration or None
+        Every condition and the derived quantities (ε never above the request); None for
+        the non-private baseline.
 
     Raises
     ------

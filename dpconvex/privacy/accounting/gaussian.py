@@ -368,10 +368,9 @@ def calibrate_noise_multiplier(epsilon: float, delta: float, steps: int,
     result is checked against the exact Gaussian-DP curve (:func:`gdp_epsilon`); an
     accountant reporting less than the exact ε raises instead of releasing.
 
-    The search path is the plain bisection's, but most answers need no accountant call: a z
-    below the exact Gaussian-DP solution is infeasible, and the PLD threshold is first
-    bracketed by a few regula falsi steps (typically 5 PLD calls instead of 23, the same z
-    bit for bit; a final accountant call checks it). Cached per (ε, δ, T, accounting, rtol).
+    The search path is the plain bisection's; a z below the exact Gaussian-DP solution is
+    infeasible without a call, and regula falsi steps bracket the PLD threshold first (the
+    same z bit for bit). Cached per (ε, δ, T, accounting, rtol).
 
     PrivacyError if no multiplier up to 2^60 reaches the target, or the accountant
     disagrees with the exact curve.
@@ -404,17 +403,12 @@ def default_learning_rate(loss: Loss, q: float, radius: float, steps: int, p: in
                           noise_std: float, step_factor: float = 1.0) -> float:
     """Step size from public quantities: min(k/L, R / (s sqrt(T p))), L = c q², k = ``step_factor``.
 
-    With per-example clipping, the clipped mean gradient is the exact gradient
-    of the convex surrogate (1/n) Σ ψ_i(y_i θᵀx_i), ψ_i' = max(ℓ', -C/||x_i||)
-    (for losses with ℓ' <= 0, as all margin losses here), whose smoothness is
-    at most L = c q² (c the loss's curvature bound, q the row-norm bound with
-    the intercept). Averaged projected SGD with step η <= 1/L and gradient
-    noise of variance p s² has error at most R²/(2ηT) + η p s²/2; the
-    minimizing step is R / (s sqrt(T p)), capped at k/L (k = 1 by default;
-    gradient descent is stable for k < 2, and noisy gradient descent's default
-    rule uses k = 2, the stability limit, where the averaging absorbs the
-    oscillation: :mod:`dpconvex.privacy.mechanisms.noisy_gd`). Without a
-    finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)) (the non-smooth rate).
+    The clipped mean gradient is the gradient of a convex surrogate of smoothness at most
+    L = c q² (docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd); averaged projected SGD
+    with step η <= 1/L and gradient noise of variance p s² has error at most
+    R²/(2ηT) + η p s²/2, minimized at R / (s sqrt(T p)), capped at k/L (noisy gradient
+    descent's rule uses k = 2, the stability limit, where the averaging absorbs the
+    oscillation). Without a finite curvature bound: R / (sqrt(T) sqrt(C² + p s²)).
 
     Examples
     --------

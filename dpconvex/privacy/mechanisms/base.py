@@ -42,7 +42,8 @@ class Calibration:
     perturbation only). ``epsilon`` = ``slack + epsilon_noise`` <= requested
     (``epsilon`` defaults to ``epsilon_requested``, ``epsilon_noise`` to ``epsilon``);
     ``delta`` the δ of an (ε, δ) guarantee (0 for the pure mechanisms).
-    ``extra`` holds mechanism-specific public quantities.
+    ``modulus_floor`` the smallest modulus at which the calibration adds no Δ (0 when it
+    never does). ``extra`` holds mechanism-specific public quantities.
 
     Examples
     --------
@@ -67,6 +68,7 @@ class Calibration:
     sensitivity: float
     noise_rate: float
     delta: float = 0.0
+    modulus_floor: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -86,36 +88,24 @@ PLACEMENTS: tuple[str, ...] = ("objective", "output", "gradient", "sum", "none")
 class NoiseReport:
     """The noise a mechanism draws, from public constants only (:meth:`Mechanism.noise_report`).
 
-    The Λ rule (:mod:`dpconvex.privacy.rules.lam`), the noise warnings
-    (:mod:`dpconvex.privacy.rules.noise_dominance`) and the
-    large-margin options read this instead of the mechanism's name
-    (docs/privacy/perturbation.md#privacy-lambda-rule). The numeric fields that depend
-    on the modulus are ndarrays when the report is evaluated on a grid of moduli, floats
-    otherwise.
+    What the Λ rule, the noise warnings and the large-margin options read instead of the
+    mechanism's name (docs/privacy/perturbation.md#privacy-lambda-rule). On a grid of moduli
+    the fields that depend on the modulus are ndarrays (``calibration`` None).
 
     Attributes
     ----------
-    mechanism, placement : str
-        The mechanism that draws the noise (approximate minima: its inner one), and where
-        the noise enters (:data:`PLACEMENTS`).
-    dimension : int
-        p, the number of noise coordinates (per cell for DP k-means).
-    epsilon, delta : float
-        The budget the noise is calibrated with (approximate minima: the inner share).
-    modulus, modulus_eff : float or ndarray
-        μ asked about (NaN where none applies), and μ + Δ of the objective that is solved.
-    modulus_floor : float
-        The smallest modulus at which the calibration adds no Δ (0 when it never does).
+    mechanism, placement, dimension, epsilon, delta : str, str, int, float, float
+        The mechanism that draws the noise, where it enters (:data:`PLACEMENTS`), p and the
+        budget it is calibrated with (approximate minima: the inner mechanism and share).
+    modulus, modulus_eff, modulus_floor : float or ndarray
+        μ asked about (NaN where none applies), μ + Δ of the solved objective, and the
+        calibration's :attr:`Calibration.modulus_floor`.
     sensitivity, expected_norm, expected_sq_norm, coordinate_scale : float or ndarray
-        The sensitivity; E‖b‖ (norm-Gamma: p/β; Gaussian: its bound √p σ; gradient
-        placement: of the average of the noisy steps), E‖b‖² and the per-coordinate scale.
+        E‖b‖: norm-Gamma p/β, Gaussian its bound √p σ, gradient placement of the average
+        of the noisy steps.
     grad_bound, clip : float
         G of one record's loss gradient (NaN where none applies); the per-example clip C
         (gradient placement; inf elsewhere).
-    calibration : Calibration or None
-        The calibration behind the report (None on a grid of moduli).
-    extra : dict
-        Mechanism-specific public quantities.
 
     Examples
     --------
@@ -216,9 +206,8 @@ class Mechanism(ABC, Generic[TemplateT]):
     (True, True, True, 'output')
     """
 
-    #: Registry name; what the proof needs from a template ("strong_convexity", "curvature",
-    #: "distance_bound", or a template capability); False only for the non-private baseline;
-    #: whether :meth:`run` calls a solver backend; True for ε-DP (δ must be 0).
+    #: Registry name; what the proof needs from a template; False only for the non-private
+    #: baseline; whether :meth:`run` calls a solver backend; True for ε-DP (δ must be 0).
     name: ClassVar[str] = ""
     needs: ClassVar[frozenset[str]] = frozenset()
     private: ClassVar[bool] = True
@@ -304,29 +293,17 @@ class Mechanism(ABC, Generic[TemplateT]):
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None
             ) -> tuple[np.ndarray, SolveResult | None, bool]:
-        """Draw the noise and solve (accepting a residual <= ``tol``, default the template's).
-
-        Returns
-        -------
-        theta : ndarray
-            The parameters before post-processing.
-        result : SolveResult or None
-            The solve behind them (a diagnostic: never stored on a release).
-        noised_after_solve : bool
-            True when noise was added to a solver's output (post-processing onto the
-            parameter space is then needed).
-        """
+        """Draw the noise and solve (accepting a residual <= ``tol``, default the template's):
+        (theta before post-processing, the solve (a diagnostic, never stored on a release),
+        whether noise was added to a solver's output (then post-processed onto the space))."""
 
     def noise_report(self, problem: Any, budget: Budget,
                      mu: float | np.ndarray | None = None, *,
                      calibration: Calibration | None = None) -> NoiseReport:
-        """The noise this mechanism draws, from public constants only (:class:`NoiseReport`).
-
-        ``problem`` (a template or :class:`PublicProblem`) at the modulus ``mu`` (None: the
-        declared one; an ndarray: a grid, the Λ rule) for ``budget``; ``calibration``: the
-        release's calibration at the declared modulus, read instead of recomputed. This base
-        implementation raises the :class:`ParameterError` that names the mechanism.
-        """
+        """The noise this mechanism draws (:class:`NoiseReport`) on ``problem`` (a template or
+        :class:`PublicProblem`) at the modulus ``mu`` (None: the declared one; an ndarray: a
+        grid); ``calibration``: the release's, read instead of recomputed. The base
+        implementation raises the :class:`ParameterError` that names the mechanism."""
         raise _no_noise_report(self)
 
     def report_calibration(self, problem: Any, budget: Budget, mu: float | np.ndarray | None,
@@ -457,18 +434,13 @@ def get_mechanism(name: Any, owner: str = "dpconvex", *, allowed: tuple[str, ...
 class MechanismMenu:
     """What an estimator offers as ``mechanism=``, and what ``mechanism="auto"`` means for it.
 
-    Each estimator family owns one menu: the names a user may pass, each mapped to the
-    registered mechanism it builds (the large-margin estimator offers its own Gaussian
-    objective perturbation as ``"gaussian_objective"``), and the pair (pure ε-DP,
-    (ε, δ)-DP) of offered names that ``"auto"`` chooses between by δ
-    (:func:`resolve_mechanism`).
-
     Parameters
     ----------
     offered : mapping of str to str
         ``mechanism=`` value -> registry name (:data:`MECHANISMS`).
     auto : tuple of (str, str) or None
-        The offered names ``"auto"`` resolves to for δ = 0 and δ > 0; None: no ``"auto"``.
+        The offered names ``"auto"`` resolves to for δ = 0 and δ > 0
+        (:func:`resolve_mechanism`); None: no ``"auto"``.
 
     Examples
     --------
@@ -561,21 +533,10 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
     """The mechanism of ``mechanism=``; "auto" by δ alone: δ = 0 (or None) the menu's pure
     ε-DP mechanism, δ > 0 its (ε, δ) one (docs/privacy/front_door.md#privacy-mechanism-auto).
 
-    Parameters
-    ----------
-    mechanism : str or object
-        The estimator's ``mechanism=``; anything but ``"auto"`` is returned as given
-        (the estimator's menu names it and refuses what it does not offer).
-    delta : float or None
-        The estimator's ``delta=``: 0 or None for pure ε-DP, > 0 for (ε, δ)-DP.
-    auto : tuple of (str, str) or None
-        The estimator's pair (pure ε-DP, (ε, δ)-DP) of ``"auto"``
-        (:attr:`~dpconvex.privacy.mechanisms.MechanismMenu.auto`); None: no ``"auto"``.
-
-    Returns
-    -------
-    AutoMechanism
-        ``name`` and, for "auto", the reason (public: the rule and δ's sign).
+    ``mechanism`` other than ``"auto"`` is returned as given (the estimator's menu refuses
+    what it does not offer); ``auto`` is the menu's pair
+    (:attr:`~dpconvex.privacy.mechanisms.MechanismMenu.auto`). The reason is public: the
+    rule and δ's sign.
 
     Examples
     --------
@@ -695,20 +656,10 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
                     optimality_tol: float | None = None, amp_fraction: float = 0.1) -> Mechanism:
     """The mechanism an estimator's parameters ask for (the estimators' one entry point).
 
-    Parameters
-    ----------
-    name : str
-        ``mechanism=`` of the estimator; must be on ``menu`` (after ``"auto"`` was resolved).
-    owner : str
-        Estimator name for error messages.
-    menu : MechanismMenu or None
-        The estimator's menu; None (the template-level API) offers every registered
-        mechanism that is not a cover, by its registry name.
-    optimality_tol : float or None
-        A float wraps a private mechanism in approximate-minima perturbation
-        ("amp" for a pure mechanism, "gaussian_amp" for a Gaussian one).
-    amp_fraction : float
-        Share of ε spent on the AMP cover.
+    ``name`` must be on ``menu`` (after ``"auto"`` was resolved; None: every registered
+    mechanism that is not a cover), ``owner`` opens the messages; a float ``optimality_tol``
+    wraps a private mechanism in approximate-minima perturbation ("amp", or "gaussian_amp"
+    for a Gaussian one) with ``amp_fraction`` of ε on the cover.
 
     Examples
     --------

@@ -49,7 +49,6 @@ from .perturbation import (
     calibrate_objective_perturbation,
     calibrate_objective_perturbation_grid,
     calibrate_output_perturbation,
-    objective_modulus_floor,
 )
 
 if TYPE_CHECKING:
@@ -114,7 +113,7 @@ def calibrate_gaussian_objective(epsilon: float, delta: float, n: int, consts: P
         mechanism="gaussian_objective", epsilon_requested=epsilon,
         epsilon_noise=remaining(epsilon, pure.slack), slack=pure.slack,
         extra_strong_convexity=pure.extra_strong_convexity, sensitivity=S,
-        noise_rate=math.nan, delta=delta,
+        noise_rate=math.nan, delta=delta, modulus_floor=pure.modulus_floor,
         extra={"noise std": sigma, "k": k,
                "delta at sigma": objective_gaussian_delta(epsilon, sigma, S, k, pure.slack)})
 
@@ -204,25 +203,21 @@ class _GaussianLinear(ExactMinimizer):
         modulus: Any = consts.strong_convexity if mu is None else mu  # float or ndarray (a grid)
         cal = None
         if np.ndim(modulus) > 0:
-            mu_eff, sigma, sens = self._grid(problem, budget, consts, modulus)
+            mu_eff, sigma, sens, floor = self._grid(problem, budget, consts, modulus)
         else:
             cal = self.report_calibration(problem, budget, mu, calibration,
                                           lambda c: self._calibrate_at(problem, budget, c))
             mu_eff = modulus + cal.extra_strong_convexity
-            sigma, sens = float(cal.extra["noise std"]), cal.sensitivity
+            sigma, sens, floor = float(cal.extra["noise std"]), cal.sensitivity, cal.modulus_floor
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=p, epsilon=budget.epsilon,
             delta=budget.delta, modulus=modulus, modulus_eff=mu_eff, sensitivity=sens,
             expected_norm=math.sqrt(p) * sigma, expected_sq_norm=p * sigma**2,
-            coordinate_scale=sigma, modulus_floor=self._modulus_floor(problem, budget, consts),
+            coordinate_scale=sigma, modulus_floor=floor,
             grad_bound=float(consts.grad_bound), calibration=cal)
 
     def calibrate(self, template: ConstantsSource, budget: Budget) -> Calibration:
         return self._calibrate_at(template, budget, template.privacy_constants())
-
-    def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
-                       consts: PrivacyConstants) -> float:
-        return 0.0
 
     def certificate(self, template: ObjectiveTemplate, budget: Budget, cal: Calibration | None,
                     conditions: list[Condition]) -> Certificate:
@@ -293,20 +288,16 @@ class GaussianObjectivePerturbation(_GaussianLinear):
                                             gradient_difference_rank(problem))
 
     def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
-              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """(μ + Δ, σ, S) on a grid of moduli: σ(μ) is the unit σ of (★) times S = 2G, computed
-        exactly at a few slack values and interpolated in between
+              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+        """(μ + Δ, σ, S, the modulus floor) on a grid of moduli: σ(μ) is the unit σ of (★)
+        times S = 2G, computed exactly at a few slack values and interpolated in between
         (docs/privacy/gaussian_linear.md#privacy-gaussian-lambda-rule): a public heuristic
         for the Λ rule; a release recomputes σ exactly."""
         grid = calibrate_objective_perturbation_grid(budget.epsilon, problem.n, consts, modulus)
         S = 2.0 * consts.grad_bound
         sigma = S * _unit_sigma_objective(budget.epsilon, budget.delta,
                                           gradient_difference_rank(problem), grid.slack)
-        return modulus + grid.extra_strong_convexity, sigma, S
-
-    def _modulus_floor(self, problem: ConstantsSource, budget: Budget,
-                       consts: PrivacyConstants) -> float:
-        return objective_modulus_floor(budget.epsilon, problem.n, consts)
+        return modulus + grid.extra_strong_convexity, sigma, S, grid.modulus_floor
 
 
 
@@ -341,12 +332,12 @@ class GaussianOutputPerturbation(_GaussianLinear):
     placement = "output"
 
     def _grid(self, problem: ConstantsSource, budget: Budget, consts: PrivacyConstants,
-              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(μ, σ, 2G/(nμ)) on a grid of moduli: σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ
+              modulus: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """(μ, σ, 2G/(nμ), 0) on a grid of moduli: σ(μ) = σ(ε, δ; 1) · 2G/(nμ) (the analytic σ
         is linear in the sensitivity)."""
         S = 2.0 * consts.grad_bound
         sigma = analytic_gaussian_sigma(budget.epsilon, budget.delta, 1.0) * S / (problem.n * modulus)
-        return modulus, sigma, S / (problem.n * modulus)
+        return modulus, sigma, S / (problem.n * modulus), 0.0
 
     def _calibrate_at(self, problem: ConstantsSource, budget: Budget,
                       consts: PrivacyConstants) -> Calibration:

@@ -145,15 +145,40 @@ def _objective_checks(consts: PrivacyConstants, mu_min: float, slack: str, calle
 
 
 def _half_modulus(epsilon: float, n: int, consts: PrivacyConstants, T: float, slack: str) -> float:
-    """The modulus at which the slack of the rule ``slack`` is ε/2 (r > 0)."""
+    """The modulus at which the slack of the rule ``slack`` is ε/2 (r > 0), times (1 + 1e-12)
+    so that the slack stays strictly below ε/2 in floating point. The two-sided slack
+    2 r log(1 + c_u/(n μ)) = ε/2 is the one-sided one at ε/(2r), T = c_u, r = 1."""
     r = consts.hessian_rank
     if slack == "one_sided":
-        return half_epsilon_modulus(epsilon, n, T, r)
-    return consts.hessian_term_bound / (n * math.expm1(epsilon / (4.0 * r)))
+        return half_epsilon_modulus(epsilon, n, T, r) * (1.0 + 1e-12)
+    return half_epsilon_modulus(epsilon / (2.0 * r), n, consts.hessian_term_bound, 1) * (1.0 + 1e-12)
+
+
+def _slack(slack: str, n: int, mu: float, T: float, consts: PrivacyConstants) -> float:
+    """The Jacobian slack of the rule ``slack`` at the modulus ``mu``."""
+    if slack == "one_sided":
+        return jacobian_slack(n, mu, T, consts.hessian_rank)
+    return jacobian_slack_two_sided(n, mu, consts.hessian_term_bound, consts.hessian_rank)
+
+
+def _modulus_floor(epsilon: float, n: int, consts: PrivacyConstants, T: float, slack: str) -> float:
+    """μ + Δ of the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at
+    which no Δ is added (docs/privacy/perturbation.md#privacy-lambda-rule); it selects the
+    rule's functions itself, as :func:`_slack` and :func:`_half_modulus` do."""
+    tiny, r, c_u = 1e-300, consts.hessian_rank, consts.hessian_term_bound
+    if slack == "one_sided":
+        if not jacobian_slack(n, tiny, T, r) > epsilon / 2.0:
+            return tiny
+        half = half_epsilon_modulus(epsilon, n, T, r)
+    else:
+        if not jacobian_slack_two_sided(n, tiny, c_u, r) > epsilon / 2.0:
+            return tiny
+        half = half_epsilon_modulus(epsilon / (2.0 * r), n, c_u, 1)
+    return tiny + max(half * (1.0 + 1e-12) - tiny, 0.0)
 
 
 def _objective_calibration(epsilon: float, eps_slack: Any, eps_noise: Any, delta_reg: Any,
-                           consts: PrivacyConstants) -> Calibration:
+                           consts: PrivacyConstants, floor: float) -> Calibration:
     """The calibration of objective perturbation from its parts (scalars, or arrays on a grid)."""
     sensitivity = 2.0 * consts.grad_bound
     return Calibration(
@@ -165,6 +190,7 @@ def _objective_calibration(epsilon: float, eps_slack: Any, eps_noise: Any, delta
         extra_strong_convexity=delta_reg,
         sensitivity=sensitivity,
         noise_rate=eps_noise / sensitivity,
+        modulus_floor=floor,
     )
 
 
@@ -176,22 +202,10 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     docs/privacy/perturbation.md#privacy-objective-perturbation,
     privacy-jacobian-slack).
 
-    Parameters
-    ----------
-    epsilon, n : float, int
-        Requested ε; number of records (public under replace-one adjacency).
-    consts : PrivacyConstants
-        The template's declared constants (G, r, c_u, optional T, μ).
-    slack : {"one_sided", "two_sided"}, default="one_sided"
-        The Jacobian-slack rule: :func:`jacobian_slack` or :func:`jacobian_slack_two_sided`.
-    caller : str, default="calibrate_objective_perturbation"
-        The public call that calibrates, opening the messages of a refusal.
-
-    Returns
-    -------
-    Calibration
-        The split of ε between the slack and the noise, Δ (0 unless the slack exceeds ε/2)
-        and the noise rate β = ε' / (2G).
+    From ε, n (public under replace-one adjacency) and the declared G, r, c_u, T, μ: the
+    split of ε between the slack (``slack``: :func:`jacobian_slack` or
+    :func:`jacobian_slack_two_sided`) and the noise, Δ (0 unless the slack exceeds ε/2), the
+    noise rate β = ε'/(2G) and the modulus floor. ``caller`` opens a refusal's messages.
 
     Examples
     --------
@@ -203,28 +217,21 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     >>> round(cal.slack, 4), round(cal.noise_rate, 4), cal.extra_strong_convexity
     (0.0606, 0.4697, 0.0)
     """
-    mu, c_u, r = consts.strong_convexity, consts.hessian_term_bound, consts.hessian_rank
+    mu = consts.strong_convexity
     T = _objective_checks(consts, mu, slack, caller)
-
-    def slack_at(m: float) -> float:
-        if slack == "one_sided":
-            return jacobian_slack(n, m, T, r)
-        return jacobian_slack_two_sided(n, m, c_u, r)
-
-    eps_slack = slack_at(mu)
+    eps_slack = _slack(slack, n, mu, T, consts)
     delta_reg = 0.0
     eps_noise = remaining(epsilon, eps_slack)
     if eps_slack > epsilon / 2.0:
         # Raise the modulus to mu' with slack(mu') = ε/2 (CMS Alg. 2's Δ branch, re-solved for
         # the rule in use). Switching as soon as the slack exceeds ε/2 is equally private (Δ
         # depends on public constants only) and keeps ε' >= ε/2
-        # (docs/privacy/perturbation.md#privacy-objective-perturbation). The factor (1 +
-        # 1e-12) keeps the slack strictly below ε/2 in floating point.
-        mu_needed = _half_modulus(epsilon, n, consts, T, slack) * (1.0 + 1e-12)
-        delta_reg = max(mu_needed - mu, 0.0)
-        eps_slack = slack_at(mu + delta_reg)
+        # (docs/privacy/perturbation.md#privacy-objective-perturbation).
+        delta_reg = max(_half_modulus(epsilon, n, consts, T, slack) - mu, 0.0)
+        eps_slack = _slack(slack, n, mu + delta_reg, T, consts)
         eps_noise = remaining(epsilon, max(eps_slack, epsilon / 2.0))
-    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts)
+    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts,
+                                  _modulus_floor(epsilon, n, consts, T, slack))
 
 
 def _remaining_grid(total: float, spent: np.ndarray) -> np.ndarray:
@@ -286,14 +293,15 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     delta_reg = np.zeros_like(mu)
     raised = eps_slack > epsilon / 2.0
     if np.any(raised):  # the Δ branch of the scalar calibration, where it is taken
-        mu_needed = _half_modulus(epsilon, n, consts, T, slack) * (1.0 + 1e-12)
+        mu_needed = _half_modulus(epsilon, n, consts, T, slack)
         delta_reg = np.where(raised, np.maximum(mu_needed - mu, 0.0), 0.0)
         slack_raised = slack_at(mu + delta_reg)
         eps_slack = np.where(raised, slack_raised, eps_slack)
         eps_noise = np.where(raised, _remaining_grid(epsilon, np.maximum(slack_raised,
                                                                          epsilon / 2.0)),
                              eps_noise)
-    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts)
+    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts,
+                                  _modulus_floor(epsilon, n, consts, T, slack))
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
@@ -327,12 +335,9 @@ def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstan
 
 
 def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) -> float:
-    """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ.
-
-    For the one-sided slack log(1 + c q²/(nΛ)) of linear ERM this is
-    c q² / (n (e^{ε/2} − 1)) (docs/privacy/perturbation.md#privacy-lambda-rule): read
-    from the calibration itself at a vanishing modulus, so it follows any change of the
-    slack.
+    """The smallest modulus at which :func:`calibrate_objective_perturbation` adds no Δ (its
+    ``modulus_floor``); c q²/(n (e^{ε/2} − 1)) for linear ERM's one-sided slack
+    (docs/privacy/perturbation.md#privacy-lambda-rule).
 
     Examples
     --------
@@ -341,14 +346,12 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
     >>> round(objective_modulus_floor(1.0, 40, PrivacyConstants(1.0, 1, 0.25, 0.1, 3)), 5)
     0.00963
     """
-    tiny = 1e-300
-    cal = calibrate_objective_perturbation(epsilon, n, at_modulus(consts, tiny))
-    return tiny + cal.extra_strong_convexity
+    return calibrate_objective_perturbation(epsilon, n, at_modulus(consts, 1.0)).modulus_floor
 
 
 class _Perturbation(ExactMinimizer):
     """Shared calibration, noise report and certificate of the CMS perturbation mechanisms
-    (a subclass gives ``_calibrate``, ``_grid``, ``_modulus_floor``, ``_coordinate_scale``)."""
+    (a subclass gives ``_calibrate``, ``_grid``, ``_coordinate_scale``)."""
 
     label = ""
 
@@ -375,7 +378,7 @@ class _Perturbation(ExactMinimizer):
             sensitivity=grid.sensitivity, expected_norm=p / rate,
             expected_sq_norm=p * (p + 1.0) / rate**2,
             coordinate_scale=self._coordinate_scale(problem, p, rate),
-            modulus_floor=self._modulus_floor(eps, n, consts),
+            modulus_floor=grid.modulus_floor,
             grad_bound=float(consts.grad_bound), calibration=cal)
 
     def noise_law(self, template: ObjectiveTemplate, cal: Calibration) -> Noise:
@@ -450,7 +453,6 @@ class ObjectivePerturbation(_Perturbation):
 
     _calibrate = staticmethod(calibrate_objective_perturbation)
     _grid = staticmethod(calibrate_objective_perturbation_grid)
-    _modulus_floor = staticmethod(objective_modulus_floor)
 
     def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
         return math.sqrt(p) / rate
@@ -491,9 +493,6 @@ class OutputPerturbation(_Perturbation):
         unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
         return Calibration(mechanism=self.name, epsilon_requested=eps,
                            sensitivity=unit.sensitivity / moduli, noise_rate=unit.noise_rate * moduli)
-
-    def _modulus_floor(self, eps: float, n: int, consts: PrivacyConstants) -> float:
-        return 0.0
 
     def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
         """E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape."""

@@ -2,16 +2,12 @@
 
 :func:`choose_front_door_learner` reads n rows, C classes (the public label set), d columns,
 ε, δ and whether public per-feature ranges are given, and picks the learner by the lines
-listed in :class:`~dpconvex.PrivateClassifier`'s docstring
-(docs/privacy/front_door.md#privacy-private-classifier). n is public under replace-one
-adjacency, C is the declared label set, d the number of columns, ε and δ are parameters,
-and whether the ranges are known is a fact of the call; no data value is read. The
+listed in :class:`~dpconvex.PrivateClassifier`'s docstring; no data value is read. The
 multiclass switch to DP class centroids is the large-margin classifier's own
 (:data:`~dpconvex.privacy.rules.large_margin.CENTROID_BELOW` (10 with δ > 0, 15 for pure ε),
-:func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`). Each
-threshold's comment says what it was chosen on (the selection corpus's seeds, checked on
-its report seeds: benchmarks/corpus_run.py; docs/privacy/large_margin_softmax.md, "the
-switch's thresholds").
+:func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`). The measurements behind
+each threshold (the selection corpus's seeds, benchmarks/corpus_run.py):
+docs/privacy/front_door.md#privacy-private-classifier, privacy-classifier-safeguard.
 """
 
 from __future__ import annotations
@@ -37,60 +33,35 @@ GAUSSIAN_NB = "Gaussian naive Bayes"
 
 #: More than two classes, r = n·ε/(C(d + 1)) at or above the centroid switch and the public
 #: per-feature ranges known: DP Gaussian naive Bayes up to this many features, the large-margin
-#: softmax above. On the selection corpus's multiclass tables with d <= 12 naive Bayes gained
-#: where classes differ in spread (kershaw, d = 9: +19 to +31 points; chem97, d = 3: +11) and
-#: stayed within a point of the large-margin softmax on the others (nhis, verbagg, hawks,
-#: olive, satact); on every table with d >= 16 it lost 3 to 14 points (its diagonal model
-#: misses the correlations of one-hot blocks). docs/privacy/front_door.md#privacy-private-classifier.
+#: softmax above (privacy-private-classifier, as the thresholds below).
 NB_MULTICLASS_FEATURES_AT_MOST = 12
 #: Two classes and the public per-feature ranges known: DP Gaussian naive Bayes up to this
-#: many features, before every other binary line. On the selection corpus it gained on the one
-#: binary table with d <= 4 where the learners differ (whickham, d = 2: +5 to +10 points at
-#: ε = 0.5) and lost 3 to 12 points on tables with 5 <= d <= 7 (wilms, contraception, medpar).
+#: many features, before every other binary line.
 NB_BINARY_FEATURES_AT_MOST = 4
-
-#: Two classes with δ > 0: noisy gradient descent up to this many rows, the Huber SVM above.
-#: On the selection corpus noisy GD gained over the Huber SVM on binary tables of up to 13,726
-#: training rows and tied above; a fit costs up to 1,000 passes over the rows, so the Huber
-#: SVM (about 20) takes the larger tables.
+#: Two classes with δ > 0: noisy gradient descent up to this many rows, the Huber SVM above
+#: (a noisy-GD fit costs up to 1,000 passes over the rows, the Huber SVM about 20).
 GD_ROWS_AT_MOST = 20_000
 #: Two classes, the Huber SVM: rows scaled to the norm bound (``row_norm="unit"``) with at
-#: least this many features (d, public). On the selection corpus's binary tables the map
-#: gained with d >= 8 (rotterdam +2 to +3 points, body +7 to +15 at ε >= 1, german +0.3 to
-#: +1.1) and cost with d <= 6 (whickham, d = 2: −6 to −9; flchain, d = 6: −4 to −5): a row's
-#: length is one of d directions of its information, and the fewer they are the more the
-#: map throws away (docs/privacy/front_door.md#privacy-private-classifier).
+#: least this many features (d, public): a row's length is one of d directions of its
+#: information, and the fewer they are the more the map throws away.
 UNIT_ROWS_AT_LEAST = 8
 #: What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a constant
 #: class (docs/privacy/front_door.md#privacy-classifier-safeguard).
 CONSTANT = "constant class"
 
-#: ``safeguard="auto"``: on up to this many rows
-#: (docs/privacy/front_door.md#privacy-classifier-safeguard). On the selection corpus, on
-#: tables of 10,000 to 51,394 training rows the safeguard changed the mean accuracy by less
-#: than 0.1 point and no cell was below the majority class with or without it; above the cap
-#: the learner keeps every row and the front door copies no row of X for the parts.
+#: ``safeguard="auto"``: on up to this many rows (privacy-classifier-safeguard); above, the
+#: learner keeps every row and the front door copies no row of X for the parts.
 SAFEGUARD_ROWS_AT_MOST = 100_000
 
 #: ``safeguard="auto"``: on only where r = n·ε/(C(d + 1)) is at least this
-#: (docs/privacy/front_door.md#privacy-classifier-safeguard). Below it the learner is
-#: dominated by its noise and every row it gives up to the validation part costs it accuracy
-#: (on the canonical sets' selection seeds: digits −7 points at ε = 1); chosen on the
-#: selection corpus and the canonical sets' selection seeds.
+#: (privacy-classifier-safeguard): below it the learner is dominated by its noise and every
+#: row it gives up to the validation part costs it accuracy.
 SAFEGUARD_R_AT_LEAST = 5.0
 
 #: Two classes with pure ε: DP class centroids while r = n·ε/(C(d + 1)) is below this, the
-#: Huber SVM from it. It is :data:`SAFEGUARD_R_AT_LEAST`: below it ``safeguard="auto"`` is off,
-#: nothing guards the Huber SVM's noise-dominated model against the majority class, and the
-#: centroids, whose priors come from the noisy counts, fall back to it by themselves. On the
-#: selection corpus's binary tables subsampled to 250, 500 and 1,000 training rows (306
-#: cells) the switch took the front door from 52 to 46 cells below the majority class and
-#: from 208 to 219 within a point of the best single estimator (alcohol +5.5 to +11.5,
-#: covid +3.7 to +6.8 points). Switching up to r = 10 removed 9 more cells below the majority
-#: class (each by at most 2.5 points) but cost tables with signal, where the safeguard
-#: already guards the Huber SVM (German work −5.4, Rotterdam −4.6; scikit-learn's
-#: breast-cancer set at ε = 1, r = 6.4: −3.9 on its selection seeds;
-#: docs/privacy/front_door.md#privacy-private-classifier).
+#: Huber SVM from it (privacy-private-classifier). It is :data:`SAFEGUARD_R_AT_LEAST`: below
+#: it ``safeguard="auto"`` is off, and the centroids, whose priors come from the noisy
+#: counts, fall back to the majority class by themselves.
 BINARY_CENTROID_BELOW = SAFEGUARD_R_AT_LEAST
 
 
@@ -100,11 +71,8 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
     parameter only).
 
     ``"auto"``: n at most :data:`SAFEGUARD_ROWS_AT_MOST`, r = n·ε/(C(d + 1)) at least
-    :data:`SAFEGUARD_R_AT_LEAST` and the learner not Gaussian naive Bayes (its priors come from
-    the noisy counts, so where its variances are noise it falls back to the majority class by
-    itself, and every validation row costs it accuracy: on the selection corpus's cells where
-    the rule chooses it, the safeguard took kershaw from 87.0 to 78.6 at ε = 0.5 and guarded no
-    cell against the majority class); a bool is taken as given.
+    :data:`SAFEGUARD_R_AT_LEAST` and the learner not Gaussian naive Bayes (it falls back to the
+    majority class by itself: privacy-classifier-safeguard); a bool is taken as given.
 
     Examples
     --------
@@ -123,11 +91,8 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
     return bool(safeguard)
 
 
-#: ``validation_fraction="auto"`` of the safeguard
-#: (docs/privacy/front_door.md#privacy-classifier-safeguard): (share, cap, floor share):
-#: ⌈0.2 n⌉ validation rows up to 600, and never fewer than ⌈0.1 n⌉. Chosen on the
-#: selection corpus's seeds: below about 3,000 rows a fifth validates best (a tenth
-#: leaves the selection too noisy), above it a tenth (the learner keeps more rows).
+#: ``validation_fraction="auto"`` of the safeguard (privacy-classifier-safeguard): (share,
+#: cap, floor share): ⌈0.2 n⌉ validation rows up to 600, and never fewer than ⌈0.1 n⌉.
 AUTO_VALIDATION = (0.2, 600, 0.1)
 
 
@@ -175,22 +140,9 @@ def choose_front_door_learner(n: int, n_classes: int, n_features: int, epsilon: 
                               ranges_known: bool = False) -> FrontDoorChoice:
     """The learner for n rows, C classes, d features, ε and δ (the module's rule; public only).
 
-    Parameters
-    ----------
-    n, n_classes, n_features : int
-        Rows (public under replace-one adjacency), C (the public label set) and d.
-    epsilon, delta : float, float or None
-        ε > 0 and δ (0 or None: pure ε-DP).
-    row_norm : {"auto", "none"}, default="auto"
-        "auto" scales the Huber SVM's rows to the norm bound from d >=
-        :data:`UNIT_ROWS_AT_LEAST`; "none" keeps every learner's rows as given.
-    ranges_known : bool, default=False
-        Whether the public per-feature ranges are given: only then can Gaussian naive Bayes
-        be chosen.
-
-    Returns
-    -------
-    FrontDoorChoice
+    δ 0 or None is pure ε-DP; ``row_norm="auto"`` scales the Huber SVM's rows to the norm
+    bound from d >= :data:`UNIT_ROWS_AT_LEAST` ("none": every learner's rows as given);
+    Gaussian naive Bayes is chosen only when ``ranges_known`` (public per-feature ranges).
 
     Examples
     --------

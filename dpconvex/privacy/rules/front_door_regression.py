@@ -28,36 +28,24 @@ __all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEV
 MEDIAN = "median regression"
 CONSTANT = "constant (private mean)"
 
-#: r = n·ε/(d + 1) below this: the private mean (0 on the selection corpus: 10 cells of 108
-#: below the mean's R² − 0.005 with κ = 0.5, against 4 with 25 or 50).
+#: r = n·ε/(d + 1) below this: the private mean. The measurements behind these constants:
+#: docs/privacy/front_door_regression.md#privacy-regressor-rule, privacy-regressor-safeguard.
 CONSTANT_BELOW = 25.0
 #: δ > 0: the Gaussian objective perturbation from this many rows (pure ε below: at δ = 1/n²
 #: its noise is the larger on small tables).
 GAUSSIAN_ROWS_AT_LEAST = 5_000
 #: ``safeguard="auto"``: on up to this many rows.
 SAFEGUARD_ROWS_AT_MOST = 100_000
-#: The private mean's share of ε: n·ε_c = MEAN_RECORDS, kept between (floor, ceiling) · ε.
-#: Labels may spread over a thirtieth of their documented range (log hours worked over
-#: [0, log 8,784]: sd 0.28 of 9.09), sd_u = 2/30 on the unit scale; a Laplace draw at three
-#: scales (probability 5 %), 3·2/(n ε_c) = 0.004 at n·ε_c = 1,500, then costs the released
-#: constant (0.004/sd_u)² = 0.0036 of R². (400, which assumed a sixth of the range, cost 0.02
-#: of R² on such a table of the held-out check; on the selection corpus 1,500 changed no cell
-#: by more than 0.005 against the mean and lowered the mean R² from 0.184 to 0.175.)
+#: The private mean's share of ε: n·ε_c = MEAN_RECORDS, kept between (floor, ceiling) · ε
+#: (labels may spread over a thirtieth of their documented range, e.g. log hours worked over
+#: [0, log 8,784]: sd 0.28 of 9.09).
 MEAN_RECORDS = 1500.0
 MEAN_SHARE = (0.05, 0.5)
-#: The selection releases a model no better than the mean with probability at most this
-#: (0.2 on the selection corpus: 18 of 108 cells below the mean's R² − 0.005 with κ = 0.5).
+#: The selection releases a model no better than the mean with probability at most this.
 HANDICAP_LEVEL = 0.05
 #: κ: the selection's residuals on the unit label scale are clipped at κ, and each record's
 #: term is min(1, (residual/κ)²), so the utility's sensitivity stays 1 while its scale grows
-#: by (2/κ)² over unclipped residuals of the range [−1, 1]. On the selection corpus (108 cells
-#: of table × ε × δ, means over 5 seeds): κ = 0.5 selected median models whose R² was below
-#: the mean's on a skewed label (rwm1984, 4 cells by up to 0.009), κ = 1 lost power (mean R²
-#: 0.173 against 0.184), κ = 0.75 had no cell below the training mean's R² − 0.005. With the
-#: regression loss's Λ rule (privacy-lambda-rule) on the widened corpus (21 tables, 126
-#: cells; benchmarks/recorded/corpus_front_doors_checked.md): cells below the mean − 0.005,
-#: mean R² − the mean's, for κ = 0.25, 0.375, 0.5, 0.75: 5, 0.169; 2, 0.166; 0, 0.163;
-#: 0, 0.155.
+#: by (2/κ)² over unclipped residuals of the range [−1, 1].
 RESIDUAL_CLIP = 0.5
 #: Validation rows: (share, cap, floor share), as the classifier's safeguard.
 VALIDATION = (0.2, 2_000, 0.1)

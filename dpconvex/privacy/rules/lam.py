@@ -36,17 +36,12 @@ __all__ = ["AUTO", "LAM_GRID", "REFERENCE_NORM", "REFERENCE_NORMS", "REGRESSION_
 #: The accepted string value of ``lam``.
 AUTO = "auto"
 
-#: R, the reference predictor norm of the bias term (the rule's one constant), per placement
-#: of the noise (:attr:`~dpconvex.privacy.mechanisms.NoiseReport.placement`): on the
-#: objective (objective perturbation,
-#: pure or Gaussian, and approximate minima around it) or on the output (output
-#: perturbation, pure or Gaussian). The non-private baseline takes the objective value.
-#: Chosen on validation splits of the TRAINING data of Adult (adult.data 80/20) and
-#: KDDCup99 (inside the 50,000 training rows of the 70,000-row sample), never on a test
-#: set: benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule.
+#: R, the reference predictor norm of the bias term, per placement of the noise (the
+#: objective, also for the non-private baseline, or the output); "regression": the floor of
+#: a regression loss's R (:data:`REGRESSION_RECORDS`). Chosen on validation splits of the
+#: TRAINING data of Adult and KDDCup99, never on a test set
+#: (benchmarks/lam_rule_validation.py, docs/privacy/perturbation.md#privacy-lambda-rule).
 REFERENCE_NORMS = {"objective": 16.0, "output": 8.0, "regression": 1.0}
-# The measurements behind them: the table of docs/privacy/perturbation.md#privacy-lambda-rule.
-# "regression": the floor of a regression loss's R (:data:`REGRESSION_RECORDS`).
 #: R of objective placement (the default mechanism), kept as the module's one-number summary.
 REFERENCE_NORM = REFERENCE_NORMS["objective"]
 
@@ -56,14 +51,10 @@ REFERENCE_NORM = REFERENCE_NORMS["objective"]
 #: k = 25, 50, 100, 200, 400 (docs/privacy/perturbation.md#privacy-lambda-rule).
 REGRESSION_RECORDS = 100.0
 
-#: w, the weight of the stability term G²/(n μ_eff), per placement of the noise. The term is
-#: the uniform-stability bound on the generalization gap, a worst case over distributions;
-#: at full weight it over-regularizes where n is large against the noise (the fitted model
-#: shrinks towards a constant on imbalanced tables). Objective placement: chosen among
-#: 1, 1/4, 1/16 and 0 (with R = 16) on the selection seeds of the benchmark corpus
-#: (benchmarks/corpus_run.py --seeds selection;
-#: docs/privacy/perturbation.md#privacy-lambda-rule). Output placement: not re-chosen
-#: (1, the weight R = 8 was chosen with).
+#: w, the weight of the stability term G²/(n μ_eff) (a worst case over distributions that
+#: over-regularizes at full weight where n is large against the noise), per placement of
+#: the noise: objective chosen among 1, 1/4, 1/16 and 0 on the corpus's selection seeds,
+#: output the 1 that R = 8 was chosen with (privacy-lambda-rule).
 STABILITY_WEIGHTS = {"objective": 1.0 / 16.0, "output": 1.0}
 
 
@@ -208,33 +199,12 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
              report: NoiseReport | None = None) -> float:
     """Λ from public quantities only: the minimizer of the bound of the module docstring.
 
-    Parameters
-    ----------
-    mechanism : str or Mechanism
-        A mechanism (or registered name) that reports its noise on the objective or the
-        output, or the non-private baseline.
-    n, epsilon, q, p : int, float, float, int
-        Records, ε, the public row-norm bound and the number of parameters (both with the
-        intercept column).
-    loss : str or Loss
-        A loss with declared constants ``deriv_bound`` (|ℓ'|) and ``curvature`` (c).
-    reference_norm, stability_weight : float or None, default=None
-        R and w; None: :func:`reference_norm_for`, :func:`stability_weight_for`.
-    delta : float, default=0.0
-        δ of the fit (the (ε, δ) mechanisms need δ > 0).
-    report : NoiseReport or None, default=None
-        The mechanism's report on :data:`LAM_GRID` (:func:`grid_report`); None computes it.
-
-    Returns
-    -------
-    float
-        Λ > 0, rounded to 3 significant digits (never below the report's modulus floor).
-
-    Raises
-    ------
-    ParameterError
-        The mechanism does not report its noise, or places it elsewhere (gradient steps,
-        released sums): the rule does not apply to it.
+    ``mechanism`` (or its name) reports its noise on the objective or the output (else a
+    :class:`ParameterError`), or is the non-private baseline; n, ε, q (the row-norm bound)
+    and p count the intercept column; ``loss`` declares ``deriv_bound`` and ``curvature``;
+    R and w default to :func:`reference_norm_for`, :func:`stability_weight_for`; ``report``
+    is :func:`grid_report`'s (None computes it). Returns Λ > 0 to 3 significant digits,
+    never below the report's modulus floor.
 
     Examples
     --------

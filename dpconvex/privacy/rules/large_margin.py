@@ -95,15 +95,10 @@ def components_per_class(n: int, n_classes: int, n_features: int, epsilon: float
                          delta: Any) -> int:
     """K of ``n_components="auto"``: the mixture components per class for this public shape.
 
-    One at every shape: no mixture gained where measured (wine, iris, breast cancer and
-    digits at ε ∈ {0.5, 1, 2, 4}, δ ∈ {0, 1e-5}, K = 2 and 3 with public centers or DP
-    k-means, both losses, lam ∈ {"auto", 2e-3, 2e-2}, gamma ∈ {1e-2, 1e-3}: the best
-    mixture beat the best one-component setting by more than 0.01 and two standard errors
-    in none of the 32 (set, δ, ε) cells; benchmarks/recorded/mixture_components.md, the
-    table in docs/guide/large_margin.md). The arguments are the public facts a rule may
-    read (n rows, C classes, d features, ε, δ); the answer depends on none of them. The
-    rules that run before the shape is known read "auto" as one component
-    (:func:`single_component`).
+    One at every shape: no mixture gained where measured (none of the 32 (set, δ, ε) cells
+    of benchmarks/recorded/mixture_components.md, docs/guide/large_margin.md). The
+    arguments are the public facts a rule may read; the answer depends on none of them. The
+    rules that run before the shape is known read "auto" as one (:func:`single_component`).
 
     Examples
     --------

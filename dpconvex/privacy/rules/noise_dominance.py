@@ -122,10 +122,9 @@ def _start_fraction(loss: Any) -> float:
     return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
 
 
-def _linear(template: ConstantsSource, mech: Mechanism, budget: Budget, calibration: Calibration | None,
-            worst_case: bool) -> tuple[float | None, int]:
-    """(ρ₀ or ρ of a margin loss, p): by where the mechanism's noise enters."""
-    report = _report(template, mech, budget, calibration)
+def _linear(template: ConstantsSource, report: NoiseReport | None, worst_case: bool
+            ) -> tuple[float | None, int]:
+    """(ρ₀ or ρ of a margin loss, p) from the mechanism's report: by where its noise enters."""
     if report is None:
         return None, 0
     frac = 1.0 if worst_case else _start_fraction(template.loss)
@@ -176,24 +175,12 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
                 ) -> float | None:
     """ρ of ``family`` (module docstring), from public quantities only; None: nothing to check.
 
-    Parameters
-    ----------
-    family : {"linear", "gd", "centroid", "ssp", "large_margin", "softmax"}
-    template, mech, budget : Template or PublicProblem, Mechanism, Budget
-        Only the template's public facts are read, never its data; the (ε, δ) of the
-        release (one binary model's under one-vs-rest).
-    calibration : Calibration or None, default=None
-        The release's calibration when it is already computed (read, not recomputed).
-    n, n_classes : int or None, int
-        ``centroid``: the public number of rows (None: no ratio); ``gd``: C.
-    worst_case, norm : bool, default=False
-        ``linear``, ``gd``: against the bound at any θ instead of at θ = 0; ``centroid``:
-        E‖noise on a mean‖ = ρ √d instead of its sd along a direction.
-
-    Raises
-    ------
-    ParameterError
-        A private mechanism that does not report its noise (named).
+    Only the template's public facts are read; ``budget`` is the release's (one binary
+    model's under one-vs-rest); ``calibration`` the release's when already computed (read,
+    not recomputed); ``n`` the public rows (``centroid``; None: no ratio); ``n_classes`` C
+    (``gd``); ``worst_case`` (linear, gd) the bound at any θ instead of at θ = 0; ``norm``
+    (``centroid``) E‖noise on a mean‖ = ρ √d instead of its sd along a direction. A private
+    mechanism that does not report its noise raises the :class:`ParameterError` naming it.
 
     Examples
     --------
@@ -215,7 +202,7 @@ def noise_ratio(family: str, template: ConstantsSource, mech: Mechanism, budget:
     0.752
     """
     if family in ("linear", "gd"):
-        rho = _linear(template, mech, budget, calibration, worst_case)[0]
+        rho = _linear(template, _report(template, mech, budget, calibration), worst_case)[0]
         return rho if rho is None or family == "linear" else rho * max(1.0, n_classes / 2.0)
     if family == "centroid":
         if n is None or not getattr(mech, "private", True):
@@ -328,9 +315,8 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
 
     Returns ρ (or None). ``owner`` opens the message; ``epsilon`` is the total ε a
     one-vs-rest ``gd`` fit splits over its ``n_classes`` models; ``regression``: a
-    regressor's baseline (a constant prediction) and note (:data:`REGRESSION_CHECK_NOTE`).
-    The other parameters are :func:`noise_ratio`'s. A fit passes the calibration of its
-    release (:func:`~dpconvex.privacy.release.release`'s ``on_calibrated``).
+    regressor's baseline and note (:data:`REGRESSION_CHECK_NOTE`); the others are
+    :func:`noise_ratio`'s (a fit passes its release's calibration: ``on_calibrated``).
 
     Examples
     --------
@@ -351,7 +337,7 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     """
     p = 0
     if family == "linear":  # the message names the report's dimension
-        rho, p = _linear(template, mech, budget, calibration, False)
+        rho, p = _linear(template, _report(template, mech, budget, calibration), False)
     else:
         rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n,
                           n_classes=n_classes)
@@ -374,10 +360,9 @@ def ovr_gd_warning(est: BaseEstimator, X: Any, n_classes: int, owner: str
                    ) -> contextlib.AbstractContextManager[None]:
     """A one-vs-rest noisy-GD fit's one warning (``gd`` at C = ``n_classes``), before its fits.
 
-    Reads the shape of X and C only, through the estimator's public ``plan`` and
-    ``prepare_shape`` (one binary model: ε/C, δ/C). Returns a context manager that silences
-    the C binary fits' own noisy-GD warnings inside it (their ratio, without the factor
-    C/2, is never above the one-vs-rest one).
+    Reads the shape of X and C only (``plan``, ``prepare_shape``; one binary model: ε/C,
+    δ/C). Returns a context manager that silences the C binary fits' own noisy-GD warnings
+    (their ratio, without the factor C/2, is never above the one-vs-rest one).
 
     Examples
     --------
@@ -421,10 +406,9 @@ def estimator_noise_dominance(est: BaseEstimator, X: Any, y: Any = None, *, n_cl
                               ) -> tuple[float | None, Any, Mechanism | None, Budget | None]:
     """(ρ, template, mechanism, budget) a fit of ``est`` on (X, y) would warn with, unfitted.
 
-    For experiments and tests: with ``n_classes`` (noisy gradient descent, the ``gd``
-    family) the shape of X and C only; otherwise the template the fit would build (no noise
-    drawn, no solve) through the estimator's public ``plan_for`` and ``prepare``: ``ssp``
-    for a template of sufficient statistics, ``linear`` for the others.
+    For experiments and tests: with ``n_classes`` (``gd``) the shape of X and C only;
+    otherwise the template the fit would build (``plan_for``, ``prepare``; no noise, no
+    solve): ``ssp`` for sufficient statistics, ``linear`` for the others.
 
     Examples
     --------
