@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import DataConversionWarning
 
+from .._diagnostics import diagnostics_open, record_diagnostic
 from .._validation import Options, _is_missing_type, _reject_masked
 from ..errors import (
     DataTypeError,
@@ -341,11 +342,31 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     else:
         c, source = public
         values = np.asarray(y)
-        _check_kinds(values, c, caller, source)
+        # labels of another kind than the set would all be outside it: refused by name
+        # (validated labels are of one kind, read from their dtype; object: the first label's)
+        want = set(map(_kind, map(type, c.tolist())))
+        kind = values.dtype.kind
+        got = ("number" if kind in "biuf" else "str" if kind == "U"
+               else _kind(type(values.flat[0])) if len(values) else "number")
+        if want != {got}:
+            where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
+            raise DataValidationError(
+                f"{caller}: the labels in y are of type {got} but {where} lists "
+                f"{', '.join(sorted(want))} labels, so no record could match a class. List the "
+                "labels exactly as they appear in y, with the same type and spelling, in classes=; "
+                "or convert y to the type of the declared classes."
+            )
         idx = _lookup(values, c)
         outside = idx < 0
         refuse = unknown_labels == "raise" and bool(np.any(outside))
-        _note_outside(owner, c, values, outside, refused=refuse)
+        if diagnostics_open():  # NOT PRIVATE: the records outside the set, for the data holder
+            seen: dict[Any, None] = {}
+            for v in values[outside].tolist():  # the labels outside, in order of first appearance
+                seen.setdefault(v, None)
+            what = ("the fit was refused: unknown_labels='raise'" if refuse else
+                    "no loss: their rows are zeroed, unknown_labels='ignore'")
+            record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} ({what})",
+                              int(np.sum(outside)), len(values), list(seen))
         if refuse:
             raise DataValidationError(_unknown_labels_message(caller, c, source))
         labels = LabelSet(c, idx, outside, source, unknown_labels, excluded)
@@ -363,11 +384,11 @@ _COMPARE_MAX_CLASSES = 16
 def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup
     (``1``, ``1.0`` and ``True`` are one label), looking up the distinct labels only."""
-    lookup = {v: i for i, v in enumerate(c.tolist())}
+    lookup = dict(zip(c.tolist(), range(c.size), strict=True))
     if values.size == 0:
         return np.zeros(0, dtype=np.int64)
-    if values.dtype.kind in "iub" and len(lookup) <= _COMPARE_MAX_CLASSES and all(
-            isinstance(v, numbers.Real) for v in lookup):
+    if values.dtype.kind in "iub" and len(lookup) <= _COMPARE_MAX_CLASSES and (
+            c.dtype.kind in "biuf" or all(isinstance(v, numbers.Real) for v in lookup)):
         # integer labels against a few numeric classes: one comparison per class (a
         # number equals an integer label exactly when the dict lookup finds it)
         index = np.full(values.shape, -1, dtype=np.int64)
@@ -404,25 +425,6 @@ def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
     )
 
 
-def _check_kinds(y: np.ndarray, c: np.ndarray, caller: str, source: str) -> None:
-    """Refuse labels of another kind than the label set (every record would be outside it).
-
-    Validated labels are of one kind, read from their dtype (object: the first label's).
-    """
-    want = set(map(_kind, map(type, c.tolist())))
-    kind = y.dtype.kind
-    got = ("number" if kind in "biuf" else "str" if kind == "U"
-           else _kind(type(y.flat[0])) if len(y) else "number")
-    if want != {got}:
-        where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
-        raise DataValidationError(
-            f"{caller}: the labels in y are of type {got} but {where} lists "
-            f"{', '.join(sorted(want))} labels, so no record could match a class. List the "
-            "labels exactly as they appear in y, with the same type and spelling, in classes=; "
-            "or convert y to the type of the declared classes."
-        )
-
-
 def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray | None:
     """The mask of the records left out of a fit on n records (None: none), checked.
 
@@ -450,22 +452,6 @@ def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray |
             f"{caller}: the rows excluded from the fit are a mask over {mask.shape[0]} records, "
             f"but y has {n} labels. Pass a mask with one entry per record of the fit.")
     return mask
-
-
-def _note_outside(owner: str, c: np.ndarray, values: np.ndarray, outside: np.ndarray, *,
-                  refused: bool = False) -> None:
-    """NOT PRIVATE: the records outside the label set, for :func:`dpconvex.collect_diagnostics`."""
-    from .._diagnostics import diagnostics_open, record_diagnostic
-
-    if not diagnostics_open():
-        return
-    seen: dict[Any, None] = {}
-    for v in values[outside].tolist():  # the labels outside, in order of first appearance
-        seen.setdefault(v, None)
-    what = ("the fit was refused: unknown_labels='raise'" if refused else
-            "no loss: their rows are zeroed, unknown_labels='ignore'")
-    record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} ({what})",
-                      int(np.sum(outside)), len(values), list(seen))
 
 
 def zero_rows(X: Any, dropped: np.ndarray) -> Any:

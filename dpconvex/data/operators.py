@@ -24,6 +24,10 @@ __all__ = ["CSRRows", "DenseRows", "DesignOperator", "ScaledRows", "canonical_cs
 #: ``f(m_block, rows) -> weights``: one weight per row of a block, from that row's product.
 RowWeights = Callable[[np.ndarray, slice], np.ndarray]
 
+#: The products of a zero row (s_i = t_i = 0) are set to exactly 0 after the product,
+#: which may overflow or be 0 · inf on the stored row: no warning for those.
+_ZERO_ROWS = {"over": "ignore", "invalid": "ignore"}
+
 #: Below this sum of squares the einsum path may have lost precision to underflow.
 _SQ_TINY = np.finfo(np.float64).tiny * 2.0**54
 
@@ -341,8 +345,11 @@ class ScaledRows:
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         w = np.asarray(w, dtype=float)
-        out = _scaled_products(self.base.matvec(w[:self.base.p]), self.scale, self.zeroed,
-                               np.empty(self.n))
+        out = np.empty(self.n)
+        with np.errstate(**_ZERO_ROWS if self.zeroed is not None else {}):
+            np.multiply(self.base.matvec(w[:self.base.p]), self.scale, out=out)
+        if self.zeroed is not None:
+            out[self.zeroed] = 0.0
         if self.column is not None:
             out += self.column * w[self.base.p]
         return out
@@ -369,8 +376,12 @@ class ScaledRows:
         for a in range(0, self.n, step):
             rows = slice(a, a + step)
             B = X[rows]
-            mb = _scaled_products(B @ w[:q], s[rows], None if zeroed is None or not
-                                  zeroed[rows].any() else zeroed[rows], m[rows])
+            mb = m[rows]
+            zb = None if zeroed is None or not zeroed[rows].any() else zeroed[rows]
+            with np.errstate(**_ZERO_ROWS if zb is not None else {}):
+                np.multiply(B @ w[:q], s[rows], out=mb)
+            if zb is not None:
+                mb[zb] = 0.0
             if t is not None:
                 mb += t[rows] * w[q]
             v = f(mb, rows)
@@ -432,17 +443,6 @@ class ScaledRows:
 
     def __repr__(self) -> str:
         return f"ScaledRows({self.base!r}, column={self.column is not None})"
-
-
-def _scaled_products(m: np.ndarray, s: np.ndarray, zeroed: np.ndarray | None,
-                     out: np.ndarray) -> np.ndarray:
-    """m · s into ``out``, with the ``zeroed`` rows exactly 0 (their products may overflow)."""
-    if zeroed is None:
-        return np.multiply(m, s, out=out)
-    with np.errstate(over="ignore", invalid="ignore"):
-        np.multiply(m, s, out=out)
-    out[zeroed] = 0.0
-    return out
 
 
 def clip_scale(norms: np.ndarray, bound: float) -> tuple[np.ndarray, int]:

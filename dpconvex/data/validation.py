@@ -36,21 +36,6 @@ def computed(x: Any) -> Any:
     return compute(x)[0]
 
 
-def _as_array(X: Any, caller: str, name: str, dtype: Any) -> np.ndarray:
-    try:
-        return np.asarray(X, dtype=dtype)
-    except OverflowError:
-        raise DataValidationError(
-            f"{caller}: {name} holds a number too large for float64 (above about 1.8e308); "
-            "rescale that column with a public constant."
-        ) from None
-    except (TypeError, ValueError) as exc:
-        raise DataTypeError(
-            f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it could "
-            f"not be converted to float ({exc}). Encode categorical columns first."
-        ) from None
-
-
 def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None = None,
                 min_samples: int = 1, accept_sparse: bool = False, accept_dask: bool = False) -> Any:
     """Validate a 2-D finite float matrix; ``caller`` ("Owner.method") opens every message.
@@ -78,9 +63,22 @@ def check_array(X: Any, caller: str, *, name: str = "X", n_features: int | None 
             f"{caller}: got a sparse matrix for {name}; pass a dense array (X.toarray())."
         )
     _reject_masked(X, caller, name)
-    raw = _as_array(X, caller, name, None)  # ragged nested lists fail here
-    check_numeric_dtype(raw, caller, name)
-    A = _as_array(raw, caller, name, np.float64)
+    A = X
+    for dtype in (None, np.float64):  # as given (ragged nested lists fail here), then float64
+        try:
+            A = np.asarray(A, dtype=dtype)
+        except OverflowError:
+            raise DataValidationError(
+                f"{caller}: {name} holds a number too large for float64 (above about 1.8e308); "
+                "rescale that column with a public constant."
+            ) from None
+        except (TypeError, ValueError) as exc:
+            raise DataTypeError(
+                f"{caller}: {name} must be a 2-D array of numbers (n_samples, n_features); it "
+                f"could not be converted to float ({exc}). Encode categorical columns first."
+            ) from None
+        if dtype is None:
+            check_numeric_dtype(A, caller, name)  # what is not a real number, before float64
     if A.ndim != 2:
         raise DataValidationError(
             f"{caller}: {name} must be 2-D (n_samples, n_features); got an array with "

@@ -292,25 +292,15 @@ def derive_bounds(fn: Callable[..., cp.Expression], label_range: tuple[float, fl
 
 # ------------------------------------------------------------- numeric evaluation
 # A part is (value, ∂/∂z, ∂²/∂z²); a derivative that does not vary with the row is a float
-# (0.0 for a constant), so the rules below spend no array pass on it.
-def _zero(x: Any) -> bool:
-    return not isinstance(x, np.ndarray) and x == 0.0
-
-
-def _plus(a: Any, b: Any) -> Any:
-    """a + b, with a scalar 0 added for free."""
-    return a if _zero(b) else b if _zero(a) else a + b
-
-
-def _times_part(c: float, x: Any) -> Any:
-    """c·x for a constant c, free for c = 1 or x = 0."""
-    return x if c == 1.0 else 0.0 if _zero(x) else c * x
-
-
+# (0.0 for a constant), so the rules below spend no array pass on it: a term that is such a
+# scalar 0 (``not isinstance(x, np.ndarray) and x == 0.0``) is added or scaled for free.
 def _n_add(expr, parts, second):
     out = list(parts[0])
     for part in parts[1:]:
-        out = [_plus(a, b) for a, b in zip(out, part, strict=True)]
+        for j in (0, 1, 2):
+            a, b = out[j], part[j]
+            if isinstance(b, np.ndarray) or b != 0.0:
+                out[j] = b if not isinstance(a, np.ndarray) and a == 0.0 else a + b
     return tuple(out)
 
 
@@ -319,17 +309,19 @@ def _n_neg(expr, parts, second):
     return -v, -d1, -d2
 
 
-def _constant(part: tuple) -> float | None:
-    """The value of a part that is a constant in z (a float), else None."""
-    v, d1, d2 = part
-    return float(v) if not isinstance(v, np.ndarray) and _zero(d1) and _zero(d2) else None
-
-
 def _n_mul(expr, parts, second):
     for i in (0, 1):
-        c = _constant(parts[i])
-        if c is not None:
-            return tuple(_times_part(c, x) for x in parts[1 - i])
+        v, d1, d2 = parts[i]
+        if isinstance(v, np.ndarray) or isinstance(d1, np.ndarray) or d1 != 0.0 \
+                or isinstance(d2, np.ndarray) or d2 != 0.0:
+            continue
+        c = float(v)  # a constant factor c: c·x, free for c = 1 or a scalar x = 0
+        if c == 1.0:
+            return parts[1 - i]
+        out = []
+        for x in parts[1 - i]:
+            out.append(0.0 if not isinstance(x, np.ndarray) and x == 0.0 else c * x)
+        return tuple(out)
     (u, u1, u2), (v, v1, v2) = parts
     return u * v, u1 * v + u * v1, u2 * v + 2 * u1 * v1 + u * v2 if second else 0.0
 
@@ -358,7 +350,7 @@ def _n_logistic(expr, parts, second):
     if not second:
         return value, s * u1, 0.0
     d2 = s * (1 - s) * u1 * u1
-    return value, s * u1, d2 if _zero(u2) else d2 + s * u2
+    return value, s * u1, d2 if not isinstance(u2, np.ndarray) and u2 == 0.0 else d2 + s * u2
 
 
 def _n_huber(expr, parts, second):
@@ -371,7 +363,8 @@ def _n_huber(expr, parts, second):
     if not second:
         return value, f1 * u1, 0.0
     d2 = np.where(inside, 2.0, 0.0) * u1 * u1
-    return value, f1 * u1, d2 if _zero(u2) else d2 + f1 * u2
+    return value, f1 * u1, d2 if not isinstance(u2, np.ndarray) and u2 == 0.0 \
+        else d2 + f1 * u2
 
 
 def _select(parts, later_wins):
@@ -463,59 +456,50 @@ ATOMS: dict[str, tuple[Callable[[cp.Expression, list], _Node], Callable[..., tup
 }
 
 
-def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> list[tuple]:
-    """``expr`` as steps in evaluation order, read once: ("input", i) for the i-th of the
-    ``inputs`` (variable or parameter ids), ("const", c) for a sub-expression constant in
-    them (its value folded), (rule, expr, argument steps) for an atom of :data:`ATOMS`."""
+def _program(expr: cp.Expression, inputs: tuple[int, ...]) -> tuple[list, list, int]:
+    """``expr`` read once into a flat program: (slots, steps, result).
+
+    ``slots`` holds a part per input (None, filled per call: the variable or parameter ids
+    ``inputs``, in order) and per sub-expression constant in them (its value folded:
+    (c, 0.0, 0.0)); ``steps`` are (slot, rule, expr, argument slots) of the atoms of
+    :data:`ATOMS`, in evaluation order; ``result`` is the slot of ``expr``.
+    """
+    slots: list = [None] * len(inputs)
     steps: list[tuple] = []
 
     def visit(e: cp.Expression) -> int:
         if isinstance(e, (cp.Variable, cp.Parameter)) and e.id in inputs:
-            steps.append(("input", inputs.index(e.id)))
-        elif not e.variables() and not any(p.id in inputs for p in e.parameters()):
-            steps.append(("const", float(np.asarray(e.value, dtype=float).reshape(()))))
-        else:
-            name = type(e).__name__
-            if name not in ATOMS:
-                raise _Unknown
-            rule = ATOMS[name][1]
-            args = e.args
-            if name == "log_sum_exp":  # the pieces of its stack, one per argument
-                args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") \
-                    else e.args
-            kids = [visit(a) for a in args]
-            identity = {_n_add: 0.0, _n_mul: 1.0}.get(rule)  # x + 0 and 1·x: no step
-            live = [k for k in kids if steps[k] != ("const", identity)]
-            if identity is not None and len(live) == 1:
-                return live[0]
-            steps.append((rule, e, kids))
-        return len(steps) - 1
+            return inputs.index(e.id)
+        if not e.variables() and not any(p.id in inputs for p in e.parameters()):
+            slots.append((float(np.asarray(e.value, dtype=float).reshape(())), 0.0, 0.0))
+            return len(slots) - 1
+        name = type(e).__name__
+        if name not in ATOMS:
+            raise _Unknown
+        rule = ATOMS[name][1]
+        args = e.args
+        if name == "log_sum_exp":  # the pieces of its stack, one per argument
+            args = e.args[0].args if type(e.args[0]).__name__ in ("Hstack", "Vstack") else e.args
+        kids = [visit(a) for a in args]
+        identity = {_n_add: 0.0, _n_mul: 1.0}.get(rule)  # x + 0 and 1·x: no step
+        live = [k for k in kids if k < len(inputs) or slots[k] != (identity, 0.0, 0.0)]
+        if identity is not None and len(live) == 1:
+            return live[0]
+        slots.append(None)
+        steps.append((len(slots) - 1, rule, e, kids))
+        return len(slots) - 1
 
-    visit(expr)
-    return steps
-
-
-def _run(steps: list[tuple], inputs: tuple, second: bool) -> tuple[Any, Any, Any]:
-    """The program's (value, first, second derivative); with ``second`` False the second
-    derivative is not computed (0.0)."""
-    out: list[tuple] = []
-    for step in steps:
-        if step[0] == "input":
-            out.append(inputs[step[1]])
-        elif step[0] == "const":
-            out.append((step[1], 0.0, 0.0))
-        else:
-            out.append(step[0](step[1], [out[k] for k in step[2]], second))
-    return out[-1]
+    result = visit(expr)
+    return slots, steps, result
 
 
 class CompiledForm:
     """A CVXPY loss form compiled once into a vectorized NumPy value and derivatives in z.
 
     The expression ``fn(z)`` (or ``fn(z, y)``) is built once on a scalar variable (and a
-    scalar label parameter) and read once into a program of its atoms' rules, constants
-    folded; :meth:`evaluate` then runs it on NumPy arrays of any length — one pass of array
-    arithmetic per atom, never CVXPY per record or per call.
+    scalar label parameter) and read once into a flat program of its atoms' rules in
+    evaluation order, constants folded; :meth:`evaluate` runs it in one loop on NumPy arrays
+    of any length — one pass of array arithmetic per atom, never CVXPY per record or per call.
 
     Examples
     --------
@@ -534,7 +518,8 @@ class CompiledForm:
         self.expr = fn(*args)
         self.supported = True
         try:
-            self._steps = _program(self.expr, tuple(a.id for a in args))
+            self._slots, self._steps, self._result = _program(self.expr,
+                                                              tuple(a.id for a in args))
             with np.errstate(all="ignore"):  # a probe of the atoms' rules, not of values
                 self.evaluate(np.zeros(2), np.zeros(2) if with_label else None)
         except _Unknown:
@@ -543,23 +528,27 @@ class CompiledForm:
     def evaluate(self, z: np.ndarray, y: np.ndarray | None = None, *, second: bool = True
                  ) -> tuple[np.ndarray, ...]:
         """(ℓ, ∂ℓ/∂z, ∂²ℓ/∂z²) at the predictions ``z`` (and labels ``y``), as arrays; (ℓ,
-        ∂ℓ/∂z) with ``second=False`` (what a first-order solver reads, at less cost)."""
+        ∂ℓ/∂z) with ``second=False`` (what a first-order solver reads, at less cost: the
+        rules then give 0.0 for the second derivative).
+
+        Each array is one the rules computed, or a fresh copy (a scalar, a view or an input
+        broadcast to z's shape): no caller's array is shared.
+        """
         z = np.asarray(z, dtype=float)
+        parts = list(self._slots)
         # the derivatives of z and of the label in z are constants: scalars, not n-arrays
-        inputs: tuple = ((z, 1.0, 0.0),)
+        parts[0] = (z, 1.0, 0.0)
         if self.label is not None:
-            inputs += ((np.broadcast_to(np.asarray(y, dtype=float), z.shape), 0.0, 0.0),)
-        out = _run(self._steps, inputs, second)
-        return tuple(_own_array(a, z) for a in out[:3 if second else 2])
-
-
-def _own_array(a: Any, z: np.ndarray) -> np.ndarray:
-    """``a`` as a float array of z's shape that no caller's array shares: an array the rules
-    computed is returned as it is, a scalar, a view or an input is copied."""
-    if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == z.shape and \
-            a.base is None and a is not z:
-        return a
-    return np.broadcast_to(np.asarray(a, dtype=float), z.shape).copy()
+            parts[1] = (np.broadcast_to(np.asarray(y, dtype=float), z.shape), 0.0, 0.0)
+        for slot, rule, expr, kids in self._steps:
+            parts[slot] = rule(expr, list(map(parts.__getitem__, kids)), second)
+        out = []
+        for a in parts[self._result][:3 if second else 2]:
+            if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.shape == z.shape
+                    and a.base is None and a is not z):
+                a = np.broadcast_to(np.asarray(a, dtype=float), z.shape).copy()
+            out.append(a)
+        return tuple(out)
 
 
 # ---------------------------------------------------------------- smoothing of kinks
@@ -631,8 +620,12 @@ def _smooth(expr: cp.Expression, h: float) -> tuple[cp.Expression, float, int]:
     if isinstance(expr, (cp.Variable, cp.Parameter)) or not (expr.variables() or expr.parameters()):
         return expr, 0.0, 0  # the prediction may be a Variable or a Parameter (a probe)
     name = type(expr).__name__
-    done = [_smooth(a, h) for a in expr.args]
-    count = sum(c for _, _, c in done)
+    done, args, gaps, count = [], [], [], 0  # each argument smoothed: (expr, gap, kinks)
+    for a in expr.args:
+        done.append(_smooth(a, h))
+        args.append(done[-1][0])
+        gaps.append(done[-1][1])
+        count += done[-1][2]
     if name in ("maximum", "minimum"):
         sign = 1.0 if name == "maximum" else -1.0
         out, gap, more = _max_h([(sign * e, g) for e, g, _ in done], h)
@@ -644,7 +637,6 @@ def _smooth(expr: cp.Expression, h: float) -> tuple[cp.Expression, float, int]:
         return cp.huber(inner, h) / (2.0 * h) + h / 2.0, g + h / 2.0, count + 1
     if count == 0:
         return expr, 0.0, 0
-    gaps = [g for _, g, _ in done]
     if name == "AddExpression":
         gap = sum(gaps)
     elif name in ("multiply", "MulExpression", "DivExpression"):
@@ -665,7 +657,7 @@ def _smooth(expr: cp.Expression, h: float) -> tuple[cp.Expression, float, int]:
         gap = max(gaps)
     else:  # power, exp: an unbounded slope scales the change without bound
         gap = math.inf
-    return expr.copy([e for e, _, _ in done]), gap, count
+    return expr.copy(args), gap, count
 
 
 def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothing]:

@@ -242,23 +242,20 @@ class CVXPYLoss(Loss):
         self.curvature = (float(derived.curvature) if curvature is None and derived is not None
                           else math.inf if curvature is None else curvature)
 
-    def _eval(self, z: Any, y: Any, second: bool = False) -> tuple[np.ndarray, ...]:
-        return self._form.evaluate(np.asarray(z, dtype=float),
-                                   None if self.kind == "margin" else y, second=second)
-
+    # the compiled form reads y only for a regression loss (a margin form has no label)
     def value(self, z, y=None):
-        return self._eval(z, y)[0]
+        return self._form.evaluate(z, y, second=False)[0]
 
     def deriv(self, z, y=None):
-        return self._eval(z, y)[1]
+        return self._form.evaluate(z, y, second=False)[1]
 
     def deriv2(self, z, y=None):
-        return self._eval(z, y, second=True)[2]
+        return self._form.evaluate(z, y)[2]
 
     def value_and_deriv(self, z, y=None):
         if type(self).value is not CVXPYLoss.value or type(self).deriv is not CVXPYLoss.deriv:
             return super().value_and_deriv(z, *(() if y is None else (y,)))  # a subclass's loss
-        return self._eval(z, y)
+        return self._form.evaluate(z, y, second=False)
 
     def cvxpy_expr(self, z, y=None):
         if self._elementwise:
@@ -462,7 +459,7 @@ def parse_label_range(label_range: Any) -> tuple[float, float] | None:
     ((0.0, 10.0), None)
     """
     try:
-        lo, hi = (float(v) for v in label_range)
+        lo, hi = map(float, label_range)
     except (TypeError, ValueError):
         return None
     return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else None

@@ -50,11 +50,6 @@ RESIDUAL_TOL = 1e-6
 MARGIN_LABELS = (-1.0, 1.0)
 
 
-def _at(last: tuple[Any, ...] | None, w: np.ndarray) -> bool:
-    """Whether the cached entry ``last`` (its point first) is at ``w``."""
-    return last is not None and last[0].shape == w.shape and np.array_equal(last[0], w)
-
-
 def _takes_every(ops: DesignOperator) -> bool:
     """Whether the operator (and the one it wraps) can give every k-th row."""
     return hasattr(ops, "every") and (not hasattr(ops, "base") or hasattr(ops.base, "every"))
@@ -351,7 +346,8 @@ class LinearERMTemplate:
         reg = self.regularizer.lam + float(extra_reg)
         w = np.asarray(w, dtype=float)
         last = self._last_objective  # a solver often asks again at the point it stopped at
-        if _at(last, w) and last[2] == reg and np.array_equal(last[1], b):
+        if (last is not None and np.array_equal(last[0], w) and last[2] == reg
+                and np.array_equal(last[1], b)):
             return last[3], last[4].copy()
         total = [0.0]
         if self._on_workers:
@@ -369,7 +365,7 @@ class LinearERMTemplate:
             # products; the margins A w are kept
             fused = getattr(self._ops, "matvec_rmatvec", None)
             last = self._last_margins
-            if fused is None or _at(last, w):
+            if fused is None or (last is not None and np.array_equal(last[0], w)):
                 r = self._ops.rmatvec(deriv(self._margins(w), slice(0, self.n)))
             else:
                 m, r = fused(w, deriv)
@@ -384,7 +380,7 @@ class LinearERMTemplate:
         so the Hessian at the point a gradient was just computed at needs no pass."""
         w = np.asarray(w, dtype=float)
         last = self._last_margins
-        if _at(last, w):
+        if last is not None and np.array_equal(last[0], w):
             return last[1]
         m = self._ops.matvec(w)
         self._last_margins = (w.copy(), m)
@@ -426,7 +422,7 @@ class LinearERMTemplate:
         elif self._on_workers:
             w = np.asarray(w, dtype=float)
             last = self._last_sample  # the point the last objective pass was at
-            if not _at(last, w):
+            if last is None or not np.array_equal(last[0], w):
                 last = (w, *self._ops.margin_sums(w, self.loss, gradient=False, step=k)[2:])
             H = last[1] / last[2]
         else:

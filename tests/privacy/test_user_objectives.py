@@ -370,6 +370,17 @@ def test_a_compiled_form_returns_arrays_of_its_own():
     assert np.array_equal(z, np.linspace(-2, 2, 5)) and not np.any(y)
 
 
+def test_a_compiled_form_without_its_identity_factor_or_term_is_the_loss():
+    # x·1 and x + 0 take no step: the form is x, whichever argument comes last
+    z = np.array([-1.0, 0.0, 2.0])
+    for fn in (lambda m: cp.logistic(-m) * 1.0, lambda m: cp.logistic(-m) + cp.Constant(0.0),
+               lambda m: m * 1.0):
+        want = CompiledForm(lambda m, fn=fn: fn(m) + cp.Constant(1.0), with_label=False).evaluate(z)
+        got = CompiledForm(fn, with_label=False).evaluate(z)
+        assert np.array_equal(got[0] + 1.0, want[0])
+        assert np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[2])
+
+
 def test_an_atom_outside_the_table_derives_nothing():
     assert derive_bounds(lambda m: cp.entr(m)) is None
     assert "entr" not in ATOMS
