@@ -137,7 +137,8 @@ def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float,
 
     The modulus at slack ε/2 is taken times (1 + 1e-12) so that the slack stays strictly
     below ε/2 in floating point (the two-sided slack 2 r log(1 + c_u/(n μ)) = ε/2 is the
-    one-sided one at ε/(2r), T = c_u, r = 1); inf when the slack is 0. The floor is μ + Δ of
+    one-sided one at ε/(2r), T = c_u, r = 1); nan where no modulus of the calibration has a
+    slack above ε/2. The floor is μ + Δ of
     the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at which no Δ
     is added (docs/privacy/perturbation.md#privacy-lambda-rule).
     """
@@ -156,11 +157,10 @@ def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float,
             "derivative of the loss (declared curvature is infinite). Use a smooth loss "
             "(logistic, huber, smooth_hinge) or output perturbation.")
     rule = jacobian_slack if one_sided else jacobian_slack_two_sided
-    half = math.inf
-    if r > 0 and bound > 0:
+    tiny, half = 1e-300, math.nan  # nan: read only where the slack exceeds ε/2
+    if rule(n, min(tiny, mu_min), bound, r) > epsilon / 2.0:
         half = half_epsilon_modulus(*((epsilon, n, bound, r) if one_sided else
                                       (epsilon / (2.0 * r), n, bound, 1))) * (1.0 + 1e-12)
-    tiny = 1e-300
     floor = tiny + max(half - tiny, 0.0) if rule(n, tiny, bound, r) > epsilon / 2.0 else tiny
     return rule, bound, half, floor
 
@@ -221,17 +221,6 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts, floor)
 
 
-def _remaining_grid(total: float, spent: np.ndarray) -> np.ndarray:
-    """:func:`~dpconvex.privacy.budget.remaining` elementwise: the largest x >= 0 with
-    ``spent + x <= total`` in floating point (the same IEEE operations, so the same bits)."""
-    x = total - spent
-    over = (x > 0) & (spent + x > total)
-    while np.any(over):
-        x = np.where(over, np.nextafter(x, 0.0), x)
-        over = (x > 0) & (spent + x > total)
-    return x
-
-
 def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: PrivacyConstants,
                                           moduli: np.ndarray, *, slack: str = "one_sided",
                                           caller: str = "calibrate_objective_perturbation_grid"
@@ -266,25 +255,26 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     r = consts.hessian_rank
     _, bound, half, floor = _slack_rule(epsilon, n, consts, float(np.min(mu, initial=np.inf)),
                                         slack, caller)
-
-    def slack_at(m: np.ndarray) -> np.ndarray:
-        if r == 0 or bound == 0:
-            return np.zeros_like(m)
-        if slack == "one_sided":
-            return r * np.log1p(bound / (r * n * m))
-        return 2.0 * r * np.log1p(bound / (n * m))
-
-    eps_slack = slack_at(mu)
-    eps_noise = _remaining_grid(epsilon, eps_slack)
+    # the slack of the rule: r log1p(T/(r n μ)) one-sided, 2r log1p(c_u/(n μ)) two-sided
+    coef, per = (r, r * n) if slack == "one_sided" else (2.0 * r, n)
+    flat = r == 0 or bound == 0  # no slack
+    eps_slack = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * mu))
     delta_reg = np.zeros_like(mu)
+    spent = eps_slack
     raised = eps_slack > epsilon / 2.0
     if np.any(raised):  # the Δ branch of the scalar calibration, where it is taken
         delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
-        slack_raised = slack_at(mu + delta_reg)
+        slack_raised = (np.zeros_like(mu) if flat else
+                        coef * np.log1p(bound / (per * (mu + delta_reg))))
         eps_slack = np.where(raised, slack_raised, eps_slack)
-        eps_noise = np.where(raised, _remaining_grid(epsilon, np.maximum(slack_raised,
-                                                                         epsilon / 2.0)),
-                             eps_noise)
+        spent = np.where(raised, np.maximum(slack_raised, epsilon / 2.0), spent)
+    # ε' = remaining(ε, spent) elementwise: the largest x >= 0 with spent + x <= ε in floating
+    # point (the same IEEE operations as budget.remaining, so the same bits)
+    eps_noise = epsilon - spent
+    over = (eps_noise > 0) & (spent + eps_noise > epsilon)
+    while np.any(over):
+        eps_noise = np.where(over, np.nextafter(eps_noise, 0.0), eps_noise)
+        over = (eps_noise > 0) & (spent + eps_noise > epsilon)
     return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts, floor)
 
 
