@@ -89,14 +89,15 @@ def _report(template: ConstantsSource, mech: Mechanism, budget: Budget,
             calibration: Calibration | None = None, mu: float | None = None
             ) -> NoiseReport | None:
     """The mechanism's noise report (None: not private, or no calibration can be made)."""
-    from ..mechanisms import require_noise_report
-
     if not getattr(mech, "private", False):
         return None
-    require_noise_report(mech)
     try:
         return mech.noise_report(template, budget, mu, calibration=calibration)
     except (DPConvexError, ValueError, ArithmeticError):
+        from ..mechanisms import Mechanism
+
+        if type(mech).noise_report is Mechanism.noise_report:
+            raise  # the ParameterError naming a mechanism that does not report its noise
         return None
 
 
