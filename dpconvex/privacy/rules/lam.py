@@ -70,7 +70,8 @@ def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records
         from ...objectives.losses import get_loss
 
         loss = get_loss(loss)
-    key = "output" if getattr(mechanism, "placement", None) == "output" else "objective"
+    placement = getattr(mechanism, "placement", None)
+    key = "output" if placement == "output" else "objective"
     w = STABILITY_WEIGHTS[key]
     if key == "output" or loss is None or getattr(loss, "kind", "margin") != "regression":
         return mechanism, loss, REFERENCE_NORMS[key], w
