@@ -343,18 +343,6 @@ def _jsonable(o: Any) -> Any:
     return str(o)
 
 
-def _accounting(parts: Sequence[Certificate], rule: str) -> tuple[float, float, str]:
-    if rule == "sequential":
-        eps = math.fsum(p.epsilon for p in parts)
-        delta = math.fsum(p.delta for p in parts)
-        how = " + ".join(f"{p.epsilon:.6g}" for p in parts)
-    else:
-        eps = max(p.epsilon for p in parts)
-        delta = max(p.delta for p in parts)
-        how = "max(" + ", ".join(f"{p.epsilon:.6g}" for p in parts) + ")"
-    return eps, delta, how
-
-
 def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
              epsilon_requested: float, delta_requested: float | None,
              conditions: Sequence[Condition], quantities: dict[str, Any] | None,
@@ -364,8 +352,18 @@ def _compose(rule: str, parts: Sequence[Certificate], *, mechanism: str,
     if not parts:
         caller = f"compose_{rule}"
         raise PrivacyError(f"{caller}: no certificates, nothing to compose. Pass at least one part.")
-    private = all(p.private for p in parts) and private is not False
-    eps, delta, how = _accounting(parts, rule)
+    private = private is not False
+    epsilons: list[float] = []
+    deltas: list[float] = []
+    for p in parts:
+        private = private and p.private
+        epsilons.append(p.epsilon)
+        deltas.append(p.delta)
+    shown = list(map("{:.6g}".format, epsilons))
+    if rule == "sequential":
+        eps, delta, how = math.fsum(epsilons), math.fsum(deltas), " + ".join(shown)
+    else:
+        eps, delta, how = max(epsilons), max(deltas), f"max({', '.join(shown)})"
     if not private:
         eps = math.inf
     names = list(labels) if labels is not None else [p.mechanism for p in parts]

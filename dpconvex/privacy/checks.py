@@ -278,13 +278,39 @@ def check_loss(loss: Loss, *, need_curvature: bool, caller: str = "check_loss") 
     loss forms agree | numerical comparison
     """
     regression = getattr(loss, "kind", "margin") == "regression"
-    derivation = _trusted_derivation(loss)
-    if derivation is not None:
-        _declared(loss, "deriv_bound", caller, finite=True)
-        if need_curvature:
-            _declared(loss, "curvature", caller, finite=False)
-        return _derived_conditions(loss, derivation, need_curvature=need_curvature,
-                                   regression=regression)
+    # A shipped loss is established by its derivation when its state is exactly the
+    # parameters its constructor validates (params(), re-validated by constructing the class
+    # from them); then each condition is derived, with no probe.
+    derivation = shipped_derivation(loss)
+    params = None if derivation is None else loss.params()
+    if params is not None and set(vars(loss)) == set(params):
+        try:
+            again = type(loss)(**params)
+        except Exception:  # a parameter changed to a value the constructor refuses
+            again = None
+        if again is not None and again.params() == params:
+            _declared(loss, "deriv_bound", caller, finite=True)
+            if need_curvature:
+                _declared(loss, "curvature", caller, finite=False)
+            how = f"derived ({derivation})"
+            conds = [Condition("loss convexity", True, how,
+                               "ℓ'' >= 0 on all of ℝ (ℓ' non-decreasing)")]
+            if loss.has_cvxpy:
+                conds.append(Condition(
+                    "loss forms agree", True, how, "cvxpy_expr and value() state one function "
+                    f"of the {'prediction' if regression else 'margin'} (the shipped class; "
+                    "its forms are compared at fixed margins by dpconvex's tests)"))
+            conds.append(Condition("|ℓ'| bound", True, how,
+                                   f"declared {float(loss.deriv_bound):g} on all of ℝ"))
+            if need_curvature:
+                conds.append(Condition("ℓ'' bound (c)", True, how,
+                                       f"declared {float(loss.curvature):g} on all of ℝ"))
+            if regression:
+                lo, hi = loss.label_range
+                conds.append(Condition(
+                    "label range", True, "declared public range; the derivation holds for "
+                    "every label in it", f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
+            return conds
     described = _loss_description(loss)
     key = None if described is None else (described, bool(need_curvature))
     if key in _PROBED:
@@ -326,43 +352,6 @@ def _probe_loss(loss: Loss, regression: bool, *, need_curvature: bool,
         return conds + [Condition("label range", True, "declared public range; every check "
                                   "above ran at its ends and middle",
                                   f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it")]
-
-
-def _trusted_derivation(loss: Loss) -> str | None:
-    """The derivation of a shipped loss whose state is exactly the parameters its constructor
-    validates (``params()``, re-validated by constructing the class from them), else None."""
-    derivation = shipped_derivation(loss)
-    if derivation is None:
-        return None
-    params = loss.params()
-    if set(vars(loss)) != set(params):
-        return None
-    try:
-        again = type(loss)(**params)
-    except Exception:  # a parameter changed to a value the constructor refuses
-        return None
-    return derivation if again.params() == params else None
-
-
-def _derived_conditions(loss: Loss, derivation: str, *, need_curvature: bool,
-                        regression: bool) -> list[Condition]:
-    """The conditions of a shipped loss, each established by its derivation (no probe)."""
-    how = f"derived ({derivation})"
-    conds = [Condition("loss convexity", True, how, "ℓ'' >= 0 on all of ℝ (ℓ' non-decreasing)")]
-    if loss.has_cvxpy:
-        conds.append(Condition("loss forms agree", True, how,
-                               "cvxpy_expr and value() state one function of the "
-                               f"{'prediction' if regression else 'margin'} (the shipped class; "
-                               "its forms are compared at fixed margins by dpconvex's tests)"))
-    conds.append(Condition("|ℓ'| bound", True, how, f"declared {float(loss.deriv_bound):g} on all of ℝ"))
-    if need_curvature:
-        conds.append(Condition("ℓ'' bound (c)", True, how, f"declared {float(loss.curvature):g} on all of ℝ"))
-    if regression:
-        lo, hi = loss.label_range
-        conds.append(Condition("label range", True, "declared public range; the derivation "
-                               "holds for every label in it",
-                               f"labels in [{lo:g}, {hi:g}]; bounds derived over all of it"))
-    return conds
 
 
 #: Conditions of the user losses already probed, by (description, need_curvature): at most

@@ -462,17 +462,27 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
     refused
     """
     names = {vouch} if isinstance(vouch, str) else set(vouch)
-    unknown = sorted(str(v) for v in names - set(VOUCHABLE))
+    unknown = sorted(map(str, names - set(VOUCHABLE)))
     if unknown:
         raise ParameterError(f"{caller}: vouch names {unknown}, which are not constants a caller can "
                              f"vouch for; use names from {list(VOUCHABLE)}.")
-    open_ = sorted({c.unverified for c in conditions if c.unverified})
-    extra = sorted(names - set(open_))
+    unverified: set[str] = set()
+    missing: list[Condition] = []
+    applied: list[Condition] = []
+    for c in conditions:
+        if c.unverified:
+            unverified.add(c.unverified)
+            if c.unverified not in names:
+                missing.append(c)
+            c = Condition(c.name, c.holds, "declared; vouched for by the caller (vouch=), not "
+                          "verified", c.detail, c.unverified)
+        applied.append(c)
+    open_ = sorted(unverified)
+    extra = sorted(names - unverified)
     if extra:
         raise ParameterError(
             f"{caller}: vouch names {extra}, which no condition of this release rests on (the "
             f"unverified constants are {open_ or 'none'}). Vouch only for what is listed.")
-    missing = [c for c in conditions if c.unverified and c.unverified not in names]
     if missing:
         lines = "; ".join(f"{c.name} [{c.unverified}]: {c.detail}" for c in missing)
         raise PrivacyError(
@@ -482,5 +492,4 @@ def vouched(conditions: list[Condition], vouch: Iterable[str], caller: str = "re
             "checked; or, if you have proved them yourself, pass vouch="
             f"{tuple(sorted({c.unverified for c in missing}))!r} and the certificate will say "
             "that you vouched for them.")
-    return [Condition(c.name, c.holds, "declared; vouched for by the caller (vouch=), not verified",
-                      c.detail, c.unverified) if c.unverified else c for c in conditions]
+    return applied

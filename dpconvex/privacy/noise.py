@@ -41,19 +41,18 @@ SNAP_CLAMP_BITS = 48
 SNAP_SCALE_MIN = 2.0 ** (-1020 + SNAP_BITS)
 SNAP_SCALE_MAX = 2.0 ** (1023 - SNAP_CLAMP_BITS + SNAP_BITS)
 
-
-def _check_scale(name: str, value: float) -> float:
-    # internal scales are products of parameters: only positivity and finiteness are checked
-    # here (the parameters' magnitudes are checked by the estimators, snap checks its range)
-    return check_float(name, value, "dpconvex.privacy.noise", magnitude=False)
+#: The owner named by a refused noise scale. Internal scales are products of parameters:
+#: ``check_float(..., magnitude=False)`` checks only positivity and finiteness (the
+#: parameters' magnitudes are checked by the estimators, snap checks its range).
+_OWNER = "dpconvex.privacy.noise"
 
 
 def _check_shape(shape: int | Sequence[int], caller: str, *, scalar: bool = False
                  ) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
-    shape = tuple(int(s) for s in shape)
-    if (len(shape) == 0 and not scalar) or any(s <= 0 for s in shape):
+    shape = tuple(map(int, shape))
+    if (len(shape) == 0 and not scalar) or min(shape, default=1) <= 0:
         kind = "a tuple of positive ints (() for one number)" if scalar else \
             "a non-empty tuple of positive ints"
         raise ParameterError(
@@ -128,7 +127,7 @@ def norm_gamma(
     True
     """
     shape = _check_shape(shape, "norm_gamma")
-    beta = _check_scale("beta", beta)
+    beta = check_float("beta", beta, _OWNER, magnitude=False)
     rng = check_random_state(random_state, "norm_gamma")
     p = symmetric_dimension(shape) if symmetric else int(np.prod(shape, dtype=np.int64))
     g = rng.standard_normal(p)
@@ -159,7 +158,7 @@ def sup_norm_gamma(
     (2, 3)
     """
     shape = _check_shape(shape, "sup_norm_gamma")
-    beta = _check_scale("beta", beta)
+    beta = check_float("beta", beta, _OWNER, magnitude=False)
     rng = check_random_state(random_state, "sup_norm_gamma")
     p = int(np.prod(shape, dtype=np.int64))
     radius = rng.gamma(shape=p + 1, scale=1.0 / beta)
@@ -191,8 +190,8 @@ def exponential_mechanism(
     if u.ndim != 1 or u.size == 0 or not np.all(np.isfinite(u)):
         raise ParameterError("The 'utilities' argument of exponential_mechanism must be a "
                              "non-empty 1-D array of finite floats.")
-    epsilon = _check_scale("epsilon", epsilon)
-    sensitivity = _check_scale("sensitivity", sensitivity)
+    epsilon = check_float("epsilon", epsilon, _OWNER, magnitude=False)
+    sensitivity = check_float("sensitivity", sensitivity, _OWNER, magnitude=False)
     logits = epsilon * u / (2.0 * sensitivity)
     logits -= logits.max()
     w = np.exp(logits)
@@ -211,7 +210,7 @@ def snap_grid(noise_scale: float) -> float:
     >>> g <= 0.5, float.hex(g)
     (True, '0x1.0000000000000p-21')
     """
-    noise_scale = _check_scale("noise_scale", noise_scale)
+    noise_scale = check_float("noise_scale", noise_scale, _OWNER, magnitude=False)
     return math.ldexp(1.0, math.floor(math.log2(noise_scale)) - SNAP_BITS)
 
 
@@ -320,7 +319,7 @@ class Laplace(Noise):
     """
 
     def __init__(self, scale: float) -> None:
-        self.scale = _check_scale("scale", scale)
+        self.scale = check_float("scale", scale, _OWNER, magnitude=False)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         return rng.laplace(0.0, self.scale, size=_check_shape(shape, "Laplace.sample", scalar=True))
@@ -349,7 +348,7 @@ class Gaussian(Noise):
     """
 
     def __init__(self, sigma: float, *, symmetric: bool = False) -> None:
-        self.sigma = _check_scale("sigma", sigma)
+        self.sigma = check_float("sigma", sigma, _OWNER, magnitude=False)
         self.symmetric = bool(symmetric)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
@@ -384,7 +383,7 @@ class NormGamma(Noise):
     """
 
     def __init__(self, rate: float, *, symmetric: bool = False, rows: bool = False) -> None:
-        self.rate = _check_scale("beta", rate)
+        self.rate = check_float("beta", rate, _OWNER, magnitude=False)
         if symmetric and rows:
             raise ParameterError("NormGamma.__init__: symmetric=True and rows=True together "
                                  "are not supported. Draw symmetric noise on the whole "
@@ -432,7 +431,7 @@ class SupNormGamma(Noise):
     """
 
     def __init__(self, rate: float) -> None:
-        self.rate = _check_scale("beta", rate)
+        self.rate = check_float("beta", rate, _OWNER, magnitude=False)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
         k = _entries(shape[1:])

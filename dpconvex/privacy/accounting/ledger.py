@@ -350,15 +350,6 @@ def _ledger_copy(epsilon: float, delta: float, spends: tuple[Spend, ...],
     return ledger
 
 
-def _check_accountant(accountant: Any, owner: str) -> BudgetAccountant | None:
-    if accountant is None or isinstance(accountant, BudgetAccountant):
-        return accountant
-    raise ParameterError(
-        f"The 'accountant' parameter of {owner} must be a BudgetAccountant or None. "
-        f"Got {accountant!r} instead."
-    )
-
-
 def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float = 0.0,
                    label: str = "estimator") -> Reservation:
     """Before a fit: hold (ε, δ) on ``accountant`` atomically (a no-op hold when it is None).
@@ -379,10 +370,14 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
     >>> reserve_budget(None, 0.25).state   # no ledger: a no-op hold
     'open'
     """
-    acc = _check_accountant(accountant, label)
-    if acc is None:
+    if accountant is None:
         return Reservation(None, -1, Spend(str(label), epsilon, delta))
-    return acc.reserve(epsilon, delta, label=label)
+    if not isinstance(accountant, BudgetAccountant):
+        raise ParameterError(
+            f"The 'accountant' parameter of {label} must be a BudgetAccountant or None. "
+            f"Got {accountant!r} instead."
+        )
+    return accountant.reserve(epsilon, delta, label=label)
 
 
 class Reservation:

@@ -261,7 +261,7 @@ class Mechanism(ABC, Generic[TemplateT]):
         from ...templates.base import CAPABILITY_MEMBERS
 
         offered = frozenset(getattr(template, "capabilities", ()))
-        missing = sorted(n for n in self.needs if n in CAPABILITY_MEMBERS and n not in offered)
+        missing = sorted(self.needs.intersection(CAPABILITY_MEMBERS) - offered)
         if missing:
             raise PrivacyError(
                 f"{type(self).__name__}.check_template: mechanism '{self.name}' needs the "
@@ -273,10 +273,9 @@ class Mechanism(ABC, Generic[TemplateT]):
     def conditions(self, template: TemplateT, budget: Budget) -> list[Condition]:
         """The conditions of the proof on ``template``; raises PrivacyError on the first failure."""
         conds = list(template.conditions(self.needs))
-        failed = [c for c in conds if not c.holds]
-        if failed:
-            c = failed[0]
-            raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
+        for c in conds:  # the first that fails
+            if not c.holds:
+                raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
         return conds
 
     @abstractmethod
@@ -676,7 +675,10 @@ def build_mechanism(name: Any, owner: str, menu: MechanismMenu | None, *,
         allowed = tuple(menu.offered)
         if isinstance(name, str) and name in menu.offered:
             name, allowed = menu.offered[name], tuple(menu.offered.values())
-    mech = get_mechanism(name, owner, allowed=allowed)
+    if not isinstance(name, str) or name not in allowed:  # get_mechanism's refusal
+        raise ParameterError(f"The 'mechanism' parameter of {owner} must be one of "
+                             f"{list(allowed)!r}. Got {name!r} instead.")
+    mech = MECHANISMS[name]()
     if optimality_tol is not None and mech.private:
         amp = "amp" if mech.pure else "gaussian_amp"  # Gaussian mechanisms: Gaussian cover
         return MECHANISMS[amp](inner=name, gamma=optimality_tol, fraction=amp_fraction)

@@ -36,6 +36,8 @@ from .base import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ...templates.base import ObjectiveTemplate, PrivacyConstants
     from .base import ConstantsSource
 
@@ -126,8 +128,20 @@ def hessian_trace_bound(consts: PrivacyConstants) -> float:
     return per_term if declared is None else min(float(declared), per_term)
 
 
-def _objective_checks(consts: PrivacyConstants, mu_min: float, slack: str, caller: str) -> float:
-    """Refuse a slack rule, modulus or curvature the calibration cannot use; return T."""
+def _slack_rule(epsilon: float, n: int, consts: PrivacyConstants, mu_min: float, slack: str,
+                caller: str) -> tuple[Callable[[int, float, float, int], float], float, float, float]:
+    """The parts of the slack rule ``slack`` for a calibration whose smallest modulus is
+    ``mu_min``: (its slack function, the bound it reads (T one-sided, c_u two-sided), the
+    modulus at which its slack is ε/2, the modulus floor), refusing a rule, modulus or
+    curvature the calibration cannot use.
+
+    The modulus at slack ε/2 is taken times (1 + 1e-12) so that the slack stays strictly
+    below ε/2 in floating point (the two-sided slack 2 r log(1 + c_u/(n μ)) = ε/2 is the
+    one-sided one at ε/(2r), T = c_u, r = 1); nan where no modulus of the calibration has a
+    slack above ε/2. The floor is μ + Δ of
+    the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at which no Δ
+    is added (docs/privacy/perturbation.md#privacy-lambda-rule).
+    """
     if slack not in SLACK_RULES:
         raise ParameterError(f"The 'slack' argument of {caller} must be one of {SLACK_RULES}. "
                              f"Got {slack!r} instead.")
@@ -135,46 +149,20 @@ def _objective_checks(consts: PrivacyConstants, mu_min: float, slack: str, calle
         raise PrivacyError(
             f"{caller}: strong convexity: objective perturbation needs a strongly convex "
             f"objective (modulus > 0), got {mu_min}. Use a regularization strength lam > 0.")
-    T = hessian_trace_bound(consts)
-    if not math.isfinite(T if slack == "one_sided" else consts.hessian_term_bound):
+    r, one_sided = consts.hessian_rank, slack == "one_sided"
+    bound = hessian_trace_bound(consts) if one_sided else consts.hessian_term_bound
+    if not math.isfinite(bound):
         raise PrivacyError(
             f"{caller}: curvature bound: objective perturbation needs a bounded second "
             "derivative of the loss (declared curvature is infinite). Use a smooth loss "
             "(logistic, huber, smooth_hinge) or output perturbation.")
-    return T
-
-
-def _half_modulus(epsilon: float, n: int, consts: PrivacyConstants, T: float, slack: str) -> float:
-    """The modulus at which the slack of the rule ``slack`` is ε/2 (r > 0), times (1 + 1e-12)
-    so that the slack stays strictly below ε/2 in floating point. The two-sided slack
-    2 r log(1 + c_u/(n μ)) = ε/2 is the one-sided one at ε/(2r), T = c_u, r = 1."""
-    r = consts.hessian_rank
-    if slack == "one_sided":
-        return half_epsilon_modulus(epsilon, n, T, r) * (1.0 + 1e-12)
-    return half_epsilon_modulus(epsilon / (2.0 * r), n, consts.hessian_term_bound, 1) * (1.0 + 1e-12)
-
-
-def _slack(slack: str, n: int, mu: float, T: float, consts: PrivacyConstants) -> float:
-    """The Jacobian slack of the rule ``slack`` at the modulus ``mu``."""
-    if slack == "one_sided":
-        return jacobian_slack(n, mu, T, consts.hessian_rank)
-    return jacobian_slack_two_sided(n, mu, consts.hessian_term_bound, consts.hessian_rank)
-
-
-def _modulus_floor(epsilon: float, n: int, consts: PrivacyConstants, T: float, slack: str) -> float:
-    """μ + Δ of the calibration at the vanishing modulus μ = 1e-300: the smallest modulus at
-    which no Δ is added (docs/privacy/perturbation.md#privacy-lambda-rule); it selects the
-    rule's functions itself, as :func:`_slack` and :func:`_half_modulus` do."""
-    tiny, r, c_u = 1e-300, consts.hessian_rank, consts.hessian_term_bound
-    if slack == "one_sided":
-        if not jacobian_slack(n, tiny, T, r) > epsilon / 2.0:
-            return tiny
-        half = half_epsilon_modulus(epsilon, n, T, r)
-    else:
-        if not jacobian_slack_two_sided(n, tiny, c_u, r) > epsilon / 2.0:
-            return tiny
-        half = half_epsilon_modulus(epsilon / (2.0 * r), n, c_u, 1)
-    return tiny + max(half * (1.0 + 1e-12) - tiny, 0.0)
+    rule = jacobian_slack if one_sided else jacobian_slack_two_sided
+    tiny, half = 1e-300, math.nan  # nan: read only where the slack exceeds ε/2
+    if rule(n, min(tiny, mu_min), bound, r) > epsilon / 2.0:
+        half = half_epsilon_modulus(*((epsilon, n, bound, r) if one_sided else
+                                      (epsilon / (2.0 * r), n, bound, 1))) * (1.0 + 1e-12)
+    floor = tiny + max(half - tiny, 0.0) if rule(n, tiny, bound, r) > epsilon / 2.0 else tiny
+    return rule, bound, half, floor
 
 
 def _objective_calibration(epsilon: float, eps_slack: Any, eps_noise: Any, delta_reg: Any,
@@ -217,9 +205,9 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
     >>> round(cal.slack, 4), round(cal.noise_rate, 4), cal.extra_strong_convexity
     (0.0606, 0.4697, 0.0)
     """
-    mu = consts.strong_convexity
-    T = _objective_checks(consts, mu, slack, caller)
-    eps_slack = _slack(slack, n, mu, T, consts)
+    mu, r = consts.strong_convexity, consts.hessian_rank
+    rule, bound, half, floor = _slack_rule(epsilon, n, consts, mu, slack, caller)
+    eps_slack = rule(n, mu, bound, r)
     delta_reg = 0.0
     eps_noise = remaining(epsilon, eps_slack)
     if eps_slack > epsilon / 2.0:
@@ -227,22 +215,10 @@ def calibrate_objective_perturbation(epsilon: float, n: int, consts: PrivacyCons
         # the rule in use). Switching as soon as the slack exceeds ε/2 is equally private (Δ
         # depends on public constants only) and keeps ε' >= ε/2
         # (docs/privacy/perturbation.md#privacy-objective-perturbation).
-        delta_reg = max(_half_modulus(epsilon, n, consts, T, slack) - mu, 0.0)
-        eps_slack = _slack(slack, n, mu + delta_reg, T, consts)
+        delta_reg = max(half - mu, 0.0)
+        eps_slack = rule(n, mu + delta_reg, bound, r)
         eps_noise = remaining(epsilon, max(eps_slack, epsilon / 2.0))
-    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts,
-                                  _modulus_floor(epsilon, n, consts, T, slack))
-
-
-def _remaining_grid(total: float, spent: np.ndarray) -> np.ndarray:
-    """:func:`~dpconvex.privacy.budget.remaining` elementwise: the largest x >= 0 with
-    ``spent + x <= total`` in floating point (the same IEEE operations, so the same bits)."""
-    x = total - spent
-    over = (x > 0) & (spent + x > total)
-    while np.any(over):
-        x = np.where(over, np.nextafter(x, 0.0), x)
-        over = (x > 0) & (spent + x > total)
-    return x
+    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts, floor)
 
 
 def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: PrivacyConstants,
@@ -276,32 +252,30 @@ def calibrate_objective_perturbation_grid(epsilon: float, n: int, consts: Privac
     (0.4697, 0.4697)
     """
     mu = np.asarray(moduli, dtype=float)
-    c_u, r = consts.hessian_term_bound, consts.hessian_rank
-    T = _objective_checks(consts, float(np.min(mu, initial=np.inf)), slack, caller)
-
-    def slack_at(m: np.ndarray) -> np.ndarray:
-        if slack == "one_sided":
-            if r == 0 or T == 0:
-                return np.zeros_like(m)
-            return r * np.log1p(T / (r * n * m))
-        if r == 0 or c_u == 0:
-            return np.zeros_like(m)
-        return 2.0 * r * np.log1p(c_u / (n * m))
-
-    eps_slack = slack_at(mu)
-    eps_noise = _remaining_grid(epsilon, eps_slack)
+    r = consts.hessian_rank
+    _, bound, half, floor = _slack_rule(epsilon, n, consts, float(np.min(mu, initial=np.inf)),
+                                        slack, caller)
+    # the slack of the rule: r log1p(T/(r n μ)) one-sided, 2r log1p(c_u/(n μ)) two-sided
+    coef, per = (r, r * n) if slack == "one_sided" else (2.0 * r, n)
+    flat = r == 0 or bound == 0  # no slack
+    eps_slack = np.zeros_like(mu) if flat else coef * np.log1p(bound / (per * mu))
     delta_reg = np.zeros_like(mu)
+    spent = eps_slack
     raised = eps_slack > epsilon / 2.0
     if np.any(raised):  # the Δ branch of the scalar calibration, where it is taken
-        mu_needed = _half_modulus(epsilon, n, consts, T, slack)
-        delta_reg = np.where(raised, np.maximum(mu_needed - mu, 0.0), 0.0)
-        slack_raised = slack_at(mu + delta_reg)
+        delta_reg = np.where(raised, np.maximum(half - mu, 0.0), 0.0)
+        slack_raised = (np.zeros_like(mu) if flat else
+                        coef * np.log1p(bound / (per * (mu + delta_reg))))
         eps_slack = np.where(raised, slack_raised, eps_slack)
-        eps_noise = np.where(raised, _remaining_grid(epsilon, np.maximum(slack_raised,
-                                                                         epsilon / 2.0)),
-                             eps_noise)
-    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts,
-                                  _modulus_floor(epsilon, n, consts, T, slack))
+        spent = np.where(raised, np.maximum(slack_raised, epsilon / 2.0), spent)
+    # ε' = remaining(ε, spent) elementwise: the largest x >= 0 with spent + x <= ε in floating
+    # point (the same IEEE operations as budget.remaining, so the same bits)
+    eps_noise = epsilon - spent
+    over = (eps_noise > 0) & (spent + eps_noise > epsilon)
+    while np.any(over):
+        eps_noise = np.where(over, np.nextafter(eps_noise, 0.0), eps_noise)
+        over = (eps_noise > 0) & (spent + eps_noise > epsilon)
+    return _objective_calibration(epsilon, eps_slack, eps_noise, delta_reg, consts, floor)
 
 
 def calibrate_output_perturbation(epsilon: float, n: int, consts: PrivacyConstants, *,
@@ -351,7 +325,7 @@ def objective_modulus_floor(epsilon: float, n: int, consts: PrivacyConstants) ->
 
 class _Perturbation(ExactMinimizer):
     """Shared calibration, noise report and certificate of the CMS perturbation mechanisms
-    (a subclass gives ``_calibrate``, ``_grid``, ``_coordinate_scale``)."""
+    (a subclass gives ``_calibrate`` and ``_grid``)."""
 
     label = ""
 
@@ -368,16 +342,22 @@ class _Perturbation(ExactMinimizer):
         modulus = consts.strong_convexity if mu is None else mu
         if np.ndim(modulus) > 0:  # a grid of moduli (the Λ rule): one array calibration
             cal, grid = None, self._grid(eps, n, consts, modulus)
-        else:
-            cal = grid = self.report_calibration(problem, budget, mu, calibration,
-                                                 lambda c: self._calibrate(eps, n, c))
+        elif mu is not None:
+            cal = grid = self._calibrate(eps, n, at_modulus(consts, mu))
+        else:  # the declared modulus: the release's calibration
+            cal = grid = calibration if calibration is not None else self.calibrate(problem, budget)
         rate = grid.noise_rate
+        if self.placement == "objective":
+            scale = math.sqrt(p) / rate
+        else:  # E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape
+            m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
+            scale = m / rate / np.sqrt(m)
         return NoiseReport(
             mechanism=self.name, placement=self.placement, dimension=p, epsilon=eps, delta=0.0,
             modulus=modulus, modulus_eff=modulus + grid.extra_strong_convexity,
             sensitivity=grid.sensitivity, expected_norm=p / rate,
             expected_sq_norm=p * (p + 1.0) / rate**2,
-            coordinate_scale=self._coordinate_scale(problem, p, rate),
+            coordinate_scale=scale,
             modulus_floor=grid.modulus_floor,
             grad_bound=float(consts.grad_bound), calibration=cal)
 
@@ -454,9 +434,6 @@ class ObjectivePerturbation(_Perturbation):
     _calibrate = staticmethod(calibrate_objective_perturbation)
     _grid = staticmethod(calibrate_objective_perturbation_grid)
 
-    def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
-        return math.sqrt(p) / rate
-
 
 
 @register
@@ -493,11 +470,6 @@ class OutputPerturbation(_Perturbation):
         unit = calibrate_output_perturbation(eps, n, at_modulus(consts, 1.0))
         return Calibration(mechanism=self.name, epsilon_requested=eps,
                            sensitivity=unit.sensitivity / moduli, noise_rate=unit.noise_rate * moduli)
-
-    def _coordinate_scale(self, problem: ConstantsSource, p: int, rate: Any) -> Any:
-        """E‖b‖/√m = m/(β√m) of norm-Gamma noise on the m entries of the noise shape."""
-        m = int(np.prod(getattr(problem, "noise_shape", None) or (p,)))
-        return m / rate / np.sqrt(m)
 
 
 

@@ -58,18 +58,26 @@ REGRESSION_RECORDS = 100.0
 STABILITY_WEIGHTS = {"objective": 1.0 / 16.0, "output": 1.0}
 
 
-def _as_mechanism(mechanism: str | Mechanism) -> Mechanism:
-    """A mechanism object for a registered name (or the object itself)."""
+def _rule_constants(mechanism: str | Mechanism, loss: str | Loss | None, records: float | None
+                    ) -> tuple[Mechanism, Loss | None, float, float]:
+    """(mechanism, loss, R, w) of the rule for a mechanism and a loss (names or objects; loss
+    None: a margin loss) and r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`)."""
     if isinstance(mechanism, str):
         from ..mechanisms import get_mechanism
 
-        return get_mechanism(mechanism, "lam='auto'")
-    return mechanism
+        mechanism = get_mechanism(mechanism, "lam='auto'")
+    if isinstance(loss, str):
+        from ...objectives.losses import get_loss
 
-
-def _placement_key(mechanism: str | Mechanism) -> str:
-    placement = getattr(_as_mechanism(mechanism), "placement", None)
-    return "output" if placement == "output" else "objective"
+        loss = get_loss(loss)
+    placement = getattr(mechanism, "placement", None)
+    key = "output" if placement == "output" else "objective"
+    w = STABILITY_WEIGHTS[key]
+    if key == "output" or loss is None or getattr(loss, "kind", "margin") != "regression":
+        return mechanism, loss, REFERENCE_NORMS[key], w
+    r = 0.0 if records is None or math.isnan(float(records)) else float(records)
+    low, high = REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]
+    return mechanism, loss, float(min(high, max(low, r / REGRESSION_RECORDS))), w
 
 
 def stability_weight_for(mechanism: str | Mechanism) -> float:
@@ -81,7 +89,7 @@ def stability_weight_for(mechanism: str | Mechanism) -> float:
     >>> stability_weight_for("objective"), stability_weight_for("output")
     (0.0625, 1.0)
     """
-    return STABILITY_WEIGHTS[_placement_key(mechanism)]
+    return _rule_constants(mechanism, None, None)[3]
 
 
 def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = None,
@@ -100,20 +108,7 @@ def reference_norm_for(mechanism: str | Mechanism, loss: str | Loss | None = Non
     >>> [reference_norm_for("objective", huber, r) for r in (20.0, 400.0, 1e5)]
     [1.0, 4.0, 16.0]
     """
-    return _rule_constants(_as_mechanism(mechanism), loss, records)[0]
-
-
-def _rule_constants(mech: Mechanism, loss: str | Loss | None, records: float | None
-                    ) -> tuple[float, float]:
-    """(R, w) of the rule for a mechanism object, the loss (None: a margin loss) and
-    r = n·ε/p (:func:`reference_norm_for`, :func:`stability_weight_for`)."""
-    key = _placement_key(mech)
-    w = STABILITY_WEIGHTS[key]
-    if key == "output" or loss is None or getattr(_as_loss(loss), "kind", "margin") != "regression":
-        return REFERENCE_NORMS[key], w
-    r = 0.0 if records is None or math.isnan(float(records)) else float(records)
-    low, high = REFERENCE_NORMS["regression"], REFERENCE_NORMS["objective"]
-    return float(min(high, max(low, r / REGRESSION_RECORDS))), w
+    return _rule_constants(mechanism, loss, records)[2]
 
 
 #: Log-spaced candidates searched for the minimum of the bound (public, fixed).
@@ -154,13 +149,11 @@ def grid_report(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p:
     >>> rep.placement, rep.expected_norm.shape == LAM_GRID.shape
     ('objective', True)
     """
-    from ..mechanisms import require_noise_report
-
-    mech = require_noise_report(_as_mechanism(mechanism))
+    mech, loss, _, _ = _rule_constants(mechanism, loss, None)
     if not getattr(mech, "private", False) or not math.isfinite(float(epsilon)):
         return None
-    problem = _constants(int(n), float(q), int(p), _as_loss(loss))
-    try:
+    problem = _constants(int(n), float(q), int(p), loss)
+    try:  # a mechanism without a report raises the ParameterError naming it
         return mech.noise_report(problem, Budget(float(epsilon), float(delta)), LAM_GRID)
     except PrivacyError:  # e.g. objective perturbation with an unbounded curvature
         return None
@@ -179,18 +172,13 @@ def delta_floor(n: int, epsilon: float, q: float, loss: str | Loss) -> float:
     """
     from ..mechanisms.perturbation import objective_modulus_floor
 
-    loss = _as_loss(loss)
-    if not math.isfinite(loss.curvature * q * q):
-        return 0.0
-    return objective_modulus_floor(epsilon, int(n), _constants(int(n), float(q), 1, loss).constants)
-
-
-def _as_loss(loss: str | Loss) -> Loss:
     if isinstance(loss, str):
         from ...objectives.losses import get_loss
 
-        return get_loss(loss)
-    return loss
+        loss = get_loss(loss)
+    if not math.isfinite(loss.curvature * q * q):
+        return 0.0
+    return objective_modulus_floor(epsilon, int(n), _constants(int(n), float(q), 1, loss).constants)
 
 
 def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: int,
@@ -215,9 +203,7 @@ def auto_lam(mechanism: str | Mechanism, n: int, epsilon: float, q: float, p: in
     >>> auto_lam("objective", 10000, 1.0, 1.0, 5, "logistic") <= lam   # more rows: less regularization
     True
     """
-    loss = _as_loss(loss)
-    mech = _as_mechanism(mechanism)
-    R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
+    mech, loss, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
     R = float(R if reference_norm is None else reference_norm)
     w = float(w if stability_weight is None else stability_weight)
     if report is None:
@@ -286,8 +272,7 @@ def resolve_smoothing(loss: Loss, lam: Any, mechanism: str | Mechanism, n: int, 
     """
     if not getattr(loss, "smoothing_unresolved", False):
         return loss, None
-    mech = _as_mechanism(mechanism)
-    R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
+    mech, _, R, w = _rule_constants(mechanism, loss, float(n) * float(epsilon) / max(int(p), 1))
     lo_hi = loss.label_range
     scale = 1.0 if lo_hi is None else float(lo_hi[1]) - float(lo_hi[0])
     given = not (isinstance(lam, str) and lam == AUTO)
@@ -332,8 +317,8 @@ def resolve_lam(lam: Any, mechanism: str | Mechanism, n: int, epsilon: float, q:
     (True, 'auto', True)
     """
     if isinstance(lam, str) and lam == AUTO:
-        mech, loss = _as_mechanism(mechanism), _as_loss(loss)
-        R, w = _rule_constants(mech, loss, float(n) * float(epsilon) / max(int(p), 1))
+        mech, loss, R, w = _rule_constants(mechanism, loss,
+                                           float(n) * float(epsilon) / max(int(p), 1))
         report = grid_report(mech, n, epsilon, q, p, loss, delta=delta)
         value = auto_lam(mech, n, epsilon, q, p, loss, delta=delta, report=report,
                          reference_norm=R, stability_weight=w)

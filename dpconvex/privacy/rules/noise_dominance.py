@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CENTROID_NOISE_RATIO", "GD_NOISE_RATIO", "LARGE_MARGIN_NOISE_RATIO", "LINEAR_NOISE_RATIO",
            "PUBLIC_CHECK_NOTE", "REGRESSION_CHECK_NOTE", "SOFTMAX_NOISE_RATIO", "SSP_NOISE_RATIO",
-           "THRESHOLDS", "estimator_noise_dominance", "exceeds", "noise_dominates", "noise_ratio",
+           "THRESHOLDS", "estimator_noise_dominance", "noise_dominates", "noise_ratio",
            "ovr_gd_warning", "warn_if_noise_dominates"]
 
 #: ``linear``: derived, the released direction is within arcsin(1/ρ) of a random one
@@ -85,41 +85,20 @@ REGRESSION_CHECK_NOTE = (
 _GD_PHRASE = "the noise on the averaged gradient steps"
 
 
-def exceeds(ratio: float | None, threshold: float) -> bool:
-    """Whether a noise ratio fires its warning: not None and above ``threshold``.
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.rules.noise_dominance import exceeds
-    >>> exceeds(1.5, 1.0), exceeds(1.0, 1.0), exceeds(None, 1.0)
-    (True, False, False)
-    """
-    return ratio is not None and ratio > threshold
-
-
 def _report(template: ConstantsSource, mech: Mechanism, budget: Budget,
             calibration: Calibration | None = None, mu: float | None = None
             ) -> NoiseReport | None:
     """The mechanism's noise report (None: not private, or no calibration can be made)."""
-    from ..mechanisms import require_noise_report
-
     if not getattr(mech, "private", False):
         return None
-    require_noise_report(mech)
     try:
         return mech.noise_report(template, budget, mu, calibration=calibration)
     except (DPConvexError, ValueError, ArithmeticError):
+        from ..mechanisms import Mechanism
+
+        if type(mech).noise_report is Mechanism.noise_report:
+            raise  # the ParameterError naming a mechanism that does not report its noise
         return None
-
-
-def _start_fraction(loss: Any) -> float:
-    """|ℓ'(0)| / L from the loss's declared constants (1 when ℓ'(0) is 0 or not finite)."""
-    try:  # a user-defined loss without a vectorized deriv: the worst case
-        d0 = abs(float(np.asarray(loss.deriv(np.zeros(1)), dtype=float).ravel()[0]))
-        L = float(loss.deriv_bound)
-    except (AttributeError, TypeError, ValueError, IndexError):
-        return 1.0
-    return d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
 
 
 def _linear(template: ConstantsSource, report: NoiseReport | None, worst_case: bool
@@ -127,7 +106,14 @@ def _linear(template: ConstantsSource, report: NoiseReport | None, worst_case: b
     """(ρ₀ or ρ of a margin loss, p) from the mechanism's report: by where its noise enters."""
     if report is None:
         return None, 0
-    frac = 1.0 if worst_case else _start_fraction(template.loss)
+    frac = 1.0  # |ℓ'(0)| / L from the loss's declared constants (1: the worst case)
+    if not worst_case:
+        try:  # a user-defined loss without a vectorized deriv: the worst case
+            d0 = abs(float(np.asarray(template.loss.deriv(np.zeros(1)), dtype=float).ravel()[0]))
+            L = float(template.loss.deriv_bound)
+            frac = d0 / L if 0.0 < d0 <= L and math.isfinite(L) else 1.0
+        except (AttributeError, TypeError, ValueError, IndexError):
+            pass
     p = report.dimension
     if report.placement == "gradient":
         g0 = report.clip if worst_case else min(report.clip, frac * report.grad_bound)
@@ -237,7 +223,8 @@ def noise_dominates(family: str, template: ConstantsSource, mech: Mechanism, bud
     >>> noise_dominates("linear", template, mech, Budget(1.0))
     False
     """
-    return exceeds(noise_ratio(family, template, mech, budget, **public), THRESHOLDS[family])
+    rho = noise_ratio(family, template, mech, budget, **public)
+    return rho is not None and rho > THRESHOLDS[family]
 
 
 def _message(family: str, rho: float, template: ConstantsSource, mech: Mechanism, budget: Budget, p: int,
@@ -341,8 +328,7 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     else:
         rho = noise_ratio(family, template, mech, budget, calibration=calibration, n=n,
                           n_classes=n_classes)
-    if exceeds(rho, THRESHOLDS[family]):
-        assert rho is not None
+    if rho is not None and rho > THRESHOLDS[family]:
         text = _message(family, rho, template, mech, budget, p, n, n_classes, epsilon,
                         regression)
         warnings.warn(f"{owner}: {text}", PrivacyWarning, stacklevel=user_stacklevel())
