@@ -40,6 +40,7 @@ from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
     from ..data.labels import LabelSet
+    from ..objectives.losses import Loss
     from ..privacy.accounting.ledger import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
@@ -499,6 +500,9 @@ class FitPlan:
         holds for each).
     sub_plans : tuple of FitPlan
         One-vs-rest: the plans of the C binary models.
+    loss : Loss or None
+        The loss the template states, its kinks smoothed at the plan's h (the linear
+        models; None where the learner states none here).
     """
 
     estimator: str
@@ -516,6 +520,7 @@ class FitPlan:
     lam_rule: str = ""
     notes: tuple[str | Fact, ...] = ()
     sub_plans: tuple[FitPlan, ...] = ()
+    loss: Loss | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))

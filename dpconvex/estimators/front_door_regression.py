@@ -295,11 +295,16 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             # the validation rows get the public placeholder: the centre of label_range (u = 0),
             # so no value of theirs reaches the learner (not even its objective's constant)
             y_unit[validation] = 0.5 * (hi + lo)
+            # the learner is made of this fit's validated parameters: its plan, the hold of
+            # its share and its release, with the validation rows left out
+            plan = learner._plan(n, 1, n_features)
+            inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded))
             with warnings.catch_warnings():
                 # the learner's public noise check: the selection below guards against its noise
                 warnings.simplefilter("ignore", PrivacyWarning)
-                learner._fit_with(X_checked, y_unit, context.excluding(held).inner(
-                    NoiseSource(fit_rng, noise.seeded)))
+                with learner._reserve(plan, inner) as learner_hold:
+                    learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
+                                     plan, learner_hold, inner, None)
             X_val = take_rows(X_checked, validation, n, owner, self)
             model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
             utilities = squared_error_utilities(
