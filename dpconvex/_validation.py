@@ -130,14 +130,6 @@ def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:
         )
 
 
-def _is_one_of(value: Any, options: list[Any]) -> bool:
-    """``value in options``, False where the comparison is not a bool (an array, ...)."""
-    try:
-        return bool(value in options)
-    except (TypeError, ValueError):
-        return False
-
-
 def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *,
                  meaning: str = "") -> Any:
     """Check ``value`` is one of ``options`` (:class:`Options`); ``meaning`` (what each does)
@@ -242,7 +234,11 @@ class Options(Constraint):
     meaning: str = ""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        if not _is_one_of(value, list(self.values)):
+        try:  # False where the comparison is not a bool (an array, ...)
+            known = bool(value in self.values)
+        except (TypeError, ValueError):
+            known = False
+        if not known:
             said = f": {self.meaning}" if self.meaning else ""
             raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
                                  f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")

@@ -814,6 +814,3 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
         if callable(self.loss):  # a margin loss stated in CVXPY atoms: compiled here
             return stated_loss(self.loss, "margin", type(self).__name__)
         return get_loss(self.loss)
-
-    def _vouched(self) -> tuple[str, ...]:
-        return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)

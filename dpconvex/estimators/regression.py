@@ -160,10 +160,7 @@ class LabelRangeMixin:
     ``_release`` sets ``coef_``, ``intercept_`` and ``n_features_in_`` in the labels' units.
     """
 
-    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
-        """(n, 1, n_features): a regression has no label set to read."""
-        n, _, p = super().public_shape(X, np.zeros(1))
-        return n, 1, p
+    _reads_label_set: ClassVar[bool] = False  # (n, 1, n_features): no label set to read
 
     def _label_bounds(self) -> tuple[float, float]:
         if private_bounds(self.label_range) is not None:
@@ -537,10 +534,6 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         if self.loss == "pinball":
             return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile))
         return get_regression_loss(self.loss, UNIT_LABELS)
-
-    def _vouched(self) -> tuple[str, ...]:
-        vouch = getattr(self, "vouch", ())  # the fixed-loss regressors: a shipped, derived loss
-        return (vouch,) if isinstance(vouch, str) else tuple(vouch)
 
     # ----------------------------------------------------------------------- plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
