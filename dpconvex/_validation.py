@@ -180,8 +180,9 @@ class Rule(Constraint):
 
     ``kind`` is "float" (:func:`check_float` on the interval), "int" (:func:`check_int`),
     "bool", "options" (one of ``values``), "seed" (:func:`dpconvex._random.check_seed`),
-    "elsewhere" (no check here) or "custom" (``inner``'s check); ``why`` is the reason for
-    an int's cap, the meaning of the options, or where an unchecked parameter is checked.
+    "callable" (``why`` says what it is called with and returns), "elsewhere" (no check
+    here) or "custom" (``inner``'s check); ``why`` is also the reason for an int's cap, the
+    meaning of the options, or where an unchecked parameter is checked.
     ``none_ok`` also takes None, ``auto_ok`` the word "auto" (a refusal then also names
     the accepted values).
 
@@ -225,8 +226,10 @@ class Rule(Constraint):
                 return check_seed(value, owner)
             if kind == "custom":
                 return self.inner.check(name, value, owner)  # type: ignore[union-attr]
-            if kind == "elsewhere" or (kind == "bool" and isinstance(value, (bool, np.bool_))):
-                return bool(value) if kind == "bool" else value
+            if kind == "elsewhere" or (kind == "callable" and callable(value)):
+                return value
+            if kind == "bool" and isinstance(value, (bool, np.bool_)):
+                return bool(value)
             if kind == "options":
                 try:  # False where the comparison is not a bool (an array, ...)
                     if value in self.values:
@@ -237,7 +240,8 @@ class Rule(Constraint):
                 raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
                                      f"{list(self.values)!r}{said}. Got {_short_repr(value)} "
                                      "instead.")
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self._accepted()}. "
+            accepted = ("None or " if self.none_ok else "") + self._accepted()
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {accepted}. "
                                  f"Got {_short_repr(value)} instead.")
         except ParameterError as err:
             if not self.auto_ok:
@@ -255,7 +259,7 @@ class Rule(Constraint):
             return f"an int in [{int(self.low)}, {int(self.high):,}]"
         return {"bool": "a bool", "options": f"one of {list(self.values)!r}",
                 "seed": "None or a non-negative int", "custom": str(self.inner),
-                "elsewhere": f"checked elsewhere: {self.why}"}[self.kind]
+                "elsewhere": f"checked elsewhere: {self.why}", "callable": self.why}[self.kind]
 
     def __str__(self) -> str:
         return ("None or " if self.none_ok else "") + ("'auto' or " if self.auto_ok else "") \

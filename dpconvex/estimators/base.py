@@ -26,6 +26,7 @@ from .._random import NoiseSource
 from .._validation import (
     Constraint,
     Options,
+    Rule,
     check_fitted,
     check_sample_weight,
     checks_feature_names,
@@ -217,8 +218,7 @@ class Vouch(Constraint):
         return "a tuple of names from dpconvex.privacy.declarations.VOUCHABLE"
 
 
-@dataclass(frozen=True)
-class ParameterSet(Constraint):
+class ParameterSet(Rule):
     """None, or a callable taking the coefficient variable and returning CVXPY constraints.
 
     Examples
@@ -228,14 +228,9 @@ class ParameterSet(Constraint):
     True
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        if value is not None and not callable(value):
-            raise self.refusal(name, value, owner)
-        return value
-
-    def __str__(self) -> str:
-        return ("None or a callable taking the coefficient variable (a cvxpy.Variable) and "
-                "returning a list of CVXPY constraints")
+    def __init__(self) -> None:
+        super().__init__("callable", why="a callable taking the coefficient variable (a "
+                         "cvxpy.Variable) and returning a list of CVXPY constraints", none_ok=True)
 
 
 @dataclass(frozen=True, eq=False)
