@@ -294,12 +294,12 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             y_unit[validation] = 0.5 * (hi + lo)
             # the learner is made of this fit's validated parameters: its plan, the hold of
             # its share and its release, with the validation rows left out
-            plan = learner._plan(n, 1, n_features)
             inner = dataclasses.replace(context, excluded=held,
                                         noise=NoiseSource(fit_rng, noise.seeded))
             with warnings.catch_warnings():
                 # the learner's public noise check: the selection below guards against its noise
                 warnings.simplefilter("ignore", PrivacyWarning)
+                plan = learner._plan(n, 1, n_features)
                 with learner._reserve(plan, inner) as learner_hold:
                     learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
                                      plan, learner_hold, inner, None)
