@@ -497,6 +497,9 @@ class FitPlan:
     loss : Loss or None
         The loss the template states, its kinks smoothed at the plan's h (the linear
         models; None where the learner states none here).
+    vouch : tuple of str
+        The declared constants the caller vouches for (``vouch=``; none unless a user's
+        loss needs it, docs/privacy/user_objectives.md#privacy-user-objectives).
     """
 
     estimator: str
@@ -515,6 +518,7 @@ class FitPlan:
     notes: tuple[str | Fact, ...] = ()
     sub_plans: tuple[FitPlan, ...] = ()
     loss: Loss | None = None
+    vouch: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
@@ -883,17 +887,11 @@ class PrivateEstimator(BaseEstimator):
         """
         raise NotImplementedError
 
-    def _vouched(self) -> tuple[str, ...]:
-        """The declared constants the caller vouches for (``vouch=``; none unless a user's
-        loss or template needs it, docs/privacy/user_objectives.md#privacy-user-objectives)."""
-        vouch = getattr(self, "vouch", ())
-        return (vouch,) if isinstance(vouch, str) else tuple(vouch)
-
     def _certify(self, prep: Prepared, plan: FitPlan) -> Any:
         from ..privacy.release import release
 
         certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True,
-                              vouch=self._vouched()).certificate
+                              vouch=plan.vouch).certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
 

@@ -450,6 +450,7 @@ class LinearPlanMixin:
         lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
                                     delta=float(self.delta))
         smoothing = getattr(loss, "smoothed_kinks", None)
+        vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(
             estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner=learner, mechanism=mechanism, budget=budget,
@@ -461,7 +462,7 @@ class LinearPlanMixin:
                    *mechanism_notes, *notes),
             options={"loss": loss.name, "norm bound q~": q, **options,
                      **({} if smoothing is None else {"smoothing h": smoothing.h})},
-            loss=loss)
+            loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch))
 
     def _design(self, X_checked: Any, dropped: np.ndarray, owner: str, *,
                 unit: bool = False) -> Any:
@@ -640,7 +641,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-                           vouch=self._vouched(),
+                           vouch=plan.vouch,
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
                                "linear", prep.template, mechanism, budget, type(self).__name__,
                                calibration=calibration))

@@ -348,7 +348,7 @@ class LabelRangeMixin:
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(prep.template, mechanism, budget, getattr(self, "solver", None),
                            noise.rng, warm_start=warm_start, max_iter=getattr(self, "max_iter", None),
-                           seeded=noise.seeded, vouch=self._vouched(),
+                           seeded=noise.seeded, vouch=plan.vouch,
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
                                family, prep.template, mechanism, budget, owner,
                                calibration=calibration, regression=family == "linear"))
