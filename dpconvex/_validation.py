@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import math
@@ -130,14 +131,6 @@ def check_array_entries(entries: int, what: str, caller: str, fix: str) -> None:
         )
 
 
-def _is_one_of(value: Any, options: list[Any]) -> bool:
-    """``value in options``, False where the comparison is not a bool (an array, ...)."""
-    try:
-        return bool(value in options)
-    except (TypeError, ValueError):
-        return False
-
-
 def check_option(name: str, value: Any, options: Iterable[Any], owner: str, *,
                  meaning: str = "") -> Any:
     """Check ``value`` is one of ``options`` (:class:`Options`); ``meaning`` (what each does)
@@ -180,7 +173,100 @@ class Constraint:
 
 
 @dataclass(frozen=True)
-class Float(Constraint):
+class Rule(Constraint):
+    """A parameter rule stated as data, checked by one method: what :class:`Float`,
+    :class:`Int`, :class:`Options`, :class:`Bool`, :class:`Seed`, :class:`NoValidation`,
+    :class:`Optional` and :class:`Auto` build.
+
+    ``kind`` is "float" (:func:`check_float` on the interval), "int" (:func:`check_int`),
+    "bool", "options" (one of ``values``), "seed" (:func:`dpconvex._random.check_seed`),
+    "callable" (``why`` says what it is called with and returns), "elsewhere" (no check
+    here) or "custom" (``inner``'s check); ``why`` is also the reason for an int's cap, the
+    meaning of the options, or where an unchecked parameter is checked.
+    ``none_ok`` also takes None, ``auto_ok`` the word "auto" (a refusal then also names
+    the accepted values).
+
+    Examples
+    --------
+    >>> Rule("options", values=("a", "b"), none_ok=True).check("mode", None, "Model") is None
+    True
+    """
+
+    kind: str
+    low: float = 0.0
+    high: float = math.inf
+    low_inclusive: bool = False
+    high_inclusive: bool = False
+    allow_inf: bool = False
+    values: tuple[Any, ...] = ()
+    why: str = ""
+    inner: Constraint | None = None
+    none_ok: bool = False
+    auto_ok: bool = False
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if value is None and self.none_ok:
+            return None
+        if self.auto_ok and isinstance(value, str):
+            if value == "auto":
+                return "auto"
+            raise self.refusal(name, value, owner)
+        kind = self.kind
+        try:
+            if kind == "float":
+                return check_float(name, value, owner, low=self.low, high=self.high,
+                                   low_inclusive=self.low_inclusive,
+                                   high_inclusive=self.high_inclusive, allow_inf=self.allow_inf)
+            if kind == "int":
+                return check_int(name, value, owner, low=int(self.low), high=int(self.high),
+                                 why=self.why)
+            if kind == "seed":
+                from ._random import check_seed
+
+                return check_seed(value, owner)
+            if kind == "custom":
+                return self.inner.check(name, value, owner)  # type: ignore[union-attr]
+            if kind == "elsewhere" or (kind == "callable" and callable(value)):
+                return value
+            if kind == "bool" and isinstance(value, (bool, np.bool_)):
+                return bool(value)
+            if kind == "options":
+                try:  # False where the comparison is not a bool (an array, ...)
+                    if value in self.values:
+                        return value
+                except (TypeError, ValueError):
+                    pass
+                said = f": {self.why}" if self.why else ""
+                raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
+                                     f"{list(self.values)!r}{said}. Got {_short_repr(value)} "
+                                     "instead.")
+            accepted = ("None or " if self.none_ok else "") + self._accepted()
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {accepted}. "
+                                 f"Got {_short_repr(value)} instead.")
+        except ParameterError as err:
+            if not self.auto_ok:
+                raise
+            rule = str(err).removeprefix(f"The '{name}' parameter of {owner} ")
+            raise ParameterError(f"The '{name}' parameter of {owner} {rule} "
+                                 f"Accepted values: {self}.") from None
+
+    def _accepted(self) -> str:
+        """The rule's values, without None or "auto"."""
+        if self.kind == "float":
+            return "a float in " + _interval(self.low, self.high, self.low_inclusive,
+                                             self.high_inclusive)
+        if self.kind == "int":
+            return f"an int in [{int(self.low)}, {int(self.high):,}]"
+        return {"bool": "a bool", "options": f"one of {list(self.values)!r}",
+                "seed": "None or a non-negative int", "custom": str(self.inner),
+                "elsewhere": f"checked elsewhere: {self.why}", "callable": self.why}[self.kind]
+
+    def __str__(self) -> str:
+        return ("None or " if self.none_ok else "") + ("'auto' or " if self.auto_ok else "") \
+            + self._accepted()
+
+
+class Float(Rule):
     """A float in an interval, by :func:`check_float` (default: (0, inf)).
 
     Examples
@@ -191,24 +277,12 @@ class Float(Constraint):
     2.0
     """
 
-    low: float = 0.0
-    high: float = math.inf
-    low_inclusive: bool = False
-    high_inclusive: bool = False
-    allow_inf: bool = False
-
-    def check(self, name: str, value: Any, owner: str) -> float:
-        return check_float(name, value, owner, low=self.low, high=self.high,
-                           low_inclusive=self.low_inclusive, high_inclusive=self.high_inclusive,
-                           allow_inf=self.allow_inf)
-
-    def __str__(self) -> str:
-        return "a float in " + _interval(self.low, self.high, self.low_inclusive,
-                                         self.high_inclusive)
+    def __init__(self, low: float = 0.0, high: float = math.inf, low_inclusive: bool = False,
+                 high_inclusive: bool = False, allow_inf: bool = False):
+        super().__init__("float", low, high, low_inclusive, high_inclusive, allow_inf)
 
 
-@dataclass(frozen=True)
-class Int(Constraint):
+class Int(Rule):
     """An int in [low, high], by :func:`check_int`; ``why`` is the reason for ``high``.
 
     Examples
@@ -217,19 +291,11 @@ class Int(Constraint):
     'an int in [0, 2]'
     """
 
-    low: int = 1
-    high: int = MAX_INT
-    why: str = ""
-
-    def check(self, name: str, value: Any, owner: str) -> int:
-        return check_int(name, value, owner, low=self.low, high=self.high, why=self.why)
-
-    def __str__(self) -> str:
-        return f"an int in [{self.low}, {self.high:,}]"
+    def __init__(self, low: int = 1, high: int = MAX_INT, why: str = ""):
+        super().__init__("int", low, high, why=why)
 
 
-@dataclass(frozen=True)
-class Options(Constraint):
+class Options(Rule):
     """One of ``values``; ``meaning`` says what each does (in the message).
 
     Examples
@@ -238,48 +304,51 @@ class Options(Constraint):
     "one of ['raise', 'ignore']"
     """
 
-    values: tuple[Any, ...]
-    meaning: str = ""
-
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        if not _is_one_of(value, list(self.values)):
-            said = f": {self.meaning}" if self.meaning else ""
-            raise ParameterError(f"The '{name}' parameter of {owner} must be one of "
-                                 f"{list(self.values)!r}{said}. Got {_short_repr(value)} instead.")
-        return value
-
-    def __str__(self) -> str:
-        return f"one of {list(self.values)!r}"
+    def __init__(self, values: tuple[Any, ...], meaning: str = ""):
+        super().__init__("options", values=tuple(values), why=meaning)
 
 
-@dataclass(frozen=True)
-class Bool(Constraint):
+class Bool(Rule):
     """A bool (Python or NumPy)."""
 
-    def check(self, name: str, value: Any, owner: str) -> bool:
-        if not isinstance(value, (bool, np.bool_)):
-            raise self.refusal(name, value, owner)
-        return bool(value)
-
-    def __str__(self) -> str:
-        return "a bool"
+    def __init__(self) -> None:
+        super().__init__("bool")
 
 
-@dataclass(frozen=True)
-class Seed(Constraint):
+class Seed(Rule):
     """None or a non-negative int, by :func:`dpconvex._random.check_seed` (no generator)."""
 
-    def check(self, name: str, value: Any, owner: str) -> int | None:
-        from ._random import check_seed
-
-        return check_seed(value, owner)
-
-    def __str__(self) -> str:
-        return "None or a non-negative int"
+    def __init__(self) -> None:
+        super().__init__("seed")
 
 
-@dataclass(frozen=True)
-class Optional(Constraint):
+class NoValidation(Rule):
+    """No check here; ``reason`` says where the parameter is checked (and why there).
+
+    Examples
+    --------
+    >>> str(NoValidation("checked with the labels in prepare"))
+    'checked elsewhere: checked with the labels in prepare'
+    """
+
+    def __init__(self, reason: str):
+        super().__init__("elsewhere", why=reason)
+
+    @property
+    def reason(self) -> str:
+        """Where (and why there) the parameter is checked."""
+        return self.why
+
+
+def _widened(inner: Constraint, **word: bool) -> dict[str, Any]:
+    """The fields of a :class:`Rule` that is ``inner`` (a rule, or any constraint) taking
+    also None or "auto" (``word``)."""
+    if isinstance(inner, Rule):
+        return {**{f.name: getattr(inner, f.name) for f in dataclasses.fields(Rule)}, **word}
+    return {"kind": "custom", "inner": inner, **word}
+
+
+class Optional(Rule):
     """None, or what ``inner`` accepts.
 
     Examples
@@ -291,17 +360,11 @@ class Optional(Constraint):
     'None or a float in (0, 1)'
     """
 
-    inner: Constraint
-
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        return None if value is None else self.inner.check(name, value, owner)
-
-    def __str__(self) -> str:
-        return f"None or {self.inner}"
+    def __init__(self, inner: Constraint):
+        super().__init__(**_widened(inner, none_ok=True))
 
 
-@dataclass(frozen=True)
-class Auto(Constraint):
+class Auto(Rule):
     """The word "auto" (a public rule chooses), or what ``inner`` accepts.
 
     Any other value is refused with the message of ``inner`` followed by the
@@ -313,41 +376,8 @@ class Auto(Constraint):
     "'auto' or a float in (0, inf)"
     """
 
-    inner: Constraint
-
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        if isinstance(value, str):
-            if value == "auto":
-                return "auto"
-            raise self.refusal(name, value, owner)
-        try:
-            return self.inner.check(name, value, owner)
-        except ParameterError as err:
-            rule = str(err).removeprefix(f"The '{name}' parameter of {owner} ")
-            raise ParameterError(f"The '{name}' parameter of {owner} {rule} "
-                                 f"Accepted values: {self}.") from None
-
-    def __str__(self) -> str:
-        return f"'auto' or {self.inner}"
-
-
-@dataclass(frozen=True)
-class NoValidation(Constraint):
-    """No check here; ``reason`` says where the parameter is checked (and why there).
-
-    Examples
-    --------
-    >>> str(NoValidation("checked with the labels in prepare"))
-    'checked elsewhere: checked with the labels in prepare'
-    """
-
-    reason: str
-
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        return value
-
-    def __str__(self) -> str:
-        return f"checked elsewhere: {self.reason}"
+    def __init__(self, inner: Constraint):
+        super().__init__(**_widened(inner, auto_ok=True))
 
 
 #: ε > 0 of a release.

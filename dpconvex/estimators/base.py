@@ -26,7 +26,7 @@ from .._random import NoiseSource
 from .._validation import (
     Constraint,
     Options,
-    _is_one_of,
+    Rule,
     check_fitted,
     check_sample_weight,
     checks_feature_names,
@@ -40,6 +40,7 @@ from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
     from ..data.labels import LabelSet
+    from ..objectives.losses import Loss
     from ..privacy.accounting.ledger import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
@@ -159,7 +160,7 @@ class LossParameter(Constraint):
         from ..objectives.losses import Loss
 
         stated = self.callables and callable(value) and not isinstance(value, (Loss, type))
-        if not (stated or isinstance(value, Loss) or _is_one_of(value, list(self.names))):
+        if not (stated or isinstance(value, Loss) or Options(self.names).is_satisfied_by(value)):
             raise self.refusal(name, value, owner)
         return value
 
@@ -217,8 +218,7 @@ class Vouch(Constraint):
         return "a tuple of names from dpconvex.privacy.declarations.VOUCHABLE"
 
 
-@dataclass(frozen=True)
-class ParameterSet(Constraint):
+class ParameterSet(Rule):
     """None, or a callable taking the coefficient variable and returning CVXPY constraints.
 
     Examples
@@ -228,14 +228,9 @@ class ParameterSet(Constraint):
     True
     """
 
-    def check(self, name: str, value: Any, owner: str) -> Any:
-        if value is not None and not callable(value):
-            raise self.refusal(name, value, owner)
-        return value
-
-    def __str__(self) -> str:
-        return ("None or a callable taking the coefficient variable (a cvxpy.Variable) and "
-                "returning a list of CVXPY constraints")
+    def __init__(self) -> None:
+        super().__init__("callable", why="a callable taking the coefficient variable (a "
+                         "cvxpy.Variable) and returning a list of CVXPY constraints", none_ok=True)
 
 
 @dataclass(frozen=True, eq=False)
@@ -499,6 +494,12 @@ class FitPlan:
         holds for each).
     sub_plans : tuple of FitPlan
         One-vs-rest: the plans of the C binary models.
+    loss : Loss or None
+        The loss the template states, its kinks smoothed at the plan's h (the linear
+        models; None where the learner states none here).
+    vouch : tuple of str
+        The declared constants the caller vouches for (``vouch=``; none unless a user's
+        loss needs it, docs/privacy/user_objectives.md#privacy-user-objectives).
     """
 
     estimator: str
@@ -516,6 +517,8 @@ class FitPlan:
     lam_rule: str = ""
     notes: tuple[str | Fact, ...] = ()
     sub_plans: tuple[FitPlan, ...] = ()
+    loss: Loss | None = None
+    vouch: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options or {})))
@@ -648,13 +651,18 @@ class PrivateEstimator(BaseEstimator):
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         raise NotImplementedError
 
+    #: Whether a fit reads a label set (``n_classes``); a regression has none and plans
+    #: ``n_classes`` = 1.
+    _reads_label_set: ClassVar[bool] = True
+
     def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
         """(n, n_classes, n_features) of a fit on (X, y): the shape of X and the label set.
 
         Reads the shape of X (public) and the label set (``classes``, the set declared
-        with y, or the labels of y, which a fit then reports as assumed public). Where
-        they cannot be made out, the data check raises its named error; a label set of
-        fewer than two labels is planned as two (``prepare`` refuses it by name).
+        with y, or the labels of y, which a fit then reports as assumed public; 1 for a
+        regression). Where they cannot be made out, the data check raises its named error;
+        a label set of fewer than two labels is planned as two (``prepare`` refuses it by
+        name).
         """
         owner = type(self).__name__
         shape = getattr(X, "shape", None)  # (n, p) from the shape alone, public under replace-one
@@ -673,6 +681,8 @@ class PrivateEstimator(BaseEstimator):
             rows = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=self._accepts_sparse,
                                accept_dask=True)
             n, p = int(rows.shape[0]), int(rows.shape[1])
+        if not self._reads_label_set:
+            return n, 1, p
         classes = getattr(self, "classes", None)
         try:  # where the set cannot be made out, prepare raises the named error
             if classes is not None:
@@ -686,7 +696,7 @@ class PrivateEstimator(BaseEstimator):
 
     def plan_for(self, X: Any, y: Any) -> FitPlan:
         """``plan(*public_shape(X, y))``: the plan ``fit(X, y)`` follows."""
-        ranged = self._with_rows_ranges(X)
+        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             return ranged.plan_for(X, y)
         return self.plan(*self.public_shape(X, y))
@@ -698,8 +708,9 @@ class PrivateEstimator(BaseEstimator):
     def _with_rows_ranges(self, X: Any) -> PrivateEstimator | None:
         """This estimator with ``feature_range`` the public per-feature ranges its rows carry
         (:class:`~dpconvex.data.RangedRows`: :class:`~dpconvex.PublicEncoder`'s, the schema's
-        constants), where it takes them and none are given; else None."""
-        if not self.takes_rows_ranges or getattr(self, "feature_range", None) is not None \
+        constants), where none are given; else None. Called where it
+        :attr:`takes_rows_ranges`."""
+        if getattr(self, "feature_range", None) is not None \
                 or getattr(self, "schema", None) is not None:
             return None
         from sklearn.base import clone
@@ -809,7 +820,7 @@ class PrivateEstimator(BaseEstimator):
         from .._random import noise_source
         from .._validation import feature_names_of, with_feature_names
 
-        ranged = self._with_rows_ranges(X)
+        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             self._fit_as(ranged, X, y, context).certificate_.assumptions.append(ROWS_RANGES_NOTE)
             return self
@@ -845,7 +856,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _certify_with(self, X: Any, y: Any, context: FitContext) -> Any:
         """:meth:`certify` of (X, y) inside ``context`` (e.g. with rows left out)."""
-        ranged = self._with_rows_ranges(X)
+        ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:
             certificate = ranged._certify_with(X, y, context)
             certificate.assumptions.append(ROWS_RANGES_NOTE)
@@ -876,16 +887,11 @@ class PrivateEstimator(BaseEstimator):
         """
         raise NotImplementedError
 
-    def _vouched(self) -> tuple[str, ...]:
-        """The declared constants the caller vouches for (``vouch=``; none unless a user's
-        loss or template needs it, docs/privacy/user_objectives.md#privacy-user-objectives)."""
-        return ()
-
     def _certify(self, prep: Prepared, plan: FitPlan) -> Any:
         from ..privacy.release import release
 
         certificate = release(prep.template, plan.mechanism, plan.budget, dry_run=True,
-                              vouch=self._vouched()).certificate
+                              vouch=plan.vouch).certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
 

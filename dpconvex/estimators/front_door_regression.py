@@ -32,7 +32,7 @@ from .._validation import (
 from ..data.validation import check_array
 from ..errors import PrivacyError, PrivacyWarning
 from ..privacy.accounting import reserve_budget
-from ..privacy.budget import Budget, has_positive_delta, remaining
+from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import Release, release
@@ -168,12 +168,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
-    def _delta(self) -> float:
-        return float(self.delta) if has_positive_delta(self.delta) else 0.0
-
     def _route(self, n: int, n_features: int) -> tuple[RegressionChoice, bool]:
         """The rule's learner and whether the safeguard runs (n, d, ε, δ only)."""
-        choice = choose_regression_learner(n, n_features, float(self.epsilon), self._delta())
+        choice = choose_regression_learner(n, n_features, float(self.epsilon), float(self.delta or 0.0))
         return choice, regression_safeguard_applies(n, choice.learner, self.safeguard)
 
     def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
@@ -185,7 +182,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     def _make(self, mechanism: str, epsilon: float, *, guarded: bool) -> PrivateLinearRegressor:
         """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard, which
         then holds the budget and charges the ledger)."""
-        delta = self._delta() if mechanism.startswith("gaussian") else 0.0
+        delta = float(self.delta or 0.0) if mechanism.startswith("gaussian") else 0.0
         return PrivateLinearRegressor(
             loss="pinball", quantile=0.5, epsilon=epsilon, delta=delta, mechanism=mechanism,
             label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
@@ -211,7 +208,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         learner_plan = self._make(choice.mechanism, rest, guarded=True).plan(n, 1, n_features)
         return dataclasses.replace(
             learner_plan, estimator=owner,
-            budget=Budget(float(self.epsilon), self._delta()),
+            budget=Budget(float(self.epsilon), float(self.delta or 0.0)),
             parts={"private mean (every row)": Budget(eps_mean),
                    "model (fitting part)": Budget(rest, learner_plan.budget.delta),
                    "selection (validation part)": Budget(rest)},
@@ -278,7 +275,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
         learner = self._make(choice.mechanism, rest, guarded=True)
         noise = noise_source(self, context.noise)
-        with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold:
+        with reserve_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
             X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                     accept_dask=True)
             u = self._unit_labels(y, n, f"{owner}.fit")
@@ -295,11 +292,17 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             # the validation rows get the public placeholder: the centre of label_range (u = 0),
             # so no value of theirs reaches the learner (not even its objective's constant)
             y_unit[validation] = 0.5 * (hi + lo)
+            # the learner is made of this fit's validated parameters: its plan, the hold of
+            # its share and its release, with the validation rows left out
+            inner = dataclasses.replace(context, excluded=held,
+                                        noise=NoiseSource(fit_rng, noise.seeded))
             with warnings.catch_warnings():
                 # the learner's public noise check: the selection below guards against its noise
                 warnings.simplefilter("ignore", PrivacyWarning)
-                learner._fit_with(X_checked, y_unit, context.excluding(held).inner(
-                    NoiseSource(fit_rng, noise.seeded)))
+                plan = learner._plan(n, 1, n_features)
+                with learner._reserve(plan, inner) as learner_hold:
+                    learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
+                                     plan, learner_hold, inner, None)
             X_val = take_rows(X_checked, validation, n, owner, self)
             model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
             utilities = squared_error_utilities(
@@ -356,14 +359,14 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 mechanism=("the learner on the fitting part, the exponential mechanism over the "
                            "model and the mean on the validation part "
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
-                epsilon_requested=rest, delta_requested=self._delta(), conditions=conditions,
+                epsilon_requested=rest, delta_requested=float(self.delta or 0.0), conditions=conditions,
                 labels=["model (fitting part)", "selection (validation part)"])
             return compose_sequential(
                 [mean, both],
                 mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
                            "then the learner and the selection on disjoint parts "
                            "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
-                epsilon_requested=float(self.epsilon), delta_requested=self._delta(),
+                epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
                 quantities=quantities,
                 assumptions=[self._label_note(), choice.reason,
                              self._safeguard_note(n_fit, n_val, eps_mean),

@@ -295,46 +295,71 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: n
     return ScaledRows(rows, scale, column, base_norms=norms)
 
 
-def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, caller: str,
-                   solver: str | None, scale: float = 1.0) -> ConvexSet | None:
+def _parameter_set(constraints: Any, plan: FitPlan, fit_intercept: bool, caller: str,
+                   solver: str | None, scale: float = 1.0, *,
+                   fit: bool = False) -> ConvexSet | None:
     """The convex set ``constraints(coef)`` states, on the coefficients (never the intercept).
 
     ``coef`` is the coefficient part of the template's parameter, times ``scale`` (the
     factor from the parameter to the released coefficients). A set with an exact
     projection (:func:`~dpconvex.objectives.sets.recognize`) serves every solver; any other
     DCP set is a :class:`~dpconvex.objectives.CVXPYSet`, which only the CVXPY backends
-    take: with ``solver`` None, "auto" or "native" (the native solvers) it is refused,
-    naming them.
+    take: with ``solver`` "native" it is refused, naming them.
+
+    With ``fit`` (a fit, not a dry run) a :class:`~dpconvex.errors.SolverCostWarning` says,
+    before the solve starts, that it goes to a CVXPY backend and what that costs, from
+    public facts only (the plan's n and p, the set, the solver): with ``solver``
+    "auto"/None only when native cannot project onto the set; with a CVXPY backend named,
+    also when native could.
     """
-    if constraints is None:
-        return None
-    import cvxpy as cp
+    n_features = plan.n_features
+    found = None
+    if constraints is not None:
+        import cvxpy as cp
 
-    from ..objectives.sets import CVXPYSet, recognize
+        from ..objectives.sets import CVXPYSet, recognize
 
-    theta = cp.Variable(n_features + int(fit_intercept))
-    coef = theta[:n_features] if fit_intercept else theta
-    try:
-        stated = constraints(coef * scale if scale != 1.0 else coef)
-    except Exception as exc:  # the user's callable, called on a CVXPY variable
-        raise ParameterError(
-            f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
-            f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY variable "
-            f"of {n_features} entries. Return CVXPY constraints on it, e.g. "
-            "lambda coef: cp.norm(coef, 2) <= 1.") from None
-    listed = ([stated] if isinstance(stated, cp.Constraint)
-              else list(stated) if isinstance(stated, (list, tuple)) else [])
-    if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
-        raise ParameterError(
-            f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
-            f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
-    found = recognize(listed, theta) or CVXPYSet(listed, theta)
-    if not found.exact_projection and solver == "native":
-        raise ParameterError(
-            f"{caller}: the native solvers (solver='native') cannot honour "
-            f"{found.describe()}: it is not an l2 ball, a box, the orthant, an l1 ball or a "
-            "simplex, the sets with an exact projection. Pass solver='auto' (a CVXPY backend "
-            "for such a set) or solver='clarabel' / 'scs'.")
+        theta = cp.Variable(n_features + int(fit_intercept))
+        coef = theta[:n_features] if fit_intercept else theta
+        try:
+            stated = constraints(coef * scale if scale != 1.0 else coef)
+        except Exception as exc:  # the user's callable, called on a CVXPY variable
+            raise ParameterError(
+                f"The 'constraints' parameter of {caller.split('.')[0]}: the callable raised "
+                f"{type(exc).__name__} ({exc}) when called on the coefficients, a CVXPY variable "
+                f"of {n_features} entries. Return CVXPY constraints on it, e.g. "
+                "lambda coef: cp.norm(coef, 2) <= 1.") from None
+        listed = ([stated] if isinstance(stated, cp.Constraint)
+                  else list(stated) if isinstance(stated, (list, tuple)) else [])
+        if not listed or not all(isinstance(c, cp.Constraint) for c in listed):
+            raise ParameterError(
+                f"The 'constraints' parameter of {caller.split('.')[0]} must return a CVXPY "
+                f"constraint or a non-empty list of them. Got {_short_repr(stated)} instead.")
+        found = recognize(listed, theta) or CVXPYSet(listed, theta)
+        if not found.exact_projection and solver == "native":
+            raise ParameterError(
+                f"{caller}: the native solvers (solver='native') cannot honour "
+                f"{found.describe()}: it is not an l2 ball, a box, the orthant, an l1 ball or a "
+                "simplex, the sets with an exact projection. Pass solver='auto' (a CVXPY backend "
+                "for such a set) or solver='clarabel' / 'scs'.")
+    native_ok = found is None or found.exact_projection
+    if fit and not (solver in (None, "auto", "native") and native_ok):
+        import warnings
+
+        from ..errors import SolverCostWarning, user_stacklevel
+
+        name = "a CVXPY backend (Clarabel, else SCS)" if solver in (None, "auto") else f"'{solver}'"
+        n, p = plan.n, n_features + int(fit_intercept)
+        why = ("the native solver solves this problem too, typically 100-1000 times faster: "
+               "leave solver='auto'" if native_ok else
+               f"the native solvers cannot project onto {found.describe()} (a set with an "
+               "exact projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, "
+               "solves natively)")
+        warnings.warn(
+            f"{caller.split('.')[0]}: this fit goes to {name} on n = {n} rows x p = {p} "
+            f"columns: expect roughly {n * p * CVXPY_SECONDS_PER_ENTRY:.2g} s "
+            f"({CVXPY_SECONDS_PER_ENTRY:g} s per entry, measured). {why[0].upper()}{why[1:]}.",
+            SolverCostWarning, stacklevel=user_stacklevel())
     return found
 
 
@@ -342,33 +367,6 @@ def _parameter_set(constraints: Any, n_features: int, fit_intercept: bool, calle
 #: project's 2-core machines (20,000-50,000 rows × 20 features over an l1 ball: 28-34 s,
 #: where the native solver took 0.02-0.07 s); an order of magnitude, for the warning.
 CVXPY_SECONDS_PER_ENTRY = 5e-5
-
-
-def warn_cvxpy_cost(template: LinearERMTemplate, solver: str | None, owner: str) -> None:
-    """Say, before a solve starts, that it goes to a CVXPY backend and what that costs.
-
-    From public facts only (n, p, the set, the solver): with ``solver`` "auto"/None only when
-    native cannot project onto the set; with a CVXPY backend named, also when native could.
-    """
-    import warnings
-
-    from ..errors import SolverCostWarning, user_stacklevel
-
-    constraint = template.constraint_set
-    native_ok = constraint is None or constraint.exact_projection
-    if solver in (None, "auto", "native") and native_ok:
-        return
-    name = "a CVXPY backend (Clarabel, else SCS)" if solver in (None, "auto") else f"'{solver}'"
-    entries = template.n * template.p
-    why = ("the native solver solves this problem too, typically 100-1000 times faster: "
-           "leave solver='auto'" if native_ok else
-           f"the native solvers cannot project onto {constraint.describe()} (a set with an exact "
-           "projection, an l2 ball, a box, the orthant, an l1 ball or a simplex, solves natively)")
-    warnings.warn(
-        f"{owner}: this fit goes to {name} on n = {template.n} rows x p = {template.p} "
-        f"columns: expect roughly {entries * CVXPY_SECONDS_PER_ENTRY:.2g} s "
-        f"({CVXPY_SECONDS_PER_ENTRY:g} s per entry, measured). {why[0].upper()}{why[1:]}.",
-        SolverCostWarning, stacklevel=user_stacklevel())
 
 
 #: The mechanisms of the linear classifiers and regressors (CMS Alg. 1 and 2, privacy-gaussian-linear).
@@ -388,44 +386,38 @@ class LinearPlanMixin:
     #: The mechanisms ``mechanism=`` offers, and the pair "auto" chooses between by δ.
     mechanism_menu: ClassVar[MechanismMenu] = LINEAR_MENU
 
-    def _auto_choice(self) -> AutoMechanism:
-        """The mechanism's name and, for "auto", why: by δ (the one rule), except that with
-        ``constraints=`` the pure mechanism stands for the Gaussian objective one, which is
-        derived for the unconstrained minimizer only."""
-        choice = resolve_mechanism(self.mechanism, self.delta, self.mechanism_menu.auto)
-        auto = self.mechanism_menu.auto
-        if choice.reason is None or getattr(self, "constraints", None) is None or \
-                auto is None or choice.name == auto[0]:
-            return choice
-        return AutoMechanism(auto[0], (
-            f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: within "
-            f"the (epsilon, delta) asked) because constraints= is given: {choice.name!r} is "
-            "derived for the unconstrained minimizer, objective perturbation over a closed "
-            "convex set is covered (Kifer, Smith & Thakurta 2012, "
-            "docs/privacy/user_objectives.md#privacy-constraints)"))
-
-    def _mechanism(self, name: str | None = None) -> Mechanism:
-        """The mechanism object of ``name`` (None: the one the parameters ask for, "auto"
-        resolved by :meth:`_auto_choice`), wrapped in approximate-minima perturbation when
-        the estimator has an ``optimality_tol`` set."""
-        return build_mechanism(self._auto_choice().name if name is None else name,
-                               type(self).__name__, self.mechanism_menu,
-                               optimality_tol=getattr(self, "optimality_tol", None))
-
     def _mechanism_and_budget(self) -> tuple[Mechanism, Budget, tuple[str, ...]]:
-        """The mechanism, its budget and the certificate's line on why "auto" chose it.
+        """The mechanism of :attr:`mechanism_menu` the parameters ask for, its budget and the
+        certificate's line on why "auto" chose it.
 
-        A pure mechanism that "auto" chose for δ > 0 (over ``constraints=``) spends no δ; a
+        "auto" chooses by δ (the one rule), except that with ``constraints=`` the pure
+        mechanism stands for the Gaussian objective one, which is derived for the
+        unconstrained minimizer only; such a pure choice spends no δ. The mechanism is
+        wrapped in approximate-minima perturbation when ``optimality_tol`` is set. A
         mismatch of mechanism and δ is refused by name (:meth:`Mechanism.check_budget`).
         """
-        choice = self._auto_choice()
-        mechanism = self._mechanism(choice.name)
+        auto = self.mechanism_menu.auto
+        choice = resolve_mechanism(self.mechanism, self.delta, auto)
+        if choice.reason is not None and getattr(self, "constraints", None) is not None \
+                and auto is not None and choice.name != auto[0]:
+            choice = AutoMechanism(auto[0], (
+                f"mechanism='auto' -> {auto[0]!r} (objective perturbation, pure epsilon-DP: "
+                f"within the (epsilon, delta) asked) because constraints= is given: "
+                f"{choice.name!r} is derived for the unconstrained minimizer, objective "
+                "perturbation over a closed convex set is covered (Kifer, Smith & Thakurta "
+                "2012, docs/privacy/user_objectives.md#privacy-constraints)"))
+        mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
+                                    optimality_tol=getattr(self, "optimality_tol", None))
         budget = Budget.unlimited()
         if mechanism.private:
             pure_auto = mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
             budget = mechanism.check_budget(Budget(float(self.epsilon),
                                                    0.0 if pure_auto else float(self.delta)))
         return mechanism, budget, () if choice.reason is None else (choice.reason,)
+
+    def _mechanism(self) -> Mechanism:
+        """The mechanism object the parameters ask for (:meth:`_mechanism_and_budget`)."""
+        return self._mechanism_and_budget()[0]
 
     def _norm_bound(self) -> float:
         """q̃ = sqrt(q² + s²) with the intercept column (the appended s is part of every row)."""
@@ -436,11 +428,12 @@ class LinearPlanMixin:
                      notes: tuple[Any, ...], options: dict[str, Any]) -> FitPlan:
         """The plan of one linear model, from the parameters and (n, d) only.
 
-        The mechanism and its budget (:meth:`_mechanism_and_budget`); the loss with its kinks
-        smoothed at the public rule's h (:func:`~dpconvex.privacy.rules.lam.resolve_smoothing`,
-        recorded in the options and read back by :meth:`_plan_loss`); Λ, given or by the
-        public rule; the solver (linear ERM templates are smooth: "auto" is native).
-        ``notes`` and ``options``: the estimator's own certificate lines and plan options.
+        The mechanism and its budget (:meth:`_mechanism_and_budget`); the row bound q̃ (in
+        the options); the loss with its kinks smoothed at the public rule's h
+        (:func:`~dpconvex.privacy.rules.lam.resolve_smoothing`, the plan's ``loss``); Λ, given
+        or by the public rule; the solver (linear ERM templates are smooth: "auto" is
+        native). ``notes`` and ``options``: the estimator's own certificate lines and plan
+        options.
         """
         owner = type(self).__name__
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
@@ -457,6 +450,7 @@ class LinearPlanMixin:
         lam, lam_note = resolve_lam(self.lam, mechanism, n, self.epsilon, q, p, loss,
                                     delta=float(self.delta))
         smoothing = getattr(loss, "smoothed_kinks", None)
+        vouch = getattr(self, "vouch", ())  # a user's loss only; a shipped loss is derived
         return FitPlan(
             estimator=owner, n=n, n_classes=n_classes, n_features=n_features,
             template="linear ERM", learner=learner, mechanism=mechanism, budget=budget,
@@ -466,8 +460,9 @@ class LinearPlanMixin:
                 "(docs/privacy/perturbation.md#privacy-lambda-rule)"),
             notes=(lam_note, *([] if smoothing_note is None else [smoothing_note]),
                    *mechanism_notes, *notes),
-            options={"loss": loss.name, **options,
-                     **({} if smoothing is None else {"smoothing h": smoothing.h})})
+            options={"loss": loss.name, "norm bound q~": q, **options,
+                     **({} if smoothing is None else {"smoothing h": smoothing.h})},
+            loss=loss, vouch=(vouch,) if isinstance(vouch, str) else tuple(vouch))
 
     def _design(self, X_checked: Any, dropped: np.ndarray, owner: str, *,
                 unit: bool = False) -> Any:
@@ -492,13 +487,6 @@ class LinearPlanMixin:
                 design = add_intercept(design, scaling)
             design = zero_rows(design, dropped)  # records that contribute no loss
         return design
-
-    def _plan_loss(self, plan: FitPlan) -> Loss:
-        """The loss of ``plan``: its kinks smoothed at the plan's h when the rule chose it."""
-        loss = self._make_loss()
-        h = plan.options.get("smoothing h")
-        return loss.smoothed(h) if h is not None and getattr(
-            loss, "smoothing_unresolved", False) else loss
 
 
 #: The parameters every private linear classifier shares, stated once and written into
@@ -616,24 +604,21 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         return self._linear_plan(
             n, n_classes, n_features, learner="linear ERM",
             notes=(UNIT_ROWS_NOTE,) if self.row_norm == "unit" else (),
-            options={"norm bound q~": self._norm_bound(), "fit_intercept": bool(self.fit_intercept),
+            options={"fit_intercept": bool(self.fit_intercept),
                      "intercept_scaling": float(self.intercept_scaling)})
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
         """Validate, clip, add the intercept column, and build the template of ``plan``."""
         owner = type(self).__name__
-        loss = self._plan_loss(plan)
         X_checked, labels = self._checked_data(X, y, plan, context, binary=True)
-        classes, signs = labels.classes, labels.signs()
         design = self._design(X_checked, labels.dropped, owner, unit=self.row_norm == "unit")
-        template = LinearERMTemplate(loss, plan.lam, self._norm_bound(), design, signs,
-                                     _parameter_set(self.constraints, plan.n_features,
-                                                    self.fit_intercept, f"{owner}.fit",
-                                                    self.solver))
-        warn_cvxpy_cost(template, self.solver, owner)
+        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design,
+                                     labels.signs(),
+                                     _parameter_set(self.constraints, plan, self.fit_intercept,
+                                                    f"{owner}.fit", self.solver, fit=True))
         return Prepared(template=template,
-                        meta=PreparedFacts(X_checked.shape[1], classes, labels.assumption),
+                        meta=PreparedFacts(X_checked.shape[1], labels.classes, labels.assumption),
                         reusable=not isinstance(self.lam, str))  # "auto": Λ depends on ε
 
     def prepare_shape(self, plan: FitPlan) -> Prepared:
@@ -641,12 +626,10 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         # one zero row broadcast, with its factors held apart (the labels' signs scale those,
         # never an n x p array)
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
-        template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), rows,
+        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows,
                                      np.ones(plan.n),
-                                     _parameter_set(self.constraints, plan.n_features,
-                                                    self.fit_intercept,
-                                                    f"{type(self).__name__}.certify",
-                                                    self.solver))
+                                     _parameter_set(self.constraints, plan, self.fit_intercept,
+                                                    f"{type(self).__name__}.certify", self.solver))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features))
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
@@ -658,7 +641,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         # any noise is drawn; docs/privacy/tuning_gd_ledger.md#privacy-noise-warning-linear)
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
-                           vouch=self._vouched(),
+                           vouch=plan.vouch,
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
                                "linear", prep.template, mechanism, budget, type(self).__name__,
                                calibration=calibration))
@@ -832,6 +815,3 @@ class PrivateLinearClassifier(_PrivateLinearClassifier):
         if callable(self.loss):  # a margin loss stated in CVXPY atoms: compiled here
             return stated_loss(self.loss, "margin", type(self).__name__)
         return get_loss(self.loss)
-
-    def _vouched(self) -> tuple[str, ...]:
-        return tuple((self.vouch,) if isinstance(self.vouch, str) else self.vouch)

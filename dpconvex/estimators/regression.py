@@ -73,11 +73,7 @@ from .base import (
     Vouch,
     fill_docs,
 )
-from .linear import (
-    LinearPlanMixin,
-    _parameter_set,
-    warn_cvxpy_cost,
-)
+from .linear import LinearPlanMixin, _parameter_set
 
 __all__ = ["UNIT_LABELS", "LabelRange", "LabelRangeMixin", "PrivateBounds", "PrivateHuberRegressor",
            "PrivateLinearRegressor", "PrivateQuantileRegressor"]
@@ -161,19 +157,10 @@ class LabelRangeMixin:
     """Labels mapped onto [−1, 1] by the public ``label_range``; the model mapped back.
 
     The host has ``label_range``, ``fit_intercept`` and ``intercept_scaling`` parameters;
-    ``_set_coefficients`` sets ``coef_``, ``intercept_`` and ``n_features_in_``.
+    ``_release`` sets ``coef_``, ``intercept_`` and ``n_features_in_`` in the labels' units.
     """
 
-    def _row_options(self) -> dict[str, Any]:
-        """The plan's options on the rows and labels (public parameters)."""
-        return {"norm bound q~": self._norm_bound(), "label_range": self._label_bounds(),
-                "fit_intercept": bool(self.fit_intercept),
-                "intercept_scaling": float(self.intercept_scaling)}
-
-    def public_shape(self, X: Any, y: Any) -> tuple[int, int, int]:
-        """(n, 1, n_features): a regression has no label set to read."""
-        n, _, p = super().public_shape(X, np.zeros(1))
-        return n, 1, p
+    _reads_label_set: ClassVar[bool] = False  # (n, 1, n_features): no label set to read
 
     def _label_bounds(self) -> tuple[float, float]:
         if private_bounds(self.label_range) is not None:
@@ -361,25 +348,23 @@ class LabelRangeMixin:
         family = "ssp" if plan.template == "sufficient statistics" else "linear"
         released = release(prep.template, mechanism, budget, getattr(self, "solver", None),
                            noise.rng, warm_start=warm_start, max_iter=getattr(self, "max_iter", None),
-                           seeded=noise.seeded, vouch=self._vouched(),
+                           seeded=noise.seeded, vouch=plan.vouch,
                            on_calibrated=lambda calibration: warn_if_noise_dominates(
                                family, prep.template, mechanism, budget, owner,
                                calibration=calibration, regression=family == "linear"))
         certificate = released.certificate
         certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
-        self._set_coefficients(released.theta, prep.meta.n_features)
-        self.certificate_ = certificate
-        return self
-
-    def _set_coefficients(self, theta: np.ndarray, n_features: int) -> None:
-        """``coef_`` and ``intercept_`` in the labels' units from θ fitted on u (post-processing)."""
+        # coef_ and intercept_ in the labels' units from θ fitted on u (post-processing)
+        theta, d = released.theta, prep.meta.n_features
         lo, hi = self._label_bounds()
         half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
         s = float(self.intercept_scaling)
-        self.n_features_in_ = n_features
-        self.coef_ = half * np.asarray(theta[:n_features], dtype=float)
-        self.intercept_ = float(mid + half * (s * theta[n_features] if self.fit_intercept else 0.0))
+        self.n_features_in_ = d
+        self.coef_ = half * np.asarray(theta[:d], dtype=float)
+        self.intercept_ = float(mid + half * (s * theta[d] if self.fit_intercept else 0.0))
+        self.certificate_ = certificate
+        return self
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """R² of ``predict(X)`` against ``y`` (labels checked as ``fit`` checks them)."""
@@ -550,14 +535,13 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
             return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile))
         return get_regression_loss(self.loss, UNIT_LABELS)
 
-    def _vouched(self) -> tuple[str, ...]:
-        vouch = getattr(self, "vouch", ())  # the fixed-loss regressors: a shipped, derived loss
-        return (vouch,) if isinstance(vouch, str) else tuple(vouch)
-
     # ----------------------------------------------------------------------- plan
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
         return self._linear_plan(n, 1, n_features, learner="linear regression",
-                                 notes=(self._label_note(),), options=self._row_options())
+                                 notes=(self._label_note(),),
+                                 options={"label_range": self._label_bounds(),
+                                          "fit_intercept": bool(self.fit_intercept),
+                                          "intercept_scaling": float(self.intercept_scaling)})
 
     # -------------------------------------------------------------------- prepare
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
@@ -575,12 +559,11 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         excluded = check_excluded(context.excluded, n, owner)
         design = self._design(X_checked, np.zeros(n, dtype=bool) if excluded is None else excluded,
                               owner)
-        lo, hi = self._label_bounds()  # the coefficients' set, in the labels' units
-        template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), design, u,
-                                     _parameter_set(self.constraints, plan.n_features,
-                                                    self.fit_intercept, owner, self.solver,
-                                                    scale=0.5 * (hi - lo)))
-        warn_cvxpy_cost(template, self.solver, type(self).__name__)
+        lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
+        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], design, u,
+                                     _parameter_set(self.constraints, plan, self.fit_intercept,
+                                                    owner, self.solver, scale=0.5 * (hi - lo),
+                                                    fit=True))
         return Prepared(template=template, meta=PreparedFacts(d, None, plan.notes[1]),
                         reusable=not isinstance(self.lam, str))
 
@@ -589,12 +572,12 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
 
         p = plan.n_features + int(self.fit_intercept)
         rows = ScaledRows(DenseRows(np.broadcast_to(0.0, (plan.n, p))), np.ones(plan.n))
-        lo, hi = self._label_bounds()  # the coefficients' set, in the labels' units
-        template = LinearERMTemplate(self._plan_loss(plan), plan.lam, self._norm_bound(), rows,
+        lo, hi = plan.options["label_range"]  # the coefficients' set, in the labels' units
+        template = LinearERMTemplate(plan.loss, plan.lam, plan.options["norm bound q~"], rows,
                                      np.zeros(plan.n),
-                                     _parameter_set(self.constraints, plan.n_features,
-                                                    self.fit_intercept, f"{type(self).__name__}.certify",
-                                                    self.solver, scale=0.5 * (hi - lo)))
+                                     _parameter_set(self.constraints, plan, self.fit_intercept,
+                                                    f"{type(self).__name__}.certify", self.solver,
+                                                    scale=0.5 * (hi - lo)))
         return Prepared(template=template, meta=PreparedFacts(plan.n_features, None, plan.notes[1]))
 
 

@@ -38,7 +38,7 @@ from ..data.sufficient import Moments, sufficient_statistics
 from ..data.validation import check_array, computed
 from ..errors import ParameterError
 from ..privacy.certificate import RowMap
-from ..privacy.mechanisms import Mechanism, MechanismMenu
+from ..privacy.mechanisms import MechanismMenu
 from ..templates.statistics import SufficientStatisticsTemplate, zero_statistics
 from .base import (
     NO_CONTEXT,
@@ -151,9 +151,8 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
-    def _mechanism(self, name: str | None = None) -> Mechanism:
-        """The mechanism object of ``name`` (None: the one the parameters ask for; "auto": by δ,
-        the one rule)."""
+    def _check_consistency(self) -> None:
+        """Refuse the perturbation mechanisms by name (the squared loss has no bounded slope)."""
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
             raise ParameterError(
                 f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "
@@ -163,7 +162,6 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
                 "perturbation ('ssp') needs none, and PrivateLinearRegressor(loss='huber') perturbs a loss "
                 "whose slope is bounded. "
                 f"Got {self.mechanism!r} instead.")
-        return super()._mechanism(name)
 
     def _ridge(self, n: int) -> float | None:
         """nΛ for a given ``lam`` (the objective's Λ on the sums), None for the adaptive rule."""
@@ -185,7 +183,9 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
             backend="closed form (no solver)",
             lam=None if isinstance(self.lam, str) else float(self.lam), lam_rule=rule,
             notes=(self._label_note(), ROWS_NOTE, *mechanism_notes),
-            options=self._row_options())
+            options={"norm bound q~": self._norm_bound(), "label_range": self._label_bounds(),
+                     "fit_intercept": bool(self.fit_intercept),
+                     "intercept_scaling": float(self.intercept_scaling)})
 
     # -------------------------------------------------------------------- prepare
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
