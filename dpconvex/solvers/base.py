@@ -170,7 +170,8 @@ class Backend(abc.ABC, Generic[TemplateT]):
         -------
         SolveResult
         """
-        self.check(template)
+        if not self.supports(template):
+            self.check(template)  # raises, naming what is missing and a backend that fits
         if b is not None:
             b = template.space.project_noise(b)
         return self._solve(template, b, float(extra_reg), warm_start=warm_start,

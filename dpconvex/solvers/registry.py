@@ -228,9 +228,9 @@ def get_backend(name: str | None, template: Template) -> Backend:
     >>> type(get_backend("clarabel", template)).__name__
     'ClarabelBackend'
     """
-    check_solver_name(name, "get_backend")
     if name is None or name == "auto":
         return auto_backend(template)
+    check_solver_name(name, "get_backend")
     candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
     for backend in candidates:
         if backend.supports(template):
