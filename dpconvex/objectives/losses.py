@@ -865,7 +865,10 @@ class _Quadratic(Regularizer):
 
     def __init__(self, lam: float):
         self.lam = check_float("lam", lam, type(self).__name__, low=0.0, low_inclusive=True)
-        self.strong_convexity = self.lam
+
+    @property
+    def strong_convexity(self) -> float:  # type: ignore[override]
+        return self.lam  # read from lam each time: a modulus can never be stale
 
     def grad(self, w: np.ndarray) -> np.ndarray:
         return self.lam * np.asarray(w)
