@@ -294,8 +294,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             y_unit[validation] = 0.5 * (hi + lo)
             # the learner is made of this fit's validated parameters: its plan, the hold of
             # its share and its release, with the validation rows left out
-            inner = dataclasses.replace(context, excluded=held,
-                                        noise=NoiseSource(fit_rng, noise.seeded))
+            inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded))
             with warnings.catch_warnings():
                 # the learner's public noise check: the selection below guards against its noise
                 warnings.simplefilter("ignore", PrivacyWarning)
