@@ -13,6 +13,7 @@ import dataclasses
 import math
 import numbers
 import re
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -35,13 +36,13 @@ from .._validation import (
 from ..data.labels import LabelWarning, check_excluded, check_labels, encode_labels, label_set_of
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import check_array, computed
-from ..errors import DataValidationError, DPConvexError, ParameterError
+from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyWarning, user_stacklevel
 from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
     from ..data.labels import LabelSet
     from ..objectives.losses import Loss
-    from ..privacy.accounting.ledger import Spend
+    from ..privacy.accounting.ledger import Reservation, Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
@@ -761,23 +762,32 @@ class PrivateEstimator(BaseEstimator):
 
     @contextmanager
     def _reserve(self, plan: FitPlan, context: FitContext) -> Iterator[CertificateHold]:
-        """The ledger hold of the plan's budget (checked before any data are read).
+        """The budget hold of the plan (checked before any data are read): the ledger's
+        reservation when there is an ``accountant``, else a hold that charges nothing.
 
         Every fit holds its budget here, so this is also where the plan's δ is compared
-        with 1/n (both public; :func:`~dpconvex.privacy.budget.warn_if_delta_not_small`):
-        δ >= 1/n warns before the data are read, and the certificate the fit commits to the
-        hold states it. A fit inside another fit's hold (``context.held``: the binary
-        models of one-vs-rest, the inner fit of the large-margin centroid learner) leaves
-        the check to the outer one, which holds the whole δ.
+        with 1/n (both public; :func:`~dpconvex.privacy.budget.delta_rows_note`): δ >= 1/n
+        warns (a :class:`~dpconvex.errors.PrivacyWarning`) before the data are read, and the
+        certificate the fit commits to the hold states it. A fit inside another fit's hold
+        (``context.held``: the binary models of one-vs-rest, the inner fit of the
+        large-margin centroid learner) leaves the check to the outer one, which holds the
+        whole δ.
         """
-        from ..privacy.accounting import reserve_budget
-        from ..privacy.budget import warn_if_delta_not_small
+        from ..privacy.budget import delta_rows_note
 
-        note = None if context.held else warn_if_delta_not_small(plan.budget.delta, plan.n,
-                                                                 type(self).__name__)
-        with reserve_budget(getattr(self, "accountant", None), plan.budget.epsilon,
-                            plan.budget.delta, type(self).__name__) as hold:
-            yield hold if note is None else _StatingHold(hold, note)
+        owner = type(self).__name__
+        note = None if context.held else delta_rows_note(plan.budget.delta, plan.n)
+        if note is not None:
+            warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
+        accountant = getattr(self, "accountant", None)
+        if accountant is None:
+            yield _Hold(None, note)
+            return
+        from ..privacy.accounting import reserve_budget
+
+        with reserve_budget(accountant, plan.budget.epsilon, plan.budget.delta,
+                            owner) as reservation:
+            yield _Hold(reservation, note)
 
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
                      warm_start: np.ndarray | None = None,
@@ -896,18 +906,18 @@ class PrivateEstimator(BaseEstimator):
         return certificate
 
 
-class _StatingHold:
-    """A budget hold that adds a public line to the certificate committed to it."""
+class _Hold:
+    """A fit's budget hold: the ledger's reservation (None: no ledger, nothing charged) and
+    the public line (δ >= 1/n) the certificate committed to it states."""
 
-    def __init__(self, hold: CertificateHold, note: str):
-        self._hold, self._note = hold, note
+    def __init__(self, reservation: Reservation | None, note: str | None):
+        self._reservation, self._note = reservation, note
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        certificate.state(self._note)
-        return self._hold.commit_certificate(certificate)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._hold, name)
+        if self._note is not None:
+            certificate.state(self._note)
+        return None if self._reservation is None else \
+            self._reservation.commit_certificate(certificate)
 
 
 def _stating_delta(certificate: Any, plan: FitPlan) -> Any:

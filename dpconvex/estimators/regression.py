@@ -56,7 +56,6 @@ from ..objectives.losses import Loss, get_regression_loss, parse_label_range, st
 from ..privacy.certificate import LabelSource
 from ..privacy.release import release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
-from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import check_levels
 from .base import (
@@ -349,9 +348,8 @@ class LabelRangeMixin:
         released = release(prep.template, mechanism, budget, getattr(self, "solver", None),
                            noise.rng, warm_start=warm_start, max_iter=getattr(self, "max_iter", None),
                            seeded=noise.seeded, vouch=plan.vouch,
-                           on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               family, prep.template, mechanism, budget, owner,
-                               calibration=calibration, regression=family == "linear"))
+                           noise_warning={"family": family, "owner": owner,
+                                          "regression": family == "linear"})
         certificate = released.certificate
         certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
