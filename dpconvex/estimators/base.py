@@ -13,9 +13,8 @@ import dataclasses
 import math
 import numbers
 import re
-import warnings
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
@@ -36,13 +35,14 @@ from .._validation import (
 from ..data.labels import LabelWarning, check_excluded, check_labels, encode_labels, label_set_of
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import check_array, computed
-from ..errors import DataValidationError, DPConvexError, ParameterError, PrivacyWarning, user_stacklevel
+from ..errors import DataValidationError, DPConvexError, ParameterError
+from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
     from ..data.labels import LabelSet
     from ..objectives.losses import Loss
-    from ..privacy.accounting.ledger import Reservation, Spend
+    from ..privacy.accounting.ledger import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
@@ -252,7 +252,7 @@ class FitContext:
         contribute no loss (:func:`dpconvex.data.labels.encode_labels`).
     held : bool
         The fit runs inside another fit's budget hold, which compared δ with 1/n
-        (:meth:`PrivateEstimator._reserve`).
+        (:func:`~dpconvex.privacy.accounting.hold_budget`).
     label_warning : LabelWarning or None
         The label-set warning shared by the fits of one fit made of fits (issued
         at most once); None: each read of a label set from y warns.
@@ -349,11 +349,12 @@ def _takes_context(estimator: Any) -> bool:
 
 @runtime_checkable
 class CertificateHold(Protocol):
-    """The budget a fit holds while it releases (:meth:`PrivateEstimator._reserve`).
+    """The budget a fit holds while it releases
+    (:func:`~dpconvex.privacy.accounting.hold_budget`).
 
-    A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or one that adds the
-    fit's public certificate lines before committing; the release commits its
-    certificate's (ε, δ) to it once.
+    A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or the
+    :class:`~dpconvex.privacy.accounting.ledger.Hold` that adds the fit's public certificate
+    line before committing; the release commits its certificate's (ε, δ) to it once.
 
     Examples
     --------
@@ -760,35 +761,6 @@ class PrivateEstimator(BaseEstimator):
                                         unknown_labels=self.unknown_labels,
                                         excluded=context.excluded, warning=context.label_warning)
 
-    @contextmanager
-    def _reserve(self, plan: FitPlan, context: FitContext) -> Iterator[CertificateHold]:
-        """The budget hold of the plan (checked before any data are read): the ledger's
-        reservation when there is an ``accountant``, else a hold that charges nothing.
-
-        Every fit holds its budget here, so this is also where the plan's δ is compared
-        with 1/n (both public; :func:`~dpconvex.privacy.budget.delta_rows_note`): δ >= 1/n
-        warns (a :class:`~dpconvex.errors.PrivacyWarning`) before the data are read, and the
-        certificate the fit commits to the hold states it. A fit inside another fit's hold
-        (``context.held``: the binary models of one-vs-rest, the inner fit of the
-        large-margin centroid learner) leaves the check to the outer one, which holds the
-        whole δ.
-        """
-        from ..privacy.budget import delta_rows_note
-
-        owner = type(self).__name__
-        note = None if context.held else delta_rows_note(plan.budget.delta, plan.n)
-        if note is not None:
-            warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
-        accountant = getattr(self, "accountant", None)
-        if accountant is None:
-            yield _Hold(None, note)
-            return
-        from ..privacy.accounting import reserve_budget
-
-        with reserve_budget(accountant, plan.budget.epsilon, plan.budget.delta,
-                            owner) as reservation:
-            yield _Hold(reservation, note)
-
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
                      warm_start: np.ndarray | None = None,
                      context: FitContext = NO_CONTEXT) -> PrivateEstimator:
@@ -799,7 +771,9 @@ class PrivateEstimator(BaseEstimator):
         what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise
         source).
         """
-        with self._reserve(plan, context) as hold:
+        with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                         plan.budget.delta, type(self).__name__,
+                         n=None if context.held else plan.n) as hold:
             return self._release(prep, plan, hold, context, warm_start)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
@@ -843,7 +817,9 @@ class PrivateEstimator(BaseEstimator):
             if plan.sub_plans:
                 fitted = self._fit_sub_plans(X, y, plan, context)
             else:
-                with self._reserve(plan, context) as hold:  # before the data are read
+                with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                                 plan.budget.delta, type(self).__name__,
+                                 n=None if context.held else plan.n) as hold:  # before the data
                     prep = self.prepare(X, y, plan, context=context)
                     fitted = self._release(prep, plan, hold, context, None)
         return with_feature_names(fitted, names)
@@ -904,20 +880,6 @@ class PrivateEstimator(BaseEstimator):
                               vouch=plan.vouch).certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
-
-
-class _Hold:
-    """A fit's budget hold: the ledger's reservation (None: no ledger, nothing charged) and
-    the public line (δ >= 1/n) the certificate committed to it states."""
-
-    def __init__(self, reservation: Reservation | None, note: str | None):
-        self._reservation, self._note = reservation, note
-
-    def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        if self._note is not None:
-            certificate.state(self._note)
-        return None if self._reservation is None else \
-            self._reservation.commit_certificate(certificate)
 
 
 def _stating_delta(certificate: Any, plan: FitPlan) -> Any:

@@ -31,7 +31,7 @@ from .._validation import (
 )
 from ..data.validation import check_array
 from ..errors import PrivacyError, PrivacyWarning
-from ..privacy.accounting import reserve_budget
+from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
@@ -254,7 +254,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         if choice.learner == CONSTANT:
             check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
             noise = noise_source(self, context.noise)
-            with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
+            with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
                 u = self._unit_labels(y, n, f"{owner}.fit")
                 mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
                 certificate = mean.certificate
@@ -275,7 +275,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
         learner = self._make(choice.mechanism, rest, guarded=True)
         noise = noise_source(self, context.noise)
-        with reserve_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
+        with hold_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
             X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                     accept_dask=True)
             u = self._unit_labels(y, n, f"{owner}.fit")
@@ -300,7 +300,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 # the learner's public noise check: the selection below guards against its noise
                 warnings.simplefilter("ignore", PrivacyWarning)
                 plan = learner._plan(n, 1, n_features)
-                with learner._reserve(plan, inner) as learner_hold:
+                with hold_budget(learner.accountant, plan.budget.epsilon, plan.budget.delta,
+                                 type(learner).__name__,
+                                 n=None if inner.held else plan.n) as learner_hold:
                     learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
                                      plan, learner_hold, inner, None)
             X_val = take_rows(X_checked, validation, n, owner, self)

@@ -52,6 +52,7 @@ from ..data.validation import as_design, check_array, computed
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
+from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import RowMap, compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
@@ -158,7 +159,8 @@ class OneVsRestMixin:
         classes = labels.classes
         binary_context = context.inner(context.noise, held=True)  # one generator, in order
         models, certificates = [], []
-        with self._reserve(plan, context) as hold:
+        with hold_budget(self.accountant, plan.budget.epsilon, plan.budget.delta,
+                         type(self).__name__, n=None if context.held else plan.n) as hold:
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))

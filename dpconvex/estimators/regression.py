@@ -207,7 +207,7 @@ class LabelRangeMixin:
         """
         from .._random import NoiseSource, noise_source
         from .._validation import feature_names_of, with_feature_names
-        from ..privacy.accounting import reserve_budget
+        from ..privacy.accounting import hold_budget
         from ..privacy.bounds import check_range_budget, release_range
         from ..privacy.budget import Budget
         from ..privacy.certificate import compose_sequential
@@ -220,7 +220,7 @@ class LabelRangeMixin:
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
-        with reserve_budget(self.accountant, epsilon, delta, owner) as hold:
+        with hold_budget(self.accountant, epsilon, delta, owner) as hold:
             values = self._raw_labels(y, n, f"{owner}.fit")
             lo, hi, _, label_certificate = release_range(
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",

@@ -8,7 +8,7 @@ and a certificate would then claim more than was requested.
 
 δ against n: an (ε, δ) guarantee with δ >= 1/n protects no one (releasing one record drawn
 at random is (0, 1/n)-DP). n is public, so every fit compares δ with 1/n before it reads the
-data (``PrivateEstimator._reserve`` warns with a :class:`~dpconvex.errors.PrivacyWarning`
+data (:func:`~dpconvex.privacy.accounting.hold_budget` warns with a :class:`~dpconvex.errors.PrivacyWarning`
 naming the fix) and the certificate states it (:func:`delta_rows_note`, the warning's text);
 the guarantee is true as stated, so this warns rather than refuses.
 """
