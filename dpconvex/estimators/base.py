@@ -587,7 +587,7 @@ class PrivateEstimator(BaseEstimator):
     :class:`~dpconvex._validation.Constraint`, both the check and its documentation) and
     implement
 
-    * ``_check_consistency()``: the rules that involve several parameters (the only
+    * ``_validate_params()`` extended where rules involve several parameters (the only
       validation written as code);
     * ``_plan(n, n_classes, n_features) -> FitPlan``: every "auto" resolved, once;
     * ``prepare(X, y, plan) -> Prepared``;
@@ -623,14 +623,11 @@ class PrivateEstimator(BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self) -> None:  # type: ignore[override]
-        """Every parameter check, once: the table, then the rules across parameters."""
+        """Every parameter check, once: the table (a learner with rules across parameters,
+        the mechanism against δ, ..., extends this with them)."""
         owner = type(self).__name__
         for name, constraint in self._parameter_constraints.items():
             constraint.check(name, getattr(self, name), owner)
-        self._check_consistency()
-
-    def _check_consistency(self) -> None:
-        """Checks across parameters (the mechanism against δ, ...); none by default."""
 
     # ------------------------------------------------------------------------ plan
     def plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:

@@ -409,11 +409,12 @@ class LinearPlanMixin:
                 "2012, docs/privacy/user_objectives.md#privacy-constraints)"))
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))
-        budget = Budget.unlimited()
         if mechanism.private:
             pure_auto = mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
             budget = mechanism.check_budget(Budget(float(self.epsilon),
                                                    0.0 if pure_auto else float(self.delta)))
+        else:  # the non-private baseline spends nothing
+            budget = Budget.unlimited()
         return mechanism, budget, () if choice.reason is None else (choice.reason,)
 
     def _mechanism(self) -> Mechanism:
@@ -439,8 +440,10 @@ class LinearPlanMixin:
         owner = type(self).__name__
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
-        loss, smoothing_note = resolve_smoothing(self._make_loss(), self.lam, mechanism, n,
-                                                 self.epsilon, q, p, delta=float(self.delta))
+        loss, smoothing_note = self._make_loss(), None
+        if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
+            loss, smoothing_note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon,
+                                                     q, p, delta=float(self.delta))
         if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
             raise ParameterError(
                 f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
