@@ -14,7 +14,6 @@ import math
 import numbers
 import re
 from collections.abc import Iterable, Mapping
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
@@ -777,15 +776,6 @@ class PrivateEstimator(BaseEstimator):
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
         raise NotImplementedError
 
-    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """What a learner adds around a whole fit (one warning for the binary models, the
-        verbosity); nothing by default.
-
-        Entered after the plan is made and before the budget is held; ``X`` is read for
-        its public facts only.
-        """
-        return nullcontext()
-
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget before the data are read, prepare,
         release.
@@ -810,15 +800,14 @@ class PrivateEstimator(BaseEstimator):
         plan = self._plan(*self.public_shape(X, y))
         # one generator for every step of the fit (e.g. a component assignment, the release)
         context = dataclasses.replace(context, noise=noise_source(self, context.noise))
-        with self._fit_context(X, plan):
-            if plan.sub_plans:
-                fitted = self._fit_sub_plans(X, y, plan, context)
-            else:
-                with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
-                                 plan.budget.delta, type(self).__name__,
-                                 n=None if context.held else plan.n) as hold:  # before the data
-                    prep = self.prepare(X, y, plan, context=context)
-                    fitted = self._release(prep, plan, hold, context, None)
+        if plan.sub_plans:
+            fitted = self._fit_sub_plans(X, y, plan, context)
+        else:
+            with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                             plan.budget.delta, type(self).__name__,
+                             n=None if context.held else plan.n) as hold:  # before the data
+                prep = self.prepare(X, y, plan, context=context)
+                fitted = self._release(prep, plan, hold, context, None)
         return with_feature_names(fitted, names)
 
     # --------------------------------------------------------------------- certify

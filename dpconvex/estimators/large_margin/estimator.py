@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any, ClassVar
 
 import numpy as np
@@ -385,10 +385,12 @@ default="auto"
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return certify_prepared(self, prep, plan)
 
-    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """The verbosity (the fit's one generator serves the component assignment and the
-        release: ``context.noise``)."""
-        return verbosity(int(self.verbose))
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateLargeMarginGaussian:
+        """:meth:`PrivateEstimator._fit_with` at the verbosity ``verbose`` (refused by name
+        inside when it is not an int in range; the fit's one generator serves the component
+        assignment and the release: ``context.noise``)."""
+        with verbosity(int(self.verbose) if isinstance(self.verbose, numbers.Integral) else 0):
+            return super()._fit_with(X, y, context)
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:
