@@ -13,8 +13,7 @@ import dataclasses
 import math
 import numbers
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
@@ -36,6 +35,7 @@ from ..data.labels import LabelWarning, check_excluded, check_labels, encode_lab
 from ..data.row_scaling import ROW_NORMS
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
+from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
@@ -251,7 +251,7 @@ class FitContext:
         contribute no loss (:func:`dpconvex.data.labels.encode_labels`).
     held : bool
         The fit runs inside another fit's budget hold, which compared δ with 1/n
-        (:meth:`PrivateEstimator._reserve`).
+        (:func:`~dpconvex.privacy.accounting.hold_budget`).
     label_warning : LabelWarning or None
         The label-set warning shared by the fits of one fit made of fits (issued
         at most once); None: each read of a label set from y warns.
@@ -348,11 +348,12 @@ def _takes_context(estimator: Any) -> bool:
 
 @runtime_checkable
 class CertificateHold(Protocol):
-    """The budget a fit holds while it releases (:meth:`PrivateEstimator._reserve`).
+    """The budget a fit holds while it releases
+    (:func:`~dpconvex.privacy.accounting.hold_budget`).
 
-    A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or one that adds the
-    fit's public certificate lines before committing; the release commits its
-    certificate's (ε, δ) to it once.
+    A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or the
+    :class:`~dpconvex.privacy.accounting.ledger.Hold` that adds the fit's public certificate
+    line before committing; the release commits its certificate's (ε, δ) to it once.
 
     Examples
     --------
@@ -585,7 +586,7 @@ class PrivateEstimator(BaseEstimator):
     :class:`~dpconvex._validation.Constraint`, both the check and its documentation) and
     implement
 
-    * ``_check_consistency()``: the rules that involve several parameters (the only
+    * ``_validate_params()`` extended where rules involve several parameters (the only
       validation written as code);
     * ``_plan(n, n_classes, n_features) -> FitPlan``: every "auto" resolved, once;
     * ``prepare(X, y, plan) -> Prepared``;
@@ -621,14 +622,11 @@ class PrivateEstimator(BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _validate_params(self) -> None:  # type: ignore[override]
-        """Every parameter check, once: the table, then the rules across parameters."""
+        """Every parameter check, once: the table (a learner with rules across parameters,
+        the mechanism against δ, ..., extends this with them)."""
         owner = type(self).__name__
         for name, constraint in self._parameter_constraints.items():
             constraint.check(name, getattr(self, name), owner)
-        self._check_consistency()
-
-    def _check_consistency(self) -> None:
-        """Checks across parameters (the mechanism against δ, ...); none by default."""
 
     # ------------------------------------------------------------------------ plan
     def plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -759,26 +757,6 @@ class PrivateEstimator(BaseEstimator):
                                         unknown_labels=self.unknown_labels,
                                         excluded=context.excluded, warning=context.label_warning)
 
-    @contextmanager
-    def _reserve(self, plan: FitPlan, context: FitContext) -> Iterator[CertificateHold]:
-        """The ledger hold of the plan's budget (checked before any data are read).
-
-        Every fit holds its budget here, so this is also where the plan's δ is compared
-        with 1/n (both public; :func:`~dpconvex.privacy.budget.warn_if_delta_not_small`):
-        δ >= 1/n warns before the data are read, and the certificate the fit commits to the
-        hold states it. A fit inside another fit's hold (``context.held``: the binary
-        models of one-vs-rest, the inner fit of the large-margin centroid learner) leaves
-        the check to the outer one, which holds the whole δ.
-        """
-        from ..privacy.accounting import reserve_budget
-        from ..privacy.budget import warn_if_delta_not_small
-
-        note = None if context.held else warn_if_delta_not_small(plan.budget.delta, plan.n,
-                                                                 type(self).__name__)
-        with reserve_budget(getattr(self, "accountant", None), plan.budget.epsilon,
-                            plan.budget.delta, type(self).__name__) as hold:
-            yield hold if note is None else _StatingHold(hold, note)
-
     def fit_prepared(self, prep: Prepared, plan: FitPlan, *,
                      warm_start: np.ndarray | None = None,
                      context: FitContext = NO_CONTEXT) -> PrivateEstimator:
@@ -789,21 +767,14 @@ class PrivateEstimator(BaseEstimator):
         what a meta-estimator hands the fit (:class:`FitContext`: e.g. its noise
         source).
         """
-        with self._reserve(plan, context) as hold:
+        with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                         plan.budget.delta, type(self).__name__,
+                         n=None if context.held else plan.n) as hold:
             return self._release(prep, plan, hold, context, warm_start)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> PrivateEstimator:
         raise NotImplementedError
-
-    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """What a learner adds around a whole fit (one warning for the binary models, the
-        verbosity); nothing by default.
-
-        Entered after the plan is made and before the budget is held; ``X`` is read for
-        its public facts only.
-        """
-        return nullcontext()
 
     def fit(self, X: Any, y: Any) -> PrivateEstimator:
         """Plan from the public shape, hold the budget before the data are read, prepare,
@@ -829,13 +800,14 @@ class PrivateEstimator(BaseEstimator):
         plan = self._plan(*self.public_shape(X, y))
         # one generator for every step of the fit (e.g. a component assignment, the release)
         context = dataclasses.replace(context, noise=noise_source(self, context.noise))
-        with self._fit_context(X, plan):
-            if plan.sub_plans:
-                fitted = self._fit_sub_plans(X, y, plan, context)
-            else:
-                with self._reserve(plan, context) as hold:  # before the data are read
-                    prep = self.prepare(X, y, plan, context=context)
-                    fitted = self._release(prep, plan, hold, context, None)
+        if plan.sub_plans:
+            fitted = self._fit_sub_plans(X, y, plan, context)
+        else:
+            with hold_budget(getattr(self, "accountant", None), plan.budget.epsilon,
+                             plan.budget.delta, type(self).__name__,
+                             n=None if context.held else plan.n) as hold:  # before the data
+                prep = self.prepare(X, y, plan, context=context)
+                fitted = self._release(prep, plan, hold, context, None)
         return with_feature_names(fitted, names)
 
     # --------------------------------------------------------------------- certify
@@ -894,20 +866,6 @@ class PrivateEstimator(BaseEstimator):
                               vouch=plan.vouch).certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         return certificate
-
-
-class _StatingHold:
-    """A budget hold that adds a public line to the certificate committed to it."""
-
-    def __init__(self, hold: CertificateHold, note: str):
-        self._hold, self._note = hold, note
-
-    def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        certificate.state(self._note)
-        return self._hold.commit_certificate(certificate)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._hold, name)
 
 
 def _stating_delta(certificate: Any, plan: FitPlan) -> Any:

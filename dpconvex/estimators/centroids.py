@@ -423,8 +423,8 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
     #: The rules of the parameters every class-sum estimator has.
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
-        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "delta": Optional(DELTA),  # against the mechanism: _validate_params
+        "mechanism": NoValidation("built (and named in errors) by _validate_params"),
         "priors": Priors(),  # its length against the label set in the plan
         "classes": CLASSES,
         "unknown_labels": LABEL_POLICY,
@@ -446,8 +446,10 @@ class ClassSumEstimator(ClassifierScoreMixin, PrivateEstimator):
         reason = self._resolved().reason
         return () if reason is None else (reason,)
 
-    def _check_consistency(self) -> None:
-        """``delta`` against the mechanism: None or 0 when pure, else None or in (0, 1)."""
+    def _validate_params(self) -> None:  # type: ignore[override]
+        """The table, then ``delta`` against the mechanism: None or 0 when pure, else None or
+        in (0, 1)."""
+        super()._validate_params()
         owner = type(self).__name__
         mech = self._mechanism()
         if self.delta is not None:

@@ -33,7 +33,7 @@ from .._validation import (
 from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels
 from ..data.validation import computed
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
-from ..privacy.accounting import reserve_budget
+from ..privacy.accounting import hold_budget
 from ..privacy.budget import has_positive_delta
 from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
@@ -388,7 +388,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         self._warn_if_every_candidate_is_weak(n, n_classes, n_features)  # before the hold
         epsilon = float(self.epsilon)
         noise = noise_source(self, context.noise)
-        with reserve_budget(self.accountant, epsilon, self._delta(), owner) as hold:
+        with hold_budget(self.accountant, epsilon, self._delta(), owner) as hold:
             context = context.one_label_warning(issued=inferred)
             y_checked = check_labels(computed(y), n, f"{owner}.fit")  # X is checked once, by the learner
             labels = encode_labels(y_checked, self.classes, f"{owner}.fit",

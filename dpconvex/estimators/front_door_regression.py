@@ -31,7 +31,7 @@ from .._validation import (
 )
 from ..data.validation import check_array
 from ..errors import PrivacyError, PrivacyWarning
-from ..privacy.accounting import reserve_budget
+from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
@@ -44,7 +44,6 @@ from ..privacy.rules.front_door_regression import (
     RegressionChoice,
     choose_regression_learner,
     mean_epsilon,
-    regression_safeguard_applies,
     selection_handicap,
 )
 from ..templates.statistics import BoundedMeanTemplate
@@ -168,11 +167,6 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         self._store_params(locals())
 
     # ------------------------------------------------------------------------ plan
-    def _route(self, n: int, n_features: int) -> tuple[RegressionChoice, bool]:
-        """The rule's learner and whether the safeguard runs (n, d, ε, δ only)."""
-        choice = choose_regression_learner(n, n_features, float(self.epsilon), float(self.delta or 0.0))
-        return choice, regression_safeguard_applies(n, choice.learner, self.safeguard)
-
     def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
         """The safeguard's part sizes (n_fit, n_val), the mean's ε_c and the ε − ε_c left."""
         n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, VALIDATION)
@@ -189,7 +183,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             random_state=self.random_state, accountant=None if guarded else self.accountant)
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
-        choice, guarded = self._route(n, n_features)
+        choice = choose_regression_learner(n, n_features, float(self.epsilon),
+                                           float(self.delta or 0.0), self.safeguard)
         owner = type(self).__name__
         if choice.learner == CONSTANT:
             return FitPlan(
@@ -199,7 +194,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 backend="none (closed form)",
                 options={"label_range": self._label_bounds()},
                 notes=(self._label_note(), choice.reason))
-        if not guarded:
+        if not choice.safeguard:
             learner_plan = self._make(choice.mechanism, float(self.epsilon),
                                       guarded=False).plan(n, 1, n_features)
             return dataclasses.replace(learner_plan, estimator=owner, notes=(
@@ -250,11 +245,12 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        choice, guarded = self._route(n, n_features)
+        choice = choose_regression_learner(n, n_features, float(self.epsilon),
+                                           float(self.delta or 0.0), self.safeguard)
         if choice.learner == CONSTANT:
             check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
             noise = noise_source(self, context.noise)
-            with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
+            with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
                 u = self._unit_labels(y, n, f"{owner}.fit")
                 mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
                 certificate = mean.certificate
@@ -263,7 +259,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             self._set_constant(float(mean.theta[0]), n_features, certificate)
             self.n_features_in_ = n_features
             return with_feature_names(self, names)
-        if not guarded:
+        if not choice.safeguard:
             learner = self._make(choice.mechanism, epsilon, guarded=False)
             learner._fit_with(X, y, context.inner(noise_source(self, context.noise)))
             learner.certificate_.assumptions.extend((choice.reason, *self._unguarded_note(n)))
@@ -275,7 +271,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
         learner = self._make(choice.mechanism, rest, guarded=True)
         noise = noise_source(self, context.noise)
-        with reserve_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
+        with hold_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
             X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
                                     accept_dask=True)
             u = self._unit_labels(y, n, f"{owner}.fit")
@@ -299,7 +295,9 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 # the learner's public noise check: the selection below guards against its noise
                 warnings.simplefilter("ignore", PrivacyWarning)
                 plan = learner._plan(n, 1, n_features)
-                with learner._reserve(plan, inner) as learner_hold:
+                with hold_budget(learner.accountant, plan.budget.epsilon, plan.budget.delta,
+                                 type(learner).__name__,
+                                 n=None if inner.held else plan.n) as learner_hold:
                     learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
                                      plan, learner_hold, inner, None)
             X_val = take_rows(X_checked, validation, n, owner, self)
@@ -395,12 +393,13 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             n_rows, d = plan.n, plan.n_features
         else:
             n_rows, _, d = self.public_shape(X, y)
-        choice, guarded = self._route(n_rows, d)
+        choice = choose_regression_learner(n_rows, d, float(self.epsilon),
+                                           float(self.delta or 0.0), self.safeguard)
         if choice.learner == CONSTANT:
             certificate = _mean_release(0.0, n_rows, float(self.epsilon)).certificate
             certificate.state(self._label_note(), choice.reason)
             return certificate
-        if not guarded:
+        if not choice.safeguard:
             learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
             certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
             certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))

@@ -52,13 +52,13 @@ from ..data.validation import as_design, check_array, computed
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
+from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget, split_even
 from ..privacy.certificate import RowMap, compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
 from ..privacy.release import release
 from ..privacy.rules.lam import resolve_lam, resolve_smoothing
-from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from .base import (
     NO_CONTEXT,
@@ -159,7 +159,8 @@ class OneVsRestMixin:
         classes = labels.classes
         binary_context = context.inner(context.noise, held=True)  # one generator, in order
         models, certificates = [], []
-        with self._reserve(plan, context) as hold:
+        with hold_budget(self.accountant, plan.budget.epsilon, plan.budget.delta,
+                         type(self).__name__, n=None if context.held else plan.n) as hold:
             for class_index in range(C):
                 binary_model = self._binary_clone(C, self.random_state)
                 y_binary = np.where(labels.outside, -1, (labels.index == class_index).astype(int))
@@ -408,11 +409,12 @@ class LinearPlanMixin:
                 "2012, docs/privacy/user_objectives.md#privacy-constraints)"))
         mechanism = build_mechanism(choice.name, type(self).__name__, self.mechanism_menu,
                                     optimality_tol=getattr(self, "optimality_tol", None))
-        budget = Budget.unlimited()
         if mechanism.private:
             pure_auto = mechanism.pure and isinstance(self.mechanism, str) and self.mechanism == "auto"
             budget = mechanism.check_budget(Budget(float(self.epsilon),
                                                    0.0 if pure_auto else float(self.delta)))
+        else:  # the non-private baseline spends nothing
+            budget = Budget.unlimited()
         return mechanism, budget, () if choice.reason is None else (choice.reason,)
 
     def _mechanism(self) -> Mechanism:
@@ -438,8 +440,10 @@ class LinearPlanMixin:
         owner = type(self).__name__
         mechanism, budget, mechanism_notes = self._mechanism_and_budget()
         q, p = self._norm_bound(), n_features + int(self.fit_intercept)
-        loss, smoothing_note = resolve_smoothing(self._make_loss(), self.lam, mechanism, n,
-                                                 self.epsilon, q, p, delta=float(self.delta))
+        loss, smoothing_note = self._make_loss(), None
+        if getattr(loss, "smoothing_unresolved", False):  # kinks, smoothing="auto"
+            loss, smoothing_note = resolve_smoothing(loss, self.lam, mechanism, n, self.epsilon,
+                                                     q, p, delta=float(self.delta))
         if getattr(loss, "has_kinks", False) and loss.smoothed_kinks is None:
             raise ParameterError(
                 f"{owner}.fit: loss '{loss.name}' has kinks and smoothing=None: objective "
@@ -642,9 +646,7 @@ class _PrivateLinearClassifier(OneVsRestMixin, LinearDecisionMixin, LinearPlanMi
         released = release(prep.template, mechanism, budget, self.solver, noise.rng,
                            warm_start=warm_start, max_iter=self.max_iter, seeded=noise.seeded,
                            vouch=plan.vouch,
-                           on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               "linear", prep.template, mechanism, budget, type(self).__name__,
-                               calibration=calibration))
+                           noise_warning={"family": "linear", "owner": type(self).__name__})
         theta, certificate = released.theta, released.certificate
         certificate.state(prep.meta.label_note, *plan.notes)
         hold.commit_certificate(certificate)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
 
 import numpy as np
@@ -195,8 +194,10 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         "unknown_labels": LABEL_POLICY,
     }
 
-    def _check_consistency(self) -> None:
-        """A Loss instance must declare a finite derivative bound (the clip rule needs it)."""
+    def _validate_params(self) -> None:  # type: ignore[override]
+        """The table, then: a Loss instance must declare a finite derivative bound (the clip
+        rule needs it)."""
+        super()._validate_params()
         self._make_loss()
 
     def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
@@ -309,16 +310,12 @@ class NoisyGradientDescent(OneVsRestMixin, LinearDecisionMixin, PrivateEstimator
         """The dry run's certificate: the calibration's rules and values, nothing appended."""
         return release(prep.template, plan.mechanism, plan.budget, dry_run=True).certificate
 
-    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
+    def _fit_sub_plans(self, X: Any, y: Any, plan: FitPlan, context: FitContext) -> Any:
         """More than two classes: one noise warning for the C binary models
-        (privacy-noise-warning-gd-centroids).
-
-        The binary models get ε/C and δ/C each, composed sequentially
-        (:class:`~dpconvex.estimators.linear.OneVsRestMixin`).
-        """
-        if not plan.sub_plans:
-            return nullcontext()
-        return ovr_gd_warning(self, X, plan.n_classes, type(self).__name__)
+        (privacy-noise-warning-gd-centroids), which get ε/C and δ/C each, composed
+        sequentially (:class:`~dpconvex.estimators.linear.OneVsRestMixin`)."""
+        with ovr_gd_warning(self, X, plan.n_classes, type(self).__name__):
+            return super()._fit_sub_plans(X, y, plan, context)
 
     def _release(self, prep: Prepared, plan: FitPlan, hold: CertificateHold,
                  context: FitContext, warm_start: np.ndarray | None) -> NoisyGradientDescent:

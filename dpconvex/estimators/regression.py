@@ -56,7 +56,6 @@ from ..objectives.losses import Loss, get_regression_loss, parse_label_range, st
 from ..privacy.certificate import LabelSource
 from ..privacy.release import release
 from ..privacy.rules.bounds import DEFAULT_LEVELS, LABEL_SHARE
-from ..privacy.rules.noise_dominance import warn_if_noise_dominates
 from ..templates.linear_erm import LinearERMTemplate
 from ..templates.statistics import check_levels
 from .base import (
@@ -208,7 +207,7 @@ class LabelRangeMixin:
         """
         from .._random import NoiseSource, noise_source
         from .._validation import feature_names_of, with_feature_names
-        from ..privacy.accounting import reserve_budget
+        from ..privacy.accounting import hold_budget
         from ..privacy.bounds import check_range_budget, release_range
         from ..privacy.budget import Budget
         from ..privacy.certificate import compose_sequential
@@ -221,7 +220,7 @@ class LabelRangeMixin:
         delta = inner.plan(n, 1, n_features).budget.delta
         noise = noise_source(self, context.noise)
         label_rng, fit_rng = noise.rng.spawn(2)
-        with reserve_budget(self.accountant, epsilon, delta, owner) as hold:
+        with hold_budget(self.accountant, epsilon, delta, owner) as hold:
             values = self._raw_labels(y, n, f"{owner}.fit")
             lo, hi, _, label_certificate = release_range(
                 values, Budget(eps_label), n=n, levels=spec.levels, name="labels",
@@ -349,9 +348,8 @@ class LabelRangeMixin:
         released = release(prep.template, mechanism, budget, getattr(self, "solver", None),
                            noise.rng, warm_start=warm_start, max_iter=getattr(self, "max_iter", None),
                            seeded=noise.seeded, vouch=plan.vouch,
-                           on_calibrated=lambda calibration: warn_if_noise_dominates(
-                               family, prep.template, mechanism, budget, owner,
-                               calibration=calibration, regression=family == "linear"))
+                           noise_warning={"family": family, "owner": owner,
+                                          "regression": family == "linear"})
         certificate = released.certificate
         certificate.state(*plan.notes)
         hold.commit_certificate(certificate)
@@ -496,7 +494,7 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         "fit_intercept": Bool(),
         "intercept_scaling": Float(),
         "lam": LAM,
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "mechanism": NoValidation("built (and named in errors) by _validate_params"),
         "quantile": Float(high=1.0),
         "huber_threshold": Float(),
         "solver": SOLVER,

@@ -151,8 +151,10 @@ class PrivateLinearRegression(LabelRangeMixin, RegressorMixin, LinearPlanMixin, 
         self._store_params(locals())
 
     # ----------------------------------------------------------------- parameters
-    def _check_consistency(self) -> None:
-        """Refuse the perturbation mechanisms by name (the squared loss has no bounded slope)."""
+    def _validate_params(self) -> None:  # type: ignore[override]
+        """The table, then refuse the perturbation mechanisms by name (the squared loss has
+        no bounded slope)."""
+        super()._validate_params()
         if isinstance(self.mechanism, str) and self.mechanism in PERTURBATION_MECHANISMS:
             raise ParameterError(
                 f"The 'mechanism' parameter of {type(self).__name__} must be 'auto', 'ssp', "

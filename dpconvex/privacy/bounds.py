@@ -25,7 +25,7 @@ from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_sche
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning
 from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
-from .accounting import reserve_budget
+from .accounting import hold_budget
 from .budget import Budget, split_even
 from .certificate import Certificate, Condition, compose_sequential
 from .release import release, seeded_noise
@@ -412,7 +412,7 @@ def draft_schema(X: Any, epsilon: float | None = None, delta: float = 0.0, *,
     decls: dict[str, Declaration] = {}
     parts: list[Certificate] = []
     labels: list[str] = []
-    with reserve_budget(accountant, budget.epsilon, budget.delta, caller) as hold:
+    with hold_budget(accountant, budget.epsilon, budget.delta, caller) as hold:
         for name, values in zip(names, cols, strict=True):
             how = plan[name]
             if how in ("declared", "binary"):

@@ -8,25 +8,24 @@ and a certificate would then claim more than was requested.
 
 δ against n: an (ε, δ) guarantee with δ >= 1/n protects no one (releasing one record drawn
 at random is (0, 1/n)-DP). n is public, so every fit compares δ with 1/n before it reads the
-data (:func:`warn_if_delta_not_small`, a :class:`~dpconvex.errors.PrivacyWarning` naming the
-fix) and the certificate states it (:func:`delta_rows_note`); the guarantee is true as stated,
-so this warns rather than refuses.
+data (:func:`~dpconvex.privacy.accounting.hold_budget` warns with a :class:`~dpconvex.errors.PrivacyWarning`
+naming the fix) and the certificate states it (:func:`delta_rows_note`, the warning's text);
+the guarantee is true as stated, so this warns rather than refuses.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .._validation import check_float
-from ..errors import ParameterError, PrivacyWarning, user_stacklevel
+from ..errors import ParameterError
 
 __all__ = ["Budget", "delta_rows_note", "has_positive_delta", "remaining", "split_budget",
-           "split_even", "warn_if_delta_not_small"]
+           "split_even"]
 
 
 @dataclass(frozen=True)
@@ -189,27 +188,3 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
             "whole record at random, so it protects no record; use delta well below 1/n, e.g. "
             f"delta = 1/n^2 = {1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) "
             "(dpconvex.privacy.budget)")
-
-
-def warn_if_delta_not_small(delta: Any, n: Any, owner: str) -> str | None:
-    """Warn (a :class:`~dpconvex.errors.PrivacyWarning`) when δ >= 1/n; return the certificate line.
-
-    Reads δ and n only (public). The warning points at the first caller outside dpconvex.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> from dpconvex.privacy.budget import warn_if_delta_not_small
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     note = warn_if_delta_not_small(0.5, 10, "demo")
-    ...
-    >>> len(caught), note is not None
-    (1, True)
-    >>> warn_if_delta_not_small(1e-4, 10, "demo") is None
-    True
-    """
-    note = delta_rows_note(delta, n)
-    if note is not None:
-        warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
-    return note

@@ -14,7 +14,7 @@ fitted model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +84,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
             backend: Any = None, rng: RandomStateLike = None, *,
             warm_start: np.ndarray | None = None, max_iter: int | None = None,
             dry_run: bool = False, seeded: bool | None = None,
-            on_calibrated: Callable[[Calibration | None], Any] | None = None,
+            noise_warning: Mapping[str, Any] | None = None,
             vouch: Iterable[str] = ()) -> Release:
     """Run a mechanism on a template and return the released parameters with their certificate.
 
@@ -105,8 +105,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         Stop after the certificate (no noise drawn, no solve): ``certify()``.
     seeded : bool or None
         Whether the caller fixed the noise's seed (None: ``rng is not None``).
-    on_calibrated : callable or None
-        Called with the calibration before any noise is drawn (not in a dry run).
+    noise_warning : mapping or None
+        The ``family`` and ``owner`` (and ``regression``) of
+        :func:`~dpconvex.privacy.rules.noise_dominance.warn_if_noise_dominates`, which reads
+        this release's calibration before any noise is drawn (not in a dry run).
     vouch : iterable of str, default=()
         Declared constants nobody could verify that the caller vouches for, e.g.
         ``("curvature",)`` (:func:`~dpconvex.privacy.declarations.vouched`).
@@ -159,8 +161,11 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:
         return Release(None, certificate, calibration, None)
-    if on_calibrated is not None:
-        on_calibrated(calibration)
+    if noise_warning is not None:
+        from .rules.noise_dominance import warn_if_noise_dominates
+
+        warn_if_noise_dominates(template=template, mech=mechanism, budget=budget,
+                                calibration=calibration, **noise_warning)
     from ..solvers.registry import get_backend
 
     solver_backend = None if not mechanism.solves else (

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any, ClassVar
 
 import numpy as np
@@ -260,15 +260,15 @@ default="auto"
     _non_deterministic: ClassVar[bool] = False  # scikit-learn's repeat-fit checks hold seeded
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "epsilon": EPSILON,
-        "delta": Optional(DELTA),  # against the mechanism: _check_consistency
+        "delta": Optional(DELTA),  # against the mechanism: _validate_params
         "gamma": Float(low_inclusive=True, high=MAX_GAMMA, high_inclusive=True),
-        "lam": NoValidation("against the mechanism in _check_consistency: > 0 for a private "
+        "lam": NoValidation("against the mechanism in _validate_params: > 0 for a private "
                             "objective (else a PrivacyError), >= 0 without noise"),
         "h": Float(),
         "n_components": Auto(Int(high=MAX_COMPONENTS, why=(
             "every component adds C (d+1)(d+2)/2 parameters and noise coordinates, and a "
             "component needs records"))),
-        "mechanism": NoValidation("built (and named in errors) by _check_consistency"),
+        "mechanism": NoValidation("built (and named in errors) by _validate_params"),
         "data_norm": DATA_NORM,
         "component_assignment": Optional(Options(ASSIGNMENTS)),
         "centers": Optional(Centers()),  # its shape against (C, K, d) in the plan
@@ -277,7 +277,7 @@ default="auto"
             "each noisy Lloyd iteration gets 1/kmeans_iter of the k-means budget, so beyond it "
             "the centers are noise, and each one reads every record")),
         "loss": LossParameter(("auto", SOFTMAX, PAIRWISE, None)),
-        "extra_terms": Optional(MatrixTerms()),  # against the loss: _check_consistency
+        "extra_terms": Optional(MatrixTerms()),  # against the loss: _validate_params
         "solver": SOLVER,
         "random_state": RANDOM_STATE,
         "optimality_tol": OPTIMALITY_TOL,
@@ -286,8 +286,8 @@ default="auto"
         "classes": CLASSES,
         "verbose": Int(low=0, high=MAX_VERBOSE, why=(
             "0 is silent, 1 prints the steps, 2 also the solver's iterations")),
-        "structure": NoValidation("against the loss in _check_consistency"),
-        "feature_weights": NoValidation("against the structure in _check_consistency"),
+        "structure": NoValidation("against the loss in _validate_params"),
+        "feature_weights": NoValidation("against the structure in _validate_params"),
         "row_norm": Options(ROW_NORMS),
         "unknown_labels": LABEL_POLICY,
     }
@@ -303,7 +303,8 @@ default="auto"
         return build_mechanism(resolved_mechanism(self), type(self).__name__, self.mechanism_menu,
                                optimality_tol=self.optimality_tol)
 
-    def _check_consistency(self) -> None:
+    def _validate_params(self) -> None:  # type: ignore[override]
+        super()._validate_params()
         check_consistency(self, self._mechanism())
 
     # ------------------------------------------------------------------------ plan
@@ -384,10 +385,12 @@ default="auto"
     def _certify(self, prep: Prepared, plan: FitPlan) -> Certificate:
         return certify_prepared(self, prep, plan)
 
-    def _fit_context(self, X: Any, plan: FitPlan) -> AbstractContextManager[object]:
-        """The verbosity (the fit's one generator serves the component assignment and the
-        release: ``context.noise``)."""
-        return verbosity(int(self.verbose))
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateLargeMarginGaussian:
+        """:meth:`PrivateEstimator._fit_with` at the verbosity ``verbose`` (refused by name
+        inside when it is not an int in range; the fit's one generator serves the component
+        assignment and the release: ``context.noise``)."""
+        with verbosity(int(self.verbose) if isinstance(self.verbose, numbers.Integral) else 0):
+            return super()._fit_with(X, y, context)
 
     def prepare(self, X: Any, y: Any, plan: FitPlan, *,
                 context: FitContext = NO_CONTEXT) -> Prepared:

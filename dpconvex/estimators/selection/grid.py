@@ -39,7 +39,7 @@ from ..._validation import (
 from ...data.labels import LABEL_POLICY, check_labels, encode_labels
 from ...data.validation import check_array
 from ...errors import DataValidationError, ParameterError, PrivacyError
-from ...privacy.accounting import reserve_budget
+from ...privacy.accounting import hold_budget
 from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
@@ -380,7 +380,7 @@ class PrivateGridSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin, 
         delta_requested = max((float(candidate.get(key, base[key]) or 0.0)
                                for candidate in candidates for key in delta_keys), default=0.0)
         # the ledger is checked (and the budget held) before the data are read
-        with reserve_budget(self.accountant, epsilon, delta_requested, owner) as hold:
+        with hold_budget(self.accountant, epsilon, delta_requested, owner) as hold:
 
             # Dask rows stay on the workers
             X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)

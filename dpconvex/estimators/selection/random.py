@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from ..._random import NoiseSource
 from ..._validation import check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError
-from ...privacy.accounting import reserve_budget
+from ...privacy.accounting import hold_budget
 from ...privacy.budget import split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ..base import FitContext, fit_with
@@ -238,7 +238,7 @@ class PrivateRandomSearch(SelectedEstimator, MetaEstimatorMixin, ClassifierMixin
         epsilon, eps1, repetitions, fraction = self._check_params(owner)
         noise = self._noise(owner, context.noise)
         noise_rng = noise.rng
-        with reserve_budget(self.accountant, epsilon, 0.0, owner) as hold:
+        with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
             # Dask rows stay on the workers
             X_checked, y_checked = check_rows(X, y, f"{owner}.fit", self.estimator)
             n = X_checked.shape[0]

@@ -3,7 +3,7 @@
 A :class:`BudgetAccountant` holds a total (ε, δ) for one data set and records every private
 release from it: sequential composition adds the ε's and δ's ([DR14]_ Thm. 3.16); a
 :meth:`BudgetAccountant.parallel` block of releases on disjoint records costs the maximum
-([McS09]_ Thm. 4). Estimators hold a reservation (:func:`reserve_budget`) from before the fit
+([McS09]_ Thm. 4). Estimators hold a reservation (:func:`hold_budget`) from before the fit
 until the certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before any
 computation when (ε, δ) does not fit in what remains, the commit records what the certificate
 guarantees, an exception gives the hold back. One lock guards every read and write; a
@@ -31,6 +31,7 @@ import itertools
 import math
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,12 +40,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..._validation import check_float
-from ...errors import BudgetError, BudgetProcessError, ParameterError
+from ...errors import BudgetError, BudgetProcessError, ParameterError, PrivacyWarning, user_stacklevel
 
 if TYPE_CHECKING:
     from ..certificate import Certificate
 
-__all__ = ["BUDGET_RTOL", "BudgetAccountant", "Reservation", "Spend", "reserve_budget"]
+__all__ = ["BUDGET_RTOL", "BudgetAccountant", "Hold", "Reservation", "Spend", "hold_budget",
+           "reserve_budget"]
 
 #: Relative slack of the budget comparison, absorbing floating-point rounding
 #: of the sums (e.g. ten spends of 0.1 against a budget of 1.0).
@@ -379,6 +381,66 @@ def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: f
         )
     return accountant.reserve(epsilon, delta, label=label)
 
+
+@contextmanager
+def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float, owner: str,
+                *, n: int | None = None) -> Iterator[Hold]:
+    """Hold (ε, δ) for one release: the ledger's :func:`reserve_budget`, or with no ledger
+    a hold that charges nothing; the release commits its certificate to the hold once.
+
+    ``n``: the rows (public). δ >= 1/n warns (a :class:`~dpconvex.errors.PrivacyWarning`,
+    before the data are read) and the committed certificate states it
+    (:func:`~dpconvex.privacy.budget.delta_rows_note`). A release inside another one's hold
+    passes None: the outer hold checks the whole δ.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.privacy.accounting import hold_budget
+    >>> from dpconvex.privacy.certificate import Certificate
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> with hold_budget(acc, 0.5, 0.0, "model", n=100) as hold:
+    ...     _ = hold.commit_certificate(Certificate("m", 0.5, 0.5))
+    ...
+    >>> acc.spent
+    (0.5, 0.0)
+    >>> with hold_budget(None, 0.5, 0.0, "model") as hold:   # no ledger: nothing charged
+    ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
+    True
+    """
+    from ..budget import delta_rows_note
+
+    note = None if n is None else delta_rows_note(delta, n)
+    if note is not None:
+        warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
+    if accountant is None:
+        yield Hold(None, note)
+        return
+    with reserve_budget(accountant, epsilon, delta, owner) as reservation:
+        yield Hold(reservation, note)
+
+
+class Hold:
+    """What :func:`hold_budget` yields: the ledger's reservation (None: no ledger, nothing
+    charged) and the public line (δ >= 1/n) the certificate committed to it states.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.accounting import Hold
+    >>> from dpconvex.privacy.certificate import Certificate
+    >>> Hold(None, None).commit_certificate(Certificate("m", 1.0, 1.0)) is None
+    True
+    """
+
+    def __init__(self, reservation: Reservation | None, note: str | None):
+        self._reservation, self._note = reservation, note
+
+    def commit_certificate(self, certificate: Certificate) -> Spend | None:
+        """State the line, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
+        if self._note is not None:
+            certificate.state(self._note)
+        return None if self._reservation is None else \
+            self._reservation.commit_certificate(certificate)
 
 class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.

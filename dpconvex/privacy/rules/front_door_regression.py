@@ -21,8 +21,7 @@ from ..budget import has_positive_delta
 
 __all__ = ["CONSTANT", "CONSTANT_BELOW", "GAUSSIAN_ROWS_AT_LEAST", "HANDICAP_LEVEL", "MEAN_RECORDS",
            "MEAN_SHARE", "MEDIAN", "RESIDUAL_CLIP", "RegressionChoice", "SAFEGUARD_ROWS_AT_MOST",
-           "VALIDATION", "choose_regression_learner", "mean_epsilon", "regression_safeguard_applies",
-           "selection_handicap"]
+           "VALIDATION", "choose_regression_learner", "mean_epsilon", "selection_handicap"]
 
 #: Learner names of the rule.
 MEDIAN = "median regression"
@@ -52,24 +51,30 @@ VALIDATION = (0.2, 2_000, 0.1)
 
 
 class RegressionChoice(NamedTuple):
-    """The learner :func:`choose_regression_learner` picked, its mechanism and the reason.
+    """The learner :func:`choose_regression_learner` picked, its mechanism, the reason and
+    whether the safeguard runs.
 
     Examples
     --------
     >>> from dpconvex.privacy.rules.front_door_regression import choose_regression_learner
     >>> choice = choose_regression_learner(20000, 10, 1.0, 0.0)
-    >>> choice.learner, choice.mechanism
-    ('median regression', 'objective')
+    >>> choice.learner, choice.mechanism, choice.safeguard
+    ('median regression', 'objective', True)
     """
 
     learner: str
     mechanism: str
     reason: str
+    safeguard: bool = False
 
 
-def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: float | None
-                              ) -> RegressionChoice:
-    """The learner for n rows, d features, ε and δ (the module's rule; public only).
+def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: float | None,
+                              safeguard: bool | str = "auto") -> RegressionChoice:
+    """The learner for n rows, d features, ε and δ, and whether the safeguard runs (the
+    module's rule; public only).
+
+    The safeguard: ``"auto"`` for a model on at most :data:`SAFEGUARD_ROWS_AT_MOST` rows; a
+    bool as given; never for the constant, which is the safeguard's fallback.
 
     Examples
     --------
@@ -78,6 +83,8 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
     'constant (private mean)'
     >>> choose_regression_learner(30000, 20, 1.0, 1e-9).mechanism
     'gaussian_objective'
+    >>> choose_regression_learner(10**6, 20, 1.0, 0.0).safeguard
+    False
     """
     r = float(n) * float(epsilon) / (int(n_features) + 1)  # records per unit of ε and coordinate
     approx = has_positive_delta(delta)
@@ -96,26 +103,7 @@ def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: fl
         f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} >= {CONSTANT_BELOW:g} -> median "
         f"regression (smoothed pinball loss, tau = 0.5) with an intercept, {form}: the front "
         "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and delta "
-        "only)"))
-
-
-def regression_safeguard_applies(n: int, learner: str, safeguard: bool | str) -> bool:
-    """Whether the safeguard runs: "auto" for a model on at most :data:`SAFEGUARD_ROWS_AT_MOST`
-    rows; a bool as given (never for the constant, which is the safeguard's fallback).
-
-    Examples
-    --------
-    >>> from dpconvex.privacy.rules.front_door_regression import regression_safeguard_applies
-    >>> regression_safeguard_applies(5000, "median regression", "auto")
-    True
-    >>> regression_safeguard_applies(10**6, "median regression", "auto")
-    False
-    """
-    if learner == CONSTANT:
-        return False
-    if isinstance(safeguard, str):  # "auto"
-        return int(n) <= SAFEGUARD_ROWS_AT_MOST
-    return bool(safeguard)
+        "only)"), int(n) <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard))
 
 
 def mean_epsilon(n: int, epsilon: float) -> float:

@@ -303,7 +303,7 @@ def warn_if_noise_dominates(family: str, template: ConstantsSource, mech: Mechan
     Returns ρ (or None). ``owner`` opens the message; ``epsilon`` is the total ε a
     one-vs-rest ``gd`` fit splits over its ``n_classes`` models; ``regression``: a
     regressor's baseline and note (:data:`REGRESSION_CHECK_NOTE`); the others are
-    :func:`noise_ratio`'s (a fit passes its release's calibration: ``on_calibrated``).
+    :func:`noise_ratio`'s (a fit's release passes its calibration: ``noise_warning``).
 
     Examples
     --------
