@@ -297,6 +297,7 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> import pandas as pd
+    >>> from sklearn.pipeline import make_pipeline
     >>> import dpconvex as dp
     >>> schema = dp.PublicSchema({"age": dp.Numeric(0, 100),
     ...                           "plan": dp.Categorical(("basic", "pro"))})
@@ -307,6 +308,15 @@ class PublicEncoder(TransformerMixin, BaseEstimator):
     >>> np.round(enc.transform(df) * schema.divisor, 2)  # 150 clipped to 100; gold -> other
     array([[0.3, 0. , 1. , 0. ],
            [1. , 0. , 0. , 1. ]])
+    >>> rng = np.random.default_rng(0)
+    >>> users = pd.DataFrame({"age": rng.integers(18, 90, 200),
+    ...                       "plan": rng.choice(["basic", "pro", "gold"], 200)})
+    >>> y = (users["plan"] == "pro").astype(int)
+    >>> model = make_pipeline(dp.PublicEncoder(schema, row_norm="unit"),
+    ...                       dp.PrivateLogisticRegression(epsilon=1, classes=[0, 1],
+    ...                                                    random_state=0))
+    >>> model.fit(users, y).predict(users.head(3)).shape
+    (3,)
     """
 
     def __init__(self, schema: PublicSchema, *, row_norm: str = "none",

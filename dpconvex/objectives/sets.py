@@ -129,14 +129,43 @@ class ConvexSet:
                 f"entry per index ({self.indices.size}). Got {own} entries instead.")
 
     def params(self) -> dict[str, Any]:
-        """The constructor's parameters (scalars, arrays, ``indices``)."""
+        """The constructor's parameters (scalars, arrays, ``indices``).
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import Box, L2Ball
+        >>> L2Ball(2.0).params(), Box(0.0, 1.0).params()
+        ({'radius': 2.0, 'center': None, 'indices': None}, {'lower': 0.0, 'upper': 1.0, 'indices': None})
+        """
         raise NotImplementedError
 
     # ---------------------------------------------------------------- shared
     def check_dimension(self, p: int, caller: str) -> None:
-        """Refuse (ParameterError) a parameter of ``p`` coordinates the set cannot apply to:
-        an index at least ``p``, or per-coordinate bounds of another width (``caller``,
-        "Owner.method", opens the message)."""
+        """Refuse a parameter of ``p`` coordinates the set cannot apply to.
+
+        Parameters
+        ----------
+        p : int
+            Coordinates of the (flattened) parameter.
+        caller : str
+            "Owner.method" of the public callable, opening the message.
+
+        Raises
+        ------
+        ParameterError
+            When an index is at least ``p`` or the set's per-coordinate arrays do not
+            have one entry per constrained coordinate.
+
+        Examples
+        --------
+        >>> from dpconvex.objectives import L2Ball
+        >>> L2Ball(1.0, indices=[0, 1]).check_dimension(3, "example")
+        >>> try:
+        ...     L2Ball(1.0, indices=[0, 5]).check_dimension(3, "example")
+        ... except ValueError as err:
+        ...     print(str(err)[:60])
+        example: the set constrains coordinate 5 of the flattened pa
+        """
         if self.indices is not None and int(self.indices.max()) >= p:
             raise ParameterError(
                 f"{caller}: the set constrains coordinate {int(self.indices.max())} of the "
@@ -150,7 +179,16 @@ class ConvexSet:
                 "(row-major order), or scalars.")
 
     def project(self, theta: np.ndarray) -> np.ndarray:
-        """The Euclidean projection of ``theta`` (any shape; a new float array of that shape)."""
+        """The Euclidean projection of ``theta`` (any shape; a new float array of that shape).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpconvex.objectives import NonNegative
+        >>> NonNegative().project(np.array([[1.0, -2.0], [-3.0, 4.0]]))
+        array([[1., 0.],
+               [0., 4.]])
+        """
         arr = np.asarray(theta, dtype=float)
         flat = arr.ravel().copy()  # row-major
         self.check_dimension(flat.size, f"{type(self).__name__}.project")
@@ -161,7 +199,18 @@ class ConvexSet:
         return flat.reshape(arr.shape)
 
     def contains(self, theta: np.ndarray, tol: float = CONTAINS_TOL) -> bool:
-        """Whether ``theta`` lies within Euclidean distance ``tol`` of the set."""
+        """Whether ``theta`` lies within Euclidean distance ``tol`` of the set.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpconvex.objectives import L1Ball
+        >>> ball = L1Ball(1.0)
+        >>> ball.contains(np.array([0.5, -0.5])), ball.contains(np.array([0.5, -0.6]))
+        (True, False)
+        >>> ball.contains(np.array([0.5, -0.6]), tol=0.1)
+        True
+        """
         tol = check_float("tol", tol, f"{type(self).__name__}.contains", low=0.0,
                           low_inclusive=True)
         arr = np.asarray(theta, dtype=float)
@@ -749,8 +798,23 @@ class CVXPYSet(ConvexSet):
                 f"parameter has {p}. State it on a variable of the parameter's size.")
 
     def project(self, theta: np.ndarray) -> np.ndarray:
-        """The projection onto the set, solved by SCS, else Clarabel (any shape; a new array);
-        SolverError when neither reports it solved."""
+        """The projection onto the set, solved by SCS, else Clarabel (any shape; a new array).
+
+        Raises
+        ------
+        SolverError
+            When neither solver reports the projection solved (status optimal).
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> import numpy as np
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> w = cp.Variable(3)
+        >>> ball_and_orthant = CVXPYSet([cp.norm(w, 2) <= 1, w >= 0], w)
+        >>> ball_and_orthant.project(np.array([3.0, 4.0, -1.0])).round(6)
+        array([0.6, 0.8, 0. ])
+        """
         arr = np.asarray(theta, dtype=float)
         self.check_dimension(arr.size, "CVXPYSet.project")
         if self._projection is None:
@@ -774,7 +838,17 @@ class CVXPYSet(ConvexSet):
         return np.array(value, dtype=float).reshape(arr.shape)
 
     def cvxpy_constraints(self, var: cp.Expression) -> list[cp.Constraint]:
-        """The constraints on ``var`` (its row-major flattening has the set's size)."""
+        """The constraints on ``var`` (its row-major flattening has the set's size).
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> w = cp.Variable(2)
+        >>> x = cp.Variable(2, name="x")
+        >>> [str(c) for c in CVXPYSet([w[0] + w[1] <= 1], w).cvxpy_constraints(x)]
+        ['x[0] + x[1] <= 1.0']
+        """
         self.check_dimension(int(var.size), "CVXPYSet.cvxpy_constraints")
         x = var if var.shape == self.shape else cp.reshape(var, self.shape, order="C")
         return [_substitute(c, self._var, x) for c in self.constraints]
@@ -783,7 +857,17 @@ class CVXPYSet(ConvexSet):
         return "{" + f"{w} : " + "; ".join(_text(c) for c in self.constraints) + "}"
 
     def describe(self) -> str:
-        """The set in words, for a certificate: its constraints as CVXPY prints them."""
+        """The set in words, for a certificate: its constraints as CVXPY prints them.
+
+        Examples
+        --------
+        >>> import cvxpy as cp
+        >>> from dpconvex.objectives import CVXPYSet
+        >>> w = cp.Variable(2)
+        >>> print(CVXPYSet([w >= 0, cp.sum(w) <= 1], w).describe())
+        the set {w : 0.0 <= w; Sum(w, None, False) <= 1.0} stated in CVXPY (projection solved by
+        SCS, else Clarabel)
+        """
         return (f"the set {self._statement('w')} stated in CVXPY (projection solved by SCS, else "
                 "Clarabel)")
 

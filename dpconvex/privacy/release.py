@@ -70,8 +70,8 @@ class Release:
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
     >>> rel = release(LinearERMTemplate(Logistic(), 0.1, 1.0, X, y), "objective", Budget(1.0), rng=0)
-    >>> rel.calibration.mechanism
-    'objective'
+    >>> rel.theta.shape, rel.certificate.all_hold, rel.calibration.mechanism
+    ((3,), True, 'objective')
     """
 
     theta: np.ndarray | None
@@ -172,7 +172,7 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
         backend if hasattr(backend, "solve") else get_backend(backend, template))
     noise_rng = check_random_state(rng, "release", "rng")
     say(f"{mechanism.name}: noise drawn, solving {template.name} (n = {template.n}) with "
-                 f"backend {getattr(solver_backend, 'name', 'none')}")
+        f"backend {getattr(solver_backend, 'name', 'none')}")
     try:
         theta, solve_result, noised = mechanism.run(template, calibration, solver_backend,
                                                     noise_rng, warm_start=warm_start,
