@@ -104,13 +104,15 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
         """Both solvers' names (a failed polished solve ran both)."""
         return (*self.first.solvers, *self.polish.solvers)
 
-    def _solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float, *,
-               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
-        first = self.first._solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
+    def solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0,
+              *, warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        if not self.supports(template):  # both, before the first solve
+            self.check(template)
+        first = self.first.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         if first.x is not None and first.residual <= template.residual_tol:
             return first
-        polished = self.polish._solve(template, b, extra_reg, warm_start=first.x,
-                                      max_iter=max_iter)
+        polished = self.polish.solve(template, b, extra_reg, warm_start=first.x,
+                                     max_iter=max_iter)
         polished.info["polished_from"] = first.summary()
         polished.solver = f"{first.solver}+{polished.solver}"
         polished.seconds += first.seconds
