@@ -230,6 +230,9 @@ class Mechanism(ABC, Generic[TemplateT]):
     alternative: ClassVar[str | None] = None
     #: The name the budget messages give the mechanism (None: :attr:`name`).
     budget_name: str | None = None
+    #: True where the release is a minimizer: :meth:`conditions` states the declared modulus
+    #: μ (the regularizer's) after the template's conditions.
+    states_modulus: ClassVar[bool] = False
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
@@ -276,6 +279,10 @@ class Mechanism(ABC, Generic[TemplateT]):
         for c in conds:  # the first that fails
             if not c.holds:
                 raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
+        if self.states_modulus:
+            mu = template.privacy_constants().strong_convexity
+            conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
+                                   f"modulus mu = {mu:g}"))
         return conds
 
     @abstractmethod
@@ -625,12 +632,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         """The law of the noise on the objective or the output."""
         raise NotImplementedError
 
-    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
-        conds = super().conditions(template, budget)
-        mu = template.privacy_constants().strong_convexity
-        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
-                               f"modulus mu = {mu:g}"))
-        return conds
+    states_modulus = True
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
