@@ -30,7 +30,7 @@ values differ in their last bits. Three public facts bound how far that moves a 
 
 1. **The solve.** Every release solves to an optimality residual r the release path
    enforces: ``residual_tol = 1e-6`` of the linear, pairwise and softmax templates
-   (``solve_exact`` refuses anything less accurate), or
+   (``require_exact`` refuses anything less accurate), or
    ``optimality_tol = 1e-4`` for approximate minima. The solved objective is
    μ-strongly convex with μ >= Λ (the case's ``lam``; the rule's value for ``lam="auto"``),
    so the point returned lies within the template's ``distance_bound`` of the exact

@@ -37,6 +37,7 @@ from ..data.validation import check_array, computed
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget
+from ..solvers.registry import backend_names
 
 if TYPE_CHECKING:
     from ..data.labels import LabelSet
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_CONTEXT", "PARAMETER_DOCS", "ROWS_RANGES_NOTE", "ROW_NORM", "SOLVER",
            "CertificateHold", "ClassifierScoreMixin", "FitContext", "FitPlan", "LossParameter",
-           "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Solver", "Vouch",
+           "ParameterSet", "Prepared", "PreparedFacts", "PrivateEstimator", "Vouch",
            "fill_docs", "fit_with"]
 
 #: The certificate line of a fit whose per-feature ranges came with its rows.
@@ -170,22 +171,9 @@ class LossParameter(Constraint):
         return f"one of {names}{stated} or a dpconvex.objectives.Loss instance"
 
 
-@dataclass(frozen=True)
-class Solver(Constraint):
-    """None or the name of a registered solver backend, by
-    :func:`dpconvex.solvers.check_solver_name` (the registry is read at check time)."""
-
-    def check(self, name: str, value: Any, owner: str) -> str | None:
-        from ..solvers.registry import check_solver_name
-
-        return check_solver_name(value, owner)
-
-    def __str__(self) -> str:
-        return "None or a registered solver name (dpconvex.solvers.backend_names())"
-
-
-#: The solver backend (None: the native solver).
-SOLVER = Solver()
+#: The solver backend: None (the native solver) or a registered name
+#: (:func:`dpconvex.solvers.backend_names`).
+SOLVER = Options((None, *backend_names()))
 
 
 #: ``row_norm`` of the linear learners and the class centroids: "unit" scales every

@@ -349,7 +349,8 @@ def _check_cvxpy_form(template: Template, caller: str) -> Condition:
 
 def declaration_conditions(template: Template, needs: Iterable[str], caller: str = "release"
                            ) -> list[Condition]:
-    """Check what a user template declares for a mechanism's ``needs`` (nothing for a shipped one).
+    """Check what a user's template declares for a mechanism's ``needs`` (a shipped template,
+    one with a :func:`~dpconvex.privacy.checks.shipped_derivation`, is not checked here).
 
     Returns how each declared constant was established (those nobody could check carry
     :attr:`Condition.unverified`); raises :class:`PrivacyError` when a probe refutes a
@@ -366,11 +367,7 @@ def declaration_conditions(template: Template, needs: Iterable[str], caller: str
     >>> t = Mine(Logistic(), 0.1, 1.0, X, np.where(X[:, 0] > 0, 1.0, -1.0))
     >>> [c.name for c in declaration_conditions(t, {"strong_convexity"})][:3]
     ['user template', 'dimension p', 'strong convexity mu']
-    >>> declaration_conditions(LinearERMTemplate(Logistic(), 0.1, 1.0, X, t.y), {"strong_convexity"})
-    []
     """
-    if shipped_derivation(template) is not None:
-        return []
     needs = frozenset(needs)
     caps = frozenset(getattr(template, "capabilities", ()))
     conds = [Condition("user template", True, "named",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from ..errors import DPConvexError, ParameterError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget
 from .certificate import Certificate
+from .checks import shipped_derivation
 from .declarations import declaration_conditions, vouched
 from .mechanisms.base import Calibration, Mechanism, get_mechanism
 
@@ -155,8 +157,10 @@ def release(template: Template, mechanism: Mechanism | str, budget: Budget,
                 "each capability it declares). Add them, or drop the capability that asks for them.")
     budget = mechanism.check_budget(budget)
     conditions = mechanism.conditions(template, budget)
-    conditions = vouched(conditions + declaration_conditions(template, mechanism.needs),
-                         vouch)
+    if shipped_derivation(template) is None:  # a user's template: its declarations checked
+        conditions += declaration_conditions(template, mechanism.needs)
+    if vouch or any(map(attrgetter("unverified"), conditions)):
+        conditions = vouched(conditions, vouch)
     calibration = mechanism.calibrate(template, budget)
     certificate = mechanism.certificate(template, budget, calibration, conditions)
     if dry_run:

@@ -147,6 +147,7 @@ class Backend(abc.ABC, Generic[TemplateT]):
     requires: ClassVar[frozenset[str]] = frozenset()
     in_memory: ClassVar[bool] = True
 
+    @abc.abstractmethod
     def solve(self, template: TemplateT, b: np.ndarray | None, extra_reg: float = 0.0, *,
               warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
         """Minimize the template's objective with noise ``b`` and extra strong convexity Δ.
@@ -154,10 +155,10 @@ class Backend(abc.ABC, Generic[TemplateT]):
         Parameters
         ----------
         template : Template
-            With every capability in ``requires`` (checked first).
+            With every capability in ``requires`` (:meth:`admit` checks it first).
         b : ndarray or None
             Noise of shape ``template.space.shape`` (projected onto the noise
-            subspace here); None means zero.
+            subspace by :meth:`admit`); None means zero.
         extra_reg : float
             Δ >= 0 (objective perturbation's extra regularization).
         warm_start : ndarray or None
@@ -170,17 +171,14 @@ class Backend(abc.ABC, Generic[TemplateT]):
         -------
         SolveResult
         """
+
+    def admit(self, template: TemplateT, b: np.ndarray | None,
+              extra_reg: float) -> tuple[np.ndarray | None, float]:
+        """What :meth:`solve` starts with: the template checked (:meth:`check` where it is not
+        :meth:`supports`), ``b`` in the noise subspace and Δ a float."""
         if not self.supports(template):
             self.check(template)  # raises, naming what is missing and a backend that fits
-        if b is not None:
-            b = template.space.project_noise(b)
-        return self._solve(template, b, float(extra_reg), warm_start=warm_start,
-                           max_iter=max_iter)
-
-    @abc.abstractmethod
-    def _solve(self, template: TemplateT, b: np.ndarray | None, extra_reg: float, *,
-               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
-        """Solve with ``b`` already in the noise subspace and ``extra_reg`` a float."""
+        return (None if b is None else template.space.project_noise(b)), float(extra_reg)
 
     @property
     def label(self) -> str:

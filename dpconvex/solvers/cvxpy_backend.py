@@ -62,8 +62,9 @@ class CVXPYBackend(Backend["CVXPYTemplate"]):
     #: The solver's option capping its iterations.
     max_iter_option: ClassVar[str] = "max_iter"
 
-    def _solve(self, template: CVXPYTemplate, b: np.ndarray | None, extra_reg: float, *,
-               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
+    def solve(self, template: CVXPYTemplate, b: np.ndarray | None, extra_reg: float = 0.0, *,
+              warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        b, extra_reg = self.admit(template, b, extra_reg)
         compiled = template.cvxpy_problem()
         template.cvxpy_set(b, extra_reg)
         options: dict[str, Any] = {**DEFAULT_OPTIONS[self.name], **template.cvxpy_options}

@@ -28,12 +28,11 @@ from .base import Backend, SolveResult, SolveStatus, single_threaded
 if TYPE_CHECKING:
     from ..templates.base import SmoothTemplate
 
-__all__ = ["LbfgsNewton", "minimize_smooth"]
+__all__ = ["LbfgsNewton"]
 
 FunGrad = Callable[[np.ndarray], tuple[float, np.ndarray]]
 Hess = Callable[[np.ndarray], np.ndarray]
 HessSample = Callable[[np.ndarray, bool], np.ndarray]
-HessP = Callable[[np.ndarray], Callable[[np.ndarray], np.ndarray]]
 
 #: Up to this dimension, L-BFGS stops at ||∇J||_∞ <= _EARLY_NEWTON_GTOL · tol and
 #: Newton steps with the dense Hessian finish the solve (with ``hessp`` instead of
@@ -57,135 +56,6 @@ _DENSE_HESSIAN_MAX_P = 1000
 #: The native solvers stop at ||∇J|| <= template.residual_tol * NATIVE_TOL_FACTOR
 #: (a margin of 100 below the acceptance level).
 NATIVE_TOL_FACTOR = 1e-2
-
-
-def minimize_smooth(
-    fun_grad: FunGrad,
-    hess: Hess | None,
-    x0: np.ndarray,
-    *,
-    hessp: HessP | None = None,
-    hess_sample: HessSample | None = None,
-    tol: float = 1e-9,
-    max_iter: int = 5000,
-    newton_steps: int = 30,
-) -> SolveResult:
-    """Minimize a smooth strongly convex function to ||∇J|| <= tol.
-
-    Parameters
-    ----------
-    fun_grad : callable
-        x -> (J(x), ∇J(x)).
-    hess : callable or None
-        x -> ∇²J(x) (dense); used for the Newton polish.
-    x0 : ndarray
-        Starting point (warm start).
-    hessp : callable or None
-        x -> (v -> ∇²J(x) v): exact Hessian-vector products, used for a
-        Newton-CG polish when ``hess`` is None (large dimensions).
-    hess_sample : callable or None
-        (x, bound) -> an estimate of ∇²J(x) from a sample of the rows (``bound``: of a
-        majorant of ∇²J). With ``hess``, Newton steps on it start from ``x0`` (each costs
-        one gradient and a fraction of a Hessian) before the exact Hessian finishes;
-        L-BFGS and the polish take over if they stall.
-    tol : float
-        Target gradient norm.
-    max_iter : int
-        Cap on L-BFGS iterations per phase.
-    newton_steps : int
-        Cap on Newton steps per phase (0: L-BFGS only).
-
-    Examples
-    --------
-    >>> from dpconvex.solvers.lbfgs_newton import minimize_smooth
-    >>> target = np.array([1.0, -2.0])
-    >>> def fun_grad(x):
-    ...     return 0.5 * float(np.sum((x - target) ** 2)), x - target
-    ...
-    >>> res = minimize_smooth(fun_grad, lambda x: np.eye(2), np.zeros(2))
-    >>> res.status.name, res.x.round(6)
-    ('OPTIMAL', array([ 1., -2.]))
-    """
-    t0 = time.perf_counter()
-    # Small problems: multithreaded BLAS only adds overhead (measured ~50x slower on 2-D
-    # problems on a loaded 2-core machine), so run single-threaded.
-    limit = single_threaded() if np.size(x0) <= 256 else contextlib.nullcontext()
-    with limit:
-        # Small p: one or two dense Newton steps from ||∇J|| ~ 1e3·tol replace the slow tail of
-        # L-BFGS (Adult, p = 105: 2.7x faster); large p with Hessian-vector products: Newton-CG
-        # takes over at the same point (n = 5000, p = 2000: ~1.6x faster). Above p = 128 dense
-        # Hessians only finish a stalled L-BFGS. Either way the stopping rule is ||∇J|| <= tol.
-        second_order = hess is not None or hessp is not None
-        early = newton_steps > 0 and (
-            (hess is not None and np.size(x0) <= _EARLY_NEWTON_MAX_P) or (hess is None and hessp is not None))
-        phases = [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]
-        x = np.array(x0, dtype=float, copy=True)  # never alias the caller's warm start
-        iters = 0
-        messages = []
-        newton = 0
-        f, gn = np.nan, np.inf
-        sampled = 0
-        if np.any(x) or (hess_sample is not None and hess is not None and newton_steps > 0):
-            f, g = fun_grad(x)  # a warm start may already be the minimizer (e.g. output perturbation)
-            gn = float(np.linalg.norm(g))
-        if hess_sample is not None and hess is not None and newton_steps > 0 and gn > tol:
-            # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
-            # it from the start take fewer passes over the rows than L-BFGS (the passes per fit:
-            # benchmarks/recorded/speed.md)
-            x, f, g, gn, sampled = _sampled_newton(fun_grad, hess, hess_sample, x, f, g, gn, tol=tol)
-            iters += sampled
-            newton += sampled
-        for gtol in phases:
-            if gn <= tol:
-                break
-            res = minimize(fun_grad, x, jac=True, method="L-BFGS-B",
-                           options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20})
-            messages.append(str(res.message))
-            x = np.asarray(res.x, dtype=float)
-            f, g = fun_grad(x)
-            iters += int(res.nit)
-            gn = float(np.linalg.norm(g))
-            # the Newton (or Newton-CG) polish: steps with backtracking until ||∇J|| <= tol
-            for _ in range(newton_steps if second_order else 0):
-                if gn <= tol:
-                    break
-                if hess is not None:  # ∇²J(x) s = ∇J(x): dense, or by CG to relative residual
-                    try:               # min(0.5, sqrt(||g||))
-                        step = np.linalg.solve(hess(x), g)
-                    except np.linalg.LinAlgError:
-                        break
-                else:
-                    assert hessp is not None
-                    op = LinearOperator((g.size, g.size), matvec=hessp(x), dtype=float)
-                    step, info = cg(op, g, rtol=min(0.5, np.sqrt(gn)), atol=0.0,
-                                    maxiter=max(50, 2 * g.size))
-                    if not (np.all(np.isfinite(step)) and info >= 0):
-                        break
-                t = 1.0
-                while t > 1e-10:
-                    xn = x - t * step
-                    fn, gnew = fun_grad(xn)
-                    if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
-                        break
-                    t *= 0.5
-                else:
-                    break
-                x, f, g = xn, fn, gnew
-                gn = float(np.linalg.norm(g))
-                iters += 1
-                newton += 1
-        status = SolveStatus.OPTIMAL if gn <= tol else SolveStatus.INACCURATE
-        if not np.all(np.isfinite(x)):
-            status = SolveStatus.FAILED
-        return SolveResult(
-            x=x, status=status, objective=float(f), residual=gn, solver="native",
-            iterations=iters, seconds=time.perf_counter() - t0,
-            info={"method": ("sampled Newton, " if hess_sample is not None and hess is not None
-                             and newton_steps > 0 else "")
-                  + "L-BFGS-B + " + ("Newton" if hess is not None else "Newton-CG") + " polish",
-                  "scipy_message": "; ".join(messages), "lbfgs_phases": len(messages),
-                  "newton_steps": newton, "sampled_newton_steps": sampled},
-        )
 
 
 def _sampled_newton(fun_grad: FunGrad, hess: Hess, hess_sample: HessSample, x: np.ndarray,
@@ -268,14 +138,17 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
     #: the workers) and Hessian-vector products; the iterates stay on the driver.
     in_memory = False
 
-    def _solve(self, template: SmoothTemplate, b: np.ndarray | None, extra_reg: float, *,
-               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
+    def solve(self, template: SmoothTemplate, b: np.ndarray | None, extra_reg: float = 0.0, *,
+              warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        b, extra_reg = self.admit(template, b, extra_reg)
+        t0 = time.perf_counter()
         # the iterates are flat (SciPy's L-BFGS needs a vector); every call into the template
         # passes θ (and v) in the space's shape, and the result is returned in it
         shape = template.space.shape
         size = math.prod(shape)
         x0 = np.zeros(size) if warm_start is None else np.asarray(warm_start, dtype=float).reshape(size)
-        kw = {} if max_iter is None else {"max_iter": max_iter, "newton_steps": 0}
+        tol = template.residual_tol * NATIVE_TOL_FACTOR
+        newton_steps, max_iter = (30, 5000) if max_iter is None else (0, max_iter)
         caps = template.capabilities
         dense = "hessian" in caps and template.space.dimension <= _DENSE_HESSIAN_MAX_P
         products = not dense and "hessp" in caps
@@ -301,11 +174,77 @@ class LbfgsNewton(Backend["SmoothTemplate"]):
             fun_grad = functools.partial(template.objective, b=b, extra_reg=extra_reg)
             if dense:
                 hess = functools.partial(template.hessian, extra_reg=extra_reg)
-        res = minimize_smooth(
-            fun_grad, hess if dense else None, x0, hessp=hessp if products else None,
-            hess_sample=hess_sample if sample else None,
-            tol=template.residual_tol * NATIVE_TOL_FACTOR, **kw,
+        # Small problems: multithreaded BLAS only adds overhead (measured ~50x slower on 2-D
+        # problems on a loaded 2-core machine), so run single-threaded.
+        with single_threaded() if size <= 256 else contextlib.nullcontext():
+            # Small p: one or two dense Newton steps from ||∇J|| ~ 1e3·tol replace the slow tail
+            # of L-BFGS (Adult, p = 105: 2.7x faster); large p with Hessian-vector products:
+            # Newton-CG takes over at the same point (n = 5000, p = 2000: ~1.6x faster). Above
+            # p = 128 dense Hessians only finish a stalled L-BFGS. Either way the stopping rule
+            # is ||∇J|| <= tol.
+            early = newton_steps > 0 and ((dense and size <= _EARLY_NEWTON_MAX_P) or products)
+            phases = [tol * _EARLY_NEWTON_GTOL, tol * 1e-2] if early else [tol * 1e-2]
+            x = np.array(x0, dtype=float, copy=True)  # never alias the caller's warm start
+            iters = newton = sampled = 0
+            messages = []
+            f, gn = np.nan, np.inf
+            sample = sample and newton_steps > 0
+            if np.any(x) or sample:
+                f, g = fun_grad(x)  # a warm start may already be the minimizer (output perturbation)
+                gn = float(np.linalg.norm(g))
+            if sample and gn > tol:
+                # Many rows: a sampled Hessian costs a fraction of a gradient, and Newton steps on
+                # it from the start take fewer passes over the rows than L-BFGS (the passes per
+                # fit: benchmarks/recorded/speed.md)
+                x, f, g, gn, sampled = _sampled_newton(fun_grad, hess, hess_sample, x, f, g, gn,
+                                                       tol=tol)
+                iters += sampled
+                newton += sampled
+            for gtol in phases:
+                if gn <= tol:
+                    break
+                res = minimize(fun_grad, x, jac=True, method="L-BFGS-B",
+                               options={"maxiter": max_iter, "gtol": gtol, "ftol": 0.0, "maxcor": 20})
+                messages.append(str(res.message))
+                x = np.asarray(res.x, dtype=float)
+                f, g = fun_grad(x)
+                iters += int(res.nit)
+                gn = float(np.linalg.norm(g))
+                # the Newton (or Newton-CG) polish: steps with backtracking until ||∇J|| <= tol
+                for _ in range(newton_steps if dense or products else 0):
+                    if gn <= tol:
+                        break
+                    if dense:  # ∇²J(x) s = ∇J(x): dense, or by CG to relative residual
+                        try:   # min(0.5, sqrt(||g||))
+                            step = np.linalg.solve(hess(x), g)
+                        except np.linalg.LinAlgError:
+                            break
+                    else:
+                        op = LinearOperator((g.size, g.size), matvec=hessp(x), dtype=float)
+                        step, info = cg(op, g, rtol=min(0.5, np.sqrt(gn)), atol=0.0,
+                                        maxiter=max(50, 2 * g.size))
+                        if not (np.all(np.isfinite(step)) and info >= 0):
+                            break
+                    t = 1.0
+                    while t > 1e-10:
+                        xn = x - t * step
+                        fn, gnew = fun_grad(xn)
+                        if fn <= f - 1e-4 * t * float(g @ step) or np.linalg.norm(gnew) < gn:
+                            break
+                        t *= 0.5
+                    else:
+                        break
+                    x, f, g = xn, fn, gnew
+                    gn = float(np.linalg.norm(g))
+                    iters += 1
+                    newton += 1
+        status = (SolveStatus.FAILED if not np.all(np.isfinite(x))
+                  else SolveStatus.OPTIMAL if gn <= tol else SolveStatus.INACCURATE)
+        return SolveResult(
+            x=x.reshape(shape), status=status, objective=float(f), residual=gn, solver="native",
+            iterations=iters, seconds=time.perf_counter() - t0,
+            info={"method": ("sampled Newton, " if sample else "") + "L-BFGS-B + "
+                  + ("Newton" if dense else "Newton-CG") + " polish",
+                  "scipy_message": "; ".join(messages), "lbfgs_phases": len(messages),
+                  "newton_steps": newton, "sampled_newton_steps": sampled},
         )
-        if res.x is not None:
-            res.x = res.x.reshape(shape)
-        return res

@@ -229,8 +229,9 @@ class ProjectedGradient(Backend["ProjectionTemplate"]):
     #: pass per evaluation) and ``lipschitz_bound``; the iterates stay on the driver.
     in_memory = False
 
-    def _solve(self, template: ProjectionTemplate, b: np.ndarray | None, extra_reg: float, *,
-               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
+    def solve(self, template: ProjectionTemplate, b: np.ndarray | None, extra_reg: float = 0.0,
+              *, warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        b, extra_reg = self.admit(template, b, extra_reg)
         space = template.space
         x0 = np.zeros(space.shape) if warm_start is None else np.asarray(
             warm_start, dtype=float).reshape(space.shape)

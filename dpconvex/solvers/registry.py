@@ -5,7 +5,7 @@ stand for several classes (the native solvers): the registry picks the one whose
 capabilities the template has, so no code outside this module chooses a solver by the
 template's type.
 
-:func:`auto_backend` reads the template's capabilities only (never the data): a native
+:func:`get_backend` with ``"auto"`` reads the template's capabilities only (never the data): a native
 backend when one fits (L-BFGS + Newton for ``"smooth"``, accelerated projected gradient for
 ``"projection"``), else the first CVXPY backend that fits (Clarabel, then SCS), else
 :class:`ParameterError`. Native comes first because Clarabel misses the release tolerance
@@ -36,7 +36,6 @@ __all__ = [
     "BACKENDS",
     "SOLVERS",
     "PolishedBackend",
-    "auto_backend",
     "backend_names",
     "check_solver_name",
     "get_backend",
@@ -104,13 +103,15 @@ class PolishedBackend(Backend["ObjectiveTemplate"]):
         """Both solvers' names (a failed polished solve ran both)."""
         return (*self.first.solvers, *self.polish.solvers)
 
-    def _solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float, *,
-               warm_start: np.ndarray | None, max_iter: int | None) -> SolveResult:
-        first = self.first._solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
+    def solve(self, template: ObjectiveTemplate, b: np.ndarray | None, extra_reg: float = 0.0,
+              *, warm_start: np.ndarray | None = None, max_iter: int | None = None) -> SolveResult:
+        if not self.supports(template):  # both, before the first solve
+            self.check(template)
+        first = self.first.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
         if first.x is not None and first.residual <= template.residual_tol:
             return first
-        polished = self.polish._solve(template, b, extra_reg, warm_start=first.x,
-                                      max_iter=max_iter)
+        polished = self.polish.solve(template, b, extra_reg, warm_start=first.x,
+                                     max_iter=max_iter)
         polished.info["polished_from"] = first.summary()
         polished.solver = f"{first.solver}+{polished.solver}"
         polished.seconds += first.seconds
@@ -179,37 +180,9 @@ def suitable_backends(template: Template) -> list[str]:
 BACKEND_FINDERS.append(suitable_backends)
 
 
-def auto_backend(template: Template) -> Backend:
-    """The ``"auto"`` policy of the module docstring: the native solver where one fits, else CVXPY.
-
-    Examples
-    --------
-    >>> from dpconvex.data.preprocess import augment_and_scale
-    >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LargeMarginGaussianTemplate, LinearERMTemplate
-    >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
-    >>> from dpconvex.solvers import auto_backend
-    >>> type(auto_backend(template)).__name__   # smooth and unconstrained: L-BFGS + Newton
-    'LbfgsNewton'
-    >>> psd = LargeMarginGaussianTemplate(augment_and_scale(X / 2, 1.0), np.arange(40) % 2,
-    ...                                   n_classes=2, lam=0.1)
-    >>> sorted(psd.capabilities), type(auto_backend(psd)).__name__   # over the PSD cone
-    (['cvxpy', 'objective', 'projection'], 'ProjectedGradient')
-    """
-    for backend_class in _CLASSES:  # the native classes come first
-        if backend_class().supports(template):
-            return backend_class()
-    caps = frozenset(getattr(template, "capabilities", ()))
-    requirements = sorted({tuple(sorted(backend_class.requires)) for backend_class in _CLASSES})
-    raise ParameterError(
-        f"auto_backend: no registered solver backend can solve the template "
-        f"'{getattr(template, 'name', template)}' (capabilities {sorted(caps)!r}); the "
-        f"backends need one of {requirements!r}."
-    )
-
-
 def get_backend(name: str | None, template: Template) -> Backend:
-    """The backend for ``solver=name`` on ``template`` (None or "auto": :func:`auto_backend`).
+    """The backend for ``solver=name`` on ``template``; None or "auto": the policy of the module
+    docstring (the native solver where one fits, else CVXPY).
 
     Raises
     ------
@@ -219,24 +192,35 @@ def get_backend(name: str | None, template: Template) -> Backend:
 
     Examples
     --------
+    >>> from dpconvex.data.preprocess import augment_and_scale
     >>> from dpconvex.objectives import Logistic
-    >>> from dpconvex.templates import LinearERMTemplate
+    >>> from dpconvex.templates import LargeMarginGaussianTemplate, LinearERMTemplate
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
     >>> from dpconvex.solvers import get_backend
-    >>> type(get_backend("auto", template)).__name__
+    >>> type(get_backend("auto", template)).__name__   # smooth and unconstrained: L-BFGS + Newton
     'LbfgsNewton'
     >>> type(get_backend("clarabel", template)).__name__
     'ClarabelBackend'
+    >>> psd = LargeMarginGaussianTemplate(augment_and_scale(X / 2, 1.0), np.arange(40) % 2,
+    ...                                   n_classes=2, lam=0.1)
+    >>> sorted(psd.capabilities), type(get_backend(None, psd)).__name__   # over the PSD cone
+    (['cvxpy', 'objective', 'projection'], 'ProjectedGradient')
     """
-    if name is None or name == "auto":
-        return auto_backend(template)
-    check_solver_name(name, "get_backend")
-    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
-    for backend in candidates:
-        if backend.supports(template):
+    auto = name is None or name == "auto"
+    if not auto:
+        check_solver_name(name, "get_backend")
+    for backend_class in _CLASSES:  # "auto": every class, the native ones first
+        if (auto or backend_class.name == name) and (backend := backend_class()).supports(template):
             return backend
+    have = sorted(getattr(template, "capabilities", ()))
+    if auto:
+        requirements = sorted({tuple(sorted(backend_class.requires)) for backend_class in _CLASSES})
+        raise ParameterError(
+            f"get_backend: no registered solver backend can solve the template "
+            f"'{getattr(template, 'name', template)}' (capabilities {have!r}); the "
+            f"backends need one of {requirements!r}.")
+    candidates = [backend_class() for backend_class in _CLASSES if backend_class.name == name]
     if len(candidates) > 1:
-        have = sorted(getattr(template, "capabilities", ()))
         needs = " or ".join(repr(sorted(candidate.requires)) for candidate in candidates)
         fits = suitable_backends(template)
         raise ParameterError(

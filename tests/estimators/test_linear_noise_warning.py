@@ -135,7 +135,7 @@ def test_warning_comes_before_the_solve(cancer, monkeypatch):
 
     from dpconvex.solvers.base import Backend
 
-    monkeypatch.setattr(Backend, "solve", no_solve)
+    monkeypatch.setattr(Backend, "admit", no_solve)  # where every solve starts
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(RuntimeError, match="solve reached"):

@@ -73,8 +73,7 @@ def test_a_polished_release_does_not_say_whether_the_polish_ran(monkeypatch):
 
     def exact(self, template, b, extra_reg, *, warm_start=None, max_iter=None):
         # a first solve that meets the tolerance (the pairwise template is PSD-constrained)
-        res = ProjectedGradient()._solve(template, b, extra_reg, warm_start=None,
-                                         max_iter=max_iter)
+        res = ProjectedGradient().solve(template, b, extra_reg, max_iter=max_iter)
         res.solver = "clarabel"
         return res
 
@@ -84,7 +83,7 @@ def test_a_polished_release_does_not_say_whether_the_polish_ran(monkeypatch):
 
     texts = {}
     for name, first in (("first solve kept", exact), ("polished", sloppy)):
-        monkeypatch.setattr(ClarabelBackend, "_solve", first)
+        monkeypatch.setattr(ClarabelBackend, "solve", first)
         backend = PolishedBackend(ClarabelBackend(), ProjectedGradient())
         rel = dp.release(template(), "objective", dp.Budget(1.0), backend=backend, rng=0)
         texts[name] = rel.certificate.solver["backend"]

@@ -33,7 +33,7 @@ from dpconvex.privacy.mechanisms import (
     register,
 )
 from dpconvex.privacy.mechanisms.amp import GaussianApproximateMinima
-from dpconvex.privacy.mechanisms.base import solve_exact
+from dpconvex.privacy.mechanisms.base import require_exact
 from dpconvex.privacy.mechanisms.perturbation import ObjectivePerturbation
 from dpconvex.privacy.noise import Laplace
 from dpconvex.privacy.rules.lam import LAM_GRID, auto_lam
@@ -109,8 +109,8 @@ class LaplaceOutput(Mechanism):
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
             max_iter: int | None = None, tol: float | None = None) -> tuple[np.ndarray, Any, bool]:
         assert cal is not None
-        res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol)
+        res = require_exact(template, backend.solve(template, None, warm_start=warm_start,
+                                                    max_iter=max_iter), tol=tol)
         theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
         return theta, res, True
 

@@ -72,7 +72,7 @@ def test_a_release_on_wine_never_runs_clarabel(wine, monkeypatch):
     def refuse(self, *args, **kwargs):
         raise AssertionError(f"{type(self).__name__} ran under solver=None")
 
-    monkeypatch.setattr(CVXPYBackend, "_solve", refuse)
+    monkeypatch.setattr(CVXPYBackend, "solve", refuse)
     template = _pairwise(wine)
     assert "cvxpy" in template.capabilities  # Clarabel could have been tried
     with dp.collect_diagnostics() as diag:

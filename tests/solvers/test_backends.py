@@ -223,7 +223,7 @@ def test_polished_backend_polishes_an_inaccurate_first_solve(monkeypatch):
         x = np.zeros(template.noise_shape)
         return SolveResult(x, SolveStatus.INACCURATE, 0.0, 1e-3, "clarabel", seconds=0.5)
 
-    monkeypatch.setattr(ClarabelBackend, "_solve", sloppy)
+    monkeypatch.setattr(ClarabelBackend, "solve", sloppy)
     res = PolishedBackend(ClarabelBackend(), ProjectedGradient()).solve(lm, b, 0.1)
     assert res.solver == "clarabel+native"
     assert res.info["polished_from"]["residual"] == 1e-3 and res.seconds >= 0.5

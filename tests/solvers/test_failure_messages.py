@@ -81,7 +81,7 @@ def test_a_solver_exception_names_the_other_backends(monkeypatch):
     def raises(self, template, b, extra_reg, *, warm_start=None, max_iter=None):
         raise ValueError("singular matrix")
 
-    monkeypatch.setattr(LbfgsNewton, "_solve", raises)
+    monkeypatch.setattr(LbfgsNewton, "solve", raises)
     t = _template()
     message, _ = _refusal(t, "native")
     assert message.startswith("release: the solve failed with ValueError: singular matrix")

@@ -253,7 +253,7 @@ def test_noise_is_symmetric_per_block_with_gamma_norm(monkeypatch):
         seen.append(np.array(b))
         return SolveResult(np.zeros(t.noise_shape), SolveStatus.OPTIMAL, 0.0, 0.0, "fake")
 
-    monkeypatch.setattr(ProjectedGradient, "_solve", fake_solve)
+    monkeypatch.setattr(ProjectedGradient, "solve", fake_solve)
     beta = None
     for seed in range(150):
         _, cert, _ = release_template(t, epsilon=2.0, mechanism="objective",
@@ -394,7 +394,7 @@ def test_verifier_rejects_records_outside_unit_ball():
 
 def test_no_release_from_inaccurate_solve(monkeypatch):
     t = _template()
-    monkeypatch.setattr(ProjectedGradient, "_solve", lambda self, tt, b, extra, **kw: SolveResult(
+    monkeypatch.setattr(ProjectedGradient, "solve", lambda self, tt, b, extra, **kw: SolveResult(
         np.zeros(t.noise_shape), SolveStatus.INACCURATE, 0.0, 10 * RESIDUAL_TOL, "fake"))
     with pytest.raises(SolverError, match="residual"):
         release_template(t, epsilon=1.0, mechanism="objective", solver="native",

@@ -83,7 +83,7 @@ def test_no_release_from_failed_or_inaccurate_solve(monkeypatch, status, residua
     def bad_solve(self, template, b, extra_reg, *, warm_start=None, max_iter=None):
         return SolveResult(np.zeros(template.p), status, 0.0, residual, "native")
 
-    monkeypatch.setattr(LbfgsNewton, "_solve", bad_solve)
+    monkeypatch.setattr(LbfgsNewton, "solve", bad_solve)
     for mech in ("objective", "output", "none"):
         est = dp.PrivateLogisticRegression(mechanism=mech, random_state=0)
         with pytest.raises(dp.SolverError, match="no model is released"):

@@ -170,7 +170,7 @@ default="auto"
     extra_terms : sequence of MatrixTerm or None, default=None
         Extra data-independent convex terms of the objective (pairwise loss).
     solver : {None, "clarabel", "scs", "native"}, default=None
-        None: the native solver (:func:`~dpconvex.solvers.auto_backend`). "clarabel" and
+        None: the native solver (:func:`~dpconvex.solvers.get_backend`). "clarabel" and
         "scs" solve the pairwise loss's CVXPY form.
     {random_state}
     optimality_tol : float or None, default=None

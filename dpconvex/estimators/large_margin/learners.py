@@ -47,7 +47,7 @@ from ...privacy.rules.large_margin import (
     resolved_structure,
     uses_centroid,
 )
-from ...solvers.registry import auto_backend
+from ...solvers.registry import get_backend
 from ...templates.feature_map import check_feature_options, feature_map_of
 from ...templates.large_margin import LargeMarginGaussianTemplate, MatrixTerm
 from ...templates.large_margin_softmax import LargeMarginSoftmaxTemplate
@@ -460,7 +460,7 @@ def plan_fit(est: LargeMarginSettings, n: int, C: int, p: int) -> FitPlan:
         lam, rule = float(auto_lam(stub, mechanism, objective)), LAM_RULE
     else:
         lam, rule = float(est.lam), "given"
-    backend = (auto_backend(stub).label if est.solver in (None, "auto")
+    backend = (get_backend("auto", stub).label if est.solver in (None, "auto")
                else str(est.solver))
     loss = resolved_loss(est)
     options: dict[str, Any] = {

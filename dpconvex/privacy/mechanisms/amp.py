@@ -37,7 +37,7 @@ from .base import (
     NoiseReport,
     get_mechanism,
     register,
-    solve_exact,
+    require_exact,
 )
 
 if TYPE_CHECKING:
@@ -202,9 +202,9 @@ class ApproximateMinima(Mechanism["ObjectiveTemplate"]):
             # (docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness): the
             # cover then hides the exact real-valued output, and the grid is the coarser
             # of the two noises' grids
-            res = solve_exact(template, backend, None, 0.0, warm_start=warm_start,
-                              max_iter=max_iter, tol=self.gamma,
-                              caller=f"{type(self).__name__}.run")
+            res = require_exact(template, backend.solve(template, None, warm_start=warm_start,
+                                                        max_iter=max_iter),
+                                tol=self.gamma, caller=f"{type(self).__name__}.run")
             law: Noise = NoiseSum(self.inner.noise_law(template, inner), cover)
             return law.add(res.x, rng, shape=template.noise_shape), res, True
         theta, res, _ = self.inner.run(template, inner, backend, rng, warm_start=warm_start,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["MECHANISMS", "PLACEMENTS", "AutoMechanism", "Calibration", "ExactMinimizer", "Mechanism",
            "MechanismMenu", "NoiseReport", "NonPrivateBaseline", "PublicProblem", "at_modulus",
            "build_mechanism", "get_mechanism", "mechanism_names", "register", "require_noise_report",
-           "resolve_mechanism", "solve_exact"]
+           "require_exact", "resolve_mechanism"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -230,6 +230,9 @@ class Mechanism(ABC, Generic[TemplateT]):
     alternative: ClassVar[str | None] = None
     #: The name the budget messages give the mechanism (None: :attr:`name`).
     budget_name: str | None = None
+    #: True where the release is a minimizer: :meth:`conditions` states the declared modulus
+    #: μ (the regularizer's) after the template's conditions.
+    states_modulus: ClassVar[bool] = False
 
     # ----------------------------------------------------------- the interface
     def check_budget(self, budget: Budget) -> Budget:
@@ -276,6 +279,10 @@ class Mechanism(ABC, Generic[TemplateT]):
         for c in conds:  # the first that fails
             if not c.holds:
                 raise PrivacyError(f"{type(self).__name__}.conditions: {c.name}: {c.detail}")
+        if self.states_modulus:
+            mu = template.privacy_constants().strong_convexity
+            conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
+                                   f"modulus mu = {mu:g}"))
         return conds
 
     @abstractmethod
@@ -558,11 +565,11 @@ def resolve_mechanism(mechanism: object, delta: object, auto: tuple[str, str] | 
                                "(docs/privacy/front_door.md#privacy-mechanism-auto)")
 
 
-def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | None, extra_reg: float, *,
-                warm_start: np.ndarray | None = None, max_iter: int | None = None,
-                tol: float | None = None, caller: str = "solve_exact") -> SolveResult:
-    """Solve ``template`` perturbed by ``b`` (None: unperturbed) to ``tol`` (default: its
-    ``residual_tol``), else raise :class:`SolverError` opened by ``caller``.
+def require_exact(template: ObjectiveTemplate, res: SolveResult, *, tol: float | None = None,
+                  caller: str = "require_exact") -> SolveResult:
+    """The solve ``res`` of ``template`` if it met ``tol`` (default: the template's
+    ``residual_tol``), else :class:`SolverError` opened by ``caller``: the accuracy check
+    every exact-minimizer release makes before anything is released.
 
     The message names the solver, its status, the tolerance and the other backends to try,
     never the residual (a data statistic: :func:`~dpconvex.collect_diagnostics`).
@@ -573,20 +580,19 @@ def solve_exact(template: ObjectiveTemplate, backend: Backend, b: np.ndarray | N
     >>> from dpconvex.objectives import Logistic
     >>> from dpconvex.templates import LinearERMTemplate
     >>> template = LinearERMTemplate(Logistic(), lam=0.1, data_norm=1.0, X=X, y=y)
-    >>> from dpconvex.privacy.mechanisms.base import solve_exact
-    >>> from dpconvex.solvers import get_backend
-    >>> res = solve_exact(template, get_backend("auto", template), None, 0.0)
+    >>> from dpconvex.privacy.mechanisms.base import require_exact
+    >>> from dpconvex.solvers import LbfgsNewton
+    >>> res = require_exact(template, LbfgsNewton().solve(template, None))
     >>> res.status.name, res.residual <= template.residual_tol
     ('OPTIMAL', True)
     >>> try:
-    ...     solve_exact(template, get_backend("native", template), None, 0.0, max_iter=1)
+    ...     require_exact(template, LbfgsNewton().solve(template, None, max_iter=1))
     ... except SolverError:
     ...     print("not accurate enough to release")
     ...
     not accurate enough to release
     """
     tol = template.residual_tol if tol is None else tol
-    res = backend.solve(template, b, extra_reg, warm_start=warm_start, max_iter=max_iter)
     failed = (res.x is None or res.status in (SolveStatus.FAILED, SolveStatus.INFEASIBLE,
                                               SolveStatus.UNBOUNDED)
               or not np.isfinite(res.residual) or not np.all(np.isfinite(res.x)))
@@ -626,12 +632,7 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
         """The law of the noise on the objective or the output."""
         raise NotImplementedError
 
-    def conditions(self, template: ObjectiveTemplate, budget: Budget) -> list[Condition]:
-        conds = super().conditions(template, budget)
-        mu = template.privacy_constants().strong_convexity
-        conds.append(Condition("strong convexity", mu > 0, "declared by the regularizer",
-                               f"modulus mu = {mu:g}"))
-        return conds
+    states_modulus = True
 
     def run(self, template: ObjectiveTemplate, cal: Calibration | None, backend: Backend,
             rng: np.random.Generator, *, warm_start: np.ndarray | None = None,
@@ -642,8 +643,9 @@ class ExactMinimizer(Mechanism["ObjectiveTemplate"]):
             assert cal is not None
             b = self.noise_law(template, cal).sample(template.noise_shape, rng)
             extra_reg = cal.extra_strong_convexity
-        res = solve_exact(template, backend, b, extra_reg, warm_start=warm_start,
-                          max_iter=max_iter, tol=tol, caller=f"{type(self).__name__}.run")
+        res = require_exact(template, backend.solve(template, b, extra_reg, warm_start=warm_start,
+                                                    max_iter=max_iter),
+                            tol=tol, caller=f"{type(self).__name__}.run")
         if self.placement == "output":
             assert cal is not None
             theta = self.noise_law(template, cal).add(res.x, rng, shape=template.noise_shape)
