@@ -17,7 +17,7 @@ import pytest
 from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
-from dpconvex._random import NoiseSource
+from dpconvex._validation import NoiseSource
 from dpconvex.data.labels import LabelWarning
 from dpconvex.estimators.base import NO_CONTEXT, FitContext, fit_with
 

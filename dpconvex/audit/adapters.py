@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from .._random import NoiseSource
-from .._validation import check_float, check_int, check_option
+from .._validation import NoiseSource, check_float, check_int, check_option
 from ..data.preprocess import clip_rows
 from ..data.validation import check_array
 from ..errors import ParameterError

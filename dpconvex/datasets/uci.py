@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._random import RandomStateLike, check_random_state
-from .._validation import check_bool, check_int, check_option
+from .._validation import RandomStateLike, check_bool, check_int, check_option, check_random_state
 from ..data.encoder import PublicEncoder
 from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm

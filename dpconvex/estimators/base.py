@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._random import NoiseSource
 from .._validation import (
     Constraint,
+    NoiseSource,
     Options,
     Rule,
     check_fitted,
@@ -244,7 +244,7 @@ class FitContext:
     ----------
     noise : NoiseSource or None
         The generator this fit draws from; None: one from its ``random_state``
-        (:func:`dpconvex._random.noise_source`).
+        (:func:`dpconvex._validation.noise_source`).
     excluded : ndarray of bool or None
         Records left out of the fit (the front door's validation rows), one entry
         per record: their labels are not read past the encoding and their rows
@@ -259,7 +259,7 @@ class FitContext:
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
-    >>> from dpconvex._random import NoiseSource
+    >>> from dpconvex._validation import NoiseSource
     >>> from dpconvex.estimators.base import NO_CONTEXT, fit_with
     >>> noise = NoiseSource(np.random.default_rng(1), seeded=True)
     >>> est = PrivateLogisticRegression(classes=[-1, 1])
@@ -723,7 +723,7 @@ class PrivateEstimator(BaseEstimator):
         """Fit ``inner`` (a clone of this estimator with other parameters) on the rows, drawing
         from this fit's generator and charging this fit's ledger, and take its fitted
         attributes."""
-        from .._random import noise_source
+        from .._validation import noise_source
 
         if hasattr(self, "accountant"):  # clone copies a ledger; the same one is charged
             inner.accountant = self.accountant
@@ -788,8 +788,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._random import noise_source
-        from .._validation import feature_names_of, with_feature_names
+        from .._validation import feature_names_of, noise_source, with_feature_names
 
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:

@@ -30,7 +30,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._diagnostics import note_clipped
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -46,6 +45,7 @@ from .._validation import (
     check_option,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
 from ..data.labels import LABEL_POLICY, LabelSet
 from ..data.operators import canonical_csr, row_norms

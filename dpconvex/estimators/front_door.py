@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import NoiseSource, noise_source
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -22,12 +21,14 @@ from .._validation import (
     Bool,
     Constraint,
     Float,
+    NoiseSource,
     NoValidation,
     Optional,
     Options,
     check_fitted,
     checks_feature_names,
     feature_names_of,
+    noise_source,
     with_feature_names,
 )
 from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels

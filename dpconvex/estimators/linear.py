@@ -22,7 +22,6 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .._diagnostics import note_clipped
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -42,6 +41,7 @@ from .._validation import (
     check_fitted,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
 from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale

@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._diagnostics import note_clipped
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -38,6 +37,7 @@ from .._validation import (
     check_int,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
 from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import DenseRows, ScaledRows

@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._random import check_seed
-from .._validation import check_float
+from .._validation import check_float, check_seed
 from ..data.log_grid import cell_counts
 from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
