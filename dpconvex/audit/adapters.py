@@ -522,7 +522,7 @@ class NoisyGDMechanism(Sampled):
 
     def prepare(self, data: Data) -> EmpiricalRiskTemplate:
         """The template of ``data`` (clipped rows with intercept, ±1 labels), cached."""
-        from ..data.labels import encode_labels, zero_rows
+        from ..data.validation import encode_labels, zero_rows
 
         X, _ = _data(data, type(self).__name__, labels=False)
         key = data_key(X, np.asarray(data[1]))

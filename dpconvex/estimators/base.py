@@ -31,15 +31,22 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LabelWarning, check_excluded, check_labels, encode_labels, label_set_of
 from ..data.row_scaling import ROW_NORMS
-from ..data.validation import check_array, computed
+from ..data.validation import (
+    LabelWarning,
+    check_array,
+    check_excluded,
+    check_labels,
+    computed,
+    encode_labels,
+    label_set_of,
+)
 from ..errors import DataValidationError, DPConvexError, ParameterError
 from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget
 
 if TYPE_CHECKING:
-    from ..data.labels import LabelSet
+    from ..data.validation import LabelSet
     from ..objectives.losses import Loss
     from ..privacy.accounting.ledger import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
@@ -121,7 +128,7 @@ PARAMETER_DOCS = {
         None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
         pandas Categorical), else reads it from y with a
         :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public" in the certificate;
-        :mod:`dpconvex.data.labels`).
+        :mod:`dpconvex.data.validation`).
 """,
 }
 
@@ -248,7 +255,7 @@ class FitContext:
     excluded : ndarray of bool or None
         Records left out of the fit (the front door's validation rows), one entry
         per record: their labels are not read past the encoding and their rows
-        contribute no loss (:func:`dpconvex.data.labels.encode_labels`).
+        contribute no loss (:func:`dpconvex.data.validation.encode_labels`).
     held : bool
         The fit runs inside another fit's budget hold, which compared δ with 1/n
         (:func:`~dpconvex.privacy.accounting.hold_budget`).
@@ -294,7 +301,7 @@ class FitContext:
         """This context with one label-set warning for the fits inside it.
 
         The caller's, if it has one (marked issued when ``issued``); otherwise a new
-        :class:`~dpconvex.data.labels.LabelWarning`.
+        :class:`~dpconvex.data.validation.LabelWarning`.
         """
         if self.label_warning is not None:
             if issued:

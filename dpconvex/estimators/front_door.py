@@ -31,8 +31,7 @@ from .._validation import (
     noise_source,
     with_feature_names,
 )
-from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels
-from ..data.validation import computed
+from ..data.validation import LABEL_POLICY, check_labels, computed, declared_classes, encode_labels
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
 from ..privacy.accounting import hold_budget
 from ..privacy.budget import has_positive_delta

@@ -43,12 +43,19 @@ from .._validation import (
     is_dask_collection,
     noise_source,
 )
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
-from ..data.validation import as_design, check_array, computed
+from ..data.validation import (
+    LABEL_POLICY,
+    as_design,
+    check_array,
+    check_labels,
+    computed,
+    encode_labels,
+    zero_rows,
+)
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
@@ -264,7 +271,7 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: n
     Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||,
     :func:`~dpconvex.data.operators.unit_scale`): the per-record maps of
     :func:`~dpconvex.data.preprocess.clip_rows`, :func:`~dpconvex.data.preprocess.add_intercept`
-    and :func:`~dpconvex.data.labels.zero_rows` (docs/privacy/linear_erm.md#privacy-intercept,
+    and :func:`~dpconvex.data.validation.zero_rows` (docs/privacy/linear_erm.md#privacy-intercept,
     privacy-row-scaling); keep_i = 0 for the ``dropped`` records, whose products are then
     exactly 0. None for rows of another kind, or kept rows whose products could overflow
     (the guard and the count of clipped rows read the kept rows only).

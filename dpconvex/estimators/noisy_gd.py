@@ -39,9 +39,9 @@ from .._validation import (
     is_dask_collection,
     noise_source,
 )
-from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import DenseRows, ScaledRows
 from ..data.preprocess import clip_rows
+from ..data.validation import LABEL_POLICY, zero_rows
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING

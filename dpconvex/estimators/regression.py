@@ -49,8 +49,7 @@ from .._validation import (
     is_dask_collection,
     noise_source,
 )
-from ..data.labels import check_excluded
-from ..data.validation import check_array, computed
+from ..data.validation import check_array, check_excluded, computed
 from ..errors import DataValidationError, ParameterError, user_stacklevel
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.certificate import LabelSource

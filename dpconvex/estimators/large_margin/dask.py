@@ -21,8 +21,7 @@ import numpy as np
 
 from ...data.dask_gram import DaskGram
 from ...data.dask_rows import compute
-from ...data.labels import LabelSet, check_labels, encode_labels, zero_rows
-from ...data.validation import check_array, computed
+from ...data.validation import LabelSet, check_array, check_labels, computed, encode_labels, zero_rows
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
 from ...privacy.release import release

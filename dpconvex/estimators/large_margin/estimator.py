@@ -35,8 +35,7 @@ from ..._validation import (
     is_dask_collection,
     noise_source,
 )
-from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
-from ...data.validation import check_array
+from ...data.validation import LABEL_POLICY, LabelSet, check_array, check_labels, encode_labels, zero_rows
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism

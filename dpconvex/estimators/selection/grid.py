@@ -38,8 +38,7 @@ from ..._validation import (
     noise_source,
     with_feature_names,
 )
-from ...data.labels import LABEL_POLICY, check_labels, encode_labels
-from ...data.validation import check_array
+from ...data.validation import LABEL_POLICY, check_array, check_labels, encode_labels
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.accounting import hold_budget
 from ...privacy.budget import Budget
