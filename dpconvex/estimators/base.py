@@ -42,13 +42,12 @@ from ..data.validation import (
     label_set_of,
 )
 from ..errors import DataValidationError, DPConvexError, ParameterError
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import Budget
+from ..privacy.budget import Budget, hold_budget
 
 if TYPE_CHECKING:
     from ..data.validation import LabelSet
     from ..objectives.losses import Loss
-    from ..privacy.accounting.ledger import Spend
+    from ..privacy.budget import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
@@ -258,7 +257,7 @@ class FitContext:
         contribute no loss (:func:`dpconvex.data.validation.encode_labels`).
     held : bool
         The fit runs inside another fit's budget hold, which compared δ with 1/n
-        (:func:`~dpconvex.privacy.accounting.hold_budget`).
+        (:func:`~dpconvex.privacy.budget.hold_budget`).
     label_warning : LabelWarning or None
         The label-set warning shared by the fits of one fit made of fits (issued
         at most once); None: each read of a label set from y warns.
@@ -356,16 +355,16 @@ def _takes_context(estimator: Any) -> bool:
 @runtime_checkable
 class CertificateHold(Protocol):
     """The budget a fit holds while it releases
-    (:func:`~dpconvex.privacy.accounting.hold_budget`).
+    (:func:`~dpconvex.privacy.budget.hold_budget`).
 
-    A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or the
-    :class:`~dpconvex.privacy.accounting.ledger.Hold` that adds the fit's public certificate
+    A :class:`~dpconvex.privacy.budget.Reservation`, or the
+    :class:`~dpconvex.privacy.budget.Hold` that adds the fit's public certificate
     line before committing; the release commits its certificate's (ε, δ) to it once.
 
     Examples
     --------
     >>> from dpconvex import BudgetAccountant
-    >>> from dpconvex.privacy.accounting import reserve_budget
+    >>> from dpconvex.privacy.budget import reserve_budget
     >>> from dpconvex.estimators.base import CertificateHold
     >>> with reserve_budget(BudgetAccountant(epsilon=1.0), 0.5, label="model") as hold:
     ...     isinstance(hold, CertificateHold)

@@ -33,8 +33,7 @@ from .._validation import (
 )
 from ..data.validation import LABEL_POLICY, check_labels, computed, declared_classes, encode_labels
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import has_positive_delta
+from ..privacy.budget import has_positive_delta, hold_budget
 from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
     CENTROID,

@@ -32,8 +32,7 @@ from .._validation import (
 )
 from ..data.validation import check_array
 from ..errors import PrivacyError, PrivacyWarning
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import Budget, remaining
+from ..privacy.budget import Budget, hold_budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import Release, release

@@ -59,8 +59,7 @@ from ..data.validation import (
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import Budget, split_even
+from ..privacy.budget import Budget, hold_budget, split_even
 from ..privacy.certificate import RowMap, compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
@@ -89,7 +88,7 @@ if TYPE_CHECKING:
     import cvxpy as cp
     from numpy.typing import ArrayLike
 
-    from ..privacy.accounting.ledger import BudgetAccountant
+    from ..privacy.budget import BudgetAccountant
 
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]

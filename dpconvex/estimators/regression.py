@@ -205,9 +205,8 @@ class LabelRangeMixin:
         ``random_state``).
         """
         from .._validation import NoiseSource, feature_names_of, noise_source, with_feature_names
-        from ..privacy.accounting import hold_budget
         from ..privacy.bounds import check_range_budget, release_range
-        from ..privacy.budget import Budget
+        from ..privacy.budget import Budget, hold_budget
         from ..privacy.certificate import compose_sequential
 
         spec, epsilon, eps_label, inner = self._label_split()

@@ -19,7 +19,7 @@ import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics
 from dpconvex.data.validation import encode_labels
 from dpconvex.estimators.selection.random import PrivateRandomSearch
-from dpconvex.privacy.accounting import BudgetAccountant
+from dpconvex.privacy.budget import BudgetAccountant
 
 CLASSES = ["no", "yes"]
 

@@ -40,8 +40,7 @@ from ..._validation import (
 )
 from ...data.validation import LABEL_POLICY, check_array, check_labels, encode_labels
 from ...errors import DataValidationError, ParameterError, PrivacyError
-from ...privacy.accounting import hold_budget
-from ...privacy.budget import Budget
+from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
 from ...templates.statistics import SelectionTemplate
