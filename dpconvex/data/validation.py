@@ -19,7 +19,6 @@ docs/privacy/messages.md#privacy-unknown-labels).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
 import warnings
@@ -316,34 +315,21 @@ class LabelSet:
         Class index of each record (0 for the records in ``dropped``).
     outside : ndarray of bool
         Records whose label is not in ``classes`` (any only with ``unknown_labels="ignore"``).
-    source : {"parameter", "declared", "inferred"}
-        ``classes=``, the set declared with y, or read from y.
-    unknown_labels : {"raise", "ignore"}
-        The policy for labels outside a public set (:data:`UNKNOWN_LABELS`).
-    excluded : ndarray of bool or None
-        Records the caller left out of the fit (:func:`check_excluded`); None: none.
+    dropped : ndarray of bool
+        Records that contribute no loss: ``outside``, or left out of the fit by the caller
+        (:func:`check_excluded`). Their rows are zeroed by a per-row factor (X is not
+        copied), and the learners' storage choices and guards read the other rows only.
+    assumption : LabelSource
+        Where the label set came from (``classes=``, declared with y, or read from y:
+        :data:`INFERRED`) and the policy for labels outside it: the certificate's
+        ``label_source``.
     """
 
     classes: np.ndarray
     index: np.ndarray
     outside: np.ndarray
-    source: str = "parameter"
-    unknown_labels: str = "raise"
-    excluded: np.ndarray | None = None
-
-    @property
-    def dropped(self) -> np.ndarray:
-        """Records that contribute no loss: ``outside`` or ``excluded``. Their rows are
-        zeroed by a per-row factor (X is not copied), and the learners' storage choices and
-        guards read the other rows only."""
-        return self.outside if self.excluded is None else self.outside | self.excluded
-
-    @property
-    def assumption(self) -> LabelSource:
-        """Where the label set came from: the certificate's ``label_source``."""
-        if self.source == "inferred":
-            return INFERRED
-        return LabelSource(self.source, tuple(self.classes.tolist()), self.unknown_labels)
+    dropped: np.ndarray
+    assumption: LabelSource
 
     def signs(self) -> np.ndarray:
         """Binary labels as ±1: ``classes[1]`` is +1 (records outside the set: -1, zero rows)."""
@@ -421,7 +407,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
     unknown_labels : {"raise", "ignore"}, default="raise"
         A label outside a public set: refuse, or mark the record ``outside`` (row zeroed).
     excluded : ndarray of bool or None, default=None
-        Records left out of the fit (the front door's validation rows): :attr:`LabelSet.excluded`.
+        Records left out of the fit (the front door's validation rows): in :attr:`LabelSet.dropped`.
     warning : LabelWarning or None, default=None
         The label-set warning shared by the fits of one fit made of fits (None: warn).
 
@@ -446,8 +432,7 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
             warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
                           stacklevel=user_stacklevel())
         c, idx = _inferred_set(y, caller, binary)
-        labels = LabelSet(c, idx, np.zeros(len(y), dtype=bool), "inferred", unknown_labels,
-                          excluded)
+        outside, assumption = np.zeros(len(y), dtype=bool), INFERRED
     else:
         c, source = public
         values = np.asarray(y)
@@ -478,11 +463,11 @@ def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = Fa
                               int(np.sum(outside)), len(values), list(seen))
         if refuse:
             raise DataValidationError(_unknown_labels_message(caller, c, source))
-        labels = LabelSet(c, idx, outside, source, unknown_labels, excluded)
-    dropped = labels.dropped
+        assumption = LabelSource(source, tuple(c.tolist()), unknown_labels)
+    dropped = outside if excluded is None else outside | excluded
     if np.any(dropped):
-        return dataclasses.replace(labels, index=np.where(dropped, 0, labels.index))
-    return labels
+        idx = np.where(dropped, 0, idx)
+    return LabelSet(c, idx, outside, dropped, assumption)
 
 
 #: Up to this many numeric classes, integer labels are matched by one comparison per class
