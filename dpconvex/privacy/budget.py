@@ -597,9 +597,10 @@ def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: floa
         yield Hold(reservation, note)
 
 
+@dataclass(frozen=True)
 class Hold:
-    """What :func:`hold_budget` yields: the ledger's reservation (None: no ledger, nothing
-    charged) and the public line (δ >= 1/n) the certificate committed to it states.
+    """What :func:`hold_budget` yields: the ledger's ``reservation`` (None: no ledger, nothing
+    charged) and the public ``note`` (δ >= 1/n) the certificate committed to it states.
 
     Examples
     --------
@@ -609,15 +610,15 @@ class Hold:
     True
     """
 
-    def __init__(self, reservation: Reservation | None, note: str | None):
-        self._reservation, self._note = reservation, note
+    reservation: Reservation | None
+    note: str | None
 
     def commit_certificate(self, certificate: Certificate) -> Spend | None:
-        """State the line, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
-        if self._note is not None:
-            certificate.state(self._note)
-        return None if self._reservation is None else \
-            self._reservation.commit_certificate(certificate)
+        """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
+        if self.note is not None:
+            certificate.state(self.note)
+        return None if self.reservation is None else \
+            self.reservation.commit_certificate(certificate)
 
 class Reservation:
     """Budget held on a :class:`BudgetAccountant` by a release in progress.
