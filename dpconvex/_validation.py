@@ -565,13 +565,21 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
         )
 
 
+#: Entries per block of :func:`check_matrix_body`'s finiteness fallback (a 512 KB boolean
+#: mask at most).
+_FINITE_BLOCK = 1 << 19
+
+
 def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: int,
                       n_features: int | None) -> Any:
     """Shape and finiteness checks shared by dense, sparse and Dask input.
 
     ``values`` are the stored entries, or a function returning whether they are all finite
     (Dask: a pass over the data, made after the shape checks); a column count other than
-    the fitted one is refused in scikit-learn's words.
+    the fitted one is refused in scikit-learn's words. The entries are checked without an
+    n x p boolean mask: a finite sum has no NaN or infinity among its terms (either makes
+    it NaN or infinite), so one reduction answers for most arrays; a sum that is not finite
+    (a non-finite entry, or finite ones that overflow it) is decided block by block.
     """
     if A.shape[0] < min_samples:
         raise DataValidationError(
@@ -586,34 +594,23 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
             f"{name} has {A.shape[1]} features, but {caller.split('.')[0]} is expecting "
             f"{n_features} features as input (the number seen in fit)."
         )
-    if not (values() if callable(values) else _all_finite(values)):  # the message counts nothing
+    if callable(values):
+        finite = values()
+    else:
+        v = np.asarray(values)
+        with np.errstate(over="ignore", invalid="ignore"):  # an int sum may wrap: still finite
+            finite = v.size == 0 or bool(np.isfinite(np.sum(v)))
+        if not finite:
+            flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
+            step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
+            finite = all(bool(np.isfinite(flat[a:a + step]).all())
+                         for a in range(0, flat.shape[0], step))
+    if not finite:  # the message counts nothing
         raise DataValidationError(
             f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
             "fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     return A
-
-
-#: Entries per block of :func:`_all_finite`'s fallback (a 512 KB boolean mask at most).
-_FINITE_BLOCK = 1 << 19
-
-
-def _all_finite(values: Any) -> bool:
-    """Whether every entry is finite, without an n x p boolean mask.
-
-    A finite sum has no NaN or infinity among its terms (either makes it NaN or
-    infinite), so one reduction answers for most arrays; a sum that is not finite
-    (a non-finite entry, or finite ones that overflow it) is decided block by block.
-    """
-    v = np.asarray(values)
-    if v.dtype.kind not in "fc":
-        return bool(np.all(np.isfinite(v)))
-    with np.errstate(over="ignore", invalid="ignore"):
-        if v.size == 0 or np.isfinite(np.sum(v)):
-            return True
-    flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
-    step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
-    return all(bool(np.isfinite(flat[a:a + step]).all()) for a in range(0, flat.shape[0], step))
 
 
 def _reject_masked(A: Any, caller: str, name: str) -> None:
