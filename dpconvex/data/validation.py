@@ -55,6 +55,7 @@ __all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "La
            "label_set_of", "zero_rows"]
 
 
+# ------------------------------------------------------------------ the rows X
 def computed(x: Any) -> Any:
     """``x``, or for a Dask collection its value, computed within the cluster timeouts.
 
@@ -143,7 +144,7 @@ def as_design(X: Any) -> DesignOperator:
     return DenseRows(X)
 
 
-# ------------------------------------------------------------- the label set
+# ------------------------------------------------------ the public label set
 #: The certificate's label source when the label set is read from the data.
 INFERRED = LabelSource("inferred")
 
