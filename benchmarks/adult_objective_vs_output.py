@@ -28,7 +28,7 @@ import harness  # benchmarks/ is the script's folder, first on sys.path
 import numpy as np
 
 import dpconvex as dp
-from dpconvex._random import NoiseSource
+from dpconvex._validation import NoiseSource
 from dpconvex.estimators.base import NO_CONTEXT, fit_with
 
 FIGURE = harness.ROOT / "docs" / "img" / "adult_error_vs_epsilon.png"

@@ -92,7 +92,7 @@ from sklearn.linear_model import LogisticRegression
 import dpconvex as dp
 import dpconvex.datasets.uci as uci
 import dpconvex.estimators.large_margin.learners as large_margin_learners
-from dpconvex._random import check_random_state
+from dpconvex._validation import check_random_state
 from dpconvex.datasets import get_data_home, load_adult, load_breast_cancer_wisconsin, load_kddcup99
 from dpconvex.datasets.schemas import KDDCUP99_SCHEMA
 from dpconvex.objectives.losses import get_loss

@@ -99,7 +99,7 @@ def adult_worker(spec: dict) -> dict:
     """
     import dpconvex as dp
     from dpconvex._diagnostics import collect_diagnostics  # noqa: F401
-    from dpconvex._random import NoiseSource
+    from dpconvex._validation import NoiseSource
     from dpconvex.estimators.base import NO_CONTEXT, fit_with
 
     try:

@@ -19,7 +19,7 @@ __version__ = "0.2.0"
 #: Public name -> submodule that defines it.
 _EXPORTS: dict[str, str] = {
     "Budget": "privacy.budget",
-    "BudgetAccountant": "privacy.accounting",
+    "BudgetAccountant": "privacy.budget",
     **dict.fromkeys(("Certificate", "Condition"), "privacy.certificate"),
     **dict.fromkeys((
         "BudgetError", "BudgetPickleError", "BudgetProcessError", "DPConvexError", "DataTypeError",

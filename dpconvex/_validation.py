@@ -1,4 +1,13 @@
-"""Parameter and data validation shared by every estimator (scikit-learn message style)."""
+"""Parameter and data validation shared by every estimator (scikit-learn message style).
+
+Random-number generators are parameters too, and this is the one place that hands out the
+noise of a fit. A fitted model never holds a generator (whoever holds the model or its pickle
+could replay the noise of the release): an estimator's ``random_state`` is None or a non-negative int
+(:func:`check_seed`), every fit takes its generator from :func:`noise_source`, a
+meta-estimator hands its sub-fits a :class:`NoiseSource` as an argument, and function-level
+APIs that do not keep their generator accept one through :func:`check_random_state`
+(docs/privacy/accuracy_randomness.md#privacy-accuracy-randomness, "No generator on a model").
+"""
 
 from __future__ import annotations
 
@@ -7,6 +16,7 @@ import datetime
 import functools
 import math
 import numbers
+import random
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -143,6 +153,101 @@ def check_bool(name: str, value: Any, owner: str) -> bool:
     return Bool().check(name, value, owner)
 
 
+# ---------------------------------------------------------------- random-number generators
+#: What the function-level APIs accept as ``random_state``.
+RandomStateLike = None | int | np.random.Generator
+
+#: Objects whose state replays a stream of random numbers: never stored on a model.
+GENERATOR_TYPES: tuple[type, ...] = (
+    np.random.Generator, np.random.BitGenerator, np.random.bit_generator.ISeedSequence,
+    np.random.RandomState, random.Random)
+
+
+def check_random_state(random_state: RandomStateLike, caller: str,
+                       name: str = "random_state") -> np.random.Generator:
+    """Turn a function-level ``random_state`` into a :class:`numpy.random.Generator`.
+
+    For APIs that do not keep it. None: seeded from the OS (the only choice fit for a release);
+    an int or a Generator (used as is) makes the draw reproducible.
+
+    .. warning:: A fixed seed makes the noise predictable to anyone who knows
+       it; a model trained with a published seed is not private.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
+            and int(random_state) >= 0:
+        return np.random.default_rng(int(random_state))
+    raise ParameterError(
+        f"The '{name}' argument of {caller} must be None (seed from the OS), a non-negative "
+        f"int or a numpy.random.Generator. Got {random_state!r} instead."
+    )
+
+
+def check_seed(random_state: Any, owner: str) -> int | None:
+    """Validate an estimator's ``random_state`` (``owner``: its name): None or a non-negative int.
+
+    Anything else, a generator (:data:`GENERATOR_TYPES`) included, raises :class:`ParameterError`.
+    """
+    if random_state is None:
+        return None
+    if isinstance(random_state, GENERATOR_TYPES):
+        raise ParameterError(
+            f"The 'random_state' parameter of {owner} must be None (noise seeded from the OS, "
+            f"for a release) or a non-negative int (a reproducible seed, for experiments). Got "
+            f"a {type(random_state).__name__}: an estimator keeps its parameters, and a "
+            "generator kept on a model lets whoever holds the model or its pickle replay the "
+            "noise of the release. Pass None or an int; to draw several fits from one "
+            "generator, use dpconvex.epsilon_sweep(..., random_state=generator).")
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) \
+            and int(random_state) >= 0:
+        return int(random_state)
+    raise ParameterError(
+        f"The 'random_state' parameter of {owner} must be None (noise seeded from the OS) or "
+        f"a non-negative int. Got {random_state!r} instead.")
+
+
+@dataclass(frozen=True)
+class NoiseSource:
+    """The generator one fit draws from, and whether the caller seeded it.
+
+    Attributes
+    ----------
+    rng : numpy.random.Generator
+        Used during the fit only; never stored.
+    seeded : bool
+        True when the caller fixed the seed: the certificate says the noise is reproducible.
+    """
+
+    rng: np.random.Generator
+    seeded: bool
+
+
+def noise_source(owner: Any, given: NoiseSource | None = None) -> NoiseSource:
+    """The generator a fit of ``owner`` draws its noise from.
+
+    ``given`` (a meta-estimator's) if any, else a new one from ``owner.random_state``,
+    validated either way (:func:`check_seed`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateLogisticRegression
+    >>> from dpconvex._validation import NoiseSource, noise_source
+    >>> noise_source(PrivateLogisticRegression(random_state=3)).seeded
+    True
+    >>> given = NoiseSource(np.random.default_rng(0), seeded=False)
+    >>> noise_source(PrivateLogisticRegression(random_state=3), given) is given
+    True
+    """
+    seed = check_seed(getattr(owner, "random_state", None), type(owner).__name__)
+    if given is not None:
+        return given
+    return NoiseSource(np.random.default_rng(seed), seed is not None)
+
+
 # ---------------------------------------------------------------- parameter constraints
 class Constraint:
     """A rule on one estimator parameter: the check of ``_parameter_constraints`` and its doc.
@@ -179,7 +284,7 @@ class Rule(Constraint):
     :class:`Optional` and :class:`Auto` build.
 
     ``kind`` is "float" (:func:`check_float` on the interval), "int" (:func:`check_int`),
-    "bool", "options" (one of ``values``), "seed" (:func:`dpconvex._random.check_seed`),
+    "bool", "options" (one of ``values``), "seed" (:func:`check_seed`),
     "callable" (``why`` says what it is called with and returns), "elsewhere" (no check
     here) or "custom" (``inner``'s check); ``why`` is also the reason for an int's cap, the
     meaning of the options, or where an unchecked parameter is checked.
@@ -221,8 +326,6 @@ class Rule(Constraint):
                 return check_int(name, value, owner, low=int(self.low), high=int(self.high),
                                  why=self.why)
             if kind == "seed":
-                from ._random import check_seed
-
                 return check_seed(value, owner)
             if kind == "custom":
                 return self.inner.check(name, value, owner)  # type: ignore[union-attr]
@@ -316,7 +419,7 @@ class Bool(Rule):
 
 
 class Seed(Rule):
-    """None or a non-negative int, by :func:`dpconvex._random.check_seed` (no generator)."""
+    """None or a non-negative int, by :func:`check_seed` (no generator)."""
 
     def __init__(self) -> None:
         super().__init__("seed")
@@ -462,13 +565,21 @@ def check_numeric_dtype(raw: np.ndarray, caller: str, name: str = "X") -> None:
         )
 
 
+#: Entries per block of :func:`check_matrix_body`'s finiteness fallback (a 512 KB boolean
+#: mask at most).
+_FINITE_BLOCK = 1 << 19
+
+
 def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: int,
                       n_features: int | None) -> Any:
     """Shape and finiteness checks shared by dense, sparse and Dask input.
 
     ``values`` are the stored entries, or a function returning whether they are all finite
     (Dask: a pass over the data, made after the shape checks); a column count other than
-    the fitted one is refused in scikit-learn's words.
+    the fitted one is refused in scikit-learn's words. The entries are checked without an
+    n x p boolean mask: a finite sum has no NaN or infinity among its terms (either makes
+    it NaN or infinite), so one reduction answers for most arrays; a sum that is not finite
+    (a non-finite entry, or finite ones that overflow it) is decided block by block.
     """
     if A.shape[0] < min_samples:
         raise DataValidationError(
@@ -483,34 +594,23 @@ def check_matrix_body(A: Any, values: Any, caller: str, name: str, min_samples: 
             f"{name} has {A.shape[1]} features, but {caller.split('.')[0]} is expecting "
             f"{n_features} features as input (the number seen in fit)."
         )
-    if not (values() if callable(values) else _all_finite(values)):  # the message counts nothing
+    if callable(values):
+        finite = values()
+    else:
+        v = np.asarray(values)
+        with np.errstate(over="ignore", invalid="ignore"):  # an int sum may wrap: still finite
+            finite = v.size == 0 or bool(np.isfinite(np.sum(v)))
+        if not finite:
+            flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
+            step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
+            finite = all(bool(np.isfinite(flat[a:a + step]).all())
+                         for a in range(0, flat.shape[0], step))
+    if not finite:  # the message counts nothing
         raise DataValidationError(
             f"{caller}: {name} contains NaN or infinite values. Impute or drop them before "
             "fitting (with a public rule: imputing from data statistics costs privacy)."
         )
     return A
-
-
-#: Entries per block of :func:`_all_finite`'s fallback (a 512 KB boolean mask at most).
-_FINITE_BLOCK = 1 << 19
-
-
-def _all_finite(values: Any) -> bool:
-    """Whether every entry is finite, without an n x p boolean mask.
-
-    A finite sum has no NaN or infinity among its terms (either makes it NaN or
-    infinite), so one reduction answers for most arrays; a sum that is not finite
-    (a non-finite entry, or finite ones that overflow it) is decided block by block.
-    """
-    v = np.asarray(values)
-    if v.dtype.kind not in "fc":
-        return bool(np.all(np.isfinite(v)))
-    with np.errstate(over="ignore", invalid="ignore"):
-        if v.size == 0 or np.isfinite(np.sum(v)):
-            return True
-    flat = v.reshape(v.shape[0], -1) if v.ndim > 1 else v.reshape(-1, 1)
-    step = max(1, _FINITE_BLOCK // max(flat.shape[1], 1))
-    return all(bool(np.isfinite(flat[a:a + step]).all()) for a in range(0, flat.shape[0], step))
 
 
 def _reject_masked(A: Any, caller: str, name: str) -> None:

@@ -58,7 +58,7 @@ def loopback_client(preload: str):
 def fit_drawing_from(est, rng, *args):
     """``est.fit(*args)`` with its noise drawn from the generator ``rng`` (several fits share
     one stream in order). The generator is handed to the fit, never stored on the model."""
-    from dpconvex._random import NoiseSource
+    from dpconvex._validation import NoiseSource
     from dpconvex.estimators.base import NO_CONTEXT, fit_with
 
     return fit_with(est, *args, NO_CONTEXT, [(est, NoiseSource(rng, seeded=True))])

@@ -1,11 +1,11 @@
 """Every public name has a page in the API reference (docs/api/*.rst), without building the site.
 
 The public names are ``dpconvex.__all__``, the ``__all__`` of every public
-package of dpconvex and of ``dpconvex.errors``; a package without its own
-``__all__`` (``dpconvex.privacy``, ``dpconvex.privacy.rules``) exports through
-its public modules, whose ``__all__`` count instead. A name is covered when an
-``autosummary`` entry of docs/api/ resolves to the same object (one page per
-object: ``dpconvex.PublicSchema`` and ``dpconvex.data.PublicSchema`` share it).
+package of dpconvex and of ``dpconvex.errors``; a package without its own ``__all__``
+(``dpconvex.privacy``, its ``accounting`` and ``rules``) exports through its public modules,
+whose ``__all__`` count instead. A name is covered when an ``autosummary`` entry of
+docs/api/ resolves to the same object (one page per object: ``dpconvex.PublicSchema`` and
+``dpconvex.data.PublicSchema`` share it).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_every_autosummary_entry_imports():
 def test_public_modules_found():
     modules = _public_modules()
     for expected in ("dpconvex", "dpconvex.audit", "dpconvex.data", "dpconvex.datasets", "dpconvex.errors",
-                     "dpconvex.estimators", "dpconvex.objectives", "dpconvex.privacy.accounting",
+                     "dpconvex.estimators", "dpconvex.objectives", "dpconvex.privacy.accounting.gaussian",
                      "dpconvex.privacy.mechanisms", "dpconvex.privacy.budget", "dpconvex.privacy.rules.lam",
                      "dpconvex.runs", "dpconvex.solvers", "dpconvex.templates"):
         assert expected in modules

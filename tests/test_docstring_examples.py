@@ -23,12 +23,10 @@ MODULES = (
     "dpconvex.datasets",
     "dpconvex.errors",
     "dpconvex.estimators",
-    # the privacy layer (dpconvex.privacy and dpconvex.privacy.rules have no __all__ of
+    # the privacy layer (dpconvex.privacy, its accounting and its rules have no __all__ of
     # their own: their modules are listed), templates, objectives, solvers and runs
-    "dpconvex.privacy.accounting",
     "dpconvex.privacy.accounting.analytic_gaussian",
     "dpconvex.privacy.accounting.gaussian",
-    "dpconvex.privacy.accounting.ledger",
     "dpconvex.privacy.accounting.objective_gaussian",
     "dpconvex.privacy.budget",
     "dpconvex.privacy.certificate",
@@ -81,10 +79,9 @@ _CONSTANT = ("a constant (number, string, tuple, array) or a registry dict, docu
 #: The constants and registries exported by the privacy layer, templates, objectives,
 #: solvers and runs (module -> names).
 _PRIVACY_LAYER_CONSTANTS: dict[str, tuple[str, ...]] = {
-    "dpconvex.privacy.accounting": ("BUDGET_RTOL",),
     "dpconvex.privacy.accounting.analytic_gaussian": ("ANALYTIC_RTOL",),
     "dpconvex.privacy.accounting.gaussian": ("ACCOUNTING", "PLD_MAX_POINTS"),
-    "dpconvex.privacy.accounting.ledger": ("BUDGET_RTOL",),
+    "dpconvex.privacy.budget": ("BUDGET_RTOL",),
     "dpconvex.privacy.checks": ("FORM_RTOL", "PROBE_RTOL"),
     "dpconvex.privacy.mechanisms": ("MECHANISMS", "PLACEMENTS"),
     "dpconvex.privacy.mechanisms.base": ("MECHANISMS", "PLACEMENTS"),

@@ -17,8 +17,8 @@ import pytest
 from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
-from dpconvex._random import NoiseSource
-from dpconvex.data.labels import LabelWarning
+from dpconvex._validation import NoiseSource
+from dpconvex.data.validation import LabelWarning
 from dpconvex.estimators.base import NO_CONTEXT, FitContext, fit_with
 
 PACKAGE = Path(dp.__file__).parent

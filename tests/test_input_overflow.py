@@ -16,10 +16,9 @@ import pytest
 
 import dpconvex as dp
 from dpconvex._validation import MAX_MAGNITUDE, MIN_MAGNITUDE, check_float
-from dpconvex.data.labels import check_labels
 from dpconvex.data.operators import row_norms
 from dpconvex.data.preprocess import clip_rows
-from dpconvex.data.validation import check_array
+from dpconvex.data.validation import check_array, check_labels
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyError
 from dpconvex.privacy import noise
 

@@ -37,7 +37,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
-from dpconvex._random import NoiseSource, noise_source
+from dpconvex._validation import NoiseSource, noise_source
 from dpconvex.audit import EstimatorMechanism, audit, epsilon_lower_bound, linear_erm_pair
 from dpconvex.estimators.base import NO_CONTEXT, fit_with
 from dpconvex.estimators.selection.random import PrivateRandomSearch

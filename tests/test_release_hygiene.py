@@ -31,7 +31,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics, record_diagnostic
-from dpconvex.data.labels import INFERRED, LabelArray, declared_classes
+from dpconvex.data.validation import INFERRED, LabelArray, declared_classes
 from dpconvex.estimators.base import FitContext
 from dpconvex.estimators.selection.random import PrivateRandomSearch
 from dpconvex.objectives.losses import HuberHinge

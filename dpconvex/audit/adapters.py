@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from .._random import NoiseSource
-from .._validation import check_float, check_int, check_option
+from .._validation import NoiseSource, check_float, check_int, check_option
 from ..data.preprocess import clip_rows
 from ..data.validation import check_array
 from ..errors import ParameterError
@@ -523,7 +522,7 @@ class NoisyGDMechanism(Sampled):
 
     def prepare(self, data: Data) -> EmpiricalRiskTemplate:
         """The template of ``data`` (clipped rows with intercept, ±1 labels), cached."""
-        from ..data.labels import encode_labels, zero_rows
+        from ..data.validation import encode_labels, zero_rows
 
         X, _ = _data(data, type(self).__name__, labels=False)
         key = data_key(X, np.asarray(data[1]))

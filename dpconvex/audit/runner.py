@@ -29,8 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .._random import RandomStateLike, check_random_state
-from .._validation import check_float, check_int, check_option
+from .._validation import RandomStateLike, check_float, check_int, check_option, check_random_state
 from ..errors import ParameterError
 from ..solvers.base import single_threaded
 from .bounds import DIRECTIONS, bound_at, check_confidence, check_delta

@@ -1,28 +1,61 @@
-"""The rows X in any supported form (dense, SciPy sparse, Dask): checked and wrapped.
+"""Checks of the rows X and the labels y, in any supported form: validated, wrapped, encoded.
 
-:func:`check_array` validates a design matrix without densifying it and
+The rows: :func:`check_array` validates a design matrix without densifying it and
 :func:`as_design` wraps it as a design operator; both dispatch on the form, importing
 Dask only for Dask input. The dense checks are
 :func:`dpconvex._validation.check_numeric_dtype` and
 :func:`~dpconvex._validation.check_matrix_body`, the sparse ones
 :func:`~dpconvex.data.operators.check_sparse`, the Dask ones
 :func:`~dpconvex.data.dask_rows.check_dask` (imported only for Dask input).
+
+The labels: the label set of a classifier is a public parameter, never read from one record.
+It fixes the class count C (the model's shape, the noise dimension, the sensitivity), the
+label → index map and the +1 label of a binary model. A fit takes it from ``classes=``, else
+from a set declared with y (:class:`LabelArray`, a pandas categorical), else from y with one
+:class:`~dpconvex.errors.PrivacyLeakWarning` (label source :data:`INFERRED`); labels outside a
+public set follow ``unknown_labels`` (docs/privacy/messages.md#privacy-messages,
+docs/privacy/messages.md#privacy-unknown-labels).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import DataConversionWarning
 
-from .._validation import _reject_masked, check_matrix_body, check_numeric_dtype, is_dask_collection
-from ..errors import DataTypeError, DataValidationError
+from .._diagnostics import diagnostics_open, record_diagnostic
+from .._validation import (
+    Options,
+    _is_missing_type,
+    _reject_masked,
+    check_matrix_body,
+    check_numeric_dtype,
+    is_dask_collection,
+)
+from ..errors import (
+    DataTypeError,
+    DataValidationError,
+    ParameterError,
+    PrivacyLeakWarning,
+    user_stacklevel,
+)
+from ..privacy.certificate import LabelSource
 from .operators import CSRRows, DenseRows, DesignOperator, ScaledRows, check_sparse
+from .ranged_rows import PublicArray
 
-__all__ = ["as_design", "check_array", "computed"]
+__all__ = ["INFERRED", "INFERRED_WARNING", "LABEL_POLICY", "UNKNOWN_LABELS", "LabelArray",
+           "LabelSet", "LabelWarning", "as_design", "check_array", "check_classes",
+           "check_excluded", "check_labels", "computed", "declared_classes", "encode_labels",
+           "label_set_of", "zero_rows"]
 
 
+# ------------------------------------------------------------------ the rows X
 def computed(x: Any) -> Any:
     """``x``, or for a Dask collection its value, computed within the cluster timeouts.
 
@@ -109,3 +142,513 @@ def as_design(X: Any) -> DesignOperator:
     if sp.issparse(X):
         return CSRRows(X)
     return DenseRows(X)
+
+
+# ------------------------------------------------------ the public label set
+#: The certificate's label source when the label set is read from the data.
+INFERRED = LabelSource("inferred")
+
+#: The text of the :class:`~dpconvex.errors.PrivacyLeakWarning` (after the owner's name).
+INFERRED_WARNING = (
+    "the label set was read from the data (classes=None) and is treated as public: it fixes "
+    "the model's classes, so one record with a new label changes the released model. Pass the "
+    "public label set, e.g. classes=[0, 1] (or y as the dpconvex.datasets loaders return it, "
+    "or a pandas Categorical with the public categories)."
+)
+
+#: The values of the estimators' ``unknown_labels`` parameter: refuse a fit with a label
+#: outside the public label set, or fit with such records contributing no loss.
+UNKNOWN_LABELS = ("raise", "ignore")
+
+
+#: The rule of the estimators' ``unknown_labels`` parameter (a ``_parameter_constraints``
+#: entry): one of :data:`UNKNOWN_LABELS`.
+LABEL_POLICY = Options(UNKNOWN_LABELS, meaning=(
+    "'raise' refuses a fit where a label of y is outside classes=, 'ignore' fits with those "
+    "records contributing no loss"))
+
+
+class LabelArray(PublicArray):
+    """Labels that carry their public label set (``classes``): a NumPy array in every other way.
+
+    The bundled loaders return y so: a fit on their labels needs no ``classes=``. Slices,
+    fancy indexing, copies and pickles keep the set (in class-index order); ufuncs and
+    reductions (``y == 1``, ``y.sum()``) give plain arrays and scalars; a conversion between
+    numbers and strings drops it, as does ``np.asarray(y)``.
+
+    Examples
+    --------
+    >>> y = LabelArray([0, 1, 1], classes=[0, 1])
+    >>> y[:2].classes.tolist(), type(y == 1).__name__
+    ([0, 1], 'ndarray')
+    """
+
+    fact = "classes"
+    classes: np.ndarray | None
+
+    def __new__(cls, values: Any, classes: Any) -> LabelArray:
+        return super().__new__(cls, values, np.array(list(classes)))  # type: ignore[return-value]
+
+    def __array_finalize__(self, obj: Any) -> None:
+        if obj is None:
+            return
+        c = getattr(obj, "classes", None)
+        same = (self.dtype.kind == obj.dtype.kind
+                or (self.dtype.kind in "biuf" and obj.dtype.kind in "biuf"))
+        self.classes = c if same else None
+
+
+def declared_classes(y: Any) -> np.ndarray | None:
+    """The label set declared with ``y`` (a :class:`LabelArray`, a pandas categorical), or None."""
+    if isinstance(y, LabelArray):
+        return None if y.classes is None else np.asarray(y.classes)
+    dtype = getattr(y, "dtype", None)
+    if type(dtype).__name__ == "CategoricalDtype" and type(dtype).__module__.startswith("pandas"):
+        return np.asarray(dtype.categories)
+    return None
+
+
+def _kind(t: type) -> str:
+    """The kind of a label's type: "str", "number" (labels of one kind sort), or its name."""
+    if issubclass(t, (str, np.str_)):
+        return "str"
+    if issubclass(t, (numbers.Number, np.number, np.bool_)):
+        return "number"
+    return t.__name__
+
+
+#: How :func:`check_classes` names the ``classes=`` parameter (its default ``source``).
+_PARAMETER = "'classes' parameter"
+
+
+def _refuse(caller: str, source: str, shown: Any, why: str) -> ParameterError:
+    """A malformed label set: scikit-learn's parameter form for ``classes=``, else ``caller``'s."""
+    if source == _PARAMETER:
+        return ParameterError(f"The 'classes' parameter of {caller.split('.')[0]} {why}. "
+                              f"Got {shown!r} instead.")
+    return ParameterError(f"{caller}: the {source} {why}. Got {shown!r} instead.")
+
+
+def check_classes(classes: Any, caller: str, binary: bool = False, *,
+                  source: str = _PARAMETER) -> np.ndarray:
+    """Validate a public label set (in class-index order); return it as a 1-D array.
+
+    Refused with a :class:`ParameterError` (in scikit-learn's words, naming the class of
+    ``caller`` "Owner.method", for ``classes=``; else naming ``source``): not a sequence,
+    fewer than two labels (not two when ``binary``), a missing value (None, NaN, pandas NA),
+    an infinite or non-integer float, complex numbers or bytes, labels of mixed types, or a
+    repeated label.
+    """
+    if isinstance(classes, (str, bytes)) or not hasattr(classes, "__iter__"):
+        raise _refuse(caller, source, classes, "must be None or a sequence of labels")
+    values = list(classes)
+    for v in values:
+        t = type(v)
+        if v is None or (t.__module__.startswith("pandas") and t.__name__ in ("NAType", "NaTType")):
+            raise _refuse(caller, source, classes, "has a missing value (None or pandas NA): a "
+                          "missing label cannot be a class; list real labels")
+        if isinstance(v, (complex, np.complexfloating)) or isinstance(v, (bytes, np.bytes_)):
+            raise _refuse(caller, source, classes, f"has a label of type {t.__name__}; class "
+                          "labels are ints, floats with integer values, or strings")
+        if isinstance(v, (float, np.floating)) and not (math.isfinite(v) and v == round(v)):
+            raise _refuse(caller, source, classes, "has a NaN, infinite or non-integer float "
+                          "label; class labels are ints, floats with integer values, or strings")
+        try:
+            hash(v)
+        except TypeError:
+            raise _refuse(caller, source, classes, f"has an unhashable label of type {t.__name__}; "
+                          "list ints or strings") from None
+    kinds = set(map(_kind, map(type, values)))
+    if len(kinds) > 1:
+        raise _refuse(caller, source, classes, f"mixes label types ({', '.join(sorted(kinds))}); "
+                      "use labels of one type, as in y (e.g. all str or all numbers)")
+    c = np.asarray(values, dtype=object if kinds - {"str", "number"} else None)
+    if c.ndim != 1 or c.size < 2:
+        raise _refuse(caller, source, classes, "must list at least two labels")
+    if binary and c.size != 2:
+        raise _refuse(caller, source, classes, "must list exactly two labels: only binary "
+                      f"classification is supported by {caller.split('.')[0]}; for more classes "
+                      "train one model per class and split epsilon between them (sequential "
+                      "composition)")
+    if len(set(c.tolist())) != c.size:
+        raise _refuse(caller, source, classes, "has repeated labels")
+    return c
+
+
+# ------------------------------------------------------- one warning per fit
+class LabelWarning:
+    """The label-set warning of one fit made of fits (a search, a sweep, a front door and its
+    learner), handed to the fits inside it (:class:`~dpconvex.estimators.base.FitContext`):
+    only the first read of the set from y warns (``issued=True``: the caller has warned).
+
+    Examples
+    --------
+    >>> once = LabelWarning()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     for _ in range(3):
+    ...         _ = encode_labels(np.array([0, 1, 1]), None, "Doc.fit", warning=once)
+    >>> len(caught), once.issued
+    (1, True)
+    """
+
+    __slots__ = ("issued",)
+
+    def __init__(self, issued: bool = False):
+        self.issued = bool(issued)
+
+    def __repr__(self) -> str:
+        return f"LabelWarning(issued={self.issued})"
+
+
+
+
+# ------------------------------------------------------------- label sets
+@dataclass(frozen=True)
+class LabelSet:
+    """The label set of a fit and the encoded labels.
+
+    Attributes
+    ----------
+    classes : ndarray
+        The label set, in class-index order.
+    index : ndarray of int
+        Class index of each record (0 for the records in ``dropped``).
+    outside : ndarray of bool
+        Records whose label is not in ``classes`` (any only with ``unknown_labels="ignore"``).
+    dropped : ndarray of bool
+        Records that contribute no loss: ``outside``, or left out of the fit by the caller
+        (:func:`check_excluded`). Their rows are zeroed by a per-row factor (X is not
+        copied), and the learners' storage choices and guards read the other rows only.
+    assumption : LabelSource
+        Where the label set came from (``classes=``, declared with y, or read from y:
+        :data:`INFERRED`) and the policy for labels outside it: the certificate's
+        ``label_source``.
+    """
+
+    classes: np.ndarray
+    index: np.ndarray
+    outside: np.ndarray
+    dropped: np.ndarray
+    assumption: LabelSource
+
+    def signs(self) -> np.ndarray:
+        """Binary labels as ±1: ``classes[1]`` is +1 (records outside the set: -1, zero rows)."""
+        return np.where(self.index == 1, 1.0, -1.0)
+
+
+def _inferred_set(y: np.ndarray, caller: str, binary: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(np.unique(y), inverse) with the named errors; no warning."""
+    try:
+        c, idx = np.unique(np.asarray(y), return_inverse=True)
+    except TypeError:
+        raise DataValidationError(
+            f"{caller}: the labels in y cannot be sorted (mixed types?); use labels of one "
+            "type (all str or all numbers), or pass classes=[...]."
+        ) from None
+    if binary and c.size > 2:
+        raise DataValidationError(
+            f"{caller}: only binary classification is supported; y has more than two "
+            "classes. Map the labels to two classes, or train one model per class and "
+            "split epsilon between them (sequential composition)."
+        )
+    if c.size < 2:
+        raise DataValidationError(
+            f"{caller}: could not read the label set from y (it needs "
+            f"{'exactly two' if binary else 'at least two'} classes there). Pass the public "
+            "label set, e.g. classes=[0, 1]: then nothing about the labels is read from the "
+            "data and a class without records still gets a model."
+        )
+    return c, idx.ravel().astype(np.int64)
+
+
+def _public_set(y: Any, classes: Any, caller: str, binary: bool) -> tuple[np.ndarray, str] | None:
+    """The public label set and its source (None: the set must be read from y)."""
+    declared = declared_classes(y)
+    if declared is not None:
+        declared = check_classes(declared, caller, binary and classes is None,
+                                 source="label set declared with y")
+    if classes is None:
+        return None if declared is None else (declared, "declared")
+    c = check_classes(classes, caller, binary)
+    if declared is not None and set(c.tolist()) != set(declared.tolist()):
+        raise ParameterError(
+            f"The 'classes' parameter of {caller.split('.')[0]} lists {c.tolist()!r}, but y "
+            f"declares the label set {declared.tolist()!r} (a dpconvex.datasets loader's labels, "
+            "or a pandas Categorical's categories). Pass classes= with the same labels or leave it None; "
+            "for another label set pass the labels as a plain array, np.asarray(y)."
+        )
+    return c, "parameter"
+
+
+def label_set_of(y: Any, classes: Any, caller: str) -> np.ndarray | None:
+    """The label set a fit on validated labels ``y`` would use (for choosing one-vs-rest or
+    binary before it), without warning or encoding; None when the fit would refuse it."""
+    try:
+        public = _public_set(y, classes, caller, False)
+        return public[0] if public is not None else _inferred_set(y, caller, False)[0]
+    except (DataValidationError, ParameterError):
+        return None
+
+
+def encode_labels(y: np.ndarray, classes: Any, caller: str, *, binary: bool = False,
+                  unknown_labels: str = "raise", excluded: np.ndarray | None = None,
+                  warning: LabelWarning | None = None) -> LabelSet:
+    """Encode validated labels against the public label set (or read it from y, with a warning).
+
+    Parameters
+    ----------
+    y : ndarray
+        Labels checked by :func:`check_labels` (a :class:`LabelArray` when y declared its set).
+    classes : sequence or None
+        The public label set; None: the set declared with y, else read from y (warned).
+    caller : str
+    binary : bool
+        Two classes exactly.
+    unknown_labels : {"raise", "ignore"}, default="raise"
+        A label outside a public set: refuse, or mark the record ``outside`` (row zeroed).
+    excluded : ndarray of bool or None, default=None
+        Records left out of the fit (the front door's validation rows): in :attr:`LabelSet.dropped`.
+    warning : LabelWarning or None, default=None
+        The label-set warning shared by the fits of one fit made of fits (None: warn).
+
+    Raises
+    ------
+    ParameterError
+        A malformed ``classes`` or declared set (:func:`check_classes`), the two not
+        listing the same labels, or an ``unknown_labels`` not in :data:`UNKNOWN_LABELS`.
+    DataValidationError
+        A set read from y that y does not show (e.g. one class); with ``"raise"``, a label
+        outside the public set. Neither message holds a count or a label of y.
+    """
+    owner = caller.split(".")[0]  # the class, for scikit-learn's parameter form and warnings
+    unknown_labels = LABEL_POLICY.check("unknown_labels", unknown_labels, owner)
+    if excluded is not None:
+        excluded = check_excluded(excluded, len(y), caller)
+    public = _public_set(y, classes, caller, binary)
+    if public is None:
+        if warning is None or not warning.issued:  # before any refusal: classes=None only
+            if warning is not None:
+                warning.issued = True
+            warnings.warn(f"{owner}: {INFERRED_WARNING}", PrivacyLeakWarning,
+                          stacklevel=user_stacklevel())
+        c, idx = _inferred_set(y, caller, binary)
+        outside, assumption = np.zeros(len(y), dtype=bool), INFERRED
+    else:
+        c, source = public
+        values = np.asarray(y)
+        # labels of another kind than the set would all be outside it: refused by name
+        # (validated labels are of one kind, read from their dtype; object: the first label's)
+        want = set(map(_kind, map(type, c.tolist())))
+        kind = values.dtype.kind
+        got = ("number" if kind in "biuf" else "str" if kind == "U"
+               else _kind(type(values.flat[0])) if len(values) else "number")
+        if want != {got}:
+            where = "the 'classes' parameter" if source == "parameter" else "the set declared with y"
+            raise DataValidationError(
+                f"{caller}: the labels in y are of type {got} but {where} lists "
+                f"{', '.join(sorted(want))} labels, so no record could match a class. List the "
+                "labels exactly as they appear in y, with the same type and spelling, in classes=; "
+                "or convert y to the type of the declared classes."
+            )
+        idx = _lookup(values, c)
+        outside = idx < 0
+        refuse = unknown_labels == "raise" and bool(np.any(outside))
+        if diagnostics_open():  # NOT PRIVATE: the records outside the set, for the data holder
+            seen: dict[Any, None] = {}
+            for v in values[outside].tolist():  # the labels outside, in order of first appearance
+                seen.setdefault(v, None)
+            what = ("the fit was refused: unknown_labels='raise'" if refuse else
+                    "no loss: their rows are zeroed, unknown_labels='ignore'")
+            record_diagnostic(owner, f"records with labels outside classes={c.tolist()!r} ({what})",
+                              int(np.sum(outside)), len(values), list(seen))
+        if refuse:
+            raise DataValidationError(_unknown_labels_message(caller, c, source))
+        assumption = LabelSource(source, tuple(c.tolist()), unknown_labels)
+    dropped = outside if excluded is None else outside | excluded
+    if np.any(dropped):
+        idx = np.where(dropped, 0, idx)
+    return LabelSet(c, idx, outside, dropped, assumption)
+
+
+#: Up to this many numeric classes, integer labels are matched by one comparison per class
+#: (C passes over y) instead of sorting them (:func:`_lookup`).
+_COMPARE_MAX_CLASSES = 16
+
+
+def _lookup(values: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Index of each label in ``c`` (-1 when absent), with the equality of a dict lookup
+    (``1``, ``1.0`` and ``True`` are one label), looking up the distinct labels only."""
+    lookup = dict(zip(c.tolist(), range(c.size), strict=True))
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if values.dtype.kind in "iub" and len(lookup) <= _COMPARE_MAX_CLASSES and (
+            c.dtype.kind in "biuf" or all(isinstance(v, numbers.Real) for v in lookup)):
+        # integer labels against a few numeric classes: one comparison per class (a
+        # number equals an integer label exactly when the dict lookup finds it)
+        index = np.full(values.shape, -1, dtype=np.int64)
+        for v, i in lookup.items():
+            index[values == v] = i
+        return index
+    try:
+        distinct, inverse = np.unique(values, return_inverse=True)
+    except TypeError:  # labels that do not sort: one lookup per record
+        return np.fromiter((lookup.get(v, -1) for v in values.tolist()), dtype=np.int64,
+                           count=values.size)
+    table = np.fromiter((lookup.get(v, -1) for v in distinct.tolist()), dtype=np.int64,
+                        count=distinct.size)
+    return table[inverse.ravel()]
+
+
+def _unknown_labels_message(caller: str, c: np.ndarray, source: str) -> str:
+    """The refusal of a label outside the public set: public facts and the fixes only (the
+    set shown by its first ten labels when it has more than twelve)."""
+    labels = c.tolist()
+    shown = repr(labels) if len(labels) <= 12 else (
+        repr(labels[:10])[:-1] + f", ... ({len(labels)} labels)]")
+    where = ("classes=" if source == "parameter" else
+             "the label set declared with y (a dpconvex.datasets loader's labels, or a pandas "
+             "Categorical's categories): ")
+    return (
+        f"{caller}: y has labels that are not in {where}{shown}, and "
+        "unknown_labels='raise' refuses such a fit (nothing was fitted or released). List "
+        "every label exactly as it appears in y, with the same type and spelling (case "
+        "included), in classes=; or map the labels of y onto the declared classes before "
+        "fitting; or pass unknown_labels='ignore' to fit with the records of other labels "
+        "contributing no loss (for pipelines that must never branch on the data). "
+        "dpconvex.collect_diagnostics() shows the data holder which labels did not match."
+    )
+
+
+def check_excluded(rows: np.ndarray | None, n: int, caller: str) -> np.ndarray | None:
+    """The mask of the records left out of a fit on n records (None: none), checked.
+
+    Their rows are zeroed as those of labels outside the set with ``unknown_labels="ignore"``
+    (:attr:`LabelSet.dropped`): the front door's safeguard leaves its validation part out so
+    (docs/privacy/front_door.md#privacy-classifier-safeguard). Not a 1-D boolean mask: a
+    :class:`ParameterError`; not one entry per record: a :class:`DataValidationError`.
+
+    Examples
+    --------
+    >>> labels = encode_labels(np.array([0, 1, 1]), [0, 1], "Doc.fit",
+    ...                        excluded=np.array([False, True, False]))
+    >>> labels.dropped.tolist(), labels.index.tolist(), labels.outside.tolist()
+    ([False, True, False], [0, 0, 1], [False, False, False])
+    """
+    if rows is None:
+        return None
+    mask = np.asarray(rows)
+    if mask.dtype != bool or mask.ndim != 1:
+        raise ParameterError(f"{caller}: the rows left out of the fit must be a 1-D boolean mask "
+                             f"over the records. Got dtype {mask.dtype} and shape {mask.shape} "
+                             "instead.")
+    if mask.shape != (n,):
+        raise DataValidationError(
+            f"{caller}: the rows excluded from the fit are a mask over {mask.shape[0]} records, "
+            f"but y has {n} labels. Pass a mask with one entry per record of the fit.")
+    return mask
+
+
+def zero_rows(X: Any, dropped: np.ndarray) -> Any:
+    """A copy of the rows with those of :attr:`LabelSet.dropped` zeroed (sparse: removed)."""
+    if not np.any(dropped):
+        return X
+    keep = (~dropped).astype(float)
+    if hasattr(X, "multiply"):
+        out = sp.csr_array(X.multiply(keep[:, None]))
+        out.eliminate_zeros()
+        return out
+    return np.asarray(X) * keep[:, None]
+
+
+# ------------------------------------------------------------- the labels y
+def _check_label_values(values: np.ndarray, caller: str) -> None:
+    """Object (or mixed) labels: no missing values, one sortable kind (all str or all numbers).
+
+    Works on the set of the labels' types (one fast pass), looking at values only
+    when some are floats (which may be NaN).
+    """
+    types = set(map(type, values))
+    floats = np.asarray([v for v in values if isinstance(v, (float, np.floating))], dtype=float
+                        ) if any(issubclass(t, (float, np.floating)) for t in types) else np.zeros(0)
+    missing = ("None" if type(None) in types else "pandas NA" if any(map(_is_missing_type, types))
+               else "NaN" if np.isnan(floats).any() else None)
+    if missing is not None:
+        raise DataValidationError(
+            f"{caller}: y contains {missing} labels; drop those rows or give them a real class "
+            "label (a missing label cannot be a class)."
+        )
+    if any(issubclass(t, (complex, np.complexfloating)) for t in types):
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
+    if any(issubclass(t, (bytes, np.bytes_)) for t in types):
+        raise DataTypeError(_BYTES_LABELS.format(caller))
+    kinds = set(map(_kind, types))
+    if kinds == {"number"} and np.any(floats != np.round(floats)):
+        raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
+    if len(kinds) > 1:  # DataValidationError, as tests/test_input_boundary.py expects exactly
+        raise DataValidationError(
+            f"{caller}: y mixes label types ({', '.join(sorted(kinds))}), so the labels in y "
+            "cannot be sorted into classes. Use labels of one type, e.g. y.astype(str)."
+        )
+    if kinds and kinds.pop() not in ("str", "number"):
+        try:
+            np.unique(values)
+        except TypeError as exc:
+            raise DataValidationError(
+                f"{caller}: the labels in y cannot be sorted ({exc}). Use labels of one type "
+                "(str or int)."
+            ) from None
+
+
+#: The refusals of labels scikit-learn's ``type_of_target`` refuses or calls continuous.
+_COMPLEX_LABELS = ("{}: Unknown label type: complex. y must hold class labels (ints or strings); "
+                   "got complex numbers. Encode the classes as ints or strings.")
+_BYTES_LABELS = ("{}: labels represented as bytes are not supported (as in scikit-learn). "
+                 "Decode them to strings first, e.g. y.astype(str).")
+_CONTINUOUS_LABELS = ("{}: Unknown label type: continuous. y must hold class labels; got "
+                      "non-integer floats (a regression target?). Encode the classes as ints or "
+                      "strings.")
+
+
+def check_labels(y: Any, n_samples: int, caller: str) -> np.ndarray:
+    """Validate a 1-D label vector of length n_samples (a declared set kept: a :class:`LabelArray`).
+
+    Refused (:class:`DataValidationError`): missing labels (None, NaN, pandas NA), labels
+    of mixed types, masked entries, a wrong shape, and what scikit-learn's
+    ``type_of_target`` calls continuous or refuses (complex; bytes: a :class:`DataTypeError`).
+    """
+    if y is None:
+        raise DataValidationError(
+            f"{caller}: requires y to be passed, but the target y is None. Pass the labels."
+        )
+    _reject_masked(y, caller, "y")
+    yy = np.asarray(y)
+    if yy.ndim == 2 and yy.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it was flattened. "
+            f"Pass y.ravel() to {caller} to silence this.", DataConversionWarning,
+            stacklevel=user_stacklevel())
+        yy = yy.ravel()
+    if yy.ndim != 1:
+        raise DataValidationError(
+            f"{caller}: y must be 1-D (n_samples,); got shape {yy.shape}. Use y.ravel()."
+        )
+    if yy.shape[0] != n_samples:
+        raise DataValidationError(
+            f"{caller}: X has {n_samples} rows but y has {yy.shape[0]} labels; they must match."
+        )
+    if yy.dtype.kind == "c":
+        raise DataValidationError(_COMPLEX_LABELS.format(caller))
+    if yy.dtype.kind == "S":
+        raise DataTypeError(_BYTES_LABELS.format(caller))
+    if yy.dtype.kind == "f" and not np.all(np.isfinite(yy)):
+        raise DataValidationError(f"{caller}: y contains NaN or infinite labels; drop those rows.")
+    if yy.dtype.kind == "O":
+        _check_label_values(yy, caller)
+    elif yy.dtype.kind in "US" and not isinstance(y, np.ndarray):
+        # np.asarray(["a", 1]) or (["a", nan]) silently turns every label into a string
+        _check_label_values(np.asarray(y, dtype=object).ravel(), caller)
+    if yy.dtype.kind == "f" and np.any(yy != np.round(yy)):
+        raise DataValidationError(_CONTINUOUS_LABELS.format(caller))
+    declared = declared_classes(y)  # a label set declared with y travels with the labels
+    return yy if declared is None else LabelArray(yy, declared)

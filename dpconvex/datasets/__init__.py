@@ -11,7 +11,7 @@ record and replacing one record changes one row (docs/privacy/row_scaling.md#pri
 ``row_norm="unit"``, ``columns=``, ``drop=``: privacy-row-scaling, privacy-column-selection).
 Dropping records with missing values, as CMS did, is a per-record rule.
 
-**Labels.** y is a :class:`dpconvex.data.labels.LabelArray` carrying the public label set of
+**Labels.** y is a :class:`dpconvex.data.validation.LabelArray` carrying the public label set of
 the dataset's encoding (:data:`ADULT_CLASSES`, :data:`KDDCUP99_CLASSES`,
 :data:`BREAST_CANCER_CLASSES`, :data:`SKLEARN_CLASSES`), so a fit needs no ``classes=``; a
 regression target's public range is in :data:`SKLEARN_LABEL_RANGES`.

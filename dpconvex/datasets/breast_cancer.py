@@ -15,8 +15,8 @@ import numpy as np
 
 from .._validation import check_option
 from ..data.encoder import PublicEncoder
-from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm
+from ..data.validation import LabelArray
 from ..errors import DatasetError
 from ._files import fetch_file, labelled_csv
 from .schemas import _BREAST_COLUMNS, BREAST_CANCER_CLASSES, BREAST_CANCER_SCHEMA

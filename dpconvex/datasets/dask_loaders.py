@@ -24,9 +24,9 @@ import numpy as np
 
 from .._validation import check_array_entries, check_int
 from ..data.encoder import _SUGGESTED_TEXT, PublicEncoder, category_codes, encode
-from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm, normalize_rows_lazy
 from ..data.schema import PublicSchema
+from ..data.validation import LabelArray
 from ..errors import DatasetError, ParameterError, PrivacyLeakWarning
 from ._files import _DEFAULT_HOME, check_flags, data_search_path, fetch_file
 from .schemas import _KDD_COLUMNS, KDDCUP99_CATEGORIES, KDDCUP99_CLASSES, KDDCUP99_SCHEMA
@@ -138,7 +138,7 @@ def load_kddcup99_dask(
     y : LabelArray of shape (n,), dtype int64
         1 = attack, 0 = normal (n numbers: small enough for the driver), carrying
         the public label set :data:`~dpconvex.datasets.KDDCUP99_CLASSES`
-        (``y.classes``; :mod:`dpconvex.data.labels`).
+        (``y.classes``; :mod:`dpconvex.data.validation`).
 
     Raises
     ------

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import check_option
 from ..data.encoder import PublicEncoder
-from ..data.labels import LabelArray
+from ..data.validation import LabelArray
 from .schemas import SKLEARN_CLASSES, SKLEARN_LABEL_RANGES, SKLEARN_SCHEMAS
 
 __all__ = ["load_sklearn"]

@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._random import RandomStateLike, check_random_state
-from .._validation import check_bool, check_int, check_option
+from .._validation import RandomStateLike, check_bool, check_int, check_option, check_random_state
 from ..data.encoder import PublicEncoder
-from ..data.labels import LabelArray
 from ..data.row_scaling import check_row_norm
+from ..data.validation import LabelArray
 from ..errors import DatasetError, ParameterError
 from ._files import fetch_file, labelled_csv
 from .schemas import (

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar, run
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._random import NoiseSource
 from .._validation import (
     Constraint,
+    NoiseSource,
     Options,
     Rule,
     check_fitted,
@@ -31,18 +31,24 @@ from .._validation import (
     checks_feature_names,
     is_dask_collection,
 )
-from ..data.labels import LabelWarning, check_excluded, check_labels, encode_labels, label_set_of
 from ..data.row_scaling import ROW_NORMS
-from ..data.validation import check_array, computed
+from ..data.validation import (
+    LabelWarning,
+    check_array,
+    check_excluded,
+    check_labels,
+    computed,
+    encode_labels,
+    label_set_of,
+)
 from ..errors import DataValidationError, DPConvexError, ParameterError
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import Budget
+from ..privacy.budget import Budget, hold_budget
 from ..solvers.registry import backend_names
 
 if TYPE_CHECKING:
-    from ..data.labels import LabelSet
+    from ..data.validation import LabelSet
     from ..objectives.losses import Loss
-    from ..privacy.accounting.ledger import Spend
+    from ..privacy.budget import Spend
     from ..privacy.certificate import Certificate, Fact, LabelSource
     from ..privacy.mechanisms.base import Mechanism
     from ..templates.base import Template
@@ -122,7 +128,7 @@ PARAMETER_DOCS = {
         None takes the set declared with y (the ``dpconvex.datasets`` loaders' labels, a
         pandas Categorical), else reads it from y with a
         :class:`~dpconvex.errors.PrivacyLeakWarning` ("assumed public" in the certificate;
-        :mod:`dpconvex.data.labels`).
+        :mod:`dpconvex.data.validation`).
 """,
 }
 
@@ -232,14 +238,14 @@ class FitContext:
     ----------
     noise : NoiseSource or None
         The generator this fit draws from; None: one from its ``random_state``
-        (:func:`dpconvex._random.noise_source`).
+        (:func:`dpconvex._validation.noise_source`).
     excluded : ndarray of bool or None
         Records left out of the fit (the front door's validation rows), one entry
         per record: their labels are not read past the encoding and their rows
-        contribute no loss (:func:`dpconvex.data.labels.encode_labels`).
+        contribute no loss (:func:`dpconvex.data.validation.encode_labels`).
     held : bool
         The fit runs inside another fit's budget hold, which compared δ with 1/n
-        (:func:`~dpconvex.privacy.accounting.hold_budget`).
+        (:func:`~dpconvex.privacy.budget.hold_budget`).
     label_warning : LabelWarning or None
         The label-set warning shared by the fits of one fit made of fits (issued
         at most once); None: each read of a label set from y warns.
@@ -247,7 +253,7 @@ class FitContext:
     Examples
     --------
     >>> from dpconvex import PrivateLogisticRegression
-    >>> from dpconvex._random import NoiseSource
+    >>> from dpconvex._validation import NoiseSource
     >>> from dpconvex.estimators.base import NO_CONTEXT, fit_with
     >>> noise = NoiseSource(np.random.default_rng(1), seeded=True)
     >>> est = PrivateLogisticRegression(classes=[-1, 1])
@@ -282,7 +288,7 @@ class FitContext:
         """This context with one label-set warning for the fits inside it.
 
         The caller's, if it has one (marked issued when ``issued``); otherwise a new
-        :class:`~dpconvex.data.labels.LabelWarning`.
+        :class:`~dpconvex.data.validation.LabelWarning`.
         """
         if self.label_warning is not None:
             if issued:
@@ -337,16 +343,16 @@ def _takes_context(estimator: Any) -> bool:
 @runtime_checkable
 class CertificateHold(Protocol):
     """The budget a fit holds while it releases
-    (:func:`~dpconvex.privacy.accounting.hold_budget`).
+    (:func:`~dpconvex.privacy.budget.hold_budget`).
 
-    A :class:`~dpconvex.privacy.accounting.ledger.Reservation`, or the
-    :class:`~dpconvex.privacy.accounting.ledger.Hold` that adds the fit's public certificate
+    A :class:`~dpconvex.privacy.budget.Reservation`, or the
+    :class:`~dpconvex.privacy.budget.Hold` that adds the fit's public certificate
     line before committing; the release commits its certificate's (ε, δ) to it once.
 
     Examples
     --------
     >>> from dpconvex import BudgetAccountant
-    >>> from dpconvex.privacy.accounting import reserve_budget
+    >>> from dpconvex.privacy.budget import reserve_budget
     >>> from dpconvex.estimators.base import CertificateHold
     >>> with reserve_budget(BudgetAccountant(epsilon=1.0), 0.5, label="model") as hold:
     ...     isinstance(hold, CertificateHold)
@@ -711,7 +717,7 @@ class PrivateEstimator(BaseEstimator):
         """Fit ``inner`` (a clone of this estimator with other parameters) on the rows, drawing
         from this fit's generator and charging this fit's ledger, and take its fitted
         attributes."""
-        from .._random import noise_source
+        from .._validation import noise_source
 
         if hasattr(self, "accountant"):  # clone copies a ledger; the same one is charged
             inner.accountant = self.accountant
@@ -776,8 +782,7 @@ class PrivateEstimator(BaseEstimator):
 
     def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateEstimator:
         """:meth:`fit` inside ``context`` (what a meta-estimator hands this fit)."""
-        from .._random import noise_source
-        from .._validation import feature_names_of, with_feature_names
+        from .._validation import feature_names_of, noise_source, with_feature_names
 
         ranged = self._with_rows_ranges(X) if self.takes_rows_ranges else None
         if ranged is not None:

@@ -30,7 +30,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._diagnostics import note_clipped
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -46,11 +45,11 @@ from .._validation import (
     check_option,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
-from ..data.labels import LABEL_POLICY, LabelSet
 from ..data.operators import canonical_csr, row_norms
 from ..data.preprocess import clip_rows
-from ..data.validation import check_array
+from ..data.validation import LABEL_POLICY, LabelSet, check_array
 from ..errors import ParameterError
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate, RowMap
@@ -285,7 +284,7 @@ def label_rows(X: Any, labels: Any) -> Any:
     Dask rows: a :class:`~dpconvex.data.dask_rows.DaskRows` over X with the index as a last
     column, summed per chunk on the workers in one pass; rows in memory (dense or sparse): a
     block reader that never copies the whole of X. ``labels`` is the
-    :func:`~dpconvex.data.labels.encode_labels` result.
+    :func:`~dpconvex.data.validation.encode_labels` result.
     """
     index = np.where(~labels.dropped, labels.index, -1)
     if not is_dask_collection(X):

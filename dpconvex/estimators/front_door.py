@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .._random import NoiseSource, noise_source
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -22,19 +21,19 @@ from .._validation import (
     Bool,
     Constraint,
     Float,
+    NoiseSource,
     NoValidation,
     Optional,
     Options,
     check_fitted,
     checks_feature_names,
     feature_names_of,
+    noise_source,
     with_feature_names,
 )
-from ..data.labels import LABEL_POLICY, check_labels, declared_classes, encode_labels
-from ..data.validation import computed
+from ..data.validation import LABEL_POLICY, check_labels, computed, declared_classes, encode_labels
 from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import has_positive_delta
+from ..privacy.budget import has_positive_delta, hold_budget
 from ..privacy.certificate import Certificate, Condition, compose_parallel
 from ..privacy.rules.front_door import (
     CENTROID,

@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import RegressorMixin
 
-from .._random import NoiseSource, noise_source
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -23,16 +22,17 @@ from .._validation import (
     Bool,
     Constraint,
     Float,
+    NoiseSource,
     Optional,
     check_fitted,
     checks_feature_names,
     feature_names_of,
+    noise_source,
     with_feature_names,
 )
 from ..data.validation import check_array
 from ..errors import PrivacyError, PrivacyWarning
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import Budget, remaining
+from ..privacy.budget import Budget, hold_budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import Release, release

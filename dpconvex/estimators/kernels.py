@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._random import noise_source
 from .._validation import (
     check_array_entries,
     check_fitted,
@@ -29,6 +28,7 @@ from .._validation import (
     check_int,
     checks_feature_names,
     feature_names_of,
+    noise_source,
     with_feature_names,
 )
 from ..data.validation import check_array

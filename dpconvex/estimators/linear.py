@@ -22,7 +22,6 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from .._diagnostics import note_clipped
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -42,18 +41,25 @@ from .._validation import (
     check_fitted,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
-from ..data.labels import LABEL_POLICY, check_labels, encode_labels, zero_rows
 from ..data.operators import CSRRows, DenseRows, ScaledRows, clip_scale, unit_scale
 from ..data.preprocess import add_intercept
 from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
-from ..data.validation import as_design, check_array, computed
+from ..data.validation import (
+    LABEL_POLICY,
+    as_design,
+    check_array,
+    check_labels,
+    computed,
+    encode_labels,
+    zero_rows,
+)
 from ..errors import ParameterError
 from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
-from ..privacy.accounting import hold_budget
-from ..privacy.budget import Budget, split_even
+from ..privacy.budget import Budget, hold_budget, split_even
 from ..privacy.certificate import RowMap, compose_sequential
 from ..privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism
 from ..privacy.mechanisms.base import AutoMechanism, resolve_mechanism
@@ -82,7 +88,7 @@ if TYPE_CHECKING:
     import cvxpy as cp
     from numpy.typing import ArrayLike
 
-    from ..privacy.accounting.ledger import BudgetAccountant
+    from ..privacy.budget import BudgetAccountant
 
 #: ``constraints``: the coefficient variable to the CVXPY constraints of a public set.
 ParameterSetRule = Callable[["cp.Variable"], "list[cp.Constraint]"]
@@ -264,7 +270,7 @@ def _implicit_rows(X_checked: Any, q: float, intercept: float | None, dropped: n
     Row i is ``keep_i · [min(1, q/||x_i||) x_i, s]`` (``unit``: the factor q/||x_i||,
     :func:`~dpconvex.data.operators.unit_scale`): the per-record maps of
     :func:`~dpconvex.data.preprocess.clip_rows`, :func:`~dpconvex.data.preprocess.add_intercept`
-    and :func:`~dpconvex.data.labels.zero_rows` (docs/privacy/linear_erm.md#privacy-intercept,
+    and :func:`~dpconvex.data.validation.zero_rows` (docs/privacy/linear_erm.md#privacy-intercept,
     privacy-row-scaling); keep_i = 0 for the ``dropped`` records, whose products are then
     exactly 0. None for rows of another kind, or kept rows whose products could overflow
     (the guard and the count of clipped rows read the kept rows only).

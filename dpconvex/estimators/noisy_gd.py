@@ -22,7 +22,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._diagnostics import note_clipped
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -38,10 +37,11 @@ from .._validation import (
     check_int,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
-from ..data.labels import LABEL_POLICY, zero_rows
 from ..data.operators import DenseRows, ScaledRows
 from ..data.preprocess import clip_rows
+from ..data.validation import LABEL_POLICY, zero_rows
 from ..errors import PrivacyError
 from ..objectives.losses import LOSSES, Loss, get_loss
 from ..privacy.accounting.gaussian import ACCOUNTING

@@ -21,8 +21,7 @@ import numpy as np
 from sklearn.utils import get_tags
 
 from .._validation import is_dask_collection
-from ..data.labels import check_labels
-from ..data.validation import check_array, computed
+from ..data.validation import check_array, check_labels, computed
 from ..errors import DataValidationError
 
 __all__ = ["Parts", "check_rows", "mistakes", "predicted"]

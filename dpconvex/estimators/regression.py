@@ -29,7 +29,6 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import DataConversionWarning
 
 from .._diagnostics import record_diagnostic
-from .._random import noise_source
 from .._validation import (
     ACCOUNTANT,
     DATA_NORM,
@@ -48,9 +47,9 @@ from .._validation import (
     check_float,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
-from ..data.labels import check_excluded
-from ..data.validation import check_array, computed
+from ..data.validation import check_array, check_excluded, computed
 from ..errors import DataValidationError, ParameterError, user_stacklevel
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.certificate import LabelSource
@@ -205,11 +204,9 @@ class LabelRangeMixin:
         draws from a generator spawned from this fit's (``context.noise``, else
         ``random_state``).
         """
-        from .._random import NoiseSource, noise_source
-        from .._validation import feature_names_of, with_feature_names
-        from ..privacy.accounting import hold_budget
+        from .._validation import NoiseSource, feature_names_of, noise_source, with_feature_names
         from ..privacy.bounds import check_range_budget, release_range
-        from ..privacy.budget import Budget
+        from ..privacy.budget import Budget, hold_budget
         from ..privacy.certificate import compose_sequential
 
         spec, epsilon, eps_label, inner = self._label_split()

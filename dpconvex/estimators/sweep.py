@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 
 from .._diagnostics import collect_diagnostics
-from .._random import NoiseSource, RandomStateLike, check_random_state
 from .._validation import (
+    NoiseSource,
+    RandomStateLike,
     check_bool,
     check_float,
     check_int,
+    check_random_state,
     feature_names_of,
     is_dask_collection,
     with_feature_names,

@@ -1,9 +1,9 @@
 """Privacy: what a release is and how it is certified.
 
-- :mod:`~dpconvex.privacy.budget`: :class:`Budget` (ε, δ) and its arithmetic;
+- :mod:`~dpconvex.privacy.budget`: :class:`Budget` (ε, δ), its arithmetic and the ledger;
 - :mod:`~dpconvex.privacy.noise`: the noise samplers (norm-Gamma, Gaussian, Laplace);
 - :mod:`~dpconvex.privacy.certificate`: certificates and their composition;
-- :mod:`~dpconvex.privacy.accounting`: the budget ledger and the Gaussian calibrations;
+- :mod:`~dpconvex.privacy.accounting`: the Gaussian calibrations;
 - :mod:`~dpconvex.privacy.checks`: the conditions a template's proof needs;
 - :mod:`~dpconvex.privacy.mechanisms`: one class per mechanism, one registry;
 - :mod:`~dpconvex.privacy.release`: the one release pipeline;

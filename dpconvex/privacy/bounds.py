@@ -17,16 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from .._random import check_seed
-from .._validation import check_float
+from .._validation import check_float, check_seed
 from ..data.log_grid import cell_counts
 from ..data.schema import Binary, Categorical, Declaration, Numeric, PublicSchema, _shown
 from ..data.schema_draft import LEAK_TEXT, check_kinds, kind_of_dtype, read_schema
 from ..data.tables import category_texts, dtype_kind, is_missing, number_values, table_columns
 from ..errors import ParameterError, PrivacyLeakWarning
 from ..templates.statistics import RangeTemplate, VocabularyTemplate, check_levels
-from .accounting import hold_budget
-from .budget import Budget, split_even
+from .budget import Budget, hold_budget, split_even
 from .certificate import Certificate, Condition, compose_sequential
 from .release import release, seeded_noise
 from .rules.bounds import DEFAULT_LEVELS, MIN_RECORDS_EPSILON, refine_range

@@ -1,4 +1,4 @@
-"""Privacy budgets: ``Budget(epsilon, delta)`` and the one float-safe split.
+"""Privacy budgets: ``Budget(epsilon, delta)``, the one float-safe split, and the ledger.
 
 Every budget split in dpconvex goes through :func:`split_budget` (shares of one
 budget), :func:`split_even` (k equal parts) or :func:`remaining` (what is left
@@ -8,24 +8,60 @@ and a certificate would then claim more than was requested.
 
 δ against n: an (ε, δ) guarantee with δ >= 1/n protects no one (releasing one record drawn
 at random is (0, 1/n)-DP). n is public, so every fit compares δ with 1/n before it reads the
-data (:func:`~dpconvex.privacy.accounting.hold_budget` warns with a :class:`~dpconvex.errors.PrivacyWarning`
+data (:func:`hold_budget` warns with a :class:`~dpconvex.errors.PrivacyWarning`
 naming the fix) and the certificate states it (:func:`delta_rows_note`, the warning's text);
 the guarantee is true as stated, so this warns rather than refuses.
+
+The ledger, sequential and parallel composition of (ε, δ) spends: a
+:class:`BudgetAccountant` holds a total (ε, δ) for one data set and records every private
+release from it: sequential composition adds the ε's and δ's ([DR14]_ Thm. 3.16); a
+:meth:`BudgetAccountant.parallel` block of releases on disjoint records costs the maximum
+([McS09]_ Thm. 4). Estimators hold a reservation (:func:`hold_budget`) from before the fit
+until the certificate is known: it refuses (:class:`~dpconvex.errors.BudgetError`) before
+any computation when (ε, δ) does not fit in what remains, the commit records what the
+certificate guarantees, an exception gives the hold back. One lock guards every read and
+write; a ``parallel()`` block belongs to the :mod:`contextvars` context that opened it; a
+copy in another process refuses to spend (:class:`~dpconvex.errors.BudgetProcessError`). The
+rules and their tests: docs/privacy/tuning_gd_ledger.md#privacy-budget-ledger.
+
+.. warning:: The ledger trusts its caller that every release from the data set is charged
+   to it, and that releases in a ``parallel()`` block read disjoint records. Basic
+   composition is conservative; no tighter (advanced or RDP) composition is attempted.
+
+References
+----------
+.. [DR14] C. Dwork, A. Roth. The Algorithmic Foundations of Differential
+   Privacy. Found. Trends Theor. Comput. Sci. 9 (2014), Thm. 3.16 (basic
+   composition).
+.. [McS09] F. McSherry. Privacy Integrated Queries. SIGMOD 2009, Thm. 4
+   (parallel composition over disjoint subsets).
 """
 
 from __future__ import annotations
 
+import contextvars
+import itertools
 import math
 import numbers
-from collections.abc import Sequence
+import os
+import threading
+import warnings
+import weakref
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from .._validation import check_float
-from ..errors import ParameterError
+from ..errors import BudgetError, BudgetProcessError, ParameterError, PrivacyWarning, user_stacklevel
 
-__all__ = ["Budget", "delta_rows_note", "has_positive_delta", "remaining", "split_budget",
-           "split_even"]
+if TYPE_CHECKING:
+    from .certificate import Certificate
+
+__all__ = ["BUDGET_RTOL", "Budget", "BudgetAccountant", "Hold", "Reservation", "Spend",
+           "delta_rows_note", "has_positive_delta", "hold_budget", "remaining", "reserve_budget",
+           "split_budget", "split_even"]
 
 
 @dataclass(frozen=True)
@@ -188,3 +224,471 @@ def delta_rows_note(delta: Any, n: Any) -> str | None:
             "whole record at random, so it protects no record; use delta well below 1/n, e.g. "
             f"delta = 1/n^2 = {1.0 / (float(n) * n):.3g}, or delta = 0 (pure epsilon-DP) "
             "(dpconvex.privacy.budget)")
+
+
+# ------------------------------------------------------------- the ledger
+#: Relative slack of the budget comparison, absorbing floating-point rounding
+#: of the sums (e.g. ten spends of 0.1 against a budget of 1.0).
+BUDGET_RTOL = 1e-9
+
+#: Open ``parallel()`` blocks of the current context: pairs (ledger id, group).
+_OPEN_BLOCKS: contextvars.ContextVar[tuple[tuple[int, int], ...]] = contextvars.ContextVar(
+    "dpconvex_parallel_blocks", default=())
+_LEDGER_IDS = itertools.count()
+
+#: Every ledger alive in this process, so that a forked child can give each a fresh lock.
+_LIVE_LEDGERS: weakref.WeakSet[BudgetAccountant] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """In a forked child: fresh locks (a parent thread may have held one at the fork)."""
+    for ledger in list(_LIVE_LEDGERS):
+        ledger._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@dataclass(frozen=True)
+class Spend:
+    """One recorded release: its ``label`` (e.g. the estimator's name), its (ε, δ)
+    guarantee and the index of its ``parallel()`` block (``group``; None: sequential).
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> acc.spend(0.5, label="model")
+    >>> s = acc.spends[0]
+    >>> s.label, s.epsilon, s.delta
+    ('model', 0.5, 0.0)
+    """
+
+    label: str
+    epsilon: float
+    delta: float
+    group: int | None = None
+
+
+class BudgetAccountant:
+    """Ledger of the privacy budget of one data set ([DR14]_, [McS09]_), thread-safe.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε budget, > 0 (``math.inf`` to record without a limit; no default: an
+        unlimited budget must be asked for explicitly).
+    delta : float, default=0.0
+        Total δ budget, in [0, 1).
+
+    Examples
+    --------
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> acc.spend(0.25, label="histogram")
+    >>> with acc.parallel():
+    ...     acc.spend(0.5, label="model on part A")
+    ...     acc.spend(0.5, label="model on part B")
+    >>> acc.spent
+    (0.75, 0.0)
+    >>> with acc.reserve(0.2, label="model") as hold:
+    ...     _ = hold.commit(0.2)
+    >>> round(acc.spent[0], 12)
+    0.95
+
+    Notes
+    -----
+    Threads and processes: see the module docstring; to put worker threads' spends in a
+    ``parallel()`` block, run them in a copy of its context
+    (``contextvars.copy_context().run``). ``copy.copy``, ``copy.deepcopy`` and so
+    ``sklearn.base.clone`` of an estimator holding the ledger return the same ledger: two
+    copies could otherwise each spend the whole budget.
+    """
+
+    def __init__(self, epsilon: float, delta: float = 0.0):
+        owner = type(self).__name__
+        self._epsilon = check_float("epsilon", epsilon, owner, allow_inf=True, magnitude=False)
+        self._delta = check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
+                                  magnitude=False)
+        self._lock = threading.RLock()
+        self._spends: list[Spend] = []
+        self._holds: dict[int, Spend] = {}
+        self._n_groups = self._n_holds = 0
+        self._id, self._pid, self._detached = next(_LEDGER_IDS), os.getpid(), False
+        _LIVE_LEDGERS.add(self)
+
+    # -- budget -----------------------------------------------------------
+    @property
+    def epsilon(self) -> float:
+        """Total ε budget (read-only)."""
+        return self._epsilon
+
+    @property
+    def delta(self) -> float:
+        """Total δ budget (read-only)."""
+        return self._delta
+
+    @property
+    def spends(self) -> list[Spend]:
+        """A copy of the list of recorded spends."""
+        with self._lock:
+            return list(self._spends)
+
+    @property
+    def reserved(self) -> list[Spend]:
+        """A copy of the budget held by open reservations."""
+        with self._lock:
+            return list(self._holds.values())
+
+    @staticmethod
+    def _total(spends: list[Spend]) -> tuple[float, float]:
+        seq = [(s.epsilon, s.delta) for s in spends if s.group is None]
+        groups: dict[int, tuple[float, float]] = {}
+        for s in spends:
+            if s.group is not None:
+                e0, d0 = groups.get(s.group, (0.0, 0.0))
+                groups[s.group] = (max(e0, s.epsilon), max(d0, s.delta))
+        terms = seq + list(groups.values())
+        return math.fsum(e for e, _ in terms), math.fsum(d for _, d in terms)
+
+    @property
+    def spent(self) -> tuple[float, float]:
+        """(ε, δ) spent: sequential sum, with each parallel block counted by its max."""
+        with self._lock:
+            return self._total(self._spends)
+
+    @property
+    def remaining(self) -> tuple[float, float]:
+        """(ε, δ) left, open reservations counted as spent (never negative)."""
+        with self._lock:
+            e, d = self._total([*self._spends, *self._holds.values()])
+        return max(self._epsilon - e, 0.0), max(self._delta - d, 0.0)
+
+    # -- spending ---------------------------------------------------------
+    def _validate(self, epsilon: Any, delta: Any) -> tuple[float, float]:
+        owner = type(self).__name__
+        return (check_float("epsilon", epsilon, owner, low=0.0, low_inclusive=True, allow_inf=True,
+                            magnitude=False),
+                check_float("delta", delta, owner, low=0.0, high=1.0, low_inclusive=True,
+                            high_inclusive=True, magnitude=False))
+
+    def _is_copy(self) -> bool:
+        return self._detached or os.getpid() != self._pid
+
+    def _require_original(self, caller: str, action: str) -> None:
+        """Raise BudgetProcessError if this is an unpickled or fork-inherited copy."""
+        if self._is_copy():
+            raise BudgetProcessError(
+                f"{caller}: this BudgetAccountant is a copy (unpickled, e.g. in a joblib/loky or "
+                "multiprocessing worker, or inherited by a forked process) and cannot "
+                f"{action}: the spend would stay in the copy and the ledger that created it "
+                "would record nothing. Fit in the process that created the ledger (n_jobs=None "
+                "or 1, or a thread backend such as joblib.parallel_backend('threading')), or "
+                "pass accountant=None to the workers and record their guarantees in the "
+                "original ledger with accountant.spend(epsilon, delta, label).")
+
+    def _current_group(self) -> int | None:
+        for ledger, group in _OPEN_BLOCKS.get():
+            if ledger == self._id:
+                return group
+        return None
+
+    def _check_locked(self, probe: Spend, caller: str) -> None:
+        """Raise BudgetError if ``probe`` does not fit (the caller holds the lock)."""
+        if self._delta == 0.0 and probe.delta > 0.0:
+            raise BudgetError(
+                f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}) would "
+                "go over the budget: this ledger is pure epsilon-DP (delta=0), and no delta > 0 "
+                "fits in it, however small. Use a pure epsilon-DP mechanism (delta=0), or create "
+                "the ledger with the data set's delta budget: BudgetAccountant(epsilon, delta=...)."
+            )
+        holds = list(self._holds.values())
+        te, td = self._total([*self._spends, *holds, probe])
+        if te > self._epsilon * (1.0 + BUDGET_RTOL) or td > self._delta * (1.0 + BUDGET_RTOL):
+            ue, ud = self._total([*self._spends, *holds])
+            re, rd = max(self._epsilon - ue, 0.0), max(self._delta - ud, 0.0)
+            where = " (inside a parallel block)" if probe.group is not None else ""
+            held = f" after {len(holds)} reservation(s) of fits in progress" if holds else ""
+            raise BudgetError(
+                f"{caller}: spending (epsilon={probe.epsilon:.6g}, delta={probe.delta:.3g}){where} "
+                f"would bring the total to (epsilon={te:.6g}, delta={td:.3g}), over the budget "
+                f"(epsilon={self._epsilon:.6g}, delta={self._delta:.3g}). Remaining: "
+                f"(epsilon={re:.6g}, delta={rd:.3g}){held}. Lower the estimator's epsilon (or "
+                "delta), or use a fresh data set."
+            )
+
+    def check(self, epsilon: float, delta: float = 0.0) -> None:
+        """Raise :class:`BudgetError` if spending (ε, δ) now would exceed the budget.
+
+        Open reservations count as spent; inside a ``parallel()`` block the spend composes
+        by max. Other threads may spend meanwhile: :meth:`reserve` checks and holds atomically.
+        """
+        self._require_original("BudgetAccountant.check", "check a spend")
+        e, d = self._validate(epsilon, delta)
+        with self._lock:
+            self._check_locked(Spend("(check)", e, d, self._current_group()), "BudgetAccountant.check")
+
+    def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> None:
+        """Record a release of guarantee (ε, δ); raise :class:`BudgetError` if it overspends.
+
+        Check and record are atomic; nothing is recorded when it would overspend.
+        """
+        self._require_original("BudgetAccountant.spend", "record a spend")
+        e, d = self._validate(epsilon, delta)
+        spend = Spend(str(label), e, d, self._current_group())
+        with self._lock:
+            self._check_locked(spend, "BudgetAccountant.spend")
+            self._spends.append(spend)
+
+    def reserve(self, epsilon: float, delta: float = 0.0, label: str = "") -> Reservation:
+        """Hold (ε, δ) for a release in progress (a :class:`Reservation`); raise
+        :class:`BudgetError` if it does not fit.
+
+        Check and hold are atomic: until the reservation is committed or released, every
+        other check, spend and reservation counts it as spent. A reservation made inside a
+        ``parallel()`` block belongs to that block.
+        """
+        self._require_original("BudgetAccountant.reserve", "reserve budget")
+        e, d = self._validate(epsilon, delta)
+        hold = Spend(str(label), e, d, self._current_group())
+        with self._lock:
+            self._check_locked(hold, "BudgetAccountant.reserve")
+            key, self._n_holds = self._n_holds, self._n_holds + 1
+            self._holds[key] = hold
+        return Reservation(self, key, hold)
+
+    def _commit(self, key: int, epsilon: Any, delta: Any) -> Spend:
+        self._require_original("Reservation.commit", "commit a reservation")
+        with self._lock:
+            hold = self._holds.pop(key, None)  # released whatever happens below
+            if hold is None:
+                raise ParameterError("Reservation.commit: this reservation was already committed or "
+                                     "released. Reserve again.")
+            e, d = self._validate(hold.epsilon if epsilon is None else epsilon,
+                                  hold.delta if delta is None else delta)
+            spend = Spend(hold.label, e, d, hold.group)
+            self._check_locked(spend, "Reservation.commit")
+            self._spends.append(spend)
+            return spend
+
+    def _release(self, key: int) -> None:
+        if not self._is_copy():  # a copy's holds are a record of the original's, left as copied
+            with self._lock:
+                self._holds.pop(key, None)
+
+    @contextmanager
+    def parallel(self) -> Iterator[BudgetAccountant]:
+        """Block whose spends are on disjoint records: it costs their max ε and max δ.
+
+        Scoped to the current context (other threads' spends stay sequential); blocks do
+        not nest; spends recorded before an exception in the block stay recorded.
+
+        .. warning:: Only when every spend in the block reads a disjoint subset of the
+           records (e.g. the parts of a random partition); otherwise the ledger undercounts.
+        """
+        self._require_original("BudgetAccountant.parallel", "open a parallel() block")
+        if self._current_group() is not None:
+            raise ParameterError(
+                "BudgetAccountant.parallel: blocks cannot be nested: one record would be "
+                "counted in several branches. Close the outer block first."
+            )
+        with self._lock:
+            group, self._n_groups = self._n_groups, self._n_groups + 1
+        token = _OPEN_BLOCKS.set((*_OPEN_BLOCKS.get(), (self._id, group)))
+        try:
+            yield self
+        finally:
+            _OPEN_BLOCKS.reset(token)
+
+    # -- identity ---------------------------------------------------------
+    def __copy__(self) -> BudgetAccountant:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> BudgetAccountant:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as a copy that can be read but refuses to spend (see the class Notes)."""
+        with self._lock:
+            state = (self._epsilon, self._delta, tuple(self._spends), tuple(self._holds.values()))
+        return _ledger_copy, state
+
+    def __repr__(self) -> str:
+        e, d = self.spent
+        copy = "; a copy, refuses spends" if self._is_copy() else ""
+        return (f"BudgetAccountant(epsilon={self._epsilon:g}, delta={self._delta:g}; spent "
+                f"epsilon={e:.6g}, delta={d:.3g} in {len(self._spends)} spend(s){copy})")
+
+
+def _ledger_copy(epsilon: float, delta: float, spends: tuple[Spend, ...],
+                 holds: tuple[Spend, ...]) -> BudgetAccountant:
+    """Rebuild a pickled ledger as a copy: readable, refusing every spend."""
+    ledger = BudgetAccountant(epsilon, delta)
+    ledger._spends = list(spends)
+    ledger._holds = dict(enumerate(holds))
+    ledger._n_holds = len(holds)
+    ledger._detached = True
+    return ledger
+
+
+def reserve_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float = 0.0,
+                   label: str = "estimator") -> Reservation:
+    """Before a fit: hold (ε, δ) on ``accountant`` atomically (a no-op hold when it is None).
+
+    ``ParameterError`` if ``accountant`` is neither None nor a ledger; ``BudgetError`` if
+    (ε, δ) does not fit in what remains, open reservations included.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.privacy.budget import reserve_budget
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> with reserve_budget(acc, 0.25, label="model") as hold:
+    ...     _ = hold.commit(0.25)
+    ...
+    >>> acc.spent
+    (0.25, 0.0)
+    >>> reserve_budget(None, 0.25).state   # no ledger: a no-op hold
+    'open'
+    """
+    if accountant is None:
+        return Reservation(None, -1, Spend(str(label), epsilon, delta))
+    if not isinstance(accountant, BudgetAccountant):
+        raise ParameterError(
+            f"The 'accountant' parameter of {label} must be a BudgetAccountant or None. "
+            f"Got {accountant!r} instead."
+        )
+    return accountant.reserve(epsilon, delta, label=label)
+
+
+@contextmanager
+def hold_budget(accountant: BudgetAccountant | None, epsilon: float, delta: float, owner: str,
+                *, n: int | None = None) -> Iterator[Hold]:
+    """Hold (ε, δ) for one release: the ledger's :func:`reserve_budget`, or with no ledger
+    a hold that charges nothing; the release commits its certificate to the hold once.
+
+    ``n``: the rows (public). δ >= 1/n warns (a :class:`~dpconvex.errors.PrivacyWarning`,
+    before the data are read) and the committed certificate states it
+    (:func:`delta_rows_note`). A release inside another one's hold
+    passes None: the outer hold checks the whole δ.
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> from dpconvex.privacy.budget import hold_budget
+    >>> from dpconvex.privacy.certificate import Certificate
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> with hold_budget(acc, 0.5, 0.0, "model", n=100) as hold:
+    ...     _ = hold.commit_certificate(Certificate("m", 0.5, 0.5))
+    ...
+    >>> acc.spent
+    (0.5, 0.0)
+    >>> with hold_budget(None, 0.5, 0.0, "model") as hold:   # no ledger: nothing charged
+    ...     hold.commit_certificate(Certificate("m", 0.5, 0.5)) is None
+    True
+    """
+    note = None if n is None else delta_rows_note(delta, n)
+    if note is not None:
+        warnings.warn(f"{owner}: {note}.", PrivacyWarning, stacklevel=user_stacklevel())
+    if accountant is None:
+        yield Hold(None, note)
+        return
+    with reserve_budget(accountant, epsilon, delta, owner) as reservation:
+        yield Hold(reservation, note)
+
+
+@dataclass(frozen=True)
+class Hold:
+    """What :func:`hold_budget` yields: the ledger's ``reservation`` (None: no ledger, nothing
+    charged) and the public ``note`` (δ >= 1/n) the certificate committed to it states.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.budget import Hold
+    >>> from dpconvex.privacy.certificate import Certificate
+    >>> Hold(None, None).commit_certificate(Certificate("m", 1.0, 1.0)) is None
+    True
+    """
+
+    reservation: Reservation | None
+    note: str | None
+
+    def commit_certificate(self, certificate: Certificate) -> Spend | None:
+        """State the note, then :meth:`Reservation.commit_certificate` (None: no ledger)."""
+        if self.note is not None:
+            certificate.state(self.note)
+        return None if self.reservation is None else \
+            self.reservation.commit_certificate(certificate)
+
+class Reservation:
+    """Budget held on a :class:`BudgetAccountant` by a release in progress.
+
+    Exactly one of :meth:`commit`, :meth:`commit_certificate` or :meth:`release` takes
+    effect; later calls raise :class:`~dpconvex.errors.ParameterError` (commit) or do
+    nothing (release). As a context manager: an exception releases the hold; a normal exit
+    without a commit commits the reserved (ε, δ) (a release may have been made). Attributes:
+    ``label``, the reserved ``epsilon`` and ``delta``, ``state`` ("open", "committed",
+    "released").
+
+    Examples
+    --------
+    >>> from dpconvex import BudgetAccountant
+    >>> acc = BudgetAccountant(epsilon=1.0)
+    >>> hold = acc.reserve(0.5, label="model")
+    >>> hold.state, acc.remaining
+    ('open', (0.5, 0.0))
+    >>> _ = hold.commit(0.4)
+    >>> hold.state, acc.spent
+    ('committed', (0.4, 0.0))
+    """
+
+    def __init__(self, accountant: BudgetAccountant | None, key: int, hold: Spend):
+        self._accountant, self._key = accountant, key
+        self.label, self.epsilon, self.delta, self.state = hold.label, hold.epsilon, hold.delta, "open"
+
+    def commit(self, epsilon: float | None = None, delta: float | None = None) -> Spend | None:
+        """Record the final guarantee (default: the reserved one) in place of the hold.
+
+        Call it before storing the fitted attributes: a final (ε, δ) that does not fit
+        raises :class:`BudgetError`, releases the hold and records nothing. Returns the
+        Spend (None for the no-op reservation of ``accountant=None``).
+        """
+        if self.state != "open":
+            raise ParameterError(f"Reservation.commit: this reservation is already {self.state}; "
+                                 "reserve again.")
+        if self._accountant is None:
+            self.state = "committed"
+            return None
+        try:
+            spend = self._accountant._commit(self._key, epsilon, delta)
+        except BaseException:
+            self.state = "released"
+            raise
+        self.state = "committed"
+        return spend
+
+    def commit_certificate(self, certificate: Certificate) -> Spend | None:
+        """:meth:`commit` the certificate's (ε, δ); a non-private certificate commits ε = inf."""
+        eps = float(certificate.epsilon) if certificate.private else math.inf
+        return self.commit(eps, float(certificate.delta))
+
+    def release(self) -> None:
+        """Give the held budget back (the release failed or was abandoned)."""
+        if self.state == "open":
+            if self._accountant is not None:
+                self._accountant._release(self._key)
+            self.state = "released"
+
+    def __enter__(self) -> Reservation:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is not None:
+            self.release()
+        elif self.state == "open":
+            self.commit()
+
+    def __repr__(self) -> str:
+        return (f"Reservation({self.label!r}, epsilon={self.epsilon:.6g}, "
+                f"delta={self.delta:.3g}, {self.state})")

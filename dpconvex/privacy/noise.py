@@ -23,8 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._random import RandomStateLike, check_random_state
-from .._validation import check_float
+from .._validation import RandomStateLike, check_float, check_random_state
 from ..errors import ParameterError, PrivacyError
 
 __all__ = ["SNAP_BITS", "Gaussian", "Laplace", "Noise", "NoiseSum", "NormGamma", "SupNormGamma",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._diagnostics import record_solve, say
-from .._random import RandomStateLike, check_random_state
+from .._validation import RandomStateLike, check_random_state
 from ..errors import DPConvexError, ParameterError, SolverError
 from ..solvers.base import SolveResult
 from .budget import Budget

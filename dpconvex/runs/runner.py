@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._random import NoiseSource
-from .._validation import check_bool, check_float, check_int
+from .._validation import NoiseSource, check_bool, check_float, check_int
 from ..errors import DatasetError, ParameterError
 from ..estimators.base import NO_CONTEXT, fit_with
 from ..estimators.sweep import epsilon_sweep

@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 
 import dpconvex as dp
-from dpconvex.data.labels import check_labels, encode_labels
-from dpconvex.data.validation import check_array
+from dpconvex.data.validation import check_array, check_labels, encode_labels
 from dpconvex.errors import DataTypeError, DataValidationError, ParameterError
 
 

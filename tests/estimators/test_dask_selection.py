@@ -26,7 +26,7 @@ import dask.dataframe as dd  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import dpconvex as dp  # noqa: E402
-from dpconvex._random import NoiseSource  # noqa: E402
+from dpconvex._validation import NoiseSource  # noqa: E402
 from dpconvex.data.dask_rows import split_rows  # noqa: E402
 from dpconvex.estimators.base import NO_CONTEXT, fit_with  # noqa: E402
 from dpconvex.estimators.sweep import epsilon_sweep  # noqa: E402

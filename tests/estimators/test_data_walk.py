@@ -3,7 +3,7 @@
 A C-contiguous float64 X (with rows above ``data_norm``, so the clip acts) goes through each
 default estimator and the front door. Three things are counted on the way:
 
-* the finiteness check (``dpconvex._validation._all_finite``) on an array of X's size: once;
+* the finiteness check (``dpconvex._validation.check_matrix_body``) on X's entries: once;
 * the row norms of X itself (``dpconvex.data.operators.row_norms`` on memory shared with X,
   which every clip computes): at most once;
 * the peak memory the fit allocates (``tracemalloc``, which NumPy reports to): below half of X's
@@ -84,7 +84,8 @@ def test_a_fit_validates_once_clips_once_and_copies_nothing(learner):
     make().fit(X[:200], y[:200])  # first-call costs (imports, caches) outside the count
     checked: list[int] = []
     normed: list[int] = []
-    with _counting(_validation, "_all_finite", checked, lambda v, *a: int(np.size(v) == X.size)), \
+    with _counting(_validation, "check_matrix_body", checked,
+                   lambda A, v, *a: int(not callable(v) and np.size(v) == X.size)), \
             _counting(operators, "row_norms", normed,  # rows of X normed (blocks add up)
                       lambda A, *a: A.shape[0] if isinstance(A, np.ndarray)
                       and np.shares_memory(A, X) else 0):

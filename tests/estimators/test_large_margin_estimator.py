@@ -242,7 +242,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def test_accountant_is_checked_and_charged():
-    from dpconvex.privacy.accounting.ledger import BudgetAccountant
+    from dpconvex.privacy.budget import BudgetAccountant
 
     X, y = _data(n=90, d=2, C=2, seed=10)
     acc = BudgetAccountant(epsilon=1.5)

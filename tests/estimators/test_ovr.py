@@ -8,7 +8,7 @@ import pytest
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import dpconvex as dp
-from dpconvex.privacy.accounting import BudgetAccountant
+from dpconvex.privacy.budget import BudgetAccountant
 
 
 def _blobs(n=300, C=3, seed=0):

@@ -29,8 +29,8 @@ from dpconvex import (
     PrivateLargeMarginGaussian,
 )
 from dpconvex.audit import EstimatorMechanism, audit
-from dpconvex.data.labels import encode_labels
 from dpconvex.data.operators import DenseRows, ScaledRows
+from dpconvex.data.validation import encode_labels
 from dpconvex.errors import DataValidationError, ParameterError
 from dpconvex.estimators.base import NO_CONTEXT
 from dpconvex.estimators.safeguard import safeguard_mistakes, safeguard_sizes

@@ -17,9 +17,9 @@ from sklearn.pipeline import make_pipeline
 
 import dpconvex as dp
 from dpconvex._diagnostics import collect_diagnostics
-from dpconvex.data.labels import encode_labels
+from dpconvex.data.validation import encode_labels
 from dpconvex.estimators.selection.random import PrivateRandomSearch
-from dpconvex.privacy.accounting import BudgetAccountant
+from dpconvex.privacy.budget import BudgetAccountant
 
 CLASSES = ["no", "yes"]
 
@@ -170,7 +170,7 @@ def test_the_certificate_states_the_policy():
 
 
 def test_a_declared_label_set_is_held_to_the_same_policy():
-    from dpconvex.data.labels import LabelArray
+    from dpconvex.data.validation import LabelArray
 
     X, y = _data()
     yl = LabelArray(np.where(y == "yes", 1, 0), classes=[0, 1])
@@ -236,7 +236,7 @@ def test_pipelines_take_the_policy_on_their_private_step():
 def test_integer_labels_map_as_the_dict_lookup_does(classes, dtype, monkeypatch):
     """Integer labels against a few numeric classes are compared class by class; the index is
     the one the general path (distinct labels looked up in a dict) gives, -1 outside the set."""
-    from dpconvex.data import labels as label_module
+    from dpconvex.data import validation as label_module
 
     values = np.random.default_rng(5).integers(0, 4, size=500).astype(dtype)
     declared = np.array(classes, dtype=object)

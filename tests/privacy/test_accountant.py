@@ -23,8 +23,7 @@ from sklearn.base import clone
 
 from dpconvex import BudgetAccountant, BudgetError, Certificate, NoisyGradientDescent
 from dpconvex.errors import BudgetPickleError, BudgetProcessError, ParameterError
-from dpconvex.privacy.accounting import Spend
-from dpconvex.privacy.accounting.ledger import reserve_budget
+from dpconvex.privacy.budget import Spend, reserve_budget
 
 
 def test_sequential_totals_and_exact_exhaustion():

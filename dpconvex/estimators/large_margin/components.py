@@ -33,8 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..._random import RandomStateLike, check_random_state
-from ..._validation import check_float, check_int
+from ..._validation import RandomStateLike, check_float, check_int, check_random_state
 from ...errors import ParameterError, PrivacyWarning, user_stacklevel
 from ...privacy.budget import Budget
 from ...privacy.certificate import Certificate

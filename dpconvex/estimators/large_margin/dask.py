@@ -21,8 +21,7 @@ import numpy as np
 
 from ...data.dask_gram import DaskGram
 from ...data.dask_rows import compute
-from ...data.labels import LabelSet, check_labels, encode_labels, zero_rows
-from ...data.validation import check_array, computed
+from ...data.validation import LabelSet, check_array, check_labels, computed, encode_labels, zero_rows
 from ...errors import ParameterError
 from ...privacy.certificate import Certificate
 from ...privacy.release import release
@@ -49,7 +48,8 @@ DASK_ASSIGNMENTS = (None, "nearest_public_center")
 
 # --------------------------------------------------------- per-chunk kernels (run on workers)
 def _chunk_labels(stub: LabelSet, L: np.ndarray) -> LabelSet:
-    return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=L[:, 1].astype(bool))
+    dropped = L[:, 1].astype(bool)
+    return dataclasses.replace(stub, index=L[:, 0].astype(np.int64), outside=dropped, dropped=dropped)
 
 
 # A chunk of ``_with_records``: the d feature columns, then (class index, dropped).
@@ -122,7 +122,7 @@ def build_dask(est: LargeMarginSettings, X: Any, y: Any, *, persist: bool | None
     rows_with_records = _with_records(X_checked, labels)
     # per chunk, ``outside`` holds the records that contribute no loss (the dropped column)
     stub = dataclasses.replace(labels, index=np.zeros(0, np.int64), outside=np.zeros(0, bool),
-                               excluded=None)
+                               dropped=np.zeros(0, bool))
     # the assignment's description and centers from the public rule; components per chunk
     assignment = assign_components(method, np.zeros((1, d)), np.zeros(1, np.int64), C, K,
                                    data_norm=q, centers=est.centers)

@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..._diagnostics import note_clipped, say, verbosity
-from ..._random import noise_source
 from ..._validation import (
     ACCOUNTANT,
     CLASSES,
@@ -34,9 +33,9 @@ from ..._validation import (
     check_fitted,
     checks_feature_names,
     is_dask_collection,
+    noise_source,
 )
-from ...data.labels import LABEL_POLICY, LabelSet, check_labels, encode_labels, zero_rows
-from ...data.validation import check_array
+from ...data.validation import LABEL_POLICY, LabelSet, check_array, check_labels, encode_labels, zero_rows
 from ...objectives.losses import Frobenius, Loss
 from ...privacy.certificate import Certificate
 from ...privacy.mechanisms import Mechanism, MechanismMenu, build_mechanism

@@ -28,19 +28,19 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils import get_tags
 
-from ..._random import NoiseSource, check_seed, noise_source
 from ..._validation import (
+    NoiseSource,
     check_fitted,
     check_float,
+    check_seed,
     checks_feature_names,
     feature_names_of,
+    noise_source,
     with_feature_names,
 )
-from ...data.labels import LABEL_POLICY, check_labels, encode_labels
-from ...data.validation import check_array
+from ...data.validation import LABEL_POLICY, check_array, check_labels, encode_labels
 from ...errors import DataValidationError, ParameterError, PrivacyError
-from ...privacy.accounting import hold_budget
-from ...privacy.budget import Budget
+from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ...privacy.release import release
 from ...templates.statistics import SelectionTemplate
@@ -264,7 +264,7 @@ class SelectedEstimator:
         return candidate.certify(*rows)
 
     def _noise(self, owner: str, given: NoiseSource | None) -> NoiseSource:
-        """The search's generator (:func:`dpconvex._random.noise_source`: ``given``, else
+        """The search's generator (:func:`dpconvex._validation.noise_source`: ``given``, else
         from ``random_state``), after checking that no ``random_state`` of the kept
         unfitted ``estimator`` is a generator."""
         params = self.estimator.get_params(deep=True)

@@ -28,11 +28,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 
-from ..._random import NoiseSource
-from ..._validation import check_float, check_option, feature_names_of
+from ..._validation import NoiseSource, check_float, check_option, feature_names_of
 from ...errors import DataValidationError, ParameterError, PrivacyError
-from ...privacy.accounting import hold_budget
-from ...privacy.budget import split_even
+from ...privacy.budget import hold_budget, split_even
 from ...privacy.certificate import Certificate, Condition, compose_parallel
 from ..base import FitContext, fit_with
 from ..parts import Parts, check_rows, mistakes

@@ -1,4 +1,1 @@
-"""Privacy accounting: the thread-safe budget ledger (:class:`BudgetAccountant`)."""
-
-from .ledger import *  # noqa: F403
-from .ledger import __all__  # noqa: F401
+"""Privacy accounting: the Gaussian calibrations (analytic, objective, composed over steps)."""

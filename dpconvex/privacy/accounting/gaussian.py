@@ -3,8 +3,8 @@
 Derivation in docs/privacy/tuning_gd_ledger.md#privacy-noisy-gd. Under replace-one
 adjacency with n public, replacing one record changes the mean of the clipped gradients by
 at most Δ = 2C/n in L2; each step adds N(0, s² I) with s = z·Δ. ``dp_accounting`` composes
-the T steps (RDP or PLD) and a bisection finds the smallest z whose composed ε at δ is at
-most the target.
+the T steps (RDP [Mir17]_ or PLD) and a bisection finds the smallest z whose composed ε at δ
+is at most the target; the exact μ-GDP curve [DRS22]_ (:func:`gdp_epsilon`) checks it.
 
 .. note:: ``dp_accounting.GaussianDpEvent(z)`` with ``ADD_OR_REMOVE_ONE`` reads z
    as std / (L2 distance of neighbouring outputs), so passing z = s / (2C/n) is

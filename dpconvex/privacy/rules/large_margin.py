@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from ...data.labels import LabelSet
+    from ...data.validation import LabelSet
     from ...objectives.losses import Loss
     from ..certificate import Certificate
     from ..mechanisms import Mechanism, MechanismMenu
