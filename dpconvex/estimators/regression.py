@@ -52,6 +52,7 @@ from .._validation import (
 from ..data.labels import check_excluded
 from ..data.validation import check_array, computed
 from ..errors import DataValidationError, ParameterError, user_stacklevel
+from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.certificate import LabelSource
 from ..privacy.release import release
@@ -528,9 +529,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         if callable(self.loss):  # stated in CVXPY atoms, on the unit label scale
             return stated_loss(self.loss, "regression", type(self).__name__, UNIT_LABELS)
         if self.loss == "huber":
-            return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
+            return HuberRegression(float(self.huber_threshold), UNIT_LABELS)
         if self.loss == "pinball":
-            return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile))
+            return Pinball(float(self.quantile), UNIT_LABELS)
         return get_regression_loss(self.loss, UNIT_LABELS)
 
     # ----------------------------------------------------------------------- plan
@@ -634,7 +635,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:
-        return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
+        return HuberRegression(float(self.huber_threshold), UNIT_LABELS)
 
 
 class PrivateQuantileRegressor(PrivateLinearRegressor):
@@ -689,5 +690,4 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:
-        return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile),
-                                   smoothing=self.smoothing)
+        return Pinball(float(self.quantile), UNIT_LABELS, self.smoothing)

@@ -220,6 +220,8 @@ class CVXPYLoss(Loss):
         stated = derive_bounds(fn, label_range) if _has_kink_atom(form) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
         self.has_kinks = stated is not None and math.isinf(stated.curvature)
+        #: Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h).
+        self.smoothing_unresolved = self.has_kinks and self.smoothing_rule == "auto"
         if self.has_kinks and isinstance(self.smoothing_rule, float):
             h = self.smoothing_rule
             self.smoothed_kinks = smooth_kinks(form, h)[1]
@@ -263,11 +265,6 @@ class CVXPYLoss(Loss):
         from .atoms import vectorize  # a form of one prediction (log_sum_exp of a stack)
 
         return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
-
-    @property
-    def smoothing_unresolved(self) -> bool:
-        """Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h)."""
-        return self.has_kinks and self.smoothing_rule == "auto"
 
     def smoothed(self, h: float) -> CVXPYLoss:
         """This loss with its kinks Huberized at half-width ``h`` (itself when it has none).
