@@ -47,6 +47,7 @@ from ..privacy.rules.front_door import (
     SAFEGUARD_ROWS_AT_MOST,
     choose_front_door_learner,
     safeguard_applies,
+    safeguard_sizes,
 )
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
@@ -73,7 +74,6 @@ from .safeguard import (
     constant_name,
     dry_selection,
     safeguard_mistakes,
-    safeguard_sizes,
     select_release,
     take_rows,
     warn_constant_released,
@@ -163,7 +163,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With the safeguard, the share of the rows that validate: ⌈fraction · n⌉, or for
         "auto" max(⌈0.1 n⌉, min(⌈0.2 n⌉, 600))
-        (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`).
+        (:func:`~dpconvex.privacy.rules.front_door.safeguard_sizes`).
     row_norm : {"auto", "none"}, default="auto"
         "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖
         (docs/privacy/row_scaling.md#privacy-row-norm-unit), where the rule says so

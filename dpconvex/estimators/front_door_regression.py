@@ -1,5 +1,5 @@
 """The front door for regression: :class:`PrivateRegressor` picks the learner from public
-quantities (:mod:`dpconvex.privacy.rules.front_door_regression`,
+quantities (:mod:`dpconvex.privacy.rules.front_door`,
 docs/privacy/front_door_regression.md#privacy-regressor-rule).
 """
 
@@ -36,14 +36,15 @@ from ..privacy.budget import Budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
 from ..privacy.release import Release, release
-from ..privacy.rules.front_door_regression import (
-    CONSTANT,
+from ..privacy.rules.front_door import (
     HANDICAP_LEVEL,
+    PRIVATE_MEAN,
+    REGRESSION_VALIDATION,
     RESIDUAL_CLIP,
-    VALIDATION,
     RegressionChoice,
     choose_regression_learner,
     mean_epsilon,
+    safeguard_sizes,
     selection_handicap,
 )
 from ..templates.statistics import BoundedMeanTemplate
@@ -54,7 +55,6 @@ from .safeguard import (
     SchemaInputMixin,
     SchemaOrNone,
     dry_selection,
-    safeguard_sizes,
     select_release,
     squared_error_utilities,
     take_rows,
@@ -65,7 +65,7 @@ __all__ = ["SELECTION_UTILITY", "PrivateRegressor"]
 
 #: The certificate's line on the safeguard's utility (its sensitivity): the utilities
 #: :func:`~dpconvex.estimators.safeguard.squared_error_utilities` computes with
-#: κ = :data:`~dpconvex.privacy.rules.front_door_regression.RESIDUAL_CLIP`.
+#: κ = :data:`~dpconvex.privacy.rules.front_door.RESIDUAL_CLIP`.
 SELECTION_UTILITY = (
     f"u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m and u_mean = -sum_i min(1, "
     f"((c - u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i "
@@ -169,7 +169,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
     # ------------------------------------------------------------------------ plan
     def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
         """The safeguard's part sizes (n_fit, n_val), the mean's ε_c and the ε − ε_c left."""
-        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, VALIDATION)
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, REGRESSION_VALIDATION)
         eps_mean = mean_epsilon(n, float(self.epsilon))
         return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean)
 
@@ -186,11 +186,11 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         choice = choose_regression_learner(n, n_features, float(self.epsilon),
                                            float(self.delta or 0.0), self.safeguard)
         owner = type(self).__name__
-        if choice.learner == CONSTANT:
+        if choice.learner == PRIVATE_MEAN:
             return FitPlan(
                 estimator=owner, n=n, n_classes=1, n_features=n_features,
                 template="bounded mean", mechanism=get_mechanism("laplace_mean"),
-                budget=Budget(float(self.epsilon)), learner=CONSTANT,  # pure: δ unused
+                budget=Budget(float(self.epsilon)), learner=PRIVATE_MEAN,  # pure: δ unused
                 backend="none (closed form)",
                 options={"label_range": self._label_bounds()},
                 notes=(self._label_note(), choice.reason))
@@ -247,7 +247,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         n, _, n_features = self.public_shape(X, y)
         choice = choose_regression_learner(n, n_features, float(self.epsilon),
                                            float(self.delta or 0.0), self.safeguard)
-        if choice.learner == CONSTANT:
+        if choice.learner == PRIVATE_MEAN:
             check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
             noise = noise_source(self, context.noise)
             with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
@@ -326,7 +326,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         """Release the private mean (unit scale) as the constant prediction."""
         self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
         self.estimator_.certificate_ = certificate
-        self.learner_ = CONSTANT
+        self.learner_ = PRIVATE_MEAN
         self.certificate_ = certificate
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
@@ -334,7 +334,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                                selected: int | None = None) -> Certificate:
         """Sequential: the mean, then the parallel composition of the model and the selection."""
         n_fit, n_val, eps_mean, rest = parts
-        candidates = [choice.learner, CONSTANT]
+        candidates = [choice.learner, PRIVATE_MEAN]
         conditions = [
             Condition("candidates fixed before the data", True, "enforced by dpconvex",
                       f"the rule's learner ({choice.learner}) and the private mean"),
@@ -395,7 +395,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
             n_rows, _, d = self.public_shape(X, y)
         choice = choose_regression_learner(n_rows, d, float(self.epsilon),
                                            float(self.delta or 0.0), self.safeguard)
-        if choice.learner == CONSTANT:
+        if choice.learner == PRIVATE_MEAN:
             certificate = _mean_release(0.0, n_rows, float(self.epsilon)).certificate
             certificate.state(self._label_note(), choice.reason)
             return certificate

@@ -30,18 +30,17 @@ import scipy.sparse as sp
 
 from .._validation import Constraint, check_fitted, checks_feature_names, is_dask_collection
 from ..data.validation import check_array
-from ..errors import DataValidationError, ParameterError, PrivacyWarning, user_stacklevel
+from ..errors import ParameterError, PrivacyWarning, user_stacklevel
 from ..privacy.budget import Budget
 from ..privacy.certificate import Certificate
 from ..privacy.release import release
-from ..privacy.rules.front_door import AUTO_VALIDATION, safeguard_validation_rows
 from ..templates.statistics import SelectionTemplate
 from .base import FitContext
 from .parts import check_rows, predicted
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "SchemaInputMixin", "SchemaOrNone",
            "constant_name", "safeguard_mistakes",
-           "safeguard_sizes", "select_release", "squared_error_utilities", "take_rows",
+           "select_release", "squared_error_utilities", "take_rows",
            "warn_constant_released"]
 
 
@@ -190,31 +189,6 @@ def _plain(label: Any) -> Any:
 def constant_name(label: Any) -> str:
     """The candidate's name in the certificate: ``"constant <label>"``."""
     return f"constant {_plain(label)!r}"
-
-
-def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
-                    auto: tuple[float, int, float] = AUTO_VALIDATION) -> tuple[int, int]:
-    """(fitting rows, validation rows) for n rows (public: n and the parameter only).
-
-    :func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows` rows validate:
-    ⌈fraction · n⌉, or with ``"auto"`` the rule ``auto`` (the front door's, or the regressor's
-    :data:`~dpconvex.privacy.rules.front_door_regression.VALIDATION`).
-    ``caller``: the public call ("PrivateClassifier.fit"), for the message.
-
-    Raises
-    ------
-    DataValidationError
-        Fewer than 2 fitting rows or no validation row.
-    """
-    n_val = safeguard_validation_rows(int(n), validation_fraction, auto)
-    n_fit = int(n) - n_val
-    if n_val < 1 or n_fit < 2:
-        raise DataValidationError(
-            f"{caller}: n_samples = {int(n)} rows cannot be split into a fitting part of at "
-            f"least 2 rows and a validation part of at least 1 (validation_fraction = "
-            f"{validation_fraction!r}). Use more rows, another validation_fraction, "
-            "or safeguard=False.")
-    return n_fit, n_val
 
 
 def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
