@@ -247,87 +247,79 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         n, _, n_features = self.public_shape(X, y)
         choice = choose_regression_learner(n, n_features, float(self.epsilon),
                                            float(self.delta or 0.0), self.safeguard)
+        lo, hi = self._label_bounds()
+        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
+        best = 1  # the candidate released: 0 the learner's model, 1 the private mean
         if choice.learner == PRIVATE_MEAN:
             check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
             noise = noise_source(self, context.noise)
             with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
                 u = self._unit_labels(y, n, f"{owner}.fit")
-                mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
-                certificate = mean.certificate
+                released_mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
+                certificate = released_mean.certificate
                 certificate.state(self._label_note(), choice.reason)
                 hold.commit_certificate(certificate)
-            self._set_constant(float(mean.theta[0]), n_features, certificate)
-            self.n_features_in_ = n_features
-            return with_feature_names(self, names)
-        if not choice.safeguard:
+            mean = float(released_mean.theta[0])
+        elif not choice.safeguard:
             learner = self._make(choice.mechanism, epsilon, guarded=False)
             learner._fit_with(X, y, context.inner(noise_source(self, context.noise)))
-            learner.certificate_.assumptions.extend((choice.reason, *self._unguarded_note(n)))
-            self.estimator_, self.learner_ = learner, choice.learner
-            self.certificate_ = learner.certificate_
-            self.n_features_in_ = n_features
-            return with_feature_names(self, names)
-        # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
-        n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
-        learner = self._make(choice.mechanism, rest, guarded=True)
-        noise = noise_source(self, context.noise)
-        with hold_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
-            X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
-                                    accept_dask=True)
-            u = self._unit_labels(y, n, f"{owner}.fit")
-            order = noise.rng.permutation(n)  # independent of the data (privacy-regressor-safeguard)
-            validation = np.sort(order[n_fit:])
-            held = np.zeros(n, dtype=bool)
-            held[validation] = True
-            mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
-            released_mean = _mean_release(float(np.sum(u)), n, eps_mean,
-                                          NoiseSource(mean_rng, noise.seeded))
-            mean = float(released_mean.theta[0])
-            lo, hi = self._label_bounds()
-            y_unit = self._from_unit(u)  # the clipped labels, in their units
-            # the validation rows get the public placeholder: the centre of label_range (u = 0),
-            # so no value of theirs reaches the learner (not even its objective's constant)
-            y_unit[validation] = 0.5 * (hi + lo)
-            # the learner is made of this fit's validated parameters: its plan, the hold of
-            # its share and its release, with the validation rows left out
-            inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded))
-            with warnings.catch_warnings():
-                # the learner's public noise check: the selection below guards against its noise
-                warnings.simplefilter("ignore", PrivacyWarning)
-                plan = learner._plan(n, 1, n_features)
-                with hold_budget(learner.accountant, plan.budget.epsilon, plan.budget.delta,
-                                 type(learner).__name__,
-                                 n=None if inner.held else plan.n) as learner_hold:
-                    learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
-                                     plan, learner_hold, inner, None)
-            X_val = take_rows(X_checked, validation, n, owner, self)
-            model_unit = (learner.predict(X_val) - 0.5 * (hi + lo)) / (0.5 * (hi - lo))
-            utilities = squared_error_utilities(
-                [model_unit, np.full(n_val, mean)], u[validation],
-                [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
-            best, selection = select_release(np.zeros(2), rest, n_val, select_rng, noise.seeded,
-                                             utilities=utilities, description=SELECTION_UTILITY)
-            certificate = self._safeguard_certificate(
-                released_mean.certificate, learner.certificate_, selection, choice,
-                (n_fit, n_val, eps_mean, rest), selected=best)
-            hold.commit_certificate(certificate)
+            certificate, best = learner.certificate_, 0
+            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+        else:  # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
+            n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
+            learner = self._make(choice.mechanism, rest, guarded=True)
+            noise = noise_source(self, context.noise)
+            with hold_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
+                X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
+                                        accept_dask=True)
+                u = self._unit_labels(y, n, f"{owner}.fit")
+                order = noise.rng.permutation(n)  # independent of the data
+                validation = np.sort(order[n_fit:])
+                held = np.zeros(n, dtype=bool)
+                held[validation] = True
+                mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
+                released_mean = _mean_release(float(np.sum(u)), n, eps_mean,
+                                              NoiseSource(mean_rng, noise.seeded))
+                mean = float(released_mean.theta[0])
+                y_unit = u * half + mid  # the clipped labels, in their units
+                # the validation rows get the public placeholder: the centre of label_range
+                # (u = 0), so no value of theirs reaches the learner (not even its objective's
+                # constant); the learner's plan, hold and release leave them out
+                y_unit[validation] = mid
+                inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded))
+                with warnings.catch_warnings():
+                    # the learner's public noise check: the selection guards against its noise
+                    warnings.simplefilter("ignore", PrivacyWarning)
+                    plan = learner._plan(n, 1, n_features)
+                    with hold_budget(learner.accountant, plan.budget.epsilon, plan.budget.delta,
+                                     type(learner).__name__,
+                                     n=None if inner.held else plan.n) as learner_hold:
+                        learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
+                                         plan, learner_hold, inner, None)
+                X_val = take_rows(X_checked, validation, n, owner, self)
+                utilities = squared_error_utilities(
+                    [(learner._predict_rows(X_val) - mid) / half, np.full(n_val, mean)],
+                    u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
+                best, selection = select_release(np.zeros(2), rest, n_val, select_rng,
+                                                 noise.seeded, utilities=utilities,
+                                                 description=SELECTION_UTILITY)
+                certificate = self._safeguard_certificate(
+                    released_mean.certificate, learner.certificate_, selection, choice,
+                    (n_fit, n_val, eps_mean, rest), selected=best)
+                hold.commit_certificate(certificate)
         if best == 0:
             self.estimator_, self.learner_ = learner, choice.learner
-            self.certificate_ = certificate
-        else:
-            self._set_constant(mean, n_features, certificate)
+        else:  # the private mean (unit scale) released as the constant prediction
+            self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
+            self.estimator_.certificate_ = certificate
+            self.learner_ = PRIVATE_MEAN
+        self.certificate_ = certificate
+        self.n_features_in_ = n_features
+        if best == 1 and choice.learner != PRIVATE_MEAN:
             warn_constant_released(owner, "the private mean of the labels", choice.learner,
                                    epsilon, "docs/privacy/front_door_regression.md"
                                    "#privacy-regressor-safeguard")
-        self.n_features_in_ = n_features
         return with_feature_names(self, names)
-
-    def _set_constant(self, mean: float, n_features: int, certificate: Certificate) -> None:
-        """Release the private mean (unit scale) as the constant prediction."""
-        self.estimator_ = ConstantRegressor(self._from_unit(mean), n_features)
-        self.estimator_.certificate_ = certificate
-        self.learner_ = PRIVATE_MEAN
-        self.certificate_ = certificate
 
     def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
                                choice: RegressionChoice, parts: tuple[int, int, float, float],

@@ -381,8 +381,12 @@ class LabelRangeMixin:
     def predict(self, X: Any) -> np.ndarray:
         """wᵀx + b in the labels' units, clipped to ``label_range``."""
         check_fitted(self, "coef_")
-        X_checked = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
-                                accept_dask=True, n_features=self.n_features_in_)
+        return self._predict_rows(check_array(X, f"{type(self).__name__}.predict",
+                                              accept_sparse=True, accept_dask=True,
+                                              n_features=self.n_features_in_))
+
+    def _predict_rows(self, X_checked: Any) -> np.ndarray:
+        """:meth:`predict` of rows already checked (a front door's validation rows)."""
         lo, hi = self._label_bounds()
         if is_dask_collection(X_checked):  # the scores summed per chunk; n numbers come back
             from ..data.dask_rows import DaskRows
