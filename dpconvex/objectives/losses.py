@@ -96,6 +96,14 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__}.cvxpy_expr: loss '{self.name}' has no "
                                   "DCP form in CVXPY; pass a solver other than 'cvxpy'.")
 
+    def dcp_form(self) -> cp.Expression:
+        """The CVXPY expression whose DCP convexity the verifier checks: the summed loss of
+        three predictions (and labels spread over ``label_range``)."""
+        m = cp.Variable(3)
+        if self.kind == "regression":
+            return cp.sum(self.cvxpy_expr(m, np.linspace(*self.label_range, 3)))
+        return cp.sum(self.cvxpy_expr(m))
+
     @property
     def kinks(self) -> tuple[float, ...]:
         return ()
@@ -258,6 +266,11 @@ class CVXPYLoss(Loss):
         if type(self).value is not CVXPYLoss.value or type(self).deriv is not CVXPYLoss.deriv:
             return super().value_and_deriv(z, *(() if y is None else (y,)))  # a subclass's loss
         return self._form.evaluate(z, y, second=False)
+
+    def dcp_form(self):
+        if type(self).cvxpy_expr is not CVXPYLoss.cvxpy_expr:
+            return super().dcp_form()  # a subclass's own form
+        return self._form.expr  # the compiled form of one prediction (the label a parameter)
 
     def cvxpy_expr(self, z, y=None):
         if self._elementwise:
