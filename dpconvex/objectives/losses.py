@@ -211,7 +211,7 @@ class CVXPYLoss(Loss):
             raise ParameterError(f"The 'kind' parameter of Loss.from_cvxpy must be one of "
                                  f"['margin', 'regression', 'multiclass']. Got {kind!r} instead.")
         if kind == "regression":
-            label_range = _check_label_range(label_range, "Loss.from_cvxpy")
+            label_range = parse_label_range(label_range, "Loss.from_cvxpy")
         elif label_range is not None:
             raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
                                  "label_range only with kind='regression'.")
@@ -459,8 +459,9 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
     return form
 
 
-def parse_label_range(label_range: Any) -> tuple[float, float] | None:
-    """(lo, hi) as finite floats with lo < hi, or None when ``label_range`` is not one.
+def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[float, float] | None:
+    """(lo, hi) as finite floats with lo < hi, or None when ``label_range`` is not one (with
+    ``caller``, the public call: a named error instead).
 
     Examples
     --------
@@ -471,17 +472,13 @@ def parse_label_range(label_range: Any) -> tuple[float, float] | None:
     try:
         lo, hi = map(float, label_range)
     except (TypeError, ValueError):
+        lo = hi = math.nan
+    if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+        return lo, hi
+    if caller is None:
         return None
-    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else None
-
-
-def _check_label_range(label_range: Any, caller: str) -> tuple[float, float]:
-    """(lo, hi) of finite floats with lo < hi, or a named error."""
-    parsed = parse_label_range(label_range)
-    if parsed is None:
-        raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
-                             f"(the public range of the labels). Got {label_range!r} instead.")
-    return parsed
+    raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
+                         f"(the public range of the labels). Got {label_range!r} instead.")
 
 
 class Logistic(Loss):
@@ -689,7 +686,7 @@ class HuberRegression(Loss):
 
     def __init__(self, M: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
         self.M = check_float("M", M, type(self).__name__)
-        self.label_range = _check_label_range(label_range, type(self).__name__)
+        self.label_range = parse_label_range(label_range, type(self).__name__)
 
     @staticmethod
     def _r(z: Any, y: Any) -> np.ndarray:
@@ -768,7 +765,7 @@ class Pinball(_ShippedForm):
         self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0,
                                     high_inclusive=False)
         vars(self).update(vars(_compiled(pinball(self.quantile), "regression", type(self).name,
-                                         _check_label_range(label_range, type(self).__name__),
+                                         parse_label_range(label_range, type(self).__name__),
                                          _check_smoothing(smoothing))))
 
     def params(self):
