@@ -64,7 +64,7 @@ def run(seeds, out: Path, handicaps: bool, clips: bool = False) -> None:
     from sklearn.metrics import r2_score
 
     import dpconvex as dp
-    import dpconvex.estimators.front_door_regression as fde
+    import dpconvex.estimators.front_door as fde
     import dpconvex.privacy.rules.front_door as fdr
 
     defaults = (fdr.MEAN_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,

@@ -50,7 +50,7 @@ from ..data.preprocess import clip_rows as clip_design
 from ..data.row_scaling import normalize_rows, normalize_rows_lazy
 from ..data.validation import as_design, check_array, computed
 from ..errors import ParameterError
-from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
+from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.accounting import hold_budget
 from ..privacy.budget import Budget, split_even
@@ -710,7 +710,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     """
 
     def _make_loss(self) -> Loss:
-        return get_loss("logistic")
+        return Logistic()
 
 
 class PrivateHuberSVM(_PrivateLinearClassifier):

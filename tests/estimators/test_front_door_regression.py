@@ -24,7 +24,7 @@ import pytest
 from dpconvex import BudgetAccountant, PrivateRegressor
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
-from dpconvex.estimators.safeguard import ConstantRegressor, squared_error_utilities
+from dpconvex.estimators.front_door import ConstantRegressor, squared_error_utilities
 from dpconvex.privacy.mechanisms.scalar import mean_sensitivity
 from dpconvex.privacy.rules import front_door as rules
 from dpconvex.privacy.rules.front_door import (
@@ -283,7 +283,7 @@ def test_the_validation_labels_do_not_reach_the_learner():
 
 
 def test_the_certificate_states_the_selection_utility_that_runs(monkeypatch):
-    import dpconvex.estimators.front_door_regression as front_door_regression
+    import dpconvex.estimators.front_door as front_door
 
     clips = []
 
@@ -291,14 +291,14 @@ def test_the_certificate_states_the_selection_utility_that_runs(monkeypatch):
         clips.append(clip)
         return squared_error_utilities(predictions, u, handicaps, clip=clip)
 
-    monkeypatch.setattr(front_door_regression, "squared_error_utilities", spy)
+    monkeypatch.setattr(front_door, "squared_error_utilities", spy)
     X, y = _table(n=300)
     cert = _median_fit(X, y, 3).certificate_
     (kappa,) = clips
     assert kappa == rules.RESIDUAL_CLIP
     selection = cert.parts[1].parts[1]
     (stated,) = [c.detail for c in selection.conditions if c.name == "utility sensitivity"]
-    assert stated == front_door_regression.SELECTION_UTILITY
+    assert stated == front_door.SELECTION_UTILITY
     assert f"kappa = {kappa:g}" in stated
     assert "u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m" in stated
     assert "u_mean = -sum_i min(1, ((c - u_i)/kappa)^2)" in stated

@@ -33,7 +33,7 @@ from dpconvex.data.labels import encode_labels
 from dpconvex.data.operators import DenseRows, ScaledRows
 from dpconvex.errors import DataValidationError, ParameterError
 from dpconvex.estimators.base import NO_CONTEXT
-from dpconvex.estimators.safeguard import safeguard_mistakes
+from dpconvex.estimators.front_door import safeguard_mistakes
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
 from dpconvex.privacy.rules.front_door import safeguard_sizes
