@@ -4,7 +4,7 @@ Question: per cell table × ε × δ (means over the seeds of test R² − the t
 does ``PrivateRegressor`` compare with the median regression it guards, fitted without the
 safeguard, its Gaussian form at δ > 0, ``PrivateLinearRegression`` (AdaSSP) at δ > 0 and the
 private mean; and how do the safeguard's constants (``HANDICAP_LEVEL``, ``MEAN_RECORDS`` of
-:mod:`dpconvex.privacy.rules.front_door_regression`) move it? The variants set those module
+:mod:`dpconvex.privacy.rules.front_door`) move it? The variants set those module
 constants for the length of a fit (a benchmark, never the package's own path).
 
 Columns: ``fd`` the front door at its defaults; ``med_g`` / ``med_u`` median regression with /
@@ -64,14 +64,14 @@ def run(seeds, out: Path, handicaps: bool, clips: bool = False) -> None:
     from sklearn.metrics import r2_score
 
     import dpconvex as dp
-    import dpconvex.estimators.front_door_regression as fde
-    import dpconvex.privacy.rules.front_door_regression as fdr
+    import dpconvex.estimators.front_door as fde
+    import dpconvex.privacy.rules.front_door as fdr
 
-    defaults = (fdr.CONSTANT_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,
+    defaults = (fdr.MEAN_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,
                 fdr.MEAN_RECORDS)
 
     def setting(constant_below, gaussian_rows, handicap, mean_records):
-        (fdr.CONSTANT_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,
+        (fdr.MEAN_BELOW, fdr.GAUSSIAN_ROWS_AT_LEAST, fdr.HANDICAP_LEVEL,
          fdr.MEAN_RECORDS) = constant_below, gaussian_rows, handicap, mean_records
 
     warnings.simplefilter("ignore")

@@ -4,8 +4,8 @@
   Monteleoni & Sarwate 2011): logistic regression, Huber SVM, a user's :class:`~dpconvex.objectives.Loss`;
 - :mod:`~dpconvex.estimators.large_margin`: the private large-margin Gaussian (mixture)
   classifier (Pathak & Raj 2010, 2012);
-- :mod:`~dpconvex.estimators.front_door`: :class:`PrivateClassifier`, which picks one of
-  the learners below from public quantities;
+- :mod:`~dpconvex.estimators.front_door`: :class:`PrivateClassifier` and
+  :class:`PrivateRegressor`, which pick one of the learners below from public quantities;
 - :mod:`~dpconvex.estimators.regression`, :mod:`~dpconvex.estimators.ssp`: private linear
   regression with a loss of bounded slope, and ridge regression by sufficient-statistics
   perturbation;
@@ -45,7 +45,7 @@ _EXPORTS: dict[str, str] = {
     "PrivateLogisticRegression": "linear",
     "PrivateQuantileRegressor": "regression",
     "PrivateRandomSearch": "selection",
-    "PrivateRegressor": "front_door_regression",
+    "PrivateRegressor": "front_door",
     "RandomFourierFeatures": "kernels",
     "epsilon_sweep": "sweep",
 }

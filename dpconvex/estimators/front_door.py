@@ -1,5 +1,27 @@
-"""The front door: :class:`PrivateClassifier` picks the learner from public quantities only
-(:mod:`dpconvex.privacy.rules.front_door`, docs/privacy/front_door.md#privacy-private-classifier).
+"""The front doors: :class:`PrivateClassifier` and :class:`PrivateRegressor` pick their learner
+from public quantities only (:mod:`dpconvex.privacy.rules.front_door`;
+docs/privacy/front_door.md#privacy-private-classifier,
+docs/privacy/front_door_regression.md#privacy-regressor-rule), and what they share.
+
+The safeguard (docs/privacy/front_door.md#privacy-classifier-safeguard,
+privacy-regressor-safeguard) splits the rows by a
+permutation drawn independently of the data into a fitting part and a validation part whose
+sizes depend on n only, fits the learner with the validation rows left out
+(:class:`~dpconvex.estimators.base.FitContext` ``excluded``), and selects the model or a
+constant with the exponential mechanism ([MT07]_) on the validation part: private tuning
+([CMS11]_ Alg. 4) with one trained candidate, (ε, δ)-DP by parallel composition.
+
+With ``schema=`` a :class:`~dpconvex.PublicSchema`, both front doors take the table itself
+(:class:`SchemaInputMixin`): every record is encoded by :class:`~dpconvex.PublicEncoder`, and
+a schema released by :func:`~dpconvex.draft_schema` is composed with the model
+(docs/privacy/bounds.md#privacy-bounds-composition).
+
+References
+----------
+.. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+   Empirical Risk Minimization. JMLR 12 (2011), Section 5.2, Alg. 4, Theorem 24.
+.. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy.
+   FOCS 2007 (the exponential mechanism).
 """
 
 from __future__ import annotations
@@ -10,6 +32,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import RegressorMixin
 
 from .._validation import (
     ACCOUNTANT,
@@ -28,27 +51,53 @@ from .._validation import (
     check_fitted,
     checks_feature_names,
     feature_names_of,
+    is_dask_collection,
     noise_source,
     with_feature_names,
 )
-from ..data.validation import LABEL_POLICY, check_labels, computed, declared_classes, encode_labels
-from ..errors import PrivacyError, PrivacyLeakWarning, PrivacyWarning, user_stacklevel
-from ..privacy.budget import has_positive_delta, hold_budget
-from ..privacy.certificate import Certificate, Condition, compose_parallel
+from ..data.validation import (
+    LABEL_POLICY,
+    check_array,
+    check_labels,
+    computed,
+    declared_classes,
+    encode_labels,
+)
+from ..errors import (
+    ParameterError,
+    PrivacyError,
+    PrivacyLeakWarning,
+    PrivacyWarning,
+    user_stacklevel,
+)
+from ..privacy.budget import Budget, has_positive_delta, hold_budget, remaining
+from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
+from ..privacy.mechanisms import get_mechanism
+from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
     CENTROID,
     CONSTANT,
     GAUSSIAN_NB,
+    HANDICAP_LEVEL,
     LARGE_MARGIN,
     LINEAR,
     NOISY_GD,
+    PRIVATE_MEAN,
+    REGRESSION_VALIDATION,
+    RESIDUAL_CLIP,
     SAFEGUARD_R_AT_LEAST,
     SAFEGUARD_ROWS_AT_MOST,
+    RegressionChoice,
     choose_front_door_learner,
+    choose_regression_learner,
+    mean_epsilon,
     safeguard_applies,
+    safeguard_sizes,
+    selection_handicap,
 )
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
+from ..templates.statistics import BoundedMeanTemplate, SelectionTemplate
 from .base import (
     NO_CONTEXT,
     ROWS_RANGES_NOTE,
@@ -64,21 +113,334 @@ from .large_margin import PrivateLargeMarginGaussian
 from .large_margin.learners import CENTROID_LEARNER, noise_family, objective_part
 from .linear import PrivateHuberSVM
 from .noisy_gd import NoisyGradientDescent
-from .parts import check_rows
-from .safeguard import (
-    ConstantClassifier,
-    SchemaInputMixin,
-    SchemaOrNone,
-    constant_name,
-    dry_selection,
-    safeguard_mistakes,
-    safeguard_sizes,
-    select_release,
-    take_rows,
-    warn_constant_released,
-)
+from .parts import check_rows, predicted
+from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds
 
-__all__ = ["INFERRED_CHOICE", "INFERRED_CHOICE_WARNING", "PrivateClassifier"]
+__all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
+           "PrivateClassifier", "PrivateRegressor", "SELECTION_UTILITY", "SchemaInputMixin",
+           "SchemaOrNone", "constant_name", "safeguard_mistakes", "select_release",
+           "squared_error_utilities", "take_rows", "warn_constant_released"]
+
+
+class _Constant:
+    """A released constant of a front door: it checks the rows' width only."""
+
+    n_features_in_: int
+
+    def _rows(self, X: Any) -> int:
+        rows = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True, accept_dask=True,
+                           n_features=self.n_features_in_)
+        return int(rows.shape[0])
+
+
+class ConstantClassifier(_Constant):
+    """A released constant: every row gets the same class.
+
+    What :class:`~dpconvex.PrivateClassifier` releases when its safeguard selects a
+    constant class (docs/privacy/front_door.md#privacy-classifier-safeguard), made from the
+    selection's output, not fitted; the front door sets its ``certificate_``.
+
+    Parameters
+    ----------
+    constant : label
+        The class predicted for every row (``constant_``).
+    classes : sequence of labels
+        The public label set (``classes_``).
+    n_features : int
+        Number of columns the rows have (``n_features_in_``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.front_door import ConstantClassifier
+    >>> model = ConstantClassifier(1, [0, 1], 3)
+    >>> model.predict(np.zeros((2, 3))).tolist(), model.predict_proba(np.zeros((1, 3))).tolist()
+    ([1, 1], [[0.0, 1.0]])
+    """
+
+    def __init__(self, constant: Any, classes: Any, n_features: int):
+        self.classes_ = np.asarray(list(classes))
+        self.constant_ = constant
+        self.n_features_in_ = int(n_features)
+
+    def __repr__(self) -> str:
+        return f"ConstantClassifier(constant={_plain(self.constant_)!r})"
+
+    def _index(self) -> int:
+        return int(np.flatnonzero(self.classes_ == self.constant_)[0])
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The constant class for every row."""
+        return np.full(self._rows(X), self.constant_, dtype=self.classes_.dtype)
+
+    @checks_feature_names
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Probability 1 on the constant class (columns in the order of ``classes_``)."""
+        proba = np.zeros((self._rows(X), self.classes_.size))
+        proba[:, self._index()] = 1.0
+        return proba
+
+    @checks_feature_names
+    def decision_function(self, X: Any) -> np.ndarray:
+        """For two classes ±1 (+1: the second class of ``classes_``); else one-hot rows."""
+        if self.classes_.size == 2:
+            return np.full(self._rows(X), 1.0 if self._index() == 1 else -1.0)
+        return self.predict_proba(X)
+
+    def score(self, X: Any, y: Any) -> float:
+        """Mean accuracy on (X, y)."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+class ConstantRegressor(_Constant):
+    """A released constant prediction: every row gets the private mean of the labels.
+
+    What :class:`~dpconvex.PrivateRegressor` releases when its rule or its safeguard
+    chooses the constant (docs/privacy/front_door_regression.md#privacy-private-mean), made
+    from the release, not fitted; the front door sets its ``certificate_``.
+
+    Parameters
+    ----------
+    constant : float
+        The prediction for every row, in the labels' units (``constant_``).
+    n_features : int
+        Number of columns the rows have (``n_features_in_``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.front_door import ConstantRegressor
+    >>> model = ConstantRegressor(2.5, 3)
+    >>> model.predict(np.zeros((2, 3))).tolist(), model.score(np.zeros((2, 3)), [2.0, 3.0])
+    ([2.5, 2.5], 0.0)
+    """
+
+    def __init__(self, constant: float, n_features: int):
+        self.constant_ = float(constant)
+        self.n_features_in_ = int(n_features)
+
+    def __repr__(self) -> str:
+        return f"ConstantRegressor(constant={self.constant_!r})"
+
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The constant for every row."""
+        return np.full(self._rows(X), self.constant_)
+
+    def score(self, X: Any, y: Any) -> float:
+        """R² of the constant on (X, y)."""
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(np.asarray(y, dtype=float), self.predict(X)))
+
+
+def squared_error_utilities(unit_predictions: list[np.ndarray], u: np.ndarray,
+                            handicaps: list[float], clip: float = 2.0) -> np.ndarray:
+    """u_k = −Σᵢ min(1, ((ûₖᵢ − uᵢ)/κ)²) − m_k on the validation rows (unit label scale).
+
+    Each term lies in [0, 1] (the residual clipped at the public κ = ``clip``; with κ = 2
+    no residual of predictions and labels in [−1, 1] is clipped), so replacing one validation
+    record moves each u_k by at most 1
+    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard). ``handicaps`` m_k
+    are public constants.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.front_door import squared_error_utilities
+    >>> squared_error_utilities([np.array([1.0, 1.0]), np.zeros(2)], np.array([1.0, -1.0]),
+    ...                         [0.5, 0.0]).tolist()
+    [-1.5, -0.5]
+    >>> squared_error_utilities([np.array([0.25, 1.0])], np.zeros(2), [0.0], clip=0.5).tolist()
+    [-1.25]
+    """
+    p = np.clip(np.asarray(unit_predictions, dtype=float), -1.0, 1.0)  # (candidates, rows)
+    residual = (p - np.asarray(u, dtype=float)) / clip
+    return -np.sum(np.minimum(1.0, residual**2), axis=1) - np.asarray(handicaps, dtype=float)
+
+
+def _plain(label: Any) -> Any:
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def constant_name(label: Any) -> str:
+    """The candidate's name in the certificate: ``"constant <label>"``."""
+    return f"constant {_plain(label)!r}"
+
+
+def take_rows(X: Any, rows: np.ndarray, n: int, owner: str, estimator: Any) -> Any:
+    """Rows ``rows`` of X (the safeguard's validation part), read after the learner's fit
+    validated X: a frame's rows by position, an array's or sparse matrix's by index, a Dask
+    collection's lazily (its chunks stay on the workers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex.estimators.front_door import take_rows
+    >>> take_rows(np.arange(8).reshape(4, 2), np.array([1, 3]), 4, "Demo", None).tolist()
+    [[2, 3], [6, 7]]
+    """
+    if is_dask_collection(X):
+        return check_rows(X, np.zeros(n), f"{owner}.fit", estimator)[0][rows]
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    return X[rows] if sp.issparse(X) or isinstance(X, np.ndarray) else np.asarray(X)[rows]
+
+
+def warn_constant_released(owner: str, constant: str, learner: str, epsilon: float,
+                           anchor: str) -> None:
+    """The :class:`~dpconvex.errors.PrivacyWarning` of a safeguard that released ``constant``
+    (what the selection chose, a part of the release) instead of the ``learner`` model."""
+    warnings.warn(
+        f"{owner}.fit: the safeguard released {constant} instead of the {learner} model: the "
+        f"private selection on the validation rows favoured it (a part of the release, {anchor}). "
+        f"The signal in these rows does not outweigh the noise at epsilon = {epsilon:g}: use a "
+        "larger epsilon, delta > 0, more rows or fewer features, or compare with "
+        "safeguard=False on held-out rows.", PrivacyWarning, stacklevel=user_stacklevel())
+
+
+def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """Mistakes z_0 of ``model`` and z_c of each constant class on the validation rows.
+
+    A record of the validation part changes each count by at most 1 (the utility's
+    sensitivity under replace-one,
+    docs/privacy/front_door.md#privacy-classifier-safeguard). A label outside
+    ``classes`` (``unknown_labels="ignore"``) is a mistake of every candidate.
+    """
+    y = np.asarray(y)
+    z_model = int(np.sum(predicted(model, X) != y))
+    z_const = [int(np.sum(y != constant)) for constant in classes]
+    return np.array([z_model, *z_const], dtype=float)
+
+
+def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
+                   seeded: bool, *, utilities: np.ndarray | None = None,
+                   description: str | None = None) -> tuple[int, Certificate]:
+    """The exponential mechanism on u = −mistakes (or the given ``utilities`` of sensitivity
+    1, with their ``description``), ε-DP in the validation part
+    (privacy-classifier-safeguard, privacy-regressor-safeguard)."""
+    u = -np.asarray(mistakes, dtype=float) if utilities is None else np.asarray(utilities)
+    selection = release(SelectionTemplate(u, 1.0, n_val, description), "exponential",
+                        Budget(float(epsilon)), None, rng, seeded=seeded)
+    return int(selection.theta[0]), selection.certificate
+
+
+def dry_selection(n_candidates: int, epsilon: float, n_val: int,
+                  description: str | None = None) -> Certificate:
+    """The selection's certificate without data (``certify``)."""
+    return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val, description),
+                   "exponential",
+                   Budget(float(epsilon)), dry_run=True).certificate
+
+
+class SchemaOrNone(Constraint):
+    """None or a :class:`~dpconvex.PublicSchema` (checked without importing the schema module)."""
+
+    def check(self, name: str, value: Any, owner: str) -> Any:
+        if value is None:
+            return value
+        from ..data.schema import PublicSchema
+
+        if not isinstance(value, PublicSchema):
+            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
+                                 f"{type(value).__name__} instead.")
+        return value
+
+    def __str__(self) -> str:
+        return ("None (X holds encoded rows) or a PublicSchema (X is a table encoded by it; "
+                "e.g. draft_schema(df, epsilon=...))")
+
+
+class SchemaInputMixin:
+    """``schema=``: encode the table, fit the front door on the rows, compose the certificates.
+
+    The host has ``schema``, ``data_norm``, ``epsilon`` and ``accountant`` parameters.
+    """
+
+    def _schema_row_params(self) -> dict[str, Any]:
+        """Parameters the front door takes from the schema for its encoded rows (public: the
+        schema's constants only); none by default."""
+        return {}
+
+    def _encoded(self, X: Any) -> Any:
+        """The rows of X: encoded by the fitted encoder when a schema is given."""
+        if self.schema is None:
+            return X
+        check_fitted(self, "encoder_")
+        return self.encoder_.transform(X)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy (a classifier) or R² (a regressor) of the predictions on the table X."""
+        if self.schema is None or self.__sklearn_tags__().estimator_type != "classifier":
+            return super().score(X, y, sample_weight=sample_weight)
+        from sklearn.metrics import accuracy_score
+
+        from .._validation import check_sample_weight
+
+        labels = self.predict(X)
+        weights = None if sample_weight is None else check_sample_weight(
+            sample_weight, labels.size, f"{type(self).__name__}.score")
+        return float(accuracy_score(np.asarray(y), labels, sample_weight=weights))
+
+    def _fit_on_schema(self, X: Any, y: Any, context: FitContext) -> Any:
+        """Encode X by the schema, fit this front door on the rows, state the schema's part.
+
+        The front door on the rows draws from this fit's generator (``context.noise``, else
+        ``random_state``)."""
+        from ..data.encoder import PublicEncoder
+
+        self._validate_params()
+        encoder = PublicEncoder(self.schema, data_norm=float(self.data_norm))
+        rows = encoder.fit_transform(X)
+        inner = self._fit_as(self._on_rows(), rows, y, context)
+        self.encoder_ = encoder
+        self.n_features_in_ = encoder.n_features_in_
+        if getattr(encoder, "feature_names_in_", None) is not None:
+            self.feature_names_in_ = encoder.feature_names_in_
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.certificate_ = self._with_schema_part(inner.certificate_)
+        return self
+
+    def _with_schema_part(self, model: Any) -> Any:
+        """The model's certificate, after the schema's release when it was released."""
+        release = self.schema.release
+        note = ("rows encoded record by record by the public schema (PublicEncoder: clipped "
+                "to its ranges, one-hot over its vocabularies, within data_norm)")
+        if release is None:
+            model.assumptions.append(note + "; the schema is public knowledge")
+            return model
+        from ..privacy.certificate import compose_sequential
+
+        return compose_sequential(
+            [release, model],
+            mechanism=f"{type(self).__name__} on a table: the schema released by draft_schema, "
+                      "then the model on the rows it encodes "
+            "(docs/privacy/bounds.md#privacy-bounds-composition)",
+            epsilon_requested=release.epsilon + model.epsilon_requested,
+            delta_requested=release.delta + model.delta,
+            quantities={"schema epsilon": release.epsilon, "model epsilon": model.epsilon},
+            assumptions=[note, "the schema's release was charged to the ledger given to "
+                         "draft_schema; the model's epsilon (what is left) to this fit's"],
+            labels=["schema", "model"])
+
+    def _on_rows(self) -> Any:
+        """This front door on the encoded rows: no schema, the schema's row parameters."""
+        from sklearn.base import clone
+
+        return clone(self).set_params(schema=None, **self._schema_row_params())
+
+    def _certify_on_schema(self, X: Any, y: Any, **shape: Any) -> Any:
+        from ..data.encoder import PublicEncoder
+
+        inner = self._on_rows()
+        if X is not None:
+            X = PublicEncoder(self.schema, data_norm=float(self.data_norm)).fit_transform(X)
+        elif shape.get("n_features") is not None:
+            shape["n_features"] = len(self.schema.feature_names)
+        return self._with_schema_part(inner.certify(X, y, **shape))
+
 
 #: The :class:`~dpconvex.errors.PrivacyLeakWarning` of a fit whose label set is read from y
 #: (after the estimator's name): that set also chooses the learner.
@@ -162,7 +524,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     validation_fraction : "auto" or float in (0, 1), default="auto"
         With the safeguard, the share of the rows that validate: ⌈fraction · n⌉, or for
         "auto" max(⌈0.1 n⌉, min(⌈0.2 n⌉, 600))
-        (:func:`~dpconvex.privacy.rules.front_door.safeguard_validation_rows`).
+        (:func:`~dpconvex.privacy.rules.front_door.safeguard_sizes`).
     row_norm : {"auto", "none"}, default="auto"
         "auto": the learners scale rows to the norm bound, x ↦ q·x/‖x‖
         (docs/privacy/row_scaling.md#privacy-row-norm-unit), where the rule says so
@@ -185,7 +547,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
     estimator_ : estimator
         The released model: the fitted learner (its noised parameters and public facts),
         or, when the safeguard selected a constant class, a
-        :class:`~dpconvex.estimators.safeguard.ConstantClassifier`.
+        :class:`~dpconvex.estimators.front_door.ConstantClassifier`.
     learner_ : str
         Which learner the rule chose ("constant class" when the safeguard released one).
     classes_ : ndarray of shape (C,)
@@ -561,3 +923,362 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         """The learner's decision function."""
         check_fitted(self, "estimator_")
         return self.estimator_.decision_function(_rows_for(self.learner_, self._encoded(X)))
+
+
+#: The certificate's line on the safeguard's utility (its sensitivity): the utilities
+#: :func:`~dpconvex.estimators.front_door.squared_error_utilities` computes with
+#: κ = :data:`~dpconvex.privacy.rules.front_door.RESIDUAL_CLIP`.
+SELECTION_UTILITY = (
+    f"u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m and u_mean = -sum_i min(1, "
+    f"((c - u_i)/kappa)^2) over the validation rows, kappa = {RESIDUAL_CLIP:g}, labels u_i "
+    "and predictions u^_i on the unit scale [-1, 1] (public maps; predictions clipped to it), "
+    "c the private mean: each term lies in [0, 1], so replacing one validation record moves "
+    "each utility by at most 1; m is a public handicap "
+    "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
+
+
+class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, PrivateEstimator):
+    """A differentially private linear regressor that chooses its learner from public quantities.
+
+    The front door for regression: set ε (and δ) and the labels' public range; the learner
+    follows from (n, d, ε, δ) by the rule of
+    docs/privacy/front_door_regression.md#privacy-regressor-rule: the private mean of the
+    labels (Laplace, [DMNS06]_) on few records per unit of ε and per coordinate, else median
+    regression with an intercept by objective perturbation ([KB78]_, [CMS11]_ Alg. 2,
+    [KST12]_ Section 3). The safeguard
+    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard) selects the model or
+    the private mean on a validation part with the exponential mechanism ([MT07]_). Labels
+    and predictions are clipped to ``label_range``.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        ε > 0 of the release.
+    delta : float, default=0.0
+        δ in [0, 1): 0 for pure ε-DP; δ > 0 (e.g. 1/n²) lets the learner use its Gaussian
+        mechanism on enough rows.
+    {label_range}
+        With a private range the rule sees the ε left.
+    {data_norm}
+    {random_state}
+    {accountant}
+    safeguard : "auto" or bool, default="auto"
+        "auto": on for a model on at most 100,000 rows. False fits the learner on every row
+        with the whole (ε, δ).
+    validation_fraction : "auto" or float in (0, 1), default="auto"
+        With the safeguard, the share of rows that validate: ⌈fraction · n⌉, or for "auto"
+        max(⌈0.1 n⌉, min(⌈0.2 n⌉, 2,000)).
+    schema : PublicSchema or None, default=None
+        None: X holds rows. A schema: X is the table, encoded as for
+        :class:`~dpconvex.PrivateClassifier` (``encoder_``).
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The released model: the fitted learner, or a
+        :class:`~dpconvex.estimators.front_door.ConstantRegressor` holding the private mean.
+    learner_ : str
+        "median regression" or "constant (private mean)".
+    n_features_in_ : int
+    certificate_ : Certificate
+
+    References
+    ----------
+    .. [CMS11] K. Chaudhuri, C. Monteleoni, A. D. Sarwate. Differentially Private
+       Empirical Risk Minimization. JMLR 12 (2011), Alg. 2.
+    .. [KST12] D. Kifer, A. Smith, A. Thakurta. Private Convex Empirical Risk
+       Minimization and High-dimensional Regression. COLT 2012, Section 3.
+    .. [KB78] R. Koenker, G. Bassett. Regression Quantiles. Econometrica 46 (1978).
+    .. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. Calibrating Noise to
+       Sensitivity in Private Data Analysis. TCC 2006.
+    .. [MT07] F. McSherry, K. Talwar. Mechanism Design via Differential Privacy. FOCS 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpconvex import PrivateRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-0.5, 0.5, size=(5000, 3))
+    >>> y = 50 + 60 * X[:, 0] + rng.normal(scale=5, size=5000)
+    >>> reg = PrivateRegressor(epsilon=1.0, label_range=(0, 100), random_state=0).fit(X, y)
+    >>> reg.learner_, reg.score(X, y) > 0.5, reg.certificate_.epsilon <= 1.0
+    ('median regression', True, True)
+    """
+
+    _accepts_sparse: ClassVar[bool] = True
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "epsilon": EPSILON,
+        "delta": Optional(DELTA),
+        "label_range": LabelRange(),
+        "data_norm": DATA_NORM,
+        "random_state": RANDOM_STATE,
+        "accountant": ACCOUNTANT,
+        "safeguard": Auto(Bool()),
+        "validation_fraction": Auto(Float(high=1.0)),
+        "schema": SchemaOrNone(),
+    }
+    #: The learner's intercept column (inside the norm bound, as the regressors' default).
+    fit_intercept: ClassVar[bool] = True
+    intercept_scaling: ClassVar[float] = 1.0
+
+    def __init__(self, *, epsilon: float = 1.0, delta: float = 0.0,
+                 label_range: tuple[float, float] = (-1.0, 1.0), data_norm: float = 1.0,
+                 random_state: Any = None, accountant: Any = None,
+                 safeguard: bool | str = "auto", validation_fraction: float | str = "auto",
+                 schema: Any = None):
+        self._store_params(locals())
+
+    # ------------------------------------------------------------------------ plan
+    def _parts(self, n: int, caller: str) -> tuple[int, int, float, float]:
+        """The safeguard's part sizes (n_fit, n_val), the mean's ε_c and the ε − ε_c left."""
+        n_fit, n_val = safeguard_sizes(n, self.validation_fraction, caller, REGRESSION_VALIDATION)
+        eps_mean = mean_epsilon(n, float(self.epsilon))
+        return n_fit, n_val, eps_mean, remaining(float(self.epsilon), eps_mean)
+
+    def _make(self, mechanism: str, epsilon: float, *, guarded: bool) -> PrivateLinearRegressor:
+        """The learner at ``epsilon`` (the whole ε, or ε − ε_c inside the safeguard, which
+        then holds the budget and charges the ledger)."""
+        delta = float(self.delta or 0.0) if mechanism.startswith("gaussian") else 0.0
+        return PrivateLinearRegressor(
+            loss="pinball", quantile=0.5, epsilon=epsilon, delta=delta, mechanism=mechanism,
+            label_range=self.label_range, data_norm=self.data_norm, fit_intercept=True,
+            random_state=self.random_state, accountant=None if guarded else self.accountant)
+
+    def _plan(self, n: int, n_classes: int, n_features: int) -> FitPlan:
+        choice = choose_regression_learner(n, n_features, float(self.epsilon),
+                                           float(self.delta or 0.0), self.safeguard)
+        owner = type(self).__name__
+        if choice.learner == PRIVATE_MEAN:
+            return FitPlan(
+                estimator=owner, n=n, n_classes=1, n_features=n_features,
+                template="bounded mean", mechanism=get_mechanism("laplace_mean"),
+                budget=Budget(float(self.epsilon)), learner=PRIVATE_MEAN,  # pure: δ unused
+                backend="none (closed form)",
+                options={"label_range": self._label_bounds()},
+                notes=(self._label_note(), choice.reason))
+        if not choice.safeguard:
+            learner_plan = self._make(choice.mechanism, float(self.epsilon),
+                                      guarded=False).plan(n, 1, n_features)
+            return dataclasses.replace(learner_plan, estimator=owner, notes=(
+                *learner_plan.notes, choice.reason, *self._unguarded_note(n)))
+        n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.plan")
+        learner_plan = self._make(choice.mechanism, rest, guarded=True).plan(n, 1, n_features)
+        return dataclasses.replace(
+            learner_plan, estimator=owner,
+            budget=Budget(float(self.epsilon), float(self.delta or 0.0)),
+            parts={"private mean (every row)": Budget(eps_mean),
+                   "model (fitting part)": Budget(rest, learner_plan.budget.delta),
+                   "selection (validation part)": Budget(rest)},
+            notes=(*learner_plan.notes, choice.reason,
+                   self._safeguard_note(n_fit, n_val, eps_mean)))
+
+    def _unguarded_note(self, n: int) -> tuple[str, ...]:
+        if not isinstance(self.safeguard, str):
+            return ()
+        return (f"PrivateRegressor: safeguard='auto' is off for n = {n} rows: the learner is "
+                "fitted on every row with the whole budget "
+                "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)",)
+
+    def _safeguard_note(self, n_fit: int, n_val: int, eps_mean: float) -> str:
+        return (f"PrivateRegressor: safeguard on: the private mean of the labels of every row "
+                f"(epsilon_c = {eps_mean:.4g}), the learner on {n_fit} rows (the {n_val} "
+                "validation rows' loss zeroed, their labels replaced by the centre of "
+                "label_range) and the exponential mechanism over (the model, "
+                f"the mean) on those {n_val}, each with epsilon - epsilon_c; the model's "
+                f"utility lowered by a public handicap (a model no better than the mean is "
+                f"released with probability <= {HANDICAP_LEVEL:g}; validation_fraction = "
+                f"{self.validation_fraction!r}; "
+                "docs/privacy/front_door_regression.md#privacy-regressor-safeguard)")
+
+    # ------------------------------------------------------------------------- fit
+    def _fit_with(self, X: Any, y: Any, context: FitContext) -> PrivateRegressor:
+        """Choose the learner from (n, d, ε, δ), fit it, and (safeguard) select the release
+        (:meth:`fit` inside ``context``; the learner draws from this fit's generator).
+
+        Raises
+        ------
+        ParameterError, DataValidationError, PrivacyError, SolverError, BudgetError
+        """
+        if self.schema is not None:
+            return self._fit_on_schema(X, y, context)
+        if private_bounds(self.label_range) is not None:
+            return self._fit_private_labels(X, y, context)
+        self._validate_params()
+        owner, epsilon = type(self).__name__, float(self.epsilon)
+        names = feature_names_of(X, f"{owner}.fit")
+        n, _, n_features = self.public_shape(X, y)
+        choice = choose_regression_learner(n, n_features, float(self.epsilon),
+                                           float(self.delta or 0.0), self.safeguard)
+        lo, hi = self._label_bounds()
+        half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
+        best = 1  # the candidate released: 0 the learner's model, 1 the private mean
+        if choice.learner == PRIVATE_MEAN:
+            check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True, accept_dask=True)
+            noise = noise_source(self, context.noise)
+            with hold_budget(self.accountant, epsilon, 0.0, owner) as hold:
+                u = self._unit_labels(y, n, f"{owner}.fit")
+                released_mean = _mean_release(float(np.sum(u)), n, epsilon, noise)
+                certificate = released_mean.certificate
+                certificate.state(self._label_note(), choice.reason)
+                hold.commit_certificate(certificate)
+            mean = float(released_mean.theta[0])
+        elif not choice.safeguard:
+            learner = self._make(choice.mechanism, epsilon, guarded=False)
+            learner._fit_with(X, y, context.inner(noise_source(self, context.noise)))
+            certificate, best = learner.certificate_, 0
+            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n)))
+        else:  # the safeguard (privacy-regressor-safeguard): the mean, the learner, the selection
+            n_fit, n_val, eps_mean, rest = self._parts(n, f"{owner}.fit")
+            learner = self._make(choice.mechanism, rest, guarded=True)
+            noise = noise_source(self, context.noise)
+            with hold_budget(self.accountant, epsilon, float(self.delta or 0.0), owner) as hold:
+                X_checked = check_array(X, f"{owner}.fit", min_samples=2, accept_sparse=True,
+                                        accept_dask=True)
+                u = self._unit_labels(y, n, f"{owner}.fit")
+                order = noise.rng.permutation(n)  # independent of the data
+                validation = np.sort(order[n_fit:])
+                held = np.zeros(n, dtype=bool)
+                held[validation] = True
+                mean_rng, fit_rng, select_rng = noise.rng.spawn(3)
+                released_mean = _mean_release(float(np.sum(u)), n, eps_mean,
+                                              NoiseSource(mean_rng, noise.seeded))
+                mean = float(released_mean.theta[0])
+                y_unit = u * half + mid  # the clipped labels, in their units
+                # the validation rows get the public placeholder: the centre of label_range
+                # (u = 0), so no value of theirs reaches the learner (not even its objective's
+                # constant); the learner's plan, hold and release leave them out
+                y_unit[validation] = mid
+                inner = context.excluding(held).inner(NoiseSource(fit_rng, noise.seeded))
+                with warnings.catch_warnings():
+                    # the learner's public noise check: the selection guards against its noise
+                    warnings.simplefilter("ignore", PrivacyWarning)
+                    plan = learner._plan(n, 1, n_features)
+                    with hold_budget(learner.accountant, plan.budget.epsilon, plan.budget.delta,
+                                     type(learner).__name__,
+                                     n=None if inner.held else plan.n) as learner_hold:
+                        learner._release(learner.prepare(X_checked, y_unit, plan, context=inner),
+                                         plan, learner_hold, inner, None)
+                X_val = take_rows(X_checked, validation, n, owner, self)
+                utilities = squared_error_utilities(
+                    [(learner._predict_rows(X_val) - mid) / half, np.full(n_val, mean)],
+                    u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
+                best, selection = select_release(np.zeros(2), rest, n_val, select_rng,
+                                                 noise.seeded, utilities=utilities,
+                                                 description=SELECTION_UTILITY)
+                certificate = self._safeguard_certificate(
+                    released_mean.certificate, learner.certificate_, selection, choice,
+                    (n_fit, n_val, eps_mean, rest), selected=best)
+                hold.commit_certificate(certificate)
+        if best == 0:
+            self.estimator_, self.learner_ = learner, choice.learner
+        else:  # the private mean (unit scale) released as the constant prediction
+            self.estimator_ = ConstantRegressor(mean * half + mid, n_features)
+            self.estimator_.certificate_ = certificate
+            self.learner_ = PRIVATE_MEAN
+        self.certificate_ = certificate
+        self.n_features_in_ = n_features
+        if best == 1 and choice.learner != PRIVATE_MEAN:
+            warn_constant_released(owner, "the private mean of the labels", choice.learner,
+                                   epsilon, "docs/privacy/front_door_regression.md"
+                                   "#privacy-regressor-safeguard")
+        return with_feature_names(self, names)
+
+    def _safeguard_certificate(self, mean: Certificate, model: Certificate, selection: Certificate,
+                               choice: RegressionChoice, parts: tuple[int, int, float, float],
+                               selected: int | None = None) -> Certificate:
+        """Sequential: the mean, then the parallel composition of the model and the selection."""
+        n_fit, n_val, eps_mean, rest = parts
+        candidates = [choice.learner, PRIVATE_MEAN]
+        conditions = [
+            Condition("candidates fixed before the data", True, "enforced by dpconvex",
+                      f"the rule's learner ({choice.learner}) and the private mean"),
+            Condition("disjoint parts", True, "enforced by dpconvex",
+                      f"a permutation drawn independently of the data splits the {n_fit + n_val} "
+                      f"rows into a fitting part of {n_fit} and a validation part of {n_val} "
+                      "(sizes from n only); the learner reads the first, the selection the "
+                      "second"),
+        ]
+        quantities: dict[str, Any] = {
+            "safeguard validation fraction": self.validation_fraction,
+            "part sizes": [n_fit, n_val], "safeguard candidates": candidates,
+            "epsilon of the mean": eps_mean, "selection handicap": selection_handicap(rest)}
+        if selected is not None:
+            quantities["safeguard selected"] = candidates[selected]
+        try:
+            both = compose_parallel(
+                [model, selection],
+                mechanism=("the learner on the fitting part, the exponential mechanism over the "
+                           "model and the mean on the validation part "
+                           "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
+                epsilon_requested=rest, delta_requested=float(self.delta or 0.0), conditions=conditions,
+                labels=["model (fitting part)", "selection (validation part)"])
+            return compose_sequential(
+                [mean, both],
+                mechanism=("PrivateRegressor with its safeguard: the private mean of the labels, "
+                           "then the learner and the selection on disjoint parts "
+                           "(docs/privacy/front_door_regression.md#privacy-regressor-safeguard)"),
+                epsilon_requested=float(self.epsilon), delta_requested=float(self.delta or 0.0),
+                quantities=quantities,
+                assumptions=[self._label_note(), choice.reason,
+                             self._safeguard_note(n_fit, n_val, eps_mean),
+                             "replace-one adjacency; n is public (it fixes the part sizes)"],
+                labels=["private mean (every row)", "model and selection (disjoint parts)"])
+        except PrivacyError as exc:
+            raise PrivacyError(f"{type(self).__name__}.fit: {exc}") from None
+
+    # --------------------------------------------------------------------- certify
+    def certify(self, X: Any = None, y: Any = None, *, n: int | None = None,
+                n_classes: int | None = None, n_features: int | None = None) -> Any:
+        """The certificate a fit would carry (no noise drawn, nothing charged).
+
+        ``certify(X, y)`` or ``certify(n=..., n_features=...)`` (``n_classes`` is ignored:
+        a regression has no label set).
+        """
+        if self.schema is not None:
+            return self._certify_on_schema(X, y, n=n, n_classes=n_classes,
+                                           n_features=n_features)
+        if private_bounds(self.label_range) is not None:
+            return self._certify_private_labels(X, y, n=n, n_classes=n_classes,
+                                                n_features=n_features)
+        self._validate_params()
+        if X is None:
+            plan = self.plan(n if n is not None else 0, 1,
+                             n_features if n_features is not None else 0)
+            n_rows, d = plan.n, plan.n_features
+        else:
+            n_rows, _, d = self.public_shape(X, y)
+        choice = choose_regression_learner(n_rows, d, float(self.epsilon),
+                                           float(self.delta or 0.0), self.safeguard)
+        if choice.learner == PRIVATE_MEAN:
+            certificate = _mean_release(0.0, n_rows, float(self.epsilon)).certificate
+            certificate.state(self._label_note(), choice.reason)
+            return certificate
+        if not choice.safeguard:
+            learner = self._make(choice.mechanism, float(self.epsilon), guarded=False)
+            certificate = learner.certify(n=n_rows, n_classes=1, n_features=d)
+            certificate.assumptions.extend((choice.reason, *self._unguarded_note(n_rows)))
+            return certificate
+        parts = self._parts(n_rows, f"{type(self).__name__}.certify")
+        _, n_val, eps_mean, rest = parts
+        model = self._make(choice.mechanism, rest, guarded=True).certify(
+            n=n_rows, n_classes=1, n_features=d)
+        return self._safeguard_certificate(
+            _mean_release(0.0, n_rows, eps_mean).certificate, model,
+            dry_selection(2, rest, n_val, SELECTION_UTILITY), choice, parts)
+
+    # --------------------------------------------------------------------- predict
+    @checks_feature_names
+    def predict(self, X: Any) -> np.ndarray:
+        """The released model's predictions, in the labels' units (within ``label_range``)."""
+        check_fitted(self, "estimator_")
+        return self.estimator_.predict(self._encoded(X))
+
+
+def _mean_release(total: float, n: int, epsilon: float, noise: NoiseSource | None = None
+                  ) -> Release:
+    """The private mean of n unit labels summing to ``total`` (Laplace, privacy-private-mean),
+    on the unit scale; without ``noise`` the dry run (``certify``)."""
+    template, budget = BoundedMeanTemplate(total, n), Budget(float(epsilon))
+    if noise is None:
+        return release(template, "laplace_mean", budget, dry_run=True)
+    return release(template, "laplace_mean", budget, None, noise.rng, seeded=noise.seeded)

@@ -57,7 +57,7 @@ from ..data.validation import (
     zero_rows,
 )
 from ..errors import ParameterError
-from ..objectives.losses import LOSSES, Loss, get_loss, stated_loss
+from ..objectives.losses import LOSSES, Logistic, Loss, get_loss, stated_loss
 from ..objectives.sets import ConvexSet
 from ..privacy.budget import Budget, hold_budget, split_even
 from ..privacy.certificate import RowMap, compose_sequential
@@ -716,7 +716,7 @@ class PrivateLogisticRegression(_PrivateLinearClassifier):
     """
 
     def _make_loss(self) -> Loss:
-        return get_loss("logistic")
+        return Logistic()
 
 
 class PrivateHuberSVM(_PrivateLinearClassifier):

@@ -51,6 +51,7 @@ from .._validation import (
 )
 from ..data.validation import check_array, check_excluded, computed
 from ..errors import DataValidationError, ParameterError, user_stacklevel
+from ..objectives import HuberRegression, Pinball
 from ..objectives.losses import Loss, get_regression_loss, parse_label_range, stated_loss
 from ..privacy.certificate import LabelSource
 from ..privacy.release import release
@@ -377,8 +378,12 @@ class LabelRangeMixin:
     def predict(self, X: Any) -> np.ndarray:
         """wᵀx + b in the labels' units, clipped to ``label_range``."""
         check_fitted(self, "coef_")
-        X_checked = check_array(X, f"{type(self).__name__}.predict", accept_sparse=True,
-                                accept_dask=True, n_features=self.n_features_in_)
+        return self._predict_rows(check_array(X, f"{type(self).__name__}.predict",
+                                              accept_sparse=True, accept_dask=True,
+                                              n_features=self.n_features_in_))
+
+    def _predict_rows(self, X_checked: Any) -> np.ndarray:
+        """:meth:`predict` of rows already checked (a front door's validation rows)."""
         lo, hi = self._label_bounds()
         if is_dask_collection(X_checked):  # the scores summed per chunk; n numbers come back
             from ..data.dask_rows import DaskRows
@@ -525,9 +530,9 @@ class PrivateLinearRegressor(LabelRangeMixin, RegressorMixin, LinearPlanMixin,
         if callable(self.loss):  # stated in CVXPY atoms, on the unit label scale
             return stated_loss(self.loss, "regression", type(self).__name__, UNIT_LABELS)
         if self.loss == "huber":
-            return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
+            return HuberRegression(float(self.huber_threshold), UNIT_LABELS)
         if self.loss == "pinball":
-            return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile))
+            return Pinball(float(self.quantile), UNIT_LABELS)
         return get_regression_loss(self.loss, UNIT_LABELS)
 
     # ----------------------------------------------------------------------- plan
@@ -631,7 +636,7 @@ class PrivateHuberRegressor(PrivateLinearRegressor):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:
-        return get_regression_loss("huber", UNIT_LABELS, M=float(self.huber_threshold))
+        return HuberRegression(float(self.huber_threshold), UNIT_LABELS)
 
 
 class PrivateQuantileRegressor(PrivateLinearRegressor):
@@ -686,5 +691,4 @@ class PrivateQuantileRegressor(PrivateLinearRegressor):
         self._store_params(locals())
 
     def _make_loss(self) -> Loss:
-        return get_regression_loss("pinball", UNIT_LABELS, quantile=float(self.quantile),
-                                   smoothing=self.smoothing)
+        return Pinball(float(self.quantile), UNIT_LABELS, self.smoothing)

@@ -615,51 +615,6 @@ def _max_h(parts: list[tuple[cp.Expression, float]], h: float) -> tuple[cp.Expre
     return ref + _pos_h(inner, h), ref_gap + inner_gap + h / 4.0, count + 1
 
 
-def _smooth(expr: cp.Expression, h: float) -> tuple[cp.Expression, float, int]:
-    """(expr with its kinks smoothed, bound on the change, kinks smoothed)."""
-    if isinstance(expr, (cp.Variable, cp.Parameter)) or not (expr.variables() or expr.parameters()):
-        return expr, 0.0, 0  # the prediction may be a Variable or a Parameter (a probe)
-    name = type(expr).__name__
-    done, args, gaps, count = [], [], [], 0  # each argument smoothed: (expr, gap, kinks)
-    for a in expr.args:
-        done.append(_smooth(a, h))
-        args.append(done[-1][0])
-        gaps.append(done[-1][1])
-        count += done[-1][2]
-    if name in ("maximum", "minimum"):
-        sign = 1.0 if name == "maximum" else -1.0
-        out, gap, more = _max_h([(sign * e, g) for e, g, _ in done], h)
-        return sign * out, gap, count + more
-    if name == "abs":
-        (inner, g, _), = done
-        if not inner.is_affine():
-            raise _Unknown
-        return cp.huber(inner, h) / (2.0 * h) + h / 2.0, g + h / 2.0, count + 1
-    if count == 0:
-        return expr, 0.0, 0
-    if name == "AddExpression":
-        gap = sum(gaps)
-    elif name in ("multiply", "MulExpression", "DivExpression"):
-        factors = [a for a, (_, g, _) in zip(expr.args, done, strict=True) if g == 0.0]
-        if not factors:  # a product of two smoothed expressions: no bound here
-            raise _Unknown
-        scale = 1.0
-        for a in factors:
-            c = _const_value(a) if not _label_only(a) else None
-            if c is None:
-                raise _Unknown
-            scale *= abs(c) if name != "DivExpression" else 1.0 / abs(c)
-        gap = scale * max(gaps)
-    elif name in ("huber",):
-        gap = 2.0 * abs(float(np.asarray(expr.M.value, dtype=float))) * max(gaps)
-    elif name in ("NegExpression", "reshape", "index", "promote", "Promote", "logistic",
-                  "log_sum_exp", "Hstack", "Vstack"):
-        gap = max(gaps)
-    else:  # power, exp: an unbounded slope scales the change without bound
-        gap = math.inf
-    return expr.copy(args), gap, count
-
-
 def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothing]:
     """Replace every kink of a loss's CVXPY form by its Huberization of half-width ``h``.
 
@@ -668,6 +623,8 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
     affine u becomes huber(u, h)/(2h) + h/2. Each kink keeps its slope bound, gets curvature
     (slope jump)/(2h) and changes the loss by at most (slope jump)·h/4 (:class:`Smoothing`;
     docs/privacy/user_objectives.md#privacy-smoothing). A loss without kinks is returned as is.
+    The tree is rewritten in one loop, each sub-expression after its arguments (an explicit
+    stack, as :class:`CompiledForm` runs its program).
 
     Raises
     ------
@@ -687,14 +644,73 @@ def smooth_kinks(expr: cp.Expression, h: float) -> tuple[cp.Expression, Smoothin
     from ..errors import ParameterError
 
     h = check_float("h", h, "smooth_kinks", magnitude=False)
+    # (expr with its kinks smoothed, bound on the change, kinks smoothed) per sub-expression
+    done: dict[int, tuple[cp.Expression, float, int]] = {}
+    stack: list[tuple[cp.Expression, bool]] = [(expr, False)]
     try:
-        out, gap, count = _smooth(expr, h)
+        while stack:
+            e, ready = stack.pop()
+            if isinstance(e, (cp.Variable, cp.Parameter)) or not (e.variables() or e.parameters()):
+                done[id(e)] = (e, 0.0, 0)  # the prediction may be a Variable or a Parameter
+                continue
+            if not ready:  # its arguments first, left to right
+                stack.append((e, True))
+                for a in reversed(e.args):
+                    stack.append((a, False))
+                continue
+            name, args, gaps, count = type(e).__name__, [], [], 0
+            for a in e.args:
+                smoothed, g, k = done[id(a)]
+                args.append(smoothed)
+                gaps.append(g)
+                count += k
+            if name in ("maximum", "minimum"):
+                sign = 1.0 if name == "maximum" else -1.0
+                signed = []
+                for a, g in zip(args, gaps, strict=True):
+                    signed.append((sign * a, g))
+                out, gap, more = _max_h(signed, h)
+                done[id(e)] = (sign * out, gap, count + more)
+                continue
+            if name == "abs":
+                (inner,), (g,) = args, gaps
+                if not inner.is_affine():
+                    raise _Unknown
+                done[id(e)] = (cp.huber(inner, h) / (2.0 * h) + h / 2.0, g + h / 2.0, count + 1)
+                continue
+            if count == 0:
+                done[id(e)] = (e, 0.0, 0)
+                continue
+            if name == "AddExpression":
+                gap = sum(gaps)
+            elif name in ("multiply", "MulExpression", "DivExpression"):
+                scale, factors = 1.0, 0
+                for a, g in zip(e.args, gaps, strict=True):
+                    if g != 0.0:
+                        continue
+                    c = _const_value(a) if not _label_only(a) else None
+                    if c is None:
+                        raise _Unknown
+                    scale *= abs(c) if name != "DivExpression" else 1.0 / abs(c)
+                    factors += 1
+                if not factors:  # a product of two smoothed expressions: no bound here
+                    raise _Unknown
+                gap = scale * max(gaps)
+            elif name == "huber":
+                gap = 2.0 * abs(float(np.asarray(e.M.value, dtype=float))) * max(gaps)
+            elif name in ("NegExpression", "reshape", "index", "promote", "Promote", "logistic",
+                          "log_sum_exp", "Hstack", "Vstack"):
+                gap = max(gaps)
+            else:  # power, exp: an unbounded slope scales the change without bound
+                gap = math.inf
+            done[id(e)] = (e.copy(args), gap, count)
     except _Unknown:
         raise ParameterError(
             "smooth_kinks: a kink of the loss (maximum, minimum or abs) has no affine piece, "
             "so it has no convex smoothing in CVXPY's rules. State each kink as a maximum or "
             "minimum with an affine piece (e.g. cp.pos(u) = cp.maximum(u, 0)) or abs of an "
             "affine expression.") from None
+    out, gap, count = done[id(expr)]
     return out, Smoothing(h, int(count), float(gap))
 
 

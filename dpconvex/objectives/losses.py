@@ -96,6 +96,14 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__}.cvxpy_expr: loss '{self.name}' has no "
                                   "DCP form in CVXPY; pass a solver other than 'cvxpy'.")
 
+    def dcp_form(self) -> cp.Expression:
+        """The CVXPY expression whose DCP convexity the verifier checks: the summed loss of
+        three predictions (and labels spread over ``label_range``)."""
+        m = cp.Variable(3)
+        if self.kind == "regression":
+            return cp.sum(self.cvxpy_expr(m, np.linspace(*self.label_range, 3)))
+        return cp.sum(self.cvxpy_expr(m))
+
     @property
     def kinks(self) -> tuple[float, ...]:
         return ()
@@ -203,7 +211,7 @@ class CVXPYLoss(Loss):
             raise ParameterError(f"The 'kind' parameter of Loss.from_cvxpy must be one of "
                                  f"['margin', 'regression', 'multiclass']. Got {kind!r} instead.")
         if kind == "regression":
-            label_range = _check_label_range(label_range, "Loss.from_cvxpy")
+            label_range = parse_label_range(label_range, "Loss.from_cvxpy")
         elif label_range is not None:
             raise ParameterError("Loss.from_cvxpy: a margin loss takes labels in {-1, +1}: give "
                                  "label_range only with kind='regression'.")
@@ -220,6 +228,8 @@ class CVXPYLoss(Loss):
         stated = derive_bounds(fn, label_range) if _has_kink_atom(form) else None
         # a kink inside an atom with zero slope there (cp.huber(cp.pos(u), M)) is smooth
         self.has_kinks = stated is not None and math.isinf(stated.curvature)
+        #: Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h).
+        self.smoothing_unresolved = self.has_kinks and self.smoothing_rule == "auto"
         if self.has_kinks and isinstance(self.smoothing_rule, float):
             h = self.smoothing_rule
             self.smoothed_kinks = smooth_kinks(form, h)[1]
@@ -257,17 +267,17 @@ class CVXPYLoss(Loss):
             return super().value_and_deriv(z, *(() if y is None else (y,)))  # a subclass's loss
         return self._form.evaluate(z, y, second=False)
 
+    def dcp_form(self):
+        if type(self).cvxpy_expr is not CVXPYLoss.cvxpy_expr:
+            return super().dcp_form()  # a subclass's own form
+        return self._form.expr  # the compiled form of one prediction (the label a parameter)
+
     def cvxpy_expr(self, z, y=None):
         if self._elementwise:
             return self.fn(z) if self.kind == "margin" else self.fn(z, y)
         from .atoms import vectorize  # a form of one prediction (log_sum_exp of a stack)
 
         return vectorize(self._form.expr, self._form.z, self._form.label, z, y)
-
-    @property
-    def smoothing_unresolved(self) -> bool:
-        """Kinks left for an estimator's rule (``smoothing="auto"``, not yet at an h)."""
-        return self.has_kinks and self.smoothing_rule == "auto"
 
     def smoothed(self, h: float) -> CVXPYLoss:
         """This loss with its kinks Huberized at half-width ``h`` (itself when it has none).
@@ -449,8 +459,9 @@ def _compile(fn: Callable[..., cp.Expression], kind: str, name: str) -> Any:
     return form
 
 
-def parse_label_range(label_range: Any) -> tuple[float, float] | None:
-    """(lo, hi) as finite floats with lo < hi, or None when ``label_range`` is not one.
+def parse_label_range(label_range: Any, caller: str | None = None) -> tuple[float, float] | None:
+    """(lo, hi) as finite floats with lo < hi, or None when ``label_range`` is not one (with
+    ``caller``, the public call: a named error instead).
 
     Examples
     --------
@@ -461,17 +472,13 @@ def parse_label_range(label_range: Any) -> tuple[float, float] | None:
     try:
         lo, hi = map(float, label_range)
     except (TypeError, ValueError):
+        lo = hi = math.nan
+    if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+        return lo, hi
+    if caller is None:
         return None
-    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) and lo < hi else None
-
-
-def _check_label_range(label_range: Any, caller: str) -> tuple[float, float]:
-    """(lo, hi) of finite floats with lo < hi, or a named error."""
-    parsed = parse_label_range(label_range)
-    if parsed is None:
-        raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
-                             f"(the public range of the labels). Got {label_range!r} instead.")
-    return parsed
+    raise ParameterError(f"{caller}: label_range must be (lo, hi), finite floats with lo < hi "
+                         f"(the public range of the labels). Got {label_range!r} instead.")
 
 
 class Logistic(Loss):
@@ -679,7 +686,7 @@ class HuberRegression(Loss):
 
     def __init__(self, M: float = 0.5, label_range: tuple[float, float] = (-1.0, 1.0)):
         self.M = check_float("M", M, type(self).__name__)
-        self.label_range = _check_label_range(label_range, type(self).__name__)
+        self.label_range = parse_label_range(label_range, type(self).__name__)
 
     @staticmethod
     def _r(z: Any, y: Any) -> np.ndarray:
@@ -758,7 +765,7 @@ class Pinball(_ShippedForm):
         self.quantile = check_float("quantile", quantile, type(self).__name__, high=1.0,
                                     high_inclusive=False)
         vars(self).update(vars(_compiled(pinball(self.quantile), "regression", type(self).name,
-                                         _check_label_range(label_range, type(self).__name__),
+                                         parse_label_range(label_range, type(self).__name__),
                                          _check_smoothing(smoothing))))
 
     def params(self):

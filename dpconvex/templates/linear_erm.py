@@ -225,10 +225,7 @@ class LinearERMTemplate:
         needs = needs_of(needs)
         conds = []
         if self.loss.has_cvxpy:
-            m = cp.Variable(3)
-            form = (self.loss.cvxpy_expr(m, np.linspace(*self.loss.label_range, 3)) if self.regression
-                    else self.loss.cvxpy_expr(m))
-            conds.append(check_dcp_convex(cp.sum(form), f"loss '{self.loss.name}'",
+            conds.append(check_dcp_convex(self.loss.dcp_form(), f"loss '{self.loss.name}'",
                                           f"{type(self).__name__}.conditions"))
         conds += check_loss(self.loss, need_curvature="curvature" in needs,
                             caller=f"{type(self).__name__}.conditions")

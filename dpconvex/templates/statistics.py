@@ -45,13 +45,13 @@ __all__ = ["BoundedMeanTemplate", "EmpiricalRiskTemplate", "KMeansTemplate", "Ra
 class BoundedMeanTemplate(StatisticTemplate):
     """n values u_i with |u_i| <= 1 (per-record public maps), seen through their sum.
 
-    Offers the capability ``"bounded_sum"``: ``total`` (Σ uᵢ, computed on first use) and
-    ``bound`` (1, the public bound on |uᵢ|).
+    Offers the capability ``"bounded_sum"``: ``total`` (Σ uᵢ, a statistic of the private data)
+    and ``bound`` (1, the public bound on |uᵢ|).
 
     Parameters
     ----------
-    total : float or callable
-        Σ uᵢ, or a function computing it on first use.
+    total : float
+        Σ uᵢ.
     n : int
         Number of records (public).
 
@@ -74,19 +74,12 @@ class BoundedMeanTemplate(StatisticTemplate):
     #: The public bound on every |uᵢ| (the label map's range).
     bound = 1.0
 
-    def __init__(self, total: float | Callable[[], float], n: int):
-        self._total = total
+    def __init__(self, total: float, n: int):
+        self.total = float(total)
         self.n = int(n)
         if self.n < 1:
             raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate must be a positive "
                                  f"number of records. Got {n!r} instead.")
-
-    @property
-    def total(self) -> float:
-        """Σ uᵢ (computed once, on first use: a statistic of the private data)."""
-        if callable(self._total):
-            self._total = float(self._total())
-        return float(self._total)
 
 
 # ---------------------------------------------------------------------- selection

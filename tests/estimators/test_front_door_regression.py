@@ -24,16 +24,16 @@ import pytest
 from dpconvex import BudgetAccountant, PrivateRegressor
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
-from dpconvex.estimators.safeguard import ConstantRegressor, squared_error_utilities
+from dpconvex.estimators.front_door import ConstantRegressor, squared_error_utilities
 from dpconvex.privacy.mechanisms.scalar import mean_sensitivity
-from dpconvex.privacy.rules import front_door_regression as rules
-from dpconvex.privacy.rules.front_door import safeguard_validation_rows
-from dpconvex.privacy.rules.front_door_regression import (
-    CONSTANT,
+from dpconvex.privacy.rules import front_door as rules
+from dpconvex.privacy.rules.front_door import (
     MEDIAN,
-    VALIDATION,
+    PRIVATE_MEAN,
+    REGRESSION_VALIDATION,
     choose_regression_learner,
     mean_epsilon,
+    safeguard_sizes,
     selection_handicap,
 )
 
@@ -167,12 +167,12 @@ def _table(n=3000, signal=True, seed=0):
 
 
 def test_the_rule_reads_public_quantities_only():
-    assert choose_regression_learner(300, 13, 0.5, 0.0).learner == CONSTANT  # r = 10.7
+    assert choose_regression_learner(300, 13, 0.5, 0.0).learner == PRIVATE_MEAN  # r = 10.7
     assert choose_regression_learner(3000, 13, 0.5, 0.0).learner == MEDIAN
     assert choose_regression_learner(3000, 13, 0.5, 1e-7).mechanism == "objective"
     assert choose_regression_learner(30000, 13, 0.5, 1e-9).mechanism == "gaussian_objective"
-    assert [safeguard_validation_rows(n, "auto", VALIDATION) for n in (100, 10_000, 30_000)] == \
-        [20, 2000, 3000]
+    assert [safeguard_sizes(n, "auto", "x", REGRESSION_VALIDATION)[1]
+            for n in (100, 10_000, 30_000)] == [20, 2000, 3000]
     assert mean_epsilon(100, 1.0) == 0.5 and mean_epsilon(10**7, 2.0) == 0.1
 
 
@@ -204,7 +204,7 @@ def test_the_private_mean_is_released_where_there_is_nothing_to_learn():
         warnings.simplefilter("always")
         fits = [PrivateRegressor(epsilon=1.0, label_range=(0, 100), random_state=s).fit(X, y)
                 for s in range(10)]
-    constants = [f for f in fits if f.learner_ == CONSTANT]
+    constants = [f for f in fits if f.learner_ == PRIVATE_MEAN]
     said = [w for w in caught if issubclass(w.category, PrivacyWarning)
             and "released the private mean" in str(w.message)]
     assert len(constants) >= 8 and len(said) == len(constants)
@@ -217,7 +217,7 @@ def test_the_private_mean_is_released_where_there_is_nothing_to_learn():
 def test_few_records_per_coordinate_release_the_mean_with_the_whole_epsilon():
     X, y = _table(n=60)
     reg = PrivateRegressor(epsilon=0.5, label_range=(0, 100), random_state=0).fit(X, y)
-    assert reg.learner_ == CONSTANT and reg.certificate_.epsilon == 0.5
+    assert reg.learner_ == PRIVATE_MEAN and reg.certificate_.epsilon == 0.5
     assert "laplace" in reg.certificate_.mechanism.lower()
     assert any("n epsilon / (d + 1)" in a for a in reg.certificate_.assumptions)
 
@@ -258,7 +258,7 @@ def test_the_validation_labels_do_not_reach_the_learner():
     # table (4 of the 10 single changes and the 40 changes at once).
     seed, n = 3, 300
     X, y = _table(n=n)
-    n_fit = n - safeguard_validation_rows(n, "auto", VALIDATION)
+    n_fit, _ = safeguard_sizes(n, "auto", "x", REGRESSION_VALIDATION)
     validation = np.sort(np.random.default_rng(seed).permutation(n)[n_fit:])  # the fit's split
     base = _median_fit(X, y, seed)
     labels = np.random.default_rng(1)
@@ -283,7 +283,7 @@ def test_the_validation_labels_do_not_reach_the_learner():
 
 
 def test_the_certificate_states_the_selection_utility_that_runs(monkeypatch):
-    import dpconvex.estimators.front_door_regression as front_door_regression
+    import dpconvex.estimators.front_door as front_door
 
     clips = []
 
@@ -291,14 +291,14 @@ def test_the_certificate_states_the_selection_utility_that_runs(monkeypatch):
         clips.append(clip)
         return squared_error_utilities(predictions, u, handicaps, clip=clip)
 
-    monkeypatch.setattr(front_door_regression, "squared_error_utilities", spy)
+    monkeypatch.setattr(front_door, "squared_error_utilities", spy)
     X, y = _table(n=300)
     cert = _median_fit(X, y, 3).certificate_
     (kappa,) = clips
     assert kappa == rules.RESIDUAL_CLIP
     selection = cert.parts[1].parts[1]
     (stated,) = [c.detail for c in selection.conditions if c.name == "utility sensitivity"]
-    assert stated == front_door_regression.SELECTION_UTILITY
+    assert stated == front_door.SELECTION_UTILITY
     assert f"kappa = {kappa:g}" in stated
     assert "u_model = -sum_i min(1, ((u^_i - u_i)/kappa)^2) - m" in stated
     assert "u_mean = -sum_i min(1, ((c - u_i)/kappa)^2)" in stated

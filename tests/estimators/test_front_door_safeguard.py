@@ -24,12 +24,8 @@ import scipy.sparse as sp
 from dpconvex import BudgetAccountant, PrivateClassifier
 from dpconvex.audit import EstimatorMechanism, audit
 from dpconvex.errors import DataValidationError, ParameterError, PrivacyWarning
-from dpconvex.estimators.safeguard import (
-    ConstantClassifier,
-    safeguard_mistakes,
-    safeguard_sizes,
-)
-from dpconvex.privacy.rules.front_door import CONSTANT
+from dpconvex.estimators.front_door import ConstantClassifier, safeguard_mistakes
+from dpconvex.privacy.rules.front_door import CONSTANT, safeguard_sizes
 
 EPS = 1.0
 

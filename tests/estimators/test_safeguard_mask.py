@@ -33,9 +33,10 @@ from dpconvex.data.operators import DenseRows, ScaledRows
 from dpconvex.data.validation import encode_labels
 from dpconvex.errors import DataValidationError, ParameterError
 from dpconvex.estimators.base import NO_CONTEXT
-from dpconvex.estimators.safeguard import safeguard_mistakes, safeguard_sizes
+from dpconvex.estimators.front_door import safeguard_mistakes
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.privacy.rules.front_door import safeguard_sizes
 from dpconvex.templates.large_margin_rows import AugmentedRows
 from dpconvex.templates.statistics import SelectionTemplate
 

@@ -58,7 +58,6 @@ NOT_RELEASE_NOISE = {
     "estimators/kernels.py": "random Fourier features: data-independent, public",
     "estimators/large_margin/components.py": "public component centres and assignments",
     "estimators/front_door.py": "the safeguard's random split of the rows",
-    "estimators/front_door_regression.py": "the safeguard's random split of the rows",
     "estimators/selection/grid.py": "the random split of the rows into parts",
     "estimators/selection/random.py": "the split, the candidate index and the stopping time "
                                       "of a private random search (a selection)",

@@ -1,4 +1,5 @@
-"""The learner of :class:`~dpconvex.PrivateClassifier`, from public quantities only.
+"""The learners of :class:`~dpconvex.PrivateClassifier` and :class:`~dpconvex.PrivateRegressor`,
+and their safeguards' part sizes, from public quantities only.
 
 :func:`choose_front_door_learner` reads n rows, C classes (the public label set), d columns,
 ε, δ and whether public per-feature ranges are given, and picks the learner by the lines
@@ -8,6 +9,16 @@ multiclass switch to DP class centroids is the large-margin classifier's own
 :func:`~dpconvex.privacy.rules.large_margin.centroids_preferred`). The measurements behind
 each threshold (the selection corpus's seeds, benchmarks/corpus_run.py):
 docs/privacy/front_door.md#privacy-private-classifier, privacy-classifier-safeguard.
+
+:func:`choose_regression_learner` (docs/privacy/front_door_regression.md#privacy-regressor-rule),
+with r = n·ε/(d + 1): below :data:`MEAN_BELOW` the private mean of the labels
+(privacy-private-mean); otherwise the smoothed median regression with an intercept, objective
+perturbation, its Gaussian form where δ > 0 and n >= :data:`GAUSSIAN_ROWS_AT_LEAST`. Its
+safeguard (privacy-regressor-safeguard), where n <= :data:`SAFEGUARD_ROWS_AT_MOST`: the private
+mean with a share of ε (:func:`mean_epsilon`), then the learner on a fitting part and the
+exponential mechanism over {the model, the mean} on a validation part, the model's utility
+lowered by a public handicap (:func:`selection_handicap`). Its constants were chosen on the
+regression corpus's selection seeds (docs/privacy/front_door_regression.md).
 """
 
 from __future__ import annotations
@@ -15,14 +26,18 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from ...errors import DataValidationError
 from ..budget import has_positive_delta
 from .large_margin import CENTROID_BELOW, centroids_preferred, records_per_coordinate
 
 __all__ = ["AUTO_VALIDATION", "BINARY_CENTROID_BELOW", "CENTROID", "CONSTANT", "GAUSSIAN_NB",
-           "GD_ROWS_AT_MOST", "LARGE_MARGIN", "LINEAR", "NB_BINARY_FEATURES_AT_MOST",
-           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST",
-           "UNIT_ROWS_AT_LEAST", "FrontDoorChoice", "choose_front_door_learner", "safeguard_applies",
-           "safeguard_validation_rows"]
+           "GAUSSIAN_ROWS_AT_LEAST", "GD_ROWS_AT_MOST", "HANDICAP_LEVEL", "LARGE_MARGIN", "LINEAR",
+           "MEAN_BELOW", "MEAN_RECORDS", "MEAN_SHARE", "MEDIAN", "NB_BINARY_FEATURES_AT_MOST",
+           "NB_MULTICLASS_FEATURES_AT_MOST", "NOISY_GD", "PRIVATE_MEAN", "REGRESSION_VALIDATION",
+           "RESIDUAL_CLIP", "SAFEGUARD_ROWS_AT_MOST", "SAFEGUARD_R_AT_LEAST", "UNIT_ROWS_AT_LEAST",
+           "FrontDoorChoice", "RegressionChoice", "choose_front_door_learner",
+           "choose_regression_learner", "mean_epsilon", "safeguard_applies", "safeguard_sizes",
+           "selection_handicap"]
 
 #: Learner names of the rule.
 LINEAR = "Huber SVM"
@@ -49,8 +64,8 @@ UNIT_ROWS_AT_LEAST = 8
 #: class (docs/privacy/front_door.md#privacy-classifier-safeguard).
 CONSTANT = "constant class"
 
-#: ``safeguard="auto"``: on up to this many rows (privacy-classifier-safeguard); above, the
-#: learner keeps every row and the front door copies no row of X for the parts.
+#: ``safeguard="auto"`` of either front door: on up to this many rows (privacy-classifier-safeguard,
+#: privacy-regressor-safeguard); above, the learner keeps every row and no row of X is copied.
 SAFEGUARD_ROWS_AT_MOST = 100_000
 
 #: ``safeguard="auto"``: on only where r = n·ε/(C(d + 1)) is at least this
@@ -96,26 +111,40 @@ def safeguard_applies(n: int, n_classes: int, n_features: int, epsilon: float,
 AUTO_VALIDATION = (0.2, 600, 0.1)
 
 
-def safeguard_validation_rows(n: int, validation_fraction: float | str,
-                              auto: tuple[float, int, float] = AUTO_VALIDATION) -> int:
-    """Rows of the safeguard's validation part for n rows (public: n and the parameter only).
+def safeguard_sizes(n: int, validation_fraction: float | str, caller: str,
+                    auto: tuple[float, int, float] = AUTO_VALIDATION) -> tuple[int, int]:
+    """(fitting rows, validation rows) of the safeguard for n rows (public: n and the parameter).
 
-    ``auto``: (share, cap, floor share) of ``"auto"``, the front door's or the regressor's
-    (:data:`~dpconvex.privacy.rules.front_door_regression.VALIDATION`).
+    ⌈fraction · n⌉ rows validate, or for ``"auto"`` max(⌈floor · n⌉, min(⌈share · n⌉, cap))
+    with ``auto`` = (share, cap, floor), the front door's or the regressor's
+    (:data:`REGRESSION_VALIDATION`). ``caller``: the public call ("PrivateClassifier.fit").
+
+    Raises
+    ------
+    DataValidationError
+        Fewer than 2 fitting rows or no validation row.
 
     Examples
     --------
-    >>> from dpconvex.privacy.rules.front_door import safeguard_validation_rows
-    >>> from dpconvex.privacy.rules.front_door_regression import VALIDATION
-    >>> [safeguard_validation_rows(n, "auto") for n in (500, 3000, 5000, 20000)]
+    >>> from dpconvex.privacy.rules.front_door import REGRESSION_VALIDATION, safeguard_sizes
+    >>> [safeguard_sizes(n, "auto", "Demo")[1] for n in (500, 3000, 5000, 20000)]
     [100, 600, 600, 2000]
-    >>> safeguard_validation_rows(500, 0.3), safeguard_validation_rows(5000, "auto", VALIDATION)
-    (150, 1000)
+    >>> safeguard_sizes(500, 0.3, "Demo"), safeguard_sizes(5000, "auto", "Demo", REGRESSION_VALIDATION)
+    ((350, 150), (4000, 1000))
     """
+    n = int(n)
     if isinstance(validation_fraction, str):  # "auto"
         share, cap, floor = auto
-        return max(math.ceil(floor * n), min(math.ceil(share * n), cap))
-    return math.ceil(float(validation_fraction) * n)
+        n_val = max(math.ceil(floor * n), min(math.ceil(share * n), cap))
+    else:
+        n_val = math.ceil(float(validation_fraction) * n)
+    if n_val < 1 or n - n_val < 2:
+        raise DataValidationError(
+            f"{caller}: n_samples = {n} rows cannot be split into a fitting part of at "
+            f"least 2 rows and a validation part of at least 1 (validation_fraction = "
+            f"{validation_fraction!r}). Use more rows, another validation_fraction, "
+            "or safeguard=False.")
+    return n - n_val, n_val
 
 
 class FrontDoorChoice(NamedTuple):
@@ -209,3 +238,114 @@ def _chosen(learner: str, why: str, reads: str = "n, C, d, epsilon and delta",
     return FrontDoorChoice(learner, f"PrivateClassifier: {why}: the front door's rule "
                            f"(docs/privacy/front_door.md#privacy-private-classifier; {reads} only)",
                            row_norm)
+
+
+# ------------------------------------------------------------------------- regression
+#: Learner names of the regression rule.
+MEDIAN = "median regression"
+PRIVATE_MEAN = "constant (private mean)"
+
+#: r = n·ε/(d + 1) below this: the private mean. The measurements behind these constants:
+#: docs/privacy/front_door_regression.md#privacy-regressor-rule, privacy-regressor-safeguard.
+MEAN_BELOW = 25.0
+#: δ > 0: the Gaussian objective perturbation from this many rows (pure ε below: at δ = 1/n²
+#: its noise is the larger on small tables).
+GAUSSIAN_ROWS_AT_LEAST = 5_000
+#: The private mean's share of ε: n·ε_c = MEAN_RECORDS, kept between (floor, ceiling) · ε
+#: (labels may spread over a thirtieth of their documented range, e.g. log hours worked over
+#: [0, log 8,784]: sd 0.28 of 9.09).
+MEAN_RECORDS = 1500.0
+MEAN_SHARE = (0.05, 0.5)
+#: The selection releases a model no better than the mean with probability at most this.
+HANDICAP_LEVEL = 0.05
+#: κ: the selection's residuals on the unit label scale are clipped at κ, and each record's
+#: term is min(1, (residual/κ)²), so the utility's sensitivity stays 1 while its scale grows
+#: by (2/κ)² over unclipped residuals of the range [−1, 1].
+RESIDUAL_CLIP = 0.5
+#: ``validation_fraction="auto"`` of the regressor's safeguard: (share, cap, floor share).
+REGRESSION_VALIDATION = (0.2, 2_000, 0.1)
+
+
+class RegressionChoice(NamedTuple):
+    """The learner :func:`choose_regression_learner` picked, its mechanism, the reason and
+    whether the safeguard runs.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import choose_regression_learner
+    >>> choice = choose_regression_learner(20000, 10, 1.0, 0.0)
+    >>> choice.learner, choice.mechanism, choice.safeguard
+    ('median regression', 'objective', True)
+    """
+
+    learner: str
+    mechanism: str
+    reason: str
+    safeguard: bool = False
+
+
+def choose_regression_learner(n: int, n_features: int, epsilon: float, delta: float | None,
+                              safeguard: bool | str = "auto") -> RegressionChoice:
+    """The learner for n rows, d features, ε and δ, and whether the safeguard runs (the
+    module's rule; public only).
+
+    The safeguard: ``"auto"`` for a model on at most :data:`SAFEGUARD_ROWS_AT_MOST` rows; a
+    bool as given; never for the constant, which is the safeguard's fallback.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import choose_regression_learner
+    >>> choose_regression_learner(300, 13, 0.5, 0.0).learner
+    'constant (private mean)'
+    >>> choose_regression_learner(30000, 20, 1.0, 1e-9).mechanism
+    'gaussian_objective'
+    >>> choose_regression_learner(10**6, 20, 1.0, 0.0).safeguard
+    False
+    """
+    r = float(n) * float(epsilon) / (int(n_features) + 1)  # records per unit of ε and coordinate
+    approx = has_positive_delta(delta)
+    if r < MEAN_BELOW:
+        return RegressionChoice(PRIVATE_MEAN, "laplace_mean", (
+            f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} < {MEAN_BELOW:g} -> the "
+            "private mean of the labels (Laplace mechanism, the whole epsilon): the front "
+            "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and "
+            "delta only)"))
+    gaussian = approx and int(n) >= GAUSSIAN_ROWS_AT_LEAST
+    mechanism = "gaussian_objective" if gaussian else "objective"
+    form = ("Gaussian objective perturbation ((epsilon, delta)-DP)" if gaussian else
+            "objective perturbation (pure epsilon-DP" + (
+                f", delta unused: n = {int(n)} < {GAUSSIAN_ROWS_AT_LEAST})" if approx else ")"))
+    return RegressionChoice(MEDIAN, mechanism, (
+        f"PrivateRegressor: n epsilon / (d + 1) = {r:.4g} >= {MEAN_BELOW:g} -> median "
+        f"regression (smoothed pinball loss, tau = 0.5) with an intercept, {form}: the front "
+        "door's rule (docs/privacy/front_door_regression.md#privacy-regressor-rule; n, d, epsilon and delta "
+        "only)"), int(n) <= SAFEGUARD_ROWS_AT_MOST if isinstance(safeguard, str) else bool(safeguard))
+
+
+def mean_epsilon(n: int, epsilon: float) -> float:
+    """ε_c, the safeguard's share for the private mean: MEAN_RECORDS/n within the shares.
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import mean_epsilon
+    >>> mean_epsilon(1000, 1.0), mean_epsilon(15000, 1.0), mean_epsilon(10**6, 1.0)
+    (0.5, 0.1, 0.05)
+    """
+    low, high = MEAN_SHARE
+    return float(min(high * epsilon, max(low * epsilon, MEAN_RECORDS / int(n))))
+
+
+def selection_handicap(epsilon: float, sensitivity: float = 1.0) -> float:
+    """m = (2Δ/ε)·ln(1/β), β = :data:`HANDICAP_LEVEL`: subtracted from the model's utility.
+
+    With two candidates, a model whose utility is at most the mean's is selected with
+    probability 1/(1 + exp(ε(m + gap)/(2Δ))) <= β
+    (docs/privacy/front_door_regression.md#privacy-regressor-safeguard).
+
+    Examples
+    --------
+    >>> from dpconvex.privacy.rules.front_door import selection_handicap
+    >>> round(selection_handicap(1.0), 3)
+    5.991
+    """
+    return 2.0 * float(sensitivity) / float(epsilon) * math.log(1.0 / HANDICAP_LEVEL)
