@@ -73,6 +73,7 @@ from ..errors import (
 from ..privacy.budget import Budget, has_positive_delta, hold_budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
+from ..privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
     CENTROID,
@@ -97,7 +98,6 @@ from ..privacy.rules.front_door import (
 )
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
-from ..templates.statistics import BoundedMeanTemplate, SelectionTemplate
 from .base import (
     NO_CONTEXT,
     ROWS_RANGES_NOTE,
