@@ -117,8 +117,8 @@ from .parts import check_rows, predicted
 from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
-           "PrivateClassifier", "PrivateRegressor", "SELECTION_UTILITY", "SchemaInputMixin",
-           "SchemaOrNone", "constant_name", "safeguard_mistakes", "select_release",
+           "PrivateClassifier", "PrivateRegressor", "SCHEMA", "SELECTION_UTILITY",
+           "SchemaInputMixin", "constant_name", "safeguard_mistakes", "select_release",
            "squared_error_utilities", "take_rows", "warn_constant_released"]
 
 
@@ -334,22 +334,23 @@ def dry_selection(n_candidates: int, epsilon: float, n_val: int,
                    Budget(float(epsilon)), dry_run=True).certificate
 
 
-class SchemaOrNone(Constraint):
-    """None or a :class:`~dpconvex.PublicSchema` (checked without importing the schema module)."""
+class _Schema(Constraint):
+    """A :class:`~dpconvex.PublicSchema` (checked without importing the schema module)."""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        if value is None:
-            return value
         from ..data.schema import PublicSchema
 
         if not isinstance(value, PublicSchema):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
-                                 f"{type(value).__name__} instead.")
+            raise ParameterError(f"The '{name}' parameter of {owner} must be None (X holds "
+                                 f"encoded rows) or {self}. Got {type(value).__name__} instead.")
         return value
 
     def __str__(self) -> str:
-        return ("None (X holds encoded rows) or a PublicSchema (X is a table encoded by it; "
-                "e.g. draft_schema(df, epsilon=...))")
+        return "a PublicSchema (X is a table encoded by it; e.g. draft_schema(df, epsilon=...))"
+
+
+#: The front doors' ``schema``: None (X holds encoded rows) or a PublicSchema.
+SCHEMA = Optional(_Schema())
 
 
 class SchemaInputMixin:
@@ -592,7 +593,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
         "row_norm": Options(("auto", "none")),
-        "schema": SchemaOrNone(),
+        "schema": SCHEMA,
         "feature_range": Optional(FeatureRange()),
     }
 
@@ -1015,7 +1016,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         "accountant": ACCOUNTANT,
         "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
-        "schema": SchemaOrNone(),
+        "schema": SCHEMA,
     }
     #: The learner's intercept column (inside the norm bound, as the regressors' default).
     fit_intercept: ClassVar[bool] = True
