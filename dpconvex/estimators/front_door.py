@@ -314,14 +314,12 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
     return np.array([z_model, *z_const], dtype=float)
 
 
-def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
-                   seeded: bool, *, utilities: np.ndarray | None = None,
-                   description: str | None = None) -> tuple[int, Certificate]:
-    """The exponential mechanism on u = −mistakes (or the given ``utilities`` of sensitivity
-    1, with their ``description``), ε-DP in the validation part
+def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
+                   seeded: bool, description: str | None = None) -> tuple[int, Certificate]:
+    """The exponential mechanism on ``utilities`` of sensitivity 1 (``description``; None: minus
+    the mistakes), ε-DP in the validation part
     (privacy-classifier-safeguard, privacy-regressor-safeguard)."""
-    u = -np.asarray(mistakes, dtype=float) if utilities is None else np.asarray(utilities)
-    selection = release(SelectionTemplate(u, 1.0, n_val, description), "exponential",
+    selection = release(SelectionTemplate(utilities, 1.0, n_val, description), "exponential",
                         Budget(float(epsilon)), None, rng, seeded=seeded)
     return int(selection.theta[0]), selection.certificate
 
@@ -768,7 +766,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             X_val = take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
-            best, selection = select_release(mistakes, epsilon, n_val, select_rng, noise.seeded)
+            best, selection = select_release(-mistakes, epsilon, n_val, select_rng, noise.seeded)
             certificate = self._safeguard_certificate(learner.certificate_, selection, name,
                                                       reason, (n_fit, n_val), labels.classes,
                                                       best)
@@ -1163,9 +1161,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 utilities = squared_error_utilities(
                     [(learner._predict_rows(X_val) - mid) / half, np.full(n_val, mean)],
                     u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
-                best, selection = select_release(np.zeros(2), rest, n_val, select_rng,
-                                                 noise.seeded, utilities=utilities,
-                                                 description=SELECTION_UTILITY)
+                best, selection = select_release(utilities, rest, n_val, select_rng, noise.seeded,
+                                                 SELECTION_UTILITY)
                 certificate = self._safeguard_certificate(
                     released_mean.certificate, learner.certificate_, selection, choice,
                     (n_fit, n_val, eps_mean, rest), selected=best)
