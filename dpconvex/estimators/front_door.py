@@ -328,8 +328,7 @@ def dry_selection(n_candidates: int, epsilon: float, n_val: int,
                   description: str | None = None) -> Certificate:
     """The selection's certificate without data (``certify``)."""
     return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val, description),
-                   "exponential",
-                   Budget(float(epsilon)), dry_run=True).certificate
+                   "exponential", Budget(float(epsilon)), dry_run=True).certificate
 
 
 class _Schema(Constraint):
@@ -1106,8 +1105,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        choice = choose_regression_learner(n, n_features, float(self.epsilon),
-                                           float(self.delta or 0.0), self.safeguard)
+        choice = choose_regression_learner(n, n_features, epsilon, float(self.delta or 0.0), self.safeguard)
         lo, hi = self._label_bounds()
         half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
         best = 1  # the candidate released: 0 the learner's model, 1 the private mean
