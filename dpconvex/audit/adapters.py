@@ -47,12 +47,13 @@ from ..objectives.losses import HuberHinge, Loss, get_loss
 from ..privacy.budget import Budget
 from ..privacy.mechanisms import MECHANISMS, Calibration, Mechanism, get_mechanism
 from ..privacy.mechanisms.noisy_gd import NoisyGD, default_delta
+from ..privacy.mechanisms.scalar import SelectionTemplate
 from ..privacy.release import release
 from ..solvers.base import Backend, SolveResult
 from ..solvers.registry import check_solver_name
 from ..templates.large_margin import LargeMarginGaussianTemplate
 from ..templates.linear_erm import LinearERMTemplate
-from ..templates.statistics import EmpiricalRiskTemplate, SelectionTemplate
+from ..templates.statistics import EmpiricalRiskTemplate
 from .statistics import LLR_DECIMALS, float_array, gaussian_noise_term, objective_llr, pure_noise_term
 
 if TYPE_CHECKING:

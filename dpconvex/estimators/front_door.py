@@ -73,6 +73,7 @@ from ..errors import (
 from ..privacy.budget import Budget, has_positive_delta, hold_budget, remaining
 from ..privacy.certificate import Certificate, Condition, compose_parallel, compose_sequential
 from ..privacy.mechanisms import get_mechanism
+from ..privacy.mechanisms.scalar import BoundedMeanTemplate, SelectionTemplate
 from ..privacy.release import Release, release
 from ..privacy.rules.front_door import (
     CENTROID,
@@ -97,7 +98,6 @@ from ..privacy.rules.front_door import (
 )
 from ..privacy.rules.large_margin import records_per_coordinate
 from ..privacy.rules.noise_dominance import PUBLIC_CHECK_NOTE, noise_dominates
-from ..templates.statistics import BoundedMeanTemplate, SelectionTemplate
 from .base import (
     NO_CONTEXT,
     ROWS_RANGES_NOTE,
@@ -117,8 +117,8 @@ from .parts import check_rows, predicted
 from .regression import LabelRange, LabelRangeMixin, PrivateLinearRegressor, private_bounds
 
 __all__ = ["ConstantClassifier", "ConstantRegressor", "INFERRED_CHOICE", "INFERRED_CHOICE_WARNING",
-           "PrivateClassifier", "PrivateRegressor", "SELECTION_UTILITY", "SchemaInputMixin",
-           "SchemaOrNone", "constant_name", "safeguard_mistakes", "select_release",
+           "PrivateClassifier", "PrivateRegressor", "SCHEMA", "SELECTION_UTILITY",
+           "SchemaInputMixin", "constant_name", "safeguard_mistakes", "select_release",
            "squared_error_utilities", "take_rows", "warn_constant_released"]
 
 
@@ -314,14 +314,12 @@ def safeguard_mistakes(model: Any, X: Any, y: np.ndarray, classes: np.ndarray) -
     return np.array([z_model, *z_const], dtype=float)
 
 
-def select_release(mistakes: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
-                   seeded: bool, *, utilities: np.ndarray | None = None,
-                   description: str | None = None) -> tuple[int, Certificate]:
-    """The exponential mechanism on u = −mistakes (or the given ``utilities`` of sensitivity
-    1, with their ``description``), ε-DP in the validation part
+def select_release(utilities: np.ndarray, epsilon: float, n_val: int, rng: np.random.Generator,
+                   seeded: bool, description: str | None = None) -> tuple[int, Certificate]:
+    """The exponential mechanism on ``utilities`` of sensitivity 1 (``description``; None: minus
+    the mistakes), ε-DP in the validation part
     (privacy-classifier-safeguard, privacy-regressor-safeguard)."""
-    u = -np.asarray(mistakes, dtype=float) if utilities is None else np.asarray(utilities)
-    selection = release(SelectionTemplate(u, 1.0, n_val, description), "exponential",
+    selection = release(SelectionTemplate(utilities, 1.0, n_val, description), "exponential",
                         Budget(float(epsilon)), None, rng, seeded=seeded)
     return int(selection.theta[0]), selection.certificate
 
@@ -330,26 +328,26 @@ def dry_selection(n_candidates: int, epsilon: float, n_val: int,
                   description: str | None = None) -> Certificate:
     """The selection's certificate without data (``certify``)."""
     return release(SelectionTemplate(np.zeros(n_candidates), 1.0, n_val, description),
-                   "exponential",
-                   Budget(float(epsilon)), dry_run=True).certificate
+                   "exponential", Budget(float(epsilon)), dry_run=True).certificate
 
 
-class SchemaOrNone(Constraint):
-    """None or a :class:`~dpconvex.PublicSchema` (checked without importing the schema module)."""
+class _Schema(Constraint):
+    """A :class:`~dpconvex.PublicSchema` (checked without importing the schema module)."""
 
     def check(self, name: str, value: Any, owner: str) -> Any:
-        if value is None:
-            return value
         from ..data.schema import PublicSchema
 
         if not isinstance(value, PublicSchema):
-            raise ParameterError(f"The '{name}' parameter of {owner} must be {self}. Got "
-                                 f"{type(value).__name__} instead.")
+            raise ParameterError(f"The '{name}' parameter of {owner} must be None (X holds "
+                                 f"encoded rows) or {self}. Got {type(value).__name__} instead.")
         return value
 
     def __str__(self) -> str:
-        return ("None (X holds encoded rows) or a PublicSchema (X is a table encoded by it; "
-                "e.g. draft_schema(df, epsilon=...))")
+        return "a PublicSchema (X is a table encoded by it; e.g. draft_schema(df, epsilon=...))"
+
+
+#: The front doors' ``schema``: None (X holds encoded rows) or a PublicSchema.
+SCHEMA = Optional(_Schema())
 
 
 class SchemaInputMixin:
@@ -592,7 +590,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
         "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
         "row_norm": Options(("auto", "none")),
-        "schema": SchemaOrNone(),
+        "schema": SCHEMA,
         "feature_range": Optional(FeatureRange()),
     }
 
@@ -767,7 +765,7 @@ class PrivateClassifier(SchemaInputMixin, ClassifierScoreMixin, PrivateEstimator
             X_val = take_rows(X, validation, n, owner, self)
             mistakes = safeguard_mistakes(learner, _rows_for(name, X_val), y_checked[validation],
                                           labels.classes)
-            best, selection = select_release(mistakes, epsilon, n_val, select_rng, noise.seeded)
+            best, selection = select_release(-mistakes, epsilon, n_val, select_rng, noise.seeded)
             certificate = self._safeguard_certificate(learner.certificate_, selection, name,
                                                       reason, (n_fit, n_val), labels.classes,
                                                       best)
@@ -1015,7 +1013,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         "accountant": ACCOUNTANT,
         "safeguard": Auto(Bool()),
         "validation_fraction": Auto(Float(high=1.0)),
-        "schema": SchemaOrNone(),
+        "schema": SCHEMA,
     }
     #: The learner's intercept column (inside the norm bound, as the regressors' default).
     fit_intercept: ClassVar[bool] = True
@@ -1107,8 +1105,7 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
         owner, epsilon = type(self).__name__, float(self.epsilon)
         names = feature_names_of(X, f"{owner}.fit")
         n, _, n_features = self.public_shape(X, y)
-        choice = choose_regression_learner(n, n_features, float(self.epsilon),
-                                           float(self.delta or 0.0), self.safeguard)
+        choice = choose_regression_learner(n, n_features, epsilon, float(self.delta or 0.0), self.safeguard)
         lo, hi = self._label_bounds()
         half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)  # u ∈ [−1, 1] <-> the labels' units
         best = 1  # the candidate released: 0 the learner's model, 1 the private mean
@@ -1162,9 +1159,8 @@ class PrivateRegressor(SchemaInputMixin, LabelRangeMixin, RegressorMixin, Privat
                 utilities = squared_error_utilities(
                     [(learner._predict_rows(X_val) - mid) / half, np.full(n_val, mean)],
                     u[validation], [selection_handicap(rest), 0.0], clip=RESIDUAL_CLIP)
-                best, selection = select_release(np.zeros(2), rest, n_val, select_rng,
-                                                 noise.seeded, utilities=utilities,
-                                                 description=SELECTION_UTILITY)
+                best, selection = select_release(utilities, rest, n_val, select_rng, noise.seeded,
+                                                 SELECTION_UTILITY)
                 certificate = self._safeguard_certificate(
                     released_mean.certificate, learner.certificate_, selection, choice,
                     (n_fit, n_val, eps_mean, rest), selected=best)

@@ -105,7 +105,7 @@ class FeatureRange(Constraint):
 
 
 def _is_schema(value: Any) -> bool:
-    """Whether ``value`` is a :class:`~dpconvex.PublicSchema` (as ``SchemaOrNone`` checks it)."""
+    """Whether ``value`` is a :class:`~dpconvex.PublicSchema` (as the front doors' ``SCHEMA`` checks it)."""
     from ..data.schema import PublicSchema
 
     return isinstance(value, PublicSchema)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -535,6 +536,10 @@ def _compiled(fn: Callable[..., cp.Expression], kind: str, name: str,
     return CVXPYLoss(fn, kind=kind, name=name, label_range=label_range, smoothing=smoothing)
 
 
+#: The attributes each shipped stated loss had when its constructor returned.
+_BUILT: weakref.WeakKeyDictionary[Loss, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
 class _ShippedForm(CVXPYLoss):
     """A loss dpconvex states in CVXPY, built by its constructor from :meth:`params` alone
     (pickled as those parameters: the compiled form holds closures)."""
@@ -543,10 +548,10 @@ class _ShippedForm(CVXPYLoss):
         return (_rebuilt, (type(self), self.params(), self._changed()))
 
     def _changed(self) -> dict[str, Any]:
-        """The attributes that are not those its constructor gives for :meth:`params` (the
-        compiled parts are shared per parameters, so an unchanged one is the same object)."""
-        fresh = vars(type(self)(**self.params()))
-        return {k: v for k, v in vars(self).items() if k not in fresh or fresh[k] is not v}
+        """The attributes that are not those its constructor left (:data:`_BUILT`; the compiled
+        parts are shared per parameters, so an unchanged one is the same object)."""
+        built = _BUILT.get(self, {})
+        return {k: v for k, v in vars(self).items() if k not in built or built[k] is not v}
 
     def description(self) -> tuple[Any, ...] | None:
         """(class, parameters) when the instance is what its constructor builds from them
@@ -611,6 +616,7 @@ class HuberHinge(_HingeWidth, _ShippedForm):
     def __init__(self, h: float = 0.5):
         self.h = check_float("h", h, type(self).__name__)
         vars(self).update(vars(_compiled(hinge, "margin", type(self).name, None, self.h)))
+        _BUILT[self] = dict(vars(self))
 
 
 class SmoothHinge(_HingeWidth, Loss):
@@ -767,6 +773,7 @@ class Pinball(_ShippedForm):
         vars(self).update(vars(_compiled(pinball(self.quantile), "regression", type(self).name,
                                          parse_label_range(label_range, type(self).__name__),
                                          _check_smoothing(smoothing))))
+        _BUILT[self] = dict(vars(self))
 
     def params(self):
         return {"quantile": self.quantile, "label_range": self.label_range,

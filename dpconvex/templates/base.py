@@ -385,7 +385,7 @@ class StatisticTemplate:
     Examples
     --------
     >>> from dpconvex.templates.base import StatisticTemplate
-    >>> from dpconvex.templates.statistics import BoundedMeanTemplate
+    >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
     >>> template = BoundedMeanTemplate(3.0, n=10)
     >>> isinstance(template, StatisticTemplate), template.noise_shape, template.conditions(())
     (True, (1,), [])

@@ -2,17 +2,15 @@
 
 Each holds the public facts its mechanism calibrates from and reads the private data through
 one statistic, computed on first use (``StatisticTemplate``: nothing is solved):
-:class:`BoundedMeanTemplate` (a clipped mean, [DMNS06]_), :class:`SelectionTemplate`
-(utilities for the exponential mechanism), :class:`EmpiricalRiskTemplate` (noisy gradient
-descent), :class:`KMeansTemplate`, :class:`RangeTemplate` and :class:`VocabularyTemplate`
-(counts on the public grid of :mod:`dpconvex.data.log_grid`, [Smith11]_, [KKMN09]_) and
-:class:`SufficientStatisticsTemplate` (ridge through Σ x̃x̃ᵀ and Σ u x̃, [Wan18]_). Each
-class's ``derivation`` names the docs/privacy section deriving its sensitivity.
+:class:`EmpiricalRiskTemplate` (noisy gradient descent), :class:`KMeansTemplate`,
+:class:`RangeTemplate` and :class:`VocabularyTemplate` (counts on the public grid of
+:mod:`dpconvex.data.log_grid`, [Smith11]_, [KKMN09]_) and :class:`SufficientStatisticsTemplate`
+(ridge through Σ x̃x̃ᵀ and Σ u x̃, [Wan18]_). Each class's ``derivation`` names the
+docs/privacy section deriving its sensitivity. The templates of one number or one index sit
+with their mechanisms (:mod:`dpconvex.privacy.mechanisms.scalar`).
 
 References
 ----------
-.. [DMNS06] C. Dwork, F. McSherry, K. Nissim, A. Smith. Calibrating Noise to Sensitivity in
-   Private Data Analysis. TCC 2006 (the Laplace mechanism).
 .. [Smith11] A. Smith. Privacy-preserving statistical estimation with optimal convergence
    rates. STOC 2011 (the exponential mechanism for quantiles).
 .. [KKMN09] A. Korolova, K. Kenthapadi, N. Mishra, A. Ntoulas. Releasing search queries and
@@ -26,7 +24,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 
@@ -36,102 +33,9 @@ from ..errors import ParameterError
 from ..objectives.losses import Loss
 from .base import EuclideanSpace, StatisticTemplate
 
-__all__ = ["BoundedMeanTemplate", "EmpiricalRiskTemplate", "KMeansTemplate", "RangeTemplate",
-           "SelectionTemplate", "SufficientStatisticsTemplate", "VocabularyTemplate",
-           "assign_nearest", "check_levels", "zero_statistics"]
-
-
-# ---------------------------------------------------------------------- bounded mean
-class BoundedMeanTemplate(StatisticTemplate):
-    """n values u_i with |u_i| <= 1 (per-record public maps), seen through their sum.
-
-    Offers the capability ``"bounded_sum"``: ``total`` (Σ uᵢ, a statistic of the private data)
-    and ``bound`` (1, the public bound on |uᵢ|).
-
-    Parameters
-    ----------
-    total : float
-        Σ uᵢ.
-    n : int
-        Number of records (public).
-
-    Examples
-    --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.templates.statistics import BoundedMeanTemplate
-    >>> template = BoundedMeanTemplate(30.0, n=100)
-    >>> template.kind, sorted(template.capabilities), template.total
-    ('bounded_mean', ['bounded_sum'], 30.0)
-    >>> release(template, "laplace_mean", Budget(1.0), rng=0).theta.shape
-    (1,)
-    """
-
-    name = "bounded mean"
-    kind = "bounded_mean"
-    derivation = "docs/privacy/front_door_regression.md#privacy-private-mean"
-    capabilities = frozenset({"bounded_sum"})
-    space = EuclideanSpace((1,))
-    #: The public bound on every |uᵢ| (the label map's range).
-    bound = 1.0
-
-    def __init__(self, total: float, n: int):
-        self.total = float(total)
-        self.n = int(n)
-        if self.n < 1:
-            raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate must be a positive "
-                                 f"number of records. Got {n!r} instead.")
-
-
-# ---------------------------------------------------------------------- selection
-#: The utility of the classifiers' selections: minus the mistakes on the held-out part
-#: (formatted with the sensitivity).
-MISTAKES = ("u_i = -(mistakes of candidate i on the held-out part); replacing one held-out "
-            "record changes each u_i by at most {sensitivity:g}")
-
-
-class SelectionTemplate(StatisticTemplate):
-    """Utilities u_i of candidates computed on the private data, with a public sensitivity.
-
-    Parameters
-    ----------
-    utilities : array-like of shape (m,)
-        u_i (higher is better), e.g. minus the validation mistakes of candidate i.
-    sensitivity : float
-        Public bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
-    n : int
-        Number of records the utilities read (public).
-    description : str or None, default=None
-        What u_i is and why one record moves it by at most ``sensitivity`` (the
-        certificate's line); None: minus the validation mistakes (:data:`MISTAKES`).
-
-    Examples
-    --------
-    >>> from dpconvex import Budget, release
-    >>> from dpconvex.templates.statistics import SelectionTemplate
-    >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
-    >>> template.kind, sorted(template.capabilities)
-    ('selection', ['utilities'])
-    >>> release(template, "exponential", Budget(1.0), rng=0).theta.shape
-    (1,)
-    """
-
-    name = "selection by utility"
-    kind = "selection"
-    derivation = "docs/privacy/tuning_gd_ledger.md#privacy-private-tuning"
-    capabilities = frozenset({"utilities"})
-    space = EuclideanSpace((1,))  # the released value is one index
-
-    def __init__(self, utilities: Any, sensitivity: float, n: int,
-                 description: str | None = None):
-        self.utilities = np.asarray(utilities, dtype=float)
-        self.sensitivity = float(sensitivity)
-        self.n = int(n)
-        self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
-                            else str(description))
-
-    @property
-    def noise_shape(self) -> tuple[int, ...]:
-        return (int(self.utilities.size),)
+__all__ = ["EmpiricalRiskTemplate", "KMeansTemplate", "RangeTemplate",
+           "SufficientStatisticsTemplate", "VocabularyTemplate", "assign_nearest", "check_levels",
+           "zero_statistics"]
 
 
 # ---------------------------------------------------------------------- empirical risk

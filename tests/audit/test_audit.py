@@ -55,9 +55,9 @@ from dpconvex.errors import ParameterError
 from dpconvex.objectives.losses import HuberHinge, get_loss
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import jacobian_slack
+from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
 from dpconvex.privacy.release import release
 from dpconvex.templates.large_margin import LargeMarginGaussianTemplate
-from dpconvex.templates.statistics import SelectionTemplate
 
 LOSSES = ("logistic", "huber", "smooth_hinge")
 EPS = 1.0

@@ -36,9 +36,9 @@ from dpconvex.estimators.base import NO_CONTEXT
 from dpconvex.estimators.front_door import safeguard_mistakes
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms import get_mechanism
+from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
 from dpconvex.privacy.rules.front_door import safeguard_sizes
 from dpconvex.templates.large_margin_rows import AugmentedRows
-from dpconvex.templates.statistics import SelectionTemplate
 
 EPS = 1.0
 BIG = 2**53

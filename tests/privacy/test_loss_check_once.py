@@ -72,6 +72,17 @@ def test_shipped_stated_loss_changed_after_construction_is_probed_again(probes):
     assert len(probes) == 2
 
 
+def test_a_shipped_stated_loss_is_described_by_its_parameters_as_built_and_copied():
+    """The key is (class, parameters) while every attribute is the one its constructor left,
+    on the instance and on its copies (rebuilt from the parameters); a changed one has none."""
+    loss = Pinball(0.3, smoothing=0.2)
+    key = (Pinball, tuple(sorted(loss.params().items())))
+    assert loss.description() == key
+    assert copy.deepcopy(loss).description() == copy.copy(loss).description() == key
+    loss.label_range = (-1.0, 1.0)  # an equal value, not the one built: described anew
+    assert loss.description() is None
+
+
 def test_a_user_method_named_description_is_not_the_cache_key():
     """Only a dpconvex class's own description keys the cache; a user's loss is described by
     its code and state whatever methods it defines."""

@@ -27,6 +27,7 @@ from dpconvex.errors import ParameterError
 from dpconvex.estimators.centroids import ClassSumTemplate
 from dpconvex.privacy.budget import Budget
 from dpconvex.privacy.mechanisms.gaussian import class_sums
+from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
 from dpconvex.privacy.noise import (
     Gaussian,
     Laplace,
@@ -38,7 +39,6 @@ from dpconvex.privacy.noise import (
     snap_grid,
 )
 from dpconvex.privacy.release import release
-from dpconvex.templates.statistics import BoundedMeanTemplate
 
 PACKAGE = pathlib.Path(dp.__file__).parent
 SAFE = 0.99

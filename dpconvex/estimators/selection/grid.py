@@ -42,8 +42,8 @@ from ...data.validation import LABEL_POLICY, check_array, check_labels, encode_l
 from ...errors import DataValidationError, ParameterError, PrivacyError
 from ...privacy.budget import Budget, hold_budget
 from ...privacy.certificate import Certificate, Condition, compose_parallel
+from ...privacy.mechanisms.scalar import SelectionTemplate
 from ...privacy.release import release
-from ...templates.statistics import SelectionTemplate
 from ..base import NO_CONTEXT, FitContext, PrivateEstimator, fill_docs, fit_with
 from ..parts import Parts, check_rows, mistakes
 

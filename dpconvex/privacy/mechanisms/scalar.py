@@ -1,4 +1,6 @@
-"""Releases of one number or one index: a bounded mean (Laplace) and a selection (exponential).
+"""Releases of one number or one index: a bounded mean (Laplace) and a selection
+(exponential), with the templates they read (:class:`BoundedMeanTemplate`,
+:class:`SelectionTemplate`).
 
 ``"laplace_mean"`` ([DMNS06]_; docs/privacy/front_door_regression.md#privacy-private-mean)
     For n values in [−b, b] with n public, replacing one record moves the mean by at most
@@ -19,20 +21,113 @@ References
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
+from ...errors import ParameterError
 from ...solvers.base import Backend, SolveResult
+from ...templates.base import EuclideanSpace, StatisticTemplate
 from ..budget import Budget
 from ..certificate import Certificate, Condition
 from ..noise import Laplace, exponential_mechanism
 from .base import Calibration, Mechanism, register
 
-if TYPE_CHECKING:
-    from ...templates.statistics import BoundedMeanTemplate, SelectionTemplate
+__all__ = ["BoundedMeanTemplate", "Exponential", "LaplaceMean", "SelectionTemplate",
+           "mean_sensitivity"]
 
-__all__ = ["Exponential", "LaplaceMean", "mean_sensitivity"]
+
+# ---------------------------------------------------------------------- bounded mean
+class BoundedMeanTemplate(StatisticTemplate):
+    """n values u_i with |u_i| <= 1 (per-record public maps), seen through their sum.
+
+    Offers the capability ``"bounded_sum"``: ``total`` (Σ uᵢ, a statistic of the private data)
+    and ``bound`` (1, the public bound on |uᵢ|).
+
+    Parameters
+    ----------
+    total : float
+        Σ uᵢ.
+    n : int
+        Number of records (public).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
+    >>> template = BoundedMeanTemplate(30.0, n=100)
+    >>> template.kind, sorted(template.capabilities), template.total
+    ('bounded_mean', ['bounded_sum'], 30.0)
+    >>> release(template, "laplace_mean", Budget(1.0), rng=0).theta.shape
+    (1,)
+    """
+
+    name = "bounded mean"
+    kind = "bounded_mean"
+    derivation = "docs/privacy/front_door_regression.md#privacy-private-mean"
+    capabilities = frozenset({"bounded_sum"})
+    space = EuclideanSpace((1,))
+    #: The public bound on every |uᵢ| (the label map's range).
+    bound = 1.0
+
+    def __init__(self, total: float, n: int):
+        self.total = float(total)
+        self.n = int(n)
+        if self.n < 1:
+            raise ParameterError(f"The 'n' parameter of BoundedMeanTemplate must be a positive "
+                                 f"number of records. Got {n!r} instead.")
+
+
+# ---------------------------------------------------------------------- selection
+#: The utility of the classifiers' selections: minus the mistakes on the held-out part
+#: (formatted with the sensitivity).
+MISTAKES = ("u_i = -(mistakes of candidate i on the held-out part); replacing one held-out "
+            "record changes each u_i by at most {sensitivity:g}")
+
+
+class SelectionTemplate(StatisticTemplate):
+    """Utilities u_i of candidates computed on the private data, with a public sensitivity.
+
+    Parameters
+    ----------
+    utilities : array-like of shape (m,)
+        u_i (higher is better), e.g. minus the validation mistakes of candidate i.
+    sensitivity : float
+        Public bound on |u_i(D) − u_i(D′)| for adjacent D, D′ (1 for mistake counts).
+    n : int
+        Number of records the utilities read (public).
+    description : str or None, default=None
+        What u_i is and why one record moves it by at most ``sensitivity`` (the
+        certificate's line); None: minus the validation mistakes (:data:`MISTAKES`).
+
+    Examples
+    --------
+    >>> from dpconvex import Budget, release
+    >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
+    >>> template = SelectionTemplate([0.2, 0.9, 0.4], sensitivity=1.0, n=100)
+    >>> template.kind, sorted(template.capabilities)
+    ('selection', ['utilities'])
+    >>> release(template, "exponential", Budget(1.0), rng=0).theta.shape
+    (1,)
+    """
+
+    name = "selection by utility"
+    kind = "selection"
+    derivation = "docs/privacy/tuning_gd_ledger.md#privacy-private-tuning"
+    capabilities = frozenset({"utilities"})
+    space = EuclideanSpace((1,))  # the released value is one index
+
+    def __init__(self, utilities: Any, sensitivity: float, n: int,
+                 description: str | None = None):
+        self.utilities = np.asarray(utilities, dtype=float)
+        self.sensitivity = float(sensitivity)
+        self.n = int(n)
+        self.description = (MISTAKES.format(sensitivity=self.sensitivity) if description is None
+                            else str(description))
+
+    @property
+    def noise_shape(self) -> tuple[int, ...]:
+        return (int(self.utilities.size),)
 
 
 def mean_sensitivity(n: int, bound: float = 1.0) -> float:
@@ -54,7 +149,7 @@ class LaplaceMean(Mechanism["BoundedMeanTemplate"]):
     Examples
     --------
     >>> from dpconvex import Budget, release
-    >>> from dpconvex.templates.statistics import BoundedMeanTemplate
+    >>> from dpconvex.privacy.mechanisms.scalar import BoundedMeanTemplate
     >>> released = release(BoundedMeanTemplate(50.0, n=100), "laplace_mean", Budget(1.0), rng=0)
     >>> abs(float(released.theta[0]) - 0.5) < 0.2, released.certificate.epsilon
     (True, 1.0)
@@ -106,13 +201,13 @@ class Exponential(Mechanism["SelectionTemplate"]):
     """Private selection of one candidate by its utility.
 
     The candidates and utilities are those of a
-    :class:`~dpconvex.templates.statistics.SelectionTemplate`.
+    :class:`SelectionTemplate`.
 
     Examples
     --------
     >>> from dpconvex import Budget, release
     >>> from dpconvex.privacy.mechanisms import get_mechanism
-    >>> from dpconvex.templates.statistics import SelectionTemplate
+    >>> from dpconvex.privacy.mechanisms.scalar import SelectionTemplate
     >>> template = SelectionTemplate([0.1, 0.5, 30.0], sensitivity=1.0, n=40)
     >>> mech = get_mechanism("exponential")
     >>> mech.pure, mech.solves
