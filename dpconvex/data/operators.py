@@ -45,20 +45,9 @@ def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row, without overflow for entries up to the float64 maximum
-    (einsum, then the rows whose sum of squares overflowed or became subnormal recomputed
-    scaled by their max-abs entry; a norm above ~1.8e308 is inf)."""
-    X = np.asarray(X, dtype=float)
-    sq = np.einsum("ij,ij->i", X, X)
-    norms = np.sqrt(sq)
-    redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
-    step = max(1, _BLOCK_ENTRIES // max(X.shape[1], 1))  # in blocks: no copy of many rows
-    for start in range(0, redo.size, step):
-        rows = redo[start:start + step]
-        m, u = _scaled_norms(X[rows])
-        with np.errstate(over="ignore"):
-            norms[rows] = m * u
-    return norms
+    """Euclidean norm of every row of a 2-D array, without overflow
+    (:meth:`DenseRows.row_norms`)."""
+    return DenseRows(X).row_norms()
 
 
 #: ``DenseRows.compact`` uses a CSR copy of the rows when at most this fraction of
@@ -158,7 +147,20 @@ class DenseRows:
         return self.X.T @ v
 
     def row_norms(self) -> np.ndarray:
-        return row_norms(self.X)
+        """||x_i|| without overflow for entries up to the float64 maximum (einsum, then the
+        rows whose sum of squares overflowed or became subnormal recomputed scaled by their
+        max-abs entry; a norm above ~1.8e308 is inf)."""
+        X = self.X
+        sq = np.einsum("ij,ij->i", X, X)
+        norms = np.sqrt(sq)
+        redo = np.flatnonzero(~np.isfinite(sq) | (sq < _SQ_TINY))
+        step = max(1, _BLOCK_ENTRIES // max(self.p, 1))  # in blocks: no copy of many rows
+        for start in range(0, redo.size, step):
+            rows = redo[start:start + step]
+            m, u = _scaled_norms(X[rows])
+            with np.errstate(over="ignore"):
+                norms[rows] = m * u
+        return norms
 
     def matvec_rmatvec(self, w: np.ndarray, f: RowWeights) -> tuple[np.ndarray, np.ndarray]:
         """``(X w, Xᵀ f(X w))``, each block of rows read once (``f``: :data:`RowWeights`)."""
