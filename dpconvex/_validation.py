@@ -187,11 +187,8 @@ def check_random_state(random_state: RandomStateLike, caller: str,
 
 
 def check_seed(random_state: Any, owner: str) -> int | None:
-    """Validate an estimator's ``random_state`` (``owner``: its name): None or a non-negative int.
-
-    Anything else, a generator (:data:`GENERATOR_TYPES`) included, raises :class:`ParameterError`
-    (the rule :data:`RANDOM_STATE`).
-    """
+    """Validate an estimator's ``random_state`` (``owner``: its name) by :data:`RANDOM_STATE`:
+    None or a non-negative int, never a generator (:data:`GENERATOR_TYPES`)."""
     return RANDOM_STATE.check("random_state", random_state, owner)
 
 

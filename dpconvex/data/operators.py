@@ -45,8 +45,7 @@ def _scaled_norms(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row of a 2-D array, without overflow
-    (:meth:`DenseRows.row_norms`)."""
+    """Euclidean norm of every row of a 2-D array, without overflow (:meth:`DenseRows.row_norms`)."""
     return DenseRows(X).row_norms()
 
 

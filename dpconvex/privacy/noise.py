@@ -384,8 +384,7 @@ class NormGamma(Noise):
         return symmetric_dimension(shape) if self.symmetric else _entries(shape)
 
     def sample(self, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
-        """Radius ‖b‖ ~ Gamma(p, 1/β) times a uniform direction (a normalized Gaussian) [CMS]_;
-        symmetric: coordinates in the orthonormal basis of :func:`norm_gamma`."""
+        """‖b‖ ~ Gamma(p, 1/β) times a uniform direction [CMS]_ (symmetric: :func:`norm_gamma`)."""
         shape = _check_shape(shape, "NormGamma.sample")
         if self.rows:
             row, k = NormGamma(self.rate), self._block(shape)
